@@ -1,0 +1,59 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Logger } from '@gateway/observability';
+import { request } from 'undici';
+import { type PixRecebido } from './cob-store';
+
+/** About two minutes in all, like a PSP that gives up on a receiver that stays down. */
+export const DEFAULT_CALLBACK_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000, 30000, 30000];
+const ATTEMPT_TIMEOUT_MS = 5000;
+
+/** POSTs `{"pix": [...]}` to `<webhookUrl>/pix`, retrying while the receiver fails, until stopped. */
+export class CallbackSender {
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly retryDelaysMs: number[],
+  ) {}
+
+  /** Fire and forget: the payer's bank does not wait for the receiver's system. */
+  dispatch(webhookUrl: string, pix: PixRecebido[]): void {
+    const url = `${webhookUrl.replace(/\/+$/, '')}/pix`;
+    void this.deliver(url, JSON.stringify({ pix }));
+  }
+
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  private async deliver(url: string, body: string): Promise<void> {
+    for (let attempt = 0; attempt <= this.retryDelaysMs.length; attempt++) {
+      if (attempt > 0) {
+        const delay = this.retryDelaysMs[attempt - 1] ?? 0;
+        const stopped = await sleep(delay, false, { signal: this.stopping.signal }).catch(() => true);
+        if (stopped) return;
+      }
+      const outcome = await this.attempt(url, body);
+      if (outcome === 'delivered') return;
+      this.logger.warn({ url, attempt, outcome }, 'pix callback not accepted');
+    }
+    this.logger.error({ url }, 'pix callback abandoned after retries');
+  }
+
+  private async attempt(url: string, body: string): Promise<string> {
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
+      });
+      await response.body.dump();
+      return response.statusCode >= 200 && response.statusCode < 300
+        ? 'delivered'
+        : `HTTP ${response.statusCode}`;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { type CallbackSender } from './callback-sender';
+import { type CobStore, type StoredCob } from './cob-store';
+import { dynamicBrCode } from './br-code';
+
+export interface SimulatorSettings {
+  /** The receiver's Pix key: the only `chave` this simulated account owns. */
+  pixKey: string;
+  merchantName: string;
+  merchantCity: string;
+  pathPrefix: string;
+}
+
+export interface SimulatorContext {
+  settings: SimulatorSettings;
+  store: CobStore;
+  webhookUrlByChave: Map<string, string>;
+  callbacks: CallbackSender;
+}
+
+/** A cob as API Pix v2 returns it (`loc.location` and the v2.0 top-level `location` both present). */
+export function cobView(cob: StoredCob, settings: SimulatorSettings): Record<string, unknown> {
+  return {
+    calendario: { criacao: cob.criacao.toISOString(), expiracao: cob.expiracao },
+    txid: cob.txid,
+    revisao: cob.revisao,
+    loc: { id: cob.locId, location: cob.location, tipoCob: 'cob' },
+    location: cob.location,
+    status: cob.status,
+    valor: { original: cob.valorOriginal },
+    chave: cob.chave,
+    ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
+    pixCopiaECola: dynamicBrCode(cob.location, settings.merchantName, settings.merchantCity),
+    ...(cob.pix.length === 0 ? {} : { pix: cob.pix }),
+  };
+}

@@ -1,0 +1,105 @@
+import { type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { type Logger, createLogger } from '@gateway/observability';
+import { TokenIssuer } from './auth';
+import { CallbackSender, DEFAULT_CALLBACK_DELAYS_MS } from './callback-sender';
+import { CobStore } from './cob-store';
+import { type SimulatorContext } from './context';
+import { sendProblem } from './problem';
+import { cobRouter } from './routes/cob';
+import { locationRouter } from './routes/location';
+import { sandboxRouter } from './routes/sandbox';
+import { webhookRouter } from './routes/webhook';
+
+export interface PspSimulatorOptions {
+  clientId: string;
+  clientSecret: string;
+  /** The Pix key of the simulated receiving account. */
+  pixKey: string;
+  /** Where API Pix is mounted, e.g. `/v2` (default) or `/pix/v2`. */
+  pathPrefix?: string;
+  merchantName?: string;
+  merchantCity?: string;
+  /** ISPB of the simulated payer's bank, first part of every endToEndId. */
+  payerIspb?: string;
+  tokenTtlSeconds?: number;
+  /** Waits between callback attempts; their count bounds the retries. */
+  callbackRetryDelaysMs?: number[];
+  logger?: Logger;
+}
+
+export interface RunningPspSimulator {
+  url: string;
+  close: () => Promise<void>;
+}
+
+export interface PspSimulator {
+  app: Express;
+  start: (port: number, host?: string) => Promise<RunningPspSimulator>;
+}
+
+/** A stand-in receiving PSP speaking the BCB "API Pix" v2 subset the gateway uses, plus sandbox payment triggers. */
+export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
+  const logger = options.logger ?? createLogger('psp-simulator');
+  const pathPrefix = options.pathPrefix ?? '/v2';
+  const context: SimulatorContext = {
+    settings: {
+      pixKey: options.pixKey,
+      merchantName: options.merchantName ?? 'PSP SIMULADOR',
+      merchantCity: options.merchantCity ?? 'SAO PAULO',
+      pathPrefix,
+    },
+    store: new CobStore(options.payerIspb ?? '99999999'),
+    webhookUrlByChave: new Map(),
+    callbacks: new CallbackSender(logger, options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS),
+  };
+  const tokens = new TokenIssuer(options, options.tokenTtlSeconds ?? 3600);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(tokens.router());
+  app.use(pathPrefix, locationRouter(context));
+  app.use(pathPrefix, tokens.requireBearer(), express.json({ limit: '64kb', type: ['application/json'] }));
+  app.use(pathPrefix, cobRouter(context), sandboxRouter(context), webhookRouter(context));
+  app.use((req, res) =>
+    sendProblem(res, 404, 'NaoEncontrado', 'Recurso não encontrado.', `${req.method} ${req.path}`),
+  );
+  app.use(errorHandler(logger));
+
+  return {
+    app,
+    start: (port, host = '127.0.0.1') =>
+      new Promise((resolve, reject) => {
+        const server: Server = app.listen(port, host, () => {
+          const { port: boundPort } = server.address() as AddressInfo;
+          logger.info({ host, port: boundPort, pathPrefix }, 'psp simulator listening');
+          resolve({ url: `http://${host}:${boundPort}`, close: () => close(server, context) });
+        });
+        server.once('error', reject);
+      }),
+  };
+}
+
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: { type?: string; status?: number }, req, res, _next) => {
+    if (error.type === 'entity.parse.failed') {
+      sendProblem(res, 400, 'RequisicaoInvalida', 'Requisição inválida.', 'O corpo não é um JSON válido.');
+      return;
+    }
+    if (error.status !== undefined && error.status >= 400 && error.status < 500) {
+      sendProblem(res, error.status, 'RequisicaoInvalida', 'Requisição inválida.', error.type);
+      return;
+    }
+    logger.error({ err: error, method: req.method, path: req.path }, 'psp simulator failure');
+    sendProblem(res, 500, 'ErroInternoDoServidor', 'Erro interno do servidor.');
+  };
+}
+
+function close(server: Server, context: SimulatorContext): Promise<void> {
+  context.callbacks.stop();
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,184 @@
+import { PublicKey } from '@solana/web3.js';
+import { RpcError, preflightError, type Ledger } from './ledger';
+import {
+  decodeBytes,
+  encodeAccount,
+  requiredSignatures,
+  encodeTransaction,
+  type AccountEncoding,
+  type TransactionEncoding,
+} from './rpc-encoding';
+
+const LAMPORTS_PER_SIGNATURE = 5000;
+const MAX_SIGNATURES_PAGE = 1000;
+const CORE_VERSION = '2.1.0';
+
+type Params = unknown[];
+export type RpcMethod = (ledger: Ledger, params: Params) => unknown;
+
+interface Config {
+  encoding?: string;
+  skipPreflight?: boolean;
+  maxSupportedTransactionVersion?: number;
+  limit?: number;
+  before?: string;
+  until?: string;
+}
+
+function config(params: Params, index: number): Config {
+  const value = params[index];
+  return typeof value === 'object' && value !== null ? (value as Config) : {};
+}
+
+function stringParam(params: Params, index: number): string {
+  const value = params[index];
+  if (typeof value !== 'string')
+    throw new RpcError(-32602, `Invalid params: expected a string at position ${index}`);
+  return value;
+}
+
+function pubkeyParam(params: Params, index: number): string {
+  const value = stringParam(params, index);
+  try {
+    return new PublicKey(value).toBase58();
+  } catch {
+    throw new RpcError(-32602, `Invalid param: Invalid pubkey ${value}`);
+  }
+}
+
+function withContext(
+  ledger: Ledger,
+  value: unknown,
+): { context: { slot: number; apiVersion: string }; value: unknown } {
+  return { context: { slot: ledger.slot, apiVersion: CORE_VERSION }, value };
+}
+
+function accountOrNull(ledger: Ledger, key: string, encoding: string | undefined): unknown {
+  const account = ledger.getAccount(key);
+  if (!account) return null;
+  return encodeAccount(account, (encoding ?? 'base64') as AccountEncoding, (mint) =>
+    ledger.mintDecimals(mint),
+  );
+}
+
+function sendTransaction(ledger: Ledger, params: Params): string {
+  const options = config(params, 1);
+  const wire = decodeBytes(stringParam(params, 0), options.encoding ?? 'base58');
+  if (!options.skipPreflight) {
+    const simulation = ledger.simulate(wire);
+    if (simulation.err !== null) throw preflightError(simulation.err, simulation.logs);
+  }
+  return ledger.send(wire).signature;
+}
+
+function getSignaturesForAddress(ledger: Ledger, params: Params): unknown[] {
+  const options = config(params, 1);
+  const limit = Math.min(options.limit ?? MAX_SIGNATURES_PAGE, MAX_SIGNATURES_PAGE);
+  const newestFirst = [...ledger.signaturesFor(pubkeyParam(params, 0))].reverse();
+  const start = options.before ? newestFirst.indexOf(options.before) + 1 : 0;
+  if (options.before && start === 0) return [];
+  const untilIndex = options.until ? newestFirst.indexOf(options.until) : -1;
+  const end = untilIndex >= 0 ? untilIndex : newestFirst.length;
+  return newestFirst
+    .slice(start, end)
+    .slice(0, limit)
+    .map((signature) => {
+      const record = ledger.getRecord(signature)!;
+      return {
+        signature,
+        slot: record.slot,
+        err: record.err,
+        memo: null,
+        blockTime: record.blockTime,
+        confirmationStatus: 'finalized',
+      };
+    });
+}
+
+function getTransaction(ledger: Ledger, params: Params): unknown {
+  const options = config(params, 1);
+  const record = ledger.getRecord(stringParam(params, 0));
+  if (!record) return null;
+  return encodeTransaction(record, {
+    encoding: (options.encoding ?? 'json') as TransactionEncoding,
+    maxSupportedTransactionVersion: options.maxSupportedTransactionVersion,
+  });
+}
+
+function getSignatureStatuses(ledger: Ledger, params: Params): unknown {
+  const signatures = params[0];
+  if (!Array.isArray(signatures))
+    throw new RpcError(-32602, 'Invalid params: expected an array of signatures');
+  const statuses = signatures.map((signature) => {
+    const record = ledger.getRecord(String(signature));
+    if (!record) return null;
+    const status = record.err === null ? { Ok: null } : { Err: record.err };
+    return {
+      slot: record.slot,
+      confirmations: null,
+      err: record.err,
+      status,
+      confirmationStatus: 'finalized',
+    };
+  });
+  return withContext(ledger, statuses);
+}
+
+function getTokenAccountsByOwner(ledger: Ledger, params: Params): unknown {
+  const owner = pubkeyParam(params, 0);
+  const filter = config(params, 1) as { mint?: string; programId?: string };
+  if (!filter.mint && !filter.programId)
+    throw new RpcError(-32602, 'Invalid params: expected mint or programId');
+  const encoding = config(params, 2).encoding;
+  const accounts = ledger
+    .tokenAccountsByOwner(owner, filter)
+    .map((pubkey) => ({ pubkey, account: accountOrNull(ledger, pubkey, encoding) }));
+  return withContext(ledger, accounts);
+}
+
+function getTokenAccountBalance(ledger: Ledger, params: Params): unknown {
+  const balance = ledger.tokenBalance(pubkeyParam(params, 0));
+  if (!balance) throw new RpcError(-32602, 'Invalid param: not a Token account');
+  return withContext(ledger, balance);
+}
+
+export const RPC_METHODS: Record<string, RpcMethod> = {
+  getHealth: () => 'ok',
+  getVersion: () => ({ 'solana-core': CORE_VERSION, 'feature-set': 0 }),
+  getGenesisHash: (ledger) => ledger.genesisHash,
+  getSlot: (ledger) => ledger.slot,
+  getBlockHeight: (ledger) => ledger.slot,
+  getLatestBlockhash: (ledger) => withContext(ledger, ledger.latestBlockhash()),
+  isBlockhashValid: (ledger, params) => withContext(ledger, ledger.isBlockhashValid(stringParam(params, 0))),
+  getFeeForMessage: (ledger, params) =>
+    withContext(
+      ledger,
+      LAMPORTS_PER_SIGNATURE * requiredSignatures(decodeBytes(stringParam(params, 0), 'base64')),
+    ),
+  getMinimumBalanceForRentExemption: (ledger, params) =>
+    ledger.minimumBalanceForRentExemption(Number(params[0] ?? 0)),
+  getBalance: (ledger, params) =>
+    withContext(ledger, ledger.getAccount(pubkeyParam(params, 0))?.lamports ?? 0),
+  getAccountInfo: (ledger, params) =>
+    withContext(ledger, accountOrNull(ledger, pubkeyParam(params, 0), config(params, 1).encoding)),
+  getMultipleAccounts: (ledger, params) => {
+    const keys = Array.isArray(params[0]) ? params[0].map(String) : [];
+    return withContext(
+      ledger,
+      keys.map((key) => accountOrNull(ledger, key, config(params, 1).encoding)),
+    );
+  },
+  getTokenAccountsByOwner,
+  getTokenAccountBalance,
+  sendTransaction,
+  simulateTransaction: (ledger, params) => {
+    const simulation = ledger.simulate(
+      decodeBytes(stringParam(params, 0), config(params, 1).encoding ?? 'base58'),
+    );
+    return withContext(ledger, { ...simulation, accounts: null, returnData: null });
+  },
+  requestAirdrop: (ledger, params) => ledger.airdrop(pubkeyParam(params, 0), Number(params[1])).signature,
+  getSignaturesForAddress,
+  getTransaction,
+  getSignatureStatuses,
+};

@@ -1,0 +1,89 @@
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import { payTransferRequest, startLocalnet, type Localnet } from '../src';
+
+async function rpc(
+  url: string,
+  method: string,
+  params: unknown[],
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
+}
+
+describe('local Solana JSON-RPC', () => {
+  let localnet: Localnet;
+  beforeEach(async () => {
+    localnet = await startLocalnet({ port: 0 });
+  });
+  afterEach(() => localnet.close());
+
+  it('serves seeded token balances the way web3.js reads them', async () => {
+    const connection = new Connection(localnet.url, 'confirmed');
+    const ata = getAssociatedTokenAddressSync(new PublicKey(localnet.mints.EURC), localnet.payer.publicKey);
+    const balance = await connection.getTokenAccountBalance(ata);
+    expect(balance.value).toMatchObject({ decimals: 6, uiAmountString: '1000000' });
+    const owned = await connection.getTokenAccountsByOwner(localnet.payer.publicKey, {
+      mint: new PublicKey(localnet.mints.EURC),
+    });
+    expect(owned.value.map((entry) => entry.pubkey.toBase58())).toEqual([ata.toBase58()]);
+  });
+
+  it('each landed transaction advances the slot and refreshes the blockhash', async () => {
+    const connection = new Connection(localnet.url, 'confirmed');
+    const before = await connection.getLatestBlockhash();
+    const slot = await connection.getSlot();
+    await payTransferRequest(localnet.url, localnet.payer, {
+      recipient: localnet.receivingWallet,
+      amountBaseUnits: 1n,
+      mint: new PublicKey(localnet.mints.USDC),
+      reference: Keypair.generate().publicKey,
+    });
+    expect(await connection.getSlot()).toBe(slot + 1);
+    expect((await connection.getLatestBlockhash()).blockhash).not.toBe(before.blockhash);
+  });
+
+  it('answers a v0 transaction only to clients that declare maxSupportedTransactionVersion', async () => {
+    const signature = await payTransferRequest(localnet.url, localnet.payer, {
+      recipient: localnet.receivingWallet,
+      amountBaseUnits: 5n,
+      mint: new PublicKey(localnet.mints.USDC),
+      reference: Keypair.generate().publicKey,
+      version: 0,
+    });
+    expect((await rpc(localnet.url, 'getTransaction', [signature, { encoding: 'json' }])).error?.code).toBe(
+      -32015,
+    );
+    const answer = await rpc(localnet.url, 'getTransaction', [
+      signature,
+      { maxSupportedTransactionVersion: 0 },
+    ]);
+    expect(answer.result).toMatchObject({ version: 0, meta: { err: null } });
+  });
+
+  it('rejects a failing transaction at preflight without recording it', async () => {
+    const reference = Keypair.generate().publicKey;
+    const paying = payTransferRequest(localnet.url, localnet.payer, {
+      recipient: localnet.receivingWallet,
+      amountBaseUnits: 10n ** 18n,
+      mint: new PublicKey(localnet.mints.USDC),
+      reference,
+    });
+    await expect(paying).rejects.toThrow(/simulation failed/i);
+    expect((await rpc(localnet.url, 'getSignaturesForAddress', [reference.toBase58()])).result).toEqual([]);
+  });
+
+  it('answers unknown methods and malformed bodies with JSON-RPC errors', async () => {
+    expect((await rpc(localnet.url, 'getNothing', [])).error?.code).toBe(-32601);
+    const response = await fetch(localnet.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+});

@@ -1,0 +1,20 @@
+/** One jest run over the whole workspace; each test file gets its own database, broker prefix and Redis prefix. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+module.exports = {
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/{services,packages,infra}/*/test/**/*.test.ts'],
+  transform: { '^.+\\.ts$': swc },
+  testTimeout: 30000,
+  maxWorkers: 2,
+  globalSetup: '<rootDir>/packages/testkit/src/global-setup.ts',
+};

@@ -1,0 +1,179 @@
+import Joi from 'joi';
+import { defineCommand } from './message';
+import { businessId, centavos, isoDate, paymentMethods, tokens, type PaymentMethod, type Token } from './common';
+import type { PaymentView } from './payment-commands';
+
+export interface Product {
+  product_id: string;
+  business_id: string;
+  name: string;
+  description: string | null;
+  price_centavos: number;
+  created_at: string;
+}
+const productSchema = Joi.object<Product>({
+  product_id: Joi.string().required(),
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  description: Joi.string().allow(null).required(),
+  price_centavos: centavos.required(),
+  created_at: isoDate.required(),
+});
+
+export interface CreateProduct {
+  business_id: string;
+  name: string;
+  description: string | null;
+  price_centavos: number;
+}
+export const createProduct = defineCommand<CreateProduct, Product>(
+  'product.create.v1',
+  'checkout',
+  Joi.object({
+    business_id: businessId.required(),
+    name: Joi.string().min(1).max(200).required(),
+    description: Joi.string().max(2000).allow(null).required(),
+    price_centavos: centavos.min(100).required(),
+  }),
+  productSchema,
+);
+
+export interface CheckoutSession {
+  session_id: string;
+  checkout_id: string;
+  payment_id: string;
+  status: 'initiated' | 'paid' | 'expired' | 'failed';
+  created_at: string;
+}
+export interface Checkout {
+  checkout_id: string;
+  business_id: string;
+  product_id: string;
+  slug: string;
+  title: string | null;
+  return_url: string;
+  cancel_url: string;
+  metadata: string | null;
+  status: 'active' | 'inactive';
+  created_at: string;
+  sessions?: CheckoutSession[];
+}
+const sessionSchema = Joi.object<CheckoutSession>({
+  session_id: Joi.string().required(),
+  checkout_id: Joi.string().required(),
+  payment_id: Joi.string().required(),
+  status: Joi.valid('initiated', 'paid', 'expired', 'failed').required(),
+  created_at: isoDate.required(),
+});
+const checkoutSchema = Joi.object<Checkout>({
+  checkout_id: Joi.string().required(),
+  business_id: businessId.required(),
+  product_id: Joi.string().required(),
+  slug: Joi.string().required(),
+  title: Joi.string().allow(null).required(),
+  return_url: Joi.string().required(),
+  cancel_url: Joi.string().required(),
+  metadata: Joi.string().allow(null).required(),
+  status: Joi.valid('active', 'inactive').required(),
+  created_at: isoDate.required(),
+  sessions: Joi.array().items(sessionSchema),
+});
+
+export interface CreateCheckout {
+  business_id: string;
+  product_id: string;
+  return_url: string;
+  cancel_url: string;
+  title: string | null;
+  slug: string | null;
+  metadata: string | null;
+}
+export const createCheckout = defineCommand<CreateCheckout, Checkout>(
+  'checkout.create.v1',
+  'checkout',
+  Joi.object({
+    business_id: businessId.required(),
+    product_id: Joi.string().max(200).required(),
+    return_url: Joi.string().max(2000).required(),
+    cancel_url: Joi.string().max(2000).required(),
+    title: Joi.string().max(200).allow(null).required(),
+    slug: Joi.string().max(100).allow(null).required(),
+    metadata: Joi.string().allow(null).required(),
+  }),
+  checkoutSchema,
+);
+
+export const getCheckout = defineCommand<{ business_id: string; checkout_id: string }, Checkout>(
+  'checkout.get.v1',
+  'checkout',
+  Joi.object({ business_id: businessId.required(), checkout_id: Joi.string().max(200).required() }),
+  checkoutSchema,
+);
+
+/** What the hosted page needs to render a checkout; public, so it carries nothing private. */
+export interface CheckoutPage {
+  slug: string;
+  business_id: string;
+  business_name: string;
+  product_name: string;
+  product_description: string | null;
+  title: string;
+  price_centavos: number;
+  cancel_url: string;
+}
+export const getCheckoutPage = defineCommand<{ slug: string }, CheckoutPage>(
+  'checkout.page.get.v1',
+  'checkout',
+  Joi.object({ slug: Joi.string().max(200).required() }),
+  Joi.object({
+    slug: Joi.string().required(),
+    business_id: businessId.required(),
+    business_name: Joi.string().required(),
+    product_name: Joi.string().required(),
+    product_description: Joi.string().allow(null).required(),
+    title: Joi.string().required(),
+    price_centavos: centavos.required(),
+    cancel_url: Joi.string().required(),
+  }),
+);
+
+export interface StartCheckoutSession {
+  slug: string;
+  business_name: string;
+  method: PaymentMethod;
+  token: Token | null;
+}
+export interface StartedCheckoutSession {
+  session_id: string;
+  status: 'initiated';
+  payment: PaymentView;
+}
+export const startCheckoutSession = defineCommand<StartCheckoutSession, StartedCheckoutSession>(
+  'checkout.session.start.v1',
+  'checkout',
+  Joi.object({
+    slug: Joi.string().max(200).required(),
+    business_name: Joi.string().required(),
+    method: Joi.valid(...paymentMethods).required(),
+    token: Joi.valid(...tokens, null).required(),
+  }),
+  Joi.object({
+    session_id: Joi.string().required(),
+    status: Joi.valid('initiated').required(),
+    payment: Joi.object().required(),
+  }),
+);
+
+export interface CheckoutSessionStatus {
+  status: CheckoutSession['status'];
+  return_url: string | null;
+}
+export const getCheckoutSessionStatus = defineCommand<{ slug: string; session_id: string }, CheckoutSessionStatus>(
+  'checkout.session.status.v1',
+  'checkout',
+  Joi.object({ slug: Joi.string().max(200).required(), session_id: Joi.string().max(200).required() }),
+  Joi.object({
+    status: Joi.valid('initiated', 'paid', 'expired', 'failed').required(),
+    return_url: Joi.string().allow(null).required(),
+  }),
+);

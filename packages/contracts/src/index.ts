@@ -1,0 +1,10 @@
+export * from './message';
+export * from './envelope';
+export * from './common';
+export * from './events';
+export * from './payment-commands';
+export * from './rail-messages';
+export * from './checkout-commands';
+export * from './customer-commands';
+export * from './webhook-commands';
+export { catalog, findMessage } from './catalog';

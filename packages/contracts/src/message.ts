@@ -1,0 +1,66 @@
+import Joi from 'joi';
+
+export type MessageKind = 'command' | 'event';
+
+/** The service whose commands queue receives a command. */
+export type ServiceName =
+  | 'api-gateway'
+  | 'payment'
+  | 'pix-adapter'
+  | 'solana-watcher'
+  | 'checkout'
+  | 'customer'
+  | 'webhook-dispatcher';
+
+/**
+ * A message type under its stable, versioned name (`payment.confirmed.v1`). The name is the wire identity: it is the
+ * AMQP `type`, the routing key of events, and it never changes; a new payload shape gets a new version.
+ */
+export interface MessageDefinition<TPayload> {
+  readonly name: string;
+  readonly kind: MessageKind;
+  readonly schema: Joi.ObjectSchema<TPayload>;
+  /** Commands only: the service that handles it. */
+  readonly handledBy?: ServiceName;
+  /** Commands only: the schema of a successful reply's result. */
+  readonly resultSchema?: Joi.Schema;
+}
+
+export type PayloadOf<D> = D extends MessageDefinition<infer P> ? P : never;
+
+export interface CommandDefinition<TPayload, TResult> extends MessageDefinition<TPayload> {
+  readonly kind: 'command';
+  readonly handledBy: ServiceName;
+  readonly resultSchema: Joi.Schema<TResult>;
+  /** Phantom field carrying the result type. */
+  readonly __result?: TResult;
+}
+
+export type ResultOf<D> = D extends CommandDefinition<unknown, infer R> ? R : never;
+
+const NAME_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+\.v[1-9][0-9]*$/;
+
+function checkName(name: string): void {
+  if (!NAME_PATTERN.test(name)) throw new Error(`message name must look like 'payment.confirmed.v1': ${name}`);
+}
+
+export function defineEvent<TPayload>(name: string, schema: Joi.ObjectSchema<TPayload>): MessageDefinition<TPayload> {
+  checkName(name);
+  return { name, kind: 'event', schema };
+}
+
+export function defineCommand<TPayload, TResult>(
+  name: string,
+  handledBy: ServiceName,
+  schema: Joi.ObjectSchema<TPayload>,
+  resultSchema: Joi.Schema<TResult>,
+): CommandDefinition<TPayload, TResult> {
+  checkName(name);
+  return { name, kind: 'command', handledBy, schema, resultSchema };
+}
+
+/** `payment.confirmed.v1` -> { type: 'payment.confirmed', version: 1 }. */
+export function splitName(name: string): { type: string; version: number } {
+  const at = name.lastIndexOf('.v');
+  return { type: name.slice(0, at), version: Number(name.slice(at + 2)) };
+}

@@ -1,0 +1,142 @@
+import Joi from 'joi';
+import { defineCommand } from './message';
+import { businessId, centavos, isoDate, paymentId, paymentMethods, paymentRecordSchema, tokens } from './common';
+import type { PaymentMethod, PaymentRecord, Token } from './common';
+
+/** Rail-specific data returned on create and on an amount change. */
+export interface PixInstructions {
+  qr_code: string;
+  copia_e_cola: string;
+  expires_at: string;
+}
+export interface CryptoInstructions {
+  currency: Token;
+  network: 'solana';
+  qr_code: string;
+  payment_link: string;
+  wallet_address: string;
+  /** Token amount in base units (6 decimals), as a decimal string. */
+  amount_base_units: string;
+  decimals: number;
+  expires_at: string;
+}
+export interface PaymentView {
+  payment: PaymentRecord;
+  pix?: PixInstructions;
+  crypto?: CryptoInstructions;
+}
+
+const pixInstructionsSchema = Joi.object<PixInstructions>({
+  qr_code: Joi.string().required(),
+  copia_e_cola: Joi.string().required(),
+  expires_at: isoDate.required(),
+});
+const cryptoInstructionsSchema = Joi.object<CryptoInstructions>({
+  currency: Joi.valid(...tokens).required(),
+  network: Joi.valid('solana').required(),
+  qr_code: Joi.string().required(),
+  payment_link: Joi.string().required(),
+  wallet_address: Joi.string().required(),
+  amount_base_units: Joi.string().pattern(/^[0-9]+$/).required(),
+  decimals: Joi.number().integer().min(0).max(18).required(),
+  expires_at: isoDate.required(),
+});
+const paymentViewSchema = Joi.object<PaymentView>({
+  payment: paymentRecordSchema.required(),
+  pix: pixInstructionsSchema,
+  crypto: cryptoInstructionsSchema,
+});
+
+export interface CreatePayment {
+  business_id: string;
+  business_name: string;
+  method: PaymentMethod;
+  amount_centavos: number;
+  metadata: string | null;
+  token: Token | null;
+}
+export const createPayment = defineCommand<CreatePayment, PaymentView>(
+  'payment.create.v1',
+  'payment',
+  Joi.object({
+    business_id: businessId.required(),
+    business_name: Joi.string().min(1).max(200).required(),
+    method: Joi.valid(...paymentMethods).required(),
+    amount_centavos: centavos.min(100).required(),
+    metadata: Joi.string().allow(null).required(),
+    token: Joi.valid(...tokens, null).required(),
+  }),
+  paymentViewSchema,
+);
+
+export interface GetPayment {
+  business_id: string;
+  payment_id: string;
+}
+export const getPayment = defineCommand<GetPayment, PaymentView>(
+  'payment.get.v1',
+  'payment',
+  Joi.object({ business_id: businessId.required(), payment_id: Joi.string().max(200).required() }),
+  paymentViewSchema,
+);
+
+export interface UpdatePayment {
+  business_id: string;
+  payment_id: string;
+  amount_centavos?: number;
+  metadata?: string | null;
+}
+export const updatePayment = defineCommand<UpdatePayment, PaymentView>(
+  'payment.update.v1',
+  'payment',
+  Joi.object({
+    business_id: businessId.required(),
+    payment_id: Joi.string().max(200).required(),
+    amount_centavos: centavos.min(100),
+    metadata: Joi.string().allow(null),
+  }),
+  paymentViewSchema,
+);
+
+export interface SimulatePayment {
+  business_id: string;
+  payment_id: string;
+  outcome: 'paid' | 'failed' | 'expired';
+  amount_centavos: number | null;
+}
+export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }>(
+  'payment.simulate.v1',
+  'payment',
+  Joi.object({
+    business_id: businessId.required(),
+    payment_id: Joi.string().max(200).required(),
+    outcome: Joi.valid('paid', 'failed', 'expired').required(),
+    amount_centavos: centavos.min(1).allow(null).required(),
+  }),
+  Joi.object({ accepted: Joi.valid(true).required() }),
+);
+
+export interface FeeRule {
+  business_id: string;
+  method: PaymentMethod;
+  percent_bps: number;
+  fixed_centavos: number;
+}
+export const setFeeRule = defineCommand<FeeRule, FeeRule>(
+  'fee-rule.set.v1',
+  'payment',
+  Joi.object({
+    business_id: businessId.required(),
+    method: Joi.valid(...paymentMethods).required(),
+    percent_bps: Joi.number().integer().min(0).max(10000).required(),
+    fixed_centavos: centavos.required(),
+  }),
+  Joi.object({
+    business_id: businessId.required(),
+    method: Joi.valid(...paymentMethods).required(),
+    percent_bps: Joi.number().integer().required(),
+    fixed_centavos: centavos.required(),
+  }),
+);
+
+export { paymentId };

@@ -1,0 +1,195 @@
+import Joi from 'joi';
+import { defineCommand, defineEvent } from './message';
+import { centavos, isoDate, paymentId, tokens, type Token } from './common';
+import type { CryptoInstructions, PixInstructions } from './payment-commands';
+
+// Commands the payment service sends to the rail adapters, and the rail events they answer with. These are internal:
+// webhooks never see them.
+
+export interface OpenPixCharge {
+  payment_id: string;
+  business_name: string;
+  amount_centavos: number;
+  expires_in_seconds: number;
+}
+export interface PixCharge extends PixInstructions {
+  txid: string;
+}
+const pixChargeSchema = Joi.object<PixCharge>({
+  txid: Joi.string().required(),
+  qr_code: Joi.string().required(),
+  copia_e_cola: Joi.string().required(),
+  expires_at: isoDate.required(),
+});
+export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
+  'pix.charge.open.v1',
+  'pix-adapter',
+  Joi.object({
+    payment_id: paymentId.required(),
+    business_name: Joi.string().min(1).max(200).required(),
+    amount_centavos: centavos.min(1).required(),
+    expires_in_seconds: Joi.number().integer().min(1).required(),
+  }),
+  pixChargeSchema,
+);
+
+export interface ChangePixChargeAmount {
+  payment_id: string;
+  amount_centavos: number;
+}
+export const changePixChargeAmount = defineCommand<ChangePixChargeAmount, PixCharge>(
+  'pix.charge.change-amount.v1',
+  'pix-adapter',
+  Joi.object({ payment_id: paymentId.required(), amount_centavos: centavos.min(1).required() }),
+  pixChargeSchema,
+);
+
+export interface SimulatePixOutcome {
+  payment_id: string;
+  outcome: 'paid' | 'failed' | 'expired';
+  amount_centavos: number | null;
+}
+export const simulatePixOutcome = defineCommand<SimulatePixOutcome, { accepted: true }>(
+  'pix.charge.simulate.v1',
+  'pix-adapter',
+  Joi.object({
+    payment_id: paymentId.required(),
+    outcome: Joi.valid('paid', 'failed', 'expired').required(),
+    amount_centavos: centavos.min(1).allow(null).required(),
+  }),
+  Joi.object({ accepted: Joi.valid(true).required() }),
+);
+
+export interface PixChargePaid {
+  payment_id: string;
+  txid: string;
+  end_to_end_id: string;
+  amount_centavos: number;
+  paid_at: string;
+}
+export const pixChargePaid = defineEvent<PixChargePaid>(
+  'pix.charge.paid.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    txid: Joi.string().required(),
+    end_to_end_id: Joi.string().required(),
+    amount_centavos: centavos.required(),
+    paid_at: isoDate.required(),
+  }),
+);
+
+export interface PixChargeClosed {
+  payment_id: string;
+  txid: string;
+  reason: 'expired' | 'failed';
+  detail: string | null;
+}
+export const pixChargeClosed = defineEvent<PixChargeClosed>(
+  'pix.charge.closed.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    txid: Joi.string().required(),
+    reason: Joi.valid('expired', 'failed').required(),
+    detail: Joi.string().allow(null).required(),
+  }),
+);
+
+export interface OpenCryptoRequest {
+  payment_id: string;
+  business_name: string;
+  amount_centavos: number;
+  token: Token;
+}
+export interface CryptoRequest extends CryptoInstructions {
+  reference: string;
+}
+const cryptoRequestSchema = Joi.object<CryptoRequest>({
+  reference: Joi.string().required(),
+  currency: Joi.valid(...tokens).required(),
+  network: Joi.valid('solana').required(),
+  qr_code: Joi.string().required(),
+  payment_link: Joi.string().required(),
+  wallet_address: Joi.string().required(),
+  amount_base_units: Joi.string().pattern(/^[0-9]+$/).required(),
+  decimals: Joi.number().integer().required(),
+  expires_at: isoDate.required(),
+});
+export const openCryptoRequest = defineCommand<OpenCryptoRequest, CryptoRequest>(
+  'crypto.request.open.v1',
+  'solana-watcher',
+  Joi.object({
+    payment_id: paymentId.required(),
+    business_name: Joi.string().min(1).max(200).required(),
+    amount_centavos: centavos.min(1).required(),
+    token: Joi.valid(...tokens).required(),
+  }),
+  cryptoRequestSchema,
+);
+
+export interface ChangeCryptoRequestAmount {
+  payment_id: string;
+  business_name: string;
+  amount_centavos: number;
+}
+export const changeCryptoRequestAmount = defineCommand<ChangeCryptoRequestAmount, CryptoRequest>(
+  'crypto.request.change-amount.v1',
+  'solana-watcher',
+  Joi.object({
+    payment_id: paymentId.required(),
+    business_name: Joi.string().min(1).max(200).required(),
+    amount_centavos: centavos.min(1).required(),
+  }),
+  cryptoRequestSchema,
+);
+
+export interface SimulateCryptoOutcome {
+  payment_id: string;
+  outcome: 'paid' | 'failed' | 'expired';
+  amount_centavos: number | null;
+}
+export const simulateCryptoOutcome = defineCommand<SimulateCryptoOutcome, { accepted: true }>(
+  'crypto.request.simulate.v1',
+  'solana-watcher',
+  Joi.object({
+    payment_id: paymentId.required(),
+    outcome: Joi.valid('paid', 'failed', 'expired').required(),
+    amount_centavos: centavos.min(1).allow(null).required(),
+  }),
+  Joi.object({ accepted: Joi.valid(true).required() }),
+);
+
+export interface CryptoRequestSettled {
+  payment_id: string;
+  reference: string;
+  signature: string;
+  received_base_units: string;
+  excess_base_units: string;
+  settled_at: string;
+}
+export const cryptoRequestSettled = defineEvent<CryptoRequestSettled>(
+  'crypto.request.settled.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    reference: Joi.string().required(),
+    signature: Joi.string().required(),
+    received_base_units: Joi.string().pattern(/^[0-9]+$/).required(),
+    excess_base_units: Joi.string().pattern(/^[0-9]+$/).required(),
+    settled_at: isoDate.required(),
+  }),
+);
+
+export interface CryptoRequestClosed {
+  payment_id: string;
+  reference: string;
+  reason: 'expired' | 'underpaid' | 'failed';
+  received_base_units: string;
+}
+export const cryptoRequestClosed = defineEvent<CryptoRequestClosed>(
+  'crypto.request.closed.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    reference: Joi.string().required(),
+    reason: Joi.valid('expired', 'underpaid', 'failed').required(),
+    received_base_units: Joi.string().pattern(/^[0-9]+$/).required(),
+  }),
+);

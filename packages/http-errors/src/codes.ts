@@ -1,0 +1,32 @@
+/** Every public error code with its HTTP status and default Portuguese message (decisions.md). */
+export const errorCatalog = {
+  UNAUTHORIZED: { status: 401, message: 'Chave de API ausente ou inválida.' },
+  FORBIDDEN: { status: 403, message: 'Você não tem permissão para acessar este recurso.' },
+  NOT_FOUND: { status: 404, message: 'Recurso não encontrado.' },
+  INVALID_JSON: { status: 400, message: 'O corpo da requisição não é um JSON válido.' },
+  MISSING_FIELDS: { status: 422, message: 'Campos obrigatórios ausentes.' },
+  INVALID_FIELDS: { status: 422, message: 'Campos inválidos.' },
+  INVALID_AMOUNT: { status: 422, message: 'O valor deve ser um número inteiro de centavos, no mínimo 100.' },
+  UNSUPPORTED_PAYMENT_METHOD: { status: 422, message: 'Método de pagamento não suportado.' },
+  NO_FEE_RULE: { status: 422, message: 'Não há regra de tarifa configurada para este método de pagamento.' },
+  INVALID_STATUS: { status: 422, message: 'Operação não permitida no status atual do pagamento.' },
+  IDEMPOTENCY_CONFLICT: {
+    status: 409,
+    message: 'A chave de idempotência já foi usada com um corpo de requisição diferente.',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'O corpo da requisição excede o limite de 64 KiB.' },
+  RATE_LIMITED: { status: 429, message: 'Limite de requisições excedido. Tente novamente em instantes.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Serviço temporariamente indisponível. Tente novamente.' },
+  INTERNAL_ERROR: { status: 500, message: 'Erro interno do servidor.' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(errorCatalog, code);
+}
+
+/** The contract's error body. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string };
+}

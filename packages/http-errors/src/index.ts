@@ -1,0 +1,3 @@
+export * from './codes';
+export * from './app-error';
+export * from './express';

@@ -1,0 +1,503 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import {
+  findMessage,
+  replySchema,
+  type CommandDefinition,
+  type Envelope,
+  type MessageDefinition,
+  type Reply,
+  type ServiceName,
+} from '@gateway/contracts';
+import { contextFromHeaders, counter, currentTraceHeaders, runInContext, type Logger } from '@gateway/observability';
+import { createEnvelope, parseEnvelope, type MessageOrigin } from './envelope';
+import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
+import { TopologyNames } from './topology';
+
+export interface BrokerOptions {
+  url: string;
+  /** Name prefix for exchanges and queues (isolates test runs). */
+  prefix?: string;
+  /** Shown in the RabbitMQ management UI and `rabbitmqctl list_connections`. */
+  connectionName: string;
+  logger: Logger;
+  /** Unacked messages per consumer channel. */
+  prefetch?: number;
+  /** A message failing this many deliveries is parked with its error. */
+  maxDeliveries?: number;
+  /** Cap of the reconnect backoff. */
+  maxReconnectDelayMs?: number;
+}
+
+export interface MessageContext {
+  envelope: Envelope;
+  logger: Logger;
+  /** 1 on the first delivery. */
+  attempt: number;
+}
+
+export type MessageHandler = (payload: never, context: MessageContext) => Promise<unknown>;
+
+/** Handlers by versioned message name. A command handler's return value is the reply's result. */
+export type HandlerMap = Record<string, MessageHandler>;
+
+interface ConsumerRegistration {
+  queue: string;
+  handlers: HandlerMap;
+  kind: 'commands' | 'events';
+}
+
+interface PendingRequest {
+  resolve: (reply: Reply<unknown>) => void;
+  timer: NodeJS.Timeout;
+}
+
+const messagesFailed = counter('broker_messages_failed_total', 'Handler failures, by queue', ['queue']);
+const messagesParked = counter('broker_messages_parked_total', 'Messages moved to a parking queue', ['queue']);
+
+/**
+ * The one gateway to RabbitMQ: topology, confirmed publishing, consumers with parking, request/reply, and a connection
+ * that heals itself. While disconnected, publishes fail fast (callers keep them in their outbox) and consumers resume
+ * by themselves once it is back.
+ */
+export class Broker {
+  readonly names: TopologyNames;
+  private model?: ChannelModel;
+  private publishChannel?: ConfirmChannel;
+  private replyQueue?: string;
+  private readonly consumers: ConsumerRegistration[] = [];
+  private readonly eventBindings = new Map<ServiceName, string[]>();
+  private readonly commandQueues = new Set<ServiceName>();
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly connectedWaiters: Array<() => void> = [];
+  private closing = false;
+  private reconnectAttempt = 0;
+  private reconnectTimer?: NodeJS.Timeout;
+  private readonly prefetch: number;
+  private readonly maxDeliveries: number;
+
+  private constructor(private readonly options: BrokerOptions) {
+    this.names = new TopologyNames(options.prefix ?? '');
+    this.prefetch = options.prefetch ?? 16;
+    this.maxDeliveries = options.maxDeliveries ?? 5;
+  }
+
+  /** Connects (retrying with backoff until it succeeds or `close` is called). */
+  static async connect(options: BrokerOptions): Promise<Broker> {
+    const broker = new Broker(options);
+    broker.scheduleConnect(0);
+    await broker.whenConnected();
+    return broker;
+  }
+
+  get connected(): boolean {
+    return this.publishChannel !== undefined;
+  }
+
+  whenConnected(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    return new Promise((resolve) => this.connectedWaiters.push(resolve));
+  }
+
+  /** Declares (idempotently, now and after every reconnect) the commands queue of a service. */
+  async declareCommandQueue(service: ServiceName): Promise<void> {
+    this.commandQueues.add(service);
+    if (this.publishChannel) await this.declareAll(this.publishChannel);
+  }
+
+  /** Declares a service's events queue bound to the given routing patterns (e.g. `payment.*.v1`). */
+  async declareEventQueue(service: ServiceName, patterns: string[]): Promise<void> {
+    this.eventBindings.set(service, patterns);
+    if (this.publishChannel) await this.declareAll(this.publishChannel);
+  }
+
+  async consumeCommands(service: ServiceName, handlers: HandlerMap): Promise<void> {
+    await this.declareCommandQueue(service);
+    await this.addConsumer({ queue: this.names.commandQueue(service), handlers, kind: 'commands' });
+  }
+
+  async consumeEvents(service: ServiceName, patterns: string[], handlers: HandlerMap): Promise<void> {
+    await this.declareEventQueue(service, patterns);
+    await this.addConsumer({ queue: this.names.eventQueue(service), handlers, kind: 'events' });
+  }
+
+  /** Publishes an envelope with a publisher confirm. Used by the outbox relay. */
+  async publishEnvelope(envelope: Envelope, headers: Record<string, string>): Promise<void> {
+    const channel = this.publishChannel;
+    if (!channel) throw new BrokerUnavailableError();
+    const { exchange, routingKey } = this.routeByName(envelope.name);
+    const body = Buffer.from(JSON.stringify(envelope));
+    await new Promise<void>((resolve, reject) => {
+      try {
+        channel.publish(
+          exchange,
+          routingKey,
+          body,
+          {
+            persistent: true,
+            contentType: 'application/json',
+            messageId: envelope.id,
+            correlationId: envelope.id,
+            type: envelope.name,
+            timestamp: Math.floor(Date.now() / 1000),
+            headers,
+          },
+          (err) => (err ? reject(new BrokerUnavailableError(`publish not confirmed: ${String(err)}`)) : resolve()),
+        );
+      } catch (err) {
+        reject(new BrokerUnavailableError(String(err)));
+      }
+    });
+  }
+
+  /** Validates and publishes one message directly (confirmed). Prefer the outbox for anything tied to a state change. */
+  async publish<P>(definition: MessageDefinition<P>, payload: P, origin: MessageOrigin = {}): Promise<Envelope<P>> {
+    const envelope = createEnvelope(definition, payload, origin);
+    await this.publishEnvelope(envelope, currentTraceHeaders() as Record<string, string>);
+    return envelope;
+  }
+
+  /**
+   * Sends a command and waits for its reply. Replies are at-most-once: a lost one surfaces as RpcTimeoutError, and
+   * callers retry with the same `messageId` so the handler's inbox returns the first result.
+   */
+  async request<P, R>(
+    definition: CommandDefinition<P, R>,
+    payload: P,
+    options: MessageOrigin & { timeoutMs: number },
+  ): Promise<Reply<R>> {
+    const replyTo = this.replyQueue;
+    if (!replyTo || !this.publishChannel) throw new BrokerUnavailableError();
+    const envelope = createEnvelope(definition, payload, options);
+    const correlation = `${envelope.id}:${randomUUID()}`;
+    const reply = new Promise<Reply<unknown>>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(correlation);
+        resolve({ ok: false, error: { code: 'RPC_TIMEOUT', message: '' } });
+      }, options.timeoutMs);
+      this.pending.set(correlation, { resolve, timer });
+    });
+    try {
+      await this.publishRequest(envelope, correlation, replyTo);
+    } catch (err) {
+      const entry = this.pending.get(correlation);
+      if (entry) clearTimeout(entry.timer);
+      this.pending.delete(correlation);
+      throw err;
+    }
+    const answer = await reply;
+    if (!answer.ok && answer.error.code === 'RPC_TIMEOUT') throw new RpcTimeoutError(definition.name, options.timeoutMs);
+    if (answer.ok) {
+      const checked = definition.resultSchema.validate(answer.result, { convert: false });
+      if (checked.error) throw new InvalidMessageError(`reply to ${definition.name}: ${checked.error.message}`);
+    }
+    return answer as Reply<R>;
+  }
+
+  /** Stops consuming, waits for in-flight handlers, and closes the connection. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    await Promise.allSettled([...this.inFlight]);
+    for (const { timer } of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+    const model = this.model;
+    this.model = undefined;
+    this.publishChannel = undefined;
+    await model?.close().catch(() => undefined);
+  }
+
+  /** Drops the TCP socket without a protocol close, as a network failure would (tests and chaos drills). */
+  dropConnectionForTesting(): void {
+    const stream = (this.model?.connection as unknown as { stream?: Socket } | undefined)?.stream;
+    stream?.destroy(new Error('connection dropped (simulated network failure)'));
+  }
+
+  /** Deletes every queue and exchange this broker declared (test clean-up). */
+  async deleteDeclaredTopology(): Promise<void> {
+    const model = await amqp.connect(this.options.url, { noDelay: true });
+    try {
+      const channel = await model.createChannel();
+      const queues = [
+        ...[...this.commandQueues].map((s) => this.names.commandQueue(s)),
+        ...[...this.eventBindings.keys()].map((s) => this.names.eventQueue(s)),
+      ];
+      for (const queue of queues) {
+        await channel.deleteQueue(queue);
+        await channel.deleteQueue(this.names.parkingQueue(queue));
+      }
+      for (const exchange of [this.names.commandsExchange, this.names.eventsExchange, this.names.deadLetterExchange]) {
+        await channel.deleteExchange(exchange);
+      }
+    } finally {
+      await model.close();
+    }
+  }
+
+  private route(definition: { name: string; kind?: string; handledBy?: ServiceName }): {
+    exchange: string;
+    routingKey: string;
+  } {
+    const command = definition.kind === 'command' || definition.handledBy !== undefined;
+    if (command) return { exchange: this.names.commandsExchange, routingKey: definition.handledBy as string };
+    return { exchange: this.names.eventsExchange, routingKey: definition.name };
+  }
+
+  private async publishRequest(envelope: Envelope, correlation: string, replyTo: string): Promise<void> {
+    const channel = this.publishChannel;
+    if (!channel) throw new BrokerUnavailableError();
+    const { exchange, routingKey } = this.routeByName(envelope.name);
+    const ok = channel.publish(exchange, routingKey, Buffer.from(JSON.stringify(envelope)), {
+      persistent: false,
+      contentType: 'application/json',
+      messageId: envelope.id,
+      correlationId: correlation,
+      type: envelope.name,
+      replyTo,
+      headers: currentTraceHeaders() as Record<string, string>,
+    });
+    if (!ok) await new Promise((resolve) => channel.once('drain', resolve));
+  }
+
+  /** Commands go to the handling service's queue, events to the topic exchange under their name. */
+  private routeByName(name: string): { exchange: string; routingKey: string } {
+    const definition = findMessage(name);
+    return this.route(definition ?? { name });
+  }
+
+  private scheduleConnect(delayMs: number): void {
+    if (this.closing) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.connectOnce().catch((err: unknown) => {
+        this.reconnectAttempt += 1;
+        const cap = this.options.maxReconnectDelayMs ?? 5000;
+        const backoff = Math.min(cap, 100 * 2 ** this.reconnectAttempt);
+        const delay = backoff / 2 + Math.random() * (backoff / 2);
+        this.options.logger.warn({ err: String(err), delayMs: Math.round(delay) }, 'broker connect failed, retrying');
+        this.scheduleConnect(delay);
+      });
+    }, delayMs);
+  }
+
+  private async connectOnce(): Promise<void> {
+    const url = new URL(this.options.url);
+    if (!url.searchParams.has('heartbeat')) url.searchParams.set('heartbeat', '10');
+    const model = await amqp.connect(url.toString(), {
+      noDelay: true,
+      clientProperties: { connection_name: this.options.connectionName },
+    });
+    try {
+      model.on('error', (err: unknown) => this.options.logger.warn({ err: String(err) }, 'broker connection error'));
+      model.on('close', () => this.onDisconnected(model));
+      const publishChannel = await model.createConfirmChannel();
+      publishChannel.on('error', () => undefined);
+      // A channel closed by the server (e.g. a protocol error) means our state is unknown: start over cleanly.
+      publishChannel.on('close', () => model.close().catch(() => undefined));
+      await this.declareAll(publishChannel);
+      const reply = await publishChannel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+      await publishChannel.consume(reply.queue, (msg) => this.onReply(msg), { noAck: true });
+      for (const registration of this.consumers) await this.startConsumer(model, registration);
+      this.model = model;
+      this.replyQueue = reply.queue;
+      this.publishChannel = publishChannel;
+    } catch (err) {
+      await model.close().catch(() => undefined);
+      throw err;
+    }
+    this.reconnectAttempt = 0;
+    this.options.logger.info({ connection: this.options.connectionName }, 'broker connected');
+    for (const resolve of this.connectedWaiters.splice(0)) resolve();
+  }
+
+  private onDisconnected(model: ChannelModel): void {
+    if (this.model !== model && this.model !== undefined) return;
+    this.model = undefined;
+    this.publishChannel = undefined;
+    this.replyQueue = undefined;
+    if (this.closing) return;
+    this.options.logger.warn('broker connection lost, reconnecting');
+    this.scheduleConnect(100);
+  }
+
+  private async declareAll(channel: Channel): Promise<void> {
+    const { names } = this;
+    await channel.assertExchange(names.commandsExchange, 'direct', { durable: true });
+    await channel.assertExchange(names.eventsExchange, 'topic', { durable: true });
+    await channel.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+    for (const service of this.commandQueues) {
+      const queue = names.commandQueue(service);
+      await this.declareConsumerQueue(channel, queue);
+      await channel.bindQueue(queue, names.commandsExchange, service);
+    }
+    for (const [service, patterns] of this.eventBindings) {
+      const queue = names.eventQueue(service);
+      await this.declareConsumerQueue(channel, queue);
+      for (const pattern of patterns) await channel.bindQueue(queue, names.eventsExchange, pattern);
+    }
+  }
+
+  private async declareConsumerQueue(channel: Channel, queue: string): Promise<void> {
+    const parking = this.names.parkingQueue(queue);
+    await channel.assertQueue(parking, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await channel.bindQueue(parking, this.names.deadLetterExchange, queue);
+    await channel.assertQueue(queue, {
+      durable: true,
+      arguments: {
+        'x-queue-type': 'quorum',
+        // Backstop for consumers that crash on a message before they can park it themselves.
+        'x-delivery-limit': this.maxDeliveries + 1,
+        'x-dead-letter-exchange': this.names.deadLetterExchange,
+        'x-dead-letter-routing-key': queue,
+      },
+    });
+  }
+
+  private async addConsumer(registration: ConsumerRegistration): Promise<void> {
+    this.consumers.push(registration);
+    if (this.model) await this.startConsumer(this.model, registration);
+  }
+
+  private async startConsumer(model: ChannelModel, registration: ConsumerRegistration): Promise<void> {
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    channel.on('close', () => model.close().catch(() => undefined));
+    await channel.prefetch(this.prefetch);
+    await channel.consume(registration.queue, (msg) => {
+      if (!msg) return;
+      const work = this.handleDelivery(channel, registration, msg).finally(() => this.inFlight.delete(work));
+      this.inFlight.add(work);
+    });
+  }
+
+  private async handleDelivery(channel: Channel, registration: ConsumerRegistration, msg: ConsumeMessage): Promise<void> {
+    const logger = this.options.logger;
+    const previousDeliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
+    const attempt = previousDeliveries + 1;
+    let envelope: Envelope;
+    try {
+      envelope = parseEnvelope(msg.content);
+    } catch (err) {
+      await this.park(channel, registration.queue, msg, err);
+      await this.replyIfAsked(msg, { ok: false, error: { code: 'INTERNAL_ERROR', message: 'invalid message' } });
+      return;
+    }
+    const handler = registration.handlers[envelope.name];
+    if (!handler) {
+      await this.park(channel, registration.queue, msg, new InvalidMessageError(`no handler for ${envelope.name}`));
+      await this.replyIfAsked(msg, { ok: false, error: { code: 'INTERNAL_ERROR', message: 'unhandled message' } });
+      return;
+    }
+    const context: MessageContext = {
+      envelope,
+      attempt,
+      logger: logger.child({ message_id: envelope.id, message: envelope.name, correlation_id: envelope.correlation_id }),
+    };
+    const traceContext = contextFromHeaders(msg.properties.headers);
+    try {
+      const result = await runInContext(traceContext, () => handler(envelope.payload as never, context));
+      await this.replyIfAsked(msg, { ok: true, result });
+      safeAck(channel, msg);
+    } catch (err) {
+      if (err instanceof CommandError) {
+        await this.replyIfAsked(msg, { ok: false, error: { code: err.code, message: err.message } });
+        safeAck(channel, msg);
+        return;
+      }
+      messagesFailed.inc({ queue: registration.queue });
+      if (attempt >= this.maxDeliveries) {
+        await this.park(channel, registration.queue, msg, err);
+        await this.replyIfAsked(msg, { ok: false, error: { code: 'INTERNAL_ERROR', message: 'handler failed' } });
+        return;
+      }
+      context.logger.warn({ err, attempt }, 'handler failed, will be redelivered');
+      // A short pause keeps a failing message from spinning hot; it is bounded by maxDeliveries.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** previousDeliveries)));
+      safeNack(channel, msg);
+    }
+  }
+
+  /** Moves a message to its queue's parking queue with the reason, then acks it so the queue moves on. */
+  private async park(channel: Channel, queue: string, msg: ConsumeMessage, err: unknown): Promise<void> {
+    const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    this.options.logger.error({ queue, message_id: msg.properties.messageId, reason }, 'message parked');
+    messagesParked.inc({ queue });
+    try {
+      const publisher = this.publishChannel;
+      if (!publisher) throw new BrokerUnavailableError();
+      await new Promise<void>((resolve, reject) =>
+        publisher.publish(
+          this.names.deadLetterExchange,
+          queue,
+          msg.content,
+          {
+            ...msg.properties,
+            persistent: true,
+            headers: {
+              ...msg.properties.headers,
+              'x-parked-reason': reason.slice(0, 2000),
+              'x-parked-at': new Date().toISOString(),
+              'x-parked-from': queue,
+            },
+          },
+          (e) => (e ? reject(e instanceof Error ? e : new Error(String(e))) : resolve()),
+        ),
+      );
+      safeAck(channel, msg);
+    } catch {
+      // Could not park it now: leave it to be redelivered (the broker's delivery limit is the last resort).
+      safeNack(channel, msg);
+    }
+  }
+
+  private async replyIfAsked(msg: ConsumeMessage, reply: Reply<unknown>): Promise<void> {
+    const { replyTo, correlationId } = msg.properties;
+    if (!replyTo || !this.publishChannel) return;
+    try {
+      this.publishChannel.publish('', replyTo, Buffer.from(JSON.stringify(reply)), {
+        correlationId,
+        contentType: 'application/json',
+      });
+    } catch (err) {
+      // The caller times out and retries idempotently.
+      this.options.logger.warn({ err: String(err) }, 'reply not sent');
+    }
+  }
+
+  private onReply(msg: ConsumeMessage | null): void {
+    if (!msg) return;
+    const entry = this.pending.get(msg.properties.correlationId as string);
+    if (!entry) return;
+    this.pending.delete(msg.properties.correlationId as string);
+    clearTimeout(entry.timer);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(msg.content.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    const checked = replySchema.validate(parsed);
+    entry.resolve(
+      checked.error
+        ? { ok: false, error: { code: 'INTERNAL_ERROR', message: 'malformed reply' } }
+        : (checked.value as Reply<unknown>),
+    );
+  }
+}
+
+function safeAck(channel: Channel, msg: ConsumeMessage): void {
+  try {
+    channel.ack(msg);
+  } catch {
+    // Channel already closed: the message will be redelivered and deduplicated by the inbox.
+  }
+}
+
+function safeNack(channel: Channel, msg: ConsumeMessage): void {
+  try {
+    channel.nack(msg, false, true);
+  } catch {
+    // Channel already closed: the broker requeues it anyway.
+  }
+}

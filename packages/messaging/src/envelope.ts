@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import {
+  envelopeSchema,
+  findMessage,
+  splitName,
+  type Envelope,
+  type MessageDefinition,
+} from '@gateway/contracts';
+import { InvalidMessageError } from './errors';
+
+export interface MessageOrigin {
+  /** The business flow this message belongs to (an HTTP request id, say); new flows start a new one. */
+  correlationId?: string;
+  /** The id of the message that caused this one. */
+  causationId?: string | null;
+  /** Deterministic id, for commands that must be deduplicated across caller retries. */
+  messageId?: string;
+}
+
+/** Validates a payload against its contract and wraps it; an invalid payload is never published. */
+export function createEnvelope<P>(definition: MessageDefinition<P>, payload: P, origin: MessageOrigin = {}): Envelope<P> {
+  const { value, error } = definition.schema.validate(payload, { abortEarly: false, convert: false });
+  if (error) throw new InvalidMessageError(`${definition.name}: ${error.message}`);
+  const id = origin.messageId ?? randomUUID();
+  const { type, version } = splitName(definition.name);
+  return {
+    id,
+    name: definition.name,
+    type,
+    version,
+    occurred_at: new Date().toISOString(),
+    correlation_id: origin.correlationId ?? id,
+    causation_id: origin.causationId ?? null,
+    payload: value as P,
+  };
+}
+
+/** Parses and validates an incoming body against the envelope schema and its message's contract. */
+export function parseEnvelope(body: Buffer): Envelope {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new InvalidMessageError('body is not JSON');
+  }
+  const envelope = envelopeSchema.validate(raw, { allowUnknown: false });
+  if (envelope.error) throw new InvalidMessageError(`bad envelope: ${envelope.error.message}`);
+  const definition = findMessage(envelope.value.name);
+  if (!definition) throw new InvalidMessageError(`unknown message type ${envelope.value.name}`);
+  const payload = definition.schema.validate(envelope.value.payload, { abortEarly: false, convert: false });
+  if (payload.error) throw new InvalidMessageError(`${definition.name}: ${payload.error.message}`);
+  return { ...envelope.value, payload: payload.value };
+}

@@ -1,0 +1,34 @@
+/** A command refused for a business reason: the caller gets it as a reply; the message is not retried. */
+export class CommandError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}
+
+/** The broker is not connected right now; the caller decides (retry later, or 503 at the edge). */
+export class BrokerUnavailableError extends Error {
+  constructor(message = 'message broker unavailable') {
+    super(message);
+    this.name = 'BrokerUnavailableError';
+  }
+}
+
+/** No reply within the per-call timeout: the command may or may not have been applied (idempotently). */
+export class RpcTimeoutError extends Error {
+  constructor(readonly command: string, readonly timeoutMs: number) {
+    super(`no reply to ${command} within ${timeoutMs} ms`);
+    this.name = 'RpcTimeoutError';
+  }
+}
+
+/** A message that does not match its contract: parked at once, never half-processed. */
+export class InvalidMessageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidMessageError';
+  }
+}

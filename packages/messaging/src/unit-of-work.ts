@@ -1,0 +1,94 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Envelope, MessageDefinition } from '@gateway/contracts';
+import { currentTraceHeaders } from '@gateway/observability';
+import { createEnvelope, type MessageOrigin } from './envelope';
+import type { MessageContext } from './broker';
+
+/** One database transaction, with an outbox to emit messages that commit (or roll back) with the state change. */
+export interface Transaction {
+  manager: EntityManager;
+  emit<P>(definition: MessageDefinition<P>, payload: P, origin?: MessageOrigin): Promise<Envelope<P>>;
+}
+
+/**
+ * Runs state changes together with their outgoing messages (transactional outbox), and deduplicates incoming
+ * messages by id (inbox), so a redelivered message has one effect and returns its first result.
+ */
+export class UnitOfWork {
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    /** Inbox namespace: the consuming service or handler. */
+    private readonly consumer: string,
+  ) {}
+
+  /** Called after every commit that emitted messages (the relay uses it to publish without waiting for a poll). */
+  onCommitWithMessages(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Runs `work` in a transaction; messages emitted inside are caused by, and correlated with, `origin`. */
+  async run<T>(origin: MessageOrigin, work: (tx: Transaction) => Promise<T>): Promise<T> {
+    let emitted = 0;
+    const result = await this.dataSource.transaction(async (manager) => {
+      const tx = this.transaction(manager, origin, () => (emitted += 1));
+      return work(tx);
+    });
+    if (emitted > 0) this.notify();
+    return result;
+  }
+
+  /**
+   * Processes an incoming message at most once in effect: the inbox row, the state change and the outgoing messages
+   * commit together. A redelivery returns the stored result without running `work` again.
+   */
+  async once<T>(context: Pick<MessageContext, 'envelope'>, work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const { envelope } = context;
+    const origin = { correlationId: envelope.correlation_id, causationId: envelope.id };
+    let emitted = 0;
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const inserted: Array<unknown> = await manager.query(
+        `INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`,
+        [this.consumer, envelope.id],
+      );
+      if (inserted.length === 0) {
+        const rows: Array<{ result: { value: T } | null }> = await manager.query(
+          `SELECT result FROM inbox WHERE consumer = $1 AND message_id = $2`,
+          [this.consumer, envelope.id],
+        );
+        return rows[0]?.result?.value as T;
+      }
+      const value = await work(this.transaction(manager, origin, () => (emitted += 1)));
+      await manager.query(`UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2`, [
+        this.consumer,
+        envelope.id,
+        JSON.stringify({ value: value ?? null }),
+      ]);
+      return value;
+    });
+    if (emitted > 0) this.notify();
+    return outcome;
+  }
+
+  private transaction(manager: EntityManager, origin: MessageOrigin, onEmit: () => void): Transaction {
+    return {
+      manager,
+      emit: async (definition, payload, messageOrigin) => {
+        const envelope = createEnvelope(definition, payload, { ...origin, ...messageOrigin });
+        await manager.query(`INSERT INTO outbox (message_id, name, envelope, headers) VALUES ($1, $2, $3, $4)`, [
+          envelope.id,
+          envelope.name,
+          JSON.stringify(envelope),
+          JSON.stringify(currentTraceHeaders()),
+        ]);
+        onEmit();
+        return envelope;
+      },
+    };
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,0 +1,87 @@
+import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { defineCommand, defineEvent } from '@gateway/contracts';
+import { openServiceDatabase, schemaOf } from '@gateway/persistence';
+import { createTestDatabase, testLogger, uniquePrefix, infrastructureUrls, type TestDatabase } from '@gateway/testkit';
+import Joi from 'joi';
+import { Broker, OutboxInbox1732300000000, OutboxRelay, UnitOfWork } from '../src';
+
+class EffectsTable1732300000001 implements MigrationInterface {
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`CREATE TABLE ${schemaOf(queryRunner)}.effects (consumer text NOT NULL, message_id text NOT NULL)`);
+  }
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE ${schemaOf(queryRunner)}.effects`);
+  }
+}
+
+/**
+ * Real messages of the catalogue are used so the broker's contract checks run; tests use event/command names that
+ * exist in the catalogue and a private prefix so nothing else consumes them.
+ */
+export { paymentCreated as sampleEvent, createCustomer as sampleCommand } from '@gateway/contracts';
+
+export const unknownButWellFormed = defineEvent('backbone.test-only.v1', Joi.object({ n: Joi.number() }));
+export const unregisteredCommand = defineCommand('backbone.nobody-home.v1', 'customer', Joi.object({}), Joi.any());
+
+export interface Backbone {
+  database: TestDatabase;
+  prefix: string;
+  dataSource: DataSource;
+  connectBroker(name: string, options?: { maxDeliveries?: number }): Promise<Broker>;
+  relay(broker: Broker, uow: UnitOfWork): OutboxRelay;
+  effects(consumer: string): Promise<Map<string, number>>;
+  close(): Promise<void>;
+}
+
+export async function openBackbone(): Promise<Backbone> {
+  const database = await createTestDatabase();
+  const prefix = uniquePrefix('backbone');
+  const dataSource = await openServiceDatabase({
+    url: database.url,
+    schema: 'backbone',
+    entities: [],
+    migrations: [OutboxInbox1732300000000, EffectsTable1732300000001],
+  });
+  const brokers: Broker[] = [];
+  const relays: OutboxRelay[] = [];
+  return {
+    database,
+    prefix,
+    dataSource,
+    async connectBroker(name, options = {}) {
+      const broker = await Broker.connect({
+        url: infrastructureUrls().amqpUrl,
+        prefix,
+        connectionName: name,
+        logger: testLogger(name),
+        maxDeliveries: options.maxDeliveries ?? 3,
+        maxReconnectDelayMs: 500,
+      });
+      brokers.push(broker);
+      return broker;
+    },
+    relay(broker, uow) {
+      const relay = new OutboxRelay(dataSource, broker, { logger: testLogger('relay'), intervalMs: 100 });
+      uow.onCommitWithMessages(() => relay.nudge());
+      relays.push(relay);
+      relay.start();
+      return relay;
+    },
+    async effects(consumer) {
+      const rows: Array<{ message_id: string; n: string }> = await dataSource.query(
+        'SELECT message_id, count(*) AS n FROM effects WHERE consumer = $1 GROUP BY message_id',
+        [consumer],
+      );
+      return new Map(rows.map((r) => [r.message_id, Number(r.n)]));
+    },
+    async close() {
+      for (const relay of relays) await relay.stop();
+      for (const broker of brokers) {
+        await broker.deleteDeclaredTopology().catch(() => undefined);
+        await broker.close();
+      }
+      await dataSource.destroy();
+      await database.drop();
+    },
+  };
+}

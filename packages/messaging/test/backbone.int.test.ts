@@ -1,0 +1,232 @@
+import amqp from 'amqplib';
+import { randomBytes } from 'node:crypto';
+import type { PaymentEventPayload } from '@gateway/contracts';
+import { infrastructureUrls, waitFor } from '@gateway/testkit';
+import { BrokerUnavailableError, CommandError, RpcTimeoutError, UnitOfWork, createEnvelope, type Broker } from '../src';
+import {
+  openBackbone,
+  sampleCommand,
+  sampleEvent,
+  unknownButWellFormed,
+  type Backbone,
+} from './backbone-fixture';
+
+const PATTERN = 'payment.*.v1';
+
+function eventPayload(n: number): PaymentEventPayload {
+  const id = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url')}`;
+  const now = new Date().toISOString();
+  return {
+    event_id: id('evt'),
+    business_id: id('biz'),
+    occurred_at: now,
+    payment: {
+      payment_id: id('pay'),
+      transaction_id: null,
+      business_id: id('biz'),
+      method: 'pix',
+      status: 'processing',
+      amount_centavos: 100 + n,
+      fee_centavos: 0,
+      external_id: null,
+      failure_code: null,
+      failure_reason: null,
+      metadata: null,
+      created_at: now,
+      updated_at: now,
+    },
+  };
+}
+
+/** A subscriber whose handler records one effect per message inside the inbox transaction. */
+async function subscribe(
+  backbone: Backbone,
+  broker: Broker,
+  consumer: 'checkout' | 'webhook-dispatcher',
+  beforeAck: (attempt: number) => void = () => undefined,
+): Promise<void> {
+  const inbox = new UnitOfWork(backbone.dataSource, consumer);
+  await broker.consumeEvents(consumer, [PATTERN], {
+    [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+      await inbox.once(context, async (tx) => {
+        await tx.manager.query('INSERT INTO effects (consumer, message_id) VALUES ($1, $2)', [consumer, context.envelope.id]);
+      });
+      beforeAck(context.attempt);
+    },
+  });
+}
+
+async function emitThroughOutbox(backbone: Backbone, uow: UnitOfWork, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const envelope = await uow.run({}, (tx) => tx.emit(sampleEvent, eventPayload(n)));
+    ids.push(envelope.id);
+  }
+  return ids;
+}
+
+async function parked(backbone: Backbone, queue: string): Promise<amqp.GetMessage[]> {
+  const model = await amqp.connect(infrastructureUrls().amqpUrl);
+  try {
+    const channel = await model.createChannel();
+    const messages: amqp.GetMessage[] = [];
+    for (;;) {
+      const msg = await channel.get(`${backbone.prefix}${queue}.parking`, { noAck: true });
+      if (!msg) break;
+      messages.push(msg);
+    }
+    return messages;
+  } finally {
+    await model.close();
+  }
+}
+
+describe('messaging backbone against the real broker', () => {
+  let backbone: Backbone;
+
+  beforeEach(async () => {
+    backbone = await openBackbone();
+  });
+
+  afterEach(async () => {
+    await backbone.close();
+  });
+
+  test('an event written through the outbox reaches each subscriber exactly once, even when connections are dropped mid-stream', async () => {
+    const publisher = await backbone.connectBroker('publisher');
+    const subscriberBroker = await backbone.connectBroker('subscribers');
+    await subscribe(backbone, subscriberBroker, 'checkout');
+    await subscribe(backbone, subscriberBroker, 'webhook-dispatcher');
+    const uow = new UnitOfWork(backbone.dataSource, 'publisher');
+    backbone.relay(publisher, uow);
+
+    const first = await emitThroughOutbox(backbone, uow, 20);
+    publisher.dropConnectionForTesting();
+    subscriberBroker.dropConnectionForTesting();
+    const second = await emitThroughOutbox(backbone, uow, 20);
+    const all = [...first, ...second];
+
+    for (const consumer of ['checkout', 'webhook-dispatcher']) {
+      const effects = await waitFor(
+        async () => {
+          const seen = await backbone.effects(consumer);
+          return all.every((id) => seen.has(id)) ? seen : undefined;
+        },
+        { timeoutMs: 20_000, what: `all events at ${consumer}` },
+      );
+      expect([...effects.values()].every((n) => n === 1)).toBe(true);
+      expect(effects.size).toBe(all.length);
+    }
+    const unpublished = await backbone.dataSource.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    expect(unpublished[0].n).toBe(0);
+  });
+
+  test('when a consumer dies after handling but before acking, the redelivered event has no second effect', async () => {
+    const publisher = await backbone.connectBroker('publisher');
+    const subscriberBroker = await backbone.connectBroker('dying-subscriber');
+    let deliveries = 0;
+    await subscribe(backbone, subscriberBroker, 'checkout', (attempt) => {
+      deliveries += 1;
+      // Dies between commit and ack on the first delivery only.
+      if (attempt === 1) subscriberBroker.dropConnectionForTesting();
+    });
+    const uow = new UnitOfWork(backbone.dataSource, 'publisher');
+    backbone.relay(publisher, uow);
+
+    const [id] = await emitThroughOutbox(backbone, uow, 1);
+
+    await waitFor(() => deliveries >= 2, { timeoutMs: 20_000, what: 'redelivery after the drop' });
+    const effects = await backbone.effects('checkout');
+    expect(effects.get(id!)).toBe(1);
+  });
+
+  test('a poison message is parked with its error after the delivery limit while the messages behind it are processed', async () => {
+    const broker = await backbone.connectBroker('poison', { maxDeliveries: 3 });
+    const handled: number[] = [];
+    let poisonAttempts = 0;
+    await broker.consumeEvents('checkout', [PATTERN, 'backbone.#'], {
+      [sampleEvent.name]: async (payload: PaymentEventPayload) => {
+        if (payload.payment.amount_centavos === 100) {
+          poisonAttempts += 1;
+          throw new Error('cannot handle this one');
+        }
+        handled.push(payload.payment.amount_centavos);
+      },
+    });
+
+    await broker.publish(sampleEvent, eventPayload(0));
+    for (let n = 1; n <= 5; n += 1) await broker.publish(sampleEvent, eventPayload(n));
+    // Well-formed envelope of a message type no contract knows: parked at once, never handled.
+    await broker.publishEnvelope(createEnvelope(unknownButWellFormed, { n: 1 }), {});
+
+    await waitFor(() => handled.length === 5, { timeoutMs: 20_000, what: 'the messages behind the poison' });
+    const parkedMessages: amqp.GetMessage[] = [];
+    await waitFor(
+      async () => {
+        parkedMessages.push(...(await parked(backbone, 'checkout.events')));
+        return parkedMessages.length === 2;
+      },
+      { timeoutMs: 20_000, what: 'two parked messages' },
+    );
+    expect(poisonAttempts).toBe(3);
+    const reasons = parkedMessages.map((m) => String(m.properties.headers?.['x-parked-reason']));
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('cannot handle this one'),
+        expect.stringContaining('unknown message type backbone.test-only.v1'),
+      ]),
+    );
+  });
+
+  test('an RPC gets its reply, a business refusal comes back as an error reply, and a server that is down yields a timeout', async () => {
+    const client = await backbone.connectBroker('rpc-client');
+    const server = await backbone.connectBroker('rpc-server');
+    const payload = {
+      business_id: `biz_${randomBytes(18).toString('base64url')}`,
+      email: null,
+      phone_number: null,
+      document_number: null,
+      ip: null,
+      metadata: null,
+    };
+    await server.consumeCommands('customer', {
+      [sampleCommand.name]: async (command: typeof payload) => {
+        if (command.email === 'refuse@example.com') throw new CommandError('INVALID_FIELDS', 'Campos inválidos: email.');
+        return {
+          customer_id: `cust_${randomBytes(18).toString('base64url')}`,
+          ...command,
+          created_at: new Date().toISOString(),
+        };
+      },
+    });
+
+    const ok = await client.request(sampleCommand, payload, { timeoutMs: 5000 });
+    expect(ok.ok && ok.result.business_id).toBe(payload.business_id);
+    const refused = await client.request(sampleCommand, { ...payload, email: 'refuse@example.com' }, { timeoutMs: 5000 });
+    expect(refused).toEqual({ ok: false, error: { code: 'INVALID_FIELDS', message: 'Campos inválidos: email.' } });
+
+    await server.close();
+    await expect(client.request(sampleCommand, payload, { timeoutMs: 300 })).rejects.toBeInstanceOf(RpcTimeoutError);
+  });
+
+  test('a publish while the broker is unreachable fails fast and the outbox keeps the event until it is back', async () => {
+    const publisher = await backbone.connectBroker('outage-publisher');
+    const subscriberBroker = await backbone.connectBroker('outage-subscriber');
+    await subscribe(backbone, subscriberBroker, 'checkout');
+    const uow = new UnitOfWork(backbone.dataSource, 'publisher');
+    const relay = backbone.relay(publisher, uow);
+    await relay.stop();
+
+    publisher.dropConnectionForTesting();
+    await expect(publisher.publish(sampleEvent, eventPayload(1))).rejects.toBeInstanceOf(BrokerUnavailableError);
+    const [id] = await emitThroughOutbox(backbone, uow, 1);
+    const waiting = await backbone.dataSource.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    expect(waiting[0].n).toBe(1);
+
+    relay.start();
+    await waitFor(async () => (await backbone.effects('checkout')).get(id!) === 1, {
+      timeoutMs: 20_000,
+      what: 'the event after reconnect',
+    });
+  });
+});

@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import { Client } from 'pg';
+import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
+
+export interface ServiceDatabaseOptions {
+  /** postgres://... of the deployment's database. */
+  url: string;
+  /** The schema this service owns; it touches no other. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>;
+  poolSize?: number;
+}
+
+/** Creates the database itself when missing, so a fresh machine needs no manual step. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        // 42P04: another replica created it between our check and our create.
+        if (err.code !== '42P04') throw err;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export function serviceDataSource(options: ServiceDatabaseOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsRun: false,
+    synchronize: false,
+    logging: false,
+    extra: { max: options.poolSize ?? 10, options: `-c search_path=${options.schema}` },
+  });
+}
+
+/**
+ * Ensures database and schema, then runs this service's pending migrations under an advisory lock so that several
+ * replicas starting together migrate once.
+ */
+export async function openServiceDatabase(options: ServiceDatabaseOptions): Promise<DataSource> {
+  await ensureDatabase(options.url);
+  const dataSource = serviceDataSource(options);
+  await dataSource.initialize();
+  const lockKey = `migrate:${options.schema}`;
+  await dataSource.transaction(async (manager) => {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
+    await manager.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+  });
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
+    await runner.release();
+  }
+  return dataSource;
+}

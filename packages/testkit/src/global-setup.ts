@@ -1,0 +1,21 @@
+import { dockerAvailable } from './infrastructure';
+
+/**
+ * Jest global setup: with a Docker engine, start throwaway Postgres, Redis and RabbitMQ containers and point every
+ * test worker at them; without one, the tests use this machine's local services (the CI case here).
+ */
+export default async function globalSetup(): Promise<void> {
+  if (!dockerAvailable() || process.env.TEST_DATABASE_URL) return;
+  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+  const { RedisContainer } = await import('@testcontainers/redis');
+  const { RabbitMQContainer } = await import('@testcontainers/rabbitmq');
+  const [postgres, redis, rabbit] = await Promise.all([
+    new PostgreSqlContainer('postgres:15-alpine').withUsername('postgres').withPassword('postgres').start(),
+    new RedisContainer('redis:7-alpine').start(),
+    new RabbitMQContainer('rabbitmq:3.10-alpine').start(),
+  ]);
+  process.env.TEST_DATABASE_URL = postgres.getConnectionUri();
+  process.env.TEST_REDIS_URL = redis.getConnectionUrl();
+  process.env.TEST_AMQP_URL = rabbit.getAmqpUrl();
+  // Ryuk (the testcontainers reaper) removes the containers when the jest process exits.
+}

@@ -1,0 +1,4 @@
+export * from './infrastructure';
+export * from './isolation';
+export * from './wait';
+export { testLogger } from './logger';

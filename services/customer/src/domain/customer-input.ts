@@ -1,0 +1,49 @@
+import { normaliseDocumentNumber } from './document-number';
+import { normaliseEmail } from './email';
+import { isJsonText } from './json-text';
+import { toE164 } from './phone-number';
+
+/** The create-customer body after validation, ready to store; an absent field is null. */
+export interface CustomerInput {
+  email: string | null;
+  phone_number: string | null;
+  document_number: string | null;
+  metadata: string | null;
+}
+
+export type CustomerInputResult =
+  | { ok: true; value: CustomerInput }
+  | { ok: false; /** Names for the INVALID_FIELDS message, in contract order. */ invalidFields: string[] };
+
+/** Returns the stored form of a present field, or null when it is invalid. */
+type Normaliser = (text: string) => string | null;
+
+const NORMALISERS: Readonly<Record<keyof CustomerInput, Normaliser>> = {
+  email: normaliseEmail,
+  phone_number: toE164,
+  document_number: normaliseDocumentNumber,
+  metadata: (text) => (isJsonText(text) ? text : null),
+};
+
+/**
+ * Validates and normalises a create-customer body. Every field is optional (null counts as absent); a present
+ * field must be a string in its format: email, phone number (stored E.164), CPF/CNPJ (stored without
+ * punctuation) or JSON text. Fields not in the contract are ignored.
+ */
+export function parseCustomerInput(body: Readonly<Record<string, unknown>>): CustomerInputResult {
+  const value: CustomerInput = { email: null, phone_number: null, document_number: null, metadata: null };
+  const invalidFields: string[] = [];
+  for (const field of Object.keys(NORMALISERS) as (keyof CustomerInput)[]) {
+    const raw = body[field];
+    if (raw === undefined || raw === null) {
+      continue;
+    }
+    const normalised = typeof raw === 'string' ? NORMALISERS[field](raw) : null;
+    if (normalised === null) {
+      invalidFields.push(field);
+    } else {
+      value[field] = normalised;
+    }
+  }
+  return invalidFields.length === 0 ? { ok: true, value } : { ok: false, invalidFields };
+}

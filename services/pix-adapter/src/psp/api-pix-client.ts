@@ -1,0 +1,146 @@
+import { Agent, type Dispatcher } from 'undici';
+import { type Logger } from '@gateway/observability';
+import { centavosToPixAmount } from '../domain/amount';
+import { type Cob, validateCob } from './cob';
+import { type HttpReply, send } from './http';
+import { ClientCredentialsToken } from './oauth-token';
+import { PspError, pspErrorFromResponse } from './psp-error';
+import { type RetryPolicy, withRetry } from './retry';
+
+export interface ApiPixClientConfig {
+  /** e.g. `https://pix.psp.com.br`, without trailing slash. */
+  baseUrl: string;
+  /** Where the PSP mounts API Pix v2: `/v2`, `/pix/v2`, `/api/v2`... */
+  pathPrefix: string;
+  oauthTokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Client certificate most PSPs require (PEM strings). */
+  mTLS?: { cert: string; key: string; ca?: string };
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export interface ApiPixClientDeps {
+  logger?: Logger;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+}
+
+export interface CreateChargeInput {
+  expiracaoSeconds: number;
+  valorCentavos: number;
+  /** The receiver's Pix key (DICT key) the charge is paid into. */
+  chave: string;
+  /** Free text shown to the payer (max 140 chars per API Pix). */
+  solicitacaoPagador?: string;
+}
+
+type Path = `/${string}`;
+
+/** Client of the BCB "API Pix" v2 cob and webhook endpoints of a receiving PSP. */
+export class ApiPixClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly token: ClientCredentialsToken;
+  private readonly retryPolicy: RetryPolicy;
+
+  constructor(
+    private readonly config: ApiPixClientConfig,
+    private readonly deps: ApiPixClientDeps = {},
+  ) {
+    this.dispatcher = new Agent({ connect: config.mTLS ? { ...config.mTLS } : undefined });
+    this.token = new ClientCredentialsToken(config, this.dispatcher, deps.now ?? Date.now);
+    this.retryPolicy = {
+      maxRetries: config.maxRetries,
+      baseDelayMs: deps.retryBaseDelayMs ?? 200,
+      maxDelayMs: deps.retryMaxDelayMs ?? 5000,
+      sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      random: deps.random ?? Math.random,
+    };
+  }
+
+  /** `PUT /cob/{txid}`; replaying the same charge returns the one already at the PSP. */
+  async createCharge(txid: string, input: CreateChargeInput): Promise<Cob> {
+    const valorOriginal = centavosToPixAmount(input.valorCentavos);
+    const body = {
+      calendario: { expiracao: input.expiracaoSeconds },
+      valor: { original: valorOriginal },
+      chave: input.chave,
+      ...(input.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: input.solicitacaoPagador }),
+    };
+    try {
+      return await this.callForCob('PUT', `/cob/${encodeURIComponent(txid)}`, body, [200, 201]);
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind !== 'conflict') throw error;
+      // A retried PUT whose first attempt did reach the PSP lands here; it is ours if it charges the same.
+      const existing = await this.getCharge(txid);
+      if (existing.valor.original === valorOriginal && existing.chave === input.chave) return existing;
+      throw new PspError('conflict', error.status, `txid ${txid} already holds a different charge`);
+    }
+  }
+
+  /** `PATCH /cob/{txid}` with a new `valor.original`; the PSP bumps `revisao`. */
+  updateChargeAmount(txid: string, valorCentavos: number): Promise<Cob> {
+    const body = { valor: { original: centavosToPixAmount(valorCentavos) } };
+    return this.callForCob('PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
+  }
+
+  getCharge(txid: string): Promise<Cob> {
+    return this.callForCob('GET', `/cob/${encodeURIComponent(txid)}`, undefined, [200]);
+  }
+
+  /** `PUT /webhook/{chave}`: the PSP will POST received Pix to `<webhookUrl>/pix`. */
+  async registerWebhook(chave: string, webhookUrl: string): Promise<void> {
+    await this.call('PUT', `/webhook/${encodeURIComponent(chave)}`, { webhookUrl }, [200, 201, 204]);
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private async callForCob(
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+    ok: number[],
+  ): Promise<Cob> {
+    const reply = await this.call(method, path, body, ok);
+    const checked = validateCob(reply);
+    if ('reason' in checked)
+      throw new PspError('unavailable', null, `PSP sent an unusable cob: ${checked.reason}`);
+    return checked.cob;
+  }
+
+  private call(method: Dispatcher.HttpMethod, path: Path, body: unknown, ok: number[]): Promise<unknown> {
+    return withRetry(this.retryPolicy, async () => {
+      const reply = await this.authorizedSend(method, path, body);
+      if (ok.includes(reply.status)) return reply.body;
+      const error = pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
+      if (error.retryable) this.deps.logger?.warn({ method, path, status: reply.status }, 'PSP unavailable');
+      throw error;
+    });
+  }
+
+  /** Sends with the cached token; a 401 means the PSP dropped it early, so one fresh token is tried. */
+  private async authorizedSend(method: Dispatcher.HttpMethod, path: Path, body: unknown): Promise<HttpReply> {
+    const attempt = async (): Promise<HttpReply> =>
+      send(this.dispatcher, {
+        method,
+        url: `${this.config.baseUrl}${this.config.pathPrefix}${path}`,
+        headers: {
+          authorization: `Bearer ${await this.token.get()}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        timeoutMs: this.config.timeoutMs,
+      });
+    const reply = await attempt();
+    if (reply.status !== 401) return reply;
+    this.token.invalidate();
+    return attempt();
+  }
+}

@@ -1,0 +1,74 @@
+import Joi from 'joi';
+
+export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+
+/** A Pix received for a cob, as API Pix v2 lists it in `cob.pix` and in callbacks. */
+export interface PixRecebido {
+  endToEndId: string;
+  txid: string;
+  /** API Pix amount string, e.g. "12.34". */
+  valor: string;
+  horario: string;
+}
+
+/** The API Pix v2 `cob` (immediate charge) fields this service relies on; PSPs may send more. */
+export interface Cob {
+  txid: string;
+  revisao: number;
+  status: CobStatus;
+  calendario: { criacao: string; expiracao: number };
+  /** v2.0 PSPs send `location` top level, later ones `loc.location`; read it through `cobLocation`. */
+  location?: string;
+  loc?: { id?: number; location: string; tipoCob?: string };
+  valor: { original: string };
+  chave: string;
+  solicitacaoPagador?: string;
+  pixCopiaECola?: string;
+  pix?: PixRecebido[];
+}
+
+const pixAmount = Joi.string().pattern(/^\d{1,10}\.\d{2}$/);
+
+export const pixRecebidoKeys = {
+  endToEndId: Joi.string()
+    .pattern(/^[a-zA-Z0-9]{32}$/)
+    .required(),
+  txid: Joi.string()
+    .pattern(/^[a-zA-Z0-9]{1,35}$/)
+    .required(),
+  valor: pixAmount.required(),
+  horario: Joi.string().isoDate().required(),
+};
+
+const cobSchema = Joi.object<Cob>({
+  txid: Joi.string().required(),
+  revisao: Joi.number().integer().min(0).required(),
+  status: Joi.string()
+    .valid('ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP')
+    .required(),
+  calendario: Joi.object({
+    criacao: Joi.string().isoDate().required(),
+    expiracao: Joi.number().integer().min(0).required(),
+  })
+    .unknown(true)
+    .required(),
+  location: Joi.string(),
+  loc: Joi.object({ id: Joi.number(), location: Joi.string().required(), tipoCob: Joi.string() }).unknown(
+    true,
+  ),
+  valor: Joi.object({ original: pixAmount.required() }).unknown(true).required(),
+  chave: Joi.string().required(),
+  solicitacaoPagador: Joi.string(),
+  pixCopiaECola: Joi.string(),
+  pix: Joi.array().items(Joi.object(pixRecebidoKeys).unknown(true)),
+}).unknown(true);
+
+/** Checks a cob received from the PSP before anything relies on its fields. */
+export function validateCob(body: unknown): { cob: Cob } | { reason: string } {
+  const { value, error } = cobSchema.validate(body, { abortEarly: false, convert: false });
+  return error ? { reason: error.message } : { cob: value };
+}
+
+export function cobLocation(cob: Cob): string | undefined {
+  return cob.loc?.location ?? cob.location;
+}

@@ -1,0 +1,69 @@
+import Joi from 'joi';
+import { type Dispatcher } from 'undici';
+import { send } from './http';
+import { PspError, pspErrorFromResponse } from './psp-error';
+
+export interface ClientCredentials {
+  oauthTokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  timeoutMs: number;
+}
+
+const tokenSchema = Joi.object({
+  access_token: Joi.string().required(),
+  token_type: Joi.string().pattern(/^bearer$/i),
+  expires_in: Joi.number().integer().min(1).required(),
+}).unknown(true);
+
+// Refresh ahead of expiry so a token never dies between being read and reaching the PSP.
+const MAX_REFRESH_MARGIN_SECONDS = 60;
+
+/** OAuth2 client-credentials token (RFC 6749 section 4.4), cached and shared by concurrent callers. */
+export class ClientCredentialsToken {
+  private cached: { token: string; refreshAt: number } | undefined;
+  private inFlight: Promise<string> | undefined;
+
+  constructor(
+    private readonly credentials: ClientCredentials,
+    private readonly dispatcher: Dispatcher,
+    private readonly now: () => number,
+  ) {}
+
+  get(): Promise<string> {
+    if (this.cached && this.now() < this.cached.refreshAt) return Promise.resolve(this.cached.token);
+    this.inFlight ??= this.fetch().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Drops the cached token, e.g. after the PSP answered 401 because it revoked it early. */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
+  private async fetch(): Promise<string> {
+    const { oauthTokenUrl, clientId, clientSecret, timeoutMs } = this.credentials;
+    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString(
+      'base64',
+    );
+    const reply = await send(this.dispatcher, {
+      method: 'POST',
+      url: oauthTokenUrl,
+      headers: {
+        authorization: `Basic ${basic}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+      timeoutMs,
+    });
+    if (reply.status !== 200) throw pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
+    const { value, error } = tokenSchema.validate(reply.body);
+    if (error) throw new PspError('unavailable', reply.status, `unusable token response: ${error.message}`);
+    const margin = Math.min(MAX_REFRESH_MARGIN_SECONDS, value.expires_in / 10);
+    this.cached = { token: value.access_token, refreshAt: this.now() + (value.expires_in - margin) * 1000 };
+    return value.access_token;
+  }
+}

@@ -1,0 +1,475 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import express from 'express';
+import { createPspSimulator } from '@gateway/psp-simulator';
+import { createLogger } from '@gateway/observability';
+import { verifyPspBrCode } from '../src/domain/br-code';
+import { generateTxid } from '../src/domain/txid';
+import { type ApiPixClientConfig, type ApiPixClientDeps, ApiPixClient } from '../src/psp/api-pix-client';
+import { parsePspCallback } from '../src/psp/callback';
+import { cobLocation } from '../src/psp/cob';
+import { PspError } from '../src/psp/psp-error';
+
+const CREDENTIALS = { clientId: 'test-client', clientSecret: 'test-secret' };
+const silent = createLogger('psp-simulator-test', 'silent');
+const closers: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function startSimulator(pathPrefix = '/v2') {
+  const pixKey = randomUUID();
+  const simulator = createPspSimulator({
+    ...CREDENTIALS,
+    pixKey,
+    pathPrefix,
+    logger: silent,
+    callbackRetryDelaysMs: [50, 100, 200],
+  });
+  const running = await simulator.start(0);
+  closers.push(running.close);
+  return { ...running, app: simulator.app, pixKey, pathPrefix };
+}
+
+function clientFor(
+  baseUrl: string,
+  overrides: Partial<ApiPixClientConfig> = {},
+  deps: ApiPixClientDeps = {},
+) {
+  const client = new ApiPixClient(
+    {
+      baseUrl,
+      pathPrefix: '/v2',
+      oauthTokenUrl: `${baseUrl}/oauth/token`,
+      ...CREDENTIALS,
+      timeoutMs: 2000,
+      maxRetries: 3,
+      ...overrides,
+    },
+    { retryBaseDelayMs: 5, logger: silent, ...deps },
+  );
+  closers.push(() => client.close());
+  return client;
+}
+
+function listen(server: Server): Promise<string> {
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    ),
+  );
+}
+
+/** Calls a sandbox operation of the simulator the way the payment service's simulate endpoint will. */
+async function sandbox(url: string, path: string, body: unknown = {}): Promise<Response> {
+  const tokenResponse = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${CREDENTIALS.clientId}:${CREDENTIALS.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function waitFor<T>(read: () => T | undefined, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function captureError(promise: Promise<unknown>): Promise<PspError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof PspError)) throw new Error(`expected a PspError, got ${String(error)}`);
+  return error;
+}
+
+const newTxid = () => generateTxid(randomBytes);
+const charge = (chave: string, valorCentavos = 12345) => ({ expiracaoSeconds: 3600, valorCentavos, chave });
+
+describe('ApiPixClient against the PSP simulator', () => {
+  it('creates a cob whose pixCopiaECola is a valid BR Code for its scheme-less location', async () => {
+    const psp = await startSimulator();
+    const txid = newTxid();
+    const cob = await clientFor(psp.url).createCharge(txid, {
+      ...charge(psp.pixKey),
+      solicitacaoPagador: 'Pedido 1',
+    });
+
+    expect(cob).toMatchObject({
+      txid,
+      revisao: 0,
+      status: 'ATIVA',
+      valor: { original: '123.45' },
+      chave: psp.pixKey,
+    });
+    const location = cobLocation(cob)!;
+    expect(location).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+/v2/loc/[0-9a-f-]{36}$`));
+    expect(verifyPspBrCode(cob.pixCopiaECola!, location)).toMatchObject({ ok: true });
+  });
+
+  it('asks for one OAuth token and reuses it across calls, even concurrent ones', async () => {
+    const psp = await startSimulator();
+    let tokenRequests = 0;
+    const counting = express();
+    counting.use((req, _res, next) => {
+      if (req.path === '/oauth/token') tokenRequests++;
+      next();
+    }, psp.app);
+    const url = await listen(createServer(counting));
+    const client = clientFor(url);
+    const txid = newTxid();
+
+    await Promise.all([
+      client.createCharge(txid, charge(psp.pixKey)),
+      client.registerWebhook(psp.pixKey, url),
+    ]);
+    await Promise.all([client.getCharge(txid), client.getCharge(txid), client.updateChargeAmount(txid, 500)]);
+
+    expect(tokenRequests).toBe(1);
+  });
+
+  it('revises the amount with PATCH, bumping revisao, and GET shows the revision', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 1000));
+
+    const revised = await client.updateChargeAmount(txid, 2550);
+    const read = await client.getCharge(txid);
+
+    expect(revised).toMatchObject({ revisao: 1, valor: { original: '25.50' }, status: 'ATIVA' });
+    expect(read).toMatchObject({ revisao: 1, valor: { original: '25.50' } });
+  });
+
+  it('when the same create is sent twice, the second returns the charge already at the PSP', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    const first = await client.createCharge(txid, charge(psp.pixKey));
+
+    const replay = await client.createCharge(txid, charge(psp.pixKey));
+    const replayWithOtherExpiry = await client.createCharge(txid, {
+      ...charge(psp.pixKey),
+      expiracaoSeconds: 60,
+    });
+
+    expect(replay).toEqual(first);
+    expect(replayWithOtherExpiry).toEqual(first);
+  });
+
+  it('when the txid already holds a different amount, create fails as a conflict', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 1000));
+
+    const error = await captureError(client.createCharge(txid, charge(psp.pixKey, 2000)));
+
+    expect(error).toMatchObject({ kind: 'conflict', status: 409 });
+  });
+
+  it('maps an unknown txid to not_found and a foreign Pix key to invalid with its violations', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+
+    const missing = await captureError(client.getCharge(newTxid()));
+    const foreignKey = await captureError(client.createCharge(newTxid(), charge('someone-else@example.com')));
+
+    expect(missing).toMatchObject({ kind: 'not_found', status: 404 });
+    expect(missing.extra.type).toBe('https://pix.bcb.gov.br/api/v2/error/CobNaoEncontrado');
+    expect(foreignKey).toMatchObject({ kind: 'invalid', status: 400 });
+    expect(foreignKey.extra.violacoes).toEqual([expect.objectContaining({ propriedade: 'cob.chave' })]);
+  });
+
+  it('when the PSP callback arrives, it goes to <webhookUrl>/pix with a body the parser accepts', async () => {
+    const psp = await startSimulator();
+    const received: Array<{ path: string; body: unknown }> = [];
+    const receiver = express().use(express.json());
+    receiver.post('/hooks/pix', (req, res) => {
+      received.push({ path: req.path, body: req.body });
+      res.status(200).end();
+    });
+    const receiverUrl = await listen(createServer(receiver));
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.registerWebhook(psp.pixKey, `${receiverUrl}/hooks`);
+    await client.createCharge(txid, charge(psp.pixKey, 4321));
+
+    const payment = await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
+    const callback = await waitFor(() => received[0]);
+
+    expect(payment.status).toBe(200);
+    const parsed = parsePspCallback(callback.body);
+    expect(parsed.rejected).toEqual([]);
+    expect(parsed.items).toEqual([expect.objectContaining({ txid, valor: '43.21', valorCentavos: 4321 })]);
+    expect(parsed.items[0]!.endToEndId).toMatch(/^E\d{8}\d{12}[a-zA-Z0-9]{11}$/);
+    const paid = await client.getCharge(txid);
+    expect(paid.status).toBe('CONCLUIDA');
+    expect(paid.pix).toEqual([expect.objectContaining({ endToEndId: parsed.items[0]!.endToEndId })]);
+  });
+
+  it('when the receiver fails, the simulator retries the callback until it is accepted', async () => {
+    const psp = await startSimulator();
+    let attempts = 0;
+    const receiver = express().use(express.json());
+    receiver.post('/pix', (_req, res) => {
+      attempts++;
+      res.status(attempts < 3 ? 503 : 204).end();
+    });
+    const receiverUrl = await listen(createServer(receiver));
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.registerWebhook(psp.pixKey, receiverUrl);
+    await client.createCharge(txid, charge(psp.pixKey));
+
+    await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
+
+    await waitFor(() => (attempts >= 3 ? attempts : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(attempts).toBe(3);
+  });
+
+  it('a partial payment leaves the cob ATIVA; paying the rest concludes it', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 1000));
+
+    await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '4.00' });
+    const partial = await client.getCharge(txid);
+    await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '6.00' });
+    const full = await client.getCharge(txid);
+
+    expect(partial.status).toBe('ATIVA');
+    expect(full.status).toBe('CONCLUIDA');
+    expect(full.pix?.map((p) => p.valor)).toEqual(['4.00', '6.00']);
+  });
+
+  it('rejects a PATCH after the cob is CONCLUIDA, as invalid', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey));
+    await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
+
+    const error = await captureError(client.updateChargeAmount(txid, 999));
+
+    expect(error).toMatchObject({ kind: 'invalid', status: 400 });
+    expect(error.detail).toContain('CONCLUIDA');
+    expect((await client.getCharge(txid)).valor.original).toBe('123.45');
+  });
+
+  it('a charge removed by the PSP can be neither paid nor revised', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey));
+
+    const removal = await sandbox(psp.url, `/v2/cob/${txid}/expirar`);
+    const payment = await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
+
+    expect(removal.status).toBe(200);
+    expect(payment.status).toBe(400);
+    expect(payment.headers.get('content-type')).toContain('application/problem+json');
+    expect((await client.getCharge(txid)).status).toBe('REMOVIDA_PELO_PSP');
+    expect(await captureError(client.updateChargeAmount(txid, 1))).toMatchObject({ kind: 'invalid' });
+  });
+
+  it('works with a PSP that mounts API Pix under /pix/v2, and its location serves the payload', async () => {
+    const psp = await startSimulator('/pix/v2');
+    const client = clientFor(psp.url, { pathPrefix: '/pix/v2' });
+    const txid = newTxid();
+
+    const cob = await client.createCharge(txid, charge(psp.pixKey, 777));
+    const location = cobLocation(cob)!;
+    const payload = await fetch(`http://${location}`);
+
+    expect(location).toContain('/pix/v2/loc/');
+    expect(verifyPspBrCode(cob.pixCopiaECola!, location).ok).toBe(true);
+    expect(await payload.json()).toMatchObject({ txid, valor: { original: '7.77' }, status: 'ATIVA' });
+  });
+
+  it('refuses wrong client credentials as unauthorized', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url, { clientSecret: 'wrong' });
+
+    expect(await captureError(client.getCharge(newTxid()))).toMatchObject({
+      kind: 'unauthorized',
+      status: 401,
+    });
+  });
+});
+
+/** A scripted PSP: each API call takes the next canned reply; the token endpoint always works. */
+async function scriptedPsp(
+  replies: Array<{ status: number; body?: unknown; headers?: Record<string, string> }>,
+) {
+  const calls: string[] = [];
+  const server = createServer((req, res) => {
+    if (req.url === '/oauth/token') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ access_token: 't', token_type: 'Bearer', expires_in: 300 }));
+      return;
+    }
+    calls.push(`${req.method} ${req.url}`);
+    const reply = replies.shift() ?? { status: 500 };
+    const contentType = reply.status >= 400 ? 'application/problem+json' : 'application/json';
+    res.writeHead(reply.status, { 'content-type': contentType, ...reply.headers });
+    res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
+  });
+  return { url: await listen(server), calls };
+}
+
+function cobBody(txid: string) {
+  return {
+    txid,
+    revisao: 0,
+    status: 'ATIVA',
+    calendario: { criacao: '2025-01-01T12:00:00Z', expiracao: 3600 },
+    loc: { id: 1, location: 'psp.example/v2/loc/1', tipoCob: 'cob' },
+    valor: { original: '1.00' },
+    chave: 'k',
+  };
+}
+
+describe('ApiPixClient retries and error mapping', () => {
+  it('retries a 503 and returns the cob the PSP answers next', async () => {
+    const txid = newTxid();
+    const psp = await scriptedPsp([
+      { status: 503, body: { title: 'Serviço indisponível' } },
+      { status: 200, body: cobBody(txid) },
+    ]);
+    const delays: number[] = [];
+    const client = clientFor(psp.url, {}, { sleep: async (ms) => void delays.push(ms) });
+
+    const cob = await client.getCharge(txid);
+
+    expect(cob.txid).toBe(txid);
+    expect(psp.calls).toHaveLength(2);
+    expect(delays).toHaveLength(1);
+  });
+
+  it('waits at least Retry-After seconds after a 429', async () => {
+    const txid = newTxid();
+    const psp = await scriptedPsp([
+      { status: 429, headers: { 'retry-after': '2' } },
+      { status: 200, body: cobBody(txid) },
+    ]);
+    const delays: number[] = [];
+    const client = clientFor(
+      psp.url,
+      {},
+      { sleep: async (ms) => void delays.push(ms), retryMaxDelayMs: 10_000 },
+    );
+
+    await client.getCharge(txid);
+
+    expect(delays).toEqual([2000]);
+  });
+
+  it('backs off exponentially with jitter and gives up after maxRetries', async () => {
+    const psp = await scriptedPsp([]);
+    const delays: number[] = [];
+    const client = clientFor(
+      psp.url,
+      { maxRetries: 3 },
+      { sleep: async (ms) => void delays.push(ms), random: () => 0.5, retryBaseDelayMs: 100 },
+    );
+
+    const error = await captureError(client.getCharge(newTxid()));
+
+    expect(error).toMatchObject({ kind: 'unavailable', status: 500 });
+    expect(psp.calls).toHaveLength(4);
+    expect(delays).toEqual([50, 100, 200]);
+  });
+
+  it('does not retry a 4xx and maps the {nome, mensagem} form', async () => {
+    const psp = await scriptedPsp([
+      { status: 400, body: { nome: 'valor_invalido', mensagem: 'Valor acima do limite' } },
+    ]);
+    const client = clientFor(psp.url);
+
+    const error = await captureError(client.updateChargeAmount(newTxid(), 100));
+
+    expect(error).toMatchObject({ kind: 'invalid', status: 400 });
+    expect(error.detail).toContain('Valor acima do limite');
+    expect(psp.calls).toHaveLength(1);
+  });
+
+  it('maps problem+json title, detail and violacoes into the error', async () => {
+    const psp = await scriptedPsp([
+      {
+        status: 400,
+        body: {
+          type: 'https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida',
+          title: 'Cobrança inválida.',
+          status: 400,
+          detail: 'A requisição não respeita o schema.',
+          violacoes: [{ razao: 'O campo não respeita o schema.', propriedade: 'cob.valor.original' }],
+        },
+      },
+    ]);
+    const client = clientFor(psp.url);
+
+    const error = await captureError(client.createCharge(newTxid(), charge('k')));
+
+    expect(error).toMatchObject({ kind: 'invalid', status: 400 });
+    expect(error.extra.type).toBe('https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida');
+    expect(error.detail).toContain('cob.valor.original');
+  });
+
+  it('treats a {nome: "txid_duplicado"} answer as a replay and returns the existing cob', async () => {
+    const txid = newTxid();
+    const psp = await scriptedPsp([
+      { status: 400, body: { nome: 'txid_duplicado', mensagem: 'Campo txid informado já foi utilizado' } },
+      { status: 200, body: cobBody(txid) },
+    ]);
+    const client = clientFor(psp.url);
+
+    const cob = await client.createCharge(txid, charge('k', 100));
+
+    expect(cob.txid).toBe(txid);
+    expect(psp.calls).toEqual([`PUT /v2/cob/${txid}`, `GET /v2/cob/${txid}`]);
+  });
+
+  it('rejects a cob reply that lacks required fields instead of trusting it', async () => {
+    const psp = await scriptedPsp([{ status: 200, body: { txid: 'x' } }]);
+    const client = clientFor(psp.url, { maxRetries: 0 });
+
+    expect(await captureError(client.getCharge(newTxid()))).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('reports a refused connection as unavailable, without an HTTP status', async () => {
+    const closed = await listen(createServer());
+    await closers.pop()!();
+    const client = clientFor(closed, { maxRetries: 1 });
+
+    expect(await captureError(client.getCharge(newTxid()))).toMatchObject({
+      kind: 'unavailable',
+      status: null,
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import { createServer, request, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+
+export interface FlakyProxy {
+  url: string;
+  /** The next `count` requests get `status` (with Retry-After when given) instead of reaching the target. */
+  failNext(count: number, status: number, retryAfterSeconds?: number): void;
+  failuresServed(): number;
+  close(): Promise<void>;
+}
+
+/** An HTTP proxy to an RPC endpoint that can be told to answer with errors, like a rate-limited provider. */
+export async function startFlakyProxy(targetUrl: string): Promise<FlakyProxy> {
+  const target = new URL(targetUrl);
+  const pending: { status: number; retryAfterSeconds?: number }[] = [];
+  let served = 0;
+  const server: Server = createServer((req, res) => {
+    const failure = pending.shift();
+    if (failure) {
+      served++;
+      const headers: Record<string, string> = { 'content-type': 'text/plain' };
+      if (failure.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.retryAfterSeconds);
+      req.resume();
+      res.writeHead(failure.status, headers).end('try again later');
+      return;
+    }
+    const upstream = request(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    failNext: (count, status, retryAfterSeconds) => {
+      for (let i = 0; i < count; i++) pending.push({ status, retryAfterSeconds });
+    },
+    failuresServed: () => served,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
