@@ -3,7 +3,10 @@ import Joi from 'joi';
 export { Joi };
 
 export class ConfigError extends Error {
-  constructor(readonly variables: string[], details: string) {
+  constructor(
+    readonly variables: string[],
+    details: string,
+  ) {
     super(`invalid configuration: ${details}`);
     this.name = 'ConfigError';
   }
@@ -14,7 +17,12 @@ export class ConfigError extends Error {
  * is reported together, by name, so an operator fixes them in one go.
  */
 export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv): T {
-  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  const { value, error } = schema.validate(env, {
+    abortEarly: false,
+    allowUnknown: true,
+    stripUnknown: true,
+    convert: true,
+  });
   if (error) {
     const variables = [...new Set(error.details.map((d) => String(d.path[0])))];
     const details = error.details.map((d) => d.message).join('; ');
@@ -57,4 +65,13 @@ export function exitOnConfigError(err: unknown): never {
     process.exit(78);
   }
   throw err;
+}
+
+/** Loads a service's config, or exits with the bad variables named. */
+export function loadOrExit<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    return exitOnConfigError(err);
+  }
 }

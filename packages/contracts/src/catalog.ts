@@ -1,18 +1,21 @@
 import type { MessageDefinition } from './message';
 import * as events from './events';
 import * as payment from './payment-commands';
-import * as rails from './rail-messages';
+import * as pix from './pix-messages';
+import * as crypto from './crypto-messages';
 import * as checkout from './checkout-commands';
 import * as customer from './customer-commands';
 import * as webhook from './webhook-commands';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
-  return typeof value === 'object' && value !== null && 'name' in value && 'kind' in value && 'schema' in value;
+  return (
+    typeof value === 'object' && value !== null && 'name' in value && 'kind' in value && 'schema' in value
+  );
 }
 
 /** Every message the services exchange, by versioned name: consumers look incoming messages up here. */
 export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
-  [events, payment, rails, checkout, customer, webhook]
+  [events, payment, pix, crypto, checkout, customer, webhook]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)
     .map((definition) => [definition.name, definition]),

@@ -1,6 +1,14 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { businessId, centavos, isoDate, paymentMethods, tokens, type PaymentMethod, type Token } from './common';
+import {
+  businessId,
+  centavos,
+  isoDate,
+  paymentMethods,
+  tokens,
+  type PaymentMethod,
+  type Token,
+} from './common';
 import type { PaymentView } from './payment-commands';
 
 export interface Product {
@@ -168,7 +176,10 @@ export interface CheckoutSessionStatus {
   status: CheckoutSession['status'];
   return_url: string | null;
 }
-export const getCheckoutSessionStatus = defineCommand<{ slug: string; session_id: string }, CheckoutSessionStatus>(
+export const getCheckoutSessionStatus = defineCommand<
+  { slug: string; session_id: string },
+  CheckoutSessionStatus
+>(
   'checkout.session.status.v1',
   'checkout',
   Joi.object({ slug: Joi.string().max(200).required(), session_id: Joi.string().max(200).required() }),

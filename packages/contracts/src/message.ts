@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import type Joi from 'joi';
 
 export type MessageKind = 'command' | 'event';
 
@@ -41,10 +41,14 @@ export type ResultOf<D> = D extends CommandDefinition<unknown, infer R> ? R : ne
 const NAME_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+\.v[1-9][0-9]*$/;
 
 function checkName(name: string): void {
-  if (!NAME_PATTERN.test(name)) throw new Error(`message name must look like 'payment.confirmed.v1': ${name}`);
+  if (!NAME_PATTERN.test(name))
+    throw new Error(`message name must look like 'payment.confirmed.v1': ${name}`);
 }
 
-export function defineEvent<TPayload>(name: string, schema: Joi.ObjectSchema<TPayload>): MessageDefinition<TPayload> {
+export function defineEvent<TPayload>(
+  name: string,
+  schema: Joi.ObjectSchema<TPayload>,
+): MessageDefinition<TPayload> {
   checkName(name);
   return { name, kind: 'event', schema };
 }

@@ -1,6 +1,14 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { businessId, centavos, isoDate, paymentId, paymentMethods, paymentRecordSchema, tokens } from './common';
+import {
+  businessId,
+  centavos,
+  isoDate,
+  paymentId,
+  paymentMethods,
+  paymentRecordSchema,
+  tokens,
+} from './common';
 import type { PaymentMethod, PaymentRecord, Token } from './common';
 
 /** Rail-specific data returned on create and on an amount change. */
@@ -37,7 +45,9 @@ const cryptoInstructionsSchema = Joi.object<CryptoInstructions>({
   qr_code: Joi.string().required(),
   payment_link: Joi.string().required(),
   wallet_address: Joi.string().required(),
-  amount_base_units: Joi.string().pattern(/^[0-9]+$/).required(),
+  amount_base_units: Joi.string()
+    .pattern(/^[0-9]+$/)
+    .required(),
   decimals: Joi.number().integer().min(0).max(18).required(),
   expires_at: isoDate.required(),
 });

@@ -2,7 +2,12 @@ import Joi from 'joi';
 import { defineCommand } from './message';
 import { businessId, isoDate } from './common';
 
-export const webhookEventNames = ['payment.created', 'payment.confirmed', 'payment.expired', 'payment.failed'] as const;
+export const webhookEventNames = [
+  'payment.created',
+  'payment.confirmed',
+  'payment.expired',
+  'payment.failed',
+] as const;
 export type WebhookEventName = (typeof webhookEventNames)[number];
 
 export interface Webhook {

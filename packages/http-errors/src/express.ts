@@ -9,8 +9,10 @@ interface Logger {
 function fromBodyParser(err: { type?: unknown; status?: unknown }): AppError | undefined {
   if (err.type === 'entity.parse.failed') return new AppError('INVALID_JSON');
   if (err.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
-  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return new AppError('INVALID_JSON');
-  if (err.type === 'request.aborted' || err.type === 'request.size.invalid') return new AppError('INVALID_JSON');
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported')
+    return new AppError('INVALID_JSON');
+  if (err.type === 'request.aborted' || err.type === 'request.size.invalid')
+    return new AppError('INVALID_JSON');
   return undefined;
 }
 

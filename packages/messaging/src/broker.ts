@@ -10,7 +10,13 @@ import {
   type Reply,
   type ServiceName,
 } from '@gateway/contracts';
-import { contextFromHeaders, counter, currentTraceHeaders, runInContext, type Logger } from '@gateway/observability';
+import {
+  contextFromHeaders,
+  counter,
+  currentTraceHeaders,
+  runInContext,
+  type Logger,
+} from '@gateway/observability';
 import { createEnvelope, parseEnvelope, type MessageOrigin } from './envelope';
 import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 import { TopologyNames } from './topology';
@@ -54,7 +60,9 @@ interface PendingRequest {
 }
 
 const messagesFailed = counter('broker_messages_failed_total', 'Handler failures, by queue', ['queue']);
-const messagesParked = counter('broker_messages_parked_total', 'Messages moved to a parking queue', ['queue']);
+const messagesParked = counter('broker_messages_parked_total', 'Messages moved to a parking queue', [
+  'queue',
+]);
 
 /**
  * The one gateway to RabbitMQ: topology, confirmed publishing, consumers with parking, request/reply, and a connection
@@ -144,7 +152,8 @@ export class Broker {
             timestamp: Math.floor(Date.now() / 1000),
             headers,
           },
-          (err) => (err ? reject(new BrokerUnavailableError(`publish not confirmed: ${String(err)}`)) : resolve()),
+          (err) =>
+            err ? reject(new BrokerUnavailableError(`publish not confirmed: ${String(err)}`)) : resolve(),
         );
       } catch (err) {
         reject(new BrokerUnavailableError(String(err)));
@@ -153,7 +162,11 @@ export class Broker {
   }
 
   /** Validates and publishes one message directly (confirmed). Prefer the outbox for anything tied to a state change. */
-  async publish<P>(definition: MessageDefinition<P>, payload: P, origin: MessageOrigin = {}): Promise<Envelope<P>> {
+  async publish<P>(
+    definition: MessageDefinition<P>,
+    payload: P,
+    origin: MessageOrigin = {},
+  ): Promise<Envelope<P>> {
     const envelope = createEnvelope(definition, payload, origin);
     await this.publishEnvelope(envelope, currentTraceHeaders() as Record<string, string>);
     return envelope;
@@ -188,10 +201,12 @@ export class Broker {
       throw err;
     }
     const answer = await reply;
-    if (!answer.ok && answer.error.code === 'RPC_TIMEOUT') throw new RpcTimeoutError(definition.name, options.timeoutMs);
+    if (!answer.ok && answer.error.code === 'RPC_TIMEOUT')
+      throw new RpcTimeoutError(definition.name, options.timeoutMs);
     if (answer.ok) {
       const checked = definition.resultSchema.validate(answer.result, { convert: false });
-      if (checked.error) throw new InvalidMessageError(`reply to ${definition.name}: ${checked.error.message}`);
+      if (checked.error)
+        throw new InvalidMessageError(`reply to ${definition.name}: ${checked.error.message}`);
     }
     return answer as Reply<R>;
   }
@@ -228,7 +243,11 @@ export class Broker {
         await channel.deleteQueue(queue);
         await channel.deleteQueue(this.names.parkingQueue(queue));
       }
-      for (const exchange of [this.names.commandsExchange, this.names.eventsExchange, this.names.deadLetterExchange]) {
+      for (const exchange of [
+        this.names.commandsExchange,
+        this.names.eventsExchange,
+        this.names.deadLetterExchange,
+      ]) {
         await channel.deleteExchange(exchange);
       }
     } finally {
@@ -275,7 +294,10 @@ export class Broker {
         const cap = this.options.maxReconnectDelayMs ?? 5000;
         const backoff = Math.min(cap, 100 * 2 ** this.reconnectAttempt);
         const delay = backoff / 2 + Math.random() * (backoff / 2);
-        this.options.logger.warn({ err: String(err), delayMs: Math.round(delay) }, 'broker connect failed, retrying');
+        this.options.logger.warn(
+          { err: String(err), delayMs: Math.round(delay) },
+          'broker connect failed, retrying',
+        );
         this.scheduleConnect(delay);
       });
     }, delayMs);
@@ -289,14 +311,20 @@ export class Broker {
       clientProperties: { connection_name: this.options.connectionName },
     });
     try {
-      model.on('error', (err: unknown) => this.options.logger.warn({ err: String(err) }, 'broker connection error'));
+      model.on('error', (err: unknown) =>
+        this.options.logger.warn({ err: String(err) }, 'broker connection error'),
+      );
       model.on('close', () => this.onDisconnected(model));
       const publishChannel = await model.createConfirmChannel();
       publishChannel.on('error', () => undefined);
       // A channel closed by the server (e.g. a protocol error) means our state is unknown: start over cleanly.
       publishChannel.on('close', () => model.close().catch(() => undefined));
       await this.declareAll(publishChannel);
-      const reply = await publishChannel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+      const reply = await publishChannel.assertQueue('', {
+        exclusive: true,
+        autoDelete: true,
+        durable: false,
+      });
       await publishChannel.consume(reply.queue, (msg) => this.onReply(msg), { noAck: true });
       for (const registration of this.consumers) await this.startConsumer(model, registration);
       this.model = model;
@@ -371,7 +399,11 @@ export class Broker {
     });
   }
 
-  private async handleDelivery(channel: Channel, registration: ConsumerRegistration, msg: ConsumeMessage): Promise<void> {
+  private async handleDelivery(
+    channel: Channel,
+    registration: ConsumerRegistration,
+    msg: ConsumeMessage,
+  ): Promise<void> {
     const logger = this.options.logger;
     const previousDeliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
     const attempt = previousDeliveries + 1;
@@ -380,19 +412,34 @@ export class Broker {
       envelope = parseEnvelope(msg.content);
     } catch (err) {
       await this.park(channel, registration.queue, msg, err);
-      await this.replyIfAsked(msg, { ok: false, error: { code: 'INTERNAL_ERROR', message: 'invalid message' } });
+      await this.replyIfAsked(msg, {
+        ok: false,
+        error: { code: 'INTERNAL_ERROR', message: 'invalid message' },
+      });
       return;
     }
     const handler = registration.handlers[envelope.name];
     if (!handler) {
-      await this.park(channel, registration.queue, msg, new InvalidMessageError(`no handler for ${envelope.name}`));
-      await this.replyIfAsked(msg, { ok: false, error: { code: 'INTERNAL_ERROR', message: 'unhandled message' } });
+      await this.park(
+        channel,
+        registration.queue,
+        msg,
+        new InvalidMessageError(`no handler for ${envelope.name}`),
+      );
+      await this.replyIfAsked(msg, {
+        ok: false,
+        error: { code: 'INTERNAL_ERROR', message: 'unhandled message' },
+      });
       return;
     }
     const context: MessageContext = {
       envelope,
       attempt,
-      logger: logger.child({ message_id: envelope.id, message: envelope.name, correlation_id: envelope.correlation_id }),
+      logger: logger.child({
+        message_id: envelope.id,
+        message: envelope.name,
+        correlation_id: envelope.correlation_id,
+      }),
     };
     const traceContext = contextFromHeaders(msg.properties.headers);
     try {
@@ -408,7 +455,10 @@ export class Broker {
       messagesFailed.inc({ queue: registration.queue });
       if (attempt >= this.maxDeliveries) {
         await this.park(channel, registration.queue, msg, err);
-        await this.replyIfAsked(msg, { ok: false, error: { code: 'INTERNAL_ERROR', message: 'handler failed' } });
+        await this.replyIfAsked(msg, {
+          ok: false,
+          error: { code: 'INTERNAL_ERROR', message: 'handler failed' },
+        });
         return;
       }
       context.logger.warn({ err, attempt }, 'handler failed, will be redelivered');

@@ -18,7 +18,11 @@ export interface MessageOrigin {
 }
 
 /** Validates a payload against its contract and wraps it; an invalid payload is never published. */
-export function createEnvelope<P>(definition: MessageDefinition<P>, payload: P, origin: MessageOrigin = {}): Envelope<P> {
+export function createEnvelope<P>(
+  definition: MessageDefinition<P>,
+  payload: P,
+  origin: MessageOrigin = {},
+): Envelope<P> {
   const { value, error } = definition.schema.validate(payload, { abortEarly: false, convert: false });
   if (error) throw new InvalidMessageError(`${definition.name}: ${error.message}`);
   const id = origin.messageId ?? randomUUID();

@@ -19,7 +19,10 @@ export class BrokerUnavailableError extends Error {
 
 /** No reply within the per-call timeout: the command may or may not have been applied (idempotently). */
 export class RpcTimeoutError extends Error {
-  constructor(readonly command: string, readonly timeoutMs: number) {
+  constructor(
+    readonly command: string,
+    readonly timeoutMs: number,
+  ) {
     super(`no reply to ${command} within ${timeoutMs} ms`);
     this.name = 'RpcTimeoutError';
   }

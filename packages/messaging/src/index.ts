@@ -5,3 +5,4 @@ export * from './topology';
 export * from './unit-of-work';
 export * from './outbox-relay';
 export * from './outbox-inbox-migration';
+export * from './service-runtime';

@@ -17,7 +17,9 @@ export class OutboxInbox1732300000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         published_at timestamptz
       )`);
-    await queryRunner.query(`CREATE INDEX outbox_unpublished ON ${s}.outbox (seq) WHERE published_at IS NULL`);
+    await queryRunner.query(
+      `CREATE INDEX outbox_unpublished ON ${s}.outbox (seq) WHERE published_at IS NULL`,
+    );
     await queryRunner.query(`
       CREATE TABLE ${s}.inbox (
         consumer text NOT NULL,

@@ -67,14 +67,21 @@ export class OutboxRelay {
         [this.batchSize],
       );
       if (rows.length === 0) return 0;
-      const results = await Promise.allSettled(rows.map((row) => this.broker.publishEnvelope(row.envelope, row.headers)));
+      const results = await Promise.allSettled(
+        rows.map((row) => this.broker.publishEnvelope(row.envelope, row.headers)),
+      );
       const published = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((row) => row.seq);
       if (published.length > 0) {
-        await manager.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [published]);
+        await manager.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [
+          published,
+        ]);
       }
       outboxPending.set(rows.length - published.length);
       if (published.length < rows.length) {
-        this.options.logger.warn({ failed: rows.length - published.length }, 'outbox publish failed, will retry');
+        this.options.logger.warn(
+          { failed: rows.length - published.length },
+          'outbox publish failed, will retry',
+        );
       }
       return published.length;
     });
@@ -106,7 +113,12 @@ export class OutboxRelay {
     if (now - this.lastCleanup < 3_600_000) return;
     this.lastCleanup = now;
     const hours = this.options.retentionHours ?? 24 * 7;
-    await this.dataSource.query(`DELETE FROM outbox WHERE published_at < now() - make_interval(hours => $1)`, [hours]);
-    await this.dataSource.query(`DELETE FROM inbox WHERE processed_at < now() - make_interval(hours => $1)`, [hours * 4]);
+    await this.dataSource.query(
+      `DELETE FROM outbox WHERE published_at < now() - make_interval(hours => $1)`,
+      [hours],
+    );
+    await this.dataSource.query(`DELETE FROM inbox WHERE processed_at < now() - make_interval(hours => $1)`, [
+      hours * 4,
+    ]);
   }
 }

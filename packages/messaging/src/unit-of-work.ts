@@ -43,7 +43,10 @@ export class UnitOfWork {
    * Processes an incoming message at most once in effect: the inbox row, the state change and the outgoing messages
    * commit together. A redelivery returns the stored result without running `work` again.
    */
-  async once<T>(context: Pick<MessageContext, 'envelope'>, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  async once<T>(
+    context: Pick<MessageContext, 'envelope'>,
+    work: (tx: Transaction) => Promise<T>,
+  ): Promise<T> {
     const { envelope } = context;
     const origin = { correlationId: envelope.correlation_id, causationId: envelope.id };
     let emitted = 0;
@@ -76,12 +79,10 @@ export class UnitOfWork {
       manager,
       emit: async (definition, payload, messageOrigin) => {
         const envelope = createEnvelope(definition, payload, { ...origin, ...messageOrigin });
-        await manager.query(`INSERT INTO outbox (message_id, name, envelope, headers) VALUES ($1, $2, $3, $4)`, [
-          envelope.id,
-          envelope.name,
-          JSON.stringify(envelope),
-          JSON.stringify(currentTraceHeaders()),
-        ]);
+        await manager.query(
+          `INSERT INTO outbox (message_id, name, envelope, headers) VALUES ($1, $2, $3, $4)`,
+          [envelope.id, envelope.name, JSON.stringify(envelope), JSON.stringify(currentTraceHeaders())],
+        );
         onEmit();
         return envelope;
       },

@@ -1,13 +1,21 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { defineCommand, defineEvent } from '@gateway/contracts';
 import { openServiceDatabase, schemaOf } from '@gateway/persistence';
-import { createTestDatabase, testLogger, uniquePrefix, infrastructureUrls, type TestDatabase } from '@gateway/testkit';
+import {
+  createTestDatabase,
+  testLogger,
+  uniquePrefix,
+  infrastructureUrls,
+  type TestDatabase,
+} from '@gateway/testkit';
 import Joi from 'joi';
-import { Broker, OutboxInbox1732300000000, OutboxRelay, UnitOfWork } from '../src';
+import { Broker, OutboxInbox1732300000000, OutboxRelay, type UnitOfWork } from '../src';
 
 class EffectsTable1732300000001 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE ${schemaOf(queryRunner)}.effects (consumer text NOT NULL, message_id text NOT NULL)`);
+    await queryRunner.query(
+      `CREATE TABLE ${schemaOf(queryRunner)}.effects (consumer text NOT NULL, message_id text NOT NULL)`,
+    );
   }
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE ${schemaOf(queryRunner)}.effects`);
@@ -21,7 +29,12 @@ class EffectsTable1732300000001 implements MigrationInterface {
 export { paymentCreated as sampleEvent, createCustomer as sampleCommand } from '@gateway/contracts';
 
 export const unknownButWellFormed = defineEvent('backbone.test-only.v1', Joi.object({ n: Joi.number() }));
-export const unregisteredCommand = defineCommand('backbone.nobody-home.v1', 'customer', Joi.object({}), Joi.any());
+export const unregisteredCommand = defineCommand(
+  'backbone.nobody-home.v1',
+  'customer',
+  Joi.object({}),
+  Joi.any(),
+);
 
 export interface Backbone {
   database: TestDatabase;

@@ -2,7 +2,14 @@ import amqp from 'amqplib';
 import { randomBytes } from 'node:crypto';
 import type { PaymentEventPayload } from '@gateway/contracts';
 import { infrastructureUrls, waitFor } from '@gateway/testkit';
-import { BrokerUnavailableError, CommandError, RpcTimeoutError, UnitOfWork, createEnvelope, type Broker } from '../src';
+import {
+  BrokerUnavailableError,
+  CommandError,
+  RpcTimeoutError,
+  UnitOfWork,
+  createEnvelope,
+  type Broker,
+} from '../src';
 import {
   openBackbone,
   sampleCommand,
@@ -49,7 +56,10 @@ async function subscribe(
   await broker.consumeEvents(consumer, [PATTERN], {
     [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
       await inbox.once(context, async (tx) => {
-        await tx.manager.query('INSERT INTO effects (consumer, message_id) VALUES ($1, $2)', [consumer, context.envelope.id]);
+        await tx.manager.query('INSERT INTO effects (consumer, message_id) VALUES ($1, $2)', [
+          consumer,
+          context.envelope.id,
+        ]);
       });
       beforeAck(context.attempt);
     },
@@ -117,7 +127,9 @@ describe('messaging backbone against the real broker', () => {
       expect([...effects.values()].every((n) => n === 1)).toBe(true);
       expect(effects.size).toBe(all.length);
     }
-    const unpublished = await backbone.dataSource.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    const unpublished = await backbone.dataSource.query(
+      'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL',
+    );
     expect(unpublished[0].n).toBe(0);
   });
 
@@ -191,7 +203,8 @@ describe('messaging backbone against the real broker', () => {
     };
     await server.consumeCommands('customer', {
       [sampleCommand.name]: async (command: typeof payload) => {
-        if (command.email === 'refuse@example.com') throw new CommandError('INVALID_FIELDS', 'Campos inválidos: email.');
+        if (command.email === 'refuse@example.com')
+          throw new CommandError('INVALID_FIELDS', 'Campos inválidos: email.');
         return {
           customer_id: `cust_${randomBytes(18).toString('base64url')}`,
           ...command,
@@ -202,11 +215,20 @@ describe('messaging backbone against the real broker', () => {
 
     const ok = await client.request(sampleCommand, payload, { timeoutMs: 5000 });
     expect(ok.ok && ok.result.business_id).toBe(payload.business_id);
-    const refused = await client.request(sampleCommand, { ...payload, email: 'refuse@example.com' }, { timeoutMs: 5000 });
-    expect(refused).toEqual({ ok: false, error: { code: 'INVALID_FIELDS', message: 'Campos inválidos: email.' } });
+    const refused = await client.request(
+      sampleCommand,
+      { ...payload, email: 'refuse@example.com' },
+      { timeoutMs: 5000 },
+    );
+    expect(refused).toEqual({
+      ok: false,
+      error: { code: 'INVALID_FIELDS', message: 'Campos inválidos: email.' },
+    });
 
     await server.close();
-    await expect(client.request(sampleCommand, payload, { timeoutMs: 300 })).rejects.toBeInstanceOf(RpcTimeoutError);
+    await expect(client.request(sampleCommand, payload, { timeoutMs: 300 })).rejects.toBeInstanceOf(
+      RpcTimeoutError,
+    );
   });
 
   test('a publish while the broker is unreachable fails fast and the outbox keeps the event until it is back', async () => {
@@ -218,9 +240,13 @@ describe('messaging backbone against the real broker', () => {
     await relay.stop();
 
     publisher.dropConnectionForTesting();
-    await expect(publisher.publish(sampleEvent, eventPayload(1))).rejects.toBeInstanceOf(BrokerUnavailableError);
+    await expect(publisher.publish(sampleEvent, eventPayload(1))).rejects.toBeInstanceOf(
+      BrokerUnavailableError,
+    );
     const [id] = await emitThroughOutbox(backbone, uow, 1);
-    const waiting = await backbone.dataSource.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    const waiting = await backbone.dataSource.query(
+      'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL',
+    );
     expect(waiting[0].n).toBe(1);
 
     relay.start();

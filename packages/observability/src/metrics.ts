@@ -24,5 +24,11 @@ export function histogram(
 ): Histogram<string> {
   const existing = metricsRegistry.getSingleMetric(name);
   if (existing) return existing as Histogram<string>;
-  return new Histogram({ name, help, labelNames, registers: [metricsRegistry], ...(buckets ? { buckets } : {}) });
+  return new Histogram({
+    name,
+    help,
+    labelNames,
+    registers: [metricsRegistry],
+    ...(buckets ? { buckets } : {}),
+  });
 }

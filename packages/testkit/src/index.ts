@@ -2,3 +2,5 @@ export * from './infrastructure';
 export * from './isolation';
 export * from './wait';
 export { testLogger } from './logger';
+export * from './service-env';
+export * from './parking';

@@ -6,7 +6,7 @@ import {
   renderErrorMessage,
   renderNotFoundPage,
   type CheckoutPageView,
-} from '../src/page';
+} from '../src/checkout-page';
 
 const view = (overrides: Partial<CheckoutPageView> = {}): CheckoutPageView => ({
   slug: 'curso-violao-x7k2p9',

@@ -1,0 +1,95 @@
+import Joi from 'joi';
+import { defineCommand, defineEvent } from './message';
+import { centavos, isoDate, paymentId } from './common';
+import type { PixInstructions } from './payment-commands';
+
+// Commands the payment service sends to the PIX adapter, and the rail events it answers with. Internal: webhooks
+// never see them.
+
+export interface OpenPixCharge {
+  payment_id: string;
+  business_name: string;
+  amount_centavos: number;
+  expires_in_seconds: number;
+}
+export interface PixCharge extends PixInstructions {
+  txid: string;
+}
+const pixChargeSchema = Joi.object<PixCharge>({
+  txid: Joi.string().required(),
+  qr_code: Joi.string().required(),
+  copia_e_cola: Joi.string().required(),
+  expires_at: isoDate.required(),
+});
+export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
+  'pix.charge.open.v1',
+  'pix-adapter',
+  Joi.object({
+    payment_id: paymentId.required(),
+    business_name: Joi.string().min(1).max(200).required(),
+    amount_centavos: centavos.min(1).required(),
+    expires_in_seconds: Joi.number().integer().min(1).required(),
+  }),
+  pixChargeSchema,
+);
+
+export interface ChangePixChargeAmount {
+  payment_id: string;
+  amount_centavos: number;
+}
+export const changePixChargeAmount = defineCommand<ChangePixChargeAmount, PixCharge>(
+  'pix.charge.change-amount.v1',
+  'pix-adapter',
+  Joi.object({ payment_id: paymentId.required(), amount_centavos: centavos.min(1).required() }),
+  pixChargeSchema,
+);
+
+export interface SimulatePixOutcome {
+  payment_id: string;
+  outcome: 'paid' | 'failed' | 'expired';
+  amount_centavos: number | null;
+}
+export const simulatePixOutcome = defineCommand<SimulatePixOutcome, { accepted: true }>(
+  'pix.charge.simulate.v1',
+  'pix-adapter',
+  Joi.object({
+    payment_id: paymentId.required(),
+    outcome: Joi.valid('paid', 'failed', 'expired').required(),
+    amount_centavos: centavos.min(1).allow(null).required(),
+  }),
+  Joi.object({ accepted: Joi.valid(true).required() }),
+);
+
+export interface PixChargePaid {
+  payment_id: string;
+  txid: string;
+  end_to_end_id: string;
+  amount_centavos: number;
+  paid_at: string;
+}
+export const pixChargePaid = defineEvent<PixChargePaid>(
+  'pix.charge.paid.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    txid: Joi.string().required(),
+    end_to_end_id: Joi.string().required(),
+    amount_centavos: centavos.required(),
+    paid_at: isoDate.required(),
+  }),
+);
+
+export interface PixChargeClosed {
+  payment_id: string;
+  txid: string;
+  reason: 'expired' | 'failed';
+  detail: string | null;
+}
+export const pixChargeClosed = defineEvent<PixChargeClosed>(
+  'pix.charge.closed.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    txid: Joi.string().required(),
+    reason: Joi.valid('expired', 'failed').required(),
+    detail: Joi.string().allow(null).required(),
+  }),
+);

@@ -1,0 +1,21 @@
+import { Joi, commonEnv, loadConfig } from '@gateway/config';
+
+export interface CustomerConfig {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+}
+
+const schema = Joi.object<CustomerConfig>({
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+});
+
+export function loadCustomerConfig(env: NodeJS.ProcessEnv = process.env): CustomerConfig {
+  return loadConfig(schema, env);
+}

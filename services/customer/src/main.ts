@@ -1,0 +1,20 @@
+import { createCustomer } from '@gateway/contracts';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { loadCustomerConfig, type CustomerConfig } from './config';
+import { customerDatabase } from './persistence';
+import { handleCreateCustomer } from './handlers/customer.create.v1';
+
+export async function startCustomerService(config: CustomerConfig): Promise<ServiceRuntime> {
+  const runtime = await openServiceRuntime({ service: 'customer', config, ...customerDatabase });
+  await runtime.broker.consumeCommands('customer', {
+    [createCustomer.name]: handleCreateCustomer(runtime.unitOfWork('customer.create')),
+  });
+  return runtime;
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadCustomerConfig);
+  runUntilSignal(() => startCustomerService(config), createLogger('customer', config.LOG_LEVEL));
+}
