@@ -13,6 +13,17 @@ export default tseslint.config(
     },
   },
   {
+    // Configuration is validated once: every other file gets its settings passed in.
+    files: ['services/**/src/**/*.ts', 'packages/**/src/**/*.ts', 'infra/**/src/**/*.ts'],
+    ignores: ['**/src/config.ts', 'packages/config/**', 'packages/testkit/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read the environment only in config.ts.' },
+      ],
+    },
+  },
+  {
     files: ['**/test/**/*.ts', 'scripts/**/*.ts', '**/*.test.ts', '**/bench/**/*.ts'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -57,3 +57,73 @@ export const deleteWebhook = defineCommand<{ business_id: string; webhook_id: st
   Joi.object({ business_id: businessId.required(), webhook_id: Joi.string().max(200).required() }),
   Joi.object({ deleted: Joi.valid(true).required() }),
 );
+
+/** One recorded delivery attempt; beyond the interface (additive), for merchants debugging their endpoint. */
+export interface DeliveryAttempt {
+  attempted_at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_body: string | null;
+}
+export interface WebhookDelivery {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'delivered' | 'dead' | 'cancelled';
+  attempts: DeliveryAttempt[];
+  next_attempt_at: string | null;
+  created_at: string;
+}
+export interface ListWebhookDeliveries {
+  business_id: string;
+  webhook_id: string;
+  limit: number;
+  cursor: string | null;
+}
+export const listWebhookDeliveries = defineCommand<
+  ListWebhookDeliveries,
+  { data: WebhookDelivery[]; next_cursor: string | null }
+>(
+  'webhook.deliveries.list.v1',
+  'webhook-dispatcher',
+  Joi.object({
+    business_id: businessId.required(),
+    webhook_id: Joi.string().max(200).required(),
+    limit: Joi.number().integer().min(1).max(100).required(),
+    cursor: Joi.string().max(500).allow(null).required(),
+  }),
+  Joi.object({
+    data: Joi.array().items(Joi.object()).required(),
+    next_cursor: Joi.string().allow(null).required(),
+  }),
+);
+
+export const retryWebhookDelivery = defineCommand<
+  { business_id: string; webhook_id: string; delivery_id: string },
+  { delivery_id: string; status: WebhookDelivery['status'] }
+>(
+  'webhook.delivery.retry.v1',
+  'webhook-dispatcher',
+  Joi.object({
+    business_id: businessId.required(),
+    webhook_id: Joi.string().max(200).required(),
+    delivery_id: Joi.string().max(200).required(),
+  }),
+  Joi.object({ delivery_id: Joi.string().required(), status: Joi.string().required() }),
+);
+
+/** Sends a signed `webhook.test` event to the endpoint now, outside the retry schedule. */
+export const sendTestWebhook = defineCommand<
+  { business_id: string; webhook_id: string },
+  { event_id: string; status_code: number | null; error: string | null }
+>(
+  'webhook.test.v1',
+  'webhook-dispatcher',
+  Joi.object({ business_id: businessId.required(), webhook_id: Joi.string().max(200).required() }),
+  Joi.object({
+    event_id: Joi.string().required(),
+    status_code: Joi.number().integer().allow(null).required(),
+    error: Joi.string().allow(null).required(),
+  }),
+);

@@ -211,6 +211,21 @@ export class Broker {
     return answer as Reply<R>;
   }
 
+  /** How many consumers a service's commands queue has now (readiness: is anyone serving it?). */
+  async commandConsumers(service: ServiceName): Promise<number> {
+    const model = this.model;
+    if (!model) throw new BrokerUnavailableError();
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      return (await channel.checkQueue(this.names.commandQueue(service))).consumerCount;
+    } catch {
+      return 0;
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
   /** Stops consuming, waits for in-flight handlers, and closes the connection. */
   async close(): Promise<void> {
     this.closing = true;

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Starts PostgreSQL, Redis and RabbitMQ on this machine when they are not running, and waits until they answer.
+set -euo pipefail
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && exec 3>&- 3<&-; }
+
+wait_port() {
+  local name=$1 port=$2 tries=${3:-60}
+  for _ in $(seq "$tries"); do
+    port_open "$port" && return 0
+    sleep 1
+  done
+  echo "error: $name did not come up on port $port" >&2
+  return 1
+}
+
+if ! port_open 5432; then
+  echo "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start
+fi
+if ! port_open 6379; then
+  echo "starting Redis"
+  mkdir -p /var/lib/redis /var/log/redis
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
+fi
+if ! port_open 5672; then
+  echo "starting RabbitMQ"
+  rabbitmq-server -detached
+fi
+wait_port PostgreSQL 5432
+wait_port Redis 6379
+wait_port RabbitMQ 5672 120
+# The AMQP port opens before the broker accepts work; wait for it to answer properly.
+if command -v rabbitmq-diagnostics >/dev/null 2>&1; then
+  for _ in $(seq 60); do
+    rabbitmq-diagnostics -q check_running >/dev/null 2>&1 && break
+    sleep 1
+  done
+fi

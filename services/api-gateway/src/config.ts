@@ -1,0 +1,47 @@
+import { Joi, commonEnv, loadConfig, secret } from '@gateway/config';
+
+export interface ApiGatewayConfig {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  PORT: number;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+  REDIS_URL: string;
+  REDIS_PREFIX: string;
+  ADMIN_TOKEN: string;
+  RPC_TIMEOUT_MS: number;
+  RATE_LIMIT_PER_MINUTE: number;
+  /** Per buyer IP on the hosted checkout pages (`/c/...`), which carry no API key. */
+  CHECKOUT_RATE_LIMIT_PER_MINUTE: number;
+  PUBLIC_BASE_URL: string;
+  /** Express `trust proxy`: `false` (default), `true`, a hop count, or a list of addresses/subnets. */
+  TRUST_PROXY: boolean | number | string;
+}
+
+const trustProxy = Joi.alternatives()
+  .try(Joi.boolean(), Joi.number().integer().min(0), Joi.string().min(1))
+  .default(false);
+
+const schema = Joi.object<ApiGatewayConfig>({
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  PORT: Joi.number().port().default(3000),
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  REDIS_URL: commonEnv.REDIS_URL,
+  REDIS_PREFIX: commonEnv.REDIS_PREFIX,
+  ADMIN_TOKEN: secret('dev-admin-token').min(16),
+  RPC_TIMEOUT_MS: Joi.number().integer().min(50).default(5000),
+  RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+  CHECKOUT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
+  PUBLIC_BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default((parent: { PORT: number }) => `http://localhost:${parent.PORT}`),
+  TRUST_PROXY: trustProxy,
+});
+
+export function loadApiGatewayConfig(env: NodeJS.ProcessEnv = process.env): ApiGatewayConfig {
+  return loadConfig(schema, env);
+}

@@ -1,0 +1,24 @@
+import { Joi, commonEnv, loadConfig } from '@gateway/config';
+
+export interface CheckoutConfig {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+  /** How long a session start waits for the payment service to create the payment. */
+  PAYMENT_RPC_TIMEOUT_MS: number;
+}
+
+const schema = Joi.object<CheckoutConfig>({
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  PAYMENT_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(4000),
+});
+
+export function loadCheckoutConfig(env: NodeJS.ProcessEnv = process.env): CheckoutConfig {
+  return loadConfig(schema, env);
+}

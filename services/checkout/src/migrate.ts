@@ -1,0 +1,10 @@
+import { loadOrExit } from '@gateway/config';
+import { migrateServiceDatabase } from '@gateway/messaging';
+import { loadCheckoutConfig } from './config';
+import { checkoutDatabase } from './persistence';
+
+void migrateServiceDatabase({
+  service: 'checkout',
+  config: loadOrExit(loadCheckoutConfig),
+  ...checkoutDatabase,
+});

@@ -1,0 +1,12 @@
+import { CheckoutEntity } from './checkout.entity';
+import { ProductEntity } from './product.entity';
+import { SessionEntity } from './session.entity';
+import { Checkouts1732300003000 } from './migrations/1732300003000-checkouts';
+
+export { CheckoutEntity, ProductEntity, SessionEntity };
+
+export const checkoutDatabase = {
+  schema: 'checkout',
+  entities: [ProductEntity, CheckoutEntity, SessionEntity],
+  migrations: [Checkouts1732300003000],
+};
