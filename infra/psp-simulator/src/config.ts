@@ -1,5 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Joi, loadConfig } from '@gateway/config';
+
+/** The sandbox receiving account's EVP key; the PIX adapter's PIX_KEY defaults to the same one. */
+export const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
 
 export interface PspSimulatorConfig {
   LOG_LEVEL: string;
@@ -23,9 +25,7 @@ const schema = Joi.object<PspSimulatorConfig>({
   CLIENT_ID: Joi.string().default('sandbox-client'),
   CLIENT_SECRET: Joi.string().default('sandbox-secret'),
   // An EVP (random) key, like the ones DICT hands out.
-  PIX_KEY: Joi.string()
-    .max(77)
-    .default(() => randomUUID()),
+  PIX_KEY: Joi.string().max(77).default(SANDBOX_PIX_KEY),
   MERCHANT_NAME: Joi.string()
     .pattern(/^[\x20-\x7e]{1,25}$/)
     .default('PSP SIMULADOR'),

@@ -33,6 +33,8 @@ export interface CreateProduct {
   name: string;
   description: string | null;
   price_centavos: number;
+  /** The merchant's display name, shown as `business_name` on the hosted page of this product's checkouts. */
+  business_name?: string;
 }
 export const createProduct = defineCommand<CreateProduct, Product>(
   'product.create.v1',
@@ -42,6 +44,7 @@ export const createProduct = defineCommand<CreateProduct, Product>(
     name: Joi.string().min(1).max(200).required(),
     description: Joi.string().max(2000).allow(null).required(),
     price_centavos: centavos.min(100).required(),
+    business_name: Joi.string().min(1).max(200),
   }),
   productSchema,
 );

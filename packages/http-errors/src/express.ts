@@ -16,8 +16,13 @@ function fromBodyParser(err: { type?: unknown; status?: unknown }): AppError | u
   return undefined;
 }
 
+export interface ErrorMiddlewareOptions {
+  /** Rewrites the message shown for a code (e.g. buyer-facing text on a hosted page); the default keeps it. */
+  message?: (error: AppError) => string;
+}
+
 /** The one error middleware: every failure leaves as the contract's JSON error shape, never HTML or a stack. */
-export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+export function errorMiddleware(logger: Logger, options: ErrorMiddlewareOptions = {}): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const known =
       err instanceof AppError
@@ -31,7 +36,9 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    res.status(appError.status).set(appError.headers).json(appError.body());
+    const body = appError.body();
+    if (options.message) body.error.message = options.message(appError);
+    res.status(appError.status).set(appError.headers).json(body);
   };
 }
 

@@ -4,3 +4,5 @@ export * from './wait';
 export { testLogger } from './logger';
 export * from './service-env';
 export * from './parking';
+export * from './stack';
+export * from './broker-cleanup';

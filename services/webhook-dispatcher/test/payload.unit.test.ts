@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { type WebhookEvent, serializeDeliveryBody, signedDeliveryHeaders } from '../src/delivery/payload';
+import { newPublicId, type PaymentEventPayload } from '@gateway/contracts';
+import {
+  type WebhookEvent,
+  paymentWebhookEvent,
+  serializeDeliveryBody,
+  signedDeliveryHeaders,
+} from '../src/delivery/payload';
 import { generateWebhookSecret, serviceSignature } from '../src/domain/signature';
 
 function confirmedEvent(): WebhookEvent {
@@ -56,5 +62,66 @@ describe('delivery payload', () => {
     expect(headers['x-service-signature']).toBe(serviceSignature(secret, body));
     expect(headers['webhook-id']).toBe(event.id);
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body.toString('utf8')));
+  });
+});
+
+describe('paymentWebhookEvent', () => {
+  it('turns a payment domain event into the public record: BRL amount, no fee or metadata, GET field order', () => {
+    const businessId = newPublicId('biz');
+    const event: PaymentEventPayload = {
+      event_id: newPublicId('evt'),
+      business_id: businessId,
+      occurred_at: '2025-01-15T12:05:00.000Z',
+      payment: {
+        payment_id: newPublicId('pay'),
+        transaction_id: null,
+        business_id: businessId,
+        method: 'crypto',
+        status: 'failed',
+        amount_centavos: 12345,
+        fee_centavos: 99,
+        external_id: 'RefPubkey1111111111111111111111111111111111',
+        failure_code: 'UNDERPAID',
+        failure_reason: 'Valor recebido menor que o cobrado',
+        metadata: '{"secret_note":1}',
+        created_at: '2025-01-15T12:00:00.000Z',
+        updated_at: '2025-01-15T12:05:00.000Z',
+      },
+    };
+
+    const webhookEvent = paymentWebhookEvent('payment.failed', event);
+
+    expect(webhookEvent).toEqual({
+      id: event.event_id,
+      type: 'payment.failed',
+      createdAt: '2025-01-15T12:05:00.000Z',
+      businessId,
+      data: {
+        payment_id: event.payment.payment_id,
+        transaction_id: null,
+        business_id: businessId,
+        method: 'crypto',
+        status: 'failed',
+        amount_brl: 123.45,
+        external_id: event.payment.external_id,
+        failure_code: 'UNDERPAID',
+        failure_reason: 'Valor recebido menor que o cobrado',
+        created_at: '2025-01-15T12:00:00.000Z',
+        updated_at: '2025-01-15T12:05:00.000Z',
+      },
+    });
+    expect(Object.keys(webhookEvent.data)).toEqual([
+      'payment_id',
+      'transaction_id',
+      'business_id',
+      'method',
+      'status',
+      'amount_brl',
+      'external_id',
+      'failure_code',
+      'failure_reason',
+      'created_at',
+      'updated_at',
+    ]);
   });
 });

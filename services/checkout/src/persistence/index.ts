@@ -4,6 +4,8 @@ import { SessionEntity } from './session.entity';
 import { Checkouts1732300003000 } from './migrations/1732300003000-checkouts';
 
 export { CheckoutEntity, ProductEntity, SessionEntity };
+export { findActiveCheckout, type ActiveCheckout } from './active-checkout';
+export { toCheckout, toProduct, toSession } from './records';
 
 export const checkoutDatabase = {
   schema: 'checkout',

@@ -97,6 +97,17 @@ export class ApiPixClient {
     await this.call('PUT', `/webhook/${encodeURIComponent(chave)}`, { webhookUrl }, [200, 201, 204]);
   }
 
+  /** Sandbox only (PSP simulator): a payer pays the cob, fully or `valorCentavos`; the PSP then calls back. */
+  async sandboxPay(txid: string, valorCentavos: number | null): Promise<void> {
+    const body = valorCentavos === null ? {} : { valor: centavosToPixAmount(valorCentavos) };
+    await this.call('POST', `/cob/pagar/${encodeURIComponent(txid)}`, body, [200]);
+  }
+
+  /** Sandbox only (PSP simulator): the PSP removes the cob (status REMOVIDA_PELO_PSP). */
+  async sandboxRemove(txid: string): Promise<void> {
+    await this.call('POST', `/cob/${encodeURIComponent(txid)}/expirar`, {}, [200]);
+  }
+
   async close(): Promise<void> {
     await this.dispatcher.close();
   }

@@ -17,6 +17,19 @@ export function decodeBase58(text: string): Uint8Array | null {
   return Uint8Array.from([...new Array<number>(leadingZeros).fill(0), ...bytes]);
 }
 
+/** Encodes bytes as base58 (Bitcoin alphabet); each leading zero byte becomes a leading '1'. */
+export function encodeBase58(bytes: Uint8Array): string {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  let digits = '';
+  while (value > 0n) {
+    digits = ALPHABET[Number(value % 58n)]! + digits;
+    value /= 58n;
+  }
+  const leadingZeros = bytes.findIndex((byte) => byte !== 0);
+  return '1'.repeat(leadingZeros === -1 ? bytes.length : leadingZeros) + digits;
+}
+
 export function isPublicKey(text: string): boolean {
   return decodeBase58(text)?.length === 32;
 }

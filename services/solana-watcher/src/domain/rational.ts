@@ -49,3 +49,14 @@ export function deviationBps(a: Rational, b: Rational): bigint {
 export function ceilDiv(numerator: bigint, denominator: bigint): bigint {
   return (numerator + denominator - 1n) / denominator;
 }
+
+/** `numerator/denominator`: how a locked quote is stored, so converting again later gives the very same amounts. */
+export function formatRatio(value: Rational): string {
+  return `${value.numerator}/${value.denominator}`;
+}
+
+export function parseRatio(text: string): Rational {
+  const match = /^(\d+)\/([1-9]\d*)$/.exec(text);
+  if (!match) throw new RangeError(`not a ratio: ${text}`);
+  return { numerator: BigInt(match[1]!), denominator: BigInt(match[2]!) };
+}

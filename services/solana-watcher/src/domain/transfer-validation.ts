@@ -102,7 +102,8 @@ export function findReferencedTransfers(
   return [...found.values()];
 }
 
-function accountKeys(tx: FetchedTransaction): string[] {
+/** Every account key of the transaction, static ones first, then those loaded from lookup tables. */
+export function accountKeys(tx: FetchedTransaction): string[] {
   const message = tx.transaction.message;
   const loaded = tx.meta?.loadedAddresses;
   const keys = [

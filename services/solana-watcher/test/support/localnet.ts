@@ -1,2 +1,1 @@
-// The watcher's package.json does not list @gateway/solana-localnet yet, so the test chain is reached by path.
-export { payTransferRequest, startLocalnet, type Localnet } from '../../../../infra/solana-localnet/src';
+export { payTransferRequest, startLocalnet, type Localnet } from '@gateway/solana-localnet';

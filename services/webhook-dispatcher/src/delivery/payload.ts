@@ -1,20 +1,27 @@
+import type { PaymentEventPayload, PaymentRecord, WebhookEventName } from '@gateway/contracts';
 import { serviceSignature, standardWebhookHeaders } from '../domain/signature';
 
-export type WebhookEventType = 'payment.created' | 'payment.confirmed' | 'payment.expired' | 'payment.failed';
+/** The event names a webhook subscribes to, plus the one the test command sends. */
+export type WebhookEventType = WebhookEventName | 'webhook.test';
 
-/** The payment record exactly as GET /v1/payments/{payment_id} returns it. */
-export interface PaymentRecordPayload {
-  payment_id: string;
-  transaction_id: string | null;
-  business_id: string;
-  method: 'pix' | 'crypto' | 'card';
-  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
-  amount_brl: number;
-  external_id: string | null;
-  failure_code: string | null;
-  failure_reason: string | null;
-  created_at: string;
-  updated_at: string;
+/** The payment record exactly as GET /v1/payments/{payment_id} returns it: the contracts' record, money in BRL. */
+export type PublicPaymentRecord = Pick<
+  PaymentRecord,
+  | 'payment_id'
+  | 'transaction_id'
+  | 'business_id'
+  | 'method'
+  | 'status'
+  | 'external_id'
+  | 'failure_code'
+  | 'failure_reason'
+  | 'created_at'
+  | 'updated_at'
+> & { amount_brl: number };
+
+/** What a `webhook.test` delivery carries: enough for the receiver to see which endpoint was tested. */
+export interface WebhookTestData {
+  webhook_id: string;
 }
 
 export interface WebhookEvent {
@@ -24,7 +31,35 @@ export interface WebhookEvent {
   /** ISO 8601. */
   createdAt: string;
   businessId: string;
-  data: PaymentRecordPayload;
+  data: PublicPaymentRecord | WebhookTestData;
+}
+
+/** The HTTP edge's view of a payment: centavos become BRL, internal fields (fee, metadata) stay inside. */
+export function publicPaymentRecord(record: PaymentRecord): PublicPaymentRecord {
+  return {
+    payment_id: record.payment_id,
+    transaction_id: record.transaction_id,
+    business_id: record.business_id,
+    method: record.method,
+    status: record.status,
+    amount_brl: record.amount_centavos / 100,
+    external_id: record.external_id,
+    failure_code: record.failure_code,
+    failure_reason: record.failure_reason,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+/** The webhook event for a `payment.*.v1` domain event; `type` is its public name (`payment.confirmed`). */
+export function paymentWebhookEvent(type: WebhookEventName, event: PaymentEventPayload): WebhookEvent {
+  return {
+    id: event.event_id,
+    type,
+    createdAt: event.occurred_at,
+    businessId: event.business_id,
+    data: publicPaymentRecord(event.payment),
+  };
 }
 
 export interface SignedHeadersInput {

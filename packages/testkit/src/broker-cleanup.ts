@@ -1,0 +1,34 @@
+import amqp from 'amqplib';
+import { infrastructureUrls } from './infrastructure';
+
+const services = [
+  'api-gateway',
+  'payment',
+  'pix-adapter',
+  'solana-watcher',
+  'checkout',
+  'customer',
+  'webhook-dispatcher',
+];
+
+/** Deletes every queue and exchange the services declare under `prefix` (end-to-end test clean-up). */
+export async function deleteBrokerNames(prefix: string): Promise<void> {
+  const model = await amqp.connect(infrastructureUrls().amqpUrl);
+  try {
+    const queues = services.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`]);
+    for (const queue of [...queues, ...queues.map((q) => `${q}.parking`)]) {
+      const channel = await model.createChannel();
+      channel.on('error', () => undefined);
+      await channel.deleteQueue(queue).catch(() => undefined);
+      await channel.close().catch(() => undefined);
+    }
+    for (const exchange of ['commands', 'events', 'dead-letter']) {
+      const channel = await model.createChannel();
+      channel.on('error', () => undefined);
+      await channel.deleteExchange(`${prefix}${exchange}`).catch(() => undefined);
+      await channel.close().catch(() => undefined);
+    }
+  } finally {
+    await model.close();
+  }
+}

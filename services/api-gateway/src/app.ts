@@ -1,0 +1,98 @@
+import express, { type Express, type Request, type Response } from 'express';
+import type Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { errorMiddleware, notFoundHandler } from '@gateway/http-errors';
+import type { Broker } from '@gateway/messaging';
+import type { Logger } from '@gateway/observability';
+import type { ApiGatewayConfig } from './config';
+import { CommandSender } from './http/commands';
+import { identify, requireIdentity } from './http/identity';
+import { idempotency } from './http/idempotency';
+import { createRateLimiter, rateLimit } from './http/rate-limit';
+import { requestContext } from './http/request-context';
+import { IdentityStore, type Identity } from './identity/identity-store';
+import { adminRoutes } from './routes/admin';
+import { checkoutRoutes } from './routes/checkouts';
+import type { RouteContext } from './routes/context';
+import { customerRoutes } from './routes/customers';
+import { healthRoutes } from './routes/health';
+import { hostedCheckoutRoutes } from './routes/hosted-checkout';
+import { paymentRoutes } from './routes/payments';
+import { webhookRoutes } from './routes/webhooks';
+
+export interface AppDependencies {
+  config: ApiGatewayConfig;
+  dataSource: DataSource;
+  broker: Broker;
+  redis: Redis;
+  logger: Logger;
+}
+
+/** Bodies over this are PAYLOAD_TOO_LARGE (decisions.md). */
+const BODY_LIMIT = '64kb';
+/** How long a repeat of an in-flight idempotent request waits for the first one's answer. */
+const IDEMPOTENT_WAIT_MARGIN_MS = 2000;
+
+/** The public edge: /v1 API (key, rate limit, idempotency), /admin/v1 operator API, /c hosted checkout, probes. */
+export function createApp(deps: AppDependencies): Express {
+  const { config, logger } = deps;
+  const identities = new IdentityStore(
+    deps.dataSource,
+    deps.redis,
+    config.REDIS_PREFIX,
+    config.APP_ENV,
+    logger,
+  );
+  const context: RouteContext = {
+    commands: new CommandSender(deps.broker, config.RPC_TIMEOUT_MS),
+    identities,
+    config,
+  };
+  const parseJson = express.json({ limit: BODY_LIMIT, strict: false });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use(requestContext(logger));
+  app.use(healthRoutes(deps));
+
+  // Unauthenticated callers are counted per IP, so guessing keys is limited too.
+  const apiLimiter = createRateLimiter(deps.redis, {
+    keyPrefix: `${config.REDIS_PREFIX}rl:api`,
+    perMinute: config.RATE_LIMIT_PER_MINUTE,
+  });
+  const apiBucket = (req: Request, res: Response): string => {
+    const identity = res.locals.identity as Identity | undefined;
+    return identity ? `key:${identity.keyPrefix}` : `ip:${req.ip}`;
+  };
+  const api = express.Router();
+  api.use(identify(identities), rateLimit(apiLimiter, apiBucket, logger), requireIdentity, parseJson);
+  api.post('*', idempotency(deps.dataSource, logger, config.RPC_TIMEOUT_MS + IDEMPOTENT_WAIT_MARGIN_MS));
+  api.use(
+    paymentRoutes(context),
+    checkoutRoutes(context),
+    customerRoutes(context),
+    webhookRoutes(context),
+    notFoundHandler,
+  );
+  app.use('/v1', api);
+
+  app.use('/admin/v1', parseJson, adminRoutes(context));
+
+  const checkoutLimiter = createRateLimiter(deps.redis, {
+    keyPrefix: `${config.REDIS_PREFIX}rl:checkout`,
+    perMinute: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
+  });
+  app.use(
+    '/c',
+    hostedCheckoutRoutes(
+      context,
+      rateLimit(checkoutLimiter, (req) => `ip:${req.ip}`, logger),
+      logger,
+    ),
+  );
+
+  app.use(notFoundHandler);
+  app.use(errorMiddleware(logger));
+  return app;
+}

@@ -1,0 +1,49 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export type Environment = 'sandbox' | 'production';
+
+const KEY_PREFIX_BY_ENVIRONMENT: Readonly<Record<Environment, string>> = {
+  sandbox: 'sk_test_',
+  production: 'sk_live_',
+};
+/** `sk_test_`/`sk_live_` + base64url of 32 random bytes (43 characters). */
+const API_KEY_PATTERN = /^sk_(test|live)_([A-Za-z0-9_-]{43})$/;
+/** How much of the random part names the key (lookup and revocation); the rest stays secret. */
+const KEY_PREFIX_LENGTH = 12;
+
+export interface IssuedApiKey {
+  /** Shown once to the operator, never stored. */
+  apiKey: string;
+  keyPrefix: string;
+  hash: Buffer;
+}
+
+export interface PresentedApiKey {
+  environment: Environment;
+  keyPrefix: string;
+}
+
+export function hashApiKey(apiKey: string): Buffer {
+  return createHash('sha256').update(apiKey, 'utf8').digest();
+}
+
+export function generateApiKey(environment: Environment): IssuedApiKey {
+  const random = randomBytes(32).toString('base64url');
+  const apiKey = `${KEY_PREFIX_BY_ENVIRONMENT[environment]}${random}`;
+  return { apiKey, keyPrefix: random.slice(0, KEY_PREFIX_LENGTH), hash: hashApiKey(apiKey) };
+}
+
+/** The environment and lookup prefix of a well-formed key, or null for anything else. */
+export function parseApiKey(text: string): PresentedApiKey | null {
+  const match = API_KEY_PATTERN.exec(text);
+  if (!match) return null;
+  return {
+    environment: match[1] === 'live' ? 'production' : 'sandbox',
+    keyPrefix: match[2]!.slice(0, KEY_PREFIX_LENGTH),
+  };
+}
+
+/** Constant-time comparison of two SHA-256 digests (always 32 bytes, so the lengths never leak anything). */
+export function digestsEqual(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

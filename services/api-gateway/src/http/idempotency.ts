@@ -1,0 +1,115 @@
+import type { RequestHandler, Response } from 'express';
+import type { DataSource } from 'typeorm';
+import { AppError, asyncHandler, invalidFields } from '@gateway/http-errors';
+import type { Logger } from '@gateway/observability';
+import { digestsEqual } from '../domain/api-key';
+import { idempotentCommandId, requestHash } from '../domain/request-fingerprint';
+import type { Identity } from '../identity/identity-store';
+
+/** Printable ASCII, as the IETF Idempotency-Key draft allows; long enough for UUIDs and merchants' own ids. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const POLL_INTERVAL_MS = 50;
+/** An in-progress claim older than this belongs to a gateway that died mid-request: it may be taken over. */
+const ABANDONED_CLAIM_SECONDS = 60;
+
+interface StoredAttempt {
+  request_hash: Buffer;
+  state: 'in_progress' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `Idempotency-Key` on a POST: the first request claims the key (INSERT ... ON CONFLICT DO NOTHING), its answer is
+ * stored before it is sent, and a repeat with the same body gets that answer byte for byte; a racing repeat waits
+ * for it. A different body is IDEMPOTENCY_CONFLICT. A 5xx answer releases the key so the client can retry.
+ */
+export function idempotency(dataSource: DataSource, logger: Logger, waitLimitMs: number): RequestHandler {
+  const claim = async (businessId: string, key: string, hash: Buffer): Promise<boolean> => {
+    await dataSource.query(
+      `DELETE FROM idempotency_keys
+        WHERE business_id = $1 AND key = $2
+          AND (expires_at <= now()
+               OR (state = 'in_progress' AND created_at < now() - make_interval(secs => $3)))`,
+      [businessId, key, ABANDONED_CLAIM_SECONDS],
+    );
+    const inserted: unknown[] = await dataSource.query(
+      `INSERT INTO idempotency_keys (business_id, key, request_hash, state, expires_at)
+       VALUES ($1, $2, $3, 'in_progress', now() + interval '24 hours')
+       ON CONFLICT (business_id, key) DO NOTHING
+       RETURNING key`,
+      [businessId, key, hash],
+    );
+    return inserted.length === 1;
+  };
+
+  const storeAnswer = async (businessId: string, key: string, status: number, body: string) => {
+    if (status >= 500) {
+      await dataSource.query('DELETE FROM idempotency_keys WHERE business_id = $1 AND key = $2', [
+        businessId,
+        key,
+      ]);
+      return;
+    }
+    await dataSource.query(
+      `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4
+        WHERE business_id = $1 AND key = $2`,
+      [businessId, key, status, body],
+    );
+  };
+
+  /** Stores the answer when it is sent, then sends it; `res.json` ends in `res.send` with the JSON text. */
+  const recordAnswer = (res: Response, businessId: string, key: string): void => {
+    const send = res.send.bind(res);
+    res.send = ((body?: unknown) => {
+      res.send = send;
+      const text = Buffer.isBuffer(body) ? body.toString('utf8') : String(body ?? '');
+      storeAnswer(businessId, key, res.statusCode, text)
+        .catch((err: unknown) => logger.error({ err }, 'idempotent answer not stored'))
+        .finally(() => send(body));
+      return res;
+    }) as Response['send'];
+  };
+
+  return asyncHandler(async (req, res, next) => {
+    const key = req.get('idempotency-key');
+    if (key === undefined) return next();
+    if (!IDEMPOTENCY_KEY.test(key)) throw invalidFields(['Idempotency-Key']);
+    const { businessId } = res.locals.identity as Identity;
+    const hash = requestHash(req.method, `${req.baseUrl}${req.path}`, req.body);
+    res.locals.commandId = idempotentCommandId(businessId, key);
+    const deadline = Date.now() + waitLimitMs;
+    for (;;) {
+      if (await claim(businessId, key, hash)) {
+        recordAnswer(res, businessId, key);
+        return next();
+      }
+      const rows: StoredAttempt[] = await dataSource.query(
+        `SELECT request_hash, state, response_status, response_body
+           FROM idempotency_keys WHERE business_id = $1 AND key = $2`,
+        [businessId, key],
+      );
+      const stored = rows[0];
+      if (stored) {
+        if (!digestsEqual(stored.request_hash, hash)) throw new AppError('IDEMPOTENCY_CONFLICT');
+        if (stored.state === 'done') {
+          res
+            .status(stored.response_status ?? 200)
+            .type('application/json')
+            .set('Idempotent-Replayed', 'true')
+            .send(stored.response_body ?? '');
+          return;
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          'Uma requisição com esta chave de idempotência ainda está em andamento. Tente novamente.',
+        );
+      }
+      await sleep(POLL_INTERVAL_MS);
+    }
+  });
+}

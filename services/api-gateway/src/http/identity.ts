@@ -1,0 +1,25 @@
+import type { RequestHandler, Response } from 'express';
+import { AppError, asyncHandler } from '@gateway/http-errors';
+import type { Identity, IdentityStore } from '../identity/identity-store';
+
+/** Resolves `x-api-key` to the business it belongs to, leaving the refusal to `requireIdentity` (after the limit). */
+export function identify(store: IdentityStore): RequestHandler {
+  return asyncHandler(async (req, res, next) => {
+    const presented = req.get('x-api-key');
+    if (presented) {
+      const identity = await store.authenticate(presented);
+      if (identity) res.locals.identity = identity;
+    }
+    next();
+  });
+}
+
+export const requireIdentity: RequestHandler = (_req, res, next) => {
+  next(res.locals.identity ? undefined : new AppError('UNAUTHORIZED'));
+};
+
+export function identityOf(res: Response): Identity {
+  const identity = res.locals.identity as Identity | undefined;
+  if (!identity) throw new AppError('UNAUTHORIZED');
+  return identity;
+}

@@ -1,0 +1,87 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type Redis from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { AppError, asyncHandler } from '@gateway/http-errors';
+import type { Logger } from '@gateway/observability';
+
+/**
+ * rate-limiter-flexible counts in fixed windows (a counter with a TTL), which lets up to twice the limit through
+ * across a window boundary. decisions.md asks for a rolling minute, so this replaces the library's counting script
+ * (its `customIncrTtlLuaScript` option) with a sliding-window log: one sorted-set entry per admitted request, scored
+ * by Redis server time. Everything happens in one script, so it is atomic across replicas, and rejected requests
+ * are not recorded (a client that backs off regains capacity as its oldest requests age out).
+ * Returns what the library expects: {points consumed (limit + 1 when rejected), ms until the oldest entry leaves}.
+ */
+const SLIDING_WINDOW_SCRIPT = `
+local key = KEYS[1]
+local points = tonumber(ARGV[1])
+local window_ms = tonumber(ARGV[2]) * 1000
+local limit = tonumber(ARGV[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window_ms)
+local used = redis.call('ZCARD', key)
+local consumed = limit + points
+if used + points <= limit then
+  for i = 1, points do
+    redis.call('ZADD', key, now, now .. ':' .. (used + i))
+  end
+  redis.call('PEXPIRE', key, window_ms)
+  consumed = used + points
+end
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+local reset_ms = window_ms
+if oldest[2] then reset_ms = tonumber(oldest[2]) + window_ms - now end
+return {consumed, reset_ms}
+`;
+
+export interface RateLimit {
+  /** Redis key namespace of this limit, e.g. `<REDIS_PREFIX>rl:api`. */
+  keyPrefix: string;
+  perMinute: number;
+}
+
+export function createRateLimiter(redis: Redis, limit: RateLimit): RateLimiterRedis {
+  return new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: limit.keyPrefix,
+    points: limit.perMinute,
+    duration: 60,
+    customIncrTtlLuaScript: SLIDING_WINDOW_SCRIPT,
+    // Fail closed: with Redis unreachable nobody is counted, so nobody is served (no insurance limiter).
+    rejectIfRedisNotReady: true,
+  });
+}
+
+function setHeaders(res: Response, limit: number, state: RateLimiterRes): number {
+  const resetSeconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+  res.set({
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': String(state.remainingPoints),
+    'RateLimit-Reset': String(resetSeconds),
+  });
+  return resetSeconds;
+}
+
+/** Counts the request against the bucket `keyOf` names; RATE_LIMITED when full, SERVICE_UNAVAILABLE without Redis. */
+export function rateLimit(
+  limiter: RateLimiterRedis,
+  keyOf: (req: Request, res: Response) => string,
+  logger: Logger,
+): RequestHandler {
+  return asyncHandler(async (req, res, next) => {
+    let state: RateLimiterRes;
+    try {
+      state = await limiter.consume(keyOf(req, res));
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        const retryAfter = setHeaders(res, limiter.points, rejection);
+        throw new AppError('RATE_LIMITED', undefined, { 'Retry-After': String(retryAfter) });
+      }
+      logger.warn({ err: String(rejection) }, 'rate limiter unavailable');
+      throw new AppError('SERVICE_UNAVAILABLE');
+    }
+    setHeaders(res, limiter.points, state);
+    next();
+  });
+}

@@ -1,0 +1,51 @@
+import type { AddressInfo } from 'node:net';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { createApp } from './app';
+import { loadApiGatewayConfig, type ApiGatewayConfig } from './config';
+import { apiGatewayDatabase } from './persistence';
+import { createRedisClient, whenReady } from './redis';
+
+export interface RunningApiGateway {
+  /** Where it listens, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  runtime: ServiceRuntime;
+  stop(): Promise<void>;
+}
+
+const REDIS_STARTUP_WAIT_MS = 3000;
+
+/** Opens database (migrated), broker and Redis, and serves HTTP on PORT (0 picks a free port). */
+export async function startApiGateway(config: ApiGatewayConfig): Promise<RunningApiGateway> {
+  const runtime = await openServiceRuntime({ service: 'api-gateway', config, ...apiGatewayDatabase });
+  const redis = createRedisClient(config.REDIS_URL, runtime.logger);
+  await whenReady(redis, REDIS_STARTUP_WAIT_MS);
+  const app = createApp({
+    config,
+    dataSource: runtime.dataSource,
+    broker: runtime.broker,
+    redis,
+    logger: runtime.logger,
+  });
+  const server = app.listen(config.PORT);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  runtime.onStop(async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    redis.disconnect();
+  });
+  const { port } = server.address() as AddressInfo;
+  runtime.logger.info({ port }, 'api gateway listening');
+  return { url: `http://127.0.0.1:${port}`, runtime, stop: () => runtime.stop() };
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadApiGatewayConfig);
+  runUntilSignal(() => startApiGateway(config), createLogger('api-gateway', config.LOG_LEVEL));
+}

@@ -1,0 +1,10 @@
+import { loadOrExit } from '@gateway/config';
+import { migrateServiceDatabase } from '@gateway/messaging';
+import { loadApiGatewayConfig } from './config';
+import { apiGatewayDatabase } from './persistence';
+
+void migrateServiceDatabase({
+  service: 'api-gateway',
+  config: loadOrExit(loadApiGatewayConfig),
+  ...apiGatewayDatabase,
+});

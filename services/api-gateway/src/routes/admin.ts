@@ -1,0 +1,139 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Router, type RequestHandler } from 'express';
+import Joi from 'joi';
+import { createProduct, paymentMethods, setFeeRule, type PaymentMethod } from '@gateway/contracts';
+import { AppError, asyncHandler } from '@gateway/http-errors';
+import { centavosToBrl } from '../domain/money';
+import type { BusinessEntity } from '../persistence';
+import { centavosField, pathId, validateBody } from '../http/validation';
+import type { RouteContext } from './context';
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time (as digests, so lengths leak nothing either). */
+function requireAdmin(adminToken: string): RequestHandler {
+  const expected = sha256(adminToken);
+  return (req, _res, next) => {
+    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
+    const presented = match ? sha256(match[1]!) : undefined;
+    next(presented && timingSafeEqual(presented, expected) ? undefined : new AppError('UNAUTHORIZED'));
+  };
+}
+
+const businessBody = Joi.object<{ name: string }>({ name: Joi.string().min(1).max(200).required() });
+const feeRuleBody = Joi.object<{ percent_bps: number; fixed_centavos: number }>({
+  percent_bps: Joi.number().integer().min(0).max(10000).required(),
+  fixed_centavos: centavosField.min(0).required(),
+});
+const productBody = Joi.object<{ name: string; price: number; description?: string | null }>({
+  name: Joi.string().min(1).max(200).required(),
+  price: centavosField.min(100).required(),
+  description: Joi.string().max(2000).allow(null),
+});
+
+/** The operator API (decisions.md, "Environments and operators"); `scripts/admin-cli.ts` wraps it. */
+export function adminRoutes({ commands, identities, config }: RouteContext): Router {
+  const router = Router();
+  router.use(requireAdmin(config.ADMIN_TOKEN));
+
+  const existingBusiness = async (id: string | undefined): Promise<BusinessEntity> => {
+    const business = await identities.findBusiness(pathId(id));
+    if (!business) throw new AppError('NOT_FOUND');
+    return business;
+  };
+
+  router.post(
+    '/businesses',
+    asyncHandler(async (req, res) => {
+      const body = validateBody(businessBody, req.body);
+      const created = await identities.createBusiness(body.name);
+      res.status(201).json({
+        business_id: created.business.id,
+        name: created.business.name,
+        environment: created.business.environment,
+        api_key: created.apiKey,
+        key_prefix: created.keyPrefix,
+        created_at: created.business.createdAt.toISOString(),
+      });
+    }),
+  );
+
+  router.get(
+    '/businesses/:business_id',
+    asyncHandler(async (req, res) => {
+      const business = await existingBusiness(req.params.business_id);
+      const keys = await identities.listKeys(business.id);
+      res.json({
+        business_id: business.id,
+        name: business.name,
+        environment: business.environment,
+        created_at: business.createdAt.toISOString(),
+        api_keys: keys.map((key) => ({
+          key_prefix: key.keyPrefix,
+          created_at: key.createdAt.toISOString(),
+          revoked_at: key.revokedAt?.toISOString() ?? null,
+        })),
+      });
+    }),
+  );
+
+  router.post(
+    '/businesses/:business_id/api-keys',
+    asyncHandler(async (req, res) => {
+      const business = await existingBusiness(req.params.business_id);
+      const issued = await identities.issueKey(business.id);
+      res
+        .status(201)
+        .json({ business_id: business.id, api_key: issued.apiKey, key_prefix: issued.keyPrefix });
+    }),
+  );
+
+  router.delete(
+    '/api-keys/:key_prefix',
+    asyncHandler(async (req, res) => {
+      if (!(await identities.revokeKey(pathId(req.params.key_prefix)))) throw new AppError('NOT_FOUND');
+      res.json({ revoked: true });
+    }),
+  );
+
+  router.put(
+    '/businesses/:business_id/fee-rules/:method',
+    asyncHandler(async (req, res) => {
+      const method = req.params.method as PaymentMethod;
+      if (!paymentMethods.includes(method)) throw new AppError('UNSUPPORTED_PAYMENT_METHOD');
+      const body = validateBody(feeRuleBody, req.body);
+      const business = await existingBusiness(req.params.business_id);
+      const rule = await commands.send(setFeeRule, { business_id: business.id, method, ...body }, res);
+      res.json(rule);
+    }),
+  );
+
+  router.post(
+    '/businesses/:business_id/products',
+    asyncHandler(async (req, res) => {
+      const body = validateBody(productBody, req.body, { amount: ['price'] });
+      const business = await existingBusiness(req.params.business_id);
+      const product = await commands.send(
+        createProduct,
+        {
+          business_id: business.id,
+          name: body.name,
+          description: body.description ?? null,
+          price_centavos: body.price,
+        },
+        res,
+      );
+      res.status(201).json({
+        product_id: product.product_id,
+        business_id: product.business_id,
+        name: product.name,
+        description: product.description,
+        price: centavosToBrl(product.price_centavos),
+        price_centavos: product.price_centavos,
+        created_at: product.created_at,
+      });
+    }),
+  );
+
+  return router;
+}

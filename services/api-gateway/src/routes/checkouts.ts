@@ -1,0 +1,76 @@
+import { Router } from 'express';
+import Joi from 'joi';
+import { createCheckout, getCheckout, type Checkout } from '@gateway/contracts';
+import { AppError, asyncHandler } from '@gateway/http-errors';
+import { identityOf } from '../http/identity';
+import { jsonText, pathId, validateBody } from '../http/validation';
+import type { RouteContext } from './context';
+
+interface CreateCheckoutBody {
+  product_id: string;
+  return_url: string;
+  cancel_url: string;
+  title?: string | null;
+  slug?: string | null;
+  metadata?: string | null;
+}
+
+const httpUrl = Joi.string()
+  .uri({ scheme: ['http', 'https'] })
+  .max(2000);
+
+const createCheckoutBody = Joi.object<CreateCheckoutBody>({
+  product_id: Joi.string().max(200).required(),
+  return_url: httpUrl.required(),
+  cancel_url: httpUrl.required(),
+  title: Joi.string().max(200).allow(null),
+  slug: Joi.string().max(100).allow(null),
+  metadata: jsonText.allow(null),
+});
+
+/** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to interface.md). */
+export function checkoutRoutes({ commands, config }: RouteContext): Router {
+  const router = Router();
+  const withUrl = (checkout: Checkout) => ({
+    ...checkout,
+    url: `${config.PUBLIC_BASE_URL}/c/${encodeURIComponent(checkout.slug)}`,
+  });
+
+  router.post(
+    '/checkouts',
+    asyncHandler(async (req, res) => {
+      const body = validateBody(createCheckoutBody, req.body);
+      const { businessId } = identityOf(res);
+      const checkout = await commands.send(
+        createCheckout,
+        {
+          business_id: businessId,
+          product_id: body.product_id,
+          return_url: body.return_url,
+          cancel_url: body.cancel_url,
+          title: body.title ?? null,
+          slug: body.slug ?? null,
+          metadata: body.metadata ?? null,
+        },
+        res,
+      );
+      res.status(201).json(withUrl(checkout));
+    }),
+  );
+
+  router.get(
+    '/checkouts/:checkout_id',
+    asyncHandler(async (req, res) => {
+      const { businessId } = identityOf(res);
+      const checkout = await commands.send(
+        getCheckout,
+        { business_id: businessId, checkout_id: pathId(req.params.checkout_id) },
+        res,
+      );
+      if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');
+      res.json({ ...withUrl(checkout), sessions: checkout.sessions ?? [] });
+    }),
+  );
+
+  return router;
+}

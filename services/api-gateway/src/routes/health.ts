@@ -1,0 +1,82 @@
+import { Router } from 'express';
+import type Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
+import type { ServiceName } from '@gateway/contracts';
+import { asyncHandler } from '@gateway/http-errors';
+import type { Broker } from '@gateway/messaging';
+import { metricsRegistry } from '@gateway/observability';
+
+/** The services whose commands the gateway sends: each needs at least one consumer for the gateway to be ready. */
+const DOWNSTREAM_SERVICES: readonly ServiceName[] = [
+  'payment',
+  'pix-adapter',
+  'solana-watcher',
+  'checkout',
+  'customer',
+  'webhook-dispatcher',
+];
+const CHECK_TIMEOUT_MS = 2000;
+
+interface CheckResult {
+  ok: boolean;
+  detail?: string;
+}
+
+async function check(probe: () => Promise<string | undefined>): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    const problem = await Promise.race([probe(), timeout]);
+    return problem ? { ok: false, detail: problem } : { ok: true };
+  } catch (err) {
+    return { ok: false, detail: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** /healthz (process up), /readyz (dependencies and downstream consumers), /metrics (Prometheus). */
+export function healthRoutes(deps: { dataSource: DataSource; redis: Redis; broker: Broker }): Router {
+  const router = Router();
+
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  router.get(
+    '/readyz',
+    asyncHandler(async (_req, res) => {
+      const probes: Record<string, () => Promise<string | undefined>> = {
+        postgres: async () => {
+          await deps.dataSource.query('SELECT 1');
+          return undefined;
+        },
+        redis: async () => {
+          const answer = await deps.redis.ping();
+          return answer === 'PONG' ? undefined : `unexpected answer ${answer}`;
+        },
+        rabbitmq: async () => (deps.broker.connected ? undefined : 'not connected'),
+      };
+      for (const service of DOWNSTREAM_SERVICES) {
+        probes[`service:${service}`] = async () =>
+          (await deps.broker.commandConsumers(service)) > 0 ? undefined : 'no consumer';
+      }
+      const names = Object.keys(probes);
+      const results = await Promise.all(names.map((name) => check(probes[name]!)));
+      const checks = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
+      const ready = results.every((result) => result.ok);
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+    }),
+  );
+
+  router.get(
+    '/metrics',
+    asyncHandler(async (_req, res) => {
+      res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,181 @@
+import express, { Router, type RequestHandler } from 'express';
+import Joi from 'joi';
+import {
+  getCheckoutPage,
+  getCheckoutSessionStatus,
+  startCheckoutSession,
+  tokens,
+  type PaymentMethod,
+  type PaymentView,
+  type Token,
+} from '@gateway/contracts';
+import { AppError, asyncHandler, errorMiddleware } from '@gateway/http-errors';
+import type { Logger } from '@gateway/observability';
+import {
+  CHECKOUT_CONTENT_SECURITY_POLICY,
+  checkoutAssets,
+  renderCheckoutPage,
+  renderErrorMessage,
+  renderNotFoundPage,
+  type CheckoutAssetName,
+} from '../checkout-page';
+import { publicCrypto } from '../domain/payment-responses';
+import { validateBody } from '../http/validation';
+import type { RouteContext } from './context';
+
+const ASSET_BASE = '/c/assets';
+const BODY_LIMIT = '64kb';
+
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    'Content-Security-Policy': CHECKOUT_CONTENT_SECURITY_POLICY,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  });
+  next();
+};
+
+const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
+const startSessionBody = Joi.object<{ method: PaymentMethod; currency?: string }>({
+  method: Joi.string().valid('pix', 'crypto').required(),
+  currency: Joi.when('method', {
+    is: 'crypto',
+    then: Joi.string()
+      .valid(...tokenNames)
+      .required(),
+    otherwise: Joi.any(),
+  }),
+});
+
+/** What `checkout.js` reads from a started session (see assets/checkout.js). */
+function sessionPayment(view: PaymentView): Record<string, unknown> {
+  const { payment } = view;
+  if (view.pix) {
+    return {
+      method: payment.method,
+      expires_at: view.pix.expires_at,
+      pix: { qr_code: view.pix.qr_code, copia_e_cola: view.pix.copia_e_cola },
+    };
+  }
+  if (view.crypto) {
+    const crypto = publicCrypto(view.crypto);
+    return {
+      method: payment.method,
+      expires_at: crypto.expires_at,
+      crypto: {
+        qr_code: crypto.qr_code,
+        payment_link: crypto.payment_link,
+        amount: crypto.amount,
+        currency: crypto.currency,
+        wallet_address: crypto.wallet_address,
+      },
+    };
+  }
+  throw new Error(`session payment ${payment.payment_id} came back without rail details`);
+}
+
+/** A slug the checkout service could know; anything else is simply not found. */
+const validSlug = (slug: string | undefined): slug is string =>
+  typeof slug === 'string' && slug.length > 0 && slug.length <= 200;
+
+/**
+ * The hosted checkout at /c/{slug}: public (no API key), rate limited per buyer IP, every response under a strict
+ * CSP. The page's JSON endpoints answer errors with buyer-facing Portuguese text.
+ */
+export function hostedCheckoutRoutes(
+  { commands, identities }: RouteContext,
+  ipRateLimit: RequestHandler,
+  logger: Logger,
+): Router {
+  const router = Router();
+  router.use(securityHeaders);
+
+  router.get('/assets/:name', (req, res, next) => {
+    const name = req.params.name as CheckoutAssetName;
+    if (!Object.prototype.hasOwnProperty.call(checkoutAssets, name)) return next(new AppError('NOT_FOUND'));
+    const asset = checkoutAssets[name];
+    // The page links `?v=<content hash>`: that exact version never changes, so it may be cached for good.
+    const immutable = req.query.v === asset.version;
+    res
+      .status(200)
+      .type(asset.contentType)
+      .set('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
+      .send(asset.body);
+  });
+
+  router.use(ipRateLimit);
+
+  const businessName = async (businessId: string, fallback: string): Promise<string> =>
+    (await identities.findBusiness(businessId))?.name ?? fallback;
+
+  router.get(
+    '/:slug',
+    asyncHandler(async (req, res) => {
+      const slug = req.params.slug;
+      const notFound = () =>
+        res.status(404).type('html').set('Cache-Control', 'no-store').send(renderNotFoundPage(ASSET_BASE));
+      if (!validSlug(slug)) return notFound();
+      let page;
+      try {
+        page = await commands.send(getCheckoutPage, { slug }, res);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'NOT_FOUND') return notFound();
+        throw err;
+      }
+      const html = renderCheckoutPage({
+        slug: page.slug,
+        businessName: await businessName(page.business_id, page.business_name),
+        productName: page.product_name,
+        productDescription: page.product_description,
+        title: page.title,
+        priceCentavos: page.price_centavos,
+        cancelUrl: page.cancel_url,
+        rails: { pix: true, crypto: ['USDC', 'USDT', 'EURC'] },
+        assetBase: ASSET_BASE,
+      });
+      res.status(200).type('html').set('Cache-Control', 'no-store').send(html);
+    }),
+  );
+
+  router.post(
+    '/:slug/sessions',
+    express.json({ limit: BODY_LIMIT, strict: false }),
+    asyncHandler(async (req, res) => {
+      const slug = req.params.slug;
+      if (!validSlug(slug)) throw new AppError('NOT_FOUND');
+      const body = validateBody(startSessionBody, req.body, { paymentMethod: 'method' });
+      const page = await commands.send(getCheckoutPage, { slug }, res);
+      const session = await commands.send(
+        startCheckoutSession,
+        {
+          slug,
+          business_name: await businessName(page.business_id, page.business_name),
+          method: body.method,
+          token: body.method === 'crypto' ? ((body.currency ?? '').toLowerCase() as Token) : null,
+        },
+        res,
+      );
+      res
+        .status(201)
+        .set('Cache-Control', 'no-store')
+        .json({
+          session_id: session.session_id,
+          status: session.status,
+          payment: sessionPayment(session.payment as PaymentView),
+        });
+    }),
+  );
+
+  router.get(
+    '/:slug/sessions/:session_id',
+    asyncHandler(async (req, res) => {
+      const { slug, session_id: sessionId } = req.params;
+      if (!validSlug(slug) || !sessionId || sessionId.length > 200) throw new AppError('NOT_FOUND');
+      const status = await commands.send(getCheckoutSessionStatus, { slug, session_id: sessionId }, res);
+      res.set('Cache-Control', 'no-store').json({ status: status.status, return_url: status.return_url });
+    }),
+  );
+
+  router.use(errorMiddleware(logger, { message: (error) => renderErrorMessage(error.code) }));
+  return router;
+}

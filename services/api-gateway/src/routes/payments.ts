@@ -1,0 +1,142 @@
+import { Router } from 'express';
+import Joi from 'joi';
+import {
+  createPayment,
+  getPayment,
+  simulatePayment,
+  tokens,
+  updatePayment,
+  type PaymentMethod,
+  type Token,
+  type UpdatePayment,
+} from '@gateway/contracts';
+import { AppError, asyncHandler } from '@gateway/http-errors';
+import {
+  paymentCreatedResponse,
+  paymentRecordResponse,
+  paymentUpdatedResponse,
+} from '../domain/payment-responses';
+import { identityOf } from '../http/identity';
+import { centavosField, jsonText, pathId, validateBody } from '../http/validation';
+import type { RouteContext } from './context';
+
+interface CreatePaymentBody {
+  payment_method: PaymentMethod;
+  amount: number;
+  currency?: string;
+  metadata?: string | null;
+  crypto?: { currency: string; network: 'solana' };
+}
+
+const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
+
+const createPaymentBody = Joi.object<CreatePaymentBody>({
+  payment_method: Joi.string().valid('pix', 'crypto').required(),
+  amount: centavosField.min(100).required(),
+  currency: Joi.string().valid('BRL', 'brl'),
+  metadata: jsonText.allow(null),
+  crypto: Joi.when('payment_method', {
+    is: 'crypto',
+    then: Joi.object({
+      currency: Joi.string()
+        .valid(...tokenNames)
+        .required(),
+      network: Joi.string().valid('solana').required(),
+    }).required(),
+    otherwise: Joi.any(),
+  }),
+});
+
+const updatePaymentBody = Joi.object<{ amount?: number; metadata?: string | null }>({
+  amount: centavosField.min(100),
+  metadata: jsonText.allow(null),
+});
+
+const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount?: number | null }>({
+  outcome: Joi.string().valid('paid', 'failed', 'expired').required(),
+  amount: centavosField.min(1).allow(null),
+});
+
+/** /v1/payments (and, outside production, /v1/sandbox/payments/{id}/simulate). */
+export function paymentRoutes({ commands, config }: RouteContext): Router {
+  const router = Router();
+
+  router.post(
+    '/payments',
+    asyncHandler(async (req, res) => {
+      const body = validateBody(createPaymentBody, req.body, {
+        paymentMethod: 'payment_method',
+        amount: ['amount'],
+      });
+      const identity = identityOf(res);
+      const view = await commands.send(
+        createPayment,
+        {
+          business_id: identity.businessId,
+          business_name: identity.businessName,
+          method: body.payment_method,
+          amount_centavos: body.amount,
+          metadata: body.metadata ?? null,
+          token: body.crypto ? (body.crypto.currency.toLowerCase() as Token) : null,
+        },
+        res,
+      );
+      res.status(201).json(paymentCreatedResponse(view));
+    }),
+  );
+
+  router.get(
+    '/payments/:payment_id',
+    asyncHandler(async (req, res) => {
+      const { businessId } = identityOf(res);
+      const view = await commands.send(
+        getPayment,
+        { business_id: businessId, payment_id: pathId(req.params.payment_id) },
+        res,
+      );
+      // Never leak another business's payment, whatever the payment service answers.
+      if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
+      res.json(paymentRecordResponse(view.payment));
+    }),
+  );
+
+  router.patch(
+    '/payments/:payment_id',
+    asyncHandler(async (req, res) => {
+      const body = validateBody(updatePaymentBody, req.body, { amount: ['amount'] });
+      if (body.amount === undefined && body.metadata === undefined) {
+        throw new AppError('MISSING_FIELDS', 'Informe ao menos um dos campos: amount, metadata.');
+      }
+      const { businessId } = identityOf(res);
+      const command: UpdatePayment = { business_id: businessId, payment_id: pathId(req.params.payment_id) };
+      if (body.amount !== undefined) command.amount_centavos = body.amount;
+      if (body.metadata !== undefined) command.metadata = body.metadata;
+      const view = await commands.send(updatePayment, command, res);
+      if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
+      res.json(paymentUpdatedResponse(view, body.amount !== undefined));
+    }),
+  );
+
+  if (config.APP_ENV !== 'production') {
+    router.post(
+      '/sandbox/payments/:payment_id/simulate',
+      asyncHandler(async (req, res) => {
+        const body = validateBody(simulateBody, req.body, { amount: ['amount'] });
+        const { businessId } = identityOf(res);
+        const result = await commands.send(
+          simulatePayment,
+          {
+            business_id: businessId,
+            payment_id: pathId(req.params.payment_id),
+            outcome: body.outcome,
+            amount_centavos: body.amount ?? null,
+          },
+          res,
+        );
+        res.status(202).json(result);
+      }),
+    );
+  }
+
+  return router;
+}

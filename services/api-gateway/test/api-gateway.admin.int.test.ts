@@ -1,0 +1,147 @@
+import { createProduct, getPayment, setFeeRule } from '@gateway/contracts';
+import { waitFor } from '@gateway/testkit';
+import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
+import { paymentRecord } from './support/payments';
+
+describe('api gateway: operator API and API keys', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('gw-admin', { services: ['payment', 'checkout'] });
+    h.fakes.on(getPayment, async (query) => ({
+      payment: paymentRecord({ business_id: query.business_id, payment_id: query.payment_id }),
+    }));
+  });
+  afterAll(async () => h.close());
+
+  const admin = (method: 'get' | 'post' | 'put' | 'delete', path: string) =>
+    h.http[method](path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  const read = (apiKey: string) =>
+    h.http.get('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', apiKey);
+
+  test('the operator API refuses a missing or wrong admin token with UNAUTHORIZED', async () => {
+    const missing = await h.http.post('/admin/v1/businesses').send({ name: 'X' });
+    const wrong = await h.http
+      .post('/admin/v1/businesses')
+      .set('Authorization', 'Bearer wrong-token')
+      .send({ name: 'X' });
+    for (const response of [missing, wrong]) {
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('UNAUTHORIZED');
+    }
+  });
+
+  test('a new business gets a sandbox key that works at once, and only its hash is stored', async () => {
+    const created = await admin('post', '/admin/v1/businesses').send({ name: 'Café Aroma' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      business_id: expect.stringMatching(/^biz_[A-Za-z0-9_-]{24,}$/),
+      api_key: expect.stringMatching(/^sk_test_[A-Za-z0-9_-]{43}$/),
+      environment: 'sandbox',
+    });
+    expect((await read(created.body.api_key)).status).toBe(200);
+    const rows = await h.gateway.runtime.dataSource.query('SELECT * FROM api_keys WHERE business_id = $1', [
+      created.body.business_id,
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(created.body.api_key.slice(8));
+    const shown = await admin('get', `/admin/v1/businesses/${created.body.business_id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({
+      name: 'Café Aroma',
+      api_keys: [{ key_prefix: created.body.key_prefix }],
+    });
+  });
+
+  test('a business without a name lists the missing field', async () => {
+    const response = await admin('post', '/admin/v1/businesses').send({});
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({ code: 'MISSING_FIELDS', message: expect.stringContaining('name') });
+  });
+
+  test('a rotated key works alongside the old one; a revoked key stops working within 5 seconds', async () => {
+    const business = await admin('post', '/admin/v1/businesses').send({ name: 'Rotação' });
+    const oldKey = business.body.api_key as string;
+    const rotated = await admin('post', `/admin/v1/businesses/${business.body.business_id}/api-keys`);
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.key_prefix).toEqual(expect.any(String));
+    expect((await read(oldKey)).status).toBe(200);
+    expect((await read(rotated.body.api_key)).status).toBe(200);
+
+    const revoked = await admin('delete', `/admin/v1/api-keys/${business.body.key_prefix}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ revoked: true });
+    const startedAt = Date.now();
+    await waitFor(async () => (await read(oldKey)).status === 401, {
+      timeoutMs: 5000,
+      intervalMs: 100,
+      what: 'the revoked key to be refused',
+    });
+    expect(Date.now() - startedAt).toBeLessThanOrEqual(5000);
+    expect((await read(rotated.body.api_key)).status).toBe(200);
+  });
+
+  test('revoking an unknown key prefix is NOT_FOUND', async () => {
+    const response = await admin('delete', '/admin/v1/api-keys/doesnotexist');
+    expect(response.status).toBe(404);
+  });
+
+  test('a fee rule is set through the payment service', async () => {
+    h.fakes.on(setFeeRule, async (rule) => rule);
+    const { body: business } = await admin('post', '/admin/v1/businesses').send({ name: 'Taxas' });
+    const response = await admin('put', `/admin/v1/businesses/${business.business_id}/fee-rules/pix`).send({
+      percent_bps: 199,
+      fixed_centavos: 50,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      business_id: business.business_id,
+      method: 'pix',
+      percent_bps: 199,
+      fixed_centavos: 50,
+    });
+    const unsupported = await admin(
+      'put',
+      `/admin/v1/businesses/${business.business_id}/fee-rules/card`,
+    ).send({
+      percent_bps: 1,
+      fixed_centavos: 0,
+    });
+    expect(unsupported.body.error.code).toBe('UNSUPPORTED_PAYMENT_METHOD');
+    const unknown = await admin('put', '/admin/v1/businesses/biz_unknownunknownunknown00/fee-rules/pix').send(
+      {
+        percent_bps: 1,
+        fixed_centavos: 0,
+      },
+    );
+    expect(unknown.status).toBe(404);
+  });
+
+  test('a product is created with its price in centavos and shown in BRL', async () => {
+    h.fakes.on(createProduct, async (command) => ({
+      product_id: 'prod_abcdefghijklmnopqrstuvwx',
+      business_id: command.business_id,
+      name: command.name,
+      description: command.description,
+      price_centavos: command.price_centavos,
+      created_at: new Date().toISOString(),
+    }));
+    const { body: business } = await admin('post', '/admin/v1/businesses').send({ name: 'Produtos' });
+    const response = await admin('post', `/admin/v1/businesses/${business.business_id}/products`).send({
+      name: 'Curso de violão',
+      price: 19990,
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      product_id: 'prod_abcdefghijklmnopqrstuvwx',
+      name: 'Curso de violão',
+      price: 199.9,
+      price_centavos: 19990,
+      description: null,
+    });
+    const cheap = await admin('post', `/admin/v1/businesses/${business.business_id}/products`).send({
+      name: 'Bala',
+      price: 5,
+    });
+    expect(cheap.body.error.code).toBe('INVALID_AMOUNT');
+  });
+});

@@ -1,0 +1,148 @@
+import {
+  getCheckoutPage,
+  getCheckoutSessionStatus,
+  newPublicId,
+  startCheckoutSession,
+  type CheckoutPage,
+  type StartCheckoutSession,
+} from '@gateway/contracts';
+import { CommandError } from '@gateway/messaging';
+import { CHECKOUT_CONTENT_SECURITY_POLICY, checkoutAssets, renderErrorMessage } from '../src/checkout-page';
+import { startHarness, type Harness } from './support/harness';
+import { cryptoView, pixView } from './support/payments';
+
+describe('api gateway: hosted checkout pages', () => {
+  let h: Harness;
+  let merchant: { business_id: string };
+  const slug = 'curso-de-violao-x7k2p9';
+
+  beforeAll(async () => {
+    h = await startHarness('gw-page', { services: ['checkout'] });
+    merchant = await h.newBusiness('Estúdio Som & Cia');
+    h.fakes.on(getCheckoutPage, async (query): Promise<CheckoutPage> => {
+      if (query.slug !== slug) throw new CommandError('NOT_FOUND', 'Checkout não encontrado.');
+      return {
+        slug,
+        business_id: merchant.business_id,
+        business_name: 'nome antigo',
+        product_name: 'Curso de violão',
+        product_description: '32 aulas',
+        title: 'Aprenda violão',
+        price_centavos: 123456,
+        cancel_url: 'https://loja.example.com/carrinho',
+      };
+    });
+  });
+  afterAll(async () => h.close());
+
+  const expectPageHeaders = (headers: Record<string, string>) => {
+    expect(headers['content-security-policy']).toBe(CHECKOUT_CONTENT_SECURITY_POLICY);
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['referrer-policy']).toBe('no-referrer');
+  };
+
+  test('the page renders the business name from the gateway, the price and every rail, under the CSP', async () => {
+    const response = await h.http.get(`/c/${slug}`);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expectPageHeaders(response.headers);
+    expect(response.text).toContain('Estúdio Som &amp; Cia');
+    expect(response.text).toContain('R$ 1.234,56');
+    for (const id of ['pay-pix', 'pay-crypto-usdc', 'pay-crypto-usdt', 'pay-crypto-eurc'])
+      expect(response.text).toContain(`id="${id}"`);
+  });
+
+  test('an unknown slug gets the 404 page, as HTML with the same headers', async () => {
+    const response = await h.http.get('/c/nao-existe-123');
+    expect(response.status).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.text).toContain('Checkout não encontrado');
+    expectPageHeaders(response.headers);
+  });
+
+  test('assets are served with their type, and cached for good at their current version', async () => {
+    const asset = checkoutAssets['checkout.js'];
+    const versioned = await h.http.get(`/c/assets/checkout.js?v=${asset.version}`);
+    expect(versioned.status).toBe(200);
+    expect(versioned.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(versioned.headers['cache-control']).toContain('immutable');
+    expect(versioned.text).toBe(asset.body);
+    const css = await h.http.get('/c/assets/checkout.css');
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    expect(css.headers['cache-control']).not.toContain('immutable');
+    expect((await h.http.get('/c/assets/secret.env')).status).toBe(404);
+  });
+
+  test('starting a PIX session answers what checkout.js reads', async () => {
+    h.fakes.on(startCheckoutSession, async () => ({
+      session_id: newPublicId('sess'),
+      status: 'initiated',
+      payment: pixView({ business_id: merchant.business_id, amount_centavos: 123456 }),
+    }));
+    const response = await h.http.post(`/c/${slug}/sessions`).send({ method: 'pix' });
+    expect(response.status).toBe(201);
+    expectPageHeaders(response.headers);
+    expect(response.body).toEqual({
+      session_id: expect.stringMatching(/^sess_/),
+      status: 'initiated',
+      payment: {
+        method: 'pix',
+        expires_at: expect.any(String),
+        pix: { qr_code: expect.any(String), copia_e_cola: expect.any(String) },
+      },
+    });
+    expect(h.fakes.receivedOf(startCheckoutSession).at(-1)).toEqual<StartCheckoutSession>({
+      slug,
+      business_name: 'Estúdio Som & Cia',
+      method: 'pix',
+      token: null,
+    });
+  });
+
+  test('starting a crypto session answers the token amount and upper-case currency', async () => {
+    h.fakes.on(startCheckoutSession, async () => ({
+      session_id: newPublicId('sess'),
+      status: 'initiated',
+      payment: cryptoView({ business_id: merchant.business_id }),
+    }));
+    const response = await h.http.post(`/c/${slug}/sessions`).send({ method: 'crypto', currency: 'usdc' });
+    expect(response.status).toBe(201);
+    expect(response.body.payment).toEqual({
+      method: 'crypto',
+      expires_at: expect.any(String),
+      crypto: {
+        qr_code: expect.any(String),
+        payment_link: expect.stringMatching(/^solana:/),
+        amount: 18.234568,
+        currency: 'USDC',
+        wallet_address: expect.any(String),
+      },
+    });
+    expect((h.fakes.receivedOf(startCheckoutSession).at(-1) as StartCheckoutSession).token).toBe('usdc');
+  });
+
+  test('a refused session answers the buyer-facing message for its code', async () => {
+    h.fakes.on(startCheckoutSession, async () => {
+      throw new CommandError('NO_FEE_RULE', 'sem regra de tarifa');
+    });
+    const response = await h.http.post(`/c/${slug}/sessions`).send({ method: 'pix' });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      error: { code: 'NO_FEE_RULE', message: renderErrorMessage('NO_FEE_RULE') },
+    });
+    const unknown = await h.http.post('/c/nao-existe-123/sessions').send({ method: 'pix' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toBe(renderErrorMessage('NOT_FOUND'));
+  });
+
+  test('the session status answers status and return url', async () => {
+    h.fakes.on(getCheckoutSessionStatus, async () => ({
+      status: 'paid' as const,
+      return_url: 'https://loja.example.com/obrigado',
+    }));
+    const response = await h.http.get(`/c/${slug}/sessions/sess_abcdefghijklmnopqrstuvwx`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'paid', return_url: 'https://loja.example.com/obrigado' });
+    expectPageHeaders(response.headers);
+  });
+});

@@ -1,0 +1,286 @@
+import {
+  createPayment,
+  getPayment,
+  simulatePayment,
+  updatePayment,
+  type CreatePayment,
+  type UpdatePayment,
+} from '@gateway/contracts';
+import { CommandError } from '@gateway/messaging';
+import { startHarness, type Harness } from './support/harness';
+import { cryptoInstructions, cryptoView, paymentRecord, pixView } from './support/payments';
+
+describe('api gateway: payments', () => {
+  let h: Harness;
+  let merchant: { business_id: string; api_key: string };
+
+  beforeAll(async () => {
+    h = await startHarness('gw-pay');
+    merchant = await h.newBusiness('Padaria Pão Quente');
+  });
+  afterAll(async () => h.close());
+
+  const post = (body: unknown) =>
+    h.http
+      .post('/v1/payments')
+      .set('x-api-key', merchant.api_key)
+      .send(body as object);
+
+  test('a PIX payment is created from centavos and answered in BRL with its QR code', async () => {
+    h.fakes.on(createPayment, async (command) =>
+      pixView({
+        business_id: command.business_id,
+        amount_centavos: command.amount_centavos,
+        fee_centavos: 199,
+      }),
+    );
+    const response = await post({
+      payment_method: 'pix',
+      amount: 12345,
+      currency: 'brl',
+      metadata: '{"a":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      payment_id: expect.stringMatching(/^pay_/),
+      amount: 123.45,
+      status: 'processing',
+      fee_brl: 1.99,
+      net_amount_brl: 121.46,
+      expires_at: expect.any(String),
+      pix: { qr_code: expect.stringMatching(/^data:image\/png;base64,/), copia_e_cola: expect.any(String) },
+    });
+    const sent = h.fakes.receivedOf(createPayment).at(-1) as CreatePayment;
+    expect(sent).toEqual({
+      business_id: merchant.business_id,
+      business_name: 'Padaria Pão Quente',
+      method: 'pix',
+      amount_centavos: 12345,
+      metadata: '{"a":1}',
+      token: null,
+    });
+  });
+
+  test('a crypto payment answers with the upper-case token, the token amount and its own expiry', async () => {
+    h.fakes.on(createPayment, async (command) =>
+      cryptoView({
+        business_id: command.business_id,
+        amount_centavos: command.amount_centavos,
+        fee_centavos: 150,
+      }),
+    );
+    const response = await post({
+      payment_method: 'crypto',
+      amount: 10000,
+      crypto: { currency: 'usdc', network: 'solana' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      payment_id: expect.stringMatching(/^pay_/),
+      amount: 100,
+      status: 'pending',
+      fee_brl: 1.5,
+      net_amount_brl: 98.5,
+      payment_method: 'crypto',
+      crypto: {
+        currency: 'USDC',
+        network: 'solana',
+        qr_code: expect.any(String),
+        payment_link: expect.stringMatching(/^solana:/),
+        wallet_address: expect.any(String),
+        amount: 18.234568,
+        expires_at: expect.any(String),
+      },
+    });
+    expect(response.body).not.toHaveProperty('expires_at');
+    expect((h.fakes.receivedOf(createPayment).at(-1) as CreatePayment).token).toBe('usdc');
+  });
+
+  test('a missing body lists every missing required field', async () => {
+    const response = await post({});
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('MISSING_FIELDS');
+    expect(response.body.error.message).toContain('payment_method');
+    expect(response.body.error.message).toContain('amount');
+  });
+
+  test('a crypto payment without its crypto object is MISSING_FIELDS naming crypto', async () => {
+    const response = await post({ payment_method: 'crypto', amount: 1000 });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({
+      code: 'MISSING_FIELDS',
+      message: expect.stringContaining('crypto'),
+    });
+  });
+
+  test.each([
+    [{ payment_method: 'pix', amount: 99 }, 'INVALID_AMOUNT'],
+    [{ payment_method: 'pix', amount: 100.5 }, 'INVALID_AMOUNT'],
+    [{ payment_method: 'pix', amount: '1000' }, 'INVALID_AMOUNT'],
+    [{ payment_method: 'card', amount: 1000 }, 'UNSUPPORTED_PAYMENT_METHOD'],
+    [{ payment_method: 'pix', amount: 1000, currency: 'usd' }, 'INVALID_FIELDS'],
+    [{ payment_method: 'pix', amount: 1000, metadata: '{not json' }, 'INVALID_FIELDS'],
+    [{ payment_method: 'pix', amount: 1000, metadata: { a: 1 } }, 'INVALID_FIELDS'],
+    [
+      { payment_method: 'crypto', amount: 1000, crypto: { currency: 'btc', network: 'solana' } },
+      'INVALID_FIELDS',
+    ],
+  ])('the body %j is refused with %s', async (body, code) => {
+    const before = h.fakes.receivedOf(createPayment).length;
+    const response = await post(body);
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe(code);
+    expect(h.fakes.receivedOf(createPayment)).toHaveLength(before);
+  });
+
+  test('INVALID_FIELDS names every bad field', async () => {
+    const response = await post({ payment_method: 'pix', amount: 1000, currency: 'usd', metadata: 'nope' });
+    expect(response.body.error.code).toBe('INVALID_FIELDS');
+    expect(response.body.error.message).toContain('currency');
+    expect(response.body.error.message).toContain('metadata');
+  });
+
+  test('a business without a fee rule gets NO_FEE_RULE from the payment service', async () => {
+    h.fakes.on(createPayment, async () => {
+      throw new CommandError('NO_FEE_RULE', 'Não há regra de tarifa para pix.');
+    });
+    const response = await post({ payment_method: 'pix', amount: 1000 });
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({
+      error: { code: 'NO_FEE_RULE', message: 'Não há regra de tarifa para pix.' },
+    });
+  });
+
+  test('reading a payment returns the public record with the amount in BRL', async () => {
+    const record = paymentRecord({
+      business_id: merchant.business_id,
+      amount_centavos: 5050,
+      status: 'paid',
+    });
+    h.fakes.on(getPayment, async (query) => ({ payment: { ...record, payment_id: query.payment_id } }));
+    const response = await h.http.get(`/v1/payments/${record.payment_id}`).set('x-api-key', merchant.api_key);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      payment_id: record.payment_id,
+      transaction_id: null,
+      business_id: merchant.business_id,
+      method: 'pix',
+      status: 'paid',
+      amount_brl: 50.5,
+      external_id: record.external_id,
+      failure_code: null,
+      failure_reason: null,
+      created_at: record.created_at,
+      updated_at: record.updated_at,
+    });
+  });
+
+  test("another business's payment is NOT_FOUND, never shown", async () => {
+    const other = await h.newBusiness('Outra Loja');
+    const record = paymentRecord({ business_id: merchant.business_id });
+    h.fakes.on(getPayment, async (query) => {
+      if (query.business_id !== record.business_id)
+        throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
+      return { payment: record };
+    });
+    const response = await h.http.get(`/v1/payments/${record.payment_id}`).set('x-api-key', other.api_key);
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('NOT_FOUND');
+    // Even if a downstream answer named the wrong owner, the edge would not show it.
+    h.fakes.on(getPayment, async () => ({ payment: record }));
+    const leaked = await h.http.get(`/v1/payments/${record.payment_id}`).set('x-api-key', other.api_key);
+    expect(leaked.status).toBe(404);
+  });
+
+  test('changing the amount of a crypto payment returns new crypto instructions and fees in BRL', async () => {
+    h.fakes.on(updatePayment, async (command) => ({
+      payment: paymentRecord({
+        payment_id: command.payment_id,
+        business_id: command.business_id,
+        method: 'crypto',
+        status: 'pending',
+        amount_centavos: command.amount_centavos ?? 1,
+        fee_centavos: 100,
+      }),
+      crypto: cryptoInstructions({ currency: 'eurc', amount_base_units: '1000000' }),
+    }));
+    const response = await h.http
+      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
+      .set('x-api-key', merchant.api_key)
+      .send({ amount: 20000 });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      payment_id: 'pay_abcdefghijklmnopqrstuvwx',
+      amount: 200,
+      fee_brl: 1,
+      net_amount_brl: 199,
+      status: 'pending',
+      crypto: expect.objectContaining({ currency: 'EURC', amount: 1, network: 'solana' }),
+    });
+    expect(h.fakes.receivedOf(updatePayment).at(-1)).toEqual<UpdatePayment>({
+      business_id: merchant.business_id,
+      payment_id: 'pay_abcdefghijklmnopqrstuvwx',
+      amount_centavos: 20000,
+    });
+  });
+
+  test('a metadata-only change of a PIX payment returns the new QR code and no crypto object', async () => {
+    h.fakes.on(updatePayment, async (command) => ({
+      ...pixView({ payment_id: command.payment_id, business_id: command.business_id }),
+    }));
+    const response = await h.http
+      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
+      .set('x-api-key', merchant.api_key)
+      .send({ metadata: '{"pedido":7}' });
+    expect(response.status).toBe(200);
+    expect(response.body.pix).toEqual({ qr_code: expect.any(String), copia_e_cola: expect.any(String) });
+    expect(response.body).not.toHaveProperty('crypto');
+  });
+
+  test('an empty PATCH is MISSING_FIELDS naming amount and metadata', async () => {
+    const response = await h.http
+      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
+      .set('x-api-key', merchant.api_key)
+      .send({});
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('MISSING_FIELDS');
+    expect(response.body.error.message).toMatch(/amount.*metadata/);
+  });
+
+  test('a PATCH below the minimum amount is INVALID_AMOUNT', async () => {
+    const response = await h.http
+      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
+      .set('x-api-key', merchant.api_key)
+      .send({ amount: 50 });
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('INVALID_AMOUNT');
+  });
+
+  test('a PATCH of a paid payment is INVALID_STATUS naming the status', async () => {
+    h.fakes.on(updatePayment, async () => {
+      throw new CommandError('INVALID_STATUS', 'Pagamento com status paid não pode ser alterado.');
+    });
+    const response = await h.http
+      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
+      .set('x-api-key', merchant.api_key)
+      .send({ amount: 500 });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({ code: 'INVALID_STATUS', message: expect.stringContaining('paid') });
+  });
+
+  test('a sandbox simulation is accepted with 202', async () => {
+    h.fakes.on(simulatePayment, async () => ({ accepted: true }));
+    const response = await h.http
+      .post('/v1/sandbox/payments/pay_abcdefghijklmnopqrstuvwx/simulate')
+      .set('x-api-key', merchant.api_key)
+      .send({ outcome: 'paid', amount: 500 });
+    expect(response.status).toBe(202);
+    expect(response.body).toEqual({ accepted: true });
+    expect(h.fakes.receivedOf(simulatePayment).at(-1)).toEqual({
+      business_id: merchant.business_id,
+      payment_id: 'pay_abcdefghijklmnopqrstuvwx',
+      outcome: 'paid',
+      amount_centavos: 500,
+    });
+  });
+});

@@ -1,0 +1,100 @@
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { getPayment } from '@gateway/contracts';
+import { testLogger } from '@gateway/testkit';
+import { createApp } from '../src/app';
+import { createRedisClient } from '../src/redis';
+import { startHarness, type Harness } from './support/harness';
+import { paymentRecord } from './support/payments';
+
+async function closedPort(): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('api gateway: rate limit', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('gw-rl', { services: ['payment'], config: { RATE_LIMIT_PER_MINUTE: 60 } });
+    h.fakes.on(getPayment, async (query) => ({
+      payment: paymentRecord({ business_id: query.business_id, payment_id: query.payment_id }),
+    }));
+  });
+  afterAll(async () => h.close());
+
+  const read = (apiKey: string) =>
+    h.http.get('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', apiKey);
+
+  test('every /v1 answer carries the RateLimit headers, counting down per key', async () => {
+    const { api_key } = await h.newBusiness();
+    const first = await read(api_key);
+    const second = await read(api_key);
+    expect(first.status).toBe(200);
+    expect(first.headers['ratelimit-limit']).toBe('60');
+    expect(first.headers['ratelimit-remaining']).toBe('59');
+    expect(second.headers['ratelimit-remaining']).toBe('58');
+    expect(Number(first.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    expect(Number(first.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
+  });
+
+  test('a burst of 200 parallel requests lets exactly 60 through; the rest are RATE_LIMITED with Retry-After', async () => {
+    const { api_key } = await h.newBusiness();
+    const responses = await Promise.all(Array.from({ length: 200 }, () => read(api_key)));
+    const limited = responses.filter((response) => response.status === 429);
+    expect(responses.filter((response) => response.status !== 429)).toHaveLength(60);
+    expect(limited).toHaveLength(140);
+    const sample = limited[0]!;
+    expect(sample.body).toEqual({ error: { code: 'RATE_LIMITED', message: expect.any(String) } });
+    expect(sample.headers['ratelimit-remaining']).toBe('0');
+    expect(Number(sample.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(sample.headers['retry-after'])).toBeLessThanOrEqual(60);
+  });
+
+  test('the limit is per key: another business is not affected by a full bucket', async () => {
+    const busy = await h.newBusiness();
+    await Promise.all(Array.from({ length: 61 }, () => read(busy.api_key)));
+    expect((await read(busy.api_key)).status).toBe(429);
+    const calm = await h.newBusiness();
+    expect((await read(calm.api_key)).status).toBe(200);
+  });
+
+  test('health and metrics are outside the limit', async () => {
+    const responses = await Promise.all(Array.from({ length: 80 }, () => h.http.get('/healthz')));
+    expect(responses.every((response) => response.status === 200)).toBe(true);
+    expect(responses[0]!.headers).not.toHaveProperty('ratelimit-limit');
+  });
+
+  test('with Redis unreachable the API fails closed with SERVICE_UNAVAILABLE, quickly', async () => {
+    const { api_key } = await h.newBusiness();
+    const logger = testLogger('gw-no-redis');
+    const deadRedis = createRedisClient(`redis://127.0.0.1:${await closedPort()}`, logger);
+    const app = createApp({
+      config: h.config,
+      dataSource: h.gateway.runtime.dataSource,
+      broker: h.gateway.runtime.broker,
+      redis: deadRedis,
+      logger,
+    });
+    const server = app.listen(0);
+    try {
+      const started = Date.now();
+      const response = await request(server)
+        .get('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
+        .set('x-api-key', api_key);
+      expect(response.status).toBe(503);
+      expect(response.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(2000);
+      const ready = await request(server).get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.redis.ok).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      deadRedis.disconnect();
+    }
+  });
+});

@@ -1,0 +1,179 @@
+import Redis from 'ioredis';
+import request from 'supertest';
+import {
+  createCheckout,
+  createCustomer,
+  createPayment,
+  createProduct,
+  createWebhook,
+  deleteWebhook,
+  getCheckout,
+  getCheckoutPage,
+  getCheckoutSessionStatus,
+  getPayment,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+  sendTestWebhook,
+  setFeeRule,
+  simulatePayment,
+  startCheckoutSession,
+  updatePayment,
+  type CommandDefinition,
+  type ServiceName,
+} from '@gateway/contracts';
+import { Broker, CommandError, type MessageContext } from '@gateway/messaging';
+import { isolatedEnvironment, testLogger, type IsolatedEnvironment } from '@gateway/testkit';
+import type { ApiGatewayConfig } from '../../src/config';
+import { startApiGateway, type RunningApiGateway } from '../../src/main';
+
+export const ADMIN_TOKEN = 'test-admin-token-for-the-gateway';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyCommand = CommandDefinition<any, any>;
+
+const COMMANDS_BY_SERVICE: Partial<Record<ServiceName, AnyCommand[]>> = {
+  payment: [createPayment, getPayment, updatePayment, simulatePayment, setFeeRule],
+  checkout: [
+    createProduct,
+    createCheckout,
+    getCheckout,
+    getCheckoutPage,
+    startCheckoutSession,
+    getCheckoutSessionStatus,
+  ],
+  customer: [createCustomer],
+  'webhook-dispatcher': [
+    createWebhook,
+    deleteWebhook,
+    listWebhookDeliveries,
+    retryWebhookDelivery,
+    sendTestWebhook,
+  ],
+};
+
+type FakeHandler<P, R> = (payload: P, context: MessageContext) => Promise<R>;
+
+/**
+ * Stand-ins for the downstream services on the test's broker prefix: each test says how a command is answered,
+ * and every command received is recorded, so the gateway's HTTP behaviour is tested exactly.
+ */
+export class FakeServices {
+  readonly received: Array<{ name: string; payload: unknown; messageId: string }> = [];
+  private readonly handlers = new Map<string, FakeHandler<unknown, unknown>>();
+
+  constructor(readonly broker: Broker) {}
+
+  static async start(gateway: IsolatedEnvironment, services: ServiceName[]): Promise<FakeServices> {
+    const broker = await Broker.connect({
+      url: gateway.config.AMQP_URL,
+      prefix: gateway.config.AMQP_PREFIX,
+      connectionName: 'gateway-test-fakes',
+      logger: testLogger('fakes'),
+    });
+    const fakes = new FakeServices(broker);
+    for (const service of services) {
+      const handlers = Object.fromEntries(
+        (COMMANDS_BY_SERVICE[service] ?? []).map((definition) => [
+          definition.name,
+          (payload: unknown, context: MessageContext) => fakes.dispatch(definition.name, payload, context),
+        ]),
+      );
+      await broker.consumeCommands(service, handlers);
+    }
+    return fakes;
+  }
+
+  on<P, R>(definition: CommandDefinition<P, R>, handler: FakeHandler<P, R>): void {
+    this.handlers.set(definition.name, handler as FakeHandler<unknown, unknown>);
+  }
+
+  receivedOf(definition: AnyCommand): unknown[] {
+    return this.received.filter((entry) => entry.name === definition.name).map((entry) => entry.payload);
+  }
+
+  private async dispatch(name: string, payload: unknown, context: MessageContext): Promise<unknown> {
+    this.received.push({ name, payload, messageId: context.envelope.id });
+    const handler = this.handlers.get(name);
+    if (!handler) throw new CommandError('INTERNAL_ERROR', `no fake answer for ${name}`);
+    return handler(payload, context);
+  }
+}
+
+export interface Harness {
+  env: IsolatedEnvironment;
+  gateway: RunningApiGateway;
+  fakes: FakeServices;
+  config: ApiGatewayConfig;
+  http: ReturnType<typeof request>;
+  /** A new business through the operator API, with its first key. */
+  newBusiness(name?: string): Promise<{ business_id: string; api_key: string; key_prefix: string }>;
+  close(): Promise<void>;
+}
+
+export function gatewayConfig(env: IsolatedEnvironment, overrides: Partial<ApiGatewayConfig> = {}) {
+  const config: ApiGatewayConfig = {
+    ...env.config,
+    PORT: 0,
+    ADMIN_TOKEN,
+    RPC_TIMEOUT_MS: 2000,
+    RATE_LIMIT_PER_MINUTE: 100_000,
+    CHECKOUT_RATE_LIMIT_PER_MINUTE: 100_000,
+    PUBLIC_BASE_URL: 'https://pay.example.com',
+    TRUST_PROXY: false,
+    ...overrides,
+  };
+  return config;
+}
+
+/** Deletes the Redis keys a test file created under its prefix. */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
+}
+
+/** A gateway on a private database, broker prefix and Redis prefix, with fake downstream services. */
+export async function startHarness(
+  label: string,
+  options: { services?: ServiceName[]; config?: Partial<ApiGatewayConfig> } = {},
+): Promise<Harness> {
+  const env = await isolatedEnvironment(label);
+  const config = gatewayConfig(env, options.config);
+  const gateway = await startApiGateway(config);
+  const fakes = await FakeServices.start(
+    env,
+    options.services ?? ['payment', 'checkout', 'customer', 'webhook-dispatcher'],
+  );
+  const http = request(gateway.url);
+  return {
+    env,
+    gateway,
+    fakes,
+    config,
+    http,
+    async newBusiness(name = 'Loja Teste') {
+      const response = await http
+        .post('/admin/v1/businesses')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send({ name });
+      if (response.status !== 201) throw new Error(`business not created: ${response.status}`);
+      return response.body as { business_id: string; api_key: string; key_prefix: string };
+    },
+    async close() {
+      await fakes.broker.deleteDeclaredTopology();
+      await gateway.runtime.broker.deleteDeclaredTopology();
+      await fakes.broker.close();
+      await gateway.stop();
+      await deleteRedisKeys(env.config.REDIS_URL, env.config.REDIS_PREFIX);
+      await env.database.drop();
+    },
+  };
+}

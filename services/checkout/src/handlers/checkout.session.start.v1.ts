@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import {
+  createPayment,
+  newPublicId,
+  type PaymentView,
+  type StartCheckoutSession,
+  type StartedCheckoutSession,
+} from '@gateway/contracts';
+import {
+  CommandError,
+  RpcTimeoutError,
+  type Broker,
+  type MessageContext,
+  type UnitOfWork,
+} from '@gateway/messaging';
+import type { DataSource } from 'typeorm';
+import { findActiveCheckout, SessionEntity, type ActiveCheckout } from '../persistence';
+
+export interface StartSessionDependencies {
+  dataSource: DataSource;
+  broker: Broker;
+  uow: UnitOfWork;
+  paymentTimeoutMs: number;
+}
+
+/** payment.create.v1 bounds the merchant name the rails show to the buyer. */
+const MAX_BUSINESS_NAME_LENGTH = 200;
+
+/**
+ * Starts a buyer's payment on an active checkout: asks the payment service for a payment of the product's price,
+ * then records it as an `initiated` session. The payment request's id derives from this command's id, so a
+ * redelivered start reaches the payment service's inbox as the same request and never creates a second payment.
+ * The session row commits before the reply carries the QR code, so the payment's outcome events (which need the
+ * buyer to pay that code first) always find it.
+ */
+export function handleStartCheckoutSession(deps: StartSessionDependencies) {
+  return async (command: StartCheckoutSession, context: MessageContext): Promise<StartedCheckoutSession> => {
+    const found = await findActiveCheckout(deps.dataSource.manager, command.slug);
+    if (!found) throw new CommandError('NOT_FOUND', 'Checkout não encontrado.');
+    const payment = await requestPayment(deps, command, found, context);
+    return deps.uow.once(context, async (tx) => {
+      const session = tx.manager.create(SessionEntity, {
+        id: newPublicId('sess'),
+        checkoutId: found.checkout.id,
+        paymentId: payment.payment.payment_id,
+        status: 'initiated',
+      });
+      await tx.manager.insert(SessionEntity, session);
+      return { session_id: session.id, status: 'initiated', payment };
+    });
+  };
+}
+
+async function requestPayment(
+  deps: StartSessionDependencies,
+  command: StartCheckoutSession,
+  { checkout, product }: ActiveCheckout,
+  context: MessageContext,
+): Promise<PaymentView> {
+  const { envelope } = context;
+  try {
+    const reply = await deps.broker.request(
+      createPayment,
+      {
+        business_id: checkout.businessId,
+        business_name: command.business_name.slice(0, MAX_BUSINESS_NAME_LENGTH),
+        method: command.method,
+        amount_centavos: product.priceCentavos,
+        metadata: JSON.stringify({ checkout_id: checkout.id, product_id: product.id }),
+        token: command.token,
+      },
+      {
+        timeoutMs: deps.paymentTimeoutMs,
+        messageId: paymentRequestId(envelope.id),
+        correlationId: envelope.correlation_id,
+        causationId: envelope.id,
+      },
+    );
+    if (!reply.ok) throw new CommandError(reply.error.code, reply.error.message);
+    return reply.result;
+  } catch (err) {
+    if (err instanceof RpcTimeoutError) {
+      throw new CommandError(
+        'SERVICE_UNAVAILABLE',
+        'O serviço de pagamentos não respondeu a tempo. Tente novamente.',
+      );
+    }
+    throw err;
+  }
+}
+
+/** The same start command always asks for the same payment (ids stay short whatever the incoming id's length). */
+export function paymentRequestId(startCommandId: string): string {
+  return `checkout-session-${createHash('sha256').update(startCommandId).digest('base64url')}`;
+}

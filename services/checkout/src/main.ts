@@ -1,0 +1,55 @@
+import {
+  createCheckout,
+  createProduct,
+  getCheckout,
+  getCheckoutPage,
+  getCheckoutSessionStatus,
+  paymentConfirmed,
+  paymentCreated,
+  paymentExpired,
+  paymentFailed,
+  startCheckoutSession,
+} from '@gateway/contracts';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { loadCheckoutConfig, type CheckoutConfig } from './config';
+import { checkoutDatabase } from './persistence';
+import { handleCreateProduct } from './handlers/product.create.v1';
+import { handleCreateCheckout } from './handlers/checkout.create.v1';
+import { handleGetCheckout } from './handlers/checkout.get.v1';
+import { handleGetCheckoutPage } from './handlers/checkout.page.get.v1';
+import { handleStartCheckoutSession } from './handlers/checkout.session.start.v1';
+import { handleGetCheckoutSessionStatus } from './handlers/checkout.session.status.v1';
+import { handlePaymentOutcome, ignorePaymentCreated } from './handlers/payment-outcomes';
+
+export async function startCheckoutService(config: CheckoutConfig): Promise<ServiceRuntime> {
+  const runtime = await openServiceRuntime({ service: 'checkout', config, ...checkoutDatabase });
+  const { broker, dataSource } = runtime;
+  await broker.consumeCommands('checkout', {
+    [createProduct.name]: handleCreateProduct(runtime.unitOfWork('product.create')),
+    [createCheckout.name]: handleCreateCheckout(runtime.unitOfWork('checkout.create')),
+    [getCheckout.name]: handleGetCheckout(dataSource),
+    [getCheckoutPage.name]: handleGetCheckoutPage(dataSource),
+    [startCheckoutSession.name]: handleStartCheckoutSession({
+      dataSource,
+      broker,
+      uow: runtime.unitOfWork('checkout.session.start'),
+      paymentTimeoutMs: config.PAYMENT_RPC_TIMEOUT_MS,
+    }),
+    [getCheckoutSessionStatus.name]: handleGetCheckoutSessionStatus(dataSource),
+  });
+  const paymentEvents = runtime.unitOfWork('checkout.payment-events');
+  await broker.consumeEvents('checkout', ['payment.*.v1'], {
+    [paymentCreated.name]: ignorePaymentCreated,
+    [paymentConfirmed.name]: handlePaymentOutcome(paymentEvents, 'payment.confirmed'),
+    [paymentExpired.name]: handlePaymentOutcome(paymentEvents, 'payment.expired'),
+    [paymentFailed.name]: handlePaymentOutcome(paymentEvents, 'payment.failed'),
+  });
+  return runtime;
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadCheckoutConfig);
+  runUntilSignal(() => startCheckoutService(config), createLogger('checkout', config.LOG_LEVEL));
+}

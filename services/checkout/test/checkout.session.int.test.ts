@@ -1,0 +1,278 @@
+import {
+  getCheckoutSessionStatus,
+  newPublicId,
+  startCheckoutSession,
+  type Checkout,
+  type CreateCheckout,
+  type StartCheckoutSession,
+} from '@gateway/contracts';
+import { createEnvelope, type Broker, type ServiceRuntime } from '@gateway/messaging';
+import { isolatedEnvironment, takeParkedMessages, waitFor, type IsolatedEnvironment } from '@gateway/testkit';
+import { startCheckoutService } from '../src/main';
+import {
+  FakePaymentService,
+  RPC_TIMEOUT_MS,
+  checkoutConfig,
+  connectTestBroker,
+  createTestCheckout,
+  createTestProduct,
+} from './support';
+
+describe('checkout sessions', () => {
+  let env: IsolatedEnvironment;
+  let service: ServiceRuntime;
+  let client: Broker;
+  let payments: FakePaymentService;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment('checkout-session');
+    service = await startCheckoutService(checkoutConfig(env));
+    client = await connectTestBroker(env, 'checkout-session-test-client');
+    payments = await FakePaymentService.start(env);
+  });
+
+  afterAll(async () => {
+    await service.broker.deleteDeclaredTopology();
+    await payments.stop();
+    await client.close();
+    await service.stop();
+    await env.database.drop();
+  });
+
+  const newCheckout = async (overrides: Partial<CreateCheckout> = {}): Promise<Checkout> =>
+    createTestCheckout(client, await createTestProduct(client, { price_centavos: 4990 }), overrides);
+
+  const startCommand = (checkout: Checkout, overrides: Partial<StartCheckoutSession> = {}) => ({
+    slug: checkout.slug,
+    business_name: 'Estúdio Som',
+    method: 'pix' as const,
+    token: null,
+    ...overrides,
+  });
+
+  const start = (command: StartCheckoutSession, messageId?: string) =>
+    client.request(startCheckoutSession, command, { timeoutMs: RPC_TIMEOUT_MS, messageId });
+
+  const sessionsOf = async (
+    checkoutId: string,
+  ): Promise<Array<{ id: string; payment_id: string; status: string }>> =>
+    service.dataSource.query('SELECT id, payment_id, status FROM sessions WHERE checkout_id = $1', [
+      checkoutId,
+    ]);
+
+  describe('checkout.session.start.v1', () => {
+    test('a PIX start asks the payment service for the product price and records an initiated session', async () => {
+      const checkout = await newCheckout();
+      const reply = await start(startCommand(checkout));
+
+      expect(reply).toEqual({
+        ok: true,
+        result: {
+          session_id: expect.stringMatching(/^sess_[A-Za-z0-9_-]{24}$/),
+          status: 'initiated',
+          payment: expect.objectContaining({
+            payment: expect.objectContaining({ status: 'processing', amount_centavos: 4990 }),
+            pix: expect.objectContaining({ copia_e_cola: expect.any(String) }),
+          }),
+        },
+      });
+      expect(payments.requestsFor(checkout.business_id)).toEqual([
+        {
+          business_id: checkout.business_id,
+          business_name: 'Estúdio Som',
+          method: 'pix',
+          amount_centavos: 4990,
+          metadata: JSON.stringify({ checkout_id: checkout.checkout_id, product_id: checkout.product_id }),
+          token: null,
+        },
+      ]);
+      const result = reply.ok ? reply.result : undefined;
+      expect(await sessionsOf(checkout.checkout_id)).toEqual([
+        { id: result?.session_id, payment_id: result?.payment.payment.payment_id, status: 'initiated' },
+      ]);
+    });
+
+    test('a crypto start passes the chosen token and returns the crypto instructions', async () => {
+      const checkout = await newCheckout();
+      const reply = await start(startCommand(checkout, { method: 'crypto', token: 'usdt' }));
+
+      expect(reply).toEqual({
+        ok: true,
+        result: expect.objectContaining({
+          payment: expect.objectContaining({ crypto: expect.objectContaining({ currency: 'usdt' }) }),
+        }),
+      });
+      expect(payments.requestsFor(checkout.business_id)).toEqual([
+        expect.objectContaining({ method: 'crypto', token: 'usdt' }),
+      ]);
+    });
+
+    test('when the payment service refuses (no fee rule), the same code and message come back and no session is recorded', async () => {
+      const checkout = await newCheckout();
+      payments.refuse(checkout.business_id, 'NO_FEE_RULE', 'Nenhuma regra de tarifa para o método pix.');
+      const reply = await start(startCommand(checkout));
+
+      expect(reply).toEqual({
+        ok: false,
+        error: { code: 'NO_FEE_RULE', message: 'Nenhuma regra de tarifa para o método pix.' },
+      });
+      expect(await sessionsOf(checkout.checkout_id)).toEqual([]);
+    });
+
+    test('when the payment service does not answer in time, the start fails with SERVICE_UNAVAILABLE', async () => {
+      const checkout = await newCheckout();
+      payments.answerLate(checkout.business_id);
+      const reply = await start(startCommand(checkout));
+
+      expect(reply).toEqual({
+        ok: false,
+        error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) },
+      });
+      expect(await sessionsOf(checkout.checkout_id)).toEqual([]);
+    });
+
+    test('an unknown or inactive checkout cannot start a session, and no payment is requested', async () => {
+      const checkout = await newCheckout();
+      await service.dataSource.query(`UPDATE checkouts SET status = 'inactive' WHERE id = $1`, [
+        checkout.checkout_id,
+      ]);
+      const inactive = await start(startCommand(checkout));
+      const unknown = await start(startCommand(checkout, { slug: 'slug-que-nao-existe' }));
+
+      expect(inactive).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+      expect(unknown).toEqual(inactive);
+      expect(payments.requestsFor(checkout.business_id)).toEqual([]);
+    });
+
+    test('when the same start is delivered twice, one payment is requested and one session recorded', async () => {
+      const checkout = await newCheckout();
+      const messageId = newPublicId('cmd');
+      const first = await start(startCommand(checkout), messageId);
+      const second = await start(startCommand(checkout), messageId);
+
+      expect(first.ok).toBe(true);
+      expect(second).toEqual(first);
+      expect(payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(1);
+      expect(await sessionsOf(checkout.checkout_id)).toHaveLength(1);
+    });
+
+    test('two different starts on one checkout are two payments and two sessions', async () => {
+      const checkout = await newCheckout();
+      const first = await start(startCommand(checkout));
+      const second = await start(startCommand(checkout));
+
+      expect(first.ok && second.ok).toBe(true);
+      expect(payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(2);
+      expect(await sessionsOf(checkout.checkout_id)).toHaveLength(2);
+    });
+  });
+
+  describe('checkout.session.status.v1', () => {
+    const status = (slug: string, sessionId: string, messageId?: string) =>
+      client.request(
+        getCheckoutSessionStatus,
+        { slug, session_id: sessionId },
+        { timeoutMs: RPC_TIMEOUT_MS, messageId },
+      );
+
+    const startedSession = async (checkout: Checkout): Promise<string> => {
+      const reply = await start(startCommand(checkout));
+      if (!reply.ok) throw new Error(`session not started: ${reply.error.code}`);
+      return reply.result.session_id;
+    };
+
+    test('an initiated session has no return url yet', async () => {
+      const checkout = await newCheckout();
+      const sessionId = await startedSession(checkout);
+
+      expect(await status(checkout.slug, sessionId)).toEqual({
+        ok: true,
+        result: { status: 'initiated', return_url: null },
+      });
+    });
+
+    test('a paid session sends the buyer to the return url; an expired one does not', async () => {
+      const checkout = await newCheckout({ return_url: 'https://loja.example.com/pedido/77' });
+      const paid = await startedSession(checkout);
+      const expired = await startedSession(checkout);
+      await service.dataSource.query(`UPDATE sessions SET status = 'paid' WHERE id = $1`, [paid]);
+      await service.dataSource.query(`UPDATE sessions SET status = 'expired' WHERE id = $1`, [expired]);
+
+      expect(await status(checkout.slug, paid)).toEqual({
+        ok: true,
+        result: { status: 'paid', return_url: 'https://loja.example.com/pedido/77' },
+      });
+      expect(await status(checkout.slug, expired)).toEqual({
+        ok: true,
+        result: { status: 'expired', return_url: null },
+      });
+    });
+
+    test('a session asked for under another checkout’s slug, or an unknown one, is NOT_FOUND', async () => {
+      const checkout = await newCheckout();
+      const other = await newCheckout();
+      const sessionId = await startedSession(checkout);
+
+      const wrongCheckout = await status(other.slug, sessionId);
+      const unknown = await status(checkout.slug, newPublicId('sess'));
+      expect(wrongCheckout).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+      expect(unknown).toEqual(wrongCheckout);
+    });
+
+    test('asking twice with one message id gives the same answer', async () => {
+      const checkout = await newCheckout();
+      const sessionId = await startedSession(checkout);
+      const messageId = newPublicId('cmd');
+
+      const first = await status(checkout.slug, sessionId, messageId);
+      const second = await status(checkout.slug, sessionId, messageId);
+      expect(first.ok).toBe(true);
+      expect(second).toEqual(first);
+    });
+  });
+
+  test.each([
+    [startCheckoutSession.name, { slug: 'x', business_name: 'Loja', method: 'boleto', token: null }],
+    [getCheckoutSessionStatus.name, { slug: 'x' }],
+  ])('a poison %s is parked at once and the commands behind it are still served', async (name, payload) => {
+    const envelope = {
+      ...createEnvelope(getCheckoutSessionStatus, { slug: 'x', session_id: 'y' }),
+      name,
+      payload,
+    };
+    await client.publishEnvelope(envelope as never, {});
+    const parked = await waitFor(
+      async () => {
+        const taken = await takeParkedMessages(`${env.config.AMQP_PREFIX}checkout.commands.parking`);
+        return taken.length > 0 ? taken : undefined;
+      },
+      { what: `the parked ${name}` },
+    );
+    expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: name })]);
+    expect((await start(startCommand(await newCheckout()))).ok).toBe(true);
+  });
+
+  test('after the service loses its broker connection it reconnects, and a retried start still makes one payment', async () => {
+    const checkout = await newCheckout();
+    service.broker.dropConnectionForTesting();
+    const messageId = newPublicId('cmd');
+    const reply = await waitFor(
+      async () => {
+        const answer = await client
+          .request(startCheckoutSession, startCommand(checkout), { timeoutMs: 1500, messageId })
+          .catch(() => undefined);
+        return answer?.ok ? answer.result : undefined;
+      },
+      { timeoutMs: 15_000, what: 'a started session after reconnect' },
+    );
+    expect(reply.status).toBe('initiated');
+    expect(payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(1);
+    expect(await sessionsOf(checkout.checkout_id)).toHaveLength(1);
+    const sessionStatus = await client.request(
+      getCheckoutSessionStatus,
+      { slug: checkout.slug, session_id: reply.session_id },
+      { timeoutMs: RPC_TIMEOUT_MS },
+    );
+    expect(sessionStatus).toEqual({ ok: true, result: { status: 'initiated', return_url: null } });
+  });
+});

@@ -1,0 +1,173 @@
+import {
+  createCheckout,
+  createProduct,
+  newPublicId,
+  type Checkout,
+  type CreateCheckout,
+  type CreatePayment,
+  type CreateProduct,
+  type PaymentView,
+  type Product,
+} from '@gateway/contracts';
+import { Broker, CommandError, type MessageContext } from '@gateway/messaging';
+import { sleep, testLogger, type IsolatedEnvironment } from '@gateway/testkit';
+import type { CheckoutConfig } from '../src/config';
+
+export const RPC_TIMEOUT_MS = 5000;
+/** Short, so a test can outlast it without making the file slow. */
+export const PAYMENT_RPC_TIMEOUT_MS = 1000;
+
+export function checkoutConfig(env: IsolatedEnvironment): CheckoutConfig {
+  return { ...env.config, PAYMENT_RPC_TIMEOUT_MS };
+}
+
+export function connectTestBroker(env: IsolatedEnvironment, connectionName: string): Promise<Broker> {
+  return Broker.connect({
+    url: env.config.AMQP_URL,
+    prefix: env.config.AMQP_PREFIX,
+    connectionName,
+    logger: testLogger(),
+  });
+}
+
+export function productCommand(overrides: Partial<CreateProduct> = {}): CreateProduct {
+  return {
+    business_id: newPublicId('biz'),
+    business_name: 'Estúdio Som',
+    name: 'Curso de Violão',
+    description: 'Doze aulas gravadas',
+    price_centavos: 4990,
+    ...overrides,
+  };
+}
+
+export function checkoutCommand(product: Product, overrides: Partial<CreateCheckout> = {}): CreateCheckout {
+  return {
+    business_id: product.business_id,
+    product_id: product.product_id,
+    return_url: 'https://loja.example.com/obrigado',
+    cancel_url: 'https://loja.example.com/carrinho',
+    title: null,
+    slug: null,
+    metadata: null,
+    ...overrides,
+  };
+}
+
+export async function createTestProduct(
+  client: Broker,
+  overrides: Partial<CreateProduct> = {},
+): Promise<Product> {
+  const reply = await client.request(createProduct, productCommand(overrides), { timeoutMs: RPC_TIMEOUT_MS });
+  if (!reply.ok) throw new Error(`product not created: ${reply.error.code}`);
+  return reply.result;
+}
+
+export async function createTestCheckout(
+  client: Broker,
+  product: Product,
+  overrides: Partial<CreateCheckout> = {},
+): Promise<Checkout> {
+  const reply = await client.request(createCheckout, checkoutCommand(product, overrides), {
+    timeoutMs: RPC_TIMEOUT_MS,
+  });
+  if (!reply.ok) throw new Error(`checkout not created: ${reply.error.code}`);
+  return reply.result;
+}
+
+/** A stand-in for the payment service: answers payment.create.v1 with contract-valid views, like its inbox would. */
+export class FakePaymentService {
+  /** Every payment.create.v1 delivery, by message id. */
+  readonly requests = new Map<string, CreatePayment[]>();
+  private readonly answered = new Map<string, PaymentView>();
+  private readonly refusals = new Map<string, CommandError>();
+  private readonly slowBusinesses = new Set<string>();
+
+  private constructor(readonly broker: Broker) {}
+
+  static async start(env: IsolatedEnvironment): Promise<FakePaymentService> {
+    const fake = new FakePaymentService(await connectTestBroker(env, 'fake-payment-service'));
+    await fake.broker.consumeCommands('payment', {
+      'payment.create.v1': (command: CreatePayment, context: MessageContext) => fake.create(command, context),
+    });
+    return fake;
+  }
+
+  refuse(businessId: string, code: string, message: string): void {
+    this.refusals.set(businessId, new CommandError(code, message));
+  }
+
+  /** Answers this business's requests only after the checkout service stopped waiting. */
+  answerLate(businessId: string): void {
+    this.slowBusinesses.add(businessId);
+  }
+
+  requestsFor(businessId: string): CreatePayment[] {
+    return [...this.requests.values()].flat().filter((request) => request.business_id === businessId);
+  }
+
+  distinctRequestIdsFor(businessId: string): string[] {
+    return [...this.requests.entries()]
+      .filter(([, requests]) => requests.some((request) => request.business_id === businessId))
+      .map(([id]) => id);
+  }
+
+  async stop(): Promise<void> {
+    await this.broker.deleteDeclaredTopology();
+    await this.broker.close();
+  }
+
+  private async create(command: CreatePayment, context: MessageContext): Promise<PaymentView> {
+    const id = context.envelope.id;
+    this.requests.set(id, [...(this.requests.get(id) ?? []), command]);
+    if (this.slowBusinesses.has(command.business_id)) await sleep(PAYMENT_RPC_TIMEOUT_MS + 500);
+    const refusal = this.refusals.get(command.business_id);
+    if (refusal) throw refusal;
+    const view = this.answered.get(id) ?? paymentView(command);
+    this.answered.set(id, view);
+    return view;
+  }
+}
+
+function paymentView(command: CreatePayment): PaymentView {
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + 30 * 60_000).toISOString();
+  const payment = {
+    payment_id: newPublicId('pay'),
+    transaction_id: null,
+    business_id: command.business_id,
+    method: command.method,
+    status: command.method === 'pix' ? ('processing' as const) : ('pending' as const),
+    amount_centavos: command.amount_centavos,
+    fee_centavos: 150,
+    external_id: null,
+    failure_code: null,
+    failure_reason: null,
+    metadata: command.metadata,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  if (command.method === 'pix') {
+    return {
+      payment,
+      pix: {
+        qr_code: 'data:image/png;base64,iVBORw0KGgo=',
+        copia_e_cola: '00020126580014br.gov.bcb.pix',
+        expires_at: expiresAt,
+      },
+    };
+  }
+  return {
+    payment,
+    crypto: {
+      currency: command.token ?? 'usdc',
+      network: 'solana',
+      qr_code: 'data:image/png;base64,iVBORw0KGgo=',
+      payment_link: 'solana:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin?amount=9.63',
+      wallet_address: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+      amount_base_units: '9630000',
+      decimals: 6,
+      expires_at: expiresAt,
+    },
+  };
+}

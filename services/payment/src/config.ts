@@ -1,0 +1,26 @@
+import { Joi, commonEnv, loadConfig } from '@gateway/config';
+
+export interface PaymentConfig {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+  /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
+  RAIL_RPC_TIMEOUT_MS: number;
+  PIX_EXPIRES_IN_SECONDS: number;
+}
+
+const schema = Joi.object<PaymentConfig>({
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
+  PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
+});
+
+export function loadPaymentConfig(env: NodeJS.ProcessEnv = process.env): PaymentConfig {
+  return loadConfig(schema, env);
+}

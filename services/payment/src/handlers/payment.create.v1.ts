@@ -1,0 +1,111 @@
+import type { DataSource } from 'typeorm';
+import {
+  openCryptoRequest,
+  openPixCharge,
+  type CreatePayment,
+  type CryptoInstructions,
+  type PaymentView,
+  type PixInstructions,
+} from '@gateway/contracts';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import { computeFee } from '../domain/fee';
+import { toView } from '../domain/payment-record';
+import { emitPaymentEvent, findFeeRule, PaymentEntity, reservePaymentId } from '../persistence';
+import type { Rails } from '../rails';
+
+export interface CreatePaymentDeps {
+  dataSource: DataSource;
+  uow: UnitOfWork;
+  rails: Rails;
+  pixExpiresInSeconds: number;
+}
+
+interface OpenedRail {
+  status: 'processing' | 'pending';
+  externalId: string;
+  instructions: PixInstructions | CryptoInstructions;
+}
+
+/**
+ * Opens the rail first and inserts the payment only once the rail answered, in the transaction that also writes
+ * payment.created.v1: a rail failure leaves nothing visible. The payment id is reserved per command message id, and
+ * the rail command's id derives from it, so a redelivered or retried create reuses both the id and the charge.
+ */
+export function handleCreatePayment(deps: CreatePaymentDeps) {
+  return async (command: CreatePayment, context: MessageContext): Promise<PaymentView> => {
+    const rule = await findFeeRule(deps.dataSource.manager, command.business_id, command.method);
+    if (!rule) {
+      throw new CommandError(
+        'NO_FEE_RULE',
+        `Não há regra de tarifa configurada para o método de pagamento ${command.method}.`,
+      );
+    }
+    if (command.method === 'crypto' && command.token === null) {
+      throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
+    }
+    const paymentId = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
+    return deps.uow.once(context, async (tx) => {
+      const rail = await openRail(deps, command, paymentId, context);
+      const { feeCentavos } = computeFee(command.amount_centavos, rule);
+      const now = new Date();
+      const payment = await tx.manager.save(
+        tx.manager.create(PaymentEntity, {
+          id: paymentId,
+          businessId: command.business_id,
+          businessName: command.business_name,
+          method: command.method,
+          status: rail.status,
+          amountCentavos: command.amount_centavos,
+          feeCentavos,
+          token: command.token,
+          metadata: command.metadata,
+          transactionId: null,
+          externalId: rail.externalId,
+          failureCode: null,
+          failureReason: null,
+          instructions: rail.instructions,
+          createdAt: now,
+          updatedAt: now,
+          version: 1,
+        }),
+      );
+      await emitPaymentEvent(tx, 'created', payment);
+      context.logger.info({ payment_id: payment.id, method: payment.method }, 'payment created');
+      return toView(payment);
+    });
+  };
+}
+
+async function openRail(
+  deps: CreatePaymentDeps,
+  command: CreatePayment,
+  paymentId: string,
+  context: MessageContext,
+): Promise<OpenedRail> {
+  if (command.method === 'pix') {
+    const { txid, ...instructions } = await deps.rails.call(
+      openPixCharge,
+      {
+        payment_id: paymentId,
+        business_name: command.business_name,
+        amount_centavos: command.amount_centavos,
+        expires_in_seconds: deps.pixExpiresInSeconds,
+      },
+      context,
+      'open',
+    );
+    return { status: 'processing', externalId: txid, instructions };
+  }
+  const { reference, ...instructions } = await deps.rails.call(
+    openCryptoRequest,
+    {
+      payment_id: paymentId,
+      business_name: command.business_name,
+      amount_centavos: command.amount_centavos,
+      token: command.token as NonNullable<CreatePayment['token']>,
+    },
+    context,
+    'open',
+  );
+  return { status: 'pending', externalId: reference, instructions };
+}

@@ -1,0 +1,34 @@
+import type { DataSource } from 'typeorm';
+import { simulateCryptoOutcome, simulatePixOutcome, type SimulatePayment } from '@gateway/contracts';
+import { CommandError, type MessageContext } from '@gateway/messaging';
+import { invalidStatusMessage, isOpen } from '../domain/payment-status';
+import { findPayment } from '../persistence';
+import type { Rails } from '../rails';
+
+export interface SimulatePaymentDeps {
+  dataSource: DataSource;
+  rails: Rails;
+  appEnv: 'sandbox' | 'production';
+}
+
+/**
+ * Sandbox only: asks the rail to make the outcome happen for real (the PSP simulator pays, the test wallet sends),
+ * so the payment changes through the same events as in production. The rail deduplicates by derived message id.
+ */
+export function handleSimulatePayment(deps: SimulatePaymentDeps) {
+  return async (command: SimulatePayment, context: MessageContext): Promise<{ accepted: true }> => {
+    if (deps.appEnv !== 'sandbox') throw new CommandError('NOT_FOUND', 'Recurso não encontrado.');
+    const payment = await findPayment(deps.dataSource.manager, command.payment_id, command.business_id);
+    if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
+    if (!isOpen(payment.status))
+      throw new CommandError('INVALID_STATUS', invalidStatusMessage(payment.status));
+    const outcome = {
+      payment_id: payment.id,
+      outcome: command.outcome,
+      amount_centavos: command.amount_centavos,
+    };
+    return payment.method === 'pix'
+      ? deps.rails.call(simulatePixOutcome, outcome, context, 'simulate')
+      : deps.rails.call(simulateCryptoOutcome, outcome, context, 'simulate');
+  };
+}

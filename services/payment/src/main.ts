@@ -1,0 +1,61 @@
+import {
+  createPayment,
+  cryptoRequestClosed,
+  cryptoRequestSettled,
+  getPayment,
+  pixChargeClosed,
+  pixChargePaid,
+  setFeeRule,
+  simulatePayment,
+  updatePayment,
+} from '@gateway/contracts';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { loadPaymentConfig, type PaymentConfig } from './config';
+import { paymentDatabase } from './persistence';
+import { Rails } from './rails';
+import { handleCreatePayment } from './handlers/payment.create.v1';
+import { handleGetPayment } from './handlers/payment.get.v1';
+import { handleUpdatePayment } from './handlers/payment.update.v1';
+import { handleSimulatePayment } from './handlers/payment.simulate.v1';
+import { handleSetFeeRule } from './handlers/fee-rule.set.v1';
+import { handlePixChargePaid } from './handlers/pix.charge.paid.v1';
+import { handlePixChargeClosed } from './handlers/pix.charge.closed.v1';
+import { handleCryptoRequestSettled } from './handlers/crypto.request.settled.v1';
+import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
+
+export async function startPaymentService(config: PaymentConfig): Promise<ServiceRuntime> {
+  const runtime = await openServiceRuntime({ service: 'payment', config, ...paymentDatabase });
+  const { dataSource, broker } = runtime;
+  const rails = new Rails(broker, config.RAIL_RPC_TIMEOUT_MS);
+  await broker.consumeCommands('payment', {
+    [createPayment.name]: handleCreatePayment({
+      dataSource,
+      uow: runtime.unitOfWork(createPayment.name),
+      rails,
+      pixExpiresInSeconds: config.PIX_EXPIRES_IN_SECONDS,
+    }),
+    [getPayment.name]: handleGetPayment(dataSource),
+    [updatePayment.name]: handleUpdatePayment({ uow: runtime.unitOfWork(updatePayment.name), rails }),
+    [simulatePayment.name]: handleSimulatePayment({ dataSource, rails, appEnv: config.APP_ENV }),
+    [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
+  });
+  const railEvents = [pixChargePaid, pixChargeClosed, cryptoRequestSettled, cryptoRequestClosed];
+  await broker.consumeEvents(
+    'payment',
+    railEvents.map((event) => event.name),
+    {
+      [pixChargePaid.name]: handlePixChargePaid(runtime.unitOfWork(pixChargePaid.name)),
+      [pixChargeClosed.name]: handlePixChargeClosed(runtime.unitOfWork(pixChargeClosed.name)),
+      [cryptoRequestSettled.name]: handleCryptoRequestSettled(runtime.unitOfWork(cryptoRequestSettled.name)),
+      [cryptoRequestClosed.name]: handleCryptoRequestClosed(runtime.unitOfWork(cryptoRequestClosed.name)),
+    },
+  );
+  return runtime;
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadPaymentConfig);
+  runUntilSignal(() => startPaymentService(config), createLogger('payment', config.LOG_LEVEL));
+}

@@ -1,0 +1,10 @@
+import { loadOrExit } from '@gateway/config';
+import { migrateServiceDatabase } from '@gateway/messaging';
+import { loadPaymentConfig } from './config';
+import { paymentDatabase } from './persistence';
+
+void migrateServiceDatabase({
+  service: 'payment',
+  config: loadOrExit(loadPaymentConfig),
+  ...paymentDatabase,
+});

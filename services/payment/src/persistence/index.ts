@@ -1,0 +1,14 @@
+import { FeeRuleEntity } from './fee-rule.entity';
+import { PaymentEntity } from './payment.entity';
+import { ReceivedFundsEntity } from './received-funds.entity';
+import { Payments1732300002000 } from './migrations/1732300002000-payments';
+
+export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
+export type { ReceivedFundsKind } from './received-funds.entity';
+export * from './payment-store';
+
+export const paymentDatabase = {
+  schema: 'payment',
+  entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity],
+  migrations: [Payments1732300002000],
+};

@@ -1,0 +1,153 @@
+import type { EntityManager } from 'typeorm';
+import {
+  newPublicId,
+  paymentConfirmed,
+  paymentCreated,
+  paymentExpired,
+  paymentFailed,
+  type MessageDefinition,
+  type PaymentEventPayload,
+  type PaymentMethod,
+} from '@gateway/contracts';
+import type { Transaction } from '@gateway/messaging';
+import { eventNameFor, OPEN_STATUSES } from '../domain/payment-status';
+import { toRecord } from '../domain/payment-record';
+import { FeeRuleEntity } from './fee-rule.entity';
+import { PaymentEntity } from './payment.entity';
+import type { ReceivedFundsKind } from './received-funds.entity';
+
+const eventDefinitions = {
+  created: paymentCreated,
+  confirmed: paymentConfirmed,
+  expired: paymentExpired,
+  failed: paymentFailed,
+} satisfies Record<string, MessageDefinition<PaymentEventPayload>>;
+
+export function findPayment(
+  manager: EntityManager,
+  paymentId: string,
+  businessId?: string,
+): Promise<PaymentEntity | null> {
+  return manager.findOneBy(PaymentEntity, businessId ? { id: paymentId, businessId } : { id: paymentId });
+}
+
+export function findFeeRule(
+  manager: EntityManager,
+  businessId: string,
+  method: PaymentMethod,
+): Promise<FeeRuleEntity | null> {
+  return manager.findOneBy(FeeRuleEntity, { businessId, method });
+}
+
+/** The payment id a create command reserved; the same message id always gets the same payment id. */
+export async function reservePaymentId(manager: EntityManager, createMessageId: string): Promise<string> {
+  const rows: Array<{ payment_id: string }> = await manager.query(
+    `INSERT INTO payment_create_requests (message_id, payment_id) VALUES ($1, $2)
+     ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id
+     RETURNING payment_id`,
+    [createMessageId, newPublicId('pay')],
+  );
+  const reserved = rows[0]?.payment_id;
+  if (!reserved) throw new Error('payment id reservation returned no row');
+  return reserved;
+}
+
+/** Writes a `payment.*` event for the payment as it is now into the outbox of `tx`. */
+export async function emitPaymentEvent(
+  tx: Transaction,
+  event: keyof typeof eventDefinitions,
+  payment: PaymentEntity,
+): Promise<void> {
+  const eventId = newPublicId('evt');
+  await tx.emit(
+    eventDefinitions[event],
+    {
+      event_id: eventId,
+      business_id: payment.businessId,
+      occurred_at: new Date().toISOString(),
+      payment: toRecord(payment),
+    },
+    { messageId: eventId },
+  );
+}
+
+export interface FinalTransition {
+  status: 'paid' | 'expired' | 'failed';
+  transactionId?: string;
+  failureCode?: string | null;
+  failureReason?: string | null;
+}
+
+/**
+ * Moves an open payment to a final status with a conditional UPDATE and emits its event in the same transaction.
+ * Returns null (and emits nothing) when the payment was no longer open: a concurrent transition won.
+ */
+export async function transitionPayment(
+  tx: Transaction,
+  paymentId: string,
+  change: FinalTransition,
+): Promise<PaymentEntity | null> {
+  const updated: [Array<{ id: string }>, number] = await tx.manager.query(
+    `UPDATE payments
+        SET status = $2,
+            transaction_id = COALESCE($3, transaction_id),
+            failure_code = $4,
+            failure_reason = $5,
+            updated_at = now(),
+            version = version + 1
+      WHERE id = $1 AND status = ANY($6::text[])
+      RETURNING id`,
+    [
+      paymentId,
+      change.status,
+      change.transactionId ?? null,
+      change.failureCode ?? null,
+      change.failureReason ?? null,
+      OPEN_STATUSES,
+    ],
+  );
+  if (updated[1] === 0) return null;
+  const payment = await tx.manager.findOneByOrFail(PaymentEntity, { id: paymentId });
+  await emitPaymentEvent(tx, eventNameFor(change.status), payment);
+  return payment;
+}
+
+export interface ReceivedFunds {
+  paymentId: string;
+  kind: ReceivedFundsKind;
+  rail: 'pix' | 'crypto';
+  railReference: string;
+  amountCentavos: number | null;
+  amountBaseUnits: string | null;
+}
+
+/** Records funds outside the happy path once per (payment, kind, reference); returns false if already recorded. */
+export async function recordReceivedFunds(manager: EntityManager, funds: ReceivedFunds): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `INSERT INTO received_funds (payment_id, kind, rail, rail_reference, amount_centavos, amount_base_units)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (payment_id, kind, rail_reference) DO NOTHING
+     RETURNING id`,
+    [
+      funds.paymentId,
+      funds.kind,
+      funds.rail,
+      funds.railReference,
+      funds.amountCentavos,
+      funds.amountBaseUnits,
+    ],
+  );
+  return rows.length > 0;
+}
+
+export async function hasReceivedFunds(
+  manager: EntityManager,
+  paymentId: string,
+  kind: ReceivedFundsKind,
+): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM received_funds WHERE payment_id = $1 AND kind = $2 LIMIT 1`,
+    [paymentId, kind],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,65 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type {
+  CryptoInstructions,
+  PaymentMethod,
+  PaymentStatus,
+  PixInstructions,
+  Token,
+} from '@gateway/contracts';
+import type { StoredPayment } from '../domain/payment-record';
+import { bigintAsNumber } from './bigint-transformer';
+
+@Entity({ name: 'payments' })
+export class PaymentEntity implements StoredPayment {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ type: 'text', name: 'business_id' })
+  businessId!: string;
+
+  /** Kept for the rails: the name shown to the payer when an amount change makes new instructions. */
+  @Column({ type: 'text', name: 'business_name' })
+  businessName!: string;
+
+  @Column({ type: 'text' })
+  method!: PaymentMethod;
+
+  @Column({ type: 'text' })
+  status!: PaymentStatus;
+
+  @Column({ type: 'bigint', name: 'amount_centavos', transformer: bigintAsNumber })
+  amountCentavos!: number;
+
+  @Column({ type: 'bigint', name: 'fee_centavos', transformer: bigintAsNumber })
+  feeCentavos!: number;
+
+  @Column({ type: 'text', nullable: true })
+  token!: Token | null;
+
+  @Column({ type: 'text', nullable: true })
+  metadata!: string | null;
+
+  @Column({ type: 'text', name: 'transaction_id', nullable: true })
+  transactionId!: string | null;
+
+  @Column({ type: 'text', name: 'external_id', nullable: true })
+  externalId!: string | null;
+
+  @Column({ type: 'text', name: 'failure_code', nullable: true })
+  failureCode!: string | null;
+
+  @Column({ type: 'text', name: 'failure_reason', nullable: true })
+  failureReason!: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  instructions!: PixInstructions | CryptoInstructions | null;
+
+  @Column({ type: 'timestamptz', name: 'created_at' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt!: Date;
+
+  @Column({ type: 'integer' })
+  version!: number;
+}

@@ -1,0 +1,59 @@
+import type { CommandDefinition } from '@gateway/contracts';
+import {
+  BrokerUnavailableError,
+  CommandError,
+  RpcTimeoutError,
+  type Broker,
+  type MessageContext,
+} from '@gateway/messaging';
+import { counter } from '@gateway/observability';
+
+const railFailures = counter(
+  'payment_rail_failures_total',
+  'Rail commands that failed, by command and code',
+  ['command', 'code'],
+);
+
+const UNAVAILABLE = 'O provedor de pagamento não respondeu a tempo. Tente novamente.';
+
+/** Codes a rail may refuse with that the caller can act on; anything else becomes SERVICE_UNAVAILABLE. */
+const PASSED_THROUGH = new Set(['INVALID_STATUS', 'NOT_FOUND', 'INVALID_AMOUNT', 'SERVICE_UNAVAILABLE']);
+
+/** Calls a rail (PIX adapter, Solana watcher) and waits for it, turning every failure into a CommandError. */
+export class Rails {
+  constructor(
+    private readonly broker: Broker,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /**
+   * `step` makes the rail command's message id deterministic (`<incoming id>:<step>`), so a redelivered or retried
+   * command reaches the rail's inbox as the same message and never opens a second charge.
+   */
+  async call<P, R>(
+    definition: CommandDefinition<P, R>,
+    payload: P,
+    context: Pick<MessageContext, 'envelope'>,
+    step: string,
+  ): Promise<R> {
+    const { envelope } = context;
+    try {
+      const reply = await this.broker.request(definition, payload, {
+        timeoutMs: this.timeoutMs,
+        messageId: `${envelope.id}:${step}`,
+        correlationId: envelope.correlation_id,
+        causationId: envelope.id,
+      });
+      if (reply.ok) return reply.result;
+      railFailures.inc({ command: definition.name, code: reply.error.code });
+      if (PASSED_THROUGH.has(reply.error.code)) throw new CommandError(reply.error.code, reply.error.message);
+      throw new CommandError('SERVICE_UNAVAILABLE', UNAVAILABLE);
+    } catch (err) {
+      if (err instanceof RpcTimeoutError || err instanceof BrokerUnavailableError) {
+        railFailures.inc({ command: definition.name, code: 'SERVICE_UNAVAILABLE' });
+        throw new CommandError('SERVICE_UNAVAILABLE', UNAVAILABLE);
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { computeFee } from '../src/domain/fee';
+
+describe('computeFee', () => {
+  test.each([
+    // amount, bps, fixed, fee
+    [10000, 199, 50, 249],
+    [15050, 199, 50, 349], // 299.495 -> 299
+    [250, 200, 0, 5], // exactly 5.0
+    [25, 200, 0, 1], // 0.5 rounds half up -> 1
+    [75, 200, 0, 2], // 1.5 -> 2
+    [74, 200, 0, 1], // 1.48 -> 1
+    [100, 0, 0, 0],
+    [100, 10000, 0, 100],
+    [100, 0, 35, 35],
+    [Number.MAX_SAFE_INTEGER, 10000, 0, Number.MAX_SAFE_INTEGER],
+  ])('%d centavos at %d bps + %d fixed costs %d centavos', (amount, bps, fixed, fee) => {
+    expect(computeFee(amount, { percentBps: bps, fixedCentavos: fixed })).toEqual({
+      feeCentavos: fee,
+      netCentavos: amount - fee,
+    });
+  });
+
+  test('the percent part is the amount times bps over 10000 rounded half up, for any amount', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10 ** 12 }),
+        fc.integer({ min: 0, max: 10000 }),
+        (amount, bps) => {
+          const exact = (amount * bps) / 10000;
+          const { feeCentavos } = computeFee(amount, { percentBps: bps, fixedCentavos: 0 });
+          expect(feeCentavos - exact).toBeGreaterThanOrEqual(-0.5);
+          expect(feeCentavos - exact).toBeLessThan(0.5);
+        },
+      ),
+    );
+  });
+
+  test('a negative or fractional input is refused', () => {
+    expect(() => computeFee(-1, { percentBps: 1, fixedCentavos: 0 })).toThrow(RangeError);
+    expect(() => computeFee(10.5, { percentBps: 1, fixedCentavos: 0 })).toThrow(RangeError);
+    expect(() => computeFee(10, { percentBps: 1.5, fixedCentavos: 0 })).toThrow(RangeError);
+  });
+});

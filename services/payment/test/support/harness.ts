@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createPayment,
+  newPublicId,
+  setFeeRule,
+  type CreatePayment,
+  type PaymentView,
+  type CryptoRequest,
+  type PixCharge,
+} from '@gateway/contracts';
+import { Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import { isolatedEnvironment, testLogger, type IsolatedEnvironment } from '@gateway/testkit';
+import { loadPaymentConfig } from '../../src/config';
+import { startPaymentService } from '../../src/main';
+
+export interface RailCall {
+  name: string;
+  messageId: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Stands in for the PIX adapter and the Solana watcher on the broker: answers their commands (deduplicating by
+ * message id, as their inboxes do), records every call, and can go silent to play a rail that times out.
+ */
+export class FakeRails {
+  silent = false;
+  readonly calls: RailCall[] = [];
+  private readonly answered = new Map<string, unknown>();
+  private revision = 0;
+
+  constructor(readonly broker: Broker) {}
+
+  async start(): Promise<void> {
+    const pixCharge = (): PixCharge => ({
+      txid: randomBytes(16).toString('hex'),
+      qr_code: 'data:image/png;base64,AAAA',
+      copia_e_cola: `00020101021226${(this.revision += 1)}`,
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    const cryptoRequest = (): CryptoRequest => ({
+      reference: randomBytes(16).toString('hex'),
+      currency: 'usdc',
+      network: 'solana',
+      qr_code: 'data:image/png;base64,BBBB',
+      payment_link: `solana:wallet?amount=1&r=${(this.revision += 1)}`,
+      wallet_address: 'wallet',
+      amount_base_units: '1000000',
+      decimals: 6,
+      expires_at: new Date(Date.now() + 1800_000).toISOString(),
+    });
+    const accepted = () => ({ accepted: true as const });
+    await this.broker.consumeCommands('pix-adapter', {
+      'pix.charge.open.v1': this.answer(pixCharge),
+      'pix.charge.change-amount.v1': this.answer(pixCharge),
+      'pix.charge.simulate.v1': this.answer(accepted),
+    });
+    await this.broker.consumeCommands('solana-watcher', {
+      'crypto.request.open.v1': this.answer(cryptoRequest),
+      'crypto.request.change-amount.v1': this.answer(cryptoRequest),
+      'crypto.request.simulate.v1': this.answer(accepted),
+    });
+  }
+
+  callsOf(name: string): RailCall[] {
+    return this.calls.filter((call) => call.name === name);
+  }
+
+  private answer(make: () => unknown) {
+    return async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
+      const { id, name } = context.envelope;
+      this.calls.push({ name, messageId: id, payload });
+      // Longer than the payment service's rail timeout: the reply arrives after it gave up.
+      if (this.silent) await new Promise((resolve) => setTimeout(resolve, 1500));
+      if (!this.answered.has(id)) this.answered.set(id, make());
+      return this.answered.get(id);
+    };
+  }
+}
+
+export interface Harness {
+  env: IsolatedEnvironment;
+  payment: ServiceRuntime;
+  client: Broker;
+  rails: FakeRails;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(label: string): Promise<Harness> {
+  const env = await isolatedEnvironment(label);
+  const payment = await startPaymentService(
+    loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: '1000' }),
+  );
+  const connect = (name: string) =>
+    Broker.connect({
+      url: env.config.AMQP_URL,
+      prefix: env.config.AMQP_PREFIX,
+      connectionName: name,
+      logger: testLogger(),
+    });
+  const client = await connect(`${label}-client`);
+  const rails = new FakeRails(await connect(`${label}-rails`));
+  await rails.start();
+  return {
+    env,
+    payment,
+    client,
+    rails,
+    stop: async () => {
+      await payment.broker.deleteDeclaredTopology();
+      await rails.broker.deleteDeclaredTopology();
+      await client.close();
+      await rails.broker.close();
+      await payment.stop();
+      await env.database.drop();
+    },
+  };
+}
+
+export async function newBusiness(client: Broker): Promise<string> {
+  const businessId = newPublicId('biz');
+  for (const method of ['pix', 'crypto'] as const) {
+    const reply = await client.request(
+      setFeeRule,
+      { business_id: businessId, method, percent_bps: 150, fixed_centavos: 10 },
+      { timeoutMs: 5000 },
+    );
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+  }
+  return businessId;
+}
+
+export function createCommand(businessId: string, overrides: Partial<CreatePayment> = {}): CreatePayment {
+  return {
+    business_id: businessId,
+    business_name: 'Loja Teste',
+    method: 'pix',
+    amount_centavos: 10000,
+    metadata: null,
+    token: null,
+    ...overrides,
+  };
+}
+
+export async function create(
+  client: Broker,
+  businessId: string,
+  overrides: Partial<CreatePayment> = {},
+): Promise<PaymentView> {
+  const reply = await client.request(createPayment, createCommand(businessId, overrides), {
+    timeoutMs: 5000,
+  });
+  if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+  return reply.result;
+}

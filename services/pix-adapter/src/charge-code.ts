@@ -1,0 +1,38 @@
+import QRCode from 'qrcode';
+import type { Logger } from '@gateway/observability';
+import { buildDynamicBrCode, verifyPspBrCode } from './domain/br-code';
+import { cobLocation, type Cob } from './psp/cob';
+import { PspError } from './psp/psp-error';
+
+export interface ChargeCode {
+  location: string;
+  copiaECola: string;
+  /** `data:image/png;base64,...` of exactly `copiaECola`. */
+  qrCode: string;
+}
+
+/**
+ * The code the payer copies and the QR of it, made once per cob revision (the QR is the costly part). The PSP's own
+ * pixCopiaECola is used when it verifies against the cob location; otherwise we build the dynamic BR Code ourselves.
+ */
+export async function makeChargeCode(
+  cob: Cob,
+  merchant: { name: string; city: string },
+  logger: Logger,
+): Promise<ChargeCode> {
+  const location = cobLocation(cob);
+  if (location === undefined) throw new PspError('unavailable', null, `cob ${cob.txid} has no location`);
+  let copiaECola: string | undefined;
+  if (cob.pixCopiaECola !== undefined) {
+    const verified = verifyPspBrCode(cob.pixCopiaECola, location);
+    if (verified.ok) copiaECola = cob.pixCopiaECola;
+    else
+      logger.warn(
+        { txid: cob.txid, reason: verified.reason },
+        'PSP pixCopiaECola rejected, building our own',
+      );
+  }
+  copiaECola ??= buildDynamicBrCode({ location, merchantName: merchant.name, merchantCity: merchant.city });
+  const qrCode = await QRCode.toDataURL(copiaECola, { errorCorrectionLevel: 'M', margin: 2, width: 300 });
+  return { location, copiaECola, qrCode };
+}

@@ -1,0 +1,71 @@
+import { Joi, commonEnv, loadConfig, secret } from '@gateway/config';
+
+/** The EVP key of the sandbox receiving account; the PSP simulator owns the same key by default. */
+export const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
+
+export interface PixAdapterConfig {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+  PSP_BASE_URL: string;
+  /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
+  PSP_PATH_PREFIX: string;
+  PSP_OAUTH_TOKEN_URL: string;
+  PSP_CLIENT_ID: string;
+  PSP_CLIENT_SECRET: string;
+  /** PEM file paths of the client certificate most PSPs require (mTLS); optional in sandbox. */
+  PSP_MTLS_CERT?: string;
+  PSP_MTLS_KEY?: string;
+  PSP_MTLS_CA?: string;
+  /** Per attempt; with the retries it stays under the payment service's rail timeout. */
+  PSP_TIMEOUT_MS: number;
+  PSP_MAX_RETRIES: number;
+  /** The receiving Pix key (chave) every charge is paid into. */
+  PIX_KEY: string;
+  MERCHANT_CITY: string;
+  CALLBACK_HOST: string;
+  /** 0 picks a free port (tests); the bound URL is then what gets registered at the PSP. */
+  CALLBACK_PORT: number;
+  /** The URL the PSP calls, token included; defaults to this host's bound address. */
+  CALLBACK_PUBLIC_URL?: string;
+  CALLBACK_TOKEN: string;
+  EXPIRY_SWEEP_INTERVAL_MS: number;
+}
+
+const schema = Joi.object<PixAdapterConfig>({
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  PSP_BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .replace(/\/+$/, '')
+    .default('http://127.0.0.1:4010'),
+  PSP_PATH_PREFIX: Joi.string()
+    .pattern(/^(\/[A-Za-z0-9._-]+)+$/)
+    .default('/v2'),
+  PSP_OAUTH_TOKEN_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default((parent: { PSP_BASE_URL: string }) => `${parent.PSP_BASE_URL}/oauth/token`),
+  PSP_CLIENT_ID: secret('sandbox-client'),
+  PSP_CLIENT_SECRET: secret('sandbox-secret'),
+  PSP_MTLS_CERT: Joi.string(),
+  PSP_MTLS_KEY: Joi.string(),
+  PSP_MTLS_CA: Joi.string(),
+  PSP_TIMEOUT_MS: Joi.number().integer().min(100).default(1500),
+  PSP_MAX_RETRIES: Joi.number().integer().min(0).max(5).default(1),
+  PIX_KEY: Joi.string().max(77).default(SANDBOX_PIX_KEY),
+  MERCHANT_CITY: Joi.string().max(15).default('SAO PAULO'),
+  CALLBACK_HOST: Joi.string().default('127.0.0.1'),
+  CALLBACK_PORT: Joi.number().port().default(3101),
+  CALLBACK_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  CALLBACK_TOKEN: secret('sandbox-callback-token').min(16),
+  EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
+}).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
+
+export function loadPixAdapterConfig(env: NodeJS.ProcessEnv = process.env): PixAdapterConfig {
+  return loadConfig(schema, env);
+}

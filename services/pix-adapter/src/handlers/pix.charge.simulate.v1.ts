@@ -1,0 +1,62 @@
+import { pixChargeClosed, type SimulatePixOutcome } from '@gateway/contracts';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import { ChargeEntity } from '../persistence';
+import type { ApiPixClient } from '../psp/api-pix-client';
+import { pspFailure } from '../psp-failure';
+
+export interface SimulateOutcomeDeps {
+  uow: UnitOfWork;
+  psp: ApiPixClient;
+  appEnv: 'sandbox' | 'production';
+  /** Called after an `expired` simulation commits, so the sweeper closes the charge now. */
+  onExpiryMoved: () => void;
+}
+
+const notActive = (status: string) =>
+  new CommandError('INVALID_STATUS', `Operação não permitida: a cobrança PIX está com status ${status}.`);
+
+/**
+ * Sandbox only, and without shortcuts: `paid` has the PSP simulator pay the cob (its callback then confirms it),
+ * `failed` has the PSP remove the cob, `expired` moves the charge's clock past its window for the sweeper.
+ */
+export function handleSimulateOutcome(deps: SimulateOutcomeDeps) {
+  return async (command: SimulatePixOutcome, context: MessageContext): Promise<{ accepted: true }> => {
+    if (deps.appEnv !== 'sandbox') throw new CommandError('NOT_FOUND', 'Recurso não encontrado.');
+    const result = await deps.uow.once(context, async (tx) => {
+      const charge = await tx.manager.findOne(ChargeEntity, {
+        where: { paymentId: command.payment_id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!charge) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
+      if (charge.status !== 'active') throw notActive(charge.status);
+      if (command.outcome === 'paid') {
+        await deps.psp
+          .sandboxPay(charge.txid, command.amount_centavos)
+          .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
+      } else if (command.outcome === 'failed') {
+        await deps.psp
+          .sandboxRemove(charge.txid)
+          .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
+        await tx.manager.update(
+          ChargeEntity,
+          { txid: charge.txid },
+          { status: 'failed', updatedAt: new Date() },
+        );
+        await tx.emit(pixChargeClosed, {
+          payment_id: charge.paymentId,
+          txid: charge.txid,
+          reason: 'failed',
+          detail: 'REMOVIDA_PELO_PSP',
+        });
+      } else {
+        await tx.manager.query(
+          `UPDATE charges SET expires_at = now() - interval '1 second' WHERE txid = $1`,
+          [charge.txid],
+        );
+      }
+      return { accepted: true as const };
+    });
+    if (command.outcome === 'expired') deps.onExpiryMoved();
+    return result;
+  };
+}

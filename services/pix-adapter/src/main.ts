@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { changePixChargeAmount, openPixCharge, simulatePixOutcome } from '@gateway/contracts';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { loadPixAdapterConfig, type PixAdapterConfig } from './config';
+import { pixAdapterDatabase } from './persistence';
+import { ApiPixClient, type ApiPixClientConfig } from './psp/api-pix-client';
+import { CallbackProcessor } from './callbacks/callback-processor';
+import { startCallbackServer } from './callbacks/callback-server';
+import { ExpirySweeper } from './expiry-sweeper';
+import { registerWebhook } from './webhook-registration';
+import { handleOpenCharge } from './handlers/pix.charge.open.v1';
+import { handleChangeChargeAmount } from './handlers/pix.charge.change-amount.v1';
+import { handleSimulateOutcome } from './handlers/pix.charge.simulate.v1';
+
+export interface PixAdapter extends ServiceRuntime {
+  /** The URL registered at the PSP for callbacks (token included: never log it). */
+  callbackUrl: string;
+  sweeper: ExpirySweeper;
+}
+
+function mutualTls(config: PixAdapterConfig): ApiPixClientConfig['mTLS'] {
+  if (!config.PSP_MTLS_CERT || !config.PSP_MTLS_KEY) return undefined;
+  return {
+    cert: readFileSync(config.PSP_MTLS_CERT, 'utf8'),
+    key: readFileSync(config.PSP_MTLS_KEY, 'utf8'),
+    ...(config.PSP_MTLS_CA ? { ca: readFileSync(config.PSP_MTLS_CA, 'utf8') } : {}),
+  };
+}
+
+export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdapter> {
+  const runtime = await openServiceRuntime({ service: 'pix-adapter', config, ...pixAdapterDatabase });
+  const { logger, dataSource, broker } = runtime;
+  const psp = new ApiPixClient(
+    {
+      baseUrl: config.PSP_BASE_URL,
+      pathPrefix: config.PSP_PATH_PREFIX,
+      oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
+      clientId: config.PSP_CLIENT_ID,
+      clientSecret: config.PSP_CLIENT_SECRET,
+      mTLS: mutualTls(config),
+      timeoutMs: config.PSP_TIMEOUT_MS,
+      maxRetries: config.PSP_MAX_RETRIES,
+    },
+    { logger },
+  );
+  runtime.onStop(() => psp.close());
+
+  const sweeper = new ExpirySweeper({
+    uow: runtime.unitOfWork('expiry-sweeper'),
+    psp,
+    intervalMs: config.EXPIRY_SWEEP_INTERVAL_MS,
+    logger,
+  });
+  const processor = new CallbackProcessor({
+    dataSource,
+    uow: runtime.unitOfWork('pix-callback'),
+    psp,
+    logger,
+  });
+  const server = await startCallbackServer({
+    host: config.CALLBACK_HOST,
+    port: config.CALLBACK_PORT,
+    token: config.CALLBACK_TOKEN,
+    processor,
+    logger,
+  });
+  runtime.onStop(() => server.close());
+  const callbackUrl =
+    config.CALLBACK_PUBLIC_URL ??
+    `${server.baseUrl}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
+  const registration = await registerWebhook(psp, config.PIX_KEY, callbackUrl, logger);
+  runtime.onStop(() => registration.stop());
+
+  await broker.consumeCommands('pix-adapter', {
+    [openPixCharge.name]: handleOpenCharge({
+      uow: runtime.unitOfWork(openPixCharge.name),
+      psp,
+      pixKey: config.PIX_KEY,
+      merchantCity: config.MERCHANT_CITY,
+    }),
+    [changePixChargeAmount.name]: handleChangeChargeAmount({
+      uow: runtime.unitOfWork(changePixChargeAmount.name),
+      psp,
+      merchantCity: config.MERCHANT_CITY,
+    }),
+    [simulatePixOutcome.name]: handleSimulateOutcome({
+      uow: runtime.unitOfWork(simulatePixOutcome.name),
+      psp,
+      appEnv: config.APP_ENV,
+      onExpiryMoved: () => sweeper.nudge(),
+    }),
+  });
+  sweeper.start();
+  runtime.onStop(() => sweeper.stop());
+  return Object.assign(runtime, { callbackUrl, sweeper });
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadPixAdapterConfig);
+  runUntilSignal(() => startPixAdapter(config), createLogger('pix-adapter', config.LOG_LEVEL));
+}

@@ -1,0 +1,51 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type ChargeStatus = 'active' | 'paid' | 'expired' | 'failed';
+
+const bigintAsNumber = {
+  to: (value: number) => value,
+  from: (value: string) => Number(value),
+};
+
+/** One PSP `cob` opened for one payment, with the code and QR the payer was shown for its current revision. */
+@Entity({ name: 'charges' })
+export class ChargeEntity {
+  @PrimaryColumn({ type: 'text' })
+  txid!: string;
+
+  @Column({ type: 'text', name: 'payment_id' })
+  paymentId!: string;
+
+  @Column({ type: 'bigint', name: 'amount_centavos', transformer: bigintAsNumber })
+  amountCentavos!: number;
+
+  @Column({ type: 'text' })
+  status!: ChargeStatus;
+
+  @Column({ type: 'integer' })
+  revisao!: number;
+
+  @Column({ type: 'text' })
+  location!: string;
+
+  @Column({ type: 'text', name: 'merchant_name' })
+  merchantName!: string;
+
+  @Column({ type: 'text', name: 'copia_e_cola' })
+  copiaECola!: string;
+
+  @Column({ type: 'text', name: 'qr_code' })
+  qrCode!: string;
+
+  @Column({ type: 'timestamptz', name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column({ type: 'text', name: 'paid_end_to_end_id', nullable: true })
+  paidEndToEndId!: string | null;
+
+  @Column({ type: 'timestamptz', name: 'created_at' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt!: Date;
+}

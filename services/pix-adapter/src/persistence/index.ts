@@ -1,0 +1,11 @@
+import { ChargeEntity } from './charge.entity';
+import { Charges1732300003000 } from './migrations/1732300003000-charges';
+
+export { ChargeEntity };
+export type { ChargeStatus } from './charge.entity';
+
+export const pixAdapterDatabase = {
+  schema: 'pix_adapter',
+  entities: [ChargeEntity],
+  migrations: [Charges1732300003000],
+};

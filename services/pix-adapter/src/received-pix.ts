@@ -1,0 +1,116 @@
+import type { EntityManager } from 'typeorm';
+import { pixChargePaid } from '@gateway/contracts';
+import type { Transaction } from '@gateway/messaging';
+import { counter, type Logger } from '@gateway/observability';
+import { ChargeEntity } from './persistence';
+import type { PspCallbackItem } from './psp/callback';
+
+export type ReceivedPixSource = 'callback' | 'sweep';
+export type ReceivedPixOutcome =
+  'applied' | 'wrong_amount' | 'late' | 'duplicate' | 'unknown_txid' | 'unconfirmed';
+
+const receivedPix = counter('pix_received_total', 'PIX reported by the PSP, by outcome and source', [
+  'outcome',
+  'source',
+]);
+const latePayments = counter('pix_late_payments_total', 'PIX paid into a charge that had already ended');
+
+/** A PIX as the PSP's own `GET /cob/{txid}` lists it: only these may change a charge. */
+export interface ConfirmedPix {
+  endToEndId: string;
+  txid: string;
+  valorCentavos: number;
+  horario: string;
+}
+
+/** Keeps a callback item that changes nothing (unknown txid, or not listed by the PSP) for the audit trail. */
+export async function recordUnverifiedPix(
+  manager: EntityManager,
+  item: PspCallbackItem,
+  outcome: 'unknown_txid' | 'unconfirmed',
+  logger: Logger,
+): Promise<void> {
+  await manager.query(
+    `INSERT INTO callbacks_received (end_to_end_id, txid, amount_centavos, outcome, source)
+     VALUES ($1, $2, $3, $4, 'callback')`,
+    [item.endToEndId, item.txid, item.valorCentavos, outcome],
+  );
+  receivedPix.inc({ outcome, source: 'callback' });
+  logger.warn({ txid: item.txid, end_to_end_id: item.endToEndId, outcome }, 'PIX callback item not applied');
+}
+
+/**
+ * Applies one PSP-confirmed PIX exactly once per endToEndId: the full amount into an active charge pays it; a
+ * different amount is recorded; anything into an ended charge is a late payment, kept. Every confirmed PIX is
+ * reported to the payment service (pix.charge.paid.v1) in the same transaction, which decides what it means there.
+ */
+export async function applyConfirmedPix(
+  tx: Transaction,
+  pix: ConfirmedPix,
+  cobConcluded: boolean,
+  source: ReceivedPixSource,
+  logger: Logger,
+): Promise<ReceivedPixOutcome> {
+  const charge = await tx.manager.findOne(ChargeEntity, {
+    where: { txid: pix.txid },
+    lock: { mode: 'pessimistic_write' },
+  });
+  if (!charge) throw new Error(`charge ${pix.txid} vanished`);
+  const decided: ReceivedPixOutcome =
+    charge.status !== 'active'
+      ? 'late'
+      : pix.valorCentavos !== charge.amountCentavos || !cobConcluded
+        ? 'wrong_amount'
+        : 'applied';
+  const claimed: unknown[] = await tx.manager.query(
+    `INSERT INTO callbacks_received (end_to_end_id, txid, amount_centavos, outcome, source)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (end_to_end_id) WHERE outcome IN ('applied', 'wrong_amount', 'late') DO NOTHING
+     RETURNING id`,
+    [pix.endToEndId, pix.txid, pix.valorCentavos, decided, source],
+  );
+  const outcome = claimed.length > 0 ? decided : 'duplicate';
+  receivedPix.inc({ outcome, source });
+  if (outcome === 'duplicate') {
+    // The sweeper re-reads PIX already handled; only a PSP sending a callback again is worth a row.
+    if (source === 'callback')
+      await tx.manager.query(
+        `INSERT INTO callbacks_received (end_to_end_id, txid, amount_centavos, outcome, source)
+       VALUES ($1, $2, $3, 'duplicate', $4)`,
+        [pix.endToEndId, pix.txid, pix.valorCentavos, source],
+      );
+    return outcome;
+  }
+  const paidAt = new Date(pix.horario);
+  if (outcome === 'applied') {
+    await tx.manager.query(
+      `UPDATE charges SET status = 'paid', paid_end_to_end_id = $2, updated_at = now()
+        WHERE txid = $1 AND status = 'active'`,
+      [pix.txid, pix.endToEndId],
+    );
+  } else if (outcome === 'late') {
+    await tx.manager.query(
+      `INSERT INTO late_payments (end_to_end_id, txid, payment_id, amount_centavos, charge_status, paid_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      [pix.endToEndId, pix.txid, charge.paymentId, pix.valorCentavos, charge.status, paidAt],
+    );
+    latePayments.inc();
+    logger.warn(
+      { txid: pix.txid, payment_id: charge.paymentId, end_to_end_id: pix.endToEndId, charge: charge.status },
+      'late PIX: paid into a charge that had already ended; recorded in late_payments',
+    );
+  } else {
+    logger.warn(
+      { txid: pix.txid, expected: charge.amountCentavos, received: pix.valorCentavos },
+      'PIX with a different amount: recorded, charge not paid',
+    );
+  }
+  await tx.emit(pixChargePaid, {
+    payment_id: charge.paymentId,
+    txid: pix.txid,
+    end_to_end_id: pix.endToEndId,
+    amount_centavos: pix.valorCentavos,
+    paid_at: paidAt.toISOString(),
+  });
+  return outcome;
+}

@@ -1,0 +1,307 @@
+import { hasError, isDynamicPix, parsePix } from 'pix-utils';
+import {
+  changePixChargeAmount,
+  newPublicId,
+  openPixCharge,
+  simulatePixOutcome,
+  type MessageDefinition,
+  type OpenPixCharge,
+  type PixCharge,
+} from '@gateway/contracts';
+import { Broker, createEnvelope } from '@gateway/messaging';
+import { createPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
+import {
+  isolatedEnvironment,
+  takeParkedMessages,
+  testLogger,
+  waitFor,
+  type IsolatedEnvironment,
+} from '@gateway/testkit';
+import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '../src/config';
+import { startPixAdapter, type PixAdapter } from '../src/main';
+
+describe('PIX adapter against the PSP simulator', () => {
+  let env: IsolatedEnvironment;
+  let psp: RunningPspSimulator;
+  let adapter: PixAdapter;
+  let client: Broker;
+
+  beforeAll(async () => {
+    env = await isolatedEnvironment('pix-adapter');
+    psp = await createPspSimulator({
+      clientId: 'sandbox-client',
+      clientSecret: 'sandbox-secret',
+      pixKey: SANDBOX_PIX_KEY,
+      logger: testLogger('psp'),
+      callbackRetryDelaysMs: [50, 100, 200],
+    }).start(0);
+    adapter = await startPixAdapter(
+      loadPixAdapterConfig({
+        ...env.config,
+        PSP_BASE_URL: psp.url,
+        CALLBACK_PORT: '0',
+        EXPIRY_SWEEP_INTERVAL_MS: '200',
+      }),
+    );
+    client = await Broker.connect({
+      url: env.config.AMQP_URL,
+      prefix: env.config.AMQP_PREFIX,
+      connectionName: 'pix-adapter-test-client',
+      logger: testLogger(),
+    });
+  });
+
+  afterAll(async () => {
+    await adapter.broker.deleteDeclaredTopology();
+    await client.close();
+    await adapter.stop();
+    await psp.close();
+    await env.database.drop();
+  });
+
+  const openCommand = (overrides: Partial<OpenPixCharge> = {}): OpenPixCharge => ({
+    payment_id: newPublicId('pay'),
+    business_name: 'Café Açaí Ltda',
+    amount_centavos: 2500,
+    expires_in_seconds: 3600,
+    ...overrides,
+  });
+
+  async function open(command = openCommand(), messageId?: string): Promise<PixCharge> {
+    const reply = await client.request(openPixCharge, command, { timeoutMs: 8000, messageId });
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+    return reply.result;
+  }
+
+  const charge = async (txid: string) =>
+    (
+      await adapter.dataSource.query(
+        'SELECT status, revisao, amount_centavos::int AS amount, paid_end_to_end_id FROM charges WHERE txid = $1',
+        [txid],
+      )
+    )[0];
+
+  const outbox = async (txid: string): Promise<string[]> =>
+    (
+      await adapter.dataSource.query(
+        `SELECT name FROM outbox WHERE envelope->'payload'->>'txid' = $1 ORDER BY seq`,
+        [txid],
+      )
+    ).map((row: { name: string }) => row.name);
+
+  const postCallback = (url: string, body: unknown) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  describe('pix.charge.open.v1', () => {
+    test('opens a cob and answers a valid dynamic BR Code for its location with a PNG QR of it', async () => {
+      const opened = await open();
+      const parsed = parsePix(opened.copia_e_cola);
+      expect(hasError(parsed)).toBe(false);
+      expect(opened.copia_e_cola).toContain(new URL(psp.url).host);
+      expect(opened.qr_code).toMatch(/^data:image\/png;base64,iVBOR/);
+      expect(await charge(opened.txid)).toMatchObject({ status: 'active', revisao: 0, amount: 2500 });
+    });
+
+    test('when the same open is delivered twice, one cob is opened and both replies match', async () => {
+      const command = openCommand();
+      const messageId = newPublicId('cmd');
+      const first = await open(command, messageId);
+      const second = await open(command, messageId);
+      const other = await open(command);
+      expect(second).toEqual(first);
+      expect(other).toEqual(first);
+      const rows = await adapter.dataSource.query('SELECT txid FROM charges WHERE payment_id = $1', [
+        command.payment_id,
+      ]);
+      expect(rows).toHaveLength(1);
+    });
+  });
+
+  describe('pix.charge.change-amount.v1', () => {
+    test('a new amount makes a new cob revision and a new code, once per command; a paid charge refuses', async () => {
+      const command = openCommand();
+      const opened = await open(command);
+      const messageId = newPublicId('cmd');
+      const change = { payment_id: command.payment_id, amount_centavos: 3000 };
+      const first = await client.request(changePixChargeAmount, change, { timeoutMs: 8000, messageId });
+      const second = await client.request(changePixChargeAmount, change, { timeoutMs: 8000, messageId });
+      if (!first.ok) throw new Error(JSON.stringify(first.error));
+      expect(second).toEqual(first);
+      // Same location, so the same BR Code: the payer's bank reads the new revision from it.
+      const code = parsePix(first.result.copia_e_cola);
+      if (hasError(code) || !isDynamicPix(code)) throw new Error('not a dynamic BR Code');
+      const payload = await (await fetch(`http://${code.url}`)).json();
+      expect(payload).toMatchObject({ revisao: 1, valor: { original: '30.00' } });
+      expect(await charge(opened.txid)).toMatchObject({ revisao: 1, amount: 3000 });
+
+      await client.request(
+        simulatePixOutcome,
+        { payment_id: command.payment_id, outcome: 'paid', amount_centavos: null },
+        { timeoutMs: 8000 },
+      );
+      await waitFor(async () => (await charge(opened.txid)).status === 'paid', { what: 'charge paid' });
+      const refused = await client.request(
+        changePixChargeAmount,
+        { payment_id: command.payment_id, amount_centavos: 5000 },
+        { timeoutMs: 8000 },
+      );
+      expect(refused).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_STATUS' }) });
+    });
+  });
+
+  describe('pix.charge.simulate.v1', () => {
+    test('paid makes the PSP pay and call back; a redelivered simulate does not pay twice', async () => {
+      const command = openCommand();
+      const opened = await open(command);
+      const messageId = newPublicId('cmd');
+      const simulate = { payment_id: command.payment_id, outcome: 'paid' as const, amount_centavos: null };
+      expect(await client.request(simulatePixOutcome, simulate, { timeoutMs: 8000, messageId })).toEqual({
+        ok: true,
+        result: { accepted: true },
+      });
+      await client.request(simulatePixOutcome, simulate, { timeoutMs: 8000, messageId });
+      await waitFor(async () => (await charge(opened.txid)).status === 'paid', { what: 'charge paid' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await outbox(opened.txid)).toEqual(['pix.charge.paid.v1']);
+      const received = await adapter.dataSource.query(
+        'SELECT outcome FROM callbacks_received WHERE txid = $1',
+        [opened.txid],
+      );
+      expect(received).toEqual([{ outcome: 'applied' }]);
+    });
+
+    test('expired lets the sweeper close the charge; a PIX paid afterwards is kept in late_payments', async () => {
+      const command = openCommand();
+      const opened = await open(command);
+      await client.request(
+        simulatePixOutcome,
+        { payment_id: command.payment_id, outcome: 'expired', amount_centavos: null },
+        { timeoutMs: 8000 },
+      );
+      await waitFor(async () => (await charge(opened.txid)).status === 'expired', { what: 'charge expired' });
+      expect(await outbox(opened.txid)).toEqual(['pix.charge.closed.v1']);
+    });
+
+    test('failed removes the cob at the PSP and closes the charge as failed', async () => {
+      const command = openCommand();
+      const opened = await open(command);
+      const reply = await client.request(
+        simulatePixOutcome,
+        { payment_id: command.payment_id, outcome: 'failed', amount_centavos: null },
+        { timeoutMs: 8000 },
+      );
+      expect(reply.ok).toBe(true);
+      expect(await charge(opened.txid)).toMatchObject({ status: 'failed' });
+      expect(await outbox(opened.txid)).toEqual(['pix.charge.closed.v1']);
+    });
+  });
+
+  describe('callback receiver', () => {
+    test('refuses a callback without the right token, and records an unknown txid without paying anything', async () => {
+      const item = {
+        endToEndId: 'E12345678202501011200abcdefghijk',
+        txid: 'unknownTxid00000000000000000000x',
+        valor: '10.00',
+        horario: new Date().toISOString(),
+      };
+      const wrongToken = adapter.callbackUrl.replace(/token=[^&]+/, 'token=not-the-token');
+      expect((await postCallback(wrongToken, { pix: [item] })).status).toBe(401);
+      // A PSP that appends /pix to the whole URL puts it after the token.
+      expect((await postCallback(`${adapter.callbackUrl}/pix`, { pix: [item] })).status).toBe(200);
+      const rows = await adapter.dataSource.query('SELECT outcome FROM callbacks_received WHERE txid = $1', [
+        item.txid,
+      ]);
+      expect(rows).toEqual([{ outcome: 'unknown_txid' }]);
+    });
+  });
+
+  const commands: Array<[string, MessageDefinition<unknown>, Record<string, unknown>]> = [
+    [openPixCharge.name, openPixCharge as MessageDefinition<unknown>, openCommand() as never],
+    [
+      changePixChargeAmount.name,
+      changePixChargeAmount as MessageDefinition<unknown>,
+      { payment_id: newPublicId('pay'), amount_centavos: 100 },
+    ],
+    [
+      simulatePixOutcome.name,
+      simulatePixOutcome as MessageDefinition<unknown>,
+      { payment_id: newPublicId('pay'), outcome: 'paid', amount_centavos: null },
+    ],
+  ];
+
+  test.each(commands)('a poison %s command is parked and answered', async (_name, definition, payload) => {
+    const envelope = createEnvelope(definition, payload);
+    await client.publishEnvelope({ ...envelope, payload: { ...payload, payment_id: 42 } }, {});
+    const parked = await waitFor(
+      async () => {
+        const taken = await takeParkedMessages(`${env.config.AMQP_PREFIX}pix-adapter.commands.parking`);
+        return taken.length > 0 ? taken : undefined;
+      },
+      { what: 'the parked command' },
+    );
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('payment_id') }),
+    ]);
+  });
+
+  test('after losing its broker connection the adapter serves open, change and simulate again', async () => {
+    adapter.broker.dropConnectionForTesting();
+    const command = openCommand();
+    const opened = await waitFor(
+      async () => {
+        const reply = await client
+          .request(openPixCharge, command, { timeoutMs: 1500, messageId: `reconnect-${command.payment_id}` })
+          .catch(() => undefined);
+        return reply?.ok ? reply.result : undefined;
+      },
+      { timeoutMs: 15_000, what: 'an open after reconnect' },
+    );
+    const changed = await client.request(
+      changePixChargeAmount,
+      { payment_id: command.payment_id, amount_centavos: 2600 },
+      { timeoutMs: 8000 },
+    );
+    const simulated = await client.request(
+      simulatePixOutcome,
+      { payment_id: command.payment_id, outcome: 'paid', amount_centavos: null },
+      { timeoutMs: 8000 },
+    );
+    expect([changed.ok, simulated.ok]).toEqual([true, true]);
+    await waitFor(async () => (await charge(opened.txid)).status === 'paid', { what: 'charge paid' });
+  });
+
+  test('when the PSP cannot be reached, open answers SERVICE_UNAVAILABLE and stores no charge', async () => {
+    const down = await startPixAdapter(
+      loadPixAdapterConfig({
+        ...env.config,
+        AMQP_PREFIX: `${env.config.AMQP_PREFIX}down.`,
+        PSP_BASE_URL: 'http://127.0.0.1:9',
+        CALLBACK_PORT: '0',
+        PSP_MAX_RETRIES: '0',
+      }),
+    );
+    const downClient = await Broker.connect({
+      url: env.config.AMQP_URL,
+      prefix: `${env.config.AMQP_PREFIX}down.`,
+      connectionName: 'pix-adapter-down-client',
+      logger: testLogger(),
+    });
+    try {
+      const command = openCommand();
+      const reply = await downClient.request(openPixCharge, command, { timeoutMs: 8000 });
+      expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }) });
+      const rows = await down.dataSource.query('SELECT txid FROM charges WHERE payment_id = $1', [
+        command.payment_id,
+      ]);
+      expect(rows).toEqual([]);
+    } finally {
+      await down.broker.deleteDeclaredTopology();
+      await downClient.close();
+      await down.stop();
+    }
+  });
+});

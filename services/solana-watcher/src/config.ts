@@ -1,0 +1,102 @@
+import { Joi, commonEnv, loadConfig } from '@gateway/config';
+import type { Token } from '@gateway/contracts';
+
+export interface SolanaWatcherConfig {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+  SOLANA_RPC_URL: string;
+  /** The platform's custodial wallet: every payment goes to its associated token accounts. */
+  RECEIVING_WALLET: string;
+  MINT_USDC: string;
+  MINT_USDT: string;
+  MINT_EURC: string;
+  TOKEN_DECIMALS: number;
+  QUOTE_PROVIDER: 'fixed' | 'live';
+  /** Tokens per BRL for the fixed provider, as decimals (`usdc=0.18,usdt=0.18,eurc=0.16`). */
+  FIXED_RATES: Partial<Record<Token, string>>;
+  QUOTE_SPREAD_BPS: number;
+  QUOTE_MAX_AGE_MS: number;
+  QUOTE_MAX_DEVIATION_BPS: number;
+  COINGECKO_URL: string;
+  BINANCE_URL: string;
+  POLL_INTERVAL_MS: number;
+  PAYMENT_WINDOW_SECONDS: number;
+  /** Sandbox only: base58 secret key of the funded test wallet that pays simulated payments. */
+  SANDBOX_PAYER_SECRET_KEY?: string;
+}
+
+const base58Key = Joi.string().pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+
+/**
+ * Sandbox defaults, fixed so the local chain and the watcher agree without configuration:
+ * receiving wallet = public key of Keypair.fromSeed(sha256('brazil-payment-gateway sandbox receiving wallet')),
+ * payer = Keypair.fromSeed(sha256('brazil-payment-gateway sandbox payer')), public key
+ * GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3 (start the localnet with PAYER_SECRET_KEY set to the same secret).
+ * Neither holds anything outside a local chain.
+ */
+export const SANDBOX_RECEIVING_WALLET = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
+export const SANDBOX_PAYER_SECRET_KEY =
+  '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
+
+const fixedRates = Joi.custom((value: unknown, helpers) => {
+  const rates: Partial<Record<Token, string>> = {};
+  for (const entry of String(value).split(',').filter(Boolean)) {
+    const match = /^(usdc|usdt|eurc)=(\d+(?:\.\d+)?)$/.exec(entry.trim().toLowerCase());
+    if (!match || Number(match[2]) <= 0) return helpers.error('any.invalid');
+    rates[match[1] as Token] = match[2]!;
+  }
+  return rates;
+}, 'token=rate list');
+
+const schema = Joi.object<SolanaWatcherConfig>({
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  SOLANA_RPC_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:8899'),
+  RECEIVING_WALLET: base58Key.when('APP_ENV', {
+    is: 'production',
+    then: Joi.required(),
+    otherwise: Joi.optional().default(SANDBOX_RECEIVING_WALLET),
+  }),
+  MINT_USDC: base58Key.default('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
+  MINT_USDT: base58Key.default('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'),
+  MINT_EURC: base58Key.default('HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr'),
+  TOKEN_DECIMALS: Joi.number().integer().min(0).max(18).default(6),
+  QUOTE_PROVIDER: Joi.string()
+    .valid('fixed', 'live')
+    .when('APP_ENV', {
+      is: 'production',
+      then: Joi.any().default('live'),
+      otherwise: Joi.any().default('fixed'),
+    }),
+  FIXED_RATES: fixedRates.default({ usdc: '0.18', usdt: '0.18', eurc: '0.16' }),
+  QUOTE_SPREAD_BPS: Joi.number().integer().min(0).max(5_000).default(0),
+  QUOTE_MAX_AGE_MS: Joi.number().integer().min(1_000).default(300_000),
+  QUOTE_MAX_DEVIATION_BPS: Joi.number().integer().min(1).default(200),
+  COINGECKO_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('https://api.coingecko.com/api/v3'),
+  BINANCE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('https://api.binance.com'),
+  POLL_INTERVAL_MS: Joi.number().integer().min(10).default(1_000),
+  PAYMENT_WINDOW_SECONDS: Joi.number().integer().min(1).default(1_800),
+  SANDBOX_PAYER_SECRET_KEY: Joi.any().when('APP_ENV', {
+    is: 'production',
+    then: Joi.any().strip(),
+    otherwise: Joi.string()
+      .pattern(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/)
+      .default(SANDBOX_PAYER_SECRET_KEY),
+  }),
+});
+
+export function loadSolanaWatcherConfig(env: NodeJS.ProcessEnv = process.env): SolanaWatcherConfig {
+  return loadConfig(schema, env);
+}

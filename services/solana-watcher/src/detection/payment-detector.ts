@@ -1,0 +1,276 @@
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { PublicKey, type Connection } from '@solana/web3.js';
+import type { DataSource } from 'typeorm';
+import { cryptoRequestClosed, cryptoRequestSettled, type Token } from '@gateway/contracts';
+import type { Transaction, UnitOfWork } from '@gateway/messaging';
+import { counter, gauge, type Logger } from '@gateway/observability';
+import { scanAddresses, type ScanCursor, type ScanResult } from '../chain/signature-scanner';
+import { applyTransfer, expiryReason } from '../domain/settlement';
+import {
+  TOKEN_PROGRAM_ID,
+  accountKeys,
+  findReferencedTransfers,
+  type ReferencedTransfer,
+} from '../domain/transfer-validation';
+import { PaymentRequestEntity, ScanCursorEntity } from '../persistence';
+
+/** Advisory lock key: one replica scans at a time; the others skip their turn. */
+const SCAN_LOCK = 'solana_watcher:scan';
+const EXPIRY_BATCH = 100;
+
+const scans = counter('solana_watcher_scans_total', 'Detection passes, by outcome', ['outcome']);
+const transfersRecorded = counter('solana_watcher_transfers_total', 'Transfers recorded, by destination', [
+  'applied_to',
+]);
+const requestsSettled = counter('solana_watcher_requests_settled_total', 'Transfer requests paid in full');
+const requestsClosed = counter('solana_watcher_requests_closed_total', 'Transfer requests closed unpaid', [
+  'reason',
+]);
+const secondsSinceScan = gauge(
+  'solana_watcher_seconds_since_last_scan',
+  'Seconds since the last successful chain scan of this process',
+);
+const slotLag = gauge('solana_watcher_scan_slot_lag', 'Chain slots between the last two successful scans');
+
+export interface DetectorSettings {
+  receivingWallet: string;
+  mints: Record<Token, string>;
+  pollIntervalMs: number;
+}
+
+/**
+ * Finds payments on chain: every poll it scans the receiving wallet's token accounts from the saved cursor, applies
+ * each (signature, reference) once, settles requests paid in full, then closes requests whose window passed before
+ * that scan began (so a transfer landing just before expiry is never missed). Applied transfers, emitted events and
+ * the moved cursor commit in one transaction.
+ */
+export class PaymentDetector {
+  /** The receiving wallet's associated token accounts (classic SPL Token), one per accepted mint. */
+  readonly watchedAccounts: string[];
+  private readonly acceptedMints: ReadonlyMap<string, string>;
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private lastScanAt = Date.now();
+  private lastScannedSlot?: number;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly connection: Connection,
+    private readonly uow: UnitOfWork,
+    private readonly settings: DetectorSettings,
+    private readonly logger: Logger,
+  ) {
+    const wallet = new PublicKey(settings.receivingWallet);
+    const mints = Object.values(settings.mints);
+    this.watchedAccounts = mints.map((mint) =>
+      getAssociatedTokenAddressSync(new PublicKey(mint), wallet).toBase58(),
+    );
+    this.acceptedMints = new Map(mints.map((mint) => [mint, TOKEN_PROGRAM_ID]));
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** One detection pass, unless another replica holds the scan; returns whether this process ran it. */
+  async runOnce(): Promise<boolean> {
+    const lockHolder = this.dataSource.createQueryRunner();
+    await lockHolder.connect();
+    try {
+      const [lock] = await lockHolder.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        SCAN_LOCK,
+      ]);
+      if (!lock?.locked) return false;
+      try {
+        const dueBy = new Date();
+        await this.scan();
+        await this.closeExpired(dueBy);
+        return true;
+      } finally {
+        await lockHolder.query('SELECT pg_advisory_unlock(hashtext($1))', [SCAN_LOCK]);
+      }
+    } finally {
+      await lockHolder.release();
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        scans.inc({ outcome: (await this.runOnce()) ? 'scanned' : 'skipped' });
+      } catch (err) {
+        scans.inc({ outcome: 'failed' });
+        this.logger.warn({ err: String(err) }, 'detection pass failed, retrying next poll');
+      }
+      secondsSinceScan.set((Date.now() - this.lastScanAt) / 1000);
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.settings.pollIntervalMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private async scan(): Promise<void> {
+    const saved = await this.dataSource.manager.find(ScanCursorEntity);
+    const cursor: ScanCursor = Object.fromEntries(saved.map((row) => [row.address, row.lastSignature]));
+    const slot = await this.connection.getSlot();
+    const result = await scanAddresses(this.connection, this.watchedAccounts, cursor);
+    await this.uow.run({}, (tx) => this.apply(tx, result, cursor));
+    slotLag.set(this.lastScannedSlot === undefined ? 0 : slot - this.lastScannedSlot);
+    this.lastScannedSlot = slot;
+    this.lastScanAt = Date.now();
+  }
+
+  private async apply(tx: Transaction, result: ScanResult, previous: ScanCursor): Promise<void> {
+    const keys = [...new Set(result.transactions.flatMap((scanned) => accountKeys(scanned.transaction)))];
+    // Any of our references, whatever its status: late and superseded transfers are recorded too.
+    const requests =
+      keys.length === 0
+        ? []
+        : await tx.manager
+            .createQueryBuilder(PaymentRequestEntity, 'request')
+            .where('request.reference = ANY(:keys)', { keys })
+            .orderBy('request.reference')
+            .setLock('pessimistic_write')
+            .getMany();
+    const byReference = new Map(requests.map((request) => [request.reference, request]));
+    const criteria = {
+      receivingWallet: this.settings.receivingWallet,
+      acceptedMints: this.acceptedMints,
+      openReferences: new Set(byReference.keys()),
+    };
+    for (const scanned of result.transactions) {
+      for (const transfer of findReferencedTransfers(scanned.transaction, criteria)) {
+        await this.record(tx, byReference.get(transfer.reference)!, transfer);
+      }
+    }
+    for (const [address, signature] of Object.entries(result.cursor)) {
+      if (previous[address] === signature) continue;
+      await tx.manager.query(
+        `INSERT INTO scan_cursors (address, last_signature) VALUES ($1, $2)
+         ON CONFLICT (address) DO UPDATE SET last_signature = EXCLUDED.last_signature, updated_at = now()`,
+        [address, signature],
+      );
+    }
+  }
+
+  /** Records a transfer once per (signature, reference); only a new one changes the request. */
+  private async record(
+    tx: Transaction,
+    request: PaymentRequestEntity,
+    transfer: ReferencedTransfer,
+  ): Promise<void> {
+    const outcome = applyTransfer(
+      {
+        status: request.status,
+        mint: request.mint,
+        amount: request.amountBaseUnits,
+        received: request.receivedBaseUnits,
+      },
+      transfer,
+    );
+    const inserted: unknown[] = await tx.manager.query(
+      `INSERT INTO transfers (signature, reference, payment_id, amount, mint, slot, block_time, applied_to)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING signature`,
+      [
+        transfer.signature,
+        transfer.reference,
+        request.paymentId,
+        transfer.amount.toString(),
+        transfer.mint,
+        transfer.slot,
+        transfer.blockTime === null ? null : new Date(transfer.blockTime * 1000),
+        outcome.appliedTo,
+      ],
+    );
+    if (inserted.length === 0) return;
+    transfersRecorded.inc({ applied_to: outcome.appliedTo });
+    const details = {
+      payment_id: request.paymentId,
+      reference: request.reference,
+      signature: transfer.signature,
+    };
+    if (outcome.appliedTo !== 'payment') {
+      this.logger.warn({ ...details, applied_to: outcome.appliedTo }, 'transfer recorded aside');
+      return;
+    }
+    request.receivedBaseUnits = outcome.received;
+    if (outcome.settles) {
+      request.status = 'settled';
+      request.settledSignature = transfer.signature;
+    }
+    await tx.manager.query(
+      `UPDATE payment_requests SET received_base_units = $2, status = $3, settled_signature = $4
+       WHERE reference = $1 AND status = 'open'`,
+      [request.reference, outcome.received.toString(), request.status, request.settledSignature],
+    );
+    if (!outcome.settles) {
+      this.logger.info({ ...details, received: outcome.received.toString() }, 'partial payment received');
+      return;
+    }
+    requestsSettled.inc();
+    this.logger.info(details, 'request settled');
+    await tx.emit(
+      cryptoRequestSettled,
+      {
+        payment_id: request.paymentId,
+        reference: request.reference,
+        signature: transfer.signature,
+        received_base_units: outcome.received.toString(),
+        excess_base_units: outcome.excess.toString(),
+        settled_at: new Date().toISOString(),
+      },
+      { correlationId: request.correlationId },
+    );
+  }
+
+  /** Closes open requests whose window ended by `dueBy`; rows another transaction holds are left to the next pass. */
+  private async closeExpired(dueBy: Date): Promise<void> {
+    await this.uow.run({}, async (tx) => {
+      const due = await tx.manager
+        .createQueryBuilder(PaymentRequestEntity, 'request')
+        .where('request.status = :open AND request.expiresAt <= :dueBy', { open: 'open', dueBy })
+        .orderBy('request.expiresAt')
+        .limit(EXPIRY_BATCH)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany();
+      for (const request of due) {
+        const reason = expiryReason(request.receivedBaseUnits);
+        await tx.manager.query(
+          `UPDATE payment_requests SET status = $2 WHERE reference = $1 AND status = 'open'`,
+          [request.reference, reason],
+        );
+        requestsClosed.inc({ reason });
+        this.logger.info(
+          { payment_id: request.paymentId, reference: request.reference, reason },
+          'request closed',
+        );
+        await tx.emit(
+          cryptoRequestClosed,
+          {
+            payment_id: request.paymentId,
+            reference: request.reference,
+            reason,
+            received_base_units: request.receivedBaseUnits.toString(),
+          },
+          { correlationId: request.correlationId },
+        );
+      }
+    });
+  }
+}

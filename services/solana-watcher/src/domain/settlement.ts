@@ -1,0 +1,51 @@
+export const requestStatuses = ['open', 'settled', 'expired', 'underpaid', 'failed', 'superseded'] as const;
+export type RequestStatus = (typeof requestStatuses)[number];
+
+/** Where a transfer's funds went: the payment, or recorded aside (never silently lost). */
+export const transferDestinations = ['payment', 'late', 'wrong_mint', 'superseded'] as const;
+export type TransferDestination = (typeof transferDestinations)[number];
+
+export interface RequestState {
+  status: RequestStatus;
+  mint: string;
+  amount: bigint;
+  received: bigint;
+}
+
+export interface IncomingTransfer {
+  /** `wrong_mint` when the token program or mint is not one the watcher accepts at all. */
+  kind: 'received' | 'wrong_mint';
+  mint: string;
+  amount: bigint;
+}
+
+export interface TransferApplication {
+  appliedTo: TransferDestination;
+  /** The request's received total after this transfer. */
+  received: bigint;
+  /** True when this transfer completes the amount: the request settles now. */
+  settles: boolean;
+  /** What was received beyond the amount, when it settles. */
+  excess: bigint;
+}
+
+/** Decides what one transfer does to its request: only the request's own mint, while open, counts towards it. */
+export function applyTransfer(request: RequestState, transfer: IncomingTransfer): TransferApplication {
+  const aside = (appliedTo: TransferDestination): TransferApplication => ({
+    appliedTo,
+    received: request.received,
+    settles: false,
+    excess: 0n,
+  });
+  if (transfer.kind === 'wrong_mint' || transfer.mint !== request.mint) return aside('wrong_mint');
+  if (request.status === 'superseded') return aside('superseded');
+  if (request.status !== 'open') return aside('late');
+  const received = request.received + transfer.amount;
+  const settles = received >= request.amount;
+  return { appliedTo: 'payment', received, settles, excess: settles ? received - request.amount : 0n };
+}
+
+/** Why an open request that reached its expiry closes: nothing arrived, or not enough. */
+export function expiryReason(received: bigint): 'expired' | 'underpaid' {
+  return received === 0n ? 'expired' : 'underpaid';
+}

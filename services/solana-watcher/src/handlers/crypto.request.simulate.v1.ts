@@ -1,0 +1,61 @@
+import { cryptoRequestClosed, type SimulateCryptoOutcome } from '@gateway/contracts';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import type { SandboxWallet } from '../chain/sandbox-wallet';
+import { tokenBaseUnitsForBrl } from '../domain/quote';
+import { parseRatio } from '../domain/rational';
+import { PaymentRequestEntity } from '../persistence';
+import { openRequestOrRefuse } from '../requests/open-request';
+
+/**
+ * Sandbox outcomes that go through the real flow: `paid` makes the test wallet send the transfer (the detector then
+ * finds it), `expired` moves the window into the past (the expiry worker then closes it), `failed` closes at once.
+ * Without a sandbox wallet (production) every simulation is refused.
+ */
+export function handleSimulateCryptoOutcome(
+  uow: UnitOfWork,
+  wallet: SandboxWallet | null,
+  recipient: string,
+) {
+  return async (command: SimulateCryptoOutcome, context: MessageContext): Promise<{ accepted: true }> => {
+    if (!wallet) throw new CommandError('NOT_FOUND', 'Simulação disponível apenas no sandbox.');
+    return uow.once(context, async (tx) => {
+      const request = await openRequestOrRefuse(tx.manager, command.payment_id);
+      if (command.outcome === 'paid') {
+        const amountBaseUnits =
+          command.amount_centavos === null
+            ? request.amountBaseUnits - request.receivedBaseUnits
+            : tokenBaseUnitsForBrl(command.amount_centavos, parseRatio(request.quoteRate), request.decimals);
+        const signature = await wallet
+          .pay({ recipient, mint: request.mint, reference: request.reference, amountBaseUnits })
+          .catch((err: unknown) => {
+            context.logger.warn({ err: String(err) }, 'sandbox wallet could not pay');
+            throw new CommandError(
+              'SERVICE_UNAVAILABLE',
+              'A carteira de teste não conseguiu enviar o pagamento.',
+            );
+          });
+        context.logger.info({ reference: request.reference, signature }, 'simulated payment sent');
+      } else if (command.outcome === 'expired') {
+        await tx.manager.query(
+          `UPDATE payment_requests SET expires_at = $2 WHERE reference = $1 AND status = 'open'`,
+          [request.reference, new Date(Date.now() - 1000)],
+        );
+      } else {
+        const closed = await tx.manager.update(
+          PaymentRequestEntity,
+          { reference: request.reference, status: 'open' },
+          { status: 'failed' },
+        );
+        if (closed.affected === 1) {
+          await tx.emit(cryptoRequestClosed, {
+            payment_id: request.paymentId,
+            reference: request.reference,
+            reason: 'failed',
+            received_base_units: request.receivedBaseUnits.toString(),
+          });
+        }
+      }
+      return { accepted: true as const };
+    });
+  };
+}

@@ -1,0 +1,75 @@
+import { changeCryptoRequestAmount, openCryptoRequest, simulateCryptoOutcome } from '@gateway/contracts';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
+import { BinanceTickerProvider, CoinGeckoProvider } from './chain/price-http';
+import { QuoteDesk } from './chain/quote-desk';
+import { createRpcConnection } from './chain/rpc';
+import { sandboxWallet } from './chain/sandbox-wallet';
+import { PaymentDetector } from './detection/payment-detector';
+import { FixedRateProvider, type PriceProvider } from './domain/quote';
+import { handleChangeCryptoRequestAmount } from './handlers/crypto.request.change-amount.v1';
+import { handleOpenCryptoRequest } from './handlers/crypto.request.open.v1';
+import { handleSimulateCryptoOutcome } from './handlers/crypto.request.simulate.v1';
+import { solanaWatcherDatabase } from './persistence';
+import { RequestIssuer } from './requests/request-issuer';
+
+function priceProviders(config: SolanaWatcherConfig): PriceProvider[] {
+  if (config.QUOTE_PROVIDER === 'live')
+    return [new CoinGeckoProvider(config.COINGECKO_URL), new BinanceTickerProvider(config.BINANCE_URL)];
+  const rates = config.FIXED_RATES;
+  return [new FixedRateProvider({ USDC: rates.usdc, USDT: rates.usdt, EURC: rates.eurc })];
+}
+
+export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<ServiceRuntime> {
+  const runtime = await openServiceRuntime({ service: 'solana-watcher', config, ...solanaWatcherDatabase });
+  const connection = createRpcConnection(config.SOLANA_RPC_URL);
+  const mints = { usdc: config.MINT_USDC, usdt: config.MINT_USDT, eurc: config.MINT_EURC };
+  const quotes = new QuoteDesk(
+    priceProviders(config),
+    {
+      maxAgeMs: config.QUOTE_MAX_AGE_MS,
+      maxDeviationBps: config.QUOTE_MAX_DEVIATION_BPS,
+      spreadBps: config.QUOTE_SPREAD_BPS,
+    },
+    runtime.logger,
+  );
+  const issuer = new RequestIssuer(quotes, {
+    receivingWallet: config.RECEIVING_WALLET,
+    mints,
+    decimals: config.TOKEN_DECIMALS,
+    windowSeconds: config.PAYMENT_WINDOW_SECONDS,
+  });
+  const wallet =
+    config.APP_ENV === 'sandbox' && config.SANDBOX_PAYER_SECRET_KEY
+      ? sandboxWallet(config.SOLANA_RPC_URL, config.SANDBOX_PAYER_SECRET_KEY)
+      : null;
+  const detector = new PaymentDetector(
+    runtime.dataSource,
+    connection,
+    runtime.unitOfWork('solana-watcher.detector'),
+    { receivingWallet: config.RECEIVING_WALLET, mints, pollIntervalMs: config.POLL_INTERVAL_MS },
+    runtime.logger,
+  );
+  await runtime.broker.consumeCommands('solana-watcher', {
+    [openCryptoRequest.name]: handleOpenCryptoRequest(runtime.unitOfWork(openCryptoRequest.name), issuer),
+    [changeCryptoRequestAmount.name]: handleChangeCryptoRequestAmount(
+      runtime.unitOfWork(changeCryptoRequestAmount.name),
+      issuer,
+    ),
+    [simulateCryptoOutcome.name]: handleSimulateCryptoOutcome(
+      runtime.unitOfWork(simulateCryptoOutcome.name),
+      wallet,
+      config.RECEIVING_WALLET,
+    ),
+  });
+  detector.start();
+  runtime.onStop(() => detector.stop());
+  return runtime;
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadSolanaWatcherConfig);
+  runUntilSignal(() => startSolanaWatcher(config), createLogger('solana-watcher', config.LOG_LEVEL));
+}

@@ -1,0 +1,10 @@
+import { loadOrExit } from '@gateway/config';
+import { migrateServiceDatabase } from '@gateway/messaging';
+import { loadSolanaWatcherConfig } from './config';
+import { solanaWatcherDatabase } from './persistence';
+
+void migrateServiceDatabase({
+  service: 'solana-watcher',
+  config: loadOrExit(loadSolanaWatcherConfig),
+  ...solanaWatcherDatabase,
+});

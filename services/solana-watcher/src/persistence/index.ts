@@ -1,0 +1,12 @@
+import { PaymentRequestEntity } from './payment-request.entity';
+import { ScanCursorEntity } from './scan-cursor.entity';
+import { TransferEntity } from './transfer.entity';
+import { SolanaWatcher1732300005000 } from './migrations/1732300005000-solana-watcher';
+
+export { PaymentRequestEntity, ScanCursorEntity, TransferEntity };
+
+export const solanaWatcherDatabase = {
+  schema: 'solana_watcher',
+  entities: [PaymentRequestEntity, TransferEntity, ScanCursorEntity],
+  migrations: [SolanaWatcher1732300005000],
+};

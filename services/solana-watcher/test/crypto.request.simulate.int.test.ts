@@ -1,0 +1,185 @@
+import {
+  cryptoRequestClosed,
+  cryptoRequestSettled,
+  newPublicId,
+  simulateCryptoOutcome,
+  type CryptoRequestClosed,
+  type CryptoRequestSettled,
+  type SimulateCryptoOutcome,
+} from '@gateway/contracts';
+import { createEnvelope } from '@gateway/messaging';
+import { sleep, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { WatcherHarness } from './support/watcher';
+
+describe('crypto.request.simulate.v1 (sandbox)', () => {
+  let harness: WatcherHarness;
+
+  beforeAll(async () => {
+    harness = await WatcherHarness.start();
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const simulate = (
+    paymentId: string,
+    outcome: SimulateCryptoOutcome['outcome'],
+    amountCentavos: number | null = null,
+  ): SimulateCryptoOutcome => ({ payment_id: paymentId, outcome, amount_centavos: amountCentavos });
+
+  test('paid: the test wallet sends the full amount on chain and the detector settles the request', async () => {
+    const request = await harness.open();
+    const reply = await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'paid'), {
+      timeoutMs: 10_000,
+    });
+    expect(reply).toEqual({ ok: true, result: { accepted: true } });
+    const settled = await harness.waitForEvent<CryptoRequestSettled>(
+      request.payment_id,
+      cryptoRequestSettled.name,
+    );
+    const [transfer] = await harness.transfers(request.reference);
+    expect(transfer).toMatchObject({ applied_to: 'payment', amount: request.amount_base_units });
+    expect(settled.payload).toMatchObject({
+      signature: transfer?.signature,
+      received_base_units: request.amount_base_units,
+      excess_base_units: '0',
+    });
+  });
+
+  test('paid with an amount: the test wallet sends that part, converted with the locked quote', async () => {
+    const request = await harness.open({ amount_centavos: 10_000, token: 'usdc' });
+    const reply = await harness.client.request(
+      simulateCryptoOutcome,
+      simulate(request.payment_id, 'paid', 2_500),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    expect(reply.ok).toBe(true);
+    // R$ 25,00 at the locked 0.18 USDC per BRL
+    const [transfer] = await harness.waitForTransfers(request.reference, 1);
+    expect(transfer).toMatchObject({ applied_to: 'payment', amount: '4500000' });
+    expect(await harness.request(request.reference)).toMatchObject({
+      status: 'open',
+      received_base_units: '4500000',
+    });
+  });
+
+  test('expired: the window is moved into the past and the expiry worker closes the request', async () => {
+    const request = await harness.open();
+    const reply = await harness.client.request(
+      simulateCryptoOutcome,
+      simulate(request.payment_id, 'expired'),
+      {
+        timeoutMs: 5000,
+      },
+    );
+    expect(reply.ok).toBe(true);
+    const closed = await harness.waitForEvent<CryptoRequestClosed>(
+      request.payment_id,
+      cryptoRequestClosed.name,
+    );
+    expect(closed.payload).toEqual({
+      payment_id: request.payment_id,
+      reference: request.reference,
+      reason: 'expired',
+      received_base_units: '0',
+    });
+  });
+
+  test('failed: nothing is sent and the request closes as failed', async () => {
+    const request = await harness.open();
+    const reply = await harness.client.request(
+      simulateCryptoOutcome,
+      simulate(request.payment_id, 'failed'),
+      {
+        timeoutMs: 5000,
+      },
+    );
+    expect(reply.ok).toBe(true);
+    const closed = await harness.waitForEvent<CryptoRequestClosed>(
+      request.payment_id,
+      cryptoRequestClosed.name,
+    );
+    expect(closed.payload).toMatchObject({ reason: 'failed', received_base_units: '0' });
+    expect((await harness.request(request.reference)).status).toBe('failed');
+    expect(await harness.transfers(request.reference)).toEqual([]);
+  });
+
+  test('simulating on a request that is no longer open is refused with INVALID_STATUS', async () => {
+    const request = await harness.open();
+    await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'failed'), {
+      timeoutMs: 5000,
+    });
+    const reply = await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'paid'), {
+      timeoutMs: 5000,
+    });
+    expect(reply).toEqual({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('failed') },
+    });
+  });
+
+  test('when the same paid simulation is delivered twice, the test wallet pays once', async () => {
+    const request = await harness.open();
+    const messageId = newPublicId('cmd');
+    const command = simulate(request.payment_id, 'paid', 1_000);
+    const first = await harness.client.request(simulateCryptoOutcome, command, {
+      timeoutMs: 10_000,
+      messageId,
+    });
+    const second = await harness.client.request(simulateCryptoOutcome, command, {
+      timeoutMs: 10_000,
+      messageId,
+    });
+    expect(first.ok).toBe(true);
+    expect(second).toEqual(first);
+    await harness.waitForTransfers(request.reference, 1);
+    await sleep(500);
+    expect(await harness.transfers(request.reference)).toHaveLength(1);
+  });
+
+  test('a poison message is parked and answered with INTERNAL_ERROR instead of being retried forever', async () => {
+    const request = await harness.open();
+    const envelope = createEnvelope(simulateCryptoOutcome, simulate(request.payment_id, 'failed'));
+    const broken = { ...envelope, payload: { ...envelope.payload, outcome: 'refunded' } };
+    await harness.client.publishEnvelope(broken as never, {});
+    const parked = await waitFor(
+      async () => {
+        const taken = await takeParkedMessages(
+          `${harness.config.AMQP_PREFIX}solana-watcher.commands.parking`,
+        );
+        return taken.length > 0 ? taken : undefined;
+      },
+      { what: 'the parked command' },
+    );
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('outcome') }),
+    ]);
+    expect((await harness.request(request.reference)).status).toBe('open');
+  });
+
+  test('after the watcher loses its broker connection it reconnects and serves commands again', async () => {
+    const request = await harness.open();
+    harness.service.broker.dropConnectionForTesting();
+    const reply = await waitFor(
+      async () => {
+        const answer = await harness.client
+          .request(simulateCryptoOutcome, simulate(request.payment_id, 'failed'), {
+            timeoutMs: 1000,
+            messageId: `retry-${request.payment_id}`,
+          })
+          .catch(() => undefined);
+        return answer?.ok ? answer : undefined;
+      },
+      { timeoutMs: 15_000, what: 'a reply after reconnect' },
+    );
+    expect(reply.ok).toBe(true);
+    const closed = await harness.waitForEvent<CryptoRequestClosed>(
+      request.payment_id,
+      cryptoRequestClosed.name,
+    );
+    expect(closed.payload.reason).toBe('failed');
+  });
+});

@@ -1,0 +1,35 @@
+import { cryptoRequestClosed, cryptoRequestSettled, simulateCryptoOutcome } from '@gateway/contracts';
+import type { ServiceRuntime } from '@gateway/messaging';
+import { sleep } from '@gateway/testkit';
+import { startSolanaWatcher } from '../src/main';
+import { WatcherHarness } from './support/watcher';
+
+describe('several watcher replicas on one database', () => {
+  let harness: WatcherHarness;
+  let replica: ServiceRuntime;
+
+  beforeAll(async () => {
+    harness = await WatcherHarness.start();
+    replica = await startSolanaWatcher(harness.config);
+  });
+
+  afterAll(async () => {
+    await replica.stop();
+    await harness.close();
+  });
+
+  test('each payment is settled once and each expiry closed once, whichever replica scans', async () => {
+    const paid = await Promise.all([harness.open(), harness.open(), harness.open()]);
+    const expiring = await harness.open();
+    for (const request of paid) await harness.pay(request.reference, BigInt(request.amount_base_units));
+    await harness.client.request(
+      simulateCryptoOutcome,
+      { payment_id: expiring.payment_id, outcome: 'expired', amount_centavos: null },
+      { timeoutMs: 5000 },
+    );
+    for (const request of paid) await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    await harness.waitForEvent(expiring.payment_id, cryptoRequestClosed.name);
+    await sleep(500);
+    for (const request of [...paid, expiring]) expect(harness.eventsFor(request.payment_id)).toHaveLength(1);
+  });
+});

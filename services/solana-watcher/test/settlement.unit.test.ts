@@ -1,0 +1,70 @@
+import { applyTransfer, expiryReason, type RequestState } from '../src/domain/settlement';
+
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+
+function open(overrides: Partial<RequestState> = {}): RequestState {
+  return { status: 'open', mint: USDC, amount: 1_000_000n, received: 0n, ...overrides };
+}
+
+describe('applyTransfer', () => {
+  it('a partial transfer to an open request adds to what was received without settling', () => {
+    expect(applyTransfer(open(), { kind: 'received', mint: USDC, amount: 400_000n })).toEqual({
+      appliedTo: 'payment',
+      received: 400_000n,
+      settles: false,
+      excess: 0n,
+    });
+  });
+
+  it('the transfer completing the amount settles, with the excess beyond it', () => {
+    expect(
+      applyTransfer(open({ received: 400_000n }), { kind: 'received', mint: USDC, amount: 700_000n }),
+    ).toEqual({ appliedTo: 'payment', received: 1_100_000n, settles: true, excess: 100_000n });
+  });
+
+  it('an exact payment settles with no excess', () => {
+    expect(applyTransfer(open(), { kind: 'received', mint: USDC, amount: 1_000_000n })).toMatchObject({
+      settles: true,
+      excess: 0n,
+    });
+  });
+
+  it('another accepted token than the request’s is wrong_mint and changes nothing', () => {
+    expect(applyTransfer(open(), { kind: 'received', mint: USDT, amount: 1_000_000n })).toEqual({
+      appliedTo: 'wrong_mint',
+      received: 0n,
+      settles: false,
+      excess: 0n,
+    });
+  });
+
+  it('a transfer the validator flagged as wrong_mint stays wrong_mint even on the right mint', () => {
+    expect(applyTransfer(open(), { kind: 'wrong_mint', mint: USDC, amount: 5n }).appliedTo).toBe(
+      'wrong_mint',
+    );
+  });
+
+  it.each([['settled' as const], ['expired' as const], ['underpaid' as const], ['failed' as const]])(
+    'a transfer to a %s request is late',
+    (status) => {
+      expect(applyTransfer(open({ status }), { kind: 'received', mint: USDC, amount: 5n })).toMatchObject({
+        appliedTo: 'late',
+        settles: false,
+      });
+    },
+  );
+
+  it('a transfer to a superseded request is recorded as superseded', () => {
+    expect(
+      applyTransfer(open({ status: 'superseded' }), { kind: 'received', mint: USDC, amount: 5n }).appliedTo,
+    ).toBe('superseded');
+  });
+});
+
+describe('expiryReason', () => {
+  it('nothing received closes as expired, something received as underpaid', () => {
+    expect(expiryReason(0n)).toBe('expired');
+    expect(expiryReason(1n)).toBe('underpaid');
+  });
+});

@@ -1,0 +1,171 @@
+import { Keypair, PublicKey } from '@solana/web3.js';
+import {
+  cryptoRequestClosed,
+  cryptoRequestSettled,
+  newPublicId,
+  openCryptoRequest,
+  type CryptoRequest,
+  type Envelope,
+  type OpenCryptoRequest,
+} from '@gateway/contracts';
+import { Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import { isolatedEnvironment, testLogger, waitFor, type IsolatedEnvironment } from '@gateway/testkit';
+import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from '../../src/config';
+import { encodeBase58 } from '../../src/domain/base58';
+import { startSolanaWatcher } from '../../src/main';
+import { startFlakyProxy, type FlakyProxy } from './flaky-proxy';
+import { payTransferRequest, startLocalnet, type Localnet } from './localnet';
+
+export interface RequestRow {
+  reference: string;
+  payment_id: string;
+  status: string;
+  amount_base_units: string;
+  received_base_units: string;
+  quote_rate: string;
+  quote_source: string;
+  quote_at: Date;
+  expires_at: Date;
+  settled_signature: string | null;
+}
+
+export interface TransferRow {
+  signature: string;
+  reference: string;
+  amount: string;
+  mint: string;
+  applied_to: string;
+}
+
+/**
+ * A watcher started in-process against its own database, broker prefix and local chain (reached through a flaky
+ * proxy that passes everything through until told otherwise), with a client broker that sends it commands and
+ * collects the events it publishes.
+ */
+export class WatcherHarness {
+  readonly events: Envelope[] = [];
+  service!: ServiceRuntime;
+  client!: Broker;
+
+  private constructor(
+    readonly env: IsolatedEnvironment,
+    readonly localnet: Localnet,
+    readonly proxy: FlakyProxy,
+    readonly config: SolanaWatcherConfig,
+  ) {}
+
+  static async start(): Promise<WatcherHarness> {
+    const env = await isolatedEnvironment('solana-watcher');
+    const payer = Keypair.generate();
+    const localnet = await startLocalnet({ port: 0, payer, receivingWallet: Keypair.generate().publicKey });
+    const proxy = await startFlakyProxy(localnet.url);
+    const config = loadSolanaWatcherConfig({
+      ...env.config,
+      SOLANA_RPC_URL: proxy.url,
+      RECEIVING_WALLET: localnet.receivingWallet.toBase58(),
+      SANDBOX_PAYER_SECRET_KEY: encodeBase58(payer.secretKey),
+      FIXED_RATES: 'usdc=0.18,usdt=0.18345671,eurc=0.16',
+      POLL_INTERVAL_MS: '100',
+    });
+    const harness = new WatcherHarness(env, localnet, proxy, config);
+    harness.service = await startSolanaWatcher(config);
+    harness.client = await Broker.connect({
+      url: config.AMQP_URL,
+      prefix: config.AMQP_PREFIX,
+      connectionName: 'solana-watcher-test-client',
+      logger: testLogger(),
+    });
+    const collect = async (_payload: unknown, context: MessageContext) => {
+      harness.events.push(context.envelope);
+    };
+    // A queue under a service name the watcher does not use, bound to the watcher's events only.
+    await harness.client.consumeEvents('webhook-dispatcher', ['crypto.request.*.v1'], {
+      [cryptoRequestSettled.name]: collect,
+      [cryptoRequestClosed.name]: collect,
+    });
+    return harness;
+  }
+
+  async close(): Promise<void> {
+    await this.client.deleteDeclaredTopology();
+    await this.service.broker.deleteDeclaredTopology();
+    await this.client.close();
+    await this.service.stop();
+    await this.proxy.close();
+    await this.localnet.close();
+    await this.env.database.drop();
+  }
+
+  /** Stops the watcher process and starts a new one on the same database, broker prefix and chain. */
+  async restart(between: () => Promise<void> = async () => undefined): Promise<void> {
+    await this.service.stop();
+    await between();
+    this.service = await startSolanaWatcher(this.config);
+  }
+
+  openCommand(overrides: Partial<OpenCryptoRequest> = {}): OpenCryptoRequest {
+    return {
+      payment_id: newPublicId('pay'),
+      business_name: 'Padaria Pão Quente',
+      amount_centavos: 10_000,
+      token: 'usdc',
+      ...overrides,
+    };
+  }
+
+  async open(overrides: Partial<OpenCryptoRequest> = {}): Promise<CryptoRequest & { payment_id: string }> {
+    const command = this.openCommand(overrides);
+    const reply = await this.client.request(openCryptoRequest, command, { timeoutMs: 5000 });
+    if (!reply.ok) throw new Error(`open refused: ${reply.error.code} ${reply.error.message}`);
+    return { ...reply.result, payment_id: command.payment_id };
+  }
+
+  /** Pays a reference from the localnet's funded payer, as a buyer's wallet would; resolves once it landed. */
+  pay(reference: string, amountBaseUnits: bigint, mint: string = this.localnet.mints.USDC): Promise<string> {
+    return payTransferRequest(this.localnet.url, this.localnet.payer, {
+      recipient: this.localnet.receivingWallet,
+      amountBaseUnits,
+      mint: new PublicKey(mint),
+      reference: new PublicKey(reference),
+    });
+  }
+
+  eventsFor(paymentId: string): Envelope[] {
+    return this.events.filter((event) => (event.payload as { payment_id?: string }).payment_id === paymentId);
+  }
+
+  /** Waits for the first event of `name` about the payment. */
+  waitForEvent<P>(paymentId: string, name: string, timeoutMs = 10_000): Promise<Envelope<P>> {
+    return waitFor(() => this.eventsFor(paymentId).find((event) => event.name === name) as Envelope<P>, {
+      timeoutMs,
+      what: `${name} for ${paymentId}`,
+    });
+  }
+
+  async request(reference: string): Promise<RequestRow> {
+    const rows: RequestRow[] = await this.service.dataSource.query(
+      'SELECT * FROM payment_requests WHERE reference = $1',
+      [reference],
+    );
+    if (!rows[0]) throw new Error(`no request ${reference}`);
+    return rows[0];
+  }
+
+  transfers(reference: string): Promise<TransferRow[]> {
+    return this.service.dataSource.query(
+      'SELECT * FROM transfers WHERE reference = $1 ORDER BY recorded_at, signature',
+      [reference],
+    );
+  }
+
+  /** Waits until the detector has recorded `count` transfers for the reference. */
+  waitForTransfers(reference: string, count: number): Promise<TransferRow[]> {
+    return waitFor(
+      async () => {
+        const rows = await this.transfers(reference);
+        return rows.length >= count ? rows : undefined;
+      },
+      { what: `${count} transfer(s) on ${reference}` },
+    );
+  }
+}

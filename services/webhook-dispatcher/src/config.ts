@@ -1,0 +1,61 @@
+import { hostname } from 'node:os';
+import { Joi, commonEnv, loadConfig, secret } from '@gateway/config';
+import { parseRetrySchedule } from './domain/retry-schedule';
+
+export interface WebhookDispatcherConfig {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+  /** Base64 of the 32-byte AES-256-GCM key that seals webhook secrets at rest. */
+  WEBHOOK_SECRET_KEY: string;
+  /** Overrides the decisions.md schedule, e.g. `1s,2s,4s` (units ms, s, m, h, d). */
+  WEBHOOK_RETRY_SCHEDULE?: string;
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: number;
+  DELIVERY_POLL_INTERVAL_MS: number;
+  DELIVERY_LEASE_MS: number;
+  WORKER_ID: string;
+}
+
+const KEY_BYTES = 32;
+const DEVELOPMENT_SECRET_KEY = Buffer.from('dev-only-webhook-secret-key-32b!').toString('base64');
+
+const secretKey = secret(DEVELOPMENT_SECRET_KEY).custom((value: string) => {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || Buffer.from(value, 'base64').length !== KEY_BYTES) {
+    throw new Error(`must be the base64 of exactly ${KEY_BYTES} bytes`);
+  }
+  return value;
+});
+
+const retrySchedule = Joi.string().custom((value: string) => {
+  parseRetrySchedule(value);
+  return value;
+});
+
+const schema = Joi.object<WebhookDispatcherConfig>({
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  WEBHOOK_SECRET_KEY: secretKey,
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: Joi.boolean().when('APP_ENV', {
+    is: 'production',
+    then: Joi.boolean().default(false),
+    otherwise: Joi.boolean().default(true),
+  }),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
+  WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: Joi.number().integer().min(1).max(100).default(4),
+  DELIVERY_POLL_INTERVAL_MS: Joi.number().integer().min(10).max(60_000).default(500),
+  // A lease shorter than one attempt would let another replica send the same attempt while it is in flight.
+  DELIVERY_LEASE_MS: Joi.number().integer().greater(Joi.ref('WEBHOOK_TIMEOUT_MS')).default(60_000),
+  WORKER_ID: Joi.string().max(200).default(`${hostname()}:${process.pid}`),
+});
+
+export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
+  return loadConfig(schema, env);
+}

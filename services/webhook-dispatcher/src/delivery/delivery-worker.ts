@@ -1,0 +1,281 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { counter, histogram, type Logger } from '@gateway/observability';
+import { classifyDeliveryResult, type DeliveryAttemptResult } from '../domain/delivery-outcome';
+import { nextAttemptDelay, type RetrySchedule } from '../domain/retry-schedule';
+import { openSecret } from '../domain/secret-box';
+import type { EndpointLimiter } from './endpoint-limiter';
+import type { WebhookSender } from './http-sender';
+import { signedDeliveryHeaders } from './payload';
+
+export interface DeliveryWorkerOptions {
+  dataSource: DataSource;
+  sender: WebhookSender;
+  limiter: EndpointLimiter;
+  /** Opens the sealed webhook secrets. */
+  secretKey: Buffer;
+  schedule: RetrySchedule;
+  /** Written as the lease owner and on every attempt. */
+  workerId: string;
+  pollIntervalMs: number;
+  /** How long a claimed delivery stays this worker's; longer than one attempt can take. */
+  leaseMs: number;
+  /** Deliveries of one webhook claimed at once (the limiter bounds what is actually sent per origin). */
+  maxPerWebhook: number;
+  /** Deliveries in flight in this process. */
+  maxInFlight: number;
+  logger: Logger;
+  random?: () => number;
+}
+
+interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  body: string;
+  attempt_count: number;
+  url: string;
+  secret_sealed: string;
+}
+
+const attemptsTotal = counter('webhook_delivery_attempts_total', 'Webhook delivery attempts, by outcome', [
+  'outcome',
+]);
+const attemptLatency = histogram(
+  'webhook_delivery_attempt_seconds',
+  'Duration of one webhook delivery attempt',
+  [],
+  [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+);
+
+/** Only rows nobody holds: never leased, or whose lease ran out (its worker crashed or hung). */
+const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= now()
+  AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())`;
+const WEBHOOK_LIVE = `w.status = 'active' AND w.deleted_at IS NULL`;
+
+/**
+ * Sends due deliveries. Each poll claims due rows with a lease (FOR UPDATE SKIP LOCKED, so replicas never claim the
+ * same row) and starts their attempts without waiting for them: a slow endpoint holds its own slots only.
+ */
+export class DeliveryWorker {
+  private running = false;
+  /** A nudge that came while a claim was running: claim again at once. */
+  private nudged = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private readonly inFlight = new Map<Promise<void>, string>();
+  private readonly random: () => number;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.random = options.random ?? Math.random;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Look for due deliveries now rather than at the next poll. */
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  /**
+   * Stops claiming, lets the attempts already sending finish and be recorded (each bounded by the timeout), and
+   * hands back the leases of those not yet started.
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight.keys()]);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      this.nudged = false;
+      try {
+        const claimed = await this.claim();
+        for (const delivery of claimed) this.launch(delivery);
+      } catch (err) {
+        this.options.logger.warn({ err: String(err) }, 'claiming deliveries failed');
+      }
+      if (this.nudged) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollIntervalMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    const attempt = this.attempt(delivery)
+      .catch((err: unknown) =>
+        // Unrecorded: the lease runs out and the delivery is attempted again (at least once).
+        this.options.logger.error({ err, delivery_id: delivery.id }, 'delivery attempt failed'),
+      )
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        // A slot came free: claim what waited for it without waiting for the next poll.
+        this.nudge();
+      });
+    this.inFlight.set(attempt, delivery.webhook_id);
+  }
+
+  private async claim(): Promise<ClaimedDelivery[]> {
+    const capacity = this.options.maxInFlight - this.inFlight.size;
+    if (capacity <= 0) return [];
+    const perWebhook = new Map<string, number>();
+    for (const webhookId of this.inFlight.values())
+      perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1);
+    const saturated = [...perWebhook].filter(([, n]) => n >= this.options.maxPerWebhook).map(([id]) => id);
+    // The window keeps one busy webhook from filling a whole batch; the outer query re-checks CLAIMABLE on the
+    // latest row version, so a row another replica claimed since our snapshot is skipped, never claimed twice.
+    const [claimed] = (await this.options.dataSource.query(
+      `UPDATE deliveries d
+          SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond', updated_at = now()
+         FROM webhooks w,
+              (SELECT d.id FROM deliveries d
+                WHERE ${CLAIMABLE}
+                  AND d.id IN (
+                    SELECT ranked.id FROM (
+                      SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.seq) AS rank
+                        FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                       WHERE ${CLAIMABLE} AND ${WEBHOOK_LIVE} AND d.webhook_id <> ALL($3::text[])
+                    ) ranked
+                    WHERE ranked.rank <= $4)
+                ORDER BY d.next_attempt_at
+                LIMIT $5
+                FOR UPDATE SKIP LOCKED) claimable
+        WHERE d.id = claimable.id AND w.id = d.webhook_id
+        RETURNING d.id, d.webhook_id, d.event_id, d.body, d.attempt_count, w.url, w.secret_sealed`,
+      [this.options.workerId, this.options.leaseMs, saturated, this.options.maxPerWebhook, capacity],
+    )) as [ClaimedDelivery[], number];
+    return claimed;
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    await this.options.limiter.run(delivery.url, async () => {
+      if (!this.running) {
+        // Stopping: an attempt still queued behind a busy endpoint goes back to the pool for another replica.
+        await this.releaseLease(delivery.id);
+        return;
+      }
+      // Right before sending: the lease restarts (time queued for a slot does not count) and a delivery cancelled
+      // meanwhile (webhook deleted or disabled) is never sent.
+      if (!(await this.renewLease(delivery.id))) return;
+      const secret = openSecret(delivery.secret_sealed, this.options.secretKey);
+      const body = Buffer.from(delivery.body, 'utf8');
+      const attemptedAt = new Date();
+      const result = await this.options.sender.send({
+        url: delivery.url,
+        body,
+        headers: signedDeliveryHeaders({
+          body,
+          eventId: delivery.event_id,
+          timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
+          secret,
+        }),
+      });
+      await this.record(delivery, attemptedAt, result);
+    });
+  }
+
+  private async renewLease(deliveryId: string): Promise<boolean> {
+    const [rows] = (await this.options.dataSource.query(
+      `UPDATE deliveries d SET lease_expires_at = now() + $3 * interval '1 millisecond'
+         FROM webhooks w
+        WHERE d.id = $1 AND d.lease_owner = $2 AND d.status = 'pending' AND w.id = d.webhook_id AND ${WEBHOOK_LIVE}
+        RETURNING d.id`,
+      [deliveryId, this.options.workerId, this.options.leaseMs],
+    )) as [unknown[], number];
+    return rows.length > 0;
+  }
+
+  private async releaseLease(deliveryId: string): Promise<void> {
+    await this.options.dataSource.query(
+      `UPDATE deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2`,
+      [deliveryId, this.options.workerId],
+    );
+  }
+
+  /** Stores the attempt and moves the delivery on: delivered, rescheduled, dead-lettered, or its webhook disabled. */
+  private async record(
+    delivery: ClaimedDelivery,
+    attemptedAt: Date,
+    result: DeliveryAttemptResult,
+  ): Promise<void> {
+    const outcome = classifyDeliveryResult(result, Date.now());
+    const attemptNumber = delivery.attempt_count + 1;
+    attemptLatency.observe(result.latencyMs / 1000);
+    await this.options.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO delivery_attempts (delivery_id, attempted_at, worker_id, status_code, latency_ms, response_body, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          delivery.id,
+          attemptedAt,
+          this.options.workerId,
+          result.kind === 'response' ? result.status : null,
+          result.latencyMs,
+          result.kind === 'response' ? result.bodySnippet : null,
+          result.kind === 'error' ? `${result.error}: ${result.message}` : null,
+        ],
+      );
+      if (outcome.kind === 'success') {
+        await this.finish(manager, delivery, attemptNumber, 'delivered', null);
+        attemptsTotal.inc({ outcome: 'delivered' });
+        return;
+      }
+      if (outcome.kind === 'disable_webhook') {
+        await this.finish(manager, delivery, attemptNumber, 'dead', null);
+        await this.disableWebhook(manager, delivery.webhook_id);
+        attemptsTotal.inc({ outcome: 'webhook_disabled' });
+        return;
+      }
+      const delayMs = nextAttemptDelay(attemptNumber, this.options.schedule, {
+        retryAfterSeconds: outcome.retryAfterSeconds,
+        random: this.random,
+      });
+      await this.finish(manager, delivery, attemptNumber, delayMs === null ? 'dead' : 'pending', delayMs);
+      attemptsTotal.inc({ outcome: delayMs === null ? 'dead_lettered' : 'retry_scheduled' });
+    });
+  }
+
+  /** Conditional on our lease: if the delivery was cancelled meanwhile, the cancellation stands. */
+  private async finish(
+    manager: EntityManager,
+    delivery: ClaimedDelivery,
+    attemptNumber: number,
+    status: 'pending' | 'delivered' | 'dead',
+    delayMs: number | null,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE deliveries
+          SET status = $3, attempt_count = $4, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+              next_attempt_at = CASE WHEN $5::bigint IS NULL THEN NULL
+                                     ELSE clock_timestamp() + $5::bigint * interval '1 millisecond' END
+        WHERE id = $1 AND lease_owner = $2 AND status = 'pending'`,
+      [delivery.id, this.options.workerId, status, attemptNumber, delayMs],
+    );
+  }
+
+  /** 410 Gone: the receiver says the endpoint no longer exists, so it gets nothing more. */
+  private async disableWebhook(manager: EntityManager, webhookId: string): Promise<void> {
+    await manager.query(
+      `UPDATE webhooks SET status = 'inactive', updated_at = now() WHERE id = $1 AND status = 'active'`,
+      [webhookId],
+    );
+    await manager.query(
+      `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
+        WHERE webhook_id = $1 AND status = 'pending'`,
+      [webhookId],
+    );
+    this.options.logger.info({ webhook_id: webhookId }, 'webhook disabled: the receiver answered 410 Gone');
+  }
+}

@@ -1,0 +1,103 @@
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  publicPaymentEvents,
+  retryWebhookDelivery,
+  sendTestWebhook,
+} from '@gateway/contracts';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './config';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-schedule';
+import { DeliveryWorker } from './delivery/delivery-worker';
+import { createEndpointLimiter } from './delivery/endpoint-limiter';
+import { createWebhookSender } from './delivery/http-sender';
+import { webhookDispatcherDatabase } from './persistence';
+import { handleCreateWebhook } from './handlers/webhook.create.v1';
+import { handleDeleteWebhook } from './handlers/webhook.delete.v1';
+import { handleListDeliveries } from './handlers/webhook.deliveries.list.v1';
+import { handleRetryDelivery } from './handlers/webhook.delivery.retry.v1';
+import { handleTestWebhook } from './handlers/webhook.test.v1';
+import { handlePaymentEvent } from './handlers/payment-events.v1';
+
+export interface WebhookDispatcherDependencies {
+  /** Tests only: a PEM CA trusted instead of Node's store. Operators add a CA with NODE_EXTRA_CA_CERTS. */
+  trustedCa?: string;
+}
+
+const USER_AGENT = 'gateway-webhooks/1.0';
+/** Deliveries one process sends at once, over all endpoints. */
+const MAX_IN_FLIGHT = 64;
+
+export async function startWebhookDispatcher(
+  config: WebhookDispatcherConfig,
+  dependencies: WebhookDispatcherDependencies = {},
+): Promise<ServiceRuntime> {
+  const secretKey = Buffer.from(config.WEBHOOK_SECRET_KEY, 'base64');
+  const runtime = await openServiceRuntime({
+    service: 'webhook-dispatcher',
+    config,
+    ...webhookDispatcherDatabase,
+  });
+  const sender = createWebhookSender({
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    maxConnectionsPerOrigin: config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+    userAgent: USER_AGENT,
+    ...(dependencies.trustedCa === undefined ? {} : { ca: dependencies.trustedCa }),
+  });
+  const limiter = createEndpointLimiter(config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT);
+  const worker = new DeliveryWorker({
+    dataSource: runtime.dataSource,
+    sender,
+    limiter,
+    secretKey,
+    schedule: config.WEBHOOK_RETRY_SCHEDULE
+      ? parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE)
+      : DEFAULT_RETRY_SCHEDULE,
+    workerId: config.WORKER_ID,
+    pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
+    leaseMs: config.DELIVERY_LEASE_MS,
+    maxPerWebhook: config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+    maxInFlight: MAX_IN_FLIGHT,
+    logger: runtime.logger,
+  });
+  // Stop steps run last-registered first: the worker finishes its attempts before the sender closes.
+  runtime.onStop(() => sender.close());
+  runtime.onStop(() => worker.stop());
+  worker.start();
+
+  const nudgeWorker = (): void => worker.nudge();
+  await runtime.broker.consumeCommands('webhook-dispatcher', {
+    [createWebhook.name]: handleCreateWebhook(
+      runtime.unitOfWork('webhook.create'),
+      runtime.dataSource,
+      secretKey,
+    ),
+    [deleteWebhook.name]: handleDeleteWebhook(runtime.unitOfWork('webhook.delete')),
+    [listWebhookDeliveries.name]: handleListDeliveries(runtime.dataSource),
+    [retryWebhookDelivery.name]: handleRetryDelivery(
+      runtime.unitOfWork('webhook.delivery.retry'),
+      nudgeWorker,
+    ),
+    [sendTestWebhook.name]: handleTestWebhook(runtime.unitOfWork('webhook.test'), {
+      sender,
+      limiter,
+      secretKey,
+    }),
+  });
+  const paymentEvent = handlePaymentEvent(runtime.unitOfWork('payment-events'), nudgeWorker);
+  await runtime.broker.consumeEvents(
+    'webhook-dispatcher',
+    ['payment.*.v1'],
+    Object.fromEntries(publicPaymentEvents.map((definition) => [definition.name, paymentEvent])),
+  );
+  return runtime;
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadWebhookDispatcherConfig);
+  runUntilSignal(() => startWebhookDispatcher(config), createLogger('webhook-dispatcher', config.LOG_LEVEL));
+}

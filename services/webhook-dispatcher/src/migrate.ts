@@ -1,0 +1,10 @@
+import { loadOrExit } from '@gateway/config';
+import { migrateServiceDatabase } from '@gateway/messaging';
+import { loadWebhookDispatcherConfig } from './config';
+import { webhookDispatcherDatabase } from './persistence';
+
+void migrateServiceDatabase({
+  service: 'webhook-dispatcher',
+  config: loadOrExit(loadWebhookDispatcherConfig),
+  ...webhookDispatcherDatabase,
+});

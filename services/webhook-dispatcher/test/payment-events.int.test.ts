@@ -1,0 +1,232 @@
+import { createHmac } from 'node:crypto';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import {
+  deleteWebhook,
+  newPublicId,
+  paymentConfirmed,
+  paymentCreated,
+  paymentExpired,
+  paymentFailed,
+} from '@gateway/contracts';
+import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { sleep, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { answers } from './support/receiver';
+import { Harness, paymentEventPayload } from './support/harness';
+
+describe('payment.*.v1 events become signed webhook deliveries', () => {
+  let harness: Harness;
+  let dispatcher: ServiceRuntime;
+
+  beforeAll(async () => {
+    harness = await Harness.create('webhook-events');
+    dispatcher = await harness.startDispatcher();
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const uniquePath = (label: string): string => `/${label}/${newPublicId('p')}`;
+  const countDeliveries = async (eventId: string): Promise<number> => {
+    const [row] = await harness.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM deliveries WHERE event_id = $1',
+      [eventId],
+    );
+    return row!.n;
+  };
+
+  test('the receiver gets the decisions.md body, and both signatures verify with the webhook secret', async () => {
+    const businessId = newPublicId('biz');
+    const path = uniquePath('ok');
+    const webhook = await harness.createWebhook(
+      businessId,
+      harness.receiver.route(path, answers.status(200)),
+    );
+    const { payload } = await harness.publishPaymentEvent(paymentConfirmed, businessId, {
+      status: 'paid',
+      transaction_id: 'E00000000202501151200abcdefghijk',
+      amount_centavos: 5050,
+    });
+
+    const [hit] = await waitFor(
+      () => harness.receiver.hitsTo(path).length > 0 && harness.receiver.hitsTo(path),
+      {
+        what: 'the delivery',
+      },
+    );
+
+    expect(JSON.parse(hit!.body.toString('utf8'))).toEqual({
+      id: payload.event_id,
+      type: 'payment.confirmed',
+      created_at: payload.occurred_at,
+      business_id: businessId,
+      data: {
+        payment_id: payload.payment.payment_id,
+        transaction_id: 'E00000000202501151200abcdefghijk',
+        business_id: businessId,
+        method: 'pix',
+        status: 'paid',
+        amount_brl: 50.5,
+        external_id: payload.payment.external_id,
+        failure_code: null,
+        failure_reason: null,
+        created_at: payload.payment.created_at,
+        updated_at: payload.payment.updated_at,
+      },
+    });
+    expect(Object.keys(JSON.parse(hit!.body.toString('utf8')))).toEqual([
+      'id',
+      'type',
+      'created_at',
+      'business_id',
+      'data',
+    ]);
+    expect(hit!.headers['content-type']).toBe('application/json');
+    expect(hit!.headers['x-service-signature']).toBe(
+      createHmac('sha256', webhook.secret).update(hit!.body).digest('hex'),
+    );
+    expect(hit!.headers['webhook-id']).toBe(payload.event_id);
+    const standardHeaders = {
+      'webhook-id': String(hit!.headers['webhook-id']),
+      'webhook-timestamp': String(hit!.headers['webhook-timestamp']),
+      'webhook-signature': String(hit!.headers['webhook-signature']),
+    };
+    expect(Math.abs(Number(standardHeaders['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+    expect(new StandardWebhook(webhook.secret).verify(hit!.body, standardHeaders)).toEqual(
+      JSON.parse(hit!.body.toString('utf8')),
+    );
+    await waitFor(
+      async () => {
+        const [row] = await harness.query<{ status: string }>(
+          'SELECT status FROM deliveries WHERE event_id = $1',
+          [payload.event_id],
+        );
+        return row?.status === 'delivered';
+      },
+      { what: 'the delivery marked delivered' },
+    );
+  });
+
+  test('a webhook receives only the events it subscribed to, and only those of its own business', async () => {
+    const businessId = newPublicId('biz');
+    const confirmedOnly = uniquePath('confirmed-only');
+    const everything = uniquePath('everything');
+    const otherBusiness = uniquePath('other-business');
+    await harness.createWebhook(businessId, harness.receiver.route(confirmedOnly, answers.status(200)), [
+      'payment.confirmed',
+    ]);
+    await harness.createWebhook(businessId, harness.receiver.route(everything, answers.status(204)));
+    await harness.createWebhook(
+      newPublicId('biz'),
+      harness.receiver.route(otherBusiness, answers.status(200)),
+    );
+
+    for (const definition of [paymentCreated, paymentConfirmed, paymentExpired, paymentFailed]) {
+      await harness.publishPaymentEvent(definition, businessId);
+    }
+
+    await waitFor(() => harness.receiver.hitsTo(everything).length === 4, { what: 'all four events' });
+    await sleep(300);
+    const typesAt = (path: string): string[] =>
+      harness.receiver.hitsTo(path).map((hit) => JSON.parse(hit.body.toString('utf8')).type as string);
+    expect(typesAt(everything).sort()).toEqual([
+      'payment.confirmed',
+      'payment.created',
+      'payment.expired',
+      'payment.failed',
+    ]);
+    expect(typesAt(confirmedOnly)).toEqual(['payment.confirmed']);
+    expect(typesAt(otherBusiness)).toEqual([]);
+  });
+
+  test('when the same event is delivered twice, one delivery is made and the receiver is called once', async () => {
+    const businessId = newPublicId('biz');
+    const path = uniquePath('dedupe');
+    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+    const envelope = createEnvelope(paymentCreated, paymentEventPayload(businessId));
+
+    await harness.client.publishEnvelope(envelope, {});
+    await harness.client.publishEnvelope(envelope, {});
+    // The same event re-published under a new message id (an outbox replay after a crash) is still one delivery.
+    await harness.client.publishEnvelope(createEnvelope(paymentCreated, envelope.payload), {});
+
+    await waitFor(() => harness.receiver.hitsTo(path).length === 1, { what: 'the delivery' });
+    await sleep(500);
+    expect(harness.receiver.hitsTo(path)).toHaveLength(1);
+    expect(await countDeliveries(envelope.payload.event_id)).toBe(1);
+  });
+
+  test('a poison payment event is parked instead of being retried forever, and later events still flow', async () => {
+    const businessId = newPublicId('biz');
+    const path = uniquePath('after-poison');
+    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+    const envelope = createEnvelope(paymentConfirmed, paymentEventPayload(businessId));
+    const broken = { ...envelope, payload: { ...envelope.payload, payment: { amount_centavos: 'lots' } } };
+
+    await harness.client.publishEnvelope(broken as never, {});
+
+    const parked = await waitFor(
+      async () => {
+        const taken = await takeParkedMessages(
+          `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.events.parking`,
+        );
+        return taken.length > 0 ? taken : undefined;
+      },
+      { what: 'the parked event' },
+    );
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('payment') }),
+    ]);
+    expect(await countDeliveries(envelope.payload.event_id)).toBe(0);
+    await harness.publishPaymentEvent(paymentConfirmed, businessId);
+    await waitFor(() => harness.receiver.hitsTo(path).length === 1, { what: 'the next event delivered' });
+  });
+
+  test('after the dispatcher loses its broker connection it reconnects and delivers new events', async () => {
+    const businessId = newPublicId('biz');
+    const path = uniquePath('reconnect');
+    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+
+    dispatcher.broker.dropConnectionForTesting();
+    const { payload } = await waitFor(
+      () => harness.publishPaymentEvent(paymentCreated, businessId).catch(() => undefined),
+      { what: 'the test client publishing' },
+    );
+
+    await waitFor(() => harness.receiver.hitsTo(path).length === 1, {
+      timeoutMs: 15_000,
+      what: 'a delivery after the reconnect',
+    });
+    expect(harness.receiver.hitsTo(path)[0]!.headers['webhook-id']).toBe(payload.event_id);
+  });
+
+  test('a deleted webhook has its pending deliveries cancelled and receives nothing more', async () => {
+    const businessId = newPublicId('biz');
+    const path = uniquePath('deleted');
+    // The first attempt fails, so the delivery waits for its retry when the webhook is deleted.
+    const webhook = await harness.createWebhook(
+      businessId,
+      harness.receiver.route(path, answers.status(500)),
+    );
+    const first = await harness.publishPaymentEvent(paymentCreated, businessId);
+    await waitFor(() => harness.receiver.hitsTo(path).length === 1, { what: 'the failed first attempt' });
+
+    const reply = await harness.client.request(
+      deleteWebhook,
+      { business_id: businessId, webhook_id: webhook.webhook_id },
+      { timeoutMs: 5000 },
+    );
+    expect(reply).toEqual({ ok: true, result: { deleted: true } });
+    harness.receiver.route(path, answers.status(200));
+    const second = await harness.publishPaymentEvent(paymentConfirmed, businessId);
+
+    await sleep(1_200);
+    expect(harness.receiver.hitsTo(path)).toHaveLength(1);
+    const rows = await harness.query<{ event_id: string; status: string }>(
+      'SELECT event_id, status FROM deliveries WHERE webhook_id = $1',
+      [webhook.webhook_id],
+    );
+    expect(rows).toEqual([{ event_id: first.payload.event_id, status: 'cancelled' }]);
+    expect(await countDeliveries(second.payload.event_id)).toBe(0);
+  });
+});
