@@ -6,3 +6,4 @@ export * from './service-env';
 export * from './parking';
 export * from './stack';
 export * from './broker-cleanup';
+export * from './test-pki';

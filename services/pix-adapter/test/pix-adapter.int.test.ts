@@ -19,6 +19,7 @@ import {
 } from '@gateway/testkit';
 import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
+import { ApiPixClient } from '../src/psp/api-pix-client';
 
 describe('PIX adapter against the PSP simulator', () => {
   let env: IsolatedEnvironment;
@@ -184,6 +185,34 @@ describe('PIX adapter against the PSP simulator', () => {
       );
       await waitFor(async () => (await charge(opened.txid)).status === 'expired', { what: 'charge expired' });
       expect(await outbox(opened.txid)).toEqual(['pix.charge.closed.v1']);
+
+      // The PSP's own window has not passed, so a payer can still pay: the PIX must be kept, not lost.
+      const payer = new ApiPixClient({
+        baseUrl: psp.url,
+        pathPrefix: '/v2',
+        oauthTokenUrl: `${psp.url}/oauth/token`,
+        clientId: 'sandbox-client',
+        clientSecret: 'sandbox-secret',
+        timeoutMs: 2000,
+        maxRetries: 0,
+      });
+      try {
+        await payer.sandboxPay(opened.txid, null);
+      } finally {
+        await payer.close();
+      }
+      const late = await waitFor(
+        async () =>
+          (
+            await adapter.dataSource.query(
+              'SELECT payment_id, amount_centavos::int AS amount, charge_status FROM late_payments WHERE txid = $1',
+              [opened.txid],
+            )
+          )[0],
+        { what: 'the late PIX recorded' },
+      );
+      expect(late).toEqual({ payment_id: command.payment_id, amount: 2500, charge_status: 'expired' });
+      expect(await outbox(opened.txid)).toEqual(['pix.charge.closed.v1', 'pix.charge.paid.v1']);
     });
 
     test('failed removes the cob at the PSP and closes the charge as failed', async () => {

@@ -10,7 +10,7 @@ import { serializeDeliveryBody, signedDeliveryHeaders } from '../src/delivery/pa
 import { type HostResolver, type WebhookSender, createWebhookSender } from '../src/delivery/http-sender';
 import { type DeliveryAttemptResult, classifyDeliveryResult } from '../src/domain/delivery-outcome';
 import { generateWebhookSecret } from '../src/domain/signature';
-import { TEST_HOSTNAME, type TestPki, createTestPki } from './support/test-ca';
+import { TEST_HOSTNAME, type TestPki, createTestPki } from '@gateway/testkit';
 
 const execFileAsync = promisify(execFile);
 

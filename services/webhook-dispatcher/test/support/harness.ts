@@ -14,7 +14,7 @@ import { isolatedEnvironment, testLogger, type IsolatedEnvironment } from '@gate
 import { loadWebhookDispatcherConfig } from '../../src/config';
 import { startWebhookDispatcher } from '../../src/main';
 import { Receiver } from './receiver';
-import { createTestPki, type TestPki } from './test-ca';
+import { createTestPki, type TestPki } from '@gateway/testkit';
 
 /**
  * One test file's world: a private database and broker prefix, a test CA, an HTTPS receiver, a client broker, and

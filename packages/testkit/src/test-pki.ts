@@ -25,7 +25,7 @@ const SERVER_EXTENSIONS = [
 
 /** A throwaway CA made with the openssl CLI, so no test trusts a certificate checked into the repo. */
 export function createTestPki(): TestPki {
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-pki-'));
+  const dir = mkdtempSync(join(tmpdir(), 'test-pki-'));
   // Every argument is space-free and every file is relative to `dir`, so splitting on spaces is safe.
   const openssl = (args: string): void => {
     execFileSync('openssl', args.split(' '), { cwd: dir, stdio: 'pipe' });
@@ -33,7 +33,7 @@ export function createTestPki(): TestPki {
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
 
   openssl(
-    `req -x509 ${EC_KEY} -keyout ca.key -out ca.crt -subj /CN=webhook-test-ca` +
+    `req -x509 ${EC_KEY} -keyout ca.key -out ca.crt -subj /CN=gateway-test-ca` +
       ' -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign',
   );
   openssl(`req ${EC_KEY} -keyout server.key -out server.csr -subj /CN=localhost`);
