@@ -10,11 +10,16 @@ import {
   type WebhookEventName,
 } from '@gateway/contracts';
 import { Broker, createEnvelope, type ServiceRuntime } from '@gateway/messaging';
-import { isolatedEnvironment, testLogger, type IsolatedEnvironment } from '@gateway/testkit';
+import {
+  createTestPki,
+  isolatedEnvironment,
+  testLogger,
+  type IsolatedEnvironment,
+  type TestPki,
+} from '@gateway/testkit';
 import { loadWebhookDispatcherConfig } from '../../src/config';
 import { startWebhookDispatcher } from '../../src/main';
 import { Receiver } from './receiver';
-import { createTestPki, type TestPki } from '@gateway/testkit';
 
 /**
  * One test file's world: a private database and broker prefix, a test CA, an HTTPS receiver, a client broker, and

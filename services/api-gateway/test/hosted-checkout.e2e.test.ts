@@ -1,0 +1,130 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
+
+const artifacts = join(__dirname, '../../../artifacts/hosted-checkout');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** A buyer on a phone opens the checkout link, pays in sandbox and lands back on the shop. */
+describe('hosted checkout in a real browser', () => {
+  let stack: RunningStack;
+  let shop: Server;
+  let shopUrl: string;
+  let browser: Browser;
+  let apiKey: string;
+  let productId: string;
+
+  const call = async (path: string, init: { method: string; body?: unknown; admin?: boolean }) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method: init.method,
+      headers: {
+        'content-type': 'application/json',
+        ...(init.admin ? { authorization: `Bearer ${stack.adminToken}` } : { 'x-api-key': apiKey }),
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const body = (await response.json()) as Record<string, any>;
+    if (response.status >= 300) throw new Error(`${init.method} ${path}: ${response.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+
+  const newCheckout = async (title: string) =>
+    call('/v1/checkouts', {
+      method: 'POST',
+      body: { product_id: productId, title, return_url: `${shopUrl}/obrigado`, cancel_url: `${shopUrl}/carrinho` },
+    });
+
+  const phonePage = async (): Promise<Page> => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    return context.newPage();
+  };
+
+  const payLatestSession = async (checkoutId: string) => {
+    const checkout = await call(`/v1/checkouts/${checkoutId}`, { method: 'GET' });
+    const paymentId = checkout.sessions[0].payment_id as string;
+    await call(`/v1/sandbox/payments/${paymentId}/simulate`, { method: 'POST', body: { outcome: 'paid' } });
+    return paymentId;
+  };
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    shop = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>Loja</title><h1>Obrigado pela compra!</h1><p>${req.url}</p>`);
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    stack = await startStack();
+    const business = await call('/admin/v1/businesses', { method: 'POST', admin: true, body: { name: 'Café Açaí & Cia' } });
+    apiKey = business.api_key;
+    for (const method of ['pix', 'crypto']) {
+      await call(`/admin/v1/businesses/${business.business_id}/fee-rules/${method}`, {
+        method: 'PUT',
+        admin: true,
+        body: { percent_bps: 100, fixed_centavos: 0 },
+      });
+    }
+    const product = await call(`/admin/v1/businesses/${business.business_id}/products`, {
+      method: 'POST',
+      admin: true,
+      body: { name: 'Açaí 500 ml', price: 2490, description: 'Com granola e banana' },
+    });
+    productId = product.product_id;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 150_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await new Promise((resolve) => shop?.close(resolve));
+  });
+
+  test('paying by PIX shows the QR code and copy-and-paste code, then returns the buyer to the shop', async () => {
+    const checkout = await newCheckout('Açaí no capricho');
+    const page = await phonePage();
+    await page.goto(`${stack.gatewayUrl}/c/${checkout.slug}`);
+    await expect(page.locator('#checkout-title').textContent()).resolves.toBe('Açaí no capricho');
+    await expect(page.locator('#price').textContent()).resolves.toContain('24,90');
+    await page.screenshot({ path: join(artifacts, 'pix-1-choose.png'), fullPage: true });
+
+    await page.click('#pay-pix');
+    await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
+    await expect(page.locator('#copia-e-cola').inputValue()).resolves.toMatch(/^000201/);
+    await expect(page.locator('#countdown').textContent()).resolves.toMatch(/^\d{2}:\d{2}$/);
+    await page.screenshot({ path: join(artifacts, 'pix-2-qr-code.png'), fullPage: true });
+
+    await payLatestSession(checkout.checkout_id);
+    await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
+    await page.screenshot({ path: join(artifacts, 'pix-3-returned-to-shop.png') });
+    const after = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
+    expect(after.sessions[0].status).toBe('paid');
+  }, 90_000);
+
+  test('paying in USDC shows the Solana Pay link, then returns the buyer to the shop once the transfer lands', async () => {
+    const checkout = await newCheckout('Açaí em cripto');
+    const page = await phonePage();
+    await page.goto(`${stack.gatewayUrl}/c/${checkout.slug}`);
+    await page.click('#pay-crypto-usdc');
+    await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
+    await expect(page.locator('#open-wallet').getAttribute('href')).resolves.toMatch(/^solana:/);
+    await page.screenshot({ path: join(artifacts, 'usdc-1-payment-link.png'), fullPage: true });
+
+    await payLatestSession(checkout.checkout_id);
+    await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
+    await page.screenshot({ path: join(artifacts, 'usdc-2-returned-to-shop.png') });
+  }, 90_000);
+
+  test('an unknown checkout link shows a proper 404 page', async () => {
+    const page = await phonePage();
+    const response = await page.goto(`${stack.gatewayUrl}/c/nao-existe-${Date.now()}`);
+    expect(response?.status()).toBe(404);
+    await expect(page.locator('h1').textContent()).resolves.toBeTruthy();
+    await waitFor(async () => (await page.content()).includes('lang="pt-BR"'), { what: 'the Portuguese 404 page' });
+  });
+});
