@@ -17,7 +17,8 @@ module.exports = {
     },
     {
       name: 'infra-stand-ins-do-not-import-services',
-      comment: 'The PSP simulator and the local chain are other systems: they share no code with the gateway services.',
+      comment:
+        'The PSP simulator and the local chain are other systems: they share no code with the gateway services.',
       severity: 'error',
       from: { path: '^infra/' },
       to: { path: '^services/' },
@@ -54,6 +55,9 @@ module.exports = {
     exclude: { path: '(^|/)node_modules/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
   },
 };

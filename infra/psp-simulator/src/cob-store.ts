@@ -9,16 +9,25 @@ export interface PixRecebido {
   horario: string;
 }
 
+/** An API Pix payload location (`loc`): the URL a dynamic BR Code carries, linked to at most one cob. */
+export interface StoredLocation {
+  /** API Pix `loc.id` (an integer); the URL itself carries a UUID, as PSPs do. */
+  id: number;
+  uuid: string;
+  /** Scheme-less, as BR Codes carry it: `host/prefix/loc/<uuid>`. */
+  location: string;
+  criacao: Date;
+  /** The cob currently served at this location, if any. */
+  txid?: string;
+}
+
 export interface StoredCob {
   txid: string;
   revisao: number;
   status: CobStatus;
   criacao: Date;
   expiracao: number;
-  /** API Pix `loc.id` (an integer); the location URL itself carries a UUID, as PSPs do. */
-  locId: number;
-  locationId: string;
-  location: string;
+  loc: StoredLocation;
   valorOriginal: string;
   chave: string;
   solicitacaoPagador?: string;
@@ -34,7 +43,7 @@ export interface NewCob {
 }
 
 export type CobChange = Partial<
-  Pick<StoredCob, 'expiracao' | 'valorOriginal' | 'solicitacaoPagador' | 'status'>
+  Pick<StoredCob, 'expiracao' | 'valorOriginal' | 'solicitacaoPagador' | 'status' | 'loc'>
 >;
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -42,7 +51,8 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 /** The simulated bank's ledger of immediate charges; in memory because it stands in for someone else's system. */
 export class CobStore {
   private readonly byTxid = new Map<string, StoredCob>();
-  private readonly txidByLocationId = new Map<string, string>();
+  private readonly locationById = new Map<number, StoredLocation>();
+  private readonly locationByUuid = new Map<string, StoredLocation>();
   private lastLocId = 0;
 
   constructor(private readonly ispb: string) {}
@@ -51,29 +61,44 @@ export class CobStore {
     return this.byTxid.get(txid);
   }
 
-  getByLocationId(locationId: string): StoredCob | undefined {
-    const txid = this.txidByLocationId.get(locationId);
+  getLocation(id: number): StoredLocation | undefined {
+    return this.locationById.get(id);
+  }
+
+  /** The cob a payer's bank finds at a location URL; none once the cob has moved to another location. */
+  getByLocationUuid(uuid: string): StoredCob | undefined {
+    const txid = this.locationByUuid.get(uuid)?.txid;
     return txid === undefined ? undefined : this.byTxid.get(txid);
   }
 
-  create(input: NewCob, locationBase: string, now: Date): StoredCob {
-    const locationId = randomUUID();
-    const cob: StoredCob = {
-      ...input,
-      revisao: 0,
-      status: 'ATIVA',
+  /** `POST /loc`: a new location, not yet linked to any cob. */
+  createLocation(locationBase: string, now: Date): StoredLocation {
+    const uuid = randomUUID();
+    const loc: StoredLocation = {
+      id: ++this.lastLocId,
+      uuid,
+      location: `${locationBase}/${uuid}`,
       criacao: now,
-      locId: ++this.lastLocId,
-      locationId,
-      location: `${locationBase}/${locationId}`,
-      pix: [],
     };
+    this.locationById.set(loc.id, loc);
+    this.locationByUuid.set(uuid, loc);
+    return loc;
+  }
+
+  create(input: NewCob, locationBase: string, now: Date): StoredCob {
+    const loc = this.createLocation(locationBase, now);
+    const cob: StoredCob = { ...input, revisao: 0, status: 'ATIVA', criacao: now, loc, pix: [] };
+    loc.txid = cob.txid;
     this.byTxid.set(cob.txid, cob);
-    this.txidByLocationId.set(locationId, cob.txid);
     return cob;
   }
 
+  /** Applies a revision; a new `loc` takes over the cob, and the old location stops serving it. */
   revise(cob: StoredCob, change: CobChange): StoredCob {
+    if (change.loc !== undefined && change.loc !== cob.loc) {
+      delete cob.loc.txid;
+      change.loc.txid = cob.txid;
+    }
     Object.assign(cob, change);
     cob.revisao += 1;
     return cob;

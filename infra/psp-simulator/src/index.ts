@@ -8,7 +8,7 @@ import { CobStore } from './cob-store';
 import { type SimulatorContext } from './context';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
-import { locationRouter } from './routes/location';
+import { locationRouter, payloadRouter } from './routes/location';
 import { sandboxRouter } from './routes/sandbox';
 import { webhookRouter } from './routes/webhook';
 
@@ -59,9 +59,15 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   const app = express();
   app.disable('x-powered-by');
   app.use(tokens.router());
-  app.use(pathPrefix, locationRouter(context));
+  app.use(pathPrefix, payloadRouter(context));
   app.use(pathPrefix, tokens.requireBearer(), express.json({ limit: '64kb', type: ['application/json'] }));
-  app.use(pathPrefix, cobRouter(context), sandboxRouter(context), webhookRouter(context));
+  app.use(
+    pathPrefix,
+    cobRouter(context),
+    locationRouter(context),
+    sandboxRouter(context),
+    webhookRouter(context),
+  );
   app.use((req, res) =>
     sendProblem(res, 404, 'NaoEncontrado', 'Recurso não encontrado.', `${req.method} ${req.path}`),
   );

@@ -15,6 +15,7 @@ export type ProblemName =
   | 'CobNaoEncontrado'
   | 'WebhookOperacaoInvalida'
   | 'WebhookNaoEncontrado'
+  | 'PayloadLocationOperacaoInvalida'
   | 'PayloadLocationNaoEncontrado'
   | 'ErroInternoDoServidor';
 

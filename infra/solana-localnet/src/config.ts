@@ -2,6 +2,9 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { Joi, commonEnv, loadConfig } from '@gateway/config';
 
+const SANDBOX_PAYER_SECRET_KEY =
+  '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
+
 export interface LocalnetConfig {
   port: number;
   host: string;
@@ -27,10 +30,13 @@ const schema = Joi.object<LocalnetEnv>({
   HOST: Joi.string().default('127.0.0.1'),
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   RECEIVING_WALLET: base58Key.optional(),
-  /** base58 of the 64-byte secret key; when absent a fresh payer is generated at each start. */
+  /**
+   * base58 of the 64-byte secret key of the funded test payer. The default is the sandbox payer the watcher's
+   * `simulate` uses by default too, so the stack works with no set-up; it only ever holds local test tokens.
+   */
   PAYER_SECRET_KEY: Joi.string()
     .pattern(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/)
-    .optional(),
+    .default(SANDBOX_PAYER_SECRET_KEY),
   /** Comma-separated public keys funded at start with SOL and every stablecoin. */
   SEED_WALLETS: Joi.string()
     .pattern(/^([1-9A-HJ-NP-Za-km-z]{32,44})(,[1-9A-HJ-NP-Za-km-z]{32,44})*$/)

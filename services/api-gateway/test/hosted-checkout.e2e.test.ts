@@ -27,14 +27,20 @@ describe('hosted checkout in a real browser', () => {
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
     const body = (await response.json()) as Record<string, any>;
-    if (response.status >= 300) throw new Error(`${init.method} ${path}: ${response.status} ${JSON.stringify(body)}`);
+    if (response.status >= 300)
+      throw new Error(`${init.method} ${path}: ${response.status} ${JSON.stringify(body)}`);
     return body;
   };
 
   const newCheckout = async (title: string) =>
     call('/v1/checkouts', {
       method: 'POST',
-      body: { product_id: productId, title, return_url: `${shopUrl}/obrigado`, cancel_url: `${shopUrl}/carrinho` },
+      body: {
+        product_id: productId,
+        title,
+        return_url: `${shopUrl}/obrigado`,
+        cancel_url: `${shopUrl}/carrinho`,
+      },
     });
 
   const phonePage = async (): Promise<Page> => {
@@ -58,7 +64,11 @@ describe('hosted checkout in a real browser', () => {
     await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
     stack = await startStack();
-    const business = await call('/admin/v1/businesses', { method: 'POST', admin: true, body: { name: 'Café Açaí & Cia' } });
+    const business = await call('/admin/v1/businesses', {
+      method: 'POST',
+      admin: true,
+      body: { name: 'Café Açaí & Cia' },
+    });
     apiKey = business.api_key;
     for (const method of ['pix', 'crypto']) {
       await call(`/admin/v1/businesses/${business.business_id}/fee-rules/${method}`, {
@@ -125,6 +135,8 @@ describe('hosted checkout in a real browser', () => {
     const response = await page.goto(`${stack.gatewayUrl}/c/nao-existe-${Date.now()}`);
     expect(response?.status()).toBe(404);
     await expect(page.locator('h1').textContent()).resolves.toBeTruthy();
-    await waitFor(async () => (await page.content()).includes('lang="pt-BR"'), { what: 'the Portuguese 404 page' });
+    await waitFor(async () => (await page.content()).includes('lang="pt-BR"'), {
+      what: 'the Portuguese 404 page',
+    });
   });
 });

@@ -67,7 +67,10 @@ describe('payments end to end through the public API', () => {
 
     const business = await admin('POST', '/admin/v1/businesses', { name: 'Padaria São João' });
     apiKey = business.api_key;
-    await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/pix`, { percent_bps: 99, fixed_centavos: 0 });
+    await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/pix`, {
+      percent_bps: 99,
+      fixed_centavos: 0,
+    });
     await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/crypto`, {
       percent_bps: 150,
       fixed_centavos: 10,
@@ -87,21 +90,32 @@ describe('payments end to end through the public API', () => {
   });
 
   test('a PIX payment is created with a BR Code, paid at the PSP, confirmed by GET and announced by signed webhooks', async () => {
-    const created = await api('POST', '/v1/payments', { payment_method: 'pix', amount: 12345, currency: 'brl' });
+    const created = await api('POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 12345,
+      currency: 'brl',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       status: 'processing',
       amount: 123.45,
       fee_brl: 1.22,
       net_amount_brl: 122.23,
-      pix: { qr_code: expect.stringMatching(/^data:image\/png;base64,/), copia_e_cola: expect.stringMatching(/^000201/) },
+      pix: {
+        qr_code: expect.stringMatching(/^data:image\/png;base64,/),
+        copia_e_cola: expect.stringMatching(/^000201/),
+      },
     });
     const paymentId: string = created.body.payment_id;
 
     const simulated = await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' });
     expect(simulated.status).toBe(202);
     const paid = await paidPayment(paymentId);
-    expect(paid).toMatchObject({ method: 'pix', amount_brl: 123.45, transaction_id: expect.stringMatching(/^E/) });
+    expect(paid).toMatchObject({
+      method: 'pix',
+      amount_brl: 123.45,
+      transaction_id: expect.stringMatching(/^E/),
+    });
 
     const deliveries = await waitFor(
       () => {
@@ -115,7 +129,9 @@ describe('payments end to end through the public API', () => {
       expect(delivery.headers['x-service-signature']).toBe(expected);
       expect(delivery.headers['webhook-id']).toBe(delivery.json.id);
     }
-    expect(deliveries.map((d) => d.json.type)).toEqual(expect.arrayContaining(['payment.created', 'payment.confirmed']));
+    expect(deliveries.map((d) => d.json.type)).toEqual(
+      expect.arrayContaining(['payment.created', 'payment.confirmed']),
+    );
     const confirmed = deliveries.find((d) => d.json.type === 'payment.confirmed')!;
     expect(confirmed.json.data).toMatchObject({ payment_id: paymentId, status: 'paid', amount_brl: 123.45 });
   }, 60_000);
@@ -143,6 +159,10 @@ describe('payments end to end through the public API', () => {
     const simulated = await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' });
     expect(simulated.status).toBe(202);
     const paid = await paidPayment(paymentId);
-    expect(paid).toMatchObject({ method: 'crypto', external_id: reference, transaction_id: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
+    expect(paid).toMatchObject({
+      method: 'crypto',
+      external_id: reference,
+      transaction_id: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
+    });
   }, 60_000);
 });

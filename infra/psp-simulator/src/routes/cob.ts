@@ -1,7 +1,13 @@
 import express, { type Request, type Response, type Router } from 'express';
 import Joi from 'joi';
-import { type SimulatorContext, cobView } from '../context';
-import { type CobChange, type NewCob, type StoredCob } from '../cob-store';
+import { type SimulatorContext, cobView, locationBase } from '../context';
+import {
+  type CobChange,
+  type CobStore,
+  type NewCob,
+  type StoredCob,
+  type StoredLocation,
+} from '../cob-store';
 import { sendProblem } from '../problem';
 import { TXID_PATTERN, pixAmount, validateBody } from './validation';
 
@@ -21,6 +27,8 @@ interface CobRevisionBody {
   valor?: { original: string };
   solicitacaoPagador?: string;
   status?: 'REMOVIDA_PELO_USUARIO_RECEBEDOR';
+  /** Moves the cob to this location (from `POST /loc`), so its BR Code changes. */
+  loc?: { id: number };
 }
 
 const expiracao = Joi.number().integer().min(1);
@@ -38,6 +46,7 @@ const cobRevisionSchema = Joi.object<CobRevisionBody>({
   valor: Joi.object({ original: pixAmount.required() }).unknown(true),
   solicitacaoPagador,
   status: Joi.string().valid('REMOVIDA_PELO_USUARIO_RECEBEDOR'),
+  loc: Joi.object({ id: Joi.number().integer().min(1).required() }).unknown(true),
 }).unknown(true);
 
 /** `PUT|PATCH|GET {prefix}/cob/:txid` (API Pix v2, immediate charges). */
@@ -80,8 +89,8 @@ export function cobRouter(context: SimulatorContext): Router {
         );
       return;
     }
-    const locationBase = `${req.get('host')}${settings.pathPrefix}/loc`;
-    res.status(201).json(cobView(store.create(requested, locationBase, new Date()), settings));
+    const base = locationBase(req.get('host'), settings);
+    res.status(201).json(cobView(store.create(requested, base, new Date()), settings));
   });
 
   router.patch('/cob/:txid', (req, res) => {
@@ -99,6 +108,16 @@ export function cobRouter(context: SimulatorContext): Router {
       return;
     }
     const change: CobChange = {};
+    if (body.loc) {
+      const loc = locationFor(store, cob, body.loc.id);
+      if (typeof loc === 'string') {
+        sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', loc, [
+          { razao: loc, propriedade: 'cob.loc.id' },
+        ]);
+        return;
+      }
+      change.loc = loc;
+    }
     if (body.valor) change.valorOriginal = body.valor.original;
     if (body.calendario?.expiracao !== undefined) change.expiracao = body.calendario.expiracao;
     if (body.solicitacaoPagador !== undefined) change.solicitacaoPagador = body.solicitacaoPagador;
@@ -150,4 +169,13 @@ function sameCharge(existing: StoredCob, requested: NewCob): boolean {
     existing.expiracao === requested.expiracao &&
     existing.solicitacaoPagador === requested.solicitacaoPagador
   );
+}
+
+/** The location a revision may move the cob to (one that exists, free or already this cob's), or why not. */
+function locationFor(store: CobStore, cob: StoredCob, id: number): StoredLocation | string {
+  const loc = store.getLocation(id);
+  if (loc === undefined) return `Nenhuma location com id ${id}.`;
+  if (loc.txid !== undefined && loc.txid !== cob.txid)
+    return `A location ${id} já está vinculada a outra cobrança.`;
+  return loc;
 }

@@ -28,7 +28,6 @@ import { startApiGateway, type RunningApiGateway } from '../../src/main';
 
 export const ADMIN_TOKEN = 'test-admin-token-for-the-gateway';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyCommand = CommandDefinition<any, any>;
 
 const COMMANDS_BY_SERVICE: Partial<Record<ServiceName, AnyCommand[]>> = {

@@ -93,7 +93,7 @@ export function verifyPspBrCode(code: string, expectedLocation: string): BrCodeV
   }
   const location = brCode.merchantAccount.get('25');
   if (location === undefined) return { ok: false, reason: 'no location (26.25): not a dynamic BR Code' };
-  if (location !== stripScheme(expectedLocation)) {
+  if (!sameLocation(location, expectedLocation)) {
     return { ok: false, reason: `location ${location} differs from cob location ${expectedLocation}` };
   }
   if (brCode.fields.get('53') !== '986') return { ok: false, reason: 'currency 53 is not BRL (986)' };
@@ -106,6 +106,11 @@ function parseTemplate(
   const parsed = parseTlv(value);
   if (!parsed.ok) return parsed;
   return { ok: true, values: new Map(parsed.fields.map((field) => [field.id, field.value])) };
+}
+
+/** Whether two PSP locations are the same URL, one maybe with `https://` and the other without. */
+export function sameLocation(a: string, b: string): boolean {
+  return stripScheme(a) === stripScheme(b);
 }
 
 function stripScheme(location: string): string {

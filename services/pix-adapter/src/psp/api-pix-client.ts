@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { type Logger } from '@gateway/observability';
 import { centavosToPixAmount } from '../domain/amount';
-import { type Cob, validateCob } from './cob';
+import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
 import { type HttpReply, send } from './http';
 import { ClientCredentialsToken } from './oauth-token';
 import { PspError, pspErrorFromResponse } from './psp-error';
@@ -41,7 +41,7 @@ export interface CreateChargeInput {
 
 type Path = `/${string}`;
 
-/** Client of the BCB "API Pix" v2 cob and webhook endpoints of a receiving PSP. */
+/** Client of the BCB "API Pix" v2 cob, loc and webhook endpoints of a receiving PSP. */
 export class ApiPixClient {
   private readonly dispatcher: Dispatcher;
   private readonly token: ClientCredentialsToken;
@@ -82,9 +82,23 @@ export class ApiPixClient {
     }
   }
 
-  /** `PATCH /cob/{txid}` with a new `valor.original`; the PSP bumps `revisao`. */
-  updateChargeAmount(txid: string, valorCentavos: number): Promise<Cob> {
-    const body = { valor: { original: centavosToPixAmount(valorCentavos) } };
+  /**
+   * `POST /loc` `{tipoCob: 'cob'}`: a new payload location, for a cob to move to. Retrying after a lost answer may
+   * leave an unused location at the PSP, which is harmless: only the one a cob is moved to is ever shown.
+   */
+  createLocation(): Promise<PixLocation> {
+    return this.callFor('location', validateLocation, 'POST', '/loc', { tipoCob: 'cob' }, [200, 201]);
+  }
+
+  /**
+   * `PATCH /cob/{txid}` with a new `valor.original` and, given `locId`, the location the cob moves to (so its BR Code
+   * changes); the PSP bumps `revisao`. Both change in one revision, so no code ever shows the old amount elsewhere.
+   */
+  updateChargeAmount(txid: string, valorCentavos: number, locId?: number): Promise<Cob> {
+    const body = {
+      valor: { original: centavosToPixAmount(valorCentavos) },
+      ...(locId === undefined ? {} : { loc: { id: locId } }),
+    };
     return this.callForCob('PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
   }
 
@@ -112,17 +126,23 @@ export class ApiPixClient {
     await this.dispatcher.close();
   }
 
-  private async callForCob(
+  private callForCob(method: Dispatcher.HttpMethod, path: Path, body: unknown, ok: number[]): Promise<Cob> {
+    return this.callFor('cob', validateCob, method, path, body, ok);
+  }
+
+  /** A call whose answer is checked before anything relies on it; an unusable one counts as PSP unavailability. */
+  private async callFor<T>(
+    what: string,
+    validate: (body: unknown) => Checked<T>,
     method: Dispatcher.HttpMethod,
     path: Path,
     body: unknown,
     ok: number[],
-  ): Promise<Cob> {
-    const reply = await this.call(method, path, body, ok);
-    const checked = validateCob(reply);
+  ): Promise<T> {
+    const checked = validate(await this.call(method, path, body, ok));
     if ('reason' in checked)
-      throw new PspError('unavailable', null, `PSP sent an unusable cob: ${checked.reason}`);
-    return checked.cob;
+      throw new PspError('unavailable', null, `PSP sent an unusable ${what}: ${checked.reason}`);
+    return checked.value;
   }
 
   private call(method: Dispatcher.HttpMethod, path: Path, body: unknown, ok: number[]): Promise<unknown> {

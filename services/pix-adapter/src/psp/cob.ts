@@ -63,10 +63,37 @@ const cobSchema = Joi.object<Cob>({
   pix: Joi.array().items(Joi.object(pixRecebidoKeys).unknown(true)),
 }).unknown(true);
 
+/** An API Pix v2 payload location (`POST /loc`), to which a cob is moved with `loc.id`. */
+export interface PixLocation {
+  id: number;
+  /** Scheme-less or not, as the PSP sends it; the BR Code carries it without scheme. */
+  location: string;
+  tipoCob: string;
+  criacao: string;
+}
+
+const locationSchema = Joi.object<PixLocation>({
+  id: Joi.number().integer().min(1).required(),
+  location: Joi.string().required(),
+  tipoCob: Joi.string().valid('cob').required(),
+  criacao: Joi.string().isoDate().required(),
+}).unknown(true);
+
+export type Checked<T> = { value: T } | { reason: string };
+
 /** Checks a cob received from the PSP before anything relies on its fields. */
-export function validateCob(body: unknown): { cob: Cob } | { reason: string } {
-  const { value, error } = cobSchema.validate(body, { abortEarly: false, convert: false });
-  return error ? { reason: error.message } : { cob: value };
+export function validateCob(body: unknown): Checked<Cob> {
+  return check(cobSchema, body);
+}
+
+/** Checks a location received from the PSP before a cob is moved to it. */
+export function validateLocation(body: unknown): Checked<PixLocation> {
+  return check(locationSchema, body);
+}
+
+function check<T>(schema: Joi.ObjectSchema<T>, body: unknown): Checked<T> {
+  const { value, error } = schema.validate(body, { abortEarly: false, convert: false });
+  return error ? { reason: error.message } : { value };
 }
 
 export function cobLocation(cob: Cob): string | undefined {

@@ -46,7 +46,7 @@ export interface DetectorSettings {
  */
 export class PaymentDetector {
   /** The receiving wallet's associated token accounts (classic SPL Token), one per accepted mint. */
-  readonly watchedAccounts: string[];
+  private readonly watchedAccounts: string[];
   private readonly acceptedMints: ReadonlyMap<string, string>;
   private running = false;
   private loop?: Promise<void>;
