@@ -64,9 +64,9 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     PSP_BASE_URL: `http://127.0.0.1:${pspPort}`,
     SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
     CALLBACK_PORT: String(callbackPort),
-    CALLBACK_PUBLIC_URL: `http://127.0.0.1:${callbackPort}/webhook`,
     POLL_INTERVAL_MS: '300',
     DELIVERY_POLL_INTERVAL_MS: '200',
+    RATE_LIMIT_PER_MINUTE: '100000',
     ...extraEnv,
   };
   const ports: Record<string, string> = {

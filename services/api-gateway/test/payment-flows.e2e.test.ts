@@ -84,6 +84,7 @@ describe('payments end to end through the public API', () => {
   }, 150_000);
 
   afterAll(async () => {
+    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
     await new Promise((resolve) => receiver?.close(resolve));
     pki?.remove();

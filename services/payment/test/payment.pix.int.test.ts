@@ -180,7 +180,8 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       status: 'processing',
       metadata: '{"pedido":1}',
     });
-    // A dynamic BR Code points at the cob location; the payer's bank reads the revised amount from there.
+    // The amount change moved the cob to a new location: the new code points at the revised charge.
+    expect(reply.result.pix!.copia_e_cola).not.toBe(created.pix!.copia_e_cola);
     const code = parsePix(reply.result.pix!.copia_e_cola);
     if (hasError(code) || !isDynamicPix(code)) throw new Error('not a dynamic BR Code');
     const payload = await (await fetch(`http://${code.url}`)).json();

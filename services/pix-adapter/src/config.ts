@@ -28,7 +28,7 @@ export interface PixAdapterConfig {
   CALLBACK_HOST: string;
   /** 0 picks a free port (tests); the bound URL is then what gets registered at the PSP. */
   CALLBACK_PORT: number;
-  /** The URL the PSP calls, token included; defaults to this host's bound address. */
+  /** Public base URL of the callback receiver as the PSP reaches it; `/webhook?token=...` is appended. Defaults to the bound address. */
   CALLBACK_PUBLIC_URL?: string;
   CALLBACK_TOKEN: string;
   EXPIRY_SWEEP_INTERVAL_MS: number;

@@ -67,9 +67,9 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     logger,
   });
   runtime.onStop(() => server.close());
-  const callbackUrl =
-    config.CALLBACK_PUBLIC_URL ??
-    `${server.baseUrl}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
+  // The token in the registered URL is how the PSP's callbacks authenticate (mTLS is the production alternative).
+  const publicBase = (config.CALLBACK_PUBLIC_URL ?? server.baseUrl).replace(/\/+$/, '');
+  const callbackUrl = `${publicBase}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
   const registration = await registerWebhook(psp, config.PIX_KEY, callbackUrl, logger);
   runtime.onStop(() => registration.stop());
 

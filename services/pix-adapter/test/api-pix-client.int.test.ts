@@ -164,6 +164,55 @@ describe('ApiPixClient against the PSP simulator', () => {
     expect(read).toMatchObject({ revisao: 1, valor: { original: '25.50' } });
   });
 
+  it('creates a location and moves the cob there with its new amount in one PATCH; the old one stops serving it', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    const created = await client.createCharge(txid, charge(psp.pixKey, 1000));
+    const oldLocation = cobLocation(created)!;
+
+    const location = await client.createLocation();
+    const unlinkedPayload = await fetch(`http://${location.location}`);
+    const moved = await client.updateChargeAmount(txid, 2550, location.id);
+    const newPayload = await fetch(`http://${location.location}`);
+    const oldPayload = await fetch(`http://${oldLocation}`);
+
+    expect(location).toMatchObject({ id: expect.any(Number), tipoCob: 'cob' });
+    expect(location.location).toMatch(/^127\.0\.0\.1:\d+\/v2\/loc\/[0-9a-f-]{36}$/);
+    expect(location.location).not.toBe(oldLocation);
+    expect(unlinkedPayload.status).toBe(404);
+    expect(moved).toMatchObject({
+      revisao: 1,
+      valor: { original: '25.50' },
+      loc: { id: location.id, location: location.location },
+      location: location.location,
+    });
+    expect(moved.pixCopiaECola).not.toBe(created.pixCopiaECola);
+    expect(verifyPspBrCode(moved.pixCopiaECola!, location.location)).toMatchObject({ ok: true });
+    expect(await newPayload.json()).toMatchObject({ txid, revisao: 1, valor: { original: '25.50' } });
+    expect(oldPayload.status).toBe(404);
+    expect(await client.getCharge(txid)).toMatchObject({ revisao: 1, loc: { id: location.id } });
+  });
+
+  it('refuses to move a cob to an unknown location or to one another cob holds, changing nothing', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    const other = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 1000));
+    const taken = await client.createCharge(other, charge(psp.pixKey, 2000));
+
+    const unknown = await captureError(client.updateChargeAmount(txid, 1500, 999_999));
+    const held = await captureError(client.updateChargeAmount(txid, 1500, taken.loc!.id!));
+
+    for (const error of [unknown, held]) {
+      expect(error).toMatchObject({ kind: 'invalid', status: 400 });
+      expect(error.extra.violacoes).toEqual([expect.objectContaining({ propriedade: 'cob.loc.id' })]);
+    }
+    expect(await client.getCharge(txid)).toMatchObject({ revisao: 0, valor: { original: '10.00' } });
+    expect(await client.getCharge(other)).toMatchObject({ revisao: 0, loc: { id: taken.loc!.id } });
+  });
+
   it('when the same create is sent twice, the second returns the charge already at the PSP', async () => {
     const psp = await startSimulator();
     const client = clientFor(psp.url);
@@ -275,11 +324,15 @@ describe('ApiPixClient against the PSP simulator', () => {
     await client.createCharge(txid, charge(psp.pixKey));
     await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
 
-    const error = await captureError(client.updateChargeAmount(txid, 999));
+    const location = await client.createLocation();
+    const error = await captureError(client.updateChargeAmount(txid, 999, location.id));
 
     expect(error).toMatchObject({ kind: 'invalid', status: 400 });
     expect(error.detail).toContain('CONCLUIDA');
-    expect((await client.getCharge(txid)).valor.original).toBe('123.45');
+    expect(await client.getCharge(txid)).toMatchObject({
+      valor: { original: '123.45' },
+      location: expect.not.stringContaining(location.location),
+    });
   });
 
   it('a charge removed by the PSP can be neither paid nor revised', async () => {

@@ -123,7 +123,7 @@ describe('PIX adapter against the PSP simulator', () => {
   });
 
   describe('pix.charge.change-amount.v1', () => {
-    test('a new amount makes a new cob revision and a new code, once per command; a paid charge refuses', async () => {
+    test('a new amount moves the cob to a new location with a new code and QR, once per command; a paid charge refuses', async () => {
       const command = openCommand();
       const opened = await open(command);
       const messageId = newPublicId('cmd');
@@ -132,12 +132,31 @@ describe('PIX adapter against the PSP simulator', () => {
       const second = await client.request(changePixChargeAmount, change, { timeoutMs: 8000, messageId });
       if (!first.ok) throw new Error(JSON.stringify(first.error));
       expect(second).toEqual(first);
-      // Same location, so the same BR Code: the payer's bank reads the new revision from it.
+      expect(first.result.txid).toBe(opened.txid);
+      expect(first.result.copia_e_cola).not.toBe(opened.copia_e_cola);
+      expect(first.result.qr_code).toMatch(/^data:image\/png;base64,iVBOR/);
+      expect(first.result.qr_code).not.toBe(opened.qr_code);
+
+      // parsePix checks the CRC, so a parsed code is an intact one.
+      const oldCode = parsePix(opened.copia_e_cola);
       const code = parsePix(first.result.copia_e_cola);
-      if (hasError(code) || !isDynamicPix(code)) throw new Error('not a dynamic BR Code');
+      if (hasError(oldCode) || !isDynamicPix(oldCode)) throw new Error('old code is not a dynamic BR Code');
+      if (hasError(code) || !isDynamicPix(code)) throw new Error('new code is not a dynamic BR Code');
+      expect(code.url).not.toBe(oldCode.url);
       const payload = await (await fetch(`http://${code.url}`)).json();
-      expect(payload).toMatchObject({ revisao: 1, valor: { original: '30.00' } });
+      expect(payload).toMatchObject({ txid: opened.txid, revisao: 1, valor: { original: '30.00' } });
+      // The old code no longer leads the payer's bank to this charge.
+      expect((await fetch(`http://${oldCode.url}`)).status).toBe(404);
       expect(await charge(opened.txid)).toMatchObject({ revisao: 1, amount: 3000 });
+      const [stored] = await adapter.dataSource.query(
+        'SELECT location, copia_e_cola, qr_code FROM charges WHERE txid = $1',
+        [opened.txid],
+      );
+      expect(stored).toEqual({
+        location: code.url,
+        copia_e_cola: first.result.copia_e_cola,
+        qr_code: first.result.qr_code,
+      });
 
       await client.request(
         simulatePixOutcome,
