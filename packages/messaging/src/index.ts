@@ -6,3 +6,4 @@ export * from './unit-of-work';
 export * from './outbox-relay';
 export * from './outbox-inbox-migration';
 export * from './service-runtime';
+export * from './periodic-task';

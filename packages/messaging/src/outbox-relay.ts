@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Envelope } from '@gateway/contracts';
 import { gauge, type Logger } from '@gateway/observability';
 import type { Broker } from './broker';
+import { PeriodicTask } from './periodic-task';
 
 export interface OutboxRelayOptions {
   /** Poll interval when nothing nudges the relay (other replicas' rows, restarts, outages). */
@@ -25,37 +26,34 @@ const outboxPending = gauge('outbox_unpublished_messages', 'Outbox rows not yet 
  * replicas share the work; a crash before marking means the row is published again (consumers deduplicate).
  */
 export class OutboxRelay {
-  private running = false;
-  private wake?: () => void;
-  private loop?: Promise<void>;
   private lastCleanup = 0;
-  private readonly intervalMs: number;
   private readonly batchSize: number;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly broker: Broker,
     private readonly options: OutboxRelayOptions,
   ) {
-    this.intervalMs = options.intervalMs ?? 500;
     this.batchSize = options.batchSize ?? 100;
+    this.task = new PeriodicTask(() => this.pass(), {
+      name: 'outbox-relay',
+      intervalMs: options.intervalMs ?? 500,
+      logger: options.logger,
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.task.start();
   }
 
   /** Publish now rather than at the next poll. */
   nudge(): void {
-    this.wake?.();
+    this.task.nudge();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Publishes one batch; returns how many rows were published. */
@@ -87,25 +85,11 @@ export class OutboxRelay {
     });
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      let published = 0;
-      try {
-        published = await this.drainOnce();
-        await this.cleanupIfDue();
-      } catch (err) {
-        this.options.logger.warn({ err: String(err) }, 'outbox relay iteration failed');
-      }
-      if (published >= this.batchSize) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.intervalMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+  /** One batch, then clean-up when due; asks to run again at once while full batches keep coming. */
+  private async pass(): Promise<boolean> {
+    const published = await this.drainOnce();
+    await this.cleanupIfDue();
+    return published >= this.batchSize;
   }
 
   private async cleanupIfDue(): Promise<void> {

@@ -1,5 +1,5 @@
 import { pixChargeClosed } from '@gateway/contracts';
-import type { Transaction, UnitOfWork } from '@gateway/messaging';
+import { PeriodicTask, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import { pixAmountToCentavos } from './domain/amount';
 import type { ApiPixClient } from './psp/api-pix-client';
@@ -21,27 +21,27 @@ export interface ExpirySweeperOptions {
  * re-checked at the PSP first: a PIX found there is applied (or kept as late) before the charge closes as expired.
  */
 export class ExpirySweeper {
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly options: ExpirySweeperOptions) {}
+  constructor(private readonly options: ExpirySweeperOptions) {
+    this.task = new PeriodicTask(async () => void (await this.sweepOnce()), {
+      name: 'pix-expiry-sweeper',
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.task.start();
   }
 
   /** Sweep now rather than at the next interval. */
   nudge(): void {
-    this.wake?.();
+    this.task.nudge();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Closes due charges until none is left or the batch is full; returns how many were closed. */
@@ -103,24 +103,6 @@ export class ExpirySweeper {
         horario: pix.horario,
       };
       await applyConfirmedPix(tx, confirmed, cob.status === 'CONCLUIDA', 'sweep', this.options.logger);
-    }
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.sweepOnce();
-      } catch (err) {
-        this.options.logger.warn({ err: String(err) }, 'expiry sweep failed');
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.intervalMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
     }
   }
 }

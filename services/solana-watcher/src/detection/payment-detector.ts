@@ -2,7 +2,7 @@ import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey, type Connection } from '@solana/web3.js';
 import type { DataSource } from 'typeorm';
 import { cryptoRequestClosed, cryptoRequestSettled, type Token } from '@gateway/contracts';
-import type { Transaction, UnitOfWork } from '@gateway/messaging';
+import { PeriodicTask, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter, gauge, type Logger } from '@gateway/observability';
 import { scanAddresses, type ScanCursor, type ScanResult } from '../chain/signature-scanner';
 import { applyTransfer, expiryReason } from '../domain/settlement';
@@ -48,9 +48,7 @@ export class PaymentDetector {
   /** The receiving wallet's associated token accounts (classic SPL Token), one per accepted mint. */
   private readonly watchedAccounts: string[];
   private readonly acceptedMints: ReadonlyMap<string, string>;
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly task: PeriodicTask;
   private lastScanAt = Date.now();
   private lastScannedSlot?: number;
 
@@ -67,18 +65,19 @@ export class PaymentDetector {
       getAssociatedTokenAddressSync(new PublicKey(mint), wallet).toBase58(),
     );
     this.acceptedMints = new Map(mints.map((mint) => [mint, TOKEN_PROGRAM_ID]));
+    this.task = new PeriodicTask(() => this.pass(), {
+      name: 'solana-payment-detector',
+      intervalMs: settings.pollIntervalMs,
+      logger,
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.task.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One detection pass, unless another replica holds the scan; returns whether this process ran it. */
@@ -103,24 +102,15 @@ export class PaymentDetector {
     }
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        scans.inc({ outcome: (await this.runOnce()) ? 'scanned' : 'skipped' });
-      } catch (err) {
-        scans.inc({ outcome: 'failed' });
-        this.logger.warn({ err: String(err) }, 'detection pass failed, retrying next poll');
-      }
+  /** A pass of the periodic task: metrics around one detection pass; failures are logged by the task. */
+  private async pass(): Promise<void> {
+    try {
+      scans.inc({ outcome: (await this.runOnce()) ? 'scanned' : 'skipped' });
+    } catch (err) {
+      scans.inc({ outcome: 'failed' });
+      throw err;
+    } finally {
       secondsSinceScan.set((Date.now() - this.lastScanAt) / 1000);
-      if (!this.running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.settings.pollIntervalMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
     }
   }
 

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { PeriodicTask } from '@gateway/messaging';
 import { counter, histogram, type Logger } from '@gateway/observability';
 import { classifyDeliveryResult, type DeliveryAttemptResult } from '../domain/delivery-outcome';
 import { nextAttemptDelay, type RetrySchedule } from '../domain/retry-schedule';
@@ -57,28 +58,26 @@ const WEBHOOK_LIVE = `w.status = 'active' AND w.deleted_at IS NULL`;
  * same row) and starts their attempts without waiting for them: a slow endpoint holds its own slots only.
  */
 export class DeliveryWorker {
-  private running = false;
-  /** A nudge that came while a claim was running: claim again at once. */
-  private nudged = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly task: PeriodicTask;
   private readonly inFlight = new Map<Promise<void>, string>();
   private readonly random: () => number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.random = options.random ?? Math.random;
+    this.task = new PeriodicTask(() => this.claimAndLaunch(), {
+      name: 'webhook-delivery-worker',
+      intervalMs: options.pollIntervalMs,
+      logger: options.logger,
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.task.start();
   }
 
-  /** Look for due deliveries now rather than at the next poll. */
+  /** Look for due deliveries now rather than at the next poll (a nudge during a claim claims again at once). */
   nudge(): void {
-    this.nudged = true;
-    this.wake?.();
+    this.task.nudge();
   }
 
   /**
@@ -86,31 +85,13 @@ export class DeliveryWorker {
    * hands back the leases of those not yet started.
    */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.task.stop();
     await Promise.allSettled([...this.inFlight.keys()]);
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      this.nudged = false;
-      try {
-        const claimed = await this.claim();
-        for (const delivery of claimed) this.launch(delivery);
-      } catch (err) {
-        this.options.logger.warn({ err: String(err) }, 'claiming deliveries failed');
-      }
-      if (this.nudged) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollIntervalMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+  private async claimAndLaunch(): Promise<void> {
+    const claimed = await this.claim();
+    for (const delivery of claimed) this.launch(delivery);
   }
 
   private launch(delivery: ClaimedDelivery): void {
@@ -161,7 +142,7 @@ export class DeliveryWorker {
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     await this.options.limiter.run(delivery.url, async () => {
-      if (!this.running) {
+      if (!this.task.isRunning) {
         // Stopping: an attempt still queued behind a busy endpoint goes back to the pool for another replica.
         await this.releaseLease(delivery.id);
         return;

@@ -1,0 +1,70 @@
+/**
+ * Cost per PIX charge code on this machine: building the dynamic BR Code, the adapter's own makeChargeCode (code + QR
+ * PNG data URL, as every cob revision gets it), the QR matrix alone, and the same PNG with a single PNG filter, to see
+ * where the time goes.
+ * Run: pnpm --filter @gateway/pix-adapter bench
+ */
+import { performance } from 'node:perf_hooks';
+import QRCode from 'qrcode';
+import { testLogger } from '@gateway/testkit';
+import { makeChargeCode } from '../src/charge-code';
+import { buildDynamicBrCode } from '../src/domain/br-code';
+import type { Cob } from '../src/psp/cob';
+
+const WARM_UP = 200;
+
+/** Runs `operation` WARM_UP times unmeasured, then `iterations` times one after another, and prints its cost. */
+async function measure(name: string, iterations: number, operation: () => unknown): Promise<void> {
+  for (let i = 0; i < WARM_UP; i++) await operation();
+  const started = performance.now();
+  for (let i = 0; i < iterations; i++) await operation();
+  const elapsedMs = performance.now() - started;
+  console.log(
+    `${name}: ${Math.round((iterations * 1000) / elapsedMs)} ops/s, ${((elapsedMs * 1000) / iterations).toFixed(1)} µs/op (${iterations} ops)`,
+  );
+}
+
+async function main(): Promise<void> {
+  const merchant = { name: 'Padaria São João', city: 'São Paulo' };
+  const location = 'pix.example.com.br/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca25';
+  // No pixCopiaECola from the PSP: the adapter builds the code itself, then renders its QR.
+  const cob: Cob = {
+    txid: 'abcdefghijklmnopqrstuvwxyz0123',
+    revisao: 0,
+    status: 'ATIVA',
+    calendario: { criacao: '2025-01-01T12:00:00Z', expiracao: 3600 },
+    loc: { id: 1, location, tipoCob: 'cob' },
+    valor: { original: '123.45' },
+    chave: 'chave-pix',
+  };
+  const logger = testLogger('bench');
+  const code = buildDynamicBrCode({ location, merchantName: merchant.name, merchantCity: merchant.city });
+  console.log(`BR Code of ${code.length} characters`);
+
+  await measure('buildDynamicBrCode', 50_000, () =>
+    buildDynamicBrCode({ location, merchantName: merchant.name, merchantCity: merchant.city }),
+  );
+  await measure('makeChargeCode (BR Code + QRCode.toDataURL as the adapter renders it)', 2_000, () =>
+    makeChargeCode(cob, merchant, logger),
+  );
+  await measure('QRCode.create (QR matrix alone, level M)', 5_000, () =>
+    QRCode.create(code, { errorCorrectionLevel: 'M' }),
+  );
+  // For comparison: the same image with one PNG filter, as the solana-watcher renders its QR.
+  await measure(
+    'QRCode.toDataURL, same options + rendererOpts { filterType: 0, deflateStrategy: 0 }',
+    2_000,
+    () =>
+      QRCode.toDataURL(code, {
+        errorCorrectionLevel: 'M',
+        margin: 2,
+        width: 300,
+        rendererOpts: { filterType: 0, deflateStrategy: 0 },
+      } as QRCode.QRCodeToDataURLOptions),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

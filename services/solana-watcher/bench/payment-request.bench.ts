@@ -1,0 +1,80 @@
+/**
+ * Cost per crypto payment request on this machine: the Solana Pay URL alone, the watcher's RequestIssuer.prepare
+ * (fresh reference key, locked quote, URL) and describe (the QR PNG data URL, as the watcher renders it), and the QR
+ * matrix alone.
+ * Run: pnpm --filter @gateway/solana-watcher bench
+ */
+import { performance } from 'node:perf_hooks';
+import { Keypair } from '@solana/web3.js';
+import QRCode from 'qrcode';
+import { testLogger } from '@gateway/testkit';
+import { QuoteDesk } from '../src/chain/quote-desk';
+import { FixedRateProvider } from '../src/domain/quote';
+import { buildTransferRequestUrl } from '../src/domain/solana-pay';
+import { RequestIssuer } from '../src/requests/request-issuer';
+
+const WARM_UP = 200;
+
+/** Runs `operation` WARM_UP times unmeasured, then `iterations` times one after another, and prints its cost. */
+async function measure(name: string, iterations: number, operation: () => unknown): Promise<void> {
+  for (let i = 0; i < WARM_UP; i++) await operation();
+  const started = performance.now();
+  for (let i = 0; i < iterations; i++) await operation();
+  const elapsedMs = performance.now() - started;
+  console.log(
+    `${name}: ${Math.round((iterations * 1000) / elapsedMs)} ops/s, ${((elapsedMs * 1000) / iterations).toFixed(1)} µs/op (${iterations} ops)`,
+  );
+}
+
+async function main(): Promise<void> {
+  const wallet = Keypair.generate().publicKey.toBase58();
+  const usdcMint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+  const transfer = {
+    recipient: wallet,
+    amount: 22_222_100n,
+    decimals: 6,
+    splToken: usdcMint,
+    reference: Keypair.generate().publicKey.toBase58(),
+    label: 'Padaria São João',
+    message: 'Pagamento pay_01JD8X4Y7Z9ABCDEFGHJKMNPQR',
+  };
+  // The watcher's sandbox set-up: fixed rates, default guards and window.
+  const quotes = new QuoteDesk(
+    [new FixedRateProvider({ USDC: '0.18', USDT: '0.18', EURC: '0.16' })],
+    { maxAgeMs: 300_000, maxDeviationBps: 200, spreadBps: 0 },
+    testLogger('bench'),
+  );
+  const issuer = new RequestIssuer(quotes, {
+    receivingWallet: wallet,
+    mints: {
+      usdc: usdcMint,
+      usdt: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB',
+      eurc: 'HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr',
+    },
+    decimals: 6,
+    windowSeconds: 1_800,
+  });
+  const input = {
+    paymentId: 'pay_01JD8X4Y7Z9ABCDEFGHJKMNPQR',
+    businessName: 'Padaria São João',
+    amountCentavos: 12_345,
+    token: 'usdc' as const,
+    correlationId: 'bench',
+  };
+  const request = await issuer.prepare(input);
+  console.log(`Solana Pay link of ${request.paymentLink.length} characters`);
+
+  await measure('buildTransferRequestUrl', 20_000, () => buildTransferRequestUrl(transfer));
+  await measure('RequestIssuer.prepare (reference key + quote + URL)', 5_000, () => issuer.prepare(input));
+  await measure('RequestIssuer.describe (QRCode.toDataURL as the watcher renders it)', 2_000, () =>
+    issuer.describe(request),
+  );
+  await measure('QRCode.create (QR matrix alone, default level M)', 5_000, () =>
+    QRCode.create(request.paymentLink),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
