@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import { centavos, isoDate, paymentId, tokens, type Token } from './common';
-import type { CryptoInstructions } from './payment-commands';
+import { cryptoInstructionsSchema, type CryptoInstructions } from './payment-commands';
 
 // Commands the payment service sends to the Solana watcher, and the rail events it answers with. Internal: webhooks
 // never see them.
@@ -15,18 +15,10 @@ export interface OpenCryptoRequest {
 export interface CryptoRequest extends CryptoInstructions {
   reference: string;
 }
-const cryptoRequestSchema = Joi.object<CryptoRequest>({
+const cryptoRequestSchema: Joi.ObjectSchema<CryptoRequest> = (
+  cryptoInstructionsSchema as Joi.ObjectSchema
+).keys({
   reference: Joi.string().required(),
-  currency: Joi.valid(...tokens).required(),
-  network: Joi.valid('solana').required(),
-  qr_code: Joi.string().required(),
-  payment_link: Joi.string().required(),
-  wallet_address: Joi.string().required(),
-  amount_base_units: Joi.string()
-    .pattern(/^[0-9]+$/)
-    .required(),
-  decimals: Joi.number().integer().required(),
-  expires_at: isoDate.required(),
 });
 export const openCryptoRequest = defineCommand<OpenCryptoRequest, CryptoRequest>(
   'crypto.request.open.v1',

@@ -34,12 +34,12 @@ export interface PaymentView {
   crypto?: CryptoInstructions;
 }
 
-const pixInstructionsSchema = Joi.object<PixInstructions>({
+export const pixInstructionsSchema = Joi.object<PixInstructions>({
   qr_code: Joi.string().required(),
   copia_e_cola: Joi.string().required(),
   expires_at: isoDate.required(),
 });
-const cryptoInstructionsSchema = Joi.object<CryptoInstructions>({
+export const cryptoInstructionsSchema = Joi.object<CryptoInstructions>({
   currency: Joi.valid(...tokens).required(),
   network: Joi.valid('solana').required(),
   qr_code: Joi.string().required(),

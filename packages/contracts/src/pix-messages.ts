@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import { centavos, isoDate, paymentId } from './common';
-import type { PixInstructions } from './payment-commands';
+import { pixInstructionsSchema, type PixInstructions } from './payment-commands';
 
 // Commands the payment service sends to the PIX adapter, and the rail events it answers with. Internal: webhooks
 // never see them.
@@ -15,11 +15,8 @@ export interface OpenPixCharge {
 export interface PixCharge extends PixInstructions {
   txid: string;
 }
-const pixChargeSchema = Joi.object<PixCharge>({
+const pixChargeSchema: Joi.ObjectSchema<PixCharge> = (pixInstructionsSchema as Joi.ObjectSchema).keys({
   txid: Joi.string().required(),
-  qr_code: Joi.string().required(),
-  copia_e_cola: Joi.string().required(),
-  expires_at: isoDate.required(),
 });
 export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
   'pix.charge.open.v1',
