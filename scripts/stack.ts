@@ -16,17 +16,29 @@ interface ProcessSpec {
   name: string;
   entry: string;
   sandboxOnly?: boolean;
+  /** Variables of this process only (the stand-ins read PORT too, so they get their own). */
+  env?: Record<string, string>;
 }
 
 const processes: ProcessSpec[] = [
-  { name: 'psp-simulator', entry: 'infra/psp-simulator/src/main.ts', sandboxOnly: true },
-  { name: 'solana-localnet', entry: 'infra/solana-localnet/src/main.ts', sandboxOnly: true },
-  { name: 'payment', entry: 'services/payment/src/main.ts' },
-  { name: 'pix-adapter', entry: 'services/pix-adapter/src/main.ts' },
-  { name: 'solana-watcher', entry: 'services/solana-watcher/src/main.ts' },
-  { name: 'checkout', entry: 'services/checkout/src/main.ts' },
-  { name: 'customer', entry: 'services/customer/src/main.ts' },
-  { name: 'webhook-dispatcher', entry: 'services/webhook-dispatcher/src/main.ts' },
+  {
+    name: 'psp-simulator',
+    entry: 'infra/psp-simulator/src/main.ts',
+    sandboxOnly: true,
+    env: { PORT: process.env.PSP_SIMULATOR_PORT ?? '4010' },
+  },
+  {
+    name: 'solana-localnet',
+    entry: 'infra/solana-localnet/src/main.ts',
+    sandboxOnly: true,
+    env: { PORT: process.env.SOLANA_LOCALNET_PORT ?? '8899' },
+  },
+  { name: 'payment', entry: 'services/payment/src/main.ts', env: { METRICS_PORT: '9101' } },
+  { name: 'pix-adapter', entry: 'services/pix-adapter/src/main.ts', env: { METRICS_PORT: '9102' } },
+  { name: 'solana-watcher', entry: 'services/solana-watcher/src/main.ts', env: { METRICS_PORT: '9103' } },
+  { name: 'checkout', entry: 'services/checkout/src/main.ts', env: { METRICS_PORT: '9104' } },
+  { name: 'customer', entry: 'services/customer/src/main.ts', env: { METRICS_PORT: '9105' } },
+  { name: 'webhook-dispatcher', entry: 'services/webhook-dispatcher/src/main.ts', env: { METRICS_PORT: '9106' } },
   { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts' },
 ];
 

@@ -47,6 +47,7 @@ export const commonEnv = {
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: Joi.string().allow('').default(''),
+  METRICS_PORT: Joi.number().port().optional(),
 };
 
 /** A secret: required in production (no default), with a development default elsewhere. */

@@ -3,6 +3,7 @@ import type { ServiceName } from '@gateway/contracts';
 import { createLogger, type Logger } from '@gateway/observability';
 import { openServiceDatabase, type ServiceDatabaseOptions } from '@gateway/persistence';
 import { Broker } from './broker';
+import { serveMetrics } from './metrics-server';
 import { OutboxRelay } from './outbox-relay';
 import { UnitOfWork } from './unit-of-work';
 import { OutboxInbox1732300000000 } from './outbox-inbox-migration';
@@ -13,6 +14,8 @@ export interface RuntimeConfig {
   AMQP_URL: string;
   AMQP_PREFIX: string;
   LOG_LEVEL: string;
+  /** When set, `/metrics` (Prometheus) and `/healthz` are served on this port. */
+  METRICS_PORT?: number;
 }
 
 export interface ServiceRuntimeOptions {
@@ -68,6 +71,11 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
   const relay = new OutboxRelay(dataSource, broker, { logger });
   relay.start();
   const stopSteps: Array<() => Promise<void>> = [];
+  if (options.config.METRICS_PORT !== undefined) {
+    const server = await serveMetrics(options.config.METRICS_PORT, () => broker.connected);
+    logger.info({ port: options.config.METRICS_PORT }, 'metrics served');
+    stopSteps.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  }
   return {
     service: options.service,
     logger,

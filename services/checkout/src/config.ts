@@ -6,6 +6,8 @@ export interface CheckoutConfig {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_PREFIX: string;
+  /** Serves /metrics and /healthz on this port when set. */
+  METRICS_PORT?: number;
   /** How long a session start waits for the payment service to create the payment. */
   PAYMENT_RPC_TIMEOUT_MS: number;
 }
@@ -16,6 +18,7 @@ const schema = Joi.object<CheckoutConfig>({
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  METRICS_PORT: commonEnv.METRICS_PORT,
   PAYMENT_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(4000),
 });
 

@@ -6,6 +6,8 @@ export interface CustomerConfig {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_PREFIX: string;
+  /** Serves /metrics and /healthz on this port when set. */
+  METRICS_PORT?: number;
 }
 
 const schema = Joi.object<CustomerConfig>({
@@ -14,6 +16,7 @@ const schema = Joi.object<CustomerConfig>({
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  METRICS_PORT: commonEnv.METRICS_PORT,
 });
 
 export function loadCustomerConfig(env: NodeJS.ProcessEnv = process.env): CustomerConfig {

@@ -6,6 +6,8 @@ export interface PaymentConfig {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_PREFIX: string;
+  /** Serves /metrics and /healthz on this port when set. */
+  METRICS_PORT?: number;
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
   RAIL_RPC_TIMEOUT_MS: number;
   PIX_EXPIRES_IN_SECONDS: number;
@@ -17,6 +19,7 @@ const schema = Joi.object<PaymentConfig>({
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  METRICS_PORT: commonEnv.METRICS_PORT,
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
 });

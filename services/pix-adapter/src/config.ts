@@ -9,6 +9,8 @@ export interface PixAdapterConfig {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_PREFIX: string;
+  /** Serves /metrics and /healthz on this port when set. */
+  METRICS_PORT?: number;
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
@@ -40,6 +42,7 @@ const schema = Joi.object<PixAdapterConfig>({
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  METRICS_PORT: commonEnv.METRICS_PORT,
   PSP_BASE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .replace(/\/+$/, '')

@@ -1,7 +1,7 @@
 /**
  * Cost per crypto payment request on this machine: the Solana Pay URL alone, the watcher's RequestIssuer.prepare
  * (fresh reference key, locked quote, URL) and describe (the QR PNG data URL, as the watcher renders it), and the QR
- * matrix alone.
+ * matrix alone; and, for comparison, the same QR with qrcode's default PNG options.
  * Run: pnpm --filter @gateway/solana-watcher bench
  */
 import { performance } from 'node:perf_hooks';
@@ -62,7 +62,11 @@ async function main(): Promise<void> {
     correlationId: 'bench',
   };
   const request = await issuer.prepare(input);
-  console.log(`Solana Pay link of ${request.paymentLink.length} characters`);
+  const described = await issuer.describe(request);
+  const defaultPng = await QRCode.toDataURL(request.paymentLink);
+  console.log(
+    `Solana Pay link of ${request.paymentLink.length} characters, QR data URL of ${described.qr_code.length} characters (default options: ${defaultPng.length})`,
+  );
 
   await measure('buildTransferRequestUrl', 20_000, () => buildTransferRequestUrl(transfer));
   await measure('RequestIssuer.prepare (reference key + quote + URL)', 5_000, () => issuer.prepare(input));
@@ -71,6 +75,10 @@ async function main(): Promise<void> {
   );
   await measure('QRCode.create (QR matrix alone, default level M)', 5_000, () =>
     QRCode.create(request.paymentLink),
+  );
+  // For comparison: qrcode's default PNG options (adaptive filter, RLE deflate) for the same link.
+  await measure('QRCode.toDataURL with default rendererOpts', 2_000, () =>
+    QRCode.toDataURL(request.paymentLink),
   );
 }
 

@@ -7,6 +7,8 @@ export interface SolanaWatcherConfig {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_PREFIX: string;
+  /** Serves /metrics and /healthz on this port when set. */
+  METRICS_PORT?: number;
   SOLANA_RPC_URL: string;
   /** The platform's custodial wallet: every payment goes to its associated token accounts. */
   RECEIVING_WALLET: string;
@@ -57,6 +59,7 @@ const schema = Joi.object<SolanaWatcherConfig>({
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  METRICS_PORT: commonEnv.METRICS_PORT,
   SOLANA_RPC_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:8899'),

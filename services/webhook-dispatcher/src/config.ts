@@ -8,6 +8,8 @@ export interface WebhookDispatcherConfig {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_PREFIX: string;
+  /** Serves /metrics and /healthz on this port when set. */
+  METRICS_PORT?: number;
   /** Base64 of the 32-byte AES-256-GCM key that seals webhook secrets at rest. */
   WEBHOOK_SECRET_KEY: string;
   /** Overrides the decisions.md schedule, e.g. `1s,2s,4s` (units ms, s, m, h, d). */
@@ -41,6 +43,7 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  METRICS_PORT: commonEnv.METRICS_PORT,
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Joi.boolean().when('APP_ENV', {

@@ -1,0 +1,26 @@
+import { createServer, type Server } from 'node:http';
+import { metricsRegistry } from '@gateway/observability';
+
+/** A tiny HTTP listener for services without an HTTP API: Prometheus `/metrics` and a `/healthz` liveness probe. */
+export async function serveMetrics(port: number, brokerConnected: () => boolean): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/metrics') {
+      metricsRegistry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    } else if (req.url === '/healthz') {
+      const ok = brokerConnected();
+      res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: ok ? 'ok' : 'degraded' }));
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, resolve);
+  });
+  return server;
+}
