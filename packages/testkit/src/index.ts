@@ -7,3 +7,4 @@ export * from './parking';
 export * from './stack';
 export * from './broker-cleanup';
 export * from './test-pki';
+export * from './service-test-bed';

@@ -1,5 +1,6 @@
 import amqp from 'amqplib';
 import { infrastructureUrls } from './infrastructure';
+import { waitFor } from './wait';
 
 export interface ParkedMessage {
   type: string | undefined;
@@ -25,4 +26,15 @@ export async function takeParkedMessages(queue: string): Promise<ParkedMessage[]
   } finally {
     await model.close();
   }
+}
+
+/** Waits until a parking queue holds messages, and takes them. */
+export function waitForParkedMessages(queue: string, what = 'the parked message'): Promise<ParkedMessage[]> {
+  return waitFor(
+    async () => {
+      const taken = await takeParkedMessages(queue);
+      return taken.length > 0 ? taken : undefined;
+    },
+    { what },
+  );
 }

@@ -7,49 +7,32 @@ import {
   newPublicId,
   type CommandDefinition,
 } from '@gateway/contracts';
-import { createEnvelope, type Broker, type ServiceRuntime } from '@gateway/messaging';
-import {
-  isolatedEnvironment,
-  takeParkedMessages,
-  testLogger,
-  waitFor,
-  type IsolatedEnvironment,
-} from '@gateway/testkit';
+import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { testLogger, untilAnsweredOk, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
 import { handleCreateCheckout } from '../src/handlers/checkout.create.v1';
-import { startCheckoutService } from '../src/main';
 import {
   RPC_TIMEOUT_MS,
   checkoutCommand,
-  checkoutConfig,
-  connectTestBroker,
+  checkoutTestBed,
   createTestCheckout,
   createTestProduct,
   productCommand,
 } from './support';
 
 describe('products and checkouts', () => {
-  let env: IsolatedEnvironment;
-  let service: ServiceRuntime;
-  let client: Broker;
+  let bed: ServiceTestBed<ServiceRuntime>;
 
   beforeAll(async () => {
-    env = await isolatedEnvironment('checkout');
-    service = await startCheckoutService(checkoutConfig(env));
-    client = await connectTestBroker(env, 'checkout-test-client');
+    bed = await checkoutTestBed('checkout');
   });
 
-  afterAll(async () => {
-    await service.broker.deleteDeclaredTopology();
-    await client.close();
-    await service.stop();
-    await env.database.drop();
-  });
+  afterAll(() => bed.close());
 
   const request = <P, R>(definition: CommandDefinition<P, R>, payload: P, messageId?: string) =>
-    client.request(definition, payload, { timeoutMs: RPC_TIMEOUT_MS, messageId });
+    bed.client.request(definition, payload, { timeoutMs: RPC_TIMEOUT_MS, messageId });
 
   const count = async (table: 'products' | 'checkouts', businessId: string): Promise<number> => {
-    const rows = await service.dataSource.query(
+    const rows = await bed.service.dataSource.query(
       `SELECT count(*)::int AS n FROM ${table} WHERE business_id = $1`,
       [businessId],
     );
@@ -85,7 +68,7 @@ describe('products and checkouts', () => {
 
   describe('checkout.create.v1', () => {
     test('a checkout without a slug is active under the slugified title plus a random suffix', async () => {
-      const product = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
       const input = checkoutCommand(product, {
         title: 'Promoção de Natal',
         metadata: '{"campanha":"natal"}',
@@ -109,23 +92,23 @@ describe('products and checkouts', () => {
     });
 
     test('without a title the generated slug comes from the product name', async () => {
-      const product = await createTestProduct(client, { name: 'Café & Pão' });
-      const checkout = await createTestCheckout(client, product);
+      const product = await createTestProduct(bed.client, { name: 'Café & Pão' });
+      const checkout = await createTestCheckout(bed.client, product);
       expect(checkout.slug).toMatch(/^cafe-pao-[a-z0-9]{6}$/);
       expect(checkout.title).toBeNull();
     });
 
     test('a free custom slug is kept as given', async () => {
-      const product = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
       const slug = `loja-${randomBytes(4).toString('hex')}`;
-      const checkout = await createTestCheckout(client, product, { slug });
+      const checkout = await createTestCheckout(bed.client, product, { slug });
       expect(checkout.slug).toBe(slug);
     });
 
     test('a taken custom slug is refused with INVALID_FIELDS naming the slug, and nothing is stored', async () => {
-      const product = await createTestProduct(client);
-      const first = await createTestCheckout(client, product);
-      const other = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
+      const first = await createTestCheckout(bed.client, product);
+      const other = await createTestProduct(bed.client);
       const reply = await request(createCheckout, checkoutCommand(other, { slug: first.slug }));
       expect(reply).toEqual({
         ok: false,
@@ -135,7 +118,7 @@ describe('products and checkouts', () => {
     });
 
     test('missing required fields are all listed in one MISSING_FIELDS refusal', async () => {
-      const product = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
       const reply = await request(
         createCheckout,
         checkoutCommand(product, { product_id: '  ', cancel_url: ' ', return_url: 'ftp://x' }),
@@ -147,7 +130,7 @@ describe('products and checkouts', () => {
     });
 
     test('a non-http url, JSON-less metadata and a malformed slug are refused with INVALID_FIELDS naming each', async () => {
-      const product = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
       const reply = await request(
         createCheckout,
         checkoutCommand(product, { return_url: 'javascript:alert(1)', slug: 'Não Vale', metadata: '{oops' }),
@@ -163,7 +146,7 @@ describe('products and checkouts', () => {
       ['an unknown product', () => newPublicId('prod')],
       ['another business’s product', () => null],
     ])('a checkout for %s is refused with NOT_FOUND', async (_case, productId) => {
-      const product = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
       const businessId = newPublicId('biz');
       const reply = await request(
         createCheckout,
@@ -174,12 +157,12 @@ describe('products and checkouts', () => {
     });
 
     test('when a generated slug is already taken, another suffix is drawn and the checkout is created', async () => {
-      const product = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
       const stamp = Date.now().toString(36);
-      await createTestCheckout(client, product, { slug: `colisao-${stamp}-aaaaaa` });
+      await createTestCheckout(bed.client, product, { slug: `colisao-${stamp}-aaaaaa` });
       // The first draw repeats the taken slug; the second draw is all 'b'.
       const draws = [...Array(6).fill(0), ...Array(6).fill(1)];
-      const handle = handleCreateCheckout(service.unitOfWork('checkout.create'), () => draws.shift()!);
+      const handle = handleCreateCheckout(bed.service.unitOfWork('checkout.create'), () => draws.shift()!);
       const command = checkoutCommand(product, { title: `Colisão ${stamp}` });
       const created = await handle(command, {
         envelope: createEnvelope(createCheckout, command),
@@ -191,7 +174,7 @@ describe('products and checkouts', () => {
     });
 
     test('when the same command is delivered twice, one checkout is created and both replies are the same', async () => {
-      const product = await createTestProduct(client);
+      const product = await createTestProduct(bed.client);
       const messageId = newPublicId('cmd');
       const first = await request(createCheckout, checkoutCommand(product), messageId);
       const second = await request(createCheckout, checkoutCommand(product), messageId);
@@ -203,14 +186,14 @@ describe('products and checkouts', () => {
 
   describe('checkout.get.v1', () => {
     const insertSession = (checkoutId: string, createdAt: string) =>
-      service.dataSource.query(
+      bed.service.dataSource.query(
         `INSERT INTO sessions (id, checkout_id, payment_id, status, created_at) VALUES ($1, $2, $3, 'initiated', $4)`,
         [newPublicId('sess'), checkoutId, newPublicId('pay'), createdAt],
       );
 
     test('the owner reads the checkout with its sessions, newest first', async () => {
-      const product = await createTestProduct(client);
-      const checkout = await createTestCheckout(client, product);
+      const product = await createTestProduct(bed.client);
+      const checkout = await createTestCheckout(bed.client, product);
       await insertSession(checkout.checkout_id, '2025-01-01T10:00:00Z');
       await insertSession(checkout.checkout_id, '2025-01-03T10:00:00Z');
       await insertSession(checkout.checkout_id, '2025-01-02T10:00:00Z');
@@ -235,8 +218,8 @@ describe('products and checkouts', () => {
     });
 
     test('a checkout of another business, or an unknown one, is NOT_FOUND', async () => {
-      const product = await createTestProduct(client);
-      const checkout = await createTestCheckout(client, product);
+      const product = await createTestProduct(bed.client);
+      const checkout = await createTestCheckout(bed.client, product);
       const otherBusiness = await request(getCheckout, {
         business_id: newPublicId('biz'),
         checkout_id: checkout.checkout_id,
@@ -252,8 +235,8 @@ describe('products and checkouts', () => {
 
   describe('checkout.page.get.v1', () => {
     test('an active checkout shows its public data by slug', async () => {
-      const product = await createTestProduct(client, { description: null });
-      const checkout = await createTestCheckout(client, product, { title: 'Oferta Relâmpago' });
+      const product = await createTestProduct(bed.client, { description: null });
+      const checkout = await createTestCheckout(bed.client, product, { title: 'Oferta Relâmpago' });
       const reply = await request(getCheckoutPage, { slug: checkout.slug });
       expect(reply).toEqual({
         ok: true,
@@ -271,8 +254,8 @@ describe('products and checkouts', () => {
     });
 
     test('without a title the page shows the product name, and without a merchant name too', async () => {
-      const product = await createTestProduct(client, { business_name: undefined, name: 'Kit Pincéis' });
-      const checkout = await createTestCheckout(client, product);
+      const product = await createTestProduct(bed.client, { business_name: undefined, name: 'Kit Pincéis' });
+      const checkout = await createTestCheckout(bed.client, product);
       const reply = await request(getCheckoutPage, { slug: checkout.slug });
       expect(reply).toEqual({
         ok: true,
@@ -281,9 +264,9 @@ describe('products and checkouts', () => {
     });
 
     test('an inactive or unknown checkout has no page', async () => {
-      const product = await createTestProduct(client);
-      const checkout = await createTestCheckout(client, product);
-      await service.dataSource.query(`UPDATE checkouts SET status = 'inactive' WHERE id = $1`, [
+      const product = await createTestProduct(bed.client);
+      const checkout = await createTestCheckout(bed.client, product);
+      await bed.service.dataSource.query(`UPDATE checkouts SET status = 'inactive' WHERE id = $1`, [
         checkout.checkout_id,
       ]);
       const inactive = await request(getCheckoutPage, { slug: checkout.slug });
@@ -293,8 +276,8 @@ describe('products and checkouts', () => {
     });
 
     test('reading the same page twice with one message id gives the same answer', async () => {
-      const product = await createTestProduct(client);
-      const checkout = await createTestCheckout(client, product);
+      const product = await createTestProduct(bed.client);
+      const checkout = await createTestCheckout(bed.client, product);
       const messageId = newPublicId('cmd');
       const first = await request(getCheckoutPage, { slug: checkout.slug }, messageId);
       const second = await request(getCheckoutPage, { slug: checkout.slug }, messageId);
@@ -310,32 +293,22 @@ describe('products and checkouts', () => {
     [getCheckoutPage.name, { slug: ['a'] }],
   ])('a poison %s is parked at once and the commands behind it are still served', async (name, payload) => {
     const envelope = { ...createEnvelope(getCheckoutPage, { slug: 'x' }), name, payload };
-    const parkingQueue = `${env.config.AMQP_PREFIX}checkout.commands.parking`;
-    await client.publishEnvelope(envelope as never, {});
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(parkingQueue);
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: `the parked ${name}` },
+    await bed.client.publishEnvelope(envelope as never, {});
+    const parked = await waitForParkedMessages(
+      `${bed.env.config.AMQP_PREFIX}checkout.commands.parking`,
+      `the parked ${name}`,
     );
     expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: name })]);
-    expect((await createTestProduct(client)).product_id).toMatch(/^prod_/);
+    expect((await createTestProduct(bed.client)).product_id).toMatch(/^prod_/);
   });
 
   test('after the service loses its broker connection it reconnects and serves every command again', async () => {
-    service.broker.dropConnectionForTesting();
+    bed.service.broker.dropConnectionForTesting();
     const input = productCommand();
     const messageId = newPublicId('cmd');
-    const product = await waitFor(
-      async () => {
-        const answer = await request(createProduct, input, messageId).catch(() => undefined);
-        return answer?.ok ? answer.result : undefined;
-      },
-      { timeoutMs: 15_000, what: 'a reply after reconnect' },
-    );
+    const { result: product } = await untilAnsweredOk(() => request(createProduct, input, messageId));
     expect(await count('products', input.business_id)).toBe(1);
-    const checkout = await createTestCheckout(client, product);
+    const checkout = await createTestCheckout(bed.client, product);
     const page = await request(getCheckoutPage, { slug: checkout.slug });
     const read = await request(getCheckout, {
       business_id: product.business_id,

@@ -9,14 +9,12 @@ import {
   type PaymentEventPayload,
   type PaymentView,
 } from '@gateway/contracts';
-import { createEnvelope, type Broker, type ServiceRuntime } from '@gateway/messaging';
-import { isolatedEnvironment, takeParkedMessages, waitFor, type IsolatedEnvironment } from '@gateway/testkit';
-import { startCheckoutService } from '../src/main';
+import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { takeParkedMessages, waitFor, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
 import {
   FakePaymentService,
   RPC_TIMEOUT_MS,
-  checkoutConfig,
-  connectTestBroker,
+  checkoutTestBed,
   createTestCheckout,
   createTestProduct,
 } from './support';
@@ -24,27 +22,16 @@ import {
 type OutcomeDefinition = MessageDefinition<PaymentEventPayload>;
 
 describe('sessions following their payments (payment.*.v1 events)', () => {
-  let env: IsolatedEnvironment;
-  let service: ServiceRuntime;
-  let client: Broker;
-  let payments: FakePaymentService;
+  let bed: ServiceTestBed<ServiceRuntime>;
 
   beforeAll(async () => {
-    env = await isolatedEnvironment('checkout-events');
-    service = await startCheckoutService(checkoutConfig(env));
-    client = await connectTestBroker(env, 'checkout-events-test-client');
-    payments = await FakePaymentService.start(env);
+    bed = await checkoutTestBed('checkout-events');
+    await FakePaymentService.start(await bed.connect('fake-payment-service'));
   });
 
-  afterAll(async () => {
-    await service.broker.deleteDeclaredTopology();
-    await payments.stop();
-    await client.close();
-    await service.stop();
-    await env.database.drop();
-  });
+  afterAll(() => bed.close());
 
-  const parkingQueue = () => `${env.config.AMQP_PREFIX}checkout.events.parking`;
+  const parkingQueue = () => `${bed.env.config.AMQP_PREFIX}checkout.events.parking`;
 
   interface StartedSession {
     sessionId: string;
@@ -52,8 +39,8 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
   }
 
   const startSession = async (): Promise<StartedSession> => {
-    const checkout = await createTestCheckout(client, await createTestProduct(client));
-    const reply = await client.request(
+    const checkout = await createTestCheckout(bed.client, await createTestProduct(bed.client));
+    const reply = await bed.client.request(
       startCheckoutSession,
       { slug: checkout.slug, business_name: 'Estúdio Som', method: 'pix', token: null },
       { timeoutMs: RPC_TIMEOUT_MS },
@@ -73,7 +60,9 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
   });
 
   const sessionRow = async (sessionId: string): Promise<{ status: string; updated_at: Date }> =>
-    (await service.dataSource.query('SELECT status, updated_at FROM sessions WHERE id = $1', [sessionId]))[0];
+    (
+      await bed.service.dataSource.query('SELECT status, updated_at FROM sessions WHERE id = $1', [sessionId])
+    )[0];
 
   const statusBecomes = (sessionId: string, status: string) =>
     waitFor(async () => ((await sessionRow(sessionId)).status === status ? true : undefined), {
@@ -83,7 +72,7 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
   /** Events are handled concurrently, so "processed" is shown by a later event's effect plus the inbox. */
   const handledEvents = async (messageIds: string[]): Promise<number> =>
     (
-      await service.dataSource.query(
+      await bed.service.dataSource.query(
         `SELECT count(*)::int AS n FROM inbox WHERE consumer = 'checkout.payment-events' AND message_id = ANY($1)`,
         [messageIds],
       )
@@ -97,20 +86,20 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
     'after %s its session is %s',
     async (_name, status, definition) => {
       const { sessionId, payment } = await startSession();
-      await client.publish(definition, eventFor(payment, status));
+      await bed.client.publish(definition, eventFor(payment, status));
       await statusBecomes(sessionId, status);
     },
   );
 
   test('a session that ended keeps its status whatever payment events come later', async () => {
     const { sessionId, payment } = await startSession();
-    await client.publish(paymentExpired, eventFor(payment, 'expired'));
+    await bed.client.publish(paymentExpired, eventFor(payment, 'expired'));
     await statusBecomes(sessionId, 'expired');
     const ended = await sessionRow(sessionId);
 
     const late = [
-      await client.publish(paymentConfirmed, eventFor(payment, 'paid')),
-      await client.publish(paymentFailed, eventFor(payment, 'failed')),
+      await bed.client.publish(paymentConfirmed, eventFor(payment, 'paid')),
+      await bed.client.publish(paymentFailed, eventFor(payment, 'failed')),
     ];
     await waitFor(async () => (await handledEvents(late.map((e) => e.id))) === 2, {
       what: 'the late events',
@@ -121,14 +110,14 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
   test('when the same event is delivered twice, the session changes once', async () => {
     const { sessionId, payment } = await startSession();
     const envelope = createEnvelope(paymentConfirmed, eventFor(payment, 'paid'));
-    await client.publishEnvelope(envelope, {});
+    await bed.client.publishEnvelope(envelope, {});
     await statusBecomes(sessionId, 'paid');
     const changed = await sessionRow(sessionId);
 
-    await client.publishEnvelope(envelope, {});
+    await bed.client.publishEnvelope(envelope, {});
     // A later event on a fresh session proves the queue moved past the duplicate.
     const probe = await startSession();
-    await client.publish(paymentFailed, eventFor(probe.payment, 'failed'));
+    await bed.client.publish(paymentFailed, eventFor(probe.payment, 'failed'));
     await statusBecomes(probe.sessionId, 'failed');
     expect(await sessionRow(sessionId)).toEqual(changed);
     expect(await handledEvents([envelope.id])).toBe(1);
@@ -138,14 +127,14 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
   test('events of payments no checkout session started change nothing and are not parked', async () => {
     const { sessionId, payment } = await startSession();
     const foreign = { ...payment, payment_id: newPublicId('pay') };
-    await client.publish(paymentCreated, eventFor(payment, 'processing'));
-    const foreignConfirmed = await client.publish(paymentConfirmed, eventFor(foreign, 'paid'));
+    await bed.client.publish(paymentCreated, eventFor(payment, 'processing'));
+    const foreignConfirmed = await bed.client.publish(paymentConfirmed, eventFor(foreign, 'paid'));
     await waitFor(async () => (await handledEvents([foreignConfirmed.id])) === 1, {
       what: 'the foreign event',
     });
-    await client.publish(paymentFailed, eventFor(payment, 'failed'));
+    await bed.client.publish(paymentFailed, eventFor(payment, 'failed'));
     await statusBecomes(sessionId, 'failed');
-    const rows = await service.dataSource.query(
+    const rows = await bed.service.dataSource.query(
       'SELECT count(*)::int AS n FROM sessions WHERE payment_id = $1',
       [foreign.payment_id],
     );
@@ -157,26 +146,20 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
     const { sessionId, payment } = await startSession();
     const envelope = createEnvelope(paymentConfirmed, eventFor(payment, 'paid'));
     const broken = { ...envelope, payload: { ...envelope.payload, payment: { payment_id: 42 } } };
-    await client.publishEnvelope(broken as never, {});
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(parkingQueue());
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: 'the parked event' },
-    );
+    await bed.client.publishEnvelope(broken as never, {});
+    const parked = await waitForParkedMessages(parkingQueue(), 'the parked event');
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, type: paymentConfirmed.name }),
     ]);
     expect((await sessionRow(sessionId)).status).toBe('initiated');
-    await client.publish(paymentConfirmed, eventFor(payment, 'paid'));
+    await bed.client.publish(paymentConfirmed, eventFor(payment, 'paid'));
     await statusBecomes(sessionId, 'paid');
   });
 
   test('after the service loses its broker connection, events published meanwhile still reach their sessions', async () => {
     const { sessionId, payment } = await startSession();
-    service.broker.dropConnectionForTesting();
-    await client.publish(paymentConfirmed, eventFor(payment, 'paid'));
+    bed.service.broker.dropConnectionForTesting();
+    await bed.client.publish(paymentConfirmed, eventFor(payment, 'paid'));
     await waitFor(async () => ((await sessionRow(sessionId)).status === 'paid' ? true : undefined), {
       timeoutMs: 15_000,
       what: 'the session to be paid after reconnect',

@@ -6,41 +6,29 @@ import {
   type CreateCheckout,
   type StartCheckoutSession,
 } from '@gateway/contracts';
-import { createEnvelope, type Broker, type ServiceRuntime } from '@gateway/messaging';
-import { isolatedEnvironment, takeParkedMessages, waitFor, type IsolatedEnvironment } from '@gateway/testkit';
-import { startCheckoutService } from '../src/main';
+import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { untilAnsweredOk, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
 import {
   FakePaymentService,
   RPC_TIMEOUT_MS,
-  checkoutConfig,
-  connectTestBroker,
+  checkoutTestBed,
   createTestCheckout,
   createTestProduct,
 } from './support';
 
 describe('checkout sessions', () => {
-  let env: IsolatedEnvironment;
-  let service: ServiceRuntime;
-  let client: Broker;
+  let bed: ServiceTestBed<ServiceRuntime>;
   let payments: FakePaymentService;
 
   beforeAll(async () => {
-    env = await isolatedEnvironment('checkout-session');
-    service = await startCheckoutService(checkoutConfig(env));
-    client = await connectTestBroker(env, 'checkout-session-test-client');
-    payments = await FakePaymentService.start(env);
+    bed = await checkoutTestBed('checkout-session');
+    payments = await FakePaymentService.start(await bed.connect('fake-payment-service'));
   });
 
-  afterAll(async () => {
-    await service.broker.deleteDeclaredTopology();
-    await payments.stop();
-    await client.close();
-    await service.stop();
-    await env.database.drop();
-  });
+  afterAll(() => bed.close());
 
   const newCheckout = async (overrides: Partial<CreateCheckout> = {}): Promise<Checkout> =>
-    createTestCheckout(client, await createTestProduct(client, { price_centavos: 4990 }), overrides);
+    createTestCheckout(bed.client, await createTestProduct(bed.client, { price_centavos: 4990 }), overrides);
 
   const startCommand = (checkout: Checkout, overrides: Partial<StartCheckoutSession> = {}) => ({
     slug: checkout.slug,
@@ -51,12 +39,12 @@ describe('checkout sessions', () => {
   });
 
   const start = (command: StartCheckoutSession, messageId?: string) =>
-    client.request(startCheckoutSession, command, { timeoutMs: RPC_TIMEOUT_MS, messageId });
+    bed.client.request(startCheckoutSession, command, { timeoutMs: RPC_TIMEOUT_MS, messageId });
 
   const sessionsOf = async (
     checkoutId: string,
   ): Promise<Array<{ id: string; payment_id: string; status: string }>> =>
-    service.dataSource.query('SELECT id, payment_id, status FROM sessions WHERE checkout_id = $1', [
+    bed.service.dataSource.query('SELECT id, payment_id, status FROM sessions WHERE checkout_id = $1', [
       checkoutId,
     ]);
 
@@ -133,7 +121,7 @@ describe('checkout sessions', () => {
 
     test('an unknown or inactive checkout cannot start a session, and no payment is requested', async () => {
       const checkout = await newCheckout();
-      await service.dataSource.query(`UPDATE checkouts SET status = 'inactive' WHERE id = $1`, [
+      await bed.service.dataSource.query(`UPDATE checkouts SET status = 'inactive' WHERE id = $1`, [
         checkout.checkout_id,
       ]);
       const inactive = await start(startCommand(checkout));
@@ -169,7 +157,7 @@ describe('checkout sessions', () => {
 
   describe('checkout.session.status.v1', () => {
     const status = (slug: string, sessionId: string, messageId?: string) =>
-      client.request(
+      bed.client.request(
         getCheckoutSessionStatus,
         { slug, session_id: sessionId },
         { timeoutMs: RPC_TIMEOUT_MS, messageId },
@@ -195,8 +183,8 @@ describe('checkout sessions', () => {
       const checkout = await newCheckout({ return_url: 'https://loja.example.com/pedido/77' });
       const paid = await startedSession(checkout);
       const expired = await startedSession(checkout);
-      await service.dataSource.query(`UPDATE sessions SET status = 'paid' WHERE id = $1`, [paid]);
-      await service.dataSource.query(`UPDATE sessions SET status = 'expired' WHERE id = $1`, [expired]);
+      await bed.service.dataSource.query(`UPDATE sessions SET status = 'paid' WHERE id = $1`, [paid]);
+      await bed.service.dataSource.query(`UPDATE sessions SET status = 'expired' WHERE id = $1`, [expired]);
 
       expect(await status(checkout.slug, paid)).toEqual({
         ok: true,
@@ -240,13 +228,10 @@ describe('checkout sessions', () => {
       name,
       payload,
     };
-    await client.publishEnvelope(envelope as never, {});
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(`${env.config.AMQP_PREFIX}checkout.commands.parking`);
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: `the parked ${name}` },
+    await bed.client.publishEnvelope(envelope as never, {});
+    const parked = await waitForParkedMessages(
+      `${bed.env.config.AMQP_PREFIX}checkout.commands.parking`,
+      `the parked ${name}`,
     );
     expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: name })]);
     expect((await start(startCommand(await newCheckout()))).ok).toBe(true);
@@ -254,21 +239,16 @@ describe('checkout sessions', () => {
 
   test('after the service loses its broker connection it reconnects, and a retried start still makes one payment', async () => {
     const checkout = await newCheckout();
-    service.broker.dropConnectionForTesting();
+    bed.service.broker.dropConnectionForTesting();
     const messageId = newPublicId('cmd');
-    const reply = await waitFor(
-      async () => {
-        const answer = await client
-          .request(startCheckoutSession, startCommand(checkout), { timeoutMs: 1500, messageId })
-          .catch(() => undefined);
-        return answer?.ok ? answer.result : undefined;
-      },
-      { timeoutMs: 15_000, what: 'a started session after reconnect' },
+    const { result: reply } = await untilAnsweredOk(
+      () => bed.client.request(startCheckoutSession, startCommand(checkout), { timeoutMs: 1500, messageId }),
+      'a started session after reconnect',
     );
     expect(reply.status).toBe('initiated');
     expect(payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(1);
     expect(await sessionsOf(checkout.checkout_id)).toHaveLength(1);
-    const sessionStatus = await client.request(
+    const sessionStatus = await bed.client.request(
       getCheckoutSessionStatus,
       { slug: checkout.slug, session_id: reply.session_id },
       { timeoutMs: RPC_TIMEOUT_MS },

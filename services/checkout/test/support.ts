@@ -9,25 +9,17 @@ import {
   type PaymentView,
   type Product,
 } from '@gateway/contracts';
-import { Broker, CommandError, type MessageContext } from '@gateway/messaging';
-import { sleep, testLogger, type IsolatedEnvironment } from '@gateway/testkit';
-import type { CheckoutConfig } from '../src/config';
+import { CommandError, type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import { serviceTestBed, sleep, type ServiceTestBed } from '@gateway/testkit';
+import { startCheckoutService } from '../src/main';
 
 export const RPC_TIMEOUT_MS = 5000;
 /** Short, so a test can outlast it without making the file slow. */
 export const PAYMENT_RPC_TIMEOUT_MS = 1000;
 
-export function checkoutConfig(env: IsolatedEnvironment): CheckoutConfig {
-  return { ...env.config, PAYMENT_RPC_TIMEOUT_MS };
-}
-
-export function connectTestBroker(env: IsolatedEnvironment, connectionName: string): Promise<Broker> {
-  return Broker.connect({
-    url: env.config.AMQP_URL,
-    prefix: env.config.AMQP_PREFIX,
-    connectionName,
-    logger: testLogger(),
-  });
+/** The checkout service started in-process on its own database and broker prefix, with a client broker. */
+export function checkoutTestBed(label: string): Promise<ServiceTestBed<ServiceRuntime>> {
+  return serviceTestBed(label, (env) => startCheckoutService({ ...env.config, PAYMENT_RPC_TIMEOUT_MS }));
 }
 
 export function productCommand(overrides: Partial<CreateProduct> = {}): CreateProduct {
@@ -85,8 +77,9 @@ export class FakePaymentService {
 
   private constructor(readonly broker: Broker) {}
 
-  static async start(env: IsolatedEnvironment): Promise<FakePaymentService> {
-    const fake = new FakePaymentService(await connectTestBroker(env, 'fake-payment-service'));
+  /** Answers on `broker`, which its owner cleans up (a test bed's `connect`). */
+  static async start(broker: Broker): Promise<FakePaymentService> {
+    const fake = new FakePaymentService(broker);
     await fake.broker.consumeCommands('payment', {
       'payment.create.v1': (command: CreatePayment, context: MessageContext) => fake.create(command, context),
     });
@@ -110,11 +103,6 @@ export class FakePaymentService {
     return [...this.requests.entries()]
       .filter(([, requests]) => requests.some((request) => request.business_id === businessId))
       .map(([id]) => id);
-  }
-
-  async stop(): Promise<void> {
-    await this.broker.deleteDeclaredTopology();
-    await this.broker.close();
   }
 
   private async create(command: CreatePayment, context: MessageContext): Promise<PaymentView> {

@@ -8,7 +8,7 @@ import {
   type MessageDefinition,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { takeParkedMessages, waitFor } from '@gateway/testkit';
+import { untilAnsweredOk, waitForParkedMessages } from '@gateway/testkit';
 import { create, createCommand, newBusiness, startHarness, type Harness } from './support/harness';
 
 describe('payment service commands', () => {
@@ -18,13 +18,11 @@ describe('payment service commands', () => {
     h = await startHarness('payment-cmd');
   });
 
-  afterAll(async () => {
-    await h.stop();
-  });
+  afterAll(() => h.close());
 
   const countPayments = async (businessId: string): Promise<number> =>
     (
-      await h.payment.dataSource.query('SELECT count(*)::int AS n FROM payments WHERE business_id = $1', [
+      await h.service.dataSource.query('SELECT count(*)::int AS n FROM payments WHERE business_id = $1', [
         businessId,
       ])
     )[0].n;
@@ -148,7 +146,7 @@ describe('payment service commands', () => {
       expect(
         h.rails.callsOf('pix.charge.change-amount.v1').filter((c) => c.messageId.startsWith(messageId)),
       ).toHaveLength(1);
-      const [row] = await h.payment.dataSource.query('SELECT version FROM payments WHERE id = $1', [
+      const [row] = await h.service.dataSource.query('SELECT version FROM payments WHERE id = $1', [
         created.payment.payment_id,
       ]);
       expect(row.version).toBe(2);
@@ -181,7 +179,7 @@ describe('payment service commands', () => {
         { timeoutMs: 5000 },
       );
       expect(other).toEqual({ ok: false, error: expect.objectContaining({ code: 'NOT_FOUND' }) });
-      await h.payment.dataSource.query(`UPDATE payments SET status = 'expired' WHERE id = $1`, [
+      await h.service.dataSource.query(`UPDATE payments SET status = 'expired' WHERE id = $1`, [
         created.payment.payment_id,
       ]);
       const final = await h.client.request(simulatePayment, command, { timeoutMs: 5000 });
@@ -204,7 +202,7 @@ describe('payment service commands', () => {
       const second = await h.client.request(setFeeRule, rule, { timeoutMs: 5000, messageId });
       expect(first).toEqual({ ok: true, result: rule });
       expect(second).toEqual(first);
-      const rows = await h.payment.dataSource.query(
+      const rows = await h.service.dataSource.query(
         'SELECT percent_bps FROM fee_rules WHERE business_id = $1',
         [businessId],
       );
@@ -232,12 +230,9 @@ describe('payment service commands', () => {
     async (_name, definition, payload) => {
       const envelope = createEnvelope(definition, payload);
       await h.client.publishEnvelope({ ...envelope, payload: { ...payload, business_id: 42 } }, {});
-      const parked = await waitFor(
-        async () => {
-          const taken = await takeParkedMessages(`${h.env.config.AMQP_PREFIX}payment.commands.parking`);
-          return taken.length > 0 ? taken : undefined;
-        },
-        { what: 'the parked command' },
+      const parked = await waitForParkedMessages(
+        `${h.env.config.AMQP_PREFIX}payment.commands.parking`,
+        'the parked command',
       );
       expect(parked).toEqual([
         expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),
@@ -247,18 +242,14 @@ describe('payment service commands', () => {
 
   test('after losing its broker connection the service reconnects and serves every command again', async () => {
     const businessId = await newBusiness(h.client);
-    h.payment.broker.dropConnectionForTesting();
-    const created = await waitFor(
-      async () => {
-        const reply = await h.client
-          .request(createPayment, createCommand(businessId), {
-            timeoutMs: 1000,
-            messageId: `reconnect-${businessId}`,
-          })
-          .catch(() => undefined);
-        return reply?.ok ? reply.result : undefined;
-      },
-      { timeoutMs: 15_000, what: 'a create after reconnect' },
+    h.service.broker.dropConnectionForTesting();
+    const { result: created } = await untilAnsweredOk(
+      () =>
+        h.client.request(createPayment, createCommand(businessId), {
+          timeoutMs: 1000,
+          messageId: `reconnect-${businessId}`,
+        }),
+      'a create after reconnect',
     );
     const paymentId = created.payment.payment_id;
     const replies = await Promise.all([

@@ -9,7 +9,7 @@ import {
   type PaymentView,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { takeParkedMessages, waitFor } from '@gateway/testkit';
+import { waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { create, newBusiness, startHarness, type Harness } from './support/harness';
 
 describe('payment service rail events', () => {
@@ -19,9 +19,7 @@ describe('payment service rail events', () => {
     h = await startHarness('payment-evt');
   });
 
-  afterAll(async () => {
-    await h.stop();
-  });
+  afterAll(() => h.close());
 
   const publish = <P>(definition: MessageDefinition<P>, payload: P, messageId = newPublicId('msg')) =>
     h.client.publish(definition, payload, { messageId });
@@ -47,14 +45,14 @@ describe('payment service rail events', () => {
 
   const events = async (paymentId: string): Promise<string[]> =>
     (
-      await h.payment.dataSource.query(
+      await h.service.dataSource.query(
         `SELECT name FROM outbox WHERE envelope->'payload'->'payment'->>'payment_id' = $1 ORDER BY seq`,
         [paymentId],
       )
     ).map((row: { name: string }) => row.name);
 
   const funds = (paymentId: string) =>
-    h.payment.dataSource.query(
+    h.service.dataSource.query(
       `SELECT kind, rail_reference, amount_centavos::int AS centavos, amount_base_units AS units
          FROM received_funds WHERE payment_id = $1 ORDER BY id`,
       [paymentId],
@@ -262,12 +260,9 @@ describe('payment service rail events', () => {
         { ...envelope, payload: { ...(envelope.payload as object), payment_id: 42 } },
         {},
       );
-      const parked = await waitFor(
-        async () => {
-          const taken = await takeParkedMessages(`${h.env.config.AMQP_PREFIX}payment.events.parking`);
-          return taken.length > 0 ? taken : undefined;
-        },
-        { what: 'the parked event' },
+      const parked = await waitForParkedMessages(
+        `${h.env.config.AMQP_PREFIX}payment.events.parking`,
+        'the parked event',
       );
       expect(parked).toEqual([
         expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('payment_id') }),
@@ -279,7 +274,7 @@ describe('payment service rail events', () => {
     const businessId = await newBusiness(h.client);
     const pix = await create(h.client, businessId);
     const crypto = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
-    h.payment.broker.dropConnectionForTesting();
+    h.service.broker.dropConnectionForTesting();
     await h.client.publish(pixChargePaid, pixPaid(pix));
     await h.client.publish(cryptoRequestClosed, {
       payment_id: crypto.payment.payment_id,

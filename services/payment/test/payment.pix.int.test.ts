@@ -8,7 +8,7 @@ import {
   updatePayment,
   type PaymentView,
 } from '@gateway/contracts';
-import { Broker, type ServiceRuntime } from '@gateway/messaging';
+import { type ServiceRuntime } from '@gateway/messaging';
 import {
   loadPixAdapterConfig,
   SANDBOX_PIX_KEY,
@@ -16,67 +16,57 @@ import {
   type PixAdapter,
 } from '@gateway/pix-adapter';
 import { createPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
-import { isolatedEnvironment, testLogger, waitFor, type IsolatedEnvironment } from '@gateway/testkit';
+import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../src/config';
 import { startPaymentService } from '../src/main';
 import { payAtPsp } from './support/psp-sandbox';
 
 describe('PIX payments end to end (payment service + PIX adapter + PSP simulator)', () => {
-  let env: IsolatedEnvironment;
+  let bed: ServiceTestBed<ServiceRuntime>;
   let psp: RunningPspSimulator | undefined;
   let pspUrl: string;
   let adapter: PixAdapter;
-  let payment: ServiceRuntime;
-  let client: Broker;
 
   beforeAll(async () => {
-    env = await isolatedEnvironment('pix-e2e');
-    psp = await createPspSimulator({
-      clientId: 'sandbox-client',
-      clientSecret: 'sandbox-secret',
-      pixKey: SANDBOX_PIX_KEY,
-      logger: testLogger('psp'),
-      callbackRetryDelaysMs: [50, 100, 200],
-    }).start(0);
-    pspUrl = psp.url;
-    adapter = await startPixAdapter(
-      loadPixAdapterConfig({
-        ...env.config,
-        PSP_BASE_URL: pspUrl,
-        CALLBACK_PORT: '0',
-        EXPIRY_SWEEP_INTERVAL_MS: '200',
-        PSP_MAX_RETRIES: '0',
-      }),
-    );
-    payment = await startPaymentService(loadPaymentConfig({ ...env.config }));
-    client = await Broker.connect({
-      url: env.config.AMQP_URL,
-      prefix: env.config.AMQP_PREFIX,
-      connectionName: 'pix-e2e-test-client',
-      logger: testLogger(),
+    bed = await serviceTestBed('pix-e2e', async (env, cleanup) => {
+      psp = await createPspSimulator({
+        clientId: 'sandbox-client',
+        clientSecret: 'sandbox-secret',
+        pixKey: SANDBOX_PIX_KEY,
+        logger: testLogger('psp'),
+        callbackRetryDelaysMs: [50, 100, 200],
+      }).start(0);
+      pspUrl = psp.url;
+      cleanup.afterStop(async () => psp?.close());
+      adapter = await startPixAdapter(
+        loadPixAdapterConfig({
+          ...env.config,
+          PSP_BASE_URL: pspUrl,
+          CALLBACK_PORT: '0',
+          EXPIRY_SWEEP_INTERVAL_MS: '200',
+          PSP_MAX_RETRIES: '0',
+        }),
+      );
+      cleanup.afterStop(async () => {
+        await adapter.broker.deleteDeclaredTopology();
+        await adapter.stop();
+      });
+      return startPaymentService(loadPaymentConfig({ ...env.config }));
     });
   });
 
-  afterAll(async () => {
-    await payment.broker.deleteDeclaredTopology();
-    await adapter.broker.deleteDeclaredTopology();
-    await client.close();
-    await payment.stop();
-    await adapter.stop();
-    await psp?.close();
-    await env.database.drop();
-  });
+  afterAll(() => bed.close());
 
   async function newBusiness(): Promise<string> {
     const businessId = newPublicId('biz');
     const rule = { business_id: businessId, method: 'pix' as const, percent_bps: 199, fixed_centavos: 50 };
-    const reply = await client.request(setFeeRule, rule, { timeoutMs: 5000 });
+    const reply = await bed.client.request(setFeeRule, rule, { timeoutMs: 5000 });
     expect(reply.ok).toBe(true);
     return businessId;
   }
 
   async function createPix(businessId: string, amount = 10000): Promise<PaymentView> {
-    const reply = await client.request(
+    const reply = await bed.client.request(
       createPayment,
       {
         business_id: businessId,
@@ -93,7 +83,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
   }
 
   async function read(businessId: string, paymentId: string): Promise<PaymentView> {
-    const reply = await client.request(
+    const reply = await bed.client.request(
       getPayment,
       { business_id: businessId, payment_id: paymentId },
       { timeoutMs: 5000 },
@@ -112,7 +102,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     );
 
   async function outboxCount(name: string, paymentId: string): Promise<number> {
-    const rows = await payment.dataSource.query(
+    const rows = await bed.service.dataSource.query(
       `SELECT count(*)::int AS n FROM outbox WHERE name = $1 AND envelope->'payload'->'payment'->>'payment_id' = $2`,
       [name, paymentId],
     );
@@ -125,7 +115,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     outcome: 'paid' | 'failed' | 'expired',
     amount?: number,
   ) =>
-    client.request(
+    bed.client.request(
       simulatePayment,
       { business_id: businessId, payment_id: paymentId, outcome, amount_centavos: amount ?? null },
       { timeoutMs: 8000 },
@@ -168,7 +158,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
   test('changing the amount revises the cob at the PSP and returns a new code, with the fee recomputed', async () => {
     const businessId = await newBusiness();
     const created = await createPix(businessId, 10000);
-    const reply = await client.request(
+    const reply = await bed.client.request(
       updatePayment,
       { business_id: businessId, payment_id: created.payment.payment_id, amount_centavos: 15050 },
       { timeoutMs: 8000 },
@@ -245,7 +235,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     expect((await simulate(businessId, paymentId, 'paid', 4000)).ok).toBe(true);
     await waitFor(
       async () => {
-        const rows = await payment.dataSource.query(
+        const rows = await bed.service.dataSource.query(
           `SELECT amount_centavos::int AS amount FROM received_funds WHERE payment_id = $1 AND kind = 'partial'`,
           [paymentId],
         );
@@ -266,7 +256,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     const created = await createPix(businessId);
     await simulate(businessId, created.payment.payment_id, 'paid');
     await waitForStatus(businessId, created.payment.payment_id, 'paid');
-    const reply = await client.request(
+    const reply = await bed.client.request(
       updatePayment,
       { business_id: businessId, payment_id: created.payment.payment_id, amount_centavos: 20000 },
       { timeoutMs: 8000 },
@@ -296,7 +286,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     expect((await payAtPsp(pspUrl, created.payment.external_id!)).status).toBe(200);
     const late = await waitFor(
       async () => {
-        const rows = await payment.dataSource.query(
+        const rows = await bed.service.dataSource.query(
           `SELECT amount_centavos::int AS amount, rail_reference FROM received_funds
             WHERE payment_id = $1 AND kind = 'late'`,
           [paymentId],
@@ -329,7 +319,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
   test("another business's payment is NOT_FOUND", async () => {
     const businessId = await newBusiness();
     const created = await createPix(businessId);
-    const reply = await client.request(
+    const reply = await bed.client.request(
       getPayment,
       { business_id: newPublicId('biz'), payment_id: created.payment.payment_id },
       { timeoutMs: 5000 },
@@ -342,7 +332,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     const businessId = await newBusiness();
     await psp!.close();
     psp = undefined;
-    const reply = await client.request(
+    const reply = await bed.client.request(
       createPayment,
       {
         business_id: businessId,
@@ -355,7 +345,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       { timeoutMs: 8000 },
     );
     expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }) });
-    const rows = await payment.dataSource.query('SELECT id FROM payments WHERE business_id = $1', [
+    const rows = await bed.service.dataSource.query('SELECT id FROM payments WHERE business_id = $1', [
       businessId,
     ]);
     expect(rows).toEqual([]);

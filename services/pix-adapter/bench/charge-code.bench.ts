@@ -1,11 +1,9 @@
 /**
- * Cost per PIX charge code on this machine: building the dynamic BR Code, the adapter's own makeChargeCode (code + QR
- * PNG data URL, as every cob revision gets it), the QR matrix alone, and the same PNG with a single PNG filter, to see
- * where the time goes.
+ * Cost per PIX charge code on this machine: building the dynamic BR Code, and the adapter's own makeChargeCode (code +
+ * QR PNG data URI, as every cob revision gets it). The QR image encoder itself is measured in packages/qr-png.
  * Run: pnpm --filter @gateway/pix-adapter bench
  */
 import { performance } from 'node:perf_hooks';
-import QRCode from 'qrcode';
 import { testLogger } from '@gateway/testkit';
 import { makeChargeCode } from '../src/charge-code';
 import { buildDynamicBrCode } from '../src/domain/br-code';
@@ -39,31 +37,14 @@ async function main(): Promise<void> {
   };
   const logger = testLogger('bench');
   const code = buildDynamicBrCode({ location, merchantName: merchant.name, merchantCity: merchant.city });
-  const singleFilter = {
-    errorCorrectionLevel: 'M',
-    margin: 2,
-    width: 300,
-    rendererOpts: { filterType: 0, deflateStrategy: 0 },
-  } as QRCode.QRCodeToDataURLOptions;
   const chargeCode = await makeChargeCode(cob, merchant, logger);
-  console.log(
-    `BR Code of ${code.length} characters, QR data URL of ${chargeCode.qrCode.length} characters (single filter: ${(await QRCode.toDataURL(code, singleFilter)).length})`,
-  );
+  console.log(`BR Code of ${code.length} characters, QR data URI of ${chargeCode.qrCode.length} characters`);
 
   await measure('buildDynamicBrCode', 50_000, () =>
     buildDynamicBrCode({ location, merchantName: merchant.name, merchantCity: merchant.city }),
   );
-  await measure('makeChargeCode (BR Code + QRCode.toDataURL as the adapter renders it)', 2_000, () =>
+  await measure('makeChargeCode (BR Code + QR PNG data URI as the adapter renders it)', 2_000, () =>
     makeChargeCode(cob, merchant, logger),
-  );
-  await measure('QRCode.create (QR matrix alone, level M)', 5_000, () =>
-    QRCode.create(code, { errorCorrectionLevel: 'M' }),
-  );
-  // For comparison: the same image with one PNG filter and default deflate, as the solana-watcher renders its QR.
-  await measure(
-    'QRCode.toDataURL, same options + rendererOpts { filterType: 0, deflateStrategy: 0 }',
-    2_000,
-    () => QRCode.toDataURL(code, singleFilter),
   );
 }
 

@@ -1,4 +1,4 @@
-import QRCode from 'qrcode';
+import { qrPngDataUri } from '@gateway/qr-png';
 import type { Logger } from '@gateway/observability';
 import { buildDynamicBrCode, sameLocation, verifyPspBrCode } from './domain/br-code';
 import { cobLocation, type Cob } from './psp/cob';
@@ -37,6 +37,6 @@ export async function makeChargeCode(
       );
   }
   copiaECola ??= buildDynamicBrCode({ location, merchantName: merchant.name, merchantCity: merchant.city });
-  const qrCode = await QRCode.toDataURL(copiaECola, { errorCorrectionLevel: 'M', margin: 2, width: 300 });
+  const qrCode = qrPngDataUri(copiaECola);
   return { location, copiaECola, qrCode };
 }

@@ -8,57 +8,47 @@ import {
   type OpenPixCharge,
   type PixCharge,
 } from '@gateway/contracts';
-import { Broker, createEnvelope } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
 import { createPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
 import {
-  isolatedEnvironment,
-  takeParkedMessages,
+  connectTestClient,
+  serviceTestBed,
   testLogger,
+  untilAnsweredOk,
   waitFor,
-  type IsolatedEnvironment,
+  waitForParkedMessages,
+  type ServiceTestBed,
 } from '@gateway/testkit';
 import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
 import { ApiPixClient } from '../src/psp/api-pix-client';
 
 describe('PIX adapter against the PSP simulator', () => {
-  let env: IsolatedEnvironment;
+  let bed: ServiceTestBed<PixAdapter>;
   let psp: RunningPspSimulator;
-  let adapter: PixAdapter;
-  let client: Broker;
 
   beforeAll(async () => {
-    env = await isolatedEnvironment('pix-adapter');
-    psp = await createPspSimulator({
-      clientId: 'sandbox-client',
-      clientSecret: 'sandbox-secret',
-      pixKey: SANDBOX_PIX_KEY,
-      logger: testLogger('psp'),
-      callbackRetryDelaysMs: [50, 100, 200],
-    }).start(0);
-    adapter = await startPixAdapter(
-      loadPixAdapterConfig({
-        ...env.config,
-        PSP_BASE_URL: psp.url,
-        CALLBACK_PORT: '0',
-        EXPIRY_SWEEP_INTERVAL_MS: '200',
-      }),
-    );
-    client = await Broker.connect({
-      url: env.config.AMQP_URL,
-      prefix: env.config.AMQP_PREFIX,
-      connectionName: 'pix-adapter-test-client',
-      logger: testLogger(),
+    bed = await serviceTestBed('pix-adapter', async (env, cleanup) => {
+      psp = await createPspSimulator({
+        clientId: 'sandbox-client',
+        clientSecret: 'sandbox-secret',
+        pixKey: SANDBOX_PIX_KEY,
+        logger: testLogger('psp'),
+        callbackRetryDelaysMs: [50, 100, 200],
+      }).start(0);
+      cleanup.afterStop(() => psp.close());
+      return startPixAdapter(
+        loadPixAdapterConfig({
+          ...env.config,
+          PSP_BASE_URL: psp.url,
+          CALLBACK_PORT: '0',
+          EXPIRY_SWEEP_INTERVAL_MS: '200',
+        }),
+      );
     });
   });
 
-  afterAll(async () => {
-    await adapter.broker.deleteDeclaredTopology();
-    await client.close();
-    await adapter.stop();
-    await psp.close();
-    await env.database.drop();
-  });
+  afterAll(() => bed.close());
 
   const openCommand = (overrides: Partial<OpenPixCharge> = {}): OpenPixCharge => ({
     payment_id: newPublicId('pay'),
@@ -69,14 +59,14 @@ describe('PIX adapter against the PSP simulator', () => {
   });
 
   async function open(command = openCommand(), messageId?: string): Promise<PixCharge> {
-    const reply = await client.request(openPixCharge, command, { timeoutMs: 8000, messageId });
+    const reply = await bed.client.request(openPixCharge, command, { timeoutMs: 8000, messageId });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     return reply.result;
   }
 
   const charge = async (txid: string) =>
     (
-      await adapter.dataSource.query(
+      await bed.service.dataSource.query(
         'SELECT status, revisao, amount_centavos::int AS amount, paid_end_to_end_id FROM charges WHERE txid = $1',
         [txid],
       )
@@ -84,7 +74,7 @@ describe('PIX adapter against the PSP simulator', () => {
 
   const outbox = async (txid: string): Promise<string[]> =>
     (
-      await adapter.dataSource.query(
+      await bed.service.dataSource.query(
         `SELECT name FROM outbox WHERE envelope->'payload'->>'txid' = $1 ORDER BY seq`,
         [txid],
       )
@@ -115,7 +105,7 @@ describe('PIX adapter against the PSP simulator', () => {
       const other = await open(command);
       expect(second).toEqual(first);
       expect(other).toEqual(first);
-      const rows = await adapter.dataSource.query('SELECT txid FROM charges WHERE payment_id = $1', [
+      const rows = await bed.service.dataSource.query('SELECT txid FROM charges WHERE payment_id = $1', [
         command.payment_id,
       ]);
       expect(rows).toHaveLength(1);
@@ -128,8 +118,8 @@ describe('PIX adapter against the PSP simulator', () => {
       const opened = await open(command);
       const messageId = newPublicId('cmd');
       const change = { payment_id: command.payment_id, amount_centavos: 3000 };
-      const first = await client.request(changePixChargeAmount, change, { timeoutMs: 8000, messageId });
-      const second = await client.request(changePixChargeAmount, change, { timeoutMs: 8000, messageId });
+      const first = await bed.client.request(changePixChargeAmount, change, { timeoutMs: 8000, messageId });
+      const second = await bed.client.request(changePixChargeAmount, change, { timeoutMs: 8000, messageId });
       if (!first.ok) throw new Error(JSON.stringify(first.error));
       expect(second).toEqual(first);
       expect(first.result.txid).toBe(opened.txid);
@@ -148,7 +138,7 @@ describe('PIX adapter against the PSP simulator', () => {
       // The old code no longer leads the payer's bank to this charge.
       expect((await fetch(`http://${oldCode.url}`)).status).toBe(404);
       expect(await charge(opened.txid)).toMatchObject({ revisao: 1, amount: 3000 });
-      const [stored] = await adapter.dataSource.query(
+      const [stored] = await bed.service.dataSource.query(
         'SELECT location, copia_e_cola, qr_code FROM charges WHERE txid = $1',
         [opened.txid],
       );
@@ -158,13 +148,13 @@ describe('PIX adapter against the PSP simulator', () => {
         qr_code: first.result.qr_code,
       });
 
-      await client.request(
+      await bed.client.request(
         simulatePixOutcome,
         { payment_id: command.payment_id, outcome: 'paid', amount_centavos: null },
         { timeoutMs: 8000 },
       );
       await waitFor(async () => (await charge(opened.txid)).status === 'paid', { what: 'charge paid' });
-      const refused = await client.request(
+      const refused = await bed.client.request(
         changePixChargeAmount,
         { payment_id: command.payment_id, amount_centavos: 5000 },
         { timeoutMs: 8000 },
@@ -179,15 +169,15 @@ describe('PIX adapter against the PSP simulator', () => {
       const opened = await open(command);
       const messageId = newPublicId('cmd');
       const simulate = { payment_id: command.payment_id, outcome: 'paid' as const, amount_centavos: null };
-      expect(await client.request(simulatePixOutcome, simulate, { timeoutMs: 8000, messageId })).toEqual({
+      expect(await bed.client.request(simulatePixOutcome, simulate, { timeoutMs: 8000, messageId })).toEqual({
         ok: true,
         result: { accepted: true },
       });
-      await client.request(simulatePixOutcome, simulate, { timeoutMs: 8000, messageId });
+      await bed.client.request(simulatePixOutcome, simulate, { timeoutMs: 8000, messageId });
       await waitFor(async () => (await charge(opened.txid)).status === 'paid', { what: 'charge paid' });
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await outbox(opened.txid)).toEqual(['pix.charge.paid.v1']);
-      const received = await adapter.dataSource.query(
+      const received = await bed.service.dataSource.query(
         'SELECT outcome FROM callbacks_received WHERE txid = $1',
         [opened.txid],
       );
@@ -197,7 +187,7 @@ describe('PIX adapter against the PSP simulator', () => {
     test('expired lets the sweeper close the charge; a PIX paid afterwards is kept in late_payments', async () => {
       const command = openCommand();
       const opened = await open(command);
-      await client.request(
+      await bed.client.request(
         simulatePixOutcome,
         { payment_id: command.payment_id, outcome: 'expired', amount_centavos: null },
         { timeoutMs: 8000 },
@@ -223,7 +213,7 @@ describe('PIX adapter against the PSP simulator', () => {
       const late = await waitFor(
         async () =>
           (
-            await adapter.dataSource.query(
+            await bed.service.dataSource.query(
               'SELECT payment_id, amount_centavos::int AS amount, charge_status FROM late_payments WHERE txid = $1',
               [opened.txid],
             )
@@ -237,7 +227,7 @@ describe('PIX adapter against the PSP simulator', () => {
     test('failed removes the cob at the PSP and closes the charge as failed', async () => {
       const command = openCommand();
       const opened = await open(command);
-      const reply = await client.request(
+      const reply = await bed.client.request(
         simulatePixOutcome,
         { payment_id: command.payment_id, outcome: 'failed', amount_centavos: null },
         { timeoutMs: 8000 },
@@ -256,13 +246,14 @@ describe('PIX adapter against the PSP simulator', () => {
         valor: '10.00',
         horario: new Date().toISOString(),
       };
-      const wrongToken = adapter.callbackUrl.replace(/token=[^&]+/, 'token=not-the-token');
+      const wrongToken = bed.service.callbackUrl.replace(/token=[^&]+/, 'token=not-the-token');
       expect((await postCallback(wrongToken, { pix: [item] })).status).toBe(401);
       // A PSP that appends /pix to the whole URL puts it after the token.
-      expect((await postCallback(`${adapter.callbackUrl}/pix`, { pix: [item] })).status).toBe(200);
-      const rows = await adapter.dataSource.query('SELECT outcome FROM callbacks_received WHERE txid = $1', [
-        item.txid,
-      ]);
+      expect((await postCallback(`${bed.service.callbackUrl}/pix`, { pix: [item] })).status).toBe(200);
+      const rows = await bed.service.dataSource.query(
+        'SELECT outcome FROM callbacks_received WHERE txid = $1',
+        [item.txid],
+      );
       expect(rows).toEqual([{ outcome: 'unknown_txid' }]);
     });
   });
@@ -283,13 +274,10 @@ describe('PIX adapter against the PSP simulator', () => {
 
   test.each(commands)('a poison %s command is parked and answered', async (_name, definition, payload) => {
     const envelope = createEnvelope(definition, payload);
-    await client.publishEnvelope({ ...envelope, payload: { ...payload, payment_id: 42 } }, {});
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(`${env.config.AMQP_PREFIX}pix-adapter.commands.parking`);
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: 'the parked command' },
+    await bed.client.publishEnvelope({ ...envelope, payload: { ...payload, payment_id: 42 } }, {});
+    const parked = await waitForParkedMessages(
+      `${bed.env.config.AMQP_PREFIX}pix-adapter.commands.parking`,
+      'the parked command',
     );
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('payment_id') }),
@@ -297,23 +285,22 @@ describe('PIX adapter against the PSP simulator', () => {
   });
 
   test('after losing its broker connection the adapter serves open, change and simulate again', async () => {
-    adapter.broker.dropConnectionForTesting();
+    bed.service.broker.dropConnectionForTesting();
     const command = openCommand();
-    const opened = await waitFor(
-      async () => {
-        const reply = await client
-          .request(openPixCharge, command, { timeoutMs: 1500, messageId: `reconnect-${command.payment_id}` })
-          .catch(() => undefined);
-        return reply?.ok ? reply.result : undefined;
-      },
-      { timeoutMs: 15_000, what: 'an open after reconnect' },
+    const { result: opened } = await untilAnsweredOk(
+      () =>
+        bed.client.request(openPixCharge, command, {
+          timeoutMs: 1500,
+          messageId: `reconnect-${command.payment_id}`,
+        }),
+      'an open after reconnect',
     );
-    const changed = await client.request(
+    const changed = await bed.client.request(
       changePixChargeAmount,
       { payment_id: command.payment_id, amount_centavos: 2600 },
       { timeoutMs: 8000 },
     );
-    const simulated = await client.request(
+    const simulated = await bed.client.request(
       simulatePixOutcome,
       { payment_id: command.payment_id, outcome: 'paid', amount_centavos: null },
       { timeoutMs: 8000 },
@@ -323,21 +310,15 @@ describe('PIX adapter against the PSP simulator', () => {
   });
 
   test('when the PSP cannot be reached, open answers SERVICE_UNAVAILABLE and stores no charge', async () => {
-    const down = await startPixAdapter(
-      loadPixAdapterConfig({
-        ...env.config,
-        AMQP_PREFIX: `${env.config.AMQP_PREFIX}down.`,
-        PSP_BASE_URL: 'http://127.0.0.1:9',
-        CALLBACK_PORT: '0',
-        PSP_MAX_RETRIES: '0',
-      }),
-    );
-    const downClient = await Broker.connect({
-      url: env.config.AMQP_URL,
-      prefix: `${env.config.AMQP_PREFIX}down.`,
-      connectionName: 'pix-adapter-down-client',
-      logger: testLogger(),
+    const downConfig = loadPixAdapterConfig({
+      ...bed.env.config,
+      AMQP_PREFIX: `${bed.env.config.AMQP_PREFIX}down.`,
+      PSP_BASE_URL: 'http://127.0.0.1:9',
+      CALLBACK_PORT: '0',
+      PSP_MAX_RETRIES: '0',
     });
+    const down = await startPixAdapter(downConfig);
+    const downClient = await connectTestClient(downConfig, 'pix-adapter-down-client');
     try {
       const command = openCommand();
       const reply = await downClient.request(openPixCharge, command, { timeoutMs: 8000 });

@@ -1,12 +1,11 @@
 /**
  * Cost per crypto payment request on this machine: the Solana Pay URL alone, the watcher's RequestIssuer.prepare
- * (fresh reference key, locked quote, URL) and describe (the QR PNG data URL, as the watcher renders it), and the QR
- * matrix alone; and, for comparison, the same QR with qrcode's default PNG options.
+ * (fresh reference key, locked quote, URL) and describe (the QR PNG data URI, as the watcher renders it). The QR image
+ * encoder itself is measured in packages/qr-png.
  * Run: pnpm --filter @gateway/solana-watcher bench
  */
 import { performance } from 'node:perf_hooks';
 import { Keypair } from '@solana/web3.js';
-import QRCode from 'qrcode';
 import { testLogger } from '@gateway/testkit';
 import { QuoteDesk } from '../src/chain/quote-desk';
 import { FixedRateProvider } from '../src/domain/quote';
@@ -63,22 +62,14 @@ async function main(): Promise<void> {
   };
   const request = await issuer.prepare(input);
   const described = await issuer.describe(request);
-  const defaultPng = await QRCode.toDataURL(request.paymentLink);
   console.log(
-    `Solana Pay link of ${request.paymentLink.length} characters, QR data URL of ${described.qr_code.length} characters (default options: ${defaultPng.length})`,
+    `Solana Pay link of ${request.paymentLink.length} characters, QR data URI of ${described.qr_code.length} characters`,
   );
 
   await measure('buildTransferRequestUrl', 20_000, () => buildTransferRequestUrl(transfer));
   await measure('RequestIssuer.prepare (reference key + quote + URL)', 5_000, () => issuer.prepare(input));
-  await measure('RequestIssuer.describe (QRCode.toDataURL as the watcher renders it)', 2_000, () =>
+  await measure('RequestIssuer.describe (QR PNG data URI as the watcher renders it)', 2_000, () =>
     issuer.describe(request),
-  );
-  await measure('QRCode.create (QR matrix alone, default level M)', 5_000, () =>
-    QRCode.create(request.paymentLink),
-  );
-  // For comparison: qrcode's default PNG options (adaptive filter, RLE deflate) for the same link.
-  await measure('QRCode.toDataURL with default rendererOpts', 2_000, () =>
-    QRCode.toDataURL(request.paymentLink),
   );
 }
 

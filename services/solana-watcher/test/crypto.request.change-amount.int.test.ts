@@ -5,7 +5,7 @@ import {
   type ChangeCryptoRequestAmount,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { sleep, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { sleep, untilAnsweredOk } from '@gateway/testkit';
 import { parseTransferRequestUrl } from '../src/domain/solana-pay';
 import { WatcherHarness } from './support/watcher';
 
@@ -125,15 +125,7 @@ describe('crypto.request.change-amount.v1', () => {
     const envelope = createEnvelope(changeCryptoRequestAmount, change(original.payment_id, 3_000));
     const broken = { ...envelope, payload: { ...envelope.payload, amount_centavos: 12.5 } };
     await harness.client.publishEnvelope(broken as never, {});
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(
-          `${harness.config.AMQP_PREFIX}solana-watcher.commands.parking`,
-        );
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: 'the parked command' },
-    );
+    const parked = await harness.parkedCommands();
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('amount_centavos') }),
     ]);
@@ -143,17 +135,11 @@ describe('crypto.request.change-amount.v1', () => {
   test('after the watcher loses its broker connection it reconnects and serves commands again', async () => {
     const original = await harness.open();
     harness.service.broker.dropConnectionForTesting();
-    const reply = await waitFor(
-      async () => {
-        const answer = await harness.client
-          .request(changeCryptoRequestAmount, change(original.payment_id, 4_000), {
-            timeoutMs: 1000,
-            messageId: `retry-${original.payment_id}`,
-          })
-          .catch(() => undefined);
-        return answer?.ok ? answer : undefined;
-      },
-      { timeoutMs: 15_000, what: 'a reply after reconnect' },
+    const reply = await untilAnsweredOk(() =>
+      harness.client.request(changeCryptoRequestAmount, change(original.payment_id, 4_000), {
+        timeoutMs: 1000,
+        messageId: `retry-${original.payment_id}`,
+      }),
     );
     expect(reply.ok).toBe(true);
     expect(await openRequests(original.payment_id)).toEqual([reply.ok && reply.result.reference]);

@@ -2,7 +2,7 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { createEnvelope } from '@gateway/messaging';
 import { newPublicId, openCryptoRequest } from '@gateway/contracts';
-import { takeParkedMessages, waitFor } from '@gateway/testkit';
+import { untilAnsweredOk, waitFor } from '@gateway/testkit';
 import { tokenBaseUnitsForBrl } from '../src/domain/quote';
 import { parseRatio } from '../src/domain/rational';
 import { parseTransferRequestUrl } from '../src/domain/solana-pay';
@@ -128,15 +128,7 @@ describe('crypto.request.open.v1', () => {
     const broken = { ...envelope, payload: { ...envelope.payload, token: 'btc' } };
     const reply = harness.client.request(openCryptoRequest, harness.openCommand(), { timeoutMs: 5000 });
     await harness.client.publishEnvelope(broken as never, {});
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(
-          `${harness.config.AMQP_PREFIX}solana-watcher.commands.parking`,
-        );
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: 'the parked command' },
-    );
+    const parked = await harness.parkedCommands();
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('token') }),
     ]);
@@ -147,14 +139,11 @@ describe('crypto.request.open.v1', () => {
   test('after the watcher loses its broker connection it reconnects and serves commands again', async () => {
     harness.service.broker.dropConnectionForTesting();
     const command = harness.openCommand();
-    const reply = await waitFor(
-      async () => {
-        const answer = await harness.client
-          .request(openCryptoRequest, command, { timeoutMs: 1000, messageId: `retry-${command.payment_id}` })
-          .catch(() => undefined);
-        return answer?.ok ? answer : undefined;
-      },
-      { timeoutMs: 15_000, what: 'a reply after reconnect' },
+    const reply = await untilAnsweredOk(() =>
+      harness.client.request(openCryptoRequest, command, {
+        timeoutMs: 1000,
+        messageId: `retry-${command.payment_id}`,
+      }),
     );
     expect(reply.ok).toBe(true);
     expect(await countRequests(command.payment_id)).toBe(1);

@@ -8,7 +8,7 @@ import {
   type SimulateCryptoOutcome,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { sleep, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { sleep, untilAnsweredOk } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('crypto.request.simulate.v1 (sandbox)', () => {
@@ -145,15 +145,7 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     const envelope = createEnvelope(simulateCryptoOutcome, simulate(request.payment_id, 'failed'));
     const broken = { ...envelope, payload: { ...envelope.payload, outcome: 'refunded' } };
     await harness.client.publishEnvelope(broken as never, {});
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(
-          `${harness.config.AMQP_PREFIX}solana-watcher.commands.parking`,
-        );
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: 'the parked command' },
-    );
+    const parked = await harness.parkedCommands();
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('outcome') }),
     ]);
@@ -163,17 +155,11 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
   test('after the watcher loses its broker connection it reconnects and serves commands again', async () => {
     const request = await harness.open();
     harness.service.broker.dropConnectionForTesting();
-    const reply = await waitFor(
-      async () => {
-        const answer = await harness.client
-          .request(simulateCryptoOutcome, simulate(request.payment_id, 'failed'), {
-            timeoutMs: 1000,
-            messageId: `retry-${request.payment_id}`,
-          })
-          .catch(() => undefined);
-        return answer?.ok ? answer : undefined;
-      },
-      { timeoutMs: 15_000, what: 'a reply after reconnect' },
+    const reply = await untilAnsweredOk(() =>
+      harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'failed'), {
+        timeoutMs: 1000,
+        messageId: `retry-${request.payment_id}`,
+      }),
     );
     expect(reply.ok).toBe(true);
     const closed = await harness.waitForEvent<CryptoRequestClosed>(

@@ -9,7 +9,7 @@ import {
   paymentFailed,
 } from '@gateway/contracts';
 import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
-import { sleep, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
 import { Harness, paymentEventPayload } from './support/harness';
 
@@ -165,14 +165,9 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
 
     await harness.client.publishEnvelope(broken as never, {});
 
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(
-          `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.events.parking`,
-        );
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: 'the parked event' },
+    const parked = await waitForParkedMessages(
+      `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.events.parking`,
+      'the parked event',
     );
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('payment') }),

@@ -11,7 +11,7 @@ import {
   type CommandDefinition,
 } from '@gateway/contracts';
 import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
-import { sleep, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';
 
@@ -401,14 +401,9 @@ describe('webhook commands', () => {
 
     await harness.client.publishEnvelope(broken as never, {});
 
-    const parked = await waitFor(
-      async () => {
-        const taken = await takeParkedMessages(
-          `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.commands.parking`,
-        );
-        return taken.length > 0 ? taken : undefined;
-      },
-      { what: 'the parked command' },
+    const parked = await waitForParkedMessages(
+      `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.commands.parking`,
+      'the parked command',
     );
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),

@@ -21,8 +21,8 @@ import {
   type CommandDefinition,
   type ServiceName,
 } from '@gateway/contracts';
-import { Broker, CommandError, type MessageContext } from '@gateway/messaging';
-import { isolatedEnvironment, testLogger, type IsolatedEnvironment } from '@gateway/testkit';
+import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
+import { serviceTestBed, type IsolatedEnvironment } from '@gateway/testkit';
 import type { ApiGatewayConfig } from '../../src/config';
 import { startApiGateway, type RunningApiGateway } from '../../src/main';
 
@@ -62,13 +62,8 @@ export class FakeServices {
 
   constructor(readonly broker: Broker) {}
 
-  static async start(gateway: IsolatedEnvironment, services: ServiceName[]): Promise<FakeServices> {
-    const broker = await Broker.connect({
-      url: gateway.config.AMQP_URL,
-      prefix: gateway.config.AMQP_PREFIX,
-      connectionName: 'gateway-test-fakes',
-      logger: testLogger('fakes'),
-    });
+  /** Answers on `broker`, which its owner cleans up (a test bed's client). */
+  static async start(broker: Broker, services: ServiceName[]): Promise<FakeServices> {
     const fakes = new FakeServices(broker);
     for (const service of services) {
       const handlers = Object.fromEntries(
@@ -144,16 +139,22 @@ export async function startHarness(
   label: string,
   options: { services?: ServiceName[]; config?: Partial<ApiGatewayConfig> } = {},
 ): Promise<Harness> {
-  const env = await isolatedEnvironment(label);
-  const config = gatewayConfig(env, options.config);
-  const gateway = await startApiGateway(config);
+  let config!: ApiGatewayConfig;
+  let gateway!: RunningApiGateway;
+  const bed = await serviceTestBed(label, async (env, cleanup) => {
+    cleanup.afterStop(() => deleteRedisKeys(env.config.REDIS_URL, env.config.REDIS_PREFIX));
+    config = gatewayConfig(env, options.config);
+    gateway = await startApiGateway(config);
+    return gateway.runtime;
+  });
+  // The fakes answer on the bed's client broker: the gateway's HTTP API is the only way in.
   const fakes = await FakeServices.start(
-    env,
+    bed.client,
     options.services ?? ['payment', 'checkout', 'customer', 'webhook-dispatcher'],
   );
   const http = request(gateway.url);
   return {
-    env,
+    env: bed.env,
     gateway,
     fakes,
     config,
@@ -166,13 +167,6 @@ export async function startHarness(
       if (response.status !== 201) throw new Error(`business not created: ${response.status}`);
       return response.body as { business_id: string; api_key: string; key_prefix: string };
     },
-    async close() {
-      await fakes.broker.deleteDeclaredTopology();
-      await gateway.runtime.broker.deleteDeclaredTopology();
-      await fakes.broker.close();
-      await gateway.stop();
-      await deleteRedisKeys(env.config.REDIS_URL, env.config.REDIS_PREFIX);
-      await env.database.drop();
-    },
+    close: bed.close,
   };
 }

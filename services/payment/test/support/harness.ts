@@ -8,8 +8,8 @@ import {
   type CryptoRequest,
   type PixCharge,
 } from '@gateway/contracts';
-import { Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
-import { isolatedEnvironment, testLogger, type IsolatedEnvironment } from '@gateway/testkit';
+import { type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import { serviceTestBed, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../../src/config';
 import { startPaymentService } from '../../src/main';
 
@@ -78,43 +78,18 @@ export class FakeRails {
   }
 }
 
-export interface Harness {
-  env: IsolatedEnvironment;
-  payment: ServiceRuntime;
-  client: Broker;
+/** The payment service on a test bed, with the rails faked on the broker. */
+export interface Harness extends ServiceTestBed<ServiceRuntime> {
   rails: FakeRails;
-  stop(): Promise<void>;
 }
 
 export async function startHarness(label: string): Promise<Harness> {
-  const env = await isolatedEnvironment(label);
-  const payment = await startPaymentService(
-    loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: '1000' }),
+  const bed = await serviceTestBed(label, (env) =>
+    startPaymentService(loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: '1000' })),
   );
-  const connect = (name: string) =>
-    Broker.connect({
-      url: env.config.AMQP_URL,
-      prefix: env.config.AMQP_PREFIX,
-      connectionName: name,
-      logger: testLogger(),
-    });
-  const client = await connect(`${label}-client`);
-  const rails = new FakeRails(await connect(`${label}-rails`));
+  const rails = new FakeRails(await bed.connect(`${label}-rails`));
   await rails.start();
-  return {
-    env,
-    payment,
-    client,
-    rails,
-    stop: async () => {
-      await payment.broker.deleteDeclaredTopology();
-      await rails.broker.deleteDeclaredTopology();
-      await client.close();
-      await rails.broker.close();
-      await payment.stop();
-      await env.database.drop();
-    },
-  };
+  return { ...bed, rails };
 }
 
 export async function newBusiness(client: Broker): Promise<string> {

@@ -1,5 +1,5 @@
 import { Keypair } from '@solana/web3.js';
-import QRCode from 'qrcode';
+import { qrPngDataUri } from '@gateway/qr-png';
 import type { CryptoRequest, Token } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import type { QuoteDesk } from '../chain/quote-desk';
@@ -75,11 +75,7 @@ export class RequestIssuer {
       reference: request.reference,
       currency: request.token,
       network: 'solana',
-      qr_code: await QRCode.toDataURL(request.paymentLink, {
-        // One PNG filter and default deflate: a black-and-white image gets no smaller from adaptive filtering,
-        // which costs ten times the CPU.
-        rendererOpts: { filterType: 0, deflateStrategy: 0 },
-      } as QRCode.QRCodeToDataURLOptions),
+      qr_code: qrPngDataUri(request.paymentLink),
       payment_link: request.paymentLink,
       wallet_address: this.settings.receivingWallet,
       amount_base_units: request.amountBaseUnits.toString(),

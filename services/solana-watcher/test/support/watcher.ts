@@ -8,8 +8,14 @@ import {
   type Envelope,
   type OpenCryptoRequest,
 } from '@gateway/contracts';
-import { Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
-import { isolatedEnvironment, testLogger, waitFor, type IsolatedEnvironment } from '@gateway/testkit';
+import { type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import {
+  serviceTestBed,
+  waitFor,
+  waitForParkedMessages,
+  type ParkedMessage,
+  type ServiceTestBed,
+} from '@gateway/testkit';
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from '../../src/config';
 import { encodeBase58 } from '../../src/domain/base58';
 import { startSolanaWatcher } from '../../src/main';
@@ -44,37 +50,42 @@ export interface TransferRow {
  */
 export class WatcherHarness {
   readonly events: Envelope[] = [];
-  service!: ServiceRuntime;
-  client!: Broker;
 
   private constructor(
-    readonly env: IsolatedEnvironment,
+    private readonly bed: ServiceTestBed<ServiceRuntime>,
     readonly localnet: Localnet,
     readonly proxy: FlakyProxy,
     readonly config: SolanaWatcherConfig,
   ) {}
 
+  get service(): ServiceRuntime {
+    return this.bed.service;
+  }
+
+  get client(): Broker {
+    return this.bed.client;
+  }
+
   static async start(): Promise<WatcherHarness> {
-    const env = await isolatedEnvironment('solana-watcher');
     const payer = Keypair.generate();
-    const localnet = await startLocalnet({ port: 0, payer, receivingWallet: Keypair.generate().publicKey });
-    const proxy = await startFlakyProxy(localnet.url);
-    const config = loadSolanaWatcherConfig({
-      ...env.config,
-      SOLANA_RPC_URL: proxy.url,
-      RECEIVING_WALLET: localnet.receivingWallet.toBase58(),
-      SANDBOX_PAYER_SECRET_KEY: encodeBase58(payer.secretKey),
-      FIXED_RATES: 'usdc=0.18,usdt=0.18345671,eurc=0.16',
-      POLL_INTERVAL_MS: '100',
+    let chain!: { localnet: Localnet; proxy: FlakyProxy; config: SolanaWatcherConfig };
+    const bed = await serviceTestBed('solana-watcher', async (env, cleanup) => {
+      const localnet = await startLocalnet({ port: 0, payer, receivingWallet: Keypair.generate().publicKey });
+      cleanup.afterStop(() => localnet.close());
+      const proxy = await startFlakyProxy(localnet.url);
+      cleanup.afterStop(() => proxy.close());
+      const config = loadSolanaWatcherConfig({
+        ...env.config,
+        SOLANA_RPC_URL: proxy.url,
+        RECEIVING_WALLET: localnet.receivingWallet.toBase58(),
+        SANDBOX_PAYER_SECRET_KEY: encodeBase58(payer.secretKey),
+        FIXED_RATES: 'usdc=0.18,usdt=0.18345671,eurc=0.16',
+        POLL_INTERVAL_MS: '100',
+      });
+      chain = { localnet, proxy, config };
+      return startSolanaWatcher(config);
     });
-    const harness = new WatcherHarness(env, localnet, proxy, config);
-    harness.service = await startSolanaWatcher(config);
-    harness.client = await Broker.connect({
-      url: config.AMQP_URL,
-      prefix: config.AMQP_PREFIX,
-      connectionName: 'solana-watcher-test-client',
-      logger: testLogger(),
-    });
+    const harness = new WatcherHarness(bed, chain.localnet, chain.proxy, chain.config);
     const collect = async (_payload: unknown, context: MessageContext) => {
       harness.events.push(context.envelope);
     };
@@ -86,21 +97,23 @@ export class WatcherHarness {
     return harness;
   }
 
-  async close(): Promise<void> {
-    await this.client.deleteDeclaredTopology();
-    await this.service.broker.deleteDeclaredTopology();
-    await this.client.close();
-    await this.service.stop();
-    await this.proxy.close();
-    await this.localnet.close();
-    await this.env.database.drop();
+  close(): Promise<void> {
+    return this.bed.close();
   }
 
   /** Stops the watcher process and starts a new one on the same database, broker prefix and chain. */
   async restart(between: () => Promise<void> = async () => undefined): Promise<void> {
-    await this.service.stop();
+    await this.bed.service.stop();
     await between();
-    this.service = await startSolanaWatcher(this.config);
+    this.bed.service = await startSolanaWatcher(this.config);
+  }
+
+  /** Waits for the commands the watcher parked, and takes them. */
+  parkedCommands(): Promise<ParkedMessage[]> {
+    return waitForParkedMessages(
+      `${this.config.AMQP_PREFIX}solana-watcher.commands.parking`,
+      'the parked command',
+    );
   }
 
   openCommand(overrides: Partial<OpenCryptoRequest> = {}): OpenCryptoRequest {

@@ -9,11 +9,11 @@ import {
   type Webhook,
   type WebhookEventName,
 } from '@gateway/contracts';
-import { Broker, createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope, type Broker, type ServiceRuntime } from '@gateway/messaging';
 import {
+  connectTestClient,
   createTestPki,
   isolatedEnvironment,
-  testLogger,
   type IsolatedEnvironment,
   type TestPki,
 } from '@gateway/testkit';
@@ -41,12 +41,7 @@ export class Harness {
     const env = await isolatedEnvironment(label);
     const pki = createTestPki();
     const receiver = await Receiver.start(pki.server);
-    const client = await Broker.connect({
-      url: env.config.AMQP_URL,
-      prefix: env.config.AMQP_PREFIX,
-      connectionName: `${label}-test-client`,
-      logger: testLogger(),
-    });
+    const client = await connectTestClient(env.config, `${label}-test-client`);
     const pool = new Pool({
       connectionString: env.config.DATABASE_URL,
       options: '-c search_path=webhook_dispatcher',

@@ -1,0 +1,92 @@
+import { Broker } from '@gateway/messaging';
+import { testLogger } from './logger';
+import { isolatedEnvironment, type IsolatedEnvironment } from './service-env';
+import { waitFor } from './wait';
+
+/** A client broker on a config's prefix, talking to the services there as the other services would. */
+export function connectTestClient(
+  config: { AMQP_URL: string; AMQP_PREFIX: string },
+  connectionName: string,
+): Promise<Broker> {
+  return Broker.connect({
+    url: config.AMQP_URL,
+    prefix: config.AMQP_PREFIX,
+    connectionName,
+    logger: testLogger(connectionName),
+  });
+}
+
+/** What a test bed needs of the service it runs: a `ServiceRuntime`, or anything built on one. */
+export interface TestedService {
+  broker: Broker;
+  stop(): Promise<void>;
+}
+
+export interface TestBedCleanup {
+  /** Runs `step` when the bed closes, after the service stopped (last registered first). */
+  afterStop(step: () => Promise<void>): void;
+}
+
+export interface ServiceTestBed<S extends TestedService> {
+  env: IsolatedEnvironment;
+  /** The service under test; a test that restarts it puts the new one here, and `close` stops that one. */
+  service: S;
+  /** Sends the service commands and publishes it events. */
+  client: Broker;
+  /** Another client broker (a fake downstream service, a listener), cleaned up by `close` like `client`. */
+  connect(connectionName: string): Promise<Broker>;
+  /** Deletes every broker's topology, closes the clients, stops the service and drops the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * One test file's service started in-process on a private database, broker prefix and Redis prefix, with a client
+ * broker. `start` may set up what the service needs around it and register its clean-up with `afterStop`.
+ */
+export async function serviceTestBed<S extends TestedService>(
+  label: string,
+  start: (env: IsolatedEnvironment, cleanup: TestBedCleanup) => Promise<S>,
+): Promise<ServiceTestBed<S>> {
+  const env = await isolatedEnvironment(label);
+  const afterStop: Array<() => Promise<void>> = [];
+  const clients: Broker[] = [];
+  const connect = async (connectionName: string): Promise<Broker> => {
+    const broker = await connectTestClient(env.config, connectionName);
+    clients.push(broker);
+    return broker;
+  };
+  const bed: ServiceTestBed<S> = {
+    env,
+    service: await start(env, { afterStop: (step) => afterStop.unshift(step) }),
+    client: await connect(`${label}-test-client`),
+    connect,
+    async close() {
+      await bed.service.broker.deleteDeclaredTopology();
+      for (const client of clients) {
+        await client.deleteDeclaredTopology();
+        await client.close();
+      }
+      await bed.service.stop();
+      for (const step of afterStop) await step();
+      await env.database.drop();
+    },
+  };
+  return bed;
+}
+
+/**
+ * Sends a request until it is answered ok, for tests that cut a broker connection: each attempt may be lost while
+ * the connection is down, so callers resend with the same message id and the inbox runs the command once.
+ */
+export function untilAnsweredOk<T extends { ok: boolean }>(
+  send: () => Promise<T>,
+  what = 'a reply after reconnect',
+): Promise<T & { ok: true }> {
+  return waitFor(
+    async () => {
+      const reply = await send().catch(() => undefined);
+      return reply?.ok ? (reply as T & { ok: true }) : undefined;
+    },
+    { timeoutMs: 15_000, what },
+  );
+}
