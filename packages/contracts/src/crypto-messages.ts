@@ -105,3 +105,37 @@ export const cryptoRequestClosed = defineEvent<CryptoRequestClosed>(
       .required(),
   }),
 );
+
+/** Why a transfer to one of our references did not count towards its payment. */
+export const unappliedTransferReasons = [
+  'after_expiry',
+  'superseded',
+  'after_settlement',
+  'wrong_mint',
+] as const;
+export type UnappliedTransferReason = (typeof unappliedTransferReasons)[number];
+
+/** A transfer the watcher recorded aside (late, to a superseded reference, or in another token): never lost. */
+export interface CryptoTransferUnapplied {
+  payment_id: string;
+  reference: string;
+  signature: string;
+  amount_base_units: string;
+  mint: string;
+  reason: UnappliedTransferReason;
+  detected_at: string;
+}
+export const cryptoTransferUnapplied = defineEvent<CryptoTransferUnapplied>(
+  'crypto.transfer.unapplied.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    reference: Joi.string().required(),
+    signature: Joi.string().required(),
+    amount_base_units: Joi.string()
+      .pattern(/^[0-9]+$/)
+      .required(),
+    mint: Joi.string().required(),
+    reason: Joi.valid(...unappliedTransferReasons).required(),
+    detected_at: isoDate.required(),
+  }),
+);

@@ -90,6 +90,50 @@ export const getPayment = defineCommand<GetPayment, PaymentView>(
   paymentViewSchema,
 );
 
+/** Money received for a payment outside its happy path: late, excess, partial, or not matching it (wrong token). */
+export const receivedFundsKinds = ['late', 'excess', 'partial', 'unmatched'] as const;
+export type ReceivedFundsKind = (typeof receivedFundsKinds)[number];
+
+export interface ReceivedFundsItem {
+  kind: ReceivedFundsKind;
+  rail: PaymentMethod;
+  /** PIX endToEndId, or the Solana signature (reference for a partial amount kept at expiry). */
+  reference: string;
+  amount_centavos: number | null;
+  /** Token base units, as a decimal string (crypto). */
+  amount_base_units: string | null;
+  /** Decimals of `amount_base_units` (the payment's token); null without a token amount. */
+  decimals: number | null;
+  detected_at: string;
+}
+export interface ListReceivedFunds {
+  business_id: string;
+  payment_id: string;
+}
+export const listReceivedFunds = defineCommand<ListReceivedFunds, { data: ReceivedFundsItem[] }>(
+  'payment.received-funds.list.v1',
+  'payment',
+  Joi.object({ business_id: businessId.required(), payment_id: Joi.string().max(200).required() }),
+  Joi.object({
+    data: Joi.array()
+      .items(
+        Joi.object<ReceivedFundsItem>({
+          kind: Joi.valid(...receivedFundsKinds).required(),
+          rail: Joi.valid(...paymentMethods).required(),
+          reference: Joi.string().required(),
+          amount_centavos: centavos.allow(null).required(),
+          amount_base_units: Joi.string()
+            .pattern(/^[0-9]+$/)
+            .allow(null)
+            .required(),
+          decimals: Joi.number().integer().min(0).max(18).allow(null).required(),
+          detected_at: isoDate.required(),
+        }),
+      )
+      .required(),
+  }),
+);
+
 export interface UpdatePayment {
   business_id: string;
   payment_id: string;

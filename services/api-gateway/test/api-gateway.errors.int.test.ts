@@ -32,6 +32,10 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   });
   afterAll(async () => h.close());
 
+  /** A request to the /v1 API with the merchant's key. */
+  const asMerchant = (method: 'get' | 'post' | 'delete', path: string) =>
+    h.http[method](path).set('x-api-key', merchant.api_key);
+
   test('a request without x-api-key is UNAUTHORIZED (401)', async () => {
     const response = await h.http.get('/v1/payments/pay_abcdefghijklmnopqrstuvwx');
     expect(response.status).toBe(401);
@@ -56,7 +60,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   });
 
   test('an unknown route is NOT_FOUND in the JSON shape, inside and outside /v1', async () => {
-    const inside = await h.http.get('/v1/nothing-here').set('x-api-key', merchant.api_key);
+    const inside = await asMerchant('get', '/v1/nothing-here');
     expect(inside.status).toBe(404);
     expectErrorShape(inside, 'NOT_FOUND');
     const outside = await h.http.get('/wp-admin');
@@ -65,52 +69,41 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
     expect(outside.headers).not.toHaveProperty('x-powered-by');
   });
 
-  test('malformed JSON is INVALID_JSON (400)', async () => {
-    const response = await h.http
-      .post('/v1/payments')
-      .set('x-api-key', merchant.api_key)
-      .set('Content-Type', 'application/json')
-      .send('{"payment_method": "pix", amount: }');
-    expect(response.status).toBe(400);
-    expectErrorShape(response, 'INVALID_JSON');
-  });
-
-  test('a body over 64 KiB is PAYLOAD_TOO_LARGE (413)', async () => {
-    const response = await h.http
-      .post('/v1/payments')
-      .set('x-api-key', merchant.api_key)
-      .send({ payment_method: 'pix', amount: 1000, metadata: JSON.stringify('x'.repeat(70 * 1024)) });
-    expect(response.status).toBe(413);
-    expectErrorShape(response, 'PAYLOAD_TOO_LARGE');
-  });
-
-  test('a JSON body that is not an object is INVALID_FIELDS', async () => {
-    const response = await h.http
-      .post('/v1/payments')
-      .set('x-api-key', merchant.api_key)
-      .set('Content-Type', 'application/json')
-      .send('[1,2,3]');
-    expect(response.status).toBe(422);
-    expectErrorShape(response, 'INVALID_FIELDS');
-  });
-
-  test('a downstream service that does not answer in time gives SERVICE_UNAVAILABLE (503)', async () => {
-    const response = await h.http
-      .post('/v1/customers')
-      .set('x-api-key', merchant.api_key)
-      .send({ email: 'ana@example.com' });
-    expect(response.status).toBe(503);
-    expectErrorShape(response, 'SERVICE_UNAVAILABLE');
+  // A string body is sent as it is (not valid JSON on purpose); an object is serialised.
+  test.each([
+    [
+      'malformed JSON is INVALID_JSON (400)',
+      '/v1/payments',
+      '{"payment_method": "pix", amount: }',
+      400,
+      'INVALID_JSON',
+    ],
+    [
+      'a body over 64 KiB is PAYLOAD_TOO_LARGE (413)',
+      '/v1/payments',
+      { payment_method: 'pix', amount: 1000, metadata: JSON.stringify('x'.repeat(70 * 1024)) },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    ['a JSON body that is not an object is INVALID_FIELDS', '/v1/payments', '[1,2,3]', 422, 'INVALID_FIELDS'],
+    [
+      'a downstream service that does not answer in time gives SERVICE_UNAVAILABLE (503)',
+      '/v1/customers',
+      { email: 'ana@example.com' },
+      503,
+      'SERVICE_UNAVAILABLE',
+    ],
+  ])('%s', async (_behaviour, path, body, status, code) => {
+    const response = await asMerchant('post', path).set('Content-Type', 'application/json').send(body);
+    expect(response.status).toBe(status);
+    expectErrorShape(response, code);
   });
 
   test('a refusal with a code outside the public catalog becomes INTERNAL_ERROR (500)', async () => {
     h.fakes.on(createPayment, async () => {
       throw new CommandError('DATABASE_ON_FIRE', 'detalhe interno');
     });
-    const response = await h.http
-      .post('/v1/payments')
-      .set('x-api-key', merchant.api_key)
-      .send({ payment_method: 'pix', amount: 1000 });
+    const response = await asMerchant('post', '/v1/payments').send({ payment_method: 'pix', amount: 1000 });
     expect(response.status).toBe(500);
     expectErrorShape(response, 'INTERNAL_ERROR');
     expect(response.body.error.message).not.toContain('detalhe interno');
@@ -121,10 +114,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
     h.fakes.on(createPayment, async (command) => ({
       payment: paymentRecord({ business_id: command.business_id, method: 'pix' }),
     }));
-    const response = await h.http
-      .post('/v1/payments')
-      .set('x-api-key', merchant.api_key)
-      .send({ payment_method: 'pix', amount: 1000 });
+    const response = await asMerchant('post', '/v1/payments').send({ payment_method: 'pix', amount: 1000 });
     expect(response.status).toBe(500);
     expectErrorShape(response, 'INTERNAL_ERROR');
     expect(response.body.error.message).toBe('Erro interno do servidor.');
@@ -143,7 +133,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
       status: 'active',
       created_at: new Date().toISOString(),
     }));
-    const response = await h.http.post('/v1/checkouts').set('x-api-key', merchant.api_key).send({
+    const response = await asMerchant('post', '/v1/checkouts').send({
       product_id: 'prod_abcdefghijklmnopqrstuvwx',
       return_url: 'https://loja.example.com/obrigado',
       cancel_url: 'https://loja.example.com/carrinho',
@@ -160,7 +150,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   });
 
   test('a checkout without its urls lists every missing field', async () => {
-    const response = await h.http.post('/v1/checkouts').set('x-api-key', merchant.api_key).send({});
+    const response = await asMerchant('post', '/v1/checkouts').send({});
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('MISSING_FIELDS');
     for (const field of ['product_id', 'return_url', 'cancel_url'])
@@ -193,14 +183,12 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
         ],
       };
     });
-    const found = await h.http.get(`/v1/checkouts/${checkoutId}`).set('x-api-key', merchant.api_key);
+    const found = await asMerchant('get', `/v1/checkouts/${checkoutId}`);
     expect(found.status).toBe(200);
     expect(found.body.sessions).toEqual([
       expect.objectContaining({ status: 'initiated', checkout_id: checkoutId }),
     ]);
-    const missing = await h.http
-      .get(`/v1/checkouts/${newPublicId('chk')}`)
-      .set('x-api-key', merchant.api_key);
+    const missing = await asMerchant('get', `/v1/checkouts/${newPublicId('chk')}`);
     expect(missing.status).toBe(404);
     expectErrorShape(missing, 'NOT_FOUND');
   });
@@ -216,16 +204,16 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
       updated_at: new Date().toISOString(),
       secret: 'whsec_abc',
     }));
-    const created = await h.http
-      .post('/v1/webhook')
-      .set('x-api-key', merchant.api_key)
-      .send({ url: 'https://hooks.example.com/pay', events: ['payment.confirmed'] });
+    const created = await asMerchant('post', '/v1/webhook').send({
+      url: 'https://hooks.example.com/pay',
+      events: ['payment.confirmed'],
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ webhook_id: expect.stringMatching(/^wh_/), secret: 'whsec_abc' });
-    const insecure = await h.http
-      .post('/v1/webhook')
-      .set('x-api-key', merchant.api_key)
-      .send({ url: 'http://hooks.example.com/pay', events: ['payment.refunded'] });
+    const insecure = await asMerchant('post', '/v1/webhook').send({
+      url: 'http://hooks.example.com/pay',
+      events: ['payment.refunded'],
+    });
     expect(insecure.status).toBe(422);
     expect(insecure.body.error.code).toBe('INVALID_FIELDS');
     expect(insecure.body.error.message).toMatch(/url.*events/);
@@ -238,27 +226,24 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
         throw new CommandError('FORBIDDEN', 'Este webhook pertence a outra conta.');
       return { deleted: true };
     });
-    const forbidden = await h.http
-      .delete(`/v1/webhook/${newPublicId('wh')}`)
-      .set('x-api-key', merchant.api_key);
+    const forbidden = await asMerchant('delete', `/v1/webhook/${newPublicId('wh')}`);
     expect(forbidden.status).toBe(403);
     expectErrorShape(forbidden, 'FORBIDDEN');
-    const own = await h.http.delete(`/v1/webhook/${ownId}`).set('x-api-key', merchant.api_key);
+    const own = await asMerchant('delete', `/v1/webhook/${ownId}`);
     expect(own.status).toBe(200);
     expect(own.body).toEqual({ deleted: true });
   });
 
   test('delivery history passes limit and cursor through, and refuses a bad limit', async () => {
     h.fakes.on(listWebhookDeliveries, async () => ({ data: [], next_cursor: null }));
-    const page = await h.http
-      .get('/v1/webhook/wh_abcdefghijklmnopqrstuvwx/deliveries?limit=5&cursor=abc')
-      .set('x-api-key', merchant.api_key);
+    const page = await asMerchant(
+      'get',
+      '/v1/webhook/wh_abcdefghijklmnopqrstuvwx/deliveries?limit=5&cursor=abc',
+    );
     expect(page.status).toBe(200);
     expect(page.body).toEqual({ data: [], next_cursor: null });
     expect(h.fakes.receivedOf(listWebhookDeliveries).at(-1)).toMatchObject({ limit: 5, cursor: 'abc' });
-    const bad = await h.http
-      .get('/v1/webhook/wh_abcdefghijklmnopqrstuvwx/deliveries?limit=1000')
-      .set('x-api-key', merchant.api_key);
+    const bad = await asMerchant('get', '/v1/webhook/wh_abcdefghijklmnopqrstuvwx/deliveries?limit=1000');
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('INVALID_FIELDS');
   });

@@ -25,15 +25,17 @@ describe('api gateway: payments', () => {
       .post('/v1/payments')
       .set('x-api-key', merchant.api_key)
       .send(body as object);
+  const patch = (body: object) =>
+    h.http.patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', merchant.api_key).send(body);
+
+  /** The payment service answers a create with a `view` of the asked amount, charging `fee_centavos`. */
+  const answerCreateWith = (view: typeof pixView, fee_centavos: number) =>
+    h.fakes.on(createPayment, async (command) =>
+      view({ business_id: command.business_id, amount_centavos: command.amount_centavos, fee_centavos }),
+    );
 
   test('a PIX payment is created from centavos and answered in BRL with its QR code', async () => {
-    h.fakes.on(createPayment, async (command) =>
-      pixView({
-        business_id: command.business_id,
-        amount_centavos: command.amount_centavos,
-        fee_centavos: 199,
-      }),
-    );
+    answerCreateWith(pixView, 199);
     const response = await post({
       payment_method: 'pix',
       amount: 12345,
@@ -62,13 +64,7 @@ describe('api gateway: payments', () => {
   });
 
   test('a crypto payment answers with the upper-case token, the token amount and its own expiry', async () => {
-    h.fakes.on(createPayment, async (command) =>
-      cryptoView({
-        business_id: command.business_id,
-        amount_centavos: command.amount_centavos,
-        fee_centavos: 150,
-      }),
-    );
+    answerCreateWith(cryptoView, 150);
     const response = await post({
       payment_method: 'crypto',
       amount: 10000,
@@ -204,10 +200,7 @@ describe('api gateway: payments', () => {
       }),
       crypto: cryptoInstructions({ currency: 'eurc', amount_base_units: '1000000' }),
     }));
-    const response = await h.http
-      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
-      .set('x-api-key', merchant.api_key)
-      .send({ amount: 20000 });
+    const response = await patch({ amount: 20000 });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       payment_id: 'pay_abcdefghijklmnopqrstuvwx',
@@ -228,30 +221,21 @@ describe('api gateway: payments', () => {
     h.fakes.on(updatePayment, async (command) => ({
       ...pixView({ payment_id: command.payment_id, business_id: command.business_id }),
     }));
-    const response = await h.http
-      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
-      .set('x-api-key', merchant.api_key)
-      .send({ metadata: '{"pedido":7}' });
+    const response = await patch({ metadata: '{"pedido":7}' });
     expect(response.status).toBe(200);
     expect(response.body.pix).toEqual({ qr_code: expect.any(String), copia_e_cola: expect.any(String) });
     expect(response.body).not.toHaveProperty('crypto');
   });
 
   test('an empty PATCH is MISSING_FIELDS naming amount and metadata', async () => {
-    const response = await h.http
-      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
-      .set('x-api-key', merchant.api_key)
-      .send({});
+    const response = await patch({});
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('MISSING_FIELDS');
     expect(response.body.error.message).toMatch(/amount.*metadata/);
   });
 
   test('a PATCH below the minimum amount is INVALID_AMOUNT', async () => {
-    const response = await h.http
-      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
-      .set('x-api-key', merchant.api_key)
-      .send({ amount: 50 });
+    const response = await patch({ amount: 50 });
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('INVALID_AMOUNT');
   });
@@ -260,10 +244,7 @@ describe('api gateway: payments', () => {
     h.fakes.on(updatePayment, async () => {
       throw new CommandError('INVALID_STATUS', 'Pagamento com status paid não pode ser alterado.');
     });
-    const response = await h.http
-      .patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx')
-      .set('x-api-key', merchant.api_key)
-      .send({ amount: 500 });
+    const response = await patch({ amount: 500 });
     expect(response.status).toBe(422);
     expect(response.body.error).toEqual({ code: 'INVALID_STATUS', message: expect.stringContaining('paid') });
   });

@@ -2,7 +2,9 @@ import {
   createPayment,
   cryptoRequestClosed,
   cryptoRequestSettled,
+  cryptoTransferUnapplied,
   getPayment,
+  listReceivedFunds,
   pixChargeClosed,
   pixChargePaid,
   setFeeRule,
@@ -24,6 +26,8 @@ import { handlePixChargePaid } from './handlers/pix.charge.paid.v1';
 import { handlePixChargeClosed } from './handlers/pix.charge.closed.v1';
 import { handleCryptoRequestSettled } from './handlers/crypto.request.settled.v1';
 import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
+import { handleCryptoTransferUnapplied } from './handlers/crypto.transfer.unapplied.v1';
+import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
 
 export async function startPaymentService(config: PaymentConfig): Promise<ServiceRuntime> {
   const runtime = await openServiceRuntime({ service: 'payment', config, ...paymentDatabase });
@@ -40,8 +44,15 @@ export async function startPaymentService(config: PaymentConfig): Promise<Servic
     [updatePayment.name]: handleUpdatePayment({ uow: runtime.unitOfWork(updatePayment.name), rails }),
     [simulatePayment.name]: handleSimulatePayment({ dataSource, rails, appEnv: config.APP_ENV }),
     [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
+    [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
   });
-  const railEvents = [pixChargePaid, pixChargeClosed, cryptoRequestSettled, cryptoRequestClosed];
+  const railEvents = [
+    pixChargePaid,
+    pixChargeClosed,
+    cryptoRequestSettled,
+    cryptoRequestClosed,
+    cryptoTransferUnapplied,
+  ];
   await broker.consumeEvents(
     'payment',
     railEvents.map((event) => event.name),
@@ -50,6 +61,9 @@ export async function startPaymentService(config: PaymentConfig): Promise<Servic
       [pixChargeClosed.name]: handlePixChargeClosed(runtime.unitOfWork(pixChargeClosed.name)),
       [cryptoRequestSettled.name]: handleCryptoRequestSettled(runtime.unitOfWork(cryptoRequestSettled.name)),
       [cryptoRequestClosed.name]: handleCryptoRequestClosed(runtime.unitOfWork(cryptoRequestClosed.name)),
+      [cryptoTransferUnapplied.name]: handleCryptoTransferUnapplied(
+        runtime.unitOfWork(cryptoTransferUnapplied.name),
+      ),
     },
   );
   return runtime;

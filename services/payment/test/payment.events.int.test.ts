@@ -1,7 +1,6 @@
 import {
   cryptoRequestClosed,
   cryptoRequestSettled,
-  getPayment,
   newPublicId,
   pixChargeClosed,
   pixChargePaid,
@@ -10,7 +9,14 @@ import {
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { waitFor, waitForParkedMessages } from '@gateway/testkit';
-import { create, newBusiness, startHarness, type Harness } from './support/harness';
+import {
+  create,
+  newBusiness,
+  readPayment,
+  startHarness,
+  waitForPaymentStatus,
+  type Harness,
+} from './support/harness';
 
 describe('payment service rail events', () => {
   let h: Harness;
@@ -24,24 +30,9 @@ describe('payment service rail events', () => {
   const publish = <P>(definition: MessageDefinition<P>, payload: P, messageId = newPublicId('msg')) =>
     h.client.publish(definition, payload, { messageId });
 
-  const read = async (businessId: string, paymentId: string): Promise<PaymentView> => {
-    const reply = await h.client.request(
-      getPayment,
-      { business_id: businessId, payment_id: paymentId },
-      { timeoutMs: 5000 },
-    );
-    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
-    return reply.result;
-  };
-
+  const read = (businessId: string, paymentId: string) => readPayment(h.client, businessId, paymentId);
   const waitForStatus = (businessId: string, paymentId: string, status: string) =>
-    waitFor(
-      async () => {
-        const view = await read(businessId, paymentId);
-        return view.payment.status === status ? view : undefined;
-      },
-      { what: `payment ${status}` },
-    );
+    waitForPaymentStatus(h.client, businessId, paymentId, status);
 
   const events = async (paymentId: string): Promise<string[]> =>
     (

@@ -19,6 +19,7 @@ import { createPspSimulator, type RunningPspSimulator } from '@gateway/psp-simul
 import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../src/config';
 import { startPaymentService } from '../src/main';
+import { readPayment, waitForPaymentStatus } from './support/harness';
 import { payAtPsp } from './support/psp-sandbox';
 
 describe('PIX payments end to end (payment service + PIX adapter + PSP simulator)', () => {
@@ -82,24 +83,9 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     return reply.result;
   }
 
-  async function read(businessId: string, paymentId: string): Promise<PaymentView> {
-    const reply = await bed.client.request(
-      getPayment,
-      { business_id: businessId, payment_id: paymentId },
-      { timeoutMs: 5000 },
-    );
-    if (!reply.ok) throw new Error(`get failed: ${JSON.stringify(reply.error)}`);
-    return reply.result;
-  }
-
+  const read = (businessId: string, paymentId: string) => readPayment(bed.client, businessId, paymentId);
   const waitForStatus = (businessId: string, paymentId: string, status: string) =>
-    waitFor(
-      async () => {
-        const view = await read(businessId, paymentId);
-        return view.payment.status === status ? view : undefined;
-      },
-      { what: `payment ${status}` },
-    );
+    waitForPaymentStatus(bed.client, businessId, paymentId, status);
 
   async function outboxCount(name: string, paymentId: string): Promise<number> {
     const rows = await bed.service.dataSource.query(

@@ -10,15 +10,7 @@ import { parseTransferRequestUrl } from '../src/domain/solana-pay';
 import { WatcherHarness } from './support/watcher';
 
 describe('crypto.request.change-amount.v1', () => {
-  let harness: WatcherHarness;
-
-  beforeAll(async () => {
-    harness = await WatcherHarness.start();
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = WatcherHarness.forTheseTests();
 
   const change = (paymentId: string, amountCentavos: number): ChangeCryptoRequestAmount => ({
     payment_id: paymentId,

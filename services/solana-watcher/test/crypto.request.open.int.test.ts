@@ -14,15 +14,7 @@ function decodeQrDataUri(dataUri: string): string | undefined {
 }
 
 describe('crypto.request.open.v1', () => {
-  let harness: WatcherHarness;
-
-  beforeAll(async () => {
-    harness = await WatcherHarness.start();
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = WatcherHarness.forTheseTests();
 
   const countRequests = async (paymentId: string): Promise<number> => {
     const rows = await harness.service.dataSource.query(

@@ -12,15 +12,7 @@ import { sleep, untilAnsweredOk } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('crypto.request.simulate.v1 (sandbox)', () => {
-  let harness: WatcherHarness;
-
-  beforeAll(async () => {
-    harness = await WatcherHarness.start();
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = WatcherHarness.forTheseTests();
 
   const simulate = (
     paymentId: string,

@@ -9,15 +9,7 @@ import { sleep, waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('payment detection on the local chain', () => {
-  let harness: WatcherHarness;
-
-  beforeAll(async () => {
-    harness = await WatcherHarness.start();
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = WatcherHarness.forTheseTests();
 
   const expire = async (paymentId: string) => {
     const reply = await harness.client.request(

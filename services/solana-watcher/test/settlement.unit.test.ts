@@ -1,4 +1,4 @@
-import { applyTransfer, expiryReason, type RequestState } from '../src/domain/settlement';
+import { applyTransfer, expiryReason, unappliedReason, type RequestState } from '../src/domain/settlement';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
@@ -66,5 +66,19 @@ describe('expiryReason', () => {
   it('nothing received closes as expired, something received as underpaid', () => {
     expect(expiryReason(0n)).toBe('expired');
     expect(expiryReason(1n)).toBe('underpaid');
+  });
+});
+
+describe('unappliedReason', () => {
+  it.each([
+    ['late' as const, 'settled' as const, 'after_settlement'],
+    ['late' as const, 'expired' as const, 'after_expiry'],
+    ['late' as const, 'underpaid' as const, 'after_expiry'],
+    ['late' as const, 'failed' as const, 'after_expiry'],
+    ['superseded' as const, 'superseded' as const, 'superseded'],
+    ['wrong_mint' as const, 'open' as const, 'wrong_mint'],
+    ['wrong_mint' as const, 'expired' as const, 'wrong_mint'],
+  ])('a transfer recorded as %s on a %s request is reported as %s', (appliedTo, status, reason) => {
+    expect(unappliedReason(appliedTo, status)).toBe(reason);
   });
 });

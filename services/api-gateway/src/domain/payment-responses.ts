@@ -1,4 +1,10 @@
-import type { CryptoInstructions, PaymentRecord, PaymentView, PixInstructions } from '@gateway/contracts';
+import type {
+  CryptoInstructions,
+  PaymentRecord,
+  PaymentView,
+  PixInstructions,
+  ReceivedFundsItem,
+} from '@gateway/contracts';
 import { baseUnitsToNumber, centavosToBrl } from './money';
 
 // The payment service answers in centavos with rail details in base units; these shape its answers into the
@@ -85,5 +91,23 @@ export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean
     status: payment.status,
     ...(view.pix ? { pix: publicPix(view.pix) } : {}),
     ...(view.crypto && amountChanged ? { crypto: publicCrypto(view.crypto) } : {}),
+  };
+}
+
+/**
+ * One entry of GET /v1/payments/{id}/received-funds: money kept for the payment outside its happy path, in BRL for
+ * PIX and in tokens for crypto (the other amount null).
+ */
+export function receivedFundsResponse(item: ReceivedFundsItem): Record<string, unknown> {
+  return {
+    kind: item.kind,
+    rail: item.rail,
+    reference: item.reference,
+    amount_brl: item.amount_centavos === null ? null : centavosToBrl(item.amount_centavos),
+    amount_token:
+      item.amount_base_units === null || item.decimals === null
+        ? null
+        : baseUnitsToNumber(item.amount_base_units, item.decimals),
+    detected_at: item.detected_at,
   };
 }

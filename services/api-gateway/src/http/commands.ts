@@ -1,7 +1,8 @@
-import type { Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { CommandDefinition } from '@gateway/contracts';
-import { AppError } from '@gateway/http-errors';
+import { AppError, asyncHandler } from '@gateway/http-errors';
 import { BrokerUnavailableError, RpcTimeoutError, type Broker } from '@gateway/messaging';
+import { identityOf } from './identity';
 
 /** Sends the contract commands behind each route and turns their replies into results or public errors. */
 export class CommandSender {
@@ -30,4 +31,20 @@ export class CommandSender {
     if (!reply.ok) throw AppError.fromReply(reply.error);
     return reply.result;
   }
+}
+
+/**
+ * A route that sends one command, built from the request for the caller's business, and answers its result as it
+ * is with `status`. `payloadOf` validates what it reads (body, query, path ids).
+ */
+export function commandRoute<P, R>(
+  commands: CommandSender,
+  definition: CommandDefinition<P, R>,
+  payloadOf: (req: Request, businessId: string) => P,
+  status = 200,
+): RequestHandler {
+  return asyncHandler(async (req, res) => {
+    const payload = payloadOf(req, identityOf(res).businessId);
+    res.status(status).json(await commands.send(definition, payload, res));
+  });
 }

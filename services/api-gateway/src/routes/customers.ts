@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import Joi from 'joi';
 import { createCustomer } from '@gateway/contracts';
-import { asyncHandler } from '@gateway/http-errors';
-import { identityOf } from '../http/identity';
+import { commandRoute } from '../http/commands';
 import { jsonText, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
@@ -26,22 +25,22 @@ export function customerRoutes({ commands }: RouteContext): Router {
   const router = Router();
   router.post(
     '/customers',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(createCustomerBody, req.body);
-      const customer = await commands.send(
-        createCustomer,
-        {
-          business_id: identityOf(res).businessId,
+    commandRoute(
+      commands,
+      createCustomer,
+      (req, businessId) => {
+        const body = validateBody(createCustomerBody, req.body);
+        return {
+          business_id: businessId,
           email: body.email ?? null,
           phone_number: body.phone_number ?? null,
           document_number: body.document_number ?? null,
           ip: req.ip ?? null,
           metadata: body.metadata ?? null,
-        },
-        res,
-      );
-      res.status(201).json(customer);
-    }),
+        };
+      },
+      201,
+    ),
   );
   return router;
 }

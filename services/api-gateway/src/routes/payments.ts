@@ -3,6 +3,7 @@ import Joi from 'joi';
 import {
   createPayment,
   getPayment,
+  listReceivedFunds,
   simulatePayment,
   tokens,
   updatePayment,
@@ -15,7 +16,9 @@ import {
   paymentCreatedResponse,
   paymentRecordResponse,
   paymentUpdatedResponse,
+  receivedFundsResponse,
 } from '../domain/payment-responses';
+import { commandRoute } from '../http/commands';
 import { identityOf } from '../http/identity';
 import { centavosField, jsonText, pathId, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
@@ -57,7 +60,7 @@ const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount
   amount: centavosField.min(1).allow(null),
 });
 
-/** /v1/payments (and, outside production, /v1/sandbox/payments/{id}/simulate). */
+/** /v1/payments, /v1/payments/{id}/received-funds (and, outside production, /v1/sandbox/payments/{id}/simulate). */
 export function paymentRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
 
@@ -100,6 +103,20 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     }),
   );
 
+  // Late, excess, partial or unmatched money kept for the payment: what the merchant reconciles by hand.
+  router.get(
+    '/payments/:payment_id/received-funds',
+    asyncHandler(async (req, res) => {
+      const { businessId } = identityOf(res);
+      const funds = await commands.send(
+        listReceivedFunds,
+        { business_id: businessId, payment_id: pathId(req.params.payment_id) },
+        res,
+      );
+      res.json({ data: funds.data.map(receivedFundsResponse) });
+    }),
+  );
+
   router.patch(
     '/payments/:payment_id',
     asyncHandler(async (req, res) => {
@@ -120,21 +137,20 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
   if (config.APP_ENV !== 'production') {
     router.post(
       '/sandbox/payments/:payment_id/simulate',
-      asyncHandler(async (req, res) => {
-        const body = validateBody(simulateBody, req.body, { amount: ['amount'] });
-        const { businessId } = identityOf(res);
-        const result = await commands.send(
-          simulatePayment,
-          {
+      commandRoute(
+        commands,
+        simulatePayment,
+        (req, businessId) => {
+          const body = validateBody(simulateBody, req.body, { amount: ['amount'] });
+          return {
             business_id: businessId,
             payment_id: pathId(req.params.payment_id),
             outcome: body.outcome,
             amount_centavos: body.amount ?? null,
-          },
-          res,
-        );
-        res.status(202).json(result);
-      }),
+          };
+        },
+        202,
+      ),
     );
   }
 

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import Joi from 'joi';
 import {
   createWebhook,
@@ -9,8 +9,7 @@ import {
   webhookEventNames,
   type WebhookEventName,
 } from '@gateway/contracts';
-import { asyncHandler } from '@gateway/http-errors';
-import { identityOf } from '../http/identity';
+import { commandRoute } from '../http/commands';
 import { pathId, validateBody, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
@@ -34,77 +33,43 @@ const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
 /** /v1/webhook, plus (additive) delivery history, manual retry and a test event. */
 export function webhookRoutes({ commands }: RouteContext): Router {
   const router = Router();
+  const webhookOf = (req: Request, businessId: string) => ({
+    business_id: businessId,
+    webhook_id: pathId(req.params.webhook_id),
+  });
 
   router.post(
     '/webhook',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(createWebhookBody, req.body);
-      const webhook = await commands.send(
-        createWebhook,
-        { business_id: identityOf(res).businessId, url: body.url, events: body.events },
-        res,
-      );
-      res.status(201).json(webhook);
-    }),
+    commandRoute(
+      commands,
+      createWebhook,
+      (req, businessId) => {
+        const body = validateBody(createWebhookBody, req.body);
+        return { business_id: businessId, url: body.url, events: body.events };
+      },
+      201,
+    ),
   );
 
-  router.delete(
-    '/webhook/:webhook_id',
-    asyncHandler(async (req, res) => {
-      const result = await commands.send(
-        deleteWebhook,
-        { business_id: identityOf(res).businessId, webhook_id: pathId(req.params.webhook_id) },
-        res,
-      );
-      res.json(result);
-    }),
-  );
+  router.delete('/webhook/:webhook_id', commandRoute(commands, deleteWebhook, webhookOf));
 
   router.get(
     '/webhook/:webhook_id/deliveries',
-    asyncHandler(async (req, res) => {
+    commandRoute(commands, listWebhookDeliveries, (req, businessId) => {
       const query = validateQuery(deliveriesQuery, req.query);
-      const page = await commands.send(
-        listWebhookDeliveries,
-        {
-          business_id: identityOf(res).businessId,
-          webhook_id: pathId(req.params.webhook_id),
-          limit: query.limit,
-          cursor: query.cursor ?? null,
-        },
-        res,
-      );
-      res.json(page);
+      return { ...webhookOf(req, businessId), limit: query.limit, cursor: query.cursor ?? null };
     }),
   );
 
   router.post(
     '/webhook/:webhook_id/deliveries/:delivery_id/retry',
-    asyncHandler(async (req, res) => {
-      const result = await commands.send(
-        retryWebhookDelivery,
-        {
-          business_id: identityOf(res).businessId,
-          webhook_id: pathId(req.params.webhook_id),
-          delivery_id: pathId(req.params.delivery_id),
-        },
-        res,
-      );
-      res.json(result);
-    }),
+    commandRoute(commands, retryWebhookDelivery, (req, businessId) => ({
+      ...webhookOf(req, businessId),
+      delivery_id: pathId(req.params.delivery_id),
+    })),
   );
 
-  router.post(
-    '/webhook/:webhook_id/test',
-    asyncHandler(async (req, res) => {
-      const result = await commands.send(
-        sendTestWebhook,
-        { business_id: identityOf(res).businessId, webhook_id: pathId(req.params.webhook_id) },
-        res,
-      );
-      res.json(result);
-    }),
-  );
+  router.post('/webhook/:webhook_id/test', commandRoute(commands, sendTestWebhook, webhookOf));
 
   return router;
 }

@@ -11,6 +11,7 @@ import {
   getCheckoutPage,
   getCheckoutSessionStatus,
   getPayment,
+  listReceivedFunds,
   listWebhookDeliveries,
   retryWebhookDelivery,
   sendTestWebhook,
@@ -31,7 +32,7 @@ export const ADMIN_TOKEN = 'test-admin-token-for-the-gateway';
 type AnyCommand = CommandDefinition<any, any>;
 
 const COMMANDS_BY_SERVICE: Partial<Record<ServiceName, AnyCommand[]>> = {
-  payment: [createPayment, getPayment, updatePayment, simulatePayment, setFeeRule],
+  payment: [createPayment, getPayment, updatePayment, simulatePayment, setFeeRule, listReceivedFunds],
   checkout: [
     createProduct,
     createCheckout,

@@ -14,7 +14,7 @@ import { eventNameFor, OPEN_STATUSES } from '../domain/payment-status';
 import { toRecord } from '../domain/payment-record';
 import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
-import type { ReceivedFundsKind } from './received-funds.entity';
+import { ReceivedFundsEntity, type ReceivedFundsKind } from './received-funds.entity';
 
 const eventDefinitions = {
   created: paymentCreated,
@@ -119,13 +119,16 @@ export interface ReceivedFunds {
   railReference: string;
   amountCentavos: number | null;
   amountBaseUnits: string | null;
+  /** When the rail saw the money; now when not told. */
+  detectedAt?: Date;
 }
 
 /** Records funds outside the happy path once per (payment, kind, reference); returns false if already recorded. */
 export async function recordReceivedFunds(manager: EntityManager, funds: ReceivedFunds): Promise<boolean> {
   const rows: unknown[] = await manager.query(
-    `INSERT INTO received_funds (payment_id, kind, rail, rail_reference, amount_centavos, amount_base_units)
-     VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO received_funds
+       (payment_id, kind, rail, rail_reference, amount_centavos, amount_base_units, recorded_at)
+     VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, now()))
      ON CONFLICT (payment_id, kind, rail_reference) DO NOTHING
      RETURNING id`,
     [
@@ -135,9 +138,18 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
       funds.railReference,
       funds.amountCentavos,
       funds.amountBaseUnits,
+      funds.detectedAt ?? null,
     ],
   );
   return rows.length > 0;
+}
+
+/** Every funds record of a payment, oldest first. */
+export function listReceivedFundsOf(
+  manager: EntityManager,
+  paymentId: string,
+): Promise<ReceivedFundsEntity[]> {
+  return manager.find(ReceivedFundsEntity, { where: { paymentId }, order: { recordedAt: 'ASC', id: 'ASC' } });
 }
 
 export async function hasReceivedFunds(

@@ -1,8 +1,9 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { ReceivedFundsKind } from '@gateway/contracts';
 import { bigintAsNumber } from './bigint-transformer';
 
 /** Money a rail reported that did not (or not only) settle a payment: kept so it is never silently lost. */
-export type ReceivedFundsKind = 'late' | 'excess' | 'partial' | 'unmatched';
+export type { ReceivedFundsKind };
 
 @Entity({ name: 'received_funds' })
 export class ReceivedFundsEntity {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   createPayment,
+  getPayment,
   newPublicId,
   setFeeRule,
   type CreatePayment,
@@ -9,7 +10,7 @@ import {
   type PixCharge,
 } from '@gateway/contracts';
 import { type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
-import { serviceTestBed, type ServiceTestBed } from '@gateway/testkit';
+import { serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../../src/config';
 import { startPaymentService } from '../../src/main';
 
@@ -127,4 +128,34 @@ export async function create(
   });
   if (!reply.ok) throw new Error(JSON.stringify(reply.error));
   return reply.result;
+}
+
+export async function readPayment(
+  client: Broker,
+  businessId: string,
+  paymentId: string,
+): Promise<PaymentView> {
+  const reply = await client.request(
+    getPayment,
+    { business_id: businessId, payment_id: paymentId },
+    { timeoutMs: 5000 },
+  );
+  if (!reply.ok) throw new Error(`get failed: ${JSON.stringify(reply.error)}`);
+  return reply.result;
+}
+
+/** Waits until the payment service shows the payment in `status`, and answers it as then read. */
+export function waitForPaymentStatus(
+  client: Broker,
+  businessId: string,
+  paymentId: string,
+  status: string,
+): Promise<PaymentView> {
+  return waitFor(
+    async () => {
+      const view = await readPayment(client, businessId, paymentId);
+      return view.payment.status === status ? view : undefined;
+    },
+    { what: `payment ${status}` },
+  );
 }

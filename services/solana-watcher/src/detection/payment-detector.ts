@@ -1,11 +1,16 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey, type Connection } from '@solana/web3.js';
 import type { DataSource } from 'typeorm';
-import { cryptoRequestClosed, cryptoRequestSettled, type Token } from '@gateway/contracts';
+import {
+  cryptoRequestClosed,
+  cryptoRequestSettled,
+  cryptoTransferUnapplied,
+  type Token,
+} from '@gateway/contracts';
 import { PeriodicTask, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter, gauge, type Logger } from '@gateway/observability';
 import { scanAddresses, type ScanCursor, type ScanResult } from '../chain/signature-scanner';
-import { applyTransfer, expiryReason } from '../domain/settlement';
+import { applyTransfer, expiryReason, unappliedReason } from '../domain/settlement';
 import {
   TOKEN_PROGRAM_ID,
   accountKeys,
@@ -158,7 +163,10 @@ export class PaymentDetector {
     }
   }
 
-  /** Records a transfer once per (signature, reference); only a new one changes the request. */
+  /**
+   * Records a transfer once per (signature, reference); only a new one changes the request, or, when it cannot count
+   * towards the request, tells the payment service so the money is kept for the payment.
+   */
   private async record(
     tx: Transaction,
     request: PaymentRequestEntity,
@@ -196,6 +204,18 @@ export class PaymentDetector {
     };
     if (outcome.appliedTo !== 'payment') {
       this.logger.warn({ ...details, applied_to: outcome.appliedTo }, 'transfer recorded aside');
+      // Emitted with the transfer row, so the payment service learns of the money once per (signature, reference).
+      await tx.emit(
+        cryptoTransferUnapplied,
+        {
+          ...details,
+          amount_base_units: transfer.amount.toString(),
+          mint: transfer.mint,
+          reason: unappliedReason(outcome.appliedTo, request.status),
+          detected_at: new Date().toISOString(),
+        },
+        { correlationId: request.correlationId },
+      );
       return;
     }
     request.receivedBaseUnits = outcome.received;

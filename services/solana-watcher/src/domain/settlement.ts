@@ -1,3 +1,5 @@
+import type { UnappliedTransferReason } from '@gateway/contracts';
+
 export const requestStatuses = ['open', 'settled', 'expired', 'underpaid', 'failed', 'superseded'] as const;
 export type RequestStatus = (typeof requestStatuses)[number];
 
@@ -48,4 +50,16 @@ export function applyTransfer(request: RequestState, transfer: IncomingTransfer)
 /** Why an open request that reached its expiry closes: nothing arrived, or not enough. */
 export function expiryReason(received: bigint): 'expired' | 'underpaid' {
   return received === 0n ? 'expired' : 'underpaid';
+}
+
+/**
+ * Why a transfer recorded aside did not count, as the payment service is told: `late` splits into after the request
+ * was paid and after it ended unpaid (expired, underpaid or failed: its window is over either way).
+ */
+export function unappliedReason(
+  appliedTo: Exclude<TransferDestination, 'payment'>,
+  status: RequestStatus,
+): UnappliedTransferReason {
+  if (appliedTo !== 'late') return appliedTo;
+  return status === 'settled' ? 'after_settlement' : 'after_expiry';
 }

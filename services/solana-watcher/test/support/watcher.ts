@@ -50,13 +50,10 @@ export interface TransferRow {
  */
 export class WatcherHarness {
   readonly events: Envelope[] = [];
-
-  private constructor(
-    private readonly bed: ServiceTestBed<ServiceRuntime>,
-    readonly localnet: Localnet,
-    readonly proxy: FlakyProxy,
-    readonly config: SolanaWatcherConfig,
-  ) {}
+  localnet!: Localnet;
+  proxy!: FlakyProxy;
+  config!: SolanaWatcherConfig;
+  private bed!: ServiceTestBed<ServiceRuntime>;
 
   get service(): ServiceRuntime {
     return this.bed.service;
@@ -67,34 +64,44 @@ export class WatcherHarness {
   }
 
   static async start(): Promise<WatcherHarness> {
+    const harness = new WatcherHarness();
+    await harness.start();
+    return harness;
+  }
+
+  /** A harness started before the enclosing describe's tests and closed after them. */
+  static forTheseTests(): WatcherHarness {
+    const harness = new WatcherHarness();
+    beforeAll(() => harness.start());
+    afterAll(() => harness.close());
+    return harness;
+  }
+
+  private async start(): Promise<void> {
     const payer = Keypair.generate();
-    let chain!: { localnet: Localnet; proxy: FlakyProxy; config: SolanaWatcherConfig };
-    const bed = await serviceTestBed('solana-watcher', async (env, cleanup) => {
-      const localnet = await startLocalnet({ port: 0, payer, receivingWallet: Keypair.generate().publicKey });
-      cleanup.afterStop(() => localnet.close());
-      const proxy = await startFlakyProxy(localnet.url);
-      cleanup.afterStop(() => proxy.close());
-      const config = loadSolanaWatcherConfig({
+    this.bed = await serviceTestBed('solana-watcher', async (env, cleanup) => {
+      this.localnet = await startLocalnet({ port: 0, payer, receivingWallet: Keypair.generate().publicKey });
+      cleanup.afterStop(() => this.localnet.close());
+      this.proxy = await startFlakyProxy(this.localnet.url);
+      cleanup.afterStop(() => this.proxy.close());
+      this.config = loadSolanaWatcherConfig({
         ...env.config,
-        SOLANA_RPC_URL: proxy.url,
-        RECEIVING_WALLET: localnet.receivingWallet.toBase58(),
+        SOLANA_RPC_URL: this.proxy.url,
+        RECEIVING_WALLET: this.localnet.receivingWallet.toBase58(),
         SANDBOX_PAYER_SECRET_KEY: encodeBase58(payer.secretKey),
         FIXED_RATES: 'usdc=0.18,usdt=0.18345671,eurc=0.16',
         POLL_INTERVAL_MS: '100',
       });
-      chain = { localnet, proxy, config };
-      return startSolanaWatcher(config);
+      return startSolanaWatcher(this.config);
     });
-    const harness = new WatcherHarness(bed, chain.localnet, chain.proxy, chain.config);
     const collect = async (_payload: unknown, context: MessageContext) => {
-      harness.events.push(context.envelope);
+      this.events.push(context.envelope);
     };
     // A queue under a service name the watcher does not use, bound to the watcher's events only.
-    await harness.client.consumeEvents('webhook-dispatcher', ['crypto.request.*.v1'], {
+    await this.client.consumeEvents('webhook-dispatcher', ['crypto.request.*.v1'], {
       [cryptoRequestSettled.name]: collect,
       [cryptoRequestClosed.name]: collect,
     });
-    return harness;
   }
 
   close(): Promise<void> {

@@ -1,0 +1,101 @@
+import {
+  listReceivedFunds,
+  newPublicId,
+  type ListReceivedFunds,
+  type ReceivedFundsItem,
+} from '@gateway/contracts';
+import { CommandError } from '@gateway/messaging';
+import { startHarness, type Harness } from './support/harness';
+
+describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
+  let h: Harness;
+  let merchant: { business_id: string; api_key: string };
+
+  beforeAll(async () => {
+    h = await startHarness('gw-funds');
+    merchant = await h.newBusiness('Padaria Pão Quente');
+  });
+  afterAll(async () => h.close());
+
+  const get = (paymentId: string, apiKey = merchant.api_key) =>
+    h.http.get(`/v1/payments/${paymentId}/received-funds`).set('x-api-key', apiKey);
+
+  test('lists the money kept for the payment, in BRL for PIX and in tokens for crypto', async () => {
+    const paymentId = newPublicId('pay');
+    const kept: ReceivedFundsItem[] = [
+      {
+        kind: 'partial',
+        rail: 'pix',
+        reference: `E${'1'.repeat(31)}`,
+        amount_centavos: 4050,
+        amount_base_units: null,
+        decimals: null,
+        detected_at: '2030-01-02T03:04:05.000Z',
+      },
+      {
+        kind: 'late',
+        rail: 'crypto',
+        reference: '5'.repeat(87),
+        amount_centavos: null,
+        amount_base_units: '18234568',
+        decimals: 6,
+        detected_at: '2030-01-02T03:05:00.000Z',
+      },
+    ];
+    h.fakes.on(listReceivedFunds, async () => ({ data: kept }));
+    const response = await get(paymentId);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      data: [
+        {
+          kind: 'partial',
+          rail: 'pix',
+          reference: `E${'1'.repeat(31)}`,
+          amount_brl: 40.5,
+          amount_token: null,
+          detected_at: '2030-01-02T03:04:05.000Z',
+        },
+        {
+          kind: 'late',
+          rail: 'crypto',
+          reference: '5'.repeat(87),
+          amount_brl: null,
+          amount_token: 18.234568,
+          detected_at: '2030-01-02T03:05:00.000Z',
+        },
+      ],
+    });
+    expect(h.fakes.receivedOf(listReceivedFunds).at(-1)).toEqual({
+      business_id: merchant.business_id,
+      payment_id: paymentId,
+    });
+  });
+
+  test('a payment with nothing kept aside answers an empty list', async () => {
+    h.fakes.on(listReceivedFunds, async () => ({ data: [] }));
+    const response = await get(newPublicId('pay'));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: [] });
+  });
+
+  test("another business's payment is NOT_FOUND", async () => {
+    const paymentId = newPublicId('pay');
+    h.fakes.on(listReceivedFunds, async (query: ListReceivedFunds) => {
+      if (query.business_id !== merchant.business_id)
+        throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
+      return { data: [] };
+    });
+    const other = await h.newBusiness('Outra Loja');
+    const response = await get(paymentId, other.api_key);
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('NOT_FOUND');
+    expect((await get(paymentId)).status).toBe(200);
+  });
+
+  test('without an API key nothing is asked of the payment service', async () => {
+    const before = h.fakes.receivedOf(listReceivedFunds).length;
+    const response = await h.http.get(`/v1/payments/${newPublicId('pay')}/received-funds`);
+    expect(response.status).toBe(401);
+    expect(h.fakes.receivedOf(listReceivedFunds)).toHaveLength(before);
+  });
+});

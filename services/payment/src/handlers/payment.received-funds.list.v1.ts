@@ -1,0 +1,32 @@
+import type { DataSource } from 'typeorm';
+import type { CryptoInstructions, ListReceivedFunds, ReceivedFundsItem } from '@gateway/contracts';
+import { CommandError } from '@gateway/messaging';
+import { findPayment, listReceivedFundsOf } from '../persistence';
+
+/**
+ * Lists the money kept for a payment of the calling business outside its happy path (late, excess, partial,
+ * unmatched), oldest first; another business's payment is NOT_FOUND.
+ */
+export function handleListReceivedFunds(dataSource: DataSource) {
+  return async (query: ListReceivedFunds): Promise<{ data: ReceivedFundsItem[] }> => {
+    const payment = await findPayment(dataSource.manager, query.payment_id, query.business_id);
+    if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
+    // Every accepted token has the decimals of the payment's own (the watcher's TOKEN_DECIMALS).
+    const decimals =
+      payment.method === 'crypto'
+        ? ((payment.instructions as CryptoInstructions | null)?.decimals ?? null)
+        : null;
+    const funds = await listReceivedFundsOf(dataSource.manager, payment.id);
+    return {
+      data: funds.map((row) => ({
+        kind: row.kind,
+        rail: row.rail,
+        reference: row.railReference,
+        amount_centavos: row.amountCentavos,
+        amount_base_units: row.amountBaseUnits,
+        decimals: row.amountBaseUnits === null ? null : decimals,
+        detected_at: row.recordedAt.toISOString(),
+      })),
+    };
+  };
+}
