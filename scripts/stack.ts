@@ -38,7 +38,11 @@ const processes: ProcessSpec[] = [
   { name: 'solana-watcher', entry: 'services/solana-watcher/src/main.ts', env: { METRICS_PORT: '9103' } },
   { name: 'checkout', entry: 'services/checkout/src/main.ts', env: { METRICS_PORT: '9104' } },
   { name: 'customer', entry: 'services/customer/src/main.ts', env: { METRICS_PORT: '9105' } },
-  { name: 'webhook-dispatcher', entry: 'services/webhook-dispatcher/src/main.ts', env: { METRICS_PORT: '9106' } },
+  {
+    name: 'webhook-dispatcher',
+    entry: 'services/webhook-dispatcher/src/main.ts',
+    env: { METRICS_PORT: '9106' },
+  },
   { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts' },
 ];
 
