@@ -23,7 +23,7 @@ export interface TestedService {
 }
 
 export interface TestBedCleanup {
-  /** Runs `step` when the bed closes, after the service stopped (last registered first). */
+  /** Runs `step` as the bed closes, once the service stopped and the topology is gone (last added first). */
   afterStop(step: () => Promise<void>): void;
 }
 
@@ -33,15 +33,15 @@ export interface ServiceTestBed<S extends TestedService> {
   service: S;
   /** Sends the service commands and publishes it events. */
   client: Broker;
-  /** Another client broker (a fake downstream service, a listener), cleaned up by `close` like `client`. */
+  /** Another client broker (a fake downstream service, a listener); `close` cleans it up like `client`. */
   connect(connectionName: string): Promise<Broker>;
-  /** Deletes every broker's topology, closes the clients, stops the service and drops the database. */
+  /** Stops the service, closes the clients, deletes every broker's topology and drops the database. */
   close(): Promise<void>;
 }
 
 /**
- * One test file's service started in-process on a private database, broker prefix and Redis prefix, with a client
- * broker. `start` may set up what the service needs around it and register its clean-up with `afterStop`.
+ * One test file's service started in-process on a private database, broker prefix and Redis prefix, with a
+ * client broker. `start` may set up what the service needs around it and register its clean-up with `afterStop`.
  */
 export async function serviceTestBed<S extends TestedService>(
   label: string,
@@ -61,12 +61,10 @@ export async function serviceTestBed<S extends TestedService>(
     client: await connect(`${label}-test-client`),
     connect,
     async close() {
-      await bed.service.broker.deleteDeclaredTopology();
-      for (const client of clients) {
-        await client.deleteDeclaredTopology();
-        await client.close();
-      }
       await bed.service.stop();
+      for (const client of clients) await client.close();
+      // Only once nothing is connected: a publisher meeting a deleted exchange would reconnect and redeclare it.
+      for (const broker of [bed.service.broker, ...clients]) await broker.deleteDeclaredTopology();
       for (const step of afterStop) await step();
       await env.database.drop();
     },
@@ -75,8 +73,8 @@ export async function serviceTestBed<S extends TestedService>(
 }
 
 /**
- * Sends a request until it is answered ok, for tests that cut a broker connection: each attempt may be lost while
- * the connection is down, so callers resend with the same message id and the inbox runs the command once.
+ * Sends a request until it is answered ok, for tests that cut a broker connection: each attempt may be lost
+ * while the connection is down, so callers resend with the same message id and the inbox runs the command once.
  */
 export function untilAnsweredOk<T extends { ok: boolean }>(
   send: () => Promise<T>,

@@ -49,8 +49,8 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
         }),
       );
       cleanup.afterStop(async () => {
-        await adapter.broker.deleteDeclaredTopology();
         await adapter.stop();
+        await adapter.broker.deleteDeclaredTopology();
       });
       return startPaymentService(loadPaymentConfig({ ...env.config }));
     });
