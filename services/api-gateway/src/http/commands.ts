@@ -15,11 +15,16 @@ export class CommandSender {
    * The reply's result; a refusal becomes its public error, no answer in time (or no broker) SERVICE_UNAVAILABLE.
    * An idempotent request's command carries the id derived from its key, so downstream inboxes deduplicate retries.
    */
-  async send<P, R>(definition: CommandDefinition<P, R>, payload: P, res: Response): Promise<R> {
+  async send<P, R>(
+    definition: CommandDefinition<P, R>,
+    payload: P,
+    res: Response,
+    timeoutMs: number = this.timeoutMs,
+  ): Promise<R> {
     let reply;
     try {
       reply = await this.broker.request(definition, payload, {
-        timeoutMs: this.timeoutMs,
+        timeoutMs,
         correlationId: res.locals.requestId as string | undefined,
         messageId: res.locals.commandId as string | undefined,
       });
@@ -41,10 +46,10 @@ export function commandRoute<P, R>(
   commands: CommandSender,
   definition: CommandDefinition<P, R>,
   payloadOf: (req: Request, businessId: string) => P,
-  status = 200,
+  options: { status?: number; timeoutMs?: number } = {},
 ): RequestHandler {
   return asyncHandler(async (req, res) => {
     const payload = payloadOf(req, identityOf(res).businessId);
-    res.status(status).json(await commands.send(definition, payload, res));
+    res.status(options.status ?? 200).json(await commands.send(definition, payload, res, options.timeoutMs));
   });
 }

@@ -39,7 +39,7 @@ export function customerRoutes({ commands }: RouteContext): Router {
           metadata: body.metadata ?? null,
         };
       },
-      201,
+      { status: 201 },
     ),
   );
   return router;

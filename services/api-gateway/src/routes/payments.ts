@@ -149,7 +149,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
             amount_centavos: body.amount ?? null,
           };
         },
-        202,
+        { status: 202 },
       ),
     );
   }

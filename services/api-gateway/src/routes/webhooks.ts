@@ -30,8 +30,11 @@ const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
   cursor: Joi.string().max(500),
 });
 
+/** The dispatcher's own bound on one delivery attempt (WEBHOOK_TIMEOUT_MS default), plus slack. */
+const WEBHOOK_TEST_BUDGET_MS = 11_000;
+
 /** /v1/webhook, plus (additive) delivery history, manual retry and a test event. */
-export function webhookRoutes({ commands }: RouteContext): Router {
+export function webhookRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
   const webhookOf = (req: Request, businessId: string) => ({
     business_id: businessId,
@@ -47,7 +50,7 @@ export function webhookRoutes({ commands }: RouteContext): Router {
         const body = validateBody(createWebhookBody, req.body);
         return { business_id: businessId, url: body.url, events: body.events };
       },
-      201,
+      { status: 201 },
     ),
   );
 
@@ -69,7 +72,13 @@ export function webhookRoutes({ commands }: RouteContext): Router {
     })),
   );
 
-  router.post('/webhook/:webhook_id/test', commandRoute(commands, sendTestWebhook, webhookOf));
+  // The dispatcher sends the test event while we wait, bounded by its own delivery timeout (10 s).
+  router.post(
+    '/webhook/:webhook_id/test',
+    commandRoute(commands, sendTestWebhook, webhookOf, {
+      timeoutMs: config.RPC_TIMEOUT_MS + WEBHOOK_TEST_BUDGET_MS,
+    }),
+  );
 
   return router;
 }
