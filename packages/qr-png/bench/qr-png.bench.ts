@@ -1,18 +1,10 @@
 /** Cost of a payment QR code: our 1-bit PNG encoder vs qrcode.toDataURL. Run: pnpm --filter @gateway/qr-png bench */
-import { performance } from 'node:perf_hooks';
+import { measure } from '@gateway/testkit';
 import QRCode from 'qrcode';
 import { qrPngDataUri } from '../src';
 
 const brCode =
   '00020101021226810014br.gov.bcb.pix2559127.0.0.1:4010/v2/loc/981a25d1-07a6-4de4-8f3a-3ffe2a5bf3555204000053039865802BR5913PSP SIMULADOR6009SAO PAULO62070503***6304E828';
-
-async function measure(label: string, iterations: number, op: () => unknown): Promise<void> {
-  for (let i = 0; i < 100; i += 1) await op();
-  const started = performance.now();
-  for (let i = 0; i < iterations; i += 1) await op();
-  const micros = ((performance.now() - started) * 1000) / iterations;
-  console.log(`${label}: ${Math.round(1e6 / micros)} ops/s, ${micros.toFixed(1)} µs/op (${iterations} ops)`);
-}
 
 async function main(): Promise<void> {
   console.log(

@@ -8,3 +8,4 @@ export * from './stack';
 export * from './broker-cleanup';
 export * from './test-pki';
 export * from './service-test-bed';
+export * from './measure';

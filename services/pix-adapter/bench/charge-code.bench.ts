@@ -3,24 +3,10 @@
  * QR PNG data URI, as every cob revision gets it). The QR image encoder itself is measured in packages/qr-png.
  * Run: pnpm --filter @gateway/pix-adapter bench
  */
-import { performance } from 'node:perf_hooks';
-import { testLogger } from '@gateway/testkit';
+import { measure, testLogger } from '@gateway/testkit';
 import { makeChargeCode } from '../src/charge-code';
 import { buildDynamicBrCode } from '../src/domain/br-code';
 import type { Cob } from '../src/psp/cob';
-
-const WARM_UP = 200;
-
-/** Runs `operation` WARM_UP times unmeasured, then `iterations` times one after another, and prints its cost. */
-async function measure(name: string, iterations: number, operation: () => unknown): Promise<void> {
-  for (let i = 0; i < WARM_UP; i++) await operation();
-  const started = performance.now();
-  for (let i = 0; i < iterations; i++) await operation();
-  const elapsedMs = performance.now() - started;
-  console.log(
-    `${name}: ${Math.round((iterations * 1000) / elapsedMs)} ops/s, ${((elapsedMs * 1000) / iterations).toFixed(1)} µs/op (${iterations} ops)`,
-  );
-}
 
 async function main(): Promise<void> {
   const merchant = { name: 'Padaria São João', city: 'São Paulo' };

@@ -4,26 +4,12 @@
  * encoder itself is measured in packages/qr-png.
  * Run: pnpm --filter @gateway/solana-watcher bench
  */
-import { performance } from 'node:perf_hooks';
 import { Keypair } from '@solana/web3.js';
-import { testLogger } from '@gateway/testkit';
+import { measure, testLogger } from '@gateway/testkit';
 import { QuoteDesk } from '../src/chain/quote-desk';
 import { FixedRateProvider } from '../src/domain/quote';
 import { buildTransferRequestUrl } from '../src/domain/solana-pay';
 import { RequestIssuer } from '../src/requests/request-issuer';
-
-const WARM_UP = 200;
-
-/** Runs `operation` WARM_UP times unmeasured, then `iterations` times one after another, and prints its cost. */
-async function measure(name: string, iterations: number, operation: () => unknown): Promise<void> {
-  for (let i = 0; i < WARM_UP; i++) await operation();
-  const started = performance.now();
-  for (let i = 0; i < iterations; i++) await operation();
-  const elapsedMs = performance.now() - started;
-  console.log(
-    `${name}: ${Math.round((iterations * 1000) / elapsedMs)} ops/s, ${((elapsedMs * 1000) / iterations).toFixed(1)} µs/op (${iterations} ops)`,
-  );
-}
 
 async function main(): Promise<void> {
   const wallet = Keypair.generate().publicKey.toBase58();
