@@ -120,15 +120,18 @@ async function admin(method: string, path: string, body?: unknown): Promise<Reco
   return json;
 }
 
-/** On first start, a demo sandbox business with fee rules and a product, so the quick start works at once. */
-async function ensureDemoBusiness(): Promise<{ business_id: string; api_key: string; product_id: string }> {
+interface DemoBusiness {
+  business_id: string;
+  api_key: string;
+  product_id: string;
+  checkout_url: string;
+}
+
+/** On first start, a demo sandbox business with fee rules, a product and a checkout, so the quick start works at once. */
+async function ensureDemoBusiness(): Promise<DemoBusiness> {
   const file = join(root, '.run/demo-business.json');
   if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as {
-      business_id: string;
-      api_key: string;
-      product_id: string;
-    };
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoBusiness;
     const stillThere = await fetch(`${gatewayUrl}/admin/v1/businesses/${saved.business_id}`, {
       headers: { authorization: `Bearer ${adminToken}` },
     }).then((r) => r.ok);
@@ -143,10 +146,21 @@ async function ensureDemoBusiness(): Promise<{ business_id: string; api_key: str
     price: 7990,
     description: 'Camiseta de algodão orgânico',
   });
-  const demo = {
+  const checkout = await fetch(`${gatewayUrl}/v1/checkouts`, {
+    method: 'POST',
+    headers: { 'x-api-key': business.api_key as string, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      product_id: product.product_id,
+      title: 'Camiseta Tupi',
+      return_url: 'https://example.com/obrigado',
+      cancel_url: 'https://example.com/carrinho',
+    }),
+  }).then((r) => r.json() as Promise<{ slug: string }>);
+  const demo: DemoBusiness = {
     business_id: id,
     api_key: business.api_key as string,
     product_id: product.product_id as string,
+    checkout_url: `${gatewayUrl}/c/${checkout.slug}`,
   };
   mkdirSync(join(root, '.run'), { recursive: true });
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
@@ -165,6 +179,7 @@ async function main(): Promise<void> {
       `demo business: ${demo.business_id}`,
       `demo API key:  ${demo.api_key}`,
       `demo product:  ${demo.product_id}`,
+      `demo checkout: ${demo.checkout_url}  (open it in a browser)`,
     );
   }
   console.log(`\n${'='.repeat(72)}\n${lines.join('\n')}\n${'='.repeat(72)}\n`);
