@@ -66,7 +66,7 @@ describe('api gateway: Idempotency-Key', () => {
     expect(theirs.body.payment_id).not.toBe(mine.body.payment_id);
   });
 
-  test('a 5xx answer releases the key so a retry runs, with the same command id downstream', async () => {
+  test('after a 5xx answer a retry with the same body runs again, with the same command id downstream', async () => {
     const key = newPublicId('idem');
     let calls = 0;
     h.fakes.on(createCustomer, async (command) => {
@@ -98,6 +98,25 @@ describe('api gateway: Idempotency-Key', () => {
       .map((e) => e.messageId);
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBe(ids[0]);
+  });
+
+  test('after a 5xx, the same key with a different body is still a conflict and nothing is sent downstream', async () => {
+    const key = newPublicId('idem');
+    h.fakes.on(createCustomer, async () => {
+      throw new CommandError('SERVICE_UNAVAILABLE', 'indisponível');
+    });
+    const send = (email: string) =>
+      h.http
+        .post('/v1/customers')
+        .set('x-api-key', merchant.api_key)
+        .set('Idempotency-Key', key)
+        .send({ email });
+    expect((await send('joana@example.com')).status).toBe(503);
+    const sentBefore = h.fakes.received.filter((entry) => entry.name === createCustomer.name).length;
+    const conflicting = await send('outra@example.com');
+    expect(conflicting.status).toBe(409);
+    expect(conflicting.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(h.fakes.received.filter((entry) => entry.name === createCustomer.name)).toHaveLength(sentBefore);
   });
 
   test('a 4xx answer is kept and replayed too', async () => {

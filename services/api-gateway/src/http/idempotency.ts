@@ -14,7 +14,7 @@ const ABANDONED_CLAIM_SECONDS = 60;
 
 interface StoredAttempt {
   request_hash: Buffer;
-  state: 'in_progress' | 'done';
+  state: 'in_progress' | 'done' | 'retryable';
   response_status: number | null;
   response_body: string | null;
 }
@@ -24,7 +24,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /**
  * `Idempotency-Key` on a POST: the first request claims the key (INSERT ... ON CONFLICT DO NOTHING), its answer is
  * stored before it is sent, and a repeat with the same body gets that answer byte for byte; a racing repeat waits
- * for it. A different body is IDEMPOTENCY_CONFLICT. A 5xx answer releases the key so the client can retry.
+ * for it. A different body is IDEMPOTENCY_CONFLICT. A 5xx answer makes the key retryable: the same body runs again
+ * (with the same downstream command id, so it is applied once), a different body is still a conflict.
  */
 export function idempotency(dataSource: DataSource, logger: Logger, waitLimitMs: number): RequestHandler {
   const claim = async (businessId: string, key: string, hash: Buffer): Promise<boolean> => {
@@ -42,15 +43,22 @@ export function idempotency(dataSource: DataSource, logger: Logger, waitLimitMs:
        RETURNING key`,
       [businessId, key, hash],
     );
-    return inserted.length === 1;
+    if (inserted.length === 1) return true;
+    // TypeORM answers an UPDATE on PostgreSQL with [rows, affected count].
+    const [, retaken]: [unknown[], number] = await dataSource.query(
+      `UPDATE idempotency_keys SET state = 'in_progress', created_at = now()
+        WHERE business_id = $1 AND key = $2 AND state = 'retryable' AND request_hash = $3`,
+      [businessId, key, hash],
+    );
+    return retaken === 1;
   };
 
   const storeAnswer = async (businessId: string, key: string, status: number, body: string) => {
     if (status >= 500) {
-      await dataSource.query('DELETE FROM idempotency_keys WHERE business_id = $1 AND key = $2', [
-        businessId,
-        key,
-      ]);
+      await dataSource.query(
+        `UPDATE idempotency_keys SET state = 'retryable' WHERE business_id = $1 AND key = $2`,
+        [businessId, key],
+      );
       return;
     }
     await dataSource.query(

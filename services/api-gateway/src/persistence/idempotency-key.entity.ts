@@ -13,7 +13,7 @@ export class IdempotencyKeyEntity {
   requestHash!: Buffer;
 
   @Column({ type: 'text' })
-  state!: 'in_progress' | 'done';
+  state!: 'in_progress' | 'done' | 'retryable';
 
   @Column({ type: 'integer', name: 'response_status', nullable: true })
   responseStatus!: number | null;

@@ -2,11 +2,12 @@ import { ApiKeyEntity } from './api-key.entity';
 import { BusinessEntity } from './business.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { IdentityAndIdempotency1732300007000 } from './migrations/1732300007000-identity-and-idempotency';
+import { RetryableIdempotencyKeys1732300008000 } from './migrations/1732300008000-retryable-idempotency-keys';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
 
 export const apiGatewayDatabase = {
   schema: 'api_gateway',
   entities: [BusinessEntity, ApiKeyEntity, IdempotencyKeyEntity],
-  migrations: [IdentityAndIdempotency1732300007000],
+  migrations: [IdentityAndIdempotency1732300007000, RetryableIdempotencyKeys1732300008000],
 };
