@@ -12,7 +12,20 @@ export interface ScannedTransaction {
 export interface ScanResult {
   /** Oldest first, so payments are applied in chain order. */
   transactions: ScannedTransaction[];
+  /** Transactions the RPC would not hand over in a version we parse; passed, so they never stall the scan. */
+  unsupported: string[];
   cursor: ScanCursor;
+}
+
+/** JSON-RPC error of a transaction whose version is above `maxSupportedTransactionVersion`. */
+const UNSUPPORTED_TRANSACTION_VERSION = -32015;
+
+function isUnsupportedVersion(err: unknown): boolean {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { code?: unknown }).code === UNSUPPORTED_TRANSACTION_VERSION
+  );
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -32,20 +45,25 @@ export async function scanAddresses(
   const next: Record<string, string> = { ...cursor };
   const seen = new Set<string>();
   const transactions: ScannedTransaction[] = [];
+  const unsupported: string[] = [];
   for (const address of addresses) {
     const signatures = await signaturesSince(connection, address, cursor[address], pageSize);
     for (const signature of signatures) {
       if (!seen.has(signature)) {
-        const transaction = await fetchTransaction(connection, signature);
+        const transaction = await fetchTransaction(connection, signature).catch((err: unknown) => {
+          if (isUnsupportedVersion(err)) return 'unsupported' as const;
+          throw err;
+        });
         if (!transaction) break;
         seen.add(signature);
-        transactions.push({ address, signature, transaction });
+        if (transaction === 'unsupported') unsupported.push(signature);
+        else transactions.push({ address, signature, transaction });
       }
       next[address] = signature;
     }
   }
   transactions.sort((a, b) => a.transaction.slot - b.transaction.slot);
-  return { transactions, cursor: next };
+  return { transactions, unsupported, cursor: next };
 }
 
 /** Signatures newer than `until`, oldest first, paging backwards with `before`. */
@@ -70,9 +88,18 @@ async function signaturesSince(
   return newestFirst.reverse();
 }
 
+/**
+ * Legacy and v0 are every version the chain has today; a newer one is reported by the RPC (-32015) and passed over
+ * as unsupported (logged and counted by the detector) rather than misread.
+ */
+export const MAX_SUPPORTED_TRANSACTION_VERSION = 0;
+
 function fetchTransaction(
   connection: Connection,
   signature: string,
 ): Promise<VersionedTransactionResponse | null> {
-  return connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: 'confirmed' });
+  return connection.getTransaction(signature, {
+    maxSupportedTransactionVersion: MAX_SUPPORTED_TRANSACTION_VERSION,
+    commitment: 'confirmed',
+  });
 }

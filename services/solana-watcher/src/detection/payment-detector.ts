@@ -35,6 +35,10 @@ const secondsSinceScan = gauge(
   'solana_watcher_seconds_since_last_scan',
   'Seconds since the last successful chain scan of this process',
 );
+const transactionsUnsupported = counter(
+  'solana_watcher_transactions_unsupported_total',
+  'Transactions to the receiving wallet in a version this watcher does not parse (passed over, logged)',
+);
 const slotLag = gauge('solana_watcher_scan_slot_lag', 'Chain slots between the last two successful scans');
 
 export interface DetectorSettings {
@@ -124,6 +128,10 @@ export class PaymentDetector {
     const cursor: ScanCursor = Object.fromEntries(saved.map((row) => [row.address, row.lastSignature]));
     const slot = await this.connection.getSlot();
     const result = await scanAddresses(this.connection, this.watchedAccounts, cursor);
+    for (const signature of result.unsupported) {
+      transactionsUnsupported.inc();
+      this.logger.warn({ signature }, 'transaction of an unsupported version passed over; check it by hand');
+    }
     await this.uow.run({}, (tx) => this.apply(tx, result, cursor));
     slotLag.set(this.lastScannedSlot === undefined ? 0 : slot - this.lastScannedSlot);
     this.lastScannedSlot = slot;
