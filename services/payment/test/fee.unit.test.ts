@@ -36,6 +36,25 @@ describe('computeFee', () => {
     );
   });
 
+  test('the fee is capped at the amount, so the net is never negative', () => {
+    expect(computeFee(100, { percentBps: 0, fixedCentavos: 500 })).toEqual({
+      feeCentavos: 100,
+      netCentavos: 0,
+    });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 10_000_000 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 0, max: 10_000_000 }),
+        (amount, bps, fixed) => {
+          const { feeCentavos, netCentavos } = computeFee(amount, { percentBps: bps, fixedCentavos: fixed });
+          expect(netCentavos).toBeGreaterThanOrEqual(0);
+          expect(feeCentavos + netCentavos).toBe(amount);
+        },
+      ),
+    );
+  });
+
   test('a negative or fractional input is refused', () => {
     expect(() => computeFee(-1, { percentBps: 1, fixedCentavos: 0 })).toThrow(RangeError);
     expect(() => computeFee(10.5, { percentBps: 1, fixedCentavos: 0 })).toThrow(RangeError);
