@@ -1,4 +1,6 @@
 import amqp from 'amqplib';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { PaymentEventPayload } from '@gateway/contracts';
 import { infrastructureUrls, waitFor } from '@gateway/testkit';
@@ -133,7 +135,7 @@ describe('messaging backbone against the real broker', () => {
     expect(unpublished[0].n).toBe(0);
   });
 
-  test('when a consumer dies after handling but before acking, the redelivered event has no second effect', async () => {
+  test("when a consumer's connection drops between commit and ack, the redelivered event has no second effect", async () => {
     const publisher = await backbone.connectBroker('publisher');
     const subscriberBroker = await backbone.connectBroker('dying-subscriber');
     let deliveries = 0;
@@ -150,6 +152,35 @@ describe('messaging backbone against the real broker', () => {
     await waitFor(() => deliveries >= 2, { timeoutMs: 20_000, what: 'redelivery after the drop' });
     const effects = await backbone.effects('checkout');
     expect(effects.get(id!)).toBe(1);
+  });
+
+  test('when a consumer process exits after committing but before acking, the redelivery has no second effect', async () => {
+    const publisher = await backbone.connectBroker('publisher');
+    const child = spawn(
+      join(__dirname, '../../../node_modules/.bin/tsx'),
+      [
+        join(__dirname, 'support/dying-consumer.ts'),
+        backbone.database.url,
+        infrastructureUrls().amqpUrl,
+        backbone.prefix,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    const envelope = await publisher.publish(sampleEvent, eventPayload(7));
+    expect(await exited).toBe(1);
+    expect((await backbone.effects('checkout')).get(envelope.id)).toBe(1);
+
+    const attempts: number[] = [];
+    const successor = await backbone.connectBroker('successor');
+    await subscribe(backbone, successor, 'checkout', (attempt) => attempts.push(attempt));
+    await waitFor(() => attempts.length === 1, {
+      timeoutMs: 20_000,
+      what: 'the redelivery to the successor',
+    });
+    expect(attempts[0]).toBeGreaterThan(1);
+    expect((await backbone.effects('checkout')).get(envelope.id)).toBe(1);
   });
 
   test('a poison message is parked with its error after the delivery limit while the messages behind it are processed', async () => {

@@ -1,0 +1,42 @@
+/**
+ * A consumer process that dies (exit 1) right after its handler committed, before the ack: the broker must redeliver
+ * and the inbox must make the redelivery a no-op. Started by backbone.int.test.ts with the test's settings.
+ */
+import { paymentCreated } from '@gateway/contracts';
+import { serviceDataSource } from '@gateway/persistence';
+import { testLogger } from '@gateway/testkit';
+import { Broker, UnitOfWork } from '../../src';
+
+async function main(): Promise<void> {
+  const [databaseUrl, amqpUrl, prefix] = process.argv.slice(2) as [string, string, string];
+  const dataSource = serviceDataSource({
+    url: databaseUrl,
+    schema: 'backbone',
+    entities: [],
+    migrations: [],
+  });
+  await dataSource.initialize();
+  const inbox = new UnitOfWork(dataSource, 'checkout');
+  // Same delivery limit as the test's brokers: queue arguments must match on every declaration.
+  const broker = await Broker.connect({
+    url: amqpUrl,
+    prefix,
+    connectionName: 'dying-consumer',
+    logger: testLogger(),
+    maxDeliveries: 3,
+  });
+  await broker.consumeEvents('checkout', ['payment.*.v1'], {
+    [paymentCreated.name]: async (_payload: unknown, context) => {
+      await inbox.once(context, async (tx) => {
+        await tx.manager.query('INSERT INTO effects (consumer, message_id) VALUES ($1, $2)', [
+          'checkout',
+          context.envelope.id,
+        ]);
+      });
+      process.exit(1);
+    },
+  });
+  process.stdout.write('consuming\n');
+}
+
+void main();
