@@ -27,12 +27,13 @@ describe('computeFee', () => {
         fc.integer({ min: 0, max: 10 ** 12 }),
         fc.integer({ min: 0, max: 10000 }),
         (amount, bps) => {
-          const exact = (amount * bps) / 10000;
           const { feeCentavos } = computeFee(amount, { percentBps: bps, fixedCentavos: 0 });
-          expect(feeCentavos - exact).toBeGreaterThanOrEqual(-0.5);
-          expect(feeCentavos - exact).toBeLessThan(0.5);
+          // In exact integers (ten-thousandths of a centavo): round half up leaves fee - exact in (-0.5, +0.5].
+          const error = BigInt(feeCentavos) * 10000n - BigInt(amount) * BigInt(bps);
+          expect(error > -5000n && error <= 5000n).toBe(true);
         },
       ),
+      { examples: [[874533991250, 4516]] },
     );
   });
 
