@@ -2,16 +2,22 @@ import {
   cryptoRequestClosed,
   cryptoRequestSettled,
   cryptoTransferUnapplied,
-  getPayment,
   newPublicId,
   type CryptoTransferUnapplied,
   type MessageDefinition,
-  type PaymentView,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { metricsRegistry } from '@gateway/observability';
 import { sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
-import { create, newBusiness, startHarness, type Harness } from './support/harness';
+import {
+  create,
+  emittedPaymentEvents,
+  newBusiness,
+  readPayment,
+  startHarness,
+  waitForPaymentStatus,
+  type Harness,
+} from './support/harness';
 
 describe('crypto.transfer.unapplied.v1', () => {
   let h: Harness;
@@ -22,24 +28,9 @@ describe('crypto.transfer.unapplied.v1', () => {
 
   afterAll(() => h.close());
 
-  const read = async (businessId: string, paymentId: string): Promise<PaymentView> => {
-    const reply = await h.client.request(
-      getPayment,
-      { business_id: businessId, payment_id: paymentId },
-      { timeoutMs: 5000 },
-    );
-    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
-    return reply.result;
-  };
-
+  const read = (businessId: string, paymentId: string) => readPayment(h.client, businessId, paymentId);
   const waitForStatus = (businessId: string, paymentId: string, status: string) =>
-    waitFor(
-      async () => {
-        const view = await read(businessId, paymentId);
-        return view.payment.status === status ? view : undefined;
-      },
-      { what: `payment ${status}` },
-    );
+    waitForPaymentStatus(h.client, businessId, paymentId, status);
 
   const funds = (paymentId: string) =>
     h.service.dataSource.query(
@@ -57,13 +48,7 @@ describe('crypto.transfer.unapplied.v1', () => {
       { what: `${count} funds record(s) of ${paymentId}` },
     );
 
-  const events = async (paymentId: string): Promise<string[]> =>
-    (
-      await h.service.dataSource.query(
-        `SELECT name FROM outbox WHERE envelope->'payload'->'payment'->>'payment_id' = $1 ORDER BY seq`,
-        [paymentId],
-      )
-    ).map((row: { name: string }) => row.name);
+  const events = (paymentId: string) => emittedPaymentEvents(h, paymentId);
 
   const lateFundsCount = async (): Promise<number> => {
     const metric = await metricsRegistry.getSingleMetric('payment_late_funds_total')?.get();

@@ -11,6 +11,7 @@ import { createEnvelope } from '@gateway/messaging';
 import { waitFor, waitForParkedMessages } from '@gateway/testkit';
 import {
   create,
+  emittedPaymentEvents,
   newBusiness,
   readPayment,
   startHarness,
@@ -34,13 +35,7 @@ describe('payment service rail events', () => {
   const waitForStatus = (businessId: string, paymentId: string, status: string) =>
     waitForPaymentStatus(h.client, businessId, paymentId, status);
 
-  const events = async (paymentId: string): Promise<string[]> =>
-    (
-      await h.service.dataSource.query(
-        `SELECT name FROM outbox WHERE envelope->'payload'->'payment'->>'payment_id' = $1 ORDER BY seq`,
-        [paymentId],
-      )
-    ).map((row: { name: string }) => row.name);
+  const events = (paymentId: string) => emittedPaymentEvents(h, paymentId);
 
   const funds = (paymentId: string) =>
     h.service.dataSource.query(

@@ -159,3 +159,12 @@ export function waitForPaymentStatus(
     { what: `payment ${status}` },
   );
 }
+
+/** Names of the `payment.*` events the service wrote to its outbox for one payment, in order. */
+export async function emittedPaymentEvents(h: Harness, paymentId: string): Promise<string[]> {
+  const rows: Array<{ name: string }> = await h.service.dataSource.query(
+    `SELECT name FROM outbox WHERE envelope->'payload'->'payment'->>'payment_id' = $1 ORDER BY seq`,
+    [paymentId],
+  );
+  return rows.map((row) => row.name);
+}
