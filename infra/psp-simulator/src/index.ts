@@ -11,6 +11,7 @@ import { cobRouter } from './routes/cob';
 import { locationRouter, payloadRouter } from './routes/location';
 import { sandboxRouter } from './routes/sandbox';
 import { webhookRouter } from './routes/webhook';
+import { SANDBOX_PIX_KEY } from './config';
 
 export interface PspSimulatorOptions {
   clientId: string;
@@ -108,4 +109,18 @@ function close(server: Server, context: SimulatorContext): Promise<void> {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
   });
+}
+
+/**
+ * The simulator with the sandbox credentials and key (the PIX adapter's defaults), on a free port, retrying callbacks
+ * quickly: what integration tests run against.
+ */
+export function startSandboxPspSimulator(logger?: Logger): Promise<RunningPspSimulator> {
+  return createPspSimulator({
+    clientId: 'sandbox-client',
+    clientSecret: 'sandbox-secret',
+    pixKey: SANDBOX_PIX_KEY,
+    callbackRetryDelaysMs: [50, 100, 200],
+    ...(logger ? { logger } : {}),
+  }).start(0);
 }

@@ -9,13 +9,8 @@ import {
   type PaymentView,
 } from '@gateway/contracts';
 import { type ServiceRuntime } from '@gateway/messaging';
-import {
-  loadPixAdapterConfig,
-  SANDBOX_PIX_KEY,
-  startPixAdapter,
-  type PixAdapter,
-} from '@gateway/pix-adapter';
-import { createPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
+import { loadPixAdapterConfig, startPixAdapter, type PixAdapter } from '@gateway/pix-adapter';
+import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
 import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../src/config';
 import { startPaymentService } from '../src/main';
@@ -30,13 +25,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
 
   beforeAll(async () => {
     bed = await serviceTestBed('pix-e2e', async (env, cleanup) => {
-      psp = await createPspSimulator({
-        clientId: 'sandbox-client',
-        clientSecret: 'sandbox-secret',
-        pixKey: SANDBOX_PIX_KEY,
-        logger: testLogger('psp'),
-        callbackRetryDelaysMs: [50, 100, 200],
-      }).start(0);
+      psp = await startSandboxPspSimulator(testLogger('psp'));
       pspUrl = psp.url;
       cleanup.afterStop(async () => psp?.close());
       adapter = await startPixAdapter(

@@ -9,7 +9,7 @@ import {
   type PixCharge,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { createPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
+import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
 import {
   connectTestClient,
   serviceTestBed,
@@ -19,7 +19,7 @@ import {
   waitForParkedMessages,
   type ServiceTestBed,
 } from '@gateway/testkit';
-import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '../src/config';
+import { loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
 import { ApiPixClient } from '../src/psp/api-pix-client';
 
@@ -29,13 +29,7 @@ describe('PIX adapter against the PSP simulator', () => {
 
   beforeAll(async () => {
     bed = await serviceTestBed('pix-adapter', async (env, cleanup) => {
-      psp = await createPspSimulator({
-        clientId: 'sandbox-client',
-        clientSecret: 'sandbox-secret',
-        pixKey: SANDBOX_PIX_KEY,
-        logger: testLogger('psp'),
-        callbackRetryDelaysMs: [50, 100, 200],
-      }).start(0);
+      psp = await startSandboxPspSimulator(testLogger('psp'));
       cleanup.afterStop(() => psp.close());
       return startPixAdapter(
         loadPixAdapterConfig({
