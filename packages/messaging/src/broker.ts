@@ -19,6 +19,7 @@ import {
 } from '@gateway/observability';
 import { createEnvelope, parseEnvelope, type MessageOrigin } from './envelope';
 import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
+import { failureKind, permanentFailureReply } from './failure-kind';
 import { TopologyNames } from './topology';
 
 export interface BrokerOptions {
@@ -59,7 +60,11 @@ interface PendingRequest {
   timer: NodeJS.Timeout;
 }
 
-const messagesFailed = counter('broker_messages_failed_total', 'Handler failures, by queue', ['queue']);
+const messagesFailed = counter(
+  'broker_messages_failed_total',
+  'Handler failures, by queue and kind (permanent: parked or answered at once; transient/unknown: redelivered)',
+  ['queue', 'kind'],
+);
 const messagesParked = counter('broker_messages_parked_total', 'Messages moved to a parking queue', [
   'queue',
 ]);
@@ -426,25 +431,19 @@ export class Broker {
     try {
       envelope = parseEnvelope(msg.content);
     } catch (err) {
-      await this.park(channel, registration.queue, msg, err);
-      await this.replyIfAsked(msg, {
-        ok: false,
-        error: { code: 'INTERNAL_ERROR', message: 'invalid message' },
-      });
+      await this.refuse(channel, registration.queue, msg, err);
       return;
     }
     const handler = registration.handlers[envelope.name];
     if (!handler) {
-      await this.park(
+      await this.refuse(
         channel,
         registration.queue,
         msg,
         new InvalidMessageError(`no handler for ${envelope.name}`),
+        { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' },
+        true,
       );
-      await this.replyIfAsked(msg, {
-        ok: false,
-        error: { code: 'INTERNAL_ERROR', message: 'unhandled message' },
-      });
       return;
     }
     const context: MessageContext = {
@@ -467,25 +466,51 @@ export class Broker {
         safeAck(channel, msg);
         return;
       }
-      messagesFailed.inc({ queue: registration.queue });
-      if (attempt >= this.maxDeliveries) {
-        await this.park(channel, registration.queue, msg, err);
-        await this.replyIfAsked(msg, {
-          ok: false,
-          error: { code: 'INTERNAL_ERROR', message: 'handler failed' },
-        });
+      const kind = failureKind(err);
+      messagesFailed.inc({ queue: registration.queue, kind });
+      if (kind === 'permanent') {
+        await this.refuse(channel, registration.queue, msg, err);
         return;
       }
-      context.logger.warn({ err, attempt }, 'handler failed, will be redelivered');
+      if (attempt >= this.maxDeliveries) {
+        await this.refuse(channel, registration.queue, msg, err, permanentFailureReply(err), true);
+        return;
+      }
+      context.logger.warn({ err, attempt, kind }, 'handler failed, will be redelivered');
       // A short pause keeps a failing message from spinning hot; it is bounded by maxDeliveries.
       await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** previousDeliveries)));
       safeNack(channel, msg);
     }
   }
 
+  /**
+   * Gives up on a message for good. A command is answered with an error at once (its caller is not left to time out
+   * and retry) and acked: the caller holds the refusal, so there is nothing left to replay. An event, or a message
+   * that exhausted its deliveries, is parked with its reason. Either way it is logged once, without a stack trace.
+   */
+  private async refuse(
+    channel: Channel,
+    queue: string,
+    msg: ConsumeMessage,
+    err: unknown,
+    reply: { code: string; message: string } = permanentFailureReply(err),
+    park = !msg.properties.replyTo,
+  ): Promise<void> {
+    await this.replyIfAsked(msg, { ok: false, error: reply });
+    if (park) {
+      await this.park(channel, queue, msg, err);
+      return;
+    }
+    this.options.logger.warn(
+      { queue, message_id: msg.properties.messageId, reason: describe(err), code: reply.code },
+      'command refused',
+    );
+    safeAck(channel, msg);
+  }
+
   /** Moves a message to its queue's parking queue with the reason, then acks it so the queue moves on. */
   private async park(channel: Channel, queue: string, msg: ConsumeMessage, err: unknown): Promise<void> {
-    const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    const reason = describe(err);
     this.options.logger.error({ queue, message_id: msg.properties.messageId, reason }, 'message parked');
     messagesParked.inc({ queue });
     try {
@@ -549,6 +574,11 @@ export class Broker {
         : (checked.value as Reply<unknown>),
     );
   }
+}
+
+/** One line for a failure: its name and message, never a stack trace. */
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 function safeAck(channel: Channel, msg: ConsumeMessage): void {

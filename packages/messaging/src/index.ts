@@ -1,6 +1,7 @@
 export * from './broker';
 export * from './envelope';
 export * from './errors';
+export * from './failure-kind';
 export * from './topology';
 export * from './unit-of-work';
 export * from './outbox-relay';

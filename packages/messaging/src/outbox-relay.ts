@@ -10,6 +10,11 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Published rows older than this are deleted. */
   retentionHours?: number;
+  /**
+   * Processed inbox rows older than this are deleted. It must stay far longer than any window in which a message id
+   * can legitimately come again (the gateway's 24 h idempotency window, the payment service's create reservations).
+   */
+  inboxRetentionHours?: number;
   logger: Logger;
 }
 
@@ -96,13 +101,12 @@ export class OutboxRelay {
     const now = Date.now();
     if (now - this.lastCleanup < 3_600_000) return;
     this.lastCleanup = now;
-    const hours = this.options.retentionHours ?? 24 * 7;
     await this.dataSource.query(
       `DELETE FROM outbox WHERE published_at < now() - make_interval(hours => $1)`,
-      [hours],
+      [this.options.retentionHours ?? 24 * 7],
     );
     await this.dataSource.query(`DELETE FROM inbox WHERE processed_at < now() - make_interval(hours => $1)`, [
-      hours * 4,
+      this.options.inboxRetentionHours ?? 24 * 28,
     ]);
   }
 }

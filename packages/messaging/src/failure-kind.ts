@@ -1,0 +1,81 @@
+import { BrokerUnavailableError, InvalidMessageError, RpcTimeoutError } from './errors';
+
+/**
+ * What a handler's failure says about trying again:
+ * - `permanent`: the same message fails the same way every time (invalid data reaching the database, a constraint
+ *   violation, a message that breaks its contract). It is answered or parked at once, never redelivered.
+ * - `transient`: the infrastructure hiccuped (connection lost, timeout, serialization failure, deadlock); the same
+ *   message will likely succeed later, so it is redelivered.
+ * - `unknown`: anything else (a bug, an unrecognised library error); redelivered a bounded number of times.
+ */
+export type FailureKind = 'permanent' | 'transient' | 'unknown';
+
+/** SQLSTATE classes (first two characters) and codes, PostgreSQL appendix A. */
+const PERMANENT_SQLSTATE_CLASSES = new Set([
+  '22', // data exception: invalid byte sequence (22021), invalid text representation (22P02), out of range (22003)
+  '23', // integrity constraint violation: unique (23505), check (23514), not null (23502), foreign key (23503)
+]);
+const TRANSIENT_SQLSTATE_CLASSES = new Set([
+  '08', // connection exception
+  '53', // insufficient resources (too many connections, out of memory or disk)
+]);
+const TRANSIENT_SQLSTATES = new Set([
+  '40001', // serialization failure
+  '40P01', // deadlock detected
+  '55P03', // lock not available (lock_timeout)
+  '57014', // query canceled (statement_timeout)
+  '57P01', // admin shutdown
+  '57P02', // crash shutdown
+  '57P03', // cannot connect now (starting up, shutting down)
+]);
+const TRANSIENT_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+/** Error names of libraries whose failures are about the data, never the moment (joi, TypeORM). */
+const PERMANENT_ERROR_NAMES = new Set(['ValidationError', 'EntityNotFoundError']);
+
+/** The code of a failure: PostgreSQL's SQLSTATE or Node's socket code, possibly wrapped (TypeORM's QueryFailedError). */
+function errorCode(err: unknown): string | undefined {
+  for (let current: unknown = err, depth = 0; current && depth < 4; depth += 1) {
+    const candidate = current as { code?: unknown; driverError?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string') return candidate.code;
+    current = candidate.driverError ?? candidate.cause;
+  }
+  return undefined;
+}
+
+/** Classifies a handler failure; the broker retries only what is not permanent. */
+export function failureKind(err: unknown): FailureKind {
+  if (err instanceof InvalidMessageError) return 'permanent';
+  if (err instanceof BrokerUnavailableError || err instanceof RpcTimeoutError) return 'transient';
+  if (
+    err instanceof Error &&
+    (PERMANENT_ERROR_NAMES.has(err.name) || (err as { isJoi?: unknown }).isJoi === true)
+  )
+    return 'permanent';
+  const code = errorCode(err);
+  if (code === undefined) return 'unknown';
+  if (TRANSIENT_SOCKET_CODES.has(code)) return 'transient';
+  if (code.length !== 5) return 'unknown';
+  if (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2))) return 'transient';
+  if (PERMANENT_SQLSTATE_CLASSES.has(code.slice(0, 2))) return 'permanent';
+  return 'unknown';
+}
+
+/** The error reply a command refused for good gets: bad data is the caller's to fix, anything else is ours. */
+export function permanentFailureReply(err: unknown): { code: string; message: string } {
+  const code = errorCode(err);
+  const badData =
+    err instanceof InvalidMessageError ||
+    (err instanceof Error && (err as { isJoi?: unknown }).isJoi === true) ||
+    code?.startsWith('22') === true;
+  return badData
+    ? { code: 'INVALID_FIELDS', message: 'Campos inválidos.' }
+    : { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' };
+}

@@ -1,0 +1,60 @@
+import Joi from 'joi';
+import {
+  BrokerUnavailableError,
+  InvalidMessageError,
+  RpcTimeoutError,
+  failureKind,
+  permanentFailureReply,
+} from '../src';
+
+/** Shaped as pg's DatabaseError wrapped in TypeORM's QueryFailedError. */
+function queryFailed(code: string): Error {
+  const driverError = Object.assign(new Error('from postgres'), { code });
+  return Object.assign(new Error('query failed'), { name: 'QueryFailedError', driverError });
+}
+
+describe('failure kinds', () => {
+  test.each(['22021', '22P02', '22003', '23505', '23514', '23502', '23503'])(
+    'SQLSTATE %s (bad data or a constraint) is permanent',
+    (code) => {
+      expect(failureKind(queryFailed(code))).toBe('permanent');
+    },
+  );
+
+  test.each(['40001', '40P01', '55P03', '57P01', '57P03', '57014', '08006', '08001', '53300'])(
+    'SQLSTATE %s (the moment, not the data) is transient',
+    (code) => {
+      expect(failureKind(queryFailed(code))).toBe('transient');
+    },
+  );
+
+  test.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'])('socket error %s is transient', (code) => {
+    expect(failureKind(Object.assign(new Error('socket'), { code }))).toBe('transient');
+  });
+
+  test('broker outages and rail timeouts are transient', () => {
+    expect(failureKind(new BrokerUnavailableError())).toBe('transient');
+    expect(failureKind(new RpcTimeoutError('pix.charge.open.v1', 4000))).toBe('transient');
+  });
+
+  test('contract and validation errors and a missing entity are permanent', () => {
+    expect(failureKind(new InvalidMessageError('bad'))).toBe('permanent');
+    expect(failureKind(Joi.number().validate('x').error)).toBe('permanent');
+    expect(failureKind(Object.assign(new Error('Could not find'), { name: 'EntityNotFoundError' }))).toBe(
+      'permanent',
+    );
+  });
+
+  test('anything unrecognised is unknown (redelivered a bounded number of times)', () => {
+    expect(failureKind(new Error('boom'))).toBe('unknown');
+    expect(failureKind(new TypeError('x is undefined'))).toBe('unknown');
+    expect(failureKind(queryFailed('42P01'))).toBe('unknown');
+    expect(failureKind('a string')).toBe('unknown');
+  });
+
+  test('a command refused for bad data answers INVALID_FIELDS; any other permanent failure INTERNAL_ERROR', () => {
+    expect(permanentFailureReply(queryFailed('22021')).code).toBe('INVALID_FIELDS');
+    expect(permanentFailureReply(new InvalidMessageError('bad')).code).toBe('INVALID_FIELDS');
+    expect(permanentFailureReply(queryFailed('23505')).code).toBe('INTERNAL_ERROR');
+  });
+});

@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import type { PaymentEventPayload } from '@gateway/contracts';
+import { takeParkedMessages, waitFor } from '@gateway/testkit';
+import type { Broker } from '../src';
+import { openBackbone, sampleCommand, sampleEvent, type Backbone } from './backbone-fixture';
+
+/** With five deliveries, redelivering pauses 0.1 + 0.2 + 0.4 + 0.8 s: anything under that was not retried. */
+const MAX_DELIVERIES = 5;
+const FASTER_THAN_ANY_RETRY_MS = 700;
+
+const id = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url')}`;
+
+function eventPayload(amountCentavos: number): PaymentEventPayload {
+  const now = new Date().toISOString();
+  return {
+    event_id: id('evt'),
+    business_id: id('biz'),
+    occurred_at: now,
+    payment: {
+      payment_id: id('pay'),
+      transaction_id: null,
+      business_id: id('biz'),
+      method: 'pix',
+      status: 'processing',
+      amount_centavos: amountCentavos,
+      fee_centavos: 0,
+      external_id: null,
+      failure_code: null,
+      failure_reason: null,
+      metadata: null,
+      created_at: now,
+      updated_at: now,
+    },
+  };
+}
+
+const customerPayload = () => ({
+  business_id: id('biz'),
+  email: null,
+  phone_number: null,
+  document_number: null,
+  ip: null,
+  metadata: null,
+});
+
+/** Real statements PostgreSQL refuses, each with the SQLSTATE it answers. */
+const refusedByPostgres: Record<string, (backbone: Backbone) => Promise<unknown>> = {
+  'a NUL byte in a text value (22021)': (backbone) =>
+    backbone.dataSource.query('INSERT INTO effects (consumer, message_id) VALUES ($1, $2)', [
+      'checkout',
+      'pay_\u0000',
+    ]),
+  'a number out of range (22003)': (backbone) => backbone.dataSource.query('SELECT $1::int', ['99999999999']),
+  'a malformed integer (22P02)': (backbone) => backbone.dataSource.query('SELECT $1::bigint', ['12abc']),
+  'a NOT NULL violation (23502)': (backbone) =>
+    backbone.dataSource.query('INSERT INTO effects (consumer, message_id) VALUES (NULL, $1)', ['m']),
+  'a check violation (23514)': (backbone) =>
+    backbone.dataSource.query(
+      `DO $$ BEGIN RAISE EXCEPTION 'amount must be positive' USING ERRCODE = 'check_violation'; END $$`,
+    ),
+};
+
+/** Fails with a real PostgreSQL error of the given SQLSTATE. */
+const raiseSqlState = (backbone: Backbone, sqlState: string) =>
+  backbone.dataSource.query(`DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = '${sqlState}'; END $$`);
+
+describe('a failure that would fail the same way again is never retried', () => {
+  let backbone: Backbone;
+  let broker: Broker;
+
+  beforeEach(async () => {
+    backbone = await openBackbone();
+    broker = await backbone.connectBroker('refusals', { maxDeliveries: MAX_DELIVERIES });
+  });
+
+  afterEach(async () => {
+    await backbone.close();
+  });
+
+  test.each(Object.entries(refusedByPostgres))(
+    'an event whose handler hits %s is delivered once and parked at once, and the events behind it are handled',
+    async (_, failingStatement) => {
+      const deliveries = new Map<number, number>();
+      const handled: number[] = [];
+      await broker.consumeEvents('checkout', ['payment.*.v1'], {
+        [sampleEvent.name]: async (payload: PaymentEventPayload) => {
+          const amount = payload.payment.amount_centavos;
+          deliveries.set(amount, (deliveries.get(amount) ?? 0) + 1);
+          if (amount === 100) await failingStatement(backbone);
+          handled.push(amount);
+        },
+      });
+      const parkingQueue = `${backbone.prefix}checkout.events.parking`;
+
+      const started = Date.now();
+      const poison = await broker.publish(sampleEvent, eventPayload(100));
+      await broker.publish(sampleEvent, eventPayload(101));
+      const parked = await waitFor(
+        async () => {
+          const taken = await takeParkedMessages(parkingQueue);
+          return taken.length > 0 ? taken : undefined;
+        },
+        { what: 'the parked event' },
+      );
+      const elapsedMs = Date.now() - started;
+
+      expect(parked.map((m) => m.messageId)).toEqual([poison.id]);
+      expect(parked[0]?.reason).toMatch(/QueryFailedError/);
+      expect(elapsedMs).toBeLessThan(FASTER_THAN_ANY_RETRY_MS);
+      await waitFor(() => handled.includes(101), { what: 'the event behind the refused one' });
+      expect(deliveries.get(100)).toBe(1);
+    },
+  );
+
+  test('a command whose handler hits invalid data gets an error reply at once, once, and nothing is parked', async () => {
+    const client = await backbone.connectBroker('refusals-client');
+    let deliveries = 0;
+    await broker.consumeCommands('customer', {
+      [sampleCommand.name]: async () => {
+        deliveries += 1;
+        await refusedByPostgres['a NUL byte in a text value (22021)']!(backbone);
+      },
+    });
+
+    const started = Date.now();
+    const reply = await client.request(sampleCommand, customerPayload(), { timeoutMs: 5000 });
+    const elapsedMs = Date.now() - started;
+
+    expect(reply).toEqual({ ok: false, error: { code: 'INVALID_FIELDS', message: 'Campos inválidos.' } });
+    expect(elapsedMs).toBeLessThan(FASTER_THAN_ANY_RETRY_MS);
+    expect(deliveries).toBe(1);
+    expect(await takeParkedMessages(`${backbone.prefix}customer.commands.parking`)).toEqual([]);
+  });
+
+  test('a command whose handler hits a constraint violation gets INTERNAL_ERROR at once, once', async () => {
+    const client = await backbone.connectBroker('refusals-client');
+    let deliveries = 0;
+    await broker.consumeCommands('customer', {
+      [sampleCommand.name]: async () => {
+        deliveries += 1;
+        await refusedByPostgres['a NOT NULL violation (23502)']!(backbone);
+      },
+    });
+
+    const started = Date.now();
+    const reply = await client.request(sampleCommand, customerPayload(), { timeoutMs: 5000 });
+
+    expect(reply).toEqual({
+      ok: false,
+      error: { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' },
+    });
+    expect(Date.now() - started).toBeLessThan(FASTER_THAN_ANY_RETRY_MS);
+    expect(deliveries).toBe(1);
+  });
+
+  test.each([
+    ['a serialization failure', '40001'],
+    ['a deadlock', '40P01'],
+    ['a lock timeout', '55P03'],
+    ['an administrator shutdown', '57P01'],
+    ['a lost connection', '08006'],
+  ])('an event whose handler hits %s is redelivered until it succeeds', async (_, sqlState) => {
+    const attempts: number[] = [];
+    await broker.consumeEvents('checkout', ['payment.*.v1'], {
+      [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+        attempts.push(context.attempt);
+        if (context.attempt < 3) await raiseSqlState(backbone, sqlState);
+      },
+    });
+
+    await broker.publish(sampleEvent, eventPayload(100));
+
+    await waitFor(() => attempts.length === 3, { what: 'the third delivery' });
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(await takeParkedMessages(`${backbone.prefix}checkout.events.parking`)).toEqual([]);
+  });
+
+  test('a command whose handler hits a transient failure is redelivered and its caller gets the result', async () => {
+    const client = await backbone.connectBroker('refusals-client');
+    const attempts: number[] = [];
+    await broker.consumeCommands('customer', {
+      [sampleCommand.name]: async (command: ReturnType<typeof customerPayload>, context) => {
+        attempts.push(context.attempt);
+        if (context.attempt === 1) await raiseSqlState(backbone, '40001');
+        return { customer_id: id('cust'), ...command, created_at: new Date().toISOString() };
+      },
+    });
+
+    const payload = customerPayload();
+    const reply = await client.request(sampleCommand, payload, { timeoutMs: 5000 });
+
+    expect(reply.ok && reply.result.business_id).toBe(payload.business_id);
+    expect(attempts).toEqual([1, 2]);
+  });
+});
