@@ -1,2 +1,3 @@
 export * from './data-source';
 export * from './schema';
+export * from './final-row-guard';

@@ -11,6 +11,8 @@ export interface PaymentConfig {
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
   RAIL_RPC_TIMEOUT_MS: number;
   PIX_EXPIRES_IN_SECONDS: number;
+  /** Create reservations older than this are purged; longer than the gateway's 24 h idempotency window. */
+  CREATE_RESERVATION_RETENTION_HOURS: number;
 }
 
 const schema = Joi.object<PaymentConfig>({
@@ -22,6 +24,7 @@ const schema = Joi.object<PaymentConfig>({
   METRICS_PORT: commonEnv.METRICS_PORT,
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
+  CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),
 });
 
 export function loadPaymentConfig(env: NodeJS.ProcessEnv = process.env): PaymentConfig {

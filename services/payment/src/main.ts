@@ -17,6 +17,7 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadPaymentConfig, type PaymentConfig } from './config';
 import { paymentDatabase } from './persistence';
 import { Rails } from './rails';
+import { CreateReservationPurge } from './retention/create-reservation-purge';
 import { handleCreatePayment } from './handlers/payment.create.v1';
 import { handleGetPayment } from './handlers/payment.get.v1';
 import { handleUpdatePayment } from './handlers/payment.update.v1';
@@ -66,6 +67,12 @@ export async function startPaymentService(config: PaymentConfig): Promise<Servic
       ),
     },
   );
+  const purge = new CreateReservationPurge(dataSource, {
+    retentionHours: config.CREATE_RESERVATION_RETENTION_HOURS,
+    logger: runtime.logger,
+  });
+  purge.start();
+  runtime.onStop(() => purge.stop());
   return runtime;
 }
 

@@ -10,7 +10,7 @@ import {
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { computeFee } from '../domain/fee';
 import { toView } from '../domain/payment-record';
-import { emitPaymentEvent, findFeeRule, PaymentEntity, reservePaymentId } from '../persistence';
+import { emitPaymentEvent, findFeeRule, findPayment, PaymentEntity, reservePaymentId } from '../persistence';
 import type { Rails } from '../rails';
 
 export interface CreatePaymentDeps {
@@ -29,7 +29,8 @@ interface OpenedRail {
 /**
  * Opens the rail first and inserts the payment only once the rail answered, in the transaction that also writes
  * payment.created.v1: a rail failure leaves nothing visible. The payment id is reserved per command message id, and
- * the rail command's id derives from it, so a redelivered or retried create reuses both the id and the charge.
+ * the rail command's id derives from it, so a redelivered or retried create reuses both the id and the charge. A
+ * create never writes over a payment: one that already exists answers IDEMPOTENCY_CONFLICT.
  */
 export function handleCreatePayment(deps: CreatePaymentDeps) {
   return async (command: CreatePayment, context: MessageContext): Promise<PaymentView> => {
@@ -45,35 +46,44 @@ export function handleCreatePayment(deps: CreatePaymentDeps) {
     }
     const paymentId = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
     return deps.uow.once(context, async (tx) => {
+      // The inbox forgot this message but its payment exists: a replay, refused before touching the rail.
+      if (await findPayment(tx.manager, paymentId)) throw alreadyCreated(paymentId);
       const rail = await openRail(deps, command, paymentId, context);
       const { feeCentavos } = computeFee(command.amount_centavos, rule);
       const now = new Date();
-      const payment = await tx.manager.save(
-        tx.manager.create(PaymentEntity, {
-          id: paymentId,
-          businessId: command.business_id,
-          businessName: command.business_name,
-          method: command.method,
-          status: rail.status,
-          amountCentavos: command.amount_centavos,
-          feeCentavos,
-          token: command.token,
-          metadata: command.metadata,
-          transactionId: null,
-          externalId: rail.externalId,
-          failureCode: null,
-          failureReason: null,
-          instructions: rail.instructions,
-          createdAt: now,
-          updatedAt: now,
-          version: 1,
-        }),
-      );
+      const payment = tx.manager.create(PaymentEntity, {
+        id: paymentId,
+        businessId: command.business_id,
+        businessName: command.business_name,
+        method: command.method,
+        status: rail.status,
+        amountCentavos: command.amount_centavos,
+        feeCentavos,
+        token: command.token,
+        metadata: command.metadata,
+        transactionId: null,
+        externalId: rail.externalId,
+        failureCode: null,
+        failureReason: null,
+        instructions: rail.instructions,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+      });
+      // A plain INSERT: a payment that exists by now (a concurrent replay) is a unique violation, never an overwrite.
+      await tx.manager.insert(PaymentEntity, payment);
       await emitPaymentEvent(tx, 'created', payment);
       context.logger.info({ payment_id: payment.id, method: payment.method }, 'payment created');
       return toView(payment);
     });
   };
+}
+
+function alreadyCreated(paymentId: string): CommandError {
+  return new CommandError(
+    'IDEMPOTENCY_CONFLICT',
+    `Esta requisição de criação já foi processada e criou o pagamento ${paymentId}.`,
+  );
 }
 
 async function openRail(

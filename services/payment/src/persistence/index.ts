@@ -2,6 +2,7 @@ import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity } from './received-funds.entity';
 import { Payments1732300002000 } from './migrations/1732300002000-payments';
+import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -10,5 +11,5 @@ export * from './payment-store';
 export const paymentDatabase = {
   schema: 'payment',
   entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity],
-  migrations: [Payments1732300002000],
+  migrations: [Payments1732300002000, FinalPaymentsFrozen1732400001000],
 };

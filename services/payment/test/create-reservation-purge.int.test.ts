@@ -1,0 +1,70 @@
+import { createPayment, newPublicId } from '@gateway/contracts';
+import { testLogger } from '@gateway/testkit';
+import { CreateReservationPurge } from '../src/retention/create-reservation-purge';
+import { createCommand, newBusiness, startHarness, type Harness } from './support/harness';
+
+describe('create reservations are purged after their window', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('payment-purge');
+  });
+
+  afterAll(() => h.close());
+
+  async function reserve(ageHours: number): Promise<string> {
+    const messageId = newPublicId('cmd');
+    await h.service.dataSource.query(
+      `INSERT INTO payment_create_requests (message_id, payment_id, created_at)
+       VALUES ($1, $2, now() - make_interval(hours => $3))`,
+      [messageId, newPublicId('pay'), ageHours],
+    );
+    return messageId;
+  }
+
+  const remaining = async (messageIds: string[]): Promise<string[]> =>
+    (
+      await h.service.dataSource.query(
+        'SELECT message_id FROM payment_create_requests WHERE message_id = ANY($1) ORDER BY message_id',
+        [messageIds],
+      )
+    ).map((row: { message_id: string }) => row.message_id);
+
+  test('reservations older than the window are deleted in batches; younger ones stay', async () => {
+    const old = [await reserve(49), await reserve(72), await reserve(24 * 30)];
+    const fresh = [await reserve(47), await reserve(1)];
+    const purge = new CreateReservationPurge(h.service.dataSource, {
+      retentionHours: 48,
+      batchSize: 2,
+      logger: testLogger('purge'),
+    });
+
+    let deleted = 0;
+    for (let pass = await purge.purgeOnce(); pass > 0; pass = await purge.purgeOnce()) deleted += pass;
+
+    expect(deleted).toBe(old.length);
+    expect(await remaining([...old, ...fresh])).toEqual([...fresh].sort());
+  });
+
+  test('a create retried within the window still finds its reservation after a purge', async () => {
+    const businessId = await newBusiness(h.client);
+    const messageId = newPublicId('cmd');
+    const reply = await h.client.request(createPayment, createCommand(businessId), {
+      timeoutMs: 5000,
+      messageId,
+    });
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+    await new CreateReservationPurge(h.service.dataSource, {
+      retentionHours: 48,
+      logger: testLogger('purge'),
+    }).purgeOnce();
+
+    const retried = await h.client.request(createPayment, createCommand(businessId), {
+      timeoutMs: 5000,
+      messageId,
+    });
+
+    expect(retried).toEqual(reply);
+    expect(await remaining([messageId])).toEqual([messageId]);
+  });
+});

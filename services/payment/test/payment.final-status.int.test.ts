@@ -1,0 +1,121 @@
+import { createPayment, newPublicId, pixChargePaid, type PaymentView } from '@gateway/contracts';
+import {
+  create,
+  createCommand,
+  newBusiness,
+  startHarness,
+  waitForPaymentStatus,
+  type Harness,
+} from './support/harness';
+
+describe('a payment in a final status never changes', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('payment-final');
+  });
+
+  afterAll(() => h.close());
+
+  async function pay(businessId: string, view: PaymentView): Promise<PaymentView> {
+    await h.client.publish(pixChargePaid, {
+      payment_id: view.payment.payment_id,
+      txid: view.payment.external_id as string,
+      end_to_end_id: `E${Date.now()}${Math.random().toString(36).slice(2, 12)}`,
+      amount_centavos: view.payment.amount_centavos,
+      paid_at: new Date().toISOString(),
+    });
+    return waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
+  }
+
+  const stored = async (paymentId: string) =>
+    (
+      await h.service.dataSource.query(
+        'SELECT status, amount_centavos::int AS amount, fee_centavos::int AS fee, external_id FROM payments WHERE id = $1',
+        [paymentId],
+      )
+    )[0] as { status: string; amount: number; fee: number; external_id: string };
+
+  test('a create redelivered with the same message id after the inbox forgot it is refused and the paid payment keeps its status and amount', async () => {
+    const businessId = await newBusiness(h.client);
+    const messageId = newPublicId('cmd');
+    const first = await h.client.request(
+      createPayment,
+      createCommand(businessId, { amount_centavos: 10000 }),
+      {
+        timeoutMs: 5000,
+        messageId,
+      },
+    );
+    if (!first.ok) throw new Error(JSON.stringify(first.error));
+    const paid = await pay(businessId, first.result);
+    const before = await stored(paid.payment.payment_id);
+    // The inbox's retention window passed: only the reservation still ties the message id to the payment.
+    await h.service.dataSource.query('DELETE FROM inbox WHERE message_id = $1', [messageId]);
+    const opensBefore = h.rails.callsOf('pix.charge.open.v1').length;
+
+    const replayed = await h.client.request(
+      createPayment,
+      createCommand(businessId, { amount_centavos: 77777 }),
+      {
+        timeoutMs: 5000,
+        messageId,
+      },
+    );
+
+    expect(replayed).toEqual({
+      ok: false,
+      error: { code: 'IDEMPOTENCY_CONFLICT', message: expect.stringContaining(paid.payment.payment_id) },
+    });
+    expect(await stored(paid.payment.payment_id)).toEqual(before);
+    expect(before).toMatchObject({ status: 'paid', amount: 10000 });
+    expect(h.rails.callsOf('pix.charge.open.v1').length).toBe(opensBefore);
+  });
+
+  test('the database refuses to change the status, amount or outcome of a paid payment; updated_at and version still change', async () => {
+    const businessId = await newBusiness(h.client);
+    const paid = await pay(businessId, await create(h.client, businessId));
+    const id = paid.payment.payment_id;
+    const changes = [
+      `status = 'processing'`,
+      `status = 'failed'`,
+      'amount_centavos = 1',
+      'fee_centavos = 0',
+      `transaction_id = 'tx_other'`,
+      `external_id = 'other'`,
+      `failure_code = 'X'`,
+      `metadata = 'changed'`,
+      `instructions = '{}'::jsonb`,
+    ];
+    for (const change of changes) {
+      await expect(
+        h.service.dataSource.query(`UPDATE payments SET ${change} WHERE id = $1`, [id]),
+      ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23514' }) });
+    }
+    expect(await stored(id)).toMatchObject({ status: 'paid', amount: 10000 });
+
+    const [, touched] = await h.service.dataSource.query(
+      `UPDATE payments SET updated_at = now(), version = version + 1 WHERE id = $1`,
+      [id],
+    );
+    expect(touched).toBe(1);
+  });
+
+  test.each(['failed', 'expired', 'cancelled'])(
+    'a payment moved to %s can no longer be reopened or re-priced, while an open one still can',
+    async (finalStatus) => {
+      const businessId = await newBusiness(h.client);
+      const { payment } = await create(h.client, businessId);
+      const update = (set: string) =>
+        h.service.dataSource.query(`UPDATE payments SET ${set} WHERE id = $1`, [payment.payment_id]);
+
+      await update('amount_centavos = 20000');
+      await update(`status = '${finalStatus}'`);
+
+      await expect(update(`status = 'processing'`)).rejects.toThrow(/final/);
+      await expect(update('amount_centavos = 30000')).rejects.toThrow(/final/);
+      await expect(update(`status = 'paid'`)).rejects.toThrow(/final/);
+      expect(await stored(payment.payment_id)).toMatchObject({ status: finalStatus, amount: 20000 });
+    },
+  );
+});

@@ -1,0 +1,60 @@
+import type { DataSource } from 'typeorm';
+import { openServiceDatabase } from '@gateway/persistence';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { solanaWatcherDatabase } from '../src/persistence';
+
+describe('a crypto payment request in a final status never changes', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = await openServiceDatabase({ url: database.url, ...solanaWatcherDatabase });
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.drop();
+  });
+
+  async function openRequest(reference: string): Promise<void> {
+    await dataSource.query(
+      `INSERT INTO payment_requests (reference, payment_id, token, mint, amount_base_units, decimals, quote_rate,
+                                     quote_source, quote_at, payment_link, expires_at, status, correlation_id)
+       VALUES ($1, $2, 'usdc', 'mint', 1000000, 6, '5.0', 'test', now(), 'solana:x', now() + interval '1 hour',
+               'open', 'corr')`,
+      [reference, `pay_${reference}`],
+    );
+  }
+  const update = (reference: string, set: string) =>
+    dataSource.query(`UPDATE payment_requests SET ${set} WHERE reference = $1`, [reference]);
+
+  test.each(['settled', 'expired', 'underpaid', 'failed', 'superseded'])(
+    'a request that became %s keeps its status, amount and what it received',
+    async (finalStatus) => {
+      const reference = `ref${finalStatus}${Date.now()}`;
+      await openRequest(reference);
+      await update(reference, 'received_base_units = 400000');
+      await update(reference, `status = '${finalStatus}'`);
+
+      for (const change of [
+        `status = 'open'`,
+        `status = 'settled'`,
+        'amount_base_units = 1',
+        'received_base_units = 1000000',
+        `settled_signature = 'sig'`,
+      ]) {
+        if (change.includes(`'${finalStatus}'`)) continue;
+        await expect(update(reference, change)).rejects.toMatchObject({
+          driverError: expect.objectContaining({ code: '23514' }),
+        });
+      }
+      await update(reference, `expires_at = now()`);
+      const [row] = await dataSource.query(
+        'SELECT status, received_base_units::text AS received FROM payment_requests WHERE reference = $1',
+        [reference],
+      );
+      expect(row).toEqual({ status: finalStatus, received: '400000' });
+    },
+  );
+});
