@@ -1,6 +1,8 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
 import {
+  amountCentavos,
+  boundedText,
   businessId,
   centavos,
   isoDate,
@@ -41,9 +43,9 @@ export const createProduct = defineCommand<CreateProduct, Product>(
   'checkout',
   Joi.object({
     business_id: businessId.required(),
-    name: Joi.string().min(1).max(200).required(),
-    description: Joi.string().max(2000).allow(null).required(),
-    price_centavos: centavos.min(100).required(),
+    name: boundedText('name').min(1).required(),
+    description: boundedText('description').allow(null).required(),
+    price_centavos: amountCentavos.required(),
     business_name: Joi.string().min(1).max(200),
   }),
   productSchema,
@@ -105,11 +107,11 @@ export const createCheckout = defineCommand<CreateCheckout, Checkout>(
   Joi.object({
     business_id: businessId.required(),
     product_id: Joi.string().max(200).required(),
-    return_url: Joi.string().max(2000).required(),
-    cancel_url: Joi.string().max(2000).required(),
-    title: Joi.string().max(200).allow(null).required(),
-    slug: Joi.string().max(100).allow(null).required(),
-    metadata: Joi.string().allow(null).required(),
+    return_url: boundedText('url').required(),
+    cancel_url: boundedText('url').required(),
+    title: boundedText('title').allow(null).required(),
+    slug: boundedText('slug').allow(null).required(),
+    metadata: boundedText('metadata').allow(null).required(),
   }),
   checkoutSchema,
 );

@@ -1,8 +1,65 @@
 import Joi from 'joi';
 
-/** `pay_` + 24 or more url-safe characters, and the same scheme for every public id prefix. */
-export const publicId = (prefix: string): Joi.StringSchema =>
-  Joi.string().pattern(new RegExp(`^${prefix}_[A-Za-z0-9_-]{24,64}$`));
+/** The shape of every public id: `pay_` (or another prefix) + 24 to 64 url-safe characters. */
+export const publicIdPattern = (prefix: string): RegExp => new RegExp(`^${prefix}_[A-Za-z0-9_-]{24,64}$`);
+
+export const publicId = (prefix: string): Joi.StringSchema => Joi.string().pattern(publicIdPattern(prefix));
+
+/** Whether a value (e.g. a path segment) can be an id of this prefix; anything else cannot exist. */
+export function hasPublicIdShape(prefix: string, value: unknown): value is string {
+  return typeof value === 'string' && publicIdPattern(prefix).test(value);
+}
+
+/**
+ * A checkout slug: 3 to 64 of [a-z0-9] in dash-separated words. Caller-chosen slugs must have this form and generated
+ * ones (title slug of at most 48, a dash, 6 random characters) always do.
+ */
+export const CHECKOUT_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const MIN_CHECKOUT_SLUG_LENGTH = 3;
+export const MAX_CHECKOUT_SLUG_LENGTH = 64;
+
+export function hasCheckoutSlugShape(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length >= MIN_CHECKOUT_SLUG_LENGTH &&
+    value.length <= MAX_CHECKOUT_SLUG_LENGTH &&
+    CHECKOUT_SLUG_PATTERN.test(value)
+  );
+}
+
+/**
+ * What a payment (and a product price, a PATCH, a refund) may charge, in centavos: R$ 1,00 up to R$ 9.999.999.999,99,
+ * the largest value API Pix accepts in `valor.original` (decisions.md, "Input bounds"). The same for PIX and crypto.
+ */
+export const MIN_AMOUNT_CENTAVOS = 100;
+export const MAX_AMOUNT_CENTAVOS = 999_999_999_999;
+export const amountCentavos = Joi.number().integer().min(MIN_AMOUNT_CENTAVOS).max(MAX_AMOUNT_CENTAVOS);
+
+/** Longest free texts, in characters (decisions.md, "Input bounds"); over them is INVALID_FIELDS. */
+export const TEXT_LIMITS = {
+  title: 200,
+  /** A refund's reason. */
+  reason: 140,
+  email: 254,
+  url: 2048,
+  /** Business and product names. */
+  name: 200,
+  description: 2000,
+  /** The caller's serialized JSON. */
+  metadata: 8192,
+  slug: MAX_CHECKOUT_SLUG_LENGTH,
+  /** E.164 is at most 15 digits; room for formatting. */
+  phone_number: 32,
+  /** CPF or CNPJ, formatted (18 characters) or not. */
+  document_number: 32,
+} as const;
+
+/** A free text of a kind TEXT_LIMITS bounds. */
+export const boundedText = (kind: keyof typeof TEXT_LIMITS): Joi.StringSchema =>
+  Joi.string().max(TEXT_LIMITS[kind]);
+
+/** Deepest nesting of a JSON request body (objects and arrays); deeper is INVALID_JSON. */
+export const MAX_JSON_DEPTH = 32;
 
 export const businessId = publicId('biz');
 export const paymentId = publicId('pay');

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { businessId, isoDate } from './common';
+import { boundedText, businessId, isoDate } from './common';
 
 export interface Customer {
   customer_id: string;
@@ -27,11 +27,11 @@ export const createCustomer = defineCommand<CreateCustomer, Customer>(
   'customer',
   Joi.object({
     business_id: businessId.required(),
-    email: nullableText,
-    phone_number: nullableText,
-    document_number: nullableText,
+    email: boundedText('email').allow(null).required(),
+    phone_number: boundedText('phone_number').allow(null).required(),
+    document_number: boundedText('document_number').allow(null).required(),
     ip: nullableText,
-    metadata: Joi.string().allow(null).required(),
+    metadata: boundedText('metadata').allow(null).required(),
   }),
   Joi.object({
     customer_id: Joi.string().required(),

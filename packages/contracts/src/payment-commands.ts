@@ -1,6 +1,8 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
 import {
+  amountCentavos,
+  boundedText,
   businessId,
   centavos,
   isoDate,
@@ -72,8 +74,8 @@ export const createPayment = defineCommand<CreatePayment, PaymentView>(
     business_id: businessId.required(),
     business_name: Joi.string().min(1).max(200).required(),
     method: Joi.valid(...paymentMethods).required(),
-    amount_centavos: centavos.min(100).required(),
-    metadata: Joi.string().allow(null).required(),
+    amount_centavos: amountCentavos.required(),
+    metadata: boundedText('metadata').allow(null).required(),
     token: Joi.valid(...tokens, null).required(),
   }),
   paymentViewSchema,
@@ -146,8 +148,8 @@ export const updatePayment = defineCommand<UpdatePayment, PaymentView>(
   Joi.object({
     business_id: businessId.required(),
     payment_id: Joi.string().max(200).required(),
-    amount_centavos: centavos.min(100),
-    metadata: Joi.string().allow(null),
+    amount_centavos: amountCentavos,
+    metadata: boundedText('metadata').allow(null),
   }),
   paymentViewSchema,
 );
@@ -165,7 +167,7 @@ export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }
     business_id: businessId.required(),
     payment_id: Joi.string().max(200).required(),
     outcome: Joi.valid('paid', 'failed', 'expired').required(),
-    amount_centavos: centavos.min(1).allow(null).required(),
+    amount_centavos: amountCentavos.allow(null).required(),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),
 );

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { businessId, isoDate } from './common';
+import { boundedText, businessId, isoDate } from './common';
 
 export const webhookEventNames = [
   'payment.created',
@@ -43,7 +43,7 @@ export const createWebhook = defineCommand<CreateWebhook, Webhook & { secret: st
   'webhook-dispatcher',
   Joi.object({
     business_id: businessId.required(),
-    url: Joi.string().max(2000).required(),
+    url: boundedText('url').required(),
     events: Joi.array().items(Joi.string().max(100)).max(20).required(),
   }),
   (webhookSchema as Joi.ObjectSchema).keys({ secret: Joi.string().required() }),

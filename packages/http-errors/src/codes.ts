@@ -6,7 +6,7 @@ export const errorCatalog = {
   INVALID_JSON: { status: 400, message: 'O corpo da requisição não é um JSON válido.' },
   MISSING_FIELDS: { status: 422, message: 'Campos obrigatórios ausentes.' },
   INVALID_FIELDS: { status: 422, message: 'Campos inválidos.' },
-  INVALID_AMOUNT: { status: 422, message: 'O valor deve ser um número inteiro de centavos, no mínimo 100.' },
+  INVALID_AMOUNT: { status: 422, message: 'O valor está fora dos limites permitidos.' },
   UNSUPPORTED_PAYMENT_METHOD: { status: 422, message: 'Método de pagamento não suportado.' },
   NO_FEE_RULE: { status: 422, message: 'Não há regra de tarifa configurada para este método de pagamento.' },
   INVALID_STATUS: { status: 422, message: 'Operação não permitida no status atual do pagamento.' },

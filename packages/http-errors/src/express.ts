@@ -5,15 +5,38 @@ interface Logger {
   error(obj: object, msg?: string): void;
 }
 
-/** body-parser's error types for unparseable and oversized bodies. */
-function fromBodyParser(err: { type?: unknown; status?: unknown }): AppError | undefined {
-  if (err.type === 'entity.parse.failed') return new AppError('INVALID_JSON');
-  if (err.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
-  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported')
-    return new AppError('INVALID_JSON');
-  if (err.type === 'request.aborted' || err.type === 'request.size.invalid')
-    return new AppError('INVALID_JSON');
-  return undefined;
+/** body-parser's error types for unparseable, oversized, undecodable or refused bodies. */
+function fromBodyParser(type: unknown): AppError | undefined {
+  switch (type) {
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE');
+    case 'entity.verify.failed':
+      // The only check our parsers run on raw bytes is that they are UTF-8.
+      return new AppError('INVALID_JSON', 'O corpo da requisição não está em UTF-8 válido.');
+    case 'entity.parse.failed':
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new AppError('INVALID_JSON');
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Errors thrown by express and its parsers before any handler ran (never with details worth logging): a path with
+ * malformed percent-encoding (URIError, 400) names nothing that exists, so it is NOT_FOUND; a body that could not be
+ * read (bad compression, unknown encoding or charset) is INVALID_JSON; any other 4xx stays a client error.
+ */
+function fromFramework(err: object): AppError | undefined {
+  const { type, status } = err as { type?: unknown; status?: unknown };
+  const known = fromBodyParser(type);
+  if (known) return known;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  if (err instanceof URIError || status === 404) return new AppError('NOT_FOUND');
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE');
+  return new AppError('INVALID_JSON');
 }
 
 export interface ErrorMiddlewareOptions {
@@ -28,7 +51,7 @@ export function errorMiddleware(logger: Logger, options: ErrorMiddlewareOptions 
       err instanceof AppError
         ? err
         : typeof err === 'object' && err !== null
-          ? fromBodyParser(err as { type?: unknown })
+          ? fromFramework(err)
           : undefined;
     const appError = known ?? new AppError('INTERNAL_ERROR');
     if (!known) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');

@@ -1,3 +1,4 @@
 export * from './data-source';
 export * from './schema';
+export * from './secret-box';
 export * from './final-row-guard';

@@ -6,7 +6,10 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** Encrypts a webhook secret for storage as `v1:<iv>:<tag>:<ciphertext>` (base64url parts). */
+/**
+ * AES-256-GCM sealing of text that must never be stored in clear (webhook signing secrets, idempotent answers that
+ * carry one). Sealed values read `v1:<iv>:<tag>:<ciphertext>` (base64url parts).
+ */
 export function sealSecret(plaintext: string, key: Buffer): string {
   assertKey(key);
   const iv = randomBytes(IV_BYTES);
@@ -40,6 +43,15 @@ export function openSecret(sealed: string, key: Buffer): string {
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
     'utf8',
   );
+}
+
+/** A sealing key as configured: the base64 of exactly 32 bytes; throws (for config validation) otherwise. */
+export function parseSealingKey(base64: string): Buffer {
+  const key = Buffer.from(base64, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || key.length !== KEY_BYTES) {
+    throw new Error(`must be the base64 of exactly ${KEY_BYTES} bytes`);
+  }
+  return key;
 }
 
 function assertKey(key: Buffer): void {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { openSecret, sealSecret } from '../src/domain/secret-box';
+import { openSecret, sealSecret } from '../src/secret-box';
 
 describe('secret box', () => {
   it('opens what it sealed, for any text', () => {

@@ -4,10 +4,12 @@ import type { DataSource } from 'typeorm';
 import { errorMiddleware, notFoundHandler } from '@gateway/http-errors';
 import type { Broker } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
+import { parseSealingKey } from '@gateway/persistence';
 import type { ApiGatewayConfig } from './config';
 import { CommandSender } from './http/commands';
 import { identify, requireIdentity } from './http/identity';
 import { idempotency } from './http/idempotency';
+import { jsonBody, refuseNulInQuery } from './http/input-bounds';
 import { createRateLimiter, rateLimit } from './http/rate-limit';
 import { requestContext } from './http/request-context';
 import { IdentityStore, type Identity } from './identity/identity-store';
@@ -28,8 +30,6 @@ export interface AppDependencies {
   logger: Logger;
 }
 
-/** Bodies over this are PAYLOAD_TOO_LARGE (decisions.md). */
-const BODY_LIMIT = '64kb';
 /** How long a repeat of an in-flight idempotent request waits for the first one's answer. */
 const IDEMPOTENT_WAIT_MARGIN_MS = 2000;
 
@@ -48,13 +48,12 @@ export function createApp(deps: AppDependencies): Express {
     identities,
     config,
   };
-  const parseJson = express.json({ limit: BODY_LIMIT, strict: false });
-
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestContext(logger));
   app.use(healthRoutes(deps));
+  app.use(refuseNulInQuery);
 
   // Unauthenticated callers are counted per IP, so guessing keys is limited too.
   const apiLimiter = createRateLimiter(deps.redis, {
@@ -66,8 +65,14 @@ export function createApp(deps: AppDependencies): Express {
     return identity ? `key:${identity.keyPrefix}` : `ip:${req.ip}`;
   };
   const api = express.Router();
-  api.use(identify(identities), rateLimit(apiLimiter, apiBucket, logger), requireIdentity, parseJson);
-  api.post('*', idempotency(deps.dataSource, logger, config.RPC_TIMEOUT_MS + IDEMPOTENT_WAIT_MARGIN_MS));
+  api.use(identify(identities), rateLimit(apiLimiter, apiBucket, logger), requireIdentity, jsonBody());
+  api.post(
+    '*',
+    idempotency(deps.dataSource, logger, {
+      waitLimitMs: config.RPC_TIMEOUT_MS + IDEMPOTENT_WAIT_MARGIN_MS,
+      responseKey: parseSealingKey(config.IDEMPOTENCY_RESPONSE_KEY),
+    }),
+  );
   api.use(
     paymentRoutes(context),
     checkoutRoutes(context),
@@ -77,7 +82,16 @@ export function createApp(deps: AppDependencies): Express {
   );
   app.use('/v1', api);
 
-  app.use('/admin/v1', parseJson, adminRoutes(context));
+  // Counted per IP before the token is checked, so guessing the token is limited too.
+  const adminLimiter = createRateLimiter(deps.redis, {
+    keyPrefix: `${config.REDIS_PREFIX}rl:admin`,
+    perMinute: config.ADMIN_RATE_LIMIT_PER_MINUTE,
+  });
+  app.use(
+    '/admin/v1',
+    rateLimit(adminLimiter, (req) => `ip:${req.ip}`, logger),
+    adminRoutes(context),
+  );
 
   const checkoutLimiter = createRateLimiter(deps.redis, {
     keyPrefix: `${config.REDIS_PREFIX}rl:checkout`,

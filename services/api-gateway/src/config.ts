@@ -1,4 +1,5 @@
 import { Joi, commonEnv, loadConfig, secret } from '@gateway/config';
+import { parseSealingKey } from '@gateway/persistence';
 
 export interface ApiGatewayConfig {
   APP_ENV: 'sandbox' | 'production';
@@ -14,10 +15,20 @@ export interface ApiGatewayConfig {
   RATE_LIMIT_PER_MINUTE: number;
   /** Per buyer IP on the hosted checkout pages (`/c/...`), which carry no API key. */
   CHECKOUT_RATE_LIMIT_PER_MINUTE: number;
+  /** Per caller IP on the operator API (`/admin/v1`), counted before the token is checked. */
+  ADMIN_RATE_LIMIT_PER_MINUTE: number;
+  /** Base64 of the 32-byte AES-256-GCM key that seals stored idempotent answers (they may carry secrets). */
+  IDEMPOTENCY_RESPONSE_KEY: string;
+  /** How often expired idempotency records are deleted. */
+  IDEMPOTENCY_PURGE_INTERVAL_MS: number;
   PUBLIC_BASE_URL: string;
   /** Express `trust proxy`: `false` (default), `true`, a hop count, or a list of addresses/subnets. */
   TRUST_PROXY: boolean | number | string;
 }
+
+const DEVELOPMENT_IDEMPOTENCY_RESPONSE_KEY = Buffer.from('dev-only-idempotency-answers-key').toString(
+  'base64',
+);
 
 const trustProxy = Joi.alternatives()
   .try(Joi.boolean(), Joi.number().integer().min(0), Joi.string().min(1))
@@ -36,6 +47,12 @@ const schema = Joi.object<ApiGatewayConfig>({
   RPC_TIMEOUT_MS: Joi.number().integer().min(50).default(5000),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   CHECKOUT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
+  ADMIN_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
+  IDEMPOTENCY_RESPONSE_KEY: secret(DEVELOPMENT_IDEMPOTENCY_RESPONSE_KEY).custom((value: string) => {
+    parseSealingKey(value);
+    return value;
+  }),
+  IDEMPOTENCY_PURGE_INTERVAL_MS: Joi.number().integer().min(100).default(60_000),
   PUBLIC_BASE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default((parent: { PORT: number }) => `http://localhost:${parent.PORT}`),

@@ -4,6 +4,8 @@ import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
 import { createApp } from './app';
 import { loadApiGatewayConfig, type ApiGatewayConfig } from './config';
+import { idempotencyPurge } from './housekeeping/idempotency-purge';
+import { answerClientError } from './http/client-error';
 import { apiGatewayDatabase } from './persistence';
 import { createRedisClient, whenReady } from './redis';
 
@@ -16,7 +18,10 @@ export interface RunningApiGateway {
 
 const REDIS_STARTUP_WAIT_MS = 3000;
 
-/** Opens database (migrated), broker and Redis, and serves HTTP on PORT (0 picks a free port). */
+/**
+ * Opens database (migrated), broker and Redis, serves HTTP on PORT (0 picks a free port) and purges expired
+ * idempotency records.
+ */
 export async function startApiGateway(config: ApiGatewayConfig): Promise<RunningApiGateway> {
   const runtime = await openServiceRuntime({ service: 'api-gateway', config, ...apiGatewayDatabase });
   const redis = createRedisClient(config.REDIS_URL, runtime.logger);
@@ -29,16 +34,20 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
     logger: runtime.logger,
   });
   const server = app.listen(config.PORT);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  const purge = idempotencyPurge(runtime.dataSource, runtime.logger, config.IDEMPOTENCY_PURGE_INTERVAL_MS);
+  purge.start();
   runtime.onStop(async () => {
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
     redis.disconnect();
+    await purge.stop();
   });
   const { port } = server.address() as AddressInfo;
   runtime.logger.info({ port }, 'api gateway listening');

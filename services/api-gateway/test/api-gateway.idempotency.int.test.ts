@@ -1,5 +1,6 @@
-import { createCustomer, createPayment, newPublicId } from '@gateway/contracts';
+import { createCustomer, createPayment, createWebhook, newPublicId } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
+import { waitFor } from '@gateway/testkit';
 import { startHarness, type Harness } from './support/harness';
 import { pixView } from './support/payments';
 
@@ -10,7 +11,10 @@ describe('api gateway: Idempotency-Key', () => {
   let merchant: { business_id: string; api_key: string };
 
   beforeAll(async () => {
-    h = await startHarness('gw-idem', { services: ['payment', 'customer'] });
+    h = await startHarness('gw-idem', {
+      services: ['payment', 'customer', 'webhook-dispatcher'],
+      config: { IDEMPOTENCY_PURGE_INTERVAL_MS: 200 },
+    });
     merchant = await h.newBusiness();
     // Slow enough that two concurrent requests overlap; each answer is a new payment.
     h.fakes.on(createPayment, async (command) => {
@@ -117,6 +121,101 @@ describe('api gateway: Idempotency-Key', () => {
     expect(conflicting.status).toBe(409);
     expect(conflicting.body.error.code).toBe('IDEMPOTENCY_CONFLICT');
     expect(h.fakes.received.filter((entry) => entry.name === createCustomer.name)).toHaveLength(sentBefore);
+  });
+
+  const db = <T>(sql: string, params: unknown[]): Promise<T> =>
+    h.gateway.runtime.dataSource.query(sql, params);
+  const commandIdsOf = (name: string) =>
+    h.fakes.received.filter((entry) => entry.name === name).map((entry) => entry.messageId);
+
+  test('a key reused after its record expired creates a new payment under a new command id, never the old one', async () => {
+    const key = newPublicId('idem');
+    const body = { payment_method: 'pix', amount: 2500 };
+    const sentBefore = commandIdsOf(createPayment.name).length;
+    const first = await create(key, body);
+    // 24 hours later: the record has expired (the purge may or may not have deleted it yet).
+    await db(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1`, [key]);
+    const again = await create(key, body);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.payment_id).not.toBe(first.body.payment_id);
+    const ids = commandIdsOf(createPayment.name).slice(sentBefore);
+    expect(ids).toHaveLength(2);
+    expect(ids[1]).not.toBe(ids[0]);
+  });
+
+  test('an attempt abandoned by a gateway that died is taken over under the same claim and command id', async () => {
+    const key = newPublicId('idem');
+    h.fakes.on(createCustomer, async () => {
+      throw new CommandError('SERVICE_UNAVAILABLE', 'indisponível');
+    });
+    const send = () =>
+      h.http
+        .post('/v1/customers')
+        .set('x-api-key', merchant.api_key)
+        .set('Idempotency-Key', key)
+        .send({ email: 'bia@example.com' });
+    expect((await send()).status).toBe(503);
+    // As if the gateway had died mid-request: the claim is still in progress, long ago.
+    await db(
+      `UPDATE idempotency_keys SET state = 'in_progress', created_at = now() - interval '5 minutes' WHERE key = $1`,
+      [key],
+    );
+    expect((await send()).status).toBe(503);
+    const ids = commandIdsOf(createCustomer.name).slice(-2);
+    expect(ids[1]).toBe(ids[0]);
+  });
+
+  test('a webhook created with a key: its stored answer is sealed, yet a retry gets the secret back', async () => {
+    const secret = `whsec_${newPublicId('s')}`;
+    h.fakes.on(createWebhook, async (command) => ({
+      webhook_id: newPublicId('wh'),
+      business_id: command.business_id,
+      url: command.url,
+      events: command.events,
+      status: 'active',
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+      secret,
+    }));
+    const key = newPublicId('idem');
+    const send = () =>
+      h.http
+        .post('/v1/webhook')
+        .set('x-api-key', merchant.api_key)
+        .set('Idempotency-Key', key)
+        .send({ url: 'https://hooks.example.com/pagamentos', events: ['payment.confirmed'] });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toBe(secret);
+    const [row] = await db<Array<Record<string, unknown>>>(`SELECT * FROM idempotency_keys WHERE key = $1`, [
+      key,
+    ]);
+    const stored = Object.values(row!).map((value) =>
+      Buffer.isBuffer(value) ? value.toString('latin1') : String(value),
+    );
+    expect(stored.join('\n')).not.toContain(secret.slice('whsec_'.length));
+    expect(row!.response_sealed).toMatch(/^v1:/);
+    const replay = await send();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.text).toBe(first.text);
+  });
+
+  test('expired idempotency records are purged by the periodic job; live ones stay', async () => {
+    const expired = newPublicId('idem');
+    const live = newPublicId('idem');
+    await create(expired, { payment_method: 'pix', amount: 3100 });
+    await create(live, { payment_method: 'pix', amount: 3200 });
+    await db(`UPDATE idempotency_keys SET expires_at = now() - interval '1 minute' WHERE key = $1`, [
+      expired,
+    ]);
+    await waitFor(async () => {
+      const rows = await db<unknown[]>(`SELECT 1 FROM idempotency_keys WHERE key = $1`, [expired]);
+      return rows.length === 0;
+    });
+    const rows = await db<unknown[]>(`SELECT 1 FROM idempotency_keys WHERE key = $1`, [live]);
+    expect(rows).toHaveLength(1);
   });
 
   test('a 4xx answer is kept and replayed too', async () => {

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { getPayment } from '@gateway/contracts';
+import { getPayment, newPublicId } from '@gateway/contracts';
 import { testLogger } from '@gateway/testkit';
 import { createApp } from '../src/app';
 import { createRedisClient } from '../src/redis';
-import { startHarness, type Harness } from './support/harness';
+import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
 import { paymentRecord } from './support/payments';
 
 async function closedPort(): Promise<number> {
@@ -67,6 +67,33 @@ describe('api gateway: rate limit', () => {
     const responses = await Promise.all(Array.from({ length: 80 }, () => h.http.get('/healthz')));
     expect(responses.every((response) => response.status === 200)).toBe(true);
     expect(responses[0]!.headers).not.toHaveProperty('ratelimit-limit');
+  });
+
+  test('the operator API is limited per IP before the token is checked, wrong tokens included', async () => {
+    const limited = await startHarness('gw-rl-admin', {
+      services: [],
+      config: { ADMIN_RATE_LIMIT_PER_MINUTE: 5 },
+    });
+    try {
+      const guesses = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          limited.http
+            .get(`/admin/v1/businesses/${newPublicId('biz')}`)
+            .set('Authorization', `Bearer guess-${i}`),
+        ),
+      );
+      expect(guesses.filter((response) => response.status === 401)).toHaveLength(5);
+      const refused = guesses.filter((response) => response.status === 429);
+      expect(refused).toHaveLength(3);
+      expect(refused[0]!.body).toEqual({ error: { code: 'RATE_LIMITED', message: expect.any(String) } });
+      expect(Number(refused[0]!.headers['retry-after'])).toBeGreaterThan(0);
+      const withToken = await limited.http
+        .get(`/admin/v1/businesses/${newPublicId('biz')}`)
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+      expect(withToken.status).toBe(429);
+    } finally {
+      await limited.close();
+    }
   });
 
   test('with Redis unreachable the API fails closed with SERVICE_UNAVAILABLE, quickly', async () => {

@@ -1,6 +1,14 @@
 import { digestsEqual, generateApiKey, hashApiKey, parseApiKey } from '../src/domain/api-key';
 import { baseUnitsToNumber, centavosToBrl } from '../src/domain/money';
-import { canonicalJson, idempotentCommandId, requestHash } from '../src/domain/request-fingerprint';
+import fc from 'fast-check';
+import { MAX_JSON_DEPTH } from '@gateway/contracts';
+import { findBoundsViolation } from '../src/domain/json-bounds';
+import {
+  TooDeepToCanonicalize,
+  canonicalJson,
+  idempotentCommandId,
+  requestHash,
+} from '../src/domain/request-fingerprint';
 
 describe('API keys', () => {
   test('a sandbox key is sk_test_ plus 43 url-safe characters, and parses back to its prefix', () => {
@@ -61,9 +69,70 @@ describe('request fingerprints', () => {
     expect(requestHash('POST', '/v1/payments', {})).not.toEqual(requestHash('POST', '/v1/customers', {}));
   });
 
-  test('the command id depends on business and key only', () => {
-    expect(idempotentCommandId('biz_a', 'k1')).toBe(idempotentCommandId('biz_a', 'k1'));
-    expect(idempotentCommandId('biz_a', 'k1')).not.toBe(idempotentCommandId('biz_b', 'k1'));
-    expect(idempotentCommandId('biz_a', 'k1').length).toBeLessThanOrEqual(200);
+  test('the command id is the same for one claim of a key and request, and changes with any of them', () => {
+    const hash = requestHash('POST', '/v1/payments', { amount: 1000 });
+    const other = requestHash('POST', '/v1/payments', { amount: 2000 });
+    const id = idempotentCommandId('biz_a', 'k1', hash, 'claim-1');
+    expect(idempotentCommandId('biz_a', 'k1', hash, 'claim-1')).toBe(id);
+    expect(idempotentCommandId('biz_b', 'k1', hash, 'claim-1')).not.toBe(id);
+    expect(idempotentCommandId('biz_a', 'k2', hash, 'claim-1')).not.toBe(id);
+    expect(idempotentCommandId('biz_a', 'k1', other, 'claim-1')).not.toBe(id);
+    expect(idempotentCommandId('biz_a', 'k1', hash, 'claim-2')).not.toBe(id);
+    expect(id.length).toBeLessThanOrEqual(200);
+  });
+
+  test('canonicalisation refuses nesting deeper than MAX_JSON_DEPTH instead of recursing on', () => {
+    const nested = (levels: number): unknown => {
+      let value: unknown = 'fundo';
+      for (let i = 0; i < levels; i += 1) value = i % 2 === 0 ? [value] : { a: value };
+      return value;
+    };
+    expect(() => canonicalJson(nested(MAX_JSON_DEPTH))).not.toThrow();
+    expect(() => canonicalJson(nested(MAX_JSON_DEPTH + 1))).toThrow(TooDeepToCanonicalize);
+    expect(() => canonicalJson(nested(100_000))).toThrow(TooDeepToCanonicalize);
+  });
+});
+
+describe('JSON bounds', () => {
+  const nested = (levels: number): unknown => {
+    let value: unknown = 'x';
+    for (let i = 0; i < levels; i += 1) value = { a: value };
+    return value;
+  };
+
+  test('nesting up to MAX_JSON_DEPTH passes, one more level is too deep, at any depth without recursion', () => {
+    expect(findBoundsViolation(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBeUndefined();
+    expect(findBoundsViolation(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toEqual({ kind: 'too_deep' });
+    expect(findBoundsViolation(nested(200_000), MAX_JSON_DEPTH)).toEqual({ kind: 'too_deep' });
+  });
+
+  test('a NUL anywhere, in a value or a key, is found and named by its top-level field', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 5 }),
+        fc.string(),
+        fc.string(),
+        fc.constantFrom('value', 'key'),
+        (noise, before, after, where) => {
+          fc.pre(!JSON.stringify(noise).includes('\\u0000'));
+          const poisoned = `${before}\u0000${after}`;
+          const inner = where === 'value' ? { texto: poisoned } : { [poisoned]: 1 };
+          const body = { limpo: noise, campo: [{ nivel: inner }] };
+          expect(findBoundsViolation(body, MAX_JSON_DEPTH)).toEqual({
+            kind: 'nul_character',
+            field: 'campo',
+          });
+        },
+      ),
+    );
+  });
+
+  test('values without NUL and within the depth pass', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 10 }), (value) => {
+        fc.pre(!JSON.stringify(value).includes('\\u0000'));
+        expect(findBoundsViolation({ value }, MAX_JSON_DEPTH)).toBeUndefined();
+      }),
+    );
   });
 });

@@ -10,6 +10,7 @@ const KEY_PREFIX_BY_ENVIRONMENT: Readonly<Record<Environment, string>> = {
 const API_KEY_PATTERN = /^sk_(test|live)_([A-Za-z0-9_-]{43})$/;
 /** How much of the random part names the key (lookup and revocation); the rest stays secret. */
 const KEY_PREFIX_LENGTH = 12;
+const KEY_PREFIX = new RegExp(`^[A-Za-z0-9_-]{${KEY_PREFIX_LENGTH}}$`);
 
 export interface IssuedApiKey {
   /** Shown once to the operator, never stored. */
@@ -41,6 +42,11 @@ export function parseApiKey(text: string): PresentedApiKey | null {
     environment: match[1] === 'live' ? 'production' : 'sandbox',
     keyPrefix: match[2]!.slice(0, KEY_PREFIX_LENGTH),
   };
+}
+
+/** Whether a value (a path segment) can name a key: its lookup prefix is KEY_PREFIX_LENGTH url-safe characters. */
+export function hasKeyPrefixShape(value: unknown): value is string {
+  return typeof value === 'string' && KEY_PREFIX.test(value);
 }
 
 /** Constant-time comparison of two SHA-256 digests (always 32 bytes, so the lengths never leak anything). */

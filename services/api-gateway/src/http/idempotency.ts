@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import type { DataSource } from 'typeorm';
 import { AppError, asyncHandler, invalidFields } from '@gateway/http-errors';
 import type { Logger } from '@gateway/observability';
+import { openSecret, sealSecret } from '@gateway/persistence';
 import { digestsEqual } from '../domain/api-key';
 import { idempotentCommandId, requestHash } from '../domain/request-fingerprint';
 import type { Identity } from '../identity/identity-store';
@@ -16,65 +17,86 @@ interface StoredAttempt {
   request_hash: Buffer;
   state: 'in_progress' | 'done' | 'retryable';
   response_status: number | null;
-  response_body: string | null;
+  response_sealed: string | null;
+}
+
+export interface IdempotencyOptions {
+  /** How long a repeat of an in-flight request waits for the first one's answer. */
+  waitLimitMs: number;
+  /** AES-256-GCM key sealing the stored answers. */
+  responseKey: Buffer;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * `Idempotency-Key` on a POST: the first request claims the key (INSERT ... ON CONFLICT DO NOTHING), its answer is
- * stored before it is sent, and a repeat with the same body gets that answer byte for byte; a racing repeat waits
- * for it. A different body is IDEMPOTENCY_CONFLICT. A 5xx answer makes the key retryable: the same body runs again
- * (with the same downstream command id, so it is applied once), a different body is still a conflict.
+ * stored (sealed: it may carry a secret) before it is sent, and a repeat with the same body gets that answer byte for
+ * byte; a racing repeat waits for it. A different body is IDEMPOTENCY_CONFLICT. A 5xx answer makes the claim
+ * retryable: the same body runs again under the same claim (so with the same downstream command id, applied once),
+ * a different body is still a conflict. After 24 h the record expires: the key may be claimed afresh, which is a new
+ * claim and so a new command.
  */
-export function idempotency(dataSource: DataSource, logger: Logger, waitLimitMs: number): RequestHandler {
-  const claim = async (businessId: string, key: string, hash: Buffer): Promise<boolean> => {
+export function idempotency(
+  dataSource: DataSource,
+  logger: Logger,
+  options: IdempotencyOptions,
+): RequestHandler {
+  /** The claim this request holds on the key, or undefined when another request holds it (or it is answered). */
+  const claim = async (businessId: string, key: string, hash: Buffer): Promise<string | undefined> => {
     await dataSource.query(
-      `DELETE FROM idempotency_keys
-        WHERE business_id = $1 AND key = $2
-          AND (expires_at <= now()
-               OR (state = 'in_progress' AND created_at < now() - make_interval(secs => $3)))`,
-      [businessId, key, ABANDONED_CLAIM_SECONDS],
+      `DELETE FROM idempotency_keys WHERE business_id = $1 AND key = $2 AND expires_at <= now()`,
+      [businessId, key],
     );
-    const inserted: unknown[] = await dataSource.query(
+    const inserted: Array<{ claim_id: string }> = await dataSource.query(
       `INSERT INTO idempotency_keys (business_id, key, request_hash, state, expires_at)
        VALUES ($1, $2, $3, 'in_progress', now() + interval '24 hours')
        ON CONFLICT (business_id, key) DO NOTHING
-       RETURNING key`,
+       RETURNING claim_id`,
       [businessId, key, hash],
     );
-    if (inserted.length === 1) return true;
+    if (inserted[0]) return inserted[0].claim_id;
+    // A retry after a 5xx, or the takeover of an attempt whose gateway died, continues the same claim.
     // TypeORM answers an UPDATE on PostgreSQL with [rows, affected count].
-    const [, retaken]: [unknown[], number] = await dataSource.query(
+    const [retaken]: [Array<{ claim_id: string }>, number] = await dataSource.query(
       `UPDATE idempotency_keys SET state = 'in_progress', created_at = now()
-        WHERE business_id = $1 AND key = $2 AND state = 'retryable' AND request_hash = $3`,
-      [businessId, key, hash],
+        WHERE business_id = $1 AND key = $2 AND request_hash = $3
+          AND (state = 'retryable'
+               OR (state = 'in_progress' AND created_at < now() - make_interval(secs => $4)))
+        RETURNING claim_id`,
+      [businessId, key, hash, ABANDONED_CLAIM_SECONDS],
     );
-    return retaken === 1;
+    return retaken[0]?.claim_id;
   };
 
-  const storeAnswer = async (businessId: string, key: string, status: number, body: string) => {
+  const storeAnswer = async (
+    businessId: string,
+    key: string,
+    claimId: string,
+    status: number,
+    body: string,
+  ) => {
     if (status >= 500) {
       await dataSource.query(
-        `UPDATE idempotency_keys SET state = 'retryable' WHERE business_id = $1 AND key = $2`,
-        [businessId, key],
+        `UPDATE idempotency_keys SET state = 'retryable' WHERE business_id = $1 AND key = $2 AND claim_id = $3`,
+        [businessId, key, claimId],
       );
       return;
     }
     await dataSource.query(
-      `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4
-        WHERE business_id = $1 AND key = $2`,
-      [businessId, key, status, body],
+      `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_sealed = $5
+        WHERE business_id = $1 AND key = $2 AND claim_id = $3`,
+      [businessId, key, claimId, status, sealSecret(body, options.responseKey)],
     );
   };
 
   /** Stores the answer when it is sent, then sends it; `res.json` ends in `res.send` with the JSON text. */
-  const recordAnswer = (res: Response, businessId: string, key: string): void => {
+  const recordAnswer = (res: Response, businessId: string, key: string, claimId: string): void => {
     const send = res.send.bind(res);
     res.send = ((body?: unknown) => {
       res.send = send;
       const text = Buffer.isBuffer(body) ? body.toString('utf8') : String(body ?? '');
-      storeAnswer(businessId, key, res.statusCode, text)
+      storeAnswer(businessId, key, claimId, res.statusCode, text)
         .catch((err: unknown) => logger.error({ err }, 'idempotent answer not stored'))
         .finally(() => send(body));
       return res;
@@ -87,15 +109,16 @@ export function idempotency(dataSource: DataSource, logger: Logger, waitLimitMs:
     if (!IDEMPOTENCY_KEY.test(key)) throw invalidFields(['Idempotency-Key']);
     const { businessId } = res.locals.identity as Identity;
     const hash = requestHash(req.method, `${req.baseUrl}${req.path}`, req.body);
-    res.locals.commandId = idempotentCommandId(businessId, key);
-    const deadline = Date.now() + waitLimitMs;
+    const deadline = Date.now() + options.waitLimitMs;
     for (;;) {
-      if (await claim(businessId, key, hash)) {
-        recordAnswer(res, businessId, key);
+      const claimId = await claim(businessId, key, hash);
+      if (claimId) {
+        res.locals.commandId = idempotentCommandId(businessId, key, hash, claimId);
+        recordAnswer(res, businessId, key, claimId);
         return next();
       }
       const rows: StoredAttempt[] = await dataSource.query(
-        `SELECT request_hash, state, response_status, response_body
+        `SELECT request_hash, state, response_status, response_sealed
            FROM idempotency_keys WHERE business_id = $1 AND key = $2`,
         [businessId, key],
       );
@@ -107,7 +130,7 @@ export function idempotency(dataSource: DataSource, logger: Logger, waitLimitMs:
             .status(stored.response_status ?? 200)
             .type('application/json')
             .set('Idempotent-Replayed', 'true')
-            .send(stored.response_body ?? '');
+            .send(stored.response_sealed ? openSecret(stored.response_sealed, options.responseKey) : '');
           return;
         }
       }

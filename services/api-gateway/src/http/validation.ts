@@ -1,5 +1,13 @@
 import Joi from 'joi';
+import {
+  MAX_AMOUNT_CENTAVOS,
+  MIN_AMOUNT_CENTAVOS,
+  amountCentavos,
+  boundedText,
+  hasPublicIdShape,
+} from '@gateway/contracts';
 import { AppError, invalidFields, missingFields } from '@gateway/http-errors';
+import { formatBrl } from '../checkout-page/format-brl';
 
 /** Fields whose failures have their own public code instead of INVALID_FIELDS. */
 export interface FieldCodes {
@@ -8,6 +16,10 @@ export interface FieldCodes {
   /** Any problem with this is UNSUPPORTED_PAYMENT_METHOD. */
   paymentMethod?: string;
 }
+
+const AMOUNT_BOUNDS =
+  `O valor deve ser um número inteiro de centavos entre ${MIN_AMOUNT_CENTAVOS} (${formatBrl(MIN_AMOUNT_CENTAVOS)})` +
+  ` e ${MAX_AMOUNT_CENTAVOS} (${formatBrl(MAX_AMOUNT_CENTAVOS)}).`;
 
 const unique = (names: string[]): string[] => [...new Set(names)];
 
@@ -18,14 +30,11 @@ function fieldName(path: ReadonlyArray<string | number>): string {
 }
 
 /**
- * Validates a JSON body against a route's schema and turns every problem into one public error, in this order:
- * MISSING_FIELDS (naming every absent field), UNSUPPORTED_PAYMENT_METHOD, INVALID_AMOUNT, INVALID_FIELDS (naming
- * every bad field). Unknown fields are ignored (and dropped).
+ * Validates a JSON body (an object: `jsonBody` refuses anything else) against a route's schema and turns every
+ * problem into one public error, in this order: MISSING_FIELDS (naming every absent field), UNSUPPORTED_PAYMENT_METHOD,
+ * INVALID_AMOUNT, INVALID_FIELDS (naming every bad field). Unknown fields are ignored (and dropped).
  */
 export function validateBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, codes: FieldCodes = {}): T {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('INVALID_FIELDS', 'O corpo da requisição deve ser um objeto JSON.');
-  }
   const { value, error } = schema.validate(body, {
     abortEarly: false,
     convert: false,
@@ -38,7 +47,8 @@ export function validateBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, code
   const invalid = unique(error.details.map((d) => fieldName(d.path)));
   if (codes.paymentMethod && invalid.includes(codes.paymentMethod))
     throw new AppError('UNSUPPORTED_PAYMENT_METHOD');
-  if (codes.amount?.some((field) => invalid.includes(field))) throw new AppError('INVALID_AMOUNT');
+  if (codes.amount?.some((field) => invalid.includes(field)))
+    throw new AppError('INVALID_AMOUNT', AMOUNT_BOUNDS);
   throw invalidFields(invalid);
 }
 
@@ -49,8 +59,11 @@ export function validateQuery<T>(schema: Joi.ObjectSchema<T>, query: unknown): T
   return value;
 }
 
+/** What a payment or a product may charge, in integer centavos (INVALID_AMOUNT outside; see FieldCodes.amount). */
+export const amountField = amountCentavos;
+
 /** `metadata`: the caller's own data as serialized JSON text. */
-export const jsonText = Joi.string().custom((text: string, helpers) => {
+export const jsonText = boundedText('metadata').custom((text: string, helpers) => {
   try {
     JSON.parse(text);
     return text;
@@ -59,11 +72,14 @@ export const jsonText = Joi.string().custom((text: string, helpers) => {
   }
 });
 
-/** Integer centavos; the upper bound keeps them exact. */
+/** Integer centavos that are not a charge (a fee); the upper bound keeps them exact. */
 export const centavosField = Joi.number().integer().max(Number.MAX_SAFE_INTEGER);
 
-/** A path id the contracts accept (`pay_...`, `chk_...`); anything longer cannot exist, so it is NOT_FOUND. */
-export function pathId(value: string | undefined): string {
-  if (!value || value.length > 200) throw new AppError('NOT_FOUND');
+/** Prefixes of the public ids that appear in paths. */
+export type PathIdPrefix = 'pay' | 'chk' | 'wh' | 'cust' | 'ref' | 'evt' | 'biz' | 'dlv' | 'sess';
+
+/** A path id of the resource's shape (`pay_` + 24-64 url-safe characters); anything else cannot exist: NOT_FOUND. */
+export function pathId(prefix: PathIdPrefix, value: string | undefined): string {
+  if (!hasPublicIdShape(prefix, value)) throw new AppError('NOT_FOUND');
   return value;
 }

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
-/** The first answer to a POST sent with an `Idempotency-Key`, replayed byte for byte for 24 h. */
+/** The first answer to a POST sent with an `Idempotency-Key`, replayed byte for byte for 24 h (stored sealed). */
 @Entity({ name: 'idempotency_keys' })
 export class IdempotencyKeyEntity {
   @PrimaryColumn({ type: 'text', name: 'business_id' })
@@ -8,6 +8,10 @@ export class IdempotencyKeyEntity {
 
   @PrimaryColumn({ type: 'text' })
   key!: string;
+
+  /** This claim of the key: kept while it is retried, new when the key is claimed again after expiry. */
+  @Column({ type: 'uuid', name: 'claim_id' })
+  claimId!: string;
 
   @Column({ type: 'bytea', name: 'request_hash' })
   requestHash!: Buffer;
@@ -18,8 +22,9 @@ export class IdempotencyKeyEntity {
   @Column({ type: 'integer', name: 'response_status', nullable: true })
   responseStatus!: number | null;
 
-  @Column({ type: 'text', name: 'response_body', nullable: true })
-  responseBody!: string | null;
+  /** The answer's body, AES-256-GCM sealed (it may carry a secret, e.g. a new webhook's). */
+  @Column({ type: 'text', name: 'response_sealed', nullable: true })
+  responseSealed!: string | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

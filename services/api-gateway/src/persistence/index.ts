@@ -3,11 +3,16 @@ import { BusinessEntity } from './business.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { IdentityAndIdempotency1732300007000 } from './migrations/1732300007000-identity-and-idempotency';
 import { RetryableIdempotencyKeys1732300008000 } from './migrations/1732300008000-retryable-idempotency-keys';
+import { IdempotencyClaims1732400005000 } from './migrations/1732400005000-idempotency-claims';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
 
 export const apiGatewayDatabase = {
   schema: 'api_gateway',
   entities: [BusinessEntity, ApiKeyEntity, IdempotencyKeyEntity],
-  migrations: [IdentityAndIdempotency1732300007000, RetryableIdempotencyKeys1732300008000],
+  migrations: [
+    IdentityAndIdempotency1732300007000,
+    RetryableIdempotencyKeys1732300008000,
+    IdempotencyClaims1732400005000,
+  ],
 };

@@ -1,11 +1,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
-import { createProduct, paymentMethods, setFeeRule, type PaymentMethod } from '@gateway/contracts';
+import {
+  boundedText,
+  createProduct,
+  paymentMethods,
+  setFeeRule,
+  type PaymentMethod,
+} from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { centavosToBrl } from '../domain/money';
 import type { BusinessEntity } from '../persistence';
-import { centavosField, pathId, validateBody } from '../http/validation';
+import { hasKeyPrefixShape } from '../domain/api-key';
+import { jsonBody } from '../http/input-bounds';
+import { amountField, centavosField, pathId, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
@@ -20,24 +28,24 @@ function requireAdmin(adminToken: string): RequestHandler {
   };
 }
 
-const businessBody = Joi.object<{ name: string }>({ name: Joi.string().min(1).max(200).required() });
+const businessBody = Joi.object<{ name: string }>({ name: boundedText('name').min(1).required() });
 const feeRuleBody = Joi.object<{ percent_bps: number; fixed_centavos: number }>({
   percent_bps: Joi.number().integer().min(0).max(10000).required(),
   fixed_centavos: centavosField.min(0).required(),
 });
 const productBody = Joi.object<{ name: string; price: number; description?: string | null }>({
-  name: Joi.string().min(1).max(200).required(),
-  price: centavosField.min(100).required(),
-  description: Joi.string().max(2000).allow(null),
+  name: boundedText('name').min(1).required(),
+  price: amountField.required(),
+  description: boundedText('description').allow(null),
 });
 
 /** The operator API (decisions.md, "Environments and operators"); `scripts/admin-cli.ts` wraps it. */
 export function adminRoutes({ commands, identities, config }: RouteContext): Router {
   const router = Router();
-  router.use(requireAdmin(config.ADMIN_TOKEN));
+  router.use(requireAdmin(config.ADMIN_TOKEN), jsonBody());
 
   const existingBusiness = async (id: string | undefined): Promise<BusinessEntity> => {
-    const business = await identities.findBusiness(pathId(id));
+    const business = await identities.findBusiness(pathId('biz', id));
     if (!business) throw new AppError('NOT_FOUND');
     return business;
   };
@@ -91,7 +99,9 @@ export function adminRoutes({ commands, identities, config }: RouteContext): Rou
   router.delete(
     '/api-keys/:key_prefix',
     asyncHandler(async (req, res) => {
-      if (!(await identities.revokeKey(pathId(req.params.key_prefix)))) throw new AppError('NOT_FOUND');
+      const keyPrefix = req.params.key_prefix;
+      if (!hasKeyPrefixShape(keyPrefix) || !(await identities.revokeKey(keyPrefix)))
+        throw new AppError('NOT_FOUND');
       res.json({ revoked: true });
     }),
   );

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import Joi from 'joi';
-import { createCheckout, getCheckout, type Checkout } from '@gateway/contracts';
+import { boundedText, createCheckout, getCheckout, type Checkout } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { identityOf } from '../http/identity';
 import { jsonText, pathId, validateBody } from '../http/validation';
@@ -15,16 +15,14 @@ interface CreateCheckoutBody {
   metadata?: string | null;
 }
 
-const httpUrl = Joi.string()
-  .uri({ scheme: ['http', 'https'] })
-  .max(2000);
+const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
 
 const createCheckoutBody = Joi.object<CreateCheckoutBody>({
   product_id: Joi.string().max(200).required(),
   return_url: httpUrl.required(),
   cancel_url: httpUrl.required(),
-  title: Joi.string().max(200).allow(null),
-  slug: Joi.string().max(100).allow(null),
+  title: boundedText('title').allow(null),
+  slug: boundedText('slug').allow(null),
   metadata: jsonText.allow(null),
 });
 
@@ -64,7 +62,7 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
       const { businessId } = identityOf(res);
       const checkout = await commands.send(
         getCheckout,
-        { business_id: businessId, checkout_id: pathId(req.params.checkout_id) },
+        { business_id: businessId, checkout_id: pathId('chk', req.params.checkout_id) },
         res,
       );
       if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');

@@ -1,22 +1,21 @@
 import { Router } from 'express';
 import Joi from 'joi';
-import { createCustomer } from '@gateway/contracts';
+import { boundedText, createCustomer } from '@gateway/contracts';
 import { commandRoute } from '../http/commands';
 import { jsonText, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
 type Optional = string | null | undefined;
 
-const text = Joi.string().max(2000).allow(null);
 const createCustomerBody = Joi.object<{
   email: Optional;
   phone_number: Optional;
   document_number: Optional;
   metadata: Optional;
 }>({
-  email: text,
-  phone_number: text,
-  document_number: text,
+  email: boundedText('email').allow(null),
+  phone_number: boundedText('phone_number').allow(null),
+  document_number: boundedText('document_number').allow(null),
   metadata: jsonText.allow(null),
 });
 

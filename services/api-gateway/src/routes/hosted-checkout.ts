@@ -1,8 +1,10 @@
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
 import {
   getCheckoutPage,
   getCheckoutSessionStatus,
+  hasCheckoutSlugShape,
+  hasPublicIdShape,
   startCheckoutSession,
   tokens,
   type PaymentMethod,
@@ -20,11 +22,11 @@ import {
   type CheckoutAssetName,
 } from '../checkout-page';
 import { publicCrypto } from '../domain/payment-responses';
+import { jsonBody } from '../http/input-bounds';
 import { validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
 const ASSET_BASE = '/c/assets';
-const BODY_LIMIT = '64kb';
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({
@@ -74,10 +76,6 @@ function sessionPayment(view: PaymentView): Record<string, unknown> {
   throw new Error(`session payment ${payment.payment_id} came back without rail details`);
 }
 
-/** A slug the checkout service could know; anything else is simply not found. */
-const validSlug = (slug: string | undefined): slug is string =>
-  typeof slug === 'string' && slug.length > 0 && slug.length <= 200;
-
 /**
  * The hosted checkout at /c/{slug}: public (no API key), rate limited per buyer IP, every response under a strict
  * CSP. The page's JSON endpoints answer errors with buyer-facing Portuguese text.
@@ -114,7 +112,7 @@ export function hostedCheckoutRoutes(
       const slug = req.params.slug;
       const notFound = () =>
         res.status(404).type('html').set('Cache-Control', 'no-store').send(renderNotFoundPage(ASSET_BASE));
-      if (!validSlug(slug)) return notFound();
+      if (!hasCheckoutSlugShape(slug)) return notFound();
       let page;
       try {
         page = await commands.send(getCheckoutPage, { slug }, res);
@@ -139,10 +137,10 @@ export function hostedCheckoutRoutes(
 
   router.post(
     '/:slug/sessions',
-    express.json({ limit: BODY_LIMIT, strict: false }),
+    jsonBody(),
     asyncHandler(async (req, res) => {
       const slug = req.params.slug;
-      if (!validSlug(slug)) throw new AppError('NOT_FOUND');
+      if (!hasCheckoutSlugShape(slug)) throw new AppError('NOT_FOUND');
       const body = validateBody(startSessionBody, req.body, { paymentMethod: 'method' });
       const page = await commands.send(getCheckoutPage, { slug }, res);
       const session = await commands.send(
@@ -170,7 +168,8 @@ export function hostedCheckoutRoutes(
     '/:slug/sessions/:session_id',
     asyncHandler(async (req, res) => {
       const { slug, session_id: sessionId } = req.params;
-      if (!validSlug(slug) || !sessionId || sessionId.length > 200) throw new AppError('NOT_FOUND');
+      if (!hasCheckoutSlugShape(slug) || !hasPublicIdShape('sess', sessionId))
+        throw new AppError('NOT_FOUND');
       const status = await commands.send(getCheckoutSessionStatus, { slug, session_id: sessionId }, res);
       res.set('Cache-Control', 'no-store').json({ status: status.status, return_url: status.return_url });
     }),

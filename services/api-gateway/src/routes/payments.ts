@@ -20,7 +20,7 @@ import {
 } from '../domain/payment-responses';
 import { commandRoute } from '../http/commands';
 import { identityOf } from '../http/identity';
-import { centavosField, jsonText, pathId, validateBody } from '../http/validation';
+import { amountField, jsonText, pathId, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
 interface CreatePaymentBody {
@@ -35,7 +35,7 @@ const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
 
 const createPaymentBody = Joi.object<CreatePaymentBody>({
   payment_method: Joi.string().valid('pix', 'crypto').required(),
-  amount: centavosField.min(100).required(),
+  amount: amountField.required(),
   currency: Joi.string().valid('BRL', 'brl'),
   metadata: jsonText.allow(null),
   crypto: Joi.when('payment_method', {
@@ -51,13 +51,13 @@ const createPaymentBody = Joi.object<CreatePaymentBody>({
 });
 
 const updatePaymentBody = Joi.object<{ amount?: number; metadata?: string | null }>({
-  amount: centavosField.min(100),
+  amount: amountField,
   metadata: jsonText.allow(null),
 });
 
 const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount?: number | null }>({
   outcome: Joi.string().valid('paid', 'failed', 'expired').required(),
-  amount: centavosField.min(1).allow(null),
+  amount: amountField.allow(null),
 });
 
 /** /v1/payments, /v1/payments/{id}/received-funds (and, outside production, /v1/sandbox/payments/{id}/simulate). */
@@ -94,7 +94,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
       const { businessId } = identityOf(res);
       const view = await commands.send(
         getPayment,
-        { business_id: businessId, payment_id: pathId(req.params.payment_id) },
+        { business_id: businessId, payment_id: pathId('pay', req.params.payment_id) },
         res,
       );
       // Never leak another business's payment, whatever the payment service answers.
@@ -110,7 +110,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
       const { businessId } = identityOf(res);
       const funds = await commands.send(
         listReceivedFunds,
-        { business_id: businessId, payment_id: pathId(req.params.payment_id) },
+        { business_id: businessId, payment_id: pathId('pay', req.params.payment_id) },
         res,
       );
       res.json({ data: funds.data.map(receivedFundsResponse) });
@@ -125,7 +125,10 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
         throw new AppError('MISSING_FIELDS', 'Informe ao menos um dos campos: amount, metadata.');
       }
       const { businessId } = identityOf(res);
-      const command: UpdatePayment = { business_id: businessId, payment_id: pathId(req.params.payment_id) };
+      const command: UpdatePayment = {
+        business_id: businessId,
+        payment_id: pathId('pay', req.params.payment_id),
+      };
       if (body.amount !== undefined) command.amount_centavos = body.amount;
       if (body.metadata !== undefined) command.metadata = body.metadata;
       const view = await commands.send(updatePayment, command, res);
@@ -144,7 +147,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
           const body = validateBody(simulateBody, req.body, { amount: ['amount'] });
           return {
             business_id: businessId,
-            payment_id: pathId(req.params.payment_id),
+            payment_id: pathId('pay', req.params.payment_id),
             outcome: body.outcome,
             amount_centavos: body.amount ?? null,
           };

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import Joi from 'joi';
 import {
+  boundedText,
   createWebhook,
   deleteWebhook,
   listWebhookDeliveries,
@@ -14,9 +15,8 @@ import { pathId, validateBody, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
 const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }>({
-  url: Joi.string()
+  url: boundedText('url')
     .uri({ scheme: ['https'] })
-    .max(2000)
     .required(),
   events: Joi.array()
     .items(Joi.string().valid(...webhookEventNames))
@@ -38,7 +38,7 @@ export function webhookRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
   const webhookOf = (req: Request, businessId: string) => ({
     business_id: businessId,
-    webhook_id: pathId(req.params.webhook_id),
+    webhook_id: pathId('wh', req.params.webhook_id),
   });
 
   router.post(
@@ -68,7 +68,7 @@ export function webhookRoutes({ commands, config }: RouteContext): Router {
     '/webhook/:webhook_id/deliveries/:delivery_id/retry',
     commandRoute(commands, retryWebhookDelivery, (req, businessId) => ({
       ...webhookOf(req, businessId),
-      delivery_id: pathId(req.params.delivery_id),
+      delivery_id: pathId('dlv', req.params.delivery_id),
     })),
   );
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
 import {
@@ -113,6 +114,9 @@ export function gatewayConfig(env: IsolatedEnvironment, overrides: Partial<ApiGa
     RPC_TIMEOUT_MS: 2000,
     RATE_LIMIT_PER_MINUTE: 100_000,
     CHECKOUT_RATE_LIMIT_PER_MINUTE: 100_000,
+    ADMIN_RATE_LIMIT_PER_MINUTE: 100_000,
+    IDEMPOTENCY_RESPONSE_KEY: randomBytes(32).toString('base64'),
+    IDEMPOTENCY_PURGE_INTERVAL_MS: 60_000,
     PUBLIC_BASE_URL: 'https://pay.example.com',
     TRUST_PROXY: false,
     ...overrides,

@@ -3,7 +3,7 @@ import { PeriodicTask } from '@gateway/messaging';
 import { counter, histogram, type Logger } from '@gateway/observability';
 import { classifyDeliveryResult, type DeliveryAttemptResult } from '../domain/delivery-outcome';
 import { nextAttemptDelay, type RetrySchedule } from '../domain/retry-schedule';
-import { openSecret } from '../domain/secret-box';
+import { openSecret } from '@gateway/persistence';
 import type { EndpointLimiter } from './endpoint-limiter';
 import type { WebhookSender } from './http-sender';
 import { signedDeliveryHeaders } from './payload';

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { newPublicId, type CreateWebhook, type Webhook } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { checkWebhookInput } from '../domain/webhook-input';
-import { openSecret, sealSecret } from '../domain/secret-box';
+import { openSecret, sealSecret } from '@gateway/persistence';
 import { generateWebhookSecret } from '../domain/signature';
 import { WebhookEntity } from '../persistence';
 

@@ -1,6 +1,6 @@
 import { newPublicId } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
-import { openSecret } from '../domain/secret-box';
+import { openSecret } from '@gateway/persistence';
 import type { EndpointLimiter } from '../delivery/endpoint-limiter';
 import type { WebhookSender } from '../delivery/http-sender';
 import { serializeDeliveryBody, signedDeliveryHeaders } from '../delivery/payload';

@@ -20,7 +20,7 @@ export class WebhookEntity {
   @Column({ type: 'text' })
   status!: WebhookStatus;
 
-  /** The signing secret, AES-256-GCM sealed (see domain/secret-box): never stored in clear. */
+  /** The signing secret, AES-256-GCM sealed (see @gateway/persistence secret-box): never stored in clear. */
   @Column({ type: 'text', name: 'secret_sealed' })
   secretSealed!: string;
 
