@@ -37,7 +37,11 @@ export interface ChangeCryptoRequestAmount {
   business_name: string;
   amount_centavos: number;
 }
-export const changeCryptoRequestAmount = defineCommand<ChangeCryptoRequestAmount, CryptoRequest>(
+/** The new request, and what the request it replaced had received (the payment keeps that money on record). */
+export interface RevisedCryptoRequest extends CryptoRequest {
+  superseded: { reference: string; received_base_units: string };
+}
+export const changeCryptoRequestAmount = defineCommand<ChangeCryptoRequestAmount, RevisedCryptoRequest>(
   'crypto.request.change-amount.v1',
   'solana-watcher',
   Joi.object({
@@ -45,7 +49,14 @@ export const changeCryptoRequestAmount = defineCommand<ChangeCryptoRequestAmount
     business_name: Joi.string().min(1).max(200).required(),
     amount_centavos: centavos.min(1).required(),
   }),
-  cryptoRequestSchema,
+  (cryptoRequestSchema as Joi.ObjectSchema).keys({
+    superseded: Joi.object({
+      reference: Joi.string().required(),
+      received_base_units: Joi.string()
+        .pattern(/^[0-9]+$/)
+        .required(),
+    }).required(),
+  }),
 );
 
 export interface SimulateCryptoOutcome {

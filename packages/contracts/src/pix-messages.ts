@@ -75,18 +75,39 @@ export const pixChargePaid = defineEvent<PixChargePaid>(
   }),
 );
 
+/** A PIX the PSP confirmed on a charge while it was open, for less than (or other than) its amount. */
+export interface PixReceivedOnCharge {
+  end_to_end_id: string;
+  amount_centavos: number;
+}
+
 export interface PixChargeClosed {
   payment_id: string;
   txid: string;
-  reason: 'expired' | 'failed';
+  /** `underpaid`: the window passed after PIX came in that did not pay it (listed in `received_pix`). */
+  reason: 'expired' | 'underpaid' | 'failed';
   detail: string | null;
+  /**
+   * Every PIX the charge took while open that did not pay it. Their pix.charge.paid.v1 events may be handled after
+   * this one, so the closure carries them: the payment service records them and decides in one step.
+   */
+  received_pix: PixReceivedOnCharge[];
 }
 export const pixChargeClosed = defineEvent<PixChargeClosed>(
   'pix.charge.closed.v1',
   Joi.object({
     payment_id: paymentId.required(),
     txid: Joi.string().required(),
-    reason: Joi.valid('expired', 'failed').required(),
+    reason: Joi.valid('expired', 'underpaid', 'failed').required(),
     detail: Joi.string().allow(null).required(),
+    // Added later: an event written before then has none.
+    received_pix: Joi.array()
+      .items(
+        Joi.object({
+          end_to_end_id: Joi.string().required(),
+          amount_centavos: centavos.required(),
+        }),
+      )
+      .default([]),
   }),
 );

@@ -85,6 +85,7 @@ describe('payment service rail events', () => {
         txid: partial.txid,
         reason: 'expired',
         detail: null,
+        received_pix: [],
       });
       const failed = await waitForStatus(businessId, view.payment.payment_id, 'failed');
       expect(failed.payment.failure_code).toBe('UNDERPAID');
@@ -98,6 +99,7 @@ describe('payment service rail events', () => {
         txid: view.payment.external_id!,
         reason: 'expired',
         detail: null,
+        received_pix: [],
       });
       await waitForStatus(businessId, view.payment.payment_id, 'expired');
       const late = pixPaid(view);
@@ -119,6 +121,7 @@ describe('payment service rail events', () => {
           txid: view.payment.external_id!,
           reason: 'expired',
           detail: null,
+          received_pix: [],
         }),
       ]);
       await waitFor(async () => (await events(view.payment.payment_id)).length === 2, {
@@ -142,6 +145,7 @@ describe('payment service rail events', () => {
         txid: view.payment.external_id!,
         reason: 'failed' as const,
         detail: 'REMOVIDA_PELO_PSP',
+        received_pix: [],
       };
       const messageId = newPublicId('msg');
       await publish(pixChargeClosed, closed, messageId);

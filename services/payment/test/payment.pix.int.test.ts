@@ -9,13 +9,18 @@ import {
   type PaymentView,
 } from '@gateway/contracts';
 import { type ServiceRuntime } from '@gateway/messaging';
-import { loadPixAdapterConfig, startPixAdapter, type PixAdapter } from '@gateway/pix-adapter';
+import {
+  loadPixAdapterConfig,
+  SANDBOX_PIX_KEY,
+  startPixAdapter,
+  type PixAdapter,
+} from '@gateway/pix-adapter';
 import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
 import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../src/config';
 import { startPaymentService } from '../src/main';
 import { readPayment, waitForPaymentStatus } from './support/harness';
-import { payAtPsp } from './support/psp-sandbox';
+import { payAtPsp, withoutPspCallbacks } from './support/psp-sandbox';
 
 describe('PIX payments end to end (payment service + PIX adapter + PSP simulator)', () => {
   let bed: ServiceTestBed<ServiceRuntime>;
@@ -224,6 +229,53 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     );
     expect(outcomes.map((row: { outcome: string }) => row.outcome)).toEqual(['unconfirmed', 'wrong_amount']);
     expect((await read(businessId, paymentId)).payment.status).toBe('processing');
+  });
+
+  test('a partial PIX and the window passing at once always end failed UNDERPAID with the partial once (many tries)', async () => {
+    const businessId = await newBusiness();
+    for (let round = 0; round < 4; round += 1) {
+      const created = await Promise.all(Array.from({ length: 5 }, () => createPix(businessId, 10000)));
+      // Odd rounds: the callback is lost, so the sweeper finds the PIX and reports it with the closure in one
+      // transaction. Even rounds: the PSP's callback and the sweeper race. Either way both reach the payment service
+      // at once.
+      const restoreCallbacks = round % 2 === 1 ? await withoutPspCallbacks(pspUrl, SANDBOX_PIX_KEY) : null;
+      await Promise.all(
+        created.map(async ({ payment }) => {
+          expect((await simulate(businessId, payment.payment_id, 'paid', 4000)).ok).toBe(true);
+          expect((await simulate(businessId, payment.payment_id, 'expired')).ok).toBe(true);
+        }),
+      );
+      await restoreCallbacks?.();
+      for (const { payment } of created) {
+        const failed = await waitForStatus(businessId, payment.payment_id, 'failed');
+        expect(failed.payment.failure_code).toBe('UNDERPAID');
+        const [charge] = await adapter.dataSource.query(
+          `SELECT end_to_end_id FROM callbacks_received WHERE txid = $1 AND outcome = 'wrong_amount'`,
+          [payment.external_id],
+        );
+        // Every report of the PIX (callback and closure) handled by the payment service: it counted once.
+        const reports: Array<{ message_id: string }> = await adapter.dataSource.query(
+          `SELECT message_id FROM outbox WHERE envelope->'payload'->>'payment_id' = $1`,
+          [payment.payment_id],
+        );
+        expect(reports.length).toBeGreaterThanOrEqual(2);
+        await waitFor(
+          async () => {
+            const handled: unknown[] = await bed.service.dataSource.query(
+              'SELECT 1 FROM inbox WHERE message_id = ANY($1)',
+              [reports.map((report) => report.message_id)],
+            );
+            return handled.length === reports.length;
+          },
+          { what: 'every PIX report handled' },
+        );
+        const funds = await bed.service.dataSource.query(
+          `SELECT kind, rail_reference, amount_centavos::int AS amount FROM received_funds WHERE payment_id = $1`,
+          [payment.payment_id],
+        );
+        expect(funds).toEqual([{ kind: 'partial', rail_reference: charge.end_to_end_id, amount: 4000 }]);
+      }
+    }
   });
 
   test('changing a paid payment is refused with INVALID_STATUS naming the status', async () => {

@@ -5,7 +5,7 @@ import { pixAmountToCentavos } from './domain/amount';
 import type { ApiPixClient } from './psp/api-pix-client';
 import type { Cob } from './psp/cob';
 import { PspError } from './psp/psp-error';
-import { applyConfirmedPix } from './received-pix';
+import { applyConfirmedPix, unpaidPixOf } from './received-pix';
 
 export interface ExpirySweeperOptions {
   uow: UnitOfWork;
@@ -18,7 +18,8 @@ export interface ExpirySweeperOptions {
 
 /**
  * Closes charges whose window has passed. Each is claimed with FOR UPDATE SKIP LOCKED (replicas share the work) and
- * re-checked at the PSP first: a PIX found there is applied (or kept as late) before the charge closes as expired.
+ * re-checked at the PSP first: a PIX found there is applied (or kept as late) before the charge closes as expired,
+ * or as underpaid with every PIX it took that did not pay it.
  */
 export class ExpirySweeper {
   private readonly task: PeriodicTask;
@@ -63,17 +64,19 @@ export class ExpirySweeper {
       const cob = await this.fetchCob(charge.txid);
       if (cob === 'unavailable') return false;
       if (cob !== 'missing') await this.applyListedPix(tx, cob);
-      const reason = cob !== 'missing' && cob.status.startsWith('REMOVIDA') ? 'failed' : 'expired';
+      const removed = cob !== 'missing' && cob.status.startsWith('REMOVIDA');
       const [, count]: [unknown[], number] = await tx.manager.query(
         `UPDATE charges SET status = $2, updated_at = now() WHERE txid = $1 AND status = 'active'`,
-        [charge.txid, reason],
+        [charge.txid, removed ? 'failed' : 'expired'],
       );
       if (count > 0) {
+        const received = await unpaidPixOf(tx.manager, charge.txid);
         await tx.emit(pixChargeClosed, {
           payment_id: charge.payment_id,
           txid: charge.txid,
-          reason,
-          detail: reason === 'failed' && cob !== 'missing' ? cob.status : null,
+          reason: removed ? 'failed' : received.length > 0 ? 'underpaid' : 'expired',
+          detail: removed ? cob.status : null,
+          received_pix: received,
         });
       }
       return true;

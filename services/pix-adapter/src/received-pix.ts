@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { pixChargePaid } from '@gateway/contracts';
+import { pixChargePaid, type PixReceivedOnCharge } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { ChargeEntity } from './persistence';
@@ -21,6 +21,22 @@ export interface ConfirmedPix {
   txid: string;
   valorCentavos: number;
   horario: string;
+}
+
+/**
+ * The PSP-confirmed PIX an active charge took without being paid (other amount, or a cob not concluded): what its
+ * closure tells the payment service, whose pix.charge.paid.v1 for them may not be handled yet.
+ */
+export async function unpaidPixOf(manager: EntityManager, txid: string): Promise<PixReceivedOnCharge[]> {
+  const rows: Array<{ end_to_end_id: string; amount_centavos: string }> = await manager.query(
+    `SELECT end_to_end_id, amount_centavos FROM callbacks_received
+      WHERE txid = $1 AND outcome = 'wrong_amount' ORDER BY id`,
+    [txid],
+  );
+  return rows.map((row) => ({
+    end_to_end_id: row.end_to_end_id,
+    amount_centavos: Number(row.amount_centavos),
+  }));
 }
 
 /** Keeps a callback item that changes nothing (unknown txid, or not listed by the PSP) for the audit trail. */

@@ -1,17 +1,14 @@
 import type { CryptoRequestSettled } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { isOpen } from '../domain/payment-status';
-import { PaymentEntity, recordReceivedFunds, transitionPayment } from '../persistence';
+import { lockPayment, recordReceivedFunds, transitionPayment } from '../persistence';
 import { recordLateFunds } from './late-funds';
 
 /** The watcher saw the full amount on chain: paid with the signature; any excess, or a late transfer, is recorded. */
 export function handleCryptoRequestSettled(uow: UnitOfWork) {
   return async (event: CryptoRequestSettled, context: MessageContext): Promise<void> =>
     uow.once(context, async (tx) => {
-      const payment = await tx.manager.findOne(PaymentEntity, {
-        where: { id: event.payment_id },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const payment = await lockPayment(tx.manager, event.payment_id);
       if (payment?.transactionId === event.signature) return;
       const funds = {
         paymentId: event.payment_id,

@@ -1,6 +1,6 @@
 import type { CryptoTransferUnapplied } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
-import { PaymentEntity } from '../persistence';
+import { lockPayment } from '../persistence';
 import { recordLateFunds } from './late-funds';
 
 /**
@@ -12,10 +12,7 @@ import { recordLateFunds } from './late-funds';
 export function handleCryptoTransferUnapplied(uow: UnitOfWork) {
   return async (event: CryptoTransferUnapplied, context: MessageContext): Promise<void> =>
     uow.once(context, async (tx) => {
-      const payment = await tx.manager.findOne(PaymentEntity, {
-        where: { id: event.payment_id },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const payment = await lockPayment(tx.manager, event.payment_id);
       // The same transaction also paid the payment under its current reference: that money is already counted.
       if (payment?.transactionId === event.signature) return;
       await recordLateFunds(

@@ -9,7 +9,7 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import { computeFee } from '../domain/fee';
 import { toView } from '../domain/payment-record';
 import { invalidStatusMessage, isOpen, OPEN_STATUSES } from '../domain/payment-status';
-import { findFeeRule, PaymentEntity } from '../persistence';
+import { findFeeRule, PaymentEntity, recordReceivedFunds } from '../persistence';
 import type { Rails } from '../rails';
 
 export interface UpdatePaymentDeps {
@@ -19,7 +19,8 @@ export interface UpdatePaymentDeps {
 
 /**
  * Changes amount and/or metadata of an open payment. The payment row stays locked while the rail makes the new
- * instructions, so a confirmation arriving meanwhile waits and then sees the final amount.
+ * instructions, so a confirmation or closure arriving meanwhile waits and then sees the final amount. The rail
+ * refuses (INVALID_STATUS) an amount change once the window has passed, so an expiring payment is never reopened.
  */
 export function handleUpdatePayment(deps: UpdatePaymentDeps) {
   return async (command: UpdatePayment, context: MessageContext): Promise<PaymentView> =>
@@ -55,12 +56,24 @@ export function handleUpdatePayment(deps: UpdatePaymentDeps) {
           payment.externalId = txid;
           payment.instructions = instructions;
         } else {
-          const { reference, ...instructions } = await deps.rails.call(
+          const { reference, superseded, ...instructions } = await deps.rails.call(
             changeCryptoRequestAmount,
             { payment_id: payment.id, business_name: payment.businessName, amount_centavos: amount },
             context,
             'change-amount',
           );
+          // What the replaced request had received stays the payment's: on record, and it makes a later expiry
+          // UNDERPAID.
+          if (BigInt(superseded.received_base_units) > 0n) {
+            await recordReceivedFunds(tx.manager, {
+              paymentId: payment.id,
+              kind: 'partial',
+              rail: 'crypto',
+              railReference: superseded.reference,
+              amountCentavos: null,
+              amountBaseUnits: superseded.received_base_units,
+            });
+          }
           payment.externalId = reference;
           payment.instructions = instructions;
         }

@@ -3,6 +3,7 @@ import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity } from './received-funds.entity';
 import { Payments1732300002000 } from './migrations/1732300002000-payments';
 import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
+import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/1732400002000-received-funds-once-per-transfer';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -11,5 +12,9 @@ export * from './payment-store';
 export const paymentDatabase = {
   schema: 'payment',
   entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity],
-  migrations: [Payments1732300002000, FinalPaymentsFrozen1732400001000],
+  migrations: [
+    Payments1732300002000,
+    FinalPaymentsFrozen1732400001000,
+    ReceivedFundsOncePerTransfer1732400002000,
+  ],
 };

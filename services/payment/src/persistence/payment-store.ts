@@ -123,13 +123,13 @@ export interface ReceivedFunds {
   detectedAt?: Date;
 }
 
-/** Records funds outside the happy path once per (payment, kind, reference); returns false if already recorded. */
+/** Records funds outside the happy path once per (payment, rail reference); returns false if already recorded. */
 export async function recordReceivedFunds(manager: EntityManager, funds: ReceivedFunds): Promise<boolean> {
   const rows: unknown[] = await manager.query(
     `INSERT INTO received_funds
        (payment_id, kind, rail, rail_reference, amount_centavos, amount_base_units, recorded_at)
      VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, now()))
-     ON CONFLICT (payment_id, kind, rail_reference) DO NOTHING
+     ON CONFLICT (payment_id, rail_reference) DO NOTHING
      RETURNING id`,
     [
       funds.paymentId,
@@ -162,4 +162,9 @@ export async function hasReceivedFunds(
     [paymentId, kind],
   );
   return rows.length > 0;
+}
+
+/** The payment, locked until the transaction ends: every settlement decision about it is taken under this lock. */
+export function lockPayment(manager: EntityManager, paymentId: string): Promise<PaymentEntity | null> {
+  return manager.findOne(PaymentEntity, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
 }

@@ -8,6 +8,7 @@ import {
   type PaymentView,
   type CryptoRequest,
   type PixCharge,
+  type RevisedCryptoRequest,
 } from '@gateway/contracts';
 import { type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
 import { serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
@@ -26,7 +27,11 @@ export interface RailCall {
  */
 export class FakeRails {
   silent = false;
+  /** What the watcher answers the replaced request had received, on a crypto amount change. */
+  receivedBeforeAmountChange = '0';
   readonly calls: RailCall[] = [];
+  /** Each crypto payment's current reference, so an amount change can name the one it replaces. */
+  private readonly references = new Map<string, string>();
   private readonly answered = new Map<string, unknown>();
   private revision = 0;
 
@@ -51,14 +56,25 @@ export class FakeRails {
       expires_at: new Date(Date.now() + 1800_000).toISOString(),
     });
     const accepted = () => ({ accepted: true as const });
+    const openedRequest = (payload: Record<string, unknown>): CryptoRequest => {
+      const request = cryptoRequest();
+      this.references.set(payload.payment_id as string, request.reference);
+      return request;
+    };
+    const revisedRequest = (payload: Record<string, unknown>): RevisedCryptoRequest => {
+      const reference = this.references.get(payload.payment_id as string);
+      if (!reference) throw new Error(`no crypto request opened for ${String(payload.payment_id)}`);
+      const superseded = { reference, received_base_units: this.receivedBeforeAmountChange };
+      return { ...openedRequest(payload), superseded };
+    };
     await this.broker.consumeCommands('pix-adapter', {
       'pix.charge.open.v1': this.answer(pixCharge),
       'pix.charge.change-amount.v1': this.answer(pixCharge),
       'pix.charge.simulate.v1': this.answer(accepted),
     });
     await this.broker.consumeCommands('solana-watcher', {
-      'crypto.request.open.v1': this.answer(cryptoRequest),
-      'crypto.request.change-amount.v1': this.answer(cryptoRequest),
+      'crypto.request.open.v1': this.answer(openedRequest),
+      'crypto.request.change-amount.v1': this.answer(revisedRequest),
       'crypto.request.simulate.v1': this.answer(accepted),
     });
   }
@@ -67,13 +83,13 @@ export class FakeRails {
     return this.calls.filter((call) => call.name === name);
   }
 
-  private answer(make: () => unknown) {
+  private answer(make: (payload: Record<string, unknown>) => unknown) {
     return async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
       const { id, name } = context.envelope;
       this.calls.push({ name, messageId: id, payload });
       // Longer than the payment service's rail timeout: the reply arrives after it gave up.
       if (this.silent) await new Promise((resolve) => setTimeout(resolve, 1500));
-      if (!this.answered.has(id)) this.answered.set(id, make());
+      if (!this.answered.has(id)) this.answered.set(id, make(payload));
       return this.answered.get(id);
     };
   }

@@ -3,6 +3,7 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import { ChargeEntity } from '../persistence';
 import type { ApiPixClient } from '../psp/api-pix-client';
 import { pspFailure } from '../psp-failure';
+import { unpaidPixOf } from '../received-pix';
 
 export interface SimulateOutcomeDeps {
   uow: UnitOfWork;
@@ -47,6 +48,7 @@ export function handleSimulateOutcome(deps: SimulateOutcomeDeps) {
           txid: charge.txid,
           reason: 'failed',
           detail: 'REMOVIDA_PELO_PSP',
+          received_pix: await unpaidPixOf(tx.manager, charge.txid),
         });
       } else {
         await tx.manager.query(

@@ -186,6 +186,7 @@ export class PaymentDetector {
         mint: request.mint,
         amount: request.amountBaseUnits,
         received: request.receivedBaseUnits,
+        expiresAt: request.expiresAt,
       },
       transfer,
     );

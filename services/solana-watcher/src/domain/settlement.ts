@@ -12,6 +12,7 @@ export interface RequestState {
   mint: string;
   amount: bigint;
   received: bigint;
+  expiresAt: Date;
 }
 
 export interface IncomingTransfer {
@@ -19,6 +20,8 @@ export interface IncomingTransfer {
   kind: 'received' | 'wrong_mint';
   mint: string;
   amount: bigint;
+  /** Unix seconds of the block it landed in, as the RPC gives it; null when the node does not know it. */
+  blockTime: number | null;
 }
 
 export interface TransferApplication {
@@ -31,7 +34,20 @@ export interface TransferApplication {
   excess: bigint;
 }
 
-/** Decides what one transfer does to its request: only the request's own mint, while open, counts towards it. */
+/**
+ * Whether the transfer landed after the request's window: its block time is after `expires_at`. The watcher may
+ * see it much later (it was down, or the RPC was); what counts is when the chain took it, not when it was seen.
+ * Block times are whole seconds, so a transfer in the second the window ends still counts. Without a block time the
+ * request's status decides alone.
+ */
+export function landedAfterWindow(expiresAt: Date, blockTime: number | null): boolean {
+  return blockTime !== null && blockTime * 1000 > expiresAt.getTime();
+}
+
+/**
+ * Decides what one transfer does to its request: only the request's own mint, landed while the request was open and
+ * within its window, counts towards it.
+ */
 export function applyTransfer(request: RequestState, transfer: IncomingTransfer): TransferApplication {
   const aside = (appliedTo: TransferDestination): TransferApplication => ({
     appliedTo,
@@ -41,7 +57,8 @@ export function applyTransfer(request: RequestState, transfer: IncomingTransfer)
   });
   if (transfer.kind === 'wrong_mint' || transfer.mint !== request.mint) return aside('wrong_mint');
   if (request.status === 'superseded') return aside('superseded');
-  if (request.status !== 'open') return aside('late');
+  if (request.status !== 'open' || landedAfterWindow(request.expiresAt, transfer.blockTime))
+    return aside('late');
   const received = request.received + transfer.amount;
   const settles = received >= request.amount;
   return { appliedTo: 'payment', received, settles, excess: settles ? received - request.amount : 0n };

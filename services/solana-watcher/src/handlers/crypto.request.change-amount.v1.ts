@@ -1,18 +1,26 @@
-import type { ChangeCryptoRequestAmount, CryptoRequest } from '@gateway/contracts';
-import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import type { ChangeCryptoRequestAmount, RevisedCryptoRequest } from '@gateway/contracts';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { PaymentRequestEntity } from '../persistence';
 import { openRequestOrRefuse } from '../requests/open-request';
 import type { RequestIssuer } from '../requests/request-issuer';
 
 /**
  * A new amount gets a new reference, link, QR code, quote and window; the previous request is superseded, and a
- * transfer still arriving on it is recorded as such.
+ * transfer still arriving on it is recorded as such. What the previous request had received is answered, so the
+ * payment keeps it on record. Once the window has passed the change is refused even if the detector has not closed
+ * the request yet: a new window would reopen a payment that has expired.
  */
 export function handleChangeCryptoRequestAmount(uow: UnitOfWork, issuer: RequestIssuer) {
-  return (command: ChangeCryptoRequestAmount, context: MessageContext): Promise<CryptoRequest> =>
+  return (command: ChangeCryptoRequestAmount, context: MessageContext): Promise<RevisedCryptoRequest> =>
     uow.once(context, async (tx) => {
       // Locked: the detector cannot settle or close it between this check and the supersede.
       const current = await openRequestOrRefuse(tx.manager, command.payment_id, { forUpdate: true });
+      if (current.expiresAt.getTime() <= Date.now()) {
+        throw new CommandError(
+          'INVALID_STATUS',
+          'O prazo do pedido de pagamento em cripto terminou: o valor não pode mais ser alterado.',
+        );
+      }
       await tx.manager.update(
         PaymentRequestEntity,
         { reference: current.reference, status: 'open' },
@@ -27,9 +35,20 @@ export function handleChangeCryptoRequestAmount(uow: UnitOfWork, issuer: Request
       });
       await tx.manager.insert(PaymentRequestEntity, request);
       context.logger.info(
-        { payment_id: command.payment_id, reference: request.reference, superseded: current.reference },
+        {
+          payment_id: command.payment_id,
+          reference: request.reference,
+          superseded: current.reference,
+          superseded_received: current.receivedBaseUnits.toString(),
+        },
         'request amount changed',
       );
-      return issuer.describe(request);
+      return {
+        ...(await issuer.describe(request)),
+        superseded: {
+          reference: current.reference,
+          received_base_units: current.receivedBaseUnits.toString(),
+        },
+      };
     });
 }

@@ -1,0 +1,193 @@
+import {
+  cryptoRequestClosed,
+  newPublicId,
+  pixChargeClosed,
+  pixChargePaid,
+  updatePayment,
+  type MessageDefinition,
+  type PaymentView,
+} from '@gateway/contracts';
+import { waitFor } from '@gateway/testkit';
+import {
+  create,
+  emittedPaymentEvents,
+  newBusiness,
+  readPayment,
+  startHarness,
+  waitForPaymentStatus,
+  type Harness,
+} from './support/harness';
+
+describe('settlement decisions under the payment row lock', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('payment-races');
+  });
+
+  afterAll(() => h.close());
+
+  /** Publishes with a fresh message id, and answers it. */
+  const publish = async <P>(definition: MessageDefinition<P>, payload: P): Promise<string> => {
+    const messageId = newPublicId('msg');
+    await h.client.publish(definition, payload, { messageId });
+    return messageId;
+  };
+
+  /** Waits until the service has handled (committed) every one of these messages. */
+  const waitForHandled = (messageIds: string[]) =>
+    waitFor(
+      async () => {
+        const rows: unknown[] = await h.service.dataSource.query(
+          'SELECT 1 FROM inbox WHERE message_id = ANY($1)',
+          [messageIds],
+        );
+        return rows.length === messageIds.length;
+      },
+      { what: `${messageIds.length} message(s) handled` },
+    );
+
+  const funds = (paymentId: string) =>
+    h.service.dataSource.query(
+      `SELECT kind, rail_reference, amount_centavos::int AS centavos, amount_base_units AS units
+         FROM received_funds WHERE payment_id = $1 ORDER BY id`,
+      [paymentId],
+    );
+
+  const endToEndId = () =>
+    `E${newPublicId('e')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, 31)
+      .padEnd(31, '0')}`;
+
+  describe('a partial PIX and the charge closing, handled at once in either order', () => {
+    test('always end failed UNDERPAID with the partial recorded once (many tries)', async () => {
+      const businessId = await newBusiness(h.client);
+      for (let round = 0; round < 4; round += 1) {
+        const payments = await Promise.all(Array.from({ length: 8 }, () => create(h.client, businessId)));
+        const partials = payments.map((view) => ({
+          payment_id: view.payment.payment_id,
+          txid: view.payment.external_id!,
+          end_to_end_id: endToEndId(),
+          amount_centavos: 4000,
+          paid_at: new Date().toISOString(),
+        }));
+        // As the PIX adapter's sweeper emits them (in one transaction), but consumed concurrently: both orders.
+        const sent = await Promise.all(
+          partials.map(async (paid, index) => {
+            const closed = {
+              payment_id: paid.payment_id,
+              txid: paid.txid,
+              reason: 'underpaid' as const,
+              detail: null,
+              received_pix: [{ end_to_end_id: paid.end_to_end_id, amount_centavos: paid.amount_centavos }],
+            };
+            const sends = [() => publish(pixChargePaid, paid), () => publish(pixChargeClosed, closed)];
+            if (index % 2 === 1) sends.reverse();
+            return [await sends[0]!(), await sends[1]!()];
+          }),
+        );
+        await waitForHandled(sent.flat());
+        for (const paid of partials) {
+          const { payment } = await readPayment(h.client, businessId, paid.payment_id);
+          expect(payment).toMatchObject({ status: 'failed', failure_code: 'UNDERPAID' });
+          expect(await funds(paid.payment_id)).toEqual([
+            { kind: 'partial', rail_reference: paid.end_to_end_id, centavos: 4000, units: null },
+          ]);
+          expect(await emittedPaymentEvents(h, paid.payment_id)).toEqual([
+            'payment.created.v1',
+            'payment.failed.v1',
+          ]);
+        }
+      }
+    });
+  });
+
+  describe('crypto amount change', () => {
+    const newCrypto = async (): Promise<{ businessId: string; view: PaymentView }> => {
+      const businessId = await newBusiness(h.client);
+      return { businessId, view: await create(h.client, businessId, { method: 'crypto', token: 'usdc' }) };
+    };
+
+    const patch = (businessId: string, paymentId: string, amount: number) =>
+      h.client.request(
+        updatePayment,
+        { business_id: businessId, payment_id: paymentId, amount_centavos: amount },
+        { timeoutMs: 5000 },
+      );
+
+    afterEach(() => {
+      h.rails.receivedBeforeAmountChange = '0';
+    });
+
+    test('what the replaced request had received is recorded, and an expiry after the change is UNDERPAID', async () => {
+      const { businessId, view } = await newCrypto();
+      h.rails.receivedBeforeAmountChange = '400000';
+      const reply = await patch(businessId, view.payment.payment_id, 15000);
+      if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+      expect(reply.result.payment).toMatchObject({ status: 'pending', amount_centavos: 15000 });
+      expect(await funds(view.payment.payment_id)).toEqual([
+        { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '400000' },
+      ]);
+      await publish(cryptoRequestClosed, {
+        payment_id: view.payment.payment_id,
+        reference: reply.result.payment.external_id!,
+        reason: 'expired',
+        received_base_units: '0',
+      });
+      const failed = await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'failed');
+      expect(failed.payment.failure_code).toBe('UNDERPAID');
+    });
+
+    test('a change of a payment whose window closed is refused with INVALID_STATUS, and nothing reopens', async () => {
+      const { businessId, view } = await newCrypto();
+      await publish(cryptoRequestClosed, {
+        payment_id: view.payment.payment_id,
+        reference: view.payment.external_id!,
+        reason: 'expired',
+        received_base_units: '0',
+      });
+      await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'expired');
+      const reply = await patch(businessId, view.payment.payment_id, 15000);
+      expect(reply).toEqual({
+        ok: false,
+        error: {
+          code: 'INVALID_STATUS',
+          message: 'Operação não permitida: o pagamento está com status expired.',
+        },
+      });
+      const changes = h.rails.callsOf('crypto.request.change-amount.v1');
+      expect(changes.filter((call) => call.payload.payment_id === view.payment.payment_id)).toEqual([]);
+      expect((await readPayment(h.client, businessId, view.payment.payment_id)).payment).toMatchObject({
+        status: 'expired',
+        amount_centavos: view.payment.amount_centavos,
+      });
+    });
+
+    test('a change racing the closure ends in one final status with the received money recorded once (many tries)', async () => {
+      h.rails.receivedBeforeAmountChange = '250000';
+      for (let attempt = 0; attempt < 12; attempt += 1) {
+        const { businessId, view } = await newCrypto();
+        const paymentId = view.payment.payment_id;
+        const [reply, closing] = await Promise.all([
+          patch(businessId, paymentId, 15000),
+          publish(cryptoRequestClosed, {
+            payment_id: paymentId,
+            reference: view.payment.external_id!,
+            reason: 'underpaid',
+            received_base_units: '250000',
+          }),
+        ]);
+        const failed = await waitForPaymentStatus(h.client, businessId, paymentId, 'failed');
+        expect(failed.payment.failure_code).toBe('UNDERPAID');
+        expect(failed.payment.amount_centavos).toBe(reply.ok ? 15000 : view.payment.amount_centavos);
+        if (!reply.ok) expect(reply.error.code).toBe('INVALID_STATUS');
+        await waitForHandled([closing]);
+        expect(await funds(paymentId)).toEqual([
+          { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '250000' },
+        ]);
+        expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.failed.v1']);
+      }
+    });
+  });
+});

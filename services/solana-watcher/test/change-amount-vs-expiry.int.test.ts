@@ -1,0 +1,85 @@
+import {
+  changeCryptoRequestAmount,
+  cryptoRequestClosed,
+  type CryptoRequestClosed,
+  type Reply,
+  type RevisedCryptoRequest,
+} from '@gateway/contracts';
+import { sleep, waitFor } from '@gateway/testkit';
+import { WatcherHarness } from './support/watcher';
+
+describe('an amount change racing the end of the window', () => {
+  const harness = WatcherHarness.forTheseTests();
+
+  const requestsOf = (
+    paymentId: string,
+  ): Promise<Array<{ reference: string; status: string; created_at: Date }>> =>
+    harness.service.dataSource.query(
+      'SELECT reference, status, created_at FROM payment_requests WHERE payment_id = $1 ORDER BY created_at',
+      [paymentId],
+    );
+
+  const closedEventsOf = async (reference: string): Promise<number> => {
+    const rows: unknown[] = await harness.service.dataSource.query(
+      `SELECT 1 FROM outbox WHERE name = $1 AND envelope->'payload'->>'reference' = $2`,
+      [cryptoRequestClosed.name, reference],
+    );
+    return rows.length;
+  };
+
+  test('either the change wins inside the window and carries what was received, or it is refused and the request closes underpaid (many tries)', async () => {
+    const outcomes = { changed: 0, refused: 0 };
+    for (let attempt = 0; attempt < 16; attempt += 1) {
+      const original = await harness.open({ amount_centavos: 10_000 });
+      const half = BigInt(original.amount_base_units) / 2n;
+      await harness.pay(original.reference, half);
+      await harness.waitForTransfers(original.reference, 1);
+      // The window ends within ~200 ms; the change is sent somewhere around that moment.
+      const windowEnd = new Date(Date.now() + 100 + Math.floor(Math.random() * 100));
+      await harness.service.dataSource.query(
+        'UPDATE payment_requests SET expires_at = $2 WHERE reference = $1',
+        [original.reference, windowEnd],
+      );
+      await sleep(Math.max(0, windowEnd.getTime() - Date.now() - 80 + Math.floor(Math.random() * 200)));
+      const reply: Reply<RevisedCryptoRequest> = await harness.client.request(
+        changeCryptoRequestAmount,
+        { payment_id: original.payment_id, business_name: 'Padaria Pão Quente', amount_centavos: 12_000 },
+        { timeoutMs: 5000 },
+      );
+
+      if (reply.ok) {
+        outcomes.changed += 1;
+        expect(reply.result.superseded).toEqual({
+          reference: original.reference,
+          received_base_units: half.toString(),
+        });
+        const [old, revised] = await requestsOf(original.payment_id);
+        expect(old).toMatchObject({ reference: original.reference, status: 'superseded' });
+        expect(revised).toMatchObject({ reference: reply.result.reference, status: 'open' });
+        // The change happened while the old window was still open: nothing expired was reopened.
+        expect(revised!.created_at.getTime()).toBeLessThan(windowEnd.getTime());
+        // The detector has passed the old window's end since, and closed nothing.
+        await waitFor(() => Date.now() > windowEnd.getTime() + 500, { what: 'a few detector passes' });
+        expect(await closedEventsOf(original.reference)).toBe(0);
+      } else {
+        outcomes.refused += 1;
+        expect(reply.error.code).toBe('INVALID_STATUS');
+        const closed = await harness.waitForEvent<CryptoRequestClosed>(
+          original.payment_id,
+          cryptoRequestClosed.name,
+        );
+        expect(closed.payload).toMatchObject({
+          reference: original.reference,
+          reason: 'underpaid',
+          received_base_units: half.toString(),
+        });
+        expect(await requestsOf(original.payment_id)).toEqual([
+          expect.objectContaining({ reference: original.reference, status: 'underpaid' }),
+        ]);
+      }
+    }
+    // The timings straddle the window's end, so both orders happen.
+    expect(outcomes.changed).toBeGreaterThan(0);
+    expect(outcomes.refused).toBeGreaterThan(0);
+  });
+});
