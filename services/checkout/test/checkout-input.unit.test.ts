@@ -1,3 +1,4 @@
+import { TEXT_LIMITS } from '@gateway/contracts';
 import { parseCheckoutInput } from '../src/domain/checkout-input';
 
 const validBody = (): Record<string, unknown> => ({
@@ -54,7 +55,7 @@ describe('parseCheckoutInput', () => {
 
   it('reports missing and invalid fields together', () => {
     const result = parseCheckoutInput({
-      cancel_url: 'https://loja.example.com/' + 'a'.repeat(2000),
+      cancel_url: 'https://loja.example.com/' + 'a'.repeat(TEXT_LIMITS.url),
       return_url: 'https://loja.example.com/ok',
       title: '',
       slug: 'Slug Inválido',

@@ -218,6 +218,36 @@ describe('PIX adapter against the PSP simulator', () => {
       expect(await outbox(opened.txid)).toEqual(['pix.charge.closed.v1', 'pix.charge.paid.v1']);
     });
 
+    test('when the window passes after a partial PIX, the closure is underpaid and lists that PIX', async () => {
+      const command = openCommand({ amount_centavos: 2500 });
+      const opened = await open(command);
+      const simulate = (outcome: 'paid' | 'expired', amount: number | null) =>
+        bed.client.request(
+          simulatePixOutcome,
+          { payment_id: command.payment_id, outcome, amount_centavos: amount },
+          { timeoutMs: 8000 },
+        );
+      expect((await simulate('paid', 1000)).ok).toBe(true);
+      expect((await simulate('expired', null)).ok).toBe(true);
+      await waitFor(async () => (await charge(opened.txid)).status === 'expired', { what: 'charge expired' });
+      const [partial] = await bed.service.dataSource.query(
+        `SELECT end_to_end_id FROM callbacks_received WHERE txid = $1 AND outcome = 'wrong_amount'`,
+        [opened.txid],
+      );
+      const [closed] = await bed.service.dataSource.query(
+        `SELECT envelope->'payload' AS payload FROM outbox WHERE name = 'pix.charge.closed.v1'
+            AND envelope->'payload'->>'txid' = $1`,
+        [opened.txid],
+      );
+      expect(closed.payload).toEqual({
+        payment_id: command.payment_id,
+        txid: opened.txid,
+        reason: 'underpaid',
+        detail: null,
+        received_pix: [{ end_to_end_id: partial.end_to_end_id, amount_centavos: 1000 }],
+      });
+    });
+
     test('failed removes the cob at the PSP and closes the charge as failed', async () => {
       const command = openCommand();
       const opened = await open(command);

@@ -1,3 +1,4 @@
+import { TEXT_LIMITS } from '@gateway/contracts';
 import { isJsonText } from './json-text';
 import { isValidCustomSlug } from './slug';
 
@@ -20,8 +21,6 @@ type FieldName = keyof CheckoutInput;
 type Normaliser = (text: string) => string | null;
 
 const MAX_PRODUCT_ID_LENGTH = 200;
-const MAX_URL_LENGTH = 2000;
-const MAX_TITLE_LENGTH = 200;
 
 const REQUIRED_FIELDS: readonly FieldName[] = ['product_id', 'return_url', 'cancel_url'];
 
@@ -29,7 +28,7 @@ const NORMALISERS: Readonly<Record<FieldName, Normaliser>> = {
   product_id: (text) => trimmedWithin(text, MAX_PRODUCT_ID_LENGTH),
   return_url: httpUrl,
   cancel_url: httpUrl,
-  title: (text) => trimmedWithin(text, MAX_TITLE_LENGTH),
+  title: (text) => trimmedWithin(text, TEXT_LIMITS.title),
   slug: (text) => (isValidCustomSlug(text) ? text : null),
   metadata: (text) => (isJsonText(text) ? text : null),
 };
@@ -80,7 +79,7 @@ function trimmedWithin(text: string, maxLength: number): string | null {
 
 function httpUrl(text: string): string | null {
   const trimmed = text.trim();
-  if (trimmed.length > MAX_URL_LENGTH || !URL.canParse(trimmed)) {
+  if (trimmed.length > TEXT_LIMITS.url || !URL.canParse(trimmed)) {
     return null;
   }
   const { protocol } = new URL(trimmed);

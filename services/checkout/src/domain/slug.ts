@@ -1,11 +1,10 @@
+import { hasCheckoutSlugShape } from '@gateway/contracts';
+
 const MAX_SLUG_BASE_LENGTH = 48;
 const SUFFIX_LENGTH = 6;
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** Used when a title has nothing sluggable in it (only symbols or emoji). */
 const FALLBACK_SLUG_BASE = 'checkout';
-const MIN_CUSTOM_SLUG_LENGTH = 3;
-const MAX_CUSTOM_SLUG_LENGTH = 64;
-const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** The hosted page's assets live under `/c/assets`, so no checkout may own that path. */
 const RESERVED_SLUGS: ReadonlySet<string> = new Set(['assets']);
 
@@ -36,12 +35,7 @@ export function generatedSlug(titleOrProductName: string, randomSuffix: string):
   return `${slugify(titleOrProductName) || FALLBACK_SLUG_BASE}-${randomSuffix}`;
 }
 
-/** A caller-chosen slug must already be in slug form: 3 to 64 of [a-z0-9] in dash-separated words. */
+/** A caller-chosen slug must already be in slug form (contracts: 3 to 64 of [a-z0-9] in dash-separated words). */
 export function isValidCustomSlug(slug: string): boolean {
-  return (
-    slug.length >= MIN_CUSTOM_SLUG_LENGTH &&
-    slug.length <= MAX_CUSTOM_SLUG_LENGTH &&
-    SLUG_PATTERN.test(slug) &&
-    !RESERVED_SLUGS.has(slug)
-  );
+  return hasCheckoutSlugShape(slug) && !RESERVED_SLUGS.has(slug);
 }
