@@ -103,6 +103,38 @@ describe('settlement decisions under the payment row lock', () => {
     });
   });
 
+  test('a partial PIX reported again by the closure counts once, even after the amount was lowered to it', async () => {
+    const businessId = await newBusiness(h.client);
+    const view = await create(h.client, businessId, { amount_centavos: 10000 });
+    const paymentId = view.payment.payment_id;
+    const partial = {
+      payment_id: paymentId,
+      txid: view.payment.external_id!,
+      end_to_end_id: endToEndId(),
+      amount_centavos: 4000,
+      paid_at: new Date().toISOString(),
+    };
+    await waitForHandled([await publish(pixChargePaid, partial)]);
+    const changed = await h.client.request(
+      updatePayment,
+      { business_id: businessId, payment_id: paymentId, amount_centavos: 4000 },
+      { timeoutMs: 5000 },
+    );
+    expect(changed.ok).toBe(true);
+    await publish(pixChargeClosed, {
+      payment_id: paymentId,
+      txid: partial.txid,
+      reason: 'underpaid',
+      detail: null,
+      received_pix: [{ end_to_end_id: partial.end_to_end_id, amount_centavos: 4000 }],
+    });
+    const failed = await waitForPaymentStatus(h.client, businessId, paymentId, 'failed');
+    expect(failed.payment).toMatchObject({ failure_code: 'UNDERPAID', transaction_id: null });
+    expect(await funds(paymentId)).toEqual([
+      { kind: 'partial', rail_reference: partial.end_to_end_id, centavos: 4000, units: null },
+    ]);
+  });
+
   describe('crypto amount change', () => {
     const newCrypto = async (): Promise<{ businessId: string; view: PaymentView }> => {
       const businessId = await newBusiness(h.client);

@@ -3,7 +3,13 @@ import type { MessageContext, Transaction, UnitOfWork } from '@gateway/messaging
 import type { Logger } from '@gateway/observability';
 import { isOpen } from '../domain/payment-status';
 import { decidePixSettlement } from '../domain/settlement';
-import { lockPayment, recordReceivedFunds, transitionPayment, type PaymentEntity } from '../persistence';
+import {
+  isTransferRecorded,
+  lockPayment,
+  recordReceivedFunds,
+  transitionPayment,
+  type PaymentEntity,
+} from '../persistence';
 import { recordLateFunds } from './late-funds';
 
 /** A PIX the charge of a payment received, as pix.charge.paid.v1 reports it or pix.charge.closed.v1 lists it. */
@@ -24,7 +30,10 @@ export async function applyReceivedPix(
   pix: ReceivedPix,
   logger: Logger,
 ): Promise<void> {
+  // Already counted: it paid the payment, or is on record (a partial the closure reports again must not pay an
+  // amount changed since).
   if (payment?.transactionId === pix.endToEndId) return;
+  if (await isTransferRecorded(tx.manager, pix.paymentId, pix.endToEndId)) return;
   const funds = {
     paymentId: pix.paymentId,
     rail: 'pix' as const,

@@ -164,6 +164,19 @@ export async function hasReceivedFunds(
   return rows.length > 0;
 }
 
+/** Whether this rail transfer is already on record for the payment (as partial, excess, late or unmatched). */
+export async function isTransferRecorded(
+  manager: EntityManager,
+  paymentId: string,
+  railReference: string,
+): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM received_funds WHERE payment_id = $1 AND rail_reference = $2`,
+    [paymentId, railReference],
+  );
+  return rows.length > 0;
+}
+
 /** The payment, locked until the transaction ends: every settlement decision about it is taken under this lock. */
 export function lockPayment(manager: EntityManager, paymentId: string): Promise<PaymentEntity | null> {
   return manager.findOne(PaymentEntity, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
