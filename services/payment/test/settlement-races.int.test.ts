@@ -1,5 +1,6 @@
 import {
   cryptoRequestClosed,
+  cryptoTransferUnapplied,
   newPublicId,
   pixChargeClosed,
   pixChargePaid,
@@ -133,6 +134,49 @@ describe('settlement decisions under the payment row lock', () => {
     expect(await funds(paymentId)).toEqual([
       { kind: 'partial', rail_reference: partial.end_to_end_id, centavos: 4000, units: null },
     ]);
+  });
+
+  test('a crypto transfer that landed after the window, reported with the closure in either order, is late funds and the payment expires (many tries)', async () => {
+    const businessId = await newBusiness(h.client);
+    const payments = await Promise.all(
+      Array.from({ length: 10 }, () => create(h.client, businessId, { method: 'crypto', token: 'usdc' })),
+    );
+    const signatures = payments.map(() => newPublicId('sig').replace(/[^A-Za-z0-9]/g, ''));
+    const sent = await Promise.all(
+      payments.map(async ({ payment }, index) => {
+        const reports = [
+          () =>
+            publish(cryptoTransferUnapplied, {
+              payment_id: payment.payment_id,
+              reference: payment.external_id!,
+              signature: signatures[index]!,
+              amount_base_units: '1000000',
+              mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+              reason: 'after_expiry',
+              detected_at: new Date().toISOString(),
+            }),
+          () =>
+            publish(cryptoRequestClosed, {
+              payment_id: payment.payment_id,
+              reference: payment.external_id!,
+              reason: 'expired',
+              received_base_units: '0',
+            }),
+        ];
+        if (index % 2 === 1) reports.reverse();
+        return [await reports[0]!(), await reports[1]!()];
+      }),
+    );
+    await waitForHandled(sent.flat());
+    for (const [index, { payment }] of payments.entries()) {
+      expect((await readPayment(h.client, businessId, payment.payment_id)).payment).toMatchObject({
+        status: 'expired',
+        transaction_id: null,
+      });
+      expect(await funds(payment.payment_id)).toEqual([
+        { kind: 'late', rail_reference: signatures[index], centavos: null, units: '1000000' },
+      ]);
+    }
   });
 
   describe('crypto amount change', () => {
