@@ -1,4 +1,5 @@
 // Operator CLI over the gateway's /admin/v1 API: `pnpm admin <command> ...` with GATEWAY_URL and ADMIN_TOKEN.
+import { DEVELOPMENT_ADMIN_TOKEN } from '../services/api-gateway/src/config';
 
 const USAGE = `usage: pnpm admin <command> [arguments]
 
@@ -9,7 +10,7 @@ const USAGE = `usage: pnpm admin <command> [arguments]
   create-product BUSINESS_ID NAME PRICE [DESC] a product; PRICE in centavos
   show-business BUSINESS_ID                    a business and its keys
 
-environment: GATEWAY_URL (default http://localhost:3000), ADMIN_TOKEN (default dev-admin-token)`;
+environment: GATEWAY_URL (default http://localhost:3000), ADMIN_TOKEN (default: the sandbox's development token)`;
 
 interface Call {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -78,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
     return 64;
   }
   const baseUrl = (process.env.GATEWAY_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
-  const token = process.env.ADMIN_TOKEN ?? 'dev-admin-token';
+  const token = process.env.ADMIN_TOKEN ?? DEVELOPMENT_ADMIN_TOKEN;
   const response = await fetch(`${baseUrl}${call.path}`, {
     method: call.method,
     headers: {

@@ -1,23 +1,80 @@
 /**
  * Local launcher: runs every service of the stack as its own process in this terminal, with prefixed logs. In sandbox
  * it also runs the PSP simulator and the local Solana chain. Ctrl-C stops everything gracefully.
+ *
+ * Every process gets exactly the variables its own config reads (from this environment, plus what the launcher
+ * derives for it: its metrics port, the stand-ins' URLs), on top of the environment no process reads (PATH, HOME...).
+ * End-to-end tests start the stack through this file too (packages/testkit startStack).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Joi, loadConfig, loadOrExit, variableNames } from '../packages/config/src';
+import { pspSimulatorVariables } from '../infra/psp-simulator/src/config';
+import { solanaLocalnetVariables } from '../infra/solana-localnet/src/config';
+import { DEVELOPMENT_ADMIN_TOKEN, apiGatewayVariables } from '../services/api-gateway/src/config';
+import { checkoutVariables } from '../services/checkout/src/config';
+import { customerVariables } from '../services/customer/src/config';
+import { paymentVariables } from '../services/payment/src/config';
+import { pixAdapterVariables } from '../services/pix-adapter/src/config';
+import { SANDBOX_RECEIVING_WALLET, solanaWatcherVariables } from '../services/solana-watcher/src/config';
+import { webhookDispatcherVariables } from '../services/webhook-dispatcher/src/config';
 
 const root = join(__dirname, '..');
-const sandbox = (process.env.APP_ENV ?? 'sandbox') === 'sandbox';
-const port = Number(process.env.PORT ?? 3000);
-const gatewayUrl = `http://127.0.0.1:${port}`;
-const adminToken = process.env.ADMIN_TOKEN ?? 'dev-admin-token';
+
+/** The launcher's own settings; a service's variables are validated by the service itself. */
+interface LauncherSettings {
+  APP_ENV: 'sandbox' | 'production';
+  PORT: number;
+  PSP_SIMULATOR_PORT: number;
+  SOLANA_LOCALNET_PORT: number;
+  PAYMENT_METRICS_PORT: number;
+  PIX_ADAPTER_METRICS_PORT: number;
+  SOLANA_WATCHER_METRICS_PORT: number;
+  CHECKOUT_METRICS_PORT: number;
+  CUSTOMER_METRICS_PORT: number;
+  WEBHOOK_DISPATCHER_METRICS_PORT: number;
+  ADMIN_TOKEN: string;
+  /** Sandbox: create (once) and print a demo business; tests turn it off. */
+  DEMO_BUSINESS: boolean;
+}
+
+const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
+  // `npm start` is the local sandbox unless told otherwise; every process is given APP_ENV explicitly.
+  APP_ENV: Joi.string().valid('sandbox', 'production').default('sandbox'),
+  PORT: Joi.number().port().default(3000),
+  PSP_SIMULATOR_PORT: Joi.number().port().default(4010),
+  SOLANA_LOCALNET_PORT: Joi.number().port().default(8899),
+  PAYMENT_METRICS_PORT: Joi.number().port().default(9101),
+  PIX_ADAPTER_METRICS_PORT: Joi.number().port().default(9102),
+  SOLANA_WATCHER_METRICS_PORT: Joi.number().port().default(9103),
+  CHECKOUT_METRICS_PORT: Joi.number().port().default(9104),
+  CUSTOMER_METRICS_PORT: Joi.number().port().default(9105),
+  WEBHOOK_DISPATCHER_METRICS_PORT: Joi.number().port().default(9106),
+  // Six services cannot share one port: each has its own variable.
+  METRICS_PORT: Joi.forbidden().messages({
+    'any.unknown':
+      '{{#label}} is per service under the launcher: set PAYMENT_METRICS_PORT, PIX_ADAPTER_METRICS_PORT... instead',
+  }),
+  ADMIN_TOKEN: Joi.string().default(DEVELOPMENT_ADMIN_TOKEN),
+  DEMO_BUSINESS: Joi.boolean().default(true),
+});
+
+const launcherVariables = variableNames(launcherSchema);
+const settings = loadOrExit(() => loadConfig(launcherSchema, process.env));
+const sandbox = settings.APP_ENV === 'sandbox';
+const gatewayUrl = `http://127.0.0.1:${settings.PORT}`;
+const pspUrl = `http://127.0.0.1:${settings.PSP_SIMULATOR_PORT}`;
+const solanaRpcUrl = `http://127.0.0.1:${settings.SOLANA_LOCALNET_PORT}`;
 
 interface ProcessSpec {
   name: string;
   entry: string;
   sandboxOnly?: boolean;
-  /** Variables of this process only (the stand-ins read PORT too, so they get their own). */
-  env?: Record<string, string>;
+  /** The variables its config reads: it gets these from the launcher's environment, and no other config variable. */
+  variables: string[];
+  /** What the launcher sets for it unless the environment sets it explicitly. */
+  defaults?: Record<string, string | undefined>;
 }
 
 const processes: ProcessSpec[] = [
@@ -25,44 +82,117 @@ const processes: ProcessSpec[] = [
     name: 'psp-simulator',
     entry: 'infra/psp-simulator/src/main.ts',
     sandboxOnly: true,
-    env: { PORT: process.env.PSP_SIMULATOR_PORT ?? '4010' },
+    variables: pspSimulatorVariables,
+    // The simulated bank accepts the credentials and owns the key the adapter is configured with.
+    defaults: {
+      PSP_SIMULATOR_PORT: String(settings.PSP_SIMULATOR_PORT),
+      PSP_SIMULATOR_CLIENT_ID: process.env.PSP_CLIENT_ID,
+      PSP_SIMULATOR_CLIENT_SECRET: process.env.PSP_CLIENT_SECRET,
+      PSP_SIMULATOR_PIX_KEY: process.env.PIX_KEY,
+      PSP_SIMULATOR_MERCHANT_CITY: process.env.MERCHANT_CITY,
+    },
   },
   {
     name: 'solana-localnet',
     entry: 'infra/solana-localnet/src/main.ts',
     sandboxOnly: true,
-    env: { PORT: process.env.SOLANA_LOCALNET_PORT ?? '8899' },
+    variables: solanaLocalnetVariables,
+    // The local chain funds the payer and creates the accounts of the wallet the watcher is configured with.
+    defaults: {
+      SOLANA_LOCALNET_PORT: String(settings.SOLANA_LOCALNET_PORT),
+      SOLANA_LOCALNET_RECEIVING_WALLET: process.env.RECEIVING_WALLET ?? SANDBOX_RECEIVING_WALLET,
+      SOLANA_LOCALNET_PAYER_SECRET_KEY: process.env.SANDBOX_PAYER_SECRET_KEY,
+    },
   },
-  { name: 'payment', entry: 'services/payment/src/main.ts', env: { METRICS_PORT: '9101' } },
-  { name: 'pix-adapter', entry: 'services/pix-adapter/src/main.ts', env: { METRICS_PORT: '9102' } },
-  { name: 'solana-watcher', entry: 'services/solana-watcher/src/main.ts', env: { METRICS_PORT: '9103' } },
-  { name: 'checkout', entry: 'services/checkout/src/main.ts', env: { METRICS_PORT: '9104' } },
-  { name: 'customer', entry: 'services/customer/src/main.ts', env: { METRICS_PORT: '9105' } },
+  {
+    name: 'payment',
+    entry: 'services/payment/src/main.ts',
+    variables: paymentVariables,
+    defaults: { METRICS_PORT: String(settings.PAYMENT_METRICS_PORT) },
+  },
+  {
+    name: 'pix-adapter',
+    entry: 'services/pix-adapter/src/main.ts',
+    variables: pixAdapterVariables,
+    defaults: {
+      METRICS_PORT: String(settings.PIX_ADAPTER_METRICS_PORT),
+      PSP_BASE_URL: sandbox ? pspUrl : undefined,
+    },
+  },
+  {
+    name: 'solana-watcher',
+    entry: 'services/solana-watcher/src/main.ts',
+    variables: solanaWatcherVariables,
+    defaults: {
+      METRICS_PORT: String(settings.SOLANA_WATCHER_METRICS_PORT),
+      SOLANA_RPC_URL: sandbox ? solanaRpcUrl : undefined,
+    },
+  },
+  {
+    name: 'checkout',
+    entry: 'services/checkout/src/main.ts',
+    variables: checkoutVariables,
+    defaults: { METRICS_PORT: String(settings.CHECKOUT_METRICS_PORT) },
+  },
+  {
+    name: 'customer',
+    entry: 'services/customer/src/main.ts',
+    variables: customerVariables,
+    defaults: { METRICS_PORT: String(settings.CUSTOMER_METRICS_PORT) },
+  },
   {
     name: 'webhook-dispatcher',
     entry: 'services/webhook-dispatcher/src/main.ts',
-    env: { METRICS_PORT: '9106' },
+    variables: webhookDispatcherVariables,
+    defaults: { METRICS_PORT: String(settings.WEBHOOK_DISPATCHER_METRICS_PORT) },
   },
-  { name: 'api-gateway', entry: 'services/api-gateway/src/main.ts' },
+  {
+    name: 'api-gateway',
+    entry: 'services/api-gateway/src/main.ts',
+    variables: apiGatewayVariables,
+    defaults: { PORT: String(settings.PORT) },
+  },
 ];
+
+/** The environment no process's config reads (PATH, HOME, NODE_OPTIONS...): every process gets it. */
+function sharedEnvironment(): Record<string, string> {
+  const configVariables = new Set([...launcherVariables, ...processes.flatMap((p) => p.variables)]);
+  return definedOnly(Object.entries(process.env).filter(([name]) => !configVariables.has(name)));
+}
+
+function processEnvironment(spec: ProcessSpec): Record<string, string> {
+  return {
+    ...sharedEnvironment(),
+    ...definedOnly(Object.entries(spec.defaults ?? {})),
+    ...definedOnly(spec.variables.map((name) => [name, process.env[name]])),
+    ...(spec.variables.includes('APP_ENV') ? { APP_ENV: settings.APP_ENV } : {}),
+  };
+}
+
+function definedOnly(entries: Array<[string, string | undefined]>): Record<string, string> {
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
 
 const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96];
 const width = Math.max(...processes.map((p) => p.name.length));
 const children: ChildProcess[] = [];
 let stopping = false;
+/** A process that ignores SIGTERM this long is killed, so a stop always ends. */
+const STOP_GRACE_MS = 10_000;
 
 function prefixLines(
   name: string,
   color: number,
   stream: NodeJS.ReadableStream,
-  out: NodeJS.WritableStream,
+  out: NodeJS.WritableStream & { isTTY?: boolean },
 ): void {
+  const prefix = out.isTTY ? `\x1b[${color}m${name.padEnd(width)} |\x1b[0m` : `${name.padEnd(width)} |`;
   let buffered = '';
   stream.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
-    for (const line of lines) out.write(`\x1b[${color}m${name.padEnd(width)} |\x1b[0m ${line}\n`);
+    for (const line of lines) out.write(`${prefix} ${line}\n`);
   });
 }
 
@@ -70,7 +200,7 @@ function start(spec: ProcessSpec, index: number): void {
   const tsx = join(root, 'node_modules/.bin/tsx');
   const child = spawn(tsx, [join(root, spec.entry)], {
     cwd: root,
-    env: process.env,
+    env: processEnvironment(spec),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const color = colors[index % colors.length]!;
@@ -87,13 +217,12 @@ function start(spec: ProcessSpec, index: number): void {
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))),
-    ),
-  );
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exited = running.map((child) => new Promise((resolve) => child.once('exit', resolve)));
+  for (const child of running) child.kill('SIGTERM');
+  const killer = setTimeout(() => running.forEach((child) => child.kill('SIGKILL')), STOP_GRACE_MS);
+  await Promise.all(exited);
+  clearTimeout(killer);
   process.exit(exitCode);
 }
 
@@ -112,7 +241,7 @@ async function waitForHealthy(url: string, timeoutMs: number): Promise<void> {
 async function admin(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`${gatewayUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${settings.ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await response.json()) as Record<string, unknown>;
@@ -133,7 +262,7 @@ async function ensureDemoBusiness(): Promise<DemoBusiness> {
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoBusiness;
     const stillThere = await fetch(`${gatewayUrl}/admin/v1/businesses/${saved.business_id}`, {
-      headers: { authorization: `Bearer ${adminToken}` },
+      headers: { authorization: `Bearer ${settings.ADMIN_TOKEN}` },
     }).then((r) => r.ok);
     if (stillThere) return saved;
   }
@@ -173,7 +302,7 @@ async function main(): Promise<void> {
   processes.filter((p) => sandbox || !p.sandboxOnly).forEach(start);
   await waitForHealthy(`${gatewayUrl}/readyz`, 120_000);
   const lines = [`gateway: ${gatewayUrl}  (GET /healthz, /readyz, /metrics)`];
-  if (sandbox) {
+  if (sandbox && settings.DEMO_BUSINESS) {
     const demo = await ensureDemoBusiness();
     lines.push(
       `demo business: ${demo.business_id}`,

@@ -4,5 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-tools.sh
 bash scripts/ensure-infra.sh
+# Every service defaults to production (safe by default); `npm start` is the local sandbox unless told otherwise.
+export APP_ENV="${APP_ENV:-sandbox}"
 pnpm run migrate
 exec pnpm exec tsx scripts/stack.ts

@@ -1,38 +1,50 @@
-import { Joi, loadConfig } from '@gateway/config';
+import {
+  Joi,
+  bindHost,
+  commonEnv,
+  loadConfig,
+  pixKey,
+  variableNames,
+  pixMerchantCity,
+  pixMerchantName,
+} from '@gateway/config';
 
 /** The sandbox receiving account's EVP key; the PIX adapter's PIX_KEY defaults to the same one. */
 export const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
 
+/**
+ * The simulator stands in for a bank next to the gateway's own processes, so every variable of its own is prefixed
+ * `PSP_SIMULATOR_`: a `PORT` or `CLIENT_ID` meant for another process never reaches it.
+ */
 export interface PspSimulatorConfig {
   LOG_LEVEL: string;
-  HOST: string;
-  PORT: number;
-  PATH_PREFIX: string;
-  CLIENT_ID: string;
-  CLIENT_SECRET: string;
-  PIX_KEY: string;
-  MERCHANT_NAME: string;
-  MERCHANT_CITY: string;
+  PSP_SIMULATOR_HOST: string;
+  PSP_SIMULATOR_PORT: number;
+  PSP_SIMULATOR_PATH_PREFIX: string;
+  PSP_SIMULATOR_CLIENT_ID: string;
+  PSP_SIMULATOR_CLIENT_SECRET: string;
+  PSP_SIMULATOR_PIX_KEY: string;
+  PSP_SIMULATOR_MERCHANT_NAME: string;
+  PSP_SIMULATOR_MERCHANT_CITY: string;
 }
 
 const schema = Joi.object<PspSimulatorConfig>({
-  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  HOST: Joi.string().default('127.0.0.1'),
-  PORT: Joi.number().port().default(4010),
-  PATH_PREFIX: Joi.string()
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  PSP_SIMULATOR_HOST: bindHost.default('127.0.0.1'),
+  PSP_SIMULATOR_PORT: Joi.number().port().default(4010),
+  PSP_SIMULATOR_PATH_PREFIX: Joi.string()
     .pattern(/^(\/[A-Za-z0-9._-]+)+$/)
     .default('/v2'),
-  CLIENT_ID: Joi.string().default('sandbox-client'),
-  CLIENT_SECRET: Joi.string().default('sandbox-secret'),
+  PSP_SIMULATOR_CLIENT_ID: Joi.string().default('sandbox-client'),
+  PSP_SIMULATOR_CLIENT_SECRET: Joi.string().default('sandbox-secret'),
   // An EVP (random) key, like the ones DICT hands out.
-  PIX_KEY: Joi.string().max(77).default(SANDBOX_PIX_KEY),
-  MERCHANT_NAME: Joi.string()
-    .pattern(/^[\x20-\x7e]{1,25}$/)
-    .default('PSP SIMULADOR'),
-  MERCHANT_CITY: Joi.string()
-    .pattern(/^[\x20-\x7e]{1,15}$/)
-    .default('SAO PAULO'),
+  PSP_SIMULATOR_PIX_KEY: pixKey.default(SANDBOX_PIX_KEY),
+  PSP_SIMULATOR_MERCHANT_NAME: pixMerchantName.default('PSP SIMULADOR'),
+  PSP_SIMULATOR_MERCHANT_CITY: pixMerchantCity.default('SAO PAULO'),
 });
+
+/** The variables the simulator reads (the launcher hands it these and no others). */
+export const pspSimulatorVariables = variableNames(schema);
 
 export function loadPspSimulatorConfig(env: NodeJS.ProcessEnv = process.env): PspSimulatorConfig {
   return loadConfig(schema, env);

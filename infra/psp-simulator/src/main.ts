@@ -7,17 +7,17 @@ async function main(): Promise<void> {
   const config = loadPspSimulatorConfig();
   const logger = createLogger('psp-simulator', config.LOG_LEVEL);
   const simulator = createPspSimulator({
-    clientId: config.CLIENT_ID,
-    clientSecret: config.CLIENT_SECRET,
-    pixKey: config.PIX_KEY,
-    pathPrefix: config.PATH_PREFIX,
-    merchantName: config.MERCHANT_NAME,
-    merchantCity: config.MERCHANT_CITY,
+    clientId: config.PSP_SIMULATOR_CLIENT_ID,
+    clientSecret: config.PSP_SIMULATOR_CLIENT_SECRET,
+    pixKey: config.PSP_SIMULATOR_PIX_KEY,
+    pathPrefix: config.PSP_SIMULATOR_PATH_PREFIX,
+    merchantName: config.PSP_SIMULATOR_MERCHANT_NAME,
+    merchantCity: config.PSP_SIMULATOR_MERCHANT_CITY,
     logger,
   });
-  const running = await simulator.start(config.PORT, config.HOST);
+  const running = await simulator.start(config.PSP_SIMULATOR_PORT, config.PSP_SIMULATOR_HOST);
   logger.info(
-    { url: running.url, pixKey: config.PIX_KEY, clientId: config.CLIENT_ID },
+    { url: running.url, pixKey: config.PSP_SIMULATOR_PIX_KEY, clientId: config.PSP_SIMULATOR_CLIENT_ID },
     'psp simulator ready',
   );
   const shutdown = (): void => {

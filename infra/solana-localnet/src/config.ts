@@ -1,6 +1,14 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { Joi, commonEnv, loadConfig } from '@gateway/config';
+import {
+  Joi,
+  bindHost,
+  commonEnv,
+  loadConfig,
+  solanaPublicKey,
+  solanaSecretKey,
+  variableNames,
+} from '@gateway/config';
 
 const SANDBOX_PAYER_SECRET_KEY =
   '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
@@ -14,44 +22,53 @@ export interface LocalnetConfig {
   seedWallets: PublicKey[];
 }
 
+/**
+ * The local chain stands in for a Solana cluster next to the gateway's own processes, so every variable of its own
+ * is prefixed `SOLANA_LOCALNET_`: a `PORT` meant for another process never reaches it.
+ */
 interface LocalnetEnv {
-  PORT: number;
-  HOST: string;
+  SOLANA_LOCALNET_PORT: number;
+  SOLANA_LOCALNET_HOST: string;
   LOG_LEVEL: string;
-  RECEIVING_WALLET?: string;
-  PAYER_SECRET_KEY?: string;
-  SEED_WALLETS: string;
+  SOLANA_LOCALNET_RECEIVING_WALLET?: string;
+  SOLANA_LOCALNET_PAYER_SECRET_KEY?: string;
+  SOLANA_LOCALNET_SEED_WALLETS: string;
 }
 
-const base58Key = Joi.string().pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
-
 const schema = Joi.object<LocalnetEnv>({
-  PORT: Joi.number().port().default(8899),
-  HOST: Joi.string().default('127.0.0.1'),
+  SOLANA_LOCALNET_PORT: Joi.number().port().default(8899),
+  SOLANA_LOCALNET_HOST: bindHost.default('127.0.0.1'),
   LOG_LEVEL: commonEnv.LOG_LEVEL,
-  RECEIVING_WALLET: base58Key.optional(),
+  SOLANA_LOCALNET_RECEIVING_WALLET: solanaPublicKey.optional(),
   /**
    * base58 of the 64-byte secret key of the funded test payer. The default is the sandbox payer the watcher's
    * `simulate` uses by default too, so the stack works with no set-up; it only ever holds local test tokens.
    */
-  PAYER_SECRET_KEY: Joi.string()
-    .pattern(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/)
-    .default(SANDBOX_PAYER_SECRET_KEY),
+  SOLANA_LOCALNET_PAYER_SECRET_KEY: solanaSecretKey.default(SANDBOX_PAYER_SECRET_KEY),
   /** Comma-separated public keys funded at start with SOL and every stablecoin. */
-  SEED_WALLETS: Joi.string()
+  SOLANA_LOCALNET_SEED_WALLETS: Joi.string()
     .pattern(/^([1-9A-HJ-NP-Za-km-z]{32,44})(,[1-9A-HJ-NP-Za-km-z]{32,44})*$/)
     .allow('')
     .default(''),
 });
 
+/** The variables the local chain reads (the launcher hands it these and no others). */
+export const solanaLocalnetVariables = variableNames(schema);
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): LocalnetConfig {
   const values = loadConfig(schema, env);
   return {
-    port: values.PORT,
-    host: values.HOST,
+    port: values.SOLANA_LOCALNET_PORT,
+    host: values.SOLANA_LOCALNET_HOST,
     logLevel: values.LOG_LEVEL,
-    receivingWallet: values.RECEIVING_WALLET ? new PublicKey(values.RECEIVING_WALLET) : undefined,
-    payer: values.PAYER_SECRET_KEY ? Keypair.fromSecretKey(bs58.decode(values.PAYER_SECRET_KEY)) : undefined,
-    seedWallets: values.SEED_WALLETS ? values.SEED_WALLETS.split(',').map((key) => new PublicKey(key)) : [],
+    receivingWallet: values.SOLANA_LOCALNET_RECEIVING_WALLET
+      ? new PublicKey(values.SOLANA_LOCALNET_RECEIVING_WALLET)
+      : undefined,
+    payer: values.SOLANA_LOCALNET_PAYER_SECRET_KEY
+      ? Keypair.fromSecretKey(bs58.decode(values.SOLANA_LOCALNET_PAYER_SECRET_KEY))
+      : undefined,
+    seedWallets: values.SOLANA_LOCALNET_SEED_WALLETS
+      ? values.SOLANA_LOCALNET_SEED_WALLETS.split(',').map((key) => new PublicKey(key))
+      : [],
   };
 }

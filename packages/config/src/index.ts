@@ -31,33 +31,93 @@ export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEn
   return value;
 }
 
-/** Env vars common to every service. Secrets get defaults only outside production (see `secret`). */
-export const commonEnv = {
-  NODE_ENV: Joi.string().valid('development', 'test', 'production').default('development'),
-  APP_ENV: Joi.string().valid('sandbox', 'production').default('sandbox'),
-  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  DATABASE_URL: Joi.string()
-    .uri({ scheme: ['postgres', 'postgresql'] })
-    .default('postgres://postgres@127.0.0.1:5432/gateway'),
-  AMQP_URL: Joi.string()
-    .uri({ scheme: ['amqp', 'amqps'] })
-    .default('amqp://guest:guest@127.0.0.1:5672'),
-  AMQP_PREFIX: Joi.string().allow('').default(''),
-  REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
-    .default('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: Joi.string().allow('').default(''),
-  METRICS_PORT: Joi.number().port().optional(),
-};
+/** The variables a config schema reads (what a launcher hands that process, and nothing else). */
+export function variableNames(schema: Joi.ObjectSchema): string[] {
+  return Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
+}
 
-/** A secret: required in production (no default), with a development default elsewhere. */
-export function secret(developmentDefault: string): Joi.StringSchema {
-  return Joi.string().when('APP_ENV', {
+/**
+ * Required in production; outside it, `developmentDefault` when unset. A local default (a URL on 127.0.0.1, a
+ * sandbox key) must never be what a production process silently runs with.
+ */
+export function sandboxDefault<S extends Joi.Schema>(
+  schema: S,
+  developmentDefault: Parameters<Joi.AnySchema['default']>[0],
+): S {
+  return schema.when('APP_ENV', {
     is: 'production',
     then: Joi.required(),
     otherwise: Joi.optional().default(developmentDefault),
-  });
+  }) as S;
 }
+
+/**
+ * A value whose sandbox default is public (it is in this repository: a development secret, the simulator's Pix key,
+ * a wallet derived from a published seed): required in production, which refuses the sandbox value even when it is
+ * set explicitly.
+ */
+export function sandboxOnly<S extends Joi.Schema>(schema: S, sandboxValue: string): S {
+  return sandboxDefault(schema, sandboxValue)
+    .when('APP_ENV', { is: 'production', then: Joi.invalid(sandboxValue) })
+    .messages({ 'any.invalid': '{{#label}} is the public sandbox value: set one of your own' }) as S;
+}
+
+/** A secret: required in production, with a development default elsewhere that production refuses. */
+export function secret(
+  developmentDefault: string,
+  schema: Joi.StringSchema = Joi.string(),
+): Joi.StringSchema {
+  return sandboxOnly(schema, developmentDefault);
+}
+
+/** An interface to bind: a host name or an IP address (`0.0.0.0` for every interface). */
+export const bindHost = Joi.string().hostname();
+
+/** Env vars common to every service. `APP_ENV` defaults to production: a forgotten variable never opens the sandbox. */
+export const commonEnv = {
+  NODE_ENV: Joi.string().valid('development', 'test', 'production').default('development'),
+  APP_ENV: Joi.string().valid('sandbox', 'production').default('production'),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  DATABASE_URL: sandboxDefault(
+    Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+    'postgres://postgres@127.0.0.1:5432/gateway',
+  ),
+  AMQP_URL: sandboxDefault(
+    Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
+    'amqp://guest:guest@127.0.0.1:5672',
+  ),
+  AMQP_PREFIX: Joi.string().allow('').default(''),
+  REDIS_URL: sandboxDefault(Joi.string().uri({ scheme: ['redis', 'rediss'] }), 'redis://127.0.0.1:6379'),
+  REDIS_PREFIX: Joi.string().allow('').default(''),
+  METRICS_PORT: Joi.number().port().optional(),
+  // Metrics reveal traffic and business volumes: loopback unless the operator opens them to a scraper.
+  METRICS_HOST: bindHost.default('127.0.0.1'),
+};
+
+/*
+ * Rules for values two processes must agree on (the PIX adapter and the PSP simulator, the Solana watcher and the
+ * local chain): one definition, so a value one accepts is never one the other refuses.
+ */
+
+/**
+ * A BR Code text field (merchant name, city): printable ASCII, as the EMV QR code carries it. Accents are dropped
+ * first, so `São Paulo` is read as `Sao Paulo`.
+ */
+export function brCodeText(maxLength: number): Joi.StringSchema {
+  return Joi.string()
+    .custom((value: string) => value.normalize('NFD').replace(/[\u0300-\u036f]/g, ''))
+    .pattern(new RegExp(`^[\\x20-\\x7e]{1,${maxLength}}$`))
+    .messages({
+      'string.pattern.base': `{{#label}} must be 1 to ${maxLength} letters, digits or spaces (accents allowed)`,
+    });
+}
+
+export const pixMerchantCity = brCodeText(15);
+export const pixMerchantName = brCodeText(25);
+/** A Pix key (chave): at most 77 characters, the longest a BR Code's merchant account field leaves room for. */
+export const pixKey = Joi.string().max(77);
+export const solanaPublicKey = Joi.string().pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'base58 public key');
+export const solanaSecretKey = Joi.string().pattern(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/, 'base58 secret key');
 
 /** Runs a service's start function, printing a clear message and exiting non-zero on bad config. */
 export function exitOnConfigError(err: unknown): never {

@@ -2,7 +2,11 @@ import { createServer, type Server } from 'node:http';
 import { metricsRegistry } from '@gateway/observability';
 
 /** A tiny HTTP listener for services without an HTTP API: Prometheus `/metrics` and a `/healthz` liveness probe. */
-export async function serveMetrics(port: number, brokerConnected: () => boolean): Promise<Server> {
+export async function serveMetrics(
+  port: number,
+  host: string,
+  brokerConnected: () => boolean,
+): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.url === '/metrics') {
       metricsRegistry.metrics().then(
@@ -20,7 +24,7 @@ export async function serveMetrics(port: number, brokerConnected: () => boolean)
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, resolve);
+    server.listen(port, host, resolve);
   });
   return server;
 }

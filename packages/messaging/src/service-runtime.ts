@@ -16,6 +16,8 @@ export interface RuntimeConfig {
   LOG_LEVEL: string;
   /** When set, `/metrics` (Prometheus) and `/healthz` are served on this port. */
   METRICS_PORT?: number;
+  /** The interface the metrics listener binds (loopback by default). */
+  METRICS_HOST?: string;
 }
 
 export interface ServiceRuntimeOptions {
@@ -72,8 +74,9 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
   relay.start();
   const stopSteps: Array<() => Promise<void>> = [];
   if (options.config.METRICS_PORT !== undefined) {
-    const server = await serveMetrics(options.config.METRICS_PORT, () => broker.connected);
-    logger.info({ port: options.config.METRICS_PORT }, 'metrics served');
+    const host = options.config.METRICS_HOST ?? '127.0.0.1';
+    const server = await serveMetrics(options.config.METRICS_PORT, host, () => broker.connected);
+    logger.info({ host, port: options.config.METRICS_PORT }, 'metrics served');
     stopSteps.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   }
   return {

@@ -9,3 +9,4 @@ export * from './broker-cleanup';
 export * from './test-pki';
 export * from './service-test-bed';
 export * from './measure';
+export * from './config-checks';

@@ -12,10 +12,14 @@ export interface IsolatedEnvironment {
     AMQP_PREFIX: string;
     REDIS_URL: string;
     REDIS_PREFIX: string;
+    METRICS_HOST: string;
   };
 }
 
-/** A private database, broker prefix and Redis prefix for one test file's services. */
+/**
+ * A private database, broker prefix and Redis prefix for one test file's services. `APP_ENV` is set explicitly: a
+ * service's default is production, which refuses every development default.
+ */
 export async function isolatedEnvironment(label = 't'): Promise<IsolatedEnvironment> {
   const database = await createTestDatabase();
   const prefix = uniquePrefix(label);
@@ -30,6 +34,7 @@ export async function isolatedEnvironment(label = 't'): Promise<IsolatedEnvironm
       AMQP_PREFIX: prefix,
       REDIS_URL: urls.redisUrl,
       REDIS_PREFIX: prefix,
+      METRICS_HOST: '127.0.0.1',
     },
   };
 }

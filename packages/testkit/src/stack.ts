@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { isolatedEnvironment, type IsolatedEnvironment } from './service-env';
@@ -19,110 +19,126 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The services without an HTTP API: each serves /metrics on the port the launcher's `<NAME>_METRICS_PORT` sets. */
+export const metricsServices = [
+  'payment',
+  'pix-adapter',
+  'solana-watcher',
+  'checkout',
+  'customer',
+  'webhook-dispatcher',
+] as const;
+export type MetricsService = (typeof metricsServices)[number];
+
+/** `pix-adapter` -> `PIX_ADAPTER_METRICS_PORT`, the launcher's variable for that service's metrics port. */
+export const metricsPortVariable = (service: MetricsService): string =>
+  `${service.toUpperCase().replace(/-/g, '_')}_METRICS_PORT`;
+
 export interface RunningStack {
   env: IsolatedEnvironment;
   gatewayUrl: string;
   pspUrl: string;
   solanaRpcUrl: string;
+  /** Each service's metrics listener, e.g. `http://127.0.0.1:40123`. */
+  metricsUrls: Record<MetricsService, string>;
   adminToken: string;
   /** Everything the processes printed, for a failing test's diagnosis. */
   logs: string[];
   stop(): Promise<void>;
 }
 
-const entries = {
-  'psp-simulator': 'infra/psp-simulator/src/main.ts',
-  'solana-localnet': 'infra/solana-localnet/src/main.ts',
-  payment: 'services/payment/src/main.ts',
-  'pix-adapter': 'services/pix-adapter/src/main.ts',
-  'solana-watcher': 'services/solana-watcher/src/main.ts',
-  checkout: 'services/checkout/src/main.ts',
-  customer: 'services/customer/src/main.ts',
-  'webhook-dispatcher': 'services/webhook-dispatcher/src/main.ts',
-  'api-gateway': 'services/api-gateway/src/main.ts',
-} as const;
+/** How long a stopping launcher gets before its whole process group is killed. */
+const STOP_TIMEOUT_MS = 20_000;
 
 /**
- * The whole stack as real processes (as `npm start` runs it) on a private database, broker prefix, Redis prefix and
- * free ports: for end-to-end tests through the public HTTP API.
+ * The whole stack started by the launcher `npm start` runs (scripts/stack.ts), on a private database, broker prefix,
+ * Redis prefix and free ports: for end-to-end tests through the public HTTP API. `extraEnv` goes to the launcher,
+ * which hands each variable to the processes whose config reads it.
  */
 export async function startStack(extraEnv: Record<string, string> = {}): Promise<RunningStack> {
   const env = await isolatedEnvironment('e2e');
-  const [gatewayPort, pspPort, rpcPort, callbackPort] = await Promise.all([
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-  ]);
-  const adminToken = 'e2e-admin-token';
-  const shared: Record<string, string> = {
+  const [gatewayPort, pspPort, rpcPort, callbackPort, ...metricsPorts] = await Promise.all(
+    Array.from({ length: 4 + metricsServices.length }, freePort),
+  );
+  const adminToken = 'e2e-admin-token-of-the-launched-stack';
+  const metricsUrls = Object.fromEntries(
+    metricsServices.map((service, i) => [service, `http://127.0.0.1:${metricsPorts[i]}`]),
+  ) as Record<MetricsService, string>;
+  const launcherEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
     ...env.config,
+    APP_ENV: 'sandbox',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ADMIN_TOKEN: adminToken,
     PORT: String(gatewayPort),
-    PSP_BASE_URL: `http://127.0.0.1:${pspPort}`,
-    SOLANA_RPC_URL: `http://127.0.0.1:${rpcPort}`,
+    PSP_SIMULATOR_PORT: String(pspPort),
+    SOLANA_LOCALNET_PORT: String(rpcPort),
     CALLBACK_PORT: String(callbackPort),
+    ...Object.fromEntries(
+      metricsServices.map((service, i) => [metricsPortVariable(service), String(metricsPorts[i])]),
+    ),
+    DEMO_BUSINESS: 'false',
     POLL_INTERVAL_MS: '300',
     DELIVERY_POLL_INTERVAL_MS: '200',
     RATE_LIMIT_PER_MINUTE: '100000',
     ...extraEnv,
   };
-  const ports: Record<string, string> = {
-    'psp-simulator': String(pspPort),
-    'solana-localnet': String(rpcPort),
-  };
   const logs: string[] = [];
-  const children: ChildProcess[] = [];
-  const tsx = join(root, 'node_modules/.bin/tsx');
-  for (const [name, entry] of Object.entries(entries)) {
-    const child = spawn(tsx, [join(root, entry)], {
-      cwd: root,
-      env: { ...shared, ...(ports[name] ? { PORT: ports[name] } : {}) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const record = (chunk: Buffer) => logs.push(`[${name}] ${chunk.toString()}`);
-    child.stdout?.on('data', record);
-    child.stderr?.on('data', record);
-    children.push(child);
-  }
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  // Its own process group, so a launcher that does not stop in time is killed with every process it started.
+  const launcher = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/stack.ts')], {
+    cwd: root,
+    env: launcherEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const record = (chunk: Buffer) => logs.push(chunk.toString());
+  launcher.stdout.on('data', record);
+  launcher.stderr.on('data', record);
+  const exited = new Promise<void>((resolve) => launcher.once('exit', () => resolve()));
+  const hasExited = () => launcher.exitCode !== null || launcher.signalCode !== null;
+
   const stop = async () => {
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-            child.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    if (!hasExited()) {
+      launcher.kill('SIGTERM');
+      const timer = setTimeout(() => killGroup(launcher.pid), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    // Whatever is left of the group (nothing, after a clean stop).
+    killGroup(launcher.pid);
     await env.database.drop().catch(() => undefined);
     await deleteBrokerNames(env.config.AMQP_PREFIX).catch(() => undefined);
   };
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   try {
-    await waitFor(() => fetch(`${gatewayUrl}/readyz`).then((r) => r.ok), {
-      timeoutMs: 90_000,
-      intervalMs: 500,
-      what: 'the stack to be ready',
-    });
+    const outcome = await waitFor(
+      async () => (hasExited() ? 'exited' : (await fetch(`${gatewayUrl}/readyz`)).ok && 'ready'),
+      { timeoutMs: 90_000, intervalMs: 500, what: 'the stack to be ready' },
+    );
+    if (outcome === 'exited')
+      throw new Error(`the launcher exited (${launcher.exitCode ?? launcher.signalCode})`);
   } catch (err) {
     await stop();
-    throw new Error(`${String(err)}\n${logs.slice(-40).join('')}`);
+    throw new Error(`${String(err)}\n${logs.join('').split('\n').slice(-40).join('\n')}`);
   }
   return {
     env,
     gatewayUrl,
     pspUrl: `http://127.0.0.1:${pspPort}`,
     solanaRpcUrl: `http://127.0.0.1:${rpcPort}`,
+    metricsUrls,
     adminToken,
     logs,
     stop,
   };
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is gone already.
+  }
 }

@@ -1,5 +1,13 @@
-import { Joi, commonEnv, loadConfig, secret } from '@gateway/config';
+import { Joi, commonEnv, loadConfig, variableNames, sandboxDefault, secret } from '@gateway/config';
 import { parseSealingKey } from '@gateway/persistence';
+
+/**
+ * 32 characters: a random token of that length carries at least 128 bits (hex) or 192 bits (base64), beyond any
+ * online guessing. It applies in every environment (a hosted sandbox has an operator API too).
+ */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+/** What `npm start` and `pnpm admin` use outside production; production refuses it. */
+export const DEVELOPMENT_ADMIN_TOKEN = 'dev-admin-token-for-the-local-stack';
 
 export interface ApiGatewayConfig {
   APP_ENV: 'sandbox' | 'production';
@@ -43,7 +51,7 @@ const schema = Joi.object<ApiGatewayConfig>({
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   REDIS_URL: commonEnv.REDIS_URL,
   REDIS_PREFIX: commonEnv.REDIS_PREFIX,
-  ADMIN_TOKEN: secret('dev-admin-token'),
+  ADMIN_TOKEN: secret(DEVELOPMENT_ADMIN_TOKEN, Joi.string().min(ADMIN_TOKEN_MIN_LENGTH)),
   RPC_TIMEOUT_MS: Joi.number().integer().min(50).default(5000),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   CHECKOUT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
@@ -53,11 +61,15 @@ const schema = Joi.object<ApiGatewayConfig>({
     return value;
   }),
   IDEMPOTENCY_PURGE_INTERVAL_MS: Joi.number().integer().min(100).default(60_000),
-  PUBLIC_BASE_URL: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .default((parent: { PORT: number }) => `http://localhost:${parent.PORT}`),
+  PUBLIC_BASE_URL: sandboxDefault(
+    Joi.string().uri({ scheme: ['http', 'https'] }),
+    (parent: { PORT: number }) => `http://localhost:${parent.PORT}`,
+  ),
   TRUST_PROXY: trustProxy,
 });
+
+/** The variables this service reads (the launcher hands it these and no others). */
+export const apiGatewayVariables = variableNames(schema);
 
 export function loadApiGatewayConfig(env: NodeJS.ProcessEnv = process.env): ApiGatewayConfig {
   return loadConfig(schema, env);

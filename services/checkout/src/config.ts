@@ -1,4 +1,4 @@
-import { Joi, commonEnv, loadConfig } from '@gateway/config';
+import { Joi, commonEnv, loadConfig, variableNames } from '@gateway/config';
 
 export interface CheckoutConfig {
   APP_ENV: 'sandbox' | 'production';
@@ -8,6 +8,7 @@ export interface CheckoutConfig {
   AMQP_PREFIX: string;
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
+  METRICS_HOST: string;
   /** How long a session start waits for the payment service to create the payment. */
   PAYMENT_RPC_TIMEOUT_MS: number;
 }
@@ -19,8 +20,12 @@ const schema = Joi.object<CheckoutConfig>({
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
+  METRICS_HOST: commonEnv.METRICS_HOST,
   PAYMENT_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(4000),
 });
+
+/** The variables this service reads (the launcher hands it these and no others). */
+export const checkoutVariables = variableNames(schema);
 
 export function loadCheckoutConfig(env: NodeJS.ProcessEnv = process.env): CheckoutConfig {
   return loadConfig(schema, env);

@@ -1,4 +1,4 @@
-import { Joi, commonEnv, loadConfig } from '@gateway/config';
+import { Joi, commonEnv, loadConfig, variableNames } from '@gateway/config';
 
 export interface CustomerConfig {
   APP_ENV: 'sandbox' | 'production';
@@ -8,6 +8,7 @@ export interface CustomerConfig {
   AMQP_PREFIX: string;
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
+  METRICS_HOST: string;
 }
 
 const schema = Joi.object<CustomerConfig>({
@@ -17,7 +18,11 @@ const schema = Joi.object<CustomerConfig>({
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
+  METRICS_HOST: commonEnv.METRICS_HOST,
 });
+
+/** The variables this service reads (the launcher hands it these and no others). */
+export const customerVariables = variableNames(schema);
 
 export function loadCustomerConfig(env: NodeJS.ProcessEnv = process.env): CustomerConfig {
   return loadConfig(schema, env);

@@ -1,4 +1,4 @@
-import { Joi, commonEnv, loadConfig } from '@gateway/config';
+import { Joi, commonEnv, loadConfig, variableNames } from '@gateway/config';
 
 export interface PaymentConfig {
   APP_ENV: 'sandbox' | 'production';
@@ -8,6 +8,7 @@ export interface PaymentConfig {
   AMQP_PREFIX: string;
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
+  METRICS_HOST: string;
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
   RAIL_RPC_TIMEOUT_MS: number;
   PIX_EXPIRES_IN_SECONDS: number;
@@ -22,10 +23,14 @@ const schema = Joi.object<PaymentConfig>({
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
+  METRICS_HOST: commonEnv.METRICS_HOST,
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),
 });
+
+/** The variables this service reads (the launcher hands it these and no others). */
+export const paymentVariables = variableNames(schema);
 
 export function loadPaymentConfig(env: NodeJS.ProcessEnv = process.env): PaymentConfig {
   return loadConfig(schema, env);

@@ -1,4 +1,14 @@
-import { Joi, commonEnv, loadConfig, secret } from '@gateway/config';
+import {
+  Joi,
+  commonEnv,
+  loadConfig,
+  variableNames,
+  pixKey,
+  pixMerchantCity,
+  sandboxDefault,
+  sandboxOnly,
+  secret,
+} from '@gateway/config';
 
 /** The EVP key of the sandbox receiving account; the PSP simulator owns the same key by default. */
 export const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
@@ -11,6 +21,7 @@ export interface PixAdapterConfig {
   AMQP_PREFIX: string;
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
+  METRICS_HOST: string;
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
@@ -43,10 +54,13 @@ const schema = Joi.object<PixAdapterConfig>({
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
-  PSP_BASE_URL: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .replace(/\/+$/, '')
-    .default('http://127.0.0.1:4010'),
+  METRICS_HOST: commonEnv.METRICS_HOST,
+  PSP_BASE_URL: sandboxDefault(
+    Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .replace(/\/+$/, ''),
+    'http://127.0.0.1:4010',
+  ),
   PSP_PATH_PREFIX: Joi.string()
     .pattern(/^(\/[A-Za-z0-9._-]+)+$/)
     .default('/v2'),
@@ -60,14 +74,20 @@ const schema = Joi.object<PixAdapterConfig>({
   PSP_MTLS_CA: Joi.string(),
   PSP_TIMEOUT_MS: Joi.number().integer().min(100).default(1500),
   PSP_MAX_RETRIES: Joi.number().integer().min(0).max(5).default(1),
-  PIX_KEY: Joi.string().max(77).default(SANDBOX_PIX_KEY),
-  MERCHANT_CITY: Joi.string().max(15).default('SAO PAULO'),
+  PIX_KEY: sandboxOnly(pixKey, SANDBOX_PIX_KEY),
+  MERCHANT_CITY: sandboxDefault(pixMerchantCity, 'SAO PAULO'),
   CALLBACK_HOST: Joi.string().default('127.0.0.1'),
   CALLBACK_PORT: Joi.number().port().default(3101),
-  CALLBACK_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
-  CALLBACK_TOKEN: secret('sandbox-callback-token').min(16),
+  // In production the PSP must reach it from outside: the bound address never is that.
+  CALLBACK_PUBLIC_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .when('APP_ENV', { is: 'production', then: Joi.required() }),
+  CALLBACK_TOKEN: secret('sandbox-callback-token', Joi.string().min(16)),
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
 }).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
+
+/** The variables this service reads (the launcher hands it these and no others). */
+export const pixAdapterVariables = variableNames(schema);
 
 export function loadPixAdapterConfig(env: NodeJS.ProcessEnv = process.env): PixAdapterConfig {
   return loadConfig(schema, env);

@@ -1,4 +1,13 @@
-import { Joi, commonEnv, loadConfig } from '@gateway/config';
+import {
+  Joi,
+  commonEnv,
+  loadConfig,
+  variableNames,
+  sandboxDefault,
+  sandboxOnly,
+  solanaPublicKey,
+  solanaSecretKey,
+} from '@gateway/config';
 import type { Token } from '@gateway/contracts';
 
 export interface SolanaWatcherConfig {
@@ -9,6 +18,7 @@ export interface SolanaWatcherConfig {
   AMQP_PREFIX: string;
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
+  METRICS_HOST: string;
   SOLANA_RPC_URL: string;
   /** The platform's custodial wallet: every payment goes to its associated token accounts. */
   RECEIVING_WALLET: string;
@@ -29,8 +39,6 @@ export interface SolanaWatcherConfig {
   /** Sandbox only: base58 secret key of the funded test wallet that pays simulated payments. */
   SANDBOX_PAYER_SECRET_KEY?: string;
 }
-
-const base58Key = Joi.string().pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
 /**
  * Sandbox defaults, fixed so the local chain and the watcher agree without configuration:
@@ -60,17 +68,12 @@ const schema = Joi.object<SolanaWatcherConfig>({
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
-  SOLANA_RPC_URL: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .default('http://127.0.0.1:8899'),
-  RECEIVING_WALLET: base58Key.when('APP_ENV', {
-    is: 'production',
-    then: Joi.required(),
-    otherwise: Joi.optional().default(SANDBOX_RECEIVING_WALLET),
-  }),
-  MINT_USDC: base58Key.default('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
-  MINT_USDT: base58Key.default('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'),
-  MINT_EURC: base58Key.default('HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr'),
+  METRICS_HOST: commonEnv.METRICS_HOST,
+  SOLANA_RPC_URL: sandboxDefault(Joi.string().uri({ scheme: ['http', 'https'] }), 'http://127.0.0.1:8899'),
+  RECEIVING_WALLET: sandboxOnly(solanaPublicKey, SANDBOX_RECEIVING_WALLET),
+  MINT_USDC: solanaPublicKey.default('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
+  MINT_USDT: solanaPublicKey.default('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'),
+  MINT_EURC: solanaPublicKey.default('HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr'),
   TOKEN_DECIMALS: Joi.number().integer().min(0).max(18).default(6),
   QUOTE_PROVIDER: Joi.string()
     .valid('fixed', 'live')
@@ -94,11 +97,12 @@ const schema = Joi.object<SolanaWatcherConfig>({
   SANDBOX_PAYER_SECRET_KEY: Joi.any().when('APP_ENV', {
     is: 'production',
     then: Joi.any().strip(),
-    otherwise: Joi.string()
-      .pattern(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/)
-      .default(SANDBOX_PAYER_SECRET_KEY),
+    otherwise: solanaSecretKey.default(SANDBOX_PAYER_SECRET_KEY),
   }),
 });
+
+/** The variables this service reads (the launcher hands it these and no others). */
+export const solanaWatcherVariables = variableNames(schema);
 
 export function loadSolanaWatcherConfig(env: NodeJS.ProcessEnv = process.env): SolanaWatcherConfig {
   return loadConfig(schema, env);

@@ -1,9 +1,17 @@
-import { ConfigError } from '@gateway/config';
+import { developmentValues, refusedVariables, without } from '@gateway/testkit';
 import { SANDBOX_RECEIVING_WALLET, loadSolanaWatcherConfig } from '../src/config';
+
+const production = {
+  APP_ENV: 'production',
+  DATABASE_URL: 'postgres://watcher:pw@db.internal:5432/gateway',
+  AMQP_URL: 'amqps://watcher:pw@mq.internal:5671',
+  SOLANA_RPC_URL: 'https://rpc.example.com',
+  RECEIVING_WALLET: 'GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3',
+};
 
 describe('solana-watcher config', () => {
   it('in the sandbox, defaults to the documented dev wallets, the local chain and fixed quotes', () => {
-    const config = loadSolanaWatcherConfig({});
+    const config = loadSolanaWatcherConfig({ APP_ENV: 'sandbox' });
     expect(config).toMatchObject({
       APP_ENV: 'sandbox',
       SOLANA_RPC_URL: 'http://127.0.0.1:8899',
@@ -13,26 +21,49 @@ describe('solana-watcher config', () => {
       POLL_INTERVAL_MS: 1000,
       PAYMENT_WINDOW_SECONDS: 1800,
       TOKEN_DECIMALS: 6,
+      METRICS_HOST: '127.0.0.1',
     });
     expect(config.SANDBOX_PAYER_SECRET_KEY).toEqual(expect.any(String));
   });
 
-  it('in production, the receiving wallet is required and there is no sandbox payer', () => {
-    expect(() => loadSolanaWatcherConfig({ APP_ENV: 'production' })).toThrow(ConfigError);
-    const config = loadSolanaWatcherConfig({
-      APP_ENV: 'production',
-      RECEIVING_WALLET: SANDBOX_RECEIVING_WALLET,
-      SANDBOX_PAYER_SECRET_KEY: 'ignored',
-    });
+  it('without APP_ENV it runs as production and refuses to start without its production variables', () => {
+    expect(refusedVariables(() => loadSolanaWatcherConfig({}))).toEqual([
+      'AMQP_URL',
+      'DATABASE_URL',
+      'RECEIVING_WALLET',
+      'SOLANA_RPC_URL',
+    ]);
+  });
+
+  it('in production, with every variable set, it loads with live quotes, no sandbox payer and no local value', () => {
+    const config = loadSolanaWatcherConfig({ ...production, SANDBOX_PAYER_SECRET_KEY: 'ignored' });
+    expect(config).toMatchObject(production);
     expect(config.QUOTE_PROVIDER).toBe('live');
     expect(config.SANDBOX_PAYER_SECRET_KEY).toBeUndefined();
+    expect(developmentValues(config, ['METRICS_HOST'])).toEqual({});
+  });
+
+  it.each(Object.keys(production).filter((name) => name !== 'APP_ENV'))(
+    'in production, without %s it refuses to start, naming it',
+    (name) => {
+      expect(refusedVariables(() => loadSolanaWatcherConfig(without(production, name)))).toEqual([name]);
+    },
+  );
+
+  it('in production, the sandbox receiving wallet (its key derives from a published seed) is refused', () => {
+    expect(
+      refusedVariables(() =>
+        loadSolanaWatcherConfig({ ...production, RECEIVING_WALLET: SANDBOX_RECEIVING_WALLET }),
+      ),
+    ).toEqual(['RECEIVING_WALLET']);
   });
 
   it('reads fixed rates per token and names a malformed list', () => {
-    expect(loadSolanaWatcherConfig({ FIXED_RATES: 'usdc=0.19, EURC=0.15' }).FIXED_RATES).toEqual({
-      usdc: '0.19',
-      eurc: '0.15',
-    });
-    expect(() => loadSolanaWatcherConfig({ FIXED_RATES: 'usdc=0.19,btc=1' })).toThrow(/FIXED_RATES/);
+    expect(
+      loadSolanaWatcherConfig({ APP_ENV: 'sandbox', FIXED_RATES: 'usdc=0.19, EURC=0.15' }).FIXED_RATES,
+    ).toEqual({ usdc: '0.19', eurc: '0.15' });
+    expect(() => loadSolanaWatcherConfig({ APP_ENV: 'sandbox', FIXED_RATES: 'usdc=0.19,btc=1' })).toThrow(
+      /FIXED_RATES/,
+    );
   });
 });

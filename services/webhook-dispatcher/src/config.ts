@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Joi, commonEnv, loadConfig, secret } from '@gateway/config';
+import { Joi, commonEnv, loadConfig, variableNames, secret } from '@gateway/config';
 import { parseRetrySchedule } from './domain/retry-schedule';
 
 export interface WebhookDispatcherConfig {
@@ -10,6 +10,7 @@ export interface WebhookDispatcherConfig {
   AMQP_PREFIX: string;
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
+  METRICS_HOST: string;
   /** Base64 of the 32-byte AES-256-GCM key that seals webhook secrets at rest. */
   WEBHOOK_SECRET_KEY: string;
   /** Overrides the decisions.md schedule, e.g. `1s,2s,4s` (units ms, s, m, h, d). */
@@ -44,6 +45,7 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
+  METRICS_HOST: commonEnv.METRICS_HOST,
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Joi.boolean().when('APP_ENV', {
@@ -58,6 +60,9 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   DELIVERY_LEASE_MS: Joi.number().integer().greater(Joi.ref('WEBHOOK_TIMEOUT_MS')).default(60_000),
   WORKER_ID: Joi.string().max(200).default(`${hostname()}:${process.pid}`),
 });
+
+/** The variables this service reads (the launcher hands it these and no others). */
+export const webhookDispatcherVariables = variableNames(schema);
 
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
   return loadConfig(schema, env);

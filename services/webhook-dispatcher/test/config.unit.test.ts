@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@gateway/config';
+import { developmentValues, refusedVariables, without } from '@gateway/testkit';
 import { loadWebhookDispatcherConfig } from '../src/config';
+
+const production = {
+  APP_ENV: 'production',
+  DATABASE_URL: 'postgres://dispatcher:pw@db.internal:5432/gateway',
+  AMQP_URL: 'amqps://dispatcher:pw@mq.internal:5671',
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+};
 
 describe('webhook dispatcher configuration', () => {
   it('defaults to the decisions.md values in sandbox, private targets allowed', () => {
-    const config = loadWebhookDispatcherConfig({});
+    const config = loadWebhookDispatcherConfig({ APP_ENV: 'sandbox' });
     expect(config).toMatchObject({
       APP_ENV: 'sandbox',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
@@ -18,12 +26,38 @@ describe('webhook dispatcher configuration', () => {
     expect(config.WORKER_ID).toMatch(/:\d+$/);
   });
 
-  it('requires the secret key in production and refuses private targets there by default', () => {
-    expect(() => loadWebhookDispatcherConfig({ APP_ENV: 'production' })).toThrow(ConfigError);
-    const key = randomBytes(32).toString('base64');
-    const config = loadWebhookDispatcherConfig({ APP_ENV: 'production', WEBHOOK_SECRET_KEY: key });
+  it('without APP_ENV it runs as production: no development key, no private targets', () => {
+    expect(refusedVariables(() => loadWebhookDispatcherConfig({}))).toEqual([
+      'AMQP_URL',
+      'DATABASE_URL',
+      'WEBHOOK_SECRET_KEY',
+    ]);
+    const config = loadWebhookDispatcherConfig(without(production, 'APP_ENV'));
+    expect(config.APP_ENV).toBe('production');
     expect(config.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
-    expect(config.WEBHOOK_SECRET_KEY).toBe(key);
+  });
+
+  it('in production, with every variable set, it loads them and no local value', () => {
+    const config = loadWebhookDispatcherConfig(production);
+    expect(config).toMatchObject(production);
+    // WORKER_ID is this host's name: whatever it is called, it is no development default.
+    expect(developmentValues(config, ['METRICS_HOST', 'WORKER_ID'])).toEqual({});
+  });
+
+  it.each(Object.keys(production).filter((name) => name !== 'APP_ENV'))(
+    'in production, without %s it refuses to start, naming it',
+    (name) => {
+      expect(refusedVariables(() => loadWebhookDispatcherConfig(without(production, name)))).toEqual([name]);
+    },
+  );
+
+  it('in production, the development secret key is refused even when set explicitly', () => {
+    const developmentKey = loadWebhookDispatcherConfig({ APP_ENV: 'sandbox' }).WEBHOOK_SECRET_KEY;
+    expect(
+      refusedVariables(() =>
+        loadWebhookDispatcherConfig({ ...production, WEBHOOK_SECRET_KEY: developmentKey }),
+      ),
+    ).toEqual(['WEBHOOK_SECRET_KEY']);
   });
 
   it.each([
@@ -41,7 +75,7 @@ describe('webhook dispatcher configuration', () => {
   ])('refuses %s, naming the variable', (_label, env, variable) => {
     let caught: unknown;
     try {
-      loadWebhookDispatcherConfig(env);
+      loadWebhookDispatcherConfig({ APP_ENV: 'sandbox', ...env });
     } catch (err) {
       caught = err;
     }

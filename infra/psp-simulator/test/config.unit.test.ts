@@ -1,0 +1,33 @@
+import { loadPspSimulatorConfig } from '../src/config';
+
+describe('psp-simulator config', () => {
+  test('reads only its prefixed variables: a PORT, HOST or CLIENT_ID meant for another process is ignored', () => {
+    const config = loadPspSimulatorConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      CLIENT_ID: 'other',
+      CLIENT_SECRET: 'x',
+    });
+    expect(config).toMatchObject({
+      PSP_SIMULATOR_PORT: 4010,
+      PSP_SIMULATOR_HOST: '127.0.0.1',
+      PSP_SIMULATOR_CLIENT_ID: 'sandbox-client',
+      PSP_SIMULATOR_CLIENT_SECRET: 'sandbox-secret',
+    });
+    expect(
+      loadPspSimulatorConfig({ PSP_SIMULATOR_PORT: '4999', PSP_SIMULATOR_HOST: '0.0.0.0' }),
+    ).toMatchObject({
+      PSP_SIMULATOR_PORT: 4999,
+      PSP_SIMULATOR_HOST: '0.0.0.0',
+    });
+  });
+
+  test('reads a merchant city with accents the way the PIX adapter does', () => {
+    expect(
+      loadPspSimulatorConfig({ PSP_SIMULATOR_MERCHANT_CITY: 'São Paulo' }).PSP_SIMULATOR_MERCHANT_CITY,
+    ).toBe('Sao Paulo');
+    expect(() => loadPspSimulatorConfig({ PSP_SIMULATOR_MERCHANT_CITY: '東京' })).toThrow(
+      /PSP_SIMULATOR_MERCHANT_CITY/,
+    );
+  });
+});

@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { metricsServices, startStack, type RunningStack } from '../src';
+
+const root = join(__dirname, '../../..');
+
+/** Whether anything still accepts connections at `url`. */
+const answers = (url: string): Promise<boolean> =>
+  fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+    () => true,
+    () => false,
+  );
+
+describe('the launcher npm start runs (scripts/stack.ts)', () => {
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    // A city with an accent: the PIX adapter and the PSP simulator read it by the same rule.
+    stack = await startStack({ MERCHANT_CITY: 'São Paulo' });
+  }, 150_000);
+
+  afterAll(() => stack?.stop());
+
+  test('the gateway answers /readyz 200 on the PORT it was given', async () => {
+    expect(new URL(stack.gatewayUrl).port).not.toBe('3000');
+    const ready = await fetch(`${stack.gatewayUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    const metrics = await fetch(`${stack.gatewayUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+  });
+
+  test.each(metricsServices)('%s serves /metrics and /healthz on its own metrics port', async (service) => {
+    const metrics = await fetch(`${stack.metricsUrls[service]}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await metrics.text()).toMatch(/^# HELP /m);
+    expect((await fetch(`${stack.metricsUrls[service]}/healthz`)).status).toBe(200);
+  });
+
+  test('the stand-ins listen on PSP_SIMULATOR_PORT and SOLANA_LOCALNET_PORT, and the services reach them there', async () => {
+    const health = await fetch(stack.solanaRpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' }),
+    });
+    expect(await health.json()).toMatchObject({ result: 'ok' });
+
+    const admin = (method: string, path: string, body: unknown) =>
+      fetch(`${stack.gatewayUrl}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ business_id: string; api_key: string }>);
+    const business = await admin('POST', '/businesses', { name: 'Loja do Lançador' });
+    await admin('PUT', `/businesses/${business.business_id}/fee-rules/pix`, {
+      percent_bps: 99,
+      fixed_centavos: 0,
+    });
+    const created = await fetch(`${stack.gatewayUrl}/v1/payments`, {
+      method: 'POST',
+      headers: { 'x-api-key': business.api_key, 'content-type': 'application/json' },
+      body: JSON.stringify({ payment_method: 'pix', amount: 1000, currency: 'brl' }),
+    });
+    const body = (await created.json()) as { pix?: { copia_e_cola: string } };
+    expect({ status: created.status, body }).toMatchObject({ status: 201 });
+    // EMV field 60 (merchant city), 9 characters, the accent dropped as a BR Code requires.
+    expect(body.pix?.copia_e_cola).toContain('6009Sao Paulo');
+  });
+
+  test('stopping it stops every process it started', async () => {
+    const urls = [
+      `${stack.gatewayUrl}/healthz`,
+      stack.pspUrl,
+      stack.solanaRpcUrl,
+      ...metricsServices.map((service) => `${stack.metricsUrls[service]}/healthz`),
+    ];
+    expect(await Promise.all(urls.map(answers))).toEqual(urls.map(() => true));
+    await stack.stop();
+    expect(await Promise.all(urls.map(answers))).toEqual(urls.map(() => false));
+  }, 60_000);
+});
+
+describe('the launcher refuses a bad environment before starting anything', () => {
+  test('a single METRICS_PORT for every service is refused, naming the variable (status 78)', () => {
+    const result = spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/stack.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH, METRICS_PORT: '9100', PORT: 'eighty' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toContain('METRICS_PORT');
+    expect(result.stderr).toContain('"PORT" must be a number');
+  });
+});

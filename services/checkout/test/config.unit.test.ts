@@ -1,0 +1,35 @@
+import { developmentValues, refusedVariables, without } from '@gateway/testkit';
+import { loadCheckoutConfig } from '../src/config';
+
+const production = {
+  APP_ENV: 'production',
+  DATABASE_URL: 'postgres://checkout:pw@db.internal:5432/gateway',
+  AMQP_URL: 'amqps://checkout:pw@mq.internal:5671',
+};
+
+describe('checkout config', () => {
+  test('without APP_ENV it runs as production and names every variable it needs', () => {
+    expect(refusedVariables(() => loadCheckoutConfig({}))).toEqual(['AMQP_URL', 'DATABASE_URL']);
+  });
+
+  test('in production, with every variable set, it loads them and no local value', () => {
+    const config = loadCheckoutConfig(production);
+    expect(config).toMatchObject(production);
+    expect(developmentValues(config, ['METRICS_HOST'])).toEqual({});
+  });
+
+  test.each(['DATABASE_URL', 'AMQP_URL'])(
+    'in production, without %s it refuses to start, naming it',
+    (name) => {
+      expect(refusedVariables(() => loadCheckoutConfig(without(production, name)))).toEqual([name]);
+    },
+  );
+
+  test('in the sandbox it runs on this machine, metrics on loopback', () => {
+    expect(loadCheckoutConfig({ APP_ENV: 'sandbox', METRICS_PORT: '9101' })).toMatchObject({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/gateway',
+      METRICS_PORT: 9101,
+      METRICS_HOST: '127.0.0.1',
+    });
+  });
+});

@@ -1,0 +1,61 @@
+import { developmentValues, refusedVariables, without } from '@gateway/testkit';
+import { SANDBOX_PIX_KEY, loadPixAdapterConfig } from '../src/config';
+
+const production = {
+  APP_ENV: 'production',
+  DATABASE_URL: 'postgres://pix:pw@db.internal:5432/gateway',
+  AMQP_URL: 'amqps://pix:pw@mq.internal:5671',
+  PSP_BASE_URL: 'https://pix.psp.example.com.br',
+  PSP_CLIENT_ID: 'client-of-the-operator',
+  PSP_CLIENT_SECRET: 'secret-of-the-operator',
+  PIX_KEY: 'c1b0a4f2-3f5e-4d4b-9a57-2e8f1d7c6b90',
+  MERCHANT_CITY: 'Florianópolis',
+  CALLBACK_PUBLIC_URL: 'https://pix-callbacks.example.com.br',
+  CALLBACK_TOKEN: 'a-long-random-callback-token',
+};
+
+describe('pix-adapter config', () => {
+  test('in the sandbox it talks to the local PSP simulator with its sandbox account', () => {
+    expect(loadPixAdapterConfig({ APP_ENV: 'sandbox' })).toMatchObject({
+      PSP_BASE_URL: 'http://127.0.0.1:4010',
+      PIX_KEY: SANDBOX_PIX_KEY,
+      MERCHANT_CITY: 'SAO PAULO',
+      METRICS_HOST: '127.0.0.1',
+    });
+  });
+
+  test('without APP_ENV it runs as production and names every variable it needs', () => {
+    expect(refusedVariables(() => loadPixAdapterConfig({}))).toEqual(
+      Object.keys(production)
+        .filter((name) => name !== 'APP_ENV')
+        .sort(),
+    );
+  });
+
+  test('in production, with every variable set, it loads them and no local value', () => {
+    const config = loadPixAdapterConfig(production);
+    expect(config).toMatchObject({ ...production, MERCHANT_CITY: 'Florianopolis' });
+    expect(config.PSP_OAUTH_TOKEN_URL).toBe('https://pix.psp.example.com.br/oauth/token');
+    expect(developmentValues(config, ['METRICS_HOST', 'CALLBACK_HOST'])).toEqual({});
+  });
+
+  test.each(Object.keys(production).filter((name) => name !== 'APP_ENV'))(
+    'in production, without %s it refuses to start, naming it',
+    (name) => {
+      expect(refusedVariables(() => loadPixAdapterConfig(without(production, name)))).toEqual([name]);
+    },
+  );
+
+  test('in production, the sandbox credentials, key and callback token are refused even when set explicitly', () => {
+    const sandbox = loadPixAdapterConfig({ APP_ENV: 'sandbox' });
+    const reused = {
+      PSP_CLIENT_ID: sandbox.PSP_CLIENT_ID,
+      PSP_CLIENT_SECRET: sandbox.PSP_CLIENT_SECRET,
+      PIX_KEY: sandbox.PIX_KEY,
+      CALLBACK_TOKEN: sandbox.CALLBACK_TOKEN,
+    };
+    expect(refusedVariables(() => loadPixAdapterConfig({ ...production, ...reused }))).toEqual(
+      Object.keys(reused).sort(),
+    );
+  });
+});
