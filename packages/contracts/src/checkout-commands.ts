@@ -10,7 +10,9 @@ import {
   tokens,
   type PaymentMethod,
   type Token,
+  publicId,
 } from './common';
+import { PAGE_LIMIT_MAX, pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 import type { PaymentView } from './payment-commands';
 
 export interface Product {
@@ -69,8 +71,14 @@ export interface Checkout {
   metadata: string | null;
   status: 'active' | 'inactive';
   created_at: string;
+  /** The newest EMBEDDED_SESSIONS_MAX sessions, newest first (checkout.get.v1 only). */
   sessions?: CheckoutSession[];
+  /** Whether older sessions than those embedded exist (listed by checkout.sessions.list.v1). */
+  sessions_has_more?: boolean;
 }
+/** How many sessions a checkout read embeds; the rest are paged through checkout.sessions.list.v1. */
+export const EMBEDDED_SESSIONS_MAX = PAGE_LIMIT_MAX;
+export const sessionId = publicId('sess');
 const sessionSchema = Joi.object<CheckoutSession>({
   session_id: Joi.string().required(),
   checkout_id: Joi.string().required(),
@@ -89,7 +97,8 @@ const checkoutSchema = Joi.object<Checkout>({
   metadata: Joi.string().allow(null).required(),
   status: Joi.valid('active', 'inactive').required(),
   created_at: isoDate.required(),
-  sessions: Joi.array().items(sessionSchema),
+  sessions: Joi.array().items(sessionSchema).max(EMBEDDED_SESSIONS_MAX),
+  sessions_has_more: Joi.boolean(),
 });
 
 export interface CreateCheckout {
@@ -121,6 +130,23 @@ export const getCheckout = defineCommand<{ business_id: string; checkout_id: str
   'checkout',
   Joi.object({ business_id: businessId.required(), checkout_id: Joi.string().max(200).required() }),
   checkoutSchema,
+);
+
+/** A page of a checkout's sessions, newest first (`starting_after` = a `session_id`). */
+export interface ListCheckoutSessions extends PageQuery {
+  business_id: string;
+  checkout_id: string;
+}
+export const listCheckoutSessions = defineCommand<ListCheckoutSessions, Page<CheckoutSession>>(
+  'checkout.sessions.list.v1',
+  'checkout',
+  Joi.object({
+    business_id: businessId.required(),
+    checkout_id: Joi.string().max(200).required(),
+    limit: pageLimit,
+    starting_after: sessionId.allow(null),
+  }),
+  pageSchema(sessionSchema),
 );
 
 /** What the hosted page needs to render a checkout; public, so it carries nothing private. */

@@ -1,6 +1,7 @@
 export * from './message';
 export * from './envelope';
 export * from './common';
+export * from './pages';
 export * from './events';
 export * from './payment-commands';
 export * from './pix-messages';

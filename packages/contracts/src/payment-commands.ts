@@ -9,9 +9,11 @@ import {
   paymentId,
   paymentMethods,
   paymentRecordSchema,
+  publicId,
   tokens,
 } from './common';
 import type { PaymentMethod, PaymentRecord, Token } from './common';
+import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 
 /** Rail-specific data returned on create and on an amount change. */
 export interface PixInstructions {
@@ -96,7 +98,11 @@ export const getPayment = defineCommand<GetPayment, PaymentView>(
 export const receivedFundsKinds = ['late', 'excess', 'partial', 'unmatched'] as const;
 export type ReceivedFundsKind = (typeof receivedFundsKinds)[number];
 
+/** `fund_` + url-safe characters: one received-funds record, the cursor of its list. */
+export const receivedFundsId = publicId('fund');
+
 export interface ReceivedFundsItem {
+  funds_id: string;
   kind: ReceivedFundsKind;
   rail: PaymentMethod;
   /** PIX endToEndId, or the Solana signature (reference for a partial amount kept at expiry). */
@@ -108,32 +114,35 @@ export interface ReceivedFundsItem {
   decimals: number | null;
   detected_at: string;
 }
-export interface ListReceivedFunds {
+/** A page of a payment's received funds, newest first (`starting_after` = a `funds_id`). */
+export interface ListReceivedFunds extends PageQuery {
   business_id: string;
   payment_id: string;
 }
-export const listReceivedFunds = defineCommand<ListReceivedFunds, { data: ReceivedFundsItem[] }>(
+export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedFundsItem>>(
   'payment.received-funds.list.v1',
   'payment',
-  Joi.object({ business_id: businessId.required(), payment_id: Joi.string().max(200).required() }),
   Joi.object({
-    data: Joi.array()
-      .items(
-        Joi.object<ReceivedFundsItem>({
-          kind: Joi.valid(...receivedFundsKinds).required(),
-          rail: Joi.valid(...paymentMethods).required(),
-          reference: Joi.string().required(),
-          amount_centavos: centavos.allow(null).required(),
-          amount_base_units: Joi.string()
-            .pattern(/^[0-9]+$/)
-            .allow(null)
-            .required(),
-          decimals: Joi.number().integer().min(0).max(18).allow(null).required(),
-          detected_at: isoDate.required(),
-        }),
-      )
-      .required(),
+    business_id: businessId.required(),
+    payment_id: Joi.string().max(200).required(),
+    limit: pageLimit,
+    starting_after: receivedFundsId.allow(null),
   }),
+  pageSchema(
+    Joi.object<ReceivedFundsItem>({
+      funds_id: receivedFundsId.required(),
+      kind: Joi.valid(...receivedFundsKinds).required(),
+      rail: Joi.valid(...paymentMethods).required(),
+      reference: Joi.string().required(),
+      amount_centavos: centavos.allow(null).required(),
+      amount_base_units: Joi.string()
+        .pattern(/^[0-9]+$/)
+        .allow(null)
+        .required(),
+      decimals: Joi.number().integer().min(0).max(18).allow(null).required(),
+      detected_at: isoDate.required(),
+    }),
+  ),
 );
 
 export interface UpdatePayment {

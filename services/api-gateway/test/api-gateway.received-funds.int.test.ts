@@ -24,6 +24,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
     const paymentId = newPublicId('pay');
     const kept: ReceivedFundsItem[] = [
       {
+        funds_id: newPublicId('fund'),
         kind: 'partial',
         rail: 'pix',
         reference: `E${'1'.repeat(31)}`,
@@ -33,6 +34,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         detected_at: '2030-01-02T03:04:05.000Z',
       },
       {
+        funds_id: newPublicId('fund'),
         kind: 'late',
         rail: 'crypto',
         reference: '5'.repeat(87),
@@ -42,12 +44,13 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         detected_at: '2030-01-02T03:05:00.000Z',
       },
     ];
-    h.fakes.on(listReceivedFunds, async () => ({ data: kept }));
+    h.fakes.on(listReceivedFunds, async () => ({ data: kept, has_more: false }));
     const response = await get(paymentId);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       data: [
         {
+          funds_id: kept[0]!.funds_id,
           kind: 'partial',
           rail: 'pix',
           reference: `E${'1'.repeat(31)}`,
@@ -56,6 +59,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           detected_at: '2030-01-02T03:04:05.000Z',
         },
         {
+          funds_id: kept[1]!.funds_id,
           kind: 'late',
           rail: 'crypto',
           reference: '5'.repeat(87),
@@ -64,18 +68,21 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           detected_at: '2030-01-02T03:05:00.000Z',
         },
       ],
+      has_more: false,
     });
     expect(h.fakes.receivedOf(listReceivedFunds).at(-1)).toEqual({
       business_id: merchant.business_id,
       payment_id: paymentId,
+      limit: 10,
+      starting_after: null,
     });
   });
 
   test('a payment with nothing kept aside answers an empty list', async () => {
-    h.fakes.on(listReceivedFunds, async () => ({ data: [] }));
+    h.fakes.on(listReceivedFunds, async () => ({ data: [], has_more: false }));
     const response = await get(newPublicId('pay'));
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: [] });
+    expect(response.body).toEqual({ data: [], has_more: false });
   });
 
   test("another business's payment is NOT_FOUND", async () => {
@@ -83,7 +90,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
     h.fakes.on(listReceivedFunds, async (query: ListReceivedFunds) => {
       if (query.business_id !== merchant.business_id)
         throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
-      return { data: [] };
+      return { data: [], has_more: false };
     });
     const other = await h.newBusiness('Outra Loja');
     const response = await get(paymentId, other.api_key);

@@ -4,6 +4,7 @@ import {
   getCheckout,
   getCheckoutPage,
   getCheckoutSessionStatus,
+  listCheckoutSessions,
   paymentConfirmed,
   paymentCreated,
   paymentExpired,
@@ -21,6 +22,7 @@ import { handleGetCheckout } from './handlers/checkout.get.v1';
 import { handleGetCheckoutPage } from './handlers/checkout.page.get.v1';
 import { handleStartCheckoutSession } from './handlers/checkout.session.start.v1';
 import { handleGetCheckoutSessionStatus } from './handlers/checkout.session.status.v1';
+import { handleListCheckoutSessions } from './handlers/checkout.sessions.list.v1';
 import { handlePaymentOutcome, ignorePaymentCreated } from './handlers/payment-outcomes';
 
 export async function startCheckoutService(config: CheckoutConfig): Promise<ServiceRuntime> {
@@ -38,6 +40,7 @@ export async function startCheckoutService(config: CheckoutConfig): Promise<Serv
       paymentTimeoutMs: config.PAYMENT_RPC_TIMEOUT_MS,
     }),
     [getCheckoutSessionStatus.name]: handleGetCheckoutSessionStatus(dataSource),
+    [listCheckoutSessions.name]: handleListCheckoutSessions(dataSource),
   });
   const paymentEvents = runtime.unitOfWork('checkout.payment-events');
   await broker.consumeEvents('checkout', ['payment.*.v1'], {

@@ -201,7 +201,10 @@ describe('products and checkouts', () => {
         business_id: product.business_id,
         checkout_id: checkout.checkout_id,
       });
-      expect(reply).toEqual({ ok: true, result: { ...checkout, sessions: expect.any(Array) } });
+      expect(reply).toEqual({
+        ok: true,
+        result: { ...checkout, sessions: expect.any(Array), sessions_has_more: false },
+      });
       const sessions = reply.ok ? reply.result.sessions! : [];
       expect(sessions.map((s) => s.created_at)).toEqual([
         '2025-01-03T10:00:00.000Z',

@@ -19,23 +19,28 @@ describe('payment.received-funds.list.v1', () => {
 
   afterAll(() => h.close());
 
-  const list = (businessId: string, paymentId: string, messageId?: string) =>
+  const list = (
+    businessId: string,
+    paymentId: string,
+    messageId?: string,
+    page: { limit?: number; starting_after?: string | null } = {},
+  ) =>
     h.client.request(
       listReceivedFunds,
-      { business_id: businessId, payment_id: paymentId },
+      { business_id: businessId, payment_id: paymentId, ...page },
       { timeoutMs: 5000, messageId },
     );
 
   const listed = (businessId: string, paymentId: string, count: number) =>
     waitFor(
       async () => {
-        const reply = await list(businessId, paymentId);
+        const reply = await list(businessId, paymentId, undefined, { limit: 100 });
         return reply.ok && reply.result.data.length >= count ? reply.result.data : undefined;
       },
       { what: `${count} funds record(s) listed` },
     );
 
-  test('lists the excess and the late transfer of a crypto payment, oldest first, with the token decimals', async () => {
+  test('lists the excess and the late transfer of a crypto payment, newest first, with the token decimals', async () => {
     const businessId = await newBusiness(h.client);
     const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
     const paymentId = view.payment.payment_id;
@@ -61,15 +66,7 @@ describe('payment.received-funds.list.v1', () => {
     });
     expect(await listed(businessId, paymentId, 2)).toEqual([
       {
-        kind: 'excess',
-        rail: 'crypto',
-        reference: paid,
-        amount_centavos: null,
-        amount_base_units: '250000',
-        decimals: 6,
-        detected_at: expect.any(String),
-      },
-      {
+        funds_id: expect.stringMatching(/^fund_[A-Za-z0-9_-]{24,64}$/),
         kind: 'late',
         rail: 'crypto',
         reference: late,
@@ -77,6 +74,16 @@ describe('payment.received-funds.list.v1', () => {
         amount_base_units: '3000000',
         decimals: 6,
         detected_at: '2099-01-01T00:00:00.000Z',
+      },
+      {
+        funds_id: expect.stringMatching(/^fund_[A-Za-z0-9_-]{24,64}$/),
+        kind: 'excess',
+        rail: 'crypto',
+        reference: paid,
+        amount_centavos: null,
+        amount_base_units: '250000',
+        decimals: 6,
+        detected_at: expect.any(String),
       },
     ]);
   });
@@ -96,6 +103,7 @@ describe('payment.received-funds.list.v1', () => {
     });
     expect(await listed(businessId, paymentId, 1)).toEqual([
       {
+        funds_id: expect.stringMatching(/^fund_/),
         kind: 'partial',
         rail: 'pix',
         reference: endToEndId,
@@ -107,12 +115,94 @@ describe('payment.received-funds.list.v1', () => {
     ]);
     const messageId = newPublicId('cmd');
     const first = await list(businessId, clean.payment.payment_id, messageId);
-    expect(first).toEqual({ ok: true, result: { data: [] } });
+    expect(first).toEqual({ ok: true, result: { data: [], has_more: false } });
     expect(await list(businessId, clean.payment.payment_id, messageId)).toEqual(first);
     expect(await list(newPublicId('biz'), paymentId)).toEqual({
       ok: false,
       error: expect.objectContaining({ code: 'NOT_FOUND' }),
     });
+  });
+
+  /** `count` late transfers to the payment; the first `sameInstant` share one detection time (ties go by insertion). */
+  const lateTransfers = async (
+    businessId: string,
+    view: { payment: { payment_id: string; external_id: string | null } },
+    count: number,
+    sameInstant: number,
+  ) => {
+    const signatures: string[] = [];
+    for (let n = 0; n < count; n += 1) {
+      const signature = `${n}`.padStart(4, '0').padEnd(87, '7');
+      signatures.push(signature);
+      const minute = Math.max(0, n - sameInstant + 1);
+      await h.client.publish(cryptoTransferUnapplied, {
+        payment_id: view.payment.payment_id,
+        reference: view.payment.external_id!,
+        signature,
+        amount_base_units: String(1000 + n),
+        mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        reason: 'after_expiry',
+        detected_at: new Date(Date.UTC(2030, 0, 1, 0, minute)).toISOString(),
+      });
+      // One at a time, so insertion order (the tie-break) is the publishing order.
+      await listed(businessId, view.payment.payment_id, n + 1);
+    }
+    // Newest first: later detection first, and among equal times the later record first.
+    return [...signatures].reverse();
+  };
+
+  test('a page holds at most `limit` records (10 by default), says has_more, and starting_after walks the rest without gaps or repeats', async () => {
+    const businessId = await newBusiness(h.client);
+    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const paymentId = view.payment.payment_id;
+    const newestFirst = await lateTransfers(businessId, view, 13, 4);
+
+    const firstPage = await list(businessId, paymentId);
+    expect(firstPage.ok && firstPage.result.has_more).toBe(true);
+    const defaultPage = firstPage.ok ? firstPage.result.data : [];
+    expect(defaultPage.map((item) => item.reference)).toEqual(newestFirst.slice(0, 10));
+
+    const walked: string[] = [];
+    let after: string | null = null;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const reply = await list(businessId, paymentId, undefined, { limit: 4, starting_after: after });
+      if (!reply.ok) throw new Error(reply.error.message);
+      expect(reply.result.data.length).toBeLessThanOrEqual(4);
+      walked.push(...reply.result.data.map((item) => item.reference));
+      if (!reply.result.has_more) break;
+      after = reply.result.data.at(-1)!.funds_id;
+    }
+    expect(walked).toEqual(newestFirst);
+
+    const last = await list(businessId, paymentId, undefined, { limit: 1, starting_after: null });
+    expect(last.ok && last.result).toEqual({
+      data: [expect.objectContaining({ reference: newestFirst[0] })],
+      has_more: true,
+    });
+    const whole = await list(businessId, paymentId, undefined, { limit: 100 });
+    expect(whole.ok && whole.result.has_more).toBe(false);
+    expect(whole.ok && whole.result.data.map((item) => item.reference)).toEqual(newestFirst);
+  });
+
+  test('a limit outside 1-100 is refused by the contract, and a starting_after of another payment is INVALID_FIELDS', async () => {
+    const businessId = await newBusiness(h.client);
+    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const other = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    await lateTransfers(businessId, other, 1, 1);
+    const otherReply = await list(businessId, other.payment.payment_id);
+    const foreignCursor = otherReply.ok ? otherReply.result.data[0]!.funds_id : '';
+    expect(
+      await list(businessId, view.payment.payment_id, undefined, { starting_after: foreignCursor }),
+    ).toEqual({
+      ok: false,
+      error: expect.objectContaining({
+        code: 'INVALID_FIELDS',
+        message: expect.stringContaining('starting_after'),
+      }),
+    });
+    for (const limit of [0, 101, 2.5]) {
+      await expect(list(businessId, view.payment.payment_id, undefined, { limit })).rejects.toThrow(/limit/);
+    }
   });
 
   test('a poison payment.received-funds.list.v1 message is parked and answered instead of being retried', async () => {
@@ -139,6 +229,6 @@ describe('payment.received-funds.list.v1', () => {
         { timeoutMs: 1000 },
       ),
     );
-    expect(reply.result).toEqual({ data: [] });
+    expect(reply.result).toEqual({ data: [], has_more: false });
   });
 });

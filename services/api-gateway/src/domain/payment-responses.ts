@@ -100,6 +100,7 @@ export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean
  */
 export function receivedFundsResponse(item: ReceivedFundsItem): Record<string, unknown> {
   return {
+    funds_id: item.funds_id,
     kind: item.kind,
     rail: item.rail,
     reference: item.reference,

@@ -1,9 +1,18 @@
 import { Router } from 'express';
 import Joi from 'joi';
-import { boundedText, createCheckout, getCheckout, type Checkout } from '@gateway/contracts';
+import {
+  boundedText,
+  createCheckout,
+  getCheckout,
+  listCheckoutSessions,
+  pageLimit,
+  sessionId,
+  type Checkout,
+} from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { identityOf } from '../http/identity';
-import { jsonText, pathId, validateBody } from '../http/validation';
+import { commandRoute } from '../http/commands';
+import { jsonText, pathId, validateBody, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
 interface CreateCheckoutBody {
@@ -24,6 +33,11 @@ const createCheckoutBody = Joi.object<CreateCheckoutBody>({
   title: boundedText('title').allow(null),
   slug: boundedText('slug').allow(null),
   metadata: jsonText.allow(null),
+});
+
+const sessionsQuery = Joi.object<{ limit: number; starting_after?: string }>({
+  limit: pageLimit,
+  starting_after: sessionId,
 });
 
 /** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to interface.md). */
@@ -66,7 +80,26 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
         res,
       );
       if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json({ ...withUrl(checkout), sessions: checkout.sessions ?? [] });
+      res.json({
+        ...withUrl(checkout),
+        sessions: checkout.sessions ?? [],
+        sessions_has_more: checkout.sessions_has_more ?? false,
+      });
+    }),
+  );
+
+  // Additive: every session of a checkout, a page at a time (the read above embeds only the newest).
+  router.get(
+    '/checkouts/:checkout_id/sessions',
+    commandRoute(commands, listCheckoutSessions, (req, businessId) => {
+      const checkoutId = pathId('chk', req.params.checkout_id);
+      const query = validateQuery(sessionsQuery, req.query);
+      return {
+        business_id: businessId,
+        checkout_id: checkoutId,
+        limit: query.limit,
+        starting_after: query.starting_after ?? null,
+      };
     }),
   );
 

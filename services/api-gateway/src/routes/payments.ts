@@ -4,6 +4,8 @@ import {
   createPayment,
   getPayment,
   listReceivedFunds,
+  pageLimit,
+  receivedFundsId,
   simulatePayment,
   tokens,
   updatePayment,
@@ -20,7 +22,7 @@ import {
 } from '../domain/payment-responses';
 import { commandRoute } from '../http/commands';
 import { identityOf } from '../http/identity';
-import { amountField, jsonText, pathId, validateBody } from '../http/validation';
+import { amountField, jsonText, pathId, validateBody, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
 interface CreatePaymentBody {
@@ -58,6 +60,11 @@ const updatePaymentBody = Joi.object<{ amount?: number; metadata?: string | null
 const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount?: number | null }>({
   outcome: Joi.string().valid('paid', 'failed', 'expired').required(),
   amount: amountField.allow(null),
+});
+
+const receivedFundsQuery = Joi.object<{ limit: number; starting_after?: string }>({
+  limit: pageLimit,
+  starting_after: receivedFundsId,
 });
 
 /** /v1/payments, /v1/payments/{id}/received-funds (and, outside production, /v1/sandbox/payments/{id}/simulate). */
@@ -103,17 +110,25 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     }),
   );
 
-  // Late, excess, partial or unmatched money kept for the payment: what the merchant reconciles by hand.
+  // Late, excess, partial or unmatched money kept for the payment (newest first, a page at a time): what the
+  // merchant reconciles by hand.
   router.get(
     '/payments/:payment_id/received-funds',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
+      const paymentId = pathId('pay', req.params.payment_id);
+      const query = validateQuery(receivedFundsQuery, req.query);
       const funds = await commands.send(
         listReceivedFunds,
-        { business_id: businessId, payment_id: pathId('pay', req.params.payment_id) },
+        {
+          business_id: businessId,
+          payment_id: paymentId,
+          limit: query.limit,
+          starting_after: query.starting_after ?? null,
+        },
         res,
       );
-      res.json({ data: funds.data.map(receivedFundsResponse) });
+      res.json({ data: funds.data.map(receivedFundsResponse), has_more: funds.has_more });
     }),
   );
 

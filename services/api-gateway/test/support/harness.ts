@@ -12,6 +12,7 @@ import {
   getCheckoutPage,
   getCheckoutSessionStatus,
   getPayment,
+  listCheckoutSessions,
   listReceivedFunds,
   listWebhookDeliveries,
   retryWebhookDelivery,
@@ -41,6 +42,7 @@ const COMMANDS_BY_SERVICE: Partial<Record<ServiceName, AnyCommand[]>> = {
     getCheckoutPage,
     startCheckoutSession,
     getCheckoutSessionStatus,
+    listCheckoutSessions,
   ],
   customer: [createCustomer],
   'webhook-dispatcher': [

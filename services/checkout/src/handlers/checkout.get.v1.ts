@@ -1,9 +1,12 @@
-import type { Checkout } from '@gateway/contracts';
+import { EMBEDDED_SESSIONS_MAX, type Checkout } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import type { DataSource } from 'typeorm';
-import { CheckoutEntity, SessionEntity, toCheckout, toSession } from '../persistence';
+import { CheckoutEntity, findSessionPage, toCheckout, toSession } from '../persistence';
 
-/** A business's checkout with its sessions, newest first; another business's checkout is not found (no leak). */
+/**
+ * A business's checkout with its newest sessions (at most EMBEDDED_SESSIONS_MAX, `sessions_has_more` when there are
+ * older ones); another business's checkout is not found (no leak).
+ */
 export function handleGetCheckout(dataSource: DataSource) {
   return async (query: { business_id: string; checkout_id: string }): Promise<Checkout> => {
     const checkout = await dataSource.manager.findOneBy(CheckoutEntity, {
@@ -11,10 +14,14 @@ export function handleGetCheckout(dataSource: DataSource) {
       businessId: query.business_id,
     });
     if (!checkout) throw new CommandError('NOT_FOUND', 'Checkout não encontrado.');
-    const sessions = await dataSource.manager.find(SessionEntity, {
-      where: { checkoutId: checkout.id },
-      order: { createdAt: 'DESC', id: 'DESC' },
+    const page = await findSessionPage(dataSource.manager, checkout.id, {
+      limit: EMBEDDED_SESSIONS_MAX,
+      startingAfter: null,
     });
-    return { ...toCheckout(checkout), sessions: sessions.map(toSession) };
+    return {
+      ...toCheckout(checkout),
+      sessions: page?.sessions.map(toSession) ?? [],
+      sessions_has_more: page?.hasMore ?? false,
+    };
   };
 }

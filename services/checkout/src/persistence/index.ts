@@ -5,6 +5,7 @@ import { Checkouts1732300003000 } from './migrations/1732300003000-checkouts';
 
 export { CheckoutEntity, ProductEntity, SessionEntity };
 export { findActiveCheckout, type ActiveCheckout } from './active-checkout';
+export { findSessionPage } from './session-page';
 export { toCheckout, toProduct, toSession } from './records';
 
 export const checkoutDatabase = {

@@ -1,14 +1,20 @@
 import type { DataSource } from 'typeorm';
-import type { CryptoInstructions, ListReceivedFunds, ReceivedFundsItem } from '@gateway/contracts';
+import {
+  PAGE_LIMIT_DEFAULT,
+  type CryptoInstructions,
+  type ListReceivedFunds,
+  type Page,
+  type ReceivedFundsItem,
+} from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { findPayment, listReceivedFundsOf } from '../persistence';
 
 /**
  * Lists the money kept for a payment of the calling business outside its happy path (late, excess, partial,
- * unmatched), oldest first; another business's payment is NOT_FOUND.
+ * unmatched), newest first, a page at a time; another business's payment is NOT_FOUND.
  */
 export function handleListReceivedFunds(dataSource: DataSource) {
-  return async (query: ListReceivedFunds): Promise<{ data: ReceivedFundsItem[] }> => {
+  return async (query: ListReceivedFunds): Promise<Page<ReceivedFundsItem>> => {
     const payment = await findPayment(dataSource.manager, query.payment_id, query.business_id);
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
     // Every accepted token has the decimals of the payment's own (the watcher's TOKEN_DECIMALS).
@@ -16,9 +22,14 @@ export function handleListReceivedFunds(dataSource: DataSource) {
       payment.method === 'crypto'
         ? ((payment.instructions as CryptoInstructions | null)?.decimals ?? null)
         : null;
-    const funds = await listReceivedFundsOf(dataSource.manager, payment.id);
+    const page = await listReceivedFundsOf(dataSource.manager, payment.id, {
+      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
+      startingAfter: query.starting_after ?? null,
+    });
+    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
     return {
-      data: funds.map((row) => ({
+      data: page.rows.map((row) => ({
+        funds_id: row.fundsId,
         kind: row.kind,
         rail: row.rail,
         reference: row.railReference,
@@ -27,6 +38,7 @@ export function handleListReceivedFunds(dataSource: DataSource) {
         decimals: row.amountBaseUnits === null ? null : decimals,
         detected_at: row.recordedAt.toISOString(),
       })),
+      has_more: page.hasMore,
     };
   };
 }

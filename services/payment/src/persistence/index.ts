@@ -2,8 +2,9 @@ import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity } from './received-funds.entity';
 import { Payments1732300002000 } from './migrations/1732300002000-payments';
-import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
 import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/1732400002000-received-funds-once-per-transfer';
+import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
+import { ReceivedFundsPages1732400020000 } from './migrations/1732400020000-received-funds-pages';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -16,5 +17,6 @@ export const paymentDatabase = {
     Payments1732300002000,
     FinalPaymentsFrozen1732400001000,
     ReceivedFundsOncePerTransfer1732400002000,
+    ReceivedFundsPages1732400020000,
   ],
 };

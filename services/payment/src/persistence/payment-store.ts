@@ -144,12 +144,32 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
   return rows.length > 0;
 }
 
-/** Every funds record of a payment, oldest first. */
-export function listReceivedFundsOf(
+/**
+ * A page of a payment's funds records, newest first (time, then insertion order), after the record `startingAfter`;
+ * undefined when that record is not one of this payment's.
+ */
+export async function listReceivedFundsOf(
   manager: EntityManager,
   paymentId: string,
-): Promise<ReceivedFundsEntity[]> {
-  return manager.find(ReceivedFundsEntity, { where: { paymentId }, order: { recordedAt: 'ASC', id: 'ASC' } });
+  page: { limit: number; startingAfter: string | null },
+): Promise<{ rows: ReceivedFundsEntity[]; hasMore: boolean } | undefined> {
+  const query = manager
+    .createQueryBuilder(ReceivedFundsEntity, 'funds')
+    .where('funds.payment_id = :paymentId', { paymentId })
+    .orderBy('funds.recorded_at', 'DESC')
+    .addOrderBy('funds.id', 'DESC')
+    .limit(page.limit + 1);
+  if (page.startingAfter !== null) {
+    const after = await manager.findOneBy(ReceivedFundsEntity, { fundsId: page.startingAfter, paymentId });
+    if (!after) return undefined;
+    // Compared in the database: the JS Date of `after` would lose recorded_at's microseconds.
+    query.andWhere(
+      `(funds.recorded_at, funds.id) < (SELECT recorded_at, id FROM received_funds WHERE id = :afterId)`,
+      { afterId: after.id },
+    );
+  }
+  const rows = await query.getMany();
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
 export async function hasReceivedFunds(

@@ -1,0 +1,26 @@
+import Joi from 'joi';
+
+/**
+ * Cursor pagination as decisions.md ("Listing") fixes it for every list a service answers: at most `limit` items
+ * (1-100, default 10) after the item whose id is `starting_after`, and `has_more` when the list goes on.
+ */
+export const PAGE_LIMIT_DEFAULT = 10;
+export const PAGE_LIMIT_MAX = 100;
+
+/** `limit` of a page; absent means the default (so senders written before it keep working). */
+export const pageLimit = Joi.number().integer().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT);
+
+export interface PageQuery {
+  /** 1 to PAGE_LIMIT_MAX; the default when absent. */
+  limit?: number;
+  /** The id of the last item of the previous page; null or absent for the first page. */
+  starting_after?: string | null;
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+}
+
+export const pageSchema = (item: Joi.Schema): Joi.ObjectSchema =>
+  Joi.object({ data: Joi.array().items(item).required(), has_more: Joi.boolean().required() });
