@@ -80,6 +80,27 @@ describe('api gateway: operator API and API keys', () => {
     expect((await read(rotated.body.api_key)).status).toBe(200);
   });
 
+  test("a business's read lists its newest 100 keys, newest first, and says there are older ones", async () => {
+    const created = await admin('post', '/admin/v1/businesses').send({ name: 'Chaveiro Rápido' });
+    const issued: string[] = [created.body.key_prefix];
+    for (let n = 0; n < 100; n += 1) {
+      const rotated = await admin('post', `/admin/v1/businesses/${created.body.business_id}/api-keys`);
+      issued.push(rotated.body.key_prefix);
+    }
+    const shown = await admin('get', `/admin/v1/businesses/${created.body.business_id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.api_keys_has_more).toBe(true);
+    expect(shown.body.api_keys.map((key: { key_prefix: string }) => key.key_prefix)).toEqual(
+      issued.slice(1).reverse(),
+    );
+    const fewer = await admin('post', '/admin/v1/businesses').send({ name: 'Uma Chave' });
+    const single = await admin('get', `/admin/v1/businesses/${fewer.body.business_id}`);
+    expect(single.body).toMatchObject({
+      api_keys: [{ key_prefix: fewer.body.key_prefix }],
+      api_keys_has_more: false,
+    });
+  });
+
   test('revoking an unknown key prefix is NOT_FOUND', async () => {
     const response = await admin('delete', '/admin/v1/api-keys/doesnotexist');
     expect(response.status).toBe(404);

@@ -72,11 +72,14 @@ export class IdentityStore {
     return this.dataSource.manager.findOneBy(BusinessEntity, { id: businessId });
   }
 
-  async listKeys(businessId: string): Promise<ApiKeyEntity[]> {
-    return this.dataSource.manager.find(ApiKeyEntity, {
+  /** A business's newest keys, at most `limit`, and whether it has older ones. */
+  async listKeys(businessId: string, limit: number): Promise<{ keys: ApiKeyEntity[]; hasMore: boolean }> {
+    const keys = await this.dataSource.manager.find(ApiKeyEntity, {
       where: { businessId },
-      order: { createdAt: 'ASC' },
+      order: { createdAt: 'DESC', keyPrefix: 'DESC' },
+      take: limit + 1,
     });
+    return { keys: keys.slice(0, limit), hasMore: keys.length > limit };
   }
 
   /** A further key for rotation; older keys stay valid until revoked. */

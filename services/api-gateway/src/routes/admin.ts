@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
 import {
+  PAGE_LIMIT_MAX,
   boundedText,
   createProduct,
   paymentMethods,
@@ -70,7 +71,7 @@ export function adminRoutes({ commands, identities, config }: RouteContext): Rou
     '/businesses/:business_id',
     asyncHandler(async (req, res) => {
       const business = await existingBusiness(req.params.business_id);
-      const keys = await identities.listKeys(business.id);
+      const { keys, hasMore } = await identities.listKeys(business.id, PAGE_LIMIT_MAX);
       res.json({
         business_id: business.id,
         name: business.name,
@@ -81,6 +82,7 @@ export function adminRoutes({ commands, identities, config }: RouteContext): Rou
           created_at: key.createdAt.toISOString(),
           revoked_at: key.revokedAt?.toISOString() ?? null,
         })),
+        api_keys_has_more: hasMore,
       });
     }),
   );
