@@ -194,6 +194,10 @@ function prefixLines(
     buffered = lines.pop() ?? '';
     for (const line of lines) out.write(`${prefix} ${line}\n`);
   });
+  // A last line without a newline (a process that dies mid-line) is still shown.
+  stream.on('end', () => {
+    if (buffered) out.write(`${prefix} ${buffered}\n`);
+  });
 }
 
 function start(spec: ProcessSpec, index: number): void {
