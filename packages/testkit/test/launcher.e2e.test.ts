@@ -15,8 +15,15 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
   let stack: RunningStack;
 
   beforeAll(async () => {
-    // A city with an accent: the PIX adapter and the PSP simulator read it by the same rule.
-    stack = await startStack({ MERCHANT_CITY: 'São Paulo' });
+    stack = await startStack({
+      // A city with an accent: the PIX adapter and the PSP simulator read it by the same rule.
+      MERCHANT_CITY: 'São Paulo',
+      // Unprefixed names are nobody's here (PORT is the gateway's): a stand-in reading them could not bind or
+      // would refuse the adapter's credentials.
+      HOST: '203.0.113.1',
+      CLIENT_ID: 'someone-else',
+      CLIENT_SECRET: 'someone-elses-secret',
+    });
   }, 150_000);
 
   afterAll(() => stack?.stop());
