@@ -1,0 +1,133 @@
+import { DataSource } from 'typeorm';
+import { sleep, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+
+/**
+ * The whole stack through the public API, with the local chain: a crypto amount change racing the end of the
+ * payment's window ends the same way in the watcher and in the payment service, and the money received before it is
+ * never dropped.
+ */
+describe('crypto settlement across the stack', () => {
+  let stack: RunningStack;
+  let apiKey: string;
+  /** The watcher's own tables, to put a request's window end where the race needs it. */
+  let watcherDb: DataSource;
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(response.status).toBeLessThan(300);
+    return (await response.json()) as Record<string, any>;
+  };
+
+  beforeAll(async () => {
+    stack = await startStack();
+    const business = await admin('POST', '/admin/v1/businesses', { name: 'Padaria São João' });
+    apiKey = business.api_key;
+    await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/crypto`, {
+      percent_bps: 150,
+      fixed_centavos: 10,
+    });
+    watcherDb = await new DataSource({
+      type: 'postgres',
+      url: stack.env.config.DATABASE_URL,
+      extra: { max: 2, options: '-c search_path=solana_watcher' },
+    }).initialize();
+  }, 150_000);
+
+  afterAll(async () => {
+    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
+    await watcherDb?.destroy();
+    await stack?.stop();
+  });
+
+  const partialFunds = async (paymentId: string) => {
+    const { status, body } = await api('GET', `/v1/payments/${paymentId}/received-funds`);
+    expect(status).toBe(200);
+    return (body.data as Array<Record<string, unknown>>).map((item) => ({
+      kind: item.kind,
+      reference: item.reference,
+      amount_token: item.amount_token,
+    }));
+  };
+
+  test('an amount change racing the window end is either made (keeping the partial) or refused and the payment fails UNDERPAID (many tries)', async () => {
+    const outcomes = { changed: 0, refused: 0 };
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      const created = await api('POST', '/v1/payments', {
+        payment_method: 'crypto',
+        amount: 10000,
+        crypto: { currency: 'usdc', network: 'solana' },
+      });
+      expect(created.status).toBe(201);
+      const paymentId: string = created.body.payment_id;
+      const reference = new URL(created.body.crypto.payment_link).searchParams.get('reference')!;
+      expect(
+        (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid', amount: 4000 }))
+          .status,
+      ).toBe(202);
+      const [transfer] = await waitFor(
+        async () => {
+          const rows: Array<{ amount: string }> = await watcherDb.query(
+            `SELECT amount::text AS amount FROM transfers WHERE reference = $1 AND applied_to = 'payment'`,
+            [reference],
+          );
+          return rows.length > 0 ? rows : undefined;
+        },
+        { timeoutMs: 20_000, what: 'the partial transfer detected' },
+      );
+      const windowEnd = new Date(Date.now() + 150 + Math.floor(Math.random() * 150));
+      await watcherDb.query('UPDATE payment_requests SET expires_at = $2 WHERE reference = $1', [
+        reference,
+        windowEnd,
+      ]);
+      await sleep(Math.max(0, windowEnd.getTime() - Date.now() - 100 + Math.floor(Math.random() * 250)));
+      const changed = await api('PATCH', `/v1/payments/${paymentId}`, { amount: 12000 });
+
+      // USDC has 6 decimals.
+      const partial = { kind: 'partial', reference, amount_token: Number(transfer!.amount) / 1e6 };
+      if (changed.status === 200) {
+        outcomes.changed += 1;
+        expect(changed.body).toMatchObject({ status: 'pending', amount: 120 });
+        // Made while the old window was open: the new window does not reopen an expired payment.
+        const [revised] = await watcherDb.query(
+          `SELECT created_at FROM payment_requests WHERE payment_id = $1 AND status = 'open'`,
+          [paymentId],
+        );
+        expect(revised.created_at.getTime()).toBeLessThan(windowEnd.getTime());
+        await waitFor(() => Date.now() > windowEnd.getTime() + 1500, { what: 'several detector passes' });
+        expect((await api('GET', `/v1/payments/${paymentId}`)).body).toMatchObject({
+          status: 'pending',
+          amount_brl: 120,
+        });
+        expect(await partialFunds(paymentId)).toEqual([partial]);
+      } else {
+        outcomes.refused += 1;
+        expect(changed).toMatchObject({ status: 422, body: { error: { code: 'INVALID_STATUS' } } });
+        const failed = await waitFor(
+          async () => {
+            const { body } = await api('GET', `/v1/payments/${paymentId}`);
+            return body.status === 'failed' ? body : undefined;
+          },
+          { timeoutMs: 20_000, what: `payment ${paymentId} to fail` },
+        );
+        expect(failed).toMatchObject({ amount_brl: 100, failure_code: 'UNDERPAID' });
+        expect(await partialFunds(paymentId)).toEqual([partial]);
+      }
+    }
+    // The timings straddle the window's end, so both orders happen.
+    expect(outcomes.changed).toBeGreaterThan(0);
+    expect(outcomes.refused).toBeGreaterThan(0);
+  }, 240_000);
+});
