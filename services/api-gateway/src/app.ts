@@ -7,6 +7,7 @@ import type { Logger } from '@gateway/observability';
 import { parseSealingKey } from '@gateway/persistence';
 import type { ApiGatewayConfig } from './config';
 import { CommandSender } from './http/commands';
+import { requireHostHeader } from './http/client-error';
 import { identify, requireIdentity } from './http/identity';
 import { idempotency } from './http/idempotency';
 import { jsonBody, refuseNulInQuery } from './http/input-bounds';
@@ -52,6 +53,10 @@ export function createApp(deps: AppDependencies): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestContext(logger));
+  app.use(requireHostHeader);
+  // No route answers OPTIONS (no CORS: the API is called from servers, the hosted page from its own origin); without
+  // this express would answer it itself, with an `Allow` list in text.
+  app.options('*', notFoundHandler);
   app.use(healthRoutes(deps));
   app.use(refuseNulInQuery);
 

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
@@ -33,7 +34,7 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
     redis,
     logger: runtime.logger,
   });
-  const server = app.listen(config.PORT);
+  const server = createServer({ requireHostHeader: false }, app).listen(config.PORT);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -10,6 +10,7 @@ import {
   createPayment,
   createProduct,
   newPublicId,
+  sendTestWebhook,
   type Checkout,
 } from '@gateway/contracts';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
@@ -269,6 +270,50 @@ describe('api gateway: input bounds, refused at the edge before any command is s
         error: { code: 'INVALID_JSON', message: expect.any(String) },
       });
     });
+
+    test('a request without a Host header is refused with the error shape', async () => {
+      const port = Number(new URL(h.gateway.url).port);
+      const response = await rawRequest(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body)).toEqual({
+        error: { code: 'INVALID_JSON', message: expect.any(String) },
+      });
+    });
+
+    test.each([
+      ['text/plain', '/v1/customers', '{"email":"maria@example.com"}'],
+      ['application/x-www-form-urlencoded', '/v1/payments', 'payment_method=pix&amount=1000'],
+      ['text/plain', '/admin/v1/businesses', '{"name":"Loja"}'],
+      ['text/plain', '/c/loja-valida/sessions', '{"method":"pix"}'],
+    ])(
+      'a body declared %s (not JSON) on %s is INVALID_JSON, never read as an empty body',
+      async (type, path, body) => {
+        const headers: Record<string, string> = { 'content-type': type };
+        if (path.startsWith('/admin/')) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
+        await refused(() => postBytes(path, headers, Buffer.from(body)), 400, 'INVALID_JSON');
+      },
+    );
+
+    test('a POST without a body (Content-Length: 0, no Content-Type) on a route that takes none is served', async () => {
+      h.fakes.on(sendTestWebhook, async () => ({
+        event_id: newPublicId('evt'),
+        status_code: 200,
+        error: null,
+      }));
+      const response = await asMerchant('post', `/v1/webhook/${newPublicId('wh')}/test`).set(
+        'Content-Length',
+        '0',
+      );
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ status_code: 200 });
+    });
+
+    test.each(['/v1/payments', '/admin/v1/businesses', '/c/loja-valida', '/healthz'])(
+      'OPTIONS %s is NOT_FOUND in the error shape (no route serves it)',
+      async (path) => {
+        await refused(() => h.http.options(path).set('x-api-key', apiKey), 404, 'NOT_FOUND');
+      },
+    );
 
     test('an Idempotency-Key outside printable ASCII is INVALID_FIELDS', async () => {
       await refused(

@@ -1,5 +1,8 @@
 import type { Duplex } from 'node:stream';
+import type { RequestHandler } from 'express';
 import { AppError } from '@gateway/http-errors';
+
+const MALFORMED_REQUEST = 'A requisição HTTP está malformada.';
 
 /**
  * Requests node's HTTP parser refuses before express sees them (a NUL or other invalid byte in a header, a malformed
@@ -13,7 +16,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   const error =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? new AppError('PAYLOAD_TOO_LARGE', 'Os cabeçalhos da requisição excedem o limite.')
-      : new AppError('INVALID_JSON', 'A requisição HTTP está malformada.');
+      : new AppError('INVALID_JSON', MALFORMED_REQUEST);
   const body = JSON.stringify(error.body());
   socket.end(
     `HTTP/1.1 ${error.status} ${error.status === 400 ? 'Bad Request' : 'Payload Too Large'}\r\n` +
@@ -23,3 +26,12 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
       body,
   );
 }
+
+/**
+ * HTTP/1.1 requires a Host header. Node refuses a request without one with a bare 400 unless the server is created
+ * with `requireHostHeader: false` (main.ts does), so the refusal is made here, in the contract's shape.
+ */
+export const requireHostHeader: RequestHandler = (req, _res, next) => {
+  const missing = req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && !req.headers.host;
+  next(missing ? new AppError('INVALID_JSON', MALFORMED_REQUEST) : undefined);
+};

@@ -30,9 +30,25 @@ const requireUtf8 = (_req: unknown, _res: unknown, raw: Buffer): void => {
 };
 
 /**
- * What decisions.md ("Input bounds") asks of every JSON body before anything else reads it: valid UTF-8, at most
- * 64 KiB (after decompression), an object (INVALID_FIELDS otherwise), nested at most MAX_JSON_DEPTH levels
- * (INVALID_JSON) and no NUL character in any key or string (INVALID_FIELDS). A request without a JSON body gets `{}`.
+ * A body in any other format would be skipped by the JSON parser and the request run as if it had none (a text/plain
+ * customer would be created empty): a non-empty body must be declared `application/json`.
+ */
+const requireJsonContentType: RequestHandler = (req, _res, next) => {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    return next(
+      new AppError('INVALID_JSON', 'O corpo da requisição deve ser JSON (Content-Type: application/json).'),
+    );
+  }
+  next();
+};
+
+/**
+ * What decisions.md ("Input bounds") asks of every JSON body before anything else reads it: declared as JSON, valid
+ * UTF-8, at most 64 KiB (after decompression), an object (INVALID_FIELDS otherwise), nested at most MAX_JSON_DEPTH
+ * levels (INVALID_JSON) and no NUL character in any key or string (INVALID_FIELDS). A request without a body gets
+ * `{}`.
  */
 export function jsonBody(): RequestHandler[] {
   const parse = express.json({ limit: BODY_LIMIT, strict: false, verify: requireUtf8 });
@@ -44,7 +60,7 @@ export function jsonBody(): RequestHandler[] {
     const violation = findBoundsViolation(body, MAX_JSON_DEPTH);
     next(violation ? refusal(violation) : undefined);
   };
-  return [parse, checkParsed];
+  return [requireJsonContentType, parse, checkParsed];
 }
 
 /** NUL characters are refused in the query string too (qs nests at most 5 levels, so depth is never the issue). */
