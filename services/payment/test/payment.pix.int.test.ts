@@ -239,13 +239,16 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       // transaction. Even rounds: the PSP's callback and the sweeper race. Either way both reach the payment service
       // at once.
       const restoreCallbacks = round % 2 === 1 ? await withoutPspCallbacks(pspUrl, SANDBOX_PIX_KEY) : null;
-      await Promise.all(
-        created.map(async ({ payment }) => {
-          expect((await simulate(businessId, payment.payment_id, 'paid', 4000)).ok).toBe(true);
-          expect((await simulate(businessId, payment.payment_id, 'expired')).ok).toBe(true);
-        }),
-      );
-      await restoreCallbacks?.();
+      try {
+        await Promise.all(
+          created.map(async ({ payment }) => {
+            expect((await simulate(businessId, payment.payment_id, 'paid', 4000)).ok).toBe(true);
+            expect((await simulate(businessId, payment.payment_id, 'expired')).ok).toBe(true);
+          }),
+        );
+      } finally {
+        await restoreCallbacks?.();
+      }
       for (const { payment } of created) {
         const failed = await waitForStatus(businessId, payment.payment_id, 'failed');
         expect(failed.payment.failure_code).toBe('UNDERPAID');
