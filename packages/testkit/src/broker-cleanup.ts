@@ -1,7 +1,8 @@
 import amqp from 'amqplib';
 import { infrastructureUrls } from './infrastructure';
 
-const services = [
+/** Every process of the stack that declares queues. */
+export const stackServices = [
   'api-gateway',
   'payment',
   'pix-adapter',
@@ -15,7 +16,7 @@ const services = [
 export async function deleteBrokerNames(prefix: string): Promise<void> {
   const model = await amqp.connect(infrastructureUrls().amqpUrl);
   try {
-    const queues = services.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`]);
+    const queues = stackServices.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`]);
     for (const queue of [...queues, ...queues.map((q) => `${q}.parking`)]) {
       const channel = await model.createChannel();
       channel.on('error', () => undefined);
