@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Joi, commonEnv, loadConfig, variableNames, secret } from '@gateway/config';
+import { parseSealingKey } from '@gateway/persistence';
 import { parseRetrySchedule } from './domain/retry-schedule';
 
 export interface WebhookDispatcherConfig {
@@ -23,13 +24,10 @@ export interface WebhookDispatcherConfig {
   WORKER_ID: string;
 }
 
-const KEY_BYTES = 32;
 const DEVELOPMENT_SECRET_KEY = Buffer.from('dev-only-webhook-secret-key-32b!').toString('base64');
 
 const secretKey = secret(DEVELOPMENT_SECRET_KEY).custom((value: string) => {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || Buffer.from(value, 'base64').length !== KEY_BYTES) {
-    throw new Error(`must be the base64 of exactly ${KEY_BYTES} bytes`);
-  }
+  parseSealingKey(value);
   return value;
 });
 
