@@ -150,3 +150,44 @@ export const cryptoTransferUnapplied = defineEvent<CryptoTransferUnapplied>(
     detected_at: isoDate.required(),
   }),
 );
+
+/** Asks the Solana watcher what a payment's current transfer request has received (reconciliation; no effect). */
+export interface GetCryptoRequestStatus {
+  payment_id: string;
+}
+/**
+ * The payment's newest request as the watcher recorded it from the chain: `settlement` is what its
+ * crypto.request.settled.v1 carries once paid in full, `closure` what its crypto.request.closed.v1 carries once the
+ * window ended unpaid.
+ */
+export interface CryptoRequestStatus {
+  reference: string;
+  status: 'open' | 'settled' | 'expired' | 'underpaid' | 'failed' | 'superseded';
+  received_base_units: string;
+  settlement: Pick<CryptoRequestSettled, 'signature' | 'received_base_units' | 'excess_base_units'> | null;
+  closure: Pick<CryptoRequestClosed, 'reason' | 'received_base_units'> | null;
+}
+const baseUnits = Joi.string().pattern(/^[0-9]+$/);
+export const getCryptoRequestStatus = defineCommand<GetCryptoRequestStatus, CryptoRequestStatus>(
+  'crypto.request.status.v1',
+  'solana-watcher',
+  Joi.object({ payment_id: paymentId.required() }),
+  Joi.object({
+    reference: Joi.string().required(),
+    status: Joi.valid('open', 'settled', 'expired', 'underpaid', 'failed', 'superseded').required(),
+    received_base_units: baseUnits.required(),
+    settlement: Joi.object({
+      signature: Joi.string().required(),
+      received_base_units: baseUnits.required(),
+      excess_base_units: baseUnits.required(),
+    })
+      .allow(null)
+      .required(),
+    closure: Joi.object({
+      reason: Joi.valid('expired', 'underpaid', 'failed').required(),
+      received_base_units: baseUnits.required(),
+    })
+      .allow(null)
+      .required(),
+  }),
+);

@@ -111,3 +111,42 @@ export const pixChargeClosed = defineEvent<PixChargeClosed>(
       .default([]),
   }),
 );
+
+/** Asks the PIX adapter what the PSP says of a payment's charge now (reconciliation; no effect to deduplicate). */
+export interface GetPixChargeStatus {
+  payment_id: string;
+}
+/**
+ * The charge as the adapter knows it after re-reading the cob at the PSP: every PIX the PSP lists on it (each one the
+ * adapter reports with pix.charge.paid.v1 too) and, once the charge ended unpaid, the closure its
+ * pix.charge.closed.v1 carries.
+ */
+export interface PixChargeStatus {
+  txid: string;
+  status: 'active' | 'paid' | 'expired' | 'failed';
+  pix: Array<PixReceivedOnCharge & { paid_at: string }>;
+  closure: Pick<PixChargeClosed, 'reason' | 'detail' | 'received_pix'> | null;
+}
+const receivedPixSchema = Joi.object({
+  end_to_end_id: Joi.string().required(),
+  amount_centavos: centavos.required(),
+});
+export const getPixChargeStatus = defineCommand<GetPixChargeStatus, PixChargeStatus>(
+  'pix.charge.status.v1',
+  'pix-adapter',
+  Joi.object({ payment_id: paymentId.required() }),
+  Joi.object({
+    txid: Joi.string().required(),
+    status: Joi.valid('active', 'paid', 'expired', 'failed').required(),
+    pix: Joi.array()
+      .items(receivedPixSchema.keys({ paid_at: isoDate.required() }))
+      .required(),
+    closure: Joi.object({
+      reason: Joi.valid('expired', 'underpaid', 'failed').required(),
+      detail: Joi.string().allow(null).required(),
+      received_pix: Joi.array().items(receivedPixSchema).required(),
+    })
+      .allow(null)
+      .required(),
+  }),
+);

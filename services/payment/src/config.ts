@@ -14,6 +14,10 @@ export interface PaymentConfig {
   PIX_EXPIRES_IN_SECONDS: number;
   /** Create reservations older than this are purged; longer than the gateway's 24 h idempotency window. */
   CREATE_RESERVATION_RETENTION_HOURS: number;
+  /** A payment still pending/processing this long after it was created (and again each time as long after it was last asked about) is checked with its rail. */
+  RECONCILE_AFTER_SECONDS: number;
+  /** Pause between reconciliation passes. */
+  RECONCILE_INTERVAL_SECONDS: number;
 }
 
 const schema = Joi.object<PaymentConfig>({
@@ -27,6 +31,8 @@ const schema = Joi.object<PaymentConfig>({
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),
+  RECONCILE_AFTER_SECONDS: Joi.number().integer().min(1).default(120),
+  RECONCILE_INTERVAL_SECONDS: Joi.number().integer().min(1).default(30),
 });
 
 /** The variables this service reads (the launcher hands it these and no others). */

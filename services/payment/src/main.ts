@@ -18,6 +18,7 @@ import { loadPaymentConfig, type PaymentConfig } from './config';
 import { paymentDatabase } from './persistence';
 import { Rails } from './rails';
 import { CreateReservationPurge } from './retention/create-reservation-purge';
+import { PaymentReconciliation } from './reconciliation/payment-reconciliation';
 import { handleCreatePayment } from './handlers/payment.create.v1';
 import { handleGetPayment } from './handlers/payment.get.v1';
 import { handleUpdatePayment } from './handlers/payment.update.v1';
@@ -30,7 +31,11 @@ import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
 import { handleCryptoTransferUnapplied } from './handlers/crypto.transfer.unapplied.v1';
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
 
-export async function startPaymentService(config: PaymentConfig): Promise<ServiceRuntime> {
+export interface PaymentService extends ServiceRuntime {
+  reconciliation: PaymentReconciliation;
+}
+
+export async function startPaymentService(config: PaymentConfig): Promise<PaymentService> {
   const runtime = await openServiceRuntime({ service: 'payment', config, ...paymentDatabase });
   const { dataSource, broker } = runtime;
   const rails = new Rails(broker, config.RAIL_RPC_TIMEOUT_MS);
@@ -42,7 +47,13 @@ export async function startPaymentService(config: PaymentConfig): Promise<Servic
       pixExpiresInSeconds: config.PIX_EXPIRES_IN_SECONDS,
     }),
     [getPayment.name]: handleGetPayment(dataSource),
-    [updatePayment.name]: handleUpdatePayment({ uow: runtime.unitOfWork(updatePayment.name), rails }),
+    [updatePayment.name]: handleUpdatePayment({
+      dataSource,
+      uow: runtime.unitOfWork(updatePayment.name),
+      rails,
+      // The claim outlives the rail call it covers (one RPC timeout) with room for the commit.
+      amountChangeClaimMs: 2 * config.RAIL_RPC_TIMEOUT_MS + 5000,
+    }),
     [simulatePayment.name]: handleSimulatePayment({ dataSource, rails, appEnv: config.APP_ENV }),
     [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
     [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
@@ -73,7 +84,14 @@ export async function startPaymentService(config: PaymentConfig): Promise<Servic
   });
   purge.start();
   runtime.onStop(() => purge.stop());
-  return runtime;
+  const reconciliation = new PaymentReconciliation(dataSource, runtime.unitOfWork('reconciliation'), rails, {
+    afterSeconds: config.RECONCILE_AFTER_SECONDS,
+    intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+    logger: runtime.logger,
+  });
+  reconciliation.start();
+  runtime.onStop(() => reconciliation.stop());
+  return Object.assign(runtime, { reconciliation });
 }
 
 if (require.main === module) {

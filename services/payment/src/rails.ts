@@ -37,13 +37,25 @@ export class Rails {
     step: string,
   ): Promise<R> {
     const { envelope } = context;
+    return this.request(definition, payload, {
+      messageId: `${envelope.id}:${step}`,
+      correlationId: envelope.correlation_id,
+      causationId: envelope.id,
+    });
+  }
+
+  /** Asks a rail a question (a status read): nothing to deduplicate, so every call is a new message. */
+  ask<P, R>(definition: CommandDefinition<P, R>, payload: P): Promise<R> {
+    return this.request(definition, payload, {});
+  }
+
+  private async request<P, R>(
+    definition: CommandDefinition<P, R>,
+    payload: P,
+    origin: { messageId?: string; correlationId?: string; causationId?: string },
+  ): Promise<R> {
     try {
-      const reply = await this.broker.request(definition, payload, {
-        timeoutMs: this.timeoutMs,
-        messageId: `${envelope.id}:${step}`,
-        correlationId: envelope.correlation_id,
-        causationId: envelope.id,
-      });
+      const reply = await this.broker.request(definition, payload, { timeoutMs: this.timeoutMs, ...origin });
       if (reply.ok) return reply.result;
       railFailures.inc({ command: definition.name, code: reply.error.code });
       if (PASSED_THROUGH.has(reply.error.code)) throw new CommandError(reply.error.code, reply.error.message);

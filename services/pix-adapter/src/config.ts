@@ -45,6 +45,10 @@ export interface PixAdapterConfig {
   CALLBACK_PUBLIC_URL?: string;
   CALLBACK_TOKEN: string;
   EXPIRY_SWEEP_INTERVAL_MS: number;
+  /** A charge still unpaid this long after it was opened is re-read at the PSP (its callback may be lost), and again each time as long after. */
+  CALLBACK_OVERDUE_SECONDS: number;
+  /** Pause between passes of the overdue-callback poll. */
+  CALLBACK_POLL_INTERVAL_MS: number;
 }
 
 const schema = Joi.object<PixAdapterConfig>({
@@ -84,6 +88,8 @@ const schema = Joi.object<PixAdapterConfig>({
     .when('APP_ENV', { is: 'production', then: Joi.required() }),
   CALLBACK_TOKEN: secret('sandbox-callback-token', Joi.string().min(16)),
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
+  CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
+  CALLBACK_POLL_INTERVAL_MS: Joi.number().integer().min(50).default(15000),
 }).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
 
 /** The variables this service reads (the launcher hands it these and no others). */

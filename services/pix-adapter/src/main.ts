@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { changePixChargeAmount, openPixCharge, simulatePixOutcome } from '@gateway/contracts';
+import {
+  changePixChargeAmount,
+  getPixChargeStatus,
+  openPixCharge,
+  simulatePixOutcome,
+} from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
@@ -9,15 +14,18 @@ import { ApiPixClient, type ApiPixClientConfig } from './psp/api-pix-client';
 import { CallbackProcessor } from './callbacks/callback-processor';
 import { startCallbackServer } from './callbacks/callback-server';
 import { ExpirySweeper } from './expiry-sweeper';
+import { OverdueCallbackPoll } from './overdue-callback-poll';
 import { registerWebhook } from './webhook-registration';
 import { handleOpenCharge } from './handlers/pix.charge.open.v1';
 import { handleChangeChargeAmount } from './handlers/pix.charge.change-amount.v1';
 import { handleSimulateOutcome } from './handlers/pix.charge.simulate.v1';
+import { handleChargeStatus } from './handlers/pix.charge.status.v1';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
   callbackUrl: string;
   sweeper: ExpirySweeper;
+  overdueCallbackPoll: OverdueCallbackPoll;
 }
 
 function mutualTls(config: PixAdapterConfig): ApiPixClientConfig['mTLS'] {
@@ -48,6 +56,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   runtime.onStop(() => psp.close());
 
   const sweeper = new ExpirySweeper({
+    dataSource,
     uow: runtime.unitOfWork('expiry-sweeper'),
     psp,
     intervalMs: config.EXPIRY_SWEEP_INTERVAL_MS,
@@ -75,12 +84,14 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
 
   await broker.consumeCommands('pix-adapter', {
     [openPixCharge.name]: handleOpenCharge({
+      dataSource,
       uow: runtime.unitOfWork(openPixCharge.name),
       psp,
       pixKey: config.PIX_KEY,
       merchantCity: config.MERCHANT_CITY,
     }),
     [changePixChargeAmount.name]: handleChangeChargeAmount({
+      dataSource,
       uow: runtime.unitOfWork(changePixChargeAmount.name),
       psp,
       merchantCity: config.MERCHANT_CITY,
@@ -91,10 +102,26 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       appEnv: config.APP_ENV,
       onExpiryMoved: () => sweeper.nudge(),
     }),
+    [getPixChargeStatus.name]: handleChargeStatus({
+      dataSource,
+      uow: runtime.unitOfWork('pix-status'),
+      psp,
+      logger,
+    }),
   });
   sweeper.start();
   runtime.onStop(() => sweeper.stop());
-  return Object.assign(runtime, { callbackUrl, sweeper });
+  const overdueCallbackPoll = new OverdueCallbackPoll({
+    dataSource,
+    uow: runtime.unitOfWork('pix-overdue-callback-poll'),
+    psp,
+    overdueSeconds: config.CALLBACK_OVERDUE_SECONDS,
+    intervalMs: config.CALLBACK_POLL_INTERVAL_MS,
+    logger,
+  });
+  overdueCallbackPoll.start();
+  runtime.onStop(() => overdueCallbackPoll.stop());
+  return Object.assign(runtime, { callbackUrl, sweeper, overdueCallbackPoll });
 }
 
 if (require.main === module) {

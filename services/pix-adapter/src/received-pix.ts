@@ -4,8 +4,11 @@ import type { Transaction } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { ChargeEntity } from './persistence';
 import type { PspCallbackItem } from './psp/callback';
+import type { Cob } from './psp/cob';
+import { pixAmountToCentavos } from './domain/amount';
 
-export type ReceivedPixSource = 'callback' | 'sweep';
+/** `poll`: the cob re-read because its callback is overdue, or because the payment service asked. */
+export type ReceivedPixSource = 'callback' | 'sweep' | 'poll';
 export type ReceivedPixOutcome =
   'applied' | 'wrong_amount' | 'late' | 'duplicate' | 'unknown_txid' | 'unconfirmed';
 
@@ -129,4 +132,22 @@ export async function applyConfirmedPix(
     paid_at: paidAt.toISOString(),
   });
   return outcome;
+}
+
+/** Applies every PIX the PSP lists on the cob (each once, see applyConfirmedPix), as read outside the transaction. */
+export async function applyListedPix(
+  tx: Transaction,
+  cob: Cob,
+  source: ReceivedPixSource,
+  logger: Logger,
+): Promise<void> {
+  for (const pix of cob.pix ?? []) {
+    const confirmed = {
+      endToEndId: pix.endToEndId,
+      txid: cob.txid,
+      valorCentavos: pixAmountToCentavos(pix.valor),
+      horario: pix.horario,
+    };
+    await applyConfirmedPix(tx, confirmed, cob.status === 'CONCLUIDA', source, logger);
+  }
 }

@@ -1,4 +1,9 @@
-import { changeCryptoRequestAmount, openCryptoRequest, simulateCryptoOutcome } from '@gateway/contracts';
+import {
+  changeCryptoRequestAmount,
+  getCryptoRequestStatus,
+  openCryptoRequest,
+  simulateCryptoOutcome,
+} from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
@@ -12,6 +17,7 @@ import { FixedRateProvider, type PriceProvider } from './domain/quote';
 import { handleChangeCryptoRequestAmount } from './handlers/crypto.request.change-amount.v1';
 import { handleOpenCryptoRequest } from './handlers/crypto.request.open.v1';
 import { handleSimulateCryptoOutcome } from './handlers/crypto.request.simulate.v1';
+import { handleCryptoRequestStatus } from './handlers/crypto.request.status.v1';
 import { solanaWatcherDatabase } from './persistence';
 import { RequestIssuer } from './requests/request-issuer';
 
@@ -53,8 +59,13 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     runtime.logger,
   );
   await runtime.broker.consumeCommands('solana-watcher', {
-    [openCryptoRequest.name]: handleOpenCryptoRequest(runtime.unitOfWork(openCryptoRequest.name), issuer),
+    [openCryptoRequest.name]: handleOpenCryptoRequest(
+      runtime.dataSource,
+      runtime.unitOfWork(openCryptoRequest.name),
+      issuer,
+    ),
     [changeCryptoRequestAmount.name]: handleChangeCryptoRequestAmount(
+      runtime.dataSource,
       runtime.unitOfWork(changeCryptoRequestAmount.name),
       issuer,
     ),
@@ -63,6 +74,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       wallet,
       config.RECEIVING_WALLET,
     ),
+    [getCryptoRequestStatus.name]: handleCryptoRequestStatus(runtime.dataSource),
   });
   detector.start();
   runtime.onStop(() => detector.stop());

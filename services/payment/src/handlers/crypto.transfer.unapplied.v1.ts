@@ -1,7 +1,7 @@
 import type { CryptoTransferUnapplied } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { lockPayment } from '../persistence';
-import { recordLateFunds } from './late-funds';
+import { recordLateFunds } from '../settlement/late-funds';
 
 /**
  * The watcher saw a transfer for the payment that did not count towards it: kept in received_funds under its

@@ -27,10 +27,11 @@ interface OpenedRail {
 }
 
 /**
- * Opens the rail first and inserts the payment only once the rail answered, in the transaction that also writes
- * payment.created.v1: a rail failure leaves nothing visible. The payment id is reserved per command message id, and
- * the rail command's id derives from it, so a redelivered or retried create reuses both the id and the charge. A
- * create never writes over a payment: one that already exists answers IDEMPOTENCY_CONFLICT.
+ * Opens the rail first, outside any transaction, and inserts the payment only once the rail answered, in a short
+ * transaction that also writes payment.created.v1: a rail failure leaves nothing visible, and a slow rail holds no
+ * connection or lock. The payment id is reserved per command message id, and the rail command's id derives from it,
+ * so a redelivered or retried create (even two deliveries at once) reuses both the id and the charge. A create never
+ * writes over a payment: one that already exists answers IDEMPOTENCY_CONFLICT.
  */
 export function handleCreatePayment(deps: CreatePaymentDeps) {
   return async (command: CreatePayment, context: MessageContext): Promise<PaymentView> => {
@@ -45,10 +46,13 @@ export function handleCreatePayment(deps: CreatePaymentDeps) {
       throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
     }
     const paymentId = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
+    // Created already: the inbox answers a redelivery (or refuses a replay) without asking the rail again.
+    const rail = (await findPayment(deps.dataSource.manager, paymentId))
+      ? null
+      : await openRail(deps, command, paymentId, context);
     return deps.uow.once(context, async (tx) => {
-      // The inbox forgot this message but its payment exists: a replay, refused before touching the rail.
-      if (await findPayment(tx.manager, paymentId)) throw alreadyCreated(paymentId);
-      const rail = await openRail(deps, command, paymentId, context);
+      // The inbox forgot this message but its payment exists: a replay, refused.
+      if (!rail || (await findPayment(tx.manager, paymentId))) throw alreadyCreated(paymentId);
       const { feeCentavos } = computeFee(command.amount_centavos, rule);
       const now = new Date();
       const payment = tx.manager.create(PaymentEntity, {

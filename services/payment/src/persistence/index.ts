@@ -5,6 +5,7 @@ import { Payments1732300002000 } from './migrations/1732300002000-payments';
 import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/1732400002000-received-funds-once-per-transfer';
 import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
 import { ReceivedFundsPages1732400020000 } from './migrations/1732400020000-received-funds-pages';
+import { RailCallClaims1732400030000 } from './migrations/1732400030000-rail-call-claims';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -18,5 +19,6 @@ export const paymentDatabase = {
     FinalPaymentsFrozen1732400001000,
     ReceivedFundsOncePerTransfer1732400002000,
     ReceivedFundsPages1732400020000,
+    RailCallClaims1732400030000,
   ],
 };

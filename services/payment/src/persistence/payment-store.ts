@@ -201,3 +201,68 @@ export async function isTransferRecorded(
 export function lockPayment(manager: EntityManager, paymentId: string): Promise<PaymentEntity | null> {
   return manager.findOne(PaymentEntity, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
 }
+
+/**
+ * Claims an open payment's amount change for the command `messageId` for `claimMs` (its rail call is made outside
+ * any transaction; the claim keeps a second change from calling the rail meanwhile). The same message may claim
+ * again (a redelivery). False when the payment is not open for this business or another change holds it.
+ */
+export async function claimAmountChange(
+  manager: EntityManager,
+  payment: { id: string; businessId: string },
+  messageId: string,
+  claimMs: number,
+): Promise<boolean> {
+  const [, claimed]: [unknown[], number] = await manager.query(
+    `UPDATE payments
+        SET update_message_id = $3, update_claimed_until = now() + $4 * interval '1 millisecond'
+      WHERE id = $1 AND business_id = $2 AND status = ANY($5::text[])
+        AND (update_claimed_until IS NULL OR update_claimed_until < now() OR update_message_id = $3)`,
+    [payment.id, payment.businessId, messageId, claimMs, OPEN_STATUSES],
+  );
+  return claimed === 1;
+}
+
+/** Whether `messageId` still holds the amount change of the (locked) payment. */
+export async function holdsAmountChange(
+  manager: EntityManager,
+  paymentId: string,
+  messageId: string,
+): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM payments WHERE id = $1 AND update_message_id = $2 AND update_claimed_until >= now()`,
+    [paymentId, messageId],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Ends the claim of `messageId`: `committed` keeps its message id (a redelivery then knows the change is made),
+ * otherwise (the rail refused it) the claim is gone.
+ */
+export async function releaseAmountChange(
+  manager: EntityManager,
+  paymentId: string,
+  messageId: string,
+  { committed }: { committed: boolean },
+): Promise<void> {
+  await manager.query(
+    `UPDATE payments
+        SET update_claimed_until = NULL, update_message_id = CASE WHEN $3 THEN update_message_id END
+      WHERE id = $1 AND update_message_id = $2`,
+    [paymentId, messageId, committed],
+  );
+}
+
+/** Whether `messageId`'s amount change of the payment was committed (its claim ended with the payment updated). */
+export async function amountChangeCommitted(
+  manager: EntityManager,
+  paymentId: string,
+  messageId: string,
+): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM payments WHERE id = $1 AND update_message_id = $2 AND update_claimed_until IS NULL`,
+    [paymentId, messageId],
+  );
+  return rows.length > 0;
+}

@@ -7,13 +7,15 @@ import {
   type CreatePayment,
   type PaymentView,
   type CryptoRequest,
+  type CryptoRequestStatus,
   type PixCharge,
+  type PixChargeStatus,
   type RevisedCryptoRequest,
 } from '@gateway/contracts';
-import { type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import { type Broker, type MessageContext } from '@gateway/messaging';
 import { serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../../src/config';
-import { startPaymentService } from '../../src/main';
+import { startPaymentService, type PaymentService } from '../../src/main';
 
 export interface RailCall {
   name: string;
@@ -27,6 +29,10 @@ export interface RailCall {
  */
 export class FakeRails {
   silent = false;
+  /** How long the rails take to answer opens and amount changes (a slow PSP or chain), within the timeout. */
+  delayMs = 0;
+  /** What a status question about a payment is answered; a payment not here is still open with nothing received. */
+  readonly statuses = new Map<string, PixChargeStatus | CryptoRequestStatus>();
   /** What the watcher answers the replaced request had received, on a crypto amount change. */
   receivedBeforeAmountChange = '0';
   readonly calls: RailCall[] = [];
@@ -67,15 +73,37 @@ export class FakeRails {
       const superseded = { reference, received_base_units: this.receivedBeforeAmountChange };
       return { ...openedRequest(payload), superseded };
     };
+    const status =
+      (open: (paymentId: string) => PixChargeStatus | CryptoRequestStatus) =>
+      async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
+        const paymentId = payload.payment_id as string;
+        this.calls.push({ name: context.envelope.name, messageId: context.envelope.id, payload });
+        return this.statuses.get(paymentId) ?? open(paymentId);
+      };
+    const openCharge = (): PixChargeStatus => ({ txid: 'txid', status: 'active', pix: [], closure: null });
+    const openRequest = (paymentId: string): CryptoRequestStatus => ({
+      reference: this.references.get(paymentId) ?? 'reference',
+      status: 'open',
+      received_base_units: '0',
+      settlement: null,
+      closure: null,
+    });
+    const slow =
+      (make: (payload: Record<string, unknown>) => unknown) => async (payload: Record<string, unknown>) => {
+        if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+        return make(payload);
+      };
     await this.broker.consumeCommands('pix-adapter', {
-      'pix.charge.open.v1': this.answer(pixCharge),
-      'pix.charge.change-amount.v1': this.answer(pixCharge),
+      'pix.charge.open.v1': this.answer(slow(pixCharge)),
+      'pix.charge.change-amount.v1': this.answer(slow(pixCharge)),
       'pix.charge.simulate.v1': this.answer(accepted),
+      'pix.charge.status.v1': status(openCharge),
     });
     await this.broker.consumeCommands('solana-watcher', {
-      'crypto.request.open.v1': this.answer(openedRequest),
-      'crypto.request.change-amount.v1': this.answer(revisedRequest),
+      'crypto.request.open.v1': this.answer(slow(openedRequest)),
+      'crypto.request.change-amount.v1': this.answer(slow(revisedRequest)),
       'crypto.request.simulate.v1': this.answer(accepted),
+      'crypto.request.status.v1': status(openRequest),
     });
   }
 
@@ -96,13 +124,14 @@ export class FakeRails {
 }
 
 /** The payment service on a test bed, with the rails faked on the broker. */
-export interface Harness extends ServiceTestBed<ServiceRuntime> {
+export interface Harness extends ServiceTestBed<PaymentService> {
   rails: FakeRails;
 }
 
-export async function startHarness(label: string): Promise<Harness> {
+/** `config` overrides the service's variables (the rail timeout is 1 s unless given). */
+export async function startHarness(label: string, config: Record<string, string> = {}): Promise<Harness> {
   const bed = await serviceTestBed(label, (env) =>
-    startPaymentService(loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: '1000' })),
+    startPaymentService(loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: '1000', ...config })),
   );
   const rails = new FakeRails(await bed.connect(`${label}-rails`));
   await rails.start();

@@ -1,0 +1,139 @@
+import type { DataSource } from 'typeorm';
+import { getCryptoRequestStatus, getPixChargeStatus } from '@gateway/contracts';
+import { PeriodicTask, type UnitOfWork } from '@gateway/messaging';
+import { counter, type Logger } from '@gateway/observability';
+import { OPEN_STATUSES } from '../domain/payment-status';
+import type { Rails } from '../rails';
+import {
+  applyCryptoRequestClosed,
+  applyCryptoRequestSettled,
+  applyPixChargeClosed,
+  applyPixChargePaid,
+} from '../settlement/rail-outcomes';
+
+const checks = counter(
+  'payment_reconciliation_checks_total',
+  'Open payments the reconciliation asked their rail about, by method and outcome',
+  ['method', 'outcome'],
+);
+
+export interface PaymentReconciliationOptions {
+  /** Open payments older than this are checked, then again each time this long after their last check. */
+  afterSeconds: number;
+  intervalMs: number;
+  /** Payments checked per pass at most (the next pass takes the rest). */
+  batchSize?: number;
+  logger: Logger;
+}
+
+interface DuePayment {
+  id: string;
+  method: 'pix' | 'crypto';
+}
+
+/**
+ * Asks each rail for the truth about payments still open past a threshold and applies what it finds through the
+ * same functions as the rail's events (deduplicated by endToEndId, signature and the open -> final transition), so a
+ * lost event (a parked message nobody re-drove, a PSP callback that never came) still ends the payment in the right
+ * status with exactly one event. The rail is asked outside any transaction; each payment is claimed for a while
+ * first, so replicas share the work and a payment is not asked about again before `afterSeconds`.
+ */
+export class PaymentReconciliation {
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly rails: Rails,
+    private readonly options: PaymentReconciliationOptions,
+  ) {
+    this.task = new PeriodicTask(async () => (await this.reconcileDue()) >= this.batchSize, {
+      name: 'payment-reconciliation',
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+    });
+  }
+
+  private get batchSize(): number {
+    return this.options.batchSize ?? 50;
+  }
+
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** One pass: claims the due payments and checks each; returns how many were claimed. */
+  async reconcileDue(): Promise<number> {
+    const due = await this.claimDue();
+    for (const payment of due) {
+      try {
+        await this.reconcile(payment);
+      } catch (err) {
+        checks.inc({ method: payment.method, outcome: 'failed' });
+        this.options.logger.warn({ payment_id: payment.id, err: String(err) }, 'reconciliation check failed');
+      }
+    }
+    return due.length;
+  }
+
+  /** Asks the payment's rail now and applies its answer (whatever the payment's age or last check). */
+  async reconcilePayment(paymentId: string): Promise<void> {
+    const rows: DuePayment[] = await this.dataSource.query(`SELECT id, method FROM payments WHERE id = $1`, [
+      paymentId,
+    ]);
+    if (rows[0]) await this.reconcile(rows[0]);
+  }
+
+  private async claimDue(): Promise<DuePayment[]> {
+    const [claimed]: [DuePayment[], number] = await this.dataSource.query(
+      `UPDATE payments SET reconcile_after = now() + $1 * interval '1 second'
+        WHERE id IN (SELECT id FROM payments
+                      WHERE status = ANY($2::text[]) AND created_at <= now() - $1 * interval '1 second'
+                        AND (reconcile_after IS NULL OR reconcile_after <= now())
+                      ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING id, method`,
+      [this.options.afterSeconds, OPEN_STATUSES, this.batchSize],
+    );
+    return claimed;
+  }
+
+  private async reconcile(payment: DuePayment): Promise<void> {
+    const { logger } = this.options;
+    if (payment.method === 'pix') {
+      const charge = await this.rails.ask(getPixChargeStatus, { payment_id: payment.id });
+      await this.uow.run({}, async (tx) => {
+        for (const pix of charge.pix) {
+          await applyPixChargePaid(
+            tx,
+            {
+              payment_id: payment.id,
+              end_to_end_id: pix.end_to_end_id,
+              amount_centavos: pix.amount_centavos,
+            },
+            logger,
+          );
+        }
+        if (charge.closure)
+          await applyPixChargeClosed(tx, { payment_id: payment.id, ...charge.closure }, logger);
+      });
+      checks.inc({ method: 'pix', outcome: charge.status });
+      return;
+    }
+    const request = await this.rails.ask(getCryptoRequestStatus, { payment_id: payment.id });
+    await this.uow.run({}, async (tx) => {
+      if (request.settlement)
+        await applyCryptoRequestSettled(tx, { payment_id: payment.id, ...request.settlement }, logger);
+      if (request.closure)
+        await applyCryptoRequestClosed(
+          tx,
+          { payment_id: payment.id, reference: request.reference, ...request.closure },
+          logger,
+        );
+    });
+    checks.inc({ method: 'crypto', outcome: request.status });
+  }
+}

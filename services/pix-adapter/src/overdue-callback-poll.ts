@@ -1,0 +1,69 @@
+import type { DataSource } from 'typeorm';
+import { PeriodicTask, type UnitOfWork } from '@gateway/messaging';
+import type { Logger } from '@gateway/observability';
+import { readCob } from './cob-reader';
+import type { ApiPixClient } from './psp/api-pix-client';
+import { applyListedPix } from './received-pix';
+
+export interface OverdueCallbackPollOptions {
+  dataSource: DataSource;
+  uow: UnitOfWork;
+  psp: ApiPixClient;
+  /** A charge still active this long after it was opened (and again each time as long after its last check) is re-read. */
+  overdueSeconds: number;
+  intervalMs: number;
+  logger: Logger;
+  /** Charges re-read per pass at most. */
+  batchSize?: number;
+}
+
+/**
+ * The PSP's callback is only a trigger and may never come: charges still active past `overdueSeconds` are re-read at
+ * the PSP (`GET /cob/{txid}`) and the PIX it lists are applied exactly as a callback's would be. Each charge is
+ * claimed until its next check in one statement (replicas share the work; no transaction waits on the PSP), and
+ * never past its expiry, which is the expiry sweeper's.
+ */
+export class OverdueCallbackPoll {
+  private readonly task: PeriodicTask;
+
+  constructor(private readonly options: OverdueCallbackPollOptions) {
+    this.task = new PeriodicTask(async () => (await this.pollOnce()) >= this.batchSize, {
+      name: 'pix-overdue-callback-poll',
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+    });
+  }
+
+  private get batchSize(): number {
+    return this.options.batchSize ?? 50;
+  }
+
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** Re-reads the overdue charges once; returns how many were claimed. */
+  async pollOnce(): Promise<number> {
+    const { dataSource, uow, psp, logger, overdueSeconds } = this.options;
+    const [due]: [Array<{ txid: string }>, number] = await dataSource.query(
+      `UPDATE charges SET claimed_until = LEAST(now() + $1 * interval '1 second', expires_at)
+        WHERE txid IN (SELECT txid FROM charges
+                        WHERE status = 'active' AND expires_at > now()
+                          AND created_at <= now() - $1 * interval '1 second'
+                          AND (claimed_until IS NULL OR claimed_until <= now())
+                        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING txid`,
+      [overdueSeconds, this.batchSize],
+    );
+    for (const { txid } of due) {
+      const cob = await readCob(psp, txid, logger);
+      if (cob === 'unavailable' || cob === 'missing' || !cob.pix?.length) continue;
+      await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
+    }
+    return due.length;
+  }
+}
