@@ -9,6 +9,8 @@ const USAGE = `usage: pnpm admin <command> [arguments]
   set-fee BUSINESS_ID METHOD BPS FIXED         fee rule: METHOD pix|crypto, BPS basis points, FIXED centavos
   create-product BUSINESS_ID NAME PRICE [DESC] a product; PRICE in centavos
   show-business BUSINESS_ID                    a business and its keys
+  parked                                       parked messages (failed for good or past the retry bound), by queue
+  redrive-parked [QUEUE]                       move parked messages back to their queue (e.g. payment.events), or all
 
 environment: GATEWAY_URL (default http://localhost:3000), ADMIN_TOKEN (default: the sandbox's development token)`;
 
@@ -63,6 +65,14 @@ function callFor(command: string | undefined, args: string[]): Call {
     case 'show-business':
       required(args, 1);
       return { method: 'GET', path: `/admin/v1/businesses/${id(args[0])}` };
+    case 'parked':
+      return { method: 'GET', path: '/admin/v1/parked' };
+    case 'redrive-parked':
+      return {
+        method: 'POST',
+        path: '/admin/v1/parked/redrive',
+        body: args[0] !== undefined ? { queue: args[0] } : {},
+      };
     default:
       throw new UsageError(command ? `unknown command ${command}` : 'no command');
   }

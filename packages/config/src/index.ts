@@ -92,6 +92,8 @@ export const commonEnv = {
   METRICS_PORT: Joi.number().port().optional(),
   // Metrics reveal traffic and business volumes: loopback unless the operator opens them to a scraper.
   METRICS_HOST: bindHost.default('127.0.0.1'),
+  // How long a message failing transiently is retried before it is parked; unset: messaging's default (one hour).
+  BROKER_RETRY_MAX_MS: Joi.number().integer().min(1000).optional(),
 };
 
 /*

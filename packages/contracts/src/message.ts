@@ -2,15 +2,19 @@ import type Joi from 'joi';
 
 export type MessageKind = 'command' | 'event';
 
+/** Every service of the stack; each may own a commands and an events queue. */
+export const serviceNames = [
+  'api-gateway',
+  'payment',
+  'pix-adapter',
+  'solana-watcher',
+  'checkout',
+  'customer',
+  'webhook-dispatcher',
+] as const;
+
 /** The service whose commands queue receives a command. */
-export type ServiceName =
-  | 'api-gateway'
-  | 'payment'
-  | 'pix-adapter'
-  | 'solana-watcher'
-  | 'checkout'
-  | 'customer'
-  | 'webhook-dispatcher';
+export type ServiceName = (typeof serviceNames)[number];
 
 /**
  * A message type under its stable, versioned name (`payment.confirmed.v1`). The name is the wire identity: it is the

@@ -4,6 +4,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Consum
 import {
   findMessage,
   replySchema,
+  serviceNames,
   type CommandDefinition,
   type Envelope,
   type MessageDefinition,
@@ -14,12 +15,14 @@ import {
   contextFromHeaders,
   counter,
   currentTraceHeaders,
+  gauge,
   runInContext,
   type Logger,
 } from '@gateway/observability';
 import { createEnvelope, parseEnvelope, type MessageOrigin } from './envelope';
 import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 import { failureKind, permanentFailureReply } from './failure-kind';
+import { DEFAULT_RETRY_SCHEDULE, retryDelayMs, type RetrySchedule } from './retry-schedule';
 import { TopologyNames } from './topology';
 
 export interface BrokerOptions {
@@ -31,8 +34,13 @@ export interface BrokerOptions {
   logger: Logger;
   /** Unacked messages per consumer channel. */
   prefetch?: number;
-  /** A message failing this many deliveries is parked with its error. */
+  /**
+   * A message failing for an unknown reason (likely a bug) is parked after this many attempts; a transient failure is
+   * retried for `retry.retryForMs` instead. Also the broker's own backstop (crash loops): `x-delivery-limit`.
+   */
   maxDeliveries?: number;
+  /** When failed messages are tried again, and for how long (defaults: DEFAULT_RETRY_SCHEDULE). */
+  retry?: Partial<RetrySchedule>;
   /** Cap of the reconnect backoff. */
   maxReconnectDelayMs?: number;
 }
@@ -55,6 +63,31 @@ interface ConsumerRegistration {
   kind: 'commands' | 'events';
 }
 
+/** A parking queue and how many messages it holds. */
+export interface ParkedQueue {
+  /** The queue its messages came from (and return to when re-driven), e.g. `payment.events`. */
+  queue: string;
+  parked: number;
+}
+
+/**
+ * Headers the backbone keeps on a message across retries. Header names without `x-` are routable by a headers
+ * exchange (RabbitMQ ignores `x-` headers when matching).
+ */
+const RETRY_QUEUE = 'retry-queue';
+const RETRY_FAILURES = 'x-retry-failures';
+const FIRST_FAILED_AT = 'x-first-failed-at';
+const LAST_FAILURE = 'x-last-failure';
+/** When an RPC's caller stops waiting (epoch ms): the command is not run, retried or parked after it. */
+const REPLY_DEADLINE = 'x-reply-deadline';
+const PARKED_HEADERS = ['x-parked-reason', 'x-parked-at', 'x-parked-from'];
+
+/** What an RPC whose command failed transiently, with no time left to retry, is answered: the caller may retry. */
+const SERVICE_UNAVAILABLE_REPLY = {
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'Serviço temporariamente indisponível. Tente novamente.',
+};
+
 interface PendingRequest {
   resolve: (reply: Reply<unknown>) => void;
   timer: NodeJS.Timeout;
@@ -66,6 +99,19 @@ const messagesFailed = counter(
   ['queue', 'kind'],
 );
 const messagesParked = counter('broker_messages_parked_total', 'Messages moved to a parking queue', [
+  'queue',
+]);
+const messagesRetried = counter(
+  'broker_messages_retried_total',
+  'Failed messages sent to a delay queue to be tried again, by queue and delay',
+  ['queue', 'delay_ms'],
+);
+const messagesRedriven = counter(
+  'broker_messages_redriven_total',
+  'Parked messages moved back to their queue by an operator',
+  ['queue'],
+);
+const parkedNow = gauge('broker_parked_messages', 'Messages waiting in a parking queue, by source queue', [
   'queue',
 ]);
 
@@ -90,11 +136,13 @@ export class Broker {
   private reconnectTimer?: NodeJS.Timeout;
   private readonly prefetch: number;
   private readonly maxDeliveries: number;
+  private readonly retrySchedule: RetrySchedule;
 
   private constructor(private readonly options: BrokerOptions) {
     this.names = new TopologyNames(options.prefix ?? '');
     this.prefetch = options.prefetch ?? 16;
     this.maxDeliveries = options.maxDeliveries ?? 5;
+    this.retrySchedule = { ...DEFAULT_RETRY_SCHEDULE, ...options.retry };
   }
 
   /** Connects (retrying with backoff until it succeeds or `close` is called). */
@@ -198,7 +246,7 @@ export class Broker {
       this.pending.set(correlation, { resolve, timer });
     });
     try {
-      await this.publishRequest(envelope, correlation, replyTo);
+      await this.publishRequest(envelope, correlation, replyTo, Date.now() + options.timeoutMs);
     } catch (err) {
       const entry = this.pending.get(correlation);
       if (entry) clearTimeout(entry.timer);
@@ -229,6 +277,51 @@ export class Broker {
     } finally {
       await channel.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * The parking queues of `services` (all by default) under this prefix, with how many messages each holds; also
+   * sets the `broker_parked_messages` gauge. A queue never declared is left out.
+   */
+  async listParked(services: readonly ServiceName[] = serviceNames): Promise<ParkedQueue[]> {
+    const model = this.model;
+    if (!model) throw new BrokerUnavailableError();
+    const found: ParkedQueue[] = [];
+    for (const queue of this.names.consumerQueues(services)) {
+      const channel = await model.createChannel();
+      // A missing queue closes the channel: one channel per queue.
+      channel.on('error', () => undefined);
+      try {
+        const { messageCount } = await channel.checkQueue(this.names.parkingQueue(queue));
+        parkedNow.set({ queue }, messageCount);
+        found.push({ queue: this.withoutPrefix(queue), parked: messageCount });
+      } catch {
+        // Not declared under this prefix.
+      } finally {
+        await channel.close().catch(() => undefined);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Moves the messages parked now (of one queue, named as `listParked` names it, or of all) back to their queue, with
+   * a fresh retry budget; returns how many each queue got back. Consumers deduplicate by message id, so a message
+   * that had its effect before it was parked has no second one. An RPC command whose caller stopped waiting is not
+   * run again. Messages parked again while this runs stay parked.
+   */
+  async redriveParked(queue?: string): Promise<ParkedQueue[]> {
+    const model = this.model;
+    if (!model) throw new BrokerUnavailableError();
+    const queues = this.names
+      .consumerQueues(serviceNames)
+      .filter((name) => queue === undefined || this.withoutPrefix(name) === queue);
+    const moved: ParkedQueue[] = [];
+    for (const name of queues) {
+      const count = await this.redriveQueue(model, name);
+      if (count !== undefined) moved.push({ queue: this.withoutPrefix(name), parked: count });
+    }
+    return moved;
   }
 
   /** Stops consuming, waits for in-flight handlers, and closes the connection. */
@@ -263,15 +356,66 @@ export class Broker {
         await channel.deleteQueue(queue);
         await channel.deleteQueue(this.names.parkingQueue(queue));
       }
+      for (const delayMs of this.retrySchedule.tiersMs)
+        await channel.deleteQueue(this.names.delayQueue(delayMs));
       for (const exchange of [
         this.names.commandsExchange,
         this.names.eventsExchange,
         this.names.deadLetterExchange,
+        this.names.retryExchange,
       ]) {
         await channel.deleteExchange(exchange);
       }
     } finally {
       await model.close();
+    }
+  }
+
+  private withoutPrefix(queue: string): string {
+    return queue.slice(this.names.prefix.length);
+  }
+
+  /** Moves what `queue`'s parking queue holds now back to `queue`, confirmed one by one; undefined if none exists. */
+  private async redriveQueue(model: ChannelModel, queue: string): Promise<number | undefined> {
+    const parking = this.names.parkingQueue(queue);
+    const channel = await model.createConfirmChannel();
+    channel.on('error', () => undefined);
+    try {
+      let count: number;
+      try {
+        count = (await channel.checkQueue(parking)).messageCount;
+      } catch {
+        return undefined;
+      }
+      let moved = 0;
+      while (moved < count) {
+        const msg = await channel.get(parking, { noAck: false });
+        if (!msg) break;
+        const headers = withoutBrokerHeaders(msg.properties.headers ?? {});
+        for (const name of [RETRY_QUEUE, RETRY_FAILURES, FIRST_FAILED_AT, LAST_FAILURE, ...PARKED_HEADERS])
+          delete headers[name];
+        await new Promise<void>((resolve, reject) =>
+          channel.publish(
+            '',
+            queue,
+            msg.content,
+            {
+              ...msg.properties,
+              persistent: true,
+              headers: { ...headers, 'x-redriven-at': new Date().toISOString() },
+            },
+            (e) => (e ? reject(e instanceof Error ? e : new Error(String(e))) : resolve()),
+          ),
+        );
+        channel.ack(msg);
+        moved += 1;
+      }
+      this.options.logger.info({ queue, moved }, 'parked messages re-driven');
+      messagesRedriven.inc({ queue }, moved);
+      parkedNow.set({ queue }, (await channel.checkQueue(parking)).messageCount);
+      return moved;
+    } finally {
+      await channel.close().catch(() => undefined);
     }
   }
 
@@ -284,7 +428,12 @@ export class Broker {
     return { exchange: this.names.eventsExchange, routingKey: definition.name };
   }
 
-  private async publishRequest(envelope: Envelope, correlation: string, replyTo: string): Promise<void> {
+  private async publishRequest(
+    envelope: Envelope,
+    correlation: string,
+    replyTo: string,
+    deadline: number,
+  ): Promise<void> {
     const channel = this.publishChannel;
     if (!channel) throw new BrokerUnavailableError();
     const { exchange, routingKey } = this.routeByName(envelope.name);
@@ -295,7 +444,7 @@ export class Broker {
       correlationId: correlation,
       type: envelope.name,
       replyTo,
-      headers: currentTraceHeaders() as Record<string, string>,
+      headers: { ...currentTraceHeaders(), [REPLY_DEADLINE]: String(deadline) },
     });
     if (!ok) await new Promise((resolve) => channel.once('drain', resolve));
   }
@@ -374,6 +523,20 @@ export class Broker {
     await channel.assertExchange(names.commandsExchange, 'direct', { durable: true });
     await channel.assertExchange(names.eventsExchange, 'topic', { durable: true });
     await channel.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+    await channel.assertExchange(names.retryExchange, 'headers', { durable: true });
+    for (const delayMs of this.retrySchedule.tiersMs) {
+      await channel.assertQueue(names.delayQueue(delayMs), {
+        durable: true,
+        arguments: {
+          'x-queue-type': 'quorum',
+          'x-message-ttl': delayMs,
+          'x-dead-letter-exchange': names.retryExchange,
+          // Kept until the retry exchange has taken it: a retry is never lost between the two queues.
+          'x-dead-letter-strategy': 'at-least-once',
+          'x-overflow': 'reject-publish',
+        },
+      });
+    }
     for (const service of this.commandQueues) {
       const queue = names.commandQueue(service);
       await this.declareConsumerQueue(channel, queue);
@@ -400,6 +563,7 @@ export class Broker {
         'x-dead-letter-routing-key': queue,
       },
     });
+    await channel.bindQueue(queue, this.names.retryExchange, '', { 'x-match': 'all', [RETRY_QUEUE]: queue });
   }
 
   private async addConsumer(registration: ConsumerRegistration): Promise<void> {
@@ -425,8 +589,17 @@ export class Broker {
     msg: ConsumeMessage,
   ): Promise<void> {
     const logger = this.options.logger;
-    const previousDeliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
-    const attempt = previousDeliveries + 1;
+    const headers = msg.properties.headers ?? {};
+    const attempt = Number(headers[RETRY_FAILURES] ?? 0) + Number(headers['x-delivery-count'] ?? 0) + 1;
+    if (msg.properties.replyTo && Date.now() > Number(headers[REPLY_DEADLINE] ?? Infinity)) {
+      // Its caller has answered its own client already (a timeout); running it now would be a surprise.
+      logger.warn(
+        { queue: registration.queue, message_id: msg.properties.messageId },
+        'command dropped: its caller stopped waiting',
+      );
+      safeAck(channel, msg);
+      return;
+    }
     let envelope: Envelope;
     try {
       envelope = parseEnvelope(msg.content);
@@ -456,12 +629,14 @@ export class Broker {
       }),
     };
     const traceContext = contextFromHeaders(msg.properties.headers);
+    const started = Date.now();
     try {
       const result = await runInContext(traceContext, () => handler(envelope.payload as never, context));
       await this.replyIfAsked(msg, { ok: true, result });
       safeAck(channel, msg);
     } catch (err) {
-      if (err instanceof CommandError) {
+      // A refusal answers its caller; a dependency's unavailability is retried when no caller is waiting for it.
+      if (err instanceof CommandError && (msg.properties.replyTo || failureKind(err) === 'permanent')) {
         await this.replyIfAsked(msg, { ok: false, error: { code: err.code, message: err.message } });
         safeAck(channel, msg);
         return;
@@ -472,13 +647,69 @@ export class Broker {
         await this.refuse(channel, registration.queue, msg, err);
         return;
       }
-      if (attempt >= this.maxDeliveries) {
-        await this.refuse(channel, registration.queue, msg, err, permanentFailureReply(err), true);
+      await this.retryLater(channel, registration.queue, msg, err, kind === 'unknown', Date.now() - started);
+    }
+  }
+
+  /**
+   * A failure that may pass: the message goes to a delay queue and comes back to `queue` after a growing delay, while
+   * the messages behind it flow on. An event (or a command without a caller) is retried until `retry.retryForMs`
+   * after its first failure, then parked; an RPC command only while its caller still waits, then it is answered
+   * SERVICE_UNAVAILABLE. An unknown failure (likely a bug) gets `maxDeliveries` attempts.
+   */
+  private async retryLater(
+    channel: Channel,
+    queue: string,
+    msg: ConsumeMessage,
+    err: unknown,
+    unknownFailure: boolean,
+    attemptMs: number,
+  ): Promise<void> {
+    const headers = msg.properties.headers ?? {};
+    const failures = Number(headers[RETRY_FAILURES] ?? 0) + 1;
+    const now = Date.now();
+    const firstFailedAt = Number(headers[FIRST_FAILED_AT] ?? now);
+    const delayMs = retryDelayMs(this.retrySchedule, failures);
+    const outOfAttempts = unknownFailure && failures >= this.maxDeliveries;
+    if (msg.properties.replyTo) {
+      if (outOfAttempts) {
+        await this.refuse(channel, queue, msg, err, permanentFailureReply(err), false);
         return;
       }
-      context.logger.warn({ err, attempt, kind }, 'handler failed, will be redelivered');
-      // A short pause keeps a failing message from spinning hot; it is bounded by maxDeliveries.
-      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** previousDeliveries)));
+      if (now + delayMs + attemptMs >= Number(headers[REPLY_DEADLINE] ?? 0)) {
+        await this.refuse(channel, queue, msg, err, SERVICE_UNAVAILABLE_REPLY, false);
+        return;
+      }
+    } else if (outOfAttempts) {
+      await this.park(channel, queue, msg, `after ${failures} attempts: ${describe(err)}`);
+      return;
+    } else if (now - firstFailedAt >= this.retrySchedule.retryForMs) {
+      const minutes = Math.round((now - firstFailedAt) / 60_000);
+      await this.park(
+        channel,
+        queue,
+        msg,
+        `still failing ${minutes} min after the first failure: ${describe(err)}`,
+      );
+      return;
+    }
+    this.options.logger.warn(
+      { queue, message_id: msg.properties.messageId, err: describe(err), failures, delayMs },
+      'handler failed, will be retried',
+    );
+    try {
+      await this.republish('', this.names.delayQueue(delayMs), msg, {
+        ...withoutBrokerHeaders(headers),
+        [RETRY_QUEUE]: queue,
+        [RETRY_FAILURES]: String(failures),
+        [FIRST_FAILED_AT]: String(firstFailedAt),
+        [LAST_FAILURE]: describe(err).slice(0, 2000),
+      });
+      messagesRetried.inc({ queue, delay_ms: String(delayMs) });
+      safeAck(channel, msg);
+    } catch {
+      // No delay queue now (the broker is going away): back to the queue after a pause, never a hot loop.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delayMs, 1000)));
       safeNack(channel, msg);
     }
   }
@@ -498,7 +729,7 @@ export class Broker {
   ): Promise<void> {
     await this.replyIfAsked(msg, { ok: false, error: reply });
     if (park) {
-      await this.park(channel, queue, msg, err);
+      await this.park(channel, queue, msg, describe(err));
       return;
     }
     this.options.logger.warn(
@@ -509,36 +740,41 @@ export class Broker {
   }
 
   /** Moves a message to its queue's parking queue with the reason, then acks it so the queue moves on. */
-  private async park(channel: Channel, queue: string, msg: ConsumeMessage, err: unknown): Promise<void> {
-    const reason = describe(err);
+  private async park(channel: Channel, queue: string, msg: ConsumeMessage, reason: string): Promise<void> {
     this.options.logger.error({ queue, message_id: msg.properties.messageId, reason }, 'message parked');
-    messagesParked.inc({ queue });
     try {
-      const publisher = this.publishChannel;
-      if (!publisher) throw new BrokerUnavailableError();
-      await new Promise<void>((resolve, reject) =>
-        publisher.publish(
-          this.names.deadLetterExchange,
-          queue,
-          msg.content,
-          {
-            ...msg.properties,
-            persistent: true,
-            headers: {
-              ...msg.properties.headers,
-              'x-parked-reason': reason.slice(0, 2000),
-              'x-parked-at': new Date().toISOString(),
-              'x-parked-from': queue,
-            },
-          },
-          (e) => (e ? reject(e instanceof Error ? e : new Error(String(e))) : resolve()),
-        ),
-      );
+      await this.republish(this.names.deadLetterExchange, queue, msg, {
+        ...msg.properties.headers,
+        'x-parked-reason': reason.slice(0, 2000),
+        'x-parked-at': new Date().toISOString(),
+        'x-parked-from': queue,
+      });
+      messagesParked.inc({ queue });
       safeAck(channel, msg);
     } catch {
       // Could not park it now: leave it to be redelivered (the broker's delivery limit is the last resort).
       safeNack(channel, msg);
     }
+  }
+
+  /** Publishes a copy of a received message (same body and properties, new headers), confirmed. */
+  private async republish(
+    exchange: string,
+    routingKey: string,
+    msg: ConsumeMessage,
+    headers: Record<string, unknown>,
+  ): Promise<void> {
+    const publisher = this.publishChannel;
+    if (!publisher) throw new BrokerUnavailableError();
+    await new Promise<void>((resolve, reject) =>
+      publisher.publish(
+        exchange,
+        routingKey,
+        msg.content,
+        { ...msg.properties, persistent: true, headers },
+        (e) => (e ? reject(e instanceof Error ? e : new Error(String(e))) : resolve()),
+      ),
+    );
   }
 
   private async replyIfAsked(msg: ConsumeMessage, reply: Reply<unknown>): Promise<void> {
@@ -587,6 +823,18 @@ function safeAck(channel: Channel, msg: ConsumeMessage): void {
   } catch {
     // Channel already closed: the message will be redelivered and deduplicated by the inbox.
   }
+}
+
+/**
+ * A message's headers without those the broker sets on delivery and dead-lettering: a copy starts a new delivery
+ * count (the `x-delivery-limit` backstop counts crashes of one copy, not retries), and its death history stays short.
+ */
+function withoutBrokerHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(
+      ([name]) => name !== 'x-delivery-count' && !/^x-(first-|last-)?death/.test(name),
+    ),
+  );
 }
 
 function safeNack(channel: Channel, msg: ConsumeMessage): void {

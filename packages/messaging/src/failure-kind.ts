@@ -1,4 +1,4 @@
-import { BrokerUnavailableError, InvalidMessageError, RpcTimeoutError } from './errors';
+import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 
 /**
  * What a handler's failure says about trying again:
@@ -27,6 +27,7 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P01', // admin shutdown
   '57P02', // crash shutdown
   '57P03', // cannot connect now (starting up, shutting down)
+  '55000', // object not in prerequisite state: the database is not accepting connections (ALLOW_CONNECTIONS false)
 ]);
 const TRANSIENT_SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -37,22 +38,34 @@ const TRANSIENT_SOCKET_CODES = new Set([
   'ENETUNREACH',
   'EAI_AGAIN',
 ]);
+/** node-postgres's connection failures, which carry no code: the connection, never the query, failed. */
+const TRANSIENT_DRIVER_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end)/;
 /** Error names of libraries whose failures are about the data, never the moment (joi, TypeORM). */
 const PERMANENT_ERROR_NAMES = new Set(['ValidationError', 'EntityNotFoundError']);
 
-/** The code of a failure: PostgreSQL's SQLSTATE or Node's socket code, possibly wrapped (TypeORM's QueryFailedError). */
-function errorCode(err: unknown): string | undefined {
-  for (let current: unknown = err, depth = 0; current && depth < 4; depth += 1) {
-    const candidate = current as { code?: unknown; driverError?: unknown; cause?: unknown };
-    if (typeof candidate.code === 'string') return candidate.code;
+/** A failure and the errors it wraps (TypeORM's QueryFailedError holds the driver's, others a `cause`). */
+function errorChain(err: unknown): Array<{ code?: unknown; message?: unknown }> {
+  const chain: Array<{ code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown }> = [];
+  for (let current: unknown = err; current && chain.length < 4;) {
+    const candidate = current as (typeof chain)[number];
+    chain.push(candidate);
     current = candidate.driverError ?? candidate.cause;
   }
-  return undefined;
+  return chain;
+}
+
+/** The code of a failure: PostgreSQL's SQLSTATE or Node's socket code, possibly wrapped. */
+function errorCode(err: unknown): string | undefined {
+  const code = errorChain(err).find((candidate) => typeof candidate.code === 'string')?.code;
+  return code as string | undefined;
 }
 
 /** Classifies a handler failure; the broker retries only what is not permanent. */
 export function failureKind(err: unknown): FailureKind {
   if (err instanceof InvalidMessageError) return 'permanent';
+  // A refusal is the answer; SERVICE_UNAVAILABLE is a dependency (a rail) not answering in time.
+  if (err instanceof CommandError) return err.code === 'SERVICE_UNAVAILABLE' ? 'transient' : 'permanent';
   if (err instanceof BrokerUnavailableError || err instanceof RpcTimeoutError) return 'transient';
   if (
     err instanceof Error &&
@@ -60,7 +73,13 @@ export function failureKind(err: unknown): FailureKind {
   )
     return 'permanent';
   const code = errorCode(err);
-  if (code === undefined) return 'unknown';
+  if (code === undefined) {
+    const lostConnection = errorChain(err).some(
+      (candidate) =>
+        typeof candidate.message === 'string' && TRANSIENT_DRIVER_MESSAGES.test(candidate.message),
+    );
+    return lostConnection ? 'transient' : 'unknown';
+  }
   if (TRANSIENT_SOCKET_CODES.has(code)) return 'transient';
   if (code.length !== 5) return 'unknown';
   if (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2))) return 'transient';

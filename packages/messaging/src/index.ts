@@ -8,3 +8,4 @@ export * from './outbox-relay';
 export * from './outbox-inbox-migration';
 export * from './service-runtime';
 export * from './periodic-task';
+export * from './retry-schedule';

@@ -5,6 +5,7 @@ import { openServiceDatabase, type ServiceDatabaseOptions } from '@gateway/persi
 import { Broker } from './broker';
 import { serveMetrics } from './metrics-server';
 import { OutboxRelay } from './outbox-relay';
+import { PeriodicTask } from './periodic-task';
 import { UnitOfWork } from './unit-of-work';
 import { OutboxInbox1732300000000 } from './outbox-inbox-migration';
 
@@ -18,7 +19,12 @@ export interface RuntimeConfig {
   METRICS_PORT?: number;
   /** The interface the metrics listener binds (loopback by default). */
   METRICS_HOST?: string;
+  /** How long a message failing transiently is retried before it is parked (default: one hour). */
+  BROKER_RETRY_MAX_MS?: number;
 }
+
+/** How often a service reports how many of its messages are parked (`broker_parked_messages`). */
+const PARKED_GAUGE_INTERVAL_MS = 30_000;
 
 export interface ServiceRuntimeOptions {
   service: ServiceName;
@@ -69,10 +75,21 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
     prefix: options.config.AMQP_PREFIX,
     connectionName: `${options.service}:${process.pid}`,
     logger,
+    retry:
+      options.config.BROKER_RETRY_MAX_MS === undefined
+        ? undefined
+        : { retryForMs: options.config.BROKER_RETRY_MAX_MS },
   });
   const relay = new OutboxRelay(dataSource, broker, { logger });
   relay.start();
-  const stopSteps: Array<() => Promise<void>> = [];
+  const parkedGauge = new PeriodicTask(
+    async () => {
+      if (broker.connected) await broker.listParked([options.service]);
+    },
+    { name: 'parked-gauge', intervalMs: PARKED_GAUGE_INTERVAL_MS, logger },
+  );
+  parkedGauge.start();
+  const stopSteps: Array<() => Promise<void>> = [() => parkedGauge.stop()];
   if (options.config.METRICS_PORT !== undefined) {
     const host = options.config.METRICS_HOST ?? '127.0.0.1';
     const server = await serveMetrics(options.config.METRICS_PORT, host, () => broker.connected);

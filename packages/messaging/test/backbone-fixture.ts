@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { defineCommand, defineEvent } from '@gateway/contracts';
+import { defineCommand, defineEvent, type PaymentEventPayload } from '@gateway/contracts';
 import { openServiceDatabase, schemaOf } from '@gateway/persistence';
 import {
   createTestDatabase,
@@ -9,7 +10,7 @@ import {
   type TestDatabase,
 } from '@gateway/testkit';
 import Joi from 'joi';
-import { Broker, OutboxInbox1732300000000, OutboxRelay, type UnitOfWork } from '../src';
+import { Broker, OutboxInbox1732300000000, OutboxRelay, type RetrySchedule, type UnitOfWork } from '../src';
 
 class EffectsTable1732300000001 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
@@ -36,11 +37,60 @@ export const unregisteredCommand = defineCommand(
   Joi.any(),
 );
 
+/** The production schedule scaled down from seconds to tens of milliseconds, without jitter (gaps are exact). */
+export const FAST_RETRY: RetrySchedule = {
+  tiersMs: [50, 100, 200, 400],
+  baseDelayMs: 50,
+  maxDelayMs: 400,
+  jitter: 0,
+  retryForMs: 10_000,
+};
+
+export const id = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url')}`;
+
+/** A `payment.created.v1` payload told apart by its amount. */
+export function eventPayload(amountCentavos: number): PaymentEventPayload {
+  const now = new Date().toISOString();
+  return {
+    event_id: id('evt'),
+    business_id: id('biz'),
+    occurred_at: now,
+    payment: {
+      payment_id: id('pay'),
+      transaction_id: null,
+      business_id: id('biz'),
+      method: 'pix',
+      status: 'processing',
+      amount_centavos: amountCentavos,
+      fee_centavos: 0,
+      external_id: null,
+      failure_code: null,
+      failure_reason: null,
+      metadata: null,
+      created_at: now,
+      updated_at: now,
+    },
+  };
+}
+
+/** A `customer.create.v1` command payload for a new business. */
+export const customerPayload = () => ({
+  business_id: id('biz'),
+  email: null,
+  phone_number: null,
+  document_number: null,
+  ip: null,
+  metadata: null,
+});
+
 export interface Backbone {
   database: TestDatabase;
   prefix: string;
   dataSource: DataSource;
-  connectBroker(name: string, options?: { maxDeliveries?: number }): Promise<Broker>;
+  connectBroker(
+    name: string,
+    options?: { maxDeliveries?: number; retry?: Partial<RetrySchedule>; prefetch?: number },
+  ): Promise<Broker>;
   relay(broker: Broker, uow: UnitOfWork): OutboxRelay;
   effects(consumer: string): Promise<Map<string, number>>;
   close(): Promise<void>;
@@ -68,6 +118,8 @@ export async function openBackbone(): Promise<Backbone> {
         connectionName: name,
         logger: testLogger(name),
         maxDeliveries: options.maxDeliveries ?? 3,
+        prefetch: options.prefetch,
+        retry: { ...FAST_RETRY, ...options.retry },
         maxReconnectDelayMs: 500,
       });
       brokers.push(broker);

@@ -1,7 +1,6 @@
 import amqp from 'amqplib';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { PaymentEventPayload } from '@gateway/contracts';
 import { infrastructureUrls, waitFor } from '@gateway/testkit';
 import {
@@ -13,6 +12,9 @@ import {
   type Broker,
 } from '../src';
 import {
+  customerPayload,
+  eventPayload,
+  id,
   openBackbone,
   sampleCommand,
   sampleEvent,
@@ -21,31 +23,6 @@ import {
 } from './backbone-fixture';
 
 const PATTERN = 'payment.*.v1';
-
-function eventPayload(n: number): PaymentEventPayload {
-  const id = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url')}`;
-  const now = new Date().toISOString();
-  return {
-    event_id: id('evt'),
-    business_id: id('biz'),
-    occurred_at: now,
-    payment: {
-      payment_id: id('pay'),
-      transaction_id: null,
-      business_id: id('biz'),
-      method: 'pix',
-      status: 'processing',
-      amount_centavos: 100 + n,
-      fee_centavos: 0,
-      external_id: null,
-      failure_code: null,
-      failure_reason: null,
-      metadata: null,
-      created_at: now,
-      updated_at: now,
-    },
-  };
-}
 
 /** A subscriber whose handler records one effect per message inside the inbox transaction. */
 async function subscribe(
@@ -71,7 +48,7 @@ async function subscribe(
 async function emitThroughOutbox(backbone: Backbone, uow: UnitOfWork, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let n = 0; n < count; n += 1) {
-    const envelope = await uow.run({}, (tx) => tx.emit(sampleEvent, eventPayload(n)));
+    const envelope = await uow.run({}, (tx) => tx.emit(sampleEvent, eventPayload(100 + n)));
     ids.push(envelope.id);
   }
   return ids;
@@ -168,7 +145,7 @@ describe('messaging backbone against the real broker', () => {
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-    const envelope = await publisher.publish(sampleEvent, eventPayload(7));
+    const envelope = await publisher.publish(sampleEvent, eventPayload(107));
     expect(await exited).toBe(1);
     expect((await backbone.effects('checkout')).get(envelope.id)).toBe(1);
 
@@ -197,8 +174,8 @@ describe('messaging backbone against the real broker', () => {
       },
     });
 
-    await broker.publish(sampleEvent, eventPayload(0));
-    for (let n = 1; n <= 5; n += 1) await broker.publish(sampleEvent, eventPayload(n));
+    await broker.publish(sampleEvent, eventPayload(100));
+    for (let n = 1; n <= 5; n += 1) await broker.publish(sampleEvent, eventPayload(100 + n));
     // Well-formed envelope of a message type no contract knows: parked at once, never handled.
     await broker.publishEnvelope(createEnvelope(unknownButWellFormed, { n: 1 }), {});
 
@@ -224,20 +201,13 @@ describe('messaging backbone against the real broker', () => {
   test('an RPC gets its reply, a business refusal comes back as an error reply, and a server that is down yields a timeout', async () => {
     const client = await backbone.connectBroker('rpc-client');
     const server = await backbone.connectBroker('rpc-server');
-    const payload = {
-      business_id: `biz_${randomBytes(18).toString('base64url')}`,
-      email: null,
-      phone_number: null,
-      document_number: null,
-      ip: null,
-      metadata: null,
-    };
+    const payload = customerPayload();
     await server.consumeCommands('customer', {
       [sampleCommand.name]: async (command: typeof payload) => {
         if (command.email === 'refuse@example.com')
           throw new CommandError('INVALID_FIELDS', 'Campos inválidos: email.');
         return {
-          customer_id: `cust_${randomBytes(18).toString('base64url')}`,
+          customer_id: id('cust'),
           ...command,
           created_at: new Date().toISOString(),
         };
@@ -271,7 +241,7 @@ describe('messaging backbone against the real broker', () => {
     await relay.stop();
 
     publisher.dropConnectionForTesting();
-    await expect(publisher.publish(sampleEvent, eventPayload(1))).rejects.toBeInstanceOf(
+    await expect(publisher.publish(sampleEvent, eventPayload(101))).rejects.toBeInstanceOf(
       BrokerUnavailableError,
     );
     const [id] = await emitThroughOutbox(backbone, uow, 1);

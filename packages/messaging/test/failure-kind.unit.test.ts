@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import {
   BrokerUnavailableError,
+  CommandError,
   InvalidMessageError,
   RpcTimeoutError,
   failureKind,
@@ -32,12 +33,34 @@ describe('failure kinds', () => {
     expect(failureKind(Object.assign(new Error('socket'), { code }))).toBe('transient');
   });
 
+  test.each([
+    'Connection terminated unexpectedly',
+    'Connection terminated due to connection timeout',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error and is not queryable',
+  ])('node-postgres losing its connection (%s), which carries no code, is transient', (message) => {
+    expect(failureKind(new Error(message))).toBe('transient');
+    const wrapped = Object.assign(new Error(message), {
+      name: 'QueryFailedError',
+      driverError: new Error(message),
+    });
+    expect(failureKind(wrapped)).toBe('transient');
+  });
+
+  test('a database refusing connections (ALLOW_CONNECTIONS false, SQLSTATE 55000) is transient', () => {
+    expect(failureKind(queryFailed('55000'))).toBe('transient');
+  });
+
   test('broker outages and rail timeouts are transient', () => {
     expect(failureKind(new BrokerUnavailableError())).toBe('transient');
+    expect(failureKind(new CommandError('SERVICE_UNAVAILABLE', 'O provedor não respondeu.'))).toBe(
+      'transient',
+    );
     expect(failureKind(new RpcTimeoutError('pix.charge.open.v1', 4000))).toBe('transient');
   });
 
-  test('contract and validation errors and a missing entity are permanent', () => {
+  test('contract and validation errors, a refusal and a missing entity are permanent', () => {
+    expect(failureKind(new CommandError('INVALID_STATUS', 'Status inválido.'))).toBe('permanent');
     expect(failureKind(new InvalidMessageError('bad'))).toBe('permanent');
     expect(failureKind(Joi.number().validate('x').error)).toBe('permanent');
     expect(failureKind(Object.assign(new Error('Could not find'), { name: 'EntityNotFoundError' }))).toBe(
@@ -45,7 +68,7 @@ describe('failure kinds', () => {
     );
   });
 
-  test('anything unrecognised is unknown (redelivered a bounded number of times)', () => {
+  test('anything unrecognised is unknown (retried a bounded number of times)', () => {
     expect(failureKind(new Error('boom'))).toBe('unknown');
     expect(failureKind(new TypeError('x is undefined'))).toBe('unknown');
     expect(failureKind(queryFailed('42P01'))).toBe('unknown');

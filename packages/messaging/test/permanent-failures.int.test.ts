@@ -1,47 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import type { PaymentEventPayload } from '@gateway/contracts';
 import { takeParkedMessages, waitFor } from '@gateway/testkit';
 import type { Broker } from '../src';
-import { openBackbone, sampleCommand, sampleEvent, type Backbone } from './backbone-fixture';
+import {
+  customerPayload,
+  eventPayload,
+  id,
+  openBackbone,
+  sampleCommand,
+  sampleEvent,
+  type Backbone,
+} from './backbone-fixture';
 
-/** With five deliveries, redelivering pauses 0.1 + 0.2 + 0.4 + 0.8 s: anything under that was not retried. */
+/** A refusal is answered at once (the delivery count proves it was not retried). */
 const MAX_DELIVERIES = 5;
 const FASTER_THAN_ANY_RETRY_MS = 700;
-
-const id = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url')}`;
-
-function eventPayload(amountCentavos: number): PaymentEventPayload {
-  const now = new Date().toISOString();
-  return {
-    event_id: id('evt'),
-    business_id: id('biz'),
-    occurred_at: now,
-    payment: {
-      payment_id: id('pay'),
-      transaction_id: null,
-      business_id: id('biz'),
-      method: 'pix',
-      status: 'processing',
-      amount_centavos: amountCentavos,
-      fee_centavos: 0,
-      external_id: null,
-      failure_code: null,
-      failure_reason: null,
-      metadata: null,
-      created_at: now,
-      updated_at: now,
-    },
-  };
-}
-
-const customerPayload = () => ({
-  business_id: id('biz'),
-  email: null,
-  phone_number: null,
-  document_number: null,
-  ip: null,
-  metadata: null,
-});
 
 /** Real statements PostgreSQL refuses, each with the SQLSTATE it answers. */
 const refusedByPostgres: Record<string, (backbone: Backbone) => Promise<unknown>> = {

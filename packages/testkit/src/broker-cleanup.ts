@@ -1,4 +1,5 @@
 import amqp from 'amqplib';
+import { DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
 import { infrastructureUrls } from './infrastructure';
 
 /** Every process of the stack that declares queues. */
@@ -16,14 +17,16 @@ export const stackServices = [
 export async function deleteBrokerNames(prefix: string): Promise<void> {
   const model = await amqp.connect(infrastructureUrls().amqpUrl);
   try {
+    const names = new TopologyNames(prefix);
     const queues = stackServices.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`]);
-    for (const queue of [...queues, ...queues.map((q) => `${q}.parking`)]) {
+    const delayQueues = DEFAULT_RETRY_SCHEDULE.tiersMs.map((delayMs) => names.delayQueue(delayMs));
+    for (const queue of [...queues, ...queues.map((q) => `${q}.parking`), ...delayQueues]) {
       const channel = await model.createChannel();
       channel.on('error', () => undefined);
       await channel.deleteQueue(queue).catch(() => undefined);
       await channel.close().catch(() => undefined);
     }
-    for (const exchange of ['commands', 'events', 'dead-letter']) {
+    for (const exchange of ['commands', 'events', 'dead-letter', 'retry']) {
       const channel = await model.createChannel();
       channel.on('error', () => undefined);
       await channel.deleteExchange(`${prefix}${exchange}`).catch(() => undefined);

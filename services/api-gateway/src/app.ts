@@ -46,6 +46,7 @@ export function createApp(deps: AppDependencies): Express {
   );
   const context: RouteContext = {
     commands: new CommandSender(deps.broker, config.RPC_TIMEOUT_MS),
+    broker: deps.broker,
     identities,
     config,
   };

@@ -16,6 +16,8 @@ export interface ApiGatewayConfig {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_PREFIX: string;
+  /** How long a message failing transiently is retried before it is parked. */
+  BROKER_RETRY_MAX_MS?: number;
   REDIS_URL: string;
   REDIS_PREFIX: string;
   ADMIN_TOKEN: string;
@@ -49,6 +51,7 @@ const schema = Joi.object<ApiGatewayConfig>({
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   REDIS_URL: commonEnv.REDIS_URL,
   REDIS_PREFIX: commonEnv.REDIS_PREFIX,
   ADMIN_TOKEN: secret(DEVELOPMENT_ADMIN_TOKEN, Joi.string().min(ADMIN_TOKEN_MIN_LENGTH)),

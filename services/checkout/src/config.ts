@@ -9,6 +9,8 @@ export interface CheckoutConfig {
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
   METRICS_HOST: string;
+  /** How long a message failing transiently is retried before it is parked. */
+  BROKER_RETRY_MAX_MS?: number;
   /** How long a session start waits for the payment service to create the payment. */
   PAYMENT_RPC_TIMEOUT_MS: number;
 }
@@ -21,6 +23,7 @@ const schema = Joi.object<CheckoutConfig>({
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   PAYMENT_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(4000),
 });
 

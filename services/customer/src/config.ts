@@ -9,6 +9,8 @@ export interface CustomerConfig {
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
   METRICS_HOST: string;
+  /** How long a message failing transiently is retried before it is parked. */
+  BROKER_RETRY_MAX_MS?: number;
 }
 
 const schema = Joi.object<CustomerConfig>({
@@ -19,6 +21,7 @@ const schema = Joi.object<CustomerConfig>({
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
 });
 
 /** The variables this service reads (the launcher hands it these and no others). */

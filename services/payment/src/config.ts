@@ -9,6 +9,8 @@ export interface PaymentConfig {
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
   METRICS_HOST: string;
+  /** How long a message failing transiently is retried before it is parked. */
+  BROKER_RETRY_MAX_MS?: number;
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
   RAIL_RPC_TIMEOUT_MS: number;
   PIX_EXPIRES_IN_SECONDS: number;
@@ -28,6 +30,7 @@ const schema = Joi.object<PaymentConfig>({
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),

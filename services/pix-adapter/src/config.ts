@@ -22,6 +22,8 @@ export interface PixAdapterConfig {
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
   METRICS_HOST: string;
+  /** How long a message failing transiently is retried before it is parked. */
+  BROKER_RETRY_MAX_MS?: number;
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
@@ -59,6 +61,7 @@ const schema = Joi.object<PixAdapterConfig>({
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   PSP_BASE_URL: sandboxDefault(
     Joi.string()
       .uri({ scheme: ['http', 'https'] })

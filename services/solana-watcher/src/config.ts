@@ -19,6 +19,8 @@ export interface SolanaWatcherConfig {
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
   METRICS_HOST: string;
+  /** How long a message failing transiently is retried before it is parked. */
+  BROKER_RETRY_MAX_MS?: number;
   SOLANA_RPC_URL: string;
   /** The platform's custodial wallet: every payment goes to its associated token accounts. */
   RECEIVING_WALLET: string;
@@ -69,6 +71,7 @@ const schema = Joi.object<SolanaWatcherConfig>({
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   SOLANA_RPC_URL: sandboxDefault(Joi.string().uri({ scheme: ['http', 'https'] }), 'http://127.0.0.1:8899'),
   RECEIVING_WALLET: sandboxOnly(solanaPublicKey, SANDBOX_RECEIVING_WALLET),
   MINT_USDC: solanaPublicKey.default('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),

@@ -12,6 +12,8 @@ export interface WebhookDispatcherConfig {
   /** Serves /metrics and /healthz on this port when set. */
   METRICS_PORT?: number;
   METRICS_HOST: string;
+  /** How long a message failing transiently is retried before it is parked. */
+  BROKER_RETRY_MAX_MS?: number;
   /** Base64 of the 32-byte AES-256-GCM key that seals webhook secrets at rest. */
   WEBHOOK_SECRET_KEY: string;
   /** Overrides the decisions.md schedule, e.g. `1s,2s,4s` (units ms, s, m, h, d). */
@@ -44,6 +46,7 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Joi.boolean().when('APP_ENV', {

@@ -6,6 +6,7 @@ import { paymentCreated } from '@gateway/contracts';
 import { serviceDataSource } from '@gateway/persistence';
 import { testLogger } from '@gateway/testkit';
 import { Broker, UnitOfWork } from '../../src';
+import { FAST_RETRY } from '../backbone-fixture';
 
 async function main(): Promise<void> {
   const [databaseUrl, amqpUrl, prefix] = process.argv.slice(2) as [string, string, string];
@@ -17,13 +18,14 @@ async function main(): Promise<void> {
   });
   await dataSource.initialize();
   const inbox = new UnitOfWork(dataSource, 'checkout');
-  // Same delivery limit as the test's brokers: queue arguments must match on every declaration.
+  // Same delivery limit and delay queues as the test's brokers: queue arguments must match on every declaration.
   const broker = await Broker.connect({
     url: amqpUrl,
     prefix,
     connectionName: 'dying-consumer',
     logger: testLogger(),
     maxDeliveries: 3,
+    retry: FAST_RETRY,
   });
   await broker.consumeEvents('checkout', ['payment.*.v1'], {
     [paymentCreated.name]: async (_payload: unknown, context) => {

@@ -10,6 +10,7 @@ import {
   type PaymentMethod,
 } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
+import { BrokerUnavailableError, consumerQueueNames, type ParkedQueue } from '@gateway/messaging';
 import { centavosToBrl } from '../domain/money';
 import type { BusinessEntity } from '../persistence';
 import { hasKeyPrefixShape } from '../domain/api-key';
@@ -34,6 +35,7 @@ const feeRuleBody = Joi.object<{ percent_bps: number; fixed_centavos: number }>(
   percent_bps: Joi.number().integer().min(0).max(10000).required(),
   fixed_centavos: centavosField.min(0).required(),
 });
+const redriveBody = Joi.object<{ queue?: string }>({ queue: Joi.string().valid(...consumerQueueNames) });
 const productBody = Joi.object<{ name: string; price: number; description?: string | null }>({
   name: boundedText('name').min(1).required(),
   price: amountField.required(),
@@ -41,7 +43,7 @@ const productBody = Joi.object<{ name: string; price: number; description?: stri
 });
 
 /** The operator API (decisions.md, "Environments and operators"); `scripts/admin-cli.ts` wraps it. */
-export function adminRoutes({ commands, identities, config }: RouteContext): Router {
+export function adminRoutes({ commands, broker, identities, config }: RouteContext): Router {
   const router = Router();
   router.use(requireAdmin(config.ADMIN_TOKEN), jsonBody());
 
@@ -143,6 +145,36 @@ export function adminRoutes({ commands, identities, config }: RouteContext): Rou
         price: centavosToBrl(product.price_centavos),
         price_centavos: product.price_centavos,
         created_at: product.created_at,
+      });
+    }),
+  );
+
+  /** The broker's answer; while it is unreachable, SERVICE_UNAVAILABLE. */
+  const fromBroker = async (work: () => Promise<ParkedQueue[]>): Promise<ParkedQueue[]> => {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof BrokerUnavailableError) throw new AppError('SERVICE_UNAVAILABLE');
+      throw err;
+    }
+  };
+
+  router.get(
+    '/parked',
+    asyncHandler(async (_req, res) => {
+      const queues = await fromBroker(() => broker.listParked());
+      res.json({ queues, total_parked: queues.reduce((sum, queue) => sum + queue.parked, 0) });
+    }),
+  );
+
+  router.post(
+    '/parked/redrive',
+    asyncHandler(async (req, res) => {
+      const body = validateBody(redriveBody, req.body);
+      const moved = await fromBroker(() => broker.redriveParked(body.queue));
+      res.json({
+        queues: moved.map(({ queue, parked }) => ({ queue, redriven: parked })),
+        total_redriven: moved.reduce((sum, queue) => sum + queue.parked, 0),
       });
     }),
   );
