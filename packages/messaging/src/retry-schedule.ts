@@ -18,11 +18,14 @@ export interface RetrySchedule {
   retryForMs: number;
 }
 
-/** One hour of retries, at most five minutes apart: a database or broker outage of minutes strands nothing. */
+/**
+ * One hour of retries, at most two minutes apart: an outage of minutes strands nothing, and once it ends every
+ * waiting message is handled within two minutes.
+ */
 export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = {
-  tiersMs: [1_000, 5_000, 30_000, 120_000, 300_000],
+  tiersMs: [1_000, 5_000, 30_000, 120_000],
   baseDelayMs: 1_000,
-  maxDelayMs: 300_000,
+  maxDelayMs: 120_000,
   jitter: 0.25,
   retryForMs: 3_600_000,
 };

@@ -34,6 +34,6 @@ describe('retry schedule', () => {
       const delay = retryDelayMs(DEFAULT_RETRY_SCHEDULE, failures);
       expect(DEFAULT_RETRY_SCHEDULE.tiersMs).toContain(delay);
     }
-    expect(retryDelayMs(DEFAULT_RETRY_SCHEDULE, 40, always(0))).toBe(300_000);
+    expect(retryDelayMs(DEFAULT_RETRY_SCHEDULE, 40, always(0))).toBe(120_000);
   });
 });

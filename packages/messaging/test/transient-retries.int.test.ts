@@ -49,7 +49,8 @@ describe('a transient failure is retried later, with growing delays, without hol
   });
 
   test('an event failing transiently four times is delivered five times, ever further apart, while the events behind it are handled', async () => {
-    // One message at a time: a retry waiting in the consumer would stop the queue.
+    // One message at a time: a retry waiting in the consumer would stop the queue. Five deliveries also exceed the
+    // fixture's delivery limit (maxDeliveries 3): each retry is a new copy, which that backstop does not count.
     const broker = await backbone.connectBroker('retries', {
       prefetch: 1,
       retry: { tiersMs: [200, 400, 800, 1600], baseDelayMs: 200, maxDelayMs: 1600 },
