@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError } from './app-error';
 
 interface Logger {
@@ -44,18 +44,31 @@ export interface ErrorMiddlewareOptions {
   message?: (error: AppError) => string;
 }
 
+/**
+ * A body that could not be read because the client's connection broke: it went away mid-body, or node's parser refused
+ * a malformed body (a bad chunk size) and closed it. body-parser then fails with `stream.not.readable` (500) or
+ * `request.aborted`; either is the client's fault, never a defect worth a log.
+ */
+function isBrokenRequestBody(err: unknown, req: Request): boolean {
+  const { type } = (typeof err === 'object' && err !== null ? err : {}) as { type?: unknown };
+  const unreadable = type === 'stream.not.readable' || type === 'request.aborted';
+  return unreadable && (req.readableAborted || req.socket.destroyed);
+}
+
 /** The one error middleware: every failure leaves as the contract's JSON error shape, never HTML or a stack. */
 export function errorMiddleware(logger: Logger, options: ErrorMiddlewareOptions = {}): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const known =
-      err instanceof AppError
+    const known = isBrokenRequestBody(err, req)
+      ? new AppError('INVALID_JSON')
+      : err instanceof AppError
         ? err
         : typeof err === 'object' && err !== null
           ? fromFramework(err)
           : undefined;
     const appError = known ?? new AppError('INTERNAL_ERROR');
     if (!known) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    if (res.headersSent) {
+    // Nothing can be answered on a connection that is gone (node answered a malformed request itself).
+    if (res.headersSent || req.socket.destroyed) {
       res.destroy();
       return;
     }
