@@ -14,7 +14,7 @@ export interface ExpirySweeperOptions {
   logger: Logger;
   /** Charges closed per sweep at most, so one sweep never holds the loop for long. */
   batchSize?: number;
-  /** How long a claimed charge is left to its sweeper: past it (the sweeper died or the PSP was down) another takes it. */
+  /** How long a claimed charge is left to its sweeper: past it (the sweeper died or hung) another takes it. */
   claimMs?: number;
 }
 
@@ -61,8 +61,13 @@ export class ExpirySweeper {
     const charge = await this.claimOneDue();
     if (!charge) return false;
     const cob = await readCob(psp, charge.txid, logger);
-    // The PSP is down: the claim runs out and a later sweep tries again.
-    if (cob === 'unavailable') return false;
+    if (cob === 'unavailable') {
+      // The PSP is down: this sweep ends and the next one tries the charge again.
+      await this.options.dataSource.query(`UPDATE charges SET claimed_until = NULL WHERE txid = $1`, [
+        charge.txid,
+      ]);
+      return false;
+    }
     await uow.run({}, async (tx) => {
       if (cob !== 'missing') await applyListedPix(tx, cob, 'sweep', logger);
       const removed = cob !== 'missing' && cob.status.startsWith('REMOVIDA');

@@ -21,6 +21,8 @@ export interface RailCall {
   name: string;
   messageId: string;
   payload: Record<string, unknown>;
+  /** When the rail received it (ms since the epoch). */
+  at: number;
 }
 
 /**
@@ -77,7 +79,12 @@ export class FakeRails {
       (open: (paymentId: string) => PixChargeStatus | CryptoRequestStatus) =>
       async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
         const paymentId = payload.payment_id as string;
-        this.calls.push({ name: context.envelope.name, messageId: context.envelope.id, payload });
+        this.calls.push({
+          name: context.envelope.name,
+          messageId: context.envelope.id,
+          payload,
+          at: Date.now(),
+        });
         return this.statuses.get(paymentId) ?? open(paymentId);
       };
     const openCharge = (): PixChargeStatus => ({ txid: 'txid', status: 'active', pix: [], closure: null });
@@ -114,7 +121,7 @@ export class FakeRails {
   private answer(make: (payload: Record<string, unknown>) => unknown) {
     return async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
       const { id, name } = context.envelope;
-      this.calls.push({ name, messageId: id, payload });
+      this.calls.push({ name, messageId: id, payload, at: Date.now() });
       // Longer than the payment service's rail timeout: the reply arrives after it gave up.
       if (this.silent) await new Promise((resolve) => setTimeout(resolve, 1500));
       if (!this.answered.has(id)) this.answered.set(id, make(payload));
