@@ -735,6 +735,19 @@ describe('hostile input through the whole stack', () => {
       }
     });
 
+    test('simulating a paid crypto payment larger than the test wallet holds is INVALID_AMOUNT, never a retryable 503', async () => {
+      const created = await hit('POST', '/v1/payments', withJson(asA(), createBody('crypto', '10000000000')));
+      expect(created.status).toBe(201);
+      expectError(
+        await hit(
+          'POST',
+          `/v1/sandbox/payments/${created.json.payment_id}/simulate`,
+          withJson(asA(), '{"outcome":"paid"}'),
+        ),
+        'INVALID_AMOUNT',
+      );
+    });
+
     test('the payments refused above were left untouched', async () => {
       for (const id of [a.pixId, a.cryptoId]) {
         const read = await hit('GET', `/v1/payments/${id}`, { headers: asA() });

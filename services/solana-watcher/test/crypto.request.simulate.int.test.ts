@@ -113,6 +113,19 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     });
   });
 
+  test('paid for more than the test wallet holds is refused with INVALID_AMOUNT at once, and nothing is sent', async () => {
+    // R$ 100 million: far more than the million test tokens of each stablecoin the wallet is seeded with.
+    const request = await harness.open({ amount_centavos: 10_000_000_000, token: 'usdc' });
+    const reply = await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'paid'), {
+      timeoutMs: 5000,
+    });
+    expect(reply).toEqual({
+      ok: false,
+      error: { code: 'INVALID_AMOUNT', message: 'A carteira de teste não tem saldo para pagar esse valor.' },
+    });
+    expect(await harness.transfers(request.reference)).toEqual([]);
+  });
+
   test('when the same paid simulation is delivered twice, the test wallet pays once', async () => {
     const request = await harness.open();
     const messageId = newPublicId('cmd');

@@ -1,4 +1,5 @@
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { getAccount, getAssociatedTokenAddressSync, TokenAccountNotFoundError } from '@solana/spl-token';
+import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { decodeBase58 } from '../domain/base58';
 
 export interface WalletPayment {
@@ -13,13 +14,39 @@ export interface SandboxWallet {
   pay(payment: WalletPayment): Promise<string>;
 }
 
+/** The test wallet holds less of the token than a payment asks: sending it would fail the same way every time. */
+export class TestWalletShortOfFunds extends Error {
+  constructor(held: bigint, asked: bigint) {
+    super(`the test wallet holds ${held} base units, ${asked} asked`);
+  }
+}
+
 export function sandboxWallet(rpcUrl: string, secretKeyBase58: string): SandboxWallet {
   const secretKey = decodeBase58(secretKeyBase58);
   if (secretKey?.length !== 64)
     throw new Error('SANDBOX_PAYER_SECRET_KEY is not a 64-byte base58 secret key');
   const payer = Keypair.fromSecretKey(secretKey);
+
+  /** What the wallet holds of a token (none without a token account); undefined for an unknown mint. */
+  const heldOf = async (mint: PublicKey): Promise<bigint | undefined> => {
+    const connection = new Connection(rpcUrl, 'confirmed');
+    const tokenProgram = (await connection.getAccountInfo(mint))?.owner;
+    if (!tokenProgram) return undefined;
+    const source = getAssociatedTokenAddressSync(mint, payer.publicKey, false, tokenProgram);
+    return getAccount(connection, source, 'confirmed', tokenProgram).then(
+      (account) => account.amount,
+      (err: unknown) => {
+        if (err instanceof TokenAccountNotFoundError) return 0n;
+        throw err;
+      },
+    );
+  };
+
   return {
     async pay(payment) {
+      const held = await heldOf(new PublicKey(payment.mint));
+      if (held !== undefined && held < payment.amountBaseUnits)
+        throw new TestWalletShortOfFunds(held, payment.amountBaseUnits);
       // Loaded on first use: the local chain's wallet helper exists for the sandbox only, production never loads it.
       const { payTransferRequest } = await import('@gateway/solana-localnet');
       return payTransferRequest(rpcUrl, payer, {

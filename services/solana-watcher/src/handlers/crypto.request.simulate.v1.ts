@@ -1,6 +1,6 @@
 import { cryptoRequestClosed, type SimulateCryptoOutcome } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
-import type { SandboxWallet } from '../chain/sandbox-wallet';
+import { TestWalletShortOfFunds, type SandboxWallet } from '../chain/sandbox-wallet';
 import { tokenBaseUnitsForBrl } from '../domain/quote';
 import { parseRatio } from '../domain/rational';
 import { PaymentRequestEntity } from '../persistence';
@@ -28,6 +28,13 @@ export function handleSimulateCryptoOutcome(
         const signature = await wallet
           .pay({ recipient, mint: request.mint, reference: request.reference, amountBaseUnits })
           .catch((err: unknown) => {
+            // A permanent refusal, not a passing fault: the same amount would fail the same way again.
+            if (err instanceof TestWalletShortOfFunds) {
+              throw new CommandError(
+                'INVALID_AMOUNT',
+                'A carteira de teste não tem saldo para pagar esse valor.',
+              );
+            }
             context.logger.warn({ err: String(err) }, 'sandbox wallet could not pay');
             throw new CommandError(
               'SERVICE_UNAVAILABLE',
