@@ -111,6 +111,11 @@ const messagesRedriven = counter(
   'Parked messages moved back to their queue by an operator',
   ['queue'],
 );
+const commandsExpired = counter(
+  'broker_commands_expired_total',
+  'RPC commands not run because their caller had stopped waiting before they were delivered',
+  ['queue'],
+);
 const parkedNow = gauge('broker_parked_messages', 'Messages waiting in a parking queue, by source queue', [
   'queue',
 ]);
@@ -597,6 +602,7 @@ export class Broker {
         { queue: registration.queue, message_id: msg.properties.messageId },
         'command dropped: its caller stopped waiting',
       );
+      commandsExpired.inc({ queue: registration.queue });
       safeAck(channel, msg);
       return;
     }

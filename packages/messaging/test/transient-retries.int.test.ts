@@ -208,6 +208,8 @@ describe('an RPC command is never retried past the wait of its caller', () => {
 
   test('a command that waited in its queue past its caller’s timeout is not run', async () => {
     const stale = customerPayload();
+    const queue = `${backbone.prefix}customer.commands`;
+    const expiredBefore = await metricValue('broker_commands_expired_total', { queue });
     await server.declareCommandQueue('customer');
     await expect(client.request(sampleCommand, stale, { timeoutMs: 200 })).rejects.toBeInstanceOf(
       RpcTimeoutError,
@@ -225,6 +227,7 @@ describe('an RPC command is never retried past the wait of its caller', () => {
 
     expect(reply.ok).toBe(true);
     expect(ran).toEqual([fresh.business_id]);
+    expect(await metricValue('broker_commands_expired_total', { queue })).toBe(expiredBefore + 1);
   });
 });
 
