@@ -48,7 +48,10 @@ export interface BrokerOptions {
 export interface MessageContext {
   envelope: Envelope;
   logger: Logger;
-  /** 1 on the first delivery. */
+  /**
+   * 1 on the first delivery; one more for every failed attempt retried and every redelivery after a consumer died. A
+   * re-driven message starts again at 1.
+   */
   attempt: number;
 }
 
