@@ -87,6 +87,37 @@ describe('payment service with slow rails: no transaction is held across a rail 
     expect(updated.result.payment.amount_centavos).toBe(7777);
   });
 
+  test('the same create and the same update delivered twice at once against a slow rail have one effect each', async () => {
+    const businessId = await newBusiness(h.client);
+    h.rails.delayMs = SLOW_RAIL_MS;
+    const createId = newPublicId('cmd');
+    const command = createCommand(businessId, { amount_centavos: 5555 });
+    const [first, second] = await Promise.all(
+      [0, 1].map(() => h.client.request(createPayment, command, { timeoutMs: 15_000, messageId: createId })),
+    );
+    if (!first!.ok) throw new Error(JSON.stringify(first!.error));
+    expect(second).toEqual(first);
+    const paymentId = first!.result.payment.payment_id;
+    const stored = await h.service.dataSource.query(`SELECT id FROM payments WHERE business_id = $1`, [
+      businessId,
+    ]);
+    expect(stored).toEqual([{ id: paymentId }]);
+
+    const updateId = newPublicId('cmd');
+    const change = { business_id: businessId, payment_id: paymentId, amount_centavos: 6666 };
+    const [changed, again] = await Promise.all(
+      [0, 1].map(() => h.client.request(updatePayment, change, { timeoutMs: 15_000, messageId: updateId })),
+    );
+    if (!changed!.ok) throw new Error(JSON.stringify(changed!.error));
+    expect(again).toEqual(changed);
+    const [row] = await h.service.dataSource.query(
+      `SELECT version, amount_centavos::int AS amount FROM payments WHERE id = $1`,
+      [paymentId],
+    );
+    expect(row).toEqual({ version: 2, amount: 6666 });
+    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1']);
+  });
+
   test('a payment paid while its amount change waited on the rail stays paid with its amount; the change is refused', async () => {
     const businessId = await newBusiness(h.client);
     const view: PaymentView = await create(h.client, businessId, { amount_centavos: 10_000 });
