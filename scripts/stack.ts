@@ -10,9 +10,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Joi, loadConfig, loadOrExit, variableNames } from '../packages/config/src';
-import { pspSimulatorVariables } from '../infra/psp-simulator/src/config';
-import { solanaLocalnetVariables } from '../infra/solana-localnet/src/config';
-import { DEVELOPMENT_ADMIN_TOKEN, apiGatewayVariables } from '../services/api-gateway/src/config';
+import { pspSimulatorSchema, pspSimulatorVariables } from '../infra/psp-simulator/src/config';
+import { solanaLocalnetSchema, solanaLocalnetVariables } from '../infra/solana-localnet/src/config';
+import { apiGatewaySchema, apiGatewayVariables } from '../services/api-gateway/src/config';
 import { checkoutVariables } from '../services/checkout/src/config';
 import { customerVariables } from '../services/customer/src/config';
 import { paymentVariables } from '../services/payment/src/config';
@@ -22,7 +22,10 @@ import { webhookDispatcherVariables } from '../services/webhook-dispatcher/src/c
 
 const root = join(__dirname, '..');
 
-/** The launcher's own settings; a service's variables are validated by the service itself. */
+/**
+ * The launcher's own settings. A variable it shares with a process (a port it derives URLs from, the admin token it
+ * prints) is checked by that process's own rule, so a value one accepts is never one the other refuses.
+ */
 interface LauncherSettings {
   APP_ENV: 'sandbox' | 'production';
   PORT: number;
@@ -42,9 +45,9 @@ interface LauncherSettings {
 const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
   // `npm start` is the local sandbox unless told otherwise; every process is given APP_ENV explicitly.
   APP_ENV: Joi.string().valid('sandbox', 'production').default('sandbox'),
-  PORT: Joi.number().port().default(3000),
-  PSP_SIMULATOR_PORT: Joi.number().port().default(4010),
-  SOLANA_LOCALNET_PORT: Joi.number().port().default(8899),
+  PORT: apiGatewaySchema.extract('PORT'),
+  PSP_SIMULATOR_PORT: pspSimulatorSchema.extract('PSP_SIMULATOR_PORT'),
+  SOLANA_LOCALNET_PORT: solanaLocalnetSchema.extract('SOLANA_LOCALNET_PORT'),
   PAYMENT_METRICS_PORT: Joi.number().port().default(9101),
   PIX_ADAPTER_METRICS_PORT: Joi.number().port().default(9102),
   SOLANA_WATCHER_METRICS_PORT: Joi.number().port().default(9103),
@@ -56,7 +59,7 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
     'any.unknown':
       '{{#label}} is per service under the launcher: set PAYMENT_METRICS_PORT, PIX_ADAPTER_METRICS_PORT... instead',
   }),
-  ADMIN_TOKEN: Joi.string().default(DEVELOPMENT_ADMIN_TOKEN),
+  ADMIN_TOKEN: apiGatewaySchema.extract('ADMIN_TOKEN'),
   DEMO_BUSINESS: Joi.boolean().default(true),
 });
 

@@ -28,7 +28,8 @@ export interface PspSimulatorConfig {
   PSP_SIMULATOR_MERCHANT_CITY: string;
 }
 
-const schema = Joi.object<PspSimulatorConfig>({
+/** Its variables' rules; the launcher checks the port it hands the simulator by the same rule. */
+export const pspSimulatorSchema = Joi.object<PspSimulatorConfig>({
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   PSP_SIMULATOR_HOST: bindHost.default('127.0.0.1'),
   PSP_SIMULATOR_PORT: Joi.number().port().default(4010),
@@ -44,8 +45,8 @@ const schema = Joi.object<PspSimulatorConfig>({
 });
 
 /** The variables the simulator reads (the launcher hands it these and no others). */
-export const pspSimulatorVariables = variableNames(schema);
+export const pspSimulatorVariables = variableNames(pspSimulatorSchema);
 
 export function loadPspSimulatorConfig(env: NodeJS.ProcessEnv = process.env): PspSimulatorConfig {
-  return loadConfig(schema, env);
+  return loadConfig(pspSimulatorSchema, env);
 }

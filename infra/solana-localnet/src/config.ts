@@ -35,7 +35,8 @@ interface LocalnetEnv {
   SOLANA_LOCALNET_SEED_WALLETS: string;
 }
 
-const schema = Joi.object<LocalnetEnv>({
+/** Its variables' rules; the launcher checks the port it hands the local chain by the same rule. */
+export const solanaLocalnetSchema = Joi.object<LocalnetEnv>({
   SOLANA_LOCALNET_PORT: Joi.number().port().default(8899),
   SOLANA_LOCALNET_HOST: bindHost.default('127.0.0.1'),
   LOG_LEVEL: commonEnv.LOG_LEVEL,
@@ -53,10 +54,10 @@ const schema = Joi.object<LocalnetEnv>({
 });
 
 /** The variables the local chain reads (the launcher hands it these and no others). */
-export const solanaLocalnetVariables = variableNames(schema);
+export const solanaLocalnetVariables = variableNames(solanaLocalnetSchema);
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): LocalnetConfig {
-  const values = loadConfig(schema, env);
+  const values = loadConfig(solanaLocalnetSchema, env);
   return {
     port: values.SOLANA_LOCALNET_PORT,
     host: values.SOLANA_LOCALNET_HOST,

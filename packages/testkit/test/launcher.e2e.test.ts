@@ -88,15 +88,46 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
 });
 
 describe('the launcher refuses a bad environment before starting anything', () => {
-  test('a single METRICS_PORT for every service is refused, naming the variable (status 78)', () => {
-    const result = spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/stack.ts')], {
+  const launch = (env: Record<string, string>) =>
+    spawnSync(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/stack.ts')], {
       cwd: root,
-      env: { PATH: process.env.PATH, METRICS_PORT: '9100', PORT: 'eighty' },
+      env: { PATH: process.env.PATH, ...env },
       encoding: 'utf8',
       timeout: 30_000,
     });
+  /** A launcher that started processes prints their prefixed lines (`payment | ...`). */
+  const startedAnyProcess = (output: string) => / \| /.test(output);
+
+  test('a single METRICS_PORT for every service is refused, naming the variable (status 78)', () => {
+    const result = launch({ METRICS_PORT: '9100', PORT: 'eighty' });
     expect(result.status).toBe(78);
     expect(result.stderr).toContain('METRICS_PORT');
     expect(result.stderr).toContain('"PORT" must be a number');
+  });
+
+  test('an ADMIN_TOKEN the gateway would refuse (too short) is refused up front, naming it (status 78)', () => {
+    const result = launch({ ADMIN_TOKEN: 'short' });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toContain('(bad variables: ADMIN_TOKEN)');
+    expect(startedAnyProcess(result.stdout + result.stderr)).toBe(false);
+  });
+
+  test('in production, a missing or short ADMIN_TOKEN is refused up front, as the gateway refuses it', () => {
+    const environments: Array<Record<string, string>> = [
+      { APP_ENV: 'production' },
+      { APP_ENV: 'production', ADMIN_TOKEN: 'x'.repeat(31) },
+    ];
+    for (const env of environments) {
+      const result = launch(env);
+      expect(result.status).toBe(78);
+      expect(result.stderr).toContain('(bad variables: ADMIN_TOKEN)');
+    }
+  });
+
+  test('the ports it shares with the gateway and the stand-ins are checked by their own rules (status 78)', () => {
+    const result = launch({ PORT: '70000', PSP_SIMULATOR_PORT: '-1', SOLANA_LOCALNET_PORT: 'x' });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toContain('(bad variables: PORT, PSP_SIMULATOR_PORT, SOLANA_LOCALNET_PORT)');
+    expect(startedAnyProcess(result.stdout + result.stderr)).toBe(false);
   });
 });

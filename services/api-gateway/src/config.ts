@@ -44,7 +44,8 @@ const trustProxy = Joi.alternatives()
   .try(Joi.boolean(), Joi.number().integer().min(0), Joi.string().min(1))
   .default(false);
 
-const schema = Joi.object<ApiGatewayConfig>({
+/** Its variables' rules; the launcher checks the ones it shares (PORT, ADMIN_TOKEN) by these very rules. */
+export const apiGatewaySchema = Joi.object<ApiGatewayConfig>({
   APP_ENV: commonEnv.APP_ENV,
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   PORT: Joi.number().port().default(3000),
@@ -72,8 +73,8 @@ const schema = Joi.object<ApiGatewayConfig>({
 });
 
 /** The variables this service reads (the launcher hands it these and no others). */
-export const apiGatewayVariables = variableNames(schema);
+export const apiGatewayVariables = variableNames(apiGatewaySchema);
 
 export function loadApiGatewayConfig(env: NodeJS.ProcessEnv = process.env): ApiGatewayConfig {
-  return loadConfig(schema, env);
+  return loadConfig(apiGatewaySchema, env);
 }
