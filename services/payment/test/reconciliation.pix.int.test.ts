@@ -1,4 +1,11 @@
-import { createPayment, newPublicId, setFeeRule, type PaymentView } from '@gateway/contracts';
+import {
+  createPayment,
+  newPublicId,
+  pixChargePaid,
+  setFeeRule,
+  type PaymentView,
+  type PixChargePaid,
+} from '@gateway/contracts';
 import {
   loadPixAdapterConfig,
   SANDBOX_PIX_KEY,
@@ -7,7 +14,7 @@ import {
 } from '@gateway/pix-adapter';
 import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
 import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
-import { loadPaymentConfig } from '../src/config';
+import { loadPaymentConfig, type PaymentConfig } from '../src/config';
 import { startPaymentService, type PaymentService } from '../src/main';
 import { readPayment, waitForPaymentStatus } from './support/harness';
 import { payAtPsp, withoutPspCallbacks } from './support/psp-sandbox';
@@ -16,6 +23,7 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
   let bed: ServiceTestBed<PaymentService>;
   let psp: RunningPspSimulator | undefined;
   let adapter: PixAdapter;
+  let paymentConfig: PaymentConfig;
 
   beforeAll(async () => {
     bed = await serviceTestBed('pix-reconcile', async (env, cleanup) => {
@@ -35,9 +43,12 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
         await adapter.stop();
         await adapter.broker.deleteDeclaredTopology();
       });
-      return startPaymentService(
-        loadPaymentConfig({ ...env.config, RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1' }),
-      );
+      paymentConfig = loadPaymentConfig({
+        ...env.config,
+        RECONCILE_AFTER_SECONDS: '1',
+        RECONCILE_INTERVAL_SECONDS: '1',
+      });
+      return startPaymentService(paymentConfig);
     });
   });
 
@@ -110,6 +121,29 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
     } finally {
       await restoreCallbacks();
     }
+  });
+
+  test('a pix.charge.paid that never reached the payment service is made good by the reconciliation: paid, one payment.confirmed', async () => {
+    const { businessId, view } = await createPix(4200);
+    const paymentId = view.payment.payment_id;
+    // While the payment service is down, another consumer of its queue takes the event and drops it: lost.
+    await bed.service.stop();
+    const thief = await bed.connect('event-thief');
+    const stolen: PixChargePaid[] = [];
+    await thief.consumeEvents('payment', [pixChargePaid.name], {
+      [pixChargePaid.name]: async (event: PixChargePaid) => void stolen.push(event),
+    });
+    expect((await payAtPsp(psp!.url, view.payment.external_id!)).ok).toBe(true);
+    await waitFor(() => stolen.some((event) => event.payment_id === paymentId), {
+      what: 'the pix.charge.paid taken away',
+    });
+    await thief.close();
+    bed.service = await startPaymentService(paymentConfig);
+    const paid = await waitForPaymentStatus(bed.client, businessId, paymentId, 'paid');
+    expect(paid.payment.transaction_id).toBe(
+      stolen.find((event) => event.payment_id === paymentId)!.end_to_end_id,
+    );
+    expect(await confirmations(paymentId)).toBe(1);
   });
 
   test('the reconciliation racing the PSP callback confirms each payment exactly once (many tries)', async () => {
