@@ -101,6 +101,46 @@ describe('a payment in a final status never changes', () => {
     expect(touched).toBe(1);
   });
 
+  test('a column added to payments after the guard is frozen on a paid payment, and still free on an open one', async () => {
+    const businessId = await newBusiness(h.client);
+    const paid = await pay(businessId, await create(h.client, businessId));
+    const open = await create(h.client, businessId);
+    await h.service.dataSource.query(
+      'ALTER TABLE payments ADD COLUMN IF NOT EXISTS added_after_the_guard bigint',
+    );
+    const setAdded = (id: string) =>
+      h.service.dataSource.query('UPDATE payments SET added_after_the_guard = 1 WHERE id = $1', [id]);
+
+    await expect(setAdded(paid.payment.payment_id)).rejects.toMatchObject({
+      driverError: expect.objectContaining({
+        code: '23514',
+        message: expect.stringContaining('added_after_the_guard'),
+      }),
+    });
+    const [, touched] = await setAdded(open.payment.payment_id);
+    expect(touched).toBe(1);
+  });
+
+  test('the claims on a payment, which say nothing about its outcome, may still be released on a paid payment', async () => {
+    const businessId = await newBusiness(h.client);
+    const paid = await pay(businessId, await create(h.client, businessId));
+    const [, touched] = await h.service.dataSource.query(
+      `UPDATE payments SET update_message_id = NULL, update_claimed_until = NULL, reconcile_after = now()
+       WHERE id = $1`,
+      [paid.payment.payment_id],
+    );
+    expect(touched).toBe(1);
+  });
+
+  test('the database refuses to delete a payment in a final status', async () => {
+    const businessId = await newBusiness(h.client);
+    const paid = await pay(businessId, await create(h.client, businessId));
+    await expect(
+      h.service.dataSource.query('DELETE FROM payments WHERE id = $1', [paid.payment.payment_id]),
+    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23514' }) });
+    expect(await stored(paid.payment.payment_id)).toMatchObject({ status: 'paid', amount: 10000 });
+  });
+
   test.each(['failed', 'expired', 'cancelled'])(
     'a payment moved to %s can no longer be reopened or re-priced, while an open one still can',
     async (finalStatus) => {

@@ -29,7 +29,7 @@ describe('a PIX charge in a final status never changes', () => {
     dataSource.query(`UPDATE charges SET ${set} WHERE txid = $1`, [txid]);
 
   test.each(['paid', 'expired', 'failed'])(
-    'a charge that became %s keeps its status, amount and payer; its timestamps may still move',
+    'a charge that became %s keeps its status, amount, payer and BR Code; its updated_at and claim may still move',
     async (finalStatus) => {
       const txid = `tx${finalStatus}${Date.now()}`;
       await activeCharge(txid);
@@ -48,7 +48,12 @@ describe('a PIX charge in a final status never changes', () => {
           driverError: expect.objectContaining({ code: '23514' }),
         });
       }
-      await update(txid, `updated_at = now(), expires_at = now()`);
+      for (const change of [`expires_at = now()`, `copia_e_cola = 'other'`, `created_at = now()`]) {
+        await expect(update(txid, change)).rejects.toMatchObject({
+          driverError: expect.objectContaining({ code: '23514' }),
+        });
+      }
+      await update(txid, `updated_at = now(), claimed_until = NULL`);
       const [row] = await dataSource.query(
         'SELECT status, amount_centavos::int AS amount FROM charges WHERE txid = $1',
         [txid],
@@ -56,4 +61,26 @@ describe('a PIX charge in a final status never changes', () => {
       expect(row).toEqual({ status: finalStatus, amount: 20000 });
     },
   );
+
+  test('a column added to charges after the guard is frozen on a final charge', async () => {
+    const txid = `txadded${Date.now()}`;
+    await activeCharge(txid);
+    await update(txid, `status = 'paid', paid_end_to_end_id = 'E1'`);
+    await dataSource.query('ALTER TABLE charges ADD COLUMN IF NOT EXISTS added_after_the_guard text');
+    await expect(update(txid, `added_after_the_guard = 'x'`)).rejects.toMatchObject({
+      driverError: expect.objectContaining({ code: '23514' }),
+    });
+  });
+
+  test('the database refuses to delete a final charge, and still deletes an active one', async () => {
+    const [finalTxid, activeTxid] = [`txdelfinal${Date.now()}`, `txdelactive${Date.now()}`];
+    await activeCharge(finalTxid);
+    await activeCharge(activeTxid);
+    await update(finalTxid, `status = 'expired'`);
+    await expect(dataSource.query('DELETE FROM charges WHERE txid = $1', [finalTxid])).rejects.toMatchObject({
+      driverError: expect.objectContaining({ code: '23514' }),
+    });
+    const [, deleted] = await dataSource.query('DELETE FROM charges WHERE txid = $1', [activeTxid]);
+    expect(deleted).toBe(1);
+  });
 });

@@ -30,7 +30,7 @@ describe('a crypto payment request in a final status never changes', () => {
     dataSource.query(`UPDATE payment_requests SET ${set} WHERE reference = $1`, [reference]);
 
   test.each(['settled', 'expired', 'underpaid', 'failed', 'superseded'])(
-    'a request that became %s keeps its status, amount and what it received',
+    'a request that became %s keeps its status, amount, quote, window and what it received',
     async (finalStatus) => {
       const reference = `ref${finalStatus}${Date.now()}`;
       await openRequest(reference);
@@ -49,7 +49,11 @@ describe('a crypto payment request in a final status never changes', () => {
           driverError: expect.objectContaining({ code: '23514' }),
         });
       }
-      await update(reference, `expires_at = now()`);
+      for (const change of [`expires_at = now()`, `quote_rate = '9.9'`, `payment_link = 'solana:y'`]) {
+        await expect(update(reference, change)).rejects.toMatchObject({
+          driverError: expect.objectContaining({ code: '23514' }),
+        });
+      }
       const [row] = await dataSource.query(
         'SELECT status, received_base_units::text AS received FROM payment_requests WHERE reference = $1',
         [reference],
@@ -57,4 +61,30 @@ describe('a crypto payment request in a final status never changes', () => {
       expect(row).toEqual({ status: finalStatus, received: '400000' });
     },
   );
+
+  test('a column added to payment_requests after the guard is frozen on a final request', async () => {
+    const reference = `refadded${Date.now()}`;
+    await openRequest(reference);
+    await update(reference, `status = 'settled'`);
+    await dataSource.query(
+      'ALTER TABLE payment_requests ADD COLUMN IF NOT EXISTS added_after_the_guard text',
+    );
+    await expect(update(reference, `added_after_the_guard = 'x'`)).rejects.toMatchObject({
+      driverError: expect.objectContaining({ code: '23514' }),
+    });
+  });
+
+  test('the database refuses to delete a final request, and still deletes an open one', async () => {
+    const [finalReference, openReference] = [`refdelfinal${Date.now()}`, `refdelopen${Date.now()}`];
+    await openRequest(finalReference);
+    await openRequest(openReference);
+    await update(finalReference, `status = 'expired'`);
+    await expect(
+      dataSource.query('DELETE FROM payment_requests WHERE reference = $1', [finalReference]),
+    ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23514' }) });
+    const [, deleted] = await dataSource.query('DELETE FROM payment_requests WHERE reference = $1', [
+      openReference,
+    ]);
+    expect(deleted).toBe(1);
+  });
 });

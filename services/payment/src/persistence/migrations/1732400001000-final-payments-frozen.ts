@@ -2,8 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dropFinalRowGuard, guardFinalRows } from '@gateway/persistence';
 
 /**
- * A payment in a final status keeps what it was paid, failed or expired with, whatever writes to it: only columns
- * left out of this list (updated_at, version, additive fields such as a refunded amount) may still change.
+ * A payment in a final status keeps what it was paid, failed or expired with, whatever writes to it, and is never
+ * deleted: only its updated_at and version may still change, and additive fields later migrations allow.
  */
 export class FinalPaymentsFrozen1732400001000 implements MigrationInterface {
   name = 'FinalPaymentsFrozen1732400001000';
@@ -12,23 +12,7 @@ export class FinalPaymentsFrozen1732400001000 implements MigrationInterface {
     await guardFinalRows(queryRunner, {
       table: 'payments',
       finalStatuses: ['paid', 'failed', 'expired', 'cancelled'],
-      frozenColumns: [
-        'id',
-        'business_id',
-        'business_name',
-        'method',
-        'status',
-        'amount_centavos',
-        'fee_centavos',
-        'token',
-        'metadata',
-        'transaction_id',
-        'external_id',
-        'failure_code',
-        'failure_reason',
-        'instructions',
-        'created_at',
-      ],
+      changeableColumns: ['updated_at', 'version'],
     });
   }
 

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { schemaOf } from '@gateway/persistence';
+import { allowChangeOnFinalRows, schemaOf } from '@gateway/persistence';
 
 /**
  * Rail calls are made outside any transaction, so what a row lock used to guard is now a claim on the payment:
@@ -17,6 +17,11 @@ export class RailCallClaims1732400030000 implements MigrationInterface {
         ADD COLUMN update_message_id text,
         ADD COLUMN update_claimed_until timestamptz,
         ADD COLUMN reconcile_after timestamptz`);
+    await allowChangeOnFinalRows(queryRunner, 'payments', [
+      'update_message_id',
+      'update_claimed_until',
+      'reconcile_after',
+    ]);
     await queryRunner.query(
       `CREATE INDEX payments_open_by_age ON ${s}.payments (created_at) WHERE status IN ('pending', 'processing')`,
     );

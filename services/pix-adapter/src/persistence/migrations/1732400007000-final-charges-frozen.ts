@@ -1,7 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dropFinalRowGuard, guardFinalRows } from '@gateway/persistence';
 
-/** A charge that was paid, expired or failed keeps its outcome, amount and payer reference, whatever writes to it. */
+/**
+ * A charge that was paid, expired or failed keeps its outcome, amount, payer reference and BR Code, whatever writes to
+ * it, and is never deleted: only its updated_at may still change, and what later migrations allow.
+ */
 export class FinalChargesFrozen1732400007000 implements MigrationInterface {
   name = 'FinalChargesFrozen1732400007000';
 
@@ -9,7 +12,7 @@ export class FinalChargesFrozen1732400007000 implements MigrationInterface {
     await guardFinalRows(queryRunner, {
       table: 'charges',
       finalStatuses: ['paid', 'expired', 'failed'],
-      frozenColumns: ['txid', 'payment_id', 'status', 'amount_centavos', 'revisao', 'paid_end_to_end_id'],
+      changeableColumns: ['updated_at'],
     });
   }
 

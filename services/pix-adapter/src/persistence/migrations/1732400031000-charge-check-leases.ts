@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { schemaOf } from '@gateway/persistence';
+import { allowChangeOnFinalRows, schemaOf } from '@gateway/persistence';
 
 /**
  * The cob is read at the PSP outside any transaction, so whoever re-checks a charge (the expiry sweeper, the poll
@@ -12,6 +12,8 @@ export class ChargeCheckLeases1732400031000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);
     await queryRunner.query(`ALTER TABLE ${s}.charges ADD COLUMN claimed_until timestamptz`);
+    // A claim says nothing about the charge's outcome: a check that ends after the charge closed still releases it.
+    await allowChangeOnFinalRows(queryRunner, 'charges', ['claimed_until']);
     await queryRunner.query(
       `CREATE INDEX charges_active_created ON ${s}.charges (created_at) WHERE status = 'active'`,
     );

@@ -2,8 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dropFinalRowGuard, guardFinalRows } from '@gateway/persistence';
 
 /**
- * A payment request that settled, expired, was underpaid, failed or was superseded keeps its outcome, what it asked
- * for and what it received, whatever writes to it.
+ * A payment request that settled, expired, was underpaid, failed or was superseded keeps everything (its outcome,
+ * what it asked for, its quote and window, what it received), whatever writes to it, and is never deleted.
  */
 export class FinalRequestsFrozen1732400008000 implements MigrationInterface {
   name = 'FinalRequestsFrozen1732400008000';
@@ -12,17 +12,7 @@ export class FinalRequestsFrozen1732400008000 implements MigrationInterface {
     await guardFinalRows(queryRunner, {
       table: 'payment_requests',
       finalStatuses: ['settled', 'expired', 'underpaid', 'failed', 'superseded'],
-      frozenColumns: [
-        'reference',
-        'payment_id',
-        'status',
-        'token',
-        'mint',
-        'amount_base_units',
-        'decimals',
-        'received_base_units',
-        'settled_signature',
-      ],
+      changeableColumns: [],
     });
   }
 
