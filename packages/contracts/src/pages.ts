@@ -7,8 +7,17 @@ import Joi from 'joi';
 export const PAGE_LIMIT_DEFAULT = 10;
 export const PAGE_LIMIT_MAX = 100;
 
+const pageLimitRange = Joi.number().integer().min(1).max(PAGE_LIMIT_MAX);
+
 /** `limit` of a page; absent means the default (so senders written before it keep working). */
-export const pageLimit = Joi.number().integer().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT);
+export const pageLimit = pageLimitRange.default(PAGE_LIMIT_DEFAULT);
+
+/**
+ * `limit` of a webhook's delivery history (additive, listed by a cursor of its own before the common pages): the same
+ * bounds as every list, with the default it was published with.
+ */
+export const WEBHOOK_DELIVERIES_LIMIT_DEFAULT = 20;
+export const webhookDeliveriesLimit = pageLimitRange.default(WEBHOOK_DELIVERIES_LIMIT_DEFAULT);
 
 export interface PageQuery {
   /** 1 to PAGE_LIMIT_MAX; the default when absent. */

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
 import { boundedText, businessId, isoDate } from './common';
+import { webhookDeliveriesLimit } from './pages';
 
 export const webhookEventNames = [
   'payment.created',
@@ -88,7 +89,7 @@ export const listWebhookDeliveries = defineCommand<
   Joi.object({
     business_id: businessId.required(),
     webhook_id: Joi.string().max(200).required(),
-    limit: Joi.number().integer().min(1).max(100).required(),
+    limit: webhookDeliveriesLimit.required(),
     cursor: Joi.string().max(500).allow(null).required(),
   }),
   Joi.object({

@@ -9,3 +9,4 @@ export * from './outbox-inbox-migration';
 export * from './service-runtime';
 export * from './periodic-task';
 export * from './retry-schedule';
+export * from './batch-purge';

@@ -2,3 +2,4 @@ export * from './data-source';
 export * from './schema';
 export * from './secret-box';
 export * from './final-row-guard';
+export * from './keyset-page';

@@ -5,7 +5,7 @@ import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
 import { createApp } from './app';
 import { loadApiGatewayConfig, type ApiGatewayConfig } from './config';
-import { idempotencyPurge } from './housekeeping/idempotency-purge';
+import { idempotencyPurge } from './retention/idempotency-purge';
 import { answerClientError } from './http/client-error';
 import { apiGatewayDatabase } from './persistence';
 import { createRedisClient, whenReady } from './redis';

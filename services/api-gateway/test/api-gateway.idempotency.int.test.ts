@@ -202,7 +202,7 @@ describe('api gateway: Idempotency-Key', () => {
     expect(replay.text).toBe(first.text);
   });
 
-  test('expired idempotency records are purged by the periodic job; live ones stay', async () => {
+  test('expired idempotency records are purged by the periodic job and counted; live ones stay', async () => {
     const expired = newPublicId('idem');
     const live = newPublicId('idem');
     await create(expired, { payment_method: 'pix', amount: 3100 });
@@ -216,6 +216,9 @@ describe('api gateway: Idempotency-Key', () => {
     });
     const rows = await db<unknown[]>(`SELECT 1 FROM idempotency_keys WHERE key = $1`, [live]);
     expect(rows).toHaveLength(1);
+    const metrics = (await h.http.get('/metrics')).text;
+    const purged = /^api_gateway_idempotency_keys_purged_total (\d+)$/m.exec(metrics)?.[1];
+    expect(Number(purged)).toBeGreaterThanOrEqual(1);
   });
 
   test('a 4xx answer is kept and replayed too', async () => {

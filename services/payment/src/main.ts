@@ -17,7 +17,7 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadPaymentConfig, type PaymentConfig } from './config';
 import { paymentDatabase } from './persistence';
 import { Rails } from './rails';
-import { CreateReservationPurge } from './retention/create-reservation-purge';
+import { createReservationPurge } from './retention/create-reservation-purge';
 import { PaymentReconciliation } from './reconciliation/payment-reconciliation';
 import { handleCreatePayment } from './handlers/payment.create.v1';
 import { handleGetPayment } from './handlers/payment.get.v1';
@@ -78,7 +78,7 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
       ),
     },
   );
-  const purge = new CreateReservationPurge(dataSource, {
+  const purge = createReservationPurge(dataSource, {
     retentionHours: config.CREATE_RESERVATION_RETENTION_HOURS,
     logger: runtime.logger,
   });

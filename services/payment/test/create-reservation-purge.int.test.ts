@@ -1,6 +1,7 @@
 import { createPayment, newPublicId } from '@gateway/contracts';
+import { metricsRegistry } from '@gateway/observability';
 import { testLogger } from '@gateway/testkit';
-import { CreateReservationPurge } from '../src/retention/create-reservation-purge';
+import { createReservationPurge } from '../src/retention/create-reservation-purge';
 import { createCommand, newBusiness, startHarness, type Harness } from './support/harness';
 
 describe('create reservations are purged after their window', () => {
@@ -30,10 +31,17 @@ describe('create reservations are purged after their window', () => {
       )
     ).map((row: { message_id: string }) => row.message_id);
 
-  test('reservations older than the window are deleted in batches; younger ones stay', async () => {
+  /** What the service's metric says it purged so far. */
+  const purgedCounted = async (): Promise<number> => {
+    const metric = await metricsRegistry.getSingleMetric('payment_create_reservations_purged_total')?.get();
+    return metric?.values[0]?.value ?? 0;
+  };
+
+  test('reservations older than the window are deleted in batches and counted; younger ones stay', async () => {
     const old = [await reserve(49), await reserve(72), await reserve(24 * 30)];
     const fresh = [await reserve(47), await reserve(1)];
-    const purge = new CreateReservationPurge(h.service.dataSource, {
+    const countedBefore = await purgedCounted();
+    const purge = createReservationPurge(h.service.dataSource, {
       retentionHours: 48,
       batchSize: 2,
       logger: testLogger('purge'),
@@ -44,6 +52,7 @@ describe('create reservations are purged after their window', () => {
 
     expect(deleted).toBe(old.length);
     expect(await remaining([...old, ...fresh])).toEqual([...fresh].sort());
+    expect(await purgedCounted()).toBe(countedBefore + old.length);
   });
 
   test('a create retried within the window still finds its reservation after a purge', async () => {
@@ -54,7 +63,7 @@ describe('create reservations are purged after their window', () => {
       messageId,
     });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
-    await new CreateReservationPurge(h.service.dataSource, {
+    await createReservationPurge(h.service.dataSource, {
       retentionHours: 48,
       logger: testLogger('purge'),
     }).purgeOnce();

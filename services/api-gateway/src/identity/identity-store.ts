@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type Redis from 'ioredis';
 import { newPublicId } from '@gateway/contracts';
 import type { Logger } from '@gateway/observability';
+import { newestFirstPage } from '@gateway/persistence';
 import { digestsEqual, generateApiKey, hashApiKey, parseApiKey, type Environment } from '../domain/api-key';
 import { ApiKeyEntity, BusinessEntity } from '../persistence';
 
@@ -74,12 +75,15 @@ export class IdentityStore {
 
   /** A business's newest keys, at most `limit`, and whether it has older ones. */
   async listKeys(businessId: string, limit: number): Promise<{ keys: ApiKeyEntity[]; hasMore: boolean }> {
-    const keys = await this.dataSource.manager.find(ApiKeyEntity, {
-      where: { businessId },
-      order: { createdAt: 'DESC', keyPrefix: 'DESC' },
-      take: limit + 1,
-    });
-    return { keys: keys.slice(0, limit), hasMore: keys.length > limit };
+    const keys = this.dataSource.manager
+      .createQueryBuilder(ApiKeyEntity, 'key')
+      .where('key.business_id = :businessId', { businessId });
+    const page = await newestFirstPage(
+      keys,
+      { time: 'created_at', tiebreak: 'key_prefix', publicId: 'key_prefix' },
+      { limit, startingAfter: null },
+    );
+    return { keys: page.rows, hasMore: page.hasMore };
   }
 
   /** A further key for rotation; older keys stay valid until revoked. */

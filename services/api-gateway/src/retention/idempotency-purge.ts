@@ -1,22 +1,25 @@
 import type { DataSource } from 'typeorm';
-import { PeriodicTask } from '@gateway/messaging';
+import { BatchPurge } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 
-/** Rows deleted per statement, so a large backlog never holds one long transaction. */
-const BATCH = 1000;
-
 /** Deletes expired idempotency records (24 h after their claim), a batch at a time, every `intervalMs`. */
-export function idempotencyPurge(dataSource: DataSource, logger: Logger, intervalMs: number): PeriodicTask {
-  return new PeriodicTask(
-    async () => {
+export function idempotencyPurge(dataSource: DataSource, logger: Logger, intervalMs: number): BatchPurge {
+  return new BatchPurge({
+    name: 'idempotency-purge',
+    metric: {
+      name: 'api_gateway_idempotency_keys_purged_total',
+      help: 'Idempotency records deleted after they expired',
+    },
+    deleteBatch: async (batchSize) => {
       // TypeORM answers a DELETE on PostgreSQL with [rows, affected count].
       const [, deleted]: [unknown[], number] = await dataSource.query(
         `DELETE FROM idempotency_keys
           WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1)`,
-        [BATCH],
+        [batchSize],
       );
-      return deleted === BATCH;
+      return deleted;
     },
-    { name: 'idempotency-purge', intervalMs, logger },
-  );
+    intervalMs,
+    logger,
+  });
 }

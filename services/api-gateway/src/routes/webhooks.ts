@@ -7,6 +7,7 @@ import {
   listWebhookDeliveries,
   retryWebhookDelivery,
   sendTestWebhook,
+  webhookDeliveriesLimit,
   webhookEventNames,
   type WebhookEventName,
 } from '@gateway/contracts';
@@ -26,7 +27,7 @@ const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }
 });
 
 const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
-  limit: Joi.number().integer().min(1).max(100).default(20),
+  limit: webhookDeliveriesLimit,
   cursor: Joi.string().max(500),
 });
 

@@ -20,7 +20,7 @@ export function handleGetCheckout(dataSource: DataSource) {
     });
     return {
       ...toCheckout(checkout),
-      sessions: page?.sessions.map(toSession) ?? [],
+      sessions: page?.rows.map(toSession) ?? [],
       sessions_has_more: page?.hasMore ?? false,
     };
   };

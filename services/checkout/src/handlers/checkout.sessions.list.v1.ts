@@ -21,6 +21,6 @@ export function handleListCheckoutSessions(dataSource: DataSource) {
       startingAfter: query.starting_after ?? null,
     });
     if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return { data: page.sessions.map(toSession), has_more: page.hasMore };
+    return { data: page.rows.map(toSession), has_more: page.hasMore };
   };
 }

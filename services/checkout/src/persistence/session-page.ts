@@ -1,32 +1,18 @@
 import type { EntityManager } from 'typeorm';
+import { newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
 import { SessionEntity } from './session.entity';
 
 /**
  * A page of a checkout's sessions, newest first (creation time, then id), after the session `startingAfter`;
  * undefined when that session is not one of this checkout's.
  */
-export async function findSessionPage(
+export function findSessionPage(
   manager: EntityManager,
   checkoutId: string,
-  page: { limit: number; startingAfter: string | null },
-): Promise<{ sessions: SessionEntity[]; hasMore: boolean } | undefined> {
-  const query = manager
+  page: PageRequest,
+): Promise<Page<SessionEntity> | undefined> {
+  const sessions = manager
     .createQueryBuilder(SessionEntity, 'session')
-    .where('session.checkout_id = :checkoutId', { checkoutId })
-    .orderBy('session.created_at', 'DESC')
-    .addOrderBy('session.id', 'DESC')
-    .limit(page.limit + 1);
-  if (page.startingAfter !== null) {
-    const after = await manager.findOneBy(SessionEntity, { id: page.startingAfter, checkoutId });
-    if (!after) return undefined;
-    // Compared in the database: the JS Date of `after` would lose created_at's microseconds.
-    query.andWhere(
-      `(session.created_at, session.id) < (SELECT created_at, id FROM sessions WHERE id = :afterId)`,
-      {
-        afterId: after.id,
-      },
-    );
-  }
-  const sessions = await query.getMany();
-  return { sessions: sessions.slice(0, page.limit), hasMore: sessions.length > page.limit };
+    .where('session.checkout_id = :checkoutId', { checkoutId });
+  return newestFirstPage(sessions, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
 }

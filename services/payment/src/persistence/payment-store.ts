@@ -10,6 +10,7 @@ import {
   type PaymentMethod,
 } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
+import { newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
 import { eventNameFor, OPEN_STATUSES } from '../domain/payment-status';
 import { toRecord } from '../domain/payment-record';
 import { FeeRuleEntity } from './fee-rule.entity';
@@ -148,28 +149,15 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
  * A page of a payment's funds records, newest first (time, then insertion order), after the record `startingAfter`;
  * undefined when that record is not one of this payment's.
  */
-export async function listReceivedFundsOf(
+export function listReceivedFundsOf(
   manager: EntityManager,
   paymentId: string,
-  page: { limit: number; startingAfter: string | null },
-): Promise<{ rows: ReceivedFundsEntity[]; hasMore: boolean } | undefined> {
-  const query = manager
+  page: PageRequest,
+): Promise<Page<ReceivedFundsEntity> | undefined> {
+  const funds = manager
     .createQueryBuilder(ReceivedFundsEntity, 'funds')
-    .where('funds.payment_id = :paymentId', { paymentId })
-    .orderBy('funds.recorded_at', 'DESC')
-    .addOrderBy('funds.id', 'DESC')
-    .limit(page.limit + 1);
-  if (page.startingAfter !== null) {
-    const after = await manager.findOneBy(ReceivedFundsEntity, { fundsId: page.startingAfter, paymentId });
-    if (!after) return undefined;
-    // Compared in the database: the JS Date of `after` would lose recorded_at's microseconds.
-    query.andWhere(
-      `(funds.recorded_at, funds.id) < (SELECT recorded_at, id FROM received_funds WHERE id = :afterId)`,
-      { afterId: after.id },
-    );
-  }
-  const rows = await query.getMany();
-  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+    .where('funds.payment_id = :paymentId', { paymentId });
+  return newestFirstPage(funds, { time: 'recorded_at', tiebreak: 'id', publicId: 'funds_id' }, page);
 }
 
 export async function hasReceivedFunds(

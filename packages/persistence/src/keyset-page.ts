@@ -1,0 +1,65 @@
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+
+/** What a caller asks of a list: at most `limit` rows, after the row whose public id is `startingAfter`. */
+export interface PageRequest {
+  limit: number;
+  startingAfter: string | null;
+}
+
+export interface Page<T> {
+  rows: T[];
+  hasMore: boolean;
+}
+
+/** The columns a list is ordered by, newest first: a time, then a unique tiebreak; and the rows' public id. */
+export interface PageOrder {
+  time: string;
+  tiebreak: string;
+  publicId: string;
+}
+
+/**
+ * One page of a list, newest first (keyset pagination: stable while rows are added, no OFFSET scan). `list` selects
+ * the list's rows (one checkout's sessions...); undefined when `startingAfter` is not one of them. One row more than
+ * the limit is read, so `hasMore` costs no count.
+ */
+export async function newestFirstPage<T extends ObjectLiteral>(
+  list: SelectQueryBuilder<T>,
+  order: PageOrder,
+  page: { limit: number; startingAfter: null },
+): Promise<Page<T>>;
+export async function newestFirstPage<T extends ObjectLiteral>(
+  list: SelectQueryBuilder<T>,
+  order: PageOrder,
+  page: PageRequest,
+): Promise<Page<T> | undefined>;
+export async function newestFirstPage<T extends ObjectLiteral>(
+  list: SelectQueryBuilder<T>,
+  order: PageOrder,
+  page: PageRequest,
+): Promise<Page<T> | undefined> {
+  const { alias } = list;
+  const column = (name: string) => `${alias}.${name}`;
+  const query = list
+    .clone()
+    .orderBy(column(order.time), 'DESC')
+    .addOrderBy(column(order.tiebreak), 'DESC')
+    .limit(page.limit + 1);
+  if (page.startingAfter !== null) {
+    const startingAfter = page.startingAfter;
+    const inList = await list
+      .clone()
+      .andWhere(`${column(order.publicId)} = :startingAfter`, { startingAfter })
+      .getExists();
+    if (!inList) return undefined;
+    // Compared in the database: a JS Date of the starting row's time would lose its microseconds.
+    const table = list.expressionMap.mainAlias!.metadata.tablePath;
+    query.andWhere(
+      `(${column(order.time)}, ${column(order.tiebreak)}) <
+        (SELECT ${order.time}, ${order.tiebreak} FROM ${table} WHERE ${order.publicId} = :startingAfter)`,
+      { startingAfter },
+    );
+  }
+  const rows = await query.getMany();
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
