@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { errorMiddleware, notFoundHandler } from '@gateway/http-errors';
+import { AppError, errorMiddleware, notFoundHandler } from '@gateway/http-errors';
 import type { Broker } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import { parseSealingKey } from '@gateway/persistence';
@@ -56,8 +56,9 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestContext(logger));
   app.use(requireHostHeader);
   // No route answers OPTIONS (no CORS: the API is called from servers, the hosted page from its own origin); without
-  // this express would answer it itself, with an `Allow` list in text.
-  app.options('*', notFoundHandler);
+  // this express would answer it itself, with an `Allow` list in text. Not a `'*'` route: matching one decodes the
+  // whole path, so a malformed percent-encoding would fail here, before the router that owns the path answers it.
+  app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new AppError('NOT_FOUND') : undefined));
   app.use(healthRoutes(deps));
   app.use(refuseNulInQuery);
 

@@ -19,15 +19,22 @@ describe('api gateway: operator API and API keys', () => {
   const read = (apiKey: string) =>
     h.http.get('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', apiKey);
 
-  test('the operator API refuses a missing or wrong admin token with UNAUTHORIZED', async () => {
+  test('the operator API refuses a missing or wrong admin token with UNAUTHORIZED, naming the operator token', async () => {
     const missing = await h.http.post('/admin/v1/businesses').send({ name: 'X' });
     const wrong = await h.http
       .post('/admin/v1/businesses')
       .set('Authorization', 'Bearer wrong-token')
       .send({ name: 'X' });
-    for (const response of [missing, wrong]) {
+    const apiKeyInstead = await h.http
+      .post('/admin/v1/businesses')
+      .set('x-api-key', 'sk_test_not_an_operator')
+      .send({ name: 'X' });
+    for (const response of [missing, wrong, apiKeyInstead]) {
       expect(response.status).toBe(401);
-      expect(response.body.error.code).toBe('UNAUTHORIZED');
+      expect(response.body.error).toEqual({
+        code: 'UNAUTHORIZED',
+        message: 'Token de operador ausente ou inválido.',
+      });
     }
   });
 

@@ -60,6 +60,23 @@ describe('api gateway: hosted checkout pages', () => {
     expectPageHeaders(response.headers);
   });
 
+  test.each(['%ZZ', 'x%', '%E0%A4%A', '%00', '%C0%80'])(
+    'a slug that is malformed (%s) gets the same HTML 404 page, while the session route under it stays JSON',
+    async (slug) => {
+      const page = await h.http.get(`/c/${slug}`);
+      expect({ status: page.status, type: page.headers['content-type'] }).toEqual({
+        status: 404,
+        type: expect.stringMatching(/^text\/html/),
+      });
+      expect(page.text).toContain('Checkout não encontrado');
+      const session = await h.http.post(`/c/${slug}/sessions`).send({ method: 'pix' });
+      expect({ status: session.status, code: session.body?.error?.code }).toEqual({
+        status: 404,
+        code: 'NOT_FOUND',
+      });
+    },
+  );
+
   test('assets are served with their type, and cached for good at their current version', async () => {
     const asset = checkoutAssets['checkout.js'];
     const versioned = await h.http.get(`/c/assets/checkout.js?v=${asset.version}`);

@@ -147,8 +147,12 @@ describe('api gateway: input bounds, refused at the edge before any command is s
       },
     );
 
-    test('malformed percent-encoding in a slug is NOT_FOUND', async () => {
-      await refused(() => h.http.get('/c/%zz'), 404, 'NOT_FOUND');
+    test('malformed percent-encoding in a slug is the not-found page for the page, NOT_FOUND for its sessions', async () => {
+      const page = await h.http.get('/c/%zz');
+      expect({ status: page.status, type: page.headers['content-type'] }).toEqual({
+        status: 404,
+        type: expect.stringMatching(/^text\/html/),
+      });
       await refused(() => h.http.post('/c/%E0%A4%A/sessions').send({ method: 'pix' }), 404, 'NOT_FOUND');
     });
 

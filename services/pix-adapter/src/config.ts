@@ -1,5 +1,6 @@
 import {
   Joi,
+  bindHost,
   commonEnv,
   loadConfig,
   variableNames,
@@ -83,7 +84,7 @@ const schema = Joi.object<PixAdapterConfig>({
   PSP_MAX_RETRIES: Joi.number().integer().min(0).max(5).default(1),
   PIX_KEY: sandboxOnly(pixKey, SANDBOX_PIX_KEY),
   MERCHANT_CITY: sandboxDefault(pixMerchantCity, 'SAO PAULO'),
-  CALLBACK_HOST: Joi.string().default('127.0.0.1'),
+  CALLBACK_HOST: bindHost.default('127.0.0.1'),
   CALLBACK_PORT: Joi.number().port().default(3101),
   // In production the PSP must reach it from outside: the bound address never is that.
   CALLBACK_PUBLIC_URL: Joi.string()

@@ -39,6 +39,16 @@ describe('pix-adapter config', () => {
     expect(developmentValues(config, ['METRICS_HOST', 'CALLBACK_HOST'])).toEqual({});
   });
 
+  test('the callback listener and the metrics listener take a bind host by the same rule', () => {
+    const hosts = { CALLBACK_HOST: 'not a host!', METRICS_HOST: 'not a host!' };
+    expect(refusedVariables(() => loadPixAdapterConfig({ APP_ENV: 'sandbox', ...hosts }))).toEqual(
+      Object.keys(hosts).sort(),
+    );
+    expect(loadPixAdapterConfig({ APP_ENV: 'sandbox', CALLBACK_HOST: '0.0.0.0' }).CALLBACK_HOST).toBe(
+      '0.0.0.0',
+    );
+  });
+
   test.each(Object.keys(production).filter((name) => name !== 'APP_ENV'))(
     'in production, without %s it refuses to start, naming it',
     (name) => {

@@ -46,8 +46,8 @@ export interface SolanaWatcherConfig {
  * Sandbox defaults, fixed so the local chain and the watcher agree without configuration:
  * receiving wallet = public key of Keypair.fromSeed(sha256('brazil-payment-gateway sandbox receiving wallet')),
  * payer = Keypair.fromSeed(sha256('brazil-payment-gateway sandbox payer')), public key
- * GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3 (start the localnet with PAYER_SECRET_KEY set to the same secret).
- * Neither holds anything outside a local chain.
+ * GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3 (start the localnet with SOLANA_LOCALNET_PAYER_SECRET_KEY set to
+ * the same secret). Neither holds anything outside a local chain.
  */
 export const SANDBOX_RECEIVING_WALLET = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
 export const SANDBOX_PAYER_SECRET_KEY =

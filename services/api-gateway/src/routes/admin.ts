@@ -26,7 +26,9 @@ function requireAdmin(adminToken: string): RequestHandler {
   return (req, _res, next) => {
     const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
     const presented = match ? sha256(match[1]!) : undefined;
-    next(presented && timingSafeEqual(presented, expected) ? undefined : new AppError('UNAUTHORIZED'));
+    if (presented && timingSafeEqual(presented, expected)) return next();
+    // The catalog's UNAUTHORIZED text speaks of an API key; an operator presents the admin token.
+    next(new AppError('UNAUTHORIZED', 'Token de operador ausente ou inválido.'));
   };
 }
 

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import Joi from 'joi';
 import {
   getCheckoutPage,
@@ -11,7 +11,7 @@ import {
   type PaymentView,
   type Token,
 } from '@gateway/contracts';
-import { AppError, asyncHandler, errorMiddleware } from '@gateway/http-errors';
+import { AppError, asyncHandler, errorMiddleware, toAppError } from '@gateway/http-errors';
 import type { Logger } from '@gateway/observability';
 import {
   CHECKOUT_CONTENT_SECURITY_POLICY,
@@ -27,6 +27,8 @@ import { validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
 const ASSET_BASE = '/c/assets';
+/** `/{slug}`: the HTML page (the other routes answer JSON). */
+const PAGE_PATH = /^\/[^/]+\/?$/;
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({
@@ -36,6 +38,12 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   });
   next();
 };
+
+const sendNotFoundPage = (res: Response) =>
+  res.status(404).type('html').set('Cache-Control', 'no-store').send(renderNotFoundPage(ASSET_BASE));
+
+/** `/c/{slug}` (one segment): a page, whose every not-found is the HTML page, never JSON. */
+const isPagePath = (req: Request) => ['GET', 'HEAD'].includes(req.method) && PAGE_PATH.test(req.path);
 
 const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
 const startSessionBody = Joi.object<{ method: PaymentMethod; currency?: string }>({
@@ -110,8 +118,7 @@ export function hostedCheckoutRoutes(
     '/:slug',
     asyncHandler(async (req, res) => {
       const slug = req.params.slug;
-      const notFound = () =>
-        res.status(404).type('html').set('Cache-Control', 'no-store').send(renderNotFoundPage(ASSET_BASE));
+      const notFound = () => sendNotFoundPage(res);
       if (!hasCheckoutSlugShape(slug)) return notFound();
       let page;
       try {
@@ -174,6 +181,12 @@ export function hostedCheckoutRoutes(
       res.set('Cache-Control', 'no-store').json({ status: status.status, return_url: status.return_url });
     }),
   );
+
+  // A slug express cannot even decode (`/c/%ZZ`, `/c/x%`) fails before the page route runs: still the page's 404.
+  router.use(((err, req, res, next) => {
+    if (!isPagePath(req) || res.headersSent || toAppError(err).error.code !== 'NOT_FOUND') return next(err);
+    sendNotFoundPage(res);
+  }) as ErrorRequestHandler);
 
   router.use(errorMiddleware(logger, { message: (error) => renderErrorMessage(error.code) }));
   return router;
