@@ -144,7 +144,7 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
       stolen.find((event) => event.payment_id === paymentId)!.end_to_end_id,
     );
     expect(await confirmations(paymentId)).toBe(1);
-  });
+  }, 60_000); // a restart and two waits of up to 10 s each: more than jest's default on a loaded machine
 
   test('the reconciliation racing the PSP callback confirms each payment exactly once (many tries)', async () => {
     for (let attempt = 0; attempt < 8; attempt += 1) {
