@@ -13,6 +13,8 @@ const swc = [
 module.exports = {
   testEnvironment: 'node',
   testMatch: ['<rootDir>/{services,packages,infra}/*/test/**/*.test.ts'],
+  // The fault suite runs on its own (jest.faults.config.js): minutes of faults under load.
+  testPathIgnorePatterns: ['/node_modules/', '\\.faults\\.test\\.ts$'],
   transform: { '^.+\\.ts$': swc },
   testTimeout: 30000,
   maxWorkers: 2,

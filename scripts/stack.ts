@@ -7,7 +7,7 @@
  * End-to-end tests start the stack through this file too (packages/testkit startStack).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Joi, loadConfig, loadOrExit, variableNames } from '../packages/config/src';
 import { pspSimulatorSchema, pspSimulatorVariables } from '../infra/psp-simulator/src/config';
@@ -40,6 +40,10 @@ interface LauncherSettings {
   ADMIN_TOKEN: string;
   /** Sandbox: create (once) and print a demo business; tests turn it off. */
   DEMO_BUSINESS: boolean;
+  /** When set, a process that exits on its own is started again after this delay instead of stopping the stack. */
+  RESTART_EXITED_AFTER_MS?: number;
+  /** When set, the launcher keeps `{ "<process name>": <pid> }` of the running processes in this JSON file. */
+  PROCESS_TABLE_FILE?: string;
 }
 
 const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
@@ -61,6 +65,8 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
   }),
   ADMIN_TOKEN: apiGatewaySchema.extract('ADMIN_TOKEN'),
   DEMO_BUSINESS: Joi.boolean().default(true),
+  RESTART_EXITED_AFTER_MS: Joi.number().integer().min(0).optional(),
+  PROCESS_TABLE_FILE: Joi.string().optional(),
 });
 
 const launcherVariables = variableNames(launcherSchema);
@@ -166,6 +172,8 @@ function sharedEnvironment(): Record<string, string> {
 function processEnvironment(spec: ProcessSpec): Record<string, string> {
   return {
     ...sharedEnvironment(),
+    // pg reads it: pg_stat_activity names the service behind each database connection.
+    PGAPPNAME: spec.name,
     ...definedOnly(Object.entries(spec.defaults ?? {})),
     ...definedOnly(spec.variables.map((name) => [name, process.env[name]])),
     ...(spec.variables.includes('APP_ENV') ? { APP_ENV: settings.APP_ENV } : {}),
@@ -178,7 +186,7 @@ function definedOnly(entries: Array<[string, string | undefined]>): Record<strin
 
 const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96];
 const width = Math.max(...processes.map((p) => p.name.length));
-const children: ChildProcess[] = [];
+const children = new Map<string, ChildProcess>();
 let stopping = false;
 /** A process that ignores SIGTERM this long is killed, so a stop always ends. */
 const STOP_GRACE_MS = 10_000;
@@ -204,8 +212,8 @@ function prefixLines(
 }
 
 function start(spec: ProcessSpec, index: number): void {
-  const tsx = join(root, 'node_modules/.bin/tsx');
-  const child = spawn(tsx, [join(root, spec.entry)], {
+  // tsx as a loader of node itself, not its CLI: one process per service, so a signal reaches the service itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, spec.entry)], {
     cwd: root,
     env: processEnvironment(spec),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -215,16 +223,35 @@ function start(spec: ProcessSpec, index: number): void {
   prefixLines(spec.name, color, child.stderr!, process.stderr);
   child.on('exit', (code, signal) => {
     if (stopping) return;
-    console.error(`${spec.name} exited (${signal ?? code}); stopping the stack`);
-    void stopAll(1);
+    const restartAfterMs = settings.RESTART_EXITED_AFTER_MS;
+    if (restartAfterMs === undefined) {
+      console.error(`${spec.name} exited (${signal ?? code}); stopping the stack`);
+      void stopAll(1);
+      return;
+    }
+    console.error(`${spec.name} exited (${signal ?? code}); starting it again in ${restartAfterMs} ms`);
+    setTimeout(() => {
+      if (!stopping) start(spec, index);
+    }, restartAfterMs);
   });
-  children.push(child);
+  children.set(spec.name, child);
+  writeProcessTable();
+}
+
+function writeProcessTable(): void {
+  if (!settings.PROCESS_TABLE_FILE) return;
+  const table = Object.fromEntries([...children].map(([name, child]) => [name, child.pid]));
+  // Written aside and renamed, so a reader never sees half a file.
+  writeFileSync(`${settings.PROCESS_TABLE_FILE}.tmp`, JSON.stringify(table));
+  renameSync(`${settings.PROCESS_TABLE_FILE}.tmp`, settings.PROCESS_TABLE_FILE);
 }
 
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const running = [...children.values()].filter(
+    (child) => child.exitCode === null && child.signalCode === null,
+  );
   const exited = running.map((child) => new Promise((resolve) => child.once('exit', resolve)));
   for (const child of running) child.kill('SIGTERM');
   const killer = setTimeout(() => running.forEach((child) => child.kill('SIGKILL')), STOP_GRACE_MS);

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isolatedEnvironment, type IsolatedEnvironment } from './service-env';
 import { waitFor } from './wait';
@@ -44,7 +46,14 @@ export interface RunningStack {
   adminToken: string;
   /** Everything the processes printed, for a failing test's diagnosis. */
   logs: string[];
+  /** The pid of a process the launcher runs now (`payment`, `api-gateway`, `psp-simulator`...). */
+  pidOf(name: string): number;
   stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** The URL the services get for the stack's database (e.g. through a proxy), from its direct URL. */
+  databaseUrlForServices?: (directUrl: string) => string;
 }
 
 /** How long a stopping launcher gets before its whole process group is killed. */
@@ -55,8 +64,13 @@ const STOP_TIMEOUT_MS = 20_000;
  * Redis prefix and free ports: for end-to-end tests through the public HTTP API. `extraEnv` goes to the launcher,
  * which hands each variable to the processes whose config reads it.
  */
-export async function startStack(extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+export async function startStack(
+  extraEnv: Record<string, string> = {},
+  options: StackOptions = {},
+): Promise<RunningStack> {
   const env = await isolatedEnvironment('e2e');
+  const runDir = mkdtempSync(join(tmpdir(), 'stack-'));
+  const processTableFile = join(runDir, 'processes.json');
   const [gatewayPort, pspPort, rpcPort, callbackPort, ...metricsPorts] = await Promise.all(
     Array.from({ length: 4 + metricsServices.length }, freePort),
   );
@@ -68,6 +82,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     ...env.config,
+    DATABASE_URL: options.databaseUrlForServices?.(env.database.url) ?? env.database.url,
     APP_ENV: 'sandbox',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ADMIN_TOKEN: adminToken,
@@ -82,6 +97,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     POLL_INTERVAL_MS: '300',
     DELIVERY_POLL_INTERVAL_MS: '200',
     RATE_LIMIT_PER_MINUTE: '100000',
+    PROCESS_TABLE_FILE: processTableFile,
     ...extraEnv,
   };
   const logs: string[] = [];
@@ -109,6 +125,14 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     killGroup(launcher.pid);
     await env.database.drop().catch(() => undefined);
     await deleteBrokerNames(env.config.AMQP_PREFIX).catch(() => undefined);
+    rmSync(runDir, { recursive: true, force: true });
+  };
+  const pidOf = (name: string): number => {
+    const pid = (JSON.parse(readFileSync(processTableFile, 'utf8')) as Record<string, number | undefined>)[
+      name
+    ];
+    if (pid === undefined) throw new Error(`the launcher runs no process named ${name}`);
+    return pid;
   };
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   try {
@@ -130,6 +154,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     metricsUrls,
     adminToken,
     logs,
+    pidOf,
     stop,
   };
 }

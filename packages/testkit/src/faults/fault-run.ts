@@ -1,0 +1,236 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startStack, type RunningStack } from '../stack';
+import { createTestPki, type TestPki } from '../test-pki';
+import { sleep, waitFor } from '../wait';
+import { infrastructureUrls } from '../infrastructure';
+import { DatabaseFaults } from './database-faults';
+import { DatabaseProxy } from './database-proxy';
+import type { Fault, FaultTargets } from './faults';
+import {
+  checkInvariants,
+  describeParkedMessages,
+  formatReport,
+  invariantNames,
+  type InvariantReport,
+  type LoadWebhook,
+} from './invariants';
+import { LoadGenerator, type LoadBusiness, type LoadOptions } from './load';
+import { PrivateBroker } from './private-broker';
+import { PrivateRedis } from './private-redis';
+import { FaultTimeline } from './timeline';
+import { FaultyWebhookReceiver } from './webhook-receiver';
+
+/** Timeouts the run gives the stack, short enough for faults to outlast them within minutes. */
+export const faultRunTiming = {
+  rpcTimeoutMs: 5_000,
+  webhookTimeoutMs: 3_000,
+  deliveryLeaseMs: 8_000,
+  /** The launcher starts a killed process again after this long. */
+  restartAfterMs: 2_000,
+};
+
+/** Retries a delivery for about two minutes, so a receiver that misbehaves for seconds costs seconds. */
+const WEBHOOK_RETRY_SCHEDULE = ['1s', '2s', '4s', '8s', ...Array<string>(12).fill('10s')].join(',');
+
+/** The stack's output of each run is kept here (git-ignored), for the diagnosis of a failed invariant. */
+const logDirectory = join(__dirname, '../../../../artifacts/faults');
+
+/** How long the stack gets to be ready again after a fault is given back. */
+const RECOVERY_TIMEOUT_MS = 90_000;
+
+export interface FaultRunOptions {
+  load: LoadOptions;
+  /** After the load stops, how long the system gets to bring every payment and webhook to its end. */
+  settleTimeoutMs: number;
+  /** Pause after the stack is ready again, before the next fault. */
+  gapMs: number;
+  log: (line: string) => void;
+}
+
+export interface FaultRunResult {
+  report: InvariantReport;
+  text: string;
+  /** Where the stack's output was written. */
+  logFile: string;
+}
+
+/**
+ * The whole stack on free ports with a broker, a Redis and a database of its own, two businesses whose webhooks
+ * point at a local HTTPS receiver, and steady payment traffic; faults are injected one after another, then the
+ * invariants are checked against the databases, the broker and the receiver.
+ */
+export class FaultRun {
+  readonly timeline = new FaultTimeline();
+  private readonly notRecovered: string[] = [];
+
+  private constructor(
+    private readonly options: FaultRunOptions,
+    private readonly pki: TestPki,
+    readonly targets: FaultTargets,
+    private readonly load: LoadGenerator,
+    private readonly webhooks: LoadWebhook[],
+  ) {}
+
+  static async start(options: FaultRunOptions): Promise<FaultRun> {
+    const broker = await PrivateBroker.start();
+    const redis = await PrivateRedis.start().catch(async (err: unknown) => {
+      await broker.stop();
+      throw err;
+    });
+    const pki = createTestPki();
+    const receiver = await FaultyWebhookReceiver.start(pki.server);
+    const postgres = new URL(infrastructureUrls().databaseUrl);
+    const proxy = await DatabaseProxy.start({ host: postgres.hostname, port: Number(postgres.port || 5432) });
+    let stack: RunningStack | undefined;
+    try {
+      options.log(`private RabbitMQ ${broker.node} (${broker.url}), Redis ${redis.url}; starting the stack`);
+      stack = await startStack(
+        {
+          AMQP_URL: broker.url,
+          REDIS_URL: redis.url,
+          NODE_EXTRA_CA_CERTS: pki.caPath,
+          RESTART_EXITED_AFTER_MS: String(faultRunTiming.restartAfterMs),
+          RPC_TIMEOUT_MS: String(faultRunTiming.rpcTimeoutMs),
+          WEBHOOK_TIMEOUT_MS: String(faultRunTiming.webhookTimeoutMs),
+          DELIVERY_LEASE_MS: String(faultRunTiming.deliveryLeaseMs),
+          WEBHOOK_RETRY_SCHEDULE,
+        },
+        { databaseUrlForServices: (url) => proxy.urlFor(url) },
+      );
+      const webhooks = await Promise.all(
+        ['loja-a', 'loja-b'].map((label) => openBusiness(stack!, receiver, label)),
+      );
+      const load = new LoadGenerator(
+        stack.gatewayUrl,
+        webhooks.map((w) => w.business),
+        options.load,
+      );
+      const database = new DatabaseFaults(stack.env.database.url, proxy);
+      const targets = { stack, broker, redis, receiver, database, proxy };
+      return new FaultRun(options, pki, targets, load, webhooks);
+    } catch (err) {
+      await stack?.stop();
+      await Promise.all([receiver.stop(), proxy.stop(), redis.stop(), broker.stop()]);
+      pki.remove();
+      throw err;
+    }
+  }
+
+  /** Starts the traffic and waits until it flows (a few payments made). */
+  async startLoad(): Promise<void> {
+    this.load.start();
+    await waitFor(() => this.load.created.length >= 4, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      what: 'the first payments of the load',
+    });
+  }
+
+  /** Injects one fault, waits until the stack is ready again, and pauses before the next. */
+  async inject(fault: Fault): Promise<void> {
+    this.options.log(`fault: ${fault.name}`);
+    try {
+      await this.timeline.record(fault, () => fault.inject(this.targets));
+      await waitFor(
+        async () =>
+          (await fetch(`${this.targets.stack.gatewayUrl}/readyz`, { signal: AbortSignal.timeout(3000) })).ok,
+        { timeoutMs: RECOVERY_TIMEOUT_MS, intervalMs: 500, what: 'the stack to be ready again' },
+      );
+    } catch (err) {
+      this.notRecovered.push(`${fault.name}: ${String(err)}`);
+      this.options.log(`  not recovered: ${String(err)}`);
+    }
+    await sleep(this.options.gapMs);
+  }
+
+  /** Stops the load, gives the system time to finish every payment and webhook, and checks the invariants. */
+  async finish(): Promise<FaultRunResult> {
+    this.options.log('stopping the load; waiting for the system to settle');
+    await this.load.stop();
+    const sources = {
+      databaseUrl: this.targets.stack.env.database.url,
+      broker: this.targets.broker,
+      load: this.load,
+      receiver: this.targets.receiver,
+      webhooks: this.webhooks,
+      timeline: this.timeline,
+    };
+    const settling: string[] = [
+      invariantNames.paid,
+      invariantNames.oneConfirmation,
+      invariantNames.delivered,
+      invariantNames.noUnsent,
+    ];
+    const settled = await waitFor(
+      async () => {
+        const report = await checkInvariants(sources);
+        return report.invariants.every((i) => !settling.includes(i.name) || i.violations.length === 0)
+          ? report
+          : undefined;
+      },
+      { timeoutMs: this.options.settleTimeoutMs, intervalMs: 2_000, what: 'the system to settle' },
+    ).catch(() => undefined);
+    const checked = settled ?? (await checkInvariants(sources));
+    const report: InvariantReport = {
+      figures: checked.figures,
+      invariants: [...checked.invariants, { name: invariantNames.recovered, violations: this.notRecovered }],
+    };
+    const parkedQueues = report.invariants.find((i) => i.name === invariantNames.noParked)!.violations.length
+      ? (await this.targets.broker.queueDepths())
+          .filter((q) => q.name.endsWith('.parking'))
+          .map((q) => q.name)
+      : [];
+    const parked = await describeParkedMessages(this.targets.broker.url, parkedQueues);
+    mkdirSync(logDirectory, { recursive: true });
+    const logFile = join(logDirectory, `stack-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
+    writeFileSync(logFile, this.targets.stack.logs.join(''));
+    const text = `${formatReport(report, this.timeline, parked)}\nstack output: ${logFile}`;
+    return { report, text, logFile };
+  }
+
+  async stop(): Promise<void> {
+    await this.load.stop();
+    await this.targets.stack.stop();
+    await Promise.all([
+      this.targets.receiver.stop(),
+      this.targets.proxy.stop(),
+      this.targets.redis.stop(),
+      this.targets.broker.stop(),
+    ]);
+    this.pki.remove();
+  }
+}
+
+async function openBusiness(
+  stack: RunningStack,
+  receiver: FaultyWebhookReceiver,
+  label: string,
+): Promise<LoadWebhook> {
+  const call = async (path: string, auth: Record<string, string>, body: unknown) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method: path.includes('/fee-rules/') ? 'PUT' : 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, string>;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const admin = { authorization: `Bearer ${stack.adminToken}` };
+  const created = await call('/admin/v1/businesses', admin, { name: `Loja ${label}` });
+  const business: LoadBusiness = { label, businessId: created.business_id!, apiKey: created.api_key! };
+  const fees = { percent_bps: 99, fixed_centavos: 0 };
+  await call(`/admin/v1/businesses/${business.businessId}/fee-rules/pix`, admin, fees);
+  await call(`/admin/v1/businesses/${business.businessId}/fee-rules/crypto`, admin, fees);
+  const path = `/hooks/${label}`;
+  const webhook = await call(
+    '/v1/webhook',
+    { 'x-api-key': business.apiKey },
+    {
+      url: receiver.url(path),
+      events: ['payment.confirmed'],
+    },
+  );
+  return { business, path, secret: webhook.secret! };
+}

@@ -1,0 +1,149 @@
+import type { RunningStack } from '../stack';
+import { metricsServices, type MetricsService } from '../stack';
+import { sleep, waitFor } from '../wait';
+import type { DatabaseFaults } from './database-faults';
+import type { DatabaseProxy } from './database-proxy';
+import type { PrivateBroker } from './private-broker';
+import type { PrivateRedis } from './private-redis';
+import type { FaultyWebhookReceiver, ReceiverMode } from './webhook-receiver';
+
+/** Everything a fault may break; each belongs to this run alone. */
+export interface FaultTargets {
+  stack: RunningStack;
+  broker: PrivateBroker;
+  redis: PrivateRedis;
+  database: DatabaseFaults;
+  /** Between the services and PostgreSQL. */
+  proxy: DatabaseProxy;
+  receiver: FaultyWebhookReceiver;
+}
+
+/** One fault: `inject` breaks something, holds it, and gives it back (a killed process is restarted by the launcher). */
+export interface Fault {
+  name: string;
+  /** Whether payment requests pass through what it breaks (gateway, payment, rails, broker, database, Redis). */
+  reachesClients: boolean;
+  inject(targets: FaultTargets): Promise<void>;
+}
+
+/** The services of the gateway (the PSP simulator and the local chain stand for systems outside it). */
+export const gatewayServices = ['api-gateway', ...metricsServices] as const;
+export type GatewayService = (typeof gatewayServices)[number];
+
+/** The services a payment create or a sandbox payment passes through. */
+const paymentPath: readonly GatewayService[] = ['api-gateway', 'payment', 'pix-adapter', 'solana-watcher'];
+
+/** How long a service the test broke gets to answer its health check again. */
+const BACK_UP_TIMEOUT_MS = 90_000;
+
+function healthUrl(stack: RunningStack, service: GatewayService): string {
+  return service === 'api-gateway'
+    ? `${stack.gatewayUrl}/healthz`
+    : `${stack.metricsUrls[service as MetricsService]}/healthz`;
+}
+
+/** Waits until the launcher runs a process of that name other than `formerPid`, and it answers its health check. */
+async function waitUntilBack(stack: RunningStack, service: GatewayService, formerPid: number): Promise<void> {
+  await waitFor(
+    async () =>
+      stack.pidOf(service) !== formerPid &&
+      (await fetch(healthUrl(stack, service), { signal: AbortSignal.timeout(2000) })).ok,
+    { timeoutMs: BACK_UP_TIMEOUT_MS, intervalMs: 250, what: `${service} to be restarted and healthy` },
+  );
+}
+
+export const kill9 = (service: GatewayService): Fault => ({
+  name: `kill -9 ${service}`,
+  reachesClients: paymentPath.includes(service),
+  inject: async ({ stack }) => {
+    const pid = stack.pidOf(service);
+    process.kill(pid, 'SIGKILL');
+    await waitUntilBack(stack, service, pid);
+  },
+});
+
+/** SIGSTOP, held past the service's timeouts (the gateway's RPC timeout, leases), then SIGCONT. */
+export const freeze = (service: GatewayService, ms: number): Fault => ({
+  name: `SIGSTOP ${service} for ${ms / 1000} s`,
+  reachesClients: paymentPath.includes(service),
+  inject: async ({ stack }) => {
+    const pid = stack.pidOf(service);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await sleep(ms);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  },
+});
+
+export const brokerRestart = (downMs: number): Fault => ({
+  name: `RabbitMQ stop_app, ${downMs / 1000} s, start_app`,
+  reachesClients: true,
+  inject: ({ broker }) => broker.restart(downMs),
+});
+
+/** pg_terminate_backend of one service's connections, and its new ones refused for `ms`; the others go on. */
+export const databaseCutOff = (service: GatewayService, ms: number): Fault => ({
+  name: `pg_terminate_backend of ${service}'s connections, new ones refused for ${ms / 1000} s`,
+  reachesClients: paymentPath.includes(service),
+  inject: ({ database }) => database.cutOff(service, ms),
+});
+
+export const databaseRefusesConnections = (ms: number): Fault => ({
+  name: `database refusing connections for ${ms / 1000} s`,
+  reachesClients: true,
+  inject: ({ database }) => database.refuseConnections(ms),
+});
+
+export const redisDown = (ms: number): Fault => ({
+  name: `Redis stopped for ${ms / 1000} s`,
+  reachesClients: true,
+  inject: async ({ redis }) => {
+    await redis.stop();
+    try {
+      await sleep(ms);
+    } finally {
+      await redis.resume();
+    }
+  },
+});
+
+export const receiverMisbehaves = (mode: Exclude<ReceiverMode, 'ok'>, ms: number): Fault => ({
+  name: `webhook receiver ${mode === 'error' ? 'answering 500' : mode === 'hang' ? 'hanging' : 'resetting connections'} for ${ms / 1000} s`,
+  reachesClients: false,
+  inject: async ({ receiver }) => {
+    receiver.mode = mode;
+    try {
+      await sleep(ms);
+    } finally {
+      receiver.mode = 'ok';
+    }
+  },
+});
+
+/**
+ * The issue's list, each once: what the fault suite injects. Faults in the payments' way alternate with faults
+ * beside it, so a client always meets a stretch where it must get through.
+ */
+export function everyFault(timing: { rpcTimeoutMs: number; deliveryLeaseMs: number }): Fault[] {
+  return [
+    kill9('api-gateway'),
+    kill9('checkout'),
+    kill9('payment'),
+    kill9('customer'),
+    kill9('pix-adapter'),
+    receiverMisbehaves('error', 8_000),
+    kill9('solana-watcher'),
+    kill9('webhook-dispatcher'),
+    brokerRestart(5_000),
+    receiverMisbehaves('hang', 8_000),
+    databaseCutOff('payment', 10_000),
+    databaseCutOff('webhook-dispatcher', 10_000),
+    databaseRefusesConnections(30_000),
+    freeze('webhook-dispatcher', timing.deliveryLeaseMs + 3_000),
+    redisDown(8_000),
+    receiverMisbehaves('reset', 8_000),
+    freeze('payment', timing.rpcTimeoutMs + 3_000),
+  ];
+}

@@ -1,0 +1,365 @@
+import { createHmac } from 'node:crypto';
+import amqp from 'amqplib';
+import { Client } from 'pg';
+import type { CreatedPayment, LoadGenerator, LoadBusiness } from './load';
+import type { PrivateBroker } from './private-broker';
+import type { FaultTimeline } from './timeline';
+import type { FaultyWebhookReceiver, ReceivedDelivery } from './webhook-receiver';
+
+/** A business's webhook on the receiver. */
+export interface LoadWebhook {
+  business: LoadBusiness;
+  path: string;
+  secret: string;
+}
+
+/** Beyond the faults it met, how long a client may need to get through (a restart, pools reconnecting). */
+const RETRY_ALLOWANCE_MS = 15_000;
+
+/** What must hold after any run under faults. */
+export const invariantNames = {
+  created: 'every payment that got a 201 exists with its amount',
+  onePerKey: 'one payment per idempotency key',
+  paid: 'every payment asked to be paid is paid',
+  oneConfirmation: 'exactly one payment.confirmed event per paid payment',
+  delivered: 'every payment.confirmed delivered at least once to its own business',
+  signed: 'every delivery correctly signed, to its own business only',
+  noParked: 'no parked message',
+  noUnsent: 'no unsent outbox row',
+  no500: 'no 500 seen by any client (nor any request given up)',
+  validAnswered: 'every valid request answered with success (201/202) once faults pass',
+  shortRetries: 'no client retried longer than the faults in its way plus 15 s',
+  recovered: 'the stack is ready again after every fault',
+} as const;
+
+export interface Invariant {
+  name: string;
+  /** Empty when the invariant holds. */
+  violations: string[];
+}
+
+export interface Figures {
+  payments: number;
+  pix: number;
+  crypto: number;
+  askedToBePaid: number;
+  paid: number;
+  clientRequests: number;
+  clientRetries: number;
+  clientServiceUnavailable: number;
+  longestRetryMs: number;
+  deliveries: number;
+  deliveredEvents: number;
+  duplicateDeliveries: number;
+  failedDeliveryAttempts: number;
+}
+
+export interface InvariantReport {
+  invariants: Invariant[];
+  figures: Figures;
+}
+
+export interface InvariantSources {
+  databaseUrl: string;
+  broker: PrivateBroker;
+  load: LoadGenerator;
+  receiver: FaultyWebhookReceiver;
+  webhooks: LoadWebhook[];
+  timeline: FaultTimeline;
+}
+
+interface PaymentRow {
+  id: string;
+  business_id: string;
+  method: string;
+  status: string;
+  amount_centavos: string;
+  load_key: string | null;
+}
+
+interface ConfirmedEventRow {
+  event_id: string;
+  payment_id: string;
+  business_id: string;
+}
+
+/** What the databases, the broker and the receiver hold about the load: read once per check. */
+interface Observed {
+  payments: Map<string, PaymentRow>;
+  duplicateKeys: Array<{ load_key: string; ids: string[] }>;
+  confirmedEvents: ConfirmedEventRow[];
+  unsentOutboxRows: Array<{ schema: string; name: string; count: string }>;
+  parkedQueues: Array<{ name: string; messages: number }>;
+}
+
+async function observe(sources: InvariantSources): Promise<Observed> {
+  const client = new Client({ connectionString: sources.databaseUrl });
+  await client.connect();
+  try {
+    const businessIds = sources.webhooks.map((w) => w.business.businessId);
+    const payments = await client.query<PaymentRow>(
+      `SELECT id, business_id, method, status, amount_centavos, metadata::json->>'load_key' AS load_key
+         FROM payment.payments WHERE business_id = ANY($1)`,
+      [businessIds],
+    );
+    const duplicateKeys = await client.query<{ load_key: string; ids: string[] }>(
+      `SELECT metadata::json->>'load_key' AS load_key, array_agg(id ORDER BY created_at) AS ids
+         FROM payment.payments WHERE business_id = ANY($1) AND metadata IS NOT NULL
+        GROUP BY 1 HAVING count(*) > 1`,
+      [businessIds],
+    );
+    const confirmedEvents = await client.query<ConfirmedEventRow>(
+      `SELECT envelope->'payload'->>'event_id' AS event_id,
+              envelope->'payload'->'payment'->>'payment_id' AS payment_id,
+              envelope->'payload'->>'business_id' AS business_id
+         FROM payment.outbox WHERE envelope->>'type' = 'payment.confirmed'`,
+    );
+    const outboxSchemas = await client.query<{ table_schema: string }>(
+      `SELECT table_schema FROM information_schema.tables WHERE table_name = 'outbox'`,
+    );
+    const unsentOutboxRows: Observed['unsentOutboxRows'] = [];
+    for (const { table_schema: schema } of outboxSchemas.rows) {
+      const unsent = await client.query<{ name: string; count: string }>(
+        `SELECT name, count(*) AS count FROM "${schema}".outbox WHERE published_at IS NULL GROUP BY name`,
+      );
+      unsentOutboxRows.push(...unsent.rows.map((row) => ({ schema, ...row })));
+    }
+    const parkedQueues = (await sources.broker.queueDepths()).filter(
+      (q) => q.name.endsWith('.parking') && q.messages > 0,
+    );
+    return {
+      payments: new Map(payments.rows.map((row) => [row.id, row])),
+      duplicateKeys: duplicateKeys.rows,
+      confirmedEvents: confirmedEvents.rows,
+      unsentOutboxRows,
+      parkedQueues,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+const signatureOf = (secret: string, body: string): string =>
+  createHmac('sha256', secret).update(body).digest('hex');
+
+/** The fields of a delivery's body the checks read (`{ id, type, business_id, data: { payment_id } }`). */
+interface DeliveryBody {
+  id?: unknown;
+  business_id?: unknown;
+  data?: { payment_id?: unknown };
+}
+
+const bodyOf = (delivery: ReceivedDelivery): DeliveryBody => {
+  try {
+    return JSON.parse(delivery.body) as DeliveryBody;
+  } catch {
+    return {};
+  }
+};
+
+/**
+ * The issue's invariants after a run under faults, each with its violations (empty when it holds), and the figures
+ * of the run. Violations about a payment name the faults around its lifetime.
+ */
+export async function checkInvariants(sources: InvariantSources): Promise<InvariantReport> {
+  const { load, receiver, webhooks, timeline } = sources;
+  const observed = await observe(sources);
+  const around = (p: CreatedPayment) =>
+    timeline.describe(p.createdAt, (p.paidRequestedAt ?? p.createdAt) + 5_000);
+  const paidPayments = [...observed.payments.values()].filter((p) => p.status === 'paid');
+  const confirmedByPayment = new Map<string, ConfirmedEventRow[]>();
+  for (const event of observed.confirmedEvents)
+    confirmedByPayment.set(event.payment_id, [...(confirmedByPayment.get(event.payment_id) ?? []), event]);
+  const webhookByPath = new Map(webhooks.map((w) => [w.path, w]));
+  const createdById = new Map(load.created.map((p) => [p.paymentId, p]));
+  const accepted = receiver.deliveries.filter((d) => typeof d.answer === 'number' && d.answer < 300);
+  const acceptedEventIds = accepted.map((d) => `${d.path} ${String(bodyOf(d).id)}`);
+  const acceptedEvents = new Set(acceptedEventIds);
+
+  const invariants: Invariant[] = [
+    {
+      name: invariantNames.created,
+      violations: load.created.flatMap((p) => {
+        const row = observed.payments.get(p.paymentId);
+        if (!row) return [`${p.paymentId} (${p.method}) is missing; ${around(p)}`];
+        const wrong =
+          Number(row.amount_centavos) !== p.amountCentavos ||
+          row.business_id !== p.business.businessId ||
+          row.method !== p.method;
+        return wrong
+          ? [
+              `${p.paymentId}: stored ${row.amount_centavos} ${row.method} for ${row.business_id}, ` +
+                `created ${p.amountCentavos} ${p.method} for ${p.business.businessId}; ${around(p)}`,
+            ]
+          : [];
+      }),
+    },
+    {
+      name: invariantNames.onePerKey,
+      violations: [
+        ...observed.duplicateKeys.map((d) => `key ${d.load_key} made payments ${d.ids.join(', ')}`),
+        ...[...load.idsByKey]
+          .filter(([, ids]) => ids.size > 1)
+          .map(([key, ids]) => `key ${key} was answered with payments ${[...ids].join(', ')}`),
+      ],
+    },
+    {
+      name: invariantNames.paid,
+      violations: load.created
+        .filter((p) => p.paidRequestedAt !== undefined)
+        .flatMap((p) => {
+          const status = observed.payments.get(p.paymentId)?.status ?? 'missing';
+          return status === 'paid' ? [] : [`${p.paymentId} (${p.method}) is ${status}; ${around(p)}`];
+        }),
+    },
+    {
+      name: invariantNames.oneConfirmation,
+      violations: [
+        ...paidPayments.flatMap((p) => {
+          const count = confirmedByPayment.get(p.id)?.length ?? 0;
+          const created = createdById.get(p.id);
+          return count === 1
+            ? []
+            : [`${p.id} (${p.method}, paid) has ${count}${created ? `; ${around(created)}` : ''}`];
+        }),
+        ...[...confirmedByPayment.keys()]
+          .filter((id) => observed.payments.get(id)?.status !== 'paid' && observed.payments.has(id))
+          .map((id) => `${id} is ${observed.payments.get(id)?.status} but was confirmed`),
+      ],
+    },
+    {
+      name: invariantNames.delivered,
+      violations: observed.confirmedEvents
+        .filter((e) => observed.payments.has(e.payment_id))
+        .flatMap((e) => {
+          const own = webhooks.find((w) => w.business.businessId === e.business_id);
+          if (!own) return [`${e.event_id} names business ${e.business_id}, which has no webhook`];
+          if (acceptedEvents.has(`${own.path} ${e.event_id}`)) return [];
+          const created = createdById.get(e.payment_id);
+          return [
+            `${e.event_id} (payment ${e.payment_id}) never accepted by ${own.path}` +
+              (created ? `; ${around(created)}` : ''),
+          ];
+        }),
+    },
+    {
+      name: invariantNames.signed,
+      violations: receiver.deliveries.flatMap((d) => {
+        const webhook = webhookByPath.get(d.path);
+        if (!webhook) return [`delivery to unknown path ${d.path}`];
+        const body = bodyOf(d);
+        const problems: string[] = [];
+        if (d.headers['x-service-signature'] !== signatureOf(webhook.secret, d.body))
+          problems.push(`${String(body.id)} to ${d.path}: x-service-signature does not match`);
+        const paymentBusiness = observed.payments.get(String(body.data?.payment_id))?.business_id;
+        if (
+          body.business_id !== webhook.business.businessId ||
+          paymentBusiness !== webhook.business.businessId
+        )
+          problems.push(
+            `${String(body.id)} (payment ${String(body.data?.payment_id)} of ${paymentBusiness}) ` +
+              `sent to ${d.path} of ${webhook.business.businessId}`,
+          );
+        return problems;
+      }),
+    },
+    {
+      name: invariantNames.noParked,
+      violations: observed.parkedQueues.map((q) => `${q.name} holds ${q.messages}`),
+    },
+    {
+      name: invariantNames.noUnsent,
+      violations: observed.unsentOutboxRows.map((r) => `${r.schema}.outbox: ${r.count} × ${r.name}`),
+    },
+    {
+      name: invariantNames.no500,
+      violations: load.failures.map(
+        (f) => `${f.request}: ${f.outcome}; ${timeline.describe(f.at - 1000, f.at)}`,
+      ),
+    },
+    {
+      name: invariantNames.validAnswered,
+      violations: load.unexpected.map(
+        (u) => `${u.request}: ${u.outcome}; ${timeline.describe(u.at - 1000, u.at)}`,
+      ),
+    },
+    {
+      name: invariantNames.shortRetries,
+      violations: load.retried.flatMap((r) => {
+        const allowedMs = timeline.clientFaultMs(r.startedAt, r.endedAt) + RETRY_ALLOWANCE_MS;
+        const waitedMs = r.endedAt - r.startedAt;
+        return waitedMs <= allowedMs
+          ? []
+          : [
+              `${r.request} waited ${(waitedMs / 1000).toFixed(1)} s over ${r.attempts} attempts ` +
+                `(allowed ${(allowedMs / 1000).toFixed(1)} s); last fault: ${r.lastFault.slice(0, 200)}; ` +
+                timeline.describe(r.startedAt, r.endedAt),
+            ];
+      }),
+    },
+  ];
+
+  const deliveredPerEvent = new Map<string, number>();
+  for (const id of acceptedEventIds) deliveredPerEvent.set(id, (deliveredPerEvent.get(id) ?? 0) + 1);
+  const figures: Figures = {
+    payments: load.created.length,
+    pix: load.created.filter((p) => p.method === 'pix').length,
+    crypto: load.created.filter((p) => p.method === 'crypto').length,
+    askedToBePaid: load.created.filter((p) => p.paidRequestedAt !== undefined).length,
+    paid: paidPayments.length,
+    clientRequests: load.requests,
+    clientRetries: load.retries,
+    clientServiceUnavailable: load.serviceUnavailable,
+    longestRetryMs: load.longestRetryMs,
+    deliveries: accepted.length,
+    deliveredEvents: deliveredPerEvent.size,
+    duplicateDeliveries: [...deliveredPerEvent.values()].reduce((sum, n) => sum + n - 1, 0),
+    failedDeliveryAttempts: receiver.deliveries.length - accepted.length,
+  };
+  return { invariants, figures };
+}
+
+/** The type and parking reason of every parked message (taken off its queue), as evidence for a report. */
+export async function describeParkedMessages(brokerUrl: string, queues: string[]): Promise<string[]> {
+  const connection = await amqp.connect(brokerUrl);
+  try {
+    const channel = await connection.createChannel();
+    const described: string[] = [];
+    for (const queue of queues) {
+      for (;;) {
+        const msg = await channel.get(queue, { noAck: true });
+        if (!msg) break;
+        described.push(
+          `${queue}: ${String(msg.properties.type)} ${String(msg.properties.headers?.['x-parked-reason'] ?? '')}`,
+        );
+      }
+    }
+    return described;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The report as text: each invariant with its first violations, then the figures. */
+export function formatReport(
+  report: InvariantReport,
+  timeline: FaultTimeline,
+  parked: string[] = [],
+): string {
+  const lines = ['faults injected:', ...timeline.lines().map((l) => `  ${l}`), 'invariants:'];
+  for (const invariant of report.invariants) {
+    const n = invariant.violations.length;
+    lines.push(`  ${n === 0 ? 'ok  ' : 'FAIL'} ${invariant.name}${n === 0 ? '' : ` (${n} violations)`}`);
+    for (const violation of invariant.violations.slice(0, 15)) lines.push(`         - ${violation}`);
+    if (n > 15) lines.push(`         ... and ${n - 15} more`);
+  }
+  if (parked.length > 0) lines.push('parked messages:', ...parked.slice(0, 20).map((p) => `  ${p}`));
+  const f = report.figures;
+  lines.push(
+    'figures:',
+    `  payments created: ${f.payments} (pix ${f.pix}, crypto ${f.crypto}); asked to be paid ${f.askedToBePaid}; paid ${f.paid}`,
+    `  client requests: ${f.clientRequests}; retries ${f.clientRetries} (503s ${f.clientServiceUnavailable}); longest retry ${(f.longestRetryMs / 1000).toFixed(1)} s`,
+    `  webhook deliveries accepted: ${f.deliveries} for ${f.deliveredEvents} events; duplicates ${f.duplicateDeliveries}; failed attempts ${f.failedDeliveryAttempts}`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,220 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { sleep } from '../wait';
+
+export interface LoadBusiness {
+  label: string;
+  businessId: string;
+  apiKey: string;
+}
+
+/** A payment the gateway answered 201 for. */
+export interface CreatedPayment {
+  idempotencyKey: string;
+  business: LoadBusiness;
+  method: 'pix' | 'crypto';
+  amountCentavos: number;
+  paymentId: string;
+  createdAt: number;
+  /** When the sandbox accepted (202) the request to pay it. */
+  paidRequestedAt?: number;
+}
+
+/** An answer no client may ever get (a 5xx other than 503), or a request the client had to give up on. */
+export interface ClientFailure {
+  at: number;
+  request: string;
+  outcome: string;
+}
+
+/** A request that needed more than one attempt: how long its client waited for a real answer. */
+export interface RetriedRequest {
+  request: string;
+  startedAt: number;
+  endedAt: number;
+  attempts: number;
+  /** The answer of the last attempt that failed. */
+  lastFault: string;
+}
+
+export interface LoadOptions {
+  /** Clients running at once; each creates a payment, asks the sandbox to pay most of them, pauses, again. */
+  clients: number;
+  pauseMs: number;
+  /** Share of payments asked to be paid (the rest stay open, and must get no confirmation). */
+  paidShare: number;
+  /** How long a client keeps retrying one request (503, network errors) before giving up. */
+  giveUpAfterMs: number;
+}
+
+const ATTEMPT_TIMEOUT_MS = 15_000;
+const MAX_BACKOFF_MS = 5_000;
+
+/**
+ * Steady PIX and crypto traffic through the public API, as a careful merchant sends it: every POST carries an
+ * `Idempotency-Key`, and a 503 or a network error is retried with the same key (honouring `Retry-After`).
+ */
+export class LoadGenerator {
+  readonly created: CreatedPayment[] = [];
+  /** Every payment id a 201 named, per idempotency key (more than one id is a duplicate). */
+  readonly idsByKey = new Map<string, Set<string>>();
+  readonly failures: ClientFailure[] = [];
+  /** Answers a client did not expect (a 4xx other than the ones the flow allows), for diagnosis. */
+  readonly unexpected: ClientFailure[] = [];
+  readonly retried: RetriedRequest[] = [];
+  retries = 0;
+  serviceUnavailable = 0;
+  requests = 0;
+  private running = false;
+  private readonly loops: Array<Promise<void>> = [];
+  private readonly run = randomBytes(4).toString('hex');
+  private sequence = 0;
+
+  constructor(
+    private readonly gatewayUrl: string,
+    private readonly businesses: LoadBusiness[],
+    private readonly options: LoadOptions,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    for (let i = 0; i < this.options.clients; i += 1) this.loops.push(this.client());
+  }
+
+  /** Stops starting new payments and waits for the ones under way. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  private async client(): Promise<void> {
+    while (this.running) {
+      await this.onePayment();
+      await sleep(this.options.pauseMs);
+    }
+  }
+
+  private async onePayment(): Promise<void> {
+    const n = (this.sequence += 1);
+    const business = this.businesses[n % this.businesses.length]!;
+    const method = n % 2 === 0 ? 'pix' : 'crypto';
+    const amountCentavos = randomInt(100, 500_000);
+    const idempotencyKey = `load-${this.run}-${n}`;
+    const body = {
+      payment_method: method,
+      amount: amountCentavos,
+      // The key travels in the payment itself, so the database can tell which key each payment came from.
+      metadata: JSON.stringify({ load_key: idempotencyKey }),
+      ...(method === 'crypto' ? { crypto: { currency: 'usdc', network: 'solana' } } : {}),
+    };
+    const created = await this.post(business, '/v1/payments', body, idempotencyKey);
+    if (created?.status !== 201) {
+      if (created) this.unexpectedAnswer('POST /v1/payments', created);
+      return;
+    }
+    const paymentId = String(created.json.payment_id);
+    const ids = this.idsByKey.get(idempotencyKey) ?? new Set<string>();
+    this.idsByKey.set(idempotencyKey, ids.add(paymentId));
+    const payment: CreatedPayment = {
+      idempotencyKey,
+      business,
+      method,
+      amountCentavos,
+      paymentId,
+      createdAt: Date.now(),
+    };
+    this.created.push(payment);
+    // The same key again, as a client that lost the first answer would: it must name the same payment.
+    if (n % 10 === 0) {
+      const replay = await this.post(business, '/v1/payments', body, idempotencyKey);
+      if (replay?.status === 201) ids.add(String(replay.json.payment_id));
+      else if (replay) this.unexpectedAnswer('POST /v1/payments (replay)', replay);
+    }
+    if (Math.random() >= this.options.paidShare) return;
+    const path = `/v1/sandbox/payments/${paymentId}/simulate`;
+    const paid = await this.post(business, path, { outcome: 'paid' }, `${idempotencyKey}-paid`);
+    if (paid?.status === 202) payment.paidRequestedAt = Date.now();
+    else if (paid) this.unexpectedAnswer(`POST ${path}`, paid);
+  }
+
+  private unexpectedAnswer(request: string, answer: { status: number; json: Record<string, unknown> }): void {
+    this.unexpected.push({
+      at: Date.now(),
+      request,
+      outcome: `${answer.status} ${JSON.stringify(answer.json)}`,
+    });
+  }
+
+  get longestRetryMs(): number {
+    return Math.max(0, ...this.retried.map((r) => r.endedAt - r.startedAt));
+  }
+
+  /** One request until it gets an answer that is not a fault (or the client gives up: undefined). */
+  private async post(
+    business: LoadBusiness,
+    path: string,
+    body: unknown,
+    idempotencyKey: string,
+  ): Promise<{ status: number; json: Record<string, unknown> } | undefined> {
+    const started = Date.now();
+    const request = `POST ${path} (${business.label}, key ${idempotencyKey})`;
+    let lastFault = '';
+    const ended = (attempts: number) => {
+      if (attempts > 1)
+        this.retried.push({ request, startedAt: started, endedAt: Date.now(), attempts, lastFault });
+    };
+    for (let attempt = 1; ; attempt += 1) {
+      if (attempt > 1) this.retries += 1;
+      this.requests += 1;
+      let retryAfterMs: number | undefined;
+      let outcome: string;
+      try {
+        const response = await fetch(`${this.gatewayUrl}${path}`, {
+          method: 'POST',
+          headers: {
+            'x-api-key': business.apiKey,
+            'content-type': 'application/json',
+            'idempotency-key': idempotencyKey,
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        });
+        const text = await response.text();
+        if (response.status !== 503 && response.status < 500) {
+          ended(attempt);
+          return { status: response.status, json: parseJson(text) };
+        }
+        outcome = `${response.status} ${text.slice(0, 300)}`;
+        if (response.status === 503) {
+          this.serviceUnavailable += 1;
+          const retryAfter = Number(response.headers.get('retry-after'));
+          if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
+        } else {
+          // A fault must read as 503; any other 5xx is a failure, retried all the same to keep the flow going.
+          this.failures.push({ at: Date.now(), request, outcome });
+        }
+      } catch (err) {
+        outcome = `network error: ${(err as Error).cause ? String((err as Error).cause) : String(err)}`;
+      }
+      lastFault = outcome;
+      if (Date.now() - started > this.options.giveUpAfterMs) {
+        ended(attempt);
+        this.failures.push({
+          at: Date.now(),
+          request,
+          outcome: `gave up after ${attempt} attempts in ${Date.now() - started} ms; last: ${outcome}`,
+        });
+        return undefined;
+      }
+      const backoff = Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2);
+      await sleep(Math.min(retryAfterMs ?? backoff, MAX_BACKOFF_MS));
+    }
+  }
+}
+
+function parseJson(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { unparsable: text.slice(0, 300) };
+  }
+}
