@@ -19,7 +19,7 @@ export interface CreatedPayment {
   paidRequestedAt?: number;
 }
 
-/** An answer no client may ever get (a 5xx other than 503), or a request the client had to give up on. */
+/** A request and what went wrong with it. */
 export interface ClientFailure {
   at: number;
   request: string;
@@ -57,8 +57,9 @@ export class LoadGenerator {
   readonly created: CreatedPayment[] = [];
   /** Every payment id a 201 named, per idempotency key (more than one id is a duplicate). */
   readonly idsByKey = new Map<string, Set<string>>();
+  /** Answers no client may ever get (a 5xx other than 503), and requests the client had to give up on. */
   readonly failures: ClientFailure[] = [];
-  /** Answers a client did not expect (a 4xx other than the ones the flow allows), for diagnosis. */
+  /** Refusals (4xx) of requests that are all valid: each should have succeeded once the fault passed. */
   readonly unexpected: ClientFailure[] = [];
   readonly retried: RetriedRequest[] = [];
   retries = 0;
