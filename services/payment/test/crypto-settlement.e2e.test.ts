@@ -130,4 +130,57 @@ describe('crypto settlement across the stack', () => {
     expect(outcomes.changed).toBeGreaterThan(0);
     expect(outcomes.refused).toBeGreaterThan(0);
   }, 240_000);
+
+  test('a transfer that landed just before an amount change counts for the old amount: in full the payment is paid and the change refused, a part is recorded and an expiry fails it UNDERPAID (many tries)', async () => {
+    const waitForStatus = (paymentId: string, status: string) =>
+      waitFor(
+        async () => {
+          const { body } = await api('GET', `/v1/payments/${paymentId}`);
+          return body.status === status ? body : undefined;
+        },
+        { timeoutMs: 20_000, what: `payment ${paymentId} to be ${status}` },
+      );
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      const full = attempt % 2 === 0;
+      const created = await api('POST', '/v1/payments', {
+        payment_method: 'crypto',
+        amount: 5000,
+        crypto: { currency: 'usdc', network: 'solana' },
+      });
+      expect(created.status).toBe(201);
+      const paymentId: string = created.body.payment_id;
+      const reference = new URL(created.body.crypto.payment_link).searchParams.get('reference')!;
+      const simulated = await api(
+        'POST',
+        `/v1/sandbox/payments/${paymentId}/simulate`,
+        full ? { outcome: 'paid' } : { outcome: 'paid', amount: 2000 },
+      );
+      expect(simulated.status).toBe(202);
+      const changed = await api('PATCH', `/v1/payments/${paymentId}`, { amount: 6000 });
+
+      const [transfer]: Array<{ amount: string; applied_to: string }> = await watcherDb.query(
+        'SELECT amount::text AS amount, applied_to FROM transfers WHERE reference = $1',
+        [reference],
+      );
+      expect(transfer).toMatchObject({ applied_to: 'payment' });
+      if (full) {
+        expect(changed).toMatchObject({ status: 422, body: { error: { code: 'INVALID_STATUS' } } });
+        expect(await waitForStatus(paymentId, 'paid')).toMatchObject({ amount_brl: 50 });
+        expect(await partialFunds(paymentId)).toEqual([]);
+      } else {
+        expect(changed).toMatchObject({ status: 200, body: { status: 'pending', amount: 60 } });
+        // USDC has 6 decimals.
+        const partial = { kind: 'partial', reference, amount_token: Number(transfer!.amount) / 1e6 };
+        expect(await partialFunds(paymentId)).toEqual([partial]);
+        expect(
+          (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'expired' })).status,
+        ).toBe(202);
+        expect(await waitForStatus(paymentId, 'failed')).toMatchObject({
+          amount_brl: 60,
+          failure_code: 'UNDERPAID',
+        });
+        expect(await partialFunds(paymentId)).toEqual([partial]);
+      }
+    }
+  }, 240_000);
 });

@@ -68,6 +68,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       runtime.dataSource,
       runtime.unitOfWork(changeCryptoRequestAmount.name),
       issuer,
+      detector,
     ),
     [simulateCryptoOutcome.name]: handleSimulateCryptoOutcome(
       runtime.unitOfWork(simulateCryptoOutcome.name),

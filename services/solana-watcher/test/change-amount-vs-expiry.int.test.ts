@@ -1,6 +1,7 @@
 import {
   changeCryptoRequestAmount,
   cryptoRequestClosed,
+  cryptoRequestSettled,
   type CryptoRequestClosed,
   type Reply,
   type RevisedCryptoRequest,
@@ -8,7 +9,7 @@ import {
 import { sleep, waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
-describe('an amount change racing the end of the window', () => {
+describe('an amount change racing the end of the window or a transfer', () => {
   const harness = WatcherHarness.forTheseTests();
 
   const requestsOf = (
@@ -81,5 +82,44 @@ describe('an amount change racing the end of the window', () => {
     // The timings straddle the window's end, so both orders happen.
     expect(outcomes.changed).toBeGreaterThan(0);
     expect(outcomes.refused).toBeGreaterThan(0);
+  });
+
+  test('a transfer that landed just before the change counts for the old request: in full it settles and the change is refused, a part is carried over (many tries)', async () => {
+    for (let attempt = 0; attempt < 16; attempt += 1) {
+      const full = attempt % 2 === 0;
+      const original = await harness.open({ amount_centavos: 5_000 });
+      const amount = BigInt(original.amount_base_units);
+      const sent = full ? amount : (amount * 2n) / 5n;
+      const signature = await harness.pay(original.reference, sent);
+      // The detector polls every 100 ms: sometimes it finds the transfer first, mostly the change comes first.
+      await sleep(Math.floor(Math.random() * 120));
+      const reply: Reply<RevisedCryptoRequest> = await harness.client.request(
+        changeCryptoRequestAmount,
+        { payment_id: original.payment_id, business_name: 'Padaria Pão Quente', amount_centavos: 6_000 },
+        { timeoutMs: 5000 },
+      );
+
+      expect(await harness.transfers(original.reference)).toEqual([
+        expect.objectContaining({ signature, amount: sent.toString(), applied_to: 'payment' }),
+      ]);
+      if (full) {
+        expect(reply).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+        expect(await requestsOf(original.payment_id)).toEqual([
+          expect.objectContaining({ reference: original.reference, status: 'settled' }),
+        ]);
+        const settled = await harness.waitForEvent(original.payment_id, cryptoRequestSettled.name);
+        expect(settled.payload).toMatchObject({ reference: original.reference, signature });
+      } else {
+        if (!reply.ok) throw new Error(`change refused: ${reply.error.code} ${reply.error.message}`);
+        expect(reply.result.superseded).toEqual({
+          reference: original.reference,
+          received_base_units: sent.toString(),
+        });
+        expect((await requestsOf(original.payment_id)).map((request) => request.status)).toEqual([
+          'superseded',
+          'open',
+        ]);
+      }
+    }
   });
 });

@@ -128,17 +128,37 @@ export class PaymentDetector {
     const cursor: ScanCursor = Object.fromEntries(saved.map((row) => [row.address, row.lastSignature]));
     const slot = await this.connection.getSlot();
     const result = await scanAddresses(this.connection, this.watchedAccounts, cursor);
-    for (const signature of result.unsupported) {
-      transactionsUnsupported.inc();
-      this.logger.warn({ signature }, 'transaction of an unsupported version passed over; check it by hand');
-    }
-    await this.uow.run({}, (tx) => this.apply(tx, result, cursor));
+    this.passOverUnsupported(result);
+    await this.uow.run({}, async (tx) => {
+      await this.apply(tx, result);
+      await this.saveCursor(tx, result, cursor);
+    });
     slotLag.set(this.lastScannedSlot === undefined ? 0 : slot - this.lastScannedSlot);
     this.lastScannedSlot = slot;
     this.lastScanAt = Date.now();
   }
 
-  private async apply(tx: Transaction, result: ScanResult, previous: ScanCursor): Promise<void> {
+  /**
+   * A last look at one reference before an amount change supersedes it: every transfer the chain holds for it is
+   * applied as a scan would (settling or adding to the request while it is still open), so money that landed before
+   * the change counts for the request it was sent to. The chain is read first, then a short transaction applies;
+   * a detector pass applying the same transfer concurrently is harmless (each (signature, reference) is recorded
+   * once, under the request's row lock). Throws when the chain cannot be read.
+   */
+  async scanReference(reference: string): Promise<void> {
+    const result = await scanAddresses(this.connection, [reference], {});
+    this.passOverUnsupported(result);
+    if (result.transactions.length > 0) await this.uow.run({}, (tx) => this.apply(tx, result));
+  }
+
+  private passOverUnsupported(result: ScanResult): void {
+    for (const signature of result.unsupported) {
+      transactionsUnsupported.inc();
+      this.logger.warn({ signature }, 'transaction of an unsupported version passed over; check it by hand');
+    }
+  }
+
+  private async apply(tx: Transaction, result: ScanResult): Promise<void> {
     const keys = [...new Set(result.transactions.flatMap((scanned) => accountKeys(scanned.transaction)))];
     // Any of our references, whatever its status: late and superseded transfers are recorded too.
     const requests =
@@ -161,6 +181,9 @@ export class PaymentDetector {
         await this.record(tx, byReference.get(transfer.reference)!, transfer);
       }
     }
+  }
+
+  private async saveCursor(tx: Transaction, result: ScanResult, previous: ScanCursor): Promise<void> {
     for (const [address, signature] of Object.entries(result.cursor)) {
       if (previous[address] === signature) continue;
       await tx.manager.query(

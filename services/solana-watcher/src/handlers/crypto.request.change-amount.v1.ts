@@ -3,6 +3,7 @@ import type { ChangeCryptoRequestAmount, RevisedCryptoRequest } from '@gateway/c
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { PaymentRequestEntity } from '../persistence';
 import { openRequestOrRefuse } from '../requests/open-request';
+import type { PaymentDetector } from '../detection/payment-detector';
 import type { RequestIssuer } from '../requests/request-issuer';
 
 const windowPassed = () =>
@@ -16,12 +17,15 @@ const windowPassed = () =>
  * transfer still arriving on it is recorded as such. What the previous request had received is answered, so the
  * payment keeps it on record. Once the window has passed the change is refused even if the detector has not closed
  * the request yet: a new window would reopen a payment that has expired. The new quote is locked (possibly over
- * HTTP) before the short transaction that supersedes and stores, never inside it.
+ * HTTP) and the old reference scanned on chain a last time before the short transaction that supersedes and stores,
+ * never inside it: a transfer confirmed before that scan counts for the old request (in full it pays the payment and
+ * the change is refused INVALID_STATUS; a part is carried over as received), one confirmed after it is superseded.
  */
 export function handleChangeCryptoRequestAmount(
   dataSource: DataSource,
   uow: UnitOfWork,
   issuer: RequestIssuer,
+  detector: Pick<PaymentDetector, 'scanReference'>,
 ) {
   return async (
     command: ChangeCryptoRequestAmount,
@@ -35,6 +39,16 @@ export function handleChangeCryptoRequestAmount(
       amountCentavos: command.amount_centavos,
       token: seen.token,
       correlationId: seen.correlationId,
+    });
+    // The last look at the old reference, after the quote and just before the supersede, outside any transaction:
+    // a transfer already on chain counts for the request it was sent to. Paid in full, the request settles and the
+    // change is refused below; a part is what the superseded request received.
+    await detector.scanReference(seen.reference).catch((err: unknown) => {
+      context.logger.warn(
+        { err: String(err), reference: seen.reference },
+        'last scan before a change failed',
+      );
+      throw new CommandError('SERVICE_UNAVAILABLE', 'A rede Solana não respondeu. Tente novamente.');
     });
     return uow.once(context, async (tx) => {
       // Locked: the detector cannot settle or close it between this check and the supersede.
