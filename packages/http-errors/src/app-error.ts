@@ -1,24 +1,42 @@
-import { errorCatalog, isErrorCode, type ErrorBody, type ErrorCode } from './codes';
+import {
+  errorCatalog,
+  isErrorCode,
+  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+  type ErrorBody,
+  type ErrorCode,
+} from './codes';
 
-/** A failure with a public error code; anything thrown that is not an AppError becomes INTERNAL_ERROR. */
+/**
+ * A failure with a public error code; anything thrown that is not an AppError becomes INTERNAL_ERROR (or
+ * SERVICE_UNAVAILABLE when the error middleware is told it is a dependency's passing fault). A 503 always carries
+ * `Retry-After`.
+ */
 export class AppError extends Error {
   readonly status: number;
+  readonly headers: Record<string, string>;
 
   constructor(
     readonly code: ErrorCode,
     message: string = errorCatalog[code].message,
-    readonly headers: Record<string, string> = {},
+    headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'AppError';
     this.status = errorCatalog[code].status;
+    this.headers =
+      this.status === 503 && !('Retry-After' in headers)
+        ? { ...headers, 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) }
+        : headers;
   }
 
   body(): ErrorBody {
     return { error: { code: this.code, message: this.message } };
   }
 
-  /** From a command reply's error; an unknown code from a downstream service is an internal error. */
+  /**
+   * From a command reply's error; an unknown code from a downstream service is an internal error. A service that
+   * failed transiently answers SERVICE_UNAVAILABLE (503, retry); INTERNAL_ERROR is its defect, not the moment's (500).
+   */
   static fromReply(error: { code: string; message: string }): AppError {
     return isErrorCode(error.code) ? new AppError(error.code, error.message) : new AppError('INTERNAL_ERROR');
   }

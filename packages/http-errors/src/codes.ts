@@ -26,6 +26,12 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.prototype.hasOwnProperty.call(errorCatalog, code);
 }
 
+/**
+ * What a 503 tells the client to wait before trying again (`Retry-After`, seconds): the outages it reports (a
+ * dependency restarting, a service not answering in time) usually pass within seconds.
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 /** The contract's error body. */
 export interface ErrorBody {
   error: { code: ErrorCode; message: string };

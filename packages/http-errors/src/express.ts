@@ -1,10 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError } from './app-error';
 
-interface Logger {
-  error(obj: object, msg?: string): void;
-}
-
 /** body-parser's error types for unparseable, oversized, undecodable or refused bodies. */
 function fromBodyParser(type: unknown): AppError | undefined {
   switch (type) {
@@ -39,9 +35,34 @@ function fromFramework(err: object): AppError | undefined {
   return new AppError('INVALID_JSON');
 }
 
+/**
+ * Whether a failure that is not an AppError is a dependency's passing fault (database, cache or broker unreachable,
+ * restarting or too slow) rather than a defect: such a failure is answered SERVICE_UNAVAILABLE, never INTERNAL_ERROR.
+ */
+export type TransientFailureTest = (err: unknown) => boolean;
+
+/** The public error a failure is answered with, and whether it was expected (anything else is worth logging). */
+export function toAppError(
+  err: unknown,
+  isTransient: TransientFailureTest = () => false,
+): { error: AppError; expected: boolean } {
+  if (err instanceof AppError) return { error: err, expected: true };
+  const framework = typeof err === 'object' && err !== null ? fromFramework(err) : undefined;
+  if (framework) return { error: framework, expected: true };
+  if (isTransient(err)) return { error: new AppError('SERVICE_UNAVAILABLE'), expected: false };
+  return { error: new AppError('INTERNAL_ERROR'), expected: false };
+}
+
 export interface ErrorMiddlewareOptions {
   /** Rewrites the message shown for a code (e.g. buyer-facing text on a hosted page); the default keeps it. */
   message?: (error: AppError) => string;
+  /** Recognises dependency faults; without it every unexpected failure is INTERNAL_ERROR. */
+  isTransient?: TransientFailureTest;
+}
+
+interface Logger {
+  error(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
 }
 
 /**
@@ -58,15 +79,14 @@ function isBrokenRequestBody(err: unknown, req: Request): boolean {
 /** The one error middleware: every failure leaves as the contract's JSON error shape, never HTML or a stack. */
 export function errorMiddleware(logger: Logger, options: ErrorMiddlewareOptions = {}): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const known = isBrokenRequestBody(err, req)
-      ? new AppError('INVALID_JSON')
-      : err instanceof AppError
-        ? err
-        : typeof err === 'object' && err !== null
-          ? fromFramework(err)
-          : undefined;
-    const appError = known ?? new AppError('INTERNAL_ERROR');
-    if (!known) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    const { error: appError, expected } = isBrokenRequestBody(err, req)
+      ? { error: new AppError('INVALID_JSON'), expected: true }
+      : toAppError(err, options.isTransient);
+    if (!expected) {
+      const context = { err, method: req.method, path: req.path };
+      if (appError.status === 503) logger.warn(context, 'dependency unavailable');
+      else logger.error(context, 'unhandled error');
+    }
     // Nothing can be answered on a connection that is gone (node answered a malformed request itself).
     if (res.headersSent || req.socket.destroyed) {
       res.destroy();

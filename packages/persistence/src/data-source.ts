@@ -35,6 +35,9 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/** How long a query waits for a pooled connection, or for a new one to connect. */
+const CONNECTION_TIMEOUT_MS = 5000;
+
 export function serviceDataSource(options: ServiceDatabaseOptions): DataSource {
   return new DataSource({
     type: 'postgres',
@@ -46,7 +49,14 @@ export function serviceDataSource(options: ServiceDatabaseOptions): DataSource {
     migrationsRun: false,
     synchronize: false,
     logging: false,
-    extra: { max: options.poolSize ?? 10, options: `-c search_path=${options.schema}` },
+    extra: {
+      max: options.poolSize ?? 10,
+      options: `-c search_path=${options.schema}`,
+      // A database that is down or hung fails a query within this (no free connection, or no connect), not never.
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+      // Notices a peer that vanished without closing the socket (a host or network gone) instead of waiting on it.
+      keepAlive: true,
+    },
   });
 }
 

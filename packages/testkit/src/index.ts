@@ -10,3 +10,4 @@ export * from './test-pki';
 export * from './service-test-bed';
 export * from './measure';
 export * from './config-checks';
+export * from './tcp-proxy';

@@ -7,6 +7,7 @@ import type { Logger } from '@gateway/observability';
 import { parseSealingKey } from '@gateway/persistence';
 import type { ApiGatewayConfig } from './config';
 import { CommandSender } from './http/commands';
+import { isDependencyFailure } from './http/dependency-failure';
 import { requireHostHeader } from './http/client-error';
 import { identify, requireIdentity } from './http/identity';
 import { idempotency } from './http/idempotency';
@@ -114,6 +115,6 @@ export function createApp(deps: AppDependencies): Express {
   );
 
   app.use(notFoundHandler);
-  app.use(errorMiddleware(logger));
+  app.use(errorMiddleware(logger, { isTransient: isDependencyFailure }));
   return app;
 }

@@ -2,13 +2,14 @@ import Redis from 'ioredis';
 import type { Logger } from '@gateway/observability';
 
 /**
- * A Redis client that fails fast: no offline queue and a short connect timeout, so with Redis down a request gets
- * its 503 at once instead of hanging; it keeps reconnecting in the background.
+ * A Redis client that fails fast: no offline queue, a short connect timeout and a command timeout, so with Redis down
+ * or hung a request gets its 503 within a second instead of hanging; it keeps reconnecting in the background.
  */
 export function createRedisClient(url: string, logger: Logger): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     connectTimeout: 1000,
+    commandTimeout: 1000,
     // Bounds how long a closing client waits for a socket that may already be gone (keeps shutdown prompt).
     disconnectTimeout: 200,
     maxRetriesPerRequest: 1,

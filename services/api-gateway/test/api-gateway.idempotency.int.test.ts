@@ -157,9 +157,10 @@ describe('api gateway: Idempotency-Key', () => {
         .set('Idempotency-Key', key)
         .send({ email: 'bia@example.com' });
     expect((await send()).status).toBe(503);
-    // As if the gateway had died mid-request: the claim is still in progress, long ago.
+    // As if the gateway had died mid-request: the claim is still in progress, its lease run out.
     await db(
-      `UPDATE idempotency_keys SET state = 'in_progress', created_at = now() - interval '5 minutes' WHERE key = $1`,
+      `UPDATE idempotency_keys SET state = 'in_progress', lease_expires_at = now() - interval '1 second'
+        WHERE key = $1`,
       [key],
     );
     expect((await send()).status).toBe(503);

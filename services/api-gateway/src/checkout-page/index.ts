@@ -1,5 +1,5 @@
 export { renderCheckoutPage, type CheckoutPageView, type Stablecoin } from './checkout-page';
-export { renderNotFoundPage } from './not-found-page';
+export { renderNotFoundPage, renderUnavailablePage } from './message-pages';
 export { renderErrorMessage } from './error-messages';
 export { escapeHtml } from './escape-html';
 export { formatBrl } from './format-brl';

@@ -10,8 +10,13 @@ import type { Identity } from '../identity/identity-store';
 /** Printable ASCII, as the IETF Idempotency-Key draft allows; long enough for UUIDs and merchants' own ids. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const POLL_INTERVAL_MS = 50;
-/** An in-progress claim older than this belongs to a gateway that died mid-request: it may be taken over. */
-const ABANDONED_CLAIM_SECONDS = 60;
+/**
+ * A claim is a lease: the request holding it renews it every LEASE_RENEWAL_MS while it runs and releases it when it
+ * answers. A lease left to run out belongs to a gateway that died (or froze) mid-request: a retry takes it over
+ * within LEASE_SECONDS, under the same claim and so with the same downstream command id.
+ */
+const LEASE_SECONDS = 5;
+const LEASE_RENEWAL_MS = 1000;
 
 interface StoredAttempt {
   request_hash: Buffer;
@@ -30,9 +35,10 @@ export interface IdempotencyOptions {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * `Idempotency-Key` on a POST: the first request claims the key (INSERT ... ON CONFLICT DO NOTHING), its answer is
- * stored (sealed: it may carry a secret) before it is sent, and a repeat with the same body gets that answer byte for
- * byte; a racing repeat waits for it. A different body is IDEMPOTENCY_CONFLICT. A 5xx answer makes the claim
+ * `Idempotency-Key` on a POST: the first request claims the key (INSERT ... ON CONFLICT DO NOTHING) under a lease it
+ * renews while it runs, its answer is stored (sealed: it may carry a secret) before it is sent, and a repeat with the
+ * same body gets that answer byte for byte; a racing repeat waits for it, or takes the claim over once its lease ran
+ * out (the holder died). A different body is IDEMPOTENCY_CONFLICT. A 5xx answer makes the claim
  * retryable: the same body runs again under the same claim (so with the same downstream command id, applied once),
  * a different body is still a conflict. After 24 h the record expires: the key may be claimed afresh, which is a new
  * claim and so a new command.
@@ -49,24 +55,41 @@ export function idempotency(
       [businessId, key],
     );
     const inserted: Array<{ claim_id: string }> = await dataSource.query(
-      `INSERT INTO idempotency_keys (business_id, key, request_hash, state, expires_at)
-       VALUES ($1, $2, $3, 'in_progress', now() + interval '24 hours')
+      `INSERT INTO idempotency_keys (business_id, key, request_hash, state, lease_expires_at, expires_at)
+       VALUES ($1, $2, $3, 'in_progress', now() + make_interval(secs => $4), now() + interval '24 hours')
        ON CONFLICT (business_id, key) DO NOTHING
        RETURNING claim_id`,
-      [businessId, key, hash],
+      [businessId, key, hash, LEASE_SECONDS],
     );
     if (inserted[0]) return inserted[0].claim_id;
-    // A retry after a 5xx, or the takeover of an attempt whose gateway died, continues the same claim.
+    // A retry after a 5xx, or the takeover of an attempt whose lease ran out, continues the same claim.
     // TypeORM answers an UPDATE on PostgreSQL with [rows, affected count].
     const [retaken]: [Array<{ claim_id: string }>, number] = await dataSource.query(
-      `UPDATE idempotency_keys SET state = 'in_progress', created_at = now()
+      `UPDATE idempotency_keys SET state = 'in_progress', lease_expires_at = now() + make_interval(secs => $4)
         WHERE business_id = $1 AND key = $2 AND request_hash = $3
-          AND (state = 'retryable'
-               OR (state = 'in_progress' AND created_at < now() - make_interval(secs => $4)))
+          AND (state = 'retryable' OR (state = 'in_progress' AND lease_expires_at <= now()))
         RETURNING claim_id`,
-      [businessId, key, hash, ABANDONED_CLAIM_SECONDS],
+      [businessId, key, hash, LEASE_SECONDS],
     );
     return retaken[0]?.claim_id;
+  };
+
+  /**
+   * Renews the claim's lease until the request answers (returns the stop). A client that hung up does not end it:
+   * the command is still under way, and a retry must wait for its answer rather than send it again.
+   */
+  const holdLease = (businessId: string, key: string, claimId: string): (() => void) => {
+    const timer = setInterval(() => {
+      dataSource
+        .query(
+          `UPDATE idempotency_keys SET lease_expires_at = now() + make_interval(secs => $4)
+            WHERE business_id = $1 AND key = $2 AND claim_id = $3 AND state = 'in_progress'`,
+          [businessId, key, claimId, LEASE_SECONDS],
+        )
+        // Renewal failing means the database is away: the lease runs out and a retry may take the claim over.
+        .catch((err: unknown) => logger.warn({ err: String(err) }, 'idempotency lease not renewed'));
+    }, LEASE_RENEWAL_MS);
+    return () => clearInterval(timer);
   };
 
   const storeAnswer = async (
@@ -76,29 +99,44 @@ export function idempotency(
     status: number,
     body: string,
   ) => {
+    // Only the holder's claim, still in progress: a holder that lost its lease never rewrites a stored answer.
     if (status >= 500) {
       await dataSource.query(
-        `UPDATE idempotency_keys SET state = 'retryable' WHERE business_id = $1 AND key = $2 AND claim_id = $3`,
+        `UPDATE idempotency_keys SET state = 'retryable', lease_expires_at = NULL
+          WHERE business_id = $1 AND key = $2 AND claim_id = $3 AND state = 'in_progress'`,
         [businessId, key, claimId],
       );
       return;
     }
     await dataSource.query(
-      `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_sealed = $5
-        WHERE business_id = $1 AND key = $2 AND claim_id = $3`,
+      `UPDATE idempotency_keys
+          SET state = 'done', lease_expires_at = NULL, response_status = $4, response_sealed = $5
+        WHERE business_id = $1 AND key = $2 AND claim_id = $3 AND state = 'in_progress'`,
       [businessId, key, claimId, status, sealSecret(body, options.responseKey)],
     );
   };
 
-  /** Stores the answer when it is sent, then sends it; `res.json` ends in `res.send` with the JSON text. */
+  /**
+   * Stores the answer when it is sent; `res.json` ends in `res.send` with the JSON text. A 5xx is sent at once and
+   * the claim released after (failing that, its lease runs out): with a dependency down the client hears so at once.
+   * Any other answer is stored before it is sent, so a repeat replays it instead of running again.
+   */
   const recordAnswer = (res: Response, businessId: string, key: string, claimId: string): void => {
+    const stopRenewing = holdLease(businessId, key, claimId);
+    // An answer cut off after its headers (the error middleware destroys the socket) never reaches `send`.
+    res.once('close', () => {
+      if (res.headersSent) stopRenewing();
+    });
     const send = res.send.bind(res);
     res.send = ((body?: unknown) => {
       res.send = send;
+      stopRenewing();
       const text = Buffer.isBuffer(body) ? body.toString('utf8') : String(body ?? '');
-      storeAnswer(businessId, key, claimId, res.statusCode, text)
-        .catch((err: unknown) => logger.error({ err }, 'idempotent answer not stored'))
-        .finally(() => send(body));
+      const stored = storeAnswer(businessId, key, claimId, res.statusCode, text).catch((err: unknown) =>
+        logger.warn({ err: String(err) }, 'idempotent answer not stored'),
+      );
+      if (res.statusCode >= 500) send(body);
+      else void stored.finally(() => send(body));
       return res;
     }) as Response['send'];
   };

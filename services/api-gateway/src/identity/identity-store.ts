@@ -133,7 +133,8 @@ export class IdentityStore {
           environment: row.environment,
         }
       : null;
-    await this.redis
+    // Not awaited: a slow or absent cache must not delay the answer the database already gave.
+    void this.redis
       .set(this.cacheKey(keyPrefix), found ? JSON.stringify(found) : UNKNOWN_KEY, 'PX', KEY_CACHE_TTL_MS)
       .catch((err: unknown) => this.logger.warn({ err: String(err) }, 'api key cache write failed'));
     return found;

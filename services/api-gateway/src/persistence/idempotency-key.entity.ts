@@ -26,6 +26,10 @@ export class IdempotencyKeyEntity {
   @Column({ type: 'text', name: 'response_sealed', nullable: true })
   responseSealed!: string | null;
 
+  /** Until when the request holding an in-progress claim is known alive (it renews this); null once answered. */
+  @Column({ type: 'timestamptz', name: 'lease_expires_at', nullable: true })
+  leaseExpiresAt!: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 

@@ -4,6 +4,7 @@ import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { IdentityAndIdempotency1732300007000 } from './migrations/1732300007000-identity-and-idempotency';
 import { RetryableIdempotencyKeys1732300008000 } from './migrations/1732300008000-retryable-idempotency-keys';
 import { IdempotencyClaims1732400005000 } from './migrations/1732400005000-idempotency-claims';
+import { IdempotencyLeases1732400010000 } from './migrations/1732400010000-idempotency-leases';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
 
@@ -14,5 +15,6 @@ export const apiGatewayDatabase = {
     IdentityAndIdempotency1732300007000,
     RetryableIdempotencyKeys1732300008000,
     IdempotencyClaims1732400005000,
+    IdempotencyLeases1732400010000,
   ],
 };

@@ -19,9 +19,11 @@ import {
   renderCheckoutPage,
   renderErrorMessage,
   renderNotFoundPage,
+  renderUnavailablePage,
   type CheckoutAssetName,
 } from '../checkout-page';
 import { publicCrypto } from '../domain/payment-responses';
+import { isDependencyFailure } from '../http/dependency-failure';
 import { jsonBody } from '../http/input-bounds';
 import { validateBody } from '../http/validation';
 import type { RouteContext } from './context';
@@ -188,6 +190,24 @@ export function hostedCheckoutRoutes(
     sendNotFoundPage(res);
   }) as ErrorRequestHandler);
 
-  router.use(errorMiddleware(logger, { message: (error) => renderErrorMessage(error.code) }));
+  // A buyer opening the page while a dependency is down (the rate limit's Redis too) gets a page saying to try again.
+  const pageUnavailable: ErrorRequestHandler = (err, req, res, next) => {
+    const { error } = toAppError(err, isDependencyFailure);
+    if (error.status !== 503 || req.method !== 'GET' || !PAGE_PATH.test(req.path) || res.headersSent)
+      return next(err);
+    logger.warn({ err, path: req.path }, 'checkout page unavailable');
+    res
+      .status(503)
+      .type('html')
+      .set({ ...error.headers, 'Cache-Control': 'no-store' })
+      .send(renderUnavailablePage(ASSET_BASE));
+  };
+  router.use(pageUnavailable);
+  router.use(
+    errorMiddleware(logger, {
+      message: (error) => renderErrorMessage(error.code),
+      isTransient: isDependencyFailure,
+    }),
+  );
   return router;
 }
