@@ -12,7 +12,7 @@ import {
   testLogger,
   uniquePrefix,
 } from '@gateway/testkit';
-import { Broker, OutboxInbox1732300000000, OutboxRelay, UnitOfWork } from '../src';
+import { Broker, outboxInboxMigrations, OutboxRelay, UnitOfWork } from '../src';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     url: database.url,
     schema: 'bench',
     entities: [],
-    migrations: [OutboxInbox1732300000000],
+    migrations: outboxInboxMigrations,
   });
   const uow = new UnitOfWork(dataSource, 'bench');
   const relay = new OutboxRelay(dataSource, client, { logger: testLogger('relay') });

@@ -36,3 +36,24 @@ export class OutboxInbox1732300000000 implements MigrationInterface {
     await queryRunner.query(`DROP TABLE ${s}.outbox`);
   }
 }
+
+/**
+ * Outbox rows are claimed for a short lease (`claimed_until`) instead of being locked while they are published, so
+ * no transaction stays open while the broker confirms; a row whose relay died is claimed again once the lease ends.
+ */
+export class OutboxClaims1732400040000 implements MigrationInterface {
+  name = 'OutboxClaims1732400040000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(
+      `ALTER TABLE ${schemaOf(queryRunner)}.outbox ADD COLUMN claimed_until timestamptz`,
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE ${schemaOf(queryRunner)}.outbox DROP COLUMN claimed_until`);
+  }
+}
+
+/** The backbone's tables in migration order, put in front of every service's own migrations. */
+export const outboxInboxMigrations = [OutboxInbox1732300000000, OutboxClaims1732400040000];

@@ -8,6 +8,11 @@ export interface OutboxRelayOptions {
   /** Poll interval when nothing nudges the relay (other replicas' rows, restarts, outages). */
   intervalMs?: number;
   batchSize?: number;
+  /**
+   * How long a relay holds the rows it claimed: it waits for the broker's confirms half as long; a row it could not
+   * publish in that time (or whose relay died) is claimed again by any relay once the lease has run out.
+   */
+  leaseMs?: number;
   /** Published rows older than this are deleted. */
   retentionHours?: number;
   /**
@@ -24,15 +29,25 @@ interface OutboxRow {
   headers: Record<string, string>;
 }
 
+/** A row as this relay claimed it: `claim` is the lease end it set, exactly as stored. */
+interface ClaimedRow extends OutboxRow {
+  claim: string;
+}
+
+type PublishOutcome = 'published' | 'failed' | 'unconfirmed';
+
 const outboxPending = gauge('outbox_unpublished_messages', 'Outbox rows not yet published in the last batch');
 
 /**
- * Publishes outbox rows with confirms and marks them sent. Rows are claimed with FOR UPDATE SKIP LOCKED, so several
- * replicas share the work; a crash before marking means the row is published again (consumers deduplicate).
+ * Publishes outbox rows with confirms and marks them sent, never inside a database transaction: rows are claimed for
+ * a lease (SKIP LOCKED, so several replicas share the work and never publish the same row at once), published, then
+ * marked. A crash or a broker that never confirms before marking means the row is published again after the lease
+ * (at-least-once: consumers deduplicate by message id).
  */
 export class OutboxRelay {
   private lastCleanup = 0;
   private readonly batchSize: number;
+  private readonly leaseMs: number;
   private readonly task: PeriodicTask;
 
   constructor(
@@ -41,6 +56,7 @@ export class OutboxRelay {
     private readonly options: OutboxRelayOptions,
   ) {
     this.batchSize = options.batchSize ?? 100;
+    this.leaseMs = options.leaseMs ?? 30_000;
     this.task = new PeriodicTask(() => this.pass(), {
       name: 'outbox-relay',
       intervalMs: options.intervalMs ?? 500,
@@ -61,33 +77,77 @@ export class OutboxRelay {
     return this.task.stop();
   }
 
-  /** Publishes one batch; returns how many rows were published. */
+  /**
+   * Publishes one batch; returns how many rows were published. Rows are claimed for a lease in one statement (its
+   * own short transaction), published with confirms outside any transaction, then marked sent; a failed publish
+   * hands its rows back at once. Confirms are awaited for half the lease at most: rows still unconfirmed then keep
+   * their claim until it runs out, so no other relay publishes them while this one may still be doing so.
+   */
   async drainOnce(): Promise<number> {
     if (!this.broker.connected) return 0;
-    return this.dataSource.transaction(async (manager) => {
-      const rows: OutboxRow[] = await manager.query(
-        `SELECT seq, envelope, headers FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
+    // TypeORM answers an UPDATE ... RETURNING with [rows, count].
+    const [claimed]: [ClaimedRow[], number] = await this.dataSource.query(
+      `UPDATE outbox SET claimed_until = now() + make_interval(secs => $2)
+       WHERE seq IN (SELECT seq FROM outbox
+                     WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                     ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING seq, envelope, headers, claimed_until::text AS claim`,
+      [this.batchSize, this.leaseMs / 1000],
+    );
+    if (claimed.length === 0) return 0;
+    const rows = claimed.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+    const outcomes = await this.publishWithin(rows, this.leaseMs / 2);
+    const seqs = (outcome: PublishOutcome) =>
+      rows.filter((_, i) => outcomes[i] === outcome).map((row) => row.seq);
+    const published = seqs('published');
+    const failed = seqs('failed');
+    // Only this claim's rows: after its lease another relay may hold them.
+    const claim = rows[0]!.claim;
+    if (published.length > 0) {
+      await this.dataSource.query(
+        `UPDATE outbox SET published_at = now(), claimed_until = NULL
+         WHERE seq = ANY($1::bigint[]) AND published_at IS NULL`,
+        [published],
       );
-      if (rows.length === 0) return 0;
-      const results = await Promise.allSettled(
-        rows.map((row) => this.broker.publishEnvelope(row.envelope, row.headers)),
+    }
+    if (failed.length > 0) {
+      await this.dataSource.query(
+        `UPDATE outbox SET claimed_until = NULL
+         WHERE seq = ANY($1::bigint[]) AND claimed_until = $2::timestamptz AND published_at IS NULL`,
+        [failed, claim],
       );
-      const published = rows.filter((_, i) => results[i]?.status === 'fulfilled').map((row) => row.seq);
-      if (published.length > 0) {
-        await manager.query(`UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [
-          published,
-        ]);
-      }
-      outboxPending.set(rows.length - published.length);
-      if (published.length < rows.length) {
-        this.options.logger.warn(
-          { failed: rows.length - published.length },
-          'outbox publish failed, will retry',
-        );
-      }
-      return published.length;
+    }
+    outboxPending.set(rows.length - published.length);
+    if (published.length < rows.length) {
+      this.options.logger.warn(
+        { failed: failed.length, unconfirmed: rows.length - published.length - failed.length },
+        'outbox publish failed, will retry',
+      );
+    }
+    return published.length;
+  }
+
+  /** Publishes every row at once and waits for their confirms, `timeoutMs` at most. */
+  private async publishWithin(rows: OutboxRow[], timeoutMs: number): Promise<PublishOutcome[]> {
+    const outcomes: PublishOutcome[] = rows.map(() => 'unconfirmed');
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
     });
+    const all = Promise.all(
+      rows.map((row, i) =>
+        this.broker.publishEnvelope(row.envelope, row.headers).then(
+          () => (outcomes[i] = 'published'),
+          () => (outcomes[i] = 'failed'),
+        ),
+      ),
+    );
+    try {
+      await Promise.race([all, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return [...outcomes];
   }
 
   /** One batch, then clean-up when due; asks to run again at once while full batches keep coming. */

@@ -7,7 +7,7 @@ import { serveMetrics } from './metrics-server';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
 import { UnitOfWork } from './unit-of-work';
-import { OutboxInbox1732300000000 } from './outbox-inbox-migration';
+import { outboxInboxMigrations } from './outbox-inbox-migration';
 
 /** The connection settings every service reads from its config. */
 export interface RuntimeConfig {
@@ -32,7 +32,7 @@ export interface ServiceRuntimeOptions {
   /** The schema this service owns. */
   schema: string;
   entities: ServiceDatabaseOptions['entities'];
-  /** The service's own migrations; the outbox/inbox migration is added in front. */
+  /** The service's own migrations; the outbox/inbox migrations are added in front. */
   migrations: Array<new () => unknown>;
   logger?: Logger;
 }
@@ -56,7 +56,7 @@ function databaseOptions(options: ServiceRuntimeOptions): ServiceDatabaseOptions
     url: options.config.DATABASE_URL,
     schema: options.schema,
     entities: options.entities,
-    migrations: [OutboxInbox1732300000000, ...options.migrations],
+    migrations: [...outboxInboxMigrations, ...options.migrations],
   };
 }
 

@@ -10,7 +10,14 @@ import {
   type TestDatabase,
 } from '@gateway/testkit';
 import Joi from 'joi';
-import { Broker, OutboxInbox1732300000000, OutboxRelay, type RetrySchedule, type UnitOfWork } from '../src';
+import {
+  Broker,
+  outboxInboxMigrations,
+  OutboxRelay,
+  type OutboxRelayOptions,
+  type RetrySchedule,
+  type UnitOfWork,
+} from '../src';
 
 class EffectsTable1732300000001 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
@@ -89,9 +96,9 @@ export interface Backbone {
   dataSource: DataSource;
   connectBroker(
     name: string,
-    options?: { maxDeliveries?: number; retry?: Partial<RetrySchedule>; prefetch?: number },
+    options?: { maxDeliveries?: number; retry?: Partial<RetrySchedule>; prefetch?: number; url?: string },
   ): Promise<Broker>;
-  relay(broker: Broker, uow: UnitOfWork): OutboxRelay;
+  relay(broker: Broker, uow: UnitOfWork, options?: Partial<OutboxRelayOptions>): OutboxRelay;
   effects(consumer: string): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
@@ -103,7 +110,7 @@ export async function openBackbone(): Promise<Backbone> {
     url: database.url,
     schema: 'backbone',
     entities: [],
-    migrations: [OutboxInbox1732300000000, EffectsTable1732300000001],
+    migrations: [...outboxInboxMigrations, EffectsTable1732300000001],
   });
   const brokers: Broker[] = [];
   const relays: OutboxRelay[] = [];
@@ -113,7 +120,7 @@ export async function openBackbone(): Promise<Backbone> {
     dataSource,
     async connectBroker(name, options = {}) {
       const broker = await Broker.connect({
-        url: infrastructureUrls().amqpUrl,
+        url: options.url ?? infrastructureUrls().amqpUrl,
         prefix,
         connectionName: name,
         logger: testLogger(name),
@@ -125,8 +132,12 @@ export async function openBackbone(): Promise<Backbone> {
       brokers.push(broker);
       return broker;
     },
-    relay(broker, uow) {
-      const relay = new OutboxRelay(dataSource, broker, { logger: testLogger('relay'), intervalMs: 100 });
+    relay(broker, uow, options = {}) {
+      const relay = new OutboxRelay(dataSource, broker, {
+        logger: testLogger('relay'),
+        intervalMs: 100,
+        ...options,
+      });
       uow.onCommitWithMessages(() => relay.nudge());
       relays.push(relay);
       relay.start();

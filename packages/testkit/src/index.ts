@@ -11,3 +11,4 @@ export * from './service-test-bed';
 export * from './measure';
 export * from './config-checks';
 export * from './tcp-proxy';
+export * from './idle-transactions';

@@ -5,7 +5,7 @@ import {
   updatePayment,
   type PaymentView,
 } from '@gateway/contracts';
-import { waitFor } from '@gateway/testkit';
+import { connectionsIdleInTransaction, waitFor } from '@gateway/testkit';
 import {
   create,
   createCommand,
@@ -33,14 +33,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     h.rails.delayMs = 0;
   });
 
-  /** Connections of the service's database that sit in an open transaction doing nothing (waiting on something else). */
-  const idleInTransaction = async (): Promise<number> => {
-    const rows: Array<{ n: number }> = await h.service.dataSource.query(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'idle in transaction'`,
-      [h.env.database.name],
-    );
-    return rows[0]!.n;
-  };
+  const idleInTransaction = () => connectionsIdleInTransaction(h.service.dataSource, h.env.database.name);
 
   const pendingRailCalls = (name: string, since: number) => h.rails.callsOf(name).length - since;
 

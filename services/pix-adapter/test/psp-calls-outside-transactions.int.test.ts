@@ -7,7 +7,13 @@ import {
   type PixCharge,
 } from '@gateway/contracts';
 import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
-import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
+import {
+  connectionsIdleInTransaction,
+  serviceTestBed,
+  testLogger,
+  waitFor,
+  type ServiceTestBed,
+} from '@gateway/testkit';
 import { loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
 import { ApiPixClient } from '../src/psp/api-pix-client';
@@ -92,13 +98,7 @@ describe('PIX adapter with a slow PSP and lost callbacks', () => {
       )
     ).map((row: { name: string }) => row.name);
 
-  const idleInTransaction = async (): Promise<number> =>
-    (
-      await bed.service.dataSource.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'idle in transaction'`,
-        [bed.env.database.name],
-      )
-    )[0].n;
+  const idleInTransaction = () => connectionsIdleInTransaction(bed.service.dataSource, bed.env.database.name);
 
   test('while opens and the expiry sweep wait on the PSP, no connection sits idle in a transaction', async () => {
     const expiring = await open();
