@@ -55,13 +55,7 @@ export class UnitOfWork {
         `INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`,
         [this.consumer, envelope.id],
       );
-      if (inserted.length === 0) {
-        const rows: Array<{ result: { value: T } | null }> = await manager.query(
-          `SELECT result FROM inbox WHERE consumer = $1 AND message_id = $2`,
-          [this.consumer, envelope.id],
-        );
-        return rows[0]?.result?.value as T;
-      }
+      if (inserted.length === 0) return (await this.stored<T>(manager, envelope.id))?.value as T;
       const value = await work(this.transaction(manager, origin, () => (emitted += 1)));
       await manager.query(`UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2`, [
         this.consumer,
@@ -72,6 +66,24 @@ export class UnitOfWork {
     });
     if (emitted > 0) this.notify();
     return outcome;
+  }
+
+  /**
+   * The result `once` stored for this message, if it was processed already. A handler that must call out over the
+   * network (an endpoint, a PSP, a wallet) checks it first, makes its call outside any transaction, then records the
+   * outcome with `once`: a redelivery of a processed message answers the stored result without calling again (two
+   * deliveries racing may both call; the first to commit is the answer).
+   */
+  async storedResult<T>(context: Pick<MessageContext, 'envelope'>): Promise<{ value: T } | undefined> {
+    return this.stored<T>(this.dataSource.manager, context.envelope.id);
+  }
+
+  private async stored<T>(manager: EntityManager, messageId: string): Promise<{ value: T } | undefined> {
+    const rows: Array<{ result: { value: T } | null }> = await manager.query(
+      `SELECT result FROM inbox WHERE consumer = $1 AND message_id = $2`,
+      [this.consumer, messageId],
+    );
+    return rows[0] ? { value: rows[0].result?.value as T } : undefined;
   }
 
   private transaction(manager: EntityManager, origin: MessageOrigin, onEmit: () => void): Transaction {

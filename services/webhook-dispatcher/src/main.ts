@@ -82,7 +82,7 @@ export async function startWebhookDispatcher(
       runtime.unitOfWork('webhook.delivery.retry'),
       nudgeWorker,
     ),
-    [sendTestWebhook.name]: handleTestWebhook(runtime.unitOfWork('webhook.test'), {
+    [sendTestWebhook.name]: handleTestWebhook(runtime.dataSource, runtime.unitOfWork('webhook.test'), {
       sender,
       limiter,
       secretKey,

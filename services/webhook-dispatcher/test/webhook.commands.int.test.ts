@@ -11,7 +11,7 @@ import {
   type CommandDefinition,
 } from '@gateway/contracts';
 import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
-import { sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { connectionsIdleInTransaction, sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';
 
@@ -373,6 +373,22 @@ describe('webhook commands', () => {
       expect(first).toEqual({ ok: true, result: expect.objectContaining({ status_code: 202 }) });
       expect(second).toEqual(first);
       expect(harness.receiver.hitsTo(path)).toHaveLength(1);
+    });
+
+    test('while the endpoint is slow to answer, no connection sits idle in a transaction', async () => {
+      const businessId = newPublicId('biz');
+      const path = uniquePath('test-slow');
+      const webhook = await harness.createWebhook(
+        businessId,
+        harness.receiver.route(path, answers.delayed(1500, 200)),
+      );
+      const reply = request(sendTestWebhook, { business_id: businessId, webhook_id: webhook.webhook_id });
+      await waitFor(() => harness.receiver.hitsTo(path).length === 1, { what: 'the endpoint called' });
+      const idle: number[] = [];
+      for (let sample = 0; sample < 5; sample += 1)
+        idle.push(await connectionsIdleInTransaction(dispatcher.dataSource, harness.env.database.name));
+      expect(idle).toEqual([0, 0, 0, 0, 0]);
+      expect(await reply).toEqual({ ok: true, result: expect.objectContaining({ status_code: 200 }) });
     });
   });
 

@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { newPublicId } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { openSecret } from '@gateway/persistence';
@@ -5,6 +6,12 @@ import type { EndpointLimiter } from '../delivery/endpoint-limiter';
 import type { WebhookSender } from '../delivery/http-sender';
 import { serializeDeliveryBody, signedDeliveryHeaders } from '../delivery/payload';
 import { findOwnWebhook } from './own-webhook';
+
+interface TestSendResult {
+  event_id: string;
+  status_code: number | null;
+  error: string | null;
+}
 
 export interface TestSendDependencies {
   sender: WebhookSender;
@@ -14,35 +21,36 @@ export interface TestSendDependencies {
 
 /**
  * Sends one signed `webhook.test` event now, outside the retry schedule, and answers with what the endpoint said.
- * Inside the inbox transaction, so a redelivered command answers the first result without sending again.
+ * The endpoint is called outside any transaction (it may take its whole timeout); the answer is then recorded in the
+ * inbox, so a redelivered command answers the first result without sending again.
  */
-export function handleTestWebhook(uow: UnitOfWork, deps: TestSendDependencies) {
-  return async (
-    command: { business_id: string; webhook_id: string },
-    context: MessageContext,
-  ): Promise<{ event_id: string; status_code: number | null; error: string | null }> =>
-    uow.once(context, async (tx) => {
-      const webhook = await findOwnWebhook(tx.manager, command.business_id, command.webhook_id);
-      const now = new Date();
-      const eventId = newPublicId('evt');
-      const body = serializeDeliveryBody({
-        id: eventId,
-        type: 'webhook.test',
-        createdAt: now.toISOString(),
-        businessId: webhook.businessId,
-        data: { webhook_id: webhook.id },
-      });
-      const headers = signedDeliveryHeaders({
-        body,
-        eventId,
-        timestampSeconds: Math.floor(now.getTime() / 1000),
-        secret: openSecret(webhook.secretSealed, deps.secretKey),
-      });
-      const result = await deps.limiter.run(webhook.url, () =>
-        deps.sender.send({ url: webhook.url, headers, body }),
-      );
-      return result.kind === 'response'
+export function handleTestWebhook(dataSource: DataSource, uow: UnitOfWork, deps: TestSendDependencies) {
+  return async (command: { business_id: string; webhook_id: string }, context: MessageContext) => {
+    const stored = await uow.storedResult<TestSendResult>(context);
+    if (stored) return stored.value;
+    const webhook = await findOwnWebhook(dataSource.manager, command.business_id, command.webhook_id);
+    const now = new Date();
+    const eventId = newPublicId('evt');
+    const body = serializeDeliveryBody({
+      id: eventId,
+      type: 'webhook.test',
+      createdAt: now.toISOString(),
+      businessId: webhook.businessId,
+      data: { webhook_id: webhook.id },
+    });
+    const headers = signedDeliveryHeaders({
+      body,
+      eventId,
+      timestampSeconds: Math.floor(now.getTime() / 1000),
+      secret: openSecret(webhook.secretSealed, deps.secretKey),
+    });
+    const result = await deps.limiter.run(webhook.url, () =>
+      deps.sender.send({ url: webhook.url, headers, body }),
+    );
+    const answer: TestSendResult =
+      result.kind === 'response'
         ? { event_id: eventId, status_code: result.status, error: null }
         : { event_id: eventId, status_code: null, error: `${result.error}: ${result.message}` };
-    });
+    return uow.once(context, async () => answer);
+  };
 }
