@@ -97,6 +97,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       merchantCity: config.MERCHANT_CITY,
     }),
     [simulatePixOutcome.name]: handleSimulateOutcome({
+      dataSource,
       uow: runtime.unitOfWork(simulatePixOutcome.name),
       psp,
       appEnv: config.APP_ENV,

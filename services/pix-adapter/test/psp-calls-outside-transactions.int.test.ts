@@ -126,6 +126,41 @@ describe('PIX adapter with a slow PSP and lost callbacks', () => {
     expect(await outbox(expiring.txid)).toEqual(['pix.charge.closed.v1']);
   });
 
+  test('while a simulated payment or removal waits on the PSP, no connection sits idle in a transaction', async () => {
+    for (const outcome of ['paid', 'failed'] as const) {
+      const opened = await open();
+      const [{ payment_id: paymentId }] = await bed.service.dataSource.query(
+        `SELECT payment_id FROM charges WHERE txid = $1`,
+        [opened.txid],
+      );
+      proxy.delayMs = SLOW_PSP_MS;
+      let answered = false;
+      const reply = bed.client
+        .request(
+          simulatePixOutcome,
+          { payment_id: paymentId, outcome, amount_centavos: null },
+          { timeoutMs: 15_000 },
+        )
+        .finally(() => (answered = true));
+      // Sampled until the answer: any transaction waiting out the PSP's delay shows up; short ones do not.
+      const idle: number[] = [];
+      while (!answered)
+        idle.push(
+          await connectionsIdleInTransaction(bed.service.dataSource, bed.env.database.name, {
+            forAtLeastMs: 200,
+          }),
+        );
+      expect(idle.length).toBeGreaterThanOrEqual(5);
+      expect({ outcome, idle: idle.filter((n) => n > 0).length }).toEqual({ outcome, idle: 0 });
+      expect(await reply).toEqual({ ok: true, result: { accepted: true } });
+      proxy.delayMs = 0;
+      const expected = outcome === 'paid' ? 'paid' : 'failed';
+      await waitFor(async () => (await charge(opened.txid)).status === expected, {
+        what: `the charge ${expected}`,
+      });
+    }
+  });
+
   test('the same open delivered twice at once against a slow PSP makes one cob and one charge', async () => {
     proxy.delayMs = 500;
     const command = openCommand();

@@ -71,6 +71,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       detector,
     ),
     [simulateCryptoOutcome.name]: handleSimulateCryptoOutcome(
+      runtime.dataSource,
       runtime.unitOfWork(simulateCryptoOutcome.name),
       wallet,
       config.RECEIVING_WALLET,

@@ -8,7 +8,7 @@ import {
   type SimulateCryptoOutcome,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { sleep, untilAnsweredOk } from '@gateway/testkit';
+import { connectionsIdleInTransaction, sleep, untilAnsweredOk } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('crypto.request.simulate.v1 (sandbox)', () => {
@@ -143,6 +143,30 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     await harness.waitForTransfers(request.reference, 1);
     await sleep(500);
     expect(await harness.transfers(request.reference)).toHaveLength(1);
+  });
+
+  test('while the test wallet waits on a slow chain, no connection sits idle in a transaction', async () => {
+    const request = await harness.open();
+    const [{ database }] = await harness.service.dataSource.query('SELECT current_database() AS database');
+    harness.proxy.delayMs = 300;
+    try {
+      let answered = false;
+      const reply = harness.client
+        .request(simulateCryptoOutcome, simulate(request.payment_id, 'paid', 1_000), { timeoutMs: 20_000 })
+        .finally(() => (answered = true));
+      // Sampled until the answer: a transaction waiting out the chain shows up; short ones do not.
+      const idle: number[] = [];
+      while (!answered)
+        idle.push(
+          await connectionsIdleInTransaction(harness.service.dataSource, database, { forAtLeastMs: 200 }),
+        );
+      expect(idle.length).toBeGreaterThanOrEqual(5);
+      expect(idle.filter((n) => n > 0)).toEqual([]);
+      expect(await reply).toEqual({ ok: true, result: { accepted: true } });
+    } finally {
+      harness.proxy.delayMs = 0;
+    }
+    await harness.waitForTransfers(request.reference, 1);
   });
 
   test('a poison message is parked and answered with INTERNAL_ERROR instead of being retried forever', async () => {

@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { pixChargeClosed, type SimulatePixOutcome } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { ChargeEntity } from '../persistence';
@@ -6,6 +7,7 @@ import { pspFailure } from '../psp-failure';
 import { unpaidPixOf } from '../received-pix';
 
 export interface SimulateOutcomeDeps {
+  dataSource: DataSource;
   uow: UnitOfWork;
   psp: ApiPixClient;
   appEnv: 'sandbox' | 'production';
@@ -18,41 +20,49 @@ const notActive = (status: string) =>
 
 /**
  * Sandbox only, and without shortcuts: `paid` has the PSP simulator pay the cob (its callback then confirms it),
- * `failed` has the PSP remove the cob, `expired` moves the charge's clock past its window for the sweeper.
+ * `failed` has the PSP remove the cob, `expired` moves the charge's clock past its window for the sweeper. The PSP is
+ * called outside any transaction; what follows commits with the inbox row, so a redelivered command answers the
+ * first result without calling the PSP again.
  */
 export function handleSimulateOutcome(deps: SimulateOutcomeDeps) {
   return async (command: SimulatePixOutcome, context: MessageContext): Promise<{ accepted: true }> => {
     if (deps.appEnv !== 'sandbox') throw new CommandError('NOT_FOUND', 'Recurso não encontrado.');
+    const stored = await deps.uow.storedResult<{ accepted: true }>(context);
+    if (stored) return stored.value;
+    const charge = await deps.dataSource.manager.findOne(ChargeEntity, {
+      where: { paymentId: command.payment_id },
+    });
+    if (!charge) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
+    if (charge.status !== 'active') throw notActive(charge.status);
+    if (command.outcome === 'paid') {
+      await deps.psp
+        .sandboxPay(charge.txid, command.amount_centavos)
+        .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
+    } else if (command.outcome === 'failed') {
+      await deps.psp
+        .sandboxRemove(charge.txid)
+        .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
+    }
     const result = await deps.uow.once(context, async (tx) => {
-      const charge = await tx.manager.findOne(ChargeEntity, {
-        where: { paymentId: command.payment_id },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!charge) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
-      if (charge.status !== 'active') throw notActive(charge.status);
-      if (command.outcome === 'paid') {
-        await deps.psp
-          .sandboxPay(charge.txid, command.amount_centavos)
-          .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
-      } else if (command.outcome === 'failed') {
-        await deps.psp
-          .sandboxRemove(charge.txid)
-          .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
-        await tx.manager.update(
+      if (command.outcome === 'failed') {
+        // Only a charge still active: one paid or closed meanwhile keeps its outcome.
+        const closed = await tx.manager.update(
           ChargeEntity,
-          { txid: charge.txid },
+          { txid: charge.txid, status: 'active' },
           { status: 'failed', updatedAt: new Date() },
         );
-        await tx.emit(pixChargeClosed, {
-          payment_id: charge.paymentId,
-          txid: charge.txid,
-          reason: 'failed',
-          detail: 'REMOVIDA_PELO_PSP',
-          received_pix: await unpaidPixOf(tx.manager, charge.txid),
-        });
-      } else {
+        if (closed.affected === 1) {
+          await tx.emit(pixChargeClosed, {
+            payment_id: charge.paymentId,
+            txid: charge.txid,
+            reason: 'failed',
+            detail: 'REMOVIDA_PELO_PSP',
+            received_pix: await unpaidPixOf(tx.manager, charge.txid),
+          });
+        }
+      } else if (command.outcome === 'expired') {
         await tx.manager.query(
-          `UPDATE charges SET expires_at = now() - interval '1 second' WHERE txid = $1`,
+          `UPDATE charges SET expires_at = now() - interval '1 second' WHERE txid = $1 AND status = 'active'`,
           [charge.txid],
         );
       }

@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { cryptoRequestClosed, type SimulateCryptoOutcome } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { TestWalletShortOfFunds, type SandboxWallet } from '../chain/sandbox-wallet';
@@ -9,56 +10,66 @@ import { openRequestOrRefuse } from '../requests/open-request';
 /**
  * Sandbox outcomes that go through the real flow: `paid` makes the test wallet send the transfer (the detector then
  * finds it), `expired` moves the window into the past (the expiry worker then closes it), `failed` closes at once.
- * Without a sandbox wallet (production) every simulation is refused.
+ * The wallet pays outside any transaction; what follows commits with the inbox row, so a redelivered command answers
+ * the first result without paying again. Without a sandbox wallet (production) every simulation is refused.
  */
 export function handleSimulateCryptoOutcome(
+  dataSource: DataSource,
   uow: UnitOfWork,
   wallet: SandboxWallet | null,
   recipient: string,
 ) {
   return async (command: SimulateCryptoOutcome, context: MessageContext): Promise<{ accepted: true }> => {
     if (!wallet) throw new CommandError('NOT_FOUND', 'Simulação disponível apenas no sandbox.');
-    return uow.once(context, async (tx) => {
-      const request = await openRequestOrRefuse(tx.manager, command.payment_id);
-      if (command.outcome === 'paid') {
-        const amountBaseUnits =
-          command.amount_centavos === null
-            ? request.amountBaseUnits - request.receivedBaseUnits
-            : tokenBaseUnitsForBrl(command.amount_centavos, parseRatio(request.quoteRate), request.decimals);
-        const signature = await wallet
-          .pay({ recipient, mint: request.mint, reference: request.reference, amountBaseUnits })
-          .catch((err: unknown) => {
-            // A permanent refusal, not a passing fault: the same amount would fail the same way again.
-            if (err instanceof TestWalletShortOfFunds) {
-              throw new CommandError(
-                'INVALID_AMOUNT',
-                'A carteira de teste não tem saldo para pagar esse valor.',
-              );
-            }
-            context.logger.warn({ err: String(err) }, 'sandbox wallet could not pay');
+    const stored = await uow.storedResult<{ accepted: true }>(context);
+    if (stored) return stored.value;
+    const request = await openRequestOrRefuse(dataSource.manager, command.payment_id);
+    if (command.outcome === 'paid') {
+      const amountBaseUnits =
+        command.amount_centavos === null
+          ? request.amountBaseUnits - request.receivedBaseUnits
+          : tokenBaseUnitsForBrl(command.amount_centavos, parseRatio(request.quoteRate), request.decimals);
+      const signature = await wallet
+        .pay({ recipient, mint: request.mint, reference: request.reference, amountBaseUnits })
+        .catch((err: unknown) => {
+          // A permanent refusal, not a passing fault: the same amount would fail the same way again.
+          if (err instanceof TestWalletShortOfFunds) {
             throw new CommandError(
-              'SERVICE_UNAVAILABLE',
-              'A carteira de teste não conseguiu enviar o pagamento.',
+              'INVALID_AMOUNT',
+              'A carteira de teste não tem saldo para pagar esse valor.',
             );
-          });
-        context.logger.info({ reference: request.reference, signature }, 'simulated payment sent');
-      } else if (command.outcome === 'expired') {
+          }
+          context.logger.warn({ err: String(err) }, 'sandbox wallet could not pay');
+          throw new CommandError(
+            'SERVICE_UNAVAILABLE',
+            'A carteira de teste não conseguiu enviar o pagamento.',
+          );
+        });
+      context.logger.info({ reference: request.reference, signature }, 'simulated payment sent');
+    }
+    return uow.once(context, async (tx) => {
+      if (command.outcome === 'expired') {
         await tx.manager.query(
           `UPDATE payment_requests SET expires_at = $2 WHERE reference = $1 AND status = 'open'`,
           [request.reference, new Date(Date.now() - 1000)],
         );
-      } else {
-        const closed = await tx.manager.update(
-          PaymentRequestEntity,
-          { reference: request.reference, status: 'open' },
-          { status: 'failed' },
-        );
-        if (closed.affected === 1) {
+      } else if (command.outcome === 'failed') {
+        // Locked and read again: the detector may have recorded a transfer since.
+        const current = await tx.manager.findOne(PaymentRequestEntity, {
+          where: { reference: request.reference },
+          lock: { mode: 'pessimistic_write' },
+        });
+        if (current?.status === 'open') {
+          await tx.manager.update(
+            PaymentRequestEntity,
+            { reference: current.reference },
+            { status: 'failed' },
+          );
           await tx.emit(cryptoRequestClosed, {
-            payment_id: request.paymentId,
-            reference: request.reference,
+            payment_id: current.paymentId,
+            reference: current.reference,
             reason: 'failed',
-            received_base_units: request.receivedBaseUnits.toString(),
+            received_base_units: current.receivedBaseUnits.toString(),
           });
         }
       }

@@ -6,14 +6,17 @@ export interface FlakyProxy {
   /** The next `count` requests get `status` (with Retry-After when given) instead of reaching the target. */
   failNext(count: number, status: number, retryAfterSeconds?: number): void;
   failuresServed(): number;
+  /** Every request passed on waits this long first (0: at once), like a provider under load. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
-/** An HTTP proxy to an RPC endpoint that can be told to answer with errors, like a rate-limited provider. */
+/** An HTTP proxy to an RPC endpoint that can be told to answer with errors (a rate-limited provider) or slowly. */
 export async function startFlakyProxy(targetUrl: string): Promise<FlakyProxy> {
   const target = new URL(targetUrl);
   const pending: { status: number; retryAfterSeconds?: number }[] = [];
   let served = 0;
+  const proxy = { delayMs: 0 };
   const server: Server = createServer((req, res) => {
     const failure = pending.shift();
     if (failure) {
@@ -24,24 +27,27 @@ export async function startFlakyProxy(targetUrl: string): Promise<FlakyProxy> {
       res.writeHead(failure.status, headers).end('try again later');
       return;
     }
-    const upstream = request(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        path: req.url,
-        method: req.method,
-        headers: req.headers,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(upstream);
+    setTimeout(() => {
+      const upstream = request(
+        {
+          hostname: target.hostname,
+          port: target.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    }, proxy.delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const controls: Omit<FlakyProxy, 'delayMs'> = {
     url: `http://127.0.0.1:${port}`,
     failNext: (count, status, retryAfterSeconds) => {
       for (let i = 0; i < count; i++) pending.push({ status, retryAfterSeconds });
@@ -53,4 +59,5 @@ export async function startFlakyProxy(targetUrl: string): Promise<FlakyProxy> {
         server.closeAllConnections();
       }),
   };
+  return Object.assign(proxy, controls);
 }
