@@ -107,7 +107,7 @@ export class FaultRun {
         options.load,
       );
       const database = new DatabaseFaults(stack.env.database.url, proxy);
-      const targets = { stack, broker, redis, receiver, database, proxy };
+      const targets = { stack, broker, redis, receiver, database, proxy, load };
       return new FaultRun(options, pki, targets, load, webhooks);
     } catch (err) {
       await stack?.stop();

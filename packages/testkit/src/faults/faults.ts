@@ -3,6 +3,7 @@ import { metricsServices, type MetricsService } from '../stack';
 import { sleep, waitFor } from '../wait';
 import type { DatabaseFaults } from './database-faults';
 import type { DatabaseProxy } from './database-proxy';
+import type { LoadGenerator, RequestKind } from './load';
 import type { PrivateBroker } from './private-broker';
 import type { PrivateRedis } from './private-redis';
 import type { FaultyWebhookReceiver, ReceiverMode } from './webhook-receiver';
@@ -16,6 +17,8 @@ export interface FaultTargets {
   /** Between the services and PostgreSQL. */
   proxy: DatabaseProxy;
   receiver: FaultyWebhookReceiver;
+  /** The traffic, so a fault can strike while requests are under way. */
+  load: LoadGenerator;
 }
 
 /** One fault: `inject` breaks something, holds it, and gives it back (a killed process is restarted by the launcher). */
@@ -52,10 +55,22 @@ async function waitUntilBack(stack: RunningStack, service: GatewayService, forme
   );
 }
 
-export const kill9 = (service: GatewayService): Fault => ({
-  name: `kill -9 ${service}`,
+/** A request must have been under way this long for a kill to strike it past its start (claim taken, command sent). */
+const MID_REQUEST_MS = 30;
+
+/**
+ * kill -9; on the payments' path, while a request of `kind` is inside (if one comes within seconds): a create and a
+ * sandbox payment must each survive a crash mid-way, retried by the client under the same key.
+ */
+export const kill9 = (service: GatewayService, during?: RequestKind): Fault => ({
+  name: `kill -9 ${service}${during ? ` mid-${during}` : ''}`,
   reachesClients: paymentPath.includes(service),
-  inject: async ({ stack }) => {
+  inject: async ({ stack, load }) => {
+    if (during)
+      await waitFor(() => load.oldestAttemptInFlightMs(during) >= MID_REQUEST_MS, {
+        timeoutMs: 10_000,
+        intervalMs: 5,
+      }).catch(() => undefined);
     const pid = stack.pidOf(service);
     process.kill(pid, 'SIGKILL');
     await waitUntilBack(stack, service, pid);
@@ -128,13 +143,13 @@ export const receiverMisbehaves = (mode: Exclude<ReceiverMode, 'ok'>, ms: number
  */
 export function everyFault(timing: { rpcTimeoutMs: number; deliveryLeaseMs: number }): Fault[] {
   return [
-    kill9('api-gateway'),
+    kill9('api-gateway', 'simulate'),
     kill9('checkout'),
-    kill9('payment'),
+    kill9('payment', 'create'),
     kill9('customer'),
-    kill9('pix-adapter'),
+    kill9('pix-adapter', 'create'),
     receiverMisbehaves('error', 8_000),
-    kill9('solana-watcher'),
+    kill9('solana-watcher', 'simulate'),
     kill9('webhook-dispatcher'),
     brokerRestart(5_000),
     receiverMisbehaves('hang', 8_000),

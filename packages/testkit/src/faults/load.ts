@@ -65,6 +65,8 @@ export class LoadGenerator {
   retries = 0;
   serviceUnavailable = 0;
   requests = 0;
+  /** When each attempt now waiting for its answer was sent. */
+  private readonly attemptsInFlight = new Set<{ path: string; sentAt: number }>();
   private running = false;
   private readonly loops: Array<Promise<void>> = [];
   private readonly run = randomBytes(4).toString('hex');
@@ -145,6 +147,14 @@ export class LoadGenerator {
     });
   }
 
+  /** How long the oldest attempt still waiting for its answer has waited (0 when none is); `kind` narrows to one. */
+  oldestAttemptInFlightMs(kind?: RequestKind): number {
+    const sent = [...this.attemptsInFlight]
+      .filter((a) => kind === undefined || requestKindOf(a.path) === kind)
+      .map((a) => a.sentAt);
+    return sent.length === 0 ? 0 : Date.now() - Math.min(...sent);
+  }
+
   get longestRetryMs(): number {
     return Math.max(0, ...this.retried.map((r) => r.endedAt - r.startedAt));
   }
@@ -168,6 +178,8 @@ export class LoadGenerator {
       this.requests += 1;
       let retryAfterMs: number | undefined;
       let outcome: string;
+      const inFlight = { path, sentAt: Date.now() };
+      this.attemptsInFlight.add(inFlight);
       try {
         const response = await fetch(`${this.gatewayUrl}${path}`, {
           method: 'POST',
@@ -195,6 +207,8 @@ export class LoadGenerator {
         }
       } catch (err) {
         outcome = `network error: ${(err as Error).cause ? String((err as Error).cause) : String(err)}`;
+      } finally {
+        this.attemptsInFlight.delete(inFlight);
       }
       lastFault = outcome;
       if (Date.now() - started > this.options.giveUpAfterMs) {
@@ -211,6 +225,10 @@ export class LoadGenerator {
     }
   }
 }
+
+export type RequestKind = 'create' | 'simulate';
+
+const requestKindOf = (path: string): RequestKind => (path.endsWith('/simulate') ? 'simulate' : 'create');
 
 function parseJson(text: string): Record<string, unknown> {
   try {
