@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import request from 'supertest';
 import {
   getCheckoutPage,
@@ -54,6 +54,8 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
   let http: ReturnType<typeof request>;
   const proxies = {} as Record<Dependency, TcpProxy>;
   let merchant: { business_id: string; api_key: string };
+  /** A direct connection to the server's maintenance database. */
+  let serverAdmin: DataSource;
   const slug = 'caneca-azul-k3j9q2';
   /** How the fake downstream services behave: answer, never answer, or reply that they failed transiently. */
   let downstream: 'answers' | 'hangs' | 'fails transiently' = 'answers';
@@ -85,6 +87,9 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
       gateway = await startApiGateway(config);
       return gateway.runtime;
     });
+    const maintenance = new URL(bed.env.config.DATABASE_URL);
+    maintenance.pathname = '/postgres';
+    serverAdmin = await new DataSource({ type: 'postgres', url: maintenance.toString() }).initialize();
     // Every service the gateway waits for at /readyz answers on the test's own (direct) connection.
     fakes = await FakeServices.start(bed.client, [
       'payment',
@@ -142,6 +147,8 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
   afterAll(async () => {
     downstream = 'answers';
     for (const proxy of Object.values(proxies)) await proxy.forward();
+    await asServerAdmin(`ALTER DATABASE ${database()} ALLOW_CONNECTIONS true`);
+    await serverAdmin.destroy();
     await bed.close();
   });
 
@@ -218,15 +225,7 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
 
   /** Runs `sql` on the server's maintenance database (for what a database cannot do to itself). */
   const asServerAdmin = async (sql: string) => {
-    const url = new URL(bed.env.config.DATABASE_URL);
-    url.pathname = '/postgres';
-    const admin = new Client({ connectionString: url.toString() });
-    await admin.connect();
-    try {
-      await admin.query(sql);
-    } finally {
-      await admin.end();
-    }
+    await serverAdmin.query(sql);
   };
   const database = () => `"${bed.env.database.name}"`;
 
