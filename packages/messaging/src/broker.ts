@@ -539,9 +539,9 @@ export class Broker {
           'x-queue-type': 'quorum',
           'x-message-ttl': delayMs,
           'x-dead-letter-exchange': names.retryExchange,
-          // Kept until the retry exchange has taken it: a retry is never lost between the two queues.
-          'x-dead-letter-strategy': 'at-least-once',
-          'x-overflow': 'reject-publish',
+          // At-most-once dead-lettering (the default): RabbitMQ 3.10's at-least-once dead-letter workers crash when
+          // such queues are deleted and can take every quorum queue of the node down with them
+          // (rabbitmq-server#16652). A retry lost in a broker crash is caught by the payment reconciliation.
         },
       });
     }

@@ -54,7 +54,12 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
       // The claim outlives the rail call it covers (one RPC timeout) with room for the commit.
       amountChangeClaimMs: 2 * config.RAIL_RPC_TIMEOUT_MS + 5000,
     }),
-    [simulatePayment.name]: handleSimulatePayment({ dataSource, rails, appEnv: config.APP_ENV }),
+    [simulatePayment.name]: handleSimulatePayment({
+      dataSource,
+      uow: runtime.unitOfWork(simulatePayment.name),
+      rails,
+      appEnv: config.APP_ENV,
+    }),
     [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
     [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
   });

@@ -191,6 +191,27 @@ describe('payment service commands', () => {
         },
       });
     });
+
+    test('a command retried after its outcome made the payment final gets its first answer again', async () => {
+      const businessId = await newBusiness(h.client);
+      const created = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+      const command = {
+        business_id: businessId,
+        payment_id: created.payment.payment_id,
+        outcome: 'paid' as const,
+        amount_centavos: null,
+      };
+      const messageId = newPublicId('cmd');
+      const first = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+      expect(first).toEqual({ ok: true, result: { accepted: true } });
+      await h.service.dataSource.query(`UPDATE payments SET status = 'paid' WHERE id = $1`, [
+        created.payment.payment_id,
+      ]);
+      const retried = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+      expect(retried).toEqual(first);
+      const another = await h.client.request(simulatePayment, command, { timeoutMs: 5000 });
+      expect(another).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_STATUS' }) });
+    });
   });
 
   describe('fee-rule.set.v1', () => {

@@ -1,23 +1,28 @@
 import type { DataSource } from 'typeorm';
 import { simulateCryptoOutcome, simulatePixOutcome, type SimulatePayment } from '@gateway/contracts';
-import { CommandError, type MessageContext } from '@gateway/messaging';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { invalidStatusMessage, isOpen } from '../domain/payment-status';
 import { findPayment } from '../persistence';
 import type { Rails } from '../rails';
 
 export interface SimulatePaymentDeps {
   dataSource: DataSource;
+  uow: UnitOfWork;
   rails: Rails;
   appEnv: 'sandbox' | 'production';
 }
 
 /**
  * Sandbox only: asks the rail to make the outcome happen for real (the PSP simulator pays, the test wallet sends),
- * so the payment changes through the same events as in production. The rail deduplicates by derived message id.
+ * so the payment changes through the same events as in production. The rail deduplicates by derived message id, and
+ * the answer is kept in the inbox: a retried command (a gateway that died mid-request) gets the first answer even once
+ * the outcome has made the payment final. The rail is called outside any transaction.
  */
 export function handleSimulatePayment(deps: SimulatePaymentDeps) {
   return async (command: SimulatePayment, context: MessageContext): Promise<{ accepted: true }> => {
     if (deps.appEnv !== 'sandbox') throw new CommandError('NOT_FOUND', 'Recurso não encontrado.');
+    const stored = await deps.uow.storedResult<{ accepted: true }>(context);
+    if (stored) return stored.value;
     const payment = await findPayment(deps.dataSource.manager, command.payment_id, command.business_id);
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
     if (!isOpen(payment.status))
@@ -27,8 +32,10 @@ export function handleSimulatePayment(deps: SimulatePaymentDeps) {
       outcome: command.outcome,
       amount_centavos: command.amount_centavos,
     };
-    return payment.method === 'pix'
-      ? deps.rails.call(simulatePixOutcome, outcome, context, 'simulate')
-      : deps.rails.call(simulateCryptoOutcome, outcome, context, 'simulate');
+    const answer =
+      payment.method === 'pix'
+        ? await deps.rails.call(simulatePixOutcome, outcome, context, 'simulate')
+        : await deps.rails.call(simulateCryptoOutcome, outcome, context, 'simulate');
+    return deps.uow.once(context, async () => answer);
   };
 }
