@@ -11,4 +11,5 @@ export * from './service-test-bed';
 export * from './measure';
 export * from './config-checks';
 export * from './tcp-proxy';
+export * from './http-proxy';
 export * from './idle-transactions';

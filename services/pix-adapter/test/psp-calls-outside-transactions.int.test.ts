@@ -13,11 +13,12 @@ import {
   testLogger,
   waitFor,
   type ServiceTestBed,
+  startHttpProxy,
+  type HttpProxy,
 } from '@gateway/testkit';
 import { loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
 import { ApiPixClient } from '../src/psp/api-pix-client';
-import { startSlowProxy, type SlowProxy } from './support/slow-proxy';
 
 /** The PSP's answers take this long: within the adapter's PSP timeout, long enough to see what waits on them. */
 const SLOW_PSP_MS = 1500;
@@ -25,14 +26,14 @@ const SLOW_PSP_MS = 1500;
 describe('PIX adapter with a slow PSP and lost callbacks', () => {
   let bed: ServiceTestBed<PixAdapter>;
   let psp: RunningPspSimulator;
-  let proxy: SlowProxy;
+  let proxy: HttpProxy;
   let payer: ApiPixClient;
 
   beforeAll(async () => {
     bed = await serviceTestBed('pix-adapter-slow', async (env, cleanup) => {
       psp = await startSandboxPspSimulator(testLogger('psp'));
       cleanup.afterStop(() => psp.close());
-      proxy = await startSlowProxy(psp.url);
+      proxy = await startHttpProxy(psp.url);
       cleanup.afterStop(() => proxy.close());
       return startPixAdapter(
         loadPixAdapterConfig({

@@ -1,5 +1,6 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
+import { startHttpProxy, type HttpProxy } from '@gateway/testkit';
 import { createRpcConnection } from '../src/chain/rpc';
 import { scanAddresses, type ScanCursor } from '../src/chain/signature-scanner';
 import {
@@ -7,18 +8,17 @@ import {
   findReferencedTransfers,
   type TransferMatchCriteria,
 } from '../src/domain/transfer-validation';
-import { startFlakyProxy, type FlakyProxy } from './support/flaky-proxy';
 import { payTransferRequest, startLocalnet, type Localnet } from './support/localnet';
 
 const FAST_RETRY = { maxAttempts: 8, baseDelayMs: 10, maxDelayMs: 50, timeoutMs: 2_000 };
 
 describe('signature scanner against the local chain', () => {
   let localnet: Localnet;
-  let proxy: FlakyProxy;
+  let proxy: HttpProxy;
 
   beforeEach(async () => {
     localnet = await startLocalnet({ port: 0 });
-    proxy = await startFlakyProxy(localnet.url);
+    proxy = await startHttpProxy(localnet.url);
   });
 
   afterEach(async () => {

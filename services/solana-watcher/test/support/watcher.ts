@@ -15,11 +15,12 @@ import {
   waitForParkedMessages,
   type ParkedMessage,
   type ServiceTestBed,
+  startHttpProxy,
+  type HttpProxy,
 } from '@gateway/testkit';
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from '../../src/config';
 import { encodeBase58 } from '../../src/domain/base58';
 import { startSolanaWatcher } from '../../src/main';
-import { startFlakyProxy, type FlakyProxy } from './flaky-proxy';
 import { payTransferRequest, startLocalnet, type Localnet } from './localnet';
 
 export interface RequestRow {
@@ -51,7 +52,7 @@ export interface TransferRow {
 export class WatcherHarness {
   readonly events: Envelope[] = [];
   localnet!: Localnet;
-  proxy!: FlakyProxy;
+  proxy!: HttpProxy;
   config!: SolanaWatcherConfig;
   private bed!: ServiceTestBed<ServiceRuntime>;
 
@@ -82,7 +83,7 @@ export class WatcherHarness {
     this.bed = await serviceTestBed('solana-watcher', async (env, cleanup) => {
       this.localnet = await startLocalnet({ port: 0, payer, receivingWallet: Keypair.generate().publicKey });
       cleanup.afterStop(() => this.localnet.close());
-      this.proxy = await startFlakyProxy(this.localnet.url);
+      this.proxy = await startHttpProxy(this.localnet.url);
       cleanup.afterStop(() => this.proxy.close());
       this.config = loadSolanaWatcherConfig({
         ...env.config,

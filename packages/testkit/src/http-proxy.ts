@@ -1,23 +1,34 @@
 import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 
-export interface FlakyProxy {
+export interface HttpProxy {
   url: string;
   /** The next `count` requests get `status` (with Retry-After when given) instead of reaching the target. */
   failNext(count: number, status: number, retryAfterSeconds?: number): void;
   failuresServed(): number;
   /** Every request passed on waits this long first (0: at once), like a provider under load. */
   delayMs: number;
+  /** Requests received and not yet answered. */
+  readonly inFlight: number;
   close(): Promise<void>;
 }
 
-/** An HTTP proxy to an RPC endpoint that can be told to answer with errors (a rate-limited provider) or slowly. */
-export async function startFlakyProxy(targetUrl: string): Promise<FlakyProxy> {
+/** An HTTP proxy in front of a provider (a PSP, an RPC endpoint) that can be told to answer with errors (a
+ * rate-limited provider) or slowly (a provider under load). */
+export async function startHttpProxy(targetUrl: string): Promise<HttpProxy> {
   const target = new URL(targetUrl);
   const pending: { status: number; retryAfterSeconds?: number }[] = [];
   let served = 0;
-  const proxy = { delayMs: 0 };
+  let inFlight = 0;
+  const proxy = {
+    delayMs: 0,
+    get inFlight() {
+      return inFlight;
+    },
+  };
   const server: Server = createServer((req, res) => {
+    inFlight += 1;
+    res.on('close', () => (inFlight -= 1));
     const failure = pending.shift();
     if (failure) {
       served++;
@@ -47,7 +58,7 @@ export async function startFlakyProxy(targetUrl: string): Promise<FlakyProxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const controls: Omit<FlakyProxy, 'delayMs'> = {
+  const controls: Omit<HttpProxy, 'delayMs' | 'inFlight'> = {
     url: `http://127.0.0.1:${port}`,
     failNext: (count, status, retryAfterSeconds) => {
       for (let i = 0; i < count; i++) pending.push({ status, retryAfterSeconds });
