@@ -78,13 +78,12 @@ describe('a transient failure is retried later, with growing delays, without hol
     });
     expect(deliveries.map((d) => d.attempt)).toEqual([1, 2, 3, 4, 5]);
     const gaps = deliveries.slice(1).map((d, i) => d.at - deliveries[i]!.at);
+    // Each retry waits at least its doubled delay. Only lower bounds: the broker expires a delay queue's head
+    // late under load (a 800 ms wait was seen taking 2.2 s on a busy CI machine), so gaps need not be ordered.
     expect(gaps[0]).toBeGreaterThanOrEqual(200);
     expect(gaps[1]).toBeGreaterThanOrEqual(400);
     expect(gaps[2]).toBeGreaterThanOrEqual(800);
     expect(gaps[3]).toBeGreaterThanOrEqual(1600);
-    // The first retry returns behind the events published meanwhile, so its gap also holds their handling.
-    expect(gaps[1]!).toBeLessThan(gaps[2]!);
-    expect(gaps[2]!).toBeLessThan(gaps[3]!);
     expect(Math.max(...handledBehind)).toBeLessThan(deliveries[1]!.at);
     expect(await takeParkedMessages(`${backbone.prefix}checkout.events.parking`)).toEqual([]);
   });
