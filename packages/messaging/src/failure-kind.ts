@@ -24,6 +24,7 @@ const TRANSIENT_SQLSTATES = new Set([
   '40P01', // deadlock detected
   '55P03', // lock not available (lock_timeout)
   '57014', // query canceled (statement_timeout)
+  '25P03', // idle-in-transaction session timeout: this process froze mid-transaction and its session was ended
   '57P01', // admin shutdown
   '57P02', // crash shutdown
   '57P03', // cannot connect now (starting up, shutting down)
@@ -38,9 +39,13 @@ const TRANSIENT_SOCKET_CODES = new Set([
   'ENETUNREACH',
   'EAI_AGAIN',
 ]);
-/** node-postgres's connection failures, which carry no code: the connection, never the query, failed. */
+/**
+ * node-postgres's connection failures, which carry no code: the connection, never the query, failed. TypeORM releases a
+ * transaction's query runner when its connection fails (the server ended a session idle in transaction), so the
+ * transaction's next query says so instead.
+ */
 const TRANSIENT_DRIVER_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end|Query runner already released)/;
 /** Error names of libraries whose failures are about the data, never the moment (joi, TypeORM). */
 const PERMANENT_ERROR_NAMES = new Set(['ValidationError', 'EntityNotFoundError']);
 

@@ -78,6 +78,31 @@ export class UnitOfWork {
     return this.stored<T>(this.dataSource.manager, context.envelope.id);
   }
 
+  /**
+   * Records, in its own short transaction, that this message is about to cause an effect outside our database (a rail
+   * call) whose answer may be lost on the way back. A retry of the same message then learns from `wasAttempted` that
+   * the effect may have happened, even once that effect has changed what the retry would check (a payment made final).
+   */
+  async recordAttempt(context: Pick<MessageContext, 'envelope'>): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [this.attemptConsumer, context.envelope.id],
+    );
+  }
+
+  async wasAttempted(context: Pick<MessageContext, 'envelope'>): Promise<boolean> {
+    const rows: Array<unknown> = await this.dataSource.query(
+      `SELECT 1 FROM inbox WHERE consumer = $1 AND message_id = $2`,
+      [this.attemptConsumer, context.envelope.id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Attempts share the inbox table (and its purge) under their own namespace. */
+  private get attemptConsumer(): string {
+    return `${this.consumer}:attempt`;
+  }
+
   private async stored<T>(manager: EntityManager, messageId: string): Promise<{ value: T } | undefined> {
     const rows: Array<{ result: { value: T } | null }> = await manager.query(
       `SELECT result FROM inbox WHERE consumer = $1 AND message_id = $2`,

@@ -22,7 +22,7 @@ describe('failure kinds', () => {
     },
   );
 
-  test.each(['40001', '40P01', '55P03', '57P01', '57P03', '57014', '08006', '08001', '53300'])(
+  test.each(['40001', '40P01', '55P03', '57P01', '57P03', '57014', '25P03', '08006', '08001', '53300'])(
     'SQLSTATE %s (the moment, not the data) is transient',
     (code) => {
       expect(failureKind(queryFailed(code))).toBe('transient');

@@ -12,6 +12,9 @@ export interface ServiceDatabaseOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function | string>;
   poolSize?: number;
+  /** Bounds on one statement (a minute unless set) and on a transaction left idle by a frozen holder (30 s). */
+  statementTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** Creates the database itself when missing, so a fresh machine needs no manual step. */
@@ -37,6 +40,13 @@ export async function ensureDatabase(url: string): Promise<void> {
 
 /** How long a query waits for a pooled connection, or for a new one to connect. */
 const CONNECTION_TIMEOUT_MS = 5000;
+/** Every statement here is short; a minute-long migration still fits. */
+const STATEMENT_TIMEOUT_MS = 60_000;
+/**
+ * No transaction waits on the network, so one idle this long belongs to a frozen or vanished process. Shorter than the
+ * statement bound, so a statement queued behind its locks gets them rather than being cancelled.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
 
 export function serviceDataSource(options: ServiceDatabaseOptions): DataSource {
   return new DataSource({
@@ -51,7 +61,13 @@ export function serviceDataSource(options: ServiceDatabaseOptions): DataSource {
     logging: false,
     extra: {
       max: options.poolSize ?? 10,
-      options: `-c search_path=${options.schema}`,
+      // A statement stuck behind a lock, or a transaction left open by a process frozen mid-way (holding row locks
+      // every replica needs), ends with a transient error instead of stalling the queue behind it.
+      options: [
+        `-c search_path=${options.schema}`,
+        `-c statement_timeout=${options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS}`,
+        `-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
+      ].join(' '),
       // A database that is down or hung fails a query within this (no free connection, or no connect), not never.
       connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
       // Notices a peer that vanished without closing the socket (a host or network gone) instead of waiting on it.

@@ -212,6 +212,32 @@ describe('payment service commands', () => {
       const another = await h.client.request(simulatePayment, command, { timeoutMs: 5000 });
       expect(another).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_STATUS' }) });
     });
+    test('a command whose rail answer was lost is accepted on retry once its outcome made the payment final', async () => {
+      const businessId = await newBusiness(h.client);
+      const created = await create(h.client, businessId, { method: 'pix' });
+      const command = {
+        business_id: businessId,
+        payment_id: created.payment.payment_id,
+        outcome: 'paid' as const,
+        amount_centavos: null,
+      };
+      const messageId = newPublicId('cmd');
+      h.rails.silent = true;
+      try {
+        const lost = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+        expect(lost).toEqual({ ok: false, error: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }) });
+      } finally {
+        h.rails.silent = false;
+      }
+      // The rail carried the outcome out all the same: its event made the payment final.
+      await h.service.dataSource.query(`UPDATE payments SET status = 'paid' WHERE id = $1`, [
+        created.payment.payment_id,
+      ]);
+      const retried = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+      expect(retried).toEqual({ ok: true, result: { accepted: true } });
+      const another = await h.client.request(simulatePayment, command, { timeoutMs: 5000 });
+      expect(another).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_STATUS' }) });
+    });
   });
 
   describe('fee-rule.set.v1', () => {

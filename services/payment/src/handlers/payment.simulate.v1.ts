@@ -5,6 +5,8 @@ import { invalidStatusMessage, isOpen } from '../domain/payment-status';
 import { findPayment } from '../persistence';
 import type { Rails } from '../rails';
 
+const ACCEPTED = { accepted: true } as const;
+
 export interface SimulatePaymentDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
@@ -16,7 +18,9 @@ export interface SimulatePaymentDeps {
  * Sandbox only: asks the rail to make the outcome happen for real (the PSP simulator pays, the test wallet sends),
  * so the payment changes through the same events as in production. The rail deduplicates by derived message id, and
  * the answer is kept in the inbox: a retried command (a gateway that died mid-request) gets the first answer even once
- * the outcome has made the payment final. The rail is called outside any transaction.
+ * the outcome has made the payment final. The attempt is recorded before the rail is called (outside any
+ * transaction): when the rail's answer is lost (a broker restart) but its outcome made the payment final, the retry of
+ * the same command is accepted rather than refused for the status its own first attempt caused.
  */
 export function handleSimulatePayment(deps: SimulatePaymentDeps) {
   return async (command: SimulatePayment, context: MessageContext): Promise<{ accepted: true }> => {
@@ -25,8 +29,11 @@ export function handleSimulatePayment(deps: SimulatePaymentDeps) {
     if (stored) return stored.value;
     const payment = await findPayment(deps.dataSource.manager, command.payment_id, command.business_id);
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
-    if (!isOpen(payment.status))
+    if (!isOpen(payment.status)) {
+      if (await deps.uow.wasAttempted(context)) return deps.uow.once(context, async () => ACCEPTED);
       throw new CommandError('INVALID_STATUS', invalidStatusMessage(payment.status));
+    }
+    await deps.uow.recordAttempt(context);
     const outcome = {
       payment_id: payment.id,
       outcome: command.outcome,
