@@ -1,0 +1,43 @@
+import {
+  FaultRun,
+  invariantNames,
+  type Fault,
+  type FaultRunOptions,
+  type FaultRunResult,
+} from '../../src/faults';
+
+/**
+ * One fault run as a jest suite: the stack under steady load while `faults` are injected in turn, then one test per
+ * invariant (nothing lost, duplicated, stuck, parked or unsent, no 500 seen by a client) and one that the load flowed.
+ */
+export function describeFaultRun(
+  options: Omit<FaultRunOptions, 'log'>,
+  faults: () => Fault[],
+  minimumPayments: number,
+): void {
+  let run: FaultRun | undefined;
+  let result: FaultRunResult;
+
+  beforeAll(async () => {
+    run = await FaultRun.start({ ...options, log: (line) => process.stderr.write(`[faults] ${line}\n`) });
+    await run.startLoad();
+    for (const fault of faults()) await run.inject(fault);
+    result = await run.finish();
+    console.log(result.text);
+  }, 20 * 60_000);
+
+  afterAll(async () => {
+    await run?.stop();
+  }, 60_000);
+
+  test.each(Object.values(invariantNames))('%s', (name) => {
+    const invariant = result.report.invariants.find((i) => i.name === name);
+    expect(invariant?.violations).toEqual([]);
+  });
+
+  test('the load kept flowing: payments made, paid and announced', () => {
+    expect(result.report.figures.payments).toBeGreaterThan(minimumPayments);
+    expect(result.report.figures.paid).toBeGreaterThan(minimumPayments * 0.8);
+    expect(result.report.figures.deliveredEvents).toBeGreaterThanOrEqual(result.report.figures.paid);
+  });
+}
