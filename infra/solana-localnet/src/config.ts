@@ -9,6 +9,7 @@ import {
   solanaSecretKey,
   variableNames,
 } from '@gateway/config';
+import { type RateLimit, type RpcModes } from './rpc-modes';
 
 const SANDBOX_PAYER_SECRET_KEY =
   '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
@@ -20,6 +21,7 @@ export interface LocalnetConfig {
   receivingWallet: PublicKey | undefined;
   payer: Keypair | undefined;
   seedWallets: PublicKey[];
+  modes: RpcModes;
 }
 
 /**
@@ -33,7 +35,26 @@ interface LocalnetEnv {
   SOLANA_LOCALNET_RECEIVING_WALLET?: string;
   SOLANA_LOCALNET_PAYER_SECRET_KEY?: string;
   SOLANA_LOCALNET_SEED_WALLETS: string;
+  SOLANA_LOCALNET_CONFIRMED_LAG_MS: number;
+  SOLANA_LOCALNET_FINALIZED_LAG_MS: number;
+  SOLANA_LOCALNET_TRANSACTION_LAG_MS: number;
+  SOLANA_LOCALNET_RATE_LIMIT: Record<string, number> | '';
+  SOLANA_LOCALNET_RATE_WINDOW_MS: number;
+  SOLANA_LOCALNET_RETRY_AFTER: RateLimit['retryAfter'];
 }
+
+const lagMs = Joi.number().integer().min(0).max(600_000).default(0);
+
+/** `getTransaction=40,getSignaturesForAddress=40,*=100`: requests per window per method, `*` for the others. */
+const perMethodBudget = Joi.custom((value: unknown, helpers) => {
+  const budgets: Record<string, number> = {};
+  for (const entry of String(value).split(',').filter(Boolean)) {
+    const match = /^(\*|[A-Za-z]+)=(\d+)$/.exec(entry.trim());
+    if (!match) return helpers.error('any.invalid');
+    budgets[match[1]!] = Number(match[2]);
+  }
+  return budgets;
+}, 'method=requests list');
 
 /** Its variables' rules; the launcher checks the port it hands the local chain by the same rule. */
 export const solanaLocalnetSchema = Joi.object<LocalnetEnv>({
@@ -51,6 +72,14 @@ export const solanaLocalnetSchema = Joi.object<LocalnetEnv>({
     .pattern(/^([1-9A-HJ-NP-Za-km-z]{32,44})(,[1-9A-HJ-NP-Za-km-z]{32,44})*$/)
     .allow('')
     .default(''),
+  /** Real-node behaviours, all off by default: see RpcModes. */
+  SOLANA_LOCALNET_CONFIRMED_LAG_MS: lagMs,
+  SOLANA_LOCALNET_FINALIZED_LAG_MS: lagMs,
+  SOLANA_LOCALNET_TRANSACTION_LAG_MS: lagMs,
+  /** Empty: no rate limit. */
+  SOLANA_LOCALNET_RATE_LIMIT: perMethodBudget.allow('').default(''),
+  SOLANA_LOCALNET_RATE_WINDOW_MS: Joi.number().integer().min(100).default(10_000),
+  SOLANA_LOCALNET_RETRY_AFTER: Joi.string().valid('always', 'never', 'alternate').default('alternate'),
 });
 
 /** The variables the local chain reads (the launcher hands it these and no others). */
@@ -71,5 +100,17 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): LocalnetConfig
     seedWallets: values.SOLANA_LOCALNET_SEED_WALLETS
       ? values.SOLANA_LOCALNET_SEED_WALLETS.split(',').map((key) => new PublicKey(key))
       : [],
+    modes: {
+      confirmedLagMs: values.SOLANA_LOCALNET_CONFIRMED_LAG_MS,
+      finalizedLagMs: values.SOLANA_LOCALNET_FINALIZED_LAG_MS,
+      transactionLagMs: values.SOLANA_LOCALNET_TRANSACTION_LAG_MS,
+      rateLimit: values.SOLANA_LOCALNET_RATE_LIMIT
+        ? {
+            perMethod: values.SOLANA_LOCALNET_RATE_LIMIT,
+            windowMs: values.SOLANA_LOCALNET_RATE_WINDOW_MS,
+            retryAfter: values.SOLANA_LOCALNET_RETRY_AFTER,
+          }
+        : null,
+    },
   };
 }

@@ -4,13 +4,15 @@ import { Keypair, LAMPORTS_PER_SOL, type PublicKey } from '@solana/web3.js';
 import { createLogger, type Logger } from '@gateway/observability';
 import { Ledger } from './ledger';
 import { Seeder } from './seeding';
-import { createRpcApp } from './server';
+import { RpcTraffic, createRpcApp } from './server';
 import { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';
+import { DEFAULT_RPC_MODES, type RpcModes } from './rpc-modes';
 
 export { payTransferRequest, type TransferRequestPayment } from './pay';
 export { Ledger } from './ledger';
 export { Seeder } from './seeding';
 export { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';
+export { type RateLimit, type RpcModes } from './rpc-modes';
 
 const STABLECOIN_DECIMALS = 6;
 const SEEDED_SOL = 1_000 * LAMPORTS_PER_SOL;
@@ -26,6 +28,8 @@ export interface LocalnetOptions {
   receivingWallet?: PublicKey;
   /** When false, the receiving wallet has no token accounts and the first payment creates them. */
   createReceivingTokenAccounts?: boolean;
+  /** Real-node behaviours (commitment lags, rate limits); none by default. */
+  modes?: Partial<RpcModes>;
   logger?: Logger;
 }
 
@@ -38,6 +42,10 @@ export interface Localnet {
   mintAuthority: Keypair;
   ledger: Ledger;
   seeder: Seeder;
+  /** Requests served per method and refused over budget since start. */
+  traffic: RpcTraffic;
+  /** Changes the node's behaviour from now on; what is not given stays as it is. */
+  setModes(modes: Partial<RpcModes>): void;
   close(): Promise<void>;
 }
 
@@ -61,7 +69,18 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     for (const mint of Object.values(STABLECOIN_MINTS)) seeder.mintTo(receivingWallet, mint, 0n);
   }
 
-  const server = await listen(createRpcApp(ledger, logger), options.port, options.host ?? '127.0.0.1');
+  const modes: RpcModes = { ...DEFAULT_RPC_MODES };
+  const setModes = (changes: Partial<RpcModes>): void => {
+    Object.assign(modes, changes);
+    ledger.lags = { confirmedMs: modes.confirmedLagMs, finalizedMs: modes.finalizedLagMs };
+  };
+  setModes(options.modes ?? {});
+  const traffic = new RpcTraffic();
+  const server = await listen(
+    createRpcApp(ledger, modes, logger, traffic),
+    options.port,
+    options.host ?? '127.0.0.1',
+  );
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   logger.info(
@@ -81,6 +100,8 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     mintAuthority,
     ledger,
     seeder,
+    setModes,
+    traffic,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

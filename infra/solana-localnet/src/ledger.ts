@@ -41,6 +41,8 @@ export interface TransactionRecord {
   signature: string;
   slot: number;
   blockTime: number;
+  /** Date.now() when it landed: commitment lags count from here. */
+  landedAt: number;
   transaction: VersionedTransaction;
   /** Static keys followed by addresses loaded from lookup tables (writable, then read-only). */
   accountKeys: string[];
@@ -71,6 +73,17 @@ export class RpcError extends Error {
   }
 }
 
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+/**
+ * How long a landed transaction takes to reach each commitment. A real cluster confirms within about a second
+ * (a supermajority voted) and finalizes some 32 slots later (about 13 s); 0 puts everything at once.
+ */
+export interface CommitmentLags {
+  confirmedMs: number;
+  finalizedMs: number;
+}
+
 export interface SimulationResult {
   err: TransactionErrorJson | null;
   logs: string[];
@@ -86,6 +99,7 @@ export class Ledger {
   private readonly signaturesByAddress = new Map<string, string[]>();
   private readonly faucet = Keypair.generate();
   readonly genesisHash: string;
+  lags: CommitmentLags = { confirmedMs: 0, finalizedMs: 0 };
 
   constructor() {
     this.setClock(1, nowSeconds());
@@ -170,6 +184,28 @@ export class Ledger {
     return this.records.get(signature);
   }
 
+  /** The highest commitment the landed transaction has reached by now. */
+  commitmentOf(record: TransactionRecord, now: number = Date.now()): Commitment {
+    const age = now - record.landedAt;
+    if (age >= Math.max(this.lags.finalizedMs, this.lags.confirmedMs)) return 'finalized';
+    return age >= this.lags.confirmedMs ? 'confirmed' : 'processed';
+  }
+
+  reached(record: TransactionRecord, commitment: Commitment, now: number = Date.now()): boolean {
+    const order: Commitment[] = ['processed', 'confirmed', 'finalized'];
+    return order.indexOf(this.commitmentOf(record, now)) >= order.indexOf(commitment);
+  }
+
+  /** The newest slot at a commitment: the one before the oldest transaction that has not reached it. */
+  slotAt(commitment: Commitment, now: number = Date.now()): number {
+    let oldestBehind: TransactionRecord | undefined;
+    for (const record of [...this.records.values()].reverse()) {
+      if (this.reached(record, commitment, now)) break;
+      oldestBehind = record;
+    }
+    return oldestBehind ? oldestBehind.slot - 1 : this.slot;
+  }
+
   signaturesFor(key: string): readonly string[] {
     return this.signaturesByAddress.get(key) ?? [];
   }
@@ -205,6 +241,7 @@ export class Ledger {
       signature: bs58.encode(transaction.signatures[0]!),
       slot: this.slot,
       blockTime: Number(this.svm.getClock().unixTimestamp),
+      landedAt: Date.now(),
       transaction,
       accountKeys: keys,
       loadedAddresses: accountKeys,

@@ -1,5 +1,6 @@
 import { PublicKey } from '@solana/web3.js';
-import { RpcError, preflightError, type Ledger } from './ledger';
+import { RpcError, preflightError, type Commitment, type Ledger } from './ledger';
+import { type RpcModes } from './rpc-modes';
 import {
   decodeBytes,
   encodeAccount,
@@ -10,13 +11,15 @@ import {
 } from './rpc-encoding';
 
 const LAMPORTS_PER_SIGNATURE = 5000;
+/** Agave's MAX_GET_CONFIRMED_SIGNATURES_FOR_ADDRESS2_LIMIT. */
 const MAX_SIGNATURES_PAGE = 1000;
 const CORE_VERSION = '2.1.0';
 
 type Params = unknown[];
-export type RpcMethod = (ledger: Ledger, params: Params) => unknown;
+export type RpcMethod = (ledger: Ledger, params: Params, modes: RpcModes) => unknown;
 
 interface Config {
+  commitment?: string;
   encoding?: string;
   skipPreflight?: boolean;
   maxSupportedTransactionVersion?: number;
@@ -28,6 +31,22 @@ interface Config {
 function config(params: Params, index: number): Config {
   const value = params[index];
   return typeof value === 'object' && value !== null ? (value as Config) : {};
+}
+
+/** The request's commitment; Agave's default, when none is given, is `finalized`. */
+function commitmentOf(options: Config): Commitment {
+  const commitment = options.commitment ?? 'finalized';
+  if (commitment !== 'processed' && commitment !== 'confirmed' && commitment !== 'finalized')
+    throw new RpcError(-32602, `Invalid params: unknown commitment ${commitment}`);
+  return commitment;
+}
+
+/** History methods are not served below `confirmed` (Agave's check_is_at_least_confirmed). */
+function atLeastConfirmed(options: Config): Commitment {
+  const commitment = commitmentOf(options);
+  if (commitment === 'processed')
+    throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
+  return commitment;
 }
 
 function stringParam(params: Params, index: number): string {
@@ -71,10 +90,17 @@ function sendTransaction(ledger: Ledger, params: Params): string {
   return ledger.send(wire).signature;
 }
 
+/** Newest first, only what reached the commitment; each entry says whether it is finalized yet. */
 function getSignaturesForAddress(ledger: Ledger, params: Params): unknown[] {
   const options = config(params, 1);
-  const limit = Math.min(options.limit ?? MAX_SIGNATURES_PAGE, MAX_SIGNATURES_PAGE);
-  const newestFirst = [...ledger.signaturesFor(pubkeyParam(params, 0))].reverse();
+  const limit = options.limit ?? MAX_SIGNATURES_PAGE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SIGNATURES_PAGE)
+    throw new RpcError(-32602, `Invalid limit; max ${MAX_SIGNATURES_PAGE}`);
+  const commitment = atLeastConfirmed(options);
+  const now = Date.now();
+  const newestFirst = [...ledger.signaturesFor(pubkeyParam(params, 0))]
+    .filter((signature) => ledger.reached(ledger.getRecord(signature)!, commitment, now))
+    .reverse();
   const start = options.before ? newestFirst.indexOf(options.before) + 1 : 0;
   if (options.before && start === 0) return [];
   const untilIndex = options.until ? newestFirst.indexOf(options.until) : -1;
@@ -90,15 +116,18 @@ function getSignaturesForAddress(ledger: Ledger, params: Params): unknown[] {
         err: record.err,
         memo: null,
         blockTime: record.blockTime,
-        confirmationStatus: 'finalized',
+        confirmationStatus: ledger.commitmentOf(record, now),
       };
     });
 }
 
-function getTransaction(ledger: Ledger, params: Params): unknown {
+/** Null until the transaction reached the requested commitment (and, in that mode, the lagging node has it). */
+function getTransaction(ledger: Ledger, params: Params, modes: RpcModes): unknown {
   const options = config(params, 1);
+  const commitment = atLeastConfirmed(options);
   const record = ledger.getRecord(stringParam(params, 0));
-  if (!record) return null;
+  if (!record || !ledger.reached(record, commitment) || Date.now() - record.landedAt < modes.transactionLagMs)
+    return null;
   return encodeTransaction(record, {
     encoding: (options.encoding ?? 'json') as TransactionEncoding,
     maxSupportedTransactionVersion: options.maxSupportedTransactionVersion,
@@ -113,12 +142,13 @@ function getSignatureStatuses(ledger: Ledger, params: Params): unknown {
     const record = ledger.getRecord(String(signature));
     if (!record) return null;
     const status = record.err === null ? { Ok: null } : { Err: record.err };
+    const confirmationStatus = ledger.commitmentOf(record);
     return {
       slot: record.slot,
-      confirmations: null,
+      confirmations: confirmationStatus === 'finalized' ? null : ledger.slot - record.slot,
       err: record.err,
       status,
-      confirmationStatus: 'finalized',
+      confirmationStatus,
     };
   });
   return withContext(ledger, statuses);
@@ -146,7 +176,7 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   getHealth: () => 'ok',
   getVersion: () => ({ 'solana-core': CORE_VERSION, 'feature-set': 0 }),
   getGenesisHash: (ledger) => ledger.genesisHash,
-  getSlot: (ledger) => ledger.slot,
+  getSlot: (ledger, params) => ledger.slotAt(commitmentOf(config(params, 0))),
   getBlockHeight: (ledger) => ledger.slot,
   getLatestBlockhash: (ledger) => withContext(ledger, ledger.latestBlockhash()),
   isBlockhashValid: (ledger, params) => withContext(ledger, ledger.isBlockhashValid(stringParam(params, 0))),

@@ -1,0 +1,62 @@
+/**
+ * Ways a real RPC node or provider behaves that the watcher must survive, off by default so the sandbox stays fast.
+ */
+export interface RpcModes {
+  /** A landed transaction is `processed` only for this long, then `confirmed` (a real cluster: about 1 s). */
+  confirmedLagMs: number;
+  /** ... and `finalized` this long after it landed (a real cluster: 32 slots, about 13 s). */
+  finalizedLagMs: number;
+  /**
+   * `getTransaction` answers null for this long after a transaction landed, even once it is listed: an RPC pool
+   * whose node answering `getTransaction` lags the one that answered `getSignaturesForAddress`.
+   */
+  transactionLagMs: number;
+  rateLimit: RateLimit | null;
+}
+
+/** A provider's budget per method per window, as public endpoints enforce it (e.g. 40 `getTransaction` per 10 s). */
+export interface RateLimit {
+  windowMs: number;
+  /** Requests per window per method; `*` is each method not listed; a method without a budget is not limited. */
+  perMethod: Record<string, number>;
+  /**
+   * Whether a 429 says when to come back (`Retry-After`, whole seconds until the window frees a request): providers
+   * differ, many never do. `alternate` sends it on every other refusal.
+   */
+  retryAfter: 'always' | 'never' | 'alternate';
+}
+
+export const DEFAULT_RPC_MODES: RpcModes = {
+  confirmedLagMs: 0,
+  finalizedLagMs: 0,
+  transactionLagMs: 0,
+  rateLimit: null,
+};
+
+export type Refusal = { retryAfterSeconds: number | null } | null;
+
+/** Sliding-window counts per method; a refused request does not count. */
+export class RateLimiter {
+  private readonly sent = new Map<string, number[]>();
+  private refusals = 0;
+
+  constructor(private readonly limit: () => RateLimit | null) {}
+
+  /** Counts the request, or returns why it is refused. */
+  admit(method: string, now: number = Date.now()): Refusal {
+    const limit = this.limit();
+    const budget = limit?.perMethod[method] ?? limit?.perMethod['*'];
+    if (!limit || budget === undefined) return null;
+    const recent = (this.sent.get(method) ?? []).filter((at) => at > now - limit.windowMs);
+    this.sent.set(method, recent);
+    if (recent.length < budget) {
+      recent.push(now);
+      return null;
+    }
+    this.refusals += 1;
+    const withHeader =
+      limit.retryAfter === 'always' || (limit.retryAfter === 'alternate' && this.refusals % 2 === 1);
+    const freesAt = (recent[0] ?? now) + limit.windowMs;
+    return { retryAfterSeconds: withHeader ? Math.max(1, Math.ceil((freesAt - now) / 1000)) : null };
+  }
+}
