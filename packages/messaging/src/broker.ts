@@ -254,7 +254,10 @@ export class Broker {
       this.pending.set(correlation, { resolve, timer });
     });
     try {
-      await this.publishRequest(envelope, correlation, replyTo, Date.now() + options.timeoutMs);
+      const published = this.publishRequest(envelope, correlation, replyTo, Date.now() + options.timeoutMs);
+      // A connection that closes while the publish waits for 'drain' never drains: the reply's timeout still ends it.
+      published.catch(() => undefined);
+      await Promise.race([published, reply]);
     } catch (err) {
       const entry = this.pending.get(correlation);
       if (entry) clearTimeout(entry.timer);

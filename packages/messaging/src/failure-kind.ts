@@ -28,7 +28,6 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P01', // admin shutdown
   '57P02', // crash shutdown
   '57P03', // cannot connect now (starting up, shutting down)
-  '55000', // object not in prerequisite state: the database is not accepting connections (ALLOW_CONNECTIONS false)
 ]);
 const TRANSIENT_SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -40,12 +39,26 @@ const TRANSIENT_SOCKET_CODES = new Set([
   'EAI_AGAIN',
 ]);
 /**
- * node-postgres's connection failures, which carry no code: the connection, never the query, failed. TypeORM releases a
- * transaction's query runner when its connection fails (the server ended a session idle in transaction), so the
- * transaction's next query says so instead.
+ * Connection failures the drivers report without a code (or with a code that also means other things): the
+ * connection, never the request, failed.
  */
-const TRANSIENT_DRIVER_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end|Query runner already released)/;
+const TRANSIENT_DRIVER_MESSAGES = [
+  /^Connection terminated/, // pg: the server closed the socket, or the connect timed out (pg-pool)
+  /^timeout exceeded when trying to connect$/, // pg-pool: no connection free within connectionTimeoutMillis
+  /^Client has encountered a connection error/, // pg: a client whose socket already failed
+  /^Client was closed/, // pg
+  /^Cannot use a pool after calling end/, // pg-pool: a data source closing under a shutdown
+  // TypeORM releases a transaction's query runner when its connection fails (the server ended a session idle in
+  // transaction), so the transaction's next query says so instead.
+  /^Query runner already released/,
+  /is not currently accepting connections$/, // PostgreSQL 55000: the database closed to connections for now
+  /^Stream isn't writeable/, // ioredis: disconnected, with the offline queue off
+  /^Connection is closed\.$/, // ioredis
+  /^Command timed out$/, // ioredis: commandTimeout
+  /^Reached the max retries per request limit/, // ioredis: maxRetriesPerRequest
+  /^Channel (closed|ended)/, // amqplib: a publish or an ack on a channel the broker connection took down
+  /^Connection closed/, // amqplib
+];
 /** Error names of libraries whose failures are about the data, never the moment (joi, TypeORM). */
 const PERMANENT_ERROR_NAMES = new Set(['ValidationError', 'EntityNotFoundError']);
 
@@ -77,14 +90,14 @@ export function failureKind(err: unknown): FailureKind {
     (PERMANENT_ERROR_NAMES.has(err.name) || (err as { isJoi?: unknown }).isJoi === true)
   )
     return 'permanent';
+  const lostConnection = errorChain(err).some(
+    (candidate) =>
+      typeof candidate.message === 'string' &&
+      TRANSIENT_DRIVER_MESSAGES.some((pattern) => pattern.test(candidate.message as string)),
+  );
+  if (lostConnection) return 'transient';
   const code = errorCode(err);
-  if (code === undefined) {
-    const lostConnection = errorChain(err).some(
-      (candidate) =>
-        typeof candidate.message === 'string' && TRANSIENT_DRIVER_MESSAGES.test(candidate.message),
-    );
-    return lostConnection ? 'transient' : 'unknown';
-  }
+  if (code === undefined) return 'unknown';
   if (TRANSIENT_SOCKET_CODES.has(code)) return 'transient';
   if (code.length !== 5) return 'unknown';
   if (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SQLSTATE_CLASSES.has(code.slice(0, 2))) return 'transient';

@@ -47,8 +47,24 @@ describe('failure kinds', () => {
     expect(failureKind(wrapped)).toBe('transient');
   });
 
-  test('a database refusing connections (ALLOW_CONNECTIONS false, SQLSTATE 55000) is transient', () => {
-    expect(failureKind(queryFailed('55000'))).toBe('transient');
+  test('a database refusing connections (ALLOW_CONNECTIONS false, SQLSTATE 55000) is transient, other 55000s are not', () => {
+    const refusing = Object.assign(new Error('database "shop" is not currently accepting connections'), {
+      code: '55000',
+    });
+    expect(failureKind(refusing)).toBe('transient');
+    expect(failureKind(queryFailed('55000'))).toBe('unknown');
+  });
+
+  test.each([
+    "Stream isn't writeable and enableOfflineQueue options is false",
+    'Connection is closed.',
+    'Command timed out',
+    'Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.',
+    'Channel closed',
+    'Channel ended, no reply will be forthcoming',
+    'Query runner already released. Cannot run queries anymore.',
+  ])('Redis, RabbitMQ or TypeORM losing its connection (%s) is transient', (message) => {
+    expect(failureKind(new Error(message))).toBe('transient');
   });
 
   test('broker outages and rail timeouts are transient', () => {

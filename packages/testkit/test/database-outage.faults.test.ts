@@ -1,15 +1,18 @@
-import { databaseRefusesConnections } from '../src/faults';
+import { databaseCutOff, databaseRefusesConnections } from '../src/faults';
 import { describeFaultRun } from './support/fault-run-suite';
 
-/** Minutes, not seconds: longer than any single retry delay, so messages wait in the delayed queues more than once. */
+/** Minutes, not seconds: longer than any single retry delay, so messages wait in the delay queues more than once. */
 const OUTAGE_MS = 3 * 60_000;
+const PAYMENT_CUT_OFF_MS = 2 * 60_000;
 
 /**
- * A database outage of a few minutes in the middle of payments: clients hear 503 with Retry-After and retry; payments
- * asked to be paid just before it, and events under way, are retried with backoff until it ends. Afterwards every
- * payment is in the right status and every webhook was sent.
+ * Database outages of minutes in the middle of payments. First the whole database refuses every connection for three
+ * minutes: clients hear 503 with Retry-After and retry under their key. Then only the payment service loses it for two
+ * minutes while the rails go on confirming: their `pix.charge.paid` and `crypto.request.settled` events fail in the
+ * payment service and wait in the delay queues, retried with backoff, where they used to be parked within seconds.
+ * Afterwards every payment is in the right status and every webhook was sent.
  */
-describe('a database outage of three minutes during payments', () => {
+describe('database outages of minutes during payments', () => {
   describeFaultRun(
     {
       load: { clients: 3, pauseMs: 400, paidShare: 0.85, giveUpAfterMs: OUTAGE_MS + 120_000 },
@@ -17,7 +20,7 @@ describe('a database outage of three minutes during payments', () => {
       settleTimeoutMs: 300_000,
       gapMs: 30_000,
     },
-    () => [databaseRefusesConnections(OUTAGE_MS)],
-    20,
+    () => [databaseRefusesConnections(OUTAGE_MS), databaseCutOff('payment', PAYMENT_CUT_OFF_MS)],
+    { minimumPayments: 40, brokerRetries: true },
   );
 });

@@ -14,6 +14,6 @@ describe('the stack under faults', () => {
       gapMs: 2_000,
     },
     () => everyFault(faultRunTiming),
-    50,
+    { minimumPayments: 50, brokerRetries: false },
   );
 });

@@ -218,6 +218,7 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
     const response = await http.get('/readyz');
     expect(Date.now() - started).toBeLessThan(3000);
     expect(response.status).toBe(503);
+    expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
     const checks = response.body.checks as Record<string, { ok: boolean }>;
     for (const name of failing) expect({ name, ok: checks[name]?.ok }).toEqual({ name, ok: false });
     for (const name of healthy) expect({ name, ok: checks[name]?.ok }).toEqual({ name, ok: true });

@@ -16,7 +16,10 @@ const railFailures = counter(
 
 const UNAVAILABLE = 'O provedor de pagamento não respondeu a tempo. Tente novamente.';
 
-/** Codes a rail may refuse with that the caller can act on; anything else becomes SERVICE_UNAVAILABLE. */
+/**
+ * Codes a rail may answer that the caller can act on. Any other refusal (the PSP rejecting what we sent, a defect in
+ * the rail) fails the same way every time: it is INTERNAL_ERROR at once, never a SERVICE_UNAVAILABLE retried for ever.
+ */
 const PASSED_THROUGH = new Set(['INVALID_STATUS', 'NOT_FOUND', 'INVALID_AMOUNT', 'SERVICE_UNAVAILABLE']);
 
 /** Calls a rail (PIX adapter, Solana watcher) and waits for it, turning every failure into a CommandError. */
@@ -59,7 +62,7 @@ export class Rails {
       if (reply.ok) return reply.result;
       railFailures.inc({ command: definition.name, code: reply.error.code });
       if (PASSED_THROUGH.has(reply.error.code)) throw new CommandError(reply.error.code, reply.error.message);
-      throw new CommandError('SERVICE_UNAVAILABLE', UNAVAILABLE);
+      throw new CommandError('INTERNAL_ERROR', 'Erro interno do servidor.');
     } catch (err) {
       if (err instanceof RpcTimeoutError || err instanceof BrokerUnavailableError) {
         railFailures.inc({ command: definition.name, code: 'SERVICE_UNAVAILABLE' });

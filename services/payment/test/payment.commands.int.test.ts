@@ -81,6 +81,20 @@ describe('payment service commands', () => {
       expect(opens.every((c) => c.payload.payment_id === retried.result.payment.payment_id)).toBe(true);
       expect(await countPayments(businessId)).toBe(1);
     });
+
+    test('a rail refusing for good gives INTERNAL_ERROR at once, not a SERVICE_UNAVAILABLE to retry for ever', async () => {
+      const businessId = await newBusiness(h.client);
+      h.rails.refusal = 'INVALID_FIELDS';
+      try {
+        const started = Date.now();
+        const reply = await h.client.request(createPayment, createCommand(businessId), { timeoutMs: 5000 });
+        expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'INTERNAL_ERROR' }) });
+        expect(Date.now() - started).toBeLessThan(1000);
+        expect(await countPayments(businessId)).toBe(0);
+      } finally {
+        h.rails.refusal = undefined;
+      }
+    });
   });
 
   describe('payment.get.v1', () => {

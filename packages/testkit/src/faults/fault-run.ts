@@ -50,6 +50,11 @@ export interface FaultRunOptions {
 
 export interface FaultRunResult {
   report: InvariantReport;
+  /**
+   * Failed messages the services sent to a delay queue to be tried again, as their metrics count them when the run
+   * ends (a process killed meanwhile took its count with it): evidence that a fault struck work under way.
+   */
+  brokerRetries: number;
   text: string;
   /** Where the stack's output was written. */
   logFile: string;
@@ -185,8 +190,11 @@ export class FaultRun {
     mkdirSync(logDirectory, { recursive: true });
     const logFile = join(logDirectory, `stack-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
     writeFileSync(logFile, this.targets.stack.logs.join(''));
-    const text = `${formatReport(report, this.timeline, parked)}\nstack output: ${logFile}`;
-    return { report, text, logFile };
+    const brokerRetries = await countBrokerRetries(this.targets.stack);
+    const text =
+      `${formatReport(report, this.timeline, parked)}\n  messages retried through the delay queues: ${brokerRetries}` +
+      `\nstack output: ${logFile}`;
+    return { report, brokerRetries, text, logFile };
   }
 
   async stop(): Promise<void> {
@@ -200,6 +208,19 @@ export class FaultRun {
     ]);
     this.pki.remove();
   }
+}
+
+/** The sum of `broker_messages_retried_total` over every service's metrics. */
+async function countBrokerRetries(stack: RunningStack): Promise<number> {
+  let total = 0;
+  for (const url of Object.values(stack.metricsUrls)) {
+    const text = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })
+      .then((response) => response.text())
+      .catch(() => '');
+    for (const match of text.matchAll(/^broker_messages_retried_total(?:\{[^}]*\})? (\d+)$/gm))
+      total += Number(match[1]);
+  }
+  return total;
 }
 
 async function openBusiness(

@@ -201,6 +201,14 @@ export class LoadGenerator {
           this.serviceUnavailable += 1;
           const retryAfter = Number(response.headers.get('retry-after'));
           if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
+          // A fault must read as the contract's SERVICE_UNAVAILABLE with a Retry-After, or clients cannot pace.
+          const code = (parseJson(text).error as { code?: unknown } | undefined)?.code;
+          if (!(retryAfter > 0) || code !== 'SERVICE_UNAVAILABLE')
+            this.failures.push({
+              at: Date.now(),
+              request,
+              outcome: `503 without Retry-After or code: ${outcome}`,
+            });
         } else {
           // A fault must read as 503; any other 5xx is a failure, retried all the same to keep the flow going.
           this.failures.push({ at: Date.now(), request, outcome });

@@ -13,8 +13,9 @@ import {
 export function describeFaultRun(
   options: Omit<FaultRunOptions, 'log'>,
   faults: () => Fault[],
-  minimumPayments: number,
+  expected: { minimumPayments: number; brokerRetries: boolean },
 ): void {
+  const { minimumPayments } = expected;
   let run: FaultRun | undefined;
   let result: FaultRunResult;
 
@@ -40,4 +41,9 @@ export function describeFaultRun(
     expect(result.report.figures.paid).toBeGreaterThan(minimumPayments * 0.8);
     expect(result.report.figures.deliveredEvents).toBeGreaterThanOrEqual(result.report.figures.paid);
   });
+
+  if (expected.brokerRetries)
+    test('the faults struck messages under way: some went through the delay queues', () => {
+      expect(result.brokerRetries).toBeGreaterThan(0);
+    });
 }

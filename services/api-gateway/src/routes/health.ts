@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import type { ServiceName } from '@gateway/contracts';
-import { asyncHandler } from '@gateway/http-errors';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, asyncHandler } from '@gateway/http-errors';
 import type { Broker } from '@gateway/messaging';
 import { metricsRegistry } from '@gateway/observability';
 
@@ -67,6 +67,7 @@ export function healthRoutes(deps: { dataSource: DataSource; redis: Redis; broke
       const results = await Promise.all(names.map((name) => check(probes[name]!)));
       const checks = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
       const ready = results.every((result) => result.ok);
+      if (!ready) res.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
       res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
     }),
   );

@@ -12,7 +12,7 @@ import {
   type PixChargeStatus,
   type RevisedCryptoRequest,
 } from '@gateway/contracts';
-import { type Broker, type MessageContext } from '@gateway/messaging';
+import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
 import { serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../../src/config';
 import { startPaymentService, type PaymentService } from '../../src/main';
@@ -31,6 +31,8 @@ export interface RailCall {
  */
 export class FakeRails {
   silent = false;
+  /** A code the rails refuse opens with (a PSP rejecting the cob), when set. */
+  refusal: string | undefined;
   /** How long the rails take to answer opens and amount changes (a slow PSP or chain), within the timeout. */
   delayMs = 0;
   /** What a status question about a payment is answered; a payment not here is still open with nothing received. */
@@ -124,6 +126,7 @@ export class FakeRails {
       this.calls.push({ name, messageId: id, payload, at: Date.now() });
       // Longer than the payment service's rail timeout: the reply arrives after it gave up.
       if (this.silent) await new Promise((resolve) => setTimeout(resolve, 1500));
+      if (this.refusal) throw new CommandError(this.refusal, 'Recusado pelo provedor.');
       if (!this.answered.has(id)) this.answered.set(id, make(payload));
       return this.answered.get(id);
     };
