@@ -7,13 +7,37 @@ export interface ClientCredentials {
   clientSecret: string;
 }
 
-/** OAuth2 client-credentials issuer (RFC 6749 section 4.4) and the Bearer check API Pix puts on every call. */
+/** The API Pix scopes of the operations the simulator serves (`securitySchemes.OAuth2`). */
+export const API_PIX_SCOPES = [
+  'cob.write',
+  'cob.read',
+  'payloadlocation.write',
+  'payloadlocation.read',
+  'pix.write',
+  'pix.read',
+  'webhook.write',
+  'webhook.read',
+] as const;
+export type ApiPixScope = (typeof API_PIX_SCOPES)[number];
+
+export interface TokenOptions {
+  ttlSeconds: number;
+  /** Leave `expires_in` out of token answers (RFC 6749 only recommends it), as some PSPs do. */
+  omitExpiresIn?: boolean;
+}
+
+interface IssuedToken {
+  expiresAt: number;
+  scopes: Set<string>;
+}
+
+/** OAuth2 client-credentials issuer (RFC 6749 section 4.4) and the Bearer and scope checks API Pix puts on calls. */
 export class TokenIssuer {
-  private readonly expiryByToken = new Map<string, number>();
+  private readonly issued = new Map<string, IssuedToken>();
 
   constructor(
     private readonly credentials: ClientCredentials,
-    private readonly ttlSeconds: number,
+    private readonly options: TokenOptions,
   ) {}
 
   /** `POST /oauth/token`; errors follow RFC 6749 section 5.2 (`{error}`), which OAuth clients expect. */
@@ -28,28 +52,60 @@ export class TokenIssuer {
         res.status(400).json({ error: 'unsupported_grant_type' });
         return;
       }
+      // RFC 6749 section 3.3: without `scope` the client gets the default, here every scope it may have.
+      const requested = typeof req.body?.scope === 'string' ? req.body.scope.split(' ').filter(Boolean) : [];
+      const unknown = requested.filter(
+        (scope: string) => !(API_PIX_SCOPES as readonly string[]).includes(scope),
+      );
+      if (unknown.length > 0) {
+        res.status(400).json({ error: 'invalid_scope', error_description: `unknown: ${unknown.join(' ')}` });
+        return;
+      }
+      const scopes: string[] = requested.length > 0 ? requested : [...API_PIX_SCOPES];
       const token = randomBytes(24).toString('base64url');
-      this.expiryByToken.set(token, Date.now() + this.ttlSeconds * 1000);
-      res
-        .set('cache-control', 'no-store')
-        .json({ access_token: token, token_type: 'Bearer', expires_in: this.ttlSeconds });
+      this.issued.set(token, {
+        expiresAt: Date.now() + this.options.ttlSeconds * 1000,
+        scopes: new Set(scopes),
+      });
+      res.set('cache-control', 'no-store').json({
+        access_token: token,
+        token_type: 'Bearer',
+        ...(this.options.omitExpiresIn ? {} : { expires_in: this.options.ttlSeconds }),
+        scope: scopes.join(' '),
+      });
     });
     return router;
   }
 
+  /**
+   * A valid Bearer token, or 401 with RFC 6750's challenge. API Pix documents no 401 (access is OAuth's business);
+   * the body is its problem form with `AcessoNegado`, the only type it has for refused access.
+   */
   requireBearer(): RequestHandler {
     return (req, res, next) => {
       const token = /^Bearer (.+)$/i.exec(req.get('authorization') ?? '')?.[1];
-      const expiry = token === undefined ? undefined : this.expiryByToken.get(token);
-      if (expiry !== undefined && expiry > Date.now()) return next();
-      res.set('www-authenticate', 'Bearer');
+      const issued = token === undefined ? undefined : this.issued.get(token);
+      if (issued !== undefined && issued.expiresAt > Date.now()) {
+        res.locals.scopes = issued.scopes;
+        return next();
+      }
+      res.set('www-authenticate', 'Bearer error="invalid_token"');
       sendProblem(
         res,
         401,
-        'NaoAutorizado',
-        'Não autorizado',
+        'AcessoNegado',
+        'Acesso negado.',
         'Token de acesso ausente, inválido ou expirado.',
       );
+    };
+  }
+
+  /** The operation's scope (its `security: OAuth2: [...]`), else 403 `AcessoNegado` (RFC 6750 insufficient_scope). */
+  static requireScope(scope: ApiPixScope): RequestHandler {
+    return (_req, res, next) => {
+      if ((res.locals.scopes as Set<string> | undefined)?.has(scope)) return next();
+      res.set('www-authenticate', `Bearer error="insufficient_scope", scope="${scope}"`);
+      sendProblem(res, 403, 'AcessoNegado', 'Acesso negado.', `O token não tem o escopo ${scope}.`);
     };
   }
 

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Logger } from '@gateway/observability';
 import { request } from 'undici';
-import { type PixRecebido } from './cob-store';
 
 /** About two minutes in all, like a PSP that gives up on a receiver that stays down. */
 export const DEFAULT_CALLBACK_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000, 30000, 30000];
@@ -16,8 +15,8 @@ export class CallbackSender {
     private readonly retryDelaysMs: number[],
   ) {}
 
-  /** Fire and forget: the payer's bank does not wait for the receiver's system. */
-  dispatch(webhookUrl: string, pix: PixRecebido[]): void {
+  /** Fire and forget: the payer's bank does not wait for the receiver's system. `pix` items are API Pix `Pix`. */
+  dispatch(webhookUrl: string, pix: Array<Record<string, unknown>>): void {
     const url = `${webhookUrl.replace(/\/+$/, '')}/pix`;
     void this.deliver(url, JSON.stringify({ pix }));
   }

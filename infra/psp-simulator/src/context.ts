@@ -1,6 +1,8 @@
 import { type CallbackSender } from './callback-sender';
-import { type CobStore, type StoredCob, type StoredLocation } from './cob-store';
+import { type CobStore, type PixRecebido, type StoredCob, type StoredLocation } from './cob-store';
 import { dynamicBrCode } from './br-code';
+import { type FaultInjector } from './faults';
+import { type PayloadSigner } from './payload-signer';
 
 export interface SimulatorSettings {
   /** The receiver's Pix key: the only `chave` this simulated account owns. */
@@ -8,33 +10,59 @@ export interface SimulatorSettings {
   merchantName: string;
   merchantCity: string;
   pathPrefix: string;
+  /** The receiving account holder's CNPJ (`WebhookCompleto.cnpj`). */
+  cnpj: string;
+  /** How long a devolução stays EM_PROCESSAMENTO before it settles (and the callback tells it). */
+  devolucaoSettleMs: number;
 }
 
 export interface SimulatorContext {
   settings: SimulatorSettings;
   store: CobStore;
-  webhookUrlByChave: Map<string, string>;
+  webhooks: Map<string, { webhookUrl: string; criacao: Date }>;
   callbacks: CallbackSender;
+  signer: PayloadSigner;
+  faults: FaultInjector;
 }
 
-/** A cob as API Pix v2 returns it (`loc.location` and the v2.0 top-level `location` both present). */
+/** Where payload locations are served: their own path, outside API Pix (`GET /{pixUrlAccessToken}`). */
+export const PAYLOAD_PATH = '/qr/v2';
+
+/** A cob as API Pix v2 returns it (`loc` complete, and the v2.0 top-level `location` too). */
 export function cobView(cob: StoredCob, settings: SimulatorSettings): Record<string, unknown> {
   return {
     calendario: { criacao: cob.criacao.toISOString(), expiracao: cob.expiracao },
     txid: cob.txid,
     revisao: cob.revisao,
-    loc: { id: cob.loc.id, location: cob.loc.location, tipoCob: 'cob' },
+    loc: locationView(cob.loc),
     location: cob.loc.location,
     status: cob.status,
-    valor: { original: cob.valorOriginal },
+    valor: valorView(cob),
     chave: cob.chave,
     ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
     pixCopiaECola: dynamicBrCode(cob.loc.location, settings.merchantName, settings.merchantCity),
-    ...(cob.pix.length === 0 ? {} : { pix: cob.pix }),
+    ...(cob.pix.length === 0 ? {} : { pix: cob.pix.map(pixView) }),
   };
 }
 
-/** A location as API Pix v2 returns it from `POST /loc` (`txid` only while a cob is linked to it). */
+/** What a payer's bank reads at the location (`CobPayload`), signed by `PayloadSigner`. */
+export function cobPayload(cob: StoredCob, now: Date): Record<string, unknown> {
+  return {
+    txid: cob.txid,
+    revisao: cob.revisao,
+    calendario: {
+      criacao: cob.criacao.toISOString(),
+      apresentacao: now.toISOString(),
+      expiracao: cob.expiracao,
+    },
+    status: cob.status,
+    valor: valorView(cob),
+    chave: cob.chave,
+    ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
+  };
+}
+
+/** A location as API Pix v2 returns it (`txid` only while a cob is linked to it). */
 export function locationView(loc: StoredLocation): Record<string, unknown> {
   return {
     id: loc.id,
@@ -45,7 +73,19 @@ export function locationView(loc: StoredLocation): Record<string, unknown> {
   };
 }
 
+/** A received Pix (`Pix`), with its devoluções once it has any. */
+export function pixView(pix: PixRecebido): Record<string, unknown> {
+  const { devolucoes, ...rest } = pix;
+  return devolucoes.length === 0 ? rest : { ...rest, devolucoes };
+}
+
 /** Where this simulator's locations live, as seen by whoever called it (scheme-less, as BR Codes carry it). */
-export function locationBase(host: string | undefined, settings: SimulatorSettings): string {
-  return `${host}${settings.pathPrefix}/loc`;
+export function locationBase(host: string | undefined): string {
+  return `${host}${PAYLOAD_PATH}`;
+}
+
+function valorView(cob: StoredCob): Record<string, unknown> {
+  return cob.modalidadeAlteracao === 1
+    ? { original: cob.valorOriginal, modalidadeAlteracao: 1 }
+    : { original: cob.valorOriginal };
 }

@@ -6,12 +6,18 @@ import { TokenIssuer } from './auth';
 import { CallbackSender, DEFAULT_CALLBACK_DELAYS_MS } from './callback-sender';
 import { CobStore } from './cob-store';
 import { type SimulatorContext } from './context';
+import { FaultInjector } from './faults';
+import { PayloadSigner } from './payload-signer';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
 import { locationRouter, payloadRouter } from './routes/location';
+import { pixRouter } from './routes/pix';
 import { sandboxRouter } from './routes/sandbox';
 import { webhookRouter } from './routes/webhook';
 import { SANDBOX_PIX_KEY } from './config';
+
+export { type Fault, type FaultInjector, type FaultRule } from './faults';
+export { FAILING_DEVOLUCAO_DESCRICAO } from './routes/pix';
 
 export interface PspSimulatorOptions {
   clientId: string;
@@ -25,6 +31,10 @@ export interface PspSimulatorOptions {
   /** ISPB of the simulated payer's bank, first part of every endToEndId. */
   payerIspb?: string;
   tokenTtlSeconds?: number;
+  /** Token answers without `expires_in`, as some PSPs send them. */
+  omitTokenExpiresIn?: boolean;
+  /** How long a devolução is EM_PROCESSAMENTO before it settles (default 200 ms). */
+  devolucaoSettleMs?: number;
   /** Waits between callback attempts; their count bounds the retries. */
   callbackRetryDelaysMs?: number[];
   logger?: Logger;
@@ -32,13 +42,19 @@ export interface PspSimulatorOptions {
 
 export interface RunningPspSimulator {
   url: string;
+  /** Rate limits, errors, slow and lost answers to serve next (tests). */
+  faults: FaultInjector;
   close: () => Promise<void>;
 }
 
 export interface PspSimulator {
   app: Express;
+  faults: FaultInjector;
   start: (port: number, host?: string) => Promise<RunningPspSimulator>;
 }
+
+// The simulated account holder's CNPJ (check digits valid), shown with its webhook.
+const SANDBOX_CNPJ = '11222333000181';
 
 /** A stand-in receiving PSP speaking the BCB "API Pix" v2 subset the gateway uses, plus sandbox payment triggers. */
 export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
@@ -50,22 +66,31 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       merchantName: options.merchantName ?? 'PSP SIMULADOR',
       merchantCity: options.merchantCity ?? 'SAO PAULO',
       pathPrefix,
+      cnpj: SANDBOX_CNPJ,
+      devolucaoSettleMs: options.devolucaoSettleMs ?? 200,
     },
     store: new CobStore(options.payerIspb ?? '99999999'),
-    webhookUrlByChave: new Map(),
+    webhooks: new Map(),
     callbacks: new CallbackSender(logger, options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS),
+    signer: new PayloadSigner(),
+    faults: new FaultInjector(),
   };
-  const tokens = new TokenIssuer(options, options.tokenTtlSeconds ?? 3600);
+  const tokens = new TokenIssuer(options, {
+    ttlSeconds: options.tokenTtlSeconds ?? 3600,
+    omitExpiresIn: options.omitTokenExpiresIn,
+  });
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(context.faults.middleware());
   app.use(tokens.router());
-  app.use(pathPrefix, payloadRouter(context));
+  app.use(payloadRouter(context));
   app.use(pathPrefix, tokens.requireBearer(), express.json({ limit: '64kb', type: ['application/json'] }));
   app.use(
     pathPrefix,
     cobRouter(context),
     locationRouter(context),
+    pixRouter(context),
     sandboxRouter(context),
     webhookRouter(context),
   );
@@ -76,12 +101,17 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
 
   return {
     app,
+    faults: context.faults,
     start: (port, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         const server: Server = app.listen(port, host, () => {
           const { port: boundPort } = server.address() as AddressInfo;
           logger.info({ host, port: boundPort, pathPrefix }, 'psp simulator listening');
-          resolve({ url: `http://${host}:${boundPort}`, close: () => close(server, context) });
+          resolve({
+            url: `http://${host}:${boundPort}`,
+            faults: context.faults,
+            close: () => close(server, context),
+          });
         });
         server.once('error', reject);
       }),

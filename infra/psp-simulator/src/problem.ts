@@ -5,19 +5,23 @@ export interface Violation {
   propriedade: string;
 }
 
-/** Error names as API Pix v2 publishes them under `https://pix.bcb.gov.br/api/v2/error/`. */
+/** Error types the API Pix document lists (2.9.0, "Tratamento de erros"), under `https://pix.bcb.gov.br/api/v2/error/`. */
 export type ProblemName =
   | 'RequisicaoInvalida'
-  | 'NaoAutorizado'
   | 'AcessoNegado'
   | 'NaoEncontrado'
+  | 'ErroInternoDoServidor'
+  | 'ServicoIndisponivel'
+  | 'CobPayloadNaoEncontrado'
   | 'CobOperacaoInvalida'
   | 'CobNaoEncontrado'
-  | 'WebhookOperacaoInvalida'
-  | 'WebhookNaoEncontrado'
   | 'PayloadLocationOperacaoInvalida'
   | 'PayloadLocationNaoEncontrado'
-  | 'ErroInternoDoServidor';
+  | 'PixNaoEncontrado'
+  | 'PixDevolucaoNaoEncontrada'
+  | 'PixDevolucaoInvalida'
+  | 'WebhookOperacaoInvalida'
+  | 'WebhookNaoEncontrado';
 
 /** Sends an RFC 7807 problem the way API Pix v2 does (`application/problem+json`, optional `violacoes`). */
 export function sendProblem(

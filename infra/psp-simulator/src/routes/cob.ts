@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import Joi from 'joi';
+import { TokenIssuer } from '../auth';
 import { type SimulatorContext, cobView, locationBase } from '../context';
 import {
   type CobChange,
@@ -15,38 +16,49 @@ import { TXID_PATTERN, pixAmount, validateBody } from './validation';
 const DEFAULT_EXPIRACAO = 86400;
 const COB_PROBLEM = { name: 'CobOperacaoInvalida', title: 'Cobrança inválida.', prefix: 'cob' } as const;
 
+interface Valor {
+  original: string;
+  modalidadeAlteracao?: 0 | 1;
+}
+
 interface CobBody {
-  calendario?: { expiracao?: number };
-  valor: { original: string };
+  calendario: { expiracao?: number };
+  valor: Valor;
   chave: string;
   solicitacaoPagador?: string;
 }
 
 interface CobRevisionBody {
   calendario?: { expiracao?: number };
-  valor?: { original: string };
+  valor?: Partial<Valor>;
   solicitacaoPagador?: string;
   status?: 'REMOVIDA_PELO_USUARIO_RECEBEDOR';
   /** Moves the cob to this location (from `POST /loc`), so its BR Code changes. */
-  loc?: { id: number };
+  loc?: { id: number; tipoCob: 'cob' };
 }
 
 const expiracao = Joi.number().integer().min(1);
 const solicitacaoPagador = Joi.string().max(140);
+const modalidadeAlteracao = Joi.number().valid(0, 1);
 
+// `CobSolicitada`: calendario, valor.original and chave required.
 const cobBodySchema = Joi.object<CobBody>({
-  calendario: Joi.object({ expiracao }).unknown(true),
-  valor: Joi.object({ original: pixAmount.required() }).unknown(true).required(),
+  calendario: Joi.object({ expiracao }).unknown(true).required(),
+  valor: Joi.object({ original: pixAmount.required(), modalidadeAlteracao }).unknown(true).required(),
   chave: Joi.string().max(77).required(),
   solicitacaoPagador,
 }).unknown(true);
 
+// `CobRevisada`; its `loc` is a `PayloadLocationCob`, whose `id` and `tipoCob` are both required.
 const cobRevisionSchema = Joi.object<CobRevisionBody>({
   calendario: Joi.object({ expiracao }).unknown(true),
-  valor: Joi.object({ original: pixAmount.required() }).unknown(true),
+  valor: Joi.object({ original: pixAmount, modalidadeAlteracao }).unknown(true),
   solicitacaoPagador,
   status: Joi.string().valid('REMOVIDA_PELO_USUARIO_RECEBEDOR'),
-  loc: Joi.object({ id: Joi.number().integer().min(1).required() }).unknown(true),
+  loc: Joi.object({
+    id: Joi.number().integer().min(1).required(),
+    tipoCob: Joi.string().valid('cob').required(),
+  }).unknown(true),
 }).unknown(true);
 
 /** `PUT|PATCH|GET {prefix}/cob/:txid` (API Pix v2, immediate charges). */
@@ -54,7 +66,7 @@ export function cobRouter(context: SimulatorContext): Router {
   const { store, settings } = context;
   const router = express.Router();
 
-  router.put('/cob/:txid', (req, res) => {
+  router.put('/cob/:txid', TokenIssuer.requireScope('cob.write'), (req, res) => {
     const txid = readTxid(req, res);
     const body = txid && validateBody(res, cobBodySchema, req.body, COB_PROBLEM);
     if (!txid || !body) return;
@@ -71,29 +83,25 @@ export function cobRouter(context: SimulatorContext): Router {
     }
     const requested: NewCob = {
       txid,
-      expiracao: body.calendario?.expiracao ?? DEFAULT_EXPIRACAO,
+      expiracao: body.calendario.expiracao ?? DEFAULT_EXPIRACAO,
       valorOriginal: body.valor.original,
+      modalidadeAlteracao: body.valor.modalidadeAlteracao ?? 0,
       chave: body.chave,
       solicitacaoPagador: body.solicitacaoPagador,
     };
-    const existing = store.get(txid);
-    if (existing) {
-      if (sameCharge(existing, requested)) res.status(200).json(cobView(existing, settings));
-      else
-        sendProblem(
-          res,
-          409,
-          'CobOperacaoInvalida',
-          'txid já utilizado.',
-          `O txid ${txid} já identifica outra cobrança.`,
-        );
+    // A txid names one cob for good: a PUT that meets one, even a replay of the same request whose answer was lost,
+    // is refused with a 400 problem as PSPs do (the document lists no 409); the client reads the cob back.
+    if (store.get(txid)) {
+      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', `O txid ${txid} já foi utilizado.`, [
+        { razao: 'O campo cob.txid encontra-se em uso.', propriedade: 'cob.txid' },
+      ]);
       return;
     }
-    const base = locationBase(req.get('host'), settings);
+    const base = locationBase(req.get('host'));
     res.status(201).json(cobView(store.create(requested, base, new Date()), settings));
   });
 
-  router.patch('/cob/:txid', (req, res) => {
+  router.patch('/cob/:txid', TokenIssuer.requireScope('cob.write'), (req, res) => {
     const cob = findCob(context, req, res);
     const body = cob && validateBody(res, cobRevisionSchema, req.body, COB_PROBLEM);
     if (!cob || !body) return;
@@ -107,25 +115,31 @@ export function cobRouter(context: SimulatorContext): Router {
       );
       return;
     }
-    const change: CobChange = {};
-    if (body.loc) {
-      const loc = locationFor(store, cob, body.loc.id);
-      if (typeof loc === 'string') {
-        sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', loc, [
-          { razao: loc, propriedade: 'cob.loc.id' },
-        ]);
-        return;
-      }
-      change.loc = loc;
+    const change: CobChange = {
+      valorOriginal: body.valor?.original,
+      modalidadeAlteracao: body.valor?.modalidadeAlteracao,
+      expiracao: body.calendario?.expiracao,
+      solicitacaoPagador: body.solicitacaoPagador,
+    };
+    if (body.status && Object.values(change).some((value) => value !== undefined)) {
+      const reason = 'Remover a cobrança junto com outras alterações não faz sentido.';
+      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', reason, [
+        { razao: reason, propriedade: 'cob.status' },
+      ]);
+      return;
     }
-    if (body.valor) change.valorOriginal = body.valor.original;
-    if (body.calendario?.expiracao !== undefined) change.expiracao = body.calendario.expiracao;
-    if (body.solicitacaoPagador !== undefined) change.solicitacaoPagador = body.solicitacaoPagador;
-    if (body.status) change.status = body.status;
-    res.json(cobView(store.revise(cob, change), settings));
+    change.status = body.status;
+    const loc = body.loc && locationFor(store, cob, body.loc.id);
+    if (typeof loc === 'string') {
+      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', loc, [
+        { razao: loc, propriedade: 'cob.loc.id' },
+      ]);
+      return;
+    }
+    res.json(cobView(store.revise(cob, change, loc), settings));
   });
 
-  router.get('/cob/:txid', (req, res) => {
+  router.get('/cob/:txid', TokenIssuer.requireScope('cob.read'), (req, res) => {
     const cob = findCob(context, req, res);
     if (cob) res.json(cobView(cob, settings));
   });
@@ -160,15 +174,6 @@ export function findCob(context: SimulatorContext, req: Request, res: Response):
       `Nenhuma cobrança com txid ${txid}.`,
     );
   return cob;
-}
-
-function sameCharge(existing: StoredCob, requested: NewCob): boolean {
-  return (
-    existing.valorOriginal === requested.valorOriginal &&
-    existing.chave === requested.chave &&
-    existing.expiracao === requested.expiracao &&
-    existing.solicitacaoPagador === requested.solicitacaoPagador
-  );
 }
 
 /** The location a revision may move the cob to (one that exists, free or already this cob's), or why not. */

@@ -1,6 +1,8 @@
 import express, { type Router } from 'express';
 import Joi from 'joi';
-import { type SimulatorContext, locationBase, locationView } from '../context';
+import { TokenIssuer } from '../auth';
+import { type SimulatorContext, PAYLOAD_PATH, cobPayload, locationBase, locationView } from '../context';
+import { JWKS_PATH } from '../payload-signer';
 import { sendProblem } from '../problem';
 import { validateBody } from './validation';
 
@@ -10,47 +12,52 @@ const locationSchema = Joi.object<{ tipoCob: 'cob' }>({
 }).unknown(true);
 
 /**
- * `GET {prefix}/loc/:id`, the public URL inside the BR Code that the payer's bank fetches. Real PSPs answer a JWS
- * (`application/jose`) signed with their ICP-Brasil key; the simulator answers the same payload as plain JSON. A
- * location no cob is linked to (never linked, or left behind when its cob moved) is not found.
+ * The public side of locations, outside API Pix's authenticated prefix: `GET /qr/v2/{pixUrlAccessToken}`, the URL a
+ * BR Code carries, answers the cob's payload as a signed JWS (`application/jose`, API Pix `CobPayload`), and
+ * `GET /jwks.json` the key that verifies it. A location no cob is linked to (never linked, or left behind when its cob
+ * moved) is not found.
  */
 export function payloadRouter(context: SimulatorContext): Router {
   const router = express.Router();
-  router.get('/loc/:id', (req, res) => {
-    const cob = context.store.getByLocationUuid(req.params.id);
+  router.get(JWKS_PATH, (_req, res, next) => {
+    context.signer
+      .jwks()
+      .then((jwks) => res.set('cache-control', 'max-age=300').json(jwks))
+      .catch(next);
+  });
+  router.get(`${PAYLOAD_PATH}/:pixUrlAccessToken`, (req, res, next) => {
+    const cob = context.store.getByAccessToken(req.params.pixUrlAccessToken);
     if (!cob) {
-      sendProblem(res, 404, 'PayloadLocationNaoEncontrado', 'Location não encontrada.');
+      sendProblem(res, 404, 'CobPayloadNaoEncontrado', 'Cobrança não encontrada para a location.');
       return;
     }
-    res.json({
-      revisao: cob.revisao,
-      calendario: {
-        criacao: cob.criacao.toISOString(),
-        apresentacao: new Date().toISOString(),
-        expiracao: cob.expiracao,
-      },
-      valor: { original: cob.valorOriginal },
-      chave: cob.chave,
-      txid: cob.txid,
-      ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
-      status: cob.status,
-    });
+    context.signer
+      .sign(cobPayload(cob, new Date()), `http://${req.get('host')}${JWKS_PATH}`)
+      .then((jws) => res.type('application/jose').send(jws))
+      .catch(next);
   });
   return router;
 }
 
-/** `POST {prefix}/loc` `{tipoCob: 'cob'}` (API Pix v2): a new location, to link to a cob with `loc.id`. */
+/** `POST {prefix}/loc` `{tipoCob: 'cob'}` and `GET {prefix}/loc/:id` (API Pix v2): locations to link a cob to. */
 export function locationRouter(context: SimulatorContext): Router {
   const router = express.Router();
-  router.post('/loc', (req, res) => {
+  router.post('/loc', TokenIssuer.requireScope('payloadlocation.write'), (req, res) => {
     const body = validateBody(res, locationSchema, req.body, {
       name: 'PayloadLocationOperacaoInvalida',
       title: 'Location inválida.',
       prefix: 'loc',
     });
     if (!body) return;
-    const base = locationBase(req.get('host'), context.settings);
-    res.status(201).json(locationView(context.store.createLocation(base, new Date())));
+    const loc = context.store.createLocation(locationBase(req.get('host')), new Date());
+    res.status(201).json(locationView(loc));
+  });
+  router.get('/loc/:id', TokenIssuer.requireScope('payloadlocation.read'), (req, res) => {
+    const loc = /^\d+$/.test(req.params.id ?? '')
+      ? context.store.getLocation(Number(req.params.id))
+      : undefined;
+    if (loc) res.json(locationView(loc));
+    else sendProblem(res, 404, 'PayloadLocationNaoEncontrado', 'Location não encontrada.');
   });
   return router;
 }

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import Joi from 'joi';
+import { TokenIssuer } from '../auth';
 import { type SimulatorContext } from '../context';
 import { sendProblem } from '../problem';
 import { validateBody } from './validation';
@@ -14,7 +15,7 @@ const webhookSchema = Joi.object<{ webhookUrl: string }>({
 export function webhookRouter(context: SimulatorContext): Router {
   const router = express.Router();
 
-  router.put('/webhook/:chave', (req, res) => {
+  router.put('/webhook/:chave', TokenIssuer.requireScope('webhook.write'), (req, res) => {
     const chave = req.params.chave;
     const body = validateBody(res, webhookSchema, req.body, {
       name: 'WebhookOperacaoInvalida',
@@ -32,18 +33,25 @@ export function webhookRouter(context: SimulatorContext): Router {
       );
       return;
     }
-    context.webhookUrlByChave.set(chave, body.webhookUrl);
-    res.status(200).json({ webhookUrl: body.webhookUrl, chave, criacao: new Date().toISOString() });
+    context.webhooks.set(chave, { webhookUrl: body.webhookUrl, criacao: new Date() });
+    // The document's 200 carries no body.
+    res.status(200).end();
   });
 
-  router.get('/webhook/:chave', (req, res) => {
-    const webhookUrl = context.webhookUrlByChave.get(req.params.chave);
-    if (webhookUrl === undefined) sendProblem(res, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
-    else res.json({ webhookUrl, chave: req.params.chave });
+  router.get('/webhook/:chave', TokenIssuer.requireScope('webhook.read'), (req, res) => {
+    const webhook = context.webhooks.get(req.params.chave ?? '');
+    if (webhook === undefined) sendProblem(res, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
+    else
+      res.json({
+        webhookUrl: webhook.webhookUrl,
+        chave: req.params.chave,
+        cnpj: context.settings.cnpj,
+        criacao: webhook.criacao.toISOString(),
+      });
   });
 
-  router.delete('/webhook/:chave', (req, res) => {
-    if (context.webhookUrlByChave.delete(req.params.chave)) res.status(204).end();
+  router.delete('/webhook/:chave', TokenIssuer.requireScope('webhook.write'), (req, res) => {
+    if (context.webhooks.delete(req.params.chave ?? '')) res.status(204).end();
     else sendProblem(res, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
   });
 

@@ -1,0 +1,225 @@
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { createLogger } from '@gateway/observability';
+import { FAILING_DEVOLUCAO_DESCRICAO, createPspSimulator } from '../src';
+import { ApiPixSpec } from './support/api-pix-spec';
+
+const silent = createLogger('psp-simulator-test', 'silent');
+const PIX_KEY = '0b7c7f4e-8d0b-4e8e-9d43-4f1f3d3c2a10';
+const TXID = 'spec0test0txid0abcdefghijklmno';
+const closers: Array<() => Promise<unknown>> = [];
+let spec: ApiPixSpec;
+
+beforeAll(async () => {
+  spec = await ApiPixSpec.load();
+});
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function start(options: { omitTokenExpiresIn?: boolean } = {}) {
+  const simulator = createPspSimulator({
+    clientId: 'c',
+    clientSecret: 's',
+    pixKey: PIX_KEY,
+    logger: silent,
+    callbackRetryDelaysMs: [50],
+    devolucaoSettleMs: 50,
+    ...options,
+  });
+  const running = await simulator.start(0);
+  closers.push(running.close);
+  const token = async (scope?: string) => {
+    const response = await fetch(`${running.url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from('c:s').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: `grant_type=client_credentials${scope === undefined ? '' : `&scope=${encodeURIComponent(scope)}`}`,
+    });
+    return (await response.json()) as { access_token: string; expires_in?: number; scope: string };
+  };
+  const { access_token: bearer } = await token();
+  const call = async (method: string, path: string, body?: unknown, accessToken = bearer) => {
+    const response = await fetch(`${running.url}/v2${path}`, {
+      method,
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    const reply = {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      body: text,
+    };
+    return {
+      ...reply,
+      json: text ? JSON.parse(text) : undefined,
+      violations: spec.validateResponse(method, path, reply),
+    };
+  };
+  return { running, token, call };
+}
+
+async function receiver(): Promise<{ url: string; bodies: unknown[] }> {
+  const bodies: unknown[] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    req.on('end', () => {
+      bodies.push(JSON.parse(text));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
+}
+
+async function until<T>(read: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const value = read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('timed out');
+}
+
+const cob = { calendario: { expiracao: 3600 }, valor: { original: '10.00' }, chave: PIX_KEY };
+
+describe('the API Pix document as a validator', () => {
+  it('refuses what the document refuses: a loc without tipoCob, a txid too long, a cob without loc.txid, a 401', () => {
+    expect(spec.validateRequest('PATCH', `/cob/${TXID}`, JSON.stringify({ loc: { id: 1 } }))).not.toEqual([]);
+    expect(
+      spec.validateRequest('PATCH', `/cob/${TXID}`, JSON.stringify({ loc: { id: 1, tipoCob: 'cob' } })),
+    ).toEqual([]);
+    expect(spec.validateRequest('GET', `/cob/${TXID}${'x'.repeat(10)}`, '')).not.toEqual([]);
+    const answer = {
+      calendario: { criacao: '2025-01-01T00:00:00Z', expiracao: 3600 },
+      txid: TXID,
+      revisao: 0,
+      loc: { id: 1, location: 'psp.example/qr/v2/abc', tipoCob: 'cob', criacao: '2025-01-01T00:00:00Z' },
+      status: 'ATIVA',
+      valor: { original: '10.00' },
+      chave: PIX_KEY,
+    };
+    const reply = (body: unknown, status = 201) => ({
+      status,
+      contentType: 'application/json',
+      body: JSON.stringify(body),
+    });
+    expect(spec.validateResponse('PUT', `/cob/${TXID}`, reply(answer))).not.toEqual([]);
+    expect(
+      spec.validateResponse('PUT', `/cob/${TXID}`, reply({ ...answer, loc: { ...answer.loc, txid: TXID } })),
+    ).toEqual([]);
+    expect(spec.validateResponse('PUT', `/cob/${TXID}`, reply({ title: 'x', status: 401 }, 401))).not.toEqual(
+      [],
+    );
+    expect(spec.scopesOf('POST', '/loc')).toEqual(['payloadlocation.write']);
+  });
+});
+
+describe('PSP simulator against API Pix 2.9.0', () => {
+  it('revisao grows on a real change only: not on a loc move alone, nor on a PATCH that changes nothing', async () => {
+    const { call } = await start();
+    await call('PUT', `/cob/${TXID}`, cob);
+    const loc = await call('POST', '/loc', { tipoCob: 'cob' });
+
+    const moved = await call('PATCH', `/cob/${TXID}`, { loc: { id: loc.json.id, tipoCob: 'cob' } });
+    const same = await call('PATCH', `/cob/${TXID}`, { valor: { original: '10.00' } });
+    const changed = await call('PATCH', `/cob/${TXID}`, { valor: { original: '12.00' } });
+    const readLoc = await call('GET', `/loc/${loc.json.id}`);
+
+    expect([moved.json.revisao, same.json.revisao, changed.json.revisao]).toEqual([0, 0, 1]);
+    expect(moved.json.loc).toEqual({ ...loc.json, txid: TXID });
+    expect(readLoc.json).toMatchObject({ id: loc.json.id, txid: TXID, tipoCob: 'cob' });
+    for (const reply of [loc, moved, same, changed, readLoc]) expect(reply.violations).toEqual([]);
+  });
+
+  it('a token carries the scopes asked for: an operation outside them is 403 AcessoNegado', async () => {
+    const { token, call } = await start({ omitTokenExpiresIn: true });
+    const readOnly = await token('cob.read');
+
+    const refused = await call('PUT', `/cob/${TXID}`, cob, readOnly.access_token);
+
+    expect(readOnly).not.toHaveProperty('expires_in');
+    expect(readOnly.scope).toBe('cob.read');
+    expect(refused.status).toBe(403);
+    expect(refused.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/AcessoNegado');
+    expect(refused.violations).toEqual([]);
+  });
+
+  it('refunds a received Pix (devolução): EM_PROCESSAMENTO, then DEVOLVIDO or NAO_REALIZADO with a callback', async () => {
+    const { call } = await start();
+    const hook = await receiver();
+    await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
+    await call('PUT', `/cob/${TXID}`, cob);
+    await call('POST', `/cob/pagar/${TXID}`, {});
+    const e2eid = ((await until(() => hook.bodies[0])) as { pix: Array<{ endToEndId: string }> }).pix[0]!
+      .endToEndId;
+
+    const asked = await call('PUT', `/pix/${e2eid}/devolucao/dev1`, { valor: '4.00' });
+    const replay = await call('PUT', `/pix/${e2eid}/devolucao/dev1`, { valor: '4.00' });
+    const reused = await call('PUT', `/pix/${e2eid}/devolucao/dev1`, { valor: '1.00' });
+    const failing = await call('PUT', `/pix/${e2eid}/devolucao/dev2`, {
+      valor: '5.00',
+      descricao: FAILING_DEVOLUCAO_DESCRICAO,
+    });
+    const excess = await call('PUT', `/pix/${e2eid}/devolucao/dev3`, { valor: '6.01' });
+    await until(() => (hook.bodies.length >= 3 ? true : undefined));
+    const settled = await call('GET', `/pix/${e2eid}/devolucao/dev1`);
+    const refused = await call('GET', `/pix/${e2eid}/devolucao/dev2`);
+    const missing = await call('GET', `/pix/${e2eid}/devolucao/nope`);
+    const pix = await call('GET', `/pix/${e2eid}`);
+
+    expect(asked).toMatchObject({
+      status: 201,
+      json: { id: 'dev1', valor: '4.00', status: 'EM_PROCESSAMENTO' },
+    });
+    expect(replay).toMatchObject({ status: 201, json: { id: 'dev1', rtrId: asked.json.rtrId } });
+    expect([reused.status, failing.status, excess.status, missing.status]).toEqual([400, 201, 400, 404]);
+    expect(reused.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/PixDevolucaoInvalida');
+    expect(settled.json).toMatchObject({ status: 'DEVOLVIDO', horario: { liquidacao: expect.any(String) } });
+    expect(refused.json).toMatchObject({ status: 'NAO_REALIZADO' });
+    expect(pix.json.devolucoes).toHaveLength(2);
+    const callbacks = hook.bodies.slice(1) as Array<{
+      pix: Array<{ devolucoes: Array<{ status: string }> }>;
+    }>;
+    expect(callbacks.flatMap((body) => body.pix[0]!.devolucoes.map((d) => d.status))).toEqual(
+      expect.arrayContaining(['DEVOLVIDO', 'NAO_REALIZADO']),
+    );
+    for (const body of hook.bodies) expect(spec.validateCallback(JSON.stringify(body))).toEqual([]);
+    for (const reply of [asked, replay, reused, failing, excess, settled, refused, missing, pix])
+      expect(reply.violations).toEqual([]);
+  });
+
+  it('serves armed faults: 429 with and without Retry-After, 503, a slow answer, a lost answer after doing the work', async () => {
+    const { running, call } = await start();
+    running.faults.inject({ fault: { kind: 'rate-limit', retryAfterSeconds: 2 }, count: 1 });
+    running.faults.inject({ fault: { kind: 'rate-limit' }, count: 1 });
+    running.faults.inject({ fault: { kind: 'server-error' }, count: 1 });
+    const limited = await fetch(`${running.url}/v2/cob/${TXID}`);
+    const limitedBare = await fetch(`${running.url}/v2/cob/${TXID}`);
+    const unavailable = await call('GET', `/cob/${TXID}`);
+
+    running.faults.inject({ fault: { kind: 'slow', delayMs: 300 }, count: 1, method: 'GET' });
+    const startedAt = Date.now();
+    await call('GET', `/cob/${TXID}`);
+    const slowMs = Date.now() - startedAt;
+
+    running.faults.inject({ fault: { kind: 'lost-answer' }, count: 1, method: 'PUT', path: /^\/v2\/cob\// });
+    const lost = await call('PUT', `/cob/${TXID}`, cob).catch((error: unknown) => error);
+    const created = await call('GET', `/cob/${TXID}`);
+
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '2']);
+    expect([limitedBare.status, limitedBare.headers.get('retry-after')]).toEqual([429, null]);
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel');
+    expect(unavailable.violations).toEqual([]);
+    expect(slowMs).toBeGreaterThanOrEqual(300);
+    expect(String(lost)).toContain('fetch failed');
+    expect(created).toMatchObject({ status: 200, json: { txid: TXID, revisao: 0 } });
+  });
+});
