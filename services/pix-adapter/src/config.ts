@@ -31,6 +31,8 @@ export interface PixAdapterConfig {
   PSP_OAUTH_TOKEN_URL: string;
   PSP_CLIENT_ID: string;
   PSP_CLIENT_SECRET: string;
+  /** OAuth scopes to ask for; unset: those of the operations the adapter calls; empty: none (the PSP's default). */
+  PSP_OAUTH_SCOPE?: string;
   /** PEM file paths of the client certificate most PSPs require (mTLS); optional in sandbox. */
   PSP_MTLS_CERT?: string;
   PSP_MTLS_KEY?: string;
@@ -77,6 +79,9 @@ const schema = Joi.object<PixAdapterConfig>({
     .default((parent: { PSP_BASE_URL: string }) => `${parent.PSP_BASE_URL}/oauth/token`),
   PSP_CLIENT_ID: secret('sandbox-client'),
   PSP_CLIENT_SECRET: secret('sandbox-secret'),
+  PSP_OAUTH_SCOPE: Joi.string()
+    .allow('')
+    .pattern(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/),
   PSP_MTLS_CERT: Joi.string(),
   PSP_MTLS_KEY: Joi.string(),
   PSP_MTLS_CA: Joi.string(),

@@ -47,6 +47,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
       clientId: config.PSP_CLIENT_ID,
       clientSecret: config.PSP_CLIENT_SECRET,
+      ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
       mTLS: mutualTls(config),
       timeoutMs: config.PSP_TIMEOUT_MS,
       maxRetries: config.PSP_MAX_RETRIES,

@@ -3,6 +3,7 @@ import { type Server, createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import express from 'express';
 import { createPspSimulator } from '@gateway/psp-simulator';
+import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-location';
 import { createLogger } from '@gateway/observability';
 import { verifyPspBrCode } from '../src/domain/br-code';
 import { generateTxid } from '../src/domain/txid';
@@ -126,7 +127,7 @@ describe('ApiPixClient against the PSP simulator', () => {
       chave: psp.pixKey,
     });
     const location = cobLocation(cob)!;
-    expect(location).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+/v2/loc/[0-9a-f-]{36}$`));
+    expect(location).toMatch(/^127\.0\.0\.1:\d+\/qr\/v2\/[0-9a-f]{32}$/);
     expect(verifyPspBrCode(cob.pixCopiaECola!, location)).toMatchObject({ ok: true });
   });
 
@@ -174,11 +175,11 @@ describe('ApiPixClient against the PSP simulator', () => {
     const location = await client.createLocation();
     const unlinkedPayload = await fetch(`http://${location.location}`);
     const moved = await client.updateChargeAmount(txid, 2550, location.id);
-    const newPayload = await fetch(`http://${location.location}`);
+    const newPayload = await fetchPayload(location.location);
     const oldPayload = await fetch(`http://${oldLocation}`);
 
     expect(location).toMatchObject({ id: expect.any(Number), tipoCob: 'cob' });
-    expect(location.location).toMatch(/^127\.0\.0\.1:\d+\/v2\/loc\/[0-9a-f-]{36}$/);
+    expect(location.location).toMatch(/^127\.0\.0\.1:\d+\/qr\/v2\/[0-9a-f]{32}$/);
     expect(location.location).not.toBe(oldLocation);
     expect(unlinkedPayload.status).toBe(404);
     expect(moved).toMatchObject({
@@ -189,7 +190,7 @@ describe('ApiPixClient against the PSP simulator', () => {
     });
     expect(moved.pixCopiaECola).not.toBe(created.pixCopiaECola);
     expect(verifyPspBrCode(moved.pixCopiaECola!, location.location)).toMatchObject({ ok: true });
-    expect(await newPayload.json()).toMatchObject({ txid, revisao: 1, valor: { original: '25.50' } });
+    expect(newPayload).toMatchObject({ txid, revisao: 1, valor: { original: '25.50' } });
     expect(oldPayload.status).toBe(404);
     expect(await client.getCharge(txid)).toMatchObject({ revisao: 1, loc: { id: location.id } });
   });
@@ -229,7 +230,7 @@ describe('ApiPixClient against the PSP simulator', () => {
     expect(replayWithOtherExpiry).toEqual(first);
   });
 
-  it('when the txid already holds a different amount, create fails as a conflict', async () => {
+  it('when the txid already holds a different amount, create fails as a conflict (the PSP answered 400)', async () => {
     const psp = await startSimulator();
     const client = clientFor(psp.url);
     const txid = newTxid();
@@ -237,7 +238,7 @@ describe('ApiPixClient against the PSP simulator', () => {
 
     const error = await captureError(client.createCharge(txid, charge(psp.pixKey, 2000)));
 
-    expect(error).toMatchObject({ kind: 'conflict', status: 409 });
+    expect(error).toMatchObject({ kind: 'conflict', status: 400 });
   });
 
   it('maps an unknown txid to not_found and a foreign Pix key to invalid with its violations', async () => {
@@ -301,20 +302,37 @@ describe('ApiPixClient against the PSP simulator', () => {
     expect(attempts).toBe(3);
   });
 
-  it('a partial payment leaves the cob ATIVA; paying the rest concludes it', async () => {
+  it('a fixed-amount cob takes one Pix of its amount: another amount, or a second Pix, is refused', async () => {
     const psp = await startSimulator();
     const client = clientFor(psp.url);
     const txid = newTxid();
     await client.createCharge(txid, charge(psp.pixKey, 1000));
 
-    await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '4.00' });
-    const partial = await client.getCharge(txid);
-    await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '6.00' });
-    const full = await client.getCharge(txid);
+    const partial = await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '4.00' });
+    const full = await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '10.00' });
+    const again = await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '10.00' });
 
-    expect(partial.status).toBe('ATIVA');
-    expect(full.status).toBe('CONCLUIDA');
-    expect(full.pix?.map((p) => p.valor)).toEqual(['4.00', '6.00']);
+    expect([partial.status, full.status, again.status]).toEqual([400, 200, 400]);
+    expect(await client.getCharge(txid)).toMatchObject({ status: 'CONCLUIDA', pix: [{ valor: '10.00' }] });
+  });
+
+  it('once the payer may choose the amount (modalidadeAlteracao 1), one Pix of any amount concludes the cob', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 1000));
+
+    await client.letPayerChooseAmount(txid, 1000);
+    const partial = await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '4.00' });
+    const rest = await sandbox(psp.url, `/v2/cob/pagar/${txid}`, { valor: '6.00' });
+
+    expect([partial.status, rest.status]).toEqual([200, 400]);
+    expect(await client.getCharge(txid)).toMatchObject({
+      revisao: 1,
+      status: 'CONCLUIDA',
+      valor: { original: '10.00', modalidadeAlteracao: 1 },
+      pix: [{ valor: '4.00' }],
+    });
   });
 
   it('rejects a PATCH after the cob is CONCLUIDA, as invalid', async () => {
@@ -351,18 +369,17 @@ describe('ApiPixClient against the PSP simulator', () => {
     expect(await captureError(client.updateChargeAmount(txid, 1))).toMatchObject({ kind: 'invalid' });
   });
 
-  it('works with a PSP that mounts API Pix under /pix/v2, and its location serves the payload', async () => {
+  it('works with a PSP that mounts API Pix under /pix/v2; its location serves the signed payload', async () => {
     const psp = await startSimulator('/pix/v2');
     const client = clientFor(psp.url, { pathPrefix: '/pix/v2' });
     const txid = newTxid();
 
     const cob = await client.createCharge(txid, charge(psp.pixKey, 777));
     const location = cobLocation(cob)!;
-    const payload = await fetch(`http://${location}`);
+    const payload = await fetchPayload(location);
 
-    expect(location).toContain('/pix/v2/loc/');
     expect(verifyPspBrCode(cob.pixCopiaECola!, location).ok).toBe(true);
-    expect(await payload.json()).toMatchObject({ txid, valor: { original: '7.77' }, status: 'ATIVA' });
+    expect(payload).toMatchObject({ txid, valor: { original: '7.77' }, status: 'ATIVA' });
   });
 
   it('refuses wrong client credentials as unauthorized', async () => {
@@ -472,7 +489,7 @@ describe('ApiPixClient retries and error mapping', () => {
     expect(psp.calls).toHaveLength(1);
   });
 
-  it('maps problem+json title, detail and violacoes into the error', async () => {
+  it('maps problem+json title, detail and violacoes into the error, once the PSP has no cob under the txid', async () => {
     const psp = await scriptedPsp([
       {
         status: 400,
@@ -484,6 +501,7 @@ describe('ApiPixClient retries and error mapping', () => {
           violacoes: [{ razao: 'O campo não respeita o schema.', propriedade: 'cob.valor.original' }],
         },
       },
+      { status: 404, body: { title: 'Cobrança não encontrada.', status: 404 } },
     ]);
     const client = clientFor(psp.url);
 
@@ -492,6 +510,7 @@ describe('ApiPixClient retries and error mapping', () => {
     expect(error).toMatchObject({ kind: 'invalid', status: 400 });
     expect(error.extra.type).toBe('https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida');
     expect(error.detail).toContain('cob.valor.original');
+    expect(psp.calls.map((call) => call.split(' ')[0])).toEqual(['PUT', 'GET']);
   });
 
   it('treats a {nome: "txid_duplicado"} answer as a replay and returns the existing cob', async () => {

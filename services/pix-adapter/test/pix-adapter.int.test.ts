@@ -10,6 +10,7 @@ import {
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
+import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-location';
 import {
   connectTestClient,
   serviceTestBed,
@@ -127,7 +128,7 @@ describe('PIX adapter against the PSP simulator', () => {
       if (hasError(oldCode) || !isDynamicPix(oldCode)) throw new Error('old code is not a dynamic BR Code');
       if (hasError(code) || !isDynamicPix(code)) throw new Error('new code is not a dynamic BR Code');
       expect(code.url).not.toBe(oldCode.url);
-      const payload = await (await fetch(`http://${code.url}`)).json();
+      const payload = await fetchPayload(code.url);
       expect(payload).toMatchObject({ txid: opened.txid, revisao: 1, valor: { original: '30.00' } });
       // The old code no longer leads the payer's bank to this charge.
       expect((await fetch(`http://${oldCode.url}`)).status).toBe(404);

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { UnitOfWork } from '@gateway/messaging';
-import type { Logger } from '@gateway/observability';
+import { counter, type Logger } from '@gateway/observability';
 import { pixAmountToCentavos } from '../domain/amount';
 import { ChargeEntity } from '../persistence';
 import type { ApiPixClient } from '../psp/api-pix-client';
@@ -14,6 +14,12 @@ export interface CallbackProcessorDeps {
   logger: Logger;
 }
 
+const devolucoesReported = counter(
+  'pix_devolucoes_reported_total',
+  'Refunds of received PIX (devolucoes) the PSP reported in a callback, by status',
+  ['status'],
+);
+
 /**
  * A callback item is only a trigger: the PIX counts once the PSP itself lists it on the cob (`GET /cob/{txid}`),
  * with the amount the PSP states. A PSP failure propagates so the callback is answered 5xx and sent again.
@@ -23,8 +29,26 @@ export class CallbackProcessor {
 
   async process(items: PspCallbackItem[]): Promise<ReceivedPixOutcome[]> {
     const outcomes: ReceivedPixOutcome[] = [];
-    for (const item of items) outcomes.push(await this.processItem(item));
+    for (const item of items) {
+      outcomes.push(await this.processItem(item));
+      this.noteDevolucoes(item);
+    }
     return outcomes;
+  }
+
+  /**
+   * The PSP calls back with a Pix's `devolucoes` when one of its refunds ends. The gateway asks for no refund yet,
+   * so there is nothing of ours to update: they are logged and counted, not passed on. Refunds, when they come,
+   * follow each devolução by `GET /pix/{e2eid}/devolucao/{id}` and take this callback as their trigger.
+   */
+  private noteDevolucoes(item: PspCallbackItem): void {
+    for (const devolucao of item.devolucoes) {
+      devolucoesReported.inc({ status: devolucao.status });
+      this.deps.logger.info(
+        { end_to_end_id: item.endToEndId, devolucao_id: devolucao.id, status: devolucao.status },
+        'PSP reported a devolução of a received PIX',
+      );
+    }
   }
 
   private async processItem(item: PspCallbackItem): Promise<ReceivedPixOutcome> {

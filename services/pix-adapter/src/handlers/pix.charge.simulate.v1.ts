@@ -35,8 +35,14 @@ export function handleSimulateOutcome(deps: SimulateOutcomeDeps) {
     if (!charge) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
     if (charge.status !== 'active') throw notActive(charge.status);
     if (command.outcome === 'paid') {
+      const amount = command.amount_centavos;
+      // A PSP refuses another amount into a fixed-amount cob: the charge first lets the payer choose it.
+      if (amount !== null && amount !== charge.amountCentavos)
+        await deps.psp
+          .letPayerChooseAmount(charge.txid, charge.amountCentavos)
+          .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
       await deps.psp
-        .sandboxPay(charge.txid, command.amount_centavos)
+        .sandboxPay(charge.txid, amount)
         .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
     } else if (command.outcome === 'failed') {
       await deps.psp

@@ -15,6 +15,8 @@ export interface ApiPixClientConfig {
   oauthTokenUrl: string;
   clientId: string;
   clientSecret: string;
+  /** OAuth scopes asked for (space-separated); default `API_PIX_SCOPES`, empty for none. */
+  scope?: string;
   /** Client certificate most PSPs require (PEM strings). */
   mTLS?: { cert: string; key: string; ca?: string };
   timeoutMs: number;
@@ -41,6 +43,9 @@ export interface CreateChargeInput {
 
 type Path = `/${string}`;
 
+/** The scopes API Pix ties to the operations this client calls (`PUT/PATCH/GET /cob`, `POST /loc`, `PUT /webhook`). */
+export const API_PIX_SCOPES = 'cob.write cob.read payloadlocation.write webhook.write';
+
 /** Client of the BCB "API Pix" v2 cob, loc and webhook endpoints of a receiving PSP. */
 export class ApiPixClient {
   private readonly dispatcher: Dispatcher;
@@ -52,7 +57,11 @@ export class ApiPixClient {
     private readonly deps: ApiPixClientDeps = {},
   ) {
     this.dispatcher = new Agent({ connect: config.mTLS ? { ...config.mTLS } : undefined });
-    this.token = new ClientCredentialsToken(config, this.dispatcher, deps.now ?? Date.now);
+    this.token = new ClientCredentialsToken(
+      { ...config, scope: config.scope ?? API_PIX_SCOPES },
+      this.dispatcher,
+      deps.now ?? Date.now,
+    );
     this.retryPolicy = {
       maxRetries: config.maxRetries,
       baseDelayMs: deps.retryBaseDelayMs ?? 200,
@@ -62,7 +71,11 @@ export class ApiPixClient {
     };
   }
 
-  /** `PUT /cob/{txid}`; replaying the same charge returns the one already at the PSP. */
+  /**
+   * `PUT /cob/{txid}`. A PUT whose answer was lost may have created the cob, and PSPs answer the retry in their own
+   * ways (a 400 problem, a 409, a proprietary error): on any refusal the cob is read back by txid, and if it charges
+   * the same amount to the same key it is ours. Otherwise the refusal stands, as a conflict when the txid is taken.
+   */
   async createCharge(txid: string, input: CreateChargeInput): Promise<Cob> {
     const valorOriginal = centavosToPixAmount(input.valorCentavos);
     const body = {
@@ -74,11 +87,19 @@ export class ApiPixClient {
     try {
       return await this.callForCob('PUT', `/cob/${encodeURIComponent(txid)}`, body, [200, 201]);
     } catch (error) {
-      if (!(error instanceof PspError) || error.kind !== 'conflict') throw error;
-      // A retried PUT whose first attempt did reach the PSP lands here; it is ours if it charges the same.
-      const existing = await this.getCharge(txid);
+      if (!(error instanceof PspError) || error.kind === 'unavailable' || error.kind === 'unauthorized')
+        throw error;
+      const existing = await this.getCharge(txid).catch((readError: unknown) => {
+        if (readError instanceof PspError && readError.kind === 'not_found') throw error;
+        throw readError;
+      });
       if (existing.valor.original === valorOriginal && existing.chave === input.chave) return existing;
-      throw new PspError('conflict', error.status, `txid ${txid} already holds a different charge`);
+      throw new PspError(
+        'conflict',
+        error.status,
+        `txid ${txid} already holds a different charge`,
+        error.extra,
+      );
     }
   }
 
@@ -93,13 +114,23 @@ export class ApiPixClient {
   /**
    * `PATCH /cob/{txid}` with a new `valor.original` and, given `locId`, the location the cob moves to (so its BR Code
    * changes); the PSP bumps `revisao`. Both change in one revision, so no code ever shows the old amount elsewhere.
+   * The `loc` is a `PayloadLocationCob`, whose schema requires `tipoCob` beside `id`.
    */
   updateChargeAmount(txid: string, valorCentavos: number, locId?: number): Promise<Cob> {
     const body = {
       valor: { original: centavosToPixAmount(valorCentavos) },
-      ...(locId === undefined ? {} : { loc: { id: locId } }),
+      ...(locId === undefined ? {} : { loc: { id: locId, tipoCob: 'cob' } }),
     };
     return this.callForCob('PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
+  }
+
+  /**
+   * `PATCH /cob/{txid}` with `valor.modalidadeAlteracao` 1: the payer may choose the amount. Charges are opened with a
+   * fixed amount, which a PSP takes in one Pix of exactly that amount; the sandbox uses this to let a payer pay less.
+   */
+  async letPayerChooseAmount(txid: string, valorCentavos: number): Promise<void> {
+    const body = { valor: { original: centavosToPixAmount(valorCentavos), modalidadeAlteracao: 1 } };
+    await this.callForCob('PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
   }
 
   getCharge(txid: string): Promise<Cob> {

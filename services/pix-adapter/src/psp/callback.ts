@@ -2,8 +2,19 @@ import Joi from 'joi';
 import { pixAmountToCentavos } from '../domain/amount';
 import { type PixRecebido, pixRecebidoKeys } from './cob';
 
+/** A refund of a received Pix as API Pix reports it (`Devolucao`), in a callback once it reaches a final status. */
+export interface PixDevolucao {
+  id: string;
+  rtrId: string;
+  valor: string;
+  status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+  horario: { solicitacao?: string; liquidacao?: string };
+  motivo?: string;
+}
+
 export interface PspCallbackItem extends PixRecebido {
   valorCentavos: number;
+  devolucoes: PixDevolucao[];
 }
 
 export interface RejectedCallbackItem {
@@ -17,13 +28,30 @@ export interface PspCallbackParseResult {
   rejected: RejectedCallbackItem[];
 }
 
-// Unknown item fields (infoPagador, devolucoes...) are dropped, not refused.
-const itemSchema = Joi.object<PixRecebido>(pixRecebidoKeys);
+const devolucaoSchema = Joi.object<PixDevolucao>({
+  id: Joi.string()
+    .pattern(/^[a-zA-Z0-9]{1,35}$/)
+    .required(),
+  rtrId: Joi.string()
+    .pattern(/^[a-zA-Z0-9]{32}$/)
+    .required(),
+  valor: pixRecebidoKeys.valor,
+  status: Joi.string().valid('EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO').required(),
+  horario: Joi.object({ solicitacao: Joi.string().isoDate(), liquidacao: Joi.string().isoDate() }).required(),
+  motivo: Joi.string(),
+});
+
+// Other item fields (infoPagador, componentesValor...) are dropped, not refused.
+const itemSchema = Joi.object<PixRecebido & { devolucoes: PixDevolucao[] }>({
+  ...pixRecebidoKeys,
+  devolucoes: Joi.array().items(devolucaoSchema).default([]),
+});
 const envelopeSchema = Joi.object({ pix: Joi.array().required() }).unknown(true);
 
 /**
  * Reads a PSP callback (`POST <webhookUrl>/pix`): `{"pix": [...]}` per API Pix, or a bare array as some PSPs send.
- * Each item is judged alone so one malformed entry does not hide the valid payments beside it.
+ * Each item is judged alone so one malformed entry does not hide the valid payments beside it. An item's
+ * `devolucoes` (the PSP calls back when a refund of that Pix ends) are read with it.
  */
 export function parsePspCallback(body: unknown): PspCallbackParseResult {
   const list = Array.isArray(body) ? body : readEnvelope(body);

@@ -7,14 +7,22 @@ export interface ClientCredentials {
   oauthTokenUrl: string;
   clientId: string;
   clientSecret: string;
+  /** Space-separated scopes to ask for (RFC 6749 section 3.3); empty: the PSP's default. */
+  scope: string;
   timeoutMs: number;
 }
 
-const tokenSchema = Joi.object({
+const tokenSchema = Joi.object<{ access_token: string; token_type?: string; expires_in?: number }>({
   access_token: Joi.string().required(),
   token_type: Joi.string().pattern(/^bearer$/i),
-  expires_in: Joi.number().integer().min(1).required(),
+  expires_in: Joi.number().integer().min(1),
 }).unknown(true);
+
+/**
+ * RFC 6749 only recommends `expires_in`: without it the token is kept this long, short enough that a PSP's real
+ * lifetime (minutes at most, in practice) is rarely shorter; a 401 before then fetches a new one anyway.
+ */
+export const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 
 // Refresh ahead of expiry so a token never dies between being read and reaching the PSP.
 const MAX_REFRESH_MARGIN_SECONDS = 60;
@@ -44,7 +52,7 @@ export class ClientCredentialsToken {
   }
 
   private async fetch(): Promise<string> {
-    const { oauthTokenUrl, clientId, clientSecret, timeoutMs } = this.credentials;
+    const { oauthTokenUrl, clientId, clientSecret, scope, timeoutMs } = this.credentials;
     const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString(
       'base64',
     );
@@ -56,14 +64,15 @@ export class ClientCredentialsToken {
         'content-type': 'application/x-www-form-urlencoded',
         accept: 'application/json',
       },
-      body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+      body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString(),
       timeoutMs,
     });
     if (reply.status !== 200) throw pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
     const { value, error } = tokenSchema.validate(reply.body);
     if (error) throw new PspError('unavailable', reply.status, `unusable token response: ${error.message}`);
-    const margin = Math.min(MAX_REFRESH_MARGIN_SECONDS, value.expires_in / 10);
-    this.cached = { token: value.access_token, refreshAt: this.now() + (value.expires_in - margin) * 1000 };
+    const lifetime = value.expires_in ?? DEFAULT_TOKEN_LIFETIME_SECONDS;
+    const margin = Math.min(MAX_REFRESH_MARGIN_SECONDS, lifetime / 10);
+    this.cached = { token: value.access_token, refreshAt: this.now() + (lifetime - margin) * 1000 };
     return value.access_token;
   }
 }

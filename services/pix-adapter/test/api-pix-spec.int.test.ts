@@ -1,0 +1,182 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type Server, createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { createPspSimulator } from '@gateway/psp-simulator';
+import { ApiPixSpec } from '@gateway/psp-simulator/test/support/api-pix-spec';
+import {
+  type RecordingProxy,
+  startRecordingProxy,
+} from '@gateway/psp-simulator/test/support/recording-proxy';
+import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-location';
+import { createLogger } from '@gateway/observability';
+import { waitFor } from '@gateway/testkit';
+import { generateTxid } from '../src/domain/txid';
+import { ApiPixClient } from '../src/psp/api-pix-client';
+import { cobLocation } from '../src/psp/cob';
+import { PspError } from '../src/psp/psp-error';
+
+const CREDENTIALS = { clientId: 'spec-client', clientSecret: 'spec-secret' };
+const PREFIX = '/v2';
+const silent = createLogger('api-pix-spec-test', 'silent');
+const closers: Array<() => Promise<unknown>> = [];
+let spec: ApiPixSpec;
+
+beforeAll(async () => {
+  spec = await ApiPixSpec.load();
+});
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+interface Recorded {
+  proxy: RecordingProxy;
+  pixKey: string;
+  callbacks: string[];
+  client: ApiPixClient;
+  receiverUrl: string;
+}
+
+/** The adapter's client talking to the simulator through a recorder, and a receiver keeping every callback body. */
+async function recordedPsp(): Promise<Recorded> {
+  const pixKey = randomUUID();
+  const simulator = await createPspSimulator({
+    ...CREDENTIALS,
+    pixKey,
+    pathPrefix: PREFIX,
+    logger: silent,
+    callbackRetryDelaysMs: [50, 100],
+  }).start(0);
+  closers.push(simulator.close);
+  const proxy = await startRecordingProxy(simulator.url);
+  closers.push(proxy.close);
+  const callbacks: string[] = [];
+  const receiver: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      callbacks.push(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        receiver.close(() => resolve());
+        receiver.closeAllConnections();
+      }),
+  );
+  const client = new ApiPixClient(
+    {
+      baseUrl: proxy.url,
+      pathPrefix: PREFIX,
+      oauthTokenUrl: `${proxy.url}/oauth/token`,
+      ...CREDENTIALS,
+      timeoutMs: 2000,
+      maxRetries: 0,
+    },
+    { logger: silent },
+  );
+  closers.push(() => client.close());
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/pix-hook`;
+  return { proxy, pixKey, callbacks, client, receiverUrl };
+}
+
+/** Not API Pix: the OAuth endpoint (RFC 6749) and the simulator's sandbox triggers (a payer paying, a PSP removing). */
+const isSandboxTrigger = (path: string) => /^\/cob\/pagar\/|^\/cob\/[^/]+\/expirar$/.test(path);
+
+/** Every recorded API Pix exchange checked against the document: the request the adapter sent and the answer. */
+function violationsOf(recorded: Recorded, payloadPaths: Set<string>): string[] {
+  const violations: string[] = [];
+  for (const exchange of recorded.proxy.exchanges) {
+    const path = exchange.url.split('?')[0]!;
+    if (payloadPaths.has(path)) {
+      // A payer's bank fetching the location: `GET /{pixUrlAccessToken}` under the location's own base.
+      const token = path.slice(path.lastIndexOf('/'));
+      violations.push(...spec.validateResponse('GET', token, exchange.reply));
+      continue;
+    }
+    if (path === '/oauth/token' || !path.startsWith(PREFIX)) continue;
+    const apiPath = path.slice(PREFIX.length);
+    if (isSandboxTrigger(apiPath)) continue;
+    violations.push(...spec.validateRequest(exchange.method, apiPath, exchange.body));
+    violations.push(...spec.validateResponse(exchange.method, apiPath, exchange.reply));
+  }
+  for (const body of recorded.callbacks) violations.push(...spec.validateCallback(body));
+  return violations;
+}
+
+async function sandboxPay(recorded: Recorded, txid: string, valor?: string): Promise<void> {
+  await recorded.client.sandboxPay(txid, valor === undefined ? null : Math.round(Number(valor) * 100));
+}
+
+const newTxid = () => generateTxid(randomBytes);
+const charge = (chave: string, valorCentavos = 12345) => ({
+  expiracaoSeconds: 3600,
+  valorCentavos,
+  chave,
+  solicitacaoPagador: 'Pedido 42',
+});
+
+async function failure(promise: Promise<unknown>): Promise<PspError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof PspError)) throw new Error(`expected a PspError, got ${String(error)}`);
+  return error;
+}
+
+describe('what the adapter sends and the simulator answers, checked against API Pix 2.9.0', () => {
+  it('a charge opened, read, replayed, moved to a new location with a new amount, fetched by a bank and paid', async () => {
+    const recorded = await recordedPsp();
+    const { client, pixKey } = recorded;
+    const txid = newTxid();
+    await client.registerWebhook(pixKey, recorded.receiverUrl);
+
+    const created = await client.createCharge(txid, charge(pixKey));
+    await client.getCharge(txid);
+    expect(await client.createCharge(txid, charge(pixKey))).toMatchObject({ txid, revisao: 0 });
+    const location = await client.createLocation();
+    const moved = await client.updateChargeAmount(txid, 2000, location.id);
+    const payload = await fetchPayload(cobLocation(moved)!);
+    await sandboxPay(recorded, txid);
+    await waitFor(async () => recorded.callbacks.length === 1, { what: 'the PSP callback' });
+    const paid = await client.getCharge(txid);
+
+    expect(cobLocation(created)).not.toBe(location.location);
+    expect(payload).toMatchObject({ txid, revisao: 1, valor: { original: '20.00' }, status: 'ATIVA' });
+    expect(paid).toMatchObject({ status: 'CONCLUIDA', pix: [expect.objectContaining({ valor: '20.00' })] });
+    const payloadPaths = new Set([new URL(`http://${location.location}`).pathname]);
+    expect(violationsOf(recorded, payloadPaths)).toEqual([]);
+  });
+
+  it('the answers a PSP gives when it refuses: unknown txid, foreign key, a concluded cob, a bad token', async () => {
+    const recorded = await recordedPsp();
+    const { client, pixKey } = recorded;
+    const txid = newTxid();
+    await client.createCharge(txid, charge(pixKey, 1000));
+    await sandboxPay(recorded, txid);
+
+    const refusals = [
+      await failure(client.getCharge(newTxid())),
+      await failure(client.createCharge(newTxid(), charge('someone-else@example.com'))),
+      await failure(client.updateChargeAmount(txid, 500, (await client.createLocation()).id)),
+    ];
+    const unauthorized = await fetch(`${recorded.proxy.url}${PREFIX}/cob/${txid}`, {
+      headers: { authorization: 'Bearer not-a-token' },
+    });
+
+    expect(refusals.map((error) => error.status)).toEqual([404, 400, 400]);
+    expect(unauthorized.status).toBe(401);
+    expect(await unauthorized.json()).toMatchObject({
+      type: expect.stringMatching(/^https:\/\/pix\.bcb\.gov\.br/),
+    });
+    const violations = violationsOf(recorded, new Set()).filter(
+      // The document lists no 401 for any operation: OAuth answers it (RFC 6750), not API Pix.
+      (violation) => !violation.includes('status 401 is not among'),
+    );
+    expect(violations).toEqual([]);
+  });
+});
