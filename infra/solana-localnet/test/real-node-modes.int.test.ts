@@ -1,5 +1,4 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { waitFor } from '@gateway/testkit';
 import { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from '../src';
 
 interface Answer {
@@ -7,6 +6,20 @@ interface Answer {
   retryAfter: string | null;
   result?: unknown;
   error?: { code: number; message: string };
+}
+
+/**
+ * Polls until `check` answers something, for at most 10 s. The local chain is below the testkit in the workspace
+ * (it has no dependency on it), hence this small helper.
+ */
+async function waitFor<T>(check: () => Promise<T | undefined>, { what }: { what: string }): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<Answer> {
