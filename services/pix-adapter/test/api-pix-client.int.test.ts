@@ -20,7 +20,7 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function startSimulator(pathPrefix = '/v2') {
+async function startSimulator(pathPrefix = '/v2', options: { omitTokenExpiresIn?: boolean } = {}) {
   const pixKey = randomUUID();
   const simulator = createPspSimulator({
     ...CREDENTIALS,
@@ -28,6 +28,7 @@ async function startSimulator(pathPrefix = '/v2') {
     pathPrefix,
     logger: silent,
     callbackRetryDelaysMs: [50, 100, 200],
+    ...options,
   });
   const running = await simulator.start(0);
   closers.push(running.close);
@@ -150,6 +151,55 @@ describe('ApiPixClient against the PSP simulator', () => {
     await Promise.all([client.getCharge(txid), client.getCharge(txid), client.updateChargeAmount(txid, 500)]);
 
     expect(tokenRequests).toBe(1);
+  });
+
+  it('when the answer to PUT /cob is lost, the retry meets the 400 a PSP gives and reads the cob back', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url, { maxRetries: 2 });
+    const txid = newTxid();
+    psp.faults.inject({ fault: { kind: 'lost-answer' }, count: 1, method: 'PUT', path: /\/cob\// });
+
+    const cob = await client.createCharge(txid, charge(psp.pixKey, 4200));
+
+    expect(cob).toMatchObject({ txid, revisao: 0, status: 'ATIVA', valor: { original: '42.00' } });
+    expect(await client.getCharge(txid)).toEqual(cob);
+  });
+
+  it('a rate-limited or failing PSP is retried until it answers', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url, { maxRetries: 3 });
+    const txid = newTxid();
+    psp.faults.inject({ fault: { kind: 'rate-limit', retryAfterSeconds: 0 }, count: 1 });
+    psp.faults.inject({ fault: { kind: 'rate-limit' }, count: 1 });
+    psp.faults.inject({ fault: { kind: 'server-error' }, count: 1 });
+
+    expect(await client.createCharge(txid, charge(psp.pixKey))).toMatchObject({ txid });
+  });
+
+  it('asks for the scopes of its operations, and keeps a token the PSP gave without expires_in', async () => {
+    const psp = await startSimulator('/v2', { omitTokenExpiresIn: true });
+    const tokenRequests: string[] = [];
+    const recording = express();
+    recording.use('/oauth/token', express.text({ type: () => true }), (req, _res, next) => {
+      tokenRequests.push(String(req.body));
+      // Already read: handed on parsed, as the token endpoint's own parser would have.
+      req.body = Object.fromEntries(new URLSearchParams(String(req.body)));
+      next();
+    });
+    recording.use((req, res) => psp.app(req, res));
+    const url = await listen(createServer(recording));
+    const client = clientFor(url);
+    const txid = newTxid();
+
+    await client.registerWebhook(psp.pixKey, url);
+    await client.createCharge(txid, charge(psp.pixKey));
+    await client.updateChargeAmount(txid, 500, (await client.createLocation()).id);
+    await client.getCharge(txid);
+
+    expect(tokenRequests).toHaveLength(1);
+    expect(new URLSearchParams(tokenRequests[0]).get('scope')).toBe(
+      'cob.write cob.read payloadlocation.write webhook.write',
+    );
   });
 
   it('revises the amount with PATCH, bumping revisao, and GET shows the revision', async () => {

@@ -150,6 +150,18 @@ describe('what the adapter sends and the simulator answers, checked against API 
     expect(paid).toMatchObject({ status: 'CONCLUIDA', pix: [expect.objectContaining({ valor: '20.00' })] });
     const payloadPaths = new Set([new URL(`http://${location.location}`).pathname]);
     expect(violationsOf(recorded, payloadPaths)).toEqual([]);
+    // The token asked for covers every scope the document ties to the operations used.
+    const tokenRequest = recorded.proxy.exchanges.find((exchange) => exchange.url === '/oauth/token')!;
+    const granted = new URLSearchParams(tokenRequest.body).get('scope')!.split(' ');
+    const needed = recorded.proxy.exchanges
+      .map((exchange) => ({
+        method: exchange.method,
+        path: exchange.url.split('?')[0]!.slice(PREFIX.length),
+      }))
+      .filter(({ path }, i) => recorded.proxy.exchanges[i]!.url.startsWith(PREFIX) && !isSandboxTrigger(path))
+      .flatMap(({ method, path }) => spec.scopesOf(method, path));
+    expect(needed).toContain('payloadlocation.write');
+    expect(needed.filter((scope) => !granted.includes(scope))).toEqual([]);
   });
 
   it('the answers a PSP gives when it refuses: unknown txid, foreign key, a concluded cob, a bad token', async () => {

@@ -33,6 +33,32 @@ describe('parsePspCallback', () => {
     expect(result.items[0]).not.toHaveProperty('chave');
   });
 
+  it('reads the devolucoes a PSP reports with a Pix once they end, and an item without any has none', () => {
+    const devolucao = {
+      id: 'ref0123456789abcdefghij',
+      rtrId: 'D12345678202501021200abcdefghijk',
+      valor: '10.00',
+      natureza: 'ORIGINAL',
+      horario: { solicitacao: '2025-01-02T12:00:00.000Z', liquidacao: '2025-01-02T12:00:05.000Z' },
+      status: 'DEVOLVIDO',
+    };
+    const result = parsePspCallback({ pix: [pixItem({ devolucoes: [devolucao] }), pixItem()] });
+    expect(result.rejected).toEqual([]);
+    expect(result.items[0]!.devolucoes).toEqual([
+      {
+        id: devolucao.id,
+        rtrId: devolucao.rtrId,
+        valor: '10.00',
+        horario: devolucao.horario,
+        status: 'DEVOLVIDO',
+      },
+    ]);
+    expect(result.items[1]!.devolucoes).toEqual([]);
+    expect(
+      parsePspCallback({ pix: [pixItem({ devolucoes: [{ ...devolucao, status: 'X' }] })] }).rejected,
+    ).toHaveLength(1);
+  });
+
   it('rejects only the malformed items, naming their position and reason', () => {
     const result = parsePspCallback({
       pix: [
