@@ -24,6 +24,19 @@ describe('pix-adapter config', () => {
     });
   });
 
+  test('PSP_OAUTH_SCOPE takes space-separated OAuth scope tokens or nothing, and is unset by default', () => {
+    expect(loadPixAdapterConfig({ APP_ENV: 'sandbox' }).PSP_OAUTH_SCOPE).toBeUndefined();
+    expect(loadPixAdapterConfig({ APP_ENV: 'sandbox', PSP_OAUTH_SCOPE: 'cob.write pix.read' })).toMatchObject(
+      {
+        PSP_OAUTH_SCOPE: 'cob.write pix.read',
+      },
+    );
+    expect(loadPixAdapterConfig({ APP_ENV: 'sandbox', PSP_OAUTH_SCOPE: '' }).PSP_OAUTH_SCOPE).toBe('');
+    expect(
+      refusedVariables(() => loadPixAdapterConfig({ APP_ENV: 'sandbox', PSP_OAUTH_SCOPE: 'cob.write  "x"' })),
+    ).toEqual(['PSP_OAUTH_SCOPE']);
+  });
+
   test('without APP_ENV it runs as production and names every variable it needs', () => {
     expect(refusedVariables(() => loadPixAdapterConfig({}))).toEqual(
       Object.keys(production)
