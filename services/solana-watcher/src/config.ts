@@ -22,6 +22,11 @@ export interface SolanaWatcherConfig {
   /** How long a message failing transiently is retried before it is parked. */
   BROKER_RETRY_MAX_MS?: number;
   SOLANA_RPC_URL: string;
+  /**
+   * RPC requests per second the watcher allows itself (every method together); it slows below this when the
+   * provider answers 429. Production default 4: a public endpoint allows about 40 requests per 10 s per method.
+   */
+  SOLANA_RPC_REQUESTS_PER_SECOND: number;
   /** The platform's custodial wallet: every payment goes to its associated token accounts. */
   RECEIVING_WALLET: string;
   MINT_USDC: string;
@@ -36,6 +41,7 @@ export interface SolanaWatcherConfig {
   QUOTE_MAX_DEVIATION_BPS: number;
   COINGECKO_URL: string;
   BINANCE_URL: string;
+  /** Shortest interval between detection passes; longer when idle polling would take over half the RPC pace. */
   POLL_INTERVAL_MS: number;
   PAYMENT_WINDOW_SECONDS: number;
   /** Sandbox only: base58 secret key of the funded test wallet that pays simulated payments. */
@@ -73,6 +79,15 @@ const schema = Joi.object<SolanaWatcherConfig>({
   METRICS_HOST: commonEnv.METRICS_HOST,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   SOLANA_RPC_URL: sandboxDefault(Joi.string().uri({ scheme: ['http', 'https'] }), 'http://127.0.0.1:8899'),
+  SOLANA_RPC_REQUESTS_PER_SECOND: Joi.number()
+    .positive()
+    .max(10_000)
+    .when('APP_ENV', {
+      is: 'production',
+      then: Joi.any().default(4),
+      // The local chain has no budget unless asked for one.
+      otherwise: Joi.any().default(50),
+    }),
   RECEIVING_WALLET: sandboxOnly(solanaPublicKey, SANDBOX_RECEIVING_WALLET),
   MINT_USDC: solanaPublicKey.default('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
   MINT_USDT: solanaPublicKey.default('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'),

@@ -10,6 +10,8 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
 import { BinanceTickerProvider, CoinGeckoProvider } from './chain/price-http';
 import { QuoteDesk } from './chain/quote-desk';
+import { RequestPacer } from './chain/request-pacer';
+import { DEFAULT_RETRY_POLICY } from './chain/retry-fetch';
 import { createRpcConnection } from './chain/rpc';
 import { sandboxWallet } from './chain/sandbox-wallet';
 import { PaymentDetector } from './detection/payment-detector';
@@ -30,7 +32,8 @@ function priceProviders(config: SolanaWatcherConfig): PriceProvider[] {
 
 export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<ServiceRuntime> {
   const runtime = await openServiceRuntime({ service: 'solana-watcher', config, ...solanaWatcherDatabase });
-  const connection = createRpcConnection(config.SOLANA_RPC_URL);
+  const pacer = new RequestPacer(config.SOLANA_RPC_REQUESTS_PER_SECOND);
+  const connection = createRpcConnection(config.SOLANA_RPC_URL, DEFAULT_RETRY_POLICY, pacer);
   const mints = { usdc: config.MINT_USDC, usdt: config.MINT_USDT, eurc: config.MINT_EURC };
   const quotes = new QuoteDesk(
     priceProviders(config),
@@ -55,7 +58,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     runtime.dataSource,
     connection,
     runtime.unitOfWork('solana-watcher.detector'),
-    { receivingWallet: config.RECEIVING_WALLET, mints, pollIntervalMs: config.POLL_INTERVAL_MS },
+    { receivingWallet: config.RECEIVING_WALLET, mints, pollIntervalMs: config.POLL_INTERVAL_MS, pacer },
     runtime.logger,
   );
   await runtime.broker.consumeCommands('solana-watcher', {

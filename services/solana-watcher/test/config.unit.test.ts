@@ -19,6 +19,7 @@ describe('solana-watcher config', () => {
       QUOTE_PROVIDER: 'fixed',
       FIXED_RATES: { usdc: '0.18', usdt: '0.18', eurc: '0.16' },
       POLL_INTERVAL_MS: 1000,
+      SOLANA_RPC_REQUESTS_PER_SECOND: 50,
       PAYMENT_WINDOW_SECONDS: 1800,
       TOKEN_DECIMALS: 6,
       METRICS_HOST: '127.0.0.1',
@@ -39,6 +40,8 @@ describe('solana-watcher config', () => {
     const config = loadSolanaWatcherConfig({ ...production, SANDBOX_PAYER_SECRET_KEY: 'ignored' });
     expect(config).toMatchObject(production);
     expect(config.QUOTE_PROVIDER).toBe('live');
+    // Within a public endpoint's 40 requests per 10 s per method.
+    expect(config.SOLANA_RPC_REQUESTS_PER_SECOND).toBe(4);
     expect(config.SANDBOX_PAYER_SECRET_KEY).toBeUndefined();
     expect(developmentValues(config, ['METRICS_HOST'])).toEqual({});
   });

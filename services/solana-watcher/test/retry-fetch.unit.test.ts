@@ -1,6 +1,13 @@
-import { backoffMs, retryAfterMs } from '../src/chain/retry-fetch';
+import { RequestPacer } from '../src/chain/request-pacer';
+import { backoffMs, rateLimitPauseMs, retryAfterMs } from '../src/chain/retry-fetch';
 
-const POLICY = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000, timeoutMs: 1_000 };
+const POLICY = {
+  maxAttempts: 5,
+  baseDelayMs: 100,
+  maxDelayMs: 1_000,
+  timeoutMs: 1_000,
+  rateLimitedMaxMs: 10_000,
+};
 
 describe('retry backoff', () => {
   it('reads Retry-After as seconds or as an HTTP date', () => {
@@ -20,5 +27,41 @@ describe('retry backoff', () => {
 
   it('never retries sooner than the server asked', () => {
     expect(backoffMs(0, { ...POLICY, random: () => 0.5 }, 2_000)).toBe(2_000);
+  });
+});
+
+describe('rate limits', () => {
+  it('pause for the Retry-After the server gave, otherwise for at least half of a doubling ceiling', () => {
+    expect(rateLimitPauseMs(0, POLICY, 3_000)).toBe(3_000);
+    expect(rateLimitPauseMs(0, { ...POLICY, random: () => 0 }, null)).toBe(50);
+    expect(rateLimitPauseMs(2, { ...POLICY, random: () => 0 }, null)).toBe(200);
+    expect(rateLimitPauseMs(2, { ...POLICY, random: () => 0.999 }, null)).toBe(399);
+    expect(rateLimitPauseMs(20, { ...POLICY, random: () => 0 }, null)).toBe(500);
+  });
+
+  it('halve the pace, which comes back to the budget as requests go through', () => {
+    const pacer = new RequestPacer(4);
+    pacer.rateLimited(0);
+    pacer.rateLimited(0);
+    expect(pacer.requestsPerSecond).toBe(1);
+    for (let i = 0; i < 30; i++) pacer.succeeded();
+    expect(pacer.requestsPerSecond).toBe(4);
+    for (let i = 0; i < 20; i++) pacer.rateLimited(0);
+    expect(pacer.requestsPerSecond).toBe(4 / 32);
+  });
+
+  it('space requests to the pace and hold every one back for a pause', async () => {
+    let now = 0;
+    const pacer = new RequestPacer(10, () => now);
+    await pacer.turn();
+    const waited = async () => {
+      const started = Date.now();
+      await pacer.turn();
+      return Date.now() - started;
+    };
+    expect(await waited()).toBeGreaterThanOrEqual(90);
+    now = 100;
+    pacer.rateLimited(300);
+    expect(await waited()).toBeGreaterThanOrEqual(290);
   });
 });

@@ -2,15 +2,22 @@ import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { startHttpProxy, type HttpProxy } from '@gateway/testkit';
 import { createRpcConnection } from '../src/chain/rpc';
-import { scanAddresses, type ScanCursor } from '../src/chain/signature-scanner';
+import { type ScanCursor } from '../src/chain/signature-scanner';
 import {
   TOKEN_PROGRAM_ID,
   findReferencedTransfers,
   type TransferMatchCriteria,
 } from '../src/domain/transfer-validation';
 import { payTransferRequest, startLocalnet, type Localnet } from './support/localnet';
+import { scanAll } from './support/scan';
 
-const FAST_RETRY = { maxAttempts: 8, baseDelayMs: 10, maxDelayMs: 50, timeoutMs: 2_000 };
+const FAST_RETRY = {
+  maxAttempts: 8,
+  baseDelayMs: 10,
+  maxDelayMs: 50,
+  timeoutMs: 2_000,
+  rateLimitedMaxMs: 5_000,
+};
 
 describe('signature scanner against the local chain', () => {
   let localnet: Localnet;
@@ -57,7 +64,7 @@ describe('signature scanner against the local chain', () => {
   }
 
   async function scanAndMatch(cursor: ScanCursor, references: PublicKey[], rpcUrl = localnet.url) {
-    const result = await scanAddresses(createRpcConnection(rpcUrl, FAST_RETRY), receivingAccounts(), cursor);
+    const result = await scanAll(createRpcConnection(rpcUrl, FAST_RETRY), receivingAccounts(), cursor);
     const transfers = result.transactions.flatMap((scanned) =>
       findReferencedTransfers(scanned.transaction, criteria(references)),
     );
@@ -130,7 +137,7 @@ describe('signature scanner against the local chain', () => {
     const later = [Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey];
     for (const [index, reference] of later.entries()) await pay(reference, BigInt(index + 1) * 1_000n);
     const connection = createRpcConnection(localnet.url, FAST_RETRY);
-    const resumed = await scanAddresses(connection, receivingAccounts(), saved, 2);
+    const resumed = await scanAll(connection, receivingAccounts(), saved, { pageSize: 2 });
     const transfers = resumed.transactions.flatMap((scanned) =>
       findReferencedTransfers(scanned.transaction, criteria([before, ...later])),
     );
@@ -138,7 +145,7 @@ describe('signature scanner against the local chain', () => {
       later.map((reference) => reference.toBase58()),
     );
 
-    const again = await scanAddresses(connection, receivingAccounts(), resumed.cursor, 2);
+    const again = await scanAll(connection, receivingAccounts(), resumed.cursor, { pageSize: 2 });
     expect(again.transactions).toEqual([]);
   });
 

@@ -1,15 +1,33 @@
 import type { Connection } from '@solana/web3.js';
 import { Keypair } from '@solana/web3.js';
-import { scanAddresses } from '../src/chain/signature-scanner';
+import { scanAddresses, type ScanPage } from '../src/chain/signature-scanner';
+import { scanAll } from './support/scan';
 
 /** Just the two RPC calls the scanner makes, answering from a fixed chain history. */
-function fakeConnection(
-  history: Array<{ signature: string; slot: number; unsupported?: boolean }>,
-): Connection {
+interface Entry {
+  signature: string;
+  slot: number;
+  unsupported?: boolean;
+  confirmationStatus?: 'confirmed' | 'finalized';
+  /** getTransaction answers null (a pool node behind the one that listed it). */
+  notServed?: boolean;
+}
+
+function fakeConnection(history: Entry[]): Connection {
   return {
-    getSignaturesForAddress: async () => [...history].reverse().map(({ signature }) => ({ signature })),
+    getSignaturesForAddress: async (_address: unknown, options?: { until?: string }) =>
+      history
+        .slice(history.findIndex((entry) => entry.signature === options?.until) + 1)
+        .reverse()
+        .map(({ signature, slot, confirmationStatus }) => ({
+          signature,
+          slot,
+          blockTime: 1_700_000_000 + slot,
+          confirmationStatus: confirmationStatus ?? 'finalized',
+        })),
     getTransaction: async (signature: string) => {
       const entry = history.find((h) => h.signature === signature)!;
+      if (entry.notServed) return null;
       if (entry.unsupported) {
         throw Object.assign(new Error('Transaction version (1) is not supported by the requesting client'), {
           code: -32015,
@@ -28,7 +46,7 @@ describe('scanAddresses', () => {
       { signature: 'future-version', slot: 2, unsupported: true },
       { signature: 'newer', slot: 3 },
     ]);
-    const result = await scanAddresses(connection, [address], {});
+    const result = await scanAll(connection, [address], {});
     expect(result.transactions.map((t) => t.signature)).toEqual(['older', 'newer']);
     expect(result.unsupported).toEqual(['future-version']);
     expect(result.cursor[address]).toBe('newer');
@@ -42,6 +60,58 @@ describe('scanAddresses', () => {
         throw Object.assign(new Error('node is behind'), { code: -32005 });
       },
     } as unknown as Connection;
-    await expect(scanAddresses(connection, [address], {})).rejects.toThrow('node is behind');
+    await expect(scanAll(connection, [address], {})).rejects.toThrow('node is behind');
+  });
+
+  test('a transaction not finalized yet, or not served yet, stops its account before it; what came before is handed over', async () => {
+    const address = Keypair.generate().publicKey.toBase58();
+    const history: Entry[] = [
+      { signature: 'final', slot: 1 },
+      { signature: 'confirmed-only', slot: 2, confirmationStatus: 'confirmed' },
+      { signature: 'after', slot: 3 },
+    ];
+    const held = await scanAll(fakeConnection(history), [address], {});
+    expect(held.transactions.map((t) => t.signature)).toEqual(['final']);
+    expect(held).toMatchObject({ heldBack: 2, heldBackSince: 1_700_000_002, cursor: { [address]: 'final' } });
+
+    // Its slot at or below the finalized slot read before the scan counts as finalized too.
+    const finalizedBySlot = await scanAll(fakeConnection(history), [address], {}, { finalizedSlot: 3 });
+    expect(finalizedBySlot.transactions.map((t) => t.signature)).toEqual([
+      'final',
+      'confirmed-only',
+      'after',
+    ]);
+
+    history[1] = { signature: 'confirmed-only', slot: 2, notServed: true };
+    const notServed = await scanAll(fakeConnection(history), [address], { [address]: 'final' });
+    expect(notServed).toMatchObject({ transactions: [], heldBack: 2, cursor: { [address]: 'final' } });
+  });
+
+  test('a failure mid-scan hands over, with the cursor, what was read before it, page by page', async () => {
+    const address = Keypair.generate().publicKey.toBase58();
+    const history = Array.from({ length: 7 }, (_, index) => ({ signature: `s${index}`, slot: index }));
+    const connection = fakeConnection(history);
+    const read = connection.getTransaction.bind(connection);
+    connection.getTransaction = (async (signature: string, config: never) => {
+      if (signature === 's5') throw new Error('node is behind');
+      return read(signature, config);
+    }) as typeof connection.getTransaction;
+    const pages: ScanPage[] = [];
+    const scanning = scanAddresses(
+      connection,
+      [address],
+      {},
+      async (page) => {
+        pages.push(page);
+      },
+      { pageTransactions: 2 },
+    );
+    await expect(scanning).rejects.toThrow('node is behind');
+    expect(pages.map((page) => page.transactions.map((t) => t.signature))).toEqual([
+      ['s0', 's1'],
+      ['s2', 's3'],
+      ['s4'],
+    ]);
+    expect(pages.at(-1)!.cursor).toEqual({ [address]: 's4' });
   });
 });

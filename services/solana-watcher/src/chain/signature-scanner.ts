@@ -1,4 +1,9 @@
-import { PublicKey, type Connection, type VersionedTransactionResponse } from '@solana/web3.js';
+import {
+  PublicKey,
+  type ConfirmedSignatureInfo,
+  type Connection,
+  type VersionedTransactionResponse,
+} from '@solana/web3.js';
 
 /** Last processed signature per watched address; the service persists it between scans and restarts. */
 export type ScanCursor = Readonly<Record<string, string>>;
@@ -9,12 +14,36 @@ export interface ScannedTransaction {
   transaction: VersionedTransactionResponse;
 }
 
-export interface ScanResult {
-  /** Oldest first, so payments are applied in chain order. */
+/** What a scan read since its previous page, and where every address's cursor stands after it. */
+export interface ScanPage {
+  /** Oldest first per address, so payments are applied in chain order. */
   transactions: ScannedTransaction[];
   /** Transactions the RPC would not hand over in a version we parse; passed, so they never stall the scan. */
   unsupported: string[];
   cursor: ScanCursor;
+}
+
+export interface ScanOutcome {
+  cursor: ScanCursor;
+  /**
+   * Transactions listed but left for a later scan: not finalized yet, or not served by `getTransaction` yet. The
+   * cursor stops before the first of them on its address, so none is ever skipped.
+   */
+  heldBack: number;
+  /** Block time (unix seconds) of the oldest held-back transaction; 0 when the RPC did not give one. */
+  heldBackSince: number | null;
+}
+
+export interface ScanOptions {
+  /**
+   * The finalized slot read before listing. A transaction counts only once finalized: its listing entry says
+   * `finalized`, or its slot is at or below this one.
+   */
+  finalizedSlot?: number;
+  /** `getSignaturesForAddress` page size; Agave refuses more than 1000. */
+  pageSize?: number;
+  /** Transactions read between two saved pages. */
+  pageTransactions?: number;
 }
 
 /** JSON-RPC error of a transaction whose version is above `maxSupportedTransactionVersion`. */
@@ -28,52 +57,96 @@ function isUnsupportedVersion(err: unknown): boolean {
   );
 }
 
-const DEFAULT_PAGE_SIZE = 1000;
+/** Agave's maximum `limit` for `getSignaturesForAddress` (-32602 "Invalid limit; max 1000" above it). */
+export const MAX_SIGNATURES_PAGE = 1000;
+/** At 4 requests per second (a public endpoint's budget), a page is saved every 2.5 s of reading. */
+const DEFAULT_PAGE_TRANSACTIONS = 10;
 
 /**
- * Fetches every transaction touching the addresses since their cursor. The cursor only moves past transactions that
- * were fetched, so an error or a not-yet-available transaction means the next scan retries from there: nothing is
- * skipped; if it throws, the caller keeps its old cursor and gets the same transactions again (consumers dedupe by
- * signature). A transaction touching several addresses is returned once.
+ * Reads every finalized transaction touching the addresses since their cursor, oldest first, handing them to
+ * `onPage` every few transactions together with the moved cursor; `onPage` saves both, and a failure mid-scan (an
+ * RPC that stops answering, rate limits outlasting the retry policy) hands over what was read before it is thrown,
+ * so nothing already read is lost and the next scan resumes there. The cursor only moves past transactions that were read: a listed signature whose transaction is
+ * not finalized yet, or which `getTransaction` does not serve yet (null), stops its address's scan until a later
+ * one. Consumers dedupe by signature; a transaction touching several addresses is read once per scan.
  */
 export async function scanAddresses(
   connection: Connection,
   addresses: readonly string[],
   cursor: ScanCursor,
-  pageSize: number = DEFAULT_PAGE_SIZE,
-): Promise<ScanResult> {
+  onPage: (page: ScanPage) => Promise<void>,
+  options: ScanOptions = {},
+): Promise<ScanOutcome> {
   const next: Record<string, string> = { ...cursor };
-  const seen = new Set<string>();
-  const transactions: ScannedTransaction[] = [];
-  const unsupported: string[] = [];
-  for (const address of addresses) {
-    const signatures = await signaturesSince(connection, address, cursor[address], pageSize);
-    for (const signature of signatures) {
-      if (!seen.has(signature)) {
-        const transaction = await fetchTransaction(connection, signature).catch((err: unknown) => {
-          if (isUnsupportedVersion(err)) return 'unsupported' as const;
-          throw err;
-        });
-        if (!transaction) break;
-        seen.add(signature);
-        if (transaction === 'unsupported') unsupported.push(signature);
-        else transactions.push({ address, signature, transaction });
+  const pageTransactions = options.pageTransactions ?? DEFAULT_PAGE_TRANSACTIONS;
+  const read = new Set<string>();
+  let page: ScanPage = { transactions: [], unsupported: [], cursor: next };
+  let pageChanged = false;
+  let heldBack = 0;
+  let heldBackSince: number | null = null;
+  const flush = async (): Promise<void> => {
+    if (!pageChanged) return;
+    const done = { ...page, cursor: { ...next } };
+    page = { transactions: [], unsupported: [], cursor: next };
+    pageChanged = false;
+    await onPage(done);
+  };
+
+  try {
+    for (const address of addresses) await scanAddress(address);
+  } catch (err) {
+    // What was read before the failure is saved all the same: the next scan resumes after it.
+    await flush();
+    throw err;
+  }
+  return { cursor: { ...next }, heldBack, heldBackSince };
+
+  async function scanAddress(address: string): Promise<void> {
+    const entries = await signaturesSince(connection, address, cursor[address], options.pageSize);
+    for (const [index, entry] of entries.entries()) {
+      const { signature } = entry;
+      if (!read.has(signature)) {
+        const transaction = isFinal(entry, options.finalizedSlot)
+          ? await fetchTransaction(connection, signature).catch((err: unknown) => {
+              if (isUnsupportedVersion(err)) return 'unsupported' as const;
+              throw err;
+            })
+          : null;
+        if (!transaction) {
+          heldBack += entries.length - index;
+          const since = entry.blockTime ?? 0;
+          heldBackSince = heldBackSince === null ? since : Math.min(heldBackSince, since);
+          break;
+        }
+        read.add(signature);
+        if (transaction === 'unsupported') page.unsupported.push(signature);
+        else page.transactions.push({ address, signature, transaction });
       }
       next[address] = signature;
+      pageChanged = true;
+      if (page.transactions.length + page.unsupported.length >= pageTransactions) await flush();
     }
+    await flush();
   }
-  transactions.sort((a, b) => a.transaction.slot - b.transaction.slot);
-  return { transactions, unsupported, cursor: next };
 }
 
-/** Signatures newer than `until`, oldest first, paging backwards with `before`. */
+function isFinal(entry: ConfirmedSignatureInfo, finalizedSlot: number | undefined): boolean {
+  return (
+    entry.confirmationStatus === 'finalized' || (finalizedSlot !== undefined && entry.slot <= finalizedSlot)
+  );
+}
+
+/**
+ * Signatures newer than `until`, oldest first, paging backwards with `before`; listed at `confirmed`, the lowest
+ * commitment Agave serves this method at, so a payment is seen as soon as the cluster confirmed it.
+ */
 async function signaturesSince(
   connection: Connection,
   address: string,
   until: string | undefined,
-  pageSize: number,
-): Promise<string[]> {
-  const newestFirst: string[] = [];
+  pageSize: number = MAX_SIGNATURES_PAGE,
+): Promise<ConfirmedSignatureInfo[]> {
+  const newestFirst: ConfirmedSignatureInfo[] = [];
   let before: string | undefined;
   for (;;) {
     const page = await connection.getSignaturesForAddress(
@@ -81,7 +154,7 @@ async function signaturesSince(
       { before, until, limit: pageSize },
       'confirmed',
     );
-    newestFirst.push(...page.map((entry) => entry.signature));
+    newestFirst.push(...page);
     if (page.length < pageSize) break;
     before = page[page.length - 1]!.signature;
   }
@@ -94,6 +167,7 @@ async function signaturesSince(
  */
 export const MAX_SUPPORTED_TRANSACTION_VERSION = 0;
 
+/** Read at `confirmed`: a transaction already listed as finalized is served at any commitment. */
 function fetchTransaction(
   connection: Connection,
   signature: string,

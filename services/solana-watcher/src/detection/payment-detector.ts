@@ -9,9 +9,11 @@ import {
 } from '@gateway/contracts';
 import { PeriodicTask, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter, gauge, type Logger } from '@gateway/observability';
-import { scanAddresses, type ScanCursor, type ScanResult } from '../chain/signature-scanner';
+import { type RequestPacer } from '../chain/request-pacer';
+import { scanAddresses, type ScanCursor, type ScanPage } from '../chain/signature-scanner';
 import { applyTransfer, expiryReason, unappliedReason } from '../domain/settlement';
 import {
+  TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   accountKeys,
   findReferencedTransfers,
@@ -22,6 +24,9 @@ import { PaymentRequestEntity, ScanCursorEntity } from '../persistence';
 /** Advisory lock key: one replica scans at a time; the others skip their turn. */
 const SCAN_LOCK = 'solana_watcher:scan';
 const EXPIRY_BATCH = 100;
+/** Idle polling (the finalized slot and one listing per watched account) takes at most this share of the pace. */
+const POLLING_SHARE_OF_BUDGET = 0.5;
+const MAX_POLL_INTERVAL_MS = 60_000;
 
 const scans = counter('solana_watcher_scans_total', 'Detection passes, by outcome', ['outcome']);
 const transfersRecorded = counter('solana_watcher_transfers_total', 'Transfers recorded, by destination', [
@@ -39,24 +44,51 @@ const transactionsUnsupported = counter(
   'solana_watcher_transactions_unsupported_total',
   'Transactions to the receiving wallet in a version this watcher does not parse (passed over, logged)',
 );
-const slotLag = gauge('solana_watcher_scan_slot_lag', 'Chain slots between the last two successful scans');
+const slotLag = gauge(
+  'solana_watcher_scan_slot_lag',
+  'Finalized chain slots between the last two successful scans',
+);
+const transactionsHeldBack = gauge(
+  'solana_watcher_transactions_held_back',
+  'Transactions to the receiving wallet seen at confirmed and left for a later scan (not finalized or not served yet)',
+);
+const rpcPace = gauge(
+  'solana_watcher_rpc_requests_per_second',
+  'RPC requests per second the watcher allows itself now',
+);
+const pollInterval = gauge(
+  'solana_watcher_poll_interval_seconds',
+  'Current interval between detection passes',
+);
 
 export interface DetectorSettings {
   receivingWallet: string;
   mints: Record<Token, string>;
+  /** The shortest interval between passes; longer when the RPC budget is small or the provider pushed back. */
   pollIntervalMs: number;
+  /** The pacer every RPC request of `connection` goes through. */
+  pacer: Pick<RequestPacer, 'requestsPerSecond'>;
+}
+
+/** The receiving wallet's token account per accepted mint, under the token program that owns the mint. */
+interface WatchedAccounts {
+  accounts: string[];
+  /** Accepted mint -> its token program (classic SPL Token or Token-2022). */
+  acceptedMints: ReadonlyMap<string, string>;
 }
 
 /**
  * Finds payments on chain: every poll it scans the receiving wallet's token accounts from the saved cursor, applies
  * each (signature, reference) once, settles requests paid in full, then closes requests whose window passed before
- * that scan began (so a transfer landing just before expiry is never missed). Applied transfers, emitted events and
- * the moved cursor commit in one transaction.
+ * that scan began (so a transfer landing just before expiry is never missed). Every page of the scan commits its
+ * applied transfers, emitted events and moved cursor in one transaction, so a pass failing midway keeps what it read.
+ *
+ * Commitment: transfers are seen at `confirmed` and count (recorded, settling) only once `finalized` (rooted: it can
+ * no longer be rolled back, about 13 s later on mainnet). Until then the scan stops before them on their account,
+ * expiry waits for them, and a change of amount asks its caller to try again.
  */
 export class PaymentDetector {
-  /** The receiving wallet's associated token accounts (classic SPL Token), one per accepted mint. */
-  private readonly watchedAccounts: string[];
-  private readonly acceptedMints: ReadonlyMap<string, string>;
+  private watched?: WatchedAccounts;
   private readonly task: PeriodicTask;
   private lastScanAt = Date.now();
   private lastScannedSlot?: number;
@@ -68,17 +100,59 @@ export class PaymentDetector {
     private readonly settings: DetectorSettings,
     private readonly logger: Logger,
   ) {
-    const wallet = new PublicKey(settings.receivingWallet);
-    const mints = Object.values(settings.mints);
-    this.watchedAccounts = mints.map((mint) =>
-      getAssociatedTokenAddressSync(new PublicKey(mint), wallet).toBase58(),
-    );
-    this.acceptedMints = new Map(mints.map((mint) => [mint, TOKEN_PROGRAM_ID]));
+    const interval = () => this.pollIntervalMs();
     this.task = new PeriodicTask(() => this.pass(), {
       name: 'solana-payment-detector',
-      intervalMs: settings.pollIntervalMs,
+      // Read before every wait, so the interval follows the RPC pace.
+      get intervalMs() {
+        return interval();
+      },
       logger,
     });
+  }
+
+  /**
+   * POLL_INTERVAL_MS, or longer when idle polling would take more than half the pace: with a public endpoint's
+   * 4 requests per second and four requests per idle pass, a pass every 2 s; twice that after the provider pushed
+   * back once. Transactions found are read at the pace, not held to the interval.
+   */
+  private pollIntervalMs(): number {
+    const requestsPerPass = 1 + Object.keys(this.settings.mints).length;
+    const pace = this.settings.pacer.requestsPerSecond;
+    const forBudget = (requestsPerPass * 1000) / (pace * POLLING_SHARE_OF_BUDGET);
+    const intervalMs = Math.min(MAX_POLL_INTERVAL_MS, Math.max(this.settings.pollIntervalMs, forBudget));
+    rpcPace.set(pace);
+    pollInterval.set(intervalMs / 1000);
+    return intervalMs;
+  }
+
+  /**
+   * The token account of each accepted mint, under the program that owns the mint (a Token-2022 mint's account is
+   * derived with Token-2022), read from the chain once.
+   */
+  private async watchedAccounts(): Promise<WatchedAccounts> {
+    if (this.watched) return this.watched;
+    const mints = Object.values(this.settings.mints);
+    const infos = await this.connection.getMultipleAccountsInfo(mints.map((mint) => new PublicKey(mint)));
+    const wallet = new PublicKey(this.settings.receivingWallet);
+    const programs = mints.map((mint, index) => {
+      const owner = infos[index]?.owner.toBase58();
+      if (owner !== TOKEN_PROGRAM_ID && owner !== TOKEN_2022_PROGRAM_ID)
+        throw new Error(`mint ${mint} is not a token mint on this chain (owner ${owner ?? 'none'})`);
+      return owner;
+    });
+    this.watched = {
+      accounts: mints.map((mint, index) =>
+        getAssociatedTokenAddressSync(
+          new PublicKey(mint),
+          wallet,
+          false,
+          new PublicKey(programs[index]!),
+        ).toBase58(),
+      ),
+      acceptedMints: new Map(mints.map((mint, index) => [mint, programs[index]!])),
+    };
+    return this.watched;
   }
 
   start(): void {
@@ -99,9 +173,11 @@ export class PaymentDetector {
       ]);
       if (!lock?.locked) return false;
       try {
-        const dueBy = new Date();
-        await this.scan();
-        await this.closeExpired(dueBy);
+        const scanStarted = Date.now();
+        const heldBackSince = await this.scan();
+        // A held-back transaction may still count for a request whose window ends at or after its block time.
+        const dueBy = heldBackSince === null ? scanStarted : Math.min(scanStarted, heldBackSince * 1000 - 1);
+        await this.closeExpired(new Date(dueBy));
         return true;
       } finally {
         await lockHolder.query('SELECT pg_advisory_unlock(hashtext($1))', [SCAN_LOCK]);
@@ -123,19 +199,31 @@ export class PaymentDetector {
     }
   }
 
-  private async scan(): Promise<void> {
+  /** One scan from the saved cursor, saved page by page; the block time of the oldest transaction held back. */
+  private async scan(): Promise<number | null> {
+    const watched = await this.watchedAccounts();
     const saved = await this.dataSource.manager.find(ScanCursorEntity);
-    const cursor: ScanCursor = Object.fromEntries(saved.map((row) => [row.address, row.lastSignature]));
-    const slot = await this.connection.getSlot();
-    const result = await scanAddresses(this.connection, this.watchedAccounts, cursor);
-    this.passOverUnsupported(result);
-    await this.uow.run({}, async (tx) => {
-      await this.apply(tx, result);
-      await this.saveCursor(tx, result, cursor);
-    });
-    slotLag.set(this.lastScannedSlot === undefined ? 0 : slot - this.lastScannedSlot);
-    this.lastScannedSlot = slot;
+    let cursor: ScanCursor = Object.fromEntries(saved.map((row) => [row.address, row.lastSignature]));
+    const finalizedSlot = await this.connection.getSlot('finalized');
+    const outcome = await scanAddresses(
+      this.connection,
+      watched.accounts,
+      cursor,
+      async (page) => {
+        this.passOverUnsupported(page);
+        await this.uow.run({}, async (tx) => {
+          await this.apply(tx, page, watched);
+          await this.saveCursor(tx, page.cursor, cursor);
+        });
+        cursor = page.cursor;
+      },
+      { finalizedSlot },
+    );
+    transactionsHeldBack.set(outcome.heldBack);
+    slotLag.set(this.lastScannedSlot === undefined ? 0 : finalizedSlot - this.lastScannedSlot);
+    this.lastScannedSlot = finalizedSlot;
     this.lastScanAt = Date.now();
+    return outcome.heldBackSince;
   }
 
   /**
@@ -143,22 +231,34 @@ export class PaymentDetector {
    * applied as a scan would (settling or adding to the request while it is still open), so money that landed before
    * the change counts for the request it was sent to. The chain is read first, then a short transaction applies;
    * a detector pass applying the same transfer concurrently is harmless (each (signature, reference) is recorded
-   * once, under the request's row lock). Throws when the chain cannot be read.
+   * once, under the request's row lock). Throws when the chain cannot be read, or when a transfer to the reference
+   * is not finalized yet: whether it pays the request is known only then, so the caller tries again.
    */
   async scanReference(reference: string): Promise<void> {
-    const result = await scanAddresses(this.connection, [reference], {});
-    this.passOverUnsupported(result);
-    if (result.transactions.length > 0) await this.uow.run({}, (tx) => this.apply(tx, result));
+    const watched = await this.watchedAccounts();
+    const finalizedSlot = await this.connection.getSlot('finalized');
+    const outcome = await scanAddresses(
+      this.connection,
+      [reference],
+      {},
+      async (page) => {
+        this.passOverUnsupported(page);
+        if (page.transactions.length > 0) await this.uow.run({}, (tx) => this.apply(tx, page, watched));
+      },
+      { finalizedSlot },
+    );
+    if (outcome.heldBack > 0)
+      throw new Error(`${outcome.heldBack} transaction(s) to reference ${reference} not finalized yet`);
   }
 
-  private passOverUnsupported(result: ScanResult): void {
+  private passOverUnsupported(result: ScanPage): void {
     for (const signature of result.unsupported) {
       transactionsUnsupported.inc();
       this.logger.warn({ signature }, 'transaction of an unsupported version passed over; check it by hand');
     }
   }
 
-  private async apply(tx: Transaction, result: ScanResult): Promise<void> {
+  private async apply(tx: Transaction, result: ScanPage, watched: WatchedAccounts): Promise<void> {
     const keys = [...new Set(result.transactions.flatMap((scanned) => accountKeys(scanned.transaction)))];
     // Any of our references, whatever its status: late and superseded transfers are recorded too.
     const requests =
@@ -173,7 +273,7 @@ export class PaymentDetector {
     const byReference = new Map(requests.map((request) => [request.reference, request]));
     const criteria = {
       receivingWallet: this.settings.receivingWallet,
-      acceptedMints: this.acceptedMints,
+      acceptedMints: watched.acceptedMints,
       openReferences: new Set(byReference.keys()),
     };
     for (const scanned of result.transactions) {
@@ -183,8 +283,8 @@ export class PaymentDetector {
     }
   }
 
-  private async saveCursor(tx: Transaction, result: ScanResult, previous: ScanCursor): Promise<void> {
-    for (const [address, signature] of Object.entries(result.cursor)) {
+  private async saveCursor(tx: Transaction, cursor: ScanCursor, previous: ScanCursor): Promise<void> {
+    for (const [address, signature] of Object.entries(cursor)) {
       if (previous[address] === signature) continue;
       await tx.manager.query(
         `INSERT INTO scan_cursors (address, last_signature) VALUES ($1, $2)

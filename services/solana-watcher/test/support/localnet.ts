@@ -1,1 +1,1 @@
-export { payTransferRequest, startLocalnet, type Localnet } from '@gateway/solana-localnet';
+export { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from '@gateway/solana-localnet';

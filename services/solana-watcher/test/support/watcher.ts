@@ -21,7 +21,14 @@ import {
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from '../../src/config';
 import { encodeBase58 } from '../../src/domain/base58';
 import { startSolanaWatcher } from '../../src/main';
-import { payTransferRequest, startLocalnet, type Localnet } from './localnet';
+import { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from './localnet';
+
+export interface HarnessOptions {
+  /** The local chain's real-node behaviours from the start (commitment lags, rate limits). */
+  modes?: Partial<RpcModes>;
+  /** Watcher variables over the harness's own. */
+  env?: Record<string, string>;
+}
 
 export interface RequestRow {
   reference: string;
@@ -64,24 +71,29 @@ export class WatcherHarness {
     return this.bed.client;
   }
 
-  static async start(): Promise<WatcherHarness> {
+  static async start(options: HarnessOptions = {}): Promise<WatcherHarness> {
     const harness = new WatcherHarness();
-    await harness.start();
+    await harness.start(options);
     return harness;
   }
 
   /** A harness started before the enclosing describe's tests and closed after them. */
-  static forTheseTests(): WatcherHarness {
+  static forTheseTests(options: HarnessOptions = {}): WatcherHarness {
     const harness = new WatcherHarness();
-    beforeAll(() => harness.start());
+    beforeAll(() => harness.start(options));
     afterAll(() => harness.close());
     return harness;
   }
 
-  private async start(): Promise<void> {
+  private async start(options: HarnessOptions): Promise<void> {
     const payer = Keypair.generate();
     this.bed = await serviceTestBed('solana-watcher', async (env, cleanup) => {
-      this.localnet = await startLocalnet({ port: 0, payer, receivingWallet: Keypair.generate().publicKey });
+      this.localnet = await startLocalnet({
+        port: 0,
+        payer,
+        receivingWallet: Keypair.generate().publicKey,
+        modes: options.modes,
+      });
       cleanup.afterStop(() => this.localnet.close());
       this.proxy = await startHttpProxy(this.localnet.url);
       cleanup.afterStop(() => this.proxy.close());
@@ -92,6 +104,8 @@ export class WatcherHarness {
         SANDBOX_PAYER_SECRET_KEY: encodeBase58(payer.secretKey),
         FIXED_RATES: 'usdc=0.18,usdt=0.18345671,eurc=0.16',
         POLL_INTERVAL_MS: '100',
+        SOLANA_RPC_REQUESTS_PER_SECOND: '200',
+        ...options.env,
       });
       return startSolanaWatcher(this.config);
     });

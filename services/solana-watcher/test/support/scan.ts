@@ -1,0 +1,32 @@
+import type { Connection } from '@solana/web3.js';
+import {
+  scanAddresses,
+  type ScanCursor,
+  type ScanOptions,
+  type ScanPage,
+} from '../../src/chain/signature-scanner';
+
+/** A whole scan with its pages collected: what the detector would have saved, page by page. */
+export async function scanAll(
+  connection: Connection,
+  addresses: readonly string[],
+  cursor: ScanCursor,
+  options?: ScanOptions,
+) {
+  const pages: ScanPage[] = [];
+  const outcome = await scanAddresses(
+    connection,
+    addresses,
+    cursor,
+    async (page) => {
+      pages.push(page);
+    },
+    options,
+  );
+  return {
+    ...outcome,
+    pages,
+    transactions: pages.flatMap((page) => page.transactions),
+    unsupported: pages.flatMap((page) => page.unsupported),
+  };
+}
