@@ -154,7 +154,9 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     expect(reply.result.pix!.copia_e_cola).not.toBe(created.pix!.copia_e_cola);
     const code = parsePix(reply.result.pix!.copia_e_cola);
     if (hasError(code) || !isDynamicPix(code)) throw new Error('not a dynamic BR Code');
-    const payload = await (await fetch(`http://${code.url}`)).json();
+    // The location serves a JWS (its signature is the simulator's tests' concern): the payload is its middle part.
+    const jws = await (await fetch(`http://${code.url}`)).text();
+    const payload = JSON.parse(Buffer.from(jws.split('.')[1]!, 'base64url').toString('utf8'));
     expect(payload).toMatchObject({ revisao: 1, valor: { original: '150.50' } });
     const [charge] = await adapter.dataSource.query(
       'SELECT revisao, amount_centavos::int AS amount FROM charges WHERE payment_id = $1',
