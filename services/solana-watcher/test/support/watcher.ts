@@ -28,6 +28,8 @@ export interface HarnessOptions {
   modes?: Partial<RpcModes>;
   /** Watcher variables over the harness's own. */
   env?: Record<string, string>;
+  /** Runs on the local chain before the watcher starts (e.g. creates a mint the watcher is configured with). */
+  seed?: (localnet: Localnet) => void;
 }
 
 export interface RequestRow {
@@ -94,6 +96,7 @@ export class WatcherHarness {
         receivingWallet: Keypair.generate().publicKey,
         modes: options.modes,
       });
+      options.seed?.(this.localnet);
       cleanup.afterStop(() => this.localnet.close());
       this.proxy = await startHttpProxy(this.localnet.url);
       cleanup.afterStop(() => this.proxy.close());

@@ -1,0 +1,30 @@
+import { TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
+import { Keypair } from '@solana/web3.js';
+import { cryptoRequestSettled } from '@gateway/contracts';
+import { WatcherHarness } from './support/watcher';
+
+describe('a stablecoin whose mint is a Token-2022 mint', () => {
+  const mint = Keypair.generate().publicKey;
+  const harness = WatcherHarness.forTheseTests({
+    env: { MINT_EURC: mint.toBase58() },
+    seed: (localnet) => {
+      localnet.seeder.createMint(mint, localnet.mintAuthority.publicKey, 6, TOKEN_2022_PROGRAM_ID);
+      localnet.seeder.mintTo(localnet.payer.publicKey, mint, 1_000_000_000n);
+      localnet.seeder.mintTo(localnet.receivingWallet, mint, 0n);
+    },
+  });
+
+  test('is watched on the receiving token account Token-2022 derives, and pays the request', async () => {
+    const request = await harness.open({ token: 'eurc' });
+    const signature = await harness.pay(
+      request.reference,
+      BigInt(request.amount_base_units),
+      mint.toBase58(),
+    );
+    const settled = await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    expect(settled.payload).toMatchObject({ signature, reference: request.reference });
+    expect(await harness.transfers(request.reference)).toEqual([
+      expect.objectContaining({ mint: mint.toBase58(), applied_to: 'payment' }),
+    ]);
+  });
+});
