@@ -19,12 +19,13 @@ const RETRY_ALLOWANCE_MS = 15_000;
 /** What must hold after any run under faults. */
 /** A crypto payment's validity (decisions: created + 30 min); a PIX one lasts an hour. */
 const SHORTEST_VALIDITY_MS = 30 * 60_000;
+const OPEN_STATUSES = new Set(['pending', 'processing']);
 
 export const invariantNames = {
   created: 'every payment that got a 201 exists with its amount',
   onePerKey: 'one payment per idempotency key',
   paid: 'every payment asked to be paid is paid',
-  unpaidOpen: 'every payment not asked to be paid is still pending',
+  unpaidOpen: 'every payment not asked to be paid is still open',
   oneConfirmation: 'exactly one payment.confirmed event per paid payment',
   delivered: 'every payment.confirmed delivered at least once to its own business',
   signed: 'every delivery correctly signed, to its own business only',
@@ -217,15 +218,16 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
         }),
     },
     {
-      // The load neither pays nor cancels these: any status but pending (or expired, past the shortest validity a
-      // long soak may outlive) was made up by a fault.
+      // The load neither pays nor cancels these: any status but an open one (a PIX is `processing` from its creation,
+      // a crypto payment `pending`), or expired past the shortest validity a long soak may outlive, was made up by a
+      // fault.
       name: invariantNames.unpaidOpen,
       violations: load.created
         .filter((p) => p.paidRequestedAt === undefined)
         .flatMap((p) => {
           const status = observed.payments.get(p.paymentId)?.status ?? 'missing';
           const mayHaveExpired = Date.now() - p.createdAt > SHORTEST_VALIDITY_MS;
-          return status === 'pending' || (status === 'expired' && mayHaveExpired)
+          return OPEN_STATUSES.has(status) || (status === 'expired' && mayHaveExpired)
             ? []
             : [`${p.paymentId} (${p.method}) is ${status}; ${around(p)}`];
         }),
