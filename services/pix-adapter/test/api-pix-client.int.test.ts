@@ -291,6 +291,18 @@ describe('ApiPixClient against the PSP simulator', () => {
     expect(error).toMatchObject({ kind: 'conflict', status: 400 });
   });
 
+  it('when the txid holds a cob that was removed, create fails as a conflict instead of reusing it', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 1000));
+    await client.sandboxRemove(txid);
+
+    const error = await captureError(client.createCharge(txid, charge(psp.pixKey, 1000)));
+
+    expect(error).toMatchObject({ kind: 'conflict', status: 400 });
+  });
+
   it('maps an unknown txid to not_found and a foreign Pix key to invalid with its violations', async () => {
     const psp = await startSimulator();
     const client = clientFor(psp.url);

@@ -93,7 +93,13 @@ export class ApiPixClient {
         if (readError instanceof PspError && readError.kind === 'not_found') throw error;
         throw readError;
       });
-      if (existing.valor.original === valorOriginal && existing.chave === input.chave) return existing;
+      // Ours only if it charges the same amount to the same key and is still open: a cob removed or paid under the
+      // same txid is not a charge a buyer can be shown. (The expiry may differ: a retried create recomputes it.)
+      const same =
+        existing.status === 'ATIVA' &&
+        existing.valor.original === valorOriginal &&
+        existing.chave === input.chave;
+      if (same) return existing;
       throw new PspError(
         'conflict',
         error.status,
