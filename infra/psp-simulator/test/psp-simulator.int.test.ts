@@ -90,12 +90,17 @@ async function until<T>(read: () => T | undefined): Promise<T> {
 const cob = { calendario: { expiracao: 3600 }, valor: { original: '10.00' }, chave: PIX_KEY };
 
 describe('the API Pix document as a validator', () => {
-  it('refuses what the document refuses: a loc without tipoCob, a txid too long, a cob without loc.txid, a 401', () => {
+  it('refuses what the document refuses: a loc without tipoCob, a txid too long, a webhook URL without scheme, a cob without loc.txid, a 401', () => {
     expect(spec.validateRequest('PATCH', `/cob/${TXID}`, JSON.stringify({ loc: { id: 1 } }))).not.toEqual([]);
     expect(
       spec.validateRequest('PATCH', `/cob/${TXID}`, JSON.stringify({ loc: { id: 1, tipoCob: 'cob' } })),
     ).toEqual([]);
     expect(spec.validateRequest('GET', `/cob/${TXID}${'x'.repeat(10)}`, '')).not.toEqual([]);
+    // Only a location may lack its scheme (as the document's own examples do); a webhook URL is a full URI.
+    const webhook = (webhookUrl: string) =>
+      spec.validateRequest('PUT', `/webhook/${PIX_KEY}`, JSON.stringify({ webhookUrl }));
+    expect(webhook('https://shop.example/pix')).toEqual([]);
+    expect(webhook('shop.example/pix')).not.toEqual([]);
     const answer = {
       calendario: { criacao: '2025-01-01T00:00:00Z', expiracao: 3600 },
       txid: TXID,

@@ -47,9 +47,6 @@ export class ApiPixSpec {
     // OpenAPI 3.0 schemas carry keywords JSON Schema does not know (`example`, `maximum` on an array...): not strict.
     this.ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(this.ajv);
-    // The document declares `location` as `format: uri` while its own examples and every BR Code carry it without
-    // a scheme (`pix.example.com/qr/v2/...`): a URI reference is what it means.
-    this.ajv.addFormat('uri', this.ajv.formats['uri-reference']!);
     this.templates = Object.keys(document.paths)
       .map((template) => ({
         template,
@@ -65,6 +62,7 @@ export class ApiPixSpec {
       paths: Record<string, PathItem>;
     };
     anchorPatterns(document);
+    locationsWithoutScheme(document);
     return new ApiPixSpec(document);
   }
 
@@ -159,6 +157,20 @@ function anchorPatterns(node: unknown, seen = new Set<unknown>()): void {
   if (typeof record.pattern === 'string' && !/^[\^/]/.test(record.pattern))
     record.pattern = `^(?:${record.pattern})$`;
   for (const value of Object.values(record)) anchorPatterns(value, seen);
+}
+
+/**
+ * The document declares every `location` as `format: uri` while its own examples and every BR Code carry it without a
+ * scheme (`pix.example.com/qr/v2/...`): a URI reference is what it means there. Every other `uri` (a webhook URL, a
+ * problem type) stays a full URI.
+ */
+function locationsWithoutScheme(node: unknown, seen = new Set<unknown>()): void {
+  if (typeof node !== 'object' || node === null || seen.has(node)) return;
+  seen.add(node);
+  const record = node as Record<string, unknown>;
+  const location = (record.properties as Record<string, { format?: unknown }> | undefined)?.location;
+  if (location?.format === 'uri') location.format = 'uri-reference';
+  for (const value of Object.values(record)) locationsWithoutScheme(value, seen);
 }
 
 function parseJson(text: string): unknown {
