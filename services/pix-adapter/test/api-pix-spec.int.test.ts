@@ -97,7 +97,12 @@ function violationsOf(recorded: Recorded, payloadPaths: Set<string>): string[] {
       violations.push(...spec.validateResponse('GET', token, exchange.reply));
       continue;
     }
-    if (path === '/oauth/token' || !path.startsWith(PREFIX)) continue;
+    // OAuth (RFC 6749), and the key set the payload's JWS names in its `jku`, which a bank fetches to verify it.
+    if (path === '/oauth/token' || path === '/jwks.json') continue;
+    if (!path.startsWith(PREFIX)) {
+      violations.push(`${exchange.method} ${path}: neither API Pix nor OAuth`);
+      continue;
+    }
     const apiPath = path.slice(PREFIX.length);
     if (isSandboxTrigger(apiPath)) continue;
     violations.push(...spec.validateRequest(exchange.method, apiPath, exchange.body));
@@ -129,7 +134,7 @@ async function failure(promise: Promise<unknown>): Promise<PspError> {
 }
 
 describe('what the adapter sends and the simulator answers, checked against API Pix 2.9.0', () => {
-  it('a charge opened, read, replayed, moved to a new location with a new amount, fetched by a bank and paid', async () => {
+  it('a charge opened, read, replayed, moved to a new location with a new amount, fetched by a bank and paid; another revised in place, opened to a payer-chosen amount and paid in part', async () => {
     const recorded = await recordedPsp();
     const { client, pixKey } = recorded;
     const txid = newTxid();
@@ -144,6 +149,12 @@ describe('what the adapter sends and the simulator answers, checked against API 
     await sandboxPay(recorded, txid);
     await waitFor(async () => recorded.callbacks.length === 1, { what: 'the PSP callback' });
     const paid = await client.getCharge(txid);
+    const partly = newTxid();
+    await client.createCharge(partly, charge(pixKey, 5000));
+    await client.updateChargeAmount(partly, 4000);
+    await client.letPayerChooseAmount(partly, 1000);
+    await sandboxPay(recorded, partly, '10.00');
+    await waitFor(async () => recorded.callbacks.length === 2, { what: 'the partial payment callback' });
 
     expect(cobLocation(created)).not.toBe(location.location);
     expect(payload).toMatchObject({ txid, revisao: 1, valor: { original: '20.00' }, status: 'ATIVA' });
