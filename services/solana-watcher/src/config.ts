@@ -27,6 +27,12 @@ export interface SolanaWatcherConfig {
    * provider answers 429. Production default 4: a public endpoint allows about 40 requests per 10 s per method.
    */
   SOLANA_RPC_REQUESTS_PER_SECOND: number;
+  /**
+   * How long after a window ends its request stays open for a transfer that landed in time but is not listed yet
+   * (listing is at `confirmed`: about 1 s on mainnet, more behind a lagging RPC node). Production default 30 s,
+   * sandbox 0 (the local chain confirms at once unless its lag mode is on).
+   */
+  CONFIRMATION_GRACE_MS: number;
   /** The platform's custodial wallet: every payment goes to its associated token accounts. */
   RECEIVING_WALLET: string;
   MINT_USDC: string;
@@ -87,6 +93,16 @@ const schema = Joi.object<SolanaWatcherConfig>({
       then: Joi.any().default(4),
       // The local chain has no budget unless asked for one.
       otherwise: Joi.any().default(50),
+    }),
+  CONFIRMATION_GRACE_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(600_000)
+    .when('APP_ENV', {
+      is: 'production',
+      // Comfortably over mainnet's confirmation (about 1 s) plus an RPC node running behind.
+      then: Joi.any().default(30_000),
+      otherwise: Joi.any().default(0),
     }),
   RECEIVING_WALLET: sandboxOnly(solanaPublicKey, SANDBOX_RECEIVING_WALLET),
   MINT_USDC: solanaPublicKey.default('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),

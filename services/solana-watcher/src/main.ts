@@ -58,7 +58,13 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     runtime.dataSource,
     connection,
     runtime.unitOfWork('solana-watcher.detector'),
-    { receivingWallet: config.RECEIVING_WALLET, mints, pollIntervalMs: config.POLL_INTERVAL_MS, pacer },
+    {
+      receivingWallet: config.RECEIVING_WALLET,
+      mints,
+      pollIntervalMs: config.POLL_INTERVAL_MS,
+      confirmationGraceMs: config.CONFIRMATION_GRACE_MS,
+      pacer,
+    },
     runtime.logger,
   );
   await runtime.broker.consumeCommands('solana-watcher', {
@@ -78,6 +84,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       runtime.unitOfWork(simulateCryptoOutcome.name),
       wallet,
       config.RECEIVING_WALLET,
+      config.CONFIRMATION_GRACE_MS,
     ),
     [getCryptoRequestStatus.name]: handleCryptoRequestStatus(runtime.dataSource),
   });

@@ -20,6 +20,8 @@ describe('solana-watcher config', () => {
       FIXED_RATES: { usdc: '0.18', usdt: '0.18', eurc: '0.16' },
       POLL_INTERVAL_MS: 1000,
       SOLANA_RPC_REQUESTS_PER_SECOND: 50,
+      // The local chain confirms at once unless its lag mode is on.
+      CONFIRMATION_GRACE_MS: 0,
       PAYMENT_WINDOW_SECONDS: 1800,
       TOKEN_DECIMALS: 6,
       METRICS_HOST: '127.0.0.1',
@@ -42,6 +44,8 @@ describe('solana-watcher config', () => {
     expect(config.QUOTE_PROVIDER).toBe('live');
     // Within a public endpoint's 40 requests per 10 s per method.
     expect(config.SOLANA_RPC_REQUESTS_PER_SECOND).toBe(4);
+    // Over mainnet's confirmation plus a lagging RPC node.
+    expect(config.CONFIRMATION_GRACE_MS).toBe(30_000);
     expect(config.SANDBOX_PAYER_SECRET_KEY).toBeUndefined();
     expect(developmentValues(config, ['METRICS_HOST'])).toEqual({});
   });

@@ -198,3 +198,24 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     expect(closed.payload.reason).toBe('failed');
   });
 });
+
+describe('crypto.request.simulate.v1 with a confirmation grace configured', () => {
+  const harness = WatcherHarness.forTheseTests({ env: { CONFIRMATION_GRACE_MS: '30000' } });
+
+  test('expired: the window is moved past the grace too, so the next pass closes the request', async () => {
+    const request = await harness.open();
+    const reply = await harness.client.request(
+      simulateCryptoOutcome,
+      { payment_id: request.payment_id, outcome: 'expired', amount_centavos: null },
+      { timeoutMs: 5000 },
+    );
+    expect(reply.ok).toBe(true);
+    // Well within the 30 s grace: the simulation does not wait it out.
+    const closed = await harness.waitForEvent<CryptoRequestClosed>(
+      request.payment_id,
+      cryptoRequestClosed.name,
+      5_000,
+    );
+    expect(closed.payload).toMatchObject({ reason: 'expired', received_base_units: '0' });
+  });
+});

@@ -66,6 +66,11 @@ export interface DetectorSettings {
   mints: Record<Token, string>;
   /** The shortest interval between passes; longer when the RPC budget is small or the provider pushed back. */
   pollIntervalMs: number;
+  /**
+   * How long after its window a request stays open: a transfer that landed in time is listed only once `confirmed`,
+   * so a scan started just after the window may not list it yet.
+   */
+  confirmationGraceMs: number;
   /** The pacer every RPC request of `connection` goes through. */
   pacer: Pick<RequestPacer, 'requestsPerSecond'>;
 }
@@ -79,9 +84,11 @@ interface WatchedAccounts {
 
 /**
  * Finds payments on chain: every poll it scans the receiving wallet's token accounts from the saved cursor, applies
- * each (signature, reference) once, settles requests paid in full, then closes requests whose window passed before
- * that scan began (so a transfer landing just before expiry is never missed). Every page of the scan commits its
- * applied transfers, emitted events and moved cursor in one transaction, so a pass failing midway keeps what it read.
+ * each (signature, reference) once, settles requests paid in full, then closes requests whose window ended at least
+ * the confirmation grace before that scan began: a transfer landing just before expiry is listed only once
+ * `confirmed`, so it is not missed as long as it confirms (and the RPC node serves it) within the grace. Every page of
+ * the scan commits its applied transfers, emitted events and moved cursor in one transaction, so a pass failing
+ * midway keeps what it read.
  *
  * Commitment: transfers are seen at `confirmed` and count (recorded, settling) only once `finalized` (rooted: it can
  * no longer be rolled back, about 13 s later on mainnet). Until then the scan stops before them on their account,
@@ -173,10 +180,11 @@ export class PaymentDetector {
       ]);
       if (!lock?.locked) return false;
       try {
-        const scanStarted = Date.now();
+        // A transfer that landed by then has had the grace to be confirmed, so this scan lists it.
+        const listedBy = Date.now() - this.settings.confirmationGraceMs;
         const heldBackSince = await this.scan();
         // A held-back transaction may still count for a request whose window ends at or after its block time.
-        const dueBy = heldBackSince === null ? scanStarted : Math.min(scanStarted, heldBackSince * 1000 - 1);
+        const dueBy = heldBackSince === null ? listedBy : Math.min(listedBy, heldBackSince * 1000 - 1);
         await this.closeExpired(new Date(dueBy));
         return true;
       } finally {

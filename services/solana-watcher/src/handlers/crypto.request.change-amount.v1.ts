@@ -16,7 +16,8 @@ const windowPassed = () =>
  * A new amount gets a new reference, link, QR code, quote and window; the previous request is superseded, and a
  * transfer still arriving on it is recorded as such. What the previous request had received is answered, so the
  * payment keeps it on record. Once the window has passed the change is refused even if the detector has not closed
- * the request yet: a new window would reopen a payment that has expired. The new quote is locked (possibly over
+ * the request yet (it stays open through the confirmation grace, for a transfer that landed in time): a new window
+ * would reopen a payment that has expired. The new quote is locked (possibly over
  * HTTP) and the old reference scanned on chain a last time before the short transaction that supersedes and stores,
  * never inside it: a transfer confirmed before that scan counts for the old request (in full it pays the payment and
  * the change is refused INVALID_STATUS; a part is carried over as received), one confirmed after it is superseded.

@@ -9,7 +9,8 @@ import { openRequestOrRefuse } from '../requests/open-request';
 
 /**
  * Sandbox outcomes that go through the real flow: `paid` makes the test wallet send the transfer (the detector then
- * finds it), `expired` moves the window into the past (the expiry worker then closes it), `failed` closes at once.
+ * finds it), `expired` moves the window into the past, beyond the confirmation grace (the expiry worker then closes it
+ * on its next pass), `failed` closes at once.
  * The wallet pays outside any transaction; what follows commits with the inbox row, so a redelivered command answers
  * the first result without paying again. Without a sandbox wallet (production) every simulation is refused.
  */
@@ -18,6 +19,7 @@ export function handleSimulateCryptoOutcome(
   uow: UnitOfWork,
   wallet: SandboxWallet | null,
   recipient: string,
+  confirmationGraceMs: number,
 ) {
   return async (command: SimulateCryptoOutcome, context: MessageContext): Promise<{ accepted: true }> => {
     if (!wallet) throw new CommandError('NOT_FOUND', 'Simulação disponível apenas no sandbox.');
@@ -51,7 +53,7 @@ export function handleSimulateCryptoOutcome(
       if (command.outcome === 'expired') {
         await tx.manager.query(
           `UPDATE payment_requests SET expires_at = $2 WHERE reference = $1 AND status = 'open'`,
-          [request.reference, new Date(Date.now() - 1000)],
+          [request.reference, new Date(Date.now() - confirmationGraceMs - 1000)],
         );
       } else if (command.outcome === 'failed') {
         // Locked and read again: the detector may have recorded a transfer since.
