@@ -69,6 +69,8 @@ export const paymentMethods = ['pix', 'crypto'] as const;
 export type PaymentMethod = (typeof paymentMethods)[number];
 export const paymentStatuses = ['pending', 'processing', 'paid', 'failed', 'expired', 'cancelled'] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
+/** Statuses a payment can still leave (a PIX is `processing` from its creation); every other status is final. */
+export const openPaymentStatuses = ['pending', 'processing'] as const satisfies readonly PaymentStatus[];
 export const tokens = ['usdc', 'usdt', 'eurc'] as const;
 export type Token = (typeof tokens)[number];
 

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import amqp from 'amqplib';
 import { Client } from 'pg';
+import { openPaymentStatuses } from '@gateway/contracts';
 import type { CreatedPayment, LoadGenerator, LoadBusiness } from './load';
 import type { PrivateBroker } from './private-broker';
 import type { FaultTimeline } from './timeline';
@@ -19,7 +20,6 @@ const RETRY_ALLOWANCE_MS = 15_000;
 /** What must hold after any run under faults. */
 /** A crypto payment's validity (decisions: created + 30 min); a PIX one lasts an hour. */
 const SHORTEST_VALIDITY_MS = 30 * 60_000;
-const OPEN_STATUSES = new Set(['pending', 'processing']);
 
 export const invariantNames = {
   created: 'every payment that got a 201 exists with its amount',
@@ -227,7 +227,8 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
         .flatMap((p) => {
           const status = observed.payments.get(p.paymentId)?.status ?? 'missing';
           const mayHaveExpired = Date.now() - p.createdAt > SHORTEST_VALIDITY_MS;
-          return OPEN_STATUSES.has(status) || (status === 'expired' && mayHaveExpired)
+          return (openPaymentStatuses as readonly string[]).includes(status) ||
+            (status === 'expired' && mayHaveExpired)
             ? []
             : [`${p.paymentId} (${p.method}) is ${status}; ${around(p)}`];
         }),

@@ -1,7 +1,7 @@
-import type { PaymentStatus } from '@gateway/contracts';
+import { openPaymentStatuses, type PaymentStatus } from '@gateway/contracts';
 
 /** Statuses a payment can still leave; every transition is a conditional update guarded by this list. */
-export const OPEN_STATUSES = ['pending', 'processing'] as const satisfies readonly PaymentStatus[];
+export const OPEN_STATUSES = openPaymentStatuses;
 export type OpenStatus = (typeof OPEN_STATUSES)[number];
 export type FinalStatus = Exclude<PaymentStatus, OpenStatus>;
 
