@@ -1,4 +1,4 @@
-import { type Response } from 'express';
+import { type Request, type Response } from 'express';
 
 export interface Violation {
   razao: string;
@@ -22,6 +22,26 @@ export type ProblemName =
   | 'PixDevolucaoInvalida'
   | 'WebhookOperacaoInvalida'
   | 'WebhookNaoEncontrado';
+
+export interface PathIdRule {
+  param: string;
+  pattern: RegExp;
+  problem: ProblemName;
+  title: string;
+  detail: string;
+  /** Where the violation is, as `violacoes[].propriedade` names it. */
+  property: string;
+}
+
+/** A path id that matches its rule, or undefined once the operation's 400 problem has been sent. */
+export function readPathId(req: Request, res: Response, rule: PathIdRule): string | undefined {
+  const id = req.params[rule.param] ?? '';
+  if (rule.pattern.test(id)) return id;
+  sendProblem(res, 400, rule.problem, rule.title, rule.detail, [
+    { razao: `${rule.param} não respeita o schema.`, propriedade: rule.property },
+  ]);
+  return undefined;
+}
 
 /** Sends an RFC 7807 problem the way API Pix v2 does (`application/problem+json`, optional `violacoes`). */
 export function sendProblem(

@@ -9,7 +9,7 @@ import {
   type StoredCob,
   type StoredLocation,
 } from '../cob-store';
-import { sendProblem } from '../problem';
+import { readPathId, sendProblem } from '../problem';
 import { TXID_PATTERN, pixAmount, validateBody } from './validation';
 
 // API Pix: calendario.expiracao defaults to 86400 seconds.
@@ -148,17 +148,14 @@ export function cobRouter(context: SimulatorContext): Router {
 }
 
 export function readTxid(req: Request, res: Response): string | undefined {
-  const txid = req.params.txid ?? '';
-  if (TXID_PATTERN.test(txid)) return txid;
-  sendProblem(
-    res,
-    400,
-    'CobOperacaoInvalida',
-    'Cobrança inválida.',
-    'O txid deve ter de 26 a 35 caracteres [a-zA-Z0-9].',
-    [{ razao: 'txid não respeita o schema.', propriedade: 'txid' }],
-  );
-  return undefined;
+  return readPathId(req, res, {
+    param: 'txid',
+    pattern: TXID_PATTERN,
+    problem: 'CobOperacaoInvalida',
+    title: 'Cobrança inválida.',
+    detail: 'O txid deve ter de 26 a 35 caracteres [a-zA-Z0-9].',
+    property: 'txid',
+  });
 }
 
 export function findCob(context: SimulatorContext, req: Request, res: Response): StoredCob | undefined {

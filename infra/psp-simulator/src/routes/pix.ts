@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext, pixView } from '../context';
 import { type Devolucao, type PixRecebido, toCentavos } from '../cob-store';
-import { sendProblem } from '../problem';
+import { readPathId, sendProblem } from '../problem';
 import { pixAmount, validateBody } from './validation';
 
 const END_TO_END_ID = /^[a-zA-Z0-9]{32}$/;
@@ -106,15 +106,12 @@ function findPix(context: SimulatorContext, req: Request, res: Response): PixRec
 }
 
 function readDevolucaoId(req: Request, res: Response): string | undefined {
-  const id = req.params.id ?? '';
-  if (DEVOLUCAO_ID.test(id)) return id;
-  sendProblem(
-    res,
-    400,
-    'PixDevolucaoInvalida',
-    'Devolução inválida.',
-    'O id deve ter de 1 a 35 caracteres [a-zA-Z0-9].',
-    [{ razao: 'id não respeita o schema.', propriedade: 'devolucao.id' }],
-  );
-  return undefined;
+  return readPathId(req, res, {
+    param: 'id',
+    pattern: DEVOLUCAO_ID,
+    problem: 'PixDevolucaoInvalida',
+    title: 'Devolução inválida.',
+    detail: 'O id deve ter de 1 a 35 caracteres [a-zA-Z0-9].',
+    property: 'devolucao.id',
+  });
 }
