@@ -12,7 +12,7 @@ const swc = [
 ];
 module.exports = {
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/{services,packages,infra}/*/test/**/*.test.ts'],
+  testMatch: ['<rootDir>/{services,packages,infra}/*/test/**/*.test.ts', '<rootDir>/bench/test/**/*.test.ts'],
   // The fault suite runs on its own (jest.faults.config.js): minutes of faults under load.
   testPathIgnorePatterns: ['/node_modules/', '\\.faults\\.test\\.ts$'],
   transform: { '^.+\\.ts$': swc },

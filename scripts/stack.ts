@@ -44,7 +44,12 @@ interface LauncherSettings {
   RESTART_EXITED_AFTER_MS?: number;
   /** When set, the launcher keeps `{ "<process name>": <pid> }` of the running processes in this JSON file. */
   PROCESS_TABLE_FILE?: string;
+  /** Extra replicas of back-end services, e.g. `payment=2,pix-adapter=2`: replica 2 is named `payment#2`. */
+  STACK_REPLICAS?: string;
 }
+
+/** Services that scale by replicas under the launcher (the gateway and the stand-ins each own a fixed port). */
+const replicable = ['payment', 'pix-adapter', 'solana-watcher', 'checkout', 'customer', 'webhook-dispatcher'];
 
 const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
   // `npm start` is the local sandbox unless told otherwise; every process is given APP_ENV explicitly.
@@ -67,6 +72,12 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
   DEMO_BUSINESS: Joi.boolean().default(true),
   RESTART_EXITED_AFTER_MS: Joi.number().integer().min(0).optional(),
   PROCESS_TABLE_FILE: Joi.string().optional(),
+  STACK_REPLICAS: Joi.string()
+    .pattern(new RegExp(`^(${replicable.join('|')})=[1-8](,(${replicable.join('|')})=[1-8])*$`))
+    .optional()
+    .messages({
+      'string.pattern.base': `{{#label}} must look like payment=2,pix-adapter=2 (services: ${replicable.join(', ')}; 1 to 8 each)`,
+    }),
 });
 
 const launcherVariables = variableNames(launcherSchema);
@@ -84,6 +95,8 @@ interface ProcessSpec {
   variables: string[];
   /** What the launcher sets for it unless the environment sets it explicitly. */
   defaults?: Record<string, string | undefined>;
+  /** What the launcher sets for it whatever the environment says (a replica's own ports). */
+  overrides?: Record<string, string>;
 }
 
 const processes: ProcessSpec[] = [
@@ -163,6 +176,36 @@ const processes: ProcessSpec[] = [
   },
 ];
 
+/** How many processes of each service to run: one, unless STACK_REPLICAS says more. */
+const replicaCounts = new Map(
+  (settings.STACK_REPLICAS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((entry) => [entry.split('=')[0]!, Number(entry.split('=')[1])] as const),
+);
+
+/**
+ * Replica 2 and later of a service: its metrics on a port of the OS's choosing, and for the PIX adapter a callback
+ * listener of its own while the PSP keeps calling the first one's URL (as a load balancer in front of all would).
+ */
+function replicasOf(spec: ProcessSpec): ProcessSpec[] {
+  const count = replicaCounts.get(spec.name) ?? 1;
+  const callbackUrl = `http://127.0.0.1:${process.env.CALLBACK_PORT ?? '3101'}`;
+  return Array.from({ length: count }, (_, i) =>
+    i === 0
+      ? spec
+      : {
+          ...spec,
+          name: `${spec.name}#${i + 1}`,
+          defaults: { ...spec.defaults, METRICS_PORT: '0' },
+          overrides:
+            spec.name === 'pix-adapter'
+              ? { CALLBACK_PORT: '0', CALLBACK_PUBLIC_URL: process.env.CALLBACK_PUBLIC_URL ?? callbackUrl }
+              : {},
+        },
+  );
+}
+
 /** The environment no process's config reads (PATH, HOME, NODE_OPTIONS...): every process gets it. */
 function sharedEnvironment(): Record<string, string> {
   const configVariables = new Set([...launcherVariables, ...processes.flatMap((p) => p.variables)]);
@@ -177,6 +220,7 @@ function processEnvironment(spec: ProcessSpec): Record<string, string> {
     ...definedOnly(Object.entries(spec.defaults ?? {})),
     ...definedOnly(spec.variables.map((name) => [name, process.env[name]])),
     ...(spec.variables.includes('APP_ENV') ? { APP_ENV: settings.APP_ENV } : {}),
+    ...spec.overrides,
   };
 }
 
@@ -185,7 +229,7 @@ function definedOnly(entries: Array<[string, string | undefined]>): Record<strin
 }
 
 const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96];
-const width = Math.max(...processes.map((p) => p.name.length));
+const width = Math.max(...processes.map((p) => p.name.length)) + (replicaCounts.size > 0 ? 2 : 0);
 const children = new Map<string, ChildProcess>();
 let stopping = false;
 /** A process that ignores SIGTERM this long is killed, so a stop always ends. */
@@ -333,7 +377,10 @@ async function ensureDemoBusiness(): Promise<DemoBusiness> {
 async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
-  processes.filter((p) => sandbox || !p.sandboxOnly).forEach(start);
+  processes
+    .filter((p) => sandbox || !p.sandboxOnly)
+    .flatMap(replicasOf)
+    .forEach(start);
   await waitForHealthy(`${gatewayUrl}/readyz`, 120_000);
   const lines = [`gateway: ${gatewayUrl}  (GET /healthz, /readyz, /metrics)`];
   if (sandbox && settings.DEMO_BUSINESS) {

@@ -114,6 +114,11 @@ const messagesRedriven = counter(
   'Parked messages moved back to their queue by an operator',
   ['queue'],
 );
+const messagesPublished = counter(
+  'broker_messages_published_total',
+  'Messages this process published, by kind (confirmed: outbox and direct publishes; rpc_request; rpc_reply; copy: a retry or parking copy)',
+  ['kind'],
+);
 const commandsExpired = counter(
   'broker_commands_expired_total',
   'RPC commands not run because their caller had stopped waiting before they were delivered',
@@ -198,6 +203,7 @@ export class Broker {
     if (!channel) throw new BrokerUnavailableError();
     const { exchange, routingKey } = this.routeByName(envelope.name);
     const body = Buffer.from(JSON.stringify(envelope));
+    messagesPublished.inc({ kind: 'confirmed' });
     await new Promise<void>((resolve, reject) => {
       try {
         channel.publish(
@@ -448,6 +454,7 @@ export class Broker {
     const channel = this.publishChannel;
     if (!channel) throw new BrokerUnavailableError();
     const { exchange, routingKey } = this.routeByName(envelope.name);
+    messagesPublished.inc({ kind: 'rpc_request' });
     const ok = channel.publish(exchange, routingKey, Buffer.from(JSON.stringify(envelope)), {
       persistent: false,
       contentType: 'application/json',
@@ -778,6 +785,7 @@ export class Broker {
   ): Promise<void> {
     const publisher = this.publishChannel;
     if (!publisher) throw new BrokerUnavailableError();
+    messagesPublished.inc({ kind: 'copy' });
     await new Promise<void>((resolve, reject) =>
       publisher.publish(
         exchange,
@@ -792,6 +800,7 @@ export class Broker {
   private async replyIfAsked(msg: ConsumeMessage, reply: Reply<unknown>): Promise<void> {
     const { replyTo, correlationId } = msg.properties;
     if (!replyTo || !this.publishChannel) return;
+    messagesPublished.inc({ kind: 'rpc_reply' });
     try {
       this.publishChannel.publish('', replyTo, Buffer.from(JSON.stringify(reply)), {
         correlationId,

@@ -1,0 +1,154 @@
+/**
+ * The monolith a platform team would write first, the yardstick of `pnpm bench:stack`: one express process over one
+ * pg pool, doing a PIX create the obvious way (API key lookup, joi validation, fee, BR Code, `qrcode.toDataURL` with
+ * its defaults, one INSERT) and a GET the obvious way (one SELECT scoped to the key's business). No broker, no outbox,
+ * no PSP: what it saves is exactly what our architecture must pay for.
+ *
+ * Run by the bench as its own process: `BASELINE_PORT`, `BASELINE_DATABASE_URL`. It creates its tables if missing.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import express from 'express';
+import Joi from 'joi';
+import pg from 'pg';
+import QRCode from 'qrcode';
+
+const port = Number(process.env.BASELINE_PORT ?? 4900);
+const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL });
+
+const baselineSchemaSql = `
+  CREATE TABLE IF NOT EXISTS baseline_businesses (
+    id uuid PRIMARY KEY, name text NOT NULL, api_key_hash text NOT NULL UNIQUE,
+    fee_percent_bps integer NOT NULL, fee_fixed_centavos integer NOT NULL);
+  CREATE TABLE IF NOT EXISTS baseline_payments (
+    id text PRIMARY KEY, business_id uuid NOT NULL REFERENCES baseline_businesses (id), method text NOT NULL,
+    status text NOT NULL, amount_centavos bigint NOT NULL, fee_centavos bigint NOT NULL, br_code text NOT NULL,
+    qr_code text NOT NULL, metadata text, expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL DEFAULT now());`;
+
+const createBody = Joi.object({
+  payment_method: Joi.string().valid('pix').required(),
+  amount: Joi.number().integer().min(100).max(10_000_000_000).required(),
+  currency: Joi.string().valid('BRL', 'brl').default('BRL'),
+  metadata: Joi.string().max(4000),
+});
+
+function emv(id: string, value: string): string {
+  return `${id}${String(value.length).padStart(2, '0')}${value}`;
+}
+
+function crc16(text: string): string {
+  let crc = 0xffff;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** A static-amount PIX BR Code (EMV MPM) for a random txid, the way the Central Bank's manual spells it. */
+function brCode(merchantName: string, amountCentavos: number, txid: string): string {
+  const payload =
+    emv('00', '01') +
+    emv('26', emv('00', 'br.gov.bcb.pix') + emv('01', 'pix@baseline.example')) +
+    emv('52', '0000') +
+    emv('53', '986') +
+    emv('54', (amountCentavos / 100).toFixed(2)) +
+    emv('58', 'BR') +
+    emv('59', merchantName.slice(0, 25)) +
+    emv('60', 'SAO PAULO') +
+    emv('62', emv('05', txid)) +
+    '6304';
+  return payload + crc16(payload);
+}
+
+interface Business {
+  id: string;
+  name: string;
+  fee_percent_bps: number;
+  fee_fixed_centavos: number;
+}
+
+async function businessOf(apiKey: string | undefined): Promise<Business | undefined> {
+  if (!apiKey) return undefined;
+  const hash = createHash('sha256').update(apiKey).digest('hex');
+  const { rows } = await pool.query<Business>(
+    'SELECT id, name, fee_percent_bps, fee_fixed_centavos FROM baseline_businesses WHERE api_key_hash = $1',
+    [hash],
+  );
+  return rows[0];
+}
+
+const app = express();
+app.use(express.json({ limit: '64kb' }));
+
+app.post('/v1/payments', async (req, res, next) => {
+  try {
+    const business = await businessOf(req.header('x-api-key'));
+    if (!business) return void res.status(401).json({ error: { code: 'UNAUTHORIZED' } });
+    const { value, error } = createBody.validate(req.body);
+    if (error)
+      return void res.status(422).json({ error: { code: 'MISSING_FIELDS', message: error.message } });
+    const amount = value.amount as number;
+    const fee = Math.round((amount * business.fee_percent_bps) / 10_000) + business.fee_fixed_centavos;
+    const id = `pay_${randomUUID().replace(/-/g, '')}`;
+    const code = brCode(business.name, amount, id.slice(4, 29));
+    const qr = await QRCode.toDataURL(code);
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    await pool.query(
+      `INSERT INTO baseline_payments (id, business_id, method, status, amount_centavos, fee_centavos, br_code, qr_code,
+         metadata, expires_at) VALUES ($1, $2, 'pix', 'processing', $3, $4, $5, $6, $7, $8)`,
+      [id, business.id, amount, fee, code, qr, value.metadata ?? null, expiresAt],
+    );
+    res.status(201).json({
+      payment_id: id,
+      amount: amount / 100,
+      status: 'processing',
+      fee_brl: fee / 100,
+      net_amount_brl: (amount - fee) / 100,
+      expires_at: expiresAt.toISOString(),
+      pix: { qr_code: qr, copia_e_cola: code },
+    });
+  } catch (err) {
+    next(err);
+  }
+});
+
+app.get('/v1/payments/:id', async (req, res, next) => {
+  try {
+    const business = await businessOf(req.header('x-api-key'));
+    if (!business) return void res.status(401).json({ error: { code: 'UNAUTHORIZED' } });
+    const { rows } = await pool.query(
+      `SELECT id, business_id, method, status, amount_centavos, br_code, created_at
+       FROM baseline_payments WHERE id = $1 AND business_id = $2`,
+      [req.params.id, business.id],
+    );
+    const row = rows[0];
+    if (!row) return void res.status(404).json({ error: { code: 'NOT_FOUND' } });
+    res.json({
+      payment_id: row.id,
+      transaction_id: row.id,
+      business_id: row.business_id,
+      method: row.method,
+      status: row.status,
+      amount_brl: Number(row.amount_centavos) / 100,
+      external_id: row.id.slice(4, 29),
+      failure_code: null,
+      failure_reason: null,
+      created_at: row.created_at,
+      updated_at: row.created_at,
+    });
+  } catch (err) {
+    next(err);
+  }
+});
+
+async function main(): Promise<void> {
+  await pool.query(baselineSchemaSql);
+  const server = app.listen(port, '127.0.0.1', () => process.stdout.write(`baseline listening on ${port}\n`));
+  process.once('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+/** Clock ticks per second of /proc's utime and stime. */
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+interface ProcStat {
+  pid: number;
+  comm: string;
+  cpuTicks: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // comm is in parentheses and may hold spaces: the fields after its closing parenthesis are space-separated.
+    const close = text.lastIndexOf(')');
+    const comm = text.slice(text.indexOf('(') + 1, close);
+    const fields = text.slice(close + 2).split(' ');
+    // After comm: state(3) ppid(4) ... utime(14) stime(15), counting from 1 with pid and comm as 1 and 2.
+    return { pid, comm, cpuTicks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined; // gone between the listing and the read
+  }
+}
+
+function everyProcess(): ProcStat[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => readStat(Number(name)))
+    .filter((stat): stat is ProcStat => stat !== undefined);
+}
+
+/** What to account CPU to: one process by pid, or every process of a command name (PostgreSQL's backends). */
+export type ProcessGroup = { name: string; pid: number } | { name: string; comm: string };
+
+/** CPU time in ms of each group now (user + system). */
+export function sampleCpu(groups: readonly ProcessGroup[]): Map<string, number> {
+  const all = everyProcess();
+  const sample = new Map<string, number>();
+  for (const group of groups) {
+    const ticks =
+      'pid' in group
+        ? (all.find((stat) => stat.pid === group.pid)?.cpuTicks ?? 0)
+        : all.filter((stat) => stat.comm === group.comm).reduce((sum, stat) => sum + stat.cpuTicks, 0);
+    sample.set(group.name, (sample.get(group.name) ?? 0) + (ticks * 1000) / ticksPerSecond);
+  }
+  return sample;
+}
+
+/** CPU ms spent per group between two samples, divided by `requests`. */
+export function cpuPerRequest(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  requests: number,
+): Record<string, number> {
+  const perRequest: Record<string, number> = {};
+  for (const [name, ms] of after) {
+    perRequest[name] = requests > 0 ? Math.max(0, ms - (before.get(name) ?? 0)) / requests : 0;
+  }
+  return perRequest;
+}

@@ -1,0 +1,485 @@
+/**
+ * `pnpm bench:stack`: the whole stack against the one-process baseline (bench/baseline), side by side in one run, on
+ * this machine (load generator included). Prints a Markdown table of every figure with its target and its ratio to
+ * the baseline, and writes it with the raw figures as JSON under bench/results/ (or `--out`).
+ *
+ *   pnpm bench:stack                 full run (about 5 minutes)
+ *   pnpm bench:stack --replicas 2    the same with two replicas of payment, pix-adapter and webhook-dispatcher
+ *   pnpm bench:stack --smoke         every phase for about a second (CI), results to a temporary folder
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createTestPki, startStack, type RunningStack } from '@gateway/testkit';
+import { FaultyWebhookReceiver } from '@gateway/testkit/src/faults/webhook-receiver';
+import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount } from './lib/accounts';
+import { startBaseline, type BaselineProcess } from './lib/baseline-process';
+import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
+import { cpuPerRequest, sampleCpu, type ProcessGroup } from './lib/process-cpu';
+import { renderMarkdown, type BenchReport, type PhaseResult } from './lib/report';
+import {
+  confirmedDeliveries,
+  createPix,
+  pay,
+  subscribe,
+  waitForDeliveries,
+  type PixPayment,
+} from './lib/webhook-phases';
+
+const { values: flags } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    replicas: { type: 'string', default: '1' },
+    seconds: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    'lag-payments': { type: 'string' },
+    keys: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+const smoke = flags.smoke!;
+const replicas = Number(flags.replicas);
+const seconds = Number(flags.seconds ?? (smoke ? 1 : 15));
+const connections = Number(flags.connections);
+const lagPayments = Number(flags['lag-payments'] ?? (smoke ? 10 : 1000));
+// The per-key limit stays at its default (60 a minute): enough keys that no rolling minute of the run exceeds it.
+const keyCount = Number(flags.keys ?? (smoke ? 20 : 500));
+const fanOut = smoke ? 5 : 100;
+const burstPayments = smoke ? 10 : 400;
+/** The fan-out's endpoints belong to businesses of this many each: every payment reaches all of its business's. */
+const ENDPOINTS_PER_FAN_BUSINESS = 10;
+if (![1, 2].includes(replicas) || !(seconds > 0) || !(connections > 0) || !(lagPayments > 0)) {
+  console.error('usage: pnpm bench:stack [--smoke] [--replicas 1|2] [--seconds N] [--connections N]');
+  process.exit(2);
+}
+const outDir = flags.out ?? (smoke ? mkdtempSync(join(tmpdir(), 'bench-')) : join(__dirname, 'results'));
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Transactions committed or rolled back in a database so far (its statistics are flushed about once a second). */
+async function transactions(databaseUrl: string): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** broker_messages_published_total of every process, by kind (summed over processes). */
+async function publishes(stack: RunningStack): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {};
+  const urls = [
+    `${stack.gatewayUrl}/metrics`,
+    ...Object.values(stack.metricsUrls).map((u) => `${u}/metrics`),
+  ];
+  for (const url of urls) {
+    const text = await fetch(url).then((r) => r.text());
+    for (const match of text.matchAll(/^broker_messages_published_total\{kind="([^"]+)"\} (\d+)$/gm))
+      totals[match[1]!] = (totals[match[1]!] ?? 0) + Number(match[2]);
+  }
+  return totals;
+}
+
+interface System {
+  name: 'ours' | 'baseline';
+  url: string;
+  databaseUrl: string;
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const pki = createTestPki();
+  const receiver = await FaultyWebhookReceiver.start(pki.server);
+  log(
+    `starting the stack${replicas > 1 ? ` with ${replicas} replicas of payment, pix-adapter, webhook-dispatcher` : ''}`,
+  );
+  const stack = await startStack({
+    RATE_LIMIT_PER_MINUTE: '60',
+    ADMIN_RATE_LIMIT_PER_MINUTE: '1000000',
+    NODE_EXTRA_CA_CERTS: pki.caPath,
+    ...(replicas > 1
+      ? { STACK_REPLICAS: `payment=${replicas},pix-adapter=${replicas},webhook-dispatcher=${replicas}` }
+      : {}),
+  });
+  let baseline: BaselineProcess | undefined;
+  try {
+    baseline = await startBaseline();
+    const report = await run(stack, baseline, receiver, started);
+    const stamp = started.toISOString().replace(/[:.]/g, '-');
+    const suffix = replicas > 1 ? `-replicas-${replicas}` : '';
+    mkdirSync(outDir, { recursive: true });
+    const markdown = renderMarkdown(report);
+    writeFileSync(join(outDir, `stack-${stamp}${suffix}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(outDir, `stack-${stamp}${suffix}.md`), markdown);
+    writeFileSync(join(outDir, `latest${suffix}.md`), markdown);
+    process.stdout.write(`${markdown}\nresults written to ${outDir}\n`);
+    if (report.invariants.some((invariant) => !invariant.held)) process.exitCode = 1;
+  } finally {
+    await baseline?.stop();
+    await stack.stop();
+    await receiver.stop();
+    pki.remove();
+  }
+}
+
+async function run(
+  stack: RunningStack,
+  baseline: BaselineProcess,
+  receiver: FaultyWebhookReceiver,
+  started: Date,
+): Promise<BenchReport> {
+  const processTable = (): ProcessGroup[] => {
+    const names = ['api-gateway', 'payment', 'pix-adapter', 'solana-watcher', 'checkout', 'customer'];
+    const all = [...names, 'webhook-dispatcher', 'psp-simulator', 'solana-localnet'];
+    const groups: ProcessGroup[] = [];
+    for (const name of all)
+      for (let replica = 1; replica <= replicas; replica++) {
+        const processName = replica === 1 ? name : `${name}#${replica}`;
+        try {
+          groups.push({ name, pid: stack.pidOf(processName) });
+        } catch {
+          // Not replicated.
+        }
+      }
+    return [
+      ...groups,
+      { name: 'baseline', pid: baseline.pid },
+      { name: 'postgresql', comm: 'postgres' },
+      { name: 'rabbitmq', comm: 'beam.smp' },
+      { name: 'redis', comm: 'redis-server' },
+      { name: 'load generator', pid: process.pid },
+    ];
+  };
+  const groups = processTable();
+  const ours: System = { name: 'ours', url: stack.gatewayUrl, databaseUrl: stack.env.database.url };
+  const theirs: System = { name: 'baseline', url: baseline.url, databaseUrl: baseline.databaseUrl };
+
+  // Separate businesses for the load, the paid payments and the fan-out, so no key goes over its 60 a minute.
+  const lagAccountCount = Math.ceil(((lagPayments + burstPayments) * 2) / 45);
+  const fanBusinesses = Math.ceil(fanOut / ENDPOINTS_PER_FAN_BUSINESS);
+  log(`opening ${keyCount + lagAccountCount + fanBusinesses} businesses with keys on the stack`);
+  const allAccounts = await openStackAccounts(
+    stack.gatewayUrl,
+    stack.adminToken,
+    keyCount + lagAccountCount + fanBusinesses,
+  );
+  const accounts = allAccounts.slice(0, keyCount);
+  const lagAccounts = allAccounts.slice(keyCount, keyCount + lagAccountCount);
+  const fanAccounts = allAccounts.slice(keyCount + lagAccountCount);
+  const stackKeys = accounts.map((a) => a.apiKey);
+  const baselineKeys = await openBaselineAccounts(baseline.databaseUrl, 50);
+  const phases: PhaseResult[] = [];
+  const createdIds: string[] = [];
+
+  const measure = async (
+    name: string,
+    system: System,
+    target: Target,
+    shape: LoadShape,
+  ): Promise<LoadFigures> => {
+    log(
+      `${name} (${system.name}): ${shape.rate ? `${shape.rate}/s open loop` : `${shape.connections} connections`}, ${shape.seconds} s`,
+    );
+    const sent = system === ours ? await publishes(stack) : {};
+    const xactsBefore = await transactions(system.databaseUrl);
+    const cpuBefore = sampleCpu(groups);
+    const figures = await load(system.url, target, shape);
+    const cpuAfter = sampleCpu(groups);
+    const xacts = (await transactions(system.databaseUrl)) - xactsBefore;
+    const sentAfter = system === ours ? await publishes(stack) : {};
+    const n = Math.max(1, figures.requests);
+    const published = Object.fromEntries(
+      Object.entries(sentAfter).map(([kind, count]) => [kind, (count - (sent[kind] ?? 0)) / n]),
+    );
+    if (system === ours && target.method === 'POST') createdIds.push(...figures.created.map((c) => c.id));
+    phases.push({
+      name,
+      system: system.name,
+      shape,
+      figures: { ...figures, created: undefined },
+      distinctCreated: new Set(figures.created.map((c) => c.id)).size,
+      cpuMsPerRequest: cpuPerRequest(cpuBefore, cpuAfter, n),
+      transactionsPerRequest: xacts / n,
+      publishesPerRequest: replicas > 1 ? undefined : published,
+    });
+    return figures;
+  };
+
+  const pixBody = { payment_method: 'pix', amount: 12345, currency: 'brl' };
+  const cryptoBody = {
+    ...pixBody,
+    payment_method: 'crypto',
+    crypto: { currency: 'usdc', network: 'solana' },
+  };
+  const closed = { connections, seconds };
+  const warmUp = { connections, seconds: smoke ? 1 : 3 };
+  await load(
+    baseline.url,
+    { method: 'POST', path: '/v1/payments', body: pixBody, apiKeys: baselineKeys },
+    warmUp,
+  );
+  const warm = await load(
+    stack.gatewayUrl,
+    { method: 'POST', path: '/v1/payments', body: pixBody, apiKeys: stackKeys },
+    warmUp,
+  );
+  createdIds.push(...warm.created.map((c) => c.id));
+
+  const basePix = await measure(
+    'POST /v1/payments pix',
+    theirs,
+    { method: 'POST', path: '/v1/payments', body: pixBody, apiKeys: baselineKeys },
+    closed,
+  );
+  const ourPix = await measure(
+    'POST /v1/payments pix',
+    ours,
+    { method: 'POST', path: '/v1/payments', body: pixBody, apiKeys: stackKeys },
+    closed,
+  );
+  await measure(
+    'POST /v1/payments crypto',
+    ours,
+    { method: 'POST', path: '/v1/payments', body: cryptoBody, apiKeys: stackKeys },
+    closed,
+  );
+
+  // A GET reads a payment of the key's own business: each key with one of the payments it created.
+  const readable = (figures: LoadFigures, keys: readonly string[]) => {
+    const pairs = new Map<number, string>();
+    for (const { id, keyIndex } of figures.created) pairs.set(keyIndex, id);
+    const entries = [...pairs].slice(0, keys.length);
+    return { keys: entries.map(([i]) => keys[i]!), paths: entries.map(([, id]) => `/v1/payments/${id}`) };
+  };
+  const baseGets = readable(basePix, baselineKeys);
+  const ourGets = readable(ourPix, stackKeys);
+  await measure(
+    'GET /v1/payments/{id}',
+    theirs,
+    { method: 'GET', path: (i) => baseGets.paths[i]!, apiKeys: baseGets.keys },
+    closed,
+  );
+  await measure(
+    'GET /v1/payments/{id}',
+    ours,
+    { method: 'GET', path: (i) => ourGets.paths[i]!, apiKeys: ourGets.keys },
+    closed,
+  );
+
+  for (const rate of [20, 50]) {
+    const shape = { connections: rate * 2, seconds, rate };
+    await measure(
+      `POST /v1/payments pix at ${rate}/s`,
+      ours,
+      { method: 'POST', path: '/v1/payments', body: pixBody, apiKeys: stackKeys },
+      shape,
+    );
+  }
+  await measure(
+    'POST /v1/payments pix at 50/s',
+    theirs,
+    { method: 'POST', path: '/v1/payments', body: pixBody, apiKeys: baselineKeys },
+    { connections: 100, seconds, rate: 50 },
+  );
+
+  // Event lag: payments paid at a steady rate, each timed from the simulate request to its signed webhook.
+  log(`event lag over ${lagPayments} payments`);
+  const lagSubscribers = await subscribe(
+    stack.gatewayUrl,
+    receiver,
+    lagAccounts.map((account) => ({ account, path: `/lag/${account.businessId}` })),
+  );
+  const secrets = new Map(lagSubscribers.map((s) => [s.path, s.secret]));
+  const lagPaymentsMade = await createPix(stack.gatewayUrl, lagAccounts, lagPayments);
+  const askedAt = new Map<string, number>();
+  const payRate = smoke ? 10 : 50;
+  const lagStart = Date.now();
+  await inParallel(lagPaymentsMade.length, 8, async (i) => {
+    // Open loop: payment i is asked for at i / payRate seconds, whatever the answers before it took.
+    const due = lagStart + (i * 1000) / payRate;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+    askedAt.set(lagPaymentsMade[i]!.paymentId, await pay(stack.gatewayUrl, lagPaymentsMade[i]!));
+  });
+  const lagConfirmed = () =>
+    new Set(confirmedDeliveries(receiver, (p) => secrets.get(p)).map((d) => d.paymentId)).size;
+  await waitForDeliveries(receiver, lagPaymentsMade.length, lagConfirmed, 120_000);
+  const firstArrival = new Map<string, number>();
+  for (const delivery of confirmedDeliveries(receiver, (p) => secrets.get(p)))
+    if (!firstArrival.has(delivery.paymentId)) firstArrival.set(delivery.paymentId, delivery.at);
+  const lags = lagPaymentsMade
+    .map((p) => firstArrival.get(p.paymentId)! - askedAt.get(p.paymentId)!)
+    .sort((a, b) => a - b);
+
+  // Deliveries per second: every payment of a burst paid at once, to one endpoint each; then one business's payments
+  // to `fanOut` endpoints of its own.
+  const burst = await deliveryRate(
+    stack,
+    receiver,
+    lagAccounts,
+    lagSubscribers.map((s) => s.path),
+    secrets,
+    burstPayments,
+    1,
+  );
+  const fanSubscribers = await subscribe(
+    stack.gatewayUrl,
+    receiver,
+    Array.from({ length: fanOut }, (_, i) => {
+      const account = fanAccounts[i % fanAccounts.length]!;
+      return { account, path: `/fan/${account.businessId}/${i}` };
+    }),
+  );
+  for (const s of fanSubscribers) secrets.set(s.path, s.secret);
+  const fan = await deliveryRate(
+    stack,
+    receiver,
+    fanAccounts,
+    fanSubscribers.map((s) => s.path),
+    secrets,
+    fanAccounts.length * (smoke ? 1 : 20),
+    Math.min(fanOut, ENDPOINTS_PER_FAN_BUSINESS),
+  );
+
+  // What must hold whatever the timing: every payment made once, every confirmed one delivered signed, none twice.
+  const deliveries = confirmedDeliveries(receiver, (p) => secrets.get(p));
+  const eventsPerPayment = new Map<string, Set<string>>();
+  for (const d of deliveries)
+    eventsPerPayment.set(d.paymentId, (eventsPerPayment.get(d.paymentId) ?? new Set()).add(d.eventId));
+  const paid = [...lagPaymentsMade, ...burst.payments, ...fan.payments];
+  const allIds = [...createdIds, ...paid.map((p) => p.paymentId)];
+  const stored = await storedPayments(
+    stack.env.database.url,
+    allIds,
+    paid.map((p) => p.paymentId),
+  );
+  const distinctAnswered = new Set(allIds).size;
+
+  return {
+    command: `pnpm bench:stack ${process.argv.slice(2).join(' ')}`.trim(),
+    date: started.toISOString(),
+    commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname }).toString().trim(),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    replicas,
+    keys: keyCount,
+    phases,
+    eventLag: {
+      payments: lags.length,
+      payRate,
+      p50: pct(lags, 50),
+      p99: pct(lags, 99),
+      max: lags.at(-1) ?? 0,
+    },
+    webhookRates: [
+      {
+        endpoints: 1,
+        label: `to 1 receiver per payment (${burstPayments} payments paid at once)`,
+        ...burst.figures,
+      },
+      {
+        endpoints: fanOut,
+        label: `to ${fanOut} receivers (${ENDPOINTS_PER_FAN_BUSINESS} per business, every payment to all of its business's)`,
+        ...fan.figures,
+      },
+    ],
+    invariants: [
+      {
+        name: 'every 201 names a distinct payment, stored once',
+        held: stored.answered === distinctAnswered,
+        detail: `${distinctAnswered} distinct payment_ids answered, ${stored.answered} of them stored`,
+      },
+      {
+        name: 'no request made two payments',
+        held: stored.twiceForOneRequest === 0,
+        detail: `${stored.total} payments in the database, ${stored.twiceForOneRequest} extra for a request that made one already`,
+      },
+      {
+        name: 'every payment asked to be paid is paid',
+        held: stored.paid === paid.length,
+        detail: `${stored.paid} of ${paid.length}`,
+      },
+      {
+        name: 'every paid payment has a correctly signed payment.confirmed, at every endpoint subscribed',
+        held: deliveries.every((d) => d.signed) && paid.every((p) => eventsPerPayment.has(p.paymentId)),
+        detail: `${deliveries.length} deliveries, ${deliveries.filter((d) => !d.signed).length} badly signed`,
+      },
+      {
+        name: 'no payment confirmed twice (one payment.confirmed event id per payment)',
+        held: [...eventsPerPayment.values()].every((ids) => ids.size === 1),
+        detail: `${[...eventsPerPayment.values()].filter((ids) => ids.size > 1).length} payments with more than one event`,
+      },
+    ],
+  };
+}
+
+async function deliveryRate(
+  stack: RunningStack,
+  receiver: FaultyWebhookReceiver,
+  accounts: readonly StackAccount[],
+  paths: readonly string[],
+  secrets: Map<string, string>,
+  count: number,
+  endpointsPerPayment: number,
+): Promise<{ payments: PixPayment[]; figures: { deliveries: number; perSecond: number } }> {
+  log(`webhook deliveries: ${count} payments, each to ${endpointsPerPayment} of ${paths.length} endpoints`);
+  const payments = await createPix(stack.gatewayUrl, accounts, count);
+  const ids = new Set(payments.map((p) => p.paymentId));
+  const wanted = new Set(paths);
+  const mine = () =>
+    confirmedDeliveries(receiver, (p) => secrets.get(p)).filter(
+      (d) => ids.has(d.paymentId) && wanted.has(d.path),
+    );
+  const expected = count * endpointsPerPayment;
+  await inParallel(payments.length, 16, (i) => pay(stack.gatewayUrl, payments[i]!));
+  await waitForDeliveries(receiver, expected, () => mine().length, 180_000);
+  const times = mine()
+    .map((d) => d.at)
+    .sort((a, b) => a - b);
+  const spanMs = Math.max(1, times.at(-1)! - times[0]!);
+  return { payments, figures: { deliveries: times.length, perSecond: (times.length * 1000) / spanMs } };
+}
+
+/** How many of these payments the payment service stores, how many it stores in all, and how many of `paid` are paid. */
+async function storedPayments(databaseUrl: string, answered: readonly string[], paid: readonly string[]) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const count = async (sql: string, params: unknown[] = []) =>
+      Number((await client.query<{ n: string }>(sql, params)).rows[0]!.n);
+    return {
+      answered: await count(`SELECT count(*) AS n FROM payment.payments WHERE id = ANY($1)`, [answered]),
+      total: await count(`SELECT count(*) AS n FROM payment.payments`),
+      twiceForOneRequest: await count(
+        `SELECT count(*) - count(DISTINCT metadata) AS n FROM payment.payments WHERE metadata IS NOT NULL`,
+      ),
+      paid: await count(`SELECT count(*) AS n FROM payment.payments WHERE id = ANY($1) AND status = 'paid'`, [
+        paid,
+      ]),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+function pct(sorted: readonly number[], p: number): number {
+  return sorted.length === 0
+    ? 0
+    : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
