@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 
 /** One route to load: a body (for POST) and the API keys to spread the requests over, round robin. */
 export interface Target {
@@ -12,9 +14,10 @@ export interface Target {
 }
 
 export interface LoadShape {
+  /** Closed loop: connections, each sending its next request when the last one is answered. */
   connections: number;
   seconds: number;
-  /** Open loop: requests per second across all connections (enough connections must be free to hold it). */
+  /** Open loop instead: requests sent at this fixed rate, whatever the answers (see `openLoop`). */
   rate?: number;
 }
 
@@ -38,34 +41,41 @@ const runId = randomBytes(4).toString('hex');
 /** Requests sent by this process so far: the number in each one's name. */
 let requestsSent = 0;
 
+/** The target's body naming this request in its metadata, or none. */
+function bodyFor(target: Target): string | undefined {
+  if (target.body === undefined) return undefined;
+  return JSON.stringify({
+    ...target.body,
+    metadata: JSON.stringify({ request: `${runId}-${requestsSent++}` }),
+  });
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** Closed loop through autocannon, open loop through `openLoop`. */
+export function load(baseUrl: string, target: Target, shape: LoadShape): Promise<LoadFigures> {
+  return shape.rate === undefined
+    ? closedLoop(baseUrl, target, shape)
+    : openLoop(baseUrl, target, shape.rate, shape.seconds);
+}
+
 /**
  * Loads `target` with autocannon and reports its throughput and exact latency percentiles (every response time is
- * kept: autocannon's own summary has no p95). Open loop (`rate`) reports the rate achieved, so a generator that could
- * not hold its rate shows it instead of hiding queueing (coordinated omission).
+ * kept: autocannon's own summary has no p95).
  */
-export function load(baseUrl: string, target: Target, shape: LoadShape): Promise<LoadFigures> {
+function closedLoop(baseUrl: string, target: Target, shape: LoadShape): Promise<LoadFigures> {
   const latencies: number[] = [];
   const created: LoadFigures['created'] = [];
   let next = 0;
-  const bodyOf = () =>
-    target.body === undefined
-      ? undefined
-      : JSON.stringify({
-          ...target.body,
-          metadata: JSON.stringify({ request: `${runId}-${requestsSent++}` }),
-        });
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
         url: baseUrl,
         connections: shape.connections,
         duration: shape.seconds,
-        overallRate: shape.rate,
         timeout: 30,
         requests: [
           {
@@ -76,7 +86,7 @@ export function load(baseUrl: string, target: Target, shape: LoadShape): Promise
               return {
                 ...request,
                 path: typeof target.path === 'string' ? target.path : target.path(keyIndex),
-                body: bodyOf(),
+                body: bodyFor(target),
                 headers: { 'content-type': 'application/json', 'x-api-key': target.apiKeys[keyIndex]! },
               };
             },
@@ -109,4 +119,60 @@ export function load(baseUrl: string, target: Target, shape: LoadShape): Promise
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
+}
+
+/**
+ * Open loop: request i is due at start + i / rate, sent then over a keep-alive pool whatever the earlier answers did,
+ * and its latency counts from when it was due, so queueing anywhere (even in this process) shows in the figures
+ * (no coordinated omission). autocannon's own rate mode lets each connection send its quota at the start of every
+ * second, which measures bursts instead.
+ */
+async function openLoop(
+  baseUrl: string,
+  target: Target,
+  rate: number,
+  seconds: number,
+): Promise<LoadFigures> {
+  const pool = new Pool(baseUrl, { connections: 256, keepAliveTimeout: 30_000 });
+  const total = Math.round(rate * seconds);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const created: LoadFigures['created'] = [];
+  let failed = 0;
+  const started = performance.now();
+  const send = async (i: number): Promise<void> => {
+    const due = started + (i * 1000) / rate;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+    const keyIndex = i % target.apiKeys.length;
+    try {
+      const response = await pool.request({
+        method: target.method,
+        path: typeof target.path === 'string' ? target.path : target.path(keyIndex),
+        headers: { 'content-type': 'application/json', 'x-api-key': target.apiKeys[keyIndex]! },
+        body: bodyFor(target),
+      });
+      const text = await response.body.text();
+      latencies.push(performance.now() - due);
+      statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
+      const id = response.statusCode === 201 ? /"payment_id":"([^"]+)"/.exec(text)?.[1] : undefined;
+      if (id !== undefined) created.push({ id, keyIndex });
+      if (response.statusCode >= 300) failed += 1;
+    } catch {
+      failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: total }, (_, i) => send(i)));
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  await pool.close();
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    requests: sorted.length,
+    throughput: sorted.length / elapsedSeconds,
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    p99: round(percentile(sorted, 99)),
+    errors: failed,
+    statuses,
+    created,
+  };
 }

@@ -17,8 +17,16 @@ function readStat(pid: number): ProcStat | undefined {
     const close = text.lastIndexOf(')');
     const comm = text.slice(text.indexOf('(') + 1, close);
     const fields = text.slice(close + 2).split(' ');
-    // After comm: state(3) ppid(4) ... utime(14) stime(15), counting from 1 with pid and comm as 1 and 2.
-    return { pid, comm, cpuTicks: Number(fields[11]) + Number(fields[12]) };
+    // After comm: state(3) ... utime(14) stime(15) cutime(16) cstime(17), counting from 1 with pid and comm as 1 and 2.
+    // cutime/cstime hold the children it reaped: PostgreSQL's backends that ended (a pool closing an idle connection)
+    // stay counted in the postmaster's.
+    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    return { pid, comm, cpuTicks: utime + stime + cutime + cstime };
   } catch {
     return undefined; // gone between the listing and the read
   }

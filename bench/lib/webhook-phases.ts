@@ -1,23 +1,49 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { waitFor } from '@gateway/testkit';
-import type { FaultyWebhookReceiver } from '@gateway/testkit/src/faults/webhook-receiver';
+import { FaultyWebhookReceiver } from '@gateway/testkit/src/faults/webhook-receiver';
 import { apiCall, inParallel, type StackAccount } from './accounts';
+
+/**
+ * Local HTTPS receivers, each on its own port: its own origin, as distinct merchants' endpoints are (the dispatcher
+ * bounds concurrent deliveries per origin).
+ */
+export class Receivers {
+  private constructor(private readonly servers: FaultyWebhookReceiver[]) {}
+
+  static async start(tls: { key: string; cert: string }, count: number): Promise<Receivers> {
+    return new Receivers(
+      await Promise.all(Array.from({ length: count }, () => FaultyWebhookReceiver.start(tls))),
+    );
+  }
+
+  url(receiver: number, path: string): string {
+    return this.servers[receiver % this.servers.length]!.url(path);
+  }
+
+  get deliveries() {
+    return this.servers.flatMap((server) => server.deliveries);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.servers.map((server) => server.stop()));
+  }
+}
 
 export interface Subscriber extends StackAccount {
   path: string;
   secret: string;
 }
 
-/** Registers one webhook for `payment.confirmed` per (account, path) at the receiver. */
+/** Registers one webhook for `payment.confirmed` per (account, receiver, path); paths are unique across receivers. */
 export async function subscribe(
   gatewayUrl: string,
-  receiver: FaultyWebhookReceiver,
-  subscriptions: ReadonlyArray<{ account: StackAccount; path: string }>,
+  receivers: Receivers,
+  subscriptions: ReadonlyArray<{ account: StackAccount; receiver: number; path: string }>,
 ): Promise<Subscriber[]> {
   return inParallel(subscriptions.length, 8, async (i) => {
-    const { account, path } = subscriptions[i]!;
+    const { account, receiver, path } = subscriptions[i]!;
     const webhook = await apiCall(gatewayUrl, account.apiKey, 'POST', '/v1/webhook', {
-      url: receiver.url(path),
+      url: receivers.url(receiver, path),
       events: ['payment.confirmed'],
     });
     return { ...account, path, secret: webhook.secret as string };
@@ -32,12 +58,12 @@ export interface ConfirmedDelivery {
   signed: boolean;
 }
 
-/** The receiver's payment.confirmed deliveries, each checked against its endpoint's secret (x-service-signature). */
+/** The receivers' payment.confirmed deliveries, each checked against its endpoint's secret (x-service-signature). */
 export function confirmedDeliveries(
-  receiver: FaultyWebhookReceiver,
+  receivers: Receivers,
   secretOf: (path: string) => string | undefined,
 ): ConfirmedDelivery[] {
-  return receiver.deliveries.flatMap((delivery) => {
+  return receivers.deliveries.flatMap((delivery) => {
     const event = JSON.parse(delivery.body) as { id: string; type: string; data: { payment_id: string } };
     if (event.type !== 'payment.confirmed') return [];
     const secret = secretOf(delivery.path);
@@ -93,7 +119,7 @@ export async function pay(gatewayUrl: string, payment: PixPayment): Promise<numb
 
 /** Waits until every payment has a payment.confirmed at every path it should reach. */
 export async function waitForDeliveries(
-  receiver: FaultyWebhookReceiver,
+  receivers: Receivers,
   expected: number,
   countOf: () => number,
   timeoutMs: number,
@@ -101,6 +127,6 @@ export async function waitForDeliveries(
   await waitFor(() => countOf() >= expected, {
     timeoutMs,
     intervalMs: 100,
-    what: `${expected} payment.confirmed deliveries (${countOf()} so far, ${receiver.deliveries.length} requests)`,
+    what: `${expected} payment.confirmed deliveries (${countOf()} so far, ${receivers.deliveries.length} requests)`,
   });
 }
