@@ -88,7 +88,11 @@ export async function startWebhookDispatcher(
       secretKey,
     }),
   });
-  const paymentEvent = handlePaymentEvent(runtime.unitOfWork('payment-events'), nudgeWorker);
+  const paymentEvent = handlePaymentEvent(
+    runtime.dataSource,
+    runtime.unitOfWork('payment-events'),
+    nudgeWorker,
+  );
   await runtime.broker.consumeEvents(
     'webhook-dispatcher',
     ['payment.*.v1'],

@@ -107,6 +107,29 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
     );
   });
 
+  test('an event no webhook subscribes to is acknowledged without an inbox row, and delivered once if it comes again after a webhook subscribed', async () => {
+    const unsubscribed = newPublicId('biz');
+    const envelope = createEnvelope(paymentConfirmed, paymentEventPayload(unsubscribed));
+    await harness.client.publishEnvelope(envelope, {});
+    // An event published after it, to a subscribed business: once it is delivered, the first one was handled too.
+    const markerPath = uniquePath('marker');
+    const markerBusiness = newPublicId('biz');
+    await harness.createWebhook(markerBusiness, harness.receiver.route(markerPath, answers.status(200)));
+    await harness.publishPaymentEvent(paymentConfirmed, markerBusiness);
+    await waitFor(() => harness.receiver.hitsTo(markerPath).length > 0, {
+      what: 'the later event delivered',
+    });
+    expect(await countDeliveries(envelope.payload.event_id)).toBe(0);
+    expect(await harness.query('SELECT 1 FROM inbox WHERE message_id = $1', [envelope.id])).toEqual([]);
+
+    const path = uniquePath('subscribed-later');
+    await harness.createWebhook(unsubscribed, harness.receiver.route(path, answers.status(200)));
+    await harness.client.publishEnvelope(envelope, {});
+    await harness.client.publishEnvelope(envelope, {});
+    await waitFor(() => harness.receiver.hitsTo(path).length > 0, { what: 'the redelivered event' });
+    expect(await countDeliveries(envelope.payload.event_id)).toBe(1);
+  });
+
   test('a webhook receives only the events it subscribed to, and only those of its own business', async () => {
     const businessId = newPublicId('biz');
     const confirmedOnly = uniquePath('confirmed-only');
