@@ -43,11 +43,16 @@ export async function startCheckoutService(config: CheckoutConfig): Promise<Serv
     [listCheckoutSessions.name]: handleListCheckoutSessions(dataSource),
   });
   const paymentEvents = runtime.unitOfWork('checkout.payment-events');
-  await broker.consumeEvents('checkout', ['payment.*.v1'], {
-    [paymentCreated.name]: ignorePaymentCreated,
+  const outcomes = {
     [paymentConfirmed.name]: handlePaymentOutcome(paymentEvents, 'payment.confirmed'),
     [paymentExpired.name]: handlePaymentOutcome(paymentEvents, 'payment.expired'),
     [paymentFailed.name]: handlePaymentOutcome(paymentEvents, 'payment.failed'),
+  };
+  // Bound to the outcomes only: every payment.created would cost the broker a copy and this service a delivery for
+  // nothing. A queue declared with the older `payment.*.v1` binding keeps it, so payment.created is still handled.
+  await broker.consumeEvents('checkout', Object.keys(outcomes), {
+    ...outcomes,
+    [paymentCreated.name]: ignorePaymentCreated,
   });
   return runtime;
 }

@@ -26,5 +26,6 @@ export function handlePaymentOutcome(uow: UnitOfWork, event: PaymentOutcomeEvent
     });
 }
 
-/** A payment's creation says nothing about its session, which the start command already recorded. */
+/** A payment's creation says nothing about its session, which the start command already recorded (it reaches a queue
+ * bound before the checkout service listed the outcomes it follows). */
 export async function ignorePaymentCreated(): Promise<void> {}
