@@ -10,7 +10,7 @@ import {
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { computeFee } from '../domain/fee';
 import { toView } from '../domain/payment-record';
-import { emitPaymentEvent, findFeeRule, findPayment, PaymentEntity, reservePaymentId } from '../persistence';
+import { emitPaymentEvent, findFeeRule, PaymentEntity, reservePaymentId } from '../persistence';
 import type { Rails } from '../rails';
 
 export interface CreatePaymentDeps {
@@ -45,14 +45,12 @@ export function handleCreatePayment(deps: CreatePaymentDeps) {
     if (command.method === 'crypto' && command.token === null) {
       throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
     }
-    const paymentId = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
+    const { paymentId, created } = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
     // Created already: the inbox answers a redelivery (or refuses a replay) without asking the rail again.
-    const rail = (await findPayment(deps.dataSource.manager, paymentId))
-      ? null
-      : await openRail(deps, command, paymentId, context);
+    const rail = created ? null : await openRail(deps, command, paymentId, context);
     return deps.uow.once(context, async (tx) => {
       // The inbox forgot this message but its payment exists: a replay, refused.
-      if (!rail || (await findPayment(tx.manager, paymentId))) throw alreadyCreated(paymentId);
+      if (!rail) throw alreadyCreated(paymentId);
       const { feeCentavos } = computeFee(command.amount_centavos, rule);
       const now = new Date();
       const payment = tx.manager.create(PaymentEntity, {
@@ -74,8 +72,17 @@ export function handleCreatePayment(deps: CreatePaymentDeps) {
         updatedAt: now,
         version: 1,
       });
-      // A plain INSERT: a payment that exists by now (a concurrent replay) is a unique violation, never an overwrite.
-      await tx.manager.insert(PaymentEntity, payment);
+      // Never an overwrite: a payment that exists by now (a concurrent delivery, or a replay the inbox forgot) inserts
+      // nothing, and the create is refused as a replay.
+      const inserted = await tx.manager
+        .createQueryBuilder()
+        .insert()
+        .into(PaymentEntity)
+        .values(payment)
+        .orIgnore()
+        .returning('id')
+        .execute();
+      if (inserted.raw.length === 0) throw alreadyCreated(paymentId);
       await emitPaymentEvent(tx, 'created', payment);
       context.logger.info({ payment_id: payment.id, method: payment.method }, 'payment created');
       return toView(payment);

@@ -40,17 +40,23 @@ export function findFeeRule(
   return manager.findOneBy(FeeRuleEntity, { businessId, method });
 }
 
-/** The payment id a create command reserved; the same message id always gets the same payment id. */
-export async function reservePaymentId(manager: EntityManager, createMessageId: string): Promise<string> {
-  const rows: Array<{ payment_id: string }> = await manager.query(
+/**
+ * The payment id a create command reserved (the same message id always gets the same payment id), and whether that
+ * payment exists already (a redelivery of a create that went through): one round trip for both.
+ */
+export async function reservePaymentId(
+  manager: EntityManager,
+  createMessageId: string,
+): Promise<{ paymentId: string; created: boolean }> {
+  const rows: Array<{ payment_id: string; created: boolean }> = await manager.query(
     `INSERT INTO payment_create_requests (message_id, payment_id) VALUES ($1, $2)
      ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id
-     RETURNING payment_id`,
+     RETURNING payment_id, EXISTS (SELECT 1 FROM payments WHERE id = payment_create_requests.payment_id) AS created`,
     [createMessageId, newPublicId('pay')],
   );
-  const reserved = rows[0]?.payment_id;
+  const reserved = rows[0];
   if (!reserved) throw new Error('payment id reservation returned no row');
-  return reserved;
+  return { paymentId: reserved.payment_id, created: reserved.created };
 }
 
 /** Writes a `payment.*` event for the payment as it is now into the outbox of `tx`. */
