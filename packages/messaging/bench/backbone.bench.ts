@@ -1,8 +1,11 @@
 /**
- * Backbone figures on this machine: RPC round trip (sequential and concurrent) and outbox-to-consumer throughput.
+ * Backbone figures on this machine: RPC round trip (sequential and concurrent), outbox-to-consumer throughput, and
+ * what a quorum queue costs RabbitMQ per request/reply against a classic queue.
  * Run: pnpm --filter @gateway/messaging bench
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import amqp from 'amqplib';
 import { createCustomer, newPublicId, paymentCreated, type PaymentEventPayload } from '@gateway/contracts';
 import { openServiceDatabase } from '@gateway/persistence';
 import {
@@ -47,6 +50,73 @@ async function rpcRound(client: Broker, total: number, concurrency: number): Pro
   console.log(
     `rpc concurrency=${concurrency}: ${Math.round(total / seconds)} req/s, p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms`,
   );
+}
+
+/** CPU time (user + system, ms) RabbitMQ's Erlang VM has used so far, from /proc. */
+function rabbitCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let stat = '';
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!stat.includes('(beam.smp)')) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+/**
+ * Request/reply through a queue of each type, 32 in flight, 600-byte bodies, non-persistent as our RPC commands are:
+ * throughput and RabbitMQ CPU per round trip. Our commands queues are quorum queues (replicated, with a delivery limit
+ * and dead-lettering); this says what that costs on the request path.
+ */
+async function queueTypeCost(url: string, prefix: string, type: 'quorum' | 'classic', total: number) {
+  const connection = await amqp.connect(url, { noDelay: true });
+  const channel = await connection.createChannel();
+  const queue = `${prefix}queue-type-${type}`;
+  await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': type } });
+  const replies = await channel.assertQueue('', { exclusive: true });
+  const consumer = await connection.createChannel();
+  await consumer.prefetch(16);
+  await consumer.consume(queue, (msg) => {
+    if (!msg) return;
+    consumer.publish('', msg.properties.replyTo as string, msg.content, {
+      correlationId: msg.properties.correlationId as string,
+    });
+    consumer.ack(msg);
+  });
+  const waiting = new Map<string, () => void>();
+  await channel.consume(
+    replies.queue,
+    (msg) => msg && waiting.get(msg.properties.correlationId as string)?.(),
+    { noAck: true },
+  );
+  const body = Buffer.alloc(600, 'x');
+  const cpuBefore = rabbitCpuMs();
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < total) {
+        const id = String(next++);
+        await new Promise<void>((resolve) => {
+          waiting.set(id, resolve);
+          channel.publish('', queue, body, { correlationId: id, replyTo: replies.queue, persistent: false });
+        });
+        waiting.delete(id);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `request/reply through a ${type} queue: ${Math.round(total / seconds)} round trips/s, RabbitMQ CPU ${((rabbitCpuMs() - cpuBefore) / total).toFixed(3)} ms per round trip`,
+  );
+  await channel.deleteQueue(queue);
+  await connection.close();
 }
 
 async function main(): Promise<void> {
@@ -134,6 +204,9 @@ async function main(): Promise<void> {
   await dataSource.destroy();
   await database.drop();
   await deleteBrokerNames(prefix);
+
+  for (const type of ['quorum', 'classic', 'quorum', 'classic'] as const)
+    await queueTypeCost(url, prefix, type, 5000);
 }
 
 main().catch((err: unknown) => {
