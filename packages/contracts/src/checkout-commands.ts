@@ -51,6 +51,7 @@ export const createProduct = defineCommand<CreateProduct, Product>(
     business_name: Joi.string().min(1).max(200),
   }),
   productSchema,
+  ['MISSING_FIELDS', 'INVALID_FIELDS'],
 );
 
 export interface CheckoutSession {
@@ -123,6 +124,7 @@ export const createCheckout = defineCommand<CreateCheckout, Checkout>(
     metadata: boundedText('metadata').allow(null).required(),
   }),
   checkoutSchema,
+  ['MISSING_FIELDS', 'INVALID_FIELDS', 'NOT_FOUND'],
 );
 
 export const getCheckout = defineCommand<{ business_id: string; checkout_id: string }, Checkout>(
@@ -130,6 +132,7 @@ export const getCheckout = defineCommand<{ business_id: string; checkout_id: str
   'checkout',
   Joi.object({ business_id: businessId.required(), checkout_id: Joi.string().max(200).required() }),
   checkoutSchema,
+  ['NOT_FOUND'],
 );
 
 /** A page of a checkout's sessions, newest first (`starting_after` = a `session_id`). */
@@ -147,6 +150,7 @@ export const listCheckoutSessions = defineCommand<ListCheckoutSessions, Page<Che
     starting_after: sessionId.allow(null),
   }),
   pageSchema(sessionSchema),
+  ['NOT_FOUND', 'INVALID_FIELDS'],
 );
 
 /** What the hosted page needs to render a checkout; public, so it carries nothing private. */
@@ -174,6 +178,7 @@ export const getCheckoutPage = defineCommand<{ slug: string }, CheckoutPage>(
     price_centavos: centavos.required(),
     cancel_url: Joi.string().required(),
   }),
+  ['NOT_FOUND'],
 );
 
 export interface StartCheckoutSession {
@@ -201,6 +206,7 @@ export const startCheckoutSession = defineCommand<StartCheckoutSession, StartedC
     status: Joi.valid('initiated').required(),
     payment: Joi.object().required(),
   }),
+  ['NOT_FOUND', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'UNSUPPORTED_PAYMENT_METHOD', 'NO_FEE_RULE'],
 );
 
 export interface CheckoutSessionStatus {
@@ -218,4 +224,5 @@ export const getCheckoutSessionStatus = defineCommand<
     status: Joi.valid('initiated', 'paid', 'expired', 'failed').required(),
     return_url: Joi.string().allow(null).required(),
   }),
+  ['NOT_FOUND'],
 );

@@ -30,6 +30,7 @@ export const openCryptoRequest = defineCommand<OpenCryptoRequest, CryptoRequest>
     token: Joi.valid(...tokens).required(),
   }),
   cryptoRequestSchema,
+  ['INVALID_AMOUNT'],
 );
 
 export interface ChangeCryptoRequestAmount {
@@ -57,6 +58,7 @@ export const changeCryptoRequestAmount = defineCommand<ChangeCryptoRequestAmount
         .required(),
     }).required(),
   }),
+  ['NOT_FOUND', 'INVALID_AMOUNT', 'INVALID_STATUS'],
 );
 
 export interface SimulateCryptoOutcome {
@@ -73,6 +75,7 @@ export const simulateCryptoOutcome = defineCommand<SimulateCryptoOutcome, { acce
     amount_centavos: centavos.min(1).allow(null).required(),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),
+  ['NOT_FOUND', 'INVALID_AMOUNT', 'INVALID_STATUS'],
 );
 
 export interface CryptoRequestSettled {
@@ -190,4 +193,5 @@ export const getCryptoRequestStatus = defineCommand<GetCryptoRequestStatus, Cryp
       .allow(null)
       .required(),
   }),
+  ['NOT_FOUND'],
 );

@@ -43,4 +43,5 @@ export const createCustomer = defineCommand<CreateCustomer, Customer>(
     metadata: Joi.string().allow(null).required(),
     created_at: isoDate.required(),
   }),
+  ['MISSING_FIELDS', 'INVALID_FIELDS'],
 );

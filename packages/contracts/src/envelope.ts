@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { errorCodes, type ErrorCode } from './errors';
 
 /** What travels in every AMQP message body. Trace context travels in AMQP headers (W3C traceparent). */
 export interface Envelope<TPayload = unknown> {
@@ -10,6 +11,11 @@ export interface Envelope<TPayload = unknown> {
   occurred_at: string;
   correlation_id: string;
   causation_id: string | null;
+  /**
+   * Commands sent with a caller waiting only: when it stops waiting (ISO-8601). The handler does not start after it,
+   * and every hop it makes gives up by then too, so no hop waits longer than its caller still will.
+   */
+  deadline?: string;
   payload: TPayload;
 }
 
@@ -21,12 +27,13 @@ export const envelopeSchema = Joi.object<Envelope>({
   occurred_at: Joi.string().isoDate().required(),
   correlation_id: Joi.string().min(1).max(200).required(),
   causation_id: Joi.string().max(200).allow(null).required(),
+  deadline: Joi.string().isoDate(),
   payload: Joi.object().required(),
 });
 
-/** The error part of a failed command reply; `code` is one of the public error codes (see @gateway/http-errors). */
+/** The error part of a failed command reply: one of the public error codes and a message for people. */
 export interface ReplyError {
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
@@ -36,6 +43,11 @@ export const replySchema = Joi.alternatives().try(
   Joi.object({ ok: Joi.valid(true).required(), result: Joi.any().required() }),
   Joi.object({
     ok: Joi.valid(false).required(),
-    error: Joi.object({ code: Joi.string().required(), message: Joi.string().required() }).required(),
+    error: Joi.object({
+      code: Joi.string()
+        .valid(...errorCodes)
+        .required(),
+      message: Joi.string().required(),
+    }).required(),
   }),
 );

@@ -1,5 +1,6 @@
 export * from './message';
 export * from './envelope';
+export * from './errors';
 export * from './common';
 export * from './pages';
 export * from './events';

@@ -1,4 +1,5 @@
 import type Joi from 'joi';
+import type { ErrorCode } from './errors';
 
 export type MessageKind = 'command' | 'event';
 
@@ -36,6 +37,11 @@ export interface CommandDefinition<TPayload, TResult> extends MessageDefinition<
   readonly kind: 'command';
   readonly handledBy: ServiceName;
   readonly resultSchema: Joi.Schema<TResult>;
+  /**
+   * The codes its handler may refuse it with (the backbone's SERVICE_UNAVAILABLE and INTERNAL_ERROR aside). A caller
+   * receives any other code as INTERNAL_ERROR: a refusal nobody declared is a defect, never the caller's to act on.
+   */
+  readonly refusals: readonly ErrorCode[];
   /** Phantom field carrying the result type. */
   readonly __result?: TResult;
 }
@@ -62,9 +68,10 @@ export function defineCommand<TPayload, TResult>(
   handledBy: ServiceName,
   schema: Joi.ObjectSchema<TPayload>,
   resultSchema: Joi.Schema<TResult>,
+  refusals: readonly ErrorCode[],
 ): CommandDefinition<TPayload, TResult> {
   checkName(name);
-  return { name, kind: 'command', handledBy, schema, resultSchema };
+  return { name, kind: 'command', handledBy, schema, resultSchema, refusals };
 }
 
 /** `payment.confirmed.v1` -> { type: 'payment.confirmed', version: 1 }. */

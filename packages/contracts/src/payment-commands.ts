@@ -81,6 +81,14 @@ export const createPayment = defineCommand<CreatePayment, PaymentView>(
     token: Joi.valid(...tokens, null).required(),
   }),
   paymentViewSchema,
+  [
+    'MISSING_FIELDS',
+    'INVALID_FIELDS',
+    'INVALID_AMOUNT',
+    'UNSUPPORTED_PAYMENT_METHOD',
+    'NO_FEE_RULE',
+    'IDEMPOTENCY_CONFLICT',
+  ],
 );
 
 export interface GetPayment {
@@ -92,6 +100,7 @@ export const getPayment = defineCommand<GetPayment, PaymentView>(
   'payment',
   Joi.object({ business_id: businessId.required(), payment_id: Joi.string().max(200).required() }),
   paymentViewSchema,
+  ['NOT_FOUND'],
 );
 
 /** Money received for a payment outside its happy path: late, excess, partial, or not matching it (wrong token). */
@@ -143,6 +152,7 @@ export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedF
       detected_at: isoDate.required(),
     }),
   ),
+  ['NOT_FOUND', 'INVALID_FIELDS'],
 );
 
 export interface UpdatePayment {
@@ -161,6 +171,7 @@ export const updatePayment = defineCommand<UpdatePayment, PaymentView>(
     metadata: boundedText('metadata').allow(null),
   }),
   paymentViewSchema,
+  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'INVALID_STATUS', 'NO_FEE_RULE'],
 );
 
 export interface SimulatePayment {
@@ -179,6 +190,7 @@ export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }
     amount_centavos: amountCentavos.allow(null).required(),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),
+  ['NOT_FOUND', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'INVALID_STATUS'],
 );
 
 export interface FeeRule {
@@ -202,6 +214,7 @@ export const setFeeRule = defineCommand<FeeRule, FeeRule>(
     percent_bps: Joi.number().integer().required(),
     fixed_centavos: centavos.required(),
   }),
+  ['INVALID_FIELDS'],
 );
 
 export { paymentId };

@@ -28,6 +28,7 @@ export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
     expires_in_seconds: Joi.number().integer().min(1).required(),
   }),
   pixChargeSchema,
+  [],
 );
 
 export interface ChangePixChargeAmount {
@@ -39,6 +40,7 @@ export const changePixChargeAmount = defineCommand<ChangePixChargeAmount, PixCha
   'pix-adapter',
   Joi.object({ payment_id: paymentId.required(), amount_centavos: centavos.min(1).required() }),
   pixChargeSchema,
+  ['NOT_FOUND', 'INVALID_STATUS'],
 );
 
 export interface SimulatePixOutcome {
@@ -55,6 +57,7 @@ export const simulatePixOutcome = defineCommand<SimulatePixOutcome, { accepted: 
     amount_centavos: centavos.min(1).allow(null).required(),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),
+  ['NOT_FOUND', 'INVALID_STATUS'],
 );
 
 export interface PixChargePaid {
@@ -149,4 +152,5 @@ export const getPixChargeStatus = defineCommand<GetPixChargeStatus, PixChargeSta
       .allow(null)
       .required(),
   }),
+  ['NOT_FOUND'],
 );

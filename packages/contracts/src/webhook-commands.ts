@@ -48,6 +48,7 @@ export const createWebhook = defineCommand<CreateWebhook, Webhook & { secret: st
     events: Joi.array().items(Joi.string().max(100)).max(20).required(),
   }),
   (webhookSchema as Joi.ObjectSchema).keys({ secret: Joi.string().required() }),
+  ['MISSING_FIELDS', 'INVALID_FIELDS'],
 );
 
 export const deleteWebhook = defineCommand<{ business_id: string; webhook_id: string }, { deleted: true }>(
@@ -55,6 +56,7 @@ export const deleteWebhook = defineCommand<{ business_id: string; webhook_id: st
   'webhook-dispatcher',
   Joi.object({ business_id: businessId.required(), webhook_id: Joi.string().max(200).required() }),
   Joi.object({ deleted: Joi.valid(true).required() }),
+  ['NOT_FOUND', 'FORBIDDEN'],
 );
 
 /** One recorded delivery attempt; beyond the interface (additive), for merchants debugging their endpoint. */
@@ -96,6 +98,7 @@ export const listWebhookDeliveries = defineCommand<
     data: Joi.array().items(Joi.object()).required(),
     next_cursor: Joi.string().allow(null).required(),
   }),
+  ['NOT_FOUND', 'INVALID_FIELDS'],
 );
 
 export const retryWebhookDelivery = defineCommand<
@@ -110,6 +113,7 @@ export const retryWebhookDelivery = defineCommand<
     delivery_id: Joi.string().max(200).required(),
   }),
   Joi.object({ delivery_id: Joi.string().required(), status: Joi.string().required() }),
+  ['NOT_FOUND', 'INVALID_STATUS'],
 );
 
 /** Sends a signed `webhook.test` event to the endpoint now, outside the retry schedule. */
@@ -125,4 +129,5 @@ export const sendTestWebhook = defineCommand<
     status_code: Joi.number().integer().allow(null).required(),
     error: Joi.string().allow(null).required(),
   }),
+  ['NOT_FOUND', 'INVALID_FIELDS'],
 );

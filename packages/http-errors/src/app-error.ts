@@ -1,6 +1,5 @@
 import {
   errorCatalog,
-  isErrorCode,
   SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
   type ErrorBody,
   type ErrorCode,
@@ -31,14 +30,6 @@ export class AppError extends Error {
 
   body(): ErrorBody {
     return { error: { code: this.code, message: this.message } };
-  }
-
-  /**
-   * From a command reply's error; an unknown code from a downstream service is an internal error. A service that
-   * failed transiently answers SERVICE_UNAVAILABLE (503, retry); INTERNAL_ERROR is its defect, not the moment's (500).
-   */
-  static fromReply(error: { code: string; message: string }): AppError {
-    return isErrorCode(error.code) ? new AppError(error.code, error.message) : new AppError('INTERNAL_ERROR');
   }
 }
 

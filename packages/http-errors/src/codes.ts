@@ -1,3 +1,7 @@
+import type { ErrorCode } from '@gateway/contracts';
+
+export { isErrorCode, type ErrorCode } from '@gateway/contracts';
+
 /** Every public error code with its HTTP status and default Portuguese message (decisions.md). */
 export const errorCatalog = {
   UNAUTHORIZED: { status: 401, message: 'Chave de API ausente ou inválida.' },
@@ -18,13 +22,7 @@ export const errorCatalog = {
   RATE_LIMITED: { status: 429, message: 'Limite de requisições excedido. Tente novamente em instantes.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Serviço temporariamente indisponível. Tente novamente.' },
   INTERNAL_ERROR: { status: 500, message: 'Erro interno do servidor.' },
-} as const;
-
-export type ErrorCode = keyof typeof errorCatalog;
-
-export function isErrorCode(code: string): code is ErrorCode {
-  return Object.prototype.hasOwnProperty.call(errorCatalog, code);
-}
+} as const satisfies Record<ErrorCode, { status: number; message: string }>;
 
 /**
  * What a 503 tells the client to wait before trying again (`Retry-After`, seconds): the outages it reports (a

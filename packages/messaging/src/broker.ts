@@ -9,6 +9,7 @@ import {
   type Envelope,
   type MessageDefinition,
   type Reply,
+  type ReplyError,
   type ServiceName,
 } from '@gateway/contracts';
 import {
@@ -23,6 +24,7 @@ import { createEnvelope, parseEnvelope, type MessageOrigin } from './envelope';
 import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 import { failureKind, permanentFailureReply } from './failure-kind';
 import { DEFAULT_RETRY_SCHEDULE, retryDelayMs, type RetrySchedule } from './retry-schedule';
+import { callRequest, unavailable, unwrapReply, type CallOptions } from './rpc-call';
 import { TopologyNames } from './topology';
 
 export interface BrokerOptions {
@@ -81,18 +83,17 @@ const RETRY_QUEUE = 'retry-queue';
 const RETRY_FAILURES = 'x-retry-failures';
 const FIRST_FAILED_AT = 'x-first-failed-at';
 const LAST_FAILURE = 'x-last-failure';
-/** When an RPC's caller stops waiting (epoch ms): the command is not run, retried or parked after it. */
-const REPLY_DEADLINE = 'x-reply-deadline';
 const PARKED_HEADERS = ['x-parked-reason', 'x-parked-at', 'x-parked-from'];
 
 /** What an RPC whose command failed transiently, with no time left to retry, is answered: the caller may retry. */
-const SERVICE_UNAVAILABLE_REPLY = {
+const SERVICE_UNAVAILABLE_REPLY: ReplyError = {
   code: 'SERVICE_UNAVAILABLE',
   message: 'Serviço temporariamente indisponível. Tente novamente.',
 };
 
 interface PendingRequest {
-  resolve: (reply: Reply<unknown>) => void;
+  /** With the reply, or undefined when none came in time. */
+  resolve: (reply: Reply<unknown> | undefined) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -240,7 +241,25 @@ export class Broker {
   }
 
   /**
-   * Sends a command and waits for its reply. Replies are at-most-once: a lost one surfaces as RpcTimeoutError, and
+   * Calls another service: sends a command, waits for its reply until the earlier of `timeoutMs` and the deadline of
+   * the message being handled, and returns the result. Every failure is a CommandError with a public code: the
+   * callee's declared refusals as they are, SERVICE_UNAVAILABLE when no answer came in time (the caller may retry
+   * with the same `messageId`), INTERNAL_ERROR for anything else.
+   */
+  async call<P, R>(definition: CommandDefinition<P, R>, payload: P, options: CallOptions): Promise<R> {
+    const request = callRequest(options);
+    if (!request) throw unavailable(definition);
+    let reply: Reply<R>;
+    try {
+      reply = await this.request(definition, payload, request);
+    } catch (err) {
+      throw unavailable(definition, err);
+    }
+    return unwrapReply(definition, reply);
+  }
+
+  /**
+   * Sends a command and waits for its raw reply (`call` is what services use). Replies are at-most-once: a lost one surfaces as RpcTimeoutError, and
    * callers retry with the same `messageId` so the handler's inbox returns the first result.
    */
   async request<P, R>(
@@ -250,17 +269,18 @@ export class Broker {
   ): Promise<Reply<R>> {
     const replyTo = this.replyQueue;
     if (!replyTo || !this.publishChannel) throw new BrokerUnavailableError();
-    const envelope = createEnvelope(definition, payload, options);
+    const deadline = Date.now() + options.timeoutMs;
+    const envelope = createEnvelope(definition, payload, { ...options, deadline });
     const correlation = `${envelope.id}:${randomUUID()}`;
-    const reply = new Promise<Reply<unknown>>((resolve) => {
+    const reply = new Promise<Reply<unknown> | undefined>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(correlation);
-        resolve({ ok: false, error: { code: 'RPC_TIMEOUT', message: '' } });
+        resolve(undefined);
       }, options.timeoutMs);
       this.pending.set(correlation, { resolve, timer });
     });
     try {
-      const published = this.publishRequest(envelope, correlation, replyTo, Date.now() + options.timeoutMs);
+      const published = this.publishRequest(envelope, correlation, replyTo);
       // A connection that closes while the publish waits for 'drain' never drains: the reply's timeout still ends it.
       published.catch(() => undefined);
       await Promise.race([published, reply]);
@@ -271,8 +291,7 @@ export class Broker {
       throw err;
     }
     const answer = await reply;
-    if (!answer.ok && answer.error.code === 'RPC_TIMEOUT')
-      throw new RpcTimeoutError(definition.name, options.timeoutMs);
+    if (!answer) throw new RpcTimeoutError(definition.name, options.timeoutMs);
     if (answer.ok) {
       const checked = definition.resultSchema.validate(answer.result, { convert: false });
       if (checked.error)
@@ -445,12 +464,7 @@ export class Broker {
     return { exchange: this.names.eventsExchange, routingKey: definition.name };
   }
 
-  private async publishRequest(
-    envelope: Envelope,
-    correlation: string,
-    replyTo: string,
-    deadline: number,
-  ): Promise<void> {
+  private async publishRequest(envelope: Envelope, correlation: string, replyTo: string): Promise<void> {
     const channel = this.publishChannel;
     if (!channel) throw new BrokerUnavailableError();
     const { exchange, routingKey } = this.routeByName(envelope.name);
@@ -462,7 +476,7 @@ export class Broker {
       correlationId: correlation,
       type: envelope.name,
       replyTo,
-      headers: { ...currentTraceHeaders(), [REPLY_DEADLINE]: String(deadline) },
+      headers: currentTraceHeaders(),
     });
     if (!ok) await new Promise((resolve) => channel.once('drain', resolve));
   }
@@ -609,7 +623,15 @@ export class Broker {
     const logger = this.options.logger;
     const headers = msg.properties.headers ?? {};
     const attempt = Number(headers[RETRY_FAILURES] ?? 0) + Number(headers['x-delivery-count'] ?? 0) + 1;
-    if (msg.properties.replyTo && Date.now() > Number(headers[REPLY_DEADLINE] ?? Infinity)) {
+    let envelope: Envelope;
+    try {
+      envelope = parseEnvelope(msg.content);
+    } catch (err) {
+      await this.refuse(channel, registration.queue, msg, err);
+      return;
+    }
+    const deadline = msg.properties.replyTo && envelope.deadline ? Date.parse(envelope.deadline) : undefined;
+    if (deadline !== undefined && Date.now() > deadline) {
       // Its caller has answered its own client already (a timeout); running it now would be a surprise.
       logger.warn(
         { queue: registration.queue, message_id: msg.properties.messageId },
@@ -617,13 +639,6 @@ export class Broker {
       );
       commandsExpired.inc({ queue: registration.queue });
       safeAck(channel, msg);
-      return;
-    }
-    let envelope: Envelope;
-    try {
-      envelope = parseEnvelope(msg.content);
-    } catch (err) {
-      await this.refuse(channel, registration.queue, msg, err);
       return;
     }
     const handler = registration.handlers[envelope.name];
@@ -666,7 +681,11 @@ export class Broker {
         await this.refuse(channel, registration.queue, msg, err);
         return;
       }
-      await this.retryLater(channel, registration.queue, msg, err, kind === 'unknown', Date.now() - started);
+      await this.retryLater(channel, registration.queue, msg, err, {
+        unknownFailure: kind === 'unknown',
+        attemptMs: Date.now() - started,
+        deadline: deadline ?? 0,
+      });
     }
   }
 
@@ -681,8 +700,7 @@ export class Broker {
     queue: string,
     msg: ConsumeMessage,
     err: unknown,
-    unknownFailure: boolean,
-    attemptMs: number,
+    { unknownFailure, attemptMs, deadline }: { unknownFailure: boolean; attemptMs: number; deadline: number },
   ): Promise<void> {
     const headers = msg.properties.headers ?? {};
     const failures = Number(headers[RETRY_FAILURES] ?? 0) + 1;
@@ -695,7 +713,7 @@ export class Broker {
         await this.refuse(channel, queue, msg, err, permanentFailureReply(err), false);
         return;
       }
-      if (now + delayMs + attemptMs >= Number(headers[REPLY_DEADLINE] ?? 0)) {
+      if (now + delayMs + attemptMs >= deadline) {
         await this.refuse(channel, queue, msg, err, SERVICE_UNAVAILABLE_REPLY, false);
         return;
       }
@@ -743,7 +761,7 @@ export class Broker {
     queue: string,
     msg: ConsumeMessage,
     err: unknown,
-    reply: { code: string; message: string } = permanentFailureReply(err),
+    reply: ReplyError = permanentFailureReply(err),
     park = !msg.properties.replyTo,
   ): Promise<void> {
     await this.replyIfAsked(msg, { ok: false, error: reply });

@@ -15,6 +15,8 @@ export interface MessageOrigin {
   causationId?: string | null;
   /** Deterministic id, for commands that must be deduplicated across caller retries. */
   messageId?: string;
+  /** Commands a caller waits for: when it stops waiting (epoch ms). */
+  deadline?: number;
 }
 
 /** Validates a payload against its contract and wraps it; an invalid payload is never published. */
@@ -35,6 +37,7 @@ export function createEnvelope<P>(
     occurred_at: new Date().toISOString(),
     correlation_id: origin.correlationId ?? id,
     causation_id: origin.causationId ?? null,
+    ...(origin.deadline === undefined ? {} : { deadline: new Date(origin.deadline).toISOString() }),
     payload: value as P,
   };
 }

@@ -1,7 +1,9 @@
+import type { ErrorCode } from '@gateway/contracts';
+
 /** A command refused for a business reason: the caller gets it as a reply; the message is not retried. */
 export class CommandError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);

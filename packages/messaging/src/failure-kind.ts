@@ -1,3 +1,4 @@
+import type { ReplyError } from '@gateway/contracts';
 import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 
 /**
@@ -106,7 +107,7 @@ export function failureKind(err: unknown): FailureKind {
 }
 
 /** The error reply a command refused for good gets: bad data is the caller's to fix, anything else is ours. */
-export function permanentFailureReply(err: unknown): { code: string; message: string } {
+export function permanentFailureReply(err: unknown): ReplyError {
   const code = errorCode(err);
   const badData =
     err instanceof InvalidMessageError ||

@@ -10,3 +10,4 @@ export * from './service-runtime';
 export * from './periodic-task';
 export * from './retry-schedule';
 export * from './batch-purge';
+export * from './rpc-call';

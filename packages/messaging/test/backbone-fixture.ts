@@ -42,6 +42,7 @@ export const unregisteredCommand = defineCommand(
   'customer',
   Joi.object({}),
   Joi.any(),
+  [],
 );
 
 /** The production schedule scaled down from seconds to tens of milliseconds, without jitter (gaps are exact). */

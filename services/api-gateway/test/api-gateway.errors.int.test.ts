@@ -7,6 +7,7 @@ import {
   listWebhookDeliveries,
   newPublicId,
   type Checkout,
+  type ErrorCode,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { startHarness, type Harness } from './support/harness';
@@ -101,7 +102,18 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
 
   test('a refusal with a code outside the public catalog becomes INTERNAL_ERROR (500)', async () => {
     h.fakes.on(createPayment, async () => {
-      throw new CommandError('DATABASE_ON_FIRE', 'detalhe interno');
+      // What a service of another version might answer: the type system cannot stop it on the wire.
+      throw new CommandError('DATABASE_ON_FIRE' as ErrorCode, 'detalhe interno');
+    });
+    const response = await asMerchant('post', '/v1/payments').send({ payment_method: 'pix', amount: 1000 });
+    expect(response.status).toBe(500);
+    expectErrorShape(response, 'INTERNAL_ERROR');
+    expect(response.body.error.message).not.toContain('detalhe interno');
+  });
+
+  test("a public code the command does not declare becomes INTERNAL_ERROR (500), never the merchant's to act on", async () => {
+    h.fakes.on(createPayment, async () => {
+      throw new CommandError('INVALID_STATUS', 'detalhe interno');
     });
     const response = await asMerchant('post', '/v1/payments').send({ payment_method: 'pix', amount: 1000 });
     expect(response.status).toBe(500);

@@ -6,6 +6,7 @@ import {
   type CreateCheckout,
   type CreatePayment,
   type CreateProduct,
+  type ErrorCode,
   type PaymentView,
   type Product,
 } from '@gateway/contracts';
@@ -86,7 +87,7 @@ export class FakePaymentService {
     return fake;
   }
 
-  refuse(businessId: string, code: string, message: string): void {
+  refuse(businessId: string, code: ErrorCode, message: string): void {
     this.refusals.set(businessId, new CommandError(code, message));
   }
 

@@ -38,13 +38,15 @@ export interface PaymentService extends ServiceRuntime {
 export async function startPaymentService(config: PaymentConfig): Promise<PaymentService> {
   const runtime = await openServiceRuntime({ service: 'payment', config, ...paymentDatabase });
   const { dataSource, broker } = runtime;
-  const rails = new Rails(broker, config.RAIL_RPC_TIMEOUT_MS);
+  const rails = new Rails(broker, {
+    timeoutMs: config.RAIL_RPC_TIMEOUT_MS,
+    pixExpiresInSeconds: config.PIX_EXPIRES_IN_SECONDS,
+  });
   await broker.consumeCommands('payment', {
     [createPayment.name]: handleCreatePayment({
       dataSource,
       uow: runtime.unitOfWork(createPayment.name),
       rails,
-      pixExpiresInSeconds: config.PIX_EXPIRES_IN_SECONDS,
     }),
     [getPayment.name]: handleGetPayment(dataSource),
     [updatePayment.name]: handleUpdatePayment({

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { CommandDefinition } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
-import { BrokerUnavailableError, RpcTimeoutError, type Broker } from '@gateway/messaging';
+import { CommandError, type Broker } from '@gateway/messaging';
 import { identityOf } from './identity';
 
 /** Sends the contract commands behind each route and turns their replies into results or public errors. */
@@ -21,20 +21,16 @@ export class CommandSender {
     res: Response,
     timeoutMs: number = this.timeoutMs,
   ): Promise<R> {
-    let reply;
     try {
-      reply = await this.broker.request(definition, payload, {
+      return await this.broker.call(definition, payload, {
         timeoutMs,
         correlationId: res.locals.requestId as string | undefined,
         messageId: res.locals.commandId as string | undefined,
       });
     } catch (err) {
-      if (err instanceof RpcTimeoutError || err instanceof BrokerUnavailableError)
-        throw new AppError('SERVICE_UNAVAILABLE');
+      if (err instanceof CommandError) throw new AppError(err.code, err.message);
       throw err;
     }
-    if (!reply.ok) throw AppError.fromReply(reply.error);
-    return reply.result;
   }
 }
 

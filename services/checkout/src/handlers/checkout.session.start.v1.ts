@@ -6,13 +6,7 @@ import {
   type StartCheckoutSession,
   type StartedCheckoutSession,
 } from '@gateway/contracts';
-import {
-  CommandError,
-  RpcTimeoutError,
-  type Broker,
-  type MessageContext,
-  type UnitOfWork,
-} from '@gateway/messaging';
+import { CommandError, type Broker, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import type { DataSource } from 'typeorm';
 import { findActiveCheckout, SessionEntity, type ActiveCheckout } from '../persistence';
 
@@ -51,42 +45,24 @@ export function handleStartCheckoutSession(deps: StartSessionDependencies) {
   };
 }
 
-async function requestPayment(
+function requestPayment(
   deps: StartSessionDependencies,
   command: StartCheckoutSession,
   { checkout, product }: ActiveCheckout,
   context: MessageContext,
 ): Promise<PaymentView> {
-  const { envelope } = context;
-  try {
-    const reply = await deps.broker.request(
-      createPayment,
-      {
-        business_id: checkout.businessId,
-        business_name: command.business_name.slice(0, MAX_BUSINESS_NAME_LENGTH),
-        method: command.method,
-        amount_centavos: product.priceCentavos,
-        metadata: JSON.stringify({ checkout_id: checkout.id, product_id: product.id }),
-        token: command.token,
-      },
-      {
-        timeoutMs: deps.paymentTimeoutMs,
-        messageId: paymentRequestId(envelope.id),
-        correlationId: envelope.correlation_id,
-        causationId: envelope.id,
-      },
-    );
-    if (!reply.ok) throw new CommandError(reply.error.code, reply.error.message);
-    return reply.result;
-  } catch (err) {
-    if (err instanceof RpcTimeoutError) {
-      throw new CommandError(
-        'SERVICE_UNAVAILABLE',
-        'O serviço de pagamentos não respondeu a tempo. Tente novamente.',
-      );
-    }
-    throw err;
-  }
+  return deps.broker.call(
+    createPayment,
+    {
+      business_id: checkout.businessId,
+      business_name: command.business_name.slice(0, MAX_BUSINESS_NAME_LENGTH),
+      method: command.method,
+      amount_centavos: product.priceCentavos,
+      metadata: JSON.stringify({ checkout_id: checkout.id, product_id: product.id }),
+      token: command.token,
+    },
+    { timeoutMs: deps.paymentTimeoutMs, messageId: paymentRequestId(context.envelope.id), within: context },
+  );
 }
 
 /** The same start command always asks for the same payment (ids stay short whatever the incoming id's length). */

@@ -48,7 +48,6 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
 export function toView(payment: StoredPayment, withInstructions = true): PaymentView {
   const view: PaymentView = { payment: toRecord(payment) };
   if (!withInstructions || payment.instructions === null) return view;
-  if (payment.method === 'pix') view.pix = payment.instructions as PixInstructions;
-  else view.crypto = payment.instructions as CryptoInstructions;
-  return view;
+  // Instructions sit under their method's key (`pix`, `crypto`), as the rail that made them stored them.
+  return { ...view, [payment.method]: payment.instructions };
 }

@@ -1,9 +1,12 @@
 import type { CryptoRequestClosed } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
-import { applyCryptoRequestClosed } from '../settlement/rail-outcomes';
+import { cryptoRequestClosure } from '../rails';
+import { applyRailClosure } from '../settlement/rail-outcomes';
 
-/** The crypto window ended: decided under the payment's row lock (see applyCryptoRequestClosed). */
+/** The crypto window ended unpaid: a rail closure, decided under the payment's row lock. */
 export function handleCryptoRequestClosed(uow: UnitOfWork) {
   return async (event: CryptoRequestClosed, context: MessageContext): Promise<void> =>
-    uow.once(context, (tx) => applyCryptoRequestClosed(tx, event, context.logger));
+    uow.once(context, (tx) =>
+      applyRailClosure(tx, cryptoRequestClosure(event.payment_id, event), context.logger),
+    );
 }

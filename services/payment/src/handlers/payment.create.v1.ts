@@ -1,12 +1,5 @@
 import type { DataSource } from 'typeorm';
-import {
-  openCryptoRequest,
-  openPixCharge,
-  type CreatePayment,
-  type CryptoInstructions,
-  type PaymentView,
-  type PixInstructions,
-} from '@gateway/contracts';
+import type { CreatePayment, PaymentView } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { computeFee } from '../domain/fee';
 import { toView } from '../domain/payment-record';
@@ -17,13 +10,6 @@ export interface CreatePaymentDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
   rails: Rails;
-  pixExpiresInSeconds: number;
-}
-
-interface OpenedRail {
-  status: 'processing' | 'pending';
-  externalId: string;
-  instructions: PixInstructions | CryptoInstructions;
 }
 
 /**
@@ -42,15 +28,24 @@ export function handleCreatePayment(deps: CreatePaymentDeps) {
         `Não há regra de tarifa configurada para o método de pagamento ${command.method}.`,
       );
     }
-    if (command.method === 'crypto' && command.token === null) {
-      throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
-    }
+    const rail = deps.rails.of(command.method);
+    rail.checkCreate(command);
     const { paymentId, created } = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
     // Created already: the inbox answers a redelivery (or refuses a replay) without asking the rail again.
-    const rail = created ? null : await openRail(deps, command, paymentId, context);
+    const opened = created
+      ? null
+      : await rail.open(
+          {
+            id: paymentId,
+            businessName: command.business_name,
+            amountCentavos: command.amount_centavos,
+            token: command.token,
+          },
+          context,
+        );
     return deps.uow.once(context, async (tx) => {
       // The inbox forgot this message but its payment exists: a replay, refused.
-      if (!rail) throw alreadyCreated(paymentId);
+      if (!opened) throw alreadyCreated(paymentId);
       const { feeCentavos } = computeFee(command.amount_centavos, rule);
       const now = new Date();
       const payment = tx.manager.create(PaymentEntity, {
@@ -58,16 +53,16 @@ export function handleCreatePayment(deps: CreatePaymentDeps) {
         businessId: command.business_id,
         businessName: command.business_name,
         method: command.method,
-        status: rail.status,
+        status: rail.openStatus,
         amountCentavos: command.amount_centavos,
         feeCentavos,
         token: command.token,
         metadata: command.metadata,
         transactionId: null,
-        externalId: rail.externalId,
+        externalId: opened.externalId,
         failureCode: null,
         failureReason: null,
-        instructions: rail.instructions,
+        instructions: opened.instructions,
         createdAt: now,
         updatedAt: now,
         version: 1,
@@ -95,38 +90,4 @@ function alreadyCreated(paymentId: string): CommandError {
     'IDEMPOTENCY_CONFLICT',
     `Esta requisição de criação já foi processada e criou o pagamento ${paymentId}.`,
   );
-}
-
-async function openRail(
-  deps: CreatePaymentDeps,
-  command: CreatePayment,
-  paymentId: string,
-  context: MessageContext,
-): Promise<OpenedRail> {
-  if (command.method === 'pix') {
-    const { txid, ...instructions } = await deps.rails.call(
-      openPixCharge,
-      {
-        payment_id: paymentId,
-        business_name: command.business_name,
-        amount_centavos: command.amount_centavos,
-        expires_in_seconds: deps.pixExpiresInSeconds,
-      },
-      context,
-      'open',
-    );
-    return { status: 'processing', externalId: txid, instructions };
-  }
-  const { reference, ...instructions } = await deps.rails.call(
-    openCryptoRequest,
-    {
-      payment_id: paymentId,
-      business_name: command.business_name,
-      amount_centavos: command.amount_centavos,
-      token: command.token as NonNullable<CreatePayment['token']>,
-    },
-    context,
-    'open',
-  );
-  return { status: 'pending', externalId: reference, instructions };
 }

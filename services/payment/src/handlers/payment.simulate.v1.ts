@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { simulateCryptoOutcome, simulatePixOutcome, type SimulatePayment } from '@gateway/contracts';
+import type { SimulatePayment } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { invalidStatusMessage, isOpen } from '../domain/payment-status';
 import { findPayment } from '../persistence';
@@ -34,15 +34,9 @@ export function handleSimulatePayment(deps: SimulatePaymentDeps) {
       throw new CommandError('INVALID_STATUS', invalidStatusMessage(payment.status));
     }
     await deps.uow.recordAttempt(context);
-    const outcome = {
-      payment_id: payment.id,
-      outcome: command.outcome,
-      amount_centavos: command.amount_centavos,
-    };
-    const answer =
-      payment.method === 'pix'
-        ? await deps.rails.call(simulatePixOutcome, outcome, context, 'simulate')
-        : await deps.rails.call(simulateCryptoOutcome, outcome, context, 'simulate');
+    const answer = await deps.rails
+      .of(payment.method)
+      .simulate(payment.id, { outcome: command.outcome, amount_centavos: command.amount_centavos }, context);
     return deps.uow.once(context, async () => answer);
   };
 }

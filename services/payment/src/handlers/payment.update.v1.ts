@@ -1,12 +1,5 @@
 import { In, type DataSource } from 'typeorm';
-import {
-  changeCryptoRequestAmount,
-  changePixChargeAmount,
-  type CryptoInstructions,
-  type PaymentView,
-  type PixInstructions,
-  type UpdatePayment,
-} from '@gateway/contracts';
+import type { PaymentView, UpdatePayment } from '@gateway/contracts';
 import { CommandError, type MessageContext, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { computeFee } from '../domain/fee';
 import { toView } from '../domain/payment-record';
@@ -18,11 +11,11 @@ import {
   findPayment,
   holdsAmountChange,
   PaymentEntity,
-  recordReceivedFunds,
   releaseAmountChange,
   type FeeRuleEntity,
 } from '../persistence';
-import type { Rails } from '../rails';
+import type { RailAmountChange, Rails } from '../rails';
+import { recordPartialFunds } from '../settlement/rail-outcomes';
 
 export interface UpdatePaymentDeps {
   dataSource: DataSource;
@@ -30,14 +23,6 @@ export interface UpdatePaymentDeps {
   rails: Rails;
   /** How long an amount change holds its claim on the payment: longer than its rail call can take. */
   amountChangeClaimMs: number;
-}
-
-/** What the rail made for the new amount. */
-interface NewInstructions {
-  externalId: string;
-  instructions: PixInstructions | CryptoInstructions;
-  /** Crypto: the request the change replaced and what it had received. */
-  superseded?: { reference: string; received_base_units: string };
 }
 
 const busy = () =>
@@ -63,7 +48,7 @@ export function handleUpdatePayment(deps: UpdatePaymentDeps) {
       command.amount_centavos !== undefined &&
       command.amount_centavos !== current.amountCentavos &&
       !(await amountChangeCommitted(deps.dataSource.manager, current.id, messageId));
-    if (!changesAmount) return deps.uow.once(context, (tx) => commit(tx, command, context, null));
+    if (!changesAmount) return deps.uow.once(context, (tx) => commit(tx, command, context, deps.rails, null));
     if (!isOpen(current.status))
       throw new CommandError('INVALID_STATUS', invalidStatusMessage(current.status));
     const rule = await feeRuleOf(deps, current);
@@ -74,7 +59,8 @@ export function handleUpdatePayment(deps: UpdatePaymentDeps) {
         throw new CommandError('INVALID_STATUS', invalidStatusMessage(now.status));
       throw busy();
     }
-    const made = await newInstructions(deps, current, amount, context).catch(async (err: unknown) => {
+    const rail = deps.rails.of(current.method);
+    const made = await rail.changeAmount(current, amount, context).catch(async (err: unknown) => {
       // A refusal is final: the claim goes. A rail that did not answer may still make the change: the claim stays
       // until it runs out, so no other change races this one at the rail.
       if (err instanceof CommandError && err.code !== 'SERVICE_UNAVAILABLE')
@@ -82,7 +68,11 @@ export function handleUpdatePayment(deps: UpdatePaymentDeps) {
       throw err;
     });
     return deps.uow.once(context, (tx) =>
-      commit(tx, command, context, { amount, feeCentavos: computeFee(amount, rule).feeCentavos, made }),
+      commit(tx, command, context, deps.rails, {
+        amount,
+        feeCentavos: computeFee(amount, rule).feeCentavos,
+        made,
+      }),
     );
   };
 }
@@ -98,36 +88,13 @@ async function feeRuleOf(deps: UpdatePaymentDeps, payment: PaymentEntity): Promi
   return rule;
 }
 
-async function newInstructions(
-  deps: UpdatePaymentDeps,
-  payment: PaymentEntity,
-  amount: number,
-  context: MessageContext,
-): Promise<NewInstructions> {
-  if (payment.method === 'pix') {
-    const { txid, ...instructions } = await deps.rails.call(
-      changePixChargeAmount,
-      { payment_id: payment.id, amount_centavos: amount },
-      context,
-      'change-amount',
-    );
-    return { externalId: txid, instructions };
-  }
-  const { reference, superseded, ...instructions } = await deps.rails.call(
-    changeCryptoRequestAmount,
-    { payment_id: payment.id, business_name: payment.businessName, amount_centavos: amount },
-    context,
-    'change-amount',
-  );
-  return { externalId: reference, instructions, superseded };
-}
-
 /** The short transaction that writes the change, under the payment's row lock, if the payment is still open. */
 async function commit(
   tx: Transaction,
   command: UpdatePayment,
   context: MessageContext,
-  amountChange: { amount: number; feeCentavos: number; made: NewInstructions } | null,
+  rails: Rails,
+  amountChange: { amount: number; feeCentavos: number; made: RailAmountChange } | null,
 ): Promise<PaymentView> {
   const payment = await tx.manager.findOne(PaymentEntity, {
     where: { id: command.payment_id, businessId: command.business_id },
@@ -140,16 +107,7 @@ async function commit(
     if (!(await holdsAmountChange(tx.manager, payment.id, context.envelope.id))) throw busy();
     const { made } = amountChange;
     // What the replaced request had received stays the payment's: on record, and it makes a later expiry UNDERPAID.
-    if (made.superseded && BigInt(made.superseded.received_base_units) > 0n) {
-      await recordReceivedFunds(tx.manager, {
-        paymentId: payment.id,
-        kind: 'partial',
-        rail: 'crypto',
-        railReference: made.superseded.reference,
-        amountCentavos: null,
-        amountBaseUnits: made.superseded.received_base_units,
-      });
-    }
+    if (made.superseded) await recordPartialFunds(tx.manager, made.superseded);
     Object.assign(payment, {
       amountCentavos: amountChange.amount,
       feeCentavos: amountChange.feeCentavos,
@@ -175,6 +133,5 @@ async function commit(
     },
   );
   if (result.affected !== 1) throw new CommandError('INVALID_STATUS', invalidStatusMessage(payment.status));
-  // PIX always shows its (possibly new) code; crypto only shows instructions when a new address was made.
-  return toView(payment, payment.method === 'pix' || amountChange !== null);
+  return toView(payment, rails.of(payment.method).reshowsInstructions || amountChange !== null);
 }

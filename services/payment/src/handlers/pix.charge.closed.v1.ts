@@ -1,9 +1,12 @@
 import type { PixChargeClosed } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
-import { applyPixChargeClosed } from '../settlement/rail-outcomes';
+import { pixChargeClosure } from '../rails';
+import { applyRailClosure } from '../settlement/rail-outcomes';
 
-/** The PIX charge ended unpaid: decided under the payment's row lock (see applyPixChargeClosed). */
+/** The PIX charge ended unpaid: a rail closure, decided under the payment's row lock. */
 export function handlePixChargeClosed(uow: UnitOfWork) {
   return async (event: PixChargeClosed, context: MessageContext): Promise<void> =>
-    uow.once(context, (tx) => applyPixChargeClosed(tx, event, context.logger));
+    uow.once(context, (tx) =>
+      applyRailClosure(tx, pixChargeClosure(event.payment_id, event), context.logger),
+    );
 }

@@ -1,15 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { getCryptoRequestStatus, getPixChargeStatus } from '@gateway/contracts';
 import { PeriodicTask, type UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { OPEN_STATUSES } from '../domain/payment-status';
 import type { Rails } from '../rails';
-import {
-  applyCryptoRequestClosed,
-  applyCryptoRequestSettled,
-  applyPixChargeClosed,
-  applyPixChargePaid,
-} from '../settlement/rail-outcomes';
+import { applyFundsReceived, applyRailClosure } from '../settlement/rail-outcomes';
 
 const checks = counter(
   'payment_reconciliation_checks_total',
@@ -103,37 +97,11 @@ export class PaymentReconciliation {
 
   private async reconcile(payment: DuePayment): Promise<void> {
     const { logger } = this.options;
-    if (payment.method === 'pix') {
-      const charge = await this.rails.ask(getPixChargeStatus, { payment_id: payment.id });
-      await this.uow.run({}, async (tx) => {
-        for (const pix of charge.pix) {
-          await applyPixChargePaid(
-            tx,
-            {
-              payment_id: payment.id,
-              end_to_end_id: pix.end_to_end_id,
-              amount_centavos: pix.amount_centavos,
-            },
-            logger,
-          );
-        }
-        if (charge.closure)
-          await applyPixChargeClosed(tx, { payment_id: payment.id, ...charge.closure }, logger);
-      });
-      checks.inc({ method: 'pix', outcome: charge.status });
-      return;
-    }
-    const request = await this.rails.ask(getCryptoRequestStatus, { payment_id: payment.id });
+    const report = await this.rails.of(payment.method).report(payment.id);
     await this.uow.run({}, async (tx) => {
-      if (request.settlement)
-        await applyCryptoRequestSettled(tx, { payment_id: payment.id, ...request.settlement }, logger);
-      if (request.closure)
-        await applyCryptoRequestClosed(
-          tx,
-          { payment_id: payment.id, reference: request.reference, ...request.closure },
-          logger,
-        );
+      for (const funds of report.funds) await applyFundsReceived(tx, funds, logger);
+      if (report.closure) await applyRailClosure(tx, report.closure, logger);
     });
-    checks.inc({ method: 'crypto', outcome: request.status });
+    checks.inc({ method: payment.method, outcome: report.state });
   }
 }

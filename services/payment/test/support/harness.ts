@@ -5,6 +5,7 @@ import {
   newPublicId,
   setFeeRule,
   type CreatePayment,
+  type ErrorCode,
   type PaymentView,
   type CryptoRequest,
   type CryptoRequestStatus,
@@ -32,7 +33,7 @@ export interface RailCall {
 export class FakeRails {
   silent = false;
   /** A code the rails refuse opens with (a PSP rejecting the cob), when set. */
-  refusal: string | undefined;
+  refusal: ErrorCode | undefined;
   /** How long the rails take to answer opens and amount changes (a slow PSP or chain), within the timeout. */
   delayMs = 0;
   /** What a status question about a payment is answered; a payment not here is still open with nothing received. */

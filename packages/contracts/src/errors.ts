@@ -1,0 +1,33 @@
+/** Every public error code (decisions.md). HTTP statuses and default messages live at the edge (@gateway/http-errors). */
+export const errorCodes = [
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'INVALID_JSON',
+  'MISSING_FIELDS',
+  'INVALID_FIELDS',
+  'INVALID_AMOUNT',
+  'UNSUPPORTED_PAYMENT_METHOD',
+  'NO_FEE_RULE',
+  'INVALID_STATUS',
+  'IDEMPOTENCY_CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL_ERROR',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return (errorCodes as readonly string[]).includes(code);
+}
+
+/**
+ * What any command may be answered besides its own refusals: the backbone's answers when the handler could not run
+ * (a dependency down past the caller's deadline) or failed for a reason no retry fixes (a defect).
+ */
+export const backboneErrorCodes = [
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL_ERROR',
+] as const satisfies readonly ErrorCode[];

@@ -1,0 +1,79 @@
+import type { PaymentMethod } from '@gateway/contracts';
+
+/**
+ * Money a rail received for a payment, whatever the rail: a PIX, an on-chain transfer, or what a crypto request's
+ * window collected. Amounts are in the rail's own integer unit: centavos for PIX, token base units for crypto.
+ */
+export interface FundsReceived {
+  paymentId: string;
+  rail: PaymentMethod;
+  /** The rail's id for it: a PIX endToEndId, a transaction signature, a crypto request's reference. */
+  reference: string;
+  received: bigint;
+  /**
+   * What it is measured against: the payment's own amount (a rail that charges it as it is: PIX, in centavos), the
+   * rail's own price in its unit (crypto: base units at the request's quote), or nothing when the rail already
+   * counted it short of its price (what an unpaid crypto window collected).
+   */
+  against: { kind: 'payment-amount' } | { kind: 'price'; units: bigint } | { kind: 'counted-short' };
+}
+
+/** What funds do to their payment, decided before any write. `excess` is in the funds' unit. */
+export type FundsDecision = { kind: 'paid'; excess: bigint } | { kind: 'partial' } | { kind: 'late' };
+
+/**
+ * The one place that decides whether money pays a payment: the full amount (or more) pays an open payment, less is
+ * partial (the payment stays open, and its closure becomes UNDERPAID), anything after the end is late.
+ */
+export function decideFunds(
+  funds: FundsReceived,
+  payment: { isOpen: boolean; amountCentavos: number } | null,
+): FundsDecision {
+  if (funds.against.kind === 'counted-short') return { kind: 'partial' };
+  if (!payment?.isOpen) return { kind: 'late' };
+  const expected = funds.against.kind === 'price' ? funds.against.units : BigInt(payment.amountCentavos);
+  if (funds.received < expected) return { kind: 'partial' };
+  return { kind: 'paid', excess: funds.received - expected };
+}
+
+/** A rail's window closed without the payment paid: it passed, or the rail refused the payment. */
+export interface RailClosure {
+  paymentId: string;
+  ending: 'window-passed' | 'refused';
+  /** The rail's word for a refusal. */
+  detail: string | null;
+  /** Funds the rail took during the window, each decided like any other before the closure is. */
+  funds: FundsReceived[];
+}
+
+export interface ClosureOutcome {
+  status: 'expired' | 'failed';
+  failureCode: string | null;
+  failureReason: string | null;
+}
+
+/**
+ * The one place that decides underpayment: a window that passed after partial funds fails UNDERPAID, without any it
+ * is a plain expiry; a rail's refusal fails the payment.
+ */
+export function decideClosure(
+  ending: RailClosure['ending'],
+  partialReceived: boolean,
+  detail: string | null,
+): ClosureOutcome {
+  if (ending === 'window-passed' && partialReceived) {
+    return {
+      status: 'failed',
+      failureCode: 'UNDERPAID',
+      failureReason: 'O valor recebido foi menor que o valor do pagamento.',
+    };
+  }
+  if (ending === 'window-passed') return { status: 'expired', failureCode: null, failureReason: null };
+  return {
+    status: 'failed',
+    failureCode: 'RAIL_FAILED',
+    failureReason: detail
+      ? `O pagamento foi recusado pela rede: ${detail}.`
+      : 'O pagamento foi recusado pela rede.',
+  };
+}

@@ -1,0 +1,27 @@
+import type { PaymentMethod } from '@gateway/contracts';
+import type { Broker } from '@gateway/messaging';
+import { CryptoRail } from './crypto-rail';
+import { PixRail } from './pix-rail';
+import type { Rail } from './rail';
+import { RailCaller } from './rail-caller';
+
+export * from './rail';
+export { cryptoRequestClosure, cryptoSettledFunds } from './crypto-rail';
+export { pixChargeClosure, pixChargePaidFunds } from './pix-rail';
+
+/** Every rail a payment can use, by method: the one place that knows which rail serves which method. */
+export class Rails {
+  private readonly byMethod: Record<PaymentMethod, Rail>;
+
+  constructor(broker: Broker, options: { timeoutMs: number; pixExpiresInSeconds: number }) {
+    const caller = new RailCaller(broker, options.timeoutMs);
+    this.byMethod = {
+      pix: new PixRail(caller, options.pixExpiresInSeconds),
+      crypto: new CryptoRail(caller),
+    };
+  }
+
+  of(method: PaymentMethod): Rail {
+    return this.byMethod[method];
+  }
+}

@@ -1,0 +1,69 @@
+import type {
+  CreatePayment,
+  CryptoInstructions,
+  PaymentMethod,
+  PaymentStatus,
+  PixInstructions,
+  SimulatePayment,
+} from '@gateway/contracts';
+import type { MessageContext } from '@gateway/messaging';
+import type { FundsReceived, RailClosure } from '../domain/funds';
+
+/** What the payer is shown to pay on a rail. */
+export type RailInstructions = PixInstructions | CryptoInstructions;
+
+/** The payment a rail opens or changes (the entity has this shape). */
+export interface RailPayment {
+  id: string;
+  businessName: string;
+  amountCentavos: number;
+  token: CreatePayment['token'];
+}
+
+/** What a rail made for a payment: its reference at the rail and the instructions to show. */
+export interface RailOpening {
+  externalId: string;
+  instructions: RailInstructions;
+}
+
+/** What a rail made for a new amount; what the instructions it replaced had collected stays the payment's. */
+export interface RailAmountChange extends RailOpening {
+  superseded: FundsReceived | null;
+}
+
+/** What a rail knows of a payment now, in the shapes its events report. */
+export interface RailReport {
+  /** The rail's own word for the state, for metrics. */
+  state: string;
+  funds: FundsReceived[];
+  closure: RailClosure | null;
+}
+
+/**
+ * How the payment service works a payment on one rail (PIX through the PIX adapter, stablecoins through the Solana
+ * watcher). Each call is made outside any transaction; `context` is the command being handled, whose id makes the
+ * rail call's id (a retry reaches the rail as the same command) and whose deadline bounds it.
+ */
+export interface Rail {
+  readonly method: PaymentMethod;
+  /** The status a payment opened on this rail starts in. */
+  readonly openStatus: Extract<PaymentStatus, 'pending' | 'processing'>;
+  /** Whether every change of the payment shows its instructions again (a PIX code), not only a new amount's. */
+  readonly reshowsInstructions: boolean;
+  /** Refuses at once a create this rail cannot open (crypto without a token). */
+  checkCreate(command: CreatePayment): void;
+  open(payment: RailPayment, context: MessageContext): Promise<RailOpening>;
+  changeAmount(
+    payment: RailPayment,
+    amountCentavos: number,
+    context: MessageContext,
+  ): Promise<RailAmountChange>;
+  /** Sandbox: makes the outcome happen for real at the rail. */
+  simulate(
+    paymentId: string,
+    outcome: Pick<SimulatePayment, 'outcome' | 'amount_centavos'>,
+    context: MessageContext,
+  ): Promise<{ accepted: true }>;
+  /** Asks the rail (reconciliation). */
+  report(paymentId: string): Promise<RailReport>;
+}
