@@ -94,6 +94,9 @@ export const commonEnv = {
   METRICS_HOST: bindHost.default('127.0.0.1'),
   // How long a message failing transiently is retried before it is parked; unset: messaging's default (one hour).
   BROKER_RETRY_MAX_MS: Joi.number().integer().min(1000).optional(),
+  // Measured with the stack bench (bench/results/CHANGES.md): more of either only queues work on 2 cores.
+  BROKER_PREFETCH: Joi.number().integer().min(1).max(1000).default(16),
+  DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(200).default(10),
 };
 
 /*

@@ -104,6 +104,19 @@ describe('loadConfig', () => {
     expect(refused({ ...production, METRICS_HOST: 'not a host' })).toEqual(['METRICS_HOST']);
   });
 
+  test('consumer prefetch and database pool default to the measured sizes, and a size of zero is refused', () => {
+    const sizes = Joi.object({
+      BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+      DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
+    });
+    expect(loadConfig(sizes, {})).toEqual({ BROKER_PREFETCH: 16, DATABASE_POOL_SIZE: 10 });
+    expect(loadConfig(sizes, { BROKER_PREFETCH: '64', DATABASE_POOL_SIZE: '20' })).toEqual({
+      BROKER_PREFETCH: 64,
+      DATABASE_POOL_SIZE: 20,
+    });
+    expect(() => loadConfig(sizes, { BROKER_PREFETCH: '0', DATABASE_POOL_SIZE: '0' })).toThrow(ConfigError);
+  });
+
   test('lists the variables a schema reads', () => {
     expect(variableNames(schema)).toEqual([
       'APP_ENV',

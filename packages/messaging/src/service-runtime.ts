@@ -21,6 +21,10 @@ export interface RuntimeConfig {
   METRICS_HOST?: string;
   /** How long a message failing transiently is retried before it is parked (default: one hour). */
   BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once (default 16). */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most (default 10). */
+  DATABASE_POOL_SIZE?: number;
 }
 
 /** How often a service reports how many of its messages are parked (`broker_parked_messages`). */
@@ -57,6 +61,7 @@ function databaseOptions(options: ServiceRuntimeOptions): ServiceDatabaseOptions
     schema: options.schema,
     entities: options.entities,
     migrations: [...outboxInboxMigrations, ...options.migrations],
+    poolSize: options.config.DATABASE_POOL_SIZE,
   };
 }
 
@@ -75,6 +80,7 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
     prefix: options.config.AMQP_PREFIX,
     connectionName: `${options.service}:${process.pid}`,
     logger,
+    prefetch: options.config.BROKER_PREFETCH,
     retry:
       options.config.BROKER_RETRY_MAX_MS === undefined
         ? undefined

@@ -18,6 +18,10 @@ export interface ApiGatewayConfig {
   AMQP_PREFIX: string;
   /** How long a message failing transiently is retried before it is parked. */
   BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once. */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most. */
+  DATABASE_POOL_SIZE?: number;
   REDIS_URL: string;
   REDIS_PREFIX: string;
   ADMIN_TOKEN: string;
@@ -53,6 +57,8 @@ export const apiGatewaySchema = Joi.object<ApiGatewayConfig>({
   AMQP_URL: commonEnv.AMQP_URL,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
+  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
   REDIS_URL: commonEnv.REDIS_URL,
   REDIS_PREFIX: commonEnv.REDIS_PREFIX,
   ADMIN_TOKEN: secret(DEVELOPMENT_ADMIN_TOKEN, Joi.string().min(ADMIN_TOKEN_MIN_LENGTH)),

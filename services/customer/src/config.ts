@@ -11,6 +11,10 @@ export interface CustomerConfig {
   METRICS_HOST: string;
   /** How long a message failing transiently is retried before it is parked. */
   BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once. */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most. */
+  DATABASE_POOL_SIZE?: number;
 }
 
 const schema = Joi.object<CustomerConfig>({
@@ -22,6 +26,8 @@ const schema = Joi.object<CustomerConfig>({
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
+  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
 });
 
 /** The variables this service reads (the launcher hands it these and no others). */

@@ -11,6 +11,10 @@ export interface PaymentConfig {
   METRICS_HOST: string;
   /** How long a message failing transiently is retried before it is parked. */
   BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once. */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most. */
+  DATABASE_POOL_SIZE?: number;
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
   RAIL_RPC_TIMEOUT_MS: number;
   PIX_EXPIRES_IN_SECONDS: number;
@@ -31,6 +35,8 @@ const schema = Joi.object<PaymentConfig>({
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
+  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),

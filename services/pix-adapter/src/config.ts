@@ -25,6 +25,10 @@ export interface PixAdapterConfig {
   METRICS_HOST: string;
   /** How long a message failing transiently is retried before it is parked. */
   BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once. */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most. */
+  DATABASE_POOL_SIZE?: number;
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
@@ -65,6 +69,8 @@ const schema = Joi.object<PixAdapterConfig>({
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
+  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
   PSP_BASE_URL: sandboxDefault(
     Joi.string()
       .uri({ scheme: ['http', 'https'] })

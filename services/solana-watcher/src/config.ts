@@ -21,6 +21,10 @@ export interface SolanaWatcherConfig {
   METRICS_HOST: string;
   /** How long a message failing transiently is retried before it is parked. */
   BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once. */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most. */
+  DATABASE_POOL_SIZE?: number;
   SOLANA_RPC_URL: string;
   /**
    * RPC requests per second the watcher allows itself (every method together); it slows below this when the
@@ -84,6 +88,8 @@ const schema = Joi.object<SolanaWatcherConfig>({
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
+  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
   SOLANA_RPC_URL: sandboxDefault(Joi.string().uri({ scheme: ['http', 'https'] }), 'http://127.0.0.1:8899'),
   SOLANA_RPC_REQUESTS_PER_SECOND: Joi.number()
     .positive()

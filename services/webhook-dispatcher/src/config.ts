@@ -14,6 +14,10 @@ export interface WebhookDispatcherConfig {
   METRICS_HOST: string;
   /** How long a message failing transiently is retried before it is parked. */
   BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once. */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most. */
+  DATABASE_POOL_SIZE?: number;
   /** Base64 of the 32-byte AES-256-GCM key that seals webhook secrets at rest. */
   WEBHOOK_SECRET_KEY: string;
   /** Overrides the decisions.md schedule, e.g. `1s,2s,4s` (units ms, s, m, h, d). */
@@ -47,6 +51,8 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   METRICS_PORT: commonEnv.METRICS_PORT,
   METRICS_HOST: commonEnv.METRICS_HOST,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
+  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Joi.boolean().when('APP_ENV', {
