@@ -6,6 +6,7 @@
  *   pnpm bench:stack                 full run (about 5 minutes)
  *   pnpm bench:stack --replicas 2    the same with two replicas of payment, pix-adapter and webhook-dispatcher
  *   pnpm bench:stack --smoke         every phase for about a second (CI), results to a temporary folder
+ *   pnpm bench:stack --prefetch 64 --pool 20   every service with that consumer prefetch and database pool
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,9 @@ const { values: flags } = parseArgs({
     'lag-payments': { type: 'string' },
     keys: { type: 'string' },
     out: { type: 'string' },
+    // Every service's consumer prefetch and database pool (BROKER_PREFETCH, DATABASE_POOL_SIZE); their defaults unset.
+    prefetch: { type: 'string' },
+    pool: { type: 'string' },
   },
 });
 const smoke = flags.smoke!;
@@ -52,7 +56,9 @@ const burstPayments = smoke ? 10 : 400;
 /** The fan-out's endpoints belong to businesses of this many each: every payment reaches all of its business's. */
 const ENDPOINTS_PER_FAN_BUSINESS = 10;
 if (![1, 2].includes(replicas) || !(seconds > 0) || !(connections > 0) || !(lagPayments > 0)) {
-  console.error('usage: pnpm bench:stack [--smoke] [--replicas 1|2] [--seconds N] [--connections N]');
+  console.error(
+    'usage: pnpm bench:stack [--smoke] [--replicas 1|2] [--seconds N] [--connections N] [--prefetch N] [--pool N]',
+  );
   process.exit(2);
 }
 const outDir = flags.out ?? (smoke ? mkdtempSync(join(tmpdir(), 'bench-')) : join(__dirname, 'results'));
@@ -106,6 +112,8 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '60',
     ADMIN_RATE_LIMIT_PER_MINUTE: '1000000',
     NODE_EXTRA_CA_CERTS: pki.caPath,
+    ...(flags.prefetch === undefined ? {} : { BROKER_PREFETCH: flags.prefetch }),
+    ...(flags.pool === undefined ? {} : { DATABASE_POOL_SIZE: flags.pool }),
     ...(replicas > 1
       ? { STACK_REPLICAS: `payment=${replicas},pix-adapter=${replicas},webhook-dispatcher=${replicas}` }
       : {}),
