@@ -19,7 +19,7 @@ import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount 
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
 import { cpuPerRequest, sampleCpu, type ProcessGroup } from './lib/process-cpu';
-import { renderMarkdown, type BenchReport, type PhaseResult } from './lib/report';
+import { renderMarkdown, type BenchReport, type PhaseResult, type WebhookRate } from './lib/report';
 import {
   confirmedDeliveries,
   createPix,
@@ -307,6 +307,7 @@ async function run(
   // to `fanOut` endpoints of its own.
   const burst = await deliveryRate(
     stack,
+    groups,
     receivers,
     lagAccounts,
     lagSubscribers.map((s) => s.path),
@@ -325,6 +326,7 @@ async function run(
   for (const s of fanSubscribers) secrets.set(s.path, s.secret);
   const fan = await deliveryRate(
     stack,
+    groups,
     receivers,
     fanAccounts,
     fanSubscribers.map((s) => s.path),
@@ -411,13 +413,14 @@ async function run(
 
 async function deliveryRate(
   stack: RunningStack,
+  groups: readonly ProcessGroup[],
   receivers: Receivers,
   accounts: readonly StackAccount[],
   paths: readonly string[],
   secrets: Map<string, string>,
   count: number,
   endpointsPerPayment: number,
-): Promise<{ payments: PixPayment[]; figures: { deliveries: number; perSecond: number } }> {
+): Promise<{ payments: PixPayment[]; figures: WebhookRate }> {
   log(`webhook deliveries: ${count} payments, each to ${endpointsPerPayment} of ${paths.length} endpoints`);
   const payments = await createPix(stack.gatewayUrl, accounts, count);
   const ids = new Set(payments.map((p) => p.paymentId));
@@ -432,6 +435,7 @@ async function deliveryRate(
   const dispatchers = dispatcherPids(stack);
   for (const pid of dispatchers) process.kill(pid, 'SIGSTOP');
   let resumedAt: number;
+  let cpuBefore = sampleCpu(groups);
   try {
     await inParallel(payments.length, 16, (i) => pay(stack.gatewayUrl, payments[i]!));
     await waitFor(async () => (await paidCount(stack.env.database.url, [...ids])) === ids.size, {
@@ -441,14 +445,20 @@ async function deliveryRate(
     });
   } finally {
     resumedAt = Date.now();
+    cpuBefore = sampleCpu(groups);
     for (const pid of dispatchers) process.kill(pid, 'SIGCONT');
   }
   await waitForDeliveries(receivers, expected, () => mine().length, 180_000);
+  const cpuAfter = sampleCpu(groups);
   const last = Math.max(...mine().map((d) => d.at));
   const deliveries = mine().length;
   return {
     payments,
-    figures: { deliveries, perSecond: (deliveries * 1000) / Math.max(1, last - resumedAt) },
+    figures: {
+      deliveries,
+      perSecond: (deliveries * 1000) / Math.max(1, last - resumedAt),
+      cpuMsPerDelivery: cpuPerRequest(cpuBefore, cpuAfter, deliveries),
+    },
   };
 }
 

@@ -1,5 +1,21 @@
 import type { LoadFigures, LoadShape } from './load';
 
+/** Deliveries of one webhook phase, timed from the dispatcher's resumption, with every process's CPU per delivery. */
+export interface WebhookRate {
+  deliveries: number;
+  perSecond: number;
+  cpuMsPerDelivery: Record<string, number>;
+}
+
+/** The four biggest costs, e.g. `webhook-dispatcher 1.20, postgresql 0.80, ...`. */
+function biggestCosts(costs: Record<string, number>): string {
+  return Object.entries(costs)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 4)
+    .map(([name, ms]) => `${name} ${fixed(ms, 2)}`)
+    .join(', ');
+}
+
 export interface PhaseResult {
   name: string;
   system: 'ours' | 'baseline';
@@ -21,7 +37,7 @@ export interface BenchReport {
   keys: number;
   phases: PhaseResult[];
   eventLag: { payments: number; payRate: number; p50: number; p99: number; max: number };
-  webhookRates: Array<{ endpoints: number; label: string; deliveries: number; perSecond: number }>;
+  webhookRates: Array<WebhookRate & { endpoints: number; label: string }>;
   invariants: Array<{ name: string; held: boolean; detail: string }>;
 }
 
@@ -146,9 +162,12 @@ export function renderMarkdown(report: BenchReport): string {
     `Event lag over ${report.eventLag.payments} payments paid at ${report.eventLag.payRate}/s (simulate request sent → signed ` +
       `\`payment.confirmed\` received over HTTPS): p50 ${report.eventLag.p50} ms, p99 ${report.eventLag.p99} ms, max ${report.eventLag.max} ms.`,
     '',
-    '| Deliveries | Count | Per second |',
-    '|---|---|---|',
-    ...report.webhookRates.map((w) => `| ${w.label} | ${w.deliveries} | ${fixed(w.perSecond, 0)} |`),
+    '| Deliveries | Count | Per second | CPU per delivery, biggest first (ms) |',
+    '|---|---|---|---|',
+    ...report.webhookRates.map(
+      (w) =>
+        `| ${w.label} | ${w.deliveries} | ${fixed(w.perSecond, 0)} | ${biggestCosts(w.cpuMsPerDelivery)} |`,
+    ),
     '',
     '## Invariants',
     '',

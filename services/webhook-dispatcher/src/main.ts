@@ -28,8 +28,13 @@ export interface WebhookDispatcherDependencies {
 }
 
 const USER_AGENT = 'gateway-webhooks/1.0';
-/** Deliveries one process sends at once, over all endpoints. */
+/** Deliveries one process holds at once (claimed, queued for their origin or sending), over all endpoints. */
 const MAX_IN_FLIGHT = 64;
+/**
+ * How many deliveries of one webhook are claimed ahead of its origin's concurrency: enough that a freed slot never
+ * waits for the next claim (measured: bench/results/CHANGES.md), few enough to leave most slots to other webhooks.
+ */
+const CLAIM_AHEAD_PER_SLOT = 4;
 
 export async function startWebhookDispatcher(
   config: WebhookDispatcherConfig,
@@ -60,7 +65,10 @@ export async function startWebhookDispatcher(
     workerId: config.WORKER_ID,
     pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
     leaseMs: config.DELIVERY_LEASE_MS,
-    maxPerWebhook: config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+    maxPerWebhook: Math.min(
+      MAX_IN_FLIGHT / 2,
+      CLAIM_AHEAD_PER_SLOT * config.WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT,
+    ),
     maxInFlight: MAX_IN_FLIGHT,
     logger: runtime.logger,
   });

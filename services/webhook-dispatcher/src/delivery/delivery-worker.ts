@@ -20,12 +20,27 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs: number;
   /** How long a claimed delivery stays this worker's; longer than one attempt can take. */
   leaseMs: number;
-  /** Deliveries of one webhook claimed at once (the limiter bounds what is actually sent per origin). */
+  /**
+   * Deliveries of one webhook claimed at once: more than the limiter lets through per origin, so the next attempt is
+   * already claimed when a slot frees (sending never waits for a claim), and few enough that one busy webhook cannot
+   * take every slot of the process.
+   */
   maxPerWebhook: number;
   /** Deliveries in flight in this process. */
   maxInFlight: number;
   logger: Logger;
   random?: () => number;
+}
+
+/** One attempt as it is stored. */
+interface StoredAttempt {
+  delivery: ClaimedDelivery;
+  attemptedAt: Date;
+  attemptNumber: number;
+  statusCode: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  error: string | null;
 }
 
 interface ClaimedDelivery {
@@ -59,7 +74,8 @@ const WEBHOOK_LIVE = `w.status = 'active' AND w.deleted_at IS NULL`;
  */
 export class DeliveryWorker {
   private readonly task: PeriodicTask;
-  private readonly inFlight = new Map<Promise<void>, string>();
+  /** Attempts claimed and not yet recorded (queued behind their origin's limit, or sending), with their delivery. */
+  private readonly inFlight = new Map<Promise<void>, Pick<ClaimedDelivery, 'id' | 'webhook_id'>>();
   private readonly random: () => number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
@@ -105,18 +121,20 @@ export class DeliveryWorker {
         // A slot came free: claim what waited for it without waiting for the next poll.
         this.nudge();
       });
-    this.inFlight.set(attempt, delivery.webhook_id);
+    this.inFlight.set(attempt, { id: delivery.id, webhook_id: delivery.webhook_id });
   }
 
   private async claim(): Promise<ClaimedDelivery[]> {
     const capacity = this.options.maxInFlight - this.inFlight.size;
     if (capacity <= 0) return [];
     const perWebhook = new Map<string, number>();
-    for (const webhookId of this.inFlight.values())
+    const held = [...this.inFlight.values()];
+    for (const { webhook_id: webhookId } of held)
       perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1);
     const saturated = [...perWebhook].filter(([, n]) => n >= this.options.maxPerWebhook).map(([id]) => id);
     // The window keeps one busy webhook from filling a whole batch; the outer query re-checks CLAIMABLE on the
-    // latest row version, so a row another replica claimed since our snapshot is skipped, never claimed twice.
+    // latest row version, so a row another replica claimed since our snapshot is skipped, never claimed twice. What
+    // this process holds is never claimed again, even once its lease ran out while it queued behind a slow origin.
     const [claimed] = (await this.options.dataSource.query(
       `UPDATE deliveries d
           SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond', updated_at = now()
@@ -128,6 +146,7 @@ export class DeliveryWorker {
                       SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.seq) AS rank
                         FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
                        WHERE ${CLAIMABLE} AND ${WEBHOOK_LIVE} AND d.webhook_id <> ALL($3::text[])
+                         AND d.id <> ALL($6::text[])
                     ) ranked
                     WHERE ranked.rank <= $4)
                 ORDER BY d.next_attempt_at
@@ -135,7 +154,14 @@ export class DeliveryWorker {
                 FOR UPDATE SKIP LOCKED) claimable
         WHERE d.id = claimable.id AND w.id = d.webhook_id
         RETURNING d.id, d.webhook_id, d.event_id, d.body, d.attempt_count, w.url, w.secret_sealed`,
-      [this.options.workerId, this.options.leaseMs, saturated, this.options.maxPerWebhook, capacity],
+      [
+        this.options.workerId,
+        this.options.leaseMs,
+        saturated,
+        this.options.maxPerWebhook,
+        capacity,
+        held.map((delivery) => delivery.id),
+      ],
     )) as [ClaimedDelivery[], number];
     return claimed;
   }
@@ -194,55 +220,73 @@ export class DeliveryWorker {
     const outcome = classifyDeliveryResult(result, Date.now());
     const attemptNumber = delivery.attempt_count + 1;
     attemptLatency.observe(result.latencyMs / 1000);
-    await this.options.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO delivery_attempts (delivery_id, attempted_at, worker_id, status_code, latency_ms, response_body, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [
-          delivery.id,
-          attemptedAt,
-          this.options.workerId,
-          result.kind === 'response' ? result.status : null,
-          result.latencyMs,
-          result.kind === 'response' ? result.bodySnippet : null,
-          result.kind === 'error' ? `${result.error}: ${result.message}` : null,
-        ],
-      );
-      if (outcome.kind === 'success') {
-        await this.finish(manager, delivery, attemptNumber, 'delivered', null);
-        attemptsTotal.inc({ outcome: 'delivered' });
-        return;
-      }
-      if (outcome.kind === 'disable_webhook') {
-        await this.finish(manager, delivery, attemptNumber, 'dead', null);
+    const attempt = {
+      delivery,
+      attemptedAt,
+      attemptNumber,
+      statusCode: result.kind === 'response' ? result.status : null,
+      latencyMs: result.latencyMs,
+      responseBody: result.kind === 'response' ? result.bodySnippet : null,
+      error: result.kind === 'error' ? `${result.error}: ${result.message}` : null,
+    };
+    if (outcome.kind === 'success') {
+      await this.store(this.options.dataSource.manager, attempt, 'delivered', null);
+      attemptsTotal.inc({ outcome: 'delivered' });
+      return;
+    }
+    if (outcome.kind === 'disable_webhook') {
+      await this.options.dataSource.transaction(async (manager) => {
+        await this.store(manager, attempt, 'dead', null);
         await this.disableWebhook(manager, delivery.webhook_id);
-        attemptsTotal.inc({ outcome: 'webhook_disabled' });
-        return;
-      }
-      const delayMs = nextAttemptDelay(attemptNumber, this.options.schedule, {
-        retryAfterSeconds: outcome.retryAfterSeconds,
-        random: this.random,
       });
-      await this.finish(manager, delivery, attemptNumber, delayMs === null ? 'dead' : 'pending', delayMs);
-      attemptsTotal.inc({ outcome: delayMs === null ? 'dead_lettered' : 'retry_scheduled' });
+      attemptsTotal.inc({ outcome: 'webhook_disabled' });
+      return;
+    }
+    const delayMs = nextAttemptDelay(attemptNumber, this.options.schedule, {
+      retryAfterSeconds: outcome.retryAfterSeconds,
+      random: this.random,
     });
+    await this.store(
+      this.options.dataSource.manager,
+      attempt,
+      delayMs === null ? 'dead' : 'pending',
+      delayMs,
+    );
+    attemptsTotal.inc({ outcome: delayMs === null ? 'dead_lettered' : 'retry_scheduled' });
   }
 
-  /** Conditional on our lease: if the delivery was cancelled meanwhile, the cancellation stands. */
-  private async finish(
+  /**
+   * Stores the attempt and moves its delivery on in one statement (one round trip, atomic). The move is conditional
+   * on our lease: if the delivery was cancelled meanwhile, the cancellation stands (the attempt is still on record).
+   */
+  private async store(
     manager: EntityManager,
-    delivery: ClaimedDelivery,
-    attemptNumber: number,
+    attempt: StoredAttempt,
     status: 'pending' | 'delivered' | 'dead',
     delayMs: number | null,
   ): Promise<void> {
     await manager.query(
-      `UPDATE deliveries
-          SET status = $3, attempt_count = $4, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-              next_attempt_at = CASE WHEN $5::bigint IS NULL THEN NULL
-                                     ELSE clock_timestamp() + $5::bigint * interval '1 millisecond' END
-        WHERE id = $1 AND lease_owner = $2 AND status = 'pending'`,
-      [delivery.id, this.options.workerId, status, attemptNumber, delayMs],
+      `WITH attempt AS (
+         INSERT INTO delivery_attempts
+           (delivery_id, attempted_at, worker_id, status_code, latency_ms, response_body, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7))
+       UPDATE deliveries
+          SET status = $8, attempt_count = $9, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+              next_attempt_at = CASE WHEN $10::bigint IS NULL THEN NULL
+                                     ELSE clock_timestamp() + $10::bigint * interval '1 millisecond' END
+        WHERE id = $1 AND lease_owner = $3 AND status = 'pending'`,
+      [
+        attempt.delivery.id,
+        attempt.attemptedAt,
+        this.options.workerId,
+        attempt.statusCode,
+        attempt.latencyMs,
+        attempt.responseBody,
+        attempt.error,
+        status,
+        attempt.attemptNumber,
+        delayMs,
+      ],
     );
   }
 
