@@ -206,7 +206,7 @@ export const startCheckoutSession = defineCommand<StartCheckoutSession, StartedC
     status: Joi.valid('initiated').required(),
     payment: Joi.object().required(),
   }),
-  ['NOT_FOUND', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'UNSUPPORTED_PAYMENT_METHOD', 'NO_FEE_RULE'],
+  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'NO_FEE_RULE', 'IDEMPOTENCY_CONFLICT'],
 );
 
 export interface CheckoutSessionStatus {

@@ -30,7 +30,7 @@ export const openCryptoRequest = defineCommand<OpenCryptoRequest, CryptoRequest>
     token: Joi.valid(...tokens).required(),
   }),
   cryptoRequestSchema,
-  ['INVALID_AMOUNT'],
+  ['INVALID_STATUS'],
 );
 
 export interface ChangeCryptoRequestAmount {

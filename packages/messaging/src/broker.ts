@@ -24,7 +24,7 @@ import { createEnvelope, parseEnvelope, type MessageOrigin } from './envelope';
 import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 import { failureKind, permanentFailureReply } from './failure-kind';
 import { DEFAULT_RETRY_SCHEDULE, retryDelayMs, type RetrySchedule } from './retry-schedule';
-import { callRequest, unavailable, unwrapReply, type CallOptions } from './rpc-call';
+import { callFailure, callRequest, unavailable, unwrapReply, type CallOptions } from './rpc-call';
 import { TopologyNames } from './topology';
 
 export interface BrokerOptions {
@@ -253,7 +253,7 @@ export class Broker {
     try {
       reply = await this.request(definition, payload, request);
     } catch (err) {
-      throw unavailable(definition, err);
+      throw callFailure(definition, err);
     }
     return unwrapReply(definition, reply);
   }
@@ -269,14 +269,14 @@ export class Broker {
   ): Promise<Reply<R>> {
     const replyTo = this.replyQueue;
     if (!replyTo || !this.publishChannel) throw new BrokerUnavailableError();
-    const deadline = Date.now() + options.timeoutMs;
+    const deadline = options.deadline ?? Date.now() + options.timeoutMs;
     const envelope = createEnvelope(definition, payload, { ...options, deadline });
     const correlation = `${envelope.id}:${randomUUID()}`;
     const reply = new Promise<Reply<unknown> | undefined>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(correlation);
         resolve(undefined);
-      }, options.timeoutMs);
+      }, deadline - Date.now());
       this.pending.set(correlation, { resolve, timer });
     });
     try {

@@ -6,7 +6,7 @@ import {
   type Reply,
 } from '@gateway/contracts';
 import { counter } from '@gateway/observability';
-import { BrokerUnavailableError, CommandError, RpcTimeoutError } from './errors';
+import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 
 /** How one service calls another and waits for the answer. */
 export interface CallOptions {
@@ -23,6 +23,8 @@ export interface CallOptions {
 /** The request a call sends: what `Broker.request` takes. */
 export interface CallRequest {
   timeoutMs: number;
+  /** When the call stops waiting (epoch ms): exactly the inherited deadline when that is the earlier. */
+  deadline: number;
   messageId?: string;
   correlationId?: string;
   causationId?: string;
@@ -47,6 +49,7 @@ export function callRequest(options: CallOptions, now = Date.now()): CallRequest
   if (deadline <= now) return undefined;
   return {
     timeoutMs: deadline - now,
+    deadline,
     ...(options.messageId === undefined ? {} : { messageId: options.messageId }),
     ...(options.within
       ? { correlationId: options.within.envelope.correlation_id, causationId: options.within.envelope.id }
@@ -71,9 +74,20 @@ export function unwrapReply<R>(definition: CommandDefinition<unknown, R>, reply:
 }
 
 /** No answer in time, no time left, or no broker: the caller may try again later. */
-export function unavailable(definition: CommandDefinition<unknown, unknown>, err?: unknown): CommandError {
-  if (err !== undefined && !(err instanceof RpcTimeoutError) && !(err instanceof BrokerUnavailableError))
-    throw err;
+export function unavailable(definition: CommandDefinition<unknown, unknown>): CommandError {
   callFailures.inc({ command: definition.name, code: 'SERVICE_UNAVAILABLE' });
   return new CommandError('SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGE);
+}
+
+/**
+ * A call that failed before any reply was unwrapped: unavailable when that may pass; INTERNAL_ERROR when what was sent
+ * or answered breaks its contract (a defect on one side, never bad input of whoever asked the caller).
+ */
+export function callFailure(definition: CommandDefinition<unknown, unknown>, err: unknown): CommandError {
+  if (err instanceof RpcTimeoutError || err instanceof BrokerUnavailableError) return unavailable(definition);
+  if (err instanceof InvalidMessageError) {
+    callFailures.inc({ command: definition.name, code: 'INTERNAL_ERROR' });
+    return new CommandError('INTERNAL_ERROR', INTERNAL_MESSAGE);
+  }
+  throw err;
 }

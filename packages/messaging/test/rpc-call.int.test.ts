@@ -53,6 +53,16 @@ describe('one typed call between services', () => {
     await expect(call).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
   });
 
+  test('a reply that breaks its contract reaches the caller as INTERNAL_ERROR, never as its own bad input', async () => {
+    const server = await backbone.connectBroker('call-server');
+    await server.consumeCommands('payment', {
+      [getPayment.name]: async () => ({ payment: { payment_id: 42 } }),
+    });
+    await expect(client.call(getPayment, question(), { timeoutMs: 5000 })).rejects.toEqual(
+      new CommandError('INTERNAL_ERROR', 'Erro interno do servidor.'),
+    );
+  });
+
   test('no answer in time is SERVICE_UNAVAILABLE, after the timeout and not later', async () => {
     await paymentService('silent');
     const started = Date.now();

@@ -48,6 +48,7 @@ describe('payment status machine', () => {
     });
     const short: FundsReceived = { ...crypto(10n, 0n), against: { kind: 'counted-short' } };
     expect(decideFunds(short, open)).toEqual({ kind: 'partial' });
+    expect(decideFunds(short, { isOpen: false, amountCentavos: 1000 })).toEqual({ kind: 'late' });
   });
 
   test('a window that passed after partial funds fails as UNDERPAID, whatever the rail; without any it is a plain expiry', () => {

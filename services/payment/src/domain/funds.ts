@@ -29,8 +29,8 @@ export function decideFunds(
   funds: FundsReceived,
   payment: { isOpen: boolean; amountCentavos: number } | null,
 ): FundsDecision {
-  if (funds.against.kind === 'counted-short') return { kind: 'partial' };
   if (!payment?.isOpen) return { kind: 'late' };
+  if (funds.against.kind === 'counted-short') return { kind: 'partial' };
   const expected = funds.against.kind === 'price' ? funds.against.units : BigInt(payment.amountCentavos);
   if (funds.received < expected) return { kind: 'partial' };
   return { kind: 'paid', excess: funds.received - expected };

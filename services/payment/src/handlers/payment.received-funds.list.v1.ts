@@ -17,11 +17,9 @@ export function handleListReceivedFunds(dataSource: DataSource) {
   return async (query: ListReceivedFunds): Promise<Page<ReceivedFundsItem>> => {
     const payment = await findPayment(dataSource.manager, query.payment_id, query.business_id);
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
-    // Every accepted token has the decimals of the payment's own (the watcher's TOKEN_DECIMALS).
-    const decimals =
-      payment.method === 'crypto'
-        ? ((payment.instructions as CryptoInstructions | null)?.decimals ?? null)
-        : null;
+    // A rail that counts in token base units says so in its instructions (the watcher's TOKEN_DECIMALS); PIX counts
+    // in centavos and has none.
+    const decimals = (payment.instructions as Partial<CryptoInstructions> | null)?.decimals ?? null;
     const page = await listReceivedFundsOf(dataSource.manager, payment.id, {
       limit: query.limit ?? PAGE_LIMIT_DEFAULT,
       startingAfter: query.starting_after ?? null,

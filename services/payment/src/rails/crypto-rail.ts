@@ -9,7 +9,14 @@ import {
 } from '@gateway/contracts';
 import { CommandError, type MessageContext } from '@gateway/messaging';
 import type { FundsReceived, RailClosure } from '../domain/funds';
-import type { Rail, RailAmountChange, RailOpening, RailPayment, RailReport } from './rail';
+import {
+  railClosure,
+  type Rail,
+  type RailAmountChange,
+  type RailOpening,
+  type RailPayment,
+  type RailReport,
+} from './rail';
 import type { RailCaller } from './rail-caller';
 
 /**
@@ -42,12 +49,12 @@ export function cryptoRequestClosure(
   paymentId: string,
   closed: Pick<CryptoRequestClosed, 'reference' | 'reason' | 'received_base_units'>,
 ): RailClosure {
-  return {
+  return railClosure(
     paymentId,
-    ending: closed.reason === 'failed' ? 'refused' : 'window-passed',
-    detail: null,
-    funds: collectedShort(paymentId, closed.reference, closed.received_base_units),
-  };
+    closed.reason,
+    null,
+    collectedShort(paymentId, closed.reference, closed.received_base_units),
+  );
 }
 
 /** Stablecoins on Solana through the watcher: a payment request (Solana Pay link) priced in the token. */

@@ -9,7 +9,14 @@ import {
 } from '@gateway/contracts';
 import type { MessageContext } from '@gateway/messaging';
 import type { FundsReceived, RailClosure } from '../domain/funds';
-import type { Rail, RailAmountChange, RailOpening, RailPayment, RailReport } from './rail';
+import {
+  railClosure,
+  type Rail,
+  type RailAmountChange,
+  type RailOpening,
+  type RailPayment,
+  type RailReport,
+} from './rail';
 import type { RailCaller } from './rail-caller';
 
 /** A PIX on the payment's charge: measured against the payment's amount, which the charge asks as it is. */
@@ -33,12 +40,12 @@ export function pixChargeClosure(
   paymentId: string,
   closed: Pick<PixChargeClosed, 'reason' | 'detail' | 'received_pix'>,
 ): RailClosure {
-  return {
+  return railClosure(
     paymentId,
-    ending: closed.reason === 'failed' ? 'refused' : 'window-passed',
-    detail: closed.detail,
-    funds: closed.received_pix.map((pix) => pixFunds(paymentId, pix)),
-  };
+    closed.reason,
+    closed.detail,
+    closed.received_pix.map((pix) => pixFunds(paymentId, pix)),
+  );
 }
 
 /** PIX through the PIX adapter: an immediate charge (cob) whose BR Code the payer scans. */

@@ -9,6 +9,19 @@ import type {
 import type { MessageContext } from '@gateway/messaging';
 import type { FundsReceived, RailClosure } from '../domain/funds';
 
+/**
+ * A rail's report that its window closed unpaid, as the payment decides it: only whether the window passed or the
+ * rail refused counts (the rail's own `underpaid` is decided again from the funds, in one place for every rail).
+ */
+export function railClosure(
+  paymentId: string,
+  reason: 'expired' | 'underpaid' | 'failed',
+  detail: string | null,
+  funds: FundsReceived[],
+): RailClosure {
+  return { paymentId, ending: reason === 'failed' ? 'refused' : 'window-passed', detail, funds };
+}
+
 /** What the payer is shown to pay on a rail. */
 export type RailInstructions = PixInstructions | CryptoInstructions;
 
