@@ -135,6 +135,25 @@ export const getCheckout = defineCommand<{ business_id: string; checkout_id: str
   ['NOT_FOUND'],
 );
 
+/** `chk_` + url-safe characters. */
+export const checkoutId = publicId('chk');
+
+/** A page of the business's checkouts, newest first (creation time, then id), without their sessions. */
+export interface ListCheckouts extends PageQuery {
+  business_id: string;
+}
+export const listCheckouts = defineCommand<ListCheckouts, Page<Checkout>>(
+  'checkout.list.v1',
+  'checkout',
+  Joi.object({
+    business_id: businessId.required(),
+    limit: pageLimit,
+    starting_after: checkoutId.allow(null),
+  }),
+  pageSchema(checkoutSchema),
+  ['INVALID_FIELDS'],
+);
+
 /** A page of a checkout's sessions, newest first (`starting_after` = a `session_id`). */
 export interface ListCheckoutSessions extends PageQuery {
   business_id: string;

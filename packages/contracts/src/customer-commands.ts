@@ -1,6 +1,10 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { boundedText, businessId, isoDate } from './common';
+import { boundedText, businessId, isoDate, publicId } from './common';
+import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
+
+/** `cust_` + url-safe characters. */
+export const customerId = publicId('cust');
 
 export interface Customer {
   customer_id: string;
@@ -22,6 +26,16 @@ export interface CreateCustomer {
   metadata: string | null;
 }
 const nullableText = Joi.string().max(2000).allow(null).required();
+const customerSchema = Joi.object<Customer>({
+  customer_id: Joi.string().required(),
+  business_id: businessId.required(),
+  email: Joi.string().allow(null).required(),
+  phone_number: Joi.string().allow(null).required(),
+  document_number: Joi.string().allow(null).required(),
+  ip: Joi.string().allow(null).required(),
+  metadata: Joi.string().allow(null).required(),
+  created_at: isoDate.required(),
+});
 export const createCustomer = defineCommand<CreateCustomer, Customer>(
   'customer.create.v1',
   'customer',
@@ -33,15 +47,35 @@ export const createCustomer = defineCommand<CreateCustomer, Customer>(
     ip: nullableText,
     metadata: boundedText('metadata').allow(null).required(),
   }),
-  Joi.object({
-    customer_id: Joi.string().required(),
-    business_id: businessId.required(),
-    email: Joi.string().allow(null).required(),
-    phone_number: Joi.string().allow(null).required(),
-    document_number: Joi.string().allow(null).required(),
-    ip: Joi.string().allow(null).required(),
-    metadata: Joi.string().allow(null).required(),
-    created_at: isoDate.required(),
-  }),
+  customerSchema,
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
+);
+
+/** One of the business's customers; another business's is NOT_FOUND. */
+export interface GetCustomer {
+  business_id: string;
+  customer_id: string;
+}
+export const getCustomer = defineCommand<GetCustomer, Customer>(
+  'customer.get.v1',
+  'customer',
+  Joi.object({ business_id: businessId.required(), customer_id: customerId.required() }),
+  customerSchema,
+  ['NOT_FOUND'],
+);
+
+/** A page of the business's customers, newest first (creation time, then id), after `starting_after`. */
+export interface ListCustomers extends PageQuery {
+  business_id: string;
+}
+export const listCustomers = defineCommand<ListCustomers, Page<Customer>>(
+  'customer.list.v1',
+  'customer',
+  Joi.object({
+    business_id: businessId.required(),
+    limit: pageLimit,
+    starting_after: customerId.allow(null),
+  }),
+  pageSchema(customerSchema),
+  ['INVALID_FIELDS'],
 );

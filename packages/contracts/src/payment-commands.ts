@@ -9,10 +9,11 @@ import {
   paymentId,
   paymentMethods,
   paymentRecordSchema,
+  paymentStatuses,
   publicId,
   tokens,
 } from './common';
-import type { PaymentMethod, PaymentRecord, Token } from './common';
+import type { PaymentMethod, PaymentRecord, PaymentStatus, Token } from './common';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 
 /** Rail-specific data returned on create and on an amount change. */
@@ -153,6 +154,34 @@ export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedF
     }),
   ),
   ['NOT_FOUND', 'INVALID_FIELDS'],
+);
+
+/**
+ * A page of the business's payments, newest first (creation time, then id: stable while payments are created),
+ * after the payment `starting_after`, narrowed by the filters of decisions.md ("Listing").
+ */
+export interface ListPayments extends PageQuery {
+  business_id: string;
+  status?: PaymentStatus;
+  method?: PaymentMethod;
+  /** ISO-8601 date-times: created at or after `created_gte`, before `created_lt`. */
+  created_gte?: string;
+  created_lt?: string;
+}
+export const listPayments = defineCommand<ListPayments, Page<PaymentRecord>>(
+  'payment.list.v1',
+  'payment',
+  Joi.object({
+    business_id: businessId.required(),
+    limit: pageLimit,
+    starting_after: paymentId.allow(null),
+    status: Joi.valid(...paymentStatuses),
+    method: Joi.valid(...paymentMethods),
+    created_gte: isoDate,
+    created_lt: isoDate,
+  }),
+  pageSchema(paymentRecordSchema),
+  ['INVALID_FIELDS'],
 );
 
 export interface UpdatePayment {

@@ -1,7 +1,10 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { boundedText, businessId, isoDate } from './common';
-import { webhookDeliveriesLimit } from './pages';
+import { boundedText, businessId, isoDate, publicId } from './common';
+import { pageLimit, pageSchema, webhookDeliveriesLimit, type Page, type PageQuery } from './pages';
+
+/** `wh_` + url-safe characters. */
+export const webhookId = publicId('wh');
 
 export const webhookEventNames = [
   'payment.created',
@@ -49,6 +52,31 @@ export const createWebhook = defineCommand<CreateWebhook, Webhook & { secret: st
   }),
   (webhookSchema as Joi.ObjectSchema).keys({ secret: Joi.string().required() }),
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
+);
+
+/** One of the business's webhooks (never its secret); another business's, or a deleted one, is NOT_FOUND. */
+export interface GetWebhook {
+  business_id: string;
+  webhook_id: string;
+}
+export const getWebhook = defineCommand<GetWebhook, Webhook>(
+  'webhook.get.v1',
+  'webhook-dispatcher',
+  Joi.object({ business_id: businessId.required(), webhook_id: webhookId.required() }),
+  webhookSchema,
+  ['NOT_FOUND'],
+);
+
+/** A page of the business's webhooks (not deleted), newest first, after `starting_after`. Never their secrets. */
+export interface ListWebhooks extends PageQuery {
+  business_id: string;
+}
+export const listWebhooks = defineCommand<ListWebhooks, Page<Webhook>>(
+  'webhook.list.v1',
+  'webhook-dispatcher',
+  Joi.object({ business_id: businessId.required(), limit: pageLimit, starting_after: webhookId.allow(null) }),
+  pageSchema(webhookSchema),
+  ['INVALID_FIELDS'],
 );
 
 export const deleteWebhook = defineCommand<{ business_id: string; webhook_id: string }, { deleted: true }>(

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { AppError, errorMiddleware, notFoundHandler } from '@gateway/http-errors';
@@ -73,7 +73,16 @@ export function createApp(deps: AppDependencies): Express {
     return identity ? `key:${identity.keyPrefix}` : `ip:${req.ip}`;
   };
   const api = express.Router();
-  api.use(identify(identities), rateLimit(apiLimiter, apiBucket, logger), requireIdentity, jsonBody());
+  api.use(
+    identify(identities),
+    rateLimit(apiLimiter, apiBucket, logger),
+    requireIdentity,
+    // Exact paths only: an empty segment (`/v1//payments`, `/v1/payments/`) names no resource, though express's
+    // routing would read it as the path without it.
+    (req: Request, _res: Response, next: NextFunction) =>
+      next(/\/\/|.\/$/.test(req.originalUrl.split('?')[0]!) ? new AppError('NOT_FOUND') : undefined),
+    jsonBody(),
+  );
   api.post(
     '*',
     idempotency(deps.dataSource, logger, {

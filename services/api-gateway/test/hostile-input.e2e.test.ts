@@ -327,6 +327,8 @@ describe('hostile input through the whole stack', () => {
     ['POST', (id) => `/v1/sandbox/payments/${id}/simulate`, '{"outcome":"paid"}'],
     ['GET', (id) => `/v1/checkouts/${id}`, undefined],
     ['GET', (id) => `/v1/checkouts/${id}/sessions`, undefined],
+    ['GET', (id) => `/v1/customers/${id}`, undefined],
+    ['GET', (id) => `/v1/webhook/${id}`, undefined],
     ['DELETE', (id) => `/v1/webhook/${id}`, undefined],
     ['GET', (id) => `/v1/webhook/${id}/deliveries`, undefined],
     ['POST', (id) => `/v1/webhook/${id}/test`, undefined],
@@ -1036,12 +1038,31 @@ describe('hostile input through the whole stack', () => {
       ['GET', 'its checkout', () => `/v1/checkouts/${a.checkoutId}`, undefined],
       ['GET', "its checkout's sessions", () => `/v1/checkouts/${a.checkoutId}/sessions`, undefined],
       ['GET', "its webhook's deliveries", () => `/v1/webhook/${a.webhookId}/deliveries`, undefined],
+      ['GET', 'its webhook', () => `/v1/webhook/${a.webhookId}`, undefined],
     ] as const)('%s of %s is NOT_FOUND', async (method, _what, path, body) => {
       expectError(
         await hit(method, path(), body === undefined ? { headers: asB() } : withJson(asB(), body)),
         'NOT_FOUND',
       );
     });
+
+    test.each([
+      ['payments', 'payment_id', () => [a.pixId, a.cryptoId]],
+      ['checkouts', 'checkout_id', () => [a.checkoutId]],
+      ['webhook', 'webhook_id', () => [a.webhookId]],
+    ] as const)(
+      'a list of %s never shows them, and one of them as the cursor is INVALID_FIELDS',
+      async (route, key, ids) => {
+        const listed = await hit('GET', `/v1/${route}?limit=100`, { headers: asB() });
+        expect(listed.status).toBe(200);
+        const shown = (listed.json?.data as Array<Record<string, string>>).map((item) => item[key]);
+        for (const id of ids()) expect(shown).not.toContain(id);
+        expectError(
+          await hit('GET', `/v1/${route}?starting_after=${ids()[0]}`, { headers: asB() }),
+          'INVALID_FIELDS',
+        );
+      },
+    );
 
     test('DELETE of the webhook is FORBIDDEN, and test/retry of it are refused', async () => {
       expectError(await hit('DELETE', `/v1/webhook/${a.webhookId}`, { headers: asB() }), 'FORBIDDEN');
@@ -1167,6 +1188,11 @@ describe('hostile input through the whole stack', () => {
       ['a repeated limit', () => `/v1/payments/${a.pixId}/received-funds?limit=1&limit=2`],
       ['a nested limit', () => `/v1/webhook/${a.webhookId}/deliveries?limit[a][b][c][d][e][f]=1`],
       ['a huge limit', () => `/v1/checkouts/${a.checkoutId}/sessions?limit=${'9'.repeat(400)}`],
+      ['a NUL in a list filter', () => '/v1/payments?created_gte=%00'],
+      ['a filter array', () => '/v1/payments?status[]=paid'],
+      ['a nested filter', () => '/v1/payments?method[a][b][c]=pix'],
+      ['a date past any calendar', () => `/v1/payments?created_lt=${'9'.repeat(40)}-01-01`],
+      ['a 5,000-character cursor', () => `/v1/payments?starting_after=pay_${'a'.repeat(5000)}`],
     ])('a query string with %s is INVALID_FIELDS', async (_what, path) => {
       expectError(await hit('GET', path(), { headers: asA() }), 'INVALID_FIELDS');
     });

@@ -4,6 +4,7 @@ import {
   getCheckout,
   getCheckoutPage,
   getCheckoutSessionStatus,
+  listCheckouts,
   listCheckoutSessions,
   paymentConfirmed,
   paymentCreated,
@@ -19,6 +20,7 @@ import { checkoutDatabase } from './persistence';
 import { handleCreateProduct } from './handlers/product.create.v1';
 import { handleCreateCheckout } from './handlers/checkout.create.v1';
 import { handleGetCheckout } from './handlers/checkout.get.v1';
+import { handleListCheckouts } from './handlers/checkout.list.v1';
 import { handleGetCheckoutPage } from './handlers/checkout.page.get.v1';
 import { handleStartCheckoutSession } from './handlers/checkout.session.start.v1';
 import { handleGetCheckoutSessionStatus } from './handlers/checkout.session.status.v1';
@@ -32,6 +34,7 @@ export async function startCheckoutService(config: CheckoutConfig): Promise<Serv
     [createProduct.name]: handleCreateProduct(runtime.unitOfWork('product.create')),
     [createCheckout.name]: handleCreateCheckout(runtime.unitOfWork('checkout.create')),
     [getCheckout.name]: handleGetCheckout(dataSource),
+    [listCheckouts.name]: handleListCheckouts(dataSource),
     [getCheckoutPage.name]: handleGetCheckoutPage(dataSource),
     [startCheckoutSession.name]: handleStartCheckoutSession({
       dataSource,

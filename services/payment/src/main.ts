@@ -4,6 +4,7 @@ import {
   cryptoRequestSettled,
   cryptoTransferUnapplied,
   getPayment,
+  listPayments,
   listReceivedFunds,
   pixChargeClosed,
   pixChargePaid,
@@ -29,6 +30,7 @@ import { handlePixChargeClosed } from './handlers/pix.charge.closed.v1';
 import { handleCryptoRequestSettled } from './handlers/crypto.request.settled.v1';
 import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
 import { handleCryptoTransferUnapplied } from './handlers/crypto.transfer.unapplied.v1';
+import { handleListPayments } from './handlers/payment.list.v1';
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
 
 export interface PaymentService extends ServiceRuntime {
@@ -64,6 +66,7 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     }),
     [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
     [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
+    [listPayments.name]: handleListPayments(dataSource),
   });
   const railEvents = [
     pixChargePaid,

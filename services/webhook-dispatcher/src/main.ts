@@ -1,6 +1,8 @@
 import {
   createWebhook,
   deleteWebhook,
+  getWebhook,
+  listWebhooks,
   listWebhookDeliveries,
   publicPaymentEvents,
   retryWebhookDelivery,
@@ -12,6 +14,8 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './config';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-schedule';
 import { DeliveryWorker } from './delivery/delivery-worker';
+import { handleGetWebhook } from './handlers/webhook.get.v1';
+import { handleListWebhooks } from './handlers/webhook.list.v1';
 import { createEndpointLimiter } from './delivery/endpoint-limiter';
 import { createWebhookSender } from './delivery/http-sender';
 import { webhookDispatcherDatabase } from './persistence';
@@ -85,6 +89,8 @@ export async function startWebhookDispatcher(
       secretKey,
     ),
     [deleteWebhook.name]: handleDeleteWebhook(runtime.unitOfWork('webhook.delete')),
+    [getWebhook.name]: handleGetWebhook(runtime.dataSource),
+    [listWebhooks.name]: handleListWebhooks(runtime.dataSource),
     [listWebhookDeliveries.name]: handleListDeliveries(runtime.dataSource),
     [retryWebhookDelivery.name]: handleRetryDelivery(
       runtime.unitOfWork('webhook.delivery.retry'),

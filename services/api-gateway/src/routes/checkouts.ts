@@ -2,8 +2,10 @@ import { Router } from 'express';
 import Joi from 'joi';
 import {
   boundedText,
+  checkoutId,
   createCheckout,
   getCheckout,
+  listCheckouts,
   listCheckoutSessions,
   pageLimit,
   sessionId,
@@ -33,6 +35,11 @@ const createCheckoutBody = Joi.object<CreateCheckoutBody>({
   title: boundedText('title').allow(null),
   slug: boundedText('slug').allow(null),
   metadata: jsonText.allow(null),
+});
+
+const checkoutsQuery = Joi.object<{ limit: number; starting_after?: string }>({
+  limit: pageLimit,
+  starting_after: checkoutId,
 });
 
 const sessionsQuery = Joi.object<{ limit: number; starting_after?: string }>({
@@ -67,6 +74,23 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
         res,
       );
       res.status(201).json(withUrl(checkout));
+    }),
+  );
+
+  // The business's checkouts, newest first, a page at a time (decisions.md, "Listing"), without their sessions.
+  router.get(
+    '/checkouts',
+    asyncHandler(async (req, res) => {
+      const { businessId } = identityOf(res);
+      const query = validateQuery(checkoutsQuery, req.query);
+      const page = await commands.send(
+        listCheckouts,
+        { business_id: businessId, limit: query.limit, starting_after: query.starting_after ?? null },
+        res,
+      );
+      if (page.data.some((checkout) => checkout.business_id !== businessId))
+        throw new AppError('INTERNAL_ERROR');
+      res.json({ data: page.data.map(withUrl), has_more: page.has_more });
     }),
   );
 

@@ -1,8 +1,15 @@
 import { Router } from 'express';
 import Joi from 'joi';
-import { boundedText, createCustomer } from '@gateway/contracts';
+import {
+  boundedText,
+  createCustomer,
+  customerId,
+  getCustomer,
+  listCustomers,
+  pageLimit,
+} from '@gateway/contracts';
 import { commandRoute } from '../http/commands';
-import { jsonText, validateBody } from '../http/validation';
+import { jsonText, pathId, validateBody, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
 type Optional = string | null | undefined;
@@ -17,6 +24,11 @@ const createCustomerBody = Joi.object<{
   phone_number: boundedText('phone_number').allow(null),
   document_number: boundedText('document_number').allow(null),
   metadata: jsonText.allow(null),
+});
+
+const listCustomersQuery = Joi.object<{ limit: number; starting_after?: string }>({
+  limit: pageLimit,
+  starting_after: customerId,
 });
 
 /** /v1/customers; the customer's `ip` is the caller's (behind proxies, as `TRUST_PROXY` allows). */
@@ -40,6 +52,21 @@ export function customerRoutes({ commands }: RouteContext): Router {
       },
       { status: 201 },
     ),
+  );
+  // The business's customers, newest first, a page at a time (decisions.md, "Listing").
+  router.get(
+    '/customers',
+    commandRoute(commands, listCustomers, (req, businessId) => {
+      const query = validateQuery(listCustomersQuery, req.query);
+      return { business_id: businessId, limit: query.limit, starting_after: query.starting_after ?? null };
+    }),
+  );
+  router.get(
+    '/customers/:customer_id',
+    commandRoute(commands, getCustomer, (req, businessId) => ({
+      business_id: businessId,
+      customer_id: pathId('cust', req.params.customer_id),
+    })),
   );
   return router;
 }

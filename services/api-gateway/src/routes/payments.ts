@@ -3,8 +3,13 @@ import Joi from 'joi';
 import {
   createPayment,
   getPayment,
+  isoDate,
+  listPayments,
   listReceivedFunds,
   pageLimit,
+  paymentId,
+  paymentMethods,
+  paymentStatuses,
   receivedFundsId,
   simulatePayment,
   tokens,
@@ -62,6 +67,22 @@ const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount
   amount: amountField.allow(null),
 });
 
+const listPaymentsQuery = Joi.object<{
+  limit: number;
+  starting_after?: string;
+  status?: (typeof paymentStatuses)[number];
+  method?: PaymentMethod;
+  created_gte?: string;
+  created_lt?: string;
+}>({
+  limit: pageLimit,
+  starting_after: paymentId,
+  status: Joi.string().valid(...paymentStatuses),
+  method: Joi.string().valid(...paymentMethods),
+  created_gte: isoDate,
+  created_lt: isoDate,
+});
+
 const receivedFundsQuery = Joi.object<{ limit: number; starting_after?: string }>({
   limit: pageLimit,
   starting_after: receivedFundsId,
@@ -92,6 +113,32 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
         res,
       );
       res.status(201).json(paymentCreatedResponse(view));
+    }),
+  );
+
+  // The business's payments, newest first, a page at a time (decisions.md, "Listing").
+  router.get(
+    '/payments',
+    asyncHandler(async (req, res) => {
+      const { businessId } = identityOf(res);
+      const query = validateQuery(listPaymentsQuery, req.query);
+      const page = await commands.send(
+        listPayments,
+        {
+          business_id: businessId,
+          limit: query.limit,
+          starting_after: query.starting_after ?? null,
+          ...(query.status === undefined ? {} : { status: query.status }),
+          ...(query.method === undefined ? {} : { method: query.method }),
+          ...(query.created_gte === undefined ? {} : { created_gte: query.created_gte }),
+          ...(query.created_lt === undefined ? {} : { created_lt: query.created_lt }),
+        },
+        res,
+      );
+      // Never list another business's payment, whatever the payment service answers.
+      if (page.data.some((payment) => payment.business_id !== businessId))
+        throw new AppError('INTERNAL_ERROR');
+      res.json({ data: page.data.map(paymentRecordResponse), has_more: page.has_more });
     }),
   );
 

@@ -4,11 +4,15 @@ import {
   boundedText,
   createWebhook,
   deleteWebhook,
+  getWebhook,
   listWebhookDeliveries,
+  listWebhooks,
+  pageLimit,
   retryWebhookDelivery,
   sendTestWebhook,
   webhookDeliveriesLimit,
   webhookEventNames,
+  webhookId,
   type WebhookEventName,
 } from '@gateway/contracts';
 import { commandRoute } from '../http/commands';
@@ -29,6 +33,11 @@ const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }
 const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
   limit: webhookDeliveriesLimit,
   cursor: Joi.string().max(500),
+});
+
+const listWebhooksQuery = Joi.object<{ limit: number; starting_after?: string }>({
+  limit: pageLimit,
+  starting_after: webhookId,
 });
 
 /** The dispatcher's own bound on one delivery attempt (WEBHOOK_TIMEOUT_MS default), plus slack. */
@@ -54,6 +63,16 @@ export function webhookRoutes({ commands, config }: RouteContext): Router {
       { status: 201 },
     ),
   );
+
+  // The business's webhooks, newest first, a page at a time, and one of them: never a secret (decisions.md).
+  router.get(
+    '/webhook',
+    commandRoute(commands, listWebhooks, (req, businessId) => {
+      const query = validateQuery(listWebhooksQuery, req.query);
+      return { business_id: businessId, limit: query.limit, starting_after: query.starting_after ?? null };
+    }),
+  );
+  router.get('/webhook/:webhook_id', commandRoute(commands, getWebhook, webhookOf));
 
   router.delete('/webhook/:webhook_id', commandRoute(commands, deleteWebhook, webhookOf));
 

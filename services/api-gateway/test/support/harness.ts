@@ -1,29 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
-import {
-  createCheckout,
-  createCustomer,
-  createPayment,
-  createProduct,
-  createWebhook,
-  deleteWebhook,
-  getCheckout,
-  getCheckoutPage,
-  getCheckoutSessionStatus,
-  getPayment,
-  listCheckoutSessions,
-  listReceivedFunds,
-  listWebhookDeliveries,
-  retryWebhookDelivery,
-  sendTestWebhook,
-  setFeeRule,
-  simulatePayment,
-  startCheckoutSession,
-  updatePayment,
-  type CommandDefinition,
-  type ServiceName,
-} from '@gateway/contracts';
+import { catalog, type CommandDefinition, type ServiceName } from '@gateway/contracts';
 import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
 import { serviceTestBed, type IsolatedEnvironment } from '@gateway/testkit';
 import type { ApiGatewayConfig } from '../../src/config';
@@ -33,26 +11,13 @@ export const ADMIN_TOKEN = 'test-admin-token-for-the-gateway';
 
 type AnyCommand = CommandDefinition<any, any>;
 
-const COMMANDS_BY_SERVICE: Partial<Record<ServiceName, AnyCommand[]>> = {
-  payment: [createPayment, getPayment, updatePayment, simulatePayment, setFeeRule, listReceivedFunds],
-  checkout: [
-    createProduct,
-    createCheckout,
-    getCheckout,
-    getCheckoutPage,
-    startCheckoutSession,
-    getCheckoutSessionStatus,
-    listCheckoutSessions,
-  ],
-  customer: [createCustomer],
-  'webhook-dispatcher': [
-    createWebhook,
-    deleteWebhook,
-    listWebhookDeliveries,
-    retryWebhookDelivery,
-    sendTestWebhook,
-  ],
-};
+/** Every command the catalog says `service` handles: the fakes answer exactly what the real service would take. */
+function commandsOf(service: ServiceName): AnyCommand[] {
+  return [...catalog.values()].filter(
+    (definition): definition is AnyCommand =>
+      definition.kind === 'command' && definition.handledBy === service,
+  );
+}
 
 type FakeHandler<P, R> = (payload: P, context: MessageContext) => Promise<R>;
 
@@ -71,7 +36,7 @@ export class FakeServices {
     const fakes = new FakeServices(broker);
     for (const service of services) {
       const handlers = Object.fromEntries(
-        (COMMANDS_BY_SERVICE[service] ?? []).map((definition) => [
+        commandsOf(service).map((definition) => [
           definition.name,
           (payload: unknown, context: MessageContext) => fakes.dispatch(definition.name, payload, context),
         ]),

@@ -2,14 +2,16 @@ import { CheckoutEntity } from './checkout.entity';
 import { ProductEntity } from './product.entity';
 import { SessionEntity } from './session.entity';
 import { Checkouts1732300003000 } from './migrations/1732300003000-checkouts';
+import { CheckoutPages1732400070000 } from './migrations/1732400070000-checkout-pages';
 
 export { CheckoutEntity, ProductEntity, SessionEntity };
 export { findActiveCheckout, type ActiveCheckout } from './active-checkout';
 export { findSessionPage } from './session-page';
+export { findCheckoutPage } from './checkout-page';
 export { toCheckout, toProduct, toSession } from './records';
 
 export const checkoutDatabase = {
   schema: 'checkout',
   entities: [ProductEntity, CheckoutEntity, SessionEntity],
-  migrations: [Checkouts1732300003000],
+  migrations: [Checkouts1732300003000, CheckoutPages1732400070000],
 };

@@ -1,20 +1,8 @@
 import { newPublicId, type CreateCustomer, type Customer } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { parseCustomerInput } from '../domain/customer-input';
+import { toRecord } from '../domain/customer-record';
 import { CustomerEntity } from '../persistence';
-
-function toRecord(entity: CustomerEntity): Customer {
-  return {
-    customer_id: entity.id,
-    business_id: entity.businessId,
-    email: entity.email,
-    phone_number: entity.phoneNumber,
-    document_number: entity.documentNumber,
-    ip: entity.ip,
-    metadata: entity.metadata,
-    created_at: entity.createdAt.toISOString(),
-  };
-}
 
 /** Validates (CPF/CNPJ check digits, E.164, email) and stores a customer; a redelivered command returns the same one. */
 export function handleCreateCustomer(uow: UnitOfWork) {

@@ -1,10 +1,12 @@
 import { CustomerEntity } from './customer.entity';
 import { Customers1732300001000 } from './migrations/1732300001000-customers';
+import { CustomerPages1732400050000 } from './migrations/1732400050000-customer-pages';
 
 export { CustomerEntity };
+export * from './customer-store';
 
 export const customerDatabase = {
   schema: 'customer',
   entities: [CustomerEntity],
-  migrations: [Customers1732300001000],
+  migrations: [Customers1732300001000, CustomerPages1732400050000],
 };

@@ -6,6 +6,7 @@ import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/17324000
 import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
 import { ReceivedFundsPages1732400020000 } from './migrations/1732400020000-received-funds-pages';
 import { RailCallClaims1732400030000 } from './migrations/1732400030000-rail-call-claims';
+import { PaymentPages1732400040000 } from './migrations/1732400040000-payment-pages';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -20,5 +21,6 @@ export const paymentDatabase = {
     ReceivedFundsOncePerTransfer1732400002000,
     ReceivedFundsPages1732400020000,
     RailCallClaims1732400030000,
+    PaymentPages1732400040000,
   ],
 };

@@ -155,6 +155,34 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
  * A page of a payment's funds records, newest first (time, then insertion order), after the record `startingAfter`;
  * undefined when that record is not one of this payment's.
  */
+/** What a list of payments is narrowed to (decisions.md, "Listing"). */
+export interface PaymentFilters {
+  status?: PaymentEntity['status'];
+  method?: PaymentEntity['method'];
+  createdGte?: Date;
+  createdLt?: Date;
+}
+
+/**
+ * A page of a business's payments, newest first (creation time, then id), after the payment `startingAfter`;
+ * undefined when that payment is not one of this business's under these filters.
+ */
+export function listPaymentsOf(
+  manager: EntityManager,
+  businessId: string,
+  filters: PaymentFilters,
+  page: PageRequest,
+): Promise<Page<PaymentEntity> | undefined> {
+  const payments = manager
+    .createQueryBuilder(PaymentEntity, 'payment')
+    .where('payment.business_id = :businessId', { businessId });
+  if (filters.status) payments.andWhere('payment.status = :status', { status: filters.status });
+  if (filters.method) payments.andWhere('payment.method = :method', { method: filters.method });
+  if (filters.createdGte) payments.andWhere('payment.created_at >= :gte', { gte: filters.createdGte });
+  if (filters.createdLt) payments.andWhere('payment.created_at < :lt', { lt: filters.createdLt });
+  return newestFirstPage(payments, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
+}
+
 export function listReceivedFundsOf(
   manager: EntityManager,
   paymentId: string,

@@ -5,19 +5,8 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import { checkWebhookInput } from '../domain/webhook-input';
 import { openSecret, sealSecret } from '@gateway/persistence';
 import { generateWebhookSecret } from '../domain/signature';
+import { toWebhookRecord } from '../domain/webhook-record';
 import { WebhookEntity } from '../persistence';
-
-export function toWebhookRecord(entity: WebhookEntity): Webhook {
-  return {
-    webhook_id: entity.id,
-    business_id: entity.businessId,
-    url: entity.url,
-    events: entity.events,
-    status: entity.status,
-    created_at: entity.createdAt.toISOString(),
-    updated_at: entity.updatedAt.toISOString(),
-  };
-}
 
 /**
  * Registers a webhook with a fresh `whsec_` secret, stored sealed. The inbox keeps only the id, never the secret: a

@@ -1,0 +1,57 @@
+import { getWebhook, listWebhooks, newPublicId, type Webhook } from '@gateway/contracts';
+import { startHarness, type Harness } from './support/harness';
+
+describe('api gateway: GET /v1/webhook and /v1/webhook/{id}', () => {
+  let h: Harness;
+  let merchant: { business_id: string; api_key: string };
+
+  beforeAll(async () => {
+    h = await startHarness('gw-webhook-reads');
+    merchant = await h.newBusiness('Padaria Pão Quente');
+  });
+  afterAll(async () => h.close());
+
+  const webhook = (): Webhook => ({
+    webhook_id: newPublicId('wh'),
+    business_id: merchant.business_id,
+    url: 'https://loja.example/hooks',
+    events: ['payment.confirmed'],
+    status: 'active',
+    created_at: '2026-11-24T10:00:00.000Z',
+    updated_at: '2026-11-24T10:00:00.000Z',
+  });
+  const get = (path: string) => h.http.get(path).set('x-api-key', merchant.api_key);
+
+  test('reads one webhook of the caller’s business as the dispatcher answers it', async () => {
+    const stored = webhook();
+    h.fakes.on(getWebhook, async () => stored);
+    const response = await get(`/v1/webhook/${stored.webhook_id}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(stored);
+    expect(h.fakes.receivedOf(getWebhook).at(-1)).toEqual({
+      business_id: merchant.business_id,
+      webhook_id: stored.webhook_id,
+    });
+  });
+
+  test('lists a page of webhooks with the cursor it was given; a bad cursor or limit is INVALID_FIELDS', async () => {
+    const page = { data: [webhook()], has_more: false };
+    h.fakes.on(listWebhooks, async () => page);
+    const startingAfter = newPublicId('wh');
+    const response = await get(`/v1/webhook?limit=5&starting_after=${startingAfter}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(page);
+    expect(h.fakes.receivedOf(listWebhooks).at(-1)).toEqual({
+      business_id: merchant.business_id,
+      limit: 5,
+      starting_after: startingAfter,
+    });
+    for (const query of ['?limit=1000', '?starting_after=cust_abcdefghijklmnopqrstuvwx', '?limit=%00']) {
+      const refused = await get(`/v1/webhook${query}`);
+      expect({ status: refused.status, code: refused.body.error.code }).toEqual({
+        status: 422,
+        code: 'INVALID_FIELDS',
+      });
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import {
+  createCustomer,
+  getCustomer,
+  listCustomers,
+  newPublicId,
+  type Customer,
+  type ListCustomers,
+} from '@gateway/contracts';
+import type { ServiceRuntime } from '@gateway/messaging';
+import { serviceTestBed, type ServiceTestBed } from '@gateway/testkit';
+import { startCustomerService } from '../src/main';
+
+describe('customer.get.v1 and customer.list.v1', () => {
+  let bed: ServiceTestBed<ServiceRuntime>;
+
+  beforeAll(async () => {
+    bed = await serviceTestBed('customer-read', (env) => startCustomerService(env.config));
+  });
+
+  afterAll(() => bed.close());
+
+  const createFor = async (businessId: string, count: number): Promise<Customer[]> => {
+    const made: Customer[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const reply = await bed.client.request(
+        createCustomer,
+        {
+          business_id: businessId,
+          email: `cliente${i}@example.com`,
+          phone_number: null,
+          document_number: null,
+          ip: null,
+          metadata: null,
+        },
+        { timeoutMs: 5000 },
+      );
+      if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+      made.push(reply.result);
+    }
+    return made;
+  };
+  const list = (query: ListCustomers) => bed.client.request(listCustomers, query, { timeoutMs: 5000 });
+
+  test("reads one of the business's customers; another business's, or an unknown one, is NOT_FOUND", async () => {
+    const businessId = newPublicId('biz');
+    const [customer] = await createFor(businessId, 1);
+
+    expect(
+      await bed.client.request(
+        getCustomer,
+        { business_id: businessId, customer_id: customer!.customer_id },
+        { timeoutMs: 5000 },
+      ),
+    ).toEqual({ ok: true, result: customer });
+    for (const query of [
+      { business_id: newPublicId('biz'), customer_id: customer!.customer_id },
+      { business_id: businessId, customer_id: newPublicId('cust') },
+    ]) {
+      const reply = await bed.client.request(getCustomer, query, { timeoutMs: 5000 });
+      expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'NOT_FOUND' }) });
+    }
+  });
+
+  test("lists only the business's customers, newest first, page after page until has_more is false", async () => {
+    const businessId = newPublicId('biz');
+    const made = await createFor(businessId, 5);
+    await createFor(newPublicId('biz'), 2);
+
+    const pages: Customer[][] = [];
+    let startingAfter: string | null = null;
+    for (;;) {
+      const reply = await list({ business_id: businessId, limit: 2, starting_after: startingAfter });
+      if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+      pages.push(reply.result.data);
+      if (!reply.result.has_more) break;
+      startingAfter = reply.result.data.at(-1)!.customer_id;
+      // A customer created between two pages is newer than the cursor: never on a later page.
+      await createFor(businessId, 1);
+    }
+
+    expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+    expect(pages.flat()).toEqual([...made].reverse());
+  });
+
+  test("another business's customer as the cursor is INVALID_FIELDS", async () => {
+    const [theirs] = await createFor(newPublicId('biz'), 1);
+    const reply = await list({ business_id: newPublicId('biz'), starting_after: theirs!.customer_id });
+    expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_FIELDS' }) });
+  });
+});

@@ -1,0 +1,27 @@
+import type { DataSource } from 'typeorm';
+import { PAGE_LIMIT_DEFAULT, type ListPayments, type Page, type PaymentRecord } from '@gateway/contracts';
+import { CommandError } from '@gateway/messaging';
+import { toRecord } from '../domain/payment-record';
+import { listPaymentsOf } from '../persistence';
+
+/**
+ * Lists the calling business's payments, newest first, a page at a time, narrowed by status, method and creation
+ * time. A `starting_after` that is not one of the listed payments (another business's, or filtered out) is refused.
+ */
+export function handleListPayments(dataSource: DataSource) {
+  return async (query: ListPayments): Promise<Page<PaymentRecord>> => {
+    const page = await listPaymentsOf(
+      dataSource.manager,
+      query.business_id,
+      {
+        status: query.status,
+        method: query.method,
+        createdGte: query.created_gte === undefined ? undefined : new Date(query.created_gte),
+        createdLt: query.created_lt === undefined ? undefined : new Date(query.created_lt),
+      },
+      { limit: query.limit ?? PAGE_LIMIT_DEFAULT, startingAfter: query.starting_after ?? null },
+    );
+    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
+    return { data: page.rows.map(toRecord), has_more: page.hasMore };
+  };
+}
