@@ -63,6 +63,8 @@ export const MAX_JSON_DEPTH = 32;
 
 export const businessId = publicId('biz');
 export const paymentId = publicId('pay');
+/** `cust_` + url-safe characters. */
+export const customerId = publicId('cust');
 export const centavos = Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGER);
 export const isoDate = Joi.string().isoDate();
 export const paymentMethods = ['pix', 'crypto'] as const;
@@ -87,6 +89,8 @@ export interface PaymentRecord {
   failure_code: string | null;
   failure_reason: string | null;
   metadata: string | null;
+  /** The business's customer the payment names (additive: absent in records written before it existed). */
+  customer_id?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -103,6 +107,7 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   failure_code: Joi.string().allow(null).required(),
   failure_reason: Joi.string().allow(null).required(),
   metadata: Joi.string().allow(null).required(),
+  customer_id: customerId.allow(null),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });

@@ -1,10 +1,7 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { boundedText, businessId, isoDate, publicId } from './common';
+import { boundedText, businessId, customerId, isoDate } from './common';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
-
-/** `cust_` + url-safe characters. */
-export const customerId = publicId('cust');
 
 export interface Customer {
   customer_id: string;

@@ -5,6 +5,7 @@ import {
   boundedText,
   businessId,
   centavos,
+  customerId,
   isoDate,
   paymentId,
   paymentMethods,
@@ -69,6 +70,8 @@ export interface CreatePayment {
   amount_centavos: number;
   metadata: string | null;
   token: Token | null;
+  /** One of the business's customers (the gateway checks it is theirs); absent or null: none. */
+  customer_id?: string | null;
 }
 export const createPayment = defineCommand<CreatePayment, PaymentView>(
   'payment.create.v1',
@@ -80,6 +83,7 @@ export const createPayment = defineCommand<CreatePayment, PaymentView>(
     amount_centavos: amountCentavos.required(),
     metadata: boundedText('metadata').allow(null).required(),
     token: Joi.valid(...tokens, null).required(),
+    customer_id: customerId.allow(null),
   }),
   paymentViewSchema,
   [

@@ -1,9 +1,12 @@
 import {
   createPayment,
+  getCustomer,
   getPayment,
+  newPublicId,
   simulatePayment,
   updatePayment,
   type CreatePayment,
+  type GetCustomer,
   type UpdatePayment,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
@@ -31,7 +34,12 @@ describe('api gateway: payments', () => {
   /** The payment service answers a create with a `view` of the asked amount, charging `fee_centavos`. */
   const answerCreateWith = (view: typeof pixView, fee_centavos: number) =>
     h.fakes.on(createPayment, async (command) =>
-      view({ business_id: command.business_id, amount_centavos: command.amount_centavos, fee_centavos }),
+      view({
+        business_id: command.business_id,
+        amount_centavos: command.amount_centavos,
+        fee_centavos,
+        customer_id: command.customer_id ?? null,
+      }),
     );
 
   test('a PIX payment is created from centavos and answered in BRL with its QR code', async () => {
@@ -49,6 +57,7 @@ describe('api gateway: payments', () => {
       status: 'processing',
       fee_brl: 1.99,
       net_amount_brl: 121.46,
+      customer_id: null,
       expires_at: expect.any(String),
       pix: { qr_code: expect.stringMatching(/^data:image\/png;base64,/), copia_e_cola: expect.any(String) },
     });
@@ -60,7 +69,45 @@ describe('api gateway: payments', () => {
       amount_centavos: 12345,
       metadata: '{"a":1}',
       token: null,
+      customer_id: null,
     });
+  });
+
+  test("a payment naming one of the business's customers carries it; another business's customer is NOT_FOUND and nothing is created", async () => {
+    answerCreateWith(pixView, 199);
+    const mine = newPublicId('cust');
+    h.fakes.on(getCustomer, async (query: GetCustomer) => {
+      if (query.business_id !== merchant.business_id || query.customer_id !== mine)
+        throw new CommandError('NOT_FOUND', 'Cliente não encontrado.');
+      return {
+        customer_id: mine,
+        business_id: merchant.business_id,
+        email: null,
+        phone_number: null,
+        document_number: null,
+        ip: null,
+        metadata: null,
+        created_at: new Date().toISOString(),
+      };
+    });
+
+    const created = await post({ payment_method: 'pix', amount: 12345, customer_id: mine });
+    expect(created.status).toBe(201);
+    expect(created.body.customer_id).toBe(mine);
+    expect((h.fakes.receivedOf(createPayment).at(-1) as CreatePayment).customer_id).toBe(mine);
+
+    const createsBefore = h.fakes.receivedOf(createPayment).length;
+    const theirs = await post({ payment_method: 'pix', amount: 12345, customer_id: newPublicId('cust') });
+    expect({ status: theirs.status, code: theirs.body.error.code }).toEqual({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
+    const malformed = await post({ payment_method: 'pix', amount: 12345, customer_id: 'pay_abc' });
+    expect({ status: malformed.status, code: malformed.body.error.code }).toEqual({
+      status: 422,
+      code: 'INVALID_FIELDS',
+    });
+    expect(h.fakes.receivedOf(createPayment)).toHaveLength(createsBefore);
   });
 
   test('a crypto payment answers with the upper-case token, the token amount and its own expiry', async () => {
@@ -77,6 +124,7 @@ describe('api gateway: payments', () => {
       status: 'pending',
       fee_brl: 1.5,
       net_amount_brl: 98.5,
+      customer_id: null,
       payment_method: 'crypto',
       crypto: {
         currency: 'USDC',
@@ -166,6 +214,7 @@ describe('api gateway: payments', () => {
       external_id: record.external_id,
       failure_code: null,
       failure_reason: null,
+      customer_id: null,
       created_at: record.created_at,
       updated_at: record.updated_at,
     });

@@ -90,6 +90,36 @@ describe('payments end to end through the public API', () => {
     pki?.remove();
   });
 
+  test("a payment names one of the business's customers, is found in the list by it, and another business cannot name it", async () => {
+    const customer = await api('POST', '/v1/customers', { email: 'ana@example.com' });
+    expect(customer.status).toBe(201);
+    const created = await api('POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 4200,
+      customer_id: customer.body.customer_id,
+    });
+    expect({ status: created.status, customer: created.body.customer_id }).toEqual({
+      status: 201,
+      customer: customer.body.customer_id,
+    });
+    const read = await api('GET', `/v1/payments/${created.body.payment_id}`);
+    expect(read.body.customer_id).toBe(customer.body.customer_id);
+    expect((await api('GET', `/v1/customers/${customer.body.customer_id}`)).body).toEqual(customer.body);
+    const listed = await api('GET', '/v1/payments?limit=1');
+    expect(listed.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([
+      created.body.payment_id,
+    ]);
+
+    const other = await admin('POST', '/admin/v1/businesses', { name: 'Outra Loja' });
+    const foreign = await fetch(`${stack.gatewayUrl}/v1/payments`, {
+      method: 'POST',
+      headers: { 'x-api-key': other.api_key, 'content-type': 'application/json' },
+      body: JSON.stringify({ payment_method: 'pix', amount: 4200, customer_id: customer.body.customer_id }),
+    });
+    expect(foreign.status).toBe(404);
+    expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+
   test('a PIX payment is created with a BR Code, paid at the PSP, confirmed by GET and announced by signed webhooks', async () => {
     const created = await api('POST', '/v1/payments', {
       payment_method: 'pix',

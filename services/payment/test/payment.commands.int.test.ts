@@ -95,6 +95,21 @@ describe('payment service commands', () => {
         h.rails.refusal = undefined;
       }
     });
+
+    test('a payment keeps the customer it names on its record; one naming none has null', async () => {
+      const businessId = await newBusiness(h.client);
+      const customerId = newPublicId('cust');
+      const named = await create(h.client, businessId, { customer_id: customerId });
+      const unnamed = await create(h.client, businessId);
+      expect(named.payment.customer_id).toBe(customerId);
+      expect(unnamed.payment.customer_id).toBeNull();
+      const read = await h.client.request(
+        getPayment,
+        { business_id: businessId, payment_id: named.payment.payment_id },
+        { timeoutMs: 5000 },
+      );
+      expect(read.ok && read.result.payment.customer_id).toBe(customerId);
+    });
   });
 
   describe('payment.get.v1', () => {

@@ -56,7 +56,14 @@ export class IncompletePaymentViewError extends Error {
 export function paymentCreatedResponse(view: PaymentView): Record<string, unknown> {
   const { payment } = view;
   const { amount, fee_brl, net_amount_brl } = amounts(payment);
-  const head = { payment_id: payment.payment_id, amount, status: payment.status, fee_brl, net_amount_brl };
+  const head = {
+    payment_id: payment.payment_id,
+    amount,
+    status: payment.status,
+    fee_brl,
+    net_amount_brl,
+    customer_id: payment.customer_id ?? null,
+  };
   if (payment.method === 'pix') {
     if (!view.pix) throw new IncompletePaymentViewError(payment.payment_id, 'pix');
     return { ...head, expires_at: view.pix.expires_at, pix: publicPix(view.pix) };
@@ -77,6 +84,7 @@ export function paymentRecordResponse(payment: PaymentRecord): Record<string, un
     external_id: payment.external_id,
     failure_code: payment.failure_code,
     failure_reason: payment.failure_reason,
+    customer_id: payment.customer_id ?? null,
     created_at: payment.created_at,
     updated_at: payment.updated_at,
   };

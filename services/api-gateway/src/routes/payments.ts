@@ -2,6 +2,8 @@ import { Router } from 'express';
 import Joi from 'joi';
 import {
   createPayment,
+  customerId,
+  getCustomer,
   getPayment,
   isoDate,
   listPayments,
@@ -36,6 +38,7 @@ interface CreatePaymentBody {
   currency?: string;
   metadata?: string | null;
   crypto?: { currency: string; network: 'solana' };
+  customer_id?: string | null;
 }
 
 const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
@@ -45,6 +48,7 @@ const createPaymentBody = Joi.object<CreatePaymentBody>({
   amount: amountField.required(),
   currency: Joi.string().valid('BRL', 'brl'),
   metadata: jsonText.allow(null),
+  customer_id: customerId.allow(null),
   crypto: Joi.when('payment_method', {
     is: 'crypto',
     then: Joi.object({
@@ -100,6 +104,13 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
         amount: ['amount'],
       });
       const identity = identityOf(res);
+      // The customer must be the business's own: another business's (or none) is NOT_FOUND, before anything is made.
+      if (body.customer_id)
+        await commands.send(
+          getCustomer,
+          { business_id: identity.businessId, customer_id: body.customer_id },
+          res,
+        );
       const view = await commands.send(
         createPayment,
         {
@@ -109,6 +120,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
           amount_centavos: body.amount,
           metadata: body.metadata ?? null,
           token: body.crypto ? (body.crypto.currency.toLowerCase() as Token) : null,
+          customer_id: body.customer_id ?? null,
         },
         res,
       );

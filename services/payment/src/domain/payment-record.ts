@@ -20,6 +20,7 @@ export interface StoredPayment {
   externalId: string | null;
   failureCode: string | null;
   failureReason: string | null;
+  customerId: string | null;
   /** Snapshot of what the payer was last shown: PIX code/QR or crypto link/QR. */
   instructions: PixInstructions | CryptoInstructions | null;
   createdAt: Date;
@@ -39,6 +40,7 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     failure_code: payment.failureCode,
     failure_reason: payment.failureReason,
     metadata: payment.metadata,
+    customer_id: payment.customerId,
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };

@@ -58,6 +58,7 @@ export function handleCreatePayment(deps: CreatePaymentDeps) {
         feeCentavos,
         token: command.token,
         metadata: command.metadata,
+        customerId: command.customer_id ?? null,
         transactionId: null,
         externalId: opened.externalId,
         failureCode: null,

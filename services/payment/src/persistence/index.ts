@@ -7,6 +7,7 @@ import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-fin
 import { ReceivedFundsPages1732400020000 } from './migrations/1732400020000-received-funds-pages';
 import { RailCallClaims1732400030000 } from './migrations/1732400030000-rail-call-claims';
 import { PaymentPages1732400040000 } from './migrations/1732400040000-payment-pages';
+import { PaymentCustomer1732400080000 } from './migrations/1732400080000-payment-customer';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -22,5 +23,6 @@ export const paymentDatabase = {
     ReceivedFundsPages1732400020000,
     RailCallClaims1732400030000,
     PaymentPages1732400040000,
+    PaymentCustomer1732400080000,
   ],
 };

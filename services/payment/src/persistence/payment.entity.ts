@@ -51,6 +51,9 @@ export class PaymentEntity implements StoredPayment {
   @Column({ type: 'text', name: 'failure_reason', nullable: true })
   failureReason!: string | null;
 
+  @Column({ type: 'text', name: 'customer_id', nullable: true })
+  customerId!: string | null;
+
   @Column({ type: 'jsonb', nullable: true })
   instructions!: PixInstructions | CryptoInstructions | null;
 
