@@ -79,6 +79,22 @@ export const listWebhooks = defineCommand<ListWebhooks, Page<Webhook>>(
   ['INVALID_FIELDS'],
 );
 
+/** How long, after a rotation, deliveries are signed with the replaced secret as well as the new one. */
+export const WEBHOOK_SECRET_OVERLAP_HOURS = 24;
+
+/** A new signing secret for the webhook, shown once; the replaced one keeps signing for the overlap. */
+export interface RotateWebhookSecret {
+  business_id: string;
+  webhook_id: string;
+}
+export const rotateWebhookSecret = defineCommand<RotateWebhookSecret, { secret: string }>(
+  'webhook.rotate-secret.v1',
+  'webhook-dispatcher',
+  Joi.object({ business_id: businessId.required(), webhook_id: webhookId.required() }),
+  Joi.object({ secret: Joi.string().required() }),
+  ['NOT_FOUND'],
+);
+
 export const deleteWebhook = defineCommand<{ business_id: string; webhook_id: string }, { deleted: true }>(
   'webhook.delete.v1',
   'webhook-dispatcher',

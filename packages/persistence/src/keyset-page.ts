@@ -1,4 +1,4 @@
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 /** What a caller asks of a list: at most `limit` rows, after the row whose public id is `startingAfter`. */
 export interface PageRequest {
@@ -62,4 +62,22 @@ export async function newestFirstPage<T extends ObjectLiteral>(
   }
   const rows = await query.getMany();
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
+
+/**
+ * A page of the rows of `entity` whose columns equal `where` (and what `narrow` adds, on the alias `listed`), newest
+ * first by creation time then id, the id being the public one: the shape of every resource list of decisions.md.
+ */
+export function newestCreatedPage<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  where: Record<string, unknown>,
+  page: PageRequest,
+  narrow: (list: SelectQueryBuilder<T>) => void = () => undefined,
+): Promise<Page<T> | undefined> {
+  const list = manager.createQueryBuilder(entity, 'listed');
+  for (const [column, value] of Object.entries(where))
+    list.andWhere(`listed.${column} = :${column}`, { [column]: value });
+  narrow(list);
+  return newestFirstPage(list, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
 }

@@ -1,7 +1,7 @@
-import { getWebhook, listWebhooks, newPublicId, type Webhook } from '@gateway/contracts';
+import { getWebhook, listWebhooks, newPublicId, rotateWebhookSecret, type Webhook } from '@gateway/contracts';
 import { startHarness, type Harness } from './support/harness';
 
-describe('api gateway: GET /v1/webhook and /v1/webhook/{id}', () => {
+describe('api gateway: GET /v1/webhook, /v1/webhook/{id}, POST /v1/webhook/{id}/rotate-secret', () => {
   let h: Harness;
   let merchant: { business_id: string; api_key: string };
 
@@ -31,6 +31,22 @@ describe('api gateway: GET /v1/webhook and /v1/webhook/{id}', () => {
     expect(h.fakes.receivedOf(getWebhook).at(-1)).toEqual({
       business_id: merchant.business_id,
       webhook_id: stored.webhook_id,
+    });
+  });
+
+  test('a rotation answers the new secret once, for the caller’s business', async () => {
+    const webhookId = newPublicId('wh');
+    h.fakes.on(rotateWebhookSecret, async () => ({
+      secret: 'whsec_bmV3LXNlY3JldC1vZi0zMi1ieXRlcy0tLS0tLS0tLS0=',
+    }));
+    const response = await h.http
+      .post(`/v1/webhook/${webhookId}/rotate-secret`)
+      .set('x-api-key', merchant.api_key);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ secret: 'whsec_bmV3LXNlY3JldC1vZi0zMi1ieXRlcy0tLS0tLS0tLS0=' });
+    expect(h.fakes.receivedOf(rotateWebhookSecret).at(-1)).toEqual({
+      business_id: merchant.business_id,
+      webhook_id: webhookId,
     });
   });
 

@@ -332,6 +332,7 @@ describe('hostile input through the whole stack', () => {
     ['DELETE', (id) => `/v1/webhook/${id}`, undefined],
     ['GET', (id) => `/v1/webhook/${id}/deliveries`, undefined],
     ['POST', (id) => `/v1/webhook/${id}/test`, undefined],
+    ['POST', (id) => `/v1/webhook/${id}/rotate-secret`, undefined],
     ['POST', (id) => `/v1/webhook/wh_abcdefghijklmnopqrstuvwx/deliveries/${id}/retry`, undefined],
   ];
 
@@ -1039,6 +1040,12 @@ describe('hostile input through the whole stack', () => {
       ['GET', "its checkout's sessions", () => `/v1/checkouts/${a.checkoutId}/sessions`, undefined],
       ['GET', "its webhook's deliveries", () => `/v1/webhook/${a.webhookId}/deliveries`, undefined],
       ['GET', 'its webhook', () => `/v1/webhook/${a.webhookId}`, undefined],
+      [
+        'POST',
+        'a rotation of its webhook secret',
+        () => `/v1/webhook/${a.webhookId}/rotate-secret`,
+        undefined,
+      ],
     ] as const)('%s of %s is NOT_FOUND', async (method, _what, path, body) => {
       expectError(
         await hit(method, path(), body === undefined ? { headers: asB() } : withJson(asB(), body)),

@@ -3,6 +3,7 @@ import {
   deleteWebhook,
   getWebhook,
   listWebhooks,
+  rotateWebhookSecret,
   listWebhookDeliveries,
   publicPaymentEvents,
   retryWebhookDelivery,
@@ -16,6 +17,7 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-sched
 import { DeliveryWorker } from './delivery/delivery-worker';
 import { handleGetWebhook } from './handlers/webhook.get.v1';
 import { handleListWebhooks } from './handlers/webhook.list.v1';
+import { handleRotateWebhookSecret } from './handlers/webhook.rotate-secret.v1';
 import { createEndpointLimiter } from './delivery/endpoint-limiter';
 import { createWebhookSender } from './delivery/http-sender';
 import { webhookDispatcherDatabase } from './persistence';
@@ -91,6 +93,11 @@ export async function startWebhookDispatcher(
     [deleteWebhook.name]: handleDeleteWebhook(runtime.unitOfWork('webhook.delete')),
     [getWebhook.name]: handleGetWebhook(runtime.dataSource),
     [listWebhooks.name]: handleListWebhooks(runtime.dataSource),
+    [rotateWebhookSecret.name]: handleRotateWebhookSecret(
+      runtime.unitOfWork('webhook.rotate-secret'),
+      runtime.dataSource,
+      secretKey,
+    ),
     [listWebhookDeliveries.name]: handleListDeliveries(runtime.dataSource),
     [retryWebhookDelivery.name]: handleRetryDelivery(
       runtime.unitOfWork('webhook.delivery.retry'),

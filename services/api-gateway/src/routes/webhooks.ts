@@ -9,6 +9,7 @@ import {
   listWebhooks,
   pageLimit,
   retryWebhookDelivery,
+  rotateWebhookSecret,
   sendTestWebhook,
   webhookDeliveriesLimit,
   webhookEventNames,
@@ -75,6 +76,9 @@ export function webhookRoutes({ commands, config }: RouteContext): Router {
   router.get('/webhook/:webhook_id', commandRoute(commands, getWebhook, webhookOf));
 
   router.delete('/webhook/:webhook_id', commandRoute(commands, deleteWebhook, webhookOf));
+
+  // A new secret, shown once; the replaced one keeps signing for WEBHOOK_SECRET_OVERLAP_HOURS (decisions.md).
+  router.post('/webhook/:webhook_id/rotate-secret', commandRoute(commands, rotateWebhookSecret, webhookOf));
 
   router.get(
     '/webhook/:webhook_id/deliveries',

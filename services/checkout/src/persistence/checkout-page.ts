@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
+import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
 import { CheckoutEntity } from './checkout.entity';
 
 /** A page of the business's checkouts, newest first; undefined when `startingAfter` is not one of them. */
@@ -8,8 +8,5 @@ export function findCheckoutPage(
   businessId: string,
   page: PageRequest,
 ): Promise<Page<CheckoutEntity> | undefined> {
-  const checkouts = manager
-    .createQueryBuilder(CheckoutEntity, 'checkout')
-    .where('checkout.business_id = :businessId', { businessId });
-  return newestFirstPage(checkouts, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
+  return newestCreatedPage(manager, CheckoutEntity, { business_id: businessId }, page);
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
+import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
 import { SessionEntity } from './session.entity';
 
 /**
@@ -11,8 +11,5 @@ export function findSessionPage(
   checkoutId: string,
   page: PageRequest,
 ): Promise<Page<SessionEntity> | undefined> {
-  const sessions = manager
-    .createQueryBuilder(SessionEntity, 'session')
-    .where('session.checkout_id = :checkoutId', { checkoutId });
-  return newestFirstPage(sessions, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
+  return newestCreatedPage(manager, SessionEntity, { checkout_id: checkoutId }, page);
 }

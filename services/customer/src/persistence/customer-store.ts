@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
+import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
 import { CustomerEntity } from './customer.entity';
 
 /** The business's customer, or null (another business's customer is not found either). */
@@ -17,8 +17,5 @@ export function listCustomersOf(
   businessId: string,
   page: PageRequest,
 ): Promise<Page<CustomerEntity> | undefined> {
-  const customers = manager
-    .createQueryBuilder(CustomerEntity, 'customer')
-    .where('customer.business_id = :businessId', { businessId });
-  return newestFirstPage(customers, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
+  return newestCreatedPage(manager, CustomerEntity, { business_id: businessId }, page);
 }

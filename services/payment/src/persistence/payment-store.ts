@@ -10,7 +10,7 @@ import {
   type PaymentMethod,
 } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
-import { newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
+import { newestCreatedPage, newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
 import { eventNameFor, OPEN_STATUSES } from '../domain/payment-status';
 import { toRecord } from '../domain/payment-record';
 import { FeeRuleEntity } from './fee-rule.entity';
@@ -173,14 +173,17 @@ export function listPaymentsOf(
   filters: PaymentFilters,
   page: PageRequest,
 ): Promise<Page<PaymentEntity> | undefined> {
-  const payments = manager
-    .createQueryBuilder(PaymentEntity, 'payment')
-    .where('payment.business_id = :businessId', { businessId });
-  if (filters.status) payments.andWhere('payment.status = :status', { status: filters.status });
-  if (filters.method) payments.andWhere('payment.method = :method', { method: filters.method });
-  if (filters.createdGte) payments.andWhere('payment.created_at >= :gte', { gte: filters.createdGte });
-  if (filters.createdLt) payments.andWhere('payment.created_at < :lt', { lt: filters.createdLt });
-  return newestFirstPage(payments, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
+  const { status, method, createdGte, createdLt } = filters;
+  return newestCreatedPage(
+    manager,
+    PaymentEntity,
+    { business_id: businessId, ...(status ? { status } : {}), ...(method ? { method } : {}) },
+    page,
+    (payments) => {
+      if (createdGte) payments.andWhere('listed.created_at >= :gte', { gte: createdGte });
+      if (createdLt) payments.andWhere('listed.created_at < :lt', { lt: createdLt });
+    },
+  );
 }
 
 export function listReceivedFundsOf(

@@ -51,6 +51,8 @@ interface ClaimedDelivery {
   attempt_count: number;
   url: string;
   secret_sealed: string;
+  /** The secret a rotation replaced, only while its overlap lasts. */
+  previous_secret_sealed: string | null;
 }
 
 const attemptsTotal = counter('webhook_delivery_attempts_total', 'Webhook delivery attempts, by outcome', [
@@ -153,7 +155,8 @@ export class DeliveryWorker {
                 LIMIT $5
                 FOR UPDATE SKIP LOCKED) claimable
         WHERE d.id = claimable.id AND w.id = d.webhook_id
-        RETURNING d.id, d.webhook_id, d.event_id, d.body, d.attempt_count, w.url, w.secret_sealed`,
+        RETURNING d.id, d.webhook_id, d.event_id, d.body, d.attempt_count, w.url, w.secret_sealed,
+                  CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_sealed END AS previous_secret_sealed`,
       [
         this.options.workerId,
         this.options.leaseMs,
@@ -177,6 +180,10 @@ export class DeliveryWorker {
       // meanwhile (webhook deleted or disabled) is never sent.
       if (!(await this.renewLease(delivery.id))) return;
       const secret = openSecret(delivery.secret_sealed, this.options.secretKey);
+      const previousSecret =
+        delivery.previous_secret_sealed === null
+          ? null
+          : openSecret(delivery.previous_secret_sealed, this.options.secretKey);
       const body = Buffer.from(delivery.body, 'utf8');
       const attemptedAt = new Date();
       const result = await this.options.sender.send({
@@ -187,6 +194,7 @@ export class DeliveryWorker {
           eventId: delivery.event_id,
           timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
           secret,
+          previousSecret,
         }),
       });
       await this.record(delivery, attemptedAt, result);

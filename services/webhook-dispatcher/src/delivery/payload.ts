@@ -68,6 +68,8 @@ export interface SignedHeadersInput {
   /** Unix seconds of this attempt. */
   timestampSeconds: number;
   secret: string;
+  /** The secret a rotation replaced, while its overlap lasts: it signs `webhook-signature` too. */
+  previousSecret?: string | null;
 }
 
 /** Serialized once: the signatures cover these exact bytes, so every retry sends the same buffer. */
@@ -86,13 +88,19 @@ export function serializeDeliveryBody(event: WebhookEvent): Buffer {
 
 /** The signature headers; the sender adds `content-type` and `user-agent`. */
 export function signedDeliveryHeaders(input: SignedHeadersInput): Record<string, string> {
-  return {
-    'x-service-signature': serviceSignature(input.secret, input.body),
-    ...standardWebhookHeaders({
+  const signedWith = (secret: string) =>
+    standardWebhookHeaders({
       eventId: input.eventId,
       timestamp: input.timestampSeconds,
       body: input.body,
-      secret: input.secret,
-    }),
+      secret,
+    });
+  const current = signedWith(input.secret);
+  // During a rotation's overlap both signatures travel, space-separated (Standard Webhooks): either secret verifies.
+  const previous = input.previousSecret ? ` ${signedWith(input.previousSecret)['webhook-signature']}` : '';
+  return {
+    'x-service-signature': serviceSignature(input.secret, input.body),
+    ...current,
+    'webhook-signature': `${current['webhook-signature']}${previous}`,
   };
 }

@@ -43,6 +43,12 @@ export function handleTestWebhook(dataSource: DataSource, uow: UnitOfWork, deps:
       eventId,
       timestampSeconds: Math.floor(now.getTime() / 1000),
       secret: openSecret(webhook.secretSealed, deps.secretKey),
+      previousSecret:
+        webhook.previousSecretSealed !== null &&
+        webhook.previousSecretUntil !== null &&
+        webhook.previousSecretUntil > now
+          ? openSecret(webhook.previousSecretSealed, deps.secretKey)
+          : null,
     });
     const result = await deps.limiter.run(webhook.url, () =>
       deps.sender.send({ url: webhook.url, headers, body }),

@@ -24,6 +24,13 @@ export class WebhookEntity {
   @Column({ type: 'text', name: 'secret_sealed' })
   secretSealed!: string;
 
+  /** The secret a rotation replaced, still signing until `previousSecretUntil`. */
+  @Column({ type: 'text', name: 'previous_secret_sealed', nullable: true })
+  previousSecretSealed!: string | null;
+
+  @Column({ type: 'timestamptz', name: 'previous_secret_until', nullable: true })
+  previousSecretUntil!: Date | null;
+
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 
