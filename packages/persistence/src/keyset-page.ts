@@ -20,23 +20,27 @@ export interface PageOrder {
 
 /**
  * One page of a list, newest first (keyset pagination: stable while rows are added, no OFFSET scan). `list` selects
- * the list's rows (one checkout's sessions...); undefined when `startingAfter` is not one of them. One row more than
+ * the list's rows (one checkout's sessions...); undefined when `startingAfter` is not one of `cursorsFrom`'s (the list
+ * itself unless told). One row more than
  * the limit is read, so `hasMore` costs no count.
  */
 export async function newestFirstPage<T extends ObjectLiteral>(
   list: SelectQueryBuilder<T>,
   order: PageOrder,
   page: { limit: number; startingAfter: null },
+  cursorsFrom?: SelectQueryBuilder<T>,
 ): Promise<Page<T>>;
 export async function newestFirstPage<T extends ObjectLiteral>(
   list: SelectQueryBuilder<T>,
   order: PageOrder,
   page: PageRequest,
+  cursorsFrom?: SelectQueryBuilder<T>,
 ): Promise<Page<T> | undefined>;
 export async function newestFirstPage<T extends ObjectLiteral>(
   list: SelectQueryBuilder<T>,
   order: PageOrder,
   page: PageRequest,
+  cursorsFrom: SelectQueryBuilder<T> = list,
 ): Promise<Page<T> | undefined> {
   const { alias } = list;
   const column = (name: string) => `${alias}.${name}`;
@@ -47,7 +51,7 @@ export async function newestFirstPage<T extends ObjectLiteral>(
     .limit(page.limit + 1);
   if (page.startingAfter !== null) {
     const startingAfter = page.startingAfter;
-    const inList = await list
+    const inList = await cursorsFrom
       .clone()
       .andWhere(`${column(order.publicId)} = :startingAfter`, { startingAfter })
       .getExists();
@@ -65,19 +69,22 @@ export async function newestFirstPage<T extends ObjectLiteral>(
 }
 
 /**
- * A page of the rows of `entity` whose columns equal `where` (and what `narrow` adds, on the alias `listed`), newest
- * first by creation time then id, the id being the public one: the shape of every resource list of decisions.md.
+ * A page of the rows of `entity` whose columns equal `owner` (and what `narrow` adds, on the alias `listed`), newest
+ * first by creation time then id, the id being the public one: the shape of every resource list of decisions.md. The
+ * cursor may be any of the owner's rows, even one the filters now leave out (a payment paid since, a webhook deleted
+ * since): it only marks a position, so a client paging a filtered list is never stuck on it.
  */
 export function newestCreatedPage<T extends ObjectLiteral>(
   manager: EntityManager,
   entity: EntityTarget<T>,
-  where: Record<string, unknown>,
+  owner: Record<string, unknown>,
   page: PageRequest,
   narrow: (list: SelectQueryBuilder<T>) => void = () => undefined,
 ): Promise<Page<T> | undefined> {
-  const list = manager.createQueryBuilder(entity, 'listed');
-  for (const [column, value] of Object.entries(where))
-    list.andWhere(`listed.${column} = :${column}`, { [column]: value });
+  const owned = manager.createQueryBuilder(entity, 'listed');
+  for (const [column, value] of Object.entries(owner))
+    owned.andWhere(`listed.${column} = :${column}`, { [column]: value });
+  const list = owned.clone();
   narrow(list);
-  return newestFirstPage(list, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page);
+  return newestFirstPage(list, { time: 'created_at', tiebreak: 'id', publicId: 'id' }, page, owned);
 }

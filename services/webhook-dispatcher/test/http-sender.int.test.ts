@@ -133,6 +133,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
         external_id: null,
         failure_code: null,
         failure_reason: null,
+        customer_id: null,
         created_at: new Date().toISOString(),
         updated_at: new Date().toISOString(),
       },

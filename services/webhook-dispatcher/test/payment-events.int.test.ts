@@ -70,6 +70,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
         external_id: payload.payment.external_id,
         failure_code: null,
         failure_reason: null,
+        customer_id: null,
         created_at: payload.payment.created_at,
         updated_at: payload.payment.updated_at,
       },

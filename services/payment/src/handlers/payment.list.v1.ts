@@ -6,7 +6,8 @@ import { listPaymentsOf } from '../persistence';
 
 /**
  * Lists the calling business's payments, newest first, a page at a time, narrowed by status, method and creation
- * time. A `starting_after` that is not one of the listed payments (another business's, or filtered out) is refused.
+ * time. `starting_after` may be any of the business's payments, even one the filters leave out now (paid since the
+ * last page): it marks a position. Another business's payment, or none, is refused.
  */
 export function handleListPayments(dataSource: DataSource) {
   return async (query: ListPayments): Promise<Page<PaymentRecord>> => {

@@ -165,7 +165,7 @@ export interface PaymentFilters {
 
 /**
  * A page of a business's payments, newest first (creation time, then id), after the payment `startingAfter`;
- * undefined when that payment is not one of this business's under these filters.
+ * undefined when that payment is not one of this business's (it may be one the filters leave out: a position).
  */
 export function listPaymentsOf(
   manager: EntityManager,
@@ -174,16 +174,12 @@ export function listPaymentsOf(
   page: PageRequest,
 ): Promise<Page<PaymentEntity> | undefined> {
   const { status, method, createdGte, createdLt } = filters;
-  return newestCreatedPage(
-    manager,
-    PaymentEntity,
-    { business_id: businessId, ...(status ? { status } : {}), ...(method ? { method } : {}) },
-    page,
-    (payments) => {
-      if (createdGte) payments.andWhere('listed.created_at >= :gte', { gte: createdGte });
-      if (createdLt) payments.andWhere('listed.created_at < :lt', { lt: createdLt });
-    },
-  );
+  return newestCreatedPage(manager, PaymentEntity, { business_id: businessId }, page, (payments) => {
+    if (status) payments.andWhere('listed.status = :status', { status });
+    if (method) payments.andWhere('listed.method = :method', { method });
+    if (createdGte) payments.andWhere('listed.created_at >= :gte', { gte: createdGte });
+    if (createdLt) payments.andWhere('listed.created_at < :lt', { lt: createdLt });
+  });
 }
 
 export function listReceivedFundsOf(

@@ -17,7 +17,7 @@ export type PublicPaymentRecord = Pick<
   | 'failure_reason'
   | 'created_at'
   | 'updated_at'
-> & { amount_brl: number };
+> & { amount_brl: number; customer_id: string | null };
 
 /** What a `webhook.test` delivery carries: enough for the receiver to see which endpoint was tested. */
 export interface WebhookTestData {
@@ -46,6 +46,7 @@ export function publicPaymentRecord(record: PaymentRecord): PublicPaymentRecord 
     external_id: record.external_id,
     failure_code: record.failure_code,
     failure_reason: record.failure_reason,
+    customer_id: record.customer_id ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
