@@ -5,6 +5,7 @@ import {
   amountCentavos,
   boundedText,
   hasPublicIdShape,
+  pageLimit,
 } from '@gateway/contracts';
 import { AppError, invalidFields, missingFields } from '@gateway/http-errors';
 import { formatBrl } from '../checkout-page/format-brl';
@@ -50,6 +51,23 @@ export function validateBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, code
   if (codes.amount?.some((field) => invalid.includes(field)))
     throw new AppError('INVALID_AMOUNT', AMOUNT_BOUNDS);
   throw invalidFields(invalid);
+}
+
+/** The query of a list route (decisions.md, "Listing"): `limit` 1-100 (10 when absent), a cursor of the listed kind. */
+export type PageQuerySchema = Joi.ObjectSchema<{ limit: number; starting_after?: string }>;
+
+/** Built once per route at load (a schema per request would cost a build on every read). */
+export function pageQuery(cursor: Joi.StringSchema): PageQuerySchema {
+  return Joi.object({ limit: pageLimit, starting_after: cursor });
+}
+
+/** The page a list route asks its service for: the checked `limit`, and the cursor (null for the first page). */
+export function readPage(
+  schema: PageQuerySchema,
+  query: unknown,
+): { limit: number; starting_after: string | null } {
+  const page = validateQuery(schema, query);
+  return { limit: page.limit, starting_after: page.starting_after ?? null };
 }
 
 /** Query strings are text: numbers are converted, and every problem is INVALID_FIELDS. */

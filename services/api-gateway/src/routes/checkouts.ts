@@ -7,14 +7,13 @@ import {
   getCheckout,
   listCheckouts,
   listCheckoutSessions,
-  pageLimit,
   sessionId,
   type Checkout,
 } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { identityOf } from '../http/identity';
 import { commandRoute } from '../http/commands';
-import { jsonText, pathId, validateBody, validateQuery } from '../http/validation';
+import { jsonText, pageQuery, pathId, readPage, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
 interface CreateCheckoutBody {
@@ -37,15 +36,8 @@ const createCheckoutBody = Joi.object<CreateCheckoutBody>({
   metadata: jsonText.allow(null),
 });
 
-const checkoutsQuery = Joi.object<{ limit: number; starting_after?: string }>({
-  limit: pageLimit,
-  starting_after: checkoutId,
-});
-
-const sessionsQuery = Joi.object<{ limit: number; starting_after?: string }>({
-  limit: pageLimit,
-  starting_after: sessionId,
-});
+const checkoutsPage = pageQuery(checkoutId);
+const sessionsPage = pageQuery(sessionId);
 
 /** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to interface.md). */
 export function checkoutRoutes({ commands, config }: RouteContext): Router {
@@ -82,10 +74,9 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
     '/checkouts',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
-      const query = validateQuery(checkoutsQuery, req.query);
       const page = await commands.send(
         listCheckouts,
-        { business_id: businessId, limit: query.limit, starting_after: query.starting_after ?? null },
+        { business_id: businessId, ...readPage(checkoutsPage, req.query) },
         res,
       );
       if (page.data.some((checkout) => checkout.business_id !== businessId))
@@ -117,13 +108,7 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
     '/checkouts/:checkout_id/sessions',
     commandRoute(commands, listCheckoutSessions, (req, businessId) => {
       const checkoutId = pathId('chk', req.params.checkout_id);
-      const query = validateQuery(sessionsQuery, req.query);
-      return {
-        business_id: businessId,
-        checkout_id: checkoutId,
-        limit: query.limit,
-        starting_after: query.starting_after ?? null,
-      };
+      return { business_id: businessId, checkout_id: checkoutId, ...readPage(sessionsPage, req.query) };
     }),
   );
 

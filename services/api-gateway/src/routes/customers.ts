@@ -1,15 +1,8 @@
 import { Router } from 'express';
 import Joi from 'joi';
-import {
-  boundedText,
-  createCustomer,
-  customerId,
-  getCustomer,
-  listCustomers,
-  pageLimit,
-} from '@gateway/contracts';
+import { boundedText, createCustomer, customerId, getCustomer, listCustomers } from '@gateway/contracts';
 import { commandRoute } from '../http/commands';
-import { jsonText, pathId, validateBody, validateQuery } from '../http/validation';
+import { jsonText, pageQuery, pathId, readPage, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
 type Optional = string | null | undefined;
@@ -26,10 +19,7 @@ const createCustomerBody = Joi.object<{
   metadata: jsonText.allow(null),
 });
 
-const listCustomersQuery = Joi.object<{ limit: number; starting_after?: string }>({
-  limit: pageLimit,
-  starting_after: customerId,
-});
+const customersPage = pageQuery(customerId);
 
 /** /v1/customers; the customer's `ip` is the caller's (behind proxies, as `TRUST_PROXY` allows). */
 export function customerRoutes({ commands }: RouteContext): Router {
@@ -57,8 +47,7 @@ export function customerRoutes({ commands }: RouteContext): Router {
   router.get(
     '/customers',
     commandRoute(commands, listCustomers, (req, businessId) => {
-      const query = validateQuery(listCustomersQuery, req.query);
-      return { business_id: businessId, limit: query.limit, starting_after: query.starting_after ?? null };
+      return { business_id: businessId, ...readPage(customersPage, req.query) };
     }),
   );
   router.get(

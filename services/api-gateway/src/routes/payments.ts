@@ -8,7 +8,6 @@ import {
   isoDate,
   listPayments,
   listReceivedFunds,
-  pageLimit,
   paymentId,
   paymentMethods,
   paymentStatuses,
@@ -16,6 +15,7 @@ import {
   simulatePayment,
   tokens,
   updatePayment,
+  type ListPayments,
   type PaymentMethod,
   type Token,
   type UpdatePayment,
@@ -29,7 +29,15 @@ import {
 } from '../domain/payment-responses';
 import { commandRoute } from '../http/commands';
 import { identityOf } from '../http/identity';
-import { amountField, jsonText, pathId, validateBody, validateQuery } from '../http/validation';
+import {
+  amountField,
+  jsonText,
+  pageQuery,
+  pathId,
+  readPage,
+  validateBody,
+  validateQuery,
+} from '../http/validation';
 import type { RouteContext } from './context';
 
 interface CreatePaymentBody {
@@ -71,26 +79,17 @@ const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount
   amount: amountField.allow(null),
 });
 
-const listPaymentsQuery = Joi.object<{
-  limit: number;
-  starting_after?: string;
-  status?: (typeof paymentStatuses)[number];
-  method?: PaymentMethod;
-  created_gte?: string;
-  created_lt?: string;
-}>({
-  limit: pageLimit,
-  starting_after: paymentId,
+/** A page of payments and the filters of decisions.md ("Listing"). */
+const paymentsPage = (pageQuery(paymentId) as Joi.ObjectSchema).keys({
   status: Joi.string().valid(...paymentStatuses),
   method: Joi.string().valid(...paymentMethods),
   created_gte: isoDate,
   created_lt: isoDate,
-});
+}) as Joi.ObjectSchema<
+  Omit<ListPayments, 'business_id' | 'starting_after'> & { limit: number; starting_after?: string }
+>;
 
-const receivedFundsQuery = Joi.object<{ limit: number; starting_after?: string }>({
-  limit: pageLimit,
-  starting_after: receivedFundsId,
-});
+const receivedFundsPage = pageQuery(receivedFundsId);
 
 /** /v1/payments, /v1/payments/{id}/received-funds (and, outside production, /v1/sandbox/payments/{id}/simulate). */
 export function paymentRoutes({ commands, config }: RouteContext): Router {
@@ -133,18 +132,11 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     '/payments',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
-      const query = validateQuery(listPaymentsQuery, req.query);
+      // Only the filters given are in the checked query (unknown parameters are dropped).
+      const query = validateQuery(paymentsPage, req.query);
       const page = await commands.send(
         listPayments,
-        {
-          business_id: businessId,
-          limit: query.limit,
-          starting_after: query.starting_after ?? null,
-          ...(query.status === undefined ? {} : { status: query.status }),
-          ...(query.method === undefined ? {} : { method: query.method }),
-          ...(query.created_gte === undefined ? {} : { created_gte: query.created_gte }),
-          ...(query.created_lt === undefined ? {} : { created_lt: query.created_lt }),
-        },
+        { ...query, business_id: businessId, starting_after: query.starting_after ?? null },
         res,
       );
       // Never list another business's payment, whatever the payment service answers.
@@ -176,15 +168,9 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
       const paymentId = pathId('pay', req.params.payment_id);
-      const query = validateQuery(receivedFundsQuery, req.query);
       const funds = await commands.send(
         listReceivedFunds,
-        {
-          business_id: businessId,
-          payment_id: paymentId,
-          limit: query.limit,
-          starting_after: query.starting_after ?? null,
-        },
+        { business_id: businessId, payment_id: paymentId, ...readPage(receivedFundsPage, req.query) },
         res,
       );
       res.json({ data: funds.data.map(receivedFundsResponse), has_more: funds.has_more });

@@ -7,7 +7,6 @@ import {
   getWebhook,
   listWebhookDeliveries,
   listWebhooks,
-  pageLimit,
   retryWebhookDelivery,
   rotateWebhookSecret,
   sendTestWebhook,
@@ -17,7 +16,7 @@ import {
   type WebhookEventName,
 } from '@gateway/contracts';
 import { commandRoute } from '../http/commands';
-import { pathId, validateBody, validateQuery } from '../http/validation';
+import { pageQuery, pathId, readPage, validateBody, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
 const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }>({
@@ -36,10 +35,7 @@ const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
   cursor: Joi.string().max(500),
 });
 
-const listWebhooksQuery = Joi.object<{ limit: number; starting_after?: string }>({
-  limit: pageLimit,
-  starting_after: webhookId,
-});
+const webhooksPage = pageQuery(webhookId);
 
 /** The dispatcher's own bound on one delivery attempt (WEBHOOK_TIMEOUT_MS default), plus slack. */
 const WEBHOOK_TEST_BUDGET_MS = 11_000;
@@ -69,8 +65,7 @@ export function webhookRoutes({ commands, config }: RouteContext): Router {
   router.get(
     '/webhook',
     commandRoute(commands, listWebhooks, (req, businessId) => {
-      const query = validateQuery(listWebhooksQuery, req.query);
-      return { business_id: businessId, limit: query.limit, starting_after: query.starting_after ?? null };
+      return { business_id: businessId, ...readPage(webhooksPage, req.query) };
     }),
   );
   router.get('/webhook/:webhook_id', commandRoute(commands, getWebhook, webhookOf));

@@ -14,6 +14,7 @@ import {
   type Rail,
   type RailAmountChange,
   type RailOpening,
+  type RailOutcome,
   type RailPayment,
   type RailReport,
 } from './rail';
@@ -100,11 +101,7 @@ export class CryptoRail implements Rail {
     return { externalId: reference, instructions, superseded: collected ?? null };
   }
 
-  simulate(
-    paymentId: string,
-    outcome: { outcome: 'paid' | 'failed' | 'expired'; amount_centavos: number | null },
-    context: MessageContext,
-  ): Promise<{ accepted: true }> {
+  simulate(paymentId: string, outcome: RailOutcome, context: MessageContext): Promise<{ accepted: true }> {
     return this.caller.call(
       simulateCryptoOutcome,
       { payment_id: paymentId, ...outcome },

@@ -14,6 +14,7 @@ import {
   type Rail,
   type RailAmountChange,
   type RailOpening,
+  type RailOutcome,
   type RailPayment,
   type RailReport,
 } from './rail';
@@ -91,11 +92,7 @@ export class PixRail implements Rail {
     return { externalId: txid, instructions, superseded: null };
   }
 
-  simulate(
-    paymentId: string,
-    outcome: { outcome: 'paid' | 'failed' | 'expired'; amount_centavos: number | null },
-    context: MessageContext,
-  ): Promise<{ accepted: true }> {
+  simulate(paymentId: string, outcome: RailOutcome, context: MessageContext): Promise<{ accepted: true }> {
     return this.caller.call(simulatePixOutcome, { payment_id: paymentId, ...outcome }, context, 'simulate');
   }
 

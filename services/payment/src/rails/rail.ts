@@ -33,6 +33,9 @@ export interface RailPayment {
   token: CreatePayment['token'];
 }
 
+/** The outcome a sandbox simulation asks the rail to make happen. */
+export type RailOutcome = Pick<SimulatePayment, 'outcome' | 'amount_centavos'>;
+
 /** What a rail made for a payment: its reference at the rail and the instructions to show. */
 export interface RailOpening {
   externalId: string;
@@ -72,11 +75,7 @@ export interface Rail {
     context: MessageContext,
   ): Promise<RailAmountChange>;
   /** Sandbox: makes the outcome happen for real at the rail. */
-  simulate(
-    paymentId: string,
-    outcome: Pick<SimulatePayment, 'outcome' | 'amount_centavos'>,
-    context: MessageContext,
-  ): Promise<{ accepted: true }>;
+  simulate(paymentId: string, outcome: RailOutcome, context: MessageContext): Promise<{ accepted: true }>;
   /** Asks the rail (reconciliation). */
   report(paymentId: string): Promise<RailReport>;
 }
