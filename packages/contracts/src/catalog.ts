@@ -6,6 +6,8 @@ import * as crypto from './crypto-messages';
 import * as checkout from './checkout-commands';
 import * as customer from './customer-commands';
 import * as webhook from './webhook-commands';
+import * as refund from './refund-messages';
+import * as publicEvents from './event-commands';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
   return (
@@ -15,7 +17,7 @@ function isDefinition(value: unknown): value is MessageDefinition<unknown> {
 
 /** Every message the services exchange, by versioned name: consumers look incoming messages up here. */
 export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
-  [events, payment, pix, crypto, checkout, customer, webhook]
+  [events, payment, pix, crypto, checkout, customer, webhook, refund, publicEvents]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)
     .map((definition) => [definition.name, definition]),

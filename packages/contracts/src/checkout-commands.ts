@@ -54,11 +54,14 @@ export const createProduct = defineCommand<CreateProduct, Product>(
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
 );
 
+/** A checkout session follows its payment: `initiated` until the payment ends, then how it ended. */
+export const checkoutSessionStatuses = ['initiated', 'paid', 'expired', 'failed', 'cancelled'] as const;
+
 export interface CheckoutSession {
   session_id: string;
   checkout_id: string;
   payment_id: string;
-  status: 'initiated' | 'paid' | 'expired' | 'failed';
+  status: (typeof checkoutSessionStatuses)[number];
   created_at: string;
 }
 export interface Checkout {
@@ -84,7 +87,7 @@ const sessionSchema = Joi.object<CheckoutSession>({
   session_id: Joi.string().required(),
   checkout_id: Joi.string().required(),
   payment_id: Joi.string().required(),
-  status: Joi.valid('initiated', 'paid', 'expired', 'failed').required(),
+  status: Joi.valid(...checkoutSessionStatuses).required(),
   created_at: isoDate.required(),
 });
 const checkoutSchema = Joi.object<Checkout>({
@@ -240,7 +243,7 @@ export const getCheckoutSessionStatus = defineCommand<
   'checkout',
   Joi.object({ slug: Joi.string().max(200).required(), session_id: Joi.string().max(200).required() }),
   Joi.object({
-    status: Joi.valid('initiated', 'paid', 'expired', 'failed').required(),
+    status: Joi.valid(...checkoutSessionStatuses).required(),
     return_url: Joi.string().allow(null).required(),
   }),
   ['NOT_FOUND'],

@@ -91,6 +91,8 @@ export interface PaymentRecord {
   metadata: string | null;
   /** The business's customer the payment names (additive: absent in records written before it existed). */
   customer_id?: string | null;
+  /** What refunds have returned so far (succeeded ones); additive: absent in records written before refunds. */
+  refunded_centavos?: number;
   created_at: string;
   updated_at: string;
 }
@@ -108,6 +110,7 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   failure_reason: Joi.string().allow(null).required(),
   metadata: Joi.string().allow(null).required(),
   customer_id: customerId.allow(null),
+  refunded_centavos: centavos,
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });

@@ -21,6 +21,13 @@ export const paymentCreated = defineEvent('payment.created.v1', paymentEventSche
 export const paymentConfirmed = defineEvent('payment.confirmed.v1', paymentEventSchema);
 export const paymentExpired = defineEvent('payment.expired.v1', paymentEventSchema);
 export const paymentFailed = defineEvent('payment.failed.v1', paymentEventSchema);
+export const paymentCancelled = defineEvent('payment.cancelled.v1', paymentEventSchema);
 
 /** Public event name (`payment.confirmed`) for each versioned domain event, as webhooks subscribe to them. */
-export const publicPaymentEvents = [paymentCreated, paymentConfirmed, paymentExpired, paymentFailed];
+export const publicPaymentEvents = [
+  paymentCreated,
+  paymentConfirmed,
+  paymentExpired,
+  paymentFailed,
+  paymentCancelled,
+];

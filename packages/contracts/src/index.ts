@@ -10,5 +10,7 @@ export * from './crypto-messages';
 export * from './checkout-commands';
 export * from './customer-commands';
 export * from './webhook-commands';
+export * from './refund-messages';
+export * from './event-commands';
 export { catalog, findMessage } from './catalog';
 export * from './ids';

@@ -207,6 +207,19 @@ export const updatePayment = defineCommand<UpdatePayment, PaymentView>(
   ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'INVALID_STATUS', 'NO_FEE_RULE'],
 );
 
+/** Cancels an open (`pending` or `processing`) payment; any other status is INVALID_STATUS naming it. */
+export interface CancelPayment {
+  business_id: string;
+  payment_id: string;
+}
+export const cancelPayment = defineCommand<CancelPayment, PaymentView>(
+  'payment.cancel.v1',
+  'payment',
+  Joi.object({ business_id: businessId.required(), payment_id: paymentId.required() }),
+  paymentViewSchema,
+  ['NOT_FOUND', 'INVALID_STATUS'],
+);
+
 export interface SimulatePayment {
   business_id: string;
   payment_id: string;

@@ -11,6 +11,9 @@ export const webhookEventNames = [
   'payment.confirmed',
   'payment.expired',
   'payment.failed',
+  'payment.cancelled',
+  'refund.succeeded',
+  'refund.failed',
 ] as const;
 export type WebhookEventName = (typeof webhookEventNames)[number];
 

@@ -14,6 +14,10 @@ export const errorCatalog = {
   UNSUPPORTED_PAYMENT_METHOD: { status: 422, message: 'Método de pagamento não suportado.' },
   NO_FEE_RULE: { status: 422, message: 'Não há regra de tarifa configurada para este método de pagamento.' },
   INVALID_STATUS: { status: 422, message: 'Operação não permitida no status atual do pagamento.' },
+  REFUND_NOT_ALLOWED: {
+    status: 422,
+    message: 'Este pagamento não pode mais ser devolvido: o prazo de 90 dias do Pix já passou.',
+  },
   IDEMPOTENCY_CONFLICT: {
     status: 409,
     message: 'A chave de idempotência já foi usada com um corpo de requisição diferente.',

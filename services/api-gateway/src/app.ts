@@ -23,6 +23,8 @@ import { healthRoutes } from './routes/health';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout';
 import { paymentRoutes } from './routes/payments';
 import { webhookRoutes } from './routes/webhooks';
+import { refundRoutes } from './routes/refunds';
+import { eventRoutes } from './routes/events';
 
 export interface AppDependencies {
   config: ApiGatewayConfig;
@@ -95,6 +97,8 @@ export function createApp(deps: AppDependencies): Express {
     checkoutRoutes(context),
     customerRoutes(context),
     webhookRoutes(context),
+    refundRoutes(context),
+    eventRoutes(context),
     notFoundHandler,
   );
   app.use('/v1', api);

@@ -10,6 +10,7 @@ import {
   paymentCreated,
   paymentExpired,
   paymentFailed,
+  paymentCancelled,
   startCheckoutSession,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
@@ -50,6 +51,7 @@ export async function startCheckoutService(config: CheckoutConfig): Promise<Serv
     [paymentConfirmed.name]: handlePaymentOutcome(paymentEvents, 'payment.confirmed'),
     [paymentExpired.name]: handlePaymentOutcome(paymentEvents, 'payment.expired'),
     [paymentFailed.name]: handlePaymentOutcome(paymentEvents, 'payment.failed'),
+    [paymentCancelled.name]: handlePaymentOutcome(paymentEvents, 'payment.cancelled'),
   };
   // Bound to the outcomes only: every payment.created would cost the broker a copy and this service a delivery for
   // nothing. A queue declared with the older `payment.*.v1` binding keeps it, so payment.created is still handled.

@@ -1,4 +1,10 @@
 import {
+  cancelPayment,
+  createRefund,
+  cryptoRefundSettled,
+  getRefund,
+  listRefunds,
+  pixRefundSettled,
   createPayment,
   cryptoRequestClosed,
   cryptoRequestSettled,
@@ -32,6 +38,12 @@ import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
 import { handleCryptoTransferUnapplied } from './handlers/crypto.transfer.unapplied.v1';
 import { handleListPayments } from './handlers/payment.list.v1';
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
+import { handleCancelPayment } from './handlers/payment.cancel.v1';
+import { handleCreateRefund } from './handlers/refund.create.v1';
+import { handleGetRefund } from './handlers/refund.get.v1';
+import { handleListRefunds } from './handlers/refund.list.v1';
+import { handlePixRefundSettled } from './handlers/pix.refund.settled.v1';
+import { handleCryptoRefundSettled } from './handlers/crypto.refund.settled.v1';
 
 export interface PaymentService extends ServiceRuntime {
   reconciliation: PaymentReconciliation;
@@ -67,6 +79,10 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
     [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
     [listPayments.name]: handleListPayments(dataSource),
+    [cancelPayment.name]: handleCancelPayment(runtime.unitOfWork(cancelPayment.name)),
+    [createRefund.name]: handleCreateRefund(runtime.unitOfWork(createRefund.name), rails),
+    [getRefund.name]: handleGetRefund(dataSource),
+    [listRefunds.name]: handleListRefunds(dataSource),
   });
   const railEvents = [
     pixChargePaid,
@@ -74,6 +90,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     cryptoRequestSettled,
     cryptoRequestClosed,
     cryptoTransferUnapplied,
+    pixRefundSettled,
+    cryptoRefundSettled,
   ];
   await broker.consumeEvents(
     'payment',
@@ -86,6 +104,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
       [cryptoTransferUnapplied.name]: handleCryptoTransferUnapplied(
         runtime.unitOfWork(cryptoTransferUnapplied.name),
       ),
+      [pixRefundSettled.name]: handlePixRefundSettled(runtime.unitOfWork(pixRefundSettled.name)),
+      [cryptoRefundSettled.name]: handleCryptoRefundSettled(runtime.unitOfWork(cryptoRefundSettled.name)),
     },
   );
   const purge = createReservationPurge(dataSource, {

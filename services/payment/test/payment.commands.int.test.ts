@@ -1,4 +1,8 @@
 import {
+  cancelPayment,
+  createRefund,
+  getRefund,
+  listRefunds,
   createPayment,
   getPayment,
   newPublicId,
@@ -298,6 +302,22 @@ describe('payment service commands', () => {
     [
       setFeeRule as MessageDefinition<unknown>,
       { business_id: newPublicId('biz'), method: 'pix', percent_bps: 1, fixed_centavos: 0 },
+    ],
+    [
+      cancelPayment as MessageDefinition<unknown>,
+      { business_id: newPublicId('biz'), payment_id: newPublicId('pay') },
+    ],
+    [
+      createRefund as MessageDefinition<unknown>,
+      { business_id: newPublicId('biz'), payment_id: newPublicId('pay'), amount_centavos: 100 },
+    ],
+    [
+      getRefund as MessageDefinition<unknown>,
+      { business_id: newPublicId('biz'), refund_id: newPublicId('ref') },
+    ],
+    [
+      listRefunds as MessageDefinition<unknown>,
+      { business_id: newPublicId('biz'), payment_id: newPublicId('pay') },
     ],
   ];
 

@@ -6,6 +6,9 @@ import {
   rotateWebhookSecret,
   listWebhookDeliveries,
   publicPaymentEvents,
+  publicRefundEvents,
+  getEvent,
+  listEvents,
   retryWebhookDelivery,
   sendTestWebhook,
 } from '@gateway/contracts';
@@ -27,6 +30,10 @@ import { handleListDeliveries } from './handlers/webhook.deliveries.list.v1';
 import { handleRetryDelivery } from './handlers/webhook.delivery.retry.v1';
 import { handleTestWebhook } from './handlers/webhook.test.v1';
 import { handlePaymentEvent } from './handlers/payment-events.v1';
+import { handleRefundEvent } from './handlers/refund-events.v1';
+import { handleGetEvent } from './handlers/event.get.v1';
+import { handleListEvents } from './handlers/event.list.v1';
+import { eventPurge } from './events/event-retention';
 
 export interface WebhookDispatcherDependencies {
   /** Tests only: a PEM CA trusted instead of Node's store. Operators add a CA with NODE_EXTRA_CA_CERTS. */
@@ -108,17 +115,22 @@ export async function startWebhookDispatcher(
       limiter,
       secretKey,
     }),
+    [getEvent.name]: handleGetEvent(runtime.dataSource),
+    [listEvents.name]: handleListEvents(runtime.dataSource),
   });
-  const paymentEvent = handlePaymentEvent(
-    runtime.dataSource,
-    runtime.unitOfWork('payment-events'),
-    nudgeWorker,
-  );
+  const paymentEvent = handlePaymentEvent(runtime.dataSource, nudgeWorker);
+  const refundEvent = handleRefundEvent(runtime.dataSource, nudgeWorker);
   await runtime.broker.consumeEvents(
     'webhook-dispatcher',
-    ['payment.*.v1'],
-    Object.fromEntries(publicPaymentEvents.map((definition) => [definition.name, paymentEvent])),
+    ['payment.*.v1', ...publicRefundEvents.map((definition) => definition.name)],
+    {
+      ...Object.fromEntries(publicPaymentEvents.map((definition) => [definition.name, paymentEvent])),
+      ...Object.fromEntries(publicRefundEvents.map((definition) => [definition.name, refundEvent])),
+    },
   );
+  const purge = eventPurge(runtime.dataSource, { logger: runtime.logger });
+  purge.start();
+  runtime.onStop(() => purge.stop());
   return runtime;
 }
 

@@ -134,6 +134,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
         failure_code: null,
         failure_reason: null,
         customer_id: null,
+        refunded_amount_brl: 0,
         created_at: new Date().toISOString(),
         updated_at: new Date().toISOString(),
       },

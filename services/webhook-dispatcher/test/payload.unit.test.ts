@@ -4,6 +4,7 @@ import { newPublicId, type PaymentEventPayload } from '@gateway/contracts';
 import {
   type WebhookEvent,
   paymentWebhookEvent,
+  refundWebhookEvent,
   serializeDeliveryBody,
   signedDeliveryHeaders,
 } from '../src/delivery/payload';
@@ -27,6 +28,7 @@ function confirmedEvent(): WebhookEvent {
       failure_code: null,
       failure_reason: null,
       customer_id: null,
+      refunded_amount_brl: 0,
       created_at: '2025-01-15T12:00:00.000Z',
       updated_at: '2025-01-15T12:01:00.000Z',
     },
@@ -86,6 +88,7 @@ describe('paymentWebhookEvent', () => {
         failure_reason: 'Valor recebido menor que o cobrado',
         metadata: '{"secret_note":1}',
         customer_id: 'cust_abcdefghijklmnopqrstuvwx',
+        refunded_centavos: 4010,
         created_at: '2025-01-15T12:00:00.000Z',
         updated_at: '2025-01-15T12:05:00.000Z',
       },
@@ -109,6 +112,7 @@ describe('paymentWebhookEvent', () => {
         failure_code: 'UNDERPAID',
         failure_reason: 'Valor recebido menor que o cobrado',
         customer_id: 'cust_abcdefghijklmnopqrstuvwx',
+        refunded_amount_brl: 40.1,
         created_at: '2025-01-15T12:00:00.000Z',
         updated_at: '2025-01-15T12:05:00.000Z',
       },
@@ -124,8 +128,46 @@ describe('paymentWebhookEvent', () => {
       'failure_code',
       'failure_reason',
       'customer_id',
+      'refunded_amount_brl',
       'created_at',
       'updated_at',
     ]);
+  });
+});
+
+describe('refundWebhookEvent', () => {
+  it('carries the refund record with its amount in BRL, as GET /v1/refunds/{id} shows it', () => {
+    const businessId = newPublicId('biz');
+    const refund = {
+      refund_id: newPublicId('ref'),
+      payment_id: newPublicId('pay'),
+      business_id: businessId,
+      method: 'pix' as const,
+      amount_centavos: 1999,
+      status: 'failed' as const,
+      reason: 'simulate:fail',
+      failure_reason: 'NAO_REALIZADO',
+      external_id: 'D123',
+      created_at: '2025-01-15T12:00:00.000Z',
+      updated_at: '2025-01-15T12:00:01.000Z',
+    };
+    const event = refundWebhookEvent('refund.failed', {
+      event_id: newPublicId('evt'),
+      business_id: businessId,
+      occurred_at: '2025-01-15T12:00:01.000Z',
+      refund,
+    });
+    expect(event.data).toEqual({
+      refund_id: refund.refund_id,
+      payment_id: refund.payment_id,
+      amount_brl: 19.99,
+      status: 'failed',
+      reason: 'simulate:fail',
+      failure_reason: 'NAO_REALIZADO',
+      external_id: 'D123',
+      created_at: refund.created_at,
+      updated_at: refund.updated_at,
+    });
+    expect(event).toMatchObject({ type: 'refund.failed', businessId });
   });
 });

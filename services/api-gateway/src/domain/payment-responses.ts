@@ -85,6 +85,7 @@ export function paymentRecordResponse(payment: PaymentRecord): Record<string, un
     failure_code: payment.failure_code,
     failure_reason: payment.failure_reason,
     customer_id: payment.customer_id ?? null,
+    refunded_amount_brl: centavosToBrl(payment.refunded_centavos ?? 0),
     created_at: payment.created_at,
     updated_at: payment.updated_at,
   };

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import Joi from 'joi';
 import {
+  cancelPayment,
   createPayment,
   customerId,
   getCustomer,
@@ -194,6 +195,21 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
       const view = await commands.send(updatePayment, command, res);
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
       res.json(paymentUpdatedResponse(view, body.amount !== undefined));
+    }),
+  );
+
+  // Cancels an open payment: the PIX cob is removed, the crypto request closed (decisions.md, "Cancel").
+  router.post(
+    '/payments/:payment_id/cancel',
+    asyncHandler(async (req, res) => {
+      const { businessId } = identityOf(res);
+      const view = await commands.send(
+        cancelPayment,
+        { business_id: businessId, payment_id: pathId('pay', req.params.payment_id) },
+        res,
+      );
+      if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
+      res.json(paymentRecordResponse(view.payment));
     }),
   );
 

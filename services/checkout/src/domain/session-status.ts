@@ -2,12 +2,17 @@ import type { CheckoutSession } from '@gateway/contracts';
 
 export type SessionStatus = CheckoutSession['status'];
 /** The public payment events that end a payment, and so the session that started it. */
-export type PaymentOutcomeEvent = 'payment.confirmed' | 'payment.expired' | 'payment.failed';
+export type PaymentOutcomeEvent =
+  | 'payment.confirmed'
+  | 'payment.expired'
+  | 'payment.failed'
+  | 'payment.cancelled';
 
 const STATUS_AFTER: Readonly<Record<PaymentOutcomeEvent, SessionStatus>> = {
   'payment.confirmed': 'paid',
   'payment.expired': 'expired',
   'payment.failed': 'failed',
+  'payment.cancelled': 'cancelled',
 };
 
 /** Once its payment has ended, a session keeps that outcome: later or replayed events never change it. */

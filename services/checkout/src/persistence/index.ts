@@ -3,6 +3,7 @@ import { ProductEntity } from './product.entity';
 import { SessionEntity } from './session.entity';
 import { Checkouts1732300003000 } from './migrations/1732300003000-checkouts';
 import { CheckoutPages1732400070000 } from './migrations/1732400070000-checkout-pages';
+import { SessionCancelled1732400140000 } from './migrations/1732400140000-session-cancelled';
 
 export { CheckoutEntity, ProductEntity, SessionEntity };
 export { findActiveCheckout, type ActiveCheckout } from './active-checkout';
@@ -13,5 +14,5 @@ export { toCheckout, toProduct, toSession } from './records';
 export const checkoutDatabase = {
   schema: 'checkout',
   entities: [ProductEntity, CheckoutEntity, SessionEntity],
-  migrations: [Checkouts1732300003000, CheckoutPages1732400070000],
+  migrations: [Checkouts1732300003000, CheckoutPages1732400070000, SessionCancelled1732400140000],
 };

@@ -21,6 +21,8 @@ export interface StoredPayment {
   failureCode: string | null;
   failureReason: string | null;
   customerId: string | null;
+  /** What succeeded refunds returned. */
+  refundedCentavos: number;
   /** Snapshot of what the payer was last shown: PIX code/QR or crypto link/QR. */
   instructions: PixInstructions | CryptoInstructions | null;
   createdAt: Date;
@@ -41,6 +43,7 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     failure_reason: payment.failureReason,
     metadata: payment.metadata,
     customer_id: payment.customerId,
+    refunded_centavos: payment.refundedCentavos,
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };

@@ -14,7 +14,7 @@ export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
 }
 
 /** The public domain event a transition into `to` emits. */
-export function eventNameFor(to: Exclude<FinalStatus, 'cancelled'>): 'confirmed' | 'expired' | 'failed' {
+export function eventNameFor(to: FinalStatus): 'confirmed' | 'expired' | 'failed' | 'cancelled' {
   return to === 'paid' ? 'confirmed' : to;
 }
 

@@ -1,6 +1,7 @@
 import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity } from './received-funds.entity';
+import { RefundEntity } from './refund.entity';
 import { Payments1732300002000 } from './migrations/1732300002000-payments';
 import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/1732400002000-received-funds-once-per-transfer';
 import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
@@ -8,14 +9,16 @@ import { ReceivedFundsPages1732400020000 } from './migrations/1732400020000-rece
 import { RailCallClaims1732400030000 } from './migrations/1732400030000-rail-call-claims';
 import { PaymentPages1732400040000 } from './migrations/1732400040000-payment-pages';
 import { PaymentCustomer1732400080000 } from './migrations/1732400080000-payment-customer';
+import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
 
-export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity };
+export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
 export * from './payment-store';
+export * from './refund-store';
 
 export const paymentDatabase = {
   schema: 'payment',
-  entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity],
+  entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity, RefundEntity],
   migrations: [
     Payments1732300002000,
     FinalPaymentsFrozen1732400001000,
@@ -24,5 +27,6 @@ export const paymentDatabase = {
     RailCallClaims1732400030000,
     PaymentPages1732400040000,
     PaymentCustomer1732400080000,
+    Refunds1732400100000,
   ],
 };

@@ -5,13 +5,14 @@ import {
   paymentCreated,
   paymentExpired,
   paymentFailed,
+  paymentCancelled,
   type MessageDefinition,
   type PaymentEventPayload,
   type PaymentMethod,
 } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { newestCreatedPage, newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
-import { eventNameFor, OPEN_STATUSES } from '../domain/payment-status';
+import { eventNameFor, OPEN_STATUSES, type FinalStatus } from '../domain/payment-status';
 import { toRecord } from '../domain/payment-record';
 import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
@@ -22,6 +23,7 @@ const eventDefinitions = {
   confirmed: paymentConfirmed,
   expired: paymentExpired,
   failed: paymentFailed,
+  cancelled: paymentCancelled,
 } satisfies Record<string, MessageDefinition<PaymentEventPayload>>;
 
 export function findPayment(
@@ -79,7 +81,7 @@ export async function emitPaymentEvent(
 }
 
 export interface FinalTransition {
-  status: 'paid' | 'expired' | 'failed';
+  status: FinalStatus;
   transactionId?: string;
   failureCode?: string | null;
   failureReason?: string | null;
@@ -100,6 +102,7 @@ export async function transitionPayment(
             transaction_id = COALESCE($3, transaction_id),
             failure_code = $4,
             failure_reason = $5,
+            paid_at = CASE WHEN $2 = 'paid' THEN now() END,
             updated_at = now(),
             version = version + 1
       WHERE id = $1 AND status = ANY($6::text[])

@@ -54,6 +54,18 @@ export class PaymentEntity implements StoredPayment {
   @Column({ type: 'text', name: 'customer_id', nullable: true })
   customerId!: string | null;
 
+  /** When it was paid: dates the PIX refund window. */
+  @Column({ type: 'timestamptz', name: 'paid_at', nullable: true })
+  paidAt!: Date | null;
+
+  /** Refunds not failed (pending or succeeded): what is no longer refundable. */
+  @Column({ type: 'bigint', name: 'refund_reserved_centavos', transformer: bigintAsNumber })
+  refundReservedCentavos!: number;
+
+  /** Refunds that succeeded: the record's `refunded_centavos`. */
+  @Column({ type: 'bigint', name: 'refunded_centavos', transformer: bigintAsNumber })
+  refundedCentavos!: number;
+
   @Column({ type: 'jsonb', nullable: true })
   instructions!: PixInstructions | CryptoInstructions | null;
 

@@ -1,4 +1,5 @@
 import {
+  cryptoRefundRequested,
   changeCryptoRequestAmount,
   getCryptoRequestStatus,
   openCryptoRequest,
@@ -63,6 +64,8 @@ export class CryptoRail implements Rail {
   readonly method = 'crypto' as const;
   readonly openStatus = 'pending' as const;
   readonly reshowsInstructions = false;
+  readonly refundRequested = cryptoRefundRequested;
+  readonly refundWindowDays = null;
 
   constructor(private readonly caller: RailCaller) {}
 

@@ -1,4 +1,6 @@
 import {
+  PIX_REFUND_WINDOW_DAYS,
+  pixRefundRequested,
   changePixChargeAmount,
   getPixChargeStatus,
   openPixCharge,
@@ -54,6 +56,8 @@ export class PixRail implements Rail {
   readonly method = 'pix' as const;
   readonly openStatus = 'processing' as const;
   readonly reshowsInstructions = true;
+  readonly refundRequested = pixRefundRequested;
+  readonly refundWindowDays = PIX_REFUND_WINDOW_DAYS;
 
   constructor(
     private readonly caller: RailCaller,

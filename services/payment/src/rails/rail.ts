@@ -1,4 +1,6 @@
 import type {
+  MessageDefinition,
+  RefundRequested,
   CreatePayment,
   CryptoInstructions,
   PaymentMethod,
@@ -66,6 +68,10 @@ export interface Rail {
   readonly openStatus: Extract<PaymentStatus, 'pending' | 'processing'>;
   /** Whether every change of the payment shows its instructions again (a PIX code), not only a new amount's. */
   readonly reshowsInstructions: boolean;
+  /** The event that asks this rail to carry a refund out (emitted with the refund, from the outbox). */
+  readonly refundRequested: MessageDefinition<RefundRequested>;
+  /** How many days after payment the rail still refunds (PIX: the BCB's 90); null: no limit. */
+  readonly refundWindowDays: number | null;
   /** Refuses at once a create this rail cannot open (crypto without a token). */
   checkCreate(command: CreatePayment): void;
   open(payment: RailPayment, context: MessageContext): Promise<RailOpening>;

@@ -1,4 +1,11 @@
-import type { PaymentEventPayload, PaymentRecord, WebhookEventName } from '@gateway/contracts';
+import {
+  publicRefundRecord,
+  type PaymentEventPayload,
+  type PaymentRecord,
+  type PublicRefundRecord,
+  type RefundEventPayload,
+  type WebhookEventName,
+} from '@gateway/contracts';
 import { serviceSignature, standardWebhookHeaders } from '../domain/signature';
 
 /** The event names a webhook subscribes to, plus the one the test command sends. */
@@ -17,7 +24,7 @@ export type PublicPaymentRecord = Pick<
   | 'failure_reason'
   | 'created_at'
   | 'updated_at'
-> & { amount_brl: number; customer_id: string | null };
+> & { amount_brl: number; customer_id: string | null; refunded_amount_brl: number };
 
 /** What a `webhook.test` delivery carries: enough for the receiver to see which endpoint was tested. */
 export interface WebhookTestData {
@@ -31,7 +38,7 @@ export interface WebhookEvent {
   /** ISO 8601. */
   createdAt: string;
   businessId: string;
-  data: PublicPaymentRecord | WebhookTestData;
+  data: PublicPaymentRecord | PublicRefundRecord | WebhookTestData;
 }
 
 /** The HTTP edge's view of a payment: centavos become BRL, internal fields (fee, metadata) stay inside. */
@@ -47,6 +54,7 @@ export function publicPaymentRecord(record: PaymentRecord): PublicPaymentRecord 
     failure_code: record.failure_code,
     failure_reason: record.failure_reason,
     customer_id: record.customer_id ?? null,
+    refunded_amount_brl: (record.refunded_centavos ?? 0) / 100,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
@@ -60,6 +68,17 @@ export function paymentWebhookEvent(type: WebhookEventName, event: PaymentEventP
     createdAt: event.occurred_at,
     businessId: event.business_id,
     data: publicPaymentRecord(event.payment),
+  };
+}
+
+/** The webhook event for a `refund.*.v1` domain event: `data` is the refund record (decisions.md, "Refunds"). */
+export function refundWebhookEvent(type: WebhookEventName, event: RefundEventPayload): WebhookEvent {
+  return {
+    id: event.event_id,
+    type,
+    createdAt: event.occurred_at,
+    businessId: event.business_id,
+    data: publicRefundRecord(event.refund),
   };
 }
 

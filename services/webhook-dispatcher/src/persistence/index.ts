@@ -1,15 +1,30 @@
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { DeliveryEntity, type DeliveryStatus } from './delivery.entity';
 import { WebhookEntity, type WebhookStatus } from './webhook.entity';
+import { EventEntity } from './event.entity';
 import { Webhooks1732300006000 } from './migrations/1732300006000-webhooks';
 import { WebhookPages1732400060000 } from './migrations/1732400060000-webhook-pages';
 import { WebhookSecretRotation1732400090000 } from './migrations/1732400090000-webhook-secret-rotation';
+import { Events1732400130000 } from './migrations/1732400130000-events';
 
-export { DeliveryAttemptEntity, DeliveryEntity, WebhookEntity, type DeliveryStatus, type WebhookStatus };
+export {
+  DeliveryAttemptEntity,
+  DeliveryEntity,
+  EventEntity,
+  WebhookEntity,
+  type DeliveryStatus,
+  type WebhookStatus,
+};
 export * from './webhook-store';
+export * from './event-store';
 
 export const webhookDispatcherDatabase = {
   schema: 'webhook_dispatcher',
-  entities: [WebhookEntity, DeliveryEntity, DeliveryAttemptEntity],
-  migrations: [Webhooks1732300006000, WebhookPages1732400060000, WebhookSecretRotation1732400090000],
+  entities: [WebhookEntity, DeliveryEntity, DeliveryAttemptEntity, EventEntity],
+  migrations: [
+    Webhooks1732300006000,
+    WebhookPages1732400060000,
+    WebhookSecretRotation1732400090000,
+    Events1732400130000,
+  ],
 };

@@ -7,6 +7,12 @@
   /** Consecutive failed polls before the buyer is told the connection is unstable (polling goes on). */
   var POLL_FAILURES_BEFORE_NOTICE = 3;
   var NETWORK_ERROR = 'Não foi possível conectar. Verifique sua internet e tente novamente.';
+  /** What the buyer is told when the payment ended unpaid; each of these offers a new attempt. */
+  var ENDED_MESSAGES = {
+    expired: 'Pagamento expirado. O prazo para pagar terminou.',
+    failed: 'Pagamento não concluído. Nenhum valor foi cobrado por este pedido.',
+    cancelled: 'Pagamento cancelado pela loja. Nenhum valor foi cobrado; você pode tentar de novo.',
+  };
 
   var root = document.getElementById('checkout');
   if (!root) return;
@@ -206,16 +212,11 @@
           window.location.assign(data.return_url);
         }, REDIRECT_DELAY_MS);
       }
-    } else if (data.status === 'expired' || data.status === 'failed') {
+    } else if (ENDED_MESSAGES[data.status]) {
       session.done = true;
       el.pay.hidden = true;
       setState(data.status);
-      showStatus(
-        data.status === 'expired'
-          ? 'Pagamento expirado. O prazo para pagar terminou.'
-          : 'Pagamento não concluído. Nenhum valor foi cobrado por este pedido.',
-        'error',
-      );
+      showStatus(ENDED_MESSAGES[data.status], 'error');
       el.retry.hidden = false;
       el.retry.focus();
     } else if (el.status.getAttribute('data-tone') === 'warning') {

@@ -1,0 +1,81 @@
+import type { PaymentStatus, RefundRecord } from '@gateway/contracts';
+import { invalidStatusMessage } from './payment-status';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What a refund request is decided on: the payment as it is, under its lock. */
+export interface RefundablePayment {
+  status: PaymentStatus;
+  amountCentavos: number;
+  /** Refunds not failed: what is no longer refundable. */
+  refundReservedCentavos: number;
+  paidAt: Date | null;
+}
+
+export type RefundDecision =
+  | { ok: true; amountCentavos: number }
+  | { ok: false; code: 'INVALID_STATUS' | 'INVALID_AMOUNT' | 'REFUND_NOT_ALLOWED'; message: string };
+
+/**
+ * Whether a refund of `requested` centavos (null: the whole refundable rest) may be made now (decisions.md, "Refunds"):
+ * only of a paid payment, within the rail's window after payment (`windowDays`, null for none), and never past what
+ * refunds not failed have left.
+ */
+export function decideRefund(
+  payment: RefundablePayment,
+  requested: number | null,
+  windowDays: number | null,
+  now: Date,
+): RefundDecision {
+  if (payment.status !== 'paid')
+    return { ok: false, code: 'INVALID_STATUS', message: invalidStatusMessage(payment.status) };
+  const paidAt = payment.paidAt ?? now;
+  if (windowDays !== null && now.getTime() - paidAt.getTime() > windowDays * DAY_MS)
+    return {
+      ok: false,
+      code: 'REFUND_NOT_ALLOWED',
+      message: `O prazo de ${windowDays} dias para devolver este pagamento já passou.`,
+    };
+  const rest = payment.amountCentavos - payment.refundReservedCentavos;
+  const amountCentavos = requested ?? rest;
+  if (amountCentavos <= 0)
+    return { ok: false, code: 'INVALID_AMOUNT', message: 'Este pagamento já foi totalmente devolvido.' };
+  if (amountCentavos > rest)
+    return {
+      ok: false,
+      code: 'INVALID_AMOUNT',
+      message: `O valor excede o que ainda pode ser devolvido (${rest} centavos).`,
+    };
+  return { ok: true, amountCentavos };
+}
+
+/** A refund as this service stores it (the entity has this shape). */
+export interface StoredRefund {
+  id: string;
+  paymentId: string;
+  businessId: string;
+  method: RefundRecord['method'];
+  amountCentavos: number;
+  status: RefundRecord['status'];
+  reason: string | null;
+  failureReason: string | null;
+  externalId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function toRefundRecord(refund: StoredRefund): RefundRecord {
+  return {
+    refund_id: refund.id,
+    payment_id: refund.paymentId,
+    business_id: refund.businessId,
+    method: refund.method,
+    amount_centavos: refund.amountCentavos,
+    status: refund.status,
+    reason: refund.reason,
+    failure_reason: refund.failureReason,
+    external_id: refund.externalId,
+    created_at: refund.createdAt.toISOString(),
+    updated_at: refund.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,417 @@
+import {
+  createRefund,
+  cryptoRefundSettled,
+  cryptoRequestSettled,
+  getRefund,
+  listRefunds,
+  newPublicId,
+  pixChargePaid,
+  pixRefundSettled,
+  type CreateRefund,
+  type MessageDefinition,
+  type RefundRecord,
+  type RefundSettled,
+} from '@gateway/contracts';
+import { createEnvelope } from '@gateway/messaging';
+import { waitFor, waitForParkedMessages } from '@gateway/testkit';
+import {
+  create,
+  newBusiness,
+  readPayment,
+  startHarness,
+  waitForPaymentStatus,
+  type Harness,
+} from './support/harness';
+
+describe('refunds: opened under the payment lock, carried out by the rail, settled once', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness('payment-refunds');
+  });
+
+  afterAll(() => h.close());
+
+  const endToEndId = () =>
+    `E${newPublicId('e')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, 31)
+      .padEnd(31, '0')}`;
+
+  /** A PIX payment of `amount` centavos, paid in full. */
+  const paidPix = async (businessId: string, amount = 10000): Promise<string> => {
+    const view = await create(h.client, businessId, { amount_centavos: amount });
+    await h.client.publish(pixChargePaid, {
+      payment_id: view.payment.payment_id,
+      txid: view.payment.external_id!,
+      end_to_end_id: endToEndId(),
+      amount_centavos: amount,
+      paid_at: new Date().toISOString(),
+    });
+    await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
+    return view.payment.payment_id;
+  };
+
+  const refund = (command: Omit<CreateRefund, 'amount_centavos'> & { amount_centavos?: number | null }) =>
+    h.client.request(createRefund, command, { timeoutMs: 5000 });
+
+  const refundOk = async (command: Parameters<typeof refund>[0]): Promise<RefundRecord> => {
+    const reply = await refund(command);
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+    return reply.result;
+  };
+
+  /** The rail requests the service wrote to its outbox for a payment, in order. */
+  const railRequests = async (paymentId: string) => {
+    const rows: Array<{ name: string; payload: Record<string, unknown> }> = await h.service.dataSource.query(
+      `SELECT name, envelope->'payload' AS payload FROM outbox
+        WHERE name LIKE '%.refund.requested.v1' AND envelope->'payload'->>'payment_id' = $1 ORDER BY seq`,
+      [paymentId],
+    );
+    return rows;
+  };
+
+  const refundEvents = async (refundId: string) => {
+    const rows: Array<{ name: string; refund: RefundRecord }> = await h.service.dataSource.query(
+      `SELECT name, envelope->'payload'->'refund' AS refund FROM outbox
+        WHERE name LIKE 'refund.%' AND envelope->'payload'->'refund'->>'refund_id' = $1 ORDER BY seq`,
+      [refundId],
+    );
+    return rows;
+  };
+
+  const settle = async (settled: RefundSettled, definition = pixRefundSettled): Promise<void> => {
+    const messageId = newPublicId('msg');
+    await h.client.publish(definition, settled, { messageId });
+    await waitFor(
+      async () =>
+        (await h.service.dataSource.query('SELECT 1 FROM inbox WHERE message_id = $1', [messageId]))
+          .length === 1,
+      { what: 'the settlement handled' },
+    );
+  };
+
+  const readRefund = async (businessId: string, refundId: string) =>
+    h.client.request(getRefund, { business_id: businessId, refund_id: refundId }, { timeoutMs: 5000 });
+
+  test('a full PIX refund by default: pending, the PIX adapter asked, then succeeded with the payment refunded', async () => {
+    const businessId = await newBusiness(h.client);
+    const paymentId = await paidPix(businessId, 12345);
+    const opened = await refundOk({ business_id: businessId, payment_id: paymentId, reason: 'devolução' });
+    expect(opened).toMatchObject({
+      refund_id: expect.stringMatching(/^ref_/),
+      payment_id: paymentId,
+      business_id: businessId,
+      method: 'pix',
+      amount_centavos: 12345,
+      status: 'pending',
+      reason: 'devolução',
+      failure_reason: null,
+      external_id: null,
+    });
+    expect(await railRequests(paymentId)).toEqual([
+      {
+        name: 'pix.refund.requested.v1',
+        payload: {
+          refund_id: opened.refund_id,
+          payment_id: paymentId,
+          amount_centavos: 12345,
+          payment_amount_centavos: 12345,
+          reason: 'devolução',
+        },
+      },
+    ]);
+
+    await settle({
+      refund_id: opened.refund_id,
+      payment_id: paymentId,
+      outcome: 'succeeded',
+      external_id: 'D1234567890',
+      failure_reason: null,
+    });
+    const read = await readRefund(businessId, opened.refund_id);
+    expect(read).toMatchObject({ ok: true, result: { status: 'succeeded', external_id: 'D1234567890' } });
+    const { payment } = await readPayment(h.client, businessId, paymentId);
+    expect(payment).toMatchObject({ status: 'paid', refunded_centavos: 12345 });
+    expect((await refundEvents(opened.refund_id)).map((row) => row.name)).toEqual(['refund.succeeded.v1']);
+    // Nothing is left to refund.
+    expect(await refund({ business_id: businessId, payment_id: paymentId })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_AMOUNT' },
+    });
+  });
+
+  test('partial refunds add up to the amount and no further; a failed one frees its share', async () => {
+    const businessId = await newBusiness(h.client);
+    const paymentId = await paidPix(businessId, 10000);
+    const first = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 3000 });
+    const second = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 7000 });
+    expect(
+      await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 100 }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_AMOUNT', message: expect.stringContaining('0 centavos') },
+    });
+    await settle({
+      refund_id: second.refund_id,
+      payment_id: paymentId,
+      outcome: 'failed',
+      external_id: 'D2',
+      failure_reason: 'NAO_REALIZADO',
+    });
+    expect(await readRefund(businessId, second.refund_id)).toMatchObject({
+      ok: true,
+      result: { status: 'failed', failure_reason: 'NAO_REALIZADO' },
+    });
+    expect((await refundEvents(second.refund_id)).map((row) => row.name)).toEqual(['refund.failed.v1']);
+    // The failed 7000 is refundable again; the pending 3000 is not.
+    expect(
+      await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 7001 }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_AMOUNT' } });
+    const third = await refundOk({ business_id: businessId, payment_id: paymentId });
+    expect(third.amount_centavos).toBe(7000);
+    await settle({
+      refund_id: first.refund_id,
+      payment_id: paymentId,
+      outcome: 'succeeded',
+      external_id: 'D1',
+      failure_reason: null,
+    });
+    await settle({
+      refund_id: third.refund_id,
+      payment_id: paymentId,
+      outcome: 'succeeded',
+      external_id: 'D3',
+      failure_reason: null,
+    });
+    expect((await readPayment(h.client, businessId, paymentId)).payment.refunded_centavos).toBe(10000);
+
+    const page = await h.client.request(
+      listRefunds,
+      { business_id: businessId, payment_id: paymentId, limit: 2 },
+      { timeoutMs: 5000 },
+    );
+    if (!page.ok) throw new Error(JSON.stringify(page.error));
+    expect(page.result.data.map((r) => r.refund_id)).toEqual([third.refund_id, second.refund_id]);
+    expect(page.result.has_more).toBe(true);
+    const rest = await h.client.request(
+      listRefunds,
+      { business_id: businessId, payment_id: paymentId, limit: 2, starting_after: second.refund_id },
+      { timeoutMs: 5000 },
+    );
+    expect(rest).toMatchObject({ ok: true, result: { has_more: false } });
+    if (rest.ok) expect(rest.result.data.map((r) => r.refund_id)).toEqual([first.refund_id]);
+  });
+
+  test('only a paid payment is refunded; another business, unknown ids and amounts out of bounds are refused', async () => {
+    const businessId = await newBusiness(h.client);
+    const open = await create(h.client, businessId);
+    expect(await refund({ business_id: businessId, payment_id: open.payment.payment_id })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('processing') },
+    });
+    const paymentId = await paidPix(businessId, 5000);
+    const stranger = await newBusiness(h.client);
+    expect(await refund({ business_id: stranger, payment_id: paymentId })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    expect(await refund({ business_id: businessId, payment_id: newPublicId('pay') })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    expect(
+      await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 5001 }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_AMOUNT' } });
+    const mine = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 100 });
+    expect(await readRefund(stranger, mine.refund_id)).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    expect(
+      await h.client.request(
+        listRefunds,
+        { business_id: stranger, payment_id: paymentId },
+        { timeoutMs: 5000 },
+      ),
+    ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+
+  test('a PIX paid over 90 days ago is REFUND_NOT_ALLOWED; a crypto payment as old is still refunded', async () => {
+    const businessId = await newBusiness(h.client);
+    const pixId = await paidPix(businessId);
+    const crypto = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    await h.client.publish(cryptoRequestSettled, {
+      payment_id: crypto.payment.payment_id,
+      reference: crypto.payment.external_id!,
+      signature: newPublicId('sig'),
+      received_base_units: '1000000',
+      excess_base_units: '0',
+      settled_at: new Date().toISOString(),
+    });
+    await waitForPaymentStatus(h.client, businessId, crypto.payment.payment_id, 'paid');
+    // The PIX refund window is counted from the payment, as the BCB counts it from the Pix settlement.
+    await h.service.dataSource.query(`ALTER TABLE payments DISABLE TRIGGER payments_final_rows_frozen`);
+    await h.service.dataSource.query(
+      `UPDATE payments SET paid_at = now() - interval '91 days' WHERE id = ANY($1)`,
+      [[pixId, crypto.payment.payment_id]],
+    );
+    await h.service.dataSource.query(`ALTER TABLE payments ENABLE TRIGGER payments_final_rows_frozen`);
+    expect(await refund({ business_id: businessId, payment_id: pixId })).toMatchObject({
+      ok: false,
+      error: { code: 'REFUND_NOT_ALLOWED', message: expect.stringContaining('90 dias') },
+    });
+    const cryptoRefund = await refundOk({
+      business_id: businessId,
+      payment_id: crypto.payment.payment_id,
+      amount_centavos: 2500,
+    });
+    expect(cryptoRefund.method).toBe('crypto');
+    expect(await railRequests(crypto.payment.payment_id)).toEqual([
+      expect.objectContaining({ name: 'crypto.refund.requested.v1' }),
+    ]);
+    await settle(
+      {
+        refund_id: cryptoRefund.refund_id,
+        payment_id: crypto.payment.payment_id,
+        outcome: 'succeeded',
+        external_id: 'signature',
+        failure_reason: null,
+      },
+      cryptoRefundSettled,
+    );
+    expect(
+      (await readPayment(h.client, businessId, crypto.payment.payment_id)).payment.refunded_centavos,
+    ).toBe(2500);
+  });
+
+  test('many refunds racing never reserve more than the paid amount (many tries)', async () => {
+    const businessId = await newBusiness(h.client);
+    for (let round = 0; round < 4; round += 1) {
+      const paymentId = await paidPix(businessId, 1000);
+      const replies = await Promise.all(
+        Array.from({ length: 16 }, () =>
+          refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 300 }),
+        ),
+      );
+      const accepted = replies.filter((reply) => reply.ok);
+      expect(accepted).toHaveLength(3);
+      expect(replies.filter((reply) => !reply.ok && reply.error.code === 'INVALID_AMOUNT')).toHaveLength(13);
+      const [sums] = await h.service.dataSource.query(
+        `SELECT refund_reserved_centavos::int AS reserved, (SELECT sum(amount_centavos)::int FROM refunds
+            WHERE payment_id = $1 AND status <> 'failed') AS refunds FROM payments WHERE id = $1`,
+        [paymentId],
+      );
+      expect(sums).toEqual({ reserved: 900, refunds: 900 });
+    }
+  });
+
+  test('the database refuses a refund past the amount, a settled refund changing, and one born settled', async () => {
+    const businessId = await newBusiness(h.client);
+    const paymentId = await paidPix(businessId, 1000);
+    const opened = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 600 });
+    const db = h.service.dataSource;
+    await expect(
+      db.query(`UPDATE payments SET refund_reserved_centavos = 1001 WHERE id = $1`, [paymentId]),
+    ).rejects.toThrow(/payments_refunds_within_amount/);
+    await expect(
+      db.query(
+        `INSERT INTO refunds (id, payment_id, business_id, method, amount_centavos, status, created_at, updated_at)
+         VALUES ($1, $2, $3, 'pix', 100, 'succeeded', now(), now())`,
+        [newPublicId('ref'), paymentId, businessId],
+      ),
+    ).rejects.toThrow(/starts pending/);
+    await settle({
+      refund_id: opened.refund_id,
+      payment_id: paymentId,
+      outcome: 'succeeded',
+      external_id: 'D',
+      failure_reason: null,
+    });
+    await expect(
+      db.query(`UPDATE refunds SET status = 'failed' WHERE id = $1`, [opened.refund_id]),
+    ).rejects.toThrow(/final/);
+    await expect(db.query(`DELETE FROM refunds WHERE id = $1`, [opened.refund_id])).rejects.toThrow(/final/);
+  });
+
+  test('a settlement delivered twice, or its opposite afterwards, changes nothing more', async () => {
+    const businessId = await newBusiness(h.client);
+    const paymentId = await paidPix(businessId, 2000);
+    const opened = await refundOk({ business_id: businessId, payment_id: paymentId });
+    const settled: RefundSettled = {
+      refund_id: opened.refund_id,
+      payment_id: paymentId,
+      outcome: 'succeeded',
+      external_id: 'D9',
+      failure_reason: null,
+    };
+    const messageId = newPublicId('msg');
+    await h.client.publish(pixRefundSettled, settled, { messageId });
+    await h.client.publish(pixRefundSettled, settled, { messageId });
+    await settle(settled);
+    await settle({ ...settled, outcome: 'failed', failure_reason: 'late word' });
+    expect((await refundEvents(opened.refund_id)).map((row) => row.name)).toEqual(['refund.succeeded.v1']);
+    expect((await readPayment(h.client, businessId, paymentId)).payment.refunded_centavos).toBe(2000);
+    expect(await readRefund(businessId, opened.refund_id)).toMatchObject({
+      ok: true,
+      result: { status: 'succeeded', failure_reason: null },
+    });
+  });
+
+  test('the same create delivered twice opens one refund', async () => {
+    const businessId = await newBusiness(h.client);
+    const paymentId = await paidPix(businessId, 2000);
+    const messageId = newPublicId('msg');
+    const send = () =>
+      h.client.request(
+        createRefund,
+        { business_id: businessId, payment_id: paymentId, amount_centavos: 500 },
+        { timeoutMs: 5000, messageId },
+      );
+    const first = await send();
+    const second = await send();
+    expect(first.ok).toBe(true);
+    expect(second).toEqual(first);
+    expect(await railRequests(paymentId)).toHaveLength(1);
+  });
+
+  test('a poison settlement is parked, not retried; after losing its broker connection settlements apply again', async () => {
+    const envelope = createEnvelope(pixRefundSettled as MessageDefinition<unknown>, {
+      refund_id: newPublicId('ref'),
+      payment_id: newPublicId('pay'),
+      outcome: 'succeeded',
+      external_id: null,
+      failure_reason: null,
+    });
+    await h.client.publishEnvelope(
+      { ...envelope, payload: { ...(envelope.payload as object), outcome: 'maybe' } },
+      {},
+    );
+    const parked = await waitForParkedMessages(
+      `${h.env.config.AMQP_PREFIX}payment.events.parking`,
+      'the parked settlement',
+    );
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('outcome') }),
+    ]);
+
+    const businessId = await newBusiness(h.client);
+    const paymentId = await paidPix(businessId, 2000);
+    const opened = await refundOk({ business_id: businessId, payment_id: paymentId });
+    h.service.broker.dropConnectionForTesting();
+    await h.client.publish(pixRefundSettled, {
+      refund_id: opened.refund_id,
+      payment_id: paymentId,
+      outcome: 'succeeded',
+      external_id: 'D',
+      failure_reason: null,
+    });
+    await waitFor(
+      async () => {
+        const reply = await readRefund(businessId, opened.refund_id);
+        return reply.ok && reply.result.status === 'succeeded';
+      },
+      { what: 'the refund settled after reconnecting' },
+    );
+  });
+});

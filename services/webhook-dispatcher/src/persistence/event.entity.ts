@@ -1,0 +1,22 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { WebhookEventName } from '@gateway/contracts';
+
+/** A public event as its webhooks receive it (migration 1732400130000). */
+@Entity({ name: 'events' })
+export class EventEntity {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ type: 'text', name: 'business_id' })
+  businessId!: string;
+
+  @Column({ type: 'text' })
+  type!: WebhookEventName;
+
+  @Column({ type: 'timestamptz', name: 'created_at' })
+  createdAt!: Date;
+
+  /** The serialized delivery body, byte for byte what deliveries send. */
+  @Column({ type: 'text' })
+  body!: string;
+}

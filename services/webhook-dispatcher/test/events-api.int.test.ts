@@ -1,0 +1,247 @@
+import {
+  getEvent,
+  listEvents,
+  newPublicId,
+  paymentCancelled,
+  paymentConfirmed,
+  paymentCreated,
+  refundFailed,
+  refundSucceeded,
+  type MessageDefinition,
+  type PublicEvent,
+  type RefundEventPayload,
+} from '@gateway/contracts';
+import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { eventPurge } from '../src/events/event-retention';
+import { answers } from './support/receiver';
+import { Harness } from './support/harness';
+
+describe('the events API: every public event of the last 30 days, as its webhooks receive it', () => {
+  let harness: Harness;
+  let dispatcher: ServiceRuntime;
+
+  beforeAll(async () => {
+    harness = await Harness.create('webhook-events-api');
+    dispatcher = await harness.startDispatcher();
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const list = async (businessId: string, query: Record<string, unknown> = {}) => {
+    const reply = await harness.client.request(
+      listEvents,
+      { business_id: businessId, ...query },
+      { timeoutMs: 5000 },
+    );
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+    return reply.result;
+  };
+
+  const stored = async (eventIds: string[]) =>
+    waitFor(
+      async () =>
+        (
+          await harness.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE id = ANY($1)', [
+            eventIds,
+          ])
+        )[0]!.n === eventIds.length,
+      { what: `${eventIds.length} event(s) kept` },
+    );
+
+  const refundPayload = (businessId: string, status: 'succeeded' | 'failed'): RefundEventPayload => ({
+    event_id: newPublicId('evt'),
+    business_id: businessId,
+    occurred_at: new Date().toISOString(),
+    refund: {
+      refund_id: newPublicId('ref'),
+      payment_id: newPublicId('pay'),
+      business_id: businessId,
+      method: 'pix',
+      amount_centavos: 2550,
+      status,
+      reason: null,
+      failure_reason: status === 'failed' ? 'NAO_REALIZADO' : null,
+      external_id: 'D0123456789',
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    },
+  });
+
+  test('lists newest first a page at a time, filters by type, and reads one event with the webhook body', async () => {
+    const businessId = newPublicId('biz');
+    const published: string[] = [];
+    for (const definition of [paymentCreated, paymentConfirmed, paymentCancelled]) {
+      const { payload } = await harness.publishPaymentEvent(definition, businessId);
+      published.push(payload.event_id);
+      await stored([payload.event_id]);
+    }
+    const refund = refundPayload(businessId, 'succeeded');
+    await harness.client.publish(refundSucceeded, refund);
+    published.push(refund.event_id);
+    await stored(published);
+    await harness.publishPaymentEvent(paymentCreated, newPublicId('biz'));
+
+    const first = await list(businessId, { limit: 3 });
+    expect(first.data.map((event) => event.id)).toEqual([...published].reverse().slice(0, 3));
+    expect(first.has_more).toBe(true);
+    const rest = await list(businessId, { limit: 3, starting_after: first.data[2]!.id });
+    expect(rest).toEqual({ data: [expect.objectContaining({ id: published[0] })], has_more: false });
+
+    const refunds = await list(businessId, { type: 'refund.succeeded' });
+    expect(refunds.data).toEqual([
+      {
+        id: refund.event_id,
+        type: 'refund.succeeded',
+        created_at: refund.occurred_at,
+        business_id: businessId,
+        data: {
+          refund_id: refund.refund.refund_id,
+          payment_id: refund.refund.payment_id,
+          amount_brl: 25.5,
+          status: 'succeeded',
+          reason: null,
+          failure_reason: null,
+          external_id: 'D0123456789',
+          created_at: refund.refund.created_at,
+          updated_at: refund.refund.updated_at,
+        },
+      },
+    ]);
+    const one = await harness.client.request(
+      getEvent,
+      { business_id: businessId, event_id: published[1]! },
+      { timeoutMs: 5000 },
+    );
+    expect(one).toMatchObject({
+      ok: true,
+      result: { id: published[1], type: 'payment.confirmed', data: { amount_brl: 50.5 } },
+    });
+  });
+
+  test('another business never sees an event: its list is empty, its read NOT_FOUND, its cursor refused', async () => {
+    const owner = newPublicId('biz');
+    const { payload } = await harness.publishPaymentEvent(paymentConfirmed, owner);
+    await stored([payload.event_id]);
+    const stranger = newPublicId('biz');
+    expect(await list(stranger)).toEqual({ data: [], has_more: false });
+    expect(
+      await harness.client.request(
+        getEvent,
+        { business_id: stranger, event_id: payload.event_id },
+        { timeoutMs: 5000 },
+      ),
+    ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(
+      await harness.client.request(
+        listEvents,
+        { business_id: stranger, starting_after: payload.event_id },
+        { timeoutMs: 5000 },
+      ),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_FIELDS' } });
+  });
+
+  test('an event over 30 days old is no longer shown, and the purge deletes it', async () => {
+    const businessId = newPublicId('biz');
+    const old = await harness.publishPaymentEvent(paymentConfirmed, businessId);
+    const recent = await harness.publishPaymentEvent(paymentCreated, businessId);
+    await stored([old.payload.event_id, recent.payload.event_id]);
+    await harness.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE id = $1`, [
+      old.payload.event_id,
+    ]);
+    expect((await list(businessId)).data.map((event: PublicEvent) => event.id)).toEqual([
+      recent.payload.event_id,
+    ]);
+    expect(
+      await harness.client.request(
+        getEvent,
+        { business_id: businessId, event_id: old.payload.event_id },
+        { timeoutMs: 5000 },
+      ),
+    ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+
+    const purge = eventPurge(dispatcher.dataSource, { logger: dispatcher.logger, intervalMs: 50 });
+    purge.start();
+    try {
+      await waitFor(
+        async () =>
+          (await harness.query('SELECT 1 FROM events WHERE id = $1', [old.payload.event_id])).length === 0,
+        { what: 'the old event purged' },
+      );
+    } finally {
+      await purge.stop();
+    }
+    expect(await harness.query('SELECT 1 FROM events WHERE id = $1', [recent.payload.event_id])).toHaveLength(
+      1,
+    );
+  });
+
+  test('refund events reach the webhooks subscribed to them, once, signed like payment events', async () => {
+    const businessId = newPublicId('biz');
+    const path = `/refunds/${newPublicId('p')}`;
+    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)), [
+      'refund.failed',
+    ]);
+    const failed = refundPayload(businessId, 'failed');
+    const envelope = createEnvelope(refundFailed, failed);
+    await harness.client.publishEnvelope(envelope, {});
+    await harness.client.publishEnvelope(envelope, {});
+    const succeeded = refundPayload(businessId, 'succeeded');
+    await harness.client.publish(refundSucceeded, succeeded);
+    await stored([failed.event_id, succeeded.event_id]);
+    await waitFor(() => harness.receiver.hitsTo(path).length > 0, { what: 'the refund.failed delivery' });
+    const hits = harness.receiver.hitsTo(path);
+    expect(hits.map((hit) => JSON.parse(hit.body.toString('utf8')))).toEqual([
+      expect.objectContaining({
+        id: failed.event_id,
+        type: 'refund.failed',
+        data: expect.objectContaining({ status: 'failed', failure_reason: 'NAO_REALIZADO' }),
+      }),
+    ]);
+    expect(hits[0]!.headers['webhook-id']).toBe(failed.event_id);
+  });
+
+  test('a poison refund event is parked, not retried, and is not kept', async () => {
+    const envelope = createEnvelope(
+      refundSucceeded as MessageDefinition<unknown>,
+      refundPayload(newPublicId('biz'), 'succeeded'),
+    );
+    await harness.client.publishEnvelope(
+      { ...envelope, payload: { ...(envelope.payload as object), refund: { amount_centavos: 'all' } } },
+      {},
+    );
+    const parked = await waitForParkedMessages(
+      `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.events.parking`,
+      'the parked refund event',
+    );
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('refund') }),
+    ]);
+    expect(
+      await harness.query('SELECT 1 FROM events WHERE id = $1', [
+        (envelope.payload as RefundEventPayload).event_id,
+      ]),
+    ).toEqual([]);
+  });
+
+  test('after losing its broker connection the dispatcher keeps events and answers the API again', async () => {
+    const businessId = newPublicId('biz');
+    dispatcher.broker.dropConnectionForTesting();
+    const { payload } = await harness.publishPaymentEvent(paymentCancelled, businessId);
+    await stored([payload.event_id]);
+    const page = await waitFor(
+      async () => {
+        const reply = await harness.client.request(
+          listEvents,
+          { business_id: businessId },
+          { timeoutMs: 1000 },
+        );
+        return reply.ok && reply.result;
+      },
+      { what: 'the list answered after reconnecting' },
+    );
+    expect(page.data.map((event) => event.type)).toEqual(['payment.cancelled']);
+  });
+});
