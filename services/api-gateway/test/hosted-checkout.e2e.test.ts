@@ -130,6 +130,31 @@ describe('hosted checkout in a real browser', () => {
     await page.screenshot({ path: join(artifacts, 'usdc-2-returned-to-shop.png') });
   }, 90_000);
 
+  test('a payment the shop cancels shows as cancelled, and the buyer can start a new attempt and pay it', async () => {
+    const checkout = await newCheckout('Açaí cancelado');
+    const page = await phonePage();
+    await page.goto(`${stack.gatewayUrl}/c/${checkout.slug}`);
+    await page.click('#pay-pix');
+    await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
+    const first = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
+    const cancelledId = first.sessions[0].payment_id as string;
+    await call(`/v1/payments/${cancelledId}/cancel`, { method: 'POST' });
+
+    await page.locator('#retry').waitFor({ state: 'visible', timeout: 30_000 });
+    await expect(page.locator('#status').textContent()).resolves.toContain('cancelado');
+    await expect(page.locator('#checkout').getAttribute('data-state')).resolves.toBe('cancelled');
+    await page.screenshot({ path: join(artifacts, 'cancelled-1-offered-again.png'), fullPage: true });
+    const after = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
+    expect(after.sessions[0]).toMatchObject({ payment_id: cancelledId, status: 'cancelled' });
+
+    await page.click('#retry');
+    await page.click('#pay-pix');
+    await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
+    const retried = await payLatestSession(checkout.checkout_id);
+    expect(retried).not.toBe(cancelledId);
+    await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
+  }, 90_000);
+
   test('an unknown checkout link shows a proper 404 page', async () => {
     const page = await phonePage();
     const response = await page.goto(`${stack.gatewayUrl}/c/nao-existe-${Date.now()}`);

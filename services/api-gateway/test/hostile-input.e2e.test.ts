@@ -334,6 +334,11 @@ describe('hostile input through the whole stack', () => {
     ['POST', (id) => `/v1/webhook/${id}/test`, undefined],
     ['POST', (id) => `/v1/webhook/${id}/rotate-secret`, undefined],
     ['POST', (id) => `/v1/webhook/wh_abcdefghijklmnopqrstuvwx/deliveries/${id}/retry`, undefined],
+    ['POST', (id) => `/v1/payments/${id}/cancel`, undefined],
+    ['POST', (id) => `/v1/payments/${id}/refunds`, '{}'],
+    ['GET', (id) => `/v1/payments/${id}/refunds`, undefined],
+    ['GET', (id) => `/v1/refunds/${id}`, undefined],
+    ['GET', (id) => `/v1/events/${id}`, undefined],
   ];
 
   /** Path ids that cannot be any resource's: NUL, malformed or invalid percent-encoding, raw bytes, sizes, shapes. */
@@ -524,6 +529,12 @@ describe('hostile input through the whole stack', () => {
       () => asAdmin(),
     ],
     ['POST', '/c/{slug}/sessions', () => `/c/${a.slug}/sessions`, () => ({})],
+    [
+      'POST',
+      '/v1/payments/{id}/refunds (Idempotency-Key)',
+      () => `/v1/payments/${a.pixId}/refunds`,
+      () => asA({ 'idempotency-key': randomUUID() }),
+    ],
   ];
 
   describe('hostile bodies are clean 4xx on every route that takes a body', () => {
@@ -952,6 +963,11 @@ describe('hostile input through the whole stack', () => {
     ['/v1/webhook/{id}', () => `/v1/webhook/${a.webhookId}`, ['DELETE'], () => asA()],
     ['/v1/webhook/{id}/deliveries', () => `/v1/webhook/${a.webhookId}/deliveries`, ['GET'], () => asA()],
     ['/v1/webhook/{id}/test', () => `/v1/webhook/${a.webhookId}/test`, ['POST'], () => asA()],
+    ['/v1/payments/{id}/cancel', () => `/v1/payments/${a.pixId}/cancel`, ['POST'], () => asA()],
+    ['/v1/payments/{id}/refunds', () => `/v1/payments/${a.pixId}/refunds`, ['GET', 'POST'], () => asA()],
+    ['/v1/refunds/{id}', () => '/v1/refunds/ref_abcdefghijklmnopqrstuvwx', ['GET'], () => asA()],
+    ['/v1/events', () => '/v1/events', ['GET'], () => asA()],
+    ['/v1/events/{id}', () => '/v1/events/evt_abcdefghijklmnopqrstuvwx', ['GET'], () => asA()],
     ['/admin/v1/businesses', () => '/admin/v1/businesses', ['POST'], () => asAdmin()],
     ['/admin/v1/businesses/{id}', () => `/admin/v1/businesses/${a.businessId}`, ['GET'], () => asAdmin()],
     [
@@ -1046,6 +1062,9 @@ describe('hostile input through the whole stack', () => {
         () => `/v1/webhook/${a.webhookId}/rotate-secret`,
         undefined,
       ],
+      ['POST', 'a cancel of its payment', () => `/v1/payments/${a.pixId}/cancel`, undefined],
+      ['POST', 'a refund of its payment', () => `/v1/payments/${a.pixId}/refunds`, '{"amount":100}'],
+      ['GET', "its payment's refunds", () => `/v1/payments/${a.pixId}/refunds`, undefined],
     ] as const)('%s of %s is NOT_FOUND', async (method, _what, path, body) => {
       expectError(
         await hit(method, path(), body === undefined ? { headers: asB() } : withJson(asB(), body)),

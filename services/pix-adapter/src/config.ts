@@ -56,8 +56,10 @@ export interface PixAdapterConfig {
   EXPIRY_SWEEP_INTERVAL_MS: number;
   /** A charge still unpaid this long after it was opened is re-read at the PSP (its callback may be lost), and again each time as long after. */
   CALLBACK_OVERDUE_SECONDS: number;
-  /** Pause between passes of the overdue-callback poll. */
+  /** Pause between passes of the overdue-callback polls (charges and devoluções). */
   CALLBACK_POLL_INTERVAL_MS: number;
+  /** A devolução not settled this long after its last change is re-read at the PSP (its callback may be lost), and again each time as long after. */
+  DEVOLUCAO_OVERDUE_SECONDS: number;
 }
 
 const schema = Joi.object<PixAdapterConfig>({
@@ -105,6 +107,7 @@ const schema = Joi.object<PixAdapterConfig>({
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
   CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
   CALLBACK_POLL_INTERVAL_MS: Joi.number().integer().min(50).default(15000),
+  DEVOLUCAO_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
 }).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
 
 /** The variables this service reads (the launcher hands it these and no others). */

@@ -3,6 +3,8 @@ import {
   changePixChargeAmount,
   getPixChargeStatus,
   openPixCharge,
+  paymentCancelled,
+  pixRefundRequested,
   simulatePixOutcome,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
@@ -15,17 +17,21 @@ import { CallbackProcessor } from './callbacks/callback-processor';
 import { startCallbackServer } from './callbacks/callback-server';
 import { ExpirySweeper } from './expiry-sweeper';
 import { OverdueCallbackPoll } from './overdue-callback-poll';
+import { OverdueDevolucaoPoll } from './devolucao-poll';
 import { registerWebhook } from './webhook-registration';
 import { handleOpenCharge } from './handlers/pix.charge.open.v1';
 import { handleChangeChargeAmount } from './handlers/pix.charge.change-amount.v1';
 import { handleSimulateOutcome } from './handlers/pix.charge.simulate.v1';
 import { handleChargeStatus } from './handlers/pix.charge.status.v1';
+import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
+import { handleRefundRequested } from './handlers/pix.refund.requested.v1';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
   callbackUrl: string;
   sweeper: ExpirySweeper;
   overdueCallbackPoll: OverdueCallbackPoll;
+  overdueDevolucaoPoll: OverdueDevolucaoPoll;
 }
 
 function mutualTls(config: PixAdapterConfig): ApiPixClientConfig['mTLS'] {
@@ -111,6 +117,19 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       logger,
     }),
   });
+  await broker.consumeEvents('pix-adapter', [paymentCancelled.name, pixRefundRequested.name], {
+    [paymentCancelled.name]: handlePaymentCancelled({
+      dataSource,
+      uow: runtime.unitOfWork(paymentCancelled.name),
+      psp,
+    }),
+    [pixRefundRequested.name]: handleRefundRequested({
+      dataSource,
+      uow: runtime.unitOfWork(pixRefundRequested.name),
+      psp,
+      logger,
+    }),
+  });
   sweeper.start();
   runtime.onStop(() => sweeper.stop());
   const overdueCallbackPoll = new OverdueCallbackPoll({
@@ -123,7 +142,17 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   });
   overdueCallbackPoll.start();
   runtime.onStop(() => overdueCallbackPoll.stop());
-  return Object.assign(runtime, { callbackUrl, sweeper, overdueCallbackPoll });
+  const overdueDevolucaoPoll = new OverdueDevolucaoPoll({
+    dataSource,
+    uow: runtime.unitOfWork('pix-overdue-devolucao-poll'),
+    psp,
+    overdueSeconds: config.DEVOLUCAO_OVERDUE_SECONDS,
+    intervalMs: config.CALLBACK_POLL_INTERVAL_MS,
+    logger,
+  });
+  overdueDevolucaoPoll.start();
+  runtime.onStop(() => overdueDevolucaoPoll.stop());
+  return Object.assign(runtime, { callbackUrl, sweeper, overdueCallbackPoll, overdueDevolucaoPoll });
 }
 
 if (require.main === module) {

@@ -198,7 +198,7 @@ describe('ApiPixClient against the PSP simulator', () => {
 
     expect(tokenRequests).toHaveLength(1);
     expect(new URLSearchParams(tokenRequests[0]).get('scope')).toBe(
-      'cob.write cob.read payloadlocation.write webhook.write',
+      'cob.write cob.read payloadlocation.write webhook.write pix.write pix.read',
     );
   });
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { createPspSimulator } from '@gateway/psp-simulator';
+import { FAILING_DEVOLUCAO_DESCRICAO, createPspSimulator } from '@gateway/psp-simulator';
 import { ApiPixSpec } from '@gateway/psp-simulator/test/support/api-pix-spec';
 import {
   type RecordingProxy,
@@ -173,6 +173,51 @@ describe('what the adapter sends and the simulator answers, checked against API 
       .flatMap(({ method, path }) => spec.scopesOf(method, path));
     expect(needed).toContain('payloadlocation.write');
     expect(needed.filter((scope) => !granted.includes(scope))).toEqual([]);
+  });
+
+  it('a cob removed by its receiver (and the removal replayed); a paid Pix refunded in part, replayed, read, refused over its value, not carried out; and the callbacks of its devoluções', async () => {
+    const recorded = await recordedPsp();
+    const { client, pixKey } = recorded;
+    await client.registerWebhook(pixKey, recorded.receiverUrl);
+    const removed = newTxid();
+    await client.createCharge(removed, charge(pixKey));
+    const removal = await client.removeCharge(removed);
+    const replayedRemoval = await client.removeCharge(removed);
+    const paid = newTxid();
+    await client.createCharge(paid, charge(pixKey, 5000));
+    await sandboxPay(recorded, paid);
+    await waitFor(async () => recorded.callbacks.length === 1, { what: 'the payment callback' });
+    const [pix] = (await client.getCharge(paid)).pix!;
+    const endToEndId = pix!.endToEndId;
+    const first = await client.requestDevolucao(endToEndId, 'devolucao1', {
+      valorCentavos: 1000,
+      descricao: 'Troca',
+    });
+    const replayed = await client.requestDevolucao(endToEndId, 'devolucao1', {
+      valorCentavos: 1000,
+      descricao: 'Troca',
+    });
+    const failing = await client.requestDevolucao(endToEndId, 'devolucao2', {
+      valorCentavos: 500,
+      descricao: FAILING_DEVOLUCAO_DESCRICAO,
+    });
+    const overValue = await failure(
+      client.requestDevolucao(endToEndId, 'devolucao3', { valorCentavos: 4500 }),
+    );
+    await waitFor(async () => recorded.callbacks.length === 3, { what: 'the callbacks of both devoluções' });
+    const settled = await client.getDevolucao(endToEndId, 'devolucao1');
+
+    expect(removal).toMatchObject({ txid: removed, status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
+    expect(replayedRemoval).toMatchObject({ status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
+    expect(first).toMatchObject({ id: 'devolucao1', valor: '10.00', status: 'EM_PROCESSAMENTO' });
+    expect(replayed.rtrId).toBe(first.rtrId);
+    expect(failing).toMatchObject({ status: 'EM_PROCESSAMENTO' });
+    expect(overValue).toMatchObject({ kind: 'invalid', status: 400 });
+    expect(settled).toMatchObject({ status: 'DEVOLVIDO', horario: { liquidacao: expect.any(String) } });
+    expect(violationsOf(recorded, new Set())).toEqual([]);
+    const tokenRequest = recorded.proxy.exchanges.find((exchange) => exchange.url === '/oauth/token')!;
+    const granted = new URLSearchParams(tokenRequest.body).get('scope')!.split(' ');
+    expect(granted).toEqual(expect.arrayContaining(['pix.write', 'pix.read']));
   });
 
   it('the answers a PSP gives when it refuses: unknown txid, foreign key, a concluded cob, a bad token', async () => {

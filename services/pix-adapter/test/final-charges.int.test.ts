@@ -28,7 +28,7 @@ describe('a PIX charge in a final status never changes', () => {
   const update = (txid: string, set: string) =>
     dataSource.query(`UPDATE charges SET ${set} WHERE txid = $1`, [txid]);
 
-  test.each(['paid', 'expired', 'failed'])(
+  test.each(['paid', 'expired', 'failed', 'cancelled'])(
     'a charge that became %s keeps its status, amount, payer and BR Code; its updated_at and claim may still move',
     async (finalStatus) => {
       const txid = `tx${finalStatus}${Date.now()}`;

@@ -2,10 +2,11 @@ import type { DataSource } from 'typeorm';
 import type { UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { pixAmountToCentavos } from '../domain/amount';
-import { ChargeEntity } from '../persistence';
+import { ChargeEntity, PixRefundEntity } from '../persistence';
 import type { ApiPixClient } from '../psp/api-pix-client';
 import type { PspCallbackItem } from '../psp/callback';
 import { applyConfirmedPix, recordUnverifiedPix, type ReceivedPixOutcome } from '../received-pix';
+import { followDevolucao } from '../refunds';
 
 export interface CallbackProcessorDeps {
   dataSource: DataSource;
@@ -30,24 +31,35 @@ export class CallbackProcessor {
   async process(items: PspCallbackItem[]): Promise<ReceivedPixOutcome[]> {
     const outcomes: ReceivedPixOutcome[] = [];
     for (const item of items) {
+      // A Pix reported again with its devoluções is the same Pix: applied once by endToEndId, never a new payment.
       outcomes.push(await this.processItem(item));
-      this.noteDevolucoes(item);
+      await this.followDevolucoes(item);
     }
     return outcomes;
   }
 
   /**
-   * The PSP calls back with a Pix's `devolucoes` when one of its refunds ends. The gateway asks for no refund yet,
-   * so there is nothing of ours to update: they are logged and counted, not passed on. Refunds, when they come,
-   * follow each devolução by `GET /pix/{e2eid}/devolucao/{id}` and take this callback as their trigger.
+   * The PSP calls back with a Pix's `devolucoes` when one of its refunds ends. Each final one that is a refund of ours
+   * still open is re-read at the PSP (`GET /pix/{e2eid}/devolucao/{id}`, the callback being only a trigger) and settled
+   * as it says; others (made outside the gateway, or settled already) are only counted.
    */
-  private noteDevolucoes(item: PspCallbackItem): void {
+  private async followDevolucoes(item: PspCallbackItem): Promise<void> {
+    const { dataSource, logger } = this.deps;
     for (const devolucao of item.devolucoes) {
       devolucoesReported.inc({ status: devolucao.status });
-      this.deps.logger.info(
-        { end_to_end_id: item.endToEndId, devolucao_id: devolucao.id, status: devolucao.status },
-        'PSP reported a devolução of a received PIX',
-      );
+      if (devolucao.status === 'EM_PROCESSAMENTO') continue;
+      const refund = await dataSource.manager.findOneBy(PixRefundEntity, {
+        devolucaoId: devolucao.id,
+        endToEndId: item.endToEndId,
+      });
+      if (refund?.status !== 'requested' && refund?.status !== 'processing') {
+        logger.info(
+          { end_to_end_id: item.endToEndId, devolucao_id: devolucao.id, refund: refund?.status ?? null },
+          'PSP reported a devolução with no open refund',
+        );
+        continue;
+      }
+      await followDevolucao(this.deps, refund);
     }
   }
 

@@ -31,10 +31,12 @@ export function handleChargeStatus(deps: ChargeStatusDeps) {
     if (read?.pix?.length) await uow.run({}, (tx) => applyListedPix(tx, read, 'poll', logger));
     const charge = await dataSource.manager.findOneByOrFail(ChargeEntity, { txid: known.txid });
     const unpaid = await unpaidPixOf(dataSource.manager, charge.txid);
-    const ended = charge.status === 'expired' || charge.status === 'failed';
+    // The contract knows no `cancelled`: a removed cob is a charge that failed (its payment is final already).
+    const status = charge.status === 'cancelled' ? 'failed' : charge.status;
+    const ended = status === 'expired' || status === 'failed';
     return {
       txid: charge.txid,
-      status: charge.status,
+      status,
       pix: (read?.pix ?? []).map((pix) => ({
         end_to_end_id: pix.endToEndId,
         amount_centavos: pixAmountToCentavos(pix.valor),
@@ -42,8 +44,8 @@ export function handleChargeStatus(deps: ChargeStatusDeps) {
       })),
       closure: ended
         ? {
-            reason: charge.status === 'failed' ? 'failed' : unpaid.length > 0 ? 'underpaid' : 'expired',
-            detail: charge.status === 'failed' ? (read?.status ?? null) : null,
+            reason: status === 'failed' ? 'failed' : unpaid.length > 0 ? 'underpaid' : 'expired',
+            detail: status === 'failed' ? (read?.status ?? null) : null,
             received_pix: unpaid,
           }
         : null,

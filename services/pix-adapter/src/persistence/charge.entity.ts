@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type ChargeStatus = 'active' | 'paid' | 'expired' | 'failed';
+/** `cancelled`: the payment was cancelled and its cob removed at the PSP. */
+export type ChargeStatus = 'active' | 'paid' | 'expired' | 'failed' | 'cancelled';
 
 const bigintAsNumber = {
   to: (value: number) => value,

@@ -1,13 +1,21 @@
 import { ChargeEntity } from './charge.entity';
+import { PixRefundEntity } from './pix-refund.entity';
 import { Charges1732300003000 } from './migrations/1732300003000-charges';
 import { FinalChargesFrozen1732400007000 } from './migrations/1732400007000-final-charges-frozen';
 import { ChargeCheckLeases1732400031000 } from './migrations/1732400031000-charge-check-leases';
+import { CancelledChargesAndRefunds1732400110000 } from './migrations/1732400110000-cancelled-charges-and-refunds';
 
-export { ChargeEntity };
+export { ChargeEntity, PixRefundEntity };
 export type { ChargeStatus } from './charge.entity';
+export type { PixRefundStatus } from './pix-refund.entity';
 
 export const pixAdapterDatabase = {
   schema: 'pix_adapter',
-  entities: [ChargeEntity],
-  migrations: [Charges1732300003000, FinalChargesFrozen1732400007000, ChargeCheckLeases1732400031000],
+  entities: [ChargeEntity, PixRefundEntity],
+  migrations: [
+    Charges1732300003000,
+    FinalChargesFrozen1732400007000,
+    ChargeCheckLeases1732400031000,
+    CancelledChargesAndRefunds1732400110000,
+  ],
 };

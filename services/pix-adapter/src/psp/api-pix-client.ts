@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { type Logger } from '@gateway/observability';
 import { centavosToPixAmount } from '../domain/amount';
 import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
+import { type PixDevolucao, validateDevolucao } from './devolucao';
 import { type HttpReply, send } from './http';
 import { ClientCredentialsToken } from './oauth-token';
 import { PspError, pspErrorFromResponse } from './psp-error';
@@ -32,6 +33,12 @@ export interface ApiPixClientDeps {
   retryMaxDelayMs?: number;
 }
 
+export interface DevolucaoInput {
+  valorCentavos: number;
+  /** Shown to the payer (API Pix `descricao`, at most 140 characters). */
+  descricao?: string;
+}
+
 export interface CreateChargeInput {
   expiracaoSeconds: number;
   valorCentavos: number;
@@ -43,10 +50,13 @@ export interface CreateChargeInput {
 
 type Path = `/${string}`;
 
-/** The scopes API Pix ties to the operations this client calls (`PUT/PATCH/GET /cob`, `POST /loc`, `PUT /webhook`). */
-export const API_PIX_SCOPES = 'cob.write cob.read payloadlocation.write webhook.write';
+/**
+ * The scopes API Pix ties to the operations this client calls (`PUT/PATCH/GET /cob`, `POST /loc`, `PUT /webhook`,
+ * `PUT/GET /pix/{e2eid}/devolucao/{id}`).
+ */
+export const API_PIX_SCOPES = 'cob.write cob.read payloadlocation.write webhook.write pix.write pix.read';
 
-/** Client of the BCB "API Pix" v2 cob, loc and webhook endpoints of a receiving PSP. */
+/** Client of the BCB "API Pix" v2 cob, loc, pix (devolução) and webhook endpoints of a receiving PSP. */
 export class ApiPixClient {
   private readonly dispatcher: Dispatcher;
   private readonly token: ClientCredentialsToken;
@@ -143,6 +153,65 @@ export class ApiPixClient {
     return this.callForCob('GET', `/cob/${encodeURIComponent(txid)}`, undefined, [200]);
   }
 
+  /**
+   * `PATCH /cob/{txid}` `{status: REMOVIDA_PELO_USUARIO_RECEBEDOR}`: the receiver withdraws the charge, so no payer can
+   * pay it any more. PSPs refuse to revise a cob that is no longer ATIVA (a retry whose first answer was lost, or a cob
+   * paid meanwhile): on a refusal the cob is read back and returned when it is not ATIVA, so the caller sees what
+   * became of it (removed, concluded with its PIX). A refusal of a cob still ATIVA stands.
+   */
+  async removeCharge(txid: string): Promise<Cob> {
+    const path: Path = `/cob/${encodeURIComponent(txid)}`;
+    try {
+      return await this.callForCob('PATCH', path, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }, [200]);
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
+      const current = await this.getCharge(txid);
+      if (current.status === 'ATIVA') throw error;
+      return current;
+    }
+  }
+
+  /**
+   * `PUT /pix/{e2eid}/devolucao/{id}`: asks the PSP to return (part of) a received Pix under our own id. A PSP answers
+   * a replay with the devolução it made, or refuses the reused id: on a refusal the devolução is read back by id, and
+   * if it returns the same amount it is ours. Otherwise the refusal stands (over the Pix's value, past 90 days...).
+   */
+  async requestDevolucao(endToEndId: string, id: string, input: DevolucaoInput): Promise<PixDevolucao> {
+    const valor = centavosToPixAmount(input.valorCentavos);
+    const body = { valor, ...(input.descricao === undefined ? {} : { descricao: input.descricao }) };
+    try {
+      return await this.callFor(
+        'devolução',
+        validateDevolucao,
+        'PUT',
+        this.devolucaoPath(endToEndId, id),
+        body,
+        [200, 201],
+      );
+    } catch (error) {
+      if (!(error instanceof PspError) || (error.kind !== 'invalid' && error.kind !== 'conflict'))
+        throw error;
+      const existing = await this.getDevolucao(endToEndId, id).catch((readError: unknown) => {
+        if (readError instanceof PspError && readError.kind === 'not_found') throw error;
+        throw readError;
+      });
+      if (existing.valor !== valor) throw error;
+      return existing;
+    }
+  }
+
+  /** `GET /pix/{e2eid}/devolucao/{id}`: the devolução as the PSP has it now. */
+  getDevolucao(endToEndId: string, id: string): Promise<PixDevolucao> {
+    return this.callFor(
+      'devolução',
+      validateDevolucao,
+      'GET',
+      this.devolucaoPath(endToEndId, id),
+      undefined,
+      [200],
+    );
+  }
+
   /** `PUT /webhook/{chave}`: the PSP will POST received Pix to `<webhookUrl>/pix`. */
   async registerWebhook(chave: string, webhookUrl: string): Promise<void> {
     await this.call('PUT', `/webhook/${encodeURIComponent(chave)}`, { webhookUrl }, [200, 201, 204]);
@@ -161,6 +230,10 @@ export class ApiPixClient {
 
   async close(): Promise<void> {
     await this.dispatcher.close();
+  }
+
+  private devolucaoPath(endToEndId: string, id: string): Path {
+    return `/pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(id)}`;
   }
 
   private callForCob(method: Dispatcher.HttpMethod, path: Path, body: unknown, ok: number[]): Promise<Cob> {

@@ -1,16 +1,7 @@
 import Joi from 'joi';
 import { pixAmountToCentavos } from '../domain/amount';
 import { type PixRecebido, pixRecebidoKeys } from './cob';
-
-/** A refund of a received Pix as API Pix reports it (`Devolucao`), in a callback once it reaches a final status. */
-export interface PixDevolucao {
-  id: string;
-  rtrId: string;
-  valor: string;
-  status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
-  horario: { solicitacao?: string; liquidacao?: string };
-  motivo?: string;
-}
+import { type PixDevolucao, devolucaoSchema } from './devolucao';
 
 export interface PspCallbackItem extends PixRecebido {
   valorCentavos: number;
@@ -27,19 +18,6 @@ export interface PspCallbackParseResult {
   items: PspCallbackItem[];
   rejected: RejectedCallbackItem[];
 }
-
-const devolucaoSchema = Joi.object<PixDevolucao>({
-  id: Joi.string()
-    .pattern(/^[a-zA-Z0-9]{1,35}$/)
-    .required(),
-  rtrId: Joi.string()
-    .pattern(/^[a-zA-Z0-9]{32}$/)
-    .required(),
-  valor: pixRecebidoKeys.valor,
-  status: Joi.string().valid('EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO').required(),
-  horario: Joi.object({ solicitacao: Joi.string().isoDate(), liquidacao: Joi.string().isoDate() }).required(),
-  motivo: Joi.string(),
-});
 
 // Other item fields (infoPagador, componentesValor...) are dropped, not refused.
 const itemSchema = Joi.object<PixRecebido & { devolucoes: PixDevolucao[] }>({

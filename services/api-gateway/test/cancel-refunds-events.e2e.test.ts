@@ -1,0 +1,315 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
+
+interface ReceivedWebhook {
+  headers: Record<string, string | string[] | undefined>;
+  json: { id: string; type: string; data: Record<string, any> };
+  body: string;
+}
+
+/** The sandbox payer the local chain funds (SANDBOX_PAYER_SECRET_KEY's public key). */
+const SANDBOX_PAYER = 'GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3';
+const SANDBOX_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+/**
+ * Cancel, refunds (PIX through the PSP simulator's devoluções, crypto by SPL transfers on the local chain) and the
+ * events API, through the public HTTP API of the whole stack, as a merchant uses them.
+ */
+describe('cancel, refunds and events end to end', () => {
+  let stack: RunningStack;
+  let pki: TestPki;
+  let receiver: Server;
+  const received: ReceivedWebhook[] = [];
+  let apiKey: string;
+  let otherKey: string;
+  let webhookSecret: string;
+
+  const call = async (key: string, method: string, path: string, body?: unknown, headers = {}) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+  const api = (method: string, path: string, body?: unknown, headers = {}) =>
+    call(apiKey, method, path, body, headers);
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(response.status).toBeLessThan(300);
+    return (await response.json()) as Record<string, any>;
+  };
+
+  const rpc = async (method: string, params: unknown[]): Promise<any> => {
+    const response = await fetch(stack.solanaRpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return ((await response.json()) as { result: unknown }).result;
+  };
+
+  /** What the sandbox payer holds of USDC, in base units. */
+  const payerUsdc = async (): Promise<bigint> => {
+    const result = await rpc('getTokenAccountsByOwner', [
+      SANDBOX_PAYER,
+      { mint: SANDBOX_USDC_MINT },
+      { encoding: 'jsonParsed', commitment: 'confirmed' },
+    ]);
+    return result.value.reduce(
+      (sum: bigint, account: any) => sum + BigInt(account.account.data.parsed.info.tokenAmount.amount),
+      0n,
+    );
+  };
+
+  const webhooksOfType = (type: string, id: (data: Record<string, any>) => string, value: string) =>
+    received.filter((hook) => hook.json.type === type && id(hook.json.data) === value);
+
+  const newPayment = async (body: Record<string, unknown>): Promise<string> => {
+    const created = await api('POST', '/v1/payments', body);
+    expect(created.status).toBe(201);
+    return created.body.payment_id as string;
+  };
+
+  const paid = async (body: Record<string, unknown>): Promise<string> => {
+    const paymentId = await newPayment(body);
+    expect((await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status).toBe(202);
+    await waitFor(async () => (await api('GET', `/v1/payments/${paymentId}`)).body.status === 'paid', {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: `payment ${paymentId} paid`,
+    });
+    return paymentId;
+  };
+
+  const settledRefund = (refundId: string) =>
+    waitFor(
+      async () => {
+        const { body } = await api('GET', `/v1/refunds/${refundId}`);
+        return body.status !== 'pending' ? body : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: `refund ${refundId} settled` },
+    );
+
+  beforeAll(async () => {
+    pki = createTestPki();
+    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        received.push({ headers: req.headers, body, json: JSON.parse(body) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    stack = await startStack({ NODE_EXTRA_CA_CERTS: pki.caPath });
+    const business = await admin('POST', '/admin/v1/businesses', { name: 'Empório Central' });
+    apiKey = business.api_key;
+    for (const method of ['pix', 'crypto']) {
+      await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/${method}`, {
+        percent_bps: 100,
+        fixed_centavos: 0,
+      });
+    }
+    otherKey = (await admin('POST', '/admin/v1/businesses', { name: 'Outra Loja' })).api_key;
+    const webhook = await api('POST', '/v1/webhook', {
+      url: `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`,
+      events: ['payment.cancelled', 'refund.succeeded', 'refund.failed'],
+    });
+    expect(webhook.status).toBe(201);
+    webhookSecret = webhook.body.secret;
+  }, 150_000);
+
+  afterAll(async () => {
+    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
+    await stack?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+    pki?.remove();
+  });
+
+  test('a PIX payment is cancelled: the cob is removed at the PSP, a payer can no longer pay it, the webhook says so', async () => {
+    const paymentId = await newPayment({ payment_method: 'pix', amount: 3000 });
+    expect((await call(otherKey, 'POST', `/v1/payments/${paymentId}/cancel`)).status).toBe(404);
+    const cancelled = await api('POST', `/v1/payments/${paymentId}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ payment_id: paymentId, status: 'cancelled', refunded_amount_brl: 0 });
+    const txid = (await api('GET', `/v1/payments/${paymentId}`)).body.external_id as string;
+
+    // The adapter removes the cob when it handles payment.cancelled: the PSP then refuses a payer.
+    const refusal = await waitFor(
+      async () => {
+        const attempt = await fetch(`${stack.pspUrl}/cob/pagar/${txid}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        const detail = ((await attempt.json()) as { detail?: string }).detail ?? '';
+        return attempt.status === 400 && detail.includes('REMOVIDA_PELO_USUARIO_RECEBEDOR') && detail;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the cob removed at the PSP' },
+    );
+    expect(refusal).toContain('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+
+    const [hook] = await waitFor(
+      () => {
+        const hooks = webhooksOfType('payment.cancelled', (data) => data.payment_id, paymentId);
+        return hooks.length > 0 && hooks;
+      },
+      { timeoutMs: 20_000, what: 'the payment.cancelled webhook' },
+    );
+    expect(hook!.json.data).toMatchObject({ payment_id: paymentId, status: 'cancelled' });
+    expect(hook!.headers['x-service-signature']).toBe(
+      createHmac('sha256', webhookSecret).update(hook!.body).digest('hex'),
+    );
+
+    const again = await api('POST', `/v1/payments/${paymentId}/cancel`);
+    expect(again.status).toBe(422);
+    expect(again.body.error.code).toBe('INVALID_STATUS');
+    expect(again.body.error.message).toContain('cancelled');
+    const refund = await api('POST', `/v1/payments/${paymentId}/refunds`, {});
+    expect({ status: refund.status, code: refund.body.error.code }).toEqual({ status: 422, code: 'INVALID_STATUS' });
+  });
+
+  test('a crypto payment is cancelled; a paid one cannot be, and the refusal names paid', async () => {
+    const open = await newPayment({
+      payment_method: 'crypto',
+      amount: 2000,
+      crypto: { currency: 'usdc', network: 'solana' },
+    });
+    const cancelled = await api('POST', `/v1/payments/${open}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+    expect((await api('POST', `/v1/sandbox/payments/${open}/simulate`, { outcome: 'paid' })).status).toBe(422);
+
+    const paidId = await paid({ payment_method: 'pix', amount: 2000 });
+    const refused = await api('POST', `/v1/payments/${paidId}/cancel`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toEqual({
+      code: 'INVALID_STATUS',
+      message: expect.stringContaining('paid'),
+    });
+  });
+
+  test('PIX refunds: partial then the rest succeed at the PSP, a third is INVALID_AMOUNT, simulate:fail fails', async () => {
+    const paymentId = await paid({ payment_method: 'pix', amount: 10000 });
+    const first = await api(
+      'POST',
+      `/v1/payments/${paymentId}/refunds`,
+      { amount: 3000, reason: 'troca' },
+      { 'idempotency-key': `refund-${paymentId}-1` },
+    );
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      refund_id: expect.stringMatching(/^ref_/),
+      payment_id: paymentId,
+      amount_brl: 30,
+      status: 'pending',
+      reason: 'troca',
+    });
+    const replay = await api(
+      'POST',
+      `/v1/payments/${paymentId}/refunds`,
+      { amount: 3000, reason: 'troca' },
+      { 'idempotency-key': `refund-${paymentId}-1` },
+    );
+    expect(replay.body.refund_id).toBe(first.body.refund_id);
+    const firstSettled = await settledRefund(first.body.refund_id);
+    expect(firstSettled).toMatchObject({ status: 'succeeded', external_id: expect.any(String) });
+    expect((await api('GET', `/v1/payments/${paymentId}`)).body.refunded_amount_brl).toBe(30);
+
+    const rest = await api('POST', `/v1/payments/${paymentId}/refunds`, {});
+    expect(rest.body.amount_brl).toBe(70);
+    expect(await settledRefund(rest.body.refund_id)).toMatchObject({ status: 'succeeded' });
+    const payment = (await api('GET', `/v1/payments/${paymentId}`)).body;
+    expect(payment).toMatchObject({ status: 'paid', refunded_amount_brl: 100 });
+    const third = await api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 100 });
+    expect({ status: third.status, code: third.body.error.code }).toEqual({ status: 422, code: 'INVALID_AMOUNT' });
+
+    const listed = await api('GET', `/v1/payments/${paymentId}/refunds?limit=1`);
+    expect(listed.body).toMatchObject({ data: [{ refund_id: rest.body.refund_id }], has_more: true });
+    expect((await call(otherKey, 'GET', `/v1/payments/${paymentId}/refunds`)).status).toBe(404);
+    expect((await call(otherKey, 'GET', `/v1/refunds/${rest.body.refund_id}`)).status).toBe(404);
+
+    const failing = await paid({ payment_method: 'pix', amount: 5000 });
+    const doomed = await api('POST', `/v1/payments/${failing}/refunds`, { reason: 'simulate:fail' });
+    expect(doomed.status).toBe(201);
+    const failed = await settledRefund(doomed.body.refund_id);
+    expect(failed).toMatchObject({ status: 'failed', failure_reason: expect.any(String) });
+    expect((await api('GET', `/v1/payments/${failing}`)).body.refunded_amount_brl).toBe(0);
+    // A failed refund frees its share: the whole amount is refundable again.
+    expect((await api('POST', `/v1/payments/${failing}/refunds`, { amount: 5000 })).status).toBe(201);
+
+    await waitFor(
+      () =>
+        webhooksOfType('refund.succeeded', (data) => data.refund_id, rest.body.refund_id).length === 1 &&
+        webhooksOfType('refund.failed', (data) => data.refund_id, doomed.body.refund_id).length === 1,
+      { timeoutMs: 20_000, what: 'the refund webhooks' },
+    );
+    const [hook] = webhooksOfType('refund.succeeded', (data) => data.refund_id, rest.body.refund_id);
+    expect(hook!.json.data).toEqual((await api('GET', `/v1/refunds/${rest.body.refund_id}`)).body);
+  });
+
+  test('parallel refunds over HTTP never exceed the paid amount', async () => {
+    const paymentId = await paid({ payment_method: 'pix', amount: 10000 });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 2000 })),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(5);
+    expect(answers.filter((answer) => answer.status === 422 && answer.body.error.code === 'INVALID_AMOUNT')).toHaveLength(7);
+  });
+
+  test('a crypto refund sends USDC back to the payer on chain, pro rata, confirmed', async () => {
+    const paymentId = await paid({
+      payment_method: 'crypto',
+      amount: 10000,
+      crypto: { currency: 'usdc', network: 'solana' },
+    });
+    const before = await payerUsdc();
+    const refund = await api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 2500 });
+    expect(refund.status).toBe(201);
+    const settled = await settledRefund(refund.body.refund_id);
+    expect(settled).toMatchObject({ status: 'succeeded', external_id: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
+    const statuses = await rpc('getSignatureStatuses', [[settled.external_id]]);
+    expect(statuses.value[0]).toMatchObject({ err: null });
+    // R$ 100 at the sandbox's fixed 0.18 USDC/BRL is 18 USDC; a quarter of it comes back.
+    expect((await payerUsdc()) - before).toBe(4_500_000n);
+    expect((await api('GET', `/v1/payments/${paymentId}`)).body.refunded_amount_brl).toBe(25);
+  });
+
+  test('the events API lists the business’s events newest first, by type, and reads one; another business sees none', async () => {
+    const paymentId = await newPayment({ payment_method: 'pix', amount: 1500 });
+    await api('POST', `/v1/payments/${paymentId}/cancel`);
+    const cancelledEvent = await waitFor(
+      async () => {
+        const { body } = await api('GET', '/v1/events?type=payment.cancelled&limit=100');
+        return (body.data as Array<Record<string, any>>).find((event) => event.data.payment_id === paymentId);
+      },
+      { timeoutMs: 20_000, what: 'the payment.cancelled event listed' },
+    );
+    expect(cancelledEvent).toMatchObject({ type: 'payment.cancelled', data: { status: 'cancelled' } });
+    const one = await api('GET', `/v1/events/${cancelledEvent.id}`);
+    expect(one.body).toEqual(cancelledEvent);
+    const [hook] = webhooksOfType('payment.cancelled', (data) => data.payment_id, paymentId);
+    if (hook) expect(JSON.parse(hook.body)).toEqual(cancelledEvent);
+
+    const page = await api('GET', '/v1/events?limit=2');
+    expect(page.body.data).toHaveLength(2);
+    expect(page.body.has_more).toBe(true);
+    const next = await api('GET', `/v1/events?limit=2&starting_after=${page.body.data[1].id}`);
+    expect(next.body.data[0].created_at <= page.body.data[1].created_at).toBe(true);
+    const created = await api('GET', '/v1/events?type=payment.created&limit=100');
+    expect((created.body.data as Array<{ type: string }>).every((event) => event.type === 'payment.created')).toBe(
+      true,
+    );
+    expect((await call(otherKey, 'GET', '/v1/events')).body).toEqual({ data: [], has_more: false });
+    expect((await call(otherKey, 'GET', `/v1/events/${cancelledEvent.id}`)).status).toBe(404);
+    expect((await api('GET', '/v1/events?type=payment.refunded')).status).toBe(422);
+  });
+});

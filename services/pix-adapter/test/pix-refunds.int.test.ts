@@ -1,0 +1,360 @@
+import {
+  FAILING_REFUND_REASON,
+  newPublicId,
+  openPixCharge,
+  pixRefundRequested,
+  type RefundRequested,
+  type RefundSettled,
+} from '@gateway/contracts';
+import { createEnvelope } from '@gateway/messaging';
+import { metricsRegistry } from '@gateway/observability';
+import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
+import {
+  serviceTestBed,
+  startTcpProxy,
+  takeParkedMessages,
+  testLogger,
+  waitFor,
+  waitForParkedMessages,
+  type ServiceTestBed,
+  type TcpProxy,
+} from '@gateway/testkit';
+import { SANDBOX_PIX_KEY, loadPixAdapterConfig } from '../src/config';
+import { startPixAdapter, type PixAdapter } from '../src/main';
+import { ApiPixClient } from '../src/psp/api-pix-client';
+
+interface PaidPayment {
+  paymentId: string;
+  txid: string;
+  endToEndId: string;
+}
+
+describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções', () => {
+  let bed: ServiceTestBed<PixAdapter>;
+  let psp: RunningPspSimulator;
+  let database: TcpProxy;
+  let payer: ApiPixClient;
+
+  beforeAll(async () => {
+    bed = await serviceTestBed('pix-adapter-refunds', async (env, cleanup) => {
+      psp = await startSandboxPspSimulator(testLogger('psp'));
+      cleanup.afterStop(() => psp.close());
+      const postgres = new URL(env.config.DATABASE_URL);
+      database = await startTcpProxy({ host: postgres.hostname, port: Number(postgres.port) });
+      cleanup.afterStop(() => database.close());
+      return startPixAdapter(
+        loadPixAdapterConfig({
+          ...env.config,
+          DATABASE_URL: database.urlFor(env.config.DATABASE_URL),
+          PSP_BASE_URL: psp.url,
+          CALLBACK_PORT: '0',
+          DEVOLUCAO_OVERDUE_SECONDS: '1',
+          CALLBACK_POLL_INTERVAL_MS: '200',
+          // One event at a time, in order: an event published after another shows the first one handled.
+          BROKER_PREFETCH: '1',
+        }),
+      );
+    });
+    payer = new ApiPixClient({
+      baseUrl: psp.url,
+      pathPrefix: '/v2',
+      oauthTokenUrl: `${psp.url}/oauth/token`,
+      clientId: 'sandbox-client',
+      clientSecret: 'sandbox-secret',
+      timeoutMs: 2000,
+      maxRetries: 0,
+    });
+  });
+
+  afterAll(async () => {
+    await payer.close();
+    await bed.close();
+  });
+
+  afterEach(() => psp.faults.clear());
+
+  const parkingQueue = () => `${bed.env.config.AMQP_PREFIX}pix-adapter.events.parking`;
+
+  async function paidPayment(amount = 2500): Promise<PaidPayment> {
+    const paymentId = newPublicId('pay');
+    const reply = await bed.client.request(
+      openPixCharge,
+      {
+        payment_id: paymentId,
+        business_name: 'Livraria Sebo',
+        amount_centavos: amount,
+        expires_in_seconds: 3600,
+      },
+      { timeoutMs: 8000 },
+    );
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+    const { txid } = reply.result;
+    await payer.sandboxPay(txid, null);
+    const paid = await waitFor(
+      async () =>
+        (
+          await bed.service.dataSource.query(
+            `SELECT paid_end_to_end_id FROM charges WHERE txid = $1 AND status = 'paid'`,
+            [txid],
+          )
+        )[0],
+      { what: 'the charge paid' },
+    );
+    return { paymentId, txid, endToEndId: paid.paid_end_to_end_id };
+  }
+
+  const refundOf = (payment: PaidPayment, amount: number, reason: string | null = null): RefundRequested => ({
+    refund_id: newPublicId('ref'),
+    payment_id: payment.paymentId,
+    amount_centavos: amount,
+    payment_amount_centavos: 2500,
+    reason,
+  });
+
+  const settledEvents = async (refundId: string): Promise<RefundSettled[]> =>
+    (
+      await bed.service.dataSource.query(
+        `SELECT envelope->'payload' AS payload FROM outbox
+          WHERE name = 'pix.refund.settled.v1' AND envelope->'payload'->>'refund_id' = $1 ORDER BY seq`,
+        [refundId],
+      )
+    ).map((row: { payload: RefundSettled }) => row.payload);
+
+  const settled = (refundId: string, timeoutMs = 10_000): Promise<RefundSettled> =>
+    waitFor(async () => (await settledEvents(refundId))[0], {
+      what: `refund ${refundId} settled`,
+      timeoutMs,
+    });
+
+  const refundRow = async (refundId: string) =>
+    (
+      await bed.service.dataSource.query(
+        `SELECT status, end_to_end_id, devolucao_id, amount_centavos::int AS amount, failure_reason
+           FROM pix_refunds WHERE refund_id = $1`,
+        [refundId],
+      )
+    )[0];
+
+  /** Refunds a payment nobody paid and waits for it: with one event at a time, every event before is handled. */
+  async function eventsBeforeHandled(): Promise<void> {
+    const probe = refundOf({ paymentId: newPublicId('pay'), txid: '', endToEndId: '' }, 100);
+    await bed.client.publish(pixRefundRequested, probe);
+    await settled(probe.refund_id);
+  }
+
+  test('a refund becomes a devolução of the PIX that paid, settles succeeded once with its id; its callback is no new payment', async () => {
+    const payment = await paidPayment();
+    const request = refundOf(payment, 2500, 'Pedido devolvido');
+    await bed.client.publish(pixRefundRequested, request);
+
+    const event = await settled(request.refund_id);
+    expect(event).toEqual({
+      refund_id: request.refund_id,
+      payment_id: payment.paymentId,
+      outcome: 'succeeded',
+      external_id: expect.stringMatching(/^[a-zA-Z0-9]{35}$/),
+      failure_reason: null,
+    });
+    expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({
+      id: event.external_id,
+      valor: '25.00',
+      descricao: 'Pedido devolvido',
+      status: 'DEVOLVIDO',
+    });
+    expect(await refundRow(request.refund_id)).toEqual({
+      status: 'succeeded',
+      end_to_end_id: payment.endToEndId,
+      devolucao_id: event.external_id,
+      amount: 2500,
+      failure_reason: null,
+    });
+    // The PSP calls back with the Pix and its devolução: the same Pix, seen again, not paid twice.
+    await waitFor(
+      async () =>
+        (
+          await bed.service.dataSource.query(
+            `SELECT 1 FROM callbacks_received WHERE end_to_end_id = $1 AND outcome = 'duplicate'`,
+            [payment.endToEndId],
+          )
+        ).length > 0,
+      { what: 'the devolução callback handled' },
+    );
+    const paidReports = await bed.service.dataSource.query(
+      `SELECT count(*)::int AS n FROM outbox WHERE name = 'pix.charge.paid.v1' AND envelope->'payload'->>'txid' = $1`,
+      [payment.txid],
+    );
+    expect(paidReports).toEqual([{ n: 1 }]);
+    expect(await settledEvents(request.refund_id)).toHaveLength(1);
+  });
+
+  test(`a devolução the PSP does not carry out (reason "${FAILING_REFUND_REASON}") settles failed with the PSP's reason`, async () => {
+    const payment = await paidPayment();
+    const request = refundOf(payment, 1000, FAILING_REFUND_REASON);
+    await bed.client.publish(pixRefundRequested, request);
+
+    const event = await settled(request.refund_id);
+    expect(event).toEqual({
+      refund_id: request.refund_id,
+      payment_id: payment.paymentId,
+      outcome: 'failed',
+      external_id: expect.stringMatching(/^[a-zA-Z0-9]{35}$/),
+      failure_reason: expect.stringContaining('simulate:fail'),
+    });
+    expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({
+      status: 'NAO_REALIZADO',
+    });
+    expect(await refundRow(request.refund_id)).toMatchObject({
+      status: 'failed',
+      failure_reason: event.failure_reason,
+    });
+  });
+
+  test('partial refunds each get their own devolução; one exceeding what is left is refused by the PSP and fails', async () => {
+    const payment = await paidPayment(2500);
+    const first = refundOf(payment, 1000);
+    const second = refundOf(payment, 1500);
+    await bed.client.publish(pixRefundRequested, first);
+    await bed.client.publish(pixRefundRequested, second);
+    const [one, two] = [await settled(first.refund_id), await settled(second.refund_id)];
+    expect([one.outcome, two.outcome]).toEqual(['succeeded', 'succeeded']);
+    expect(one.external_id).not.toBe(two.external_id);
+    expect(await payer.getDevolucao(payment.endToEndId, one.external_id!)).toMatchObject({ valor: '10.00' });
+    expect(await payer.getDevolucao(payment.endToEndId, two.external_id!)).toMatchObject({ valor: '15.00' });
+
+    const third = refundOf(payment, 100);
+    await bed.client.publish(pixRefundRequested, third);
+    expect(await settled(third.refund_id)).toEqual({
+      refund_id: third.refund_id,
+      payment_id: payment.paymentId,
+      outcome: 'failed',
+      external_id: null,
+      failure_reason: expect.stringMatching(
+        /^O PSP recusou a devolução: .*excederia o valor do Pix original/,
+      ),
+    });
+    expect(await takeParkedMessages(parkingQueue())).toEqual([]);
+  });
+
+  test('when the devolução callback is lost, the poll reads the devolução and settles the refund', async () => {
+    const payment = await paidPayment();
+    const request = refundOf(payment, 700);
+    await payer.registerWebhook(SANDBOX_PIX_KEY, 'http://127.0.0.1:9');
+    try {
+      await bed.client.publish(pixRefundRequested, request);
+      const event = await settled(request.refund_id, 15_000);
+      expect(event).toMatchObject({ outcome: 'succeeded', external_id: expect.any(String) });
+    } finally {
+      await payer.registerWebhook(SANDBOX_PIX_KEY, bed.service.callbackUrl);
+    }
+    const devolucaoCallbacks = await bed.service.dataSource.query(
+      `SELECT 1 FROM callbacks_received WHERE end_to_end_id = $1 AND outcome = 'duplicate'`,
+      [payment.endToEndId],
+    );
+    expect(devolucaoCallbacks).toEqual([]);
+  });
+
+  test('a refund delivered twice, again under a new message id, and whose first answer was lost makes one devolução and one settlement', async () => {
+    const payment = await paidPayment();
+    const request = refundOf(payment, 2500);
+    // The PSP makes the devolução but its answer never arrives: the retry meets the same one.
+    psp.faults.inject({ fault: { kind: 'lost-answer' }, count: 1, method: 'PUT', path: /\/devolucao\// });
+    const envelope = createEnvelope(pixRefundRequested, request);
+    await bed.client.publishEnvelope(envelope, {});
+    await bed.client.publishEnvelope(envelope, {});
+    await bed.client.publish(pixRefundRequested, request);
+    const event = await settled(request.refund_id);
+    await eventsBeforeHandled();
+
+    expect(event.outcome).toBe('succeeded');
+    expect(await settledEvents(request.refund_id)).toHaveLength(1);
+    // A second devolução of the whole amount would have been refused, and this one is the whole amount.
+    expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({
+      valor: '25.00',
+      status: 'DEVOLVIDO',
+    });
+    const rows = await bed.service.dataSource.query(
+      'SELECT count(*)::int AS n FROM pix_refunds WHERE payment_id = $1',
+      [payment.paymentId],
+    );
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  test('a refund of a payment with no PIX received fails at once, without asking the PSP', async () => {
+    const request = refundOf({ paymentId: newPublicId('pay'), txid: '', endToEndId: '' }, 500);
+    await bed.client.publish(pixRefundRequested, request);
+    expect(await settled(request.refund_id)).toEqual({
+      refund_id: request.refund_id,
+      payment_id: request.payment_id,
+      outcome: 'failed',
+      external_id: null,
+      failure_reason: 'Nenhum PIX recebido foi encontrado para este pagamento.',
+    });
+  });
+
+  test('a poison refund request is parked at once, never retried, and the requests behind it are carried out', async () => {
+    const payment = await paidPayment();
+    const request = refundOf(payment, 300);
+    const envelope = createEnvelope(pixRefundRequested, request);
+    await bed.client.publishEnvelope(
+      { ...envelope, payload: { ...request, amount_centavos: 'muito' } } as never,
+      {},
+    );
+    const parked = await waitForParkedMessages(parkingQueue(), 'the parked refund request');
+    expect(parked).toEqual([
+      expect.objectContaining({
+        messageId: envelope.id,
+        type: pixRefundRequested.name,
+        reason: expect.stringMatching(/^InvalidMessageError: .*amount_centavos/),
+      }),
+    ]);
+    expect(await refundRow(request.refund_id)).toBeUndefined();
+    await bed.client.publish(pixRefundRequested, request);
+    expect((await settled(request.refund_id)).outcome).toBe('succeeded');
+  });
+
+  test('after losing its broker connection the adapter still carries refunds out', async () => {
+    const payment = await paidPayment();
+    bed.service.broker.dropConnectionForTesting();
+    const request = refundOf(payment, 400);
+    await bed.client.publish(pixRefundRequested, request);
+    expect((await settled(request.refund_id, 15_000)).outcome).toBe('succeeded');
+  });
+
+  test('when the database is lost while the devolução is at the PSP, the request is retried and settles once', async () => {
+    const payment = await paidPayment();
+    const request = refundOf(payment, 900);
+    psp.faults.inject({
+      fault: { kind: 'slow', delayMs: 1500 },
+      count: 1,
+      method: 'PUT',
+      path: /\/devolucao\//,
+    });
+    const failuresBefore = await transientFailures();
+    await bed.client.publish(pixRefundRequested, request);
+    await waitFor(async () => (await refundRow(request.refund_id))?.status === 'requested', {
+      what: 'the refund stored before its devolução is asked for',
+    });
+    await database.refuse();
+    try {
+      await waitFor(async () => (await transientFailures()) > failuresBefore, {
+        what: 'the handler failing without its database',
+      });
+    } finally {
+      await database.forward();
+    }
+    const event = await settled(request.refund_id, 15_000);
+    expect(event.outcome).toBe('succeeded');
+    expect(await settledEvents(request.refund_id)).toHaveLength(1);
+    expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({ valor: '9.00' });
+    expect(await takeParkedMessages(parkingQueue())).toEqual([]);
+  });
+
+  /** Handler failures the broker counted as transient on the adapter's events queue. */
+  async function transientFailures(): Promise<number> {
+    const metric = await metricsRegistry.getSingleMetric('broker_messages_failed_total')?.get();
+    const queue = `${bed.env.config.AMQP_PREFIX}pix-adapter.events`;
+    return (metric?.values ?? [])
+      .filter((value) => value.labels.queue === queue && value.labels.kind === 'transient')
+      .reduce((sum, value) => sum + value.value, 0);
+  }
+});
