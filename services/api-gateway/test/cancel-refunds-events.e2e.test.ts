@@ -80,7 +80,9 @@ describe('cancel, refunds and events end to end', () => {
 
   const paid = async (body: Record<string, unknown>): Promise<string> => {
     const paymentId = await newPayment(body);
-    expect((await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status).toBe(202);
+    expect(
+      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status,
+    ).toBe(202);
     await waitFor(async () => (await api('GET', `/v1/payments/${paymentId}`)).body.status === 'paid', {
       timeoutMs: 30_000,
       intervalMs: 200,
@@ -140,7 +142,11 @@ describe('cancel, refunds and events end to end', () => {
     expect((await call(otherKey, 'POST', `/v1/payments/${paymentId}/cancel`)).status).toBe(404);
     const cancelled = await api('POST', `/v1/payments/${paymentId}/cancel`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ payment_id: paymentId, status: 'cancelled', refunded_amount_brl: 0 });
+    expect(cancelled.body).toMatchObject({
+      payment_id: paymentId,
+      status: 'cancelled',
+      refunded_amount_brl: 0,
+    });
     const txid = (await api('GET', `/v1/payments/${paymentId}`)).body.external_id as string;
 
     // The adapter removes the cob when it handles payment.cancelled: the PSP then refuses a payer.
@@ -175,7 +181,10 @@ describe('cancel, refunds and events end to end', () => {
     expect(again.body.error.code).toBe('INVALID_STATUS');
     expect(again.body.error.message).toContain('cancelled');
     const refund = await api('POST', `/v1/payments/${paymentId}/refunds`, {});
-    expect({ status: refund.status, code: refund.body.error.code }).toEqual({ status: 422, code: 'INVALID_STATUS' });
+    expect({ status: refund.status, code: refund.body.error.code }).toEqual({
+      status: 422,
+      code: 'INVALID_STATUS',
+    });
   });
 
   test('a crypto payment is cancelled; a paid one cannot be, and the refusal names paid', async () => {
@@ -186,7 +195,9 @@ describe('cancel, refunds and events end to end', () => {
     });
     const cancelled = await api('POST', `/v1/payments/${open}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'cancelled' });
-    expect((await api('POST', `/v1/sandbox/payments/${open}/simulate`, { outcome: 'paid' })).status).toBe(422);
+    expect((await api('POST', `/v1/sandbox/payments/${open}/simulate`, { outcome: 'paid' })).status).toBe(
+      422,
+    );
 
     const paidId = await paid({ payment_method: 'pix', amount: 2000 });
     const refused = await api('POST', `/v1/payments/${paidId}/cancel`);
@@ -230,7 +241,10 @@ describe('cancel, refunds and events end to end', () => {
     const payment = (await api('GET', `/v1/payments/${paymentId}`)).body;
     expect(payment).toMatchObject({ status: 'paid', refunded_amount_brl: 100 });
     const third = await api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 100 });
-    expect({ status: third.status, code: third.body.error.code }).toEqual({ status: 422, code: 'INVALID_AMOUNT' });
+    expect({ status: third.status, code: third.body.error.code }).toEqual({
+      status: 422,
+      code: 'INVALID_AMOUNT',
+    });
 
     const listed = await api('GET', `/v1/payments/${paymentId}/refunds?limit=1`);
     expect(listed.body).toMatchObject({ data: [{ refund_id: rest.body.refund_id }], has_more: true });
@@ -262,7 +276,9 @@ describe('cancel, refunds and events end to end', () => {
       Array.from({ length: 12 }, () => api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 2000 })),
     );
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(5);
-    expect(answers.filter((answer) => answer.status === 422 && answer.body.error.code === 'INVALID_AMOUNT')).toHaveLength(7);
+    expect(
+      answers.filter((answer) => answer.status === 422 && answer.body.error.code === 'INVALID_AMOUNT'),
+    ).toHaveLength(7);
   });
 
   test('a crypto refund sends USDC back to the payer on chain, pro rata, confirmed', async () => {
@@ -275,7 +291,10 @@ describe('cancel, refunds and events end to end', () => {
     const refund = await api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 2500 });
     expect(refund.status).toBe(201);
     const settled = await settledRefund(refund.body.refund_id);
-    expect(settled).toMatchObject({ status: 'succeeded', external_id: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
+    expect(settled).toMatchObject({
+      status: 'succeeded',
+      external_id: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
+    });
     const statuses = await rpc('getSignatureStatuses', [[settled.external_id]]);
     expect(statuses.value[0]).toMatchObject({ err: null });
     // R$ 100 at the sandbox's fixed 0.18 USDC/BRL is 18 USDC; a quarter of it comes back.
@@ -305,9 +324,9 @@ describe('cancel, refunds and events end to end', () => {
     const next = await api('GET', `/v1/events?limit=2&starting_after=${page.body.data[1].id}`);
     expect(next.body.data[0].created_at <= page.body.data[1].created_at).toBe(true);
     const created = await api('GET', '/v1/events?type=payment.created&limit=100');
-    expect((created.body.data as Array<{ type: string }>).every((event) => event.type === 'payment.created')).toBe(
-      true,
-    );
+    expect(
+      (created.body.data as Array<{ type: string }>).every((event) => event.type === 'payment.created'),
+    ).toBe(true);
     expect((await call(otherKey, 'GET', '/v1/events')).body).toEqual({ data: [], has_more: false });
     expect((await call(otherKey, 'GET', `/v1/events/${cancelledEvent.id}`)).status).toBe(404);
     expect((await api('GET', '/v1/events?type=payment.refunded')).status).toBe(422);

@@ -3,10 +3,7 @@ import type { CheckoutSession } from '@gateway/contracts';
 export type SessionStatus = CheckoutSession['status'];
 /** The public payment events that end a payment, and so the session that started it. */
 export type PaymentOutcomeEvent =
-  | 'payment.confirmed'
-  | 'payment.expired'
-  | 'payment.failed'
-  | 'payment.cancelled';
+  'payment.confirmed' | 'payment.expired' | 'payment.failed' | 'payment.cancelled';
 
 const STATUS_AFTER: Readonly<Record<PaymentOutcomeEvent, SessionStatus>> = {
   'payment.confirmed': 'paid',
