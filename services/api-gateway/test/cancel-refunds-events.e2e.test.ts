@@ -56,6 +56,19 @@ describe('cancel, refunds and events end to end', () => {
     return ((await response.json()) as { result: unknown }).result;
   };
 
+  /** A token of the PSP simulator's sandbox client, as a payer's bank would hold. */
+  const pspToken = async (): Promise<string> => {
+    const response = await fetch(`${stack.pspUrl}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from('sandbox-client:sandbox-secret').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+
   /** What the sandbox payer holds of USDC, in base units. */
   const payerUsdc = async (): Promise<bigint> => {
     const result = await rpc('getTokenAccountsByOwner', [
@@ -152,9 +165,9 @@ describe('cancel, refunds and events end to end', () => {
     // The adapter removes the cob when it handles payment.cancelled: the PSP then refuses a payer.
     const refusal = await waitFor(
       async () => {
-        const attempt = await fetch(`${stack.pspUrl}/cob/pagar/${txid}`, {
+        const attempt = await fetch(`${stack.pspUrl}/v2/cob/pagar/${txid}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${await pspToken()}`, 'content-type': 'application/json' },
           body: '{}',
         });
         const detail = ((await attempt.json()) as { detail?: string }).detail ?? '';
