@@ -38,6 +38,7 @@ interface LocalnetEnv {
   SOLANA_LOCALNET_CONFIRMED_LAG_MS: number;
   SOLANA_LOCALNET_FINALIZED_LAG_MS: number;
   SOLANA_LOCALNET_TRANSACTION_LAG_MS: number;
+  SOLANA_LOCALNET_DROP_TRANSACTIONS: boolean;
   SOLANA_LOCALNET_RATE_LIMIT: Record<string, number> | '';
   SOLANA_LOCALNET_RATE_WINDOW_MS: number;
   SOLANA_LOCALNET_RETRY_AFTER: RateLimit['retryAfter'];
@@ -76,6 +77,7 @@ export const solanaLocalnetSchema = Joi.object<LocalnetEnv>({
   SOLANA_LOCALNET_CONFIRMED_LAG_MS: lagMs,
   SOLANA_LOCALNET_FINALIZED_LAG_MS: lagMs,
   SOLANA_LOCALNET_TRANSACTION_LAG_MS: lagMs,
+  SOLANA_LOCALNET_DROP_TRANSACTIONS: Joi.boolean().default(false),
   /** Empty: no rate limit. */
   SOLANA_LOCALNET_RATE_LIMIT: perMethodBudget.allow('').default(''),
   SOLANA_LOCALNET_RATE_WINDOW_MS: Joi.number().integer().min(100).default(10_000),
@@ -104,6 +106,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): LocalnetConfig
       confirmedLagMs: values.SOLANA_LOCALNET_CONFIRMED_LAG_MS,
       finalizedLagMs: values.SOLANA_LOCALNET_FINALIZED_LAG_MS,
       transactionLagMs: values.SOLANA_LOCALNET_TRANSACTION_LAG_MS,
+      dropTransactions: values.SOLANA_LOCALNET_DROP_TRANSACTIONS,
       rateLimit: values.SOLANA_LOCALNET_RATE_LIMIT
         ? {
             perMethod: values.SOLANA_LOCALNET_RATE_LIMIT,

@@ -12,10 +12,12 @@ export { payTransferRequest, type TransferRequestPayment } from './pay';
 export { Ledger } from './ledger';
 export { Seeder } from './seeding';
 export { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';
+export { FAILING_MEMO } from './sandbox-rules';
 export { type RateLimit, type RpcModes } from './rpc-modes';
 
 const STABLECOIN_DECIMALS = 6;
 const SEEDED_SOL = 1_000 * LAMPORTS_PER_SOL;
+const RECEIVING_WALLET_SOL = 10 * LAMPORTS_PER_SOL;
 /** One million whole tokens of each stablecoin per seeded wallet. */
 const SEEDED_TOKEN_BASE_UNITS = 1_000_000n * 10n ** BigInt(STABLECOIN_DECIMALS);
 
@@ -64,7 +66,8 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     seeder.fundSol(wallet, SEEDED_SOL);
     for (const mint of Object.values(STABLECOIN_MINTS)) seeder.mintTo(wallet, mint, SEEDED_TOKEN_BASE_UNITS);
   }
-  seeder.fundSol(receivingWallet, LAMPORTS_PER_SOL);
+  // It signs and pays refunds: their fees, and the rent of a buyer's token account a refund creates.
+  seeder.fundSol(receivingWallet, RECEIVING_WALLET_SOL);
   if (options.createReceivingTokenAccounts ?? true) {
     for (const mint of Object.values(STABLECOIN_MINTS)) seeder.mintTo(receivingWallet, mint, 0n);
   }

@@ -9,6 +9,7 @@ import {
 } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
+import { carriesFailingMemo, withTokenAccountsFrozen } from './sandbox-rules';
 import { transactionErrorJson, type TransactionErrorJson } from './svm-errors';
 import {
   TOKEN_PROGRAM_IDS,
@@ -211,8 +212,10 @@ export class Ledger {
   }
 
   simulate(wire: Uint8Array): SimulationResult {
-    this.decode(wire);
-    const result = this.svm.simulateTransaction(getTransactionDecoder().decode(wire));
+    const transaction = this.decode(wire);
+    const result = this.underSandboxRules(transaction, this.allKeys(transaction), () =>
+      this.svm.simulateTransaction(getTransactionDecoder().decode(wire)),
+    );
     const failed = result instanceof FailedTransactionMetadata;
     const meta = result.meta();
     return {
@@ -226,15 +229,13 @@ export class Ledger {
   send(wire: Uint8Array): TransactionRecord {
     const transaction = this.decode(wire);
     const accountKeys = this.resolveAccountKeys(transaction.message);
-    const keys = [
-      ...transaction.message.staticAccountKeys.map((k) => k.toBase58()),
-      ...accountKeys.writable,
-      ...accountKeys.readonly,
-    ];
+    const keys = this.allKeys(transaction, accountKeys);
     const preBalances = keys.map((key) => this.getAccount(key)?.lamports ?? 0);
     const preTokenBalances = this.tokenBalances(keys);
     this.setClock(this.slot, Math.max(nowSeconds(), Number(this.svm.getClock().unixTimestamp)));
-    const result = this.svm.sendTransaction(getTransactionDecoder().decode(wire));
+    const result = this.underSandboxRules(transaction, keys, () =>
+      this.svm.sendTransaction(getTransactionDecoder().decode(wire)),
+    );
     const failed = result instanceof FailedTransactionMetadata;
     const meta: TransactionMetadata = failed ? result.meta() : result;
     const record: TransactionRecord = {
@@ -260,6 +261,22 @@ export class Ledger {
     return record;
   }
 
+  /**
+   * The signature of a transaction the node would accept now (valid blockhash, not landed yet), without landing it:
+   * what an RPC node answers for a transaction it then drops before any leader executes it.
+   */
+  accept(wire: Uint8Array): string {
+    return bs58.encode(this.decode(wire).signatures[0]!);
+  }
+
+  /**
+   * Produces `count` slots without a transaction, as a cluster does between transactions of ours: blockhashes older
+   * than the validity window expire, so a transaction signed with one can no longer land.
+   */
+  skipSlots(count: number): void {
+    for (let i = 0; i < count; i++) this.advanceSlot();
+  }
+
   /** Airdrops are real transfers from a faucet account, so they show up in history like on a test validator. */
   airdrop(to: string, lamports: number): TransactionRecord {
     const transfer = new Transaction({ feePayer: this.faucet.publicKey, ...this.latestBlockhash() }).add(
@@ -267,6 +284,23 @@ export class Ledger {
     );
     transfer.sign(this.faucet);
     return this.send(transfer.serialize());
+  }
+
+  /** Static keys followed by those loaded from lookup tables. */
+  private allKeys(
+    transaction: VersionedTransaction,
+    loaded: { writable: string[]; readonly: string[] } = this.resolveAccountKeys(transaction.message),
+  ): string[] {
+    return [
+      ...transaction.message.staticAccountKeys.map((k) => k.toBase58()),
+      ...loaded.writable,
+      ...loaded.readonly,
+    ];
+  }
+
+  /** The sandbox's failing rule (see sandbox-rules.ts): a `simulate:fail` memo runs with its token accounts frozen. */
+  private underSandboxRules<T>(transaction: VersionedTransaction, keys: string[], execute: () => T): T {
+    return carriesFailingMemo(transaction) ? withTokenAccountsFrozen(this, keys, execute) : execute();
   }
 
   private decode(wire: Uint8Array): VersionedTransaction {

@@ -11,6 +11,11 @@ export interface RpcModes {
    * whose node answering `getTransaction` lags the one that answered `getSignaturesForAddress`.
    */
   transactionLagMs: number;
+  /**
+   * `sendTransaction` answers the signature but the transaction never reaches a leader, as an overloaded node drops
+   * it: it lands only if sent again (to a node not dropping) while its blockhash is still valid.
+   */
+  dropTransactions: boolean;
   rateLimit: RateLimit | null;
 }
 
@@ -30,6 +35,7 @@ export const DEFAULT_RPC_MODES: RpcModes = {
   confirmedLagMs: 0,
   finalizedLagMs: 0,
   transactionLagMs: 0,
+  dropTransactions: false,
   rateLimit: null,
 };
 

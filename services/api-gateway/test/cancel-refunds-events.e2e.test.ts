@@ -313,6 +313,14 @@ describe('cancel, refunds and events end to end', () => {
     // R$ 100 at the sandbox's fixed 0.18 USDC/BRL is 18 USDC; a quarter of it comes back.
     expect((await payerUsdc()) - before).toBe(4_500_000n);
     expect((await api('GET', `/v1/payments/${paymentId}`)).body.refunded_amount_brl).toBe(25);
+
+    // The local chain's sandbox rule: the transfer lands failed (frozen account), nothing moves.
+    const doomed = await api('POST', `/v1/payments/${paymentId}/refunds`, { reason: 'simulate:fail' });
+    expect(doomed.body.amount_brl).toBe(75);
+    const failed = await settledRefund(doomed.body.refund_id);
+    expect(failed).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('Custom') });
+    expect((await payerUsdc()) - before).toBe(4_500_000n);
+    expect((await api('GET', `/v1/payments/${paymentId}`)).body.refunded_amount_brl).toBe(25);
   });
 
   test('the events API lists the business’s events newest first, by type, and reads one; another business sees none', async () => {

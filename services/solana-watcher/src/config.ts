@@ -1,14 +1,18 @@
+import { Keypair } from '@solana/web3.js';
 import {
+  ConfigError,
   Joi,
   commonEnv,
   loadConfig,
   variableNames,
   sandboxDefault,
   sandboxOnly,
+  secret,
   solanaPublicKey,
   solanaSecretKey,
 } from '@gateway/config';
 import type { Token } from '@gateway/contracts';
+import { decodeBase58 } from './domain/base58';
 
 export interface SolanaWatcherConfig {
   APP_ENV: 'sandbox' | 'production';
@@ -54,18 +58,26 @@ export interface SolanaWatcherConfig {
   /** Shortest interval between detection passes; longer when idle polling would take over half the RPC pace. */
   POLL_INTERVAL_MS: number;
   PAYMENT_WINDOW_SECONDS: number;
+  /**
+   * base58 64-byte secret key of RECEIVING_WALLET: it signs refunds (the token transfer back, its fee, the buyer's token
+   * account when it has none). Required in production; never logged.
+   */
+  REFUND_SIGNER_SECRET_KEY: string;
   /** Sandbox only: base58 secret key of the funded test wallet that pays simulated payments. */
   SANDBOX_PAYER_SECRET_KEY?: string;
 }
 
 /**
  * Sandbox defaults, fixed so the local chain and the watcher agree without configuration:
- * receiving wallet = public key of Keypair.fromSeed(sha256('brazil-payment-gateway sandbox receiving wallet')),
+ * receiving wallet = Keypair.fromSeed(sha256('brazil-payment-gateway sandbox receiving wallet')) (its secret key signs
+ * sandbox refunds),
  * payer = Keypair.fromSeed(sha256('brazil-payment-gateway sandbox payer')), public key
  * GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3 (start the localnet with SOLANA_LOCALNET_PAYER_SECRET_KEY set to
  * the same secret). Neither holds anything outside a local chain.
  */
 export const SANDBOX_RECEIVING_WALLET = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
+export const SANDBOX_REFUND_SIGNER_SECRET_KEY =
+  'S8cHp3s11DwjcSTdNGGt6LobsNyTJJtMrzg6nbiY3s88wvgYZhpPJK9SSWPeydGj6QSnTtXU2ncqXAR7iDS3RGC';
 export const SANDBOX_PAYER_SECRET_KEY =
   '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
 
@@ -134,6 +146,7 @@ const schema = Joi.object<SolanaWatcherConfig>({
     .default('https://api.binance.com'),
   POLL_INTERVAL_MS: Joi.number().integer().min(10).default(1_000),
   PAYMENT_WINDOW_SECONDS: Joi.number().integer().min(1).default(1_800),
+  REFUND_SIGNER_SECRET_KEY: secret(SANDBOX_REFUND_SIGNER_SECRET_KEY, solanaSecretKey),
   SANDBOX_PAYER_SECRET_KEY: Joi.any().when('APP_ENV', {
     is: 'production',
     then: Joi.any().strip(),
@@ -145,5 +158,23 @@ const schema = Joi.object<SolanaWatcherConfig>({
 export const solanaWatcherVariables = variableNames(schema);
 
 export function loadSolanaWatcherConfig(env: NodeJS.ProcessEnv = process.env): SolanaWatcherConfig {
-  return loadConfig(schema, env);
+  const config = loadConfig(schema, env);
+  // A signer of another wallet could never move the receiving wallet's tokens: every refund would fail.
+  if (signerPublicKey(config.REFUND_SIGNER_SECRET_KEY) !== config.RECEIVING_WALLET)
+    throw new ConfigError(
+      ['REFUND_SIGNER_SECRET_KEY'],
+      '"REFUND_SIGNER_SECRET_KEY" is not the secret key of RECEIVING_WALLET',
+    );
+  return config;
+}
+
+/** The public key a 64-byte secret key signs for; null when it is no consistent ed25519 key pair. */
+function signerPublicKey(secretKeyBase58: string): string | null {
+  const bytes = decodeBase58(secretKeyBase58);
+  if (bytes?.length !== 64) return null;
+  try {
+    return Keypair.fromSecretKey(bytes).publicKey.toBase58();
+  } catch {
+    return null;
+  }
 }

@@ -1,7 +1,10 @@
+import { Keypair } from '@solana/web3.js';
 import {
   changeCryptoRequestAmount,
+  cryptoRefundRequested,
   getCryptoRequestStatus,
   openCryptoRequest,
+  paymentCancelled,
   simulateCryptoOutcome,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
@@ -10,17 +13,22 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
 import { BinanceTickerProvider, CoinGeckoProvider } from './chain/price-http';
 import { QuoteDesk } from './chain/quote-desk';
+import { RefundChain } from './chain/refund-chain';
 import { RequestPacer } from './chain/request-pacer';
 import { DEFAULT_RETRY_POLICY } from './chain/retry-fetch';
 import { createRpcConnection } from './chain/rpc';
 import { sandboxWallet } from './chain/sandbox-wallet';
 import { PaymentDetector } from './detection/payment-detector';
+import { decodeBase58 } from './domain/base58';
 import { FixedRateProvider, type PriceProvider } from './domain/quote';
 import { handleChangeCryptoRequestAmount } from './handlers/crypto.request.change-amount.v1';
 import { handleOpenCryptoRequest } from './handlers/crypto.request.open.v1';
 import { handleSimulateCryptoOutcome } from './handlers/crypto.request.simulate.v1';
 import { handleCryptoRequestStatus } from './handlers/crypto.request.status.v1';
+import { handleCryptoRefundRequested } from './handlers/crypto.refund.requested.v1';
+import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
 import { solanaWatcherDatabase } from './persistence';
+import { RefundDesk } from './refunds/refund-desk';
 import { RequestIssuer } from './requests/request-issuer';
 
 function priceProviders(config: SolanaWatcherConfig): PriceProvider[] {
@@ -87,6 +95,17 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       config.CONFIRMATION_GRACE_MS,
     ),
     [getCryptoRequestStatus.name]: handleCryptoRequestStatus(runtime.dataSource),
+  });
+  // The config checked it is RECEIVING_WALLET's 64-byte key.
+  const refundSigner = Keypair.fromSecretKey(decodeBase58(config.REFUND_SIGNER_SECRET_KEY)!);
+  const refunds = new RefundDesk(
+    runtime.dataSource,
+    runtime.unitOfWork(cryptoRefundRequested.name),
+    new RefundChain(connection, refundSigner),
+  );
+  await runtime.broker.consumeEvents('solana-watcher', [paymentCancelled.name, cryptoRefundRequested.name], {
+    [paymentCancelled.name]: handlePaymentCancelled(runtime.unitOfWork(paymentCancelled.name)),
+    [cryptoRefundRequested.name]: handleCryptoRefundRequested(refunds),
   });
   detector.start();
   runtime.onStop(() => detector.stop());

@@ -1,12 +1,20 @@
+import { Keypair } from '@solana/web3.js';
 import { developmentValues, refusedVariables, without } from '@gateway/testkit';
-import { SANDBOX_RECEIVING_WALLET, loadSolanaWatcherConfig } from '../src/config';
+import {
+  SANDBOX_RECEIVING_WALLET,
+  SANDBOX_REFUND_SIGNER_SECRET_KEY,
+  loadSolanaWatcherConfig,
+} from '../src/config';
+import { encodeBase58 } from '../src/domain/base58';
 
+const receivingWallet = Keypair.generate();
 const production = {
   APP_ENV: 'production',
   DATABASE_URL: 'postgres://watcher:pw@db.internal:5432/gateway',
   AMQP_URL: 'amqps://watcher:pw@mq.internal:5671',
   SOLANA_RPC_URL: 'https://rpc.example.com',
-  RECEIVING_WALLET: 'GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3',
+  RECEIVING_WALLET: receivingWallet.publicKey.toBase58(),
+  REFUND_SIGNER_SECRET_KEY: encodeBase58(receivingWallet.secretKey),
 };
 
 describe('solana-watcher config', () => {
@@ -27,6 +35,16 @@ describe('solana-watcher config', () => {
       METRICS_HOST: '127.0.0.1',
     });
     expect(config.SANDBOX_PAYER_SECRET_KEY).toEqual(expect.any(String));
+    // Refunds are signed by the sandbox receiving wallet itself.
+    expect(config.REFUND_SIGNER_SECRET_KEY).toBe(SANDBOX_REFUND_SIGNER_SECRET_KEY);
+  });
+
+  it('in the sandbox, a receiving wallet of its own needs its own refund signer', () => {
+    expect(
+      refusedVariables(() =>
+        loadSolanaWatcherConfig({ APP_ENV: 'sandbox', RECEIVING_WALLET: production.RECEIVING_WALLET }),
+      ),
+    ).toEqual(['REFUND_SIGNER_SECRET_KEY']);
   });
 
   it('without APP_ENV it runs as production and refuses to start without its production variables', () => {
@@ -34,6 +52,7 @@ describe('solana-watcher config', () => {
       'AMQP_URL',
       'DATABASE_URL',
       'RECEIVING_WALLET',
+      'REFUND_SIGNER_SECRET_KEY',
       'SOLANA_RPC_URL',
     ]);
   });
@@ -63,6 +82,39 @@ describe('solana-watcher config', () => {
         loadSolanaWatcherConfig({ ...production, RECEIVING_WALLET: SANDBOX_RECEIVING_WALLET }),
       ),
     ).toEqual(['RECEIVING_WALLET']);
+  });
+
+  it("in production, a refund signer that is not the receiving wallet's key refuses to start, naming it", () => {
+    expect(
+      refusedVariables(() =>
+        loadSolanaWatcherConfig({
+          ...production,
+          REFUND_SIGNER_SECRET_KEY: encodeBase58(Keypair.generate().secretKey),
+        }),
+      ),
+    ).toEqual(['REFUND_SIGNER_SECRET_KEY']);
+  });
+
+  it('in production, the sandbox refund signer (a published seed) is refused even with its wallet', () => {
+    expect(
+      refusedVariables(() =>
+        loadSolanaWatcherConfig({
+          ...production,
+          RECEIVING_WALLET: SANDBOX_RECEIVING_WALLET,
+          REFUND_SIGNER_SECRET_KEY: SANDBOX_REFUND_SIGNER_SECRET_KEY,
+        }),
+      ),
+    ).toEqual(['RECEIVING_WALLET', 'REFUND_SIGNER_SECRET_KEY']);
+  });
+
+  it('a refund signer that is not a key pair (its public half does not match its secret half) is refused', () => {
+    const secret = Uint8Array.from(receivingWallet.secretKey);
+    secret[63] = secret[63]! ^ 1;
+    expect(
+      refusedVariables(() =>
+        loadSolanaWatcherConfig({ ...production, REFUND_SIGNER_SECRET_KEY: encodeBase58(secret) }),
+      ),
+    ).toEqual(['REFUND_SIGNER_SECRET_KEY']);
   });
 
   it('reads fixed rates per token and names a malformed list', () => {

@@ -2,6 +2,7 @@ import { Keypair } from '@solana/web3.js';
 import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
+  accountKeys,
   findReferencedTransfers,
   type FetchedTransaction,
   type TransferMatchCriteria,
@@ -45,6 +46,8 @@ describe('findReferencedTransfers', () => {
         mint: context.mint,
         tokenProgram: TOKEN_PROGRAM_ID,
         amount: BigInt(context.amountBaseUnits),
+        // The buyer's wallet signs as fee payer and owns the token account it pays from.
+        sourceOwner: accountKeys(tx)[0],
       },
     ]);
   });

@@ -1,6 +1,15 @@
 import type { UnappliedTransferReason } from '@gateway/contracts';
 
-export const requestStatuses = ['open', 'settled', 'expired', 'underpaid', 'failed', 'superseded'] as const;
+/** `cancelled`: its payment was cancelled while it was open; it never settles, whatever arrives afterwards. */
+export const requestStatuses = [
+  'open',
+  'settled',
+  'expired',
+  'underpaid',
+  'failed',
+  'superseded',
+  'cancelled',
+] as const;
 export type RequestStatus = (typeof requestStatuses)[number];
 
 /** Where a transfer's funds went: the payment, or recorded aside (never silently lost). */
@@ -71,7 +80,7 @@ export function expiryReason(received: bigint): 'expired' | 'underpaid' {
 
 /**
  * Why a transfer recorded aside did not count, as the payment service is told: `late` splits into after the request
- * was paid and after it ended unpaid (expired, underpaid or failed: its window is over either way).
+ * was paid and after it ended unpaid (expired, underpaid, failed or cancelled: its window is over either way).
  */
 export function unappliedReason(
   appliedTo: Exclude<TransferDestination, 'payment'>,

@@ -62,6 +62,8 @@ export interface ReferencedTransfer {
   tokenProgram: string;
   /** Base units the receiving wallet's token account of `mint` gained in this transaction. */
   amount: bigint;
+  /** Owner of the token account the transfer debited (who paid: a refund goes back to it); null when not shown. */
+  sourceOwner: string | null;
 }
 
 /**
@@ -96,6 +98,7 @@ export function findReferencedTransfers(
         mint: received.mint,
         tokenProgram,
         amount: received.amount,
+        sourceOwner: ownerOf(tx, indexes[SOURCE_POSITION]),
       });
     }
   }
@@ -118,12 +121,22 @@ function instructions(tx: FetchedTransaction): readonly InstructionLike[] {
   return tx.transaction.message.compiledInstructions ?? tx.transaction.message.instructions ?? [];
 }
 
+/** Both Transfer and TransferChecked debit their first account. */
+const SOURCE_POSITION = 0;
+
 /** Position of the destination among a transfer's accounts: Transfer [source, destination, authority, ...], TransferChecked [source, mint, destination, authority, ...]. */
 function destinationPositionOf(data: string | Uint8Array): number | null {
   const bytes = typeof data === 'string' ? decodeBase58(data) : data;
   if (bytes?.[0] === TRANSFER) return 1;
   if (bytes?.[0] === TRANSFER_CHECKED) return 2;
   return null;
+}
+
+/** The owner of a token account of the transaction, as its token balances show it. */
+function ownerOf(tx: FetchedTransaction, accountIndex: number | undefined): string | null {
+  const shown = (balances: readonly TokenBalanceLike[] | null | undefined) =>
+    balances?.find((balance) => balance.accountIndex === accountIndex)?.owner;
+  return shown(tx.meta?.preTokenBalances) ?? shown(tx.meta?.postTokenBalances) ?? null;
 }
 
 /** What a token account owned by the wallet gained in this transaction (no pre balance: created here, so 0). */

@@ -13,7 +13,9 @@ export function handleCryptoRequestStatus(dataSource: DataSource) {
     const request = await latestRequest(dataSource.manager, command.payment_id);
     if (!request) throw new CommandError('NOT_FOUND', 'Pagamento em cripto não encontrado.');
     const received = request.receivedBaseUnits;
-    const { status } = request;
+    // The contract's statuses predate cancellation: a cancelled request is answered as failed, with no closure to
+    // apply (its payment is final; what it had received was reported as unapplied transfers when it was cancelled).
+    const status = request.status === 'cancelled' ? 'failed' : request.status;
     return {
       reference: request.reference,
       status,
@@ -27,8 +29,8 @@ export function handleCryptoRequestStatus(dataSource: DataSource) {
             }
           : null,
       closure:
-        status === 'expired' || status === 'underpaid' || status === 'failed'
-          ? { reason: status, received_base_units: received.toString() }
+        request.status === 'expired' || request.status === 'underpaid' || request.status === 'failed'
+          ? { reason: request.status, received_base_units: received.toString() }
           : null,
     };
   };

@@ -1,13 +1,21 @@
+import { CryptoRefundEntity } from './crypto-refund.entity';
 import { PaymentRequestEntity } from './payment-request.entity';
 import { ScanCursorEntity } from './scan-cursor.entity';
 import { TransferEntity } from './transfer.entity';
 import { SolanaWatcher1732300005000 } from './migrations/1732300005000-solana-watcher';
 import { FinalRequestsFrozen1732400008000 } from './migrations/1732400008000-final-requests-frozen';
+import { CancelledRequests1732400120000 } from './migrations/1732400120000-cancelled-requests';
+import { CryptoRefunds1732400121000 } from './migrations/1732400121000-crypto-refunds';
 
-export { PaymentRequestEntity, ScanCursorEntity, TransferEntity };
+export { CryptoRefundEntity, PaymentRequestEntity, ScanCursorEntity, TransferEntity };
 
 export const solanaWatcherDatabase = {
   schema: 'solana_watcher',
-  entities: [PaymentRequestEntity, TransferEntity, ScanCursorEntity],
-  migrations: [SolanaWatcher1732300005000, FinalRequestsFrozen1732400008000],
+  entities: [PaymentRequestEntity, TransferEntity, ScanCursorEntity, CryptoRefundEntity],
+  migrations: [
+    SolanaWatcher1732300005000,
+    FinalRequestsFrozen1732400008000,
+    CancelledRequests1732400120000,
+    CryptoRefunds1732400121000,
+  ],
 };

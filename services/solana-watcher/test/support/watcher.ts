@@ -1,3 +1,4 @@
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import {
   cryptoRequestClosed,
@@ -89,11 +90,12 @@ export class WatcherHarness {
 
   private async start(options: HarnessOptions): Promise<void> {
     const payer = Keypair.generate();
+    const receivingWallet = Keypair.generate();
     this.bed = await serviceTestBed('solana-watcher', async (env, cleanup) => {
       this.localnet = await startLocalnet({
         port: 0,
         payer,
-        receivingWallet: Keypair.generate().publicKey,
+        receivingWallet: receivingWallet.publicKey,
         modes: options.modes,
       });
       options.seed?.(this.localnet);
@@ -105,6 +107,7 @@ export class WatcherHarness {
         SOLANA_RPC_URL: this.proxy.url,
         RECEIVING_WALLET: this.localnet.receivingWallet.toBase58(),
         SANDBOX_PAYER_SECRET_KEY: encodeBase58(payer.secretKey),
+        REFUND_SIGNER_SECRET_KEY: encodeBase58(receivingWallet.secretKey),
         FIXED_RATES: 'usdc=0.18,usdt=0.18345671,eurc=0.16',
         POLL_INTERVAL_MS: '100',
         SOLANA_RPC_REQUESTS_PER_SECOND: '200',
@@ -139,6 +142,41 @@ export class WatcherHarness {
       `${this.config.AMQP_PREFIX}solana-watcher.commands.parking`,
       'the parked command',
     );
+  }
+
+  /** Waits for the events the watcher parked, and takes them. */
+  parkedEvents(): Promise<ParkedMessage[]> {
+    return waitForParkedMessages(
+      `${this.config.AMQP_PREFIX}solana-watcher.events.parking`,
+      'the parked event',
+    );
+  }
+
+  /** Whether the watcher has handled a message through its inbox (consumer = the message's name). */
+  async handled(consumer: string, messageId: string): Promise<boolean> {
+    const rows: unknown[] = await this.service.dataSource.query(
+      'SELECT 1 FROM inbox WHERE consumer = $1 AND message_id = $2 AND result IS NOT NULL',
+      [consumer, messageId],
+    );
+    return rows.length > 0;
+  }
+
+  /** What `owner` holds of a token on the local chain, in base units (0 without a token account). */
+  async tokenBalance(owner: PublicKey, mint: string = this.localnet.mints.USDC): Promise<bigint> {
+    const account = this.localnet.ledger.tokenBalance(
+      getAssociatedTokenAddressSync(new PublicKey(mint), owner, true).toBase58(),
+    );
+    return BigInt(account?.amount ?? '0');
+  }
+
+  /** Opens a request and pays it in full from the localnet's payer; resolves once the request settled. */
+  async paidRequest(
+    overrides: Partial<OpenCryptoRequest> = {},
+  ): Promise<CryptoRequest & { payment_id: string; signature: string }> {
+    const request = await this.open(overrides);
+    const signature = await this.pay(request.reference, BigInt(request.amount_base_units));
+    await this.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    return { ...request, signature };
   }
 
   openCommand(overrides: Partial<OpenCryptoRequest> = {}): OpenCryptoRequest {

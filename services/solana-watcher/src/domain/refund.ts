@@ -1,0 +1,109 @@
+import { FAILING_REFUND_REASON } from '@gateway/contracts';
+/**
+ * `pending`: recorded with what it pays, no transaction yet; `submitted`: a signed transaction is on record (sent or
+ * about to be); `succeeded` / `failed`: final.
+ */
+export const refundStatuses = ['pending', 'submitted', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof refundStatuses)[number];
+
+/** One recipient of a refund, as stored: the owner of the token account that paid, and its share. */
+export interface RefundPayout {
+  owner: string;
+  amount_base_units: string;
+}
+
+/** A transfer that paid the payment: who paid it (the owner of the debited token account) and what arrived. */
+export interface PayingTransfer {
+  owner: string;
+  amount: bigint;
+}
+
+export interface RefundAsked {
+  amountCentavos: number;
+  paymentAmountCentavos: number;
+}
+
+export type RefundPlan =
+  { kind: 'payouts'; payouts: RefundPayout[]; total: bigint } | { kind: 'refused'; reason: string };
+
+/**
+ * The refund's share of what arrived, rounded down to the token's base units (its 6 decimals): the buyer never gets
+ * more than its share, so the refunds of one payment never add up to more than it received.
+ */
+export function refundShare(received: bigint, asked: RefundAsked): bigint {
+  return (received * BigInt(asked.amountCentavos)) / BigInt(asked.paymentAmountCentavos);
+}
+
+/**
+ * What a refund pays: each owner that paid gets its share of what it sent, pro rata to the refund's part of the
+ * payment. `committed` is what the payment's other refunds (not failed) already pay: together they never exceed what
+ * the paying transfers brought.
+ */
+export function planRefund(
+  transfers: readonly PayingTransfer[],
+  asked: RefundAsked,
+  committed: bigint,
+): RefundPlan {
+  if (transfers.length === 0)
+    return { kind: 'refused', reason: 'Nenhuma transferência paga para este pagamento foi encontrada.' };
+  if (asked.amountCentavos > asked.paymentAmountCentavos)
+    return { kind: 'refused', reason: 'O valor do reembolso é maior que o valor do pagamento.' };
+  const sentBy = new Map<string, bigint>();
+  for (const transfer of transfers)
+    sentBy.set(transfer.owner, (sentBy.get(transfer.owner) ?? 0n) + transfer.amount);
+  const payouts = [...sentBy]
+    .map(([owner, sent]) => ({ owner, amount: refundShare(sent, asked) }))
+    .filter((payout) => payout.amount > 0n);
+  const total = payouts.reduce((sum, payout) => sum + payout.amount, 0n);
+  if (total === 0n)
+    return { kind: 'refused', reason: 'O valor do reembolso é menor que a menor unidade do token.' };
+  const received = [...sentBy.values()].reduce((sum, sent) => sum + sent, 0n);
+  if (committed + total > received)
+    return { kind: 'refused', reason: 'Os reembolsos excederiam o valor recebido pelo pagamento.' };
+  return {
+    kind: 'payouts',
+    payouts: payouts.map((payout) => ({ owner: payout.owner, amount_base_units: payout.amount.toString() })),
+    total,
+  };
+}
+
+/** A transaction's status as getSignatureStatuses gives it (null: the cluster does not know the signature). */
+export interface SignatureStatusLike {
+  err: unknown;
+  confirmationStatus?: string | null;
+}
+
+export type TransactionFate =
+  | { kind: 'succeeded' }
+  | { kind: 'failed'; reason: string }
+  /** Landed, not confirmed yet: it may still be rolled back with its fork, so wait. */
+  | { kind: 'landing' }
+  /** Not known to the cluster: not sent yet, dropped, or not landed yet. */
+  | { kind: 'unknown' };
+
+/** The contract's bound on failure_reason. */
+const MAX_FAILURE_REASON = 500;
+
+/**
+ * What a status says of the refund, once confirmed (a supermajority voted for its block; a merely processed one may be
+ * rolled back with its fork and land again differently): succeeded without an error, failed with the chain's.
+ */
+export function fateOf(status: SignatureStatusLike | null): TransactionFate {
+  if (!status) return { kind: 'unknown' };
+  if (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')
+    return { kind: 'landing' };
+  if (status.err === null || status.err === undefined) return { kind: 'succeeded' };
+  return {
+    kind: 'failed',
+    reason: `A transação falhou na rede: ${JSON.stringify(status.err)}`.slice(0, MAX_FAILURE_REASON),
+  };
+}
+
+/**
+ * The memo a refund's transaction carries: its refund id, so the payer can tell what it is, never the merchant's
+ * reason (public on chain for ever, and it may name a person). The sandbox's failing word is the exception: the local
+ * chain acts on it, and on a real chain it is an inert word.
+ */
+export function refundMemo(refundId: string, reason: string | null): string {
+  return reason === FAILING_REFUND_REASON ? FAILING_REFUND_REASON : `refund ${refundId}`;
+}

@@ -1,0 +1,342 @@
+import { createCloseAccountInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.js';
+import {
+  FAILING_REFUND_REASON,
+  cryptoRefundRequested,
+  cryptoRefundSettled,
+  cryptoRequestSettled,
+  newPublicId,
+  type Envelope,
+  type RefundRequested,
+  type RefundSettled,
+} from '@gateway/contracts';
+import { createEnvelope, type MessageContext } from '@gateway/messaging';
+import { waitFor } from '@gateway/testkit';
+import { payTransferRequest } from './support/localnet';
+import { WatcherHarness } from './support/watcher';
+
+interface RefundRow {
+  refund_id: string;
+  status: string;
+  amount_base_units: string | null;
+  recipients: Array<{ owner: string; amount_base_units: string }>;
+  signature: string | null;
+  failure_reason: string | null;
+}
+
+/** Shared by the describes below: the harness of each, and what a stand-in payment service received. */
+function refundsBench() {
+  const harness = WatcherHarness.forTheseTests();
+  const settled: Array<Envelope<RefundSettled>> = [];
+
+  beforeAll(async () => {
+    // A queue under a service name the watcher does not use, standing in for the payment service.
+    await harness.client.consumeEvents('payment', [cryptoRefundSettled.name], {
+      [cryptoRefundSettled.name]: async (_payload: unknown, context: MessageContext) => {
+        settled.push(context.envelope as Envelope<RefundSettled>);
+      },
+    });
+  });
+
+  const settledOf = (refundId: string) =>
+    settled.filter((event) => event.payload.refund_id === refundId).map((event) => event.payload);
+
+  const request = (paymentId: string, amountCentavos: number, extra: Partial<RefundRequested> = {}) =>
+    createEnvelope(cryptoRefundRequested, {
+      refund_id: newPublicId('ref'),
+      payment_id: paymentId,
+      amount_centavos: amountCentavos,
+      payment_amount_centavos: 10_000,
+      reason: null,
+      ...extra,
+    });
+
+  return {
+    harness,
+    settledOf,
+    request,
+    /** Asks for the refund and waits for its settled event. */
+    async refund(envelope: Envelope<RefundRequested>, timeoutMs = 20_000): Promise<RefundSettled> {
+      await harness.client.publishEnvelope(envelope, {});
+      return waitFor(() => settledOf(envelope.payload.refund_id)[0], {
+        timeoutMs,
+        what: `the settlement of ${envelope.payload.refund_id}`,
+      });
+    },
+    async row(refundId: string): Promise<RefundRow | undefined> {
+      const rows: RefundRow[] = await harness.service.dataSource.query(
+        'SELECT * FROM crypto_refunds WHERE refund_id = $1',
+        [refundId],
+      );
+      return rows[0];
+    },
+    async outboxed(refundId: string): Promise<number> {
+      const rows: unknown[] = await harness.service.dataSource.query(
+        `SELECT 1 FROM outbox WHERE name = $1 AND envelope->'payload'->>'refund_id' = $2`,
+        [cryptoRefundSettled.name, refundId],
+      );
+      return rows.length;
+    },
+    status(signature: string) {
+      return new Connection(harness.localnet.url, 'confirmed')
+        .getSignatureStatuses([signature])
+        .then(({ value }) => value[0]);
+    },
+  };
+}
+
+describe('crypto.refund.requested.v1: refunds carried out on the local chain', () => {
+  const bench = refundsBench();
+  const { harness } = bench;
+  const payer = () => harness.localnet.payer.publicKey;
+
+  test('a full refund returns every token received to the owner of the paying account, confirmed on chain', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    const envelope = bench.request(paid.payment_id, 10_000);
+    const settled = await bench.refund(envelope);
+    expect(settled).toEqual({
+      refund_id: envelope.payload.refund_id,
+      payment_id: paid.payment_id,
+      outcome: 'succeeded',
+      external_id: expect.any(String),
+      failure_reason: null,
+    });
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+    expect(await bench.status(settled.external_id!)).toMatchObject({
+      err: null,
+      confirmationStatus: 'finalized',
+    });
+    expect(await bench.row(envelope.payload.refund_id)).toMatchObject({
+      status: 'succeeded',
+      signature: settled.external_id,
+      amount_base_units: paid.amount_base_units,
+      recipients: [{ owner: payer().toBase58(), amount_base_units: paid.amount_base_units }],
+    });
+  });
+
+  test('the database keeps the state machine: a settled refund is frozen, what a refund pays never changes', async () => {
+    const paid = await harness.paidRequest();
+    const done = bench.request(paid.payment_id, 5_000);
+    await bench.refund(done);
+    const query = (sql: string, id: string) => harness.service.dataSource.query(sql, [id]);
+    await expect(
+      query(`UPDATE crypto_refunds SET status = 'pending' WHERE refund_id = $1`, done.payload.refund_id),
+    ).rejects.toMatchObject({ driverError: { code: '23514' } });
+    await expect(
+      query(`UPDATE crypto_refunds SET signature = 'x' WHERE refund_id = $1`, done.payload.refund_id),
+    ).rejects.toMatchObject({ driverError: { code: '23514' } });
+    const open = newPublicId('ref');
+    await query(
+      `INSERT INTO crypto_refunds (refund_id, payment_id, status, mint, decimals, amount_base_units, recipients)
+       VALUES ($1, 'pay_x', 'pending', 'mint', 6, 10, '[{"owner":"o","amount_base_units":"10"}]')`,
+      open,
+    );
+    await expect(
+      query(`UPDATE crypto_refunds SET amount_base_units = 11 WHERE refund_id = $1`, open),
+    ).rejects.toMatchObject({ driverError: { code: '23514' } });
+    await expect(
+      query(`UPDATE crypto_refunds SET status = 'succeeded' WHERE refund_id = $1`, open),
+    ).rejects.toMatchObject({ driverError: { code: '23514' } });
+    await expect(
+      query(
+        `INSERT INTO crypto_refunds (refund_id, payment_id, status, mint, decimals, amount_base_units, recipients,
+           signature, signed_transaction, last_valid_block_height)
+         VALUES ($1, 'pay_x', 'succeeded', 'mint', 6, 10, '[{"owner":"o","amount_base_units":"10"}]', 's', 't', 1)`,
+        newPublicId('ref'),
+      ),
+    ).rejects.toMatchObject({ driverError: { code: '23514' } });
+  });
+
+  test('a partial refund returns its share of the tokens received, rounded down to the base unit', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    await bench.refund(bench.request(paid.payment_id, 3_333));
+    const share = (BigInt(paid.amount_base_units) * 3_333n) / 10_000n;
+    expect(await harness.tokenBalance(payer())).toBe(before + share);
+  });
+
+  test('two refunds of one payment each return their share, together never more than was received', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    const first = await bench.refund(bench.request(paid.payment_id, 4_001));
+    const second = await bench.refund(bench.request(paid.payment_id, 5_999));
+    expect([first.outcome, second.outcome]).toEqual(['succeeded', 'succeeded']);
+    expect(first.external_id).not.toBe(second.external_id);
+    const received = BigInt(paid.amount_base_units);
+    const returned = (received * 4_001n) / 10_000n + (received * 5_999n) / 10_000n;
+    expect(await harness.tokenBalance(payer())).toBe(before + returned);
+    expect(returned).toBeLessThanOrEqual(received);
+  });
+
+  test('the refund goes to the wallet that paid, creating its token account when it has none any more', async () => {
+    const request = await harness.open();
+    const buyer = Keypair.generate();
+    const usdc = new PublicKey(harness.localnet.mints.USDC);
+    harness.localnet.seeder.fundSol(buyer.publicKey, LAMPORTS_PER_SOL);
+    harness.localnet.seeder.mintTo(buyer.publicKey, usdc, BigInt(request.amount_base_units));
+    await payTransferRequest(harness.localnet.url, buyer, {
+      recipient: harness.localnet.receivingWallet,
+      amountBaseUnits: BigInt(request.amount_base_units),
+      mint: usdc,
+      reference: new PublicKey(request.reference),
+    });
+    await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    // The buyer's emptied token account is closed (its rent back to the buyer), as wallets do.
+    const connection = new Connection(harness.localnet.url, 'confirmed');
+    const ata = getAssociatedTokenAddressSync(usdc, buyer.publicKey);
+    const closing = await connection.sendTransaction(
+      new Transaction().add(createCloseAccountInstruction(ata, buyer.publicKey, buyer.publicKey)),
+      [buyer],
+    );
+    await waitFor(async () => (await bench.status(closing))?.err === null, { what: 'the account closed' });
+    expect(await connection.getAccountInfo(ata)).toBeNull();
+
+    const settled = await bench.refund(bench.request(request.payment_id, 10_000));
+    expect(settled.outcome).toBe('succeeded');
+    expect(await harness.tokenBalance(buyer.publicKey)).toBe(BigInt(request.amount_base_units));
+  });
+
+  test(`a refund with reason ${FAILING_REFUND_REASON} is sent for real and fails on chain with the chain's error`, async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    const envelope = bench.request(paid.payment_id, 10_000, { reason: FAILING_REFUND_REASON });
+    const settled = await bench.refund(envelope);
+    expect(settled).toMatchObject({ outcome: 'failed', external_id: expect.any(String) });
+    expect(settled.failure_reason).toContain('{"InstructionError":[2,{"Custom":17}]}');
+    // It landed, failed, as the chain says.
+    expect((await bench.status(settled.external_id!))?.err).toEqual({
+      InstructionError: [2, { Custom: 17 }],
+    });
+    expect(await harness.tokenBalance(payer())).toBe(before);
+    expect(await bench.row(envelope.payload.refund_id)).toMatchObject({ status: 'failed' });
+  });
+
+  test('a refund of a payment no transfer paid fails at once, with nothing sent', async () => {
+    const request = await harness.open();
+    const envelope = bench.request(request.payment_id, 10_000);
+    const settled = await bench.refund(envelope);
+    expect(settled).toMatchObject({
+      outcome: 'failed',
+      external_id: null,
+      failure_reason: expect.any(String),
+    });
+    expect(await bench.row(envelope.payload.refund_id)).toMatchObject({ status: 'failed', signature: null });
+  });
+
+  test('delivered twice and sent again under another message, a refund pays once and is reported once', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    const envelope = bench.request(paid.payment_id, 10_000);
+    await harness.client.publishEnvelope(envelope, {});
+    await harness.client.publishEnvelope(envelope, {});
+    await harness.client.publishEnvelope(createEnvelope(cryptoRefundRequested, envelope.payload), {});
+    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
+      timeoutMs: 20_000,
+      what: 'the refund settled',
+    });
+    expect(settled.outcome).toBe('succeeded');
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+    // A refund asked after the copies settles once they were taken off the queue (they are handled in order).
+    const later = await harness.paidRequest();
+    await bench.refund(bench.request(later.payment_id, 10_000));
+    expect(await bench.outboxed(envelope.payload.refund_id)).toBe(1);
+    // The later payment was paid and refunded in full: only the first refund's tokens remain, once.
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+  });
+
+  test('a message that breaks the contract is parked at once, not retried', async () => {
+    const paid = await harness.paidRequest();
+    const envelope = bench.request(paid.payment_id, 10_000);
+    const broken = { ...envelope, payload: { ...envelope.payload, amount_centavos: -5 } };
+    await harness.client.publishEnvelope(broken as never, {});
+    const parked = await harness.parkedEvents();
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('amount_centavos') }),
+    ]);
+    expect(await bench.row(envelope.payload.refund_id)).toBeUndefined();
+  });
+
+  test('after the watcher loses its broker connection it reconnects and carries refunds out again', async () => {
+    const paid = await harness.paidRequest();
+    harness.service.broker.dropConnectionForTesting();
+    const settled = await bench.refund(bench.request(paid.payment_id, 10_000));
+    expect(settled.outcome).toBe('succeeded');
+  });
+});
+
+describe('crypto.refund.requested.v1 across restarts and a node dropping transactions', () => {
+  const bench = refundsBench();
+  const { harness } = bench;
+  const payer = () => harness.localnet.payer.publicKey;
+  afterEach(() => harness.localnet.setModes({ dropTransactions: false, confirmedLagMs: 0 }));
+
+  const submitted = (refundId: string) =>
+    waitFor(
+      async () => {
+        const row = await bench.row(refundId);
+        return row?.status === 'submitted' ? row : undefined;
+      },
+      { what: `${refundId} signed and stored` },
+    );
+
+  test('stopped after storing its signed transaction and before it reached the chain, the next process sends those same bytes: paid once', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    harness.localnet.setModes({ dropTransactions: true });
+    const envelope = bench.request(paid.payment_id, 10_000);
+    await harness.client.publishEnvelope(envelope, {});
+    const stored = await submitted(envelope.payload.refund_id);
+    expect(await bench.status(stored.signature!)).toBeNull();
+    // The process goes away with the transaction stored and not on chain; the message comes back to the next one.
+    await harness.restart(async () => harness.localnet.setModes({ dropTransactions: false }));
+    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
+      timeoutMs: 20_000,
+      what: 'the refund settled',
+    });
+    expect(settled).toMatchObject({ outcome: 'succeeded', external_id: stored.signature });
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+  });
+
+  test('stopped after its transaction landed and before it was confirmed, the next process finds it and sends nothing new', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    // Held back until signed and stored, then let through to land and stay unconfirmed (a lag set before would also
+    // hide the payment the refund looks up).
+    harness.localnet.setModes({ dropTransactions: true });
+    const envelope = bench.request(paid.payment_id, 10_000);
+    await harness.client.publishEnvelope(envelope, {});
+    const stored = await submitted(envelope.payload.refund_id);
+    harness.localnet.setModes({ dropTransactions: false, confirmedLagMs: 60_000 });
+    await waitFor(async () => (await bench.status(stored.signature!))?.confirmationStatus === 'processed', {
+      what: 'the refund landed, not confirmed',
+    });
+    await harness.restart(async () => harness.localnet.setModes({ confirmedLagMs: 0 }));
+    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
+      timeoutMs: 20_000,
+      what: 'the refund settled',
+    });
+    expect(settled).toMatchObject({ outcome: 'succeeded', external_id: stored.signature });
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+  });
+
+  test('a transaction dropped until its blockhash expired is signed again, once, and the refund pays once', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    harness.localnet.setModes({ dropTransactions: true });
+    const envelope = bench.request(paid.payment_id, 10_000);
+    await harness.client.publishEnvelope(envelope, {});
+    const stored = await submitted(envelope.payload.refund_id);
+    // The cluster moves past the blockhash's validity: that transaction can no longer land anywhere.
+    harness.localnet.ledger.skipSlots(151);
+    harness.localnet.setModes({ dropTransactions: false });
+    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
+      timeoutMs: 30_000,
+      what: 'the refund settled',
+    });
+    expect(settled.outcome).toBe('succeeded');
+    expect(settled.external_id).not.toBe(stored.signature);
+    expect(await bench.status(stored.signature!)).toBeNull();
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+  });
+});
