@@ -195,11 +195,12 @@ describe('api gateway: payments', () => {
     });
   });
 
-  test('reading a payment returns the public record with the amount in BRL', async () => {
+  test('reading a payment returns the public record with the amount and what was refunded in BRL', async () => {
     const record = paymentRecord({
       business_id: merchant.business_id,
       amount_centavos: 5050,
       status: 'paid',
+      refunded_centavos: 1010,
     });
     h.fakes.on(getPayment, async (query) => ({ payment: { ...record, payment_id: query.payment_id } }));
     const response = await h.http.get(`/v1/payments/${record.payment_id}`).set('x-api-key', merchant.api_key);
@@ -215,6 +216,7 @@ describe('api gateway: payments', () => {
       failure_code: null,
       failure_reason: null,
       customer_id: null,
+      refunded_amount_brl: 10.1,
       created_at: record.created_at,
       updated_at: record.updated_at,
     });

@@ -262,6 +262,9 @@ describe('cancel, refunds and events end to end', () => {
     const listed = await api('GET', `/v1/payments/${paymentId}/refunds?limit=1`);
     expect(listed.body).toMatchObject({ data: [{ refund_id: rest.body.refund_id }], has_more: true });
     expect((await call(otherKey, 'GET', `/v1/payments/${paymentId}/refunds`)).status).toBe(404);
+    expect((await call(otherKey, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: 100 })).status).toBe(
+      404,
+    );
     expect((await call(otherKey, 'GET', `/v1/refunds/${rest.body.refund_id}`)).status).toBe(404);
 
     const failing = await paid({ payment_method: 'pix', amount: 5000 });

@@ -24,6 +24,11 @@ export interface PaymentConfig {
   RECONCILE_AFTER_SECONDS: number;
   /** Pause between reconciliation passes. */
   RECONCILE_INTERVAL_SECONDS: number;
+  /**
+   * A refund still pending this long after it was (last) asked of its rail is asked again, in case the request never
+   * reached the rail; the rails carry a refund out once per refund id, however often asked.
+   */
+  REFUND_RESEND_AFTER_SECONDS: number;
 }
 
 const schema = Joi.object<PaymentConfig>({
@@ -42,6 +47,7 @@ const schema = Joi.object<PaymentConfig>({
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),
   RECONCILE_AFTER_SECONDS: Joi.number().integer().min(1).default(120),
   RECONCILE_INTERVAL_SECONDS: Joi.number().integer().min(1).default(30),
+  REFUND_RESEND_AFTER_SECONDS: Joi.number().integer().min(1).default(600),
 });
 
 /** The variables this service reads (the launcher hands it these and no others). */

@@ -26,6 +26,7 @@ import { paymentDatabase } from './persistence';
 import { Rails } from './rails';
 import { createReservationPurge } from './retention/create-reservation-purge';
 import { PaymentReconciliation } from './reconciliation/payment-reconciliation';
+import { refundResend } from './refunds/refund-resend';
 import { handleCreatePayment } from './handlers/payment.create.v1';
 import { handleGetPayment } from './handlers/payment.get.v1';
 import { handleUpdatePayment } from './handlers/payment.update.v1';
@@ -121,6 +122,13 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
   });
   reconciliation.start();
   runtime.onStop(() => reconciliation.stop());
+  const resend = refundResend(dataSource, runtime.unitOfWork('refund-resend'), rails, {
+    afterSeconds: config.REFUND_RESEND_AFTER_SECONDS,
+    intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+    logger: runtime.logger,
+  });
+  resend.start();
+  runtime.onStop(() => resend.stop());
   return Object.assign(runtime, { reconciliation });
 }
 

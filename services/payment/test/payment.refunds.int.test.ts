@@ -306,11 +306,14 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     }
   });
 
-  test('the database refuses a refund past the amount, a settled refund changing, and one born settled', async () => {
+  test('the database refuses a refund past the amount, a pending one changing its terms, a settled one changing, one born settled', async () => {
     const businessId = await newBusiness(h.client);
     const paymentId = await paidPix(businessId, 1000);
     const opened = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 600 });
     const db = h.service.dataSource;
+    await expect(
+      db.query(`UPDATE refunds SET amount_centavos = 1 WHERE id = $1`, [opened.refund_id]),
+    ).rejects.toThrow(/cannot change/);
     await expect(
       db.query(`UPDATE payments SET refund_reserved_centavos = 1001 WHERE id = $1`, [paymentId]),
     ).rejects.toThrow(/payments_refunds_within_amount/);

@@ -70,14 +70,8 @@ export class ExpirySweeper {
     }
     await uow.run({}, async (tx) => {
       if (cob !== 'missing') await applyListedPix(tx, cob, 'sweep', logger);
-      if (cob !== 'missing' && cob.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR') {
-        // Only a cancellation removes a cob on our side, and its payment is final already: nothing to announce.
-        await tx.manager.query(
-          `UPDATE charges SET status = 'cancelled', updated_at = now() WHERE txid = $1 AND status = 'active'`,
-          [charge.txid],
-        );
-        return;
-      }
+      // A removed cob is announced whoever removed it: the payment service ignores the closure of a payment already
+      // cancelled, and one removed outside the gateway (at the PSP's console) must not stay open until reconciliation.
       const removed = cob !== 'missing' && cob.status.startsWith('REMOVIDA');
       const [, count]: [unknown[], number] = await tx.manager.query(
         `UPDATE charges SET status = $2, updated_at = now() WHERE txid = $1 AND status = 'active'`,

@@ -250,7 +250,7 @@ describe('payment.cancelled.v1: the cob of a cancelled PIX payment is removed at
     expect(await takeParkedMessages(parkingQueue())).toEqual([]);
   });
 
-  test('a cob removed at the PSP whose cancellation was never recorded is closed cancelled by the sweeper, silently', async () => {
+  test('a cob removed outside the gateway (or whose cancellation was never recorded) is closed failed and announced', async () => {
     const { paymentId, charge } = await open();
     await payer.removeCharge(charge.txid);
     const expired = await bed.client.request(
@@ -259,8 +259,13 @@ describe('payment.cancelled.v1: the cob of a cancelled PIX payment is removed at
       { timeoutMs: 8000 },
     );
     expect(expired.ok).toBe(true);
-    await becomes(charge.txid, 'cancelled');
-    expect(await outbox(charge.txid)).toEqual([]);
+    await becomes(charge.txid, 'failed');
+    expect(await outbox(charge.txid)).toEqual(['pix.charge.closed.v1']);
+    const [closure] = await bed.service.dataSource.query(
+      `SELECT envelope->'payload' AS payload FROM outbox WHERE envelope->'payload'->>'txid' = $1`,
+      [charge.txid],
+    );
+    expect(closure.payload).toMatchObject({ reason: 'failed', detail: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
   });
 
   test('a poison cancellation is parked at once and the events behind it are still handled', async () => {

@@ -16,7 +16,8 @@ import type { RouteContext } from './context';
 
 const createRefundBody = Joi.object<{ amount?: number | null; reason?: string | null }>({
   amount: amountField.allow(null),
-  reason: boundedText('reason').allow(null),
+  // An empty reason is no reason.
+  reason: boundedText('reason').allow(null, ''),
 });
 
 const refundsPage = pageQuery(refundId);
@@ -43,7 +44,7 @@ export function refundRoutes({ commands }: RouteContext): Router {
           business_id: businessId,
           payment_id: paymentId,
           amount_centavos: body.amount ?? null,
-          reason: body.reason ?? null,
+          reason: body.reason || null,
         },
         res,
       );

@@ -71,3 +71,53 @@ export async function markRefundSettled(
   );
   return manager.findOneByOrFail(RefundEntity, { id: settled.refund_id });
 }
+
+export interface StalePendingRefund {
+  refundId: string;
+  paymentId: string;
+  method: RefundEntity['method'];
+  amountCentavos: number;
+  paymentAmountCentavos: number;
+  reason: string | null;
+}
+
+/**
+ * Pending refunds last asked of their rail over `afterSeconds` ago, at most `limit`, marked asked now (their
+ * `updated_at`) in the caller's transaction; rows another pass holds are skipped.
+ */
+export async function claimStalePendingRefunds(
+  manager: EntityManager,
+  afterSeconds: number,
+  limit: number,
+): Promise<StalePendingRefund[]> {
+  // An UPDATE answers [rows, count].
+  const [rows]: [
+    Array<{
+      id: string;
+      payment_id: string;
+      method: RefundEntity['method'];
+      amount_centavos: string;
+      payment_amount_centavos: string;
+      reason: string | null;
+    }>,
+    number,
+  ] = await manager.query(
+    `WITH stale AS (
+       SELECT id FROM refunds
+        WHERE status = 'pending' AND updated_at < now() - make_interval(secs => $1)
+        ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     UPDATE refunds SET updated_at = now() FROM stale, payments
+      WHERE refunds.id = stale.id AND payments.id = refunds.payment_id
+     RETURNING refunds.id, refunds.payment_id, refunds.method, refunds.amount_centavos,
+               payments.amount_centavos AS payment_amount_centavos, refunds.reason`,
+    [afterSeconds, limit],
+  );
+  return rows.map((row) => ({
+    refundId: row.id,
+    paymentId: row.payment_id,
+    method: row.method,
+    amountCentavos: Number(row.amount_centavos),
+    paymentAmountCentavos: Number(row.payment_amount_centavos),
+    reason: row.reason,
+  }));
+}

@@ -59,7 +59,15 @@ export class CallbackProcessor {
         );
         continue;
       }
-      await followDevolucao(this.deps, refund);
+      try {
+        await followDevolucao(this.deps, refund);
+      } catch (err) {
+        // The callback is only a trigger: the devolução poll follows this refund, and the batch's other items go on.
+        logger.warn(
+          { err: String(err), end_to_end_id: item.endToEndId, devolucao_id: devolucao.id },
+          'devolução reported by the PSP could not be followed now',
+        );
+      }
     }
   }
 

@@ -15,7 +15,6 @@ export async function recordPublicEvent(dataSource: DataSource, event: WebhookEv
       id: event.id,
       businessId: event.businessId,
       type: event.type as WebhookEventName,
-      createdAt: event.createdAt,
       body,
     }),
   );

@@ -7,7 +7,6 @@ export interface NewEvent {
   id: string;
   businessId: string;
   type: WebhookEventName;
-  createdAt: string;
   body: string;
 }
 
@@ -17,9 +16,9 @@ export interface NewEvent {
  */
 export async function storeEventWithDeliveries(manager: EntityManager, event: NewEvent): Promise<number> {
   const stored: unknown[] = await manager.query(
-    `INSERT INTO events (id, business_id, type, created_at, body) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO events (id, business_id, type, created_at, body) VALUES ($1, $2, $3, now(), $4)
      ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [event.id, event.businessId, event.type, event.createdAt, event.body],
+    [event.id, event.businessId, event.type, event.body],
   );
   if (stored.length === 0) return 0;
   const webhooks: Array<{ id: string }> = await manager.query(
@@ -27,18 +26,20 @@ export async function storeEventWithDeliveries(manager: EntityManager, event: Ne
       WHERE business_id = $1 AND status = 'active' AND deleted_at IS NULL AND $2 = ANY(events)`,
     [event.businessId, event.type],
   );
+  let deliveries = 0;
   for (const webhook of webhooks) {
-    await manager.query(
+    const inserted: unknown[] = await manager.query(
       `INSERT INTO deliveries (id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, 'pending', 0, now())
-       ON CONFLICT ON CONSTRAINT deliveries_one_per_event DO NOTHING`,
+       ON CONFLICT ON CONSTRAINT deliveries_one_per_event DO NOTHING RETURNING id`,
       [newPublicId('dlv'), webhook.id, event.id, event.type, event.body],
     );
+    deliveries += inserted.length;
   }
-  return webhooks.length;
+  return deliveries;
 }
 
-/** The business's events created since `since`, newest first, optionally of one type. */
+/** The business's events stored since `since`, the last stored first, optionally of one type. */
 export function listEventsOf(
   manager: EntityManager,
   businessId: string,

@@ -13,6 +13,10 @@ export class EventEntity {
   @Column({ type: 'text' })
   type!: WebhookEventName;
 
+  /**
+   * When the dispatcher stored it (the body keeps when it happened): the list's order, so an event stored late (a
+   * backlog, a re-driven message) is listed above what a client already paged through, never behind it.
+   */
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 

@@ -11,7 +11,8 @@
   var ENDED_MESSAGES = {
     expired: 'Pagamento expirado. O prazo para pagar terminou.',
     failed: 'Pagamento não concluído. Nenhum valor foi cobrado por este pedido.',
-    cancelled: 'Pagamento cancelado pela loja. Nenhum valor foi cobrado; você pode tentar de novo.',
+    cancelled:
+      'Pagamento cancelado pela loja. Se algum valor chegou a ser pago, a loja o devolverá; você pode tentar de novo.',
   };
 
   var root = document.getElementById('checkout');

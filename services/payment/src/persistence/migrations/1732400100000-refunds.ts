@@ -61,6 +61,20 @@ export class Refunds1732400100000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TRIGGER refunds_start_pending BEFORE INSERT ON ${s}.refunds
       FOR EACH ROW EXECUTE FUNCTION ${s}.refuse_refund_insert_not_pending()`);
+    // What a refund returns, and of which payment, is fixed at its creation: the payment's totals count on it.
+    await queryRunner.query(`
+      CREATE FUNCTION ${s}.refuse_refund_terms_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF (NEW.payment_id, NEW.business_id, NEW.method, NEW.amount_centavos)
+           IS DISTINCT FROM (OLD.payment_id, OLD.business_id, OLD.method, OLD.amount_centavos) THEN
+          RAISE EXCEPTION 'refunds: what a refund returns, and of which payment, cannot change'
+            USING ERRCODE = 'check_violation', CONSTRAINT = TG_NAME;
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER refunds_terms_fixed BEFORE UPDATE ON ${s}.refunds
+      FOR EACH ROW EXECUTE FUNCTION ${s}.refuse_refund_terms_change()`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
@@ -68,6 +82,7 @@ export class Refunds1732400100000 implements MigrationInterface {
     await dropFinalRowGuard(queryRunner, 'refunds');
     await queryRunner.query(`DROP TABLE ${s}.refunds`);
     await queryRunner.query(`DROP FUNCTION ${s}.refuse_refund_insert_not_pending()`);
+    await queryRunner.query(`DROP FUNCTION ${s}.refuse_refund_terms_change()`);
     await queryRunner.query(`
       ALTER TABLE ${s}.payments
         DROP CONSTRAINT payments_refunds_within_amount,
