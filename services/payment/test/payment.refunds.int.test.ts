@@ -14,6 +14,7 @@ import {
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { listRefundsOf } from '../src/persistence';
 import {
   create,
   newBusiness,
@@ -417,4 +418,53 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
       { what: 'the refund settled after reconnecting' },
     );
   });
+
+  test('a page of refunds in a table of a million reads the page index, never the whole table', async () => {
+    const businessId = newPublicId('biz');
+    const db = h.service.dataSource;
+    const prefix = newPublicId('p')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, 8);
+    await db.query(
+      `INSERT INTO payments (id, business_id, business_name, method, status, amount_centavos, fee_centavos, created_at,
+                             updated_at, version)
+       SELECT 'pay_' || $2 || lpad(g::text, 20, '0'), $1, 'Loja', 'pix', 'pending', 100000000, 0, now(), now(), 1
+         FROM generate_series(1, 10000) AS g`,
+      [businessId, prefix],
+    );
+    await db.query(
+      `INSERT INTO refunds (id, payment_id, business_id, method, amount_centavos, status, created_at, updated_at)
+       SELECT 'ref_' || $2 || lpad(g::text, 20, '0'), 'pay_' || $2 || lpad((g % 10000 + 1)::text, 20, '0'), $1,
+              'pix', 100, 'pending', now() - make_interval(secs => g), now()
+         FROM generate_series(1, 1000000) AS g`,
+      [businessId, prefix],
+    );
+    await db.query('ANALYZE refunds');
+    const paymentId = `pay_${prefix}${'1'.padStart(20, '0')}`;
+    const queries: Array<{ sql: string; parameters: unknown[] }> = [];
+    const logQuery = jest.spyOn(db.logger, 'logQuery').mockImplementation((sql, parameters) => {
+      if (/ORDER BY/.test(sql) && /"refunds" "listed"/.test(sql))
+        queries.push({ sql, parameters: parameters ?? [] });
+    });
+    try {
+      const first = await listRefundsOf(db.manager, paymentId, { limit: 10, startingAfter: null });
+      expect(first?.rows).toHaveLength(10);
+      const next = await listRefundsOf(db.manager, paymentId, {
+        limit: 10,
+        startingAfter: first!.rows[9]!.id,
+      });
+      expect(next?.rows).toHaveLength(10);
+    } finally {
+      logQuery.mockRestore();
+    }
+    expect(queries).toHaveLength(2);
+    for (const { sql, parameters } of queries) {
+      const [{ 'QUERY PLAN': plan }] = (await db.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters)) as [
+        { 'QUERY PLAN': unknown },
+      ];
+      const text = JSON.stringify(plan);
+      expect(text).not.toContain('"Seq Scan"');
+      expect(text).toMatch(/"Index Name":"refunds_page"/);
+    }
+  }, 120_000);
 });

@@ -13,7 +13,8 @@ import {
 } from '@gateway/contracts';
 import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
 import { waitFor, waitForParkedMessages } from '@gateway/testkit';
-import { eventPurge } from '../src/events/event-retention';
+import { eventPurge, retainedSince } from '../src/events/event-retention';
+import { listEventsOf } from '../src/persistence';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';
 
@@ -244,4 +245,49 @@ describe('the events API: every public event of the last 30 days, as its webhook
     );
     expect(page.data.map((event) => event.type)).toEqual(['payment.cancelled']);
   });
+
+  test('a page of a business with a million events reads the page indexes, never the whole table', async () => {
+    const businessId = newPublicId('biz');
+    await harness.query(
+      `INSERT INTO events (id, business_id, type, created_at, body)
+       SELECT 'evt_' || lpad(g::text, 24, '0'), $1,
+              CASE WHEN g % 10 = 0 THEN 'refund.succeeded' ELSE 'payment.created' END,
+              now() - make_interval(secs => g), '{}'
+         FROM generate_series(1, 1000000) AS g`,
+      [businessId],
+    );
+    await harness.query('ANALYZE events');
+    const { dataSource } = dispatcher;
+    const queries: Array<{ sql: string; parameters: unknown[] }> = [];
+    const logQuery = jest.spyOn(dataSource.logger, 'logQuery').mockImplementation((sql, parameters) => {
+      if (/ORDER BY/.test(sql) && /"events" "listed"/.test(sql))
+        queries.push({ sql, parameters: parameters ?? [] });
+    });
+    try {
+      for (const type of [undefined, 'refund.succeeded' as const]) {
+        const page = await listEventsOf(
+          dataSource.manager,
+          businessId,
+          { type, since: retainedSince(new Date()) },
+          { limit: 100, startingAfter: 'evt_' + '500000'.padStart(24, '0') },
+        );
+        expect(page?.rows).toHaveLength(100);
+      }
+    } finally {
+      logQuery.mockRestore();
+    }
+    expect(queries).toHaveLength(2);
+    for (const { sql, parameters } of queries) {
+      const [{ 'QUERY PLAN': plan }] = await harness.query<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (FORMAT JSON) ${sql}`,
+        parameters,
+      );
+      const text = JSON.stringify(plan);
+      expect(text).not.toContain('"Seq Scan"');
+      // With one business holding the whole table the planner may walk the age index instead: still no scan.
+      expect(text).toMatch(/"Index Name":"events_(page|page_by_type|by_age)"/);
+      expect(text).not.toMatch(/"Node Type":"Sort"/);
+    }
+    await harness.query('DELETE FROM events WHERE business_id = $1', [businessId]);
+  }, 120_000);
 });

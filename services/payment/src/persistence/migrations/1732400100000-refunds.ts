@@ -43,6 +43,10 @@ export class Refunds1732400100000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX refunds_page ON ${s}.refunds (payment_id, created_at DESC, id DESC)`,
     );
+    // The resend pass reads the pending ones, oldest asked first: few, whatever the table holds.
+    await queryRunner.query(
+      `CREATE INDEX refunds_pending ON ${s}.refunds (updated_at) WHERE status = 'pending'`,
+    );
     await guardFinalRows(queryRunner, {
       table: 'refunds',
       finalStatuses: ['succeeded', 'failed'],
