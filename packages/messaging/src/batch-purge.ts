@@ -1,50 +1,32 @@
-import { counter, type Logger } from '@gateway/observability';
-import { PeriodicTask } from './periodic-task';
+import { counter } from '@gateway/observability';
+import { BatchTask, type BatchTaskOptions } from './batch-task';
 
-export interface BatchPurgeOptions {
+export interface BatchPurgeOptions extends BatchTaskOptions {
   /** For logs. */
   name: string;
   /** The counter of rows deleted (`<service>_<what>_purged_total`), so an operator sees the purge keep up. */
   metric: { name: string; help: string };
   /** Deletes at most `batchSize` rows past their retention; resolves how many it deleted. */
   deleteBatch: (batchSize: number) => Promise<number>;
-  intervalMs: number;
-  /** Rows deleted per statement, so a large backlog never holds one long transaction or many locks. */
-  batchSize?: number;
-  logger: Logger;
 }
 
+/** Rows deleted per statement, so a large backlog never holds one long transaction or many locks. */
 const DEFAULT_BATCH_SIZE = 1000;
 
 /**
  * A retention job: every `intervalMs` it deletes what is past its window, a batch at a time, the next batch at once
  * while batches come back full. Each deleted row is counted.
  */
-export class BatchPurge {
-  private readonly task: PeriodicTask;
-  private readonly batchSize: number;
+export class BatchPurge extends BatchTask {
   private readonly purged;
 
   constructor(private readonly options: BatchPurgeOptions) {
-    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    super(options.name, { ...options, batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE });
     this.purged = counter(options.metric.name, options.metric.help);
-    this.task = new PeriodicTask(async () => (await this.purgeOnce()) >= this.batchSize, {
-      name: options.name,
-      intervalMs: options.intervalMs,
-      logger: options.logger,
-    });
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
   }
 
   /** One batch; resolves how many rows it deleted. */
-  async purgeOnce(): Promise<number> {
+  async runOnce(): Promise<number> {
     const deleted = await this.options.deleteBatch(this.batchSize);
     if (deleted > 0) {
       this.purged.inc(deleted);

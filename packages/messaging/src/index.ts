@@ -8,6 +8,7 @@ export * from './outbox-relay';
 export * from './outbox-inbox-migration';
 export * from './service-runtime';
 export * from './periodic-task';
+export * from './batch-task';
 export * from './retry-schedule';
 export * from './batch-purge';
 export * from './rpc-call';

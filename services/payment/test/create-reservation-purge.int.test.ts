@@ -48,7 +48,7 @@ describe('create reservations are purged after their window', () => {
     });
 
     let deleted = 0;
-    for (let pass = await purge.purgeOnce(); pass > 0; pass = await purge.purgeOnce()) deleted += pass;
+    for (let pass = await purge.runOnce(); pass > 0; pass = await purge.runOnce()) deleted += pass;
 
     expect(deleted).toBe(old.length);
     expect(await remaining([...old, ...fresh])).toEqual([...fresh].sort());
@@ -66,7 +66,7 @@ describe('create reservations are purged after their window', () => {
     await createReservationPurge(h.service.dataSource, {
       retentionHours: 48,
       logger: testLogger('purge'),
-    }).purgeOnce();
+    }).runOnce();
 
     const retried = await h.client.request(createPayment, createCommand(businessId), {
       timeoutMs: 5000,

@@ -1,14 +1,11 @@
-import { PeriodicTask } from '@gateway/messaging';
+import { BatchTask, type BatchTaskOptions } from '@gateway/messaging';
 import { PixRefundEntity } from './persistence';
 import { PspError } from './psp/psp-error';
 import { followDevolucao, requestRefundDevolucao, type RefundDeps } from './refunds';
 
-export interface OverdueDevolucaoPollOptions extends RefundDeps {
+export interface OverdueDevolucaoPollOptions extends RefundDeps, BatchTaskOptions {
   /** A refund still open this long after its last change (and again each time as long after) is re-checked. */
   overdueSeconds: number;
-  intervalMs: number;
-  /** Refunds re-checked per pass at most. */
-  batchSize?: number;
 }
 
 /**
@@ -17,31 +14,13 @@ export interface OverdueDevolucaoPollOptions extends RefundDeps {
  * (its request parked, or its answer lost) is asked for again, which meets the same devolução. Each refund is claimed
  * until its next check in one statement (replicas share the work; no transaction waits on the PSP).
  */
-export class OverdueDevolucaoPoll {
-  private readonly task: PeriodicTask;
-
+export class OverdueDevolucaoPoll extends BatchTask {
   constructor(private readonly options: OverdueDevolucaoPollOptions) {
-    this.task = new PeriodicTask(async () => (await this.pollOnce()) >= this.batchSize, {
-      name: 'pix-overdue-devolucao-poll',
-      intervalMs: options.intervalMs,
-      logger: options.logger,
-    });
-  }
-
-  private get batchSize(): number {
-    return this.options.batchSize ?? 50;
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
+    super('pix-overdue-devolucao-poll', options);
   }
 
   /** Re-checks the overdue refunds once; returns how many were claimed. */
-  async pollOnce(): Promise<number> {
+  async runOnce(): Promise<number> {
     const { dataSource, logger, overdueSeconds } = this.options;
     const [due]: [Array<{ refund_id: string }>, number] = await dataSource.query(
       `UPDATE pix_refunds SET claimed_until = now() + $1 * interval '1 second'

@@ -1,20 +1,15 @@
 import type { DataSource } from 'typeorm';
-import { PeriodicTask, type UnitOfWork } from '@gateway/messaging';
-import type { Logger } from '@gateway/observability';
+import { BatchTask, type BatchTaskOptions, type UnitOfWork } from '@gateway/messaging';
 import { readCob } from './cob-reader';
 import type { ApiPixClient } from './psp/api-pix-client';
 import { applyListedPix } from './received-pix';
 
-export interface OverdueCallbackPollOptions {
+export interface OverdueCallbackPollOptions extends BatchTaskOptions {
   dataSource: DataSource;
   uow: UnitOfWork;
   psp: ApiPixClient;
   /** A charge still active this long after it was opened (and again each time as long after its last check) is re-read. */
   overdueSeconds: number;
-  intervalMs: number;
-  logger: Logger;
-  /** Charges re-read per pass at most. */
-  batchSize?: number;
 }
 
 /**
@@ -23,31 +18,13 @@ export interface OverdueCallbackPollOptions {
  * claimed until its next check in one statement (replicas share the work; no transaction waits on the PSP), and
  * never past its expiry, which is the expiry sweeper's.
  */
-export class OverdueCallbackPoll {
-  private readonly task: PeriodicTask;
-
+export class OverdueCallbackPoll extends BatchTask {
   constructor(private readonly options: OverdueCallbackPollOptions) {
-    this.task = new PeriodicTask(async () => (await this.pollOnce()) >= this.batchSize, {
-      name: 'pix-overdue-callback-poll',
-      intervalMs: options.intervalMs,
-      logger: options.logger,
-    });
-  }
-
-  private get batchSize(): number {
-    return this.options.batchSize ?? 50;
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
+    super('pix-overdue-callback-poll', options);
   }
 
   /** Re-reads the overdue charges once; returns how many were claimed. */
-  async pollOnce(): Promise<number> {
+  async runOnce(): Promise<number> {
     const { dataSource, uow, psp, logger, overdueSeconds } = this.options;
     const [due]: [Array<{ txid: string }>, number] = await dataSource.query(
       `UPDATE charges SET claimed_until = LEAST(now() + $1 * interval '1 second', expires_at)

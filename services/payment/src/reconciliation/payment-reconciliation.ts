@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { PeriodicTask, type UnitOfWork } from '@gateway/messaging';
-import { counter, type Logger } from '@gateway/observability';
+import { BatchTask, type BatchTaskOptions, type UnitOfWork } from '@gateway/messaging';
+import { counter } from '@gateway/observability';
 import { OPEN_STATUSES } from '../domain/payment-status';
 import type { Rails } from '../rails';
 import { applyFundsReceived, applyRailClosure } from '../settlement/rail-outcomes';
@@ -11,13 +11,9 @@ const checks = counter(
   ['method', 'outcome'],
 );
 
-export interface PaymentReconciliationOptions {
+export interface PaymentReconciliationOptions extends BatchTaskOptions {
   /** Open payments older than this are checked, then again each time this long after their last check. */
   afterSeconds: number;
-  intervalMs: number;
-  /** Payments checked per pass at most (the next pass takes the rest). */
-  batchSize?: number;
-  logger: Logger;
 }
 
 interface DuePayment {
@@ -32,36 +28,18 @@ interface DuePayment {
  * status with exactly one event. The rail is asked outside any transaction; each payment is claimed for a while
  * first, so replicas share the work and a payment is not asked about again before `afterSeconds`.
  */
-export class PaymentReconciliation {
-  private readonly task: PeriodicTask;
-
+export class PaymentReconciliation extends BatchTask {
   constructor(
     private readonly dataSource: DataSource,
     private readonly uow: UnitOfWork,
     private readonly rails: Rails,
     private readonly options: PaymentReconciliationOptions,
   ) {
-    this.task = new PeriodicTask(async () => (await this.reconcileDue()) >= this.batchSize, {
-      name: 'payment-reconciliation',
-      intervalMs: options.intervalMs,
-      logger: options.logger,
-    });
-  }
-
-  private get batchSize(): number {
-    return this.options.batchSize ?? 50;
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
+    super('payment-reconciliation', options);
   }
 
   /** One pass: claims the due payments and checks each; returns how many were claimed. */
-  async reconcileDue(): Promise<number> {
+  async runOnce(): Promise<number> {
     const due = await this.claimDue();
     for (const payment of due) {
       try {
