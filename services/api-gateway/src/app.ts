@@ -15,7 +15,9 @@ import { jsonBody, refuseNulInQuery } from './http/input-bounds';
 import { createRateLimiter, rateLimit } from './http/rate-limit';
 import { requestContext } from './http/request-context';
 import { IdentityStore, type Identity } from './identity/identity-store';
+import { buildOpenApiDocument } from './openapi';
 import { adminRoutes } from './routes/admin';
+import { apiReferenceRoutes } from './routes/api-reference';
 import { checkoutRoutes } from './routes/checkouts';
 import type { RouteContext } from './routes/context';
 import { customerRoutes } from './routes/customers';
@@ -37,7 +39,10 @@ export interface AppDependencies {
 /** How long a repeat of an in-flight idempotent request waits for the first one's answer. */
 const IDEMPOTENT_WAIT_MARGIN_MS = 2000;
 
-/** The public edge: /v1 API (key, rate limit, idempotency), /admin/v1 operator API, /c hosted checkout, probes. */
+/**
+ * The public edge: /v1 API (key, rate limit, idempotency), /admin/v1 operator API, /c hosted checkout, probes, and the
+ * API's OpenAPI document (/openapi.json) with its reference page (/docs).
+ */
 export function createApp(deps: AppDependencies): Express {
   const { config, logger } = deps;
   const identities = new IdentityStore(
@@ -63,6 +68,16 @@ export function createApp(deps: AppDependencies): Express {
   // whole path, so a malformed percent-encoding would fail here, before the router that owns the path answers it.
   app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new AppError('NOT_FOUND') : undefined));
   app.use(healthRoutes(deps));
+  // The document of this very app (the sandbox routes only where they are mounted), public and not limited.
+  const document = buildOpenApiDocument({
+    environment: config.APP_ENV,
+    rateLimits: {
+      api: config.RATE_LIMIT_PER_MINUTE,
+      admin: config.ADMIN_RATE_LIMIT_PER_MINUTE,
+      checkout: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
+    },
+  });
+  app.use(apiReferenceRoutes(document, { tryItOut: config.APP_ENV !== 'production' }));
   app.use(refuseNulInQuery);
 
   // Unauthenticated callers are counted per IP, so guessing keys is limited too.

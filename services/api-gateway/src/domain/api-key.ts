@@ -1,16 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type Environment = 'sandbox' | 'production';
+export const environments = ['sandbox', 'production'] as const;
+export type Environment = (typeof environments)[number];
 
 const KEY_PREFIX_BY_ENVIRONMENT: Readonly<Record<Environment, string>> = {
   sandbox: 'sk_test_',
   production: 'sk_live_',
 };
 /** `sk_test_`/`sk_live_` + base64url of 32 random bytes (43 characters). */
-const API_KEY_PATTERN = /^sk_(test|live)_([A-Za-z0-9_-]{43})$/;
+export const API_KEY_PATTERN = /^sk_(test|live)_([A-Za-z0-9_-]{43})$/;
 /** How much of the random part names the key (lookup and revocation); the rest stays secret. */
 const KEY_PREFIX_LENGTH = 12;
-const KEY_PREFIX = new RegExp(`^[A-Za-z0-9_-]{${KEY_PREFIX_LENGTH}}$`);
+export const KEY_PREFIX = new RegExp(`^[A-Za-z0-9_-]{${KEY_PREFIX_LENGTH}}$`);
 
 export interface IssuedApiKey {
   /** Shown once to the operator, never stored. */

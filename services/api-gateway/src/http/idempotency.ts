@@ -7,8 +7,11 @@ import { digestsEqual } from '../domain/api-key';
 import { idempotentCommandId, requestHash } from '../domain/request-fingerprint';
 import type { Identity } from '../identity/identity-store';
 
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** Marks an answer given again for a repeated key. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
 /** Printable ASCII, as the IETF Idempotency-Key draft allows; long enough for UUIDs and merchants' own ids. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const POLL_INTERVAL_MS = 50;
 /**
  * A claim is a lease: the request holding it renews it every LEASE_RENEWAL_MS while it runs and releases it when it
@@ -142,9 +145,9 @@ export function idempotency(
   };
 
   return asyncHandler(async (req, res, next) => {
-    const key = req.get('idempotency-key');
+    const key = req.get(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) return next();
-    if (!IDEMPOTENCY_KEY.test(key)) throw invalidFields(['Idempotency-Key']);
+    if (!IDEMPOTENCY_KEY.test(key)) throw invalidFields([IDEMPOTENCY_KEY_HEADER]);
     const { businessId } = res.locals.identity as Identity;
     const hash = requestHash(req.method, `${req.baseUrl}${req.path}`, req.body);
     const deadline = Date.now() + options.waitLimitMs;
@@ -167,7 +170,7 @@ export function idempotency(
           res
             .status(stored.response_status ?? 200)
             .type('application/json')
-            .set('Idempotent-Replayed', 'true')
+            .set(REPLAYED_HEADER, 'true')
             .send(stored.response_sealed ? openSecret(stored.response_sealed, options.responseKey) : '');
           return;
         }

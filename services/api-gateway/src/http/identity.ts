@@ -2,10 +2,13 @@ import type { RequestHandler, Response } from 'express';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import type { Identity, IdentityStore } from '../identity/identity-store';
 
+/** The header that carries the business's API key (interface.md, "Authentication"). */
+export const API_KEY_HEADER = 'x-api-key';
+
 /** Resolves `x-api-key` to the business it belongs to, leaving the refusal to `requireIdentity` (after the limit). */
 export function identify(store: IdentityStore): RequestHandler {
   return asyncHandler(async (req, res, next) => {
-    const presented = req.get('x-api-key');
+    const presented = req.get(API_KEY_HEADER);
     if (presented) {
       const identity = await store.authenticate(presented);
       if (identity) res.locals.identity = identity;

@@ -5,7 +5,7 @@ import { AppError } from '@gateway/http-errors';
 import { findBoundsViolation, type JsonBoundsViolation } from '../domain/json-bounds';
 
 /** Bodies over this are PAYLOAD_TOO_LARGE (decisions.md). */
-const BODY_LIMIT = '64kb';
+export const BODY_LIMIT = '64kb';
 /** A field name safe to repeat in a message; anything else is not echoed back. */
 const PRINTABLE_FIELD = /^[\w.-]{1,100}$/;
 

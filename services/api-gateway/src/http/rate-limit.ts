@@ -53,12 +53,19 @@ export function createRateLimiter(redis: Redis, limit: RateLimit): RateLimiterRe
   });
 }
 
+/** What every counted answer carries (decisions.md); a 429 adds `Retry-After`. */
+export const RATE_LIMIT_HEADERS = {
+  limit: 'RateLimit-Limit',
+  remaining: 'RateLimit-Remaining',
+  reset: 'RateLimit-Reset',
+} as const;
+
 function setHeaders(res: Response, limit: number, state: RateLimiterRes): number {
   const resetSeconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   res.set({
-    'RateLimit-Limit': String(limit),
-    'RateLimit-Remaining': String(state.remainingPoints),
-    'RateLimit-Reset': String(resetSeconds),
+    [RATE_LIMIT_HEADERS.limit]: String(limit),
+    [RATE_LIMIT_HEADERS.remaining]: String(state.remainingPoints),
+    [RATE_LIMIT_HEADERS.reset]: String(resetSeconds),
   });
   return resetSeconds;
 }

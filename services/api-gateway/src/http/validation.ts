@@ -45,6 +45,12 @@ export function validateBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, code
   if (!error) return value;
   const missing = error.details.filter((d) => d.type === 'any.required').map((d) => fieldName(d.path));
   if (missing.length > 0) throw missingFields(unique(missing));
+  // `.or(...)`: none of the fields of which at least one is required.
+  const noneOf = error.details.find((d) => d.type === 'object.missing');
+  if (noneOf) {
+    const peers = (noneOf.context?.peers as string[] | undefined) ?? [];
+    throw new AppError('MISSING_FIELDS', `Informe ao menos um dos campos: ${peers.join(', ')}.`);
+  }
   const invalid = unique(error.details.map((d) => fieldName(d.path)));
   if (codes.paymentMethod && invalid.includes(codes.paymentMethod))
     throw new AppError('UNSUPPORTED_PAYMENT_METHOD');
@@ -81,14 +87,18 @@ export function validateQuery<T>(schema: Joi.ObjectSchema<T>, query: unknown): T
 export const amountField = amountCentavos;
 
 /** `metadata`: the caller's own data as serialized JSON text. */
-export const jsonText = boundedText('metadata').custom((text: string, helpers) => {
-  try {
-    JSON.parse(text);
-    return text;
-  } catch {
-    return helpers.error('any.invalid');
-  }
-});
+export const jsonText = boundedText('metadata')
+  .custom((text: string, helpers) => {
+    try {
+      JSON.parse(text);
+      return text;
+    } catch {
+      return helpers.error('any.invalid');
+    }
+  })
+  .description("Serialized JSON text with the caller's own data.")
+  // What JSON Schema calls a string whose content is JSON (the document states it; joi checks it above).
+  .meta({ contentMediaType: 'application/json' });
 
 /** Integer centavos that are not a charge (a fee); the upper bound keeps them exact. */
 export const centavosField = Joi.number().integer().max(Number.MAX_SAFE_INTEGER);

@@ -32,13 +32,15 @@ function requireAdmin(adminToken: string): RequestHandler {
   };
 }
 
-const businessBody = Joi.object<{ name: string }>({ name: boundedText('name').min(1).required() });
-const feeRuleBody = Joi.object<{ percent_bps: number; fixed_centavos: number }>({
+export const businessBody = Joi.object<{ name: string }>({ name: boundedText('name').min(1).required() });
+export const feeRuleBody = Joi.object<{ percent_bps: number; fixed_centavos: number }>({
   percent_bps: Joi.number().integer().min(0).max(10000).required(),
   fixed_centavos: centavosField.min(0).required(),
 });
-const redriveBody = Joi.object<{ queue?: string }>({ queue: Joi.string().valid(...consumerQueueNames) });
-const productBody = Joi.object<{ name: string; price: number; description?: string | null }>({
+export const redriveBody = Joi.object<{ queue?: string }>({
+  queue: Joi.string().valid(...consumerQueueNames),
+});
+export const productBody = Joi.object<{ name: string; price: number; description?: string | null }>({
   name: boundedText('name').min(1).required(),
   price: amountField.required(),
   description: boundedText('description').allow(null),

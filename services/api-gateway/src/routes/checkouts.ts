@@ -27,7 +27,7 @@ interface CreateCheckoutBody {
 
 const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
 
-const createCheckoutBody = Joi.object<CreateCheckoutBody>({
+export const createCheckoutBody = Joi.object<CreateCheckoutBody>({
   product_id: Joi.string().max(200).required(),
   return_url: httpUrl.required(),
   cancel_url: httpUrl.required(),
@@ -36,8 +36,8 @@ const createCheckoutBody = Joi.object<CreateCheckoutBody>({
   metadata: jsonText.allow(null),
 });
 
-const checkoutsPage = pageQuery(checkoutId);
-const sessionsPage = pageQuery(sessionId);
+export const checkoutsPage = pageQuery(checkoutId);
+export const sessionsPage = pageQuery(sessionId);
 
 /** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to interface.md). */
 export function checkoutRoutes({ commands, config }: RouteContext): Router {

@@ -7,7 +7,7 @@ import type { RouteContext } from './context';
 
 type Optional = string | null | undefined;
 
-const createCustomerBody = Joi.object<{
+export const createCustomerBody = Joi.object<{
   email: Optional;
   phone_number: Optional;
   document_number: Optional;
@@ -19,7 +19,7 @@ const createCustomerBody = Joi.object<{
   metadata: jsonText.allow(null),
 });
 
-const customersPage = pageQuery(customerId);
+export const customersPage = pageQuery(customerId);
 
 /** /v1/customers; the customer's `ip` is the caller's (behind proxies, as `TRUST_PROXY` allows). */
 export function customerRoutes({ commands }: RouteContext): Router {

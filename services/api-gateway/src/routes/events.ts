@@ -5,8 +5,8 @@ import { commandRoute } from '../http/commands';
 import { pageQuery, pathId, readPage, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
-const eventsPage = pageQuery(eventId);
-const eventsFilter = Joi.object<{ type?: (typeof webhookEventNames)[number] }>({
+export const eventsPage = pageQuery(eventId);
+export const eventsFilter = Joi.object<{ type?: (typeof webhookEventNames)[number] }>({
   type: Joi.string().valid(...webhookEventNames),
 });
 

@@ -48,14 +48,15 @@ const sendNotFoundPage = (res: Response) =>
 const isPagePath = (req: Request) => ['GET', 'HEAD'].includes(req.method) && PAGE_PATH.test(req.path);
 
 const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
-const startSessionBody = Joi.object<{ method: PaymentMethod; currency?: string }>({
+/** `currency` is required for `crypto`: a condition on the object, so the OpenAPI document states it as if/then. */
+export const startSessionBody = Joi.object<{ method: PaymentMethod; currency?: string }>({
   method: Joi.string().valid('pix', 'crypto').required(),
-  currency: Joi.when('method', {
-    is: 'crypto',
-    then: Joi.string()
+  currency: Joi.any(),
+}).when(Joi.object({ method: Joi.valid('crypto').required() }).unknown(), {
+  then: Joi.object({
+    currency: Joi.string()
       .valid(...tokenNames)
       .required(),
-    otherwise: Joi.any(),
   }),
 });
 

@@ -52,36 +52,43 @@ interface CreatePaymentBody {
 
 const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
 
-const createPaymentBody = Joi.object<CreatePaymentBody>({
+// The route schemas are exported for the OpenAPI document (src/openapi), which is converted from them.
+
+/**
+ * `crypto` is required when `payment_method` is `crypto`: a condition on the object (not on the field), so that the
+ * document can state it as JSON Schema's if/then.
+ */
+export const createPaymentBody = Joi.object<CreatePaymentBody>({
   payment_method: Joi.string().valid('pix', 'crypto').required(),
   amount: amountField.required(),
   currency: Joi.string().valid('BRL', 'brl'),
   metadata: jsonText.allow(null),
   customer_id: customerId.allow(null),
-  crypto: Joi.when('payment_method', {
-    is: 'crypto',
-    then: Joi.object({
+  crypto: Joi.any(),
+}).when(Joi.object({ payment_method: Joi.valid('crypto').required() }).unknown(), {
+  then: Joi.object({
+    crypto: Joi.object({
       currency: Joi.string()
         .valid(...tokenNames)
         .required(),
       network: Joi.string().valid('solana').required(),
     }).required(),
-    otherwise: Joi.any(),
   }),
 });
 
-const updatePaymentBody = Joi.object<{ amount?: number; metadata?: string | null }>({
+/** At least one of the two (MISSING_FIELDS naming both otherwise). */
+export const updatePaymentBody = Joi.object<{ amount?: number; metadata?: string | null }>({
   amount: amountField,
   metadata: jsonText.allow(null),
-});
+}).or('amount', 'metadata');
 
-const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount?: number | null }>({
+export const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount?: number | null }>({
   outcome: Joi.string().valid('paid', 'failed', 'expired').required(),
   amount: amountField.allow(null),
 });
 
 /** A page of payments and the filters of decisions.md ("Listing"). */
-const paymentsPage = (pageQuery(paymentId) as Joi.ObjectSchema).keys({
+export const paymentsPage = (pageQuery(paymentId) as Joi.ObjectSchema).keys({
   status: Joi.string().valid(...paymentStatuses),
   method: Joi.string().valid(...paymentMethods),
   created_gte: isoDate,
@@ -90,7 +97,7 @@ const paymentsPage = (pageQuery(paymentId) as Joi.ObjectSchema).keys({
   Omit<ListPayments, 'business_id' | 'starting_after'> & { limit: number; starting_after?: string }
 >;
 
-const receivedFundsPage = pageQuery(receivedFundsId);
+export const receivedFundsPage = pageQuery(receivedFundsId);
 
 /** /v1/payments, /v1/payments/{id}/received-funds (and, outside production, /v1/sandbox/payments/{id}/simulate). */
 export function paymentRoutes({ commands, config }: RouteContext): Router {
@@ -182,9 +189,6 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     '/payments/:payment_id',
     asyncHandler(async (req, res) => {
       const body = validateBody(updatePaymentBody, req.body, { amount: ['amount'] });
-      if (body.amount === undefined && body.metadata === undefined) {
-        throw new AppError('MISSING_FIELDS', 'Informe ao menos um dos campos: amount, metadata.');
-      }
       const { businessId } = identityOf(res);
       const command: UpdatePayment = {
         business_id: businessId,

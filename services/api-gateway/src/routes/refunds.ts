@@ -14,13 +14,13 @@ import { identityOf } from '../http/identity';
 import { amountField, pageQuery, pathId, readPage, validateBody } from '../http/validation';
 import type { RouteContext } from './context';
 
-const createRefundBody = Joi.object<{ amount?: number | null; reason?: string | null }>({
+export const createRefundBody = Joi.object<{ amount?: number | null; reason?: string | null }>({
   amount: amountField.allow(null),
   // An empty reason is no reason.
   reason: boundedText('reason').allow(null, ''),
 });
 
-const refundsPage = pageQuery(refundId);
+export const refundsPage = pageQuery(refundId);
 
 /** Never show another business's refund, whatever the payment service answers. */
 function ownRefund(refund: RefundRecord, businessId: string): RefundRecord {

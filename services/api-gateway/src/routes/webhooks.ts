@@ -19,7 +19,7 @@ import { commandRoute } from '../http/commands';
 import { pageQuery, pathId, readPage, validateBody, validateQuery } from '../http/validation';
 import type { RouteContext } from './context';
 
-const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }>({
+export const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }>({
   url: boundedText('url')
     .uri({ scheme: ['https'] })
     .required(),
@@ -30,12 +30,12 @@ const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }
     .required(),
 });
 
-const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
+export const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
   limit: webhookDeliveriesLimit,
   cursor: Joi.string().max(500),
 });
 
-const webhooksPage = pageQuery(webhookId);
+export const webhooksPage = pageQuery(webhookId);
 
 /** The dispatcher's own bound on one delivery attempt (WEBHOOK_TIMEOUT_MS default), plus slack. */
 const WEBHOOK_TEST_BUDGET_MS = 11_000;

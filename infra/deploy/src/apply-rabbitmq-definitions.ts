@@ -1,0 +1,80 @@
+/**
+ * The deploy step that applies infra/rabbitmq/definitions.json (vhost, policies, exchanges, quorum queues with their
+ * delivery limit and dead-lettering, bindings) through the RabbitMQ management API, then lets the services' AMQP users
+ * use its vhosts. Idempotent: run it at every deploy (the Kubernetes Job, the compose one-shot service). It waits for
+ * a broker that is still starting, and fails at once on an answer that waiting cannot change (bad credentials, a
+ * definitions file the broker refuses).
+ */
+import { readFileSync } from 'node:fs';
+import { loadOrExit } from '@gateway/config';
+import { createLogger, type Logger } from '@gateway/observability';
+import { loadApplyDefinitionsConfig, type ApplyDefinitionsConfig } from './config';
+
+const RETRY_DELAY_MS = 2000;
+
+class RefusedError extends Error {}
+
+export async function applyRabbitmqDefinitions(
+  config: ApplyDefinitionsConfig,
+  logger: Logger,
+): Promise<void> {
+  const definitions = JSON.parse(readFileSync(config.RABBITMQ_DEFINITIONS_FILE, 'utf8')) as {
+    vhosts?: Array<{ name: string }>;
+  };
+  const deadline = Date.now() + config.RABBITMQ_WAIT_SECONDS * 1000;
+  const authorization = `Basic ${Buffer.from(
+    `${config.RABBITMQ_MANAGEMENT_USERNAME}:${config.RABBITMQ_MANAGEMENT_PASSWORD}`,
+  ).toString('base64')}`;
+
+  async function send(method: 'POST' | 'PUT', path: string, body: unknown): Promise<void> {
+    for (;;) {
+      let problem: string;
+      try {
+        const response = await fetch(`${config.RABBITMQ_MANAGEMENT_URL}${path}`, {
+          method,
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10_000),
+        });
+        if (response.ok) return;
+        const text = (await response.text()).slice(0, 500);
+        if (response.status < 500) throw new RefusedError(`${method} ${path}: ${response.status} ${text}`);
+        problem = `${response.status} ${text}`;
+      } catch (err) {
+        if (err instanceof RefusedError) throw err;
+        problem = err instanceof Error ? err.message : String(err);
+      }
+      if (Date.now() + RETRY_DELAY_MS > deadline)
+        throw new Error(
+          `${method} ${path}: no success within ${config.RABBITMQ_WAIT_SECONDS} s (${problem})`,
+        );
+      logger.info({ path, problem }, 'management API not ready, trying again');
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+    }
+  }
+
+  await send('POST', '/api/definitions', definitions);
+  const vhosts = (definitions.vhosts ?? []).map((vhost) => vhost.name);
+  logger.info({ file: config.RABBITMQ_DEFINITIONS_FILE, vhosts }, 'definitions applied');
+  for (const vhost of vhosts)
+    for (const user of config.RABBITMQ_APP_USERS) {
+      await send('PUT', `/api/permissions/${encodeURIComponent(vhost)}/${encodeURIComponent(user)}`, {
+        configure: '.*',
+        write: '.*',
+        read: '.*',
+      });
+      logger.info({ vhost, user }, 'permissions granted');
+    }
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadApplyDefinitionsConfig);
+  const logger = createLogger('rabbitmq-definitions', config.LOG_LEVEL);
+  applyRabbitmqDefinitions(config, logger).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'definitions not applied');
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,113 @@
+import amqp, { type ChannelModel } from 'amqplib';
+import { serviceNames } from '@gateway/contracts';
+import { Broker, DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
+import { deleteBrokerNames, infrastructureUrls, testLogger, uniquePrefix } from '@gateway/testkit';
+import { rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
+
+/**
+ * The definitions declared first (as the deploy step does), then the services' own Broker on the same broker: a queue
+ * of the definitions with other arguments than the Broker's would fail its declaration with PRECONDITION_FAILED.
+ */
+describe('the RabbitMQ definitions on a real broker', () => {
+  const prefix = uniquePrefix('deploy');
+  const names = new TopologyNames(prefix);
+  // Under a test prefix in the broker's default vhost: the vhost itself is the deploy step's to create.
+  const definitions = rabbitmqDefinitions({ vhost: '/', prefix });
+  let model: ChannelModel;
+
+  async function declare(defs: RabbitmqDefinitions): Promise<void> {
+    const channel = await model.createChannel();
+    try {
+      for (const e of defs.exchanges)
+        await channel.assertExchange(e.name, e.type, { durable: e.durable, autoDelete: e.auto_delete });
+      for (const q of defs.queues)
+        await channel.assertQueue(q.name, {
+          durable: q.durable,
+          autoDelete: q.auto_delete,
+          arguments: q.arguments,
+        });
+      for (const b of defs.bindings)
+        await channel.bindQueue(b.destination, b.source, b.routing_key, b.arguments);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
+  async function receivedBy(queue: string): Promise<string | undefined> {
+    const channel = await model.createChannel();
+    try {
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const message = await channel.get(queue, { noAck: true });
+        if (message) return message.content.toString();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return undefined;
+    } finally {
+      await channel.close();
+    }
+  }
+
+  beforeAll(async () => {
+    model = await amqp.connect(infrastructureUrls().amqpUrl);
+  });
+
+  afterAll(async () => {
+    await model.close();
+    await deleteBrokerNames(prefix);
+  });
+
+  test('the services declare their topology on top of them: same queues, same arguments', async () => {
+    await declare(definitions);
+    const broker = await Broker.connect({
+      url: infrastructureUrls().amqpUrl,
+      prefix,
+      connectionName: 'deploy-definitions-test',
+      logger: testLogger(),
+    });
+    try {
+      for (const service of serviceNames) {
+        await broker.declareCommandQueue(service);
+        await broker.declareEventQueue(service, []);
+      }
+    } finally {
+      await broker.close();
+    }
+    // And the other way round: the definitions applied again (every deploy) over what the services declared.
+    await expect(declare(definitions)).resolves.toBeUndefined();
+  });
+
+  test('a command reaches its service, a dead-lettered message its parking queue, a retry its queue', async () => {
+    await declare(definitions);
+    const channel = await model.createConfirmChannel();
+    const queue = names.commandQueue('payment');
+    channel.publish(names.commandsExchange, 'payment', Buffer.from('command'));
+    await channel.waitForConfirms();
+    expect(await receivedBy(queue)).toBe('command');
+
+    channel.publish(names.deadLetterExchange, queue, Buffer.from('parked'));
+    await channel.waitForConfirms();
+    expect(await receivedBy(names.parkingQueue(queue))).toBe('parked');
+
+    const eventQueue = names.eventQueue('webhook-dispatcher');
+    channel.publish(names.retryExchange, '', Buffer.from('retried'), {
+      headers: { 'retry-queue': eventQueue },
+    });
+    await channel.waitForConfirms();
+    expect(await receivedBy(eventQueue)).toBe('retried');
+    await channel.close();
+  });
+
+  test('a delay queue returns its message to the queue named in its retry header once its time is up', async () => {
+    await declare(definitions);
+    const channel = await model.createConfirmChannel();
+    const queue = names.commandQueue('customer');
+    const delayMs = DEFAULT_RETRY_SCHEDULE.tiersMs[0]!;
+    channel.sendToQueue(names.delayQueue(delayMs), Buffer.from('later'), {
+      headers: { 'retry-queue': queue },
+    });
+    await channel.waitForConfirms();
+    await new Promise((resolve) => setTimeout(resolve, delayMs + 100));
+    expect(await receivedBy(queue)).toBe('later');
+    await channel.close();
+  });
+});

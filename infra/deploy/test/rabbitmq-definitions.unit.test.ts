@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { serviceNames } from '@gateway/contracts';
+import { DEFAULT_RETRY_SCHEDULE, TopologyNames, consumerQueueNames } from '@gateway/messaging';
+import { DELIVERY_LIMIT, rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
+import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
+
+const file = JSON.parse(readFileSync(DEFINITIONS_FILE, 'utf8')) as RabbitmqDefinitions;
+const { prefix, vhost } = DEPLOYED_TOPOLOGY;
+const names = new TopologyNames(prefix);
+const consumerQueues = consumerQueueNames.map((queue) => `${prefix}${queue}`);
+
+describe('infra/rabbitmq/definitions.json', () => {
+  test('is what the topology gives for the deployed vhost and prefix (regenerate: write-rabbitmq-definitions)', () => {
+    expect(file).toEqual(rabbitmqDefinitions(DEPLOYED_TOPOLOGY));
+  });
+
+  test('declares the vhost, and everything in it', () => {
+    expect(file.vhosts).toEqual([{ name: vhost }]);
+    for (const item of [...file.policies, ...file.exchanges, ...file.queues, ...file.bindings])
+      expect(item.vhost).toBe(vhost);
+  });
+
+  test('declares every queue a service may consume from, its parking queue and the delay queues, all quorum', () => {
+    const delayQueues = DEFAULT_RETRY_SCHEDULE.tiersMs.map((delayMs) => names.delayQueue(delayMs));
+    expect(file.queues.map((q) => q.name).sort()).toEqual(
+      [...consumerQueues, ...consumerQueues.map((q) => names.parkingQueue(q)), ...delayQueues].sort(),
+    );
+    for (const queue of file.queues) {
+      expect(queue).toMatchObject({ durable: true, auto_delete: false });
+      expect(queue.arguments['x-queue-type']).toBe('quorum');
+    }
+    expect(consumerQueues).toHaveLength(serviceNames.length * 2);
+  });
+
+  test('every consumer queue has the delivery limit and dead-letters to its own parking queue', () => {
+    for (const queue of consumerQueues) {
+      expect(file.queues.find((q) => q.name === queue)?.arguments).toEqual({
+        'x-queue-type': 'quorum',
+        'x-delivery-limit': DELIVERY_LIMIT,
+        'x-dead-letter-exchange': names.deadLetterExchange,
+        'x-dead-letter-routing-key': queue,
+      });
+      expect(file.bindings).toContainEqual(
+        expect.objectContaining({
+          source: names.deadLetterExchange,
+          destination: names.parkingQueue(queue),
+          routing_key: queue,
+        }),
+      );
+    }
+  });
+
+  test('a delay queue holds a message for its tier, then returns it through the retry exchange', () => {
+    for (const delayMs of DEFAULT_RETRY_SCHEDULE.tiersMs)
+      expect(file.queues.find((q) => q.name === names.delayQueue(delayMs))?.arguments).toEqual({
+        'x-queue-type': 'quorum',
+        'x-message-ttl': delayMs,
+        'x-dead-letter-exchange': names.retryExchange,
+      });
+    for (const queue of consumerQueues)
+      expect(file.bindings).toContainEqual(
+        expect.objectContaining({ source: names.retryExchange, destination: queue, routing_key: '' }),
+      );
+  });
+
+  test('the exchanges are the four the services publish and dead-letter to, durable', () => {
+    expect(file.exchanges.map((e) => [e.name, e.type, e.durable])).toEqual([
+      [names.commandsExchange, 'direct', true],
+      [names.eventsExchange, 'topic', true],
+      [names.deadLetterExchange, 'direct', true],
+      [names.retryExchange, 'headers', true],
+    ]);
+    for (const service of serviceNames)
+      expect(file.bindings).toContainEqual(
+        expect.objectContaining({
+          source: names.commandsExchange,
+          destination: names.commandQueue(service),
+          routing_key: service,
+        }),
+      );
+  });
+
+  test('the quorum-queue policy covers exactly the consumer queues, with their delivery limit and dead-lettering', () => {
+    expect(file.policies).toHaveLength(1);
+    const policy = file.policies[0]!;
+    const pattern = new RegExp(policy.pattern);
+    expect(file.queues.map((q) => q.name).filter((name) => pattern.test(name))).toEqual(
+      file.queues.map((q) => q.name).filter((name) => consumerQueues.includes(name)),
+    );
+    expect(policy).toMatchObject({ 'apply-to': 'queues' });
+    expect(policy.definition).toEqual({
+      'delivery-limit': DELIVERY_LIMIT,
+      'dead-letter-exchange': names.deadLetterExchange,
+    });
+  });
+
+  test('with a prefix, every name carries it and the policy matches only the prefixed queues', () => {
+    const prefixed = rabbitmqDefinitions({ vhost: 'v', prefix: 'staging.' });
+    for (const item of [...prefixed.exchanges, ...prefixed.queues])
+      expect(item.name.startsWith('staging.')).toBe(true);
+    const pattern = new RegExp(prefixed.policies[0]!.pattern);
+    expect(pattern.test('staging.payment.commands')).toBe(true);
+    expect(pattern.test('payment.commands')).toBe(false);
+    expect(pattern.test('stagingXpayment.commands')).toBe(false);
+  });
+});

@@ -1,0 +1,2 @@
+export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './document';
+export { operations } from './operations';

@@ -1,0 +1,404 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { webhookEventNames } from '@gateway/contracts';
+import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
+import type { OpenApiDocument } from '../src/openapi';
+import { concretePath, OpenApiResponseValidator, type ResponseCheck } from './support/openapi';
+
+type Json = Record<string, any>;
+type Credentials = 'merchant' | 'other-merchant' | 'operator' | 'none';
+
+interface Checked extends ResponseCheck {
+  status: number;
+  at: string;
+}
+
+/** What the hosted checkout lets one buyer IP do per minute here: low enough to reach its 429 quickly. */
+const CHECKOUT_LIMIT = 10;
+
+/**
+ * The whole stack, driven through every documented route as a merchant, an operator and a buyer would, with every
+ * answer (successes and errors, status, headers, body) and every webhook delivery validated against the document
+ * the gateway serves at /openapi.json. A field, status, header or event the document does not state fails here.
+ */
+describe('the whole stack answers as its OpenAPI document says', () => {
+  let stack: RunningStack;
+  let pki: TestPki;
+  let receiver: Server;
+  let receiverUrl: string;
+  let document: OpenApiDocument;
+  let validator: OpenApiResponseValidator;
+  const checked: Checked[] = [];
+  const deliveries: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
+  const keys: Record<'merchant' | 'other-merchant', string> = { merchant: '', 'other-merchant': '' };
+
+  const headersOf = (credentials: Credentials): Record<string, string> => {
+    if (credentials === 'operator') return { authorization: `Bearer ${stack.adminToken}` };
+    if (credentials === 'none') return {};
+    return { 'x-api-key': keys[credentials] };
+  };
+
+  /** One request; its answer is validated against the document and recorded. */
+  const call = async (
+    method: string,
+    path: string,
+    options: { as?: Credentials; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ) => {
+    const { as = 'merchant', body, raw, headers = {} } = options;
+    const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: {
+        ...headersOf(as),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: payload,
+    });
+    const text = await response.text();
+    const check = validator.check(method, new URL(path, stack.gatewayUrl).pathname, {
+      status: response.status,
+      headers: response.headers,
+      body: text,
+    });
+    checked.push({ ...check, status: response.status, at: `${method} ${path} -> ${response.status}` });
+    const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (isJson ? JSON.parse(text) : {}) as Json,
+    };
+  };
+
+  /** The answer's body, once its status is the expected one (the body shows in the failure otherwise). */
+  const expectStatus = async (expected: number, answer: Promise<{ status: number; body: Json }>) => {
+    const { status, body } = await answer;
+    expect({ status, body }).toEqual({ status: expected, body: expect.anything() });
+    return body;
+  };
+
+  const failures = (from = 0) =>
+    checked.slice(from).flatMap((check) => check.errors.map((error) => `${check.at}: ${error}`));
+
+  beforeAll(async () => {
+    pki = createTestPki();
+    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        deliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
+    stack = await startStack({
+      NODE_EXTRA_CA_CERTS: pki.caPath,
+      ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+      CHECKOUT_RATE_LIMIT_PER_MINUTE: String(CHECKOUT_LIMIT),
+    });
+    document = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as OpenApiDocument;
+    validator = new OpenApiResponseValidator(document);
+  }, 150_000);
+
+  afterAll(async () => {
+    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
+    await stack?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+    pki?.remove();
+  });
+
+  // Ids the journey creates, for the error probes and the webhook checks after it.
+  const made: Record<string, string> = {};
+
+  test("every route answers its success as documented, along an operator's, a merchant's and a buyer's journey", async () => {
+    const business = await expectStatus(
+      201,
+      call('POST', '/admin/v1/businesses', { as: 'operator', body: { name: 'Loja Documentada' } }),
+    );
+    keys.merchant = business.api_key;
+    made.business = business.business_id;
+    await expectStatus(200, call('GET', `/admin/v1/businesses/${made.business}`, { as: 'operator' }));
+    const issued = await expectStatus(
+      201,
+      call('POST', `/admin/v1/businesses/${made.business}/api-keys`, { as: 'operator' }),
+    );
+    await expectStatus(200, call('DELETE', `/admin/v1/api-keys/${issued.key_prefix}`, { as: 'operator' }));
+    for (const method of ['pix', 'crypto']) {
+      await expectStatus(
+        200,
+        call('PUT', `/admin/v1/businesses/${made.business}/fee-rules/${method}`, {
+          as: 'operator',
+          body: { percent_bps: 150, fixed_centavos: 10 },
+        }),
+      );
+    }
+    const product = await expectStatus(
+      201,
+      call('POST', `/admin/v1/businesses/${made.business}/products`, {
+        as: 'operator',
+        body: { name: 'Camiseta', price: 7990, description: 'Algodão orgânico' },
+      }),
+    );
+    await expectStatus(200, call('GET', '/admin/v1/parked', { as: 'operator' }));
+    await expectStatus(200, call('POST', '/admin/v1/parked/redrive', { as: 'operator', body: {} }));
+    const other = await expectStatus(
+      201,
+      call('POST', '/admin/v1/businesses', { as: 'operator', body: { name: 'Outra Loja' } }),
+    );
+    keys['other-merchant'] = other.api_key;
+
+    const webhook = await expectStatus(
+      201,
+      call('POST', '/v1/webhook', { body: { url: receiverUrl, events: [...webhookEventNames] } }),
+    );
+    made.webhook = webhook.webhook_id;
+    await expectStatus(200, call('GET', '/v1/webhook?limit=5'));
+    await expectStatus(200, call('GET', `/v1/webhook/${made.webhook}`));
+    await expectStatus(200, call('POST', `/v1/webhook/${made.webhook}/rotate-secret`));
+
+    const customer = await expectStatus(
+      201,
+      call('POST', '/v1/customers', {
+        body: {
+          email: 'maria@example.com',
+          phone_number: '(11) 91234-5678',
+          document_number: '529.982.247-25',
+          metadata: '{"vip":true}',
+        },
+      }),
+    );
+    await expectStatus(200, call('GET', '/v1/customers?limit=5'));
+    await expectStatus(200, call('GET', `/v1/customers/${customer.customer_id}`));
+
+    const pixBody = {
+      payment_method: 'pix',
+      amount: 12345,
+      currency: 'brl',
+      customer_id: customer.customer_id,
+    };
+    const pix = await expectStatus(
+      201,
+      call('POST', '/v1/payments', { body: pixBody, headers: { 'idempotency-key': 'order-1' } }),
+    );
+    made.pix = pix.payment_id;
+    const replay = await call('POST', '/v1/payments', {
+      body: pixBody,
+      headers: { 'idempotency-key': 'order-1' },
+    });
+    expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
+      status: 201,
+      replayed: 'true',
+    });
+    const crypto = await expectStatus(
+      201,
+      call('POST', '/v1/payments', {
+        body: { payment_method: 'crypto', amount: 10000, crypto: { currency: 'usdc', network: 'solana' } },
+      }),
+    );
+    made.crypto = crypto.payment_id;
+    await expectStatus(200, call('GET', '/v1/payments?limit=5&method=pix'));
+    await expectStatus(200, call('GET', `/v1/payments/${made.pix}`));
+    await expectStatus(200, call('PATCH', `/v1/payments/${made.pix}`, { body: { amount: 15000 } }));
+    await expectStatus(200, call('PATCH', `/v1/payments/${made.crypto}`, { body: { amount: 11000 } }));
+    await expectStatus(200, call('PATCH', `/v1/payments/${made.crypto}`, { body: { metadata: '{"n":1}' } }));
+    await expectStatus(200, call('POST', `/v1/payments/${made.crypto}/cancel`));
+    await expectStatus(200, call('GET', `/v1/payments/${made.crypto}/received-funds`));
+    await expectStatus(
+      202,
+      call('POST', `/v1/sandbox/payments/${made.pix}/simulate`, { body: { outcome: 'paid' } }),
+    );
+    await waitFor(
+      async () => (await call('GET', `/v1/payments/${made.pix}`)).body.status === 'paid' || undefined,
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the PIX payment to be paid' },
+    );
+    const refund = await expectStatus(
+      201,
+      call('POST', `/v1/payments/${made.pix}/refunds`, {
+        body: { amount: 5000, reason: 'produto devolvido' },
+      }),
+    );
+    await expectStatus(200, call('GET', `/v1/payments/${made.pix}/refunds`));
+    await expectStatus(200, call('GET', `/v1/refunds/${refund.refund_id}`));
+
+    const checkout = await expectStatus(
+      201,
+      call('POST', '/v1/checkouts', {
+        body: {
+          product_id: product.product_id,
+          return_url: 'https://loja.example/obrigado',
+          cancel_url: 'https://loja.example/carrinho',
+          title: 'Camiseta azul',
+        },
+      }),
+    );
+    made.slug = checkout.slug;
+    await expectStatus(200, call('GET', '/c/assets/checkout.css', { as: 'none' }));
+    await expectStatus(200, call('GET', `/c/${made.slug}`, { as: 'none' }));
+    const session = await expectStatus(
+      201,
+      call('POST', `/c/${made.slug}/sessions`, { as: 'none', body: { method: 'pix' } }),
+    );
+    await expectStatus(200, call('GET', `/c/${made.slug}/sessions/${session.session_id}`, { as: 'none' }));
+    await expectStatus(200, call('GET', '/v1/checkouts?limit=5'));
+    await expectStatus(200, call('GET', `/v1/checkouts/${checkout.checkout_id}`));
+    await expectStatus(200, call('GET', `/v1/checkouts/${checkout.checkout_id}/sessions`));
+
+    await expectStatus(200, call('POST', `/v1/webhook/${made.webhook}/test`));
+    const delivered = await waitFor(
+      async () => {
+        const page = await call('GET', `/v1/webhook/${made.webhook}/deliveries?limit=5`);
+        return (page.body.data as Json[]).find((delivery) => delivery.attempts.length > 0);
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'a delivery with an attempt' },
+    );
+    await expectStatus(
+      200,
+      call('POST', `/v1/webhook/${made.webhook}/deliveries/${delivered.delivery_id}/retry`),
+    );
+    const event = await waitFor(
+      async () => ((await call('GET', '/v1/events?type=payment.confirmed')).body.data as Json[])[0],
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the payment.confirmed event' },
+    );
+    await expectStatus(200, call('GET', `/v1/events/${event.id}`));
+    const doomed = await expectStatus(
+      201,
+      call('POST', '/v1/webhook', { body: { url: receiverUrl, events: ['payment.failed'] } }),
+    );
+    await expectStatus(200, call('DELETE', `/v1/webhook/${doomed.webhook_id}`));
+
+    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']) {
+      await expectStatus(200, call('GET', path, { as: 'none' }));
+    }
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'api-reference.js', 'favicon-32x32.png']) {
+      await expectStatus(200, call('GET', `/docs/assets/${asset}`, { as: 'none' }));
+    }
+    expect(failures()).toEqual([]);
+  }, 180_000);
+
+  test('every route answers its errors as documented', async () => {
+    const from = checked.length;
+    // Each route without its credentials, and with ids of the right shape that name nothing.
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const url = concretePath(document, path, method);
+        const body = ['post', 'put', 'patch'].includes(method) ? {} : undefined;
+        if ((operation.security as Json[]).length > 0) {
+          await expectStatus(401, call(method.toUpperCase(), url, { as: 'none', body }));
+        }
+        if (url !== path && !url.startsWith('/c/') && !url.startsWith('/docs/')) {
+          const asOperator = path.startsWith('/admin/');
+          const answer = await call(method.toUpperCase(), url, {
+            as: asOperator ? 'operator' : 'merchant',
+            body,
+          });
+          expect({
+            at: `${method} ${url}`,
+            clientError: answer.status >= 400 && answer.status < 500,
+          }).toEqual({
+            at: `${method} ${url}`,
+            clientError: true,
+          });
+        }
+      }
+    }
+    const errorOf = async (status: number, answer: ReturnType<typeof call>) =>
+      (await expectStatus(status, answer)).error.code as string;
+    const codes = [
+      await errorOf(422, call('POST', '/v1/payments', { body: {} })),
+      await errorOf(422, call('POST', '/v1/payments', { body: { payment_method: 'card', amount: 500 } })),
+      await errorOf(422, call('POST', '/v1/payments', { body: { payment_method: 'pix', amount: 5 } })),
+      await errorOf(
+        422,
+        call('POST', '/v1/webhook', { body: { url: 'http://x.example', events: ['nope'] } }),
+      ),
+      await errorOf(400, call('POST', '/v1/customers', { raw: '{"email":' })),
+      await errorOf(413, call('POST', '/v1/customers', { body: { metadata: 'x'.repeat(70_000) } })),
+      await errorOf(
+        409,
+        call('POST', '/v1/payments', {
+          body: { payment_method: 'pix', amount: 999 },
+          headers: { 'idempotency-key': 'order-1' },
+        }),
+      ),
+      await errorOf(422, call('POST', `/v1/payments/${made.pix}/cancel`)),
+      await errorOf(
+        422,
+        call('POST', '/v1/payments', { as: 'other-merchant', body: { payment_method: 'pix', amount: 500 } }),
+      ),
+      await errorOf(403, call('DELETE', `/v1/webhook/${made.webhook}`, { as: 'other-merchant' })),
+      await errorOf(404, call('GET', `/v1/payments/${made.pix}`, { as: 'other-merchant' })),
+      await errorOf(
+        422,
+        call('PUT', `/admin/v1/businesses/${made.business}/fee-rules/card`, {
+          as: 'operator',
+          body: { percent_bps: 1, fixed_centavos: 0 },
+        }),
+      ),
+      await errorOf(404, call('GET', '/docs/assets/nothing.js', { as: 'none' })),
+      await errorOf(
+        404,
+        call('POST', `/c/${made.slug}-gone/sessions`, { as: 'none', body: { method: 'pix' } }),
+      ),
+    ];
+    expect(codes).toEqual([
+      'MISSING_FIELDS',
+      'UNSUPPORTED_PAYMENT_METHOD',
+      'INVALID_AMOUNT',
+      'INVALID_FIELDS',
+      'INVALID_JSON',
+      'PAYLOAD_TOO_LARGE',
+      'IDEMPOTENCY_CONFLICT',
+      'INVALID_STATUS',
+      'NO_FEE_RULE',
+      'FORBIDDEN',
+      'NOT_FOUND',
+      'UNSUPPORTED_PAYMENT_METHOD',
+      'NOT_FOUND',
+      'NOT_FOUND',
+    ]);
+    expect((await call('GET', `/c/${made.slug}-gone`, { as: 'none' })).status).toBe(404);
+    // The buyer's IP runs out of its hosted checkout allowance: the 429, its headers and body as documented.
+    const limited = await waitFor(
+      async () => {
+        const answer = await call('GET', `/c/${made.slug}`, { as: 'none' });
+        return answer.status === 429 ? answer : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 0, what: 'the hosted checkout rate limit' },
+    );
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(failures(from)).toEqual([]);
+  }, 120_000);
+
+  test('every webhook delivery carries the signature headers and the body the document states for its event', async () => {
+    const expected = [
+      'payment.created',
+      'payment.confirmed',
+      'payment.cancelled',
+      'refund.succeeded',
+      'webhook.test',
+    ];
+    const types = () => new Set(deliveries.map((delivery) => JSON.parse(delivery.body).type as string));
+    await waitFor(async () => expected.every((type) => types().has(type)) || undefined, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      what: `deliveries of ${expected.join(', ')}`,
+    });
+    const problems = deliveries.flatMap(({ headers, body }) => {
+      const check = validator.checkWebhook(headers, body);
+      return check.errors.map((error) => `${check.operation}: ${error}`);
+    });
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  test('every documented operation was answered successfully and checked', () => {
+    const succeeded = new Set(checked.filter((check) => check.status < 300).map((check) => check.operation));
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.filter((operation) => !succeeded.has(operation))).toEqual([]);
+    expect(new Set(checked.map((check) => check.status))).toEqual(
+      new Set([200, 201, 202, 400, 401, 403, 404, 409, 413, 422, 429]),
+    );
+  });
+});
