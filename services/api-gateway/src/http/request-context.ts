@@ -9,7 +9,9 @@ const requestDuration = histogram(
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 );
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+/** The header naming a request: the caller's when it has this shape, else a new UUID; every answer carries it. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
 /**
  * Gives each request an id (the caller's `x-request-id` when sane) that becomes the correlation id of the commands
@@ -17,10 +19,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,200}$/;
  */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get('x-request-id');
+    const incoming = req.get(REQUEST_ID_HEADER);
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
-    res.set('x-request-id', requestId);
+    res.set(REQUEST_ID_HEADER, requestId);
     const stopTimer = requestDuration.startTimer({ method: req.method });
     res.on('finish', () => {
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';

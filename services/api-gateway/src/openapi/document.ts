@@ -1,4 +1,5 @@
 import { backboneErrorCodes, publicIdPattern, type ErrorCode } from '@gateway/contracts';
+import { REQUEST_ID, REQUEST_ID_HEADER } from '../http/request-context';
 import type { Environment } from '../domain/api-key';
 import { API_KEY_HEADER } from '../http/identity';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../http/idempotency';
@@ -85,6 +86,13 @@ function rateLimitHeaders(required: boolean): Record<string, JsonSchema> {
 }
 
 const retryAfter = { 'Retry-After': integerHeader('Seconds to wait before trying again.', true) };
+const requestId = {
+  [REQUEST_ID_HEADER]: {
+    description: `The request's id: the caller's \`${REQUEST_ID_HEADER}\` when it has this shape, else a new one. Quote it when asking for support.`,
+    required: true,
+    schema: { type: 'string', pattern: REQUEST_ID.source },
+  },
+};
 const replayed = {
   [REPLAYED_HEADER]: {
     description: `\`true\` when this is the stored answer of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}.`,
@@ -100,6 +108,7 @@ const isIdempotent = (op: OperationSpec) =>
 function answerHeaders(op: OperationSpec, status: number): Record<string, JsonSchema> {
   const success = status < 400;
   return {
+    ...requestId,
     ...(LIMITED.has(op.area) ? rateLimitHeaders(success || status === 429) : {}),
     ...(status === 429 || status === 503 ? retryAfter : {}),
     ...(isIdempotent(op) && status < 500 ? replayed : {}),
