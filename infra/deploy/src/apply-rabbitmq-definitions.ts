@@ -1,14 +1,15 @@
 /**
  * The deploy step that applies infra/rabbitmq/definitions.json (vhost, policies, exchanges, quorum queues with their
- * delivery limit and dead-lettering, bindings) through the RabbitMQ management API, then lets the services' AMQP users
- * use its vhosts. Idempotent: run it at every deploy (the Kubernetes Job, the compose one-shot service). It waits for
- * a broker that is still starting, and fails at once on an answer that waiting cannot change (bad credentials, a
- * definitions file the broker refuses).
+ * delivery limit and dead-lettering, bindings) through the RabbitMQ management API, then lets the services' AMQP user
+ * (the user of AMQP_URL, read from the services' own Secret or variable, and any of RABBITMQ_APP_USERS) use its
+ * vhosts. Idempotent: run it at every deploy (the Kubernetes Job, the compose one-shot service). It waits for a broker
+ * that is still starting, and fails at once on an answer that waiting cannot change (bad credentials, a definitions
+ * file the broker refuses, an AMQP_URL naming a vhost the file does not declare).
  */
 import { readFileSync } from 'node:fs';
 import { loadOrExit } from '@gateway/config';
 import { createLogger, type Logger } from '@gateway/observability';
-import { loadApplyDefinitionsConfig, type ApplyDefinitionsConfig } from './config';
+import { amqpVhost, grantedUsers, loadApplyDefinitionsConfig, type ApplyDefinitionsConfig } from './config';
 
 const RETRY_DELAY_MS = 2000;
 
@@ -21,6 +22,13 @@ export async function applyRabbitmqDefinitions(
   const definitions = JSON.parse(readFileSync(config.RABBITMQ_DEFINITIONS_FILE, 'utf8')) as {
     vhosts?: Array<{ name: string }>;
   };
+  const vhosts = (definitions.vhosts ?? []).map((vhost) => vhost.name);
+  if (config.AMQP_URL && !vhosts.includes(amqpVhost(config.AMQP_URL)))
+    throw new RefusedError(
+      `AMQP_URL names the vhost ${JSON.stringify(amqpVhost(config.AMQP_URL))}, which ` +
+        `${config.RABBITMQ_DEFINITIONS_FILE} does not declare (it declares ${JSON.stringify(vhosts)})`,
+    );
+  const users = grantedUsers(config);
   const deadline = Date.now() + config.RABBITMQ_WAIT_SECONDS * 1000;
   const authorization = `Basic ${Buffer.from(
     `${config.RABBITMQ_MANAGEMENT_USERNAME}:${config.RABBITMQ_MANAGEMENT_PASSWORD}`,
@@ -54,10 +62,9 @@ export async function applyRabbitmqDefinitions(
   }
 
   await send('POST', '/api/definitions', definitions);
-  const vhosts = (definitions.vhosts ?? []).map((vhost) => vhost.name);
   logger.info({ file: config.RABBITMQ_DEFINITIONS_FILE, vhosts }, 'definitions applied');
   for (const vhost of vhosts)
-    for (const user of config.RABBITMQ_APP_USERS) {
+    for (const user of users) {
       await send('PUT', `/api/permissions/${encodeURIComponent(vhost)}/${encodeURIComponent(user)}`, {
         configure: '.*',
         write: '.*',

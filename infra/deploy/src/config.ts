@@ -10,9 +10,24 @@ export interface ApplyDefinitionsConfig {
   RABBITMQ_MANAGEMENT_USERNAME: string;
   RABBITMQ_MANAGEMENT_PASSWORD: string;
   RABBITMQ_DEFINITIONS_FILE: string;
-  /** Users (comma-separated) given configure, write and read on every vhost of the file: the services' AMQP user. */
+  /**
+   * The services' own AMQP_URL (the same Secret or variable the services read): its user is let into the vhosts of the
+   * file, and its vhost must be one the file declares.
+   */
+  AMQP_URL?: string;
+  /** More users (comma-separated) given configure, write and read on every vhost of the file. */
   RABBITMQ_APP_USERS: string[];
   /** How long a broker still starting (connection refused, 5xx) is waited for before the step fails. */
+  RABBITMQ_WAIT_SECONDS: number;
+}
+
+/** The settings of the init container that holds a service until the definitions are on the broker. */
+export interface WaitForDefinitionsConfig {
+  LOG_LEVEL: string;
+  /** The service's own AMQP_URL: its user, its vhost. */
+  AMQP_URL: string;
+  RABBITMQ_DEFINITIONS_FILE: string;
+  /** How long to wait for the vhost, its exchanges and queues before failing (the kubelet then starts it again). */
   RABBITMQ_WAIT_SECONDS: number;
 }
 
@@ -23,6 +38,8 @@ const userList = Joi.custom((value: unknown) =>
     .filter(Boolean),
 );
 
+const amqpUrl = Joi.string().uri({ scheme: ['amqp', 'amqps'] });
+
 const schema = Joi.object<ApplyDefinitionsConfig>({
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   RABBITMQ_MANAGEMENT_URL: Joi.string()
@@ -32,13 +49,49 @@ const schema = Joi.object<ApplyDefinitionsConfig>({
   RABBITMQ_MANAGEMENT_USERNAME: Joi.string().required(),
   RABBITMQ_MANAGEMENT_PASSWORD: Joi.string().required(),
   RABBITMQ_DEFINITIONS_FILE: Joi.string().default(DEFINITIONS_FILE),
+  AMQP_URL: amqpUrl,
   RABBITMQ_APP_USERS: userList.default([]),
   RABBITMQ_WAIT_SECONDS: Joi.number().integer().min(0).max(3600).default(120),
+});
+
+const waitSchema = Joi.object<WaitForDefinitionsConfig>({
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  AMQP_URL: amqpUrl.required(),
+  RABBITMQ_DEFINITIONS_FILE: Joi.string().default(DEFINITIONS_FILE),
+  RABBITMQ_WAIT_SECONDS: Joi.number().integer().min(0).max(3600).default(600),
 });
 
 /** The variables the apply step reads. */
 export const applyDefinitionsVariables = variableNames(schema);
 
+/** The variables the wait step reads. */
+export const waitForDefinitionsVariables = variableNames(waitSchema);
+
 export function loadApplyDefinitionsConfig(env: NodeJS.ProcessEnv = process.env): ApplyDefinitionsConfig {
   return loadConfig(schema, env);
+}
+
+export function loadWaitForDefinitionsConfig(env: NodeJS.ProcessEnv = process.env): WaitForDefinitionsConfig {
+  return loadConfig(waitSchema, env);
+}
+
+/** The user an AMQP URL logs in as (amqplib's default, `guest`, when it names neither user nor password). */
+export function amqpUser(url: string): string {
+  const { username, password } = new URL(url);
+  return username === '' && password === '' ? 'guest' : decodeURIComponent(username);
+}
+
+/** The vhost an AMQP URL names (`/` when it names none, as amqplib reads it). */
+export function amqpVhost(url: string): string {
+  const path = new URL(url).pathname;
+  return path === '' || path === '/' ? '/' : decodeURIComponent(path.slice(1));
+}
+
+/** The users the apply step lets into the vhosts: the user of AMQP_URL, then RABBITMQ_APP_USERS. */
+export function grantedUsers(
+  config: Pick<ApplyDefinitionsConfig, 'AMQP_URL' | 'RABBITMQ_APP_USERS'>,
+): string[] {
+  return [
+    ...new Set([...(config.AMQP_URL ? [amqpUser(config.AMQP_URL)] : []), ...config.RABBITMQ_APP_USERS]),
+  ];
 }

@@ -70,6 +70,34 @@ describe('applying the RabbitMQ definitions through the management API', () => {
     ]);
   });
 
+  test('lets the user of AMQP_URL (the services’ own Secret) into the vhost, once with RABBITMQ_APP_USERS', async () => {
+    const api = await managementApi([]);
+    servers.push(api.server);
+    await applyRabbitmqDefinitions(
+      config(api.url, {
+        AMQP_URL: 'amqp://gateway:p%40ss@rabbitmq:5672/gateway',
+        RABBITMQ_APP_USERS: 'gateway',
+      }),
+      testLogger(),
+    );
+    expect(api.received.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /api/definitions',
+      'PUT /api/permissions/gateway/gateway',
+    ]);
+  });
+
+  test('refuses, before any request, an AMQP_URL naming a vhost the file does not declare', async () => {
+    const api = await managementApi([]);
+    servers.push(api.server);
+    await expect(
+      applyRabbitmqDefinitions(
+        config(api.url, { AMQP_URL: 'amqp://gateway:pass@rabbitmq:5672/' }),
+        testLogger(),
+      ),
+    ).rejects.toThrow('AMQP_URL names the vhost "/"');
+    expect(api.received).toEqual([]);
+  });
+
   test('waits for a broker that is still starting (5xx, connection refused), then applies', async () => {
     const api = await managementApi([503, 500]);
     servers.push(api.server);

@@ -1,24 +1,97 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadPixAdapterConfig } from '@gateway/pix-adapter/src/config';
+import { loadPspSimulatorConfig } from '@gateway/psp-simulator/src/config';
+import { readConfig as readLocalnetConfig } from '@gateway/solana-localnet/src/config';
 import { SANDBOX_RECEIVING_WALLET } from '@gateway/solana-watcher/src/config';
+import { refusedVariables, without } from '@gateway/testkit';
+import { amqpUser, grantedUsers } from '../src/config';
 import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
 import {
+  MissingVariableError,
   composeEnvironment,
   composeFile,
   composeValidator,
   definitionsStep,
   interpolate,
+  interpolations,
+  madeUpSecrets,
+  madeUpSettings,
   productionRequired,
+  readEnvFile,
   repoRoot,
   runtimeVariables,
+  sandboxEnvFile,
   stackServices,
   standIns,
   type ComposeService,
+  type Env,
 } from './support/deployment';
 
 const compose = composeFile();
 const processes = [...stackServices, ...standIns];
 const infrastructure = ['postgres', 'redis', 'rabbitmq'];
+/** `docker compose --env-file infra/compose/sandbox.env --profile sandbox up`. */
+const sandbox = readEnvFile(sandboxEnvFile);
+
+/**
+ * A complete production.env, made up: what the header of docker-compose.yml and the README ask of one (the bundled
+ * databases' credentials, the real PSP and RPC, the callback URL, and every variable the file passes through).
+ */
+function productionEnv(): Env {
+  const secrets = madeUpSecrets();
+  const settings = madeUpSettings();
+  return {
+    APP_ENV: 'production',
+    POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+    RABBITMQ_USER: 'gateway',
+    RABBITMQ_PASSWORD: randomBytes(16).toString('hex'),
+    PSP_BASE_URL: settings.PSP_BASE_URL!,
+    CALLBACK_PUBLIC_URL: settings.CALLBACK_PUBLIC_URL!,
+    SOLANA_RPC_URL: secrets.SOLANA_RPC_URL!,
+    PUBLIC_BASE_URL: settings.PUBLIC_BASE_URL!,
+    PIX_KEY: settings.PIX_KEY!,
+    MERCHANT_CITY: settings.MERCHANT_CITY!,
+    ADMIN_TOKEN: secrets.ADMIN_TOKEN!,
+    IDEMPOTENCY_RESPONSE_KEY: secrets.IDEMPOTENCY_RESPONSE_KEY!,
+    PSP_CLIENT_ID: secrets.PSP_CLIENT_ID!,
+    PSP_CLIENT_SECRET: secrets.PSP_CLIENT_SECRET!,
+    CALLBACK_TOKEN: secrets.CALLBACK_TOKEN!,
+    RECEIVING_WALLET: secrets.RECEIVING_WALLET!,
+    REFUND_SIGNER_SECRET_KEY: secrets.REFUND_SIGNER_SECRET_KEY!,
+    WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY!,
+  };
+}
+
+/**
+ * What `docker compose --env-file <shell> up` refuses, by variable: compose itself (a `${VAR:?...}` with nothing to
+ * take), or else every process it starts, each by its own config (exit 78 naming the variables).
+ */
+function refusedBy(shell: Env): string[] {
+  try {
+    interpolate(JSON.stringify(compose), shell);
+  } catch (err) {
+    if (err instanceof MissingVariableError) return [err.variable];
+    throw err;
+  }
+  return [
+    ...new Set(
+      [...stackServices, definitionsStep].flatMap((process) =>
+        refusedVariables(() => process.load(composeEnvironment(service(process.name), shell))),
+      ),
+    ),
+  ].sort();
+}
+
+/** Every string of a parsed document (keys excluded), with where it is. */
+function strings(value: unknown, at = ''): Array<{ at: string; value: string }> {
+  if (typeof value === 'string') return [{ at, value }];
+  if (Array.isArray(value)) return value.flatMap((item, i) => strings(item, `${at}[${i}]`));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => strings(item, `${at}.${key}`));
+  return [];
+}
 
 function service(name: string): ComposeService {
   const found = compose.services[name];
@@ -37,10 +110,12 @@ function probedPort(test: string[] | string): { port: number; path?: string } {
 }
 
 describe('docker-compose.yml', () => {
-  test('is valid by the vendored compose specification, as written and once interpolated', () => {
+  test('is valid by the vendored compose specification, as written and once interpolated (sandbox, production)', () => {
     const validate = composeValidator();
-    const interpolated = JSON.parse(interpolate(JSON.stringify(compose))) as unknown;
-    for (const document of [compose, interpolated]) {
+    const interpolated = [sandbox, productionEnv()].map(
+      (shell) => JSON.parse(interpolate(JSON.stringify(compose), shell)) as unknown,
+    );
+    for (const document of [compose, ...interpolated]) {
       const valid = validate(document);
       expect(validate.errors ?? []).toEqual([]);
       expect(valid).toBe(true);
@@ -76,7 +151,7 @@ describe('docker-compose.yml', () => {
 
   test('every health check probes, at a health path, the port its process listens on by its own config', () => {
     for (const process of processes) {
-      const env = composeEnvironment(service(process.name));
+      const env = composeEnvironment(service(process.name), sandbox);
       const test = service(process.name).healthcheck?.test;
       expect({ name: process.name, test: Boolean(test) }).toEqual({ name: process.name, test: true });
       const { port, path } = probedPort(test!);
@@ -130,12 +205,96 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('the sandbox (nothing set but the profile) loads every process config, in sandbox', () => {
+  test('the sandbox (its env file and the profile) loads every process config, in sandbox', () => {
     for (const process of [...processes, definitionsStep]) {
-      const env = composeEnvironment(service(process.name));
+      const env = composeEnvironment(service(process.name), sandbox);
       expect(() => process.load(env)).not.toThrow();
     }
-    for (const { name } of stackServices) expect(composeEnvironment(service(name)).APP_ENV).toBe('sandbox');
+    for (const { name } of stackServices)
+      expect(composeEnvironment(service(name), sandbox).APP_ENV).toBe('sandbox');
+  });
+
+  test('the sandbox configures every service as before: the stand-ins, the development credentials', () => {
+    const env = (name: string) => composeEnvironment(service(name), sandbox);
+    for (const { name } of stackServices)
+      expect({ name, ...env(name) }).toMatchObject({
+        name,
+        APP_ENV: 'sandbox',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: 'postgres://postgres:postgres@postgres:5432/gateway',
+        AMQP_URL: 'amqp://guest:guest@rabbitmq:5672/gateway',
+      });
+    expect(env('postgres')).toEqual({ POSTGRES_PASSWORD: 'postgres', POSTGRES_DB: 'gateway' });
+    expect(env('rabbitmq')).toEqual({ RABBITMQ_DEFAULT_USER: 'guest', RABBITMQ_DEFAULT_PASS: 'guest' });
+    const step = env(definitionsStep.name);
+    expect(step).toMatchObject({
+      RABBITMQ_MANAGEMENT_USERNAME: 'guest',
+      RABBITMQ_MANAGEMENT_PASSWORD: 'guest',
+    });
+    expect(grantedUsers(definitionsStep.load(step))).toEqual(['guest']);
+
+    // The rails point at the stand-ins, by service name and the port each listens on by its own config.
+    const adapter = env('pix-adapter');
+    expect(adapter).toMatchObject({
+      PSP_BASE_URL: 'http://psp-simulator:4010',
+      CALLBACK_PUBLIC_URL: 'http://pix-adapter:3101',
+    });
+    const simulatorPort = loadPspSimulatorConfig(env('psp-simulator')).PSP_SIMULATOR_PORT;
+    expect(new URL(adapter.PSP_BASE_URL!).host).toBe(`psp-simulator:${simulatorPort}`);
+    const callbackPort = loadPixAdapterConfig(adapter).CALLBACK_PORT;
+    expect(new URL(adapter.CALLBACK_PUBLIC_URL!).host).toBe(`pix-adapter:${callbackPort}`);
+    const watcher = env('solana-watcher');
+    expect(watcher.SOLANA_RPC_URL).toBe('http://solana-localnet:8899');
+    expect(new URL(watcher.SOLANA_RPC_URL!).host).toBe(
+      `solana-localnet:${readLocalnetConfig(env('solana-localnet')).port}`,
+    );
+  });
+
+  test('the sandbox env file sets only variables this file reads', () => {
+    const read = new Set([
+      ...strings(compose).flatMap(({ value }) => interpolations(value).map(({ name }) => name)),
+      ...Object.values(compose.services).flatMap((s) =>
+        Object.entries(s.environment ?? {})
+          .filter(([, value]) => value === null)
+          .map(([name]) => name),
+      ),
+    ]);
+    expect(Object.keys(sandbox).filter((name) => !read.has(name))).toEqual([]);
+  });
+
+  test('has no development default: the only defaults are APP_ENV=production and LOG_LEVEL=info', () => {
+    const defaults = strings(compose).flatMap(({ at, value }) =>
+      interpolations(value)
+        .filter(({ operator }) => operator === ':-' || operator === '-')
+        .map(({ name, argument }) => ({ at, name, argument })),
+    );
+    for (const { at, name, argument } of defaults)
+      expect({ at, name, argument }).toEqual({
+        at,
+        name,
+        argument: ({ APP_ENV: 'production', LOG_LEVEL: 'info' } as Env)[name],
+      });
+  });
+
+  test('production without the sandbox file: a complete env file starts every process, in production', () => {
+    const shell = productionEnv();
+    expect(refusedBy(shell)).toEqual([]);
+    for (const { name } of stackServices)
+      expect(composeEnvironment(service(name), shell).APP_ENV).toBe('production');
+    // Nothing set at all: compose refuses before anything starts.
+    expect(() => interpolate(JSON.stringify(compose), {})).toThrow(MissingVariableError);
+  });
+
+  test('production: an env file that forgets any one variable is refused, never filled in with a default', () => {
+    const shell = productionEnv();
+    for (const name of Object.keys(shell).filter((name) => name !== 'APP_ENV'))
+      expect({ forgotten: name, refused: refusedBy(without(shell, name)) }).toEqual({
+        forgotten: name,
+        refused: expect.arrayContaining([name]),
+      });
+    // APP_ENV forgotten: production, the services' own default, never the sandbox.
+    for (const { name } of stackServices)
+      expect(composeEnvironment(service(name), without(shell, 'APP_ENV')).APP_ENV).toBe('production');
   });
 
   test('in production every variable a service requires is set here or passed through from the environment', () => {
@@ -147,18 +306,23 @@ describe('docker-compose.yml', () => {
   });
 
   test('the local chain funds the wallet the watcher uses in the sandbox', () => {
-    expect(composeEnvironment(service('solana-localnet')).SOLANA_LOCALNET_RECEIVING_WALLET).toBe(
+    expect(composeEnvironment(service('solana-localnet'), sandbox).SOLANA_LOCALNET_RECEIVING_WALLET).toBe(
       SANDBOX_RECEIVING_WALLET,
     );
   });
 
   test('the services use the vhost and names the RabbitMQ definitions declare, and the step grants their user', () => {
-    for (const { name } of stackServices) {
-      const env = composeEnvironment(service(name));
-      expect(new URL(env.AMQP_URL!).pathname).toBe(`/${DEPLOYED_TOPOLOGY.vhost}`);
-      expect(env.AMQP_PREFIX ?? '').toBe(DEPLOYED_TOPOLOGY.prefix);
+    for (const shell of [sandbox, productionEnv()]) {
+      for (const { name } of stackServices) {
+        const env = composeEnvironment(service(name), shell);
+        expect(new URL(env.AMQP_URL!).pathname).toBe(`/${DEPLOYED_TOPOLOGY.vhost}`);
+        expect(env.AMQP_PREFIX ?? '').toBe(DEPLOYED_TOPOLOGY.prefix);
+      }
+      const servicesUrl = composeEnvironment(service('payment'), shell).AMQP_URL!;
+      const step = composeEnvironment(service(definitionsStep.name), shell);
+      // The very URL the services use: the step lets its user into its vhost.
+      expect(step.AMQP_URL).toBe(servicesUrl);
+      expect(grantedUsers(definitionsStep.load(step))).toEqual([amqpUser(servicesUrl)]);
     }
-    const amqpUser = new URL(composeEnvironment(service('payment')).AMQP_URL!).username;
-    expect(composeEnvironment(service(definitionsStep.name)).RABBITMQ_APP_USERS).toBe(amqpUser);
   });
 });

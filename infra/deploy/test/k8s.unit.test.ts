@@ -1,13 +1,18 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { operations } from '@gateway/api-gateway/src/openapi';
+import { refusedVariables, without } from '@gateway/testkit';
+import { amqpUser, amqpVhost, grantedUsers } from '../src/config';
 import { DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
 import {
   definitionsStep,
+  definitionsWait,
   k8sDir,
   k8sObjects,
   kubernetesValidators,
   kustomization,
   madeUpSecrets,
+  madeUpSettings,
   productionRequired,
   repoRoot,
   runtimeVariables,
@@ -23,13 +28,22 @@ interface EnvFromSource {
 interface Probe {
   httpGet?: { path: string; port: number | string };
 }
+interface KeyRef {
+  name: string;
+  key: string;
+}
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: KeyRef; configMapKeyRef?: KeyRef };
+}
 interface Container {
   name: string;
   image: string;
   command?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
   envFrom?: EnvFromSource[];
-  env?: Array<{ name: string; value?: string }>;
+  env?: EnvVar[];
   startupProbe?: Probe;
   readinessProbe?: Probe;
   livenessProbe?: Probe;
@@ -69,23 +83,98 @@ function mainContainer(workload: Workload): Container {
   return containers[0]!;
 }
 
-/** A container's environment as the pod gets it: its ConfigMaps and Secrets, then its own `env`. */
-function containerEnv(container: Container, secretValues: Env = {}): Env {
-  const env: Env = {};
-  for (const source of container.envFrom ?? []) {
-    if (source.configMapRef) {
-      const configMap = configMaps.find((c) => c.metadata.name === source.configMapRef!.name);
-      if (!configMap) throw new Error(`no ConfigMap ${source.configMapRef.name}`);
-      Object.assign(env, configMap.data);
-    }
-    if (source.secretRef) {
-      const secret = secrets.find((s) => s.metadata.name === source.secretRef!.name);
-      if (!secret) throw new Error(`no Secret ${source.secretRef.name}`);
-      for (const [name, value] of Object.entries(secret.stringData)) env[name] = secretValues[name] ?? value;
-    }
+/** Empty in the manifests on purpose, and no placeholder: names unprefixed. */
+const intentionallyEmpty = ['AMQP_PREFIX'];
+
+/**
+ * The ConfigMaps' placeholders (config.yaml's REPLACE values): the deployment's own public URLs, its PSP, its Pix key
+ * and city. Every key of the example Secrets is one too.
+ */
+const configMapPlaceholders = [
+  'CALLBACK_PUBLIC_URL',
+  'MERCHANT_CITY',
+  'PIX_KEY',
+  'PSP_BASE_URL',
+  'PUBLIC_BASE_URL',
+];
+
+/** The keys of a ConfigMap or Secret. */
+function keysOf(kind: 'ConfigMap' | 'Secret', name: string): Env {
+  if (kind === 'ConfigMap') {
+    const configMap = configMaps.find((c) => c.metadata.name === name);
+    if (!configMap) throw new Error(`no ConfigMap ${name}`);
+    return configMap.data;
   }
-  for (const { name, value } of container.env ?? []) env[name] = value ?? '';
+  const secret = secrets.find((s) => s.metadata.name === name);
+  if (!secret) throw new Error(`no Secret ${name}`);
+  return secret.stringData;
+}
+
+/** A value the operator must fill in: any key of the example Secrets, the ConfigMaps' REPLACE values. */
+const isPlaceholder = (kind: 'ConfigMap' | 'Secret', key: string) =>
+  kind === 'Secret' || configMapPlaceholders.includes(key);
+
+/** Every placeholder of the manifests, with its source (`Secret/name`). */
+const placeholders = [...configMaps, ...secrets].flatMap((object) => {
+  const kind = object.kind as 'ConfigMap' | 'Secret';
+  return Object.keys(keysOf(kind, object.metadata.name))
+    .filter((key) => isPlaceholder(kind, key))
+    .map((key) => ({ source: `${kind}/${object.metadata.name}`, key }));
+});
+
+/** What the operator fills the placeholders with, made up: valid values of every one. */
+function filledIn(): Env {
+  return { ...madeUpSecrets(), ...madeUpSettings() };
+}
+
+/**
+ * A container's environment as the pod gets it: its ConfigMaps and Secrets, then its own `env`; each placeholder
+ * as written, or as `filled` fills it in.
+ */
+function containerEnv(container: Container, filled: Env = {}): Env {
+  const env: Env = {};
+  const value = (kind: 'ConfigMap' | 'Secret', key: string, written: string) =>
+    isPlaceholder(kind, key) && filled[key] !== undefined ? filled[key] : written;
+  for (const source of container.envFrom ?? []) {
+    const [kind, name] = source.configMapRef
+      ? (['ConfigMap', source.configMapRef.name] as const)
+      : (['Secret', source.secretRef!.name] as const);
+    for (const [key, written] of Object.entries(keysOf(kind, name))) env[key] = value(kind, key, written);
+  }
+  for (const { name, value: literal, valueFrom } of container.env ?? []) {
+    const ref = valueFrom?.configMapKeyRef ?? valueFrom?.secretKeyRef;
+    if (ref) {
+      const kind = valueFrom?.configMapKeyRef ? 'ConfigMap' : 'Secret';
+      const written = keysOf(kind, ref.name)[ref.key];
+      if (written === undefined) throw new Error(`${container.name}: ${ref.name} has no key ${ref.key}`);
+      env[name] = value(kind, ref.key, written);
+    } else env[name] = literal ?? '';
+  }
   return env;
+}
+
+/** The ConfigMaps and Secrets a container reads from, and which of their keys (undefined: all of them). */
+function containerSources(container: Container): Array<{ name: string; key?: string; as?: string }> {
+  return [
+    ...(container.envFrom ?? []).map((source) => ({
+      name: source.configMapRef?.name ?? source.secretRef!.name,
+    })),
+    ...(container.env ?? []).flatMap(({ name, valueFrom }) => {
+      const ref = valueFrom?.configMapKeyRef ?? valueFrom?.secretKeyRef;
+      return ref ? [{ name: ref.name, key: ref.key, as: name }] : [];
+    }),
+  ];
+}
+
+/** The process a container runs, by its command: the service, its migrations (the same config), or a deploy step. */
+function processOf(
+  container: Container,
+  service: Pick<(typeof stackServices)[number], 'name' | 'variables' | 'load'>,
+) {
+  const entry = container.command?.[3];
+  if (entry === definitionsWait.entry) return definitionsWait;
+  if (entry === definitionsStep.entry) return definitionsStep;
+  return service;
 }
 
 function probePort(container: Container, probe: Probe | undefined): number | undefined {
@@ -131,30 +220,39 @@ describe('infra/k8s', () => {
     expect([...new Set(containerImages)]).toEqual(images.map((image) => image.name));
   });
 
-  test('every service has one Deployment running its entry point after its migrations (init container)', () => {
+  test('every service has one Deployment running its entry point after its migrations and the RabbitMQ definitions', () => {
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual(stackServices.map((s) => s.name).sort());
+    const filled = filledIn();
     for (const service of stackServices) {
       const { spec } = deployment(service.name);
-      expect(mainContainer(deployment(service.name)).command).toEqual([
-        'node',
-        '--import',
-        'tsx',
-        service.entry,
-      ]);
+      const main = mainContainer(deployment(service.name));
+      expect(main.command).toEqual(['node', '--import', 'tsx', service.entry]);
       const migrate = `services/${service.name}/src/migrate.ts`;
+      // Init containers run one after the other, all before the service: its schema, then the broker's definitions.
       expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
         ['node', '--import', 'tsx', migrate],
+        ['node', '--import', 'tsx', definitionsWait.entry],
       ]);
-      for (const file of [service.entry, migrate]) expect(existsSync(join(repoRoot, file))).toBe(true);
+      for (const file of [service.entry, migrate, definitionsWait.entry])
+        expect(existsSync(join(repoRoot, file))).toBe(true);
       // The migrations load the service's own config: the same variables as the service.
-      expect(spec.template.spec.initContainers![0]!.envFrom).toEqual(
-        mainContainer(deployment(service.name)).envFrom,
+      expect(spec.template.spec.initContainers![0]!.envFrom).toEqual(main.envFrom);
+      // The wait logs in as the service: the very AMQP_URL the service gets, from the same Secret key.
+      const wait = spec.template.spec.initContainers![1]!;
+      expect(containerEnv(wait, filled).AMQP_URL).toBe(containerEnv(main, filled).AMQP_URL);
+      expect(containerSources(wait).find((source) => source.as === 'AMQP_URL')).toEqual({
+        name: 'gateway-common-secrets',
+        key: 'AMQP_URL',
+        as: 'AMQP_URL',
+      });
+      expect(amqpVhost(definitionsWait.load(containerEnv(wait, filled)).AMQP_URL)).toBe(
+        DEPLOYED_TOPOLOGY.vhost,
       );
     }
   });
 
   test('readiness, liveness and startup probes hit a health path on the port the process serves it on', () => {
-    const secretValues = madeUpSecrets();
+    const secretValues = filledIn();
     for (const service of stackServices) {
       const container = mainContainer(deployment(service.name));
       const env = containerEnv(container, secretValues);
@@ -179,11 +277,12 @@ describe('infra/k8s', () => {
       ...stackServices.map((service) => ({ process: service, workload: deployment(service.name) })),
       { process: definitionsStep, workload: jobs.find((j) => j.metadata.name === definitionsStep.name)! },
     ];
-    for (const { process, workload } of workloads)
+    for (const { process: workloadProcess, workload } of workloads)
       for (const container of [
         ...(workload.spec.template.spec.initContainers ?? []),
         mainContainer(workload),
       ]) {
+        const process = processOf(container, workloadProcess);
         const unread = Object.keys(containerEnv(container)).filter(
           (name) => !process.variables.includes(name) && !runtimeVariables.includes(name),
         );
@@ -192,9 +291,9 @@ describe('infra/k8s', () => {
           container: container.name,
           unread: [],
         });
-        for (const source of container.envFrom ?? []) {
-          const name = source.configMapRef?.name ?? source.secretRef!.name;
-          read.set(name, new Set([...(read.get(name) ?? []), ...process.variables]));
+        for (const { name, key, as } of containerSources(container)) {
+          const keys = key === undefined ? process.variables : process.variables.includes(as!) ? [key] : [];
+          read.set(name, new Set([...(read.get(name) ?? []), ...keys]));
         }
       }
     for (const object of [...configMaps, ...secrets]) {
@@ -218,24 +317,99 @@ describe('infra/k8s', () => {
     }
   });
 
-  test('with its Secrets filled in, every service loads its production config by its own rules', () => {
-    const secretValues = madeUpSecrets();
-    for (const service of [...stackServices]) {
-      const env = containerEnv(mainContainer(deployment(service.name)), secretValues);
-      expect(() => service.load(env)).not.toThrow();
+  test('with its placeholders filled in, every container loads its production config by its own rules', () => {
+    const filled = filledIn();
+    for (const service of stackServices) {
+      const { spec } = deployment(service.name);
+      for (const container of [...spec.template.spec.initContainers!, ...spec.template.spec.containers]) {
+        const env = containerEnv(container, filled);
+        expect(() => processOf(container, service).load(env)).not.toThrow();
+      }
     }
     const job = jobs.find((j) => j.metadata.name === definitionsStep.name)!;
-    expect(() => definitionsStep.load(containerEnv(mainContainer(job), secretValues))).not.toThrow();
+    expect(() => definitionsStep.load(containerEnv(mainContainer(job), filled))).not.toThrow();
   });
 
-  test('the example Secrets hold placeholders only, each marked REPLACE_ME', () => {
+  test('the example Secrets hold placeholders only; every placeholder is an empty value, none a made-up one', () => {
     for (const secret of secrets)
       for (const [key, value] of Object.entries(secret.stringData))
-        expect({ secret: secret.metadata.name, key, marked: value.includes('REPLACE_ME') }).toEqual({
+        expect({ secret: secret.metadata.name, key, value }).toEqual({
           secret: secret.metadata.name,
           key,
-          marked: true,
+          value: '',
         });
+    // The ConfigMaps' own are empty too, and every empty value of a ConfigMap is one (or empty on purpose).
+    expect(
+      placeholders
+        .filter(({ source }) => source.startsWith('ConfigMap/'))
+        .map(({ key }) => key)
+        .sort(),
+    ).toEqual(configMapPlaceholders);
+    for (const configMap of configMaps)
+      for (const [key, value] of Object.entries(configMap.data))
+        expect({ configMap: configMap.metadata.name, key, empty: value === '' }).toEqual({
+          configMap: configMap.metadata.name,
+          key,
+          empty: configMapPlaceholders.includes(key) || (intentionallyEmpty.includes(key) && value === ''),
+        });
+    // A non-empty stand-in (`REPLACE-with-...`, an example.com URL) could pass a service's rules: none is left.
+    for (const object of [...configMaps, ...secrets, ...deployments, ...jobs])
+      expect({ name: object.metadata.name, text: JSON.stringify(object) }).not.toEqual({
+        name: object.metadata.name,
+        text: expect.stringMatching(/REPLACE|example\.(com|org|net)/),
+      });
+  });
+
+  test('as written, every process refuses to start on each placeholder it gets (exit 78, naming it)', () => {
+    const containers = [
+      ...stackServices.flatMap((service) => {
+        const { spec } = deployment(service.name);
+        return [...spec.template.spec.initContainers!, ...spec.template.spec.containers].map((container) => ({
+          workload: service.name,
+          container,
+          process: processOf(container, service),
+        }));
+      }),
+      ...jobs.map((job) => ({
+        workload: job.metadata.name,
+        container: mainContainer(job),
+        process: definitionsStep,
+      })),
+    ];
+    const refused = new Set<string>();
+    for (const { workload, container, process } of containers) {
+      const written = containerEnv(container);
+      const got = placeholders.filter(({ key }) => key in written).map(({ key }) => key);
+      // Every placeholder at once, as applied unchanged: each one named.
+      expect({
+        workload,
+        container: container.name,
+        refused: refusedVariables(() => process.load(written)),
+      }).toEqual({
+        workload,
+        container: container.name,
+        refused: expect.arrayContaining(got),
+      });
+      // Each one alone as written, every other filled in: still refused (none passes because another failed first).
+      const filled = filledIn();
+      for (const key of got) {
+        const env = containerEnv(container, without(filled, key));
+        expect({
+          workload,
+          container: container.name,
+          key,
+          refused: refusedVariables(() => process.load(env)),
+        }).toEqual({
+          workload,
+          container: container.name,
+          key,
+          refused: expect.arrayContaining([key]),
+        });
+        refused.add(key);
+      }
+    }
+    // And every placeholder reaches a process that refuses it.
+    expect(placeholders.map(({ key }) => key).filter((key) => !refused.has(key))).toEqual([]);
   });
 
   test('every stateless service is scaled by CPU (HorizontalPodAutoscaler) and leaves its replica count to it', () => {
@@ -293,7 +467,7 @@ describe('infra/k8s', () => {
     const services = ofKind<K8sObject & { spec: { selector: Env; ports: Array<{ targetPort: string }> } }>(
       'Service',
     );
-    const secretValues = madeUpSecrets();
+    const secretValues = filledIn();
     const served = (name: string, port: number) => {
       const container = mainContainer(deployment(name));
       return container.ports!.find((p) => p.containerPort === port)!.name;
@@ -319,14 +493,49 @@ describe('infra/k8s', () => {
 
   test('the RabbitMQ definitions Job applies the file in the image, to the vhost and user of AMQP_URL', () => {
     const job = jobs.find((j) => j.metadata.name === definitionsStep.name)!;
-    expect(mainContainer(job).command).toEqual(['node', '--import', 'tsx', definitionsStep.entry]);
-    const env = containerEnv(mainContainer(job), madeUpSecrets());
-    const amqpUrl = new URL(containerEnv(mainContainer(deployment('payment'))).AMQP_URL!);
-    expect(definitionsStep.load(env).RABBITMQ_APP_USERS).toEqual([amqpUrl.username]);
-    expect(amqpUrl.pathname).toBe(`/${DEPLOYED_TOPOLOGY.vhost}`);
-    for (const service of stackServices)
-      expect(containerEnv(mainContainer(deployment(service.name))).AMQP_PREFIX ?? '').toBe(
-        DEPLOYED_TOPOLOGY.prefix,
-      );
+    const container = mainContainer(job);
+    expect(container.command).toEqual(['node', '--import', 'tsx', definitionsStep.entry]);
+    // The user comes from the services' own Secret key, not from a second copy of it.
+    expect(containerSources(container).find((source) => source.as === 'AMQP_URL')).toEqual({
+      name: 'gateway-common-secrets',
+      key: 'AMQP_URL',
+      as: 'AMQP_URL',
+    });
+    expect(container.env?.map(({ name }) => name)).not.toContain('RABBITMQ_APP_USERS');
+    const filled = filledIn();
+    const env = containerEnv(container, filled);
+    const servicesUrl = containerEnv(mainContainer(deployment('payment')), filled).AMQP_URL!;
+    expect(grantedUsers(definitionsStep.load(env))).toEqual([amqpUser(servicesUrl)]);
+    expect(amqpVhost(servicesUrl)).toBe(DEPLOYED_TOPOLOGY.vhost);
+    for (const service of stackServices) {
+      const serviceEnv = containerEnv(mainContainer(deployment(service.name)), filled);
+      expect(serviceEnv.AMQP_URL).toBe(servicesUrl);
+      expect(serviceEnv.AMQP_PREFIX ?? '').toBe(DEPLOYED_TOPOLOGY.prefix);
+    }
+  });
+
+  test('the ingress guidance on the api-gateway Service names every public path the gateway serves, no probe', () => {
+    const text = readFileSync(join(k8sDir, 'api-gateway.yaml'), 'utf8');
+    const serviceDocument = text.split(/^---$/m).find((document) => /^kind: Service$/m.test(document))!;
+    const listed = (label: string) =>
+      (new RegExp(`^#\\s+${label}:(.*)$`, 'm').exec(serviceDocument)?.[1] ?? '')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+    const exposed = [...listed('expose'), ...listed('expose only if operators reach it from outside')];
+    const never = listed('never expose');
+    const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+    // The probes and metrics (the gateway's `Operations`) are for the cluster; every other route is someone's.
+    for (const { path, tag } of operations) {
+      const routedBy = exposed.filter((prefix) => under(path, prefix));
+      expect({ path, routed: routedBy.length > 0 }).toEqual({ path, routed: tag !== 'Operations' });
+      if (tag === 'Operations') expect(never).toContain(path);
+    }
+    for (const prefix of exposed)
+      expect({ prefix, serves: operations.some(({ path }) => under(path, prefix)) }).toEqual({
+        prefix,
+        serves: true,
+      });
+    expect(exposed).toEqual(expect.arrayContaining(['/v1', '/c', '/docs', '/openapi.json', '/admin/v1']));
   });
 });

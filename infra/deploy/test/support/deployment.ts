@@ -28,7 +28,12 @@ import {
   loadWebhookDispatcherConfig,
   webhookDispatcherVariables,
 } from '@gateway/webhook-dispatcher/src/config';
-import { applyDefinitionsVariables, loadApplyDefinitionsConfig } from '../../src/config';
+import {
+  applyDefinitionsVariables,
+  loadApplyDefinitionsConfig,
+  loadWaitForDefinitionsConfig,
+  waitForDefinitionsVariables,
+} from '../../src/config';
 
 export const repoRoot = join(__dirname, '../../../..');
 export const k8sDir = join(repoRoot, 'infra/k8s');
@@ -121,6 +126,14 @@ export const definitionsStep = {
   load: loadApplyDefinitionsConfig,
 };
 
+/** The init container of every Deployment that holds the service until the RabbitMQ definitions are on the broker. */
+export const definitionsWait = {
+  name: 'wait-for-rabbitmq-definitions',
+  entry: 'infra/deploy/src/wait-for-rabbitmq-definitions.ts',
+  variables: waitForDefinitionsVariables,
+  load: loadWaitForDefinitionsConfig,
+};
+
 /** Read by a library, not by a config: pg names each database connection after it. */
 export const runtimeVariables = ['PGAPPNAME'];
 
@@ -132,7 +145,12 @@ export function productionRequired(process: Pick<StackProcess, 'load'>): string[
 /** Valid values of this deployment's own secrets, made up for a test: what an operator puts in the Secrets. */
 export function madeUpSecrets(): Env {
   const wallet = Keypair.generate();
+  const password = () => randomBytes(16).toString('hex');
   return {
+    DATABASE_URL: `postgres://gateway:${password()}@postgres.internal:5432/gateway`,
+    AMQP_URL: `amqp://gateway:${password()}@rabbitmq.internal:5672/gateway`,
+    REDIS_URL: `redis://:${password()}@redis.internal:6379`,
+    SOLANA_RPC_URL: `https://solana-mainnet.rpc-provider.test/${randomBytes(8).toString('hex')}`,
     ADMIN_TOKEN: randomBytes(32).toString('hex'),
     IDEMPOTENCY_RESPONSE_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
@@ -143,6 +161,17 @@ export function madeUpSecrets(): Env {
     REFUND_SIGNER_SECRET_KEY: bs58.encode(wallet.secretKey),
     RABBITMQ_MANAGEMENT_USERNAME: 'admin',
     RABBITMQ_MANAGEMENT_PASSWORD: randomBytes(16).toString('hex'),
+  };
+}
+
+/** Valid values of this deployment's own settings (not secret), made up for a test: what an operator configures. */
+export function madeUpSettings(): Env {
+  return {
+    PUBLIC_BASE_URL: 'https://pay.merchant.test',
+    PSP_BASE_URL: 'https://pix.psp.test',
+    PIX_KEY: 'pix@merchant.test',
+    MERCHANT_CITY: 'CAMPINAS',
+    CALLBACK_PUBLIC_URL: 'https://pix-callbacks.merchant.test',
   };
 }
 
@@ -167,22 +196,69 @@ export interface ComposeFile {
   [key: string]: unknown;
 }
 
+/** A `${VAR:?message}` or `${VAR?message}` with nothing to take: compose refuses to run (no `up`, no `config`). */
+export class MissingVariableError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`required variable ${variable} is missing a value: ${message}`);
+  }
+}
+
 /**
- * Compose's interpolation of a value (`${VAR}`, `${VAR:-default}`, `${VAR-default}`, `$$`) against `shell`: with an
- * empty shell, what `docker compose config` prints when nothing is set.
+ * Compose's interpolation of a value (`${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`,
+ * `${VAR?error}`, `$$`) against `shell` (the environment and the --env-file): with an empty shell, what
+ * `docker compose config` prints when nothing is set, or its refusal.
  */
 export function interpolate(value: string, shell: Env = {}): string {
   return value.replace(
-    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}/g,
-    (match, name, operator, fallback) => {
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g,
+    (match, name: string, operator: string | undefined, argument: string | undefined) => {
       if (match === '$$') return '$';
-      const set = shell[name as string];
-      if (operator === ':-') return set ? set : (fallback as string);
-      if (operator === '-') return set ?? (fallback as string);
-      return set ?? '';
+      const set = shell[name];
+      switch (operator) {
+        case ':-':
+          return set ? set : argument!;
+        case '-':
+          return set ?? argument!;
+        case ':?':
+          if (!set) throw new MissingVariableError(name, argument!);
+          return set;
+        case '?':
+          if (set === undefined) throw new MissingVariableError(name, argument!);
+          return set;
+        default:
+          return set ?? '';
+      }
     },
   );
 }
+
+/** Every `${VAR...}` expression of a value: its name, its operator (`:-`, `-`, `:?`, `?`, none) and argument. */
+export function interpolations(value: string): Array<{ name: string; operator?: string; argument?: string }> {
+  return [...value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g)].map((match) => ({
+    name: match[1]!,
+    operator: match[2],
+    argument: match[3],
+  }));
+}
+
+/** An env file as compose reads one (`KEY=value` lines, `#` comments; the sandbox file needs nothing more). */
+export function readEnvFile(path: string): Env {
+  const env: Env = {};
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(trimmed);
+    if (!match) throw new Error(`${path}: not KEY=value: ${line}`);
+    env[match[1]!] = match[2]!;
+  }
+  return env;
+}
+
+/** The sandbox's env file (`docker compose --env-file infra/compose/sandbox.env --profile sandbox up`). */
+export const sandboxEnvFile = join(repoRoot, 'infra/compose/sandbox.env');
 
 /**
  * A compose service's environment as its container gets it: interpolated against `shell`; a key without a value takes
