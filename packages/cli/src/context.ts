@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { Gateway, GatewayConnectionError, GatewayError } from '@gateway/sdk';
-import type { CliEnvironment } from './config';
+import { DEVELOPMENT_ADMIN_TOKEN, isLoopbackUrl, type CliEnvironment } from './config';
 import { Output, type Stream } from './output';
 
 /** A mistake in how the command was called: exit status 64 (EX_USAGE), as the first operator CLI had it. */
@@ -24,6 +24,8 @@ interface Globals {
 export interface Context {
   output: Output;
   baseUrl: string;
+  /** The business's API key (--api-key or GATEWAY_API_KEY); a UsageError when there is none. */
+  apiKey(): string;
   /** The SDK client for the business whose key was given. */
   gateway(): Gateway;
   /** One call to the operator API (/admin/v1) with the admin token. */
@@ -44,22 +46,27 @@ export function contextFor(command: Command, io: Io): Context {
     color: globals.color === false ? 'never' : io.env.color,
   });
   let gateway: Gateway | undefined;
+  const apiKey = () => {
+    const key = globals.apiKey ?? io.env.apiKey;
+    if (!key) throw new UsageError('this command needs an API key: --api-key or GATEWAY_API_KEY');
+    return key;
+  };
   return {
     output,
     baseUrl,
+    apiKey,
     gateway() {
-      const apiKey = globals.apiKey ?? io.env.apiKey;
-      if (!apiKey) throw new UsageError('this command needs an API key: --api-key or GATEWAY_API_KEY');
-      gateway ??= new Gateway({ apiKey, baseUrl });
+      gateway ??= new Gateway({ apiKey: apiKey(), baseUrl });
       return gateway;
     },
     async admin(method, path, body) {
+      const token = adminToken(globals.adminToken ?? io.env.adminToken, baseUrl);
       let response: Response;
       try {
         response = await fetch(`${baseUrl}${path}`, {
           method,
           headers: {
-            authorization: `Bearer ${globals.adminToken ?? io.env.adminToken}`,
+            authorization: `Bearer ${token}`,
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
@@ -75,6 +82,19 @@ export function contextFor(command: Command, io: Io): Context {
       throw adminError(response, text);
     },
   };
+}
+
+/**
+ * The token given, else the development token, which only a sandbox gateway on this machine accepts: it is never
+ * sent anywhere else (a gateway elsewhere would have it in its logs, or be someone else's).
+ */
+function adminToken(given: string | undefined, baseUrl: string): string {
+  if (given) return given;
+  if (isLoopbackUrl(baseUrl)) return DEVELOPMENT_ADMIN_TOKEN;
+  throw new UsageError(
+    `admin commands against ${new URL(baseUrl).host} need the operator token: --admin-token or ADMIN_TOKEN ` +
+      '(the development token is only sent to a gateway on localhost)',
+  );
 }
 
 /** The operator API answers errors in the contract's shape: the same GatewayError as the merchant calls. */

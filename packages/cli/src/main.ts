@@ -25,7 +25,10 @@ export function buildProgram(io: Io): Command {
     )
     .option('--base-url <url>', 'the gateway (env GATEWAY_URL)', io.env.gatewayUrl)
     .option('--api-key <key>', "the business's API key, sk_test_... (env GATEWAY_API_KEY)")
-    .option('--admin-token <token>', 'the operator token of `admin` commands (env ADMIN_TOKEN)')
+    .option(
+      '--admin-token <token>',
+      'the operator token of `admin` commands (env ADMIN_TOKEN; default the development token, for localhost only)',
+    )
     .option('--json', 'print results as JSON (listen: one JSON object per line)')
     .option('--no-color', 'no colours even in a terminal (env NO_COLOR)')
     .configureOutput({

@@ -71,6 +71,12 @@ export function secret(
 }
 
 /** An interface to bind: a host name or an IP address (`0.0.0.0` for every interface). */
+/**
+ * The operator token a sandbox gateway accepts when ADMIN_TOKEN is unset (production refuses it), and the one the CLI
+ * sends to a gateway on this machine: public, so one home for both.
+ */
+export const DEVELOPMENT_ADMIN_TOKEN = 'dev-admin-token-for-the-local-stack';
+
 export const bindHost = Joi.string().hostname();
 
 /** Env vars common to every service. `APP_ENV` defaults to production: a forgotten variable never opens the sandbox. */

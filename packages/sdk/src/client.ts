@@ -206,6 +206,7 @@ export class Gateway {
           route: routes.deleteWebhook,
           params: webhookParams(webhookId),
           options,
+          goneAnswer: { deleted: true },
         }),
       /** A new secret, shown once; for 24 h deliveries are signed with both. */
       rotateSecret: (webhookId: string, options?: RequestOptions) =>

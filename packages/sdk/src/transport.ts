@@ -20,6 +20,11 @@ export interface Call {
   query?: Query;
   body?: unknown;
   options?: RequestOptions;
+  /**
+   * DELETE: the answer when a retry finds the resource gone (404) after an attempt whose answer was lost, which is
+   * then what deleted it. Without it, that 404 is thrown.
+   */
+  goneAnswer?: unknown;
 }
 
 /** First retry after about half a second, doubling, never more than 8 s apart. */
@@ -28,8 +33,9 @@ const BACKOFF_CAP_MS = 8000;
 
 /**
  * One call to the gateway with its retries. Safe to retry: 429 and 503 (the gateway applied nothing, or applies it once
- * under the same Idempotency-Key), and a lost connection or timeout on every method but PATCH (POSTs carry a key the
- * gateway dedupes on; GET and DELETE are idempotent; a PATCH may have been applied and has no key).
+ * under the same Idempotency-Key), and a lost connection or timeout, while sending or while reading the answer, on
+ * every method but PATCH (POSTs carry a key the gateway dedupes on; GET is safe; a DELETE that finds the resource gone
+ * on its retry answers `goneAnswer`; a PATCH may have been applied and has no key).
  */
 export class Transport {
   constructor(private readonly settings: TransportSettings) {}
@@ -45,9 +51,12 @@ export class Transport {
     const maxRetries = options.maxRetries ?? this.settings.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
 
+    // Whether an earlier attempt may have been applied though its answer was lost (reset, timeout).
+    let answerLost = false;
     for (let attempt = 0; ; attempt += 1) {
       const retriesLeft = attempt < maxRetries;
       let response: Response;
+      let text: string;
       try {
         const timeout = AbortSignal.timeout(timeoutMs);
         response = await this.settings.fetch(url, {
@@ -56,10 +65,13 @@ export class Transport {
           body,
           signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
         });
+        // The body is part of the answer: a connection that breaks (or times out) while it is read gave none.
+        text = await response.text();
       } catch (err) {
         // The caller's own abort ends the call as it asked; anything else is a connection that gave no answer.
         if (options.signal?.aborted) throw err;
         if (retriesLeft && route.method !== 'PATCH') {
+          answerLost = true;
           await sleep(backoffMs(attempt), options.signal);
           continue;
         }
@@ -69,9 +81,12 @@ export class Transport {
           { cause: err },
         );
       }
-      if (response.ok) return (await response.json()) as T;
+      if (response.ok) return JSON.parse(text) as T;
+      // A retried DELETE that finds nothing: the attempt whose answer was lost deleted it.
+      if (answerLost && route.method === 'DELETE' && response.status === 404 && call.goneAnswer !== undefined)
+        return call.goneAnswer as T;
 
-      const error = await gatewayError(response, idempotencyKey);
+      const error = gatewayError(response, text, idempotencyKey);
       if (retriesLeft && (response.status === 429 || response.status === 503)) {
         const waitMs = error.retryAfterSeconds === null ? backoffMs(attempt) : error.retryAfterSeconds * 1000;
         // A wait longer than the caller allows is theirs to decide: they get the error with its retryAfterSeconds.
@@ -93,8 +108,7 @@ export class Transport {
   }
 }
 
-async function gatewayError(response: Response, idempotencyKey: string | null): Promise<GatewayError> {
-  const text = await response.text();
+function gatewayError(response: Response, text: string, idempotencyKey: string | null): GatewayError {
   const details = {
     status: response.status,
     requestId: response.headers.get('x-request-id'),
@@ -111,12 +125,21 @@ async function gatewayError(response: Response, idempotencyKey: string | null): 
   return new GatewayError(`HTTP_${response.status}`, text.slice(0, 200), details);
 }
 
-/** `Retry-After` in seconds or as an HTTP date. */
-function retryAfterSeconds(header: string | null): number | null {
+/** RFC 9110's IMF-fixdate, the HTTP date a server sends: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * `Retry-After` (RFC 9110): delay-seconds, a whole number, or an IMF-fixdate. Anything else (`1.5`, `-1`, a date in
+ * another format) is ignored rather than guessed at: the call backs off as if there were no header.
+ */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
   if (header === null) return null;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value);
+  if (!IMF_FIXDATE.test(value)) return null;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 /** Exponential with jitter, so clients that failed together do not retry together. */

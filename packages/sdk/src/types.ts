@@ -1,5 +1,6 @@
 // The public resources as the gateway's /v1 API sends and takes them (interface.md with decisions.md). Amounts in
-// requests are integer centavos; amounts in responses are BRL numbers.
+// requests are integer centavos; amounts in responses are BRL numbers. Written by hand, and held to the gateway's
+// OpenAPI document by test/sdk.e2e.test.ts: every type's fields, and every enum's values (test/support/sdk-fields.ts).
 
 export type PaymentMethod = 'pix' | 'crypto';
 export type PaymentStatus = 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
@@ -72,7 +73,7 @@ export interface PixInstructions {
 
 export interface CryptoInstructions {
   /** Upper case: `USDC`. */
-  currency: string;
+  currency: Uppercase<Token>;
   network: 'solana';
   qr_code: string;
   /** Solana Pay transfer request. */
@@ -111,7 +112,7 @@ export interface Payment {
   /** The rail's settlement id once paid (PIX endToEndId, Solana signature). */
   transaction_id: string | null;
   business_id: string;
-  method: PaymentMethod | 'card';
+  method: PaymentMethod;
   status: PaymentStatus;
   amount_brl: number;
   /** PSP txid (PIX) or reference key (crypto). */

@@ -28,7 +28,8 @@ const SECRET_PREFIX = 'whsec_';
 
 /**
  * Checks a webhook delivery and returns its event. `rawBody` must be the bytes as received, before any JSON parsing;
- * `secret` is the webhook's `whsec_...` secret, or several (say the old and the new one while you roll out a rotation).
+ * `secret` is the webhook's `whsec_...` secret, or several (say the old and the new one while you roll out a rotation),
+ * each exactly as the gateway gave it: a secret without the `whsec_` prefix is a TypeError.
  *
  * - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): the timestamp must be within the
  *   tolerance and one of the space-separated `v1,<base64>` signatures must be HMAC-SHA256 of `id.timestamp.body` under
@@ -47,6 +48,13 @@ export function verifyWebhook(
 ): WebhookEvent {
   const secrets = typeof secret === 'string' ? [secret] : [...secret];
   if (secrets.length === 0) throw new TypeError('verifyWebhook needs the webhook secret');
+  // Both schemes key on the secret as given (x-service-signature on the whole `whsec_...` string): one without its
+  // prefix would pass Standard Webhooks and then never match x-service-signature, so it is refused here, loudly.
+  for (const each of secrets)
+    if (typeof each !== 'string' || !each.startsWith(SECRET_PREFIX) || each.length === SECRET_PREFIX.length)
+      throw new TypeError(
+        `verifyWebhook needs the webhook secret as the gateway gave it, "${SECRET_PREFIX}..." (prefix included)`,
+      );
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
   const header = headerReader(headers);
 
@@ -99,12 +107,9 @@ function checkTimestamp(timestamp: string, options: VerifyWebhookOptions): void 
     throw new WebhookVerificationError('webhook-timestamp is outside the tolerance');
 }
 
-/** Standard Webhooks keys are the base64 bytes after `whsec_`. */
+/** Standard Webhooks keys are the base64 bytes after `whsec_` (every secret has it: checked above). */
 function standardKey(secret: string): Buffer {
-  return Buffer.from(
-    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
-    'base64',
-  );
+  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
 }
 
 function hmac(key: Buffer, content: Buffer): Buffer {

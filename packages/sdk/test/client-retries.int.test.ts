@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@gateway/testkit';
 import { Gateway, GatewayConnectionError, GatewayError, isGatewayError } from '../src';
+import { retryAfterSeconds } from '../src/transport';
 
 interface Seen {
   method: string;
@@ -23,6 +24,12 @@ const contractError = (status: number, code: string, headers: Record<string, str
 /** The connection dies before any answer, as when a proxy or the gateway's host goes away. */
 const dropConnection: Reply = (res) => res.socket?.destroy();
 const hang: Reply = () => undefined;
+/** The status and the start of the body arrive, then the connection dies while the body is being read. */
+const resetMidBody: Reply = (res) => {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
+  res.write('{"payment_id":');
+  setTimeout(() => res.socket?.destroy(), 20);
+};
 
 /**
  * The client's retry rules against a real HTTP server that answers from a script: what is retried (429, 503, lost
@@ -134,6 +141,75 @@ describe('Gateway client retries', () => {
       .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(GatewayConnectionError);
     expect(seen).toHaveLength(1);
+  });
+
+  test('a DELETE whose answer was lost, then NOT_FOUND on its retry, deleted it: answered as deleted', async () => {
+    script = [dropConnection, contractError(404, 'NOT_FOUND')];
+    expect(await client().webhooks.delete('wh_1')).toEqual({ deleted: true });
+    expect(seen.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
+
+    // A NOT_FOUND with no lost attempt before it is the answer; so is one after a 503 (which applied nothing).
+    for (const before of [[], [contractError(503, 'SERVICE_UNAVAILABLE', { 'retry-after': '0' })]]) {
+      script = [...before, contractError(404, 'NOT_FOUND')];
+      const missing = await client()
+        .webhooks.delete('wh_2')
+        .catch((err: unknown) => err);
+      expect(isGatewayError(missing, 'NOT_FOUND')).toBe(true);
+    }
+    // Only a DELETE: a GET that finds nothing after a lost answer is still NOT_FOUND.
+    script = [dropConnection, contractError(404, 'NOT_FOUND')];
+    const read = await client()
+      .webhooks.get('wh_1')
+      .catch((err: unknown) => err);
+    expect(isGatewayError(read, 'NOT_FOUND')).toBe(true);
+  });
+
+  test('a connection that breaks while the answer is read is retried, and is a GatewayConnectionError at the end', async () => {
+    script = [resetMidBody, json(200, { payment_id: 'pay_1' })];
+    expect((await client().payments.get('pay_1')).payment_id).toBe('pay_1');
+    expect(seen).toHaveLength(2);
+
+    seen = [];
+    script = [resetMidBody];
+    const error = await client({ maxRetries: 0 })
+      .payments.create({ payment_method: 'pix', amount: 100 }, { idempotencyKey: 'order-9' })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(GatewayConnectionError);
+    expect(error).toMatchObject({ idempotencyKey: 'order-9' });
+
+    // PATCH is not retried, whenever the answer was lost.
+    seen = [];
+    script = [resetMidBody, json(200, {})];
+    const patched = await client()
+      .payments.update('pay_1', { amount: 200 })
+      .catch((err: unknown) => err);
+    expect(patched).toBeInstanceOf(GatewayConnectionError);
+    expect(seen).toHaveLength(1);
+  });
+
+  test('Retry-After is delay-seconds or an IMF-fixdate; anything else is ignored, not read as a date', async () => {
+    const now = Date.parse('2026-11-22T12:00:00.000Z');
+    expect(retryAfterSeconds('7', now)).toBe(7);
+    expect(retryAfterSeconds(' 0 ', now)).toBe(0);
+    expect(retryAfterSeconds('Sun, 22 Nov 2026 12:00:30 GMT', now)).toBe(30);
+    expect(retryAfterSeconds('Sun, 22 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    for (const ignored of [
+      '1.5',
+      '-1',
+      '1e3',
+      '2026-11-22T12:00:30Z',
+      'Sunday, 22-Nov-26 12:00:30 GMT',
+      'soon',
+      '',
+    ])
+      expect({ ignored, seconds: retryAfterSeconds(ignored, now) }).toEqual({ ignored, seconds: null });
+    expect(retryAfterSeconds(null, now)).toBeNull();
+
+    script = [contractError(429, 'RATE_LIMITED', { 'retry-after': '1.5' })];
+    const error = await client({ maxRetries: 0 })
+      .payments.get('pay_1')
+      .catch((err: unknown) => err);
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: null });
   });
 
   test('a timed-out attempt is retried, and after the last one the call fails with the connection error', async () => {

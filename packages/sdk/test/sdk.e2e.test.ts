@@ -12,7 +12,16 @@ import {
   type Refund,
   type WebhookEvent,
 } from '../src';
-import { eventTypes, inlineFields, queryFields, requestFields, responseFields } from './support/sdk-fields';
+import { enumsByLocation, schemasByLocation, type OpenApiDocument } from './support/openapi-enums';
+import {
+  enumsTheDocumentLacks,
+  eventTypes,
+  inlineFields,
+  queryFields,
+  requestFields,
+  responseFields,
+  sdkEnums,
+} from './support/sdk-fields';
 
 interface Delivery {
   headers: Record<string, string | string[] | undefined>;
@@ -207,6 +216,22 @@ describe('the SDK against the whole stack', () => {
         .filter((code): code is string => typeof code === 'string');
       expect([...new Set(codes)].sort()).toEqual([...errorCodes].sort());
       expect([...schemas.Event.properties.type.enum].sort()).toEqual(eventTypes);
+    });
+
+    test("every enum of the SDK's types has exactly the values of the document's enum for that field, and none is missing", () => {
+      const documented = enumsByLocation(document as unknown as OpenApiDocument);
+      const sorted = (enums: Record<string, string[]>) =>
+        Object.fromEntries(Object.entries(enums).sort(([a], [b]) => a.localeCompare(b)));
+      expect(sorted(sdkEnums)).toEqual(sorted(documented));
+      // Where the SDK is narrower than a plain string of the document, the document still has no enum there.
+      const located = schemasByLocation(document as unknown as OpenApiDocument);
+      for (const location of Object.keys(enumsTheDocumentLacks)) {
+        const schemas = located.get(location) ?? [];
+        const plainString =
+          schemas.length > 0 &&
+          schemas.every((schema) => schema.type === 'string' && schema.enum === undefined);
+        expect({ location, plainString }).toEqual({ location, plainString: true });
+      }
     });
   });
 

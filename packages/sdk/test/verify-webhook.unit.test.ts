@@ -116,6 +116,18 @@ describe('verifyWebhook', () => {
     );
   });
 
+  test('refuses a secret without its whsec_ prefix, which would pass Standard Webhooks and never x-service-signature', () => {
+    const secret = newSecret();
+    const headers = signed(secret);
+    const bare = secret.slice('whsec_'.length);
+    expect(() => verifyWebhook(body, headers, bare, { now })).toThrow(TypeError);
+    expect(() => verifyWebhook(body, headers, [secret, bare], { now })).toThrow(
+      /"whsec_\.\.\." \(prefix included\)/,
+    );
+    expect(() => verifyWebhook(body, headers, 'whsec_', { now })).toThrow(TypeError);
+    expect(verifyWebhook(body, headers, secret, { now }).id).toBe('evt_0123456789abcdefghijklmn');
+  });
+
   test('refuses unsigned deliveries, incomplete headers, other signature versions and bodies that are not events', () => {
     const secret = newSecret();
     expect(refusal(() => verifyWebhook(body, {}, secret, { now }))).toMatch(/not signed/);

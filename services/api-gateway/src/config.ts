@@ -1,4 +1,12 @@
-import { Joi, commonEnv, loadConfig, variableNames, sandboxDefault, secret } from '@gateway/config';
+import {
+  DEVELOPMENT_ADMIN_TOKEN,
+  Joi,
+  commonEnv,
+  loadConfig,
+  variableNames,
+  sandboxDefault,
+  secret,
+} from '@gateway/config';
 import { parseSealingKey } from '@gateway/persistence';
 
 /**
@@ -6,8 +14,7 @@ import { parseSealingKey } from '@gateway/persistence';
  * online guessing. It applies in every environment (a hosted sandbox has an operator API too).
  */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
-/** What `npm start` and `pnpm admin` use outside production; production refuses it. */
-export const DEVELOPMENT_ADMIN_TOKEN = 'dev-admin-token-for-the-local-stack';
+export { DEVELOPMENT_ADMIN_TOKEN };
 
 export interface ApiGatewayConfig {
   APP_ENV: 'sandbox' | 'production';

@@ -15,7 +15,8 @@ export function adminCommand(act: Act): Command {
     )
     .addHelpText(
       'after',
-      '\nThe token: --admin-token or ADMIN_TOKEN (default: the sandbox development token).',
+      '\nThe token: --admin-token or ADMIN_TOKEN. Without one, the sandbox development token, sent only to a gateway on\n' +
+        'localhost, 127.0.0.1 or ::1 (--base-url / GATEWAY_URL); any other gateway needs its token given.',
     );
 
   admin

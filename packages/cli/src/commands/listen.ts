@@ -2,10 +2,11 @@ import { createServer } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Command } from 'commander';
-import type { EventType } from '@gateway/sdk';
+import { isIP } from 'node:net';
+import { Command, InvalidArgumentError } from 'commander';
+import { GatewayError, type EventType } from '@gateway/sdk';
 import { wholeNumber, type Act, type Context } from '../context';
-import { ensureListenTls } from '../listen-tls';
+import { ensureListenTls, isCertifiableHost, VALID_DAYS } from '../listen-tls';
 import { formatRecord } from '../output';
 import { eventTypes } from './resources';
 
@@ -13,6 +14,8 @@ import { eventTypes } from './resources';
 const FORWARD_TIMEOUT_MS = 10_000;
 /** Of the app's answer, what is shown. */
 const ANSWER_EXCERPT = 120;
+/** The largest delivery relayed: an event is a few kilobytes; anything bigger is not the gateway's and is refused. */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
 /** Connection-level headers belong to each hop; every other header of the delivery reaches the app as sent. */
 const HOP_BY_HOP = new Set([
   'host',
@@ -38,13 +41,39 @@ interface Forwarded {
   error: string | null;
 }
 
-/** Resolves with the name of the first SIGINT or SIGTERM; a second one ends the process as usual. */
-function untilInterrupted(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => () => resolve(signal);
-    process.once('SIGINT', stop('SIGINT'));
-    process.once('SIGTERM', stop('SIGTERM'));
+/** A delivery over MAX_DELIVERY_BYTES: read no further. */
+export class DeliveryTooLargeError extends Error {}
+
+/**
+ * Resolves `signal` with the name of the first SIGINT or SIGTERM; a second one ends the process as usual. `stop`
+ * removes the handlers.
+ */
+function untilInterrupted(): { signal: Promise<string>; stop(): void } {
+  const handlers: Array<[NodeJS.Signals, () => void]> = [];
+  const signal = new Promise<string>((resolve) => {
+    for (const name of ['SIGINT', 'SIGTERM'] as const) {
+      const handler = () => resolve(name);
+      handlers.push([name, handler]);
+      process.once(name, handler);
+    }
   });
+  return {
+    signal,
+    stop: () => {
+      for (const [name, handler] of handlers) process.removeListener(name, handler);
+    },
+  };
+}
+
+/** The host the webhook URL names and the certificate is for: a DNS name or an IP address. */
+function hostName(text: string): string {
+  if (!isCertifiableHost(text)) throw new InvalidArgumentError('a host name or IP address is expected.');
+  return text.toLowerCase();
+}
+
+function bindAddress(text: string): string {
+  if (isIP(text) === 0) throw new InvalidArgumentError('an IP address is expected (127.0.0.1, 0.0.0.0, ::).');
+  return text;
 }
 
 export function listenCommand(act: Act, defaultTlsDir: string): Command {
@@ -56,31 +85,58 @@ export function listenCommand(act: Act, defaultTlsDir: string): Command {
     .option('--events <names>', `comma-separated, of: ${eventTypes.join(', ')}`, eventTypes.join(','))
     .option('--port <port>', 'port of the local HTTPS receiver (default: any free one)', wholeNumber, 0)
     .option('--tls-dir <dir>', "where the receiver's local CA and certificate are kept", defaultTlsDir)
+    .option(
+      '--host <name>',
+      'the host name the gateway reaches this machine by: in the webhook URL and the certificate',
+      hostName,
+      'localhost',
+    )
+    .option('--bind <address>', 'the address the receiver listens on', bindAddress, '127.0.0.1')
     .addHelpText(
       'after',
       `
 How it works: webhook URLs must be https:// and the gateway verifies TLS, so listen runs an HTTPS receiver on
-127.0.0.1 with a certificate from a local CA of its own (made once with openssl, kept in --tls-dir), and registers
-https://localhost:PORT/ as a webhook of the business. The gateway's webhook dispatcher must trust that CA and be
-allowed private targets (the sandbox default): run the stack with NODE_EXTRA_CA_CERTS=$(gateway listen-ca).
+--bind (127.0.0.1) with a certificate from a local CA of its own (made with openssl, kept in --tls-dir), and
+registers https://localhost:PORT/ (--host) as a webhook of the business. The gateway's webhook dispatcher must trust
+that CA and be allowed private targets (the sandbox default): run the stack with
+NODE_EXTRA_CA_CERTS=$(gateway listen-ca). The CA can only vouch for localhost, 127.0.0.1, ::1 and --host (its name
+constraints), lasts ${VALID_DAYS} days and keeps no key: when it is renewed, restart the stack with it.
 Each delivery is sent on to --forward-to with the body and headers it came with (x-service-signature, webhook-id,
 webhook-timestamp, webhook-signature...), so your app verifies it with the secret printed at start; the app's answer
 is shown and returned to the dispatcher, which retries non-2xx answers as it would in production. At start a
 webhook.test delivery checks the gateway reaches the receiver (answered by listen, not forwarded). On Ctrl-C the
-webhook is deleted.`,
+webhook is deleted (a listen that is killed leaves it: delete it with \`gateway webhooks delete\`).
+
+Same machine only by default: the stack must reach https://localhost:PORT/, i.e. run on this host, not in
+containers or on another machine. A stack in Docker reaches the host as host.docker.internal:
+  gateway listen-ca --host host.docker.internal
+  gateway listen --host host.docker.internal --bind 0.0.0.0 --forward-to ...
+(--bind 0.0.0.0 exposes the receiver to your network; what it relays is still signed.)`,
     )
     .action(
       act(
         async (
           context: Context,
-          flags: { forwardTo: string; events: string; port: number; tlsDir: string },
+          flags: {
+            forwardTo: string;
+            events: string;
+            port: number;
+            tlsDir: string;
+            host: string;
+            bind: string;
+          },
         ) => {
           const { output } = context;
           const gateway = context.gateway();
           // Listening from the start, so a Ctrl-C during the setup still ends with the webhook deleted.
-          const stopped = untilInterrupted();
+          const interrupted = untilInterrupted();
           const forwardTo = new URL(flags.forwardTo).toString();
-          const tls = ensureListenTls(flags.tlsDir);
+          const tls = ensureListenTls(flags.tlsDir, [flags.host]);
+          if (tls.renewed)
+            output.notice(
+              `made a new local CA (valid ${VALID_DAYS} days): a stack started before trusts the old one; ` +
+                `restart it with NODE_EXTRA_CA_CERTS=${tls.caPath}`,
+            );
           let webhookId: string | undefined;
           let checkingReachability = false;
 
@@ -89,7 +145,18 @@ webhook is deleted.`,
             receive(req, res).catch(() => res.destroy());
           });
           const receive = async (req: IncomingMessage, res: ServerResponse) => {
-            const body = await readBody(req);
+            if (Number(req.headers['content-length'] ?? 0) > MAX_DELIVERY_BYTES) {
+              refuseTooLarge(context, req, res);
+              return;
+            }
+            let body: Buffer;
+            try {
+              body = await readBody(req);
+            } catch (err) {
+              if (err instanceof DeliveryTooLargeError) refuseTooLarge(context, req, res);
+              else res.destroy();
+              return;
+            }
             const event = describeEvent(body);
             if (checkingReachability && event.type === 'webhook.test' && event.webhookId === webhookId) {
               res.writeHead(204).end();
@@ -105,9 +172,12 @@ webhook is deleted.`,
 
           await new Promise<void>((resolve, reject) => {
             server.once('error', reject);
-            server.listen(flags.port, '127.0.0.1', resolve);
+            server.listen(flags.port, flags.bind, resolve);
           });
-          const url = `https://localhost:${(server.address() as AddressInfo).port}/`;
+          const urlHost = isIP(flags.host) === 6 ? `[${flags.host}]` : flags.host;
+          const url = `https://${urlHost}:${(server.address() as AddressInfo).port}/`;
+          // What ended listen, if not a signal: reported over any failure of the cleanup.
+          let failure: { error: unknown } | undefined;
           try {
             const webhook = await output.step(
               'registering a temporary webhook',
@@ -123,7 +193,8 @@ webhook is deleted.`,
             if (check.status_code !== 204)
               throw new Error(
                 `the gateway could not deliver to ${url} (${check.error ?? `HTTP ${check.status_code}`}). ` +
-                  `Its webhook dispatcher must trust ${tls.caPath}: start the stack with NODE_EXTRA_CA_CERTS=${tls.caPath}`,
+                  `Its webhook dispatcher must trust ${tls.caPath}: start the stack with NODE_EXTRA_CA_CERTS=${tls.caPath} ` +
+                  `(again after the CA is renewed), on this machine unless --host names how it reaches this one`,
               );
 
             const ready = {
@@ -148,19 +219,31 @@ webhook is deleted.`,
                 }),
               );
             }
-            const signal = await stopped;
+            const signal = await interrupted.signal;
             output.notice(`${signal}: stopping`);
-          } finally {
-            const id = webhookId;
-            if (id !== undefined)
+          } catch (error) {
+            failure = { error };
+          }
+          interrupted.stop();
+          server.closeAllConnections();
+          await new Promise((resolve) => server.close(resolve));
+          const id = webhookId;
+          if (id !== undefined) {
+            try {
               await output.step(
                 'deleting the temporary webhook',
                 () => gateway.webhooks.delete(id),
                 () => id,
               );
-            server.closeAllConnections();
-            await new Promise((resolve) => server.close(resolve));
+            } catch (deleteError) {
+              if (failure === undefined) throw deleteError;
+              output.error(
+                `the temporary webhook ${id} was not deleted (${describe(deleteError)}): ` +
+                  `gateway webhooks delete ${id}`,
+              );
+            }
           }
+          if (failure !== undefined) throw failure.error;
         },
       ),
     );
@@ -171,18 +254,57 @@ export function listenCaCommand(act: Act, defaultTlsDir: string): Command {
   return new Command('listen-ca')
     .description("print the path of listen's local CA (made if missing), for the stack's NODE_EXTRA_CA_CERTS")
     .option('--tls-dir <dir>', "where the receiver's local CA and certificate are kept", defaultTlsDir)
+    .option('--host <name>', 'a host name to certify besides localhost (as given to listen --host)', hostName)
+    .addHelpText(
+      'after',
+      `
+The CA is renewed (a new one made) when it nears the end of its ${VALID_DAYS} days or does not cover --host; a stack
+started with the old one must then be restarted.`,
+    )
     .action(
-      act(async (context: Context, flags: { tlsDir: string }) => {
-        const { caPath } = ensureListenTls(flags.tlsDir);
+      act(async (context: Context, flags: { tlsDir: string; host?: string }) => {
+        const { caPath } = ensureListenTls(flags.tlsDir, flags.host === undefined ? [] : [flags.host]);
         context.output.result({ ca_path: caPath }, () => caPath);
       }),
     );
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The body, up to `limit` bytes: past it, DeliveryTooLargeError and nothing more is read. */
+export async function readBody(
+  req: AsyncIterable<Buffer | string>,
+  limit = MAX_DELIVERY_BYTES,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  let size = 0;
+  for await (const chunk of req) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limit) throw new DeliveryTooLargeError(`a delivery larger than ${limit} bytes`);
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** 413 without reading the body, and the connection closed. */
+function refuseTooLarge(context: Context, req: IncomingMessage, res: ServerResponse): void {
+  res
+    .writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
+    .end(`listen: deliveries are at most ${MAX_DELIVERY_BYTES} bytes`, () => req.destroy());
+  const refused = `not forwarded: larger than ${MAX_DELIVERY_BYTES} bytes`;
+  report(context, {
+    event_id: null,
+    type: null,
+    forwarded_to: '-',
+    status: null,
+    latency_ms: 0,
+    answer: null,
+    error: refused,
+  });
+}
+
+function describe(err: unknown): string {
+  if (err instanceof GatewayError) return `${err.code} (HTTP ${err.status})`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 interface EventSummary {

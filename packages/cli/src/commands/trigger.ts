@@ -1,6 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import type { Event, Gateway, Payment, PaymentStatus, Refund, Token } from '@gateway/sdk';
-import { wholeNumber, type Act, type Context } from '../context';
+import { UsageError, wholeNumber, type Act, type Context } from '../context';
 import { formatRecord } from '../output';
 
 /** How each event is brought about in the sandbox, from a new payment. */
@@ -18,6 +18,8 @@ type Triggerable = keyof typeof SCENARIOS;
 /** The sandbox refund reason the PSP simulator and the local chain refuse (decisions.md, "Refunds"). */
 const FAILING_REFUND_REASON = 'simulate:fail';
 const POLL_INTERVAL_MS = 250;
+/** A sandbox business's keys (production's are sk_live_): trigger makes and cancels real charges otherwise. */
+const SANDBOX_KEY_PREFIX = 'sk_test_';
 
 interface Flags {
   method: 'pix' | 'crypto';
@@ -31,7 +33,9 @@ const brl = (centavos: number) =>
 
 export function triggerCommand(act: Act): Command {
   return new Command('trigger')
-    .description('sandbox: create a payment and drive it until the gateway emits the event')
+    .description(
+      'sandbox only (an sk_test_ key): create a payment and drive it until the gateway emits the event',
+    )
     .addArgument(new Argument('<event>', 'the event to bring about').choices(Object.keys(SCENARIOS)))
     .addOption(new Option('--method <method>', 'payment method').choices(['pix', 'crypto']).default('pix'))
     .option('--amount <centavos>', 'amount in centavos', wholeNumber, 5000)
@@ -45,11 +49,13 @@ export function triggerCommand(act: Act): Command {
 Nothing is shortcut: "paid" has the PSP simulator pay the PIX charge (or a funded test wallet send the transfer to
 the local chain), "expired" moves the payment's clock past its window, refunds go through the rail, and a
 refund.failed uses the reason "${FAILING_REFUND_REASON}", which the sandbox rails refuse. The command ends once the
-event is in the events API, so a running "gateway listen" receives it.`,
+event is in the events API, so a running "gateway listen" receives it. It refuses any key but a sandbox one
+(${SANDBOX_KEY_PREFIX}...) before calling the gateway: with a production key its payments would be real charges.`,
     )
     .action(
       act(async (context: Context, type: Triggerable, flags: Flags) => {
         const { output } = context;
+        refuseUnlessSandbox(context.apiKey());
         const gateway = context.gateway();
         const scenario = SCENARIOS[type];
         const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
@@ -122,6 +128,15 @@ event is in the events API, so a running "gateway listen" receives it.`,
         );
       }),
     );
+}
+
+function refuseUnlessSandbox(apiKey: string): void {
+  if (apiKey.startsWith(SANDBOX_KEY_PREFIX)) return;
+  const kind = apiKey.startsWith('sk_live_') ? 'a production key (sk_live_...)' : 'not a sandbox key';
+  throw new UsageError(
+    `trigger only runs with a sandbox business's API key (${SANDBOX_KEY_PREFIX}...); this is ${kind}, ` +
+      'with which it would create and cancel real charges. Nothing was sent.',
+  );
 }
 
 async function paymentWith(
