@@ -26,7 +26,8 @@ import {
 } from '@gateway/testkit';
 import { SANDBOX_PIX_KEY, loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
-import { ApiPixClient } from '../src/psp/api-pix-client';
+import { type ApiPixClient } from '../src/psp/api-pix-client';
+import { sandboxPayer } from './support/sandbox-payer';
 
 describe('payment.cancelled.v1: the cob of a cancelled PIX payment is removed at the PSP', () => {
   let bed: ServiceTestBed<PixAdapter>;
@@ -53,15 +54,7 @@ describe('payment.cancelled.v1: the cob of a cancelled PIX payment is removed at
         }),
       );
     });
-    payer = new ApiPixClient({
-      baseUrl: psp.url,
-      pathPrefix: '/v2',
-      oauthTokenUrl: `${psp.url}/oauth/token`,
-      clientId: 'sandbox-client',
-      clientSecret: 'sandbox-secret',
-      timeoutMs: 2000,
-      maxRetries: 0,
-    });
+    payer = sandboxPayer(psp.url);
   });
 
   afterAll(async () => {

@@ -22,7 +22,7 @@ import {
 } from '@gateway/testkit';
 import { loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
-import { ApiPixClient } from '../src/psp/api-pix-client';
+import { sandboxPayer } from './support/sandbox-payer';
 
 describe('PIX adapter against the PSP simulator', () => {
   let bed: ServiceTestBed<PixAdapter>;
@@ -191,15 +191,7 @@ describe('PIX adapter against the PSP simulator', () => {
       expect(await outbox(opened.txid)).toEqual(['pix.charge.closed.v1']);
 
       // The PSP's own window has not passed, so a payer can still pay: the PIX must be kept, not lost.
-      const payer = new ApiPixClient({
-        baseUrl: psp.url,
-        pathPrefix: '/v2',
-        oauthTokenUrl: `${psp.url}/oauth/token`,
-        clientId: 'sandbox-client',
-        clientSecret: 'sandbox-secret',
-        timeoutMs: 2000,
-        maxRetries: 0,
-      });
+      const payer = sandboxPayer(psp.url);
       try {
         await payer.sandboxPay(opened.txid, null);
       } finally {

@@ -21,7 +21,8 @@ import {
 } from '@gateway/testkit';
 import { SANDBOX_PIX_KEY, loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
-import { ApiPixClient } from '../src/psp/api-pix-client';
+import { type ApiPixClient } from '../src/psp/api-pix-client';
+import { sandboxPayer } from './support/sandbox-payer';
 
 interface PaidPayment {
   paymentId: string;
@@ -55,15 +56,7 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
         }),
       );
     });
-    payer = new ApiPixClient({
-      baseUrl: psp.url,
-      pathPrefix: '/v2',
-      oauthTokenUrl: `${psp.url}/oauth/token`,
-      clientId: 'sandbox-client',
-      clientSecret: 'sandbox-secret',
-      timeoutMs: 2000,
-      maxRetries: 0,
-    });
+    payer = sandboxPayer(psp.url);
   });
 
   afterAll(async () => {

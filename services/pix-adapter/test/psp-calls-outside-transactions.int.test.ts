@@ -18,7 +18,8 @@ import {
 } from '@gateway/testkit';
 import { loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
-import { ApiPixClient } from '../src/psp/api-pix-client';
+import { type ApiPixClient } from '../src/psp/api-pix-client';
+import { sandboxPayer } from './support/sandbox-payer';
 
 /** The PSP's answers take this long: within the adapter's PSP timeout, long enough to see what waits on them. */
 const SLOW_PSP_MS = 1500;
@@ -50,15 +51,7 @@ describe('PIX adapter with a slow PSP and lost callbacks', () => {
         }),
       );
     });
-    payer = new ApiPixClient({
-      baseUrl: psp.url,
-      pathPrefix: '/v2',
-      oauthTokenUrl: `${psp.url}/oauth/token`,
-      clientId: 'sandbox-client',
-      clientSecret: 'sandbox-secret',
-      timeoutMs: 2000,
-      maxRetries: 0,
-    });
+    payer = sandboxPayer(psp.url);
   });
 
   afterAll(async () => {
