@@ -1,6 +1,73 @@
 /** Layering rules: the layout tells the architecture, and this keeps it true. */
+const { existsSync, readFileSync, readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+/** Production code: what a service or a package ships (its src/), tests, benches and scripts aside. */
+const PRODUCTION = '^(services|packages|infra)/[^/]+/src/';
+
+/** Every workspace package: its folder and manifest, from the folders pnpm-workspace.yaml lists. */
+function workspacePackages() {
+  const folders = [
+    ...readFileSync(join(__dirname, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^\s*-\s*'([^']+)'/gm),
+  ]
+    .map((match) => match[1])
+    .flatMap((folder) =>
+      folder.endsWith('/*')
+        ? readdirSync(join(__dirname, folder.slice(0, -2))).map((name) => `${folder.slice(0, -2)}/${name}`)
+        : [folder],
+    );
+  return folders
+    .filter((folder) => existsSync(join(__dirname, folder, 'package.json')))
+    .map((folder) => ({
+      folder,
+      manifest: JSON.parse(readFileSync(join(__dirname, folder, 'package.json'), 'utf8')),
+    }));
+}
+
+/**
+ * A workspace package imported by name resolves into its folder (pnpm links it), so dependency-cruiser cannot tell
+ * it is a devDependency: one rule per package names the folders of the workspace packages it only develops with.
+ */
+function noWorkspaceDevDependencies() {
+  const packages = workspacePackages();
+  const folderOf = new Map(packages.map(({ folder, manifest }) => [manifest.name, folder]));
+  return packages.flatMap(({ folder, manifest }) => {
+    const devFolders = Object.keys(manifest.devDependencies ?? {})
+      .filter((name) => folderOf.has(name))
+      .map((name) => `^${folderOf.get(name)}/`);
+    return devFolders.length === 0
+      ? []
+      : [
+          {
+            name: 'not-to-dev-dep',
+            comment: `${manifest.name} develops with these workspace packages; its production code may not import them.`,
+            severity: 'error',
+            from: { path: `^${folder}/src/` },
+            to: { path: devFolders },
+          },
+        ];
+  });
+}
+
 module.exports = {
   forbidden: [
+    {
+      name: 'not-to-dev-dep',
+      comment:
+        'Production code imports only what its package.json lists in dependencies: an image installs no more in production.',
+      severity: 'error',
+      from: { path: PRODUCTION },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    ...noWorkspaceDevDependencies(),
+    {
+      name: 'production-code-does-not-import-infra',
+      comment:
+        'infra/ holds stand-ins for outside systems (the PSP simulator, the local chain) and deployment tooling: what services or packages need at run time lives in packages/.',
+      severity: 'error',
+      from: { path: '^(services|packages)/[^/]+/src/' },
+      to: { path: '^infra/' },
+    },
     {
       name: 'no-service-imports-another-service',
       comment:
@@ -25,15 +92,22 @@ module.exports = {
     },
     {
       name: 'domain-is-pure',
-      comment: 'domain/ is logic only: no framework, no I/O, no persistence, no handlers.',
+      comment: 'domain/ is logic only: no framework, no I/O library.',
       severity: 'error',
       from: { path: '^services/[^/]+/src/domain/' },
       to: {
-        path: [
-          'node_modules/(express|typeorm|amqplib|ioredis|pg|undici|qrcode|@solana/web3\\.js|rate-limiter-flexible)/',
-          '^packages/(messaging|persistence|testkit|observability)/',
-          '^services/[^/]+/src/(handlers|persistence|psp|chain|delivery|http)/',
-        ],
+        path: 'node_modules/(express|typeorm|amqplib|ioredis|pg|undici|qrcode|@solana/web3\\.js|rate-limiter-flexible)/',
+      },
+    },
+    {
+      name: 'domain-imports-only-domain-and-contracts',
+      comment:
+        'Of our own code, domain/ imports only its own domain/ and the contracts: no persistence, no handlers or application code, no package that does I/O (messaging, persistence, observability).',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/domain/' },
+      to: {
+        dependencyTypesNot: ['core', 'npm'],
+        pathNot: ['^services/$1/src/domain/', '^packages/contracts/src/'],
       },
     },
     {
@@ -51,8 +125,8 @@ module.exports = {
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {
+    // Not followed, but kept as dependencies: the rules on npm packages (devDependencies, frameworks) need them.
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)node_modules/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -14,7 +14,8 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createTestPki, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import { serviceNames } from '@gateway/contracts';
+import { createTestPki, letTimePass, startStack, waitFor, type RunningStack } from '@gateway/testkit';
 import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount } from './lib/accounts';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
@@ -64,9 +65,12 @@ if (![1, 2].includes(replicas) || !(seconds > 0) || !(connections > 0) || !(lagP
 const outDir = flags.out ?? (smoke ? mkdtempSync(join(tmpdir(), 'bench-')) : join(__dirname, 'results'));
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-/** Transactions committed or rolled back in a database so far (its statistics are flushed about once a second). */
+/** Other sessions' statistics reach pg_stat_database about once a second: a count read this long after is whole. */
+const STATISTICS_FLUSH_MS = 1200;
+
+/** Transactions committed or rolled back in a database so far. */
 async function transactions(databaseUrl: string): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 1200));
+  await letTimePass(STATISTICS_FLUSH_MS);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -146,8 +150,7 @@ async function run(
   started: Date,
 ): Promise<BenchReport> {
   const processTable = (): ProcessGroup[] => {
-    const names = ['api-gateway', 'payment', 'pix-adapter', 'solana-watcher', 'checkout', 'customer'];
-    const all = [...names, 'webhook-dispatcher', 'psp-simulator', 'solana-localnet'];
+    const all = [...serviceNames, 'psp-simulator', 'solana-localnet'];
     const groups: ProcessGroup[] = [];
     for (const name of all)
       for (let replica = 1; replica <= replicas; replica++) {
@@ -289,7 +292,7 @@ async function run(
   await Promise.all(
     lagPaymentsMade.map(async (payment, i) => {
       const due = lagStart + (i * 1000) / payRate;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+      await letTimePass(Math.max(0, due - Date.now()));
       askedAt.set(payment.paymentId, await pay(stack.gatewayUrl, payment));
     }),
   );
@@ -482,6 +485,9 @@ async function paidCount(databaseUrl: string, ids: readonly string[]): Promise<n
   }
 }
 
+/** The span over which the machine's CPU use is sampled to tell whether it is quiet. */
+const QUIET_SAMPLE_MS = 500;
+
 /**
  * Waits until the machine is quiet (every process of the run together below 0.3 of a core over half a second; idle,
  * the stack's pollers use about 0.2; 30 s at most): a phase never pays for the backlog the one before it left,
@@ -492,7 +498,7 @@ async function settle(groups: readonly ProcessGroup[]): Promise<void> {
   const others = groups.filter((group) => group.name !== 'load generator');
   while (Date.now() < deadline) {
     const before = sampleCpu(others);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await letTimePass(QUIET_SAMPLE_MS);
     const after = sampleCpu(others);
     const busyMs = [...after].reduce((sum, [name, ms]) => sum + ms - (before.get(name) ?? 0), 0);
     if (busyMs < 150) return;

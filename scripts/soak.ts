@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { FaultRun, everyFault, faultRunTiming } from '../packages/testkit/src/faults';
-import { sleep } from '../packages/testkit/src/wait';
+import { letTimePass } from '../packages/testkit/src/wait';
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +36,7 @@ async function main(): Promise<boolean> {
     const faults = everyFault(faultRunTiming);
     while (Date.now() < deadline) {
       // A quiet stretch of 5-30 s between faults, so faults meet the system in every state of its recovery.
-      await sleep(Math.min(randomInt(5_000, 30_000), Math.max(0, deadline - Date.now())));
+      await letTimePass(Math.min(randomInt(5_000, 30_000), Math.max(0, deadline - Date.now())));
       if (Date.now() >= deadline) break;
       await run.inject(faults[randomInt(faults.length)]!);
     }

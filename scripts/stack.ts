@@ -9,7 +9,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Joi, loadConfig, loadOrExit, variableNames } from '../packages/config/src';
+import {
+  Joi,
+  commonEnv,
+  launcherMetricsPortVariable,
+  loadConfig,
+  loadOrExit,
+  variableNames,
+} from '../packages/config/src';
+import { serviceNames, type ServiceName } from '../packages/contracts/src';
 import { pspSimulatorSchema, pspSimulatorVariables } from '../infra/psp-simulator/src/config';
 import { solanaLocalnetSchema, solanaLocalnetVariables } from '../infra/solana-localnet/src/config';
 import { apiGatewaySchema, apiGatewayVariables } from '../services/api-gateway/src/config';
@@ -31,12 +39,8 @@ interface LauncherSettings {
   PORT: number;
   PSP_SIMULATOR_PORT: number;
   SOLANA_LOCALNET_PORT: number;
-  PAYMENT_METRICS_PORT: number;
-  PIX_ADAPTER_METRICS_PORT: number;
-  SOLANA_WATCHER_METRICS_PORT: number;
-  CHECKOUT_METRICS_PORT: number;
-  CUSTOMER_METRICS_PORT: number;
-  WEBHOOK_DISPATCHER_METRICS_PORT: number;
+  /** Each service's metrics port: PAYMENT_METRICS_PORT, PIX_ADAPTER_METRICS_PORT... */
+  [metricsPort: `${string}_METRICS_PORT`]: number;
   ADMIN_TOKEN: string;
   /** Sandbox: create (once) and print a demo business; tests turn it off. */
   DEMO_BUSINESS: boolean;
@@ -46,31 +50,51 @@ interface LauncherSettings {
   PROCESS_TABLE_FILE?: string;
   /** Extra replicas of back-end services, e.g. `payment=2,pix-adapter=2`: replica 2 is named `payment#2`. */
   STACK_REPLICAS?: string;
+  /** Every service's stop bound: on Ctrl-C a process still running a few seconds past it is killed. */
+  SHUTDOWN_TIMEOUT_MS: number;
 }
 
+type Worker = Exclude<ServiceName, 'api-gateway'>;
+/** Every service but the gateway: each serves its metrics on a port of its own and scales by replicas here. */
+const workers = serviceNames.filter((name): name is Worker => name !== 'api-gateway');
 /** Services that scale by replicas under the launcher (the gateway and the stand-ins each own a fixed port). */
-const replicable = ['payment', 'pix-adapter', 'solana-watcher', 'checkout', 'customer', 'webhook-dispatcher'];
+const replicable = workers;
 
-const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never }>({
+/** Each worker's metrics port unless its `<NAME>_METRICS_PORT` says otherwise. */
+const DEFAULT_METRICS_PORTS: Record<Worker, number> = {
+  payment: 9101,
+  'pix-adapter': 9102,
+  'solana-watcher': 9103,
+  checkout: 9104,
+  customer: 9105,
+  'webhook-dispatcher': 9106,
+};
+
+const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTEL_SERVICE_NAME?: never }>({
   // `npm start` is the local sandbox unless told otherwise; every process is given APP_ENV explicitly.
   APP_ENV: Joi.string().valid('sandbox', 'production').default('sandbox'),
   PORT: apiGatewaySchema.extract('PORT'),
   PSP_SIMULATOR_PORT: pspSimulatorSchema.extract('PSP_SIMULATOR_PORT'),
   SOLANA_LOCALNET_PORT: solanaLocalnetSchema.extract('SOLANA_LOCALNET_PORT'),
-  PAYMENT_METRICS_PORT: Joi.number().port().default(9101),
-  PIX_ADAPTER_METRICS_PORT: Joi.number().port().default(9102),
-  SOLANA_WATCHER_METRICS_PORT: Joi.number().port().default(9103),
-  CHECKOUT_METRICS_PORT: Joi.number().port().default(9104),
-  CUSTOMER_METRICS_PORT: Joi.number().port().default(9105),
-  WEBHOOK_DISPATCHER_METRICS_PORT: Joi.number().port().default(9106),
+  ...Object.fromEntries(
+    workers.map((name) => [
+      launcherMetricsPortVariable(name),
+      Joi.number().port().default(DEFAULT_METRICS_PORTS[name]),
+    ]),
+  ),
   // Six services cannot share one port: each has its own variable.
   METRICS_PORT: Joi.forbidden().messages({
     'any.unknown':
       '{{#label}} is per service under the launcher: set PAYMENT_METRICS_PORT, PIX_ADAPTER_METRICS_PORT... instead',
   }),
+  // One name for every process would make a trace unreadable (the OTEL_* variables go to every traced process).
+  OTEL_SERVICE_NAME: Joi.forbidden().messages({
+    'any.unknown': '{{#label}} is per process under the launcher: each process is named after its service',
+  }),
   ADMIN_TOKEN: apiGatewaySchema.extract('ADMIN_TOKEN'),
   DEMO_BUSINESS: Joi.boolean().default(true),
   RESTART_EXITED_AFTER_MS: Joi.number().integer().min(0).optional(),
+  SHUTDOWN_TIMEOUT_MS: commonEnv.SHUTDOWN_TIMEOUT_MS,
   PROCESS_TABLE_FILE: Joi.string().optional(),
   STACK_REPLICAS: Joi.string()
     .pattern(new RegExp(`^(${replicable.join('|')})=[1-8](,(${replicable.join('|')})=[1-8])*$`))
@@ -99,6 +123,23 @@ interface ProcessSpec {
   overrides?: Record<string, string>;
 }
 
+/** The variables each service's config reads; keyed by the one list of services, so none is left out. */
+const serviceVariables: Record<ServiceName, string[]> = {
+  'api-gateway': apiGatewayVariables,
+  payment: paymentVariables,
+  'pix-adapter': pixAdapterVariables,
+  'solana-watcher': solanaWatcherVariables,
+  checkout: checkoutVariables,
+  customer: customerVariables,
+  'webhook-dispatcher': webhookDispatcherVariables,
+};
+
+/** In the sandbox, the rails reach the stand-ins the launcher runs. */
+const railDefaults: Partial<Record<Worker, Record<string, string | undefined>>> = {
+  'pix-adapter': { PSP_BASE_URL: sandbox ? pspUrl : undefined },
+  'solana-watcher': { SOLANA_RPC_URL: sandbox ? solanaRpcUrl : undefined },
+};
+
 const processes: ProcessSpec[] = [
   {
     name: 'psp-simulator',
@@ -126,54 +167,16 @@ const processes: ProcessSpec[] = [
       SOLANA_LOCALNET_PAYER_SECRET_KEY: process.env.SANDBOX_PAYER_SECRET_KEY,
     },
   },
-  {
-    name: 'payment',
-    entry: 'services/payment/src/main.ts',
-    variables: paymentVariables,
-    defaults: { METRICS_PORT: String(settings.PAYMENT_METRICS_PORT) },
-  },
-  {
-    name: 'pix-adapter',
-    entry: 'services/pix-adapter/src/main.ts',
-    variables: pixAdapterVariables,
-    defaults: {
-      METRICS_PORT: String(settings.PIX_ADAPTER_METRICS_PORT),
-      PSP_BASE_URL: sandbox ? pspUrl : undefined,
-    },
-  },
-  {
-    name: 'solana-watcher',
-    entry: 'services/solana-watcher/src/main.ts',
-    variables: solanaWatcherVariables,
-    defaults: {
-      METRICS_PORT: String(settings.SOLANA_WATCHER_METRICS_PORT),
-      SOLANA_RPC_URL: sandbox ? solanaRpcUrl : undefined,
-    },
-  },
-  {
-    name: 'checkout',
-    entry: 'services/checkout/src/main.ts',
-    variables: checkoutVariables,
-    defaults: { METRICS_PORT: String(settings.CHECKOUT_METRICS_PORT) },
-  },
-  {
-    name: 'customer',
-    entry: 'services/customer/src/main.ts',
-    variables: customerVariables,
-    defaults: { METRICS_PORT: String(settings.CUSTOMER_METRICS_PORT) },
-  },
-  {
-    name: 'webhook-dispatcher',
-    entry: 'services/webhook-dispatcher/src/main.ts',
-    variables: webhookDispatcherVariables,
-    defaults: { METRICS_PORT: String(settings.WEBHOOK_DISPATCHER_METRICS_PORT) },
-  },
-  {
-    name: 'api-gateway',
-    entry: 'services/api-gateway/src/main.ts',
-    variables: apiGatewayVariables,
-    defaults: { PORT: String(settings.PORT) },
-  },
+  // The gateway last: it is ready once every other service consumes its commands.
+  ...[...workers, 'api-gateway' as const].map((name): ProcessSpec => ({
+    name,
+    entry: `services/${name}/src/main.ts`,
+    variables: serviceVariables[name],
+    defaults:
+      name === 'api-gateway'
+        ? { PORT: String(settings.PORT) }
+        : { METRICS_PORT: String(settings[launcherMetricsPortVariable(name)]), ...railDefaults[name] },
+  })),
 ];
 
 /** How many processes of each service to run: one, unless STACK_REPLICAS says more. */
@@ -220,8 +223,17 @@ function processEnvironment(spec: ProcessSpec): Record<string, string> {
     ...definedOnly(Object.entries(spec.defaults ?? {})),
     ...definedOnly(spec.variables.map((name) => [name, process.env[name]])),
     ...(spec.variables.includes('APP_ENV') ? { APP_ENV: settings.APP_ENV } : {}),
+    ...traceResource(spec),
     ...spec.overrides,
   };
+}
+
+/** A traced process's resource attributes: its name here (`payment#2`) tells replicas apart in a trace. */
+function traceResource(spec: ProcessSpec): Record<string, string> {
+  if (!spec.variables.includes('OTEL_RESOURCE_ATTRIBUTES')) return {};
+  const instance = `service.instance.id=${encodeURIComponent(spec.name)}`;
+  const given = process.env.OTEL_RESOURCE_ATTRIBUTES;
+  return { OTEL_RESOURCE_ATTRIBUTES: given ? `${given},${instance}` : instance };
 }
 
 function definedOnly(entries: Array<[string, string | undefined]>): Record<string, string> {
@@ -232,8 +244,8 @@ const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96];
 const width = Math.max(...processes.map((p) => p.name.length)) + (replicaCounts.size > 0 ? 2 : 0);
 const children = new Map<string, ChildProcess>();
 let stopping = false;
-/** A process that ignores SIGTERM this long is killed, so a stop always ends. */
-const STOP_GRACE_MS = 10_000;
+/** A process still running this long after SIGTERM is killed, so a stop always ends (its own bound comes first). */
+const STOP_GRACE_MS = settings.SHUTDOWN_TIMEOUT_MS + 5_000;
 
 function prefixLines(
   name: string,
@@ -266,14 +278,19 @@ function start(spec: ProcessSpec, index: number): void {
   prefixLines(spec.name, color, child.stdout!, process.stdout);
   prefixLines(spec.name, color, child.stderr!, process.stderr);
   child.on('exit', (code, signal) => {
-    if (stopping) return;
+    // `(0)` is a stop that finished, `(1)` one that ran out of SHUTDOWN_TIMEOUT_MS or failed, `(SIGKILL)` a kill.
+    const exited = `${spec.name} (pid ${child.pid}) exited (${signal ?? code})`;
+    if (stopping) {
+      console.error(exited);
+      return;
+    }
     const restartAfterMs = settings.RESTART_EXITED_AFTER_MS;
     if (restartAfterMs === undefined) {
-      console.error(`${spec.name} exited (${signal ?? code}); stopping the stack`);
+      console.error(`${exited}; stopping the stack`);
       void stopAll(1);
       return;
     }
-    console.error(`${spec.name} exited (${signal ?? code}); starting it again in ${restartAfterMs} ms`);
+    console.error(`${exited}; starting it again in ${restartAfterMs} ms`);
     setTimeout(() => {
       if (!stopping) start(spec, index);
     }, restartAfterMs);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { serviceNames } from '@gateway/contracts';
 import { loadPixAdapterConfig } from '@gateway/pix-adapter/src/config';
 import { loadPspSimulatorConfig } from '@gateway/psp-simulator/src/config';
 import { readConfig as readLocalnetConfig } from '@gateway/solana-localnet/src/config';
@@ -28,6 +29,7 @@ import {
   type ComposeService,
   type Env,
 } from './support/deployment';
+import { observabilityServices } from './support/observability';
 
 const compose = composeFile();
 const processes = [...stackServices, ...standIns];
@@ -122,6 +124,16 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  test('runs exactly the services of the one list (contracts `serviceNames`), each under its own name', () => {
+    const running = Object.entries(compose.services)
+      .map(([name, { build }]) => ({ name, entry: build?.args?.ENTRY }))
+      .filter(({ entry }) => entry?.startsWith('services/'));
+    expect(running.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+      [...serviceNames].sort().map((name) => ({ name, entry: `services/${name}/src/main.ts` })),
+    );
+    expect(stackServices.map(({ name }) => name)).toEqual([...serviceNames]);
+  });
+
   test('runs every process of the stack from the one image, each with its own entry point', () => {
     for (const { name, entry } of [...processes, definitionsStep]) {
       const { build } = service(name);
@@ -135,12 +147,13 @@ describe('docker-compose.yml', () => {
     expect(existsSync(join(repoRoot, 'infra/docker/Dockerfile'))).toBe(true);
   });
 
-  test('the sandbox stand-ins, and only they, are in the `sandbox` profile; what needs them starts without them', () => {
+  test('the sandbox stand-ins, and only they, are in the `sandbox` profile, the observability tools in theirs; what needs them starts without them', () => {
+    const profileOf = (name: string) => {
+      if (standIns.some((standIn) => standIn.name === name)) return ['sandbox'];
+      return observabilityServices.includes(name) ? ['observability'] : undefined;
+    };
     for (const [name, { profiles }] of Object.entries(compose.services))
-      expect({ name, profiles }).toEqual({
-        name,
-        profiles: standIns.some((standIn) => standIn.name === name) ? ['sandbox'] : undefined,
-      });
+      expect({ name, profiles }).toEqual({ name, profiles: profileOf(name) });
     for (const [name, { depends_on }] of Object.entries(compose.services))
       for (const [dependency, { required }] of Object.entries(depends_on ?? {})) {
         expect(Object.keys(compose.services)).toContain(dependency);

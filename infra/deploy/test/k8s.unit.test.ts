@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { operations } from '@gateway/api-gateway/src/openapi';
+import { serviceNames } from '@gateway/contracts';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, amqpVhost, grantedUsers } from '../src/config';
 import { DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
@@ -49,11 +50,13 @@ interface Container {
   livenessProbe?: Probe;
   resources?: { requests?: { cpu?: string; memory?: string }; limits?: { memory?: string } };
   securityContext?: Record<string, unknown>;
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
 }
 interface PodSpec {
   initContainers?: Container[];
   containers: Container[];
   securityContext?: Record<string, unknown>;
+  terminationGracePeriodSeconds?: number;
 }
 interface Workload extends K8sObject {
   spec: {
@@ -218,6 +221,10 @@ describe('infra/k8s', () => {
       ),
     );
     expect([...new Set(containerImages)]).toEqual(images.map((image) => image.name));
+  });
+
+  test('the Deployments are exactly the services of the one list (contracts `serviceNames`)', () => {
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...serviceNames].sort());
   });
 
   test('every service has one Deployment running its entry point after its migrations and the RabbitMQ definitions', () => {
@@ -537,5 +544,20 @@ describe('infra/k8s', () => {
         serves: true,
       });
     expect(exposed).toEqual(expect.arrayContaining(['/v1', '/c', '/docs', '/openapi.json', '/admin/v1']));
+  });
+
+  test("every pod's grace period outlasts its preStop pause plus its service's stop bound (SHUTDOWN_TIMEOUT_MS)", () => {
+    const marginMs = 5000;
+    const tooShort = stackServices.flatMap((service) => {
+      const workload = deployment(service.name);
+      const container = mainContainer(workload);
+      const config = service.load(containerEnv(container, filledIn())) as { SHUTDOWN_TIMEOUT_MS: number };
+      const [, pauseSeconds = '0'] = container.lifecycle?.preStop?.exec?.command ?? [];
+      const neededMs = Number(pauseSeconds) * 1000 + config.SHUTDOWN_TIMEOUT_MS + marginMs;
+      // Kubernetes' default grace period is 30 s.
+      const graceMs = (workload.spec.template.spec.terminationGracePeriodSeconds ?? 30) * 1000;
+      return graceMs < neededMs ? [{ service: service.name, graceMs, neededMs }] : [];
+    });
+    expect(tooShort).toEqual([]);
   });
 });

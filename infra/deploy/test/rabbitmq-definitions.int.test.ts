@@ -1,7 +1,7 @@
 import amqp, { type ChannelModel } from 'amqplib';
 import { serviceNames } from '@gateway/contracts';
 import { Broker, DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
-import { deleteBrokerNames, infrastructureUrls, testLogger, uniquePrefix } from '@gateway/testkit';
+import { deleteBrokerNames, infrastructureUrls, testLogger, uniquePrefix, waitFor } from '@gateway/testkit';
 import { rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
 
 /**
@@ -33,15 +33,17 @@ describe('the RabbitMQ definitions on a real broker', () => {
     }
   }
 
-  async function receivedBy(queue: string): Promise<string | undefined> {
+  /** Waits for a message to reach `queue`, and takes it. */
+  async function receivedBy(queue: string, timeoutMs = 5000): Promise<string> {
     const channel = await model.createChannel();
     try {
-      for (let attempt = 0; attempt < 50; attempt++) {
-        const message = await channel.get(queue, { noAck: true });
-        if (message) return message.content.toString();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return undefined;
+      return await waitFor(
+        async () => {
+          const message = await channel.get(queue, { noAck: true });
+          return message && message.content.toString();
+        },
+        { timeoutMs, what: `a message in ${queue}` },
+      );
     } finally {
       await channel.close();
     }
@@ -102,12 +104,14 @@ describe('the RabbitMQ definitions on a real broker', () => {
     const channel = await model.createConfirmChannel();
     const queue = names.commandQueue('customer');
     const delayMs = DEFAULT_RETRY_SCHEDULE.tiersMs[0]!;
+    const sentAt = Date.now();
     channel.sendToQueue(names.delayQueue(delayMs), Buffer.from('later'), {
       headers: { 'retry-queue': queue },
     });
     await channel.waitForConfirms();
-    await new Promise((resolve) => setTimeout(resolve, delayMs + 100));
-    expect(await receivedBy(queue)).toBe('later');
+    expect(await receivedBy(queue, delayMs + 5000)).toBe('later');
+    // Not before its time (give or take the broker's timer granularity).
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(delayMs - 50);
     await channel.close();
   });
 });

@@ -5,9 +5,11 @@ import amqp from 'amqplib';
 import {
   deleteBrokerNames,
   infrastructureUrls,
+  recordingLogger,
   refusedVariables,
   testLogger,
   uniquePrefix,
+  waitFor,
 } from '@gateway/testkit';
 import { loadWaitForDefinitionsConfig } from '../src/config';
 import { rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
@@ -69,10 +71,14 @@ describe('waiting for the RabbitMQ definitions (the services’ init container)'
 
   test('holds the service until the definitions are applied, then lets it start', async () => {
     let done = false;
-    const waiting = waitForRabbitmqDefinitions(config({ RABBITMQ_WAIT_SECONDS: '60' }), testLogger()).then(
+    const { logger, lines } = recordingLogger();
+    const waiting = waitForRabbitmqDefinitions(config({ RABBITMQ_WAIT_SECONDS: '60' }), logger).then(
       () => (done = true),
     );
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // It has looked on the broker, found the definitions missing, and holds.
+    await waitFor(() => lines.some((line) => line.msg === 'RabbitMQ definitions not in place yet, waiting'), {
+      what: 'the waiter to find the definitions missing',
+    });
     expect(done).toBe(false);
     await declare(definitions);
     await waiting;

@@ -1,5 +1,7 @@
 import {
   Joi,
+  SANDBOX_PIX_KEY,
+  SANDBOX_PSP_CLIENT,
   bindHost,
   commonEnv,
   loadConfig,
@@ -9,8 +11,7 @@ import {
   pixMerchantName,
 } from '@gateway/config';
 
-/** The sandbox receiving account's EVP key; the PIX adapter's PIX_KEY defaults to the same one. */
-export const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
+export { SANDBOX_PIX_KEY };
 
 /**
  * The simulator stands in for a bank next to the gateway's own processes, so every variable of its own is prefixed
@@ -36,8 +37,8 @@ export const pspSimulatorSchema = Joi.object<PspSimulatorConfig>({
   PSP_SIMULATOR_PATH_PREFIX: Joi.string()
     .pattern(/^(\/[A-Za-z0-9._-]+)+$/)
     .default('/v2'),
-  PSP_SIMULATOR_CLIENT_ID: Joi.string().default('sandbox-client'),
-  PSP_SIMULATOR_CLIENT_SECRET: Joi.string().default('sandbox-secret'),
+  PSP_SIMULATOR_CLIENT_ID: Joi.string().default(SANDBOX_PSP_CLIENT.id),
+  PSP_SIMULATOR_CLIENT_SECRET: Joi.string().default(SANDBOX_PSP_CLIENT.secret),
   // An EVP (random) key, like the ones DICT hands out.
   PSP_SIMULATOR_PIX_KEY: pixKey.default(SANDBOX_PIX_KEY),
   PSP_SIMULATOR_MERCHANT_NAME: pixMerchantName.default('PSP SIMULADOR'),

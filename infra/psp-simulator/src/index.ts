@@ -1,6 +1,7 @@
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import { SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { type Logger, createLogger } from '@gateway/observability';
 import { TokenIssuer } from './auth';
 import { CallbackSender, DEFAULT_CALLBACK_DELAYS_MS } from './callback-sender';
@@ -147,8 +148,8 @@ function close(server: Server, context: SimulatorContext): Promise<void> {
  */
 export function startSandboxPspSimulator(logger?: Logger): Promise<RunningPspSimulator> {
   return createPspSimulator({
-    clientId: 'sandbox-client',
-    clientSecret: 'sandbox-secret',
+    clientId: SANDBOX_PSP_CLIENT.id,
+    clientSecret: SANDBOX_PSP_CLIENT.secret,
     pixKey: SANDBOX_PIX_KEY,
     callbackRetryDelaysMs: [50, 100, 200],
     ...(logger ? { logger } : {}),

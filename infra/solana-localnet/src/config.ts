@@ -2,6 +2,7 @@ import { Keypair, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import {
   Joi,
+  SANDBOX_PAYER_SECRET_KEY,
   bindHost,
   commonEnv,
   loadConfig,
@@ -10,9 +11,6 @@ import {
   variableNames,
 } from '@gateway/config';
 import { type RateLimit, type RpcModes } from './rpc-modes';
-
-const SANDBOX_PAYER_SECRET_KEY =
-  '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
 
 export interface LocalnetConfig {
   port: number;

@@ -8,7 +8,8 @@ import { RpcTraffic, createRpcApp } from './server';
 import { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';
 import { DEFAULT_RPC_MODES, type RpcModes } from './rpc-modes';
 
-export { payTransferRequest, type TransferRequestPayment } from './pay';
+// The wallet that pays on this chain in tests lives in its own package: the watcher's sandbox wallet uses it too.
+export { payTransferRequest, type TransferRequestPayment } from '@gateway/solana-pay-wallet';
 export { Ledger } from './ledger';
 export { Seeder } from './seeding';
 export { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';

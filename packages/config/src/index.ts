@@ -1,6 +1,8 @@
 import Joi from 'joi';
+import { telemetryEnv, type TelemetryConfig } from './telemetry';
 
 export { Joi };
+export * from './telemetry';
 
 export class ConfigError extends Error {
   constructor(
@@ -70,14 +72,21 @@ export function secret(
   return sandboxOnly(schema, developmentDefault);
 }
 
-/** An interface to bind: a host name or an IP address (`0.0.0.0` for every interface). */
 /**
  * The operator token a sandbox gateway accepts when ADMIN_TOKEN is unset (production refuses it), and the one the CLI
  * sends to a gateway on this machine: public, so one home for both.
  */
 export const DEVELOPMENT_ADMIN_TOKEN = 'dev-admin-token-for-the-local-stack';
 
+/** An interface to bind: a host name or an IP address (`0.0.0.0` for every interface). */
 export const bindHost = Joi.string().hostname();
+
+/**
+ * How long a service's stop may take before what still runs is abandoned to redelivery: room for the slowest work in
+ * flight (an RPC waiting on a rail, a webhook attempt) plus the outbox's last publish. Orchestrators' grace periods
+ * (Kubernetes terminationGracePeriodSeconds, compose stop_grace_period) must exceed it.
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
 
 /** Env vars common to every service. `APP_ENV` defaults to production: a forgotten variable never opens the sandbox. */
 export const commonEnv = {
@@ -103,12 +112,93 @@ export const commonEnv = {
   // Measured with the stack bench (bench/results/CHANGES.md): more of either only queues work on 2 cores.
   BROKER_PREFETCH: Joi.number().integer().min(1).max(1000).default(16),
   DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(200).default(10),
+  SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(1000).max(600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
 };
+
+/**
+ * The variables every service reads, with their rules: each service's config schema starts with this block
+ * (`Joi.object({ ...serviceEnv, ...its own })`), and the launcher hands each process exactly what its schema lists.
+ */
+export const serviceEnv = {
+  APP_ENV: commonEnv.APP_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
+  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
+  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
+  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
+  SHUTDOWN_TIMEOUT_MS: commonEnv.SHUTDOWN_TIMEOUT_MS,
+  ...telemetryEnv,
+};
+
+/** What `serviceEnv` loads. A setting with a default may be left out of a config built by hand (in tests). */
+export interface ServiceEnv extends Partial<TelemetryConfig> {
+  APP_ENV: 'sandbox' | 'production';
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_PREFIX: string;
+  /** How long a message failing transiently is retried before it is parked (default: one hour). */
+  BROKER_RETRY_MAX_MS?: number;
+  /** Unacked messages each consumer takes at once (default 16). */
+  BROKER_PREFETCH?: number;
+  /** PostgreSQL connections this process keeps at most (default 10). */
+  DATABASE_POOL_SIZE?: number;
+  /** How long a stop may take before what still runs is abandoned to redelivery (default DEFAULT_SHUTDOWN_TIMEOUT_MS). */
+  SHUTDOWN_TIMEOUT_MS?: number;
+}
+
+/** The metrics listener of every service but the gateway, which serves /metrics on its API port. */
+export const metricsEnv = {
+  METRICS_PORT: commonEnv.METRICS_PORT,
+  METRICS_HOST: commonEnv.METRICS_HOST,
+};
+
+export interface MetricsEnv {
+  /** When set, `/metrics` (Prometheus) and `/healthz` are served on this port. */
+  METRICS_PORT?: number;
+  /** The interface the metrics listener binds (loopback by default). */
+  METRICS_HOST: string;
+}
+
+/**
+ * How long a payment may be paid unless configured otherwise (decisions.md): a PIX an hour (the payment service's
+ * PIX_EXPIRES_IN_SECONDS), a crypto payment 30 minutes (the Solana watcher's PAYMENT_WINDOW_SECONDS).
+ */
+export const DEFAULT_PAYMENT_WINDOW_SECONDS = { pix: 3600, crypto: 1800 } as const;
+
+/**
+ * How long one webhook attempt may take unless WEBHOOK_TIMEOUT_MS says otherwise: the dispatcher's bound, and what
+ * the gateway's test-webhook route waits for the attempt it asks for.
+ */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+
+/**
+ * The launcher's variable for the metrics port of a service it runs, `pix-adapter` -> `PIX_ADAPTER_METRICS_PORT`: the
+ * services of one machine cannot share one METRICS_PORT.
+ */
+export const launcherMetricsPortVariable = (service: string): `${string}_METRICS_PORT` =>
+  `${service.toUpperCase().replace(/-/g, '_')}_METRICS_PORT`;
 
 /*
  * Rules for values two processes must agree on (the PIX adapter and the PSP simulator, the Solana watcher and the
  * local chain): one definition, so a value one accepts is never one the other refuses.
  */
+
+/** The sandbox PSP's OAuth client: the PSP simulator accepts it, the PIX adapter presents it, unless configured. */
+export const SANDBOX_PSP_CLIENT = { id: 'sandbox-client', secret: 'sandbox-secret' } as const;
+
+/** The EVP key of the sandbox receiving account: the PIX adapter's PIX_KEY and the PSP simulator's by default. */
+export const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
+
+/**
+ * The funded test wallet that pays simulated crypto payments, Keypair.fromSeed(sha256('brazil-payment-gateway sandbox
+ * payer')), public key GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3: the local chain funds it and the Solana watcher
+ * pays with it by default. It holds nothing outside a local chain.
+ */
+export const SANDBOX_PAYER_SECRET_KEY =
+  '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
 
 /**
  * A BR Code text field (merchant name, city): printable ASCII, as the EMV QR code carries it. Accents are dropped

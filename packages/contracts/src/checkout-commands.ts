@@ -4,13 +4,15 @@ import {
   amountCentavos,
   boundedText,
   businessId,
+  businessName,
   centavos,
+  givenId,
   isoDate,
   paymentMethods,
+  publicId,
   tokens,
   type PaymentMethod,
   type Token,
-  publicId,
 } from './common';
 import { PAGE_LIMIT_MAX, pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 import type { PaymentView } from './payment-commands';
@@ -48,7 +50,7 @@ export const createProduct = defineCommand<CreateProduct, Product>(
     name: boundedText('name').min(1).required(),
     description: boundedText('description').allow(null).required(),
     price_centavos: amountCentavos.required(),
-    business_name: Joi.string().min(1).max(200),
+    business_name: businessName,
   }),
   productSchema,
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
@@ -119,7 +121,7 @@ export const createCheckout = defineCommand<CreateCheckout, Checkout>(
   'checkout',
   Joi.object({
     business_id: businessId.required(),
-    product_id: Joi.string().max(200).required(),
+    product_id: givenId.required(),
     return_url: boundedText('url').required(),
     cancel_url: boundedText('url').required(),
     title: boundedText('title').allow(null).required(),
@@ -133,7 +135,7 @@ export const createCheckout = defineCommand<CreateCheckout, Checkout>(
 export const getCheckout = defineCommand<{ business_id: string; checkout_id: string }, Checkout>(
   'checkout.get.v1',
   'checkout',
-  Joi.object({ business_id: businessId.required(), checkout_id: Joi.string().max(200).required() }),
+  Joi.object({ business_id: businessId.required(), checkout_id: givenId.required() }),
   checkoutSchema,
   ['NOT_FOUND'],
 );
@@ -167,7 +169,7 @@ export const listCheckoutSessions = defineCommand<ListCheckoutSessions, Page<Che
   'checkout',
   Joi.object({
     business_id: businessId.required(),
-    checkout_id: Joi.string().max(200).required(),
+    checkout_id: givenId.required(),
     limit: pageLimit,
     starting_after: sessionId.allow(null),
   }),
@@ -189,7 +191,7 @@ export interface CheckoutPage {
 export const getCheckoutPage = defineCommand<{ slug: string }, CheckoutPage>(
   'checkout.page.get.v1',
   'checkout',
-  Joi.object({ slug: Joi.string().max(200).required() }),
+  Joi.object({ slug: givenId.required() }),
   Joi.object({
     slug: Joi.string().required(),
     business_id: businessId.required(),
@@ -218,7 +220,7 @@ export const startCheckoutSession = defineCommand<StartCheckoutSession, StartedC
   'checkout.session.start.v1',
   'checkout',
   Joi.object({
-    slug: Joi.string().max(200).required(),
+    slug: givenId.required(),
     business_name: Joi.string().required(),
     method: Joi.valid(...paymentMethods).required(),
     token: Joi.valid(...tokens, null).required(),
@@ -241,7 +243,7 @@ export const getCheckoutSessionStatus = defineCommand<
 >(
   'checkout.session.status.v1',
   'checkout',
-  Joi.object({ slug: Joi.string().max(200).required(), session_id: Joi.string().max(200).required() }),
+  Joi.object({ slug: givenId.required(), session_id: givenId.required() }),
   Joi.object({
     status: Joi.valid(...checkoutSessionStatuses).required(),
     return_url: Joi.string().allow(null).required(),

@@ -58,6 +58,26 @@ export const TEXT_LIMITS = {
 export const boundedText = (kind: keyof typeof TEXT_LIMITS): Joi.StringSchema =>
   Joi.string().max(TEXT_LIMITS[kind]);
 
+/** `metadata` is the caller's own data carried as serialized JSON text, so it must parse. */
+export function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The merchant's name as the rails show it to the buyer (the BR Code, the Solana Pay label): a name of TEXT_LIMITS. */
+export const businessName = boundedText('name').min(1);
+
+/**
+ * Longest id a message carries as its sender gave it, shape unchecked (a message or request id, an id taken from a
+ * path or a body): room for every id of ours (`pay_` + 64) and for callers' own.
+ */
+export const MAX_ID_LENGTH = 200;
+export const givenId = Joi.string().max(MAX_ID_LENGTH);
+
 /** Deepest nesting of a JSON request body (objects and arrays); deeper is INVALID_JSON. */
 export const MAX_JSON_DEPTH = 32;
 
@@ -75,6 +95,10 @@ export type PaymentStatus = (typeof paymentStatuses)[number];
 export const openPaymentStatuses = ['pending', 'processing'] as const satisfies readonly PaymentStatus[];
 export const tokens = ['usdc', 'usdt', 'eurc'] as const;
 export type Token = (typeof tokens)[number];
+/** A token amount in base units, as decimal digits: exact beyond what a JavaScript number holds. */
+export const baseUnits = Joi.string().pattern(/^[0-9]+$/);
+/** How many decimals a token's base units have. */
+export const tokenDecimals = Joi.number().integer().min(0).max(18);
 
 /** The payment as GET /v1/payments/{id} returns it, but with money in integer centavos. */
 export interface PaymentRecord {

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
-import { centavos, isoDate, paymentId, tokens, type Token } from './common';
+import { baseUnits, businessName, centavos, isoDate, paymentId, tokens, type Token } from './common';
 import { cryptoInstructionsSchema, type CryptoInstructions } from './payment-commands';
 
 // Commands the payment service sends to the Solana watcher, and the rail events it answers with. Internal: webhooks
@@ -25,7 +25,7 @@ export const openCryptoRequest = defineCommand<OpenCryptoRequest, CryptoRequest>
   'solana-watcher',
   Joi.object({
     payment_id: paymentId.required(),
-    business_name: Joi.string().min(1).max(200).required(),
+    business_name: businessName.required(),
     amount_centavos: centavos.min(1).required(),
     token: Joi.valid(...tokens).required(),
   }),
@@ -47,15 +47,13 @@ export const changeCryptoRequestAmount = defineCommand<ChangeCryptoRequestAmount
   'solana-watcher',
   Joi.object({
     payment_id: paymentId.required(),
-    business_name: Joi.string().min(1).max(200).required(),
+    business_name: businessName.required(),
     amount_centavos: centavos.min(1).required(),
   }),
   (cryptoRequestSchema as Joi.ObjectSchema).keys({
     superseded: Joi.object({
       reference: Joi.string().required(),
-      received_base_units: Joi.string()
-        .pattern(/^[0-9]+$/)
-        .required(),
+      received_base_units: baseUnits.required(),
     }).required(),
   }),
   ['NOT_FOUND', 'INVALID_AMOUNT', 'INVALID_STATUS'],
@@ -92,12 +90,8 @@ export const cryptoRequestSettled = defineEvent<CryptoRequestSettled>(
     payment_id: paymentId.required(),
     reference: Joi.string().required(),
     signature: Joi.string().required(),
-    received_base_units: Joi.string()
-      .pattern(/^[0-9]+$/)
-      .required(),
-    excess_base_units: Joi.string()
-      .pattern(/^[0-9]+$/)
-      .required(),
+    received_base_units: baseUnits.required(),
+    excess_base_units: baseUnits.required(),
     settled_at: isoDate.required(),
   }),
 );
@@ -114,9 +108,7 @@ export const cryptoRequestClosed = defineEvent<CryptoRequestClosed>(
     payment_id: paymentId.required(),
     reference: Joi.string().required(),
     reason: Joi.valid('expired', 'underpaid', 'failed').required(),
-    received_base_units: Joi.string()
-      .pattern(/^[0-9]+$/)
-      .required(),
+    received_base_units: baseUnits.required(),
   }),
 );
 
@@ -145,9 +137,7 @@ export const cryptoTransferUnapplied = defineEvent<CryptoTransferUnapplied>(
     payment_id: paymentId.required(),
     reference: Joi.string().required(),
     signature: Joi.string().required(),
-    amount_base_units: Joi.string()
-      .pattern(/^[0-9]+$/)
-      .required(),
+    amount_base_units: baseUnits.required(),
     mint: Joi.string().required(),
     reason: Joi.valid(...unappliedTransferReasons).required(),
     detected_at: isoDate.required(),
@@ -170,7 +160,6 @@ export interface CryptoRequestStatus {
   settlement: Pick<CryptoRequestSettled, 'signature' | 'received_base_units' | 'excess_base_units'> | null;
   closure: Pick<CryptoRequestClosed, 'reason' | 'received_base_units'> | null;
 }
-const baseUnits = Joi.string().pattern(/^[0-9]+$/);
 export const getCryptoRequestStatus = defineCommand<GetCryptoRequestStatus, CryptoRequestStatus>(
   'crypto.request.status.v1',
   'solana-watcher',

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { givenId } from './common';
 import { errorCodes, type ErrorCode } from './errors';
 
 /** What travels in every AMQP message body. Trace context travels in AMQP headers (W3C traceparent). */
@@ -20,13 +21,13 @@ export interface Envelope<TPayload = unknown> {
 }
 
 export const envelopeSchema = Joi.object<Envelope>({
-  id: Joi.string().min(1).max(200).required(),
+  id: givenId.min(1).required(),
   name: Joi.string().required(),
   type: Joi.string().required(),
   version: Joi.number().integer().min(1).required(),
   occurred_at: Joi.string().isoDate().required(),
-  correlation_id: Joi.string().min(1).max(200).required(),
-  causation_id: Joi.string().max(200).allow(null).required(),
+  correlation_id: givenId.min(1).required(),
+  causation_id: givenId.allow(null).required(),
   deadline: Joi.string().isoDate(),
   payload: Joi.object().required(),
 });

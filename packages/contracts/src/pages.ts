@@ -18,6 +18,8 @@ export const pageLimit = pageLimitRange.default(PAGE_LIMIT_DEFAULT);
  */
 export const WEBHOOK_DELIVERIES_LIMIT_DEFAULT = 20;
 export const webhookDeliveriesLimit = pageLimitRange.default(WEBHOOK_DELIVERIES_LIMIT_DEFAULT);
+/** The delivery history's own cursor, as the dispatcher hands it out. */
+export const webhookDeliveriesCursor = Joi.string().max(500);
 
 export interface PageQuery {
   /** 1 to PAGE_LIMIT_MAX; the default when absent. */

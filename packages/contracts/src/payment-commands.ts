@@ -2,16 +2,20 @@ import Joi from 'joi';
 import { defineCommand } from './message';
 import {
   amountCentavos,
+  baseUnits,
   boundedText,
   businessId,
+  businessName,
   centavos,
   customerId,
+  givenId,
   isoDate,
   paymentId,
   paymentMethods,
   paymentRecordSchema,
   paymentStatuses,
   publicId,
+  tokenDecimals,
   tokens,
 } from './common';
 import type { PaymentMethod, PaymentRecord, PaymentStatus, Token } from './common';
@@ -51,10 +55,8 @@ export const cryptoInstructionsSchema = Joi.object<CryptoInstructions>({
   qr_code: Joi.string().required(),
   payment_link: Joi.string().required(),
   wallet_address: Joi.string().required(),
-  amount_base_units: Joi.string()
-    .pattern(/^[0-9]+$/)
-    .required(),
-  decimals: Joi.number().integer().min(0).max(18).required(),
+  amount_base_units: baseUnits.required(),
+  decimals: tokenDecimals.required(),
   expires_at: isoDate.required(),
 });
 const paymentViewSchema = Joi.object<PaymentView>({
@@ -78,7 +80,7 @@ export const createPayment = defineCommand<CreatePayment, PaymentView>(
   'payment',
   Joi.object({
     business_id: businessId.required(),
-    business_name: Joi.string().min(1).max(200).required(),
+    business_name: businessName.required(),
     method: Joi.valid(...paymentMethods).required(),
     amount_centavos: amountCentavos.required(),
     metadata: boundedText('metadata').allow(null).required(),
@@ -103,7 +105,7 @@ export interface GetPayment {
 export const getPayment = defineCommand<GetPayment, PaymentView>(
   'payment.get.v1',
   'payment',
-  Joi.object({ business_id: businessId.required(), payment_id: Joi.string().max(200).required() }),
+  Joi.object({ business_id: businessId.required(), payment_id: givenId.required() }),
   paymentViewSchema,
   ['NOT_FOUND'],
 );
@@ -138,7 +140,7 @@ export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedF
   'payment',
   Joi.object({
     business_id: businessId.required(),
-    payment_id: Joi.string().max(200).required(),
+    payment_id: givenId.required(),
     limit: pageLimit,
     starting_after: receivedFundsId.allow(null),
   }),
@@ -149,11 +151,8 @@ export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedF
       rail: Joi.valid(...paymentMethods).required(),
       reference: Joi.string().required(),
       amount_centavos: centavos.allow(null).required(),
-      amount_base_units: Joi.string()
-        .pattern(/^[0-9]+$/)
-        .allow(null)
-        .required(),
-      decimals: Joi.number().integer().min(0).max(18).allow(null).required(),
+      amount_base_units: baseUnits.allow(null).required(),
+      decimals: tokenDecimals.allow(null).required(),
       detected_at: isoDate.required(),
     }),
   ),
@@ -199,7 +198,7 @@ export const updatePayment = defineCommand<UpdatePayment, PaymentView>(
   'payment',
   Joi.object({
     business_id: businessId.required(),
-    payment_id: Joi.string().max(200).required(),
+    payment_id: givenId.required(),
     amount_centavos: amountCentavos,
     metadata: boundedText('metadata').allow(null),
   }),
@@ -231,7 +230,7 @@ export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }
   'payment',
   Joi.object({
     business_id: businessId.required(),
-    payment_id: Joi.string().max(200).required(),
+    payment_id: givenId.required(),
     outcome: Joi.valid('paid', 'failed', 'expired').required(),
     amount_centavos: amountCentavos.allow(null).required(),
   }),
@@ -245,13 +244,16 @@ export interface FeeRule {
   percent_bps: number;
   fixed_centavos: number;
 }
+/** A fee rule's percentage, in basis points: 0 to 100 %. */
+export const feePercentBps = Joi.number().integer().min(0).max(10_000);
+
 export const setFeeRule = defineCommand<FeeRule, FeeRule>(
   'fee-rule.set.v1',
   'payment',
   Joi.object({
     business_id: businessId.required(),
     method: Joi.valid(...paymentMethods).required(),
-    percent_bps: Joi.number().integer().min(0).max(10000).required(),
+    percent_bps: feePercentBps.required(),
     fixed_centavos: centavos.required(),
   }),
   Joi.object({

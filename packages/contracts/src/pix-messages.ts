@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
-import { centavos, isoDate, paymentId } from './common';
+import { businessName, centavos, isoDate, paymentId } from './common';
 import { pixInstructionsSchema, type PixInstructions } from './payment-commands';
 
 // Commands the payment service sends to the PIX adapter, and the rail events it answers with. Internal: webhooks
@@ -23,7 +23,7 @@ export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
   'pix-adapter',
   Joi.object({
     payment_id: paymentId.required(),
-    business_name: Joi.string().min(1).max(200).required(),
+    business_name: businessName.required(),
     amount_centavos: centavos.min(1).required(),
     expires_in_seconds: Joi.number().integer().min(1).required(),
   }),

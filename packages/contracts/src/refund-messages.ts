@@ -8,6 +8,7 @@ import {
   isoDate,
   paymentId,
   paymentMethods,
+  givenId,
   publicId,
   type PaymentMethod,
 } from './common';
@@ -164,7 +165,7 @@ const refundSettledSchema = Joi.object<RefundSettled>({
   refund_id: refundId.required(),
   payment_id: paymentId.required(),
   outcome: Joi.valid('succeeded', 'failed').required(),
-  external_id: Joi.string().max(200).allow(null).required(),
+  external_id: givenId.allow(null).required(),
   failure_reason: Joi.string().max(500).allow(null).required(),
 });
 export const pixRefundSettled = defineEvent('pix.refund.settled.v1', refundSettledSchema);

@@ -1,7 +1,14 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { boundedText, businessId, isoDate, publicId } from './common';
-import { pageLimit, pageSchema, webhookDeliveriesLimit, type Page, type PageQuery } from './pages';
+import { boundedText, businessId, givenId, isoDate, publicId } from './common';
+import {
+  pageLimit,
+  pageSchema,
+  webhookDeliveriesCursor,
+  webhookDeliveriesLimit,
+  type Page,
+  type PageQuery,
+} from './pages';
 
 /** `wh_` + url-safe characters. */
 export const webhookId = publicId('wh');
@@ -101,7 +108,7 @@ export const rotateWebhookSecret = defineCommand<RotateWebhookSecret, { secret: 
 export const deleteWebhook = defineCommand<{ business_id: string; webhook_id: string }, { deleted: true }>(
   'webhook.delete.v1',
   'webhook-dispatcher',
-  Joi.object({ business_id: businessId.required(), webhook_id: Joi.string().max(200).required() }),
+  Joi.object({ business_id: businessId.required(), webhook_id: givenId.required() }),
   Joi.object({ deleted: Joi.valid(true).required() }),
   ['NOT_FOUND', 'FORBIDDEN'],
 );
@@ -137,9 +144,9 @@ export const listWebhookDeliveries = defineCommand<
   'webhook-dispatcher',
   Joi.object({
     business_id: businessId.required(),
-    webhook_id: Joi.string().max(200).required(),
+    webhook_id: givenId.required(),
     limit: webhookDeliveriesLimit.required(),
-    cursor: Joi.string().max(500).allow(null).required(),
+    cursor: webhookDeliveriesCursor.allow(null).required(),
   }),
   Joi.object({
     data: Joi.array().items(Joi.object()).required(),
@@ -156,8 +163,8 @@ export const retryWebhookDelivery = defineCommand<
   'webhook-dispatcher',
   Joi.object({
     business_id: businessId.required(),
-    webhook_id: Joi.string().max(200).required(),
-    delivery_id: Joi.string().max(200).required(),
+    webhook_id: givenId.required(),
+    delivery_id: givenId.required(),
   }),
   Joi.object({ delivery_id: Joi.string().required(), status: Joi.string().required() }),
   ['NOT_FOUND', 'INVALID_STATUS'],
@@ -170,7 +177,7 @@ export const sendTestWebhook = defineCommand<
 >(
   'webhook.test.v1',
   'webhook-dispatcher',
-  Joi.object({ business_id: businessId.required(), webhook_id: Joi.string().max(200).required() }),
+  Joi.object({ business_id: businessId.required(), webhook_id: givenId.required() }),
   Joi.object({
     event_id: Joi.string().required(),
     status_code: Joi.number().integer().allow(null).required(),

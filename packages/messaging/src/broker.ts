@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import {
+  context as activeContext,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import {
   findMessage,
   replySchema,
   serviceNames,
@@ -17,12 +24,15 @@ import {
   counter,
   currentTraceHeaders,
   gauge,
+  inSpan,
   runInContext,
   type Logger,
+  type TraceHeaders,
 } from '@gateway/observability';
 import { createEnvelope, parseEnvelope, type MessageOrigin } from './envelope';
 import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
 import { failureKind, permanentFailureReply } from './failure-kind';
+import { messageAttributes, messagingTracer } from './message-spans';
 import { DEFAULT_RETRY_SCHEDULE, retryDelayMs, type RetrySchedule } from './retry-schedule';
 import { callFailure, callRequest, unavailable, unwrapReply, type CallOptions } from './rpc-call';
 import { TopologyNames } from './topology';
@@ -91,6 +101,15 @@ const SERVICE_UNAVAILABLE_REPLY: ReplyError = {
   message: 'Serviço temporariamente indisponível. Tente novamente.',
 };
 
+/** A message being handled now, as a stop that runs out of time reports it. */
+export interface MessageInFlight {
+  queue: string;
+  /** Its versioned name, e.g. `payment.create.v1`. */
+  message: string;
+  messageId: string;
+  startedAt: number;
+}
+
 interface PendingRequest {
   /** With the reply, or undefined when none came in time. */
   resolve: (reply: Reply<unknown> | undefined) => void;
@@ -128,6 +147,11 @@ const commandsExpired = counter(
 const parkedNow = gauge('broker_parked_messages', 'Messages waiting in a parking queue, by source queue', [
   'queue',
 ]);
+const retryBacklog = gauge(
+  'broker_retry_backlog_messages',
+  'Failed messages waiting in a retry delay queue to be tried again, by delay queue (shared by every service)',
+  ['queue'],
+);
 
 /**
  * The one gateway to RabbitMQ: topology, confirmed publishing, consumers with parking, request/reply, and a connection
@@ -143,7 +167,11 @@ export class Broker {
   private readonly eventBindings = new Map<ServiceName, string[]>();
   private readonly commandQueues = new Set<ServiceName>();
   private readonly pending = new Map<string, PendingRequest>();
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Map<Promise<void>, MessageInFlight>();
+  /** The consumers delivering now, to cancel when the service stops. */
+  private readonly consuming: Array<{ channel: Channel; consumerTag: string }> = [];
+  /** Set once the service stops taking messages: no consumer starts again, even after a reconnect. */
+  private intakeStopped = false;
   private readonly connectedWaiters: Array<() => void> = [];
   private closing = false;
   private reconnectAttempt = 0;
@@ -198,12 +226,33 @@ export class Broker {
     await this.addConsumer({ queue: this.names.eventQueue(service), handlers, kind: 'events' });
   }
 
-  /** Publishes an envelope with a publisher confirm. Used by the outbox relay. */
-  async publishEnvelope(envelope: Envelope, headers: Record<string, string>): Promise<void> {
+  /**
+   * Publishes an envelope with a publisher confirm, in a PRODUCER span that continues the trace of `trace` (the
+   * context stored with an outbox row; none: a new trace) and that the message carries. Used by the outbox relay.
+   */
+  async publishEnvelope(envelope: Envelope, trace: TraceHeaders): Promise<void> {
+    await this.publishInTrace(envelope, contextFromHeaders(trace));
+  }
+
+  private async publishInTrace(envelope: Envelope, parent: Context): Promise<void> {
+    const route = this.routeByName(envelope.name);
+    const body = Buffer.from(JSON.stringify(envelope));
+    await inSpan(
+      messagingTracer,
+      `publish ${envelope.name}`,
+      { kind: SpanKind.PRODUCER, attributes: messageAttributes('send', envelope, route, body.length) },
+      () => this.publishConfirmed(envelope, route, body),
+      parent,
+    );
+  }
+
+  private async publishConfirmed(
+    envelope: Envelope,
+    { exchange, routingKey }: { exchange: string; routingKey: string },
+    body: Buffer,
+  ): Promise<void> {
     const channel = this.publishChannel;
     if (!channel) throw new BrokerUnavailableError();
-    const { exchange, routingKey } = this.routeByName(envelope.name);
-    const body = Buffer.from(JSON.stringify(envelope));
     messagesPublished.inc({ kind: 'confirmed' });
     await new Promise<void>((resolve, reject) => {
       try {
@@ -218,7 +267,7 @@ export class Broker {
             correlationId: envelope.id,
             type: envelope.name,
             timestamp: Math.floor(Date.now() / 1000),
-            headers,
+            headers: currentTraceHeaders(),
           },
           (err) =>
             err ? reject(new BrokerUnavailableError(`publish not confirmed: ${String(err)}`)) : resolve(),
@@ -236,7 +285,7 @@ export class Broker {
     origin: MessageOrigin = {},
   ): Promise<Envelope<P>> {
     const envelope = createEnvelope(definition, payload, origin);
-    await this.publishEnvelope(envelope, currentTraceHeaders() as Record<string, string>);
+    await this.publishInTrace(envelope, activeContext.active());
     return envelope;
   }
 
@@ -271,6 +320,39 @@ export class Broker {
     if (!replyTo || !this.publishChannel) throw new BrokerUnavailableError();
     const deadline = options.deadline ?? Date.now() + options.timeoutMs;
     const envelope = createEnvelope(definition, payload, { ...options, deadline });
+    const route = this.routeByName(envelope.name);
+    const body = Buffer.from(JSON.stringify(envelope));
+    // One span from the request to its reply: the callee's CONSUMER span is its child.
+    return inSpan(
+      messagingTracer,
+      `call ${envelope.name}`,
+      { kind: SpanKind.CLIENT, attributes: messageAttributes('send', envelope, route, body.length) },
+      async (span) => {
+        const reply = await this.sendAndAwaitReply(definition, envelope, {
+          route,
+          body,
+          replyTo,
+          deadline,
+          timeoutMs: options.timeoutMs,
+        });
+        if (!reply.ok) span.setAttribute('gateway.reply.error_code', reply.error.code);
+        return reply;
+      },
+    );
+  }
+
+  private async sendAndAwaitReply<P, R>(
+    definition: CommandDefinition<P, R>,
+    envelope: Envelope,
+    sending: {
+      route: { exchange: string; routingKey: string };
+      body: Buffer;
+      replyTo: string;
+      deadline: number;
+      timeoutMs: number;
+    },
+  ): Promise<Reply<R>> {
+    const { route, body, replyTo, deadline } = sending;
     const correlation = `${envelope.id}:${randomUUID()}`;
     const reply = new Promise<Reply<unknown> | undefined>((resolve) => {
       const timer = setTimeout(() => {
@@ -280,7 +362,7 @@ export class Broker {
       this.pending.set(correlation, { resolve, timer });
     });
     try {
-      const published = this.publishRequest(envelope, correlation, replyTo);
+      const published = this.publishRequest(envelope, route, body, correlation, replyTo);
       // A connection that closes while the publish waits for 'drain' never drains: the reply's timeout still ends it.
       published.catch(() => undefined);
       await Promise.race([published, reply]);
@@ -291,7 +373,7 @@ export class Broker {
       throw err;
     }
     const answer = await reply;
-    if (!answer) throw new RpcTimeoutError(definition.name, options.timeoutMs);
+    if (!answer) throw new RpcTimeoutError(definition.name, sending.timeoutMs);
     if (answer.ok) {
       const checked = definition.resultSchema.validate(answer.result, { convert: false });
       if (checked.error)
@@ -340,6 +422,22 @@ export class Broker {
     return found;
   }
 
+  /** Sets `broker_retry_backlog_messages`: how many failed messages each delay queue holds now. */
+  async measureRetryBacklog(): Promise<void> {
+    const model = this.model;
+    if (!model) throw new BrokerUnavailableError();
+    const channel = await model.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      for (const delayMs of this.retrySchedule.tiersMs) {
+        const queue = this.names.delayQueue(delayMs);
+        retryBacklog.set({ queue }, (await channel.checkQueue(queue)).messageCount);
+      }
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
   /**
    * Moves the messages parked now (of one queue, named as `listParked` names it, or of all) back to their queue, with
    * a fresh retry budget; returns how many each queue got back. Consumers deduplicate by message id, so a message
@@ -360,12 +458,48 @@ export class Broker {
     return moved;
   }
 
+  /**
+   * Stops taking messages: every consumer is cancelled, and a delivery that reaches this process afterwards (sent
+   * before the broker saw the cancel) goes back to its queue unstarted. Messages being handled go on and are acked.
+   */
+  async stopConsuming(): Promise<void> {
+    this.intakeStopped = true;
+    await Promise.all(
+      this.consuming
+        .splice(0)
+        .map(({ channel, consumerTag }) => channel.cancel(consumerTag).catch(() => undefined)),
+    );
+  }
+
+  /** Resolves once no message is being handled (after `stopConsuming`, none starts again). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.keys()]);
+  }
+
+  /** The messages being handled now. */
+  messagesInFlight(): MessageInFlight[] {
+    return [...this.inFlight.values()];
+  }
+
   /** Stops consuming, waits for in-flight handlers, and closes the connection. */
   async close(): Promise<void> {
+    await this.stopConsuming();
+    await this.drain();
+    await this.disconnect();
+  }
+
+  /**
+   * Closes the connection at once, without waiting for the messages being handled: the broker hands them to another
+   * consumer (as after a crash; the inbox deduplicates). For a stop that ran out of time.
+   */
+  async disconnect(): Promise<void> {
+    this.intakeStopped = true;
     this.closing = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    await Promise.allSettled([...this.inFlight]);
-    for (const { timer } of this.pending.values()) clearTimeout(timer);
+    for (const { timer, resolve } of this.pending.values()) {
+      clearTimeout(timer);
+      resolve(undefined);
+    }
     this.pending.clear();
     const model = this.model;
     this.model = undefined;
@@ -464,12 +598,17 @@ export class Broker {
     return { exchange: this.names.eventsExchange, routingKey: definition.name };
   }
 
-  private async publishRequest(envelope: Envelope, correlation: string, replyTo: string): Promise<void> {
+  private async publishRequest(
+    envelope: Envelope,
+    { exchange, routingKey }: { exchange: string; routingKey: string },
+    body: Buffer,
+    correlation: string,
+    replyTo: string,
+  ): Promise<void> {
     const channel = this.publishChannel;
     if (!channel) throw new BrokerUnavailableError();
-    const { exchange, routingKey } = this.routeByName(envelope.name);
     messagesPublished.inc({ kind: 'rpc_request' });
-    const ok = channel.publish(exchange, routingKey, Buffer.from(JSON.stringify(envelope)), {
+    const ok = channel.publish(exchange, routingKey, body, {
       persistent: false,
       contentType: 'application/json',
       messageId: envelope.id,
@@ -527,6 +666,7 @@ export class Broker {
         durable: false,
       });
       await publishChannel.consume(reply.queue, (msg) => this.onReply(msg), { noAck: true });
+      this.consuming.splice(0);
       for (const registration of this.consumers) await this.startConsumer(model, registration);
       this.model = model;
       this.replyQueue = reply.queue;
@@ -604,18 +744,42 @@ export class Broker {
   }
 
   private async startConsumer(model: ChannelModel, registration: ConsumerRegistration): Promise<void> {
+    if (this.intakeStopped) return;
     const channel = await model.createChannel();
     channel.on('error', () => undefined);
     channel.on('close', () => model.close().catch(() => undefined));
     await channel.prefetch(this.prefetch);
-    await channel.consume(registration.queue, (msg) => {
+    const { consumerTag } = await channel.consume(registration.queue, (msg) => {
       if (!msg) return;
+      if (this.intakeStopped) {
+        safeNack(channel, msg);
+        return;
+      }
       const work = this.handleDelivery(channel, registration, msg).finally(() => this.inFlight.delete(work));
-      this.inFlight.add(work);
+      this.inFlight.set(work, {
+        queue: registration.queue,
+        message: String(msg.properties.type),
+        messageId: String(msg.properties.messageId),
+        startedAt: Date.now(),
+      });
     });
+    // A stop that began while this consumer was being set up has already cancelled the others.
+    if (this.intakeStopped) await channel.cancel(consumerTag).catch(() => undefined);
+    else this.consuming.push({ channel, consumerTag });
   }
 
-  private async handleDelivery(
+  /** Everything about a delivery, its log lines included, belongs to the trace the message carries. */
+  private handleDelivery(
+    channel: Channel,
+    registration: ConsumerRegistration,
+    msg: ConsumeMessage,
+  ): Promise<void> {
+    return runInContext(contextFromHeaders(msg.properties.headers), () =>
+      this.deliver(channel, registration, msg),
+    );
+  }
+
+  private async deliver(
     channel: Channel,
     registration: ConsumerRegistration,
     msg: ConsumeMessage,
@@ -662,13 +826,41 @@ export class Broker {
         correlation_id: envelope.correlation_id,
       }),
     };
-    const traceContext = contextFromHeaders(msg.properties.headers);
+    const attributes = {
+      ...messageAttributes(
+        'process',
+        envelope,
+        { exchange: msg.fields.exchange, routingKey: msg.fields.routingKey },
+        msg.content.length,
+      ),
+      'messaging.destination.subscription.name': registration.queue,
+      'gateway.message.attempt': attempt,
+    };
+    await inSpan(
+      messagingTracer,
+      `process ${envelope.name}`,
+      { kind: SpanKind.CONSUMER, attributes },
+      (span) => this.process(channel, registration, msg, handler, context, deadline, span),
+    );
+  }
+
+  /** Runs the handler, then answers, acks, retries later or parks, as its outcome says. */
+  private async process(
+    channel: Channel,
+    registration: ConsumerRegistration,
+    msg: ConsumeMessage,
+    handler: MessageHandler,
+    context: MessageContext,
+    deadline: number | undefined,
+    span: Span,
+  ): Promise<void> {
     const started = Date.now();
     try {
-      const result = await runInContext(traceContext, () => handler(envelope.payload as never, context));
+      const result = await handler(context.envelope.payload as never, context);
       await this.replyIfAsked(msg, { ok: true, result });
       safeAck(channel, msg);
     } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: describe(err) });
       // A refusal answers its caller; a dependency's unavailability is retried when no caller is waiting for it.
       if (err instanceof CommandError && (msg.properties.replyTo || failureKind(err) === 'permanent')) {
         await this.replyIfAsked(msg, { ok: false, error: { code: err.code, message: err.message } });

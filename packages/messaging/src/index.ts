@@ -12,3 +12,5 @@ export * from './batch-task';
 export * from './retry-schedule';
 export * from './batch-purge';
 export * from './rpc-call';
+export * from './shutdown';
+export * from './graceful-http';

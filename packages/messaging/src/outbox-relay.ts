@@ -36,7 +36,16 @@ interface ClaimedRow extends OutboxRow {
 
 type PublishOutcome = 'published' | 'failed' | 'unconfirmed';
 
-const outboxPending = gauge('outbox_unpublished_messages', 'Outbox rows not yet published in the last batch');
+const outboxBacklog = gauge(
+  'outbox_unpublished_messages',
+  'Outbox rows not yet published (the relay backlog)',
+);
+const outboxOldestAge = gauge(
+  'outbox_oldest_unpublished_age_seconds',
+  'Age of the oldest outbox row not yet published (0: none)',
+);
+/** How often the relay measures its backlog: often enough for an alert, cheap even on a long backlog. */
+const BACKLOG_GAUGE_INTERVAL_MS = 5_000;
 
 /**
  * Publishes outbox rows with confirms and marks them sent, never inside a database transaction: rows are claimed for
@@ -46,6 +55,7 @@ const outboxPending = gauge('outbox_unpublished_messages', 'Outbox rows not yet 
  */
 export class OutboxRelay {
   private lastCleanup = 0;
+  private lastBacklogMeasure = 0;
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly task: PeriodicTask;
@@ -75,6 +85,20 @@ export class OutboxRelay {
 
   stop(): Promise<void> {
     return this.task.stop();
+  }
+
+  /**
+   * Publishes, batch after batch, every row committed and unclaimed now, confirms awaited; returns how many. For a
+   * stopping service, once nothing commits any more: a batch that published less than it took ends it (the rest is
+   * published after its lease by the next relay).
+   */
+  async flush(): Promise<number> {
+    let published = 0;
+    for (;;) {
+      const batch = await this.drainOnce();
+      published += batch;
+      if (batch < this.batchSize) return published;
+    }
   }
 
   /**
@@ -117,7 +141,6 @@ export class OutboxRelay {
         [failed, claim],
       );
     }
-    outboxPending.set(rows.length - published.length);
     if (published.length < rows.length) {
       this.options.logger.warn(
         { failed: failed.length, unconfirmed: rows.length - published.length - failed.length },
@@ -153,8 +176,23 @@ export class OutboxRelay {
   /** One batch, then clean-up when due; asks to run again at once while full batches keep coming. */
   private async pass(): Promise<boolean> {
     const published = await this.drainOnce();
+    await this.measureBacklogIfDue();
     await this.cleanupIfDue();
     return published >= this.batchSize;
+  }
+
+  /** Sets the backlog gauges, also while the broker is away (when they matter most). */
+  private async measureBacklogIfDue(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastBacklogMeasure < BACKLOG_GAUGE_INTERVAL_MS) return;
+    this.lastBacklogMeasure = now;
+    const [backlog]: Array<{ unpublished: number; oldest_seconds: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS unpublished,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_seconds
+         FROM outbox WHERE published_at IS NULL`,
+    );
+    outboxBacklog.set(backlog?.unpublished ?? 0);
+    outboxOldestAge.set(backlog?.oldest_seconds ?? 0);
   }
 
   private async cleanupIfDue(): Promise<void> {

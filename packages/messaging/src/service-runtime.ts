@@ -1,33 +1,31 @@
 import type { DataSource } from 'typeorm';
 import type { ServiceName } from '@gateway/contracts';
-import { createLogger, type Logger } from '@gateway/observability';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type MetricsEnv, type ServiceEnv } from '@gateway/config';
+import { createLogger, flushTelemetry, type Logger } from '@gateway/observability';
 import { openServiceDatabase, type ServiceDatabaseOptions } from '@gateway/persistence';
-import { Broker } from './broker';
+import { Broker, type MessageInFlight } from './broker';
 import { serveMetrics } from './metrics-server';
 import { OutboxRelay } from './outbox-relay';
 import { PeriodicTask } from './periodic-task';
 import { UnitOfWork } from './unit-of-work';
 import { outboxInboxMigrations } from './outbox-inbox-migration';
+import { runShutdown, ShutdownTimeoutError, type ShutdownStage } from './shutdown';
 
-/** The connection settings every service reads from its config. */
-export interface RuntimeConfig {
-  DATABASE_URL: string;
-  AMQP_URL: string;
-  AMQP_PREFIX: string;
-  LOG_LEVEL: string;
-  /** When set, `/metrics` (Prometheus) and `/healthz` are served on this port. */
-  METRICS_PORT?: number;
-  /** The interface the metrics listener binds (loopback by default). */
-  METRICS_HOST?: string;
-  /** How long a message failing transiently is retried before it is parked (default: one hour). */
-  BROKER_RETRY_MAX_MS?: number;
-  /** Unacked messages each consumer takes at once (default 16). */
-  BROKER_PREFETCH?: number;
-  /** PostgreSQL connections this process keeps at most (default 10). */
-  DATABASE_POOL_SIZE?: number;
-}
+/** What the runtime uses of the block every service's config reads (@gateway/config `serviceEnv`, `metricsEnv`). */
+export type RuntimeConfig = Pick<
+  ServiceEnv,
+  | 'DATABASE_URL'
+  | 'AMQP_URL'
+  | 'AMQP_PREFIX'
+  | 'LOG_LEVEL'
+  | 'BROKER_RETRY_MAX_MS'
+  | 'BROKER_PREFETCH'
+  | 'DATABASE_POOL_SIZE'
+  | 'SHUTDOWN_TIMEOUT_MS'
+> &
+  Partial<MetricsEnv>;
 
-/** How often a service reports how many of its messages are parked (`broker_parked_messages`). */
+/** How often a service reports its parked messages and the retry backlog (`broker_parked_messages`, ...). */
 const PARKED_GAUGE_INTERVAL_MS = 30_000;
 
 export interface ServiceRuntimeOptions {
@@ -50,9 +48,25 @@ export interface ServiceRuntime {
   relay: OutboxRelay;
   /** A unit of work whose inbox is namespaced by `consumer`; its commits nudge the relay. */
   unitOfWork(consumer: string): UnitOfWork;
-  /** Extra shutdown steps (schedulers, HTTP servers), run before the broker and database close. */
-  onStop(step: () => Promise<void>): void;
+  /**
+   * A source of work besides the broker's consumers (a scheduler, an HTTP listener): `stop` must stop it taking new
+   * work at once and resolve once the work it started has finished. All are stopped together with the consumers.
+   */
+  onStop(name: string, stop: () => Promise<void>): void;
+  /** A resource the work uses (an HTTP client, Redis): released once all work has finished, last registered first. */
+  onClose(name: string, close: () => Promise<void>): void;
+  /**
+   * Stops within SHUTDOWN_TIMEOUT_MS: takes no new work, lets the work in flight finish (deliveries not yet started go
+   * back to their queue), publishes what the outbox holds, releases resources, closes broker and database, flushes
+   * telemetry; one log line per stage. Past the bound it drops the broker connection (the broker redelivers what was
+   * unacked) and rejects with ShutdownTimeoutError. Called again, it returns the same stop.
+   */
   stop(): Promise<void>;
+}
+
+interface NamedStep {
+  name: string;
+  run: () => Promise<void>;
 }
 
 function databaseOptions(options: ServiceRuntimeOptions): ServiceDatabaseOptions {
@@ -90,18 +104,26 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
   relay.start();
   const parkedGauge = new PeriodicTask(
     async () => {
-      if (broker.connected) await broker.listParked([options.service]);
+      if (!broker.connected) return;
+      await broker.listParked([options.service]);
+      await broker.measureRetryBacklog();
     },
     { name: 'parked-gauge', intervalMs: PARKED_GAUGE_INTERVAL_MS, logger },
   );
   parkedGauge.start();
-  const stopSteps: Array<() => Promise<void>> = [() => parkedGauge.stop()];
+  const sources: NamedStep[] = [{ name: 'parked-gauge', run: () => parkedGauge.stop() }];
+  const resources: NamedStep[] = [];
   if (options.config.METRICS_PORT !== undefined) {
     const host = options.config.METRICS_HOST ?? '127.0.0.1';
     const server = await serveMetrics(options.config.METRICS_PORT, host, () => broker.connected);
     logger.info({ host, port: options.config.METRICS_PORT }, 'metrics served');
-    stopSteps.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    // Released last: /healthz answers while the work finishes.
+    resources.push({
+      name: 'metrics listener',
+      run: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    });
   }
+  let stopping: Promise<void> | undefined;
   return {
     service: options.service,
     logger,
@@ -113,32 +135,122 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
       uow.onCommitWithMessages(() => relay.nudge());
       return uow;
     },
-    onStop(step) {
-      stopSteps.push(step);
+    onStop(name, stop) {
+      sources.push({ name, run: stop });
     },
-    async stop() {
-      for (const step of stopSteps.reverse())
-        await step().catch((err) => logger.warn({ err }, 'stop step failed'));
-      await broker.close();
-      await relay.stop();
-      await dataSource.destroy();
+    onClose(name, close) {
+      resources.push({ name, run: close });
+    },
+    stop() {
+      stopping ??= runShutdown(
+        shutdownStages({ logger, broker, relay, dataSource, sources, resources: [...resources].reverse() }),
+        {
+          timeoutMs: options.config.SHUTDOWN_TIMEOUT_MS ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+          logger,
+          // The broker redelivers what was unacked; the relay's claims run out and any relay publishes them.
+          abandon: async () => {
+            await Promise.all([broker.disconnect(), relay.stop()]);
+          },
+        },
+      );
+      return stopping;
     },
   };
 }
 
-/** Runs a service until SIGINT/SIGTERM, then stops it gracefully (in-flight messages finish, nothing is lost). */
+/** `payment.events: payment.created.v1 msg_123 (running 12034 ms)` */
+function describeMessage(message: MessageInFlight): string {
+  const runningMs = Date.now() - message.startedAt;
+  return `${message.queue}: ${message.message} ${message.messageId} (running ${runningMs} ms)`;
+}
+
+/** A service's stop, stage by stage (see ServiceRuntime.stop). */
+function shutdownStages(parts: {
+  logger: Logger;
+  broker: Broker;
+  relay: OutboxRelay;
+  dataSource: DataSource;
+  sources: NamedStep[];
+  resources: NamedStep[];
+}): ShutdownStage[] {
+  const { logger, broker, relay, dataSource } = parts;
+  const unfinished = new Set<string>();
+  /** Runs a step, tracked in `unfinished` while it runs; a failure is logged and does not stop the others. */
+  const tracked = async ({ name, run }: NamedStep): Promise<void> => {
+    unfinished.add(name);
+    try {
+      await run();
+    } catch (err) {
+      logger.warn({ err, step: name }, 'stop step failed');
+    } finally {
+      unfinished.delete(name);
+    }
+  };
+  let sourcesStopped: Promise<unknown> = Promise.resolve();
+  return [
+    {
+      name: 'stopped taking new work',
+      run: async () => {
+        // Each source stops taking work at once; the work it started is waited for in the next stage.
+        sourcesStopped = Promise.all(parts.sources.map(tracked));
+        await broker.stopConsuming();
+        return { messagesInFlight: broker.messagesInFlight().length };
+      },
+      pending: () => ['cancelling the broker consumers'],
+    },
+    {
+      name: 'work in flight finished',
+      run: async () => {
+        await Promise.all([broker.drain(), sourcesStopped]);
+      },
+      pending: () => [...broker.messagesInFlight().map(describeMessage), ...unfinished],
+    },
+    {
+      name: 'outbox flushed',
+      run: async () => {
+        await relay.stop();
+        return { published: await relay.flush() };
+      },
+      pending: () => ['publishing the outbox'],
+    },
+    {
+      name: 'resources released',
+      run: async () => {
+        for (const resource of parts.resources) await tracked(resource);
+      },
+      pending: () => [...unfinished],
+    },
+    { name: 'broker closed', run: () => broker.close(), pending: () => ['closing the broker connection'] },
+    {
+      name: 'database closed',
+      run: () => dataSource.destroy(),
+      pending: () => ['closing the database pool'],
+    },
+    { name: 'telemetry flushed', run: () => flushTelemetry(), pending: () => ['exporting telemetry'] },
+  ];
+}
+
+/**
+ * Runs a service until SIGINT/SIGTERM, then stops it gracefully (see ServiceRuntime.stop) and exits: 0 once stopped,
+ * 1 when the stop ran out of time or failed (what was unacked is redelivered, as after a crash). A second signal while
+ * stopping is logged and changes nothing.
+ */
 export function runUntilSignal(start: () => Promise<{ stop(): Promise<void> }>, logger: Logger): void {
   start()
     .then((running) => {
       let stopping = false;
       const shutdown = (signal: string) => {
-        if (stopping) return;
+        if (stopping) {
+          logger.warn({ signal }, 'already stopping');
+          return;
+        }
         stopping = true;
         logger.info({ signal }, 'stopping');
         running.stop().then(
           () => process.exit(0),
-          (err) => {
-            logger.error({ err }, 'stop failed');
+          (err: unknown) => {
+            // Out of time, the stop has logged what still ran.
+            if (!(err instanceof ShutdownTimeoutError)) logger.error({ err }, 'stop failed');
             process.exit(1);
           },
         );

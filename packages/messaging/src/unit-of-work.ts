@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Envelope, MessageDefinition } from '@gateway/contracts';
-import { currentTraceHeaders } from '@gateway/observability';
+import { activeTraceHeaders } from '@gateway/observability';
 import { createEnvelope, type MessageOrigin } from './envelope';
 import type { MessageContext } from './broker';
 
@@ -8,6 +8,11 @@ import type { MessageContext } from './broker';
 export interface Transaction {
   manager: EntityManager;
   emit<P>(definition: MessageDefinition<P>, payload: P, origin?: MessageOrigin): Promise<Envelope<P>>;
+  /**
+   * Runs `effect` once this transaction has committed (never on a rollback, nor on a redelivery answered from the
+   * inbox): for what must count a state change exactly once, such as metrics.
+   */
+  afterCommit(effect: () => void): void;
 }
 
 /**
@@ -31,11 +36,13 @@ export class UnitOfWork {
   /** Runs `work` in a transaction; messages emitted inside are caused by, and correlated with, `origin`. */
   async run<T>(origin: MessageOrigin, work: (tx: Transaction) => Promise<T>): Promise<T> {
     let emitted = 0;
+    const committed: Array<() => void> = [];
     const result = await this.dataSource.transaction(async (manager) => {
-      const tx = this.transaction(manager, origin, () => (emitted += 1));
+      const tx = this.transaction(manager, origin, () => (emitted += 1), committed);
       return work(tx);
     });
     if (emitted > 0) this.notify();
+    for (const effect of committed) effect();
     return result;
   }
 
@@ -50,13 +57,14 @@ export class UnitOfWork {
     const { envelope } = context;
     const origin = { correlationId: envelope.correlation_id, causationId: envelope.id };
     let emitted = 0;
+    const committed: Array<() => void> = [];
     const outcome = await this.dataSource.transaction(async (manager) => {
       const inserted: Array<unknown> = await manager.query(
         `INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`,
         [this.consumer, envelope.id],
       );
       if (inserted.length === 0) return (await this.stored<T>(manager, envelope.id))?.value as T;
-      const value = await work(this.transaction(manager, origin, () => (emitted += 1)));
+      const value = await work(this.transaction(manager, origin, () => (emitted += 1), committed));
       await manager.query(`UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2`, [
         this.consumer,
         envelope.id,
@@ -65,6 +73,7 @@ export class UnitOfWork {
       return value;
     });
     if (emitted > 0) this.notify();
+    for (const effect of committed) effect();
     return outcome;
   }
 
@@ -111,14 +120,23 @@ export class UnitOfWork {
     return rows[0] ? { value: rows[0].result?.value as T } : undefined;
   }
 
-  private transaction(manager: EntityManager, origin: MessageOrigin, onEmit: () => void): Transaction {
+  private transaction(
+    manager: EntityManager,
+    origin: MessageOrigin,
+    onEmit: () => void,
+    committed: Array<() => void>,
+  ): Transaction {
     return {
       manager,
+      afterCommit(effect) {
+        committed.push(effect);
+      },
       emit: async (definition, payload, messageOrigin) => {
         const envelope = createEnvelope(definition, payload, { ...origin, ...messageOrigin });
+        // The trace active now goes with the row: the relay's publish span continues it, however often it retries.
         await manager.query(
           `INSERT INTO outbox (message_id, name, envelope, headers) VALUES ($1, $2, $3, $4)`,
-          [envelope.id, envelope.name, JSON.stringify(envelope), JSON.stringify(currentTraceHeaders())],
+          [envelope.id, envelope.name, JSON.stringify(envelope), JSON.stringify(activeTraceHeaders() ?? {})],
         );
         onEmit();
         return envelope;

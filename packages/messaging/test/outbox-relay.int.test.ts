@@ -6,8 +6,14 @@ import {
   waitFor,
   type TcpProxy,
 } from '@gateway/testkit';
+import { metricsRegistry } from '@gateway/observability';
 import { OutboxRelay, UnitOfWork, type Broker } from '../src';
 import { eventPayload, openBackbone, sampleEvent, type Backbone } from './backbone-fixture';
+
+/** A gauge of this process's registry (one relay runs at a time in these tests). */
+async function gaugeValue(name: string): Promise<number | undefined> {
+  return (await metricsRegistry.getSingleMetric(name)?.get())?.values[0]?.value;
+}
 
 /** Counts every delivery of the sample event by message id, without deduplicating. */
 async function countDeliveries(broker: Broker): Promise<Map<string, number>> {
@@ -126,4 +132,41 @@ describe('outbox relay', () => {
     await waitFor(() => ids.every((id) => deliveries.has(id)), { what: 'every event delivered' });
     expect(ids.map((id) => deliveries.get(id))).toEqual(ids.map(() => 1));
   });
+
+  test('the relay reports its backlog and the age of its oldest unsent row, also while the broker is away', async () => {
+    const publisher = await backbone.connectBroker('gauged-publisher', {
+      url: proxy.urlFor(infrastructureUrls().amqpUrl),
+    });
+    await proxy.refuse();
+    await waitFor(() => !publisher.connected, { what: 'the publisher disconnected' });
+    const emittedAt = Date.now();
+    const ids = await emit(3);
+    const relay = backbone.relay(publisher, uow);
+    await waitFor(async () => ((await gaugeValue('outbox_unpublished_messages')) ?? 0) >= ids.length, {
+      what: 'the backlog reported while the broker is away',
+    });
+    // Measured again every few seconds: the oldest row ages, in seconds, while nothing goes out.
+    const age = await waitFor(
+      async () => {
+        const seconds = (await gaugeValue('outbox_oldest_unpublished_age_seconds')) ?? 0;
+        return seconds >= 5 && seconds;
+      },
+      { timeoutMs: 20_000, what: 'the oldest unsent row reported 5 s old' },
+    );
+    expect(age).toBeLessThanOrEqual((Date.now() - emittedAt) / 1000 + 1);
+    expect(await unpublished(ids)).toHaveLength(ids.length);
+
+    await proxy.forward();
+    await waitFor(() => ids.every((id) => deliveries.get(id) === 1), {
+      timeoutMs: 20_000,
+      what: 'the backlog published once the broker is back',
+    });
+    await waitFor(
+      async () =>
+        (await gaugeValue('outbox_unpublished_messages')) === 0 &&
+        (await gaugeValue('outbox_oldest_unpublished_age_seconds')) === 0,
+      { timeoutMs: 20_000, what: 'an empty backlog reported' },
+    );
+    await relay.stop();
+  }, 90_000);
 });

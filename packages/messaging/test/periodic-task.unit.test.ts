@@ -1,18 +1,26 @@
-import { sleep, testLogger, waitFor } from '@gateway/testkit';
+import { testLogger } from '@gateway/testkit';
 import { PeriodicTask } from '../src';
 
 const options = { name: 'test', intervalMs: 10_000, logger: testLogger() };
 
+/** Lets the task run what it can now, without moving the (fake) clock: what needs time stays waiting. */
+const runWhatIsDue = () => jest.advanceTimersByTimeAsync(0);
+
 describe('PeriodicTask', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   test('runs a pass at start, another at once when nudged, and none while it waits out the interval', async () => {
     let passes = 0;
     const task = new PeriodicTask(async () => void (passes += 1), options);
     task.start();
-    await waitFor(() => passes === 1);
-    await sleep(50);
+    await runWhatIsDue();
+    expect(passes).toBe(1);
+    await jest.advanceTimersByTimeAsync(options.intervalMs - 1);
     expect(passes).toBe(1);
     task.nudge();
-    await waitFor(() => passes === 2);
+    await runWhatIsDue();
+    expect(passes).toBe(2);
     await task.stop();
   });
 
@@ -20,8 +28,9 @@ describe('PeriodicTask', () => {
     let passes = 0;
     const task = new PeriodicTask(async () => (passes += 1) < 5, options);
     task.start();
-    await waitFor(() => passes === 5, { timeoutMs: 1000 });
-    await sleep(50);
+    await runWhatIsDue();
+    expect(passes).toBe(5);
+    await jest.advanceTimersByTimeAsync(options.intervalMs - 1);
     expect(passes).toBe(5);
     await task.stop();
   });
@@ -36,21 +45,32 @@ describe('PeriodicTask', () => {
       { ...options, intervalMs: 100 },
     );
     task.start();
-    await sleep(250);
+    await runWhatIsDue();
+    expect(passes).toBe(1);
+    await jest.advanceTimersByTimeAsync(99);
+    expect(passes).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(passes).toBe(2);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(passes).toBe(3);
     await task.stop();
-    expect(passes).toBeGreaterThanOrEqual(2);
-    expect(passes).toBeLessThanOrEqual(4);
   });
 
   test('stop waits for the pass in progress', async () => {
+    let finishPass = (): void => undefined;
     let finished = false;
     const task = new PeriodicTask(async () => {
-      await sleep(100);
+      await new Promise<void>((resolve) => (finishPass = resolve));
       finished = true;
     }, options);
     task.start();
-    await sleep(10);
-    await task.stop();
+    await runWhatIsDue();
+    let stopped = false;
+    const stopping = task.stop().then(() => (stopped = true));
+    await runWhatIsDue();
+    expect(stopped).toBe(false);
+    finishPass();
+    await stopping;
     expect(finished).toBe(true);
     expect(task.isRunning).toBe(false);
   });

@@ -115,6 +115,33 @@ describe('a transient failure is retried later, with growing delays, without hol
     expect(parked?.reason).toMatch(/still failing .* after the first failure: QueryFailedError: simulated/);
   });
 
+  test('a failed event waiting in a delay queue is counted in the retry backlog of that delay queue', async () => {
+    // A delay long enough for the event to be seen waiting in it.
+    const broker = await backbone.connectBroker('retry-backlog', {
+      retry: { tiersMs: [60_000], baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    const delayQueue = `${backbone.prefix}retry.delay-60000ms`;
+    const attempts: number[] = [];
+    await broker.consumeEvents('checkout', ['payment.*.v1'], {
+      [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+        attempts.push(context.attempt);
+        await serializationFailure(backbone);
+      },
+    });
+    await broker.measureRetryBacklog();
+    expect(await metricValue('broker_retry_backlog_messages', { queue: delayQueue })).toBe(0);
+
+    await broker.publish(sampleEvent, eventPayload(100));
+    await waitFor(
+      async () => {
+        await broker.measureRetryBacklog();
+        return (await metricValue('broker_retry_backlog_messages', { queue: delayQueue })) === 1;
+      },
+      { what: 'the failed event counted in its delay queue' },
+    );
+    expect(attempts).toEqual([1]);
+  });
+
   test('an event whose handler finds a dependency unavailable (SERVICE_UNAVAILABLE) is retried, never dropped', async () => {
     const broker = await backbone.connectBroker('rail-unavailable');
     const attempts: number[] = [];

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
+import { DataSource, type MixedList, type EntitySchema, type QueryRunner } from 'typeorm';
 
 export interface ServiceDatabaseOptions {
   /** postgres://... of the deployment's database. */
@@ -92,10 +92,54 @@ export async function openServiceDatabase(options: ServiceDatabaseOptions): Prom
   const runner = dataSource.createQueryRunner();
   try {
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
+    await recordRenamedMigrations(runner, options.schema, options.migrations);
     await dataSource.runMigrations({ transaction: 'each' });
   } finally {
     await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
     await runner.release();
   }
   return dataSource;
+}
+
+/**
+ * A released migration given a new name (and so a new timestamp), e.g. to end a clash of timestamps: it carries the
+ * name it was released under, `static readonly formerName = 'Checkouts1732300003000'`.
+ */
+export interface RenamedMigration {
+  readonly formerName: string;
+  new (): { name?: string };
+}
+
+function isRenamed(migration: unknown): migration is RenamedMigration {
+  return (
+    typeof migration === 'function' && typeof (migration as { formerName?: unknown }).formerName === 'string'
+  );
+}
+
+/**
+ * TypeORM knows a migration has run by its name: a database that ran a renamed migration under its former name would
+ * run it again. Its row takes the new name (and timestamp, the name's last 13 digits, as TypeORM reads it) first.
+ */
+async function recordRenamedMigrations(
+  runner: QueryRunner,
+  schema: string,
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>,
+): Promise<void> {
+  const renamed = (Array.isArray(migrations) ? migrations : Object.values(migrations)).filter(isRenamed);
+  if (renamed.length === 0) return;
+  const table = `"${schema}".migrations`;
+  const [found] = (await runner.query('SELECT to_regclass($1) AS migrations', [table])) as Array<{
+    migrations: string | null;
+  }>;
+  // A new database: nothing ran under any name yet.
+  if (!found?.migrations) return;
+  for (const migration of renamed) {
+    const name = new migration().name ?? migration.name;
+    await runner.query(`UPDATE ${table} SET name = $1, timestamp = $2 WHERE name = $3`, [
+      name,
+      Number(name.slice(-13)),
+      migration.formerName,
+    ]);
+  }
 }

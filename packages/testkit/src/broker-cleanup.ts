@@ -1,24 +1,14 @@
 import amqp from 'amqplib';
+import { serviceNames } from '@gateway/contracts';
 import { DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
 import { infrastructureUrls } from './infrastructure';
-
-/** Every process of the stack that declares queues. */
-export const stackServices = [
-  'api-gateway',
-  'payment',
-  'pix-adapter',
-  'solana-watcher',
-  'checkout',
-  'customer',
-  'webhook-dispatcher',
-];
 
 /** Deletes every queue and exchange the services declare under `prefix` (end-to-end test clean-up). */
 export async function deleteBrokerNames(prefix: string): Promise<void> {
   const model = await amqp.connect(infrastructureUrls().amqpUrl);
   try {
     const names = new TopologyNames(prefix);
-    const queues = stackServices.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`]);
+    const queues = serviceNames.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`]);
     const delayQueues = DEFAULT_RETRY_SCHEDULE.tiersMs.map((delayMs) => names.delayQueue(delayMs));
     for (const queue of [...queues, ...queues.map((q) => `${q}.parking`), ...delayQueues]) {
       const channel = await model.createChannel();

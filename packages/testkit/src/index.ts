@@ -1,7 +1,9 @@
 export * from './infrastructure';
 export * from './isolation';
 export * from './wait';
-export { testLogger } from './logger';
+export * from './handling';
+export * from './builders';
+export { recordingLogger, testLogger } from './logger';
 export * from './service-env';
 export * from './parking';
 export * from './stack';
@@ -13,3 +15,4 @@ export * from './config-checks';
 export * from './tcp-proxy';
 export * from './http-proxy';
 export * from './idle-transactions';
+export * from './otlp-receiver';

@@ -1,5 +1,5 @@
 import amqp, { type GetMessage } from 'amqplib';
-import { stackServices } from './broker-cleanup';
+import { serviceNames } from '@gateway/contracts';
 import { infrastructureUrls } from './infrastructure';
 import { waitFor } from './wait';
 
@@ -54,7 +54,7 @@ export async function takeEveryParkedMessage(
   const model = await amqp.connect(infrastructureUrls().amqpUrl);
   try {
     const taken: Array<ParkedMessage & { queue: string }> = [];
-    for (const queue of stackServices.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`])) {
+    for (const queue of serviceNames.flatMap((s) => [`${prefix}${s}.commands`, `${prefix}${s}.events`])) {
       const parking = `${queue}.parking`;
       // A missing queue closes its channel: one channel per queue.
       const channel = await model.createChannel();

@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { launcherMetricsPortVariable } from '@gateway/config';
+import { serviceNames, type ServiceName } from '@gateway/contracts';
 import { isolatedEnvironment, type IsolatedEnvironment } from './service-env';
 import { waitFor } from './wait';
 import { deleteBrokerNames } from './broker-cleanup';
@@ -22,19 +24,8 @@ export function freePort(): Promise<number> {
 }
 
 /** The services without an HTTP API: each serves /metrics on the port the launcher's `<NAME>_METRICS_PORT` sets. */
-export const metricsServices = [
-  'payment',
-  'pix-adapter',
-  'solana-watcher',
-  'checkout',
-  'customer',
-  'webhook-dispatcher',
-] as const;
-export type MetricsService = (typeof metricsServices)[number];
-
-/** `pix-adapter` -> `PIX_ADAPTER_METRICS_PORT`, the launcher's variable for that service's metrics port. */
-export const metricsPortVariable = (service: MetricsService): string =>
-  `${service.toUpperCase().replace(/-/g, '_')}_METRICS_PORT`;
+export type MetricsService = Exclude<ServiceName, 'api-gateway'>;
+export const metricsServices = serviceNames.filter((name): name is MetricsService => name !== 'api-gateway');
 
 export interface RunningStack {
   env: IsolatedEnvironment;
@@ -48,6 +39,8 @@ export interface RunningStack {
   logs: string[];
   /** The pid of a process the launcher runs now (`payment`, `api-gateway`, `psp-simulator`...). */
   pidOf(name: string): number;
+  /** How the process `pid` ended, as the launcher reported it: its exit code (`0`) or the signal that killed it. */
+  exitOf(pid: number): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -58,6 +51,12 @@ export interface StackOptions {
 
 /** How long a stopping launcher gets before its whole process group is killed. */
 const STOP_TIMEOUT_MS = 20_000;
+
+/**
+ * The stack's SHUTDOWN_TIMEOUT_MS (unless a test sets its own): each process's stop bound, within STOP_TIMEOUT_MS with
+ * the launcher's margin, so a stop that hangs is reported by the processes rather than ended by the group kill.
+ */
+export const STACK_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * The whole stack started by the launcher `npm start` runs (scripts/stack.ts), on a private database, broker prefix,
@@ -91,13 +90,14 @@ export async function startStack(
     SOLANA_LOCALNET_PORT: String(rpcPort),
     CALLBACK_PORT: String(callbackPort),
     ...Object.fromEntries(
-      metricsServices.map((service, i) => [metricsPortVariable(service), String(metricsPorts[i])]),
+      metricsServices.map((service, i) => [launcherMetricsPortVariable(service), String(metricsPorts[i])]),
     ),
     DEMO_BUSINESS: 'false',
     POLL_INTERVAL_MS: '300',
     DELIVERY_POLL_INTERVAL_MS: '200',
     RATE_LIMIT_PER_MINUTE: '100000',
     PROCESS_TABLE_FILE: processTableFile,
+    SHUTDOWN_TIMEOUT_MS: String(STACK_SHUTDOWN_TIMEOUT_MS),
     ...extraEnv,
   };
   const logs: string[] = [];
@@ -134,6 +134,8 @@ export async function startStack(
     if (pid === undefined) throw new Error(`the launcher runs no process named ${name}`);
     return pid;
   };
+  const exitOf = (pid: number): string | undefined =>
+    new RegExp(`^\\S+ \\(pid ${pid}\\) exited \\((\\w+)\\)`, 'm').exec(logs.join(''))?.[1];
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   try {
     const outcome = await waitFor(
@@ -155,6 +157,7 @@ export async function startStack(
     adminToken,
     logs,
     pidOf,
+    exitOf,
     stop,
   };
 }

@@ -19,4 +19,9 @@ export async function waitFor<T>(
   );
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Lets `ms` pass on purpose, as part of what a test simulates: a slow stub answering late, a fault held for a while,
+ * a load's pacing. Never to wait for an effect: `waitFor` its condition, or prove that what would have caused it has
+ * been handled before asserting that it did not happen.
+ */
+export const letTimePass = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -92,7 +92,7 @@ export function createApp(deps: AppDependencies): Express {
   const api = express.Router();
   api.use(
     identify(identities),
-    rateLimit(apiLimiter, apiBucket, logger),
+    rateLimit('api', apiLimiter, apiBucket, logger),
     requireIdentity,
     // Exact paths only: an empty segment (`/v1//payments`, `/v1/payments/`) names no resource, though express's
     // routing would read it as the path without it.
@@ -125,7 +125,7 @@ export function createApp(deps: AppDependencies): Express {
   });
   app.use(
     '/admin/v1',
-    rateLimit(adminLimiter, (req) => `ip:${req.ip}`, logger),
+    rateLimit('admin', adminLimiter, (req) => `ip:${req.ip}`, logger),
     adminRoutes(context),
   );
 
@@ -137,7 +137,7 @@ export function createApp(deps: AppDependencies): Express {
     '/c',
     hostedCheckoutRoutes(
       context,
-      rateLimit(checkoutLimiter, (req) => `ip:${req.ip}`, logger),
+      rateLimit('checkout', checkoutLimiter, (req) => `ip:${req.ip}`, logger),
       logger,
     ),
   );

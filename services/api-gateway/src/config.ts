@@ -6,6 +6,8 @@ import {
   variableNames,
   sandboxDefault,
   secret,
+  serviceEnv,
+  type ServiceEnv,
 } from '@gateway/config';
 import { parseSealingKey } from '@gateway/persistence';
 
@@ -16,19 +18,8 @@ import { parseSealingKey } from '@gateway/persistence';
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
 export { DEVELOPMENT_ADMIN_TOKEN };
 
-export interface ApiGatewayConfig {
-  APP_ENV: 'sandbox' | 'production';
-  LOG_LEVEL: string;
+export interface ApiGatewayConfig extends ServiceEnv {
   PORT: number;
-  DATABASE_URL: string;
-  AMQP_URL: string;
-  AMQP_PREFIX: string;
-  /** How long a message failing transiently is retried before it is parked. */
-  BROKER_RETRY_MAX_MS?: number;
-  /** Unacked messages each consumer takes at once. */
-  BROKER_PREFETCH?: number;
-  /** PostgreSQL connections this process keeps at most. */
-  DATABASE_POOL_SIZE?: number;
   REDIS_URL: string;
   REDIS_PREFIX: string;
   ADMIN_TOKEN: string;
@@ -57,15 +48,8 @@ const trustProxy = Joi.alternatives()
 
 /** Its variables' rules; the launcher checks the ones it shares (PORT, ADMIN_TOKEN) by these very rules. */
 export const apiGatewaySchema = Joi.object<ApiGatewayConfig>({
-  APP_ENV: commonEnv.APP_ENV,
-  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  ...serviceEnv,
   PORT: Joi.number().port().default(3000),
-  DATABASE_URL: commonEnv.DATABASE_URL,
-  AMQP_URL: commonEnv.AMQP_URL,
-  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
-  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
-  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
-  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
   REDIS_URL: commonEnv.REDIS_URL,
   REDIS_PREFIX: commonEnv.REDIS_PREFIX,
   ADMIN_TOKEN: secret(DEVELOPMENT_ADMIN_TOKEN, Joi.string().min(ADMIN_TOKEN_MIN_LENGTH)),

@@ -1,8 +1,15 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
-import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import {
+  gracefulHttpStop,
+  openServiceRuntime,
+  runUntilSignal,
+  type ServiceRuntime,
+} from '@gateway/messaging';
 import { createApp } from './app';
 import { loadApiGatewayConfig, type ApiGatewayConfig } from './config';
 import { idempotencyPurge } from './retention/idempotency-purge';
@@ -36,20 +43,17 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
   });
   const server = createServer({ requireHostHeader: false }, app).listen(config.PORT);
   server.on('clientError', answerClientError);
+  const stopServing = gracefulHttpStop(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   const purge = idempotencyPurge(runtime.dataSource, runtime.logger, config.IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.start();
-  runtime.onStop(async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    redis.disconnect();
-    await purge.stop();
-  });
+  // Requests in flight get their answers (the broker stays open for their replies) before Redis goes.
+  runtime.onStop('http-listener', stopServing);
+  runtime.onStop('idempotency-purge', () => purge.stop());
+  runtime.onClose('redis', async () => redis.disconnect());
   const { port } = server.address() as AddressInfo;
   runtime.logger.info({ port }, 'api gateway listening');
   return { url: `http://127.0.0.1:${port}`, runtime, stop: () => runtime.stop() };

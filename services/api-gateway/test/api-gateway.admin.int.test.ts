@@ -1,7 +1,6 @@
 import { createProduct, getPayment, setFeeRule } from '@gateway/contracts';
-import { waitFor } from '@gateway/testkit';
+import { aPaymentRecord, waitFor } from '@gateway/testkit';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
-import { paymentRecord } from './support/payments';
 
 describe('api gateway: operator API and API keys', () => {
   let h: Harness;
@@ -9,7 +8,7 @@ describe('api gateway: operator API and API keys', () => {
   beforeAll(async () => {
     h = await startHarness('gw-admin', { services: ['payment', 'checkout'] });
     h.fakes.on(getPayment, async (query) => ({
-      payment: paymentRecord({ business_id: query.business_id, payment_id: query.payment_id }),
+      payment: aPaymentRecord({ business_id: query.business_id, payment_id: query.payment_id }),
     }));
   });
   afterAll(async () => h.close());

@@ -13,11 +13,18 @@ import {
 } from '@gateway/contracts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '@gateway/http-errors';
 import { CommandError, type ServiceRuntime } from '@gateway/messaging';
-import { serviceTestBed, startTcpProxy, waitFor, type ServiceTestBed, type TcpProxy } from '@gateway/testkit';
+import {
+  aPaymentRecord,
+  aPixPaymentView,
+  serviceTestBed,
+  startTcpProxy,
+  waitFor,
+  type ServiceTestBed,
+  type TcpProxy,
+} from '@gateway/testkit';
 import type { ApiGatewayConfig } from '../src/config';
 import { startApiGateway, type RunningApiGateway } from '../src/main';
 import { ADMIN_TOKEN, deleteRedisKeys, FakeServices, gatewayConfig } from './support/harness';
-import { paymentRecord, pixView } from './support/payments';
 
 type Dependency = 'postgres' | 'redis' | 'rabbitmq';
 
@@ -107,11 +114,11 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
     merchant = created.body as typeof merchant;
     fakes.on(getPayment, async (query) => {
       await behaveAsAsked();
-      return pixView({ payment_id: query.payment_id, business_id: query.business_id });
+      return aPixPaymentView({ payment_id: query.payment_id, business_id: query.business_id });
     });
     fakes.on(createPayment, async (command) => {
       await behaveAsAsked();
-      return pixView({ business_id: command.business_id, amount_centavos: command.amount_centavos });
+      return aPixPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos });
     });
     fakes.on(setFeeRule, async (command) => {
       await behaveAsAsked();
@@ -135,7 +142,7 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
       return {
         session_id: newPublicId('sess'),
         status: 'initiated' as const,
-        payment: pixView({ business_id: merchant.business_id, amount_centavos: 4990 }),
+        payment: aPixPaymentView({ business_id: merchant.business_id, amount_centavos: 4990 }),
       };
     });
     fakes.on(getCheckoutSessionStatus, async () => {
@@ -157,7 +164,7 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
     const asOperator = (test: request.Test) => test.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     switch (probe) {
       case 'GET /v1/payments/:id':
-        return asMerchant(http.get(`/v1/payments/${paymentRecord().payment_id}`));
+        return asMerchant(http.get(`/v1/payments/${aPaymentRecord().payment_id}`));
       case 'POST /v1/payments (Idempotency-Key)':
         return asMerchant(http.post('/v1/payments'))
           .set('Idempotency-Key', newPublicId('idem'))

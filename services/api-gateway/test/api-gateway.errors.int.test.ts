@@ -10,8 +10,8 @@ import {
   type ErrorCode,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
+import { aPaymentRecord } from '@gateway/testkit';
 import { startHarness, type Harness } from './support/harness';
-import { paymentRecord } from './support/payments';
 
 const expectErrorShape = (response: { headers: Record<string, string>; body: unknown }, code: string) => {
   expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -124,7 +124,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   test('a reply that breaks its contract is INTERNAL_ERROR, without internals in the message', async () => {
     // A PIX payment without its PIX details cannot be answered as interface.md says.
     h.fakes.on(createPayment, async (command) => ({
-      payment: paymentRecord({ business_id: command.business_id, method: 'pix' }),
+      payment: aPaymentRecord({ business_id: command.business_id, method: 'pix' }),
     }));
     const response = await asMerchant('post', '/v1/payments').send({ payment_method: 'pix', amount: 1000 });
     expect(response.status).toBe(500);

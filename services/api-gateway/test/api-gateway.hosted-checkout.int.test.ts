@@ -7,9 +7,9 @@ import {
   type StartCheckoutSession,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
+import { aCryptoPaymentView, aPixPaymentView } from '@gateway/testkit';
 import { CHECKOUT_CONTENT_SECURITY_POLICY, checkoutAssets, renderErrorMessage } from '../src/checkout-page';
 import { startHarness, type Harness } from './support/harness';
-import { cryptoView, pixView } from './support/payments';
 
 describe('api gateway: hosted checkout pages', () => {
   let h: Harness;
@@ -94,7 +94,7 @@ describe('api gateway: hosted checkout pages', () => {
     h.fakes.on(startCheckoutSession, async () => ({
       session_id: newPublicId('sess'),
       status: 'initiated',
-      payment: pixView({ business_id: merchant.business_id, amount_centavos: 123456 }),
+      payment: aPixPaymentView({ business_id: merchant.business_id, amount_centavos: 123456 }),
     }));
     const response = await h.http.post(`/c/${slug}/sessions`).send({ method: 'pix' });
     expect(response.status).toBe(201);
@@ -120,7 +120,7 @@ describe('api gateway: hosted checkout pages', () => {
     h.fakes.on(startCheckoutSession, async () => ({
       session_id: newPublicId('sess'),
       status: 'initiated',
-      payment: cryptoView({ business_id: merchant.business_id }),
+      payment: aCryptoPaymentView({ business_id: merchant.business_id }),
     }));
     const response = await h.http.post(`/c/${slug}/sessions`).send({ method: 'crypto', currency: 'usdc' });
     expect(response.status).toBe(201);

@@ -3,11 +3,17 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { createPayment, newPublicId, type PaymentView } from '@gateway/contracts';
 import type { ServiceRuntime } from '@gateway/messaging';
-import { freePort, serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
+import {
+  aPixPaymentView,
+  freePort,
+  letTimePass,
+  serviceTestBed,
+  waitFor,
+  type ServiceTestBed,
+} from '@gateway/testkit';
 import { apiGatewayVariables, type ApiGatewayConfig } from '../src/config';
 import { startApiGateway, type RunningApiGateway } from '../src/main';
 import { ADMIN_TOKEN, deleteRedisKeys, FakeServices, gatewayConfig } from './support/harness';
-import { pixView } from './support/payments';
 
 const root = join(__dirname, '../../..');
 /** Longer than any wait here, so only the idempotency lease decides when a retry may go through. */
@@ -45,6 +51,7 @@ describe('api gateway: an idempotency claim is a lease held while the request ru
   let spawned: ChildProcess | undefined;
   /** The fake payment service's inbox: one payment per command id, as the real one applies a command once. */
   const payments = new Map<string, PaymentView>();
+  /** How long the fake payment service takes to answer: a test outlasting the lease makes it slow. */
   let answerAfterMs = 0;
   let holdNext = false;
   let released = false;
@@ -62,12 +69,12 @@ describe('api gateway: an idempotency claim is a lease held while the request ru
         holdNext = false;
         await waitFor(() => released, { timeoutMs: 60_000, what: 'the held command to be released' });
       }
-      await new Promise((resolve) => setTimeout(resolve, answerAfterMs));
+      await letTimePass(answerAfterMs);
       const id = context.envelope.id;
       if (!payments.has(id))
         payments.set(
           id,
-          pixView({ business_id: command.business_id, amount_centavos: command.amount_centavos }),
+          aPixPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos }),
         );
       return payments.get(id)!;
     });

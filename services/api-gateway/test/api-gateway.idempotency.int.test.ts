@@ -1,10 +1,10 @@
 import { createCustomer, createPayment, createWebhook, newPublicId } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { waitFor } from '@gateway/testkit';
+import { aPixPaymentView, letTimePass, waitFor } from '@gateway/testkit';
 import { startHarness, type Harness } from './support/harness';
-import { pixView } from './support/payments';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long the fake payment service takes to create a payment: two concurrent requests overlap within it. */
+const PAYMENT_SERVICE_LATENCY_MS = 200;
 
 describe('api gateway: Idempotency-Key', () => {
   let h: Harness;
@@ -16,10 +16,10 @@ describe('api gateway: Idempotency-Key', () => {
       config: { IDEMPOTENCY_PURGE_INTERVAL_MS: 200 },
     });
     merchant = await h.newBusiness();
-    // Slow enough that two concurrent requests overlap; each answer is a new payment.
+    // Each answer is a new payment.
     h.fakes.on(createPayment, async (command) => {
-      await sleep(200);
-      return pixView({ business_id: command.business_id, amount_centavos: command.amount_centavos });
+      await letTimePass(PAYMENT_SERVICE_LATENCY_MS);
+      return aPixPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos });
     });
   });
   afterAll(async () => h.close());

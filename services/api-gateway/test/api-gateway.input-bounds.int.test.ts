@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import {
   MAX_AMOUNT_CENTAVOS,
+  MIN_AMOUNT_CENTAVOS,
   MAX_JSON_DEPTH,
   TEXT_LIMITS,
   createCheckout,
@@ -13,8 +14,8 @@ import {
   sendTestWebhook,
   type Checkout,
 } from '@gateway/contracts';
+import { aCryptoPaymentView, aPixPaymentView } from '@gateway/testkit';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
-import { cryptoView, pixView } from './support/payments';
 
 /** decisions.md: "a bad input is answered in well under a second". */
 const FAST_MS = 1000;
@@ -59,8 +60,8 @@ describe('api gateway: input bounds, refused at the edge before any command is s
     apiKey = (await h.newBusiness('Loja dos Limites')).api_key;
     h.fakes.on(createPayment, async (command) =>
       command.method === 'crypto'
-        ? cryptoView({ business_id: command.business_id, amount_centavos: command.amount_centavos })
-        : pixView({ business_id: command.business_id, amount_centavos: command.amount_centavos }),
+        ? aCryptoPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos })
+        : aPixPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos }),
     );
   });
   afterAll(async () => h.close());
@@ -452,7 +453,7 @@ describe('api gateway: input bounds, refused at the edge before any command is s
     });
   });
 
-  describe(`amounts: 100 to ${MAX_AMOUNT_CENTAVOS} centavos on every route`, () => {
+  describe(`amounts: ${MIN_AMOUNT_CENTAVOS} to ${MAX_AMOUNT_CENTAVOS} centavos on every route`, () => {
     const crypto = { currency: 'USDC', network: 'solana' };
     const pay = newPublicId('pay');
 
@@ -497,9 +498,9 @@ describe('api gateway: input bounds, refused at the edge before any command is s
       await fc.assert(
         fc.asyncProperty(
           fc.oneof(
-            fc.integer({ min: -(10 ** 9), max: 99 }),
+            fc.integer({ min: -(10 ** 9), max: MIN_AMOUNT_CENTAVOS - 1 }),
             fc.integer({ min: MAX_AMOUNT_CENTAVOS + 1, max: Number.MAX_SAFE_INTEGER }),
-            fc.integer({ min: 100, max: MAX_AMOUNT_CENTAVOS }),
+            fc.integer({ min: MIN_AMOUNT_CENTAVOS, max: MAX_AMOUNT_CENTAVOS }),
           ),
           fc.constantFrom('pix', 'crypto'),
           async (amount, method) => {
@@ -507,7 +508,7 @@ describe('api gateway: input bounds, refused at the edge before any command is s
               method === 'pix'
                 ? { payment_method: 'pix', amount }
                 : { payment_method: 'crypto', amount, crypto };
-            const inside = amount >= 100 && amount <= MAX_AMOUNT_CENTAVOS;
+            const inside = amount >= MIN_AMOUNT_CENTAVOS && amount <= MAX_AMOUNT_CENTAVOS;
             if (!inside) {
               await refused(() => asMerchant('post', '/v1/payments').send(body), 422, 'INVALID_AMOUNT');
               return;

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { paymentCreated, type PaymentEventPayload } from '@gateway/contracts';
 import { InvalidMessageError } from '@gateway/messaging';
-import { waitFor } from '@gateway/testkit';
+import { aPaymentRecord, waitFor } from '@gateway/testkit';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
-import { paymentRecord } from './support/payments';
 
 const eventOf = (amountCentavos: number): PaymentEventPayload => {
-  const payment = paymentRecord({ amount_centavos: amountCentavos });
+  const payment = aPaymentRecord({ amount_centavos: amountCentavos });
   return {
     event_id: `evt_${randomBytes(18).toString('base64url')}`,
     business_id: payment.business_id,

@@ -1,6 +1,6 @@
 import { listPayments, newPublicId, type ListPayments } from '@gateway/contracts';
+import { aPaymentRecord } from '@gateway/testkit';
 import { startHarness, type Harness } from './support/harness';
-import { paymentRecord } from './support/payments';
 
 describe('api gateway: GET /v1/payments', () => {
   let h: Harness;
@@ -16,7 +16,7 @@ describe('api gateway: GET /v1/payments', () => {
     h.http.get(`/v1/payments${query}`).set('x-api-key', apiKey);
 
   test('answers a page of payment records in BRL, asking for the caller’s own business with the page and filters', async () => {
-    const record = paymentRecord({
+    const record = aPaymentRecord({
       business_id: merchant.business_id,
       amount_centavos: 12345,
       fee_centavos: 200,
@@ -78,7 +78,7 @@ describe('api gateway: GET /v1/payments', () => {
   });
 
   test("a payment service answering another business's payment is never shown (INTERNAL_ERROR)", async () => {
-    h.fakes.on(listPayments, async () => ({ data: [paymentRecord()], has_more: false }));
+    h.fakes.on(listPayments, async () => ({ data: [aPaymentRecord()], has_more: false }));
     const response = await get('');
     expect(response.status).toBe(500);
     expect(response.body.error.code).toBe('INTERNAL_ERROR');

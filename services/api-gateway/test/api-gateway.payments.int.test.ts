@@ -10,8 +10,8 @@ import {
   type UpdatePayment,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
+import { aCryptoInstructions, aCryptoPaymentView, aPaymentRecord, aPixPaymentView } from '@gateway/testkit';
 import { startHarness, type Harness } from './support/harness';
-import { cryptoInstructions, cryptoView, paymentRecord, pixView } from './support/payments';
 
 describe('api gateway: payments', () => {
   let h: Harness;
@@ -32,7 +32,7 @@ describe('api gateway: payments', () => {
     h.http.patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', merchant.api_key).send(body);
 
   /** The payment service answers a create with a `view` of the asked amount, charging `fee_centavos`. */
-  const answerCreateWith = (view: typeof pixView, fee_centavos: number) =>
+  const answerCreateWith = (view: typeof aPixPaymentView, fee_centavos: number) =>
     h.fakes.on(createPayment, async (command) =>
       view({
         business_id: command.business_id,
@@ -43,7 +43,7 @@ describe('api gateway: payments', () => {
     );
 
   test('a PIX payment is created from centavos and answered in BRL with its QR code', async () => {
-    answerCreateWith(pixView, 199);
+    answerCreateWith(aPixPaymentView, 199);
     const response = await post({
       payment_method: 'pix',
       amount: 12345,
@@ -74,7 +74,7 @@ describe('api gateway: payments', () => {
   });
 
   test("a payment naming one of the business's customers carries it; another business's customer is NOT_FOUND and nothing is created", async () => {
-    answerCreateWith(pixView, 199);
+    answerCreateWith(aPixPaymentView, 199);
     const mine = newPublicId('cust');
     h.fakes.on(getCustomer, async (query: GetCustomer) => {
       if (query.business_id !== merchant.business_id || query.customer_id !== mine)
@@ -111,7 +111,7 @@ describe('api gateway: payments', () => {
   });
 
   test('a crypto payment answers with the upper-case token, the token amount and its own expiry', async () => {
-    answerCreateWith(cryptoView, 150);
+    answerCreateWith(aCryptoPaymentView, 150);
     const response = await post({
       payment_method: 'crypto',
       amount: 10000,
@@ -196,7 +196,7 @@ describe('api gateway: payments', () => {
   });
 
   test('reading a payment returns the public record with the amount and what was refunded in BRL', async () => {
-    const record = paymentRecord({
+    const record = aPaymentRecord({
       business_id: merchant.business_id,
       amount_centavos: 5050,
       status: 'paid',
@@ -224,7 +224,7 @@ describe('api gateway: payments', () => {
 
   test("another business's payment is NOT_FOUND, never shown", async () => {
     const other = await h.newBusiness('Outra Loja');
-    const record = paymentRecord({ business_id: merchant.business_id });
+    const record = aPaymentRecord({ business_id: merchant.business_id });
     h.fakes.on(getPayment, async (query) => {
       if (query.business_id !== record.business_id)
         throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
@@ -241,7 +241,7 @@ describe('api gateway: payments', () => {
 
   test('changing the amount of a crypto payment returns new crypto instructions and fees in BRL', async () => {
     h.fakes.on(updatePayment, async (command) => ({
-      payment: paymentRecord({
+      payment: aPaymentRecord({
         payment_id: command.payment_id,
         business_id: command.business_id,
         method: 'crypto',
@@ -249,7 +249,7 @@ describe('api gateway: payments', () => {
         amount_centavos: command.amount_centavos ?? 1,
         fee_centavos: 100,
       }),
-      crypto: cryptoInstructions({ currency: 'eurc', amount_base_units: '1000000' }),
+      crypto: aCryptoInstructions({ currency: 'eurc', amount_base_units: '1000000' }),
     }));
     const response = await patch({ amount: 20000 });
     expect(response.status).toBe(200);
@@ -270,7 +270,7 @@ describe('api gateway: payments', () => {
 
   test('a metadata-only change of a PIX payment returns the new QR code and no crypto object', async () => {
     h.fakes.on(updatePayment, async (command) => ({
-      ...pixView({ payment_id: command.payment_id, business_id: command.business_id }),
+      ...aPixPaymentView({ payment_id: command.payment_id, business_id: command.business_id }),
     }));
     const response = await patch({ metadata: '{"pedido":7}' });
     expect(response.status).toBe(200);

@@ -11,8 +11,8 @@ import {
   updatePayment,
 } from '@gateway/contracts';
 import { errorCatalog } from '@gateway/http-errors';
+import { aCryptoPaymentView, aPixPaymentView } from '@gateway/testkit';
 import { startHarness, type Harness } from './support/harness';
-import { cryptoView, pixView } from './support/payments';
 
 /** Every /v1 route that takes a body, with the field names it knows (so generated bodies reach deep validation). */
 const ROUTES: Array<{ method: 'post' | 'patch'; path: string; fields: string[] }> = [
@@ -80,11 +80,11 @@ describe('api gateway: arbitrary JSON bodies', () => {
     const now = () => new Date().toISOString();
     h.fakes.on(createPayment, async (command) =>
       command.method === 'pix'
-        ? pixView({ business_id: command.business_id, amount_centavos: command.amount_centavos })
-        : cryptoView({ business_id: command.business_id, amount_centavos: command.amount_centavos }),
+        ? aPixPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos })
+        : aCryptoPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos }),
     );
     h.fakes.on(updatePayment, async (command) =>
-      pixView({ business_id: command.business_id, payment_id: command.payment_id }),
+      aPixPaymentView({ business_id: command.business_id, payment_id: command.payment_id }),
     );
     h.fakes.on(simulatePayment, async () => ({ accepted: true }));
     h.fakes.on(createCheckout, async (command) => ({

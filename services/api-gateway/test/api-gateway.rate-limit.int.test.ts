@@ -2,11 +2,10 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { getPayment, newPublicId } from '@gateway/contracts';
-import { testLogger } from '@gateway/testkit';
+import { aPaymentRecord, testLogger } from '@gateway/testkit';
 import { createApp } from '../src/app';
 import { createRedisClient } from '../src/redis';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
-import { paymentRecord } from './support/payments';
 
 async function closedPort(): Promise<number> {
   const server: Server = createServer();
@@ -22,13 +21,24 @@ describe('api gateway: rate limit', () => {
   beforeAll(async () => {
     h = await startHarness('gw-rl', { services: ['payment'], config: { RATE_LIMIT_PER_MINUTE: 60 } });
     h.fakes.on(getPayment, async (query) => ({
-      payment: paymentRecord({ business_id: query.business_id, payment_id: query.payment_id }),
+      payment: aPaymentRecord({ business_id: query.business_id, payment_id: query.payment_id }),
     }));
   });
   afterAll(async () => h.close());
 
   const read = (apiKey: string) =>
     h.http.get('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', apiKey);
+
+  /** `api_gateway_rate_limited_requests_total` of one limit, as the gateway's /metrics serves it. */
+  const rateLimited = async (limit: string): Promise<number> => {
+    const { text } = await h.http.get('/metrics');
+    const line = text
+      .split('\n')
+      .find((candidate) =>
+        candidate.startsWith(`api_gateway_rate_limited_requests_total{limit="${limit}"} `),
+      );
+    return line ? Number(line.split(' ')[1]) : 0;
+  };
 
   test('every /v1 answer carries the RateLimit headers, counting down per key', async () => {
     const { api_key } = await h.newBusiness();
@@ -42,12 +52,14 @@ describe('api gateway: rate limit', () => {
     expect(Number(first.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
   });
 
-  test('a burst of 200 parallel requests lets exactly 60 through; the rest are RATE_LIMITED with Retry-After', async () => {
+  test('a burst of 200 parallel requests lets exactly 60 through; the rest are RATE_LIMITED with Retry-After, and counted', async () => {
     const { api_key } = await h.newBusiness();
+    const rejectedBefore = await rateLimited('api');
     const responses = await Promise.all(Array.from({ length: 200 }, () => read(api_key)));
     const limited = responses.filter((response) => response.status === 429);
     expect(responses.filter((response) => response.status !== 429)).toHaveLength(60);
     expect(limited).toHaveLength(140);
+    expect(await rateLimited('api')).toBe(rejectedBefore + 140);
     const sample = limited[0]!;
     expect(sample.body).toEqual({ error: { code: 'RATE_LIMITED', message: expect.any(String) } });
     expect(sample.headers['ratelimit-remaining']).toBe('0');

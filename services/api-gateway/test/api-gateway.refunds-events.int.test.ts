@@ -11,6 +11,7 @@ import {
   type RefundRecord,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
+import { aPaymentRecord } from '@gateway/testkit';
 import { startHarness, type Harness } from './support/harness';
 
 describe('api gateway: cancel, refunds and events routes', () => {
@@ -63,23 +64,13 @@ describe('api gateway: cancel, refunds and events routes', () => {
     test('answers the cancelled payment record, with refunded_amount_brl', async () => {
       const paymentId = newPublicId('pay');
       const view: PaymentView = {
-        payment: {
+        payment: aPaymentRecord({
           payment_id: paymentId,
-          transaction_id: null,
           business_id: merchant.business_id,
-          method: 'pix',
           status: 'cancelled',
           amount_centavos: 2500,
-          fee_centavos: 25,
-          external_id: 'txid',
-          failure_code: null,
-          failure_reason: null,
-          metadata: null,
-          customer_id: null,
           refunded_centavos: 0,
-          created_at: '2026-11-24T10:00:00.000Z',
-          updated_at: '2026-11-24T10:01:00.000Z',
-        },
+        }),
       };
       h.fakes.on(cancelPayment, async () => view);
       const response = await post(`/v1/payments/${paymentId}/cancel`);

@@ -1,3 +1,5 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
 import {
   createCheckout,
   createProduct,

@@ -11,7 +11,14 @@ import {
   type Product,
 } from '@gateway/contracts';
 import { CommandError, type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
-import { serviceTestBed, sleep, type ServiceTestBed } from '@gateway/testkit';
+import {
+  aCryptoInstructions,
+  aPaymentRecord,
+  aPixInstructions,
+  letTimePass,
+  serviceTestBed,
+  type ServiceTestBed,
+} from '@gateway/testkit';
 import { startCheckoutService } from '../src/main';
 
 export const RPC_TIMEOUT_MS = 5000;
@@ -109,7 +116,7 @@ export class FakePaymentService {
   private async create(command: CreatePayment, context: MessageContext): Promise<PaymentView> {
     const id = context.envelope.id;
     this.requests.set(id, [...(this.requests.get(id) ?? []), command]);
-    if (this.slowBusinesses.has(command.business_id)) await sleep(PAYMENT_RPC_TIMEOUT_MS + 500);
+    if (this.slowBusinesses.has(command.business_id)) await letTimePass(PAYMENT_RPC_TIMEOUT_MS + 500);
     const refusal = this.refusals.get(command.business_id);
     if (refusal) throw refusal;
     const view = this.answered.get(id) ?? paymentView(command);
@@ -118,45 +125,19 @@ export class FakePaymentService {
   }
 }
 
+/** What the payment service answers a create with, for the command's business, method and amount. */
 function paymentView(command: CreatePayment): PaymentView {
-  const now = new Date();
-  const expiresAt = new Date(now.getTime() + 30 * 60_000).toISOString();
-  const payment = {
-    payment_id: newPublicId('pay'),
-    transaction_id: null,
+  const payment = aPaymentRecord({
     business_id: command.business_id,
     method: command.method,
-    status: command.method === 'pix' ? ('processing' as const) : ('pending' as const),
+    status: command.method === 'pix' ? 'processing' : 'pending',
     amount_centavos: command.amount_centavos,
     fee_centavos: 150,
     external_id: null,
-    failure_code: null,
-    failure_reason: null,
     metadata: command.metadata,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-  };
-  if (command.method === 'pix') {
-    return {
-      payment,
-      pix: {
-        qr_code: 'data:image/png;base64,iVBORw0KGgo=',
-        copia_e_cola: '00020126580014br.gov.bcb.pix',
-        expires_at: expiresAt,
-      },
-    };
-  }
-  return {
-    payment,
-    crypto: {
-      currency: command.token ?? 'usdc',
-      network: 'solana',
-      qr_code: 'data:image/png;base64,iVBORw0KGgo=',
-      payment_link: 'solana:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin?amount=9.63',
-      wallet_address: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
-      amount_base_units: '9630000',
-      decimals: 6,
-      expires_at: expiresAt,
-    },
-  };
+  });
+  const expiresAt = new Date(Date.now() + 30 * 60_000).toISOString();
+  return command.method === 'pix'
+    ? { payment, pix: aPixInstructions({ expires_at: expiresAt }) }
+    : { payment, crypto: aCryptoInstructions({ currency: command.token ?? 'usdc', expires_at: expiresAt }) };
 }

@@ -1,33 +1,18 @@
-import { Joi, commonEnv, loadConfig, variableNames } from '@gateway/config';
+import {
+  Joi,
+  metricsEnv,
+  serviceEnv,
+  type MetricsEnv,
+  type ServiceEnv,
+  loadConfig,
+  variableNames,
+} from '@gateway/config';
 
-export interface CustomerConfig {
-  APP_ENV: 'sandbox' | 'production';
-  LOG_LEVEL: string;
-  DATABASE_URL: string;
-  AMQP_URL: string;
-  AMQP_PREFIX: string;
-  /** Serves /metrics and /healthz on this port when set. */
-  METRICS_PORT?: number;
-  METRICS_HOST: string;
-  /** How long a message failing transiently is retried before it is parked. */
-  BROKER_RETRY_MAX_MS?: number;
-  /** Unacked messages each consumer takes at once. */
-  BROKER_PREFETCH?: number;
-  /** PostgreSQL connections this process keeps at most. */
-  DATABASE_POOL_SIZE?: number;
-}
+export type CustomerConfig = ServiceEnv & MetricsEnv;
 
 const schema = Joi.object<CustomerConfig>({
-  APP_ENV: commonEnv.APP_ENV,
-  LOG_LEVEL: commonEnv.LOG_LEVEL,
-  DATABASE_URL: commonEnv.DATABASE_URL,
-  AMQP_URL: commonEnv.AMQP_URL,
-  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
-  METRICS_PORT: commonEnv.METRICS_PORT,
-  METRICS_HOST: commonEnv.METRICS_HOST,
-  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
-  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
-  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
+  ...serviceEnv,
+  ...metricsEnv,
 });
 
 /** The variables this service reads (the launcher hands it these and no others). */

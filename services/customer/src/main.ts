@@ -1,3 +1,5 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
 import { createCustomer, getCustomer, listCustomers } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';

@@ -1,20 +1,15 @@
-import { Joi, commonEnv, loadConfig, variableNames } from '@gateway/config';
+import {
+  DEFAULT_PAYMENT_WINDOW_SECONDS,
+  Joi,
+  metricsEnv,
+  serviceEnv,
+  type MetricsEnv,
+  type ServiceEnv,
+  loadConfig,
+  variableNames,
+} from '@gateway/config';
 
-export interface PaymentConfig {
-  APP_ENV: 'sandbox' | 'production';
-  LOG_LEVEL: string;
-  DATABASE_URL: string;
-  AMQP_URL: string;
-  AMQP_PREFIX: string;
-  /** Serves /metrics and /healthz on this port when set. */
-  METRICS_PORT?: number;
-  METRICS_HOST: string;
-  /** How long a message failing transiently is retried before it is parked. */
-  BROKER_RETRY_MAX_MS?: number;
-  /** Unacked messages each consumer takes at once. */
-  BROKER_PREFETCH?: number;
-  /** PostgreSQL connections this process keeps at most. */
-  DATABASE_POOL_SIZE?: number;
+export interface PaymentConfig extends ServiceEnv, MetricsEnv {
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
   RAIL_RPC_TIMEOUT_MS: number;
   PIX_EXPIRES_IN_SECONDS: number;
@@ -32,18 +27,10 @@ export interface PaymentConfig {
 }
 
 const schema = Joi.object<PaymentConfig>({
-  APP_ENV: commonEnv.APP_ENV,
-  LOG_LEVEL: commonEnv.LOG_LEVEL,
-  DATABASE_URL: commonEnv.DATABASE_URL,
-  AMQP_URL: commonEnv.AMQP_URL,
-  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
-  METRICS_PORT: commonEnv.METRICS_PORT,
-  METRICS_HOST: commonEnv.METRICS_HOST,
-  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
-  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
-  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
+  ...serviceEnv,
+  ...metricsEnv,
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
-  PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(3600),
+  PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(DEFAULT_PAYMENT_WINDOW_SECONDS.pix),
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),
   RECONCILE_AFTER_SECONDS: Joi.number().integer().min(1).default(120),
   RECONCILE_INTERVAL_SECONDS: Joi.number().integer().min(1).default(30),

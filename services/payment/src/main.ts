@@ -1,3 +1,5 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
 import {
   cancelPayment,
   createRefund,
@@ -26,6 +28,7 @@ import { paymentDatabase } from './persistence';
 import { Rails } from './rails';
 import { createReservationPurge } from './retention/create-reservation-purge';
 import { PaymentReconciliation } from './reconciliation/payment-reconciliation';
+import { stuckPaymentsGauge } from './reconciliation/stuck-payments';
 import { refundResend } from './refunds/refund-resend';
 import { handleCreatePayment } from './handlers/payment.create.v1';
 import { handleGetPayment } from './handlers/payment.get.v1';
@@ -114,21 +117,27 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     logger: runtime.logger,
   });
   purge.start();
-  runtime.onStop(() => purge.stop());
+  runtime.onStop('create-reservation-purge', () => purge.stop());
   const reconciliation = new PaymentReconciliation(dataSource, runtime.unitOfWork('reconciliation'), rails, {
     afterSeconds: config.RECONCILE_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
     logger: runtime.logger,
   });
   reconciliation.start();
-  runtime.onStop(() => reconciliation.stop());
+  runtime.onStop('payment-reconciliation', () => reconciliation.stop());
+  const stuck = stuckPaymentsGauge(dataSource, {
+    intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+    logger: runtime.logger,
+  });
+  stuck.start();
+  runtime.onStop('stuck-payments-gauge', () => stuck.stop());
   const resend = refundResend(dataSource, runtime.unitOfWork('refund-resend'), rails, {
     afterSeconds: config.REFUND_RESEND_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
     logger: runtime.logger,
   });
   resend.start();
-  runtime.onStop(() => resend.stop());
+  runtime.onStop('refund-resend', () => resend.stop());
   return Object.assign(runtime, { reconciliation });
 }
 

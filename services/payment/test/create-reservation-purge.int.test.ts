@@ -2,7 +2,7 @@ import { createPayment, newPublicId } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { testLogger } from '@gateway/testkit';
 import { createReservationPurge } from '../src/retention/create-reservation-purge';
-import { createCommand, newBusiness, startHarness, type Harness } from './support/harness';
+import { aCreatePayment, newBusiness, startHarness, type Harness } from './support/harness';
 
 describe('create reservations are purged after their window', () => {
   let h: Harness;
@@ -58,7 +58,7 @@ describe('create reservations are purged after their window', () => {
   test('a create retried within the window still finds its reservation after a purge', async () => {
     const businessId = await newBusiness(h.client);
     const messageId = newPublicId('cmd');
-    const reply = await h.client.request(createPayment, createCommand(businessId), {
+    const reply = await h.client.request(createPayment, aCreatePayment(businessId), {
       timeoutMs: 5000,
       messageId,
     });
@@ -68,7 +68,7 @@ describe('create reservations are purged after their window', () => {
       logger: testLogger('purge'),
     }).runOnce();
 
-    const retried = await h.client.request(createPayment, createCommand(businessId), {
+    const retried = await h.client.request(createPayment, aCreatePayment(businessId), {
       timeoutMs: 5000,
       messageId,
     });

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { sleep, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import { letTimePass, startStack, waitFor, type RunningStack } from '@gateway/testkit';
 
 /**
  * The whole stack through the public API, with the local chain: a crypto amount change racing the end of the
@@ -52,6 +52,22 @@ describe('crypto settlement across the stack', () => {
     await stack?.stop();
   });
 
+  /** Detection passes the stack's watcher has completed, as its metrics report them. */
+  const scanPasses = async (): Promise<number> => {
+    const metrics = await (await fetch(`${stack.metricsUrls['solana-watcher']}/metrics`)).text();
+    const passes = /^solana_watcher_scans_total\{[^}]*outcome="scanned"[^}]*\} (\d+)/m.exec(metrics);
+    return Number(passes?.[1] ?? 0);
+  };
+
+  /** Waits for two more passes: they never overlap, so the second began after this call. */
+  const nextFullScan = async () => {
+    const before = await scanPasses();
+    await waitFor(async () => (await scanPasses()) >= before + 2, {
+      timeoutMs: 20_000,
+      what: 'a detection pass from now',
+    });
+  };
+
   const partialFunds = async (paymentId: string) => {
     const { status, body } = await api('GET', `/v1/payments/${paymentId}/received-funds`);
     expect(status).toBe(200);
@@ -99,7 +115,7 @@ describe('crypto settlement across the stack', () => {
         windowEnd,
       ]);
       const sendAt = windowEnd.getTime() + SEND_OFFSETS_MS[attempt]! + Math.floor(Math.random() * 50);
-      await sleep(Math.max(0, sendAt - Date.now()));
+      await letTimePass(Math.max(0, sendAt - Date.now()));
       const changed = await api('PATCH', `/v1/payments/${paymentId}`, { amount: 12000 });
 
       // USDC has 6 decimals.
@@ -113,7 +129,15 @@ describe('crypto settlement across the stack', () => {
           [paymentId],
         );
         expect(revised.created_at.getTime()).toBeLessThan(windowEnd.getTime());
-        await waitFor(() => Date.now() > windowEnd.getTime() + 1500, { what: 'several detector passes' });
+        // A detection pass begun once the old window had ended closed nothing (the stack's grace is none).
+        await waitFor(() => Date.now() > windowEnd.getTime(), { what: 'the old window to end' });
+        await nextFullScan();
+        const [{ closed }] = await watcherDb.query(
+          `SELECT count(*)::int AS closed FROM outbox WHERE name = 'crypto.request.closed.v1'
+              AND envelope->'payload'->>'reference' = $1`,
+          [reference],
+        );
+        expect(closed).toBe(0);
         expect((await api('GET', `/v1/payments/${paymentId}`)).body).toMatchObject({
           status: 'pending',
           amount_brl: 120,

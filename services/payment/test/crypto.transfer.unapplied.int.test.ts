@@ -3,12 +3,11 @@ import {
   cryptoRequestSettled,
   cryptoTransferUnapplied,
   newPublicId,
-  type CryptoTransferUnapplied,
   type MessageDefinition,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { metricsRegistry } from '@gateway/observability';
-import { sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { publishAndAwaitHandling, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import {
   create,
   emittedPaymentEvents,
@@ -18,6 +17,12 @@ import {
   waitForPaymentStatus,
   type Harness,
 } from './support/harness';
+import {
+  aCryptoRequestClosed,
+  aCryptoRequestSettled,
+  aCryptoTransferUnapplied,
+  type ReportedPayment,
+} from './support/rail-events';
 
 describe('crypto.transfer.unapplied.v1', () => {
   let h: Harness;
@@ -58,46 +63,28 @@ describe('crypto.transfer.unapplied.v1', () => {
   const newCryptoPayment = async () => {
     const businessId = await newBusiness(h.client);
     const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
-    return { businessId, paymentId: view.payment.payment_id, reference: view.payment.external_id! };
+    return { businessId, payment: view.payment, paymentId: view.payment.payment_id };
   };
 
-  const expire = async (businessId: string, paymentId: string, reference: string) => {
-    await h.client.publish(cryptoRequestClosed, {
-      payment_id: paymentId,
-      reference,
-      reason: 'expired',
-      received_base_units: '0',
-    });
-    await waitForStatus(businessId, paymentId, 'expired');
+  const expire = async (businessId: string, payment: ReportedPayment) => {
+    await h.client.publish(cryptoRequestClosed, aCryptoRequestClosed(payment));
+    await waitForStatus(businessId, payment.payment_id, 'expired');
   };
-
-  const unapplied = (
-    paymentId: string,
-    reference: string,
-    overrides: Partial<CryptoTransferUnapplied> = {},
-  ): CryptoTransferUnapplied => ({
-    payment_id: paymentId,
-    reference,
-    signature: newPublicId('sig').replace(/[^A-Za-z0-9]/g, ''),
-    amount_base_units: '1000000',
-    mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    reason: 'after_expiry',
-    detected_at: '2030-01-02T03:04:05.000Z',
-    ...overrides,
-  });
 
   test('a transfer after expiry is recorded once as late funds, even delivered twice or re-sent; the payment stays expired', async () => {
-    const { businessId, paymentId, reference } = await newCryptoPayment();
-    await expire(businessId, paymentId, reference);
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    await expire(businessId, payment);
     const before = await lateFundsCount();
-    const event = unapplied(paymentId, reference);
+    const event = aCryptoTransferUnapplied(payment, { detected_at: '2030-01-02T03:04:05.000Z' });
+    const deliver = (messageId: string) =>
+      publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, event, { messageId });
     const messageId = newPublicId('msg');
-    await h.client.publish(cryptoTransferUnapplied, event, { messageId });
-    await h.client.publish(cryptoTransferUnapplied, event, { messageId });
-    // The same transfer under another message id (a re-emitted event) is held by the received_funds key.
-    await h.client.publish(cryptoTransferUnapplied, event);
-    await waitForFunds(paymentId, 1);
-    await sleep(300);
+    await Promise.all([
+      deliver(messageId),
+      deliver(messageId),
+      // The same transfer under another message id (a re-emitted event) is held by the received_funds key.
+      deliver(newPublicId('msg')),
+    ]);
     expect(await funds(paymentId)).toEqual([
       {
         kind: 'late',
@@ -109,37 +96,32 @@ describe('crypto.transfer.unapplied.v1', () => {
       },
     ]);
     expect(await lateFundsCount()).toBe(before + 1);
-    const { payment } = await read(businessId, paymentId);
-    expect(payment).toMatchObject({ status: 'expired', transaction_id: null });
+    expect((await read(businessId, paymentId)).payment).toMatchObject({
+      status: 'expired',
+      transaction_id: null,
+    });
     expect(await events(paymentId)).toEqual(['payment.created.v1', 'payment.expired.v1']);
   });
 
   test('a transfer after settlement is late and the paid payment keeps its status and transaction id', async () => {
-    const { businessId, paymentId, reference } = await newCryptoPayment();
-    const paidSignature = '5'.repeat(87);
-    await h.client.publish(cryptoRequestSettled, {
-      payment_id: paymentId,
-      reference,
-      signature: paidSignature,
-      received_base_units: '1000000',
-      excess_base_units: '0',
-      settled_at: new Date().toISOString(),
-    });
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    const settled = aCryptoRequestSettled(payment);
+    await h.client.publish(cryptoRequestSettled, settled);
     await waitForStatus(businessId, paymentId, 'paid');
-    const event = unapplied(paymentId, reference, { reason: 'after_settlement' });
+    const event = aCryptoTransferUnapplied(payment, { reason: 'after_settlement' });
     await h.client.publish(cryptoTransferUnapplied, event);
     const [row] = await waitForFunds(paymentId, 1);
     expect(row).toMatchObject({ kind: 'late', rail_reference: event.signature });
     expect((await read(businessId, paymentId)).payment).toMatchObject({
       status: 'paid',
-      transaction_id: paidSignature,
+      transaction_id: settled.signature,
     });
     expect(await events(paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
   });
 
   test('a transfer in another token is recorded as unmatched and the open payment stays pending', async () => {
-    const { businessId, paymentId, reference } = await newCryptoPayment();
-    const event = unapplied(paymentId, reference, {
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    const event = aCryptoTransferUnapplied(payment, {
       reason: 'wrong_mint',
       mint: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB',
     });
@@ -153,7 +135,7 @@ describe('crypto.transfer.unapplied.v1', () => {
   test('a poison crypto.transfer.unapplied.v1 event is parked, not retried forever', async () => {
     const envelope = createEnvelope(
       cryptoTransferUnapplied as MessageDefinition<unknown>,
-      unapplied(newPublicId('pay'), 'r'),
+      aCryptoTransferUnapplied({ payment_id: newPublicId('pay'), external_id: 'r', amount_centavos: 1 }),
     );
     await h.client.publishEnvelope(
       { ...envelope, payload: { ...(envelope.payload as object), payment_id: 42 } },
@@ -169,10 +151,10 @@ describe('crypto.transfer.unapplied.v1', () => {
   });
 
   test('after losing its broker connection the service records unapplied transfers again', async () => {
-    const { businessId, paymentId, reference } = await newCryptoPayment();
-    await expire(businessId, paymentId, reference);
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    await expire(businessId, payment);
     h.service.broker.dropConnectionForTesting();
-    const event = unapplied(paymentId, reference);
+    const event = aCryptoTransferUnapplied(payment);
     await h.client.publish(cryptoTransferUnapplied, event);
     const [row] = await waitForFunds(paymentId, 1);
     expect(row).toMatchObject({ kind: 'late', rail_reference: event.signature });

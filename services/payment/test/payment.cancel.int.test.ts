@@ -1,13 +1,15 @@
 import { cancelPayment, newPublicId, pixChargePaid } from '@gateway/contracts';
-import { untilAnsweredOk, waitFor } from '@gateway/testkit';
+import { untilAnsweredOk } from '@gateway/testkit';
 import {
   create,
   emittedPaymentEvents,
   newBusiness,
   readPayment,
   startHarness,
+  waitForHandled,
   type Harness,
 } from './support/harness';
+import { aPixChargePaid } from './support/rail-events';
 
 describe('payment.cancel.v1: an open payment is cancelled once, and a confirmation racing it is told', () => {
   let h: Harness;
@@ -24,20 +26,6 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
       { business_id: businessId, payment_id: paymentId },
       { timeoutMs: 5000, ...(messageId ? { messageId } : {}) },
     );
-
-  const endToEndId = () =>
-    `E${newPublicId('e')
-      .replace(/[^A-Za-z0-9]/g, '')
-      .slice(0, 31)
-      .padEnd(31, '0')}`;
-
-  const paidEvent = (view: { payment: { payment_id: string; external_id: string | null } }) => ({
-    payment_id: view.payment.payment_id,
-    txid: view.payment.external_id!,
-    end_to_end_id: endToEndId(),
-    amount_centavos: 10000,
-    paid_at: new Date().toISOString(),
-  });
 
   const lateFunds = (paymentId: string): Promise<Array<{ kind: string; rail_reference: string }>> =>
     h.service.dataSource.query(
@@ -110,7 +98,7 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
       const views = await Promise.all(Array.from({ length: 8 }, () => create(h.client, businessId)));
       await Promise.all(
         views.map(async (view, index) => {
-          const paid = paidEvent(view);
+          const paid = aPixChargePaid(view.payment);
           const paidMessage = newPublicId('msg');
           const sendPaid = () => h.client.publish(pixChargePaid, paid, { messageId: paidMessage });
           // Both orders of sending; the service handles them concurrently either way.
@@ -123,12 +111,7 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
             await sendPaid();
             reply = await cancel(businessId, view.payment.payment_id);
           }
-          await waitFor(
-            async () =>
-              (await h.service.dataSource.query('SELECT 1 FROM inbox WHERE message_id = $1', [paidMessage]))
-                .length === 1,
-            { what: 'the PIX handled' },
-          );
+          await waitForHandled(h, [paidMessage]);
           const { payment } = await readPayment(h.client, businessId, view.payment.payment_id);
           const events = await emittedPaymentEvents(h, view.payment.payment_id);
           if (reply.ok) {

@@ -13,7 +13,7 @@ import {
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { untilAnsweredOk, waitForParkedMessages } from '@gateway/testkit';
-import { create, createCommand, newBusiness, startHarness, type Harness } from './support/harness';
+import { create, aCreatePayment, newBusiness, startHarness, type Harness } from './support/harness';
 
 describe('payment service commands', () => {
   let h: Harness;
@@ -49,7 +49,7 @@ describe('payment service commands', () => {
 
     test('without a fee rule for the method the payment is refused with NO_FEE_RULE and nothing is stored', async () => {
       const businessId = newPublicId('biz');
-      const reply = await h.client.request(createPayment, createCommand(businessId), { timeoutMs: 5000 });
+      const reply = await h.client.request(createPayment, aCreatePayment(businessId), { timeoutMs: 5000 });
       expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'NO_FEE_RULE' }) });
       expect(await countPayments(businessId)).toBe(0);
     });
@@ -57,7 +57,7 @@ describe('payment service commands', () => {
     test('when the same create is delivered twice, one payment and one charge exist and both replies match', async () => {
       const businessId = await newBusiness(h.client);
       const messageId = newPublicId('cmd');
-      const command = createCommand(businessId);
+      const command = aCreatePayment(businessId);
       const first = await h.client.request(createPayment, command, { timeoutMs: 5000, messageId });
       const second = await h.client.request(createPayment, command, { timeoutMs: 5000, messageId });
       expect(second).toEqual(first);
@@ -69,7 +69,7 @@ describe('payment service commands', () => {
     test('a rail that does not answer gives SERVICE_UNAVAILABLE with nothing visible; the retry reuses the charge', async () => {
       const businessId = await newBusiness(h.client);
       const messageId = newPublicId('cmd');
-      const command = createCommand(businessId);
+      const command = aCreatePayment(businessId);
       h.rails.silent = true;
       try {
         const reply = await h.client.request(createPayment, command, { timeoutMs: 5000, messageId });
@@ -91,7 +91,7 @@ describe('payment service commands', () => {
       h.rails.refusal = 'INVALID_FIELDS';
       try {
         const started = Date.now();
-        const reply = await h.client.request(createPayment, createCommand(businessId), { timeoutMs: 5000 });
+        const reply = await h.client.request(createPayment, aCreatePayment(businessId), { timeoutMs: 5000 });
         expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'INTERNAL_ERROR' }) });
         expect(Date.now() - started).toBeLessThan(1000);
         expect(await countPayments(businessId)).toBe(0);
@@ -292,7 +292,7 @@ describe('payment service commands', () => {
   });
 
   const commands: Array<[MessageDefinition<unknown>, Record<string, unknown>]> = [
-    [createPayment as MessageDefinition<unknown>, { ...createCommand(newPublicId('biz')) }],
+    [createPayment as MessageDefinition<unknown>, { ...aCreatePayment(newPublicId('biz')) }],
     [getPayment as MessageDefinition<unknown>, { business_id: newPublicId('biz'), payment_id: 'pay_x' }],
     [updatePayment as MessageDefinition<unknown>, { business_id: newPublicId('biz'), payment_id: 'pay_x' }],
     [
@@ -341,7 +341,7 @@ describe('payment service commands', () => {
     h.service.broker.dropConnectionForTesting();
     const { result: created } = await untilAnsweredOk(
       () =>
-        h.client.request(createPayment, createCommand(businessId), {
+        h.client.request(createPayment, aCreatePayment(businessId), {
           timeoutMs: 1000,
           messageId: `reconnect-${businessId}`,
         }),

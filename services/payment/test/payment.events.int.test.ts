@@ -5,10 +5,9 @@ import {
   pixChargeClosed,
   pixChargePaid,
   type MessageDefinition,
-  type PaymentView,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { publishAndAwaitHandling, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import {
   create,
   emittedPaymentEvents,
@@ -18,6 +17,12 @@ import {
   waitForPaymentStatus,
   type Harness,
 } from './support/harness';
+import {
+  aCryptoRequestClosed,
+  aCryptoRequestSettled,
+  aPixChargeClosed,
+  aPixChargePaid,
+} from './support/rail-events';
 
 describe('payment service rail events', () => {
   let h: Harness;
@@ -28,8 +33,11 @@ describe('payment service rail events', () => {
 
   afterAll(() => h.close());
 
-  const publish = <P>(definition: MessageDefinition<P>, payload: P, messageId = newPublicId('msg')) =>
-    h.client.publish(definition, payload, { messageId });
+  const publish = <P>(definition: MessageDefinition<P>, payload: P) => h.client.publish(definition, payload);
+
+  /** Publishes, and resolves once the service has handled this very delivery (a duplicate leaves no row). */
+  const deliver = <P>(definition: MessageDefinition<P>, payload: P, messageId = newPublicId('msg')) =>
+    publishAndAwaitHandling(h.env.config, definition, payload, { messageId });
 
   const read = (businessId: string, paymentId: string) => readPayment(h.client, businessId, paymentId);
   const waitForStatus = (businessId: string, paymentId: string, status: string) =>
@@ -44,49 +52,29 @@ describe('payment service rail events', () => {
       [paymentId],
     );
 
-  const settle = async () => new Promise((resolve) => setTimeout(resolve, 300));
-
-  const pixPaid = (view: PaymentView, amount = view.payment.amount_centavos) => ({
-    payment_id: view.payment.payment_id,
-    txid: view.payment.external_id!,
-    end_to_end_id: `E${newPublicId('e')
-      .replace(/[^A-Za-z0-9]/g, '')
-      .slice(0, 31)
-      .padEnd(31, '0')}`,
-    amount_centavos: amount,
-    paid_at: new Date().toISOString(),
-  });
-
   describe('pix.charge.paid.v1', () => {
     test('the full amount pays the payment with the endToEndId, and a redelivery confirms nothing more', async () => {
       const businessId = await newBusiness(h.client);
       const view = await create(h.client, businessId);
-      const paid = pixPaid(view);
+      const paid = aPixChargePaid(view.payment);
       const messageId = newPublicId('msg');
-      await publish(pixChargePaid, paid, messageId);
-      await publish(pixChargePaid, paid, messageId);
-      const confirmed = await waitForStatus(businessId, view.payment.payment_id, 'paid');
-      expect(confirmed.payment.transaction_id).toBe(paid.end_to_end_id);
-      await settle();
+      await Promise.all([deliver(pixChargePaid, paid, messageId), deliver(pixChargePaid, paid, messageId)]);
+      expect((await read(businessId, view.payment.payment_id)).payment).toMatchObject({
+        status: 'paid',
+        transaction_id: paid.end_to_end_id,
+      });
       expect(await events(view.payment.payment_id)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
     });
 
     test('a lower amount is recorded as partial and the payment stays open; the expiry then fails it UNDERPAID', async () => {
       const businessId = await newBusiness(h.client);
       const view = await create(h.client, businessId);
-      const partial = pixPaid(view, 4000);
-      await publish(pixChargePaid, partial);
+      await publish(pixChargePaid, aPixChargePaid(view.payment, { amount_centavos: 4000 }));
       await waitFor(async () => (await funds(view.payment.payment_id)).length === 1, {
         what: 'partial funds',
       });
       expect((await read(businessId, view.payment.payment_id)).payment.status).toBe('processing');
-      await publish(pixChargeClosed, {
-        payment_id: view.payment.payment_id,
-        txid: partial.txid,
-        reason: 'expired',
-        detail: null,
-        received_pix: [],
-      });
+      await publish(pixChargeClosed, aPixChargeClosed(view.payment));
       const failed = await waitForStatus(businessId, view.payment.payment_id, 'failed');
       expect(failed.payment.failure_code).toBe('UNDERPAID');
     });
@@ -94,15 +82,9 @@ describe('payment service rail events', () => {
     test('a PIX confirmed after expiry is recorded as late funds and the payment stays expired', async () => {
       const businessId = await newBusiness(h.client);
       const view = await create(h.client, businessId);
-      await publish(pixChargeClosed, {
-        payment_id: view.payment.payment_id,
-        txid: view.payment.external_id!,
-        reason: 'expired',
-        detail: null,
-        received_pix: [],
-      });
+      await publish(pixChargeClosed, aPixChargeClosed(view.payment));
       await waitForStatus(businessId, view.payment.payment_id, 'expired');
-      const late = pixPaid(view);
+      const late = aPixChargePaid(view.payment);
       await publish(pixChargePaid, late);
       await waitFor(async () => (await funds(view.payment.payment_id)).length === 1, { what: 'late funds' });
       expect(await funds(view.payment.payment_id)).toEqual([
@@ -115,19 +97,9 @@ describe('payment service rail events', () => {
       const businessId = await newBusiness(h.client);
       const view = await create(h.client, businessId);
       await Promise.all([
-        publish(pixChargePaid, pixPaid(view)),
-        publish(pixChargeClosed, {
-          payment_id: view.payment.payment_id,
-          txid: view.payment.external_id!,
-          reason: 'expired',
-          detail: null,
-          received_pix: [],
-        }),
+        deliver(pixChargePaid, aPixChargePaid(view.payment)),
+        deliver(pixChargeClosed, aPixChargeClosed(view.payment)),
       ]);
-      await waitFor(async () => (await events(view.payment.payment_id)).length === 2, {
-        what: 'a final event',
-      });
-      await settle();
       const final = (await events(view.payment.payment_id)).slice(1);
       expect(final).toHaveLength(1);
       const { status } = (await read(businessId, view.payment.payment_id)).payment;
@@ -140,19 +112,16 @@ describe('payment service rail events', () => {
     test('a charge the PSP removed fails the payment once, even when the event is delivered twice', async () => {
       const businessId = await newBusiness(h.client);
       const view = await create(h.client, businessId);
-      const closed = {
-        payment_id: view.payment.payment_id,
-        txid: view.payment.external_id!,
-        reason: 'failed' as const,
-        detail: 'REMOVIDA_PELO_PSP',
-        received_pix: [],
-      };
+      const closed = aPixChargeClosed(view.payment, { reason: 'failed', detail: 'REMOVIDA_PELO_PSP' });
       const messageId = newPublicId('msg');
-      await publish(pixChargeClosed, closed, messageId);
-      await publish(pixChargeClosed, closed, messageId);
-      const failed = await waitForStatus(businessId, view.payment.payment_id, 'failed');
-      expect(failed.payment).toMatchObject({ failure_code: 'RAIL_FAILED' });
-      await settle();
+      await Promise.all([
+        deliver(pixChargeClosed, closed, messageId),
+        deliver(pixChargeClosed, closed, messageId),
+      ]);
+      expect((await read(businessId, view.payment.payment_id)).payment).toMatchObject({
+        status: 'failed',
+        failure_code: 'RAIL_FAILED',
+      });
       expect(await events(view.payment.payment_id)).toEqual(['payment.created.v1', 'payment.failed.v1']);
     });
   });
@@ -161,20 +130,19 @@ describe('payment service rail events', () => {
     test('pays with the signature and records the excess, once per delivery', async () => {
       const businessId = await newBusiness(h.client);
       const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
-      const settled = {
-        payment_id: view.payment.payment_id,
-        reference: view.payment.external_id!,
-        signature: '5'.repeat(87),
+      const settled = aCryptoRequestSettled(view.payment, {
         received_base_units: '1500000',
         excess_base_units: '500000',
-        settled_at: new Date().toISOString(),
-      };
+      });
       const messageId = newPublicId('msg');
-      await publish(cryptoRequestSettled, settled, messageId);
-      await publish(cryptoRequestSettled, settled, messageId);
-      const paid = await waitForStatus(businessId, view.payment.payment_id, 'paid');
-      expect(paid.payment.transaction_id).toBe(settled.signature);
-      await settle();
+      await Promise.all([
+        deliver(cryptoRequestSettled, settled, messageId),
+        deliver(cryptoRequestSettled, settled, messageId),
+      ]);
+      expect((await read(businessId, view.payment.payment_id)).payment).toMatchObject({
+        status: 'paid',
+        transaction_id: settled.signature,
+      });
       expect(await funds(view.payment.payment_id)).toEqual([
         { kind: 'excess', rail_reference: settled.signature, centavos: null, units: '500000' },
       ]);
@@ -188,24 +156,20 @@ describe('payment service rail events', () => {
       const underpaid = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
       const expired = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
       const messageId = newPublicId('msg');
-      const closed = {
-        payment_id: underpaid.payment.payment_id,
-        reference: underpaid.payment.external_id!,
-        reason: 'underpaid' as const,
+      const closed = aCryptoRequestClosed(underpaid.payment, {
+        reason: 'underpaid',
         received_base_units: '300000',
-      };
-      await publish(cryptoRequestClosed, closed, messageId);
-      await publish(cryptoRequestClosed, closed, messageId);
-      await publish(cryptoRequestClosed, {
-        payment_id: expired.payment.payment_id,
-        reference: expired.payment.external_id!,
-        reason: 'expired',
-        received_base_units: '0',
       });
-      const failed = await waitForStatus(businessId, underpaid.payment.payment_id, 'failed');
-      expect(failed.payment.failure_code).toBe('UNDERPAID');
-      await waitForStatus(businessId, expired.payment.payment_id, 'expired');
-      await settle();
+      await Promise.all([
+        deliver(cryptoRequestClosed, closed, messageId),
+        deliver(cryptoRequestClosed, closed, messageId),
+        deliver(cryptoRequestClosed, aCryptoRequestClosed(expired.payment)),
+      ]);
+      expect((await read(businessId, underpaid.payment.payment_id)).payment).toMatchObject({
+        status: 'failed',
+        failure_code: 'UNDERPAID',
+      });
+      expect((await read(businessId, expired.payment.payment_id)).payment.status).toBe('expired');
       expect(await funds(underpaid.payment.payment_id)).toEqual([
         { kind: 'partial', rail_reference: closed.reference, centavos: null, units: '300000' },
       ]);
@@ -265,13 +229,8 @@ describe('payment service rail events', () => {
     const pix = await create(h.client, businessId);
     const crypto = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
     h.service.broker.dropConnectionForTesting();
-    await h.client.publish(pixChargePaid, pixPaid(pix));
-    await h.client.publish(cryptoRequestClosed, {
-      payment_id: crypto.payment.payment_id,
-      reference: crypto.payment.external_id!,
-      reason: 'failed',
-      received_base_units: '0',
-    });
+    await h.client.publish(pixChargePaid, aPixChargePaid(pix.payment));
+    await h.client.publish(cryptoRequestClosed, aCryptoRequestClosed(crypto.payment, { reason: 'failed' }));
     await waitForStatus(businessId, pix.payment.payment_id, 'paid');
     await waitForStatus(businessId, crypto.payment.payment_id, 'failed');
   });

@@ -1,12 +1,13 @@
 import { createPayment, newPublicId, pixChargePaid, type PaymentView } from '@gateway/contracts';
 import {
   create,
-  createCommand,
+  aCreatePayment,
   newBusiness,
   startHarness,
   waitForPaymentStatus,
   type Harness,
 } from './support/harness';
+import { aPixChargePaid } from './support/rail-events';
 
 describe('a payment in a final status never changes', () => {
   let h: Harness;
@@ -18,13 +19,7 @@ describe('a payment in a final status never changes', () => {
   afterAll(() => h.close());
 
   async function pay(businessId: string, view: PaymentView): Promise<PaymentView> {
-    await h.client.publish(pixChargePaid, {
-      payment_id: view.payment.payment_id,
-      txid: view.payment.external_id as string,
-      end_to_end_id: `E${Date.now()}${Math.random().toString(36).slice(2, 12)}`,
-      amount_centavos: view.payment.amount_centavos,
-      paid_at: new Date().toISOString(),
-    });
+    await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
     return waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
   }
 
@@ -41,7 +36,7 @@ describe('a payment in a final status never changes', () => {
     const messageId = newPublicId('cmd');
     const first = await h.client.request(
       createPayment,
-      createCommand(businessId, { amount_centavos: 10000 }),
+      aCreatePayment(businessId, { amount_centavos: 10000 }),
       {
         timeoutMs: 5000,
         messageId,
@@ -56,7 +51,7 @@ describe('a payment in a final status never changes', () => {
 
     const replayed = await h.client.request(
       createPayment,
-      createCommand(businessId, { amount_centavos: 77777 }),
+      aCreatePayment(businessId, { amount_centavos: 77777 }),
       {
         timeoutMs: 5000,
         messageId,

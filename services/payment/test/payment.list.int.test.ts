@@ -1,6 +1,7 @@
 import { listPayments, pixChargePaid, type ListPayments, type PaymentRecord } from '@gateway/contracts';
 import { listPaymentsOf } from '../src/persistence';
 import { create, newBusiness, startHarness, waitForPaymentStatus, type Harness } from './support/harness';
+import { aPixChargePaid } from './support/rail-events';
 
 describe('payment.list.v1', () => {
   let h: Harness;
@@ -74,13 +75,7 @@ describe('payment.list.v1', () => {
     const [crypto] = await createMany(businessId, 1, 'crypto');
     const listedFirst = await list({ business_id: businessId, limit: 100 });
     const toPay = listedFirst.data.find((p) => p.payment_id === second)!;
-    await h.client.publish(pixChargePaid, {
-      payment_id: second!,
-      txid: toPay.external_id!,
-      end_to_end_id: `E${'1'.repeat(31)}`,
-      amount_centavos: toPay.amount_centavos,
-      paid_at: new Date().toISOString(),
-    });
+    await h.client.publish(pixChargePaid, aPixChargePaid(toPay));
     await waitForPaymentStatus(h.client, businessId, second!, 'paid');
 
     const ids = async (query: Omit<ListPayments, 'business_id'>) =>
@@ -113,13 +108,7 @@ describe('payment.list.v1', () => {
     const [older, newer] = await createMany(businessId, 2);
     const firstPage = await list({ business_id: businessId, status: 'processing', limit: 1 });
     expect(firstPage.data.map((p) => p.payment_id)).toEqual([newer]);
-    await h.client.publish(pixChargePaid, {
-      payment_id: newer!,
-      txid: firstPage.data[0]!.external_id!,
-      end_to_end_id: `E${'2'.repeat(31)}`,
-      amount_centavos: firstPage.data[0]!.amount_centavos,
-      paid_at: new Date().toISOString(),
-    });
+    await h.client.publish(pixChargePaid, aPixChargePaid(firstPage.data[0]!));
     await waitForPaymentStatus(h.client, businessId, newer!, 'paid');
 
     const next = await list({

@@ -9,6 +9,12 @@ import {
 import { createEnvelope } from '@gateway/messaging';
 import { untilAnsweredOk, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { create, newBusiness, startHarness, type Harness } from './support/harness';
+import {
+  aCryptoRequestSettled,
+  aCryptoTransferUnapplied,
+  aPixChargePaid,
+  type ReportedPayment,
+} from './support/rail-events';
 
 describe('payment.received-funds.list.v1', () => {
   let h: Harness;
@@ -44,32 +50,24 @@ describe('payment.received-funds.list.v1', () => {
     const businessId = await newBusiness(h.client);
     const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
     const paymentId = view.payment.payment_id;
-    const paid = '5'.repeat(87);
-    await h.client.publish(cryptoRequestSettled, {
-      payment_id: paymentId,
-      reference: view.payment.external_id!,
-      signature: paid,
+    const paid = aCryptoRequestSettled(view.payment, {
       received_base_units: '1250000',
       excess_base_units: '250000',
-      settled_at: new Date().toISOString(),
     });
+    await h.client.publish(cryptoRequestSettled, paid);
     await listed(businessId, paymentId, 1);
-    const late = '6'.repeat(87);
-    await h.client.publish(cryptoTransferUnapplied, {
-      payment_id: paymentId,
-      reference: view.payment.external_id!,
-      signature: late,
+    const late = aCryptoTransferUnapplied(view.payment, {
       amount_base_units: '3000000',
-      mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
       reason: 'after_settlement',
       detected_at: '2099-01-01T00:00:00.000Z',
     });
+    await h.client.publish(cryptoTransferUnapplied, late);
     expect(await listed(businessId, paymentId, 2)).toEqual([
       {
         funds_id: expect.stringMatching(/^fund_[A-Za-z0-9_-]{24,64}$/),
         kind: 'late',
         rail: 'crypto',
-        reference: late,
+        reference: late.signature,
         amount_centavos: null,
         amount_base_units: '3000000',
         decimals: 6,
@@ -79,7 +77,7 @@ describe('payment.received-funds.list.v1', () => {
         funds_id: expect.stringMatching(/^fund_[A-Za-z0-9_-]{24,64}$/),
         kind: 'excess',
         rail: 'crypto',
-        reference: paid,
+        reference: paid.signature,
         amount_centavos: null,
         amount_base_units: '250000',
         decimals: 6,
@@ -93,20 +91,14 @@ describe('payment.received-funds.list.v1', () => {
     const clean = await create(h.client, businessId);
     const view = await create(h.client, businessId);
     const paymentId = view.payment.payment_id;
-    const endToEndId = `E${'1'.repeat(31)}`;
-    await h.client.publish(pixChargePaid, {
-      payment_id: paymentId,
-      txid: view.payment.external_id!,
-      end_to_end_id: endToEndId,
-      amount_centavos: 4000,
-      paid_at: new Date().toISOString(),
-    });
+    const partial = aPixChargePaid(view.payment, { amount_centavos: 4000 });
+    await h.client.publish(pixChargePaid, partial);
     expect(await listed(businessId, paymentId, 1)).toEqual([
       {
         funds_id: expect.stringMatching(/^fund_/),
         kind: 'partial',
         rail: 'pix',
-        reference: endToEndId,
+        reference: partial.end_to_end_id,
         amount_centavos: 4000,
         amount_base_units: null,
         decimals: null,
@@ -126,7 +118,7 @@ describe('payment.received-funds.list.v1', () => {
   /** `count` late transfers to the payment; the first `sameInstant` share one detection time (ties go by insertion). */
   const lateTransfers = async (
     businessId: string,
-    view: { payment: { payment_id: string; external_id: string | null } },
+    view: { payment: ReportedPayment },
     count: number,
     sameInstant: number,
   ) => {
@@ -135,15 +127,14 @@ describe('payment.received-funds.list.v1', () => {
       const signature = `${n}`.padStart(4, '0').padEnd(87, '7');
       signatures.push(signature);
       const minute = Math.max(0, n - sameInstant + 1);
-      await h.client.publish(cryptoTransferUnapplied, {
-        payment_id: view.payment.payment_id,
-        reference: view.payment.external_id!,
-        signature,
-        amount_base_units: String(1000 + n),
-        mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-        reason: 'after_expiry',
-        detected_at: new Date(Date.UTC(2030, 0, 1, 0, minute)).toISOString(),
-      });
+      await h.client.publish(
+        cryptoTransferUnapplied,
+        aCryptoTransferUnapplied(view.payment, {
+          signature,
+          amount_base_units: String(1000 + n),
+          detected_at: new Date(Date.UTC(2030, 0, 1, 0, minute)).toISOString(),
+        }),
+      );
       // One at a time, so insertion order (the tie-break) is the publishing order.
       await listed(businessId, view.payment.payment_id, n + 1);
     }

@@ -1,6 +1,7 @@
-import { createRefund, newPublicId, pixChargePaid, pixRefundSettled } from '@gateway/contracts';
+import { createRefund, pixChargePaid, pixRefundSettled } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
 import { create, newBusiness, startHarness, waitForPaymentStatus, type Harness } from './support/harness';
+import { aPixChargePaid } from './support/rail-events';
 
 describe('a refund whose request never reached its rail is asked again until the rail settles it', () => {
   let h: Harness;
@@ -16,16 +17,7 @@ describe('a refund whose request never reached its rail is asked again until the
 
   const paidPix = async (businessId: string): Promise<string> => {
     const view = await create(h.client, businessId, { amount_centavos: 5000 });
-    await h.client.publish(pixChargePaid, {
-      payment_id: view.payment.payment_id,
-      txid: view.payment.external_id!,
-      end_to_end_id: `E${newPublicId('e')
-        .replace(/[^A-Za-z0-9]/g, '')
-        .slice(0, 31)
-        .padEnd(31, '0')}`,
-      amount_centavos: 5000,
-      paid_at: new Date().toISOString(),
-    });
+    await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
     await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
     return view.payment.payment_id;
   };

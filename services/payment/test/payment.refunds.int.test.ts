@@ -13,16 +13,19 @@ import {
   type RefundSettled,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import { waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { publishAndAwaitHandling, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { listRefundsOf } from '../src/persistence';
 import {
   create,
   newBusiness,
+  publishEvent,
   readPayment,
   startHarness,
+  waitForHandled,
   waitForPaymentStatus,
   type Harness,
 } from './support/harness';
+import { aCryptoRequestSettled, aPixChargePaid, aRefundSettlement } from './support/rail-events';
 
 describe('refunds: opened under the payment lock, carried out by the rail, settled once', () => {
   let h: Harness;
@@ -33,22 +36,10 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
 
   afterAll(() => h.close());
 
-  const endToEndId = () =>
-    `E${newPublicId('e')
-      .replace(/[^A-Za-z0-9]/g, '')
-      .slice(0, 31)
-      .padEnd(31, '0')}`;
-
   /** A PIX payment of `amount` centavos, paid in full. */
   const paidPix = async (businessId: string, amount = 10000): Promise<string> => {
     const view = await create(h.client, businessId, { amount_centavos: amount });
-    await h.client.publish(pixChargePaid, {
-      payment_id: view.payment.payment_id,
-      txid: view.payment.external_id!,
-      end_to_end_id: endToEndId(),
-      amount_centavos: amount,
-      paid_at: new Date().toISOString(),
-    });
+    await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
     await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
     return view.payment.payment_id;
   };
@@ -82,14 +73,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   };
 
   const settle = async (settled: RefundSettled, definition = pixRefundSettled): Promise<void> => {
-    const messageId = newPublicId('msg');
-    await h.client.publish(definition, settled, { messageId });
-    await waitFor(
-      async () =>
-        (await h.service.dataSource.query('SELECT 1 FROM inbox WHERE message_id = $1', [messageId]))
-          .length === 1,
-      { what: 'the settlement handled' },
-    );
+    await waitForHandled(h, [await publishEvent(h, definition, settled)]);
   };
 
   const readRefund = async (businessId: string, refundId: string) =>
@@ -123,13 +107,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
       },
     ]);
 
-    await settle({
-      refund_id: opened.refund_id,
-      payment_id: paymentId,
-      outcome: 'succeeded',
-      external_id: 'D1234567890',
-      failure_reason: null,
-    });
+    await settle(aRefundSettlement(opened, { external_id: 'D1234567890' }));
     const read = await readRefund(businessId, opened.refund_id);
     expect(read).toMatchObject({ ok: true, result: { status: 'succeeded', external_id: 'D1234567890' } });
     const { payment } = await readPayment(h.client, businessId, paymentId);
@@ -153,13 +131,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
       ok: false,
       error: { code: 'INVALID_AMOUNT', message: expect.stringContaining('0 centavos') },
     });
-    await settle({
-      refund_id: second.refund_id,
-      payment_id: paymentId,
-      outcome: 'failed',
-      external_id: 'D2',
-      failure_reason: 'NAO_REALIZADO',
-    });
+    await settle(aRefundSettlement(second, { outcome: 'failed', failure_reason: 'NAO_REALIZADO' }));
     expect(await readRefund(businessId, second.refund_id)).toMatchObject({
       ok: true,
       result: { status: 'failed', failure_reason: 'NAO_REALIZADO' },
@@ -171,20 +143,8 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     ).toMatchObject({ ok: false, error: { code: 'INVALID_AMOUNT' } });
     const third = await refundOk({ business_id: businessId, payment_id: paymentId });
     expect(third.amount_centavos).toBe(7000);
-    await settle({
-      refund_id: first.refund_id,
-      payment_id: paymentId,
-      outcome: 'succeeded',
-      external_id: 'D1',
-      failure_reason: null,
-    });
-    await settle({
-      refund_id: third.refund_id,
-      payment_id: paymentId,
-      outcome: 'succeeded',
-      external_id: 'D3',
-      failure_reason: null,
-    });
+    await settle(aRefundSettlement(first));
+    await settle(aRefundSettlement(third));
     expect((await readPayment(h.client, businessId, paymentId)).payment.refunded_centavos).toBe(10000);
 
     const page = await h.client.request(
@@ -242,14 +202,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     const businessId = await newBusiness(h.client);
     const pixId = await paidPix(businessId);
     const crypto = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
-    await h.client.publish(cryptoRequestSettled, {
-      payment_id: crypto.payment.payment_id,
-      reference: crypto.payment.external_id!,
-      signature: newPublicId('sig'),
-      received_base_units: '1000000',
-      excess_base_units: '0',
-      settled_at: new Date().toISOString(),
-    });
+    await h.client.publish(cryptoRequestSettled, aCryptoRequestSettled(crypto.payment));
     await waitForPaymentStatus(h.client, businessId, crypto.payment.payment_id, 'paid');
     // The PIX refund window is counted from the payment, as the BCB counts it from the Pix settlement.
     await h.service.dataSource.query(`ALTER TABLE payments DISABLE TRIGGER payments_final_rows_frozen`);
@@ -271,16 +224,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     expect(await railRequests(crypto.payment.payment_id)).toEqual([
       expect.objectContaining({ name: 'crypto.refund.requested.v1' }),
     ]);
-    await settle(
-      {
-        refund_id: cryptoRefund.refund_id,
-        payment_id: crypto.payment.payment_id,
-        outcome: 'succeeded',
-        external_id: 'signature',
-        failure_reason: null,
-      },
-      cryptoRefundSettled,
-    );
+    await settle(aRefundSettlement(cryptoRefund, { external_id: 'signature' }), cryptoRefundSettled);
     expect(
       (await readPayment(h.client, businessId, crypto.payment.payment_id)).payment.refunded_centavos,
     ).toBe(2500);
@@ -325,13 +269,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
         [newPublicId('ref'), paymentId, businessId],
       ),
     ).rejects.toThrow(/starts pending/);
-    await settle({
-      refund_id: opened.refund_id,
-      payment_id: paymentId,
-      outcome: 'succeeded',
-      external_id: 'D',
-      failure_reason: null,
-    });
+    await settle(aRefundSettlement(opened));
     await expect(
       db.query(`UPDATE refunds SET status = 'failed' WHERE id = $1`, [opened.refund_id]),
     ).rejects.toThrow(/final/);
@@ -342,16 +280,12 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     const businessId = await newBusiness(h.client);
     const paymentId = await paidPix(businessId, 2000);
     const opened = await refundOk({ business_id: businessId, payment_id: paymentId });
-    const settled: RefundSettled = {
-      refund_id: opened.refund_id,
-      payment_id: paymentId,
-      outcome: 'succeeded',
-      external_id: 'D9',
-      failure_reason: null,
-    };
+    const settled = aRefundSettlement(opened);
     const messageId = newPublicId('msg');
-    await h.client.publish(pixRefundSettled, settled, { messageId });
-    await h.client.publish(pixRefundSettled, settled, { messageId });
+    await Promise.all([
+      publishAndAwaitHandling(h.env.config, pixRefundSettled, settled, { messageId }),
+      publishAndAwaitHandling(h.env.config, pixRefundSettled, settled, { messageId }),
+    ]);
     await settle(settled);
     await settle({ ...settled, outcome: 'failed', failure_reason: 'late word' });
     expect((await refundEvents(opened.refund_id)).map((row) => row.name)).toEqual(['refund.succeeded.v1']);
@@ -380,13 +314,10 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   });
 
   test('a poison settlement is parked, not retried; after losing its broker connection settlements apply again', async () => {
-    const envelope = createEnvelope(pixRefundSettled as MessageDefinition<unknown>, {
-      refund_id: newPublicId('ref'),
-      payment_id: newPublicId('pay'),
-      outcome: 'succeeded',
-      external_id: null,
-      failure_reason: null,
-    });
+    const envelope = createEnvelope(
+      pixRefundSettled as MessageDefinition<unknown>,
+      aRefundSettlement({ refund_id: newPublicId('ref'), payment_id: newPublicId('pay') }),
+    );
     await h.client.publishEnvelope(
       { ...envelope, payload: { ...(envelope.payload as object), outcome: 'maybe' } },
       {},
@@ -403,13 +334,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     const paymentId = await paidPix(businessId, 2000);
     const opened = await refundOk({ business_id: businessId, payment_id: paymentId });
     h.service.broker.dropConnectionForTesting();
-    await h.client.publish(pixRefundSettled, {
-      refund_id: opened.refund_id,
-      payment_id: paymentId,
-      outcome: 'succeeded',
-      external_id: 'D',
-      failure_reason: null,
-    });
+    await h.client.publish(pixRefundSettled, aRefundSettlement(opened));
     await waitFor(
       async () => {
         const reply = await readRefund(businessId, opened.refund_id);

@@ -8,7 +8,7 @@ import {
 import { connectionsIdleInTransaction, waitFor } from '@gateway/testkit';
 import {
   create,
-  createCommand,
+  aCreatePayment,
   emittedPaymentEvents,
   newBusiness,
   readPayment,
@@ -16,6 +16,7 @@ import {
   waitForPaymentStatus,
   type Harness,
 } from './support/harness';
+import { aPixChargePaid } from './support/rail-events';
 
 /** Rails that take this long to answer: well within the rail timeout, long enough to see what waits on them. */
 const SLOW_RAIL_MS = 1500;
@@ -46,7 +47,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     const changesBefore = h.rails.callsOf('crypto.request.change-amount.v1').length;
     // More creates than the service's connection pool (10): each used to hold a connection during its rail call.
     const creates = Array.from({ length: 12 }, () =>
-      h.client.request(createPayment, createCommand(businessId, { amount_centavos: 4321 }), {
+      h.client.request(createPayment, aCreatePayment(businessId, { amount_centavos: 4321 }), {
         timeoutMs: 15_000,
       }),
     );
@@ -84,7 +85,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     const businessId = await newBusiness(h.client);
     h.rails.delayMs = SLOW_RAIL_MS;
     const createId = newPublicId('cmd');
-    const command = createCommand(businessId, { amount_centavos: 5555 });
+    const command = aCreatePayment(businessId, { amount_centavos: 5555 });
     const [first, second] = await Promise.all(
       [0, 1].map(() => h.client.request(createPayment, command, { timeoutMs: 15_000, messageId: createId })),
     );
@@ -125,20 +126,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     await waitFor(() => pendingRailCalls('pix.charge.change-amount.v1', changesBefore) === 1, {
       what: 'the amount change waiting on the rail',
     });
-    await h.client.publish(
-      pixChargePaid,
-      {
-        payment_id: paymentId,
-        txid: view.payment.external_id!,
-        end_to_end_id: `E${newPublicId('e')
-          .replace(/[^A-Za-z0-9]/g, '')
-          .slice(0, 31)
-          .padEnd(31, '0')}`,
-        amount_centavos: 10_000,
-        paid_at: new Date().toISOString(),
-      },
-      { messageId: newPublicId('msg') },
-    );
+    await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
     // Paid while the change is still at the rail: the payment row is not locked by the change.
     const paid = await waitForPaymentStatus(h.client, businessId, paymentId, 'paid');
     expect(pendingRailCalls('pix.charge.change-amount.v1', changesBefore)).toBe(1);

@@ -9,6 +9,7 @@ import {
   waitForPaymentStatus,
   type Harness,
 } from './support/harness';
+import { anEndToEndId } from './support/rail-events';
 
 describe('payment reconciliation with the rails (rails stood in for on the broker)', () => {
   let h: Harness;
@@ -90,10 +91,7 @@ describe('payment reconciliation with the rails (rails stood in for on the broke
     const businessId = await newBusiness(h.client);
     const view = await create(h.client, businessId, { amount_centavos: 2500 });
     const paymentId = view.payment.payment_id;
-    const endToEndId = `E${newPublicId('e')
-      .replace(/[^A-Za-z0-9]/g, '')
-      .slice(0, 31)
-      .padEnd(31, '0')}`;
+    const endToEndId = anEndToEndId();
     h.rails.statuses.set(paymentId, {
       txid: view.payment.external_id!,
       status: 'paid',

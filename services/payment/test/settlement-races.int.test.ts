@@ -1,23 +1,30 @@
 import {
   cryptoRequestClosed,
   cryptoTransferUnapplied,
-  newPublicId,
   pixChargeClosed,
   pixChargePaid,
   updatePayment,
   type MessageDefinition,
   type PaymentView,
 } from '@gateway/contracts';
-import { waitFor } from '@gateway/testkit';
 import {
   create,
   emittedPaymentEvents,
   newBusiness,
+  publishEvent,
   readPayment,
   startHarness,
+  waitForHandled,
   waitForPaymentStatus,
   type Harness,
 } from './support/harness';
+import {
+  aCryptoRequestClosed,
+  aCryptoTransferUnapplied,
+  aPixChargeClosed,
+  aPixChargePaid,
+  aSignature,
+} from './support/rail-events';
 
 describe('settlement decisions under the payment row lock', () => {
   let h: Harness;
@@ -28,25 +35,7 @@ describe('settlement decisions under the payment row lock', () => {
 
   afterAll(() => h.close());
 
-  /** Publishes with a fresh message id, and answers it. */
-  const publish = async <P>(definition: MessageDefinition<P>, payload: P): Promise<string> => {
-    const messageId = newPublicId('msg');
-    await h.client.publish(definition, payload, { messageId });
-    return messageId;
-  };
-
-  /** Waits until the service has handled (committed) every one of these messages. */
-  const waitForHandled = (messageIds: string[]) =>
-    waitFor(
-      async () => {
-        const rows: unknown[] = await h.service.dataSource.query(
-          'SELECT 1 FROM inbox WHERE message_id = ANY($1)',
-          [messageIds],
-        );
-        return rows.length === messageIds.length;
-      },
-      { what: `${messageIds.length} message(s) handled` },
-    );
+  const publish = <P>(definition: MessageDefinition<P>, payload: P) => publishEvent(h, definition, payload);
 
   const funds = (paymentId: string) =>
     h.service.dataSource.query(
@@ -55,40 +44,25 @@ describe('settlement decisions under the payment row lock', () => {
       [paymentId],
     );
 
-  const endToEndId = () =>
-    `E${newPublicId('e')
-      .replace(/[^A-Za-z0-9]/g, '')
-      .slice(0, 31)
-      .padEnd(31, '0')}`;
-
   describe('a partial PIX and the charge closing, handled at once in either order', () => {
     test('always end failed UNDERPAID with the partial recorded once (many tries)', async () => {
       const businessId = await newBusiness(h.client);
       for (let round = 0; round < 4; round += 1) {
         const payments = await Promise.all(Array.from({ length: 8 }, () => create(h.client, businessId)));
-        const partials = payments.map((view) => ({
-          payment_id: view.payment.payment_id,
-          txid: view.payment.external_id!,
-          end_to_end_id: endToEndId(),
-          amount_centavos: 4000,
-          paid_at: new Date().toISOString(),
-        }));
+        const partials = payments.map((view) => aPixChargePaid(view.payment, { amount_centavos: 4000 }));
         // As the PIX adapter's sweeper emits them (in one transaction), but consumed concurrently: both orders.
         const sent = await Promise.all(
           partials.map(async (paid, index) => {
-            const closed = {
-              payment_id: paid.payment_id,
-              txid: paid.txid,
-              reason: 'underpaid' as const,
-              detail: null,
+            const closed = aPixChargeClosed(payments[index]!.payment, {
+              reason: 'underpaid',
               received_pix: [{ end_to_end_id: paid.end_to_end_id, amount_centavos: paid.amount_centavos }],
-            };
+            });
             const sends = [() => publish(pixChargePaid, paid), () => publish(pixChargeClosed, closed)];
             if (index % 2 === 1) sends.reverse();
             return [await sends[0]!(), await sends[1]!()];
           }),
         );
-        await waitForHandled(sent.flat());
+        await waitForHandled(h, sent.flat());
         for (const paid of partials) {
           const { payment } = await readPayment(h.client, businessId, paid.payment_id);
           expect(payment).toMatchObject({ status: 'failed', failure_code: 'UNDERPAID' });
@@ -108,27 +82,21 @@ describe('settlement decisions under the payment row lock', () => {
     const businessId = await newBusiness(h.client);
     const view = await create(h.client, businessId, { amount_centavos: 10000 });
     const paymentId = view.payment.payment_id;
-    const partial = {
-      payment_id: paymentId,
-      txid: view.payment.external_id!,
-      end_to_end_id: endToEndId(),
-      amount_centavos: 4000,
-      paid_at: new Date().toISOString(),
-    };
-    await waitForHandled([await publish(pixChargePaid, partial)]);
+    const partial = aPixChargePaid(view.payment, { amount_centavos: 4000 });
+    await waitForHandled(h, [await publish(pixChargePaid, partial)]);
     const changed = await h.client.request(
       updatePayment,
       { business_id: businessId, payment_id: paymentId, amount_centavos: 4000 },
       { timeoutMs: 5000 },
     );
     expect(changed.ok).toBe(true);
-    await publish(pixChargeClosed, {
-      payment_id: paymentId,
-      txid: partial.txid,
-      reason: 'underpaid',
-      detail: null,
-      received_pix: [{ end_to_end_id: partial.end_to_end_id, amount_centavos: 4000 }],
-    });
+    await publish(
+      pixChargeClosed,
+      aPixChargeClosed(view.payment, {
+        reason: 'underpaid',
+        received_pix: [{ end_to_end_id: partial.end_to_end_id, amount_centavos: 4000 }],
+      }),
+    );
     const failed = await waitForPaymentStatus(h.client, businessId, paymentId, 'failed');
     expect(failed.payment).toMatchObject({ failure_code: 'UNDERPAID', transaction_id: null });
     expect(await funds(paymentId)).toEqual([
@@ -141,33 +109,22 @@ describe('settlement decisions under the payment row lock', () => {
     const payments = await Promise.all(
       Array.from({ length: 10 }, () => create(h.client, businessId, { method: 'crypto', token: 'usdc' })),
     );
-    const signatures = payments.map(() => newPublicId('sig').replace(/[^A-Za-z0-9]/g, ''));
+    const signatures = payments.map(() => aSignature());
     const sent = await Promise.all(
       payments.map(async ({ payment }, index) => {
         const reports = [
           () =>
-            publish(cryptoTransferUnapplied, {
-              payment_id: payment.payment_id,
-              reference: payment.external_id!,
-              signature: signatures[index]!,
-              amount_base_units: '1000000',
-              mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-              reason: 'after_expiry',
-              detected_at: new Date().toISOString(),
-            }),
-          () =>
-            publish(cryptoRequestClosed, {
-              payment_id: payment.payment_id,
-              reference: payment.external_id!,
-              reason: 'expired',
-              received_base_units: '0',
-            }),
+            publish(
+              cryptoTransferUnapplied,
+              aCryptoTransferUnapplied(payment, { signature: signatures[index]! }),
+            ),
+          () => publish(cryptoRequestClosed, aCryptoRequestClosed(payment)),
         ];
         if (index % 2 === 1) reports.reverse();
         return [await reports[0]!(), await reports[1]!()];
       }),
     );
-    await waitForHandled(sent.flat());
+    await waitForHandled(h, sent.flat());
     for (const [index, { payment }] of payments.entries()) {
       expect((await readPayment(h.client, businessId, payment.payment_id)).payment).toMatchObject({
         status: 'expired',
@@ -205,24 +162,14 @@ describe('settlement decisions under the payment row lock', () => {
       expect(await funds(view.payment.payment_id)).toEqual([
         { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '400000' },
       ]);
-      await publish(cryptoRequestClosed, {
-        payment_id: view.payment.payment_id,
-        reference: reply.result.payment.external_id!,
-        reason: 'expired',
-        received_base_units: '0',
-      });
+      await publish(cryptoRequestClosed, aCryptoRequestClosed(reply.result.payment));
       const failed = await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'failed');
       expect(failed.payment.failure_code).toBe('UNDERPAID');
     });
 
     test('a change of a payment whose window closed is refused with INVALID_STATUS, and nothing reopens', async () => {
       const { businessId, view } = await newCrypto();
-      await publish(cryptoRequestClosed, {
-        payment_id: view.payment.payment_id,
-        reference: view.payment.external_id!,
-        reason: 'expired',
-        received_base_units: '0',
-      });
+      await publish(cryptoRequestClosed, aCryptoRequestClosed(view.payment));
       await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'expired');
       const reply = await patch(businessId, view.payment.payment_id, 15000);
       expect(reply).toEqual({
@@ -247,18 +194,16 @@ describe('settlement decisions under the payment row lock', () => {
         const paymentId = view.payment.payment_id;
         const [reply, closing] = await Promise.all([
           patch(businessId, paymentId, 15000),
-          publish(cryptoRequestClosed, {
-            payment_id: paymentId,
-            reference: view.payment.external_id!,
-            reason: 'underpaid',
-            received_base_units: '250000',
-          }),
+          publish(
+            cryptoRequestClosed,
+            aCryptoRequestClosed(view.payment, { reason: 'underpaid', received_base_units: '250000' }),
+          ),
         ]);
         const failed = await waitForPaymentStatus(h.client, businessId, paymentId, 'failed');
         expect(failed.payment.failure_code).toBe('UNDERPAID');
         expect(failed.payment.amount_centavos).toBe(reply.ok ? 15000 : view.payment.amount_centavos);
         if (!reply.ok) expect(reply.error.code).toBe('INVALID_STATUS');
-        await waitForHandled([closing]);
+        await waitForHandled(h, [closing]);
         expect(await funds(paymentId)).toEqual([
           { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '250000' },
         ]);

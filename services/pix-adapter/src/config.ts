@@ -1,7 +1,12 @@
 import {
   Joi,
+  SANDBOX_PIX_KEY,
+  SANDBOX_PSP_CLIENT,
   bindHost,
-  commonEnv,
+  metricsEnv,
+  serviceEnv,
+  type MetricsEnv,
+  type ServiceEnv,
   loadConfig,
   variableNames,
   pixKey,
@@ -11,24 +16,9 @@ import {
   secret,
 } from '@gateway/config';
 
-/** The EVP key of the sandbox receiving account; the PSP simulator owns the same key by default. */
-export const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
+export { SANDBOX_PIX_KEY };
 
-export interface PixAdapterConfig {
-  APP_ENV: 'sandbox' | 'production';
-  LOG_LEVEL: string;
-  DATABASE_URL: string;
-  AMQP_URL: string;
-  AMQP_PREFIX: string;
-  /** Serves /metrics and /healthz on this port when set. */
-  METRICS_PORT?: number;
-  METRICS_HOST: string;
-  /** How long a message failing transiently is retried before it is parked. */
-  BROKER_RETRY_MAX_MS?: number;
-  /** Unacked messages each consumer takes at once. */
-  BROKER_PREFETCH?: number;
-  /** PostgreSQL connections this process keeps at most. */
-  DATABASE_POOL_SIZE?: number;
+export interface PixAdapterConfig extends ServiceEnv, MetricsEnv {
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
@@ -63,16 +53,8 @@ export interface PixAdapterConfig {
 }
 
 const schema = Joi.object<PixAdapterConfig>({
-  APP_ENV: commonEnv.APP_ENV,
-  LOG_LEVEL: commonEnv.LOG_LEVEL,
-  DATABASE_URL: commonEnv.DATABASE_URL,
-  AMQP_URL: commonEnv.AMQP_URL,
-  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
-  METRICS_PORT: commonEnv.METRICS_PORT,
-  METRICS_HOST: commonEnv.METRICS_HOST,
-  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
-  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
-  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
+  ...serviceEnv,
+  ...metricsEnv,
   PSP_BASE_URL: sandboxDefault(
     Joi.string()
       .uri({ scheme: ['http', 'https'] })
@@ -85,8 +67,8 @@ const schema = Joi.object<PixAdapterConfig>({
   PSP_OAUTH_TOKEN_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default((parent: { PSP_BASE_URL: string }) => `${parent.PSP_BASE_URL}/oauth/token`),
-  PSP_CLIENT_ID: secret('sandbox-client'),
-  PSP_CLIENT_SECRET: secret('sandbox-secret'),
+  PSP_CLIENT_ID: secret(SANDBOX_PSP_CLIENT.id),
+  PSP_CLIENT_SECRET: secret(SANDBOX_PSP_CLIENT.secret),
   PSP_OAUTH_SCOPE: Joi.string()
     .allow('')
     .pattern(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/),

@@ -1,3 +1,5 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
 import { readFileSync } from 'node:fs';
 import {
   changePixChargeAmount,
@@ -60,7 +62,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     },
     { logger },
   );
-  runtime.onStop(() => psp.close());
+  runtime.onClose('psp-client', () => psp.close());
 
   const sweeper = new ExpirySweeper({
     dataSource,
@@ -82,12 +84,12 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     processor,
     logger,
   });
-  runtime.onStop(() => server.close());
+  runtime.onStop('callback-listener', () => server.close());
   // The token in the registered URL is how the PSP's callbacks authenticate (mTLS is the production alternative).
   const publicBase = (config.CALLBACK_PUBLIC_URL ?? server.baseUrl).replace(/\/+$/, '');
   const callbackUrl = `${publicBase}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
   const registration = await registerWebhook(psp, config.PIX_KEY, callbackUrl, logger);
-  runtime.onStop(() => registration.stop());
+  runtime.onStop('webhook-registration', () => registration.stop());
 
   await broker.consumeCommands('pix-adapter', {
     [openPixCharge.name]: handleOpenCharge({
@@ -131,7 +133,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     }),
   });
   sweeper.start();
-  runtime.onStop(() => sweeper.stop());
+  runtime.onStop('expiry-sweeper', () => sweeper.stop());
   const overdueCallbackPoll = new OverdueCallbackPoll({
     dataSource,
     uow: runtime.unitOfWork('pix-overdue-callback-poll'),
@@ -141,7 +143,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     logger,
   });
   overdueCallbackPoll.start();
-  runtime.onStop(() => overdueCallbackPoll.stop());
+  runtime.onStop('overdue-callback-poll', () => overdueCallbackPoll.stop());
   const overdueDevolucaoPoll = new OverdueDevolucaoPoll({
     dataSource,
     uow: runtime.unitOfWork('pix-overdue-devolucao-poll'),
@@ -151,7 +153,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     logger,
   });
   overdueDevolucaoPoll.start();
-  runtime.onStop(() => overdueDevolucaoPoll.stop());
+  runtime.onStop('overdue-devolucao-poll', () => overdueDevolucaoPoll.stop());
   return Object.assign(runtime, { callbackUrl, sweeper, overdueCallbackPoll, overdueDevolucaoPoll });
 }
 

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { BatchTask, type BatchTaskOptions, type UnitOfWork } from '@gateway/messaging';
+import { inSpan, tracerOf } from '@gateway/observability';
 import { readCob } from './cob-reader';
 import type { ApiPixClient } from './psp/api-pix-client';
 import { applyListedPix } from './received-pix';
@@ -18,6 +19,8 @@ export interface OverdueCallbackPollOptions extends BatchTaskOptions {
  * claimed until its next check in one statement (replicas share the work; no transaction waits on the PSP), and
  * never past its expiry, which is the expiry sweeper's.
  */
+const tracer = tracerOf('@gateway/pix-adapter');
+
 export class OverdueCallbackPoll extends BatchTask {
   constructor(private readonly options: OverdueCallbackPollOptions) {
     super('pix-overdue-callback-poll', options);
@@ -36,11 +39,20 @@ export class OverdueCallbackPoll extends BatchTask {
         RETURNING txid`,
       [overdueSeconds, this.batchSize],
     );
-    for (const { txid } of due) {
-      const cob = await readCob(psp, txid, logger);
-      if (cob === 'unavailable' || cob === 'missing' || !cob.pix?.length) continue;
-      await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
-    }
+    if (due.length === 0) return 0;
+    // A pass with work is a trace of its own; each PIX it finds is applied in its payment's trace, linked to it.
+    await inSpan(
+      tracer,
+      'pix overdue callback poll',
+      { attributes: { 'gateway.pix.charges': due.length } },
+      async () => {
+        for (const { txid } of due) {
+          const cob = await readCob(psp, txid, logger);
+          if (cob === 'unavailable' || cob === 'missing' || !cob.pix?.length) continue;
+          await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
+        }
+      },
+    );
     return due.length;
   }
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { pixChargePaid, type PixReceivedOnCharge } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
-import { counter, type Logger } from '@gateway/observability';
+import { counter, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
 import { ChargeEntity } from './persistence';
 import type { PspCallbackItem } from './psp/callback';
 import type { Cob } from './psp/cob';
@@ -17,6 +17,7 @@ const receivedPix = counter('pix_received_total', 'PIX reported by the PSP, by o
   'source',
 ]);
 const latePayments = counter('pix_late_payments_total', 'PIX paid into a charge that had already ended');
+const tracer = tracerOf('@gateway/pix-adapter');
 
 /** A PIX as the PSP's own `GET /cob/{txid}` lists it: only these may change a charge. */
 export interface ConfirmedPix {
@@ -62,6 +63,7 @@ export async function recordUnverifiedPix(
  * Applies one PSP-confirmed PIX exactly once per endToEndId: the full amount into an active charge pays it; a
  * different amount is recorded; anything into an ended charge is a late payment, kept. Every confirmed PIX is
  * reported to the payment service (pix.charge.paid.v1) in the same transaction, which decides what it means there.
+ * It is processed in the trace of the payment's creation, linked to what reported it (the callback request, a poll).
  */
 export async function applyConfirmedPix(
   tx: Transaction,
@@ -75,6 +77,22 @@ export async function applyConfirmedPix(
     lock: { mode: 'pessimistic_write' },
   });
   if (!charge) throw new Error(`charge ${pix.txid} vanished`);
+  const attributes = { 'gateway.payment_id': charge.paymentId, 'gateway.pix.source': source };
+  return inStoredTrace(tracer, 'pix received', charge.traceContext, { attributes }, async (span) => {
+    const outcome = await applyToCharge(tx, charge, pix, cobConcluded, source, logger);
+    span.setAttribute('gateway.pix.outcome', outcome);
+    return outcome;
+  });
+}
+
+async function applyToCharge(
+  tx: Transaction,
+  charge: ChargeEntity,
+  pix: ConfirmedPix,
+  cobConcluded: boolean,
+  source: ReceivedPixSource,
+  logger: Logger,
+): Promise<ReceivedPixOutcome> {
   const decided: ReceivedPixOutcome =
     charge.status !== 'active'
       ? 'late'

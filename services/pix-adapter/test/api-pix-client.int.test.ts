@@ -4,7 +4,8 @@ import { type AddressInfo } from 'node:net';
 import express from 'express';
 import { createPspSimulator } from '@gateway/psp-simulator';
 import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-location';
-import { createLogger } from '@gateway/observability';
+import { createLogger, metricsRegistry } from '@gateway/observability';
+import { letTimePass, waitFor } from '@gateway/testkit';
 import { verifyPspBrCode } from '../src/domain/br-code';
 import { generateTxid } from '../src/domain/txid';
 import { type ApiPixClientConfig, type ApiPixClientDeps, ApiPixClient } from '../src/psp/api-pix-client';
@@ -12,6 +13,8 @@ import { parsePspCallback } from '../src/psp/callback';
 import { cobLocation } from '../src/psp/cob';
 import { PspError } from '../src/psp/psp-error';
 
+/** The simulator's waits between attempts at a callback the receiver failed. */
+const CALLBACK_RETRY_DELAYS_MS = [50, 100, 200];
 const CREDENTIALS = { clientId: 'test-client', clientSecret: 'test-secret' };
 const silent = createLogger('psp-simulator-test', 'silent');
 const closers: Array<() => Promise<unknown>> = [];
@@ -27,7 +30,7 @@ async function startSimulator(pathPrefix = '/v2', options: { omitTokenExpiresIn?
     pixKey,
     pathPrefix,
     logger: silent,
-    callbackRetryDelaysMs: [50, 100, 200],
+    callbackRetryDelaysMs: CALLBACK_RETRY_DELAYS_MS,
     ...options,
   });
   const running = await simulator.start(0);
@@ -87,16 +90,6 @@ async function sandbox(url: string, path: string, body: unknown = {}): Promise<R
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-}
-
-async function waitFor<T>(read: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 async function captureError(promise: Promise<unknown>): Promise<PspError> {
@@ -331,7 +324,7 @@ describe('ApiPixClient against the PSP simulator', () => {
     await client.createCharge(txid, charge(psp.pixKey, 4321));
 
     const payment = await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
-    const callback = await waitFor(() => received[0]);
+    const callback = await waitFor(() => received[0], { what: 'the callback' });
 
     expect(payment.status).toBe(200);
     const parsed = parsePspCallback(callback.body);
@@ -359,8 +352,10 @@ describe('ApiPixClient against the PSP simulator', () => {
 
     await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
 
-    await waitFor(() => (attempts >= 3 ? attempts : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => attempts >= 3, { what: 'the accepted third attempt' });
+    // The simulator's sender stops silently, so its stopping shows only as no fourth attempt within the retry delay
+    // that would have come after a third failure.
+    await letTimePass(CALLBACK_RETRY_DELAYS_MS[2]! + 100);
     expect(attempts).toBe(3);
   });
 
@@ -454,6 +449,18 @@ describe('ApiPixClient against the PSP simulator', () => {
     });
   });
 });
+
+/** `pix_psp_request_duration_seconds` counts by "operation outcome", as this process's registry has them. */
+async function pspExchanges(): Promise<Map<string, number>> {
+  const histogram = await metricsRegistry.getSingleMetric('pix_psp_request_duration_seconds')?.get();
+  return new Map(
+    (histogram?.values ?? [])
+      .filter(
+        (value) => (value as { metricName?: string }).metricName === 'pix_psp_request_duration_seconds_count',
+      )
+      .map((value) => [`${value.labels.operation} ${value.labels.outcome}`, value.value]),
+  );
+}
 
 /** A scripted PSP: each API call takes the next canned reply; the token endpoint always works. */
 async function scriptedPsp(
@@ -594,6 +601,35 @@ describe('ApiPixClient retries and error mapping', () => {
     const client = clientFor(psp.url, { maxRetries: 0 });
 
     expect(await captureError(client.getCharge(newTxid()))).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('times every exchange with the PSP by operation and outcome, never by path', async () => {
+    const txid = newTxid();
+    const psp = await scriptedPsp([
+      { status: 503 },
+      { status: 200, body: cobBody(txid) },
+      { status: 404, body: { title: 'Não encontrada' } },
+    ]);
+    const client = clientFor(psp.url, {}, { sleep: async () => undefined });
+    const before = await pspExchanges();
+
+    await client.getCharge(txid);
+    await captureError(client.updateChargeAmount(txid, 200));
+    const closed = await listen(createServer());
+    await closers.pop()!();
+    await captureError(clientFor(closed, { maxRetries: 0 }).getCharge(txid));
+
+    const after = await pspExchanges();
+    const added = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+    expect({
+      tokens: added('oauth.token ok'),
+      unavailable: added('cob.get unavailable'),
+      ok: added('cob.get ok'),
+      refused: added('cob.update refused'),
+    }).toEqual({ tokens: 1, unavailable: 1, ok: 1, refused: 1 });
+    // The unreachable PSP's token request is the exchange that got no answer.
+    expect(added('oauth.token unreachable')).toBe(1);
+    expect([...after.keys()].every((key) => !key.includes(txid) && !key.includes('/'))).toBe(true);
   });
 
   it('reports a refused connection as unavailable, without an HTTP status', async () => {

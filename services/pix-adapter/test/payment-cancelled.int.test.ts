@@ -15,6 +15,7 @@ import {
   startRecordingProxy,
 } from '@gateway/psp-simulator/test/support/recording-proxy';
 import {
+  aPaymentEvent,
   serviceTestBed,
   startHttpProxy,
   takeParkedMessages,
@@ -82,29 +83,8 @@ describe('payment.cancelled.v1: the cob of a cancelled PIX payment is removed at
     return { paymentId, charge: reply.result };
   }
 
-  const cancelledEvent = (paymentId: string, method: PaymentMethod = 'pix'): PaymentEventPayload => {
-    const now = new Date().toISOString();
-    return {
-      event_id: newPublicId('evt'),
-      business_id: newPublicId('biz'),
-      occurred_at: now,
-      payment: {
-        payment_id: paymentId,
-        transaction_id: null,
-        business_id: newPublicId('biz'),
-        method,
-        status: 'cancelled',
-        amount_centavos: 2500,
-        fee_centavos: 100,
-        external_id: null,
-        failure_code: null,
-        failure_reason: null,
-        metadata: null,
-        created_at: now,
-        updated_at: now,
-      },
-    };
-  };
+  const cancelledEvent = (paymentId: string, method: PaymentMethod = 'pix'): PaymentEventPayload =>
+    aPaymentEvent({ payment_id: paymentId, method, status: 'cancelled', amount_centavos: 2500 });
 
   const chargeStatus = async (txid: string): Promise<string> =>
     (await bed.service.dataSource.query('SELECT status FROM charges WHERE txid = $1', [txid]))[0].status;

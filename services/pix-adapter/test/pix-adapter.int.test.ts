@@ -169,8 +169,14 @@ describe('PIX adapter against the PSP simulator', () => {
         result: { accepted: true },
       });
       await bed.client.request(simulatePixOutcome, simulate, { timeoutMs: 8000, messageId });
+      // Both answered, so both handled: whatever they made the PSP do is done, and the PSP lists one PIX.
+      const payer = sandboxPayer(psp.url);
+      try {
+        expect((await payer.getCharge(opened.txid)).pix).toHaveLength(1);
+      } finally {
+        await payer.close();
+      }
       await waitFor(async () => (await charge(opened.txid)).status === 'paid', { what: 'charge paid' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await outbox(opened.txid)).toEqual(['pix.charge.paid.v1']);
       const received = await bed.service.dataSource.query(
         'SELECT outcome FROM callbacks_received WHERE txid = $1',

@@ -1,8 +1,13 @@
 import { Keypair } from '@solana/web3.js';
 import {
   ConfigError,
+  SANDBOX_PAYER_SECRET_KEY,
+  DEFAULT_PAYMENT_WINDOW_SECONDS,
   Joi,
-  commonEnv,
+  metricsEnv,
+  serviceEnv,
+  type MetricsEnv,
+  type ServiceEnv,
   loadConfig,
   variableNames,
   sandboxDefault,
@@ -11,24 +16,10 @@ import {
   solanaPublicKey,
   solanaSecretKey,
 } from '@gateway/config';
-import type { Token } from '@gateway/contracts';
+import { tokenDecimals, tokens, type Token } from '@gateway/contracts';
 import { decodeBase58 } from './domain/base58';
 
-export interface SolanaWatcherConfig {
-  APP_ENV: 'sandbox' | 'production';
-  LOG_LEVEL: string;
-  DATABASE_URL: string;
-  AMQP_URL: string;
-  AMQP_PREFIX: string;
-  /** Serves /metrics and /healthz on this port when set. */
-  METRICS_PORT?: number;
-  METRICS_HOST: string;
-  /** How long a message failing transiently is retried before it is parked. */
-  BROKER_RETRY_MAX_MS?: number;
-  /** Unacked messages each consumer takes at once. */
-  BROKER_PREFETCH?: number;
-  /** PostgreSQL connections this process keeps at most. */
-  DATABASE_POOL_SIZE?: number;
+export interface SolanaWatcherConfig extends ServiceEnv, MetricsEnv {
   SOLANA_RPC_URL: string;
   /**
    * RPC requests per second the watcher allows itself (every method together); it slows below this when the
@@ -68,23 +59,20 @@ export interface SolanaWatcherConfig {
 }
 
 /**
- * Sandbox defaults, fixed so the local chain and the watcher agree without configuration:
- * receiving wallet = Keypair.fromSeed(sha256('brazil-payment-gateway sandbox receiving wallet')) (its secret key signs
- * sandbox refunds),
- * payer = Keypair.fromSeed(sha256('brazil-payment-gateway sandbox payer')), public key
- * GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3 (start the localnet with SOLANA_LOCALNET_PAYER_SECRET_KEY set to
- * the same secret). Neither holds anything outside a local chain.
+ * Sandbox defaults, fixed so the local chain and the watcher agree without configuration: receiving wallet =
+ * Keypair.fromSeed(sha256('brazil-payment-gateway sandbox receiving wallet')) (its secret key signs sandbox refunds);
+ * the paying wallet is @gateway/config's SANDBOX_PAYER_SECRET_KEY. Neither holds anything outside a local chain.
  */
 export const SANDBOX_RECEIVING_WALLET = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
 export const SANDBOX_REFUND_SIGNER_SECRET_KEY =
   'S8cHp3s11DwjcSTdNGGt6LobsNyTJJtMrzg6nbiY3s88wvgYZhpPJK9SSWPeydGj6QSnTtXU2ncqXAR7iDS3RGC';
-export const SANDBOX_PAYER_SECRET_KEY =
-  '36PQcdQQ5CPv7Abt3hDp6QdgaSEuPSv5SZeCxE4eis1X9Vr66eqhGjsChLQQCewUEiHhaSLAbNeTFJ2MyX9Xheim';
+
+const FIXED_RATE = new RegExp(`^(${tokens.join('|')})=(\\d+(?:\\.\\d+)?)$`);
 
 const fixedRates = Joi.custom((value: unknown, helpers) => {
   const rates: Partial<Record<Token, string>> = {};
   for (const entry of String(value).split(',').filter(Boolean)) {
-    const match = /^(usdc|usdt|eurc)=(\d+(?:\.\d+)?)$/.exec(entry.trim().toLowerCase());
+    const match = FIXED_RATE.exec(entry.trim().toLowerCase());
     if (!match || Number(match[2]) <= 0) return helpers.error('any.invalid');
     rates[match[1] as Token] = match[2]!;
   }
@@ -92,16 +80,8 @@ const fixedRates = Joi.custom((value: unknown, helpers) => {
 }, 'token=rate list');
 
 const schema = Joi.object<SolanaWatcherConfig>({
-  APP_ENV: commonEnv.APP_ENV,
-  LOG_LEVEL: commonEnv.LOG_LEVEL,
-  DATABASE_URL: commonEnv.DATABASE_URL,
-  AMQP_URL: commonEnv.AMQP_URL,
-  AMQP_PREFIX: commonEnv.AMQP_PREFIX,
-  METRICS_PORT: commonEnv.METRICS_PORT,
-  METRICS_HOST: commonEnv.METRICS_HOST,
-  BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
-  BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
-  DATABASE_POOL_SIZE: commonEnv.DATABASE_POOL_SIZE,
+  ...serviceEnv,
+  ...metricsEnv,
   SOLANA_RPC_URL: sandboxDefault(Joi.string().uri({ scheme: ['http', 'https'] }), 'http://127.0.0.1:8899'),
   SOLANA_RPC_REQUESTS_PER_SECOND: Joi.number()
     .positive()
@@ -126,7 +106,7 @@ const schema = Joi.object<SolanaWatcherConfig>({
   MINT_USDC: solanaPublicKey.default('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
   MINT_USDT: solanaPublicKey.default('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'),
   MINT_EURC: solanaPublicKey.default('HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr'),
-  TOKEN_DECIMALS: Joi.number().integer().min(0).max(18).default(6),
+  TOKEN_DECIMALS: tokenDecimals.default(6),
   QUOTE_PROVIDER: Joi.string()
     .valid('fixed', 'live')
     .when('APP_ENV', {
@@ -145,7 +125,7 @@ const schema = Joi.object<SolanaWatcherConfig>({
     .uri({ scheme: ['http', 'https'] })
     .default('https://api.binance.com'),
   POLL_INTERVAL_MS: Joi.number().integer().min(10).default(1_000),
-  PAYMENT_WINDOW_SECONDS: Joi.number().integer().min(1).default(1_800),
+  PAYMENT_WINDOW_SECONDS: Joi.number().integer().min(1).default(DEFAULT_PAYMENT_WINDOW_SECONDS.crypto),
   REFUND_SIGNER_SECRET_KEY: secret(SANDBOX_REFUND_SIGNER_SECRET_KEY, solanaSecretKey),
   SANDBOX_PAYER_SECRET_KEY: Joi.any().when('APP_ENV', {
     is: 'production',

@@ -1,3 +1,5 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
 import { Keypair } from '@solana/web3.js';
 import {
   changeCryptoRequestAmount,
@@ -108,7 +110,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     [cryptoRefundRequested.name]: handleCryptoRefundRequested(refunds),
   });
   detector.start();
-  runtime.onStop(() => detector.stop());
+  runtime.onStop('payment-detector', () => detector.stop());
   return runtime;
 }
 

@@ -6,7 +6,7 @@ import {
   type Reply,
   type RevisedCryptoRequest,
 } from '@gateway/contracts';
-import { sleep, waitFor } from '@gateway/testkit';
+import { letTimePass, waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('an amount change racing the end of the window or a transfer', () => {
@@ -41,7 +41,7 @@ describe('an amount change racing the end of the window or a transfer', () => {
         'UPDATE payment_requests SET expires_at = $2 WHERE reference = $1',
         [original.reference, windowEnd],
       );
-      await sleep(Math.max(0, windowEnd.getTime() - Date.now() - 80 + Math.floor(Math.random() * 200)));
+      await letTimePass(Math.max(0, windowEnd.getTime() - Date.now() - 80 + Math.floor(Math.random() * 200)));
       const reply: Reply<RevisedCryptoRequest> = await harness.client.request(
         changeCryptoRequestAmount,
         { payment_id: original.payment_id, business_name: 'Padaria Pão Quente', amount_centavos: 12_000 },
@@ -59,8 +59,10 @@ describe('an amount change racing the end of the window or a transfer', () => {
         expect(revised).toMatchObject({ reference: reply.result.reference, status: 'open' });
         // The change happened while the old window was still open: nothing expired was reopened.
         expect(revised!.created_at.getTime()).toBeLessThan(windowEnd.getTime());
-        // The detector has passed the old window's end since, and closed nothing.
-        await waitFor(() => Date.now() > windowEnd.getTime() + 500, { what: 'a few detector passes' });
+        // A detection pass begun once the old window (and its grace) had ended closed nothing.
+        const closesAt = windowEnd.getTime() + harness.config.CONFIRMATION_GRACE_MS;
+        await waitFor(() => Date.now() > closesAt, { what: 'the old window to end' });
+        await harness.nextFullScan();
         expect(await closedEventsOf(original.reference)).toBe(0);
       } else {
         outcomes.refused += 1;
@@ -92,7 +94,7 @@ describe('an amount change racing the end of the window or a transfer', () => {
       const sent = full ? amount : (amount * 2n) / 5n;
       const signature = await harness.pay(original.reference, sent);
       // The detector polls every 100 ms: sometimes it finds the transfer first, mostly the change comes first.
-      await sleep(Math.floor(Math.random() * 120));
+      await letTimePass(Math.floor(Math.random() * 120));
       const reply: Reply<RevisedCryptoRequest> = await harness.client.request(
         changeCryptoRequestAmount,
         { payment_id: original.payment_id, business_name: 'Padaria Pão Quente', amount_centavos: 6_000 },

@@ -8,7 +8,7 @@ import {
   type Envelope,
 } from '@gateway/contracts';
 import type { MessageContext } from '@gateway/messaging';
-import { sleep, waitFor } from '@gateway/testkit';
+import { waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('crypto.transfer.unapplied.v1: transfers that cannot count towards their request', () => {
@@ -29,14 +29,6 @@ describe('crypto.transfer.unapplied.v1: transfers that cannot count towards thei
 
   const waitForUnapplied = (paymentId: string) =>
     waitFor(() => receivedFor(paymentId)[0], { what: `an unapplied transfer of ${paymentId}` });
-
-  const outboxed = async (paymentId: string): Promise<number> => {
-    const rows: unknown[] = await harness.service.dataSource.query(
-      `SELECT 1 FROM outbox WHERE name = $1 AND envelope->'payload'->>'payment_id' = $2`,
-      [cryptoTransferUnapplied.name, paymentId],
-    );
-    return rows.length;
-  };
 
   const expire = async (paymentId: string) => {
     const reply = await harness.client.request(
@@ -61,17 +53,9 @@ describe('crypto.transfer.unapplied.v1: transfers that cannot count towards thei
       reason: 'after_expiry',
       detected_at: expect.any(String),
     });
-    await harness.service.dataSource.query('DELETE FROM scan_cursors');
-    await waitFor(
-      async () => {
-        const rows: unknown[] = await harness.service.dataSource.query('SELECT 1 FROM scan_cursors');
-        return rows.length > 0;
-      },
-      { what: 'a full rescan' },
-    );
-    await sleep(300);
+    await harness.rescanFromScratch();
     expect(await harness.transfers(request.reference)).toHaveLength(1);
-    expect(await outboxed(request.payment_id)).toBe(1);
+    expect(await harness.emitted(cryptoTransferUnapplied.name, request.payment_id)).toBe(1);
     expect(receivedFor(request.payment_id)).toHaveLength(1);
     expect((await harness.request(request.reference)).status).toBe('expired');
   });

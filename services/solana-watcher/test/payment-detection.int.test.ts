@@ -5,7 +5,6 @@ import {
   type CryptoRequestClosed,
   type CryptoRequestSettled,
 } from '@gateway/contracts';
-import { sleep, waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('payment detection on the local chain', () => {
@@ -142,14 +141,7 @@ describe('payment detection on the local chain', () => {
     const half = BigInt(request.amount_base_units) / 2n;
     await harness.pay(request.reference, half);
     await harness.waitForTransfers(request.reference, 1);
-    await harness.service.dataSource.query('DELETE FROM scan_cursors');
-    await waitFor(
-      async () => {
-        const rows: unknown[] = await harness.service.dataSource.query('SELECT 1 FROM scan_cursors');
-        return rows.length > 0;
-      },
-      { what: 'a full rescan' },
-    );
+    await harness.rescanFromScratch();
     expect(await harness.transfers(request.reference)).toHaveLength(1);
     expect(await harness.request(request.reference)).toMatchObject({
       status: 'open',
@@ -168,8 +160,8 @@ describe('payment detection on the local chain', () => {
       cryptoRequestSettled.name,
     );
     expect(settled.payload.signature).toBe(signature);
-    await sleep(500);
-    expect(harness.eventsFor(request.payment_id)).toHaveLength(1);
+    await harness.nextFullScan();
+    expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(1);
   });
 
   test('when the RPC answers 429 and 500 for a while, detection recovers and settles the payment', async () => {

@@ -3,13 +3,12 @@ import {
   cryptoRequestClosed,
   cryptoRequestSettled,
   cryptoTransferUnapplied,
-  newPublicId,
   paymentCancelled,
   type CryptoTransferUnapplied,
   type Envelope,
   type PaymentEventPayload,
 } from '@gateway/contracts';
-import { takeParkedMessages, waitFor } from '@gateway/testkit';
+import { aPaymentEvent, takeParkedMessages, waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
 describe('payment.cancelled.v1: a cancelled crypto payment closes its request', () => {
@@ -30,28 +29,10 @@ describe('payment.cancelled.v1: a cancelled crypto payment closes its request', 
 
   /** payment.cancelled.v1 as the payment service emits it, for a payment of `method`. */
   function cancellation(paymentId: string, method: 'crypto' | 'pix' = 'crypto') {
-    const now = new Date().toISOString();
-    const payload: PaymentEventPayload = {
-      event_id: newPublicId('evt'),
-      business_id: newPublicId('biz'),
-      occurred_at: now,
-      payment: {
-        payment_id: paymentId,
-        transaction_id: null,
-        business_id: newPublicId('biz'),
-        method,
-        status: 'cancelled',
-        amount_centavos: 10_000,
-        fee_centavos: 100,
-        external_id: null,
-        failure_code: null,
-        failure_reason: null,
-        metadata: null,
-        created_at: now,
-        updated_at: now,
-      },
-    };
-    return createEnvelope(paymentCancelled, payload);
+    return createEnvelope(
+      paymentCancelled,
+      aPaymentEvent({ payment_id: paymentId, method, status: 'cancelled', amount_centavos: 10_000 }),
+    );
   }
 
   async function cancel(paymentId: string): Promise<Envelope<PaymentEventPayload>> {

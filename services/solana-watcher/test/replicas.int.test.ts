@@ -1,6 +1,5 @@
 import { cryptoRequestClosed, cryptoRequestSettled, simulateCryptoOutcome } from '@gateway/contracts';
 import type { ServiceRuntime } from '@gateway/messaging';
-import { sleep } from '@gateway/testkit';
 import { startSolanaWatcher } from '../src/main';
 import { WatcherHarness } from './support/watcher';
 
@@ -29,7 +28,11 @@ describe('several watcher replicas on one database', () => {
     );
     for (const request of paid) await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
     await harness.waitForEvent(expiring.payment_id, cryptoRequestClosed.name);
-    await sleep(500);
-    for (const request of [...paid, expiring]) expect(harness.eventsFor(request.payment_id)).toHaveLength(1);
+    await harness.nextFullScan();
+    for (const request of paid) {
+      expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(1);
+      expect(await harness.emitted(cryptoRequestClosed.name, request.payment_id)).toBe(0);
+    }
+    expect(await harness.emitted(cryptoRequestClosed.name, expiring.payment_id)).toBe(1);
   });
 });

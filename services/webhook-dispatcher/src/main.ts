@@ -1,3 +1,5 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
 import {
   createWebhook,
   deleteWebhook,
@@ -85,9 +87,9 @@ export async function startWebhookDispatcher(
     maxInFlight: MAX_IN_FLIGHT,
     logger: runtime.logger,
   });
-  // Stop steps run last-registered first: the worker finishes its attempts before the sender closes.
-  runtime.onStop(() => sender.close());
-  runtime.onStop(() => worker.stop());
+  // The worker finishes its attempts (and handlers their test deliveries) before the sender closes.
+  runtime.onClose('webhook-sender', () => sender.close());
+  runtime.onStop('delivery-worker', () => worker.stop());
   worker.start();
 
   const nudgeWorker = (): void => worker.nudge();
@@ -130,7 +132,7 @@ export async function startWebhookDispatcher(
   );
   const purge = eventPurge(runtime.dataSource, { logger: runtime.logger });
   purge.start();
-  runtime.onStop(() => purge.stop());
+  runtime.onStop('event-purge', () => purge.stop());
   return runtime;
 }
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { newPublicId, paymentConfirmed, paymentCreated } from '@gateway/contracts';
-import { sleep, waitFor } from '@gateway/testkit';
+import { aPaymentEvent, waitFor } from '@gateway/testkit';
 import { paymentWebhookEvent, serializeDeliveryBody } from '../src/delivery/payload';
 import { Receiver, answers } from './support/receiver';
-import { Harness, paymentEventPayload } from './support/harness';
+import { Harness } from './support/harness';
 
 interface DeliveryRow {
   id: string;
@@ -101,10 +101,11 @@ describe('delivery worker', () => {
     const { payload } = await harness.publishPaymentEvent(paymentConfirmed, businessId);
 
     const dead = await waitForStatus(payload.event_id, 'dead');
-    await sleep(600);
+    await harness.workerCaughtUp();
 
     expect(harness.receiver.hitsTo(path)).toHaveLength(3);
     expect(dead).toMatchObject({ attempt_count: 3, next_attempt_at: null });
+    expect(await deliveryOf(payload.event_id)).toMatchObject({ status: 'dead', lease_owner: null });
     const attempts = await attemptsOf(dead.id);
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 500]);
   });
@@ -143,9 +144,10 @@ describe('delivery worker', () => {
     expect(dead.attempt_count).toBe(1);
 
     const second = await harness.publishPaymentEvent(paymentConfirmed, businessId);
-    await sleep(800);
-    expect(harness.receiver.hitsTo(path)).toHaveLength(1);
+    await waitFor(() => harness.eventKept(second.payload.event_id), { what: 'the later event kept' });
     expect(await deliveryOf(second.payload.event_id)).toBeUndefined();
+    await harness.workerCaughtUp();
+    expect(harness.receiver.hitsTo(path)).toHaveLength(1);
   });
 
   test('an endpoint that hangs does not delay deliveries to a healthy endpoint', async () => {
@@ -185,7 +187,7 @@ describe('delivery worker', () => {
       businessId,
       harness.receiver.route(path, answers.status(200)),
     );
-    const event = paymentEventPayload(businessId);
+    const event = aPaymentEvent({ business_id: businessId });
     const body = serializeDeliveryBody(paymentWebhookEvent('payment.created', event)).toString('utf8');
     const leaseEndsAt = Date.now() + 1_000;
     // As a worker that claimed the row and then died would have left it.
@@ -252,7 +254,8 @@ describe('delivery worker', () => {
       },
       { timeoutMs: 15_000, what: 'every delivery delivered' },
     );
-    await sleep(300);
+    // A stop lets every attempt in flight finish: no send of these events is still on its way.
+    await harness.stopDispatchers();
 
     const hitsPerEvent = new Map<string, number>();
     for (const hit of harness.receiver.hitsTo(path)) {

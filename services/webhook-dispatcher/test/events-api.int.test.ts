@@ -75,7 +75,9 @@ describe('the events API: every public event of the last 30 days, as its webhook
     const businessId = newPublicId('biz');
     const published: string[] = [];
     for (const definition of [paymentCreated, paymentConfirmed, paymentCancelled]) {
-      const { payload } = await harness.publishPaymentEvent(definition, businessId);
+      const { payload } = await harness.publishPaymentEvent(definition, businessId, {
+        amount_centavos: 5050,
+      });
       published.push(payload.event_id);
       await stored([payload.event_id]);
     }

@@ -9,9 +9,9 @@ import {
   paymentFailed,
 } from '@gateway/contracts';
 import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
-import { sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { aPaymentEvent, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
-import { Harness, paymentEventPayload } from './support/harness';
+import { Harness } from './support/harness';
 
 describe('payment.*.v1 events become signed webhook deliveries', () => {
   let harness: Harness;
@@ -111,7 +111,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
 
   test('every event is kept for the events API once; a webhook created after it never receives it, even on redelivery', async () => {
     const unsubscribed = newPublicId('biz');
-    const envelope = createEnvelope(paymentConfirmed, paymentEventPayload(unsubscribed));
+    const envelope = createEnvelope(paymentConfirmed, aPaymentEvent({ business_id: unsubscribed }));
     await harness.client.publishEnvelope(envelope, {});
     const stored = () =>
       harness.query<{ business_id: string; type: string; body: string }>(
@@ -127,8 +127,8 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
 
     const path = uniquePath('subscribed-later');
     await harness.createWebhook(unsubscribed, harness.receiver.route(path, answers.status(200)));
-    await harness.client.publishEnvelope(envelope, {});
-    // An event after the redelivery, to the same webhook: once it arrives, the redelivery was handled too.
+    await harness.deliverPaymentEvent(paymentConfirmed, envelope.payload, envelope.id);
+    // A later event reaches the same webhook: it was live when the redelivery was handled.
     const later = await harness.publishPaymentEvent(paymentConfirmed, unsubscribed);
     await waitFor(() => harness.receiver.hitsTo(path).length > 0, { what: 'the later event delivered' });
     expect(harness.receiver.hitsTo(path).map((hit) => JSON.parse(hit.body.toString('utf8')).id)).toEqual([
@@ -152,12 +152,23 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
       harness.receiver.route(otherBusiness, answers.status(200)),
     );
 
+    const eventIds: string[] = [];
     for (const definition of [paymentCreated, paymentConfirmed, paymentExpired, paymentFailed]) {
-      await harness.publishPaymentEvent(definition, businessId);
+      eventIds.push((await harness.publishPaymentEvent(definition, businessId)).payload.event_id);
     }
 
-    await waitFor(() => harness.receiver.hitsTo(everything).length === 4, { what: 'all four events' });
-    await sleep(300);
+    // Every event kept (with all its deliveries, in the same transaction) and every delivery of them sent.
+    await waitFor(
+      async () => {
+        const [counts] = await harness.query<{ kept: number; unsent: number }>(
+          `SELECT (SELECT count(*)::int FROM events WHERE id = ANY($1)) AS kept,
+                  (SELECT count(*)::int FROM deliveries WHERE event_id = ANY($1) AND status <> 'delivered') AS unsent`,
+          [eventIds],
+        );
+        return counts!.kept === eventIds.length && counts!.unsent === 0;
+      },
+      { what: 'all four events kept and their deliveries sent' },
+    );
     const typesAt = (path: string): string[] =>
       harness.receiver.hitsTo(path).map((hit) => JSON.parse(hit.body.toString('utf8')).type as string);
     expect(typesAt(everything).sort()).toEqual([
@@ -174,24 +185,34 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
     const businessId = newPublicId('biz');
     const path = uniquePath('dedupe');
     await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
-    const envelope = createEnvelope(paymentCreated, paymentEventPayload(businessId));
+    const envelope = createEnvelope(paymentCreated, aPaymentEvent({ business_id: businessId }));
 
-    await harness.client.publishEnvelope(envelope, {});
-    await harness.client.publishEnvelope(envelope, {});
-    // The same event re-published under a new message id (an outbox replay after a crash) is still one delivery.
-    await harness.client.publishEnvelope(createEnvelope(paymentCreated, envelope.payload), {});
+    await Promise.all([
+      harness.deliverPaymentEvent(paymentCreated, envelope.payload, envelope.id),
+      harness.deliverPaymentEvent(paymentCreated, envelope.payload, envelope.id),
+      // The same event re-published under a new message id (an outbox replay after a crash) is still one delivery.
+      harness.deliverPaymentEvent(paymentCreated, envelope.payload),
+    ]);
 
-    await waitFor(() => harness.receiver.hitsTo(path).length === 1, { what: 'the delivery' });
-    await sleep(500);
-    expect(harness.receiver.hitsTo(path)).toHaveLength(1);
     expect(await countDeliveries(envelope.payload.event_id)).toBe(1);
+    await waitFor(
+      async () => {
+        const [row] = await harness.query<{ status: string }>(
+          'SELECT status FROM deliveries WHERE event_id = $1',
+          [envelope.payload.event_id],
+        );
+        return row?.status === 'delivered';
+      },
+      { what: 'the delivery sent' },
+    );
+    expect(harness.receiver.hitsTo(path)).toHaveLength(1);
   });
 
   test('a poison payment event is parked instead of being retried forever, and later events still flow', async () => {
     const businessId = newPublicId('biz');
     const path = uniquePath('after-poison');
     await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
-    const envelope = createEnvelope(paymentConfirmed, paymentEventPayload(businessId));
+    const envelope = createEnvelope(paymentConfirmed, aPaymentEvent({ business_id: businessId }));
     const broken = { ...envelope, payload: { ...envelope.payload, payment: { amount_centavos: 'lots' } } };
 
     await harness.client.publishEnvelope(broken as never, {});
@@ -246,7 +267,22 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
     harness.receiver.route(path, answers.status(200));
     const second = await harness.publishPaymentEvent(paymentConfirmed, businessId);
 
-    await sleep(1_200);
+    await waitFor(() => harness.eventKept(second.payload.event_id), { what: 'the later event kept' });
+    // The failed attempt is recorded even though its delivery was cancelled meanwhile; its retry would have fallen
+    // due within the schedule's first step (200 ms, +20 % jitter) of that.
+    await waitFor(
+      async () =>
+        (
+          await harness.query(
+            'SELECT 1 FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1',
+            [webhook.webhook_id],
+          )
+        ).length === 1,
+      { what: 'the failed first attempt recorded' },
+    );
+    const retryDueBy = Date.now() + 240;
+    await waitFor(() => Date.now() > retryDueBy, { what: 'the cancelled retry to fall due' });
+    await harness.workerCaughtUp();
     expect(harness.receiver.hitsTo(path)).toHaveLength(1);
     const rows = await harness.query<{ event_id: string; status: string }>(
       'SELECT event_id, status FROM deliveries WHERE webhook_id = $1',

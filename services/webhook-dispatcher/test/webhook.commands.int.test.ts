@@ -11,7 +11,7 @@ import {
   type CommandDefinition,
 } from '@gateway/contracts';
 import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
-import { connectionsIdleInTransaction, sleep, waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { connectionsIdleInTransaction, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';
 
@@ -298,12 +298,21 @@ describe('webhook commands', () => {
       );
       const command = { business_id: businessId, webhook_id: webhook.webhook_id, delivery_id: delivery!.id };
       const messageId = newPublicId('cmd');
+      const sentAgain = async () =>
+        (
+          await harness.query<{ status: string; attempt_count: number; lease_owner: string | null }>(
+            'SELECT status, attempt_count, lease_owner FROM deliveries WHERE id = $1',
+            [delivery!.id],
+          )
+        )[0];
       const first = await request(retryWebhookDelivery, command, messageId);
-      await waitFor(() => harness.receiver.hitsTo(path).length === 2, { what: 'the re-sent delivery' });
+      await waitFor(async () => (await sentAgain())?.attempt_count === 2, { what: 'the re-sent delivery' });
       const second = await request(retryWebhookDelivery, command, messageId);
-      await sleep(500);
+      // Had the second made the delivery due again, the worker would have claimed it by now.
+      await harness.workerCaughtUp();
       expect(second).toEqual(first);
       expect(harness.receiver.hitsTo(path)).toHaveLength(2);
+      expect(await sentAgain()).toEqual({ status: 'delivered', attempt_count: 2, lease_owner: null });
     });
   });
 

@@ -183,6 +183,8 @@ export function composeFile(): ComposeFile {
 export interface ComposeService {
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
   image?: string;
+  command?: string[] | string;
+  volumes?: string[];
   profiles?: string[];
   restart?: string;
   environment?: Record<string, string | number | null>;

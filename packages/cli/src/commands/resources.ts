@@ -1,4 +1,12 @@
 import { Command, Option } from 'commander';
+import {
+  PAGE_LIMIT_DEFAULT,
+  PAGE_LIMIT_MAX,
+  paymentMethods,
+  paymentStatuses,
+  tokens,
+  webhookEventNames,
+} from '@gateway/contracts';
 import type { EventType, Page, PagedList, PaymentMethod, PaymentStatus, Token } from '@gateway/sdk';
 import { wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
@@ -31,19 +39,15 @@ const COLUMNS = [
   'detected_at',
 ];
 
-export const eventTypes: readonly EventType[] = [
-  'payment.created',
-  'payment.confirmed',
-  'payment.expired',
-  'payment.failed',
-  'payment.cancelled',
-  'refund.succeeded',
-  'refund.failed',
-];
+export const eventTypes: readonly EventType[] = webhookEventNames;
 
 function withListFlags(command: Command): Command {
   return command
-    .option('--limit <n>', 'items per page, 1 to 100 (the gateway defaults to 10)', wholeNumber)
+    .option(
+      '--limit <n>',
+      `items per page, 1 to ${PAGE_LIMIT_MAX} (the gateway defaults to ${PAGE_LIMIT_DEFAULT})`,
+      wholeNumber,
+    )
     .option('--starting-after <id>', 'the page after this id')
     .option('--all', 'every page, fetched one after another');
 }
@@ -81,10 +85,8 @@ export function resourceCommands(act: Act): Command[] {
     .command('create')
     .description('create a PIX or crypto payment')
     .requiredOption('--amount <centavos>', 'amount in centavos (5000 = R$ 50,00)', wholeNumber)
-    .addOption(new Option('--method <method>', 'payment method').choices(['pix', 'crypto']).default('pix'))
-    .addOption(
-      new Option('--token <token>', 'crypto token').choices(['usdc', 'usdt', 'eurc']).default('usdc'),
-    )
+    .addOption(new Option('--method <method>', 'payment method').choices(paymentMethods).default('pix'))
+    .addOption(new Option('--token <token>', 'crypto token').choices(tokens).default('usdc'))
     .option('--customer <customer_id>', 'one of your customers')
     .option('--metadata <json>', 'your own data, as JSON text')
     .option('--idempotency-key <key>', 'dedupe key (one is generated otherwise)')
@@ -127,17 +129,8 @@ export function resourceCommands(act: Act): Command[] {
     payments
       .command('list')
       .description('list payments, newest first')
-      .addOption(
-        new Option('--status <status>', 'only this status').choices([
-          'pending',
-          'processing',
-          'paid',
-          'failed',
-          'expired',
-          'cancelled',
-        ] satisfies PaymentStatus[]),
-      )
-      .addOption(new Option('--method <method>', 'only this method').choices(['pix', 'crypto']))
+      .addOption(new Option('--status <status>', 'only this status').choices(paymentStatuses))
+      .addOption(new Option('--method <method>', 'only this method').choices(paymentMethods))
       .option('--created-gte <iso>', 'created at or after (ISO date-time)')
       .option('--created-lt <iso>', 'created before (ISO date-time)'),
   ).action(
@@ -397,7 +390,7 @@ export function resourceCommands(act: Act): Command[] {
     .command('deliveries')
     .description("a webhook's newest deliveries with every attempt")
     .argument('<webhook_id>')
-    .option('--limit <n>', 'how many (1 to 100)', wholeNumber)
+    .option('--limit <n>', `how many (1 to ${PAGE_LIMIT_MAX})`, wholeNumber)
     .action(
       act(async (context: Context, id: string, flags: { limit?: number }) => {
         const page = await context.gateway().webhooks.deliveries(id, { limit: flags.limit });

@@ -1,4 +1,5 @@
 import { Argument, Command, Option } from 'commander';
+import { PAGE_LIMIT_MAX, paymentMethods, tokens } from '@gateway/contracts';
 import type { Event, Gateway, Payment, PaymentStatus, Refund, Token } from '@gateway/sdk';
 import { UsageError, wholeNumber, type Act, type Context } from '../context';
 import { formatRecord } from '../output';
@@ -37,11 +38,9 @@ export function triggerCommand(act: Act): Command {
       'sandbox only (an sk_test_ key): create a payment and drive it until the gateway emits the event',
     )
     .addArgument(new Argument('<event>', 'the event to bring about').choices(Object.keys(SCENARIOS)))
-    .addOption(new Option('--method <method>', 'payment method').choices(['pix', 'crypto']).default('pix'))
+    .addOption(new Option('--method <method>', 'payment method').choices(paymentMethods).default('pix'))
     .option('--amount <centavos>', 'amount in centavos', wholeNumber, 5000)
-    .addOption(
-      new Option('--token <token>', 'crypto token').choices(['usdc', 'usdt', 'eurc']).default('usdc'),
-    )
+    .addOption(new Option('--token <token>', 'crypto token').choices(tokens).default('usdc'))
     .option('--timeout <seconds>', 'how long to wait for each step', wholeNumber, 60)
     .addHelpText(
       'after',
@@ -154,7 +153,7 @@ async function eventAbout(
   type: Triggerable,
   subjectId: string,
 ): Promise<Event | undefined> {
-  const page = await gateway.events.list({ type, limit: 100 });
+  const page = await gateway.events.list({ type, limit: PAGE_LIMIT_MAX });
   return page.data.find((event) =>
     'refund_id' in event.data ? event.data.refund_id === subjectId : event.data.payment_id === subjectId,
   );

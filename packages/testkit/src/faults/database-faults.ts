@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { letTimePass } from '../wait';
 import type { DatabaseProxy } from './database-proxy';
 
 /**
@@ -25,7 +26,7 @@ export class DatabaseFaults {
     this.proxy.disconnect(service);
     try {
       await this.terminate('AND application_name = $2', [service]);
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      await letTimePass(ms);
     } finally {
       this.proxy.reconnect(service);
     }
@@ -39,7 +40,7 @@ export class DatabaseFaults {
     await this.admin(`ALTER DATABASE "${this.name}" ALLOW_CONNECTIONS false`);
     try {
       await this.terminate('', []);
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      await letTimePass(ms);
     } finally {
       await this.admin(`ALTER DATABASE "${this.name}" ALLOW_CONNECTIONS true`);
     }

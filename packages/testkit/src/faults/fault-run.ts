@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStack, type RunningStack } from '../stack';
 import { createTestPki, type TestPki } from '../test-pki';
-import { sleep, waitFor } from '../wait';
+import { letTimePass, waitFor } from '../wait';
 import { infrastructureUrls } from '../infrastructure';
 import { DatabaseFaults } from './database-faults';
 import { DatabaseProxy } from './database-proxy';
@@ -146,7 +146,7 @@ export class FaultRun {
       this.notRecovered.push(`${fault.name}: ${String(err)}`);
       this.options.log(`  not recovered: ${String(err)}`);
     }
-    await sleep(this.options.gapMs);
+    await letTimePass(this.options.gapMs);
   }
 
   /** Stops the load, gives the system time to finish every payment and webhook, and checks the invariants. */

@@ -1,6 +1,6 @@
 import type { RunningStack } from '../stack';
 import { metricsServices, type MetricsService } from '../stack';
-import { sleep, waitFor } from '../wait';
+import { letTimePass, waitFor } from '../wait';
 import type { DatabaseFaults } from './database-faults';
 import type { DatabaseProxy } from './database-proxy';
 import type { LoadGenerator, RequestKind } from './load';
@@ -58,6 +58,15 @@ async function waitUntilBack(stack: RunningStack, service: GatewayService, forme
 /** A request must have been under way this long for a kill to strike it past its start (claim taken, command sent). */
 const MID_REQUEST_MS = 30;
 
+/** Waits (a few seconds at most) until a request of `kind` is inside the stack, past its start. */
+async function whileRequestInside(load: LoadGenerator, kind: RequestKind | undefined): Promise<void> {
+  if (kind)
+    await waitFor(() => load.oldestAttemptInFlightMs(kind) >= MID_REQUEST_MS, {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+    }).catch(() => undefined);
+}
+
 /**
  * kill -9; on the payments' path, while a request of `kind` is inside (if one comes within seconds): a create and a
  * sandbox payment must each survive a crash mid-way, retried by the client under the same key.
@@ -66,13 +75,43 @@ export const kill9 = (service: GatewayService, during?: RequestKind): Fault => (
   name: `kill -9 ${service}${during ? ` mid-${during}` : ''}`,
   reachesClients: paymentPath.includes(service),
   inject: async ({ stack, load }) => {
-    if (during)
-      await waitFor(() => load.oldestAttemptInFlightMs(during) >= MID_REQUEST_MS, {
-        timeoutMs: 10_000,
-        intervalMs: 5,
-      }).catch(() => undefined);
+    await whileRequestInside(load, during);
     const pid = stack.pidOf(service);
     process.kill(pid, 'SIGKILL');
+    await waitUntilBack(stack, service, pid);
+  },
+});
+
+/** How a process sent SIGTERM ended, as the launcher reported it, and how long after the signal. */
+export interface SignalledExit {
+  service: GatewayService;
+  /** The exit code (`0`: it stopped by itself, everything finished or handed back) or the signal that killed it. */
+  exit: string;
+  tookMs: number;
+}
+
+/** Past any service's stop bound (SHUTDOWN_TIMEOUT_MS): a process still running then is reported as not exiting. */
+const EXIT_TIMEOUT_MS = 60_000;
+
+/**
+ * SIGTERM, as an orchestrator stops a service (on the payments' path while a request of `during` is inside): the
+ * process must stop by itself, finishing or handing back what it holds, and the launcher start it again. How it
+ * exited goes to `exits`.
+ */
+export const sigterm = (service: GatewayService, exits: SignalledExit[], during?: RequestKind): Fault => ({
+  name: `SIGTERM ${service}${during ? ` mid-${during}` : ''}`,
+  reachesClients: paymentPath.includes(service),
+  inject: async ({ stack, load }) => {
+    await whileRequestInside(load, during);
+    const pid = stack.pidOf(service);
+    const sentAt = Date.now();
+    process.kill(pid, 'SIGTERM');
+    const exit = await waitFor(() => stack.exitOf(pid), {
+      timeoutMs: EXIT_TIMEOUT_MS,
+      intervalMs: 20,
+      what: `${service} to exit after SIGTERM`,
+    });
+    exits.push({ service, exit, tookMs: Date.now() - sentAt });
     await waitUntilBack(stack, service, pid);
   },
 });
@@ -85,7 +124,7 @@ export const freeze = (service: GatewayService, ms: number): Fault => ({
     const pid = stack.pidOf(service);
     process.kill(pid, 'SIGSTOP');
     try {
-      await sleep(ms);
+      await letTimePass(ms);
     } finally {
       process.kill(pid, 'SIGCONT');
     }
@@ -117,7 +156,7 @@ export const redisDown = (ms: number): Fault => ({
   inject: async ({ redis }) => {
     await redis.stop();
     try {
-      await sleep(ms);
+      await letTimePass(ms);
     } finally {
       await redis.resume();
     }
@@ -130,7 +169,7 @@ export const receiverMisbehaves = (mode: Exclude<ReceiverMode, 'ok'>, ms: number
   inject: async ({ receiver }) => {
     receiver.mode = mode;
     try {
-      await sleep(ms);
+      await letTimePass(ms);
     } finally {
       receiver.mode = 'ok';
     }

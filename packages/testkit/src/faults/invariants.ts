@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import amqp from 'amqplib';
 import { Client } from 'pg';
+import { DEFAULT_PAYMENT_WINDOW_SECONDS } from '@gateway/config';
 import { openPaymentStatuses } from '@gateway/contracts';
 import type { CreatedPayment, LoadGenerator, LoadBusiness } from './load';
 import type { PrivateBroker } from './private-broker';
@@ -18,8 +19,8 @@ export interface LoadWebhook {
 const RETRY_ALLOWANCE_MS = 15_000;
 
 /** What must hold after any run under faults. */
-/** A crypto payment's validity (decisions: created + 30 min); a PIX one lasts an hour. */
-const SHORTEST_VALIDITY_MS = 30 * 60_000;
+/** The shorter of the two payment windows the stack runs with (a crypto payment's). */
+const SHORTEST_VALIDITY_MS = Math.min(...Object.values(DEFAULT_PAYMENT_WINDOW_SECONDS)) * 1000;
 
 export const invariantNames = {
   created: 'every payment that got a 201 exists with its amount',

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { sleep } from '../wait';
+import { MIN_AMOUNT_CENTAVOS } from '@gateway/contracts';
+import { letTimePass } from '../wait';
 
 export interface LoadBusiness {
   label: string;
@@ -92,7 +93,7 @@ export class LoadGenerator {
   private async client(): Promise<void> {
     while (this.running) {
       await this.onePayment();
-      await sleep(this.options.pauseMs);
+      await letTimePass(this.options.pauseMs);
     }
   }
 
@@ -100,7 +101,7 @@ export class LoadGenerator {
     const n = (this.sequence += 1);
     const business = this.businesses[n % this.businesses.length]!;
     const method = n % 2 === 0 ? 'pix' : 'crypto';
-    const amountCentavos = randomInt(100, 500_000);
+    const amountCentavos = randomInt(MIN_AMOUNT_CENTAVOS, 500_000);
     const idempotencyKey = `load-${this.run}-${n}`;
     const body = {
       payment_method: method,
@@ -229,7 +230,7 @@ export class LoadGenerator {
         return undefined;
       }
       const backoff = Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random() / 2);
-      await sleep(Math.min(retryAfterMs ?? backoff, MAX_BACKOFF_MS));
+      await letTimePass(Math.min(retryAfterMs ?? backoff, MAX_BACKOFF_MS));
     }
   }
 }

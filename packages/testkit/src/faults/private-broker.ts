@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../stack';
+import { letTimePass } from '../wait';
 
 const run = promisify(execFile);
 
@@ -60,7 +61,7 @@ export class PrivateBroker {
   /** `rabbitmqctl stop_app`, a pause, `start_app`: every connection and channel of the services is dropped. */
   async restart(downMs: number): Promise<void> {
     await this.ctl('stop_app');
-    await new Promise((resolve) => setTimeout(resolve, downMs));
+    await letTimePass(downMs);
     await this.ctl('start_app');
     await this.awaitStartup();
   }

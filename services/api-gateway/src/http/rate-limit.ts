@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, asyncHandler } from '@gateway/http-errors';
-import type { Logger } from '@gateway/observability';
+import { counter, type Logger } from '@gateway/observability';
 
 /**
  * rate-limiter-flexible counts in fixed windows (a counter with a TTL), which lets up to twice the limit through
@@ -34,6 +34,12 @@ local reset_ms = window_ms
 if oldest[2] then reset_ms = tonumber(oldest[2]) + window_ms - now end
 return {consumed, reset_ms}
 `;
+
+const rejections = counter(
+  'api_gateway_rate_limited_requests_total',
+  'Requests refused 429 RATE_LIMITED, by limit (api: per API key or IP on /v1; admin and checkout: per IP)',
+  ['limit'],
+);
 
 export interface RateLimit {
   /** Redis key namespace of this limit, e.g. `<REDIS_PREFIX>rl:api`. */
@@ -70,8 +76,12 @@ function setHeaders(res: Response, limit: number, state: RateLimiterRes): number
   return resetSeconds;
 }
 
-/** Counts the request against the bucket `keyOf` names; RATE_LIMITED when full, SERVICE_UNAVAILABLE without Redis. */
+/**
+ * Counts the request against the bucket `keyOf` names; RATE_LIMITED when full, SERVICE_UNAVAILABLE without Redis.
+ * `name` labels its rejections in metrics.
+ */
 export function rateLimit(
+  name: 'api' | 'admin' | 'checkout',
   limiter: RateLimiterRedis,
   keyOf: (req: Request, res: Response) => string,
   logger: Logger,
@@ -83,6 +93,7 @@ export function rateLimit(
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const retryAfter = setHeaders(res, limiter.points, rejection);
+        rejections.inc({ limit: name });
         throw new AppError('RATE_LIMITED', undefined, { 'Retry-After': String(retryAfter) });
       }
       logger.warn({ err: String(rejection) }, 'rate limiter unavailable');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { MAX_ID_LENGTH } from '@gateway/contracts';
 import { histogram, type Logger } from '@gateway/observability';
 
 const requestDuration = histogram(
@@ -11,7 +12,8 @@ const requestDuration = histogram(
 
 /** The header naming a request: the caller's when it has this shape, else a new UUID; every answer carries it. */
 export const REQUEST_ID_HEADER = 'x-request-id';
-export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+// It becomes the correlation id of the commands it sends, which an envelope bounds.
+export const REQUEST_ID = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_ID_LENGTH}}$`);
 
 /**
  * Gives each request an id (the caller's `x-request-id` when sane) that becomes the correlation id of the commands

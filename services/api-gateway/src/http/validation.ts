@@ -5,6 +5,7 @@ import {
   amountCentavos,
   boundedText,
   hasPublicIdShape,
+  isJsonText,
   pageLimit,
 } from '@gateway/contracts';
 import { AppError, invalidFields, missingFields } from '@gateway/http-errors';
@@ -88,14 +89,7 @@ export const amountField = amountCentavos;
 
 /** `metadata`: the caller's own data as serialized JSON text. */
 export const jsonText = boundedText('metadata')
-  .custom((text: string, helpers) => {
-    try {
-      JSON.parse(text);
-      return text;
-    } catch {
-      return helpers.error('any.invalid');
-    }
-  })
+  .custom((text: string, helpers) => (isJsonText(text) ? text : helpers.error('any.invalid')))
   .description("Serialized JSON text with the caller's own data.")
   // What JSON Schema calls a string whose content is JSON (the document states it; joi checks it above).
   .meta({ contentMediaType: 'application/json' });

@@ -5,6 +5,7 @@ import {
   PAGE_LIMIT_MAX,
   boundedText,
   createProduct,
+  feePercentBps,
   paymentMethods,
   setFeeRule,
   type PaymentMethod,
@@ -34,7 +35,7 @@ function requireAdmin(adminToken: string): RequestHandler {
 
 export const businessBody = Joi.object<{ name: string }>({ name: boundedText('name').min(1).required() });
 export const feeRuleBody = Joi.object<{ percent_bps: number; fixed_centavos: number }>({
-  percent_bps: Joi.number().integer().min(0).max(10000).required(),
+  percent_bps: feePercentBps.required(),
   fixed_centavos: centavosField.min(0).required(),
 });
 export const redriveBody = Joi.object<{ queue?: string }>({

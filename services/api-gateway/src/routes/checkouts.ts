@@ -5,6 +5,7 @@ import {
   checkoutId,
   createCheckout,
   getCheckout,
+  givenId,
   listCheckouts,
   listCheckoutSessions,
   sessionId,
@@ -28,7 +29,7 @@ interface CreateCheckoutBody {
 const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
 
 export const createCheckoutBody = Joi.object<CreateCheckoutBody>({
-  product_id: Joi.string().max(200).required(),
+  product_id: givenId.required(),
   return_url: httpUrl.required(),
   cancel_url: httpUrl.required(),
   title: boundedText('title').allow(null),

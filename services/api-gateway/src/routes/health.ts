@@ -1,20 +1,13 @@
 import { Router } from 'express';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import type { ServiceName } from '@gateway/contracts';
+import { serviceNames } from '@gateway/contracts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, asyncHandler } from '@gateway/http-errors';
 import type { Broker } from '@gateway/messaging';
 import { metricsRegistry } from '@gateway/observability';
 
-/** The services whose commands the gateway sends: each needs at least one consumer for the gateway to be ready. */
-const DOWNSTREAM_SERVICES: readonly ServiceName[] = [
-  'payment',
-  'pix-adapter',
-  'solana-watcher',
-  'checkout',
-  'customer',
-  'webhook-dispatcher',
-];
+/** Every other service of the stack: each needs at least one command consumer for the gateway to be ready. */
+const DOWNSTREAM_SERVICES = serviceNames.filter((service) => service !== 'api-gateway');
 const CHECK_TIMEOUT_MS = 2000;
 
 interface CheckResult {

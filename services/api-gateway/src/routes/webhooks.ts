@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import Joi from 'joi';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '@gateway/config';
 import {
   boundedText,
   createWebhook,
@@ -10,6 +11,7 @@ import {
   retryWebhookDelivery,
   rotateWebhookSecret,
   sendTestWebhook,
+  webhookDeliveriesCursor,
   webhookDeliveriesLimit,
   webhookEventNames,
   webhookId,
@@ -32,13 +34,13 @@ export const createWebhookBody = Joi.object<{ url: string; events: WebhookEventN
 
 export const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
   limit: webhookDeliveriesLimit,
-  cursor: Joi.string().max(500),
+  cursor: webhookDeliveriesCursor,
 });
 
 export const webhooksPage = pageQuery(webhookId);
 
 /** The dispatcher's own bound on one delivery attempt (WEBHOOK_TIMEOUT_MS default), plus slack. */
-const WEBHOOK_TEST_BUDGET_MS = 11_000;
+const WEBHOOK_TEST_BUDGET_MS = DEFAULT_WEBHOOK_TIMEOUT_MS + 1_000;
 
 /** /v1/webhook, plus (additive) delivery history, manual retry and a test event. */
 export function webhookRoutes({ commands, config }: RouteContext): Router {

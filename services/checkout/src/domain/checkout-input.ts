@@ -1,5 +1,4 @@
-import { TEXT_LIMITS } from '@gateway/contracts';
-import { isJsonText } from './json-text';
+import { MAX_ID_LENGTH, TEXT_LIMITS, isJsonText } from '@gateway/contracts';
 import { isValidCustomSlug } from './slug';
 
 /** The create-checkout body after validation; an absent optional field is null. */
@@ -20,12 +19,10 @@ type FieldName = keyof CheckoutInput;
 /** Returns the stored form of a present field, or null when it is invalid. */
 type Normaliser = (text: string) => string | null;
 
-const MAX_PRODUCT_ID_LENGTH = 200;
-
 const REQUIRED_FIELDS: readonly FieldName[] = ['product_id', 'return_url', 'cancel_url'];
 
 const NORMALISERS: Readonly<Record<FieldName, Normaliser>> = {
-  product_id: (text) => trimmedWithin(text, MAX_PRODUCT_ID_LENGTH),
+  product_id: (text) => trimmedWithin(text, MAX_ID_LENGTH),
   return_url: httpUrl,
   cancel_url: httpUrl,
   title: (text) => trimmedWithin(text, TEXT_LIMITS.title),

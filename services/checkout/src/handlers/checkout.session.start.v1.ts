@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  TEXT_LIMITS,
   createPayment,
   newPublicId,
   type PaymentView,
@@ -16,9 +17,6 @@ export interface StartSessionDependencies {
   uow: UnitOfWork;
   paymentTimeoutMs: number;
 }
-
-/** payment.create.v1 bounds the merchant name the rails show to the buyer. */
-const MAX_BUSINESS_NAME_LENGTH = 200;
 
 /**
  * Starts a buyer's payment on an active checkout: asks the payment service for a payment of the product's price,
@@ -55,7 +53,8 @@ function requestPayment(
     createPayment,
     {
       business_id: checkout.businessId,
-      business_name: command.business_name.slice(0, MAX_BUSINESS_NAME_LENGTH),
+      // payment.create.v1 bounds the merchant name the rails show to the buyer.
+      business_name: command.business_name.slice(0, TEXT_LIMITS.name),
       method: command.method,
       amount_centavos: product.priceCentavos,
       metadata: JSON.stringify({ checkout_id: checkout.id, product_id: product.id }),

@@ -1,7 +1,7 @@
 import { CheckoutEntity } from './checkout.entity';
 import { ProductEntity } from './product.entity';
 import { SessionEntity } from './session.entity';
-import { Checkouts1732300003000 } from './migrations/1732300003000-checkouts';
+import { Checkouts1732300004000 } from './migrations/1732300004000-checkouts';
 import { CheckoutPages1732400070000 } from './migrations/1732400070000-checkout-pages';
 import { SessionCancelled1732400140000 } from './migrations/1732400140000-session-cancelled';
 
@@ -14,5 +14,5 @@ export { toCheckout, toProduct, toSession } from './records';
 export const checkoutDatabase = {
   schema: 'checkout',
   entities: [ProductEntity, CheckoutEntity, SessionEntity],
-  migrations: [Checkouts1732300003000, CheckoutPages1732400070000, SessionCancelled1732400140000],
+  migrations: [Checkouts1732300004000, CheckoutPages1732400070000, SessionCancelled1732400140000],
 };

@@ -1,6 +1,6 @@
+import { isJsonText } from '@gateway/contracts';
 import { normaliseDocumentNumber } from './document-number';
 import { normaliseEmail } from './email';
-import { isJsonText } from './json-text';
 import { toE164 } from './phone-number';
 
 /** The create-customer body after validation, ready to store; an absent field is null. */

@@ -7,7 +7,7 @@ import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/17324000
 import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
 import { ReceivedFundsPages1732400020000 } from './migrations/1732400020000-received-funds-pages';
 import { RailCallClaims1732400030000 } from './migrations/1732400030000-rail-call-claims';
-import { PaymentPages1732400040000 } from './migrations/1732400040000-payment-pages';
+import { PaymentPages1732400041000 } from './migrations/1732400041000-payment-pages';
 import { PaymentCustomer1732400080000 } from './migrations/1732400080000-payment-customer';
 import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
 
@@ -25,7 +25,7 @@ export const paymentDatabase = {
     ReceivedFundsOncePerTransfer1732400002000,
     ReceivedFundsPages1732400020000,
     RailCallClaims1732400030000,
-    PaymentPages1732400040000,
+    PaymentPages1732400041000,
     PaymentCustomer1732400080000,
     Refunds1732400100000,
   ],

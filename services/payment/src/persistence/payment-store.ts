@@ -14,6 +14,7 @@ import type { Transaction } from '@gateway/messaging';
 import { newestCreatedPage, newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
 import { eventNameFor, OPEN_STATUSES, type FinalStatus } from '../domain/payment-status';
 import { toRecord } from '../domain/payment-record';
+import { recordPaymentEvent } from '../payment-metrics';
 import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity, type ReceivedFundsKind } from './received-funds.entity';
@@ -61,7 +62,7 @@ export async function reservePaymentId(
   return { paymentId: reserved.payment_id, created: reserved.created };
 }
 
-/** Writes a `payment.*` event for the payment as it is now into the outbox of `tx`. */
+/** Writes a `payment.*` event for the payment as it is now into the outbox of `tx`; counted once `tx` commits. */
 export async function emitPaymentEvent(
   tx: Transaction,
   event: keyof typeof eventDefinitions,
@@ -78,6 +79,7 @@ export async function emitPaymentEvent(
     },
     { messageId: eventId },
   );
+  tx.afterCommit(() => recordPaymentEvent(event, payment));
 }
 
 export interface FinalTransition {

@@ -9,6 +9,7 @@ import {
 import { CommandError, type Transaction } from '@gateway/messaging';
 import { decideRefund, toRefundRecord } from '../domain/refund';
 import { insertRefund, lockPayment, markRefundSettled } from '../persistence';
+import { recordRefund } from '../payment-metrics';
 import type { Rails } from '../rails';
 
 const paymentNotFound = () => new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
@@ -42,6 +43,7 @@ export async function openRefund(
     payment_amount_centavos: payment.amountCentavos,
     reason: refund.reason,
   });
+  tx.afterCommit(() => recordRefund(refund.method, 'requested'));
   return toRefundRecord(refund);
 }
 
@@ -60,4 +62,5 @@ export async function settleRefund(tx: Transaction, settled: RefundSettled): Pro
     },
     { messageId: eventId },
   );
+  tx.afterCommit(() => recordRefund(refund.method, settled.outcome));
 }

@@ -6,6 +6,7 @@ import {
   setFeeRule,
   type CreatePayment,
   type ErrorCode,
+  type MessageDefinition,
   type PaymentView,
   type CryptoRequest,
   type CryptoRequestStatus,
@@ -14,9 +15,12 @@ import {
   type RevisedCryptoRequest,
 } from '@gateway/contracts';
 import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
-import { serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
+import { letTimePass, serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../../src/config';
 import { startPaymentService, type PaymentService } from '../../src/main';
+
+/** The payment service's rail timeout in these tests, unless a test sets its own. */
+const RAIL_TIMEOUT_MS = 1000;
 
 export interface RailCall {
   name: string;
@@ -100,7 +104,7 @@ export class FakeRails {
     });
     const slow =
       (make: (payload: Record<string, unknown>) => unknown) => async (payload: Record<string, unknown>) => {
-        if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+        if (this.delayMs > 0) await letTimePass(this.delayMs);
         return make(payload);
       };
     await this.broker.consumeCommands('pix-adapter', {
@@ -125,8 +129,8 @@ export class FakeRails {
     return async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
       const { id, name } = context.envelope;
       this.calls.push({ name, messageId: id, payload, at: Date.now() });
-      // Longer than the payment service's rail timeout: the reply arrives after it gave up.
-      if (this.silent) await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The reply arrives after the payment service gave up waiting for it.
+      if (this.silent) await letTimePass(RAIL_TIMEOUT_MS + 500);
       if (this.refusal) throw new CommandError(this.refusal, 'Recusado pelo provedor.');
       if (!this.answered.has(id)) this.answered.set(id, make(payload));
       return this.answered.get(id);
@@ -142,7 +146,9 @@ export interface Harness extends ServiceTestBed<PaymentService> {
 /** `config` overrides the service's variables (the rail timeout is 1 s unless given). */
 export async function startHarness(label: string, config: Record<string, string> = {}): Promise<Harness> {
   const bed = await serviceTestBed(label, (env) =>
-    startPaymentService(loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: '1000', ...config })),
+    startPaymentService(
+      loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: String(RAIL_TIMEOUT_MS), ...config }),
+    ),
   );
   const rails = new FakeRails(await bed.connect(`${label}-rails`));
   await rails.start();
@@ -162,7 +168,8 @@ export async function newBusiness(client: Broker): Promise<string> {
   return businessId;
 }
 
-export function createCommand(businessId: string, overrides: Partial<CreatePayment> = {}): CreatePayment {
+/** A create of a R$ 100,00 PIX payment for the business (a fee rule for it must exist, see `newBusiness`). */
+export function aCreatePayment(businessId: string, overrides: Partial<CreatePayment> = {}): CreatePayment {
   return {
     business_id: businessId,
     business_name: 'Loja Teste',
@@ -179,7 +186,7 @@ export async function create(
   businessId: string,
   overrides: Partial<CreatePayment> = {},
 ): Promise<PaymentView> {
-  const reply = await client.request(createPayment, createCommand(businessId, overrides), {
+  const reply = await client.request(createPayment, aCreatePayment(businessId, overrides), {
     timeoutMs: 5000,
   });
   if (!reply.ok) throw new Error(JSON.stringify(reply.error));
@@ -223,4 +230,32 @@ export async function emittedPaymentEvents(h: Harness, paymentId: string): Promi
     [paymentId],
   );
   return rows.map((row) => row.name);
+}
+
+/** Publishes an event under a fresh message id, and answers that id (to wait for its handling). */
+export async function publishEvent<P>(
+  h: Harness,
+  definition: MessageDefinition<P>,
+  payload: P,
+): Promise<string> {
+  const messageId = newPublicId('msg');
+  await h.client.publish(definition, payload, { messageId });
+  return messageId;
+}
+
+/**
+ * Waits until the service has handled every one of these messages: each handled message leaves its inbox row, which
+ * commits with everything it changed and emitted.
+ */
+export function waitForHandled(h: Harness, messageIds: string[]): Promise<true> {
+  return waitFor(
+    async () => {
+      const rows: unknown[] = await h.service.dataSource.query(
+        'SELECT 1 FROM inbox WHERE message_id = ANY($1)',
+        [messageIds],
+      );
+      return rows.length === messageIds.length;
+    },
+    { what: `${messageIds.length} message(s) handled` },
+  ) as Promise<true>;
 }

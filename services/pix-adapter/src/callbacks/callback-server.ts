@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { AppError, asyncHandler, errorMiddleware, notFoundHandler } from '@gateway/http-errors';
+import { gracefulHttpStop } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import { parsePspCallback } from '../psp/callback';
 import type { CallbackProcessor } from './callback-processor';
@@ -18,6 +19,7 @@ export interface CallbackServerOptions {
 export interface RunningCallbackServer {
   /** `http://host:port`, with the port actually bound. */
   baseUrl: string;
+  /** Refuses new connections and resolves once the callbacks being received are answered (the PSP resends others). */
   close(): Promise<void>;
 }
 
@@ -63,15 +65,9 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
   return new Promise((resolve, reject) => {
     const server: Server = app.listen(options.port, options.host, () => {
       const { port } = server.address() as AddressInfo;
-      resolve({
-        baseUrl: `http://${options.host}:${port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
-      });
+      resolve({ baseUrl: `http://${options.host}:${port}`, close });
     });
+    const close = gracefulHttpStop(server);
     server.once('error', reject);
   });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { OpenPixCharge, PixCharge } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import { activeTraceHeaders } from '@gateway/observability';
 import { makeChargeCode } from '../charge-code';
 import { generateTxid } from '../domain/txid';
 import { ChargeEntity } from '../persistence';
@@ -68,6 +69,7 @@ export function handleOpenCharge(deps: OpenChargeDeps) {
           qrCode: code.qrCode,
           expiresAt: new Date(Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000),
           paidEndToEndId: null,
+          traceContext: activeTraceHeaders(),
           createdAt: now,
           updatedAt: now,
         })

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { TraceHeaders } from '@gateway/observability';
 
 /** `cancelled`: the payment was cancelled and its cob removed at the PSP. */
 export type ChargeStatus = 'active' | 'paid' | 'expired' | 'failed' | 'cancelled';
@@ -43,6 +44,10 @@ export class ChargeEntity {
 
   @Column({ type: 'text', name: 'paid_end_to_end_id', nullable: true })
   paidEndToEndId!: string | null;
+
+  /** The trace of the payment's creation, which the PIX paying it continues (null: opened before traces were kept). */
+  @Column({ type: 'jsonb', name: 'trace_context', nullable: true })
+  traceContext!: TraceHeaders | null;
 
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

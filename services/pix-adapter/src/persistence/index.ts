@@ -4,6 +4,7 @@ import { Charges1732300003000 } from './migrations/1732300003000-charges';
 import { FinalChargesFrozen1732400007000 } from './migrations/1732400007000-final-charges-frozen';
 import { ChargeCheckLeases1732400031000 } from './migrations/1732400031000-charge-check-leases';
 import { CancelledChargesAndRefunds1732400110000 } from './migrations/1732400110000-cancelled-charges-and-refunds';
+import { ChargeTraceContext1732400171000 } from './migrations/1732400171000-charge-trace-context';
 
 export { ChargeEntity, PixRefundEntity };
 export type { ChargeStatus } from './charge.entity';
@@ -17,5 +18,6 @@ export const pixAdapterDatabase = {
     FinalChargesFrozen1732400007000,
     ChargeCheckLeases1732400031000,
     CancelledChargesAndRefunds1732400110000,
+    ChargeTraceContext1732400171000,
   ],
 };

@@ -95,7 +95,7 @@ export class ApiPixClient {
       ...(input.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: input.solicitacaoPagador }),
     };
     try {
-      return await this.callForCob('PUT', `/cob/${encodeURIComponent(txid)}`, body, [200, 201]);
+      return await this.callForCob('cob.create', 'PUT', `/cob/${encodeURIComponent(txid)}`, body, [200, 201]);
     } catch (error) {
       if (!(error instanceof PspError) || error.kind === 'unavailable' || error.kind === 'unauthorized')
         throw error;
@@ -124,7 +124,7 @@ export class ApiPixClient {
    * leave an unused location at the PSP, which is harmless: only the one a cob is moved to is ever shown.
    */
   createLocation(): Promise<PixLocation> {
-    return this.callFor('location', validateLocation, 'POST', '/loc', { tipoCob: 'cob' }, [200, 201]);
+    return this.callFor('loc.create', validateLocation, 'POST', '/loc', { tipoCob: 'cob' }, [200, 201]);
   }
 
   /**
@@ -137,7 +137,7 @@ export class ApiPixClient {
       valor: { original: centavosToPixAmount(valorCentavos) },
       ...(locId === undefined ? {} : { loc: { id: locId, tipoCob: 'cob' } }),
     };
-    return this.callForCob('PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
+    return this.callForCob('cob.update', 'PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
   }
 
   /**
@@ -146,11 +146,11 @@ export class ApiPixClient {
    */
   async letPayerChooseAmount(txid: string, valorCentavos: number): Promise<void> {
     const body = { valor: { original: centavosToPixAmount(valorCentavos), modalidadeAlteracao: 1 } };
-    await this.callForCob('PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
+    await this.callForCob('cob.update', 'PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
   }
 
   getCharge(txid: string): Promise<Cob> {
-    return this.callForCob('GET', `/cob/${encodeURIComponent(txid)}`, undefined, [200]);
+    return this.callForCob('cob.get', 'GET', `/cob/${encodeURIComponent(txid)}`, undefined, [200]);
   }
 
   /**
@@ -162,7 +162,13 @@ export class ApiPixClient {
   async removeCharge(txid: string): Promise<Cob> {
     const path: Path = `/cob/${encodeURIComponent(txid)}`;
     try {
-      return await this.callForCob('PATCH', path, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }, [200]);
+      return await this.callForCob(
+        'cob.remove',
+        'PATCH',
+        path,
+        { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' },
+        [200],
+      );
     } catch (error) {
       if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
       const current = await this.getCharge(txid);
@@ -181,7 +187,7 @@ export class ApiPixClient {
     const body = { valor, ...(input.descricao === undefined ? {} : { descricao: input.descricao }) };
     try {
       return await this.callFor(
-        'devolução',
+        'devolucao.request',
         validateDevolucao,
         'PUT',
         this.devolucaoPath(endToEndId, id),
@@ -203,7 +209,7 @@ export class ApiPixClient {
   /** `GET /pix/{e2eid}/devolucao/{id}`: the devolução as the PSP has it now. */
   getDevolucao(endToEndId: string, id: string): Promise<PixDevolucao> {
     return this.callFor(
-      'devolução',
+      'devolucao.get',
       validateDevolucao,
       'GET',
       this.devolucaoPath(endToEndId, id),
@@ -214,18 +220,24 @@ export class ApiPixClient {
 
   /** `PUT /webhook/{chave}`: the PSP will POST received Pix to `<webhookUrl>/pix`. */
   async registerWebhook(chave: string, webhookUrl: string): Promise<void> {
-    await this.call('PUT', `/webhook/${encodeURIComponent(chave)}`, { webhookUrl }, [200, 201, 204]);
+    await this.call(
+      'webhook.register',
+      'PUT',
+      `/webhook/${encodeURIComponent(chave)}`,
+      { webhookUrl },
+      [200, 201, 204],
+    );
   }
 
   /** Sandbox only (PSP simulator): a payer pays the cob, fully or `valorCentavos`; the PSP then calls back. */
   async sandboxPay(txid: string, valorCentavos: number | null): Promise<void> {
     const body = valorCentavos === null ? {} : { valor: centavosToPixAmount(valorCentavos) };
-    await this.call('POST', `/cob/pagar/${encodeURIComponent(txid)}`, body, [200]);
+    await this.call('sandbox.pay', 'POST', `/cob/pagar/${encodeURIComponent(txid)}`, body, [200]);
   }
 
   /** Sandbox only (PSP simulator): the PSP removes the cob (status REMOVIDA_PELO_PSP). */
   async sandboxRemove(txid: string): Promise<void> {
-    await this.call('POST', `/cob/${encodeURIComponent(txid)}/expirar`, {}, [200]);
+    await this.call('sandbox.expire', 'POST', `/cob/${encodeURIComponent(txid)}/expirar`, {}, [200]);
   }
 
   async close(): Promise<void> {
@@ -236,28 +248,45 @@ export class ApiPixClient {
     return `/pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(id)}`;
   }
 
-  private callForCob(method: Dispatcher.HttpMethod, path: Path, body: unknown, ok: number[]): Promise<Cob> {
-    return this.callFor('cob', validateCob, method, path, body, ok);
+  private callForCob(
+    operation: string,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+    ok: number[],
+  ): Promise<Cob> {
+    return this.callFor(operation, validateCob, method, path, body, ok);
   }
 
   /** A call whose answer is checked before anything relies on it; an unusable one counts as PSP unavailability. */
   private async callFor<T>(
-    what: string,
+    operation: string,
     validate: (body: unknown) => Checked<T>,
     method: Dispatcher.HttpMethod,
     path: Path,
     body: unknown,
     ok: number[],
   ): Promise<T> {
-    const checked = validate(await this.call(method, path, body, ok));
+    const checked = validate(await this.call(operation, method, path, body, ok));
     if ('reason' in checked)
-      throw new PspError('unavailable', null, `PSP sent an unusable ${what}: ${checked.reason}`);
+      throw new PspError(
+        'unavailable',
+        null,
+        `PSP sent an unusable answer to ${operation}: ${checked.reason}`,
+      );
     return checked.value;
   }
 
-  private call(method: Dispatcher.HttpMethod, path: Path, body: unknown, ok: number[]): Promise<unknown> {
+  /** `operation` names the call in metrics (`pix_psp_request_duration_seconds`). */
+  private call(
+    operation: string,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+    ok: number[],
+  ): Promise<unknown> {
     return withRetry(this.retryPolicy, async () => {
-      const reply = await this.authorizedSend(method, path, body);
+      const reply = await this.authorizedSend(operation, method, path, body);
       if (ok.includes(reply.status)) return reply.body;
       const error = pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
       if (error.retryable) this.deps.logger?.warn({ method, path, status: reply.status }, 'PSP unavailable');
@@ -266,9 +295,15 @@ export class ApiPixClient {
   }
 
   /** Sends with the cached token; a 401 means the PSP dropped it early, so one fresh token is tried. */
-  private async authorizedSend(method: Dispatcher.HttpMethod, path: Path, body: unknown): Promise<HttpReply> {
+  private async authorizedSend(
+    operation: string,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+  ): Promise<HttpReply> {
     const attempt = async (): Promise<HttpReply> =>
       send(this.dispatcher, {
+        operation,
         method,
         url: `${this.config.baseUrl}${this.config.pathPrefix}${path}`,
         headers: {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { DEVOLUCAO_ID_PATTERN } from '../domain/devolucao-id';
 import { type Checked, pixRecebidoKeys } from './cob';
 
 export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
@@ -15,9 +16,7 @@ export interface PixDevolucao {
 }
 
 export const devolucaoSchema = Joi.object<PixDevolucao>({
-  id: Joi.string()
-    .pattern(/^[a-zA-Z0-9]{1,35}$/)
-    .required(),
+  id: Joi.string().pattern(DEVOLUCAO_ID_PATTERN).required(),
   rtrId: Joi.string()
     .pattern(/^[a-zA-Z0-9]{32}$/)
     .required(),

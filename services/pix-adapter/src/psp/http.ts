@@ -1,7 +1,17 @@
 import { type Dispatcher, request } from 'undici';
+import { histogram } from '@gateway/observability';
 import { PspError } from './psp-error';
 
+const pspRequests = histogram(
+  'pix_psp_request_duration_seconds',
+  'HTTP exchanges with the PSP, by operation and outcome (ok 2xx; refused 3xx/4xx but 429; unavailable 429/5xx; unreachable: no answer)',
+  ['operation', 'outcome'],
+  [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+);
+
 export interface HttpCall {
+  /** What the exchange is for, a fixed name such as `cob.create` (never the path: it holds ids). */
+  operation: string;
   method: Dispatcher.HttpMethod;
   url: string;
   headers: Record<string, string>;
@@ -18,6 +28,7 @@ export interface HttpReply {
 
 /** One HTTP exchange; a failure before any response (refused, reset, timeout) becomes a retryable PspError. */
 export async function send(dispatcher: Dispatcher, call: HttpCall): Promise<HttpReply> {
+  const timer = pspRequests.startTimer({ operation: call.operation });
   try {
     const response = await request(call.url, {
       method: call.method,
@@ -29,15 +40,22 @@ export async function send(dispatcher: Dispatcher, call: HttpCall): Promise<Http
     const text = await response.body.text();
     const contentType = String(response.headers['content-type'] ?? '');
     const retryAfter = response.headers['retry-after'];
+    timer({ outcome: outcomeOf(response.statusCode) });
     return {
       status: response.statusCode,
       body: text.length > 0 && contentType.includes('json') ? parseJson(text) : text || undefined,
       retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
     };
   } catch (error) {
+    timer({ outcome: 'unreachable' });
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     throw new PspError('unavailable', null, `${call.method} ${call.url} failed: ${reason}`);
   }
+}
+
+function outcomeOf(status: number): 'ok' | 'refused' | 'unavailable' {
+  if (status >= 200 && status < 300) return 'ok';
+  return status === 429 || status >= 500 ? 'unavailable' : 'refused';
 }
 
 function parseJson(text: string): unknown {

@@ -57,6 +57,7 @@ export class ClientCredentialsToken {
       'base64',
     );
     const reply = await send(this.dispatcher, {
+      operation: 'oauth.token',
       method: 'POST',
       url: oauthTokenUrl,
       headers: {

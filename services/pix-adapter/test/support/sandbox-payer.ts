@@ -1,3 +1,4 @@
+import { SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { ApiPixClient } from '../../src/psp/api-pix-client';
 
 /**
@@ -9,8 +10,8 @@ export function sandboxPayer(pspUrl: string): ApiPixClient {
     baseUrl: pspUrl,
     pathPrefix: '/v2',
     oauthTokenUrl: `${pspUrl}/oauth/token`,
-    clientId: 'sandbox-client',
-    clientSecret: 'sandbox-secret',
+    clientId: SANDBOX_PSP_CLIENT.id,
+    clientSecret: SANDBOX_PSP_CLIENT.secret,
     timeoutMs: 2000,
     maxRetries: 0,
   });

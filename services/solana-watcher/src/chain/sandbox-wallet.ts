@@ -1,5 +1,6 @@
 import { getAccount, getAssociatedTokenAddressSync, TokenAccountNotFoundError } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
+import { payTransferRequest } from '@gateway/solana-pay-wallet';
 import { decodeBase58 } from '../domain/base58';
 
 export interface WalletPayment {
@@ -47,8 +48,6 @@ export function sandboxWallet(rpcUrl: string, secretKeyBase58: string): SandboxW
       const held = await heldOf(new PublicKey(payment.mint));
       if (held !== undefined && held < payment.amountBaseUnits)
         throw new TestWalletShortOfFunds(held, payment.amountBaseUnits);
-      // Loaded on first use: the local chain's wallet helper exists for the sandbox only, production never loads it.
-      const { payTransferRequest } = await import('@gateway/solana-localnet');
       return payTransferRequest(rpcUrl, payer, {
         recipient: new PublicKey(payment.recipient),
         mint: new PublicKey(payment.mint),

@@ -8,7 +8,7 @@ import {
   type Token,
 } from '@gateway/contracts';
 import { PeriodicTask, type Transaction, type UnitOfWork } from '@gateway/messaging';
-import { counter, gauge, type Logger } from '@gateway/observability';
+import { counter, gauge, inSpan, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
 import { type RequestPacer } from '../chain/request-pacer';
 import { scanAddresses, type ScanCursor, type ScanPage } from '../chain/signature-scanner';
 import { applyTransfer, expiryReason, unappliedReason } from '../domain/settlement';
@@ -27,6 +27,7 @@ const EXPIRY_BATCH = 100;
 /** Idle polling (the finalized slot and one listing per watched account) takes at most this share of the pace. */
 const POLLING_SHARE_OF_BUDGET = 0.5;
 const MAX_POLL_INTERVAL_MS = 60_000;
+const tracer = tracerOf('@gateway/solana-watcher');
 
 const scans = counter('solana_watcher_scans_total', 'Detection passes, by outcome', ['outcome']);
 const transfersRecorded = counter('solana_watcher_transfers_total', 'Transfers recorded, by destination', [
@@ -219,10 +220,12 @@ export class PaymentDetector {
       cursor,
       async (page) => {
         this.passOverUnsupported(page);
-        await this.uow.run({}, async (tx) => {
-          await this.apply(tx, page, watched);
-          await this.saveCursor(tx, page.cursor, cursor);
-        });
+        await this.inScanSpan(page, () =>
+          this.uow.run({}, async (tx) => {
+            await this.apply(tx, page, watched);
+            await this.saveCursor(tx, page.cursor, cursor);
+          }),
+        );
         cursor = page.cursor;
       },
       { finalizedSlot },
@@ -251,12 +254,23 @@ export class PaymentDetector {
       {},
       async (page) => {
         this.passOverUnsupported(page);
-        if (page.transactions.length > 0) await this.uow.run({}, (tx) => this.apply(tx, page, watched));
+        if (page.transactions.length > 0)
+          await this.inScanSpan(page, () => this.uow.run({}, (tx) => this.apply(tx, page, watched)));
       },
       { finalizedSlot },
     );
     if (outcome.heldBack > 0)
       throw new Error(`${outcome.heldBack} transaction(s) to reference ${reference} not finalized yet`);
+  }
+
+  /**
+   * A page of the scan that found transactions is a span (a trace of its own unless a command asked for the scan):
+   * each transfer is then processed in its payment's trace, linked to it. Idle pages make no trace.
+   */
+  private inScanSpan<T>(page: ScanPage, work: () => Promise<T>): Promise<T> {
+    if (page.transactions.length === 0) return work();
+    const attributes = { 'gateway.solana.transactions': page.transactions.length };
+    return inSpan(tracer, 'chain scan', { attributes }, work);
   }
 
   private passOverUnsupported(result: ScanPage): void {
@@ -304,9 +318,24 @@ export class PaymentDetector {
 
   /**
    * Records a transfer once per (signature, reference); only a new one changes the request, or, when it cannot count
-   * towards the request, tells the payment service so the money is kept for the payment.
+   * towards the request, tells the payment service so the money is kept for the payment. It is processed in the trace
+   * of the payment's creation, linked to the scan that found it.
    */
-  private async record(
+  private record(
+    tx: Transaction,
+    request: PaymentRequestEntity,
+    transfer: ReferencedTransfer,
+  ): Promise<void> {
+    const attributes = {
+      'gateway.payment_id': request.paymentId,
+      'gateway.solana.signature': transfer.signature,
+    };
+    return inStoredTrace(tracer, 'transfer detected', request.traceContext, { attributes }, () =>
+      this.recordTransfer(tx, request, transfer),
+    );
+  }
+
+  private async recordTransfer(
     tx: Transaction,
     request: PaymentRequestEntity,
     transfer: ReferencedTransfer,

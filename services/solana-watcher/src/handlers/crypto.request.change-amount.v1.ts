@@ -40,6 +40,7 @@ export function handleChangeCryptoRequestAmount(
       amountCentavos: command.amount_centavos,
       token: seen.token,
       correlationId: seen.correlationId,
+      traceContext: seen.traceContext,
     });
     // The last look at the old reference, after the quote and just before the supersede, outside any transaction:
     // a transfer already on chain counts for the request it was sent to. Paid in full, the request settles and the

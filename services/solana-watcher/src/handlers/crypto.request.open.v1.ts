@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { CryptoRequest, OpenCryptoRequest } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import { activeTraceHeaders } from '@gateway/observability';
 import { PaymentRequestEntity } from '../persistence';
 import { latestRequest, refusal } from '../requests/open-request';
 import type { RequestIssuer } from '../requests/request-issuer';
@@ -21,6 +22,7 @@ export function handleOpenCryptoRequest(dataSource: DataSource, uow: UnitOfWork,
           amountCentavos: command.amount_centavos,
           token: command.token,
           correlationId: context.envelope.correlation_id,
+          traceContext: activeTraceHeaders(),
         });
     return uow.once(context, async (tx) => {
       // Serialises concurrent opens of one payment: the second sees the first's request.

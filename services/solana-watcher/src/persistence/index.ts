@@ -6,6 +6,7 @@ import { SolanaWatcher1732300005000 } from './migrations/1732300005000-solana-wa
 import { FinalRequestsFrozen1732400008000 } from './migrations/1732400008000-final-requests-frozen';
 import { CancelledRequests1732400120000 } from './migrations/1732400120000-cancelled-requests';
 import { CryptoRefunds1732400121000 } from './migrations/1732400121000-crypto-refunds';
+import { RequestTraceContext1732400172000 } from './migrations/1732400172000-request-trace-context';
 
 export { CryptoRefundEntity, PaymentRequestEntity, ScanCursorEntity, TransferEntity };
 
@@ -17,5 +18,6 @@ export const solanaWatcherDatabase = {
     FinalRequestsFrozen1732400008000,
     CancelledRequests1732400120000,
     CryptoRefunds1732400121000,
+    RequestTraceContext1732400172000,
   ],
 };

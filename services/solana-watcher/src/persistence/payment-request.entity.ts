@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { Token } from '@gateway/contracts';
+import type { TraceHeaders } from '@gateway/observability';
 import type { RequestStatus } from '../domain/settlement';
 import { bigintColumn } from './numeric';
 
@@ -53,6 +54,10 @@ export class PaymentRequestEntity {
   /** The payment flow that opened it, so the events it causes later correlate with it. */
   @Column({ type: 'text', name: 'correlation_id' })
   correlationId!: string;
+
+  /** The trace of the payment's creation, which a transfer found for it continues (null: stored before). */
+  @Column({ type: 'jsonb', name: 'trace_context', nullable: true })
+  traceContext!: TraceHeaders | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

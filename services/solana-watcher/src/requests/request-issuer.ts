@@ -2,6 +2,7 @@ import { Keypair } from '@solana/web3.js';
 import { qrPngDataUri } from '@gateway/qr-png';
 import type { CryptoRequest, Token } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
+import type { TraceHeaders } from '@gateway/observability';
 import type { QuoteDesk } from '../chain/quote-desk';
 import { QuoteUnavailableError, tokenBaseUnitsForBrl, type Stablecoin } from '../domain/quote';
 import { formatRatio } from '../domain/rational';
@@ -21,6 +22,8 @@ export interface RequestInput {
   amountCentavos: number;
   token: Token;
   correlationId: string;
+  /** The trace a transfer found for the request continues; none: it starts its own. */
+  traceContext?: TraceHeaders | null;
 }
 
 /** Builds new transfer requests: a fresh reference key, a locked quote, the Solana Pay link and its 30-minute window. */
@@ -65,6 +68,7 @@ export class RequestIssuer {
       receivedBaseUnits: 0n,
       settledSignature: null,
       correlationId: input.correlationId,
+      traceContext: input.traceContext ?? null,
     } satisfies Omit<PaymentRequestEntity, 'createdAt'>);
     return request;
   }

@@ -10,6 +10,7 @@ import {
   type OpenCryptoRequest,
 } from '@gateway/contracts';
 import { type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import { metricsRegistry } from '@gateway/observability';
 import {
   serviceTestBed,
   waitFor,
@@ -23,6 +24,9 @@ import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from '../../src/con
 import { encodeBase58 } from '../../src/domain/base58';
 import { startSolanaWatcher } from '../../src/main';
 import { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from './localnet';
+
+/** The advisory lock a detection pass holds (one replica scans at a time). */
+const SCAN_LOCK = 'solana_watcher:scan';
 
 export interface HarnessOptions {
   /** The local chain's real-node behaviours from the start (commitment lags, rate limits). */
@@ -159,6 +163,47 @@ export class WatcherHarness {
       [consumer, messageId],
     );
     return rows.length > 0;
+  }
+
+  /** How many detection passes the watchers of this process have completed (those that held the scan lock). */
+  async scanPasses(): Promise<number> {
+    const metric = await metricsRegistry.getSingleMetric('solana_watcher_scans_total')?.get();
+    return metric?.values.find((value) => value.labels.outcome === 'scanned')?.value ?? 0;
+  }
+
+  /**
+   * Waits for two more completed detection passes: passes never overlap (one scan lock), so the second began after
+   * this call. What any pass would do about the chain and the clock as they are now has then been done and committed.
+   */
+  async nextFullScan(): Promise<void> {
+    const before = await this.scanPasses();
+    await waitFor(async () => (await this.scanPasses()) >= before + 2, { what: 'a detection pass from now' });
+  }
+
+  /**
+   * Forgets where the scans got to, under the scan lock (so no pass in progress writes its cursor back), and waits
+   * until a pass has scanned the whole chain again from scratch.
+   */
+  async rescanFromScratch(): Promise<void> {
+    const runner = this.service.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [SCAN_LOCK]);
+      await runner.query('DELETE FROM scan_cursors');
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [SCAN_LOCK]);
+    } finally {
+      await runner.release();
+    }
+    await this.nextFullScan();
+  }
+
+  /** How many `name` events the watcher has emitted about a payment (its outbox: published or not yet). */
+  async emitted(name: string, paymentId: string): Promise<number> {
+    const rows: unknown[] = await this.service.dataSource.query(
+      `SELECT 1 FROM outbox WHERE name = $1 AND envelope->'payload'->>'payment_id' = $2`,
+      [name, paymentId],
+    );
+    return rows.length;
   }
 
   /** What `owner` holds of a token on the local chain, in base units (0 without a token account). */

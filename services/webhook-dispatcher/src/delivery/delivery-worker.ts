@@ -1,6 +1,17 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { PeriodicTask } from '@gateway/messaging';
-import { counter, histogram, type Logger } from '@gateway/observability';
+import {
+  counter,
+  histogram,
+  inStoredTrace,
+  SpanKind,
+  SpanStatusCode,
+  tracerOf,
+  type Attributes,
+  type Logger,
+  type Span,
+  type TraceHeaders,
+} from '@gateway/observability';
 import { classifyDeliveryResult, type DeliveryAttemptResult } from '../domain/delivery-outcome';
 import { nextAttemptDelay, type RetrySchedule } from '../domain/retry-schedule';
 import { openSecret } from '@gateway/persistence';
@@ -47,13 +58,18 @@ interface ClaimedDelivery {
   id: string;
   webhook_id: string;
   event_id: string;
+  event_type: string;
   body: string;
   attempt_count: number;
+  /** The trace of the event the delivery is for: every attempt is a span in it. */
+  trace_context: TraceHeaders | null;
   url: string;
   secret_sealed: string;
   /** The secret a rotation replaced, only while its overlap lasts. */
   previous_secret_sealed: string | null;
 }
+
+const tracer = tracerOf('@gateway/webhook-dispatcher');
 
 const attemptsTotal = counter('webhook_delivery_attempts_total', 'Webhook delivery attempts, by outcome', [
   'outcome',
@@ -63,6 +79,12 @@ const attemptLatency = histogram(
   'Duration of one webhook delivery attempt',
   [],
   [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+);
+const confirmedToDelivered = histogram(
+  'webhook_confirmed_to_delivered_seconds',
+  'Time from a payment confirmed to its payment.confirmed webhook delivered, by method (each webhook once)',
+  ['method'],
+  [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400],
 );
 
 /** Only rows nobody holds: never leased, or whose lease ran out (its worker crashed or hung). */
@@ -155,7 +177,8 @@ export class DeliveryWorker {
                 LIMIT $5
                 FOR UPDATE SKIP LOCKED) claimable
         WHERE d.id = claimable.id AND w.id = d.webhook_id
-        RETURNING d.id, d.webhook_id, d.event_id, d.body, d.attempt_count, w.url, w.secret_sealed,
+        RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempt_count, d.trace_context, w.url,
+                  w.secret_sealed,
                   CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_sealed END AS previous_secret_sealed`,
       [
         this.options.workerId,
@@ -179,26 +202,38 @@ export class DeliveryWorker {
       // Right before sending: the lease restarts (time queued for a slot does not count) and a delivery cancelled
       // meanwhile (webhook deleted or disabled) is never sent.
       if (!(await this.renewLease(delivery.id))) return;
-      const secret = openSecret(delivery.secret_sealed, this.options.secretKey);
-      const previousSecret =
-        delivery.previous_secret_sealed === null
-          ? null
-          : openSecret(delivery.previous_secret_sealed, this.options.secretKey);
-      const body = Buffer.from(delivery.body, 'utf8');
-      const attemptedAt = new Date();
-      const result = await this.options.sender.send({
-        url: delivery.url,
-        body,
-        headers: signedDeliveryHeaders({
-          body,
-          eventId: delivery.event_id,
-          timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
-          secret,
-          previousSecret,
-        }),
-      });
-      await this.record(delivery, attemptedAt, result);
+      await inStoredTrace(
+        tracer,
+        `webhook ${delivery.event_type}`,
+        delivery.trace_context,
+        { kind: SpanKind.CLIENT, attributes: attemptAttributes(delivery) },
+        (span) => this.send(delivery, span),
+      );
     });
+  }
+
+  /** One attempt: signs and sends the delivery, then records what the endpoint answered. */
+  private async send(delivery: ClaimedDelivery, span: Span): Promise<void> {
+    const secret = openSecret(delivery.secret_sealed, this.options.secretKey);
+    const previousSecret =
+      delivery.previous_secret_sealed === null
+        ? null
+        : openSecret(delivery.previous_secret_sealed, this.options.secretKey);
+    const body = Buffer.from(delivery.body, 'utf8');
+    const attemptedAt = new Date();
+    const result = await this.options.sender.send({
+      url: delivery.url,
+      body,
+      headers: signedDeliveryHeaders({
+        body,
+        eventId: delivery.event_id,
+        timestampSeconds: Math.floor(attemptedAt.getTime() / 1000),
+        secret,
+        previousSecret,
+      }),
+    });
+    describeResult(span, result);
+    await this.record(delivery, attemptedAt, result);
   }
 
   private async renewLease(deliveryId: string): Promise<boolean> {
@@ -240,6 +275,7 @@ export class DeliveryWorker {
     if (outcome.kind === 'success') {
       await this.store(this.options.dataSource.manager, attempt, 'delivered', null);
       attemptsTotal.inc({ outcome: 'delivered' });
+      if (delivery.event_type === 'payment.confirmed') observeConfirmedToDelivered(delivery.body);
       return;
     }
     if (outcome.kind === 'disable_webhook') {
@@ -311,4 +347,41 @@ export class DeliveryWorker {
     );
     this.options.logger.info({ webhook_id: webhookId }, 'webhook disabled: the receiver answered 410 Gone');
   }
+}
+
+/** The body of a payment.confirmed delivery says when the payment was confirmed (`created_at`) and its method. */
+function observeConfirmedToDelivered(body: string): void {
+  const event = JSON.parse(body) as { created_at: string; data: { method: string } };
+  confirmedToDelivered.observe(
+    { method: event.data.method },
+    Math.max(0, (Date.now() - Date.parse(event.created_at)) / 1000),
+  );
+}
+
+/**
+ * An attempt as its span shows it: the delivery, and the endpoint's host (never its path or query: either may hold a
+ * token). A URL that does not parse is the sender's to refuse, and the attempt records why.
+ */
+function attemptAttributes(delivery: ClaimedDelivery): Attributes {
+  const endpoint = URL.canParse(delivery.url) ? new URL(delivery.url) : undefined;
+  return {
+    'http.request.method': 'POST',
+    ...(endpoint && { 'server.address': endpoint.hostname, 'server.port': Number(endpoint.port || 443) }),
+    'gateway.webhook.id': delivery.webhook_id,
+    'gateway.webhook.delivery_id': delivery.id,
+    'gateway.webhook.event_id': delivery.event_id,
+    'gateway.webhook.attempt': delivery.attempt_count + 1,
+  };
+}
+
+/** What the endpoint answered; anything but a 2xx marks the attempt span as failed. */
+function describeResult(span: Span, result: DeliveryAttemptResult): void {
+  if (result.kind === 'response') {
+    span.setAttribute('http.response.status_code', result.status);
+    if (result.status >= 300)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${result.status}` });
+    return;
+  }
+  span.setAttribute('error.type', result.error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
 }

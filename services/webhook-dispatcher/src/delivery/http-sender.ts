@@ -2,6 +2,8 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '@gateway/config';
+import { untraced } from '@gateway/observability';
 import { type DeliveryAttemptResult, type DeliveryErrorKind } from '../domain/delivery-outcome';
 import { isPublicAddress } from '../domain/ip-policy';
 
@@ -35,7 +37,6 @@ export interface WebhookSender {
   close(): Promise<void>;
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000;
 const BODY_SNIPPET_BYTES = 2_048;
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
@@ -57,7 +58,7 @@ class SsrfRefusedError extends Error {
 class InvalidWebhookUrlError extends Error {}
 
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   const connectViaCheckedLookup = buildConnector({
     timeout: timeoutMs,
     lookup: checkedLookup(options.lookup ?? resolveAll, options.allowPrivateTargets),
@@ -84,17 +85,20 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       const timer = setTimeout(() => abort.abort(), timeoutMs);
       try {
         assertHttps(webhookRequest.url);
-        const response = await request(webhookRequest.url, {
-          dispatcher: agent,
-          method: 'POST',
-          headers: {
-            ...webhookRequest.headers,
-            'content-type': 'application/json',
-            'user-agent': options.userAgent,
-          },
-          body: webhookRequest.body,
-          signal: abort.signal,
-        });
+        // A merchant's endpoint is a third party: no trace header goes to it (the attempt's span is the record).
+        const response = await untraced(() =>
+          request(webhookRequest.url, {
+            dispatcher: agent,
+            method: 'POST',
+            headers: {
+              ...webhookRequest.headers,
+              'content-type': 'application/json',
+              'user-agent': options.userAgent,
+            },
+            body: webhookRequest.body,
+            signal: abort.signal,
+          }),
+        );
         const bodySnippet = await readSnippet(response.body);
         return {
           kind: 'response',

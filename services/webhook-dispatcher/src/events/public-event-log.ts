@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { WebhookEventName } from '@gateway/contracts';
+import { activeTraceHeaders } from '@gateway/observability';
 import { serializeDeliveryBody, type WebhookEvent } from '../delivery/payload';
 import { storeEventWithDeliveries } from '../persistence';
 
@@ -16,6 +17,7 @@ export async function recordPublicEvent(dataSource: DataSource, event: WebhookEv
       businessId: event.businessId,
       type: event.type as WebhookEventName,
       body,
+      traceContext: activeTraceHeaders(),
     }),
   );
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { newPublicId, type WebhookEventName } from '@gateway/contracts';
+import type { TraceHeaders } from '@gateway/observability';
 import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
 import { EventEntity } from './event.entity';
 
@@ -8,6 +9,8 @@ export interface NewEvent {
   businessId: string;
   type: WebhookEventName;
   body: string;
+  /** The trace the event came in (the payment's): each delivery's attempts are spans in it. */
+  traceContext: TraceHeaders | null;
 }
 
 /**
@@ -29,10 +32,11 @@ export async function storeEventWithDeliveries(manager: EntityManager, event: Ne
   let deliveries = 0;
   for (const webhook of webhooks) {
     const inserted: unknown[] = await manager.query(
-      `INSERT INTO deliveries (id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', 0, now())
+      `INSERT INTO deliveries
+         (id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, trace_context)
+       VALUES ($1, $2, $3, $4, $5, 'pending', 0, now(), $6)
        ON CONFLICT ON CONSTRAINT deliveries_one_per_event DO NOTHING RETURNING id`,
-      [newPublicId('dlv'), webhook.id, event.id, event.type, event.body],
+      [newPublicId('dlv'), webhook.id, event.id, event.type, event.body, event.traceContext],
     );
     deliveries += inserted.length;
   }

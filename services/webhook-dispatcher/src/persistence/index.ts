@@ -6,6 +6,7 @@ import { Webhooks1732300006000 } from './migrations/1732300006000-webhooks';
 import { WebhookPages1732400060000 } from './migrations/1732400060000-webhook-pages';
 import { WebhookSecretRotation1732400090000 } from './migrations/1732400090000-webhook-secret-rotation';
 import { Events1732400130000 } from './migrations/1732400130000-events';
+import { DeliveryTraceContext1732400173000 } from './migrations/1732400173000-delivery-trace-context';
 
 export {
   DeliveryAttemptEntity,
@@ -26,5 +27,6 @@ export const webhookDispatcherDatabase = {
     WebhookPages1732400060000,
     WebhookSecretRotation1732400090000,
     Events1732400130000,
+    DeliveryTraceContext1732400173000,
   ],
 };

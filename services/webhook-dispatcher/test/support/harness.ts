@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import {
   createWebhook,
   newPublicId,
+  paymentCreated,
   type MessageDefinition,
   type PaymentEventPayload,
   type PaymentRecord,
@@ -11,15 +12,18 @@ import {
 } from '@gateway/contracts';
 import { createEnvelope, type Broker, type ServiceRuntime } from '@gateway/messaging';
 import {
+  aPaymentEvent,
   connectTestClient,
   createTestPki,
   isolatedEnvironment,
+  publishAndAwaitHandling,
+  waitFor,
   type IsolatedEnvironment,
   type TestPki,
 } from '@gateway/testkit';
 import { loadWebhookDispatcherConfig } from '../../src/config';
 import { startWebhookDispatcher } from '../../src/main';
-import { Receiver } from './receiver';
+import { answers, Receiver } from './receiver';
 
 /**
  * One test file's world: a private database and broker prefix, a test CA, an HTTPS receiver, a client broker, and
@@ -111,41 +115,54 @@ export class Harness {
     businessId: string,
     payment: Partial<PaymentRecord> = {},
   ): Promise<{ messageId: string; payload: PaymentEventPayload }> {
-    const payload = paymentEventPayload(businessId, payment);
+    const payload = aPaymentEvent({ business_id: businessId, ...payment });
     const envelope = createEnvelope(definition, payload);
     await this.client.publishEnvelope(envelope, {});
     return { messageId: envelope.id, payload };
+  }
+
+  /**
+   * Publishes a payment event and resolves once the dispatcher has handled this very delivery (a duplicate or a
+   * redelivery leaves no row to wait for); answers what the handler returned.
+   */
+  deliverPaymentEvent(
+    definition: MessageDefinition<PaymentEventPayload>,
+    payload: PaymentEventPayload,
+    messageId?: string,
+  ): Promise<unknown> {
+    return publishAndAwaitHandling(this.env.config, definition, payload, { messageId });
+  }
+
+  /** Whether the dispatcher has kept the event; its deliveries, if any, were made in the same transaction. */
+  async eventKept(eventId: string): Promise<boolean> {
+    return (await this.query('SELECT 1 FROM events WHERE id = $1', [eventId])).length > 0;
+  }
+
+  /**
+   * Makes a delivery to a webhook of its own and waits until the worker has sent and recorded it: the claim that took
+   * it looked at every delivery due by this call, so afterwards a test may assert that one of those was not sent.
+   */
+  async workerCaughtUp(): Promise<void> {
+    const businessId = newPublicId('biz');
+    await this.createWebhook(
+      businessId,
+      this.receiver.route(`/caught-up/${newPublicId('p')}`, answers.status(200)),
+    );
+    const { payload } = await this.publishPaymentEvent(paymentCreated, businessId);
+    await waitFor(
+      async () => {
+        const [row] = await this.query<{ status: string }>(
+          'SELECT status FROM deliveries WHERE event_id = $1',
+          [payload.event_id],
+        );
+        return row?.status === 'delivered';
+      },
+      { what: 'the delivery worker to catch up' },
+    );
   }
 
   /** Rows of the dispatcher's tables, read (or arranged) directly. */
   async query<T>(sql: string, parameters: unknown[] = []): Promise<T[]> {
     return (await this.pool.query(sql, parameters)).rows as T[];
   }
-}
-
-export function paymentEventPayload(
-  businessId: string,
-  payment: Partial<PaymentRecord> = {},
-): PaymentEventPayload {
-  return {
-    event_id: newPublicId('evt'),
-    business_id: businessId,
-    occurred_at: new Date().toISOString(),
-    payment: {
-      payment_id: newPublicId('pay'),
-      transaction_id: null,
-      business_id: businessId,
-      method: 'pix',
-      status: 'processing',
-      amount_centavos: 5050,
-      fee_centavos: 150,
-      external_id: 'txid0123456789abcdef0123456789',
-      failure_code: null,
-      failure_reason: null,
-      metadata: '{"order":7}',
-      created_at: '2025-01-15T12:00:00.000Z',
-      updated_at: '2025-01-15T12:00:00.000Z',
-      ...payment,
-    },
-  };
 }

@@ -5,8 +5,10 @@ import { schemaOf } from '@gateway/persistence';
  * A business's payments are listed a page at a time, newest first (creation time, then id), optionally by status: one
  * index for each, in the order a page reads them, so a page costs the same at a million payments as at ten.
  */
-export class PaymentPages1732400040000 implements MigrationInterface {
-  name = 'PaymentPages1732400040000';
+export class PaymentPages1732400041000 implements MigrationInterface {
+  // Released as 1732400040000, the timestamp of the outbox's claims migration too: one name per timestamp now.
+  static readonly formerName = 'PaymentPages1732400040000';
+  name = 'PaymentPages1732400041000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);

@@ -1,8 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { schemaOf } from '@gateway/persistence';
 
-export class Checkouts1732300003000 implements MigrationInterface {
-  name = 'Checkouts1732300003000';
+export class Checkouts1732300004000 implements MigrationInterface {
+  // Released as 1732300003000, the timestamp of the PIX adapter's first migration too: one name per timestamp now.
+  static readonly formerName = 'Checkouts1732300003000';
+  name = 'Checkouts1732300004000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);

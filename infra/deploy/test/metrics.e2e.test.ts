@@ -1,0 +1,304 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
+import {
+  parseExposition,
+  referencedServiceMetrics,
+  servedNames,
+  type Exposition,
+  type Sample,
+} from './support/observability';
+
+/** What a merchant's key may send per minute in this stack: room for the test's own polling, not for its burst. */
+const RATE_LIMIT_PER_MINUTE = 300;
+
+/**
+ * The metrics of issue 16 on a live stack: PIX and crypto payments confirmed with their webhooks delivered, a refund,
+ * a cancel and a burst over the rate limit, then every service's metrics endpoint and the gateway's /metrics are
+ * scraped as Prometheus would, and the named series must be there with their labels and sensible values; every metric
+ * the alerts and the dashboard of infra/observability select must be served.
+ */
+describe('metrics of the whole stack', () => {
+  let stack: RunningStack;
+  let pki: TestPki;
+  let receiver: Server;
+  const delivered: Array<{ type: string; id: string }> = [];
+  let apiKey: string;
+  let otherKey: string;
+  const paymentIds: string[] = [];
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect(response.status).toBeLessThan(300);
+    return (await response.json()) as Record<string, any>;
+  };
+
+  const api = async (method: string, path: string, body?: unknown, key = apiKey) => {
+    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  const newPayment = async (body: Record<string, unknown>): Promise<string> => {
+    const created = await api('POST', '/v1/payments', body);
+    expect(created.status).toBe(201);
+    paymentIds.push(created.body.payment_id as string);
+    return created.body.payment_id as string;
+  };
+
+  /** A payment paid by the sandbox's payer, and its payment.confirmed webhook delivered. */
+  const paidWithWebhook = async (body: Record<string, unknown>): Promise<string> => {
+    const paymentId = await newPayment(body);
+    expect(
+      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status,
+    ).toBe(202);
+    await waitFor(async () => (await api('GET', `/v1/payments/${paymentId}`)).body.status === 'paid', {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+      what: `payment ${paymentId} paid`,
+    });
+    await waitFor(
+      () => delivered.some((hook) => hook.type === 'payment.confirmed' && hook.id === paymentId),
+      {
+        timeoutMs: 30_000,
+        what: `the payment.confirmed webhook of ${paymentId}`,
+      },
+    );
+    return paymentId;
+  };
+
+  const scrape = async (url: string): Promise<Exposition> => {
+    const response = await fetch(`${url}/metrics`);
+    expect(response.status).toBe(200);
+    return parseExposition(await response.text());
+  };
+
+  /** Every endpoint Prometheus scrapes: each service's metrics listener and the gateway's /metrics. */
+  const scrapeAll = async (): Promise<Record<string, Exposition>> => {
+    const urls: Record<string, string> = { ...stack.metricsUrls, 'api-gateway': stack.gatewayUrl };
+    const scraped = await Promise.all(
+      Object.entries(urls).map(async ([name, url]) => [name, await scrape(url)]),
+    );
+    return Object.fromEntries(scraped) as Record<string, Exposition>;
+  };
+
+  const series = (exposition: Exposition, name: string, labels: Record<string, string> = {}): Sample[] =>
+    exposition.samples.filter(
+      (sample) =>
+        sample.name === name &&
+        Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
+    );
+  const value = (exposition: Exposition, name: string, labels: Record<string, string> = {}): number =>
+    series(exposition, name, labels).reduce((sum, sample) => sum + sample.value, 0);
+
+  beforeAll(async () => {
+    pki = createTestPki();
+    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          type: string;
+          data: { payment_id?: string; refund_id?: string };
+        };
+        delivered.push({ type: event.type, id: event.data.refund_id ?? event.data.payment_id ?? '' });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    stack = await startStack({
+      NODE_EXTRA_CA_CERTS: pki.caPath,
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
+    });
+    const business = await admin('POST', '/admin/v1/businesses', { name: 'Mercado Métricas' });
+    apiKey = business.api_key;
+    for (const method of ['pix', 'crypto'])
+      await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/${method}`, {
+        percent_bps: 100,
+        fixed_centavos: 0,
+      });
+    otherKey = (await admin('POST', '/admin/v1/businesses', { name: 'Loja Apressada' })).api_key;
+    const webhook = await api('POST', '/v1/webhook', {
+      url: `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`,
+      events: ['payment.confirmed', 'payment.cancelled', 'refund.succeeded'],
+    });
+    expect(webhook.status).toBe(201);
+  }, 150_000);
+
+  afterAll(async () => {
+    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
+    await stack?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+    pki?.remove();
+  });
+
+  test('after PIX and crypto payments, a refund, a cancel and a burst over the limit, every service serves the named series with their labels and counts', async () => {
+    const pixId = await paidWithWebhook({ payment_method: 'pix', amount: 12345 });
+    await paidWithWebhook({
+      payment_method: 'crypto',
+      amount: 10000,
+      crypto: { currency: 'usdc', network: 'solana' },
+    });
+    const refund = await api('POST', `/v1/payments/${pixId}/refunds`, { amount: 2345 });
+    expect(refund.status).toBe(201);
+    await waitFor(
+      () => delivered.some((hook) => hook.type === 'refund.succeeded' && hook.id === refund.body.refund_id),
+      {
+        timeoutMs: 30_000,
+        what: 'the refund.succeeded webhook',
+      },
+    );
+    const cancelledId = await newPayment({ payment_method: 'pix', amount: 3000 });
+    expect((await api('POST', `/v1/payments/${cancelledId}/cancel`)).status).toBe(200);
+    await waitFor(
+      () => delivered.some((hook) => hook.type === 'payment.cancelled' && hook.id === cancelledId),
+      {
+        timeoutMs: 30_000,
+        what: 'the payment.cancelled webhook',
+      },
+    );
+    // Another merchant goes over its limit.
+    let refused = 0;
+    for (let batch = 0; batch < 7; batch += 1) {
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 50 },
+          async () => (await api('GET', '/v1/payments?limit=1', undefined, otherKey)).status,
+        ),
+      );
+      refused += statuses.filter((status) => status === 429).length;
+    }
+    expect(refused).toBeGreaterThan(0);
+
+    // The parked and retry gauges are refreshed every 30 s: the first refresh may come before the queues exist. Every
+    // service but the gateway (which consumes no queue of its own) has parking queues.
+    const scraped = await waitFor(
+      async () => {
+        const all = await scrapeAll();
+        const gauged = Object.entries(all).every(
+          ([service, exposition]) =>
+            (service === 'api-gateway' || series(exposition, 'broker_parked_messages').length > 0) &&
+            series(exposition, 'broker_retry_backlog_messages').length > 0,
+        );
+        return gauged && all;
+      },
+      { timeoutMs: 45_000, intervalMs: 1000, what: 'the parked and retry gauges of every service' },
+    );
+    const payment = scraped.payment!;
+    const dispatcher = scraped['webhook-dispatcher']!;
+    const pix = scraped['pix-adapter']!;
+    const watcher = scraped['solana-watcher']!;
+    const gateway = scraped['api-gateway']!;
+
+    // Each transition once: three created (two PIX, one crypto), one confirmed of each, one cancelled.
+    const events = (method: string, event: string) =>
+      value(payment, 'payment_events_total', { method, event });
+    expect({
+      pixCreated: events('pix', 'created'),
+      cryptoCreated: events('crypto', 'created'),
+      pixConfirmed: events('pix', 'confirmed'),
+      cryptoConfirmed: events('crypto', 'confirmed'),
+      pixCancelled: events('pix', 'cancelled'),
+      expired: events('pix', 'expired') + events('crypto', 'expired'),
+    }).toEqual({
+      pixCreated: 2,
+      cryptoCreated: 1,
+      pixConfirmed: 1,
+      cryptoConfirmed: 1,
+      pixCancelled: 1,
+      expired: 0,
+    });
+    expect(value(payment, 'payment_refunds_total', { method: 'pix', outcome: 'requested' })).toBe(1);
+    expect(value(payment, 'payment_refunds_total', { method: 'pix', outcome: 'succeeded' })).toBe(1);
+    for (const method of ['pix', 'crypto']) {
+      expect(value(payment, 'payment_created_to_confirmed_seconds_count', { method })).toBe(1);
+      expect(value(payment, 'payment_created_to_confirmed_seconds_sum', { method })).toBeGreaterThan(0);
+      // Nothing of this stack is open past its window.
+      expect(value(payment, 'payment_stuck_payments', { method })).toBe(0);
+      expect(series(payment, 'payment_stuck_payment_oldest_seconds', { method })).toHaveLength(1);
+      // Timed when delivered, each confirmation once (one webhook).
+      expect(value(dispatcher, 'webhook_confirmed_to_delivered_seconds_count', { method })).toBe(1);
+    }
+    expect(
+      value(dispatcher, 'webhook_delivery_attempts_total', { outcome: 'delivered' }),
+    ).toBeGreaterThanOrEqual(4);
+    expect(value(dispatcher, 'webhook_delivery_attempt_seconds_count')).toBeGreaterThanOrEqual(4);
+
+    // Rails: the PSP by operation, the chain by method.
+    const psp = (operation: string) =>
+      value(pix, 'pix_psp_request_duration_seconds_count', { operation, outcome: 'ok' });
+    expect({
+      token: psp('oauth.token') >= 1,
+      created: psp('cob.create'),
+      paid: psp('sandbox.pay'),
+      refunded: psp('devolucao.request'),
+      removed: psp('cob.remove'),
+    }).toEqual({ token: true, created: 2, paid: 1, refunded: 1, removed: 1 });
+    expect(value(pix, 'pix_psp_request_duration_seconds_sum')).toBeGreaterThan(0);
+    const rpcMethods = new Set(
+      series(watcher, 'solana_watcher_rpc_request_duration_seconds_count', { outcome: 'ok' }).map(
+        (sample) => sample.labels.method,
+      ),
+    );
+    expect(rpcMethods).toContain('getSignaturesForAddress');
+
+    // The edge: rate-limit rejections by limit, HTTP latency by route.
+    expect(value(gateway, 'api_gateway_rate_limited_requests_total', { limit: 'api' })).toBe(refused);
+    expect(
+      value(gateway, 'http_request_duration_seconds_count', { route: '/v1/payments', status_code: '201' }),
+    ).toBe(3);
+
+    // Messaging, per service: the outbox backlog and its oldest row, parked messages per queue, the retry backlog.
+    for (const [service, exposition] of Object.entries(scraped)) {
+      expect({ service, outbox: series(exposition, 'outbox_unpublished_messages').length }).toEqual({
+        service,
+        outbox: 1,
+      });
+      expect({ service, age: value(exposition, 'outbox_oldest_unpublished_age_seconds') < 60 }).toEqual({
+        service,
+        age: true,
+      });
+      expect({
+        service,
+        delayQueues: series(exposition, 'broker_retry_backlog_messages').map((s) => s.labels.queue),
+      }).toEqual({
+        service,
+        delayQueues: expect.arrayContaining([expect.stringMatching(/retry\.delay-1000ms$/)]),
+      });
+    }
+    expect(series(payment, 'broker_parked_messages').map((sample) => sample.labels.queue)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/payment\.commands$/),
+        expect.stringMatching(/payment\.events$/),
+      ]),
+    );
+    expect(value(payment, 'broker_parked_messages')).toBe(0);
+
+    // Low cardinality: no label anywhere carries an id of ours or an amount.
+    const labelValues = Object.values(scraped).flatMap((exposition) =>
+      exposition.samples.flatMap((sample) => Object.values(sample.labels)),
+    );
+    const ids = [...paymentIds, refund.body.refund_id as string];
+    expect(labelValues.filter((label) => ids.some((id) => label.includes(id)))).toEqual([]);
+    expect(
+      labelValues.filter((label) => /^(pay|ref|evt|dlv|wh|biz|cust|chk|sess)_[A-Za-z0-9_-]{20,}/.test(label)),
+    ).toEqual([]);
+    expect(labelValues.filter((label) => ['12345', '123.45', '2345', '23.45'].includes(label))).toEqual([]);
+  }, 240_000);
+
+  test('every metric the alerts and the dashboard of infra/observability select is served by a service', async () => {
+    const served = new Set(
+      Object.values(await scrapeAll()).flatMap((exposition) => [...servedNames(exposition)]),
+    );
+    const referenced = referencedServiceMetrics();
+    expect(referenced.length).toBeGreaterThan(0);
+    expect(referenced.filter((name) => !served.has(name))).toEqual([]);
+  });
+});

@@ -1,0 +1,63 @@
+import {
+  type ConfigError,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  Joi,
+  loadConfig,
+  metricsEnv,
+  serviceEnv,
+  variableNames,
+} from '../src';
+
+const shared = Joi.object({ ...serviceEnv, ...metricsEnv });
+
+function refused(env: Record<string, string>): string[] {
+  try {
+    loadConfig(shared, env);
+    return [];
+  } catch (err) {
+    return (err as ConfigError).variables.sort();
+  }
+}
+
+describe('the block every service reads', () => {
+  test('in the sandbox it works on this machine with nothing set', () => {
+    expect(loadConfig(shared, { APP_ENV: 'sandbox' })).toMatchObject({
+      APP_ENV: 'sandbox',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/gateway',
+      AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      AMQP_PREFIX: '',
+      BROKER_PREFETCH: 16,
+      DATABASE_POOL_SIZE: 10,
+      SHUTDOWN_TIMEOUT_MS: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+      METRICS_HOST: '127.0.0.1',
+    });
+  });
+
+  test('without APP_ENV it is production, which needs the database and the broker and nothing else', () => {
+    expect(refused({})).toEqual(['AMQP_URL', 'DATABASE_URL']);
+    const production = {
+      DATABASE_URL: 'postgres://gateway:pw@db.internal:5432/gateway',
+      AMQP_URL: 'amqps://gateway:pw@mq.internal:5671',
+    };
+    expect(loadConfig(shared, production)).toMatchObject({ APP_ENV: 'production', ...production });
+  });
+
+  test('names the shared variables, tracing (OTEL_*) and the stop bound among them', () => {
+    expect(variableNames(Joi.object(serviceEnv))).toEqual(
+      expect.arrayContaining([
+        'APP_ENV',
+        'LOG_LEVEL',
+        'DATABASE_URL',
+        'AMQP_URL',
+        'AMQP_PREFIX',
+        'BROKER_RETRY_MAX_MS',
+        'BROKER_PREFETCH',
+        'DATABASE_POOL_SIZE',
+        'SHUTDOWN_TIMEOUT_MS',
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+      ]),
+    );
+    expect(variableNames(Joi.object(metricsEnv))).toEqual(['METRICS_PORT', 'METRICS_HOST']);
+  });
+});

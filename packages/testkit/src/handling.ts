@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import type { MessageDefinition, Reply } from '@gateway/contracts';
+import { createEnvelope, TopologyNames } from '@gateway/messaging';
+
+/** RabbitMQ's direct reply-to: answers come back on the channel that published, no queue to declare. */
+const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
+
+/**
+ * Publishes an event as its producer would, but with a reply address, and resolves (with what the handler returned)
+ * once the consuming service has finished handling this very delivery: a consumer answers every message that carries
+ * a reply address, events included, after its handler. A test uses it before asserting that a delivery (a duplicate, a
+ * redelivery) changed nothing, where no row would show that it was handled. The first answer counts, so the event must
+ * reach one consuming queue in the test; a refusal, or no answer within `timeoutMs`, fails.
+ */
+export async function publishAndAwaitHandling<P>(
+  config: { AMQP_URL: string; AMQP_PREFIX: string },
+  definition: MessageDefinition<P>,
+  payload: P,
+  { messageId, timeoutMs = 10_000 }: { messageId?: string; timeoutMs?: number } = {},
+): Promise<unknown> {
+  const envelope = createEnvelope(definition, payload, { messageId });
+  const correlationId = randomUUID();
+  const model = await amqp.connect(config.AMQP_URL);
+  try {
+    const channel = await model.createChannel();
+    let answered: (body: string) => void = () => undefined;
+    const answer = new Promise<string>((resolve) => (answered = resolve));
+    // Direct reply-to wants its consumer in place before the publish that names it.
+    await channel.consume(
+      DIRECT_REPLY_TO,
+      (msg) => {
+        if (msg?.properties.correlationId === correlationId) answered(msg.content.toString('utf8'));
+      },
+      { noAck: true },
+    );
+    channel.publish(
+      new TopologyNames(config.AMQP_PREFIX).eventsExchange,
+      definition.name,
+      Buffer.from(JSON.stringify(envelope)),
+      {
+        contentType: 'application/json',
+        messageId: envelope.id,
+        correlationId,
+        type: envelope.name,
+        replyTo: DIRECT_REPLY_TO,
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer to ${definition.name} ${envelope.id} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    const reply = JSON.parse(await Promise.race([answer, timedOut]).finally(() => clearTimeout(timer))) as
+      Reply<unknown> | { ok: true; result?: undefined };
+    if (!reply.ok)
+      throw new Error(`${definition.name} was refused: ${reply.error.code} ${reply.error.message}`);
+    return reply.result;
+  } finally {
+    await model.close();
+  }
+}

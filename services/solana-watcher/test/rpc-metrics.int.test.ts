@@ -1,0 +1,67 @@
+import { createServer } from 'node:net';
+import { metricsRegistry } from '@gateway/observability';
+import { createRpcConnection } from '../src/chain/rpc';
+import { startLocalnet, type Localnet } from './support/localnet';
+
+const ONE_ATTEMPT = {
+  maxAttempts: 1,
+  baseDelayMs: 10,
+  maxDelayMs: 10,
+  timeoutMs: 2_000,
+  rateLimitedMaxMs: 0,
+};
+
+/** `solana_watcher_rpc_request_duration_seconds` counts by "method outcome", as this process's registry has them. */
+async function rpcCalls(): Promise<Map<string, number>> {
+  const histogram = await metricsRegistry
+    .getSingleMetric('solana_watcher_rpc_request_duration_seconds')
+    ?.get();
+  return new Map(
+    (histogram?.values ?? [])
+      .filter(
+        (value) =>
+          (value as { metricName?: string }).metricName ===
+          'solana_watcher_rpc_request_duration_seconds_count',
+      )
+      .map((value) => [`${value.labels.method} ${value.labels.outcome}`, value.value]),
+  );
+}
+
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('Solana RPC calls are timed by method and outcome', () => {
+  let localnet: Localnet;
+
+  beforeAll(async () => {
+    localnet = await startLocalnet({ port: 0 });
+  });
+
+  afterAll(() => localnet?.close());
+
+  test('an answer is ok, an error the node answers is rpc_error, a node that does not answer is unreachable', async () => {
+    const before = await rpcCalls();
+    await createRpcConnection(localnet.url, ONE_ATTEMPT).getSlot();
+    await expect(
+      createRpcConnection(localnet.url, ONE_ATTEMPT).getSignaturesForAddress(localnet.receivingWallet, {
+        limit: 100_000,
+      }),
+    ).rejects.toThrow();
+    await expect(createRpcConnection(await closedPortUrl(), ONE_ATTEMPT).getSlot()).rejects.toThrow();
+
+    const after = await rpcCalls();
+    const added = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+    expect({
+      ok: added('getSlot ok'),
+      rpcError: added('getSignaturesForAddress rpc_error'),
+      unreachable: added('getSlot unreachable'),
+    }).toEqual({ ok: 1, rpcError: 1, unreachable: 1 });
+    // Labelled by method only: no address or signature ever becomes a label value.
+    expect([...after.keys()].every((key) => !key.includes(localnet.receivingWallet.toBase58()))).toBe(true);
+  });
+});
