@@ -117,6 +117,28 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(fs|http|https|dns|child_process|tls|dgram)$' },
     },
     {
+      name: 'persistence-only-stores',
+      comment:
+        'persistence/ stores what it is given: it never calls use cases, handlers, HTTP code or outside systems (docs/CONVENTIONS.md).',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/persistence/' },
+      to: { path: '^services/$1/src/(application|handlers|http|clients)/' },
+    },
+    {
+      name: 'only-main-wires-handlers',
+      comment: 'A handler is reached through the broker: only main.ts (which composes) imports handlers/.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/(domain|application|persistence|http|clients)/' },
+      to: { path: '^services/$1/src/handlers/' },
+    },
+    {
+      name: 'use-cases-know-no-transport',
+      comment: 'application/ and clients/ do not depend on how they are called (handlers, HTTP routes).',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/(application|clients)/' },
+      to: { path: '^services/$1/src/(handlers|http)/' },
+    },
+    {
       name: 'src-does-not-import-tests',
       severity: 'error',
       from: { path: '/src/' },

@@ -92,7 +92,7 @@ async function publishes(stack: RunningStack): Promise<Record<string, number>> {
   ];
   for (const url of urls) {
     const text = await fetch(url).then((r) => r.text());
-    for (const match of text.matchAll(/^broker_messages_published_total\{kind="([^"]+)"\} (\d+)$/gm))
+    for (const match of text.matchAll(/^broker_messages_published_total\{kind="([^"]+)"[^}]*\} (\d+)$/gm))
       totals[match[1]!] = (totals[match[1]!] ?? 0) + Number(match[2]);
   }
   return totals;

@@ -244,8 +244,11 @@ const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96];
 const width = Math.max(...processes.map((p) => p.name.length)) + (replicaCounts.size > 0 ? 2 : 0);
 const children = new Map<string, ChildProcess>();
 let stopping = false;
-/** A process still running this long after SIGTERM is killed, so a stop always ends (its own bound comes first). */
-const STOP_GRACE_MS = settings.SHUTDOWN_TIMEOUT_MS + 5_000;
+/**
+ * A process still running this long after SIGTERM is killed, so a stop always ends. Its own bound comes first: past
+ * SHUTDOWN_TIMEOUT_MS a stop takes at most 2 s to abandon its work and 5 s to flush its telemetry.
+ */
+const STOP_GRACE_MS = settings.SHUTDOWN_TIMEOUT_MS + 10_000;
 
 function prefixLines(
   name: string,

@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { waitFor } from '@gateway/testkit';
-import { FaultyWebhookReceiver } from '@gateway/testkit/src/faults/webhook-receiver';
+import { waitFor, WebhookReceiver } from '@gateway/testkit';
 import { apiCall, inParallel, type StackAccount } from './accounts';
 
 /**
@@ -8,12 +7,10 @@ import { apiCall, inParallel, type StackAccount } from './accounts';
  * bounds concurrent deliveries per origin).
  */
 export class Receivers {
-  private constructor(private readonly servers: FaultyWebhookReceiver[]) {}
+  private constructor(private readonly servers: WebhookReceiver[]) {}
 
   static async start(tls: { key: string; cert: string }, count: number): Promise<Receivers> {
-    return new Receivers(
-      await Promise.all(Array.from({ length: count }, () => FaultyWebhookReceiver.start(tls))),
-    );
+    return new Receivers(await Promise.all(Array.from({ length: count }, () => WebhookReceiver.start(tls))));
   }
 
   url(receiver: number, path: string): string {

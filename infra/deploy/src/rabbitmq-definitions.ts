@@ -51,7 +51,7 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * What the services declare when they start (packages/messaging broker.ts `declareAll`), as definitions applied at
+ * What the services declare when they start (packages/messaging topology.ts `declareAll`), as definitions applied at
  * deploy: the vhost, the four exchanges, the delay queues of the retry schedule, every queue a service may consume from
  * (`TopologyNames.consumerQueues(serviceNames)`) with its parking queue, their dead-letter and retry bindings, the
  * commands bindings, and a policy that keeps the delivery limit and dead-lettering on the consumer queues should one

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { operations } from '@gateway/api-gateway/src/openapi';
+import { operations } from '@gateway/api-gateway/src/http/openapi';
 import { serviceNames } from '@gateway/contracts';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, amqpVhost, grantedUsers } from '../src/config';
@@ -335,6 +335,36 @@ describe('infra/k8s', () => {
     }
     const job = jobs.find((j) => j.metadata.name === definitionsStep.name)!;
     expect(() => definitionsStep.load(containerEnv(mainContainer(job), filled))).not.toThrow();
+  });
+
+  test('every service is told how to trace (encoding, sampler, ratio, resource attributes) by the common ConfigMap; the endpoint and the collector credentials wait, commented out, for the operator', () => {
+    const tracing = {
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      OTEL_TRACES_SAMPLER_ARG: 1,
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=production',
+    };
+    const filled = filledIn();
+    const endpoint = /^ {2}# OTEL_EXPORTER_OTLP_ENDPOINT: (\S+)$/m.exec(
+      readFileSync(join(k8sDir, 'config.yaml'), 'utf8'),
+    )?.[1];
+    const headers = /^ {2}# OTEL_EXPORTER_OTLP_HEADERS: (\S+)$/m.exec(
+      readFileSync(join(k8sDir, 'secrets.example.yaml'), 'utf8'),
+    )?.[1];
+    expect({ endpoint, headers }).toEqual({ endpoint: expect.any(String), headers: expect.any(String) });
+    for (const service of stackServices) {
+      const env = containerEnv(mainContainer(deployment(service.name)), filled);
+      expect({ service: service.name, config: service.load(env) }).toEqual({
+        service: service.name,
+        config: expect.objectContaining(tracing),
+      });
+      // Uncommented as written, they are taken.
+      const traced = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint!, OTEL_EXPORTER_OTLP_HEADERS: headers! };
+      expect(service.load(traced)).toMatchObject({
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_HEADERS: headers,
+      });
+    }
   });
 
   test('the example Secrets hold placeholders only; every placeholder is an empty value, none a made-up one', () => {

@@ -1,6 +1,13 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
+import {
+  createTestPki,
+  stackClient,
+  startStack,
+  waitFor,
+  type RunningStack,
+  type StackClient,
+  type TestPki,
+  WebhookReceiver,
+} from '@gateway/testkit';
 import {
   parseExposition,
   referencedServiceMetrics,
@@ -21,56 +28,27 @@ const RATE_LIMIT_PER_MINUTE = 300;
 describe('metrics of the whole stack', () => {
   let stack: RunningStack;
   let pki: TestPki;
-  let receiver: Server;
-  const delivered: Array<{ type: string; id: string }> = [];
+  let receiver: WebhookReceiver;
   let apiKey: string;
   let otherKey: string;
   const paymentIds: string[] = [];
 
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(response.status).toBeLessThan(300);
-    return (await response.json()) as Record<string, any>;
-  };
-
-  const api = async (method: string, path: string, body?: unknown, key = apiKey) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  let client: StackClient;
+  const api = (method: string, path: string, body?: unknown, key = apiKey) =>
+    client.api(key, method, path, body);
 
   const newPayment = async (body: Record<string, unknown>): Promise<string> => {
-    const created = await api('POST', '/v1/payments', body);
-    expect(created.status).toBe(201);
-    paymentIds.push(created.body.payment_id as string);
-    return created.body.payment_id as string;
+    const { payment_id: paymentId } = await client.createPayment(apiKey, body);
+    paymentIds.push(paymentId);
+    return paymentId;
   };
 
   /** A payment paid by the sandbox's payer, and its payment.confirmed webhook delivered. */
   const paidWithWebhook = async (body: Record<string, unknown>): Promise<string> => {
     const paymentId = await newPayment(body);
-    expect(
-      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status,
-    ).toBe(202);
-    await waitFor(async () => (await api('GET', `/v1/payments/${paymentId}`)).body.status === 'paid', {
-      timeoutMs: 30_000,
-      intervalMs: 500,
-      what: `payment ${paymentId} paid`,
-    });
-    await waitFor(
-      () => delivered.some((hook) => hook.type === 'payment.confirmed' && hook.id === paymentId),
-      {
-        timeoutMs: 30_000,
-        what: `the payment.confirmed webhook of ${paymentId}`,
-      },
-    );
+    await client.payInSandbox(apiKey, paymentId);
+    await client.paymentIn(apiKey, paymentId, 'paid');
+    await receiver.delivered('payment.confirmed', paymentId);
     return paymentId;
   };
 
@@ -100,42 +78,26 @@ describe('metrics of the whole stack', () => {
 
   beforeAll(async () => {
     pki = createTestPki();
-    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          type: string;
-          data: { payment_id?: string; refund_id?: string };
-        };
-        delivered.push({ type: event.type, id: event.data.refund_id ?? event.data.payment_id ?? '' });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiver = await WebhookReceiver.start(pki.server);
     stack = await startStack({
       NODE_EXTRA_CA_CERTS: pki.caPath,
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
     });
-    const business = await admin('POST', '/admin/v1/businesses', { name: 'Mercado Métricas' });
-    apiKey = business.api_key;
-    for (const method of ['pix', 'crypto'])
-      await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/${method}`, {
-        percent_bps: 100,
-        fixed_centavos: 0,
-      });
-    otherKey = (await admin('POST', '/admin/v1/businesses', { name: 'Loja Apressada' })).api_key;
-    const webhook = await api('POST', '/v1/webhook', {
-      url: `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`,
-      events: ['payment.confirmed', 'payment.cancelled', 'refund.succeeded'],
-    });
-    expect(webhook.status).toBe(201);
+    client = stackClient(stack);
+    const fee = { percent_bps: 100, fixed_centavos: 0 };
+    ({ apiKey } = await client.createBusiness('Mercado Métricas', { pix: fee, crypto: fee }));
+    ({ apiKey: otherKey } = await client.createBusiness('Loja Apressada'));
+    await client.registerWebhook(apiKey, receiver.url('/hooks'), [
+      'payment.confirmed',
+      'payment.cancelled',
+      'refund.succeeded',
+    ]);
   }, 150_000);
 
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.stop();
     pki?.remove();
   });
 
@@ -148,22 +110,10 @@ describe('metrics of the whole stack', () => {
     });
     const refund = await api('POST', `/v1/payments/${pixId}/refunds`, { amount: 2345 });
     expect(refund.status).toBe(201);
-    await waitFor(
-      () => delivered.some((hook) => hook.type === 'refund.succeeded' && hook.id === refund.body.refund_id),
-      {
-        timeoutMs: 30_000,
-        what: 'the refund.succeeded webhook',
-      },
-    );
+    await receiver.delivered('refund.succeeded', refund.body.refund_id);
     const cancelledId = await newPayment({ payment_method: 'pix', amount: 3000 });
     expect((await api('POST', `/v1/payments/${cancelledId}/cancel`)).status).toBe(200);
-    await waitFor(
-      () => delivered.some((hook) => hook.type === 'payment.cancelled' && hook.id === cancelledId),
-      {
-        timeoutMs: 30_000,
-        what: 'the payment.cancelled webhook',
-      },
-    );
+    await receiver.delivered('payment.cancelled', cancelledId);
     // Another merchant goes over its limit.
     let refused = 0;
     for (let batch = 0; batch < 7; batch += 1) {
@@ -176,6 +126,8 @@ describe('metrics of the whole stack', () => {
       refused += statuses.filter((status) => status === 429).length;
     }
     expect(refused).toBeGreaterThan(0);
+    // An operator lists every service's parked messages through the gateway: that must not make the gateway report them.
+    expect((await client.admin('GET', '/admin/v1/parked')).queues.length).toBeGreaterThan(0);
 
     // The parked and retry gauges are refreshed every 30 s: the first refresh may come before the queues exist. Every
     // service but the gateway (which consumes no queue of its own) has parking queues.
@@ -229,7 +181,7 @@ describe('metrics of the whole stack', () => {
     expect(
       value(dispatcher, 'webhook_delivery_attempts_total', { outcome: 'delivered' }),
     ).toBeGreaterThanOrEqual(4);
-    expect(value(dispatcher, 'webhook_delivery_attempt_seconds_count')).toBeGreaterThanOrEqual(4);
+    expect(value(dispatcher, 'webhook_delivery_attempt_duration_seconds_count')).toBeGreaterThanOrEqual(4);
 
     // Rails: the PSP by operation, the chain by method.
     const psp = (operation: string) =>
@@ -280,6 +232,22 @@ describe('metrics of the whole stack', () => {
       ]),
     );
     expect(value(payment, 'broker_parked_messages')).toBe(0);
+    // Each service reports the parking queues of what it consumes, the gateway none (it consumes no queue of its own).
+    expect(series(gateway, 'broker_parked_messages')).toEqual([]);
+    expect(
+      series(pix, 'broker_parked_messages').filter(
+        (sample) => !/pix-adapter\.\w+$/.test(sample.labels.queue!),
+      ),
+    ).toEqual([]);
+    // Every series says which service it is from, whoever scrapes it.
+    for (const [service, exposition] of Object.entries(scraped))
+      expect({
+        service,
+        labelled: [...new Set(exposition.samples.map((sample) => sample.labels.service))],
+      }).toEqual({
+        service,
+        labelled: [service],
+      });
 
     // Low cardinality: no label anywhere carries an id of ours or an amount.
     const labelValues = Object.values(scraped).flatMap((exposition) =>

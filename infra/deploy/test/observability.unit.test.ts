@@ -10,6 +10,7 @@ import {
   stackServices,
 } from './support/deployment';
 import {
+  aggregations,
   allPanels,
   collectorConfig,
   dashboard,
@@ -197,6 +198,35 @@ describe('infra/observability: alert rules (the checks promtool check rules make
   });
 });
 
+describe('infra/observability: series of one service each', () => {
+  /** Each service reports these about what it owns (its outbox, the queues it consumes), with its `service` label. */
+  const perService = [
+    'outbox_unpublished_messages',
+    'outbox_oldest_unpublished_age_seconds',
+    'broker_parked_messages',
+  ];
+
+  test('every alert and panel over them keeps the service apart (`by (service, ...)`), so one service cannot hide another', () => {
+    const grouped = [...ruleExpressions(), ...dashboardExpressions()].flatMap(({ at, expr }) =>
+      aggregations(expr)
+        .filter(({ metrics }) => metrics.some((metric) => perService.includes(metric)))
+        .map(({ by }) => ({ at, keepsService: by.includes('service') })),
+    );
+    expect(grouped.length).toBeGreaterThanOrEqual(perService.length);
+    expect(grouped.filter(({ keepsService }) => !keepsService)).toEqual([]);
+  });
+
+  test('the check sees an aggregation that merges services', () => {
+    expect(aggregations('max by (queue) (broker_parked_messages) > 0')).toEqual([
+      { by: ['queue'], metrics: ['broker_parked_messages'] },
+    ]);
+    expect(aggregations('sum(rate(x[5m])) / sum by (service) (y)')).toEqual([
+      { by: [], metrics: ['x'] },
+      { by: ['service'], metrics: ['y'] },
+    ]);
+  });
+});
+
 describe('infra/observability: Grafana', () => {
   const board = dashboard();
   const panels = allPanels(board);
@@ -333,6 +363,31 @@ describe('infra/observability: OpenTelemetry Collector', () => {
     const collector = /^# OTEL_EXPORTER_OTLP_ENDPOINT=(.+)$/m.exec(readFileSync(sandboxEnvFile, 'utf8'))?.[1];
     const httpPort = config.receivers.otlp?.protocols?.http?.endpoint?.split(':').at(-1);
     expect(collector).toBe(`http://otel-collector:${httpPort}`);
+  });
+
+  test('the rest of tracing (encoding, sampler, ratio, resource attributes, the collector credentials) is passed through from the env file to every service, with no default here', () => {
+    const tracing = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example.com',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=staging',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20collector-token',
+    };
+    for (const service of stackServices) {
+      const environment = compose.services[service.name]?.environment ?? {};
+      expect({
+        service: service.name,
+        passed: Object.keys(tracing).map((name) => environment[name]),
+      }).toEqual({
+        service: service.name,
+        passed: Object.keys(tracing).map(() => null),
+      });
+      const config = service.load(
+        composeEnvironment(compose.services[service.name]!, { ...sandbox, ...tracing }),
+      );
+      expect(config).toMatchObject({ ...tracing, OTEL_TRACES_SAMPLER_ARG: 0.25 });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ServiceName } from '@gateway/contracts';
-import { migrateServiceDatabase, type RuntimeConfig } from '@gateway/messaging';
+import { migrateServiceDatabase, type RuntimeConfig } from '@gateway/service-runtime';
 import { serviceDataSource, type RenamedMigration } from '@gateway/persistence';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { serviceDatabases, type ServiceDatabase } from './support/service-databases';

@@ -88,6 +88,26 @@ export const bindHost = Joi.string().hostname();
  */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
 
+/**
+ * Refuses a stop bound (SHUTDOWN_TIMEOUT_MS, its default included) that is not longer than `waitVariable`, the longest
+ * a piece of work the stop lets finish may wait (the gateway's RPC_TIMEOUT_MS, the dispatcher's WEBHOOK_TIMEOUT_MS):
+ * every such stop would run out of time. Run on a loaded config (joi checks no default against a sibling).
+ */
+export function requireStopOutlasts<T extends { SHUTDOWN_TIMEOUT_MS?: number }>(
+  config: T,
+  waitVariable: keyof T & string,
+  work: string,
+): T {
+  const bound = config.SHUTDOWN_TIMEOUT_MS ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  const wait = Number(config[waitVariable]);
+  if (bound <= wait)
+    throw new ConfigError(
+      ['SHUTDOWN_TIMEOUT_MS'],
+      `"SHUTDOWN_TIMEOUT_MS" (${bound}) must exceed ${waitVariable} (${wait}): a stop waits for ${work}`,
+    );
+  return config;
+}
+
 /** Env vars common to every service. `APP_ENV` defaults to production: a forgotten variable never opens the sandbox. */
 export const commonEnv = {
   NODE_ENV: Joi.string().valid('development', 'test', 'production').default('development'),

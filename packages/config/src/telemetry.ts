@@ -31,6 +31,11 @@ export interface TelemetryConfig {
   OTEL_SERVICE_NAME?: string;
   /** More resource attributes, `key=value,key=value` (values percent-encoded), e.g. `deployment.environment.name=prod`. */
   OTEL_RESOURCE_ATTRIBUTES?: string;
+  /**
+   * Headers sent with every export, `key=value,key=value` (values percent-encoded), e.g. a hosted collector's
+   * `authorization=Bearer%20...`: a secret.
+   */
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
   OTEL_TRACES_SAMPLER: TracesSampler;
   /** The ratio of new traces the `*traceidratio` samplers keep, 0 to 1. */
   OTEL_TRACES_SAMPLER_ARG: number;
@@ -44,6 +49,11 @@ const otlpProtocol = Joi.string()
       "{{#label}} must be http/protobuf or http/json (gRPC is not supported: point it at the collector's OTLP/HTTP port, 4318)",
   });
 const RESOURCE_ATTRIBUTE = '[^=,\\s]+=[^,]*';
+/** `key=value,key=value`, as OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS take them. */
+const keyValueList = (label: string) =>
+  Joi.string()
+    .pattern(new RegExp(`^${RESOURCE_ATTRIBUTE}(,${RESOURCE_ATTRIBUTE})*$`))
+    .messages({ 'string.pattern.base': `{{#label}} must look like ${label}` });
 
 export const telemetryEnv = {
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl.optional(),
@@ -52,10 +62,9 @@ export const telemetryEnv = {
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.default('http/protobuf'),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
   OTEL_SERVICE_NAME: Joi.string().max(200).optional(),
-  OTEL_RESOURCE_ATTRIBUTES: Joi.string()
-    .pattern(new RegExp(`^${RESOURCE_ATTRIBUTE}(,${RESOURCE_ATTRIBUTE})*$`))
-    .optional()
-    .messages({ 'string.pattern.base': '{{#label}} must look like key=value,key=value' }),
+  OTEL_RESOURCE_ATTRIBUTES: keyValueList('key=value,key=value').optional(),
+  // Not echoed in its message: it holds credentials.
+  OTEL_EXPORTER_OTLP_HEADERS: keyValueList('name=value,name=value (values percent-encoded)').optional(),
   OTEL_TRACES_SAMPLER: Joi.string()
     .valid(...tracesSamplers)
     .default('parentbased_always_on'),

@@ -62,4 +62,14 @@ describe('the OTEL_* variables every service reads', () => {
       'OTEL_TRACES_SAMPLER_ARG',
     ]);
   });
+
+  test('export headers (a collector credential) are taken as name=value pairs; a malformed list is refused without echoing it', () => {
+    const headers = 'authorization=Bearer%20s3cr3t-collector-token,x-tenant=gateway';
+    expect(loadConfig(schema, { OTEL_EXPORTER_OTLP_HEADERS: headers })).toMatchObject({
+      OTEL_EXPORTER_OTLP_HEADERS: headers,
+    });
+    const refused = refusal({ OTEL_EXPORTER_OTLP_HEADERS: 'Bearer s3cr3t-collector-token' });
+    expect(refused?.variables).toEqual(['OTEL_EXPORTER_OTLP_HEADERS']);
+    expect(refused?.message).not.toContain('s3cr3t');
+  });
 });

@@ -9,6 +9,7 @@ import {
   givenId,
   isoDate,
   paymentMethods,
+  productName,
   publicId,
   tokens,
   type PaymentMethod,
@@ -47,7 +48,7 @@ export const createProduct = defineCommand<CreateProduct, Product>(
   'checkout',
   Joi.object({
     business_id: businessId.required(),
-    name: boundedText('name').min(1).required(),
+    name: productName.required(),
     description: boundedText('description').allow(null).required(),
     price_centavos: amountCentavos.required(),
     business_name: businessName,

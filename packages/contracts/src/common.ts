@@ -69,7 +69,10 @@ export function isJsonText(text: string): boolean {
 }
 
 /** The merchant's name as the rails show it to the buyer (the BR Code, the Solana Pay label): a name of TEXT_LIMITS. */
-export const businessName = boundedText('name').min(1);
+/** The name of a business or a product: required text within the `name` limit. */
+const nameText = boundedText('name').min(1);
+export const businessName = nameText;
+export const productName = nameText;
 
 /**
  * Longest id a message carries as its sender gave it, shape unchecked (a message or request id, an id taken from a

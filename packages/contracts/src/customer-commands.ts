@@ -14,14 +14,8 @@ export interface Customer {
   created_at: string;
 }
 
-export interface CreateCustomer {
-  business_id: string;
-  email: string | null;
-  phone_number: string | null;
-  document_number: string | null;
-  ip: string | null;
-  metadata: string | null;
-}
+/** A customer as a business creates it: every field but the ones the service gives. */
+export type CreateCustomer = Omit<Customer, 'customer_id' | 'created_at'>;
 const nullableText = Joi.string().max(2000).allow(null).required();
 const customerSchema = Joi.object<Customer>({
   customer_id: Joi.string().required(),

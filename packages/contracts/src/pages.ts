@@ -35,3 +35,13 @@ export interface Page<T> {
 
 export const pageSchema = (item: Joi.Schema): Joi.ObjectSchema =>
   Joi.object({ data: Joi.array().items(item).required(), has_more: Joi.boolean().required() });
+
+/** A page query as a store reads it: the limit with its default applied, and null for the first page's cursor. */
+export function pageRequest(query: PageQuery): { limit: number; startingAfter: string | null } {
+  return { limit: query.limit ?? PAGE_LIMIT_DEFAULT, startingAfter: query.starting_after ?? null };
+}
+
+/** A store's page (`rows`, `hasMore`) as a list answers it, each row shown by `item`. */
+export function pageOf<R, T>(page: { rows: readonly R[]; hasMore: boolean }, item: (row: R) => T): Page<T> {
+  return { data: page.rows.map((row) => item(row)), has_more: page.hasMore };
+}

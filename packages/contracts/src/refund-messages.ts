@@ -161,28 +161,22 @@ export interface RefundSettled {
   external_id: string | null;
   failure_reason: string | null;
 }
+/** The longest failure reason a rail reports for a refund; longer ones are cut to it. */
+export const MAX_REFUND_FAILURE_REASON = 500;
 const refundSettledSchema = Joi.object<RefundSettled>({
   refund_id: refundId.required(),
   payment_id: paymentId.required(),
   outcome: Joi.valid('succeeded', 'failed').required(),
   external_id: givenId.allow(null).required(),
-  failure_reason: Joi.string().max(500).allow(null).required(),
+  failure_reason: Joi.string().max(MAX_REFUND_FAILURE_REASON).allow(null).required(),
 });
 export const pixRefundSettled = defineEvent('pix.refund.settled.v1', refundSettledSchema);
 export const cryptoRefundSettled = defineEvent('crypto.refund.settled.v1', refundSettledSchema);
 
 /** The refund as the public API and webhooks show it (decisions.md, "Refunds"): money in BRL. */
-export interface PublicRefundRecord {
-  refund_id: string;
-  payment_id: string;
+export type PublicRefundRecord = Omit<RefundRecord, 'business_id' | 'method' | 'amount_centavos'> & {
   amount_brl: number;
-  status: RefundStatus;
-  reason: string | null;
-  failure_reason: string | null;
-  external_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+};
 
 export function publicRefundRecord(record: RefundRecord): PublicRefundRecord {
   return {

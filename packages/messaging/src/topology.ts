@@ -1,4 +1,7 @@
-import { serviceNames, type ServiceName } from '@gateway/contracts';
+import amqp, { type Channel } from 'amqplib';
+import { findMessage, serviceNames, type ServiceName } from '@gateway/contracts';
+import type { BrokerConnection } from './connection';
+import { RETRY_QUEUE } from './message-headers';
 
 /** Every broker name derives from a prefix, so test runs and deployments sharing a broker never see each other. */
 export class TopologyNames {
@@ -38,3 +41,131 @@ export class TopologyNames {
 
 /** Every queue a service of the stack may consume from, named without prefix (as operators name them). */
 export const consumerQueueNames: readonly string[] = new TopologyNames().consumerQueues(serviceNames);
+
+/** Where a message is published. */
+export interface MessageRoute {
+  exchange: string;
+  routingKey: string;
+}
+
+/** Commands go to the handling service's queue, events to the topic exchange under their name. */
+export function messageRoute(names: TopologyNames, name: string): MessageRoute {
+  const definition: { name: string; kind?: string; handledBy?: ServiceName } = findMessage(name) ?? { name };
+  const command = definition.kind === 'command' || definition.handledBy !== undefined;
+  if (command) return { exchange: names.commandsExchange, routingKey: definition.handledBy as string };
+  return { exchange: names.eventsExchange, routingKey: definition.name };
+}
+
+export interface TopologyOptions {
+  names: TopologyNames;
+  /** The delay queues' TTLs (RetrySchedule.tiersMs). */
+  retryTiersMs: readonly number[];
+  /** The queues' `x-delivery-limit` is one more: the backstop for consumers that crash on a message. */
+  maxDeliveries: number;
+}
+
+/**
+ * The exchanges and queues a process uses, declared idempotently now and after every reconnect: the commands, events,
+ * dead-letter and retry exchanges, the delay queues, and each consumer queue with its parking queue and bindings.
+ */
+export class BrokerTopology {
+  private readonly commandQueues = new Set<ServiceName>();
+  private readonly eventBindings = new Map<ServiceName, string[]>();
+
+  constructor(
+    private readonly connection: BrokerConnection,
+    private readonly options: TopologyOptions,
+  ) {}
+
+  /** Declares (idempotently, now and after every reconnect) the commands queue of a service. */
+  async declareCommandQueue(service: ServiceName): Promise<void> {
+    this.commandQueues.add(service);
+    const channel = this.connection.publishChannel;
+    if (channel) await this.declareAll(channel);
+  }
+
+  /** Declares a service's events queue bound to the given routing patterns (e.g. `payment.*.v1`). */
+  async declareEventQueue(service: ServiceName, patterns: string[]): Promise<void> {
+    this.eventBindings.set(service, patterns);
+    const channel = this.connection.publishChannel;
+    if (channel) await this.declareAll(channel);
+  }
+
+  /** Declares everything on `channel` (part of readying a new connection). */
+  async declareAll(channel: Channel): Promise<void> {
+    const { names } = this.options;
+    await channel.assertExchange(names.commandsExchange, 'direct', { durable: true });
+    await channel.assertExchange(names.eventsExchange, 'topic', { durable: true });
+    await channel.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+    await channel.assertExchange(names.retryExchange, 'headers', { durable: true });
+    for (const delayMs of this.options.retryTiersMs) {
+      await channel.assertQueue(names.delayQueue(delayMs), {
+        durable: true,
+        arguments: {
+          'x-queue-type': 'quorum',
+          'x-message-ttl': delayMs,
+          'x-dead-letter-exchange': names.retryExchange,
+          // At-most-once dead-lettering (the default): RabbitMQ 3.10's at-least-once dead-letter workers crash when
+          // such queues are deleted and can take every quorum queue of the node down with them
+          // (rabbitmq-server#16652). A retry lost in a broker crash is caught by the payment reconciliation.
+        },
+      });
+    }
+    for (const service of this.commandQueues) {
+      const queue = names.commandQueue(service);
+      await this.declareConsumerQueue(channel, queue);
+      await channel.bindQueue(queue, names.commandsExchange, service);
+    }
+    for (const [service, patterns] of this.eventBindings) {
+      const queue = names.eventQueue(service);
+      await this.declareConsumerQueue(channel, queue);
+      for (const pattern of patterns) await channel.bindQueue(queue, names.eventsExchange, pattern);
+    }
+  }
+
+  /** Deletes every queue and exchange declared here, over a connection of its own (test clean-up). */
+  async deleteDeclared(url: string): Promise<void> {
+    const { names } = this.options;
+    const model = await amqp.connect(url, { noDelay: true });
+    try {
+      const channel = await model.createChannel();
+      const queues = [
+        ...[...this.commandQueues].map((s) => names.commandQueue(s)),
+        ...[...this.eventBindings.keys()].map((s) => names.eventQueue(s)),
+      ];
+      for (const queue of queues) {
+        await channel.deleteQueue(queue);
+        await channel.deleteQueue(names.parkingQueue(queue));
+      }
+      for (const delayMs of this.options.retryTiersMs) await channel.deleteQueue(names.delayQueue(delayMs));
+      for (const exchange of [
+        names.commandsExchange,
+        names.eventsExchange,
+        names.deadLetterExchange,
+        names.retryExchange,
+      ]) {
+        await channel.deleteExchange(exchange);
+      }
+    } finally {
+      await model.close();
+    }
+  }
+
+  private async declareConsumerQueue(channel: Channel, queue: string): Promise<void> {
+    const { names } = this.options;
+    const parking = names.parkingQueue(queue);
+    await channel.assertQueue(parking, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await channel.bindQueue(parking, names.deadLetterExchange, queue);
+    await channel.assertQueue(queue, {
+      durable: true,
+      arguments: {
+        'x-queue-type': 'quorum',
+        // Backstop for consumers that crash on a message before they can park it themselves.
+        'x-delivery-limit': this.options.maxDeliveries + 1,
+        'x-dead-letter-exchange': names.deadLetterExchange,
+        'x-dead-letter-routing-key': queue,
+      },
+    });
+    await channel.bindQueue(queue, names.retryExchange, '', { 'x-match': 'all', [RETRY_QUEUE]: queue });
+  }
+}

@@ -18,12 +18,15 @@ const serializationFailure = (backbone: Backbone) =>
     `DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = 'serialization_failure'; END $$`,
   );
 
-async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
+async function metricSample(name: string, labels: Record<string, string>) {
   const metric = await metricsRegistry.getSingleMetric(name)?.get();
-  const sample = metric?.values.find((value) =>
+  return metric?.values.find((value) =>
     Object.entries(labels).every(([label, wanted]) => value.labels[label] === wanted),
   );
-  return sample?.value ?? 0;
+}
+
+async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
+  return (await metricSample(name, labels))?.value ?? 0;
 }
 
 /** How many messages the parking queue of `queue` (named without prefix) holds. */
@@ -109,6 +112,8 @@ describe('a transient failure is retried later, with growing delays, without hol
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
     expect(attempts.length).toBeGreaterThan(2);
     expect(await metricValue('broker_messages_parked_total', { queue })).toBe(parkedBefore + 1);
+    // What the service's periodic measure reports (each service measures the queues it consumes).
+    await broker.measureParked('checkout');
     expect(await metricValue('broker_parked_messages', { queue })).toBe(1);
     const [parked] = await takeParkedMessages(`${queue}.parking`);
     expect(parked?.messageId).toBe(envelope.id);
@@ -299,6 +304,10 @@ describe('parked messages are listed and re-driven by an operator', () => {
       what: 'two parked events',
     });
     expect(await operator.listParked()).toEqual([{ queue: 'checkout.events', parked: 2 }]);
+    // An operator's listing (the gateway's admin API) reports no series of its own: the consuming service does.
+    expect(await metricSample('broker_parked_messages', { queue })).toBeUndefined();
+    await broker.measureParked('checkout');
+    expect(await metricValue('broker_parked_messages', { queue })).toBe(2);
 
     broken = false;
     expect(await operator.redriveParked('checkout.events')).toEqual([
@@ -320,6 +329,7 @@ describe('parked messages are listed and re-driven by an operator', () => {
     expect(attempts.get(second.id)).toEqual([1, 1]);
     expect(await operator.listParked()).toEqual([{ queue: 'checkout.events', parked: 0 }]);
     expect(await metricValue('broker_messages_redriven_total', { queue })).toBe(redrivenBefore + 2);
+    await broker.measureParked('checkout');
     expect(await metricValue('broker_parked_messages', { queue })).toBe(0);
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { diag, DiagLogLevel } from '@opentelemetry/api';
+import { IncomingMessage } from 'node:http';
+import { diag, DiagLogLevel, SpanKind, type Attributes } from '@opentelemetry/api';
 import type { OtlpProtocol, TracesSampler } from '@gateway/config';
 import { OTLPTraceExporter as OtlpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -22,8 +22,14 @@ import {
   type Span,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME, ATTR_URL_FULL, ATTR_URL_QUERY } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_SERVICE_NAME,
+  ATTR_URL_FULL,
+  ATTR_URL_PATH,
+  ATTR_URL_QUERY,
+} from '@opentelemetry/semantic-conventions';
 import type { Logger } from './logger';
+import { inboundTraceLink } from './tracing';
 
 /** Probes and scrapes: requests no one wants a trace of. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -34,10 +40,12 @@ export interface TracingSettings {
   /** OTEL_SERVICE_NAME: wins over a `service.name` in the resource attributes, which wins over the default. */
   serviceName?: string;
   defaultServiceName: string;
-  /** From OTEL_RESOURCE_ATTRIBUTES: `key=value,key=value`, values percent-encoded. */
-  resourceAttributes?: string;
+  /** From OTEL_RESOURCE_ATTRIBUTES. */
+  resourceAttributes: Record<string, string>;
   sampler: TracesSampler;
   samplerRatio: number;
+  /** From OTEL_EXPORTER_OTLP_HEADERS: sent with every export (a collector's credentials). */
+  headers: Record<string, string>;
   /** Where the SDK's own problems (a collector that refuses the spans) are reported. */
   logger: Logger;
 }
@@ -49,9 +57,9 @@ export interface TracingSettings {
 export function startTracing(settings: TracingSettings): NodeTracerProvider {
   const exporter =
     settings.protocol === 'http/json'
-      ? new OtlpJsonTraceExporter({ url: settings.url })
-      : new OtlpProtobufTraceExporter({ url: settings.url });
-  const attributes = parseResourceAttributes(settings.resourceAttributes);
+      ? new OtlpJsonTraceExporter({ url: settings.url, headers: settings.headers })
+      : new OtlpProtobufTraceExporter({ url: settings.url, headers: settings.headers });
+  const attributes = settings.resourceAttributes;
   const provider = new NodeTracerProvider({
     resource: defaultResource().merge(
       resourceFromAttributes({
@@ -65,7 +73,7 @@ export function startTracing(settings: TracingSettings): NodeTracerProvider {
     sampler: sampler(settings.sampler, settings.samplerRatio),
     spanProcessors: [new UrlCredentialsRedaction(), new BatchSpanProcessor(exporter)],
   });
-  // The context manager and the W3C propagator are registered already (tracing.ts).
+  // The context manager and the propagator are registered already (tracing.ts).
   provider.register({ contextManager: null, propagator: null });
   const report = (message: string, ...args: unknown[]) =>
     settings.logger.warn({ details: args.map(String) }, message);
@@ -81,6 +89,11 @@ export function startTracing(settings: TracingSettings): NodeTracerProvider {
           UNTRACED_PATHS.has((request.url ?? '').split('?')[0]!),
         // A call out is traced inside a traced operation only: pollers and the exporter itself start no trace.
         requireParentforOutgoingSpans: true,
+        // A request's span is a root (see tracing.ts): the trace its caller names is a link.
+        requestHook: (span, request) => {
+          const link = request instanceof IncomingMessage ? inboundTraceLink(request.headers) : undefined;
+          if (link) span.addLink(link);
+        },
       }),
       // Express names the request's span after its route (`POST /v1/payments`); a span per router, middleware and
       // handler would add nothing that span and the calls below it do not say.
@@ -106,26 +119,14 @@ function sampler(name: TracesSampler, ratio: number): Sampler {
   return parentBased ? new ParentBasedSampler({ root }) : root;
 }
 
-function parseResourceAttributes(text: string | undefined): Record<string, string> {
-  if (!text) return {};
-  return Object.fromEntries(
-    text.split(',').map((pair) => {
-      const at = pair.indexOf('=');
-      return [pair.slice(0, at).trim(), decodeURIComponent(pair.slice(at + 1).trim())];
-    }),
-  );
-}
-
 /**
- * Query values and user info in a URL may be credentials (the PSP callback's token, an RPC provider's key): they are
- * replaced as a span starts, whichever instrumentation set them, so no exporter ever sees them.
+ * Query values and user info in a URL may be credentials (the PSP callback's token), and so may the path of a URL we
+ * call (an RPC provider's `/v2/<key>`): they are replaced as a span starts, whichever instrumentation set them, so no
+ * exporter ever sees them.
  */
 class UrlCredentialsRedaction implements SpanProcessor {
   onStart(span: Span): void {
-    for (const key of [ATTR_URL_FULL, ATTR_URL_QUERY]) {
-      const value = span.attributes[key];
-      if (typeof value === 'string') span.setAttribute(key, redactUrl(value));
-    }
+    span.setAttributes(redactedUrlAttributes(span.kind, span.attributes));
   }
 
   onEnd(): void {}
@@ -133,6 +134,33 @@ class UrlCredentialsRedaction implements SpanProcessor {
   async forceFlush(): Promise<void> {}
 
   async shutdown(): Promise<void> {}
+}
+
+/**
+ * What replaces a span's URL attributes (stable and older HTTP semantic conventions): every query value and any user
+ * info redacted; for a call out (CLIENT), whose URL is a third party's, the path too: only scheme, host and port stay.
+ * Our own routes' paths (SERVER) stay.
+ */
+export function redactedUrlAttributes(kind: SpanKind, attributes: Attributes): Attributes {
+  const outgoing = kind === SpanKind.CLIENT;
+  const replaced: Attributes = {};
+  const replace = (key: string, redact: (value: string) => string) => {
+    const value = attributes[key];
+    if (typeof value === 'string') replaced[key] = redact(value);
+  };
+  for (const key of [ATTR_URL_FULL, 'http.url']) replace(key, outgoing ? urlOrigin : redactUrl);
+  for (const key of [ATTR_URL_PATH, 'http.target'])
+    replace(
+      key,
+      outgoing ? () => 'REDACTED' : (target) => target.replace(/\?.*$/s, (query) => redactQuery(query)),
+    );
+  replace(ATTR_URL_QUERY, outgoing ? () => 'REDACTED' : redactQuery);
+  return replaced;
+}
+
+/** Scheme, host and port of a URL: nothing a path, query or user info could hide a credential in. */
+function urlOrigin(text: string): string {
+  return URL.canParse(text) ? new URL(text).origin : 'REDACTED';
 }
 
 /** A URL (or a query string) with every query value and any user info replaced by `REDACTED`. */

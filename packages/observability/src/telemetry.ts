@@ -32,7 +32,8 @@ export function startTelemetry(settings: TelemetrySettings, serviceName: string)
     protocol: config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL,
     serviceName: config.OTEL_SERVICE_NAME,
     defaultServiceName: serviceName,
-    resourceAttributes: config.OTEL_RESOURCE_ATTRIBUTES,
+    resourceAttributes: parseKeyValues(config.OTEL_RESOURCE_ATTRIBUTES),
+    headers: parseKeyValues(config.OTEL_EXPORTER_OTLP_HEADERS),
     sampler: config.OTEL_TRACES_SAMPLER,
     samplerRatio: config.OTEL_TRACES_SAMPLER_ARG,
     logger: createLogger(`${serviceName}:opentelemetry`, settings.LOG_LEVEL),
@@ -70,6 +71,17 @@ export function startTelemetryOfEntry(
   load: () => TelemetrySettings,
 ): void {
   if (require.main?.filename === entry) startTelemetry(load(), serviceName);
+}
+
+/** `key=value,key=value` with percent-encoded values (OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_HEADERS). */
+export function parseKeyValues(text: string | undefined): Record<string, string> {
+  if (!text) return {};
+  return Object.fromEntries(
+    text.split(',').map((pair) => {
+      const at = pair.indexOf('=');
+      return [pair.slice(0, at).trim(), decodeURIComponent(pair.slice(at + 1).trim())];
+    }),
+  );
 }
 
 /** The OTLP/HTTP traces URL: the signal's own endpoint as it is, else `/v1/traces` under the base endpoint. */

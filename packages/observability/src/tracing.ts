@@ -1,27 +1,55 @@
+import type { EventEmitter } from 'node:events';
 import {
   context,
+  defaultTextMapGetter,
   propagation,
   ROOT_CONTEXT,
+  SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Link,
   type Span,
-  type SpanKind,
+  type TextMapPropagator,
+  type TextMapSetter,
   type Tracer,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { randomBytes } from 'node:crypto';
 
-// W3C trace context travels in AMQP and HTTP headers and on stored rows. The context manager and the propagator are
-// registered whether spans are exported or not (telemetry.ts): a handler runs in its message's context, so its log
-// lines and the messages it sends carry that trace either way.
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+/** Reads and writes W3C trace context on our own carriers: AMQP headers and stored rows. */
+const traceContext = new W3CTraceContextPropagator();
 
-export { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
+/**
+ * The process-wide propagator: it writes our trace headers and reads none. The HTTP instrumentation reads an incoming
+ * request's headers through it, and our HTTP listeners are public (the API, the PSP's callbacks): a caller's
+ * `traceparent` must neither parent our request's span nor decide whether it is sampled. It becomes a link instead
+ * (inboundTraceLink). Our own carriers are read by contextFromHeaders.
+ */
+class WriteOnlyPropagator implements TextMapPropagator {
+  inject(ctx: Context, carrier: unknown, setter: TextMapSetter): void {
+    traceContext.inject(ctx, carrier, setter);
+  }
+
+  extract(ctx: Context): Context {
+    return ctx;
+  }
+
+  fields(): string[] {
+    return traceContext.fields();
+  }
+}
+
+// W3C trace context travels in AMQP headers and on stored rows. The context manager and the propagator are registered
+// whether spans are exported or not (telemetry.ts): a handler runs in its message's context, so its log lines and the
+// messages it sends carry that trace either way.
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+propagation.setGlobalPropagator(new WriteOnlyPropagator());
+
+export { SpanKind, SpanStatusCode, type Attributes, type Span };
 
 export type TraceHeaders = { traceparent?: string; tracestate?: string };
 
@@ -42,7 +70,7 @@ export function activeTraceHeaders(active: Context = context.active()): TraceHea
   return carrier.traceparent ? carrier : null;
 }
 
-/** The context carried by incoming headers (AMQP or HTTP) or stored on a row, to run work in. */
+/** The context carried by a message's headers or stored on a row, to run work in. */
 export function contextFromHeaders(headers: Record<string, unknown> | null | undefined): Context {
   const carrier: Record<string, string> = {};
   for (const key of ['traceparent', 'tracestate']) {
@@ -50,7 +78,34 @@ export function contextFromHeaders(headers: Record<string, unknown> | null | und
     if (typeof value === 'string') carrier[key] = value;
     else if (Buffer.isBuffer(value)) carrier[key] = value.toString();
   }
-  return propagation.extract(ROOT_CONTEXT, carrier);
+  return traceContext.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+}
+
+/** The trace an incoming HTTP request says it belongs to (its `traceparent`), as a link: never as its parent. */
+export function inboundTraceLink(headers: Record<string, unknown>): Link | undefined {
+  const spanContext = trace.getSpanContext(contextFromHeaders(headers));
+  return spanContext && trace.isSpanContextValid(spanContext) ? { context: spanContext } : undefined;
+}
+
+/**
+ * Runs the handling of an incoming request in a trace of its own: its span's with tracing on (always a root), else a
+ * W3C context made up for it, so that its log lines and every message it sends carry one trace id either way. The
+ * request's and the answer's events (its body arriving, the answer sent) run in it too.
+ */
+export function inRequestTrace(request: EventEmitter, response: EventEmitter, handle: () => void): void {
+  const active = context.active();
+  const spanContext = trace.getSpanContext(active);
+  const ctx =
+    spanContext && trace.isSpanContextValid(spanContext)
+      ? active
+      : trace.setSpanContext(active, {
+          traceId: randomBytes(16).toString('hex'),
+          spanId: randomBytes(8).toString('hex'),
+          traceFlags: TraceFlags.SAMPLED,
+        });
+  context.bind(ctx, request);
+  context.bind(ctx, response);
+  context.with(ctx, handle);
 }
 
 export function runInContext<T>(ctx: Context, fn: () => T): T {
@@ -120,6 +175,39 @@ export function inStoredTrace<T>(
 /** Runs `fn` with tracing suppressed: no span, and no trace header on the requests it sends (to third parties). */
 export function untraced<T>(fn: () => T): T {
   return context.with(suppressTracing(context.active()), fn);
+}
+
+/**
+ * Runs a call to a system outside ours (the PSP, a Solana RPC node, a price source) in one CLIENT span that names
+ * only the scheme, host and port of `baseUrl`, and what the call is for. The HTTP requests it makes go untraced: a
+ * provider's key may sit in the path of its URL (Alchemy's `/v2/<key>`, QuickNode's `/<token>/`), and no trace header
+ * of ours goes to a third party (as for webhooks).
+ */
+export function inOutgoingCall<T>(
+  tracer: Tracer,
+  name: string,
+  baseUrl: string,
+  attributes: Attributes,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  return inSpan(
+    tracer,
+    name,
+    { kind: SpanKind.CLIENT, attributes: { ...outgoingTarget(baseUrl), ...attributes } },
+    (span) => untraced(() => work(span)),
+  );
+}
+
+/** The semantic-convention attributes of where a call goes: scheme, host and port, never path, query or user. */
+export function outgoingTarget(baseUrl: string): Attributes {
+  if (!URL.canParse(baseUrl)) return {};
+  const url = new URL(baseUrl);
+  const scheme = url.protocol.slice(0, -1);
+  return {
+    'url.scheme': scheme,
+    'server.address': url.hostname,
+    'server.port': Number(url.port || (scheme === 'https' ? 443 : 80)),
+  };
 }
 
 function describeFailure(err: unknown): string {

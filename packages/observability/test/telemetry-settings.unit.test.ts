@@ -1,5 +1,7 @@
-import { tracesUrl } from '../src/telemetry';
-import { redactUrl } from '../src/telemetry-sdk';
+import { SpanKind } from '@opentelemetry/api';
+import { parseKeyValues, tracesUrl } from '../src/telemetry';
+import { redactedUrlAttributes, redactUrl } from '../src/telemetry-sdk';
+import { outgoingTarget } from '../src/tracing';
 
 describe('where spans go and what their URLs show', () => {
   test('the base endpoint gets /v1/traces appended, once; the traces endpoint is taken as it is and wins', () => {
@@ -32,5 +34,64 @@ describe('where spans go and what their URLs show', () => {
     expect(redactUrl('token=abc%2Fpix&x=1')).toBe('token=REDACTED&x=REDACTED');
     expect(redactUrl('?token=abc')).toBe('?token=REDACTED');
     expect(redactUrl('')).toBe('');
+  });
+
+  test("a call out keeps only scheme, host and port of its URL: a provider's key in the path (Alchemy /v2/<key>, QuickNode /<token>/) goes", () => {
+    const alchemy = 'https://solana-mainnet.g.alchemy.com/v2/alch-key-123';
+    const quicknode = 'https://example.solana-mainnet.quiknode.pro/qn-token-456/';
+    expect(
+      redactedUrlAttributes(SpanKind.CLIENT, {
+        'url.full': alchemy,
+        'url.path': '/v2/alch-key-123',
+        'server.address': 'solana-mainnet.g.alchemy.com',
+      }),
+    ).toEqual({ 'url.full': 'https://solana-mainnet.g.alchemy.com', 'url.path': 'REDACTED' });
+    expect(
+      redactedUrlAttributes(SpanKind.CLIENT, {
+        'http.url': `${quicknode}?api-key=abc`,
+        'http.target': '/qn-token-456/?api-key=abc',
+        'url.query': 'api-key=abc',
+      }),
+    ).toEqual({
+      'http.url': 'https://example.solana-mainnet.quiknode.pro',
+      'http.target': 'REDACTED',
+      'url.query': 'REDACTED',
+    });
+    expect(outgoingTarget(alchemy)).toEqual({
+      'url.scheme': 'https',
+      'server.address': 'solana-mainnet.g.alchemy.com',
+      'server.port': 443,
+    });
+    expect(outgoingTarget('http://hooks.example.com/webhook')).toMatchObject({ 'server.port': 80 });
+    expect(outgoingTarget('not a url')).toEqual({});
+    expect(outgoingTarget('http://user:pw@127.0.0.1:8899/qn-token-456/')).toEqual({
+      'url.scheme': 'http',
+      'server.address': '127.0.0.1',
+      'server.port': 8899,
+    });
+  });
+
+  test("a request to us keeps its route's path; its query values are redacted, in either convention", () => {
+    expect(
+      redactedUrlAttributes(SpanKind.SERVER, {
+        'url.full': 'http://127.0.0.1:3101/webhook?token=abc',
+        'url.path': '/webhook',
+        'url.query': 'token=abc',
+        'http.target': '/webhook/pix?token=abc/pix',
+      }),
+    ).toEqual({
+      'url.full': 'http://127.0.0.1:3101/webhook?token=REDACTED',
+      'url.path': '/webhook',
+      'url.query': 'token=REDACTED',
+      'http.target': '/webhook/pix?token=REDACTED',
+    });
+  });
+
+  test('key=value lists (resource attributes, export headers) are read with their values percent-decoded', () => {
+    expect(parseKeyValues('authorization=Bearer%20abc,x-tenant=gw')).toEqual({
+      authorization: 'Bearer abc',
+      'x-tenant': 'gw',
+    });
+    expect(parseKeyValues(undefined)).toEqual({});
   });
 });

@@ -1,6 +1,13 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
+import {
+  createTestPki,
+  stackClient,
+  startStack,
+  waitFor,
+  type ReceivedDelivery,
+  type RunningStack,
+  type TestPki,
+  WebhookReceiver,
+} from '@gateway/testkit';
 import {
   errorCodes,
   Gateway,
@@ -23,35 +30,19 @@ import {
   sdkEnums,
 } from './support/sdk-fields';
 
-interface Delivery {
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
 /** Every route of the SDK against the whole stack as processes, as a merchant's code would call them. */
 describe('the SDK against the whole stack', () => {
   let stack: RunningStack;
   let pki: TestPki;
-  let receiver: Server;
+  let receiver: WebhookReceiver;
   let receiverUrl: string;
-  const deliveries: Delivery[] = [];
   let gateway: Gateway;
   let businessId: string;
   let productId: string;
   let webhookId: string;
   let webhookSecret: string;
 
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(response.status).toBeLessThan(300);
-    return (await response.json()) as Record<string, any>;
-  };
-
-  const verified = (delivery: Delivery, secret: string | string[]): WebhookEvent | undefined => {
+  const verified = (delivery: ReceivedDelivery, secret: string | string[]): WebhookEvent | undefined => {
     try {
       return verifyWebhook(delivery.body, delivery.headers, secret);
     } catch {
@@ -61,7 +52,7 @@ describe('the SDK against the whole stack', () => {
 
   /** The events of one type about one resource among the deliveries that verify with the given secret(s). */
   const verifiedDeliveries = (secret: string | string[], type: string, resourceId: string) =>
-    deliveries
+    receiver.deliveries
       .map((delivery) => verified(delivery, secret))
       .filter((event) => event?.type === type && Object.values(event.data).includes(resourceId));
 
@@ -92,29 +83,21 @@ describe('the SDK against the whole stack', () => {
 
   beforeAll(async () => {
     pki = createTestPki();
-    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        deliveries.push({ headers: req.headers, body: Buffer.concat(chunks) });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
+    receiver = await WebhookReceiver.start(pki.server);
+    receiverUrl = receiver.url('/hooks');
     stack = await startStack({ NODE_EXTRA_CA_CERTS: pki.caPath });
 
-    const business = await admin('POST', '/admin/v1/businesses', { name: 'Livraria Paulista' });
-    businessId = business.business_id;
-    for (const method of ['pix', 'crypto'])
-      await admin('PUT', `/admin/v1/businesses/${businessId}/fee-rules/${method}`, {
-        percent_bps: 100,
-        fixed_centavos: 0,
-      });
+    const client = stackClient(stack);
+    const fee = { percent_bps: 100, fixed_centavos: 0 };
+    const business = await client.createBusiness('Livraria Paulista', { pix: fee, crypto: fee });
+    businessId = business.businessId;
     productId = (
-      await admin('POST', `/admin/v1/businesses/${businessId}/products`, { name: 'Livro', price: 5990 })
+      await client.admin('POST', `/admin/v1/businesses/${businessId}/products`, {
+        name: 'Livro',
+        price: 5990,
+      })
     ).product_id;
-    gateway = new Gateway({ apiKey: business.api_key, baseUrl: stack.gatewayUrl });
+    gateway = new Gateway({ apiKey: business.apiKey, baseUrl: stack.gatewayUrl });
     const webhook = await gateway.webhooks.create({
       url: receiverUrl,
       events: [
@@ -132,7 +115,7 @@ describe('the SDK against the whole stack', () => {
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.stop();
     pki?.remove();
   });
 
@@ -365,11 +348,11 @@ describe('the SDK against the whole stack', () => {
       status: 'delivered',
       attempts: [expect.objectContaining({ status_code: 204 })],
     });
-    const before = deliveries.length;
+    const before = receiver.deliveries.length;
     expect(await gateway.webhooks.retryDelivery(webhookId, first!.delivery_id)).toMatchObject({
       delivery_id: first!.delivery_id,
     });
-    await waitFor(() => deliveries.length > before, { timeoutMs: 20_000, what: 'the redelivery' });
+    await waitFor(() => receiver.deliveries.length > before, { timeoutMs: 20_000, what: 'the redelivery' });
 
     const { secret: rotated } = await gateway.webhooks.rotateSecret(webhookId);
     expect(rotated).toMatch(/^whsec_/);
@@ -378,7 +361,7 @@ describe('the SDK against the whole stack', () => {
     expect(verifiedDeliveries(rotated, 'payment.created', created.payment_id)).toEqual([withOld]);
 
     // Every delivery the dispatcher made, before the rotation and during its overlap, verifies with the first secret.
-    expect(deliveries.filter((delivery) => !verified(delivery, webhookSecret))).toEqual([]);
+    expect(receiver.deliveries.filter((delivery) => !verified(delivery, webhookSecret))).toEqual([]);
 
     expect(await gateway.webhooks.delete(webhookId)).toEqual({ deleted: true });
     const gone = await gateway.webhooks.get(webhookId).catch((err: unknown) => err);

@@ -16,3 +16,6 @@ export * from './tcp-proxy';
 export * from './http-proxy';
 export * from './idle-transactions';
 export * from './otlp-receiver';
+export * from './logging-process';
+export * from './stack-client';
+export * from './webhook-receiver';

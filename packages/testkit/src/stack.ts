@@ -50,13 +50,14 @@ export interface StackOptions {
 }
 
 /** How long a stopping launcher gets before its whole process group is killed. */
-const STOP_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 30_000;
 
 /**
  * The stack's SHUTDOWN_TIMEOUT_MS (unless a test sets its own): each process's stop bound, within STOP_TIMEOUT_MS with
- * the launcher's margin, so a stop that hangs is reported by the processes rather than ended by the group kill.
+ * the launcher's margin, so a stop that hangs is reported by the processes rather than ended by the group kill. Past
+ * the default webhook timeout (10 s), which the dispatcher's stop must outlast.
  */
-export const STACK_SHUTDOWN_TIMEOUT_MS = 10_000;
+export const STACK_SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /**
  * The whole stack started by the launcher `npm start` runs (scripts/stack.ts), on a private database, broker prefix,

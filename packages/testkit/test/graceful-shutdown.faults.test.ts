@@ -1,12 +1,22 @@
 import { STACK_SHUTDOWN_TIMEOUT_MS } from '../src';
-import { sigterm, type GatewayService, type RequestKind, type SignalledExit } from '../src/faults';
+import {
+  REQUEST_ACCEPTED_MS,
+  sigterm,
+  stopHadWork,
+  type GatewayService,
+  type RequestKind,
+  type SignalledExit,
+} from '../src/faults';
 import { describeFaultRun } from './support/fault-run-suite';
 
-/** Every service, in turn; on the payments' path while a request of the kind it serves is inside. */
-const signalled: Array<[GatewayService, RequestKind?]> = [
-  ['api-gateway', 'create'],
-  ['payment', 'create'],
-  ['pix-adapter', 'create'],
+/**
+ * Every service, in turn; on the payments' path while a request of the kind it serves is inside, and signalled again
+ * (three times at most) until its stop has work in hand.
+ */
+const signalled: Array<[GatewayService, RequestKind?, number?]> = [
+  ['api-gateway', 'create', 3],
+  ['payment', 'create', 3],
+  ['pix-adapter', 'create-pix', 3],
   ['solana-watcher', 'simulate'],
   ['checkout'],
   ['customer'],
@@ -17,28 +27,60 @@ const signalled: Array<[GatewayService, RequestKind?]> = [
  * SIGTERM, as an orchestrator's rolling restart sends it, to every service in turn during a burst of PIX and crypto
  * payments: each process stops taking work, finishes or hands back what it holds, publishes its outbox and exits 0
  * within its bound; the launcher starts it again. Afterwards nothing may be lost, duplicated, half-applied, stuck,
- * parked or unsent, and no client may have seen a 500.
+ * parked or unsent, and no client may have seen a 500. A stop that merely exits would pass those (the broker
+ * redelivers, the inboxes deduplicate), so it is also checked that the stops had work in hand, that the gateway
+ * answered every request it had, and that no message needed a second delivery.
  */
 describe('SIGTERM to every service in turn during a burst of payments', () => {
   const exits: SignalledExit[] = [];
 
-  describeFaultRun(
+  const suite = describeFaultRun(
     {
       load: { clients: 4, pauseMs: 200, paidShare: 0.85, giveUpAfterMs: 120_000 },
       settleTimeoutMs: 150_000,
       gapMs: 2_000,
     },
-    () => signalled.map(([service, during]) => sigterm(service, exits, during)),
+    () => signalled.map(([service, during, tries]) => sigterm(service, exits, during, tries)),
     { minimumPayments: 50, brokerRetries: false },
   );
 
   test('every service exited by itself, with code 0, within SHUTDOWN_TIMEOUT_MS', () => {
     console.log(
-      `after SIGTERM:\n${exits.map((e) => `  ${e.service} exited (${e.exit}) in ${e.tookMs} ms`).join('\n')}`,
+      `after SIGTERM:\n${exits
+        .map(
+          (e) =>
+            `  ${e.service} exited (${e.exit}) in ${e.tookMs} ms; stop: ${e.stop ? JSON.stringify(e.stop) : 'none logged'}; ` +
+            `client requests in flight: ${e.requestsInFlight}`,
+        )
+        .join('\n')}`,
     );
-    expect(exits.map(({ service, exit }) => ({ service, exit }))).toEqual(
-      signalled.map(([service]) => ({ service, exit: '0' })),
-    );
+    expect([...new Set(exits.map((e) => e.service))]).toEqual(signalled.map(([service]) => service));
+    expect(exits.filter((e) => e.exit !== '0')).toEqual([]);
     for (const { tookMs } of exits) expect(tookMs).toBeLessThan(STACK_SHUTDOWN_TIMEOUT_MS);
+  });
+
+  test('every stop logged its stages, and the stops of the gateway, payment and pix-adapter had work in hand (requests, messages or outbox rows)', () => {
+    expect(exits.filter((e) => e.stop === undefined).map((e) => e.service)).toEqual([]);
+    for (const service of ['api-gateway', 'payment', 'pix-adapter'])
+      expect({ service, hadWork: exits.some((e) => e.service === service && stopHadWork(e)) }).toEqual({
+        service,
+        hadWork: true,
+      });
+  });
+
+  test('the gateway answered every request it had when signalled: no reset, hang-up or closed connection', () => {
+    const attempts = suite.run().targets.load.attempts;
+    const held = exits
+      .filter((e) => e.service === 'api-gateway')
+      .flatMap((e) =>
+        attempts.filter((a) => a.sentAt <= e.signalledAt - REQUEST_ACCEPTED_MS && a.endedAt > e.signalledAt),
+      );
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.filter((a) => typeof a.outcome !== 'number')).toEqual([]);
+  });
+
+  test('no message handled around a stop was handled twice: none redelivered by the broker, none retried', () => {
+    const { brokerRedeliveries, brokerRetries } = suite.result();
+    expect({ brokerRedeliveries, brokerRetries }).toEqual({ brokerRedeliveries: 0, brokerRetries: 0 });
   });
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { metricsServices, startStack, type RunningStack } from '../src';
+import { metricsServices, stackClient, startStack, type RunningStack } from '../src';
 
 const root = join(__dirname, '../../..');
 
@@ -52,26 +52,18 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     });
     expect(await health.json()).toMatchObject({ result: 'ok' });
 
-    const admin = (method: string, path: string, body: unknown) =>
-      fetch(`${stack.gatewayUrl}/admin/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then((r) => r.json() as Promise<{ business_id: string; api_key: string }>);
-    const business = await admin('POST', '/businesses', { name: 'Loja do Lançador' });
-    await admin('PUT', `/businesses/${business.business_id}/fee-rules/pix`, {
-      percent_bps: 99,
-      fixed_centavos: 0,
+    const client = stackClient(stack);
+    const { apiKey } = await client.createBusiness('Loja do Lançador', {
+      pix: { percent_bps: 99, fixed_centavos: 0 },
     });
-    const created = await fetch(`${stack.gatewayUrl}/v1/payments`, {
-      method: 'POST',
-      headers: { 'x-api-key': business.api_key, 'content-type': 'application/json' },
-      body: JSON.stringify({ payment_method: 'pix', amount: 1000, currency: 'brl' }),
+    const created = await client.api(apiKey, 'POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 1000,
+      currency: 'brl',
     });
-    const body = (await created.json()) as { pix?: { copia_e_cola: string } };
-    expect({ status: created.status, body }).toMatchObject({ status: 201 });
+    expect(created).toMatchObject({ status: 201 });
     // EMV field 60 (merchant city), 9 characters, the accent dropped as a BR Code requires.
-    expect(body.pix?.copia_e_cola).toContain('6009Sao Paulo');
+    expect(created.body.pix?.copia_e_cola).toContain('6009Sao Paulo');
   });
 
   test('stopping it stops every process it started', async () => {

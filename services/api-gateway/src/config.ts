@@ -3,6 +3,7 @@ import {
   Joi,
   commonEnv,
   loadConfig,
+  requireStopOutlasts,
   variableNames,
   sandboxDefault,
   secret,
@@ -73,5 +74,9 @@ export const apiGatewaySchema = Joi.object<ApiGatewayConfig>({
 export const apiGatewayVariables = variableNames(apiGatewaySchema);
 
 export function loadApiGatewayConfig(env: NodeJS.ProcessEnv = process.env): ApiGatewayConfig {
-  return loadConfig(apiGatewaySchema, env);
+  return requireStopOutlasts(
+    loadConfig(apiGatewaySchema, env),
+    'RPC_TIMEOUT_MS',
+    'the requests in flight (each up to RPC_TIMEOUT_MS)',
+  );
 }

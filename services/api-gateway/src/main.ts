@@ -9,13 +9,13 @@ import {
   openServiceRuntime,
   runUntilSignal,
   type ServiceRuntime,
-} from '@gateway/messaging';
-import { createApp } from './app';
+} from '@gateway/service-runtime';
+import { createApp } from './http/app';
 import { loadApiGatewayConfig, type ApiGatewayConfig } from './config';
-import { idempotencyPurge } from './retention/idempotency-purge';
+import { idempotencyPurge } from './application/purge-idempotency-keys';
 import { answerClientError } from './http/client-error';
 import { apiGatewayDatabase } from './persistence';
-import { createRedisClient, whenReady } from './redis';
+import { createRedisClient, whenReady } from './clients/redis';
 
 export interface RunningApiGateway {
   /** Where it listens, e.g. `http://127.0.0.1:3000`. */
@@ -25,6 +25,13 @@ export interface RunningApiGateway {
 }
 
 const REDIS_STARTUP_WAIT_MS = 3000;
+
+/**
+ * A slow client holds no connection long: its headers within 10 s, its whole request (a small JSON body) within 30 s.
+ * An idle kept-alive connection is kept 65 s, past the 60 s idle timeout of common load balancers, so they close it
+ * first and never send a request on a connection the gateway is closing.
+ */
+const CONNECTION_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000 };
 
 /**
  * Opens database (migrated), broker and Redis, serves HTTP on PORT (0 picks a free port) and purges expired
@@ -41,7 +48,7 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
     redis,
     logger: runtime.logger,
   });
-  const server = createServer({ requireHostHeader: false }, app).listen(config.PORT);
+  const server = createServer({ requireHostHeader: false, ...CONNECTION_TIMEOUTS }, app).listen(config.PORT);
   server.on('clientError', answerClientError);
   const stopServing = gracefulHttpStop(server);
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi';
+import { buildOpenApiDocument, type OpenApiDocument } from '../src/http/openapi';
 import { startHarness, type Harness } from './support/harness';
 
 const SIMULATE = '/v1/sandbox/payments/{payment_id}/simulate';

@@ -12,7 +12,8 @@ import {
   type CheckoutPage,
 } from '@gateway/contracts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '@gateway/http-errors';
-import { CommandError, type ServiceRuntime } from '@gateway/messaging';
+import { CommandError } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
   aPaymentRecord,
   aPixPaymentView,

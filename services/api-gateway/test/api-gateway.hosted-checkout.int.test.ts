@@ -8,7 +8,11 @@ import {
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { aCryptoPaymentView, aPixPaymentView } from '@gateway/testkit';
-import { CHECKOUT_CONTENT_SECURITY_POLICY, checkoutAssets, renderErrorMessage } from '../src/checkout-page';
+import {
+  CHECKOUT_CONTENT_SECURITY_POLICY,
+  checkoutAssets,
+  renderErrorMessage,
+} from '../src/http/checkout-page';
 import { startHarness, type Harness } from './support/harness';
 
 describe('api gateway: hosted checkout pages', () => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createPayment, newPublicId, type PaymentView } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
   aPixPaymentView,
   freePort,
@@ -18,7 +18,10 @@ import { ADMIN_TOKEN, deleteRedisKeys, FakeServices, gatewayConfig } from './sup
 const root = join(__dirname, '../../..');
 /** Longer than any wait here, so only the idempotency lease decides when a retry may go through. */
 const RPC_TIMEOUT_MS = 15_000;
-/** The claim's lease (LEASE_SECONDS in src/http/idempotency.ts) plus the slack of polling and a loaded machine. */
+/**
+ * The claim's lease (LEASE_SECONDS in src/application/claim-idempotency-key.ts) plus the slack of polling and a
+ * loaded machine.
+ */
 const TAKEOVER_BOUND_MS = 8000;
 
 /** A second gateway as a real process on the same database, broker and Redis, that a test can kill -9. */

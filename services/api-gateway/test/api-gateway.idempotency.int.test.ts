@@ -218,7 +218,7 @@ describe('api gateway: Idempotency-Key', () => {
     const rows = await db<unknown[]>(`SELECT 1 FROM idempotency_keys WHERE key = $1`, [live]);
     expect(rows).toHaveLength(1);
     const metrics = (await h.http.get('/metrics')).text;
-    const purged = /^api_gateway_idempotency_keys_purged_total (\d+)$/m.exec(metrics)?.[1];
+    const purged = /^api_gateway_idempotency_keys_purged_total(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1];
     expect(Number(purged)).toBeGreaterThanOrEqual(1);
   });
 

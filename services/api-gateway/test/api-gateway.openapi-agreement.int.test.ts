@@ -2,7 +2,7 @@ import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import type { ErrorCode } from '@gateway/contracts';
-import type { OpenApiDocument } from '../src/openapi';
+import type { OpenApiDocument } from '../src/http/openapi';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
 import { concretePath, resolveIn } from './support/openapi';
 import { objectsOf, type Resolve } from './support/schema-samples';

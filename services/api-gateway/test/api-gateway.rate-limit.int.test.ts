@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { getPayment, newPublicId } from '@gateway/contracts';
 import { aPaymentRecord, testLogger } from '@gateway/testkit';
-import { createApp } from '../src/app';
-import { createRedisClient } from '../src/redis';
+import { createApp } from '../src/http/app';
+import { createRedisClient } from '../src/clients/redis';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
 
 async function closedPort(): Promise<number> {
@@ -32,11 +32,10 @@ describe('api gateway: rate limit', () => {
   /** `api_gateway_rate_limited_requests_total` of one limit, as the gateway's /metrics serves it. */
   const rateLimited = async (limit: string): Promise<number> => {
     const { text } = await h.http.get('/metrics');
-    const line = text
-      .split('\n')
-      .find((candidate) =>
-        candidate.startsWith(`api_gateway_rate_limited_requests_total{limit="${limit}"} `),
-      );
+    const line = text.split('\n').find((candidate) =>
+      // Its labels: the limit, then the service's own (`service`), which every series carries.
+      candidate.startsWith(`api_gateway_rate_limited_requests_total{limit="${limit}",`),
+    );
     return line ? Number(line.split(' ')[1]) : 0;
   };
 

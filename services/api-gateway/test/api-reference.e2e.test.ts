@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
-import type { OpenApiDocument } from '../src/openapi';
+import { stackClient, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import type { OpenApiDocument } from '../src/http/openapi';
 
 const artifacts = join(__dirname, '../../../artifacts/api-reference');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -46,21 +46,9 @@ describe('the API reference page in a real browser', () => {
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     stack = await startStack();
-    const admin = async (path: string, body: unknown, method = 'POST') => {
-      const response = await fetch(`${stack.gatewayUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return (await response.json()) as Record<string, any>;
-    };
-    const business = await admin('/admin/v1/businesses', { name: 'Loja da Documentação' });
-    apiKey = business.api_key;
-    await admin(
-      `/admin/v1/businesses/${business.business_id}/fee-rules/pix`,
-      { percent_bps: 99, fixed_centavos: 0 },
-      'PUT',
-    );
+    ({ apiKey } = await stackClient(stack).createBusiness('Loja da Documentação', {
+      pix: { percent_bps: 99, fixed_centavos: 0 },
+    }));
     openApi = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as OpenApiDocument;
     browser = await chromium.launch({
       executablePath: CHROMIUM,

@@ -1,12 +1,19 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
+import {
+  createTestPki,
+  stackClient,
+  startStack,
+  waitFor,
+  type RunningStack,
+  type StackClient,
+  type TestPki,
+  WebhookReceiver,
+} from '@gateway/testkit';
 
-interface ReceivedWebhook {
-  headers: Record<string, string | string[] | undefined>;
-  json: { id: string; type: string; data: Record<string, any> };
-  body: string;
+interface WebhookEvent {
+  id: string;
+  type: string;
+  data: Record<string, any>;
 }
 
 /** The sandbox payer the local chain funds (SANDBOX_PAYER_SECRET_KEY's public key). */
@@ -20,32 +27,16 @@ const SANDBOX_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 describe('cancel, refunds and events end to end', () => {
   let stack: RunningStack;
   let pki: TestPki;
-  let receiver: Server;
-  const received: ReceivedWebhook[] = [];
+  let receiver: WebhookReceiver;
   let apiKey: string;
   let otherKey: string;
   let webhookSecret: string;
 
-  const call = async (key: string, method: string, path: string, body?: unknown, headers = {}) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
+  let client: StackClient;
+  const call = (key: string, method: string, path: string, body?: unknown, headers = {}) =>
+    client.api(key, method, path, body, headers);
   const api = (method: string, path: string, body?: unknown, headers = {}) =>
     call(apiKey, method, path, body, headers);
-
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(response.status).toBeLessThan(300);
-    return (await response.json()) as Record<string, any>;
-  };
 
   const rpc = async (method: string, params: unknown[]): Promise<any> => {
     const response = await fetch(stack.solanaRpcUrl, {
@@ -83,24 +74,17 @@ describe('cancel, refunds and events end to end', () => {
   };
 
   const webhooksOfType = (type: string, id: (data: Record<string, any>) => string, value: string) =>
-    received.filter((hook) => hook.json.type === type && id(hook.json.data) === value);
+    receiver.deliveries
+      .map((hook) => ({ ...hook, json: JSON.parse(hook.body) as WebhookEvent }))
+      .filter((hook) => hook.json.type === type && id(hook.json.data) === value);
 
-  const newPayment = async (body: Record<string, unknown>): Promise<string> => {
-    const created = await api('POST', '/v1/payments', body);
-    expect(created.status).toBe(201);
-    return created.body.payment_id as string;
-  };
+  const newPayment = async (body: Record<string, unknown>): Promise<string> =>
+    (await client.createPayment(apiKey, body)).payment_id;
 
   const paid = async (body: Record<string, unknown>): Promise<string> => {
     const paymentId = await newPayment(body);
-    expect(
-      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status,
-    ).toBe(202);
-    await waitFor(async () => (await api('GET', `/v1/payments/${paymentId}`)).body.status === 'paid', {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-      what: `payment ${paymentId} paid`,
-    });
+    await client.payInSandbox(apiKey, paymentId);
+    await client.paymentIn(apiKey, paymentId, 'paid');
     return paymentId;
   };
 
@@ -115,38 +99,24 @@ describe('cancel, refunds and events end to end', () => {
 
   beforeAll(async () => {
     pki = createTestPki();
-    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        received.push({ headers: req.headers, body, json: JSON.parse(body) });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiver = await WebhookReceiver.start(pki.server);
     stack = await startStack({ NODE_EXTRA_CA_CERTS: pki.caPath });
-    const business = await admin('POST', '/admin/v1/businesses', { name: 'Empório Central' });
-    apiKey = business.api_key;
-    for (const method of ['pix', 'crypto']) {
-      await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/${method}`, {
-        percent_bps: 100,
-        fixed_centavos: 0,
-      });
-    }
-    otherKey = (await admin('POST', '/admin/v1/businesses', { name: 'Outra Loja' })).api_key;
-    const webhook = await api('POST', '/v1/webhook', {
-      url: `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`,
-      events: ['payment.cancelled', 'refund.succeeded', 'refund.failed'],
-    });
-    expect(webhook.status).toBe(201);
-    webhookSecret = webhook.body.secret;
+    client = stackClient(stack);
+    const fee = { percent_bps: 100, fixed_centavos: 0 };
+    ({ apiKey } = await client.createBusiness('Empório Central', { pix: fee, crypto: fee }));
+    ({ apiKey: otherKey } = await client.createBusiness('Outra Loja'));
+    const webhook = await client.registerWebhook(apiKey, receiver.url('/hooks'), [
+      'payment.cancelled',
+      'refund.succeeded',
+      'refund.failed',
+    ]);
+    webhookSecret = webhook.secret;
   }, 150_000);
 
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.stop();
     pki?.remove();
   });
 

@@ -6,7 +6,7 @@ import {
   renderErrorMessage,
   renderNotFoundPage,
   type CheckoutPageView,
-} from '../src/checkout-page';
+} from '../src/http/checkout-page';
 
 const view = (overrides: Partial<CheckoutPageView> = {}): CheckoutPageView => ({
   slug: 'curso-violao-x7k2p9',

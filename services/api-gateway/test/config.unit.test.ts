@@ -63,4 +63,18 @@ describe('api-gateway config', () => {
       );
     },
   );
+
+  test('a stop bound no longer than the RPC timeout (its default included) is refused, naming SHUTDOWN_TIMEOUT_MS: the requests in flight would outlast it', () => {
+    expect(refusedVariables(() => loadApiGatewayConfig({ ...production, RPC_TIMEOUT_MS: '30000' }))).toEqual([
+      'SHUTDOWN_TIMEOUT_MS',
+    ]);
+    expect(
+      refusedVariables(() =>
+        loadApiGatewayConfig({ ...production, RPC_TIMEOUT_MS: '8000', SHUTDOWN_TIMEOUT_MS: '8000' }),
+      ),
+    ).toEqual(['SHUTDOWN_TIMEOUT_MS']);
+    expect(
+      loadApiGatewayConfig({ ...production, RPC_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '40000' }),
+    ).toMatchObject({ RPC_TIMEOUT_MS: 30_000, SHUTDOWN_TIMEOUT_MS: 40_000 });
+  });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { escapeHtml } from '../src/checkout-page';
+import { escapeHtml } from '../src/http/checkout-page';
 
 describe('escapeHtml', () => {
   it('replaces the five HTML-significant characters with entities', () => {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
 
 const artifacts = join(__dirname, '../../../artifacts/hosted-checkout');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -17,18 +17,11 @@ describe('hosted checkout in a real browser', () => {
   let apiKey: string;
   let productId: string;
 
-  const call = async (path: string, init: { method: string; body?: unknown; admin?: boolean }) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method: init.method,
-      headers: {
-        'content-type': 'application/json',
-        ...(init.admin ? { authorization: `Bearer ${stack.adminToken}` } : { 'x-api-key': apiKey }),
-      },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const body = (await response.json()) as Record<string, any>;
-    if (response.status >= 300)
-      throw new Error(`${init.method} ${path}: ${response.status} ${JSON.stringify(body)}`);
+  let client: StackClient;
+  /** The merchant's request, which must succeed; its answer's body. */
+  const call = async (path: string, init: { method: string; body?: unknown }) => {
+    const { status, body } = await client.api(apiKey, init.method, path, init.body);
+    if (status >= 300) throw new Error(`${init.method} ${path}: ${status} ${JSON.stringify(body)}`);
     return body;
   };
 
@@ -64,23 +57,14 @@ describe('hosted checkout in a real browser', () => {
     await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
     stack = await startStack();
-    const business = await call('/admin/v1/businesses', {
-      method: 'POST',
-      admin: true,
-      body: { name: 'Café Açaí & Cia' },
-    });
-    apiKey = business.api_key;
-    for (const method of ['pix', 'crypto']) {
-      await call(`/admin/v1/businesses/${business.business_id}/fee-rules/${method}`, {
-        method: 'PUT',
-        admin: true,
-        body: { percent_bps: 100, fixed_centavos: 0 },
-      });
-    }
-    const product = await call(`/admin/v1/businesses/${business.business_id}/products`, {
-      method: 'POST',
-      admin: true,
-      body: { name: 'Açaí 500 ml', price: 2490, description: 'Com granola e banana' },
+    client = stackClient(stack);
+    const fee = { percent_bps: 100, fixed_centavos: 0 };
+    const business = await client.createBusiness('Café Açaí & Cia', { pix: fee, crypto: fee });
+    apiKey = business.apiKey;
+    const product = await client.admin('POST', `/admin/v1/businesses/${business.businessId}/products`, {
+      name: 'Açaí 500 ml',
+      price: 2490,
+      description: 'Com granola e banana',
     });
     productId = product.product_id;
     browser = await chromium.launch({

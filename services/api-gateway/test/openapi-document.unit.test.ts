@@ -5,17 +5,17 @@ import { errorCodes, webhookEventNames, type ErrorCode } from '@gateway/contract
 import { errorCatalog } from '@gateway/http-errors';
 import type { Broker } from '@gateway/messaging';
 import { testLogger } from '@gateway/testkit';
-import { createApp } from '../src/app';
+import { createApp } from '../src/http/app';
 import type { ApiGatewayConfig } from '../src/config';
-import { buildOpenApiDocument, operations, type OpenApiDocument } from '../src/openapi';
-import * as adminRoutes from '../src/routes/admin';
-import * as checkoutRoutes from '../src/routes/checkouts';
-import * as customerRoutes from '../src/routes/customers';
-import * as eventRoutes from '../src/routes/events';
-import * as hostedCheckoutRoutes from '../src/routes/hosted-checkout';
-import * as paymentRoutes from '../src/routes/payments';
-import * as refundRoutes from '../src/routes/refunds';
-import * as webhookRoutes from '../src/routes/webhooks';
+import { buildOpenApiDocument, operations, type OpenApiDocument } from '../src/http/openapi';
+import * as adminRoutes from '../src/http/routes/admin';
+import * as checkoutRoutes from '../src/http/routes/checkouts';
+import * as customerRoutes from '../src/http/routes/customers';
+import * as eventRoutes from '../src/http/routes/events';
+import * as hostedCheckoutRoutes from '../src/http/routes/hosted-checkout';
+import * as paymentRoutes from '../src/http/routes/payments';
+import * as refundRoutes from '../src/http/routes/refunds';
+import * as webhookRoutes from '../src/http/routes/webhooks';
 import { documentedRoutes, resolveIn, servedRoutes, validateOpenApiDocument } from './support/openapi';
 
 type Schema = Record<string, any>;

@@ -1,8 +1,13 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { webhookEventNames } from '@gateway/contracts';
-import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
-import type { OpenApiDocument } from '../src/openapi';
+import {
+  createTestPki,
+  startStack,
+  waitFor,
+  type RunningStack,
+  type TestPki,
+  WebhookReceiver,
+} from '@gateway/testkit';
+import type { OpenApiDocument } from '../src/http/openapi';
 import { concretePath, OpenApiResponseValidator, type ResponseCheck } from './support/openapi';
 
 type Json = Record<string, any>;
@@ -24,12 +29,11 @@ const CHECKOUT_LIMIT = 10;
 describe('the whole stack answers as its OpenAPI document says', () => {
   let stack: RunningStack;
   let pki: TestPki;
-  let receiver: Server;
+  let receiver: WebhookReceiver;
   let receiverUrl: string;
   let document: OpenApiDocument;
   let validator: OpenApiResponseValidator;
   const checked: Checked[] = [];
-  const deliveries: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
   const keys: Record<'merchant' | 'other-merchant', string> = { merchant: '', 'other-merchant': '' };
 
   const headersOf = (credentials: Credentials): Record<string, string> => {
@@ -82,16 +86,8 @@ describe('the whole stack answers as its OpenAPI document says', () => {
 
   beforeAll(async () => {
     pki = createTestPki();
-    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        deliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
+    receiver = await WebhookReceiver.start(pki.server);
+    receiverUrl = receiver.url('/hooks');
     stack = await startStack({
       NODE_EXTRA_CA_CERTS: pki.caPath,
       ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
@@ -104,7 +100,7 @@ describe('the whole stack answers as its OpenAPI document says', () => {
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.stop();
     pki?.remove();
   });
 
@@ -378,13 +374,14 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       'refund.succeeded',
       'webhook.test',
     ];
-    const types = () => new Set(deliveries.map((delivery) => JSON.parse(delivery.body).type as string));
+    const types = () =>
+      new Set(receiver.deliveries.map((delivery) => JSON.parse(delivery.body).type as string));
     await waitFor(async () => expected.every((type) => types().has(type)) || undefined, {
       timeoutMs: 60_000,
       intervalMs: 250,
       what: `deliveries of ${expected.join(', ')}`,
     });
-    const problems = deliveries.flatMap(({ headers, body }) => {
+    const problems = receiver.deliveries.flatMap(({ headers, body }) => {
       const check = validator.checkWebhook(headers, body);
       return check.errors.map((error) => `${check.operation}: ${error}`);
     });

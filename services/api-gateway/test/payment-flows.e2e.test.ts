@@ -1,92 +1,56 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createTestPki, startStack, waitFor, type RunningStack, type TestPki } from '@gateway/testkit';
-
-interface ReceivedWebhook {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+import {
+  createTestPki,
+  stackClient,
+  startStack,
+  waitFor,
+  type RunningStack,
+  type StackClient,
+  type TestPki,
+  WebhookReceiver,
+} from '@gateway/testkit';
 
 /** The whole stack as processes, driven only through the public HTTP API, as a merchant would. */
 describe('payments end to end through the public API', () => {
   let stack: RunningStack;
   let pki: TestPki;
-  let receiver: Server;
-  let receiverUrl: string;
-  const received: ReceivedWebhook[] = [];
+  let receiver: WebhookReceiver;
   let apiKey: string;
   let webhookSecret: string;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
-
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(response.status).toBeLessThan(300);
-    return (await response.json()) as Record<string, any>;
-  };
+  let client: StackClient;
+  const api = (method: string, path: string, body?: unknown) => client.api(apiKey, method, path, body);
 
   const eventsFor = (paymentId: string) =>
-    received
+    receiver.deliveries
       .map((r) => ({ ...r, json: JSON.parse(r.body) }))
       .filter((r) => r.json.data?.payment_id === paymentId);
 
-  const paidPayment = (paymentId: string) =>
-    waitFor(
-      async () => {
-        const { body } = await api('GET', `/v1/payments/${paymentId}`);
-        return body.status === 'paid' ? body : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 250, what: `payment ${paymentId} to be paid` },
-    );
+  const paidPayment = (paymentId: string) => client.paymentIn(apiKey, paymentId, 'paid');
 
   beforeAll(async () => {
     pki = createTestPki();
-    receiver = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
+    receiver = await WebhookReceiver.start(pki.server);
     stack = await startStack({ NODE_EXTRA_CA_CERTS: pki.caPath });
 
-    const business = await admin('POST', '/admin/v1/businesses', { name: 'Padaria São João' });
-    apiKey = business.api_key;
-    await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/pix`, {
-      percent_bps: 99,
-      fixed_centavos: 0,
-    });
-    await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/crypto`, {
-      percent_bps: 150,
-      fixed_centavos: 10,
-    });
-    const webhook = await api('POST', '/v1/webhook', {
-      url: receiverUrl,
-      events: ['payment.created', 'payment.confirmed', 'payment.expired', 'payment.failed'],
-    });
-    expect(webhook.status).toBe(201);
-    webhookSecret = webhook.body.secret;
+    client = stackClient(stack);
+    ({ apiKey } = await client.createBusiness('Padaria São João', {
+      pix: { percent_bps: 99, fixed_centavos: 0 },
+      crypto: { percent_bps: 150, fixed_centavos: 10 },
+    }));
+    const webhook = await client.registerWebhook(apiKey, receiver.url('/hooks'), [
+      'payment.created',
+      'payment.confirmed',
+      'payment.expired',
+      'payment.failed',
+    ]);
+    webhookSecret = webhook.secret;
   }, 150_000);
 
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.stop();
     pki?.remove();
   });
 
@@ -110,14 +74,14 @@ describe('payments end to end through the public API', () => {
       created.body.payment_id,
     ]);
 
-    const other = await admin('POST', '/admin/v1/businesses', { name: 'Outra Loja' });
-    const foreign = await fetch(`${stack.gatewayUrl}/v1/payments`, {
-      method: 'POST',
-      headers: { 'x-api-key': other.api_key, 'content-type': 'application/json' },
-      body: JSON.stringify({ payment_method: 'pix', amount: 4200, customer_id: customer.body.customer_id }),
+    const other = await client.createBusiness('Outra Loja');
+    const foreign = await client.api(other.apiKey, 'POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 4200,
+      customer_id: customer.body.customer_id,
     });
     expect(foreign.status).toBe(404);
-    expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    expect(foreign.body.error.code).toBe('NOT_FOUND');
   });
 
   test('a PIX payment is created with a BR Code, paid at the PSP, confirmed by GET and announced by signed webhooks', async () => {

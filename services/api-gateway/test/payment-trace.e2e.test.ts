@@ -1,15 +1,16 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import {
   createTestPki,
   SPAN_KIND,
+  stackClient,
   startOtlpReceiver,
   startStack,
   waitFor,
   type ExportedSpan,
   type OtlpReceiver,
   type RunningStack,
+  type StackClient,
   type TestPki,
+  WebhookReceiver,
 } from '@gateway/testkit';
 
 /**
@@ -20,32 +21,14 @@ describe('one trace per payment, from the gateway request to the webhook attempt
   let otlp: OtlpReceiver;
   let stack: RunningStack;
   let pki: TestPki;
-  let hooks: Server;
-  const received: Array<{ type: string; paymentId: string }> = [];
+  let hooks: WebhookReceiver;
+  let client: StackClient;
   let apiKey: string;
-
-  const api = async (method: string, path: string, body?: unknown, key = apiKey) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
 
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
     pki = createTestPki();
-    hooks = createServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        received.push({ type: event.type, paymentId: event.data?.payment_id });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    hooks = await WebhookReceiver.start(pki.server);
     stack = await startStack({
       NODE_EXTRA_CA_CERTS: pki.caPath,
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
@@ -53,48 +36,29 @@ describe('one trace per payment, from the gateway request to the webhook attempt
       // The SDK's own batching delay (5 s by default), read by the SDK itself.
       OTEL_BSP_SCHEDULE_DELAY: '200',
     });
-    const admin = (method: string, path: string, body: unknown) =>
-      fetch(`${stack.gatewayUrl}/admin/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then((response) => response.json() as Promise<Record<string, any>>);
-    const business = await admin('POST', '/businesses', { name: 'Padaria Rastreada' });
-    apiKey = business.api_key;
-    await admin('PUT', `/businesses/${business.business_id}/fee-rules/pix`, {
-      percent_bps: 99,
-      fixed_centavos: 0,
-    });
-    await admin('PUT', `/businesses/${business.business_id}/fee-rules/crypto`, {
-      percent_bps: 150,
-      fixed_centavos: 0,
-    });
-    const webhook = await api('POST', '/v1/webhook', {
-      url: `https://localhost:${(hooks.address() as AddressInfo).port}/hooks`,
-      events: ['payment.created', 'payment.confirmed'],
-    });
-    expect(webhook.status).toBe(201);
+    client = stackClient(stack);
+    ({ apiKey } = await client.createBusiness('Padaria Rastreada', {
+      pix: { percent_bps: 99, fixed_centavos: 0 },
+      crypto: { percent_bps: 150, fixed_centavos: 0 },
+    }));
+    await client.registerWebhook(apiKey, hooks.url('/hooks'), ['payment.created', 'payment.confirmed']);
   }, 150_000);
 
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
-    await new Promise((resolve) => hooks?.close(resolve));
+    await hooks?.stop();
     await otlp?.close();
     pki?.remove();
   });
 
   test('a PIX payment paid through the PSP callback is one trace with the gateway request as its only root', async () => {
-    const created = await api('POST', '/v1/payments', { payment_method: 'pix', amount: 2590 });
-    expect(created.status).toBe(201);
-    const paymentId: string = created.body.payment_id;
-    expect(
-      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status,
-    ).toBe(202);
-    await waitFor(
-      () => received.some((event) => event.type === 'payment.confirmed' && event.paymentId === paymentId),
-      { timeoutMs: 30_000, what: 'the payment.confirmed webhook' },
-    );
+    const { payment_id: paymentId } = await client.createPayment(apiKey, {
+      payment_method: 'pix',
+      amount: 2590,
+    });
+    await client.payInSandbox(apiKey, paymentId);
+    await hooks.delivered('payment.confirmed', paymentId);
 
     // The PIX the callback reported, processed in the trace the payment was created in.
     const pixReceived = await waitFor(
@@ -179,20 +143,13 @@ describe('one trace per payment, from the gateway request to the webhook attempt
     expect(callback!.traceId).not.toBe(traceId);
   }, 90_000);
   test('a USDC payment found on chain is confirmed in its creation trace, linked to the chain scan that found it', async () => {
-    const created = await api('POST', '/v1/payments', {
+    const { payment_id: paymentId } = await client.createPayment(apiKey, {
       payment_method: 'crypto',
       amount: 5000,
       crypto: { currency: 'usdc', network: 'solana' },
     });
-    expect(created.status).toBe(201);
-    const paymentId: string = created.body.payment_id;
-    expect(
-      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status,
-    ).toBe(202);
-    await waitFor(
-      () => received.some((event) => event.type === 'payment.confirmed' && event.paymentId === paymentId),
-      { timeoutMs: 45_000, what: 'the payment.confirmed webhook' },
-    );
+    await client.payInSandbox(apiKey, paymentId);
+    await hooks.delivered('payment.confirmed', paymentId, 45_000);
     const detected = await waitFor(
       () =>
         otlp.spans.find(

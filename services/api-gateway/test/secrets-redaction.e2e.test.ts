@@ -1,126 +1,103 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
   createTestPki,
   freePort,
+  SPAN_KIND,
+  stackClient,
   startOtlpReceiver,
   startStack,
   waitFor,
   type OtlpReceiver,
   type RunningStack,
+  type StackClient,
   type TestPki,
+  WebhookReceiver,
 } from '@gateway/testkit';
 
 /**
  * The whole stack at LOG_LEVEL=debug with tracing on (OTLP/HTTP in its default encoding, protobuf) runs the flows that
  * handle secrets: a business's API key, a webhook's signing secret, the PSP's OAuth client secret and access tokens,
- * the PSP callback's token, the operator token, and customers' full CPF and CNPJ. None of them may appear in any log
- * line of any process, nor in any attribute, event or name of any exported span.
+ * the PSP callback's token, the operator token, customers' full CPF and CNPJ, and keys in the path of the PSP's and
+ * the Solana RPC's URLs (QuickNode's `/<token>/`, Alchemy's `/v2/<key>`: proxies here strip them on the way). None of
+ * them may appear in any log line of any process, nor in any attribute, event or name of any exported span.
  */
 describe('secrets never reach the logs or the traces', () => {
   const pspClientId = 'psp-client-of-the-redaction-test';
   const pspClientSecret = `psp-client-secret-${randomBytes(12).toString('hex')}`;
   const callbackToken = `callback-token-${randomBytes(12).toString('hex')}`;
+  const pspPathToken = `psp-path-token-${randomBytes(12).toString('hex')}`;
+  const rpcKey = `rpc-key-${randomBytes(12).toString('hex')}`;
   const sealingKey = randomBytes(32).toString('base64');
   const cpf = { formatted: '529.982.247-25', digits: '52998224725' };
   const cnpj = { formatted: '11.222.333/0001-81', digits: '11222333000181' };
   /** A key of the right shape that no business has. */
   const unknownApiKey = `sk_test_${randomBytes(24).toString('base64url')}`;
   const pspTokens: string[] = [];
-  const received: Array<{ type: string; paymentId: string }> = [];
+  /** Requests to the PSP or the chain that carried a trace header of ours (none may: they are third parties). */
+  const traceHeadersSent: string[] = [];
   let otlp: OtlpReceiver;
   let pki: TestPki;
-  let hooks: Server;
+  let hooks: WebhookReceiver;
   let pspProxy: Server;
+  let rpcProxy: Server;
   let stack: RunningStack;
   let apiKey: string;
   let webhookSecret: string;
 
-  const api = async (method: string, path: string, body?: unknown, key = apiKey) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
-  const admin = (method: string, path: string, body: unknown) =>
-    fetch(`${stack.gatewayUrl}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then((response) => response.json() as Promise<Record<string, any>>);
+  let client: StackClient;
+  const api = (method: string, path: string, body?: unknown, key = apiKey) =>
+    client.api(key, method, path, body);
 
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
     pki = createTestPki();
-    hooks = createHttpsServer({ key: pki.server.key, cert: pki.server.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        received.push({ type: event.type, paymentId: event.data?.payment_id });
-        res.writeHead(204).end();
-      });
+    hooks = await WebhookReceiver.start(pki.server);
+    // The adapter reaches the PSP simulator through this proxy, which keeps the access tokens the PSP issues, and the
+    // watcher the local chain through the other; both take a key in the path, as hosted providers do.
+    const [pspPort, rpcPort] = [await freePort(), await freePort()];
+    pspProxy = await pathKeyProxy(`/${pspPathToken}`, pspPort, (path, headers, answer) => {
+      if (headers.traceparent) traceHeadersSent.push(`PSP ${path}`);
+      if (path.startsWith('/oauth/token') && answer.status === 200)
+        pspTokens.push((JSON.parse(answer.body.toString('utf8')) as { access_token: string }).access_token);
     });
-    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
-    // The adapter reaches the PSP simulator through this proxy, which keeps the access tokens the PSP issues.
-    const pspPort = await freePort();
-    pspProxy = createHttpServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', async () => {
-        const answer = await fetch(`http://127.0.0.1:${pspPort}${req.url}`, {
-          method: req.method,
-          headers: forwardable(req.headers),
-          body: req.method === 'GET' || req.method === 'DELETE' ? undefined : Buffer.concat(chunks),
-        });
-        const body = Buffer.from(await answer.arrayBuffer());
-        if (req.url?.startsWith('/oauth/token') && answer.ok)
-          pspTokens.push((JSON.parse(body.toString('utf8')) as { access_token: string }).access_token);
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-        res.end(body);
-      });
+    rpcProxy = await pathKeyProxy(`/v2/${rpcKey}`, rpcPort, (path, headers) => {
+      if (headers.traceparent) traceHeadersSent.push(`Solana RPC ${path}`);
     });
-    await new Promise<void>((resolve) => pspProxy.listen(0, '127.0.0.1', resolve));
     stack = await startStack({
       NODE_EXTRA_CA_CERTS: pki.caPath,
       LOG_LEVEL: 'debug',
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_BSP_SCHEDULE_DELAY: '200',
       PSP_SIMULATOR_PORT: String(pspPort),
-      PSP_BASE_URL: `http://127.0.0.1:${(pspProxy.address() as AddressInfo).port}`,
+      PSP_BASE_URL: `http://127.0.0.1:${(pspProxy.address() as AddressInfo).port}/${pspPathToken}`,
+      SOLANA_LOCALNET_PORT: String(rpcPort),
+      SOLANA_RPC_URL: `http://127.0.0.1:${(rpcProxy.address() as AddressInfo).port}/v2/${rpcKey}`,
       PSP_CLIENT_ID: pspClientId,
       PSP_CLIENT_SECRET: pspClientSecret,
       CALLBACK_TOKEN: callbackToken,
       WEBHOOK_SECRET_KEY: sealingKey,
     });
+    client = stackClient(stack);
   }, 150_000);
 
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
-    await new Promise((resolve) => hooks?.close(resolve));
+    await hooks?.stop();
     await new Promise((resolve) => pspProxy?.close(resolve));
+    await new Promise((resolve) => rpcProxy?.close(resolve));
     await otlp?.close();
     pki?.remove();
   });
 
   test('API keys, webhook secrets, PSP credentials and tokens and full document numbers appear in no log line and no span', async () => {
-    const business = await admin('POST', '/businesses', { name: 'Loja Sigilosa' });
-    apiKey = business.api_key;
-    await admin('PUT', `/businesses/${business.business_id}/fee-rules/pix`, {
-      percent_bps: 99,
-      fixed_centavos: 0,
-    });
-    const webhook = await api('POST', '/v1/webhook', {
-      url: `https://localhost:${(hooks.address() as AddressInfo).port}/hooks`,
-      events: ['payment.created', 'payment.confirmed'],
-    });
-    expect(webhook.status).toBe(201);
-    webhookSecret = webhook.body.secret;
+    const fee = { percent_bps: 99, fixed_centavos: 0 };
+    ({ apiKey } = await client.createBusiness('Loja Sigilosa', { pix: fee, crypto: fee }));
+    webhookSecret = (
+      await client.registerWebhook(apiKey, hooks.url('/hooks'), ['payment.created', 'payment.confirmed'])
+    ).secret;
     const person = await api('POST', '/v1/customers', {
       email: 'ana@example.com',
       document_number: cpf.formatted,
@@ -132,20 +109,19 @@ describe('secrets never reach the logs or the traces', () => {
     );
     expect((await api('GET', '/v1/payments', undefined, unknownApiKey)).status).toBe(401);
 
-    const created = await api('POST', '/v1/payments', {
+    const { payment_id: paymentId } = await client.createPayment(apiKey, {
       payment_method: 'pix',
       amount: 4990,
       customer_id: person.body.customer_id,
     });
-    expect(created.status).toBe(201);
-    const paymentId: string = created.body.payment_id;
-    expect(
-      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' })).status,
-    ).toBe(202);
-    await waitFor(() => received.some((e) => e.type === 'payment.confirmed' && e.paymentId === paymentId), {
-      timeoutMs: 30_000,
-      what: 'the payment.confirmed webhook',
+    await client.payInSandbox(apiKey, paymentId);
+    const { payment_id: cryptoId } = await client.createPayment(apiKey, {
+      payment_method: 'crypto',
+      amount: 2500,
+      crypto: { currency: 'usdc', network: 'solana' },
     });
+    await client.payInSandbox(apiKey, cryptoId);
+    for (const id of [paymentId, cryptoId]) await hooks.delivered('payment.confirmed', id, 45_000);
     // What carried the secrets was traced and exported: the PSP's callback (its token in the query) and the attempts.
     const callback = await waitFor(
       () =>
@@ -162,6 +138,22 @@ describe('secrets never reach the logs or the traces', () => {
         ),
       { timeoutMs: 15_000, what: 'the span of the payment.confirmed attempt' },
     );
+    // The calls to the PSP and to the chain were traced, each span naming the host it called, no path.
+    for (const [service, prefix] of [
+      ['pix-adapter', 'PSP '],
+      ['solana-watcher', 'Solana RPC '],
+    ] as const)
+      expect(
+        await waitFor(
+          () =>
+            otlp.spans.find(
+              (span) =>
+                span.service === service && span.name.startsWith(prefix) && span.kind === SPAN_KIND.client,
+            ),
+          { timeoutMs: 15_000, what: `a span of ${service} calling out` },
+        ),
+      ).toMatchObject({ attributes: { 'server.address': '127.0.0.1', 'url.scheme': 'http' } });
+    expect(traceHeadersSent).toEqual([]);
     expect(new Set(otlp.contentTypes)).toEqual(new Set(['application/x-protobuf']));
     expect(pspTokens.length).toBeGreaterThan(0);
     // Debug lines were written, so the quietest level had its chance to leak.
@@ -177,6 +169,8 @@ describe('secrets never reach the logs or the traces', () => {
       'PSP basic credentials': Buffer.from(`${pspClientId}:${pspClientSecret}`).toString('base64'),
       ...Object.fromEntries(pspTokens.map((token, i) => [`PSP access token ${i + 1}`, token])),
       'PSP callback token': callbackToken,
+      'token in the path of the PSP URL': pspPathToken,
+      'key in the path of the Solana RPC URL': rpcKey,
       'operator token': stack.adminToken,
       'CPF as given': cpf.formatted,
       'CPF digits': cpf.digits,
@@ -191,6 +185,39 @@ describe('secrets never reach the logs or the traces', () => {
     expect(leaks).toEqual([]);
   }, 120_000);
 });
+
+/**
+ * A hosted provider's URL, `http://127.0.0.1:<its port><keyPath>/...`, in front of a local stand-in on `targetPort`: the
+ * key path is stripped on the way (refused without it), and `seen` sees each exchange.
+ */
+async function pathKeyProxy(
+  keyPath: string,
+  targetPort: number,
+  seen: (path: string, headers: IncomingHttpHeaders, answer: { status: number; body: Buffer }) => void,
+): Promise<Server> {
+  const proxy = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      if (!req.url?.startsWith(keyPath)) {
+        res.writeHead(401).end();
+        return;
+      }
+      const path = req.url.slice(keyPath.length) || '/';
+      const answer = await fetch(`http://127.0.0.1:${targetPort}${path}`, {
+        method: req.method,
+        headers: forwardable(req.headers),
+        body: req.method === 'GET' || req.method === 'DELETE' ? undefined : Buffer.concat(chunks),
+      });
+      const body = Buffer.from(await answer.arrayBuffer());
+      seen(path, req.headers, { status: answer.status, body });
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return proxy;
+}
 
 /** The request's headers as the PSP should see them; fetch sets the hop's own. */
 function forwardable(headers: IncomingHttpHeaders): Record<string, string> {

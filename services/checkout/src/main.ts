@@ -17,7 +17,7 @@ import {
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
-import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadCheckoutConfig, type CheckoutConfig } from './config';
 import { checkoutDatabase } from './persistence';
 import { handleCreateProduct } from './handlers/product.create.v1';
@@ -28,7 +28,7 @@ import { handleGetCheckoutPage } from './handlers/checkout.page.get.v1';
 import { handleStartCheckoutSession } from './handlers/checkout.session.start.v1';
 import { handleGetCheckoutSessionStatus } from './handlers/checkout.session.status.v1';
 import { handleListCheckoutSessions } from './handlers/checkout.sessions.list.v1';
-import { handlePaymentOutcome, ignorePaymentCreated } from './handlers/payment-outcomes';
+import { handlePaymentEvent } from './handlers/payment-events.v1';
 
 export async function startCheckoutService(config: CheckoutConfig): Promise<ServiceRuntime> {
   const runtime = await openServiceRuntime({ service: 'checkout', config, ...checkoutDatabase });
@@ -48,19 +48,17 @@ export async function startCheckoutService(config: CheckoutConfig): Promise<Serv
     [getCheckoutSessionStatus.name]: handleGetCheckoutSessionStatus(dataSource),
     [listCheckoutSessions.name]: handleListCheckoutSessions(dataSource),
   });
-  const paymentEvents = runtime.unitOfWork('checkout.payment-events');
-  const outcomes = {
-    [paymentConfirmed.name]: handlePaymentOutcome(paymentEvents, 'payment.confirmed'),
-    [paymentExpired.name]: handlePaymentOutcome(paymentEvents, 'payment.expired'),
-    [paymentFailed.name]: handlePaymentOutcome(paymentEvents, 'payment.failed'),
-    [paymentCancelled.name]: handlePaymentOutcome(paymentEvents, 'payment.cancelled'),
-  };
+  const paymentEvent = handlePaymentEvent(runtime.unitOfWork('checkout.payment-events'));
+  const outcomes = [paymentConfirmed, paymentExpired, paymentFailed, paymentCancelled].map(
+    ({ name }) => name,
+  );
   // Bound to the outcomes only: every payment.created would cost the broker a copy and this service a delivery for
   // nothing. A queue declared with the older `payment.*.v1` binding keeps it, so payment.created is still handled.
-  await broker.consumeEvents('checkout', Object.keys(outcomes), {
-    ...outcomes,
-    [paymentCreated.name]: ignorePaymentCreated,
-  });
+  await broker.consumeEvents(
+    'checkout',
+    outcomes,
+    Object.fromEntries([...outcomes, paymentCreated.name].map((name) => [name, paymentEvent])),
+  );
   return runtime;
 }
 

@@ -7,7 +7,8 @@ import {
   newPublicId,
   type CommandDefinition,
 } from '@gateway/contracts';
-import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { testLogger, untilAnsweredOk, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
 import { handleCreateCheckout } from '../src/handlers/checkout.create.v1';
 import {

@@ -1,5 +1,5 @@
 import { listCheckouts, newPublicId, type Checkout, type ListCheckouts } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import type { ServiceTestBed } from '@gateway/testkit';
 import { RPC_TIMEOUT_MS, checkoutTestBed, createTestCheckout, createTestProduct } from './support';
 

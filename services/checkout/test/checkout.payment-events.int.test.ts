@@ -9,7 +9,8 @@ import {
   type PaymentEventPayload,
   type PaymentView,
 } from '@gateway/contracts';
-import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { takeParkedMessages, waitFor, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
 import {
   FakePaymentService,

@@ -6,7 +6,8 @@ import {
   type CreateCheckout,
   type StartCheckoutSession,
 } from '@gateway/contracts';
-import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { untilAnsweredOk, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
 import {
   FakePaymentService,

@@ -7,7 +7,7 @@ import {
   type CommandDefinition,
   type ListCheckoutSessions,
 } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import type { ServiceTestBed } from '@gateway/testkit';
 import { RPC_TIMEOUT_MS, checkoutTestBed, createTestCheckout, createTestProduct } from './support';
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+  isPaymentOutcomeEvent,
   nextSessionStatus,
   type PaymentOutcomeEvent,
   type SessionStatus,
@@ -23,5 +24,18 @@ describe('nextSessionStatus', () => {
         expect(events.reduce(nextSessionStatus, status)).toBe(status);
       }),
     );
+  });
+});
+
+describe('isPaymentOutcomeEvent', () => {
+  it.each(['payment.confirmed', 'payment.expired', 'payment.failed', 'payment.cancelled'])(
+    '%s ends the payment, so it moves the session',
+    (event) => {
+      expect(isPaymentOutcomeEvent(event)).toBe(true);
+    },
+  );
+
+  it.each(['payment.created', 'payment.confirmed.v1', 'toString'])('%s moves no session', (event) => {
+    expect(isPaymentOutcomeEvent(event)).toBe(false);
   });
 });

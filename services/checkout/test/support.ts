@@ -10,7 +10,8 @@ import {
   type PaymentView,
   type Product,
 } from '@gateway/contracts';
-import { CommandError, type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
   aCryptoInstructions,
   aPaymentRecord,

@@ -3,7 +3,7 @@ import './telemetry';
 import { createCustomer, getCustomer, listCustomers } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
-import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadCustomerConfig, type CustomerConfig } from './config';
 import { customerDatabase } from './persistence';
 import { handleCreateCustomer } from './handlers/customer.create.v1';

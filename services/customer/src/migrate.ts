@@ -1,5 +1,5 @@
 import { loadOrExit } from '@gateway/config';
-import { migrateServiceDatabase } from '@gateway/messaging';
+import { migrateServiceDatabase } from '@gateway/service-runtime';
 import { loadCustomerConfig } from './config';
 import { customerDatabase } from './persistence';
 

@@ -1,5 +1,6 @@
 import { createCustomer, newPublicId, type CreateCustomer } from '@gateway/contracts';
-import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
   serviceTestBed,
   untilAnsweredOk,

@@ -6,7 +6,7 @@ import {
   type Customer,
   type ListCustomers,
 } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { serviceTestBed, type ServiceTestBed } from '@gateway/testkit';
 import { startCustomerService } from '../src/main';
 

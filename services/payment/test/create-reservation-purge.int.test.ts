@@ -1,7 +1,7 @@
 import { createPayment, newPublicId } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { testLogger } from '@gateway/testkit';
-import { createReservationPurge } from '../src/retention/create-reservation-purge';
+import { createReservationPurge } from '../src/application/purge-create-reservations';
 import { aCreatePayment, newBusiness, startHarness, type Harness } from './support/harness';
 
 describe('create reservations are purged after their window', () => {

@@ -1,5 +1,12 @@
 import { DataSource } from 'typeorm';
-import { letTimePass, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import {
+  letTimePass,
+  stackClient,
+  startStack,
+  waitFor,
+  type RunningStack,
+  type StackClient,
+} from '@gateway/testkit';
 
 /**
  * The whole stack through the public API, with the local chain: a crypto amount change racing the end of the
@@ -12,33 +19,15 @@ describe('crypto settlement across the stack', () => {
   /** The watcher's own tables, to put a request's window end where the race needs it. */
   let watcherDb: DataSource;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  };
-
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(response.status).toBeLessThan(300);
-    return (await response.json()) as Record<string, any>;
-  };
+  let client: StackClient;
+  const api = (method: string, path: string, body?: unknown) => client.api(apiKey, method, path, body);
 
   beforeAll(async () => {
     stack = await startStack();
-    const business = await admin('POST', '/admin/v1/businesses', { name: 'Padaria São João' });
-    apiKey = business.api_key;
-    await admin('PUT', `/admin/v1/businesses/${business.business_id}/fee-rules/crypto`, {
-      percent_bps: 150,
-      fixed_centavos: 10,
-    });
+    client = stackClient(stack);
+    ({ apiKey } = await client.createBusiness('Padaria São João', {
+      crypto: { percent_bps: 150, fixed_centavos: 10 },
+    }));
     watcherDb = await new DataSource({
       type: 'postgres',
       url: stack.env.config.DATABASE_URL,

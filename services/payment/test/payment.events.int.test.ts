@@ -13,6 +13,7 @@ import {
   emittedPaymentEvents,
   newBusiness,
   readPayment,
+  receivedFunds,
   startHarness,
   waitForPaymentStatus,
   type Harness,
@@ -45,12 +46,7 @@ describe('payment service rail events', () => {
 
   const events = (paymentId: string) => emittedPaymentEvents(h, paymentId);
 
-  const funds = (paymentId: string) =>
-    h.service.dataSource.query(
-      `SELECT kind, rail_reference, amount_centavos::int AS centavos, amount_base_units AS units
-         FROM received_funds WHERE payment_id = $1 ORDER BY id`,
-      [paymentId],
-    );
+  const funds = (paymentId: string) => receivedFunds(h, paymentId);
 
   describe('pix.charge.paid.v1', () => {
     test('the full amount pays the payment with the endToEndId, and a redelivery confirms nothing more', async () => {

@@ -8,13 +8,9 @@ import {
   updatePayment,
   type PaymentView,
 } from '@gateway/contracts';
-import { type ServiceRuntime } from '@gateway/messaging';
-import {
-  loadPixAdapterConfig,
-  SANDBOX_PIX_KEY,
-  startPixAdapter,
-  type PixAdapter,
-} from '@gateway/pix-adapter';
+import type { ServiceRuntime } from '@gateway/service-runtime';
+import { startPixAdapter, type PixAdapter } from '@gateway/pix-adapter';
+import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
 import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
 import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig } from '../src/config';

@@ -6,12 +6,8 @@ import {
   type PaymentView,
   type PixChargePaid,
 } from '@gateway/contracts';
-import {
-  loadPixAdapterConfig,
-  SANDBOX_PIX_KEY,
-  startPixAdapter,
-  type PixAdapter,
-} from '@gateway/pix-adapter';
+import { startPixAdapter, type PixAdapter } from '@gateway/pix-adapter';
+import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
 import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
 import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
 import { loadPaymentConfig, type PaymentConfig } from '../src/config';

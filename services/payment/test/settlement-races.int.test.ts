@@ -13,6 +13,7 @@ import {
   newBusiness,
   publishEvent,
   readPayment,
+  receivedFunds,
   startHarness,
   waitForHandled,
   waitForPaymentStatus,
@@ -37,12 +38,7 @@ describe('settlement decisions under the payment row lock', () => {
 
   const publish = <P>(definition: MessageDefinition<P>, payload: P) => publishEvent(h, definition, payload);
 
-  const funds = (paymentId: string) =>
-    h.service.dataSource.query(
-      `SELECT kind, rail_reference, amount_centavos::int AS centavos, amount_base_units AS units
-         FROM received_funds WHERE payment_id = $1 ORDER BY id`,
-      [paymentId],
-    );
+  const funds = (paymentId: string) => receivedFunds(h, paymentId);
 
   describe('a partial PIX and the charge closing, handled at once in either order', () => {
     test('always end failed UNDERPAID with the partial recorded once (many tries)', async () => {

@@ -4,9 +4,9 @@
  * Run: pnpm --filter @gateway/pix-adapter bench
  */
 import { measure, testLogger } from '@gateway/testkit';
-import { makeChargeCode } from '../src/charge-code';
+import { makeChargeCode } from '../src/application/make-charge-code';
 import { buildDynamicBrCode } from '../src/domain/br-code';
-import type { Cob } from '../src/psp/cob';
+import type { Cob } from '../src/clients/psp/cob';
 
 async function main(): Promise<void> {
   const merchant = { name: 'Padaria São João', city: 'São Paulo' };

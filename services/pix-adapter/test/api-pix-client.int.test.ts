@@ -8,10 +8,14 @@ import { createLogger, metricsRegistry } from '@gateway/observability';
 import { letTimePass, waitFor } from '@gateway/testkit';
 import { verifyPspBrCode } from '../src/domain/br-code';
 import { generateTxid } from '../src/domain/txid';
-import { type ApiPixClientConfig, type ApiPixClientDeps, ApiPixClient } from '../src/psp/api-pix-client';
-import { parsePspCallback } from '../src/psp/callback';
-import { cobLocation } from '../src/psp/cob';
-import { PspError } from '../src/psp/psp-error';
+import {
+  type ApiPixClientConfig,
+  type ApiPixClientDeps,
+  ApiPixClient,
+} from '../src/clients/psp/api-pix-client';
+import { parsePspCallback } from '../src/clients/psp/callback';
+import { cobLocation } from '../src/clients/psp/cob';
+import { PspError } from '../src/clients/psp/psp-error';
 
 /** The simulator's waits between attempts at a callback the receiver failed. */
 const CALLBACK_RETRY_DELAYS_MS = [50, 100, 200];

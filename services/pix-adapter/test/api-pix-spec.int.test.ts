@@ -11,9 +11,9 @@ import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-locati
 import { createLogger } from '@gateway/observability';
 import { waitFor } from '@gateway/testkit';
 import { generateTxid } from '../src/domain/txid';
-import { ApiPixClient } from '../src/psp/api-pix-client';
-import { cobLocation } from '../src/psp/cob';
-import { PspError } from '../src/psp/psp-error';
+import { ApiPixClient } from '../src/clients/psp/api-pix-client';
+import { cobLocation } from '../src/clients/psp/cob';
+import { PspError } from '../src/clients/psp/psp-error';
 
 const CREDENTIALS = { clientId: 'spec-client', clientSecret: 'spec-secret' };
 const PREFIX = '/v2';

@@ -1,4 +1,4 @@
-import { parsePspCallback } from '../src/psp/callback';
+import { parsePspCallback } from '../src/clients/psp/callback';
 
 function pixItem(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -1,8 +1,8 @@
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { testLogger } from '@gateway/testkit';
-import { makeChargeCode } from '../src/charge-code';
-import { type Cob } from '../src/psp/cob';
-import { PspError } from '../src/psp/psp-error';
+import { makeChargeCode } from '../src/application/make-charge-code';
+import { type Cob } from '../src/clients/psp/cob';
+import { PspError } from '../src/clients/psp/psp-error';
 
 const merchant = { name: 'Loja Teste', city: 'SAO PAULO' };
 

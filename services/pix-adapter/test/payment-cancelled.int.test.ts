@@ -27,7 +27,7 @@ import {
 } from '@gateway/testkit';
 import { SANDBOX_PIX_KEY, loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
-import { type ApiPixClient } from '../src/psp/api-pix-client';
+import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
 import { sandboxPayer } from './support/sandbox-payer';
 
 describe('payment.cancelled.v1: the cob of a cancelled PIX payment is removed at the PSP', () => {

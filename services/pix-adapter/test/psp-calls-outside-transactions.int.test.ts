@@ -18,7 +18,7 @@ import {
 } from '@gateway/testkit';
 import { loadPixAdapterConfig } from '../src/config';
 import { startPixAdapter, type PixAdapter } from '../src/main';
-import { type ApiPixClient } from '../src/psp/api-pix-client';
+import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
 import { sandboxPayer } from './support/sandbox-payer';
 
 /** The PSP's answers take this long: within the adapter's PSP timeout, long enough to see what waits on them. */

@@ -1,6 +1,6 @@
 import { CommandError } from '@gateway/messaging';
-import { PspError } from '../src/psp/psp-error';
-import { pspFailure } from '../src/psp-failure';
+import { PspError } from '../src/clients/psp/psp-error';
+import { pspFailure } from '../src/clients/psp/psp-failure';
 
 const replyTo = (error: unknown, refused?: CommandError): { code: string } => {
   try {

@@ -6,10 +6,10 @@
  */
 import { Keypair } from '@solana/web3.js';
 import { measure, testLogger } from '@gateway/testkit';
-import { QuoteDesk } from '../src/chain/quote-desk';
+import { QuoteDesk } from '../src/application/quote-price';
 import { FixedRateProvider } from '../src/domain/quote';
 import { buildTransferRequestUrl } from '../src/domain/solana-pay';
-import { RequestIssuer } from '../src/requests/request-issuer';
+import { RequestIssuer } from '../src/application/issue-transfer-request';
 
 async function main(): Promise<void> {
   const wallet = Keypair.generate().publicKey.toBase58();

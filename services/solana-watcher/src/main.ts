@@ -11,16 +11,18 @@ import {
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
-import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
-import { BinanceTickerProvider, CoinGeckoProvider } from './chain/price-http';
-import { QuoteDesk } from './chain/quote-desk';
-import { RefundChain } from './chain/refund-chain';
-import { RequestPacer } from './chain/request-pacer';
-import { DEFAULT_RETRY_POLICY } from './chain/retry-fetch';
-import { createRpcConnection } from './chain/rpc';
-import { sandboxWallet } from './chain/sandbox-wallet';
-import { PaymentDetector } from './detection/payment-detector';
+import { PaymentDetector } from './application/detect-payments';
+import { RequestIssuer } from './application/issue-transfer-request';
+import { QuoteDesk } from './application/quote-price';
+import { RefundDesk } from './application/send-refund';
+import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-sources';
+import { RefundChain } from './clients/refund-chain';
+import { RequestPacer } from './clients/request-pacer';
+import { DEFAULT_RETRY_POLICY } from './clients/retry-fetch';
+import { sandboxWallet } from './clients/sandbox-wallet';
+import { createRpcConnection } from './clients/solana-rpc';
 import { decodeBase58 } from './domain/base58';
 import { FixedRateProvider, type PriceProvider } from './domain/quote';
 import { handleChangeCryptoRequestAmount } from './handlers/crypto.request.change-amount.v1';
@@ -30,8 +32,6 @@ import { handleCryptoRequestStatus } from './handlers/crypto.request.status.v1';
 import { handleCryptoRefundRequested } from './handlers/crypto.refund.requested.v1';
 import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
 import { solanaWatcherDatabase } from './persistence';
-import { RefundDesk } from './refunds/refund-desk';
-import { RequestIssuer } from './requests/request-issuer';
 
 function priceProviders(config: SolanaWatcherConfig): PriceProvider[] {
   if (config.QUOTE_PROVIDER === 'live')

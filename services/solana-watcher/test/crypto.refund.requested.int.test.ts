@@ -51,17 +51,19 @@ function refundsBench() {
       ...extra,
     });
 
+  /** The refund's settled event, once the stand-in payment service has it. */
+  const settlement = (refundId: string, timeoutMs = 20_000): Promise<RefundSettled> =>
+    waitFor(() => settledOf(refundId)[0], { timeoutMs, what: `the settlement of ${refundId}` });
+
   return {
     harness,
     settledOf,
     request,
+    settlement,
     /** Asks for the refund and waits for its settled event. */
     async refund(envelope: Envelope<RefundRequested>, timeoutMs = 20_000): Promise<RefundSettled> {
       await harness.client.publishEnvelope(envelope, {});
-      return waitFor(() => settledOf(envelope.payload.refund_id)[0], {
-        timeoutMs,
-        what: `the settlement of ${envelope.payload.refund_id}`,
-      });
+      return settlement(envelope.payload.refund_id, timeoutMs);
     },
     async row(refundId: string): Promise<RefundRow | undefined> {
       const rows: RefundRow[] = await harness.service.dataSource.query(
@@ -231,10 +233,7 @@ describe('crypto.refund.requested.v1: refunds carried out on the local chain', (
     await harness.client.publishEnvelope(envelope, {});
     await harness.client.publishEnvelope(envelope, {});
     await harness.client.publishEnvelope(createEnvelope(cryptoRefundRequested, envelope.payload), {});
-    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
-      timeoutMs: 20_000,
-      what: 'the refund settled',
-    });
+    const settled = await bench.settlement(envelope.payload.refund_id);
     expect(settled.outcome).toBe('succeeded');
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
     // A refund asked after the copies settles once they were taken off the queue (they are handled in order).
@@ -280,20 +279,22 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
       { what: `${refundId} signed and stored` },
     );
 
+  /** A full refund of the payment, signed and stored while the node drops every transaction. */
+  const heldBackRefund = async (paymentId: string) => {
+    harness.localnet.setModes({ dropTransactions: true });
+    const envelope = bench.request(paymentId, 10_000);
+    await harness.client.publishEnvelope(envelope, {});
+    return { envelope, stored: await submitted(envelope.payload.refund_id) };
+  };
+
   test('stopped after storing its signed transaction and before it reached the chain, the next process sends those same bytes: paid once', async () => {
     const paid = await harness.paidRequest();
     const before = await harness.tokenBalance(payer());
-    harness.localnet.setModes({ dropTransactions: true });
-    const envelope = bench.request(paid.payment_id, 10_000);
-    await harness.client.publishEnvelope(envelope, {});
-    const stored = await submitted(envelope.payload.refund_id);
+    const { envelope, stored } = await heldBackRefund(paid.payment_id);
     expect(await bench.status(stored.signature!)).toBeNull();
     // The process goes away with the transaction stored and not on chain; the message comes back to the next one.
     await harness.restart(async () => harness.localnet.setModes({ dropTransactions: false }));
-    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
-      timeoutMs: 20_000,
-      what: 'the refund settled',
-    });
+    const settled = await bench.settlement(envelope.payload.refund_id);
     expect(settled).toMatchObject({ outcome: 'succeeded', external_id: stored.signature });
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
   });
@@ -303,19 +304,13 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
     const before = await harness.tokenBalance(payer());
     // Held back until signed and stored, then let through to land and stay unconfirmed (a lag set before would also
     // hide the payment the refund looks up).
-    harness.localnet.setModes({ dropTransactions: true });
-    const envelope = bench.request(paid.payment_id, 10_000);
-    await harness.client.publishEnvelope(envelope, {});
-    const stored = await submitted(envelope.payload.refund_id);
+    const { envelope, stored } = await heldBackRefund(paid.payment_id);
     harness.localnet.setModes({ dropTransactions: false, confirmedLagMs: 60_000 });
     await waitFor(async () => (await bench.status(stored.signature!))?.confirmationStatus === 'processed', {
       what: 'the refund landed, not confirmed',
     });
     await harness.restart(async () => harness.localnet.setModes({ confirmedLagMs: 0 }));
-    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
-      timeoutMs: 20_000,
-      what: 'the refund settled',
-    });
+    const settled = await bench.settlement(envelope.payload.refund_id);
     expect(settled).toMatchObject({ outcome: 'succeeded', external_id: stored.signature });
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
   });
@@ -323,17 +318,11 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
   test('a transaction dropped until its blockhash expired is signed again, once, and the refund pays once', async () => {
     const paid = await harness.paidRequest();
     const before = await harness.tokenBalance(payer());
-    harness.localnet.setModes({ dropTransactions: true });
-    const envelope = bench.request(paid.payment_id, 10_000);
-    await harness.client.publishEnvelope(envelope, {});
-    const stored = await submitted(envelope.payload.refund_id);
+    const { envelope, stored } = await heldBackRefund(paid.payment_id);
     // The cluster moves past the blockhash's validity: that transaction can no longer land anywhere.
     harness.localnet.ledger.skipSlots(151);
     harness.localnet.setModes({ dropTransactions: false });
-    const settled = await waitFor(() => bench.settledOf(envelope.payload.refund_id)[0], {
-      timeoutMs: 30_000,
-      what: 'the refund settled',
-    });
+    const settled = await bench.settlement(envelope.payload.refund_id, 30_000);
     expect(settled.outcome).toBe('succeeded');
     expect(settled.external_id).not.toBe(stored.signature);
     expect(await bench.status(stored.signature!)).toBeNull();

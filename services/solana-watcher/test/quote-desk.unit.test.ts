@@ -1,4 +1,4 @@
-import { QuoteDesk } from '../src/chain/quote-desk';
+import { QuoteDesk } from '../src/application/quote-price';
 import { FixedRateProvider, QuoteUnavailableError, type PriceProvider } from '../src/domain/quote';
 import { rationalFromDecimal } from '../src/domain/rational';
 import { testLogger } from '@gateway/testkit';

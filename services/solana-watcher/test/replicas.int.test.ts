@@ -1,5 +1,5 @@
 import { cryptoRequestClosed, cryptoRequestSettled, simulateCryptoOutcome } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { startSolanaWatcher } from '../src/main';
 import { WatcherHarness } from './support/watcher';
 

@@ -1,5 +1,5 @@
-import { RequestPacer } from '../src/chain/request-pacer';
-import { backoffMs, rateLimitPauseMs, retryAfterMs } from '../src/chain/retry-fetch';
+import { RequestPacer } from '../src/clients/request-pacer';
+import { backoffMs, rateLimitPauseMs, retryAfterMs } from '../src/clients/retry-fetch';
 
 const POLICY = {
   maxAttempts: 5,

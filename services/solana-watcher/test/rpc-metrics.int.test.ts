@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { metricsRegistry } from '@gateway/observability';
-import { createRpcConnection } from '../src/chain/rpc';
+import { createRpcConnection } from '../src/clients/solana-rpc';
 import { startLocalnet, type Localnet } from './support/localnet';
 
 const ONE_ATTEMPT = {

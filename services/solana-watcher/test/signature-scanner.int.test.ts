@@ -1,8 +1,8 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { startHttpProxy, type HttpProxy } from '@gateway/testkit';
-import { createRpcConnection } from '../src/chain/rpc';
-import { type ScanCursor } from '../src/chain/signature-scanner';
+import { createRpcConnection } from '../src/clients/solana-rpc';
+import { type ScanCursor } from '../src/clients/signature-scanner';
 import {
   TOKEN_PROGRAM_ID,
   findReferencedTransfers,

@@ -1,6 +1,6 @@
 import type { Connection } from '@solana/web3.js';
 import { Keypair } from '@solana/web3.js';
-import { scanAddresses, type ScanPage } from '../src/chain/signature-scanner';
+import { scanAddresses, type ScanPage } from '../src/clients/signature-scanner';
 import { scanAll } from './support/scan';
 
 /** Just the two RPC calls the scanner makes, answering from a fixed chain history. */

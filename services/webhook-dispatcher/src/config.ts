@@ -7,6 +7,7 @@ import {
   type MetricsEnv,
   type ServiceEnv,
   loadConfig,
+  requireStopOutlasts,
   variableNames,
   secret,
 } from '@gateway/config';
@@ -60,5 +61,9 @@ const schema = Joi.object<WebhookDispatcherConfig>({
 export const webhookDispatcherVariables = variableNames(schema);
 
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
-  return loadConfig(schema, env);
+  return requireStopOutlasts(
+    loadConfig(schema, env),
+    'WEBHOOK_TIMEOUT_MS',
+    'the webhook attempts in flight (each up to WEBHOOK_TIMEOUT_MS)',
+  );
 }

@@ -16,26 +16,26 @@ import {
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
-import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/messaging';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './config';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-schedule';
-import { DeliveryWorker } from './delivery/delivery-worker';
+import { DeliveryWorker } from './application/deliver-webhooks';
 import { handleGetWebhook } from './handlers/webhook.get.v1';
 import { handleListWebhooks } from './handlers/webhook.list.v1';
 import { handleRotateWebhookSecret } from './handlers/webhook.rotate-secret.v1';
-import { createEndpointLimiter } from './delivery/endpoint-limiter';
-import { createWebhookSender } from './delivery/http-sender';
+import { createEndpointLimiter } from './clients/endpoint-limiter';
+import { createWebhookSender } from './clients/http-sender';
 import { webhookDispatcherDatabase } from './persistence';
 import { handleCreateWebhook } from './handlers/webhook.create.v1';
 import { handleDeleteWebhook } from './handlers/webhook.delete.v1';
-import { handleListDeliveries } from './handlers/webhook.deliveries.list.v1';
-import { handleRetryDelivery } from './handlers/webhook.delivery.retry.v1';
-import { handleTestWebhook } from './handlers/webhook.test.v1';
+import { handleListWebhookDeliveries } from './handlers/webhook.deliveries.list.v1';
+import { handleRetryWebhookDelivery } from './handlers/webhook.delivery.retry.v1';
+import { handleSendTestWebhook } from './handlers/webhook.test.v1';
 import { handlePaymentEvent } from './handlers/payment-events.v1';
 import { handleRefundEvent } from './handlers/refund-events.v1';
 import { handleGetEvent } from './handlers/event.get.v1';
 import { handleListEvents } from './handlers/event.list.v1';
-import { eventPurge } from './events/event-retention';
+import { eventPurge } from './application/purge-events';
 
 export interface WebhookDispatcherDependencies {
   /** Tests only: a PEM CA trusted instead of Node's store. Operators add a CA with NODE_EXTRA_CA_CERTS. */
@@ -94,25 +94,27 @@ export async function startWebhookDispatcher(
 
   const nudgeWorker = (): void => worker.nudge();
   await runtime.broker.consumeCommands('webhook-dispatcher', {
-    [createWebhook.name]: handleCreateWebhook(
-      runtime.unitOfWork('webhook.create'),
-      runtime.dataSource,
+    [createWebhook.name]: handleCreateWebhook({
+      uow: runtime.unitOfWork('webhook.create'),
+      dataSource: runtime.dataSource,
       secretKey,
-    ),
+    }),
     [deleteWebhook.name]: handleDeleteWebhook(runtime.unitOfWork('webhook.delete')),
     [getWebhook.name]: handleGetWebhook(runtime.dataSource),
     [listWebhooks.name]: handleListWebhooks(runtime.dataSource),
-    [rotateWebhookSecret.name]: handleRotateWebhookSecret(
-      runtime.unitOfWork('webhook.rotate-secret'),
-      runtime.dataSource,
+    [rotateWebhookSecret.name]: handleRotateWebhookSecret({
+      uow: runtime.unitOfWork('webhook.rotate-secret'),
+      dataSource: runtime.dataSource,
       secretKey,
-    ),
-    [listWebhookDeliveries.name]: handleListDeliveries(runtime.dataSource),
-    [retryWebhookDelivery.name]: handleRetryDelivery(
+    }),
+    [listWebhookDeliveries.name]: handleListWebhookDeliveries(runtime.dataSource),
+    [retryWebhookDelivery.name]: handleRetryWebhookDelivery(
       runtime.unitOfWork('webhook.delivery.retry'),
       nudgeWorker,
     ),
-    [sendTestWebhook.name]: handleTestWebhook(runtime.dataSource, runtime.unitOfWork('webhook.test'), {
+    [sendTestWebhook.name]: handleSendTestWebhook({
+      dataSource: runtime.dataSource,
+      uow: runtime.unitOfWork('webhook.test'),
       sender,
       limiter,
       secretKey,

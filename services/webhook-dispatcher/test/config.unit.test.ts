@@ -82,4 +82,17 @@ describe('webhook dispatcher configuration', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).variables).toEqual([variable]);
   });
+
+  it('refuses a stop bound no longer than the webhook timeout (its default included), naming SHUTDOWN_TIMEOUT_MS: the attempts in flight would outlast it', () => {
+    expect(
+      refusedVariables(() => loadWebhookDispatcherConfig({ ...production, WEBHOOK_TIMEOUT_MS: '25000' })),
+    ).toEqual(['SHUTDOWN_TIMEOUT_MS']);
+    expect(
+      loadWebhookDispatcherConfig({
+        ...production,
+        WEBHOOK_TIMEOUT_MS: '25000',
+        SHUTDOWN_TIMEOUT_MS: '40000',
+      }),
+    ).toMatchObject({ WEBHOOK_TIMEOUT_MS: 25_000, SHUTDOWN_TIMEOUT_MS: 40_000 });
+  });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newPublicId, paymentConfirmed, paymentCreated } from '@gateway/contracts';
 import { aPaymentEvent, waitFor } from '@gateway/testkit';
-import { paymentWebhookEvent, serializeDeliveryBody } from '../src/delivery/payload';
+import { paymentWebhookEvent, serializeDeliveryBody } from '../src/domain/payload';
 import { Receiver, answers } from './support/receiver';
 import { Harness } from './support/harness';
 

@@ -1,4 +1,4 @@
-import { createEndpointLimiter } from '../src/delivery/endpoint-limiter';
+import { createEndpointLimiter } from '../src/clients/endpoint-limiter';
 
 interface Gate {
   promise: Promise<void>;

@@ -11,9 +11,11 @@ import {
   type PublicEvent,
   type RefundEventPayload,
 } from '@gateway/contracts';
-import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { waitFor, waitForParkedMessages } from '@gateway/testkit';
-import { eventPurge, retainedSince } from '../src/events/event-retention';
+import { eventPurge } from '../src/application/purge-events';
+import { retainedSince } from '../src/domain/public-event';
 import { listEventsOf } from '../src/persistence';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';

@@ -7,7 +7,7 @@ import {
   refundWebhookEvent,
   serializeDeliveryBody,
   signedDeliveryHeaders,
-} from '../src/delivery/payload';
+} from '../src/domain/payload';
 import { generateWebhookSecret, serviceSignature } from '../src/domain/signature';
 
 function confirmedEvent(): WebhookEvent {

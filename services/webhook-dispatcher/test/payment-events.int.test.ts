@@ -8,7 +8,8 @@ import {
   paymentExpired,
   paymentFailed,
 } from '@gateway/contracts';
-import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { aPaymentEvent, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';

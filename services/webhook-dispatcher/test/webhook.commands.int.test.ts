@@ -10,7 +10,8 @@ import {
   sendTestWebhook,
   type CommandDefinition,
 } from '@gateway/contracts';
-import { createEnvelope, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { connectionsIdleInTransaction, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';

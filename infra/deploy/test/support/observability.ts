@@ -150,6 +150,25 @@ export function selectedMetrics(expr: string): string[] {
   return names;
 }
 
+/** Every aggregation of an expression (`max by (service) (...)`): the labels it keeps (`by`) and what it selects. */
+export function aggregations(expr: string): Array<{ by: string[]; metrics: string[] }> {
+  const found: Array<{ by: string[]; metrics: string[] }> = [];
+  const cursor = parser.parse(expr).cursor();
+  do {
+    if (cursor.name !== 'AggregateExpr') continue;
+    const modifier = cursor.node.getChild('AggregateModifier');
+    const by = modifier?.getChild('By')
+      ? modifier
+          .getChildren('GroupingLabels')
+          .flatMap((labels) =>
+            labels.getChildren('LabelName').map((label) => expr.slice(label.from, label.to)),
+          )
+      : [];
+    found.push({ by, metrics: selectedMetrics(expr.slice(cursor.from, cursor.to)) });
+  } while (cursor.next());
+  return found;
+}
+
 /** Series Prometheus makes itself for every scrape target, which no service serves. */
 export const PROMETHEUS_SERIES = ['up'];
 

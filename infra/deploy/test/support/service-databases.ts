@@ -2,7 +2,7 @@ import { apiGatewayDatabase } from '@gateway/api-gateway/src/persistence';
 import { checkoutDatabase } from '@gateway/checkout/src/persistence';
 import type { ServiceName } from '@gateway/contracts';
 import { customerDatabase } from '@gateway/customer/src/persistence';
-import type { ServiceRuntimeOptions } from '@gateway/messaging';
+import type { ServiceRuntimeOptions } from '@gateway/service-runtime';
 import { paymentDatabase } from '@gateway/payment/src/persistence';
 import { pixAdapterDatabase } from '@gateway/pix-adapter/src/persistence';
 import { solanaWatcherDatabase } from '@gateway/solana-watcher/src/persistence';

@@ -1,7 +1,7 @@
 /**
  * A process that starts telemetry as a service does (see probe-telemetry.ts), works a little (a log line in a trace
- * it is handed, a span with an HTTP request to itself), then reports on stdout, after its log lines, one JSON line:
- * what got loaded and patched.
+ * it is handed, a span with an HTTP request to itself, a request to itself from a caller naming the handed trace as
+ * sampled), then reports on stdout, after its log lines, one JSON line: what got loaded and patched.
  */
 import { telemetryOn } from './probe-telemetry';
 import { createServer, get, Server } from 'node:http';
@@ -28,6 +28,14 @@ async function main(): Promise<void> {
       ).on('error', reject),
     );
   });
+  // A caller outside any span of ours, naming the handed trace (sampled) as its own.
+  await new Promise<void>((resolve, reject) =>
+    get(
+      `http://127.0.0.1:${port}/handed`,
+      { headers: { traceparent: `00-${HANDED_TRACE.traceId}-${HANDED_TRACE.spanId}-01` } },
+      (res) => res.resume().on('end', resolve),
+    ).on('error', reject),
+  );
   const recording = trace.getTracer('probe').startSpan('probe check', {}, context.active()).isRecording();
   server.close();
   await flushTelemetry();

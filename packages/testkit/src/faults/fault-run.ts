@@ -19,7 +19,7 @@ import { LoadGenerator, type LoadBusiness, type LoadOptions } from './load';
 import { PrivateBroker } from './private-broker';
 import { PrivateRedis } from './private-redis';
 import { FaultTimeline } from './timeline';
-import { FaultyWebhookReceiver } from './webhook-receiver';
+import { WebhookReceiver } from '../webhook-receiver';
 
 /** Timeouts the run gives the stack, short enough for faults to outlast them within minutes. */
 export const faultRunTiming = {
@@ -55,6 +55,11 @@ export interface FaultRunResult {
    * ends (a process killed meanwhile took its count with it): evidence that a fault struck work under way.
    */
   brokerRetries: number;
+  /**
+   * Deliveries the broker made again because a consumer had not acked the first (it died, lost its connection or
+   * handed the message back), counted the same way.
+   */
+  brokerRedeliveries: number;
   text: string;
   /** Where the stack's output was written. */
   logFile: string;
@@ -84,7 +89,7 @@ export class FaultRun {
       throw err;
     });
     const pki = createTestPki();
-    const receiver = await FaultyWebhookReceiver.start(pki.server);
+    const receiver = await WebhookReceiver.start(pki.server);
     const postgres = new URL(infrastructureUrls().databaseUrl);
     const proxy = await DatabaseProxy.start({ host: postgres.hostname, port: Number(postgres.port || 5432) });
     let stack: RunningStack | undefined;
@@ -190,11 +195,12 @@ export class FaultRun {
     mkdirSync(logDirectory, { recursive: true });
     const logFile = join(logDirectory, `stack-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
     writeFileSync(logFile, this.targets.stack.logs.join(''));
-    const brokerRetries = await countBrokerRetries(this.targets.stack);
+    const brokerRetries = await sumOfCounter(this.targets.stack, 'broker_messages_retried_total');
+    const brokerRedeliveries = await sumOfCounter(this.targets.stack, 'broker_messages_redelivered_total');
     const text =
       `${formatReport(report, this.timeline, parked)}\n  messages retried through the delay queues: ${brokerRetries}` +
-      `\nstack output: ${logFile}`;
-    return { report, brokerRetries, text, logFile };
+      `\n  messages redelivered by the broker: ${brokerRedeliveries}\nstack output: ${logFile}`;
+    return { report, brokerRetries, brokerRedeliveries, text, logFile };
   }
 
   async stop(): Promise<void> {
@@ -210,14 +216,14 @@ export class FaultRun {
   }
 }
 
-/** The sum of `broker_messages_retried_total` over every service's metrics. */
-async function countBrokerRetries(stack: RunningStack): Promise<number> {
+/** The sum of a counter over every service's metrics (the gateway's on its API port). */
+async function sumOfCounter(stack: RunningStack, name: string): Promise<number> {
   let total = 0;
-  for (const url of Object.values(stack.metricsUrls)) {
+  for (const url of [...Object.values(stack.metricsUrls), stack.gatewayUrl]) {
     const text = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })
       .then((response) => response.text())
       .catch(() => '');
-    for (const match of text.matchAll(/^broker_messages_retried_total(?:\{[^}]*\})? (\d+)$/gm))
+    for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'gm')))
       total += Number(match[1]);
   }
   return total;
@@ -225,7 +231,7 @@ async function countBrokerRetries(stack: RunningStack): Promise<number> {
 
 async function openBusiness(
   stack: RunningStack,
-  receiver: FaultyWebhookReceiver,
+  receiver: WebhookReceiver,
   label: string,
 ): Promise<LoadWebhook> {
   const call = async (path: string, auth: Record<string, string>, body: unknown) => {

@@ -6,7 +6,7 @@ import type { DatabaseProxy } from './database-proxy';
 import type { LoadGenerator, RequestKind } from './load';
 import type { PrivateBroker } from './private-broker';
 import type { PrivateRedis } from './private-redis';
-import type { FaultyWebhookReceiver, ReceiverMode } from './webhook-receiver';
+import type { WebhookReceiver, ReceiverMode } from '../webhook-receiver';
 
 /** Everything a fault may break; each belongs to this run alone. */
 export interface FaultTargets {
@@ -16,7 +16,7 @@ export interface FaultTargets {
   database: DatabaseFaults;
   /** Between the services and PostgreSQL. */
   proxy: DatabaseProxy;
-  receiver: FaultyWebhookReceiver;
+  receiver: WebhookReceiver;
   /** The traffic, so a fault can strike while requests are under way. */
   load: LoadGenerator;
 }
@@ -58,10 +58,14 @@ async function waitUntilBack(stack: RunningStack, service: GatewayService, forme
 /** A request must have been under way this long for a kill to strike it past its start (claim taken, command sent). */
 const MID_REQUEST_MS = 30;
 
-/** Waits (a few seconds at most) until a request of `kind` is inside the stack, past its start. */
-async function whileRequestInside(load: LoadGenerator, kind: RequestKind | undefined): Promise<void> {
+/** Waits (a few seconds at most) until a request of `kind` is inside the stack, under way for `ms` at least. */
+async function whileRequestInside(
+  load: LoadGenerator,
+  kind: RequestKind | undefined,
+  ms = MID_REQUEST_MS,
+): Promise<void> {
   if (kind)
-    await waitFor(() => load.oldestAttemptInFlightMs(kind) >= MID_REQUEST_MS, {
+    await waitFor(() => load.oldestAttemptInFlightMs(kind) >= ms, {
       timeoutMs: 10_000,
       intervalMs: 5,
     }).catch(() => undefined);
@@ -82,39 +86,101 @@ export const kill9 = (service: GatewayService, during?: RequestKind): Fault => (
   },
 });
 
+/** What a stop said, in its log lines, it had to finish: its figures, or none when it logged no stop at all. */
+export interface StopFigures {
+  /** Messages being handled when it stopped taking work (`stop: stopped taking new work`). */
+  messagesInFlight: number;
+  /** Outbox rows its last flush published (`stop: outbox flushed`). */
+  published: number;
+}
+
 /** How a process sent SIGTERM ended, as the launcher reported it, and how long after the signal. */
 export interface SignalledExit {
   service: GatewayService;
   /** The exit code (`0`: it stopped by itself, everything finished or handed back) or the signal that killed it. */
   exit: string;
   tookMs: number;
+  signalledAt: number;
+  stop?: StopFigures;
+  /** Client requests under way for REQUEST_ACCEPTED_MS or more when the signal came: the gateway had them. */
+  requestsInFlight: number;
 }
 
 /** Past any service's stop bound (SHUTDOWN_TIMEOUT_MS): a process still running then is reported as not exiting. */
 const EXIT_TIMEOUT_MS = 60_000;
 
 /**
+ * A request sent this long before a signal reached the gateway before it (on the loopback, a busy machine included):
+ * the gateway owes it an answer.
+ */
+export const REQUEST_ACCEPTED_MS = 50;
+
+/** Whether a stop had work to finish or hand on: messages in hand, outbox rows, (the gateway) requests. */
+export const stopHadWork = (exit: SignalledExit): boolean =>
+  (exit.stop !== undefined && (exit.stop.messagesInFlight > 0 || exit.stop.published > 0)) ||
+  (exit.service === 'api-gateway' && exit.requestsInFlight > 0);
+
+/**
  * SIGTERM, as an orchestrator stops a service (on the payments' path while a request of `during` is inside): the
  * process must stop by itself, finishing or handing back what it holds, and the launcher start it again. How it
- * exited goes to `exits`.
+ * exited goes to `exits`. With `tries`, it is signalled again (once back) until a stop has work in hand, `tries` times
+ * at most: a stop with nothing to do proves little.
  */
-export const sigterm = (service: GatewayService, exits: SignalledExit[], during?: RequestKind): Fault => ({
-  name: `SIGTERM ${service}${during ? ` mid-${during}` : ''}`,
+export const sigterm = (
+  service: GatewayService,
+  exits: SignalledExit[],
+  during?: RequestKind,
+  tries = 1,
+): Fault => ({
+  name: `SIGTERM ${service}${during ? ` mid-${during}` : ''}${tries > 1 ? ` (until it has work in hand, ${tries} times at most)` : ''}`,
   reachesClients: paymentPath.includes(service),
   inject: async ({ stack, load }) => {
-    await whileRequestInside(load, during);
-    const pid = stack.pidOf(service);
-    const sentAt = Date.now();
-    process.kill(pid, 'SIGTERM');
-    const exit = await waitFor(() => stack.exitOf(pid), {
-      timeoutMs: EXIT_TIMEOUT_MS,
-      intervalMs: 20,
-      what: `${service} to exit after SIGTERM`,
-    });
-    exits.push({ service, exit, tookMs: Date.now() - sentAt });
-    await waitUntilBack(stack, service, pid);
+    for (let attempt = 1; attempt <= tries; attempt += 1) {
+      await whileRequestInside(load, during, REQUEST_ACCEPTED_MS);
+      const pid = stack.pidOf(service);
+      const requestsInFlight = load.attemptsInFlightFor(REQUEST_ACCEPTED_MS);
+      const signalledAt = Date.now();
+      process.kill(pid, 'SIGTERM');
+      const exit = await waitFor(() => stack.exitOf(pid), {
+        timeoutMs: EXIT_TIMEOUT_MS,
+        intervalMs: 20,
+        what: `${service} to exit after SIGTERM`,
+      });
+      const tookMs = Date.now() - signalledAt;
+      const signalled = {
+        service,
+        exit,
+        tookMs,
+        signalledAt,
+        requestsInFlight,
+        stop: await stopFigures(stack, pid),
+      };
+      exits.push(signalled);
+      await waitUntilBack(stack, service, pid);
+      if (stopHadWork(signalled)) return;
+    }
   },
 });
+
+/** The figures the stop of process `pid` logged (its output may trail its exit a little), if it logged its stop. */
+async function stopFigures(stack: RunningStack, pid: number): Promise<StopFigures | undefined> {
+  const lineOf = (msg: string) =>
+    stack.logs
+      .join('')
+      .split('\n')
+      .map((line) => line.slice(line.indexOf('| ') + 2))
+      .filter((line) => line.startsWith('{') && line.includes(`"pid":${pid},`))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.msg === msg);
+  const stopped = await waitFor(() => lineOf('stopped'), { timeoutMs: 2000, intervalMs: 50 }).catch(
+    () => undefined,
+  );
+  if (!stopped) return undefined;
+  return {
+    messagesInFlight: Number(lineOf('stop: stopped taking new work')?.messagesInFlight ?? 0),
+    published: Number(lineOf('stop: outbox flushed')?.published ?? 0),
+  };
+}
 
 /** SIGSTOP, held past the service's timeouts (the gateway's RPC timeout, leases), then SIGCONT. */
 export const freeze = (service: GatewayService, ms: number): Fault => ({

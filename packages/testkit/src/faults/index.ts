@@ -7,4 +7,3 @@ export * from './load';
 export * from './private-broker';
 export * from './private-redis';
 export * from './timeline';
-export * from './webhook-receiver';

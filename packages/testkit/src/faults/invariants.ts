@@ -6,7 +6,7 @@ import { openPaymentStatuses } from '@gateway/contracts';
 import type { CreatedPayment, LoadGenerator, LoadBusiness } from './load';
 import type { PrivateBroker } from './private-broker';
 import type { FaultTimeline } from './timeline';
-import type { FaultyWebhookReceiver, ReceivedDelivery } from './webhook-receiver';
+import type { WebhookReceiver, ReceivedDelivery } from '../webhook-receiver';
 
 /** A business's webhook on the receiver. */
 export interface LoadWebhook {
@@ -69,7 +69,7 @@ export interface InvariantSources {
   databaseUrl: string;
   broker: PrivateBroker;
   load: LoadGenerator;
-  receiver: FaultyWebhookReceiver;
+  receiver: WebhookReceiver;
   webhooks: LoadWebhook[];
   timeline: FaultTimeline;
 }

@@ -27,6 +27,15 @@ export interface ClientFailure {
   outcome: string;
 }
 
+/** One attempt of a request, as its client saw it. */
+export interface AttemptRecord {
+  path: string;
+  sentAt: number;
+  endedAt: number;
+  /** The HTTP status it was answered with, or the network error that ended it (`network error: ...`). */
+  outcome: number | string;
+}
+
 /** A request that needed more than one attempt: how long its client waited for a real answer. */
 export interface RetriedRequest {
   request: string;
@@ -63,11 +72,13 @@ export class LoadGenerator {
   /** Refusals (4xx) of requests that are all valid: each should have succeeded once the fault passed. */
   readonly unexpected: ClientFailure[] = [];
   readonly retried: RetriedRequest[] = [];
+  /** Every attempt that ended, in the order they ended. */
+  readonly attempts: AttemptRecord[] = [];
   retries = 0;
   serviceUnavailable = 0;
   requests = 0;
   /** When each attempt now waiting for its answer was sent. */
-  private readonly attemptsInFlight = new Set<{ path: string; sentAt: number }>();
+  private readonly attemptsInFlight = new Set<{ path: string; sentAt: number; method?: unknown }>();
   private running = false;
   private readonly loops: Array<Promise<void>> = [];
   private readonly run = randomBytes(4).toString('hex');
@@ -148,10 +159,15 @@ export class LoadGenerator {
     });
   }
 
+  /** The attempts waiting for their answer now that were sent at least `ms` ago. */
+  attemptsInFlightFor(ms: number): number {
+    return [...this.attemptsInFlight].filter((a) => a.sentAt <= Date.now() - ms).length;
+  }
+
   /** How long the oldest attempt still waiting for its answer has waited (0 when none is); `kind` narrows to one. */
   oldestAttemptInFlightMs(kind?: RequestKind): number {
     const sent = [...this.attemptsInFlight]
-      .filter((a) => kind === undefined || requestKindOf(a.path) === kind)
+      .filter((a) => kind === undefined || kindsOf(a).includes(kind))
       .map((a) => a.sentAt);
     return sent.length === 0 ? 0 : Date.now() - Math.min(...sent);
   }
@@ -179,7 +195,11 @@ export class LoadGenerator {
       this.requests += 1;
       let retryAfterMs: number | undefined;
       let outcome: string;
-      const inFlight = { path, sentAt: Date.now() };
+      const inFlight = {
+        path,
+        sentAt: Date.now(),
+        method: (body as { payment_method?: unknown }).payment_method,
+      };
       this.attemptsInFlight.add(inFlight);
       try {
         const response = await fetch(`${this.gatewayUrl}${path}`, {
@@ -193,6 +213,7 @@ export class LoadGenerator {
           signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         });
         const text = await response.text();
+        this.attempts.push({ path, sentAt: inFlight.sentAt, endedAt: Date.now(), outcome: response.status });
         if (response.status !== 503 && response.status < 500) {
           ended(attempt);
           return { status: response.status, json: parseJson(text) };
@@ -216,6 +237,7 @@ export class LoadGenerator {
         }
       } catch (err) {
         outcome = `network error: ${(err as Error).cause ? String((err as Error).cause) : String(err)}`;
+        this.attempts.push({ path, sentAt: inFlight.sentAt, endedAt: Date.now(), outcome });
       } finally {
         this.attemptsInFlight.delete(inFlight);
       }
@@ -235,9 +257,13 @@ export class LoadGenerator {
   }
 }
 
-export type RequestKind = 'create' | 'simulate';
+/** What a request does: creates a payment (`create-pix`: a PIX one), or asks the sandbox to pay one. */
+export type RequestKind = 'create' | 'create-pix' | 'simulate';
 
-const requestKindOf = (path: string): RequestKind => (path.endsWith('/simulate') ? 'simulate' : 'create');
+const kindsOf = (attempt: { path: string; method?: unknown }): RequestKind[] => {
+  if (attempt.path.endsWith('/simulate')) return ['simulate'];
+  return attempt.method === 'pix' ? ['create', 'create-pix'] : ['create'];
+};
 
 function parseJson(text: string): Record<string, unknown> {
   try {

@@ -9,12 +9,13 @@ import {
 /**
  * One fault run as a jest suite: the stack under steady load while `faults` are injected in turn, then one test per
  * invariant (nothing lost, duplicated, stuck, parked or unsent, no 500 seen by a client) and one that the load flowed.
+ * Returns the run and its result, for a suite's own tests (they run after the run has finished).
  */
 export function describeFaultRun(
   options: Omit<FaultRunOptions, 'log'>,
   faults: () => Fault[],
   expected: { minimumPayments: number; brokerRetries: boolean },
-): void {
+): { run: () => FaultRun; result: () => FaultRunResult } {
   const { minimumPayments } = expected;
   let run: FaultRun | undefined;
   let result: FaultRunResult;
@@ -46,4 +47,6 @@ export function describeFaultRun(
     test('the faults struck messages under way: some went through the delay queues', () => {
       expect(result.brokerRetries).toBeGreaterThan(0);
     });
+
+  return { run: () => run!, result: () => result };
 }

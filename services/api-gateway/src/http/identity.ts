@@ -1,16 +1,16 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError, asyncHandler } from '@gateway/http-errors';
-import type { Identity, IdentityStore } from '../identity/identity-store';
+import { authenticateApiKey, type IdentityDeps, type Identity } from '../application/authenticate-api-key';
 
 /** The header that carries the business's API key (interface.md, "Authentication"). */
 export const API_KEY_HEADER = 'x-api-key';
 
 /** Resolves `x-api-key` to the business it belongs to, leaving the refusal to `requireIdentity` (after the limit). */
-export function identify(store: IdentityStore): RequestHandler {
+export function identify(deps: IdentityDeps): RequestHandler {
   return asyncHandler(async (req, res, next) => {
     const presented = req.get(API_KEY_HEADER);
     if (presented) {
-      const identity = await store.authenticate(presented);
+      const identity = await authenticateApiKey(deps, presented);
       if (identity) res.locals.identity = identity;
     }
     next();

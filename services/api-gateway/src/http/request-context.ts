@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { MAX_ID_LENGTH } from '@gateway/contracts';
-import { histogram, type Logger } from '@gateway/observability';
+import { histogram, inRequestTrace, type Logger } from '@gateway/observability';
 
 const requestDuration = histogram(
   'http_request_duration_seconds',
@@ -18,22 +18,24 @@ export const REQUEST_ID = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_ID_LENGTH}}$`);
 /**
  * Gives each request an id (the caller's `x-request-id` when sane) that becomes the correlation id of the commands
  * it sends, and records its duration under the route template (never the raw path, which would explode cardinality).
+ * Everything it does runs in its one trace, with tracing on or off (inRequestTrace).
  */
 export function requestContext(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const incoming = req.get(REQUEST_ID_HEADER);
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = requestId;
-    res.set(REQUEST_ID_HEADER, requestId);
-    const stopTimer = requestDuration.startTimer({ method: req.method });
-    res.on('finish', () => {
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      stopTimer({ route, status_code: String(res.statusCode) });
-      logger.debug(
-        { request_id: requestId, method: req.method, route, status: res.statusCode },
-        'request served',
-      );
+  return (req, res, next) =>
+    inRequestTrace(req, res, () => {
+      const incoming = req.get(REQUEST_ID_HEADER);
+      const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      res.locals.requestId = requestId;
+      res.set(REQUEST_ID_HEADER, requestId);
+      const stopTimer = requestDuration.startTimer({ method: req.method });
+      res.on('finish', () => {
+        const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+        stopTimer({ route, status_code: String(res.statusCode) });
+        logger.debug(
+          { request_id: requestId, method: req.method, route, status: res.statusCode },
+          'request served',
+        );
+      });
+      next();
     });
-    next();
-  };
 }

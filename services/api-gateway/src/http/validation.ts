@@ -9,7 +9,7 @@ import {
   pageLimit,
 } from '@gateway/contracts';
 import { AppError, invalidFields, missingFields } from '@gateway/http-errors';
-import { formatBrl } from '../checkout-page/format-brl';
+import { formatBrl } from './checkout-page/format-brl';
 
 /** Fields whose failures have their own public code instead of INVALID_FIELDS. */
 export interface FieldCodes {

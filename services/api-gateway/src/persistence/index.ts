@@ -7,6 +7,8 @@ import { IdempotencyClaims1732400005000 } from './migrations/1732400005000-idemp
 import { IdempotencyLeases1732400010000 } from './migrations/1732400010000-idempotency-leases';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
+export * from './identity-store';
+export * from './idempotency-store';
 
 export const apiGatewayDatabase = {
   schema: 'api_gateway',

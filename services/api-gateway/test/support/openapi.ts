@@ -4,7 +4,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Express } from 'express';
 import fc from 'fast-check';
-import type { OpenApiDocument } from '../../src/openapi';
+import type { OpenApiDocument } from '../../src/http/openapi';
 
 const gatewayDir = join(__dirname, '../..');
 

@@ -1,15 +1,8 @@
-import { MAX_ID_LENGTH, TEXT_LIMITS, isJsonText } from '@gateway/contracts';
+import { MAX_ID_LENGTH, TEXT_LIMITS, isJsonText, type CreateCheckout } from '@gateway/contracts';
 import { isValidCustomSlug } from './slug';
 
 /** The create-checkout body after validation; an absent optional field is null. */
-export interface CheckoutInput {
-  product_id: string;
-  return_url: string;
-  cancel_url: string;
-  title: string | null;
-  slug: string | null;
-  metadata: string | null;
-}
+export type CheckoutInput = Omit<CreateCheckout, 'business_id'>;
 
 /** Field names, in contract order, for MISSING_FIELDS (reported first) and INVALID_FIELDS. */
 export type CheckoutInputResult =

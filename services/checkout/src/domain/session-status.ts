@@ -12,6 +12,11 @@ const STATUS_AFTER: Readonly<Record<PaymentOutcomeEvent, SessionStatus>> = {
   'payment.cancelled': 'cancelled',
 };
 
+/** Whether a public payment event (`payment.confirmed`) ends the payment; `payment.created` does not. */
+export function isPaymentOutcomeEvent(event: string): event is PaymentOutcomeEvent {
+  return Object.hasOwn(STATUS_AFTER, event);
+}
+
 /** Once its payment has ended, a session keeps that outcome: later or replayed events never change it. */
 export function isFinalSessionStatus(status: SessionStatus): boolean {
   return status !== 'initiated';

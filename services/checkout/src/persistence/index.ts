@@ -6,10 +6,9 @@ import { CheckoutPages1732400070000 } from './migrations/1732400070000-checkout-
 import { SessionCancelled1732400140000 } from './migrations/1732400140000-session-cancelled';
 
 export { CheckoutEntity, ProductEntity, SessionEntity };
-export { findActiveCheckout, type ActiveCheckout } from './active-checkout';
-export { findSessionPage } from './session-page';
-export { findCheckoutPage } from './checkout-page';
-export { toCheckout, toProduct, toSession } from './records';
+export * from './checkout-store';
+export * from './product-store';
+export * from './session-store';
 
 export const checkoutDatabase = {
   schema: 'checkout',

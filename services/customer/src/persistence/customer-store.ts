@@ -1,6 +1,15 @@
 import type { EntityManager } from 'typeorm';
 import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
+import type { StoredCustomer } from '../domain/customer-record';
 import { CustomerEntity } from './customer.entity';
+
+/** Inserts a new customer (its creation time is the database's). */
+export function saveCustomer(
+  manager: EntityManager,
+  customer: Omit<StoredCustomer, 'createdAt'>,
+): Promise<CustomerEntity> {
+  return manager.save(manager.create(CustomerEntity, customer));
+}
 
 /** The business's customer, or null (another business's customer is not found either). */
 export function findCustomer(

@@ -1,4 +1,4 @@
-import type { PaymentMethod } from '@gateway/contracts';
+import type { PaymentMethod, ReceivedFundsKind } from '@gateway/contracts';
 
 /**
  * Money a rail received for a payment, whatever the rail: a PIX, an on-chain transfer, or what a crypto request's
@@ -16,6 +16,34 @@ export interface FundsReceived {
    * counted it short of its price (what an unpaid crypto window collected).
    */
   against: { kind: 'payment-amount' } | { kind: 'price'; units: bigint } | { kind: 'counted-short' };
+}
+
+/** Funds kept on record outside the happy path (partial, excess, late, unmatched), once per rail reference. */
+export interface ReceivedFunds {
+  paymentId: string;
+  kind: ReceivedFundsKind;
+  rail: 'pix' | 'crypto';
+  railReference: string;
+  amountCentavos: number | null;
+  amountBaseUnits: string | null;
+  /** When the rail saw the money; now when not told. */
+  detectedAt?: Date;
+}
+
+/** The received_funds record of `funds` (or of a part of it: `amount`, in the funds' unit). */
+export function fundsRecord<K extends ReceivedFundsKind>(
+  funds: FundsReceived,
+  kind: K,
+  amount: bigint = funds.received,
+): ReceivedFunds & { kind: K } {
+  return {
+    paymentId: funds.paymentId,
+    kind,
+    rail: funds.rail,
+    railReference: funds.reference,
+    amountCentavos: funds.rail === 'pix' ? Number(amount) : null,
+    amountBaseUnits: funds.rail === 'pix' ? null : amount.toString(),
+  };
 }
 
 /** What funds do to their payment, decided before any write. `excess` is in the funds' unit. */

@@ -1,4 +1,14 @@
-import { openPaymentStatuses, type PaymentStatus } from '@gateway/contracts';
+import {
+  openPaymentStatuses,
+  paymentCancelled,
+  paymentConfirmed,
+  paymentCreated,
+  paymentExpired,
+  paymentFailed,
+  type MessageDefinition,
+  type PaymentEventPayload,
+  type PaymentStatus,
+} from '@gateway/contracts';
 
 /** Statuses a payment can still leave; every transition is a conditional update guarded by this list. */
 export const OPEN_STATUSES = openPaymentStatuses;
@@ -13,8 +23,19 @@ export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
   return isOpen(from) && !isOpen(to);
 }
 
+/** The public `payment.*` event of each change a payment goes through: its creation, then its one final transition. */
+export const paymentEvents = {
+  created: paymentCreated,
+  confirmed: paymentConfirmed,
+  expired: paymentExpired,
+  failed: paymentFailed,
+  cancelled: paymentCancelled,
+} satisfies Record<string, MessageDefinition<PaymentEventPayload>>;
+
+export type PaymentEventName = keyof typeof paymentEvents;
+
 /** The public domain event a transition into `to` emits. */
-export function eventNameFor(to: FinalStatus): 'confirmed' | 'expired' | 'failed' | 'cancelled' {
+export function eventNameFor(to: FinalStatus): Exclude<PaymentEventName, 'created'> {
   return to === 'paid' ? 'confirmed' : to;
 }
 

@@ -1,4 +1,12 @@
-import type { PaymentStatus, RefundRecord } from '@gateway/contracts';
+import {
+  refundFailed,
+  refundSucceeded,
+  type MessageDefinition,
+  type PaymentStatus,
+  type RefundEventPayload,
+  type RefundRecord,
+  type RefundSettled,
+} from '@gateway/contracts';
 import { invalidStatusMessage } from './payment-status';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +55,11 @@ export function decideRefund(
       message: `O valor excede o que ainda pode ser devolvido (${rest} centavos).`,
     };
   return { ok: true, amountCentavos };
+}
+
+/** The event that tells the merchant how a refund ended (`refund.succeeded` / `refund.failed`). */
+export function refundSettledEvent(outcome: RefundSettled['outcome']): MessageDefinition<RefundEventPayload> {
+  return outcome === 'succeeded' ? refundSucceeded : refundFailed;
 }
 
 /** A refund as this service stores it (the entity has this shape). */

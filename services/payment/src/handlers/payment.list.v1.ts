@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { PAGE_LIMIT_DEFAULT, type ListPayments, type Page, type PaymentRecord } from '@gateway/contracts';
+import { pageOf, pageRequest, type ListPayments, type Page, type PaymentRecord } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { toRecord } from '../domain/payment-record';
 import { listPaymentsOf } from '../persistence';
@@ -20,9 +20,9 @@ export function handleListPayments(dataSource: DataSource) {
         createdGte: query.created_gte === undefined ? undefined : new Date(query.created_gte),
         createdLt: query.created_lt === undefined ? undefined : new Date(query.created_lt),
       },
-      { limit: query.limit ?? PAGE_LIMIT_DEFAULT, startingAfter: query.starting_after ?? null },
+      pageRequest(query),
     );
     if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return { data: page.rows.map(toRecord), has_more: page.hasMore };
+    return pageOf(page, toRecord);
   };
 }

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import {
-  PAGE_LIMIT_DEFAULT,
+  pageOf,
+  pageRequest,
   type CryptoInstructions,
   type ListReceivedFunds,
   type Page,
@@ -20,23 +21,17 @@ export function handleListReceivedFunds(dataSource: DataSource) {
     // A rail that counts in token base units says so in its instructions (the watcher's TOKEN_DECIMALS); PIX counts
     // in centavos and has none.
     const decimals = (payment.instructions as Partial<CryptoInstructions> | null)?.decimals ?? null;
-    const page = await listReceivedFundsOf(dataSource.manager, payment.id, {
-      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
-      startingAfter: query.starting_after ?? null,
-    });
+    const page = await listReceivedFundsOf(dataSource.manager, payment.id, pageRequest(query));
     if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return {
-      data: page.rows.map((row) => ({
-        funds_id: row.fundsId,
-        kind: row.kind,
-        rail: row.rail,
-        reference: row.railReference,
-        amount_centavos: row.amountCentavos,
-        amount_base_units: row.amountBaseUnits,
-        decimals: row.amountBaseUnits === null ? null : decimals,
-        detected_at: row.recordedAt.toISOString(),
-      })),
-      has_more: page.hasMore,
-    };
+    return pageOf(page, (row) => ({
+      funds_id: row.fundsId,
+      kind: row.kind,
+      rail: row.rail,
+      reference: row.railReference,
+      amount_centavos: row.amountCentavos,
+      amount_base_units: row.amountBaseUnits,
+      decimals: row.amountBaseUnits === null ? null : decimals,
+      detected_at: row.recordedAt.toISOString(),
+    }));
   };
 }

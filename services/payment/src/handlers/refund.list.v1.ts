@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { PAGE_LIMIT_DEFAULT, type ListRefunds, type Page, type RefundRecord } from '@gateway/contracts';
+import { pageOf, pageRequest, type ListRefunds, type Page, type RefundRecord } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { toRefundRecord } from '../domain/refund';
 import { findPayment, listRefundsOf } from '../persistence';
@@ -9,11 +9,8 @@ export function handleListRefunds(dataSource: DataSource) {
   return async (query: ListRefunds): Promise<Page<RefundRecord>> => {
     const payment = await findPayment(dataSource.manager, query.payment_id, query.business_id);
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
-    const page = await listRefundsOf(dataSource.manager, payment.id, {
-      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
-      startingAfter: query.starting_after ?? null,
-    });
+    const page = await listRefundsOf(dataSource.manager, payment.id, pageRequest(query));
     if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return { data: page.rows.map(toRefundRecord), has_more: page.hasMore };
+    return pageOf(page, toRefundRecord);
   };
 }

@@ -1,31 +1,11 @@
-import type { EntityManager } from 'typeorm';
-import {
-  newPublicId,
-  paymentConfirmed,
-  paymentCreated,
-  paymentExpired,
-  paymentFailed,
-  paymentCancelled,
-  type MessageDefinition,
-  type PaymentEventPayload,
-  type PaymentMethod,
-} from '@gateway/contracts';
-import type { Transaction } from '@gateway/messaging';
+import { In, type EntityManager } from 'typeorm';
+import { newPublicId, type FeeRule, type PaymentMethod } from '@gateway/contracts';
 import { newestCreatedPage, newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
-import { eventNameFor, OPEN_STATUSES, type FinalStatus } from '../domain/payment-status';
-import { toRecord } from '../domain/payment-record';
-import { recordPaymentEvent } from '../payment-metrics';
+import type { ReceivedFunds } from '../domain/funds';
+import { OPEN_STATUSES, type FinalStatus } from '../domain/payment-status';
 import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity, type ReceivedFundsKind } from './received-funds.entity';
-
-const eventDefinitions = {
-  created: paymentCreated,
-  confirmed: paymentConfirmed,
-  expired: paymentExpired,
-  failed: paymentFailed,
-  cancelled: paymentCancelled,
-} satisfies Record<string, MessageDefinition<PaymentEventPayload>>;
 
 export function findPayment(
   manager: EntityManager,
@@ -41,6 +21,17 @@ export function findFeeRule(
   method: PaymentMethod,
 ): Promise<FeeRuleEntity | null> {
   return manager.findOneBy(FeeRuleEntity, { businessId, method });
+}
+
+/** Creates or replaces the fee rule of one (business, method). */
+export async function upsertFeeRule(manager: EntityManager, rule: FeeRule): Promise<void> {
+  await manager.query(
+    `INSERT INTO fee_rules (business_id, method, percent_bps, fixed_centavos) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (business_id, method)
+     DO UPDATE SET percent_bps = EXCLUDED.percent_bps, fixed_centavos = EXCLUDED.fixed_centavos,
+                   updated_at = now()`,
+    [rule.business_id, rule.method, rule.percent_bps, rule.fixed_centavos],
+  );
 }
 
 /**
@@ -62,24 +53,46 @@ export async function reservePaymentId(
   return { paymentId: reserved.payment_id, created: reserved.created };
 }
 
-/** Writes a `payment.*` event for the payment as it is now into the outbox of `tx`; counted once `tx` commits. */
-export async function emitPaymentEvent(
-  tx: Transaction,
-  event: keyof typeof eventDefinitions,
+/** Inserts a new payment, never over one: null (and nothing written) when a payment with its id exists already. */
+export async function insertPayment(
+  manager: EntityManager,
   payment: PaymentEntity,
-): Promise<void> {
-  const eventId = newPublicId('evt');
-  await tx.emit(
-    eventDefinitions[event],
+): Promise<PaymentEntity | null> {
+  const entity = manager.create(PaymentEntity, payment);
+  const inserted = await manager
+    .createQueryBuilder()
+    .insert()
+    .into(PaymentEntity)
+    .values(entity)
+    .orIgnore()
+    .returning('id')
+    .execute();
+  return inserted.raw.length === 0 ? null : entity;
+}
+
+/**
+ * Writes the changes of an open payment (amount, fee, instructions, metadata, version), only if it is still open and
+ * still at `readAtVersion`; false (and nothing written) otherwise.
+ */
+export async function saveOpenPaymentChange(
+  manager: EntityManager,
+  payment: PaymentEntity,
+  readAtVersion: number,
+): Promise<boolean> {
+  const result = await manager.update(
+    PaymentEntity,
+    { id: payment.id, status: In([...OPEN_STATUSES]), version: readAtVersion },
     {
-      event_id: eventId,
-      business_id: payment.businessId,
-      occurred_at: new Date().toISOString(),
-      payment: toRecord(payment),
+      amountCentavos: payment.amountCentavos,
+      feeCentavos: payment.feeCentavos,
+      externalId: payment.externalId,
+      instructions: payment.instructions,
+      metadata: payment.metadata,
+      updatedAt: payment.updatedAt,
+      version: payment.version,
     },
-    { messageId: eventId },
   );
-  tx.afterCommit(() => recordPaymentEvent(event, payment));
+  return result.affected === 1;
 }
 
 export interface FinalTransition {
@@ -90,15 +103,15 @@ export interface FinalTransition {
 }
 
 /**
- * Moves an open payment to a final status with a conditional UPDATE and emits its event in the same transaction.
- * Returns null (and emits nothing) when the payment was no longer open: a concurrent transition won.
+ * Moves an open payment to a final status with a conditional UPDATE; returns the payment as it is now. Null (and
+ * nothing written) when the payment was no longer open: a concurrent transition won.
  */
-export async function transitionPayment(
-  tx: Transaction,
+export async function moveToFinalStatus(
+  manager: EntityManager,
   paymentId: string,
   change: FinalTransition,
 ): Promise<PaymentEntity | null> {
-  const updated: [Array<{ id: string }>, number] = await tx.manager.query(
+  const updated: [Array<{ id: string }>, number] = await manager.query(
     `UPDATE payments
         SET status = $2,
             transaction_id = COALESCE($3, transaction_id),
@@ -119,20 +132,7 @@ export async function transitionPayment(
     ],
   );
   if (updated[1] === 0) return null;
-  const payment = await tx.manager.findOneByOrFail(PaymentEntity, { id: paymentId });
-  await emitPaymentEvent(tx, eventNameFor(change.status), payment);
-  return payment;
-}
-
-export interface ReceivedFunds {
-  paymentId: string;
-  kind: ReceivedFundsKind;
-  rail: 'pix' | 'crypto';
-  railReference: string;
-  amountCentavos: number | null;
-  amountBaseUnits: string | null;
-  /** When the rail saw the money; now when not told. */
-  detectedAt?: Date;
+  return manager.findOneByOrFail(PaymentEntity, { id: paymentId });
 }
 
 /** Records funds outside the happy path once per (payment, rail reference); returns false if already recorded. */
@@ -156,10 +156,6 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
   return rows.length > 0;
 }
 
-/**
- * A page of a payment's funds records, newest first (time, then insertion order), after the record `startingAfter`;
- * undefined when that record is not one of this payment's.
- */
 /** What a list of payments is narrowed to (decisions.md, "Listing"). */
 export interface PaymentFilters {
   status?: PaymentEntity['status'];
@@ -187,6 +183,10 @@ export function listPaymentsOf(
   });
 }
 
+/**
+ * A page of a payment's funds records, newest first (time, then insertion order), after the record `startingAfter`;
+ * undefined when that record is not one of this payment's.
+ */
 export function listReceivedFundsOf(
   manager: EntityManager,
   paymentId: string,
@@ -223,9 +223,19 @@ export async function isTransferRecorded(
   return rows.length > 0;
 }
 
-/** The payment, locked until the transaction ends: every settlement decision about it is taken under this lock. */
-export function lockPayment(manager: EntityManager, paymentId: string): Promise<PaymentEntity | null> {
-  return manager.findOne(PaymentEntity, { where: { id: paymentId }, lock: { mode: 'pessimistic_write' } });
+/**
+ * The payment (of `businessId`, when given), locked until the transaction ends: every settlement decision about it is
+ * taken under this lock.
+ */
+export function lockPayment(
+  manager: EntityManager,
+  paymentId: string,
+  businessId?: string,
+): Promise<PaymentEntity | null> {
+  return manager.findOne(PaymentEntity, {
+    where: businessId ? { id: paymentId, businessId } : { id: paymentId },
+    lock: { mode: 'pessimistic_write' },
+  });
 }
 
 /**
@@ -291,4 +301,45 @@ export async function amountChangeCommitted(
     [paymentId, messageId],
   );
   return rows.length > 0;
+}
+
+/**
+ * Claims up to `limit` open payments due for a reconciliation check (older than `afterSeconds`, and not checked in
+ * the last `afterSeconds`) until `afterSeconds` from now; rows another pass holds are skipped.
+ */
+export async function claimPaymentsToReconcile(
+  manager: EntityManager,
+  afterSeconds: number,
+  limit: number,
+): Promise<Array<Pick<PaymentEntity, 'id' | 'method'>>> {
+  // An UPDATE answers [rows, count].
+  const [claimed]: [Array<Pick<PaymentEntity, 'id' | 'method'>>, number] = await manager.query(
+    `UPDATE payments SET reconcile_after = now() + $1 * interval '1 second'
+      WHERE id IN (SELECT id FROM payments
+                    WHERE status = ANY($2::text[]) AND created_at <= now() - $1 * interval '1 second'
+                      AND (reconcile_after IS NULL OR reconcile_after <= now())
+                    ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      RETURNING id, method`,
+    [afterSeconds, OPEN_STATUSES, limit],
+  );
+  return claimed;
+}
+
+/**
+ * Open payments past the end of their payment window, by method: how many, and how long past it the oldest is
+ * (methods with none are absent).
+ */
+export function countStuckPayments(
+  manager: EntityManager,
+): Promise<Array<{ method: string; stuck: string; oldest_seconds: number | null }>> {
+  return manager.query(
+    `SELECT method, count(*) AS stuck,
+            EXTRACT(EPOCH FROM now() - min(COALESCE((instructions->>'expires_at')::timestamptz, created_at)))::float8
+              AS oldest_seconds
+       FROM payments
+      WHERE status = ANY($1::text[])
+        AND COALESCE((instructions->>'expires_at')::timestamptz, created_at) < now()
+      GROUP BY method`,
+    [OPEN_STATUSES],
+  );
 }

@@ -232,6 +232,15 @@ export async function emittedPaymentEvents(h: Harness, paymentId: string): Promi
   return rows.map((row) => row.name);
 }
 
+/** The money kept for one payment (received_funds), oldest first: kind, reference and amount in either unit. */
+export function receivedFunds(h: Harness, paymentId: string): Promise<any[]> {
+  return h.service.dataSource.query(
+    `SELECT kind, rail_reference, amount_centavos::int AS centavos, amount_base_units AS units
+       FROM received_funds WHERE payment_id = $1 ORDER BY id`,
+    [paymentId],
+  );
+}
+
 /** Publishes an event under a fresh message id, and answers that id (to wait for its handling). */
 export async function publishEvent<P>(
   h: Harness,

@@ -1,67 +1,8 @@
-import type { DataSource } from 'typeorm';
 import type { ChangePixChargeAmount, PixCharge } from '@gateway/contracts';
-import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
-import { makeChargeCode } from '../charge-code';
-import { ChargeEntity } from '../persistence';
-import type { ApiPixClient } from '../psp/api-pix-client';
-import { pspFailure } from '../psp-failure';
-import { toPixCharge } from './charge-view';
+import type { MessageContext } from '@gateway/messaging';
+import { changeChargeAmount, type ChangeAmountDeps } from '../application/change-charge-amount';
 
-export interface ChangeAmountDeps {
-  dataSource: DataSource;
-  uow: UnitOfWork;
-  psp: ApiPixClient;
-  merchantCity: string;
-}
-
-const notActive = (status: string) =>
-  new CommandError('INVALID_STATUS', `Operação não permitida: a cobrança PIX está com status ${status}.`);
-
-/**
- * Moves the active cob to a new location with its new amount, in one revision (API Pix v2 `PATCH` with `loc.id`),
- * so the payer gets a new BR Code and QR and the old code no longer leads to this charge. The PSP is called outside
- * any transaction (the payment service lets one amount change of a payment run at a time); the new revision is then
- * stored in a short one, unless the charge ended meanwhile or a later revision is stored already.
- */
 export function handleChangeChargeAmount(deps: ChangeAmountDeps) {
-  return async (command: ChangePixChargeAmount, context: MessageContext): Promise<PixCharge> => {
-    const charge = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId: command.payment_id });
-    if (!charge) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
-    if (charge.status !== 'active') throw notActive(charge.status);
-    // Nothing to change (or a redelivery of a change already stored): the inbox answers.
-    if (charge.amountCentavos === command.amount_centavos)
-      return deps.uow.once(context, async () => toPixCharge(charge));
-    const location = await deps.psp.createLocation().catch((err: unknown) => pspFailure(err));
-    const cob = await deps.psp
-      .updateChargeAmount(charge.txid, command.amount_centavos, location.id)
-      .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
-    const code = await makeChargeCode(
-      cob,
-      { name: charge.merchantName, city: deps.merchantCity },
-      context.logger,
-      location.location,
-    ).catch((err: unknown) => pspFailure(err));
-    return deps.uow.once(context, async (tx) => {
-      const current = await tx.manager.findOneOrFail(ChargeEntity, {
-        where: { txid: charge.txid },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (current.status !== 'active') throw notActive(current.status);
-      if (current.revisao >= cob.revisao) return toPixCharge(current);
-      Object.assign(current, {
-        amountCentavos: command.amount_centavos,
-        revisao: cob.revisao,
-        location: code.location,
-        copiaECola: code.copiaECola,
-        qrCode: code.qrCode,
-        updatedAt: new Date(),
-      });
-      await tx.manager.save(current);
-      context.logger.info(
-        { txid: current.txid, revisao: cob.revisao, loc_id: location.id },
-        'PIX charge amount changed, new location',
-      );
-      return toPixCharge(current);
-    });
-  };
+  return (command: ChangePixChargeAmount, context: MessageContext): Promise<PixCharge> =>
+    changeChargeAmount(deps, command, context);
 }

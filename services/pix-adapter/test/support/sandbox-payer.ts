@@ -1,5 +1,5 @@
 import { SANDBOX_PSP_CLIENT } from '@gateway/config';
-import { ApiPixClient } from '../../src/psp/api-pix-client';
+import { ApiPixClient } from '../../src/clients/psp/api-pix-client';
 
 /**
  * A client of the PSP simulator under its sandbox credentials, acting as a payer's bank or the PSP's console (paying

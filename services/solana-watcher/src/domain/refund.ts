@@ -1,4 +1,4 @@
-import { FAILING_REFUND_REASON } from '@gateway/contracts';
+import { FAILING_REFUND_REASON, MAX_REFUND_FAILURE_REASON } from '@gateway/contracts';
 /**
  * `pending`: recorded with what it pays, no transaction yet; `submitted`: a signed transaction is on record (sent or
  * about to be); `succeeded` / `failed`: final.
@@ -82,7 +82,6 @@ export type TransactionFate =
   | { kind: 'unknown' };
 
 /** The contract's bound on failure_reason. */
-const MAX_FAILURE_REASON = 500;
 
 /**
  * What a status says of the refund, once confirmed (a supermajority voted for its block; a merely processed one may be
@@ -95,7 +94,7 @@ export function fateOf(status: SignatureStatusLike | null): TransactionFate {
   if (status.err === null || status.err === undefined) return { kind: 'succeeded' };
   return {
     kind: 'failed',
-    reason: `A transação falhou na rede: ${JSON.stringify(status.err)}`.slice(0, MAX_FAILURE_REASON),
+    reason: `A transação falhou na rede: ${JSON.stringify(status.err)}`.slice(0, MAX_REFUND_FAILURE_REASON),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { CryptoRequestStatus, GetCryptoRequestStatus } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { latestRequest } from '../requests/open-request';
+import { latestRequest } from '../persistence';
 
 /**
  * What the payment's newest transfer request has received, as the detector recorded it from the chain (the payment

@@ -9,6 +9,10 @@ import { CryptoRefunds1732400121000 } from './migrations/1732400121000-crypto-re
 import { RequestTraceContext1732400172000 } from './migrations/1732400172000-request-trace-context';
 
 export { CryptoRefundEntity, PaymentRequestEntity, ScanCursorEntity, TransferEntity };
+export * from './crypto-refund-store';
+export * from './payment-request-store';
+export * from './scan-cursor-store';
+export * from './transfer-store';
 
 export const solanaWatcherDatabase = {
   schema: 'solana_watcher',

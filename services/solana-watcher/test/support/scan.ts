@@ -4,7 +4,7 @@ import {
   type ScanCursor,
   type ScanOptions,
   type ScanPage,
-} from '../../src/chain/signature-scanner';
+} from '../../src/clients/signature-scanner';
 
 /** A whole scan with its pages collected: what the detector would have saved, page by page. */
 export async function scanAll(

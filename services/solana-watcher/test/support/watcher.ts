@@ -9,7 +9,8 @@ import {
   type Envelope,
   type OpenCryptoRequest,
 } from '@gateway/contracts';
-import { type Broker, type MessageContext, type ServiceRuntime } from '@gateway/messaging';
+import type { Broker, MessageContext } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import { metricsRegistry } from '@gateway/observability';
 import {
   serviceTestBed,

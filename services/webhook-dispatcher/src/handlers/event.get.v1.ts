@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { GetEvent, PublicEvent } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { publicEventOf, retainedSince } from '../events/event-retention';
+import { publicEventOf, retainedSince } from '../domain/public-event';
 import { findEvent } from '../persistence';
 
 /** One of the business's events of the retention window; another business's, or an older one, is NOT_FOUND. */

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { PAGE_LIMIT_DEFAULT, type ListEvents, type Page, type PublicEvent } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { publicEventOf, retainedSince } from '../events/event-retention';
+import { publicEventOf, retainedSince } from '../domain/public-event';
 import { listEventsOf } from '../persistence';
 
 /** A page of the business's events of the retention window, newest first, optionally of one type. */

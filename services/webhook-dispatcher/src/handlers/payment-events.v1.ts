@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { splitName, type PaymentEventPayload, type WebhookEventName } from '@gateway/contracts';
 import type { MessageContext } from '@gateway/messaging';
-import { paymentWebhookEvent } from '../delivery/payload';
-import { recordPublicEvent } from '../events/public-event-log';
+import { recordPublicEvent } from '../application/record-public-event';
+import { paymentWebhookEvent } from '../domain/payload';
 
 /**
  * Handles `payment.created/confirmed/expired/failed/cancelled.v1`: the event is kept for the events API and becomes

@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { splitName, type RefundEventPayload, type WebhookEventName } from '@gateway/contracts';
 import type { MessageContext } from '@gateway/messaging';
-import { refundWebhookEvent } from '../delivery/payload';
-import { recordPublicEvent } from '../events/public-event-log';
+import { recordPublicEvent } from '../application/record-public-event';
+import { refundWebhookEvent } from '../domain/payload';
 
 /** Handles `refund.succeeded/failed.v1` as payment events are handled: kept, and delivered to subscribers once. */
 export function handleRefundEvent(dataSource: DataSource, onDeliveriesCreated: () => void) {

@@ -1,62 +1,14 @@
-import type { DataSource } from 'typeorm';
-import { newPublicId } from '@gateway/contracts';
-import type { MessageContext, UnitOfWork } from '@gateway/messaging';
-import { openSecret } from '@gateway/persistence';
-import type { EndpointLimiter } from '../delivery/endpoint-limiter';
-import type { WebhookSender } from '../delivery/http-sender';
-import { serializeDeliveryBody, signedDeliveryHeaders } from '../delivery/payload';
-import { findOwnWebhook } from './own-webhook';
+import type { MessageContext } from '@gateway/messaging';
+import {
+  sendTestWebhook,
+  type TestSendDependencies,
+  type TestSendResult,
+} from '../application/send-test-webhook';
 
-interface TestSendResult {
-  event_id: string;
-  status_code: number | null;
-  error: string | null;
-}
-
-export interface TestSendDependencies {
-  sender: WebhookSender;
-  limiter: EndpointLimiter;
-  secretKey: Buffer;
-}
-
-/**
- * Sends one signed `webhook.test` event now, outside the retry schedule, and answers with what the endpoint said.
- * The endpoint is called outside any transaction (it may take its whole timeout); the answer is then recorded in the
- * inbox, so a redelivered command answers the first result without sending again.
- */
-export function handleTestWebhook(dataSource: DataSource, uow: UnitOfWork, deps: TestSendDependencies) {
-  return async (command: { business_id: string; webhook_id: string }, context: MessageContext) => {
-    const stored = await uow.storedResult<TestSendResult>(context);
-    if (stored) return stored.value;
-    const webhook = await findOwnWebhook(dataSource.manager, command.business_id, command.webhook_id);
-    const now = new Date();
-    const eventId = newPublicId('evt');
-    const body = serializeDeliveryBody({
-      id: eventId,
-      type: 'webhook.test',
-      createdAt: now.toISOString(),
-      businessId: webhook.businessId,
-      data: { webhook_id: webhook.id },
-    });
-    const headers = signedDeliveryHeaders({
-      body,
-      eventId,
-      timestampSeconds: Math.floor(now.getTime() / 1000),
-      secret: openSecret(webhook.secretSealed, deps.secretKey),
-      previousSecret:
-        webhook.previousSecretSealed !== null &&
-        webhook.previousSecretUntil !== null &&
-        webhook.previousSecretUntil > now
-          ? openSecret(webhook.previousSecretSealed, deps.secretKey)
-          : null,
-    });
-    const result = await deps.limiter.run(webhook.url, () =>
-      deps.sender.send({ url: webhook.url, headers, body }),
-    );
-    const answer: TestSendResult =
-      result.kind === 'response'
-        ? { event_id: eventId, status_code: result.status, error: null }
-        : { event_id: eventId, status_code: null, error: `${result.error}: ${result.message}` };
-    return uow.once(context, async () => answer);
-  };
+/** `webhook.test.v1`: what the endpoint answered to one signed `webhook.test` event. */
+export function handleSendTestWebhook(deps: TestSendDependencies) {
+  return (
+    command: { business_id: string; webhook_id: string },
+    context: MessageContext,
+  ): Promise<TestSendResult> => sendTestWebhook(deps, command, context);
 }

@@ -18,6 +18,7 @@ export {
 };
 export * from './webhook-store';
 export * from './event-store';
+export * from './delivery-store';
 
 export const webhookDispatcherDatabase = {
   schema: 'webhook_dispatcher',

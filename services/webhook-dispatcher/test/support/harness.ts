@@ -10,7 +10,8 @@ import {
   type Webhook,
   type WebhookEventName,
 } from '@gateway/contracts';
-import { createEnvelope, type Broker, type ServiceRuntime } from '@gateway/messaging';
+import { createEnvelope, type Broker } from '@gateway/messaging';
+import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
   aPaymentEvent,
   connectTestClient,

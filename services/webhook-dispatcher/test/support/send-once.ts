@@ -2,7 +2,7 @@
  * Child-process entry: sends one delivery with the default trust store and prints the result as JSON.
  * NODE_EXTRA_CA_CERTS is only read at process start, so this is how a test proves it is honoured.
  */
-import { createWebhookSender } from '../../src/delivery/http-sender';
+import { createWebhookSender } from '../../src/clients/http-sender';
 
 async function main(): Promise<void> {
   const url = process.argv[2];

@@ -1,0 +1,68 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as contracts from '@gateway/contracts';
+import { serviceNames } from '@gateway/contracts';
+import { repoRoot } from './support/deployment';
+
+/** The rooms of a service (docs/CONVENTIONS.md): a newcomer predicts a file's path from its role. */
+const rootFiles = new Set(['main.ts', 'config.ts', 'migrate.ts', 'telemetry.ts']);
+const rooms = new Set(['domain', 'application', 'handlers', 'persistence', 'http', 'clients']);
+
+const sourceOf = (service: string): string => join(repoRoot, 'services', service, 'src');
+
+/** Every message the contracts define, by name. */
+const messageNames = new Set(
+  (Object.values(contracts) as unknown[])
+    .filter(
+      (value): value is { name: string; kind: string } =>
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { name?: unknown }).name === 'string' &&
+        ['event', 'command'].includes((value as { kind?: unknown }).kind as string),
+    )
+    .map((definition) => definition.name),
+);
+
+/** `payment-events.v1.ts`: one handler for a family of events (`payment.*.v1`), named after the family. */
+const eventFamily = /^([a-z][a-z0-9-]*)-events\.v([1-9][0-9]*)\.ts$/;
+
+function isHandlerName(file: string): boolean {
+  if (messageNames.has(file.replace(/\.ts$/, ''))) return true;
+  const family = eventFamily.exec(file);
+  return (
+    family !== null &&
+    [...messageNames].some((name) => name.startsWith(`${family[1]}.`) && name.endsWith(`.v${family[2]}`))
+  );
+}
+
+describe('every service has the same rooms', () => {
+  it.each([...serviceNames])(
+    '%s has only main, config, migrate, telemetry and the named rooms in src',
+    (service) => {
+      const strays = readdirSync(sourceOf(service)).filter((entry) =>
+        statSync(join(sourceOf(service), entry)).isDirectory() ? !rooms.has(entry) : !rootFiles.has(entry),
+      );
+      expect(strays).toEqual([]);
+    },
+  );
+
+  it.each([...serviceNames])(
+    '%s: every file in handlers/ is named after a message it consumes',
+    (service) => {
+      let handlers: string[] = [];
+      try {
+        handlers = readdirSync(join(sourceOf(service), 'handlers'));
+      } catch {
+        return expect(service).toBe('api-gateway');
+      }
+      expect(handlers.filter((file) => !isHandlerName(file))).toEqual([]);
+    },
+  );
+
+  it('knows the messages of the contracts, so a stray handler name cannot pass unnoticed', () => {
+    expect(isHandlerName('payment.confirmed.v1.ts')).toBe(true);
+    expect(isHandlerName('payment-events.v1.ts')).toBe(true);
+    expect(isHandlerName('charge-view.ts')).toBe(false);
+    expect(isHandlerName('payment.confirmd.v1.ts')).toBe(false);
+  });
+});

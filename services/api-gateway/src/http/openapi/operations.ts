@@ -1,0 +1,652 @@
+import Joi from 'joi';
+import {
+  CHECKOUT_SLUG_PATTERN,
+  MAX_CHECKOUT_SLUG_LENGTH,
+  MIN_CHECKOUT_SLUG_LENGTH,
+  cancelPayment,
+  createCheckout,
+  createCustomer,
+  createPayment,
+  createProduct,
+  createRefund,
+  createWebhook,
+  deleteWebhook,
+  getCheckout,
+  getCheckoutPage,
+  getCheckoutSessionStatus,
+  getCustomer,
+  getEvent,
+  getPayment,
+  getRefund,
+  getWebhook,
+  listCheckoutSessions,
+  listCheckouts,
+  listCustomers,
+  listEvents,
+  listPayments,
+  listReceivedFunds,
+  listRefunds,
+  listWebhookDeliveries,
+  listWebhooks,
+  pageSchema,
+  paymentMethods,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  sendTestWebhook,
+  setFeeRule,
+  simulatePayment,
+  startCheckoutSession,
+  updatePayment,
+  type CommandDefinition,
+  type ErrorCode,
+} from '@gateway/contracts';
+import { apiReferenceAssetNames } from '../api-reference';
+import { checkoutAssets } from '../checkout-page';
+import { KEY_PREFIX } from '../../domain/api-key';
+import type { PathIdPrefix } from '../validation';
+import { businessBody, feeRuleBody, productBody, redriveBody } from '../routes/admin';
+import { checkoutsPage, createCheckoutBody, sessionsPage } from '../routes/checkouts';
+import { createCustomerBody, customersPage } from '../routes/customers';
+import { eventsFilter, eventsPage } from '../routes/events';
+import { startSessionBody } from '../routes/hosted-checkout';
+import {
+  createPaymentBody,
+  paymentsPage,
+  receivedFundsPage,
+  simulateBody,
+  updatePaymentBody,
+} from '../routes/payments';
+import { createRefundBody, refundsPage } from '../routes/refunds';
+import { createWebhookBody, deliveriesQuery, webhooksPage } from '../routes/webhooks';
+import * as answers from './response-schemas';
+
+/**
+ * Who may call a route and what stands in front of it (app.ts):
+ * - `api`: /v1, API key, rate limit per key, JSON body parsing, `Idempotency-Key` on POST;
+ * - `sandbox`: the same, mounted only outside production;
+ * - `admin`: /admin/v1, operator token, rate limit per IP, JSON body parsing;
+ * - `checkout`: the hosted checkout's JSON endpoints, public, rate limit per buyer IP;
+ * - `checkout-page`: the hosted page itself (HTML), limited like `checkout`;
+ * - `public`: no key and no limit (probes, this reference, the hosted page's static files).
+ */
+export type Area = 'api' | 'sandbox' | 'admin' | 'checkout' | 'checkout-page' | 'public';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A documented answer that is not the contract's error body (a success, an HTML page, a readiness report). */
+export interface Answer {
+  status: number;
+  description: string;
+  /** The JSON body (application/json); absent for other media types. */
+  schema?: Joi.Schema;
+  /** Non-JSON media types the answer may have. */
+  mediaTypes?: string[];
+}
+
+export interface OperationSpec {
+  method: HttpMethod;
+  /** The full path, OpenAPI style (`/v1/payments/{payment_id}`). */
+  path: string;
+  operationId: string;
+  tag: string;
+  area: Area;
+  summary: string;
+  description?: string;
+  /** The route's own body schema, and the component name it is published under. */
+  body?: { name: string; schema: Joi.ObjectSchema };
+  /** The route's own query schemas (a page, a filter). */
+  query?: Joi.ObjectSchema[];
+  /** Path parameters: an id prefix (a malformed id is NOT_FOUND) or the value's schema. */
+  params?: Record<string, PathIdPrefix | Joi.Schema>;
+  /** The commands the route sends: their refusals are its errors too. */
+  commands?: Array<Pick<CommandDefinition<unknown, unknown>, 'name' | 'refusals'>>;
+  /** Codes the route raises itself, beyond its area's, its body's, its path ids' and its commands'. */
+  errors?: ErrorCode[];
+  answers: Answer[];
+}
+
+const json = (status: number, description: string, schema: Joi.Schema): Answer => ({
+  status,
+  description,
+  schema,
+});
+
+const slug = Joi.string()
+  .min(MIN_CHECKOUT_SLUG_LENGTH)
+  .max(MAX_CHECKOUT_SLUG_LENGTH)
+  .pattern(CHECKOUT_SLUG_PATTERN)
+  .description('A malformed slug is not found.');
+
+/** Every route the gateway serves, as app.ts mounts them; openapi-document.unit.test.ts holds the two together. */
+export const operations: OperationSpec[] = [
+  {
+    method: 'post',
+    path: '/v1/payments',
+    operationId: 'createPayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Create a payment (PIX or stablecoin)',
+    description:
+      'PIX: status `processing`, a dynamic BR Code and its QR code, `expires_at` at the top. Crypto: status ' +
+      '`pending`, a Solana Pay link and its QR code, 30 minutes to pay (inside `crypto`).',
+    body: { name: 'CreatePaymentRequest', schema: createPaymentBody },
+    commands: [createPayment, getCustomer],
+    answers: [json(201, 'The payment, with what the payer needs.', answers.paymentCreated)],
+  },
+  {
+    method: 'get',
+    path: '/v1/payments',
+    operationId: 'listPayments',
+    tag: 'Payments',
+    area: 'api',
+    summary: "List the business's payments, newest first",
+    query: [paymentsPage],
+    commands: [listPayments],
+    answers: [json(200, 'A page of payments.', pageSchema(answers.paymentRecord))],
+  },
+  {
+    method: 'get',
+    path: '/v1/payments/{payment_id}',
+    operationId: 'getPayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Read a payment',
+    params: { payment_id: 'pay' },
+    commands: [getPayment],
+    answers: [json(200, 'The payment.', answers.paymentRecord)],
+  },
+  {
+    method: 'patch',
+    path: '/v1/payments/{payment_id}',
+    operationId: 'updatePayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Change the amount or metadata of an open payment',
+    description:
+      'Only while `pending` or `processing`. A new amount gives a PIX payment a new QR code, and a crypto payment a ' +
+      'new reference, link, QR code and 30-minute window.',
+    body: { name: 'UpdatePaymentRequest', schema: updatePaymentBody },
+    params: { payment_id: 'pay' },
+    commands: [updatePayment],
+    answers: [json(200, 'The payment with its new amounts.', answers.paymentUpdated)],
+  },
+  {
+    method: 'post',
+    path: '/v1/payments/{payment_id}/cancel',
+    operationId: 'cancelPayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Cancel an open payment',
+    description:
+      'Only while `pending` or `processing`; money arriving afterwards is kept as received funds, never lost.',
+    params: { payment_id: 'pay' },
+    commands: [cancelPayment],
+    answers: [json(200, 'The payment, status `cancelled`.', answers.paymentRecord)],
+  },
+  {
+    method: 'get',
+    path: '/v1/payments/{payment_id}/received-funds',
+    operationId: 'listReceivedFunds',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'List money received outside the happy path (late, excess, partial, unmatched)',
+    params: { payment_id: 'pay' },
+    query: [receivedFundsPage],
+    commands: [listReceivedFunds],
+    answers: [json(200, 'A page of received funds.', answers.receivedFundsList)],
+  },
+  {
+    method: 'post',
+    path: '/v1/payments/{payment_id}/refunds',
+    operationId: 'createRefund',
+    tag: 'Refunds',
+    area: 'api',
+    summary: 'Refund (part of) a paid payment',
+    description:
+      'Without `amount`, everything still refundable. PIX payments only within 90 days of payment. The fee is ' +
+      'not returned.',
+    body: { name: 'CreateRefundRequest', schema: createRefundBody },
+    params: { payment_id: 'pay' },
+    commands: [createRefund],
+    answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
+  },
+  {
+    method: 'get',
+    path: '/v1/payments/{payment_id}/refunds',
+    operationId: 'listRefunds',
+    tag: 'Refunds',
+    area: 'api',
+    summary: "List a payment's refunds, newest first",
+    params: { payment_id: 'pay' },
+    query: [refundsPage],
+    commands: [listRefunds],
+    answers: [json(200, 'A page of refunds.', pageSchema(answers.refund))],
+  },
+  {
+    method: 'get',
+    path: '/v1/refunds/{refund_id}',
+    operationId: 'getRefund',
+    tag: 'Refunds',
+    area: 'api',
+    summary: 'Read a refund',
+    params: { refund_id: 'ref' },
+    commands: [getRefund],
+    answers: [json(200, 'The refund.', answers.refund)],
+  },
+  {
+    method: 'post',
+    path: '/v1/sandbox/payments/{payment_id}/simulate',
+    operationId: 'simulatePayment',
+    tag: 'Sandbox',
+    area: 'sandbox',
+    summary: 'Pay, fail or expire a sandbox payment for real',
+    description:
+      "`paid` makes the PSP simulator pay the charge (calling the PIX adapter's webhook as a real PSP does) or a " +
+      'funded test wallet send the transfer on the local chain; `amount` pays part of it. Sandbox only.',
+    body: { name: 'SimulatePaymentRequest', schema: simulateBody },
+    params: { payment_id: 'pay' },
+    commands: [simulatePayment],
+    answers: [
+      json(202, 'Accepted: the outcome follows as it would in production.', answers.simulationAccepted),
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/checkouts',
+    operationId: 'createCheckout',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: 'Create a checkout for a product, shared by URL',
+    body: { name: 'CreateCheckoutRequest', schema: createCheckoutBody },
+    commands: [createCheckout],
+    answers: [json(201, 'The checkout; `url` is its hosted page.', answers.checkout)],
+  },
+  {
+    method: 'get',
+    path: '/v1/checkouts',
+    operationId: 'listCheckouts',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: "List the business's checkouts, newest first (without sessions)",
+    query: [checkoutsPage],
+    commands: [listCheckouts],
+    answers: [json(200, 'A page of checkouts.', pageSchema(answers.checkout))],
+  },
+  {
+    method: 'get',
+    path: '/v1/checkouts/{checkout_id}',
+    operationId: 'getCheckout',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: 'Read a checkout with its newest sessions',
+    params: { checkout_id: 'chk' },
+    commands: [getCheckout],
+    answers: [json(200, 'The checkout and its newest 100 sessions.', answers.checkoutWithSessions)],
+  },
+  {
+    method: 'get',
+    path: '/v1/checkouts/{checkout_id}/sessions',
+    operationId: 'listCheckoutSessions',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: "List a checkout's sessions, newest first",
+    params: { checkout_id: 'chk' },
+    query: [sessionsPage],
+    commands: [listCheckoutSessions],
+    answers: [json(200, 'A page of sessions.', listCheckoutSessions.resultSchema)],
+  },
+  {
+    method: 'post',
+    path: '/v1/customers',
+    operationId: 'createCustomer',
+    tag: 'Customers',
+    area: 'api',
+    summary: 'Register a customer',
+    description:
+      'Every field is optional; `email` is validated, `phone_number` normalised to E.164, `document_number` ' +
+      "must be a CPF or CNPJ with valid check digits; `ip` is the caller's.",
+    body: { name: 'CreateCustomerRequest', schema: createCustomerBody },
+    commands: [createCustomer],
+    answers: [json(201, 'The customer.', answers.customer)],
+  },
+  {
+    method: 'get',
+    path: '/v1/customers',
+    operationId: 'listCustomers',
+    tag: 'Customers',
+    area: 'api',
+    summary: "List the business's customers, newest first",
+    query: [customersPage],
+    commands: [listCustomers],
+    answers: [json(200, 'A page of customers.', pageSchema(answers.customer))],
+  },
+  {
+    method: 'get',
+    path: '/v1/customers/{customer_id}',
+    operationId: 'getCustomer',
+    tag: 'Customers',
+    area: 'api',
+    summary: 'Read a customer',
+    params: { customer_id: 'cust' },
+    commands: [getCustomer],
+    answers: [json(200, 'The customer.', answers.customer)],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook',
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Register an HTTPS endpoint for events',
+    description: 'The answer carries the signing `secret`, shown this once.',
+    body: { name: 'CreateWebhookRequest', schema: createWebhookBody },
+    commands: [createWebhook],
+    answers: [json(201, 'The webhook and its secret.', answers.webhookCreated)],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: "List the business's webhooks, newest first (never their secrets)",
+    query: [webhooksPage],
+    commands: [listWebhooks],
+    answers: [json(200, 'A page of webhooks.', pageSchema(answers.webhook))],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook/{webhook_id}',
+    operationId: 'getWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Read a webhook (never its secret)',
+    params: { webhook_id: 'wh' },
+    commands: [getWebhook],
+    answers: [json(200, 'The webhook.', answers.webhook)],
+  },
+  {
+    method: 'delete',
+    path: '/v1/webhook/{webhook_id}',
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Delete a webhook: it stops receiving at once',
+    params: { webhook_id: 'wh' },
+    commands: [deleteWebhook],
+    answers: [json(200, 'Deleted.', answers.webhookDeleted)],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook/{webhook_id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Rotate the signing secret',
+    description:
+      'For 24 hours deliveries are signed with both secrets (`webhook-signature`, space-separated).',
+    params: { webhook_id: 'wh' },
+    commands: [rotateWebhookSecret],
+    answers: [json(200, 'The new secret, shown this once.', answers.webhookSecret)],
+  },
+  {
+    method: 'get',
+    path: '/v1/webhook/{webhook_id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: "List a webhook's deliveries and their attempts, newest first",
+    params: { webhook_id: 'wh' },
+    query: [deliveriesQuery],
+    commands: [listWebhookDeliveries],
+    answers: [json(200, 'A page of deliveries.', answers.deliveriesPage)],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook/{webhook_id}/deliveries/{delivery_id}/retry',
+    operationId: 'retryWebhookDelivery',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Deliver again now',
+    params: { webhook_id: 'wh', delivery_id: 'dlv' },
+    commands: [retryWebhookDelivery],
+    answers: [json(200, 'The delivery, scheduled now.', answers.deliveryRetried)],
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook/{webhook_id}/test',
+    operationId: 'sendTestWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Send a signed `webhook.test` event now',
+    params: { webhook_id: 'wh' },
+    commands: [sendTestWebhook],
+    answers: [json(200, 'What the endpoint answered.', answers.webhookTested)],
+  },
+  {
+    method: 'get',
+    path: '/v1/events',
+    operationId: 'listEvents',
+    tag: 'Events',
+    area: 'api',
+    summary: "List the business's events of the last 30 days, newest first",
+    query: [eventsPage, eventsFilter],
+    commands: [listEvents],
+    answers: [json(200, 'A page of events, the same bodies webhooks receive.', pageSchema(answers.event))],
+  },
+  {
+    method: 'get',
+    path: '/v1/events/{event_id}',
+    operationId: 'getEvent',
+    tag: 'Events',
+    area: 'api',
+    summary: 'Read an event',
+    params: { event_id: 'evt' },
+    commands: [getEvent],
+    answers: [json(200, 'The event.', answers.event)],
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/businesses',
+    operationId: 'createBusiness',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Create a business and its first API key',
+    body: { name: 'CreateBusinessRequest', schema: businessBody },
+    answers: [json(201, 'The business; `api_key` is shown this once.', answers.businessCreated)],
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/businesses/{business_id}',
+    operationId: 'getBusiness',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Read a business and its newest 100 API keys',
+    params: { business_id: 'biz' },
+    answers: [json(200, 'The business.', answers.business)],
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/businesses/{business_id}/api-keys',
+    operationId: 'issueApiKey',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Issue another API key (rotation: older keys stay valid until revoked)',
+    params: { business_id: 'biz' },
+    answers: [json(201, 'The key, shown this once.', answers.apiKeyIssued)],
+  },
+  {
+    method: 'delete',
+    path: '/admin/v1/api-keys/{key_prefix}',
+    operationId: 'revokeApiKey',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Revoke an API key: it stops working within 5 seconds',
+    params: { key_prefix: Joi.string().pattern(KEY_PREFIX) },
+    errors: ['NOT_FOUND'],
+    answers: [json(200, 'Revoked.', answers.apiKeyRevoked)],
+  },
+  {
+    method: 'put',
+    path: '/admin/v1/businesses/{business_id}/fee-rules/{method}',
+    operationId: 'setFeeRule',
+    tag: 'Operator',
+    area: 'admin',
+    summary: "Set the business's fee for a payment method",
+    description: 'fee = round-half-up(amount × percent_bps / 10000) + fixed_centavos, capped at the amount.',
+    body: { name: 'FeeRuleRequest', schema: feeRuleBody },
+    params: {
+      business_id: 'biz',
+      method: Joi.string()
+        .valid(...paymentMethods)
+        .description('Any other method is UNSUPPORTED_PAYMENT_METHOD.'),
+    },
+    commands: [setFeeRule],
+    errors: ['UNSUPPORTED_PAYMENT_METHOD'],
+    answers: [json(200, 'The rule in force.', answers.feeRule)],
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/businesses/{business_id}/products',
+    operationId: 'createProduct',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Create a product (what checkouts sell)',
+    body: { name: 'CreateProductRequest', schema: productBody },
+    params: { business_id: 'biz' },
+    commands: [createProduct],
+    errors: ['INVALID_AMOUNT'],
+    answers: [json(201, 'The product.', answers.productCreated)],
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/parked',
+    operationId: 'listParkedMessages',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Count the messages parked after failing past their retries',
+    answers: [json(200, 'Parked messages per queue.', answers.parkedMessages)],
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/parked/redrive',
+    operationId: 'redriveParkedMessages',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Send parked messages back to their queues',
+    body: { name: 'RedriveRequest', schema: redriveBody },
+    answers: [json(200, 'What was sent back, per queue.', answers.redrivenMessages)],
+  },
+  {
+    method: 'get',
+    path: '/c/assets/{name}',
+    operationId: 'getCheckoutAsset',
+    tag: 'Hosted checkout',
+    area: 'public',
+    summary: "The hosted page's stylesheet and script",
+    params: { name: Joi.string().valid(...Object.keys(checkoutAssets)) },
+    // Past the query's NUL check (app.ts), before the page's rate limit.
+    errors: ['NOT_FOUND', 'INVALID_FIELDS'],
+    answers: [{ status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript'] }],
+  },
+  {
+    method: 'get',
+    path: '/c/{slug}',
+    operationId: 'getCheckoutPage',
+    tag: 'Hosted checkout',
+    area: 'checkout-page',
+    summary: 'The hosted checkout page a buyer opens',
+    description: 'Server-rendered, in Portuguese; the buyer picks PIX or a stablecoin and pays.',
+    params: { slug },
+    answers: [
+      { status: 200, description: 'The page.', mediaTypes: ['text/html'] },
+      { status: 404, description: 'The not-found page.', mediaTypes: ['text/html'] },
+      { status: 503, description: 'The try-again page (with `Retry-After`).', mediaTypes: ['text/html'] },
+    ],
+  },
+  {
+    method: 'post',
+    path: '/c/{slug}/sessions',
+    operationId: 'startCheckoutSession',
+    tag: 'Hosted checkout',
+    area: 'checkout',
+    summary: "Start a payment on the hosted page (the page's own call)",
+    body: { name: 'StartCheckoutSessionRequest', schema: startSessionBody },
+    params: { slug },
+    commands: [getCheckoutPage, startCheckoutSession],
+    errors: ['UNSUPPORTED_PAYMENT_METHOD'],
+    answers: [json(201, 'The session and what the buyer needs to pay.', answers.checkoutSessionStarted)],
+  },
+  {
+    method: 'get',
+    path: '/c/{slug}/sessions/{session_id}',
+    operationId: 'getCheckoutSessionStatus',
+    tag: 'Hosted checkout',
+    area: 'checkout',
+    summary: "A session's status (the page polls it)",
+    params: { slug, session_id: 'sess' },
+    commands: [getCheckoutSessionStatus],
+    answers: [json(200, 'The status, and where to send the buyer once paid.', answers.checkoutSessionStatus)],
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getLiveness',
+    tag: 'Operations',
+    area: 'public',
+    summary: 'The process is up',
+    answers: [json(200, 'Up.', answers.liveness)],
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    tag: 'Operations',
+    area: 'public',
+    summary: 'PostgreSQL, Redis, RabbitMQ and every downstream service answer',
+    answers: [
+      json(200, 'Ready.', answers.readiness),
+      json(503, 'Not ready (with `Retry-After`).', answers.readiness),
+    ],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    tag: 'Operations',
+    area: 'public',
+    summary: 'Prometheus metrics',
+    answers: [{ status: 200, description: 'Prometheus text format.', mediaTypes: ['text/plain'] }],
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'Reference',
+    area: 'public',
+    summary: 'This document',
+    answers: [json(200, 'The OpenAPI 3.1 document of the whole API.', Joi.object().unknown())],
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getApiReference',
+    tag: 'Reference',
+    area: 'public',
+    summary: 'The API reference page rendered from this document',
+    answers: [{ status: 200, description: 'The page.', mediaTypes: ['text/html'] }],
+  },
+  {
+    method: 'get',
+    path: '/docs/assets/{name}',
+    operationId: 'getApiReferenceAsset',
+    tag: 'Reference',
+    area: 'public',
+    summary: "The reference page's files (Swagger UI)",
+    params: { name: Joi.string().valid(...apiReferenceAssetNames) },
+    errors: ['NOT_FOUND'],
+    answers: [
+      { status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript', 'image/png'] },
+    ],
+  },
+];

@@ -1,0 +1,308 @@
+import Joi from 'joi';
+import {
+  businessId,
+  createWebhook,
+  cryptoInstructionsSchema,
+  customerId,
+  deleteWebhook,
+  eventId,
+  getCheckout,
+  getCheckoutSessionStatus,
+  getCustomer,
+  getWebhook,
+  isoDate,
+  pageSchema,
+  paymentId,
+  paymentMethods,
+  paymentStatuses,
+  publicId,
+  receivedFundsId,
+  receivedFundsKinds,
+  refundId,
+  refundStatuses,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  sendTestWebhook,
+  sessionId,
+  setFeeRule,
+  simulatePayment,
+  startCheckoutSession,
+  tokens,
+  webhookEventNames,
+  webhookId,
+} from '@gateway/contracts';
+import { API_KEY_PATTERN, KEY_PREFIX, environments } from '../../domain/api-key';
+
+// The public answers of every route, as joi schemas converted like the request schemas. Where a route answers a
+// command's result as it is, its schema is the contract's own result schema; where the gateway shapes the answer
+// (BRL amounts, upper-case tokens: domain/payment-responses.ts), it is written here from the contracts' enums and id
+// shapes. The live e2e test validates real answers against them, so neither side can drift.
+
+const brl = Joi.number().description('BRL (integer centavos / 100).');
+const nullableText = Joi.string().allow(null).required();
+
+const pixCode = Joi.object({
+  qr_code: Joi.string().required().description('PNG data URI of the QR code of the BR Code.'),
+  copia_e_cola: Joi.string().required().description('The dynamic BR Code (PIX copy-and-paste code).'),
+}).id('PixCode');
+
+const cryptoInstructions = Joi.object({
+  currency: Joi.string()
+    .valid(...tokens.map((token) => token.toUpperCase()))
+    .required(),
+  network: cryptoInstructionsSchema.extract('network'),
+  qr_code: Joi.string().required().description('PNG data URI of the QR code of the payment link.'),
+  payment_link: Joi.string().required().description('Solana Pay transfer request URL.'),
+  wallet_address: Joi.string().required(),
+  amount: Joi.number().required().description('Amount in the token.'),
+  expires_at: isoDate.required(),
+}).id('CryptoPaymentInstructions');
+
+const paymentAmounts = {
+  payment_id: paymentId.required(),
+  amount: brl.required(),
+  fee_brl: brl.required(),
+  net_amount_brl: brl.required(),
+  status: Joi.string()
+    .valid(...paymentStatuses)
+    .required(),
+};
+
+export const paymentCreated = Joi.alternatives()
+  .try(
+    Joi.object({
+      ...paymentAmounts,
+      customer_id: customerId.allow(null).required(),
+      expires_at: isoDate.required(),
+      pix: pixCode.required(),
+    }).id('PixPaymentCreated'),
+    Joi.object({
+      ...paymentAmounts,
+      customer_id: customerId.allow(null).required(),
+      payment_method: Joi.string().valid('crypto').required(),
+      crypto: cryptoInstructions.required(),
+    }).id('CryptoPaymentCreated'),
+  )
+  .match('one');
+
+export const paymentRecord = Joi.object({
+  payment_id: paymentId.required(),
+  transaction_id: nullableText.description(
+    "The rail's settlement id once paid (PIX endToEndId, Solana signature).",
+  ),
+  business_id: businessId.required(),
+  method: Joi.string()
+    .valid(...paymentMethods)
+    .required(),
+  status: Joi.string()
+    .valid(...paymentStatuses)
+    .required(),
+  amount_brl: brl.required(),
+  external_id: nullableText.description('The PSP txid (PIX) or the reference public key (crypto).'),
+  failure_code: nullableText,
+  failure_reason: nullableText,
+  customer_id: customerId.allow(null).required(),
+  refunded_amount_brl: brl.required(),
+  created_at: isoDate.required(),
+  updated_at: isoDate.required(),
+}).id('Payment');
+
+export const paymentUpdated = Joi.object({
+  ...paymentAmounts,
+  pix: pixCode,
+  crypto: cryptoInstructions,
+}).id('PaymentUpdated');
+
+export const receivedFundsList = pageSchema(
+  Joi.object({
+    funds_id: receivedFundsId.required(),
+    kind: Joi.string()
+      .valid(...receivedFundsKinds)
+      .required(),
+    rail: Joi.string()
+      .valid(...paymentMethods)
+      .required(),
+    reference: Joi.string().required(),
+    amount_brl: brl.allow(null).required(),
+    amount_token: Joi.number().allow(null).required(),
+    detected_at: isoDate.required(),
+  }).id('ReceivedFunds'),
+);
+
+export const refund = Joi.object({
+  refund_id: refundId.required(),
+  payment_id: paymentId.required(),
+  amount_brl: brl.required(),
+  status: Joi.string()
+    .valid(...refundStatuses)
+    .required(),
+  reason: nullableText,
+  failure_reason: nullableText,
+  external_id: nullableText.description('The PIX devolução id or the Solana transaction signature.'),
+  created_at: isoDate.required(),
+  updated_at: isoDate.required(),
+}).id('Refund');
+
+export const simulationAccepted = simulatePayment.resultSchema.id('SimulationAccepted');
+
+const checkoutRecord = getCheckout.resultSchema as Joi.ObjectSchema;
+/** Records also carry `url`, where the hosted page is shared (routes/checkouts.ts). */
+export const checkout = checkoutRecord
+  .keys({ url: Joi.string().uri().required().description('The hosted checkout page.') })
+  .id('Checkout');
+export const checkoutWithSessions = checkout
+  .keys({
+    sessions: checkoutRecord.extract('sessions').required(),
+    sessions_has_more: checkoutRecord.extract('sessions_has_more').required(),
+  })
+  .id('CheckoutWithSessions');
+
+export const customer = getCustomer.resultSchema.id('Customer');
+
+export const webhook = getWebhook.resultSchema.id('Webhook');
+export const webhookCreated = createWebhook.resultSchema.id('WebhookWithSecret');
+export const webhookDeleted = deleteWebhook.resultSchema.id('WebhookDeleted');
+export const webhookSecret = rotateWebhookSecret.resultSchema.id('WebhookSecret');
+export const deliveryRetried = retryWebhookDelivery.resultSchema.id('DeliveryRetried');
+export const webhookTested = sendTestWebhook.resultSchema.id('WebhookTested');
+
+/** The contract leaves a delivery's items open; this is what the dispatcher answers (WebhookDelivery). */
+export const deliveriesPage = Joi.object({
+  data: Joi.array()
+    .items(
+      Joi.object({
+        delivery_id: publicId('dlv').required(),
+        event_id: eventId.required(),
+        event_type: Joi.string().required(),
+        status: Joi.string().required(),
+        attempts: Joi.array()
+          .items(
+            Joi.object({
+              attempted_at: isoDate.required(),
+              status_code: Joi.number().integer().allow(null).required(),
+              latency_ms: Joi.number().integer().min(0).required(),
+              error: nullableText,
+              response_body: Joi.string().allow(null, '').required(),
+            }),
+          )
+          .required(),
+        next_attempt_at: isoDate.allow(null).required(),
+        created_at: isoDate.required(),
+      }).id('WebhookDelivery'),
+    )
+    .required(),
+  next_cursor: nullableText.description('Pass as `cursor` for the next page; null on the last one.'),
+});
+
+/** An event as GET /v1/events returns it and a webhook receives it: `data` is the payment or the refund record. */
+export function eventOf(type: Joi.Schema, data: Joi.Schema): Joi.ObjectSchema {
+  return Joi.object({
+    id: eventId.required().description('Also the `webhook-id` header of its deliveries: dedupe on it.'),
+    type: type.required(),
+    created_at: isoDate.required(),
+    business_id: businessId.required(),
+    data: data.required(),
+  });
+}
+export const event = eventOf(
+  Joi.string().valid(...webhookEventNames),
+  Joi.alternatives().try(paymentRecord, refund),
+).id('Event');
+
+/** What a `webhook.test` delivery carries: which endpoint was tested. */
+export const webhookTestData = Joi.object({ webhook_id: webhookId.required() }).id('WebhookTestData');
+
+export const feeRule = setFeeRule.resultSchema.id('FeeRule');
+
+const environment = Joi.string()
+  .valid(...environments)
+  .required();
+const apiKey = Joi.string().pattern(API_KEY_PATTERN).required().description('Shown once: store it now.');
+const keyPrefix = Joi.string().pattern(KEY_PREFIX).required();
+
+export const businessCreated = Joi.object({
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  environment,
+  api_key: apiKey,
+  key_prefix: keyPrefix,
+  created_at: isoDate.required(),
+}).id('BusinessCreated');
+
+export const business = Joi.object({
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  environment,
+  created_at: isoDate.required(),
+  api_keys: Joi.array()
+    .items(
+      Joi.object({
+        key_prefix: keyPrefix,
+        created_at: isoDate.required(),
+        revoked_at: isoDate.allow(null).required(),
+      }),
+    )
+    .required(),
+  api_keys_has_more: Joi.boolean().required(),
+}).id('Business');
+
+export const apiKeyIssued = Joi.object({
+  business_id: businessId.required(),
+  api_key: apiKey,
+  key_prefix: keyPrefix,
+}).id('ApiKeyIssued');
+
+export const apiKeyRevoked = Joi.object({ revoked: Joi.valid(true).required() }).id('ApiKeyRevoked');
+
+export const productCreated = Joi.object({
+  product_id: publicId('prod').required(),
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  description: nullableText,
+  price: brl.required(),
+  price_centavos: Joi.number().integer().required(),
+  created_at: isoDate.required(),
+}).id('Product');
+
+const queueCount = (count: string) =>
+  Joi.array()
+    .items(Joi.object({ queue: Joi.string().required(), [count]: Joi.number().integer().min(0).required() }))
+    .required();
+export const parkedMessages = Joi.object({
+  queues: queueCount('parked'),
+  total_parked: Joi.number().integer().min(0).required(),
+}).id('ParkedMessages');
+export const redrivenMessages = Joi.object({
+  queues: queueCount('redriven'),
+  total_redriven: Joi.number().integer().min(0).required(),
+}).id('RedrivenMessages');
+
+export const checkoutSessionStarted = Joi.object({
+  session_id: sessionId.required(),
+  status: startCheckoutSession.resultSchema.extract('status'),
+  payment: Joi.object({
+    method: Joi.string()
+      .valid(...paymentMethods)
+      .required(),
+    expires_at: isoDate.required(),
+    pix: pixCode,
+    crypto: Joi.object({
+      qr_code: Joi.string().required(),
+      payment_link: Joi.string().required(),
+      amount: Joi.number().required(),
+      currency: cryptoInstructions.extract('currency'),
+      wallet_address: Joi.string().required(),
+    }),
+  }).required(),
+}).id('CheckoutSessionStarted');
+
+export const checkoutSessionStatus = getCheckoutSessionStatus.resultSchema.id('CheckoutSessionStatus');
+
+export const liveness = Joi.object({ status: Joi.valid('ok').required() }).id('Liveness');
+export const readiness = Joi.object({
+  status: Joi.valid('ready', 'not_ready').required(),
+  checks: Joi.object()
+    .pattern(Joi.string(), Joi.object({ ok: Joi.boolean().required(), detail: Joi.string() }))
+    .required()
+    .description('One entry per dependency (postgres, redis, rabbitmq, service:<name>).'),
+}).id('Readiness');

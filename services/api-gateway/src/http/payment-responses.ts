@@ -1,0 +1,123 @@
+import type {
+  CryptoInstructions,
+  PaymentRecord,
+  PaymentView,
+  PixInstructions,
+  ReceivedFundsItem,
+} from '@gateway/contracts';
+import { baseUnitsToNumber, centavosToBrl } from '../domain/money';
+
+// The payment service answers in centavos with rail details in base units; these shape its answers into the
+// public responses of interface.md (BRL floats, upper-case token names).
+
+export interface PublicCrypto {
+  currency: string;
+  network: 'solana';
+  qr_code: string;
+  payment_link: string;
+  wallet_address: string;
+  amount: number;
+  expires_at: string;
+}
+
+export function publicCrypto(crypto: CryptoInstructions): PublicCrypto {
+  return {
+    currency: crypto.currency.toUpperCase(),
+    network: crypto.network,
+    qr_code: crypto.qr_code,
+    payment_link: crypto.payment_link,
+    wallet_address: crypto.wallet_address,
+    amount: baseUnitsToNumber(crypto.amount_base_units, crypto.decimals),
+    expires_at: crypto.expires_at,
+  };
+}
+
+function publicPix(pix: PixInstructions): { qr_code: string; copia_e_cola: string } {
+  return { qr_code: pix.qr_code, copia_e_cola: pix.copia_e_cola };
+}
+
+function amounts(payment: PaymentRecord): { amount: number; fee_brl: number; net_amount_brl: number } {
+  return {
+    amount: centavosToBrl(payment.amount_centavos),
+    fee_brl: centavosToBrl(payment.fee_centavos),
+    net_amount_brl: centavosToBrl(payment.amount_centavos - payment.fee_centavos),
+  };
+}
+
+/** A reply that lacks the details of its own rail breaks the contract: the edge answers INTERNAL_ERROR. */
+export class IncompletePaymentViewError extends Error {
+  constructor(paymentId: string, rail: string) {
+    super(`payment ${paymentId} came back without its ${rail} details`);
+    this.name = 'IncompletePaymentViewError';
+  }
+}
+
+/** Response of POST /v1/payments (201): PIX carries `expires_at` at the top, crypto inside its `crypto` object. */
+export function paymentCreatedResponse(view: PaymentView): Record<string, unknown> {
+  const { payment } = view;
+  const { amount, fee_brl, net_amount_brl } = amounts(payment);
+  const head = {
+    payment_id: payment.payment_id,
+    amount,
+    status: payment.status,
+    fee_brl,
+    net_amount_brl,
+    customer_id: payment.customer_id ?? null,
+  };
+  if (payment.method === 'pix') {
+    if (!view.pix) throw new IncompletePaymentViewError(payment.payment_id, 'pix');
+    return { ...head, expires_at: view.pix.expires_at, pix: publicPix(view.pix) };
+  }
+  if (!view.crypto) throw new IncompletePaymentViewError(payment.payment_id, 'crypto');
+  return { ...head, payment_method: 'crypto', crypto: publicCrypto(view.crypto) };
+}
+
+/** Response of GET /v1/payments/{id}. */
+export function paymentRecordResponse(payment: PaymentRecord): Record<string, unknown> {
+  return {
+    payment_id: payment.payment_id,
+    transaction_id: payment.transaction_id,
+    business_id: payment.business_id,
+    method: payment.method,
+    status: payment.status,
+    amount_brl: centavosToBrl(payment.amount_centavos),
+    external_id: payment.external_id,
+    failure_code: payment.failure_code,
+    failure_reason: payment.failure_reason,
+    customer_id: payment.customer_id ?? null,
+    refunded_amount_brl: centavosToBrl(payment.refunded_centavos ?? 0),
+    created_at: payment.created_at,
+    updated_at: payment.updated_at,
+  };
+}
+
+/** Response of PATCH /v1/payments/{id}: a new PIX QR code, or new crypto instructions when the amount changed. */
+export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean): Record<string, unknown> {
+  const { payment } = view;
+  return {
+    payment_id: payment.payment_id,
+    ...amounts(payment),
+    status: payment.status,
+    ...(view.pix ? { pix: publicPix(view.pix) } : {}),
+    ...(view.crypto && amountChanged ? { crypto: publicCrypto(view.crypto) } : {}),
+  };
+}
+
+/**
+ * One entry of GET /v1/payments/{id}/received-funds: money kept for the payment outside its happy path, in BRL for
+ * PIX and in tokens for crypto (the other amount null).
+ */
+export function receivedFundsResponse(item: ReceivedFundsItem): Record<string, unknown> {
+  return {
+    funds_id: item.funds_id,
+    kind: item.kind,
+    rail: item.rail,
+    reference: item.reference,
+    amount_brl: item.amount_centavos === null ? null : centavosToBrl(item.amount_centavos),
+    amount_token:
+      item.amount_base_units === null || item.decimals === null
+        ? null
+        : baseUnitsToNumber(item.amount_base_units, item.decimals),
+    detected_at: item.detected_at,
+  };
+}

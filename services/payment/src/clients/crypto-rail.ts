@@ -1,0 +1,130 @@
+import {
+  cryptoRefundRequested,
+  changeCryptoRequestAmount,
+  getCryptoRequestStatus,
+  openCryptoRequest,
+  simulateCryptoOutcome,
+  type CreatePayment,
+  type CryptoRequestClosed,
+  type CryptoRequestSettled,
+} from '@gateway/contracts';
+import { CommandError, type MessageContext } from '@gateway/messaging';
+import type { FundsReceived, RailClosure } from '../domain/funds';
+import {
+  railClosure,
+  type Rail,
+  type RailAmountChange,
+  type RailOpening,
+  type RailPayment,
+  type RailReport,
+  type SimulatedOutcome,
+} from './rail';
+import type { RailCaller } from './rail-caller';
+
+/**
+ * crypto.request.settled.v1 as funds received: the watcher priced the request in token base units at its quote,
+ * so the transfers are measured against that price (what they received less the excess).
+ */
+export function cryptoSettledFunds(
+  paymentId: string,
+  settled: Pick<CryptoRequestSettled, 'signature' | 'received_base_units' | 'excess_base_units'>,
+): FundsReceived {
+  const received = BigInt(settled.received_base_units);
+  return {
+    paymentId,
+    rail: 'crypto',
+    reference: settled.signature,
+    received,
+    against: { kind: 'price', units: received - BigInt(settled.excess_base_units) },
+  };
+}
+
+/** What a request's window collected without reaching its price (none when it collected nothing). */
+function collectedShort(paymentId: string, reference: string, receivedBaseUnits: string): FundsReceived[] {
+  const received = BigInt(receivedBaseUnits);
+  if (received === 0n) return [];
+  return [{ paymentId, rail: 'crypto', reference, received, against: { kind: 'counted-short' } }];
+}
+
+/** crypto.request.closed.v1 (or the closure a status read reports) as a rail closure. */
+export function cryptoRequestClosure(
+  paymentId: string,
+  closed: Pick<CryptoRequestClosed, 'reference' | 'reason' | 'received_base_units'>,
+): RailClosure {
+  return railClosure(
+    paymentId,
+    closed.reason,
+    null,
+    collectedShort(paymentId, closed.reference, closed.received_base_units),
+  );
+}
+
+/** Stablecoins on Solana through the watcher: a payment request (Solana Pay link) priced in the token. */
+export class CryptoRail implements Rail {
+  readonly method = 'crypto' as const;
+  readonly openStatus = 'pending' as const;
+  readonly reshowsInstructions = false;
+  readonly refundRequested = cryptoRefundRequested;
+  readonly refundWindowDays = null;
+
+  constructor(private readonly caller: RailCaller) {}
+
+  checkCreate(command: CreatePayment): void {
+    if (command.token === null)
+      throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
+  }
+
+  async open(payment: RailPayment, context: MessageContext): Promise<RailOpening> {
+    const { reference, ...instructions } = await this.caller.call(
+      openCryptoRequest,
+      {
+        payment_id: payment.id,
+        business_name: payment.businessName,
+        amount_centavos: payment.amountCentavos,
+        token: payment.token as NonNullable<RailPayment['token']>,
+      },
+      context,
+      'open',
+    );
+    return { externalId: reference, instructions };
+  }
+
+  async changeAmount(
+    payment: RailPayment,
+    amountCentavos: number,
+    context: MessageContext,
+  ): Promise<RailAmountChange> {
+    const { reference, superseded, ...instructions } = await this.caller.call(
+      changeCryptoRequestAmount,
+      { payment_id: payment.id, business_name: payment.businessName, amount_centavos: amountCentavos },
+      context,
+      'change-amount',
+    );
+    const [collected] = collectedShort(payment.id, superseded.reference, superseded.received_base_units);
+    return { externalId: reference, instructions, superseded: collected ?? null };
+  }
+
+  simulate(
+    paymentId: string,
+    outcome: SimulatedOutcome,
+    context: MessageContext,
+  ): Promise<{ accepted: true }> {
+    return this.caller.call(
+      simulateCryptoOutcome,
+      { payment_id: paymentId, ...outcome },
+      context,
+      'simulate',
+    );
+  }
+
+  async report(paymentId: string): Promise<RailReport> {
+    const request = await this.caller.ask(getCryptoRequestStatus, { payment_id: paymentId });
+    return {
+      state: request.status,
+      funds: request.settlement ? [cryptoSettledFunds(paymentId, request.settlement)] : [],
+      closure:
+        request.closure &&
+        cryptoRequestClosure(paymentId, { reference: request.reference, ...request.closure }),
+    };
+  }
+}

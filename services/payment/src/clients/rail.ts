@@ -1,0 +1,91 @@
+import type {
+  MessageDefinition,
+  RefundRequested,
+  CreatePayment,
+  CryptoInstructions,
+  PaymentMethod,
+  PaymentStatus,
+  PixInstructions,
+  SimulatePayment,
+} from '@gateway/contracts';
+import type { MessageContext } from '@gateway/messaging';
+import type { FundsReceived, RailClosure } from '../domain/funds';
+
+/**
+ * A rail's report that its window closed unpaid, as the payment decides it: only whether the window passed or the
+ * rail refused counts (the rail's own `underpaid` is decided again from the funds, in one place for every rail).
+ */
+export function railClosure(
+  paymentId: string,
+  reason: 'expired' | 'underpaid' | 'failed',
+  detail: string | null,
+  funds: FundsReceived[],
+): RailClosure {
+  return { paymentId, ending: reason === 'failed' ? 'refused' : 'window-passed', detail, funds };
+}
+
+/** What the payer is shown to pay on a rail. */
+export type RailInstructions = PixInstructions | CryptoInstructions;
+
+/** The payment a rail opens or changes (the entity has this shape). */
+export interface RailPayment {
+  id: string;
+  businessName: string;
+  amountCentavos: number;
+  token: CreatePayment['token'];
+}
+
+/** The outcome a sandbox simulation asks the rail to make happen. */
+export type SimulatedOutcome = Pick<SimulatePayment, 'outcome' | 'amount_centavos'>;
+
+/** What a rail made for a payment: its reference at the rail and the instructions to show. */
+export interface RailOpening {
+  externalId: string;
+  instructions: RailInstructions;
+}
+
+/** What a rail made for a new amount; what the instructions it replaced had collected stays the payment's. */
+export interface RailAmountChange extends RailOpening {
+  superseded: FundsReceived | null;
+}
+
+/** What a rail knows of a payment now, in the shapes its events report. */
+export interface RailReport {
+  /** The rail's own word for the state, for metrics. */
+  state: string;
+  funds: FundsReceived[];
+  closure: RailClosure | null;
+}
+
+/**
+ * How the payment service works a payment on one rail (PIX through the PIX adapter, stablecoins through the Solana
+ * watcher). Each call is made outside any transaction; `context` is the command being handled, whose id makes the
+ * rail call's id (a retry reaches the rail as the same command) and whose deadline bounds it.
+ */
+export interface Rail {
+  readonly method: PaymentMethod;
+  /** The status a payment opened on this rail starts in. */
+  readonly openStatus: Extract<PaymentStatus, 'pending' | 'processing'>;
+  /** Whether every change of the payment shows its instructions again (a PIX code), not only a new amount's. */
+  readonly reshowsInstructions: boolean;
+  /** The event that asks this rail to carry a refund out (emitted with the refund, from the outbox). */
+  readonly refundRequested: MessageDefinition<RefundRequested>;
+  /** How many days after payment the rail still refunds (PIX: the BCB's 90); null: no limit. */
+  readonly refundWindowDays: number | null;
+  /** Refuses at once a create this rail cannot open (crypto without a token). */
+  checkCreate(command: CreatePayment): void;
+  open(payment: RailPayment, context: MessageContext): Promise<RailOpening>;
+  changeAmount(
+    payment: RailPayment,
+    amountCentavos: number,
+    context: MessageContext,
+  ): Promise<RailAmountChange>;
+  /** Sandbox: makes the outcome happen for real at the rail. */
+  simulate(
+    paymentId: string,
+    outcome: SimulatedOutcome,
+    context: MessageContext,
+  ): Promise<{ accepted: true }>;
+  /** Asks the rail (reconciliation). */
+  report(paymentId: string): Promise<RailReport>;
+}

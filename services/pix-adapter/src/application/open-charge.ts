@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { OpenPixCharge, PixCharge } from '@gateway/contracts';
+import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import { activeTraceHeaders } from '@gateway/observability';
+import { toPixCharge } from '../domain/charge-view';
+import { generateTxid } from '../domain/txid';
+import { ChargeEntity } from '../persistence';
+import { insertChargeOnce } from '../persistence/charge-store';
+import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import { pspFailure } from '../clients/psp/psp-failure';
+import { makeChargeCode } from './make-charge-code';
+
+export interface OpenChargeDeps {
+  dataSource: DataSource;
+  uow: UnitOfWork;
+  psp: ApiPixClient;
+  pixKey: string;
+  merchantCity: string;
+}
+
+/**
+ * The txid a payment's cob always gets: deliveries of the open command (concurrent, repeated, or under a new message
+ * id) all meet at the PSP on one cob, since `PUT /cob/{txid}` answers a replay with the cob already there.
+ */
+export function txidOfPayment(paymentId: string): string {
+  let round = 0;
+  return generateTxid(() =>
+    createHash('sha256')
+      .update(`${paymentId}:${(round += 1)}`)
+      .digest(),
+  );
+}
+
+/**
+ * Registers a cob at the PSP and stores it with its code and QR. The PSP is called outside any transaction (a slow
+ * PSP holds no connection); the charge is then stored in a short one, once per payment: a payment that already has a
+ * charge gets that one back, never a second cob.
+ */
+export async function openCharge(
+  deps: OpenChargeDeps,
+  command: OpenPixCharge,
+  context: MessageContext,
+): Promise<PixCharge> {
+  const existing = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId: command.payment_id });
+  if (existing) return deps.uow.once(context, async () => toPixCharge(existing));
+  const txid = txidOfPayment(command.payment_id);
+  const cob = await deps.psp
+    .createCharge(txid, {
+      expiracaoSeconds: command.expires_in_seconds,
+      valorCentavos: command.amount_centavos,
+      chave: deps.pixKey,
+    })
+    .catch((err: unknown) => pspFailure(err));
+  const merchant = { name: command.business_name, city: deps.merchantCity };
+  const code = await makeChargeCode(cob, merchant, context.logger).catch((err: unknown) => pspFailure(err));
+  return deps.uow.once(context, async (tx) => {
+    const now = new Date();
+    // A concurrent delivery stored it first: same txid, same cob; that row is the answer.
+    const charge = await insertChargeOnce(tx.manager, {
+      txid,
+      paymentId: command.payment_id,
+      amountCentavos: command.amount_centavos,
+      status: 'active',
+      revisao: cob.revisao,
+      location: code.location,
+      merchantName: merchant.name,
+      copiaECola: code.copiaECola,
+      qrCode: code.qrCode,
+      expiresAt: new Date(Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000),
+      paidEndToEndId: null,
+      traceContext: activeTraceHeaders(),
+      createdAt: now,
+      updatedAt: now,
+    });
+    context.logger.info({ txid, payment_id: command.payment_id }, 'PIX charge opened');
+    return toPixCharge(charge);
+  });
+}

@@ -1,0 +1,41 @@
+import { BatchTask, type BatchTaskOptions } from '@gateway/service-runtime';
+import { PixRefundEntity } from '../persistence';
+import { claimOverdueRefunds } from '../persistence/refund-store';
+import { PspError } from '../clients/psp/psp-error';
+import { requestRefundDevolucao } from './request-devolucao';
+import { followDevolucao, type RefundDeps } from './settle-refund';
+
+export interface OverdueDevolucaoPollOptions extends RefundDeps, BatchTaskOptions {
+  /** A refund still open this long after its last change (and again each time as long after) is re-checked. */
+  overdueSeconds: number;
+}
+
+/**
+ * The PSP's callback that a devolução ended may never come: refunds still open past `overdueSeconds` are re-checked at
+ * the PSP. A `processing` one is re-read (`GET /pix/{e2eid}/devolucao/{id}`) and settled as it says; a `requested` one
+ * (its request parked, or its answer lost) is asked for again, which meets the same devolução. Each refund is claimed
+ * until its next check in one statement (replicas share the work; no transaction waits on the PSP).
+ */
+export class OverdueDevolucaoPoll extends BatchTask {
+  constructor(private readonly options: OverdueDevolucaoPollOptions) {
+    super('pix-overdue-devolucao-poll', options);
+  }
+
+  /** Re-checks the overdue refunds once; returns how many were claimed. */
+  async runOnce(): Promise<number> {
+    const { dataSource, logger, overdueSeconds } = this.options;
+    const due = await claimOverdueRefunds(dataSource.manager, overdueSeconds, this.batchSize);
+    for (const refundId of due) {
+      const refund = await dataSource.manager.findOneByOrFail(PixRefundEntity, { refundId });
+      try {
+        if (refund.status === 'requested') await requestRefundDevolucao(this.options, refund);
+        else if (refund.status === 'processing') await followDevolucao(this.options, refund);
+      } catch (err) {
+        if (!(err instanceof PspError)) throw err;
+        // Tried again once its claim lapses.
+        logger.warn({ refund_id: refundId, err: String(err) }, 'PSP not reachable to re-check a devolução');
+      }
+    }
+    return due.length;
+  }
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { pixRefundSettled, type RefundRequested } from '@gateway/contracts';
+import type { MessageContext } from '@gateway/messaging';
+import { devolucaoIdOf } from '../domain/devolucao-id';
+import { PixRefundEntity } from '../persistence';
+import { refundablePixOf } from '../persistence/received-pix-store';
+import { insertRefundOnce } from '../persistence/refund-store';
+import { pspFailure } from '../clients/psp/psp-failure';
+import { requestRefundDevolucao } from './request-devolucao';
+import type { RefundDeps } from './settle-refund';
+
+/** API Pix `descricao` holds at most 140 characters (the pacs.004's RemittanceInformation). */
+const DESCRICAO_MAX = 140;
+const NO_PIX = 'Nenhum PIX recebido foi encontrado para este pagamento.';
+
+function devolucaoIdOfRefund(refundId: string): string {
+  return devolucaoIdOf(refundId, (text) => createHash('sha256').update(text).digest());
+}
+
+/**
+ * Carries a refund out as one devolução of the PIX that paid the payment. The refund is stored first, once per
+ * refund id (any redelivery, under any message id, finds it), then the devolução is asked for outside any
+ * transaction; the PSP's callback (or the poll, when it is lost) settles it. A PSP that cannot be reached is thrown
+ * as unavailable, so the broker tries the message again later; a refusal settles the refund failed.
+ */
+export async function requestRefund(
+  deps: RefundDeps,
+  event: RefundRequested,
+  context: MessageContext,
+): Promise<void> {
+  const known = await deps.dataSource.manager.findOneBy(PixRefundEntity, { refundId: event.refund_id });
+  const refund = known ?? (await recordRefund(deps, event, context));
+  // processing: the PSP holds the devolução and its callback or the poll settles it; final: settled already.
+  if (refund.status !== 'requested') return;
+  await requestRefundDevolucao(deps, refund).catch((err: unknown) => pspFailure(err));
+}
+
+/** Stores the refund once; without a PIX to return it is stored failed and settled in the same transaction. */
+async function recordRefund(
+  deps: RefundDeps,
+  event: RefundRequested,
+  context: MessageContext,
+): Promise<PixRefundEntity> {
+  const endToEndId = await refundablePixOf(deps.dataSource.manager, event.payment_id);
+  const { envelope } = context;
+  return deps.uow.run({ correlationId: envelope.correlation_id, causationId: envelope.id }, async (tx) => {
+    const failureReason = endToEndId === null ? NO_PIX : null;
+    const inserted = await insertRefundOnce(tx.manager, {
+      refundId: event.refund_id,
+      paymentId: event.payment_id,
+      endToEndId,
+      devolucaoId: devolucaoIdOfRefund(event.refund_id),
+      amountCentavos: event.amount_centavos,
+      // An empty descricao is not one (API Pix refuses it).
+      descricao: event.reason ? event.reason.slice(0, DESCRICAO_MAX) : null,
+      status: failureReason === null ? 'requested' : 'failed',
+      failureReason,
+      correlationId: envelope.correlation_id,
+    });
+    if (inserted && failureReason !== null) {
+      context.logger.warn(
+        { refund_id: event.refund_id, payment_id: event.payment_id },
+        'refund of a payment without PIX',
+      );
+      await tx.emit(pixRefundSettled, {
+        refund_id: event.refund_id,
+        payment_id: event.payment_id,
+        outcome: 'failed',
+        external_id: null,
+        failure_reason: failureReason,
+      });
+    }
+    return tx.manager.findOneByOrFail(PixRefundEntity, { refundId: event.refund_id });
+  });
+}

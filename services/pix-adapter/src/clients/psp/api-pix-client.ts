@@ -1,0 +1,337 @@
+import { Agent, type Dispatcher } from 'undici';
+import { type Logger } from '@gateway/observability';
+import { centavosToPixAmount } from '../../domain/amount';
+import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
+import { type PixDevolucao, validateDevolucao } from './devolucao';
+import { type HttpReply, send } from './http';
+import { ClientCredentialsToken } from './oauth-token';
+import { PspError, pspErrorFromResponse } from './psp-error';
+import { type RetryPolicy, withRetry } from './retry';
+
+export interface ApiPixClientConfig {
+  /** e.g. `https://pix.psp.com.br`, without trailing slash. */
+  baseUrl: string;
+  /** Where the PSP mounts API Pix v2: `/v2`, `/pix/v2`, `/api/v2`... */
+  pathPrefix: string;
+  oauthTokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** OAuth scopes asked for (space-separated); default `API_PIX_SCOPES`, empty for none. */
+  scope?: string;
+  /** Client certificate most PSPs require (PEM strings). */
+  mTLS?: { cert: string; key: string; ca?: string };
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export interface ApiPixClientDeps {
+  logger?: Logger;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+}
+
+export interface DevolucaoInput {
+  valorCentavos: number;
+  /** Shown to the payer (API Pix `descricao`, at most 140 characters). */
+  descricao?: string;
+}
+
+export interface CreateChargeInput {
+  expiracaoSeconds: number;
+  valorCentavos: number;
+  /** The receiver's Pix key (DICT key) the charge is paid into. */
+  chave: string;
+  /** Free text shown to the payer (max 140 chars per API Pix). */
+  solicitacaoPagador?: string;
+}
+
+type Path = `/${string}`;
+
+/**
+ * The scopes API Pix ties to the operations this client calls (`PUT/PATCH/GET /cob`, `POST /loc`, `PUT /webhook`,
+ * `PUT/GET /pix/{e2eid}/devolucao/{id}`).
+ */
+export const API_PIX_SCOPES = 'cob.write cob.read payloadlocation.write webhook.write pix.write pix.read';
+
+/** Client of the BCB "API Pix" v2 cob, loc, pix (devolução) and webhook endpoints of a receiving PSP. */
+export class ApiPixClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly token: ClientCredentialsToken;
+  private readonly retryPolicy: RetryPolicy;
+
+  constructor(
+    private readonly config: ApiPixClientConfig,
+    private readonly deps: ApiPixClientDeps = {},
+  ) {
+    this.dispatcher = new Agent({ connect: config.mTLS ? { ...config.mTLS } : undefined });
+    this.token = new ClientCredentialsToken(
+      { ...config, scope: config.scope ?? API_PIX_SCOPES },
+      this.dispatcher,
+      deps.now ?? Date.now,
+    );
+    this.retryPolicy = {
+      maxRetries: config.maxRetries,
+      baseDelayMs: deps.retryBaseDelayMs ?? 200,
+      maxDelayMs: deps.retryMaxDelayMs ?? 5000,
+      sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      random: deps.random ?? Math.random,
+    };
+  }
+
+  /**
+   * `PUT /cob/{txid}`. A PUT whose answer was lost may have created the cob, and PSPs answer the retry in their own
+   * ways (a 400 problem, a 409, a proprietary error): on any refusal the cob is read back by txid, and if it charges
+   * the same amount to the same key it is ours. Otherwise the refusal stands, as a conflict when the txid is taken.
+   */
+  createCharge(txid: string, input: CreateChargeInput): Promise<Cob> {
+    return maskingPixKey(input.chave, () => this.putCharge(txid, input));
+  }
+
+  private async putCharge(txid: string, input: CreateChargeInput): Promise<Cob> {
+    const valorOriginal = centavosToPixAmount(input.valorCentavos);
+    const body = {
+      calendario: { expiracao: input.expiracaoSeconds },
+      valor: { original: valorOriginal },
+      chave: input.chave,
+      ...(input.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: input.solicitacaoPagador }),
+    };
+    try {
+      return await this.callForCob('cob.create', 'PUT', `/cob/${encodeURIComponent(txid)}`, body, [200, 201]);
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind === 'unavailable' || error.kind === 'unauthorized')
+        throw error;
+      const existing = await this.getCharge(txid).catch((readError: unknown) => {
+        if (readError instanceof PspError && readError.kind === 'not_found') throw error;
+        throw readError;
+      });
+      // Ours only if it charges the same amount to the same key and is still open: a cob removed or paid under the
+      // same txid is not a charge a buyer can be shown. (The expiry may differ: a retried create recomputes it.)
+      const same =
+        existing.status === 'ATIVA' &&
+        existing.valor.original === valorOriginal &&
+        existing.chave === input.chave;
+      if (same) return existing;
+      throw new PspError(
+        'conflict',
+        error.status,
+        `txid ${txid} already holds a different charge`,
+        error.extra,
+      );
+    }
+  }
+
+  /**
+   * `POST /loc` `{tipoCob: 'cob'}`: a new payload location, for a cob to move to. Retrying after a lost answer may
+   * leave an unused location at the PSP, which is harmless: only the one a cob is moved to is ever shown.
+   */
+  createLocation(): Promise<PixLocation> {
+    return this.callFor('loc.create', validateLocation, 'POST', '/loc', { tipoCob: 'cob' }, [200, 201]);
+  }
+
+  /**
+   * `PATCH /cob/{txid}` with a new `valor.original` and, given `locId`, the location the cob moves to (so its BR Code
+   * changes); the PSP bumps `revisao`. Both change in one revision, so no code ever shows the old amount elsewhere.
+   * The `loc` is a `PayloadLocationCob`, whose schema requires `tipoCob` beside `id`.
+   */
+  updateChargeAmount(txid: string, valorCentavos: number, locId?: number): Promise<Cob> {
+    const body = {
+      valor: { original: centavosToPixAmount(valorCentavos) },
+      ...(locId === undefined ? {} : { loc: { id: locId, tipoCob: 'cob' } }),
+    };
+    return this.callForCob('cob.update', 'PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
+  }
+
+  /**
+   * `PATCH /cob/{txid}` with `valor.modalidadeAlteracao` 1: the payer may choose the amount. Charges are opened with a
+   * fixed amount, which a PSP takes in one Pix of exactly that amount; the sandbox uses this to let a payer pay less.
+   */
+  async letPayerChooseAmount(txid: string, valorCentavos: number): Promise<void> {
+    const body = { valor: { original: centavosToPixAmount(valorCentavos), modalidadeAlteracao: 1 } };
+    await this.callForCob('cob.update', 'PATCH', `/cob/${encodeURIComponent(txid)}`, body, [200]);
+  }
+
+  getCharge(txid: string): Promise<Cob> {
+    return this.callForCob('cob.get', 'GET', `/cob/${encodeURIComponent(txid)}`, undefined, [200]);
+  }
+
+  /**
+   * `PATCH /cob/{txid}` `{status: REMOVIDA_PELO_USUARIO_RECEBEDOR}`: the receiver withdraws the charge, so no payer can
+   * pay it any more. PSPs refuse to revise a cob that is no longer ATIVA (a retry whose first answer was lost, or a cob
+   * paid meanwhile): on a refusal the cob is read back and returned when it is not ATIVA, so the caller sees what
+   * became of it (removed, concluded with its PIX). A refusal of a cob still ATIVA stands.
+   */
+  async removeCharge(txid: string): Promise<Cob> {
+    const path: Path = `/cob/${encodeURIComponent(txid)}`;
+    try {
+      return await this.callForCob(
+        'cob.remove',
+        'PATCH',
+        path,
+        { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' },
+        [200],
+      );
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
+      const current = await this.getCharge(txid);
+      if (current.status === 'ATIVA') throw error;
+      return current;
+    }
+  }
+
+  /**
+   * `PUT /pix/{e2eid}/devolucao/{id}`: asks the PSP to return (part of) a received Pix under our own id. A PSP answers
+   * a replay with the devolução it made, or refuses the reused id: on a refusal the devolução is read back by id, and
+   * if it returns the same amount it is ours. Otherwise the refusal stands (over the Pix's value, past 90 days...).
+   */
+  async requestDevolucao(endToEndId: string, id: string, input: DevolucaoInput): Promise<PixDevolucao> {
+    const valor = centavosToPixAmount(input.valorCentavos);
+    const body = { valor, ...(input.descricao === undefined ? {} : { descricao: input.descricao }) };
+    try {
+      return await this.callFor(
+        'devolucao.request',
+        validateDevolucao,
+        'PUT',
+        this.devolucaoPath(endToEndId, id),
+        body,
+        [200, 201],
+      );
+    } catch (error) {
+      if (!(error instanceof PspError) || (error.kind !== 'invalid' && error.kind !== 'conflict'))
+        throw error;
+      const existing = await this.getDevolucao(endToEndId, id).catch((readError: unknown) => {
+        if (readError instanceof PspError && readError.kind === 'not_found') throw error;
+        throw readError;
+      });
+      if (existing.valor !== valor) throw error;
+      return existing;
+    }
+  }
+
+  /** `GET /pix/{e2eid}/devolucao/{id}`: the devolução as the PSP has it now. */
+  getDevolucao(endToEndId: string, id: string): Promise<PixDevolucao> {
+    return this.callFor(
+      'devolucao.get',
+      validateDevolucao,
+      'GET',
+      this.devolucaoPath(endToEndId, id),
+      undefined,
+      [200],
+    );
+  }
+
+  /** `PUT /webhook/{chave}`: the PSP will POST received Pix to `<webhookUrl>/pix`. */
+  async registerWebhook(chave: string, webhookUrl: string): Promise<void> {
+    await maskingPixKey(chave, () =>
+      this.call(
+        'webhook.register',
+        'PUT',
+        `/webhook/${encodeURIComponent(chave)}`,
+        { webhookUrl },
+        [200, 201, 204],
+      ),
+    );
+  }
+
+  /** Sandbox only (PSP simulator): a payer pays the cob, fully or `valorCentavos`; the PSP then calls back. */
+  async sandboxPay(txid: string, valorCentavos: number | null): Promise<void> {
+    const body = valorCentavos === null ? {} : { valor: centavosToPixAmount(valorCentavos) };
+    await this.call('sandbox.pay', 'POST', `/cob/pagar/${encodeURIComponent(txid)}`, body, [200]);
+  }
+
+  /** Sandbox only (PSP simulator): the PSP removes the cob (status REMOVIDA_PELO_PSP). */
+  async sandboxRemove(txid: string): Promise<void> {
+    await this.call('sandbox.expire', 'POST', `/cob/${encodeURIComponent(txid)}/expirar`, {}, [200]);
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private devolucaoPath(endToEndId: string, id: string): Path {
+    return `/pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(id)}`;
+  }
+
+  private callForCob(
+    operation: string,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+    ok: number[],
+  ): Promise<Cob> {
+    return this.callFor(operation, validateCob, method, path, body, ok);
+  }
+
+  /** A call whose answer is checked before anything relies on it; an unusable one counts as PSP unavailability. */
+  private async callFor<T>(
+    operation: string,
+    validate: (body: unknown) => Checked<T>,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+    ok: number[],
+  ): Promise<T> {
+    const checked = validate(await this.call(operation, method, path, body, ok));
+    if ('reason' in checked)
+      throw new PspError(
+        'unavailable',
+        null,
+        `PSP sent an unusable answer to ${operation}: ${checked.reason}`,
+      );
+    return checked.value;
+  }
+
+  /** `operation` names the call in metrics (`pix_psp_request_duration_seconds`). */
+  private call(
+    operation: string,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+    ok: number[],
+  ): Promise<unknown> {
+    return withRetry(this.retryPolicy, async () => {
+      const reply = await this.authorizedSend(operation, method, path, body);
+      if (ok.includes(reply.status)) return reply.body;
+      const error = pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
+      if (error.retryable) this.deps.logger?.warn({ method, path, status: reply.status }, 'PSP unavailable');
+      throw error;
+    });
+  }
+
+  /** Sends with the cached token; a 401 means the PSP dropped it early, so one fresh token is tried. */
+  private async authorizedSend(
+    operation: string,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+  ): Promise<HttpReply> {
+    const attempt = async (): Promise<HttpReply> =>
+      send(this.dispatcher, {
+        operation,
+        method,
+        url: `${this.config.baseUrl}${this.config.pathPrefix}${path}`,
+        headers: {
+          authorization: `Bearer ${await this.token.get()}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        timeoutMs: this.config.timeoutMs,
+      });
+    const reply = await attempt();
+    if (reply.status !== 401) return reply;
+    this.token.invalidate();
+    return attempt();
+  }
+}
+
+/** Runs a call about the Pix key `chave`: a PspError it throws shows the key masked (it reaches logs). */
+async function maskingPixKey<T>(chave: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw error instanceof PspError ? error.withPixKeyMasked(chave) : error;
+  }
+}

@@ -1,0 +1,18 @@
+import type { PixCharge } from '@gateway/contracts';
+
+/** What the payer is shown of a charge: its current code and QR, and until when it can be paid. */
+export interface ChargeShown {
+  txid: string;
+  qrCode: string;
+  copiaECola: string;
+  expiresAt: Date;
+}
+
+export function toPixCharge(charge: ChargeShown): PixCharge {
+  return {
+    txid: charge.txid,
+    qr_code: charge.qrCode,
+    copia_e_cola: charge.copiaECola,
+    expires_at: charge.expiresAt.toISOString(),
+  };
+}

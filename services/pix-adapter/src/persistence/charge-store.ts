@@ -1,0 +1,91 @@
+import type { EntityManager } from 'typeorm';
+import { ChargeEntity, type ChargeStatus } from './charge.entity';
+
+/** The charge as stored, locked until the transaction ends; null when no charge has this txid. */
+export function lockCharge(manager: EntityManager, txid: string): Promise<ChargeEntity | null> {
+  return manager.findOne(ChargeEntity, { where: { txid }, lock: { mode: 'pessimistic_write' } });
+}
+
+/** Inserts the charge unless its payment (or txid) has one already; the stored one is returned either way. */
+export async function insertChargeOnce(manager: EntityManager, charge: ChargeEntity): Promise<ChargeEntity> {
+  await manager.createQueryBuilder().insert().into(ChargeEntity).values(charge).orIgnore().execute();
+  return manager.findOneByOrFail(ChargeEntity, { paymentId: charge.paymentId });
+}
+
+/** Ends the charge with `status` if it is still active; returns how many rows changed (0 or 1). */
+export async function endActiveCharge(
+  manager: EntityManager,
+  txid: string,
+  status: Exclude<ChargeStatus, 'active' | 'paid'>,
+): Promise<number> {
+  const [, count]: [unknown[], number] = await manager.query(
+    `UPDATE charges SET status = $2, updated_at = now() WHERE txid = $1 AND status = 'active'`,
+    [txid, status],
+  );
+  return count;
+}
+
+/** Marks the charge paid by this PIX, if it is still active. */
+export async function markChargePaid(
+  manager: EntityManager,
+  txid: string,
+  endToEndId: string,
+): Promise<void> {
+  await manager.query(
+    `UPDATE charges SET status = 'paid', paid_end_to_end_id = $2, updated_at = now()
+      WHERE txid = $1 AND status = 'active'`,
+    [txid, endToEndId],
+  );
+}
+
+/** Moves an active charge's window into the past, so the sweeper closes it. */
+export async function moveExpiryToPast(manager: EntityManager, txid: string): Promise<void> {
+  await manager.query(
+    `UPDATE charges SET expires_at = now() - interval '1 second' WHERE txid = $1 AND status = 'active'`,
+    [txid],
+  );
+}
+
+/** One active charge past its window that nobody else is re-checking, claimed for `claimMs` in a single statement. */
+export async function claimDueCharge(
+  manager: EntityManager,
+  claimMs: number,
+): Promise<{ txid: string; payment_id: string } | undefined> {
+  const [rows]: [Array<{ txid: string; payment_id: string }>, number] = await manager.query(
+    `UPDATE charges SET claimed_until = now() + $1 * interval '1 millisecond'
+      WHERE txid = (SELECT txid FROM charges
+                     WHERE status = 'active' AND expires_at <= now()
+                       AND (claimed_until IS NULL OR claimed_until <= now())
+                     ORDER BY expires_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING txid, payment_id`,
+    [claimMs],
+  );
+  return rows[0];
+}
+
+/** Lets another sweep take the charge at once. */
+export async function releaseChargeClaim(manager: EntityManager, txid: string): Promise<void> {
+  await manager.query(`UPDATE charges SET claimed_until = NULL WHERE txid = $1`, [txid]);
+}
+
+/**
+ * Up to `limit` active charges opened at least `overdueSeconds` ago that nobody else is re-checking, each claimed for
+ * `overdueSeconds` but never past its expiry (from then on it is the sweeper's).
+ */
+export async function claimOverdueCharges(
+  manager: EntityManager,
+  overdueSeconds: number,
+  limit: number,
+): Promise<string[]> {
+  const [due]: [Array<{ txid: string }>, number] = await manager.query(
+    `UPDATE charges SET claimed_until = LEAST(now() + $1 * interval '1 second', expires_at)
+      WHERE txid IN (SELECT txid FROM charges
+                      WHERE status = 'active' AND expires_at > now()
+                        AND created_at <= now() - $1 * interval '1 second'
+                        AND (claimed_until IS NULL OR claimed_until <= now())
+                      ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+      RETURNING txid`,
+    [overdueSeconds, limit],
+  );
+  return due.map((row) => row.txid);
+}

@@ -1,0 +1,72 @@
+import type { EntityManager } from 'typeorm';
+import { PixRefundEntity } from './pix-refund.entity';
+
+/** Stores the refund unless one with its id is stored already; returns whether it was inserted. */
+export async function insertRefundOnce(
+  manager: EntityManager,
+  refund: Pick<
+    PixRefundEntity,
+    | 'refundId'
+    | 'paymentId'
+    | 'endToEndId'
+    | 'devolucaoId'
+    | 'amountCentavos'
+    | 'descricao'
+    | 'status'
+    | 'failureReason'
+    | 'correlationId'
+  >,
+): Promise<boolean> {
+  const inserted: unknown[] = await manager.query(
+    `INSERT INTO pix_refunds (refund_id, payment_id, end_to_end_id, devolucao_id, amount_centavos, descricao,
+                              status, failure_reason, correlation_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (refund_id) DO NOTHING RETURNING refund_id`,
+    [
+      refund.refundId,
+      refund.paymentId,
+      refund.endToEndId,
+      refund.devolucaoId,
+      refund.amountCentavos,
+      refund.descricao,
+      refund.status,
+      refund.failureReason,
+      refund.correlationId,
+    ],
+  );
+  return inserted.length > 0;
+}
+
+/** The refund locked until the transaction ends, if it is still open (requested or processing); else null. */
+export async function lockOpenRefund(
+  manager: EntityManager,
+  refundId: string,
+): Promise<PixRefundEntity | null> {
+  const refund = await manager.findOne(PixRefundEntity, {
+    where: { refundId },
+    lock: { mode: 'pessimistic_write' },
+  });
+  return refund && (refund.status === 'requested' || refund.status === 'processing') ? refund : null;
+}
+
+/**
+ * Up to `limit` open refunds unchanged for `overdueSeconds` that nobody else is re-checking, each claimed for
+ * `overdueSeconds`.
+ */
+export async function claimOverdueRefunds(
+  manager: EntityManager,
+  overdueSeconds: number,
+  limit: number,
+): Promise<string[]> {
+  const [due]: [Array<{ refund_id: string }>, number] = await manager.query(
+    `UPDATE pix_refunds SET claimed_until = now() + $1 * interval '1 second'
+      WHERE refund_id IN (SELECT refund_id FROM pix_refunds
+                           WHERE status IN ('requested', 'processing')
+                             AND updated_at <= now() - $1 * interval '1 second'
+                             AND (claimed_until IS NULL OR claimed_until <= now())
+                           ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+      RETURNING refund_id`,
+    [overdueSeconds, limit],
+  );
+  return due.map((row) => row.refund_id);
+}

@@ -1,0 +1,259 @@
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { PublicKey, type Connection } from '@solana/web3.js';
+import type { DataSource } from 'typeorm';
+import type { Token } from '@gateway/contracts';
+import { PeriodicTask, type Transaction, type UnitOfWork } from '@gateway/messaging';
+import { counter, gauge, inSpan, tracerOf, type Logger } from '@gateway/observability';
+import { type RequestPacer } from '../clients/request-pacer';
+import { scanAddresses, type ScanCursor, type ScanPage } from '../clients/signature-scanner';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../domain/transfer-validation';
+import { saveScanCursor, savedScanCursor, whileHoldingScanLock } from '../persistence';
+import { closeExpiredRequests } from './close-expired-requests';
+import { recordTransfers, type TransferCriteria } from './record-transfers';
+
+/** Idle polling (the finalized slot and one listing per watched account) takes at most this share of the pace. */
+const POLLING_SHARE_OF_BUDGET = 0.5;
+const MAX_POLL_INTERVAL_MS = 60_000;
+const tracer = tracerOf('@gateway/solana-watcher');
+
+const scans = counter('solana_watcher_scans_total', 'Detection passes, by outcome', ['outcome']);
+const secondsSinceScan = gauge(
+  'solana_watcher_seconds_since_last_scan',
+  'Seconds since the last successful chain scan of this process',
+);
+const transactionsUnsupported = counter(
+  'solana_watcher_transactions_unsupported_total',
+  'Transactions to the receiving wallet in a version this watcher does not parse (passed over, logged)',
+);
+const slotLag = gauge(
+  'solana_watcher_scan_slot_lag',
+  'Finalized chain slots between the last two successful scans',
+);
+const transactionsHeldBack = gauge(
+  'solana_watcher_transactions_held_back',
+  'Transactions to the receiving wallet seen at confirmed and left for a later scan (not finalized or not served yet)',
+);
+const rpcPace = gauge(
+  'solana_watcher_rpc_requests_per_second',
+  'RPC requests per second the watcher allows itself now',
+);
+const pollInterval = gauge(
+  'solana_watcher_poll_interval_seconds',
+  'Current interval between detection passes',
+);
+
+export interface DetectorSettings {
+  receivingWallet: string;
+  mints: Record<Token, string>;
+  /** The shortest interval between passes; longer when the RPC budget is small or the provider pushed back. */
+  pollIntervalMs: number;
+  /**
+   * How long after its window a request stays open: a transfer that landed in time is listed only once `confirmed`,
+   * so a scan started just after the window may not list it yet.
+   */
+  confirmationGraceMs: number;
+  /** The pacer every RPC request of `connection` goes through. */
+  pacer: Pick<RequestPacer, 'requestsPerSecond'>;
+}
+
+/** The receiving wallet's token account per accepted mint, and what a transfer to them must be to count. */
+interface WatchedAccounts {
+  accounts: string[];
+  criteria: TransferCriteria;
+}
+
+/**
+ * Finds payments on chain: every poll it scans the receiving wallet's token accounts from the saved cursor, applies
+ * each (signature, reference) once, settles requests paid in full, then closes requests whose window ended at least
+ * the confirmation grace before that scan began: a transfer landing just before expiry is listed only once
+ * `confirmed`, so it is not missed as long as it confirms (and the RPC node serves it) within the grace. Every page of
+ * the scan commits its applied transfers, emitted events and moved cursor in one transaction, so a pass failing
+ * midway keeps what it read.
+ *
+ * Commitment: transfers are seen at `confirmed` and count (recorded, settling) only once `finalized` (rooted: it can
+ * no longer be rolled back, about 13 s later on mainnet). Until then the scan stops before them on their account,
+ * expiry waits for them, and a change of amount asks its caller to try again.
+ */
+export class PaymentDetector {
+  private watched?: WatchedAccounts;
+  private readonly task: PeriodicTask;
+  private lastScanAt = Date.now();
+  private lastScannedSlot?: number;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly connection: Connection,
+    private readonly uow: UnitOfWork,
+    private readonly settings: DetectorSettings,
+    private readonly logger: Logger,
+  ) {
+    const interval = () => this.pollIntervalMs();
+    this.task = new PeriodicTask(() => this.pass(), {
+      name: 'solana-payment-detector',
+      // Read before every wait, so the interval follows the RPC pace.
+      get intervalMs() {
+        return interval();
+      },
+      logger,
+    });
+  }
+
+  /**
+   * POLL_INTERVAL_MS, or longer when idle polling would take more than half the pace: with a public endpoint's
+   * 4 requests per second and four requests per idle pass, a pass every 2 s; twice that after the provider pushed
+   * back once. Transactions found are read at the pace, not held to the interval.
+   */
+  private pollIntervalMs(): number {
+    const requestsPerPass = 1 + Object.keys(this.settings.mints).length;
+    const pace = this.settings.pacer.requestsPerSecond;
+    const forBudget = (requestsPerPass * 1000) / (pace * POLLING_SHARE_OF_BUDGET);
+    const intervalMs = Math.min(MAX_POLL_INTERVAL_MS, Math.max(this.settings.pollIntervalMs, forBudget));
+    rpcPace.set(pace);
+    pollInterval.set(intervalMs / 1000);
+    return intervalMs;
+  }
+
+  /**
+   * The token account of each accepted mint, under the program that owns the mint (a Token-2022 mint's account is
+   * derived with Token-2022), read from the chain once.
+   */
+  private async watchedAccounts(): Promise<WatchedAccounts> {
+    if (this.watched) return this.watched;
+    const mints = Object.values(this.settings.mints);
+    const infos = await this.connection.getMultipleAccountsInfo(mints.map((mint) => new PublicKey(mint)));
+    const wallet = new PublicKey(this.settings.receivingWallet);
+    const programs = mints.map((mint, index) => {
+      const owner = infos[index]?.owner.toBase58();
+      if (owner !== TOKEN_PROGRAM_ID && owner !== TOKEN_2022_PROGRAM_ID)
+        throw new Error(`mint ${mint} is not a token mint on this chain (owner ${owner ?? 'none'})`);
+      return owner;
+    });
+    this.watched = {
+      accounts: mints.map((mint, index) =>
+        getAssociatedTokenAddressSync(
+          new PublicKey(mint),
+          wallet,
+          false,
+          new PublicKey(programs[index]!),
+        ).toBase58(),
+      ),
+      criteria: {
+        receivingWallet: this.settings.receivingWallet,
+        acceptedMints: new Map(mints.map((mint, index) => [mint, programs[index]!])),
+      },
+    };
+    return this.watched;
+  }
+
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** One detection pass, unless another replica holds the scan; returns whether this process ran it. */
+  runOnce(): Promise<boolean> {
+    return whileHoldingScanLock(this.dataSource, async () => {
+      // A transfer that landed by then has had the grace to be confirmed, so this scan lists it.
+      const listedBy = Date.now() - this.settings.confirmationGraceMs;
+      const heldBackSince = await this.scan();
+      // A held-back transaction may still count for a request whose window ends at or after its block time.
+      const dueBy = heldBackSince === null ? listedBy : Math.min(listedBy, heldBackSince * 1000 - 1);
+      await closeExpiredRequests(this.uow, new Date(dueBy), this.logger);
+    });
+  }
+
+  /** A pass of the periodic task: metrics around one detection pass; failures are logged by the task. */
+  private async pass(): Promise<void> {
+    try {
+      scans.inc({ outcome: (await this.runOnce()) ? 'scanned' : 'skipped' });
+    } catch (err) {
+      scans.inc({ outcome: 'failed' });
+      throw err;
+    } finally {
+      secondsSinceScan.set((Date.now() - this.lastScanAt) / 1000);
+    }
+  }
+
+  /** One scan from the saved cursor, saved page by page; the block time of the oldest transaction held back. */
+  private async scan(): Promise<number | null> {
+    const watched = await this.watchedAccounts();
+    let cursor: ScanCursor = await savedScanCursor(this.dataSource.manager);
+    const finalizedSlot = await this.connection.getSlot('finalized');
+    const outcome = await scanAddresses(
+      this.connection,
+      watched.accounts,
+      cursor,
+      async (page) => {
+        this.passOverUnsupported(page);
+        await this.inScanSpan(page, () =>
+          this.uow.run({}, async (tx) => {
+            await recordTransfers(tx, page, watched.criteria, this.logger);
+            await this.saveCursor(tx, page.cursor, cursor);
+          }),
+        );
+        cursor = page.cursor;
+      },
+      { finalizedSlot },
+    );
+    transactionsHeldBack.set(outcome.heldBack);
+    slotLag.set(this.lastScannedSlot === undefined ? 0 : finalizedSlot - this.lastScannedSlot);
+    this.lastScannedSlot = finalizedSlot;
+    this.lastScanAt = Date.now();
+    return outcome.heldBackSince;
+  }
+
+  /**
+   * A last look at one reference before an amount change supersedes it: every transfer the chain holds for it is
+   * applied as a scan would (settling or adding to the request while it is still open), so money that landed before
+   * the change counts for the request it was sent to. The chain is read first, then a short transaction applies;
+   * a detector pass applying the same transfer concurrently is harmless (each (signature, reference) is recorded
+   * once, under the request's row lock). Throws when the chain cannot be read, or when a transfer to the reference
+   * is not finalized yet: whether it pays the request is known only then, so the caller tries again.
+   */
+  async scanReference(reference: string): Promise<void> {
+    const watched = await this.watchedAccounts();
+    const finalizedSlot = await this.connection.getSlot('finalized');
+    const outcome = await scanAddresses(
+      this.connection,
+      [reference],
+      {},
+      async (page) => {
+        this.passOverUnsupported(page);
+        if (page.transactions.length > 0)
+          await this.inScanSpan(page, () =>
+            this.uow.run({}, (tx) => recordTransfers(tx, page, watched.criteria, this.logger)),
+          );
+      },
+      { finalizedSlot },
+    );
+    if (outcome.heldBack > 0)
+      throw new Error(`${outcome.heldBack} transaction(s) to reference ${reference} not finalized yet`);
+  }
+
+  /**
+   * A page of the scan that found transactions is a span (a trace of its own unless a command asked for the scan):
+   * each transfer is then processed in its payment's trace, linked to it. Idle pages make no trace.
+   */
+  private inScanSpan<T>(page: ScanPage, work: () => Promise<T>): Promise<T> {
+    if (page.transactions.length === 0) return work();
+    const attributes = { 'gateway.solana.transactions': page.transactions.length };
+    return inSpan(tracer, 'chain scan', { attributes }, work);
+  }
+
+  private passOverUnsupported(result: ScanPage): void {
+    for (const signature of result.unsupported) {
+      transactionsUnsupported.inc();
+      this.logger.warn({ signature }, 'transaction of an unsupported version passed over; check it by hand');
+    }
+  }
+
+  private async saveCursor(tx: Transaction, cursor: ScanCursor, previous: ScanCursor): Promise<void> {
+    for (const [address, signature] of Object.entries(cursor)) {
+      if (previous[address] === signature) continue;
+      await saveScanCursor(tx.manager, address, signature);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import type { EntityManager } from 'typeorm';
+import type { RequestStatus } from '../domain/settlement';
+import { PaymentRequestEntity } from './payment-request.entity';
+
+/** The payment's newest transfer request, whatever its status; `forUpdate` locks it until the transaction ends. */
+export function latestRequest(
+  manager: EntityManager,
+  paymentId: string,
+  { forUpdate = false } = {},
+): Promise<PaymentRequestEntity | null> {
+  return manager.findOne(PaymentRequestEntity, {
+    where: { paymentId },
+    order: { createdAt: 'DESC' },
+    ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+  });
+}
+
+/** Serialises the opening of one payment's requests until the transaction ends. */
+export async function lockRequestsOfPayment(manager: EntityManager, paymentId: string): Promise<void> {
+  await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [paymentId]);
+}
+
+export async function insertRequest(manager: EntityManager, request: PaymentRequestEntity): Promise<void> {
+  await manager.insert(PaymentRequestEntity, request);
+}
+
+/** The request of a reference, locked until the transaction ends. */
+export function lockRequest(manager: EntityManager, reference: string): Promise<PaymentRequestEntity | null> {
+  return manager.findOne(PaymentRequestEntity, { where: { reference }, lock: { mode: 'pessimistic_write' } });
+}
+
+/** The payment's open request, locked until the transaction ends. */
+export function lockOpenRequestOfPayment(
+  manager: EntityManager,
+  paymentId: string,
+): Promise<PaymentRequestEntity | null> {
+  return manager.findOne(PaymentRequestEntity, {
+    where: { paymentId, status: 'open' },
+    lock: { mode: 'pessimistic_write' },
+  });
+}
+
+/** The requests of these references, whatever their status, locked (in reference order) until the transaction ends. */
+export function lockRequestsByReference(
+  manager: EntityManager,
+  references: readonly string[],
+): Promise<PaymentRequestEntity[]> {
+  return manager
+    .createQueryBuilder(PaymentRequestEntity, 'request')
+    .where('request.reference = ANY(:keys)', { keys: references })
+    .orderBy('request.reference')
+    .setLock('pessimistic_write')
+    .getMany();
+}
+
+/**
+ * Up to `limit` open requests whose window ended by `dueBy`, oldest window first, locked until the transaction ends;
+ * rows another transaction holds are skipped.
+ */
+export function lockDueRequests(
+  manager: EntityManager,
+  dueBy: Date,
+  limit: number,
+): Promise<PaymentRequestEntity[]> {
+  return manager
+    .createQueryBuilder(PaymentRequestEntity, 'request')
+    .where('request.status = :open AND request.expiresAt <= :dueBy', { open: 'open', dueBy })
+    .orderBy('request.expiresAt')
+    .limit(limit)
+    .setLock('pessimistic_write')
+    .setOnLocked('skip_locked')
+    .getMany();
+}
+
+/** What an open request has received; a request no longer open is left as it is. */
+export async function saveRequestReceipt(
+  manager: EntityManager,
+  request: Pick<PaymentRequestEntity, 'reference' | 'receivedBaseUnits' | 'status' | 'settledSignature'>,
+): Promise<void> {
+  await manager.query(
+    `UPDATE payment_requests SET received_base_units = $2, status = $3, settled_signature = $4
+     WHERE reference = $1 AND status = 'open'`,
+    [request.reference, request.receivedBaseUnits.toString(), request.status, request.settledSignature],
+  );
+}
+
+/** Moves an open request to a final status; a request no longer open is left as it is. */
+export async function closeOpenRequest(
+  manager: EntityManager,
+  reference: string,
+  status: Exclude<RequestStatus, 'open'>,
+): Promise<void> {
+  await manager.query(`UPDATE payment_requests SET status = $2 WHERE reference = $1 AND status = 'open'`, [
+    reference,
+    status,
+  ]);
+}
+
+/** Moves the end of an open request's window. */
+export async function moveRequestWindowEnd(
+  manager: EntityManager,
+  reference: string,
+  expiresAt: Date,
+): Promise<void> {
+  await manager.query(
+    `UPDATE payment_requests SET expires_at = $2 WHERE reference = $1 AND status = 'open'`,
+    [reference, expiresAt],
+  );
+}

@@ -1,0 +1,126 @@
+import {
+  publicRefundRecord,
+  type PaymentEventPayload,
+  type PaymentRecord,
+  type PublicRefundRecord,
+  type RefundEventPayload,
+  type WebhookEventName,
+} from '@gateway/contracts';
+import { serviceSignature, standardWebhookHeaders } from './signature';
+
+/** The event names a webhook subscribes to, plus the one the test command sends. */
+export type WebhookEventType = WebhookEventName | 'webhook.test';
+
+/** The payment record exactly as GET /v1/payments/{payment_id} returns it: the contracts' record, money in BRL. */
+export type PublicPaymentRecord = Pick<
+  PaymentRecord,
+  | 'payment_id'
+  | 'transaction_id'
+  | 'business_id'
+  | 'method'
+  | 'status'
+  | 'external_id'
+  | 'failure_code'
+  | 'failure_reason'
+  | 'created_at'
+  | 'updated_at'
+> & { amount_brl: number; customer_id: string | null; refunded_amount_brl: number };
+
+/** What a `webhook.test` delivery carries: enough for the receiver to see which endpoint was tested. */
+export interface WebhookTestData {
+  webhook_id: string;
+}
+
+export interface WebhookEvent {
+  /** `evt_...`; also the Standard Webhooks `webhook-id`, so receivers can dedupe retries. */
+  id: string;
+  type: WebhookEventType;
+  /** ISO 8601. */
+  createdAt: string;
+  businessId: string;
+  data: PublicPaymentRecord | PublicRefundRecord | WebhookTestData;
+}
+
+/** The HTTP edge's view of a payment: centavos become BRL, internal fields (fee, metadata) stay inside. */
+export function publicPaymentRecord(record: PaymentRecord): PublicPaymentRecord {
+  return {
+    payment_id: record.payment_id,
+    transaction_id: record.transaction_id,
+    business_id: record.business_id,
+    method: record.method,
+    status: record.status,
+    amount_brl: record.amount_centavos / 100,
+    external_id: record.external_id,
+    failure_code: record.failure_code,
+    failure_reason: record.failure_reason,
+    customer_id: record.customer_id ?? null,
+    refunded_amount_brl: (record.refunded_centavos ?? 0) / 100,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+/** The webhook event for a `payment.*.v1` domain event; `type` is its public name (`payment.confirmed`). */
+export function paymentWebhookEvent(type: WebhookEventName, event: PaymentEventPayload): WebhookEvent {
+  return {
+    id: event.event_id,
+    type,
+    createdAt: event.occurred_at,
+    businessId: event.business_id,
+    data: publicPaymentRecord(event.payment),
+  };
+}
+
+/** The webhook event for a `refund.*.v1` domain event: `data` is the refund record (decisions.md, "Refunds"). */
+export function refundWebhookEvent(type: WebhookEventName, event: RefundEventPayload): WebhookEvent {
+  return {
+    id: event.event_id,
+    type,
+    createdAt: event.occurred_at,
+    businessId: event.business_id,
+    data: publicRefundRecord(event.refund),
+  };
+}
+
+export interface SignedHeadersInput {
+  body: Buffer;
+  eventId: string;
+  /** Unix seconds of this attempt. */
+  timestampSeconds: number;
+  secret: string;
+  /** The secret a rotation replaced, while its overlap lasts: it signs `webhook-signature` too. */
+  previousSecret?: string | null;
+}
+
+/** Serialized once: the signatures cover these exact bytes, so every retry sends the same buffer. */
+export function serializeDeliveryBody(event: WebhookEvent): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      id: event.id,
+      type: event.type,
+      created_at: event.createdAt,
+      business_id: event.businessId,
+      data: event.data,
+    }),
+    'utf8',
+  );
+}
+
+/** The signature headers; the sender adds `content-type` and `user-agent`. */
+export function signedDeliveryHeaders(input: SignedHeadersInput): Record<string, string> {
+  const signedWith = (secret: string) =>
+    standardWebhookHeaders({
+      eventId: input.eventId,
+      timestamp: input.timestampSeconds,
+      body: input.body,
+      secret,
+    });
+  const current = signedWith(input.secret);
+  // During a rotation's overlap both signatures travel, space-separated (Standard Webhooks): either secret verifies.
+  const previous = input.previousSecret ? ` ${signedWith(input.previousSecret)['webhook-signature']}` : '';
+  return {
+    'x-service-signature': serviceSignature(input.secret, input.body),
+    ...current,
+    'webhook-signature': `${current['webhook-signature']}${previous}`,
+  };
+}
