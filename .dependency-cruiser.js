@@ -27,13 +27,15 @@ function workspacePackages() {
 /**
  * A workspace package imported by name resolves into its folder (pnpm links it), so dependency-cruiser cannot tell
  * it is a devDependency: one rule per package names the folders of the workspace packages it only develops with.
+ * A devDependency its build bundles (tsup's `noExternal`) ships inside that build, so its production code may import it.
  */
 function noWorkspaceDevDependencies() {
   const packages = workspacePackages();
   const folderOf = new Map(packages.map(({ folder, manifest }) => [manifest.name, folder]));
   return packages.flatMap(({ folder, manifest }) => {
+    const bundled = new Set(manifest.tsup?.noExternal ?? []);
     const devFolders = Object.keys(manifest.devDependencies ?? {})
-      .filter((name) => folderOf.has(name))
+      .filter((name) => folderOf.has(name) && !bundled.has(name))
       .map((name) => `^${folderOf.get(name)}/`);
     return devFolders.length === 0
       ? []
@@ -60,6 +62,18 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'] },
     },
     ...noWorkspaceDevDependencies(),
+    {
+      name: 'sdk-bundles-only-contract-types',
+      comment:
+        'The SDK ships without dependencies: from the contracts it bundles it takes types (erased from its build, their declarations inlined), and values only from errors.ts, which imports nothing. Any other value would bring joi into the build.',
+      severity: 'error',
+      from: { path: '^packages/sdk/src/' },
+      to: {
+        path: '^packages/contracts/src/',
+        pathNot: '^packages/contracts/src/errors\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
     {
       name: 'production-code-does-not-import-infra',
       comment:
@@ -91,30 +105,19 @@ module.exports = {
       to: { path: '^services/' },
     },
     {
-      name: 'domain-is-pure',
-      comment: 'domain/ is logic only: no framework, no I/O library.',
-      severity: 'error',
-      from: { path: '^services/[^/]+/src/domain/' },
-      to: {
-        path: 'node_modules/(express|typeorm|amqplib|ioredis|pg|undici|qrcode|@solana/web3\\.js|rate-limiter-flexible)/',
-      },
-    },
-    {
-      name: 'domain-imports-only-domain-and-contracts',
+      name: 'domain-imports-only-pure-modules',
       comment:
-        'Of our own code, domain/ imports only its own domain/ and the contracts: no persistence, no handlers or application code, no package that does I/O (messaging, persistence, observability).',
+        'domain/ is logic only, so it imports from an allow-list: its own domain/, the contracts, the node built-ins that compute (crypto for hashes, HMACs and constant-time comparison; net for its address parsers, isIP and BlockList) and the pure validators customer data needs. No framework, no I/O, no other code of ours (persistence, handlers, application, messaging, observability); randomness and the clock are passed in.',
       severity: 'error',
       from: { path: '^services/([^/]+)/src/domain/' },
       to: {
-        dependencyTypesNot: ['core', 'npm'],
-        pathNot: ['^services/$1/src/domain/', '^packages/contracts/src/'],
+        pathNot: [
+          '^services/$1/src/domain/',
+          '^packages/contracts/src/',
+          '^(node:)?(crypto|net)$',
+          'node_modules/(@brazilian-utils/brazilian-utils|libphonenumber-js)/',
+        ],
       },
-    },
-    {
-      name: 'domain-no-io-builtins',
-      severity: 'error',
-      from: { path: '^services/[^/]+/src/domain/' },
-      to: { dependencyTypes: ['core'], path: '^(fs|http|https|dns|child_process|tls|dgram)$' },
     },
     {
       name: 'persistence-only-stores',
@@ -123,6 +126,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^services/([^/]+)/src/persistence/' },
       to: { path: '^services/$1/src/(application|handlers|http|clients)/' },
+    },
+    {
+      name: 'shared-steps-call-no-use-case',
+      comment:
+        'application/shared/ holds what several use cases share; it sits under them and never calls a use case (docs/CONVENTIONS.md).',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/application/shared/' },
+      to: { path: '^services/$1/src/application/[^/]+$' },
     },
     {
       name: 'only-main-wires-handlers',

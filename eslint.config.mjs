@@ -34,6 +34,28 @@ export default tseslint.config(
     },
   },
   {
+    // domain/ is pure (.dependency-cruiser.js allows it node:crypto for hashing): randomness is passed in.
+    files: ['services/*/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        ...['crypto', 'node:crypto'].map((name) => ({
+          name,
+          importNames: [
+            'randomBytes',
+            'randomFill',
+            'randomFillSync',
+            'randomInt',
+            'randomUUID',
+            'getRandomValues',
+          ],
+          message:
+            'domain/ is pure: take the random bytes as a parameter; application/ passes crypto.randomBytes.',
+        })),
+      ],
+    },
+  },
+  {
     files: ['**/test/**/*.ts', 'scripts/**/*.ts', '**/*.test.ts', '**/bench/**/*.ts'],
     rules: {
       'no-console': 'off',

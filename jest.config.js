@@ -19,4 +19,6 @@ module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
   globalSetup: '<rootDir>/packages/testkit/src/global-setup.ts',
+  // Failing tests are printed again at the very end, where a CI log's tail shows them, whatever the number of files.
+  reporters: [['default', { summaryThreshold: 0 }]],
 };

@@ -1,13 +1,4 @@
-import {
-  createTestPki,
-  stackClient,
-  startStack,
-  waitFor,
-  type RunningStack,
-  type StackClient,
-  type TestPki,
-  WebhookReceiver,
-} from '@gateway/testkit';
+import { stackWithMerchantForTheseTests, waitFor } from '@gateway/testkit';
 import {
   parseExposition,
   referencedServiceMetrics,
@@ -26,19 +17,21 @@ const RATE_LIMIT_PER_MINUTE = 300;
  * the alerts and the dashboard of infra/observability select must be served.
  */
 describe('metrics of the whole stack', () => {
-  let stack: RunningStack;
-  let pki: TestPki;
-  let receiver: WebhookReceiver;
-  let apiKey: string;
+  const fee = { percent_bps: 100, fixed_centavos: 0 };
+  const live = stackWithMerchantForTheseTests({
+    name: 'Mercado Métricas',
+    feeRules: { pix: fee, crypto: fee },
+    webhookEvents: ['payment.confirmed', 'payment.cancelled', 'refund.succeeded'],
+    extraEnv: { RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) },
+  });
   let otherKey: string;
   const paymentIds: string[] = [];
 
-  let client: StackClient;
-  const api = (method: string, path: string, body?: unknown, key = apiKey) =>
-    client.api(key, method, path, body);
+  const api = (method: string, path: string, body?: unknown, key = live.apiKey) =>
+    live.client.api(key, method, path, body);
 
   const newPayment = async (body: Record<string, unknown>): Promise<string> => {
-    const { payment_id: paymentId } = await client.createPayment(apiKey, body);
+    const { payment_id: paymentId } = await live.client.createPayment(live.apiKey, body);
     paymentIds.push(paymentId);
     return paymentId;
   };
@@ -46,9 +39,9 @@ describe('metrics of the whole stack', () => {
   /** A payment paid by the sandbox's payer, and its payment.confirmed webhook delivered. */
   const paidWithWebhook = async (body: Record<string, unknown>): Promise<string> => {
     const paymentId = await newPayment(body);
-    await client.payInSandbox(apiKey, paymentId);
-    await client.paymentIn(apiKey, paymentId, 'paid');
-    await receiver.delivered('payment.confirmed', paymentId);
+    await live.client.payInSandbox(live.apiKey, paymentId);
+    await live.client.paymentIn(live.apiKey, paymentId, 'paid');
+    await live.receiver.delivered('payment.confirmed', paymentId);
     return paymentId;
   };
 
@@ -60,7 +53,7 @@ describe('metrics of the whole stack', () => {
 
   /** Every endpoint Prometheus scrapes: each service's metrics listener and the gateway's /metrics. */
   const scrapeAll = async (): Promise<Record<string, Exposition>> => {
-    const urls: Record<string, string> = { ...stack.metricsUrls, 'api-gateway': stack.gatewayUrl };
+    const urls: Record<string, string> = { ...live.stack.metricsUrls, 'api-gateway': live.stack.gatewayUrl };
     const scraped = await Promise.all(
       Object.entries(urls).map(async ([name, url]) => [name, await scrape(url)]),
     );
@@ -77,28 +70,7 @@ describe('metrics of the whole stack', () => {
     series(exposition, name, labels).reduce((sum, sample) => sum + sample.value, 0);
 
   beforeAll(async () => {
-    pki = createTestPki();
-    receiver = await WebhookReceiver.start(pki.server);
-    stack = await startStack({
-      NODE_EXTRA_CA_CERTS: pki.caPath,
-      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE),
-    });
-    client = stackClient(stack);
-    const fee = { percent_bps: 100, fixed_centavos: 0 };
-    ({ apiKey } = await client.createBusiness('Mercado Métricas', { pix: fee, crypto: fee }));
-    ({ apiKey: otherKey } = await client.createBusiness('Loja Apressada'));
-    await client.registerWebhook(apiKey, receiver.url('/hooks'), [
-      'payment.confirmed',
-      'payment.cancelled',
-      'refund.succeeded',
-    ]);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await stack?.stop();
-    await receiver?.stop();
-    pki?.remove();
+    ({ apiKey: otherKey } = await live.client.createBusiness('Loja Apressada'));
   });
 
   test('after PIX and crypto payments, a refund, a cancel and a burst over the limit, every service serves the named series with their labels and counts', async () => {
@@ -110,10 +82,10 @@ describe('metrics of the whole stack', () => {
     });
     const refund = await api('POST', `/v1/payments/${pixId}/refunds`, { amount: 2345 });
     expect(refund.status).toBe(201);
-    await receiver.delivered('refund.succeeded', refund.body.refund_id);
+    await live.receiver.delivered('refund.succeeded', refund.body.refund_id);
     const cancelledId = await newPayment({ payment_method: 'pix', amount: 3000 });
     expect((await api('POST', `/v1/payments/${cancelledId}/cancel`)).status).toBe(200);
-    await receiver.delivered('payment.cancelled', cancelledId);
+    await live.receiver.delivered('payment.cancelled', cancelledId);
     // Another merchant goes over its limit.
     let refused = 0;
     for (let batch = 0; batch < 7; batch += 1) {
@@ -127,7 +99,7 @@ describe('metrics of the whole stack', () => {
     }
     expect(refused).toBeGreaterThan(0);
     // An operator lists every service's parked messages through the gateway: that must not make the gateway report them.
-    expect((await client.admin('GET', '/admin/v1/parked')).queues.length).toBeGreaterThan(0);
+    expect((await live.client.admin('GET', '/admin/v1/parked')).queues.length).toBeGreaterThan(0);
 
     // The parked and retry gauges are refreshed every 30 s: the first refresh may come before the queues exist. Every
     // service but the gateway (which consumes no queue of its own) has parking queues.

@@ -2,7 +2,8 @@ import amqp, { type ChannelModel } from 'amqplib';
 import { serviceNames } from '@gateway/contracts';
 import { Broker, DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
 import { deleteBrokerNames, infrastructureUrls, testLogger, uniquePrefix, waitFor } from '@gateway/testkit';
-import { rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
+import { rabbitmqDefinitions } from '../src/rabbitmq-definitions';
+import { declareDefinitions } from './support/rabbitmq-declare';
 
 /**
  * The definitions declared first (as the deploy step does), then the services' own Broker on the same broker: a queue
@@ -14,24 +15,6 @@ describe('the RabbitMQ definitions on a real broker', () => {
   // Under a test prefix in the broker's default vhost: the vhost itself is the deploy step's to create.
   const definitions = rabbitmqDefinitions({ vhost: '/', prefix });
   let model: ChannelModel;
-
-  async function declare(defs: RabbitmqDefinitions): Promise<void> {
-    const channel = await model.createChannel();
-    try {
-      for (const e of defs.exchanges)
-        await channel.assertExchange(e.name, e.type, { durable: e.durable, autoDelete: e.auto_delete });
-      for (const q of defs.queues)
-        await channel.assertQueue(q.name, {
-          durable: q.durable,
-          autoDelete: q.auto_delete,
-          arguments: q.arguments,
-        });
-      for (const b of defs.bindings)
-        await channel.bindQueue(b.destination, b.source, b.routing_key, b.arguments);
-    } finally {
-      await channel.close().catch(() => undefined);
-    }
-  }
 
   /** Waits for a message to reach `queue`, and takes it. */
   async function receivedBy(queue: string, timeoutMs = 5000): Promise<string> {
@@ -59,7 +42,7 @@ describe('the RabbitMQ definitions on a real broker', () => {
   });
 
   test('the services declare their topology on top of them: same queues, same arguments', async () => {
-    await declare(definitions);
+    await declareDefinitions(model, definitions);
     const broker = await Broker.connect({
       url: infrastructureUrls().amqpUrl,
       prefix,
@@ -75,11 +58,11 @@ describe('the RabbitMQ definitions on a real broker', () => {
       await broker.close();
     }
     // And the other way round: the definitions applied again (every deploy) over what the services declared.
-    await expect(declare(definitions)).resolves.toBeUndefined();
+    await expect(declareDefinitions(model, definitions)).resolves.toBeUndefined();
   });
 
   test('a command reaches its service, a dead-lettered message its parking queue, a retry its queue', async () => {
-    await declare(definitions);
+    await declareDefinitions(model, definitions);
     const channel = await model.createConfirmChannel();
     const queue = names.commandQueue('payment');
     channel.publish(names.commandsExchange, 'payment', Buffer.from('command'));
@@ -100,7 +83,7 @@ describe('the RabbitMQ definitions on a real broker', () => {
   });
 
   test('a delay queue returns its message to the queue named in its retry header once its time is up', async () => {
-    await declare(definitions);
+    await declareDefinitions(model, definitions);
     const channel = await model.createConfirmChannel();
     const queue = names.commandQueue('customer');
     const delayMs = DEFAULT_RETRY_SCHEDULE.tiersMs[0]!;

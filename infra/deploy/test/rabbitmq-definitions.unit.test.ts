@@ -9,6 +9,10 @@ const { prefix, vhost } = DEPLOYED_TOPOLOGY;
 const names = new TopologyNames(prefix);
 const consumerQueues = consumerQueueNames.map((queue) => `${prefix}${queue}`);
 
+/** The file binds `destination` to `source` with `routing_key`. */
+const expectBinding = (source: string, destination: string, routing_key: string) =>
+  expect(file.bindings).toContainEqual(expect.objectContaining({ source, destination, routing_key }));
+
 describe('infra/rabbitmq/definitions.json', () => {
   test('is what the topology gives for the deployed vhost and prefix (regenerate: write-rabbitmq-definitions)', () => {
     expect(file).toEqual(rabbitmqDefinitions(DEPLOYED_TOPOLOGY));
@@ -40,13 +44,7 @@ describe('infra/rabbitmq/definitions.json', () => {
         'x-dead-letter-exchange': names.deadLetterExchange,
         'x-dead-letter-routing-key': queue,
       });
-      expect(file.bindings).toContainEqual(
-        expect.objectContaining({
-          source: names.deadLetterExchange,
-          destination: names.parkingQueue(queue),
-          routing_key: queue,
-        }),
-      );
+      expectBinding(names.deadLetterExchange, names.parkingQueue(queue), queue);
     }
   });
 
@@ -57,10 +55,7 @@ describe('infra/rabbitmq/definitions.json', () => {
         'x-message-ttl': delayMs,
         'x-dead-letter-exchange': names.retryExchange,
       });
-    for (const queue of consumerQueues)
-      expect(file.bindings).toContainEqual(
-        expect.objectContaining({ source: names.retryExchange, destination: queue, routing_key: '' }),
-      );
+    for (const queue of consumerQueues) expectBinding(names.retryExchange, queue, '');
   });
 
   test('the exchanges are the four the services publish and dead-letter to, durable', () => {
@@ -71,13 +66,7 @@ describe('infra/rabbitmq/definitions.json', () => {
       [names.retryExchange, 'headers', true],
     ]);
     for (const service of serviceNames)
-      expect(file.bindings).toContainEqual(
-        expect.objectContaining({
-          source: names.commandsExchange,
-          destination: names.commandQueue(service),
-          routing_key: service,
-        }),
-      );
+      expectBinding(names.commandsExchange, names.commandQueue(service), service);
   });
 
   test('the quorum-queue policy covers exactly the consumer queues, with their delivery limit and dead-lettering', () => {

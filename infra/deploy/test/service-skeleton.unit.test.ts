@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import * as contracts from '@gateway/contracts';
 import { serviceNames } from '@gateway/contracts';
 import { repoRoot } from './support/deployment';
@@ -7,6 +7,8 @@ import { repoRoot } from './support/deployment';
 /** The rooms of a service (docs/CONVENTIONS.md): a newcomer predicts a file's path from its role. */
 const rootFiles = new Set(['main.ts', 'config.ts', 'migrate.ts', 'telemetry.ts']);
 const rooms = new Set(['domain', 'application', 'handlers', 'persistence', 'http', 'clients']);
+/** The one sub-room of application/: what two or more use cases share (a lookup that refuses, an event, a metric). */
+const sharedRoom = 'shared';
 
 const sourceOf = (service: string): string => join(repoRoot, 'services', service, 'src');
 
@@ -22,6 +24,20 @@ const messageNames = new Set(
     )
     .map((definition) => definition.name),
 );
+
+/** The files of `dir` (not its folders), by path; none when it does not exist. */
+const filesOf = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .map((entry) => join(dir, entry))
+        .filter((path) => statSync(path).isFile())
+    : [];
+
+/** The files of this service that `file` imports by a relative path, without their `.ts`. */
+const relativeImportsOf = (file: string): string[] =>
+  [...readFileSync(file, 'utf8').matchAll(/from '(\.{1,2}\/[^']+)'/g)].map((match) =>
+    resolve(dirname(file), match[1]!),
+  );
 
 /** `payment-events.v1.ts`: one handler for a family of events (`payment.*.v1`), named after the family. */
 const eventFamily = /^([a-z][a-z0-9-]*)-events\.v([1-9][0-9]*)\.ts$/;
@@ -65,4 +81,33 @@ describe('every service has the same rooms', () => {
     expect(isHandlerName('charge-view.ts')).toBe(false);
     expect(isHandlerName('payment.confirmd.v1.ts')).toBe(false);
   });
+
+  it.each([...serviceNames])(
+    '%s: application/ holds use cases, one a file, and at most the shared/ room with nothing nested',
+    (service) => {
+      const application = join(sourceOf(service), 'application');
+      const folders = readdirSync(application).filter((entry) =>
+        statSync(join(application, entry)).isDirectory(),
+      );
+      expect(folders.filter((folder) => folder !== sharedRoom)).toEqual([]);
+      const shared = join(application, sharedRoom);
+      const nested = existsSync(shared)
+        ? readdirSync(shared).filter((entry) => statSync(join(shared, entry)).isDirectory())
+        : [];
+      expect(nested).toEqual([]);
+    },
+  );
+
+  it.each([...serviceNames])(
+    '%s: every file in application/shared/ is used by two or more use cases or handlers, or it belongs in its one user',
+    (service) => {
+      const source = sourceOf(service);
+      const users = [...filesOf(join(source, 'application')), ...filesOf(join(source, 'handlers'))];
+      const lonely = filesOf(join(source, 'application', sharedRoom)).filter((shared) => {
+        const module = shared.replace(/\.ts$/, '');
+        return users.filter((user) => relativeImportsOf(user).includes(module)).length < 2;
+      });
+      expect(lonely).toEqual([]);
+    },
+  );
 });

@@ -14,6 +14,7 @@ import {
 import { loadWaitForDefinitionsConfig } from '../src/config';
 import { rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
 import { waitForRabbitmqDefinitions } from '../src/wait-for-rabbitmq-definitions';
+import { declareDefinitions } from './support/rabbitmq-declare';
 
 /**
  * The init container of every Deployment, on the real broker: it lets the service start only once the definitions'
@@ -38,15 +39,7 @@ describe('waiting for the RabbitMQ definitions (the services’ init container)'
   async function declare(defs: RabbitmqDefinitions): Promise<void> {
     const model = await amqp.connect(infrastructureUrls().amqpUrl);
     try {
-      const channel = await model.createChannel();
-      for (const e of defs.exchanges)
-        await channel.assertExchange(e.name, e.type, { durable: e.durable, autoDelete: e.auto_delete });
-      for (const q of defs.queues)
-        await channel.assertQueue(q.name, {
-          durable: q.durable,
-          autoDelete: q.auto_delete,
-          arguments: q.arguments,
-        });
+      await declareDefinitions(model, defs);
     } finally {
       await model.close();
     }

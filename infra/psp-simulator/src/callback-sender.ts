@@ -9,6 +9,7 @@ const ATTEMPT_TIMEOUT_MS = 5000;
 /** POSTs `{"pix": [...]}` to `<webhookUrl>/pix`, retrying while the receiver fails, until stopped. */
 export class CallbackSender {
   private readonly stopping = new AbortController();
+  private ended = 0;
 
   constructor(
     private readonly logger: Logger,
@@ -25,7 +26,23 @@ export class CallbackSender {
     this.stopping.abort();
   }
 
+  /**
+   * How many callbacks are done with: delivered, abandoned after the last retry, or cut short by `stop`. A run sends
+   * nothing more once counted, so a test can wait for this before asserting how many attempts there were.
+   */
+  runsEnded(): number {
+    return this.ended;
+  }
+
   private async deliver(url: string, body: string): Promise<void> {
+    try {
+      await this.attemptUntilDone(url, body);
+    } finally {
+      this.ended += 1;
+    }
+  }
+
+  private async attemptUntilDone(url: string, body: string): Promise<void> {
     for (let attempt = 0; attempt <= this.retryDelaysMs.length; attempt++) {
       if (attempt > 0) {
         const delay = this.retryDelaysMs[attempt - 1] ?? 0;

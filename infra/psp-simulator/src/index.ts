@@ -45,12 +45,15 @@ export interface RunningPspSimulator {
   url: string;
   /** Rate limits, errors, slow and lost answers to serve next (tests). */
   faults: FaultInjector;
+  /** How many callbacks are done with (delivered, abandoned or stopped): nothing more is sent for those. */
+  callbackRunsEnded: () => number;
   close: () => Promise<void>;
 }
 
 export interface PspSimulator {
   app: Express;
   faults: FaultInjector;
+  callbackRunsEnded: () => number;
   start: (port: number, host?: string) => Promise<RunningPspSimulator>;
 }
 
@@ -100,9 +103,11 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   );
   app.use(errorHandler(logger));
 
+  const callbackRunsEnded = () => context.callbacks.runsEnded();
   return {
     app,
     faults: context.faults,
+    callbackRunsEnded,
     start: (port, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         const server: Server = app.listen(port, host, () => {
@@ -111,6 +116,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
           resolve({
             url: `http://${host}:${boundPort}`,
             faults: context.faults,
+            callbackRunsEnded,
             close: () => close(server, context),
           });
         });

@@ -1,14 +1,11 @@
 import { loadPspSimulatorConfig } from '../src/config';
 
+/** Unprefixed variables that another process sharing the environment reads. */
+const anotherProcessVariables = { PORT: '8080', HOST: '0.0.0.0', CLIENT_ID: 'other', CLIENT_SECRET: 'x' };
+
 describe('psp-simulator config', () => {
   test('reads only its prefixed variables: a PORT, HOST or CLIENT_ID meant for another process is ignored', () => {
-    const config = loadPspSimulatorConfig({
-      PORT: '8080',
-      HOST: '0.0.0.0',
-      CLIENT_ID: 'other',
-      CLIENT_SECRET: 'x',
-    });
-    expect(config).toMatchObject({
+    expect(loadPspSimulatorConfig(anotherProcessVariables)).toMatchObject({
       PSP_SIMULATOR_PORT: 4010,
       PSP_SIMULATOR_HOST: '127.0.0.1',
       PSP_SIMULATOR_CLIENT_ID: 'sandbox-client',

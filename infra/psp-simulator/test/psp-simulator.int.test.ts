@@ -1,21 +1,17 @@
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo } from 'node:net';
 import { createLogger } from '@gateway/observability';
+import { closeAfterEachTest, waitFor } from '@gateway/testkit';
 import { FAILING_DEVOLUCAO_DESCRICAO, createPspSimulator } from '../src';
 import { ApiPixSpec } from './support/api-pix-spec';
+import { startCallbackReceiver } from './support/callback-receiver';
 
 const silent = createLogger('psp-simulator-test', 'silent');
 const PIX_KEY = '0b7c7f4e-8d0b-4e8e-9d43-4f1f3d3c2a10';
 const TXID = 'spec0test0txid0abcdefghijklmno';
-const closers: Array<() => Promise<unknown>> = [];
+const afterThisTest = closeAfterEachTest();
 let spec: ApiPixSpec;
 
 beforeAll(async () => {
   spec = await ApiPixSpec.load();
-});
-
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 async function start(options: { omitTokenExpiresIn?: boolean } = {}) {
@@ -29,7 +25,7 @@ async function start(options: { omitTokenExpiresIn?: boolean } = {}) {
     ...options,
   });
   const running = await simulator.start(0);
-  closers.push(running.close);
+  afterThisTest(running.close);
   const token = async (scope?: string) => {
     const response = await fetch(`${running.url}/oauth/token`, {
       method: 'POST',
@@ -63,28 +59,10 @@ async function start(options: { omitTokenExpiresIn?: boolean } = {}) {
   return { running, token, call };
 }
 
-async function receiver(): Promise<{ url: string; bodies: unknown[] }> {
-  const bodies: unknown[] = [];
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-    req.on('end', () => {
-      bodies.push(JSON.parse(text));
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
-}
-
-async function until<T>(read: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = read();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('timed out');
+async function receiver() {
+  const started = await startCallbackReceiver();
+  afterThisTest(started.close);
+  return started;
 }
 
 const cob = { calendario: { expiracao: 3600 }, valor: { original: '10.00' }, chave: PIX_KEY };
@@ -162,8 +140,8 @@ describe('PSP simulator against API Pix 2.9.0', () => {
     await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
     await call('PUT', `/cob/${TXID}`, cob);
     await call('POST', `/cob/pagar/${TXID}`, {});
-    const e2eid = ((await until(() => hook.bodies[0])) as { pix: Array<{ endToEndId: string }> }).pix[0]!
-      .endToEndId;
+    const paid = await waitFor(() => hook.bodies[0], { what: 'the callback of the payment' });
+    const e2eid = (JSON.parse(paid) as { pix: Array<{ endToEndId: string }> }).pix[0]!.endToEndId;
 
     const asked = await call('PUT', `/pix/${e2eid}/devolucao/dev1`, { valor: '4.00' });
     const replay = await call('PUT', `/pix/${e2eid}/devolucao/dev1`, { valor: '4.00' });
@@ -173,7 +151,7 @@ describe('PSP simulator against API Pix 2.9.0', () => {
       descricao: FAILING_DEVOLUCAO_DESCRICAO,
     });
     const excess = await call('PUT', `/pix/${e2eid}/devolucao/dev3`, { valor: '6.01' });
-    await until(() => (hook.bodies.length >= 3 ? true : undefined));
+    await waitFor(() => hook.bodies.length >= 3, { what: 'the callbacks of both devoluções' });
     const settled = await call('GET', `/pix/${e2eid}/devolucao/dev1`);
     const refused = await call('GET', `/pix/${e2eid}/devolucao/dev2`);
     const missing = await call('GET', `/pix/${e2eid}/devolucao/nope`);
@@ -189,13 +167,13 @@ describe('PSP simulator against API Pix 2.9.0', () => {
     expect(settled.json).toMatchObject({ status: 'DEVOLVIDO', horario: { liquidacao: expect.any(String) } });
     expect(refused.json).toMatchObject({ status: 'NAO_REALIZADO' });
     expect(pix.json.devolucoes).toHaveLength(2);
-    const callbacks = hook.bodies.slice(1) as Array<{
-      pix: Array<{ devolucoes: Array<{ status: string }> }>;
-    }>;
+    const callbacks = hook.bodies
+      .slice(1)
+      .map((body) => JSON.parse(body) as { pix: Array<{ devolucoes: Array<{ status: string }> }> });
     expect(callbacks.flatMap((body) => body.pix[0]!.devolucoes.map((d) => d.status))).toEqual(
       expect.arrayContaining(['DEVOLVIDO', 'NAO_REALIZADO']),
     );
-    for (const body of hook.bodies) expect(spec.validateCallback(JSON.stringify(body))).toEqual([]);
+    for (const body of hook.bodies) expect(spec.validateCallback(body)).toEqual([]);
     for (const reply of [asked, replay, reused, failing, excess, settled, refused, missing, pix])
       expect(reply.violations).toEqual([]);
   });

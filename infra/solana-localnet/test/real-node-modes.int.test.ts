@@ -1,36 +1,7 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
+import { waitFor } from '@gateway/testkit';
 import { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from '../src';
-
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  result?: unknown;
-  error?: { code: number; message: string };
-}
-
-/**
- * Polls until `check` answers something, for at most 10 s. The local chain is below the testkit in the workspace
- * (it has no dependency on it), hence this small helper.
- */
-async function waitFor<T>(check: () => Promise<T | undefined>, { what }: { what: string }): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<Answer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as Omit<Answer, 'status' | 'retryAfter'>;
-  return { ...body, status: response.status, retryAfter: response.headers.get('retry-after') };
-}
+import { rpc } from './support/rpc';
 
 describe('local chain behaving like a real node', () => {
   let localnet: Localnet;
@@ -80,7 +51,7 @@ describe('local chain behaving like a real node', () => {
     expect(await transaction('confirmed')).toBeNull();
     const landedSlot = (await rpc(localnet.url, 'getSlot', [{ commitment: 'processed' }])).result as number;
 
-    await waitFor(async () => (await listed('confirmed')).length === 1 || undefined, {
+    await waitFor(async () => (await listed('confirmed')).length === 1, {
       what: 'the transaction confirmed',
     });
     expect(await listed('confirmed')).toEqual([
@@ -94,7 +65,7 @@ describe('local chain behaving like a real node', () => {
       landedSlot,
     );
 
-    await waitFor(async () => (await listed('finalized')).length === 1 || undefined, {
+    await waitFor(async () => (await listed('finalized')).length === 1, {
       what: 'the transaction finalized',
     });
     expect(await listed('confirmed')).toEqual([
@@ -129,7 +100,7 @@ describe('local chain behaving like a real node', () => {
     expect(second).toMatchObject({ status: 429, retryAfter: null });
     expect((await rpc(localnet.url, 'getHealth')).result).toBe('ok');
     expect(localnet.traffic.refused).toBe(2);
-    await waitFor(async () => (await rpc(localnet.url, 'getSlot')).status === 200 || undefined, {
+    await waitFor(async () => (await rpc(localnet.url, 'getSlot')).status === 200, {
       what: 'the window to free a request',
     });
   });

@@ -1,19 +1,7 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { payTransferRequest, startLocalnet, type Localnet } from '../src';
-
-async function rpc(
-  url: string,
-  method: string,
-  params: unknown[],
-): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
-}
+import { rpc } from './support/rpc';
 
 describe('local Solana JSON-RPC', () => {
   let localnet: Localnet;

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import {
   chmodSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -47,20 +46,14 @@ async function verdict(
   }
 }
 
-/** Every file under `dir` (symlinks not followed), relative to it. */
-function filesUnder(dir: string, prefix = ''): string[] {
-  return readdirSync(join(dir, prefix)).flatMap((entry) => {
-    const path = join(prefix, entry);
-    const stats = lstatSync(join(dir, path));
-    return stats.isDirectory() ? filesUnder(dir, path) : [path];
+/** Every file under `dir` holding a private key, relative to it (symlinks not followed: each file counted once). */
+function privateKeysUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(prefix, entry.name);
+    if (entry.isDirectory()) return privateKeysUnder(dir, path);
+    return entry.isFile() && readFileSync(join(dir, path), 'utf8').includes('PRIVATE KEY') ? [path] : [];
   });
 }
-
-const privateKeysUnder = (dir: string) =>
-  filesUnder(dir).filter((path) => {
-    const stats = lstatSync(join(dir, path));
-    return stats.isFile() && readFileSync(join(dir, path), 'utf8').includes('PRIVATE KEY');
-  });
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 

@@ -90,8 +90,9 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
 
 /**
  * Refuses a stop bound (SHUTDOWN_TIMEOUT_MS, its default included) that is not longer than `waitVariable`, the longest
- * a piece of work the stop lets finish may wait (the gateway's RPC_TIMEOUT_MS, the dispatcher's WEBHOOK_TIMEOUT_MS):
- * every such stop would run out of time. Run on a loaded config (joi checks no default against a sibling).
+ * each piece of `work` the stop lets finish may wait (the gateway's RPC_TIMEOUT_MS, the dispatcher's
+ * WEBHOOK_TIMEOUT_MS): every such stop would run out of time. Run on a loaded config (joi checks no default against a
+ * sibling).
  */
 export function requireStopOutlasts<T extends { SHUTDOWN_TIMEOUT_MS?: number }>(
   config: T,
@@ -103,7 +104,7 @@ export function requireStopOutlasts<T extends { SHUTDOWN_TIMEOUT_MS?: number }>(
   if (bound <= wait)
     throw new ConfigError(
       ['SHUTDOWN_TIMEOUT_MS'],
-      `"SHUTDOWN_TIMEOUT_MS" (${bound}) must exceed ${waitVariable} (${wait}): a stop waits for ${work}`,
+      `"SHUTDOWN_TIMEOUT_MS" (${bound}) must exceed ${waitVariable} (${wait}): a stop waits for ${work} (each up to ${waitVariable})`,
     );
   return config;
 }
@@ -137,7 +138,7 @@ export const commonEnv = {
 
 /**
  * The variables every service reads, with their rules: each service's config schema starts with this block
- * (`Joi.object({ ...serviceEnv, ...its own })`), and the launcher hands each process exactly what its schema lists.
+ * (`serviceSchema(its own)`), and the launcher hands each process exactly what its schema lists.
  */
 export const serviceEnv = {
   APP_ENV: commonEnv.APP_ENV,
@@ -180,6 +181,21 @@ export interface MetricsEnv {
   METRICS_PORT?: number;
   /** The interface the metrics listener binds (loopback by default). */
   METRICS_HOST: string;
+}
+
+/** What the config of every service but the gateway loads: the block every service reads and the metrics listener. */
+export type ServiceConfig = ServiceEnv & MetricsEnv;
+
+/**
+ * A service's config schema, where the block every service reads is added: `serviceEnv`, then `metricsEnv` unless the
+ * service serves /metrics on a port it already has (the gateway, on its API port), then `own`, the service's own
+ * variables. Errors and the launcher name variables in this order.
+ */
+export function serviceSchema<T extends ServiceEnv>(
+  own: Joi.PartialSchemaMap<T>,
+  { metricsListener = true }: { metricsListener?: boolean } = {},
+): Joi.ObjectSchema<T> {
+  return Joi.object<T>({ ...serviceEnv, ...(metricsListener ? metricsEnv : {}), ...own });
 }
 
 /**

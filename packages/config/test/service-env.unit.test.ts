@@ -5,10 +5,12 @@ import {
   loadConfig,
   metricsEnv,
   serviceEnv,
+  serviceSchema,
   variableNames,
+  type ServiceEnv,
 } from '../src';
 
-const shared = Joi.object({ ...serviceEnv, ...metricsEnv });
+const shared = serviceSchema({});
 
 function refused(env: Record<string, string>): string[] {
   try {
@@ -59,5 +61,20 @@ describe('the block every service reads', () => {
       ]),
     );
     expect(variableNames(Joi.object(metricsEnv))).toEqual(['METRICS_PORT', 'METRICS_HOST']);
+  });
+
+  test("a service's schema lists the shared block, then the metrics listener, then its own variables", () => {
+    type OwnConfig = ServiceEnv & { PAYMENT_RPC_TIMEOUT_MS: number };
+    const own = { PAYMENT_RPC_TIMEOUT_MS: Joi.number().default(4000) };
+    expect(variableNames(serviceSchema<OwnConfig>(own))).toEqual([
+      ...variableNames(Joi.object(serviceEnv)),
+      'METRICS_PORT',
+      'METRICS_HOST',
+      'PAYMENT_RPC_TIMEOUT_MS',
+    ]);
+    expect(variableNames(serviceSchema<OwnConfig>(own, { metricsListener: false }))).toEqual([
+      ...variableNames(Joi.object(serviceEnv)),
+      'PAYMENT_RPC_TIMEOUT_MS',
+    ]);
   });
 });

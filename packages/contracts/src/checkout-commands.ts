@@ -8,15 +8,20 @@ import {
   centavos,
   givenId,
   isoDate,
-  paymentMethods,
   productName,
   publicId,
-  tokens,
-  type PaymentMethod,
-  type Token,
 } from './common';
 import { PAGE_LIMIT_MAX, pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 import type { PaymentView } from './payment-commands';
+import {
+  checkoutSessionStatuses,
+  paymentMethods,
+  tokens,
+  type Checkout as PublicCheckout,
+  type CheckoutSession,
+  type PaymentMethod,
+  type Token,
+} from './public-api';
 
 export interface Product {
   product_id: string;
@@ -57,27 +62,8 @@ export const createProduct = defineCommand<CreateProduct, Product>(
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
 );
 
-/** A checkout session follows its payment: `initiated` until the payment ends, then how it ended. */
-export const checkoutSessionStatuses = ['initiated', 'paid', 'expired', 'failed', 'cancelled'] as const;
-
-export interface CheckoutSession {
-  session_id: string;
-  checkout_id: string;
-  payment_id: string;
-  status: (typeof checkoutSessionStatuses)[number];
-  created_at: string;
-}
-export interface Checkout {
-  checkout_id: string;
-  business_id: string;
-  product_id: string;
-  slug: string;
-  title: string | null;
-  return_url: string;
-  cancel_url: string;
-  metadata: string | null;
-  status: 'active' | 'inactive';
-  created_at: string;
+/** A checkout as the checkout service answers it: without the `url` the gateway adds, sessions embedded on a read. */
+export interface Checkout extends Omit<PublicCheckout, 'url'> {
   /** The newest EMBEDDED_SESSIONS_MAX sessions, newest first (checkout.get.v1 only). */
   sessions?: CheckoutSession[];
   /** Whether older sessions than those embedded exist (listed by checkout.sessions.list.v1). */

@@ -1,4 +1,12 @@
 import Joi from 'joi';
+import { centavosToBrl } from './money';
+import {
+  paymentMethods,
+  paymentStatuses,
+  type Payment,
+  type PaymentMethod,
+  type PaymentStatus,
+} from './public-api';
 
 /** The shape of every public id: `pay_` (or another prefix) + 24 to 64 url-safe characters. */
 export const publicIdPattern = (prefix: string): RegExp => new RegExp(`^${prefix}_[A-Za-z0-9_-]{24,64}$`);
@@ -90,14 +98,8 @@ export const paymentId = publicId('pay');
 export const customerId = publicId('cust');
 export const centavos = Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGER);
 export const isoDate = Joi.string().isoDate();
-export const paymentMethods = ['pix', 'crypto'] as const;
-export type PaymentMethod = (typeof paymentMethods)[number];
-export const paymentStatuses = ['pending', 'processing', 'paid', 'failed', 'expired', 'cancelled'] as const;
-export type PaymentStatus = (typeof paymentStatuses)[number];
 /** Statuses a payment can still leave (a PIX is `processing` from its creation); every other status is final. */
 export const openPaymentStatuses = ['pending', 'processing'] as const satisfies readonly PaymentStatus[];
-export const tokens = ['usdc', 'usdt', 'eurc'] as const;
-export type Token = (typeof tokens)[number];
 /** A token amount in base units, as decimal digits: exact beyond what a JavaScript number holds. */
 export const baseUnits = Joi.string().pattern(/^[0-9]+$/);
 /** How many decimals a token's base units have. */
@@ -141,3 +143,25 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });
+
+/**
+ * The payment as GET /v1/payments/{id} returns it and `payment.*` webhooks carry it: money in BRL, internal fields
+ * (fee, metadata) left inside.
+ */
+export function publicPaymentRecord(record: PaymentRecord): Payment {
+  return {
+    payment_id: record.payment_id,
+    transaction_id: record.transaction_id,
+    business_id: record.business_id,
+    method: record.method,
+    status: record.status,
+    amount_brl: centavosToBrl(record.amount_centavos),
+    external_id: record.external_id,
+    failure_code: record.failure_code,
+    failure_reason: record.failure_reason,
+    customer_id: record.customer_id ?? null,
+    refunded_amount_brl: centavosToBrl(record.refunded_centavos ?? 0),
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}

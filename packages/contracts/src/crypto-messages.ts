@@ -1,7 +1,8 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
-import { baseUnits, businessName, centavos, isoDate, paymentId, tokens, type Token } from './common';
+import { baseUnits, businessName, centavos, isoDate, paymentId } from './common';
 import { cryptoInstructionsSchema, type CryptoInstructions } from './payment-commands';
+import { tokens, type Token } from './public-api';
 
 // Commands the payment service sends to the Solana watcher, and the rail events it answers with. Internal: webhooks
 // never see them.

@@ -2,17 +2,7 @@ import Joi from 'joi';
 import { defineCommand } from './message';
 import { boundedText, businessId, customerId, isoDate } from './common';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
-
-export interface Customer {
-  customer_id: string;
-  business_id: string;
-  email: string | null;
-  phone_number: string | null;
-  document_number: string | null;
-  ip: string | null;
-  metadata: string | null;
-  created_at: string;
-}
+import type { Customer } from './public-api';
 
 /** A customer as a business creates it: every field but the ones the service gives. */
 export type CreateCustomer = Omit<Customer, 'customer_id' | 'created_at'>;

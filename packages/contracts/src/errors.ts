@@ -1,4 +1,5 @@
-/** Every public error code (decisions.md). HTTP statuses and default messages live at the edge (@gateway/http-errors). */
+// decisions.md lists them; their HTTP statuses and default messages live at the edge (@gateway/http-errors).
+/** Every error code the gateway answers with. */
 export const errorCodes = [
   'UNAUTHORIZED',
   'FORBIDDEN',

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { defineCommand } from './message';
 import { businessId, isoDate, publicId } from './common';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
-import { webhookEventNames, type WebhookEventName } from './webhook-commands';
+import { webhookEventNames, type WebhookEventName } from './public-api';
 
 /** `evt_` + url-safe characters: a public event, the `id` (and Standard Webhooks `webhook-id`) of its deliveries. */
 export const eventId = publicId('evt');

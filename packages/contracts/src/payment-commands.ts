@@ -11,14 +11,21 @@ import {
   givenId,
   isoDate,
   paymentId,
-  paymentMethods,
   paymentRecordSchema,
-  paymentStatuses,
   publicId,
   tokenDecimals,
-  tokens,
 } from './common';
-import type { PaymentMethod, PaymentRecord, PaymentStatus, Token } from './common';
+import type { PaymentRecord } from './common';
+import {
+  paymentMethods,
+  paymentStatuses,
+  receivedFundsKinds,
+  tokens,
+  type PaymentMethod,
+  type PaymentStatus,
+  type ReceivedFundsKind,
+  type Token,
+} from './public-api';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 
 /** Rail-specific data returned on create and on an amount change. */
@@ -109,10 +116,6 @@ export const getPayment = defineCommand<GetPayment, PaymentView>(
   paymentViewSchema,
   ['NOT_FOUND'],
 );
-
-/** Money received for a payment outside its happy path: late, excess, partial, or not matching it (wrong token). */
-export const receivedFundsKinds = ['late', 'excess', 'partial', 'unmatched'] as const;
-export type ReceivedFundsKind = (typeof receivedFundsKinds)[number];
 
 /** `fund_` + url-safe characters: one received-funds record, the cursor of its list. */
 export const receivedFundsId = publicId('fund');

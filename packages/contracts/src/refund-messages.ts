@@ -7,19 +7,15 @@ import {
   centavos,
   isoDate,
   paymentId,
-  paymentMethods,
   givenId,
   publicId,
-  type PaymentMethod,
 } from './common';
+import { centavosToBrl } from './money';
+import { paymentMethods, refundStatuses, type PaymentMethod, type Refund } from './public-api';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 
 /** `ref_` + url-safe characters. */
 export const refundId = publicId('ref');
-
-/** `pending` until the rail settles it; `succeeded` and `failed` are final (the database refuses any other move). */
-export const refundStatuses = ['pending', 'succeeded', 'failed'] as const;
-export type RefundStatus = (typeof refundStatuses)[number];
 
 /**
  * How long after a PIX is paid it may be refunded (BCB rule for devoluções): later is REFUND_NOT_ALLOWED. The PSP
@@ -30,20 +26,11 @@ export const PIX_REFUND_WINDOW_DAYS = 90;
 /** Sandbox rule of both stand-ins (PSP simulator, local chain): a refund with this reason is carried out and fails. */
 export const FAILING_REFUND_REASON = 'simulate:fail';
 
-/** A refund as GET /v1/refunds/{id} returns it, money in integer centavos. */
-export interface RefundRecord {
-  refund_id: string;
-  payment_id: string;
+/** A refund as the payment service keeps it: the public `Refund` with its owner, its method and money in integer centavos. */
+export interface RefundRecord extends Omit<Refund, 'amount_brl'> {
   business_id: string;
   method: PaymentMethod;
   amount_centavos: number;
-  status: RefundStatus;
-  reason: string | null;
-  failure_reason: string | null;
-  /** The PIX devolução id, or the Solana transaction signature; null until the rail has one. */
-  external_id: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 export const refundRecordSchema = Joi.object<RefundRecord>({
@@ -174,16 +161,11 @@ export const pixRefundSettled = defineEvent('pix.refund.settled.v1', refundSettl
 export const cryptoRefundSettled = defineEvent('crypto.refund.settled.v1', refundSettledSchema);
 
 /** The refund as the public API and webhooks show it (decisions.md, "Refunds"): money in BRL. */
-export type PublicRefundRecord = Omit<RefundRecord, 'business_id' | 'method' | 'amount_centavos'> & {
-  amount_brl: number;
-};
-
-export function publicRefundRecord(record: RefundRecord): PublicRefundRecord {
+export function publicRefundRecord(record: RefundRecord): Refund {
   return {
     refund_id: record.refund_id,
     payment_id: record.payment_id,
-    // Integer centavos / 100 is the nearest double to the BRL amount: the edge's only float.
-    amount_brl: record.amount_centavos / 100,
+    amount_brl: centavosToBrl(record.amount_centavos),
     status: record.status,
     reason: record.reason,
     failure_reason: record.failure_reason,

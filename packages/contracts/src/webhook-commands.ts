@@ -9,30 +9,11 @@ import {
   type Page,
   type PageQuery,
 } from './pages';
+import { webhookEventNames, type Webhook, type WebhookDelivery, type WebhookWithSecret } from './public-api';
 
 /** `wh_` + url-safe characters. */
 export const webhookId = publicId('wh');
 
-export const webhookEventNames = [
-  'payment.created',
-  'payment.confirmed',
-  'payment.expired',
-  'payment.failed',
-  'payment.cancelled',
-  'refund.succeeded',
-  'refund.failed',
-] as const;
-export type WebhookEventName = (typeof webhookEventNames)[number];
-
-export interface Webhook {
-  webhook_id: string;
-  business_id: string;
-  url: string;
-  events: WebhookEventName[];
-  status: 'active' | 'inactive';
-  created_at: string;
-  updated_at: string;
-}
 const webhookSchema = Joi.object<Webhook>({
   webhook_id: Joi.string().required(),
   business_id: businessId.required(),
@@ -52,7 +33,7 @@ export interface CreateWebhook {
   events: string[];
 }
 /** The result carries the signing secret: the only time it leaves the dispatcher. */
-export const createWebhook = defineCommand<CreateWebhook, Webhook & { secret: string }>(
+export const createWebhook = defineCommand<CreateWebhook, WebhookWithSecret>(
   'webhook.create.v1',
   'webhook-dispatcher',
   Joi.object({
@@ -113,23 +94,6 @@ export const deleteWebhook = defineCommand<{ business_id: string; webhook_id: st
   ['NOT_FOUND', 'FORBIDDEN'],
 );
 
-/** One recorded delivery attempt; beyond the interface (additive), for merchants debugging their endpoint. */
-export interface DeliveryAttempt {
-  attempted_at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_body: string | null;
-}
-export interface WebhookDelivery {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'dead' | 'cancelled';
-  attempts: DeliveryAttempt[];
-  next_attempt_at: string | null;
-  created_at: string;
-}
 export interface ListWebhookDeliveries {
   business_id: string;
   webhook_id: string;

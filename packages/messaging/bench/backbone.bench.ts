@@ -6,9 +6,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import amqp from 'amqplib';
-import { createCustomer, newPublicId, paymentCreated, type PaymentEventPayload } from '@gateway/contracts';
+import { createCustomer, paymentCreated, type PaymentEventPayload } from '@gateway/contracts';
 import { openServiceDatabase } from '@gateway/persistence';
 import {
+  aPaymentEvent,
   createTestDatabase,
   deleteBrokerNames,
   infrastructureUrls,
@@ -16,6 +17,7 @@ import {
   uniquePrefix,
 } from '@gateway/testkit';
 import { Broker, outboxInboxMigrations, OutboxRelay, UnitOfWork } from '../src';
+import { customerCreated, customerPayload, type CustomerPayload } from '../test/backbone-fixture';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -29,18 +31,7 @@ async function rpcRound(client: Broker, total: number, concurrency: number): Pro
     while (next < total) {
       next += 1;
       const t0 = performance.now();
-      await client.request(
-        createCustomer,
-        {
-          business_id: newPublicId('biz'),
-          email: null,
-          phone_number: null,
-          document_number: null,
-          ip: null,
-          metadata: null,
-        },
-        { timeoutMs: 5000 },
-      );
+      await client.request(createCustomer, customerPayload(), { timeoutMs: 5000 });
       latencies.push(performance.now() - t0);
     }
   };
@@ -127,16 +118,7 @@ async function main(): Promise<void> {
   const server = await connect('bench-server');
   const client = await connect('bench-client');
   await server.consumeCommands('customer', {
-    [createCustomer.name]: async (command: { business_id: string }) => ({
-      customer_id: newPublicId('cust'),
-      business_id: command.business_id,
-      email: null,
-      phone_number: null,
-      document_number: null,
-      ip: null,
-      metadata: null,
-      created_at: new Date().toISOString(),
-    }),
+    [createCustomer.name]: async (command: CustomerPayload) => customerCreated(command),
   });
   await rpcRound(client, 300, 1);
   await rpcRound(client, 2000, 1);
@@ -161,34 +143,12 @@ async function main(): Promise<void> {
     },
   });
   const events = 3000;
-  const now = new Date().toISOString();
   const started = performance.now();
   relay.start();
   await Promise.all(
     Array.from({ length: 8 }, async (_, w) => {
       for (let n = w; n < events; n += 8) {
-        await uow.run({}, (tx) =>
-          tx.emit(paymentCreated, {
-            event_id: newPublicId('evt'),
-            business_id: newPublicId('biz'),
-            occurred_at: now,
-            payment: {
-              payment_id: newPublicId('pay'),
-              transaction_id: null,
-              business_id: newPublicId('biz'),
-              method: 'pix',
-              status: 'processing',
-              amount_centavos: 1000 + n,
-              fee_centavos: 10,
-              external_id: null,
-              failure_code: null,
-              failure_reason: null,
-              metadata: null,
-              created_at: now,
-              updated_at: now,
-            },
-          }),
-        );
+        await uow.run({}, (tx) => tx.emit(paymentCreated, aPaymentEvent({ amount_centavos: 1000 + n })));
       }
     }),
   );

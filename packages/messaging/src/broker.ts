@@ -168,6 +168,11 @@ export class Broker {
     return this.consumers.messagesInFlight();
   }
 
+  /** The messages delivered since `stopConsuming` began (Consumers.messagesTakenWhileStopping). */
+  messagesTakenWhileStopping(): MessageInFlight[] {
+    return this.consumers.messagesTakenWhileStopping();
+  }
+
   /** Stops consuming, waits for in-flight handlers, and closes the connection. */
   async close(): Promise<void> {
     await this.stopConsuming();

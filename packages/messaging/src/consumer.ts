@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Envelope } from '@gateway/contracts';
@@ -56,6 +57,20 @@ const commandsExpired = counter(
   ['queue'],
 );
 
+/** How long a stop watches for deliveries that come after the consumers' cancel-ok, once nothing is being handled. */
+const LATE_DELIVERY_WAIT_MS = 100;
+
+interface ActiveConsumer {
+  channel: Channel;
+  consumerTag: string;
+  onMessage: (msg: ConsumeMessage | null) => void;
+}
+
+/** The part of amqplib's channel (not in its types) that routes deliveries to consumers by tag. */
+interface ConsumerRegistry {
+  registerConsumer(consumerTag: string, onMessage: (msg: ConsumeMessage | null) => void): void;
+}
+
 /**
  * The consumers of a process: each delivery runs its handler in the trace the message carries, then is answered,
  * acked, retried later, refused or parked (DeliveryOutcomes). They start again on every new connection, until the
@@ -65,13 +80,17 @@ export class Consumers {
   private readonly registrations: ConsumerRegistration[] = [];
   private readonly inFlight = new Map<Promise<void>, MessageInFlight>();
   /** The consumers delivering now, to cancel when the service stops. */
-  private readonly consuming: Array<{ channel: Channel; consumerTag: string }> = [];
+  private readonly consuming: ActiveConsumer[] = [];
   /** The consumers' channels on the current connection, to close (with their acks) before it. */
   private readonly channels: Channel[] = [];
   /** Set once the service stops taking messages: no consumer starts again, even after a reconnect. */
   private intakeStopped = false;
   /** Consumer cancels not yet confirmed by the broker: until then, deliveries may still arrive. */
   private readonly cancelling = new Set<Promise<unknown>>();
+  /** A consumer was cancelled since the last drain watched for late deliveries (a stop drains twice). */
+  private lateDeliveriesPossible = false;
+  /** The messages delivered once the stop began (before the broker confirmed the cancel, or after): the stop owes them. */
+  private readonly takenWhileStopping: MessageInFlight[] = [];
 
   constructor(
     private readonly connection: BrokerConnection,
@@ -96,13 +115,13 @@ export class Consumers {
 
   /**
    * Stops taking messages: every consumer is cancelled. A delivery that reaches this process before the broker
-   * confirms the cancel (it was sent before the broker saw it) is handled like the others: handing it back would count
-   * as a failed delivery on a quorum queue (its x-delivery-count goes up whether it is nacked or its channel closed).
-   * Messages being handled go on and are acked.
+   * confirms the cancel (it was sent before the broker saw it), or from a quorum queue just after, is handled like the
+   * others: handing it back would count as a failed delivery on a quorum queue (its x-delivery-count goes up whether it
+   * is nacked or its channel closed). Messages being handled go on and are acked.
    */
   async stopConsuming(): Promise<void> {
     this.intakeStopped = true;
-    for (const { channel, consumerTag } of this.consuming.splice(0)) this.cancel(channel, consumerTag);
+    for (const consumer of this.consuming.splice(0)) this.cancel(consumer);
     await Promise.all(this.cancelling);
   }
 
@@ -115,12 +134,25 @@ export class Consumers {
   async drain(): Promise<void> {
     // A consumer set up while the stop began is cancelled as soon as it exists: what it got meanwhile counts too.
     await Promise.all(this.cancelling);
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.keys()]);
+    do {
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.keys()]);
+      // What a quorum queue still delivers after the cancel-ok was already on its way: it comes within moments.
+      if (this.lateDeliveriesPossible) {
+        await delay(LATE_DELIVERY_WAIT_MS);
+        // One came: more may follow it.
+        this.lateDeliveriesPossible = this.inFlight.size > 0;
+      }
+    } while (this.inFlight.size > 0);
   }
 
   /** The messages being handled now. */
   messagesInFlight(): MessageInFlight[] {
     return [...this.inFlight.values()];
+  }
+
+  /** The messages delivered since the process stopped taking messages (each handled like the others). */
+  messagesTakenWhileStopping(): MessageInFlight[] {
+    return [...this.takenWhileStopping];
   }
 
   /** The consumers' channels on the current connection, handed over to be closed. */
@@ -135,23 +167,34 @@ export class Consumers {
     channel.on('close', () => model.close().catch(() => undefined));
     this.channels.push(channel);
     await channel.prefetch(this.options.prefetch);
-    const { consumerTag } = await channel.consume(registration.queue, (msg) => {
+    const onMessage = (msg: ConsumeMessage | null): void => {
       if (!msg) return;
       const work = this.handleDelivery(channel, registration, msg).finally(() => this.inFlight.delete(work));
-      this.inFlight.set(work, {
+      const delivered = {
         queue: registration.queue,
         message: String(msg.properties.type),
         messageId: String(msg.properties.messageId),
         startedAt: Date.now(),
-      });
-    });
+      };
+      this.inFlight.set(work, delivered);
+      if (this.intakeStopped) this.takenWhileStopping.push(delivered);
+    };
+    const { consumerTag } = await channel.consume(registration.queue, onMessage);
     // A stop that began while this consumer was being set up has already cancelled the others.
-    if (this.intakeStopped) this.cancel(channel, consumerTag);
-    else this.consuming.push({ channel, consumerTag });
+    if (this.intakeStopped) this.cancel({ channel, consumerTag, onMessage });
+    else this.consuming.push({ channel, consumerTag, onMessage });
   }
 
-  private cancel(channel: Channel, consumerTag: string): void {
-    const cancelled = channel.cancel(consumerTag).catch(() => undefined);
+  private cancel(consumer: ActiveConsumer): void {
+    const { channel, consumerTag, onMessage } = consumer;
+    const cancelled = channel
+      .cancel(consumerTag)
+      // A quorum queue may still deliver to a consumer after its cancel-ok (rabbitmq-server#3729). amqplib forgets the
+      // consumer at cancel-ok and closes the channel on such a delivery ("Unknown consumer"), which hands back every
+      // unacked message of the channel, those being handled included: the late ones are taken like the others.
+      .then(() => (channel as unknown as ConsumerRegistry).registerConsumer(consumerTag, onMessage))
+      .catch(() => undefined);
+    this.lateDeliveriesPossible = true;
     this.cancelling.add(cancelled);
     void cancelled.finally(() => this.cancelling.delete(cancelled));
   }
@@ -176,7 +219,15 @@ export class Consumers {
     const { queue } = registration;
     const headers = msg.properties.headers ?? {};
     const redeliveries = Number(headers['x-delivery-count'] ?? 0);
-    if (redeliveries > 0) messagesRedelivered.inc({ queue });
+    if (redeliveries > 0) {
+      messagesRedelivered.inc({ queue });
+      // Which message came back, for following it to the process that held it before: a consumer died, lost its
+      // connection or handed it back, which an operator wants to see.
+      this.options.logger.warn(
+        { queue, message_id: msg.properties.messageId, delivery_count: redeliveries },
+        'message delivered again',
+      );
+    }
     const attempt = Number(headers[RETRY_FAILURES] ?? 0) + redeliveries + 1;
     let envelope: Envelope;
     try {

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Envelope } from '@gateway/contracts';
 import { gauge, type Logger } from '@gateway/observability';
 import type { Broker } from './broker';
-import { PeriodicTask } from './periodic-task';
+import { PeriodicWorker } from './periodic-task';
 
 export interface OutboxRelayOptions {
   /** Poll interval when nothing nudges the relay (other replicas' rows, restarts, outages). */
@@ -53,38 +53,20 @@ const BACKLOG_GAUGE_INTERVAL_MS = 5_000;
  * marked. A crash or a broker that never confirms before marking means the row is published again after the lease
  * (at-least-once: consumers deduplicate by message id).
  */
-export class OutboxRelay {
+export class OutboxRelay extends PeriodicWorker {
   private lastCleanup = 0;
   private lastBacklogMeasure = 0;
   private readonly batchSize: number;
   private readonly leaseMs: number;
-  private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly broker: Broker,
     private readonly options: OutboxRelayOptions,
   ) {
+    super({ name: 'outbox-relay', intervalMs: options.intervalMs ?? 500, logger: options.logger });
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
-    this.task = new PeriodicTask(() => this.pass(), {
-      name: 'outbox-relay',
-      intervalMs: options.intervalMs ?? 500,
-      logger: options.logger,
-    });
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  /** Publish now rather than at the next poll. */
-  nudge(): void {
-    this.task.nudge();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
   }
 
   /**
@@ -174,7 +156,7 @@ export class OutboxRelay {
   }
 
   /** One batch, then clean-up when due; asks to run again at once while full batches keep coming. */
-  private async pass(): Promise<boolean> {
+  protected override async pass(): Promise<boolean> {
     const published = await this.drainOnce();
     await this.measureBacklogIfDue();
     await this.cleanupIfDue();

@@ -3,8 +3,11 @@ import type { Logger } from '@gateway/observability';
 export interface PeriodicTaskOptions {
   /** For logs. */
   name: string;
-  /** Pause between passes when nothing asks for an earlier one. */
-  intervalMs: number;
+  /**
+   * Pause between passes when nothing asks for an earlier one; a function is called before every wait, for an
+   * interval that follows the load (the chain scanner's follows its RPC pace).
+   */
+  intervalMs: number | (() => number);
   logger: Logger;
 }
 
@@ -58,8 +61,9 @@ export class PeriodicTask {
       }
       if (!this.running) break;
       if (more || this.nudged) continue;
+      const { intervalMs } = this.options;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.intervalMs);
+        const timer = setTimeout(resolve, typeof intervalMs === 'function' ? intervalMs() : intervalMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
@@ -68,4 +72,39 @@ export class PeriodicTask {
       this.wake = undefined;
     }
   }
+}
+
+/**
+ * A poller that owns its loop (the outbox relay, the expiry sweepers, the webhook delivery worker, the chain scanner):
+ * a subclass says what one pass does, and its users start, nudge and stop it as they would the `PeriodicTask`
+ * underneath.
+ */
+export abstract class PeriodicWorker {
+  private readonly task: PeriodicTask;
+
+  protected constructor(options: PeriodicTaskOptions) {
+    this.task = new PeriodicTask(() => this.pass(), options);
+  }
+
+  start(): void {
+    this.task.start();
+  }
+
+  /** Run a pass now rather than at the next interval. */
+  nudge(): void {
+    this.task.nudge();
+  }
+
+  /** Waits for the pass in progress. */
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** Started and not asked to stop. */
+  protected get isRunning(): boolean {
+    return this.task.isRunning;
+  }
+
+  /** One pass; resolving `true` means "more is waiting: run again at once". */
+  protected abstract pass(): Promise<boolean | void>;
 }

@@ -3,10 +3,12 @@ import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { defineCommand, defineEvent, type PaymentEventPayload } from '@gateway/contracts';
 import { openServiceDatabase, schemaOf } from '@gateway/persistence';
 import {
+  aPaymentEvent,
   createTestDatabase,
   testLogger,
   uniquePrefix,
   infrastructureUrls,
+  startedForEachTest,
   type TestDatabase,
 } from '@gateway/testkit';
 import Joi from 'joi';
@@ -58,27 +60,7 @@ export const id = (prefix: string) => `${prefix}_${randomBytes(18).toString('bas
 
 /** A `payment.created.v1` payload told apart by its amount. */
 export function eventPayload(amountCentavos: number): PaymentEventPayload {
-  const now = new Date().toISOString();
-  return {
-    event_id: id('evt'),
-    business_id: id('biz'),
-    occurred_at: now,
-    payment: {
-      payment_id: id('pay'),
-      transaction_id: null,
-      business_id: id('biz'),
-      method: 'pix',
-      status: 'processing',
-      amount_centavos: amountCentavos,
-      fee_centavos: 0,
-      external_id: null,
-      failure_code: null,
-      failure_reason: null,
-      metadata: null,
-      created_at: now,
-      updated_at: now,
-    },
-  };
+  return aPaymentEvent({ amount_centavos: amountCentavos });
 }
 
 /** A `customer.create.v1` command payload for a new business. */
@@ -89,6 +71,15 @@ export const customerPayload = () => ({
   document_number: null,
   ip: null,
   metadata: null,
+});
+
+export type CustomerPayload = ReturnType<typeof customerPayload>;
+
+/** What the customer service answers a `customer.create.v1` command with: the customer it made. */
+export const customerCreated = (command: CustomerPayload) => ({
+  customer_id: id('cust'),
+  ...command,
+  created_at: new Date().toISOString(),
 });
 
 export interface Backbone {
@@ -161,4 +152,9 @@ export async function openBackbone(): Promise<Backbone> {
       await database.drop();
     },
   };
+}
+
+/** A fresh backbone (`openBackbone`) for each test of the enclosing describe, closed after it. */
+export function backboneForEachTest(): Backbone {
+  return startedForEachTest(openBackbone);
 }

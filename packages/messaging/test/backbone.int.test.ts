@@ -12,10 +12,10 @@ import {
   type Broker,
 } from '../src';
 import {
+  backboneForEachTest,
+  customerCreated,
   customerPayload,
   eventPayload,
-  id,
-  openBackbone,
   sampleCommand,
   sampleEvent,
   unknownButWellFormed,
@@ -71,15 +71,7 @@ async function parked(backbone: Backbone, queue: string): Promise<amqp.GetMessag
 }
 
 describe('messaging backbone against the real broker', () => {
-  let backbone: Backbone;
-
-  beforeEach(async () => {
-    backbone = await openBackbone();
-  });
-
-  afterEach(async () => {
-    await backbone.close();
-  });
+  const backbone = backboneForEachTest();
 
   test('an event written through the outbox reaches each subscriber exactly once, even when connections are dropped mid-stream', async () => {
     const publisher = await backbone.connectBroker('publisher');
@@ -206,11 +198,7 @@ describe('messaging backbone against the real broker', () => {
       [sampleCommand.name]: async (command: typeof payload) => {
         if (command.email === 'refuse@example.com')
           throw new CommandError('INVALID_FIELDS', 'Campos inválidos: email.');
-        return {
-          customer_id: id('cust'),
-          ...command,
-          created_at: new Date().toISOString(),
-        };
+        return customerCreated(command);
       },
     });
 

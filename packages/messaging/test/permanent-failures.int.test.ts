@@ -2,13 +2,14 @@ import type { PaymentEventPayload } from '@gateway/contracts';
 import { takeParkedMessages, waitFor } from '@gateway/testkit';
 import type { Broker } from '../src';
 import {
+  backboneForEachTest,
+  customerCreated,
   customerPayload,
   eventPayload,
-  id,
-  openBackbone,
   sampleCommand,
   sampleEvent,
   type Backbone,
+  type CustomerPayload,
 } from './backbone-fixture';
 
 /** A refusal is answered at once (the delivery count proves it was not retried). */
@@ -37,16 +38,11 @@ const raiseSqlState = (backbone: Backbone, sqlState: string) =>
   backbone.dataSource.query(`DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = '${sqlState}'; END $$`);
 
 describe('a failure that would fail the same way again is never retried', () => {
-  let backbone: Backbone;
+  const backbone = backboneForEachTest();
   let broker: Broker;
 
   beforeEach(async () => {
-    backbone = await openBackbone();
     broker = await backbone.connectBroker('refusals', { maxDeliveries: MAX_DELIVERIES });
-  });
-
-  afterEach(async () => {
-    await backbone.close();
   });
 
   test.each(Object.entries(refusedByPostgres))(
@@ -151,10 +147,10 @@ describe('a failure that would fail the same way again is never retried', () => 
     const client = await backbone.connectBroker('refusals-client');
     const attempts: number[] = [];
     await broker.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: ReturnType<typeof customerPayload>, context) => {
+      [sampleCommand.name]: async (command: CustomerPayload, context) => {
         attempts.push(context.attempt);
         if (context.attempt === 1) await raiseSqlState(backbone, '40001');
-        return { customer_id: id('cust'), ...command, created_at: new Date().toISOString() };
+        return customerCreated(command);
       },
     });
 

@@ -3,13 +3,14 @@ import { metricsRegistry } from '@gateway/observability';
 import { takeParkedMessages, waitFor } from '@gateway/testkit';
 import { CommandError, InvalidMessageError, RpcTimeoutError, UnitOfWork, type Broker } from '../src';
 import {
+  backboneForEachTest,
+  customerCreated,
   customerPayload,
   eventPayload,
-  id,
-  openBackbone,
   sampleCommand,
   sampleEvent,
   type Backbone,
+  type CustomerPayload,
 } from './backbone-fixture';
 
 /** Fails with a real PostgreSQL serialization failure (SQLSTATE 40001), the moment's fault and not the message's. */
@@ -34,22 +35,8 @@ async function parkedIn(broker: Broker, queue: string): Promise<number | undefin
   return (await broker.listParked()).find((parked) => parked.queue === queue)?.parked;
 }
 
-const customerResult = (command: ReturnType<typeof customerPayload>) => ({
-  customer_id: id('cust'),
-  ...command,
-  created_at: new Date().toISOString(),
-});
-
 describe('a transient failure is retried later, with growing delays, without holding up its queue', () => {
-  let backbone: Backbone;
-
-  beforeEach(async () => {
-    backbone = await openBackbone();
-  });
-
-  afterEach(async () => {
-    await backbone.close();
-  });
+  const backbone = backboneForEachTest();
 
   test('an event failing transiently four times is delivered five times, ever further apart, while the events behind it are handled', async () => {
     // One message at a time: a retry waiting in the consumer would stop the queue. Five deliveries also exceed the
@@ -167,10 +154,10 @@ describe('a transient failure is retried later, with growing delays, without hol
     const broker = await backbone.connectBroker('outbox-command');
     const attempts: number[] = [];
     await broker.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: ReturnType<typeof customerPayload>, context) => {
+      [sampleCommand.name]: async (command: CustomerPayload, context) => {
         attempts.push(context.attempt);
         if (context.attempt <= 3) await serializationFailure(backbone);
-        return customerResult(command);
+        return customerCreated(command);
       },
     });
 
@@ -182,24 +169,19 @@ describe('a transient failure is retried later, with growing delays, without hol
 });
 
 describe('an RPC command is never retried past the wait of its caller', () => {
-  let backbone: Backbone;
+  const backbone = backboneForEachTest();
   let server: Broker;
   let client: Broker;
 
   beforeEach(async () => {
-    backbone = await openBackbone();
     server = await backbone.connectBroker('rpc-server');
     client = await backbone.connectBroker('rpc-client');
-  });
-
-  afterEach(async () => {
-    await backbone.close();
   });
 
   test('a command failing transiently is retried while its caller waits, then answered SERVICE_UNAVAILABLE before it gives up, and nothing is parked', async () => {
     const attempts: number[] = [];
     await server.consumeCommands('customer', {
-      [sampleCommand.name]: async (_command: ReturnType<typeof customerPayload>, context) => {
+      [sampleCommand.name]: async (_command: CustomerPayload, context) => {
         attempts.push(context.attempt);
         await serializationFailure(backbone);
       },
@@ -223,10 +205,10 @@ describe('an RPC command is never retried past the wait of its caller', () => {
   test('a command failing transiently once gets its result on the retry', async () => {
     const attempts: number[] = [];
     await server.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: ReturnType<typeof customerPayload>, context) => {
+      [sampleCommand.name]: async (command: CustomerPayload, context) => {
         attempts.push(context.attempt);
         if (context.attempt === 1) await serializationFailure(backbone);
-        return customerResult(command);
+        return customerCreated(command);
       },
     });
 
@@ -247,9 +229,9 @@ describe('an RPC command is never retried past the wait of its caller', () => {
     );
     const ran: string[] = [];
     await server.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: ReturnType<typeof customerPayload>) => {
+      [sampleCommand.name]: async (command: CustomerPayload) => {
         ran.push(command.business_id);
-        return customerResult(command);
+        return customerCreated(command);
       },
     });
 
@@ -263,15 +245,7 @@ describe('an RPC command is never retried past the wait of its caller', () => {
 });
 
 describe('parked messages are listed and re-driven by an operator', () => {
-  let backbone: Backbone;
-
-  beforeEach(async () => {
-    backbone = await openBackbone();
-  });
-
-  afterEach(async () => {
-    await backbone.close();
-  });
+  const backbone = backboneForEachTest();
 
   test('a re-drive moves what is parked back to its queue with a fresh retry budget, and each message has one effect', async () => {
     const broker = await backbone.connectBroker('redrive', { retry: { retryForMs: 300 } });

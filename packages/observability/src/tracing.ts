@@ -18,7 +18,7 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { randomBytes } from 'node:crypto';
+import { randomIdText } from '@gateway/contracts';
 
 /** Reads and writes W3C trace context on our own carriers: AMQP headers and stored rows. */
 const traceContext = new W3CTraceContextPropagator();
@@ -56,7 +56,7 @@ export type TraceHeaders = { traceparent?: string; tracestate?: string };
 /** The W3C headers of the active span, or of a fresh trace when there is none (so every message is traceable). */
 export function currentTraceHeaders(active: Context = context.active()): TraceHeaders {
   const carrier = activeTraceHeaders(active) ?? {};
-  carrier.traceparent ??= `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+  carrier.traceparent ??= `00-${randomIdText(16, 'hex')}-${randomIdText(8, 'hex')}-01`;
   return carrier;
 }
 
@@ -99,8 +99,8 @@ export function inRequestTrace(request: EventEmitter, response: EventEmitter, ha
     spanContext && trace.isSpanContextValid(spanContext)
       ? active
       : trace.setSpanContext(active, {
-          traceId: randomBytes(16).toString('hex'),
-          spanId: randomBytes(8).toString('hex'),
+          traceId: randomIdText(16, 'hex'),
+          spanId: randomIdText(8, 'hex'),
           traceFlags: TraceFlags.SAMPLED,
         });
   context.bind(ctx, request);

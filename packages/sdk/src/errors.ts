@@ -1,24 +1,7 @@
-/** Every error code of the contract (decisions.md, "Errors and HTTP statuses"). */
-export const errorCodes = [
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'INVALID_JSON',
-  'MISSING_FIELDS',
-  'INVALID_FIELDS',
-  'INVALID_AMOUNT',
-  'UNSUPPORTED_PAYMENT_METHOD',
-  'NO_FEE_RULE',
-  'INVALID_STATUS',
-  'REFUND_NOT_ALLOWED',
-  'IDEMPOTENCY_CONFLICT',
-  'PAYLOAD_TOO_LARGE',
-  'RATE_LIMITED',
-  'SERVICE_UNAVAILABLE',
-  'INTERNAL_ERROR',
-] as const;
+import { errorCodes, type ErrorCode } from '@gateway/contracts/src/errors';
 
-export type ErrorCode = (typeof errorCodes)[number];
+// The contract's error codes, bundled into the build (the contracts' errors module imports nothing).
+export { errorCodes, type ErrorCode };
 
 export interface GatewayErrorDetails {
   status: number;

@@ -1,20 +1,47 @@
 // The public resources as the gateway's /v1 API sends and takes them (interface.md with decisions.md). Amounts in
-// requests are integer centavos; amounts in responses are BRL numbers. Written by hand, and held to the gateway's
-// OpenAPI document by test/sdk.e2e.test.ts: every type's fields, and every enum's values (test/support/sdk-fields.ts).
+// requests are integer centavos; amounts in responses are BRL numbers. What the gateway answers is declared once, in
+// the contracts' public-api module (its HTTP edge builds those shapes); the requests and the SDK's own types are
+// written here. Both are held to the gateway's OpenAPI document by test/sdk.e2e.test.ts: every type's fields, and
+// every enum's values (test/support/sdk-fields.ts).
+// The published SDK ships those declarations inlined: `dts.compilerOptions.paths` in package.json points the
+// declaration bundler at the contracts' source, which it would otherwise leave as an import of a package the SDK does
+// not install. Only types come from there (the contracts' index loads joi), so nothing of it reaches the JavaScript.
 
-export type PaymentMethod = 'pix' | 'crypto';
-export type PaymentStatus = 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
-/** SPL tokens on Solana; accepted in either case, answered in upper case. */
-export type Token = 'usdc' | 'usdt' | 'eurc';
+import type {
+  Payment,
+  PaymentMethod,
+  PaymentStatus,
+  Refund,
+  Token,
+  WebhookDelivery,
+  WebhookEventName,
+} from '@gateway/contracts/src/public-api';
 
-export type EventType =
-  | 'payment.created'
-  | 'payment.confirmed'
-  | 'payment.expired'
-  | 'payment.failed'
-  | 'payment.cancelled'
-  | 'refund.succeeded'
-  | 'refund.failed';
+export type {
+  Checkout,
+  CheckoutSession,
+  CheckoutWithSessions,
+  CreateCheckoutParams,
+  CryptoInstructions,
+  CryptoPaymentCreated,
+  Customer,
+  Payment,
+  PaymentCreated,
+  PaymentMethod,
+  PaymentStatus,
+  PaymentUpdated,
+  PixInstructions,
+  PixPaymentCreated,
+  ReceivedFunds,
+  Refund,
+  Token,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookWithSecret,
+} from '@gateway/contracts/src/public-api';
+
+export type EventType = WebhookEventName;
 
 /** A page of a list, newest first: pass the last item's id as `starting_after` for the next one. */
 export interface Page<T> {
@@ -64,83 +91,9 @@ export interface CreateCryptoPaymentParams extends CreatePaymentCommon {
 
 export type CreatePaymentParams = CreatePixPaymentParams | CreateCryptoPaymentParams;
 
-export interface PixInstructions {
-  /** `data:image/png;base64,...` of the BR Code. */
-  qr_code: string;
-  /** The BR Code (PIX copy and paste). */
-  copia_e_cola: string;
-}
-
-export interface CryptoInstructions {
-  /** Upper case: `USDC`. */
-  currency: Uppercase<Token>;
-  network: 'solana';
-  qr_code: string;
-  /** Solana Pay transfer request. */
-  payment_link: string;
-  wallet_address: string;
-  /** Amount in the token. */
-  amount: number;
-  expires_at: string;
-}
-
-interface PaymentCreatedCommon {
-  payment_id: string;
-  amount: number;
-  status: PaymentStatus;
-  fee_brl: number;
-  net_amount_brl: number;
-  customer_id: string | null;
-}
-
-export interface PixPaymentCreated extends PaymentCreatedCommon {
-  expires_at: string;
-  pix: PixInstructions;
-}
-
-export interface CryptoPaymentCreated extends PaymentCreatedCommon {
-  payment_method: 'crypto';
-  crypto: CryptoInstructions;
-}
-
-/** The 201 answer of a payment creation: PIX with `pix` and a top-level `expires_at`, crypto with `crypto`. */
-export type PaymentCreated = PixPaymentCreated | CryptoPaymentCreated;
-
-/** The payment record (GET /v1/payments/{payment_id}, lists, and the `data` of `payment.*` events). */
-export interface Payment {
-  payment_id: string;
-  /** The rail's settlement id once paid (PIX endToEndId, Solana signature). */
-  transaction_id: string | null;
-  business_id: string;
-  method: PaymentMethod;
-  status: PaymentStatus;
-  amount_brl: number;
-  /** PSP txid (PIX) or reference key (crypto). */
-  external_id: string | null;
-  failure_code: string | null;
-  failure_reason: string | null;
-  customer_id: string | null;
-  /** What succeeded refunds returned. */
-  refunded_amount_brl: number;
-  created_at: string;
-  updated_at: string;
-}
-
 export interface UpdatePaymentParams {
   amount?: number;
   metadata?: string | null;
-}
-
-export interface PaymentUpdated {
-  payment_id: string;
-  amount: number;
-  fee_brl: number;
-  net_amount_brl: number;
-  status: PaymentStatus;
-  /** PIX: a new QR code. */
-  pix?: PixInstructions;
-  /** Crypto whose amount changed: a new reference, link and window. */
-  crypto?: CryptoInstructions;
 }
 
 export interface ListPaymentsParams extends PageParams {
@@ -152,17 +105,6 @@ export interface ListPaymentsParams extends PageParams {
   created_lt?: string;
 }
 
-/** Money kept for a payment outside its happy path (late, excess, partial, unmatched). */
-export interface ReceivedFunds {
-  funds_id: string;
-  kind: 'late' | 'excess' | 'partial' | 'unmatched';
-  rail: PaymentMethod;
-  reference: string;
-  amount_brl: number | null;
-  amount_token: number | null;
-  detected_at: string;
-}
-
 // Refunds
 
 export interface CreateRefundParams {
@@ -170,19 +112,6 @@ export interface CreateRefundParams {
   amount?: number | null;
   /** Up to 140 characters. */
   reason?: string | null;
-}
-
-export interface Refund {
-  refund_id: string;
-  payment_id: string;
-  amount_brl: number;
-  status: 'pending' | 'succeeded' | 'failed';
-  reason: string | null;
-  failure_reason: string | null;
-  /** The PIX devolução id or the Solana signature. */
-  external_id: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 // Customers
@@ -195,98 +124,12 @@ export interface CreateCustomerParams {
   metadata?: string | null;
 }
 
-export interface Customer {
-  customer_id: string;
-  business_id: string;
-  email: string | null;
-  /** E.164. */
-  phone_number: string | null;
-  /** Digits only. */
-  document_number: string | null;
-  ip: string | null;
-  metadata: string | null;
-  created_at: string;
-}
-
-// Checkouts
-
-export interface CreateCheckoutParams {
-  product_id: string;
-  return_url: string;
-  cancel_url: string;
-  title?: string | null;
-  slug?: string | null;
-  metadata?: string | null;
-}
-
-export interface Checkout {
-  checkout_id: string;
-  business_id: string;
-  product_id: string;
-  slug: string;
-  title: string | null;
-  return_url: string;
-  cancel_url: string;
-  metadata: string | null;
-  status: 'active' | 'inactive';
-  created_at: string;
-  /** Where the hosted page is shared. */
-  url: string;
-}
-
-export interface CheckoutSession {
-  session_id: string;
-  checkout_id: string;
-  payment_id: string;
-  status: 'initiated' | 'paid' | 'expired' | 'failed' | 'cancelled';
-  created_at: string;
-}
-
-/** A checkout read: its newest sessions embedded, the rest through `checkouts.sessions`. */
-export interface CheckoutWithSessions extends Checkout {
-  sessions: CheckoutSession[];
-  sessions_has_more: boolean;
-}
-
 // Webhooks
 
 export interface CreateWebhookParams {
   /** `https://` */
   url: string;
   events: EventType[];
-}
-
-export interface Webhook {
-  webhook_id: string;
-  business_id: string;
-  url: string;
-  events: EventType[];
-  status: 'active' | 'inactive';
-  created_at: string;
-  updated_at: string;
-}
-
-/** The creation answer: the only time the signing secret is shown. */
-export interface WebhookWithSecret extends Webhook {
-  secret: string;
-}
-
-export interface WebhookDeliveryAttempt {
-  attempted_at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_body: string | null;
-}
-
-export interface WebhookDelivery {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'dead' | 'cancelled';
-  attempts: WebhookDeliveryAttempt[];
-  next_attempt_at: string | null;
-  created_at: string;
 }
 
 /** A page of a webhook's delivery history: pass `next_cursor` as `cursor` for the next one. */

@@ -58,6 +58,13 @@ describe('the packed SDK', () => {
     ).toBe('function');
   });
 
+  test('declares the public shapes on their own: no internal money field, nothing imported', () => {
+    const declarations = readFileSync(join(project, 'node_modules/@gateway/sdk/dist/index.d.ts'), 'utf8');
+    expect(declarations).toContain('interface Payment {');
+    expect(declarations).not.toContain('_centavos');
+    expect(declarations).not.toMatch(/^\s*import\b|\bimport\(/m);
+  });
+
   test('type-checks in an ESM and a CommonJS TypeScript project', () => {
     const consumer = [
       "import { Gateway, isGatewayError, verifyWebhook, type Payment, type WebhookEvent } from '@gateway/sdk';",

@@ -1,12 +1,10 @@
 import {
-  createTestPki,
-  stackClient,
-  startStack,
+  startStackWithWebhookReceiver,
   waitFor,
   type ReceivedDelivery,
   type RunningStack,
-  type TestPki,
-  WebhookReceiver,
+  type StackClient,
+  type WebhookReceiver,
 } from '@gateway/testkit';
 import {
   errorCodes,
@@ -33,8 +31,9 @@ import {
 /** Every route of the SDK against the whole stack as processes, as a merchant's code would call them. */
 describe('the SDK against the whole stack', () => {
   let stack: RunningStack;
-  let pki: TestPki;
   let receiver: WebhookReceiver;
+  let client: StackClient;
+  let stopAll: () => Promise<void>;
   let receiverUrl: string;
   let gateway: Gateway;
   let businessId: string;
@@ -82,12 +81,8 @@ describe('the SDK against the whole stack', () => {
     );
 
   beforeAll(async () => {
-    pki = createTestPki();
-    receiver = await WebhookReceiver.start(pki.server);
+    ({ stack, receiver, client, stopAll } = await startStackWithWebhookReceiver());
     receiverUrl = receiver.url('/hooks');
-    stack = await startStack({ NODE_EXTRA_CA_CERTS: pki.caPath });
-
-    const client = stackClient(stack);
     const fee = { percent_bps: 100, fixed_centavos: 0 };
     const business = await client.createBusiness('Livraria Paulista', { pix: fee, crypto: fee });
     businessId = business.businessId;
@@ -112,12 +107,7 @@ describe('the SDK against the whole stack', () => {
     webhookSecret = webhook.secret;
   }, 150_000);
 
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await stack?.stop();
-    await receiver?.stop();
-    pki?.remove();
-  });
+  afterAll(() => stopAll?.());
 
   describe("checked against the gateway's OpenAPI document (/openapi.json)", () => {
     interface Schema {

@@ -1,5 +1,5 @@
 import type { Logger } from '@gateway/observability';
-import { PeriodicTask } from '@gateway/messaging';
+import { PeriodicWorker } from '@gateway/messaging';
 
 export interface BatchTaskOptions {
   /** Pause between passes while passes come back short of a full batch. */
@@ -15,25 +15,16 @@ const DEFAULT_BATCH_SIZE = 50;
  * A background job that takes at most `batchSize` items a pass (overdue charges, due payments, expired rows) and runs
  * the next pass at once while a pass comes back full, so a backlog drains without waiting for the interval.
  */
-export abstract class BatchTask {
+export abstract class BatchTask extends PeriodicWorker {
   protected readonly batchSize: number;
-  private readonly task: PeriodicTask;
 
   protected constructor(name: string, options: BatchTaskOptions) {
+    super({ name, intervalMs: options.intervalMs, logger: options.logger });
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    this.task = new PeriodicTask(async () => (await this.runOnce()) >= this.batchSize, {
-      name,
-      intervalMs: options.intervalMs,
-      logger: options.logger,
-    });
   }
 
-  start(): void {
-    this.task.start();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
+  protected override async pass(): Promise<boolean> {
+    return (await this.runOnce()) >= this.batchSize;
   }
 
   /** One pass; resolves how many items it took. */

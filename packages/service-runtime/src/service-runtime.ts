@@ -168,6 +168,11 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
 }
 
 /** `payment.events: payment.created.v1 msg_123 (running 12034 ms)` */
+/** A message as a stop's log line names it: its queue and id. */
+function messageReference({ queue, messageId }: MessageInFlight): { queue: string; message_id: string } {
+  return { queue, message_id: messageId };
+}
+
 function describeMessage(message: MessageInFlight): string {
   const runningMs = Date.now() - message.startedAt;
   return `${message.queue}: ${message.message} ${message.messageId} (running ${runningMs} ms)`;
@@ -203,7 +208,9 @@ function shutdownStages(parts: {
         // Each source stops taking work at once; the work it started is waited for in the next stage.
         sourcesStopped = Promise.all(parts.sources.map(tracked));
         await broker.stopConsuming();
-        return { messagesInFlight: broker.messagesInFlight().length };
+        // Which messages this stop owes: each must be finished and acked, never handed to another process.
+        const inHand = broker.messagesInFlight();
+        return { messagesInFlight: inHand.length, messages: inHand.map(messageReference) };
       },
       pending: () => ['cancelling the broker consumers'],
     },
@@ -211,6 +218,9 @@ function shutdownStages(parts: {
       name: 'work in flight finished',
       run: async () => {
         await Promise.all([broker.drain(), sourcesStopped]);
+        // Delivered while the consumers were being cancelled: handled here too, so owed like those in hand.
+        const late = broker.messagesTakenWhileStopping();
+        return late.length > 0 ? { messagesDeliveredWhileStopping: late.map(messageReference) } : undefined;
       },
       pending: () => [...broker.messagesInFlight().map(describeMessage), ...unfinished],
     },

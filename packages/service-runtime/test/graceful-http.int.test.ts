@@ -85,12 +85,18 @@ describe('an HTTP listener stopping (gracefulHttpStop: the gateway, the PSP call
       req.on('error', reject);
       req.end();
     });
-    await waitFor(() => held.has('/slow'));
+    // A connection still sending its headers: the stop drops it when the grace is over, which marks that instant.
+    const halfSent = await rawConnection(port, 'POST /now HTTP/1.1\r\nHost: x\r\nContent-Le');
+    sockets.push(halfSent);
+    await waitFor(async () => held.has('/slow') && (await connectionCount(server)) === 2);
     let stopped = false;
     const stopping = stop().then(() => {
       stopped = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, HALF_SENT_REQUEST_GRACE_MS + 300));
+    const began = Date.now();
+    await closed(halfSent);
+    // The grace is over and what it ends has been handled; the answer owed still holds the stop.
+    expect(Date.now() - began).toBeGreaterThanOrEqual(HALF_SENT_REQUEST_GRACE_MS - 50);
     expect(stopped).toBe(false);
 
     held.get('/slow')!.end('late');

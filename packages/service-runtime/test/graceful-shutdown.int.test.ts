@@ -7,6 +7,7 @@ import {
   deleteBrokerNames,
   infrastructureUrls,
   isolatedEnvironment,
+  SERVICE_STOP_STAGE_LINES,
   startLoggingProcess,
   startTcpProxy,
   testLogger,
@@ -19,16 +20,6 @@ import { openServiceRuntime, ShutdownTimeoutError, type RuntimeConfig, type Serv
 import { eventPayload, sampleEvent } from '../../messaging/test/backbone-fixture';
 
 const SCHEMA = 'shutdown';
-/** The stage lines of a stop, in order (ServiceRuntime.stop). */
-const STAGES = [
-  'stop: stopped taking new work',
-  'stop: work in flight finished',
-  'stop: outbox flushed',
-  'stop: resources released',
-  'stop: broker closed',
-  'stop: database closed',
-  'stop: telemetry flushed',
-];
 /** How long abandoning a stop out of time may take (its broker connection dropped), with room for a busy machine. */
 const ABANDON_SLACK_MS = 3000;
 
@@ -154,6 +145,11 @@ describe('a service stopping: its work in flight is finished, handed back or pub
     release.open();
     await stopped;
     expect(finished).toEqual([inFlight.id]);
+    // The stop names what it owes, for an operator (and the fault suite) to check it never comes back.
+    expect(logged.find((line) => line.msg === 'stop: stopped taking new work')).toMatchObject({
+      messagesInFlight: 1,
+      messages: [{ queue, message_id: inFlight.id }],
+    });
 
     const marker = await successorDrainsQueue();
     expect(started.map((s) => [s.runtime, s.messageId])).toEqual([
@@ -167,9 +163,13 @@ describe('a service stopping: its work in flight is finished, handed back or pub
     const rabbit = new URL(infrastructureUrls().amqpUrl);
     const proxy = await startTcpProxy({ host: rabbit.hostname, port: Number(rabbit.port || 5672) });
     try {
-      const stopping = await openRuntime('stopping', async () => undefined, {
-        AMQP_URL: proxy.urlFor(env.config.AMQP_URL),
-      });
+      const logged: Array<Record<string, unknown>> = [];
+      const stopping = await openRuntime(
+        'stopping',
+        async () => undefined,
+        { AMQP_URL: proxy.urlFor(env.config.AMQP_URL) },
+        logged,
+      );
       // Held between the broker and the process: the broker has delivered them, the process has not seen them.
       proxy.pause();
       const sent = await Promise.all(
@@ -186,6 +186,10 @@ describe('a service stopping: its work in flight is finished, handed back or pub
       expect(new Set(started.map((s) => `${s.runtime} attempt ${s.attempt}`))).toEqual(
         new Set(['stopping attempt 1']),
       );
+      const owed = logged.find((line) => line.msg === 'stop: work in flight finished')
+        ?.messagesDeliveredWhileStopping as Array<{ queue: string; message_id: string }>;
+      expect(owed.map((m) => m.message_id).sort()).toEqual(sent.map((e) => e.id).sort());
+      expect(new Set(owed.map((m) => m.queue))).toEqual(new Set([queue]));
 
       const marker = await successorDrainsQueue();
       expect(started.filter((s) => s.runtime === 'successor').map((s) => s.messageId)).toEqual([marker]);
@@ -324,7 +328,7 @@ describe('a service stopping: its work in flight is finished, handed back or pub
 
       expect(service.logged('already stopping')).toHaveLength(1);
       const stageLines = service.lines.filter((line) => String(line.msg).startsWith('stop: '));
-      expect(stageLines.map((line) => line.msg)).toEqual(STAGES);
+      expect(stageLines.map((line) => line.msg)).toEqual(SERVICE_STOP_STAGE_LINES);
       for (const line of stageLines) expect(line.ms).toEqual(expect.any(Number));
       expect(service.logged('stopped')).toHaveLength(1);
       const handled = service.lines.findIndex((line) => line.msg === 'handled');
@@ -367,7 +371,7 @@ describe('a service stopping: its work in flight is finished, handed back or pub
       const messages = service.lines.map((line) => line.msg);
       expect(messages.indexOf('stopping once started')).toBeLessThan(messages.indexOf('consuming'));
       expect(messages.indexOf('consuming')).toBeLessThan(messages.indexOf('stopping'));
-      expect(messages.filter((msg) => String(msg).startsWith('stop: '))).toEqual(STAGES);
+      expect(messages.filter((msg) => String(msg).startsWith('stop: '))).toEqual(SERVICE_STOP_STAGE_LINES);
       expect(await queueState(queue)).toMatchObject({ consumerCount: 0 });
     });
 

@@ -14,10 +14,6 @@ import {
   type Keypair,
 } from '@solana/web3.js';
 
-const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
-const CONFIRMATION_POLL_MS = 100;
-const CONFIRMATION_ATTEMPTS = 100;
-
 export interface TransferRequestPayment {
   recipient: PublicKey;
   amountBaseUnits: bigint;
@@ -80,6 +76,8 @@ export async function payTransferRequest(
   return signature;
 }
 
+const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+
 function memoInstruction(memo: string): TransactionInstruction {
   return new TransactionInstruction({
     programId: MEMO_PROGRAM_ID,
@@ -104,6 +102,9 @@ async function sendV0(
   transaction.sign([payer]);
   return connection.sendTransaction(transaction, options);
 }
+
+const CONFIRMATION_POLL_MS = 100;
+const CONFIRMATION_ATTEMPTS = 100;
 
 /** Polls statuses instead of confirmTransaction, which needs a websocket the local RPC does not serve. */
 async function waitUntilLanded(connection: Connection, signature: string): Promise<void> {

@@ -5,6 +5,9 @@ import {
   type PaymentRecord,
   type PaymentView,
   type PixInstructions,
+  type RefundEventPayload,
+  type RefundRecord,
+  type RefundRequested,
 } from '@gateway/contracts';
 
 // Builders of the contract payloads several services' tests exchange: everything defaulted to a valid, plausible
@@ -81,5 +84,53 @@ export function aPaymentEvent(payment: Partial<PaymentRecord> = {}): PaymentEven
     business_id: record.business_id,
     occurred_at: new Date().toISOString(),
     payment: record,
+  };
+}
+
+/** A PIX refund of R$ 10,50 of a new payment, just opened: pending until the rail settles it. */
+export function aRefundRecord(overrides: Partial<RefundRecord> = {}): RefundRecord {
+  const now = new Date().toISOString();
+  return {
+    refund_id: newPublicId('ref'),
+    payment_id: newPublicId('pay'),
+    business_id: newPublicId('biz'),
+    method: 'pix',
+    amount_centavos: 1050,
+    status: 'pending',
+    reason: null,
+    failure_reason: null,
+    external_id: null,
+    created_at: now,
+    updated_at: now,
+    ...overrides,
+  };
+}
+
+/** A `refund.*.v1` event as the payment service emits it, now, about `refund` (a new one unless told). */
+export function aRefundEvent(refund: Partial<RefundRecord> = {}): RefundEventPayload {
+  const record = aRefundRecord(refund);
+  return {
+    event_id: newPublicId('evt'),
+    business_id: record.business_id,
+    occurred_at: new Date().toISOString(),
+    refund: record,
+  };
+}
+
+/**
+ * The payment service asking a rail to refund `payment` (`pix.refund.requested.v1`, `crypto.refund.requested.v1`): a
+ * new refund of the whole amount, without a reason, unless told.
+ */
+export function aRefundRequest(
+  payment: Pick<PaymentRecord, 'payment_id' | 'amount_centavos'>,
+  overrides: Partial<RefundRequested> = {},
+): RefundRequested {
+  return {
+    refund_id: newPublicId('ref'),
+    payment_id: payment.payment_id,
+    amount_centavos: payment.amount_centavos,
+    payment_amount_centavos: payment.amount_centavos,
+    reason: null,
+    ...overrides,
   };
 }

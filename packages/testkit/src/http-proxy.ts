@@ -10,25 +10,38 @@ export interface HttpProxy {
   delayMs: number;
   /** Requests received and not yet answered. */
   readonly inFlight: number;
+  /**
+   * Those of them with this method and a path `path` matches (e.g. a PSP's `PUT /cob/{txid}`) that `delayMs` holds back
+   * `heldForMs` longer at least.
+   */
+  inFlightTo(method: string, path: RegExp, heldForMs?: number): number;
   close(): Promise<void>;
 }
 
-/** An HTTP proxy in front of a provider (a PSP, an RPC endpoint) that can be told to answer with errors (a
- * rate-limited provider) or slowly (a provider under load). */
-export async function startHttpProxy(targetUrl: string): Promise<HttpProxy> {
-  const target = new URL(targetUrl);
+/**
+ * An HTTP proxy in front of a provider (a PSP, an RPC endpoint) that can be told to answer with errors (a
+ * rate-limited provider) or slowly (a provider under load). The target may be a function, read at each request, for a
+ * provider whose address is known only once the proxy's own is handed out.
+ */
+export async function startHttpProxy(targetUrl: string | (() => string)): Promise<HttpProxy> {
+  const targetNow = () => new URL(typeof targetUrl === 'string' ? targetUrl : targetUrl());
   const pending: { status: number; retryAfterSeconds?: number }[] = [];
   let served = 0;
-  let inFlight = 0;
+  const inFlight = new Set<{ method: string; path: string; heldUntil: number }>();
   const proxy = {
     delayMs: 0,
     get inFlight() {
-      return inFlight;
+      return inFlight.size;
     },
+    inFlightTo: (method: string, path: RegExp, heldForMs = 0) =>
+      [...inFlight].filter(
+        (r) => r.method === method && path.test(r.path) && r.heldUntil - Date.now() >= heldForMs,
+      ).length,
   };
   const server: Server = createServer((req, res) => {
-    inFlight += 1;
-    res.on('close', () => (inFlight -= 1));
+    const received = { method: req.method ?? '', path: req.url ?? '', heldUntil: Date.now() + proxy.delayMs };
+    inFlight.add(received);
+    res.on('close', () => inFlight.delete(received));
     const failure = pending.shift();
     if (failure) {
       served++;
@@ -39,6 +52,7 @@ export async function startHttpProxy(targetUrl: string): Promise<HttpProxy> {
       return;
     }
     setTimeout(() => {
+      const target = targetNow();
       const upstream = request(
         {
           hostname: target.hostname,
@@ -58,7 +72,7 @@ export async function startHttpProxy(targetUrl: string): Promise<HttpProxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const controls: Omit<HttpProxy, 'delayMs' | 'inFlight'> = {
+  const controls: Omit<HttpProxy, 'delayMs' | 'inFlight' | 'inFlightTo'> = {
     url: `http://127.0.0.1:${port}`,
     failNext: (count, status, retryAfterSeconds) => {
       for (let i = 0; i < count; i++) pending.push({ status, retryAfterSeconds });

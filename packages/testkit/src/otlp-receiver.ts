@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import protobuf from 'protobufjs';
 
 /** A span as an OTLP/HTTP exporter sent it, the same shape whichever encoding carried it. */
@@ -32,47 +33,10 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-/**
- * The parts of opentelemetry-proto's ExportTraceServiceRequest (collector/trace/v1, trace/v1, common/v1,
- * resource/v1) a test reads, with the specification's field numbers; protobufjs skips the fields left out.
- */
-const TRACE_PROTO = `
-syntax = "proto3";
-package otlp;
-message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
-message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
-message Resource { repeated KeyValue attributes = 1; }
-message ScopeSpans { repeated Span spans = 2; }
-message Span {
-  bytes trace_id = 1;
-  bytes span_id = 2;
-  bytes parent_span_id = 4;
-  string name = 5;
-  int32 kind = 6;
-  repeated KeyValue attributes = 9;
-  repeated Event events = 11;
-  repeated Link links = 13;
-  Status status = 15;
-}
-message Event { string name = 2; repeated KeyValue attributes = 3; }
-message Link { bytes trace_id = 1; bytes span_id = 2; }
-message Status { string message = 2; int32 code = 3; }
-message KeyValue { string key = 1; AnyValue value = 2; }
-message AnyValue {
-  oneof value {
-    string string_value = 1;
-    bool bool_value = 2;
-    int64 int_value = 3;
-    double double_value = 4;
-    ArrayValue array_value = 5;
-    KeyValueList kvlist_value = 6;
-    bytes bytes_value = 7;
-  }
-}
-message ArrayValue { repeated AnyValue values = 1; }
-message KeyValueList { repeated KeyValue values = 1; }
-`;
-const exportRequest = protobuf.parse(TRACE_PROTO).root.lookupType('otlp.ExportTraceServiceRequest');
+/** Decodes `http/protobuf` export requests: otlp-trace.proto holds the parts of the OTLP schema a test reads. */
+const exportRequest = protobuf
+  .loadSync(join(__dirname, 'otlp-trace.proto'))
+  .lookupType('otlp.ExportTraceServiceRequest');
 
 /** An OTLP/HTTP traces receiver on 127.0.0.1 that keeps what it is sent, in `http/json` or `http/protobuf`. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {

@@ -1,3 +1,4 @@
+import type { CommandDefinition, Reply } from '@gateway/contracts';
 import { Broker } from '@gateway/messaging';
 import { testLogger } from './logger';
 import { isolatedEnvironment, type IsolatedEnvironment } from './service-env';
@@ -27,12 +28,21 @@ export interface TestBedCleanup {
   afterStop(step: () => Promise<void>): void;
 }
 
+/** How long a test waits for a service's reply to a command unless it says otherwise. */
+export const REPLY_TIMEOUT_MS = 5000;
+
 export interface ServiceTestBed<S extends TestedService> {
   env: IsolatedEnvironment;
   /** The service under test; a test that restarts it puts the new one here, and `close` stops that one. */
   service: S;
   /** Sends the service commands and publishes it events. */
   client: Broker;
+  /** Sends a command from `client` and answers its reply (waiting `REPLY_TIMEOUT_MS` unless told). */
+  request<P, R>(
+    definition: CommandDefinition<P, R>,
+    payload: P,
+    options?: { messageId?: string; timeoutMs?: number },
+  ): Promise<Reply<R>>;
   /** Another client broker (a fake downstream service, a listener); `close` cleans it up like `client`. */
   connect(connectionName: string): Promise<Broker>;
   /** Stops the service, closes the clients, deletes every broker's topology and drops the database. */
@@ -59,6 +69,8 @@ export async function serviceTestBed<S extends TestedService>(
     env,
     service: await start(env, { afterStop: (step) => afterStop.unshift(step) }),
     client: await connect(`${label}-test-client`),
+    request: (definition, payload, options = {}) =>
+      bed.client.request(definition, payload, { timeoutMs: REPLY_TIMEOUT_MS, ...options }),
     connect,
     async close() {
       await bed.service.stop();

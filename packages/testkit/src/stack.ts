@@ -44,9 +44,37 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
+/** A message as the services' log lines name it (a stop's, a redelivery's, a retry's). */
+export interface LoggedMessage {
+  queue: string;
+  message_id: string;
+}
+
+/**
+ * The JSON lines the stack's processes logged so far. A line still being written, or cut by the other stream's output,
+ * is left out.
+ */
+export function jsonLogLines(stack: RunningStack): Array<Record<string, unknown>> {
+  return stack.logs
+    .join('')
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => line.slice(line.indexOf('| ') + 2))
+    .filter((line) => line.startsWith('{'))
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
 export interface StackOptions {
   /** The URL the services get for the stack's database (e.g. through a proxy), from its direct URL. */
   databaseUrlForServices?: (directUrl: string) => string;
+  /** The URL the PIX adapter gets for the PSP simulator (e.g. through a proxy), from its direct URL. */
+  pspUrlForServices?: (directUrl: string) => string;
 }
 
 /** How long a stopping launcher gets before its whole process group is killed. */
@@ -67,6 +95,23 @@ export const STACK_SHUTDOWN_TIMEOUT_MS = 15_000;
 export async function startStack(
   extraEnv: Record<string, string> = {},
   options: StackOptions = {},
+): Promise<RunningStack> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startStackOnce(extraEnv, options);
+    } catch (err) {
+      // A port found free can be taken by another test before the process binds it: start again on new ports.
+      if (attempt >= PORT_RACE_ATTEMPTS || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+/** How often a stack start is tried when a port it was given was taken meanwhile. */
+const PORT_RACE_ATTEMPTS = 3;
+
+async function startStackOnce(
+  extraEnv: Record<string, string>,
+  options: StackOptions,
 ): Promise<RunningStack> {
   const env = await isolatedEnvironment('e2e');
   const runDir = mkdtempSync(join(tmpdir(), 'stack-'));
@@ -99,6 +144,9 @@ export async function startStack(
     RATE_LIMIT_PER_MINUTE: '100000',
     PROCESS_TABLE_FILE: processTableFile,
     SHUTDOWN_TIMEOUT_MS: String(STACK_SHUTDOWN_TIMEOUT_MS),
+    ...(options.pspUrlForServices
+      ? { PSP_BASE_URL: options.pspUrlForServices(`http://127.0.0.1:${pspPort}`) }
+      : {}),
     ...extraEnv,
   };
   const logs: string[] = [];

@@ -1,6 +1,5 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Server, createServer } from 'node:https';
-import { type AddressInfo } from 'node:net';
+import { type HttpsEndpoint, startHttpsEndpoint } from './https-endpoint';
 import type { JsonBody } from './stack-client';
 import { waitFor } from './wait';
 
@@ -23,22 +22,18 @@ export interface ReceivedDelivery {
 export class WebhookReceiver {
   readonly deliveries: ReceivedDelivery[] = [];
   mode: ReceiverMode = 'ok';
-  private port = 0;
+  private endpoint!: HttpsEndpoint;
 
-  private constructor(private readonly server: Server) {}
+  private constructor() {}
 
   static async start(tls: { key: string; cert: string }): Promise<WebhookReceiver> {
-    const receiver = new WebhookReceiver(createServer(tls));
-    receiver.server.on('request', (req: IncomingMessage, res: ServerResponse) =>
-      receiver.onRequest(req, res),
-    );
-    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
-    receiver.port = (receiver.server.address() as AddressInfo).port;
+    const receiver = new WebhookReceiver();
+    receiver.endpoint = await startHttpsEndpoint(tls, (req, body, res) => receiver.onRequest(req, body, res));
     return receiver;
   }
 
   url(path: string): string {
-    return `https://localhost:${this.port}${path}`;
+    return `https://localhost:${this.endpoint.port}${path}`;
   }
 
   /** The events delivered so far, parsed. */
@@ -57,27 +52,22 @@ export class WebhookReceiver {
     );
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+  stop(): Promise<void> {
+    return this.endpoint.stop();
   }
 
-  private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const mode = this.mode;
-      const answer = mode === 'ok' ? 204 : mode === 'error' ? 500 : mode;
-      this.deliveries.push({
-        path: req.url ?? '/',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        answer,
-        at: Date.now(),
-      });
-      if (mode === 'reset') req.socket.destroy();
-      else if (mode !== 'hang') res.writeHead(answer as number).end();
-      // A hung request stays open until the sender gives up (its timeout) or the receiver stops.
+  private onRequest(req: IncomingMessage, body: Buffer, res: ServerResponse): void {
+    const mode = this.mode;
+    const answer = mode === 'ok' ? 204 : mode === 'error' ? 500 : mode;
+    this.deliveries.push({
+      path: req.url ?? '/',
+      headers: req.headers,
+      body: body.toString('utf8'),
+      answer,
+      at: Date.now(),
     });
+    if (mode === 'reset') req.socket.destroy();
+    else if (mode !== 'hang') res.writeHead(answer as number).end();
+    // A hung request stays open until the sender gives up (its timeout) or the receiver stops.
   }
 }

@@ -1,22 +1,29 @@
-import { STACK_SHUTDOWN_TIMEOUT_MS } from '../src';
+import { STACK_SHUTDOWN_TIMEOUT_MS, type LoggedMessage } from '../src';
 import {
   REQUEST_ACCEPTED_MS,
   sigterm,
   stopHadWork,
   type GatewayService,
-  type RequestKind,
+  type SignalMoment,
   type SignalledExit,
 } from '../src/faults';
 import { describeFaultRun } from './support/fault-run-suite';
 
 /**
- * Every service, in turn; on the payments' path while a request of the kind it serves is inside, and signalled again
- * (three times at most) until its stop has work in hand.
+ * How often a service on the payments' path is signalled at most until a stop has work in hand: a request being inside
+ * the gateway does not mean this service holds part of it at that instant. The PIX adapter is signalled while it waits
+ * on the PSP for a charge instead: a request's age left it between messages at all ten signals of one CI run.
  */
-const signalled: Array<[GatewayService, RequestKind?, number?]> = [
-  ['api-gateway', 'create', 3],
-  ['payment', 'create', 3],
-  ['pix-adapter', 'create-pix', 3],
+const SIGNALS_AT_MOST = 10;
+
+/**
+ * Every service, in turn; on the payments' path while it serves a request (the PIX adapter: while it waits on the PSP
+ * for a charge), and signalled again (SIGNALS_AT_MOST times at most) until its stop has work in hand.
+ */
+const signalled: Array<[GatewayService, SignalMoment?, number?]> = [
+  ['api-gateway', 'create', SIGNALS_AT_MOST],
+  ['payment', 'create', SIGNALS_AT_MOST],
+  ['pix-adapter', 'psp-charge', SIGNALS_AT_MOST],
   ['solana-watcher', 'simulate'],
   ['checkout'],
   ['customer'],
@@ -29,7 +36,7 @@ const signalled: Array<[GatewayService, RequestKind?, number?]> = [
  * within its bound; the launcher starts it again. Afterwards nothing may be lost, duplicated, half-applied, stuck,
  * parked or unsent, and no client may have seen a 500. A stop that merely exits would pass those (the broker
  * redelivers, the inboxes deduplicate), so it is also checked that the stops had work in hand, that the gateway
- * answered every request it had, and that no message needed a second delivery.
+ * answered every request it had, and that every message in hand at a stop was finished by it, never delivered again.
  */
 describe('SIGTERM to every service in turn during a burst of payments', () => {
   const exits: SignalledExit[] = [];
@@ -49,7 +56,7 @@ describe('SIGTERM to every service in turn during a burst of payments', () => {
       `after SIGTERM:\n${exits
         .map(
           (e) =>
-            `  ${e.service} exited (${e.exit}) in ${e.tookMs} ms; stop: ${e.stop ? JSON.stringify(e.stop) : 'none logged'}; ` +
+            `  ${e.service} exited (${e.exit}) in ${e.tookMs} ms; stop: ${e.stop ? JSON.stringify({ ...e.stop, owed: e.stop.owed.length }) : 'none logged'}; ` +
             `client requests in flight: ${e.requestsInFlight}`,
         )
         .join('\n')}`,
@@ -79,8 +86,19 @@ describe('SIGTERM to every service in turn during a burst of payments', () => {
     expect(held.filter((a) => typeof a.outcome !== 'number')).toEqual([]);
   });
 
-  test('no message handled around a stop was handled twice: none redelivered by the broker, none retried', () => {
-    const { brokerRedeliveries, brokerRetries } = suite.result();
-    expect({ brokerRedeliveries, brokerRetries }).toEqual({ brokerRedeliveries: 0, brokerRetries: 0 });
+  test('every message a stop had in hand was finished by that stop: none delivered again, none retried', () => {
+    const { redelivered, retried, brokerRedeliveries, brokerRetries } = suite.result();
+    const owed = exits.flatMap((e) => e.stop?.owed ?? []);
+    const among = (messages: LoggedMessage[]) =>
+      owed.filter((m) => messages.some((r) => r.queue === m.queue && r.message_id === m.message_id));
+    console.log(
+      `messages the stops owed: ${owed.length}; delivered again: ${redelivered.length} ` +
+        '(what a quorum queue sends a consumer as its cancel takes effect, the broker hands back unseen: rabbitmq-server#3729)',
+    );
+    expect(owed.length).toBeGreaterThan(0);
+    // Every redelivery and retry the surviving processes counted was logged, so the lists below are whole.
+    expect(redelivered.length).toBeGreaterThanOrEqual(brokerRedeliveries);
+    expect(retried.length).toBeGreaterThanOrEqual(brokerRetries);
+    expect({ deliveredAgain: among(redelivered), retried }).toEqual({ deliveredAgain: [], retried: [] });
   });
 });

@@ -4,10 +4,10 @@ import {
   commonEnv,
   loadConfig,
   requireStopOutlasts,
-  variableNames,
   sandboxDefault,
   secret,
-  serviceEnv,
+  serviceSchema,
+  variableNames,
   type ServiceEnv,
 } from '@gateway/config';
 import { parseSealingKey } from '@gateway/persistence';
@@ -48,35 +48,34 @@ const trustProxy = Joi.alternatives()
   .default(false);
 
 /** Its variables' rules; the launcher checks the ones it shares (PORT, ADMIN_TOKEN) by these very rules. */
-export const apiGatewaySchema = Joi.object<ApiGatewayConfig>({
-  ...serviceEnv,
-  PORT: Joi.number().port().default(3000),
-  REDIS_URL: commonEnv.REDIS_URL,
-  REDIS_PREFIX: commonEnv.REDIS_PREFIX,
-  ADMIN_TOKEN: secret(DEVELOPMENT_ADMIN_TOKEN, Joi.string().min(ADMIN_TOKEN_MIN_LENGTH)),
-  RPC_TIMEOUT_MS: Joi.number().integer().min(50).default(5000),
-  RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
-  CHECKOUT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
-  ADMIN_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
-  IDEMPOTENCY_RESPONSE_KEY: secret(DEVELOPMENT_IDEMPOTENCY_RESPONSE_KEY).custom((value: string) => {
-    parseSealingKey(value);
-    return value;
-  }),
-  IDEMPOTENCY_PURGE_INTERVAL_MS: Joi.number().integer().min(100).default(60_000),
-  PUBLIC_BASE_URL: sandboxDefault(
-    Joi.string().uri({ scheme: ['http', 'https'] }),
-    (parent: { PORT: number }) => `http://localhost:${parent.PORT}`,
-  ),
-  TRUST_PROXY: trustProxy,
-});
+export const apiGatewaySchema = serviceSchema<ApiGatewayConfig>(
+  {
+    PORT: Joi.number().port().default(3000),
+    REDIS_URL: commonEnv.REDIS_URL,
+    REDIS_PREFIX: commonEnv.REDIS_PREFIX,
+    ADMIN_TOKEN: secret(DEVELOPMENT_ADMIN_TOKEN, Joi.string().min(ADMIN_TOKEN_MIN_LENGTH)),
+    RPC_TIMEOUT_MS: Joi.number().integer().min(50).default(5000),
+    RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+    CHECKOUT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
+    ADMIN_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
+    IDEMPOTENCY_RESPONSE_KEY: secret(DEVELOPMENT_IDEMPOTENCY_RESPONSE_KEY).custom((value: string) => {
+      parseSealingKey(value);
+      return value;
+    }),
+    IDEMPOTENCY_PURGE_INTERVAL_MS: Joi.number().integer().min(100).default(60_000),
+    PUBLIC_BASE_URL: sandboxDefault(
+      Joi.string().uri({ scheme: ['http', 'https'] }),
+      (parent: { PORT: number }) => `http://localhost:${parent.PORT}`,
+    ),
+    TRUST_PROXY: trustProxy,
+  },
+  // It serves /metrics on its API port.
+  { metricsListener: false },
+);
 
 /** The variables this service reads (the launcher hands it these and no others). */
 export const apiGatewayVariables = variableNames(apiGatewaySchema);
 
 export function loadApiGatewayConfig(env: NodeJS.ProcessEnv = process.env): ApiGatewayConfig {
-  return requireStopOutlasts(
-    loadConfig(apiGatewaySchema, env),
-    'RPC_TIMEOUT_MS',
-    'the requests in flight (each up to RPC_TIMEOUT_MS)',
-  );
+  return requireStopOutlasts(loadConfig(apiGatewaySchema, env), 'RPC_TIMEOUT_MS', 'the requests in flight');
 }

@@ -1,20 +1,13 @@
 import { getCustomer, listCustomers, newPublicId, type Customer, type GetCustomer } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { startHarness, type Harness } from './support/harness';
+import { expectedPageCommand, harnessWithMerchantForTheseTests } from './support/harness';
 
 describe('api gateway: GET /v1/customers and /v1/customers/{id}', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
-
-  beforeAll(async () => {
-    h = await startHarness('gw-customer-reads');
-    merchant = await h.newBusiness('Padaria Pão Quente');
-  });
-  afterAll(async () => h.close());
+  const h = harnessWithMerchantForTheseTests('gw-customer-reads', { merchant: 'Padaria Pão Quente' });
 
   const customer = (overrides: Partial<Customer> = {}): Customer => ({
     customer_id: newPublicId('cust'),
-    business_id: merchant.business_id,
+    business_id: h.merchant.business_id,
     email: 'maria@example.com',
     phone_number: '+5511912345678',
     document_number: '52998224725',
@@ -23,12 +16,12 @@ describe('api gateway: GET /v1/customers and /v1/customers/{id}', () => {
     created_at: '2026-11-24T10:00:00.000Z',
     ...overrides,
   });
-  const get = (path: string, apiKey = merchant.api_key) => h.http.get(path).set('x-api-key', apiKey);
+  const get = (path: string, apiKey = h.merchant.api_key) => h.http.get(path).set('x-api-key', apiKey);
 
   test('reads a customer of the caller’s business', async () => {
     const stored = customer();
     h.fakes.on(getCustomer, async (query: GetCustomer) => {
-      if (query.business_id !== merchant.business_id || query.customer_id !== stored.customer_id)
+      if (query.business_id !== h.merchant.business_id || query.customer_id !== stored.customer_id)
         throw new CommandError('NOT_FOUND', 'Cliente não encontrado.');
       return stored;
     });
@@ -59,11 +52,9 @@ describe('api gateway: GET /v1/customers and /v1/customers/{id}', () => {
     const response = await get(`/v1/customers?limit=2&starting_after=${startingAfter}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual(page);
-    expect(h.fakes.receivedOf(listCustomers).at(-1)).toEqual({
-      business_id: merchant.business_id,
-      limit: 2,
-      starting_after: startingAfter,
-    });
+    expect(h.fakes.receivedOf(listCustomers).at(-1)).toEqual(
+      expectedPageCommand(h.merchant, {}, { limit: 2, starting_after: startingAfter }),
+    );
   });
 
   test.each([

@@ -11,7 +11,8 @@ import {
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { aPaymentRecord } from '@gateway/testkit';
-import { startHarness, type Harness } from './support/harness';
+import { aCheckout, aCheckoutCreatedFor, aCheckoutSession, aWebhookCreatedFor } from './support/builders';
+import { harnessWithMerchantForTheseTests } from './support/harness';
 
 const expectErrorShape = (response: { headers: Record<string, string>; body: unknown }, code: string) => {
   expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -20,22 +21,16 @@ const expectErrorShape = (response: { headers: Record<string, string>; body: unk
 };
 
 describe('api gateway: errors, identity and the other /v1 routes', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
-
-  beforeAll(async () => {
+  const h = harnessWithMerchantForTheseTests('gw-err', {
+    merchant: 'Livraria Central',
     // No customer service answers in this file: its commands time out.
-    h = await startHarness('gw-err', {
-      services: ['payment', 'checkout', 'webhook-dispatcher'],
-      config: { RPC_TIMEOUT_MS: 600 },
-    });
-    merchant = await h.newBusiness('Livraria Central');
+    services: ['payment', 'checkout', 'webhook-dispatcher'],
+    config: { RPC_TIMEOUT_MS: 600 },
   });
-  afterAll(async () => h.close());
 
   /** A request to the /v1 API with the merchant's key. */
   const asMerchant = (method: 'get' | 'post' | 'delete', path: string) =>
-    h.http[method](path).set('x-api-key', merchant.api_key);
+    h.http[method](path).set('x-api-key', h.merchant.api_key);
 
   test('a request without x-api-key is UNAUTHORIZED (401)', async () => {
     const response = await h.http.get('/v1/payments/pay_abcdefghijklmnopqrstuvwx');
@@ -54,8 +49,8 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   });
 
   test('a key whose random part is altered after the prefix is UNAUTHORIZED (the hash is checked)', async () => {
-    const last = merchant.api_key.at(-1) === 'A' ? 'B' : 'A';
-    const forged = `${merchant.api_key.slice(0, -1)}${last}`;
+    const last = h.merchant.api_key.at(-1) === 'A' ? 'B' : 'A';
+    const forged = `${h.merchant.api_key.slice(0, -1)}${last}`;
     const response = await h.http.get('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', forged);
     expect(response.status).toBe(401);
   });
@@ -133,18 +128,9 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   });
 
   test('a checkout is created with the business id and answered with its shareable url', async () => {
-    h.fakes.on(createCheckout, async (command): Promise<Checkout> => ({
-      checkout_id: newPublicId('chk'),
-      business_id: command.business_id,
-      product_id: command.product_id,
-      slug: 'curso-de-violao-a1b2c3',
-      title: command.title,
-      return_url: command.return_url,
-      cancel_url: command.cancel_url,
-      metadata: command.metadata,
-      status: 'active',
-      created_at: new Date().toISOString(),
-    }));
+    h.fakes.on(createCheckout, async (command) =>
+      aCheckoutCreatedFor(command, { slug: 'curso-de-violao-a1b2c3' }),
+    );
     const response = await asMerchant('post', '/v1/checkouts').send({
       product_id: 'prod_abcdefghijklmnopqrstuvwx',
       return_url: 'https://loja.example.com/obrigado',
@@ -154,7 +140,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
       checkout_id: expect.stringMatching(/^chk_/),
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       slug: 'curso-de-violao-a1b2c3',
       status: 'active',
       url: 'https://pay.example.com/c/curso-de-violao-a1b2c3',
@@ -173,27 +159,12 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
     const checkoutId = newPublicId('chk');
     h.fakes.on(getCheckout, async (query): Promise<Checkout> => {
       if (query.checkout_id !== checkoutId) throw new CommandError('NOT_FOUND', 'Checkout não encontrado.');
-      return {
+      return aCheckout({
         checkout_id: checkoutId,
         business_id: query.business_id,
         product_id: 'prod_x',
-        slug: 'loja-abc123',
-        title: null,
-        return_url: 'https://a.example.com',
-        cancel_url: 'https://a.example.com',
-        metadata: null,
-        status: 'active',
-        created_at: new Date().toISOString(),
-        sessions: [
-          {
-            session_id: newPublicId('sess'),
-            checkout_id: checkoutId,
-            payment_id: newPublicId('pay'),
-            status: 'initiated' as const,
-            created_at: new Date().toISOString(),
-          },
-        ],
-      };
+        sessions: [aCheckoutSession(checkoutId)],
+      });
     });
     const found = await asMerchant('get', `/v1/checkouts/${checkoutId}`);
     expect(found.status).toBe(200);
@@ -206,16 +177,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   });
 
   test('a webhook is created and its secret returned; a non-https url is INVALID_FIELDS', async () => {
-    h.fakes.on(createWebhook, async (command) => ({
-      webhook_id: newPublicId('wh'),
-      business_id: command.business_id,
-      url: command.url,
-      events: command.events,
-      status: 'active',
-      created_at: new Date().toISOString(),
-      updated_at: new Date().toISOString(),
-      secret: 'whsec_abc',
-    }));
+    h.fakes.on(createWebhook, async (command) => aWebhookCreatedFor(command, 'whsec_abc'));
     const created = await asMerchant('post', '/v1/webhook').send({
       url: 'https://hooks.example.com/pay',
       events: ['payment.confirmed'],

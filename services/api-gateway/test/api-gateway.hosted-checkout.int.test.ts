@@ -13,21 +13,21 @@ import {
   checkoutAssets,
   renderErrorMessage,
 } from '../src/http/checkout-page';
-import { startHarness, type Harness } from './support/harness';
+import { harnessWithMerchantForTheseTests } from './support/harness';
 
 describe('api gateway: hosted checkout pages', () => {
-  let h: Harness;
-  let merchant: { business_id: string };
+  const h = harnessWithMerchantForTheseTests('gw-page', {
+    merchant: 'Estúdio Som & Cia',
+    services: ['checkout'],
+  });
   const slug = 'curso-de-violao-x7k2p9';
 
-  beforeAll(async () => {
-    h = await startHarness('gw-page', { services: ['checkout'] });
-    merchant = await h.newBusiness('Estúdio Som & Cia');
+  beforeAll(() => {
     h.fakes.on(getCheckoutPage, async (query): Promise<CheckoutPage> => {
       if (query.slug !== slug) throw new CommandError('NOT_FOUND', 'Checkout não encontrado.');
       return {
         slug,
-        business_id: merchant.business_id,
+        business_id: h.merchant.business_id,
         business_name: 'nome antigo',
         product_name: 'Curso de violão',
         product_description: '32 aulas',
@@ -37,7 +37,6 @@ describe('api gateway: hosted checkout pages', () => {
       };
     });
   });
-  afterAll(async () => h.close());
 
   const expectPageHeaders = (headers: Record<string, string>) => {
     expect(headers['content-security-policy']).toBe(CHECKOUT_CONTENT_SECURITY_POLICY);
@@ -98,7 +97,7 @@ describe('api gateway: hosted checkout pages', () => {
     h.fakes.on(startCheckoutSession, async () => ({
       session_id: newPublicId('sess'),
       status: 'initiated',
-      payment: aPixPaymentView({ business_id: merchant.business_id, amount_centavos: 123456 }),
+      payment: aPixPaymentView({ business_id: h.merchant.business_id, amount_centavos: 123456 }),
     }));
     const response = await h.http.post(`/c/${slug}/sessions`).send({ method: 'pix' });
     expect(response.status).toBe(201);
@@ -124,7 +123,7 @@ describe('api gateway: hosted checkout pages', () => {
     h.fakes.on(startCheckoutSession, async () => ({
       session_id: newPublicId('sess'),
       status: 'initiated',
-      payment: aCryptoPaymentView({ business_id: merchant.business_id }),
+      payment: aCryptoPaymentView({ business_id: h.merchant.business_id }),
     }));
     const response = await h.http.post(`/c/${slug}/sessions`).send({ method: 'crypto', currency: 'usdc' });
     expect(response.status).toBe(201);

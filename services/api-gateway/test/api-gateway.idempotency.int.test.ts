@@ -1,31 +1,28 @@
 import { createCustomer, createPayment, createWebhook, newPublicId } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { aPixPaymentView, letTimePass, waitFor } from '@gateway/testkit';
-import { startHarness, type Harness } from './support/harness';
+import { aCustomer, aWebhookCreatedFor } from './support/builders';
+import { harnessWithMerchantForTheseTests } from './support/harness';
 
 /** How long the fake payment service takes to create a payment: two concurrent requests overlap within it. */
 const PAYMENT_SERVICE_LATENCY_MS = 200;
 
 describe('api gateway: Idempotency-Key', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
+  const h = harnessWithMerchantForTheseTests('gw-idem', {
+    services: ['payment', 'customer', 'webhook-dispatcher'],
+    config: { IDEMPOTENCY_PURGE_INTERVAL_MS: 200 },
+  });
 
-  beforeAll(async () => {
-    h = await startHarness('gw-idem', {
-      services: ['payment', 'customer', 'webhook-dispatcher'],
-      config: { IDEMPOTENCY_PURGE_INTERVAL_MS: 200 },
-    });
-    merchant = await h.newBusiness();
+  beforeAll(() => {
     // Each answer is a new payment.
     h.fakes.on(createPayment, async (command) => {
       await letTimePass(PAYMENT_SERVICE_LATENCY_MS);
       return aPixPaymentView({ business_id: command.business_id, amount_centavos: command.amount_centavos });
     });
   });
-  afterAll(async () => h.close());
 
   const create = (key: string, body: object) =>
-    h.http.post('/v1/payments').set('x-api-key', merchant.api_key).set('Idempotency-Key', key).send(body);
+    h.http.post('/v1/payments').set('x-api-key', h.merchant.api_key).set('Idempotency-Key', key).send(body);
 
   test('two concurrent identical POSTs with one key run the command once and get identical answers', async () => {
     const key = newPublicId('idem');
@@ -76,21 +73,12 @@ describe('api gateway: Idempotency-Key', () => {
     h.fakes.on(createCustomer, async (command) => {
       calls += 1;
       if (calls === 1) throw new CommandError('SERVICE_UNAVAILABLE', 'indisponível');
-      return {
-        customer_id: newPublicId('cust'),
-        business_id: command.business_id,
-        email: command.email,
-        phone_number: null,
-        document_number: null,
-        ip: command.ip,
-        metadata: null,
-        created_at: new Date().toISOString(),
-      };
+      return aCustomer({ business_id: command.business_id, email: command.email, ip: command.ip });
     });
     const send = () =>
       h.http
         .post('/v1/customers')
-        .set('x-api-key', merchant.api_key)
+        .set('x-api-key', h.merchant.api_key)
         .set('Idempotency-Key', key)
         .send({ email: 'joana@example.com' });
     const failed = await send();
@@ -112,7 +100,7 @@ describe('api gateway: Idempotency-Key', () => {
     const send = (email: string) =>
       h.http
         .post('/v1/customers')
-        .set('x-api-key', merchant.api_key)
+        .set('x-api-key', h.merchant.api_key)
         .set('Idempotency-Key', key)
         .send({ email });
     expect((await send('joana@example.com')).status).toBe(503);
@@ -153,7 +141,7 @@ describe('api gateway: Idempotency-Key', () => {
     const send = () =>
       h.http
         .post('/v1/customers')
-        .set('x-api-key', merchant.api_key)
+        .set('x-api-key', h.merchant.api_key)
         .set('Idempotency-Key', key)
         .send({ email: 'bia@example.com' });
     expect((await send()).status).toBe(503);
@@ -170,21 +158,12 @@ describe('api gateway: Idempotency-Key', () => {
 
   test('a webhook created with a key: its stored answer is sealed, yet a retry gets the secret back', async () => {
     const secret = `whsec_${newPublicId('s')}`;
-    h.fakes.on(createWebhook, async (command) => ({
-      webhook_id: newPublicId('wh'),
-      business_id: command.business_id,
-      url: command.url,
-      events: command.events,
-      status: 'active',
-      created_at: new Date().toISOString(),
-      updated_at: new Date().toISOString(),
-      secret,
-    }));
+    h.fakes.on(createWebhook, async (command) => aWebhookCreatedFor(command, secret));
     const key = newPublicId('idem');
     const send = () =>
       h.http
         .post('/v1/webhook')
-        .set('x-api-key', merchant.api_key)
+        .set('x-api-key', h.merchant.api_key)
         .set('Idempotency-Key', key)
         .send({ url: 'https://hooks.example.com/pagamentos', events: ['payment.confirmed'] });
     const first = await send();

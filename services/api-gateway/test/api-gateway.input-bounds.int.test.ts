@@ -12,9 +12,9 @@ import {
   createProduct,
   newPublicId,
   sendTestWebhook,
-  type Checkout,
 } from '@gateway/contracts';
 import { aCryptoPaymentView, aPixPaymentView } from '@gateway/testkit';
+import { aCheckoutCreatedFor, aCustomer } from './support/builders';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
 
 /** decisions.md: "a bad input is answered in well under a second". */
@@ -428,18 +428,7 @@ describe('api gateway: input bounds, refused at the edge before any command is s
     });
 
     test('texts exactly at their limit pass the gateway', async () => {
-      h.fakes.on(createCheckout, async (command): Promise<Checkout> => ({
-        checkout_id: newPublicId('chk'),
-        business_id: command.business_id,
-        product_id: command.product_id,
-        slug: 'loja-abc123',
-        title: command.title,
-        return_url: command.return_url,
-        cancel_url: command.cancel_url,
-        metadata: command.metadata,
-        status: 'active',
-        created_at: new Date().toISOString(),
-      }));
+      h.fakes.on(createCheckout, async (command) => aCheckoutCreatedFor(command));
       const response = await asMerchant('post', '/v1/checkouts').send({
         ...checkout,
         title: 'a'.repeat(TEXT_LIMITS.title),
@@ -542,16 +531,9 @@ describe('api gateway: input bounds, refused at the edge before any command is s
     );
     expect(responses.every((response) => response.status === 404)).toBe(true);
     expect(Date.now() - started).toBeLessThan(FAST_MS);
-    h.fakes.on(createCustomer, async (command) => ({
-      customer_id: newPublicId('cust'),
-      business_id: command.business_id,
-      email: command.email,
-      phone_number: null,
-      document_number: null,
-      ip: command.ip,
-      metadata: null,
-      created_at: new Date().toISOString(),
-    }));
+    h.fakes.on(createCustomer, async (command) =>
+      aCustomer({ business_id: command.business_id, email: command.email, ip: command.ip }),
+    );
     const after = Date.now();
     expect((await asMerchant('post', '/v1/customers').send({ email: 'ana@example.com' })).status).toBe(201);
     expect(Date.now() - after).toBeLessThan(FAST_MS);

@@ -3,34 +3,18 @@ import {
   listCheckoutSessions,
   listReceivedFunds,
   newPublicId,
-  type Checkout,
-  type CheckoutSession,
   type ListCheckoutSessions,
   type ListReceivedFunds,
   type ReceivedFundsItem,
 } from '@gateway/contracts';
-import { startHarness, type Harness } from './support/harness';
+import { aCheckout, aCheckoutSession } from './support/builders';
+import { harnessWithMerchantForTheseTests, expectedPageCommand } from './support/harness';
 
 /** Every list the API answers is bounded: `limit` 1-100 (default 10), `starting_after`, `{ data, has_more }`. */
 describe('api gateway: bounded lists', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
+  const h = harnessWithMerchantForTheseTests('gw-list-bounds', { merchant: 'Livraria Cursiva' });
 
-  beforeAll(async () => {
-    h = await startHarness('gw-list-bounds');
-    merchant = await h.newBusiness('Livraria Cursiva');
-  });
-  afterAll(async () => h.close());
-
-  const get = (path: string) => h.http.get(path).set('x-api-key', merchant.api_key);
-
-  const session = (checkoutId: string): CheckoutSession => ({
-    session_id: newPublicId('sess'),
-    checkout_id: checkoutId,
-    payment_id: newPublicId('pay'),
-    status: 'initiated',
-    created_at: new Date().toISOString(),
-  });
+  const get = (path: string) => h.http.get(path).set('x-api-key', h.merchant.api_key);
 
   const funds = (): ReceivedFundsItem => ({
     funds_id: newPublicId('fund'),
@@ -51,21 +35,16 @@ describe('api gateway: bounded lists', () => {
 
   test('a checkout read carries its embedded sessions and whether older ones exist', async () => {
     const checkoutId = newPublicId('chk');
-    const sessions = [session(checkoutId), session(checkoutId)];
-    h.fakes.on(getCheckout, async (query): Promise<Checkout> => ({
-      checkout_id: checkoutId,
-      business_id: query.business_id,
-      product_id: newPublicId('prod'),
-      slug: 'livro-abc123',
-      title: null,
-      return_url: 'https://a.example.com',
-      cancel_url: 'https://a.example.com',
-      metadata: null,
-      status: 'active',
-      created_at: new Date().toISOString(),
-      sessions,
-      sessions_has_more: true,
-    }));
+    const sessions = [aCheckoutSession(checkoutId), aCheckoutSession(checkoutId)];
+    h.fakes.on(getCheckout, async (query) =>
+      aCheckout({
+        checkout_id: checkoutId,
+        business_id: query.business_id,
+        slug: 'livro-abc123',
+        sessions,
+        sessions_has_more: true,
+      }),
+    );
     const response = await get(`/v1/checkouts/${checkoutId}`);
     expect(response.status).toBe(200);
     expect(response.body.sessions).toEqual(sessions);
@@ -75,29 +54,23 @@ describe('api gateway: bounded lists', () => {
   test('GET /v1/checkouts/{id}/sessions asks for 10 by default, passes limit and starting_after, and answers { data, has_more }', async () => {
     const checkoutId = newPublicId('chk');
     h.fakes.on(listCheckoutSessions, async (query: ListCheckoutSessions) =>
-      fullPage(query.limit, () => session(checkoutId)),
+      fullPage(query.limit, () => aCheckoutSession(checkoutId)),
     );
     const first = await get(`/v1/checkouts/${checkoutId}/sessions`);
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ data: expect.any(Array), has_more: true });
     expect(first.body.data).toHaveLength(10);
-    expect(h.fakes.receivedOf(listCheckoutSessions).at(-1)).toEqual({
-      business_id: merchant.business_id,
-      checkout_id: checkoutId,
-      limit: 10,
-      starting_after: null,
-    });
+    expect(h.fakes.receivedOf(listCheckoutSessions).at(-1)).toEqual(
+      expectedPageCommand(h.merchant, { checkout_id: checkoutId }, { limit: 10, starting_after: null }),
+    );
 
     const after = first.body.data.at(-1).session_id as string;
     const next = await get(`/v1/checkouts/${checkoutId}/sessions?limit=100&starting_after=${after}`);
     expect(next.status).toBe(200);
     expect(next.body.data).toHaveLength(100);
-    expect(h.fakes.receivedOf(listCheckoutSessions).at(-1)).toEqual({
-      business_id: merchant.business_id,
-      checkout_id: checkoutId,
-      limit: 100,
-      starting_after: after,
-    });
+    expect(h.fakes.receivedOf(listCheckoutSessions).at(-1)).toEqual(
+      expectedPageCommand(h.merchant, { checkout_id: checkoutId }, { limit: 100, starting_after: after }),
+    );
   });
 
   test('GET /v1/payments/{id}/received-funds passes limit and starting_after and answers has_more', async () => {
@@ -108,12 +81,9 @@ describe('api gateway: bounded lists', () => {
     expect(response.status).toBe(200);
     expect(response.body.has_more).toBe(true);
     expect(response.body.data).toHaveLength(3);
-    expect(h.fakes.receivedOf(listReceivedFunds).at(-1)).toEqual({
-      business_id: merchant.business_id,
-      payment_id: paymentId,
-      limit: 3,
-      starting_after: after,
-    });
+    expect(h.fakes.receivedOf(listReceivedFunds).at(-1)).toEqual(
+      expectedPageCommand(h.merchant, { payment_id: paymentId }, { limit: 3, starting_after: after }),
+    );
   });
 
   const badQueries = [

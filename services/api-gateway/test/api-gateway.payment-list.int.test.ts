@@ -1,23 +1,16 @@
 import { listPayments, newPublicId, type ListPayments } from '@gateway/contracts';
 import { aPaymentRecord } from '@gateway/testkit';
-import { startHarness, type Harness } from './support/harness';
+import { expectedPageCommand, harnessWithMerchantForTheseTests } from './support/harness';
 
 describe('api gateway: GET /v1/payments', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
+  const h = harnessWithMerchantForTheseTests('gw-payment-list', { merchant: 'Padaria Pão Quente' });
 
-  beforeAll(async () => {
-    h = await startHarness('gw-payment-list');
-    merchant = await h.newBusiness('Padaria Pão Quente');
-  });
-  afterAll(async () => h.close());
-
-  const get = (query: string, apiKey = merchant.api_key) =>
+  const get = (query: string, apiKey = h.merchant.api_key) =>
     h.http.get(`/v1/payments${query}`).set('x-api-key', apiKey);
 
   test('answers a page of payment records in BRL, asking for the caller’s own business with the page and filters', async () => {
     const record = aPaymentRecord({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       amount_centavos: 12345,
       fee_centavos: 200,
     });
@@ -37,7 +30,7 @@ describe('api gateway: GET /v1/payments', () => {
       has_more: true,
     });
     expect(h.fakes.receivedOf(listPayments).at(-1)).toEqual<ListPayments>({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       limit: 1,
       starting_after: startingAfter,
       status: 'processing',
@@ -52,11 +45,9 @@ describe('api gateway: GET /v1/payments', () => {
     const response = await get('');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ data: [], has_more: false });
-    expect(h.fakes.receivedOf(listPayments).at(-1)).toEqual({
-      business_id: merchant.business_id,
-      limit: 10,
-      starting_after: null,
-    });
+    expect(h.fakes.receivedOf(listPayments).at(-1)).toEqual(
+      expectedPageCommand(h.merchant, {}, { limit: 10, starting_after: null }),
+    );
   });
 
   test.each([

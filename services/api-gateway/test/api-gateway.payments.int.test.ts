@@ -11,25 +11,19 @@ import {
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { aCryptoInstructions, aCryptoPaymentView, aPaymentRecord, aPixPaymentView } from '@gateway/testkit';
-import { startHarness, type Harness } from './support/harness';
+import { aCustomer } from './support/builders';
+import { harnessWithMerchantForTheseTests } from './support/harness';
 
 describe('api gateway: payments', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
-
-  beforeAll(async () => {
-    h = await startHarness('gw-pay');
-    merchant = await h.newBusiness('Padaria Pão Quente');
-  });
-  afterAll(async () => h.close());
+  const h = harnessWithMerchantForTheseTests('gw-pay', { merchant: 'Padaria Pão Quente' });
 
   const post = (body: unknown) =>
     h.http
       .post('/v1/payments')
-      .set('x-api-key', merchant.api_key)
+      .set('x-api-key', h.merchant.api_key)
       .send(body as object);
   const patch = (body: object) =>
-    h.http.patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', merchant.api_key).send(body);
+    h.http.patch('/v1/payments/pay_abcdefghijklmnopqrstuvwx').set('x-api-key', h.merchant.api_key).send(body);
 
   /** The payment service answers a create with a `view` of the asked amount, charging `fee_centavos`. */
   const answerCreateWith = (view: typeof aPixPaymentView, fee_centavos: number) =>
@@ -63,7 +57,7 @@ describe('api gateway: payments', () => {
     });
     const sent = h.fakes.receivedOf(createPayment).at(-1) as CreatePayment;
     expect(sent).toEqual({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       business_name: 'Padaria Pão Quente',
       method: 'pix',
       amount_centavos: 12345,
@@ -77,18 +71,9 @@ describe('api gateway: payments', () => {
     answerCreateWith(aPixPaymentView, 199);
     const mine = newPublicId('cust');
     h.fakes.on(getCustomer, async (query: GetCustomer) => {
-      if (query.business_id !== merchant.business_id || query.customer_id !== mine)
+      if (query.business_id !== h.merchant.business_id || query.customer_id !== mine)
         throw new CommandError('NOT_FOUND', 'Cliente não encontrado.');
-      return {
-        customer_id: mine,
-        business_id: merchant.business_id,
-        email: null,
-        phone_number: null,
-        document_number: null,
-        ip: null,
-        metadata: null,
-        created_at: new Date().toISOString(),
-      };
+      return aCustomer({ customer_id: mine, business_id: h.merchant.business_id });
     });
 
     const created = await post({ payment_method: 'pix', amount: 12345, customer_id: mine });
@@ -197,18 +182,20 @@ describe('api gateway: payments', () => {
 
   test('reading a payment returns the public record with the amount and what was refunded in BRL', async () => {
     const record = aPaymentRecord({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       amount_centavos: 5050,
       status: 'paid',
       refunded_centavos: 1010,
     });
     h.fakes.on(getPayment, async (query) => ({ payment: { ...record, payment_id: query.payment_id } }));
-    const response = await h.http.get(`/v1/payments/${record.payment_id}`).set('x-api-key', merchant.api_key);
+    const response = await h.http
+      .get(`/v1/payments/${record.payment_id}`)
+      .set('x-api-key', h.merchant.api_key);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       payment_id: record.payment_id,
       transaction_id: null,
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       method: 'pix',
       status: 'paid',
       amount_brl: 50.5,
@@ -224,7 +211,7 @@ describe('api gateway: payments', () => {
 
   test("another business's payment is NOT_FOUND, never shown", async () => {
     const other = await h.newBusiness('Outra Loja');
-    const record = aPaymentRecord({ business_id: merchant.business_id });
+    const record = aPaymentRecord({ business_id: h.merchant.business_id });
     h.fakes.on(getPayment, async (query) => {
       if (query.business_id !== record.business_id)
         throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
@@ -262,7 +249,7 @@ describe('api gateway: payments', () => {
       crypto: expect.objectContaining({ currency: 'EURC', amount: 1, network: 'solana' }),
     });
     expect(h.fakes.receivedOf(updatePayment).at(-1)).toEqual<UpdatePayment>({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       payment_id: 'pay_abcdefghijklmnopqrstuvwx',
       amount_centavos: 20000,
     });
@@ -304,12 +291,12 @@ describe('api gateway: payments', () => {
     h.fakes.on(simulatePayment, async () => ({ accepted: true }));
     const response = await h.http
       .post('/v1/sandbox/payments/pay_abcdefghijklmnopqrstuvwx/simulate')
-      .set('x-api-key', merchant.api_key)
+      .set('x-api-key', h.merchant.api_key)
       .send({ outcome: 'paid', amount: 500 });
     expect(response.status).toBe(202);
     expect(response.body).toEqual({ accepted: true });
     expect(h.fakes.receivedOf(simulatePayment).at(-1)).toEqual({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       payment_id: 'pay_abcdefghijklmnopqrstuvwx',
       outcome: 'paid',
       amount_centavos: 500,

@@ -5,19 +5,12 @@ import {
   type ReceivedFundsItem,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { startHarness, type Harness } from './support/harness';
+import { harnessWithMerchantForTheseTests, expectedPageCommand } from './support/harness';
 
 describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
+  const h = harnessWithMerchantForTheseTests('gw-funds', { merchant: 'Padaria Pão Quente' });
 
-  beforeAll(async () => {
-    h = await startHarness('gw-funds');
-    merchant = await h.newBusiness('Padaria Pão Quente');
-  });
-  afterAll(async () => h.close());
-
-  const get = (paymentId: string, apiKey = merchant.api_key) =>
+  const get = (paymentId: string, apiKey = h.merchant.api_key) =>
     h.http.get(`/v1/payments/${paymentId}/received-funds`).set('x-api-key', apiKey);
 
   test('lists the money kept for the payment, in BRL for PIX and in tokens for crypto', async () => {
@@ -70,12 +63,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
       ],
       has_more: false,
     });
-    expect(h.fakes.receivedOf(listReceivedFunds).at(-1)).toEqual({
-      business_id: merchant.business_id,
-      payment_id: paymentId,
-      limit: 10,
-      starting_after: null,
-    });
+    expect(h.fakes.receivedOf(listReceivedFunds).at(-1)).toEqual(
+      expectedPageCommand(h.merchant, { payment_id: paymentId }, { limit: 10, starting_after: null }),
+    );
   });
 
   test('a payment with nothing kept aside answers an empty list', async () => {
@@ -88,7 +78,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
   test("another business's payment is NOT_FOUND", async () => {
     const paymentId = newPublicId('pay');
     h.fakes.on(listReceivedFunds, async (query: ListReceivedFunds) => {
-      if (query.business_id !== merchant.business_id)
+      if (query.business_id !== h.merchant.business_id)
         throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
       return { data: [], has_more: false };
     });

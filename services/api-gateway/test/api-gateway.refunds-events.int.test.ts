@@ -11,50 +11,37 @@ import {
   type RefundRecord,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { aPaymentRecord } from '@gateway/testkit';
-import { startHarness, type Harness } from './support/harness';
+import { aPaymentRecord, aRefundRecord } from '@gateway/testkit';
+import { expectedPageCommand, harnessWithMerchantForTheseTests } from './support/harness';
 
 describe('api gateway: cancel, refunds and events routes', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
+  const h = harnessWithMerchantForTheseTests('gw-refunds-events', { merchant: 'Mercearia Boa Vista' });
 
-  beforeAll(async () => {
-    h = await startHarness('gw-refunds-events');
-    merchant = await h.newBusiness('Mercearia Boa Vista');
-  });
-  afterAll(async () => h.close());
-
-  const refund = (overrides: Partial<RefundRecord> = {}): RefundRecord => ({
-    refund_id: newPublicId('ref'),
-    payment_id: newPublicId('pay'),
-    business_id: merchant.business_id,
-    method: 'pix',
-    amount_centavos: 1050,
-    status: 'pending',
-    reason: 'produto devolvido',
-    failure_reason: null,
-    external_id: null,
-    created_at: '2026-11-24T10:00:00.000Z',
-    updated_at: '2026-11-24T10:00:00.000Z',
-    ...overrides,
-  });
-  const publicRefund = (record: RefundRecord) => ({
-    refund_id: record.refund_id,
-    payment_id: record.payment_id,
-    amount_brl: record.amount_centavos / 100,
-    status: record.status,
-    reason: record.reason,
-    failure_reason: record.failure_reason,
-    external_id: record.external_id,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
+  const refund = (overrides: Partial<RefundRecord> = {}): RefundRecord =>
+    aRefundRecord({
+      business_id: h.merchant.business_id,
+      amount_centavos: 1050,
+      reason: 'produto devolvido',
+      created_at: '2026-11-24T10:00:00.000Z',
+      updated_at: '2026-11-24T10:00:00.000Z',
+      ...overrides,
+    });
+  /** A refund as the API shows it: the record without its business, method and centavos, its amount in BRL. */
+  const publicRefund = ({
+    business_id: _business,
+    method: _method,
+    amount_centavos,
+    ...shown
+  }: RefundRecord) => ({
+    ...shown,
+    amount_brl: amount_centavos / 100,
   });
   const as = (key: string) => ({ 'x-api-key': key });
   const post = (path: string, body?: unknown) => {
-    const request = h.http.post(path).set(as(merchant.api_key));
+    const request = h.http.post(path).set(as(h.merchant.api_key));
     return body === undefined ? request : request.send(body as object);
   };
-  const get = (path: string) => h.http.get(path).set(as(merchant.api_key));
+  const get = (path: string) => h.http.get(path).set(as(h.merchant.api_key));
   const errorOf = (response: { status: number; body: { error?: { code: string } } }) => ({
     status: response.status,
     code: response.body.error?.code,
@@ -66,7 +53,7 @@ describe('api gateway: cancel, refunds and events routes', () => {
       const view: PaymentView = {
         payment: aPaymentRecord({
           payment_id: paymentId,
-          business_id: merchant.business_id,
+          business_id: h.merchant.business_id,
           status: 'cancelled',
           amount_centavos: 2500,
           refunded_centavos: 0,
@@ -83,7 +70,7 @@ describe('api gateway: cancel, refunds and events routes', () => {
       });
       expect(response.body).not.toHaveProperty('fee_centavos');
       expect(h.fakes.receivedOf(cancelPayment).at(-1)).toEqual({
-        business_id: merchant.business_id,
+        business_id: h.merchant.business_id,
         payment_id: paymentId,
       });
     });
@@ -120,14 +107,14 @@ describe('api gateway: cancel, refunds and events routes', () => {
       expect(response.status).toBe(201);
       expect(response.body).toEqual(publicRefund(record));
       expect(h.fakes.receivedOf(createRefund).at(-1)).toEqual({
-        business_id: merchant.business_id,
+        business_id: h.merchant.business_id,
         payment_id: paymentId,
         amount_centavos: 1050,
         reason: 'produto devolvido',
       });
       expect((await post(`/v1/payments/${paymentId}/refunds`, { reason: '' })).status).toBe(201);
       expect(h.fakes.receivedOf(createRefund).at(-1)).toEqual({
-        business_id: merchant.business_id,
+        business_id: h.merchant.business_id,
         payment_id: paymentId,
         amount_centavos: null,
         reason: null,
@@ -211,12 +198,13 @@ describe('api gateway: cancel, refunds and events routes', () => {
       );
       expect(page.status).toBe(200);
       expect(page.body).toEqual({ data: [publicRefund(record)], has_more: true });
-      expect(h.fakes.receivedOf(listRefunds).at(-1)).toEqual({
-        business_id: merchant.business_id,
-        payment_id: record.payment_id,
-        limit: 1,
-        starting_after: startingAfter,
-      });
+      expect(h.fakes.receivedOf(listRefunds).at(-1)).toEqual(
+        expectedPageCommand(
+          h.merchant,
+          { payment_id: record.payment_id },
+          { limit: 1, starting_after: startingAfter },
+        ),
+      );
     });
 
     test('bad ids are NOT_FOUND and bad pages INVALID_FIELDS, without a command', async () => {
@@ -244,7 +232,7 @@ describe('api gateway: cancel, refunds and events routes', () => {
       id: newPublicId('evt'),
       type: 'refund.succeeded',
       created_at: '2026-11-24T10:00:00.000Z',
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       data: { refund_id: newPublicId('ref'), amount_brl: 10.5 },
     });
 
@@ -256,7 +244,7 @@ describe('api gateway: cancel, refunds and events routes', () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual(page);
       expect(h.fakes.receivedOf(listEvents).at(-1)).toEqual({
-        business_id: merchant.business_id,
+        business_id: h.merchant.business_id,
         limit: 5,
         starting_after: startingAfter,
         type: 'refund.succeeded',

@@ -1,26 +1,19 @@
 import { getWebhook, listWebhooks, newPublicId, rotateWebhookSecret, type Webhook } from '@gateway/contracts';
-import { startHarness, type Harness } from './support/harness';
+import { expectedPageCommand, harnessWithMerchantForTheseTests } from './support/harness';
 
 describe('api gateway: GET /v1/webhook, /v1/webhook/{id}, POST /v1/webhook/{id}/rotate-secret', () => {
-  let h: Harness;
-  let merchant: { business_id: string; api_key: string };
-
-  beforeAll(async () => {
-    h = await startHarness('gw-webhook-reads');
-    merchant = await h.newBusiness('Padaria Pão Quente');
-  });
-  afterAll(async () => h.close());
+  const h = harnessWithMerchantForTheseTests('gw-webhook-reads', { merchant: 'Padaria Pão Quente' });
 
   const webhook = (): Webhook => ({
     webhook_id: newPublicId('wh'),
-    business_id: merchant.business_id,
+    business_id: h.merchant.business_id,
     url: 'https://loja.example/hooks',
     events: ['payment.confirmed'],
     status: 'active',
     created_at: '2026-11-24T10:00:00.000Z',
     updated_at: '2026-11-24T10:00:00.000Z',
   });
-  const get = (path: string) => h.http.get(path).set('x-api-key', merchant.api_key);
+  const get = (path: string) => h.http.get(path).set('x-api-key', h.merchant.api_key);
 
   test('reads one webhook of the caller’s business as the dispatcher answers it', async () => {
     const stored = webhook();
@@ -29,7 +22,7 @@ describe('api gateway: GET /v1/webhook, /v1/webhook/{id}, POST /v1/webhook/{id}/
     expect(response.status).toBe(200);
     expect(response.body).toEqual(stored);
     expect(h.fakes.receivedOf(getWebhook).at(-1)).toEqual({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       webhook_id: stored.webhook_id,
     });
   });
@@ -41,11 +34,11 @@ describe('api gateway: GET /v1/webhook, /v1/webhook/{id}, POST /v1/webhook/{id}/
     }));
     const response = await h.http
       .post(`/v1/webhook/${webhookId}/rotate-secret`)
-      .set('x-api-key', merchant.api_key);
+      .set('x-api-key', h.merchant.api_key);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ secret: 'whsec_bmV3LXNlY3JldC1vZi0zMi1ieXRlcy0tLS0tLS0tLS0=' });
     expect(h.fakes.receivedOf(rotateWebhookSecret).at(-1)).toEqual({
-      business_id: merchant.business_id,
+      business_id: h.merchant.business_id,
       webhook_id: webhookId,
     });
   });
@@ -57,11 +50,9 @@ describe('api gateway: GET /v1/webhook, /v1/webhook/{id}, POST /v1/webhook/{id}/
     const response = await get(`/v1/webhook?limit=5&starting_after=${startingAfter}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual(page);
-    expect(h.fakes.receivedOf(listWebhooks).at(-1)).toEqual({
-      business_id: merchant.business_id,
-      limit: 5,
-      starting_after: startingAfter,
-    });
+    expect(h.fakes.receivedOf(listWebhooks).at(-1)).toEqual(
+      expectedPageCommand(h.merchant, {}, { limit: 5, starting_after: startingAfter }),
+    );
     for (const query of ['?limit=1000', '?starting_after=cust_abcdefghijklmnopqrstuvwx', '?limit=%00']) {
       const refused = await get(`/v1/webhook${query}`);
       expect({ status: refused.status, code: refused.body.error.code }).toEqual({

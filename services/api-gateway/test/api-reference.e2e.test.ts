@@ -1,16 +1,14 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { stackClient, startStack, waitFor, type RunningStack } from '@gateway/testkit';
 import type { OpenApiDocument } from '../src/http/openapi';
-
-const artifacts = join(__dirname, '../../../artifacts/api-reference');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium, screenshotFolder } from './support/browser';
 
 /** The API reference at /docs, opened by a developer in a real browser against a sandbox stack. */
 describe('the API reference page in a real browser', () => {
   let stack: RunningStack;
   let browser: Browser;
+  let artifacts: string;
   let openApi: OpenApiDocument;
   let apiKey: string;
 
@@ -44,16 +42,13 @@ describe('the API reference page in a real browser', () => {
   };
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
+    artifacts = screenshotFolder('api-reference');
     stack = await startStack();
     ({ apiKey } = await stackClient(stack).createBusiness('Loja da Documentação', {
       pix: { percent_bps: 99, fixed_centavos: 0 },
     }));
     openApi = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as OpenApiDocument;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 150_000);
 
   afterAll(async () => {

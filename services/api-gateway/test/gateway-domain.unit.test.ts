@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { digestsEqual, generateApiKey, hashApiKey, parseApiKey } from '../src/domain/api-key';
-import { baseUnitsToNumber, centavosToBrl } from '../src/domain/money';
+import { baseUnitsToNumber } from '../src/domain/money';
 import fc from 'fast-check';
 import { MAX_JSON_DEPTH } from '@gateway/contracts';
 import { findBoundsViolation } from '../src/domain/json-bounds';
@@ -12,7 +13,7 @@ import {
 
 describe('API keys', () => {
   test('a sandbox key is sk_test_ plus 43 url-safe characters, and parses back to its prefix', () => {
-    const issued = generateApiKey('sandbox');
+    const issued = generateApiKey('sandbox', randomBytes);
     expect(issued.apiKey).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
     expect(parseApiKey(issued.apiKey)).toEqual({ environment: 'sandbox', keyPrefix: issued.keyPrefix });
     expect(issued.keyPrefix).toHaveLength(12);
@@ -20,10 +21,17 @@ describe('API keys', () => {
   });
 
   test('a production key is sk_live_; two keys never share their hash', () => {
-    const a = generateApiKey('production');
-    const b = generateApiKey('production');
+    const a = generateApiKey('production', randomBytes);
+    const b = generateApiKey('production', randomBytes);
     expect(parseApiKey(a.apiKey)?.environment).toBe('production');
     expect(digestsEqual(a.hash, b.hash)).toBe(false);
+  });
+
+  test('the key is the environment prefix and the base64url of 32 random bytes; its first 12 characters name it', () => {
+    const issued = generateApiKey('sandbox', (size) => new Uint8Array(size).fill(0xfb));
+    expect(issued.apiKey).toBe(`sk_test_${'-_v7'.repeat(10)}-_s`);
+    expect(issued.keyPrefix).toBe('-_v7'.repeat(3));
+    expect(issued.hash).toEqual(hashApiKey(issued.apiKey));
   });
 
   test.each([
@@ -37,16 +45,7 @@ describe('API keys', () => {
   });
 });
 
-describe('money at the edge', () => {
-  test.each([
-    [12345, 123.45],
-    [100, 1],
-    [1, 0.01],
-    [0, 0],
-  ])('%i centavos are %d BRL', (centavos, brl) => {
-    expect(centavosToBrl(centavos)).toBe(brl);
-  });
-
+describe('token amounts at the edge', () => {
   test.each([
     ['18234568', 6, 18.234568],
     ['1', 6, 0.000001],

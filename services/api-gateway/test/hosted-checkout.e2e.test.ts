@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
-
-const artifacts = join(__dirname, '../../../artifacts/hosted-checkout');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium, screenshotFolder } from './support/browser';
 
 /** A buyer on a phone opens the checkout link, pays in sandbox and lands back on the shop. */
 describe('hosted checkout in a real browser', () => {
@@ -14,6 +11,7 @@ describe('hosted checkout in a real browser', () => {
   let shop: Server;
   let shopUrl: string;
   let browser: Browser;
+  let artifacts: string;
   let apiKey: string;
   let productId: string;
 
@@ -49,7 +47,7 @@ describe('hosted checkout in a real browser', () => {
   };
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
+    artifacts = screenshotFolder('hosted-checkout');
     shop = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(`<!doctype html><title>Loja</title><h1>Obrigado pela compra!</h1><p>${req.url}</p>`);
@@ -67,10 +65,7 @@ describe('hosted checkout in a real browser', () => {
       description: 'Com granola e banana',
     });
     productId = product.product_id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 150_000);
 
   afterAll(async () => {

@@ -1,11 +1,9 @@
 import { webhookEventNames } from '@gateway/contracts';
 import {
-  createTestPki,
-  startStack,
+  startStackWithWebhookReceiver,
   waitFor,
   type RunningStack,
-  type TestPki,
-  WebhookReceiver,
+  type WebhookReceiver,
 } from '@gateway/testkit';
 import type { OpenApiDocument } from '../src/http/openapi';
 import { concretePath, OpenApiResponseValidator, type ResponseCheck } from './support/openapi';
@@ -28,8 +26,8 @@ const CHECKOUT_LIMIT = 10;
  */
 describe('the whole stack answers as its OpenAPI document says', () => {
   let stack: RunningStack;
-  let pki: TestPki;
   let receiver: WebhookReceiver;
+  let stopAll: () => Promise<void>;
   let receiverUrl: string;
   let document: OpenApiDocument;
   let validator: OpenApiResponseValidator;
@@ -85,24 +83,16 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     checked.slice(from).flatMap((check) => check.errors.map((error) => `${check.at}: ${error}`));
 
   beforeAll(async () => {
-    pki = createTestPki();
-    receiver = await WebhookReceiver.start(pki.server);
-    receiverUrl = receiver.url('/hooks');
-    stack = await startStack({
-      NODE_EXTRA_CA_CERTS: pki.caPath,
+    ({ stack, receiver, stopAll } = await startStackWithWebhookReceiver({
       ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
       CHECKOUT_RATE_LIMIT_PER_MINUTE: String(CHECKOUT_LIMIT),
-    });
+    }));
+    receiverUrl = receiver.url('/hooks');
     document = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as OpenApiDocument;
     validator = new OpenApiResponseValidator(document);
   }, 150_000);
 
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await stack?.stop();
-    await receiver?.stop();
-    pki?.remove();
-  });
+  afterAll(() => stopAll?.());
 
   // Ids the journey creates, for the error probes and the webhook checks after it.
   const made: Record<string, string> = {};

@@ -1,58 +1,26 @@
 import { createHmac } from 'node:crypto';
-import {
-  createTestPki,
-  stackClient,
-  startStack,
-  waitFor,
-  type RunningStack,
-  type StackClient,
-  type TestPki,
-  WebhookReceiver,
-} from '@gateway/testkit';
+import { stackWithMerchantForTheseTests, waitFor } from '@gateway/testkit';
 
 /** The whole stack as processes, driven only through the public HTTP API, as a merchant would. */
 describe('payments end to end through the public API', () => {
-  let stack: RunningStack;
-  let pki: TestPki;
-  let receiver: WebhookReceiver;
-  let apiKey: string;
-  let webhookSecret: string;
+  const live = stackWithMerchantForTheseTests({
+    name: 'Padaria São João',
+    feeRules: {
+      pix: { percent_bps: 99, fixed_centavos: 0 },
+      crypto: { percent_bps: 150, fixed_centavos: 10 },
+    },
+    webhookEvents: ['payment.created', 'payment.confirmed', 'payment.expired', 'payment.failed'],
+  });
 
-  let client: StackClient;
-  const api = (method: string, path: string, body?: unknown) => client.api(apiKey, method, path, body);
+  const api = (method: string, path: string, body?: unknown) =>
+    live.client.api(live.apiKey, method, path, body);
 
   const eventsFor = (paymentId: string) =>
-    receiver.deliveries
+    live.receiver.deliveries
       .map((r) => ({ ...r, json: JSON.parse(r.body) }))
       .filter((r) => r.json.data?.payment_id === paymentId);
 
-  const paidPayment = (paymentId: string) => client.paymentIn(apiKey, paymentId, 'paid');
-
-  beforeAll(async () => {
-    pki = createTestPki();
-    receiver = await WebhookReceiver.start(pki.server);
-    stack = await startStack({ NODE_EXTRA_CA_CERTS: pki.caPath });
-
-    client = stackClient(stack);
-    ({ apiKey } = await client.createBusiness('Padaria São João', {
-      pix: { percent_bps: 99, fixed_centavos: 0 },
-      crypto: { percent_bps: 150, fixed_centavos: 10 },
-    }));
-    const webhook = await client.registerWebhook(apiKey, receiver.url('/hooks'), [
-      'payment.created',
-      'payment.confirmed',
-      'payment.expired',
-      'payment.failed',
-    ]);
-    webhookSecret = webhook.secret;
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await stack?.stop();
-    await receiver?.stop();
-    pki?.remove();
-  });
+  const paidPayment = (paymentId: string) => live.client.paymentIn(live.apiKey, paymentId, 'paid');
 
   test("a payment names one of the business's customers, is found in the list by it, and another business cannot name it", async () => {
     const customer = await api('POST', '/v1/customers', { email: 'ana@example.com' });
@@ -74,8 +42,8 @@ describe('payments end to end through the public API', () => {
       created.body.payment_id,
     ]);
 
-    const other = await client.createBusiness('Outra Loja');
-    const foreign = await client.api(other.apiKey, 'POST', '/v1/payments', {
+    const other = await live.client.createBusiness('Outra Loja');
+    const foreign = await live.client.api(other.apiKey, 'POST', '/v1/payments', {
       payment_method: 'pix',
       amount: 4200,
       customer_id: customer.body.customer_id,
@@ -90,15 +58,17 @@ describe('payments end to end through the public API', () => {
       amount: 12345,
       currency: 'brl',
     });
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({
-      status: 'processing',
-      amount: 123.45,
-      fee_brl: 1.22,
-      net_amount_brl: 122.23,
-      pix: {
-        qr_code: expect.stringMatching(/^data:image\/png;base64,/),
-        copia_e_cola: expect.stringMatching(/^000201/),
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        status: 'processing',
+        amount: 123.45,
+        fee_brl: 1.22,
+        net_amount_brl: 122.23,
+        pix: {
+          qr_code: expect.stringMatching(/^data:image\/png;base64,/),
+          copia_e_cola: expect.stringMatching(/^000201/),
+        },
       },
     });
     const paymentId: string = created.body.payment_id;
@@ -120,7 +90,7 @@ describe('payments end to end through the public API', () => {
       { timeoutMs: 20_000, what: 'the payment.confirmed webhook' },
     );
     for (const delivery of deliveries) {
-      const expected = createHmac('sha256', webhookSecret).update(delivery.body).digest('hex');
+      const expected = createHmac('sha256', live.webhookSecret).update(delivery.body).digest('hex');
       expect(delivery.headers['x-service-signature']).toBe(expected);
       expect(delivery.headers['webhook-id']).toBe(delivery.json.id);
     }
@@ -137,15 +107,17 @@ describe('payments end to end through the public API', () => {
       amount: 10000,
       crypto: { currency: 'usdc', network: 'solana' },
     });
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({
-      status: 'pending',
-      payment_method: 'crypto',
-      crypto: {
-        currency: 'USDC',
-        network: 'solana',
-        payment_link: expect.stringMatching(/^solana:/),
-        qr_code: expect.stringMatching(/^data:image\/png;base64,/),
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        status: 'pending',
+        payment_method: 'crypto',
+        crypto: {
+          currency: 'USDC',
+          network: 'solana',
+          payment_link: expect.stringMatching(/^solana:/),
+          qr_code: expect.stringMatching(/^data:image\/png;base64,/),
+        },
       },
     });
     const paymentId: string = created.body.payment_id;

@@ -1,16 +1,10 @@
 import {
-  createTestPki,
   SPAN_KIND,
-  stackClient,
+  stackWithMerchantForTheseTests,
   startOtlpReceiver,
-  startStack,
   waitFor,
   type ExportedSpan,
   type OtlpReceiver,
-  type RunningStack,
-  type StackClient,
-  type TestPki,
-  WebhookReceiver,
 } from '@gateway/testkit';
 
 /**
@@ -19,46 +13,35 @@ import {
  */
 describe('one trace per payment, from the gateway request to the webhook attempt', () => {
   let otlp: OtlpReceiver;
-  let stack: RunningStack;
-  let pki: TestPki;
-  let hooks: WebhookReceiver;
-  let client: StackClient;
-  let apiKey: string;
-
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
-    pki = createTestPki();
-    hooks = await WebhookReceiver.start(pki.server);
-    stack = await startStack({
-      NODE_EXTRA_CA_CERTS: pki.caPath,
+  });
+  const live = stackWithMerchantForTheseTests({
+    name: 'Padaria Rastreada',
+    feeRules: {
+      pix: { percent_bps: 99, fixed_centavos: 0 },
+      crypto: { percent_bps: 150, fixed_centavos: 0 },
+    },
+    webhookEvents: ['payment.created', 'payment.confirmed'],
+    extraEnv: () => ({
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       // The SDK's own batching delay (5 s by default), read by the SDK itself.
       OTEL_BSP_SCHEDULE_DELAY: '200',
-    });
-    client = stackClient(stack);
-    ({ apiKey } = await client.createBusiness('Padaria Rastreada', {
-      pix: { percent_bps: 99, fixed_centavos: 0 },
-      crypto: { percent_bps: 150, fixed_centavos: 0 },
-    }));
-    await client.registerWebhook(apiKey, hooks.url('/hooks'), ['payment.created', 'payment.confirmed']);
-  }, 150_000);
-
+    }),
+  });
+  // Declared after the stack's hooks, so it closes once the stack has stopped (and exported its last spans).
   afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await stack?.stop();
-    await hooks?.stop();
     await otlp?.close();
-    pki?.remove();
   });
 
   test('a PIX payment paid through the PSP callback is one trace with the gateway request as its only root', async () => {
-    const { payment_id: paymentId } = await client.createPayment(apiKey, {
+    const { payment_id: paymentId } = await live.client.createPayment(live.apiKey, {
       payment_method: 'pix',
       amount: 2590,
     });
-    await client.payInSandbox(apiKey, paymentId);
-    await hooks.delivered('payment.confirmed', paymentId);
+    await live.client.payInSandbox(live.apiKey, paymentId);
+    await live.receiver.delivered('payment.confirmed', paymentId);
 
     // The PIX the callback reported, processed in the trace the payment was created in.
     const pixReceived = await waitFor(
@@ -143,13 +126,13 @@ describe('one trace per payment, from the gateway request to the webhook attempt
     expect(callback!.traceId).not.toBe(traceId);
   }, 90_000);
   test('a USDC payment found on chain is confirmed in its creation trace, linked to the chain scan that found it', async () => {
-    const { payment_id: paymentId } = await client.createPayment(apiKey, {
+    const { payment_id: paymentId } = await live.client.createPayment(live.apiKey, {
       payment_method: 'crypto',
       amount: 5000,
       crypto: { currency: 'usdc', network: 'solana' },
     });
-    await client.payInSandbox(apiKey, paymentId);
-    await hooks.delivered('payment.confirmed', paymentId, 45_000);
+    await live.client.payInSandbox(live.apiKey, paymentId);
+    await live.receiver.delivered('payment.confirmed', paymentId, 45_000);
     const detected = await waitFor(
       () =>
         otlp.spans.find(

@@ -2,18 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  createTestPki,
   freePort,
   SPAN_KIND,
-  stackClient,
+  stackWithMerchantForTheseTests,
   startOtlpReceiver,
-  startStack,
   waitFor,
   type OtlpReceiver,
-  type RunningStack,
-  type StackClient,
-  type TestPki,
-  WebhookReceiver,
 } from '@gateway/testkit';
 
 /**
@@ -38,25 +32,17 @@ describe('secrets never reach the logs or the traces', () => {
   /** Requests to the PSP or the chain that carried a trace header of ours (none may: they are third parties). */
   const traceHeadersSent: string[] = [];
   let otlp: OtlpReceiver;
-  let pki: TestPki;
-  let hooks: WebhookReceiver;
   let pspProxy: Server;
   let rpcProxy: Server;
-  let stack: RunningStack;
-  let apiKey: string;
-  let webhookSecret: string;
-
-  let client: StackClient;
-  const api = (method: string, path: string, body?: unknown, key = apiKey) =>
-    client.api(key, method, path, body);
+  /** Where the PSP simulator and the local chain listen, behind the proxies. */
+  let pspPort: number;
+  let rpcPort: number;
 
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
-    pki = createTestPki();
-    hooks = await WebhookReceiver.start(pki.server);
     // The adapter reaches the PSP simulator through this proxy, which keeps the access tokens the PSP issues, and the
     // watcher the local chain through the other; both take a key in the path, as hosted providers do.
-    const [pspPort, rpcPort] = [await freePort(), await freePort()];
+    [pspPort, rpcPort] = [await freePort(), await freePort()];
     pspProxy = await pathKeyProxy(`/${pspPathToken}`, pspPort, (path, headers, answer) => {
       if (headers.traceparent) traceHeadersSent.push(`PSP ${path}`);
       if (path.startsWith('/oauth/token') && answer.status === 200)
@@ -65,8 +51,13 @@ describe('secrets never reach the logs or the traces', () => {
     rpcProxy = await pathKeyProxy(`/v2/${rpcKey}`, rpcPort, (path, headers) => {
       if (headers.traceparent) traceHeadersSent.push(`Solana RPC ${path}`);
     });
-    stack = await startStack({
-      NODE_EXTRA_CA_CERTS: pki.caPath,
+  });
+  const fee = { percent_bps: 99, fixed_centavos: 0 };
+  const live = stackWithMerchantForTheseTests({
+    name: 'Loja Sigilosa',
+    feeRules: { pix: fee, crypto: fee },
+    webhookEvents: ['payment.created', 'payment.confirmed'],
+    extraEnv: () => ({
       LOG_LEVEL: 'debug',
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -78,26 +69,19 @@ describe('secrets never reach the logs or the traces', () => {
       PSP_CLIENT_SECRET: pspClientSecret,
       CALLBACK_TOKEN: callbackToken,
       WEBHOOK_SECRET_KEY: sealingKey,
-    });
-    client = stackClient(stack);
-  }, 150_000);
-
+    }),
+  });
+  // Declared after the stack's hooks, so they close once the stack has stopped.
   afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await stack?.stop();
-    await hooks?.stop();
     await new Promise((resolve) => pspProxy?.close(resolve));
     await new Promise((resolve) => rpcProxy?.close(resolve));
     await otlp?.close();
-    pki?.remove();
   });
 
+  const api = (method: string, path: string, body?: unknown, key = live.apiKey) =>
+    live.client.api(key, method, path, body);
+
   test('API keys, webhook secrets, PSP credentials and tokens and full document numbers appear in no log line and no span', async () => {
-    const fee = { percent_bps: 99, fixed_centavos: 0 };
-    ({ apiKey } = await client.createBusiness('Loja Sigilosa', { pix: fee, crypto: fee }));
-    webhookSecret = (
-      await client.registerWebhook(apiKey, hooks.url('/hooks'), ['payment.created', 'payment.confirmed'])
-    ).secret;
     const person = await api('POST', '/v1/customers', {
       email: 'ana@example.com',
       document_number: cpf.formatted,
@@ -109,19 +93,19 @@ describe('secrets never reach the logs or the traces', () => {
     );
     expect((await api('GET', '/v1/payments', undefined, unknownApiKey)).status).toBe(401);
 
-    const { payment_id: paymentId } = await client.createPayment(apiKey, {
+    const { payment_id: paymentId } = await live.client.createPayment(live.apiKey, {
       payment_method: 'pix',
       amount: 4990,
       customer_id: person.body.customer_id,
     });
-    await client.payInSandbox(apiKey, paymentId);
-    const { payment_id: cryptoId } = await client.createPayment(apiKey, {
+    await live.client.payInSandbox(live.apiKey, paymentId);
+    const { payment_id: cryptoId } = await live.client.createPayment(live.apiKey, {
       payment_method: 'crypto',
       amount: 2500,
       crypto: { currency: 'usdc', network: 'solana' },
     });
-    await client.payInSandbox(apiKey, cryptoId);
-    for (const id of [paymentId, cryptoId]) await hooks.delivered('payment.confirmed', id, 45_000);
+    await live.client.payInSandbox(live.apiKey, cryptoId);
+    for (const id of [paymentId, cryptoId]) await live.receiver.delivered('payment.confirmed', id, 45_000);
     // What carried the secrets was traced and exported: the PSP's callback (its token in the query) and the attempts.
     const callback = await waitFor(
       () =>
@@ -157,13 +141,13 @@ describe('secrets never reach the logs or the traces', () => {
     expect(new Set(otlp.contentTypes)).toEqual(new Set(['application/x-protobuf']));
     expect(pspTokens.length).toBeGreaterThan(0);
     // Debug lines were written, so the quietest level had its chance to leak.
-    const logs = stack.logs.join('');
+    const logs = live.stack.logs.join('');
     expect(logs).toMatch(/"level":20/);
 
     const secrets = {
-      'API key': apiKey,
+      'API key': live.apiKey,
       'API key presented and refused': unknownApiKey,
-      'webhook secret': webhookSecret,
+      'webhook secret': live.webhookSecret,
       'webhook sealing key': sealingKey,
       'PSP client secret': pspClientSecret,
       'PSP basic credentials': Buffer.from(`${pspClientId}:${pspClientSecret}`).toString('base64'),
@@ -171,7 +155,7 @@ describe('secrets never reach the logs or the traces', () => {
       'PSP callback token': callbackToken,
       'token in the path of the PSP URL': pspPathToken,
       'key in the path of the Solana RPC URL': rpcKey,
-      'operator token': stack.adminToken,
+      'operator token': live.stack.adminToken,
       'CPF as given': cpf.formatted,
       'CPF digits': cpf.digits,
       'CNPJ as given': cnpj.formatted,

@@ -1,21 +1,11 @@
-import {
-  Joi,
-  metricsEnv,
-  serviceEnv,
-  type MetricsEnv,
-  type ServiceEnv,
-  loadConfig,
-  variableNames,
-} from '@gateway/config';
+import { Joi, loadConfig, serviceSchema, variableNames, type ServiceConfig } from '@gateway/config';
 
-export interface CheckoutConfig extends ServiceEnv, MetricsEnv {
+export interface CheckoutConfig extends ServiceConfig {
   /** How long a session start waits for the payment service to create the payment. */
   PAYMENT_RPC_TIMEOUT_MS: number;
 }
 
-const schema = Joi.object<CheckoutConfig>({
-  ...serviceEnv,
-  ...metricsEnv,
+const schema = serviceSchema<CheckoutConfig>({
   PAYMENT_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(4000),
 });
 

@@ -1,36 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import {
-  createCheckout,
-  createProduct,
-  getCheckout,
-  getCheckoutPage,
-  newPublicId,
-  type CommandDefinition,
-} from '@gateway/contracts';
+import { createCheckout, createProduct, getCheckout, getCheckoutPage, newPublicId } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import { testLogger, untilAnsweredOk, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
+import { publishAndAwaitParking, testLogger, untilAnsweredOk } from '@gateway/testkit';
 import { handleCreateCheckout } from '../src/handlers/checkout.create.v1';
 import {
-  RPC_TIMEOUT_MS,
   checkoutCommand,
-  checkoutTestBed,
+  checkoutServiceForTheseTests,
   createTestCheckout,
   createTestProduct,
   productCommand,
-} from './support';
+} from './support/checkout-service';
 
 describe('products and checkouts', () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
-
-  beforeAll(async () => {
-    bed = await checkoutTestBed('checkout');
-  });
-
-  afterAll(() => bed.close());
-
-  const request = <P, R>(definition: CommandDefinition<P, R>, payload: P, messageId?: string) =>
-    bed.client.request(definition, payload, { timeoutMs: RPC_TIMEOUT_MS, messageId });
+  const bed = checkoutServiceForTheseTests('checkout');
 
   const count = async (table: 'products' | 'checkouts', businessId: string): Promise<number> => {
     const rows = await bed.service.dataSource.query(
@@ -43,7 +25,7 @@ describe('products and checkouts', () => {
   describe('product.create.v1', () => {
     test('a product is stored with a prod_ id and its price in centavos', async () => {
       const input = productCommand();
-      const reply = await request(createProduct, input);
+      const reply = await bed.request(createProduct, input);
       expect(reply).toEqual({
         ok: true,
         result: {
@@ -60,8 +42,8 @@ describe('products and checkouts', () => {
     test('when the same command is delivered twice, one product is created and both replies are the same', async () => {
       const input = productCommand();
       const messageId = newPublicId('cmd');
-      const first = await request(createProduct, input, messageId);
-      const second = await request(createProduct, input, messageId);
+      const first = await bed.request(createProduct, input, { messageId });
+      const second = await bed.request(createProduct, input, { messageId });
       expect(second).toEqual(first);
       expect(await count('products', input.business_id)).toBe(1);
     });
@@ -69,12 +51,12 @@ describe('products and checkouts', () => {
 
   describe('checkout.create.v1', () => {
     test('a checkout without a slug is active under the slugified title plus a random suffix', async () => {
-      const product = await createTestProduct(bed.client);
+      const product = await createTestProduct(bed);
       const input = checkoutCommand(product, {
         title: 'Promoção de Natal',
         metadata: '{"campanha":"natal"}',
       });
-      const reply = await request(createCheckout, input);
+      const reply = await bed.request(createCheckout, input);
       expect(reply).toEqual({
         ok: true,
         result: {
@@ -93,24 +75,24 @@ describe('products and checkouts', () => {
     });
 
     test('without a title the generated slug comes from the product name', async () => {
-      const product = await createTestProduct(bed.client, { name: 'Café & Pão' });
-      const checkout = await createTestCheckout(bed.client, product);
+      const product = await createTestProduct(bed, { name: 'Café & Pão' });
+      const checkout = await createTestCheckout(bed, product);
       expect(checkout.slug).toMatch(/^cafe-pao-[a-z0-9]{6}$/);
       expect(checkout.title).toBeNull();
     });
 
     test('a free custom slug is kept as given', async () => {
-      const product = await createTestProduct(bed.client);
+      const product = await createTestProduct(bed);
       const slug = `loja-${randomBytes(4).toString('hex')}`;
-      const checkout = await createTestCheckout(bed.client, product, { slug });
+      const checkout = await createTestCheckout(bed, product, { slug });
       expect(checkout.slug).toBe(slug);
     });
 
     test('a taken custom slug is refused with INVALID_FIELDS naming the slug, and nothing is stored', async () => {
-      const product = await createTestProduct(bed.client);
-      const first = await createTestCheckout(bed.client, product);
-      const other = await createTestProduct(bed.client);
-      const reply = await request(createCheckout, checkoutCommand(other, { slug: first.slug }));
+      const product = await createTestProduct(bed);
+      const first = await createTestCheckout(bed, product);
+      const other = await createTestProduct(bed);
+      const reply = await bed.request(createCheckout, checkoutCommand(other, { slug: first.slug }));
       expect(reply).toEqual({
         ok: false,
         error: { code: 'INVALID_FIELDS', message: expect.stringContaining('slug') },
@@ -119,8 +101,8 @@ describe('products and checkouts', () => {
     });
 
     test('missing required fields are all listed in one MISSING_FIELDS refusal', async () => {
-      const product = await createTestProduct(bed.client);
-      const reply = await request(
+      const product = await createTestProduct(bed);
+      const reply = await bed.request(
         createCheckout,
         checkoutCommand(product, { product_id: '  ', cancel_url: ' ', return_url: 'ftp://x' }),
       );
@@ -131,8 +113,8 @@ describe('products and checkouts', () => {
     });
 
     test('a non-http url, JSON-less metadata and a malformed slug are refused with INVALID_FIELDS naming each', async () => {
-      const product = await createTestProduct(bed.client);
-      const reply = await request(
+      const product = await createTestProduct(bed);
+      const reply = await bed.request(
         createCheckout,
         checkoutCommand(product, { return_url: 'javascript:alert(1)', slug: 'Não Vale', metadata: '{oops' }),
       );
@@ -147,9 +129,9 @@ describe('products and checkouts', () => {
       ['an unknown product', () => newPublicId('prod')],
       ['another business’s product', () => null],
     ])('a checkout for %s is refused with NOT_FOUND', async (_case, productId) => {
-      const product = await createTestProduct(bed.client);
+      const product = await createTestProduct(bed);
       const businessId = newPublicId('biz');
-      const reply = await request(
+      const reply = await bed.request(
         createCheckout,
         checkoutCommand(product, { business_id: businessId, product_id: productId() ?? product.product_id }),
       );
@@ -158,9 +140,9 @@ describe('products and checkouts', () => {
     });
 
     test('when a generated slug is already taken, another suffix is drawn and the checkout is created', async () => {
-      const product = await createTestProduct(bed.client);
+      const product = await createTestProduct(bed);
       const stamp = Date.now().toString(36);
-      await createTestCheckout(bed.client, product, { slug: `colisao-${stamp}-aaaaaa` });
+      await createTestCheckout(bed, product, { slug: `colisao-${stamp}-aaaaaa` });
       // The first draw repeats the taken slug; the second draw is all 'b'.
       const draws = [...Array(6).fill(0), ...Array(6).fill(1)];
       const handle = handleCreateCheckout(bed.service.unitOfWork('checkout.create'), () => draws.shift()!);
@@ -175,10 +157,10 @@ describe('products and checkouts', () => {
     });
 
     test('when the same command is delivered twice, one checkout is created and both replies are the same', async () => {
-      const product = await createTestProduct(bed.client);
+      const product = await createTestProduct(bed);
       const messageId = newPublicId('cmd');
-      const first = await request(createCheckout, checkoutCommand(product), messageId);
-      const second = await request(createCheckout, checkoutCommand(product), messageId);
+      const first = await bed.request(createCheckout, checkoutCommand(product), { messageId });
+      const second = await bed.request(createCheckout, checkoutCommand(product), { messageId });
       expect(first.ok).toBe(true);
       expect(second).toEqual(first);
       expect(await count('checkouts', product.business_id)).toBe(1);
@@ -193,12 +175,12 @@ describe('products and checkouts', () => {
       );
 
     test('the owner reads the checkout with its sessions, newest first', async () => {
-      const product = await createTestProduct(bed.client);
-      const checkout = await createTestCheckout(bed.client, product);
+      const product = await createTestProduct(bed);
+      const checkout = await createTestCheckout(bed, product);
       await insertSession(checkout.checkout_id, '2025-01-01T10:00:00Z');
       await insertSession(checkout.checkout_id, '2025-01-03T10:00:00Z');
       await insertSession(checkout.checkout_id, '2025-01-02T10:00:00Z');
-      const reply = await request(getCheckout, {
+      const reply = await bed.request(getCheckout, {
         business_id: product.business_id,
         checkout_id: checkout.checkout_id,
       });
@@ -222,13 +204,13 @@ describe('products and checkouts', () => {
     });
 
     test('a checkout of another business, or an unknown one, is NOT_FOUND', async () => {
-      const product = await createTestProduct(bed.client);
-      const checkout = await createTestCheckout(bed.client, product);
-      const otherBusiness = await request(getCheckout, {
+      const product = await createTestProduct(bed);
+      const checkout = await createTestCheckout(bed, product);
+      const otherBusiness = await bed.request(getCheckout, {
         business_id: newPublicId('biz'),
         checkout_id: checkout.checkout_id,
       });
-      const unknown = await request(getCheckout, {
+      const unknown = await bed.request(getCheckout, {
         business_id: product.business_id,
         checkout_id: newPublicId('chk'),
       });
@@ -239,9 +221,9 @@ describe('products and checkouts', () => {
 
   describe('checkout.page.get.v1', () => {
     test('an active checkout shows its public data by slug', async () => {
-      const product = await createTestProduct(bed.client, { description: null });
-      const checkout = await createTestCheckout(bed.client, product, { title: 'Oferta Relâmpago' });
-      const reply = await request(getCheckoutPage, { slug: checkout.slug });
+      const product = await createTestProduct(bed, { description: null });
+      const checkout = await createTestCheckout(bed, product, { title: 'Oferta Relâmpago' });
+      const reply = await bed.request(getCheckoutPage, { slug: checkout.slug });
       expect(reply).toEqual({
         ok: true,
         result: {
@@ -258,9 +240,9 @@ describe('products and checkouts', () => {
     });
 
     test('without a title the page shows the product name, and without a merchant name too', async () => {
-      const product = await createTestProduct(bed.client, { business_name: undefined, name: 'Kit Pincéis' });
-      const checkout = await createTestCheckout(bed.client, product);
-      const reply = await request(getCheckoutPage, { slug: checkout.slug });
+      const product = await createTestProduct(bed, { business_name: undefined, name: 'Kit Pincéis' });
+      const checkout = await createTestCheckout(bed, product);
+      const reply = await bed.request(getCheckoutPage, { slug: checkout.slug });
       expect(reply).toEqual({
         ok: true,
         result: expect.objectContaining({ title: 'Kit Pincéis', business_name: 'Kit Pincéis' }),
@@ -268,23 +250,23 @@ describe('products and checkouts', () => {
     });
 
     test('an inactive or unknown checkout has no page', async () => {
-      const product = await createTestProduct(bed.client);
-      const checkout = await createTestCheckout(bed.client, product);
+      const product = await createTestProduct(bed);
+      const checkout = await createTestCheckout(bed, product);
       await bed.service.dataSource.query(`UPDATE checkouts SET status = 'inactive' WHERE id = $1`, [
         checkout.checkout_id,
       ]);
-      const inactive = await request(getCheckoutPage, { slug: checkout.slug });
-      const unknown = await request(getCheckoutPage, { slug: 'ninguem-tem-este-slug' });
+      const inactive = await bed.request(getCheckoutPage, { slug: checkout.slug });
+      const unknown = await bed.request(getCheckoutPage, { slug: 'ninguem-tem-este-slug' });
       expect(inactive).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
       expect(unknown).toEqual(inactive);
     });
 
     test('reading the same page twice with one message id gives the same answer', async () => {
-      const product = await createTestProduct(bed.client);
-      const checkout = await createTestCheckout(bed.client, product);
+      const product = await createTestProduct(bed);
+      const checkout = await createTestCheckout(bed, product);
       const messageId = newPublicId('cmd');
-      const first = await request(getCheckoutPage, { slug: checkout.slug }, messageId);
-      const second = await request(getCheckoutPage, { slug: checkout.slug }, messageId);
+      const first = await bed.request(getCheckoutPage, { slug: checkout.slug }, { messageId });
+      const second = await bed.request(getCheckoutPage, { slug: checkout.slug }, { messageId });
       expect(first.ok).toBe(true);
       expect(second).toEqual(first);
     });
@@ -297,24 +279,20 @@ describe('products and checkouts', () => {
     [getCheckoutPage.name, { slug: ['a'] }],
   ])('a poison %s is parked at once and the commands behind it are still served', async (name, payload) => {
     const envelope = { ...createEnvelope(getCheckoutPage, { slug: 'x' }), name, payload };
-    await bed.client.publishEnvelope(envelope as never, {});
-    const parked = await waitForParkedMessages(
-      `${bed.env.config.AMQP_PREFIX}checkout.commands.parking`,
-      `the parked ${name}`,
-    );
+    const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'checkout', 'commands', envelope);
     expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: name })]);
-    expect((await createTestProduct(bed.client)).product_id).toMatch(/^prod_/);
+    expect((await createTestProduct(bed)).product_id).toMatch(/^prod_/);
   });
 
   test('after the service loses its broker connection it reconnects and serves every command again', async () => {
     bed.service.broker.dropConnectionForTesting();
     const input = productCommand();
     const messageId = newPublicId('cmd');
-    const { result: product } = await untilAnsweredOk(() => request(createProduct, input, messageId));
+    const { result: product } = await untilAnsweredOk(() => bed.request(createProduct, input, { messageId }));
     expect(await count('products', input.business_id)).toBe(1);
-    const checkout = await createTestCheckout(bed.client, product);
-    const page = await request(getCheckoutPage, { slug: checkout.slug });
-    const read = await request(getCheckout, {
+    const checkout = await createTestCheckout(bed, product);
+    const page = await bed.request(getCheckoutPage, { slug: checkout.slug });
+    const read = await bed.request(getCheckout, {
       business_id: product.business_id,
       checkout_id: checkout.checkout_id,
     });

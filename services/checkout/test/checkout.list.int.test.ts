@@ -1,23 +1,18 @@
 import { listCheckouts, newPublicId, type Checkout, type ListCheckouts } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import type { ServiceTestBed } from '@gateway/testkit';
-import { RPC_TIMEOUT_MS, checkoutTestBed, createTestCheckout, createTestProduct } from './support';
+import {
+  checkoutServiceForTheseTests,
+  createTestCheckout,
+  createTestProduct,
+} from './support/checkout-service';
 
 describe('checkout.list.v1', () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
+  const bed = checkoutServiceForTheseTests('checkout-list');
 
-  beforeAll(async () => {
-    bed = await checkoutTestBed('checkout-list');
-  });
-
-  afterAll(() => bed.close());
-
-  const list = (query: ListCheckouts) =>
-    bed.client.request(listCheckouts, query, { timeoutMs: RPC_TIMEOUT_MS });
+  const list = (query: ListCheckouts) => bed.request(listCheckouts, query);
   const checkoutsOf = async (businessId: string, count: number): Promise<Checkout[]> => {
-    const product = await createTestProduct(bed.client, { business_id: businessId });
+    const product = await createTestProduct(bed, { business_id: businessId });
     const made: Checkout[] = [];
-    for (let i = 0; i < count; i += 1) made.push(await createTestCheckout(bed.client, product));
+    for (let i = 0; i < count; i += 1) made.push(await createTestCheckout(bed, product));
     return made;
   };
 

@@ -4,33 +4,14 @@ import {
   paymentCreated,
   paymentExpired,
   paymentFailed,
-  startCheckoutSession,
-  type MessageDefinition,
-  type PaymentEventPayload,
   type PaymentView,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import { takeParkedMessages, waitFor, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
-import {
-  FakePaymentService,
-  RPC_TIMEOUT_MS,
-  checkoutTestBed,
-  createTestCheckout,
-  createTestProduct,
-} from './support';
-
-type OutcomeDefinition = MessageDefinition<PaymentEventPayload>;
+import { poisonedEnvelope, publishAndAwaitParking, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { checkoutWithPaymentsForTheseTests, sessionStartCommand } from './support/checkout-service';
 
 describe('sessions following their payments (payment.*.v1 events)', () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
-
-  beforeAll(async () => {
-    bed = await checkoutTestBed('checkout-events');
-    await FakePaymentService.start(await bed.connect('fake-payment-service'));
-  });
-
-  afterAll(() => bed.close());
+  const bed = checkoutWithPaymentsForTheseTests('checkout-events');
 
   const parkingQueue = () => `${bed.env.config.AMQP_PREFIX}checkout.events.parking`;
 
@@ -40,12 +21,7 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
   }
 
   const startSession = async (): Promise<StartedSession> => {
-    const checkout = await createTestCheckout(bed.client, await createTestProduct(bed.client));
-    const reply = await bed.client.request(
-      startCheckoutSession,
-      { slug: checkout.slug, business_name: 'Estúdio Som', method: 'pix', token: null },
-      { timeoutMs: RPC_TIMEOUT_MS },
-    );
+    const reply = await bed.startSession(sessionStartCommand(await bed.newCheckout()));
     if (!reply.ok) throw new Error(`session not started: ${reply.error.code}`);
     return { sessionId: reply.result.session_id, payment: reply.result.payment.payment };
   };
@@ -83,14 +59,11 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
     [paymentConfirmed.name, 'paid', paymentConfirmed],
     [paymentExpired.name, 'expired', paymentExpired],
     [paymentFailed.name, 'failed', paymentFailed],
-  ] as Array<[string, 'paid' | 'expired' | 'failed', OutcomeDefinition]>)(
-    'after %s its session is %s',
-    async (_name, status, definition) => {
-      const { sessionId, payment } = await startSession();
-      await bed.client.publish(definition, eventFor(payment, status));
-      await statusBecomes(sessionId, status);
-    },
-  );
+  ] as const)('after %s its session is %s', async (_name, status, definition) => {
+    const { sessionId, payment } = await startSession();
+    await bed.client.publish(definition, eventFor(payment, status));
+    await statusBecomes(sessionId, status);
+  });
 
   test('a session that ended keeps its status whatever payment events come later', async () => {
     const { sessionId, payment } = await startSession();
@@ -145,10 +118,10 @@ describe('sessions following their payments (payment.*.v1 events)', () => {
 
   test('a poison payment event is parked and the events behind it still move their sessions', async () => {
     const { sessionId, payment } = await startSession();
-    const envelope = createEnvelope(paymentConfirmed, eventFor(payment, 'paid'));
-    const broken = { ...envelope, payload: { ...envelope.payload, payment: { payment_id: 42 } } };
-    await bed.client.publishEnvelope(broken as never, {});
-    const parked = await waitForParkedMessages(parkingQueue(), 'the parked event');
+    const envelope = poisonedEnvelope(paymentConfirmed, eventFor(payment, 'paid'), {
+      payment: { payment_id: 42 },
+    });
+    const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'checkout', 'events', envelope);
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, type: paymentConfirmed.name }),
     ]);

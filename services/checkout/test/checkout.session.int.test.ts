@@ -3,44 +3,13 @@ import {
   newPublicId,
   startCheckoutSession,
   type Checkout,
-  type CreateCheckout,
-  type StartCheckoutSession,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import { untilAnsweredOk, waitForParkedMessages, type ServiceTestBed } from '@gateway/testkit';
-import {
-  FakePaymentService,
-  RPC_TIMEOUT_MS,
-  checkoutTestBed,
-  createTestCheckout,
-  createTestProduct,
-} from './support';
+import { publishAndAwaitParking, untilAnsweredOk } from '@gateway/testkit';
+import { checkoutWithPaymentsForTheseTests, sessionStartCommand } from './support/checkout-service';
 
 describe('checkout sessions', () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
-  let payments: FakePaymentService;
-
-  beforeAll(async () => {
-    bed = await checkoutTestBed('checkout-session');
-    payments = await FakePaymentService.start(await bed.connect('fake-payment-service'));
-  });
-
-  afterAll(() => bed.close());
-
-  const newCheckout = async (overrides: Partial<CreateCheckout> = {}): Promise<Checkout> =>
-    createTestCheckout(bed.client, await createTestProduct(bed.client, { price_centavos: 4990 }), overrides);
-
-  const startCommand = (checkout: Checkout, overrides: Partial<StartCheckoutSession> = {}) => ({
-    slug: checkout.slug,
-    business_name: 'Estúdio Som',
-    method: 'pix' as const,
-    token: null,
-    ...overrides,
-  });
-
-  const start = (command: StartCheckoutSession, messageId?: string) =>
-    bed.client.request(startCheckoutSession, command, { timeoutMs: RPC_TIMEOUT_MS, messageId });
+  const bed = checkoutWithPaymentsForTheseTests('checkout-session');
 
   const sessionsOf = async (
     checkoutId: string,
@@ -51,8 +20,8 @@ describe('checkout sessions', () => {
 
   describe('checkout.session.start.v1', () => {
     test('a PIX start asks the payment service for the product price and records an initiated session', async () => {
-      const checkout = await newCheckout();
-      const reply = await start(startCommand(checkout));
+      const checkout = await bed.newCheckout();
+      const reply = await bed.startSession(sessionStartCommand(checkout));
 
       expect(reply).toEqual({
         ok: true,
@@ -65,7 +34,7 @@ describe('checkout sessions', () => {
           }),
         },
       });
-      expect(payments.requestsFor(checkout.business_id)).toEqual([
+      expect(bed.payments.requestsFor(checkout.business_id)).toEqual([
         {
           business_id: checkout.business_id,
           business_name: 'Estúdio Som',
@@ -82,8 +51,10 @@ describe('checkout sessions', () => {
     });
 
     test('a crypto start passes the chosen token and returns the crypto instructions', async () => {
-      const checkout = await newCheckout();
-      const reply = await start(startCommand(checkout, { method: 'crypto', token: 'usdt' }));
+      const checkout = await bed.newCheckout();
+      const reply = await bed.startSession(
+        sessionStartCommand(checkout, { method: 'crypto', token: 'usdt' }),
+      );
 
       expect(reply).toEqual({
         ok: true,
@@ -91,15 +62,15 @@ describe('checkout sessions', () => {
           payment: expect.objectContaining({ crypto: expect.objectContaining({ currency: 'usdt' }) }),
         }),
       });
-      expect(payments.requestsFor(checkout.business_id)).toEqual([
+      expect(bed.payments.requestsFor(checkout.business_id)).toEqual([
         expect.objectContaining({ method: 'crypto', token: 'usdt' }),
       ]);
     });
 
     test('when the payment service refuses (no fee rule), the same code and message come back and no session is recorded', async () => {
-      const checkout = await newCheckout();
-      payments.refuse(checkout.business_id, 'NO_FEE_RULE', 'Nenhuma regra de tarifa para o método pix.');
-      const reply = await start(startCommand(checkout));
+      const checkout = await bed.newCheckout();
+      bed.payments.refuse(checkout.business_id, 'NO_FEE_RULE', 'Nenhuma regra de tarifa para o método pix.');
+      const reply = await bed.startSession(sessionStartCommand(checkout));
 
       expect(reply).toEqual({
         ok: false,
@@ -109,9 +80,9 @@ describe('checkout sessions', () => {
     });
 
     test('when the payment service does not answer in time, the start fails with SERVICE_UNAVAILABLE', async () => {
-      const checkout = await newCheckout();
-      payments.answerLate(checkout.business_id);
-      const reply = await start(startCommand(checkout));
+      const checkout = await bed.newCheckout();
+      bed.payments.answerLate(checkout.business_id);
+      const reply = await bed.startSession(sessionStartCommand(checkout));
 
       expect(reply).toEqual({
         ok: false,
@@ -121,57 +92,53 @@ describe('checkout sessions', () => {
     });
 
     test('an unknown or inactive checkout cannot start a session, and no payment is requested', async () => {
-      const checkout = await newCheckout();
+      const checkout = await bed.newCheckout();
       await bed.service.dataSource.query(`UPDATE checkouts SET status = 'inactive' WHERE id = $1`, [
         checkout.checkout_id,
       ]);
-      const inactive = await start(startCommand(checkout));
-      const unknown = await start(startCommand(checkout, { slug: 'slug-que-nao-existe' }));
+      const inactive = await bed.startSession(sessionStartCommand(checkout));
+      const unknown = await bed.startSession(sessionStartCommand(checkout, { slug: 'slug-que-nao-existe' }));
 
       expect(inactive).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
       expect(unknown).toEqual(inactive);
-      expect(payments.requestsFor(checkout.business_id)).toEqual([]);
+      expect(bed.payments.requestsFor(checkout.business_id)).toEqual([]);
     });
 
     test('when the same start is delivered twice, one payment is requested and one session recorded', async () => {
-      const checkout = await newCheckout();
+      const checkout = await bed.newCheckout();
       const messageId = newPublicId('cmd');
-      const first = await start(startCommand(checkout), messageId);
-      const second = await start(startCommand(checkout), messageId);
+      const first = await bed.startSession(sessionStartCommand(checkout), messageId);
+      const second = await bed.startSession(sessionStartCommand(checkout), messageId);
 
       expect(first.ok).toBe(true);
       expect(second).toEqual(first);
-      expect(payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(1);
+      expect(bed.payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(1);
       expect(await sessionsOf(checkout.checkout_id)).toHaveLength(1);
     });
 
     test('two different starts on one checkout are two payments and two sessions', async () => {
-      const checkout = await newCheckout();
-      const first = await start(startCommand(checkout));
-      const second = await start(startCommand(checkout));
+      const checkout = await bed.newCheckout();
+      const first = await bed.startSession(sessionStartCommand(checkout));
+      const second = await bed.startSession(sessionStartCommand(checkout));
 
       expect(first.ok && second.ok).toBe(true);
-      expect(payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(2);
+      expect(bed.payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(2);
       expect(await sessionsOf(checkout.checkout_id)).toHaveLength(2);
     });
   });
 
   describe('checkout.session.status.v1', () => {
     const status = (slug: string, sessionId: string, messageId?: string) =>
-      bed.client.request(
-        getCheckoutSessionStatus,
-        { slug, session_id: sessionId },
-        { timeoutMs: RPC_TIMEOUT_MS, messageId },
-      );
+      bed.request(getCheckoutSessionStatus, { slug, session_id: sessionId }, { messageId });
 
     const startedSession = async (checkout: Checkout): Promise<string> => {
-      const reply = await start(startCommand(checkout));
+      const reply = await bed.startSession(sessionStartCommand(checkout));
       if (!reply.ok) throw new Error(`session not started: ${reply.error.code}`);
       return reply.result.session_id;
     };
 
     test('an initiated session has no return url yet', async () => {
-      const checkout = await newCheckout();
+      const checkout = await bed.newCheckout();
       const sessionId = await startedSession(checkout);
 
       expect(await status(checkout.slug, sessionId)).toEqual({
@@ -181,7 +148,7 @@ describe('checkout sessions', () => {
     });
 
     test('a paid session sends the buyer to the return url; an expired one does not', async () => {
-      const checkout = await newCheckout({ return_url: 'https://loja.example.com/pedido/77' });
+      const checkout = await bed.newCheckout({ return_url: 'https://loja.example.com/pedido/77' });
       const paid = await startedSession(checkout);
       const expired = await startedSession(checkout);
       await bed.service.dataSource.query(`UPDATE sessions SET status = 'paid' WHERE id = $1`, [paid]);
@@ -198,8 +165,8 @@ describe('checkout sessions', () => {
     });
 
     test('a session asked for under another checkout’s slug, or an unknown one, is NOT_FOUND', async () => {
-      const checkout = await newCheckout();
-      const other = await newCheckout();
+      const checkout = await bed.newCheckout();
+      const other = await bed.newCheckout();
       const sessionId = await startedSession(checkout);
 
       const wrongCheckout = await status(other.slug, sessionId);
@@ -209,7 +176,7 @@ describe('checkout sessions', () => {
     });
 
     test('asking twice with one message id gives the same answer', async () => {
-      const checkout = await newCheckout();
+      const checkout = await bed.newCheckout();
       const sessionId = await startedSession(checkout);
       const messageId = newPublicId('cmd');
 
@@ -229,31 +196,26 @@ describe('checkout sessions', () => {
       name,
       payload,
     };
-    await bed.client.publishEnvelope(envelope as never, {});
-    const parked = await waitForParkedMessages(
-      `${bed.env.config.AMQP_PREFIX}checkout.commands.parking`,
-      `the parked ${name}`,
-    );
+    const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'checkout', 'commands', envelope);
     expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: name })]);
-    expect((await start(startCommand(await newCheckout()))).ok).toBe(true);
+    expect((await bed.startSession(sessionStartCommand(await bed.newCheckout()))).ok).toBe(true);
   });
 
   test('after the service loses its broker connection it reconnects, and a retried start still makes one payment', async () => {
-    const checkout = await newCheckout();
+    const checkout = await bed.newCheckout();
     bed.service.broker.dropConnectionForTesting();
     const messageId = newPublicId('cmd');
     const { result: reply } = await untilAnsweredOk(
-      () => bed.client.request(startCheckoutSession, startCommand(checkout), { timeoutMs: 1500, messageId }),
+      () => bed.request(startCheckoutSession, sessionStartCommand(checkout), { timeoutMs: 1500, messageId }),
       'a started session after reconnect',
     );
     expect(reply.status).toBe('initiated');
-    expect(payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(1);
+    expect(bed.payments.distinctRequestIdsFor(checkout.business_id)).toHaveLength(1);
     expect(await sessionsOf(checkout.checkout_id)).toHaveLength(1);
-    const sessionStatus = await bed.client.request(
-      getCheckoutSessionStatus,
-      { slug: checkout.slug, session_id: reply.session_id },
-      { timeoutMs: RPC_TIMEOUT_MS },
-    );
+    const sessionStatus = await bed.request(getCheckoutSessionStatus, {
+      slug: checkout.slug,
+      session_id: reply.session_id,
+    });
     expect(sessionStatus).toEqual({ ok: true, result: { status: 'initiated', return_url: null } });
   });
 });

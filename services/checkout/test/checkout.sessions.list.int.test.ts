@@ -3,28 +3,12 @@ import {
   EMBEDDED_SESSIONS_MAX,
   getCheckout,
   listCheckoutSessions,
-  type Checkout,
-  type CommandDefinition,
   type ListCheckoutSessions,
 } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import type { ServiceTestBed } from '@gateway/testkit';
-import { RPC_TIMEOUT_MS, checkoutTestBed, createTestCheckout, createTestProduct } from './support';
+import { checkoutServiceForTheseTests } from './support/checkout-service';
 
 describe("a checkout's sessions are read a bounded page at a time", () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
-
-  beforeAll(async () => {
-    bed = await checkoutTestBed('checkout-sessions-list');
-  });
-
-  afterAll(() => bed.close());
-
-  const request = <P, R>(definition: CommandDefinition<P, R>, payload: P) =>
-    bed.client.request(definition, payload, { timeoutMs: RPC_TIMEOUT_MS });
-
-  const newCheckout = async (): Promise<Checkout> =>
-    createTestCheckout(bed.client, await createTestProduct(bed.client));
+  const bed = checkoutServiceForTheseTests('checkout-sessions-list');
 
   /**
    * `count` sessions of the checkout, one second apart except the first `sameInstant`, which share one creation time
@@ -47,12 +31,12 @@ describe("a checkout's sessions are read a bounded page at a time", () => {
       .map((row) => row.id);
   };
 
-  const list = (query: ListCheckoutSessions) => request(listCheckoutSessions, query);
+  const list = (query: ListCheckoutSessions) => bed.request(listCheckoutSessions, query);
 
   test('a read embeds only the newest sessions and says there are more', async () => {
-    const checkout = await newCheckout();
+    const checkout = await bed.newCheckout();
     const newestFirst = await sessionsOf(checkout.checkout_id, EMBEDDED_SESSIONS_MAX + 3, 5);
-    const reply = await request(getCheckout, {
+    const reply = await bed.request(getCheckout, {
       business_id: checkout.business_id,
       checkout_id: checkout.checkout_id,
     });
@@ -64,9 +48,9 @@ describe("a checkout's sessions are read a bounded page at a time", () => {
   });
 
   test('a read of a checkout with few sessions embeds them all and has no more', async () => {
-    const checkout = await newCheckout();
+    const checkout = await bed.newCheckout();
     const newestFirst = await sessionsOf(checkout.checkout_id, 3);
-    const reply = await request(getCheckout, {
+    const reply = await bed.request(getCheckout, {
       business_id: checkout.business_id,
       checkout_id: checkout.checkout_id,
     });
@@ -75,7 +59,7 @@ describe("a checkout's sessions are read a bounded page at a time", () => {
   });
 
   test('pages hold at most `limit` sessions (10 by default) and starting_after walks all of them once, newest first', async () => {
-    const checkout = await newCheckout();
+    const checkout = await bed.newCheckout();
     const newestFirst = await sessionsOf(checkout.checkout_id, 23, 7);
     const owner = { business_id: checkout.business_id, checkout_id: checkout.checkout_id };
 
@@ -109,8 +93,8 @@ describe("a checkout's sessions are read a bounded page at a time", () => {
   });
 
   test("another business's checkout is NOT_FOUND; a starting_after of another checkout is INVALID_FIELDS", async () => {
-    const checkout = await newCheckout();
-    const other = await newCheckout();
+    const checkout = await bed.newCheckout();
+    const other = await bed.newCheckout();
     await sessionsOf(checkout.checkout_id, 2);
     const [foreignSession] = await sessionsOf(other.checkout_id, 1);
     expect(await list({ business_id: other.business_id, checkout_id: checkout.checkout_id })).toEqual({
@@ -130,7 +114,7 @@ describe("a checkout's sessions are read a bounded page at a time", () => {
   });
 
   test('a limit outside 1-100 or a starting_after that is not a session id breaks the contract', async () => {
-    const checkout = await newCheckout();
+    const checkout = await bed.newCheckout();
     const owner = { business_id: checkout.business_id, checkout_id: checkout.checkout_id };
     for (const limit of [0, 101, 1.5]) await expect(list({ ...owner, limit })).rejects.toThrow(/limit/);
     await expect(list({ ...owner, starting_after: 'pay_abcdefghijklmnopqrstuvwx' })).rejects.toThrow(

@@ -1,19 +1,8 @@
-import {
-  Joi,
-  metricsEnv,
-  serviceEnv,
-  type MetricsEnv,
-  type ServiceEnv,
-  loadConfig,
-  variableNames,
-} from '@gateway/config';
+import { loadConfig, serviceSchema, variableNames, type ServiceConfig } from '@gateway/config';
 
-export type CustomerConfig = ServiceEnv & MetricsEnv;
+export type CustomerConfig = ServiceConfig;
 
-const schema = Joi.object<CustomerConfig>({
-  ...serviceEnv,
-  ...metricsEnv,
-});
+const schema = serviceSchema<CustomerConfig>({});
 
 /** The variables this service reads (the launcher hands it these and no others). */
 export const customerVariables = variableNames(schema);

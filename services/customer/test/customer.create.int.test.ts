@@ -1,22 +1,9 @@
 import { createCustomer, newPublicId, type CreateCustomer } from '@gateway/contracts';
-import { createEnvelope } from '@gateway/messaging';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import {
-  serviceTestBed,
-  untilAnsweredOk,
-  waitForParkedMessages,
-  type ServiceTestBed,
-} from '@gateway/testkit';
-import { startCustomerService } from '../src/main';
+import { poisonedEnvelope, publishAndAwaitParking, untilAnsweredOk } from '@gateway/testkit';
+import { customerServiceForTheseTests } from './support/customer-service';
 
 describe('customer.create.v1', () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
-
-  beforeAll(async () => {
-    bed = await serviceTestBed('customer', (env) => startCustomerService(env.config));
-  });
-
-  afterAll(() => bed.close());
+  const bed = customerServiceForTheseTests('customer');
 
   const command = (overrides: Partial<CreateCustomer> = {}): CreateCustomer => ({
     business_id: newPublicId('biz'),
@@ -38,7 +25,7 @@ describe('customer.create.v1', () => {
 
   test('a valid customer is stored normalised and returned with a cust_ id', async () => {
     const input = command();
-    const reply = await bed.client.request(createCustomer, input, { timeoutMs: 5000 });
+    const reply = await bed.request(createCustomer, input);
     expect(reply).toEqual({
       ok: true,
       result: expect.objectContaining({
@@ -55,7 +42,7 @@ describe('customer.create.v1', () => {
 
   test('an invalid CPF is refused with INVALID_FIELDS naming the field, and nothing is stored', async () => {
     const input = command({ document_number: '123.456.789-00' });
-    const reply = await bed.client.request(createCustomer, input, { timeoutMs: 5000 });
+    const reply = await bed.request(createCustomer, input);
     expect(reply).toEqual({
       ok: false,
       error: { code: 'INVALID_FIELDS', message: expect.stringContaining('document_number') },
@@ -66,24 +53,19 @@ describe('customer.create.v1', () => {
   test('when the same command is delivered twice, one customer is created and both replies are the same', async () => {
     const input = command();
     const messageId = newPublicId('cmd');
-    const first = await bed.client.request(createCustomer, input, { timeoutMs: 5000, messageId });
-    const second = await bed.client.request(createCustomer, input, { timeoutMs: 5000, messageId });
+    const first = await bed.request(createCustomer, input, { messageId });
+    const second = await bed.request(createCustomer, input, { messageId });
     expect(second).toEqual(first);
     expect(await countCustomers(input.business_id)).toBe(1);
   });
 
   test('a poison message is parked and answered with INTERNAL_ERROR instead of being retried forever', async () => {
-    const envelope = createEnvelope(createCustomer, command());
-    const broken = { ...envelope, payload: { ...envelope.payload, business_id: 42 } };
-    await bed.client.publishEnvelope(broken as never, {});
-    const parked = await waitForParkedMessages(
-      `${bed.env.config.AMQP_PREFIX}customer.commands.parking`,
-      'the parked command',
-    );
+    const envelope = poisonedEnvelope(createCustomer, command(), { business_id: 42 });
+    const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'customer', 'commands', envelope);
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),
     ]);
-    const healthy = await bed.client.request(createCustomer, command(), { timeoutMs: 5000 });
+    const healthy = await bed.request(createCustomer, command());
     expect(healthy.ok).toBe(true);
   });
 
@@ -91,7 +73,7 @@ describe('customer.create.v1', () => {
     bed.service.broker.dropConnectionForTesting();
     const input = command();
     const reply = await untilAnsweredOk(() =>
-      bed.client.request(createCustomer, input, { timeoutMs: 1000, messageId: 'retry-same-id' }),
+      bed.request(createCustomer, input, { timeoutMs: 1000, messageId: 'retry-same-id' }),
     );
     expect(reply.ok).toBe(true);
     expect(await countCustomers(input.business_id)).toBe(1);

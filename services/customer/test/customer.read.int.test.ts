@@ -6,57 +6,41 @@ import {
   type Customer,
   type ListCustomers,
 } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import { serviceTestBed, type ServiceTestBed } from '@gateway/testkit';
-import { startCustomerService } from '../src/main';
+import { customerServiceForTheseTests } from './support/customer-service';
 
 describe('customer.get.v1 and customer.list.v1', () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
-
-  beforeAll(async () => {
-    bed = await serviceTestBed('customer-read', (env) => startCustomerService(env.config));
-  });
-
-  afterAll(() => bed.close());
+  const bed = customerServiceForTheseTests('customer-read');
 
   const createFor = async (businessId: string, count: number): Promise<Customer[]> => {
     const made: Customer[] = [];
     for (let i = 0; i < count; i += 1) {
-      const reply = await bed.client.request(
-        createCustomer,
-        {
-          business_id: businessId,
-          email: `cliente${i}@example.com`,
-          phone_number: null,
-          document_number: null,
-          ip: null,
-          metadata: null,
-        },
-        { timeoutMs: 5000 },
-      );
+      const reply = await bed.request(createCustomer, {
+        business_id: businessId,
+        email: `cliente${i}@example.com`,
+        phone_number: null,
+        document_number: null,
+        ip: null,
+        metadata: null,
+      });
       if (!reply.ok) throw new Error(JSON.stringify(reply.error));
       made.push(reply.result);
     }
     return made;
   };
-  const list = (query: ListCustomers) => bed.client.request(listCustomers, query, { timeoutMs: 5000 });
+  const list = (query: ListCustomers) => bed.request(listCustomers, query);
 
   test("reads one of the business's customers; another business's, or an unknown one, is NOT_FOUND", async () => {
     const businessId = newPublicId('biz');
     const [customer] = await createFor(businessId, 1);
 
     expect(
-      await bed.client.request(
-        getCustomer,
-        { business_id: businessId, customer_id: customer!.customer_id },
-        { timeoutMs: 5000 },
-      ),
+      await bed.request(getCustomer, { business_id: businessId, customer_id: customer!.customer_id }),
     ).toEqual({ ok: true, result: customer });
     for (const query of [
       { business_id: newPublicId('biz'), customer_id: customer!.customer_id },
       { business_id: businessId, customer_id: newPublicId('cust') },
     ]) {
-      const reply = await bed.client.request(getCustomer, query, { timeoutMs: 5000 });
+      const reply = await bed.request(getCustomer, query);
       expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'NOT_FOUND' }) });
     }
   });

@@ -1,15 +1,13 @@
 import {
   DEFAULT_PAYMENT_WINDOW_SECONDS,
   Joi,
-  metricsEnv,
-  serviceEnv,
-  type MetricsEnv,
-  type ServiceEnv,
   loadConfig,
+  serviceSchema,
   variableNames,
+  type ServiceConfig,
 } from '@gateway/config';
 
-export interface PaymentConfig extends ServiceEnv, MetricsEnv {
+export interface PaymentConfig extends ServiceConfig {
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
   RAIL_RPC_TIMEOUT_MS: number;
   PIX_EXPIRES_IN_SECONDS: number;
@@ -26,9 +24,7 @@ export interface PaymentConfig extends ServiceEnv, MetricsEnv {
   REFUND_RESEND_AFTER_SECONDS: number;
 }
 
-const schema = Joi.object<PaymentConfig>({
-  ...serviceEnv,
-  ...metricsEnv,
+const schema = serviceSchema<PaymentConfig>({
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(DEFAULT_PAYMENT_WINDOW_SECONDS.pix),
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),

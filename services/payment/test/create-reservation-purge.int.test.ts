@@ -2,16 +2,10 @@ import { createPayment, newPublicId } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { testLogger } from '@gateway/testkit';
 import { createReservationPurge } from '../src/application/purge-create-reservations';
-import { aCreatePayment, newBusiness, startHarness, type Harness } from './support/harness';
+import { aCreatePayment, paymentServiceForTheseTests } from './support/harness';
 
 describe('create reservations are purged after their window', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-purge');
-  });
-
-  afterAll(() => h.close());
+  const h = paymentServiceForTheseTests('payment-purge');
 
   async function reserve(ageHours: number): Promise<string> {
     const messageId = newPublicId('cmd');
@@ -56,22 +50,16 @@ describe('create reservations are purged after their window', () => {
   });
 
   test('a create retried within the window still finds its reservation after a purge', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     const messageId = newPublicId('cmd');
-    const reply = await h.client.request(createPayment, aCreatePayment(businessId), {
-      timeoutMs: 5000,
-      messageId,
-    });
+    const reply = await h.request(createPayment, aCreatePayment(businessId), { messageId });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     await createReservationPurge(h.service.dataSource, {
       retentionHours: 48,
       logger: testLogger('purge'),
     }).runOnce();
 
-    const retried = await h.client.request(createPayment, aCreatePayment(businessId), {
-      timeoutMs: 5000,
-      messageId,
-    });
+    const retried = await h.request(createPayment, aCreatePayment(businessId), { messageId });
 
     expect(retried).toEqual(reply);
     expect(await remaining([messageId])).toEqual([messageId]);

@@ -67,6 +67,17 @@ describe('crypto settlement across the stack', () => {
     }));
   };
 
+  /** A new USDC payment of `amount`: its id, and the reference its transfers carry on the chain. */
+  const newUsdcPayment = async (amount: number) => {
+    const created = await client.createPayment(apiKey, {
+      payment_method: 'crypto',
+      amount,
+      crypto: { currency: 'usdc', network: 'solana' },
+    });
+    const reference = new URL(created.crypto.payment_link).searchParams.get('reference')!;
+    return { paymentId: created.payment_id as string, reference };
+  };
+
   /**
    * When each try's change is sent, relative to the window's end: from well before it (a change takes a few hundred
    * milliseconds on a busy machine: a last chain scan of the old reference, paced RPC calls) to after it.
@@ -76,14 +87,7 @@ describe('crypto settlement across the stack', () => {
   test('an amount change racing the window end is either made (keeping the partial) or refused and the payment fails UNDERPAID (many tries)', async () => {
     const outcomes = { changed: 0, refused: 0 };
     for (let attempt = 0; attempt < SEND_OFFSETS_MS.length; attempt += 1) {
-      const created = await api('POST', '/v1/payments', {
-        payment_method: 'crypto',
-        amount: 10000,
-        crypto: { currency: 'usdc', network: 'solana' },
-      });
-      expect(created.status).toBe(201);
-      const paymentId: string = created.body.payment_id;
-      const reference = new URL(created.body.crypto.payment_link).searchParams.get('reference')!;
+      const { paymentId, reference } = await newUsdcPayment(10000);
       expect(
         (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid', amount: 4000 }))
           .status,
@@ -98,7 +102,8 @@ describe('crypto settlement across the stack', () => {
         },
         { timeoutMs: 20_000, what: 'the partial transfer detected' },
       );
-      const windowEnd = new Date(Date.now() + 150 + Math.floor(Math.random() * 150));
+      // Far enough ahead for the earliest send to be a full second inside the window.
+      const windowEnd = new Date(Date.now() + 1_100 + Math.floor(Math.random() * 150));
       await watcherDb.query('UPDATE payment_requests SET expires_at = $2 WHERE reference = $1', [
         reference,
         windowEnd,
@@ -135,13 +140,7 @@ describe('crypto settlement across the stack', () => {
       } else {
         outcomes.refused += 1;
         expect(changed).toMatchObject({ status: 422, body: { error: { code: 'INVALID_STATUS' } } });
-        const failed = await waitFor(
-          async () => {
-            const { body } = await api('GET', `/v1/payments/${paymentId}`);
-            return body.status === 'failed' ? body : undefined;
-          },
-          { timeoutMs: 20_000, what: `payment ${paymentId} to fail` },
-        );
+        const failed = await client.paymentIn(apiKey, paymentId, 'failed', 20_000);
         expect(failed).toMatchObject({ amount_brl: 100, failure_code: 'UNDERPAID' });
         expect(await partialFunds(paymentId)).toEqual([partial]);
       }
@@ -153,23 +152,10 @@ describe('crypto settlement across the stack', () => {
 
   test('a transfer that landed just before an amount change counts for the old amount: in full the payment is paid and the change refused, a part is recorded and an expiry fails it UNDERPAID (many tries)', async () => {
     const waitForStatus = (paymentId: string, status: string) =>
-      waitFor(
-        async () => {
-          const { body } = await api('GET', `/v1/payments/${paymentId}`);
-          return body.status === status ? body : undefined;
-        },
-        { timeoutMs: 20_000, what: `payment ${paymentId} to be ${status}` },
-      );
+      client.paymentIn(apiKey, paymentId, status, 20_000);
     for (let attempt = 0; attempt < 8; attempt += 1) {
       const full = attempt % 2 === 0;
-      const created = await api('POST', '/v1/payments', {
-        payment_method: 'crypto',
-        amount: 5000,
-        crypto: { currency: 'usdc', network: 'solana' },
-      });
-      expect(created.status).toBe(201);
-      const paymentId: string = created.body.payment_id;
-      const reference = new URL(created.body.crypto.payment_link).searchParams.get('reference')!;
+      const { paymentId, reference } = await newUsdcPayment(5000);
       const simulated = await api(
         'POST',
         `/v1/sandbox/payments/${paymentId}/simulate`,

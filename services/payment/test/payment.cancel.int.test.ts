@@ -1,31 +1,13 @@
 import { cancelPayment, newPublicId, pixChargePaid } from '@gateway/contracts';
 import { untilAnsweredOk } from '@gateway/testkit';
-import {
-  create,
-  emittedPaymentEvents,
-  newBusiness,
-  readPayment,
-  startHarness,
-  waitForHandled,
-  type Harness,
-} from './support/harness';
+import { paymentServiceForTheseTests } from './support/harness';
 import { aPixChargePaid } from './support/rail-events';
 
 describe('payment.cancel.v1: an open payment is cancelled once, and a confirmation racing it is told', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-cancel');
-  });
-
-  afterAll(() => h.close());
+  const h = paymentServiceForTheseTests('payment-cancel');
 
   const cancel = (businessId: string, paymentId: string, messageId?: string) =>
-    h.client.request(
-      cancelPayment,
-      { business_id: businessId, payment_id: paymentId },
-      { timeoutMs: 5000, ...(messageId ? { messageId } : {}) },
-    );
+    h.request(cancelPayment, { business_id: businessId, payment_id: paymentId }, { messageId });
 
   const lateFunds = (paymentId: string): Promise<Array<{ kind: string; rail_reference: string }>> =>
     h.service.dataSource.query(
@@ -34,12 +16,12 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
     );
 
   test('a processing PIX and a pending crypto payment end cancelled, with payment.cancelled in the outbox', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     for (const overrides of [
       { method: 'pix' as const },
       { method: 'crypto' as const, token: 'usdc' as const },
     ]) {
-      const view = await create(h.client, businessId, overrides);
+      const view = await h.createPayment(businessId, overrides);
       const reply = await cancel(businessId, view.payment.payment_id);
       if (!reply.ok) throw new Error(JSON.stringify(reply.error));
       expect(reply.result.payment).toMatchObject({
@@ -47,10 +29,8 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
         status: 'cancelled',
         failure_code: null,
       });
-      expect((await readPayment(h.client, businessId, view.payment.payment_id)).payment.status).toBe(
-        'cancelled',
-      );
-      expect(await emittedPaymentEvents(h, view.payment.payment_id)).toEqual([
+      expect((await h.readPayment(businessId, view.payment.payment_id)).payment.status).toBe('cancelled');
+      expect(await h.emittedPaymentEvents(view.payment.payment_id)).toEqual([
         'payment.created.v1',
         'payment.cancelled.v1',
       ]);
@@ -58,10 +38,10 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
   });
 
   test('a final payment is refused with INVALID_STATUS naming its status; another business gets NOT_FOUND', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId);
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId);
     const paymentId = view.payment.payment_id;
-    const stranger = await cancel(await newBusiness(h.client), paymentId);
+    const stranger = await cancel(await h.newBusiness(), paymentId);
     expect(stranger).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(await cancel(businessId, newPublicId('pay'))).toMatchObject({
       ok: false,
@@ -73,29 +53,29 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
       ok: false,
       error: { code: 'INVALID_STATUS', message: expect.stringContaining('cancelled') },
     });
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.cancelled.v1']);
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.cancelled.v1']);
   });
 
   test('the same cancel delivered twice answers the same record and emits one event', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId);
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId);
     const messageId = newPublicId('msg');
     const first = await cancel(businessId, view.payment.payment_id, messageId);
     const second = await cancel(businessId, view.payment.payment_id, messageId);
     expect(first.ok && second.ok).toBe(true);
     expect(second).toEqual(first);
-    expect(await emittedPaymentEvents(h, view.payment.payment_id)).toEqual([
+    expect(await h.emittedPaymentEvents(view.payment.payment_id)).toEqual([
       'payment.created.v1',
       'payment.cancelled.v1',
     ]);
   });
 
   test('a cancel racing the PIX that pays it: exactly one wins, the loser is told, money is never lost (many tries)', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     let cancelledWins = 0;
     let paidWins = 0;
     for (let round = 0; round < 5; round += 1) {
-      const views = await Promise.all(Array.from({ length: 8 }, () => create(h.client, businessId)));
+      const views = await Promise.all(Array.from({ length: 8 }, () => h.createPayment(businessId)));
       await Promise.all(
         views.map(async (view, index) => {
           const paid = aPixChargePaid(view.payment);
@@ -111,9 +91,9 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
             await sendPaid();
             reply = await cancel(businessId, view.payment.payment_id);
           }
-          await waitForHandled(h, [paidMessage]);
-          const { payment } = await readPayment(h.client, businessId, view.payment.payment_id);
-          const events = await emittedPaymentEvents(h, view.payment.payment_id);
+          await h.waitForHandled([paidMessage]);
+          const { payment } = await h.readPayment(businessId, view.payment.payment_id);
+          const events = await h.emittedPaymentEvents(view.payment.payment_id);
           if (reply.ok) {
             cancelledWins += 1;
             expect(payment.status).toBe('cancelled');
@@ -138,12 +118,12 @@ describe('payment.cancel.v1: an open payment is cancelled once, and a confirmati
   });
 
   test('after losing its broker connection the service cancels again', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId);
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId);
     h.service.broker.dropConnectionForTesting();
     const { result } = await untilAnsweredOk(
       () =>
-        h.client.request(
+        h.request(
           cancelPayment,
           { business_id: businessId, payment_id: view.payment.payment_id },
           { timeoutMs: 1000, messageId: `cancel-after-reconnect-${view.payment.payment_id}` },

@@ -1,28 +1,22 @@
 import {
   cancelPayment,
+  createPayment,
   createRefund,
+  getPayment,
   getRefund,
   listRefunds,
-  createPayment,
-  getPayment,
   newPublicId,
   setFeeRule,
   simulatePayment,
   updatePayment,
-  type MessageDefinition,
+  type CreatePayment,
+  type SimulatePayment,
 } from '@gateway/contracts';
-import { createEnvelope } from '@gateway/messaging';
-import { untilAnsweredOk, waitForParkedMessages } from '@gateway/testkit';
-import { create, aCreatePayment, newBusiness, startHarness, type Harness } from './support/harness';
+import { poisonCase, untilAnsweredOk } from '@gateway/testkit';
+import { aCreatePayment, paymentServiceForTheseTests } from './support/harness';
 
 describe('payment service commands', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-cmd');
-  });
-
-  afterAll(() => h.close());
+  const h = paymentServiceForTheseTests('payment-cmd');
 
   const countPayments = async (businessId: string): Promise<number> =>
     (
@@ -33,8 +27,8 @@ describe('payment service commands', () => {
 
   describe('payment.create.v1', () => {
     test('a crypto payment is created pending with the watcher instructions and its reference as external id', async () => {
-      const businessId = await newBusiness(h.client);
-      const view = await create(h.client, businessId, {
+      const businessId = await h.newBusiness();
+      const view = await h.createPayment(businessId, {
         method: 'crypto',
         token: 'usdc',
         amount_centavos: 5000,
@@ -49,17 +43,17 @@ describe('payment service commands', () => {
 
     test('without a fee rule for the method the payment is refused with NO_FEE_RULE and nothing is stored', async () => {
       const businessId = newPublicId('biz');
-      const reply = await h.client.request(createPayment, aCreatePayment(businessId), { timeoutMs: 5000 });
+      const reply = await h.request(createPayment, aCreatePayment(businessId));
       expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'NO_FEE_RULE' }) });
       expect(await countPayments(businessId)).toBe(0);
     });
 
     test('when the same create is delivered twice, one payment and one charge exist and both replies match', async () => {
-      const businessId = await newBusiness(h.client);
+      const businessId = await h.newBusiness();
       const messageId = newPublicId('cmd');
       const command = aCreatePayment(businessId);
-      const first = await h.client.request(createPayment, command, { timeoutMs: 5000, messageId });
-      const second = await h.client.request(createPayment, command, { timeoutMs: 5000, messageId });
+      const first = await h.request(createPayment, command, { messageId });
+      const second = await h.request(createPayment, command, { messageId });
       expect(second).toEqual(first);
       expect(await countPayments(businessId)).toBe(1);
       const opens = h.rails.callsOf('pix.charge.open.v1').filter((c) => c.messageId === `${messageId}:open`);
@@ -67,18 +61,18 @@ describe('payment service commands', () => {
     });
 
     test('a rail that does not answer gives SERVICE_UNAVAILABLE with nothing visible; the retry reuses the charge', async () => {
-      const businessId = await newBusiness(h.client);
+      const businessId = await h.newBusiness();
       const messageId = newPublicId('cmd');
       const command = aCreatePayment(businessId);
       h.rails.silent = true;
       try {
-        const reply = await h.client.request(createPayment, command, { timeoutMs: 5000, messageId });
+        const reply = await h.request(createPayment, command, { messageId });
         expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }) });
         expect(await countPayments(businessId)).toBe(0);
       } finally {
         h.rails.silent = false;
       }
-      const retried = await h.client.request(createPayment, command, { timeoutMs: 5000, messageId });
+      const retried = await h.request(createPayment, command, { messageId });
       if (!retried.ok) throw new Error(JSON.stringify(retried.error));
       const opens = h.rails.callsOf('pix.charge.open.v1').filter((c) => c.messageId === `${messageId}:open`);
       expect(opens.length).toBe(2);
@@ -87,11 +81,11 @@ describe('payment service commands', () => {
     });
 
     test('a rail refusing for good gives INTERNAL_ERROR at once, not a SERVICE_UNAVAILABLE to retry for ever', async () => {
-      const businessId = await newBusiness(h.client);
+      const businessId = await h.newBusiness();
       h.rails.refusal = 'INVALID_FIELDS';
       try {
         const started = Date.now();
-        const reply = await h.client.request(createPayment, aCreatePayment(businessId), { timeoutMs: 5000 });
+        const reply = await h.request(createPayment, aCreatePayment(businessId));
         expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'INTERNAL_ERROR' }) });
         expect(Date.now() - started).toBeLessThan(1000);
         expect(await countPayments(businessId)).toBe(0);
@@ -101,60 +95,55 @@ describe('payment service commands', () => {
     });
 
     test('a payment keeps the customer it names on its record; one naming none has null', async () => {
-      const businessId = await newBusiness(h.client);
+      const businessId = await h.newBusiness();
       const customerId = newPublicId('cust');
-      const named = await create(h.client, businessId, { customer_id: customerId });
-      const unnamed = await create(h.client, businessId);
+      const named = await h.createPayment(businessId, { customer_id: customerId });
+      const unnamed = await h.createPayment(businessId);
       expect(named.payment.customer_id).toBe(customerId);
       expect(unnamed.payment.customer_id).toBeNull();
-      const read = await h.client.request(
-        getPayment,
-        { business_id: businessId, payment_id: named.payment.payment_id },
-        { timeoutMs: 5000 },
-      );
+      const read = await h.request(getPayment, {
+        business_id: businessId,
+        payment_id: named.payment.payment_id,
+      });
       expect(read.ok && read.result.payment.customer_id).toBe(customerId);
     });
   });
 
   describe('payment.get.v1', () => {
     test('returns the payment with its instructions, the same on a repeated delivery, and NOT_FOUND elsewhere', async () => {
-      const businessId = await newBusiness(h.client);
-      const created = await create(h.client, businessId);
+      const businessId = await h.newBusiness();
+      const created = await h.createPayment(businessId);
       const query = { business_id: businessId, payment_id: created.payment.payment_id };
       const messageId = newPublicId('cmd');
-      const first = await h.client.request(getPayment, query, { timeoutMs: 5000, messageId });
-      const second = await h.client.request(getPayment, query, { timeoutMs: 5000, messageId });
+      const first = await h.request(getPayment, query, { messageId });
+      const second = await h.request(getPayment, query, { messageId });
       expect(first).toEqual({ ok: true, result: created });
       expect(second).toEqual(first);
-      const other = await h.client.request(
-        getPayment,
-        { ...query, business_id: newPublicId('biz') },
-        { timeoutMs: 5000 },
-      );
+      const other = await h.request(getPayment, { ...query, business_id: newPublicId('biz') });
       expect(other).toEqual({ ok: false, error: expect.objectContaining({ code: 'NOT_FOUND' }) });
     });
   });
 
   describe('payment.update.v1', () => {
     test('a crypto amount change gets a new reference; a metadata-only change keeps the address', async () => {
-      const businessId = await newBusiness(h.client);
-      const created = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+      const businessId = await h.newBusiness();
+      const created = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
       const paymentId = created.payment.payment_id;
-      const changed = await h.client.request(
-        updatePayment,
-        { business_id: businessId, payment_id: paymentId, amount_centavos: 20000 },
-        { timeoutMs: 5000 },
-      );
+      const changed = await h.request(updatePayment, {
+        business_id: businessId,
+        payment_id: paymentId,
+        amount_centavos: 20000,
+      });
       if (!changed.ok) throw new Error(JSON.stringify(changed.error));
       expect(changed.result.payment).toMatchObject({ amount_centavos: 20000, fee_centavos: 300 + 10 });
       expect(changed.result.payment.external_id).not.toBe(created.payment.external_id);
       expect(changed.result.crypto!.payment_link).not.toBe(created.crypto!.payment_link);
 
-      const metadataOnly = await h.client.request(
-        updatePayment,
-        { business_id: businessId, payment_id: paymentId, metadata: '{"nota":2}' },
-        { timeoutMs: 5000 },
-      );
+      const metadataOnly = await h.request(updatePayment, {
+        business_id: businessId,
+        payment_id: paymentId,
+        metadata: '{"nota":2}',
+      });
       if (!metadataOnly.ok) throw new Error(JSON.stringify(metadataOnly.error));
       expect(metadataOnly.result.crypto).toBeUndefined();
       expect(metadataOnly.result.payment).toMatchObject({
@@ -165,16 +154,16 @@ describe('payment service commands', () => {
     });
 
     test('when the same update is delivered twice the rail changes once and the version moves once', async () => {
-      const businessId = await newBusiness(h.client);
-      const created = await create(h.client, businessId);
+      const businessId = await h.newBusiness();
+      const created = await h.createPayment(businessId);
       const messageId = newPublicId('cmd');
       const command = {
         business_id: businessId,
         payment_id: created.payment.payment_id,
         amount_centavos: 777,
       };
-      const first = await h.client.request(updatePayment, command, { timeoutMs: 5000, messageId });
-      const second = await h.client.request(updatePayment, command, { timeoutMs: 5000, messageId });
+      const first = await h.request(updatePayment, command, { messageId });
+      const second = await h.request(updatePayment, command, { messageId });
       expect(second).toEqual(first);
       expect(
         h.rails.callsOf('pix.charge.change-amount.v1').filter((c) => c.messageId.startsWith(messageId)),
@@ -187,35 +176,38 @@ describe('payment service commands', () => {
   });
 
   describe('payment.simulate.v1', () => {
-    test('routes to the payment rail once per command, and refuses another business or a final payment', async () => {
-      const businessId = await newBusiness(h.client);
-      const created = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    /** A `paid` simulation of a new payment of a new business, and a message id to send it under. */
+    const aPaidSimulation = async (overrides: Partial<CreatePayment>) => {
+      const businessId = await h.newBusiness();
+      const created = await h.createPayment(businessId, overrides);
       const command = {
         business_id: businessId,
         payment_id: created.payment.payment_id,
         outcome: 'paid' as const,
         amount_centavos: null,
       };
-      const messageId = newPublicId('cmd');
-      expect(await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId })).toEqual({
-        ok: true,
-        result: { accepted: true },
-      });
-      await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+      return { command, messageId: newPublicId('cmd') };
+    };
+
+    const simulate = (command: SimulatePayment, messageId?: string) =>
+      h.request(simulatePayment, command, { messageId });
+
+    /** Puts the payment in a final status directly, as its rail's event would have. */
+    const makeFinal = (paymentId: string, status: 'paid' | 'expired') =>
+      h.service.dataSource.query('UPDATE payments SET status = $2 WHERE id = $1', [paymentId, status]);
+
+    test('routes to the payment rail once per command, and refuses another business or a final payment', async () => {
+      const { command, messageId } = await aPaidSimulation({ method: 'crypto', token: 'usdc' });
+      expect(await simulate(command, messageId)).toEqual({ ok: true, result: { accepted: true } });
+      await simulate(command, messageId);
       const calls = h.rails
         .callsOf('crypto.request.simulate.v1')
         .filter((c) => c.messageId.startsWith(messageId));
       expect(new Set(calls.map((c) => c.messageId))).toEqual(new Set([`${messageId}:simulate`]));
-      const other = await h.client.request(
-        simulatePayment,
-        { ...command, business_id: newPublicId('biz') },
-        { timeoutMs: 5000 },
-      );
+      const other = await simulate({ ...command, business_id: newPublicId('biz') });
       expect(other).toEqual({ ok: false, error: expect.objectContaining({ code: 'NOT_FOUND' }) });
-      await h.service.dataSource.query(`UPDATE payments SET status = 'expired' WHERE id = $1`, [
-        created.payment.payment_id,
-      ]);
-      const final = await h.client.request(simulatePayment, command, { timeoutMs: 5000 });
+      await makeFinal(command.payment_id, 'expired');
+      const final = await simulate(command);
       expect(final).toEqual({
         ok: false,
         error: {
@@ -226,60 +218,41 @@ describe('payment service commands', () => {
     });
 
     test('a command retried after its outcome made the payment final gets its first answer again', async () => {
-      const businessId = await newBusiness(h.client);
-      const created = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
-      const command = {
-        business_id: businessId,
-        payment_id: created.payment.payment_id,
-        outcome: 'paid' as const,
-        amount_centavos: null,
-      };
-      const messageId = newPublicId('cmd');
-      const first = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+      const { command, messageId } = await aPaidSimulation({ method: 'crypto', token: 'usdc' });
+      const first = await simulate(command, messageId);
       expect(first).toEqual({ ok: true, result: { accepted: true } });
-      await h.service.dataSource.query(`UPDATE payments SET status = 'paid' WHERE id = $1`, [
-        created.payment.payment_id,
-      ]);
-      const retried = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+      await makeFinal(command.payment_id, 'paid');
+      const retried = await simulate(command, messageId);
       expect(retried).toEqual(first);
-      const another = await h.client.request(simulatePayment, command, { timeoutMs: 5000 });
+      const another = await simulate(command);
       expect(another).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_STATUS' }) });
     });
+
     test('a command whose rail answer was lost is accepted on retry once its outcome made the payment final', async () => {
-      const businessId = await newBusiness(h.client);
-      const created = await create(h.client, businessId, { method: 'pix' });
-      const command = {
-        business_id: businessId,
-        payment_id: created.payment.payment_id,
-        outcome: 'paid' as const,
-        amount_centavos: null,
-      };
-      const messageId = newPublicId('cmd');
+      const { command, messageId } = await aPaidSimulation({ method: 'pix' });
       h.rails.silent = true;
       try {
-        const lost = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+        const lost = await simulate(command, messageId);
         expect(lost).toEqual({ ok: false, error: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }) });
       } finally {
         h.rails.silent = false;
       }
       // The rail carried the outcome out all the same: its event made the payment final.
-      await h.service.dataSource.query(`UPDATE payments SET status = 'paid' WHERE id = $1`, [
-        created.payment.payment_id,
-      ]);
-      const retried = await h.client.request(simulatePayment, command, { timeoutMs: 5000, messageId });
+      await makeFinal(command.payment_id, 'paid');
+      const retried = await simulate(command, messageId);
       expect(retried).toEqual({ ok: true, result: { accepted: true } });
-      const another = await h.client.request(simulatePayment, command, { timeoutMs: 5000 });
+      const another = await simulate(command);
       expect(another).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_STATUS' }) });
     });
   });
 
   describe('fee-rule.set.v1', () => {
     test('replaces the rule of a method, once per command, and new payments use it', async () => {
-      const businessId = await newBusiness(h.client);
+      const businessId = await h.newBusiness();
       const rule = { business_id: businessId, method: 'pix' as const, percent_bps: 250, fixed_centavos: 0 };
       const messageId = newPublicId('cmd');
-      const first = await h.client.request(setFeeRule, rule, { timeoutMs: 5000, messageId });
-      const second = await h.client.request(setFeeRule, rule, { timeoutMs: 5000, messageId });
+      const first = await h.request(setFeeRule, rule, { messageId });
+      const second = await h.request(setFeeRule, rule, { messageId });
       expect(first).toEqual({ ok: true, result: rule });
       expect(second).toEqual(first);
       const rows = await h.service.dataSource.query(
@@ -287,61 +260,54 @@ describe('payment service commands', () => {
         [businessId],
       );
       expect(rows).toEqual(expect.arrayContaining([{ percent_bps: 250 }]));
-      expect((await create(h.client, businessId)).payment.fee_centavos).toBe(250);
+      expect((await h.createPayment(businessId)).payment.fee_centavos).toBe(250);
     });
   });
 
-  const commands: Array<[MessageDefinition<unknown>, Record<string, unknown>]> = [
-    [createPayment as MessageDefinition<unknown>, { ...aCreatePayment(newPublicId('biz')) }],
-    [getPayment as MessageDefinition<unknown>, { business_id: newPublicId('biz'), payment_id: 'pay_x' }],
-    [updatePayment as MessageDefinition<unknown>, { business_id: newPublicId('biz'), payment_id: 'pay_x' }],
-    [
-      simulatePayment as MessageDefinition<unknown>,
-      { business_id: newPublicId('biz'), payment_id: 'pay_x', outcome: 'paid', amount_centavos: null },
-    ],
-    [
-      setFeeRule as MessageDefinition<unknown>,
-      { business_id: newPublicId('biz'), method: 'pix', percent_bps: 1, fixed_centavos: 0 },
-    ],
-    [
-      cancelPayment as MessageDefinition<unknown>,
-      { business_id: newPublicId('biz'), payment_id: newPublicId('pay') },
-    ],
-    [
-      createRefund as MessageDefinition<unknown>,
-      { business_id: newPublicId('biz'), payment_id: newPublicId('pay'), amount_centavos: 100 },
-    ],
-    [
-      getRefund as MessageDefinition<unknown>,
-      { business_id: newPublicId('biz'), refund_id: newPublicId('ref') },
-    ],
-    [
-      listRefunds as MessageDefinition<unknown>,
-      { business_id: newPublicId('biz'), payment_id: newPublicId('pay') },
-    ],
+  const commands = [
+    poisonCase(createPayment, aCreatePayment(newPublicId('biz'))),
+    poisonCase(getPayment, { business_id: newPublicId('biz'), payment_id: 'pay_x' }),
+    poisonCase(updatePayment, { business_id: newPublicId('biz'), payment_id: 'pay_x' }),
+    poisonCase(simulatePayment, {
+      business_id: newPublicId('biz'),
+      payment_id: 'pay_x',
+      outcome: 'paid',
+      amount_centavos: null,
+    }),
+    poisonCase(setFeeRule, {
+      business_id: newPublicId('biz'),
+      method: 'pix',
+      percent_bps: 1,
+      fixed_centavos: 0,
+    }),
+    poisonCase(cancelPayment, { business_id: newPublicId('biz'), payment_id: newPublicId('pay') }),
+    poisonCase(createRefund, {
+      business_id: newPublicId('biz'),
+      payment_id: newPublicId('pay'),
+      amount_centavos: 100,
+    }),
+    poisonCase(getRefund, { business_id: newPublicId('biz'), refund_id: newPublicId('ref') }),
+    poisonCase(listRefunds, { business_id: newPublicId('biz'), payment_id: newPublicId('pay') }),
   ];
 
-  test.each(commands.map(([definition, payload]) => [definition.name, definition, payload] as const))(
+  test.each(commands)(
     'a poison %s message is parked and answered instead of being retried',
     async (_name, definition, payload) => {
-      const envelope = createEnvelope(definition, payload);
-      await h.client.publishEnvelope({ ...envelope, payload: { ...payload, business_id: 42 } }, {});
-      const parked = await waitForParkedMessages(
-        `${h.env.config.AMQP_PREFIX}payment.commands.parking`,
-        'the parked command',
-      );
+      const { messageId, parked } = await h.publishPoisoned('commands', definition, payload, {
+        business_id: 42,
+      });
       expect(parked).toEqual([
-        expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),
+        expect.objectContaining({ messageId, reason: expect.stringContaining('business_id') }),
       ]);
     },
   );
 
   test('after losing its broker connection the service reconnects and serves every command again', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     h.service.broker.dropConnectionForTesting();
     const { result: created } = await untilAnsweredOk(
       () =>
-        h.client.request(createPayment, aCreatePayment(businessId), {
+        h.request(createPayment, aCreatePayment(businessId), {
           timeoutMs: 1000,
           messageId: `reconnect-${businessId}`,
         }),
@@ -349,24 +315,17 @@ describe('payment service commands', () => {
     );
     const paymentId = created.payment.payment_id;
     const replies = await Promise.all([
-      h.client.request(getPayment, { business_id: businessId, payment_id: paymentId }, { timeoutMs: 5000 }),
-      h.client.request(
-        updatePayment,
-        { business_id: businessId, payment_id: paymentId, metadata: '{}' },
-        { timeoutMs: 5000 },
-      ),
-      h.client.request(
-        setFeeRule,
-        { business_id: businessId, method: 'pix', percent_bps: 1, fixed_centavos: 1 },
-        { timeoutMs: 5000 },
-      ),
+      h.request(getPayment, { business_id: businessId, payment_id: paymentId }),
+      h.request(updatePayment, { business_id: businessId, payment_id: paymentId, metadata: '{}' }),
+      h.request(setFeeRule, { business_id: businessId, method: 'pix', percent_bps: 1, fixed_centavos: 1 }),
     ]);
     expect(replies.map((r) => r.ok)).toEqual([true, true, true]);
-    const simulated = await h.client.request(
-      simulatePayment,
-      { business_id: businessId, payment_id: paymentId, outcome: 'paid', amount_centavos: null },
-      { timeoutMs: 5000 },
-    );
+    const simulated = await h.request(simulatePayment, {
+      business_id: businessId,
+      payment_id: paymentId,
+      outcome: 'paid',
+      amount_centavos: null,
+    });
     expect(simulated.ok).toBe(true);
     expect(await countPayments(businessId)).toBe(1);
   });

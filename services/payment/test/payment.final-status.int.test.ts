@@ -1,26 +1,13 @@
 import { createPayment, newPublicId, pixChargePaid, type PaymentView } from '@gateway/contracts';
-import {
-  create,
-  aCreatePayment,
-  newBusiness,
-  startHarness,
-  waitForPaymentStatus,
-  type Harness,
-} from './support/harness';
+import { aCreatePayment, paymentServiceForTheseTests } from './support/harness';
 import { aPixChargePaid } from './support/rail-events';
 
 describe('a payment in a final status never changes', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-final');
-  });
-
-  afterAll(() => h.close());
+  const h = paymentServiceForTheseTests('payment-final');
 
   async function pay(businessId: string, view: PaymentView): Promise<PaymentView> {
     await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
-    return waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
+    return h.waitForPaymentStatus(businessId, view.payment.payment_id, 'paid');
   }
 
   const stored = async (paymentId: string) =>
@@ -32,16 +19,11 @@ describe('a payment in a final status never changes', () => {
     )[0] as { status: string; amount: number; fee: number; external_id: string };
 
   test('a create redelivered with the same message id after the inbox forgot it is refused and the paid payment keeps its status and amount', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     const messageId = newPublicId('cmd');
-    const first = await h.client.request(
-      createPayment,
-      aCreatePayment(businessId, { amount_centavos: 10000 }),
-      {
-        timeoutMs: 5000,
-        messageId,
-      },
-    );
+    const first = await h.request(createPayment, aCreatePayment(businessId, { amount_centavos: 10000 }), {
+      messageId,
+    });
     if (!first.ok) throw new Error(JSON.stringify(first.error));
     const paid = await pay(businessId, first.result);
     const before = await stored(paid.payment.payment_id);
@@ -49,14 +31,9 @@ describe('a payment in a final status never changes', () => {
     await h.service.dataSource.query('DELETE FROM inbox WHERE message_id = $1', [messageId]);
     const opensBefore = h.rails.callsOf('pix.charge.open.v1').length;
 
-    const replayed = await h.client.request(
-      createPayment,
-      aCreatePayment(businessId, { amount_centavos: 77777 }),
-      {
-        timeoutMs: 5000,
-        messageId,
-      },
-    );
+    const replayed = await h.request(createPayment, aCreatePayment(businessId, { amount_centavos: 77777 }), {
+      messageId,
+    });
 
     expect(replayed).toEqual({
       ok: false,
@@ -68,8 +45,8 @@ describe('a payment in a final status never changes', () => {
   });
 
   test('the database refuses to change the status, amount or outcome of a paid payment; updated_at and version still change', async () => {
-    const businessId = await newBusiness(h.client);
-    const paid = await pay(businessId, await create(h.client, businessId));
+    const businessId = await h.newBusiness();
+    const paid = await pay(businessId, await h.createPayment(businessId));
     const id = paid.payment.payment_id;
     const changes = [
       `status = 'processing'`,
@@ -97,9 +74,9 @@ describe('a payment in a final status never changes', () => {
   });
 
   test('a column added to payments after the guard is frozen on a paid payment, and still free on an open one', async () => {
-    const businessId = await newBusiness(h.client);
-    const paid = await pay(businessId, await create(h.client, businessId));
-    const open = await create(h.client, businessId);
+    const businessId = await h.newBusiness();
+    const paid = await pay(businessId, await h.createPayment(businessId));
+    const open = await h.createPayment(businessId);
     await h.service.dataSource.query(
       'ALTER TABLE payments ADD COLUMN IF NOT EXISTS added_after_the_guard bigint',
     );
@@ -117,8 +94,8 @@ describe('a payment in a final status never changes', () => {
   });
 
   test('the claims on a payment, which say nothing about its outcome, may still be released on a paid payment', async () => {
-    const businessId = await newBusiness(h.client);
-    const paid = await pay(businessId, await create(h.client, businessId));
+    const businessId = await h.newBusiness();
+    const paid = await pay(businessId, await h.createPayment(businessId));
     const [, touched] = await h.service.dataSource.query(
       `UPDATE payments SET update_message_id = NULL, update_claimed_until = NULL, reconcile_after = now()
        WHERE id = $1`,
@@ -128,8 +105,8 @@ describe('a payment in a final status never changes', () => {
   });
 
   test('the database refuses to delete a payment in a final status', async () => {
-    const businessId = await newBusiness(h.client);
-    const paid = await pay(businessId, await create(h.client, businessId));
+    const businessId = await h.newBusiness();
+    const paid = await pay(businessId, await h.createPayment(businessId));
     await expect(
       h.service.dataSource.query('DELETE FROM payments WHERE id = $1', [paid.payment.payment_id]),
     ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23514' }) });
@@ -139,8 +116,8 @@ describe('a payment in a final status never changes', () => {
   test.each(['failed', 'expired', 'cancelled'])(
     'a payment moved to %s can no longer be reopened or re-priced, while an open one still can',
     async (finalStatus) => {
-      const businessId = await newBusiness(h.client);
-      const { payment } = await create(h.client, businessId);
+      const businessId = await h.newBusiness();
+      const { payment } = await h.createPayment(businessId);
       const update = (set: string) =>
         h.service.dataSource.query(`UPDATE payments SET ${set} WHERE id = $1`, [payment.payment_id]);
 

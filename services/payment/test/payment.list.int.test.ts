@@ -1,24 +1,18 @@
 import { listPayments, pixChargePaid, type ListPayments, type PaymentRecord } from '@gateway/contracts';
 import { listPaymentsOf } from '../src/persistence';
-import { create, newBusiness, startHarness, waitForPaymentStatus, type Harness } from './support/harness';
+import { paymentServiceForTheseTests } from './support/harness';
 import { aPixChargePaid } from './support/rail-events';
 
 describe('payment.list.v1', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-list');
-  });
-
-  afterAll(() => h.close());
+  const h = paymentServiceForTheseTests('payment-list');
 
   const list = async (query: ListPayments) => {
-    const reply = await h.client.request(listPayments, query, { timeoutMs: 5000 });
+    const reply = await h.request(listPayments, query);
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     return reply.result;
   };
   const refusal = async (query: ListPayments) => {
-    const reply = await h.client.request(listPayments, query, { timeoutMs: 5000 });
+    const reply = await h.request(listPayments, query);
     return reply.ok ? undefined : reply.error.code;
   };
   /** Every page of the list, following `starting_after` until `has_more` is false. */
@@ -36,7 +30,7 @@ describe('payment.list.v1', () => {
   const createMany = async (businessId: string, count: number, method: 'pix' | 'crypto' = 'pix') => {
     const ids: string[] = [];
     for (let i = 0; i < count; i += 1) {
-      const view = await create(h.client, businessId, {
+      const view = await h.createPayment(businessId, {
         method,
         token: method === 'crypto' ? 'usdc' : null,
         amount_centavos: 1000 + i,
@@ -47,8 +41,8 @@ describe('payment.list.v1', () => {
   };
 
   test("lists only the business's own payments, newest first, a page at a time until has_more is false", async () => {
-    const businessId = await newBusiness(h.client);
-    const other = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
+    const other = await h.newBusiness();
     const mine = await createMany(businessId, 5);
     await createMany(other, 2);
 
@@ -61,7 +55,7 @@ describe('payment.list.v1', () => {
 
   test('paging is stable while payments are created: none repeated, none skipped', async () => {
     for (let run = 0; run < 3; run += 1) {
-      const businessId = await newBusiness(h.client);
+      const businessId = await h.newBusiness();
       const before = await createMany(businessId, 6);
       // A new payment lands between every two page requests: it is newer than the cursor, so never on a later page.
       const pages = await everyPage({ business_id: businessId, limit: 2 }, () => createMany(businessId, 1));
@@ -70,13 +64,13 @@ describe('payment.list.v1', () => {
   });
 
   test('filters by status, method and creation time', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     const [first, second, third] = await createMany(businessId, 3);
     const [crypto] = await createMany(businessId, 1, 'crypto');
     const listedFirst = await list({ business_id: businessId, limit: 100 });
     const toPay = listedFirst.data.find((p) => p.payment_id === second)!;
     await h.client.publish(pixChargePaid, aPixChargePaid(toPay));
-    await waitForPaymentStatus(h.client, businessId, second!, 'paid');
+    await h.waitForPaymentStatus(businessId, second!, 'paid');
 
     const ids = async (query: Omit<ListPayments, 'business_id'>) =>
       (await list({ business_id: businessId, limit: 100, ...query })).data.map((p) => p.payment_id);
@@ -94,8 +88,8 @@ describe('payment.list.v1', () => {
   });
 
   test("a starting_after of another business's payment is INVALID_FIELDS", async () => {
-    const businessId = await newBusiness(h.client);
-    const other = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
+    const other = await h.newBusiness();
     const [mine] = await createMany(businessId, 1);
     const [theirs] = await createMany(other, 1);
 
@@ -104,12 +98,12 @@ describe('payment.list.v1', () => {
   });
 
   test('a cursor the filter leaves out since the last page (paid meanwhile) still marks its position', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     const [older, newer] = await createMany(businessId, 2);
     const firstPage = await list({ business_id: businessId, status: 'processing', limit: 1 });
     expect(firstPage.data.map((p) => p.payment_id)).toEqual([newer]);
     await h.client.publish(pixChargePaid, aPixChargePaid(firstPage.data[0]!));
-    await waitForPaymentStatus(h.client, businessId, newer!, 'paid');
+    await h.waitForPaymentStatus(businessId, newer!, 'paid');
 
     const next = await list({
       business_id: businessId,
@@ -124,7 +118,7 @@ describe('payment.list.v1', () => {
   });
 
   test('a page of a business with a million payments reads the page index, never the whole table', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     const { dataSource } = h.service;
     await dataSource.query(
       `INSERT INTO payments (id, business_id, business_name, method, status, amount_centavos, fee_centavos, created_at)
@@ -138,7 +132,9 @@ describe('payment.list.v1', () => {
     const cursor = 'pay_' + '500000'.padStart(24, '0');
     const queries: Array<{ sql: string; parameters: unknown[] }> = [];
     const logQuery = jest.spyOn(dataSource.logger, 'logQuery').mockImplementation((sql, parameters) => {
-      if (/ORDER BY/.test(sql)) queries.push({ sql, parameters: parameters ?? [] });
+      // Only the page reads: the service's own pollers (the outbox relay's claim) run meanwhile.
+      if (/ORDER BY/.test(sql) && /"payments" "listed"/.test(sql))
+        queries.push({ sql, parameters: parameters ?? [] });
     });
     try {
       for (const filters of [{}, { status: 'paid' as const }, { method: 'pix' as const }]) {

@@ -8,56 +8,25 @@ import {
   updatePayment,
   type PaymentView,
 } from '@gateway/contracts';
-import type { ServiceRuntime } from '@gateway/service-runtime';
-import { startPixAdapter, type PixAdapter } from '@gateway/pix-adapter';
-import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
-import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
-import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
-import { loadPaymentConfig } from '../src/config';
-import { startPaymentService } from '../src/main';
+import { SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
+import { waitFor } from '@gateway/testkit';
 import { readPayment, waitForPaymentStatus } from './support/harness';
+import { paymentWithPixRailForTheseTests } from './support/real-pix-rail';
 import { payAtPsp, withoutPspCallbacks } from './support/psp-sandbox';
 
 describe('PIX payments end to end (payment service + PIX adapter + PSP simulator)', () => {
-  let bed: ServiceTestBed<ServiceRuntime>;
-  let psp: RunningPspSimulator | undefined;
-  let pspUrl: string;
-  let adapter: PixAdapter;
-
-  beforeAll(async () => {
-    bed = await serviceTestBed('pix-e2e', async (env, cleanup) => {
-      psp = await startSandboxPspSimulator(testLogger('psp'));
-      pspUrl = psp.url;
-      cleanup.afterStop(async () => psp?.close());
-      adapter = await startPixAdapter(
-        loadPixAdapterConfig({
-          ...env.config,
-          PSP_BASE_URL: pspUrl,
-          CALLBACK_PORT: '0',
-          EXPIRY_SWEEP_INTERVAL_MS: '200',
-          PSP_MAX_RETRIES: '0',
-        }),
-      );
-      cleanup.afterStop(async () => {
-        await adapter.stop();
-        await adapter.broker.deleteDeclaredTopology();
-      });
-      return startPaymentService(loadPaymentConfig({ ...env.config }));
-    });
-  });
-
-  afterAll(() => bed.close());
+  const bed = paymentWithPixRailForTheseTests('pix-e2e', { adapter: { EXPIRY_SWEEP_INTERVAL_MS: '200' } });
 
   async function newBusiness(): Promise<string> {
     const businessId = newPublicId('biz');
     const rule = { business_id: businessId, method: 'pix' as const, percent_bps: 199, fixed_centavos: 50 };
-    const reply = await bed.client.request(setFeeRule, rule, { timeoutMs: 5000 });
+    const reply = await bed.request(setFeeRule, rule);
     expect(reply.ok).toBe(true);
     return businessId;
   }
 
   async function createPix(businessId: string, amount = 10000): Promise<PaymentView> {
-    const reply = await bed.client.request(
+    const reply = await bed.request(
       createPayment,
       {
         business_id: businessId,
@@ -73,9 +42,9 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     return reply.result;
   }
 
-  const read = (businessId: string, paymentId: string) => readPayment(bed.client, businessId, paymentId);
+  const read = (businessId: string, paymentId: string) => readPayment(bed, businessId, paymentId);
   const waitForStatus = (businessId: string, paymentId: string, status: string) =>
-    waitForPaymentStatus(bed.client, businessId, paymentId, status);
+    waitForPaymentStatus(bed, businessId, paymentId, status);
 
   async function outboxCount(name: string, paymentId: string): Promise<number> {
     const rows = await bed.service.dataSource.query(
@@ -91,7 +60,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     outcome: 'paid' | 'failed' | 'expired',
     amount?: number,
   ) =>
-    bed.client.request(
+    bed.request(
       simulatePayment,
       { business_id: businessId, payment_id: paymentId, outcome, amount_centavos: amount ?? null },
       { timeoutMs: 8000 },
@@ -134,7 +103,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
   test('changing the amount revises the cob at the PSP and returns a new code, with the fee recomputed', async () => {
     const businessId = await newBusiness();
     const created = await createPix(businessId, 10000);
-    const reply = await bed.client.request(
+    const reply = await bed.request(
       updatePayment,
       { business_id: businessId, payment_id: created.payment.payment_id, amount_centavos: 15050 },
       { timeoutMs: 8000 },
@@ -154,7 +123,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     const jws = await (await fetch(`http://${code.url}`)).text();
     const payload = JSON.parse(Buffer.from(jws.split('.')[1]!, 'base64url').toString('utf8'));
     expect(payload).toMatchObject({ revisao: 1, valor: { original: '150.50' } });
-    const [charge] = await adapter.dataSource.query(
+    const [charge] = await bed.adapter.dataSource.query(
       'SELECT revisao, amount_centavos::int AS amount FROM charges WHERE payment_id = $1',
       [created.payment.payment_id],
     );
@@ -167,7 +136,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     const paymentId = created.payment.payment_id;
     expect((await simulate(businessId, paymentId, 'paid')).ok).toBe(true);
     const paid = await waitForStatus(businessId, paymentId, 'paid');
-    const [charge] = await adapter.dataSource.query(
+    const [charge] = await bed.adapter.dataSource.query(
       'SELECT paid_end_to_end_id FROM charges WHERE payment_id = $1',
       [paymentId],
     );
@@ -180,21 +149,21 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       valor: '123.45',
       horario: new Date().toISOString(),
     };
-    const pixUrl = adapter.callbackUrl.replace('/webhook?', '/webhook/pix?');
+    const pixUrl = bed.adapter.callbackUrl.replace('/webhook?', '/webhook/pix?');
     const responses = await Promise.all([
-      postCallback(adapter.callbackUrl, [item]),
-      postCallback(adapter.callbackUrl, [item]),
+      postCallback(bed.adapter.callbackUrl, [item]),
+      postCallback(bed.adapter.callbackUrl, [item]),
       postCallback(pixUrl, [item]),
     ]);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
-    const [{ n: duplicates }] = await adapter.dataSource.query(
+    const [{ n: duplicates }] = await bed.adapter.dataSource.query(
       `SELECT count(*)::int AS n FROM callbacks_received WHERE end_to_end_id = $1 AND outcome = 'duplicate'`,
       [item.endToEndId],
     );
     expect(duplicates).toBeGreaterThanOrEqual(3);
     // Each callback was recorded before it was answered, and a duplicate reports nothing: the adapter's one report of
     // this PIX, already handled (the payment is paid), is all the payment service ever gets.
-    const reports = await adapter.dataSource.query(
+    const reports = await bed.adapter.dataSource.query(
       `SELECT 1 FROM outbox WHERE name = 'pix.charge.paid.v1' AND envelope->'payload'->>'txid' = $1`,
       [item.txid],
     );
@@ -212,7 +181,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       valor: '100.00',
       horario: new Date().toISOString(),
     };
-    expect((await postCallback(adapter.callbackUrl, [forged])).status).toBe(200);
+    expect((await postCallback(bed.adapter.callbackUrl, [forged])).status).toBe(200);
     expect((await simulate(businessId, paymentId, 'paid', 4000)).ok).toBe(true);
     await waitFor(
       async () => {
@@ -224,7 +193,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       },
       { what: 'the partial PIX recorded' },
     );
-    const outcomes = await adapter.dataSource.query(
+    const outcomes = await bed.adapter.dataSource.query(
       `SELECT outcome FROM callbacks_received WHERE txid = $1 ORDER BY id`,
       [created.payment.external_id],
     );
@@ -239,7 +208,8 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       // Odd rounds: the callback is lost, so the sweeper finds the PIX and reports it with the closure in one
       // transaction. Even rounds: the PSP's callback and the sweeper race. Either way both reach the payment service
       // at once.
-      const restoreCallbacks = round % 2 === 1 ? await withoutPspCallbacks(pspUrl, SANDBOX_PIX_KEY) : null;
+      const restoreCallbacks =
+        round % 2 === 1 ? await withoutPspCallbacks(bed.pspUrl, SANDBOX_PIX_KEY) : null;
       try {
         await Promise.all(
           created.map(async ({ payment }) => {
@@ -253,12 +223,12 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       for (const { payment } of created) {
         const failed = await waitForStatus(businessId, payment.payment_id, 'failed');
         expect(failed.payment.failure_code).toBe('UNDERPAID');
-        const [charge] = await adapter.dataSource.query(
+        const [charge] = await bed.adapter.dataSource.query(
           `SELECT end_to_end_id FROM callbacks_received WHERE txid = $1 AND outcome = 'wrong_amount'`,
           [payment.external_id],
         );
         // Every report of the PIX (callback and closure) handled by the payment service: it counted once.
-        const reports: Array<{ message_id: string }> = await adapter.dataSource.query(
+        const reports: Array<{ message_id: string }> = await bed.adapter.dataSource.query(
           `SELECT message_id FROM outbox WHERE envelope->'payload'->>'payment_id' = $1`,
           [payment.payment_id],
         );
@@ -287,7 +257,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     const created = await createPix(businessId);
     await simulate(businessId, created.payment.payment_id, 'paid');
     await waitForStatus(businessId, created.payment.payment_id, 'paid');
-    const reply = await bed.client.request(
+    const reply = await bed.request(
       updatePayment,
       { business_id: businessId, payment_id: created.payment.payment_id, amount_centavos: 20000 },
       { timeoutMs: 8000 },
@@ -314,7 +284,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
     const paymentId = created.payment.payment_id;
     await simulate(businessId, paymentId, 'expired');
     await waitForStatus(businessId, paymentId, 'expired');
-    expect((await payAtPsp(pspUrl, created.payment.external_id!)).status).toBe(200);
+    expect((await payAtPsp(bed.pspUrl, created.payment.external_id!)).status).toBe(200);
     const late = await waitFor(
       async () => {
         const rows = await bed.service.dataSource.query(
@@ -327,7 +297,7 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
       { what: 'late funds recorded by the payment service' },
     );
     expect(late.amount).toBe(5000);
-    const adapterLate = await adapter.dataSource.query(
+    const adapterLate = await bed.adapter.dataSource.query(
       'SELECT end_to_end_id, amount_centavos::int AS amount FROM late_payments WHERE payment_id = $1',
       [paymentId],
     );
@@ -350,20 +320,18 @@ describe('PIX payments end to end (payment service + PIX adapter + PSP simulator
   test("another business's payment is NOT_FOUND", async () => {
     const businessId = await newBusiness();
     const created = await createPix(businessId);
-    const reply = await bed.client.request(
-      getPayment,
-      { business_id: newPublicId('biz'), payment_id: created.payment.payment_id },
-      { timeoutMs: 5000 },
-    );
+    const reply = await bed.request(getPayment, {
+      business_id: newPublicId('biz'),
+      payment_id: created.payment.payment_id,
+    });
     expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'NOT_FOUND' }) });
   });
 
   // Last: it takes the PSP down for good.
   test('when the PSP is down, create answers SERVICE_UNAVAILABLE and leaves no payment behind', async () => {
     const businessId = await newBusiness();
-    await psp!.close();
-    psp = undefined;
-    const reply = await bed.client.request(
+    await bed.stopPsp();
+    const reply = await bed.request(
       createPayment,
       {
         business_id: businessId,

@@ -4,11 +4,9 @@ import {
   listReceivedFunds,
   newPublicId,
   pixChargePaid,
-  type MessageDefinition,
 } from '@gateway/contracts';
-import { createEnvelope } from '@gateway/messaging';
-import { untilAnsweredOk, waitFor, waitForParkedMessages } from '@gateway/testkit';
-import { create, newBusiness, startHarness, type Harness } from './support/harness';
+import { untilAnsweredOk, waitFor } from '@gateway/testkit';
+import { paymentServiceForTheseTests } from './support/harness';
 import {
   aCryptoRequestSettled,
   aCryptoTransferUnapplied,
@@ -17,13 +15,7 @@ import {
 } from './support/rail-events';
 
 describe('payment.received-funds.list.v1', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-funds-list');
-  });
-
-  afterAll(() => h.close());
+  const h = paymentServiceForTheseTests('payment-funds-list');
 
   const list = (
     businessId: string,
@@ -31,11 +23,7 @@ describe('payment.received-funds.list.v1', () => {
     messageId?: string,
     page: { limit?: number; starting_after?: string | null } = {},
   ) =>
-    h.client.request(
-      listReceivedFunds,
-      { business_id: businessId, payment_id: paymentId, ...page },
-      { timeoutMs: 5000, messageId },
-    );
+    h.request(listReceivedFunds, { business_id: businessId, payment_id: paymentId, ...page }, { messageId });
 
   const listed = (businessId: string, paymentId: string, count: number) =>
     waitFor(
@@ -47,8 +35,8 @@ describe('payment.received-funds.list.v1', () => {
     );
 
   test('lists the excess and the late transfer of a crypto payment, newest first, with the token decimals', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     const paymentId = view.payment.payment_id;
     const paid = aCryptoRequestSettled(view.payment, {
       received_base_units: '1250000',
@@ -87,9 +75,9 @@ describe('payment.received-funds.list.v1', () => {
   });
 
   test('lists a partial PIX in centavos; nothing for a clean payment; NOT_FOUND for another business', async () => {
-    const businessId = await newBusiness(h.client);
-    const clean = await create(h.client, businessId);
-    const view = await create(h.client, businessId);
+    const businessId = await h.newBusiness();
+    const clean = await h.createPayment(businessId);
+    const view = await h.createPayment(businessId);
     const paymentId = view.payment.payment_id;
     const partial = aPixChargePaid(view.payment, { amount_centavos: 4000 });
     await h.client.publish(pixChargePaid, partial);
@@ -143,8 +131,8 @@ describe('payment.received-funds.list.v1', () => {
   };
 
   test('a page holds at most `limit` records (10 by default), says has_more, and starting_after walks the rest without gaps or repeats', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     const paymentId = view.payment.payment_id;
     const newestFirst = await lateTransfers(businessId, view, 13, 4);
 
@@ -176,9 +164,9 @@ describe('payment.received-funds.list.v1', () => {
   });
 
   test('a limit outside 1-100 is refused by the contract, and a starting_after of another payment is INVALID_FIELDS', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
-    const other = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
+    const other = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     await lateTransfers(businessId, other, 1, 1);
     const otherReply = await list(businessId, other.payment.payment_id);
     const foreignCursor = otherReply.ok ? otherReply.result.data[0]!.funds_id : '';
@@ -197,24 +185,23 @@ describe('payment.received-funds.list.v1', () => {
   });
 
   test('a poison payment.received-funds.list.v1 message is parked and answered instead of being retried', async () => {
-    const payload = { business_id: newPublicId('biz'), payment_id: 'pay_x' };
-    const envelope = createEnvelope(listReceivedFunds as MessageDefinition<unknown>, payload);
-    await h.client.publishEnvelope({ ...envelope, payload: { ...payload, business_id: 42 } }, {});
-    const parked = await waitForParkedMessages(
-      `${h.env.config.AMQP_PREFIX}payment.commands.parking`,
-      'the parked command',
+    const { messageId, parked } = await h.publishPoisoned(
+      'commands',
+      listReceivedFunds,
+      { business_id: newPublicId('biz'), payment_id: 'pay_x' },
+      { business_id: 42 },
     );
     expect(parked).toEqual([
-      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),
+      expect.objectContaining({ messageId, reason: expect.stringContaining('business_id') }),
     ]);
   });
 
   test('after losing its broker connection the service answers the list again', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId);
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId);
     h.service.broker.dropConnectionForTesting();
     const reply = await untilAnsweredOk(() =>
-      h.client.request(
+      h.request(
         listReceivedFunds,
         { business_id: businessId, payment_id: view.payment.payment_id },
         { timeoutMs: 1000 },

@@ -1,33 +1,20 @@
-import { createRefund, pixChargePaid, pixRefundSettled } from '@gateway/contracts';
+import { createRefund, pixRefundSettled } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
-import { create, newBusiness, startHarness, waitForPaymentStatus, type Harness } from './support/harness';
-import { aPixChargePaid } from './support/rail-events';
+import { paymentServiceForTheseTests } from './support/harness';
+import { aRefundSettlement } from './support/rail-events';
 
 describe('a refund whose request never reached its rail is asked again until the rail settles it', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-refund-resend', {
-      REFUND_RESEND_AFTER_SECONDS: '1',
-      RECONCILE_INTERVAL_SECONDS: '1',
-    });
+  const h = paymentServiceForTheseTests('payment-refund-resend', {
+    REFUND_RESEND_AFTER_SECONDS: '1',
+    RECONCILE_INTERVAL_SECONDS: '1',
   });
 
-  afterAll(() => h.close());
-
-  const paidPix = async (businessId: string): Promise<string> => {
-    const view = await create(h.client, businessId, { amount_centavos: 5000 });
-    await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
-    await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
-    return view.payment.payment_id;
-  };
-
   const openRefund = async (businessId: string, paymentId: string): Promise<string> => {
-    const reply = await h.client.request(
-      createRefund,
-      { business_id: businessId, payment_id: paymentId, amount_centavos: 1000 },
-      { timeoutMs: 5000 },
-    );
+    const reply = await h.request(createRefund, {
+      business_id: businessId,
+      payment_id: paymentId,
+      amount_centavos: 1000,
+    });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     return reply.result.refund_id;
   };
@@ -42,8 +29,8 @@ describe('a refund whose request never reached its rail is asked again until the
   };
 
   test('a pending refund is asked again with the same terms; a settled one never again', async () => {
-    const businessId = await newBusiness(h.client);
-    const first = await openRefund(businessId, await paidPix(businessId));
+    const businessId = await h.newBusiness();
+    const first = await openRefund(businessId, await h.paidPixPayment(businessId, 5000));
     const asked = await waitFor(
       async () => ((await requestsFor(first)).length >= 2 ? requestsFor(first) : undefined),
       {
@@ -52,13 +39,13 @@ describe('a refund whose request never reached its rail is asked again until the
     );
     expect(asked[1]).toEqual(asked[0]);
 
-    await h.client.publish(pixRefundSettled, {
-      refund_id: first,
-      payment_id: asked[0]!.payment_id as string,
-      outcome: 'succeeded',
-      external_id: 'D1',
-      failure_reason: null,
-    });
+    await h.client.publish(
+      pixRefundSettled,
+      aRefundSettlement(
+        { refund_id: first, payment_id: asked[0]!.payment_id as string },
+        { external_id: 'D1' },
+      ),
+    );
     await waitFor(
       async () =>
         (
@@ -70,7 +57,7 @@ describe('a refund whose request never reached its rail is asked again until the
     );
     const askedBeforeSettling = (await requestsFor(first)).length;
     // Another pending refund asked again proves passes ran after the settlement.
-    const second = await openRefund(businessId, await paidPix(businessId));
+    const second = await openRefund(businessId, await h.paidPixPayment(businessId, 5000));
     await waitFor(async () => (await requestsFor(second)).length >= 2, { what: 'a later pass' });
     expect((await requestsFor(first)).length).toBe(askedBeforeSettling);
   });

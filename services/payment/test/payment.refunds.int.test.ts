@@ -5,47 +5,21 @@ import {
   getRefund,
   listRefunds,
   newPublicId,
-  pixChargePaid,
   pixRefundSettled,
   type CreateRefund,
-  type MessageDefinition,
   type RefundRecord,
   type RefundSettled,
 } from '@gateway/contracts';
-import { createEnvelope } from '@gateway/messaging';
-import { publishAndAwaitHandling, waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { publishAndAwaitHandling, waitFor } from '@gateway/testkit';
 import { listRefundsOf } from '../src/persistence';
-import {
-  create,
-  newBusiness,
-  publishEvent,
-  readPayment,
-  startHarness,
-  waitForHandled,
-  waitForPaymentStatus,
-  type Harness,
-} from './support/harness';
-import { aCryptoRequestSettled, aPixChargePaid, aRefundSettlement } from './support/rail-events';
+import { paymentServiceForTheseTests } from './support/harness';
+import { aCryptoRequestSettled, aRefundSettlement } from './support/rail-events';
 
 describe('refunds: opened under the payment lock, carried out by the rail, settled once', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-refunds');
-  });
-
-  afterAll(() => h.close());
-
-  /** A PIX payment of `amount` centavos, paid in full. */
-  const paidPix = async (businessId: string, amount = 10000): Promise<string> => {
-    const view = await create(h.client, businessId, { amount_centavos: amount });
-    await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
-    await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'paid');
-    return view.payment.payment_id;
-  };
+  const h = paymentServiceForTheseTests('payment-refunds');
 
   const refund = (command: Omit<CreateRefund, 'amount_centavos'> & { amount_centavos?: number | null }) =>
-    h.client.request(createRefund, command, { timeoutMs: 5000 });
+    h.request(createRefund, command);
 
   const refundOk = async (command: Parameters<typeof refund>[0]): Promise<RefundRecord> => {
     const reply = await refund(command);
@@ -73,15 +47,15 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   };
 
   const settle = async (settled: RefundSettled, definition = pixRefundSettled): Promise<void> => {
-    await waitForHandled(h, [await publishEvent(h, definition, settled)]);
+    await h.waitForHandled([await h.publishEvent(definition, settled)]);
   };
 
   const readRefund = async (businessId: string, refundId: string) =>
-    h.client.request(getRefund, { business_id: businessId, refund_id: refundId }, { timeoutMs: 5000 });
+    h.request(getRefund, { business_id: businessId, refund_id: refundId });
 
   test('a full PIX refund by default: pending, the PIX adapter asked, then succeeded with the payment refunded', async () => {
-    const businessId = await newBusiness(h.client);
-    const paymentId = await paidPix(businessId, 12345);
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 12345);
     const opened = await refundOk({ business_id: businessId, payment_id: paymentId, reason: 'devolução' });
     expect(opened).toMatchObject({
       refund_id: expect.stringMatching(/^ref_/),
@@ -110,7 +84,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     await settle(aRefundSettlement(opened, { external_id: 'D1234567890' }));
     const read = await readRefund(businessId, opened.refund_id);
     expect(read).toMatchObject({ ok: true, result: { status: 'succeeded', external_id: 'D1234567890' } });
-    const { payment } = await readPayment(h.client, businessId, paymentId);
+    const { payment } = await h.readPayment(businessId, paymentId);
     expect(payment).toMatchObject({ status: 'paid', refunded_centavos: 12345 });
     expect((await refundEvents(opened.refund_id)).map((row) => row.name)).toEqual(['refund.succeeded.v1']);
     // Nothing is left to refund.
@@ -121,8 +95,8 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   });
 
   test('partial refunds add up to the amount and no further; a failed one frees its share', async () => {
-    const businessId = await newBusiness(h.client);
-    const paymentId = await paidPix(businessId, 10000);
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 10000);
     const first = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 3000 });
     const second = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 7000 });
     expect(
@@ -145,34 +119,31 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     expect(third.amount_centavos).toBe(7000);
     await settle(aRefundSettlement(first));
     await settle(aRefundSettlement(third));
-    expect((await readPayment(h.client, businessId, paymentId)).payment.refunded_centavos).toBe(10000);
+    expect((await h.readPayment(businessId, paymentId)).payment.refunded_centavos).toBe(10000);
 
-    const page = await h.client.request(
-      listRefunds,
-      { business_id: businessId, payment_id: paymentId, limit: 2 },
-      { timeoutMs: 5000 },
-    );
+    const page = await h.request(listRefunds, { business_id: businessId, payment_id: paymentId, limit: 2 });
     if (!page.ok) throw new Error(JSON.stringify(page.error));
     expect(page.result.data.map((r) => r.refund_id)).toEqual([third.refund_id, second.refund_id]);
     expect(page.result.has_more).toBe(true);
-    const rest = await h.client.request(
-      listRefunds,
-      { business_id: businessId, payment_id: paymentId, limit: 2, starting_after: second.refund_id },
-      { timeoutMs: 5000 },
-    );
+    const rest = await h.request(listRefunds, {
+      business_id: businessId,
+      payment_id: paymentId,
+      limit: 2,
+      starting_after: second.refund_id,
+    });
     expect(rest).toMatchObject({ ok: true, result: { has_more: false } });
     if (rest.ok) expect(rest.result.data.map((r) => r.refund_id)).toEqual([first.refund_id]);
   });
 
   test('only a paid payment is refunded; another business, unknown ids and amounts out of bounds are refused', async () => {
-    const businessId = await newBusiness(h.client);
-    const open = await create(h.client, businessId);
+    const businessId = await h.newBusiness();
+    const open = await h.createPayment(businessId);
     expect(await refund({ business_id: businessId, payment_id: open.payment.payment_id })).toMatchObject({
       ok: false,
       error: { code: 'INVALID_STATUS', message: expect.stringContaining('processing') },
     });
-    const paymentId = await paidPix(businessId, 5000);
-    const stranger = await newBusiness(h.client);
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    const stranger = await h.newBusiness();
     expect(await refund({ business_id: stranger, payment_id: paymentId })).toMatchObject({
       ok: false,
       error: { code: 'NOT_FOUND' },
@@ -189,21 +160,18 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
       ok: false,
       error: { code: 'NOT_FOUND' },
     });
-    expect(
-      await h.client.request(
-        listRefunds,
-        { business_id: stranger, payment_id: paymentId },
-        { timeoutMs: 5000 },
-      ),
-    ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await h.request(listRefunds, { business_id: stranger, payment_id: paymentId })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
   });
 
   test('a PIX paid over 90 days ago is REFUND_NOT_ALLOWED; a crypto payment as old is still refunded', async () => {
-    const businessId = await newBusiness(h.client);
-    const pixId = await paidPix(businessId);
-    const crypto = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const pixId = await h.paidPixPayment(businessId, 10000);
+    const crypto = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     await h.client.publish(cryptoRequestSettled, aCryptoRequestSettled(crypto.payment));
-    await waitForPaymentStatus(h.client, businessId, crypto.payment.payment_id, 'paid');
+    await h.waitForPaymentStatus(businessId, crypto.payment.payment_id, 'paid');
     // The PIX refund window is counted from the payment, as the BCB counts it from the Pix settlement.
     await h.service.dataSource.query(`ALTER TABLE payments DISABLE TRIGGER payments_final_rows_frozen`);
     await h.service.dataSource.query(
@@ -225,15 +193,13 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
       expect.objectContaining({ name: 'crypto.refund.requested.v1' }),
     ]);
     await settle(aRefundSettlement(cryptoRefund, { external_id: 'signature' }), cryptoRefundSettled);
-    expect(
-      (await readPayment(h.client, businessId, crypto.payment.payment_id)).payment.refunded_centavos,
-    ).toBe(2500);
+    expect((await h.readPayment(businessId, crypto.payment.payment_id)).payment.refunded_centavos).toBe(2500);
   });
 
   test('many refunds racing never reserve more than the paid amount (many tries)', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     for (let round = 0; round < 4; round += 1) {
-      const paymentId = await paidPix(businessId, 1000);
+      const paymentId = await h.paidPixPayment(businessId, 1000);
       const replies = await Promise.all(
         Array.from({ length: 16 }, () =>
           refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 300 }),
@@ -252,8 +218,8 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   });
 
   test('the database refuses a refund past the amount, a pending one changing its terms, a settled one changing, one born settled', async () => {
-    const businessId = await newBusiness(h.client);
-    const paymentId = await paidPix(businessId, 1000);
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 1000);
     const opened = await refundOk({ business_id: businessId, payment_id: paymentId, amount_centavos: 600 });
     const db = h.service.dataSource;
     await expect(
@@ -277,8 +243,8 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   });
 
   test('a settlement delivered twice, or its opposite afterwards, changes nothing more', async () => {
-    const businessId = await newBusiness(h.client);
-    const paymentId = await paidPix(businessId, 2000);
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 2000);
     const opened = await refundOk({ business_id: businessId, payment_id: paymentId });
     const settled = aRefundSettlement(opened);
     const messageId = newPublicId('msg');
@@ -289,7 +255,7 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
     await settle(settled);
     await settle({ ...settled, outcome: 'failed', failure_reason: 'late word' });
     expect((await refundEvents(opened.refund_id)).map((row) => row.name)).toEqual(['refund.succeeded.v1']);
-    expect((await readPayment(h.client, businessId, paymentId)).payment.refunded_centavos).toBe(2000);
+    expect((await h.readPayment(businessId, paymentId)).payment.refunded_centavos).toBe(2000);
     expect(await readRefund(businessId, opened.refund_id)).toMatchObject({
       ok: true,
       result: { status: 'succeeded', failure_reason: null },
@@ -297,14 +263,14 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   });
 
   test('the same create delivered twice opens one refund', async () => {
-    const businessId = await newBusiness(h.client);
-    const paymentId = await paidPix(businessId, 2000);
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 2000);
     const messageId = newPublicId('msg');
     const send = () =>
-      h.client.request(
+      h.request(
         createRefund,
         { business_id: businessId, payment_id: paymentId, amount_centavos: 500 },
-        { timeoutMs: 5000, messageId },
+        { messageId },
       );
     const first = await send();
     const second = await send();
@@ -314,24 +280,18 @@ describe('refunds: opened under the payment lock, carried out by the rail, settl
   });
 
   test('a poison settlement is parked, not retried; after losing its broker connection settlements apply again', async () => {
-    const envelope = createEnvelope(
-      pixRefundSettled as MessageDefinition<unknown>,
+    const { messageId, parked } = await h.publishPoisoned(
+      'events',
+      pixRefundSettled,
       aRefundSettlement({ refund_id: newPublicId('ref'), payment_id: newPublicId('pay') }),
-    );
-    await h.client.publishEnvelope(
-      { ...envelope, payload: { ...(envelope.payload as object), outcome: 'maybe' } },
-      {},
-    );
-    const parked = await waitForParkedMessages(
-      `${h.env.config.AMQP_PREFIX}payment.events.parking`,
-      'the parked settlement',
+      { outcome: 'maybe' },
     );
     expect(parked).toEqual([
-      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('outcome') }),
+      expect.objectContaining({ messageId, reason: expect.stringContaining('outcome') }),
     ]);
 
-    const businessId = await newBusiness(h.client);
-    const paymentId = await paidPix(businessId, 2000);
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 2000);
     const opened = await refundOk({ business_id: businessId, payment_id: paymentId });
     h.service.broker.dropConnectionForTesting();
     await h.client.publish(pixRefundSettled, aRefundSettlement(opened));

@@ -6,29 +6,14 @@ import {
   type PaymentView,
 } from '@gateway/contracts';
 import { connectionsIdleInTransaction, waitFor } from '@gateway/testkit';
-import {
-  create,
-  aCreatePayment,
-  emittedPaymentEvents,
-  newBusiness,
-  readPayment,
-  startHarness,
-  waitForPaymentStatus,
-  type Harness,
-} from './support/harness';
+import { aCreatePayment, paymentServiceForTheseTests } from './support/harness';
 import { aPixChargePaid } from './support/rail-events';
 
 /** Rails that take this long to answer: well within the rail timeout, long enough to see what waits on them. */
 const SLOW_RAIL_MS = 1500;
 
 describe('payment service with slow rails: no transaction is held across a rail call', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-slow-rail', { RAIL_RPC_TIMEOUT_MS: '6000' });
-  });
-
-  afterAll(() => h.close());
+  const h = paymentServiceForTheseTests('payment-slow-rail', { RAIL_RPC_TIMEOUT_MS: '6000' });
 
   afterEach(() => {
     h.rails.delayMs = 0;
@@ -39,19 +24,17 @@ describe('payment service with slow rails: no transaction is held across a rail 
   const pendingRailCalls = (name: string, since: number) => h.rails.callsOf(name).length - since;
 
   test('while creates and updates wait on the rail, reads answer fast and no connection sits idle in a transaction', async () => {
-    const businessId = await newBusiness(h.client);
-    const existing = await create(h.client, businessId);
-    const toUpdate = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const existing = await h.createPayment(businessId);
+    const toUpdate = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     h.rails.delayMs = SLOW_RAIL_MS;
     const opensBefore = h.rails.callsOf('pix.charge.open.v1').length;
     const changesBefore = h.rails.callsOf('crypto.request.change-amount.v1').length;
     // More creates than the service's connection pool (10): each used to hold a connection during its rail call.
     const creates = Array.from({ length: 12 }, () =>
-      h.client.request(createPayment, aCreatePayment(businessId, { amount_centavos: 4321 }), {
-        timeoutMs: 15_000,
-      }),
+      h.request(createPayment, aCreatePayment(businessId, { amount_centavos: 4321 }), { timeoutMs: 15_000 }),
     );
-    const update = h.client.request(
+    const update = h.request(
       updatePayment,
       { business_id: businessId, payment_id: toUpdate.payment.payment_id, amount_centavos: 7777 },
       { timeoutMs: 15_000 },
@@ -66,7 +49,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     const idle: number[] = [];
     for (let sample = 0; sample < 5; sample += 1) {
       const started = Date.now();
-      const view = await readPayment(h.client, businessId, existing.payment.payment_id);
+      const view = await h.readPayment(businessId, existing.payment.payment_id);
       readTimes.push(Date.now() - started);
       expect(view.payment.payment_id).toBe(existing.payment.payment_id);
       idle.push(await idleInTransaction());
@@ -82,12 +65,12 @@ describe('payment service with slow rails: no transaction is held across a rail 
   });
 
   test('the same create and the same update delivered twice at once against a slow rail have one effect each', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     h.rails.delayMs = SLOW_RAIL_MS;
     const createId = newPublicId('cmd');
     const command = aCreatePayment(businessId, { amount_centavos: 5555 });
     const [first, second] = await Promise.all(
-      [0, 1].map(() => h.client.request(createPayment, command, { timeoutMs: 15_000, messageId: createId })),
+      [0, 1].map(() => h.request(createPayment, command, { timeoutMs: 15_000, messageId: createId })),
     );
     if (!first!.ok) throw new Error(JSON.stringify(first!.error));
     expect(second).toEqual(first);
@@ -100,7 +83,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     const updateId = newPublicId('cmd');
     const change = { business_id: businessId, payment_id: paymentId, amount_centavos: 6666 };
     const [changed, again] = await Promise.all(
-      [0, 1].map(() => h.client.request(updatePayment, change, { timeoutMs: 15_000, messageId: updateId })),
+      [0, 1].map(() => h.request(updatePayment, change, { timeoutMs: 15_000, messageId: updateId })),
     );
     if (!changed!.ok) throw new Error(JSON.stringify(changed!.error));
     expect(again).toEqual(changed);
@@ -109,16 +92,16 @@ describe('payment service with slow rails: no transaction is held across a rail 
       [paymentId],
     );
     expect(row).toEqual({ version: 2, amount: 6666 });
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1']);
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1']);
   });
 
   test('a payment paid while its amount change waited on the rail stays paid with its amount; the change is refused', async () => {
-    const businessId = await newBusiness(h.client);
-    const view: PaymentView = await create(h.client, businessId, { amount_centavos: 10_000 });
+    const businessId = await h.newBusiness();
+    const view: PaymentView = await h.createPayment(businessId, { amount_centavos: 10_000 });
     const paymentId = view.payment.payment_id;
     h.rails.delayMs = SLOW_RAIL_MS;
     const changesBefore = h.rails.callsOf('pix.charge.change-amount.v1').length;
-    const change = h.client.request(
+    const change = h.request(
       updatePayment,
       { business_id: businessId, payment_id: paymentId, amount_centavos: 12_000 },
       { timeoutMs: 15_000 },
@@ -128,7 +111,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     });
     await h.client.publish(pixChargePaid, aPixChargePaid(view.payment));
     // Paid while the change is still at the rail: the payment row is not locked by the change.
-    const paid = await waitForPaymentStatus(h.client, businessId, paymentId, 'paid');
+    const paid = await h.waitForPaymentStatus(businessId, paymentId, 'paid');
     expect(pendingRailCalls('pix.charge.change-amount.v1', changesBefore)).toBe(1);
     expect(paid.payment.amount_centavos).toBe(10_000);
     const reply = await change;
@@ -136,21 +119,21 @@ describe('payment service with slow rails: no transaction is held across a rail 
       ok: false,
       error: { code: 'INVALID_STATUS', message: 'Operação não permitida: o pagamento está com status paid.' },
     });
-    expect((await readPayment(h.client, businessId, paymentId)).payment).toMatchObject({
+    expect((await h.readPayment(businessId, paymentId)).payment).toMatchObject({
       status: 'paid',
       amount_centavos: 10_000,
     });
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
   });
 
   test('two amount changes of one payment at once: one reaches the rail, the other is told to retry, the stored amount is the rail’s', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { amount_centavos: 10_000 });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 10_000 });
     const paymentId = view.payment.payment_id;
     h.rails.delayMs = SLOW_RAIL_MS;
     const changesBefore = h.rails.callsOf('pix.charge.change-amount.v1').length;
     const change = (amount: number) =>
-      h.client.request(
+      h.request(
         updatePayment,
         { business_id: businessId, payment_id: paymentId, amount_centavos: amount },
         { timeoutMs: 15_000 },
@@ -171,7 +154,7 @@ describe('payment service with slow rails: no transaction is held across a rail 
     ]);
     expect(pendingRailCalls('pix.charge.change-amount.v1', changesBefore)).toBe(1);
     const [call] = h.rails.callsOf('pix.charge.change-amount.v1').slice(changesBefore);
-    const stored = await readPayment(h.client, businessId, paymentId);
+    const stored = await h.readPayment(businessId, paymentId);
     expect(stored.payment.amount_centavos).toBe(call!.payload.amount_centavos);
   });
 });

@@ -1,27 +1,13 @@
 import { cryptoRequestSettled, newPublicId } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
-import {
-  create,
-  emittedPaymentEvents,
-  newBusiness,
-  readPayment,
-  startHarness,
-  waitForPaymentStatus,
-  type Harness,
-} from './support/harness';
-import { anEndToEndId } from './support/rail-events';
+import { paymentServiceForTheseTests } from './support/harness';
+import { aSignature, anEndToEndId } from './support/rail-events';
 
 describe('payment reconciliation with the rails (rails stood in for on the broker)', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness('payment-reconcile', {
-      RECONCILE_AFTER_SECONDS: '1',
-      RECONCILE_INTERVAL_SECONDS: '1',
-    });
+  const h = paymentServiceForTheseTests('payment-reconcile', {
+    RECONCILE_AFTER_SECONDS: '1',
+    RECONCILE_INTERVAL_SECONDS: '1',
   });
-
-  afterAll(() => h.close());
 
   const funds = (paymentId: string) =>
     h.service.dataSource.query(
@@ -30,10 +16,10 @@ describe('payment reconciliation with the rails (rails stood in for on the broke
     );
 
   test('a crypto settlement whose event was lost is applied by the reconciliation: paid once, and the late event changes nothing', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     const paymentId = view.payment.payment_id;
-    const signature = `sig${newPublicId('s').replace(/[^A-Za-z0-9]/g, '')}`;
+    const signature = aSignature();
     const settlement = { signature, received_base_units: '1000500', excess_base_units: '500' };
     // The watcher settled the request; its crypto.request.settled.v1 never reached the payment service.
     h.rails.statuses.set(paymentId, {
@@ -43,9 +29,9 @@ describe('payment reconciliation with the rails (rails stood in for on the broke
       settlement,
       closure: null,
     });
-    const paid = await waitForPaymentStatus(h.client, businessId, paymentId, 'paid');
+    const paid = await h.waitForPaymentStatus(businessId, paymentId, 'paid');
     expect(paid.payment.transaction_id).toBe(signature);
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
 
     const lateEventId = newPublicId('msg');
     await h.client.publish(
@@ -64,13 +50,13 @@ describe('payment reconciliation with the rails (rails stood in for on the broke
           .length > 0,
       { what: 'the late settlement event handled' },
     );
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
     expect(await funds(paymentId)).toEqual([{ kind: 'excess', rail_reference: signature, units: '500' }]);
   });
 
   test('a crypto closure whose event was lost ends the payment failed UNDERPAID with the partial on record', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     const paymentId = view.payment.payment_id;
     h.rails.statuses.set(paymentId, {
       reference: view.payment.external_id!,
@@ -79,17 +65,17 @@ describe('payment reconciliation with the rails (rails stood in for on the broke
       settlement: null,
       closure: { reason: 'underpaid', received_base_units: '300000' },
     });
-    const failed = await waitForPaymentStatus(h.client, businessId, paymentId, 'failed');
+    const failed = await h.waitForPaymentStatus(businessId, paymentId, 'failed');
     expect(failed.payment.failure_code).toBe('UNDERPAID');
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.failed.v1']);
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.failed.v1']);
     expect(await funds(paymentId)).toEqual([
       { kind: 'partial', rail_reference: view.payment.external_id, units: '300000' },
     ]);
   });
 
   test('a PIX the PSP lists whose event was lost pays the payment once, however often it is reconciled', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { amount_centavos: 2500 });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 2500 });
     const paymentId = view.payment.payment_id;
     const endToEndId = anEndToEndId();
     h.rails.statuses.set(paymentId, {
@@ -99,14 +85,14 @@ describe('payment reconciliation with the rails (rails stood in for on the broke
       closure: null,
     });
     await Promise.all(Array.from({ length: 4 }, () => h.service.reconciliation.reconcilePayment(paymentId)));
-    const paid = await readPayment(h.client, businessId, paymentId);
+    const paid = await h.readPayment(businessId, paymentId);
     expect(paid.payment).toMatchObject({ status: 'paid', transaction_id: endToEndId });
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.confirmed.v1']);
   });
 
   test('a payment its rail still reports open stays open and is asked about again only after the threshold', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { method: 'crypto', token: 'usdc' });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
     const paymentId = view.payment.payment_id;
     const asked = () =>
       h.rails.callsOf('crypto.request.status.v1').filter((call) => call.payload.payment_id === paymentId);
@@ -116,7 +102,7 @@ describe('payment reconciliation with the rails (rails stood in for on the broke
     expect(first!.at - Date.parse(view.payment.created_at)).toBeGreaterThanOrEqual(900);
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(900);
-    expect((await readPayment(h.client, businessId, paymentId)).payment.status).toBe('pending');
-    expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1']);
+    expect((await h.readPayment(businessId, paymentId)).payment.status).toBe('pending');
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1']);
   });
 });

@@ -6,55 +6,25 @@ import {
   type PaymentView,
   type PixChargePaid,
 } from '@gateway/contracts';
-import { startPixAdapter, type PixAdapter } from '@gateway/pix-adapter';
-import { loadPixAdapterConfig, SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
-import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
-import { serviceTestBed, testLogger, waitFor, type ServiceTestBed } from '@gateway/testkit';
-import { loadPaymentConfig, type PaymentConfig } from '../src/config';
-import { startPaymentService, type PaymentService } from '../src/main';
+import { SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
+import { waitFor } from '@gateway/testkit';
+import { startPaymentService } from '../src/main';
 import { readPayment, waitForPaymentStatus } from './support/harness';
+import { paymentWithPixRailForTheseTests } from './support/real-pix-rail';
 import { payAtPsp, withoutPspCallbacks } from './support/psp-sandbox';
 
 describe('PIX reconciliation end to end (payment service + PIX adapter + PSP simulator)', () => {
-  let bed: ServiceTestBed<PaymentService>;
-  let psp: RunningPspSimulator | undefined;
-  let adapter: PixAdapter;
-  let paymentConfig: PaymentConfig;
-
-  beforeAll(async () => {
-    bed = await serviceTestBed('pix-reconcile', async (env, cleanup) => {
-      psp = await startSandboxPspSimulator(testLogger('psp'));
-      cleanup.afterStop(async () => psp?.close());
-      adapter = await startPixAdapter(
-        loadPixAdapterConfig({
-          ...env.config,
-          PSP_BASE_URL: psp.url,
-          CALLBACK_PORT: '0',
-          PSP_MAX_RETRIES: '0',
-          // Only the payment service's reconciliation may find a PIX whose callback was lost here.
-          CALLBACK_OVERDUE_SECONDS: '3600',
-        }),
-      );
-      cleanup.afterStop(async () => {
-        await adapter.stop();
-        await adapter.broker.deleteDeclaredTopology();
-      });
-      paymentConfig = loadPaymentConfig({
-        ...env.config,
-        RECONCILE_AFTER_SECONDS: '1',
-        RECONCILE_INTERVAL_SECONDS: '1',
-      });
-      return startPaymentService(paymentConfig);
-    });
+  const bed = paymentWithPixRailForTheseTests('pix-reconcile', {
+    // Only the payment service's reconciliation may find a PIX whose callback was lost here.
+    adapter: { CALLBACK_OVERDUE_SECONDS: '3600' },
+    payment: { RECONCILE_AFTER_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1' },
   });
-
-  afterAll(() => bed.close());
 
   async function createPix(amount = 5000): Promise<{ businessId: string; view: PaymentView }> {
     const businessId = newPublicId('biz');
     const rule = { business_id: businessId, method: 'pix' as const, percent_bps: 100, fixed_centavos: 0 };
-    expect((await bed.client.request(setFeeRule, rule, { timeoutMs: 5000 })).ok).toBe(true);
-    const reply = await bed.client.request(
+    expect((await bed.request(setFeeRule, rule)).ok).toBe(true);
+    const reply = await bed.request(
       createPayment,
       {
         business_id: businessId,
@@ -81,7 +51,7 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
 
   /** Waits until the payment service handled every pix.charge.paid.v1 the adapter wrote for the payment. */
   async function waitForPixEventsHandled(paymentId: string): Promise<void> {
-    const events: Array<{ message_id: string }> = await adapter.dataSource.query(
+    const events: Array<{ message_id: string }> = await bed.adapter.dataSource.query(
       `SELECT message_id FROM outbox WHERE name = 'pix.charge.paid.v1' AND envelope->'payload'->>'payment_id' = $1`,
       [paymentId],
     );
@@ -99,15 +69,15 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
   }
 
   test('a PIX whose PSP callback never came is found by the reconciliation: paid, with exactly one payment.confirmed', async () => {
-    const restoreCallbacks = await withoutPspCallbacks(psp!.url, SANDBOX_PIX_KEY);
+    const restoreCallbacks = await withoutPspCallbacks(bed.pspUrl, SANDBOX_PIX_KEY);
     try {
       const { businessId, view } = await createPix(5000);
       const paymentId = view.payment.payment_id;
-      expect((await payAtPsp(psp!.url, view.payment.external_id!)).ok).toBe(true);
-      const paid = await waitForPaymentStatus(bed.client, businessId, paymentId, 'paid');
+      expect((await payAtPsp(bed.pspUrl, view.payment.external_id!)).ok).toBe(true);
+      const paid = await waitForPaymentStatus(bed, businessId, paymentId, 'paid');
       expect(paid.payment.transaction_id).toMatch(/^E[A-Za-z0-9]{31}$/);
       // The adapter learnt it through the same question: its charge is paid and it reported the PIX once.
-      const [charge] = await adapter.dataSource.query(
+      const [charge] = await bed.adapter.dataSource.query(
         `SELECT status, paid_end_to_end_id FROM charges WHERE payment_id = $1`,
         [paymentId],
       );
@@ -129,13 +99,13 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
     await thief.consumeEvents('payment', [pixChargePaid.name], {
       [pixChargePaid.name]: async (event: PixChargePaid) => void stolen.push(event),
     });
-    expect((await payAtPsp(psp!.url, view.payment.external_id!)).ok).toBe(true);
+    expect((await payAtPsp(bed.pspUrl, view.payment.external_id!)).ok).toBe(true);
     await waitFor(() => stolen.some((event) => event.payment_id === paymentId), {
       what: 'the pix.charge.paid taken away',
     });
     await thief.close();
-    bed.service = await startPaymentService(paymentConfig);
-    const paid = await waitForPaymentStatus(bed.client, businessId, paymentId, 'paid');
+    bed.service = await startPaymentService(bed.paymentConfig);
+    const paid = await waitForPaymentStatus(bed, businessId, paymentId, 'paid');
     expect(paid.payment.transaction_id).toBe(
       stolen.find((event) => event.payment_id === paymentId)!.end_to_end_id,
     );
@@ -146,20 +116,19 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
     for (let attempt = 0; attempt < 8; attempt += 1) {
       const { businessId, view } = await createPix(3000 + attempt);
       const paymentId = view.payment.payment_id;
-      const isPaid = async () =>
-        (await readPayment(bed.client, businessId, paymentId)).payment.status === 'paid';
+      const isPaid = async () => (await readPayment(bed, businessId, paymentId)).payment.status === 'paid';
       const reconcileUntilPaid = async () => {
         while (!(await isPaid())) await bed.service.reconciliation.reconcilePayment(paymentId);
       };
       const [payment] = await Promise.all([
-        payAtPsp(psp!.url, view.payment.external_id!),
+        payAtPsp(bed.pspUrl, view.payment.external_id!),
         reconcileUntilPaid(),
         reconcileUntilPaid(),
       ]);
       expect(payment.ok).toBe(true);
       await waitForPixEventsHandled(paymentId);
       expect(await confirmations(paymentId)).toBe(1);
-      expect((await readPayment(bed.client, businessId, paymentId)).payment.status).toBe('paid');
+      expect((await readPayment(bed, businessId, paymentId)).payment.status).toBe('paid');
     }
   });
 });

@@ -7,18 +7,7 @@ import {
   type MessageDefinition,
   type PaymentView,
 } from '@gateway/contracts';
-import {
-  create,
-  emittedPaymentEvents,
-  newBusiness,
-  publishEvent,
-  readPayment,
-  receivedFunds,
-  startHarness,
-  waitForHandled,
-  waitForPaymentStatus,
-  type Harness,
-} from './support/harness';
+import { paymentServiceForTheseTests } from './support/harness';
 import {
   aCryptoRequestClosed,
   aCryptoTransferUnapplied,
@@ -28,23 +17,15 @@ import {
 } from './support/rail-events';
 
 describe('settlement decisions under the payment row lock', () => {
-  let h: Harness;
+  const h = paymentServiceForTheseTests('payment-races');
 
-  beforeAll(async () => {
-    h = await startHarness('payment-races');
-  });
-
-  afterAll(() => h.close());
-
-  const publish = <P>(definition: MessageDefinition<P>, payload: P) => publishEvent(h, definition, payload);
-
-  const funds = (paymentId: string) => receivedFunds(h, paymentId);
+  const publish = <P>(definition: MessageDefinition<P>, payload: P) => h.publishEvent(definition, payload);
 
   describe('a partial PIX and the charge closing, handled at once in either order', () => {
     test('always end failed UNDERPAID with the partial recorded once (many tries)', async () => {
-      const businessId = await newBusiness(h.client);
+      const businessId = await h.newBusiness();
       for (let round = 0; round < 4; round += 1) {
-        const payments = await Promise.all(Array.from({ length: 8 }, () => create(h.client, businessId)));
+        const payments = await Promise.all(Array.from({ length: 8 }, () => h.createPayment(businessId)));
         const partials = payments.map((view) => aPixChargePaid(view.payment, { amount_centavos: 4000 }));
         // As the PIX adapter's sweeper emits them (in one transaction), but consumed concurrently: both orders.
         const sent = await Promise.all(
@@ -58,14 +39,14 @@ describe('settlement decisions under the payment row lock', () => {
             return [await sends[0]!(), await sends[1]!()];
           }),
         );
-        await waitForHandled(h, sent.flat());
+        await h.waitForHandled(sent.flat());
         for (const paid of partials) {
-          const { payment } = await readPayment(h.client, businessId, paid.payment_id);
+          const { payment } = await h.readPayment(businessId, paid.payment_id);
           expect(payment).toMatchObject({ status: 'failed', failure_code: 'UNDERPAID' });
-          expect(await funds(paid.payment_id)).toEqual([
+          expect(await h.receivedFunds(paid.payment_id)).toEqual([
             { kind: 'partial', rail_reference: paid.end_to_end_id, centavos: 4000, units: null },
           ]);
-          expect(await emittedPaymentEvents(h, paid.payment_id)).toEqual([
+          expect(await h.emittedPaymentEvents(paid.payment_id)).toEqual([
             'payment.created.v1',
             'payment.failed.v1',
           ]);
@@ -75,16 +56,16 @@ describe('settlement decisions under the payment row lock', () => {
   });
 
   test('a partial PIX reported again by the closure counts once, even after the amount was lowered to it', async () => {
-    const businessId = await newBusiness(h.client);
-    const view = await create(h.client, businessId, { amount_centavos: 10000 });
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 10000 });
     const paymentId = view.payment.payment_id;
     const partial = aPixChargePaid(view.payment, { amount_centavos: 4000 });
-    await waitForHandled(h, [await publish(pixChargePaid, partial)]);
-    const changed = await h.client.request(
-      updatePayment,
-      { business_id: businessId, payment_id: paymentId, amount_centavos: 4000 },
-      { timeoutMs: 5000 },
-    );
+    await h.waitForHandled([await publish(pixChargePaid, partial)]);
+    const changed = await h.request(updatePayment, {
+      business_id: businessId,
+      payment_id: paymentId,
+      amount_centavos: 4000,
+    });
     expect(changed.ok).toBe(true);
     await publish(
       pixChargeClosed,
@@ -93,17 +74,17 @@ describe('settlement decisions under the payment row lock', () => {
         received_pix: [{ end_to_end_id: partial.end_to_end_id, amount_centavos: 4000 }],
       }),
     );
-    const failed = await waitForPaymentStatus(h.client, businessId, paymentId, 'failed');
+    const failed = await h.waitForPaymentStatus(businessId, paymentId, 'failed');
     expect(failed.payment).toMatchObject({ failure_code: 'UNDERPAID', transaction_id: null });
-    expect(await funds(paymentId)).toEqual([
+    expect(await h.receivedFunds(paymentId)).toEqual([
       { kind: 'partial', rail_reference: partial.end_to_end_id, centavos: 4000, units: null },
     ]);
   });
 
   test('a crypto transfer that landed after the window, reported with the closure in either order, is late funds and the payment expires (many tries)', async () => {
-    const businessId = await newBusiness(h.client);
+    const businessId = await h.newBusiness();
     const payments = await Promise.all(
-      Array.from({ length: 10 }, () => create(h.client, businessId, { method: 'crypto', token: 'usdc' })),
+      Array.from({ length: 10 }, () => h.createPayment(businessId, { method: 'crypto', token: 'usdc' })),
     );
     const signatures = payments.map(() => aSignature());
     const sent = await Promise.all(
@@ -120,13 +101,13 @@ describe('settlement decisions under the payment row lock', () => {
         return [await reports[0]!(), await reports[1]!()];
       }),
     );
-    await waitForHandled(h, sent.flat());
+    await h.waitForHandled(sent.flat());
     for (const [index, { payment }] of payments.entries()) {
-      expect((await readPayment(h.client, businessId, payment.payment_id)).payment).toMatchObject({
+      expect((await h.readPayment(businessId, payment.payment_id)).payment).toMatchObject({
         status: 'expired',
         transaction_id: null,
       });
-      expect(await funds(payment.payment_id)).toEqual([
+      expect(await h.receivedFunds(payment.payment_id)).toEqual([
         { kind: 'late', rail_reference: signatures[index], centavos: null, units: '1000000' },
       ]);
     }
@@ -134,16 +115,12 @@ describe('settlement decisions under the payment row lock', () => {
 
   describe('crypto amount change', () => {
     const newCrypto = async (): Promise<{ businessId: string; view: PaymentView }> => {
-      const businessId = await newBusiness(h.client);
-      return { businessId, view: await create(h.client, businessId, { method: 'crypto', token: 'usdc' }) };
+      const businessId = await h.newBusiness();
+      return { businessId, view: await h.createPayment(businessId, { method: 'crypto', token: 'usdc' }) };
     };
 
     const patch = (businessId: string, paymentId: string, amount: number) =>
-      h.client.request(
-        updatePayment,
-        { business_id: businessId, payment_id: paymentId, amount_centavos: amount },
-        { timeoutMs: 5000 },
-      );
+      h.request(updatePayment, { business_id: businessId, payment_id: paymentId, amount_centavos: amount });
 
     afterEach(() => {
       h.rails.receivedBeforeAmountChange = '0';
@@ -155,18 +132,18 @@ describe('settlement decisions under the payment row lock', () => {
       const reply = await patch(businessId, view.payment.payment_id, 15000);
       if (!reply.ok) throw new Error(JSON.stringify(reply.error));
       expect(reply.result.payment).toMatchObject({ status: 'pending', amount_centavos: 15000 });
-      expect(await funds(view.payment.payment_id)).toEqual([
+      expect(await h.receivedFunds(view.payment.payment_id)).toEqual([
         { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '400000' },
       ]);
       await publish(cryptoRequestClosed, aCryptoRequestClosed(reply.result.payment));
-      const failed = await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'failed');
+      const failed = await h.waitForPaymentStatus(businessId, view.payment.payment_id, 'failed');
       expect(failed.payment.failure_code).toBe('UNDERPAID');
     });
 
     test('a change of a payment whose window closed is refused with INVALID_STATUS, and nothing reopens', async () => {
       const { businessId, view } = await newCrypto();
       await publish(cryptoRequestClosed, aCryptoRequestClosed(view.payment));
-      await waitForPaymentStatus(h.client, businessId, view.payment.payment_id, 'expired');
+      await h.waitForPaymentStatus(businessId, view.payment.payment_id, 'expired');
       const reply = await patch(businessId, view.payment.payment_id, 15000);
       expect(reply).toEqual({
         ok: false,
@@ -177,7 +154,7 @@ describe('settlement decisions under the payment row lock', () => {
       });
       const changes = h.rails.callsOf('crypto.request.change-amount.v1');
       expect(changes.filter((call) => call.payload.payment_id === view.payment.payment_id)).toEqual([]);
-      expect((await readPayment(h.client, businessId, view.payment.payment_id)).payment).toMatchObject({
+      expect((await h.readPayment(businessId, view.payment.payment_id)).payment).toMatchObject({
         status: 'expired',
         amount_centavos: view.payment.amount_centavos,
       });
@@ -195,15 +172,15 @@ describe('settlement decisions under the payment row lock', () => {
             aCryptoRequestClosed(view.payment, { reason: 'underpaid', received_base_units: '250000' }),
           ),
         ]);
-        const failed = await waitForPaymentStatus(h.client, businessId, paymentId, 'failed');
+        const failed = await h.waitForPaymentStatus(businessId, paymentId, 'failed');
         expect(failed.payment.failure_code).toBe('UNDERPAID');
         expect(failed.payment.amount_centavos).toBe(reply.ok ? 15000 : view.payment.amount_centavos);
         if (!reply.ok) expect(reply.error.code).toBe('INVALID_STATUS');
-        await waitForHandled(h, [closing]);
-        expect(await funds(paymentId)).toEqual([
+        await h.waitForHandled([closing]);
+        expect(await h.receivedFunds(paymentId)).toEqual([
           { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '250000' },
         ]);
-        expect(await emittedPaymentEvents(h, paymentId)).toEqual(['payment.created.v1', 'payment.failed.v1']);
+        expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.failed.v1']);
       }
     });
   });

@@ -6,21 +6,13 @@
 import { measure, testLogger } from '@gateway/testkit';
 import { makeChargeCode } from '../src/application/make-charge-code';
 import { buildDynamicBrCode } from '../src/domain/br-code';
-import type { Cob } from '../src/clients/psp/cob';
+import { aCob } from '../test/support/cob';
 
 async function main(): Promise<void> {
   const merchant = { name: 'Padaria São João', city: 'São Paulo' };
   const location = 'pix.example.com.br/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca25';
   // No pixCopiaECola from the PSP: the adapter builds the code itself, then renders its QR.
-  const cob: Cob = {
-    txid: 'abcdefghijklmnopqrstuvwxyz0123',
-    revisao: 0,
-    status: 'ATIVA',
-    calendario: { criacao: '2025-01-01T12:00:00Z', expiracao: 3600 },
-    loc: { id: 1, location, tipoCob: 'cob' },
-    valor: { original: '123.45' },
-    chave: 'chave-pix',
-  };
+  const cob = aCob({ loc: { id: 1, location, tipoCob: 'cob' }, valor: { original: '123.45' } });
   const logger = testLogger('bench');
   const code = buildDynamicBrCode({ location, merchantName: merchant.name, merchantCity: merchant.city });
   const chargeCode = await makeChargeCode(cob, merchant, logger);

@@ -3,22 +3,20 @@ import {
   SANDBOX_PIX_KEY,
   SANDBOX_PSP_CLIENT,
   bindHost,
-  metricsEnv,
-  serviceEnv,
-  type MetricsEnv,
-  type ServiceEnv,
   loadConfig,
-  variableNames,
   pixKey,
   pixMerchantCity,
   sandboxDefault,
   sandboxOnly,
   secret,
+  serviceSchema,
+  variableNames,
+  type ServiceConfig,
 } from '@gateway/config';
 
 export { SANDBOX_PIX_KEY };
 
-export interface PixAdapterConfig extends ServiceEnv, MetricsEnv {
+export interface PixAdapterConfig extends ServiceConfig {
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
@@ -52,9 +50,7 @@ export interface PixAdapterConfig extends ServiceEnv, MetricsEnv {
   DEVOLUCAO_OVERDUE_SECONDS: number;
 }
 
-const schema = Joi.object<PixAdapterConfig>({
-  ...serviceEnv,
-  ...metricsEnv,
+const schema = serviceSchema<PixAdapterConfig>({
   PSP_BASE_URL: sandboxDefault(
     Joi.string()
       .uri({ scheme: ['http', 'https'] })

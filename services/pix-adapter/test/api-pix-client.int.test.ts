@@ -5,7 +5,7 @@ import express from 'express';
 import { createPspSimulator } from '@gateway/psp-simulator';
 import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-location';
 import { createLogger, metricsRegistry } from '@gateway/observability';
-import { letTimePass, waitFor } from '@gateway/testkit';
+import { closeAfterEachTest, waitFor } from '@gateway/testkit';
 import { verifyPspBrCode } from '../src/domain/br-code';
 import { generateTxid } from '../src/domain/txid';
 import {
@@ -16,16 +16,13 @@ import {
 import { parsePspCallback } from '../src/clients/psp/callback';
 import { cobLocation } from '../src/clients/psp/cob';
 import { PspError } from '../src/clients/psp/psp-error';
+import { aCob } from './support/cob';
 
 /** The simulator's waits between attempts at a callback the receiver failed. */
 const CALLBACK_RETRY_DELAYS_MS = [50, 100, 200];
 const CREDENTIALS = { clientId: 'test-client', clientSecret: 'test-secret' };
 const silent = createLogger('psp-simulator-test', 'silent');
-const closers: Array<() => Promise<unknown>> = [];
-
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const afterThisTest = closeAfterEachTest();
 
 async function startSimulator(pathPrefix = '/v2', options: { omitTokenExpiresIn?: boolean } = {}) {
   const pixKey = randomUUID();
@@ -38,7 +35,7 @@ async function startSimulator(pathPrefix = '/v2', options: { omitTokenExpiresIn?
     ...options,
   });
   const running = await simulator.start(0);
-  closers.push(running.close);
+  afterThisTest(running.close);
   return { ...running, app: simulator.app, pixKey, pathPrefix };
 }
 
@@ -59,12 +56,12 @@ function clientFor(
     },
     { retryBaseDelayMs: 5, logger: silent, ...deps },
   );
-  closers.push(() => client.close());
+  afterThisTest(() => client.close());
   return client;
 }
 
 function listen(server: Server): Promise<string> {
-  closers.push(
+  afterThisTest(
     () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -76,6 +73,18 @@ function listen(server: Server): Promise<string> {
       resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
     ),
   );
+}
+
+/** The URL of a port nothing listens on any more: a PSP that refuses connections. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  const url = await new Promise<string>((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    ),
+  );
+  await new Promise((resolve) => server.close(resolve));
+  return url;
 }
 
 /** Calls a sandbox operation of the simulator the way the payment service's simulate endpoint will. */
@@ -356,10 +365,8 @@ describe('ApiPixClient against the PSP simulator', () => {
 
     await sandbox(psp.url, `/v2/cob/pagar/${txid}`);
 
-    await waitFor(() => attempts >= 3, { what: 'the accepted third attempt' });
-    // The simulator's sender stops silently, so its stopping shows only as no fourth attempt within the retry delay
-    // that would have come after a third failure.
-    await letTimePass(CALLBACK_RETRY_DELAYS_MS[2]! + 100);
+    // The callback's run ends once the simulator's sender is done with it: it sends nothing more after that.
+    await waitFor(() => psp.callbackRunsEnded() === 1, { what: 'the callback run ended' });
     expect(attempts).toBe(3);
   });
 
@@ -486,24 +493,12 @@ async function scriptedPsp(
   return { url: await listen(server), calls };
 }
 
-function cobBody(txid: string) {
-  return {
-    txid,
-    revisao: 0,
-    status: 'ATIVA',
-    calendario: { criacao: '2025-01-01T12:00:00Z', expiracao: 3600 },
-    loc: { id: 1, location: 'psp.example/v2/loc/1', tipoCob: 'cob' },
-    valor: { original: '1.00' },
-    chave: 'k',
-  };
-}
-
 describe('ApiPixClient retries and error mapping', () => {
   it('retries a 503 and returns the cob the PSP answers next', async () => {
     const txid = newTxid();
     const psp = await scriptedPsp([
       { status: 503, body: { title: 'Serviço indisponível' } },
-      { status: 200, body: cobBody(txid) },
+      { status: 200, body: aCob({ txid }) },
     ]);
     const delays: number[] = [];
     const client = clientFor(psp.url, {}, { sleep: async (ms) => void delays.push(ms) });
@@ -519,7 +514,7 @@ describe('ApiPixClient retries and error mapping', () => {
     const txid = newTxid();
     const psp = await scriptedPsp([
       { status: 429, headers: { 'retry-after': '2' } },
-      { status: 200, body: cobBody(txid) },
+      { status: 200, body: aCob({ txid }) },
     ]);
     const delays: number[] = [];
     const client = clientFor(
@@ -590,7 +585,7 @@ describe('ApiPixClient retries and error mapping', () => {
     const txid = newTxid();
     const psp = await scriptedPsp([
       { status: 400, body: { nome: 'txid_duplicado', mensagem: 'Campo txid informado já foi utilizado' } },
-      { status: 200, body: cobBody(txid) },
+      { status: 200, body: aCob({ txid }) },
     ]);
     const client = clientFor(psp.url);
 
@@ -611,7 +606,7 @@ describe('ApiPixClient retries and error mapping', () => {
     const txid = newTxid();
     const psp = await scriptedPsp([
       { status: 503 },
-      { status: 200, body: cobBody(txid) },
+      { status: 200, body: aCob({ txid }) },
       { status: 404, body: { title: 'Não encontrada' } },
     ]);
     const client = clientFor(psp.url, {}, { sleep: async () => undefined });
@@ -619,8 +614,7 @@ describe('ApiPixClient retries and error mapping', () => {
 
     await client.getCharge(txid);
     await captureError(client.updateChargeAmount(txid, 200));
-    const closed = await listen(createServer());
-    await closers.pop()!();
+    const closed = await closedPort();
     await captureError(clientFor(closed, { maxRetries: 0 }).getCharge(txid));
 
     const after = await pspExchanges();
@@ -637,8 +631,7 @@ describe('ApiPixClient retries and error mapping', () => {
   });
 
   it('reports a refused connection as unavailable, without an HTTP status', async () => {
-    const closed = await listen(createServer());
-    await closers.pop()!();
+    const closed = await closedPort();
     const client = clientFor(closed, { maxRetries: 1 });
 
     expect(await captureError(client.getCharge(newTxid()))).toMatchObject({

@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type Server, createServer } from 'node:http';
-import { type AddressInfo } from 'node:net';
 import { FAILING_DEVOLUCAO_DESCRICAO, createPspSimulator } from '@gateway/psp-simulator';
 import { ApiPixSpec } from '@gateway/psp-simulator/test/support/api-pix-spec';
 import {
@@ -8,8 +6,9 @@ import {
   startRecordingProxy,
 } from '@gateway/psp-simulator/test/support/recording-proxy';
 import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-location';
+import { startCallbackReceiver } from '@gateway/psp-simulator/test/support/callback-receiver';
 import { createLogger } from '@gateway/observability';
-import { waitFor } from '@gateway/testkit';
+import { closeAfterEachTest, waitFor } from '@gateway/testkit';
 import { generateTxid } from '../src/domain/txid';
 import { ApiPixClient } from '../src/clients/psp/api-pix-client';
 import { cobLocation } from '../src/clients/psp/cob';
@@ -18,15 +17,11 @@ import { PspError } from '../src/clients/psp/psp-error';
 const CREDENTIALS = { clientId: 'spec-client', clientSecret: 'spec-secret' };
 const PREFIX = '/v2';
 const silent = createLogger('api-pix-spec-test', 'silent');
-const closers: Array<() => Promise<unknown>> = [];
+const afterThisTest = closeAfterEachTest();
 let spec: ApiPixSpec;
 
 beforeAll(async () => {
   spec = await ApiPixSpec.load();
-});
-
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 interface Recorded {
@@ -47,26 +42,11 @@ async function recordedPsp(): Promise<Recorded> {
     logger: silent,
     callbackRetryDelaysMs: [50, 100],
   }).start(0);
-  closers.push(simulator.close);
+  afterThisTest(simulator.close);
   const proxy = await startRecordingProxy(simulator.url);
-  closers.push(proxy.close);
-  const callbacks: string[] = [];
-  const receiver: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      callbacks.push(Buffer.concat(chunks).toString('utf8'));
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        receiver.close(() => resolve());
-        receiver.closeAllConnections();
-      }),
-  );
+  afterThisTest(proxy.close);
+  const receiver = await startCallbackReceiver();
+  afterThisTest(receiver.close);
   const client = new ApiPixClient(
     {
       baseUrl: proxy.url,
@@ -78,9 +58,8 @@ async function recordedPsp(): Promise<Recorded> {
     },
     { logger: silent },
   );
-  closers.push(() => client.close());
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/pix-hook`;
-  return { proxy, pixKey, callbacks, client, receiverUrl };
+  afterThisTest(() => client.close());
+  return { proxy, pixKey, callbacks: receiver.bodies, client, receiverUrl: `${receiver.url}/pix-hook` };
 }
 
 /** Not API Pix: the OAuth endpoint (RFC 6749) and the simulator's sandbox triggers (a payer paying, a PSP removing). */

@@ -1,20 +1,12 @@
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { testLogger } from '@gateway/testkit';
 import { makeChargeCode } from '../src/application/make-charge-code';
-import { type Cob } from '../src/clients/psp/cob';
 import { PspError } from '../src/clients/psp/psp-error';
+import { aCob } from './support/cob';
 
 const merchant = { name: 'Loja Teste', city: 'SAO PAULO' };
 
-const cobAt = (location: string): Cob => ({
-  txid: 'abcdefghijklmnopqrstuvwxyz0123',
-  revisao: 1,
-  status: 'ATIVA',
-  calendario: { criacao: '2025-01-01T12:00:00Z', expiracao: 3600 },
-  loc: { id: 2, location, tipoCob: 'cob' },
-  valor: { original: '30.00' },
-  chave: 'k',
-});
+const cobAt = (location: string) => aCob({ loc: { id: 2, location, tipoCob: 'cob' } });
 
 describe('makeChargeCode', () => {
   it('builds the code for the location the cob was moved to, with or without https:// on either side', async () => {

@@ -1,24 +1,11 @@
-import type { DataSource } from 'typeorm';
-import { openServiceDatabase } from '@gateway/persistence';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { migratedSchemaForTheseTests } from '@gateway/testkit';
 import { pixAdapterDatabase } from '../src/persistence';
 
 describe('a PIX charge in a final status never changes', () => {
-  let database: TestDatabase;
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = await openServiceDatabase({ url: database.url, ...pixAdapterDatabase });
-  });
-
-  afterAll(async () => {
-    await dataSource.destroy();
-    await database.drop();
-  });
+  const schema = migratedSchemaForTheseTests(pixAdapterDatabase);
 
   async function activeCharge(txid: string): Promise<void> {
-    await dataSource.query(
+    await schema.dataSource.query(
       `INSERT INTO charges (txid, payment_id, amount_centavos, status, revisao, location, merchant_name,
                             copia_e_cola, qr_code, expires_at)
        VALUES ($1, $2, 10000, 'active', 0, 'loc', 'Loja', 'brcode', 'qr', now() + interval '1 hour')`,
@@ -26,7 +13,7 @@ describe('a PIX charge in a final status never changes', () => {
     );
   }
   const update = (txid: string, set: string) =>
-    dataSource.query(`UPDATE charges SET ${set} WHERE txid = $1`, [txid]);
+    schema.dataSource.query(`UPDATE charges SET ${set} WHERE txid = $1`, [txid]);
 
   test.each(['paid', 'expired', 'failed', 'cancelled'])(
     'a charge that became %s keeps its status, amount, payer and BR Code; its updated_at and claim may still move',
@@ -54,7 +41,7 @@ describe('a PIX charge in a final status never changes', () => {
         });
       }
       await update(txid, `updated_at = now(), claimed_until = NULL`);
-      const [row] = await dataSource.query(
+      const [row] = await schema.dataSource.query(
         'SELECT status, amount_centavos::int AS amount FROM charges WHERE txid = $1',
         [txid],
       );
@@ -66,7 +53,7 @@ describe('a PIX charge in a final status never changes', () => {
     const txid = `txadded${Date.now()}`;
     await activeCharge(txid);
     await update(txid, `status = 'paid', paid_end_to_end_id = 'E1'`);
-    await dataSource.query('ALTER TABLE charges ADD COLUMN IF NOT EXISTS added_after_the_guard text');
+    await schema.dataSource.query('ALTER TABLE charges ADD COLUMN IF NOT EXISTS added_after_the_guard text');
     await expect(update(txid, `added_after_the_guard = 'x'`)).rejects.toMatchObject({
       driverError: expect.objectContaining({ code: '23514' }),
     });
@@ -77,10 +64,12 @@ describe('a PIX charge in a final status never changes', () => {
     await activeCharge(finalTxid);
     await activeCharge(activeTxid);
     await update(finalTxid, `status = 'expired'`);
-    await expect(dataSource.query('DELETE FROM charges WHERE txid = $1', [finalTxid])).rejects.toMatchObject({
+    await expect(
+      schema.dataSource.query('DELETE FROM charges WHERE txid = $1', [finalTxid]),
+    ).rejects.toMatchObject({
       driverError: expect.objectContaining({ code: '23514' }),
     });
-    const [, deleted] = await dataSource.query('DELETE FROM charges WHERE txid = $1', [activeTxid]);
+    const [, deleted] = await schema.dataSource.query('DELETE FROM charges WHERE txid = $1', [activeTxid]);
     expect(deleted).toBe(1);
   });
 });

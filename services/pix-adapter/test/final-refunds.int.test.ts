@@ -1,27 +1,14 @@
-import type { DataSource } from 'typeorm';
-import { openServiceDatabase } from '@gateway/persistence';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { migratedSchemaForTheseTests } from '@gateway/testkit';
 import { pixAdapterDatabase } from '../src/persistence';
 
 describe('a PIX refund moves only forward and is frozen once settled', () => {
-  let database: TestDatabase;
-  let dataSource: DataSource;
+  const schema = migratedSchemaForTheseTests(pixAdapterDatabase);
   let sequence = 0;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = await openServiceDatabase({ url: database.url, ...pixAdapterDatabase });
-  });
-
-  afterAll(async () => {
-    await dataSource.destroy();
-    await database.drop();
-  });
 
   async function refund(status = 'requested', failureReason: string | null = null): Promise<string> {
     sequence += 1;
     const id = `ref_final${sequence}x${Date.now()}`;
-    await dataSource.query(
+    await schema.dataSource.query(
       `INSERT INTO pix_refunds (refund_id, payment_id, end_to_end_id, devolucao_id, amount_centavos, status,
                                 failure_reason, correlation_id)
        VALUES ($1, 'pay_x', 'E1234567820250101120000000000001', $2, 1000, $3, $4, 'corr')`,
@@ -30,7 +17,7 @@ describe('a PIX refund moves only forward and is frozen once settled', () => {
     return id;
   }
   const update = (id: string, set: string) =>
-    dataSource.query(`UPDATE pix_refunds SET ${set} WHERE refund_id = $1`, [id]);
+    schema.dataSource.query(`UPDATE pix_refunds SET ${set} WHERE refund_id = $1`, [id]);
   const refused = { driverError: expect.objectContaining({ code: '23514' }) };
 
   test('a refund starts requested, may become processing, then succeeded; never back', async () => {
@@ -38,7 +25,7 @@ describe('a PIX refund moves only forward and is frozen once settled', () => {
     await update(id, `status = 'processing'`);
     await expect(update(id, `status = 'requested'`)).rejects.toMatchObject(refused);
     await update(id, `status = 'succeeded'`);
-    const [row] = await dataSource.query('SELECT status FROM pix_refunds WHERE refund_id = $1', [id]);
+    const [row] = await schema.dataSource.query('SELECT status FROM pix_refunds WHERE refund_id = $1', [id]);
     expect(row).toEqual({ status: 'succeeded' });
   });
 
@@ -57,7 +44,7 @@ describe('a PIX refund moves only forward and is frozen once settled', () => {
     ])
       await expect(update(id, change)).rejects.toMatchObject(refused);
     await expect(
-      dataSource.query('DELETE FROM pix_refunds WHERE refund_id = $1', [id]),
+      schema.dataSource.query('DELETE FROM pix_refunds WHERE refund_id = $1', [id]),
     ).rejects.toMatchObject(refused);
   });
 

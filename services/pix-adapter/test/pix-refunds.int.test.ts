@@ -1,28 +1,31 @@
 import {
   FAILING_REFUND_REASON,
   newPublicId,
-  openPixCharge,
   pixRefundRequested,
   type RefundRequested,
   type RefundSettled,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { metricsRegistry } from '@gateway/observability';
-import { startSandboxPspSimulator, type RunningPspSimulator } from '@gateway/psp-simulator';
+import { type RunningPspSimulator } from '@gateway/psp-simulator';
 import {
-  serviceTestBed,
+  aRefundRequest,
   startTcpProxy,
   takeParkedMessages,
-  testLogger,
   waitFor,
   waitForParkedMessages,
-  type ServiceTestBed,
   type TcpProxy,
 } from '@gateway/testkit';
-import { SANDBOX_PIX_KEY, loadPixAdapterConfig } from '../src/config';
-import { startPixAdapter, type PixAdapter } from '../src/main';
+import { SANDBOX_PIX_KEY } from '../src/config';
 import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
-import { sandboxPayer } from './support/sandbox-payer';
+import {
+  type AdapterBed,
+  anOpenPixCharge,
+  chargeBecomes,
+  eventsParkingQueue,
+  openCharge,
+  startAdapterAgainstSandboxPsp,
+} from './support/adapter';
 
 interface PaidPayment {
   paymentId: string;
@@ -31,78 +34,57 @@ interface PaidPayment {
 }
 
 describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções', () => {
-  let bed: ServiceTestBed<PixAdapter>;
+  let bed: AdapterBed;
   let psp: RunningPspSimulator;
   let database: TcpProxy;
   let payer: ApiPixClient;
 
   beforeAll(async () => {
-    bed = await serviceTestBed('pix-adapter-refunds', async (env, cleanup) => {
-      psp = await startSandboxPspSimulator(testLogger('psp'));
-      cleanup.afterStop(() => psp.close());
-      const postgres = new URL(env.config.DATABASE_URL);
-      database = await startTcpProxy({ host: postgres.hostname, port: Number(postgres.port) });
-      cleanup.afterStop(() => database.close());
-      return startPixAdapter(
-        loadPixAdapterConfig({
-          ...env.config,
+    ({ bed, psp, payer } = await startAdapterAgainstSandboxPsp(
+      'pix-adapter-refunds',
+      async (_psp, env, cleanup) => {
+        const postgres = new URL(env.config.DATABASE_URL);
+        database = await startTcpProxy({ host: postgres.hostname, port: Number(postgres.port) });
+        cleanup.afterStop(() => database.close());
+        return {
           DATABASE_URL: database.urlFor(env.config.DATABASE_URL),
-          PSP_BASE_URL: psp.url,
-          CALLBACK_PORT: '0',
           DEVOLUCAO_OVERDUE_SECONDS: '1',
           CALLBACK_POLL_INTERVAL_MS: '200',
           // One event at a time, in order: an event published after another shows the first one handled.
           BROKER_PREFETCH: '1',
-        }),
-      );
-    });
-    payer = sandboxPayer(psp.url);
+        };
+      },
+    ));
   });
 
-  afterAll(async () => {
-    await payer.close();
-    await bed.close();
-  });
+  afterAll(() => bed.close());
 
   afterEach(() => psp.faults.clear());
 
-  const parkingQueue = () => `${bed.env.config.AMQP_PREFIX}pix-adapter.events.parking`;
-
   async function paidPayment(amount = 2500): Promise<PaidPayment> {
-    const paymentId = newPublicId('pay');
-    const reply = await bed.client.request(
-      openPixCharge,
-      {
-        payment_id: paymentId,
-        business_name: 'Livraria Sebo',
-        amount_centavos: amount,
-        expires_in_seconds: 3600,
-      },
-      { timeoutMs: 8000 },
+    const { txid, payment_id: paymentId } = await openCharge(
+      bed,
+      anOpenPixCharge({ amount_centavos: amount }),
     );
-    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
-    const { txid } = reply.result;
     await payer.sandboxPay(txid, null);
-    const paid = await waitFor(
-      async () =>
-        (
-          await bed.service.dataSource.query(
-            `SELECT paid_end_to_end_id FROM charges WHERE txid = $1 AND status = 'paid'`,
-            [txid],
-          )
-        )[0],
-      { what: 'the charge paid' },
-    );
-    return { paymentId, txid, endToEndId: paid.paid_end_to_end_id };
+    const paid = await chargeBecomes(bed, txid, 'paid');
+    return { paymentId, txid, endToEndId: paid.paid_end_to_end_id! };
   }
 
-  const refundOf = (payment: PaidPayment, amount: number, reason: string | null = null): RefundRequested => ({
-    refund_id: newPublicId('ref'),
-    payment_id: payment.paymentId,
-    amount_centavos: amount,
-    payment_amount_centavos: 2500,
-    reason,
-  });
+  const refundOf = (payment: PaidPayment, amount: number, reason: string | null = null): RefundRequested =>
+    aRefundRequest(
+      { payment_id: payment.paymentId, amount_centavos: 2500 },
+      { amount_centavos: amount, reason },
+    );
+
+  /** The pix.refund.settled.v1 a request ends with: its refund and payment, and how it went. */
+  const settlementOf = (
+    request: RefundRequested,
+    outcome: Pick<RefundSettled, 'outcome' | 'external_id' | 'failure_reason'>,
+  ): RefundSettled => ({ refund_id: request.refund_id, payment_id: request.payment_id, ...outcome });
+
+  /** What the PSP names a devolução by: the id the adapter chose for it, kept as the refund's external id. */
+  const devolucaoId = expect.stringMatching(/^[a-zA-Z0-9]{35}$/);
 
   const settledEvents = async (refundId: string): Promise<RefundSettled[]> =>
     (
@@ -141,13 +123,9 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
     await bed.client.publish(pixRefundRequested, request);
 
     const event = await settled(request.refund_id);
-    expect(event).toEqual({
-      refund_id: request.refund_id,
-      payment_id: payment.paymentId,
-      outcome: 'succeeded',
-      external_id: expect.stringMatching(/^[a-zA-Z0-9]{35}$/),
-      failure_reason: null,
-    });
+    expect(event).toEqual(
+      settlementOf(request, { outcome: 'succeeded', external_id: devolucaoId, failure_reason: null }),
+    );
     expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({
       id: event.external_id,
       valor: '25.00',
@@ -186,13 +164,13 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
     await bed.client.publish(pixRefundRequested, request);
 
     const event = await settled(request.refund_id);
-    expect(event).toEqual({
-      refund_id: request.refund_id,
-      payment_id: payment.paymentId,
-      outcome: 'failed',
-      external_id: expect.stringMatching(/^[a-zA-Z0-9]{35}$/),
-      failure_reason: expect.stringContaining('simulate:fail'),
-    });
+    expect(event).toEqual(
+      settlementOf(request, {
+        outcome: 'failed',
+        external_id: devolucaoId,
+        failure_reason: expect.stringContaining('simulate:fail'),
+      }),
+    );
     expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({
       status: 'NAO_REALIZADO',
     });
@@ -216,16 +194,16 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
 
     const third = refundOf(payment, 100);
     await bed.client.publish(pixRefundRequested, third);
-    expect(await settled(third.refund_id)).toEqual({
-      refund_id: third.refund_id,
-      payment_id: payment.paymentId,
-      outcome: 'failed',
-      external_id: null,
-      failure_reason: expect.stringMatching(
-        /^O PSP recusou a devolução: .*excederia o valor do Pix original/,
-      ),
-    });
-    expect(await takeParkedMessages(parkingQueue())).toEqual([]);
+    expect(await settled(third.refund_id)).toEqual(
+      settlementOf(third, {
+        outcome: 'failed',
+        external_id: null,
+        failure_reason: expect.stringMatching(
+          /^O PSP recusou a devolução: .*excederia o valor do Pix original/,
+        ),
+      }),
+    );
+    expect(await takeParkedMessages(eventsParkingQueue(bed))).toEqual([]);
   });
 
   test('when the devolução callback is lost, the poll reads the devolução and settles the refund', async () => {
@@ -275,13 +253,13 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
   test('a refund of a payment with no PIX received fails at once, without asking the PSP', async () => {
     const request = refundOf({ paymentId: newPublicId('pay'), txid: '', endToEndId: '' }, 500);
     await bed.client.publish(pixRefundRequested, request);
-    expect(await settled(request.refund_id)).toEqual({
-      refund_id: request.refund_id,
-      payment_id: request.payment_id,
-      outcome: 'failed',
-      external_id: null,
-      failure_reason: 'Nenhum PIX recebido foi encontrado para este pagamento.',
-    });
+    expect(await settled(request.refund_id)).toEqual(
+      settlementOf(request, {
+        outcome: 'failed',
+        external_id: null,
+        failure_reason: 'Nenhum PIX recebido foi encontrado para este pagamento.',
+      }),
+    );
   });
 
   test('a poison refund request is parked at once, never retried, and the requests behind it are carried out', async () => {
@@ -292,7 +270,7 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
       { ...envelope, payload: { ...request, amount_centavos: 'muito' } } as never,
       {},
     );
-    const parked = await waitForParkedMessages(parkingQueue(), 'the parked refund request');
+    const parked = await waitForParkedMessages(eventsParkingQueue(bed), 'the parked refund request');
     expect(parked).toEqual([
       expect.objectContaining({
         messageId: envelope.id,
@@ -339,7 +317,7 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
     expect(event.outcome).toBe('succeeded');
     expect(await settledEvents(request.refund_id)).toHaveLength(1);
     expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({ valor: '9.00' });
-    expect(await takeParkedMessages(parkingQueue())).toEqual([]);
+    expect(await takeParkedMessages(eventsParkingQueue(bed))).toEqual([]);
   });
 
   /** Handler failures the broker counted as transient on the adapter's events queue. */

@@ -6,7 +6,7 @@
  */
 import { Keypair } from '@solana/web3.js';
 import { measure, testLogger } from '@gateway/testkit';
-import { QuoteDesk } from '../src/application/quote-price';
+import { QuoteDesk } from '../src/clients/quote-desk';
 import { FixedRateProvider } from '../src/domain/quote';
 import { buildTransferRequestUrl } from '../src/domain/solana-pay';
 import { RequestIssuer } from '../src/application/issue-transfer-request';

@@ -1,25 +1,23 @@
 import { Keypair } from '@solana/web3.js';
 import {
   ConfigError,
-  SANDBOX_PAYER_SECRET_KEY,
   DEFAULT_PAYMENT_WINDOW_SECONDS,
   Joi,
-  metricsEnv,
-  serviceEnv,
-  type MetricsEnv,
-  type ServiceEnv,
+  SANDBOX_PAYER_SECRET_KEY,
   loadConfig,
-  variableNames,
   sandboxDefault,
   sandboxOnly,
   secret,
+  serviceSchema,
   solanaPublicKey,
   solanaSecretKey,
+  variableNames,
+  type ServiceConfig,
 } from '@gateway/config';
 import { tokenDecimals, tokens, type Token } from '@gateway/contracts';
 import { decodeBase58 } from './domain/base58';
 
-export interface SolanaWatcherConfig extends ServiceEnv, MetricsEnv {
+export interface SolanaWatcherConfig extends ServiceConfig {
   SOLANA_RPC_URL: string;
   /**
    * RPC requests per second the watcher allows itself (every method together); it slows below this when the
@@ -79,9 +77,7 @@ const fixedRates = Joi.custom((value: unknown, helpers) => {
   return rates;
 }, 'token=rate list');
 
-const schema = Joi.object<SolanaWatcherConfig>({
-  ...serviceEnv,
-  ...metricsEnv,
+const schema = serviceSchema<SolanaWatcherConfig>({
   SOLANA_RPC_URL: sandboxDefault(Joi.string().uri({ scheme: ['http', 'https'] }), 'http://127.0.0.1:8899'),
   SOLANA_RPC_REQUESTS_PER_SECOND: Joi.number()
     .positive()

@@ -15,7 +15,7 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
 import { PaymentDetector } from './application/detect-payments';
 import { RequestIssuer } from './application/issue-transfer-request';
-import { QuoteDesk } from './application/quote-price';
+import { QuoteDesk } from './clients/quote-desk';
 import { RefundDesk } from './application/send-refund';
 import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-sources';
 import { RefundChain } from './clients/refund-chain';

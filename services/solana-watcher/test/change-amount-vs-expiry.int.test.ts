@@ -1,11 +1,4 @@
-import {
-  changeCryptoRequestAmount,
-  cryptoRequestClosed,
-  cryptoRequestSettled,
-  type CryptoRequestClosed,
-  type Reply,
-  type RevisedCryptoRequest,
-} from '@gateway/contracts';
+import { cryptoRequestClosed, type Reply, type RevisedCryptoRequest } from '@gateway/contracts';
 import { letTimePass, waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 
@@ -30,23 +23,23 @@ describe('an amount change racing the end of the window or a transfer', () => {
 
   test('either the change wins inside the window and carries what was received, or it is refused and the request closes underpaid (many tries)', async () => {
     const outcomes = { changed: 0, refused: 0 };
-    for (let attempt = 0; attempt < 16; attempt += 1) {
+    const attempts = 16;
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
       const original = await harness.open({ amount_centavos: 10_000 });
       const half = BigInt(original.amount_base_units) / 2n;
       await harness.pay(original.reference, half);
       await harness.waitForTransfers(original.reference, 1);
-      // The window ends within ~200 ms; the change is sent somewhere around that moment.
-      const windowEnd = new Date(Date.now() + 100 + Math.floor(Math.random() * 100));
+      // The change is sent from 900 ms before the window's end to 300 ms after it, in even steps: the first
+      // tries land inside the window even on a loaded machine, the last ones surely after it, and those near
+      // the end race it.
+      const windowEnd = new Date(Date.now() + 1_000);
+      const sendOffset = -900 + Math.round((attempt * 1_200) / (attempts - 1));
       await harness.service.dataSource.query(
         'UPDATE payment_requests SET expires_at = $2 WHERE reference = $1',
         [original.reference, windowEnd],
       );
-      await letTimePass(Math.max(0, windowEnd.getTime() - Date.now() - 80 + Math.floor(Math.random() * 200)));
-      const reply: Reply<RevisedCryptoRequest> = await harness.client.request(
-        changeCryptoRequestAmount,
-        { payment_id: original.payment_id, business_name: 'Padaria Pão Quente', amount_centavos: 12_000 },
-        { timeoutMs: 5000 },
-      );
+      await letTimePass(Math.max(0, windowEnd.getTime() + sendOffset - Date.now()));
+      const reply: Reply<RevisedCryptoRequest> = await harness.changeAmount(original.payment_id, 12_000);
 
       if (reply.ok) {
         outcomes.changed += 1;
@@ -67,10 +60,7 @@ describe('an amount change racing the end of the window or a transfer', () => {
       } else {
         outcomes.refused += 1;
         expect(reply.error.code).toBe('INVALID_STATUS');
-        const closed = await harness.waitForEvent<CryptoRequestClosed>(
-          original.payment_id,
-          cryptoRequestClosed.name,
-        );
+        const closed = await harness.closed(original.payment_id);
         expect(closed.payload).toMatchObject({
           reference: original.reference,
           reason: 'underpaid',
@@ -81,7 +71,7 @@ describe('an amount change racing the end of the window or a transfer', () => {
         ]);
       }
     }
-    // The timings straddle the window's end, so both orders happen.
+    // The send times straddle the window's end, so both orders happen.
     expect(outcomes.changed).toBeGreaterThan(0);
     expect(outcomes.refused).toBeGreaterThan(0);
   });
@@ -95,11 +85,7 @@ describe('an amount change racing the end of the window or a transfer', () => {
       const signature = await harness.pay(original.reference, sent);
       // The detector polls every 100 ms: sometimes it finds the transfer first, mostly the change comes first.
       await letTimePass(Math.floor(Math.random() * 120));
-      const reply: Reply<RevisedCryptoRequest> = await harness.client.request(
-        changeCryptoRequestAmount,
-        { payment_id: original.payment_id, business_name: 'Padaria Pão Quente', amount_centavos: 6_000 },
-        { timeoutMs: 5000 },
-      );
+      const reply: Reply<RevisedCryptoRequest> = await harness.changeAmount(original.payment_id, 6_000);
 
       expect(await harness.transfers(original.reference)).toEqual([
         expect.objectContaining({ signature, amount: sent.toString(), applied_to: 'payment' }),
@@ -109,7 +95,7 @@ describe('an amount change racing the end of the window or a transfer', () => {
         expect(await requestsOf(original.payment_id)).toEqual([
           expect.objectContaining({ reference: original.reference, status: 'settled' }),
         ]);
-        const settled = await harness.waitForEvent(original.payment_id, cryptoRequestSettled.name);
+        const settled = await harness.settled(original.payment_id);
         expect(settled.payload).toMatchObject({ reference: original.reference, signature });
       } else {
         if (!reply.ok) throw new Error(`change refused: ${reply.error.code} ${reply.error.message}`);

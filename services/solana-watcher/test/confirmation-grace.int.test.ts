@@ -1,4 +1,4 @@
-import { cryptoRequestClosed, cryptoRequestSettled, type CryptoRequestClosed } from '@gateway/contracts';
+import { cryptoRequestSettled } from '@gateway/contracts';
 import { WatcherHarness } from './support/watcher';
 
 /** Mainnet confirms in about 1 s; a lagging RPC node lists later still. */
@@ -37,7 +37,7 @@ describe('a transfer landing in the window but confirmed after it', () => {
   test('pays the request when the confirmation grace outlasts the lag', async () => {
     const watcher = await start(CONFIRMED_LAG_MS * 3);
     const { request, signature } = await paidJustBeforeWindowEnd(watcher);
-    const settled = await watcher.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    const settled = await watcher.settled(request.payment_id);
     expect(settled.payload).toMatchObject({ signature, received_base_units: request.amount_base_units });
     expect(await watcher.transfers(request.reference)).toEqual([
       expect.objectContaining({ signature, applied_to: 'payment' }),
@@ -50,10 +50,7 @@ describe('a transfer landing in the window but confirmed after it', () => {
   test('without a grace, the request expires before the transfer is listed and the money is late funds', async () => {
     const watcher = await start(0);
     const { request, signature } = await paidJustBeforeWindowEnd(watcher);
-    const closed = await watcher.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-    );
+    const closed = await watcher.closed(request.payment_id);
     expect(closed.payload).toMatchObject({ reason: 'expired', received_base_units: '0' });
     expect(await watcher.waitForTransfers(request.reference, 1)).toEqual([
       expect.objectContaining({ signature, applied_to: 'late' }),

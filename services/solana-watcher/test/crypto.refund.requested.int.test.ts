@@ -4,14 +4,13 @@ import {
   FAILING_REFUND_REASON,
   cryptoRefundRequested,
   cryptoRefundSettled,
-  cryptoRequestSettled,
   newPublicId,
   type Envelope,
   type RefundRequested,
   type RefundSettled,
 } from '@gateway/contracts';
 import { createEnvelope, type MessageContext } from '@gateway/messaging';
-import { waitFor } from '@gateway/testkit';
+import { aRefundRequest, waitFor } from '@gateway/testkit';
 import { payTransferRequest } from './support/localnet';
 import { WatcherHarness } from './support/watcher';
 
@@ -42,14 +41,13 @@ function refundsBench() {
     settled.filter((event) => event.payload.refund_id === refundId).map((event) => event.payload);
 
   const request = (paymentId: string, amountCentavos: number, extra: Partial<RefundRequested> = {}) =>
-    createEnvelope(cryptoRefundRequested, {
-      refund_id: newPublicId('ref'),
-      payment_id: paymentId,
-      amount_centavos: amountCentavos,
-      payment_amount_centavos: 10_000,
-      reason: null,
-      ...extra,
-    });
+    createEnvelope(
+      cryptoRefundRequested,
+      aRefundRequest(
+        { payment_id: paymentId, amount_centavos: 10_000 },
+        { amount_centavos: amountCentavos, ...extra },
+      ),
+    );
 
   /** The refund's settled event, once the stand-in payment service has it. */
   const settlement = (refundId: string, timeoutMs = 20_000): Promise<RefundSettled> =>
@@ -183,7 +181,7 @@ describe('crypto.refund.requested.v1: refunds carried out on the local chain', (
       mint: usdc,
       reference: new PublicKey(request.reference),
     });
-    await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    await harness.settled(request.payment_id);
     // The buyer's emptied token account is closed (its rent back to the buyer), as wallets do.
     const connection = new Connection(harness.localnet.url, 'confirmed');
     const ata = getAssociatedTokenAddressSync(usdc, buyer.publicKey);

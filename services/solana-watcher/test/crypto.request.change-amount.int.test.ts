@@ -3,7 +3,6 @@ import {
   cryptoRequestClosed,
   cryptoRequestSettled,
   newPublicId,
-  type ChangeCryptoRequestAmount,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { untilAnsweredOk } from '@gateway/testkit';
@@ -12,12 +11,6 @@ import { WatcherHarness } from './support/watcher';
 
 describe('crypto.request.change-amount.v1', () => {
   const harness = WatcherHarness.forTheseTests();
-
-  const change = (paymentId: string, amountCentavos: number): ChangeCryptoRequestAmount => ({
-    payment_id: paymentId,
-    business_name: 'Padaria Pão Quente',
-    amount_centavos: amountCentavos,
-  });
 
   const openRequests = async (paymentId: string): Promise<string[]> => {
     const rows: Array<{ reference: string }> = await harness.service.dataSource.query(
@@ -29,13 +22,7 @@ describe('crypto.request.change-amount.v1', () => {
 
   test('a new amount gets a new reference, link, QR code and window; the old request is superseded', async () => {
     const original = await harness.open({ amount_centavos: 10_000, token: 'usdc' });
-    const reply = await harness.client.request(
-      changeCryptoRequestAmount,
-      change(original.payment_id, 5_000),
-      {
-        timeoutMs: 5000,
-      },
-    );
+    const reply = await harness.changeAmount(original.payment_id, 5_000);
     if (!reply.ok) throw new Error(reply.error.message);
     const changed = reply.result;
     expect(changed.reference).not.toBe(original.reference);
@@ -53,13 +40,7 @@ describe('crypto.request.change-amount.v1', () => {
 
   test('a transfer still arriving on the superseded reference is recorded as such and pays nothing', async () => {
     const original = await harness.open();
-    const reply = await harness.client.request(
-      changeCryptoRequestAmount,
-      change(original.payment_id, 20_000),
-      {
-        timeoutMs: 5000,
-      },
-    );
+    const reply = await harness.changeAmount(original.payment_id, 20_000);
     if (!reply.ok) throw new Error(reply.error.message);
     const signature = await harness.pay(original.reference, BigInt(original.amount_base_units));
     const [transfer] = await harness.waitForTransfers(original.reference, 1);
@@ -76,10 +57,8 @@ describe('crypto.request.change-amount.v1', () => {
   test('changing the amount of a settled payment is refused with INVALID_STATUS', async () => {
     const request = await harness.open();
     await harness.pay(request.reference, BigInt(request.amount_base_units));
-    await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
-    const reply = await harness.client.request(changeCryptoRequestAmount, change(request.payment_id, 500), {
-      timeoutMs: 5000,
-    });
+    await harness.settled(request.payment_id);
+    const reply = await harness.changeAmount(request.payment_id, 500);
     expect(reply).toEqual({
       ok: false,
       error: { code: 'INVALID_STATUS', message: expect.stringContaining('settled') },
@@ -87,24 +66,15 @@ describe('crypto.request.change-amount.v1', () => {
   });
 
   test('changing the amount of an unknown payment is refused with NOT_FOUND', async () => {
-    const reply = await harness.client.request(changeCryptoRequestAmount, change(newPublicId('pay'), 500), {
-      timeoutMs: 5000,
-    });
+    const reply = await harness.changeAmount(newPublicId('pay'), 500);
     expect(reply).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
   });
 
   test('when the same command is delivered twice, the amount changes once and both replies are the same', async () => {
     const original = await harness.open();
     const messageId = newPublicId('cmd');
-    const command = change(original.payment_id, 7_000);
-    const first = await harness.client.request(changeCryptoRequestAmount, command, {
-      timeoutMs: 5000,
-      messageId,
-    });
-    const second = await harness.client.request(changeCryptoRequestAmount, command, {
-      timeoutMs: 5000,
-      messageId,
-    });
+    const first = await harness.changeAmount(original.payment_id, 7_000, { messageId });
+    const second = await harness.changeAmount(original.payment_id, 7_000, { messageId });
     expect(first.ok).toBe(true);
     expect(second).toEqual(first);
     const rows: unknown[] = await harness.service.dataSource.query(
@@ -116,7 +86,11 @@ describe('crypto.request.change-amount.v1', () => {
 
   test('a poison message is parked and answered with INTERNAL_ERROR instead of being retried forever', async () => {
     const original = await harness.open();
-    const envelope = createEnvelope(changeCryptoRequestAmount, change(original.payment_id, 3_000));
+    const envelope = createEnvelope(changeCryptoRequestAmount, {
+      payment_id: original.payment_id,
+      business_name: 'Padaria Pão Quente',
+      amount_centavos: 3_000,
+    });
     const broken = { ...envelope, payload: { ...envelope.payload, amount_centavos: 12.5 } };
     await harness.client.publishEnvelope(broken as never, {});
     const parked = await harness.parkedCommands();
@@ -130,7 +104,7 @@ describe('crypto.request.change-amount.v1', () => {
     const original = await harness.open();
     harness.service.broker.dropConnectionForTesting();
     const reply = await untilAnsweredOk(() =>
-      harness.client.request(changeCryptoRequestAmount, change(original.payment_id, 4_000), {
+      harness.changeAmount(original.payment_id, 4_000, {
         timeoutMs: 1000,
         messageId: `retry-${original.payment_id}`,
       }),

@@ -27,7 +27,7 @@ describe('crypto.request.open.v1', () => {
   test('opens a Solana Pay request for the quoted token amount, with its QR code and a 30-minute window', async () => {
     const command = harness.openCommand({ amount_centavos: 12_345, token: 'eurc' });
     const before = Date.now();
-    const reply = await harness.client.request(openCryptoRequest, command, { timeoutMs: 5000 });
+    const reply = await harness.bed.request(openCryptoRequest, command);
     if (!reply.ok) throw new Error(reply.error.message);
     const result = reply.result;
     // R$ 123,45 at 0.16 EURC per BRL = 19.752 EURC
@@ -82,8 +82,8 @@ describe('crypto.request.open.v1', () => {
 
   test('opening again a payment that has an open request returns that same request', async () => {
     const command = harness.openCommand();
-    const first = await harness.client.request(openCryptoRequest, command, { timeoutMs: 5000 });
-    const again = await harness.client.request(openCryptoRequest, command, { timeoutMs: 5000 });
+    const first = await harness.bed.request(openCryptoRequest, command);
+    const again = await harness.bed.request(openCryptoRequest, command);
     expect(again.ok && first.ok && again.result.reference).toBe(first.ok && first.result.reference);
     expect(await countRequests(command.payment_id)).toBe(1);
   });
@@ -94,10 +94,9 @@ describe('crypto.request.open.v1', () => {
     await waitFor(async () => (await harness.request(request.reference)).status === 'settled', {
       what: 'the settlement',
     });
-    const reply = await harness.client.request(
+    const reply = await harness.bed.request(
       openCryptoRequest,
       harness.openCommand({ payment_id: request.payment_id }),
-      { timeoutMs: 5000 },
     );
     expect(reply).toEqual({
       ok: false,
@@ -108,8 +107,8 @@ describe('crypto.request.open.v1', () => {
   test('when the same command is delivered twice, one request is opened and both replies are the same', async () => {
     const command = harness.openCommand();
     const messageId = newPublicId('cmd');
-    const first = await harness.client.request(openCryptoRequest, command, { timeoutMs: 5000, messageId });
-    const second = await harness.client.request(openCryptoRequest, command, { timeoutMs: 5000, messageId });
+    const first = await harness.bed.request(openCryptoRequest, command, { messageId });
+    const second = await harness.bed.request(openCryptoRequest, command, { messageId });
     expect(first.ok).toBe(true);
     expect(second).toEqual(first);
     expect(await countRequests(command.payment_id)).toBe(1);
@@ -118,7 +117,7 @@ describe('crypto.request.open.v1', () => {
   test('a poison message is parked and answered with INTERNAL_ERROR instead of being retried forever', async () => {
     const envelope = createEnvelope(openCryptoRequest, harness.openCommand());
     const broken = { ...envelope, payload: { ...envelope.payload, token: 'btc' } };
-    const reply = harness.client.request(openCryptoRequest, harness.openCommand(), { timeoutMs: 5000 });
+    const reply = harness.bed.request(openCryptoRequest, harness.openCommand());
     await harness.client.publishEnvelope(broken as never, {});
     const parked = await harness.parkedCommands();
     expect(parked).toEqual([
@@ -132,7 +131,7 @@ describe('crypto.request.open.v1', () => {
     harness.service.broker.dropConnectionForTesting();
     const command = harness.openCommand();
     const reply = await untilAnsweredOk(() =>
-      harness.client.request(openCryptoRequest, command, {
+      harness.bed.request(openCryptoRequest, command, {
         timeoutMs: 1000,
         messageId: `retry-${command.payment_id}`,
       }),

@@ -1,35 +1,16 @@
-import {
-  cryptoRequestClosed,
-  cryptoRequestSettled,
-  newPublicId,
-  simulateCryptoOutcome,
-  type CryptoRequestClosed,
-  type CryptoRequestSettled,
-  type SimulateCryptoOutcome,
-} from '@gateway/contracts';
+import { newPublicId, simulateCryptoOutcome } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import { connectionsIdleInTransaction, untilAnsweredOk } from '@gateway/testkit';
-import { WatcherHarness } from './support/watcher';
+import { WatcherHarness, closureOf } from './support/watcher';
 
 describe('crypto.request.simulate.v1 (sandbox)', () => {
   const harness = WatcherHarness.forTheseTests();
 
-  const simulate = (
-    paymentId: string,
-    outcome: SimulateCryptoOutcome['outcome'],
-    amountCentavos: number | null = null,
-  ): SimulateCryptoOutcome => ({ payment_id: paymentId, outcome, amount_centavos: amountCentavos });
-
   test('paid: the test wallet sends the full amount on chain and the detector settles the request', async () => {
     const request = await harness.open();
-    const reply = await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'paid'), {
-      timeoutMs: 10_000,
-    });
+    const reply = await harness.simulate(request.payment_id, 'paid', null, { timeoutMs: 10_000 });
     expect(reply).toEqual({ ok: true, result: { accepted: true } });
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-    );
+    const settled = await harness.settled(request.payment_id);
     const [transfer] = await harness.transfers(request.reference);
     expect(transfer).toMatchObject({ applied_to: 'payment', amount: request.amount_base_units });
     expect(settled.payload).toMatchObject({
@@ -41,13 +22,7 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
 
   test('paid with an amount: the test wallet sends that part, converted with the locked quote', async () => {
     const request = await harness.open({ amount_centavos: 10_000, token: 'usdc' });
-    const reply = await harness.client.request(
-      simulateCryptoOutcome,
-      simulate(request.payment_id, 'paid', 2_500),
-      {
-        timeoutMs: 10_000,
-      },
-    );
+    const reply = await harness.simulate(request.payment_id, 'paid', 2_500, { timeoutMs: 10_000 });
     expect(reply.ok).toBe(true);
     // R$ 25,00 at the locked 0.18 USDC per BRL
     const [transfer] = await harness.waitForTransfers(request.reference, 1);
@@ -60,40 +35,17 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
 
   test('expired: the window is moved into the past and the expiry worker closes the request', async () => {
     const request = await harness.open();
-    const reply = await harness.client.request(
-      simulateCryptoOutcome,
-      simulate(request.payment_id, 'expired'),
-      {
-        timeoutMs: 5000,
-      },
-    );
+    const reply = await harness.simulate(request.payment_id, 'expired');
     expect(reply.ok).toBe(true);
-    const closed = await harness.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-    );
-    expect(closed.payload).toEqual({
-      payment_id: request.payment_id,
-      reference: request.reference,
-      reason: 'expired',
-      received_base_units: '0',
-    });
+    const closed = await harness.closed(request.payment_id);
+    expect(closed.payload).toEqual(closureOf(request, 'expired', '0'));
   });
 
   test('failed: nothing is sent and the request closes as failed', async () => {
     const request = await harness.open();
-    const reply = await harness.client.request(
-      simulateCryptoOutcome,
-      simulate(request.payment_id, 'failed'),
-      {
-        timeoutMs: 5000,
-      },
-    );
+    const reply = await harness.simulate(request.payment_id, 'failed');
     expect(reply.ok).toBe(true);
-    const closed = await harness.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-    );
+    const closed = await harness.closed(request.payment_id);
     expect(closed.payload).toMatchObject({ reason: 'failed', received_base_units: '0' });
     expect((await harness.request(request.reference)).status).toBe('failed');
     expect(await harness.transfers(request.reference)).toEqual([]);
@@ -101,12 +53,8 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
 
   test('simulating on a request that is no longer open is refused with INVALID_STATUS', async () => {
     const request = await harness.open();
-    await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'failed'), {
-      timeoutMs: 5000,
-    });
-    const reply = await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'paid'), {
-      timeoutMs: 5000,
-    });
+    await harness.simulate(request.payment_id, 'failed');
+    const reply = await harness.simulate(request.payment_id, 'paid');
     expect(reply).toEqual({
       ok: false,
       error: { code: 'INVALID_STATUS', message: expect.stringContaining('failed') },
@@ -116,9 +64,7 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
   test('paid for more than the test wallet holds is refused with INVALID_AMOUNT at once, and nothing is sent', async () => {
     // R$ 100 million: far more than the million test tokens of each stablecoin the wallet is seeded with.
     const request = await harness.open({ amount_centavos: 10_000_000_000, token: 'usdc' });
-    const reply = await harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'paid'), {
-      timeoutMs: 5000,
-    });
+    const reply = await harness.simulate(request.payment_id, 'paid');
     expect(reply).toEqual({
       ok: false,
       error: { code: 'INVALID_AMOUNT', message: 'A carteira de teste não tem saldo para pagar esse valor.' },
@@ -129,12 +75,8 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
   test('when the same paid simulation is delivered twice, the test wallet pays once', async () => {
     const request = await harness.open();
     const messageId = newPublicId('cmd');
-    const command = simulate(request.payment_id, 'paid', 1_000);
-    const first = await harness.client.request(simulateCryptoOutcome, command, {
-      timeoutMs: 10_000,
-      messageId,
-    });
-    const second = await harness.client.request(simulateCryptoOutcome, command, {
+    const first = await harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 10_000, messageId });
+    const second = await harness.simulate(request.payment_id, 'paid', 1_000, {
       timeoutMs: 10_000,
       messageId,
     });
@@ -151,8 +93,8 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     harness.proxy.delayMs = 300;
     try {
       let answered = false;
-      const reply = harness.client
-        .request(simulateCryptoOutcome, simulate(request.payment_id, 'paid', 1_000), { timeoutMs: 20_000 })
+      const reply = harness
+        .simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 20_000 })
         .finally(() => (answered = true));
       // Sampled until the answer: a transaction waiting out the chain shows up; short ones do not.
       const idle: number[] = [];
@@ -171,7 +113,11 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
 
   test('a poison message is parked and answered with INTERNAL_ERROR instead of being retried forever', async () => {
     const request = await harness.open();
-    const envelope = createEnvelope(simulateCryptoOutcome, simulate(request.payment_id, 'failed'));
+    const envelope = createEnvelope(simulateCryptoOutcome, {
+      payment_id: request.payment_id,
+      outcome: 'failed',
+      amount_centavos: null,
+    });
     const broken = { ...envelope, payload: { ...envelope.payload, outcome: 'refunded' } };
     await harness.client.publishEnvelope(broken as never, {});
     const parked = await harness.parkedCommands();
@@ -185,16 +131,13 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     const request = await harness.open();
     harness.service.broker.dropConnectionForTesting();
     const reply = await untilAnsweredOk(() =>
-      harness.client.request(simulateCryptoOutcome, simulate(request.payment_id, 'failed'), {
+      harness.simulate(request.payment_id, 'failed', null, {
         timeoutMs: 1000,
         messageId: `retry-${request.payment_id}`,
       }),
     );
     expect(reply.ok).toBe(true);
-    const closed = await harness.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-    );
+    const closed = await harness.closed(request.payment_id);
     expect(closed.payload.reason).toBe('failed');
   });
 });
@@ -204,18 +147,10 @@ describe('crypto.request.simulate.v1 with a confirmation grace configured', () =
 
   test('expired: the window is moved past the grace too, so the next pass closes the request', async () => {
     const request = await harness.open();
-    const reply = await harness.client.request(
-      simulateCryptoOutcome,
-      { payment_id: request.payment_id, outcome: 'expired', amount_centavos: null },
-      { timeoutMs: 5000 },
-    );
+    const reply = await harness.simulate(request.payment_id, 'expired');
     expect(reply.ok).toBe(true);
     // Well within the 30 s grace: the simulation does not wait it out.
-    const closed = await harness.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-      5_000,
-    );
+    const closed = await harness.closed(request.payment_id, 5_000);
     expect(closed.payload).toMatchObject({ reason: 'expired', received_base_units: '0' });
   });
 });

@@ -1,23 +1,11 @@
-import {
-  cryptoRequestClosed,
-  cryptoRequestSettled,
-  getCryptoRequestStatus,
-  newPublicId,
-  simulateCryptoOutcome,
-  type CryptoRequestClosed,
-  type CryptoRequestSettled,
-} from '@gateway/contracts';
+import { getCryptoRequestStatus, newPublicId } from '@gateway/contracts';
 import { WatcherHarness } from './support/watcher';
 
 describe('crypto.request.status.v1: what a request received, for the payment service to reconcile', () => {
   const harness = WatcherHarness.forTheseTests();
 
   const status = async (paymentId: string) => {
-    const reply = await harness.client.request(
-      getCryptoRequestStatus,
-      { payment_id: paymentId },
-      { timeoutMs: 5000 },
-    );
+    const reply = await harness.bed.request(getCryptoRequestStatus, { payment_id: paymentId });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     return reply.result;
   };
@@ -32,10 +20,7 @@ describe('crypto.request.status.v1: what a request received, for the payment ser
       closure: null,
     });
     await harness.pay(request.reference, BigInt(request.amount_base_units) + 7n);
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-    );
+    const settled = await harness.settled(request.payment_id);
     expect(await status(request.payment_id)).toEqual({
       reference: request.reference,
       status: 'settled',
@@ -54,16 +39,9 @@ describe('crypto.request.status.v1: what a request received, for the payment ser
     const partial = BigInt(request.amount_base_units) / 2n;
     await harness.pay(request.reference, partial);
     await harness.waitForTransfers(request.reference, 1);
-    const expired = await harness.client.request(
-      simulateCryptoOutcome,
-      { payment_id: request.payment_id, outcome: 'expired', amount_centavos: null },
-      { timeoutMs: 5000 },
-    );
+    const expired = await harness.simulate(request.payment_id, 'expired');
     expect(expired.ok).toBe(true);
-    const closed = await harness.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-    );
+    const closed = await harness.closed(request.payment_id);
     expect(await status(request.payment_id)).toEqual({
       reference: request.reference,
       status: 'underpaid',
@@ -75,11 +53,7 @@ describe('crypto.request.status.v1: what a request received, for the payment ser
   });
 
   test('a payment the watcher never opened is NOT_FOUND', async () => {
-    const reply = await harness.client.request(
-      getCryptoRequestStatus,
-      { payment_id: newPublicId('pay') },
-      { timeoutMs: 5000 },
-    );
+    const reply = await harness.bed.request(getCryptoRequestStatus, { payment_id: newPublicId('pay') });
     expect(reply).toEqual({
       ok: false,
       error: { code: 'NOT_FOUND', message: 'Pagamento em cripto não encontrado.' },

@@ -1,24 +1,11 @@
-import type { DataSource } from 'typeorm';
-import { openServiceDatabase } from '@gateway/persistence';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { migratedSchemaForTheseTests } from '@gateway/testkit';
 import { solanaWatcherDatabase } from '../src/persistence';
 
 describe('a crypto payment request in a final status never changes', () => {
-  let database: TestDatabase;
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = await openServiceDatabase({ url: database.url, ...solanaWatcherDatabase });
-  });
-
-  afterAll(async () => {
-    await dataSource.destroy();
-    await database.drop();
-  });
+  const schema = migratedSchemaForTheseTests(solanaWatcherDatabase);
 
   async function openRequest(reference: string): Promise<void> {
-    await dataSource.query(
+    await schema.dataSource.query(
       `INSERT INTO payment_requests (reference, payment_id, token, mint, amount_base_units, decimals, quote_rate,
                                      quote_source, quote_at, payment_link, expires_at, status, correlation_id)
        VALUES ($1, $2, 'usdc', 'mint', 1000000, 6, '5.0', 'test', now(), 'solana:x', now() + interval '1 hour',
@@ -27,7 +14,7 @@ describe('a crypto payment request in a final status never changes', () => {
     );
   }
   const update = (reference: string, set: string) =>
-    dataSource.query(`UPDATE payment_requests SET ${set} WHERE reference = $1`, [reference]);
+    schema.dataSource.query(`UPDATE payment_requests SET ${set} WHERE reference = $1`, [reference]);
 
   test.each(['settled', 'expired', 'underpaid', 'failed', 'superseded'])(
     'a request that became %s keeps its status, amount, quote, window and what it received',
@@ -54,7 +41,7 @@ describe('a crypto payment request in a final status never changes', () => {
           driverError: expect.objectContaining({ code: '23514' }),
         });
       }
-      const [row] = await dataSource.query(
+      const [row] = await schema.dataSource.query(
         'SELECT status, received_base_units::text AS received FROM payment_requests WHERE reference = $1',
         [reference],
       );
@@ -66,7 +53,7 @@ describe('a crypto payment request in a final status never changes', () => {
     const reference = `refadded${Date.now()}`;
     await openRequest(reference);
     await update(reference, `status = 'settled'`);
-    await dataSource.query(
+    await schema.dataSource.query(
       'ALTER TABLE payment_requests ADD COLUMN IF NOT EXISTS added_after_the_guard text',
     );
     await expect(update(reference, `added_after_the_guard = 'x'`)).rejects.toMatchObject({
@@ -80,9 +67,9 @@ describe('a crypto payment request in a final status never changes', () => {
     await openRequest(openReference);
     await update(finalReference, `status = 'expired'`);
     await expect(
-      dataSource.query('DELETE FROM payment_requests WHERE reference = $1', [finalReference]),
+      schema.dataSource.query('DELETE FROM payment_requests WHERE reference = $1', [finalReference]),
     ).rejects.toMatchObject({ driverError: expect.objectContaining({ code: '23514' }) });
-    const [, deleted] = await dataSource.query('DELETE FROM payment_requests WHERE reference = $1', [
+    const [, deleted] = await schema.dataSource.query('DELETE FROM payment_requests WHERE reference = $1', [
       openReference,
     ]);
     expect(deleted).toBe(1);

@@ -1,31 +1,13 @@
-import {
-  cryptoRequestClosed,
-  cryptoRequestSettled,
-  simulateCryptoOutcome,
-  type CryptoRequestClosed,
-  type CryptoRequestSettled,
-} from '@gateway/contracts';
-import { WatcherHarness } from './support/watcher';
+import { cryptoRequestClosed, cryptoRequestSettled } from '@gateway/contracts';
+import { WatcherHarness, closureOf } from './support/watcher';
 
 describe('payment detection on the local chain', () => {
   const harness = WatcherHarness.forTheseTests();
 
-  const expire = async (paymentId: string) => {
-    const reply = await harness.client.request(
-      simulateCryptoOutcome,
-      { payment_id: paymentId, outcome: 'expired', amount_centavos: null },
-      { timeoutMs: 5000 },
-    );
-    expect(reply.ok).toBe(true);
-  };
-
   test('a transfer of the full amount settles the request with its signature and no excess', async () => {
     const request = await harness.open();
     const signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-    );
+    const settled = await harness.settled(request.payment_id);
     expect(settled.payload).toEqual({
       payment_id: request.payment_id,
       reference: request.reference,
@@ -51,10 +33,7 @@ describe('payment detection on the local chain', () => {
       received_base_units: first.toString(),
     });
     const second = await harness.pay(request.reference, amount - first);
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-    );
+    const settled = await harness.settled(request.payment_id);
     expect(settled.payload).toMatchObject({
       signature: second,
       received_base_units: amount.toString(),
@@ -66,10 +45,7 @@ describe('payment detection on the local chain', () => {
     const request = await harness.open();
     const amount = BigInt(request.amount_base_units);
     await harness.pay(request.reference, amount + 2_500_000n);
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-    );
+    const settled = await harness.settled(request.payment_id);
     expect(settled.payload).toMatchObject({
       received_base_units: (amount + 2_500_000n).toString(),
       excess_base_units: '2500000',
@@ -80,27 +56,16 @@ describe('payment detection on the local chain', () => {
     const request = await harness.open();
     await harness.pay(request.reference, 1_000_000n);
     await harness.waitForTransfers(request.reference, 1);
-    await expire(request.payment_id);
-    const closed = await harness.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-    );
-    expect(closed.payload).toEqual({
-      payment_id: request.payment_id,
-      reference: request.reference,
-      reason: 'underpaid',
-      received_base_units: '1000000',
-    });
+    expect((await harness.simulate(request.payment_id, 'expired')).ok).toBe(true);
+    const closed = await harness.closed(request.payment_id);
+    expect(closed.payload).toEqual(closureOf(request, 'underpaid', '1000000'));
     expect((await harness.request(request.reference)).status).toBe('underpaid');
   });
 
   test('a transfer arriving after the request expired is recorded as late and settles nothing', async () => {
     const request = await harness.open();
-    await expire(request.payment_id);
-    const closed = await harness.waitForEvent<CryptoRequestClosed>(
-      request.payment_id,
-      cryptoRequestClosed.name,
-    );
+    expect((await harness.simulate(request.payment_id, 'expired')).ok).toBe(true);
+    const closed = await harness.closed(request.payment_id);
     expect(closed.payload.reason).toBe('expired');
     const signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
     const [transfer] = await harness.waitForTransfers(request.reference, 1);
@@ -129,10 +94,7 @@ describe('payment detection on the local chain', () => {
       received_base_units: '0',
     });
     const right = await harness.pay(request.reference, amount);
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-    );
+    const settled = await harness.settled(request.payment_id);
     expect(settled.payload).toMatchObject({ signature: right, received_base_units: amount.toString() });
   });
 
@@ -155,10 +117,7 @@ describe('payment detection on the local chain', () => {
     await harness.restart(async () => {
       signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
     });
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-    );
+    const settled = await harness.settled(request.payment_id);
     expect(settled.payload.signature).toBe(signature);
     await harness.nextFullScan();
     expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(1);
@@ -169,11 +128,7 @@ describe('payment detection on the local chain', () => {
     harness.proxy.failNext(3, 429, 0);
     harness.proxy.failNext(3, 500);
     const signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
-    const settled = await harness.waitForEvent<CryptoRequestSettled>(
-      request.payment_id,
-      cryptoRequestSettled.name,
-      20_000,
-    );
+    const settled = await harness.settled(request.payment_id, 20_000);
     expect(settled.payload.signature).toBe(signature);
     expect(harness.proxy.failuresServed()).toBe(6);
   });

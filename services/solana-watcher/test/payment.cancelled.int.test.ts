@@ -1,31 +1,19 @@
-import { createEnvelope, type MessageContext } from '@gateway/messaging';
+import { createEnvelope } from '@gateway/messaging';
 import {
   cryptoRequestClosed,
   cryptoRequestSettled,
   cryptoTransferUnapplied,
   paymentCancelled,
-  type CryptoTransferUnapplied,
   type Envelope,
   type PaymentEventPayload,
 } from '@gateway/contracts';
 import { aPaymentEvent, takeParkedMessages, waitFor } from '@gateway/testkit';
+import { UnappliedTransfers, aWholeAmountUnapplied } from './support/unapplied-transfers';
 import { WatcherHarness } from './support/watcher';
 
 describe('payment.cancelled.v1: a cancelled crypto payment closes its request', () => {
   const harness = WatcherHarness.forTheseTests();
-  const unapplied: Array<Envelope<CryptoTransferUnapplied>> = [];
-
-  beforeAll(async () => {
-    // A queue under a service name the watcher does not use, standing in for the payment service.
-    await harness.client.consumeEvents('payment', [cryptoTransferUnapplied.name], {
-      [cryptoTransferUnapplied.name]: async (_payload: unknown, context: MessageContext) => {
-        unapplied.push(context.envelope as Envelope<CryptoTransferUnapplied>);
-      },
-    });
-  });
-
-  const unappliedFor = (paymentId: string) =>
-    unapplied.filter((event) => event.payload.payment_id === paymentId).map((event) => event.payload);
+  const unapplied = UnappliedTransfers.forTheseTests(harness);
 
   /** payment.cancelled.v1 as the payment service emits it, for a payment of `method`. */
   function cancellation(paymentId: string, method: 'crypto' | 'pix' = 'crypto') {
@@ -44,36 +32,20 @@ describe('payment.cancelled.v1: a cancelled crypto payment closes its request', 
     return envelope;
   }
 
-  const outboxed = async (name: string, paymentId: string): Promise<number> => {
-    const rows: unknown[] = await harness.service.dataSource.query(
-      `SELECT 1 FROM outbox WHERE name = $1 AND envelope->'payload'->>'payment_id' = $2`,
-      [name, paymentId],
-    );
-    return rows.length;
-  };
-
   test('the open request closes as cancelled; a full transfer afterwards never settles it and is reported as received funds', async () => {
     const request = await harness.open();
     await cancel(request.payment_id);
     expect((await harness.request(request.reference)).status).toBe('cancelled');
 
     const signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
-    const [reported] = await waitFor(
-      () => {
-        const found = unappliedFor(request.payment_id);
-        return found.length > 0 ? found : undefined;
-      },
-      { what: 'the late transfer reported' },
+    const reported = await unapplied.first(request.payment_id, 'the late transfer reported');
+    expect(reported).toEqual(
+      aWholeAmountUnapplied(request, {
+        signature,
+        mint: harness.localnet.mints.USDC,
+        reason: 'after_expiry',
+      }),
     );
-    expect(reported).toEqual({
-      payment_id: request.payment_id,
-      reference: request.reference,
-      signature,
-      amount_base_units: request.amount_base_units,
-      mint: harness.localnet.mints.USDC,
-      reason: 'after_expiry',
-      detected_at: expect.any(String),
-    });
     expect(await harness.transfers(request.reference)).toEqual([
       expect.objectContaining({ signature, applied_to: 'late' }),
     ]);
@@ -83,8 +55,8 @@ describe('payment.cancelled.v1: a cancelled crypto payment closes its request', 
       settled_signature: null,
     });
     // The payment is already final: nothing tells the payment service to settle or close it.
-    expect(await outboxed(cryptoRequestSettled.name, request.payment_id)).toBe(0);
-    expect(await outboxed(cryptoRequestClosed.name, request.payment_id)).toBe(0);
+    expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(0);
+    expect(await harness.emitted(cryptoRequestClosed.name, request.payment_id)).toBe(0);
   });
 
   test('what a partial payment had brought before the cancellation is reported at once, since no closure will', async () => {
@@ -92,13 +64,7 @@ describe('payment.cancelled.v1: a cancelled crypto payment closes its request', 
     const signature = await harness.pay(request.reference, 1_000_000n);
     await harness.waitForTransfers(request.reference, 1);
     await cancel(request.payment_id);
-    const [reported] = await waitFor(
-      () => {
-        const found = unappliedFor(request.payment_id);
-        return found.length > 0 ? found : undefined;
-      },
-      { what: 'the partial payment reported' },
-    );
+    const reported = await unapplied.first(request.payment_id, 'the partial payment reported');
     expect(reported).toMatchObject({ signature, amount_base_units: '1000000', reason: 'after_expiry' });
     expect(await harness.request(request.reference)).toMatchObject({
       status: 'cancelled',
@@ -114,7 +80,7 @@ describe('payment.cancelled.v1: a cancelled crypto payment closes its request', 
     // The same message redelivered, then a new message for the same cancellation.
     await harness.client.publishEnvelope(first, {});
     await cancel(request.payment_id);
-    expect(await outboxed(cryptoTransferUnapplied.name, request.payment_id)).toBe(1);
+    expect(await harness.emitted(cryptoTransferUnapplied.name, request.payment_id)).toBe(1);
     expect((await harness.request(request.reference)).status).toBe('cancelled');
   });
 
@@ -125,7 +91,7 @@ describe('payment.cancelled.v1: a cancelled crypto payment closes its request', 
       status: 'settled',
       settled_signature: request.signature,
     });
-    expect(await outboxed(cryptoTransferUnapplied.name, request.payment_id)).toBe(0);
+    expect(await harness.emitted(cryptoTransferUnapplied.name, request.payment_id)).toBe(0);
   });
 
   test("another method's cancellation is acknowledged and touches no request", async () => {

@@ -1,4 +1,4 @@
-import { QuoteDesk } from '../src/application/quote-price';
+import { QuoteDesk } from '../src/clients/quote-desk';
 import { FixedRateProvider, QuoteUnavailableError, type PriceProvider } from '../src/domain/quote';
 import { rationalFromDecimal } from '../src/domain/rational';
 import { testLogger } from '@gateway/testkit';

@@ -1,4 +1,4 @@
-import { changeCryptoRequestAmount, cryptoRequestClosed, cryptoRequestSettled } from '@gateway/contracts';
+import { changeCryptoRequestAmount, cryptoRequestClosed } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
 import { WatcherHarness } from './support/watcher';
 import { type RpcModes } from './support/localnet';
@@ -55,7 +55,7 @@ describe('a watcher facing an RPC that allows 40 getTransaction per 10 s', () =>
       rateLimit: { ...PUBLIC_ENDPOINT_LIMIT, retryAfter: 'never' },
     });
     await allSettled(harness, requests, 60_000);
-    for (const request of requests) await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    for (const request of requests) await harness.settled(request.payment_id);
     expect(harness.localnet.traffic.servedOf('getTransaction') - served).toBe(60);
   }, 120_000);
 
@@ -108,7 +108,7 @@ describe('scan progress and commitment', () => {
       [request.reference, new Date(Date.now() + 1_500)],
     );
     const signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
-    const settled = await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name, 20_000);
+    const settled = await harness.settled(request.payment_id, 20_000);
     expect(settled.payload).toMatchObject({ signature });
     expect(harness.eventsFor(request.payment_id).map((event) => event.name)).not.toContain(
       cryptoRequestClosed.name,
@@ -120,7 +120,7 @@ describe('scan progress and commitment', () => {
     const request = await harness.open();
     const paidAt = Date.now();
     await harness.pay(request.reference, BigInt(request.amount_base_units));
-    await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name, 20_000);
+    await harness.settled(request.payment_id, 20_000);
     expect(Date.now() - paidAt).toBeGreaterThanOrEqual(3_000);
   }, 30_000);
 
@@ -135,14 +135,14 @@ describe('scan progress and commitment', () => {
       },
       { what: 'the transfer landed' },
     );
-    const reply = await harness.client.request(
+    const reply = await harness.bed.request(
       changeCryptoRequestAmount,
       { payment_id: request.payment_id, business_name: 'Padaria Pão Quente', amount_centavos: 20_000 },
       { timeoutMs: 15_000 },
     );
     // Answered "try again" while the transfer is not final, or refused once it settled the request.
     expect(reply.ok ? 'changed' : reply.error.code).toMatch(/^(SERVICE_UNAVAILABLE|INVALID_STATUS)$/);
-    await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name, 20_000);
+    await harness.settled(request.payment_id, 20_000);
     expect((await harness.request(request.reference)).status).toBe('settled');
   }, 40_000);
 });

@@ -21,13 +21,13 @@ describe('several watcher replicas on one database', () => {
     const paid = await Promise.all([harness.open(), harness.open(), harness.open()]);
     const expiring = await harness.open();
     for (const request of paid) await harness.pay(request.reference, BigInt(request.amount_base_units));
-    await harness.client.request(
-      simulateCryptoOutcome,
-      { payment_id: expiring.payment_id, outcome: 'expired', amount_centavos: null },
-      { timeoutMs: 5000 },
-    );
-    for (const request of paid) await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
-    await harness.waitForEvent(expiring.payment_id, cryptoRequestClosed.name);
+    await harness.bed.request(simulateCryptoOutcome, {
+      payment_id: expiring.payment_id,
+      outcome: 'expired',
+      amount_centavos: null,
+    });
+    for (const request of paid) await harness.settled(request.payment_id);
+    await harness.closed(expiring.payment_id);
     await harness.nextFullScan();
     for (const request of paid) {
       expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(1);

@@ -1,6 +1,5 @@
 import { TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
 import { Keypair } from '@solana/web3.js';
-import { cryptoRequestSettled } from '@gateway/contracts';
 import { WatcherHarness } from './support/watcher';
 
 describe('a stablecoin whose mint is a Token-2022 mint', () => {
@@ -21,7 +20,7 @@ describe('a stablecoin whose mint is a Token-2022 mint', () => {
       BigInt(request.amount_base_units),
       mint.toBase58(),
     );
-    const settled = await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    const settled = await harness.settled(request.payment_id);
     expect(settled.payload).toMatchObject({ signature, reference: request.reference });
     expect(await harness.transfers(request.reference)).toEqual([
       expect.objectContaining({ mint: mint.toBase58(), applied_to: 'payment' }),

@@ -1,27 +1,11 @@
-import {
-  cryptoRequestClosed,
-  cryptoRequestSettled,
-  cryptoTransferUnapplied,
-  type CryptoRequestClosed,
-  type CryptoTransferUnapplied,
-  type Envelope,
-} from '@gateway/contracts';
-import type { MessageContext } from '@gateway/messaging';
+import { cryptoRequestClosed } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
+import { UnappliedTransfers } from './support/unapplied-transfers';
 import { WatcherHarness } from './support/watcher';
 
 describe('a transfer is judged by when its block landed, not by when the watcher saw it', () => {
   const harness = WatcherHarness.forTheseTests();
-  const unapplied: Array<Envelope<CryptoTransferUnapplied>> = [];
-
-  beforeAll(async () => {
-    // A queue under a service name the watcher does not use, bound to the unapplied-transfer events only.
-    await harness.client.consumeEvents('checkout', ['crypto.transfer.*.v1'], {
-      [cryptoTransferUnapplied.name]: async (_payload: unknown, context: MessageContext) => {
-        unapplied.push(context.envelope as Envelope<CryptoTransferUnapplied>);
-      },
-    });
-  });
+  const unapplied = UnappliedTransfers.forTheseTests(harness);
 
   const moveWindowEnd = (reference: string, expiresAt: Date) =>
     harness.service.dataSource.query(`UPDATE payment_requests SET expires_at = $2 WHERE reference = $1`, [
@@ -53,21 +37,18 @@ describe('a transfer is judged by when its block landed, not by when the watcher
       });
 
       for (const request of inTime) {
-        const settled = await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+        const settled = await harness.settled(request.payment_id);
         expect(settled.payload).toMatchObject({ signature: signatures.get(request.reference) });
         expect((await harness.request(request.reference)).status).toBe('settled');
       }
       for (const request of late) {
-        const closed = await harness.waitForEvent<CryptoRequestClosed>(
-          request.payment_id,
-          cryptoRequestClosed.name,
-        );
+        const closed = await harness.closed(request.payment_id);
         expect(closed.payload).toMatchObject({ reason: 'expired', received_base_units: '0' });
-        const report = await waitFor(
-          () => unapplied.find((event) => event.payload.payment_id === request.payment_id),
-          { what: `the late transfer of ${request.payment_id}` },
+        const report = await unapplied.first(
+          request.payment_id,
+          `the late transfer of ${request.payment_id}`,
         );
-        expect(report.payload).toMatchObject({
+        expect(report).toMatchObject({
           reference: request.reference,
           signature: signatures.get(request.reference),
           amount_base_units: request.amount_base_units,

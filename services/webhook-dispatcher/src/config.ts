@@ -2,19 +2,17 @@ import { hostname } from 'node:os';
 import {
   DEFAULT_WEBHOOK_TIMEOUT_MS,
   Joi,
-  metricsEnv,
-  serviceEnv,
-  type MetricsEnv,
-  type ServiceEnv,
   loadConfig,
   requireStopOutlasts,
-  variableNames,
   secret,
+  serviceSchema,
+  variableNames,
+  type ServiceConfig,
 } from '@gateway/config';
 import { parseSealingKey } from '@gateway/persistence';
 import { parseRetrySchedule } from './domain/retry-schedule';
 
-export interface WebhookDispatcherConfig extends ServiceEnv, MetricsEnv {
+export interface WebhookDispatcherConfig extends ServiceConfig {
   /** Base64 of the 32-byte AES-256-GCM key that seals webhook secrets at rest. */
   WEBHOOK_SECRET_KEY: string;
   /** Overrides the decisions.md schedule, e.g. `1s,2s,4s` (units ms, s, m, h, d). */
@@ -39,9 +37,7 @@ const retrySchedule = Joi.string().custom((value: string) => {
   return value;
 });
 
-const schema = Joi.object<WebhookDispatcherConfig>({
-  ...serviceEnv,
-  ...metricsEnv,
+const schema = serviceSchema<WebhookDispatcherConfig>({
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Joi.boolean().when('APP_ENV', {
@@ -61,9 +57,5 @@ const schema = Joi.object<WebhookDispatcherConfig>({
 export const webhookDispatcherVariables = variableNames(schema);
 
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
-  return requireStopOutlasts(
-    loadConfig(schema, env),
-    'WEBHOOK_TIMEOUT_MS',
-    'the webhook attempts in flight (each up to WEBHOOK_TIMEOUT_MS)',
-  );
+  return requireStopOutlasts(loadConfig(schema, env), 'WEBHOOK_TIMEOUT_MS', 'the webhook attempts in flight');
 }

@@ -3,7 +3,7 @@ import { newPublicId, paymentConfirmed, paymentCreated } from '@gateway/contract
 import { aPaymentEvent, waitFor } from '@gateway/testkit';
 import { paymentWebhookEvent, serializeDeliveryBody } from '../src/domain/payload';
 import { Receiver, answers } from './support/receiver';
-import { Harness } from './support/harness';
+import { Harness, uniquePath } from './support/harness';
 
 interface DeliveryRow {
   id: string;
@@ -30,7 +30,6 @@ describe('delivery worker', () => {
     await harness.close();
   });
 
-  const uniquePath = (label: string): string => `/${label}/${newPublicId('p')}`;
   const deliveryOf = async (eventId: string): Promise<DeliveryRow | undefined> =>
     (
       await harness.query<DeliveryRow>(
@@ -63,11 +62,11 @@ describe('delivery worker', () => {
         WEBHOOK_TIMEOUT_MS: '500',
         WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms',
       });
-      const businessId = newPublicId('biz');
-      const path = uniquePath('flaky');
-      await harness.createWebhook(
-        businessId,
-        harness.receiver.route(path, failure, failure, answers.status(200)),
+      const { businessId, path } = await harness.businessWithEndpoint(
+        'flaky',
+        failure,
+        failure,
+        answers.status(200),
       );
       const { payload } = await harness.publishPaymentEvent(paymentCreated, businessId);
 
@@ -95,9 +94,7 @@ describe('delivery worker', () => {
 
   test('when the schedule is exhausted the delivery is dead-lettered, kept, and not sent again', async () => {
     await harness.startDispatcher({ WEBHOOK_RETRY_SCHEDULE: '100ms,200ms' });
-    const businessId = newPublicId('biz');
-    const path = uniquePath('always-500');
-    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(500)));
+    const { businessId, path } = await harness.businessWithEndpoint('always-500', answers.status(500));
     const { payload } = await harness.publishPaymentEvent(paymentConfirmed, businessId);
 
     const dead = await waitForStatus(payload.event_id, 'dead');
@@ -112,11 +109,10 @@ describe('delivery worker', () => {
 
   test('Retry-After of a 503 is honoured over a shorter schedule step', async () => {
     await harness.startDispatcher({ WEBHOOK_RETRY_SCHEDULE: '100ms' });
-    const businessId = newPublicId('biz');
-    const path = uniquePath('busy');
-    await harness.createWebhook(
-      businessId,
-      harness.receiver.route(path, answers.status(503, { 'retry-after': '1' }), answers.status(200)),
+    const { businessId, path } = await harness.businessWithEndpoint(
+      'busy',
+      answers.status(503, { 'retry-after': '1' }),
+      answers.status(200),
     );
     const { payload } = await harness.publishPaymentEvent(paymentCreated, businessId);
 
@@ -128,12 +124,7 @@ describe('delivery worker', () => {
 
   test('a 410 Gone disables the webhook: the delivery is dead and later events are not delivered', async () => {
     await harness.startDispatcher();
-    const businessId = newPublicId('biz');
-    const path = uniquePath('gone');
-    const webhook = await harness.createWebhook(
-      businessId,
-      harness.receiver.route(path, answers.status(410)),
-    );
+    const { businessId, path, webhook } = await harness.businessWithEndpoint('gone', answers.status(410));
     const first = await harness.publishPaymentEvent(paymentCreated, businessId);
 
     const dead = await waitForStatus(first.payload.event_id, 'dead');
@@ -181,11 +172,9 @@ describe('delivery worker', () => {
 
   test('a delivery leased by a crashed worker is sent once its lease has expired, not before', async () => {
     await harness.startDispatcher();
-    const businessId = newPublicId('biz');
-    const path = uniquePath('crashed-lease');
-    const webhook = await harness.createWebhook(
-      businessId,
-      harness.receiver.route(path, answers.status(200)),
+    const { businessId, path, webhook } = await harness.businessWithEndpoint(
+      'crashed-lease',
+      answers.status(200),
     );
     const event = aPaymentEvent({ business_id: businessId });
     const body = serializeDeliveryBody(paymentWebhookEvent('payment.created', event)).toString('utf8');
@@ -211,11 +200,10 @@ describe('delivery worker', () => {
       WEBHOOK_TIMEOUT_MS: '800',
       WEBHOOK_RETRY_SCHEDULE: '200ms',
     });
-    const businessId = newPublicId('biz');
-    const path = uniquePath('stop-mid-delivery');
-    await harness.createWebhook(
-      businessId,
-      harness.receiver.route(path, answers.hang(), answers.status(200)),
+    const { businessId, path } = await harness.businessWithEndpoint(
+      'stop-mid-delivery',
+      answers.hang(),
+      answers.status(200),
     );
     const { payload } = await harness.publishPaymentEvent(paymentCreated, businessId);
     await waitFor(() => harness.receiver.hitsTo(path).length === 1, { what: 'the first attempt in flight' });
@@ -236,9 +224,7 @@ describe('delivery worker', () => {
   test('two dispatchers share the deliveries and never send one attempt twice', async () => {
     const workers = ['replica-a', 'replica-b'];
     await Promise.all(workers.map((id) => harness.startDispatcher({ WORKER_ID: id })));
-    const businessId = newPublicId('biz');
-    const path = uniquePath('replicas');
-    await harness.createWebhook(businessId, harness.receiver.route(path, answers.delayed(30)));
+    const { businessId, path } = await harness.businessWithEndpoint('replicas', answers.delayed(30));
     harness.receiver.maxConcurrentPerEvent = 0;
 
     const events = await Promise.all(
@@ -279,9 +265,7 @@ describe('delivery worker', () => {
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
       WEBHOOK_RETRY_SCHEDULE: '10s',
     });
-    const businessId = newPublicId('biz');
-    const path = uniquePath('ssrf');
-    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+    const { businessId, path } = await harness.businessWithEndpoint('ssrf', answers.status(200));
     const connectionsBefore = harness.receiver.connections;
     const { payload } = await harness.publishPaymentEvent(paymentCreated, businessId);
 

@@ -7,13 +7,12 @@ import {
   paymentCreated,
   refundFailed,
   refundSucceeded,
-  type MessageDefinition,
   type PublicEvent,
   type RefundEventPayload,
 } from '@gateway/contracts';
 import { createEnvelope } from '@gateway/messaging';
 import type { ServiceRuntime } from '@gateway/service-runtime';
-import { waitFor, waitForParkedMessages } from '@gateway/testkit';
+import { aRefundEvent, poisonedEnvelope, publishAndAwaitParking, waitFor } from '@gateway/testkit';
 import { eventPurge } from '../src/application/purge-events';
 import { retainedSince } from '../src/domain/public-event';
 import { listEventsOf } from '../src/persistence';
@@ -34,11 +33,7 @@ describe('the events API: every public event of the last 30 days, as its webhook
   });
 
   const list = async (businessId: string, query: Record<string, unknown> = {}) => {
-    const reply = await harness.client.request(
-      listEvents,
-      { business_id: businessId, ...query },
-      { timeoutMs: 5000 },
-    );
+    const reply = await harness.request(listEvents, { business_id: businessId, ...query });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     return reply.result;
   };
@@ -54,24 +49,14 @@ describe('the events API: every public event of the last 30 days, as its webhook
       { what: `${eventIds.length} event(s) kept` },
     );
 
-  const refundPayload = (businessId: string, status: 'succeeded' | 'failed'): RefundEventPayload => ({
-    event_id: newPublicId('evt'),
-    business_id: businessId,
-    occurred_at: new Date().toISOString(),
-    refund: {
-      refund_id: newPublicId('ref'),
-      payment_id: newPublicId('pay'),
+  const refundPayload = (businessId: string, status: 'succeeded' | 'failed'): RefundEventPayload =>
+    aRefundEvent({
       business_id: businessId,
-      method: 'pix',
       amount_centavos: 2550,
       status,
-      reason: null,
       failure_reason: status === 'failed' ? 'NAO_REALIZADO' : null,
       external_id: 'D0123456789',
-      created_at: new Date().toISOString(),
-      updated_at: new Date().toISOString(),
-    },
-  });
+    });
 
   test('lists newest first a page at a time, filters by type, and reads one event with the webhook body', async () => {
     const businessId = newPublicId('biz');
@@ -115,11 +100,7 @@ describe('the events API: every public event of the last 30 days, as its webhook
         },
       },
     ]);
-    const one = await harness.client.request(
-      getEvent,
-      { business_id: businessId, event_id: published[1]! },
-      { timeoutMs: 5000 },
-    );
+    const one = await harness.request(getEvent, { business_id: businessId, event_id: published[1]! });
     expect(one).toMatchObject({
       ok: true,
       result: { id: published[1], type: 'payment.confirmed', data: { amount_brl: 50.5 } },
@@ -133,18 +114,10 @@ describe('the events API: every public event of the last 30 days, as its webhook
     const stranger = newPublicId('biz');
     expect(await list(stranger)).toEqual({ data: [], has_more: false });
     expect(
-      await harness.client.request(
-        getEvent,
-        { business_id: stranger, event_id: payload.event_id },
-        { timeoutMs: 5000 },
-      ),
+      await harness.request(getEvent, { business_id: stranger, event_id: payload.event_id }),
     ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(
-      await harness.client.request(
-        listEvents,
-        { business_id: stranger, starting_after: payload.event_id },
-        { timeoutMs: 5000 },
-      ),
+      await harness.request(listEvents, { business_id: stranger, starting_after: payload.event_id }),
     ).toMatchObject({ ok: false, error: { code: 'INVALID_FIELDS' } });
   });
 
@@ -160,11 +133,7 @@ describe('the events API: every public event of the last 30 days, as its webhook
       recent.payload.event_id,
     ]);
     expect(
-      await harness.client.request(
-        getEvent,
-        { business_id: businessId, event_id: old.payload.event_id },
-        { timeoutMs: 5000 },
-      ),
+      await harness.request(getEvent, { business_id: businessId, event_id: old.payload.event_id }),
     ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
 
     const purge = eventPurge(dispatcher.dataSource, { logger: dispatcher.logger, intervalMs: 50 });
@@ -209,26 +178,19 @@ describe('the events API: every public event of the last 30 days, as its webhook
   });
 
   test('a poison refund event is parked, not retried, and is not kept', async () => {
-    const envelope = createEnvelope(
-      refundSucceeded as MessageDefinition<unknown>,
-      refundPayload(newPublicId('biz'), 'succeeded'),
-    );
-    await harness.client.publishEnvelope(
-      { ...envelope, payload: { ...(envelope.payload as object), refund: { amount_centavos: 'all' } } },
-      {},
-    );
-    const parked = await waitForParkedMessages(
-      `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.events.parking`,
-      'the parked refund event',
+    const payload = refundPayload(newPublicId('biz'), 'succeeded');
+    const envelope = poisonedEnvelope(refundSucceeded, payload, { refund: { amount_centavos: 'all' } });
+    const parked = await publishAndAwaitParking(
+      harness.client,
+      harness.env.config,
+      'webhook-dispatcher',
+      'events',
+      envelope,
     );
     expect(parked).toEqual([
       expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('refund') }),
     ]);
-    expect(
-      await harness.query('SELECT 1 FROM events WHERE id = $1', [
-        (envelope.payload as RefundEventPayload).event_id,
-      ]),
-    ).toEqual([]);
+    expect(await harness.query('SELECT 1 FROM events WHERE id = $1', [payload.event_id])).toEqual([]);
   });
 
   test('after losing its broker connection the dispatcher keeps events and answers the API again', async () => {
@@ -238,11 +200,7 @@ describe('the events API: every public event of the last 30 days, as its webhook
     await stored([payload.event_id]);
     const page = await waitFor(
       async () => {
-        const reply = await harness.client.request(
-          listEvents,
-          { business_id: businessId },
-          { timeoutMs: 1000 },
-        );
+        const reply = await harness.request(listEvents, { business_id: businessId }, { timeoutMs: 1000 });
         return reply.ok && reply.result;
       },
       { what: 'the list answered after reconnecting' },

@@ -1,8 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Server, createServer } from 'node:https';
-import { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
@@ -10,7 +8,13 @@ import { serializeDeliveryBody, signedDeliveryHeaders } from '../src/domain/payl
 import { type HostResolver, type WebhookSender, createWebhookSender } from '../src/clients/http-sender';
 import { type DeliveryAttemptResult, classifyDeliveryResult } from '../src/domain/delivery-outcome';
 import { generateWebhookSecret } from '../src/domain/signature';
-import { TEST_HOSTNAME, type TestPki, createTestPki } from '@gateway/testkit';
+import {
+  TEST_HOSTNAME,
+  type HttpsEndpoint,
+  type TestPki,
+  createTestPki,
+  startHttpsEndpoint,
+} from '@gateway/testkit';
 
 const execFileAsync = promisify(execFile);
 
@@ -22,8 +26,7 @@ interface ReceivedRequest {
 }
 
 interface Receiver {
-  server: Server;
-  port: number;
+  endpoint: HttpsEndpoint;
   received: ReceivedRequest[];
   connections: number;
 }
@@ -42,27 +45,16 @@ const routes: Record<string, Route> = {
 };
 
 async function startReceiver(tls: { key: string; cert: string }): Promise<Receiver> {
-  const receiver: Receiver = { server: createServer(tls), port: 0, received: [], connections: 0 };
-  receiver.server.on('connection', () => (receiver.connections += 1));
-  receiver.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const path = new URL(req.url ?? '/', 'https://receiver').pathname;
-      receiver.received.push({ method: req.method ?? '', path, headers: req.headers, body });
-      const route = routes[path.split('/').slice(0, 2).join('/')] ?? ((_q, s) => s.writeHead(404).end());
-      route(req, res, body);
-    });
+  const received: ReceivedRequest[] = [];
+  const endpoint = await startHttpsEndpoint(tls, (req, body, res) => {
+    const path = new URL(req.url ?? '/', 'https://receiver').pathname;
+    received.push({ method: req.method ?? '', path, headers: req.headers, body });
+    const route = routes[path.split('/').slice(0, 2).join('/')] ?? ((_q, s) => s.writeHead(404).end());
+    route(req, res, body);
   });
-  await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
-  receiver.port = (receiver.server.address() as AddressInfo).port;
+  const receiver: Receiver = { endpoint, received, connections: 0 };
+  endpoint.server.on('connection', () => (receiver.connections += 1));
   return receiver;
-}
-
-async function stopReceiver(receiver: Receiver): Promise<void> {
-  receiver.server.closeAllConnections();
-  await new Promise((resolve) => receiver.server.close(resolve));
 }
 
 /** A path unique to the calling test, so its assertions only see its own requests. */
@@ -98,7 +90,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
   }
 
   const url = (receiver: Receiver, path: string, host = '127.0.0.1'): string =>
-    `https://${host}:${receiver.port}${path}`;
+    `https://${host}:${receiver.endpoint.port}${path}`;
 
   beforeAll(async () => {
     pki = createTestPki();
@@ -111,7 +103,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
 
   afterAll(async () => {
     await Promise.all(senders.map((s) => s.close()));
-    await Promise.all([trusted, other, untrusted].map(stopReceiver));
+    await Promise.all([trusted, other, untrusted].map((receiver) => receiver.endpoint.stop()));
     pki.remove();
   });
 
@@ -261,7 +253,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
   it('refuses a plain http URL without connecting', async () => {
     const connectionsBefore = trusted.connections;
     const result = await sender().send({
-      url: `http://127.0.0.1:${trusted.port}/ok`,
+      url: `http://127.0.0.1:${trusted.endpoint.port}/ok`,
       headers: {},
       body: Buffer.from('{}'),
     });
@@ -286,7 +278,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
 
     it('refuses an IPv6 loopback literal', async () => {
       const result = await sender({ allowPrivateTargets: false }).send({
-        url: `https://[::1]:${trusted.port}/ok`,
+        url: `https://[::1]:${trusted.endpoint.port}/ok`,
         headers: {},
         body: Buffer.from('{}'),
       });
@@ -326,7 +318,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
         body: Buffer.from('{}'),
       });
       expect(result).toMatchObject({ kind: 'response', status: 200 });
-      expect(requestsTo(trusted, path)[0]?.headers.host).toBe(`${TEST_HOSTNAME}:${trusted.port}`);
+      expect(requestsTo(trusted, path)[0]?.headers.host).toBe(`${TEST_HOSTNAME}:${trusted.endpoint.port}`);
     });
 
     it('reports a hostname that does not resolve as a DNS error', async () => {

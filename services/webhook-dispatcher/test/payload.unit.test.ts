@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { newPublicId, type PaymentEventPayload } from '@gateway/contracts';
+import { aRefundRecord } from '@gateway/testkit';
 import {
   type WebhookEvent,
   paymentWebhookEvent,
@@ -138,19 +139,16 @@ describe('paymentWebhookEvent', () => {
 describe('refundWebhookEvent', () => {
   it('carries the refund record with its amount in BRL, as GET /v1/refunds/{id} shows it', () => {
     const businessId = newPublicId('biz');
-    const refund = {
-      refund_id: newPublicId('ref'),
-      payment_id: newPublicId('pay'),
+    const refund = aRefundRecord({
       business_id: businessId,
-      method: 'pix' as const,
       amount_centavos: 1999,
-      status: 'failed' as const,
+      status: 'failed',
       reason: 'simulate:fail',
       failure_reason: 'NAO_REALIZADO',
       external_id: 'D123',
       created_at: '2025-01-15T12:00:00.000Z',
       updated_at: '2025-01-15T12:00:01.000Z',
-    };
+    });
     const event = refundWebhookEvent('refund.failed', {
       event_id: newPublicId('evt'),
       business_id: businessId,

@@ -12,7 +12,7 @@ import { createEnvelope } from '@gateway/messaging';
 import type { ServiceRuntime } from '@gateway/service-runtime';
 import { aPaymentEvent, waitFor, waitForParkedMessages } from '@gateway/testkit';
 import { answers } from './support/receiver';
-import { Harness } from './support/harness';
+import { Harness, uniquePath } from './support/harness';
 
 describe('payment.*.v1 events become signed webhook deliveries', () => {
   let harness: Harness;
@@ -27,7 +27,6 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
     await harness.close();
   });
 
-  const uniquePath = (label: string): string => `/${label}/${newPublicId('p')}`;
   const countDeliveries = async (eventId: string): Promise<number> => {
     const [row] = await harness.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM deliveries WHERE event_id = $1',
@@ -37,12 +36,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
   };
 
   test('the receiver gets the decisions.md body, and both signatures verify with the webhook secret', async () => {
-    const businessId = newPublicId('biz');
-    const path = uniquePath('ok');
-    const webhook = await harness.createWebhook(
-      businessId,
-      harness.receiver.route(path, answers.status(200)),
-    );
+    const { businessId, path, webhook } = await harness.businessWithEndpoint('ok', answers.status(200));
     const { payload } = await harness.publishPaymentEvent(paymentConfirmed, businessId, {
       status: 'paid',
       transaction_id: 'E00000000202501151200abcdefghijk',
@@ -183,9 +177,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
   });
 
   test('when the same event is delivered twice, one delivery is made and the receiver is called once', async () => {
-    const businessId = newPublicId('biz');
-    const path = uniquePath('dedupe');
-    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+    const { businessId, path } = await harness.businessWithEndpoint('dedupe', answers.status(200));
     const envelope = createEnvelope(paymentCreated, aPaymentEvent({ business_id: businessId }));
 
     await Promise.all([
@@ -210,9 +202,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
   });
 
   test('a poison payment event is parked instead of being retried forever, and later events still flow', async () => {
-    const businessId = newPublicId('biz');
-    const path = uniquePath('after-poison');
-    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+    const { businessId, path } = await harness.businessWithEndpoint('after-poison', answers.status(200));
     const envelope = createEnvelope(paymentConfirmed, aPaymentEvent({ business_id: businessId }));
     const broken = { ...envelope, payload: { ...envelope.payload, payment: { amount_centavos: 'lots' } } };
 
@@ -231,9 +221,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
   });
 
   test('after the dispatcher loses its broker connection it reconnects and delivers new events', async () => {
-    const businessId = newPublicId('biz');
-    const path = uniquePath('reconnect');
-    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+    const { businessId, path } = await harness.businessWithEndpoint('reconnect', answers.status(200));
 
     dispatcher.broker.dropConnectionForTesting();
     const { payload } = await waitFor(
@@ -249,21 +237,15 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
   });
 
   test('a deleted webhook has its pending deliveries cancelled and receives nothing more', async () => {
-    const businessId = newPublicId('biz');
-    const path = uniquePath('deleted');
     // The first attempt fails, so the delivery waits for its retry when the webhook is deleted.
-    const webhook = await harness.createWebhook(
-      businessId,
-      harness.receiver.route(path, answers.status(500)),
-    );
+    const { businessId, path, webhook } = await harness.businessWithEndpoint('deleted', answers.status(500));
     const first = await harness.publishPaymentEvent(paymentCreated, businessId);
     await waitFor(() => harness.receiver.hitsTo(path).length === 1, { what: 'the failed first attempt' });
 
-    const reply = await harness.client.request(
-      deleteWebhook,
-      { business_id: businessId, webhook_id: webhook.webhook_id },
-      { timeoutMs: 5000 },
-    );
+    const reply = await harness.request(deleteWebhook, {
+      business_id: businessId,
+      webhook_id: webhook.webhook_id,
+    });
     expect(reply).toEqual({ ok: true, result: { deleted: true } });
     harness.receiver.route(path, answers.status(200));
     const second = await harness.publishPaymentEvent(paymentConfirmed, businessId);

@@ -9,10 +9,16 @@ import {
   retryWebhookDelivery,
   sendTestWebhook,
   type CommandDefinition,
+  type Reply,
 } from '@gateway/contracts';
-import { createEnvelope } from '@gateway/messaging';
 import type { ServiceRuntime } from '@gateway/service-runtime';
-import { connectionsIdleInTransaction, waitFor, waitForParkedMessages } from '@gateway/testkit';
+import {
+  connectionsIdleInTransaction,
+  poisonCase,
+  poisonedEnvelope,
+  publishAndAwaitParking,
+  waitFor,
+} from '@gateway/testkit';
 import { answers } from './support/receiver';
 import { Harness } from './support/harness';
 
@@ -31,7 +37,7 @@ describe('webhook commands', () => {
 
   const uniquePath = (label: string): string => `/${label}/${newPublicId('p')}`;
   const request = <P, R>(definition: CommandDefinition<P, R>, payload: P, messageId?: string) =>
-    harness.client.request(definition, payload, { timeoutMs: 5000, ...(messageId ? { messageId } : {}) });
+    harness.request(definition, payload, { messageId });
   const countWebhooks = async (businessId: string): Promise<number> => {
     const [row] = await harness.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM webhooks WHERE business_id = $1',
@@ -402,51 +408,53 @@ describe('webhook commands', () => {
     });
   });
 
-  /** A valid payload per command, built fresh for each use. */
-  const validPayloads = (): Array<[string, CommandDefinition<object, unknown>, Record<string, unknown>]> => {
+  /**
+   * A valid payload per command, built fresh for each table: the command's poison row, and the command sent as it is
+   * under a message id with a short wait (as a caller retrying through a reconnect does).
+   */
+  const validCommands = () => {
     const business_id = newPublicId('biz');
     const webhook_id = newPublicId('wh');
+    const command = <P extends object, R>(definition: CommandDefinition<P, R>, payload: P) => ({
+      poison: poisonCase(definition, payload),
+      send: (messageId: string): Promise<Reply<unknown>> =>
+        harness.request(definition, payload, { timeoutMs: 1000, messageId }),
+    });
     return [
-      ['webhook.create.v1', createWebhook, { business_id, url: 'https://hooks.example.com/x', events: [] }],
-      ['webhook.delete.v1', deleteWebhook, { business_id, webhook_id }],
-      [
-        'webhook.deliveries.list.v1',
-        listWebhookDeliveries,
-        { business_id, webhook_id, limit: 5, cursor: null },
-      ],
-      ['webhook.delivery.retry.v1', retryWebhookDelivery, { business_id, webhook_id, delivery_id: 'dlv_x' }],
-      ['webhook.test.v1', sendTestWebhook, { business_id, webhook_id }],
-    ] as Array<[string, CommandDefinition<object, unknown>, Record<string, unknown>]>;
+      command(createWebhook, { business_id, url: 'https://hooks.example.com/x', events: [] }),
+      command(deleteWebhook, { business_id, webhook_id }),
+      command(listWebhookDeliveries, { business_id, webhook_id, limit: 5, cursor: null }),
+      command(retryWebhookDelivery, { business_id, webhook_id, delivery_id: 'dlv_x' }),
+      command(sendTestWebhook, { business_id, webhook_id }),
+    ];
   };
-  const commandCases = validPayloads().map(([name], index) => [name, index] as const);
 
-  test.each(commandCases)('a poison %s is parked instead of being retried forever', async (_name, index) => {
-    const [, definition, payload] = validPayloads()[index]!;
-    const envelope = createEnvelope(definition, payload);
-    const broken = { ...envelope, payload: { ...envelope.payload, business_id: 42 } };
+  test.each(validCommands().map(({ poison }) => poison))(
+    'a poison %s is parked instead of being retried forever',
+    async (_name, definition, payload) => {
+      const envelope = poisonedEnvelope(definition, payload, { business_id: 42 });
+      const parked = await publishAndAwaitParking(
+        harness.client,
+        harness.env.config,
+        'webhook-dispatcher',
+        'commands',
+        envelope,
+      );
+      expect(parked).toEqual([
+        expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),
+      ]);
+    },
+  );
 
-    await harness.client.publishEnvelope(broken as never, {});
-
-    const parked = await waitForParkedMessages(
-      `${harness.env.config.AMQP_PREFIX}webhook-dispatcher.commands.parking`,
-      'the parked command',
-    );
-    expect(parked).toEqual([
-      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),
-    ]);
-  });
-
-  test.each(commandCases)(
+  test.each(validCommands().map(({ poison: [name], send }) => [name, send] as const))(
     'after the dispatcher loses its broker connection it answers %s again',
-    async (_name, index) => {
-      const [, definition, payload] = validPayloads()[index]!;
+    async (_name, send) => {
       dispatcher.broker.dropConnectionForTesting();
       const messageId = newPublicId('cmd');
-      const reply = await waitFor(
-        () =>
-          harness.client.request(definition, payload, { timeoutMs: 1000, messageId }).catch(() => undefined),
-        { timeoutMs: 15_000, what: 'a reply after the reconnect' },
-      );
+      const reply = await waitFor(() => send(messageId).catch(() => undefined), {
+        timeoutMs: 15_000,
+        what: 'a reply after the reconnect',
+      });
       // Each payload is a valid command that the handler refuses for a business reason: an answer proves it ran.
       expect(reply).toEqual({
         ok: false,

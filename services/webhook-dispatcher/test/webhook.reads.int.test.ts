@@ -28,30 +28,25 @@ describe('webhook.get.v1 and webhook.list.v1', () => {
       );
     return made;
   };
-  const list = (query: ListWebhooks) => harness.client.request(listWebhooks, query, { timeoutMs: 5000 });
+  const list = (query: ListWebhooks) => harness.request(listWebhooks, query);
   const withoutSecret = ({ secret: _secret, ...webhook }: Webhook & { secret: string }): Webhook => webhook;
 
   test('reads a webhook of the business without its secret; another business’s or a deleted one is NOT_FOUND', async () => {
     const businessId = newPublicId('biz');
     const [webhook, deleted] = await register(businessId, 2);
-    await harness.client.request(
-      deleteWebhook,
-      { business_id: businessId, webhook_id: deleted!.webhook_id },
-      { timeoutMs: 5000 },
-    );
+    await harness.request(deleteWebhook, { business_id: businessId, webhook_id: deleted!.webhook_id });
 
-    const read = await harness.client.request(
-      getWebhook,
-      { business_id: businessId, webhook_id: webhook!.webhook_id },
-      { timeoutMs: 5000 },
-    );
+    const read = await harness.request(getWebhook, {
+      business_id: businessId,
+      webhook_id: webhook!.webhook_id,
+    });
     expect(read).toEqual({ ok: true, result: withoutSecret(webhook!) });
     expect(JSON.stringify(read)).not.toContain(webhook!.secret);
     for (const query of [
       { business_id: newPublicId('biz'), webhook_id: webhook!.webhook_id },
       { business_id: businessId, webhook_id: deleted!.webhook_id },
     ]) {
-      const reply = await harness.client.request(getWebhook, query, { timeoutMs: 5000 });
+      const reply = await harness.request(getWebhook, query);
       expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'NOT_FOUND' }) });
     }
   });
@@ -60,11 +55,7 @@ describe('webhook.get.v1 and webhook.list.v1', () => {
     const businessId = newPublicId('biz');
     const made = await register(businessId, 4);
     await register(newPublicId('biz'), 1);
-    await harness.client.request(
-      deleteWebhook,
-      { business_id: businessId, webhook_id: made[1]!.webhook_id },
-      { timeoutMs: 5000 },
-    );
+    await harness.request(deleteWebhook, { business_id: businessId, webhook_id: made[1]!.webhook_id });
 
     const first = await list({ business_id: businessId, limit: 2 });
     if (!first.ok) throw new Error(JSON.stringify(first.error));

@@ -18,11 +18,7 @@ describe('webhook.rotate-secret.v1', () => {
   });
 
   const rotate = (businessId: string, webhookId: string, messageId?: string) =>
-    harness.client.request(
-      rotateWebhookSecret,
-      { business_id: businessId, webhook_id: webhookId },
-      { timeoutMs: 5000, ...(messageId ? { messageId } : {}) },
-    );
+    harness.request(rotateWebhookSecret, { business_id: businessId, webhook_id: webhookId }, { messageId });
   /** Delivers one payment.created to the webhook's endpoint and answers what arrived. */
   const deliverOne = async (businessId: string, path: string) => {
     const before = harness.receiver.hitsTo(path).length;

@@ -1,5 +1,5 @@
 import { Argument, Command, Option } from 'commander';
-import { PAGE_LIMIT_MAX, paymentMethods, tokens } from '@gateway/contracts';
+import { PAGE_LIMIT_MAX, centavosToBrl, paymentMethods, tokens } from '@gateway/contracts';
 import type { Event, Gateway, Payment, PaymentStatus, Refund, Token } from '@gateway/sdk';
 import { UsageError, wholeNumber, type Act, type Context } from '../context';
 import { formatRecord } from '../output';
@@ -30,7 +30,7 @@ interface Flags {
 }
 
 const brl = (centavos: number) =>
-  new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(centavos / 100);
+  new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(centavosToBrl(centavos));
 
 export function triggerCommand(act: Act): Command {
   return new Command('trigger')

@@ -158,6 +158,15 @@ const attemptKeys = {
   error: true,
   response_body: true,
 } as const;
+const receivedFundsKeys = {
+  funds_id: true,
+  kind: true,
+  rail: true,
+  reference: true,
+  amount_brl: true,
+  amount_token: true,
+  detected_at: true,
+} as const;
 const pageKeys = { limit: true, starting_after: true } as const;
 
 /** The SDK's response types by the name of the document's schema for them. */
@@ -188,26 +197,7 @@ export const responseFields: Record<string, SdkFields> = {
     },
     { payment_id: true, amount: true, fee_brl: true, net_amount_brl: true, status: true },
   ),
-  ReceivedFunds: fields<ReceivedFunds>()(
-    {
-      funds_id: true,
-      kind: true,
-      rail: true,
-      reference: true,
-      amount_brl: true,
-      amount_token: true,
-      detected_at: true,
-    },
-    {
-      funds_id: true,
-      kind: true,
-      rail: true,
-      reference: true,
-      amount_brl: true,
-      amount_token: true,
-      detected_at: true,
-    },
-  ),
+  ReceivedFunds: fields<ReceivedFunds>()(receivedFundsKeys, receivedFundsKeys),
   Refund: fields<Refund>()(refundKeys, refundKeys),
   Customer: fields<Customer>()(customerKeys, customerKeys),
   Checkout: fields<Checkout>()(checkoutKeys, checkoutKeys),

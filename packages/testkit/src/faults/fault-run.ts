@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, type RunningStack } from '../stack';
+import { startHttpProxy } from '../http-proxy';
+import { jsonLogLines, startStack, type LoggedMessage, type RunningStack } from '../stack';
 import { createTestPki, type TestPki } from '../test-pki';
 import { letTimePass, waitFor } from '../wait';
 import { infrastructureUrls } from '../infrastructure';
@@ -60,6 +61,10 @@ export interface FaultRunResult {
    * handed the message back), counted the same way.
    */
   brokerRedeliveries: number;
+  /** The messages delivered again, as the processes that got them logged them (`message delivered again`). */
+  redelivered: LoggedMessage[];
+  /** The failed messages sent to be tried again, as the processes that failed them logged them. */
+  retried: LoggedMessage[];
   text: string;
   /** Where the stack's output was written. */
   logFile: string;
@@ -92,6 +97,9 @@ export class FaultRun {
     const receiver = await WebhookReceiver.start(pki.server);
     const postgres = new URL(infrastructureUrls().databaseUrl);
     const proxy = await DatabaseProxy.start({ host: postgres.hostname, port: Number(postgres.port || 5432) });
+    // The PSP simulator's port is chosen as the stack starts: the proxy reads it at each request.
+    let pspUrl = '';
+    const psp = await startHttpProxy(() => pspUrl);
     let stack: RunningStack | undefined;
     try {
       options.log(`private RabbitMQ ${broker.node} (${broker.url}), Redis ${redis.url}; starting the stack`);
@@ -106,7 +114,13 @@ export class FaultRun {
           DELIVERY_LEASE_MS: String(faultRunTiming.deliveryLeaseMs),
           WEBHOOK_RETRY_SCHEDULE,
         },
-        { databaseUrlForServices: (url) => proxy.urlFor(url) },
+        {
+          databaseUrlForServices: (url) => proxy.urlFor(url),
+          pspUrlForServices: (url) => {
+            pspUrl = url;
+            return psp.url;
+          },
+        },
       );
       const webhooks = await Promise.all(
         ['loja-a', 'loja-b'].map((label) => openBusiness(stack!, receiver, label)),
@@ -117,11 +131,11 @@ export class FaultRun {
         options.load,
       );
       const database = new DatabaseFaults(stack.env.database.url, proxy);
-      const targets = { stack, broker, redis, receiver, database, proxy, load };
+      const targets = { stack, broker, redis, receiver, database, proxy, psp, load };
       return new FaultRun(options, pki, targets, load, webhooks);
     } catch (err) {
       await stack?.stop();
-      await Promise.all([receiver.stop(), proxy.stop(), redis.stop(), broker.stop()]);
+      await Promise.all([receiver.stop(), proxy.stop(), psp.close(), redis.stop(), broker.stop()]);
       pki.remove();
       throw err;
     }
@@ -195,12 +209,29 @@ export class FaultRun {
     mkdirSync(logDirectory, { recursive: true });
     const logFile = join(logDirectory, `stack-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
     writeFileSync(logFile, this.targets.stack.logs.join(''));
-    const brokerRetries = await sumOfCounter(this.targets.stack, 'broker_messages_retried_total');
-    const brokerRedeliveries = await sumOfCounter(this.targets.stack, 'broker_messages_redelivered_total');
+    const retriedCount = await sumOfCounter(this.targets.stack, 'broker_messages_retried_total');
+    const redeliveredCount = await sumOfCounter(this.targets.stack, 'broker_messages_redelivered_total');
+    const brokerRetries = retriedCount.total;
+    const brokerRedeliveries = redeliveredCount.total;
+    const where = (counted: { series: string[] }) =>
+      counted.series.length > 0 ? ` (${counted.series.join(', ')})` : '';
     const text =
       `${formatReport(report, this.timeline, parked)}\n  messages retried through the delay queues: ${brokerRetries}` +
-      `\n  messages redelivered by the broker: ${brokerRedeliveries}\nstack output: ${logFile}`;
-    return { report, brokerRetries, brokerRedeliveries, text, logFile };
+      `${where(retriedCount)}\n  messages redelivered by the broker: ${brokerRedeliveries}${where(redeliveredCount)}` +
+      `\nstack output: ${logFile}`;
+    const logged = (msg: string): LoggedMessage[] =>
+      jsonLogLines(this.targets.stack)
+        .filter((line) => line.msg === msg)
+        .map((line) => ({ queue: String(line.queue), message_id: String(line.message_id) }));
+    return {
+      report,
+      brokerRetries,
+      brokerRedeliveries,
+      redelivered: logged('message delivered again'),
+      retried: logged('handler failed, will be retried'),
+      text,
+      logFile,
+    };
   }
 
   async stop(): Promise<void> {
@@ -209,6 +240,7 @@ export class FaultRun {
     await Promise.all([
       this.targets.receiver.stop(),
       this.targets.proxy.stop(),
+      this.targets.psp.close(),
       this.targets.redis.stop(),
       this.targets.broker.stop(),
     ]);
@@ -216,17 +248,21 @@ export class FaultRun {
   }
 }
 
-/** The sum of a counter over every service's metrics (the gateway's on its API port). */
-async function sumOfCounter(stack: RunningStack, name: string): Promise<number> {
+/** A counter over every service's metrics (the gateway's on its API port): its sum and the series that count. */
+async function sumOfCounter(stack: RunningStack, name: string): Promise<{ total: number; series: string[] }> {
   let total = 0;
-  for (const url of [...Object.values(stack.metricsUrls), stack.gatewayUrl]) {
+  const series: string[] = [];
+  for (const [service, url] of [...Object.entries(stack.metricsUrls), ['api-gateway', stack.gatewayUrl]]) {
     const text = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })
       .then((response) => response.text())
       .catch(() => '');
-    for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'gm')))
-      total += Number(match[1]);
+    for (const match of text.matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\d+)$`, 'gm'))) {
+      const count = Number(match[2]);
+      total += count;
+      if (count > 0) series.push(`${service}${match[1] ?? ''} ${count}`);
+    }
   }
-  return total;
+  return { total, series };
 }
 
 async function openBusiness(

@@ -1,5 +1,11 @@
-import type { RunningStack } from '../stack';
-import { metricsServices, type MetricsService } from '../stack';
+import type { HttpProxy } from '../http-proxy';
+import {
+  jsonLogLines,
+  metricsServices,
+  type LoggedMessage,
+  type MetricsService,
+  type RunningStack,
+} from '../stack';
 import { letTimePass, waitFor } from '../wait';
 import type { DatabaseFaults } from './database-faults';
 import type { DatabaseProxy } from './database-proxy';
@@ -16,6 +22,8 @@ export interface FaultTargets {
   database: DatabaseFaults;
   /** Between the services and PostgreSQL. */
   proxy: DatabaseProxy;
+  /** Between the PIX adapter and the PSP simulator. */
+  psp: HttpProxy;
   receiver: WebhookReceiver;
   /** The traffic, so a fault can strike while requests are under way. */
   load: LoadGenerator;
@@ -90,6 +98,11 @@ export const kill9 = (service: GatewayService, during?: RequestKind): Fault => (
 export interface StopFigures {
   /** Messages being handled when it stopped taking work (`stop: stopped taking new work`). */
   messagesInFlight: number;
+  /**
+   * Those, and the ones delivered while its consumers were being cancelled (`stop: work in flight finished`): the stop
+   * owes each an ack.
+   */
+  owed: LoggedMessage[];
   /** Outbox rows its last flush published (`stop: outbox flushed`). */
   published: number;
 }
@@ -121,63 +134,95 @@ export const stopHadWork = (exit: SignalledExit): boolean =>
   (exit.service === 'api-gateway' && exit.requestsInFlight > 0);
 
 /**
- * SIGTERM, as an orchestrator stops a service (on the payments' path while a request of `during` is inside): the
- * process must stop by itself, finishing or handing back what it holds, and the launcher start it again. How it
- * exited goes to `exits`. With `tries`, it is signalled again (once back) until a stop has work in hand, `tries` times
- * at most: a stop with nothing to do proves little.
+ * When a SIGTERM strikes: while a client request of a kind is inside the stack, or while the PIX adapter waits on the
+ * PSP for a new charge (`PUT /cob/{txid}`): a message in its hands for certain, where a request's age only makes it
+ * likely (its handling takes some 10 ms of a create's 50 or more, and a faster machine leaves it behind sooner).
+ */
+export type SignalMoment = RequestKind | 'psp-charge';
+
+/** How slowly the PSP answers while a signal waits for a charge call: long enough for the signal to land within it. */
+const PSP_CHARGE_DELAY_MS = 300;
+
+/** Waits (a few seconds at most) until `moment`. */
+async function untilMoment({ load, psp }: FaultTargets, moment: SignalMoment | undefined): Promise<void> {
+  if (moment !== 'psp-charge') return whileRequestInside(load, moment, REQUEST_ACCEPTED_MS);
+  // Held back long enough still for the signal to land within the call, on a busy machine too.
+  await waitFor(() => psp.inFlightTo('PUT', /\/cob\//, PSP_CHARGE_DELAY_MS / 2) > 0, {
+    timeoutMs: 10_000,
+    intervalMs: 5,
+  }).catch(() => undefined);
+}
+
+/**
+ * SIGTERM, as an orchestrator stops a service (on the payments' path at the moment `during`): the process must stop by
+ * itself, finishing or handing back what it holds, and the launcher start it again. How it exited goes to `exits`.
+ * With `tries`, it is signalled again (once back) until a stop has work in hand, `tries` times at most: a stop with
+ * nothing to do proves little.
  */
 export const sigterm = (
   service: GatewayService,
   exits: SignalledExit[],
-  during?: RequestKind,
+  during?: SignalMoment,
   tries = 1,
 ): Fault => ({
   name: `SIGTERM ${service}${during ? ` mid-${during}` : ''}${tries > 1 ? ` (until it has work in hand, ${tries} times at most)` : ''}`,
   reachesClients: paymentPath.includes(service),
-  inject: async ({ stack, load }) => {
-    for (let attempt = 1; attempt <= tries; attempt += 1) {
-      await whileRequestInside(load, during, REQUEST_ACCEPTED_MS);
-      const pid = stack.pidOf(service);
-      const requestsInFlight = load.attemptsInFlightFor(REQUEST_ACCEPTED_MS);
-      const signalledAt = Date.now();
-      process.kill(pid, 'SIGTERM');
-      const exit = await waitFor(() => stack.exitOf(pid), {
-        timeoutMs: EXIT_TIMEOUT_MS,
-        intervalMs: 20,
-        what: `${service} to exit after SIGTERM`,
-      });
-      const tookMs = Date.now() - signalledAt;
-      const signalled = {
-        service,
-        exit,
-        tookMs,
-        signalledAt,
-        requestsInFlight,
-        stop: await stopFigures(stack, pid),
-      };
-      exits.push(signalled);
-      await waitUntilBack(stack, service, pid);
-      if (stopHadWork(signalled)) return;
+  inject: async (targets) => {
+    const { stack, load, psp } = targets;
+    if (during === 'psp-charge') psp.delayMs = PSP_CHARGE_DELAY_MS;
+    try {
+      for (let attempt = 1; attempt <= tries; attempt += 1) {
+        await untilMoment(targets, during);
+        const pid = stack.pidOf(service);
+        const requestsInFlight = load.attemptsInFlightFor(REQUEST_ACCEPTED_MS);
+        const signalledAt = Date.now();
+        process.kill(pid, 'SIGTERM');
+        const exit = await waitFor(() => stack.exitOf(pid), {
+          timeoutMs: EXIT_TIMEOUT_MS,
+          intervalMs: 20,
+          what: `${service} to exit after SIGTERM`,
+        });
+        const tookMs = Date.now() - signalledAt;
+        const signalled = {
+          service,
+          exit,
+          tookMs,
+          signalledAt,
+          requestsInFlight,
+          stop: await stopFigures(stack, pid),
+        };
+        exits.push(signalled);
+        await waitUntilBack(stack, service, pid);
+        // Signalled during a charge call, the PIX adapter must have had that message in hand.
+        if (during === 'psp-charge' ? (signalled.stop?.messagesInFlight ?? 0) > 0 : stopHadWork(signalled))
+          return;
+      }
+    } finally {
+      psp.delayMs = 0;
     }
   },
 });
 
 /** The figures the stop of process `pid` logged (its output may trail its exit a little), if it logged its stop. */
 async function stopFigures(stack: RunningStack, pid: number): Promise<StopFigures | undefined> {
-  const lineOf = (msg: string) =>
-    stack.logs
-      .join('')
-      .split('\n')
-      .map((line) => line.slice(line.indexOf('| ') + 2))
-      .filter((line) => line.startsWith('{') && line.includes(`"pid":${pid},`))
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((line) => line.msg === msg);
+  const lineOf = (msg: string) => jsonLogLines(stack).find((line) => line.pid === pid && line.msg === msg);
   const stopped = await waitFor(() => lineOf('stopped'), { timeoutMs: 2000, intervalMs: 50 }).catch(
     () => undefined,
   );
   if (!stopped) return undefined;
+  const intakeStopped = lineOf('stop: stopped taking new work');
+  const listed = (figure: unknown) => (figure as LoggedMessage[] | undefined) ?? [];
   return {
-    messagesInFlight: Number(lineOf('stop: stopped taking new work')?.messagesInFlight ?? 0),
+    messagesInFlight: Number(intakeStopped?.messagesInFlight ?? 0),
+    // One delivered while the cancel was under way and still in hand at its end is in both lists: counted once.
+    owed: [
+      ...new Map(
+        [
+          ...listed(intakeStopped?.messages),
+          ...listed(lineOf('stop: work in flight finished')?.messagesDeliveredWhileStopping),
+        ].map((m) => [`${m.queue} ${m.message_id}`, m]),
+      ).values(),
+    ],
     published: Number(lineOf('stop: outbox flushed')?.published ?? 0),
   };
 }

@@ -78,7 +78,7 @@ export class LoadGenerator {
   serviceUnavailable = 0;
   requests = 0;
   /** When each attempt now waiting for its answer was sent. */
-  private readonly attemptsInFlight = new Set<{ path: string; sentAt: number; method?: unknown }>();
+  private readonly attemptsInFlight = new Set<{ path: string; sentAt: number }>();
   private running = false;
   private readonly loops: Array<Promise<void>> = [];
   private readonly run = randomBytes(4).toString('hex');
@@ -167,7 +167,7 @@ export class LoadGenerator {
   /** How long the oldest attempt still waiting for its answer has waited (0 when none is); `kind` narrows to one. */
   oldestAttemptInFlightMs(kind?: RequestKind): number {
     const sent = [...this.attemptsInFlight]
-      .filter((a) => kind === undefined || kindsOf(a).includes(kind))
+      .filter((a) => kind === undefined || kindOf(a) === kind)
       .map((a) => a.sentAt);
     return sent.length === 0 ? 0 : Date.now() - Math.min(...sent);
   }
@@ -195,11 +195,7 @@ export class LoadGenerator {
       this.requests += 1;
       let retryAfterMs: number | undefined;
       let outcome: string;
-      const inFlight = {
-        path,
-        sentAt: Date.now(),
-        method: (body as { payment_method?: unknown }).payment_method,
-      };
+      const inFlight = { path, sentAt: Date.now() };
       this.attemptsInFlight.add(inFlight);
       try {
         const response = await fetch(`${this.gatewayUrl}${path}`, {
@@ -257,13 +253,11 @@ export class LoadGenerator {
   }
 }
 
-/** What a request does: creates a payment (`create-pix`: a PIX one), or asks the sandbox to pay one. */
-export type RequestKind = 'create' | 'create-pix' | 'simulate';
+/** What a request does: creates a payment, or asks the sandbox to pay one. */
+export type RequestKind = 'create' | 'simulate';
 
-const kindsOf = (attempt: { path: string; method?: unknown }): RequestKind[] => {
-  if (attempt.path.endsWith('/simulate')) return ['simulate'];
-  return attempt.method === 'pix' ? ['create', 'create-pix'] : ['create'];
-};
+const kindOf = (attempt: { path: string }): RequestKind =>
+  attempt.path.endsWith('/simulate') ? 'simulate' : 'create';
 
 function parseJson(text: string): Record<string, unknown> {
   try {

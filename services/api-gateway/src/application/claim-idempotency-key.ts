@@ -13,15 +13,6 @@ import {
   storeClaimAnswer,
 } from '../persistence';
 
-const POLL_INTERVAL_MS = 50;
-/**
- * A claim is a lease: the request holding it renews it every LEASE_RENEWAL_MS while it runs and releases it when it
- * answers. A lease left to run out belongs to a gateway that died (or froze) mid-request: a retry takes it over
- * within LEASE_SECONDS, under the same claim and so with the same downstream command id.
- */
-const LEASE_SECONDS = 5;
-const LEASE_RENEWAL_MS = 1000;
-
 export interface IdempotencyOptions {
   /** How long a repeat of an in-flight request waits for the first one's answer. */
   waitLimitMs: number;
@@ -61,6 +52,15 @@ export type IdempotencyClaim =
   | { kind: 'answered'; status: number; body: string }
   | { kind: 'conflict' }
   | { kind: 'in_progress' };
+
+const POLL_INTERVAL_MS = 50;
+/**
+ * A claim is a lease: the request holding it renews it every LEASE_RENEWAL_MS while it runs and releases it when it
+ * answers. A lease left to run out belongs to a gateway that died (or froze) mid-request: a retry takes it over
+ * within LEASE_SECONDS, under the same claim and so with the same downstream command id.
+ */
+const LEASE_SECONDS = 5;
+const LEASE_RENEWAL_MS = 1000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { newPublicId } from '@gateway/contracts';
 import { generateApiKey, type Environment } from '../domain/api-key';
@@ -21,7 +22,7 @@ export async function createBusiness(
       name,
       environment: deps.environment,
     });
-    const issued = generateApiKey(deps.environment);
+    const issued = generateApiKey(deps.environment, randomBytes);
     await insertApiKey(manager, { keyPrefix: issued.keyPrefix, hash: issued.hash, businessId: business.id });
     return { business, apiKey: issued.apiKey, keyPrefix: issued.keyPrefix };
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { generateApiKey, type Environment } from '../domain/api-key';
 import { insertApiKey } from '../persistence';
@@ -7,7 +8,7 @@ export async function issueApiKey(
   deps: { dataSource: DataSource; environment: Environment },
   businessId: string,
 ): Promise<{ apiKey: string; keyPrefix: string }> {
-  const issued = generateApiKey(deps.environment);
+  const issued = generateApiKey(deps.environment, randomBytes);
   await insertApiKey(deps.dataSource.manager, { keyPrefix: issued.keyPrefix, hash: issued.hash, businessId });
   return { apiKey: issued.apiKey, keyPrefix: issued.keyPrefix };
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 export const environments = ['sandbox', 'production'] as const;
 export type Environment = (typeof environments)[number];
@@ -7,7 +7,9 @@ const KEY_PREFIX_BY_ENVIRONMENT: Readonly<Record<Environment, string>> = {
   sandbox: 'sk_test_',
   production: 'sk_live_',
 };
-/** `sk_test_`/`sk_live_` + base64url of 32 random bytes (43 characters). */
+/** How many random bytes a key carries: their base64url is the 43 characters after the environment prefix. */
+const KEY_RANDOM_BYTES = 32;
+/** `sk_test_`/`sk_live_` + base64url of KEY_RANDOM_BYTES random bytes (43 characters). */
 export const API_KEY_PATTERN = /^sk_(test|live)_([A-Za-z0-9_-]{43})$/;
 /** How much of the random part names the key (lookup and revocation); the rest stays secret. */
 const KEY_PREFIX_LENGTH = 12;
@@ -20,6 +22,9 @@ export interface IssuedApiKey {
   hash: Buffer;
 }
 
+/** Source of cryptographically random bytes (node's `crypto.randomBytes`), passed in to keep the domain pure. */
+export type RandomBytes = (size: number) => Uint8Array;
+
 export interface PresentedApiKey {
   environment: Environment;
   keyPrefix: string;
@@ -29,8 +34,8 @@ export function hashApiKey(apiKey: string): Buffer {
   return createHash('sha256').update(apiKey, 'utf8').digest();
 }
 
-export function generateApiKey(environment: Environment): IssuedApiKey {
-  const random = randomBytes(32).toString('base64url');
+export function generateApiKey(environment: Environment, randomBytes: RandomBytes): IssuedApiKey {
+  const random = Buffer.from(randomBytes(KEY_RANDOM_BYTES)).toString('base64url');
   const apiKey = `${KEY_PREFIX_BY_ENVIRONMENT[environment]}${random}`;
   return { apiKey, keyPrefix: random.slice(0, KEY_PREFIX_LENGTH), hash: hashApiKey(apiKey) };
 }

@@ -1,8 +1,3 @@
-/** Integer centavos to the BRL float of the HTTP edge: 12345 -> 123.45. */
-export function centavosToBrl(centavos: number): number {
-  return centavos / 100;
-}
-
 /** A token amount in base units (decimal string) to a number, without float division: ('1234567', 6) -> 1.234567. */
 export function baseUnitsToNumber(baseUnits: string, decimals: number): number {
   if (decimals === 0) return Number(baseUnits);

@@ -3,6 +3,7 @@ import type { CommandDefinition } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { CommandError, type Broker } from '@gateway/messaging';
 import { identityOf } from './identity';
+import { pathId, type PathIdPrefix } from './validation';
 
 /** Sends the contract commands behind each route and turns their replies into results or public errors. */
 export class CommandSender {
@@ -48,4 +49,17 @@ export function commandRoute<P, R>(
     const payload = payloadOf(req, identityOf(res).businessId);
     res.status(options.status ?? 200).json(await commands.send(definition, payload, res, options.timeoutMs));
   });
+}
+
+/** What a command about one of the caller's resources carries: the business and the resource's id. */
+type OwnResourcePayload<K extends string> = { business_id: string } & Record<K, string>;
+
+/** The payload of a command about one of the caller's resources, named by the path parameter `idParam`. */
+export function ownResourcePayload<K extends string>(
+  idParam: K,
+  prefix: PathIdPrefix,
+): (req: Request, businessId: string) => OwnResourcePayload<K> {
+  // An id not of `prefix`'s shape cannot exist: NOT_FOUND before any command is sent.
+  return (req, businessId) =>
+    ({ business_id: businessId, [idParam]: pathId(prefix, req.params[idParam]) }) as OwnResourcePayload<K>;
 }

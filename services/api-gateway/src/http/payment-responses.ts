@@ -1,28 +1,25 @@
-import type {
-  CryptoInstructions,
-  PaymentRecord,
-  PaymentView,
-  PixInstructions,
-  ReceivedFundsItem,
+import {
+  centavosToBrl,
+  type CryptoInstructions,
+  type PaymentCreated,
+  type PaymentRecord,
+  type PaymentUpdated,
+  type PaymentView,
+  type PixInstructions,
+  type PublicCryptoInstructions,
+  type PublicPixInstructions,
+  type ReceivedFunds,
+  type ReceivedFundsItem,
+  type Token,
 } from '@gateway/contracts';
-import { baseUnitsToNumber, centavosToBrl } from '../domain/money';
+import { baseUnitsToNumber } from '../domain/money';
 
 // The payment service answers in centavos with rail details in base units; these shape its answers into the
 // public responses of interface.md (BRL floats, upper-case token names).
 
-export interface PublicCrypto {
-  currency: string;
-  network: 'solana';
-  qr_code: string;
-  payment_link: string;
-  wallet_address: string;
-  amount: number;
-  expires_at: string;
-}
-
-export function publicCrypto(crypto: CryptoInstructions): PublicCrypto {
+export function publicCrypto(crypto: CryptoInstructions): PublicCryptoInstructions {
   return {
-    currency: crypto.currency.toUpperCase(),
+    currency: crypto.currency.toUpperCase() as Uppercase<Token>,
     network: crypto.network,
     qr_code: crypto.qr_code,
     payment_link: crypto.payment_link,
@@ -32,7 +29,7 @@ export function publicCrypto(crypto: CryptoInstructions): PublicCrypto {
   };
 }
 
-function publicPix(pix: PixInstructions): { qr_code: string; copia_e_cola: string } {
+function publicPix(pix: PixInstructions): PublicPixInstructions {
   return { qr_code: pix.qr_code, copia_e_cola: pix.copia_e_cola };
 }
 
@@ -53,7 +50,7 @@ export class IncompletePaymentViewError extends Error {
 }
 
 /** Response of POST /v1/payments (201): PIX carries `expires_at` at the top, crypto inside its `crypto` object. */
-export function paymentCreatedResponse(view: PaymentView): Record<string, unknown> {
+export function paymentCreatedResponse(view: PaymentView): PaymentCreated {
   const { payment } = view;
   const { amount, fee_brl, net_amount_brl } = amounts(payment);
   const head = {
@@ -72,27 +69,8 @@ export function paymentCreatedResponse(view: PaymentView): Record<string, unknow
   return { ...head, payment_method: 'crypto', crypto: publicCrypto(view.crypto) };
 }
 
-/** Response of GET /v1/payments/{id}. */
-export function paymentRecordResponse(payment: PaymentRecord): Record<string, unknown> {
-  return {
-    payment_id: payment.payment_id,
-    transaction_id: payment.transaction_id,
-    business_id: payment.business_id,
-    method: payment.method,
-    status: payment.status,
-    amount_brl: centavosToBrl(payment.amount_centavos),
-    external_id: payment.external_id,
-    failure_code: payment.failure_code,
-    failure_reason: payment.failure_reason,
-    customer_id: payment.customer_id ?? null,
-    refunded_amount_brl: centavosToBrl(payment.refunded_centavos ?? 0),
-    created_at: payment.created_at,
-    updated_at: payment.updated_at,
-  };
-}
-
 /** Response of PATCH /v1/payments/{id}: a new PIX QR code, or new crypto instructions when the amount changed. */
-export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean): Record<string, unknown> {
+export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean): PaymentUpdated {
   const { payment } = view;
   return {
     payment_id: payment.payment_id,
@@ -107,7 +85,7 @@ export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean
  * One entry of GET /v1/payments/{id}/received-funds: money kept for the payment outside its happy path, in BRL for
  * PIX and in tokens for crypto (the other amount null).
  */
-export function receivedFundsResponse(item: ReceivedFundsItem): Record<string, unknown> {
+export function receivedFundsResponse(item: ReceivedFundsItem): ReceivedFunds {
   return {
     funds_id: item.funds_id,
     kind: item.kind,

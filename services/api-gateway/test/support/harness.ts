@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { catalog, type CommandDefinition, type ServiceName } from '@gateway/contracts';
 import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
-import { serviceTestBed, type IsolatedEnvironment } from '@gateway/testkit';
+import { serviceTestBed, startedForTheseTests, type IsolatedEnvironment } from '@gateway/testkit';
 import type { ApiGatewayConfig } from '../../src/config';
 import { startApiGateway, type RunningApiGateway } from '../../src/main';
 
@@ -62,6 +62,25 @@ export class FakeServices {
   }
 }
 
+/** A business created through the operator API, with its first key. */
+export interface Business {
+  business_id: string;
+  api_key: string;
+  key_prefix: string;
+}
+
+/**
+ * The page command a list route sends its service on `merchant`'s behalf: the list's parent (`{ payment_id }`...,
+ * `{}` for a list of the business's own) and the page asked for.
+ */
+export function expectedPageCommand(
+  merchant: Business,
+  parent: Record<string, string>,
+  page: { limit: number; starting_after: string | null },
+) {
+  return { business_id: merchant.business_id, ...parent, ...page };
+}
+
 export interface Harness {
   env: IsolatedEnvironment;
   gateway: RunningApiGateway;
@@ -69,8 +88,14 @@ export interface Harness {
   config: ApiGatewayConfig;
   http: ReturnType<typeof request>;
   /** A new business through the operator API, with its first key. */
-  newBusiness(name?: string): Promise<{ business_id: string; api_key: string; key_prefix: string }>;
+  newBusiness(name?: string): Promise<Business>;
   close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** The downstream services the fakes stand in for (payment, checkout, customer and webhook-dispatcher unless told). */
+  services?: ServiceName[];
+  config?: Partial<ApiGatewayConfig>;
 }
 
 export function gatewayConfig(env: IsolatedEnvironment, overrides: Partial<ApiGatewayConfig> = {}) {
@@ -107,10 +132,7 @@ export async function deleteRedisKeys(url: string, prefix: string): Promise<void
 }
 
 /** A gateway on a private database, broker prefix and Redis prefix, with fake downstream services. */
-export async function startHarness(
-  label: string,
-  options: { services?: ServiceName[]; config?: Partial<ApiGatewayConfig> } = {},
-): Promise<Harness> {
+export async function startHarness(label: string, options: HarnessOptions = {}): Promise<Harness> {
   let config!: ApiGatewayConfig;
   let gateway!: RunningApiGateway;
   const bed = await serviceTestBed(label, async (env, cleanup) => {
@@ -137,8 +159,27 @@ export async function startHarness(
         .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
         .send({ name });
       if (response.status !== 201) throw new Error(`business not created: ${response.status}`);
-      return response.body as { business_id: string; api_key: string; key_prefix: string };
+      return response.body as Business;
     },
     close: bed.close,
   };
+}
+
+/** A harness with the business its tests act as. */
+export interface HarnessWithMerchant extends Harness {
+  merchant: Business;
+}
+
+/**
+ * A harness started before the enclosing describe's tests, with a business named `merchant` (or newBusiness's
+ * default) for them to act as, and closed after them; read it inside tests and hooks.
+ */
+export function harnessWithMerchantForTheseTests(
+  label: string,
+  options: HarnessOptions & { merchant?: string } = {},
+): HarnessWithMerchant {
+  return startedForTheseTests(async () => {
+    const harness = await startHarness(label, options);
+    return { ...harness, merchant: await harness.newBusiness(options.merchant) };
+  });
 }

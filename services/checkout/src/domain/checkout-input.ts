@@ -1,4 +1,11 @@
-import { MAX_ID_LENGTH, TEXT_LIMITS, isJsonText, type CreateCheckout } from '@gateway/contracts';
+import {
+  MAX_ID_LENGTH,
+  TEXT_LIMITS,
+  isJsonText,
+  normaliseTextFields,
+  type CreateCheckout,
+  type FieldNormaliser,
+} from '@gateway/contracts';
 import { isValidCustomSlug } from './slug';
 
 /** The create-checkout body after validation; an absent optional field is null. */
@@ -9,12 +16,10 @@ export type CheckoutInputResult =
   { ok: true; value: CheckoutInput } | { ok: false; missingFields: string[]; invalidFields: string[] };
 
 type FieldName = keyof CheckoutInput;
-/** Returns the stored form of a present field, or null when it is invalid. */
-type Normaliser = (text: string) => string | null;
 
 const REQUIRED_FIELDS: readonly FieldName[] = ['product_id', 'return_url', 'cancel_url'];
 
-const NORMALISERS: Readonly<Record<FieldName, Normaliser>> = {
+const NORMALISERS: Readonly<Record<FieldName, FieldNormaliser>> = {
   product_id: (text) => trimmedWithin(text, MAX_ID_LENGTH),
   return_url: httpUrl,
   cancel_url: httpUrl,
@@ -29,32 +34,7 @@ const NORMALISERS: Readonly<Record<FieldName, Normaliser>> = {
  * strings, the slug in slug form and the metadata JSON text. Fields not in the contract are ignored.
  */
 export function parseCheckoutInput(body: Readonly<Record<string, unknown>>): CheckoutInputResult {
-  const value: Record<FieldName, string | null> = {
-    product_id: null,
-    return_url: null,
-    cancel_url: null,
-    title: null,
-    slug: null,
-    metadata: null,
-  };
-  const missingFields: string[] = [];
-  const invalidFields: string[] = [];
-  for (const field of Object.keys(NORMALISERS) as FieldName[]) {
-    const raw = body[field];
-    const required = REQUIRED_FIELDS.includes(field);
-    if (raw === undefined || raw === null || (required && typeof raw === 'string' && raw.trim() === '')) {
-      if (required) {
-        missingFields.push(field);
-      }
-      continue;
-    }
-    const normalised = typeof raw === 'string' ? NORMALISERS[field](raw) : null;
-    if (normalised === null) {
-      invalidFields.push(field);
-    } else {
-      value[field] = normalised;
-    }
-  }
+  const { value, missingFields, invalidFields } = normaliseTextFields(body, NORMALISERS, REQUIRED_FIELDS);
   if (missingFields.length > 0 || invalidFields.length > 0) {
     return { ok: false, missingFields, invalidFields };
   }

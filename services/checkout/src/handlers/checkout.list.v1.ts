@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { pageOf, pageRequest, type Checkout, type ListCheckouts, type Page } from '@gateway/contracts';
-import { CommandError } from '@gateway/messaging';
+import { pageRequest, type Checkout, type ListCheckouts, type Page } from '@gateway/contracts';
+import { pageReply } from '@gateway/messaging';
 import { toCheckout } from '../domain/records';
 import { findCheckoutPage } from '../persistence';
 
@@ -8,7 +8,6 @@ import { findCheckoutPage } from '../persistence';
 export function handleListCheckouts(dataSource: DataSource) {
   return async (query: ListCheckouts): Promise<Page<Checkout>> => {
     const page = await findCheckoutPage(dataSource.manager, query.business_id, pageRequest(query));
-    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return pageOf(page, toCheckout);
+    return pageReply(page, toCheckout);
   };
 }

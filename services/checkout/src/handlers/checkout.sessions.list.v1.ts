@@ -1,11 +1,5 @@
-import {
-  pageOf,
-  pageRequest,
-  type CheckoutSession,
-  type ListCheckoutSessions,
-  type Page,
-} from '@gateway/contracts';
-import { CommandError } from '@gateway/messaging';
+import { pageRequest, type CheckoutSession, type ListCheckoutSessions, type Page } from '@gateway/contracts';
+import { CommandError, pageReply } from '@gateway/messaging';
 import type { DataSource } from 'typeorm';
 import { toSession } from '../domain/records';
 import { findBusinessCheckout, findSessionPage } from '../persistence';
@@ -16,7 +10,6 @@ export function handleListCheckoutSessions(dataSource: DataSource) {
     const checkout = await findBusinessCheckout(dataSource.manager, query.business_id, query.checkout_id);
     if (!checkout) throw new CommandError('NOT_FOUND', 'Checkout não encontrado.');
     const page = await findSessionPage(dataSource.manager, checkout.id, pageRequest(query));
-    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return pageOf(page, toSession);
+    return pageReply(page, toSession);
   };
 }

@@ -1,4 +1,4 @@
-import { isJsonText } from '@gateway/contracts';
+import { isJsonText, normaliseTextFields, type FieldNormaliser } from '@gateway/contracts';
 import { normaliseDocumentNumber } from './document-number';
 import { normaliseEmail } from './email';
 import { toE164 } from './phone-number';
@@ -15,10 +15,7 @@ export type CustomerInputResult =
   | { ok: true; value: CustomerInput }
   | { ok: false; /** Names for the INVALID_FIELDS message, in contract order. */ invalidFields: string[] };
 
-/** Returns the stored form of a present field, or null when it is invalid. */
-type Normaliser = (text: string) => string | null;
-
-const NORMALISERS: Readonly<Record<keyof CustomerInput, Normaliser>> = {
+const NORMALISERS: Readonly<Record<keyof CustomerInput, FieldNormaliser>> = {
   email: normaliseEmail,
   phone_number: toE164,
   document_number: normaliseDocumentNumber,
@@ -31,19 +28,6 @@ const NORMALISERS: Readonly<Record<keyof CustomerInput, Normaliser>> = {
  * punctuation) or JSON text. Fields not in the contract are ignored.
  */
 export function parseCustomerInput(body: Readonly<Record<string, unknown>>): CustomerInputResult {
-  const value: CustomerInput = { email: null, phone_number: null, document_number: null, metadata: null };
-  const invalidFields: string[] = [];
-  for (const field of Object.keys(NORMALISERS) as (keyof CustomerInput)[]) {
-    const raw = body[field];
-    if (raw === undefined || raw === null) {
-      continue;
-    }
-    const normalised = typeof raw === 'string' ? NORMALISERS[field](raw) : null;
-    if (normalised === null) {
-      invalidFields.push(field);
-    } else {
-      value[field] = normalised;
-    }
-  }
+  const { value, invalidFields } = normaliseTextFields(body, NORMALISERS);
   return invalidFields.length === 0 ? { ok: true, value } : { ok: false, invalidFields };
 }

@@ -3,7 +3,7 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import { toView } from '../domain/payment-record';
 import { invalidStatusMessage, isOpen } from '../domain/payment-status';
 import { lockPayment } from '../persistence';
-import { transitionPayment } from './payment-events';
+import { transitionPayment } from './shared/payment-events';
 
 /**
  * Cancels the business's open payment under its row lock, the lock every confirmation takes too: of a cancel and a

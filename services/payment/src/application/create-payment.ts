@@ -5,7 +5,7 @@ import type { Rails } from '../clients';
 import { computeFee } from '../domain/fee';
 import { toView } from '../domain/payment-record';
 import { findFeeRule, insertPayment, reservePaymentId } from '../persistence';
-import { emitPaymentEvent } from './payment-events';
+import { emitPaymentEvent } from './shared/payment-events';
 
 export interface CreatePaymentDeps {
   dataSource: DataSource;

@@ -3,7 +3,7 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import type { Rails } from '../clients';
 import { decideRefund, toRefundRecord } from '../domain/refund';
 import { insertRefund, lockPayment } from '../persistence';
-import { recordRefund } from './payment-metrics';
+import { recordRefund } from './shared/payment-metrics';
 
 const paymentNotFound = () => new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
 

@@ -17,7 +17,7 @@ import {
   type PaymentEntity,
 } from '../persistence';
 import { recordLateFunds } from './keep-late-funds';
-import { transitionPayment } from './payment-events';
+import { transitionPayment } from './shared/payment-events';
 
 // What a rail's outcome does to its payment, whichever rail and whoever learnt it: the rail's event, or the
 // reconciliation asking the rail. Each is decided under the payment's row lock and counts once (funds per rail

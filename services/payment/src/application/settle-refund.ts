@@ -2,7 +2,7 @@ import { newPublicId, type RefundSettled } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { refundSettledEvent, toRefundRecord } from '../domain/refund';
 import { markRefundSettled } from '../persistence';
-import { recordRefund } from './payment-metrics';
+import { recordRefund } from './shared/payment-metrics';
 
 /**
  * Records a rail's outcome for a refund and tells the merchant (`refund.succeeded` / `refund.failed`), once: per

@@ -4,21 +4,12 @@ import {
   getCryptoRequestStatus,
   openCryptoRequest,
   simulateCryptoOutcome,
-  type CreatePayment,
   type CryptoRequestClosed,
   type CryptoRequestSettled,
 } from '@gateway/contracts';
-import { CommandError, type MessageContext } from '@gateway/messaging';
+import { CommandError } from '@gateway/messaging';
 import type { FundsReceived, RailClosure } from '../domain/funds';
-import {
-  railClosure,
-  type Rail,
-  type RailAmountChange,
-  type RailOpening,
-  type RailPayment,
-  type RailReport,
-  type SimulatedOutcome,
-} from './rail';
+import { paymentToOpen, railClosure, type Rail, type RailPayment } from './rail';
 import type { RailCaller } from './rail-caller';
 
 /**
@@ -60,71 +51,52 @@ export function cryptoRequestClosure(
 }
 
 /** Stablecoins on Solana through the watcher: a payment request (Solana Pay link) priced in the token. */
-export class CryptoRail implements Rail {
-  readonly method = 'crypto' as const;
-  readonly openStatus = 'pending' as const;
-  readonly reshowsInstructions = false;
-  readonly refundRequested = cryptoRefundRequested;
-  readonly refundWindowDays = null;
+export function cryptoRail(caller: RailCaller): Rail {
+  return {
+    method: 'crypto',
+    openStatus: 'pending',
+    reshowsInstructions: false,
+    refundRequested: cryptoRefundRequested,
+    refundWindowDays: null,
 
-  constructor(private readonly caller: RailCaller) {}
+    checkCreate(command) {
+      if (command.token === null)
+        throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
+    },
 
-  checkCreate(command: CreatePayment): void {
-    if (command.token === null)
-      throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
-  }
-
-  async open(payment: RailPayment, context: MessageContext): Promise<RailOpening> {
-    const { reference, ...instructions } = await this.caller.call(
-      openCryptoRequest,
-      {
-        payment_id: payment.id,
-        business_name: payment.businessName,
-        amount_centavos: payment.amountCentavos,
+    async open(payment, context) {
+      const opening = {
+        ...paymentToOpen(payment),
         token: payment.token as NonNullable<RailPayment['token']>,
-      },
-      context,
-      'open',
-    );
-    return { externalId: reference, instructions };
-  }
+      };
+      const { reference, ...instructions } = await caller.call(openCryptoRequest, opening, context, 'open');
+      return { externalId: reference, instructions };
+    },
 
-  async changeAmount(
-    payment: RailPayment,
-    amountCentavos: number,
-    context: MessageContext,
-  ): Promise<RailAmountChange> {
-    const { reference, superseded, ...instructions } = await this.caller.call(
-      changeCryptoRequestAmount,
-      { payment_id: payment.id, business_name: payment.businessName, amount_centavos: amountCentavos },
-      context,
-      'change-amount',
-    );
-    const [collected] = collectedShort(payment.id, superseded.reference, superseded.received_base_units);
-    return { externalId: reference, instructions, superseded: collected ?? null };
-  }
+    async changeAmount(payment, amountCentavos, context) {
+      const change = { ...paymentToOpen(payment), amount_centavos: amountCentavos };
+      const { reference, superseded, ...instructions } = await caller.call(
+        changeCryptoRequestAmount,
+        change,
+        context,
+        'change-amount',
+      );
+      const [collected] = collectedShort(payment.id, superseded.reference, superseded.received_base_units);
+      return { externalId: reference, instructions, superseded: collected ?? null };
+    },
 
-  simulate(
-    paymentId: string,
-    outcome: SimulatedOutcome,
-    context: MessageContext,
-  ): Promise<{ accepted: true }> {
-    return this.caller.call(
-      simulateCryptoOutcome,
-      { payment_id: paymentId, ...outcome },
-      context,
-      'simulate',
-    );
-  }
+    simulate: (paymentId, outcome, context) =>
+      caller.call(simulateCryptoOutcome, { payment_id: paymentId, ...outcome }, context, 'simulate'),
 
-  async report(paymentId: string): Promise<RailReport> {
-    const request = await this.caller.ask(getCryptoRequestStatus, { payment_id: paymentId });
-    return {
-      state: request.status,
-      funds: request.settlement ? [cryptoSettledFunds(paymentId, request.settlement)] : [],
-      closure:
-        request.closure &&
-        cryptoRequestClosure(paymentId, { reference: request.reference, ...request.closure }),
-    };
-  }
+    async report(paymentId) {
+      const request = await caller.ask(getCryptoRequestStatus, { payment_id: paymentId });
+      return {
+        state: request.status,
+        funds: request.settlement ? [cryptoSettledFunds(paymentId, request.settlement)] : [],
+        closure:
+          request.closure &&
+          cryptoRequestClosure(paymentId, { reference: request.reference, ...request.closure }),
+      };
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import type { PaymentMethod } from '@gateway/contracts';
 import type { Broker } from '@gateway/messaging';
-import { CryptoRail } from './crypto-rail';
-import { PixRail } from './pix-rail';
+import { cryptoRail } from './crypto-rail';
+import { pixRail } from './pix-rail';
 import type { Rail } from './rail';
 import { RailCaller } from './rail-caller';
 
@@ -16,8 +16,8 @@ export class Rails {
   constructor(broker: Broker, options: { timeoutMs: number; pixExpiresInSeconds: number }) {
     const caller = new RailCaller(broker, options.timeoutMs);
     this.byMethod = {
-      pix: new PixRail(caller, options.pixExpiresInSeconds),
-      crypto: new CryptoRail(caller),
+      pix: pixRail(caller, options.pixExpiresInSeconds),
+      crypto: cryptoRail(caller),
     };
   }
 

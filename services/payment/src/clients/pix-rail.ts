@@ -9,17 +9,8 @@ import {
   type PixChargePaid,
   type PixReceivedOnCharge,
 } from '@gateway/contracts';
-import type { MessageContext } from '@gateway/messaging';
 import type { FundsReceived, RailClosure } from '../domain/funds';
-import {
-  railClosure,
-  type Rail,
-  type RailAmountChange,
-  type RailOpening,
-  type RailPayment,
-  type RailReport,
-  type SimulatedOutcome,
-} from './rail';
+import { paymentToOpen, railClosure, type Rail } from './rail';
 import type { RailCaller } from './rail-caller';
 
 /** A PIX on the payment's charge: measured against the payment's amount, which the charge asks as it is. */
@@ -52,64 +43,45 @@ export function pixChargeClosure(
 }
 
 /** PIX through the PIX adapter: an immediate charge (cob) whose BR Code the payer scans. */
-export class PixRail implements Rail {
-  readonly method = 'pix' as const;
-  readonly openStatus = 'processing' as const;
-  readonly reshowsInstructions = true;
-  readonly refundRequested = pixRefundRequested;
-  readonly refundWindowDays = PIX_REFUND_WINDOW_DAYS;
+export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
+  return {
+    method: 'pix',
+    openStatus: 'processing',
+    reshowsInstructions: true,
+    refundRequested: pixRefundRequested,
+    refundWindowDays: PIX_REFUND_WINDOW_DAYS,
 
-  constructor(
-    private readonly caller: RailCaller,
-    private readonly expiresInSeconds: number,
-  ) {}
+    // Any create can be opened as a charge.
+    checkCreate() {},
 
-  checkCreate(): void {}
+    async open(payment, context) {
+      const opening = { ...paymentToOpen(payment), expires_in_seconds: expiresInSeconds };
+      const { txid, ...instructions } = await caller.call(openPixCharge, opening, context, 'open');
+      return { externalId: txid, instructions };
+    },
 
-  async open(payment: RailPayment, context: MessageContext): Promise<RailOpening> {
-    const { txid, ...instructions } = await this.caller.call(
-      openPixCharge,
-      {
-        payment_id: payment.id,
-        business_name: payment.businessName,
-        amount_centavos: payment.amountCentavos,
-        expires_in_seconds: this.expiresInSeconds,
-      },
-      context,
-      'open',
-    );
-    return { externalId: txid, instructions };
-  }
+    async changeAmount(payment, amountCentavos, context) {
+      const change = { payment_id: payment.id, amount_centavos: amountCentavos };
+      const { txid, ...instructions } = await caller.call(
+        changePixChargeAmount,
+        change,
+        context,
+        'change-amount',
+      );
+      // The charge keeps its txid: PIX paid before the change are reported by their own events.
+      return { externalId: txid, instructions, superseded: null };
+    },
 
-  async changeAmount(
-    payment: RailPayment,
-    amountCentavos: number,
-    context: MessageContext,
-  ): Promise<RailAmountChange> {
-    const { txid, ...instructions } = await this.caller.call(
-      changePixChargeAmount,
-      { payment_id: payment.id, amount_centavos: amountCentavos },
-      context,
-      'change-amount',
-    );
-    // The charge keeps its txid: PIX paid before the change are reported by their own events.
-    return { externalId: txid, instructions, superseded: null };
-  }
+    simulate: (paymentId, outcome, context) =>
+      caller.call(simulatePixOutcome, { payment_id: paymentId, ...outcome }, context, 'simulate'),
 
-  simulate(
-    paymentId: string,
-    outcome: SimulatedOutcome,
-    context: MessageContext,
-  ): Promise<{ accepted: true }> {
-    return this.caller.call(simulatePixOutcome, { payment_id: paymentId, ...outcome }, context, 'simulate');
-  }
-
-  async report(paymentId: string): Promise<RailReport> {
-    const charge = await this.caller.ask(getPixChargeStatus, { payment_id: paymentId });
-    return {
-      state: charge.status,
-      funds: charge.pix.map((pix) => pixFunds(paymentId, pix)),
-      closure: charge.closure && pixChargeClosure(paymentId, charge.closure),
-    };
-  }
+    async report(paymentId) {
+      const charge = await caller.ask(getPixChargeStatus, { payment_id: paymentId });
+      return {
+        state: charge.status,
+        funds: charge.pix.map((pix) => pixFunds(paymentId, pix)),
+        closure: charge.closure && pixChargeClosure(paymentId, charge.closure),
+      };
+    },
+  };
 }

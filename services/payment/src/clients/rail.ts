@@ -35,6 +35,19 @@ export interface RailPayment {
   token: CreatePayment['token'];
 }
 
+/** What every rail is told of a payment it opens; each rail adds its own terms (a PIX's expiry, a crypto token). */
+export function paymentToOpen(payment: RailPayment): {
+  payment_id: string;
+  business_name: string;
+  amount_centavos: number;
+} {
+  return {
+    payment_id: payment.id,
+    business_name: payment.businessName,
+    amount_centavos: payment.amountCentavos,
+  };
+}
+
 /** The outcome a sandbox simulation asks the rail to make happen. */
 export type SimulatedOutcome = Pick<SimulatePayment, 'outcome' | 'amount_centavos'>;
 

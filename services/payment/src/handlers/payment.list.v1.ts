@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { pageOf, pageRequest, type ListPayments, type Page, type PaymentRecord } from '@gateway/contracts';
-import { CommandError } from '@gateway/messaging';
+import { pageRequest, type ListPayments, type Page, type PaymentRecord } from '@gateway/contracts';
+import { pageReply } from '@gateway/messaging';
 import { toRecord } from '../domain/payment-record';
 import { listPaymentsOf } from '../persistence';
 
@@ -22,7 +22,6 @@ export function handleListPayments(dataSource: DataSource) {
       },
       pageRequest(query),
     );
-    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return pageOf(page, toRecord);
+    return pageReply(page, toRecord);
   };
 }

@@ -1,13 +1,12 @@
 import type { DataSource } from 'typeorm';
 import {
-  pageOf,
   pageRequest,
   type CryptoInstructions,
   type ListReceivedFunds,
   type Page,
   type ReceivedFundsItem,
 } from '@gateway/contracts';
-import { CommandError } from '@gateway/messaging';
+import { CommandError, pageReply } from '@gateway/messaging';
 import { findPayment, listReceivedFundsOf } from '../persistence';
 
 /**
@@ -22,8 +21,7 @@ export function handleListReceivedFunds(dataSource: DataSource) {
     // in centavos and has none.
     const decimals = (payment.instructions as Partial<CryptoInstructions> | null)?.decimals ?? null;
     const page = await listReceivedFundsOf(dataSource.manager, payment.id, pageRequest(query));
-    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return pageOf(page, (row) => ({
+    return pageReply(page, (row) => ({
       funds_id: row.fundsId,
       kind: row.kind,
       rail: row.rail,

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { pageOf, pageRequest, type ListRefunds, type Page, type RefundRecord } from '@gateway/contracts';
-import { CommandError } from '@gateway/messaging';
+import { pageRequest, type ListRefunds, type Page, type RefundRecord } from '@gateway/contracts';
+import { CommandError, pageReply } from '@gateway/messaging';
 import { toRefundRecord } from '../domain/refund';
 import { findPayment, listRefundsOf } from '../persistence';
 
@@ -10,7 +10,6 @@ export function handleListRefunds(dataSource: DataSource) {
     const payment = await findPayment(dataSource.manager, query.payment_id, query.business_id);
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
     const page = await listRefundsOf(dataSource.manager, payment.id, pageRequest(query));
-    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return pageOf(page, toRefundRecord);
+    return pageReply(page, toRefundRecord);
   };
 }

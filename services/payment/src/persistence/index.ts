@@ -13,7 +13,7 @@ import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
-export * from './create-reservations';
+export * from './create-reservation-store';
 export * from './payment-store';
 export * from './refund-store';
 

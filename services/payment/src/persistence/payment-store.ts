@@ -1,5 +1,5 @@
 import { In, type EntityManager } from 'typeorm';
-import { newPublicId, type FeeRule, type PaymentMethod } from '@gateway/contracts';
+import type { FeeRule, PaymentMethod } from '@gateway/contracts';
 import { newestCreatedPage, newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
 import type { ReceivedFunds } from '../domain/funds';
 import { OPEN_STATUSES, type FinalStatus } from '../domain/payment-status';
@@ -32,25 +32,6 @@ export async function upsertFeeRule(manager: EntityManager, rule: FeeRule): Prom
                    updated_at = now()`,
     [rule.business_id, rule.method, rule.percent_bps, rule.fixed_centavos],
   );
-}
-
-/**
- * The payment id a create command reserved (the same message id always gets the same payment id), and whether that
- * payment exists already (a redelivery of a create that went through): one round trip for both.
- */
-export async function reservePaymentId(
-  manager: EntityManager,
-  createMessageId: string,
-): Promise<{ paymentId: string; created: boolean }> {
-  const rows: Array<{ payment_id: string; created: boolean }> = await manager.query(
-    `INSERT INTO payment_create_requests (message_id, payment_id) VALUES ($1, $2)
-     ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id
-     RETURNING payment_id, EXISTS (SELECT 1 FROM payments WHERE id = payment_create_requests.payment_id) AS created`,
-    [createMessageId, newPublicId('pay')],
-  );
-  const reserved = rows[0];
-  if (!reserved) throw new Error('payment id reservation returned no row');
-  return { paymentId: reserved.payment_id, created: reserved.created };
 }
 
 /** Inserts a new payment, never over one: null (and nothing written) when a payment with its id exists already. */

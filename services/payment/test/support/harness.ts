@@ -3,6 +3,7 @@ import {
   createPayment,
   getPayment,
   newPublicId,
+  pixChargePaid,
   setFeeRule,
   type CreatePayment,
   type ErrorCode,
@@ -15,9 +16,19 @@ import {
   type RevisedCryptoRequest,
 } from '@gateway/contracts';
 import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
-import { letTimePass, serviceTestBed, waitFor, type ServiceTestBed } from '@gateway/testkit';
+import {
+  letTimePass,
+  poisonedEnvelope,
+  publishAndAwaitParking,
+  serviceTestBed,
+  startedForTheseTests,
+  waitFor,
+  type ParkedMessage,
+  type ServiceTestBed,
+} from '@gateway/testkit';
 import { loadPaymentConfig } from '../../src/config';
 import { startPaymentService, type PaymentService } from '../../src/main';
+import { aPixChargePaid } from './rail-events';
 
 /** The payment service's rail timeout in these tests, unless a test sets its own. */
 const RAIL_TIMEOUT_MS = 1000;
@@ -138,13 +149,42 @@ export class FakeRails {
   }
 }
 
-/** The payment service on a test bed, with the rails faked on the broker. */
+/** The payment service on a test bed, with the rails faked on the broker, and what its tests do to it. */
 export interface Harness extends ServiceTestBed<PaymentService> {
   rails: FakeRails;
+  /** A new business with a fee rule for each method (see `newBusiness`). */
+  newBusiness(): Promise<string>;
+  /** Creates a payment (see `aCreatePayment`) and answers its view. */
+  createPayment(businessId: string, overrides?: Partial<CreatePayment>): Promise<PaymentView>;
+  readPayment(businessId: string, paymentId: string): Promise<PaymentView>;
+  waitForPaymentStatus(businessId: string, paymentId: string, status: string): Promise<PaymentView>;
+  /** A PIX payment of `amountCentavos`, paid in full by its rail's event; answers its id. */
+  paidPixPayment(businessId: string, amountCentavos: number): Promise<string>;
+  /** Names of the `payment.*` events the service wrote to its outbox for one payment, in order. */
+  emittedPaymentEvents(paymentId: string): Promise<string[]>;
+  /** The money kept for one payment (received_funds), oldest first: kind, reference and amount in either unit. */
+  receivedFunds(paymentId: string): Promise<any[]>;
+  /** Publishes an event under a fresh message id, and answers that id (to wait for its handling). */
+  publishEvent<P>(definition: MessageDefinition<P>, payload: P): Promise<string>;
+  /**
+   * Waits until the service has handled every one of these messages: each handled message leaves its inbox row, which
+   * commits with everything it changed and emitted.
+   */
+  waitForHandled(messageIds: string[]): Promise<true>;
+  /**
+   * Publishes `definition`'s message with `poison` over its payload (a value its contract refuses), and waits until
+   * the service parks it on its `commands` or `events` parking queue. Answers the message's id and what was parked.
+   */
+  publishPoisoned<P>(
+    queue: 'commands' | 'events',
+    definition: MessageDefinition<P>,
+    payload: P,
+    poison: Record<string, unknown>,
+  ): Promise<{ messageId: string; parked: ParkedMessage[] }>;
 }
 
 /** `config` overrides the service's variables (the rail timeout is 1 s unless given). */
-export async function startHarness(label: string, config: Record<string, string> = {}): Promise<Harness> {
+async function startHarness(label: string, config: Record<string, string> = {}): Promise<Harness> {
   const bed = await serviceTestBed(label, (env) =>
     startPaymentService(
       loadPaymentConfig({ ...env.config, RAIL_RPC_TIMEOUT_MS: String(RAIL_TIMEOUT_MS), ...config }),
@@ -152,17 +192,76 @@ export async function startHarness(label: string, config: Record<string, string>
   );
   const rails = new FakeRails(await bed.connect(`${label}-rails`));
   await rails.start();
-  return { ...bed, rails };
+  const query = (sql: string, parameters: unknown[]) => bed.service.dataSource.query(sql, parameters);
+  // The bed itself, not a copy: a test that restarts the service sets `service` where `close` finds it.
+  return Object.assign(bed, {
+    rails,
+    newBusiness: () => newBusiness(bed),
+    createPayment: (businessId: string, overrides: Partial<CreatePayment> = {}) =>
+      create(bed, businessId, overrides),
+    readPayment: (businessId: string, paymentId: string) => readPayment(bed, businessId, paymentId),
+    waitForPaymentStatus: (businessId: string, paymentId: string, status: string) =>
+      waitForPaymentStatus(bed, businessId, paymentId, status),
+    async paidPixPayment(businessId: string, amountCentavos: number) {
+      const view = await create(bed, businessId, { amount_centavos: amountCentavos });
+      await bed.client.publish(pixChargePaid, aPixChargePaid(view.payment));
+      await waitForPaymentStatus(bed, businessId, view.payment.payment_id, 'paid');
+      return view.payment.payment_id;
+    },
+    async emittedPaymentEvents(paymentId: string) {
+      const rows: Array<{ name: string }> = await query(
+        `SELECT name FROM outbox WHERE envelope->'payload'->'payment'->>'payment_id' = $1 ORDER BY seq`,
+        [paymentId],
+      );
+      return rows.map((row) => row.name);
+    },
+    receivedFunds: (paymentId: string) =>
+      query(
+        `SELECT kind, rail_reference, amount_centavos::int AS centavos, amount_base_units AS units
+           FROM received_funds WHERE payment_id = $1 ORDER BY id`,
+        [paymentId],
+      ),
+    async publishEvent<P>(definition: MessageDefinition<P>, payload: P) {
+      const messageId = newPublicId('msg');
+      await bed.client.publish(definition, payload, { messageId });
+      return messageId;
+    },
+    waitForHandled: (messageIds: string[]) =>
+      waitFor(
+        async () => {
+          const rows: unknown[] = await query('SELECT 1 FROM inbox WHERE message_id = ANY($1)', [messageIds]);
+          return rows.length === messageIds.length;
+        },
+        { what: `${messageIds.length} message(s) handled` },
+      ) as Promise<true>,
+    async publishPoisoned<P>(
+      queue: 'commands' | 'events',
+      definition: MessageDefinition<P>,
+      payload: P,
+      poison: Record<string, unknown>,
+    ) {
+      const envelope = poisonedEnvelope(definition, payload, poison);
+      const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'payment', queue, envelope);
+      return { messageId: envelope.id, parked };
+    },
+  });
 }
 
-export async function newBusiness(client: Broker): Promise<string> {
+/** The payment service of `startHarness`, started before the enclosing describe's tests and closed after them. */
+export function paymentServiceForTheseTests(label: string, config: Record<string, string> = {}): Harness {
+  return startedForTheseTests(() => startHarness(label, config));
+}
+
+/** A new business with a fee rule for each method: 1.5 % + R$ 0,10. */
+async function newBusiness(bed: ServiceTestBed<PaymentService>): Promise<string> {
   const businessId = newPublicId('biz');
   for (const method of ['pix', 'crypto'] as const) {
-    const reply = await client.request(
-      setFeeRule,
-      { business_id: businessId, method, percent_bps: 150, fixed_centavos: 10 },
-      { timeoutMs: 5000 },
-    );
+    const reply = await bed.request(setFeeRule, {
+      business_id: businessId,
+      method,
+      percent_bps: 150,
+      fixed_centavos: 10,
+    });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
   }
   return businessId;
@@ -181,90 +280,38 @@ export function aCreatePayment(businessId: string, overrides: Partial<CreatePaym
   };
 }
 
-export async function create(
-  client: Broker,
+async function create(
+  bed: ServiceTestBed<PaymentService>,
   businessId: string,
   overrides: Partial<CreatePayment> = {},
 ): Promise<PaymentView> {
-  const reply = await client.request(createPayment, aCreatePayment(businessId, overrides), {
-    timeoutMs: 5000,
-  });
+  const reply = await bed.request(createPayment, aCreatePayment(businessId, overrides));
   if (!reply.ok) throw new Error(JSON.stringify(reply.error));
   return reply.result;
 }
 
 export async function readPayment(
-  client: Broker,
+  bed: ServiceTestBed<PaymentService>,
   businessId: string,
   paymentId: string,
 ): Promise<PaymentView> {
-  const reply = await client.request(
-    getPayment,
-    { business_id: businessId, payment_id: paymentId },
-    { timeoutMs: 5000 },
-  );
+  const reply = await bed.request(getPayment, { business_id: businessId, payment_id: paymentId });
   if (!reply.ok) throw new Error(`get failed: ${JSON.stringify(reply.error)}`);
   return reply.result;
 }
 
 /** Waits until the payment service shows the payment in `status`, and answers it as then read. */
 export function waitForPaymentStatus(
-  client: Broker,
+  bed: ServiceTestBed<PaymentService>,
   businessId: string,
   paymentId: string,
   status: string,
 ): Promise<PaymentView> {
   return waitFor(
     async () => {
-      const view = await readPayment(client, businessId, paymentId);
+      const view = await readPayment(bed, businessId, paymentId);
       return view.payment.status === status ? view : undefined;
     },
     { what: `payment ${status}` },
   );
-}
-
-/** Names of the `payment.*` events the service wrote to its outbox for one payment, in order. */
-export async function emittedPaymentEvents(h: Harness, paymentId: string): Promise<string[]> {
-  const rows: Array<{ name: string }> = await h.service.dataSource.query(
-    `SELECT name FROM outbox WHERE envelope->'payload'->'payment'->>'payment_id' = $1 ORDER BY seq`,
-    [paymentId],
-  );
-  return rows.map((row) => row.name);
-}
-
-/** The money kept for one payment (received_funds), oldest first: kind, reference and amount in either unit. */
-export function receivedFunds(h: Harness, paymentId: string): Promise<any[]> {
-  return h.service.dataSource.query(
-    `SELECT kind, rail_reference, amount_centavos::int AS centavos, amount_base_units AS units
-       FROM received_funds WHERE payment_id = $1 ORDER BY id`,
-    [paymentId],
-  );
-}
-
-/** Publishes an event under a fresh message id, and answers that id (to wait for its handling). */
-export async function publishEvent<P>(
-  h: Harness,
-  definition: MessageDefinition<P>,
-  payload: P,
-): Promise<string> {
-  const messageId = newPublicId('msg');
-  await h.client.publish(definition, payload, { messageId });
-  return messageId;
-}
-
-/**
- * Waits until the service has handled every one of these messages: each handled message leaves its inbox row, which
- * commits with everything it changed and emitted.
- */
-export function waitForHandled(h: Harness, messageIds: string[]): Promise<true> {
-  return waitFor(
-    async () => {
-      const rows: unknown[] = await h.service.dataSource.query(
-        'SELECT 1 FROM inbox WHERE message_id = ANY($1)',
-        [messageIds],
-      );
-      return rows.length === messageIds.length;
-    },
-    { what: `${messageIds.length} message(s) handled` },
-  ) as Promise<true>;
 }

@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
 import type { ChangePixChargeAmount, PixCharge } from '@gateway/contracts';
-import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { toPixCharge } from '../domain/charge-view';
-import { ChargeEntity } from '../persistence';
 import { lockCharge } from '../persistence/charge-store';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { pspFailure } from '../clients/psp/psp-failure';
+import { activeChargeOf, chargeNotActive, cobChangeFailure } from './shared/active-charge';
 import { makeChargeCode } from './make-charge-code';
 
 export interface ChangeAmountDeps {
@@ -14,9 +14,6 @@ export interface ChangeAmountDeps {
   psp: ApiPixClient;
   merchantCity: string;
 }
-
-const notActive = (status: string) =>
-  new CommandError('INVALID_STATUS', `Operação não permitida: a cobrança PIX está com status ${status}.`);
 
 /**
  * Moves the active cob to a new location with its new amount, in one revision (API Pix v2 `PATCH` with `loc.id`),
@@ -29,16 +26,14 @@ export async function changeChargeAmount(
   command: ChangePixChargeAmount,
   context: MessageContext,
 ): Promise<PixCharge> {
-  const charge = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId: command.payment_id });
-  if (!charge) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
-  if (charge.status !== 'active') throw notActive(charge.status);
+  const charge = await activeChargeOf(deps.dataSource.manager, command.payment_id);
   // Nothing to change (or a redelivery of a change already stored): the inbox answers.
   if (charge.amountCentavos === command.amount_centavos)
     return deps.uow.once(context, async () => toPixCharge(charge));
   const location = await deps.psp.createLocation().catch((err: unknown) => pspFailure(err));
   const cob = await deps.psp
     .updateChargeAmount(charge.txid, command.amount_centavos, location.id)
-    .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
+    .catch(cobChangeFailure);
   const code = await makeChargeCode(
     cob,
     { name: charge.merchantName, city: deps.merchantCity },
@@ -48,7 +43,7 @@ export async function changeChargeAmount(
   return deps.uow.once(context, async (tx) => {
     const current = await lockCharge(tx.manager, charge.txid);
     if (!current) throw new Error(`charge ${charge.txid} vanished`);
-    if (current.status !== 'active') throw notActive(current.status);
+    if (current.status !== 'active') throw chargeNotActive(current.status);
     if (current.revisao >= cob.revisao) return toPixCharge(current);
     Object.assign(current, {
       amountCentavos: command.amount_centavos,

@@ -1,11 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { pixChargeClosed, type SimulatePixOutcome } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
-import { ChargeEntity } from '../persistence';
 import { endActiveCharge, moveExpiryToPast } from '../persistence/charge-store';
 import { unpaidPixOf } from '../persistence/received-pix-store';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
-import { pspFailure } from '../clients/psp/psp-failure';
+import { activeChargeOf, cobChangeFailure } from './shared/active-charge';
 
 export interface SimulateOutcomeDeps {
   dataSource: DataSource;
@@ -15,9 +14,6 @@ export interface SimulateOutcomeDeps {
   /** Called after an `expired` simulation commits, so the sweeper closes the charge now. */
   onExpiryMoved: () => void;
 }
-
-const notActive = (status: string) =>
-  new CommandError('INVALID_STATUS', `Operação não permitida: a cobrança PIX está com status ${status}.`);
 
 /**
  * Sandbox only, and without shortcuts: `paid` has the PSP simulator pay the cob (its callback then confirms it),
@@ -33,25 +29,15 @@ export async function simulateChargeOutcome(
   if (deps.appEnv !== 'sandbox') throw new CommandError('NOT_FOUND', 'Recurso não encontrado.');
   const stored = await deps.uow.storedResult<{ accepted: true }>(context);
   if (stored) return stored.value;
-  const charge = await deps.dataSource.manager.findOne(ChargeEntity, {
-    where: { paymentId: command.payment_id },
-  });
-  if (!charge) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
-  if (charge.status !== 'active') throw notActive(charge.status);
+  const charge = await activeChargeOf(deps.dataSource.manager, command.payment_id);
   if (command.outcome === 'paid') {
     const amount = command.amount_centavos;
     // A PSP refuses another amount into a fixed-amount cob: the charge first lets the payer choose it.
     if (amount !== null && amount !== charge.amountCentavos)
-      await deps.psp
-        .letPayerChooseAmount(charge.txid, charge.amountCentavos)
-        .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
-    await deps.psp
-      .sandboxPay(charge.txid, amount)
-      .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
+      await deps.psp.letPayerChooseAmount(charge.txid, charge.amountCentavos).catch(cobChangeFailure);
+    await deps.psp.sandboxPay(charge.txid, amount).catch(cobChangeFailure);
   } else if (command.outcome === 'failed') {
-    await deps.psp
-      .sandboxRemove(charge.txid)
-      .catch((err: unknown) => pspFailure(err, notActive('encerrada no PSP')));
+    await deps.psp.sandboxRemove(charge.txid).catch(cobChangeFailure);
   }
   const result = await deps.uow.once(context, async (tx) => {
     if (command.outcome === 'failed') {

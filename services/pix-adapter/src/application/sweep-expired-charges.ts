@@ -1,5 +1,5 @@
 import { pixChargeClosed } from '@gateway/contracts';
-import { PeriodicTask, type UnitOfWork } from '@gateway/messaging';
+import { PeriodicWorker, type UnitOfWork } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import type { DataSource } from 'typeorm';
 import { readCob } from '../clients/psp/read-cob';
@@ -27,28 +27,9 @@ export interface ExpirySweeperOptions {
  * as late) before the charge closes as expired, or as underpaid with every PIX it took that did not pay it, in one
  * short transaction that changes only a charge still active.
  */
-export class ExpirySweeper {
-  private readonly task: PeriodicTask;
-
+export class ExpirySweeper extends PeriodicWorker {
   constructor(private readonly options: ExpirySweeperOptions) {
-    this.task = new PeriodicTask(async () => void (await this.sweepOnce()), {
-      name: 'pix-expiry-sweeper',
-      intervalMs: options.intervalMs,
-      logger: options.logger,
-    });
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  /** Sweep now rather than at the next interval. */
-  nudge(): void {
-    this.task.nudge();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
+    super({ name: 'pix-expiry-sweeper', intervalMs: options.intervalMs, logger: options.logger });
   }
 
   /** Closes due charges until none is left or the batch is full; returns how many were closed. */
@@ -57,6 +38,11 @@ export class ExpirySweeper {
     let closed = 0;
     while (closed < batchSize && (await this.closeOneDue())) closed += 1;
     return closed;
+  }
+
+  /** One sweep; a full batch still waits for the next interval (or a nudge). */
+  protected override async pass(): Promise<void> {
+    await this.sweepOnce();
   }
 
   private async closeOneDue(): Promise<boolean> {

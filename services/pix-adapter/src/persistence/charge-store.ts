@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { ChargeEntity, type ChargeStatus } from './charge.entity';
+import { claimDueRows } from './claims';
 
 /** The charge as stored, locked until the transaction ends; null when no charge has this txid. */
 export function lockCharge(manager: EntityManager, txid: string): Promise<ChargeEntity | null> {
@@ -51,16 +52,20 @@ export async function claimDueCharge(
   manager: EntityManager,
   claimMs: number,
 ): Promise<{ txid: string; payment_id: string } | undefined> {
-  const [rows]: [Array<{ txid: string; payment_id: string }>, number] = await manager.query(
-    `UPDATE charges SET claimed_until = now() + $1 * interval '1 millisecond'
-      WHERE txid = (SELECT txid FROM charges
-                     WHERE status = 'active' AND expires_at <= now()
-                       AND (claimed_until IS NULL OR claimed_until <= now())
-                     ORDER BY expires_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING txid, payment_id`,
+  const [claimed] = await claimDueRows<{ txid: string; payment_id: string }>(
+    manager,
+    {
+      table: 'charges',
+      key: 'txid',
+      due: `status = 'active' AND expires_at <= now()`,
+      orderBy: 'expires_at',
+      claimedUntil: `now() + $1 * interval '1 millisecond'`,
+      returning: 'txid, payment_id',
+    },
     [claimMs],
+    1,
   );
-  return rows[0];
+  return claimed;
 }
 
 /** Lets another sweep take the charge at once. */
@@ -77,15 +82,18 @@ export async function claimOverdueCharges(
   overdueSeconds: number,
   limit: number,
 ): Promise<string[]> {
-  const [due]: [Array<{ txid: string }>, number] = await manager.query(
-    `UPDATE charges SET claimed_until = LEAST(now() + $1 * interval '1 second', expires_at)
-      WHERE txid IN (SELECT txid FROM charges
-                      WHERE status = 'active' AND expires_at > now()
-                        AND created_at <= now() - $1 * interval '1 second'
-                        AND (claimed_until IS NULL OR claimed_until <= now())
-                      ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-      RETURNING txid`,
-    [overdueSeconds, limit],
+  const due = await claimDueRows<{ txid: string }>(
+    manager,
+    {
+      table: 'charges',
+      key: 'txid',
+      due: `status = 'active' AND expires_at > now() AND created_at <= now() - $1 * interval '1 second'`,
+      orderBy: 'created_at',
+      claimedUntil: `LEAST(now() + $1 * interval '1 second', expires_at)`,
+      returning: 'txid',
+    },
+    [overdueSeconds],
+    limit,
   );
   return due.map((row) => row.txid);
 }

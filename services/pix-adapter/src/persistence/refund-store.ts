@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { claimDueRows } from './claims';
 import { PixRefundEntity } from './pix-refund.entity';
 
 /** Stores the refund unless one with its id is stored already; returns whether it was inserted. */
@@ -58,15 +59,18 @@ export async function claimOverdueRefunds(
   overdueSeconds: number,
   limit: number,
 ): Promise<string[]> {
-  const [due]: [Array<{ refund_id: string }>, number] = await manager.query(
-    `UPDATE pix_refunds SET claimed_until = now() + $1 * interval '1 second'
-      WHERE refund_id IN (SELECT refund_id FROM pix_refunds
-                           WHERE status IN ('requested', 'processing')
-                             AND updated_at <= now() - $1 * interval '1 second'
-                             AND (claimed_until IS NULL OR claimed_until <= now())
-                           ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-      RETURNING refund_id`,
-    [overdueSeconds, limit],
+  const due = await claimDueRows<{ refund_id: string }>(
+    manager,
+    {
+      table: 'pix_refunds',
+      key: 'refund_id',
+      due: `status IN ('requested', 'processing') AND updated_at <= now() - $1 * interval '1 second'`,
+      orderBy: 'updated_at',
+      claimedUntil: `now() + $1 * interval '1 second'`,
+      returning: 'refund_id',
+    },
+    [overdueSeconds],
+    limit,
   );
   return due.map((row) => row.refund_id);
 }

@@ -4,7 +4,7 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import { closeOpenRequest, insertRequest } from '../persistence';
 import type { PaymentDetector } from './detect-payments';
 import type { RequestIssuer } from './issue-transfer-request';
-import { openRequestOrRefuse } from './request-refusals';
+import { openRequestOrRefuse } from './shared/request-refusals';
 
 export interface ChangeAmountDependencies {
   dataSource: DataSource;

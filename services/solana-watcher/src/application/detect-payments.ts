@@ -2,7 +2,7 @@ import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey, type Connection } from '@solana/web3.js';
 import type { DataSource } from 'typeorm';
 import type { Token } from '@gateway/contracts';
-import { PeriodicTask, type Transaction, type UnitOfWork } from '@gateway/messaging';
+import { PeriodicWorker, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter, gauge, inSpan, tracerOf, type Logger } from '@gateway/observability';
 import { type RequestPacer } from '../clients/request-pacer';
 import { scanAddresses, type ScanCursor, type ScanPage } from '../clients/signature-scanner';
@@ -74,9 +74,8 @@ interface WatchedAccounts {
  * no longer be rolled back, about 13 s later on mainnet). Until then the scan stops before them on their account,
  * expiry waits for them, and a change of amount asks its caller to try again.
  */
-export class PaymentDetector {
+export class PaymentDetector extends PeriodicWorker {
   private watched?: WatchedAccounts;
-  private readonly task: PeriodicTask;
   private lastScanAt = Date.now();
   private lastScannedSlot?: number;
 
@@ -87,15 +86,8 @@ export class PaymentDetector {
     private readonly settings: DetectorSettings,
     private readonly logger: Logger,
   ) {
-    const interval = () => this.pollIntervalMs();
-    this.task = new PeriodicTask(() => this.pass(), {
-      name: 'solana-payment-detector',
-      // Read before every wait, so the interval follows the RPC pace.
-      get intervalMs() {
-        return interval();
-      },
-      logger,
-    });
+    // Read before every wait, so the interval follows the RPC pace.
+    super({ name: 'solana-payment-detector', intervalMs: () => this.pollIntervalMs(), logger });
   }
 
   /**
@@ -145,14 +137,6 @@ export class PaymentDetector {
     return this.watched;
   }
 
-  start(): void {
-    this.task.start();
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
-  }
-
   /** One detection pass, unless another replica holds the scan; returns whether this process ran it. */
   runOnce(): Promise<boolean> {
     return whileHoldingScanLock(this.dataSource, async () => {
@@ -165,8 +149,8 @@ export class PaymentDetector {
     });
   }
 
-  /** A pass of the periodic task: metrics around one detection pass; failures are logged by the task. */
-  private async pass(): Promise<void> {
+  /** Metrics around one detection pass; failures are logged by the loop. */
+  protected override async pass(): Promise<void> {
     try {
       scans.inc({ outcome: (await this.runOnce()) ? 'scanned' : 'skipped' });
     } catch (err) {

@@ -7,7 +7,7 @@ import { QuoteUnavailableError, tokenBaseUnitsForBrl, type Stablecoin } from '..
 import { formatRatio } from '../domain/rational';
 import { buildTransferRequestUrl } from '../domain/solana-pay';
 import { PaymentRequestEntity } from '../persistence';
-import type { QuoteDesk } from './quote-price';
+import type { QuoteDesk } from '../clients/quote-desk';
 
 export interface IssuingSettings {
   receivingWallet: string;

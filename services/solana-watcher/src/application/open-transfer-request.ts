@@ -4,7 +4,7 @@ import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { activeTraceHeaders } from '@gateway/observability';
 import { insertRequest, latestRequest, lockRequestsOfPayment } from '../persistence';
 import type { RequestIssuer } from './issue-transfer-request';
-import { refusal } from './request-refusals';
+import { refusal } from './shared/request-refusals';
 
 export interface OpenRequestDependencies {
   dataSource: DataSource;

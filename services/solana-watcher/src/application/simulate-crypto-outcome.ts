@@ -5,7 +5,7 @@ import { TestWalletShortOfFunds, type SandboxWallet } from '../clients/sandbox-w
 import { tokenBaseUnitsForBrl } from '../domain/quote';
 import { parseRatio } from '../domain/rational';
 import { closeOpenRequest, lockRequest, moveRequestWindowEnd } from '../persistence';
-import { openRequestOrRefuse } from './request-refusals';
+import { openRequestOrRefuse } from './shared/request-refusals';
 
 export interface SimulationDependencies {
   dataSource: DataSource;

@@ -1,13 +1,18 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import {
+  changeCryptoRequestAmount,
   cryptoRequestClosed,
   cryptoRequestSettled,
   newPublicId,
   openCryptoRequest,
+  simulateCryptoOutcome,
   type CryptoRequest,
+  type CryptoRequestClosed,
+  type CryptoRequestSettled,
   type Envelope,
   type OpenCryptoRequest,
+  type SimulateCryptoOutcome,
 } from '@gateway/contracts';
 import type { Broker, MessageContext } from '@gateway/messaging';
 import type { ServiceRuntime } from '@gateway/service-runtime';
@@ -59,6 +64,18 @@ export interface TransferRow {
   applied_to: string;
 }
 
+/** The `crypto.request.closed.v1` a request ends with when its window closes unpaid. */
+export const closureOf = (
+  request: { payment_id: string; reference: string },
+  reason: CryptoRequestClosed['reason'],
+  receivedBaseUnits: string,
+): CryptoRequestClosed => ({
+  payment_id: request.payment_id,
+  reference: request.reference,
+  reason,
+  received_base_units: receivedBaseUnits,
+});
+
 /**
  * A watcher started in-process against its own database, broker prefix and local chain (reached through a flaky
  * proxy that passes everything through until told otherwise), with a client broker that sends it commands and
@@ -69,7 +86,8 @@ export class WatcherHarness {
   localnet!: Localnet;
   proxy!: HttpProxy;
   config!: SolanaWatcherConfig;
-  private bed!: ServiceTestBed<ServiceRuntime>;
+  /** The test bed the watcher runs on; `bed.request` sends it a command and answers the reply. */
+  bed!: ServiceTestBed<ServiceRuntime>;
 
   get service(): ServiceRuntime {
     return this.bed.service;
@@ -237,7 +255,7 @@ export class WatcherHarness {
 
   async open(overrides: Partial<OpenCryptoRequest> = {}): Promise<CryptoRequest & { payment_id: string }> {
     const command = this.openCommand(overrides);
-    const reply = await this.client.request(openCryptoRequest, command, { timeoutMs: 5000 });
+    const reply = await this.bed.request(openCryptoRequest, command);
     if (!reply.ok) throw new Error(`open refused: ${reply.error.code} ${reply.error.message}`);
     return { ...reply.result, payment_id: command.payment_id };
   }
@@ -262,6 +280,43 @@ export class WatcherHarness {
       timeoutMs,
       what: `${name} for ${paymentId}`,
     });
+  }
+
+  /** Waits for the payment's request to settle: its `crypto.request.settled.v1`. */
+  settled(paymentId: string, timeoutMs?: number): Promise<Envelope<CryptoRequestSettled>> {
+    return this.waitForEvent<CryptoRequestSettled>(paymentId, cryptoRequestSettled.name, timeoutMs);
+  }
+
+  /** Waits for the payment's request to close unpaid: its `crypto.request.closed.v1`. */
+  closed(paymentId: string, timeoutMs?: number): Promise<Envelope<CryptoRequestClosed>> {
+    return this.waitForEvent<CryptoRequestClosed>(paymentId, cryptoRequestClosed.name, timeoutMs);
+  }
+
+  /** Sends `crypto.request.simulate.v1` (sandbox) and answers its reply. */
+  simulate(
+    paymentId: string,
+    outcome: SimulateCryptoOutcome['outcome'],
+    amountCentavos: number | null = null,
+    options: { timeoutMs?: number; messageId?: string } = {},
+  ) {
+    return this.bed.request(
+      simulateCryptoOutcome,
+      { payment_id: paymentId, outcome, amount_centavos: amountCentavos },
+      options,
+    );
+  }
+
+  /** Sends `crypto.request.change-amount.v1` and answers its reply. */
+  changeAmount(
+    paymentId: string,
+    amountCentavos: number,
+    options: { timeoutMs?: number; messageId?: string } = {},
+  ) {
+    return this.bed.request(
+      changeCryptoRequestAmount,
+      { payment_id: paymentId, business_name: 'Padaria Pão Quente', amount_centavos: amountCentavos },
+      options,
+    );
   }
 
   async request(reference: string): Promise<RequestRow> {

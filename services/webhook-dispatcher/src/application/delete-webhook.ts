@@ -1,6 +1,6 @@
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { cancelPendingDeliveries, lockWebhook, markWebhookDeleted } from '../persistence';
-import { webhookNotFound } from './find-own-webhook';
+import { webhookNotFound } from './shared/find-own-webhook';
 
 /**
  * Deletes a webhook: it stops receiving at once, because its pending deliveries are cancelled in the same

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { PeriodicTask } from '@gateway/messaging';
+import { PeriodicWorker } from '@gateway/messaging';
 import {
   counter,
   histogram,
@@ -75,40 +75,27 @@ const confirmedToDelivered = histogram(
  * Sends due deliveries. Each poll claims due rows with a lease (FOR UPDATE SKIP LOCKED, so replicas never claim the
  * same row) and starts their attempts without waiting for them: a slow endpoint holds its own slots only.
  */
-export class DeliveryWorker {
-  private readonly task: PeriodicTask;
+export class DeliveryWorker extends PeriodicWorker {
   /** Attempts claimed and not yet recorded (queued behind their origin's limit, or sending), with their delivery. */
   private readonly inFlight = new Map<Promise<void>, Pick<ClaimedDelivery, 'id' | 'webhook_id'>>();
   private readonly random: () => number;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
+    super({ name: 'webhook-delivery-worker', intervalMs: options.pollIntervalMs, logger: options.logger });
     this.random = options.random ?? Math.random;
-    this.task = new PeriodicTask(() => this.claimAndLaunch(), {
-      name: 'webhook-delivery-worker',
-      intervalMs: options.pollIntervalMs,
-      logger: options.logger,
-    });
-  }
-
-  start(): void {
-    this.task.start();
-  }
-
-  /** Look for due deliveries now rather than at the next poll (a nudge during a claim claims again at once). */
-  nudge(): void {
-    this.task.nudge();
   }
 
   /**
    * Stops claiming, lets the attempts already sending finish and be recorded (each bounded by the timeout), and
    * hands back the leases of those not yet started.
    */
-  async stop(): Promise<void> {
-    await this.task.stop();
+  override async stop(): Promise<void> {
+    await super.stop();
     await Promise.allSettled([...this.inFlight.keys()]);
   }
 
-  private async claimAndLaunch(): Promise<void> {
+  /** Claims what is due and starts its attempts (a nudge during a claim claims again at once). */
+  protected override async pass(): Promise<void> {
     const claimed = await this.claim();
     for (const delivery of claimed) this.launch(delivery);
   }
@@ -149,7 +136,7 @@ export class DeliveryWorker {
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     await this.options.limiter.run(delivery.url, async () => {
-      if (!this.task.isRunning) {
+      if (!this.isRunning) {
         // Stopping: an attempt still queued behind a busy endpoint goes back to the pool for another replica.
         await releaseDeliveryLease(this.options.dataSource.manager, delivery.id, this.options.workerId);
         return;

@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { makeDeliveryDueNow } from '../persistence';
-import { findOwnWebhook } from './find-own-webhook';
+import { findOwnWebhook } from './shared/find-own-webhook';
 
 /**
  * Sends a delivery again as soon as the worker picks it up, whatever its status (a merchant may want a delivered

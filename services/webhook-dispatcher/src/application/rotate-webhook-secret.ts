@@ -5,7 +5,7 @@ import { openSecret, sealSecret } from '@gateway/persistence';
 import { generateWebhookSecret } from '../domain/signature';
 import { getWebhook, replaceWebhookSecret } from '../persistence';
 import type { WebhookSecretDeps } from './create-webhook';
-import { findOwnWebhook } from './find-own-webhook';
+import { findOwnWebhook } from './shared/find-own-webhook';
 
 /**
  * Gives the webhook a new secret and keeps the replaced one signing for WEBHOOK_SECRET_OVERLAP_HOURS; resolves the new

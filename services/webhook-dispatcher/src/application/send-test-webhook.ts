@@ -5,7 +5,7 @@ import { openSecret } from '@gateway/persistence';
 import type { EndpointLimiter } from '../clients/endpoint-limiter';
 import type { WebhookSender } from '../clients/http-sender';
 import { serializeDeliveryBody, signedDeliveryHeaders } from '../domain/payload';
-import { findOwnWebhook } from './find-own-webhook';
+import { findOwnWebhook } from './shared/find-own-webhook';
 
 export interface TestSendResult {
   event_id: string;

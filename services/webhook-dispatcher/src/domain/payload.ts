@@ -1,8 +1,9 @@
 import {
+  publicPaymentRecord,
   publicRefundRecord,
+  type Payment,
   type PaymentEventPayload,
-  type PaymentRecord,
-  type PublicRefundRecord,
+  type Refund,
   type RefundEventPayload,
   type WebhookEventName,
 } from '@gateway/contracts';
@@ -10,21 +11,6 @@ import { serviceSignature, standardWebhookHeaders } from './signature';
 
 /** The event names a webhook subscribes to, plus the one the test command sends. */
 export type WebhookEventType = WebhookEventName | 'webhook.test';
-
-/** The payment record exactly as GET /v1/payments/{payment_id} returns it: the contracts' record, money in BRL. */
-export type PublicPaymentRecord = Pick<
-  PaymentRecord,
-  | 'payment_id'
-  | 'transaction_id'
-  | 'business_id'
-  | 'method'
-  | 'status'
-  | 'external_id'
-  | 'failure_code'
-  | 'failure_reason'
-  | 'created_at'
-  | 'updated_at'
-> & { amount_brl: number; customer_id: string | null; refunded_amount_brl: number };
 
 /** What a `webhook.test` delivery carries: enough for the receiver to see which endpoint was tested. */
 export interface WebhookTestData {
@@ -38,26 +24,7 @@ export interface WebhookEvent {
   /** ISO 8601. */
   createdAt: string;
   businessId: string;
-  data: PublicPaymentRecord | PublicRefundRecord | WebhookTestData;
-}
-
-/** The HTTP edge's view of a payment: centavos become BRL, internal fields (fee, metadata) stay inside. */
-export function publicPaymentRecord(record: PaymentRecord): PublicPaymentRecord {
-  return {
-    payment_id: record.payment_id,
-    transaction_id: record.transaction_id,
-    business_id: record.business_id,
-    method: record.method,
-    status: record.status,
-    amount_brl: record.amount_centavos / 100,
-    external_id: record.external_id,
-    failure_code: record.failure_code,
-    failure_reason: record.failure_reason,
-    customer_id: record.customer_id ?? null,
-    refunded_amount_brl: (record.refunded_centavos ?? 0) / 100,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-  };
+  data: Payment | Refund | WebhookTestData;
 }
 
 /** The webhook event for a `payment.*.v1` domain event; `type` is its public name (`payment.confirmed`). */

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { PAGE_LIMIT_DEFAULT, type ListEvents, type Page, type PublicEvent } from '@gateway/contracts';
-import { CommandError } from '@gateway/messaging';
+import { pageRequest, type ListEvents, type Page, type PublicEvent } from '@gateway/contracts';
+import { pageReply } from '@gateway/messaging';
 import { publicEventOf, retainedSince } from '../domain/public-event';
 import { listEventsOf } from '../persistence';
 
@@ -11,9 +11,8 @@ export function handleListEvents(dataSource: DataSource) {
       dataSource.manager,
       query.business_id,
       { type: query.type, since: retainedSince(new Date()) },
-      { limit: query.limit ?? PAGE_LIMIT_DEFAULT, startingAfter: query.starting_after ?? null },
+      pageRequest(query),
     );
-    if (!page) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: starting_after.');
-    return { data: page.rows.map(publicEventOf), has_more: page.hasMore };
+    return pageReply(page, publicEventOf);
   };
 }

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ListWebhookDeliveries, WebhookDelivery } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { findOwnWebhook } from '../application/find-own-webhook';
+import { findOwnWebhook } from '../application/shared/find-own-webhook';
 import { listDeliveriesOf } from '../persistence';
 
 /** The cursor is opaque to callers: the position (insertion sequence) of the last delivery of the previous page. */

@@ -18,13 +18,18 @@ import {
   createTestPki,
   isolatedEnvironment,
   publishAndAwaitHandling,
+  REPLY_TIMEOUT_MS,
   waitFor,
   type IsolatedEnvironment,
+  type ServiceTestBed,
   type TestPki,
 } from '@gateway/testkit';
 import { loadWebhookDispatcherConfig } from '../../src/config';
 import { startWebhookDispatcher } from '../../src/main';
-import { answers, Receiver } from './receiver';
+import { type Answer, answers, Receiver } from './receiver';
+
+/** A path of its own on the receiver, so a test's assertions see only its requests. */
+export const uniquePath = (label: string): string => `/${label}/${newPublicId('p')}`;
 
 /**
  * One test file's world: a private database and broker prefix, a test CA, an HTTPS receiver, a client broker, and
@@ -41,6 +46,10 @@ export class Harness {
     readonly client: Broker,
     private readonly pool: Pool,
   ) {}
+
+  /** Sends a command from `client` and answers its reply, as a service test bed's `request` does. */
+  readonly request: ServiceTestBed<ServiceRuntime>['request'] = (definition, payload, options = {}) =>
+    this.client.request(definition, payload, { timeoutMs: REPLY_TIMEOUT_MS, ...options });
 
   static async create(label: string): Promise<Harness> {
     const env = await isolatedEnvironment(label);
@@ -101,13 +110,23 @@ export class Harness {
       'payment.failed',
     ],
   ): Promise<Webhook & { secret: string }> {
-    const reply = await this.client.request(
-      createWebhook,
-      { business_id: businessId, url, events },
-      { timeoutMs: 5000 },
-    );
+    const reply = await this.request(createWebhook, { business_id: businessId, url, events });
     if (!reply.ok) throw new Error(`webhook.create.v1 refused: ${reply.error.code} ${reply.error.message}`);
     return reply.result;
+  }
+
+  /**
+   * A new business with a webhook (for the payment events `createWebhook` subscribes by default) to a path of its own
+   * on the receiver, whose requests get the answers of `script` (see `Receiver.route`).
+   */
+  async businessWithEndpoint(
+    label: string,
+    ...script: Answer[]
+  ): Promise<{ businessId: string; path: string; webhook: Webhook & { secret: string } }> {
+    const businessId = newPublicId('biz');
+    const path = uniquePath(label);
+    const webhook = await this.createWebhook(businessId, this.receiver.route(path, ...script));
+    return { businessId, path, webhook };
   }
 
   /** Publishes a payment event as the payment service would; returns the envelope id and payload. */
@@ -144,11 +163,7 @@ export class Harness {
    * it looked at every delivery due by this call, so afterwards a test may assert that one of those was not sent.
    */
   async workerCaughtUp(): Promise<void> {
-    const businessId = newPublicId('biz');
-    await this.createWebhook(
-      businessId,
-      this.receiver.route(`/caught-up/${newPublicId('p')}`, answers.status(200)),
-    );
+    const { businessId } = await this.businessWithEndpoint('caught-up', answers.status(200));
     const { payload } = await this.publishPaymentEvent(paymentCreated, businessId);
     await waitFor(
       async () => {

@@ -1,6 +1,5 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Server, createServer } from 'node:https';
-import { type AddressInfo } from 'node:net';
+import { type HttpsEndpoint, startHttpsEndpoint } from '@gateway/testkit';
 
 export interface Hit {
   path: string;
@@ -40,18 +39,14 @@ export class Receiver {
   maxConcurrentPerEvent = 0;
   private readonly scripts = new Map<string, Answer[]>();
   private readonly openPerEvent = new Map<string, number>();
-  private port = 0;
+  private endpoint!: HttpsEndpoint;
 
-  private constructor(private readonly server: Server) {}
+  private constructor() {}
 
   static async start(tls: { key: string; cert: string }): Promise<Receiver> {
-    const receiver = new Receiver(createServer(tls));
-    receiver.server.on('connection', () => (receiver.connections += 1));
-    receiver.server.on('request', (req: IncomingMessage, res: ServerResponse) =>
-      receiver.onRequest(req, res),
-    );
-    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
-    receiver.port = (receiver.server.address() as AddressInfo).port;
+    const receiver = new Receiver();
+    receiver.endpoint = await startHttpsEndpoint(tls, (req, body, res) => receiver.onRequest(req, body, res));
+    receiver.endpoint.server.on('connection', () => (receiver.connections += 1));
     return receiver;
   }
 
@@ -62,33 +57,28 @@ export class Receiver {
   }
 
   url(path: string, host = '127.0.0.1'): string {
-    return `https://${host}:${this.port}${path}`;
+    return `https://${host}:${this.endpoint.port}${path}`;
   }
 
   hitsTo(path: string): Hit[] {
     return this.hits.filter((hit) => hit.path === path);
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+  stop(): Promise<void> {
+    return this.endpoint.stop();
   }
 
-  private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      const eventId = String(req.headers['webhook-id'] ?? '');
-      const open = (this.openPerEvent.get(eventId) ?? 0) + 1;
-      this.openPerEvent.set(eventId, open);
-      this.maxConcurrentPerEvent = Math.max(this.maxConcurrentPerEvent, open);
-      res.on('close', () => this.openPerEvent.set(eventId, (this.openPerEvent.get(eventId) ?? 1) - 1));
-      const index = this.hitsTo(path).length;
-      this.hits.push({ path, headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() });
-      const script = this.scripts.get(path) ?? [answers.status(404)];
-      const answer = script[Math.min(index, script.length - 1)]!;
-      answer(req, res);
-    });
+  private onRequest(req: IncomingMessage, body: Buffer, res: ServerResponse): void {
+    const path = req.url ?? '/';
+    const eventId = String(req.headers['webhook-id'] ?? '');
+    const open = (this.openPerEvent.get(eventId) ?? 0) + 1;
+    this.openPerEvent.set(eventId, open);
+    this.maxConcurrentPerEvent = Math.max(this.maxConcurrentPerEvent, open);
+    res.on('close', () => this.openPerEvent.set(eventId, (this.openPerEvent.get(eventId) ?? 1) - 1));
+    const index = this.hitsTo(path).length;
+    this.hits.push({ path, headers: req.headers, body, receivedAt: Date.now() });
+    const script = this.scripts.get(path) ?? [answers.status(404)];
+    const answer = script[Math.min(index, script.length - 1)]!;
+    answer(req, res);
   }
 }

@@ -5,6 +5,7 @@ import {
   PAGE_LIMIT_MAX,
   boundedText,
   businessName,
+  centavosToBrl,
   createProduct,
   feePercentBps,
   paymentMethods,
@@ -17,7 +18,6 @@ import { BrokerUnavailableError, consumerQueueNames, type ParkedQueue } from '@g
 import { createBusiness } from '../../application/create-business';
 import { issueApiKey } from '../../application/issue-api-key';
 import { revokeApiKey } from '../../application/revoke-api-key';
-import { centavosToBrl } from '../../domain/money';
 import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
 import { hasKeyPrefixShape } from '../../domain/api-key';
 import { jsonBody } from '../input-bounds';

@@ -10,25 +10,18 @@ import {
   listCheckoutSessions,
   sessionId,
   type Checkout,
+  type CreateCheckoutParams,
+  type PublicCheckout,
 } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { identityOf } from '../identity';
-import { commandRoute } from '../commands';
-import { jsonText, pageQuery, pathId, readPage, validateBody } from '../validation';
+import { commandRoute, ownResourcePayload } from '../commands';
+import { jsonText, pageQuery, readPage, validateBody } from '../validation';
 import type { RouteContext } from './context';
-
-interface CreateCheckoutBody {
-  product_id: string;
-  return_url: string;
-  cancel_url: string;
-  title?: string | null;
-  slug?: string | null;
-  metadata?: string | null;
-}
 
 const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
 
-export const createCheckoutBody = Joi.object<CreateCheckoutBody>({
+export const createCheckoutBody = Joi.object<CreateCheckoutParams>({
   product_id: givenId.required(),
   return_url: httpUrl.required(),
   cancel_url: httpUrl.required(),
@@ -43,10 +36,11 @@ export const sessionsPage = pageQuery(sessionId);
 /** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to interface.md). */
 export function checkoutRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
-  const withUrl = (checkout: Checkout) => ({
+  const withUrl = (checkout: Checkout): PublicCheckout => ({
     ...checkout,
     url: `${config.PUBLIC_BASE_URL}/c/${encodeURIComponent(checkout.slug)}`,
   });
+  const checkoutOf = ownResourcePayload('checkout_id', 'chk');
 
   router.post(
     '/checkouts',
@@ -90,11 +84,7 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
     '/checkouts/:checkout_id',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
-      const checkout = await commands.send(
-        getCheckout,
-        { business_id: businessId, checkout_id: pathId('chk', req.params.checkout_id) },
-        res,
-      );
+      const checkout = await commands.send(getCheckout, checkoutOf(req, businessId), res);
       if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');
       res.json({
         ...withUrl(checkout),
@@ -107,10 +97,10 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
   // Additive: every session of a checkout, a page at a time (the read above embeds only the newest).
   router.get(
     '/checkouts/:checkout_id/sessions',
-    commandRoute(commands, listCheckoutSessions, (req, businessId) => {
-      const checkoutId = pathId('chk', req.params.checkout_id);
-      return { business_id: businessId, checkout_id: checkoutId, ...readPage(sessionsPage, req.query) };
-    }),
+    commandRoute(commands, listCheckoutSessions, (req, businessId) => ({
+      ...checkoutOf(req, businessId),
+      ...readPage(sessionsPage, req.query),
+    })),
   );
 
   return router;

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import Joi from 'joi';
 import { boundedText, createCustomer, customerId, getCustomer, listCustomers } from '@gateway/contracts';
-import { commandRoute } from '../commands';
-import { jsonText, pageQuery, pathId, readPage, validateBody } from '../validation';
+import { commandRoute, ownResourcePayload } from '../commands';
+import { jsonText, pageQuery, readPage, validateBody } from '../validation';
 import type { RouteContext } from './context';
 
 type Optional = string | null | undefined;
@@ -52,10 +52,7 @@ export function customerRoutes({ commands }: RouteContext): Router {
   );
   router.get(
     '/customers/:customer_id',
-    commandRoute(commands, getCustomer, (req, businessId) => ({
-      business_id: businessId,
-      customer_id: pathId('cust', req.params.customer_id),
-    })),
+    commandRoute(commands, getCustomer, ownResourcePayload('customer_id', 'cust')),
   );
   return router;
 }

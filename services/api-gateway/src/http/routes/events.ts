@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import Joi from 'joi';
 import { eventId, getEvent, listEvents, webhookEventNames } from '@gateway/contracts';
-import { commandRoute } from '../commands';
-import { pageQuery, pathId, readPage, validateQuery } from '../validation';
+import { commandRoute, ownResourcePayload } from '../commands';
+import { pageQuery, readPage, validateQuery } from '../validation';
 import type { RouteContext } from './context';
 
 export const eventsPage = pageQuery(eventId);
@@ -20,12 +20,6 @@ export function eventRoutes({ commands }: RouteContext): Router {
       return { business_id: businessId, ...readPage(eventsPage, req.query), ...(type ? { type } : {}) };
     }),
   );
-  router.get(
-    '/events/:event_id',
-    commandRoute(commands, getEvent, (req, businessId) => ({
-      business_id: businessId,
-      event_id: pathId('evt', req.params.event_id),
-    })),
-  );
+  router.get('/events/:event_id', commandRoute(commands, getEvent, ownResourcePayload('event_id', 'evt')));
   return router;
 }

@@ -12,6 +12,7 @@ import {
   paymentId,
   paymentMethods,
   paymentStatuses,
+  publicPaymentRecord,
   receivedFundsId,
   simulatePayment,
   tokens,
@@ -22,23 +23,10 @@ import {
   type UpdatePayment,
 } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
-import {
-  paymentCreatedResponse,
-  paymentRecordResponse,
-  paymentUpdatedResponse,
-  receivedFundsResponse,
-} from '../payment-responses';
-import { commandRoute } from '../commands';
+import { paymentCreatedResponse, paymentUpdatedResponse, receivedFundsResponse } from '../payment-responses';
+import { commandRoute, ownResourcePayload } from '../commands';
 import { identityOf } from '../identity';
-import {
-  amountField,
-  jsonText,
-  pageQuery,
-  pathId,
-  readPage,
-  validateBody,
-  validateQuery,
-} from '../validation';
+import { amountField, jsonText, pageQuery, readPage, validateBody, validateQuery } from '../validation';
 import type { RouteContext } from './context';
 
 interface CreatePaymentBody {
@@ -102,6 +90,7 @@ export const receivedFundsPage = pageQuery(receivedFundsId);
 /** /v1/payments, /v1/payments/{id}/received-funds (and, outside production, /v1/sandbox/payments/{id}/simulate). */
 export function paymentRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
+  const paymentOf = ownResourcePayload('payment_id', 'pay');
 
   router.post(
     '/payments',
@@ -150,7 +139,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
       // Never list another business's payment, whatever the payment service answers.
       if (page.data.some((payment) => payment.business_id !== businessId))
         throw new AppError('INTERNAL_ERROR');
-      res.json({ data: page.data.map(paymentRecordResponse), has_more: page.has_more });
+      res.json({ data: page.data.map(publicPaymentRecord), has_more: page.has_more });
     }),
   );
 
@@ -158,14 +147,10 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     '/payments/:payment_id',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
-      const view = await commands.send(
-        getPayment,
-        { business_id: businessId, payment_id: pathId('pay', req.params.payment_id) },
-        res,
-      );
+      const view = await commands.send(getPayment, paymentOf(req, businessId), res);
       // Never leak another business's payment, whatever the payment service answers.
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json(paymentRecordResponse(view.payment));
+      res.json(publicPaymentRecord(view.payment));
     }),
   );
 
@@ -175,10 +160,9 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     '/payments/:payment_id/received-funds',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
-      const paymentId = pathId('pay', req.params.payment_id);
       const funds = await commands.send(
         listReceivedFunds,
-        { business_id: businessId, payment_id: paymentId, ...readPage(receivedFundsPage, req.query) },
+        { ...paymentOf(req, businessId), ...readPage(receivedFundsPage, req.query) },
         res,
       );
       res.json({ data: funds.data.map(receivedFundsResponse), has_more: funds.has_more });
@@ -190,10 +174,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     asyncHandler(async (req, res) => {
       const body = validateBody(updatePaymentBody, req.body, { amount: ['amount'] });
       const { businessId } = identityOf(res);
-      const command: UpdatePayment = {
-        business_id: businessId,
-        payment_id: pathId('pay', req.params.payment_id),
-      };
+      const command: UpdatePayment = paymentOf(req, businessId);
       if (body.amount !== undefined) command.amount_centavos = body.amount;
       if (body.metadata !== undefined) command.metadata = body.metadata;
       const view = await commands.send(updatePayment, command, res);
@@ -207,13 +188,9 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     '/payments/:payment_id/cancel',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
-      const view = await commands.send(
-        cancelPayment,
-        { business_id: businessId, payment_id: pathId('pay', req.params.payment_id) },
-        res,
-      );
+      const view = await commands.send(cancelPayment, paymentOf(req, businessId), res);
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json(paymentRecordResponse(view.payment));
+      res.json(publicPaymentRecord(view.payment));
     }),
   );
 
@@ -226,8 +203,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
         (req, businessId) => {
           const body = validateBody(simulateBody, req.body, { amount: ['amount'] });
           return {
-            business_id: businessId,
-            payment_id: pathId('pay', req.params.payment_id),
+            ...paymentOf(req, businessId),
             outcome: body.outcome,
             amount_centavos: body.amount ?? null,
           };

@@ -10,8 +10,9 @@ import {
   type RefundRecord,
 } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
+import { ownResourcePayload } from '../commands';
 import { identityOf } from '../identity';
-import { amountField, pageQuery, pathId, readPage, validateBody } from '../validation';
+import { amountField, pageQuery, readPage, validateBody } from '../validation';
 import type { RouteContext } from './context';
 
 export const createRefundBody = Joi.object<{ amount?: number | null; reason?: string | null }>({
@@ -31,18 +32,20 @@ function ownRefund(refund: RefundRecord, businessId: string): RefundRecord {
 /** /v1/payments/{id}/refunds and /v1/refunds/{id} (decisions.md, "Refunds"). */
 export function refundRoutes({ commands }: RouteContext): Router {
   const router = Router();
+  const paymentOf = ownResourcePayload('payment_id', 'pay');
+  const refundOf = ownResourcePayload('refund_id', 'ref');
 
   router.post(
     '/payments/:payment_id/refunds',
     asyncHandler(async (req, res) => {
-      const paymentId = pathId('pay', req.params.payment_id);
-      const body = validateBody(createRefundBody, req.body, { amount: ['amount'] });
       const { businessId } = identityOf(res);
+      // The path id before the body: a refund of a payment that cannot exist is NOT_FOUND whatever the body says.
+      const payment = paymentOf(req, businessId);
+      const body = validateBody(createRefundBody, req.body, { amount: ['amount'] });
       const refund = await commands.send(
         createRefund,
         {
-          business_id: businessId,
-          payment_id: paymentId,
+          ...payment,
           amount_centavos: body.amount ?? null,
           reason: body.reason || null,
         },
@@ -56,11 +59,10 @@ export function refundRoutes({ commands }: RouteContext): Router {
   router.get(
     '/payments/:payment_id/refunds',
     asyncHandler(async (req, res) => {
-      const paymentId = pathId('pay', req.params.payment_id);
       const { businessId } = identityOf(res);
       const page = await commands.send(
         listRefunds,
-        { business_id: businessId, payment_id: paymentId, ...readPage(refundsPage, req.query) },
+        { ...paymentOf(req, businessId), ...readPage(refundsPage, req.query) },
         res,
       );
       res.json({
@@ -74,11 +76,7 @@ export function refundRoutes({ commands }: RouteContext): Router {
     '/refunds/:refund_id',
     asyncHandler(async (req, res) => {
       const { businessId } = identityOf(res);
-      const refund = await commands.send(
-        getRefund,
-        { business_id: businessId, refund_id: pathId('ref', req.params.refund_id) },
-        res,
-      );
+      const refund = await commands.send(getRefund, refundOf(req, businessId), res);
       res.json(publicRefundRecord(ownRefund(refund, businessId)));
     }),
   );

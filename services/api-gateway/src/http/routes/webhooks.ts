@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import Joi from 'joi';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '@gateway/config';
 import {
@@ -17,7 +17,7 @@ import {
   webhookId,
   type WebhookEventName,
 } from '@gateway/contracts';
-import { commandRoute } from '../commands';
+import { commandRoute, ownResourcePayload } from '../commands';
 import { pageQuery, pathId, readPage, validateBody, validateQuery } from '../validation';
 import type { RouteContext } from './context';
 
@@ -45,10 +45,7 @@ const WEBHOOK_TEST_BUDGET_MS = DEFAULT_WEBHOOK_TIMEOUT_MS + 1_000;
 /** /v1/webhook, plus (additive) delivery history, manual retry and a test event. */
 export function webhookRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
-  const webhookOf = (req: Request, businessId: string) => ({
-    business_id: businessId,
-    webhook_id: pathId('wh', req.params.webhook_id),
-  });
+  const webhookOf = ownResourcePayload('webhook_id', 'wh');
 
   router.post(
     '/webhook',

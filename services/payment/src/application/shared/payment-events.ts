@@ -1,8 +1,8 @@
 import { newPublicId } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
-import { toRecord } from '../domain/payment-record';
-import { eventNameFor, paymentEvents, type PaymentEventName } from '../domain/payment-status';
-import { moveToFinalStatus, type FinalTransition, type PaymentEntity } from '../persistence';
+import { toRecord } from '../../domain/payment-record';
+import { eventNameFor, paymentEvents, type PaymentEventName } from '../../domain/payment-status';
+import { moveToFinalStatus, type FinalTransition, type PaymentEntity } from '../../persistence';
 import { recordPaymentEvent } from './payment-metrics';
 
 // What every use case that changes a payment's status shares: the change and its `payment.*` event commit together

@@ -1,6 +1,6 @@
 import type { PaymentMethod } from '@gateway/contracts';
 import { counter, histogram } from '@gateway/observability';
-import type { PaymentEventName } from '../domain/payment-status';
+import type { PaymentEventName } from '../../domain/payment-status';
 
 // Each is recorded after the transaction that made the change commits (Transaction.afterCommit), so a rollback, a
 // lost race for the transition or a redelivered message counts nothing.

@@ -2,6 +2,7 @@ import {
   createCheckout,
   createProduct,
   newPublicId,
+  startCheckoutSession,
   type Checkout,
   type CreateCheckout,
   type CreatePayment,
@@ -9,6 +10,9 @@ import {
   type ErrorCode,
   type PaymentView,
   type Product,
+  type Reply,
+  type StartCheckoutSession,
+  type StartedCheckoutSession,
 } from '@gateway/contracts';
 import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
 import type { ServiceRuntime } from '@gateway/service-runtime';
@@ -18,17 +22,53 @@ import {
   aPixInstructions,
   letTimePass,
   serviceTestBed,
+  startedForTheseTests,
   type ServiceTestBed,
 } from '@gateway/testkit';
-import { startCheckoutService } from '../src/main';
+import { startCheckoutService } from '../../src/main';
 
-export const RPC_TIMEOUT_MS = 5000;
 /** Short, so a test can outlast it without making the file slow. */
 export const PAYMENT_RPC_TIMEOUT_MS = 1000;
 
+export interface CheckoutTestBed extends ServiceTestBed<ServiceRuntime> {
+  /** A new checkout (`checkoutCommand` with `overrides`) of a new product (`productCommand`). */
+  newCheckout(overrides?: Partial<CreateCheckout>): Promise<Checkout>;
+}
+
 /** The checkout service started in-process on its own database and broker prefix, with a client broker. */
-export function checkoutTestBed(label: string): Promise<ServiceTestBed<ServiceRuntime>> {
-  return serviceTestBed(label, (env) => startCheckoutService({ ...env.config, PAYMENT_RPC_TIMEOUT_MS }));
+export async function checkoutTestBed(label: string): Promise<CheckoutTestBed> {
+  const bed = await serviceTestBed(label, (env) =>
+    startCheckoutService({ ...env.config, PAYMENT_RPC_TIMEOUT_MS }),
+  );
+  return Object.assign(bed, {
+    newCheckout: async (overrides: Partial<CreateCheckout> = {}) =>
+      createTestCheckout(bed, await createTestProduct(bed), overrides),
+  });
+}
+
+/** The checkout service of `checkoutTestBed`, started before the enclosing describe's tests and closed after them. */
+export function checkoutServiceForTheseTests(label: string): CheckoutTestBed {
+  return startedForTheseTests(() => checkoutTestBed(label));
+}
+
+export interface CheckoutWithPayments extends CheckoutTestBed {
+  /** The stand-in for the payment service. */
+  payments: FakePaymentService;
+  /** Sends checkout.session.start.v1 (under `messageId` when given) and answers the reply. */
+  startSession(command: StartCheckoutSession, messageId?: string): Promise<Reply<StartedCheckoutSession>>;
+}
+
+/** Like `checkoutServiceForTheseTests`, with a stand-in for the payment service answering its creates. */
+export function checkoutWithPaymentsForTheseTests(label: string): CheckoutWithPayments {
+  return startedForTheseTests(async () => {
+    const bed = await checkoutTestBed(label);
+    const payments = await FakePaymentService.start(await bed.connect('fake-payment-service'));
+    return Object.assign(bed, {
+      payments,
+      startSession: (command: StartCheckoutSession, messageId?: string) =>
+        bed.request(startCheckoutSession, command, { messageId }),
+    });
+  });
 }
 
 export function productCommand(overrides: Partial<CreateProduct> = {}): CreateProduct {
@@ -55,23 +95,29 @@ export function checkoutCommand(product: Product, overrides: Partial<CreateCheck
   };
 }
 
+/** A buyer's start of a PIX session on the checkout's page. */
+export function sessionStartCommand(
+  checkout: Checkout,
+  overrides: Partial<StartCheckoutSession> = {},
+): StartCheckoutSession {
+  return { slug: checkout.slug, business_name: 'Estúdio Som', method: 'pix', token: null, ...overrides };
+}
+
 export async function createTestProduct(
-  client: Broker,
+  bed: ServiceTestBed<ServiceRuntime>,
   overrides: Partial<CreateProduct> = {},
 ): Promise<Product> {
-  const reply = await client.request(createProduct, productCommand(overrides), { timeoutMs: RPC_TIMEOUT_MS });
+  const reply = await bed.request(createProduct, productCommand(overrides));
   if (!reply.ok) throw new Error(`product not created: ${reply.error.code}`);
   return reply.result;
 }
 
 export async function createTestCheckout(
-  client: Broker,
+  bed: ServiceTestBed<ServiceRuntime>,
   product: Product,
   overrides: Partial<CreateCheckout> = {},
 ): Promise<Checkout> {
-  const reply = await client.request(createCheckout, checkoutCommand(product, overrides), {
-    timeoutMs: RPC_TIMEOUT_MS,
-  });
+  const reply = await bed.request(createCheckout, checkoutCommand(product, overrides));
   if (!reply.ok) throw new Error(`checkout not created: ${reply.error.code}`);
   return reply.result;
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { CommandError } from '@gateway/messaging';
-import { latestRequest, type PaymentRequestEntity } from '../persistence';
+import { latestRequest, type PaymentRequestEntity } from '../../persistence';
 
 /** The payment's open request, or the refusal a command on a payment without one gets. */
 export async function openRequestOrRefuse(

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { CommandError } from '@gateway/messaging';
-import { findWebhookOf, type WebhookEntity } from '../persistence';
+import { findWebhookOf, type WebhookEntity } from '../../persistence';
 
 export function webhookNotFound(): CommandError {
   return new CommandError('NOT_FOUND', 'Webhook não encontrado.');
