@@ -111,20 +111,28 @@ describe('cancel, refunds and events end to end', () => {
     });
     const txid = (await api('GET', `/v1/payments/${paymentId}`)).body.external_id as string;
 
-    // The adapter removes the cob when it handles payment.cancelled: the PSP then refuses a payer.
-    const refusal = await waitFor(
+    // The adapter removes the cob when it handles payment.cancelled. Watched by reading the cob: a payer's attempt
+    // made before the removal would pay it, and the test would have raced the adapter.
+    const pspHeaders = { authorization: `Bearer ${await pspToken()}`, 'content-type': 'application/json' };
+    await waitFor(
       async () => {
-        const attempt = await fetch(`${live.stack.pspUrl}/v2/cob/pagar/${txid}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${await pspToken()}`, 'content-type': 'application/json' },
-          body: '{}',
-        });
-        const detail = ((await attempt.json()) as { detail?: string }).detail ?? '';
-        return attempt.status === 400 && detail.includes('REMOVIDA_PELO_USUARIO_RECEBEDOR') && detail;
+        const cob = (await (
+          await fetch(`${live.stack.pspUrl}/v2/cob/${txid}`, { headers: pspHeaders })
+        ).json()) as { status?: string };
+        return cob.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR';
       },
       { timeoutMs: EVENT_EFFECT_MS, intervalMs: 200, what: 'the cob removed at the PSP' },
     );
-    expect(refusal).toContain('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    // The PSP then refuses a payer.
+    const attempt = await fetch(`${live.stack.pspUrl}/v2/cob/pagar/${txid}`, {
+      method: 'POST',
+      headers: pspHeaders,
+      body: '{}',
+    });
+    expect(attempt.status).toBe(400);
+    expect(((await attempt.json()) as { detail: string }).detail).toContain(
+      'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+    );
 
     const [hook] = await waitFor(
       () => {
