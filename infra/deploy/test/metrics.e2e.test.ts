@@ -111,9 +111,19 @@ describe('metrics of the whole stack', () => {
             (service === 'api-gateway' || series(exposition, 'broker_parked_messages').length > 0) &&
             series(exposition, 'broker_retry_backlog_messages').length > 0,
         );
-        return gauged && all;
+        // The cob's removal follows payment.cancelled in the PIX adapter, independently of the webhook waited for.
+        const cobRemoved =
+          value(all['pix-adapter']!, 'pix_psp_request_duration_seconds_count', {
+            operation: 'cob.remove',
+            outcome: 'ok',
+          }) > 0;
+        return gauged && cobRemoved && all;
       },
-      { timeoutMs: 45_000, intervalMs: 1000, what: 'the parked and retry gauges of every service' },
+      {
+        timeoutMs: 45_000,
+        intervalMs: 1000,
+        what: "the parked and retry gauges of every service, and the cancelled payment's cob removed",
+      },
     );
     const payment = scraped.payment!;
     const dispatcher = scraped['webhook-dispatcher']!;

@@ -332,8 +332,14 @@ describe('the SDK against the whole stack', () => {
     expect(tested).toMatchObject({ status_code: 204, error: null });
     expect(verifiedDeliveries(webhookSecret, 'webhook.test', webhookId)).toHaveLength(1);
 
-    const history = await gateway.webhooks.deliveries(webhookId, { limit: 100 });
-    const [first] = history.data;
+    // The newest delivery belongs to the previous test's payment, and may still be on its way: wait until it is sent.
+    const first = await waitFor(
+      async () => {
+        const [newest] = (await gateway.webhooks.deliveries(webhookId, { limit: 100 })).data;
+        return newest?.status === 'pending' ? undefined : newest;
+      },
+      { timeoutMs: 20_000, what: 'the newest delivery sent' },
+    );
     expect(first).toMatchObject({
       status: 'delivered',
       attempts: [expect.objectContaining({ status_code: 204 })],

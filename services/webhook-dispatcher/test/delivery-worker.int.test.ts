@@ -142,10 +142,13 @@ describe('delivery worker', () => {
   });
 
   test('an endpoint that hangs does not delay deliveries to a healthy endpoint', async () => {
+    /** Long enough for six deliveries on a slow machine, so only waiting for the hang could exceed it. */
+    const HANG_TIMEOUT_MS = 6_000;
     const healthyReceiver = await Receiver.start(harness.pki.server);
     try {
       await harness.startDispatcher({
-        WEBHOOK_TIMEOUT_MS: '3000',
+        WEBHOOK_TIMEOUT_MS: String(HANG_TIMEOUT_MS),
+        DELIVERY_LEASE_MS: String(2 * HANG_TIMEOUT_MS),
         WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: '2',
       });
       const businessId = newPublicId('biz');
@@ -158,10 +161,11 @@ describe('delivery worker', () => {
       for (let i = 0; i < 6; i += 1) await harness.publishPaymentEvent(paymentCreated, businessId);
 
       await waitFor(() => healthyReceiver.hitsTo(healthyPath).length === 6, {
-        timeoutMs: 3_000,
+        timeoutMs: HANG_TIMEOUT_MS,
         what: 'six deliveries to the healthy endpoint',
       });
-      expect(Date.now() - startedAt).toBeLessThan(2_000);
+      // Had they queued behind the hanging requests, none would have gone before those timed out.
+      expect(Date.now() - startedAt).toBeLessThan(HANG_TIMEOUT_MS);
       // The hanging endpoint holds only its own slots: at most two requests open, the rest waiting.
       expect(harness.receiver.hitsTo(hangingPath).length).toBeLessThanOrEqual(2);
     } finally {

@@ -312,6 +312,10 @@ describe('webhook commands', () => {
             [delivery!.id],
           )
         )[0];
+      // The first attempt recorded before the retry: storing it would otherwise overwrite the retry's due time.
+      await waitFor(async () => (await sentAgain())?.status === 'delivered', {
+        what: 'the first attempt recorded',
+      });
       const first = await request(retryWebhookDelivery, command, messageId);
       await waitFor(async () => (await sentAgain())?.attempt_count === 2, { what: 'the re-sent delivery' });
       const second = await request(retryWebhookDelivery, command, messageId);
