@@ -26,3 +26,4 @@ export * from './service-schema';
 export * from './started-for-tests';
 export * from './after-each-test';
 export * from './poison';
+export * from './psp-sandbox';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { stackWithMerchantForTheseTests, waitFor } from '@gateway/testkit';
+import { cobAtPsp, payAtPsp, stackWithMerchantForTheseTests, waitFor } from '@gateway/testkit';
 
 interface WebhookEvent {
   id: string;
@@ -43,19 +43,6 @@ describe('cancel, refunds and events end to end', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
     return ((await response.json()) as { result: unknown }).result;
-  };
-
-  /** A token of the PSP simulator's sandbox client, as a payer's bank would hold. */
-  const pspToken = async (): Promise<string> => {
-    const response = await fetch(`${live.stack.pspUrl}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from('sandbox-client:sandbox-secret').toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: 'grant_type=client_credentials',
-    });
-    return ((await response.json()) as { access_token: string }).access_token;
   };
 
   /** What the sandbox payer holds of USDC, in base units. */
@@ -113,22 +100,12 @@ describe('cancel, refunds and events end to end', () => {
 
     // The adapter removes the cob when it handles payment.cancelled. Watched by reading the cob: a payer's attempt
     // made before the removal would pay it, and the test would have raced the adapter.
-    const pspHeaders = { authorization: `Bearer ${await pspToken()}`, 'content-type': 'application/json' };
     await waitFor(
-      async () => {
-        const cob = (await (
-          await fetch(`${live.stack.pspUrl}/v2/cob/${txid}`, { headers: pspHeaders })
-        ).json()) as { status?: string };
-        return cob.status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR';
-      },
+      async () => (await cobAtPsp(live.stack.pspUrl, txid)).status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
       { timeoutMs: EVENT_EFFECT_MS, intervalMs: 200, what: 'the cob removed at the PSP' },
     );
     // The PSP then refuses a payer.
-    const attempt = await fetch(`${live.stack.pspUrl}/v2/cob/pagar/${txid}`, {
-      method: 'POST',
-      headers: pspHeaders,
-      body: '{}',
-    });
+    const attempt = await payAtPsp(live.stack.pspUrl, txid);
     expect(attempt.status).toBe(400);
     expect(((await attempt.json()) as { detail: string }).detail).toContain(
       'REMOVIDA_PELO_USUARIO_RECEBEDOR',

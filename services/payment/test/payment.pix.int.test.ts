@@ -9,10 +9,9 @@ import {
   type PaymentView,
 } from '@gateway/contracts';
 import { SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
-import { waitFor } from '@gateway/testkit';
+import { payAtPsp, waitFor, withoutPspCallbacks } from '@gateway/testkit';
 import { readPayment, waitForPaymentStatus } from './support/harness';
 import { paymentWithPixRailForTheseTests } from './support/real-pix-rail';
-import { payAtPsp, withoutPspCallbacks } from './support/psp-sandbox';
 
 describe('PIX payments end to end (payment service + PIX adapter + PSP simulator)', () => {
   const bed = paymentWithPixRailForTheseTests('pix-e2e', { adapter: { EXPIRY_SWEEP_INTERVAL_MS: '200' } });

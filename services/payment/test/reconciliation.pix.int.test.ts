@@ -7,11 +7,10 @@ import {
   type PixChargePaid,
 } from '@gateway/contracts';
 import { SANDBOX_PIX_KEY } from '@gateway/pix-adapter/src/config';
-import { waitFor } from '@gateway/testkit';
+import { payAtPsp, waitFor, withoutPspCallbacks } from '@gateway/testkit';
 import { startPaymentService } from '../src/main';
 import { readPayment, waitForPaymentStatus } from './support/harness';
 import { paymentWithPixRailForTheseTests } from './support/real-pix-rail';
-import { payAtPsp, withoutPspCallbacks } from './support/psp-sandbox';
 
 describe('PIX reconciliation end to end (payment service + PIX adapter + PSP simulator)', () => {
   const bed = paymentWithPixRailForTheseTests('pix-reconcile', {

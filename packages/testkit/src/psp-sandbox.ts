@@ -1,5 +1,13 @@
-async function pspToken(pspUrl: string): Promise<string> {
-  const basic = Buffer.from('sandbox-client:sandbox-secret').toString('base64');
+import { SANDBOX_PSP_CLIENT } from '@gateway/config';
+
+/*
+ * The PSP simulator as the outside world uses it in tests, under its sandbox credentials: a payer's bank paying a cob,
+ * the PSP's console reading one or dropping the callbacks, apart from the adapter under test.
+ */
+
+/** An access token of the PSP simulator's sandbox client. */
+export async function pspSandboxToken(pspUrl: string): Promise<string> {
+  const basic = Buffer.from(`${SANDBOX_PSP_CLIENT.id}:${SANDBOX_PSP_CLIENT.secret}`).toString('base64');
   const tokenResponse = await fetch(`${pspUrl}/oauth/token`, {
     method: 'POST',
     headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -13,9 +21,17 @@ async function pspToken(pspUrl: string): Promise<string> {
 export async function payAtPsp(pspUrl: string, txid: string, valor?: string): Promise<Response> {
   return fetch(`${pspUrl}/v2/cob/pagar/${txid}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${await pspToken(pspUrl)}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${await pspSandboxToken(pspUrl)}`, 'content-type': 'application/json' },
     body: JSON.stringify(valor === undefined ? {} : { valor }),
   });
+}
+
+/** The cob as the PSP holds it (API Pix `GET /cob/{txid}`). */
+export async function cobAtPsp(pspUrl: string, txid: string): Promise<{ status?: string }> {
+  const response = await fetch(`${pspUrl}/v2/cob/${txid}`, {
+    headers: { authorization: `Bearer ${await pspSandboxToken(pspUrl)}` },
+  });
+  return (await response.json()) as { status?: string };
 }
 
 /**
@@ -24,7 +40,10 @@ export async function payAtPsp(pspUrl: string, txid: string, valor?: string): Pr
  */
 export async function withoutPspCallbacks(pspUrl: string, pixKey: string): Promise<() => Promise<void>> {
   const url = `${pspUrl}/v2/webhook/${pixKey}`;
-  const headers = { authorization: `Bearer ${await pspToken(pspUrl)}`, 'content-type': 'application/json' };
+  const headers = {
+    authorization: `Bearer ${await pspSandboxToken(pspUrl)}`,
+    'content-type': 'application/json',
+  };
   const { webhookUrl } = (await (await fetch(url, { headers })).json()) as { webhookUrl: string };
   const removed = await fetch(url, { method: 'DELETE', headers });
   if (removed.status !== 204) throw new Error(`webhook not removed: ${removed.status}`);
