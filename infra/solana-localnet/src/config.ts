@@ -105,6 +105,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): LocalnetConfig
       finalizedLagMs: values.SOLANA_LOCALNET_FINALIZED_LAG_MS,
       transactionLagMs: values.SOLANA_LOCALNET_TRANSACTION_LAG_MS,
       dropTransactions: values.SOLANA_LOCALNET_DROP_TRANSACTIONS,
+      futureVersionSignatures: [],
       rateLimit: values.SOLANA_LOCALNET_RATE_LIMIT
         ? {
             perMethod: values.SOLANA_LOCALNET_RATE_LIMIT,

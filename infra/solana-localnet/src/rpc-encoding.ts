@@ -65,12 +65,8 @@ export function encodeTransaction(
   query: TransactionQuery,
 ): Record<string, unknown> {
   const version = record.transaction.version;
-  if (version !== 'legacy' && (query.maxSupportedTransactionVersion ?? -1) < version) {
-    throw new RpcError(
-      -32015,
-      `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
-    );
-  }
+  if (version !== 'legacy' && (query.maxSupportedTransactionVersion ?? -1) < version)
+    throw unsupportedVersion(version);
   const parsed = query.encoding === 'jsonParsed';
   const result: Record<string, unknown> = {
     slot: record.slot,
@@ -150,6 +146,14 @@ function encodeTransactionBody(record: TransactionRecord, encoding: TransactionE
     signatures: record.transaction.signatures.map((signature) => bs58.encode(signature)),
     message: body,
   };
+}
+
+/** Agave's answer for a transaction in a version above the one the request allows. */
+export function unsupportedVersion(version: number): RpcError {
+  return new RpcError(
+    -32015,
+    `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
+  );
 }
 
 /** The "partially decoded" jsonParsed form the RPC uses for programs it has no parser for. */

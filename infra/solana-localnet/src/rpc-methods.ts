@@ -2,6 +2,7 @@ import { PublicKey } from '@solana/web3.js';
 import { RpcError, preflightError, type Commitment, type Ledger } from './ledger';
 import { type RpcModes } from './rpc-modes';
 import {
+  unsupportedVersion,
   decodeBytes,
   encodeAccount,
   requiredSignatures,
@@ -123,12 +124,16 @@ function getSignaturesForAddress(ledger: Ledger, params: Params): unknown[] {
 }
 
 /** Null until the transaction reached the requested commitment (and, in that mode, the lagging node has it). */
+/** The version `futureVersionSignatures` stand for: one above every version the chain has today. */
+const FUTURE_VERSION = 1;
+
 function getTransaction(ledger: Ledger, params: Params, modes: RpcModes): unknown {
   const options = config(params, 1);
   const commitment = atLeastConfirmed(options);
   const record = ledger.getRecord(stringParam(params, 0));
   if (!record || !ledger.reached(record, commitment) || Date.now() - record.landedAt < modes.transactionLagMs)
     return null;
+  if (modes.futureVersionSignatures.includes(record.signature)) throw unsupportedVersion(FUTURE_VERSION);
   return encodeTransaction(record, {
     encoding: (options.encoding ?? 'json') as TransactionEncoding,
     maxSupportedTransactionVersion: options.maxSupportedTransactionVersion,

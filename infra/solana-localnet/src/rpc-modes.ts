@@ -17,6 +17,12 @@ export interface RpcModes {
    */
   dropTransactions: boolean;
   rateLimit: RateLimit | null;
+  /**
+   * Transactions the node holds in a transaction version newer than any a client can ask for (a future version):
+   * `getTransaction` refuses them with -32015 whatever `maxSupportedTransactionVersion` says, as Agave refuses a
+   * version above the one asked for. Listed by `getSignaturesForAddress` as any other.
+   */
+  futureVersionSignatures: readonly string[];
 }
 
 /** A provider's budget per method per window, as public endpoints enforce it (e.g. 40 `getTransaction` per 10 s). */
@@ -37,6 +43,7 @@ export const DEFAULT_RPC_MODES: RpcModes = {
   transactionLagMs: 0,
   dropTransactions: false,
   rateLimit: null,
+  futureVersionSignatures: [],
 };
 
 export type Refusal = { retryAfterSeconds: number | null } | null;

@@ -113,12 +113,19 @@ export const cryptoRequestClosed = defineEvent<CryptoRequestClosed>(
   }),
 );
 
-/** Why a transfer to one of our references did not count towards its payment. */
+/**
+ * Why a transfer to one of our references did not count towards its payment. `ambiguous`: the transfer instruction
+ * named the references of two or more payments, so it pays none of them (each is told, the money is kept).
+ * `unreadable`: a transaction naming the reference that the watcher cannot read yet (amount unknown, null); it is
+ * read again until it can be, and then counts like any other.
+ */
 export const unappliedTransferReasons = [
   'after_expiry',
   'superseded',
   'after_settlement',
   'wrong_mint',
+  'ambiguous',
+  'unreadable',
 ] as const;
 export type UnappliedTransferReason = (typeof unappliedTransferReasons)[number];
 
@@ -127,7 +134,8 @@ export interface CryptoTransferUnapplied {
   payment_id: string;
   reference: string;
   signature: string;
-  amount_base_units: string;
+  /** Null only when `reason` is `unreadable`. */
+  amount_base_units: string | null;
   mint: string;
   reason: UnappliedTransferReason;
   detected_at: string;
@@ -138,7 +146,11 @@ export const cryptoTransferUnapplied = defineEvent<CryptoTransferUnapplied>(
     payment_id: paymentId.required(),
     reference: Joi.string().required(),
     signature: Joi.string().required(),
-    amount_base_units: baseUnits.required(),
+    amount_base_units: Joi.when('reason', {
+      is: 'unreadable',
+      then: Joi.valid(null).required(),
+      otherwise: baseUnits.required(),
+    }),
     mint: Joi.string().required(),
     reason: Joi.valid(...unappliedTransferReasons).required(),
     detected_at: isoDate.required(),

@@ -20,8 +20,13 @@ export type Token = (typeof tokens)[number];
 export const refundStatuses = ['pending', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
 
-/** Money received for a payment outside its happy path: late, excess, partial, or not matching it (wrong token). */
-export const receivedFundsKinds = ['late', 'excess', 'partial', 'unmatched'] as const;
+/**
+ * Money received for a payment outside its happy path: late, excess, partial, not matching it (another token, or one
+ * transfer naming several payments, which pays none of them), or `unreadable`: a Solana transaction naming the
+ * payment that the gateway could not read yet (amount unknown); it is read again until it can be, then counts as any
+ * other transfer would.
+ */
+export const receivedFundsKinds = ['late', 'excess', 'partial', 'unmatched', 'unreadable'] as const;
 export type ReceivedFundsKind = (typeof receivedFundsKinds)[number];
 
 /** The events a webhook can subscribe to, and the `type` of every event. */
@@ -129,7 +134,7 @@ export interface ReceivedFunds {
   reference: string;
   /** PIX: the amount in BRL (null for crypto). */
   amount_brl: number | null;
-  /** Crypto: the amount in the payment's token (null for PIX). */
+  /** Crypto: the amount in the payment's token (null for PIX, and for `unreadable` funds). */
   amount_token: number | null;
   detected_at: string;
 }

@@ -46,6 +46,11 @@ export interface SolanaWatcherConfig extends ServiceConfig {
   BINANCE_URL: string;
   /** Shortest interval between detection passes; longer when idle polling would take over half the RPC pace. */
   POLL_INTERVAL_MS: number;
+  /**
+   * How long before a transaction the watcher could not read is read again; each failed attempt waits once more this
+   * long (up to 60 times it).
+   */
+  UNREADABLE_RETRY_MS: number;
   PAYMENT_WINDOW_SECONDS: number;
   /**
    * base58 64-byte secret key of RECEIVING_WALLET: it signs refunds (the token transfer back, its fee, the buyer's token
@@ -121,6 +126,7 @@ const schema = serviceSchema<SolanaWatcherConfig>({
     .uri({ scheme: ['http', 'https'] })
     .default('https://api.binance.com'),
   POLL_INTERVAL_MS: Joi.number().integer().min(10).default(1_000),
+  UNREADABLE_RETRY_MS: Joi.number().integer().min(10).default(60_000),
   PAYMENT_WINDOW_SECONDS: Joi.number().integer().min(1).default(DEFAULT_PAYMENT_WINDOW_SECONDS.crypto),
   REFUND_SIGNER_SECRET_KEY: secret(SANDBOX_REFUND_SIGNER_SECRET_KEY, solanaSecretKey),
   SANDBOX_PAYER_SECRET_KEY: Joi.any().when('APP_ENV', {

@@ -74,6 +74,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       pollIntervalMs: config.POLL_INTERVAL_MS,
       confirmationGraceMs: config.CONFIRMATION_GRACE_MS,
       pacer,
+      unreadableRetryMs: config.UNREADABLE_RETRY_MS,
     },
     runtime.logger,
   );

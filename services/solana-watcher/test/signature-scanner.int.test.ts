@@ -5,7 +5,7 @@ import { createRpcConnection } from '../src/clients/solana-rpc';
 import { type ScanCursor } from '../src/clients/signature-scanner';
 import {
   TOKEN_PROGRAM_ID,
-  findReferencedTransfers,
+  findTransferInstructions,
   type TransferMatchCriteria,
 } from '../src/domain/transfer-validation';
 import { payTransferRequest, startLocalnet, type Localnet } from './support/localnet';
@@ -43,7 +43,7 @@ describe('signature scanner against the local chain', () => {
     return {
       receivingWallet: localnet.receivingWallet.toBase58(),
       acceptedMints: new Map([[localnet.mints.USDC, TOKEN_PROGRAM_ID]]),
-      openReferences: new Set(references.map((reference) => reference.toBase58())),
+      knownReferences: new Set(references.map((reference) => reference.toBase58())),
     };
   }
 
@@ -66,7 +66,7 @@ describe('signature scanner against the local chain', () => {
   async function scanAndMatch(cursor: ScanCursor, references: PublicKey[], rpcUrl = localnet.url) {
     const result = await scanAll(createRpcConnection(rpcUrl, FAST_RETRY), receivingAccounts(), cursor);
     const transfers = result.transactions.flatMap((scanned) =>
-      findReferencedTransfers(scanned.transaction, criteria(references)),
+      findTransferInstructions(scanned.transaction, criteria(references)),
     );
     return { ...result, transfers };
   }
@@ -80,7 +80,7 @@ describe('signature scanner against the local chain', () => {
       expect(transfers).toEqual([
         expect.objectContaining({
           kind: 'received',
-          reference: reference.toBase58(),
+          references: [reference.toBase58()],
           signature,
           amount: 12_345_678n,
           mint: localnet.mints.USDC,
@@ -122,7 +122,7 @@ describe('signature scanner against the local chain', () => {
     await pay(first, 1_000_000n);
     await pay(second, 2_000_000n, { version: 0 });
     const { transfers } = await scanAndMatch({}, [first, second]);
-    expect(transfers.map((transfer) => [transfer.reference, transfer.amount])).toEqual([
+    expect(transfers.map((transfer) => [transfer.references[0], transfer.amount])).toEqual([
       [first.toBase58(), 1_000_000n],
       [second.toBase58(), 2_000_000n],
     ]);
@@ -139,9 +139,9 @@ describe('signature scanner against the local chain', () => {
     const connection = createRpcConnection(localnet.url, FAST_RETRY);
     const resumed = await scanAll(connection, receivingAccounts(), saved, { pageSize: 2 });
     const transfers = resumed.transactions.flatMap((scanned) =>
-      findReferencedTransfers(scanned.transaction, criteria([before, ...later])),
+      findTransferInstructions(scanned.transaction, criteria([before, ...later])),
     );
-    expect(transfers.map((transfer) => transfer.reference)).toEqual(
+    expect(transfers.map((transfer) => transfer.references[0])).toEqual(
       later.map((reference) => reference.toBase58()),
     );
 

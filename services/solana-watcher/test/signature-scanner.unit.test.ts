@@ -7,7 +7,8 @@ import { scanAll } from './support/scan';
 interface Entry {
   signature: string;
   slot: number;
-  unsupported?: boolean;
+  /** How getTransaction fails to give a readable answer: a version refused, a shape web3.js cannot parse, no meta. */
+  unreadable?: 'future-version' | 'unparseable' | 'no-meta';
   confirmationStatus?: 'confirmed' | 'finalized';
   /** getTransaction answers null (a pool node behind the one that listed it). */
   notServed?: boolean;
@@ -28,27 +29,36 @@ function fakeConnection(history: Entry[]): Connection {
     getTransaction: async (signature: string) => {
       const entry = history.find((h) => h.signature === signature)!;
       if (entry.notServed) return null;
-      if (entry.unsupported) {
+      if (entry.unreadable === 'future-version')
         throw Object.assign(new Error('Transaction version (1) is not supported by the requesting client'), {
           code: -32015,
         });
-      }
-      return { slot: entry.slot, transaction: {}, meta: {} };
+      if (entry.unreadable === 'unparseable')
+        throw Object.assign(new TypeError('At path: result.transaction.message -- Expected an object'), {
+          name: 'StructError',
+        });
+      return { slot: entry.slot, transaction: {}, meta: entry.unreadable === 'no-meta' ? null : {} };
     },
   } as unknown as Connection;
 }
 
 describe('scanAddresses', () => {
-  test('a transaction in a version newer than v0 is passed over and reported, and the scan goes on past it', async () => {
+  test('a transaction it cannot read is handed over as unreadable, with why, and the scan goes on past it', async () => {
     const address = Keypair.generate().publicKey.toBase58();
     const connection = fakeConnection([
       { signature: 'older', slot: 1 },
-      { signature: 'future-version', slot: 2, unsupported: true },
-      { signature: 'newer', slot: 3 },
+      { signature: 'future', slot: 2, unreadable: 'future-version' },
+      { signature: 'odd-shape', slot: 3, unreadable: 'unparseable' },
+      { signature: 'no-meta', slot: 4, unreadable: 'no-meta' },
+      { signature: 'newer', slot: 5 },
     ]);
     const result = await scanAll(connection, [address], {});
     expect(result.transactions.map((t) => t.signature)).toEqual(['older', 'newer']);
-    expect(result.unsupported).toEqual(['future-version']);
+    expect(result.unreadable).toEqual([
+      { address, signature: 'future', blockTime: 1_700_000_002, error: expect.stringContaining('version (1)') },
+      { address, signature: 'odd-shape', blockTime: 1_700_000_003, error: expect.stringContaining('Expected') },
+      { address, signature: 'no-meta', blockTime: 1_700_000_004, error: expect.stringContaining('metadata') },
+    ]);
     expect(result.cursor[address]).toBe('newer');
   });
 

@@ -340,6 +340,7 @@ export const sdkEnums: Record<string, string[]> = {
     excess: true,
     partial: true,
     unmatched: true,
+    unreadable: true,
   }),
   'ReceivedFunds.rail': values<ReceivedFunds['rail']>()(methodKeys),
   'Refund.status': values<Refund['status']>()({ pending: true, succeeded: true, failed: true }),

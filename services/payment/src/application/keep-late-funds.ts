@@ -19,7 +19,7 @@ const lateFunds = counter(
 export async function recordLateFunds(
   manager: EntityManager,
   logger: Logger,
-  funds: Omit<ReceivedFunds, 'kind'> & { kind?: 'late' | 'unmatched' },
+  funds: Omit<ReceivedFunds, 'kind'> & { kind?: 'late' | 'unmatched' | 'unreadable' },
   paymentStatus: string | null,
   reason?: string,
 ): Promise<void> {
@@ -41,11 +41,20 @@ export async function recordLateFunds(
   );
 }
 
+/** Transfers that are not the money the payment asked for, whenever they came. */
+const UNMATCHED_REASONS: ReadonlySet<CryptoTransferUnapplied['reason']> = new Set(['wrong_mint', 'ambiguous']);
+
+function fundsKindOf(reason: CryptoTransferUnapplied['reason']): 'late' | 'unmatched' | 'unreadable' {
+  if (reason === 'unreadable') return 'unreadable';
+  return UNMATCHED_REASONS.has(reason) ? 'unmatched' : 'late';
+}
+
 /**
  * A transfer the watcher saw for the payment that did not count towards it: kept in received_funds under its
- * signature, never applied and never changing the payment's status. A transfer in another token is `unmatched` (it
- * is not the money the payment asked for, whenever it came); any other (after expiry, after settlement, to a
- * superseded reference) is `late`. Once per message (inbox).
+ * signature, never applied and never changing the payment's status. A transfer in another token, or one naming
+ * several payments' references (it pays none of them, each keeps it on record), is `unmatched`; a transaction the
+ * watcher cannot read yet is `unreadable` (amount unknown), replaced by what it turns out to be once read; any other
+ * (after expiry, after settlement, to a superseded reference) is `late`. Once per message (inbox).
  */
 export function keepUnappliedTransfer(
   uow: UnitOfWork,
@@ -53,15 +62,15 @@ export function keepUnappliedTransfer(
   context: MessageContext,
 ): Promise<void> {
   return uow.once(context, async (tx) => {
+    // The watcher reports each transfer instruction's own money: another instruction of the transaction that paid
+    // the payment is other money, kept like any other.
     const payment = await lockPayment(tx.manager, transfer.payment_id);
-    // The same transaction also paid the payment under its current reference: that money is already counted.
-    if (payment?.transactionId === transfer.signature) return;
     await recordLateFunds(
       tx.manager,
       context.logger,
       {
         paymentId: transfer.payment_id,
-        kind: transfer.reason === 'wrong_mint' ? 'unmatched' : 'late',
+        kind: fundsKindOf(transfer.reason),
         rail: 'crypto',
         railReference: transfer.signature,
         amountCentavos: null,

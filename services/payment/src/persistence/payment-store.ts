@@ -116,13 +116,18 @@ export async function moveToFinalStatus(
   return manager.findOneByOrFail(PaymentEntity, { id: paymentId });
 }
 
-/** Records funds outside the happy path once per (payment, rail reference); returns false if already recorded. */
+/**
+ * Records funds outside the happy path once per (payment, rail reference); returns false if already recorded. An
+ * `unreadable` record (a transaction not read yet) is replaced by what the transaction turns out to be.
+ */
 export async function recordReceivedFunds(manager: EntityManager, funds: ReceivedFunds): Promise<boolean> {
   const rows: unknown[] = await manager.query(
     `INSERT INTO received_funds
        (payment_id, kind, rail, rail_reference, amount_centavos, amount_base_units, recorded_at)
      VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, now()))
-     ON CONFLICT (payment_id, rail_reference) DO NOTHING
+     ON CONFLICT (payment_id, rail_reference) DO UPDATE
+       SET kind = EXCLUDED.kind, amount_base_units = EXCLUDED.amount_base_units
+       WHERE received_funds.kind = 'unreadable' AND EXCLUDED.kind <> 'unreadable'
      RETURNING id`,
     [
       funds.paymentId,

@@ -9,7 +9,9 @@ import { scanAddresses, type ScanCursor, type ScanPage } from '../clients/signat
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../domain/transfer-validation';
 import { saveScanCursor, savedScanCursor, whileHoldingScanLock } from '../persistence';
 import { closeExpiredRequests } from './close-expired-requests';
+import { readUnreadableTransactions } from './read-unreadable-transactions';
 import { recordTransfers, type TransferCriteria } from './record-transfers';
+import { recordUnreadableTransactions } from './record-unreadable-transactions';
 
 /** Idle polling (the finalized slot and one listing per watched account) takes at most this share of the pace. */
 const POLLING_SHARE_OF_BUDGET = 0.5;
@@ -20,10 +22,6 @@ const scans = counter('solana_watcher_scans_total', 'Detection passes, by outcom
 const secondsSinceScan = gauge(
   'solana_watcher_seconds_since_last_scan',
   'Seconds since the last successful chain scan of this process',
-);
-const transactionsUnsupported = counter(
-  'solana_watcher_transactions_unsupported_total',
-  'Transactions to the receiving wallet in a version this watcher does not parse (passed over, logged)',
 );
 const slotLag = gauge(
   'solana_watcher_scan_slot_lag',
@@ -54,6 +52,8 @@ export interface DetectorSettings {
   confirmationGraceMs: number;
   /** The pacer every RPC request of `connection` goes through. */
   pacer: Pick<RequestPacer, 'requestsPerSecond'>;
+  /** How long before a transaction the watcher could not read is read again (longer after each failed attempt). */
+  unreadableRetryMs: number;
 }
 
 /** The receiving wallet's token account per accepted mint, and what a transfer to them must be to count. */
@@ -64,7 +64,7 @@ interface WatchedAccounts {
 
 /**
  * Finds payments on chain: every poll it scans the receiving wallet's token accounts from the saved cursor, applies
- * each (signature, reference) once, settles requests paid in full, then closes requests whose window ended at least
+ * each transfer instruction once, settles requests paid in full, reads again the transactions it could not read before, then closes requests whose window ended at least
  * the confirmation grace before that scan began: a transfer landing just before expiry is listed only once
  * `confirmed`, so it is not missed as long as it confirms (and the RPC node serves it) within the grace. Every page of
  * the scan commits its applied transfers, emitted events and moved cursor in one transaction, so a pass failing
@@ -143,6 +143,14 @@ export class PaymentDetector extends PeriodicWorker {
       // A transfer that landed by then has had the grace to be confirmed, so this scan lists it.
       const listedBy = Date.now() - this.settings.confirmationGraceMs;
       const heldBackSince = await this.scan();
+      await readUnreadableTransactions(
+        this.connection,
+        this.dataSource,
+        this.uow,
+        (await this.watchedAccounts()).criteria,
+        this.settings.unreadableRetryMs,
+        this.logger,
+      );
       // A held-back transaction may still count for a request whose window ends at or after its block time.
       const dueBy = heldBackSince === null ? listedBy : Math.min(listedBy, heldBackSince * 1000 - 1);
       await closeExpiredRequests(this.uow, new Date(dueBy), this.logger);
@@ -171,7 +179,7 @@ export class PaymentDetector extends PeriodicWorker {
       watched.accounts,
       cursor,
       async (page) => {
-        this.passOverUnsupported(page);
+        await this.recordUnreadable(page);
         await this.inScanSpan(page, () =>
           this.uow.run({}, async (tx) => {
             await recordTransfers(tx, page, watched.criteria, this.logger);
@@ -193,7 +201,7 @@ export class PaymentDetector extends PeriodicWorker {
    * A last look at one reference before an amount change supersedes it: every transfer the chain holds for it is
    * applied as a scan would (settling or adding to the request while it is still open), so money that landed before
    * the change counts for the request it was sent to. The chain is read first, then a short transaction applies;
-   * a detector pass applying the same transfer concurrently is harmless (each (signature, reference) is recorded
+   * a detector pass applying the same transfer concurrently is harmless (each (signature, instruction) is recorded
    * once, under the request's row lock). Throws when the chain cannot be read, or when a transfer to the reference
    * is not finalized yet: whether it pays the request is known only then, so the caller tries again.
    */
@@ -205,7 +213,7 @@ export class PaymentDetector extends PeriodicWorker {
       [reference],
       {},
       async (page) => {
-        this.passOverUnsupported(page);
+        await this.recordUnreadable(page);
         if (page.transactions.length > 0)
           await this.inScanSpan(page, () =>
             this.uow.run({}, (tx) => recordTransfers(tx, page, watched.criteria, this.logger)),
@@ -227,11 +235,16 @@ export class PaymentDetector extends PeriodicWorker {
     return inSpan(tracer, 'chain scan', { attributes }, work);
   }
 
-  private passOverUnsupported(result: ScanPage): void {
-    for (const signature of result.unsupported) {
-      transactionsUnsupported.inc();
-      this.logger.warn({ signature }, 'transaction of an unsupported version passed over; check it by hand');
-    }
+  /** Before the page moves the cursor past them: see recordUnreadableTransactions. */
+  private recordUnreadable(page: ScanPage): Promise<void> {
+    return recordUnreadableTransactions(
+      this.connection,
+      this.dataSource,
+      this.uow,
+      page.unreadable,
+      this.settings.unreadableRetryMs,
+      this.logger,
+    );
   }
 
   private async saveCursor(tx: Transaction, cursor: ScanCursor, previous: ScanCursor): Promise<void> {

@@ -1,9 +1,18 @@
-import { cryptoRequestSettled, cryptoTransferUnapplied } from '@gateway/contracts';
+import {
+  cryptoRequestSettled,
+  cryptoTransferUnapplied,
+  type UnappliedTransferReason,
+} from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { counter, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
 import type { ScanPage } from '../clients/signature-scanner';
 import { applyTransfer, unappliedReason } from '../domain/settlement';
-import { accountKeys, findReferencedTransfers, type ReferencedTransfer } from '../domain/transfer-validation';
+import { attributeInstruction } from '../domain/attribution';
+import {
+  accountKeys,
+  findTransferInstructions,
+  type InstructionTransfer,
+} from '../domain/transfer-validation';
 import {
   insertTransferOnce,
   lockRequestsByReference,
@@ -26,9 +35,10 @@ export interface TransferCriteria {
 }
 
 /**
- * Records every transfer of a scanned page that pays one of our references, in the page's transaction: the requests
- * of those references are locked first (in reference order), whatever their status, since late and superseded
- * transfers are recorded too.
+ * Records every transfer instruction of a scanned page that names our references, in the page's transaction: the
+ * requests of those references are locked first (in reference order), whatever their status, since late and
+ * superseded transfers are recorded too. Each instruction's own amount goes to the one payment it names; one naming
+ * several payments is kept aside for each of them and pays none (see `attributeInstruction`).
  */
 export async function recordTransfers(
   tx: Transaction,
@@ -39,23 +49,94 @@ export async function recordTransfers(
   const keys = [...new Set(page.transactions.flatMap((scanned) => accountKeys(scanned.transaction)))];
   const requests = keys.length === 0 ? [] : await lockRequestsByReference(tx.manager, keys);
   const byReference = new Map(requests.map((request) => [request.reference, request]));
-  const matching = { ...criteria, openReferences: new Set(byReference.keys()) };
+  const matching = { ...criteria, knownReferences: new Set(byReference.keys()) };
   for (const scanned of page.transactions) {
-    for (const transfer of findReferencedTransfers(scanned.transaction, matching)) {
-      await record(tx, byReference.get(transfer.reference)!, transfer, logger);
+    for (const transfer of findTransferInstructions(scanned.transaction, matching)) {
+      const attribution = attributeInstruction(transfer.references.map((key) => byReference.get(key)!));
+      if (attribution.kind === 'request')
+        await record(tx, byReference.get(attribution.request.reference)!, transfer, logger);
+      else
+        await recordAmbiguous(
+          tx,
+          attribution.requests.map((named) => byReference.get(named.reference)!),
+          transfer,
+          logger,
+        );
     }
   }
 }
 
 /**
- * Records a transfer once per (signature, reference); only a new one changes the request, or, when it cannot count
- * towards the request, tells the payment service so the money is kept for the payment. It is processed in the trace
- * of the payment's creation, linked to the scan that found it.
+ * Records an instruction that named several payments' references once, under the first of them, and tells the
+ * payment service about it for each payment named, so every merchant concerned sees the money and none is paid.
+ */
+async function recordAmbiguous(
+  tx: Transaction,
+  requests: PaymentRequestEntity[],
+  transfer: InstructionTransfer,
+  logger: Logger,
+): Promise<void> {
+  const inserted = await insertTransferOnce(tx.manager, {
+    ...transferRecord(requests[0]!, transfer),
+    appliedTo: 'ambiguous',
+  });
+  if (!inserted) return;
+  transfersRecorded.inc({ applied_to: 'ambiguous' });
+  logger.warn(
+    {
+      signature: transfer.signature,
+      instruction: transfer.instruction,
+      payment_ids: requests.map((request) => request.paymentId),
+    },
+    'transfer naming several payments recorded aside for each of them; it pays none',
+  );
+  for (const request of requests) await emitUnapplied(tx, request, transfer, 'ambiguous');
+}
+
+function transferRecord(request: PaymentRequestEntity, transfer: InstructionTransfer) {
+  return {
+    signature: transfer.signature,
+    instruction: transfer.instruction,
+    reference: request.reference,
+    paymentId: request.paymentId,
+    amount: transfer.amount,
+    mint: transfer.mint,
+    slot: transfer.slot,
+    blockTime: transfer.blockTime,
+  };
+}
+
+/** Tells the payment service of money that did not count for its payment, emitted with the transfer's row. */
+async function emitUnapplied(
+  tx: Transaction,
+  request: PaymentRequestEntity,
+  transfer: InstructionTransfer,
+  reason: UnappliedTransferReason,
+): Promise<void> {
+  await tx.emit(
+    cryptoTransferUnapplied,
+    {
+      payment_id: request.paymentId,
+      reference: request.reference,
+      signature: transfer.signature,
+      amount_base_units: transfer.amount.toString(),
+      mint: transfer.mint,
+      reason,
+      detected_at: new Date().toISOString(),
+    },
+    { correlationId: request.correlationId },
+  );
+}
+
+/**
+ * Records a transfer instruction once per (signature, instruction); only a new one changes the request, or, when it
+ * cannot count towards the request, tells the payment service so the money is kept for the payment. It is processed
+ * in the trace of the payment's creation, linked to the scan that found it.
  */
 function record(
   tx: Transaction,
   request: PaymentRequestEntity,
-  transfer: ReferencedTransfer,
+  transfer: InstructionTransfer,
   logger: Logger,
 ): Promise<void> {
   const attributes = {
@@ -70,7 +151,7 @@ function record(
 async function recordTransfer(
   tx: Transaction,
   request: PaymentRequestEntity,
-  transfer: ReferencedTransfer,
+  transfer: InstructionTransfer,
   logger: Logger,
 ): Promise<void> {
   const outcome = applyTransfer(
@@ -84,13 +165,7 @@ async function recordTransfer(
     transfer,
   );
   const inserted = await insertTransferOnce(tx.manager, {
-    signature: transfer.signature,
-    reference: transfer.reference,
-    paymentId: request.paymentId,
-    amount: transfer.amount,
-    mint: transfer.mint,
-    slot: transfer.slot,
-    blockTime: transfer.blockTime,
+    ...transferRecord(request, transfer),
     appliedTo: outcome.appliedTo,
   });
   if (!inserted) return;
@@ -102,18 +177,8 @@ async function recordTransfer(
   };
   if (outcome.appliedTo !== 'payment') {
     logger.warn({ ...details, applied_to: outcome.appliedTo }, 'transfer recorded aside');
-    // Emitted with the transfer row, so the payment service learns of the money once per (signature, reference).
-    await tx.emit(
-      cryptoTransferUnapplied,
-      {
-        ...details,
-        amount_base_units: transfer.amount.toString(),
-        mint: transfer.mint,
-        reason: unappliedReason(outcome.appliedTo, request.status),
-        detected_at: new Date().toISOString(),
-      },
-      { correlationId: request.correlationId },
-    );
+    // Emitted with the transfer row, so the payment service learns of the money once per instruction.
+    await emitUnapplied(tx, request, transfer, unappliedReason(outcome.appliedTo, request.status));
     return;
   }
   request.receivedBaseUnits = outcome.received;

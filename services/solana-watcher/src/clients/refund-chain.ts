@@ -13,7 +13,7 @@ import {
 } from '@solana/web3.js';
 import type { RefundPayout, SignatureStatusLike } from '../domain/refund';
 import { encodeBase58 } from '../domain/base58';
-import { findReferencedTransfers } from '../domain/transfer-validation';
+import { findTransferInstructions } from '../domain/transfer-validation';
 import { MAX_SUPPORTED_TRANSACTION_VERSION } from './signature-scanner';
 
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -60,18 +60,23 @@ export class RefundChain {
    * The owner of the token account a recorded transfer debited, from its transaction on chain; null when the
    * transaction shows no transfer to the reference. Throws when the node does not serve the transaction (yet).
    */
-  async payerOf(transfer: { signature: string; reference: string }): Promise<string | null> {
+  async payerOf(transfer: {
+    signature: string;
+    reference: string;
+    instruction?: string;
+  }): Promise<string | null> {
     const transaction = await this.connection.getTransaction(transfer.signature, {
       maxSupportedTransactionVersion: MAX_SUPPORTED_TRANSACTION_VERSION,
       commitment: 'confirmed',
     });
     if (!transaction) throw new Error(`transaction ${transfer.signature} not served by the node`);
-    const [found] = findReferencedTransfers(transaction, {
+    const found = findTransferInstructions(transaction, {
       receivingWallet: this.signer.publicKey.toBase58(),
       acceptedMints: new Map(),
-      openReferences: new Set([transfer.reference]),
+      knownReferences: new Set([transfer.reference]),
     });
-    return found?.sourceOwner ?? null;
+    const paying = found.find((one) => one.instruction === transfer.instruction) ?? found[0];
+    return paying?.sourceOwner ?? null;
   }
 
   /**

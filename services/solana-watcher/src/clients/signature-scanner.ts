@@ -14,12 +14,26 @@ export interface ScannedTransaction {
   transaction: VersionedTransactionResponse;
 }
 
+/** A listed transaction the watcher could not read: the node refused its version, or answered a shape we cannot parse. */
+export interface UnreadableTransaction {
+  /** The watched address (receiving token account or reference) whose listing showed it. */
+  address: string;
+  signature: string;
+  /** Unix seconds, from the listing; null when the node did not give one. */
+  blockTime: number | null;
+  /** Why it could not be read, for the operator. */
+  error: string;
+}
+
 /** What a scan read since its previous page, and where every address's cursor stands after it. */
 export interface ScanPage {
   /** Oldest first per address, so payments are applied in chain order. */
   transactions: ScannedTransaction[];
-  /** Transactions the RPC would not hand over in a version we parse; passed, so they never stall the scan. */
-  unsupported: string[];
+  /**
+   * Transactions the watcher could not read. The scan moves past them so they never stall it; the caller records
+   * them (with the page) and reads them again later: none is skipped.
+   */
+  unreadable: UnreadableTransaction[];
   cursor: ScanCursor;
 }
 
@@ -49,12 +63,32 @@ export interface ScanOptions {
 /** JSON-RPC error of a transaction whose version is above `maxSupportedTransactionVersion`. */
 const UNSUPPORTED_TRANSACTION_VERSION = -32015;
 
-function isUnsupportedVersion(err: unknown): boolean {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    (err as { code?: unknown }).code === UNSUPPORTED_TRANSACTION_VERSION
-  );
+/**
+ * Why a transaction cannot be read, or null when the failure is of the node or the network (the scan stops and tries
+ * again). Unreadable: the node refuses its version (-32015), web3.js cannot parse the answer's shape (its schema
+ * check throws a StructError), or the answer has no status metadata, without which the token movements are unknown.
+ */
+function unreadableBecause(err: unknown): string | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const { code, name, message } = err as { code?: unknown; name?: unknown; message?: unknown };
+  if (code === UNSUPPORTED_TRANSACTION_VERSION || name === 'StructError') return String(message);
+  return null;
+}
+
+/** A transaction as the watcher reads it: its answer, unreadable (and why), or null when not served yet. */
+export type ReadTransaction = VersionedTransactionResponse | { unreadable: string } | null;
+
+/** Reads one transaction, telling a transaction the watcher cannot read from a node that failed. */
+export async function readTransaction(connection: Connection, signature: string): Promise<ReadTransaction> {
+  try {
+    const transaction = await fetchTransaction(connection, signature);
+    if (transaction && !transaction.meta) return { unreadable: 'the node served it without status metadata' };
+    return transaction;
+  } catch (err) {
+    const because = unreadableBecause(err);
+    if (because === null) throw err;
+    return { unreadable: because };
+  }
 }
 
 /** Agave's maximum `limit` for `getSignaturesForAddress` (-32602 "Invalid limit; max 1000" above it). */
@@ -80,14 +114,14 @@ export async function scanAddresses(
   const next: Record<string, string> = { ...cursor };
   const pageTransactions = options.pageTransactions ?? DEFAULT_PAGE_TRANSACTIONS;
   const read = new Set<string>();
-  let page: ScanPage = { transactions: [], unsupported: [], cursor: next };
+  let page: ScanPage = { transactions: [], unreadable: [], cursor: next };
   let pageChanged = false;
   let heldBack = 0;
   let heldBackSince: number | null = null;
   const flush = async (): Promise<void> => {
     if (!pageChanged) return;
     const done = { ...page, cursor: { ...next } };
-    page = { transactions: [], unsupported: [], cursor: next };
+    page = { transactions: [], unreadable: [], cursor: next };
     pageChanged = false;
     await onPage(done);
   };
@@ -107,10 +141,7 @@ export async function scanAddresses(
       const { signature } = entry;
       if (!read.has(signature)) {
         const transaction = isFinal(entry, options.finalizedSlot)
-          ? await fetchTransaction(connection, signature).catch((err: unknown) => {
-              if (isUnsupportedVersion(err)) return 'unsupported' as const;
-              throw err;
-            })
+          ? await readTransaction(connection, signature)
           : null;
         if (!transaction) {
           heldBack += entries.length - index;
@@ -119,12 +150,18 @@ export async function scanAddresses(
           break;
         }
         read.add(signature);
-        if (transaction === 'unsupported') page.unsupported.push(signature);
+        if ('unreadable' in transaction)
+          page.unreadable.push({
+            address,
+            signature,
+            blockTime: entry.blockTime ?? null,
+            error: transaction.unreadable,
+          });
         else page.transactions.push({ address, signature, transaction });
       }
       next[address] = signature;
       pageChanged = true;
-      if (page.transactions.length + page.unsupported.length >= pageTransactions) await flush();
+      if (page.transactions.length + page.unreadable.length >= pageTransactions) await flush();
     }
     await flush();
   }
@@ -134,6 +171,19 @@ function isFinal(entry: ConfirmedSignatureInfo, finalizedSlot: number | undefine
   return (
     entry.confirmationStatus === 'finalized' || (finalizedSlot !== undefined && entry.slot <= finalizedSlot)
   );
+}
+
+/**
+ * Whether `signature` is among the transactions listed for `address` (e.g. a reference key), newest first, up to
+ * Agave's page size: how an unreadable transaction is tied to the references it names.
+ */
+export async function listsSignature(connection: Connection, address: string, signature: string): Promise<boolean> {
+  const listed = await connection.getSignaturesForAddress(
+    new PublicKey(address),
+    { limit: MAX_SIGNATURES_PAGE },
+    'confirmed',
+  );
+  return listed.some((entry) => entry.signature === signature);
 }
 
 /**
@@ -162,8 +212,8 @@ async function signaturesSince(
 }
 
 /**
- * Legacy and v0 are every version the chain has today; a newer one is reported by the RPC (-32015) and passed over
- * as unsupported (logged and counted by the detector) rather than misread.
+ * Legacy and v0 are every version the chain has today, and asking for them makes the RPC serve both; a newer one is
+ * refused by the RPC (-32015) and recorded as unreadable (counted, alerted on, read again later) rather than misread.
  */
 export const MAX_SUPPORTED_TRANSACTION_VERSION = 0;
 

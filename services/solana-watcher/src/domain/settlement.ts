@@ -12,8 +12,11 @@ export const requestStatuses = [
 ] as const;
 export type RequestStatus = (typeof requestStatuses)[number];
 
-/** Where a transfer's funds went: the payment, or recorded aside (never silently lost). */
-export const transferDestinations = ['payment', 'late', 'wrong_mint', 'superseded'] as const;
+/**
+ * Where a transfer's funds went: the payment, or recorded aside (never silently lost); `ambiguous`: the instruction
+ * named two or more payments' references and pays none of them.
+ */
+export const transferDestinations = ['payment', 'late', 'wrong_mint', 'superseded', 'ambiguous'] as const;
 export type TransferDestination = (typeof transferDestinations)[number];
 
 export interface RequestState {

@@ -16,12 +16,21 @@ interface TokenBalanceLike {
   uiTokenAmount: { amount: string };
 }
 
-/** A top-level instruction in raw JSON (`accounts`, base58 `data`) or web3.js v0 (`accountKeyIndexes`, bytes) form. */
+/**
+ * An instruction in raw JSON (`accounts`, base58 `data`) or web3.js v0 (`accountKeyIndexes`, bytes) form; its account
+ * indexes point into the whole key list (static keys, then those loaded from lookup tables).
+ */
 interface InstructionLike {
   programIdIndex: number;
   accounts?: readonly number[];
   accountKeyIndexes?: readonly number[];
   data: string | Uint8Array;
+}
+
+/** The instructions a top-level instruction invoked (CPI), as `meta.innerInstructions` lists them. */
+interface InnerInstructionsLike {
+  index: number;
+  instructions: readonly InstructionLike[];
 }
 
 /** The `getTransaction` result (encoding json), either raw JSON or web3.js's VersionedTransactionResponse. */
@@ -42,6 +51,7 @@ export interface FetchedTransaction {
     preTokenBalances?: readonly TokenBalanceLike[] | null;
     postTokenBalances?: readonly TokenBalanceLike[] | null;
     loadedAddresses?: { writable: readonly KeyLike[]; readonly: readonly KeyLike[] } | null;
+    innerInstructions?: readonly InnerInstructionsLike[] | null;
   } | null;
 }
 
@@ -49,60 +59,79 @@ export interface TransferMatchCriteria {
   receivingWallet: string;
   /** Accepted mint -> the token program that must own it. */
   acceptedMints: ReadonlyMap<string, string>;
-  openReferences: ReadonlySet<string>;
+  /** The references of our requests (whatever their status) a transfer may name. */
+  knownReferences: ReadonlySet<string>;
 }
 
-export interface ReferencedTransfer {
+/** One SPL token transfer instruction that moved tokens into the receiving wallet and names our references. */
+export interface InstructionTransfer {
   kind: 'received' | 'wrong_mint';
-  reference: string;
+  /**
+   * Where the instruction sits in its transaction: `3` for the fourth top-level instruction, `3.0` for the first
+   * instruction that one invoked (CPI). With the signature, it names the money once.
+   */
+  instruction: string;
+  /** Our references among the instruction's accounts, each once, in account order. */
+  references: string[];
   signature: string;
   slot: number;
   blockTime: number | null;
   mint: string;
   tokenProgram: string;
-  /** Base units the receiving wallet's token account of `mint` gained in this transaction. */
+  /** The base units this instruction moved (its own amount, not what the account gained in the whole transaction). */
   amount: bigint;
   /** Owner of the token account the transfer debited (who paid: a refund goes back to it); null when not shown. */
   sourceOwner: string | null;
 }
 
 /**
- * Finds open references on token transfer instructions of a landed, successful transaction and what the receiving
- * wallet got for each. Amounts come from token balances (post - pre), never from instruction data, so only what
- * actually arrived counts. Failed transactions yield nothing.
+ * Finds, in a landed, successful transaction, every SPL Token or Token-2022 `Transfer`/`TransferChecked` instruction
+ * (top-level or invoked by another program) that moved tokens into a token account of the receiving wallet and names
+ * at least one of our references among its accounts. Each reports its own amount: a transaction's money is split
+ * between payments by instruction, never by what an account gained over the whole transaction, so one transaction
+ * cannot pay a payment with money another instruction sent. Failed transactions moved nothing and yield nothing.
  */
-export function findReferencedTransfers(
+export function findTransferInstructions(
   tx: FetchedTransaction,
   criteria: TransferMatchCriteria,
-): ReferencedTransfer[] {
+): InstructionTransfer[] {
   if (!tx.meta || tx.meta.err !== null) return [];
   const keys = accountKeys(tx);
-  const found = new Map<string, ReferencedTransfer>();
-  for (const instruction of instructions(tx)) {
+  const found: InstructionTransfer[] = [];
+  const consider = (instruction: InstructionLike, position: string): void => {
     const tokenProgram = keys[instruction.programIdIndex];
-    if (tokenProgram !== TOKEN_PROGRAM_ID && tokenProgram !== TOKEN_2022_PROGRAM_ID) continue;
-    const destinationPosition = destinationPositionOf(instruction.data);
-    if (destinationPosition === null) continue;
+    if (tokenProgram !== TOKEN_PROGRAM_ID && tokenProgram !== TOKEN_2022_PROGRAM_ID) return;
+    const transfer = decodeTransfer(instruction.data);
+    if (!transfer || transfer.amount === 0n) return;
     const indexes = instruction.accounts ?? instruction.accountKeyIndexes ?? [];
-    const destination = indexes[destinationPosition];
-    const received = destination === undefined ? null : receivedBy(tx, destination, criteria.receivingWallet);
-    if (!received) continue;
-    for (const reference of indexes.map((index) => keys[index])) {
-      if (!reference || !criteria.openReferences.has(reference) || found.has(reference)) continue;
-      found.set(reference, {
-        kind: criteria.acceptedMints.get(received.mint) === tokenProgram ? 'received' : 'wrong_mint',
-        reference,
-        signature: tx.transaction.signatures[0]!,
-        slot: tx.slot,
-        blockTime: tx.blockTime ?? null,
-        mint: received.mint,
-        tokenProgram,
-        amount: received.amount,
-        sourceOwner: ownerOf(tx, indexes[SOURCE_POSITION]),
-      });
-    }
-  }
-  return [...found.values()];
+    const destination = indexes[transfer.destinationPosition];
+    const mint = destination === undefined ? null : walletAccountMint(tx, destination, criteria.receivingWallet);
+    if (mint === null) return;
+    // TransferChecked names its mint; the token program refuses one that is not the accounts' mint.
+    if (transfer.mintPosition !== null && keys[indexes[transfer.mintPosition]!] !== mint) return;
+    const references = [...new Set(indexes.map((index) => keys[index]!))].filter((key) =>
+      criteria.knownReferences.has(key),
+    );
+    if (references.length === 0) return;
+    found.push({
+      kind: criteria.acceptedMints.get(mint) === tokenProgram ? 'received' : 'wrong_mint',
+      instruction: position,
+      references,
+      signature: tx.transaction.signatures[0]!,
+      slot: tx.slot,
+      blockTime: tx.blockTime ?? null,
+      mint,
+      tokenProgram,
+      amount: transfer.amount,
+      sourceOwner: ownerOf(tx, indexes[SOURCE_POSITION]),
+    });
+  };
+  const inner = new Map((tx.meta.innerInstructions ?? []).map((entry) => [entry.index, entry.instructions]));
+  instructions(tx).forEach((instruction, index) => {
+    consider(instruction, String(index));
+    inner.get(index)?.forEach((invoked, innerIndex) => consider(invoked, `${index}.${innerIndex}`));
+  });
+  return found;
 }
 
 /** Every account key of the transaction, static ones first, then those loaded from lookup tables. */
@@ -124,12 +153,31 @@ function instructions(tx: FetchedTransaction): readonly InstructionLike[] {
 /** Both Transfer and TransferChecked debit their first account. */
 const SOURCE_POSITION = 0;
 
-/** Position of the destination among a transfer's accounts: Transfer [source, destination, authority, ...], TransferChecked [source, mint, destination, authority, ...]. */
-function destinationPositionOf(data: string | Uint8Array): number | null {
+interface DecodedTransfer {
+  amount: bigint;
+  /** Transfer [source, destination, authority, ...signers]; TransferChecked [source, mint, destination, authority, ...]. */
+  destinationPosition: number;
+  mintPosition: number | null;
+}
+
+/**
+ * A token program's Transfer (tag 3, then a u64 amount) or TransferChecked (tag 12, u64 amount, u8 decimals), as
+ * the program itself reads them (little-endian; bytes past those are ignored); anything else is null.
+ */
+function decodeTransfer(data: string | Uint8Array): DecodedTransfer | null {
   const bytes = typeof data === 'string' ? decodeBase58(data) : data;
-  if (bytes?.[0] === TRANSFER) return 1;
-  if (bytes?.[0] === TRANSFER_CHECKED) return 2;
+  if (!bytes) return null;
+  if (bytes[0] === TRANSFER && bytes.length >= 9)
+    return { amount: readU64(bytes), destinationPosition: 1, mintPosition: null };
+  if (bytes[0] === TRANSFER_CHECKED && bytes.length >= 10)
+    return { amount: readU64(bytes), destinationPosition: 2, mintPosition: 1 };
   return null;
+}
+
+function readU64(bytes: Uint8Array): bigint {
+  let value = 0n;
+  for (let i = 8; i >= 1; i--) value = (value << 8n) | BigInt(bytes[i]!);
+  return value;
 }
 
 /** The owner of a token account of the transaction, as its token balances show it. */
@@ -139,15 +187,8 @@ function ownerOf(tx: FetchedTransaction, accountIndex: number | undefined): stri
   return shown(tx.meta?.preTokenBalances) ?? shown(tx.meta?.postTokenBalances) ?? null;
 }
 
-/** What a token account owned by the wallet gained in this transaction (no pre balance: created here, so 0). */
-function receivedBy(
-  tx: FetchedTransaction,
-  accountIndex: number,
-  wallet: string,
-): { mint: string; amount: bigint } | null {
+/** The mint of a token account the wallet owns after the transaction (its post token balance says so); else null. */
+function walletAccountMint(tx: FetchedTransaction, accountIndex: number, wallet: string): string | null {
   const post = tx.meta?.postTokenBalances?.find((balance) => balance.accountIndex === accountIndex);
-  if (!post || post.owner !== wallet) return null;
-  const pre = tx.meta?.preTokenBalances?.find((balance) => balance.accountIndex === accountIndex);
-  const amount = BigInt(post.uiTokenAmount.amount) - BigInt(pre?.uiTokenAmount.amount ?? '0');
-  return amount > 0n ? { mint: post.mint, amount } : null;
+  return post && post.owner === wallet ? post.mint : null;
 }

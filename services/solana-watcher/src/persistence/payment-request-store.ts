@@ -107,3 +107,24 @@ export async function moveRequestWindowEnd(
     [reference, expiresAt],
   );
 }
+
+/** Slack around a block time when looking for the requests whose window could have held it (node clocks drift). */
+const WINDOW_SLACK_MS = 5 * 60_000;
+
+/**
+ * Up to `limit` requests (any status) whose window held `at`, give or take a few minutes, newest first; with no time,
+ * those open now. The requests an unreadable transaction could be paying.
+ */
+export function requestsAround(
+  manager: EntityManager,
+  at: Date | null,
+  limit: number,
+): Promise<PaymentRequestEntity[]> {
+  const query = manager.createQueryBuilder(PaymentRequestEntity, 'request');
+  if (at === null) query.where("request.status = 'open'");
+  else
+    query
+      .where('request.created_at <= :latest', { latest: new Date(at.getTime() + WINDOW_SLACK_MS) })
+      .andWhere('request.expires_at >= :earliest', { earliest: new Date(at.getTime() - WINDOW_SLACK_MS) });
+  return query.orderBy('request.created_at', 'DESC').limit(limit).getMany();
+}

@@ -4,6 +4,8 @@ import { TransferEntity } from './transfer.entity';
 /** A transfer found on chain for one of our references, as it is recorded. */
 export interface TransferRecord {
   signature: string;
+  /** The instruction's position in the transaction (`2`, or `2.0` for one it invoked). */
+  instruction: string;
   reference: string;
   paymentId: string;
   amount: bigint;
@@ -14,13 +16,17 @@ export interface TransferRecord {
   appliedTo: TransferEntity['appliedTo'];
 }
 
-/** Records a transfer once per (signature, reference); whether this call recorded it. */
+/**
+ * Records a transfer instruction once: the table's key (signature, instruction) lets one instruction's money be
+ * recorded for one request only, whichever replica or scan sees it first. Whether this call recorded it.
+ */
 export async function insertTransferOnce(manager: EntityManager, transfer: TransferRecord): Promise<boolean> {
   const inserted: unknown[] = await manager.query(
-    `INSERT INTO transfers (signature, reference, payment_id, amount, mint, slot, block_time, applied_to)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING signature`,
+    `INSERT INTO transfers (signature, instruction, reference, payment_id, amount, mint, slot, block_time, applied_to)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (signature, instruction) DO NOTHING RETURNING signature`,
     [
       transfer.signature,
+      transfer.instruction,
       transfer.reference,
       transfer.paymentId,
       transfer.amount.toString(),
@@ -37,13 +43,14 @@ export async function insertTransferOnce(manager: EntityManager, transfer: Trans
 export function paymentTransfersOf(manager: EntityManager, reference: string): Promise<TransferEntity[]> {
   return manager.find(TransferEntity, {
     where: { reference, appliedTo: 'payment' },
-    order: { slot: 'ASC', signature: 'ASC' },
+    order: { slot: 'ASC', signature: 'ASC', instruction: 'ASC' },
   });
 }
 
 /** A transfer that paid a settled request of the payment, with the token it moved. */
 export interface PayingTransferRow {
   signature: string;
+  instruction: string;
   reference: string;
   amount: string;
   mint: string;
@@ -53,10 +60,10 @@ export interface PayingTransferRow {
 /** The transfers that paid the payment (those of its settled request), in chain order. */
 export function payingTransfersOf(manager: EntityManager, paymentId: string): Promise<PayingTransferRow[]> {
   return manager.query(
-    `SELECT t.signature, t.reference, t.amount, r.mint, r.decimals
+    `SELECT t.signature, t.instruction, t.reference, t.amount, r.mint, r.decimals
        FROM transfers t JOIN payment_requests r ON r.reference = t.reference
       WHERE r.payment_id = $1 AND r.status = 'settled' AND t.applied_to = 'payment'
-      ORDER BY t.slot, t.signature`,
+      ORDER BY t.slot, t.signature, t.instruction`,
     [paymentId],
   );
 }

@@ -27,6 +27,6 @@ export async function scanAll(
     ...outcome,
     pages,
     transactions: pages.flatMap((page) => page.transactions),
-    unsupported: pages.flatMap((page) => page.unsupported),
+    unreadable: pages.flatMap((page) => page.unreadable),
   };
 }

@@ -1,0 +1,52 @@
+import type { Connection } from '@solana/web3.js';
+import type { DataSource } from 'typeorm';
+import type { UnitOfWork } from '@gateway/messaging';
+import { gauge, type Logger } from '@gateway/observability';
+import { readTransaction } from '../clients/signature-scanner';
+import { countUnread, dueUnreadable, markUnreadableRead, postponeUnreadable } from '../persistence';
+import { recordTransfers, type TransferCriteria } from './record-transfers';
+
+/** Transactions read again per detection pass, at most. */
+const BATCH = 10;
+/** Each failed attempt waits once more the retry interval, up to this many times it. */
+const MAX_BACKOFF_STEPS = 60;
+
+const unread = gauge(
+  'solana_watcher_transactions_unread',
+  'Transactions the watcher could not read and has not read since (their money is not attributed yet)',
+);
+
+/**
+ * Reads again the unreadable transactions that are due (the node may serve their version now, or its answer may
+ * parse): one that reads is recorded like any scanned transaction, exactly once (its instructions' records are keyed
+ * by signature and instruction), and marked read in the same transaction; one that still does not waits longer.
+ */
+export async function readUnreadableTransactions(
+  connection: Connection,
+  dataSource: DataSource,
+  uow: UnitOfWork,
+  criteria: TransferCriteria,
+  retryMs: number,
+  logger: Logger,
+): Promise<void> {
+  for (const due of await dueUnreadable(dataSource.manager, BATCH)) {
+    const read = await readTransaction(connection, due.signature);
+    if (read === null || 'unreadable' in read) {
+      const steps = Math.min(due.attempts + 1, MAX_BACKOFF_STEPS);
+      const error = read === null ? 'not served by the node' : read.unreadable;
+      await postponeUnreadable(dataSource.manager, due.signature, error, new Date(Date.now() + retryMs * steps));
+      continue;
+    }
+    await uow.run({}, async (tx) => {
+      if (!(await markUnreadableRead(tx.manager, due.signature))) return;
+      const page = {
+        transactions: [{ address: due.address, signature: due.signature, transaction: read }],
+        unreadable: [],
+        cursor: {},
+      };
+      await recordTransfers(tx, page, criteria, logger);
+      logger.info({ signature: due.signature, attempts: due.attempts }, 'transaction read at last and recorded');
+    });
+  }
+  unread.set(await countUnread(dataSource.manager));
+}

@@ -1,0 +1,96 @@
+import type { Connection } from '@solana/web3.js';
+import type { DataSource } from 'typeorm';
+import { cryptoTransferUnapplied } from '@gateway/contracts';
+import type { UnitOfWork } from '@gateway/messaging';
+import { counter, type Logger } from '@gateway/observability';
+import { listsSignature, type UnreadableTransaction } from '../clients/signature-scanner';
+import {
+  insertUnreadableOnce,
+  lockRequestsByReference,
+  PaymentRequestEntity,
+  requestsAround,
+} from '../persistence';
+
+/** Requests whose reference listings are searched for one unreadable transaction, at most. */
+const MAX_CANDIDATES = 200;
+
+const unreadableSeen = counter(
+  'solana_watcher_transactions_unreadable_total',
+  'Transactions to the receiving wallet or a reference the watcher could not read (recorded, read again later)',
+);
+
+/**
+ * Records transactions the scan could not read, before the scan moves past them, so none is skipped: each is kept
+ * (once per signature) to be read again later, and, for every payment whose reference it names, the payment service
+ * is told of `unreadable` funds (amount unknown) so the operator sees them. Which references it names cannot be read
+ * from the transaction itself: the reference it was listed under when a reference was scanned, otherwise the
+ * requests whose window held its block time whose own listings show it. The chain is read first; one short
+ * transaction then records.
+ */
+export async function recordUnreadableTransactions(
+  connection: Connection,
+  dataSource: DataSource,
+  uow: UnitOfWork,
+  unreadable: readonly UnreadableTransaction[],
+  retryMs: number,
+  logger: Logger,
+): Promise<void> {
+  for (const transaction of unreadable) {
+    const namedReferences = await referencesNaming(connection, dataSource, transaction);
+    await uow.run({}, async (tx) => {
+      const recorded = await insertUnreadableOnce(tx.manager, {
+        ...transaction,
+        namedReferences,
+        nextAttemptAt: new Date(Date.now() + retryMs),
+      });
+      if (!recorded) return;
+      unreadableSeen.inc();
+      logger.error(
+        { signature: transaction.signature, error: transaction.error, references: namedReferences },
+        'transaction the watcher cannot read recorded; it is read again later',
+      );
+      const requests = await lockRequestsByReference(tx.manager, namedReferences);
+      for (const request of oneRequestPerPayment(requests))
+        await tx.emit(
+          cryptoTransferUnapplied,
+          {
+            payment_id: request.paymentId,
+            reference: request.reference,
+            signature: transaction.signature,
+            amount_base_units: null,
+            mint: request.mint,
+            reason: 'unreadable',
+            detected_at: new Date().toISOString(),
+          },
+          { correlationId: request.correlationId },
+        );
+    });
+  }
+}
+
+async function referencesNaming(
+  connection: Connection,
+  dataSource: DataSource,
+  transaction: UnreadableTransaction,
+): Promise<string[]> {
+  // Listed under a reference (an amount change's last look at it): that reference is named.
+  const listedUnder = await dataSource.manager.findOneBy(PaymentRequestEntity, { reference: transaction.address });
+  if (listedUnder) return [listedUnder.reference];
+  const at = transaction.blockTime === null ? null : new Date(transaction.blockTime * 1000);
+  const candidates = await requestsAround(dataSource.manager, at, MAX_CANDIDATES);
+  const named: string[] = [];
+  for (const candidate of candidates)
+    if (await listsSignature(connection, candidate.reference, transaction.signature))
+      named.push(candidate.reference);
+  return named;
+}
+
+/** A payment named by an old and a new reference hears of the money once, under the newest. */
+function oneRequestPerPayment(requests: readonly PaymentRequestEntity[]): PaymentRequestEntity[] {
+  const byPayment = new Map<string, PaymentRequestEntity>();
+  for (const request of requests) {
+    const kept = byPayment.get(request.paymentId);
+    if (!kept || kept.createdAt < request.createdAt) byPayment.set(request.paymentId, request);
+  }
+  return [...byPayment.values()];
+}

@@ -1,0 +1,157 @@
+import {
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  createTransferCheckedInstruction,
+  createTransferInstruction,
+  getAssociatedTokenAddressSync,
+} from '@solana/spl-token';
+import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { cryptoRequestSettled } from '@gateway/contracts';
+import { waitFor } from '@gateway/testkit';
+import { UnappliedTransfers } from './support/unapplied-transfers';
+import { WatcherHarness } from './support/watcher';
+
+/**
+ * Transactions written by hand (not by our sandbox wallet), paying into the receiving wallet the way an attacker or an
+ * unusual wallet could: each SPL transfer instruction counts for the one payment whose reference it names, with its
+ * own amount.
+ */
+describe('money attributed per transfer instruction', () => {
+  const eurc = Keypair.generate().publicKey;
+  const harness = WatcherHarness.forTheseTests({
+    env: { MINT_EURC: eurc.toBase58() },
+    seed: (localnet) => {
+      localnet.seeder.createMint(eurc, localnet.mintAuthority.publicKey, 6, TOKEN_2022_PROGRAM_ID);
+      localnet.seeder.mintTo(localnet.payer.publicKey, eurc, 1_000_000_000_000n);
+      localnet.seeder.mintTo(localnet.receivingWallet, eurc, 0n);
+    },
+  });
+  const unapplied = UnappliedTransfers.forTheseTests(harness);
+
+  type Request = Awaited<ReturnType<WatcherHarness['open']>>;
+
+  /** A transfer into the receiving wallet's account naming `references`, from the localnet's funded payer. */
+  function transferTo(
+    references: Request[],
+    amount: bigint,
+    options: { checked?: boolean; mint?: PublicKey; program?: PublicKey } = {},
+  ): TransactionInstruction {
+    const { payer, receivingWallet, mints } = harness.localnet;
+    const mint = options.mint ?? new PublicKey(mints.USDC);
+    const program = options.program ?? TOKEN_PROGRAM_ID;
+    const source = getAssociatedTokenAddressSync(mint, payer.publicKey, false, program);
+    const destination = getAssociatedTokenAddressSync(mint, receivingWallet, false, program);
+    const instruction =
+      options.checked === false
+        ? createTransferInstruction(source, destination, payer.publicKey, amount, [], program)
+        : createTransferCheckedInstruction(source, mint, destination, payer.publicKey, amount, 6, [], program);
+    for (const request of references)
+      instruction.keys.push({ pubkey: new PublicKey(request.reference), isSigner: false, isWritable: false });
+    return instruction;
+  }
+
+  async function send(...instructions: TransactionInstruction[]): Promise<string> {
+    const connection = new Connection(harness.localnet.url, 'confirmed');
+    return connection.sendTransaction(new Transaction().add(...instructions), [harness.localnet.payer]);
+  }
+
+  /** The watcher's rows for the transaction, once it recorded `count` of its instructions. */
+  function recorded(signature: string, count: number): Promise<{ instruction: string; reference: string; applied_to: string; amount: string }[]> {
+    return waitFor(
+      async () => {
+        const rows: { instruction: string; reference: string; applied_to: string; amount: string }[] =
+          await harness.service.dataSource.query(
+            'SELECT instruction, reference, applied_to, amount FROM transfers WHERE signature = $1 ORDER BY instruction',
+            [signature],
+          );
+        return rows.length >= count ? rows : undefined;
+      },
+      { what: `${count} instruction(s) of ${signature} recorded` },
+    );
+  }
+
+  const price = (request: Request) => BigInt(request.amount_base_units);
+
+  test('one TransferChecked naming two businesses\' references pays neither; both keep it as unmatched', async () => {
+    const a = await harness.open({ business_name: 'Loja A' });
+    const b = await harness.open({ business_name: 'Loja B' });
+    const amount = price(a) > price(b) ? price(a) : price(b);
+    const signature = await send(transferTo([a, b], amount));
+
+    expect(await recorded(signature, 1)).toEqual([
+      { instruction: '0', reference: expect.any(String), applied_to: 'ambiguous', amount: amount.toString() },
+    ]);
+    // The row commits with everything the transaction did to the requests and the events it emitted.
+    for (const request of [a, b]) {
+      expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(0);
+      expect(await harness.request(request.reference)).toMatchObject({ status: 'open', received_base_units: '0' });
+      expect(await unapplied.first(request.payment_id)).toMatchObject({
+        reference: request.reference,
+        signature,
+        amount_base_units: amount.toString(),
+        reason: 'ambiguous',
+      });
+    }
+  });
+
+  test('the full price for A and 1 base unit for B in one transaction pays A only; B has 1 base unit', async () => {
+    const a = await harness.open();
+    const b = await harness.open();
+    const signature = await send(transferTo([a], price(a)), transferTo([b], 1n));
+
+    expect(await recorded(signature, 2)).toEqual([
+      { instruction: '0', reference: a.reference, applied_to: 'payment', amount: price(a).toString() },
+      { instruction: '1', reference: b.reference, applied_to: 'payment', amount: '1' },
+    ]);
+    expect((await harness.settled(a.payment_id)).payload).toMatchObject({ signature, excess_base_units: '0' });
+    expect(await harness.emitted(cryptoRequestSettled.name, b.payment_id)).toBe(0);
+    expect(await harness.request(b.reference)).toMatchObject({ status: 'open', received_base_units: '1' });
+  });
+
+  test('two instructions each paying its own reference in full pay both payments', async () => {
+    const a = await harness.open();
+    const b = await harness.open({ amount_centavos: 25_000 });
+    const signature = await send(transferTo([a], price(a)), transferTo([b], price(b)));
+
+    for (const request of [a, b])
+      expect((await harness.settled(request.payment_id)).payload).toMatchObject({
+        signature,
+        received_base_units: price(request).toString(),
+        excess_base_units: '0',
+      });
+  });
+
+  test('a plain Transfer (not TransferChecked) pays with its own amount', async () => {
+    const request = await harness.open();
+    const signature = await send(transferTo([request], price(request), { checked: false }));
+    expect((await harness.settled(request.payment_id)).payload).toMatchObject({ signature });
+  });
+
+  test.each([
+    ['TransferChecked', true],
+    ['Transfer', false],
+  ])('a Token-2022 %s pays the request in that token', async (_name, checked) => {
+    const request = await harness.open({ token: 'eurc' });
+    const signature = await send(
+      transferTo([request], price(request), { checked, mint: eurc, program: TOKEN_2022_PROGRAM_ID }),
+    );
+    expect((await harness.settled(request.payment_id)).payload).toMatchObject({ signature });
+    expect(await recorded(signature, 1)).toEqual([
+      expect.objectContaining({ reference: request.reference, applied_to: 'payment' }),
+    ]);
+  });
+
+  test('the database refuses a second record of one instruction of one signature', async () => {
+    const a = await harness.open();
+    const b = await harness.open();
+    const signature = await send(transferTo([a], 1n));
+    await recorded(signature, 1);
+    await expect(
+      harness.service.dataSource.query(
+        `INSERT INTO transfers (signature, instruction, reference, payment_id, amount, mint, slot, applied_to)
+         VALUES ($1, '0', $2, $3, 1, 'm', 1, 'payment')`,
+        [signature, b.reference, b.payment_id],
+      ),
+    ).rejects.toThrow(/duplicate key/);
+  });
+});
