@@ -174,7 +174,7 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     }
   });
 
-  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, rail errors, stuck payments', () => {
+  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, rail errors, stuck payments, unreadable transactions', () => {
     const alerts = groups.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined);
     const recorded = new Map(
       groups
@@ -194,6 +194,7 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     expect(alertOn('pix_psp_request_duration_seconds_count')).toEqual(['PspErrorRatioHigh']);
     expect(alertOn('solana_watcher_rpc_request_duration_seconds_count')).toEqual(['SolanaRpcErrorRatioHigh']);
     expect(alertOn('payment_stuck_payment_oldest_seconds')).toEqual(['PaymentsStuckOpen']);
+    expect(alertOn('solana_watcher_transactions_unread')).toEqual(['SolanaTransactionsUnread']);
     expect(alerts.find((rule) => rule.alert === 'MessagesParked')?.expr).toMatch(/> 0$/);
   });
 });
