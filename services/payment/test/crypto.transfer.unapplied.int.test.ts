@@ -110,6 +110,65 @@ describe('crypto.transfer.unapplied.v1', () => {
     expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1']);
   });
 
+  test('one transfer naming two payments is unmatched funds of each, and pays neither', async () => {
+    const first = await newCryptoPayment();
+    const second = await newCryptoPayment();
+    const signature = `sig-${newPublicId('x')}`;
+    for (const { payment } of [first, second])
+      await h.client.publish(
+        cryptoTransferUnapplied,
+        aCryptoTransferUnapplied(payment, { reason: 'ambiguous', signature }),
+      );
+    for (const { businessId, paymentId } of [first, second]) {
+      const [row] = await waitForFunds(paymentId, 1);
+      expect(row).toMatchObject({ kind: 'unmatched', rail_reference: signature, units: '1000000' });
+      expect((await h.readPayment(businessId, paymentId)).payment.status).toBe('pending');
+    }
+  });
+
+  test('a transaction the watcher cannot read is unreadable funds with no amount, replaced by what it turns out to be', async () => {
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    const unreadable = aCryptoTransferUnapplied(payment, { reason: 'unreadable', amount_base_units: null });
+    await h.client.publish(cryptoTransferUnapplied, unreadable);
+    const [row] = await waitForFunds(paymentId, 1);
+    expect(row).toMatchObject({ kind: 'unreadable', rail_reference: unreadable.signature, units: null });
+    expect((await h.readPayment(businessId, paymentId)).payment.status).toBe('pending');
+
+    // Read at last, after the window: late funds of that amount, in the same record.
+    await expire(businessId, payment);
+    const late = aCryptoTransferUnapplied(payment, { signature: unreadable.signature });
+    await publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, late, { messageId: newPublicId('msg') });
+    expect(await funds(paymentId)).toEqual([
+      expect.objectContaining({ kind: 'late', rail_reference: unreadable.signature, units: '1000000' }),
+    ]);
+  });
+
+  test('an unreadable transaction that, once read, pays the payment leaves no unreadable funds behind', async () => {
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    const unreadable = aCryptoTransferUnapplied(payment, { reason: 'unreadable', amount_base_units: null });
+    await h.client.publish(cryptoTransferUnapplied, unreadable);
+    await waitForFunds(paymentId, 1);
+    await h.client.publish(cryptoRequestSettled, aCryptoRequestSettled(payment, { signature: unreadable.signature }));
+    await h.waitForPaymentStatus(businessId, paymentId, 'paid');
+    expect(await funds(paymentId)).toEqual([]);
+  });
+
+  test('an unreadable report with an amount, or a readable one without, is refused', async () => {
+    const { payment } = await newCryptoPayment();
+    for (const [reason, amount] of [
+      ['unreadable', '5'],
+      ['after_expiry', null],
+    ] as const) {
+      const { parked } = await h.publishPoisoned(
+        'events',
+        cryptoTransferUnapplied,
+        aCryptoTransferUnapplied(payment),
+        { reason, amount_base_units: amount },
+      );
+      expect(parked).toEqual([expect.objectContaining({ reason: expect.stringContaining('amount_base_units') })]);
+    }
+  });
+
   test('a poison crypto.transfer.unapplied.v1 event is parked, not retried forever', async () => {
     const { messageId, parked } = await h.publishPoisoned(
       'events',

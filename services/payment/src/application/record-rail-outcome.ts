@@ -13,6 +13,7 @@ import {
   hasReceivedFunds,
   isTransferRecorded,
   lockPayment,
+  forgetUnreadableFunds,
   recordReceivedFunds,
   type PaymentEntity,
 } from '../persistence';
@@ -79,6 +80,7 @@ async function applyToLocked(
   }
   const paid = await transitionPayment(tx, payment.id, { status: 'paid', transactionId: funds.reference });
   if (paid) Object.assign(payment, paid);
+  await forgetUnreadableFunds(tx.manager, payment.id, funds.reference);
   if (decision.excess > 0n)
     await recordReceivedFunds(tx.manager, fundsRecord(funds, 'excess', decision.excess));
 }

@@ -142,6 +142,21 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
   return rows.length > 0;
 }
 
+/**
+ * Drops the `unreadable` record of a transaction once it has been read and paid the payment: what it did is then the
+ * payment itself.
+ */
+export async function forgetUnreadableFunds(
+  manager: EntityManager,
+  paymentId: string,
+  railReference: string,
+): Promise<void> {
+  await manager.query(
+    `DELETE FROM received_funds WHERE payment_id = $1 AND rail_reference = $2 AND kind = 'unreadable'`,
+    [paymentId, railReference],
+  );
+}
+
 /** What a list of payments is narrowed to (decisions.md, "Listing"). */
 export interface PaymentFilters {
   status?: PaymentEntity['status'];
