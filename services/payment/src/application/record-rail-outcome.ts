@@ -77,7 +77,11 @@ async function applyToLocked(
       );
     return;
   }
-  const paid = await transitionPayment(tx, payment.id, { status: 'paid', transactionId: funds.reference });
+  const paid = await transitionPayment(tx, payment.id, {
+    status: 'paid',
+    transactionId: funds.reference,
+    payer: funds.payer,
+  });
   if (paid) Object.assign(payment, paid);
   if (decision.excess > 0n)
     await recordReceivedFunds(tx.manager, fundsRecord(funds, 'excess', decision.excess));
