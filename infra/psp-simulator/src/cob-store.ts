@@ -22,8 +22,18 @@ export interface PixRecebido {
   valor: string;
   chave: string;
   horario: string;
+  /** API Pix `infoPagador`: free text the payer typed (at most 140 characters), when any. */
+  infoPagador?: string;
+  /**
+   * Who paid (`{ cpf | cnpj, nome }`), as API Pix v2.0 listed it on the Pix and PSPs that still report it do; absent
+   * when this PSP does not say.
+   */
+  pagador?: unknown;
   devolucoes: Devolucao[];
 }
+
+/** What the payer's bank tells the receiving PSP of a Pix besides its amount. */
+export type PayerReport = Pick<PixRecebido, 'infoPagador' | 'pagador'>;
 
 /** An API Pix payload location (`loc`): the URL a dynamic BR Code carries, linked to at most one cob. */
 export interface StoredLocation {
@@ -145,7 +155,12 @@ export class CobStore {
    * A payer's Pix into the cob, as a real receiving PSP takes it: only while the cob is ATIVA and within its window,
    * of exactly `valor.original` unless `modalidadeAlteracao` is 1, and once (the cob concludes).
    */
-  receive(cob: StoredCob, valorCentavos: number, now: Date): PixRecebido | PaymentRefusal {
+  receive(
+    cob: StoredCob,
+    valorCentavos: number,
+    now: Date,
+    payer: PayerReport = {},
+  ): PixRecebido | PaymentRefusal {
     if (cob.status !== 'ATIVA') return 'not_active';
     if (this.isExpired(cob, now)) return 'expired';
     if (cob.modalidadeAlteracao === 0 && valorCentavos !== toCentavos(cob.valorOriginal))
@@ -156,6 +171,7 @@ export class CobStore {
       valor: toPixAmount(valorCentavos),
       chave: cob.chave,
       horario: now.toISOString(),
+      ...payer,
       devolucoes: [],
     };
     cob.pix.push(pix);

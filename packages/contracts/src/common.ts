@@ -5,6 +5,7 @@ import {
   paymentStatuses,
   type Payment,
   type PaymentMethod,
+  type PaymentPayer,
   type PaymentStatus,
 } from './public-api';
 
@@ -105,6 +106,27 @@ export const baseUnits = Joi.string().pattern(/^[0-9]+$/);
 /** How many decimals a token's base units have. */
 export const tokenDecimals = Joi.number().integer().min(0).max(18);
 
+/** Longest payer name kept, in characters (API Pix's `nome` of a person or company is at most 200). */
+export const PAYER_NAME_MAX_LENGTH = 200;
+/**
+ * How a payer's document is shown (never whole): a CPF keeps its middle six digits (`***.456.789-**`), a CNPJ its
+ * eight characters after the first two, and its branch (`**.345.678/0001-**`; letters too, the alphanumeric CNPJ).
+ */
+export const MASKED_CPF_PATTERN = /^\*\*\*\.\d{3}\.\d{3}-\*\*$/;
+export const MASKED_CNPJ_PATTERN = /^\*\*\.[0-9A-Z]{3}\.[0-9A-Z]{3}\/[0-9A-Z]{4}-\*\*$/;
+/** A Solana address: 32 bytes in base58. */
+export const SOLANA_ADDRESS_PATTERN = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+export const pixPayerSchema = Joi.object({
+  name: Joi.string().min(1).max(PAYER_NAME_MAX_LENGTH).allow(null).required(),
+  document_masked: Joi.alternatives()
+    .try(Joi.string().pattern(MASKED_CPF_PATTERN), Joi.string().pattern(MASKED_CNPJ_PATTERN))
+    .allow(null)
+    .required(),
+});
+export const solanaAddress = Joi.string().pattern(SOLANA_ADDRESS_PATTERN);
+export const cryptoPayerSchema = Joi.object({ address: solanaAddress.required() });
+
 /** The payment as GET /v1/payments/{id} returns it, but with money in integer centavos. */
 export interface PaymentRecord {
   payment_id: string;
@@ -122,6 +144,10 @@ export interface PaymentRecord {
   customer_id?: string | null;
   /** What refunds have returned so far (succeeded ones); additive: absent in records written before refunds. */
   refunded_centavos?: number;
+  /** The end of the payment window; additive: absent in records written before it was carried. */
+  expires_at?: string | null;
+  /** Who paid, once paid (null when the rail did not say); additive like `expires_at`. */
+  payer?: PaymentPayer | null;
   created_at: string;
   updated_at: string;
 }
@@ -140,13 +166,15 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   metadata: Joi.string().allow(null).required(),
   customer_id: customerId.allow(null),
   refunded_centavos: centavos,
+  expires_at: isoDate.allow(null),
+  payer: Joi.alternatives().try(pixPayerSchema, cryptoPayerSchema).allow(null),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });
 
 /**
- * The payment as GET /v1/payments/{id} returns it and `payment.*` webhooks carry it: money in BRL, internal fields
- * (fee, metadata) left inside.
+ * The payment as GET /v1/payments/{id}, lists and `payment.*` webhooks carry it: money in BRL, metadata left inside
+ * (the QR codes only a read of the one payment adds).
  */
 export function publicPaymentRecord(record: PaymentRecord): Payment {
   return {
@@ -156,11 +184,15 @@ export function publicPaymentRecord(record: PaymentRecord): Payment {
     method: record.method,
     status: record.status,
     amount_brl: centavosToBrl(record.amount_centavos),
+    fee_brl: centavosToBrl(record.fee_centavos),
+    net_amount_brl: centavosToBrl(record.amount_centavos - record.fee_centavos),
     external_id: record.external_id,
     failure_code: record.failure_code,
     failure_reason: record.failure_reason,
     customer_id: record.customer_id ?? null,
     refunded_amount_brl: centavosToBrl(record.refunded_centavos ?? 0),
+    expires_at: record.expires_at ?? null,
+    payer: record.payer ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
-import { baseUnits, businessName, centavos, isoDate, paymentId } from './common';
+import { baseUnits, businessName, centavos, isoDate, paymentId, solanaAddress } from './common';
 import { cryptoInstructionsSchema, type CryptoInstructions } from './payment-commands';
 import { tokens, type Token } from './public-api';
 
@@ -84,6 +84,11 @@ export interface CryptoRequestSettled {
   received_base_units: string;
   excess_base_units: string;
   settled_at: string;
+  /**
+   * The owner of the token account the settling transfer debited (who paid), as the transaction's token balances
+   * show it; null when they do not. Additive: an event written before it existed has none.
+   */
+  payer_address?: string | null;
 }
 export const cryptoRequestSettled = defineEvent<CryptoRequestSettled>(
   'crypto.request.settled.v1',
@@ -94,6 +99,7 @@ export const cryptoRequestSettled = defineEvent<CryptoRequestSettled>(
     received_base_units: baseUnits.required(),
     excess_base_units: baseUnits.required(),
     settled_at: isoDate.required(),
+    payer_address: solanaAddress.allow(null),
   }),
 );
 

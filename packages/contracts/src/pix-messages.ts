@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
-import { businessName, centavos, isoDate, paymentId } from './common';
+import { businessName, centavos, isoDate, paymentId, pixPayerSchema } from './common';
+import type { PixPayer } from './public-api';
 import { pixInstructionsSchema, type PixInstructions } from './payment-commands';
 
 // Commands the payment service sends to the PIX adapter, and the rail events it answers with. Internal: webhooks
@@ -66,6 +67,11 @@ export interface PixChargePaid {
   end_to_end_id: string;
   amount_centavos: number;
   paid_at: string;
+  /**
+   * Who paid, as the PSP's own read of the cob lists it (its `pagador`), masked by the adapter before it leaves it;
+   * null when the PSP did not say. Additive: an event written before it existed has none.
+   */
+  payer?: PixPayer | null;
 }
 export const pixChargePaid = defineEvent<PixChargePaid>(
   'pix.charge.paid.v1',
@@ -75,6 +81,7 @@ export const pixChargePaid = defineEvent<PixChargePaid>(
     end_to_end_id: Joi.string().required(),
     amount_centavos: centavos.required(),
     paid_at: isoDate.required(),
+    payer: pixPayerSchema.allow(null),
   }),
 );
 
@@ -127,7 +134,7 @@ export interface GetPixChargeStatus {
 export interface PixChargeStatus {
   txid: string;
   status: 'active' | 'paid' | 'expired' | 'failed';
-  pix: Array<PixReceivedOnCharge & { paid_at: string }>;
+  pix: Array<PixReceivedOnCharge & Pick<PixChargePaid, 'paid_at' | 'payer'>>;
   closure: Pick<PixChargeClosed, 'reason' | 'detail' | 'received_pix'> | null;
 }
 const receivedPixSchema = Joi.object({
@@ -142,7 +149,7 @@ export const getPixChargeStatus = defineCommand<GetPixChargeStatus, PixChargeSta
     txid: Joi.string().required(),
     status: Joi.valid('active', 'paid', 'expired', 'failed').required(),
     pix: Joi.array()
-      .items(receivedPixSchema.keys({ paid_at: isoDate.required() }))
+      .items(receivedPixSchema.keys({ paid_at: isoDate.required(), payer: pixPayerSchema.allow(null) }))
       .required(),
     closure: Joi.object({
       reason: Joi.valid('expired', 'underpaid', 'failed').required(),

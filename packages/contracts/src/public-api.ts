@@ -46,6 +46,21 @@ export const checkoutSessionStatuses = ['initiated', 'paid', 'expired', 'failed'
 
 // Payments
 
+/** Who paid a PIX, as the PSP reported it; a field the PSP did not report is null. */
+export interface PixPayer {
+  name: string | null;
+  /** CPF as `***.456.789-**`, CNPJ as `**.345.678/0001-**`: never the whole number. */
+  document_masked: string | null;
+}
+
+/** Who paid on Solana: the owner of the token account the transfer was debited from. */
+export interface CryptoPayer {
+  address: string;
+}
+
+/** Who paid, once the payment is `paid`: `PixPayer` for PIX, `CryptoPayer` for crypto. */
+export type PaymentPayer = PixPayer | CryptoPayer;
+
 /** A payment (GET /v1/payments/{payment_id}, lists, and the `data` of `payment.*` events): money in BRL. */
 export interface Payment {
   payment_id: string;
@@ -55,6 +70,10 @@ export interface Payment {
   method: PaymentMethod;
   status: PaymentStatus;
   amount_brl: number;
+  /** The gateway's fee for this payment. */
+  fee_brl: number;
+  /** What the business receives: `amount_brl - fee_brl`. */
+  net_amount_brl: number;
   /** PSP txid (PIX) or reference key (crypto). */
   external_id: string | null;
   failure_code: string | null;
@@ -62,6 +81,10 @@ export interface Payment {
   customer_id: string | null;
   /** What succeeded refunds returned. */
   refunded_amount_brl: number;
+  /** When the payment window ends (the PIX charge's, or the crypto request's). */
+  expires_at: string | null;
+  /** Who paid: null until `paid`, and null when the rail did not say. */
+  payer: PaymentPayer | null;
   created_at: string;
   updated_at: string;
 }
@@ -86,6 +109,15 @@ export interface CryptoInstructions {
   /** Amount in the token. */
   amount: number;
   expires_at: string;
+}
+
+/**
+ * A payment read on its own (GET /v1/payments/{payment_id}): while `pending` or `processing` it carries again what
+ * its creation answered the payer needs (`pix` or `crypto`), so a page can show the QR code again.
+ */
+export interface PaymentDetails extends Payment {
+  pix?: PixInstructions;
+  crypto?: CryptoInstructions;
 }
 
 interface PaymentCreatedCommon {

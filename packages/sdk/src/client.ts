@@ -19,6 +19,7 @@ import type {
   Page,
   PageParams,
   Payment,
+  PaymentDetails,
   PaymentCreated,
   PaymentUpdated,
   ReceivedFunds,
@@ -91,7 +92,11 @@ export class Gateway {
       create: (params: CreatePaymentParams, options?: RequestOptions) =>
         transport.send<PaymentCreated>({ route: routes.createPayment, body: params, options }),
       get: (paymentId: string, options?: RequestOptions) =>
-        transport.send<Payment>({ route: routes.getPayment, params: { payment_id: paymentId }, options }),
+        transport.send<PaymentDetails>({
+          route: routes.getPayment,
+          params: { payment_id: paymentId },
+          options,
+        }),
       list: (params: ListPaymentsParams = {}, options?: RequestOptions) =>
         pagedList(
           (query) => transport.send<Page<Payment>>({ route: routes.listPayments, query, options }),

@@ -17,12 +17,21 @@ export async function pspSandboxToken(pspUrl: string): Promise<string> {
   return token;
 }
 
-/** Pays a cob at the PSP simulator directly, as a payer's bank would (sandbox route, outside the gateway). */
-export async function payAtPsp(pspUrl: string, txid: string, valor?: string): Promise<Response> {
+/**
+ * Pays a cob at the PSP simulator directly, as a payer's bank would (sandbox route, outside the gateway). `payer`
+ * says who the PSP reports paid (`pagador`, `null` for nobody; the simulator's sandbox payer when absent) and what
+ * they typed (`infoPagador`).
+ */
+export async function payAtPsp(
+  pspUrl: string,
+  txid: string,
+  valor?: string,
+  payer: { pagador?: unknown; infoPagador?: string } = {},
+): Promise<Response> {
   return fetch(`${pspUrl}/v2/cob/pagar/${txid}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await pspSandboxToken(pspUrl)}`, 'content-type': 'application/json' },
-    body: JSON.stringify(valor === undefined ? {} : { valor }),
+    body: JSON.stringify({ ...(valor === undefined ? {} : { valor }), ...payer }),
   });
 }
 

@@ -86,6 +86,9 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     ({ stack, receiver, stopAll } = await startStackWithWebhookReceiver({
       ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
       CHECKOUT_RATE_LIMIT_PER_MINUTE: String(CHECKOUT_LIMIT),
+      // A deployment without default fee rules: a business the operator has not priced answers NO_FEE_RULE.
+      DEFAULT_FEE_PIX: '',
+      DEFAULT_FEE_CRYPTO: '',
     }));
     receiverUrl = receiver.url('/hooks');
     document = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as OpenApiDocument;

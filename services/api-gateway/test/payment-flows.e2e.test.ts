@@ -72,6 +72,15 @@ describe('payments end to end through the public API', () => {
       },
     });
     const paymentId: string = created.body.payment_id;
+    const open = await api('GET', `/v1/payments/${paymentId}`);
+    expect(open.body).toMatchObject({
+      status: 'processing',
+      fee_brl: 1.22,
+      net_amount_brl: 122.23,
+      expires_at: created.body.expires_at,
+      pix: created.body.pix,
+      payer: null,
+    });
 
     const simulated = await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' });
     expect(simulated.status).toBe(202);
@@ -79,8 +88,15 @@ describe('payments end to end through the public API', () => {
     expect(paid).toMatchObject({
       method: 'pix',
       amount_brl: 123.45,
+      fee_brl: 1.22,
+      net_amount_brl: 122.23,
+      expires_at: created.body.expires_at,
       transaction_id: expect.stringMatching(/^E/),
+      payer: { name: 'Fulana Pagadora de Tal', document_masked: '***.456.789-**' },
     });
+    expect(paid).not.toHaveProperty('pix');
+    const listed = await api('GET', '/v1/payments?limit=1');
+    expect(listed.body.data[0]).toEqual(paid);
 
     const deliveries = await waitFor(
       () => {
@@ -100,7 +116,18 @@ describe('payments end to end through the public API', () => {
       expect.arrayContaining(['payment.created', 'payment.confirmed']),
     );
     const confirmed = deliveries.find((d) => d.json.type === 'payment.confirmed')!;
-    expect(confirmed.json.data).toMatchObject({ payment_id: paymentId, status: 'paid', amount_brl: 123.45 });
+    expect(confirmed.json.data).toMatchObject({
+      payment_id: paymentId,
+      status: 'paid',
+      amount_brl: 123.45,
+      fee_brl: 1.22,
+      net_amount_brl: 122.23,
+      payer: paid.payer,
+    });
+    const createdEvent = deliveries.find((d) => d.json.type === 'payment.created')!;
+    expect(createdEvent.json.data).toMatchObject({ fee_brl: 1.22, expires_at: created.body.expires_at });
+    // Events carry the record, never the QR images.
+    for (const delivery of deliveries) expect(delivery.json.data).not.toHaveProperty('pix');
   }, 60_000);
 
   test('a USDC payment gets a Solana Pay link, is paid on the local chain and becomes paid with the signature', async () => {
@@ -124,6 +151,15 @@ describe('payments end to end through the public API', () => {
     });
     const paymentId: string = created.body.payment_id;
     const reference = new URL(created.body.crypto.payment_link).searchParams.get('reference');
+    const open = await api('GET', `/v1/payments/${paymentId}`);
+    expect(open.body).toMatchObject({
+      status: 'pending',
+      fee_brl: 1.6,
+      net_amount_brl: 98.4,
+      expires_at: created.body.crypto.expires_at,
+      crypto: created.body.crypto,
+      payer: null,
+    });
 
     const simulated = await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid' });
     expect(simulated.status).toBe(202);
@@ -132,6 +168,24 @@ describe('payments end to end through the public API', () => {
       method: 'crypto',
       external_id: reference,
       transaction_id: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
+      fee_brl: 1.6,
+      net_amount_brl: 98.4,
+      expires_at: created.body.crypto.expires_at,
+      payer: { address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) },
     });
+    // The owner of the paying token account: the sandbox payer, never the receiving wallet.
+    expect(paid.payer.address).not.toBe(created.body.crypto.wallet_address);
+    expect(paid).not.toHaveProperty('crypto');
   }, 60_000);
+
+  test('a business the operator has just created takes a payment at once, at the default fee rules', async () => {
+    const fresh = await live.client.createBusiness('Loja Recém-Criada');
+    for (const body of [
+      { payment_method: 'pix', amount: 10000 },
+      { payment_method: 'crypto', amount: 10000, crypto: { currency: 'usdc', network: 'solana' } },
+    ]) {
+      const created = await live.client.api(fresh.apiKey, 'POST', '/v1/payments', body);
+      expect(created).toMatchObject({ status: 201, body: { fee_brl: 0.99, net_amount_brl: 99.01 } });
+    }
+  });
 });

@@ -6,6 +6,8 @@ import {
   variableNames,
   type ServiceConfig,
 } from '@gateway/config';
+import type { PaymentMethod } from '@gateway/contracts';
+import { parseFeeTerms, type FeeTerms } from './domain/fee';
 
 export interface PaymentConfig extends ServiceConfig {
   /** How long a create/update waits for the PIX adapter or the Solana watcher before answering SERVICE_UNAVAILABLE. */
@@ -22,7 +24,31 @@ export interface PaymentConfig extends ServiceConfig {
    * reached the rail; the rails carry a refund out once per refund id, however often asked.
    */
   REFUND_RESEND_AFTER_SECONDS: number;
+  /**
+   * The fee rule a business gets for a method the first time it creates a payment by it without one of its own
+   * (`99bps+0`: 0.99 % and no fixed part), kept as its own from then on; empty leaves it NO_FEE_RULE until the
+   * operator sets one. Sandbox: 99bps+0 for both. Production: none unless set.
+   */
+  DEFAULT_FEE_PIX?: string;
+  DEFAULT_FEE_CRYPTO?: string;
 }
+
+/** A default fee rule: `<bps>bps+<fixed centavos>`, or empty for none; checked at start. */
+const defaultFee = Joi.string()
+  .allow('')
+  .custom((text: string, helpers) => {
+    try {
+      parseFeeTerms(text);
+      return text;
+    } catch (err) {
+      return helpers.message({ custom: `{{#label}} ${(err as Error).message}` });
+    }
+  })
+  .when('APP_ENV', {
+    is: 'production',
+    then: Joi.string().default(''),
+    otherwise: Joi.string().default('99bps+0'),
+  });
 
 const schema = serviceSchema<PaymentConfig>({
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
@@ -31,6 +57,8 @@ const schema = serviceSchema<PaymentConfig>({
   RECONCILE_AFTER_SECONDS: Joi.number().integer().min(1).default(120),
   RECONCILE_INTERVAL_SECONDS: Joi.number().integer().min(1).default(30),
   REFUND_RESEND_AFTER_SECONDS: Joi.number().integer().min(1).default(600),
+  DEFAULT_FEE_PIX: defaultFee,
+  DEFAULT_FEE_CRYPTO: defaultFee,
 });
 
 /** The variables this service reads (the launcher hands it these and no others). */
@@ -38,4 +66,12 @@ export const paymentVariables = variableNames(schema);
 
 export function loadPaymentConfig(env: NodeJS.ProcessEnv = process.env): PaymentConfig {
   return loadConfig(schema, env);
+}
+
+/** The deployment's default fee rule of each method (null: none; unset in a config built by hand: none). */
+export function defaultFeeRules(config: PaymentConfig): Record<PaymentMethod, FeeTerms | null> {
+  return {
+    pix: parseFeeTerms(config.DEFAULT_FEE_PIX ?? ''),
+    crypto: parseFeeTerms(config.DEFAULT_FEE_CRYPTO ?? ''),
+  };
 }

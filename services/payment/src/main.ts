@@ -23,7 +23,7 @@ import {
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
-import { loadPaymentConfig, type PaymentConfig } from './config';
+import { defaultFeeRules, loadPaymentConfig, type PaymentConfig } from './config';
 import { paymentDatabase } from './persistence';
 import { Rails } from './clients';
 import { createReservationPurge } from './application/purge-create-reservations';
@@ -65,6 +65,7 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
       dataSource,
       uow: runtime.unitOfWork(createPayment.name),
       rails,
+      defaultFees: defaultFeeRules(config),
     }),
     [getPayment.name]: handleGetPayment(dataSource),
     [updatePayment.name]: handleUpdatePayment({

@@ -1,5 +1,5 @@
 import { developmentValues, refusedVariables, without } from '@gateway/testkit';
-import { loadPaymentConfig } from '../src/config';
+import { defaultFeeRules, loadPaymentConfig } from '../src/config';
 
 const production = {
   APP_ENV: 'production',
@@ -31,5 +31,24 @@ describe('payment config', () => {
       METRICS_PORT: 9101,
       METRICS_HOST: '127.0.0.1',
     });
+  });
+
+  test('the sandbox gives new businesses 99bps+0 on both rails; production gives none unless set', () => {
+    const sandboxDefaults = defaultFeeRules(loadPaymentConfig({ APP_ENV: 'sandbox' }));
+    expect(sandboxDefaults).toEqual({
+      pix: { percentBps: 99, fixedCentavos: 0 },
+      crypto: { percentBps: 99, fixedCentavos: 0 },
+    });
+    expect(defaultFeeRules(loadPaymentConfig(production))).toEqual({ pix: null, crypto: null });
+    const set = loadPaymentConfig({ ...production, DEFAULT_FEE_PIX: '150bps+10', DEFAULT_FEE_CRYPTO: '' });
+    expect(defaultFeeRules(set)).toEqual({ pix: { percentBps: 150, fixedCentavos: 10 }, crypto: null });
+  });
+
+  test('a default fee rule that is not <bps>bps+<centavos> refuses the start, naming both', () => {
+    expect(
+      refusedVariables(() =>
+        loadPaymentConfig({ APP_ENV: 'sandbox', DEFAULT_FEE_PIX: '1.5%', DEFAULT_FEE_CRYPTO: '99bps+-1' }),
+      ),
+    ).toEqual(['DEFAULT_FEE_CRYPTO', 'DEFAULT_FEE_PIX']);
   });
 });

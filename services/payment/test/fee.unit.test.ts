@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { computeFee } from '../src/domain/fee';
+import { computeFee, parseFeeTerms } from '../src/domain/fee';
 
 describe('computeFee', () => {
   test.each([
@@ -60,5 +60,37 @@ describe('computeFee', () => {
     expect(() => computeFee(-1, { percentBps: 1, fixedCentavos: 0 })).toThrow(RangeError);
     expect(() => computeFee(10.5, { percentBps: 1, fixedCentavos: 0 })).toThrow(RangeError);
     expect(() => computeFee(10, { percentBps: 1.5, fixedCentavos: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('a default fee rule as a deployment writes it', () => {
+  test.each([
+    ['99bps+0', { percentBps: 99, fixedCentavos: 0 }],
+    ['150bps+10', { percentBps: 150, fixedCentavos: 10 }],
+    ['0bps+0', { percentBps: 0, fixedCentavos: 0 }],
+    ['10000bps+1000000', { percentBps: 10_000, fixedCentavos: 1_000_000 }],
+  ])('%s', (text, terms) => {
+    expect(parseFeeTerms(text)).toEqual(terms);
+  });
+
+  test('empty is no default', () => {
+    expect(parseFeeTerms('')).toBeNull();
+  });
+
+  test.each([
+    '99',
+    '99bps',
+    '99bps+',
+    '+0',
+    '1.5%',
+    '99bps+0 ',
+    ' 99bps+0',
+    '-1bps+0',
+    '10001bps+0',
+    '99bps+1000001',
+    '99bps+0\u0000',
+    '9'.repeat(400),
+  ])('refuses %j', (text) => {
+    expect(() => parseFeeTerms(text)).toThrow(RangeError);
   });
 });

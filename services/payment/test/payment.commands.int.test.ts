@@ -41,13 +41,6 @@ describe('payment service commands', () => {
       expect(view.pix).toBeUndefined();
     });
 
-    test('without a fee rule for the method the payment is refused with NO_FEE_RULE and nothing is stored', async () => {
-      const businessId = newPublicId('biz');
-      const reply = await h.request(createPayment, aCreatePayment(businessId));
-      expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'NO_FEE_RULE' }) });
-      expect(await countPayments(businessId)).toBe(0);
-    });
-
     test('when the same create is delivered twice, one payment and one charge exist and both replies match', async () => {
       const businessId = await h.newBusiness();
       const messageId = newPublicId('cmd');

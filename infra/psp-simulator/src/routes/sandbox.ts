@@ -1,12 +1,29 @@
 import express, { type Router } from 'express';
 import Joi from 'joi';
 import { type SimulatorContext, cobView, pixView } from '../context';
-import { type PaymentRefusal, toCentavos } from '../cob-store';
+import { type PayerReport, type PaymentRefusal, toCentavos } from '../cob-store';
 import { sendProblem } from '../problem';
 import { findCob } from './cob';
 import { pixAmount, validateBody } from './validation';
 
-const paymentSchema = Joi.object<{ valor?: string }>({ valor: pixAmount }).unknown(true);
+/**
+ * The payer the sandbox pays as unless told otherwise: a fictitious person whose CPF (123.456.789-09) is valid in
+ * form only. A PSP reporting who paid lists them on the Pix, in the callback and in every read of it.
+ */
+export const SANDBOX_PAYER = { cpf: '12345678909', nome: 'Fulana Pagadora de Tal' } as const;
+
+interface PaymentBody {
+  valor?: string;
+  /** Who paid, as reported: an object (`{ cpf | cnpj, nome }`, passed on as given), or null to report nobody. */
+  pagador?: unknown;
+  infoPagador?: string;
+}
+
+const paymentSchema = Joi.object<PaymentBody>({
+  valor: pixAmount,
+  pagador: Joi.any(),
+  infoPagador: Joi.string().max(140),
+}).unknown(true);
 
 const REFUSALS: Record<PaymentRefusal, string> = {
   not_active: 'não está ATIVA e não pode acolher outro pagamento',
@@ -14,10 +31,20 @@ const REFUSALS: Record<PaymentRefusal, string> = {
   fixed_amount: 'tem valor fixo (valor.modalidadeAlteracao 0): o Pix deve ser do valor original',
 };
 
+/** The payer the Pix lists: SANDBOX_PAYER unless the body names one, nobody for `pagador: null`. */
+function payerReport(body: PaymentBody): PayerReport {
+  const pagador = body.pagador === undefined ? SANDBOX_PAYER : body.pagador;
+  return {
+    ...(pagador === null ? {} : { pagador }),
+    ...(body.infoPagador === undefined ? {} : { infoPagador: body.infoPagador }),
+  };
+}
+
 /**
  * Sandbox-only operations, not part of API Pix:
- * - `POST {prefix}/cob/pagar/:txid` `{valor?}`: a payer pays (default: the whole amount), refused as a real PSP
- *   refuses the Pix (a cob not ATIVA or expired, another amount into a fixed-amount cob); the callback follows.
+ * - `POST {prefix}/cob/pagar/:txid` `{valor?, pagador?, infoPagador?}`: a payer pays (default: the whole amount, as
+ *   SANDBOX_PAYER), refused as a real PSP refuses the Pix (a cob not ATIVA or expired, another amount into a
+ *   fixed-amount cob); the callback follows, listing who paid.
  * - `POST {prefix}/cob/:txid/expirar`: the PSP removes the charge (status REMOVIDA_PELO_PSP).
  */
 export function sandboxRouter(context: SimulatorContext): Router {
@@ -34,7 +61,12 @@ export function sandboxRouter(context: SimulatorContext): Router {
         prefix: 'pagamento',
       });
     if (!cob || !body) return;
-    const pix = store.receive(cob, toCentavos(body.valor ?? cob.valorOriginal), new Date());
+    const pix = store.receive(
+      cob,
+      toCentavos(body.valor ?? cob.valorOriginal),
+      new Date(),
+      payerReport(body),
+    );
     if (typeof pix === 'string') {
       const detail = `Pix recusado: a cobrança (status ${cob.status}) ${REFUSALS[pix]}.`;
       sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança não pode ser paga.', detail);

@@ -1,7 +1,10 @@
 import {
   centavosToBrl,
+  openPaymentStatuses,
+  publicPaymentRecord,
   type CryptoInstructions,
   type PaymentCreated,
+  type PaymentDetails,
   type PaymentRecord,
   type PaymentUpdated,
   type PaymentView,
@@ -67,6 +70,18 @@ export function paymentCreatedResponse(view: PaymentView): PaymentCreated {
   }
   if (!view.crypto) throw new IncompletePaymentViewError(payment.payment_id, 'crypto');
   return { ...head, payment_method: 'crypto', crypto: publicCrypto(view.crypto) };
+}
+
+/**
+ * Response of GET /v1/payments/{id}: the payment record and, while it is open, the instructions its creation answered
+ * (the same `pix` or `crypto` object), so a page can show the QR code again.
+ */
+export function paymentDetailsResponse(view: PaymentView): PaymentDetails {
+  const record = publicPaymentRecord(view.payment);
+  if (!(openPaymentStatuses as readonly string[]).includes(view.payment.status)) return record;
+  if (view.pix) return { ...record, pix: publicPix(view.pix) };
+  if (view.crypto) return { ...record, crypto: publicCrypto(view.crypto) };
+  return record;
 }
 
 /** Response of PATCH /v1/payments/{id}: a new PIX QR code, or new crypto instructions when the amount changed. */

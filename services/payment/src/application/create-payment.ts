@@ -1,16 +1,18 @@
 import type { DataSource } from 'typeorm';
-import type { CreatePayment, PaymentView } from '@gateway/contracts';
+import type { CreatePayment, PaymentMethod, PaymentView } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import type { Rails } from '../clients';
-import { computeFee } from '../domain/fee';
+import { computeFee, type FeeTerms } from '../domain/fee';
 import { toView } from '../domain/payment-record';
-import { findFeeRule, insertPayment, reservePaymentId } from '../persistence';
+import { adoptFeeRule, findFeeRule, insertPayment, reservePaymentId } from '../persistence';
 import { emitPaymentEvent } from './shared/payment-events';
 
 export interface CreatePaymentDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
   rails: Rails;
+  /** The deployment's default fee rule of each method (null: none), DEFAULT_FEE_PIX and DEFAULT_FEE_CRYPTO. */
+  defaultFees: Record<PaymentMethod, FeeTerms | null>;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function createPaymentOnRail(
   command: CreatePayment,
   context: MessageContext,
 ): Promise<PaymentView> {
-  const rule = await findFeeRule(deps.dataSource.manager, command.business_id, command.method);
+  const rule = await feeRuleOf(deps, command.business_id, command.method);
   if (!rule) {
     throw new CommandError(
       'NO_FEE_RULE',
@@ -70,6 +72,9 @@ export async function createPaymentOnRail(
       failureCode: null,
       failureReason: null,
       instructions: opened.instructions,
+      payerName: null,
+      payerDocumentMasked: null,
+      payerAddress: null,
       paidAt: null,
       refundReservedCentavos: 0,
       refundedCentavos: 0,
@@ -82,6 +87,28 @@ export async function createPaymentOnRail(
     context.logger.info({ payment_id: payment.id, method: payment.method }, 'payment created');
     return toView(payment);
   });
+}
+
+/**
+ * The business's fee rule for the method. A business without one gets the deployment's default, stored as its own
+ * (unless the operator set one meanwhile), so a later change of the default leaves the price it started with alone.
+ */
+async function feeRuleOf(
+  deps: CreatePaymentDeps,
+  businessId: string,
+  method: PaymentMethod,
+): Promise<FeeTerms | null> {
+  const manager = deps.dataSource.manager;
+  const own = await findFeeRule(manager, businessId, method);
+  const fallback = deps.defaultFees[method];
+  if (own || !fallback) return own;
+  await adoptFeeRule(manager, {
+    business_id: businessId,
+    method,
+    percent_bps: fallback.percentBps,
+    fixed_centavos: fallback.fixedCentavos,
+  });
+  return findFeeRule(manager, businessId, method);
 }
 
 function alreadyCreated(paymentId: string): CommandError {

@@ -78,7 +78,11 @@ async function applyToLocked(
       );
     return;
   }
-  const paid = await transitionPayment(tx, payment.id, { status: 'paid', transactionId: funds.reference });
+  const paid = await transitionPayment(tx, payment.id, {
+    status: 'paid',
+    transactionId: funds.reference,
+    payer: funds.payer,
+  });
   if (paid) Object.assign(payment, paid);
   await forgetUnreadableFunds(tx.manager, payment.id, funds.reference);
   if (decision.excess > 0n)

@@ -18,7 +18,10 @@ import type { RailCaller } from './rail-caller';
  */
 export function cryptoSettledFunds(
   paymentId: string,
-  settled: Pick<CryptoRequestSettled, 'signature' | 'received_base_units' | 'excess_base_units'>,
+  settled: Pick<
+    CryptoRequestSettled,
+    'signature' | 'received_base_units' | 'excess_base_units' | 'payer_address'
+  >,
 ): FundsReceived {
   const received = BigInt(settled.received_base_units);
   return {
@@ -27,6 +30,7 @@ export function cryptoSettledFunds(
     reference: settled.signature,
     received,
     against: { kind: 'price', units: received - BigInt(settled.excess_base_units) },
+    payer: settled.payer_address ? { address: settled.payer_address } : null,
   };
 }
 

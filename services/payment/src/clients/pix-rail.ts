@@ -14,13 +14,17 @@ import { paymentToOpen, railClosure, type Rail } from './rail';
 import type { RailCaller } from './rail-caller';
 
 /** A PIX on the payment's charge: measured against the payment's amount, which the charge asks as it is. */
-export function pixFunds(paymentId: string, pix: PixReceivedOnCharge): FundsReceived {
+export function pixFunds(
+  paymentId: string,
+  pix: PixReceivedOnCharge & Pick<PixChargePaid, 'payer'>,
+): FundsReceived {
   return {
     paymentId,
     rail: 'pix',
     reference: pix.end_to_end_id,
     received: BigInt(pix.amount_centavos),
     against: { kind: 'payment-amount' },
+    payer: pix.payer ?? null,
   };
 }
 

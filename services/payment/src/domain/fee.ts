@@ -23,3 +23,22 @@ export function computeFee(amountCentavos: number, terms: FeeTerms): FeeBreakdow
   const feeCentavos = Math.min(amountCentavos, Number(percentPart) + terms.fixedCentavos);
   return { feeCentavos, netCentavos: amountCentavos - feeCentavos };
 }
+
+/** The largest fixed part a default fee may have (R$ 10.000,00): beyond it a typo, not a price. */
+const MAX_DEFAULT_FIXED_CENTAVOS = 1_000_000;
+
+/**
+ * A fee written as `<basis points>bps+<fixed centavos>` (`99bps+0`: 0.99 % and no fixed part), as a deployment's
+ * default fee rules are set; null for an empty text (no default). Throws on anything else.
+ */
+export function parseFeeTerms(text: string): FeeTerms | null {
+  if (text === '') return null;
+  const match = /^(\d{1,5})bps\+(\d{1,7})$/.exec(text);
+  const percentBps = Number(match?.[1]);
+  const fixedCentavos = Number(match?.[2]);
+  if (!match || percentBps > 10_000 || fixedCentavos > MAX_DEFAULT_FIXED_CENTAVOS)
+    throw new RangeError(
+      `must be <basis points>bps+<fixed centavos> (e.g. 99bps+0), at most 10000bps+${MAX_DEFAULT_FIXED_CENTAVOS}, or empty for none`,
+    );
+  return { percentBps, fixedCentavos };
+}

@@ -1,4 +1,4 @@
-import type { PaymentMethod, ReceivedFundsKind } from '@gateway/contracts';
+import type { PaymentMethod, PaymentPayer, ReceivedFundsKind } from '@gateway/contracts';
 
 /**
  * Money a rail received for a payment, whatever the rail: a PIX, an on-chain transfer, or what a crypto request's
@@ -16,6 +16,8 @@ export interface FundsReceived {
    * counted it short of its price (what an unpaid crypto window collected).
    */
   against: { kind: 'payment-amount' } | { kind: 'price'; units: bigint } | { kind: 'counted-short' };
+  /** Who sent it, when the rail said (stored with the payment these funds pay). */
+  payer?: PaymentPayer | null;
 }
 
 /** Funds kept on record outside the happy path (partial, excess, late, unmatched), once per rail reference. */

@@ -1,6 +1,7 @@
 import type {
   CryptoInstructions,
   PaymentMethod,
+  PaymentPayer,
   PaymentRecord,
   PaymentStatus,
   PaymentView,
@@ -25,6 +26,10 @@ export interface StoredPayment {
   refundedCentavos: number;
   /** Snapshot of what the payer was last shown: PIX code/QR or crypto link/QR. */
   instructions: PixInstructions | CryptoInstructions | null;
+  /** Who paid, as the rail reported it (PIX: name and masked document; crypto: the paying owner's address). */
+  payerName: string | null;
+  payerDocumentMasked: string | null;
+  payerAddress: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -44,8 +49,31 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     metadata: payment.metadata,
     customer_id: payment.customerId,
     refunded_centavos: payment.refundedCentavos,
+    expires_at: payment.instructions?.expires_at ?? null,
+    payer: payerOf(payment),
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
+  };
+}
+
+/** Who paid, in its rail's shape; null when the rail did not say (and always before the payment is paid). */
+function payerOf(payment: StoredPayment): PaymentPayer | null {
+  if (payment.method === 'crypto')
+    return payment.payerAddress === null ? null : { address: payment.payerAddress };
+  if (payment.payerName === null && payment.payerDocumentMasked === null) return null;
+  return { name: payment.payerName, document_masked: payment.payerDocumentMasked };
+}
+
+/** The stored columns of what a rail reported of the payer (all null when it reported nothing). */
+export function payerColumns(
+  payer: PaymentPayer | null | undefined,
+): Pick<StoredPayment, 'payerName' | 'payerDocumentMasked' | 'payerAddress'> {
+  if (payer && 'address' in payer)
+    return { payerName: null, payerDocumentMasked: null, payerAddress: payer.address };
+  return {
+    payerName: payer?.name ?? null,
+    payerDocumentMasked: payer?.document_masked ?? null,
+    payerAddress: null,
   };
 }
 

@@ -10,6 +10,7 @@ import { RailCallClaims1732400030000 } from './migrations/1732400030000-rail-cal
 import { PaymentPages1732400041000 } from './migrations/1732400041000-payment-pages';
 import { PaymentCustomer1732400080000 } from './migrations/1732400080000-payment-customer';
 import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
+import { PaymentPayer1732400203000 } from './migrations/1732400203000-payment-payer';
 import { UnreadableReceivedFunds1732400272000 } from './migrations/1732400272000-unreadable-received-funds';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
@@ -30,6 +31,7 @@ export const paymentDatabase = {
     PaymentPages1732400041000,
     PaymentCustomer1732400080000,
     Refunds1732400100000,
+    PaymentPayer1732400203000,
     UnreadableReceivedFunds1732400272000,
   ],
 };

@@ -1,7 +1,8 @@
 import { In, type EntityManager } from 'typeorm';
-import type { FeeRule, PaymentMethod } from '@gateway/contracts';
+import type { FeeRule, PaymentMethod, PaymentPayer } from '@gateway/contracts';
 import { newestCreatedPage, newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
 import type { ReceivedFunds } from '../domain/funds';
+import { payerColumns } from '../domain/payment-record';
 import { OPEN_STATUSES, type FinalStatus } from '../domain/payment-status';
 import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
@@ -30,6 +31,15 @@ export async function upsertFeeRule(manager: EntityManager, rule: FeeRule): Prom
      ON CONFLICT (business_id, method)
      DO UPDATE SET percent_bps = EXCLUDED.percent_bps, fixed_centavos = EXCLUDED.fixed_centavos,
                    updated_at = now()`,
+    [rule.business_id, rule.method, rule.percent_bps, rule.fixed_centavos],
+  );
+}
+
+/** Gives the business `rule` unless it has a rule for that method already (which stays as it is). */
+export async function adoptFeeRule(manager: EntityManager, rule: FeeRule): Promise<void> {
+  await manager.query(
+    `INSERT INTO fee_rules (business_id, method, percent_bps, fixed_centavos) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (business_id, method) DO NOTHING`,
     [rule.business_id, rule.method, rule.percent_bps, rule.fixed_centavos],
   );
 }
@@ -81,6 +91,8 @@ export interface FinalTransition {
   transactionId?: string;
   failureCode?: string | null;
   failureReason?: string | null;
+  /** Who paid, as the rail reported it (a move to `paid` only). */
+  payer?: PaymentPayer | null;
 }
 
 /**
@@ -92,6 +104,7 @@ export async function moveToFinalStatus(
   paymentId: string,
   change: FinalTransition,
 ): Promise<PaymentEntity | null> {
+  const payer = payerColumns(change.status === 'paid' ? change.payer : null);
   const updated: [Array<{ id: string }>, number] = await manager.query(
     `UPDATE payments
         SET status = $2,
@@ -99,6 +112,9 @@ export async function moveToFinalStatus(
             failure_code = $4,
             failure_reason = $5,
             paid_at = CASE WHEN $2 = 'paid' THEN now() END,
+            payer_name = $7,
+            payer_document_masked = $8,
+            payer_address = $9,
             updated_at = now(),
             version = version + 1
       WHERE id = $1 AND status = ANY($6::text[])
@@ -110,6 +126,9 @@ export async function moveToFinalStatus(
       change.failureCode ?? null,
       change.failureReason ?? null,
       OPEN_STATUSES,
+      payer.payerName,
+      payer.payerDocumentMasked,
+      payer.payerAddress,
     ],
   );
   if (updated[1] === 0) return null;

@@ -66,6 +66,18 @@ export class PaymentEntity implements StoredPayment {
   @Column({ type: 'bigint', name: 'refunded_centavos', transformer: bigintAsNumber })
   refundedCentavos!: number;
 
+  /** PIX: the payer's name as the PSP reported it (once paid). */
+  @Column({ type: 'text', name: 'payer_name', nullable: true })
+  payerName!: string | null;
+
+  /** PIX: the payer's CPF or CNPJ, masked before it reached this service (once paid). */
+  @Column({ type: 'text', name: 'payer_document_masked', nullable: true })
+  payerDocumentMasked!: string | null;
+
+  /** Crypto: the owner of the token account that paid (once paid). */
+  @Column({ type: 'text', name: 'payer_address', nullable: true })
+  payerAddress!: string | null;
+
   @Column({ type: 'jsonb', nullable: true })
   instructions!: PixInstructions | CryptoInstructions | null;
 

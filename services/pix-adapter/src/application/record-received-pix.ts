@@ -3,6 +3,7 @@ import { pixChargePaid } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { counter, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
 import { pixAmountToCentavos } from '../domain/amount';
+import { pixPayerOf } from '../domain/payer';
 import {
   effectOfReceivedPix,
   type ConfirmedPix,
@@ -105,6 +106,7 @@ async function applyToCharge(
     end_to_end_id: pix.endToEndId,
     amount_centavos: pix.valorCentavos,
     paid_at: paidAt.toISOString(),
+    payer: pix.payer,
   });
   return outcome;
 }
@@ -127,5 +129,6 @@ export function confirmedPix(cob: Cob, listed: PixRecebido): ConfirmedPix {
     txid: cob.txid,
     valorCentavos: pixAmountToCentavos(listed.valor),
     horario: listed.horario,
+    payer: pixPayerOf(listed.pagador),
   };
 }

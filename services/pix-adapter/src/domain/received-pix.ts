@@ -1,4 +1,4 @@
-import type { PixChargeClosed } from '@gateway/contracts';
+import type { PixChargeClosed, PixPayer } from '@gateway/contracts';
 
 /** A PIX as the PSP's own `GET /cob/{txid}` lists it: only these may change a charge. */
 export interface ConfirmedPix {
@@ -6,6 +6,8 @@ export interface ConfirmedPix {
   txid: string;
   valorCentavos: number;
   horario: string;
+  /** Who paid, masked, when the PSP lists it. */
+  payer: PixPayer | null;
 }
 
 /** `poll`: the cob re-read because its callback is overdue, or because the payment service asked. */

@@ -1,6 +1,7 @@
 import type { GetPixChargeStatus, PixChargeStatus } from '@gateway/contracts';
 import { pixAmountToCentavos } from '../domain/amount';
 import { closureReason } from '../domain/received-pix';
+import { pixPayerOf } from '../domain/payer';
 import { readChargeStatus, type ChargeStatusDeps } from '../application/read-charge-status';
 
 /** The charge answered with every PIX the PSP lists on it and, if it ended unpaid, its closure. */
@@ -17,6 +18,7 @@ export function handleChargeStatus(deps: ChargeStatusDeps) {
         end_to_end_id: pix.endToEndId,
         amount_centavos: pixAmountToCentavos(pix.valor),
         paid_at: new Date(pix.horario).toISOString(),
+        payer: pixPayerOf(pix.pagador),
       })),
       closure: ended
         ? {

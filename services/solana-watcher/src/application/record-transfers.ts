@@ -202,6 +202,7 @@ async function recordTransfer(
       received_base_units: outcome.received.toString(),
       excess_base_units: outcome.excess.toString(),
       settled_at: new Date().toISOString(),
+      payer_address: transfer.sourceOwner,
     },
     { correlationId: request.correlationId },
   );

@@ -151,9 +151,12 @@ export const operations: OperationSpec[] = [
     tag: 'Payments',
     area: 'api',
     summary: 'Read a payment',
+    description:
+      'The payment with its fee, net amount and window end; while `pending` or `processing` also the `pix` or ' +
+      '`crypto` object its creation answered (to show the QR code again); once `paid`, who paid (`payer`).',
     params: { payment_id: 'pay' },
     commands: [getPayment],
-    answers: [json(200, 'The payment.', answers.paymentRecord)],
+    answers: [json(200, 'The payment.', answers.paymentDetails)],
   },
   {
     method: 'patch',

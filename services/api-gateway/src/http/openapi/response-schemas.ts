@@ -1,5 +1,8 @@
 import Joi from 'joi';
 import {
+  MASKED_CNPJ_PATTERN,
+  MASKED_CPF_PATTERN,
+  PAYER_NAME_MAX_LENGTH,
   businessId,
   createWebhook,
   cryptoInstructionsSchema,
@@ -25,6 +28,7 @@ import {
   sendTestWebhook,
   sessionId,
   setFeeRule,
+  solanaAddress,
   simulatePayment,
   startCheckoutSession,
   tokens,
@@ -98,14 +102,47 @@ export const paymentRecord = Joi.object({
     .valid(...paymentStatuses)
     .required(),
   amount_brl: brl.required(),
+  fee_brl: brl.required().description("The gateway's fee for this payment."),
+  net_amount_brl: brl.required().description('What the business receives: `amount_brl - fee_brl`.'),
   external_id: nullableText.description('The PSP txid (PIX) or the reference public key (crypto).'),
   failure_code: nullableText,
   failure_reason: nullableText,
   customer_id: customerId.allow(null).required(),
   refunded_amount_brl: brl.required(),
+  expires_at: isoDate
+    .allow(null)
+    .required()
+    .description("When the payment window ends (the PIX charge's, or the crypto request's)."),
+  payer: Joi.alternatives()
+    .try(
+      Joi.object({
+        name: Joi.string().max(PAYER_NAME_MAX_LENGTH).allow(null).required(),
+        document_masked: Joi.string()
+          .pattern(new RegExp(`${MASKED_CPF_PATTERN.source}|${MASKED_CNPJ_PATTERN.source}`))
+          .allow(null)
+          .required()
+          .description('CPF as `***.456.789-**`, CNPJ as `**.345.678/0001-**`; never the whole number.'),
+      })
+        .id('PixPayer')
+        .description("PIX: the payer's name and document as the PSP reported them; null where it did not."),
+      Joi.object({
+        address: solanaAddress.required().description('Owner of the token account the transfer debited.'),
+      }).id('CryptoPayer'),
+    )
+    .allow(null)
+    .required()
+    .description('Who paid: null until `paid`, and null when the rail did not say.'),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 }).id('Payment');
+
+/** GET /v1/payments/{id}: while `pending` or `processing`, the `pix` or `crypto` object its creation answered. */
+export const paymentDetails = paymentRecord
+  .keys({
+    pix: pixCode,
+    crypto: cryptoInstructions,
+  })
+  .id('PaymentDetails');
 
 export const paymentUpdated = Joi.object({
   ...paymentAmounts,

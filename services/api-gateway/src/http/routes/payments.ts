@@ -23,7 +23,12 @@ import {
   type UpdatePayment,
 } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
-import { paymentCreatedResponse, paymentUpdatedResponse, receivedFundsResponse } from '../payment-responses';
+import {
+  paymentCreatedResponse,
+  paymentDetailsResponse,
+  paymentUpdatedResponse,
+  receivedFundsResponse,
+} from '../payment-responses';
 import { commandRoute, ownResourcePayload } from '../commands';
 import { identityOf } from '../identity';
 import { amountField, jsonText, pageQuery, readPage, validateBody, validateQuery } from '../validation';
@@ -150,7 +155,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
       const view = await commands.send(getPayment, paymentOf(req, businessId), res);
       // Never leak another business's payment, whatever the payment service answers.
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json(publicPaymentRecord(view.payment));
+      res.json(paymentDetailsResponse(view));
     }),
   );
 

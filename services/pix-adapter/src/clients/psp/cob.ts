@@ -9,6 +9,8 @@ export interface PixRecebido {
   /** API Pix amount string, e.g. "12.34". */
   valor: string;
   horario: string;
+  /** Who paid, at PSPs that report it (`{ cpf | cnpj, nome }`); read by domain/payer.ts, never trusted as shaped. */
+  pagador?: unknown;
 }
 
 /** The API Pix v2 `cob` (immediate charge) fields this service relies on; PSPs may send more. */
