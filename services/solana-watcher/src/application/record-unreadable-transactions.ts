@@ -74,7 +74,9 @@ async function referencesNaming(
   transaction: UnreadableTransaction,
 ): Promise<string[]> {
   // Listed under a reference (an amount change's last look at it): that reference is named.
-  const listedUnder = await dataSource.manager.findOneBy(PaymentRequestEntity, { reference: transaction.address });
+  const listedUnder = await dataSource.manager.findOneBy(PaymentRequestEntity, {
+    reference: transaction.address,
+  });
   if (listedUnder) return [listedUnder.reference];
   const at = transaction.blockTime === null ? null : new Date(transaction.blockTime * 1000);
   const candidates = await requestsAround(dataSource.manager, at, MAX_CANDIDATES);

@@ -177,7 +177,11 @@ function isFinal(entry: ConfirmedSignatureInfo, finalizedSlot: number | undefine
  * Whether `signature` is among the transactions listed for `address` (e.g. a reference key), newest first, up to
  * Agave's page size: how an unreadable transaction is tied to the references it names.
  */
-export async function listsSignature(connection: Connection, address: string, signature: string): Promise<boolean> {
+export async function listsSignature(
+  connection: Connection,
+  address: string,
+  signature: string,
+): Promise<boolean> {
   const listed = await connection.getSignaturesForAddress(
     new PublicKey(address),
     { limit: MAX_SIGNATURES_PAGE },
