@@ -9,7 +9,7 @@ import { Connection, Keypair, PublicKey, Transaction, type TransactionInstructio
 import { cryptoRequestSettled } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
 import { UnappliedTransfers } from './support/unapplied-transfers';
-import { WatcherHarness } from './support/watcher';
+import { WatcherHarness, withToken2022Eurc } from './support/watcher';
 
 /**
  * Transactions written by hand (not by our sandbox wallet), paying into the receiving wallet the way an attacker or an
@@ -18,14 +18,7 @@ import { WatcherHarness } from './support/watcher';
  */
 describe('money attributed per transfer instruction', () => {
   const eurc = Keypair.generate().publicKey;
-  const harness = WatcherHarness.forTheseTests({
-    env: { MINT_EURC: eurc.toBase58() },
-    seed: (localnet) => {
-      localnet.seeder.createMint(eurc, localnet.mintAuthority.publicKey, 6, TOKEN_2022_PROGRAM_ID);
-      localnet.seeder.mintTo(localnet.payer.publicKey, eurc, 1_000_000_000_000n);
-      localnet.seeder.mintTo(localnet.receivingWallet, eurc, 0n);
-    },
-  });
+  const harness = WatcherHarness.forTheseTests(withToken2022Eurc(eurc));
   const unapplied = UnappliedTransfers.forTheseTests(harness);
 
   type Request = Awaited<ReturnType<WatcherHarness['open']>>;
