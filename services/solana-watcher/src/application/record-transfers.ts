@@ -50,15 +50,8 @@ export async function recordTransfers(
   for (const scanned of page.transactions) {
     for (const transfer of findTransferInstructions(scanned.transaction, matching)) {
       const attribution = attributeInstruction(transfer.references.map((key) => byReference.get(key)!));
-      if (attribution.kind === 'request')
-        await record(tx, byReference.get(attribution.request.reference)!, transfer, logger);
-      else
-        await recordAmbiguous(
-          tx,
-          attribution.requests.map((named) => byReference.get(named.reference)!),
-          transfer,
-          logger,
-        );
+      if (attribution.kind === 'request') await record(tx, attribution.request, transfer, logger);
+      else await recordAmbiguous(tx, attribution.requests, transfer, logger);
     }
   }
 }
