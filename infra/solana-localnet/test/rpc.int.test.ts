@@ -73,7 +73,12 @@ describe('local Solana JSON-RPC', () => {
       meta: {
         loadedAddresses: unknown;
         innerInstructions: { index: number; instructions: { accounts: number[]; stackHeight: number }[] }[];
-        postTokenBalances: { accountIndex: number; owner: string; programId: string; uiTokenAmount: unknown }[];
+        postTokenBalances: {
+          accountIndex: number;
+          owner: string;
+          programId: string;
+          uiTokenAmount: unknown;
+        }[];
       };
     };
     expect(answer.version).toBe('legacy');
@@ -105,8 +110,12 @@ describe('local Solana JSON-RPC', () => {
       reference: Keypair.generate().publicKey,
     });
     localnet.setModes({ futureVersionSignatures: [signature] });
-    const asked = () => rpc(localnet.url, 'getTransaction', [signature, { maxSupportedTransactionVersion: 0 }]);
-    expect((await asked()).error).toMatchObject({ code: -32015, message: expect.stringContaining('version (1)') });
+    const asked = () =>
+      rpc(localnet.url, 'getTransaction', [signature, { maxSupportedTransactionVersion: 0 }]);
+    expect((await asked()).error).toMatchObject({
+      code: -32015,
+      message: expect.stringContaining('version (1)'),
+    });
     localnet.setModes({ futureVersionSignatures: [] });
     expect((await asked()).result).toMatchObject({ version: 'legacy' });
   });

@@ -157,7 +157,7 @@ export interface PaymentUpdated {
   crypto?: CryptoInstructions;
 }
 
-/** Money kept for a payment outside its happy path (late, excess, partial, unmatched). */
+/** Money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable). */
 export interface ReceivedFunds {
   funds_id: string;
   kind: ReceivedFundsKind;

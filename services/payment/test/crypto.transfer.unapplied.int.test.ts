@@ -137,7 +137,9 @@ describe('crypto.transfer.unapplied.v1', () => {
     // Read at last, after the window: late funds of that amount, in the same record.
     await expire(businessId, payment);
     const late = aCryptoTransferUnapplied(payment, { signature: unreadable.signature });
-    await publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, late, { messageId: newPublicId('msg') });
+    await publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, late, {
+      messageId: newPublicId('msg'),
+    });
     expect(await funds(paymentId)).toEqual([
       expect.objectContaining({ kind: 'late', rail_reference: unreadable.signature, units: '1000000' }),
     ]);
@@ -148,7 +150,10 @@ describe('crypto.transfer.unapplied.v1', () => {
     const unreadable = aCryptoTransferUnapplied(payment, { reason: 'unreadable', amount_base_units: null });
     await h.client.publish(cryptoTransferUnapplied, unreadable);
     await waitForFunds(paymentId, 1);
-    await h.client.publish(cryptoRequestSettled, aCryptoRequestSettled(payment, { signature: unreadable.signature }));
+    await h.client.publish(
+      cryptoRequestSettled,
+      aCryptoRequestSettled(payment, { signature: unreadable.signature }),
+    );
     await h.waitForPaymentStatus(businessId, paymentId, 'paid');
     expect(await funds(paymentId)).toEqual([]);
   });
@@ -165,7 +170,9 @@ describe('crypto.transfer.unapplied.v1', () => {
         aCryptoTransferUnapplied(payment),
         { reason, amount_base_units: amount },
       );
-      expect(parked).toEqual([expect.objectContaining({ reason: expect.stringContaining('amount_base_units') })]);
+      expect(parked).toEqual([
+        expect.objectContaining({ reason: expect.stringContaining('amount_base_units') }),
+      ]);
     }
   });
 

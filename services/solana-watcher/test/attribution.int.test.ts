@@ -9,7 +9,7 @@ import { Connection, Keypair, PublicKey, Transaction, type TransactionInstructio
 import { cryptoRequestSettled } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
 import { UnappliedTransfers } from './support/unapplied-transfers';
-import { WatcherHarness } from './support/watcher';
+import { WatcherHarness, withToken2022Eurc } from './support/watcher';
 
 /**
  * Transactions written by hand (not by our sandbox wallet), paying into the receiving wallet the way an attacker or an
@@ -18,14 +18,7 @@ import { WatcherHarness } from './support/watcher';
  */
 describe('money attributed per transfer instruction', () => {
   const eurc = Keypair.generate().publicKey;
-  const harness = WatcherHarness.forTheseTests({
-    env: { MINT_EURC: eurc.toBase58() },
-    seed: (localnet) => {
-      localnet.seeder.createMint(eurc, localnet.mintAuthority.publicKey, 6, TOKEN_2022_PROGRAM_ID);
-      localnet.seeder.mintTo(localnet.payer.publicKey, eurc, 1_000_000_000_000n);
-      localnet.seeder.mintTo(localnet.receivingWallet, eurc, 0n);
-    },
-  });
+  const harness = WatcherHarness.forTheseTests(withToken2022Eurc(eurc));
   const unapplied = UnappliedTransfers.forTheseTests(harness);
 
   type Request = Awaited<ReturnType<WatcherHarness['open']>>;
@@ -44,7 +37,16 @@ describe('money attributed per transfer instruction', () => {
     const instruction =
       options.checked === false
         ? createTransferInstruction(source, destination, payer.publicKey, amount, [], program)
-        : createTransferCheckedInstruction(source, mint, destination, payer.publicKey, amount, 6, [], program);
+        : createTransferCheckedInstruction(
+            source,
+            mint,
+            destination,
+            payer.publicKey,
+            amount,
+            6,
+            [],
+            program,
+          );
     for (const request of references)
       instruction.keys.push({ pubkey: new PublicKey(request.reference), isSigner: false, isWritable: false });
     return instruction;
@@ -56,7 +58,10 @@ describe('money attributed per transfer instruction', () => {
   }
 
   /** The watcher's rows for the transaction, once it recorded `count` of its instructions. */
-  function recorded(signature: string, count: number): Promise<{ instruction: string; reference: string; applied_to: string; amount: string }[]> {
+  function recorded(
+    signature: string,
+    count: number,
+  ): Promise<{ instruction: string; reference: string; applied_to: string; amount: string }[]> {
     return waitFor(
       async () => {
         const rows: { instruction: string; reference: string; applied_to: string; amount: string }[] =
@@ -72,7 +77,7 @@ describe('money attributed per transfer instruction', () => {
 
   const price = (request: Request) => BigInt(request.amount_base_units);
 
-  test('one TransferChecked naming two businesses\' references pays neither; both keep it as unmatched', async () => {
+  test("one TransferChecked naming two businesses' references pays neither; both keep it as unmatched", async () => {
     const a = await harness.open({ business_name: 'Loja A' });
     const b = await harness.open({ business_name: 'Loja B' });
     const amount = price(a) > price(b) ? price(a) : price(b);
@@ -84,7 +89,10 @@ describe('money attributed per transfer instruction', () => {
     // The row commits with everything the transaction did to the requests and the events it emitted.
     for (const request of [a, b]) {
       expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(0);
-      expect(await harness.request(request.reference)).toMatchObject({ status: 'open', received_base_units: '0' });
+      expect(await harness.request(request.reference)).toMatchObject({
+        status: 'open',
+        received_base_units: '0',
+      });
       expect(await unapplied.first(request.payment_id)).toMatchObject({
         reference: request.reference,
         signature,
@@ -103,7 +111,10 @@ describe('money attributed per transfer instruction', () => {
       { instruction: '0', reference: a.reference, applied_to: 'payment', amount: price(a).toString() },
       { instruction: '1', reference: b.reference, applied_to: 'payment', amount: '1' },
     ]);
-    expect((await harness.settled(a.payment_id)).payload).toMatchObject({ signature, excess_base_units: '0' });
+    expect((await harness.settled(a.payment_id)).payload).toMatchObject({
+      signature,
+      excess_base_units: '0',
+    });
     expect(await harness.emitted(cryptoRequestSettled.name, b.payment_id)).toBe(0);
     expect(await harness.request(b.reference)).toMatchObject({ status: 'open', received_base_units: '1' });
   });

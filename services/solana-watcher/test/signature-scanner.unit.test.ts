@@ -55,8 +55,18 @@ describe('scanAddresses', () => {
     const result = await scanAll(connection, [address], {});
     expect(result.transactions.map((t) => t.signature)).toEqual(['older', 'newer']);
     expect(result.unreadable).toEqual([
-      { address, signature: 'future', blockTime: 1_700_000_002, error: expect.stringContaining('version (1)') },
-      { address, signature: 'odd-shape', blockTime: 1_700_000_003, error: expect.stringContaining('Expected') },
+      {
+        address,
+        signature: 'future',
+        blockTime: 1_700_000_002,
+        error: expect.stringContaining('version (1)'),
+      },
+      {
+        address,
+        signature: 'odd-shape',
+        blockTime: 1_700_000_003,
+        error: expect.stringContaining('Expected'),
+      },
       { address, signature: 'no-meta', blockTime: 1_700_000_004, error: expect.stringContaining('metadata') },
     ]);
     expect(result.cursor[address]).toBe('newer');

@@ -1,17 +1,9 @@
-import { TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
 import { Keypair } from '@solana/web3.js';
-import { WatcherHarness } from './support/watcher';
+import { WatcherHarness, withToken2022Eurc } from './support/watcher';
 
 describe('a stablecoin whose mint is a Token-2022 mint', () => {
   const mint = Keypair.generate().publicKey;
-  const harness = WatcherHarness.forTheseTests({
-    env: { MINT_EURC: mint.toBase58() },
-    seed: (localnet) => {
-      localnet.seeder.createMint(mint, localnet.mintAuthority.publicKey, 6, TOKEN_2022_PROGRAM_ID);
-      localnet.seeder.mintTo(localnet.payer.publicKey, mint, 1_000_000_000n);
-      localnet.seeder.mintTo(localnet.receivingWallet, mint, 0n);
-    },
-  });
+  const harness = WatcherHarness.forTheseTests(withToken2022Eurc(mint));
 
   test('is watched on the receiving token account Token-2022 derives, and pays the request', async () => {
     const request = await harness.open({ token: 'eurc' });

@@ -171,17 +171,25 @@ describe('findTransferInstructions on hand-written transactions', () => {
       blockTime: 1_700_000_000,
       transaction: {
         signatures: ['5ig'],
-        message: { accountKeys: keysWith(program), instructions } as FetchedTransaction['transaction']['message'],
+        message: {
+          accountKeys: keysWith(program),
+          instructions,
+        } as FetchedTransaction['transaction']['message'],
       },
       meta: {
         err: null,
-        preTokenBalances: [balance(SOURCE, payer, 10n ** 12n, program), balance(DESTINATION, wallet, 0n, program)],
+        preTokenBalances: [
+          balance(SOURCE, payer, 10n ** 12n, program),
+          balance(DESTINATION, wallet, 0n, program),
+        ],
         postTokenBalances: [
           balance(SOURCE, payer, 10n ** 12n - received, program),
           balance(DESTINATION, wallet, received, program),
         ],
         loadedAddresses: { writable: [], readonly: [] },
-        innerInstructions: (options.inner ?? []) as NonNullable<FetchedTransaction['meta']>['innerInstructions'],
+        innerInstructions: (options.inner ?? []) as NonNullable<
+          FetchedTransaction['meta']
+        >['innerInstructions'],
       },
     };
   }
@@ -234,22 +242,28 @@ describe('findTransferInstructions on hand-written transactions', () => {
     ]);
   });
 
-  it.each([['TransferChecked', transferChecked], ['Transfer', transfer]])(
-    'reads a Token-2022 %s',
-    (_name, build) => {
-      const tx = transaction([build(4_000_000n, [5])], { program: TOKEN_2022_PROGRAM_ID, received: 4_000_000n });
-      expect(found(tx, TOKEN_2022_PROGRAM_ID)).toEqual([
-        { instruction: '0', references: [referenceA], amount: 4_000_000n, kind: 'received' },
-      ]);
-    },
-  );
+  it.each([
+    ['TransferChecked', transferChecked],
+    ['Transfer', transfer],
+  ])('reads a Token-2022 %s', (_name, build) => {
+    const tx = transaction([build(4_000_000n, [5])], {
+      program: TOKEN_2022_PROGRAM_ID,
+      received: 4_000_000n,
+    });
+    expect(found(tx, TOKEN_2022_PROGRAM_ID)).toEqual([
+      { instruction: '0', references: [referenceA], amount: 4_000_000n, kind: 'received' },
+    ]);
+  });
 
   it('ignores token instructions that move nothing into the wallet', () => {
     const toSomeoneElse = { ...transferChecked(1_000n, [5]), accounts: [DESTINATION, MINT, SOURCE, 0, 5] };
     const otherMint = { ...transferChecked(1_000n, [5]), accounts: [SOURCE, 5, DESTINATION, 0, 6] };
     const truncated = { ...transfer(1_000n, [5]), data: encodeBase58(Buffer.from([3, 1, 2])) };
     const zero = transferChecked(0n, [5]);
-    const approve = { ...transfer(1_000n, [5]), data: encodeBase58(Buffer.from([4, 1, 0, 0, 0, 0, 0, 0, 0])) };
+    const approve = {
+      ...transfer(1_000n, [5]),
+      data: encodeBase58(Buffer.from([4, 1, 0, 0, 0, 0, 0, 0, 0])),
+    };
     const notToken = { ...transferChecked(1_000n, [5]), programIdIndex: 7 };
     const tx = transaction([toSomeoneElse, otherMint, truncated, zero, approve, notToken]);
     expect(found(tx)).toEqual([]);

@@ -35,7 +35,10 @@ describe('a transaction the watcher cannot read', () => {
     );
     transfer.keys.push({ pubkey: new PublicKey(reference), isSigner: false, isWritable: false });
     const connection = new Connection(url, 'confirmed');
-    const transaction = new Transaction({ feePayer: payer.publicKey, ...(await connection.getLatestBlockhash()) });
+    const transaction = new Transaction({
+      feePayer: payer.publicKey,
+      ...(await connection.getLatestBlockhash()),
+    });
     transaction.add(transfer).sign(payer);
     const signature = encodeBase58(transaction.signature!);
     harness.localnet.setModes({ futureVersionSignatures: [signature] });
@@ -59,7 +62,9 @@ describe('a transaction the watcher cannot read', () => {
     const signature = await payInAFutureVersion(request.reference, BigInt(request.amount_base_units));
 
     // Kept with the reference its listing shows, and reported to the payment service with no amount.
-    const recorded = await waitFor(() => unreadableRow(signature), { what: 'the unreadable transaction recorded' });
+    const recorded = await waitFor(() => unreadableRow(signature), {
+      what: 'the unreadable transaction recorded',
+    });
     expect(recorded).toMatchObject({ named_references: [request.reference], read_at: null });
     expect(recorded.error).toContain('Transaction version (1) is not supported');
     expect(await unapplied.first(request.payment_id)).toEqual({
@@ -76,7 +81,10 @@ describe('a transaction the watcher cannot read', () => {
       what: 'a second attempt to read it',
     });
     expect(await unreadGauge()).toBeGreaterThanOrEqual(1);
-    expect(await harness.request(request.reference)).toMatchObject({ status: 'open', received_base_units: '0' });
+    expect(await harness.request(request.reference)).toMatchObject({
+      status: 'open',
+      received_base_units: '0',
+    });
 
     // Once the node serves it, it is read and pays the request.
     harness.localnet.setModes({ futureVersionSignatures: [] });

@@ -177,7 +177,9 @@ export function resourceCommands(act: Act): Command[] {
   withListFlags(
     payments
       .command('received-funds')
-      .description('money kept for a payment outside its happy path (late, excess, partial, unmatched)')
+      .description(
+        'money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable)',
+      )
       .argument('<payment_id>'),
   ).action(
     act(async (context: Context, id: string, flags: ListFlags) =>

@@ -42,7 +42,10 @@ export async function recordLateFunds(
 }
 
 /** Transfers that are not the money the payment asked for, whenever they came. */
-const UNMATCHED_REASONS: ReadonlySet<CryptoTransferUnapplied['reason']> = new Set(['wrong_mint', 'ambiguous']);
+const UNMATCHED_REASONS: ReadonlySet<CryptoTransferUnapplied['reason']> = new Set([
+  'wrong_mint',
+  'ambiguous',
+]);
 
 function fundsKindOf(reason: CryptoTransferUnapplied['reason']): 'late' | 'unmatched' | 'unreadable' {
   if (reason === 'unreadable') return 'unreadable';

@@ -1,6 +1,6 @@
-import { cryptoTransferUnapplied } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { closeOpenRequest, lockOpenRequestOfPayment, paymentTransfersOf } from '../persistence';
+import { emitTransferUnapplied } from './shared/transfer-unapplied';
 
 /**
  * A cancelled crypto payment closes its open request as `cancelled`, so nothing settles it afterwards; a transfer to
@@ -23,21 +23,8 @@ export function cancelTransferRequest(
       return;
     }
     await closeOpenRequest(tx.manager, request.reference, 'cancelled');
-    for (const transfer of await paymentTransfersOf(tx.manager, request.reference)) {
-      await tx.emit(
-        cryptoTransferUnapplied,
-        {
-          payment_id: request.paymentId,
-          reference: request.reference,
-          signature: transfer.signature,
-          amount_base_units: transfer.amount.toString(),
-          mint: transfer.mint,
-          reason: 'after_expiry',
-          detected_at: new Date().toISOString(),
-        },
-        { correlationId: request.correlationId },
-      );
-    }
+    for (const transfer of await paymentTransfersOf(tx.manager, request.reference))
+      await emitTransferUnapplied(tx, request, transfer, 'after_expiry');
     context.logger.info(
       {
         payment_id: request.paymentId,

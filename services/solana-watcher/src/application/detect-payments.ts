@@ -64,11 +64,12 @@ interface WatchedAccounts {
 
 /**
  * Finds payments on chain: every poll it scans the receiving wallet's token accounts from the saved cursor, applies
- * each transfer instruction once, settles requests paid in full, reads again the transactions it could not read before, then closes requests whose window ended at least
- * the confirmation grace before that scan began: a transfer landing just before expiry is listed only once
- * `confirmed`, so it is not missed as long as it confirms (and the RPC node serves it) within the grace. Every page of
- * the scan commits its applied transfers, emitted events and moved cursor in one transaction, so a pass failing
- * midway keeps what it read.
+ * each transfer instruction once, settles requests paid in full, reads again the transactions it could not read
+ * before, then closes requests whose window ended at least the confirmation grace before that scan began: a
+ * transfer landing just before expiry is listed only once `confirmed`, so it is not missed as long as it confirms
+ * (and the RPC node serves it) within the grace. Every page of the scan commits its applied transfers, emitted events
+ * and moved cursor in one transaction, so a pass failing midway keeps what it read; a transaction it cannot read is
+ * recorded before the page moves past it.
  *
  * Commitment: transfers are seen at `confirmed` and count (recorded, settling) only once `finalized` (rooted: it can
  * no longer be rolled back, about 13 s later on mainnet). Until then the scan stops before them on their account,

@@ -34,7 +34,12 @@ export async function readUnreadableTransactions(
     if (read === null || 'unreadable' in read) {
       const steps = Math.min(due.attempts + 1, MAX_BACKOFF_STEPS);
       const error = read === null ? 'not served by the node' : read.unreadable;
-      await postponeUnreadable(dataSource.manager, due.signature, error, new Date(Date.now() + retryMs * steps));
+      await postponeUnreadable(
+        dataSource.manager,
+        due.signature,
+        error,
+        new Date(Date.now() + retryMs * steps),
+      );
       continue;
     }
     await uow.run({}, async (tx) => {
@@ -45,7 +50,10 @@ export async function readUnreadableTransactions(
         cursor: {},
       };
       await recordTransfers(tx, page, criteria, logger);
-      logger.info({ signature: due.signature, attempts: due.attempts }, 'transaction read at last and recorded');
+      logger.info(
+        { signature: due.signature, attempts: due.attempts },
+        'transaction read at last and recorded',
+      );
     });
   }
   unread.set(await countUnread(dataSource.manager));

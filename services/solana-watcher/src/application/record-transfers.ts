@@ -1,8 +1,4 @@
-import {
-  cryptoRequestSettled,
-  cryptoTransferUnapplied,
-  type UnappliedTransferReason,
-} from '@gateway/contracts';
+import { cryptoRequestSettled } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { counter, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
 import type { ScanPage } from '../clients/signature-scanner';
@@ -19,6 +15,7 @@ import {
   saveRequestReceipt,
   type PaymentRequestEntity,
 } from '../persistence';
+import { emitTransferUnapplied } from './shared/transfer-unapplied';
 
 const tracer = tracerOf('@gateway/solana-watcher');
 
@@ -53,15 +50,8 @@ export async function recordTransfers(
   for (const scanned of page.transactions) {
     for (const transfer of findTransferInstructions(scanned.transaction, matching)) {
       const attribution = attributeInstruction(transfer.references.map((key) => byReference.get(key)!));
-      if (attribution.kind === 'request')
-        await record(tx, byReference.get(attribution.request.reference)!, transfer, logger);
-      else
-        await recordAmbiguous(
-          tx,
-          attribution.requests.map((named) => byReference.get(named.reference)!),
-          transfer,
-          logger,
-        );
+      if (attribution.kind === 'request') await record(tx, attribution.request, transfer, logger);
+      else await recordAmbiguous(tx, attribution.requests, transfer, logger);
     }
   }
 }
@@ -90,7 +80,7 @@ async function recordAmbiguous(
     },
     'transfer naming several payments recorded aside for each of them; it pays none',
   );
-  for (const request of requests) await emitUnapplied(tx, request, transfer, 'ambiguous');
+  for (const request of requests) await emitTransferUnapplied(tx, request, transfer, 'ambiguous');
 }
 
 function transferRecord(request: PaymentRequestEntity, transfer: InstructionTransfer) {
@@ -104,28 +94,6 @@ function transferRecord(request: PaymentRequestEntity, transfer: InstructionTran
     slot: transfer.slot,
     blockTime: transfer.blockTime,
   };
-}
-
-/** Tells the payment service of money that did not count for its payment, emitted with the transfer's row. */
-async function emitUnapplied(
-  tx: Transaction,
-  request: PaymentRequestEntity,
-  transfer: InstructionTransfer,
-  reason: UnappliedTransferReason,
-): Promise<void> {
-  await tx.emit(
-    cryptoTransferUnapplied,
-    {
-      payment_id: request.paymentId,
-      reference: request.reference,
-      signature: transfer.signature,
-      amount_base_units: transfer.amount.toString(),
-      mint: transfer.mint,
-      reason,
-      detected_at: new Date().toISOString(),
-    },
-    { correlationId: request.correlationId },
-  );
 }
 
 /**
@@ -178,7 +146,7 @@ async function recordTransfer(
   if (outcome.appliedTo !== 'payment') {
     logger.warn({ ...details, applied_to: outcome.appliedTo }, 'transfer recorded aside');
     // Emitted with the transfer row, so the payment service learns of the money once per instruction.
-    await emitUnapplied(tx, request, transfer, unappliedReason(outcome.appliedTo, request.status));
+    await emitTransferUnapplied(tx, request, transfer, unappliedReason(outcome.appliedTo, request.status));
     return;
   }
   request.receivedBaseUnits = outcome.received;

@@ -1,6 +1,5 @@
 import type { Connection } from '@solana/web3.js';
 import type { DataSource } from 'typeorm';
-import { cryptoTransferUnapplied } from '@gateway/contracts';
 import type { UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { listsSignature, type UnreadableTransaction } from '../clients/signature-scanner';
@@ -10,6 +9,7 @@ import {
   PaymentRequestEntity,
   requestsAround,
 } from '../persistence';
+import { emitTransferUnapplied } from './shared/transfer-unapplied';
 
 /** Requests whose reference listings are searched for one unreadable transaction, at most. */
 const MAX_CANDIDATES = 200;
@@ -51,18 +51,11 @@ export async function recordUnreadableTransactions(
       );
       const requests = await lockRequestsByReference(tx.manager, namedReferences);
       for (const request of oneRequestPerPayment(requests))
-        await tx.emit(
-          cryptoTransferUnapplied,
-          {
-            payment_id: request.paymentId,
-            reference: request.reference,
-            signature: transaction.signature,
-            amount_base_units: null,
-            mint: request.mint,
-            reason: 'unreadable',
-            detected_at: new Date().toISOString(),
-          },
-          { correlationId: request.correlationId },
+        await emitTransferUnapplied(
+          tx,
+          request,
+          { signature: transaction.signature, amount: null, mint: request.mint },
+          'unreadable',
         );
     });
   }
@@ -74,7 +67,9 @@ async function referencesNaming(
   transaction: UnreadableTransaction,
 ): Promise<string[]> {
   // Listed under a reference (an amount change's last look at it): that reference is named.
-  const listedUnder = await dataSource.manager.findOneBy(PaymentRequestEntity, { reference: transaction.address });
+  const listedUnder = await dataSource.manager.findOneBy(PaymentRequestEntity, {
+    reference: transaction.address,
+  });
   if (listedUnder) return [listedUnder.reference];
   const at = transaction.blockTime === null ? null : new Date(transaction.blockTime * 1000);
   const candidates = await requestsAround(dataSource.manager, at, MAX_CANDIDATES);

@@ -100,9 +100,10 @@ const DEFAULT_PAGE_TRANSACTIONS = 10;
  * Reads every finalized transaction touching the addresses since their cursor, oldest first, handing them to
  * `onPage` every few transactions together with the moved cursor; `onPage` saves both, and a failure mid-scan (an
  * RPC that stops answering, rate limits outlasting the retry policy) hands over what was read before it is thrown,
- * so nothing already read is lost and the next scan resumes there. The cursor only moves past transactions that were read: a listed signature whose transaction is
- * not finalized yet, or which `getTransaction` does not serve yet (null), stops its address's scan until a later
- * one. Consumers dedupe by signature; a transaction touching several addresses is read once per scan.
+ * so nothing already read is lost and the next scan resumes there. The cursor only moves past transactions that were
+ * read, or handed over as unreadable (for the caller to record): a listed signature whose transaction is not
+ * finalized yet, or which `getTransaction` does not serve yet (null), stops its address's scan until a later one.
+ * Consumers dedupe by signature; a transaction touching several addresses is read once per scan.
  */
 export async function scanAddresses(
   connection: Connection,
@@ -177,7 +178,11 @@ function isFinal(entry: ConfirmedSignatureInfo, finalizedSlot: number | undefine
  * Whether `signature` is among the transactions listed for `address` (e.g. a reference key), newest first, up to
  * Agave's page size: how an unreadable transaction is tied to the references it names.
  */
-export async function listsSignature(connection: Connection, address: string, signature: string): Promise<boolean> {
+export async function listsSignature(
+  connection: Connection,
+  address: string,
+  signature: string,
+): Promise<boolean> {
   const listed = await connection.getSignaturesForAddress(
     new PublicKey(address),
     { limit: MAX_SIGNATURES_PAGE },

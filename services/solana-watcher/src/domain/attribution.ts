@@ -11,10 +11,10 @@ export interface NamedRequest {
  * payments, and choosing one would be a guess), and the money is kept aside for every payment it named. A payment
  * named by an earlier reference and its current one (an amount change) is one payment: its open request takes it.
  */
-export function attributeInstruction(
-  named: readonly NamedRequest[],
-): { kind: 'request'; request: NamedRequest } | { kind: 'ambiguous'; requests: NamedRequest[] } {
-  const byPayment = new Map<string, NamedRequest>();
+export function attributeInstruction<R extends NamedRequest>(
+  named: readonly R[],
+): { kind: 'request'; request: R } | { kind: 'ambiguous'; requests: R[] } {
+  const byPayment = new Map<string, R>();
   for (const request of named) {
     const chosen = byPayment.get(request.paymentId);
     if (!chosen || (chosen.status !== 'open' && request.status === 'open'))

@@ -11,7 +11,13 @@ import { RequestTraceContext1732400172000 } from './migrations/1732400172000-req
 import { TransfersOncePerInstruction1732400270000 } from './migrations/1732400270000-transfers-once-per-instruction';
 import { UnreadableTransactions1732400271000 } from './migrations/1732400271000-unreadable-transactions';
 
-export { CryptoRefundEntity, PaymentRequestEntity, ScanCursorEntity, TransferEntity, UnreadableTransactionEntity };
+export {
+  CryptoRefundEntity,
+  PaymentRequestEntity,
+  ScanCursorEntity,
+  TransferEntity,
+  UnreadableTransactionEntity,
+};
 export * from './crypto-refund-store';
 export * from './payment-request-store';
 export * from './scan-cursor-store';

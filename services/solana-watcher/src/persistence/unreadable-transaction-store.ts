@@ -14,7 +14,10 @@ export interface UnreadableRecord {
 }
 
 /** Records an unreadable transaction once per signature; whether this call recorded it. */
-export async function insertUnreadableOnce(manager: EntityManager, record: UnreadableRecord): Promise<boolean> {
+export async function insertUnreadableOnce(
+  manager: EntityManager,
+  record: UnreadableRecord,
+): Promise<boolean> {
   const inserted: unknown[] = await manager.query(
     `INSERT INTO unreadable_transactions (signature, address, block_time, error, named_references, next_attempt_at)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (signature) DO NOTHING RETURNING signature`,

@@ -1,4 +1,4 @@
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { TOKEN_2022_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import {
   changeCryptoRequestAmount,
@@ -41,6 +41,18 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Runs on the local chain before the watcher starts (e.g. creates a mint the watcher is configured with). */
   seed?: (localnet: Localnet) => void;
+}
+
+/** The watcher's EURC made a Token-2022 mint on the local chain, the payer funded with it and the wallet's account made. */
+export function withToken2022Eurc(mint: PublicKey): HarnessOptions {
+  return {
+    env: { MINT_EURC: mint.toBase58() },
+    seed: (localnet) => {
+      localnet.seeder.createMint(mint, localnet.mintAuthority.publicKey, 6, TOKEN_2022_PROGRAM_ID);
+      localnet.seeder.mintTo(localnet.payer.publicKey, mint, 1_000_000_000_000n);
+      localnet.seeder.mintTo(localnet.receivingWallet, mint, 0n);
+    },
+  };
 }
 
 export interface RequestRow {

@@ -192,7 +192,7 @@ export const operations: OperationSpec[] = [
     operationId: 'listReceivedFunds',
     tag: 'Payments',
     area: 'api',
-    summary: 'List money received outside the happy path (late, excess, partial, unmatched)',
+    summary: 'List money received outside the happy path (late, excess, partial, unmatched, unreadable)',
     params: { payment_id: 'pay' },
     query: [receivedFundsPage],
     commands: [listReceivedFunds],
