@@ -134,6 +134,32 @@ describe('PSP simulator against API Pix 2.9.0', () => {
     expect(refused.violations).toEqual([]);
   });
 
+  it('a Pix lists who paid (pagador) and what they typed (infoPagador) in its callback and every read of it', async () => {
+    const { call } = await start();
+    const hook = await receiver();
+    await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
+    const other = `${TXID.slice(0, -1)}z`;
+    await call('PUT', `/cob/${TXID}`, cob);
+    await call('PUT', `/cob/${other}`, cob);
+    await call('POST', `/cob/pagar/${TXID}`, { infoPagador: 'Pedido 1001' });
+    await call('POST', `/cob/pagar/${other}`, { pagador: null });
+    await waitFor(() => hook.bodies.length >= 2, { what: 'the callbacks of both payments' });
+    const callbacks = hook.bodies.map(
+      (body) => (JSON.parse(body) as { pix: Array<Record<string, unknown>> }).pix[0]!,
+    );
+    const byTxid = new Map(callbacks.map((item) => [item.txid, item]));
+    const read = await call('GET', `/cob/${TXID}`);
+    const readPix = await call('GET', `/pix/${String(byTxid.get(TXID)!.endToEndId)}`);
+
+    const sandboxPayer = { cpf: '12345678909', nome: 'Fulana Pagadora de Tal' };
+    expect(byTxid.get(TXID)).toMatchObject({ pagador: sandboxPayer, infoPagador: 'Pedido 1001' });
+    expect(byTxid.get(other)).not.toHaveProperty('pagador');
+    expect(read.json.pix[0]).toMatchObject({ pagador: sandboxPayer, infoPagador: 'Pedido 1001' });
+    expect(readPix.json).toMatchObject({ pagador: sandboxPayer });
+    for (const body of hook.bodies) expect(spec.validateCallback(body)).toEqual([]);
+    for (const reply of [read, readPix]) expect(reply.violations).toEqual([]);
+  });
+
   it('refunds a received Pix (devolução): EM_PROCESSAMENTO, then DEVOLVIDO or NAO_REALIZADO with a callback', async () => {
     const { call } = await start();
     const hook = await receiver();

@@ -10,7 +10,25 @@ import {
   type UpdatePayment,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
-import { aCryptoInstructions, aCryptoPaymentView, aPaymentRecord, aPixPaymentView } from '@gateway/testkit';
+import {
+  aCryptoInstructions,
+  aCryptoPaymentView,
+  aPaymentRecord,
+  aPixInstructions,
+  aPixPaymentView,
+} from '@gateway/testkit';
+import type { CryptoInstructions } from '@gateway/contracts';
+
+/** The public `crypto` object of instructions the payment service answered (token upper case, amount in the token). */
+const aCryptoInstructionsAsAnswered = (crypto: CryptoInstructions) => ({
+  currency: crypto.currency.toUpperCase(),
+  network: crypto.network,
+  qr_code: crypto.qr_code,
+  payment_link: crypto.payment_link,
+  wallet_address: crypto.wallet_address,
+  amount: Number(crypto.amount_base_units) / 10 ** crypto.decimals,
+  expires_at: crypto.expires_at,
+});
 import { aCustomer } from './support/builders';
 import { harnessWithMerchantForTheseTests } from './support/harness';
 
@@ -180,14 +198,22 @@ describe('api gateway: payments', () => {
     });
   });
 
-  test('reading a payment returns the public record with the amount and what was refunded in BRL', async () => {
+  test('reading a paid payment returns the public record: amounts, fee, net and refunds in BRL, who paid, no QR code', async () => {
+    const payer = { name: 'Maria Souza', document_masked: '***.456.789-**' };
+    const expiresAt = new Date(Date.now() + 3600_000).toISOString();
     const record = aPaymentRecord({
       business_id: h.merchant.business_id,
       amount_centavos: 5050,
+      fee_centavos: 50,
       status: 'paid',
       refunded_centavos: 1010,
+      expires_at: expiresAt,
+      payer,
     });
-    h.fakes.on(getPayment, async (query) => ({ payment: { ...record, payment_id: query.payment_id } }));
+    h.fakes.on(getPayment, async (query) => ({
+      payment: { ...record, payment_id: query.payment_id },
+      pix: aPixInstructions({ expires_at: expiresAt }),
+    }));
     const response = await h.http
       .get(`/v1/payments/${record.payment_id}`)
       .set('x-api-key', h.merchant.api_key);
@@ -199,15 +225,45 @@ describe('api gateway: payments', () => {
       method: 'pix',
       status: 'paid',
       amount_brl: 50.5,
+      fee_brl: 0.5,
+      net_amount_brl: 50,
       external_id: record.external_id,
       failure_code: null,
       failure_reason: null,
       customer_id: null,
       refunded_amount_brl: 10.1,
+      expires_at: expiresAt,
+      payer,
       created_at: record.created_at,
       updated_at: record.updated_at,
     });
   });
+
+  test.each([
+    ['a PIX', aPixPaymentView, 'processing'],
+    ['a crypto', aCryptoPaymentView, 'pending'],
+  ] as const)(
+    'reading %s payment still open shows its instructions again, as its creation did',
+    async (_rail, view, status) => {
+      const answered = view({ business_id: h.merchant.business_id, status });
+      h.fakes.on(getPayment, async () => answered);
+      const read = await h.http
+        .get(`/v1/payments/${answered.payment.payment_id}`)
+        .set('x-api-key', h.merchant.api_key);
+      expect(read.status).toBe(200);
+      if (answered.pix) {
+        expect(read.body.pix).toEqual({
+          qr_code: answered.pix.qr_code,
+          copia_e_cola: answered.pix.copia_e_cola,
+        });
+        expect(read.body).not.toHaveProperty('crypto');
+      } else {
+        expect(read.body.crypto).toEqual(aCryptoInstructionsAsAnswered(answered.crypto!));
+        expect(read.body).not.toHaveProperty('pix');
+      }
+      expect(read.body).toMatchObject({ status, payer: null });
+    },
+  );
 
   test("another business's payment is NOT_FOUND, never shown", async () => {
     const other = await h.newBusiness('Outra Loja');

@@ -84,6 +84,11 @@ describe('the payer of a PIX, from the PSP to the payment record', () => {
       { name: 'N'.repeat(200), document_masked: null },
     ],
     ['a payer that is not an object', { pagador: 'Maria 12345678909' }, null],
+    [
+      'a name of 300 emoji (600 UTF-16 units)',
+      { pagador: { cpf: '12345678909', nome: '😀'.repeat(300) } },
+      { name: '😀'.repeat(100), document_masked: '***.456.789-**' },
+    ],
   ])('paid with %s, the payment is paid and shows what could be read', async (_case, payer, expected) => {
     const paid = await paidWith(payer);
     expect(paid.payment.payer).toEqual(expected);

@@ -4,7 +4,7 @@ import { WatcherHarness, closureOf } from './support/watcher';
 describe('payment detection on the local chain', () => {
   const harness = WatcherHarness.forTheseTests();
 
-  test('a transfer of the full amount settles the request with its signature and no excess', async () => {
+  test('a transfer of the full amount settles the request with its signature, no excess, and who paid', async () => {
     const request = await harness.open();
     const signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
     const settled = await harness.settled(request.payment_id);
@@ -15,6 +15,8 @@ describe('payment detection on the local chain', () => {
       received_base_units: request.amount_base_units,
       excess_base_units: '0',
       settled_at: expect.any(String),
+      // The owner of the token account the transfer debited: the payer's wallet.
+      payer_address: harness.localnet.payer.publicKey.toBase58(),
     });
     expect(await harness.request(request.reference)).toMatchObject({
       status: 'settled',

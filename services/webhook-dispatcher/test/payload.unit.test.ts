@@ -74,7 +74,7 @@ describe('delivery payload', () => {
 });
 
 describe('paymentWebhookEvent', () => {
-  it('turns a payment domain event into the public record: BRL amount, no fee or metadata, GET field order', () => {
+  it('turns a payment domain event into the public record: BRL amounts with fee and net, no metadata, GET field order', () => {
     const businessId = newPublicId('biz');
     const event: PaymentEventPayload = {
       event_id: newPublicId('evt'),
@@ -94,6 +94,8 @@ describe('paymentWebhookEvent', () => {
         metadata: '{"secret_note":1}',
         customer_id: 'cust_abcdefghijklmnopqrstuvwx',
         refunded_centavos: 4010,
+        expires_at: '2025-01-15T12:30:00.000Z',
+        payer: null,
         created_at: '2025-01-15T12:00:00.000Z',
         updated_at: '2025-01-15T12:05:00.000Z',
       },
@@ -113,11 +115,15 @@ describe('paymentWebhookEvent', () => {
         method: 'crypto',
         status: 'failed',
         amount_brl: 123.45,
+        fee_brl: 0.99,
+        net_amount_brl: 122.46,
         external_id: event.payment.external_id,
         failure_code: 'UNDERPAID',
         failure_reason: 'Valor recebido menor que o cobrado',
         customer_id: 'cust_abcdefghijklmnopqrstuvwx',
         refunded_amount_brl: 40.1,
+        expires_at: '2025-01-15T12:30:00.000Z',
+        payer: null,
         created_at: '2025-01-15T12:00:00.000Z',
         updated_at: '2025-01-15T12:05:00.000Z',
       },
@@ -129,11 +135,15 @@ describe('paymentWebhookEvent', () => {
       'method',
       'status',
       'amount_brl',
+      'fee_brl',
+      'net_amount_brl',
       'external_id',
       'failure_code',
       'failure_reason',
       'customer_id',
       'refunded_amount_brl',
+      'expires_at',
+      'payer',
       'created_at',
       'updated_at',
     ]);
@@ -141,6 +151,36 @@ describe('paymentWebhookEvent', () => {
 });
 
 describe('refundWebhookEvent', () => {
+  it('an event written before the window end and payer were carried answers both as null', () => {
+    const businessId = newPublicId('biz');
+    const webhookEvent = paymentWebhookEvent('payment.confirmed', {
+      event_id: newPublicId('evt'),
+      business_id: businessId,
+      occurred_at: '2025-01-15T12:05:00.000Z',
+      payment: {
+        payment_id: newPublicId('pay'),
+        transaction_id: 'E0000000020250115120000000000001',
+        business_id: businessId,
+        method: 'pix',
+        status: 'paid',
+        amount_centavos: 5000,
+        fee_centavos: 50,
+        external_id: 'txid1',
+        failure_code: null,
+        failure_reason: null,
+        metadata: null,
+        created_at: '2025-01-15T12:00:00.000Z',
+        updated_at: '2025-01-15T12:05:00.000Z',
+      },
+    });
+    expect(webhookEvent.data).toMatchObject({
+      fee_brl: 0.5,
+      net_amount_brl: 49.5,
+      expires_at: null,
+      payer: null,
+    });
+  });
+
   it('carries the refund record with its amount in BRL, as GET /v1/refunds/{id} shows it', () => {
     const businessId = newPublicId('biz');
     const refund = aRefundRecord({

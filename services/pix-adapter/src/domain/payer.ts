@@ -20,12 +20,20 @@ export function pixPayerOf(pagador: unknown): PixPayer | null {
   return payer.name === null && payer.document_masked === null ? null : payer;
 }
 
-/** The name as shown: invisible characters gone, spaces collapsed, at most PAYER_NAME_MAX_LENGTH characters. */
+/**
+ * The name as shown: invisible characters gone, spaces collapsed, cut to PAYER_NAME_MAX_LENGTH UTF-16 units (what the
+ * contract counts) without splitting a character.
+ */
 export function payerName(nome: unknown): string | null {
   if (typeof nome !== 'string') return null;
   const shown = nome.replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
   if (shown === '') return null;
-  return Array.from(shown).slice(0, PAYER_NAME_MAX_LENGTH).join('').trimEnd();
+  let cut = '';
+  for (const character of shown) {
+    if (cut.length + character.length > PAYER_NAME_MAX_LENGTH) break;
+    cut += character;
+  }
+  return cut.trimEnd();
 }
 
 /** Digits (and a CNPJ's letters) without the usual punctuation of a formatted document. */

@@ -128,8 +128,9 @@ export const paymentRecord = Joi.object({
       Joi.object({
         address: solanaAddress.required().description('Owner of the token account the transfer debited.'),
       }).id('CryptoPayer'),
+      // null as a branch of its own: the document states it as one of the choices, not beside them.
+      Joi.valid(null),
     )
-    .allow(null)
     .required()
     .description('Who paid: null until `paid`, and null when the rail did not say.'),
   created_at: isoDate.required(),
