@@ -25,6 +25,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         amount_base_units: null,
         decimals: null,
         detected_at: '2030-01-02T03:04:05.000Z',
+        status: 'held',
+        returned_by: null,
+        returned_at: null,
       },
       {
         funds_id: newPublicId('fund'),
@@ -35,6 +38,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         amount_base_units: '18234568',
         decimals: 6,
         detected_at: '2030-01-02T03:05:00.000Z',
+        status: 'returned',
+        returned_by: 'manual',
+        returned_at: '2030-01-03T00:00:00.000Z',
       },
     ];
     h.fakes.on(listReceivedFunds, async () => ({ data: kept, has_more: false }));
@@ -50,6 +56,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           amount_brl: 40.5,
           amount_token: null,
           detected_at: '2030-01-02T03:04:05.000Z',
+          status: 'held',
+          returned_by: null,
+          returned_at: null,
         },
         {
           funds_id: kept[1]!.funds_id,
@@ -59,6 +68,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           amount_brl: null,
           amount_token: 18.234568,
           detected_at: '2030-01-02T03:05:00.000Z',
+          status: 'returned',
+          returned_by: 'manual',
+          returned_at: '2030-01-03T00:00:00.000Z',
         },
       ],
       has_more: false,

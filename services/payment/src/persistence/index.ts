@@ -10,12 +10,14 @@ import { RailCallClaims1732400030000 } from './migrations/1732400030000-rail-cal
 import { PaymentPages1732400041000 } from './migrations/1732400041000-payment-pages';
 import { PaymentCustomer1732400080000 } from './migrations/1732400080000-payment-customer';
 import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
+import { FundsReturnedOnce1732400273000 } from './migrations/1732400273000-funds-returned-once';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
 export * from './create-reservation-store';
 export * from './payment-store';
 export * from './refund-store';
+export * from './received-funds-store';
 
 export const paymentDatabase = {
   schema: 'payment',
@@ -29,5 +31,6 @@ export const paymentDatabase = {
     PaymentPages1732400041000,
     PaymentCustomer1732400080000,
     Refunds1732400100000,
+    FundsReturnedOnce1732400273000,
   ],
 };

@@ -7,6 +7,7 @@ import { FinalRequestsFrozen1732400008000 } from './migrations/1732400008000-fin
 import { CancelledRequests1732400120000 } from './migrations/1732400120000-cancelled-requests';
 import { CryptoRefunds1732400121000 } from './migrations/1732400121000-crypto-refunds';
 import { RequestTraceContext1732400172000 } from './migrations/1732400172000-request-trace-context';
+import { RefundsWithinReceived1732400274000 } from './migrations/1732400274000-refunds-within-received';
 
 export { CryptoRefundEntity, PaymentRequestEntity, ScanCursorEntity, TransferEntity };
 export * from './crypto-refund-store';
@@ -23,5 +24,6 @@ export const solanaWatcherDatabase = {
     CancelledRequests1732400120000,
     CryptoRefunds1732400121000,
     RequestTraceContext1732400172000,
+    RefundsWithinReceived1732400274000,
   ],
 };
