@@ -33,6 +33,7 @@ export type {
   PixInstructions,
   PixPaymentCreated,
   ReceivedFunds,
+  ReceivedFundsStatus,
   Refund,
   Token,
   Webhook,

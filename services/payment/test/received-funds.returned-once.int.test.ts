@@ -5,7 +5,7 @@ import {
   listReceivedFunds,
   newPublicId,
   returnReceivedFunds,
-  type CommandReply,
+  type Reply,
   type ReceivedFundsItem,
   type RefundRecord,
   type RefundRequested,
@@ -267,11 +267,10 @@ describe('received funds are returned once: by a refund or by hand', () => {
     const outcomes = { refund: 0, byHand: 0 };
     for (let attempt = 0; attempt < 25; attempt += 1) {
       const { paymentId, excess } = await overpaid(businessId);
-      const [refunded, byHand]: [CommandReply<RefundRecord>, CommandReply<ReceivedFundsItem>] =
-        await Promise.all([
-          refund(businessId, paymentId),
-          returnByHand(businessId, paymentId, excess.funds_id),
-        ]);
+      const [refunded, byHand]: [Reply<RefundRecord>, Reply<ReceivedFundsItem>] = await Promise.all([
+        refund(businessId, paymentId),
+        returnByHand(businessId, paymentId, excess.funds_id),
+      ]);
       // The refund is never refused for the race: it returns the price either way.
       if (!refunded.ok) throw new Error(JSON.stringify(refunded.error));
       const requests = await railRequests(paymentId);
