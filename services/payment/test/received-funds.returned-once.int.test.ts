@@ -225,6 +225,7 @@ describe('received funds are returned once: by a refund or by hand', () => {
       [`UPDATE received_funds SET returned_at = now() WHERE funds_id = $1`, [excess.funds_id]],
       [`UPDATE received_funds SET amount_base_units = '1' WHERE funds_id = $1`, [excess.funds_id]],
       [`DELETE FROM received_funds WHERE funds_id = $1`, [excess.funds_id]],
+      [`UPDATE refunds SET returned_funds_id = NULL WHERE id = $1`, [full.refund_id]],
       [
         `INSERT INTO refunds (id, payment_id, business_id, method, amount_centavos, status, created_at, updated_at,
                               returned_funds_id)

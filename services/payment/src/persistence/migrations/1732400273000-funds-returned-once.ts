@@ -49,17 +49,17 @@ export class FundsReturnedOnce1732400273000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TRIGGER refunds_carry_held_funds BEFORE INSERT ON ${s}.refunds
       FOR EACH ROW WHEN (NEW.returned_funds_id IS NOT NULL) EXECUTE FUNCTION ${s}.refuse_refund_of_unheld_funds()`);
-    // What a refund returns, and of which payment, is fixed at its creation: now also the funds it carries.
+    // Like what it returns and of which payment, the funds a refund carries are fixed at its creation.
     await queryRunner.query(`
-      CREATE OR REPLACE FUNCTION ${s}.refuse_refund_terms_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION ${s}.refuse_refund_funds_change() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF (NEW.payment_id, NEW.business_id, NEW.method, NEW.amount_centavos, NEW.returned_funds_id)
-           IS DISTINCT FROM (OLD.payment_id, OLD.business_id, OLD.method, OLD.amount_centavos, OLD.returned_funds_id) THEN
-          RAISE EXCEPTION 'refunds: what a refund returns, and of which payment, cannot change'
-            USING ERRCODE = 'check_violation', CONSTRAINT = TG_NAME;
-        END IF;
-        RETURN NEW;
+        RAISE EXCEPTION 'refunds: the funds a refund carries cannot change'
+          USING ERRCODE = 'check_violation', CONSTRAINT = TG_NAME;
       END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER refunds_funds_fixed BEFORE UPDATE ON ${s}.refunds
+      FOR EACH ROW WHEN (NEW.returned_funds_id IS DISTINCT FROM OLD.returned_funds_id)
+      EXECUTE FUNCTION ${s}.refuse_refund_funds_change()`);
 
     await queryRunner.query(`
       CREATE FUNCTION ${s}.refuse_second_return_of_funds() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -134,16 +134,8 @@ export class FundsReturnedOnce1732400273000 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION ${s}.refuse_second_return_of_funds()`);
     await queryRunner.query(`DROP TRIGGER refunds_carry_held_funds ON ${s}.refunds`);
     await queryRunner.query(`DROP FUNCTION ${s}.refuse_refund_of_unheld_funds()`);
-    await queryRunner.query(`
-      CREATE OR REPLACE FUNCTION ${s}.refuse_refund_terms_change() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF (NEW.payment_id, NEW.business_id, NEW.method, NEW.amount_centavos)
-           IS DISTINCT FROM (OLD.payment_id, OLD.business_id, OLD.method, OLD.amount_centavos) THEN
-          RAISE EXCEPTION 'refunds: what a refund returns, and of which payment, cannot change'
-            USING ERRCODE = 'check_violation', CONSTRAINT = TG_NAME;
-        END IF;
-        RETURN NEW;
-      END $$`);
+    await queryRunner.query(`DROP TRIGGER refunds_funds_fixed ON ${s}.refunds`);
+    await queryRunner.query(`DROP FUNCTION ${s}.refuse_refund_funds_change()`);
     await queryRunner.query(`DROP INDEX ${s}.refunds_return_funds_once`);
     await queryRunner.query(`ALTER TABLE ${s}.refunds DROP COLUMN returned_funds_id`);
     await queryRunner.query(`
