@@ -20,10 +20,12 @@ import {
   paymentMethods,
   paymentStatuses,
   receivedFundsKinds,
+  receivedFundsStatuses,
   tokens,
   type PaymentMethod,
   type PaymentStatus,
   type ReceivedFundsKind,
+  type ReceivedFundsStatus,
   type Token,
 } from './public-api';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
@@ -132,7 +134,24 @@ export interface ReceivedFundsItem {
   /** Decimals of `amount_base_units` (the payment's token); null without a token amount. */
   decimals: number | null;
   detected_at: string;
+  status: ReceivedFundsStatus;
+  /** The refund id that returns or returned it, `manual` (MANUAL_RETURN), or null while held. */
+  returned_by: string | null;
+  returned_at: string | null;
 }
+const receivedFundsItemSchema = Joi.object<ReceivedFundsItem>({
+  funds_id: receivedFundsId.required(),
+  kind: Joi.valid(...receivedFundsKinds).required(),
+  rail: Joi.valid(...paymentMethods).required(),
+  reference: Joi.string().required(),
+  amount_centavos: centavos.allow(null).required(),
+  amount_base_units: baseUnits.allow(null).required(),
+  decimals: tokenDecimals.allow(null).required(),
+  detected_at: isoDate.required(),
+  status: Joi.valid(...receivedFundsStatuses).required(),
+  returned_by: Joi.string().allow(null).required(),
+  returned_at: isoDate.allow(null).required(),
+});
 /** A page of a payment's received funds, newest first (`starting_after` = a `funds_id`). */
 export interface ListReceivedFunds extends PageQuery {
   business_id: string;
@@ -147,19 +166,30 @@ export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedF
     limit: pageLimit,
     starting_after: receivedFundsId.allow(null),
   }),
-  pageSchema(
-    Joi.object<ReceivedFundsItem>({
-      funds_id: receivedFundsId.required(),
-      kind: Joi.valid(...receivedFundsKinds).required(),
-      rail: Joi.valid(...paymentMethods).required(),
-      reference: Joi.string().required(),
-      amount_centavos: centavos.allow(null).required(),
-      amount_base_units: baseUnits.allow(null).required(),
-      decimals: tokenDecimals.allow(null).required(),
-      detected_at: isoDate.required(),
-    }),
-  ),
+  pageSchema(receivedFundsItemSchema),
   ['NOT_FOUND', 'INVALID_FIELDS'],
+);
+
+/**
+ * Records that received funds of the business's payment were returned to the payer outside the gateway (by hand), so
+ * no refund returns them again. NOT_FOUND for another business's payment or a record not of it; INVALID_STATUS when
+ * they were returned already or a refund in flight carries them.
+ */
+export interface ReturnReceivedFunds {
+  business_id: string;
+  payment_id: string;
+  funds_id: string;
+}
+export const returnReceivedFunds = defineCommand<ReturnReceivedFunds, ReceivedFundsItem>(
+  'payment.received-funds.return.v1',
+  'payment',
+  Joi.object({
+    business_id: businessId.required(),
+    payment_id: givenId.required(),
+    funds_id: receivedFundsId.required(),
+  }),
+  receivedFundsItemSchema,
+  ['NOT_FOUND', 'INVALID_STATUS'],
 );
 
 /**

@@ -29,6 +29,17 @@ export type RefundStatus = (typeof refundStatuses)[number];
 export const receivedFundsKinds = ['late', 'excess', 'partial', 'unmatched', 'unreadable'] as const;
 export type ReceivedFundsKind = (typeof receivedFundsKinds)[number];
 
+// The database lets a record be returned once: by a refund (which may still fail and give it back) or by hand.
+/**
+ * Whether money kept for a payment went back to the payer: `held` (not returned), `returning` (a refund in flight
+ * carries it back), `returned` (by a refund that succeeded, or recorded as returned by hand).
+ */
+export const receivedFundsStatuses = ['held', 'returning', 'returned'] as const;
+export type ReceivedFundsStatus = (typeof receivedFundsStatuses)[number];
+
+/** What returned received funds: the refund's id (`ref_...`) or `manual` (returned outside the gateway). */
+export const MANUAL_RETURN = 'manual';
+
 /** The events a webhook can subscribe to, and the `type` of every event. */
 export const webhookEventNames = [
   'payment.created',
@@ -169,6 +180,12 @@ export interface ReceivedFunds {
   /** Crypto: the amount in the payment's token (null for PIX, and for `unreadable` funds). */
   amount_token: number | null;
   detected_at: string;
+  /** Whether the money went back to the payer. */
+  status: ReceivedFundsStatus;
+  /** The refund (`ref_...`) that returns or returned it, `manual` when returned by hand, null while held. */
+  returned_by: string | null;
+  /** When it was returned (the refund's success, or the record of the return by hand); null until then. */
+  returned_at: string | null;
 }
 
 // Refunds
@@ -183,6 +200,11 @@ export interface Refund {
   failure_reason: string | null;
   /** The PIX devolução id or the Solana signature; null until the rail has one. */
   external_id: string | null;
+  /**
+   * The received funds (`fund_...`, an overpayment's excess) this refund also returns to the payer, besides
+   * `amount_brl`: the refund that completes a payment's refunds carries the excess still held. Null when none.
+   */
+  returned_funds_id: string | null;
   created_at: string;
   updated_at: string;
 }

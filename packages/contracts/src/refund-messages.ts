@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import {
   amountCentavos,
+  baseUnits,
   boundedText,
   businessId,
   centavos,
@@ -43,6 +44,8 @@ export const refundRecordSchema = Joi.object<RefundRecord>({
   reason: Joi.string().allow(null).required(),
   failure_reason: Joi.string().allow(null).required(),
   external_id: Joi.string().allow(null).required(),
+  // Absent on records written before refunds could carry an excess: read as null.
+  returned_funds_id: publicId('fund').allow(null),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });
@@ -125,9 +128,20 @@ export interface RefundRequested {
   refund_id: string;
   payment_id: string;
   amount_centavos: number;
-  /** The payment's amount: a crypto refund returns this share of the tokens received. */
+  /** The payment's amount: a crypto refund returns this share of the token amount the payment was priced at. */
   payment_amount_centavos: number;
   reason: string | null;
+  /**
+   * An overpayment's excess the refund also returns, in the rail's unit (centavos for PIX, token base units for
+   * crypto); absent or null when it returns none. The payment service marks that excess returned by this refund, so
+   * it is never returned again, by hand or by another refund.
+   */
+  excess?: RefundedExcess | null;
+}
+export interface RefundedExcess {
+  funds_id: string;
+  amount_centavos: number | null;
+  amount_base_units: string | null;
 }
 const refundRequestedSchema = Joi.object<RefundRequested>({
   refund_id: refundId.required(),
@@ -135,6 +149,11 @@ const refundRequestedSchema = Joi.object<RefundRequested>({
   amount_centavos: centavos.min(1).required(),
   payment_amount_centavos: centavos.min(1).required(),
   reason: Joi.string().allow(null).required(),
+  excess: Joi.object<RefundedExcess>({
+    funds_id: publicId('fund').required(),
+    amount_centavos: centavos.min(1).allow(null).required(),
+    amount_base_units: baseUnits.allow(null).required(),
+  }).allow(null),
 });
 export const pixRefundRequested = defineEvent('pix.refund.requested.v1', refundRequestedSchema);
 export const cryptoRefundRequested = defineEvent('crypto.refund.requested.v1', refundRequestedSchema);
@@ -170,6 +189,7 @@ export function publicRefundRecord(record: RefundRecord): Refund {
     reason: record.reason,
     failure_reason: record.failure_reason,
     external_id: record.external_id,
+    returned_funds_id: record.returned_funds_id ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

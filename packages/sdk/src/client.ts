@@ -124,6 +124,16 @@ export class Gateway {
           { ...params },
           (funds) => funds.funds_id,
         ),
+      /**
+       * Records received funds as returned to the payer outside the gateway, so no refund returns them again.
+       * Funds a refund returns (or returned) are refused with INVALID_STATUS.
+       */
+      returnReceivedFunds: (paymentId: string, fundsId: string, options?: RequestOptions) =>
+        transport.send<ReceivedFunds>({
+          route: routes.returnReceivedFunds,
+          params: { payment_id: paymentId, funds_id: fundsId },
+          options,
+        }),
     };
 
     this.refunds = {

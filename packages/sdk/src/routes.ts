@@ -17,6 +17,7 @@ export const routes = {
   updatePayment: { method: 'PATCH', path: '/v1/payments/{payment_id}' },
   cancelPayment: { method: 'POST', path: '/v1/payments/{payment_id}/cancel' },
   listReceivedFunds: { method: 'GET', path: '/v1/payments/{payment_id}/received-funds' },
+  returnReceivedFunds: { method: 'POST', path: '/v1/payments/{payment_id}/received-funds/{funds_id}/return' },
   createRefund: { method: 'POST', path: '/v1/payments/{payment_id}/refunds' },
   listRefunds: { method: 'GET', path: '/v1/payments/{payment_id}/refunds' },
   getRefund: { method: 'GET', path: '/v1/refunds/{refund_id}' },

@@ -37,6 +37,7 @@ export type {
   PixPayer,
   PixPaymentCreated,
   ReceivedFunds,
+  ReceivedFundsStatus,
   Refund,
   Token,
   Webhook,

@@ -100,6 +100,7 @@ export function aRefundRecord(overrides: Partial<RefundRecord> = {}): RefundReco
     reason: null,
     failure_reason: null,
     external_id: null,
+    returned_funds_id: null,
     created_at: now,
     updated_at: now,
     ...overrides,

@@ -25,6 +25,9 @@ describe('api gateway: bounded lists', () => {
     amount_base_units: null,
     decimals: null,
     detected_at: new Date().toISOString(),
+    status: 'held',
+    returned_by: null,
+    returned_at: null,
   });
 
   /** The page the fake service answers: as many items as asked, and more beyond them. */

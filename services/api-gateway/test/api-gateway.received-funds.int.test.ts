@@ -1,8 +1,10 @@
 import {
   listReceivedFunds,
   newPublicId,
+  returnReceivedFunds,
   type ListReceivedFunds,
   type ReceivedFundsItem,
+  type ReturnReceivedFunds,
 } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import { harnessWithMerchantForTheseTests, expectedPageCommand } from './support/harness';
@@ -25,6 +27,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         amount_base_units: null,
         decimals: null,
         detected_at: '2030-01-02T03:04:05.000Z',
+        status: 'held',
+        returned_by: null,
+        returned_at: null,
       },
       {
         funds_id: newPublicId('fund'),
@@ -35,6 +40,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         amount_base_units: '18234568',
         decimals: 6,
         detected_at: '2030-01-02T03:05:00.000Z',
+        status: 'returned',
+        returned_by: 'manual',
+        returned_at: '2030-01-03T00:00:00.000Z',
       },
     ];
     h.fakes.on(listReceivedFunds, async () => ({ data: kept, has_more: false }));
@@ -50,6 +58,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           amount_brl: 40.5,
           amount_token: null,
           detected_at: '2030-01-02T03:04:05.000Z',
+          status: 'held',
+          returned_by: null,
+          returned_at: null,
         },
         {
           funds_id: kept[1]!.funds_id,
@@ -59,6 +70,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           amount_brl: null,
           amount_token: 18.234568,
           detected_at: '2030-01-02T03:05:00.000Z',
+          status: 'returned',
+          returned_by: 'manual',
+          returned_at: '2030-01-03T00:00:00.000Z',
         },
       ],
       has_more: false,
@@ -94,5 +108,81 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
     const response = await h.http.get(`/v1/payments/${newPublicId('pay')}/received-funds`);
     expect(response.status).toBe(401);
     expect(h.fakes.receivedOf(listReceivedFunds)).toHaveLength(before);
+  });
+
+  describe('POST /v1/payments/{id}/received-funds/{funds_id}/return', () => {
+    const post = (paymentId: string, fundsId: string, apiKey = h.merchant.api_key) =>
+      h.http.post(`/v1/payments/${paymentId}/received-funds/${fundsId}/return`).set('x-api-key', apiKey);
+
+    const returnedByHand = (command: ReturnReceivedFunds): ReceivedFundsItem => ({
+      funds_id: command.funds_id,
+      kind: 'excess',
+      rail: 'crypto',
+      reference: '5'.repeat(87),
+      amount_centavos: null,
+      amount_base_units: '250000',
+      decimals: 6,
+      detected_at: '2030-01-02T03:05:00.000Z',
+      status: 'returned',
+      returned_by: 'manual',
+      returned_at: '2030-01-02T04:00:00.000Z',
+    });
+
+    test('records the funds as returned by hand and answers them in the list shape', async () => {
+      h.fakes.on(returnReceivedFunds, async (command: ReturnReceivedFunds) => returnedByHand(command));
+      const paymentId = newPublicId('pay');
+      const fundsId = newPublicId('fund');
+      const response = await post(paymentId, fundsId);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        funds_id: fundsId,
+        kind: 'excess',
+        rail: 'crypto',
+        reference: '5'.repeat(87),
+        amount_brl: null,
+        amount_token: 0.25,
+        detected_at: '2030-01-02T03:05:00.000Z',
+        status: 'returned',
+        returned_by: 'manual',
+        returned_at: '2030-01-02T04:00:00.000Z',
+      });
+      expect(h.fakes.receivedOf(returnReceivedFunds).at(-1)).toEqual({
+        business_id: h.merchant.business_id,
+        payment_id: paymentId,
+        funds_id: fundsId,
+      });
+    });
+
+    test('funds a refund returns are 422 INVALID_STATUS, as the payment service says', async () => {
+      h.fakes.on(returnReceivedFunds, async () => {
+        throw new CommandError('INVALID_STATUS', 'Estes fundos são devolvidos pelo reembolso ref_x.');
+      });
+      const response = await post(newPublicId('pay'), newPublicId('fund'));
+      expect(response.status).toBe(422);
+      expect(response.body.error).toMatchObject({
+        code: 'INVALID_STATUS',
+        message: 'Estes fundos são devolvidos pelo reembolso ref_x.',
+      });
+    });
+
+    test('ids that cannot exist are 404 NOT_FOUND before anything is asked; no key is 401', async () => {
+      const before = h.fakes.receivedOf(returnReceivedFunds).length;
+      for (const [paymentId, fundsId] of [
+        ['pay_x', newPublicId('fund')],
+        [newPublicId('pay'), 'fund_x'],
+        [newPublicId('pay'), newPublicId('ref')],
+        [newPublicId('pay'), `fund_${'a'.repeat(65)}`],
+        [newPublicId('pay'), 'fund_%00aaaaaaaaaaaaaaaaaaaaaaaaaaaa'],
+      ]) {
+        const response = await post(paymentId!, fundsId!);
+        expect(response.status).toBe(404);
+        expect(response.body.error.code).toBe('NOT_FOUND');
+      }
+      expect(
+        (await h.http.post(`/v1/payments/${newPublicId('pay')}/received-funds/${newPublicId('fund')}/return`))
+          .status,
+      ).toBe(401);
+      expect(h.fakes.receivedOf(returnReceivedFunds)).toHaveLength(before);
+    });
   });
 });

@@ -260,6 +260,55 @@ describe('cancel, refunds and events end to end', () => {
     expect((await api('GET', `/v1/payments/${paymentId}`)).body.refunded_amount_brl).toBe(25);
   });
 
+  test('an overpaid crypto payment: its excess goes back once, with the full refund or by hand, never both', async () => {
+    const overpaid = async () => {
+      const paymentId = await newPayment({
+        payment_method: 'crypto',
+        amount: 10000,
+        crypto: { currency: 'usdc', network: 'solana' },
+      });
+      // R$ 125 of USDC for a R$ 100 payment: 22.5 USDC sent, 4.5 of them kept as excess.
+      expect(
+        (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid', amount: 12500 }))
+          .status,
+      ).toBe(202);
+      await live.client.paymentIn(live.apiKey, paymentId, 'paid');
+      const excess = await waitFor(
+        async () => (await api('GET', `/v1/payments/${paymentId}/received-funds`)).body.data[0],
+        { timeoutMs: EVENT_EFFECT_MS, what: `the excess of ${paymentId}` },
+      );
+      expect(excess).toMatchObject({ kind: 'excess', amount_token: 4.5, status: 'held', returned_by: null });
+      return { paymentId, excess };
+    };
+
+    const withRefund = await overpaid();
+    const before = await payerUsdc();
+    const full = await api('POST', `/v1/payments/${withRefund.paymentId}/refunds`, {});
+    expect(full.body).toMatchObject({ amount_brl: 100, returned_funds_id: withRefund.excess.funds_id });
+    expect((await settledRefund(full.body.refund_id)).status).toBe('succeeded');
+    expect((await payerUsdc()) - before).toBe(22_500_000n);
+    const [returned] = (await api('GET', `/v1/payments/${withRefund.paymentId}/received-funds`)).body.data;
+    expect(returned).toMatchObject({ status: 'returned', returned_by: full.body.refund_id });
+    const again = await api(
+      'POST',
+      `/v1/payments/${withRefund.paymentId}/received-funds/${withRefund.excess.funds_id}/return`,
+    );
+    expect(again.status).toBe(422);
+    expect(again.body.error).toMatchObject({ code: 'INVALID_STATUS' });
+
+    const byHand = await overpaid();
+    const marked = await api(
+      'POST',
+      `/v1/payments/${byHand.paymentId}/received-funds/${byHand.excess.funds_id}/return`,
+    );
+    expect(marked.body).toMatchObject({ status: 'returned', returned_by: 'manual' });
+    const beforePrice = await payerUsdc();
+    const priceOnly = await api('POST', `/v1/payments/${byHand.paymentId}/refunds`, {});
+    expect(priceOnly.body).toMatchObject({ amount_brl: 100, returned_funds_id: null });
+    expect((await settledRefund(priceOnly.body.refund_id)).status).toBe('succeeded');
+    expect((await payerUsdc()) - beforePrice).toBe(18_000_000n);
+  });
+
   test('the events API lists the business’s events newest first, by type, and reads one; another business sees none', async () => {
     const paymentId = await newPayment({ payment_method: 'pix', amount: 1500 });
     await api('POST', `/v1/payments/${paymentId}/cancel`);

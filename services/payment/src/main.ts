@@ -14,6 +14,7 @@ import {
   getPayment,
   listPayments,
   listReceivedFunds,
+  returnReceivedFunds,
   pixChargeClosed,
   pixChargePaid,
   setFeeRule,
@@ -42,6 +43,7 @@ import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
 import { handleCryptoTransferUnapplied } from './handlers/crypto.transfer.unapplied.v1';
 import { handleListPayments } from './handlers/payment.list.v1';
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
+import { handleReturnReceivedFunds } from './handlers/payment.received-funds.return.v1';
 import { handleCancelPayment } from './handlers/payment.cancel.v1';
 import { handleCreateRefund } from './handlers/refund.create.v1';
 import { handleGetRefund } from './handlers/refund.get.v1';
@@ -83,6 +85,7 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     }),
     [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
     [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
+    [returnReceivedFunds.name]: handleReturnReceivedFunds(runtime.unitOfWork(returnReceivedFunds.name)),
     [listPayments.name]: handleListPayments(dataSource),
     [cancelPayment.name]: handleCancelPayment(runtime.unitOfWork(cancelPayment.name)),
     [createRefund.name]: handleCreateRefund(runtime.unitOfWork(createRefund.name), rails),

@@ -60,6 +60,9 @@ describe('payment.received-funds.list.v1', () => {
         amount_base_units: '3000000',
         decimals: 6,
         detected_at: '2099-01-01T00:00:00.000Z',
+        status: 'held',
+        returned_by: null,
+        returned_at: null,
       },
       {
         funds_id: expect.stringMatching(/^fund_[A-Za-z0-9_-]{24,64}$/),
@@ -70,6 +73,9 @@ describe('payment.received-funds.list.v1', () => {
         amount_base_units: '250000',
         decimals: 6,
         detected_at: expect.any(String),
+        status: 'held',
+        returned_by: null,
+        returned_at: null,
       },
     ]);
   });
@@ -91,6 +97,9 @@ describe('payment.received-funds.list.v1', () => {
         amount_base_units: null,
         decimals: null,
         detected_at: expect.any(String),
+        status: 'held',
+        returned_by: null,
+        returned_at: null,
       },
     ]);
     const messageId = newPublicId('cmd');

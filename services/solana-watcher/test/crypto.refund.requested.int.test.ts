@@ -4,6 +4,7 @@ import {
   FAILING_REFUND_REASON,
   cryptoRefundRequested,
   cryptoRefundSettled,
+  cryptoRequestSettled,
   newPublicId,
   type Envelope,
   type RefundRequested,
@@ -127,10 +128,10 @@ describe('crypto.refund.requested.v1: refunds carried out on the local chain', (
       query(`UPDATE crypto_refunds SET signature = 'x' WHERE refund_id = $1`, done.payload.refund_id),
     ).rejects.toMatchObject({ driverError: { code: '23514' } });
     const open = newPublicId('ref');
-    await query(
+    await harness.service.dataSource.query(
       `INSERT INTO crypto_refunds (refund_id, payment_id, status, mint, decimals, amount_base_units, recipients)
-       VALUES ($1, 'pay_x', 'pending', 'mint', 6, 10, '[{"owner":"o","amount_base_units":"10"}]')`,
-      open,
+       VALUES ($1, $2, 'pending', 'mint', 6, 10, '[{"owner":"o","amount_base_units":"10"}]')`,
+      [open, paid.payment_id],
     );
     await expect(
       query(`UPDATE crypto_refunds SET amount_base_units = 11 WHERE refund_id = $1`, open),
@@ -167,6 +168,61 @@ describe('crypto.refund.requested.v1: refunds carried out on the local chain', (
     const returned = (received * 4_001n) / 10_000n + (received * 5_999n) / 10_000n;
     expect(await harness.tokenBalance(payer())).toBe(before + returned);
     expect(returned).toBeLessThanOrEqual(received);
+  });
+
+  /** A request paid with 250 000 base units more than its price, settled. */
+  const overpaidRequest = async () => {
+    const request = await harness.open();
+    await harness.pay(request.reference, BigInt(request.amount_base_units) + 250_000n);
+    await harness.waitForEvent(request.payment_id, cryptoRequestSettled.name);
+    return { ...request, price: BigInt(request.amount_base_units) };
+  };
+  const excess = { funds_id: newPublicId('fund'), amount_centavos: null, amount_base_units: '250000' };
+
+  test('an overpaid payment: a full refund returns the price, and the excess only when the payment service put it on the refund', async () => {
+    const before = await harness.tokenBalance(payer());
+    const priceOnly = await overpaidRequest();
+    await bench.refund(bench.request(priceOnly.payment_id, 10_000));
+    // The excess stays in the receiving wallet, held for a return by hand.
+    expect(await harness.tokenBalance(payer())).toBe(before - 250_000n);
+
+    const all = await overpaidRequest();
+    const envelope = bench.request(all.payment_id, 10_000, { excess });
+    // Delivered twice: carried out once.
+    await harness.client.publishEnvelope(envelope, {});
+    const settled = await bench.refund(envelope);
+    expect(settled.outcome).toBe('succeeded');
+    expect(await bench.row(envelope.payload.refund_id)).toMatchObject({
+      amount_base_units: String(all.price + 250_000n),
+    });
+    // All the second payment's buyer sent came back: only the first payment's excess is still held.
+    expect(await harness.tokenBalance(payer())).toBe(before - 250_000n);
+    expect(await bench.outboxed(envelope.payload.refund_id)).toBe(1);
+  });
+
+  test('an excess larger than what arrived beyond the price fails the refund at once, with nothing sent', async () => {
+    const paid = await harness.paidRequest();
+    const envelope = bench.request(paid.payment_id, 10_000, { excess });
+    expect(await bench.refund(envelope)).toMatchObject({
+      outcome: 'failed',
+      external_id: null,
+      failure_reason: expect.stringContaining('excedente'),
+    });
+  });
+
+  test('the database refuses refunds that would pay out more than the payment received', async () => {
+    const paid = await harness.paidRequest();
+    const insert = (amount: bigint) =>
+      harness.service.dataSource.query(
+        `INSERT INTO crypto_refunds (refund_id, payment_id, status, mint, decimals, amount_base_units, recipients)
+         VALUES ($1, $2, 'pending', 'mint', 6, $3, '[{"owner":"o","amount_base_units":"1"}]')`,
+        [newPublicId('ref'), paid.payment_id, amount.toString()],
+      );
+    const received = BigInt(paid.amount_base_units);
+    await expect(insert(received + 1n)).rejects.toMatchObject({ driverError: { code: '23514' } });
+    await insert(received - 1n);
+    await expect(insert(2n)).rejects.toMatchObject({ driverError: { code: '23514' } });
+    await insert(1n);
   });
 
   test('the refund goes to the wallet that paid, creating its token account when it has none any more', async () => {

@@ -2,14 +2,19 @@ import { fateOf, planRefund, refundMemo, refundShare } from '../src/domain/refun
 
 const BUYER = 'GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3';
 const OTHER = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
-const whole = { amountCentavos: 10_000, paymentAmountCentavos: 10_000 };
+const whole = { amountCentavos: 10_000, paymentAmountCentavos: 10_000, excessBaseUnits: 0n };
+const half = { amountCentavos: 5_000, paymentAmountCentavos: 10_000, excessBaseUnits: 0n };
 
 describe('refundShare', () => {
-  it('is the refund’s part of what was received, rounded down to the base unit', () => {
-    expect(refundShare(18_000_001n, { amountCentavos: 3_333, paymentAmountCentavos: 10_000 })).toBe(
-      5_999_400n,
-    );
-    expect(refundShare(18_000_001n, whole)).toBe(18_000_001n);
+  it('is the refund’s part of the price, rounded down to the base unit, plus its part of the excess it carries', () => {
+    const third = { amountCentavos: 3_333, paymentAmountCentavos: 10_000, excessBaseUnits: 0n };
+    expect(refundShare(18_000_001n, 18_000_001n, 18_000_001n, third)).toBe(5_999_400n);
+    expect(refundShare(18_000_001n, 18_000_001n, 18_000_001n, whole)).toBe(18_000_001n);
+    // Overpaid by 1 000 001: a full refund without the excess returns the price, with it all that was sent.
+    expect(refundShare(18_000_001n, 18_000_001n, 17_000_000n, whole)).toBe(17_000_000n);
+    expect(
+      refundShare(18_000_001n, 18_000_001n, 17_000_000n, { ...whole, excessBaseUnits: 1_000_001n }),
+    ).toBe(18_000_001n);
   });
 });
 
@@ -21,7 +26,8 @@ describe('planRefund', () => {
         { owner: OTHER, amount: 8_000_001n },
         { owner: BUYER, amount: 1n },
       ],
-      { amountCentavos: 5_000, paymentAmountCentavos: 10_000 },
+      half,
+      18_000_002n,
       0n,
     );
     expect(plan).toEqual({
@@ -34,30 +40,52 @@ describe('planRefund', () => {
     });
   });
 
+  it('never returns an overpayment’s excess the payment service did not put on the refund', () => {
+    const paid = [{ owner: BUYER, amount: 1_500n }];
+    expect(planRefund(paid, whole, 1_000n, 0n)).toMatchObject({ kind: 'payouts', total: 1_000n });
+    expect(planRefund(paid, { ...whole, excessBaseUnits: 500n }, 1_000n, 0n)).toMatchObject({
+      kind: 'payouts',
+      total: 1_500n,
+    });
+    // Two halves, the second completing the refunds with the excess: together all that was sent, once.
+    expect(planRefund(paid, half, 1_000n, 0n)).toMatchObject({ total: 500n });
+    expect(planRefund(paid, { ...half, excessBaseUnits: 500n }, 1_000n, 500n)).toMatchObject({
+      total: 1_000n,
+    });
+  });
+
+  it('refuses an excess larger than what arrived beyond the price', () => {
+    const paid = [{ owner: BUYER, amount: 1_500n }];
+    expect(planRefund(paid, { ...whole, excessBaseUnits: 501n }, 1_000n, 0n)).toMatchObject({
+      kind: 'refused',
+    });
+    expect(planRefund(paid, { ...whole, excessBaseUnits: -1n }, 1_000n, 0n)).toMatchObject({
+      kind: 'refused',
+    });
+  });
+
   it('refuses a payment no transfer paid', () => {
-    expect(planRefund([], whole, 0n)).toMatchObject({ kind: 'refused' });
+    expect(planRefund([], whole, 1_000n, 0n)).toMatchObject({ kind: 'refused' });
   });
 
   it('refuses more than the payment, or what other refunds leave', () => {
     const paid = [{ owner: BUYER, amount: 1_000n }];
-    expect(planRefund(paid, { amountCentavos: 10_001, paymentAmountCentavos: 10_000 }, 0n)).toMatchObject({
+    expect(planRefund(paid, { ...whole, amountCentavos: 10_001 }, 1_000n, 0n)).toMatchObject({
       kind: 'refused',
     });
-    expect(planRefund(paid, { amountCentavos: 5_000, paymentAmountCentavos: 10_000 }, 501n)).toMatchObject({
-      kind: 'refused',
-    });
-    expect(planRefund(paid, { amountCentavos: 5_000, paymentAmountCentavos: 10_000 }, 500n)).toMatchObject({
-      kind: 'payouts',
-      total: 500n,
-    });
+    expect(planRefund(paid, half, 1_000n, 501n)).toMatchObject({ kind: 'refused' });
+    expect(planRefund(paid, half, 1_000n, 500n)).toMatchObject({ kind: 'payouts', total: 500n });
   });
 
   it('refuses a share smaller than one base unit', () => {
     expect(
-      planRefund([{ owner: BUYER, amount: 99n }], { amountCentavos: 1, paymentAmountCentavos: 100 }, 0n),
-    ).toMatchObject({
-      kind: 'refused',
-    });
+      planRefund(
+        [{ owner: BUYER, amount: 99n }],
+        { amountCentavos: 1, paymentAmountCentavos: 100, excessBaseUnits: 0n },
+        99n,
+        0n,
+      ),
+    ).toMatchObject({ kind: 'refused' });
   });
 });
 

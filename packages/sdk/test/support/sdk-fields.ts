@@ -89,6 +89,7 @@ const refundKeys = {
   reason: true,
   failure_reason: true,
   external_id: true,
+  returned_funds_id: true,
   created_at: true,
   updated_at: true,
 } as const;
@@ -173,6 +174,9 @@ const receivedFundsKeys = {
   amount_brl: true,
   amount_token: true,
   detected_at: true,
+  status: true,
+  returned_by: true,
+  returned_at: true,
 } as const;
 const pageKeys = { limit: true, starting_after: true } as const;
 

@@ -112,5 +112,8 @@ export function receivedFundsResponse(item: ReceivedFundsItem): ReceivedFunds {
         ? null
         : baseUnitsToNumber(item.amount_base_units, item.decimals),
     detected_at: item.detected_at,
+    status: item.status,
+    returned_by: item.returned_by,
+    returned_at: item.returned_at,
   };
 }

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { PeriodicTask, type UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import type { Rails } from '../clients';
+import { refundRequest } from '../domain/refund';
 import { claimStalePendingRefunds } from '../persistence';
 
 const BATCH = 100;
@@ -28,13 +29,10 @@ export function refundResend(
     const count = await uow.run({}, async (tx) => {
       const stale = await claimStalePendingRefunds(tx.manager, options.afterSeconds, BATCH);
       for (const refund of stale) {
-        await tx.emit(rails.of(refund.method).refundRequested, {
-          refund_id: refund.refundId,
-          payment_id: refund.paymentId,
-          amount_centavos: refund.amountCentavos,
-          payment_amount_centavos: refund.paymentAmountCentavos,
-          reason: refund.reason,
-        });
+        await tx.emit(
+          rails.of(refund.method).refundRequested,
+          refundRequest({ id: refund.refundId, ...refund }, refund.paymentAmountCentavos, refund.excess),
+        );
       }
       return stale.length;
     });

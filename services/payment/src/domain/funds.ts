@@ -1,4 +1,12 @@
-import type { PaymentMethod, PaymentPayer, ReceivedFundsKind } from '@gateway/contracts';
+import {
+  MANUAL_RETURN,
+  type CryptoInstructions,
+  type PaymentMethod,
+  type PaymentPayer,
+  type ReceivedFundsItem,
+  type ReceivedFundsKind,
+  type ReceivedFundsStatus,
+} from '@gateway/contracts';
 
 /**
  * Money a rail received for a payment, whatever the rail: a PIX, an on-chain transfer, or what a crypto request's
@@ -105,5 +113,53 @@ export function decideClosure(
     failureReason: detail
       ? `O pagamento foi recusado pela rede: ${detail}.`
       : 'O pagamento foi recusado pela rede.',
+  };
+}
+
+/**
+ * Where kept money stands with the payer: held until something returns it; returned by hand at once; returning while
+ * the refund that carries it is in flight, returned once that refund succeeded (a failed one gives it back: held).
+ */
+export function receivedFundsStatus(returnedBy: string | null, returnedAt: Date | null): ReceivedFundsStatus {
+  if (returnedBy === null) return 'held';
+  if (returnedBy === MANUAL_RETURN || returnedAt !== null) return 'returned';
+  return 'returning';
+}
+
+/** A received-funds record as this service stores it (the entity has this shape). */
+export interface StoredReceivedFunds {
+  fundsId: string;
+  kind: ReceivedFundsKind;
+  rail: 'pix' | 'crypto';
+  railReference: string;
+  amountCentavos: number | null;
+  amountBaseUnits: string | null;
+  recordedAt: Date;
+  returnedBy: string | null;
+  returnedAt: Date | null;
+}
+
+/**
+ * The decimals of a payment's token amounts: a rail that counts in token base units says so in its instructions (the
+ * watcher's TOKEN_DECIMALS); PIX counts in centavos and has none.
+ */
+export function tokenDecimalsOf(instructions: unknown): number | null {
+  return (instructions as Partial<CryptoInstructions> | null)?.decimals ?? null;
+}
+
+/** One record as the list (and a return by hand) answers it. */
+export function toReceivedFundsItem(row: StoredReceivedFunds, decimals: number | null): ReceivedFundsItem {
+  return {
+    funds_id: row.fundsId,
+    kind: row.kind,
+    rail: row.rail,
+    reference: row.railReference,
+    amount_centavos: row.amountCentavos,
+    amount_base_units: row.amountBaseUnits,
+    decimals: row.amountBaseUnits === null ? null : decimals,
+    detected_at: row.recordedAt.toISOString(),
+    status: receivedFundsStatus(row.returnedBy, row.returnedAt),
+    returned_by: row.returnedBy,
+    returned_at: row.returnedAt?.toISOString() ?? null,
   };
 }

@@ -1,5 +1,7 @@
 import {
   refundFailed,
+  type RefundedExcess,
+  type RefundRequested,
   refundSucceeded,
   type MessageDefinition,
   type PaymentStatus,
@@ -57,6 +59,32 @@ export function decideRefund(
   return { ok: true, amountCentavos };
 }
 
+/**
+ * Whether a refund of `amountCentavos` completes the payment's refunds (with those not failed, its whole amount). That
+ * refund also returns the overpayment's excess, when it is still held: a full refund gives the payer back all it sent,
+ * and the excess goes back once, either so or by hand (never both: the database keeps it).
+ */
+export function completesRefunds(payment: RefundablePayment, amountCentavos: number): boolean {
+  return payment.refundReservedCentavos + amountCentavos === payment.amountCentavos;
+}
+
+/** What the rail is asked to carry out for a refund, the same on its first request and on every resend. */
+export function refundRequest(
+  refund: { id: string; paymentId: string; amountCentavos: number; reason: string | null },
+  paymentAmountCentavos: number,
+  excess: RefundedExcess | null,
+): RefundRequested {
+  return {
+    refund_id: refund.id,
+    payment_id: refund.paymentId,
+    amount_centavos: refund.amountCentavos,
+    payment_amount_centavos: paymentAmountCentavos,
+    reason: refund.reason,
+    // Only when it carries one: a rail that predates the field reads the same message as before.
+    ...(excess ? { excess } : {}),
+  };
+}
+
 /** The event that tells the merchant how a refund ended (`refund.succeeded` / `refund.failed`). */
 export function refundSettledEvent(outcome: RefundSettled['outcome']): MessageDefinition<RefundEventPayload> {
   return outcome === 'succeeded' ? refundSucceeded : refundFailed;
@@ -73,6 +101,7 @@ export interface StoredRefund {
   reason: string | null;
   failureReason: string | null;
   externalId: string | null;
+  returnedFundsId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -88,6 +117,7 @@ export function toRefundRecord(refund: StoredRefund): RefundRecord {
     reason: refund.reason,
     failure_reason: refund.failureReason,
     external_id: refund.externalId,
+    returned_funds_id: refund.returnedFundsId,
     created_at: refund.createdAt.toISOString(),
     updated_at: refund.updatedAt.toISOString(),
   };

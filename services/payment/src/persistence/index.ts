@@ -12,12 +12,14 @@ import { PaymentCustomer1732400080000 } from './migrations/1732400080000-payment
 import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
 import { PaymentPayer1732400203000 } from './migrations/1732400203000-payment-payer';
 import { UnreadableReceivedFunds1732400272000 } from './migrations/1732400272000-unreadable-received-funds';
+import { FundsReturnedOnce1732400273000 } from './migrations/1732400273000-funds-returned-once';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
 export * from './create-reservation-store';
 export * from './payment-store';
 export * from './refund-store';
+export * from './received-funds-store';
 
 export const paymentDatabase = {
   schema: 'payment',
@@ -33,5 +35,6 @@ export const paymentDatabase = {
     Refunds1732400100000,
     PaymentPayer1732400203000,
     UnreadableReceivedFunds1732400272000,
+    FundsReturnedOnce1732400273000,
   ],
 };

@@ -1,12 +1,13 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { ReceivedFundsKind } from '@gateway/contracts';
+import type { StoredReceivedFunds } from '../domain/funds';
 import { bigintAsNumber } from './bigint-transformer';
 
 /** Money a rail reported that did not (or not only) settle a payment: kept so it is never silently lost. */
 export type { ReceivedFundsKind };
 
 @Entity({ name: 'received_funds' })
-export class ReceivedFundsEntity {
+export class ReceivedFundsEntity implements StoredReceivedFunds {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
 
@@ -36,4 +37,12 @@ export class ReceivedFundsEntity {
 
   @Column({ type: 'timestamptz', name: 'recorded_at' })
   recordedAt!: Date;
+
+  /** Null while held; the refund id that returns it, or `manual` (migration 1732400273000). */
+  @Column({ type: 'text', name: 'returned_by', nullable: true })
+  returnedBy!: string | null;
+
+  /** When it went back: the return by hand was recorded, or the refund carrying it succeeded. */
+  @Column({ type: 'timestamptz', name: 'returned_at', nullable: true })
+  returnedAt!: Date | null;
 }

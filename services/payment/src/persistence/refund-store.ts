@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import type { RefundSettled } from '@gateway/contracts';
+import type { RefundedExcess, RefundSettled } from '@gateway/contracts';
 import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
+import { markFundsReturnedByRefund, settleFundsOfRefund } from './received-funds-store';
 import { RefundEntity } from './refund.entity';
 
 export function findRefund(
@@ -13,7 +14,8 @@ export function findRefund(
 
 /**
  * Records a pending refund of `amountCentavos` and reserves it on its payment in one step. The payment's CHECK
- * (refunds not failed within its amount) refuses any reservation past it, even one that skipped the lock.
+ * (refunds not failed within its amount) refuses any reservation past it, even one that skipped the lock. Funds it
+ * carries (`returnedFundsId`) are marked returned by it; the database refuses funds no longer held.
  */
 export async function insertRefund(
   manager: EntityManager,
@@ -33,6 +35,11 @@ export async function insertRefund(
     updatedAt: now,
   });
   await manager.insert(RefundEntity, entity);
+  if (
+    entity.returnedFundsId !== null &&
+    !(await markFundsReturnedByRefund(manager, entity.returnedFundsId, entity.id))
+  )
+    throw new Error(`received funds ${entity.returnedFundsId} are no longer held`);
   return entity;
 }
 
@@ -54,11 +61,14 @@ export async function markRefundSettled(
   manager: EntityManager,
   settled: RefundSettled,
 ): Promise<RefundEntity | null> {
-  const [rows]: [Array<{ payment_id: string; amount_centavos: string }>, number] = await manager.query(
+  const [rows]: [
+    Array<{ payment_id: string; amount_centavos: string; returned_funds_id: string | null }>,
+    number,
+  ] = await manager.query(
     `UPDATE refunds
         SET status = $2, external_id = COALESCE($3, external_id), failure_reason = $4, updated_at = now()
       WHERE id = $1 AND status = 'pending'
-      RETURNING payment_id, amount_centavos`,
+      RETURNING payment_id, amount_centavos, returned_funds_id`,
     [settled.refund_id, settled.outcome, settled.external_id, settled.failure_reason],
   );
   const changed = rows[0];
@@ -68,6 +78,11 @@ export async function markRefundSettled(
       ? `UPDATE payments SET refunded_centavos = refunded_centavos + $2, updated_at = now() WHERE id = $1`
       : `UPDATE payments SET refund_reserved_centavos = refund_reserved_centavos - $2 WHERE id = $1`,
     [changed.payment_id, changed.amount_centavos],
+  );
+  await settleFundsOfRefund(
+    manager,
+    { id: settled.refund_id, returnedFundsId: changed.returned_funds_id },
+    settled.outcome,
   );
   return manager.findOneByOrFail(RefundEntity, { id: settled.refund_id });
 }
@@ -79,6 +94,8 @@ export interface StalePendingRefund {
   amountCentavos: number;
   paymentAmountCentavos: number;
   reason: string | null;
+  /** What it carries besides its amount, as on its first request. */
+  excess: RefundedExcess | null;
 }
 
 /**
@@ -99,6 +116,9 @@ export async function claimStalePendingRefunds(
       amount_centavos: string;
       payment_amount_centavos: string;
       reason: string | null;
+      returned_funds_id: string | null;
+      excess_centavos: string | null;
+      excess_base_units: string | null;
     }>,
     number,
   ] = await manager.query(
@@ -109,7 +129,11 @@ export async function claimStalePendingRefunds(
      UPDATE refunds SET updated_at = now() FROM stale, payments
       WHERE refunds.id = stale.id AND payments.id = refunds.payment_id
      RETURNING refunds.id, refunds.payment_id, refunds.method, refunds.amount_centavos,
-               payments.amount_centavos AS payment_amount_centavos, refunds.reason`,
+               payments.amount_centavos AS payment_amount_centavos, refunds.reason, refunds.returned_funds_id,
+               (SELECT amount_centavos FROM received_funds WHERE funds_id = refunds.returned_funds_id)
+                 AS excess_centavos,
+               (SELECT amount_base_units FROM received_funds WHERE funds_id = refunds.returned_funds_id)
+                 AS excess_base_units`,
     [afterSeconds, limit],
   );
   return rows.map((row) => ({
@@ -119,5 +143,13 @@ export async function claimStalePendingRefunds(
     amountCentavos: Number(row.amount_centavos),
     paymentAmountCentavos: Number(row.payment_amount_centavos),
     reason: row.reason,
+    excess:
+      row.returned_funds_id === null
+        ? null
+        : {
+            funds_id: row.returned_funds_id,
+            amount_centavos: row.excess_centavos === null ? null : Number(row.excess_centavos),
+            amount_base_units: row.excess_base_units,
+          },
   }));
 }

@@ -34,6 +34,10 @@ export class RefundEntity implements StoredRefund {
   @Column({ type: 'text', name: 'external_id', nullable: true })
   externalId!: string | null;
 
+  /** The received funds (an overpayment's excess) this refund also returns; fixed at its creation. */
+  @Column({ type: 'text', name: 'returned_funds_id', nullable: true })
+  returnedFundsId!: string | null;
+
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 

@@ -50,7 +50,8 @@ async function recordRefund(
       paymentId: event.payment_id,
       endToEndId,
       devolucaoId: devolucaoIdOfRefund(event.refund_id),
-      amountCentavos: event.amount_centavos,
+      // An overpayment's excess the payment service put on the refund goes back in the same devolução.
+      amountCentavos: event.amount_centavos + (event.excess?.amount_centavos ?? 0),
       // An empty descricao is not one (API Pix refuses it).
       descricao: event.reason ? event.reason.slice(0, DESCRICAO_MAX) : null,
       status: failureReason === null ? 'requested' : 'failed',

@@ -68,7 +68,9 @@ export class RefundDesk {
 
   /**
    * Records what the refund pays: the payers of the transfers that paid the payment (read from their transactions on
-   * chain first), each its share. A refund that cannot be planned is recorded failed and reported at once.
+   * chain first), each its share of the price, plus the excess when the payment service put it on this refund (it
+   * marked it returned by this refund, so it is never returned twice). A refund that cannot be planned is recorded
+   * failed and reported at once.
    */
   private async record(event: RefundRequested, context: MessageContext): Promise<CryptoRefundEntity> {
     const rows = await payingTransfersOf(this.dataSource.manager, event.payment_id);
@@ -84,7 +86,12 @@ export class RefundDesk {
       if (known) return known;
       const plan = planRefund(
         paying,
-        { amountCentavos: event.amount_centavos, paymentAmountCentavos: event.payment_amount_centavos },
+        {
+          amountCentavos: event.amount_centavos,
+          paymentAmountCentavos: event.payment_amount_centavos,
+          excessBaseUnits: BigInt(event.excess?.amount_base_units ?? 0),
+        },
+        BigInt(rows[0]?.price ?? 0),
         await committedRefundBaseUnits(tx.manager, event.payment_id),
       );
       const refund = await insertRefund(tx.manager, {

@@ -21,27 +21,36 @@ export interface PayingTransfer {
 export interface RefundAsked {
   amountCentavos: number;
   paymentAmountCentavos: number;
+  /** The overpayment's excess the payment service put on this refund, in base units (0n: none). */
+  excessBaseUnits: bigint;
 }
 
 export type RefundPlan =
   { kind: 'payouts'; payouts: RefundPayout[]; total: bigint } | { kind: 'refused'; reason: string };
 
 /**
- * The refund's share of what arrived, rounded down to the token's base units (its 6 decimals): the buyer never gets
- * more than its share, so the refunds of one payment never add up to more than it received.
+ * What an owner that sent `sent` of the `received` base units gets back: its part of the refund's share of the price
+ * (`price`, the token amount the payment was priced at) plus its part of the excess the refund carries, rounded down
+ * to the token's base units once, so a full refund carrying the whole excess gives back exactly what was sent and
+ * the refunds of one payment never add up to more than it received.
  */
-export function refundShare(received: bigint, asked: RefundAsked): bigint {
-  return (received * BigInt(asked.amountCentavos)) / BigInt(asked.paymentAmountCentavos);
+export function refundShare(sent: bigint, received: bigint, price: bigint, asked: RefundAsked): bigint {
+  const paymentAmount = BigInt(asked.paymentAmountCentavos);
+  return (
+    (sent * (price * BigInt(asked.amountCentavos) + asked.excessBaseUnits * paymentAmount)) /
+    (received * paymentAmount)
+  );
 }
 
 /**
- * What a refund pays: each owner that paid gets its share of what it sent, pro rata to the refund's part of the
- * payment. `committed` is what the payment's other refunds (not failed) already pay: together they never exceed what
- * the paying transfers brought.
+ * What a refund pays: each owner that paid gets its share (see refundShare). Excess the payment service did not put
+ * on the refund (still held, or returned by hand) is never returned by it. `committed` is what the payment's other
+ * refunds (not failed) already pay: together they never exceed what the paying transfers brought.
  */
 export function planRefund(
   transfers: readonly PayingTransfer[],
   asked: RefundAsked,
+  price: bigint,
   committed: bigint,
 ): RefundPlan {
   if (transfers.length === 0)
@@ -51,13 +60,19 @@ export function planRefund(
   const sentBy = new Map<string, bigint>();
   for (const transfer of transfers)
     sentBy.set(transfer.owner, (sentBy.get(transfer.owner) ?? 0n) + transfer.amount);
+  const received = [...sentBy.values()].reduce((sum, sent) => sum + sent, 0n);
+  const priced = price < received ? price : received;
+  if (asked.excessBaseUnits < 0n || asked.excessBaseUnits > received - priced)
+    return {
+      kind: 'refused',
+      reason: 'O excedente a devolver não corresponde ao que foi recebido além do preço.',
+    };
   const payouts = [...sentBy]
-    .map(([owner, sent]) => ({ owner, amount: refundShare(sent, asked) }))
+    .map(([owner, sent]) => ({ owner, amount: refundShare(sent, received, priced, asked) }))
     .filter((payout) => payout.amount > 0n);
   const total = payouts.reduce((sum, payout) => sum + payout.amount, 0n);
   if (total === 0n)
     return { kind: 'refused', reason: 'O valor do reembolso é menor que a menor unidade do token.' };
-  const received = [...sentBy.values()].reduce((sum, sent) => sum + sent, 0n);
   if (committed + total > received)
     return { kind: 'refused', reason: 'Os reembolsos excederiam o valor recebido pelo pagamento.' };
   return {

@@ -10,6 +10,7 @@ import { CryptoRefunds1732400121000 } from './migrations/1732400121000-crypto-re
 import { RequestTraceContext1732400172000 } from './migrations/1732400172000-request-trace-context';
 import { TransfersOncePerInstruction1732400270000 } from './migrations/1732400270000-transfers-once-per-instruction';
 import { UnreadableTransactions1732400271000 } from './migrations/1732400271000-unreadable-transactions';
+import { RefundsWithinReceived1732400274000 } from './migrations/1732400274000-refunds-within-received';
 
 export {
   CryptoRefundEntity,
@@ -41,5 +42,6 @@ export const solanaWatcherDatabase = {
     RequestTraceContext1732400172000,
     TransfersOncePerInstruction1732400270000,
     UnreadableTransactions1732400271000,
+    RefundsWithinReceived1732400274000,
   ],
 };

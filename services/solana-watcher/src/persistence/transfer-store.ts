@@ -55,12 +55,14 @@ export interface PayingTransferRow {
   amount: string;
   mint: string;
   decimals: number;
+  /** The settled request's token amount: what the payment was priced at, in base units. */
+  price: string;
 }
 
 /** The transfers that paid the payment (those of its settled request), in chain order. */
 export function payingTransfersOf(manager: EntityManager, paymentId: string): Promise<PayingTransferRow[]> {
   return manager.query(
-    `SELECT t.signature, t.instruction, t.reference, t.amount, r.mint, r.decimals
+    `SELECT t.signature, t.instruction, t.reference, t.amount, r.mint, r.decimals, r.amount_base_units AS price
        FROM transfers t JOIN payment_requests r ON r.reference = t.reference
       WHERE r.payment_id = $1 AND r.status = 'settled' AND t.applied_to = 'payment'
       ORDER BY t.slot, t.signature, t.instruction`,

@@ -26,6 +26,7 @@ import {
   listPayments,
   listReceivedFunds,
   listRefunds,
+  returnReceivedFunds,
   listWebhookDeliveries,
   listWebhooks,
   pageSchema,
@@ -197,6 +198,21 @@ export const operations: OperationSpec[] = [
     query: [receivedFundsPage],
     commands: [listReceivedFunds],
     answers: [json(200, 'A page of received funds.', answers.receivedFundsList)],
+  },
+  {
+    method: 'post',
+    path: '/v1/payments/{payment_id}/received-funds/{funds_id}/return',
+    operationId: 'returnReceivedFunds',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Record received funds as returned to the payer by hand',
+    description:
+      'No body. Marks money kept for the payment as returned outside the gateway (`status` `returned`, ' +
+      '`returned_by` `manual`), so no refund returns it again. Money already returned, or carried by a refund in ' +
+      "flight (an excess rides with the refund that completes the payment's refunds), is `INVALID_STATUS`.",
+    params: { payment_id: 'pay', funds_id: 'fund' },
+    commands: [returnReceivedFunds],
+    answers: [json(200, 'The received funds, returned by hand.', answers.receivedFunds)],
   },
   {
     method: 'post',

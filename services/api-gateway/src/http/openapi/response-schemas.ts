@@ -21,6 +21,7 @@ import {
   publicId,
   receivedFundsId,
   receivedFundsKinds,
+  receivedFundsStatuses,
   refundId,
   refundStatuses,
   retryWebhookDelivery,
@@ -151,21 +152,33 @@ export const paymentUpdated = Joi.object({
   crypto: cryptoInstructions,
 }).id('PaymentUpdated');
 
-export const receivedFundsList = pageSchema(
-  Joi.object({
-    funds_id: receivedFundsId.required(),
-    kind: Joi.string()
-      .valid(...receivedFundsKinds)
-      .required(),
-    rail: Joi.string()
-      .valid(...paymentMethods)
-      .required(),
-    reference: Joi.string().required(),
-    amount_brl: brl.allow(null).required(),
-    amount_token: Joi.number().allow(null).required(),
-    detected_at: isoDate.required(),
-  }).id('ReceivedFunds'),
-);
+export const receivedFunds = Joi.object({
+  funds_id: receivedFundsId.required(),
+  kind: Joi.string()
+    .valid(...receivedFundsKinds)
+    .required(),
+  rail: Joi.string()
+    .valid(...paymentMethods)
+    .required(),
+  reference: Joi.string().required(),
+  amount_brl: brl.allow(null).required(),
+  amount_token: Joi.number().allow(null).required(),
+  detected_at: isoDate.required(),
+  status: Joi.string()
+    .valid(...receivedFundsStatuses)
+    .required()
+    .description(
+      '`held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that ' +
+        'succeeded, or by hand). Money goes back once: by a refund or by hand, never both.',
+    ),
+  returned_by: Joi.string()
+    .allow(null)
+    .required()
+    .description('The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held.'),
+  returned_at: isoDate.allow(null).required(),
+}).id('ReceivedFunds');
+
+export const receivedFundsList = pageSchema(receivedFunds);
 
 export const refund = Joi.object({
   refund_id: refundId.required(),
@@ -177,6 +190,13 @@ export const refund = Joi.object({
   reason: nullableText,
   failure_reason: nullableText,
   external_id: nullableText.description('The PIX devolução id or the Solana transaction signature.'),
+  returned_funds_id: receivedFundsId
+    .allow(null)
+    .required()
+    .description(
+      "The received funds (an overpayment's excess) this refund also returns to the payer besides `amount_brl`: " +
+        "the refund that completes the payment's refunds carries the excess still held. Null when none.",
+    ),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 }).id('Refund');

@@ -14,6 +14,7 @@ import {
   paymentStatuses,
   publicPaymentRecord,
   receivedFundsId,
+  returnReceivedFunds,
   simulatePayment,
   tokens,
   updatePayment,
@@ -96,6 +97,7 @@ export const receivedFundsPage = pageQuery(receivedFundsId);
 export function paymentRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
   const paymentOf = ownResourcePayload('payment_id', 'pay');
+  const fundsOf = ownResourcePayload('funds_id', 'fund');
 
   router.post(
     '/payments',
@@ -171,6 +173,21 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
         res,
       );
       res.json({ data: funds.data.map(receivedFundsResponse), has_more: funds.has_more });
+    }),
+  );
+
+  // Records kept money as returned to the payer outside the gateway (no body), so no refund returns it again; money a
+  // refund returns or returned is INVALID_STATUS.
+  router.post(
+    '/payments/:payment_id/received-funds/:funds_id/return',
+    asyncHandler(async (req, res) => {
+      const { businessId } = identityOf(res);
+      const funds = await commands.send(
+        returnReceivedFunds,
+        { ...paymentOf(req, businessId), funds_id: fundsOf(req, businessId).funds_id },
+        res,
+      );
+      res.json(receivedFundsResponse(funds));
     }),
   );
 

@@ -1,0 +1,46 @@
+import { MANUAL_RETURN, type ReceivedFundsItem, type ReturnReceivedFunds } from '@gateway/contracts';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import { counter } from '@gateway/observability';
+import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
+import { findReceivedFunds, lockPayment, markFundsReturnedByHand } from '../persistence';
+
+const returnedByHand = counter(
+  'payment_received_funds_returned_by_hand_total',
+  'Received funds recorded as returned to the payer outside the gateway',
+  ['rail', 'kind'],
+);
+
+const notFound = () => new CommandError('NOT_FOUND', 'Fundos recebidos não encontrados.');
+
+/**
+ * Records that kept money of the business's payment went back to the payer outside the gateway, so no refund returns
+ * it again. Under the payment's lock, like the refund that could carry the same excess: whichever comes first takes
+ * it, the other finds it no longer held (INVALID_STATUS naming who returns it). Once per command (inbox).
+ */
+export function returnReceivedFunds(
+  uow: UnitOfWork,
+  command: ReturnReceivedFunds,
+  context: MessageContext,
+): Promise<ReceivedFundsItem> {
+  return uow.once(context, async (tx) => {
+    const payment = await lockPayment(tx.manager, command.payment_id, command.business_id);
+    if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
+    const returned = await markFundsReturnedByHand(tx.manager, payment.id, command.funds_id);
+    if (!returned) {
+      const funds = await findReceivedFunds(tx.manager, payment.id, command.funds_id);
+      if (!funds) throw notFound();
+      throw new CommandError(
+        'INVALID_STATUS',
+        funds.returnedBy === MANUAL_RETURN
+          ? 'Estes fundos já foram devolvidos manualmente.'
+          : `Estes fundos são devolvidos pelo reembolso ${funds.returnedBy}.`,
+      );
+    }
+    tx.afterCommit(() => returnedByHand.inc({ rail: returned.rail, kind: returned.kind }));
+    context.logger.info(
+      { payment_id: payment.id, funds_id: returned.fundsId, kind: returned.kind },
+      'received funds recorded as returned by hand',
+    );
+    return toReceivedFundsItem(returned, tokenDecimalsOf(payment.instructions));
+  });
+}

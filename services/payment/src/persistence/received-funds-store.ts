@@ -1,0 +1,77 @@
+import type { EntityManager } from 'typeorm';
+import { MANUAL_RETURN, type RefundedExcess } from '@gateway/contracts';
+import { ReceivedFundsEntity } from './received-funds.entity';
+
+// How kept money goes back to the payer, once (migration 1732400273000 refuses any second return).
+
+/** The payment's overpayment excess still held, locked until the transaction ends; null when there is none. */
+export async function lockHeldExcess(
+  manager: EntityManager,
+  paymentId: string,
+): Promise<RefundedExcess | null> {
+  const rows: Array<{ funds_id: string; amount_centavos: string | null; amount_base_units: string | null }> =
+    await manager.query(
+      `SELECT funds_id, amount_centavos, amount_base_units FROM received_funds
+        WHERE payment_id = $1 AND kind = 'excess' AND returned_by IS NULL
+        ORDER BY id LIMIT 1 FOR UPDATE`,
+      [paymentId],
+    );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    funds_id: row.funds_id,
+    amount_centavos: row.amount_centavos === null ? null : Number(row.amount_centavos),
+    amount_base_units: row.amount_base_units,
+  };
+}
+
+/** Marks held funds as carried by `refundId` (a pending refund that names them); false when they are not held. */
+export async function markFundsReturnedByRefund(
+  manager: EntityManager,
+  fundsId: string,
+  refundId: string,
+): Promise<boolean> {
+  const [rows]: [unknown[], number] = await manager.query(
+    `UPDATE received_funds SET returned_by = $2 WHERE funds_id = $1 AND returned_by IS NULL RETURNING id`,
+    [fundsId, refundId],
+  );
+  return rows.length > 0;
+}
+
+/** Marks held funds of the payment as returned by hand now; null when they are not held (or not the payment's). */
+export async function markFundsReturnedByHand(
+  manager: EntityManager,
+  paymentId: string,
+  fundsId: string,
+): Promise<ReceivedFundsEntity | null> {
+  const [rows]: [unknown[], number] = await manager.query(
+    `UPDATE received_funds SET returned_by = $3, returned_at = now()
+      WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL RETURNING id`,
+    [fundsId, paymentId, MANUAL_RETURN],
+  );
+  return rows.length > 0 ? findReceivedFunds(manager, paymentId, fundsId) : null;
+}
+
+/** One record of the payment's received funds. */
+export function findReceivedFunds(
+  manager: EntityManager,
+  paymentId: string,
+  fundsId: string,
+): Promise<ReceivedFundsEntity | null> {
+  return manager.findOneBy(ReceivedFundsEntity, { paymentId, fundsId });
+}
+
+/** What a settled refund does to the funds it carries: dated returned when it succeeded, held again when it failed. */
+export async function settleFundsOfRefund(
+  manager: EntityManager,
+  refund: { id: string; returnedFundsId: string | null },
+  outcome: 'succeeded' | 'failed',
+): Promise<void> {
+  if (refund.returnedFundsId === null) return;
+  await manager.query(
+    outcome === 'succeeded'
+      ? `UPDATE received_funds SET returned_at = now() WHERE funds_id = $2 AND returned_by = $1 AND returned_at IS NULL`
+      : `UPDATE received_funds SET returned_by = NULL WHERE funds_id = $2 AND returned_by = $1`,
+    [refund.id, refund.returnedFundsId],
+  );
+}
