@@ -146,9 +146,11 @@ const processes: ProcessSpec[] = [
     entry: 'infra/psp-simulator/src/main.ts',
     sandboxOnly: true,
     variables: pspSimulatorVariables,
-    // The simulated bank accepts the credentials and owns the key the adapter is configured with.
+    // The simulated bank accepts the credentials and owns the key the adapter is configured with; it keeps its books
+    // in the stack's database, in a schema of its own.
     defaults: {
       PSP_SIMULATOR_PORT: String(settings.PSP_SIMULATOR_PORT),
+      PSP_SIMULATOR_DATABASE_URL: process.env.DATABASE_URL,
       PSP_SIMULATOR_CLIENT_ID: process.env.PSP_CLIENT_ID,
       PSP_SIMULATOR_CLIENT_SECRET: process.env.PSP_CLIENT_SECRET,
       PSP_SIMULATOR_PIX_KEY: process.env.PIX_KEY,
