@@ -12,23 +12,42 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { prettyFactory } from 'pino-pretty';
 import {
+  ConfigError,
   Joi,
   commonEnv,
   launcherMetricsPortVariable,
   loadConfig,
-  loadOrExit,
   variableNames,
 } from '../packages/config/src';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
-import { pspSimulatorSchema, pspSimulatorVariables } from '../infra/psp-simulator/src/config';
-import { solanaLocalnetSchema, solanaLocalnetVariables } from '../infra/solana-localnet/src/config';
-import { apiGatewaySchema, apiGatewayVariables } from '../services/api-gateway/src/config';
-import { checkoutVariables } from '../services/checkout/src/config';
-import { customerVariables } from '../services/customer/src/config';
-import { paymentVariables } from '../services/payment/src/config';
-import { pixAdapterVariables } from '../services/pix-adapter/src/config';
-import { SANDBOX_RECEIVING_WALLET, solanaWatcherVariables } from '../services/solana-watcher/src/config';
-import { webhookDispatcherVariables } from '../services/webhook-dispatcher/src/config';
+import {
+  loadPspSimulatorConfig,
+  pspSimulatorSchema,
+  pspSimulatorVariables,
+} from '../infra/psp-simulator/src/config';
+import {
+  readConfig as loadSolanaLocalnetConfig,
+  solanaLocalnetSchema,
+  solanaLocalnetVariables,
+} from '../infra/solana-localnet/src/config';
+import {
+  apiGatewaySchema,
+  apiGatewayVariables,
+  loadApiGatewayConfig,
+} from '../services/api-gateway/src/config';
+import { checkoutVariables, loadCheckoutConfig } from '../services/checkout/src/config';
+import { customerVariables, loadCustomerConfig } from '../services/customer/src/config';
+import { loadPaymentConfig, paymentVariables } from '../services/payment/src/config';
+import { loadPixAdapterConfig, pixAdapterVariables } from '../services/pix-adapter/src/config';
+import {
+  SANDBOX_RECEIVING_WALLET,
+  loadSolanaWatcherConfig,
+  solanaWatcherVariables,
+} from '../services/solana-watcher/src/config';
+import {
+  loadWebhookDispatcherConfig,
+  webhookDispatcherVariables,
+} from '../services/webhook-dispatcher/src/config';
 
 const root = join(__dirname, '..');
 
@@ -117,7 +136,20 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
 });
 
 const launcherVariables = variableNames(launcherSchema);
-const settings = loadOrExit(() => loadConfig(launcherSchema, process.env));
+/**
+ * `--check-config` (what `gateway config check` runs): checks the launcher's settings and every process's config
+ * against this environment, as a start would, and exits without starting anything.
+ */
+const checkOnly = process.argv.includes('--check-config');
+/** The launcher's own bad variables; reported together with every process's before anything starts. */
+const launcherProblem = configProblem(() => loadConfig(launcherSchema, process.env));
+// With bad settings, what they read as (defaults applied) still tells each process's environment for the check.
+const settings: LauncherSettings = launcherSchema.validate(process.env, {
+  abortEarly: false,
+  allowUnknown: true,
+  stripUnknown: true,
+  convert: true,
+}).value;
 const sandbox = settings.APP_ENV === 'sandbox';
 const gatewayUrl = `http://127.0.0.1:${settings.PORT}`;
 const pspUrl = `http://127.0.0.1:${settings.PSP_SIMULATOR_PORT}`;
@@ -133,6 +165,8 @@ interface ProcessSpec {
   defaults?: Record<string, string | undefined>;
   /** What the launcher sets for it whatever the environment says (a replica's own ports). */
   overrides?: Record<string, string>;
+  /** Loads its config from an environment, as the process does at start (a ConfigError names what is bad). */
+  load: (env: NodeJS.ProcessEnv) => unknown;
 }
 
 /** The variables each service's config reads; keyed by the one list of services, so none is left out. */
@@ -144,6 +178,16 @@ const serviceVariables: Record<ServiceName, string[]> = {
   checkout: checkoutVariables,
   customer: customerVariables,
   'webhook-dispatcher': webhookDispatcherVariables,
+};
+
+const serviceLoaders: Record<ServiceName, (env: NodeJS.ProcessEnv) => unknown> = {
+  'api-gateway': loadApiGatewayConfig,
+  payment: loadPaymentConfig,
+  'pix-adapter': loadPixAdapterConfig,
+  'solana-watcher': loadSolanaWatcherConfig,
+  checkout: loadCheckoutConfig,
+  customer: loadCustomerConfig,
+  'webhook-dispatcher': loadWebhookDispatcherConfig,
 };
 
 /** In the sandbox, the rails reach the stand-ins the launcher runs. */
@@ -158,6 +202,7 @@ const processes: ProcessSpec[] = [
     entry: 'infra/psp-simulator/src/main.ts',
     sandboxOnly: true,
     variables: pspSimulatorVariables,
+    load: loadPspSimulatorConfig,
     // The simulated bank accepts the credentials and owns the key the adapter is configured with; it keeps its books
     // in the stack's database, in a schema of its own.
     defaults: {
@@ -174,6 +219,7 @@ const processes: ProcessSpec[] = [
     entry: 'infra/solana-localnet/src/main.ts',
     sandboxOnly: true,
     variables: solanaLocalnetVariables,
+    load: loadSolanaLocalnetConfig,
     // The local chain funds the payer and creates the accounts of the wallet the watcher is configured with.
     defaults: {
       SOLANA_LOCALNET_PORT: String(settings.SOLANA_LOCALNET_PORT),
@@ -186,6 +232,7 @@ const processes: ProcessSpec[] = [
     name,
     entry: `services/${name}/src/main.ts`,
     variables: serviceVariables[name],
+    load: serviceLoaders[name],
     defaults:
       name === 'api-gateway'
         ? { PORT: String(settings.PORT) }
@@ -506,7 +553,51 @@ async function banner(): Promise<string> {
   return `\n${'='.repeat(72)}\n${lines.join('\n')}\n${'='.repeat(72)}\n`;
 }
 
+/** The ConfigError `load` throws, if any. */
+function configProblem(load: () => unknown): ConfigError | undefined {
+  try {
+    load();
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+}
+
+/**
+ * Checks the launcher's settings and the config of every process it would start, each in the environment it would get,
+ * and reports every bad variable of every one at once (not one process per attempt): exits 78 when any is bad.
+ */
+function checkConfiguration(): void {
+  const problems = [
+    ...(launcherProblem ? [{ name: 'launcher', problem: launcherProblem }] : []),
+    ...processes
+      .filter((p) => sandbox || !p.sandboxOnly)
+      .map((spec) => ({
+        name: spec.name,
+        problem: configProblem(() => spec.load(processEnvironment(spec))),
+      })),
+  ].filter((found): found is { name: string; problem: ConfigError } => found.problem !== undefined);
+  if (problems.length === 0) {
+    if (checkOnly)
+      console.log(`configuration valid (APP_ENV=${settings.APP_ENV}) for the launcher and every process`);
+    return;
+  }
+  const report = problems.map(
+    ({ name, problem }) => `${name}: ${problem.message}\n(bad variables: ${problem.variables.join(', ')})`,
+  );
+  const every = [...new Set(problems.flatMap(({ problem }) => problem.variables))].sort();
+  const checked = processes.filter((p) => sandbox || !p.sandboxOnly).length + 1;
+  process.stderr.write(
+    `${report.join('\n')}\n\n${problems.length} of the ${checked} checked (the launcher and its processes) refuse ` +
+      `this environment (APP_ENV=${settings.APP_ENV}); every variable to set or fix:\n${every.join(' ')}\n`,
+  );
+  process.exit(78);
+}
+
 async function main(): Promise<void> {
+  checkConfiguration();
+  if (checkOnly) return;
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
   processes
