@@ -8,25 +8,46 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { prettyFactory } from 'pino-pretty';
 import {
+  ConfigError,
   Joi,
   commonEnv,
   launcherMetricsPortVariable,
   loadConfig,
-  loadOrExit,
   variableNames,
 } from '../packages/config/src';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
-import { pspSimulatorSchema, pspSimulatorVariables } from '../infra/psp-simulator/src/config';
-import { solanaLocalnetSchema, solanaLocalnetVariables } from '../infra/solana-localnet/src/config';
-import { apiGatewaySchema, apiGatewayVariables } from '../services/api-gateway/src/config';
-import { checkoutVariables } from '../services/checkout/src/config';
-import { customerVariables } from '../services/customer/src/config';
-import { paymentVariables } from '../services/payment/src/config';
-import { pixAdapterVariables } from '../services/pix-adapter/src/config';
-import { SANDBOX_RECEIVING_WALLET, solanaWatcherVariables } from '../services/solana-watcher/src/config';
-import { webhookDispatcherVariables } from '../services/webhook-dispatcher/src/config';
+import {
+  loadPspSimulatorConfig,
+  pspSimulatorSchema,
+  pspSimulatorVariables,
+} from '../infra/psp-simulator/src/config';
+import {
+  readConfig as loadSolanaLocalnetConfig,
+  solanaLocalnetSchema,
+  solanaLocalnetVariables,
+} from '../infra/solana-localnet/src/config';
+import {
+  apiGatewaySchema,
+  apiGatewayVariables,
+  loadApiGatewayConfig,
+} from '../services/api-gateway/src/config';
+import { checkoutVariables, loadCheckoutConfig } from '../services/checkout/src/config';
+import { customerVariables, loadCustomerConfig } from '../services/customer/src/config';
+import { loadPaymentConfig, paymentVariables } from '../services/payment/src/config';
+import { loadPixAdapterConfig, pixAdapterVariables } from '../services/pix-adapter/src/config';
+import {
+  SANDBOX_RECEIVING_WALLET,
+  loadSolanaWatcherConfig,
+  solanaWatcherVariables,
+} from '../services/solana-watcher/src/config';
+import {
+  loadWebhookDispatcherConfig,
+  webhookDispatcherVariables,
+} from '../services/webhook-dispatcher/src/config';
 
 const root = join(__dirname, '..');
 
@@ -52,6 +73,14 @@ interface LauncherSettings {
   STACK_REPLICAS?: string;
   /** Every service's stop bound: on Ctrl-C a process still running a few seconds past it is killed. */
   SHUTDOWN_TIMEOUT_MS: number;
+  /**
+   * How the processes' log lines are shown here: `pretty` (the default, for a person at a terminal: time, level and
+   * message on one line, the rest indented below) or `json`, the lines as the processes write them (what production
+   * collectors read, and what tests parse). The processes themselves always log JSON.
+   */
+  LOG_FORMAT: 'pretty' | 'json';
+  /** Where the demo business is remembered between starts (default `.run/demo-business.json`). */
+  DEMO_BUSINESS_FILE: string;
 }
 
 type Worker = Exclude<ServiceName, 'api-gateway'>;
@@ -93,6 +122,8 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
   }),
   ADMIN_TOKEN: apiGatewaySchema.extract('ADMIN_TOKEN'),
   DEMO_BUSINESS: Joi.boolean().default(true),
+  DEMO_BUSINESS_FILE: Joi.string().default(join(root, '.run/demo-business.json')),
+  LOG_FORMAT: Joi.string().valid('pretty', 'json').default('pretty'),
   RESTART_EXITED_AFTER_MS: Joi.number().integer().min(0).optional(),
   SHUTDOWN_TIMEOUT_MS: commonEnv.SHUTDOWN_TIMEOUT_MS,
   PROCESS_TABLE_FILE: Joi.string().optional(),
@@ -105,7 +136,20 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
 });
 
 const launcherVariables = variableNames(launcherSchema);
-const settings = loadOrExit(() => loadConfig(launcherSchema, process.env));
+/**
+ * `--check-config` (what `gateway config check` runs): checks the launcher's settings and every process's config
+ * against this environment, as a start would, and exits without starting anything.
+ */
+const checkOnly = process.argv.includes('--check-config');
+/** The launcher's own bad variables; reported together with every process's before anything starts. */
+const launcherProblem = configProblem(() => loadConfig(launcherSchema, process.env));
+// With bad settings, what they read as (defaults applied) still tells each process's environment for the check.
+const settings: LauncherSettings = launcherSchema.validate(process.env, {
+  abortEarly: false,
+  allowUnknown: true,
+  stripUnknown: true,
+  convert: true,
+}).value;
 const sandbox = settings.APP_ENV === 'sandbox';
 const gatewayUrl = `http://127.0.0.1:${settings.PORT}`;
 const pspUrl = `http://127.0.0.1:${settings.PSP_SIMULATOR_PORT}`;
@@ -121,6 +165,8 @@ interface ProcessSpec {
   defaults?: Record<string, string | undefined>;
   /** What the launcher sets for it whatever the environment says (a replica's own ports). */
   overrides?: Record<string, string>;
+  /** Loads its config from an environment, as the process does at start (a ConfigError names what is bad). */
+  load: (env: NodeJS.ProcessEnv) => unknown;
 }
 
 /** The variables each service's config reads; keyed by the one list of services, so none is left out. */
@@ -132,6 +178,16 @@ const serviceVariables: Record<ServiceName, string[]> = {
   checkout: checkoutVariables,
   customer: customerVariables,
   'webhook-dispatcher': webhookDispatcherVariables,
+};
+
+const serviceLoaders: Record<ServiceName, (env: NodeJS.ProcessEnv) => unknown> = {
+  'api-gateway': loadApiGatewayConfig,
+  payment: loadPaymentConfig,
+  'pix-adapter': loadPixAdapterConfig,
+  'solana-watcher': loadSolanaWatcherConfig,
+  checkout: loadCheckoutConfig,
+  customer: loadCustomerConfig,
+  'webhook-dispatcher': loadWebhookDispatcherConfig,
 };
 
 /** In the sandbox, the rails reach the stand-ins the launcher runs. */
@@ -146,9 +202,12 @@ const processes: ProcessSpec[] = [
     entry: 'infra/psp-simulator/src/main.ts',
     sandboxOnly: true,
     variables: pspSimulatorVariables,
-    // The simulated bank accepts the credentials and owns the key the adapter is configured with.
+    load: loadPspSimulatorConfig,
+    // The simulated bank accepts the credentials and owns the key the adapter is configured with; it keeps its books
+    // in the stack's database, in a schema of its own.
     defaults: {
       PSP_SIMULATOR_PORT: String(settings.PSP_SIMULATOR_PORT),
+      PSP_SIMULATOR_DATABASE_URL: process.env.DATABASE_URL,
       PSP_SIMULATOR_CLIENT_ID: process.env.PSP_CLIENT_ID,
       PSP_SIMULATOR_CLIENT_SECRET: process.env.PSP_CLIENT_SECRET,
       PSP_SIMULATOR_PIX_KEY: process.env.PIX_KEY,
@@ -160,6 +219,7 @@ const processes: ProcessSpec[] = [
     entry: 'infra/solana-localnet/src/main.ts',
     sandboxOnly: true,
     variables: solanaLocalnetVariables,
+    load: loadSolanaLocalnetConfig,
     // The local chain funds the payer and creates the accounts of the wallet the watcher is configured with.
     defaults: {
       SOLANA_LOCALNET_PORT: String(settings.SOLANA_LOCALNET_PORT),
@@ -172,6 +232,7 @@ const processes: ProcessSpec[] = [
     name,
     entry: `services/${name}/src/main.ts`,
     variables: serviceVariables[name],
+    load: serviceLoaders[name],
     defaults:
       name === 'api-gateway'
         ? { PORT: String(settings.PORT) }
@@ -257,17 +318,44 @@ function prefixLines(
   out: NodeJS.WritableStream & { isTTY?: boolean },
 ): void {
   const prefix = out.isTTY ? `\x1b[${color}m${name.padEnd(width)} |\x1b[0m` : `${name.padEnd(width)} |`;
+  const show = lineFormatter(out.isTTY === true);
   let buffered = '';
+  const write = (line: string) => {
+    for (const shown of show(line)) out.write(`${prefix} ${shown}\n`);
+  };
   stream.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
-    for (const line of lines) out.write(`${prefix} ${line}\n`);
+    lines.forEach(write);
   });
   // A last line without a newline (a process that dies mid-line) is still shown.
   stream.on('end', () => {
-    if (buffered) out.write(`${prefix} ${buffered}\n`);
+    if (buffered) write(buffered);
   });
+}
+
+/**
+ * How a process's log line is shown (LOG_FORMAT): as it is, or a JSON line rendered by pino-pretty (the prefix names
+ * the process, so its name, pid and host are left out). A line that is not JSON (a crash's stack) is shown as it is.
+ */
+function lineFormatter(colorize: boolean): (line: string) => string[] {
+  if (settings.LOG_FORMAT === 'json') return (line) => [line];
+  const pretty = prettyFactory({
+    colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,name',
+    singleLine: false,
+  });
+  return (line) => {
+    if (!line.startsWith('{')) return [line];
+    try {
+      JSON.parse(line);
+    } catch {
+      return [line];
+    }
+    return pretty(line).replace(/\n+$/, '').split('\n');
+  };
 }
 
 function start(spec: ProcessSpec, index: number): void {
@@ -351,18 +439,28 @@ interface DemoBusiness {
   business_id: string;
   api_key: string;
   product_id: string;
-  checkout_url: string;
+  checkout_id: string;
 }
 
-/** On first start, a demo sandbox business with fee rules, a product and a checkout, so the quick start works at once. */
+/**
+ * On first start, a demo sandbox business with fee rules, a product and a checkout, so the quick start works at once.
+ * Only ids are remembered: every URL is asked of the gateway at each start, so it follows the ports of this start.
+ */
 async function ensureDemoBusiness(): Promise<DemoBusiness> {
-  const file = join(root, '.run/demo-business.json');
+  const file = settings.DEMO_BUSINESS_FILE;
   if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoBusiness;
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<DemoBusiness>;
     const stillThere = await fetch(`${gatewayUrl}/admin/v1/businesses/${saved.business_id}`, {
       headers: { authorization: `Bearer ${settings.ADMIN_TOKEN}` },
     }).then((r) => r.ok);
-    if (stillThere) return saved;
+    // A file from before checkouts were remembered by id gets a new checkout for the same business.
+    if (stillThere && saved.api_key && saved.product_id)
+      return remember(file, {
+        business_id: saved.business_id!,
+        api_key: saved.api_key,
+        product_id: saved.product_id,
+        checkout_id: saved.checkout_id ?? (await demoCheckout(saved.api_key, saved.product_id)).checkout_id,
+      });
   }
   const business = await admin('POST', '/admin/v1/businesses', { name: 'Loja Demo' });
   const id = business.business_id as string;
@@ -373,46 +471,146 @@ async function ensureDemoBusiness(): Promise<DemoBusiness> {
     price: 7990,
     description: 'Camiseta de algodão orgânico',
   });
-  const checkout = await fetch(`${gatewayUrl}/v1/checkouts`, {
-    method: 'POST',
-    headers: { 'x-api-key': business.api_key as string, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      product_id: product.product_id,
-      title: 'Camiseta Tupi',
-      return_url: 'https://example.com/obrigado',
-      cancel_url: 'https://example.com/carrinho',
-    }),
-  }).then((r) => r.json() as Promise<{ slug: string }>);
-  const demo: DemoBusiness = {
+  const apiKey = business.api_key as string;
+  const productId = product.product_id as string;
+  const checkout = await demoCheckout(apiKey, productId);
+  return remember(file, {
     business_id: id,
-    api_key: business.api_key as string,
-    product_id: product.product_id as string,
-    checkout_url: `${gatewayUrl}/c/${checkout.slug}`,
-  };
-  mkdirSync(join(root, '.run'), { recursive: true });
+    api_key: apiKey,
+    product_id: productId,
+    checkout_id: checkout.checkout_id,
+  });
+}
+
+function remember(file: string, demo: DemoBusiness): DemoBusiness {
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
 }
 
+async function demoCheckout(
+  apiKey: string,
+  productId: string,
+): Promise<{ checkout_id: string; url: string }> {
+  return merchant<{ checkout_id: string; url: string }>(apiKey, 'POST', '/v1/checkouts', {
+    product_id: productId,
+    title: 'Camiseta Tupi',
+    return_url: 'https://example.com/obrigado',
+    cancel_url: 'https://example.com/carrinho',
+  });
+}
+
+async function merchant<T>(apiKey: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as T;
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Waits until something accepts connections on `port` of this machine (a stand-in with no health route). */
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`);
+}
+
+/** What `npm start` prints once everything is up: every URL built from this start's settings. */
+async function banner(): Promise<string> {
+  const lines = [
+    `gateway:       ${gatewayUrl}  (GET /healthz, /readyz, /metrics)`,
+    `API reference: ${gatewayUrl}/docs`,
+  ];
+  if (sandbox) lines.push(`PSP simulator: ${pspUrl}`, `Solana RPC:    ${solanaRpcUrl}`);
+  if (sandbox && settings.DEMO_BUSINESS) {
+    const demo = await ensureDemoBusiness();
+    const checkout = await merchant<{ url: string }>(
+      demo.api_key,
+      'GET',
+      `/v1/checkouts/${demo.checkout_id}`,
+    );
+    lines.push(
+      `demo business: ${demo.business_id}`,
+      `demo API key:  ${demo.api_key}`,
+      `demo product:  ${demo.product_id}`,
+      `demo checkout: ${checkout.url}  (open it in a browser)`,
+    );
+  }
+  return `\n${'='.repeat(72)}\n${lines.join('\n')}\n${'='.repeat(72)}\n`;
+}
+
+/** The ConfigError `load` throws, if any. */
+function configProblem(load: () => unknown): ConfigError | undefined {
+  try {
+    load();
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+}
+
+/**
+ * Checks the launcher's settings and the config of every process it would start, each in the environment it would get,
+ * and reports every bad variable of every one at once (not one process per attempt): exits 78 when any is bad.
+ */
+function checkConfiguration(): void {
+  const problems = [
+    ...(launcherProblem ? [{ name: 'launcher', problem: launcherProblem }] : []),
+    ...processes
+      .filter((p) => sandbox || !p.sandboxOnly)
+      .map((spec) => ({
+        name: spec.name,
+        problem: configProblem(() => spec.load(processEnvironment(spec))),
+      })),
+  ].filter((found): found is { name: string; problem: ConfigError } => found.problem !== undefined);
+  if (problems.length === 0) {
+    if (checkOnly)
+      console.log(`configuration valid (APP_ENV=${settings.APP_ENV}) for the launcher and every process`);
+    return;
+  }
+  const report = problems.map(
+    ({ name, problem }) => `${name}: ${problem.message}\n(bad variables: ${problem.variables.join(', ')})`,
+  );
+  const every = [...new Set(problems.flatMap(({ problem }) => problem.variables))].sort();
+  const checked = processes.filter((p) => sandbox || !p.sandboxOnly).length + 1;
+  process.stderr.write(
+    `${report.join('\n')}\n\n${problems.length} of the ${checked} checked (the launcher and its processes) refuse ` +
+      `this environment (APP_ENV=${settings.APP_ENV}); every variable to set or fix:\n${every.join(' ')}\n`,
+  );
+  process.exit(78);
+}
+
 async function main(): Promise<void> {
+  checkConfiguration();
+  if (checkOnly) return;
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
   processes
     .filter((p) => sandbox || !p.sandboxOnly)
     .flatMap(replicasOf)
     .forEach(start);
+  // Last, once everything is up: the gateway ready (every service consumes its commands) and the stand-ins listening.
   await waitForHealthy(`${gatewayUrl}/readyz`, 120_000);
-  const lines = [`gateway: ${gatewayUrl}  (GET /healthz, /readyz, /metrics)`];
-  if (sandbox && settings.DEMO_BUSINESS) {
-    const demo = await ensureDemoBusiness();
-    lines.push(
-      `demo business: ${demo.business_id}`,
-      `demo API key:  ${demo.api_key}`,
-      `demo product:  ${demo.product_id}`,
-      `demo checkout: ${demo.checkout_url}  (open it in a browser)`,
+  if (sandbox)
+    await Promise.all(
+      [settings.PSP_SIMULATOR_PORT, settings.SOLANA_LOCALNET_PORT].map((port) => waitForPort(port, 120_000)),
     );
-  }
-  console.log(`\n${'='.repeat(72)}\n${lines.join('\n')}\n${'='.repeat(72)}\n`);
+  console.log(await banner());
 }
 
 main().catch((err: unknown) => {

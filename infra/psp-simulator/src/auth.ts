@@ -1,5 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler, type Router } from 'express';
+import { asyncHandler } from '@gateway/http-errors';
+import { type CobStore } from './cob-store';
 import { sendProblem } from './problem';
 
 export interface ClientCredentials {
@@ -26,54 +28,59 @@ export interface TokenOptions {
   omitExpiresIn?: boolean;
 }
 
-interface IssuedToken {
-  expiresAt: number;
-  scopes: Set<string>;
-}
-
-/** OAuth2 client-credentials issuer (RFC 6749 section 4.4) and the Bearer and scope checks API Pix puts on calls. */
+/**
+ * OAuth2 client-credentials issuer (RFC 6749 section 4.4) and the Bearer and scope checks API Pix puts on calls. The
+ * tokens it hands out are in the books, so a client's token stays good across a restart until it expires.
+ */
 export class TokenIssuer {
-  private readonly issued = new Map<string, IssuedToken>();
-
   constructor(
     private readonly credentials: ClientCredentials,
     private readonly options: TokenOptions,
+    private readonly store: CobStore,
   ) {}
 
   /** `POST /oauth/token`; errors follow RFC 6749 section 5.2 (`{error}`), which OAuth clients expect. */
   router(): Router {
     const router = express.Router();
-    router.post('/oauth/token', express.urlencoded({ extended: false }), (req, res) => {
-      if (!this.authenticates(req.get('authorization'))) {
-        res.status(401).set('www-authenticate', 'Basic realm="oauth"').json({ error: 'invalid_client' });
-        return;
-      }
-      if (req.body?.grant_type !== 'client_credentials') {
-        res.status(400).json({ error: 'unsupported_grant_type' });
-        return;
-      }
-      // RFC 6749 section 3.3: without `scope` the client gets the default, here every scope it may have.
-      const requested = typeof req.body?.scope === 'string' ? req.body.scope.split(' ').filter(Boolean) : [];
-      const unknown = requested.filter(
-        (scope: string) => !(API_PIX_SCOPES as readonly string[]).includes(scope),
-      );
-      if (unknown.length > 0) {
-        res.status(400).json({ error: 'invalid_scope', error_description: `unknown: ${unknown.join(' ')}` });
-        return;
-      }
-      const scopes: string[] = requested.length > 0 ? requested : [...API_PIX_SCOPES];
-      const token = randomBytes(24).toString('base64url');
-      this.issued.set(token, {
-        expiresAt: Date.now() + this.options.ttlSeconds * 1000,
-        scopes: new Set(scopes),
-      });
-      res.set('cache-control', 'no-store').json({
-        access_token: token,
-        token_type: 'Bearer',
-        ...(this.options.omitExpiresIn ? {} : { expires_in: this.options.ttlSeconds }),
-        scope: scopes.join(' '),
-      });
-    });
+    router.post(
+      '/oauth/token',
+      express.urlencoded({ extended: false }),
+      asyncHandler(async (req, res) => {
+        if (!this.authenticates(req.get('authorization'))) {
+          res.status(401).set('www-authenticate', 'Basic realm="oauth"').json({ error: 'invalid_client' });
+          return;
+        }
+        if (req.body?.grant_type !== 'client_credentials') {
+          res.status(400).json({ error: 'unsupported_grant_type' });
+          return;
+        }
+        // RFC 6749 section 3.3: without `scope` the client gets the default, here every scope it may have.
+        const requested =
+          typeof req.body?.scope === 'string' ? req.body.scope.split(' ').filter(Boolean) : [];
+        const unknown = requested.filter(
+          (scope: string) => !(API_PIX_SCOPES as readonly string[]).includes(scope),
+        );
+        if (unknown.length > 0) {
+          res
+            .status(400)
+            .json({ error: 'invalid_scope', error_description: `unknown: ${unknown.join(' ')}` });
+          return;
+        }
+        const scopes: string[] = requested.length > 0 ? requested : [...API_PIX_SCOPES];
+        const token = randomBytes(24).toString('base64url');
+        await this.store.recordToken(token, {
+          clientId: this.credentials.clientId,
+          expiresAt: new Date(Date.now() + this.options.ttlSeconds * 1000),
+          scopes,
+        });
+        res.set('cache-control', 'no-store').json({
+          access_token: token,
+          token_type: 'Bearer',
+          ...(this.options.omitExpiresIn ? {} : { expires_in: this.options.ttlSeconds }),
+          scope: scopes.join(' '),
+        });
+      }),
+    );
     return router;
   }
 
@@ -82,11 +89,16 @@ export class TokenIssuer {
    * the body is its problem form with `AcessoNegado`, the only type it has for refused access.
    */
   requireBearer(): RequestHandler {
-    return (req, res, next) => {
+    return asyncHandler(async (req, res, next) => {
       const token = /^Bearer (.+)$/i.exec(req.get('authorization') ?? '')?.[1];
-      const issued = token === undefined ? undefined : this.issued.get(token);
-      if (issued !== undefined && issued.expiresAt > Date.now()) {
-        res.locals.scopes = issued.scopes;
+      const issued = token === undefined ? undefined : await this.store.token(token);
+      // A token of another client (the simulator restarted under new credentials) is no longer good.
+      if (
+        issued !== undefined &&
+        issued.expiresAt.getTime() > Date.now() &&
+        issued.clientId === this.credentials.clientId
+      ) {
+        res.locals.scopes = new Set(issued.scopes);
         return next();
       }
       res.set('www-authenticate', 'Bearer error="invalid_token"');
@@ -97,7 +109,7 @@ export class TokenIssuer {
         'Acesso negado.',
         'Token de acesso ausente, inválido ou expirado.',
       );
-    };
+    });
   }
 
   /** The operation's scope (its `security: OAuth2: [...]`), else 403 `AcessoNegado` (RFC 6750 insufficient_scope). */

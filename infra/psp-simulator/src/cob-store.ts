@@ -1,7 +1,16 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { PspBooks1764380000000 } from './persistence/migrations/1764380000000-psp-books';
 
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
 export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+
+/** Where the simulated PSP keeps its books: its own schema, migrated as the services migrate theirs. */
+export const pspDatabase = {
+  schema: 'psp_simulator',
+  entities: [],
+  migrations: [PspBooks1764380000000],
+};
 
 /** API Pix `Devolucao`: a refund of (part of) a received Pix, asked for by the receiver with its own `id`. */
 export interface Devolucao {
@@ -79,136 +88,450 @@ export type CobChange = Partial<
 /** Why a payer's Pix is refused (the receiving PSP answers the pacs.008 with a rejection). */
 export type PaymentRefusal = 'not_active' | 'expired' | 'fixed_amount';
 
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Why a revision is refused: the cob left ATIVA meanwhile, or the location asked for cannot serve it. */
+export type RevisionRefusal = 'not_active' | 'no_location' | 'location_taken';
 
-/** The simulated bank's ledger of immediate charges; in memory because it stands in for someone else's system. */
+/** Why a devolução is refused. */
+export type DevolucaoRefusal = 'id_reused' | 'exceeds' | 'window_closed';
+
+/** An access token as the issuer keeps it (by hash). */
+export interface IssuedToken {
+  clientId: string;
+  scopes: string[];
+  expiresAt: Date;
+}
+
+export interface Webhook {
+  webhookUrl: string;
+  criacao: Date;
+}
+
+// BCB rule: a Pix may be refunded within 90 days of its settlement.
+const REFUND_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+// PostgreSQL's unique_violation: a racing request took the same key first.
+const UNIQUE_VIOLATION = '23505';
+
+interface CobRow {
+  txid: string;
+  revisao: number;
+  status: CobStatus;
+  criacao: Date;
+  expiracao: number;
+  loc_id: string;
+  access_token: string;
+  location: string;
+  loc_criacao: Date;
+  valor_original_centavos: string;
+  modalidade_alteracao: number;
+  chave: string;
+  solicitacao_pagador: string | null;
+}
+
+interface DevolucaoRow {
+  end_to_end_id: string;
+  id: string;
+  rtr_id: string;
+  valor_centavos: string;
+  descricao: string | null;
+  status: DevolucaoStatus;
+  motivo: string | null;
+  solicitacao: Date;
+  liquidacao: Date | null;
+}
+
+const COB_COLUMNS = `c.txid, c.revisao, c.status, c.criacao, c.expiracao, c.loc_id, l.access_token, l.location,
+  l.criacao AS loc_criacao, c.valor_original_centavos, c.modalidade_alteracao, c.chave, c.solicitacao_pagador`;
+
+/**
+ * The simulated bank's books: accounts, tokens, locations, immediate charges, received Pix and their devoluções, in
+ * PostgreSQL, so a restart forgets nothing a real PSP would remember. Every decision a racing request could upset (a
+ * payment, a revision, a devolução) is taken under a lock on the row it changes, and the schema's constraints hold
+ * the rest (one Pix per cob, one cob per location).
+ */
 export class CobStore {
-  private readonly byTxid = new Map<string, StoredCob>();
-  private readonly pixByEndToEndId = new Map<string, PixRecebido>();
-  private readonly locationById = new Map<number, StoredLocation>();
-  private readonly locationByToken = new Map<string, StoredLocation>();
-  private lastLocId = 0;
+  private database?: DataSource;
 
   constructor(private readonly ispb: string) {}
 
-  get(txid: string): StoredCob | undefined {
-    return this.byTxid.get(txid);
+  /** The books to work on (opened and migrated by the simulator's start). */
+  open(database: DataSource): void {
+    this.database = database;
   }
 
-  getPix(endToEndId: string): PixRecebido | undefined {
-    return this.pixByEndToEndId.get(endToEndId);
+  private get db(): DataSource {
+    if (this.database === undefined) throw new Error('the PSP simulator has not opened its books');
+    return this.database;
   }
 
-  getLocation(id: number): StoredLocation | undefined {
-    return this.locationById.get(id);
+  /** The account of a Pix key, opened on first start with the client that owns it. */
+  async openAccount(pixKey: string, clientId: string, cnpj: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO accounts (pix_key, client_id, cnpj) VALUES ($1, $2, $3)
+       ON CONFLICT (pix_key) DO UPDATE SET client_id = EXCLUDED.client_id, cnpj = EXCLUDED.cnpj`,
+      [pixKey, clientId, cnpj],
+    );
+  }
+
+  async recordToken(token: string, issued: IssuedToken): Promise<void> {
+    // Expired tokens are of no use to anyone: each issue clears them, so the table stays the size of those in use.
+    await this.db.query('DELETE FROM access_tokens WHERE expires_at < now()');
+    await this.db.query(
+      'INSERT INTO access_tokens (token_sha256, client_id, scopes, expires_at) VALUES ($1, $2, $3, $4)',
+      [tokenHash(token), issued.clientId, issued.scopes, issued.expiresAt],
+    );
+  }
+
+  async token(token: string): Promise<IssuedToken | undefined> {
+    const [row] = (await this.db.query(
+      'SELECT client_id, scopes, expires_at FROM access_tokens WHERE token_sha256 = $1',
+      [tokenHash(token)],
+    )) as Array<{ client_id: string; scopes: string[]; expires_at: Date }>;
+    return row && { clientId: row.client_id, scopes: row.scopes, expiresAt: row.expires_at };
+  }
+
+  async webhook(chave: string): Promise<Webhook | undefined> {
+    const [row] = (await this.db.query('SELECT webhook_url, criacao FROM webhooks WHERE pix_key = $1', [
+      chave,
+    ])) as Array<{ webhook_url: string; criacao: Date }>;
+    return row && { webhookUrl: row.webhook_url, criacao: row.criacao };
+  }
+
+  async registerWebhook(chave: string, webhookUrl: string, now: Date): Promise<void> {
+    await this.db.query(
+      `INSERT INTO webhooks (pix_key, webhook_url, criacao) VALUES ($1, $2, $3)
+       ON CONFLICT (pix_key) DO UPDATE SET webhook_url = EXCLUDED.webhook_url, criacao = EXCLUDED.criacao`,
+      [chave, webhookUrl, now],
+    );
+  }
+
+  /** Answers whether there was one to remove. */
+  async removeWebhook(chave: string): Promise<boolean> {
+    const [, count] = (await this.db.query('DELETE FROM webhooks WHERE pix_key = $1', [chave])) as [
+      unknown,
+      number,
+    ];
+    return count > 0;
+  }
+
+  get(txid: string): Promise<StoredCob | undefined> {
+    return this.readCob(this.db.manager, txid);
+  }
+
+  async getPix(endToEndId: string): Promise<PixRecebido | undefined> {
+    return (await this.readPix(this.db.manager, 'p.end_to_end_id = $1', [endToEndId]))[0];
+  }
+
+  async getLocation(id: number): Promise<StoredLocation | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const [row] = (await this.db.query(
+      `SELECT l.id, l.access_token, l.location, l.criacao, c.txid
+       FROM locations l LEFT JOIN cobs c ON c.loc_id = l.id WHERE l.id = $1`,
+      [id],
+    )) as Array<{ id: string; access_token: string; location: string; criacao: Date; txid: string | null }>;
+    return row && locationOf(row.id, row.access_token, row.location, row.criacao, row.txid);
   }
 
   /** The cob a payer's bank finds at a location URL; none once the cob has moved to another location. */
-  getByAccessToken(accessToken: string): StoredCob | undefined {
-    const txid = this.locationByToken.get(accessToken)?.txid;
-    return txid === undefined ? undefined : this.byTxid.get(txid);
+  async getByAccessToken(accessToken: string): Promise<StoredCob | undefined> {
+    const [row] = (await this.db.query(
+      'SELECT c.txid FROM cobs c JOIN locations l ON l.id = c.loc_id WHERE l.access_token = $1',
+      [accessToken],
+    )) as Array<{ txid: string }>;
+    return row && this.get(row.txid);
   }
 
   /** `POST /loc`: a new location, not yet linked to any cob. */
-  createLocation(locationBase: string, now: Date): StoredLocation {
-    const accessToken = randomUUID().replace(/-/g, '');
-    const loc: StoredLocation = {
-      id: ++this.lastLocId,
-      accessToken,
-      location: `${locationBase}/${accessToken}`,
-      criacao: now,
-    };
-    this.locationById.set(loc.id, loc);
-    this.locationByToken.set(accessToken, loc);
-    return loc;
+  createLocation(locationBase: string, now: Date): Promise<StoredLocation> {
+    return this.insertLocation(this.db.manager, locationBase, now);
   }
 
-  create(input: NewCob, locationBase: string, now: Date): StoredCob {
-    const loc = this.createLocation(locationBase, now);
-    const cob: StoredCob = { ...input, revisao: 0, status: 'ATIVA', criacao: now, loc, pix: [] };
-    loc.txid = cob.txid;
-    this.byTxid.set(cob.txid, cob);
-    return cob;
+  /** A new cob at a new location; `txid_taken` when that txid already names one (a racing PUT included). */
+  async create(input: NewCob, locationBase: string, now: Date): Promise<StoredCob | 'txid_taken'> {
+    try {
+      return await this.db.transaction(async (tx) => {
+        const loc = await this.insertLocation(tx, locationBase, now);
+        await tx.query(
+          `INSERT INTO cobs (txid, revisao, status, criacao, expiracao, loc_id, valor_original_centavos,
+             modalidade_alteracao, chave, solicitacao_pagador)
+           VALUES ($1, 0, 'ATIVA', $2, $3, $4, $5, $6, $7, $8)`,
+          [
+            input.txid,
+            now,
+            input.expiracao,
+            loc.id,
+            toCentavos(input.valorOriginal),
+            input.modalidadeAlteracao,
+            input.chave,
+            input.solicitacaoPagador ?? null,
+          ],
+        );
+        return (await this.readCob(tx, input.txid))!;
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return 'txid_taken';
+      throw error;
+    }
   }
 
   /**
-   * Applies a revision. `revisao` grows by one only when a field of the cob really changes; moving it to another
-   * location alone does not count (API Pix `Revisao`), and the old location stops serving it.
+   * Applies a revision to a cob still ATIVA. `revisao` grows by one only when a field of the cob really changes;
+   * moving it to another location alone does not count (API Pix `Revisao`), and the old location stops serving it.
    */
-  revise(cob: StoredCob, change: CobChange, loc?: StoredLocation): StoredCob {
-    if (loc !== undefined && loc !== cob.loc) {
-      delete cob.loc.txid;
-      loc.txid = cob.txid;
-      cob.loc = loc;
-    }
-    const changed = Object.entries(change).filter(
-      ([key, value]) => value !== undefined && value !== cob[key as keyof CobChange],
-    );
-    if (changed.length > 0) {
-      Object.assign(cob, Object.fromEntries(changed));
-      cob.revisao += 1;
-    }
-    return cob;
+  async revise(txid: string, change: CobChange, locId?: number): Promise<StoredCob | RevisionRefusal> {
+    return this.db.transaction(async (tx) => {
+      const cob = await this.readCob(tx, txid, { lock: true });
+      if (cob === undefined || cob.status !== 'ATIVA') return 'not_active';
+      let loc = cob.loc;
+      if (locId !== undefined && locId !== cob.loc.id) {
+        const [target] = (await tx.query(
+          `SELECT l.id, c.txid FROM locations l LEFT JOIN cobs c ON c.loc_id = l.id WHERE l.id = $1 FOR UPDATE OF l`,
+          [locId],
+        )) as Array<{ id: string; txid: string | null }>;
+        if (target === undefined) return 'no_location';
+        if (target.txid !== null) return 'location_taken';
+        loc = { ...loc, id: locId };
+      }
+      const current: CobChange = cob;
+      const changed = Object.entries(change).filter(
+        ([key, value]) =>
+          value !== undefined &&
+          (key === 'valorOriginal'
+            ? toCentavos(value as string) !== toCentavos(cob.valorOriginal)
+            : value !== current[key as keyof CobChange]),
+      );
+      const next = { ...cob, ...Object.fromEntries(changed) } as StoredCob;
+      try {
+        await tx.query(
+          `UPDATE cobs SET revisao = $2, status = $3, expiracao = $4, valor_original_centavos = $5,
+             modalidade_alteracao = $6, solicitacao_pagador = $7, loc_id = $8
+           WHERE txid = $1`,
+          [
+            txid,
+            cob.revisao + (changed.length > 0 ? 1 : 0),
+            next.status,
+            next.expiracao,
+            toCentavos(next.valorOriginal),
+            next.modalidadeAlteracao,
+            next.solicitacaoPagador ?? null,
+            loc.id,
+          ],
+        );
+      } catch (error) {
+        // Another cob was moved to that location between our look and our update.
+        if ((error as { code?: string }).code === UNIQUE_VIOLATION) return 'location_taken';
+        throw error;
+      }
+      return (await this.readCob(tx, txid))!;
+    });
   }
 
   /**
    * A payer's Pix into the cob, as a real receiving PSP takes it: only while the cob is ATIVA and within its window,
-   * of exactly `valor.original` unless `modalidadeAlteracao` is 1, and once (the cob concludes).
+   * of exactly `valor.original` unless `modalidadeAlteracao` is 1, and once (the cob concludes). Two payers racing on
+   * one cob queue on its row: the first concludes it, the second finds it CONCLUIDA.
    */
-  receive(
-    cob: StoredCob,
-    valorCentavos: number,
+  async receive(
+    txid: string,
+    valorCentavos: number | undefined,
     now: Date,
     payer: PayerReport = {},
-  ): PixRecebido | PaymentRefusal {
-    if (cob.status !== 'ATIVA') return 'not_active';
-    if (this.isExpired(cob, now)) return 'expired';
-    if (cob.modalidadeAlteracao === 0 && valorCentavos !== toCentavos(cob.valorOriginal))
-      return 'fixed_amount';
-    const pix: PixRecebido = {
-      endToEndId: this.identifier('E', now),
-      txid: cob.txid,
-      valor: toPixAmount(valorCentavos),
-      chave: cob.chave,
-      horario: now.toISOString(),
-      ...payer,
-      devolucoes: [],
-    };
-    cob.pix.push(pix);
-    cob.status = 'CONCLUIDA';
-    this.pixByEndToEndId.set(pix.endToEndId, pix);
-    return pix;
+  ): Promise<{ cob: StoredCob; pix: PixRecebido } | PaymentRefusal> {
+    return this.db.transaction(async (tx) => {
+      const cob = await this.readCob(tx, txid, { lock: true });
+      if (cob === undefined || cob.status !== 'ATIVA') return 'not_active';
+      if (this.isExpired(cob, now)) return 'expired';
+      const valor = valorCentavos ?? toCentavos(cob.valorOriginal);
+      if (cob.modalidadeAlteracao === 0 && valor !== toCentavos(cob.valorOriginal)) return 'fixed_amount';
+      const received: Omit<PixRecebido, 'devolucoes'> = {
+        endToEndId: this.identifier('E', now),
+        txid: cob.txid,
+        valor: toPixAmount(valor),
+        chave: cob.chave,
+        horario: now.toISOString(),
+        ...payer,
+      };
+      await tx.query(
+        'INSERT INTO pix (end_to_end_id, txid, valor_centavos, horario, document) VALUES ($1, $2, $3, $4, $5)',
+        [received.endToEndId, txid, valor, now, JSON.stringify(received)],
+      );
+      await tx.query(`UPDATE cobs SET status = 'CONCLUIDA' WHERE txid = $1`, [txid]);
+      return { cob: (await this.readCob(tx, txid))!, pix: { ...received, devolucoes: [] } };
+    });
   }
 
-  /** A new devolução of `pix`, in processing until `settle`. */
-  requestDevolucao(
-    pix: PixRecebido,
+  /**
+   * A new devolução of the Pix `endToEndId`, in processing until `settle`, under a lock on the Pix so two racing
+   * requests never refund more than it brought in. A replay of the same request (its answer lost) gets the devolução
+   * it made.
+   */
+  async requestDevolucao(
+    endToEndId: string,
     input: { id: string; valor: string; descricao?: string },
     now: Date,
-  ): Devolucao {
-    const devolucao: Devolucao = {
-      id: input.id,
-      rtrId: this.identifier('D', now),
-      valor: input.valor,
-      natureza: 'ORIGINAL',
-      ...(input.descricao === undefined ? {} : { descricao: input.descricao }),
-      horario: { solicitacao: now.toISOString() },
-      status: 'EM_PROCESSAMENTO',
-    };
-    pix.devolucoes.push(devolucao);
-    return devolucao;
+    settlesAt: Date,
+  ): Promise<Devolucao | DevolucaoRefusal> {
+    return this.db.transaction(async (tx) => {
+      const [pix] = (await tx.query(
+        'SELECT valor_centavos, horario FROM pix WHERE end_to_end_id = $1 FOR UPDATE',
+        [endToEndId],
+      )) as Array<{ valor_centavos: string; horario: Date }>;
+      if (pix === undefined) throw new Error(`no Pix ${endToEndId}`);
+      const devolucoes = await this.readDevolucoes(tx, [endToEndId]);
+      const existing = devolucoes.find((devolucao) => devolucao.id === input.id);
+      if (existing)
+        return toCentavos(existing.valor) === toCentavos(input.valor) &&
+          existing.descricao === input.descricao
+          ? existing
+          : 'id_reused';
+      const refunded = devolucoes
+        .filter((devolucao) => devolucao.status !== 'NAO_REALIZADO')
+        .reduce((sum, devolucao) => sum + toCentavos(devolucao.valor), 0);
+      if (toCentavos(input.valor) > Number(pix.valor_centavos) - refunded) return 'exceeds';
+      if (now.getTime() - pix.horario.getTime() > REFUND_WINDOW_MS) return 'window_closed';
+      await tx.query(
+        `INSERT INTO devolucoes (end_to_end_id, id, rtr_id, valor_centavos, natureza, descricao, status,
+           solicitacao, settles_at)
+         VALUES ($1, $2, $3, $4, 'ORIGINAL', $5, 'EM_PROCESSAMENTO', $6, $7)`,
+        [
+          endToEndId,
+          input.id,
+          this.identifier('D', now),
+          toCentavos(input.valor),
+          input.descricao ?? null,
+          now,
+          settlesAt,
+        ],
+      );
+      return (await this.readDevolucoes(tx, [endToEndId])).find((devolucao) => devolucao.id === input.id)!;
+    });
   }
 
-  /** What is still refundable from `pix`: its value less every devolução not refused. */
-  refundableCentavos(pix: PixRecebido): number {
-    const refunded = pix.devolucoes
-      .filter((devolucao) => devolucao.status !== 'NAO_REALIZADO')
-      .reduce((sum, devolucao) => sum + toCentavos(devolucao.valor), 0);
-    return toCentavos(pix.valor) - refunded;
+  /**
+   * Settles a devolução still in processing: DEVOLVIDO, or NAO_REALIZADO with `refusal` as its reason. Answers the Pix
+   * with its devoluções then, or nothing when it was settled already (by another pass, before a restart).
+   */
+  async settle(
+    endToEndId: string,
+    id: string,
+    refusal: string | undefined,
+    now: Date,
+  ): Promise<PixRecebido | undefined> {
+    const [, count] = (await this.db.query(
+      `UPDATE devolucoes SET status = $3, motivo = $4, liquidacao = $5
+       WHERE end_to_end_id = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO'`,
+      [
+        endToEndId,
+        id,
+        refusal === undefined ? 'DEVOLVIDO' : 'NAO_REALIZADO',
+        refusal ?? null,
+        refusal === undefined ? now : null,
+      ],
+    )) as [unknown, number];
+    return count === 0 ? undefined : this.getPix(endToEndId);
+  }
+
+  /** The devoluções still in processing, with when each settles: what a restart picks up again. */
+  async devolucoesInProcessing(): Promise<
+    Array<{ endToEndId: string; id: string; descricao?: string; settlesAt: Date }>
+  > {
+    const rows = (await this.db.query(
+      `SELECT end_to_end_id, id, descricao, settles_at FROM devolucoes WHERE status = 'EM_PROCESSAMENTO'`,
+    )) as Array<{ end_to_end_id: string; id: string; descricao: string | null; settles_at: Date }>;
+    return rows.map((row) => ({
+      endToEndId: row.end_to_end_id,
+      id: row.id,
+      ...(row.descricao === null ? {} : { descricao: row.descricao }),
+      settlesAt: row.settles_at,
+    }));
   }
 
   isExpired(cob: StoredCob, now: Date): boolean {
     return now.getTime() >= cob.criacao.getTime() + cob.expiracao * 1000;
+  }
+
+  private async insertLocation(tx: EntityManager, locationBase: string, now: Date): Promise<StoredLocation> {
+    const accessToken = randomUUID().replace(/-/g, '');
+    const location = `${locationBase}/${accessToken}`;
+    const [row] = (await tx.query(
+      'INSERT INTO locations (access_token, location, criacao) VALUES ($1, $2, $3) RETURNING id',
+      [accessToken, location, now],
+    )) as Array<{ id: string }>;
+    return locationOf(row!.id, accessToken, location, now, null);
+  }
+
+  private async readCob(
+    tx: EntityManager,
+    txid: string,
+    { lock = false } = {},
+  ): Promise<StoredCob | undefined> {
+    const [row] = (await tx.query(
+      `SELECT ${COB_COLUMNS} FROM cobs c JOIN locations l ON l.id = c.loc_id WHERE c.txid = $1
+       ${lock ? 'FOR UPDATE OF c' : ''}`,
+      [txid],
+    )) as CobRow[];
+    if (row === undefined) return undefined;
+    return {
+      txid: row.txid,
+      revisao: row.revisao,
+      status: row.status,
+      criacao: row.criacao,
+      expiracao: row.expiracao,
+      loc: locationOf(row.loc_id, row.access_token, row.location, row.loc_criacao, row.txid),
+      valorOriginal: toPixAmount(Number(row.valor_original_centavos)),
+      modalidadeAlteracao: row.modalidade_alteracao === 1 ? 1 : 0,
+      chave: row.chave,
+      ...(row.solicitacao_pagador === null ? {} : { solicitacaoPagador: row.solicitacao_pagador }),
+      pix: await this.readPix(tx, 'p.txid = $1', [txid]),
+    };
+  }
+
+  private async readPix(tx: EntityManager, where: string, params: unknown[]): Promise<PixRecebido[]> {
+    const rows = (await tx.query(
+      `SELECT p.end_to_end_id, p.document FROM pix p WHERE ${where} ORDER BY p.horario`,
+      params,
+    )) as Array<{ end_to_end_id: string; document: Omit<PixRecebido, 'devolucoes'> }>;
+    const devolucoes = await this.readDevolucoes(
+      tx,
+      rows.map((row) => row.end_to_end_id),
+    );
+    return rows.map((row) => ({
+      ...row.document,
+      devolucoes: devolucoes.filter((devolucao) => devolucao.endToEndId === row.end_to_end_id),
+    }));
+  }
+
+  private async readDevolucoes(
+    tx: EntityManager,
+    endToEndIds: string[],
+  ): Promise<Array<Devolucao & { endToEndId: string }>> {
+    if (endToEndIds.length === 0) return [];
+    const rows = (await tx.query(
+      `SELECT end_to_end_id, id, rtr_id, valor_centavos, descricao, status, motivo, solicitacao, liquidacao
+       FROM devolucoes WHERE end_to_end_id = ANY($1) ORDER BY solicitacao, id`,
+      [endToEndIds],
+    )) as DevolucaoRow[];
+    // `endToEndId` is dropped by the views: API Pix's Devolucao has no such field.
+    return rows.map(
+      (row) =>
+        Object.defineProperty(
+          {
+            id: row.id,
+            rtrId: row.rtr_id,
+            valor: toPixAmount(Number(row.valor_centavos)),
+            natureza: 'ORIGINAL' as const,
+            ...(row.descricao === null ? {} : { descricao: row.descricao }),
+            horario: {
+              solicitacao: row.solicitacao.toISOString(),
+              ...(row.liquidacao === null ? {} : { liquidacao: row.liquidacao.toISOString() }),
+            },
+            status: row.status,
+            ...(row.motivo === null ? {} : { motivo: row.motivo }),
+          },
+          'endToEndId',
+          { value: row.end_to_end_id, enumerable: false },
+        ) as Devolucao & { endToEndId: string },
+    );
   }
 
   /**
@@ -220,6 +543,20 @@ export class CobStore {
     const suffix = Array.from(randomBytes(11), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
     return `${kind}${this.ispb}${stamp}${suffix}`;
   }
+}
+
+function locationOf(
+  id: string | number,
+  accessToken: string,
+  location: string,
+  criacao: Date,
+  txid: string | null,
+): StoredLocation {
+  return { id: Number(id), accessToken, location, criacao, ...(txid === null ? {} : { txid }) };
+}
+
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 export function toCentavos(amount: string): number {

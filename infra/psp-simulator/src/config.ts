@@ -21,6 +21,8 @@ export interface PspSimulatorConfig {
   LOG_LEVEL: string;
   PSP_SIMULATOR_HOST: string;
   PSP_SIMULATOR_PORT: number;
+  /** Where it keeps its books (its own schema, `psp_simulator`): the launcher gives it the stack's database. */
+  PSP_SIMULATOR_DATABASE_URL: string;
   PSP_SIMULATOR_PATH_PREFIX: string;
   PSP_SIMULATOR_CLIENT_ID: string;
   PSP_SIMULATOR_CLIENT_SECRET: string;
@@ -34,6 +36,9 @@ export const pspSimulatorSchema = Joi.object<PspSimulatorConfig>({
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   PSP_SIMULATOR_HOST: bindHost.default('127.0.0.1'),
   PSP_SIMULATOR_PORT: Joi.number().port().default(4010),
+  PSP_SIMULATOR_DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .default('postgres://postgres@127.0.0.1:5432/gateway'),
   PSP_SIMULATOR_PATH_PREFIX: Joi.string()
     .pattern(/^(\/[A-Za-z0-9._-]+)+$/)
     .default('/v2'),

@@ -1,3 +1,4 @@
+import { type Logger } from '@gateway/observability';
 import { type CallbackSender } from './callback-sender';
 import { type CobStore, type PixRecebido, type StoredCob, type StoredLocation } from './cob-store';
 import { dynamicBrCode } from './br-code';
@@ -18,9 +19,11 @@ export interface SimulatorSettings {
 
 export interface SimulatorContext {
   settings: SimulatorSettings;
+  logger: Logger;
   store: CobStore;
-  webhooks: Map<string, { webhookUrl: string; criacao: Date }>;
   callbacks: CallbackSender;
+  /** Devoluções waiting to settle (cleared when the simulator closes; a restart picks them up from the books). */
+  settlements: Set<NodeJS.Timeout>;
   signer: PayloadSigner;
   faults: FaultInjector;
 }

@@ -3,16 +3,17 @@ import { type AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { type Logger, createLogger } from '@gateway/observability';
+import { openServiceDatabase } from '@gateway/persistence';
 import { TokenIssuer } from './auth';
 import { CallbackSender, DEFAULT_CALLBACK_DELAYS_MS } from './callback-sender';
-import { CobStore } from './cob-store';
+import { CobStore, pspDatabase } from './cob-store';
 import { type SimulatorContext } from './context';
 import { FaultInjector } from './faults';
 import { PayloadSigner } from './payload-signer';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
 import { locationRouter, payloadRouter } from './routes/location';
-import { pixRouter } from './routes/pix';
+import { pixRouter, settleWhenDue } from './routes/pix';
 import { sandboxRouter } from './routes/sandbox';
 import { webhookRouter } from './routes/webhook';
 import { SANDBOX_PIX_KEY } from './config';
@@ -21,6 +22,8 @@ export { type Fault, type FaultInjector, type FaultRule } from './faults';
 export { FAILING_DEVOLUCAO_DESCRICAO } from './routes/pix';
 
 export interface PspSimulatorOptions {
+  /** postgres://... where the simulator keeps its books (schema `psp_simulator`, migrated at start). */
+  databaseUrl: string;
   clientId: string;
   clientSecret: string;
   /** The Pix key of the simulated receiving account. */
@@ -73,16 +76,21 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       cnpj: SANDBOX_CNPJ,
       devolucaoSettleMs: options.devolucaoSettleMs ?? 200,
     },
+    logger,
     store: new CobStore(options.payerIspb ?? '99999999'),
-    webhooks: new Map(),
+    settlements: new Set(),
     callbacks: new CallbackSender(logger, options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS),
     signer: new PayloadSigner(),
     faults: new FaultInjector(),
   };
-  const tokens = new TokenIssuer(options, {
-    ttlSeconds: options.tokenTtlSeconds ?? 3600,
-    omitExpiresIn: options.omitTokenExpiresIn,
-  });
+  const tokens = new TokenIssuer(
+    options,
+    {
+      ttlSeconds: options.tokenTtlSeconds ?? 3600,
+      omitExpiresIn: options.omitTokenExpiresIn,
+    },
+    context.store,
+  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -108,21 +116,42 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     app,
     faults: context.faults,
     callbackRunsEnded,
-    start: (port, host = '127.0.0.1') =>
-      new Promise((resolve, reject) => {
-        const server: Server = app.listen(port, host, () => {
-          const { port: boundPort } = server.address() as AddressInfo;
-          logger.info({ host, port: boundPort, pathPrefix }, 'psp simulator listening');
-          resolve({
-            url: `http://${host}:${boundPort}`,
-            faults: context.faults,
-            callbackRunsEnded,
-            close: () => close(server, context),
-          });
-        });
-        server.once('error', reject);
-      }),
+    start: async (port, host = '127.0.0.1') => {
+      const database = await openServiceDatabase({ url: options.databaseUrl, ...pspDatabase, poolSize: 5 });
+      try {
+        context.store.open(database);
+        await context.store.openAccount(options.pixKey, options.clientId, SANDBOX_CNPJ);
+        // What was in processing when it last stopped settles now, or when due.
+        for (const devolucao of await context.store.devolucoesInProcessing())
+          settleWhenDue(context, devolucao);
+        const server = await listen(app, port, host);
+        const { port: boundPort } = server.address() as AddressInfo;
+        logger.info({ host, port: boundPort, pathPrefix }, 'psp simulator listening');
+        // Closing twice closes once (a test that restarts the simulator closes it itself, then its clean-up does).
+        let closed: Promise<void> | undefined;
+        return {
+          url: `http://${host}:${boundPort}`,
+          faults: context.faults,
+          callbackRunsEnded,
+          close: () =>
+            (closed ??= close(server, context).then(async () => {
+              await database.destroy();
+            })),
+        };
+      } catch (error) {
+        stopWork(context);
+        await database.destroy();
+        throw error;
+      }
+    },
   };
+}
+
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server: Server = app.listen(port, host, () => resolve(server));
+    server.once('error', reject);
+  });
 }
 
 function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -140,8 +169,15 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function close(server: Server, context: SimulatorContext): Promise<void> {
+/** Stops what runs on its own: callbacks in flight and devoluções waiting to settle (the books keep them). */
+function stopWork(context: SimulatorContext): void {
   context.callbacks.stop();
+  for (const timer of context.settlements) clearTimeout(timer);
+  context.settlements.clear();
+}
+
+function close(server: Server, context: SimulatorContext): Promise<void> {
+  stopWork(context);
   return new Promise((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
@@ -150,14 +186,19 @@ function close(server: Server, context: SimulatorContext): Promise<void> {
 
 /**
  * The simulator with the sandbox credentials and key (the PIX adapter's defaults), on a free port, retrying callbacks
- * quickly: what integration tests run against.
+ * quickly, keeping its books in the test's database: what integration tests run against.
  */
-export function startSandboxPspSimulator(logger?: Logger): Promise<RunningPspSimulator> {
+export function startSandboxPspSimulator(
+  databaseUrl: string,
+  logger?: Logger,
+  port = 0,
+): Promise<RunningPspSimulator> {
   return createPspSimulator({
+    databaseUrl,
     clientId: SANDBOX_PSP_CLIENT.id,
     clientSecret: SANDBOX_PSP_CLIENT.secret,
     pixKey: SANDBOX_PIX_KEY,
     callbackRetryDelaysMs: [50, 100, 200],
     ...(logger ? { logger } : {}),
-  }).start(0);
+  }).start(port);
 }

@@ -7,6 +7,7 @@ async function main(): Promise<void> {
   const config = loadPspSimulatorConfig();
   const logger = createLogger('psp-simulator', config.LOG_LEVEL);
   const simulator = createPspSimulator({
+    databaseUrl: config.PSP_SIMULATOR_DATABASE_URL,
     clientId: config.PSP_SIMULATOR_CLIENT_ID,
     clientSecret: config.PSP_SIMULATOR_CLIENT_SECRET,
     pixKey: config.PSP_SIMULATOR_PIX_KEY,

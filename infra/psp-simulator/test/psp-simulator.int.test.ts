@@ -1,5 +1,5 @@
 import { createLogger } from '@gateway/observability';
-import { closeAfterEachTest, waitFor } from '@gateway/testkit';
+import { closeAfterEachTest, createTestDatabase, waitFor } from '@gateway/testkit';
 import { FAILING_DEVOLUCAO_DESCRICAO, createPspSimulator } from '../src';
 import { ApiPixSpec } from './support/api-pix-spec';
 import { startCallbackReceiver } from './support/callback-receiver';
@@ -14,8 +14,11 @@ beforeAll(async () => {
   spec = await ApiPixSpec.load();
 });
 
+/** A simulator on books of its own (the tests share a txid and a key), closed and its books dropped after the test. */
 async function start(options: { omitTokenExpiresIn?: boolean } = {}) {
+  const books = await createTestDatabase();
   const simulator = createPspSimulator({
+    databaseUrl: books.url,
     clientId: 'c',
     clientSecret: 's',
     pixKey: PIX_KEY,
@@ -25,7 +28,10 @@ async function start(options: { omitTokenExpiresIn?: boolean } = {}) {
     ...options,
   });
   const running = await simulator.start(0);
-  afterThisTest(running.close);
+  afterThisTest(async () => {
+    await running.close();
+    await books.drop();
+  });
   const token = async (scope?: string) => {
     const response = await fetch(`${running.url}/oauth/token`, {
       method: 'POST',

@@ -6,6 +6,13 @@ import { Output, type Stream } from './output';
 /** A mistake in how the command was called: exit status 64 (EX_USAGE), as the first operator CLI had it. */
 export class UsageError extends Error {}
 
+/** A command that said what went wrong itself and ends with this exit status. */
+export class CommandExit extends Error {
+  constructor(readonly status: number) {
+    super(`exit status ${status}`);
+  }
+}
+
 export interface Io {
   stdout: Stream;
   stderr: Stream;

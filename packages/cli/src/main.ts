@@ -1,17 +1,18 @@
 import { Command, CommanderError } from 'commander';
 import { GatewayConnectionError, GatewayError } from '@gateway/sdk';
 import { adminCommand } from './commands/admin';
+import { configCommand } from './commands/config';
 import { listenCaCommand, listenCommand } from './commands/listen';
 import { resourceCommands } from './commands/resources';
 import { triggerCommand } from './commands/trigger';
 import { readEnvironment } from './config';
-import { contextFor, UsageError, type Act, type Io } from './context';
+import { CommandExit, contextFor, UsageError, type Act, type Io } from './context';
 import { Output } from './output';
 
 /** sysexits.h: the command was used wrongly. */
 const EXIT_USAGE = 64;
 
-/** The one CLI: merchants' API calls, `listen`, `trigger`, and the operators' `admin` commands. */
+/** The one CLI: merchants' API calls, `listen`, `trigger`, the operators' `admin` and `config` commands. */
 export function buildProgram(io: Io): Command {
   const act: Act =
     (action) =>
@@ -43,6 +44,7 @@ export function buildProgram(io: Io): Command {
     listenCaCommand(act, io.env.tlsDir),
     triggerCommand(act),
     adminCommand(act),
+    configCommand(act, io),
   ])
     program.addCommand(command);
   // Commands made on their own and added do not inherit these settings as `.command()` children do.
@@ -69,6 +71,7 @@ export async function run(argv: readonly string[], io: Io = defaultIo()): Promis
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
+    if (err instanceof CommandExit) return err.status;
     if (err instanceof UsageError) {
       output.error(err.message);
       return EXIT_USAGE;

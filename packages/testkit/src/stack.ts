@@ -139,6 +139,8 @@ async function startStackOnce(
       metricsServices.map((service, i) => [launcherMetricsPortVariable(service), String(metricsPorts[i])]),
     ),
     DEMO_BUSINESS: 'false',
+    // The processes' lines as they write them: tests parse them (jsonLogLines).
+    LOG_FORMAT: 'json',
     POLL_INTERVAL_MS: '300',
     DELIVERY_POLL_INTERVAL_MS: '200',
     RATE_LIMIT_PER_MINUTE: '100000',

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { metricsServices, stackClient, startStack, type RunningStack } from '../src';
+import { jsonLogLines, metricsServices, stackClient, startStack, waitFor, type RunningStack } from '../src';
 
 const root = join(__dirname, '../../..');
 
@@ -13,9 +15,15 @@ const answers = (url: string): Promise<boolean> =>
 
 describe('the launcher npm start runs (scripts/stack.ts)', () => {
   let stack: RunningStack;
+  const demoDir = mkdtempSync(join(tmpdir(), 'demo-business-'));
 
   beforeAll(async () => {
     stack = await startStack({
+      // As `npm start` runs it: the demo business, human-readable lines, every start line shown.
+      DEMO_BUSINESS: 'true',
+      DEMO_BUSINESS_FILE: join(demoDir, 'demo-business.json'),
+      LOG_FORMAT: 'pretty',
+      LOG_LEVEL: 'info',
       // A city with an accent: the PIX adapter and the PSP simulator read it by the same rule.
       MERCHANT_CITY: 'São Paulo',
       // Unprefixed names are nobody's here (PORT is the gateway's): a stand-in reading them could not bind or
@@ -26,7 +34,37 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     });
   }, 150_000);
 
-  afterAll(() => stack?.stop());
+  afterAll(async () => {
+    await stack?.stop();
+    rmSync(demoDir, { recursive: true, force: true });
+  });
+
+  test('prints its banner last, once everything is up, every URL on the ports it was given, and readable lines', async () => {
+    const banner = /\n={72}\n[\s\S]*?\n={72}\n/;
+    const output = await waitFor(() => (banner.test(stack.logs.join('')) ? stack.logs.join('') : undefined), {
+      what: 'the banner',
+      timeoutMs: 60_000,
+    });
+    const bannerAt = output.search(banner);
+    const shown = banner.exec(output)![0];
+    const checkout = /demo checkout: (\S+)/.exec(shown)?.[1];
+    const gatewayPort = new URL(stack.gatewayUrl).port;
+
+    expect(shown).toContain(`gateway:       ${stack.gatewayUrl} `);
+    expect(shown).toContain(`API reference: ${stack.gatewayUrl}/docs`);
+    expect(shown).toContain(`PSP simulator: ${stack.pspUrl}`);
+    expect(shown).toContain(`Solana RPC:    ${stack.solanaRpcUrl}`);
+    expect(checkout).toMatch(new RegExp(`^http://localhost:${gatewayPort}/c/`));
+    expect((await fetch(checkout!)).status).toBe(200);
+    // Everything said it was up before the banner.
+    const upAt = ['psp simulator ready', 'stablecoin mints created', 'api gateway listening'].map((line) =>
+      output.indexOf(line),
+    );
+    expect(upAt.every((at) => at > -1 && at < bannerAt)).toBe(true);
+    // Lines shown for a person: time, level and message, no JSON.
+    expect(output).toMatch(/psp-simulator\s+\| \[\d\d:\d\d:\d\d\.\d{3}\] INFO: psp simulator ready/);
+    expect(jsonLogLines(stack)).toEqual([]);
+  }, 90_000);
 
   test('the gateway answers /readyz 200 on the PORT it was given', async () => {
     expect(new URL(stack.gatewayUrl).port).not.toBe('3000');

@@ -48,6 +48,8 @@ export interface PixAdapterConfig extends ServiceConfig {
   CALLBACK_POLL_INTERVAL_MS: number;
   /** A devolução not settled this long after its last change is re-read at the PSP (its callback may be lost), and again each time as long after. */
   DEVOLUCAO_OVERDUE_SECONDS: number;
+  /** An active charge the PSP has not known for this long (its first "not found" logged once) fails. */
+  PSP_UNKNOWN_CHARGE_GRACE_SECONDS: number;
 }
 
 const schema = serviceSchema<PixAdapterConfig>({
@@ -86,6 +88,7 @@ const schema = serviceSchema<PixAdapterConfig>({
   CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
   CALLBACK_POLL_INTERVAL_MS: Joi.number().integer().min(50).default(15000),
   DEVOLUCAO_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
+  PSP_UNKNOWN_CHARGE_GRACE_SECONDS: Joi.number().integer().min(0).default(300),
 }).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
 
 /** The variables this service reads (the launcher hands it these and no others). */

@@ -117,6 +117,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       uow: runtime.unitOfWork('pix-status'),
       psp,
       logger,
+      unknownChargeGraceSeconds: config.PSP_UNKNOWN_CHARGE_GRACE_SECONDS,
     }),
   });
   await broker.consumeEvents('pix-adapter', [paymentCancelled.name, pixRefundRequested.name], {
@@ -141,6 +142,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     overdueSeconds: config.CALLBACK_OVERDUE_SECONDS,
     intervalMs: config.CALLBACK_POLL_INTERVAL_MS,
     logger,
+    unknownChargeGraceSeconds: config.PSP_UNKNOWN_CHARGE_GRACE_SECONDS,
   });
   overdueCallbackPoll.start();
   runtime.onStop('overdue-callback-poll', () => overdueCallbackPoll.stop());

@@ -6,6 +6,7 @@ import { createPspSimulator } from '@gateway/psp-simulator';
 import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-location';
 import { createLogger, metricsRegistry } from '@gateway/observability';
 import { closeAfterEachTest, waitFor } from '@gateway/testkit';
+import { pspBooksForThisFile } from '@gateway/psp-simulator/test/support/books';
 import { verifyPspBrCode } from '../src/domain/br-code';
 import { generateTxid } from '../src/domain/txid';
 import {
@@ -23,10 +24,12 @@ const CALLBACK_RETRY_DELAYS_MS = [50, 100, 200];
 const CREDENTIALS = { clientId: 'test-client', clientSecret: 'test-secret' };
 const silent = createLogger('psp-simulator-test', 'silent');
 const afterThisTest = closeAfterEachTest();
+const booksUrl = pspBooksForThisFile();
 
 async function startSimulator(pathPrefix = '/v2', options: { omitTokenExpiresIn?: boolean } = {}) {
   const pixKey = randomUUID();
   const simulator = createPspSimulator({
+    databaseUrl: booksUrl(),
     ...CREDENTIALS,
     pixKey,
     pathPrefix,

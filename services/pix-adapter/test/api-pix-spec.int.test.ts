@@ -9,6 +9,7 @@ import { fetchPayload } from '@gateway/psp-simulator/test/support/payload-locati
 import { startCallbackReceiver } from '@gateway/psp-simulator/test/support/callback-receiver';
 import { createLogger } from '@gateway/observability';
 import { closeAfterEachTest, waitFor } from '@gateway/testkit';
+import { pspBooksForThisFile } from '@gateway/psp-simulator/test/support/books';
 import { generateTxid } from '../src/domain/txid';
 import { ApiPixClient } from '../src/clients/psp/api-pix-client';
 import { cobLocation } from '../src/clients/psp/cob';
@@ -18,6 +19,7 @@ const CREDENTIALS = { clientId: 'spec-client', clientSecret: 'spec-secret' };
 const PREFIX = '/v2';
 const silent = createLogger('api-pix-spec-test', 'silent');
 const afterThisTest = closeAfterEachTest();
+const booksUrl = pspBooksForThisFile();
 let spec: ApiPixSpec;
 
 beforeAll(async () => {
@@ -36,6 +38,7 @@ interface Recorded {
 async function recordedPsp(): Promise<Recorded> {
   const pixKey = randomUUID();
   const simulator = await createPspSimulator({
+    databaseUrl: booksUrl(),
     ...CREDENTIALS,
     pixKey,
     pathPrefix: PREFIX,

@@ -1,14 +1,9 @@
 import express, { type Request, type Response, type Router } from 'express';
 import Joi from 'joi';
+import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext, cobView, locationBase } from '../context';
-import {
-  type CobChange,
-  type CobStore,
-  type NewCob,
-  type StoredCob,
-  type StoredLocation,
-} from '../cob-store';
+import { type CobChange, type NewCob, type RevisionRefusal, type StoredCob } from '../cob-store';
 import { readPathId, sendProblem } from '../problem';
 import { TXID_PATTERN, pixAmount, validateBody } from './validation';
 
@@ -66,83 +61,95 @@ export function cobRouter(context: SimulatorContext): Router {
   const { store, settings } = context;
   const router = express.Router();
 
-  router.put('/cob/:txid', TokenIssuer.requireScope('cob.write'), (req, res) => {
-    const txid = readTxid(req, res);
-    const body = txid && validateBody(res, cobBodySchema, req.body, COB_PROBLEM);
-    if (!txid || !body) return;
-    if (body.chave !== settings.pixKey) {
-      sendProblem(
-        res,
-        400,
-        'CobOperacaoInvalida',
-        'Cobrança inválida.',
-        'A chave não pertence a esta conta.',
-        [{ razao: 'Chave Pix não pertence ao usuário recebedor.', propriedade: 'cob.chave' }],
-      );
-      return;
-    }
-    const requested: NewCob = {
-      txid,
-      expiracao: body.calendario.expiracao ?? DEFAULT_EXPIRACAO,
-      valorOriginal: body.valor.original,
-      modalidadeAlteracao: body.valor.modalidadeAlteracao ?? 0,
-      chave: body.chave,
-      solicitacaoPagador: body.solicitacaoPagador,
-    };
-    // A txid names one cob for good: a PUT that meets one, even a replay of the same request whose answer was lost,
-    // is refused with a 400 problem as PSPs do (the document lists no 409); the client reads the cob back.
-    if (store.get(txid)) {
-      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', `O txid ${txid} já foi utilizado.`, [
-        { razao: 'O campo cob.txid encontra-se em uso.', propriedade: 'cob.txid' },
-      ]);
-      return;
-    }
-    const base = locationBase(req.get('host'));
-    res.status(201).json(cobView(store.create(requested, base, new Date()), settings));
-  });
+  router.put(
+    '/cob/:txid',
+    TokenIssuer.requireScope('cob.write'),
+    asyncHandler(async (req, res) => {
+      const txid = readTxid(req, res);
+      const body = txid && validateBody(res, cobBodySchema, req.body, COB_PROBLEM);
+      if (!txid || !body) return;
+      if (body.chave !== settings.pixKey) {
+        sendProblem(
+          res,
+          400,
+          'CobOperacaoInvalida',
+          'Cobrança inválida.',
+          'A chave não pertence a esta conta.',
+          [{ razao: 'Chave Pix não pertence ao usuário recebedor.', propriedade: 'cob.chave' }],
+        );
+        return;
+      }
+      const requested: NewCob = {
+        txid,
+        expiracao: body.calendario.expiracao ?? DEFAULT_EXPIRACAO,
+        valorOriginal: body.valor.original,
+        modalidadeAlteracao: body.valor.modalidadeAlteracao ?? 0,
+        chave: body.chave,
+        solicitacaoPagador: body.solicitacaoPagador,
+      };
+      // A txid names one cob for good: a PUT that meets one, even a replay of the same request whose answer was lost,
+      // is refused with a 400 problem as PSPs do (the document lists no 409); the client reads the cob back.
+      const created = await store.create(requested, locationBase(req.get('host')), new Date());
+      if (created === 'txid_taken') {
+        sendProblem(
+          res,
+          400,
+          'CobOperacaoInvalida',
+          'Cobrança inválida.',
+          `O txid ${txid} já foi utilizado.`,
+          [{ razao: 'O campo cob.txid encontra-se em uso.', propriedade: 'cob.txid' }],
+        );
+        return;
+      }
+      res.status(201).json(cobView(created, settings));
+    }),
+  );
 
-  router.patch('/cob/:txid', TokenIssuer.requireScope('cob.write'), (req, res) => {
-    const cob = findCob(context, req, res);
-    const body = cob && validateBody(res, cobRevisionSchema, req.body, COB_PROBLEM);
-    if (!cob || !body) return;
-    if (cob.status !== 'ATIVA') {
-      sendProblem(
-        res,
-        400,
-        'CobOperacaoInvalida',
-        'Cobrança inválida.',
-        `Cobrança com status ${cob.status} não pode ser revisada.`,
-      );
-      return;
-    }
-    const change: CobChange = {
-      valorOriginal: body.valor?.original,
-      modalidadeAlteracao: body.valor?.modalidadeAlteracao,
-      expiracao: body.calendario?.expiracao,
-      solicitacaoPagador: body.solicitacaoPagador,
-    };
-    if (body.status && Object.values(change).some((value) => value !== undefined)) {
-      const reason = 'Remover a cobrança junto com outras alterações não faz sentido.';
+  router.patch(
+    '/cob/:txid',
+    TokenIssuer.requireScope('cob.write'),
+    asyncHandler(async (req, res) => {
+      const cob = await findCob(context, req, res);
+      const body = cob && validateBody(res, cobRevisionSchema, req.body, COB_PROBLEM);
+      if (!cob || !body) return;
+      if (cob.status !== 'ATIVA') return refuseRevision(res, cob.status);
+      const change: CobChange = {
+        valorOriginal: body.valor?.original,
+        modalidadeAlteracao: body.valor?.modalidadeAlteracao,
+        expiracao: body.calendario?.expiracao,
+        solicitacaoPagador: body.solicitacaoPagador,
+      };
+      if (body.status && Object.values(change).some((value) => value !== undefined)) {
+        const reason = 'Remover a cobrança junto com outras alterações não faz sentido.';
+        sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', reason, [
+          { razao: reason, propriedade: 'cob.status' },
+        ]);
+        return;
+      }
+      change.status = body.status;
+      const revised = await store.revise(cob.txid, change, body.loc?.id);
+      if (typeof revised !== 'string') {
+        res.json(cobView(revised, settings));
+        return;
+      }
+      // It may have left ATIVA since it was read (a payer, the PSP): its status now.
+      if (revised === 'not_active')
+        return refuseRevision(res, (await store.get(cob.txid))?.status ?? cob.status);
+      const reason = LOCATION_REFUSALS[revised](body.loc!.id);
       sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', reason, [
-        { razao: reason, propriedade: 'cob.status' },
+        { razao: reason, propriedade: 'cob.loc.id' },
       ]);
-      return;
-    }
-    change.status = body.status;
-    const loc = body.loc && locationFor(store, cob, body.loc.id);
-    if (typeof loc === 'string') {
-      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', loc, [
-        { razao: loc, propriedade: 'cob.loc.id' },
-      ]);
-      return;
-    }
-    res.json(cobView(store.revise(cob, change, loc), settings));
-  });
+    }),
+  );
 
-  router.get('/cob/:txid', TokenIssuer.requireScope('cob.read'), (req, res) => {
-    const cob = findCob(context, req, res);
-    if (cob) res.json(cobView(cob, settings));
-  });
+  router.get(
+    '/cob/:txid',
+    TokenIssuer.requireScope('cob.read'),
+    asyncHandler(async (req, res) => {
+      const cob = await findCob(context, req, res);
+      if (cob) res.json(cobView(cob, settings));
+    }),
+  );
 
   return router;
 }
@@ -158,10 +165,14 @@ export function readTxid(req: Request, res: Response): string | undefined {
   });
 }
 
-export function findCob(context: SimulatorContext, req: Request, res: Response): StoredCob | undefined {
+export async function findCob(
+  context: SimulatorContext,
+  req: Request,
+  res: Response,
+): Promise<StoredCob | undefined> {
   const txid = readTxid(req, res);
   if (txid === undefined) return undefined;
-  const cob = context.store.get(txid);
+  const cob = await context.store.get(txid);
   if (!cob)
     sendProblem(
       res,
@@ -173,11 +184,13 @@ export function findCob(context: SimulatorContext, req: Request, res: Response):
   return cob;
 }
 
-/** The location a revision may move the cob to (one that exists, free or already this cob's), or why not. */
-function locationFor(store: CobStore, cob: StoredCob, id: number): StoredLocation | string {
-  const loc = store.getLocation(id);
-  if (loc === undefined) return `Nenhuma location com id ${id}.`;
-  if (loc.txid !== undefined && loc.txid !== cob.txid)
-    return `A location ${id} já está vinculada a outra cobrança.`;
-  return loc;
+function refuseRevision(res: Response, status: string): void {
+  const reason = `Cobrança com status ${status} não pode ser revisada.`;
+  sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', reason);
 }
+
+/** Why a cob cannot move to the location a revision names (one that exists, free or already this cob's). */
+const LOCATION_REFUSALS: Record<Exclude<RevisionRefusal, 'not_active'>, (id: number) => string> = {
+  no_location: (id) => `Nenhuma location com id ${id}.`,
+  location_taken: (id) => `A location ${id} já está vinculada a outra cobrança.`,
+};

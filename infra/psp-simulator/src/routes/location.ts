@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import Joi from 'joi';
+import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext, PAYLOAD_PATH, cobPayload, locationBase, locationView } from '../context';
 import { JWKS_PATH } from '../payload-signer';
@@ -25,39 +26,51 @@ export function payloadRouter(context: SimulatorContext): Router {
       .then((jwks) => res.set('cache-control', 'max-age=300').json(jwks))
       .catch(next);
   });
-  router.get(`${PAYLOAD_PATH}/:pixUrlAccessToken`, (req, res, next) => {
-    const cob = context.store.getByAccessToken(req.params.pixUrlAccessToken);
-    if (!cob) {
-      sendProblem(res, 404, 'CobPayloadNaoEncontrado', 'Cobrança não encontrada para a location.');
-      return;
-    }
-    context.signer
-      .sign(cobPayload(cob, new Date()), `http://${req.get('host')}${JWKS_PATH}`)
-      .then((jws) => res.type('application/jose').send(jws))
-      .catch(next);
-  });
+  router.get(
+    `${PAYLOAD_PATH}/:pixUrlAccessToken`,
+    asyncHandler(async (req, res) => {
+      const cob = await context.store.getByAccessToken(req.params.pixUrlAccessToken ?? '');
+      if (!cob) {
+        sendProblem(res, 404, 'CobPayloadNaoEncontrado', 'Cobrança não encontrada para a location.');
+        return;
+      }
+      const jws = await context.signer.sign(
+        cobPayload(cob, new Date()),
+        `http://${req.get('host')}${JWKS_PATH}`,
+      );
+      res.type('application/jose').send(jws);
+    }),
+  );
   return router;
 }
 
 /** `POST {prefix}/loc` `{tipoCob: 'cob'}` and `GET {prefix}/loc/:id` (API Pix v2): locations to link a cob to. */
 export function locationRouter(context: SimulatorContext): Router {
   const router = express.Router();
-  router.post('/loc', TokenIssuer.requireScope('payloadlocation.write'), (req, res) => {
-    const body = validateBody(res, locationSchema, req.body, {
-      name: 'PayloadLocationOperacaoInvalida',
-      title: 'Location inválida.',
-      prefix: 'loc',
-    });
-    if (!body) return;
-    const loc = context.store.createLocation(locationBase(req.get('host')), new Date());
-    res.status(201).json(locationView(loc));
-  });
-  router.get('/loc/:id', TokenIssuer.requireScope('payloadlocation.read'), (req, res) => {
-    const loc = /^\d+$/.test(req.params.id ?? '')
-      ? context.store.getLocation(Number(req.params.id))
-      : undefined;
-    if (loc) res.json(locationView(loc));
-    else sendProblem(res, 404, 'PayloadLocationNaoEncontrado', 'Location não encontrada.');
-  });
+  router.post(
+    '/loc',
+    TokenIssuer.requireScope('payloadlocation.write'),
+    asyncHandler(async (req, res) => {
+      const body = validateBody(res, locationSchema, req.body, {
+        name: 'PayloadLocationOperacaoInvalida',
+        title: 'Location inválida.',
+        prefix: 'loc',
+      });
+      if (!body) return;
+      const loc = await context.store.createLocation(locationBase(req.get('host')), new Date());
+      res.status(201).json(locationView(loc));
+    }),
+  );
+  router.get(
+    '/loc/:id',
+    TokenIssuer.requireScope('payloadlocation.read'),
+    asyncHandler(async (req, res) => {
+      const loc = /^\d{1,15}$/.test(req.params.id ?? '')
+        ? await context.store.getLocation(Number(req.params.id))
+        : undefined;
+      if (loc) res.json(locationView(loc));
+      else sendProblem(res, 404, 'PayloadLocationNaoEncontrado', 'Location não encontrada.');
+    }),
+  );
   return router;
 }

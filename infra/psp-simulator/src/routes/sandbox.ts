@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import Joi from 'joi';
+import { asyncHandler } from '@gateway/http-errors';
 import { type SimulatorContext, cobView, pixView } from '../context';
 import { type PayerReport, type PaymentRefusal, toCentavos } from '../cob-store';
 import { sendProblem } from '../problem';
@@ -51,41 +52,51 @@ export function sandboxRouter(context: SimulatorContext): Router {
   const { store, settings } = context;
   const router = express.Router();
 
-  router.post('/cob/pagar/:txid', (req, res) => {
-    const cob = findCob(context, req, res);
-    const body =
-      cob &&
-      validateBody(res, paymentSchema, req.body, {
-        name: 'CobOperacaoInvalida',
-        title: 'Pagamento inválido.',
-        prefix: 'pagamento',
-      });
-    if (!cob || !body) return;
-    const pix = store.receive(
-      cob,
-      toCentavos(body.valor ?? cob.valorOriginal),
-      new Date(),
-      payerReport(body),
-    );
-    if (typeof pix === 'string') {
-      const detail = `Pix recusado: a cobrança (status ${cob.status}) ${REFUSALS[pix]}.`;
-      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança não pode ser paga.', detail);
-      return;
-    }
-    const webhook = context.webhooks.get(cob.chave);
-    if (webhook !== undefined) context.callbacks.dispatch(webhook.webhookUrl, [pixView(pix)]);
-    res.json(cobView(cob, settings));
-  });
+  router.post(
+    '/cob/pagar/:txid',
+    asyncHandler(async (req, res) => {
+      const cob = await findCob(context, req, res);
+      const body =
+        cob &&
+        validateBody(res, paymentSchema, req.body, {
+          name: 'CobOperacaoInvalida',
+          title: 'Pagamento inválido.',
+          prefix: 'pagamento',
+        });
+      if (!cob || !body) return;
+      const paid = await store.receive(
+        cob.txid,
+        body.valor === undefined ? undefined : toCentavos(body.valor),
+        new Date(),
+      );
+      if (typeof paid === 'string') {
+        // The status the payer met: another payer may have concluded the cob since it was read.
+        const status = (await store.get(cob.txid))?.status ?? cob.status;
+        const detail = `Pix recusado: a cobrança (status ${status}) ${REFUSALS[paid]}.`;
+        sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança não pode ser paga.', detail);
+        return;
+      }
+      const webhook = await store.webhook(cob.chave);
+      if (webhook !== undefined) context.callbacks.dispatch(webhook.webhookUrl, [pixView(paid.pix)]);
+      res.json(cobView(paid.cob, settings));
+    }),
+  );
 
-  router.post('/cob/:txid/expirar', (req, res) => {
-    const cob = findCob(context, req, res);
-    if (!cob) return;
-    if (cob.status !== 'ATIVA') {
-      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', `Cobrança já está ${cob.status}.`);
-      return;
-    }
-    res.json(cobView(store.revise(cob, { status: 'REMOVIDA_PELO_PSP' }), settings));
-  });
+  router.post(
+    '/cob/:txid/expirar',
+    asyncHandler(async (req, res) => {
+      const cob = await findCob(context, req, res);
+      if (!cob) return;
+      const removed =
+        cob.status === 'ATIVA' ? await store.revise(cob.txid, { status: 'REMOVIDA_PELO_PSP' }) : 'not_active';
+      if (typeof removed !== 'string') {
+        res.json(cobView(removed, settings));
+        return;
+      }
+      const status = (await store.get(cob.txid))?.status ?? cob.status;
+      sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', `Cobrança já está ${status}.`);
+    }),
+  );
 
   return router;
 }

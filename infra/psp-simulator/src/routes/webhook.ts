@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import Joi from 'joi';
+import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext } from '../context';
 import { sendProblem } from '../problem';
@@ -15,45 +16,57 @@ const webhookSchema = Joi.object<{ webhookUrl: string }>({
 export function webhookRouter(context: SimulatorContext): Router {
   const router = express.Router();
 
-  router.put('/webhook/:chave', TokenIssuer.requireScope('webhook.write'), (req, res) => {
-    const chave = req.params.chave;
-    const body = validateBody(res, webhookSchema, req.body, {
-      name: 'WebhookOperacaoInvalida',
-      title: 'Webhook inválido.',
-      prefix: 'webhook',
-    });
-    if (!body) return;
-    if (chave !== context.settings.pixKey) {
-      sendProblem(
-        res,
-        400,
-        'WebhookOperacaoInvalida',
-        'Webhook inválido.',
-        'A chave não pertence a esta conta.',
-      );
-      return;
-    }
-    context.webhooks.set(chave, { webhookUrl: body.webhookUrl, criacao: new Date() });
-    // The document's 200 carries no body.
-    res.status(200).end();
-  });
-
-  router.get('/webhook/:chave', TokenIssuer.requireScope('webhook.read'), (req, res) => {
-    const webhook = context.webhooks.get(req.params.chave ?? '');
-    if (webhook === undefined) sendProblem(res, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
-    else
-      res.json({
-        webhookUrl: webhook.webhookUrl,
-        chave: req.params.chave,
-        cnpj: context.settings.cnpj,
-        criacao: webhook.criacao.toISOString(),
+  router.put(
+    '/webhook/:chave',
+    TokenIssuer.requireScope('webhook.write'),
+    asyncHandler(async (req, res) => {
+      const chave = req.params.chave;
+      const body = validateBody(res, webhookSchema, req.body, {
+        name: 'WebhookOperacaoInvalida',
+        title: 'Webhook inválido.',
+        prefix: 'webhook',
       });
-  });
+      if (!body) return;
+      if (chave !== context.settings.pixKey) {
+        sendProblem(
+          res,
+          400,
+          'WebhookOperacaoInvalida',
+          'Webhook inválido.',
+          'A chave não pertence a esta conta.',
+        );
+        return;
+      }
+      await context.store.registerWebhook(chave, body.webhookUrl, new Date());
+      // The document's 200 carries no body.
+      res.status(200).end();
+    }),
+  );
 
-  router.delete('/webhook/:chave', TokenIssuer.requireScope('webhook.write'), (req, res) => {
-    if (context.webhooks.delete(req.params.chave ?? '')) res.status(204).end();
-    else sendProblem(res, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
-  });
+  router.get(
+    '/webhook/:chave',
+    TokenIssuer.requireScope('webhook.read'),
+    asyncHandler(async (req, res) => {
+      const webhook = await context.store.webhook(req.params.chave ?? '');
+      if (webhook === undefined) sendProblem(res, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
+      else
+        res.json({
+          webhookUrl: webhook.webhookUrl,
+          chave: req.params.chave,
+          cnpj: context.settings.cnpj,
+          criacao: webhook.criacao.toISOString(),
+        });
+    }),
+  );
+
+  router.delete(
+    '/webhook/:chave',
+    TokenIssuer.requireScope('webhook.write'),
+    asyncHandler(async (req, res) => {
+      if (await context.store.removeWebhook(req.params.chave ?? '')) res.status(204).end();
+      else sendProblem(res, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.');
+    }),
+  );
 
   return router;
 }

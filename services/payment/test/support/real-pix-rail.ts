@@ -30,7 +30,7 @@ export function paymentWithPixRailForTheseTests(
     let adapter!: PixAdapter;
     let paymentConfig!: PaymentConfig;
     const bed = await serviceTestBed(label, async (env, cleanup) => {
-      const started = await startSandboxPspSimulator(testLogger('psp'));
+      const started = await startSandboxPspSimulator(env.config.DATABASE_URL, testLogger('psp'));
       psp = started;
       cleanup.afterStop(async () => psp?.close());
       adapter = await startPixAdapter(

@@ -6,8 +6,9 @@ import { readCob } from '../clients/psp/read-cob';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { claimOverdueCharges } from '../persistence/charge-store';
 import { applyListedPix } from './record-received-pix';
+import { notePspKnowledgeOfCharge, type UnknownChargeDeps } from './shared/charge-unknown-at-psp';
 
-export interface OverdueCallbackPollOptions extends BatchTaskOptions {
+export interface OverdueCallbackPollOptions extends BatchTaskOptions, UnknownChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
   psp: ApiPixClient;
@@ -41,6 +42,7 @@ export class OverdueCallbackPoll extends BatchTask {
       async () => {
         for (const txid of due) {
           const cob = await readCob(psp, txid, logger);
+          await notePspKnowledgeOfCharge(this.options, txid, cob);
           if (cob === 'unavailable' || cob === 'missing' || !cob.pix?.length) continue;
           await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
         }

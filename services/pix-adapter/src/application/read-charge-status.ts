@@ -8,8 +8,9 @@ import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import type { Cob } from '../clients/psp/cob';
 import { readCob } from '../clients/psp/read-cob';
 import { applyListedPix } from './record-received-pix';
+import { notePspKnowledgeOfCharge, type UnknownChargeDeps } from './shared/charge-unknown-at-psp';
 
-export interface ChargeStatusDeps {
+export interface ChargeStatusDeps extends UnknownChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
   psp: ApiPixClient;
@@ -28,13 +29,15 @@ export interface ChargeStatusRead {
 /**
  * What the PSP says of a payment's charge now (the payment service's reconciliation asks): the cob is re-read
  * outside any transaction and the PIX it lists are applied as a callback's would be (each once; every one is also
- * reported with pix.charge.paid.v1). Without the PSP the charge is read as recorded.
+ * reported with pix.charge.paid.v1). Without the PSP the charge is read as recorded; one the PSP does not know is
+ * noted (and failed past the grace period) by `notePspKnowledgeOfCharge`.
  */
 export async function readChargeStatus(deps: ChargeStatusDeps, paymentId: string): Promise<ChargeStatusRead> {
   const { dataSource, uow, psp, logger } = deps;
   const known = await dataSource.manager.findOneBy(ChargeEntity, { paymentId });
   if (!known) throw new CommandError('NOT_FOUND', 'Cobrança PIX não encontrada.');
   const read = await readCob(psp, known.txid, logger);
+  if (known.status === 'active') await notePspKnowledgeOfCharge(deps, known.txid, read);
   const cob = typeof read === 'string' ? null : read;
   if (cob?.pix?.length) await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
   const charge = await dataSource.manager.findOneByOrFail(ChargeEntity, { txid: known.txid });

@@ -97,3 +97,44 @@ export async function claimOverdueCharges(
   );
   return due.map((row) => row.txid);
 }
+
+/**
+ * Notes that the PSP does not know the active charge `txid`: answers true the first time only (since it last knew
+ * it), so what follows from it is said once.
+ */
+export async function markChargeUnknownAtPsp(manager: EntityManager, txid: string): Promise<boolean> {
+  const [, count]: [unknown[], number] = await manager.query(
+    `UPDATE charges SET unknown_at_psp_since = now()
+      WHERE txid = $1 AND status = 'active' AND unknown_at_psp_since IS NULL`,
+    [txid],
+  );
+  return count > 0;
+}
+
+/** Notes that the PSP knows the active charge `txid` (again): answers true when it had been unknown. */
+export async function markChargeKnownAtPsp(manager: EntityManager, txid: string): Promise<boolean> {
+  const [, count]: [unknown[], number] = await manager.query(
+    `UPDATE charges SET unknown_at_psp_since = NULL
+      WHERE txid = $1 AND status = 'active' AND unknown_at_psp_since IS NOT NULL`,
+    [txid],
+  );
+  return count > 0;
+}
+
+/**
+ * Fails the active charge `txid` if the PSP has not known it for `graceSeconds` (by the database's clock); answers
+ * its payment, or nothing when it is not due (or no longer active).
+ */
+export async function failChargeUnknownAtPsp(
+  manager: EntityManager,
+  txid: string,
+  graceSeconds: number,
+): Promise<string | undefined> {
+  const [rows]: [Array<{ payment_id: string }>, number] = await manager.query(
+    `UPDATE charges SET status = 'failed', updated_at = now()
+      WHERE txid = $1 AND status = 'active' AND unknown_at_psp_since <= now() - $2 * interval '1 second'
+      RETURNING payment_id`,
+    [txid, graceSeconds],
+  );
+  return rows[0]?.payment_id;
+}

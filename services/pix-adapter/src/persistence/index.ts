@@ -5,6 +5,7 @@ import { FinalChargesFrozen1732400007000 } from './migrations/1732400007000-fina
 import { ChargeCheckLeases1732400031000 } from './migrations/1732400031000-charge-check-leases';
 import { CancelledChargesAndRefunds1732400110000 } from './migrations/1732400110000-cancelled-charges-and-refunds';
 import { ChargeTraceContext1732400171000 } from './migrations/1732400171000-charge-trace-context';
+import { ChargesUnknownAtPsp1764380100000 } from './migrations/1764380100000-charges-unknown-at-psp';
 
 export { ChargeEntity, PixRefundEntity };
 export type { ChargeStatus } from './charge.entity';
@@ -19,5 +20,6 @@ export const pixAdapterDatabase = {
     ChargeCheckLeases1732400031000,
     CancelledChargesAndRefunds1732400110000,
     ChargeTraceContext1732400171000,
+    ChargesUnknownAtPsp1764380100000,
   ],
 };

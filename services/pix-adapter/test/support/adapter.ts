@@ -45,7 +45,7 @@ export async function startAdapterAgainstSandboxPsp(
   let psp!: RunningPspSimulator;
   let payer!: ApiPixClient;
   const bed = await serviceTestBed(label, async (env, cleanup) => {
-    psp = await startSandboxPspSimulator(testLogger('psp'));
+    psp = await startSandboxPspSimulator(env.config.DATABASE_URL, testLogger('psp'));
     cleanup.afterStop(() => psp.close());
     payer = sandboxPayer(psp.url);
     cleanup.afterStop(() => payer.close());
