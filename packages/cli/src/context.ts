@@ -120,6 +120,22 @@ export type Act = (
   action: (context: Context, ...args: never[]) => Promise<void>,
 ) => (...args: unknown[]) => Promise<void>;
 
+/** A sandbox business's keys start so (production's are sk_live_). */
+export const SANDBOX_KEY_PREFIX = 'sk_test_';
+
+/**
+ * Refuses, before anything is sent, a key that is not a sandbox business's: for commands that only make sense in the
+ * sandbox and would do real harm with a production key (`consequence` says which).
+ */
+export function refuseUnlessSandboxKey(apiKey: string, command: string, consequence: string): void {
+  if (apiKey.startsWith(SANDBOX_KEY_PREFIX)) return;
+  const kind = apiKey.startsWith('sk_live_') ? 'a production key (sk_live_...)' : 'not a sandbox key';
+  throw new UsageError(
+    `${command} only runs with a sandbox business's API key (${SANDBOX_KEY_PREFIX}...); this is ${kind}, ` +
+      `with which it would ${consequence}. Nothing was sent.`,
+  );
+}
+
 /** Parser of a whole-number argument or option (centavos, basis points, limits). */
 export function wholeNumber(text: string): number {
   if (!/^\d+$/.test(text)) throw new InvalidArgumentError('a whole number is expected.');

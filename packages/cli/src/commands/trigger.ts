@@ -1,7 +1,7 @@
 import { Argument, Command, Option } from 'commander';
 import { PAGE_LIMIT_MAX, centavosToBrl, paymentMethods, tokens } from '@gateway/contracts';
 import type { Event, Gateway, Payment, PaymentStatus, Refund, Token } from '@gateway/sdk';
-import { UsageError, wholeNumber, type Act, type Context } from '../context';
+import { SANDBOX_KEY_PREFIX, refuseUnlessSandboxKey, wholeNumber, type Act, type Context } from '../context';
 import { formatRecord } from '../output';
 
 /** How each event is brought about in the sandbox, from a new payment. */
@@ -19,8 +19,6 @@ type Triggerable = keyof typeof SCENARIOS;
 /** The sandbox refund reason the PSP simulator and the local chain refuse (decisions.md, "Refunds"). */
 const FAILING_REFUND_REASON = 'simulate:fail';
 const POLL_INTERVAL_MS = 250;
-/** A sandbox business's keys (production's are sk_live_): trigger makes and cancels real charges otherwise. */
-const SANDBOX_KEY_PREFIX = 'sk_test_';
 
 interface Flags {
   method: 'pix' | 'crypto';
@@ -54,7 +52,7 @@ event is in the events API, so a running "gateway listen" receives it. It refuse
     .action(
       act(async (context: Context, type: Triggerable, flags: Flags) => {
         const { output } = context;
-        refuseUnlessSandbox(context.apiKey());
+        refuseUnlessSandboxKey(context.apiKey(), 'trigger', 'create and cancel real charges');
         const gateway = context.gateway();
         const scenario = SCENARIOS[type];
         const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
@@ -127,15 +125,6 @@ event is in the events API, so a running "gateway listen" receives it. It refuse
         );
       }),
     );
-}
-
-function refuseUnlessSandbox(apiKey: string): void {
-  if (apiKey.startsWith(SANDBOX_KEY_PREFIX)) return;
-  const kind = apiKey.startsWith('sk_live_') ? 'a production key (sk_live_...)' : 'not a sandbox key';
-  throw new UsageError(
-    `trigger only runs with a sandbox business's API key (${SANDBOX_KEY_PREFIX}...); this is ${kind}, ` +
-      'with which it would create and cancel real charges. Nothing was sent.',
-  );
 }
 
 async function paymentWith(
