@@ -18,6 +18,8 @@ import {
   variableNames,
 } from '../packages/config/src';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
+import { readEnvironment as readCliEnvironment } from '../packages/cli/src/config';
+import { ensureListenTls } from '../packages/cli/src/listen-tls';
 import { pspSimulatorSchema, pspSimulatorVariables } from '../infra/psp-simulator/src/config';
 import { solanaLocalnetSchema, solanaLocalnetVariables } from '../infra/solana-localnet/src/config';
 import { apiGatewaySchema, apiGatewayVariables } from '../services/api-gateway/src/config';
@@ -140,6 +142,21 @@ const railDefaults: Partial<Record<Worker, Record<string, string | undefined>>> 
   'solana-watcher': { SOLANA_RPC_URL: sandbox ? solanaRpcUrl : undefined },
 };
 
+/**
+ * In the sandbox the webhook dispatcher trusts the local CA of `gateway listen` (made here if missing, where the CLI
+ * keeps it: GATEWAY_CLI_TLS_DIR or ~/.config/gateway-cli/listen-tls), so `listen` works against `npm start` with no
+ * setup. That CA can only vouch for this machine's names. A NODE_EXTRA_CA_CERTS given to the launcher is kept as it is.
+ */
+function listenCaForTheDispatcher(): Record<string, string> {
+  if (!sandbox || process.env.NODE_EXTRA_CA_CERTS) return {};
+  try {
+    return { NODE_EXTRA_CA_CERTS: ensureListenTls(readCliEnvironment().tlsDir).caPath };
+  } catch (err) {
+    console.error(`gateway listen cannot reach this stack's webhooks: ${(err as Error).message}`);
+    return {};
+  }
+}
+
 const processes: ProcessSpec[] = [
   {
     name: 'psp-simulator',
@@ -175,7 +192,11 @@ const processes: ProcessSpec[] = [
     defaults:
       name === 'api-gateway'
         ? { PORT: String(settings.PORT) }
-        : { METRICS_PORT: String(settings[launcherMetricsPortVariable(name)]), ...railDefaults[name] },
+        : {
+            METRICS_PORT: String(settings[launcherMetricsPortVariable(name)]),
+            ...railDefaults[name],
+            ...(name === 'webhook-dispatcher' ? listenCaForTheDispatcher() : {}),
+          },
   })),
 ];
 

@@ -17,6 +17,7 @@ interface Globals {
   apiKey?: string;
   adminToken?: string;
   json?: boolean;
+  field?: string;
   color: boolean;
 }
 
@@ -44,6 +45,7 @@ export function contextFor(command: Command, io: Io): Context {
     stderr: io.stderr,
     json: Boolean(globals.json),
     color: globals.color === false ? 'never' : io.env.color,
+    field: globals.field,
   });
   let gateway: Gateway | undefined;
   const apiKey = () => {

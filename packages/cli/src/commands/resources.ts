@@ -2,14 +2,19 @@ import { Command, Option } from 'commander';
 import {
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
+  openPaymentStatuses,
+  openRefundStatuses,
   paymentMethods,
   paymentStatuses,
+  refundStatuses,
   tokens,
   webhookEventNames,
+  type RefundStatus,
 } from '@gateway/contracts';
 import type { EventType, Page, PagedList, PaymentMethod, PaymentStatus, Token } from '@gateway/sdk';
 import { wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
+import { untilStatus } from '../wait';
 
 interface ListFlags {
   limit?: number;
@@ -73,6 +78,10 @@ async function printList<T extends object>(
     return `${formatTable(data, COLUMNS)}${more}`;
   });
 }
+
+/** `--timeout` of the wait commands. */
+const timeoutOption = () =>
+  new Option('--timeout <seconds>', 'give up after this long').argParser(wholeNumber).default(60);
 
 const show = (context: Context) => (record: object) => context.output.result(record, formatRecord);
 
@@ -174,6 +183,32 @@ export function resourceCommands(act: Act): Command[] {
     .action(
       act(async (context: Context, id: string) => show(context)(await context.gateway().payments.cancel(id))),
     );
+  payments
+    .command('wait')
+    .description(
+      'wait until a payment is in a status (e.g. paid, a moment after a sandbox simulate), then show it',
+    )
+    .argument('<payment_id>')
+    .addOption(
+      new Option('--status <status>', 'the status to wait for')
+        .choices(paymentStatuses)
+        .makeOptionMandatory(),
+    )
+    .addOption(timeoutOption())
+    .addHelpText('after', '\nIt fails at once if the payment reaches another final status (exit 1).')
+    .action(
+      act(async (context: Context, id: string, flags: { status: PaymentStatus; timeout: number }) =>
+        show(context)(
+          await untilStatus(
+            `payment ${id}`,
+            () => context.gateway().payments.get(id),
+            flags.status,
+            openPaymentStatuses,
+            flags.timeout * 1000,
+          ),
+        ),
+      ),
+    );
   withListFlags(
     payments
       .command('received-funds')
@@ -239,6 +274,28 @@ export function resourceCommands(act: Act): Command[] {
     .argument('<refund_id>')
     .action(
       act(async (context: Context, id: string) => show(context)(await context.gateway().refunds.get(id))),
+    );
+  refunds
+    .command('wait')
+    .description('wait until a refund is in a status (succeeded or failed), then show it')
+    .argument('<refund_id>')
+    .addOption(
+      new Option('--status <status>', 'the status to wait for').choices(refundStatuses).makeOptionMandatory(),
+    )
+    .addOption(timeoutOption())
+    .addHelpText('after', '\nIt fails at once if the refund reaches the other final status (exit 1).')
+    .action(
+      act(async (context: Context, id: string, flags: { status: RefundStatus; timeout: number }) =>
+        show(context)(
+          await untilStatus(
+            `refund ${id}`,
+            () => context.gateway().refunds.get(id),
+            flags.status,
+            openRefundStatuses,
+            flags.timeout * 1000,
+          ),
+        ),
+      ),
     );
   withListFlags(
     refunds.command('list').description("a payment's refunds, newest first").argument('<payment_id>'),

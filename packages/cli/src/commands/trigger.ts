@@ -3,6 +3,7 @@ import { PAGE_LIMIT_MAX, centavosToBrl, paymentMethods, tokens } from '@gateway/
 import type { Event, Gateway, Payment, PaymentStatus, Refund, Token } from '@gateway/sdk';
 import { SANDBOX_KEY_PREFIX, refuseUnlessSandboxKey, wholeNumber, type Act, type Context } from '../context';
 import { formatRecord } from '../output';
+import { poll } from '../wait';
 
 /** How each event is brought about in the sandbox, from a new payment. */
 const SCENARIOS = {
@@ -18,7 +19,6 @@ type Triggerable = keyof typeof SCENARIOS;
 
 /** The sandbox refund reason the PSP simulator and the local chain refuse (decisions.md, "Refunds"). */
 const FAILING_REFUND_REASON = 'simulate:fail';
-const POLL_INTERVAL_MS = 250;
 
 interface Flags {
   method: 'pix' | 'crypto';
@@ -146,15 +146,4 @@ async function eventAbout(
   return page.data.find((event) =>
     'refund_id' in event.data ? event.data.refund_id === subjectId : event.data.payment_id === subjectId,
   );
-}
-
-/** Asks again every POLL_INTERVAL_MS until the probe has an answer, or fails naming what it waited for. */
-async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-  }
 }
