@@ -7,7 +7,8 @@
  * End-to-end tests start the stack through this file too (packages/testkit startStack).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Joi,
@@ -145,12 +146,21 @@ const railDefaults: Partial<Record<Worker, Record<string, string | undefined>>> 
 /**
  * In the sandbox the webhook dispatcher trusts the local CA of `gateway listen` (made here if missing, where the CLI
  * keeps it: GATEWAY_CLI_TLS_DIR or ~/.config/gateway-cli/listen-tls), so `listen` works against `npm start` with no
- * setup. That CA can only vouch for this machine's names. A NODE_EXTRA_CA_CERTS given to the launcher is kept as it is.
+ * setup. That CA can only vouch for this machine's names. Node takes one NODE_EXTRA_CA_CERTS file: when the launcher
+ * is given one, the dispatcher gets a bundle of it and listen's CA (a temporary file, removed when the launcher exits).
  */
 function listenCaForTheDispatcher(): Record<string, string> {
-  if (!sandbox || process.env.NODE_EXTRA_CA_CERTS) return {};
+  if (!sandbox) return {};
   try {
-    return { NODE_EXTRA_CA_CERTS: ensureListenTls(readCliEnvironment().tlsDir).caPath };
+    const listenCa = ensureListenTls(readCliEnvironment().tlsDir).caPath;
+    const given = process.env.NODE_EXTRA_CA_CERTS;
+    if (!given) return { NODE_EXTRA_CA_CERTS: listenCa };
+    const bundle = `${readFileSync(given, 'utf8').trimEnd()}\n${readFileSync(listenCa, 'utf8')}`;
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-dispatcher-ca-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'ca.pem');
+    writeFileSync(file, bundle);
+    return { NODE_EXTRA_CA_CERTS: file };
   } catch (err) {
     console.error(`gateway listen cannot reach this stack's webhooks: ${(err as Error).message}`);
     return {};
