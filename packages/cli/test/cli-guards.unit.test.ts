@@ -109,6 +109,46 @@ describe('the CLI against a stand-in gateway', () => {
     }
   });
 
+  test('--field prints one field of the result as it is, for a shell variable; a field it lacks is exit 1', async () => {
+    const id = 'pay_0123456789abcdefghijklmn';
+    handler = (_req, res) =>
+      json(res, 200, {
+        payment_id: id,
+        status: 'processing',
+        pix: { copia_e_cola: '000201...' },
+        amount_brl: 50,
+      });
+    const key = { GATEWAY_API_KEY: 'sk_test_x' };
+    const field = (name: string) => cli(['--base-url', baseUrl, 'payments', 'get', id, '--field', name], key);
+    expect(await field('payment_id')).toEqual({ code: 0, stdout: `${id}\n`, stderr: '' });
+    expect((await field('pix.copia_e_cola')).stdout).toBe('000201...\n');
+    expect((await field('amount_brl')).stdout).toBe('50\n');
+    expect((await field('pix')).stdout).toBe('{"copia_e_cola":"000201..."}\n');
+    const missing = await field('refund_id');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('the result has no field refund_id');
+  });
+
+  test('payments wait polls until the status, and fails at once when the payment ends in another one', async () => {
+    const id = 'pay_0123456789abcdefghijklmn';
+    const statuses = ['processing', 'processing', 'paid'];
+    handler = (_req, res) => json(res, 200, { payment_id: id, status: statuses.shift() ?? 'paid' });
+    const key = { GATEWAY_API_KEY: 'sk_test_x' };
+    const paid = await cli(
+      ['--base-url', baseUrl, 'payments', 'wait', id, '--status', 'paid', '--field', 'status'],
+      key,
+    );
+    expect(paid).toEqual({ code: 0, stdout: 'paid\n', stderr: '' });
+    expect(seen).toHaveLength(3);
+
+    seen = [];
+    handler = (_req, res) => json(res, 200, { payment_id: id, status: 'failed' });
+    const failed = await cli(['--base-url', baseUrl, 'payments', 'wait', id, '--status', 'paid'], key);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`payment ${id} is failed, a final status: it will not be paid`);
+    expect(seen).toHaveLength(1);
+  });
+
   test('the development admin token goes to a gateway on localhost only; any other needs its token given', async () => {
     handler = (_req, res) => json(res, 200, { business_id: 'biz_1', name: 'Padaria', api_keys: [] });
     for (const url of [baseUrl, baseUrl.replace('127.0.0.1', 'localhost')]) {
