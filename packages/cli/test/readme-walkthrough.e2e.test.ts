@@ -7,6 +7,9 @@ import { freePort, stackClient, startStack, waitFor, type RunningStack } from '@
 const root = join(__dirname, '../../..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const example = join(root, 'examples/sdk-quickstart');
+/** A terminal's commands end well within it (each CLI call is a second or two); the test gets a margin over it. */
+const SCRIPT_TIMEOUT_MS = 150_000;
+const TEST_TIMEOUT_MS = SCRIPT_TIMEOUT_MS + 60_000;
 
 /** The fenced blocks of `language` in the README section under `heading` (up to the next heading of its level or above). */
 function blocksUnder(heading: string, language: string): string[] {
@@ -65,12 +68,13 @@ class Terminal {
   }
 }
 
+/** A terminal's commands to their end; traced (`-x`), so a failure shows which command it was. */
 function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
   return new Promise((resolve) =>
     execFile(
       'bash',
-      ['-euo', 'pipefail', '-c', script],
-      { cwd: root, env, timeout: 120_000 },
+      ['-xeuo', 'pipefail', '-c', script],
+      { cwd: root, env, timeout: SCRIPT_TIMEOUT_MS },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}\n${stderr}` }),
     ),
@@ -116,65 +120,73 @@ describe("the README's walkthrough, run as written", () => {
     rmSync(join(tlsDir, '..'), { recursive: true, force: true });
   });
 
-  test('listen shows every event while terminal 2 pays by PIX and USDC, waits for paid, and refunds', async () => {
-    const [setup, first, second, ...more] = blocksUnder('### A payment from creation to webhook', 'bash');
-    expect(more).toEqual([]);
-    expect(first).toMatch(/^# Terminal 1/);
-    expect(second).toMatch(/^# Terminal 2/);
+  test(
+    'listen shows every event while terminal 2 pays by PIX and USDC, waits for paid, and refunds',
+    async () => {
+      const [setup, first, second, ...more] = blocksUnder('### A payment from creation to webhook', 'bash');
+      expect(more).toEqual([]);
+      expect(first).toMatch(/^# Terminal 1/);
+      expect(second).toMatch(/^# Terminal 2/);
 
-    const listen = terminal(`${setup}\n${first}`);
-    await listen.shows(/Ready\./, 'listen ready');
-    expect(listen.text()).toMatch(/signing secret\s+whsec_/);
-    // The launcher made the CA before the dispatcher started: listen made none, and said nothing about one.
-    expect(listen.text()).not.toMatch(/local CA/);
+      const listen = terminal(`${setup}\n${first}`);
+      await listen.shows(/Ready\./, 'listen ready');
+      expect(listen.text()).toMatch(/signing secret\s+whsec_/);
+      // The launcher made the CA before the dispatcher started: listen made none, and said nothing about one.
+      expect(listen.text()).not.toMatch(/local CA/);
 
-    const ran = await runScript(`${setup}\n${second}`, env);
-    expect(ran).toEqual({ code: 0, output: expect.any(String) });
-    expect(ran.output).toMatch(/^status\s+paid$/m);
-    expect(ran.output).toMatch(/^status\s+succeeded$/m);
-    expect(ran.output).toContain('"type":"refund.succeeded"');
+      const ran = await runScript(`${setup}\n${second}`, env);
+      if (ran.code !== 0) throw new Error(`terminal 2 ended with status ${ran.code}:\n${ran.output}`);
+      expect(ran.output).toMatch(/^status\s+paid$/m);
+      expect(ran.output).toMatch(/^status\s+succeeded$/m);
+      expect(ran.output).toContain('"type":"refund.succeeded"');
 
-    await listen.shows(
-      /payment\.confirmed[\s\S]*payment\.confirmed/,
-      'both payments confirmed in terminal 1',
-    );
-    await listen.shows(
-      /refund\.succeeded\s+evt_\S+ → \[204\] answered by listen/,
-      'the refund in terminal 1',
-    );
-    await listen.interrupt();
-    expect(listen.text()).toMatch(/✓ deleting the temporary webhook wh_/);
-  }, 120_000);
+      await listen.shows(
+        /payment\.confirmed[\s\S]*payment\.confirmed/,
+        'both payments confirmed in terminal 1',
+      );
+      await listen.shows(
+        /refund\.succeeded\s+evt_\S+ → \[204\] answered by listen/,
+        'the refund in terminal 1',
+      );
+      await listen.interrupt();
+      expect(listen.text()).toMatch(/✓ deleting the temporary webhook wh_/);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  test('the SDK example is examples/sdk-quickstart/shop.ts, and runs as the README says', async () => {
-    const code = readFileSync(join(example, 'shop.ts'), 'utf8');
-    expect(blocksUnder('### SDK (`@gateway/sdk`, `packages/sdk`)', 'ts')).toEqual([code.trimEnd()]);
-    const [block, ...others] = blocksUnder('### SDK (`@gateway/sdk`, `packages/sdk`)', 'bash');
-    expect(others).toEqual([]);
-    const commands = block!.split('\n').filter((line) => !line.startsWith('#'));
-    expect(commands).toEqual([
-      'pnpm gateway listen --forward-to http://localhost:4000/hook',
-      'cd examples/sdk-quickstart && WEBHOOK_SECRET=whsec_... pnpm start',
-      'pnpm gateway trigger payment.confirmed',
-    ]);
+  test(
+    'the SDK example is examples/sdk-quickstart/shop.ts, and runs as the README says',
+    async () => {
+      const code = readFileSync(join(example, 'shop.ts'), 'utf8');
+      expect(blocksUnder('### SDK (`@gateway/sdk`, `packages/sdk`)', 'ts')).toEqual([code.trimEnd()]);
+      const [block, ...others] = blocksUnder('### SDK (`@gateway/sdk`, `packages/sdk`)', 'bash');
+      expect(others).toEqual([]);
+      const commands = block!.split('\n').filter((line) => !line.startsWith('#'));
+      expect(commands).toEqual([
+        'pnpm gateway listen --forward-to http://localhost:4000/hook',
+        'cd examples/sdk-quickstart && WEBHOOK_SECRET=whsec_... pnpm start',
+        'pnpm gateway trigger payment.confirmed',
+      ]);
 
-    // The same commands, with a free port instead of 4000 and the secret listen printed instead of whsec_...
-    const shopPort = String(await freePort());
-    env = { ...env, SHOP_PORT: shopPort };
-    const listen = terminal(commands[0]!.replace('4000', shopPort));
-    const secret = (await listen.shows(/signing secret\s+(whsec_\S+)/, 'the signing secret'))[1]!;
-    const shop = terminal(commands[1]!.replace('whsec_...', secret));
-    await shop.shows(/webhooks: http:\/\/localhost:\d+\/hook/, 'the example listening');
-    expect(shop.text()).toMatch(/^show the buyer: 000201\S+/m);
-    expect(shop.text()).toMatch(/^typed errors: true$/m);
+      // The same commands, with a free port instead of 4000 and the secret listen printed instead of whsec_...
+      const shopPort = String(await freePort());
+      env = { ...env, SHOP_PORT: shopPort };
+      const listen = terminal(commands[0]!.replace('4000', shopPort));
+      const secret = (await listen.shows(/signing secret\s+(whsec_\S+)/, 'the signing secret'))[1]!;
+      const shop = terminal(commands[1]!.replace('whsec_...', secret));
+      await shop.shows(/webhooks: http:\/\/localhost:\d+\/hook/, 'the example listening');
+      expect(shop.text()).toMatch(/^show the buyer: 000201\S+/m);
+      expect(shop.text()).toMatch(/^typed errors: true$/m);
 
-    const trigger = await runScript(commands[2]!, env);
-    expect(trigger.code).toBe(0);
-    const paymentId = /^payment\s+(pay_\S+)$/m.exec(trigger.output)![1];
-    await shop.shows(
-      new RegExp(`^paid: ${paymentId}$`, 'm'),
-      'the example verifying the payment.confirmed webhook',
-    );
-    await listen.shows(/payment\.confirmed\s+evt_\S+ → \[204\]/, 'listen relaying the example’s 204');
-  }, 120_000);
+      const trigger = await runScript(commands[2]!, env);
+      expect(trigger.code).toBe(0);
+      const paymentId = /^payment\s+(pay_\S+)$/m.exec(trigger.output)![1];
+      await shop.shows(
+        new RegExp(`^paid: ${paymentId}$`, 'm'),
+        'the example verifying the payment.confirmed webhook',
+      );
+      await listen.shows(/payment\.confirmed\s+evt_\S+ → \[204\]/, 'listen relaying the example’s 204');
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
