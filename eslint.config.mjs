@@ -56,7 +56,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/test/**/*.ts', 'scripts/**/*.ts', '**/*.test.ts', '**/bench/**/*.ts'],
+    files: ['**/test/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.ts', '**/*.test.ts', '**/bench/**/*.ts'],
     rules: {
       'no-console': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',

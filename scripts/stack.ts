@@ -7,8 +7,9 @@
  * End-to-end tests start the stack through this file too (packages/testkit startStack).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { prettyFactory } from 'pino-pretty';
 import {
@@ -20,6 +21,8 @@ import {
   variableNames,
 } from '../packages/config/src';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
+import { readEnvironment as readCliEnvironment } from '../packages/cli/src/config';
+import { ensureListenTls } from '../packages/cli/src/listen-tls';
 import {
   loadPspSimulatorConfig,
   pspSimulatorSchema,
@@ -196,6 +199,30 @@ const railDefaults: Partial<Record<Worker, Record<string, string | undefined>>> 
   'solana-watcher': { SOLANA_RPC_URL: sandbox ? solanaRpcUrl : undefined },
 };
 
+/**
+ * In the sandbox the webhook dispatcher trusts the local CA of `gateway listen` (made here if missing, where the CLI
+ * keeps it: GATEWAY_CLI_TLS_DIR or ~/.config/gateway-cli/listen-tls), so `listen` works against `npm start` with no
+ * setup. That CA can only vouch for this machine's names. Node takes one NODE_EXTRA_CA_CERTS file: when the launcher
+ * is given one, the dispatcher gets a bundle of it and listen's CA (a temporary file, removed when the launcher exits).
+ */
+function listenCaForTheDispatcher(): Record<string, string> {
+  if (!sandbox) return {};
+  try {
+    const listenCa = ensureListenTls(readCliEnvironment().tlsDir).caPath;
+    const given = process.env.NODE_EXTRA_CA_CERTS;
+    if (!given) return { NODE_EXTRA_CA_CERTS: listenCa };
+    const bundle = `${readFileSync(given, 'utf8').trimEnd()}\n${readFileSync(listenCa, 'utf8')}`;
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-dispatcher-ca-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'ca.pem');
+    writeFileSync(file, bundle);
+    return { NODE_EXTRA_CA_CERTS: file };
+  } catch (err) {
+    console.error(`gateway listen cannot reach this stack's webhooks: ${(err as Error).message}`);
+    return {};
+  }
+}
+
 const processes: ProcessSpec[] = [
   {
     name: 'psp-simulator',
@@ -236,7 +263,11 @@ const processes: ProcessSpec[] = [
     defaults:
       name === 'api-gateway'
         ? { PORT: String(settings.PORT) }
-        : { METRICS_PORT: String(settings[launcherMetricsPortVariable(name)]), ...railDefaults[name] },
+        : {
+            METRICS_PORT: String(settings[launcherMetricsPortVariable(name)]),
+            ...railDefaults[name],
+            ...(name === 'webhook-dispatcher' ? listenCaForTheDispatcher() : {}),
+          },
   })),
 ];
 

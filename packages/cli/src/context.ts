@@ -24,6 +24,7 @@ interface Globals {
   apiKey?: string;
   adminToken?: string;
   json?: boolean;
+  field?: string;
   color: boolean;
 }
 
@@ -51,6 +52,7 @@ export function contextFor(command: Command, io: Io): Context {
     stderr: io.stderr,
     json: Boolean(globals.json),
     color: globals.color === false ? 'never' : io.env.color,
+    field: globals.field,
   });
   let gateway: Gateway | undefined;
   const apiKey = () => {
@@ -126,6 +128,22 @@ function adminError(response: Response, text: string): GatewayError {
 export type Act = (
   action: (context: Context, ...args: never[]) => Promise<void>,
 ) => (...args: unknown[]) => Promise<void>;
+
+/** A sandbox business's keys start so (production's are sk_live_). */
+export const SANDBOX_KEY_PREFIX = 'sk_test_';
+
+/**
+ * Refuses, before anything is sent, a key that is not a sandbox business's: for commands that only make sense in the
+ * sandbox and would do real harm with a production key (`consequence` says which).
+ */
+export function refuseUnlessSandboxKey(apiKey: string, command: string, consequence: string): void {
+  if (apiKey.startsWith(SANDBOX_KEY_PREFIX)) return;
+  const kind = apiKey.startsWith('sk_live_') ? 'a production key (sk_live_...)' : 'not a sandbox key';
+  throw new UsageError(
+    `${command} only runs with a sandbox business's API key (${SANDBOX_KEY_PREFIX}...); this is ${kind}, ` +
+      `with which it would ${consequence}. Nothing was sent.`,
+  );
+}
 
 /** Parser of a whole-number argument or option (centavos, basis points, limits). */
 export function wholeNumber(text: string): number {

@@ -22,7 +22,9 @@ export interface ListenTls {
   caPath: string;
   key: string;
   cert: string;
-  /** A new CA was made by this call: a stack started with the previous one must be restarted to trust it. */
+  /** There was no CA: this call made the first one. A stack started before it does not trust it. */
+  created: boolean;
+  /** A CA in use was replaced by a new one: a stack started with the previous one must be restarted to trust it. */
   renewed: boolean;
 }
 
@@ -84,8 +86,10 @@ export function ensureListenTls(
   const hosts = certifiedHosts(extraHosts);
   prepareDirectory(dir);
   const linked = exists(join(dir, CURRENT));
+  // A CA a stack may have been started with (`ca.pem`, in this layout or the first one).
+  const hadCa = exists(join(dir, CA_FILE));
   let identity = readCurrent(dir);
-  let renewed = false;
+  let made = false;
   if (identity === undefined || !usable(identity, hosts)) {
     const previous = identity?.generation;
     const generation = createGeneration(dir, hosts);
@@ -97,12 +101,18 @@ export function ensureListenTls(
     // Another run may have put its own in use at the same moment: what matters is the one in use now.
     for (const unused of [generation, previous])
       if (unused !== undefined && unused !== identity.generation) removeEntry(dir, unused);
-    renewed = true;
+    made = true;
   }
   linkCaPath(dir);
   protect(dir, identity.generation);
   removeLeftovers(dir, identity.generation);
-  return { caPath: join(dir, CA_FILE), key: identity.key, cert: identity.cert, renewed };
+  return {
+    caPath: join(dir, CA_FILE),
+    key: identity.key,
+    cert: identity.cert,
+    created: made && !hadCa,
+    renewed: made && hadCa,
+  };
 }
 
 /**

@@ -31,6 +31,10 @@ export function buildProgram(io: Io): Command {
       'the operator token of `admin` commands (env ADMIN_TOKEN; default the development token, for localhost only)',
     )
     .option('--json', 'print results as JSON (listen: one JSON object per line)')
+    .option(
+      '--field <name>',
+      'print only this field of the result, e.g. payment_id (dotted for nested ones: pix.copia_e_cola)',
+    )
     .option('--no-color', 'no colours even in a terminal (env NO_COLOR)')
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),

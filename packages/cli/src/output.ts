@@ -10,6 +10,8 @@ export interface OutputSettings {
   stderr: Stream;
   json: boolean;
   color: 'auto' | 'never' | 'always';
+  /** --field: print only this field of the result (dotted for a nested one), as plain text. */
+  field?: string;
 }
 
 type Style = 'green' | 'red' | 'yellow' | 'cyan' | 'dim' | 'bold';
@@ -44,9 +46,13 @@ export class Output {
     this.settings.stdout.write(`${text}\n`);
   }
 
-  /** The command's result: as JSON with --json, else as the text `human` makes of it. */
+  /**
+   * The command's result: with --field only that field (a string as it is, anything else as JSON), else as JSON with
+   * --json, else as the text `human` makes of it.
+   */
   result<T>(value: T, human: (value: T) => string): void {
-    if (this.json) this.settings.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    if (this.settings.field !== undefined) this.line(fieldText(value, this.settings.field));
+    else if (this.json) this.settings.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
     else this.line(human(value));
   }
 
@@ -87,6 +93,17 @@ export class Output {
       clearInterval(timer);
     }
   }
+}
+
+/** The value at a dotted path of a result, for a shell variable: `PAY=$(gateway payments create ... --field payment_id)`. */
+function fieldText(value: unknown, path: string): string {
+  let found: unknown = value;
+  for (const key of path.split('.')) {
+    if (found === null || typeof found !== 'object' || !Object.hasOwn(found, key))
+      throw new Error(`the result has no field ${path}`);
+    found = (found as Record<string, unknown>)[key];
+  }
+  return typeof found === 'string' ? found : JSON.stringify(found);
 }
 
 /** `key  value` lines, keys aligned; nested objects flattened to dotted keys (`pix.copia_e_cola`). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -73,6 +73,82 @@ describe('the CLI against a stand-in gateway', () => {
     expect(seen).toEqual([]);
   });
 
+  test('listen refuses a key that is not a sandbox one before calling the gateway or making its CA: exit 64', async () => {
+    const tlsDir = join(mkdtempSync(join(tmpdir(), 'cli-guards-')), 'tls');
+    try {
+      const live = 'sk_live_0123456789abcdefghijklmnopqrstuvwxyz0123456';
+      for (const [apiKey, kind] of [
+        [live, 'a production key (sk_live_...)'],
+        ['not-a-key', 'not a sandbox key'],
+      ] as const) {
+        const ran = await cli(['--base-url', baseUrl, 'listen', '--tls-dir', tlsDir], {
+          GATEWAY_API_KEY: apiKey,
+        });
+        expect(ran.code).toBe(64);
+        expect(ran.stderr).toContain(
+          `listen only runs with a sandbox business's API key (sk_test_...); this is ${kind}, with which it ` +
+            'would register a production webhook pointing at this machine. Nothing was sent.',
+        );
+        expect(ran.stderr).not.toContain(apiKey);
+      }
+      const flag = await cli([
+        '--base-url',
+        baseUrl,
+        '--api-key',
+        live,
+        'listen',
+        '--forward-to',
+        'http://127.0.0.1:9/',
+      ]);
+      expect(flag.code).toBe(64);
+      expect(seen).toEqual([]);
+      expect(existsSync(tlsDir)).toBe(false);
+      expect(process.listenerCount('SIGINT')).toBe(0);
+    } finally {
+      rmSync(join(tlsDir, '..'), { recursive: true, force: true });
+    }
+  });
+
+  test('--field prints one field of the result as it is, for a shell variable; a field it lacks is exit 1', async () => {
+    const id = 'pay_0123456789abcdefghijklmn';
+    handler = (_req, res) =>
+      json(res, 200, {
+        payment_id: id,
+        status: 'processing',
+        pix: { copia_e_cola: '000201...' },
+        amount_brl: 50,
+      });
+    const key = { GATEWAY_API_KEY: 'sk_test_x' };
+    const field = (name: string) => cli(['--base-url', baseUrl, 'payments', 'get', id, '--field', name], key);
+    expect(await field('payment_id')).toEqual({ code: 0, stdout: `${id}\n`, stderr: '' });
+    expect((await field('pix.copia_e_cola')).stdout).toBe('000201...\n');
+    expect((await field('amount_brl')).stdout).toBe('50\n');
+    expect((await field('pix')).stdout).toBe('{"copia_e_cola":"000201..."}\n');
+    const missing = await field('refund_id');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('the result has no field refund_id');
+  });
+
+  test('payments wait polls until the status, and fails at once when the payment ends in another one', async () => {
+    const id = 'pay_0123456789abcdefghijklmn';
+    const statuses = ['processing', 'processing', 'paid'];
+    handler = (_req, res) => json(res, 200, { payment_id: id, status: statuses.shift() ?? 'paid' });
+    const key = { GATEWAY_API_KEY: 'sk_test_x' };
+    const paid = await cli(
+      ['--base-url', baseUrl, 'payments', 'wait', id, '--status', 'paid', '--field', 'status'],
+      key,
+    );
+    expect(paid).toEqual({ code: 0, stdout: 'paid\n', stderr: '' });
+    expect(seen).toHaveLength(3);
+
+    seen = [];
+    handler = (_req, res) => json(res, 200, { payment_id: id, status: 'failed' });
+    const failed = await cli(['--base-url', baseUrl, 'payments', 'wait', id, '--status', 'paid'], key);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`payment ${id} is failed, a final status: it will not be paid`);
+    expect(seen).toHaveLength(1);
+  });
+
   test('the development admin token goes to a gateway on localhost only; any other needs its token given', async () => {
     handler = (_req, res) => json(res, 200, { business_id: 'biz_1', name: 'Padaria', api_keys: [] });
     for (const url of [baseUrl, baseUrl.replace('127.0.0.1', 'localhost')]) {
@@ -138,6 +214,13 @@ describe('the CLI against a stand-in gateway', () => {
         tlsDir,
       ]);
       expect(oversized).toBe(413);
+      // A first run: the CA is new, and nothing is said about one it replaced.
+      expect(ran.stderr).toContain(`made listen's local CA (${join(tlsDir, 'ca.pem')}, valid 30 days)`);
+      expect(ran.stderr).not.toMatch(/old|previous/);
+      // The check that failed is shown failed, never ticked.
+      expect(ran.stderr).toContain('✓ registering a temporary webhook wh_1');
+      expect(ran.stderr).toContain('✗ checking the gateway reaches this listener');
+      expect(ran.stderr).not.toContain('✓ checking');
       expect(ran.stdout).toContain(`not forwarded: larger than ${MAX_DELIVERY_BYTES} bytes`);
       expect(ran.code).toBe(1);
       expect(ran.stderr).toMatch(/error the gateway could not deliver to https:\/\/localhost:\d+\//);

@@ -91,7 +91,8 @@ describe("listen's local CA", () => {
 
   test('leaves no CA key on disk, only the receiver key (0600), in a directory closed to others (0700)', async () => {
     const tls = ensureListenTls(dir);
-    expect(tls.renewed).toBe(true);
+    // The first CA: made, nothing replaced.
+    expect({ created: tls.created, renewed: tls.renewed }).toEqual({ created: true, renewed: false });
     expect(tls.caPath).toBe(join(dir, 'ca.pem'));
     expect(await verdict(tls, readFileSync(tls.caPath, 'utf8'), 'localhost')).toBe('trusted');
     const [receiverKey, ...others] = privateKeysUnder(dir);
@@ -106,7 +107,7 @@ describe("listen's local CA", () => {
     chmodSync(dir, 0o755);
     chmodSync(join(dir, receiverKey!), 0o644);
     const again = ensureListenTls(dir);
-    expect(again).toEqual({ ...tls, renewed: false });
+    expect(again).toEqual({ ...tls, created: false, renewed: false });
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, receiverKey!))).toBe(0o600);
   });
@@ -119,7 +120,7 @@ describe("listen's local CA", () => {
     const legacyCa = readFileSync(join(dir, 'ca.pem'), 'utf8');
 
     const tls = ensureListenTls(dir);
-    expect(tls.renewed).toBe(true);
+    expect({ created: tls.created, renewed: tls.renewed }).toEqual({ created: false, renewed: true });
     expect(readFileSync(tls.caPath, 'utf8')).not.toBe(legacyCa);
     expect(readdirSync(dir).sort()).toEqual(['ca.pem', 'current', readlinkSync(join(dir, 'current'))].sort());
     expect(privateKeysUnder(dir)).toHaveLength(1);
@@ -135,7 +136,7 @@ describe("listen's local CA", () => {
     const expiring = readFileSync(join(old, 'ca.pem'), 'utf8');
 
     const tls = ensureListenTls(dir);
-    expect(tls.renewed).toBe(true);
+    expect({ created: tls.created, renewed: tls.renewed }).toEqual({ created: false, renewed: true });
     const ca = new X509Certificate(readFileSync(tls.caPath));
     expect(ca.toString()).not.toBe(expiring);
     expect(new X509Certificate(tls.cert).verify(ca.publicKey)).toBe(true);

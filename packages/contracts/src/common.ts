@@ -7,6 +7,7 @@ import {
   type PaymentMethod,
   type PaymentPayer,
   type PaymentStatus,
+  type RefundStatus,
 } from './public-api';
 
 /** The shape of every public id: `pay_` (or another prefix) + 24 to 64 url-safe characters. */
@@ -101,6 +102,8 @@ export const centavos = Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGE
 export const isoDate = Joi.string().isoDate();
 /** Statuses a payment can still leave (a PIX is `processing` from its creation); every other status is final. */
 export const openPaymentStatuses = ['pending', 'processing'] as const satisfies readonly PaymentStatus[];
+/** Statuses a refund can still leave; `succeeded` and `failed` are final. */
+export const openRefundStatuses = ['pending'] as const satisfies readonly RefundStatus[];
 /** A token amount in base units, as decimal digits: exact beyond what a JavaScript number holds. */
 export const baseUnits = Joi.string().pattern(/^[0-9]+$/);
 /** How many decimals a token's base units have. */

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
 import { GatewayError, type EventType } from '@gateway/sdk';
-import { wholeNumber, type Act, type Context } from '../context';
+import { refuseUnlessSandboxKey, wholeNumber, type Act, type Context } from '../context';
 import { ensureListenTls, isCertifiableHost, VALID_DAYS } from '../listen-tls';
 import { formatRecord } from '../output';
 import { eventTypes } from './resources';
@@ -34,7 +34,8 @@ const HOP_BY_HOP = new Set([
 interface Forwarded {
   event_id: string | null;
   type: string | null;
-  forwarded_to: string;
+  /** Null when listen runs without --forward-to: it answered the delivery itself. */
+  forwarded_to: string | null;
   status: number | null;
   latency_ms: number;
   answer: string | null;
@@ -81,7 +82,10 @@ export function listenCommand(act: Act, defaultTlsDir: string): Command {
     .description(
       'forward webhook events to a local app: a temporary sandbox webhook, each signed delivery relayed with its headers',
     )
-    .requiredOption('--forward-to <url>', "your app's webhook endpoint, e.g. http://localhost:4000/hook")
+    .option(
+      '--forward-to <url>',
+      "your app's webhook endpoint, e.g. http://localhost:4000/hook (without it, listen answers each delivery 204 and shows it)",
+    )
     .option('--events <names>', `comma-separated, of: ${eventTypes.join(', ')}`, eventTypes.join(','))
     .option('--port <port>', 'port of the local HTTPS receiver (default: any free one)', wholeNumber, 0)
     .option('--tls-dir <dir>', "where the receiver's local CA and certificate are kept", defaultTlsDir)
@@ -95,12 +99,16 @@ export function listenCommand(act: Act, defaultTlsDir: string): Command {
     .addHelpText(
       'after',
       `
+Sandbox only: it refuses any key but a sandbox one (sk_test_...) before calling the gateway, since with a
+production key it would register a production webhook pointing at this machine.
+
 How it works: webhook URLs must be https:// and the gateway verifies TLS, so listen runs an HTTPS receiver on
 --bind (127.0.0.1) with a certificate from a local CA of its own (made with openssl, kept in --tls-dir), and
 registers https://localhost:PORT/ (--host) as a webhook of the business. The gateway's webhook dispatcher must trust
-that CA and be allowed private targets (the sandbox default): run the stack with
-NODE_EXTRA_CA_CERTS=$(gateway listen-ca). The CA can only vouch for localhost, 127.0.0.1, ::1 and --host (its name
-constraints), lasts ${VALID_DAYS} days and keeps no key: when it is renewed, restart the stack with it.
+that CA and be allowed private targets (the sandbox default): \`npm start\` in the sandbox trusts it by itself (it
+makes it if missing); a stack started otherwise needs NODE_EXTRA_CA_CERTS=$(gateway listen-ca). The CA can only vouch
+for localhost, 127.0.0.1, ::1 and --host (its name constraints), lasts ${VALID_DAYS} days and keeps no key: when it
+is renewed, restart the stack.
 Each delivery is sent on to --forward-to with the body and headers it came with (x-service-signature, webhook-id,
 webhook-timestamp, webhook-signature...), so your app verifies it with the secret printed at start; the app's answer
 is shown and returned to the dispatcher, which retries non-2xx answers as it would in production. At start a
@@ -118,7 +126,7 @@ containers or on another machine. A stack in Docker reaches the host as host.doc
         async (
           context: Context,
           flags: {
-            forwardTo: string;
+            forwardTo?: string;
             events: string;
             port: number;
             tlsDir: string;
@@ -127,16 +135,22 @@ containers or on another machine. A stack in Docker reaches the host as host.doc
           },
         ) => {
           const { output } = context;
+          refuseUnlessSandboxKey(
+            context.apiKey(),
+            'listen',
+            'register a production webhook pointing at this machine',
+          );
           const gateway = context.gateway();
-          // Listening from the start, so a Ctrl-C during the setup still ends with the webhook deleted.
-          const interrupted = untilInterrupted();
-          const forwardTo = new URL(flags.forwardTo).toString();
+          const forwardTo = flags.forwardTo === undefined ? null : new URL(flags.forwardTo).toString();
           const tls = ensureListenTls(flags.tlsDir, [flags.host]);
-          if (tls.renewed)
+          if (tls.created || tls.renewed)
             output.notice(
-              `made a new local CA (valid ${VALID_DAYS} days): a stack started before trusts the old one; ` +
-                `restart it with NODE_EXTRA_CA_CERTS=${tls.caPath}`,
+              `${tls.created ? "made listen's local CA" : 'made a new local CA in place of the previous one'} ` +
+                `(${tls.caPath}, valid ${VALID_DAYS} days): a stack started before does not trust it; ` +
+                `${RESTART_HINT(tls.caPath)}`,
             );
+          // Listening from here on, so a Ctrl-C during the setup still ends with the webhook deleted.
+          const interrupted = untilInterrupted();
           let webhookId: string | undefined;
           let checkingReachability = false;
 
@@ -162,7 +176,8 @@ containers or on another machine. A stack in Docker reaches the host as host.doc
               res.writeHead(204).end();
               return;
             }
-            const forwarded = await forward(forwardTo, req.headers, body, event);
+            const forwarded =
+              forwardTo === null ? answeredHere(event) : await forward(forwardTo, req.headers, body, event);
             report(context, forwarded);
             if (forwarded.status === null)
               res.writeHead(502, { 'content-type': 'text/plain' }).end(`listen: ${forwarded.error}`);
@@ -186,16 +201,16 @@ containers or on another machine. A stack in Docker reaches the host as host.doc
             );
             webhookId = webhook.webhook_id;
             checkingReachability = true;
-            const check = await output.step('checking the gateway reaches this listener', () =>
-              gateway.webhooks.test(webhook.webhook_id),
-            );
+            await output.step('checking the gateway reaches this listener', async () => {
+              const check = await gateway.webhooks.test(webhook.webhook_id);
+              if (check.status_code !== 204)
+                throw new Error(
+                  `the gateway could not deliver to ${url} (${check.error ?? `HTTP ${check.status_code}`}). ` +
+                    `Its webhook dispatcher must trust ${tls.caPath} and run on this machine unless --host ` +
+                    `names how it reaches this one: ${RESTART_HINT(tls.caPath)}`,
+                );
+            });
             checkingReachability = false;
-            if (check.status_code !== 204)
-              throw new Error(
-                `the gateway could not deliver to ${url} (${check.error ?? `HTTP ${check.status_code}`}). ` +
-                  `Its webhook dispatcher must trust ${tls.caPath}: start the stack with NODE_EXTRA_CA_CERTS=${tls.caPath} ` +
-                  `(again after the CA is renewed), on this machine unless --host names how it reaches this one`,
-              );
 
             const ready = {
               ready: true,
@@ -208,9 +223,11 @@ containers or on another machine. A stack in Docker reaches the host as host.doc
             };
             if (output.json) output.jsonLine(ready);
             else {
-              output.line(
-                `${output.style('green', 'Ready.')} Forwarding webhook events to ${output.style('bold', forwardTo)} (Ctrl-C to stop)`,
-              );
+              const what =
+                forwardTo === null
+                  ? 'Showing webhook events, each answered 204 here (--forward-to sends them to your app)'
+                  : `Forwarding webhook events to ${output.style('bold', forwardTo)}`;
+              output.line(`${output.style('green', 'Ready.')} ${what} (Ctrl-C to stop)`);
               output.line(
                 formatRecord({
                   webhook: `${webhook.webhook_id} (temporary: deleted on exit)`,
@@ -248,6 +265,10 @@ containers or on another machine. A stack in Docker reaches the host as host.doc
       ),
     );
 }
+
+/** How a stack comes to trust the CA at `caPath`. */
+const RESTART_HINT = (caPath: string) =>
+  `restart \`npm start\`, which trusts it by itself in the sandbox (a stack started otherwise: NODE_EXTRA_CA_CERTS=${caPath})`;
 
 /** The path of the CA `listen` uses, made if missing: `NODE_EXTRA_CA_CERTS=$(gateway listen-ca) npm start`. */
 export function listenCaCommand(act: Act, defaultTlsDir: string): Command {
@@ -328,6 +349,19 @@ function describeEvent(body: Buffer): EventSummary {
   }
 }
 
+/** A delivery listen answered itself (no --forward-to). */
+function answeredHere(event: EventSummary): Forwarded {
+  return {
+    event_id: event.id,
+    type: event.type,
+    forwarded_to: null,
+    status: 204,
+    latency_ms: 0,
+    answer: null,
+    error: null,
+  };
+}
+
 async function forward(
   forwardTo: string,
   incoming: IncomingHttpHeaders,
@@ -389,7 +423,7 @@ function report(context: Context, forwarded: Forwarded): void {
       forwarded.event_id ?? '-',
       '→',
       output.style(ok ? 'green' : 'red', `[${status}]`),
-      `${forwarded.latency_ms} ms`,
+      forwarded.forwarded_to === null ? 'answered by listen' : `${forwarded.latency_ms} ms`,
       excerpt ? output.style('dim', excerpt) : '',
     ]
       .join(' ')

@@ -2,14 +2,18 @@ import { Command, Option } from 'commander';
 import {
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
+  openPaymentStatuses,
+  openRefundStatuses,
   paymentMethods,
   paymentStatuses,
+  refundStatuses,
   tokens,
   webhookEventNames,
 } from '@gateway/contracts';
 import type { EventType, Page, PagedList, PaymentMethod, PaymentStatus, Token } from '@gateway/sdk';
 import { wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
+import { untilStatus } from '../wait';
 
 interface ListFlags {
   limit?: number;
@@ -75,6 +79,45 @@ async function printList<T extends object>(
 }
 
 const show = (context: Context) => (record: object) => context.output.result(record, formatRecord);
+
+/** `<parent> wait <id> --status S`: polls the resource until it is in S; fails at once in another final status. */
+function waitCommand<Status extends string>(
+  act: Act,
+  parent: Command,
+  spec: {
+    resource: 'payment' | 'refund';
+    description: string;
+    statuses: readonly Status[];
+    /** The statuses it can still leave; any other is final. */
+    open: readonly Status[];
+    read: (context: Context, id: string) => Promise<{ status: string }>;
+  },
+): void {
+  parent
+    .command('wait')
+    .description(spec.description)
+    .argument(`<${spec.resource}_id>`)
+    .addOption(
+      new Option('--status <status>', 'the status to wait for').choices(spec.statuses).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--timeout <seconds>', 'give up after this long').argParser(wholeNumber).default(60),
+    )
+    .addHelpText('after', `\nIt fails at once (exit 1) if the ${spec.resource} ends in another final status.`)
+    .action(
+      act(async (context: Context, id: string, flags: { status: Status; timeout: number }) =>
+        show(context)(
+          await untilStatus(
+            `${spec.resource} ${id}`,
+            () => spec.read(context, id),
+            flags.status,
+            spec.open,
+            flags.timeout * 1000,
+          ),
+        ),
+      ),
+    );
+}
 
 /** The merchant's API, one command per route, through @gateway/sdk. */
 export function resourceCommands(act: Act): Command[] {
@@ -174,6 +217,14 @@ export function resourceCommands(act: Act): Command[] {
     .action(
       act(async (context: Context, id: string) => show(context)(await context.gateway().payments.cancel(id))),
     );
+  waitCommand(act, payments, {
+    resource: 'payment',
+    description:
+      'wait until a payment is in a status (e.g. paid, a moment after a sandbox simulate), then show it',
+    statuses: paymentStatuses,
+    open: openPaymentStatuses,
+    read: (context, id) => context.gateway().payments.get(id),
+  });
   withListFlags(
     payments
       .command('received-funds')
@@ -242,6 +293,13 @@ export function resourceCommands(act: Act): Command[] {
     .action(
       act(async (context: Context, id: string) => show(context)(await context.gateway().refunds.get(id))),
     );
+  waitCommand(act, refunds, {
+    resource: 'refund',
+    description: 'wait until a refund is in a status (succeeded or failed), then show it',
+    statuses: refundStatuses,
+    open: openRefundStatuses,
+    read: (context, id) => context.gateway().refunds.get(id),
+  });
   withListFlags(
     refunds.command('list').description("a payment's refunds, newest first").argument('<payment_id>'),
   ).action(

@@ -1,8 +1,9 @@
 import { Argument, Command, Option } from 'commander';
 import { PAGE_LIMIT_MAX, centavosToBrl, paymentMethods, tokens } from '@gateway/contracts';
 import type { Event, Gateway, Payment, PaymentStatus, Refund, Token } from '@gateway/sdk';
-import { UsageError, wholeNumber, type Act, type Context } from '../context';
+import { SANDBOX_KEY_PREFIX, refuseUnlessSandboxKey, wholeNumber, type Act, type Context } from '../context';
 import { formatRecord } from '../output';
+import { poll } from '../wait';
 
 /** How each event is brought about in the sandbox, from a new payment. */
 const SCENARIOS = {
@@ -18,9 +19,6 @@ type Triggerable = keyof typeof SCENARIOS;
 
 /** The sandbox refund reason the PSP simulator and the local chain refuse (decisions.md, "Refunds"). */
 const FAILING_REFUND_REASON = 'simulate:fail';
-const POLL_INTERVAL_MS = 250;
-/** A sandbox business's keys (production's are sk_live_): trigger makes and cancels real charges otherwise. */
-const SANDBOX_KEY_PREFIX = 'sk_test_';
 
 interface Flags {
   method: 'pix' | 'crypto';
@@ -54,7 +52,7 @@ event is in the events API, so a running "gateway listen" receives it. It refuse
     .action(
       act(async (context: Context, type: Triggerable, flags: Flags) => {
         const { output } = context;
-        refuseUnlessSandbox(context.apiKey());
+        refuseUnlessSandboxKey(context.apiKey(), 'trigger', 'create and cancel real charges');
         const gateway = context.gateway();
         const scenario = SCENARIOS[type];
         const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
@@ -129,15 +127,6 @@ event is in the events API, so a running "gateway listen" receives it. It refuse
     );
 }
 
-function refuseUnlessSandbox(apiKey: string): void {
-  if (apiKey.startsWith(SANDBOX_KEY_PREFIX)) return;
-  const kind = apiKey.startsWith('sk_live_') ? 'a production key (sk_live_...)' : 'not a sandbox key';
-  throw new UsageError(
-    `trigger only runs with a sandbox business's API key (${SANDBOX_KEY_PREFIX}...); this is ${kind}, ` +
-      'with which it would create and cancel real charges. Nothing was sent.',
-  );
-}
-
 async function paymentWith(
   gateway: Gateway,
   paymentId: string,
@@ -157,15 +146,4 @@ async function eventAbout(
   return page.data.find((event) =>
     'refund_id' in event.data ? event.data.refund_id === subjectId : event.data.payment_id === subjectId,
   );
-}
-
-/** Asks again every POLL_INTERVAL_MS until the probe has an answer, or fails naming what it waited for. */
-async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-  }
 }
