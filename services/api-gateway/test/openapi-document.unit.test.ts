@@ -199,6 +199,25 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  test('gives every request body examples its route accepts, which the document publishes for "Try it out"', () => {
+    for (const op of operations) {
+      if (!op.body) continue;
+      const documented = document.paths[op.path]?.[op.method]?.requestBody as Schema | undefined;
+      expect({ op: op.operationId, examples: documented?.content['application/json'].examples }).toEqual({
+        op: op.operationId,
+        examples: op.body.examples,
+      });
+      for (const [name, { value }] of Object.entries(op.body.examples)) {
+        const { error } = op.body.schema.validate(value);
+        expect({ op: op.operationId, name, error: error?.message }).toEqual({
+          op: op.operationId,
+          name,
+          error: undefined,
+        });
+      }
+    }
+  });
+
   test('documents every body and query schema the route modules export', () => {
     const used = new Set<Joi.Schema>(
       operations.flatMap((op) => [...(op.body ? [op.body.schema] : []), ...(op.query ?? [])]),
