@@ -218,6 +218,25 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  test('prefills no path or header parameter, so "Try it out" never sends an id that names nothing', () => {
+    const prefilled = Object.values(document.paths)
+      .flatMap((methods) => Object.values(methods))
+      .flatMap((operation) => operation.parameters as Schema[])
+      .map((parameter) =>
+        '$ref' in parameter
+          ? (parameter.$ref as string)
+              .split('/')
+              .slice(1)
+              .reduce((node: Schema, key) => node[key], document)
+          : parameter,
+      )
+      .filter((parameter) => parameter.in !== 'query')
+      .filter(
+        (parameter) => 'example' in parameter || 'examples' in parameter || 'default' in parameter.schema,
+      );
+    expect(prefilled).toEqual([]);
+  });
+
   test('documents every body and query schema the route modules export', () => {
     const used = new Set<Joi.Schema>(
       operations.flatMap((op) => [...(op.body ? [op.body.schema] : []), ...(op.query ?? [])]),

@@ -633,11 +633,13 @@ export const operations: OperationSpec[] = [
     operationId: 'getCheckoutAsset',
     tag: 'Hosted checkout',
     area: 'public',
-    summary: "The hosted page's stylesheet and script",
+    summary: "The hosted page's stylesheet, script and icon",
     params: { name: Joi.string().valid(...Object.keys(checkoutAssets)) },
     // Past the query's NUL check (app.ts), before the page's rate limit.
     errors: ['NOT_FOUND', 'INVALID_FIELDS'],
-    answers: [{ status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript'] }],
+    answers: [
+      { status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript', 'image/svg+xml'] },
+    ],
   },
   {
     method: 'get',
