@@ -13,7 +13,7 @@ import {
   checkoutAssets,
   renderErrorMessage,
 } from '../src/http/checkout-page';
-import { harnessWithMerchantForTheseTests } from './support/harness';
+import { harnessWithMerchantForTheseTests, startHarness } from './support/harness';
 
 describe('api gateway: hosted checkout pages', () => {
   const h = harnessWithMerchantForTheseTests('gw-page', {
@@ -22,12 +22,14 @@ describe('api gateway: hosted checkout pages', () => {
   });
   const slug = 'curso-de-violao-x7k2p9';
 
-  beforeAll(() => {
-    h.fakes.on(getCheckoutPage, async (query): Promise<CheckoutPage> => {
+  /** The checkout service's answer for `slug` (of the harness's merchant), NOT_FOUND for any other. */
+  const checkoutPageOf =
+    (businessId: string) =>
+    async (query: { slug: string }): Promise<CheckoutPage> => {
       if (query.slug !== slug) throw new CommandError('NOT_FOUND', 'Checkout não encontrado.');
       return {
         slug,
-        business_id: h.merchant.business_id,
+        business_id: businessId,
         business_name: 'nome antigo',
         product_name: 'Curso de violão',
         product_description: '32 aulas',
@@ -35,7 +37,10 @@ describe('api gateway: hosted checkout pages', () => {
         price_centavos: 123456,
         cancel_url: 'https://loja.example.com/carrinho',
       };
-    });
+    };
+
+  beforeAll(() => {
+    h.fakes.on(getCheckoutPage, checkoutPageOf(h.merchant.business_id));
   });
 
   const expectPageHeaders = (headers: Record<string, string>) => {
@@ -79,6 +84,33 @@ describe('api gateway: hosted checkout pages', () => {
       });
     },
   );
+
+  test('the page says it is a test in sandbox, and a production gateway shows no such badge', async () => {
+    expect((await h.http.get(`/c/${slug}`)).text).toContain('id="sandbox-badge"');
+    const production = await startHarness('gw-page-prod', {
+      services: ['checkout'],
+      config: { APP_ENV: 'production' },
+    });
+    try {
+      production.fakes.on(getCheckoutPage, checkoutPageOf(h.merchant.business_id));
+      const page = await production.http.get(`/c/${slug}`);
+      expect({ status: page.status, badge: page.text.includes('sandbox-badge') }).toEqual({
+        status: 200,
+        badge: false,
+      });
+    } finally {
+      await production.close();
+    }
+  });
+
+  test('the icon every page links is served as SVG', async () => {
+    const icon = await h.http
+      .get(`/c/assets/favicon.svg?v=${checkoutAssets['favicon.svg'].version}`)
+      .buffer(true);
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(String(icon.body)).toBe(checkoutAssets['favicon.svg'].body);
+  });
 
   test('assets are served with their type, and cached for good at their current version', async () => {
     const asset = checkoutAssets['checkout.js'];

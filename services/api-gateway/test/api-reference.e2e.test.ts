@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { stackClient, startStack, waitFor, type RunningStack } from '@gateway/testkit';
-import type { OpenApiDocument } from '../src/http/openapi';
+import { exampleId, type OpenApiDocument } from '../src/http/openapi';
 import { launchChromium, screenshotFolder } from './support/browser';
 
 /** The API reference at /docs, opened by a developer in a real browser against a sandbox stack. */
@@ -11,6 +11,7 @@ describe('the API reference page in a real browser', () => {
   let artifacts: string;
   let openApi: OpenApiDocument;
   let apiKey: string;
+  let businessId: string;
 
   /** What the page did that its policy forbids or the test should know: CSP violations, errors, foreign requests. */
   interface Watched {
@@ -44,8 +45,9 @@ describe('the API reference page in a real browser', () => {
   beforeAll(async () => {
     artifacts = screenshotFolder('api-reference');
     stack = await startStack();
-    ({ apiKey } = await stackClient(stack).createBusiness('Loja da Documentação', {
+    ({ apiKey, businessId } = await stackClient(stack).createBusiness('Loja da Documentação', {
       pix: { percent_bps: 99, fixed_centavos: 0 },
+      crypto: { percent_bps: 99, fixed_centavos: 0 },
     }));
     openApi = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as OpenApiDocument;
     browser = await launchChromium();
@@ -142,4 +144,164 @@ describe('the API reference page in a real browser', () => {
       foreignRequests: [],
     });
   }, 60_000);
+
+  /** What "Try it out" puts in an operation's fields before the developer types anything. */
+  interface Prefill {
+    operationId: string;
+    method: string;
+    path: string;
+    security: string | undefined;
+    /** Parameters by name: what their field holds ('' when Swagger UI leaves it empty). */
+    params: Array<{ name: string; in: string; value: string }>;
+    /** The body's text, once per example offered (none when the operation takes no body). */
+    bodies: string[];
+  }
+
+  const prefillsOf = async (page: Page): Promise<Prefill[]> => {
+    const prefills: Prefill[] = [];
+    for (const [path, methods] of Object.entries(openApi.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const { operationId, tags, security, parameters, requestBody } = operation as {
+          operationId: string;
+          tags: string[];
+          security: Array<Record<string, unknown>>;
+          parameters: Array<{ in: string }>;
+          requestBody?: unknown;
+        };
+        // Swagger UI prefills a body, and a query parameter with a default; a path id has neither (the unit test of
+        // the document holds that), so the page leaves it empty. Opening an operation takes seconds here: only these.
+        if (!requestBody && !parameters.some((parameter) => parameter.in === 'query')) continue;
+        const block = page.locator(`[id="operations-${tags[0]!.replace(/\s/g, '_')}-${operationId}"]`);
+        await block.locator('.opblock-summary').click();
+        await block.locator('.try-out__btn').click();
+        const params = await block.locator('tr[data-param-name]').evaluateAll((rows) =>
+          rows.map((row) => ({
+            name: row.getAttribute('data-param-name') ?? '',
+            in: row.getAttribute('data-param-in') ?? '',
+            value: (row.querySelector('input, select') as { value?: string } | null)?.value ?? '',
+          })),
+        );
+        const bodies: string[] = [];
+        const body = block.locator('textarea.body-param__text');
+        if ((openApi.paths[path]![method] as { requestBody?: unknown }).requestBody) {
+          const examples = block.locator('.opblock-section-request-body .examples-select select');
+          const names =
+            (await examples.count()) > 0
+              ? await examples
+                  .locator('option')
+                  .evaluateAll((options) =>
+                    options.map((option) => (option as unknown as { value: string }).value),
+                  )
+              : [''];
+          for (const name of names) {
+            if (name) await examples.selectOption(name);
+            bodies.push(await body.inputValue());
+          }
+        }
+        prefills.push({
+          operationId,
+          method,
+          path,
+          security: Object.keys(security[0] ?? {})[0],
+          params,
+          bodies,
+        });
+        await block.locator('.opblock-summary').click();
+      }
+    }
+    return prefills;
+  };
+
+  test('"try it out" prefills every operation with a request the sandbox accepts once the caller\'s own ids are in', async () => {
+    const { page, errors } = await openReference();
+    const prefills = await prefillsOf(page);
+    const client = stackClient(stack);
+
+    // What the page shows is what the document states: each body is one of the operation's examples, and no example
+    // is left out.
+    for (const prefill of prefills) {
+      const documented = (openApi.paths[prefill.path]![prefill.method] as any).requestBody?.content[
+        'application/json'
+      ].examples as Record<string, { value: unknown }> | undefined;
+      expect({ op: prefill.operationId, bodies: prefill.bodies.map((text) => JSON.parse(text)) }).toEqual({
+        op: prefill.operationId,
+        bodies: Object.values(documented ?? {}).map((example) => example.value),
+      });
+    }
+
+    // The caller's own resources, which a developer would paste in where the page leaves an id empty or a stand-in.
+    const pix = () => client.createPayment(apiKey, { payment_method: 'pix', amount: 2500 });
+    const open = await pix();
+    const paid = await pix();
+    await client.payInSandbox(apiKey, paid.payment_id);
+    await client.paymentIn(apiKey, paid.payment_id, 'paid');
+    const product = await client.admin('POST', `/admin/v1/businesses/${businessId}/products`, {
+      name: 'Caneca',
+      price: 3500,
+    });
+    const checkout = (
+      await client.api(apiKey, 'POST', '/v1/checkouts', {
+        product_id: product.product_id,
+        return_url: 'https://loja.example/obrigado',
+        cancel_url: 'https://loja.example/carrinho',
+      })
+    ).body;
+    const webhook = await client.registerWebhook(apiKey, 'https://loja.example/hooks', ['payment.confirmed']);
+    const standIns: Record<string, string> = { [exampleId('prod')]: product.product_id };
+    const pathIds = async (operationId: string): Promise<Record<string, string>> => ({
+      payment_id: ['createRefund', 'listRefunds'].includes(operationId)
+        ? paid.payment_id
+        : // Each simulated outcome ends its payment: a new one for each.
+          operationId === 'simulatePayment'
+          ? (await pix()).payment_id
+          : open.payment_id,
+      checkout_id: checkout.checkout_id,
+      slug: checkout.slug,
+      webhook_id: webhook.webhook_id,
+      business_id: businessId,
+      method: 'pix',
+    });
+
+    const answers: string[] = [];
+    for (const prefill of prefills) {
+      const prefilled = prefill.params.filter((param) => param.value !== '');
+      if (prefill.bodies.length === 0 && prefilled.length === 0) continue;
+      for (const text of prefill.bodies.length > 0 ? prefill.bodies : [undefined]) {
+        const ids = await pathIds(prefill.operationId);
+        const path = prefill.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+          const value = prefill.params.find((param) => param.name === name)?.value || ids[name];
+          if (!value) throw new Error(`${prefill.operationId}: no value for ${name}`);
+          return encodeURIComponent(value);
+        });
+        const query = new URLSearchParams(
+          prefilled
+            .filter((param) => param.in === 'query')
+            .map((param): [string, string] => [param.name, param.value]),
+        ).toString();
+        const body =
+          text === undefined
+            ? undefined
+            : text.replace(/"([a-z]+_REPLACE_WITH_YOUR_OWN_ID)"/g, (match, id: string) =>
+                JSON.stringify(standIns[id] ?? id),
+              );
+        const response = await fetch(`${stack.gatewayUrl}${path}${query ? `?${query}` : ''}`, {
+          method: prefill.method.toUpperCase(),
+          headers: {
+            ...(prefill.security === 'apiKey' ? { 'x-api-key': apiKey } : {}),
+            ...(prefill.security === 'adminToken' ? { authorization: `Bearer ${stack.adminToken}` } : {}),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body,
+        });
+        const answer = await response.text();
+        answers.push(
+          `${prefill.operationId} ${body ?? query} -> ${response.status}${response.ok ? '' : ` ${answer}`}`,
+        );
+      }
+    }
+    expect(answers.filter((line) => !/ -> 2\d\d$/.test(line))).toEqual([]);
+    // Every example body and every prefilled parameter was sent.
+    expect(answers.length).toBeGreaterThanOrEqual(prefills.flatMap((prefill) => prefill.bodies).length);
+    expect(errors).toEqual([]);
+  }, 300_000);
 });

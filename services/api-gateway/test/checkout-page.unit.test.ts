@@ -18,6 +18,7 @@ const view = (overrides: Partial<CheckoutPageView> = {}): CheckoutPageView => ({
   cancelUrl: 'https://loja.example.com/carrinho',
   rails: { pix: true, crypto: ['USDC', 'USDT', 'EURC'] },
   assetBase: '/c/assets',
+  sandbox: false,
   ...overrides,
 });
 
@@ -94,6 +95,8 @@ describe('renderCheckoutPage', () => {
         'countdown',
         'status',
         'retry',
+        'change-method',
+        'cancel-link',
       ]),
     );
     expect(html).toContain('data-sessions-url="/c/minha-loja/sessions"');
@@ -107,6 +110,19 @@ describe('renderCheckoutPage', () => {
     expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
     expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
     expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\/(?!loja\.example\.com)/);
+  });
+
+  it('says it is a test in sandbox, and nothing of the kind in production', () => {
+    expect(renderCheckoutPage(view({ sandbox: true }))).toContain('id="sandbox-badge"');
+    expect(renderCheckoutPage(view({ sandbox: false }))).not.toMatch(/sandbox|testes/i);
+  });
+
+  it('links its own icon on every page', () => {
+    for (const html of [renderCheckoutPage(view()), renderNotFoundPage()]) {
+      expect(html).toMatch(
+        /<link rel="icon" type="image\/svg\+xml" href="\/c\/assets\/favicon\.svg\?v=[0-9a-f]{12}">/,
+      );
+    }
   });
 
   it('leaves out the cancel link when the url is not http(s)', () => {
@@ -158,6 +174,8 @@ describe('checkout assets', () => {
     expect(checkoutAssets['checkout.js'].contentType).toBe('text/javascript; charset=utf-8');
     expect(checkoutAssets['checkout.js'].body).toContain('data-sessions-url');
     expect(checkoutAssets['checkout.js'].version).not.toBe(checkoutAssets['checkout.css'].version);
+    expect(checkoutAssets['favicon.svg'].contentType).toBe('image/svg+xml; charset=utf-8');
+    expect(checkoutAssets['favicon.svg'].body).toMatch(/^<svg /);
   });
 
   it('come with a CSP that allows nothing inline and no framing', () => {

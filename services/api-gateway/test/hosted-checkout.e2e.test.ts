@@ -80,6 +80,14 @@ describe('hosted checkout in a real browser', () => {
     await page.goto(`${stack.gatewayUrl}/c/${checkout.slug}`);
     await expect(page.locator('#checkout-title').textContent()).resolves.toBe('Açaí no capricho');
     await expect(page.locator('#price').textContent()).resolves.toContain('24,90');
+    // A sandbox stack: the buyer is told no real money moves.
+    await expect(page.locator('#sandbox-badge').isVisible()).resolves.toBe(true);
+    const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+    const iconAnswer = await page.request.get(new URL(icon!, page.url()).toString());
+    expect({ status: iconAnswer.status(), type: iconAnswer.headers()['content-type'] }).toEqual({
+      status: 200,
+      type: expect.stringMatching(/^image\/svg\+xml/),
+    });
     await page.screenshot({ path: join(artifacts, 'pix-1-choose.png'), fullPage: true });
 
     await page.click('#pay-pix');
@@ -88,25 +96,46 @@ describe('hosted checkout in a real browser', () => {
     await expect(page.locator('#countdown').textContent()).resolves.toMatch(/^\d{2}:\d{2}$/);
     await page.screenshot({ path: join(artifacts, 'pix-2-qr-code.png'), fullPage: true });
 
+    await expect(page.locator('#cancel-link').isVisible()).resolves.toBe(true);
+
     await payLatestSession(checkout.checkout_id);
+    // Paid, before the redirect: nothing to cancel any more.
+    await page.locator('#checkout[data-state="paid"] #cancel-link[hidden]').waitFor({ state: 'attached' });
+    await expect(page.locator('#cancel-link').isVisible()).resolves.toBe(false);
     await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
     await page.screenshot({ path: join(artifacts, 'pix-3-returned-to-shop.png') });
     const after = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
     expect(after.sessions[0].status).toBe('paid');
   }, 90_000);
 
-  test('paying in USDC shows the Solana Pay link, then returns the buyer to the shop once the transfer lands', async () => {
+  test('a buyer who opened PIX goes back to the method choice and pays in USDC, returning to the shop once the transfer lands', async () => {
     const checkout = await newCheckout('Açaí em cripto');
     const page = await phonePage();
     await page.goto(`${stack.gatewayUrl}/c/${checkout.slug}`);
+    await page.click('#pay-pix');
+    await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
+    await page.click('#change-method');
+    await page.locator('#choose').waitFor({ state: 'visible' });
+    expect({
+      state: await page.locator('#checkout').getAttribute('data-state'),
+      payShown: await page.locator('#pay').isVisible(),
+      status: await page.locator('#status').textContent(),
+    }).toEqual({ state: 'choose', payShown: false, status: '' });
+
     await page.click('#pay-crypto-usdc');
     await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
     await expect(page.locator('#open-wallet').getAttribute('href')).resolves.toMatch(/^solana:/);
     await page.screenshot({ path: join(artifacts, 'usdc-1-payment-link.png'), fullPage: true });
 
+    await expect(page.locator('#pay-title').textContent()).resolves.toBe('Pague com USDC');
+    // From the crypto view, too, the buyer can go back; here they stay and pay.
+    await expect(page.locator('#change-method').isVisible()).resolves.toBe(true);
+
     await payLatestSession(checkout.checkout_id);
     await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
     await page.screenshot({ path: join(artifacts, 'usdc-2-returned-to-shop.png') });
+    const after = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
+    expect(after.sessions.map((session: { status: string }) => session.status)).toEqual(['paid', 'initiated']);
   }, 90_000);
 
   test('a payment the shop cancels shows as cancelled, and the buyer can start a new attempt and pay it', async () => {

@@ -199,6 +199,44 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  test('gives every request body examples its route accepts, which the document publishes for "Try it out"', () => {
+    for (const op of operations) {
+      if (!op.body) continue;
+      const documented = document.paths[op.path]?.[op.method]?.requestBody as Schema | undefined;
+      expect({ op: op.operationId, examples: documented?.content['application/json'].examples }).toEqual({
+        op: op.operationId,
+        examples: op.body.examples,
+      });
+      for (const [name, { value }] of Object.entries(op.body.examples)) {
+        const { error } = op.body.schema.validate(value);
+        expect({ op: op.operationId, name, error: error?.message }).toEqual({
+          op: op.operationId,
+          name,
+          error: undefined,
+        });
+      }
+    }
+  });
+
+  test('prefills no path or header parameter, so "Try it out" never sends an id that names nothing', () => {
+    const prefilled = Object.values(document.paths)
+      .flatMap((methods) => Object.values(methods))
+      .flatMap((operation) => operation.parameters as Schema[])
+      .map((parameter) =>
+        '$ref' in parameter
+          ? (parameter.$ref as string)
+              .split('/')
+              .slice(1)
+              .reduce((node: Schema, key) => node[key], document)
+          : parameter,
+      )
+      .filter((parameter) => parameter.in !== 'query')
+      .filter(
+        (parameter) => 'example' in parameter || 'examples' in parameter || 'default' in parameter.schema,
+      );
+    expect(prefilled).toEqual([]);
+  });
+
   test('documents every body and query schema the route modules export', () => {
     const used = new Set<Joi.Schema>(
       operations.flatMap((op) => [...(op.body ? [op.body.schema] : []), ...(op.query ?? [])]),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type CheckoutAssetName = 'checkout.css' | 'checkout.js';
+export type CheckoutAssetName = 'checkout.css' | 'checkout.js' | 'favicon.svg';
 
 export interface StaticAsset {
   contentType: string;
@@ -17,10 +17,11 @@ function loadAsset(name: CheckoutAssetName, contentType: string): StaticAsset {
   return { contentType, body, version };
 }
 
-/** The hosted page's only assets, served by the gateway under the page's `assetBase` (e.g. `/c/assets/checkout.js`). */
+/** The hosted page's only assets (the icon is text too: SVG), served by the gateway under the page's `assetBase` (e.g. `/c/assets/checkout.js`). */
 export const checkoutAssets: Readonly<Record<CheckoutAssetName, StaticAsset>> = {
   'checkout.css': loadAsset('checkout.css', 'text/css; charset=utf-8'),
   'checkout.js': loadAsset('checkout.js', 'text/javascript; charset=utf-8'),
+  'favicon.svg': loadAsset('favicon.svg', 'image/svg+xml; charset=utf-8'),
 };
 
 /** Send with every hosted page: nothing inline, nothing third-party, the page cannot be framed. */

@@ -16,6 +16,8 @@ export interface CheckoutPageView {
   rails: { pix: boolean; crypto: readonly Stablecoin[] };
   /** URL path the gateway serves `checkout.css` and `checkout.js` from, e.g. `/c/assets`. */
   assetBase: string;
+  /** A sandbox deployment: the page says so, so nobody takes a test payment for a real one. */
+  sandbox: boolean;
 }
 
 const STABLECOIN_HINTS: Readonly<Record<Stablecoin, string>> = {
@@ -40,8 +42,11 @@ interface MethodChoice {
 /** The hosted checkout page at `/c/{slug}`; `checkout.js` drives the payment from the data attributes and ids. */
 export function renderCheckoutPage(view: CheckoutPageView): string {
   const sessionsUrl = `/c/${encodeURIComponent(view.slug)}/sessions`;
+  const sandboxBanner = view.sandbox
+    ? '<p id="sandbox-badge" class="sandbox-badge" role="note"><strong>Ambiente de testes</strong> Nenhum valor real é cobrado.</p>\n'
+    : '';
   const bodyHtml = `<main class="checkout" id="checkout" data-state="choose" data-sessions-url="${escapeHtml(sessionsUrl)}">
-${renderSummary(view)}
+${sandboxBanner}${renderSummary(view)}
 ${renderChoice(methodChoices(view.rails))}
 ${renderPayment()}
 <p id="status" class="status" role="status" aria-live="polite"></p>
@@ -129,6 +134,7 @@ function renderPayment(): string {
 </div>
 <p id="copy-feedback" class="copy-feedback" aria-live="polite"></p>
 <p class="expiry">Expira em <span id="countdown" class="countdown" role="timer" aria-live="off">--:--</span></p>
+<button type="button" id="change-method" class="link-button"><span aria-hidden="true">←</span> Escolher outra forma de pagamento</button>
 </section>`;
 }
 

@@ -14,7 +14,7 @@ function assetUrl(assetBase: string, name: CheckoutAssetName): string {
   return escapeHtml(`${assetBase}/${name}?v=${checkoutAssets[name].version}`);
 }
 
-/** The HTML shell shared by the hosted pages: pt-BR, phone viewport, own stylesheet, nothing inline. */
+/** The HTML shell shared by the hosted pages: pt-BR, phone viewport, own stylesheet and icon, nothing inline. */
 export function renderDocument(parts: DocumentParts): string {
   const script = parts.withScript
     ? `\n<script src="${assetUrl(parts.assetBase, 'checkout.js')}" defer></script>`
@@ -27,6 +27,7 @@ export function renderDocument(parts: DocumentParts): string {
 <meta name="robots" content="noindex, nofollow">
 <meta name="color-scheme" content="light dark">
 <title>${escapeHtml(parts.title)}</title>
+<link rel="icon" type="image/svg+xml" href="${assetUrl(parts.assetBase, 'favicon.svg')}">
 <link rel="stylesheet" href="${assetUrl(parts.assetBase, 'checkout.css')}">${script}
 </head>
 <body>

@@ -213,7 +213,12 @@ class DocumentBuilder {
         ? {
             requestBody: {
               required: requiresFields(body),
-              content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body.name}` } } },
+              content: {
+                'application/json': {
+                  schema: { $ref: `#/components/schemas/${op.body.name}` },
+                  examples: op.body.examples,
+                },
+              },
             },
           }
         : {}),

@@ -1,2 +1,2 @@
 export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './document';
-export { operations } from './operations';
+export { exampleId, operations } from './operations';

@@ -93,8 +93,8 @@ export interface OperationSpec {
   area: Area;
   summary: string;
   description?: string;
-  /** The route's own body schema, and the component name it is published under. */
-  body?: { name: string; schema: Joi.ObjectSchema };
+  /** The route's own body schema, the component name it is published under, and what "Try it out" prefills. */
+  body?: { name: string; schema: Joi.ObjectSchema; examples: RequestExamples };
   /** The route's own query schemas (a page, a filter). */
   query?: Joi.ObjectSchema[];
   /** Path parameters: an id prefix (a malformed id is NOT_FOUND) or the value's schema. */
@@ -105,6 +105,22 @@ export interface OperationSpec {
   errors?: ErrorCode[];
   answers: Answer[];
 }
+
+/**
+ * A body's named examples: /docs (Swagger UI) prefills "Try it out" with the first and offers the others in a list,
+ * so each is a request the sandbox accepts as it is, apart from the ids of the caller's own resources
+ * (api-reference.e2e.test.ts sends every one). An id a body requires is `exampleId(prefix)`: of the right shape and
+ * plainly a stand-in, so a request sent without replacing it is NOT_FOUND, never a validation error. Optional ids
+ * are left out, and path ids get no example: the field stays empty until the caller pastes a real one.
+ */
+export type RequestExamples = Record<string, { summary: string; value: Record<string, unknown> }>;
+
+/** The stand-in for an id a request body requires (`prod_REPLACE_WITH_YOUR_OWN_ID`). */
+export const exampleId = (prefix: string): string => `${prefix}_REPLACE_WITH_YOUR_OWN_ID`;
+
+const only = (summary: string, value: Record<string, unknown>): RequestExamples => ({
+  example: { summary, value },
+});
 
 const json = (status: number, description: string, schema: Joi.Schema): Answer => ({
   status,
@@ -130,7 +146,20 @@ export const operations: OperationSpec[] = [
     description:
       'PIX: status `processing`, a dynamic BR Code and its QR code, `expires_at` at the top. Crypto: status ' +
       '`pending`, a Solana Pay link and its QR code, 30 minutes to pay (inside `crypto`).',
-    body: { name: 'CreatePaymentRequest', schema: createPaymentBody },
+    body: {
+      name: 'CreatePaymentRequest',
+      schema: createPaymentBody,
+      examples: {
+        pix: {
+          summary: 'PIX, R$ 25,00',
+          value: { payment_method: 'pix', amount: 2500, currency: 'BRL', metadata: '{"order_id":"1001"}' },
+        },
+        usdc: {
+          summary: 'USDC on Solana, R$ 25,00',
+          value: { payment_method: 'crypto', amount: 2500, crypto: { currency: 'USDC', network: 'solana' } },
+        },
+      },
+    },
     commands: [createPayment, getCustomer],
     answers: [json(201, 'The payment, with what the payer needs.', answers.paymentCreated)],
   },
@@ -169,7 +198,11 @@ export const operations: OperationSpec[] = [
     description:
       'Only while `pending` or `processing`. A new amount gives a PIX payment a new QR code, and a crypto payment a ' +
       'new reference, link, QR code and 30-minute window.',
-    body: { name: 'UpdatePaymentRequest', schema: updatePaymentBody },
+    body: {
+      name: 'UpdatePaymentRequest',
+      schema: updatePaymentBody,
+      examples: only('A new amount, R$ 30,00', { amount: 3000 }),
+    },
     params: { payment_id: 'pay' },
     commands: [updatePayment],
     answers: [json(200, 'The payment with its new amounts.', answers.paymentUpdated)],
@@ -224,7 +257,14 @@ export const operations: OperationSpec[] = [
     description:
       'Without `amount`, everything still refundable. PIX payments only within 90 days of payment. The fee is ' +
       'not returned.',
-    body: { name: 'CreateRefundRequest', schema: createRefundBody },
+    body: {
+      name: 'CreateRefundRequest',
+      schema: createRefundBody,
+      examples: {
+        partial: { summary: 'R$ 10,00 back', value: { amount: 1000, reason: 'Produto devolvido' } },
+        full: { summary: 'Everything still refundable', value: {} },
+      },
+    },
     params: { payment_id: 'pay' },
     commands: [createRefund],
     answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
@@ -262,7 +302,16 @@ export const operations: OperationSpec[] = [
     description:
       "`paid` makes the PSP simulator pay the charge (calling the PIX adapter's webhook as a real PSP does) or a " +
       'funded test wallet send the transfer on the local chain; `amount` pays part of it. Sandbox only.',
-    body: { name: 'SimulatePaymentRequest', schema: simulateBody },
+    body: {
+      name: 'SimulatePaymentRequest',
+      schema: simulateBody,
+      examples: {
+        paid: { summary: 'Paid in full', value: { outcome: 'paid' } },
+        partial: { summary: 'R$ 10,00 paid (partial)', value: { outcome: 'paid', amount: 1000 } },
+        failed: { summary: 'Failed', value: { outcome: 'failed' } },
+        expired: { summary: 'Expired', value: { outcome: 'expired' } },
+      },
+    },
     params: { payment_id: 'pay' },
     commands: [simulatePayment],
     answers: [
@@ -276,7 +325,16 @@ export const operations: OperationSpec[] = [
     tag: 'Checkouts',
     area: 'api',
     summary: 'Create a checkout for a product, shared by URL',
-    body: { name: 'CreateCheckoutRequest', schema: createCheckoutBody },
+    body: {
+      name: 'CreateCheckoutRequest',
+      schema: createCheckoutBody,
+      examples: only('A product of yours (replace product_id)', {
+        product_id: exampleId('prod'),
+        title: 'Camiseta azul',
+        return_url: 'https://loja.example/obrigado',
+        cancel_url: 'https://loja.example/carrinho',
+      }),
+    },
     commands: [createCheckout],
     answers: [json(201, 'The checkout; `url` is its hosted page.', answers.checkout)],
   },
@@ -324,7 +382,16 @@ export const operations: OperationSpec[] = [
     description:
       'Every field is optional; `email` is validated, `phone_number` normalised to E.164, `document_number` ' +
       "must be a CPF or CNPJ with valid check digits; `ip` is the caller's.",
-    body: { name: 'CreateCustomerRequest', schema: createCustomerBody },
+    body: {
+      name: 'CreateCustomerRequest',
+      schema: createCustomerBody,
+      examples: only('Every field', {
+        email: 'maria@example.com',
+        phone_number: '+55 11 91234-5678',
+        document_number: '529.982.247-25',
+        metadata: '{"vip":true}',
+      }),
+    },
     commands: [createCustomer],
     answers: [json(201, 'The customer.', answers.customer)],
   },
@@ -358,7 +425,14 @@ export const operations: OperationSpec[] = [
     area: 'api',
     summary: 'Register an HTTPS endpoint for events',
     description: 'The answer carries the signing `secret`, shown this once.',
-    body: { name: 'CreateWebhookRequest', schema: createWebhookBody },
+    body: {
+      name: 'CreateWebhookRequest',
+      schema: createWebhookBody,
+      examples: only('Payment outcomes', {
+        url: 'https://loja.example/webhooks/gateway',
+        events: ['payment.confirmed', 'payment.failed', 'payment.expired'],
+      }),
+    },
     commands: [createWebhook],
     answers: [json(201, 'The webhook and its secret.', answers.webhookCreated)],
   },
@@ -471,7 +545,11 @@ export const operations: OperationSpec[] = [
     tag: 'Operator',
     area: 'admin',
     summary: 'Create a business and its first API key',
-    body: { name: 'CreateBusinessRequest', schema: businessBody },
+    body: {
+      name: 'CreateBusinessRequest',
+      schema: businessBody,
+      examples: only('A business', { name: 'Loja Exemplo' }),
+    },
     answers: [json(201, 'The business; `api_key` is shown this once.', answers.businessCreated)],
   },
   {
@@ -513,7 +591,11 @@ export const operations: OperationSpec[] = [
     area: 'admin',
     summary: "Set the business's fee for a payment method",
     description: 'fee = round-half-up(amount × percent_bps / 10000) + fixed_centavos, capped at the amount.',
-    body: { name: 'FeeRuleRequest', schema: feeRuleBody },
+    body: {
+      name: 'FeeRuleRequest',
+      schema: feeRuleBody,
+      examples: only('0.99% + R$ 0,10', { percent_bps: 99, fixed_centavos: 10 }),
+    },
     params: {
       business_id: 'biz',
       method: Joi.string()
@@ -531,7 +613,15 @@ export const operations: OperationSpec[] = [
     tag: 'Operator',
     area: 'admin',
     summary: 'Create a product (what checkouts sell)',
-    body: { name: 'CreateProductRequest', schema: productBody },
+    body: {
+      name: 'CreateProductRequest',
+      schema: productBody,
+      examples: only('A product', {
+        name: 'Camiseta',
+        price: 7990,
+        description: 'Algodão orgânico',
+      }),
+    },
     params: { business_id: 'biz' },
     commands: [createProduct],
     errors: ['INVALID_AMOUNT'],
@@ -553,7 +643,7 @@ export const operations: OperationSpec[] = [
     tag: 'Operator',
     area: 'admin',
     summary: 'Send parked messages back to their queues',
-    body: { name: 'RedriveRequest', schema: redriveBody },
+    body: { name: 'RedriveRequest', schema: redriveBody, examples: only('Every queue', {}) },
     answers: [json(200, 'What was sent back, per queue.', answers.redrivenMessages)],
   },
   {
@@ -562,11 +652,13 @@ export const operations: OperationSpec[] = [
     operationId: 'getCheckoutAsset',
     tag: 'Hosted checkout',
     area: 'public',
-    summary: "The hosted page's stylesheet and script",
+    summary: "The hosted page's stylesheet, script and icon",
     params: { name: Joi.string().valid(...Object.keys(checkoutAssets)) },
     // Past the query's NUL check (app.ts), before the page's rate limit.
     errors: ['NOT_FOUND', 'INVALID_FIELDS'],
-    answers: [{ status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript'] }],
+    answers: [
+      { status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript', 'image/svg+xml'] },
+    ],
   },
   {
     method: 'get',
@@ -590,7 +682,14 @@ export const operations: OperationSpec[] = [
     tag: 'Hosted checkout',
     area: 'checkout',
     summary: "Start a payment on the hosted page (the page's own call)",
-    body: { name: 'StartCheckoutSessionRequest', schema: startSessionBody },
+    body: {
+      name: 'StartCheckoutSessionRequest',
+      schema: startSessionBody,
+      examples: {
+        pix: { summary: 'PIX', value: { method: 'pix' } },
+        usdc: { summary: 'USDC on Solana', value: { method: 'crypto', currency: 'USDC' } },
+      },
+    },
     params: { slug },
     commands: [getCheckoutPage, startCheckoutSession],
     errors: ['UNSUPPORTED_PAYMENT_METHOD'],

@@ -93,7 +93,7 @@ function sessionPayment(view: PaymentView): Record<string, unknown> {
  * CSP. The page's JSON endpoints answer errors with buyer-facing Portuguese text.
  */
 export function hostedCheckoutRoutes(
-  { commands, identity }: RouteContext,
+  { commands, identity, config }: RouteContext,
   ipRateLimit: RequestHandler,
   logger: Logger,
 ): Router {
@@ -141,6 +141,7 @@ export function hostedCheckoutRoutes(
         cancelUrl: page.cancel_url,
         rails: { pix: true, crypto: ['USDC', 'USDT', 'EURC'] },
         assetBase: ASSET_BASE,
+        sandbox: config.APP_ENV !== 'production',
       });
       res.status(200).type('html').set('Cache-Control', 'no-store').send(html);
     }),

@@ -36,6 +36,9 @@
     countdown: byId('countdown'),
     status: byId('status'),
     retry: byId('retry'),
+    changeMethod: byId('change-method'),
+    // Absent when the checkout's cancel url is not http(s).
+    cancelLink: byId('cancel-link'),
   };
   var methodButtons = Array.prototype.slice.call(root.querySelectorAll('button[data-method]'));
 
@@ -49,6 +52,8 @@
   });
   el.copyButton.addEventListener('click', copyCode);
   el.retry.addEventListener('click', backToChoice);
+  // The buyer may change their mind: the payment left open is not paid and ends when it expires.
+  el.changeMethod.addEventListener('click', backToChoice);
 
   function byId(id) {
     return document.getElementById(id);
@@ -206,6 +211,8 @@
     if (data.status === 'paid') {
       session.done = true;
       el.pay.hidden = true;
+      // Paid: there is nothing left to cancel, only the way back to the shop.
+      if (el.cancelLink) el.cancelLink.hidden = true;
       setState('paid');
       showStatus('Pagamento confirmado! Redirecionando para a loja…', 'success');
       if (isHttpUrl(data.return_url)) {
