@@ -68,6 +68,7 @@ export function sandboxRouter(context: SimulatorContext): Router {
         cob.txid,
         body.valor === undefined ? undefined : toCentavos(body.valor),
         new Date(),
+        payerReport(body),
       );
       if (typeof paid === 'string') {
         // The status the payer met: another payer may have concluded the cob since it was read.
