@@ -79,6 +79,7 @@ export class PaymentDetector extends PeriodicWorker {
   private watched?: WatchedAccounts;
   private lastScanAt = Date.now();
   private lastScannedSlot?: number;
+  private unreadableDueAt = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -144,18 +145,28 @@ export class PaymentDetector extends PeriodicWorker {
       // A transfer that landed by then has had the grace to be confirmed, so this scan lists it.
       const listedBy = Date.now() - this.settings.confirmationGraceMs;
       const heldBackSince = await this.scan();
-      await readUnreadableTransactions(
-        this.connection,
-        this.dataSource,
-        this.uow,
-        (await this.watchedAccounts()).criteria,
-        this.settings.unreadableRetryMs,
-        this.logger,
-      );
+      await this.readUnreadableWhenDue();
       // A held-back transaction may still count for a request whose window ends at or after its block time.
       const dueBy = heldBackSince === null ? listedBy : Math.min(listedBy, heldBackSince * 1000 - 1);
       await closeExpiredRequests(this.uow, new Date(dueBy), this.logger);
     });
+  }
+
+  /**
+   * Transactions it could not read are read again once per UNREADABLE_RETRY_MS (the soonest any falls due), not on
+   * every pass, so idle passes stay as light as before.
+   */
+  private async readUnreadableWhenDue(): Promise<void> {
+    if (Date.now() < this.unreadableDueAt) return;
+    this.unreadableDueAt = Date.now() + this.settings.unreadableRetryMs;
+    await readUnreadableTransactions(
+      this.connection,
+      this.dataSource,
+      this.uow,
+      (await this.watchedAccounts()).criteria,
+      this.settings.unreadableRetryMs,
+      this.logger,
+    );
   }
 
   /** Metrics around one detection pass; failures are logged by the loop. */
