@@ -211,3 +211,31 @@ describe('the PSP simulator under racing requests', () => {
     }
   });
 });
+
+describe('the PSP simulator against hand-made input', () => {
+  it('answers an API Pix problem, never a 500: NUL in text, a location id past any integer, another key, a forged token', async () => {
+    const psp = await simulator();
+    const call = caller(psp, await tokenOf(psp));
+    const txid = newTxid();
+    await call('PUT', `/cob/${txid}`, aCob);
+    const e2eid = (await call('POST', `/cob/pagar/${txid}`, {})).json.pix[0].endToEndId as string;
+    const open = newTxid();
+    await call('PUT', `/cob/${open}`, aCob);
+
+    const answers = await Promise.all([
+      call('PUT', `/cob/${newTxid()}`, { ...aCob, solicitacaoPagador: 'pedido\u0000 42' }),
+      call('PUT', `/pix/${e2eid}/devolucao/nul1`, { valor: '1.00', descricao: 'a\u0000b' }),
+      call('GET', `/loc/${'9'.repeat(30)}`),
+      call('PATCH', `/cob/${open}`, { loc: { id: Number.MAX_SAFE_INTEGER, tipoCob: 'cob' } }),
+      call('PUT', `/webhook/another-key`, { webhookUrl: 'https://example.test' }),
+      call('GET', `/webhook/another-key`),
+      caller(psp, 'forged-token')('GET', `/cob/${txid}`),
+    ]);
+
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 404, 400, 400, 404, 401]);
+    expect(answers[3]!.json.detail).toBe(`Nenhuma location com id ${Number.MAX_SAFE_INTEGER}.`);
+    expect(
+      answers.every((answer) => String(answer.json.type).startsWith('https://pix.bcb.gov.br/api/v2/error/')),
+    ).toBe(true);
+  });
+});

@@ -27,18 +27,24 @@ describe('a charge the PSP does not know', () => {
 
   afterAll(() => bed.close());
 
-  it('is logged once over several reconciliation passes, then fails through the normal closure after the grace', async () => {
-    const { txid, payment_id: paymentId } = await openCharge(bed);
-    // The PSP loses the cob (a bank that forgot its books, a sandbox reset): it answers 404 for it from now on.
-    await bed.service.dataSource.query('DELETE FROM psp_simulator.cobs WHERE txid = $1', [txid]);
+  /** What the adapter's passes run on (its database, the PSP), with a logger that keeps what they say. */
+  function passesLogged(unknownChargeGraceSeconds: number) {
     const { logger, lines } = recordingLogger('pix-adapter');
     const deps = {
       dataSource: bed.service.dataSource,
       uow: bed.service.unitOfWork('unknown-charge-test'),
       psp: payer,
       logger,
-      unknownChargeGraceSeconds: GRACE_SECONDS,
+      unknownChargeGraceSeconds,
     };
+    return { deps, lines };
+  }
+
+  it('is logged once over several reconciliation passes, then fails through the normal closure after the grace', async () => {
+    const { txid, payment_id: paymentId } = await openCharge(bed);
+    // The PSP loses the cob (a bank that forgot its books, a sandbox reset): it answers 404 for it from now on.
+    await bed.service.dataSource.query('DELETE FROM psp_simulator.cobs WHERE txid = $1', [txid]);
+    const { deps, lines } = passesLogged(GRACE_SECONDS);
     const poll = new OverdueCallbackPoll({ ...deps, overdueSeconds: 0, intervalMs: 60_000 });
     const unknownLines = () =>
       lines.filter((line) => String(line.msg).startsWith('charge unknown at the PSP'));
@@ -90,14 +96,7 @@ describe('a charge the PSP does not know', () => {
 
   it('a charge the PSP knows is never noted, however often it is read', async () => {
     const { txid, payment_id: paymentId } = await openCharge(bed);
-    const { logger, lines } = recordingLogger('pix-adapter');
-    const deps = {
-      dataSource: bed.service.dataSource,
-      uow: bed.service.unitOfWork('unknown-charge-test'),
-      psp: payer,
-      logger,
-      unknownChargeGraceSeconds: 0,
-    };
+    const { deps, lines } = passesLogged(0);
     for (let pass = 0; pass < 3; pass++) await readChargeStatus(deps, paymentId);
 
     expect(lines).toEqual([]);

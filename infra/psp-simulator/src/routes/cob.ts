@@ -5,7 +5,7 @@ import { TokenIssuer } from '../auth';
 import { type SimulatorContext, cobView, locationBase } from '../context';
 import { type CobChange, type NewCob, type RevisionRefusal, type StoredCob } from '../cob-store';
 import { readPathId, sendProblem } from '../problem';
-import { TXID_PATTERN, pixAmount, validateBody } from './validation';
+import { TXID_PATTERN, freeText, pixAmount, validateBody } from './validation';
 
 // API Pix: calendario.expiracao defaults to 86400 seconds.
 const DEFAULT_EXPIRACAO = 86400;
@@ -33,7 +33,7 @@ interface CobRevisionBody {
 }
 
 const expiracao = Joi.number().integer().min(1);
-const solicitacaoPagador = Joi.string().max(140);
+const solicitacaoPagador = freeText(140);
 const modalidadeAlteracao = Joi.number().valid(0, 1);
 
 // `CobSolicitada`: calendario, valor.original and chave required.

@@ -5,7 +5,7 @@ import { TokenIssuer } from '../auth';
 import { type SimulatorContext, pixView } from '../context';
 import { type DevolucaoRefusal, type PixRecebido, toCentavos } from '../cob-store';
 import { readPathId, sendProblem } from '../problem';
-import { pixAmount, validateBody } from './validation';
+import { freeText, pixAmount, validateBody } from './validation';
 
 const END_TO_END_ID = /^[a-zA-Z0-9]{32}$/;
 const DEVOLUCAO_ID = /^[a-zA-Z0-9]{1,35}$/;
@@ -22,7 +22,7 @@ interface DevolucaoBody {
 const devolucaoSchema = Joi.object<DevolucaoBody>({
   valor: pixAmount.required(),
   natureza: Joi.string().valid('ORIGINAL'),
-  descricao: Joi.string().max(140),
+  descricao: freeText(140),
 }).unknown(true);
 
 const DEVOLUCAO_REFUSALS: Record<DevolucaoRefusal, (id: string) => [razao: string, propriedade: string]> = {

@@ -3,6 +3,11 @@ import { type Response } from 'express';
 import { type ProblemName, sendProblem } from '../problem';
 
 export const TXID_PATTERN = /^[a-zA-Z0-9]{26,35}$/;
+/** Free text of at most `max` characters; a NUL is refused (no bank's books, PostgreSQL's included, keep one). */
+export const freeText = (max: number) =>
+  Joi.string()
+    .max(max)
+    .pattern(/^[^\0]*$/, 'sem o caractere NUL');
 export const pixAmount = Joi.string()
   .pattern(/^\d{1,10}\.\d{2}$/)
   .invalid('0.00');
