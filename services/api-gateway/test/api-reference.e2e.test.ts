@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { stackClient, startStack, waitFor, type RunningStack } from '@gateway/testkit';
 import { exampleId, type OpenApiDocument } from '../src/http/openapi';
 import { launchChromium, screenshotFolder } from './support/browser';
@@ -23,6 +23,8 @@ describe('the API reference page in a real browser', () => {
 
   const openReference = async (): Promise<Watched> => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // Swagger UI is heavy: a page left open slows the next test's.
+    contexts.push(context);
     const page = await context.newPage();
     const watched: Watched = { page, violations: [], errors: [], foreignRequests: [] };
     await page.exposeFunction('reportViolation', (violation: string) => watched.violations.push(violation));
@@ -38,7 +40,8 @@ describe('the API reference page in a real browser', () => {
       if (new URL(request.url()).origin !== stack.gatewayUrl) watched.foreignRequests.push(request.url());
     });
     await page.goto(`${stack.gatewayUrl}/docs`);
-    await page.locator('.opblock').first().waitFor();
+    // Swagger UI renders the whole document first: slow on a loaded machine.
+    await page.locator('.opblock').first().waitFor({ timeout: 90_000 });
     return watched;
   };
 
@@ -52,6 +55,11 @@ describe('the API reference page in a real browser', () => {
     openApi = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as OpenApiDocument;
     browser = await launchChromium();
   }, 150_000);
+
+  const contexts: BrowserContext[] = [];
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -87,7 +95,7 @@ describe('the API reference page in a real browser', () => {
       errors: [],
       foreignRequests: [],
     });
-  }, 60_000);
+  }, 150_000);
 
   test('"try it out" with a sandbox API key creates a real PIX payment and reads it back', async () => {
     const { page, violations, errors, foreignRequests } = await openReference();
@@ -143,7 +151,7 @@ describe('the API reference page in a real browser', () => {
       errors: [],
       foreignRequests: [],
     });
-  }, 60_000);
+  }, 150_000);
 
   /** What "Try it out" puts in an operation's fields before the developer types anything. */
   interface Prefill {
@@ -195,7 +203,17 @@ describe('the API reference page in a real browser', () => {
               : [''];
           for (const name of names) {
             if (name) await examples.selectOption(name);
-            bodies.push(await body.inputValue());
+            // The editor follows the choice on the next render: wait for a body other than the one before.
+            const previous = bodies.at(-1);
+            bodies.push(
+              await waitFor(
+                async () => {
+                  const text = await body.inputValue();
+                  return text !== '' && text !== previous ? text : undefined;
+                },
+                { timeoutMs: 10_000, intervalMs: 50, what: `the body of ${operationId} example ${name}` },
+              ),
+            );
           }
         }
         prefills.push({

@@ -135,7 +135,10 @@ describe('hosted checkout in a real browser', () => {
     await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
     await page.screenshot({ path: join(artifacts, 'usdc-2-returned-to-shop.png') });
     const after = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
-    expect(after.sessions.map((session: { status: string }) => session.status)).toEqual(['paid', 'initiated']);
+    expect(after.sessions.map((session: { status: string }) => session.status)).toEqual([
+      'paid',
+      'initiated',
+    ]);
   }, 90_000);
 
   test('a payment the shop cancels shows as cancelled, and the buyer can start a new attempt and pay it', async () => {
