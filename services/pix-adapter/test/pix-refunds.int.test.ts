@@ -206,6 +206,25 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
     expect(await takeParkedMessages(eventsParkingQueue(bed))).toEqual([]);
   });
 
+  test('an excess the refund carries goes back in the same devolução; more than the PIX brought is refused and fails', async () => {
+    const payment = await paidPayment(2500);
+    const excess = (centavos: number) => ({
+      excess: { funds_id: newPublicId('fund'), amount_centavos: centavos, amount_base_units: null },
+    });
+    const carrying = { ...refundOf(payment, 2000), ...excess(500) };
+    await bed.client.publish(pixRefundRequested, carrying);
+    const event = await settled(carrying.refund_id);
+    expect(event.outcome).toBe('succeeded');
+    expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({
+      valor: '25.00',
+    });
+
+    const other = await paidPayment(2500);
+    const tooMuch = { ...refundOf(other, 2500), ...excess(1) };
+    await bed.client.publish(pixRefundRequested, tooMuch);
+    expect(await settled(tooMuch.refund_id)).toMatchObject({ outcome: 'failed', external_id: null });
+  });
+
   test('when the devolução callback is lost, the poll reads the devolução and settles the refund', async () => {
     const payment = await paidPayment();
     const request = refundOf(payment, 700);
