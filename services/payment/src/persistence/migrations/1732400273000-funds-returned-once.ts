@@ -9,7 +9,8 @@ import { schemaOf } from '@gateway/persistence';
  *   record in `refunds.returned_funds_id`; it is set once, and cleared only when that refund failed (the money did
  *   not go back). `returned_at` dates a return that happened: at once by hand, when the refund succeeded otherwise.
  * - a refund may carry only its own payment's `excess`, still held when the refund is opened, and at most one refund
- *   not failed carries a given record. What a record is (payment, kind, rail, reference, amounts) never changes.
+ *   not failed carries a given record. What a record is (payment, kind, rail, reference, amounts) never changes, and
+ *   no record is deleted, except an `unreadable` one (amount unknown), which its transaction, once read, replaces.
  */
 export class FundsReturnedOnce1732400273000 implements MigrationInterface {
   name = 'FundsReturnedOnce1732400273000';
@@ -73,6 +74,15 @@ export class FundsReturnedOnce1732400273000 implements MigrationInterface {
           END IF;
           RETURN NEW;
         END IF;
+        -- An unreadable record (a transaction not read yet, amount unknown) becomes, once read, what the money
+        -- turned out to be: its kind and amount are then set, once; it was never returned (nothing was known).
+        IF OLD.kind = 'unreadable' AND OLD.returned_by IS NULL AND NEW.returned_by IS NULL
+           AND NEW.kind <> 'unreadable'
+           AND (NEW.id, NEW.funds_id, NEW.payment_id, NEW.rail, NEW.rail_reference, NEW.recorded_at)
+               IS NOT DISTINCT FROM (OLD.id, OLD.funds_id, OLD.payment_id, OLD.rail, OLD.rail_reference,
+                                     OLD.recorded_at) THEN
+          RETURN NEW;
+        END IF;
         IF (NEW.id, NEW.funds_id, NEW.payment_id, NEW.kind, NEW.rail, NEW.rail_reference, NEW.amount_centavos,
             NEW.amount_base_units, NEW.recorded_at)
            IS DISTINCT FROM (OLD.id, OLD.funds_id, OLD.payment_id, OLD.kind, OLD.rail, OLD.rail_reference,
@@ -118,6 +128,11 @@ export class FundsReturnedOnce1732400273000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE FUNCTION ${s}.refuse_received_funds_delete() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
+        -- The one record that goes: an unreadable one whose transaction, once read, paid the payment (the money is
+        -- then the payment itself). It held no amount and was never returned.
+        IF OLD.kind = 'unreadable' AND OLD.returned_by IS NULL THEN
+          RETURN OLD;
+        END IF;
         RAISE EXCEPTION 'received_funds: money received is never forgotten'
           USING ERRCODE = 'check_violation', CONSTRAINT = TG_NAME;
       END $$`);
