@@ -165,4 +165,28 @@ describe('money attributed per transfer instruction', () => {
       ),
     ).rejects.toThrow(/duplicate key/);
   });
+
+  test('a transaction recorded whole before instructions were keyed is not counted again when read again', async () => {
+    const request = await harness.open();
+    const signature = await send(transferTo([request], 1n));
+    await recorded(signature, 1);
+    const insertAgain = (instruction: string) =>
+      harness.service.dataSource.query(
+        `INSERT INTO transfers (signature, instruction, reference, payment_id, amount, mint, slot, applied_to)
+         VALUES ($1, $2, $3, $4, 1, 'm', 1, 'payment') ON CONFLICT DO NOTHING RETURNING signature`,
+        [signature, instruction, request.reference, request.payment_id],
+      ) as Promise<unknown[]>;
+    // As the migration leaves a row of before: one per (signature, reference), counted whole.
+    await harness.service.dataSource.query(
+      `UPDATE transfers SET instruction = 'ref:' || reference WHERE signature = $1`,
+      [signature],
+    );
+    expect(await insertAgain('0')).toEqual([]);
+    expect(await insertAgain('1.0')).toEqual([]);
+    const rows = (await harness.service.dataSource.query(
+      'SELECT instruction FROM transfers WHERE signature = $1',
+      [signature],
+    )) as Array<{ instruction: string }>;
+    expect(rows).toEqual([{ instruction: `ref:${request.reference}` }]);
+  });
 });
