@@ -163,9 +163,15 @@ interface EventCommon {
   business_id: string;
 }
 
+/** Fields a payment record gained later: an event stored before then (and its retries) does not carry them. */
+type AddedPaymentFields = 'fee_brl' | 'net_amount_brl' | 'expires_at' | 'payer';
+
+/** The payment record as the event was stored: the four later fields may be absent from older events. */
+export type EventPayment = Omit<Payment, AddedPaymentFields> & Partial<Pick<Payment, AddedPaymentFields>>;
+
 export interface PaymentEvent extends EventCommon {
   type: Extract<EventType, `payment.${string}`>;
-  data: Payment;
+  data: EventPayment;
 }
 
 export interface RefundEvent extends EventCommon {

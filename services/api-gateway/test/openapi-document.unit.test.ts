@@ -270,7 +270,7 @@ describe('the OpenAPI document', () => {
       const data = body.properties.data.$ref as string;
       expect(data).toBe(
         type.startsWith('payment.')
-          ? '#/components/schemas/Payment'
+          ? '#/components/schemas/EventPayment'
           : type.startsWith('refund.')
             ? '#/components/schemas/Refund'
             : '#/components/schemas/WebhookTestData',

@@ -262,9 +262,16 @@ export function eventOf(type: Joi.Schema, data: Joi.Schema): Joi.ObjectSchema {
     data: data.required(),
   });
 }
+/**
+ * A payment as an event carries it: the record of its time. Events stored before the record gained its fee, net
+ * amount, window end and payer (kept 30 days, and their webhook retries) lack those four fields.
+ */
+export const eventPayment = paymentRecord
+  .fork(['fee_brl', 'net_amount_brl', 'expires_at', 'payer'], (field) => field.optional())
+  .id('EventPayment');
 export const event = eventOf(
   Joi.string().valid(...webhookEventNames),
-  Joi.alternatives().try(paymentRecord, refund),
+  Joi.alternatives().try(eventPayment, refund),
 ).id('Event');
 
 /** What a `webhook.test` delivery carries: which endpoint was tested. */

@@ -8,7 +8,7 @@ import {
   type MessageDefinition,
 } from '@gateway/contracts';
 import { pascalCase, type JsonSchema, type SchemaComponents } from './json-schema';
-import { eventOf, paymentRecord, refund, webhookTestData } from './response-schemas';
+import { eventOf, eventPayment, refund, webhookTestData } from './response-schemas';
 
 /**
  * The event the dispatcher sends for POST /v1/webhook/{webhook_id}/test. It is the dispatcher's own type, outside the
@@ -22,7 +22,7 @@ const typesOf = (events: Array<MessageDefinition<unknown>>) =>
 /** What each event's `data` is: the payment record for `payment.*`, the refund record for `refund.*`. */
 function dataOfEvents(): Map<string, Joi.Schema> {
   const data = new Map<string, Joi.Schema>();
-  for (const type of typesOf(publicPaymentEvents)) data.set(type, paymentRecord);
+  for (const type of typesOf(publicPaymentEvents)) data.set(type, eventPayment);
   for (const type of typesOf(publicRefundEvents)) data.set(type, refund);
   const undescribed = webhookEventNames.filter((name) => !data.has(name));
   if (undescribed.length > 0)
