@@ -18,12 +18,17 @@ export interface FundsReceived {
   against: { kind: 'payment-amount' } | { kind: 'price'; units: bigint } | { kind: 'counted-short' };
 }
 
-/** Funds kept on record outside the happy path (partial, excess, late, unmatched), once per rail reference. */
+/**
+ * Funds kept on record outside the happy path (partial, excess, late, unmatched, unreadable), once per rail reference
+ * and instruction.
+ */
 export interface ReceivedFunds {
   paymentId: string;
   kind: ReceivedFundsKind;
   rail: 'pix' | 'crypto';
   railReference: string;
+  /** Which transfer instruction of the transaction (crypto money kept aside per instruction); none: all of it. */
+  instruction?: string;
   amountCentavos: number | null;
   amountBaseUnits: string | null;
   /** When the rail saw the money; now when not told. */

@@ -26,6 +26,7 @@ export function handleListReceivedFunds(dataSource: DataSource) {
       kind: row.kind,
       rail: row.rail,
       reference: row.railReference,
+      instruction: row.instruction === '' ? null : row.instruction,
       amount_centavos: row.amountCentavos,
       amount_base_units: row.amountBaseUnits,
       decimals: row.amountBaseUnits === null ? null : decimals,

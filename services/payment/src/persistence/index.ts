@@ -11,6 +11,7 @@ import { PaymentPages1732400041000 } from './migrations/1732400041000-payment-pa
 import { PaymentCustomer1732400080000 } from './migrations/1732400080000-payment-customer';
 import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
 import { UnreadableReceivedFunds1732400272000 } from './migrations/1732400272000-unreadable-received-funds';
+import { ReceivedFundsPerInstruction1732400273000 } from './migrations/1732400273000-received-funds-per-instruction';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -31,5 +32,6 @@ export const paymentDatabase = {
     PaymentCustomer1732400080000,
     Refunds1732400100000,
     UnreadableReceivedFunds1732400272000,
+    ReceivedFundsPerInstruction1732400273000,
   ],
 };

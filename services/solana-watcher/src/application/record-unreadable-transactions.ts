@@ -9,7 +9,7 @@ import {
   PaymentRequestEntity,
   requestsAround,
 } from '../persistence';
-import { emitTransferUnapplied } from './shared/transfer-unapplied';
+import { emitTransferUnapplied, oneRequestPerPayment } from './shared/transfer-unapplied';
 
 /** Requests whose reference listings are searched for one unreadable transaction, at most. */
 const MAX_CANDIDATES = 200;
@@ -78,14 +78,4 @@ async function referencesNaming(
     if (await listsSignature(connection, candidate.reference, transaction.signature))
       named.push(candidate.reference);
   return named;
-}
-
-/** A payment named by an old and a new reference hears of the money once, under the newest. */
-function oneRequestPerPayment(requests: readonly PaymentRequestEntity[]): PaymentRequestEntity[] {
-  const byPayment = new Map<string, PaymentRequestEntity>();
-  for (const request of requests) {
-    const kept = byPayment.get(request.paymentId);
-    if (!kept || kept.createdAt < request.createdAt) byPayment.set(request.paymentId, request);
-  }
-  return [...byPayment.values()];
 }
