@@ -11,7 +11,7 @@ import {
   postponeUnreadable,
 } from '../persistence';
 import { recordTransfers, type TransferCriteria } from './record-transfers';
-import { emitTransferUnapplied, oneRequestPerPayment } from './shared/transfer-unapplied';
+import { emitWholeTransaction } from './shared/transfer-unapplied';
 
 /** Transactions read again per detection pass, at most. */
 const BATCH = 10;
@@ -60,13 +60,7 @@ export async function readUnreadableTransactions(
       // Whatever its money turned out to be (paid, partial, late, unmatched, or none of ours) is reported on its
       // own: every payment told of it as unreadable drops that record.
       const named = await tx.manager.findBy(PaymentRequestEntity, { reference: In(due.namedReferences) });
-      for (const request of oneRequestPerPayment(named))
-        await emitTransferUnapplied(
-          tx,
-          request,
-          { signature: due.signature, amount: null, mint: request.mint },
-          'read',
-        );
+      await emitWholeTransaction(tx, named, due.signature, 'read');
       logger.info(
         { signature: due.signature, attempts: due.attempts },
         'transaction read at last and recorded',

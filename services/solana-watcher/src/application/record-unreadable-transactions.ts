@@ -9,7 +9,7 @@ import {
   PaymentRequestEntity,
   requestsAround,
 } from '../persistence';
-import { emitTransferUnapplied, oneRequestPerPayment } from './shared/transfer-unapplied';
+import { emitWholeTransaction } from './shared/transfer-unapplied';
 
 /** Requests whose reference listings are searched for one unreadable transaction, at most. */
 const MAX_CANDIDATES = 200;
@@ -50,13 +50,7 @@ export async function recordUnreadableTransactions(
         'transaction the watcher cannot read recorded; it is read again later',
       );
       const requests = await lockRequestsByReference(tx.manager, namedReferences);
-      for (const request of oneRequestPerPayment(requests))
-        await emitTransferUnapplied(
-          tx,
-          request,
-          { signature: transaction.signature, amount: null, mint: request.mint },
-          'unreadable',
-        );
+      await emitWholeTransaction(tx, requests, transaction.signature, 'unreadable');
     });
   }
 }

@@ -29,8 +29,22 @@ export async function emitTransferUnapplied(
   );
 }
 
+/**
+ * Tells every payment named by `requests` (once each, under its newest reference) of a whole transaction, amount
+ * unknown: `unreadable` while the watcher cannot read it, `read` once it has.
+ */
+export async function emitWholeTransaction(
+  tx: Transaction,
+  requests: readonly PaymentRequestEntity[],
+  signature: string,
+  reason: 'unreadable' | 'read',
+): Promise<void> {
+  for (const request of oneRequestPerPayment(requests))
+    await emitTransferUnapplied(tx, request, { signature, amount: null, mint: request.mint }, reason);
+}
+
 /** A payment named by an old and a new reference hears of a transaction once, under the newest. */
-export function oneRequestPerPayment(requests: readonly PaymentRequestEntity[]): PaymentRequestEntity[] {
+function oneRequestPerPayment(requests: readonly PaymentRequestEntity[]): PaymentRequestEntity[] {
   const byPayment = new Map<string, PaymentRequestEntity>();
   for (const request of requests) {
     const kept = byPayment.get(request.paymentId);
