@@ -123,7 +123,9 @@ export const cryptoRequestClosed = defineEvent<CryptoRequestClosed>(
  * Why a transfer to one of our references did not count towards its payment. `ambiguous`: the transfer instruction
  * named the references of two or more payments, so it pays none of them (each is told, the money is kept).
  * `unreadable`: a transaction naming the reference that the watcher cannot read yet (amount unknown, null); it is
- * read again until it can be, and then counts like any other.
+ * read again until it can be, and then counts like any other. `read`: that transaction has been read at last (amount
+ * null): whatever its money turned out to be is reported on its own (paid, partial, late, unmatched), so the
+ * unreadable record goes, whatever the outcome.
  */
 export const unappliedTransferReasons = [
   'after_expiry',
@@ -132,6 +134,7 @@ export const unappliedTransferReasons = [
   'wrong_mint',
   'ambiguous',
   'unreadable',
+  'read',
 ] as const;
 export type UnappliedTransferReason = (typeof unappliedTransferReasons)[number];
 
@@ -140,7 +143,13 @@ export interface CryptoTransferUnapplied {
   payment_id: string;
   reference: string;
   signature: string;
-  /** Null only when `reason` is `unreadable`. */
+  /**
+   * Which transfer instruction of the transaction ("2", or "2.0" for an inner one): one transaction may carry several
+   * transfers kept aside for the same payment, each its own money. Absent from older events (one per signature) and
+   * when `reason` is `unreadable` or `read` (the whole transaction).
+   */
+  instruction?: string;
+  /** Null only when `reason` is `unreadable` or `read`. */
   amount_base_units: string | null;
   mint: string;
   reason: UnappliedTransferReason;
@@ -152,8 +161,9 @@ export const cryptoTransferUnapplied = defineEvent<CryptoTransferUnapplied>(
     payment_id: paymentId.required(),
     reference: Joi.string().required(),
     signature: Joi.string().required(),
+    instruction: Joi.string().pattern(/^\d{1,4}(\.\d{1,4})?$/),
     amount_base_units: Joi.when('reason', {
-      is: 'unreadable',
+      is: Joi.valid('unreadable', 'read'),
       then: Joi.valid(null).required(),
       otherwise: baseUnits.required(),
     }),

@@ -128,6 +128,11 @@ export interface ReceivedFundsItem {
   rail: PaymentMethod;
   /** PIX endToEndId, or the Solana signature (reference for a partial amount kept at expiry). */
   reference: string;
+  /**
+   * Crypto: the transfer instruction of the transaction the money came in ("2", or "2.0" for an inner one); null for
+   * a whole transfer or transaction. Absent from older replies.
+   */
+  instruction?: string | null;
   amount_centavos: number | null;
   /** Token base units, as a decimal string (crypto). */
   amount_base_units: string | null;
@@ -144,6 +149,7 @@ const receivedFundsItemSchema = Joi.object<ReceivedFundsItem>({
   kind: Joi.valid(...receivedFundsKinds).required(),
   rail: Joi.valid(...paymentMethods).required(),
   reference: Joi.string().required(),
+  instruction: Joi.string().allow(null),
   amount_centavos: centavos.allow(null).required(),
   amount_base_units: baseUnits.allow(null).required(),
   decimals: tokenDecimals.allow(null).required(),

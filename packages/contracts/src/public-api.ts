@@ -175,6 +175,12 @@ export interface ReceivedFunds {
   rail: PaymentMethod;
   /** PIX endToEndId, or the Solana signature (reference for a partial amount kept at expiry). */
   reference: string;
+  /**
+   * Crypto: which transfer instruction of the transaction `reference` carried this money ("2", or "2.0" for an inner
+   * one): one transaction may hold several transfers kept for the payment, each its own record. Null for PIX and for a
+   * whole transaction or window (unreadable, excess, partial).
+   */
+  instruction: string | null;
   /** PIX: the amount in BRL (null for crypto). */
   amount_brl: number | null;
   /** Crypto: the amount in the payment's token (null for PIX, and for `unreadable` funds). */

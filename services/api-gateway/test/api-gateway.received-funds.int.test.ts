@@ -15,7 +15,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
   const get = (paymentId: string, apiKey = h.merchant.api_key) =>
     h.http.get(`/v1/payments/${paymentId}/received-funds`).set('x-api-key', apiKey);
 
-  test('lists the money kept for the payment, in BRL for PIX and in tokens for crypto', async () => {
+  test('lists the money kept for the payment, in BRL for PIX and in tokens for crypto, with its instruction', async () => {
     const paymentId = newPublicId('pay');
     const kept: ReceivedFundsItem[] = [
       {
@@ -36,6 +36,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         kind: 'late',
         rail: 'crypto',
         reference: '5'.repeat(87),
+        instruction: '3.1',
         amount_centavos: null,
         amount_base_units: '18234568',
         decimals: 6,
@@ -55,6 +56,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           kind: 'partial',
           rail: 'pix',
           reference: `E${'1'.repeat(31)}`,
+          instruction: null,
           amount_brl: 40.5,
           amount_token: null,
           detected_at: '2030-01-02T03:04:05.000Z',
@@ -67,6 +69,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           kind: 'late',
           rail: 'crypto',
           reference: '5'.repeat(87),
+          instruction: '3.1',
           amount_brl: null,
           amount_token: 18.234568,
           detected_at: '2030-01-02T03:05:00.000Z',

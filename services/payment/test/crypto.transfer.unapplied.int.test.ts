@@ -2,6 +2,7 @@ import {
   cryptoRequestClosed,
   cryptoRequestSettled,
   cryptoTransferUnapplied,
+  listReceivedFunds,
   newPublicId,
 } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
@@ -19,7 +20,7 @@ describe('crypto.transfer.unapplied.v1', () => {
 
   const funds = (paymentId: string) =>
     h.service.dataSource.query(
-      `SELECT kind, rail, rail_reference, amount_centavos, amount_base_units AS units, recorded_at
+      `SELECT kind, rail, rail_reference, instruction, amount_centavos, amount_base_units AS units, recorded_at
          FROM received_funds WHERE payment_id = $1 ORDER BY id`,
       [paymentId],
     );
@@ -68,6 +69,7 @@ describe('crypto.transfer.unapplied.v1', () => {
         kind: 'late',
         rail: 'crypto',
         rail_reference: event.signature,
+        instruction: '',
         amount_centavos: null,
         units: '1000000',
         recorded_at: new Date(event.detected_at),
@@ -79,6 +81,69 @@ describe('crypto.transfer.unapplied.v1', () => {
       transaction_id: null,
     });
     expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.expired.v1']);
+  });
+
+  test('two late instructions of one transaction are two records, each its own money, once each however delivered', async () => {
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    await expire(businessId, payment);
+    const signature = `sig-${newPublicId('x')}`;
+    const first = aCryptoTransferUnapplied(payment, {
+      signature,
+      instruction: '1',
+      amount_base_units: '700000',
+    });
+    // An inner instruction in another token, for the same payment, in the same transaction.
+    const second = aCryptoTransferUnapplied(payment, {
+      signature,
+      instruction: '2.0',
+      amount_base_units: '300001',
+      reason: 'wrong_mint',
+      mint: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB',
+    });
+    const firstId = newPublicId('msg');
+    await Promise.all([
+      publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, first, { messageId: firstId }),
+      publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, first, { messageId: firstId }),
+      // Re-emitted after a rescan: another message, the same instruction.
+      publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, first, {
+        messageId: newPublicId('msg'),
+      }),
+      publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, second, {
+        messageId: newPublicId('msg'),
+      }),
+      publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, second, {
+        messageId: newPublicId('msg'),
+      }),
+    ]);
+    const rows = await funds(paymentId);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'late',
+          rail_reference: signature,
+          instruction: '1',
+          units: '700000',
+        }),
+        expect.objectContaining({
+          kind: 'unmatched',
+          rail_reference: signature,
+          instruction: '2.0',
+          units: '300001',
+        }),
+      ]),
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows.reduce((sum: bigint, row: { units: string }) => sum + BigInt(row.units), 0n)).toBe(1000001n);
+    // The merchant sees both, under the signature an explorer finds, told apart by the instruction.
+    const listed = await h.request(listReceivedFunds, { business_id: businessId, payment_id: paymentId });
+    if (!listed.ok) throw new Error(JSON.stringify(listed.error));
+    expect(listed.result.data.map(({ reference, instruction }) => ({ reference, instruction }))).toEqual(
+      expect.arrayContaining([
+        { reference: signature, instruction: '1' },
+        { reference: signature, instruction: '2.0' },
+      ]),
+    );
+    expect((await h.readPayment(businessId, paymentId)).payment.status).toBe('expired');
   });
 
   test('a transfer after settlement is late and the paid payment keeps its status and transaction id', async () => {
@@ -134,14 +199,47 @@ describe('crypto.transfer.unapplied.v1', () => {
     expect(row).toMatchObject({ kind: 'unreadable', rail_reference: unreadable.signature, units: null });
     expect((await h.readPayment(businessId, paymentId)).payment.status).toBe('pending');
 
-    // Read at last, after the window: late funds of that amount, in the same record.
+    // Read at last, after the window: its late instruction is recorded, and the word that it was read drops the
+    // unreadable record, in whichever order they are handled.
     await expire(businessId, payment);
-    const late = aCryptoTransferUnapplied(payment, { signature: unreadable.signature });
-    await publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, late, {
-      messageId: newPublicId('msg'),
-    });
+    const late = aCryptoTransferUnapplied(payment, { signature: unreadable.signature, instruction: '0' });
+    const read = { ...unreadable, reason: 'read' as const };
+    await Promise.all(
+      [late, read].map((event) =>
+        publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, event, {
+          messageId: newPublicId('msg'),
+        }),
+      ),
+    );
     expect(await funds(paymentId)).toEqual([
-      expect.objectContaining({ kind: 'late', rail_reference: unreadable.signature, units: '1000000' }),
+      expect.objectContaining({
+        kind: 'late',
+        rail_reference: unreadable.signature,
+        instruction: '0',
+        units: '1000000',
+      }),
+    ]);
+  });
+
+  test('an unreadable transaction that, once read, is a partial payment leaves only the partial funds at the close', async () => {
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    const unreadable = aCryptoTransferUnapplied(payment, { reason: 'unreadable', amount_base_units: null });
+    await h.client.publish(cryptoTransferUnapplied, unreadable);
+    await waitForFunds(paymentId, 1);
+    // Read: the watcher applied it to the request (short of the price) and says it was read; nothing else comes
+    // until the window closes with what it collected.
+    const read = { ...unreadable, reason: 'read' as const };
+    const readId = newPublicId('msg');
+    for (let delivery = 0; delivery < 2; delivery += 1)
+      await publishAndAwaitHandling(h.env.config, cryptoTransferUnapplied, read, { messageId: readId });
+    expect(await funds(paymentId)).toEqual([]);
+    await h.client.publish(
+      cryptoRequestClosed,
+      aCryptoRequestClosed(payment, { reason: 'underpaid', received_base_units: '400000' }),
+    );
+    await h.waitForPaymentStatus(businessId, paymentId, 'failed');
+    expect(await funds(paymentId)).toEqual([
+      expect.objectContaining({ kind: 'partial', rail_reference: payment.external_id, units: '400000' }),
     ]);
   });
 
@@ -162,6 +260,7 @@ describe('crypto.transfer.unapplied.v1', () => {
     const { payment } = await newCryptoPayment();
     for (const [reason, amount] of [
       ['unreadable', '5'],
+      ['read', '5'],
       ['after_expiry', null],
     ] as const) {
       const { parked } = await h.publishPoisoned(
@@ -173,6 +272,21 @@ describe('crypto.transfer.unapplied.v1', () => {
       expect(parked).toEqual([
         expect.objectContaining({ reason: expect.stringContaining('amount_base_units') }),
       ]);
+    }
+  });
+
+  test('an instruction that is not a position in a transaction is refused', async () => {
+    const { payment } = await newCryptoPayment();
+    for (const instruction of ['', '1; DROP TABLE', '1.2.3', '\u00001', '9'.repeat(5000)]) {
+      const { parked } = await h.publishPoisoned(
+        'events',
+        cryptoTransferUnapplied,
+        aCryptoTransferUnapplied(payment),
+        {
+          instruction,
+        },
+      );
+      expect(parked).toEqual([expect.objectContaining({ reason: expect.stringContaining('instruction') })]);
     }
   });
 

@@ -152,6 +152,31 @@ describe('money attributed per transfer instruction', () => {
     ]);
   });
 
+  test('two late instructions of one transaction for one payment are each reported with their own amount, once', async () => {
+    const request = await harness.open();
+    expect((await harness.simulate(request.payment_id, 'expired')).ok).toBe(true);
+    const signature = await send(transferTo([request], 700_000n), transferTo([request], 300_001n));
+
+    expect(await recorded(signature, 2)).toEqual([
+      { instruction: '0', reference: request.reference, applied_to: 'late', amount: '700000' },
+      { instruction: '1', reference: request.reference, applied_to: 'late', amount: '300001' },
+    ]);
+    const reported = () =>
+      unapplied
+        .of(request.payment_id)
+        .map(({ instruction, amount_base_units, reason }) => ({ instruction, amount_base_units, reason }));
+    await waitFor(() => reported().length >= 2 || undefined, { what: 'both late instructions reported' });
+    expect(reported()).toEqual(
+      expect.arrayContaining([
+        { instruction: '0', amount_base_units: '700000', reason: 'after_expiry' },
+        { instruction: '1', amount_base_units: '300001', reason: 'after_expiry' },
+      ]),
+    );
+    // Scanning the chain again reports neither a second time.
+    await harness.rescanFromScratch();
+    expect(reported()).toHaveLength(2);
+  });
+
   test('the database refuses a second record of one instruction of one signature', async () => {
     const a = await harness.open();
     const b = await harness.open();

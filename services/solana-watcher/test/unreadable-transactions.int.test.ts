@@ -97,8 +97,41 @@ describe('a transaction the watcher cannot read', () => {
       expect.objectContaining({ signature, applied_to: 'payment', amount: request.amount_base_units }),
     ]);
     expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(1);
-    expect(unapplied.of(request.payment_id)).toHaveLength(1);
+    // The payment service heard of it twice: unreadable, then read (its unreadable record goes).
+    expect(unapplied.of(request.payment_id).map(({ reason, signature }) => ({ reason, signature }))).toEqual([
+      { reason: 'unreadable', signature },
+      { reason: 'read', signature },
+    ]);
     await harness.nextFullScan();
     expect(await unreadGauge()).toBe(0);
+  });
+
+  test('once read as a partial payment, it counts towards the request and the payment is told it was read', async () => {
+    const request = await harness.open();
+    const half = BigInt(request.amount_base_units) / 2n;
+    const signature = await payInAFutureVersion(request.reference, half);
+    expect(await unapplied.first(request.payment_id)).toMatchObject({ signature, reason: 'unreadable' });
+
+    harness.localnet.setModes({ futureVersionSignatures: [] });
+    const read = await waitFor(
+      () => unapplied.of(request.payment_id).find((event) => event.reason === 'read'),
+      { what: 'the payment told the transaction was read' },
+    );
+    expect(read).toEqual({
+      payment_id: request.payment_id,
+      reference: request.reference,
+      signature,
+      amount_base_units: null,
+      mint: harness.localnet.mints.USDC,
+      reason: 'read',
+      detected_at: expect.any(String),
+    });
+    // Its money is the request's partial amount (what the window's close reports), not money aside.
+    expect(await harness.request(request.reference)).toMatchObject({
+      status: 'open',
+      received_base_units: half.toString(),
+    });
+    expect(await harness.emitted(cryptoRequestSettled.name, request.payment_id)).toBe(0);
+    expect(unapplied.of(request.payment_id)).toHaveLength(2);
   });
 });

@@ -171,6 +171,7 @@ const receivedFundsKeys = {
   kind: true,
   rail: true,
   reference: true,
+  instruction: true,
   amount_brl: true,
   amount_token: true,
   detected_at: true,

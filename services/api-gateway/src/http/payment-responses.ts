@@ -106,6 +106,7 @@ export function receivedFundsResponse(item: ReceivedFundsItem): ReceivedFunds {
     kind: item.kind,
     rail: item.rail,
     reference: item.reference,
+    instruction: item.instruction ?? null,
     amount_brl: item.amount_centavos === null ? null : centavosToBrl(item.amount_centavos),
     amount_token:
       item.amount_base_units === null || item.decimals === null

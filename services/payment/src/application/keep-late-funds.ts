@@ -3,7 +3,7 @@ import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import type { EntityManager } from 'typeorm';
 import type { ReceivedFunds } from '../domain/funds';
-import { lockPayment, recordReceivedFunds } from '../persistence';
+import { forgetUnreadableFunds, lockPayment, recordReceivedFunds } from '../persistence';
 
 const lateFunds = counter(
   'payment_late_funds_total',
@@ -47,17 +47,22 @@ const UNMATCHED_REASONS: ReadonlySet<CryptoTransferUnapplied['reason']> = new Se
   'ambiguous',
 ]);
 
-function fundsKindOf(reason: CryptoTransferUnapplied['reason']): 'late' | 'unmatched' | 'unreadable' {
+function fundsKindOf(
+  reason: Exclude<CryptoTransferUnapplied['reason'], 'read'>,
+): 'late' | 'unmatched' | 'unreadable' {
   if (reason === 'unreadable') return 'unreadable';
   return UNMATCHED_REASONS.has(reason) ? 'unmatched' : 'late';
 }
 
 /**
  * A transfer the watcher saw for the payment that did not count towards it: kept in received_funds under its
- * signature, never applied and never changing the payment's status. A transfer in another token, or one naming
+ * signature and instruction (each instruction of one transaction is its own money), never applied and never changing
+ * the payment's status. A transfer in another token, or one naming
  * several payments' references (it pays none of them, each keeps it on record), is `unmatched`; a transaction the
  * watcher cannot read yet is `unreadable` (amount unknown), replaced by what it turns out to be once read; any other
- * (after expiry, after settlement, to a superseded reference) is `late`. Once per message (inbox).
+ * (after expiry, after settlement, to a superseded reference) is `late`. Once the watcher has read such a transaction
+ * (`read`), its unreadable record goes, whatever the money turned out to be: that is reported on its own (paid,
+ * partial at the window's close, late, unmatched), or it held none of the payment's money. Once per message (inbox).
  */
 export function keepUnappliedTransfer(
   uow: UnitOfWork,
@@ -68,6 +73,10 @@ export function keepUnappliedTransfer(
     // The watcher reports each transfer instruction's own money: another instruction of the transaction that paid
     // the payment is other money, kept like any other.
     const payment = await lockPayment(tx.manager, transfer.payment_id);
+    if (transfer.reason === 'read') {
+      await forgetUnreadableFunds(tx.manager, transfer.payment_id, transfer.signature);
+      return;
+    }
     await recordLateFunds(
       tx.manager,
       context.logger,
@@ -76,6 +85,7 @@ export function keepUnappliedTransfer(
         kind: fundsKindOf(transfer.reason),
         rail: 'crypto',
         railReference: transfer.signature,
+        instruction: transfer.instruction,
         amountCentavos: null,
         amountBaseUnits: transfer.amount_base_units,
         detectedAt: new Date(transfer.detected_at),

@@ -28,12 +28,17 @@ export interface FundsReceived {
   payer?: PaymentPayer | null;
 }
 
-/** Funds kept on record outside the happy path (partial, excess, late, unmatched), once per rail reference. */
+/**
+ * Funds kept on record outside the happy path (partial, excess, late, unmatched, unreadable), once per rail reference
+ * and instruction.
+ */
 export interface ReceivedFunds {
   paymentId: string;
   kind: ReceivedFundsKind;
   rail: 'pix' | 'crypto';
   railReference: string;
+  /** Which transfer instruction of the transaction (crypto money kept aside per instruction); none: all of it. */
+  instruction?: string;
   amountCentavos: number | null;
   amountBaseUnits: string | null;
   /** When the rail saw the money; now when not told. */
@@ -132,6 +137,8 @@ export interface StoredReceivedFunds {
   kind: ReceivedFundsKind;
   rail: 'pix' | 'crypto';
   railReference: string;
+  /** The transfer instruction of a Solana transaction ("2", "2.0" inner); '' for a whole transaction or transfer. */
+  instruction: string;
   amountCentavos: number | null;
   amountBaseUnits: string | null;
   recordedAt: Date;
@@ -154,6 +161,7 @@ export function toReceivedFundsItem(row: StoredReceivedFunds, decimals: number |
     kind: row.kind,
     rail: row.rail,
     reference: row.railReference,
+    instruction: row.instruction === '' ? null : row.instruction,
     amount_centavos: row.amountCentavos,
     amount_base_units: row.amountBaseUnits,
     decimals: row.amountBaseUnits === null ? null : decimals,

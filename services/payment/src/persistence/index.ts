@@ -13,6 +13,7 @@ import { Refunds1732400100000 } from './migrations/1732400100000-refunds';
 import { PaymentPayer1732400203000 } from './migrations/1732400203000-payment-payer';
 import { UnreadableReceivedFunds1732400272000 } from './migrations/1732400272000-unreadable-received-funds';
 import { FundsReturnedOnce1732400273000 } from './migrations/1732400273000-funds-returned-once';
+import { ReceivedFundsPerInstruction1732400275000 } from './migrations/1732400275000-received-funds-per-instruction';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -36,5 +37,6 @@ export const paymentDatabase = {
     PaymentPayer1732400203000,
     UnreadableReceivedFunds1732400272000,
     FundsReturnedOnce1732400273000,
+    ReceivedFundsPerInstruction1732400275000,
   ],
 };

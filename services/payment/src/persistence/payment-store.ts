@@ -136,15 +136,16 @@ export async function moveToFinalStatus(
 }
 
 /**
- * Records funds outside the happy path once per (payment, rail reference); returns false if already recorded. An
- * `unreadable` record (a transaction not read yet) is replaced by what the transaction turns out to be.
+ * Records funds outside the happy path once per (payment, rail reference, instruction); returns false if already
+ * recorded. An `unreadable` record (a transaction not read yet, no instruction) is replaced by what the whole
+ * transaction turns out to be when that is reported under the same key (a settlement's excess, late funds).
  */
 export async function recordReceivedFunds(manager: EntityManager, funds: ReceivedFunds): Promise<boolean> {
   const rows: unknown[] = await manager.query(
     `INSERT INTO received_funds
-       (payment_id, kind, rail, rail_reference, amount_centavos, amount_base_units, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, now()))
-     ON CONFLICT (payment_id, rail_reference) DO UPDATE
+       (payment_id, kind, rail, rail_reference, instruction, amount_centavos, amount_base_units, recorded_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, now()))
+     ON CONFLICT (payment_id, rail_reference, instruction) DO UPDATE
        SET kind = EXCLUDED.kind, amount_base_units = EXCLUDED.amount_base_units
        WHERE received_funds.kind = 'unreadable' AND EXCLUDED.kind <> 'unreadable'
      RETURNING id`,
@@ -153,6 +154,7 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
       funds.kind,
       funds.rail,
       funds.railReference,
+      funds.instruction ?? '',
       funds.amountCentavos,
       funds.amountBaseUnits,
       funds.detectedAt ?? null,
@@ -162,8 +164,8 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
 }
 
 /**
- * Drops the `unreadable` record of a transaction once it has been read and paid the payment: what it did is then the
- * payment itself.
+ * Drops the `unreadable` record of a transaction once it has been read: what its money turned out to be is recorded
+ * on its own (the payment, partial or late funds), or it held none of the payment's money.
  */
 export async function forgetUnreadableFunds(
   manager: EntityManager,

@@ -24,9 +24,13 @@ export class ReceivedFundsEntity implements StoredReceivedFunds {
   @Column({ type: 'text' })
   rail!: 'pix' | 'crypto';
 
-  /** PIX endToEndId or Solana signature/reference: with kind and payment, what makes a record unique. */
+  /** PIX endToEndId or Solana signature/reference: with payment and instruction, what makes a record unique. */
   @Column({ type: 'text', name: 'rail_reference' })
   railReference!: string;
+
+  /** The transfer instruction of a Solana transaction ("2", "2.0" inner); '' for a whole transaction or transfer. */
+  @Column({ type: 'text', default: '' })
+  instruction!: string;
 
   @Column({ type: 'bigint', name: 'amount_centavos', nullable: true, transformer: bigintAsNumber })
   amountCentavos!: number | null;

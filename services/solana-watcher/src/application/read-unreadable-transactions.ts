@@ -1,10 +1,17 @@
 import type { Connection } from '@solana/web3.js';
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import type { UnitOfWork } from '@gateway/messaging';
 import { gauge, type Logger } from '@gateway/observability';
 import { readTransaction } from '../clients/signature-scanner';
-import { countUnread, dueUnreadable, markUnreadableRead, postponeUnreadable } from '../persistence';
+import {
+  countUnread,
+  dueUnreadable,
+  markUnreadableRead,
+  PaymentRequestEntity,
+  postponeUnreadable,
+} from '../persistence';
 import { recordTransfers, type TransferCriteria } from './record-transfers';
+import { emitWholeTransaction } from './shared/transfer-unapplied';
 
 /** Transactions read again per detection pass, at most. */
 const BATCH = 10;
@@ -50,6 +57,10 @@ export async function readUnreadableTransactions(
         cursor: {},
       };
       await recordTransfers(tx, page, criteria, logger);
+      // Whatever its money turned out to be (paid, partial, late, unmatched, or none of ours) is reported on its
+      // own: every payment told of it as unreadable drops that record.
+      const named = await tx.manager.findBy(PaymentRequestEntity, { reference: In(due.namedReferences) });
+      await emitWholeTransaction(tx, named, due.signature, 'read');
       logger.info(
         { signature: due.signature, attempts: due.attempts },
         'transaction read at last and recorded',

@@ -9,7 +9,7 @@ import {
   PaymentRequestEntity,
   requestsAround,
 } from '../persistence';
-import { emitTransferUnapplied } from './shared/transfer-unapplied';
+import { emitWholeTransaction } from './shared/transfer-unapplied';
 
 /** Requests whose reference listings are searched for one unreadable transaction, at most. */
 const MAX_CANDIDATES = 200;
@@ -50,13 +50,7 @@ export async function recordUnreadableTransactions(
         'transaction the watcher cannot read recorded; it is read again later',
       );
       const requests = await lockRequestsByReference(tx.manager, namedReferences);
-      for (const request of oneRequestPerPayment(requests))
-        await emitTransferUnapplied(
-          tx,
-          request,
-          { signature: transaction.signature, amount: null, mint: request.mint },
-          'unreadable',
-        );
+      await emitWholeTransaction(tx, requests, transaction.signature, 'unreadable');
     });
   }
 }
@@ -78,14 +72,4 @@ async function referencesNaming(
     if (await listsSignature(connection, candidate.reference, transaction.signature))
       named.push(candidate.reference);
   return named;
-}
-
-/** A payment named by an old and a new reference hears of the money once, under the newest. */
-function oneRequestPerPayment(requests: readonly PaymentRequestEntity[]): PaymentRequestEntity[] {
-  const byPayment = new Map<string, PaymentRequestEntity>();
-  for (const request of requests) {
-    const kept = byPayment.get(request.paymentId);
-    if (!kept || kept.createdAt < request.createdAt) byPayment.set(request.paymentId, request);
-  }
-  return [...byPayment.values()];
 }

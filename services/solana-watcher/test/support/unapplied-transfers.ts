@@ -36,7 +36,10 @@ export class UnappliedTransfers {
   }
 }
 
-/** The report of a transfer of a request's whole amount that cannot count towards it, whenever it was detected. */
+/**
+ * The report of a transfer instruction of a request's whole amount that cannot count towards it, whenever it was
+ * detected.
+ */
 export function aWholeAmountUnapplied(
   request: CryptoRequest & { payment_id: string },
   transfer: Pick<CryptoTransferUnapplied, 'signature' | 'mint' | 'reason'>,
@@ -46,6 +49,8 @@ export function aWholeAmountUnapplied(
     reference: request.reference,
     amount_base_units: request.amount_base_units,
     ...transfer,
+    // Where the transfer sits in its transaction: the money is reported once per instruction.
+    instruction: expect.stringMatching(/^\d+(\.\d+)?$/),
     detected_at: expect.any(String),
   };
 }

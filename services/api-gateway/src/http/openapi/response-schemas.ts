@@ -161,6 +161,14 @@ export const receivedFunds = Joi.object({
     .valid(...paymentMethods)
     .required(),
   reference: Joi.string().required(),
+  instruction: Joi.string()
+    .allow(null)
+    .required()
+    .description(
+      'Crypto: which transfer instruction of the transaction `reference` carried this money ("2", or "2.0" for an ' +
+        'inner one); one transaction may hold several transfers kept for the payment, each its own record. Null for ' +
+        'PIX, for what a crypto window collected and for a whole transaction (unreadable, excess).',
+    ),
   amount_brl: brl.allow(null).required(),
   amount_token: Joi.number().allow(null).required(),
   detected_at: isoDate.required(),

@@ -3,13 +3,14 @@ import type { Transaction } from '@gateway/messaging';
 import type { PaymentRequestEntity } from '../../persistence';
 
 /**
- * Tells the payment service of money on chain that does not count for the request's payment (`amount` null: a
- * transaction not readable yet), in the transaction that records it, so the payment keeps it on record.
+ * Tells the payment service of money on chain that does not count for the request's payment, in the transaction that
+ * records it, so the payment keeps it on record once per instruction (`instruction`). A whole transaction has no
+ * instruction and no amount: one not readable yet, or, once read, the word that its unreadable record can go.
  */
 export async function emitTransferUnapplied(
   tx: Transaction,
   request: PaymentRequestEntity,
-  transfer: { signature: string; amount: bigint | null; mint: string },
+  transfer: { signature: string; instruction?: string; amount: bigint | null; mint: string },
   reason: UnappliedTransferReason,
 ): Promise<void> {
   await tx.emit(
@@ -18,6 +19,7 @@ export async function emitTransferUnapplied(
       payment_id: request.paymentId,
       reference: request.reference,
       signature: transfer.signature,
+      ...(transfer.instruction === undefined ? {} : { instruction: transfer.instruction }),
       amount_base_units: transfer.amount === null ? null : transfer.amount.toString(),
       mint: transfer.mint,
       reason,
@@ -25,4 +27,28 @@ export async function emitTransferUnapplied(
     },
     { correlationId: request.correlationId },
   );
+}
+
+/**
+ * Tells every payment named by `requests` (once each, under its newest reference) of a whole transaction, amount
+ * unknown: `unreadable` while the watcher cannot read it, `read` once it has.
+ */
+export async function emitWholeTransaction(
+  tx: Transaction,
+  requests: readonly PaymentRequestEntity[],
+  signature: string,
+  reason: 'unreadable' | 'read',
+): Promise<void> {
+  for (const request of oneRequestPerPayment(requests))
+    await emitTransferUnapplied(tx, request, { signature, amount: null, mint: request.mint }, reason);
+}
+
+/** A payment named by an old and a new reference hears of a transaction once, under the newest. */
+function oneRequestPerPayment(requests: readonly PaymentRequestEntity[]): PaymentRequestEntity[] {
+  const byPayment = new Map<string, PaymentRequestEntity>();
+  for (const request of requests) {
+    const kept = byPayment.get(request.paymentId);
+    if (!kept || kept.createdAt < request.createdAt) byPayment.set(request.paymentId, request);
+  }
+  return [...byPayment.values()];
 }

@@ -1,0 +1,47 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { schemaOf } from '@gateway/persistence';
+
+/**
+ * Money kept aside is recorded once per transfer instruction, not once per transaction: one Solana transaction may
+ * carry two transfers set aside for the same payment (two late ones, a late one and one in another token), each its
+ * own money. `instruction` is the instruction's place in the transaction ("2", or "2.0" for an inner one); '' stands
+ * for the whole transaction or transfer (a PIX, what a crypto window collected, a settlement's excess, a transaction not
+ * read yet, and every record made before this), which no instruction can be.
+ */
+export class ReceivedFundsPerInstruction1732400275000 implements MigrationInterface {
+  name = 'ReceivedFundsPerInstruction1732400275000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    const s = schemaOf(queryRunner);
+    await queryRunner.query(
+      `ALTER TABLE ${s}.received_funds ADD COLUMN instruction text NOT NULL DEFAULT ''
+         CONSTRAINT received_funds_instruction_check CHECK (instruction ~ '^([0-9]{1,4}(\\.[0-9]{1,4})?)?$')`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE ${s}.received_funds DROP CONSTRAINT received_funds_once_per_transfer`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE ${s}.received_funds ADD CONSTRAINT received_funds_once_per_instruction
+         UNIQUE (payment_id, rail_reference, instruction)`,
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    const s = schemaOf(queryRunner);
+    // Several instructions of one transaction fold back into the first record, as before.
+    await queryRunner.query(`
+      DELETE FROM ${s}.received_funds later
+       USING ${s}.received_funds earlier
+       WHERE later.payment_id = earlier.payment_id
+         AND later.rail_reference = earlier.rail_reference
+         AND later.id > earlier.id`);
+    await queryRunner.query(
+      `ALTER TABLE ${s}.received_funds DROP CONSTRAINT received_funds_once_per_instruction`,
+    );
+    await queryRunner.query(`ALTER TABLE ${s}.received_funds DROP COLUMN instruction`);
+    await queryRunner.query(
+      `ALTER TABLE ${s}.received_funds ADD CONSTRAINT received_funds_once_per_transfer
+         UNIQUE (payment_id, rail_reference)`,
+    );
+  }
+}
