@@ -142,6 +142,7 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         kind: 'excess',
         rail: 'crypto',
         reference: '5'.repeat(87),
+        instruction: null,
         amount_brl: null,
         amount_token: 0.25,
         detected_at: '2030-01-02T03:05:00.000Z',
