@@ -209,6 +209,27 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     );
     await expectStatus(200, call('GET', `/v1/payments/${made.pix}/refunds`));
     await expectStatus(200, call('GET', `/v1/refunds/${refund.refund_id}`));
+    // An overpaid crypto payment keeps its excess aside, which the merchant may record as returned by hand.
+    const overpaid = await expectStatus(
+      201,
+      call('POST', '/v1/payments', {
+        body: { payment_method: 'crypto', amount: 10000, crypto: { currency: 'usdc', network: 'solana' } },
+      }),
+    );
+    await expectStatus(
+      202,
+      call('POST', `/v1/sandbox/payments/${overpaid.payment_id}/simulate`, {
+        body: { outcome: 'paid', amount: 12500 },
+      }),
+    );
+    const excess = await waitFor(
+      async () => (await call('GET', `/v1/payments/${overpaid.payment_id}/received-funds`)).body.data?.[0],
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the excess of the overpaid crypto payment' },
+    );
+    await expectStatus(
+      200,
+      call('POST', `/v1/payments/${overpaid.payment_id}/received-funds/${excess.funds_id}/return`),
+    );
 
     const checkout = await expectStatus(
       201,

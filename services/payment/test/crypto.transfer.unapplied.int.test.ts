@@ -4,6 +4,7 @@ import {
   cryptoTransferUnapplied,
   listReceivedFunds,
   newPublicId,
+  returnReceivedFunds,
 } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { publishAndAwaitHandling, waitFor } from '@gateway/testkit';
@@ -189,6 +190,62 @@ describe('crypto.transfer.unapplied.v1', () => {
       expect(row).toMatchObject({ kind: 'unmatched', rail_reference: signature, units: '1000000' });
       expect((await h.readPayment(businessId, paymentId)).payment.status).toBe('pending');
     }
+  });
+
+  /** Records the payment's only received funds as returned by hand; the payment service's reply. */
+  const returnOnlyFunds = async (businessId: string, paymentId: string) => {
+    const listed = await h.request(listReceivedFunds, { business_id: businessId, payment_id: paymentId });
+    if (!listed.ok) throw new Error(JSON.stringify(listed.error));
+    const [only] = listed.result.data;
+    return h.request(returnReceivedFunds, {
+      business_id: businessId,
+      payment_id: paymentId,
+      funds_id: only!.funds_id,
+    });
+  };
+
+  test('money one instruction sent naming two payments goes back through one of them only, even racing, 10 times', async () => {
+    for (let round = 0; round < 10; round += 1) {
+      const both = [await newCryptoPayment(), await newCryptoPayment()];
+      const signature = `sig-${newPublicId('x')}`;
+      for (const { payment } of both)
+        await h.client.publish(
+          cryptoTransferUnapplied,
+          aCryptoTransferUnapplied(payment, { reason: 'ambiguous', signature, instruction: '1' }),
+        );
+      for (const { paymentId } of both) await waitForFunds(paymentId, 1);
+      const replies = await Promise.all(
+        both.map(({ businessId, paymentId }) => returnOnlyFunds(businessId, paymentId)),
+      );
+      expect(replies.filter((reply) => reply.ok)).toHaveLength(1);
+      expect(replies.find((reply) => !reply.ok)).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_STATUS' },
+      });
+    }
+  });
+
+  test('funds whose amount is unknown cannot be returned by hand, and the transaction, once read, still pays', async () => {
+    const { businessId, payment, paymentId } = await newCryptoPayment();
+    const unreadable = aCryptoTransferUnapplied(payment, { reason: 'unreadable', amount_base_units: null });
+    await h.client.publish(cryptoTransferUnapplied, unreadable);
+    await waitForFunds(paymentId, 1);
+    expect(await returnOnlyFunds(businessId, paymentId)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS' },
+    });
+    await expect(
+      h.service.dataSource.query(
+        `UPDATE received_funds SET returned_by = 'manual', returned_at = now() WHERE payment_id = $1`,
+        [paymentId],
+      ),
+    ).rejects.toThrow(/received_funds_unreadable_held/);
+    await h.client.publish(
+      cryptoRequestSettled,
+      aCryptoRequestSettled(payment, { signature: unreadable.signature }),
+    );
+    await h.waitForPaymentStatus(businessId, paymentId, 'paid');
+    expect(await funds(paymentId)).toEqual([]);
   });
 
   test('a transaction the watcher cannot read is unreadable funds with no amount, replaced by what it turns out to be', async () => {

@@ -13,6 +13,7 @@ import type {
   CryptoPaymentCreated,
   Customer,
   Event,
+  EventPayment,
   EventType,
   ListDeliveriesParams,
   ListEventsParams,
@@ -327,6 +328,10 @@ type Session = CheckoutWithSessions['sessions'][number];
 export const sdkEnums: Record<string, string[]> = {
   'Payment.status': values<Payment['status']>()(paymentStatusKeys),
   'Payment.method': values<Payment['method']>()(methodKeys),
+  'PaymentDetails.status': values<PaymentDetails['status']>()(paymentStatusKeys),
+  'PaymentDetails.method': values<PaymentDetails['method']>()(methodKeys),
+  'EventPayment.status': values<EventPayment['status']>()(paymentStatusKeys),
+  'EventPayment.method': values<EventPayment['method']>()(methodKeys),
   'PixPaymentCreated.status': values<PixPaymentCreated['status']>()(paymentStatusKeys),
   'CryptoPaymentCreated.status': values<CryptoPaymentCreated['status']>()(paymentStatusKeys),
   'CryptoPaymentInstructions.currency': values<CryptoInstructions['currency']>()({
@@ -358,6 +363,7 @@ export const sdkEnums: Record<string, string[]> = {
     unreadable: true,
   }),
   'ReceivedFunds.rail': values<ReceivedFunds['rail']>()(methodKeys),
+  'ReceivedFunds.status': values<ReceivedFunds['status']>()({ held: true, returning: true, returned: true }),
   'Refund.status': values<Refund['status']>()({ pending: true, succeeded: true, failed: true }),
   'SimulatePaymentRequest.outcome': values<SimulateParams['outcome']>()({
     paid: true,

@@ -15,7 +15,9 @@ const notFound = () => new CommandError('NOT_FOUND', 'Fundos recebidos não enco
 /**
  * Records that kept money of the business's payment went back to the payer outside the gateway, so no refund returns
  * it again. Under the payment's lock, like the refund that could carry the same excess: whichever comes first takes
- * it, the other finds it no longer held (INVALID_STATUS naming who returns it). Once per command (inbox).
+ * it, the other finds it no longer held (INVALID_STATUS naming who returns it). Funds whose amount is not known yet
+ * (`unreadable`) cannot be returned, and money one transfer instruction sent naming several payments (kept by each as
+ * `unmatched`) goes back through one of them only. Once per command (inbox).
  */
 export function returnReceivedFunds(
   uow: UnitOfWork,
@@ -29,12 +31,7 @@ export function returnReceivedFunds(
     if (!returned) {
       const funds = await findReceivedFunds(tx.manager, payment.id, command.funds_id);
       if (!funds) throw notFound();
-      throw new CommandError(
-        'INVALID_STATUS',
-        funds.returnedBy === MANUAL_RETURN
-          ? 'Estes fundos já foram devolvidos manualmente.'
-          : `Estes fundos são devolvidos pelo reembolso ${funds.returnedBy}.`,
-      );
+      throw new CommandError('INVALID_STATUS', whyNotReturnable(funds));
     }
     tx.afterCommit(() => returnedByHand.inc({ rail: returned.rail, kind: returned.kind }));
     context.logger.info(
@@ -43,4 +40,13 @@ export function returnReceivedFunds(
     );
     return toReceivedFundsItem(returned, tokenDecimalsOf(payment.instructions));
   });
+}
+
+/** Why held-looking funds cannot be returned by hand: returned already, amount unknown, or returned elsewhere. */
+function whyNotReturnable(funds: { kind: string; returnedBy: string | null }): string {
+  if (funds.returnedBy === MANUAL_RETURN) return 'Estes fundos já foram devolvidos manualmente.';
+  if (funds.returnedBy !== null) return `Estes fundos são devolvidos pelo reembolso ${funds.returnedBy}.`;
+  if (funds.kind === 'unreadable')
+    return 'O valor destes fundos ainda não é conhecido: a transação ainda não pôde ser lida.';
+  return 'Este dinheiro já foi devolvido por meio de outro pagamento que a mesma transferência nomeia.';
 }

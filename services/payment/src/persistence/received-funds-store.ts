@@ -38,15 +38,35 @@ export async function markFundsReturnedByRefund(
   return rows.length > 0;
 }
 
-/** Marks held funds of the payment as returned by hand now; null when they are not held (or not the payment's). */
+/**
+ * Marks held funds of the payment as returned by hand now; null when they are not held (or not the payment's), when
+ * their amount is not known yet (`unreadable`), or when the same money (one transfer instruction naming several
+ * payments, kept by each) was returned through another payment already. Returns of one instruction's money queue on
+ * a lock of their own, whichever payments they go through; the database refuses a second one regardless.
+ */
 export async function markFundsReturnedByHand(
   manager: EntityManager,
   paymentId: string,
   fundsId: string,
 ): Promise<ReceivedFundsEntity | null> {
+  const [funds] = (await manager.query(
+    `SELECT rail_reference, instruction FROM received_funds WHERE funds_id = $1 AND payment_id = $2`,
+    [fundsId, paymentId],
+  )) as Array<{ rail_reference: string; instruction: string }>;
+  if (!funds) return null;
+  if (funds.instruction !== '')
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `received-funds:${funds.rail_reference}:${funds.instruction}`,
+    ]);
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds SET returned_by = $3, returned_at = now()
-      WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL RETURNING id`,
+      WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL AND kind <> 'unreadable'
+        AND NOT EXISTS (
+          SELECT 1 FROM received_funds same
+           WHERE same.rail = received_funds.rail AND same.rail_reference = received_funds.rail_reference
+             AND same.instruction = received_funds.instruction AND same.instruction <> ''
+             AND same.returned_by IS NOT NULL)
+      RETURNING id`,
     [fundsId, paymentId, MANUAL_RETURN],
   );
   return rows.length > 0 ? findReceivedFunds(manager, paymentId, fundsId) : null;

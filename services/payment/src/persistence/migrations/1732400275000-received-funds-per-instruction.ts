@@ -24,10 +24,23 @@ export class ReceivedFundsPerInstruction1732400275000 implements MigrationInterf
       `ALTER TABLE ${s}.received_funds ADD CONSTRAINT received_funds_once_per_instruction
          UNIQUE (payment_id, rail_reference, instruction)`,
     );
+    // One instruction naming several payments is kept by each of them (unmatched), but it is one sum of money: it
+    // goes back to the payer through one of them only.
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX received_funds_instruction_returned_once ON ${s}.received_funds
+         (rail, rail_reference, instruction) WHERE returned_by IS NOT NULL AND instruction <> ''`,
+    );
+    // Money whose amount is not known yet (a transaction not read) cannot be returned: it is not known what to return.
+    await queryRunner.query(
+      `ALTER TABLE ${s}.received_funds ADD CONSTRAINT received_funds_unreadable_held
+         CHECK (kind <> 'unreadable' OR returned_by IS NULL)`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);
+    await queryRunner.query(`ALTER TABLE ${s}.received_funds DROP CONSTRAINT received_funds_unreadable_held`);
+    await queryRunner.query(`DROP INDEX ${s}.received_funds_instruction_returned_once`);
     // Several instructions of one transaction fold back into the first record, as before.
     await queryRunner.query(`
       DELETE FROM ${s}.received_funds later
