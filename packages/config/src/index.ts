@@ -27,10 +27,19 @@ export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEn
   });
   if (error) {
     const variables = [...new Set(error.details.map((d) => String(d.path[0])))];
-    const details = error.details.map((d) => d.message).join('; ');
+    const details = error.details.map((d) => withoutValue(d.message, d.context?.value)).join('; ');
     throw new ConfigError(variables, details);
   }
   return value;
+}
+
+/**
+ * A variable's message without the value it was given: a bad value may be a secret (a key, a password in a URL), and
+ * these messages go to logs and terminals.
+ */
+function withoutValue(message: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') return message;
+  return message.split(value).join('[value hidden]');
 }
 
 /** The variables a config schema reads (what a launcher hands that process, and nothing else). */

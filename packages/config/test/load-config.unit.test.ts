@@ -65,6 +65,21 @@ describe('loadConfig', () => {
     );
   });
 
+  test('a refusal names the variable but never repeats its value, which may be a secret', () => {
+    const keyed = Joi.object({
+      SIGNER_KEY: Joi.string().pattern(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'base58 secret key'),
+    });
+    let message = '';
+    try {
+      loadConfig(keyed, { SIGNER_KEY: '[12,34,s3cr3t-key-bytes]' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/SIGNER_KEY/);
+    expect(message).toMatch(/base58 secret key/);
+    expect(message).not.toMatch(/s3cr3t/);
+  });
+
   test('without APP_ENV it is production: nothing falls back to a development default', () => {
     expect(refused({})).toEqual([
       'ADMIN_TOKEN',
