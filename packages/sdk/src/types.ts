@@ -174,9 +174,12 @@ export interface PaymentEvent extends EventCommon {
   data: EventPayment;
 }
 
+/** The refund record as the event was stored: older events lack `returned_funds_id`. */
+export type EventRefund = Omit<Refund, 'returned_funds_id'> & Partial<Pick<Refund, 'returned_funds_id'>>;
+
 export interface RefundEvent extends EventCommon {
   type: Extract<EventType, `refund.${string}`>;
-  data: Refund;
+  data: EventRefund;
 }
 
 /** An event of GET /v1/events, the same body its webhooks receive. */

@@ -272,7 +272,7 @@ describe('the OpenAPI document', () => {
         type.startsWith('payment.')
           ? '#/components/schemas/EventPayment'
           : type.startsWith('refund.')
-            ? '#/components/schemas/Refund'
+            ? '#/components/schemas/EventRefund'
             : '#/components/schemas/WebhookTestData',
       );
     }

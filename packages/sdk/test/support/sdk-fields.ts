@@ -14,6 +14,7 @@ import type {
   Customer,
   Event,
   EventPayment,
+  EventRefund,
   EventType,
   ListDeliveriesParams,
   ListEventsParams,
@@ -365,6 +366,7 @@ export const sdkEnums: Record<string, string[]> = {
   'ReceivedFunds.rail': values<ReceivedFunds['rail']>()(methodKeys),
   'ReceivedFunds.status': values<ReceivedFunds['status']>()({ held: true, returning: true, returned: true }),
   'Refund.status': values<Refund['status']>()({ pending: true, succeeded: true, failed: true }),
+  'EventRefund.status': values<EventRefund['status']>()({ pending: true, succeeded: true, failed: true }),
   'SimulatePaymentRequest.outcome': values<SimulateParams['outcome']>()({
     paid: true,
     failed: true,

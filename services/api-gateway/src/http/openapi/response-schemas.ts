@@ -270,6 +270,9 @@ export function eventOf(type: Joi.Schema, data: Joi.Schema): Joi.ObjectSchema {
     data: data.required(),
   });
 }
+/** A refund as an event carries it: events stored before refunds named the funds they carry lack that field. */
+export const eventRefund = refund.fork(['returned_funds_id'], (field) => field.optional()).id('EventRefund');
+
 /**
  * A payment as an event carries it: the record of its time. Events stored before the record gained its fee, net
  * amount, window end and payer (kept 30 days, and their webhook retries) lack those four fields.
@@ -279,7 +282,7 @@ export const eventPayment = paymentRecord
   .id('EventPayment');
 export const event = eventOf(
   Joi.string().valid(...webhookEventNames),
-  Joi.alternatives().try(eventPayment, refund),
+  Joi.alternatives().try(eventPayment, eventRefund),
 ).id('Event');
 
 /** What a `webhook.test` delivery carries: which endpoint was tested. */

@@ -8,7 +8,7 @@ import {
   type MessageDefinition,
 } from '@gateway/contracts';
 import { pascalCase, type JsonSchema, type SchemaComponents } from './json-schema';
-import { eventOf, eventPayment, refund, webhookTestData } from './response-schemas';
+import { eventOf, eventPayment, eventRefund, webhookTestData } from './response-schemas';
 
 /**
  * The event the dispatcher sends for POST /v1/webhook/{webhook_id}/test. It is the dispatcher's own type, outside the
@@ -23,7 +23,7 @@ const typesOf = (events: Array<MessageDefinition<unknown>>) =>
 function dataOfEvents(): Map<string, Joi.Schema> {
   const data = new Map<string, Joi.Schema>();
   for (const type of typesOf(publicPaymentEvents)) data.set(type, eventPayment);
-  for (const type of typesOf(publicRefundEvents)) data.set(type, refund);
+  for (const type of typesOf(publicRefundEvents)) data.set(type, eventRefund);
   const undescribed = webhookEventNames.filter((name) => !data.has(name));
   if (undescribed.length > 0)
     throw new Error(`events without a described payload: ${undescribed.join(', ')}`);
