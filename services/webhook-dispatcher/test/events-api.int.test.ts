@@ -95,6 +95,7 @@ describe('the events API: every public event of the last 30 days, as its webhook
           reason: null,
           failure_reason: null,
           external_id: 'D0123456789',
+          returned_funds_id: null,
           created_at: refund.refund.created_at,
           updated_at: refund.refund.updated_at,
         },

@@ -207,6 +207,7 @@ describe('refundWebhookEvent', () => {
       reason: 'simulate:fail',
       failure_reason: 'NAO_REALIZADO',
       external_id: 'D123',
+      returned_funds_id: null,
       created_at: refund.created_at,
       updated_at: refund.updated_at,
     });
