@@ -312,10 +312,13 @@ describe('findTransferInstructions on hand-written transactions', () => {
   });
 
   it('caps instructions into one account, in order, by what that account gained over the transaction', () => {
-    const tx = transaction([transferChecked(600n, [5]), transferChecked(600n, [6]), transferChecked(5n, [5])], {
-      program: TOKEN_2022_PROGRAM_ID,
-      received: 1_000n,
-    });
+    const tx = transaction(
+      [transferChecked(600n, [5]), transferChecked(600n, [6]), transferChecked(5n, [5])],
+      {
+        program: TOKEN_2022_PROGRAM_ID,
+        received: 1_000n,
+      },
+    );
     expect(found(tx, TOKEN_2022_PROGRAM_ID)).toEqual([
       { instruction: '0', references: [referenceA], amount: 600n, kind: 'received' },
       { instruction: '1', references: [referenceB], amount: 400n, kind: 'received' },
