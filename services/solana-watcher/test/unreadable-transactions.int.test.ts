@@ -3,6 +3,10 @@ import { Connection, PublicKey, Transaction } from '@solana/web3.js';
 import { cryptoRequestClosed, cryptoRequestSettled } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { waitFor } from '@gateway/testkit';
+import { randomBytes } from 'node:crypto';
+import { testLogger } from '@gateway/testkit';
+import { recordUnreadableTransactions } from '../src/application/record-unreadable-transactions';
+import type { UnreadableTransaction } from '../src/clients/signature-scanner';
 import { encodeBase58 } from '../src/domain/base58';
 import { UnappliedTransfers } from './support/unapplied-transfers';
 import { WatcherHarness } from './support/watcher';
@@ -170,5 +174,67 @@ describe('a transaction the watcher cannot read', () => {
     });
     harness.localnet.setModes({ futureVersionSignatures: [] });
     await waitFor(async () => (await unreadableRow(signature))?.read_at, { what: 'it read at last' });
+  });
+
+  test('which references it names is searched once: a rescan, or a pass after an RPC error, skips those recorded', async () => {
+    await Promise.all([harness.open(), harness.open(), harness.open()]);
+    const { mints, receivingWallet, url } = harness.localnet;
+    const receivingAccount = getAssociatedTokenAddressSync(
+      new PublicKey(mints.USDC),
+      receivingWallet,
+    ).toBase58();
+    const listed = (signature: string): UnreadableTransaction => ({
+      address: receivingAccount,
+      signature,
+      blockTime: Math.floor(Date.now() / 1000),
+      error: 'Transaction version (1) is not supported',
+    });
+    const chain = new Connection(url, 'confirmed');
+    /** The node, counting the listings asked of it; `failing` answers every listing with an error. */
+    const node = (failing = false) => {
+      const counted = { listings: 0 };
+      const connection = {
+        getSignaturesForAddress: (...args: Parameters<Connection['getSignaturesForAddress']>) => {
+          counted.listings += 1;
+          return failing
+            ? Promise.reject(new Error('429 Too Many Requests'))
+            : chain.getSignaturesForAddress(...args);
+        },
+      } as unknown as Connection;
+      return { connection, counted };
+    };
+    const record = (connection: Connection, signatures: string[]) =>
+      recordUnreadableTransactions(
+        connection,
+        harness.service.dataSource,
+        harness.service.unitOfWork('unreadable-test'),
+        signatures.map(listed),
+        60_000,
+        testLogger(),
+      );
+    const [first, second] = [encodeBase58(randomBytes(64)), encodeBase58(randomBytes(64))];
+
+    const searching = node();
+    await record(searching.connection, [first]);
+    expect(searching.counted.listings).toBeGreaterThanOrEqual(3);
+    expect(await unreadableRow(first)).toMatchObject({ named_references: [], read_at: null });
+
+    // The RPC fails while searching for the second: the first, recorded already, was not searched again.
+    const refusing = node(true);
+    await expect(record(refusing.connection, [first, second])).rejects.toThrow('429');
+    expect(refusing.counted.listings).toBe(1);
+    expect(await unreadableRow(second)).toBeUndefined();
+
+    // The next pass searches only for the second; a rescan after it searches nothing.
+    const retrying = node();
+    await record(retrying.connection, [first, second]);
+    expect(await unreadableRow(second)).toMatchObject({ read_at: null });
+    const rescanning = node();
+    await record(rescanning.connection, [first, second]);
+    expect(rescanning.counted.listings).toBe(0);
+    await harness.service.dataSource.query(
+      'UPDATE unreadable_transactions SET read_at = now() WHERE signature = ANY($1)',
+      [[first, second]],
+    );
   });
 });
