@@ -108,8 +108,8 @@ export function findTransferInstructions(
     if (!transfer || transfer.amount === 0n) return;
     const indexes = instruction.accounts ?? instruction.accountKeyIndexes ?? [];
     const destination = indexes[transfer.destinationPosition];
-    const mint =
-      destination === undefined ? null : walletAccountMint(tx, destination, criteria.receivingWallet);
+    if (destination === undefined) return;
+    const mint = walletAccountMint(tx, destination, criteria.receivingWallet);
     if (mint === null) return;
     // TransferChecked names its mint; the token program refuses one that is not the accounts' mint.
     if (transfer.mintPosition !== null && keys[indexes[transfer.mintPosition]!] !== mint) return;
