@@ -268,4 +268,60 @@ describe('findTransferInstructions on hand-written transactions', () => {
     const tx = transaction([toSomeoneElse, otherMint, truncated, zero, approve, notToken]);
     expect(found(tx)).toEqual([]);
   });
+
+  /** Token-2022 TransferCheckedWithFee: tag 26, sub-tag 1, u64 amount, u8 decimals, u64 fee. */
+  function withFee(amount: bigint, fee: bigint, references: number[], length = 19) {
+    const bytes = Buffer.alloc(19);
+    bytes[0] = 26;
+    bytes[1] = 1;
+    bytes.writeBigUInt64LE(amount, 2);
+    bytes[10] = 6;
+    bytes.writeBigUInt64LE(fee, 11);
+    return { ...transferChecked(0n, references), data: encodeBase58(bytes.subarray(0, length)) };
+  }
+
+  it('credits a Token-2022 TransferCheckedWithFee its amount less the fee withheld', () => {
+    const tx = transaction([withFee(1_000_000n, 10_000n, [5])], {
+      program: TOKEN_2022_PROGRAM_ID,
+      received: 990_000n,
+    });
+    expect(found(tx, TOKEN_2022_PROGRAM_ID)).toEqual([
+      { instruction: '0', references: [referenceA], amount: 990_000n, kind: 'received' },
+    ]);
+  });
+
+  it('ignores a TransferCheckedWithFee cut short or sent to the classic token program', () => {
+    const short = transaction([withFee(1_000_000n, 10_000n, [5], 18)], {
+      program: TOKEN_2022_PROGRAM_ID,
+      received: 990_000n,
+    });
+    expect(found(short, TOKEN_2022_PROGRAM_ID)).toEqual([]);
+    const classic = transaction([withFee(1_000_000n, 10_000n, [5])], { received: 990_000n });
+    expect(found(classic)).toEqual([]);
+  });
+
+  it('never credits a fee-bearing mint more than arrived: a plain TransferChecked is capped by the gain', () => {
+    // The mint withholds 1 %: TransferChecked names 1 000 000, the account gains 990 000.
+    const tx = transaction([transferChecked(1_000_000n, [5])], {
+      program: TOKEN_2022_PROGRAM_ID,
+      received: 990_000n,
+    });
+    expect(found(tx, TOKEN_2022_PROGRAM_ID)).toEqual([
+      { instruction: '0', references: [referenceA], amount: 990_000n, kind: 'received' },
+    ]);
+  });
+
+  it('caps instructions into one account, in order, by what that account gained over the transaction', () => {
+    const tx = transaction(
+      [transferChecked(600n, [5]), transferChecked(600n, [6]), transferChecked(5n, [5])],
+      {
+        program: TOKEN_2022_PROGRAM_ID,
+        received: 1_000n,
+      },
+    );
+    expect(found(tx, TOKEN_2022_PROGRAM_ID)).toEqual([
+      { instruction: '0', references: [referenceA], amount: 600n, kind: 'received' },
+      { instruction: '1', references: [referenceB], amount: 400n, kind: 'received' },
+    ]);
+  });
 });

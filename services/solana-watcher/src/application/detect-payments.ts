@@ -9,7 +9,7 @@ import { scanAddresses, type ScanCursor, type ScanPage } from '../clients/signat
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../domain/transfer-validation';
 import { saveScanCursor, savedScanCursor, whileHoldingScanLock } from '../persistence';
 import { closeExpiredRequests } from './close-expired-requests';
-import { readUnreadableTransactions } from './read-unreadable-transactions';
+import { forgetUnreadCount, readUnreadableTransactions } from './read-unreadable-transactions';
 import { recordTransfers, type TransferCriteria } from './record-transfers';
 import { recordUnreadableTransactions } from './record-unreadable-transactions';
 
@@ -139,9 +139,14 @@ export class PaymentDetector extends PeriodicWorker {
     return this.watched;
   }
 
-  /** One detection pass, unless another replica holds the scan; returns whether this process ran it. */
-  runOnce(): Promise<boolean> {
-    return whileHoldingScanLock(this.dataSource, async () => {
+  /**
+   * One detection pass, unless another replica holds the scan; returns whether this process ran it. A replica that
+   * did not run it reports no unread transactions (the holder reports them; the alert takes the largest), and reads
+   * them first once it holds the lock again. Expiry also waits for an unread transaction that may pay the request
+   * (see closeExpiredRequests).
+   */
+  async runOnce(): Promise<boolean> {
+    const ran = await whileHoldingScanLock(this.dataSource, async () => {
       // A transfer that landed by then has had the grace to be confirmed, so this scan lists it.
       const listedBy = Date.now() - this.settings.confirmationGraceMs;
       const heldBackSince = await this.scan();
@@ -150,6 +155,11 @@ export class PaymentDetector extends PeriodicWorker {
       const dueBy = heldBackSince === null ? listedBy : Math.min(listedBy, heldBackSince * 1000 - 1);
       await closeExpiredRequests(this.uow, new Date(dueBy), this.logger);
     });
+    if (!ran) {
+      forgetUnreadCount();
+      this.unreadableDueAt = 0;
+    }
+    return ran;
   }
 
   /**

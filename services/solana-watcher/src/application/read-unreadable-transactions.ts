@@ -24,6 +24,14 @@ const unread = gauge(
 );
 
 /**
+ * A replica that does not hold the scan lock reports no unread transactions: only the one reading them knows the
+ * count, and a value kept from before it lost the lock would keep the alert firing after they were read.
+ */
+export function forgetUnreadCount(): void {
+  unread.set(0);
+}
+
+/**
  * Reads again the unreadable transactions that are due (the node may serve their version now, or its answer may
  * parse): one that reads is recorded like any scanned transaction, exactly once (its instructions' records are keyed
  * by signature and instruction), and marked read in the same transaction; one that still does not waits longer.

@@ -7,6 +7,7 @@ import {
   insertUnreadableOnce,
   lockRequestsByReference,
   PaymentRequestEntity,
+  recordedUnreadable,
   requestsAround,
 } from '../persistence';
 import { emitWholeTransaction } from './shared/transfer-unapplied';
@@ -24,8 +25,10 @@ const unreadableSeen = counter(
  * (once per signature) to be read again later, and, for every payment whose reference it names, the payment service
  * is told of `unreadable` funds (amount unknown) so the operator sees them. Which references it names cannot be read
  * from the transaction itself: the reference it was listed under when a reference was scanned, otherwise the
- * requests whose window held its block time whose own listings show it. The chain is read first; one short
- * transaction then records.
+ * requests whose window held its block time whose own listings show it (up to MAX_CANDIDATES listings). Those
+ * listings are searched only for transactions not recorded yet, so a rescan of a page costs one query; each
+ * transaction is recorded in its own short transaction after its listings were read, so an RPC error midway keeps
+ * those already recorded and the next pass resumes after them.
  */
 export async function recordUnreadableTransactions(
   connection: Connection,
@@ -35,7 +38,13 @@ export async function recordUnreadableTransactions(
   retryMs: number,
   logger: Logger,
 ): Promise<void> {
+  if (unreadable.length === 0) return;
+  const alreadyRecorded = await recordedUnreadable(
+    dataSource.manager,
+    unreadable.map((transaction) => transaction.signature),
+  );
   for (const transaction of unreadable) {
+    if (alreadyRecorded.has(transaction.signature)) continue;
     const namedReferences = await referencesNaming(connection, dataSource, transaction);
     await uow.run({}, async (tx) => {
       const recorded = await insertUnreadableOnce(tx.manager, {

@@ -5,6 +5,9 @@ export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuE
 
 const TRANSFER = 3;
 const TRANSFER_CHECKED = 12;
+/** Token-2022's transfer fee extension (tag 26); its sub-instruction 1 is TransferCheckedWithFee. */
+const TRANSFER_FEE_EXTENSION = 26;
+const TRANSFER_CHECKED_WITH_FEE = 1;
 
 /** A key as JSON gives it (string) or as web3.js gives it (PublicKey, whose toString() is base58). */
 type KeyLike = string | { toString(): string };
@@ -97,16 +100,16 @@ export function findTransferInstructions(
 ): InstructionTransfer[] {
   if (!tx.meta || tx.meta.err !== null) return [];
   const keys = accountKeys(tx);
-  const found: InstructionTransfer[] = [];
+  const found: (InstructionTransfer & { destination: number })[] = [];
   const consider = (instruction: InstructionLike, position: string): void => {
     const tokenProgram = keys[instruction.programIdIndex];
     if (tokenProgram !== TOKEN_PROGRAM_ID && tokenProgram !== TOKEN_2022_PROGRAM_ID) return;
-    const transfer = decodeTransfer(instruction.data);
+    const transfer = decodeTransfer(instruction.data, tokenProgram);
     if (!transfer || transfer.amount === 0n) return;
     const indexes = instruction.accounts ?? instruction.accountKeyIndexes ?? [];
     const destination = indexes[transfer.destinationPosition];
-    const mint =
-      destination === undefined ? null : walletAccountMint(tx, destination, criteria.receivingWallet);
+    if (destination === undefined) return;
+    const mint = walletAccountMint(tx, destination, criteria.receivingWallet);
     if (mint === null) return;
     // TransferChecked names its mint; the token program refuses one that is not the accounts' mint.
     if (transfer.mintPosition !== null && keys[indexes[transfer.mintPosition]!] !== mint) return;
@@ -125,6 +128,7 @@ export function findTransferInstructions(
       tokenProgram,
       amount: transfer.amount,
       sourceOwner: ownerOf(tx, indexes[SOURCE_POSITION]),
+      destination,
     });
   };
   const inner = new Map((tx.meta.innerInstructions ?? []).map((entry) => [entry.index, entry.instructions]));
@@ -132,7 +136,36 @@ export function findTransferInstructions(
     consider(instruction, String(index));
     inner.get(index)?.forEach((invoked, innerIndex) => consider(invoked, `${index}.${innerIndex}`));
   });
-  return found;
+  return capByArrival(tx, found);
+}
+
+/**
+ * Never credits more than arrived: what the instructions into one token account of the transaction are credited,
+ * in instruction order, is capped by what that account gained (post minus pre token balance). A Token-2022 mint with
+ * a transfer fee withholds the fee in the destination account, so a plain `TransferChecked` of 100 may leave 99
+ * spendable: the instruction names 100, the cap credits 99. An instruction left with nothing is dropped.
+ */
+function capByArrival(
+  tx: FetchedTransaction,
+  found: readonly (InstructionTransfer & { destination: number })[],
+): InstructionTransfer[] {
+  const left = new Map<number, bigint>();
+  const capped: InstructionTransfer[] = [];
+  for (const { destination, ...transfer } of found) {
+    const available = left.get(destination) ?? gained(tx, destination);
+    const amount = transfer.amount < available ? transfer.amount : available;
+    left.set(destination, available - amount);
+    if (amount > 0n) capped.push({ ...transfer, amount });
+  }
+  return capped;
+}
+
+/** What a token account gained over the transaction (0 when it lost or kept its balance). */
+function gained(tx: FetchedTransaction, accountIndex: number): bigint {
+  const balance = (balances: readonly TokenBalanceLike[] | null | undefined) =>
+    BigInt(balances?.find((entry) => entry.accountIndex === accountIndex)?.uiTokenAmount.amount ?? '0');
+  const gain = balance(tx.meta?.postTokenBalances) - balance(tx.meta?.preTokenBalances);
+  return gain > 0n ? gain : 0n;
 }
 
 /** Every account key of the transaction, static ones first, then those loaded from lookup tables. */
@@ -151,33 +184,51 @@ function instructions(tx: FetchedTransaction): readonly InstructionLike[] {
   return tx.transaction.message.compiledInstructions ?? tx.transaction.message.instructions ?? [];
 }
 
-/** Both Transfer and TransferChecked debit their first account. */
+/** Transfer, TransferChecked and TransferCheckedWithFee all debit their first account. */
 const SOURCE_POSITION = 0;
 
 interface DecodedTransfer {
+  /** What the instruction says the destination receives (a TransferCheckedWithFee's amount less its fee). */
   amount: bigint;
-  /** Transfer [source, destination, authority, ...signers]; TransferChecked [source, mint, destination, authority, ...]. */
+  /**
+   * Transfer [source, destination, authority, ...signers]; TransferChecked and TransferCheckedWithFee
+   * [source, mint, destination, authority, ...].
+   */
   destinationPosition: number;
   mintPosition: number | null;
 }
 
 /**
- * A token program's Transfer (tag 3, then a u64 amount) or TransferChecked (tag 12, u64 amount, u8 decimals), as
- * the program itself reads them (little-endian; bytes past those are ignored); anything else is null.
+ * A token program's Transfer (tag 3, then a u64 amount) or TransferChecked (tag 12, u64 amount, u8 decimals), or
+ * Token-2022's TransferCheckedWithFee (tag 26, sub-tag 1, u64 amount, u8 decimals, u64 fee: the fee stays withheld
+ * in the destination account, so amount - fee arrives), as the program itself reads them (little-endian; bytes past
+ * those are ignored); anything else is null.
  */
-function decodeTransfer(data: string | Uint8Array): DecodedTransfer | null {
+function decodeTransfer(data: string | Uint8Array, tokenProgram: string): DecodedTransfer | null {
   const bytes = typeof data === 'string' ? decodeBase58(data) : data;
   if (!bytes) return null;
   if (bytes[0] === TRANSFER && bytes.length >= 9)
-    return { amount: readU64(bytes), destinationPosition: 1, mintPosition: null };
+    return { amount: readU64(bytes, 1), destinationPosition: 1, mintPosition: null };
   if (bytes[0] === TRANSFER_CHECKED && bytes.length >= 10)
-    return { amount: readU64(bytes), destinationPosition: 2, mintPosition: 1 };
+    return { amount: readU64(bytes, 1), destinationPosition: 2, mintPosition: 1 };
+  if (
+    tokenProgram === TOKEN_2022_PROGRAM_ID &&
+    bytes[0] === TRANSFER_FEE_EXTENSION &&
+    bytes[1] === TRANSFER_CHECKED_WITH_FEE &&
+    bytes.length >= 19
+  ) {
+    const amount = readU64(bytes, 2);
+    const fee = readU64(bytes, 11);
+    // The program refuses a fee above the amount; read defensively all the same.
+    return { amount: fee < amount ? amount - fee : 0n, destinationPosition: 2, mintPosition: 1 };
+  }
   return null;
 }
 
-function readU64(bytes: Uint8Array): bigint {
+/** The little-endian u64 at `offset`. */
+function readU64(bytes: Uint8Array, offset: number): bigint {
   let value = 0n;
-  for (let i = 8; i >= 1; i--) value = (value << 8n) | BigInt(bytes[i]!);
+  for (let i = offset + 7; i >= offset; i--) value = (value << 8n) | BigInt(bytes[i]!);
   return value;
 }
 

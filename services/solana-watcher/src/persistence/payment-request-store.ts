@@ -55,16 +55,26 @@ export function lockRequestsByReference(
 
 /**
  * Up to `limit` open requests whose window ended by `dueBy`, oldest window first, locked until the transaction ends;
- * rows another transaction holds are skipped.
+ * rows another transaction holds are skipped. A request whose window ended after `holdUnreadAfter` is not due while
+ * an unread transaction naming its reference landed within its window (or at a time the node did not give): once
+ * read, that transaction may pay it.
  */
 export function lockDueRequests(
   manager: EntityManager,
   dueBy: Date,
+  holdUnreadAfter: Date,
   limit: number,
 ): Promise<PaymentRequestEntity[]> {
   return manager
     .createQueryBuilder(PaymentRequestEntity, 'request')
     .where('request.status = :open AND request.expiresAt <= :dueBy', { open: 'open', dueBy })
+    .andWhere(
+      `NOT ("request"."expires_at" > :holdUnreadAfter AND EXISTS (
+        SELECT 1 FROM unreadable_transactions unread
+         WHERE unread.read_at IS NULL AND "request"."reference" = ANY(unread.named_references)
+           AND (unread.block_time IS NULL OR unread.block_time <= "request"."expires_at")))`,
+      { holdUnreadAfter },
+    )
     .orderBy('request.expiresAt')
     .limit(limit)
     .setLock('pessimistic_write')

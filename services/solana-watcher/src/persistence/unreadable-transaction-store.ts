@@ -33,6 +33,19 @@ export async function insertUnreadableOnce(
   return inserted.length > 0;
 }
 
+/** Which of these signatures are recorded already (read or not). */
+export async function recordedUnreadable(
+  manager: EntityManager,
+  signatures: readonly string[],
+): Promise<Set<string>> {
+  if (signatures.length === 0) return new Set();
+  const rows: { signature: string }[] = await manager.query(
+    'SELECT signature FROM unreadable_transactions WHERE signature = ANY($1)',
+    [signatures],
+  );
+  return new Set(rows.map((row) => row.signature));
+}
+
 /** Up to `limit` unread transactions due to be read again, the longest waiting first. */
 export function dueUnreadable(manager: EntityManager, limit: number): Promise<UnreadableTransactionEntity[]> {
   return manager
