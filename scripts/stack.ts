@@ -77,12 +77,15 @@ interface LauncherSettings {
   /** Every service's stop bound: on Ctrl-C a process still running a few seconds past it is killed. */
   SHUTDOWN_TIMEOUT_MS: number;
   /**
-   * How the processes' log lines are shown here: `pretty` (the default, for a person at a terminal: time, level and
-   * message on one line, the rest indented below) or `json`, the lines as the processes write them (what production
-   * collectors read, and what tests parse). The processes themselves always log JSON.
+   * How the processes' log lines are shown here: `pretty` (for a person at a terminal: time, level and message on one
+   * line, the rest indented below) or `json`, the lines as the processes write them (what production collectors read,
+   * and what tests parse). The processes themselves always log JSON. Unset: see logFormat.
    */
-  LOG_FORMAT: 'pretty' | 'json';
-  /** Where the demo business is remembered between starts (default `.run/demo-business.json`). */
+  LOG_FORMAT?: 'pretty' | 'json';
+  /**
+   * Where the demo business (ids, API key) and this start's gateway URL are remembered, for the next start and for the
+   * README's commands in another terminal (default `.run/demo-business.json`, ignored by git).
+   */
   DEMO_BUSINESS_FILE: string;
 }
 
@@ -126,7 +129,7 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
   ADMIN_TOKEN: apiGatewaySchema.extract('ADMIN_TOKEN'),
   DEMO_BUSINESS: Joi.boolean().default(true),
   DEMO_BUSINESS_FILE: Joi.string().default(join(root, '.run/demo-business.json')),
-  LOG_FORMAT: Joi.string().valid('pretty', 'json').default('pretty'),
+  LOG_FORMAT: Joi.string().valid('pretty', 'json').optional(),
   RESTART_EXITED_AFTER_MS: Joi.number().integer().min(0).optional(),
   SHUTDOWN_TIMEOUT_MS: commonEnv.SHUTDOWN_TIMEOUT_MS,
   PROCESS_TABLE_FILE: Joi.string().optional(),
@@ -154,6 +157,12 @@ const settings: LauncherSettings = launcherSchema.validate(process.env, {
   convert: true,
 }).value;
 const sandbox = settings.APP_ENV === 'sandbox';
+/**
+ * Unless LOG_FORMAT says otherwise, lines are pretty only for a person: a sandbox start whose output is a terminal.
+ * Production, or output read by a program (a pipe, a file, a log collector), gets the JSON lines as they are.
+ */
+const logFormat: 'pretty' | 'json' =
+  settings.LOG_FORMAT ?? (sandbox && process.stdout.isTTY === true ? 'pretty' : 'json');
 const gatewayUrl = `http://127.0.0.1:${settings.PORT}`;
 const pspUrl = `http://127.0.0.1:${settings.PSP_SIMULATOR_PORT}`;
 const solanaRpcUrl = `http://127.0.0.1:${settings.SOLANA_LOCALNET_PORT}`;
@@ -371,7 +380,7 @@ function prefixLines(
  * the process, so its name, pid and host are left out). A line that is not JSON (a crash's stack) is shown as it is.
  */
 function lineFormatter(colorize: boolean): (line: string) => string[] {
-  if (settings.LOG_FORMAT === 'json') return (line) => [line];
+  if (logFormat === 'json') return (line) => [line];
   const pretty = prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
@@ -513,9 +522,10 @@ async function ensureDemoBusiness(): Promise<DemoBusiness> {
   });
 }
 
+/** Written at every start: `gateway_url` is this start's, so another terminal reaches the PORT this stack was given. */
 function remember(file: string, demo: DemoBusiness): DemoBusiness {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify({ ...demo, gateway_url: gatewayUrl }, null, 2), { mode: 0o600 });
   return demo;
 }
 
@@ -611,7 +621,10 @@ function checkConfiguration(): void {
   ].filter((found): found is { name: string; problem: ConfigError } => found.problem !== undefined);
   if (problems.length === 0) {
     if (checkOnly)
-      console.log(`configuration valid (APP_ENV=${settings.APP_ENV}) for the launcher and every process`);
+      console.log(
+        `configuration valid (APP_ENV=${settings.APP_ENV}) for the launcher and every process; ` +
+          `log lines shown as ${logFormat} (LOG_FORMAT)`,
+      );
     return;
   }
   const report = problems.map(

@@ -12,6 +12,20 @@ function configCheck(env: Record<string, string>) {
   });
 }
 
+/**
+ * The launcher's own check (what `npm start` runs, its output the terminal's) on a terminal: a pseudo-terminal made
+ * by util-linux `script`, as a person runs it; the output is stdout and stderr together.
+ */
+function configCheckOnTerminal(env: Record<string, string>) {
+  const command = `${join(repoRoot, 'node_modules/.bin/tsx')} ${join(repoRoot, 'scripts/stack.ts')} --check-config`;
+  return spawnSync('script', ['-qec', command, '/dev/null'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
 /** What each process refuses, as the report names it (`<process>: ...` then `(bad variables: ...)`). */
 function refusedByProcess(report: string): Record<string, string[]> {
   return Object.fromEntries(
@@ -89,5 +103,46 @@ describe('gateway config check', () => {
     const result = configCheck({ APP_ENV: 'sandbox' });
 
     expect(result.status).toBe(0);
+  });
+
+  describe('how npm start would show log lines (LOG_FORMAT)', () => {
+    const production = () => ({ ...madeUpSecrets(), ...madeUpSettings(), APP_ENV: 'production' });
+
+    test('pretty only for a sandbox start on a terminal', () => {
+      const result = configCheckOnTerminal({ APP_ENV: 'sandbox' });
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('log lines shown as pretty (LOG_FORMAT)');
+    });
+
+    test('json when the output is read by a program (piped), even in the sandbox', () => {
+      const result = configCheck({ APP_ENV: 'sandbox' });
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('log lines shown as json (LOG_FORMAT)');
+    });
+
+    test('json in production, even on a terminal', () => {
+      const result = configCheckOnTerminal(production());
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('configuration valid (APP_ENV=production)');
+      expect(result.stdout).toContain('log lines shown as json (LOG_FORMAT)');
+    });
+
+    test('a value set explicitly always wins', () => {
+      expect(configCheck({ APP_ENV: 'sandbox', LOG_FORMAT: 'pretty' }).stdout).toContain(
+        'log lines shown as pretty (LOG_FORMAT)',
+      );
+      expect(configCheckOnTerminal({ APP_ENV: 'sandbox', LOG_FORMAT: 'json' }).stdout).toContain(
+        'log lines shown as json (LOG_FORMAT)',
+      );
+      expect(configCheckOnTerminal({ ...production(), LOG_FORMAT: 'pretty' }).stdout).toContain(
+        'log lines shown as pretty (LOG_FORMAT)',
+      );
+    });
+
+    test('anything else is refused, naming it (status 78)', () => {
+      const result = configCheck({ APP_ENV: 'sandbox', LOG_FORMAT: 'colourful' });
+      expect(result.status).toBe(78);
+      expect(result.stderr).toContain('(bad variables: LOG_FORMAT)');
+    });
   });
 });

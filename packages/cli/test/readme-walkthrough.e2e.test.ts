@@ -1,8 +1,8 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, stackClient, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import { freePort, startStack, waitFor, type RunningStack } from '@gateway/testkit';
 
 const root = join(__dirname, '../../..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -81,10 +81,16 @@ function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: numb
   );
 }
 
+/** Where `npm start` keeps the demo business and its gateway URL, read by the walkthrough's first block. */
+const demoFile = join(root, '.run/demo-business.json');
+/** A developer's own file is put back after the test. */
+const keptDemoFile = `${demoFile}.before-readme-test`;
+
 /**
  * The README's walkthrough and SDK example as a newcomer runs them: the shell blocks exactly as written, against a
- * stack started by the launcher `npm start` runs, with the ports and key given the way the README says (GATEWAY_URL,
- * GATEWAY_API_KEY), and `gateway listen`'s CA trusted by the launcher on its own (no NODE_EXTRA_CA_CERTS given).
+ * stack started by the launcher `npm start` runs on a PORT other than 3000, from terminals that set nothing (no PORT,
+ * GATEWAY_URL or GATEWAY_API_KEY: the walkthrough finds the gateway and the demo business's key in what the launcher
+ * wrote), and `gateway listen`'s CA trusted by the launcher on its own (no NODE_EXTRA_CA_CERTS given).
  */
 describe("the README's walkthrough, run as written", () => {
   let stack: RunningStack;
@@ -99,18 +105,16 @@ describe("the README's walkthrough, run as written", () => {
 
   beforeAll(async () => {
     tlsDir = join(mkdtempSync(join(tmpdir(), 'readme-')), 'listen-tls');
-    stack = await startStack({ GATEWAY_CLI_TLS_DIR: tlsDir });
-    const { apiKey } = await stackClient(stack).createBusiness('Loja do README', {
-      pix: { percent_bps: 99, fixed_centavos: 0 },
-      crypto: { percent_bps: 150, fixed_centavos: 0 },
+    if (existsSync(demoFile)) renameSync(demoFile, keptDemoFile);
+    // As `npm start` runs it: the demo business, remembered in the default file.
+    stack = await startStack({ GATEWAY_CLI_TLS_DIR: tlsDir, DEMO_BUSINESS: 'true' });
+    await waitFor(() => (/demo API key:/.test(stack.logs.join('')) ? true : undefined), {
+      what: 'the banner with the demo business',
+      timeoutMs: 60_000,
     });
-    env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      GATEWAY_URL: stack.gatewayUrl,
-      GATEWAY_API_KEY: apiKey,
-      GATEWAY_CLI_TLS_DIR: tlsDir,
-    };
+    expect(new URL(stack.gatewayUrl).port).not.toBe('3000');
+    // Only what any shell has; the listen directory is the test's own, so a developer's is left alone.
+    env = { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_CLI_TLS_DIR: tlsDir };
   }, 150_000);
 
   afterAll(async () => {
@@ -118,12 +122,17 @@ describe("the README's walkthrough, run as written", () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
     await stack?.stop();
     rmSync(join(tlsDir, '..'), { recursive: true, force: true });
+    rmSync(demoFile, { force: true });
+    if (existsSync(keptDemoFile)) renameSync(keptDemoFile, demoFile);
   });
 
   test(
     'listen shows every event while terminal 2 pays by PIX and USDC, waits for paid, and refunds',
     async () => {
       const [setup, first, second, ...more] = blocksUnder('### A payment from creation to webhook', 'bash');
+      // The setup finds the running stack (not port 3000) and the demo business's key by itself.
+      const found = await runScript(`${setup}\necho "$GATEWAY_URL $GATEWAY_API_KEY"`, env);
+      expect(found.output).toContain(`${stack.gatewayUrl} sk_test_`);
       expect(more).toEqual([]);
       expect(first).toMatch(/^# Terminal 1/);
       expect(second).toMatch(/^# Terminal 2/);
@@ -168,17 +177,19 @@ describe("the README's walkthrough, run as written", () => {
         'pnpm gateway trigger payment.confirmed',
       ]);
 
-      // The same commands, with a free port instead of 4000 and the secret listen printed instead of whsec_...
+      // The same commands, with GATEWAY_URL and GATEWAY_API_KEY set as in the walkthrough, a free port instead of
+      // 4000 and the secret listen printed instead of whsec_...
+      const [setup] = blocksUnder('### A payment from creation to webhook', 'bash');
       const shopPort = String(await freePort());
       env = { ...env, SHOP_PORT: shopPort };
-      const listen = terminal(commands[0]!.replace('4000', shopPort));
+      const listen = terminal(`${setup}\n${commands[0]!.replace('4000', shopPort)}`);
       const secret = (await listen.shows(/signing secret\s+(whsec_\S+)/, 'the signing secret'))[1]!;
-      const shop = terminal(commands[1]!.replace('whsec_...', secret));
+      const shop = terminal(`${setup}\n${commands[1]!.replace('whsec_...', secret)}`);
       await shop.shows(/webhooks: http:\/\/localhost:\d+\/hook/, 'the example listening');
       expect(shop.text()).toMatch(/^show the buyer: 000201\S+/m);
       expect(shop.text()).toMatch(/^typed errors: true$/m);
 
-      const trigger = await runScript(commands[2]!, env);
+      const trigger = await runScript(`${setup}\n${commands[2]!}`, env);
       expect(trigger.code).toBe(0);
       const paymentId = /^payment\s+(pay_\S+)$/m.exec(trigger.output)![1];
       await shop.shows(
