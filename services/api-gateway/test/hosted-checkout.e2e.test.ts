@@ -134,7 +134,8 @@ describe('hosted checkout in a real browser', () => {
     const pix = await call(`/v1/payments/${pixId}`, { method: 'GET' });
     expect(pix.status).toBe('cancelled');
     await waitFor(
-      async () => (await cobAtPsp(stack.pspUrl, pix.external_id)).status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+      async () =>
+        (await cobAtPsp(stack.pspUrl, pix.external_id)).status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
       { timeoutMs: 30_000, intervalMs: 200, what: 'the abandoned cob removed at the PSP' },
     );
 

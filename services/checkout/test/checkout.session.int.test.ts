@@ -141,13 +141,14 @@ describe('checkout sessions', () => {
       const checkout = await bed.newCheckout();
       const sessionId = await startedSession(checkout);
       const [session] = await sessionsOf(checkout.checkout_id);
+      expect(session?.payment_id).toMatch(/^pay_/);
 
       expect(await status(checkout.slug, sessionId)).toEqual({
         ok: true,
         result: {
           status: 'initiated',
           return_url: null,
-          payment_id: session.payment_id,
+          payment_id: session?.payment_id,
           business_id: checkout.business_id,
         },
       });

@@ -185,8 +185,11 @@ export function hostedCheckoutRoutes(
     return commands.send(getCheckoutSessionStatus, { slug, session_id: sessionId }, res);
   };
   /** What the page reads of a session: never its payment's or business's id. */
-  const sendSessionStatus = (res: Response, status: CheckoutSessionStatus['status'], returnUrl: string | null) =>
-    res.set('Cache-Control', 'no-store').json({ status, return_url: returnUrl });
+  const sendSessionStatus = (
+    res: Response,
+    status: CheckoutSessionStatus['status'],
+    returnUrl: string | null,
+  ) => res.set('Cache-Control', 'no-store').json({ status, return_url: returnUrl });
 
   /**
    * Cancels the session's open payment by the API's own cancel (`payment.cancel.v1`, its rules and effects: the PIX cob
