@@ -220,9 +220,12 @@ export const startCheckoutSession = defineCommand<StartCheckoutSession, StartedC
   ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'NO_FEE_RULE', 'IDEMPOTENCY_CONFLICT'],
 );
 
+/** `payment_id` and `business_id` are for the gateway (to cancel the session's payment); the page never gets them. */
 export interface CheckoutSessionStatus {
   status: CheckoutSession['status'];
   return_url: string | null;
+  payment_id: string;
+  business_id: string;
 }
 export const getCheckoutSessionStatus = defineCommand<
   { slug: string; session_id: string },
@@ -234,6 +237,8 @@ export const getCheckoutSessionStatus = defineCommand<
   Joi.object({
     status: Joi.valid(...checkoutSessionStatuses).required(),
     return_url: Joi.string().allow(null).required(),
+    payment_id: Joi.string().required(),
+    business_id: businessId.required(),
   }),
   ['NOT_FOUND'],
 );

@@ -148,7 +148,12 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
     });
     fakes.on(getCheckoutSessionStatus, async () => {
       await behaveAsAsked();
-      return { status: 'initiated' as const, return_url: null };
+      return {
+        status: 'initiated' as const,
+        return_url: null,
+        payment_id: newPublicId('pay'),
+        business_id: merchant.business_id,
+      };
     });
   });
 

@@ -1,6 +1,8 @@
 import {
+  cancelPayment,
   getCheckoutPage,
   getCheckoutSessionStatus,
+  getPayment,
   newPublicId,
   startCheckoutSession,
   type CheckoutPage,
@@ -18,7 +20,7 @@ import { harnessWithMerchantForTheseTests, startHarness } from './support/harnes
 describe('api gateway: hosted checkout pages', () => {
   const h = harnessWithMerchantForTheseTests('gw-page', {
     merchant: 'Estúdio Som & Cia',
-    services: ['checkout'],
+    services: ['checkout', 'payment'],
   });
   const slug = 'curso-de-violao-x7k2p9';
 
@@ -191,10 +193,80 @@ describe('api gateway: hosted checkout pages', () => {
     h.fakes.on(getCheckoutSessionStatus, async () => ({
       status: 'paid' as const,
       return_url: 'https://loja.example.com/obrigado',
+      payment_id: 'pay_abcdefghijklmnopqrstuvwx',
+      business_id: h.merchant.business_id,
     }));
     const response = await h.http.get(`/c/${slug}/sessions/sess_abcdefghijklmnopqrstuvwx`);
     expect(response.status).toBe(200);
+    // The payment's and business's ids stay in the gateway.
     expect(response.body).toEqual({ status: 'paid', return_url: 'https://loja.example.com/obrigado' });
     expectPageHeaders(response.headers);
+  });
+
+  describe('going back to the method choice', () => {
+    const sessionPath = `/c/${slug}/sessions/${newPublicId('sess')}`;
+    const openSession = () => {
+      const payment = aPixPaymentView({ business_id: h.merchant.business_id }).payment;
+      h.fakes.on(getCheckoutSessionStatus, async () => ({
+        status: 'initiated' as const,
+        return_url: null,
+        payment_id: payment.payment_id,
+        business_id: payment.business_id,
+      }));
+      return payment;
+    };
+
+    test("cancels the session's payment by the API's cancel command before the choice is offered", async () => {
+      const payment = openSession();
+      h.fakes.on(cancelPayment, async () => ({ payment: { ...payment, status: 'cancelled' as const } }));
+      const response = await h.http.post(`${sessionPath}/cancel`);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 200,
+        body: { status: 'cancelled', return_url: null },
+      });
+      expectPageHeaders(response.headers);
+      expect(h.fakes.receivedOf(cancelPayment).at(-1)).toEqual({
+        business_id: h.merchant.business_id,
+        payment_id: payment.payment_id,
+      });
+    });
+
+    test('a cancel that loses the race to the payment being paid answers paid, not a new choice', async () => {
+      const payment = openSession();
+      h.fakes.on(cancelPayment, async () => {
+        throw new CommandError('INVALID_STATUS', 'Pagamento já está paid.');
+      });
+      h.fakes.on(getPayment, async () => aPixPaymentView({ ...payment, status: 'paid' }));
+      const response = await h.http.post(`${sessionPath}/cancel`);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 200,
+        body: { status: 'paid', return_url: null },
+      });
+      expect(h.fakes.receivedOf(getPayment).at(-1)).toEqual({
+        business_id: h.merchant.business_id,
+        payment_id: payment.payment_id,
+      });
+    });
+
+    test('a session already ended is not cancelled again; an unknown or malformed one is not found', async () => {
+      const cancels = h.fakes.receivedOf(cancelPayment).length;
+      h.fakes.on(getCheckoutSessionStatus, async () => ({
+        status: 'paid' as const,
+        return_url: 'https://loja.example.com/obrigado',
+        payment_id: 'pay_abcdefghijklmnopqrstuvwx',
+        business_id: h.merchant.business_id,
+      }));
+      const paid = await h.http.post(`${sessionPath}/cancel`);
+      expect(paid.body).toEqual({ status: 'paid', return_url: 'https://loja.example.com/obrigado' });
+      expect(h.fakes.receivedOf(cancelPayment)).toHaveLength(cancels);
+      for (const path of [`/c/${slug}/sessions/nao-e-sessao/cancel`, `/c/%00/sessions/sess_x/cancel`]) {
+        const response = await h.http.post(path);
+        expect({ path, status: response.status, code: response.body?.error?.code }).toEqual({
+          path,
+          status: 404,
+          code: 'NOT_FOUND',
+        });
+      }
+    });
   });
 });

@@ -2,7 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
+import {
+  cobAtPsp,
+  stackClient,
+  startStack,
+  waitFor,
+  type RunningStack,
+  type StackClient,
+} from '@gateway/testkit';
 import { launchChromium, screenshotFolder } from './support/browser';
 
 /** A buyer on a phone opens the checkout link, pays in sandbox and lands back on the shop. */
@@ -114,6 +121,8 @@ describe('hosted checkout in a real browser', () => {
     await page.goto(`${stack.gatewayUrl}/c/${checkout.slug}`);
     await page.click('#pay-pix');
     await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
+    const pixId = (await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' })).sessions[0]
+      .payment_id as string;
     await page.click('#change-method');
     await page.locator('#choose').waitFor({ state: 'visible' });
     expect({
@@ -121,6 +130,14 @@ describe('hosted checkout in a real browser', () => {
       payShown: await page.locator('#pay').isVisible(),
       status: await page.locator('#status').textContent(),
     }).toEqual({ state: 'choose', payShown: false, status: '' });
+    // The PIX left behind can no longer be paid: cancelled before the choice came back, its cob removed at the PSP.
+    const pix = await call(`/v1/payments/${pixId}`, { method: 'GET' });
+    expect(pix.status).toBe('cancelled');
+    await waitFor(
+      async () =>
+        (await cobAtPsp(stack.pspUrl, pix.external_id)).status === 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the abandoned cob removed at the PSP' },
+    );
 
     await page.click('#pay-crypto-usdc');
     await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
@@ -134,11 +151,13 @@ describe('hosted checkout in a real browser', () => {
     await payLatestSession(checkout.checkout_id);
     await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
     await page.screenshot({ path: join(artifacts, 'usdc-2-returned-to-shop.png') });
-    const after = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
-    expect(after.sessions.map((session: { status: string }) => session.status)).toEqual([
-      'paid',
-      'initiated',
-    ]);
+    const statuses = async () =>
+      (await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' })).sessions
+        .map((session: { status: string }) => session.status)
+        .join(',');
+    await waitFor(async () => (await statuses()) === 'paid,cancelled', {
+      what: 'the USDC session paid and the PIX one cancelled',
+    });
   }, 90_000);
 
   test('a payment the shop cancels shows as cancelled, and the buyer can start a new attempt and pay it', async () => {

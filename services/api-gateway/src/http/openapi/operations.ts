@@ -707,6 +707,21 @@ export const operations: OperationSpec[] = [
     answers: [json(200, 'The status, and where to send the buyer once paid.', answers.checkoutSessionStatus)],
   },
   {
+    method: 'post',
+    path: '/c/{slug}/sessions/{session_id}/cancel',
+    operationId: 'cancelCheckoutSession',
+    tag: 'Hosted checkout',
+    area: 'checkout',
+    summary: "Cancel the session's open payment, going back to the method choice (the page's own call)",
+    description:
+      "Cancels the session's payment as `POST /v1/payments/{payment_id}/cancel` does (the PIX cob removed at the PSP, " +
+      'the crypto request closed), so it can no longer be paid next to a new attempt. A session already ended answers ' +
+      'its status unchanged; a payment paid before the cancel answers `paid`, and the page shows it paid.',
+    params: { slug, session_id: 'sess' },
+    commands: [getCheckoutSessionStatus, cancelPayment, getPayment],
+    answers: [json(200, 'The status the payment ended in.', answers.checkoutSessionStatus)],
+  },
+  {
     method: 'get',
     path: '/healthz',
     operationId: 'getLiveness',

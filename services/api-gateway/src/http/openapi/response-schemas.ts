@@ -10,7 +10,7 @@ import {
   deleteWebhook,
   eventId,
   getCheckout,
-  getCheckoutSessionStatus,
+  checkoutSessionStatuses,
   getCustomer,
   getWebhook,
   isoDate,
@@ -372,7 +372,13 @@ export const checkoutSessionStarted = Joi.object({
   }).required(),
 }).id('CheckoutSessionStarted');
 
-export const checkoutSessionStatus = getCheckoutSessionStatus.resultSchema.id('CheckoutSessionStatus');
+export const checkoutSessionStatus = Joi.object({
+  status: Joi.valid(...checkoutSessionStatuses).required(),
+  return_url: Joi.string()
+    .allow(null)
+    .required()
+    .description('Where to send the buyer, once `paid`; null before.'),
+}).id('CheckoutSessionStatus');
 
 export const liveness = Joi.object({ status: Joi.valid('ok').required() }).id('Liveness');
 export const readiness = Joi.object({

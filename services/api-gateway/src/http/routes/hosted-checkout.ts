@@ -1,12 +1,15 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import Joi from 'joi';
 import {
+  cancelPayment,
   getCheckoutPage,
   getCheckoutSessionStatus,
+  getPayment,
   hasCheckoutSlugShape,
   hasPublicIdShape,
   startCheckoutSession,
   tokens,
+  type CheckoutSessionStatus,
   type PaymentMethod,
   type PaymentView,
   type Token,
@@ -176,14 +179,56 @@ export function hostedCheckoutRoutes(
     }),
   );
 
+  const sessionOf = (req: Request, res: Response): Promise<CheckoutSessionStatus> => {
+    const { slug, session_id: sessionId } = req.params;
+    if (!hasCheckoutSlugShape(slug) || !hasPublicIdShape('sess', sessionId)) throw new AppError('NOT_FOUND');
+    return commands.send(getCheckoutSessionStatus, { slug, session_id: sessionId }, res);
+  };
+  /** What the page reads of a session: never its payment's or business's id. */
+  const sendSessionStatus = (
+    res: Response,
+    status: CheckoutSessionStatus['status'],
+    returnUrl: string | null,
+  ) => res.set('Cache-Control', 'no-store').json({ status, return_url: returnUrl });
+
+  /**
+   * Cancels the session's open payment by the API's own cancel (`payment.cancel.v1`, its rules and effects: the PIX cob
+   * removed at the PSP, the crypto request closed); answers the status the session's payment ended in. A cancel that
+   * lost to a confirmation (INVALID_STATUS) reads the payment: `paid`, never a second attempt over a paid one.
+   */
+  const cancelSessionPayment = async (
+    session: CheckoutSessionStatus,
+    res: Response,
+  ): Promise<CheckoutSessionStatus['status']> => {
+    const ids = { business_id: session.business_id, payment_id: session.payment_id };
+    try {
+      await commands.send(cancelPayment, ids, res);
+      return 'cancelled';
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'INVALID_STATUS')) throw err;
+      const { status } = (await commands.send(getPayment, ids, res)).payment;
+      return status === 'pending' || status === 'processing' ? 'initiated' : status;
+    }
+  };
+
   router.get(
     '/:slug/sessions/:session_id',
     asyncHandler(async (req, res) => {
-      const { slug, session_id: sessionId } = req.params;
-      if (!hasCheckoutSlugShape(slug) || !hasPublicIdShape('sess', sessionId))
-        throw new AppError('NOT_FOUND');
-      const status = await commands.send(getCheckoutSessionStatus, { slug, session_id: sessionId }, res);
-      res.set('Cache-Control', 'no-store').json({ status: status.status, return_url: status.return_url });
+      const session = await sessionOf(req, res);
+      sendSessionStatus(res, session.status, session.return_url);
+    }),
+  );
+
+  // The buyer's way back to the method choice: the payment they leave is cancelled first, so the QR code or link they
+  // may already have scanned can no longer be paid next to the new attempt. The page offers the choice only on an
+  // ended status; on `paid` it shows the payment paid (its return url follows on the next poll when the session has
+  // not seen the confirmation yet).
+  router.post(
+    '/:slug/sessions/:session_id/cancel',
+    asyncHandler(async (req, res) => {
+      const session = await sessionOf(req, res);
+      if (session.status !== 'initiated') return sendSessionStatus(res, session.status, session.return_url);
+      sendSessionStatus(res, await cancelSessionPayment(session, res), null);
     }),
   );
 

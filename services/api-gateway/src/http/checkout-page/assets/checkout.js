@@ -51,8 +51,8 @@
     });
   });
   el.copyButton.addEventListener('click', copyCode);
-  el.retry.addEventListener('click', backToChoice);
-  // The buyer may change their mind: the payment left open is not paid and ends when it expires.
+  el.retry.addEventListener('click', showChoice);
+  // The buyer may change their mind: the payment they leave is cancelled first, so it can never be paid as well.
   el.changeMethod.addEventListener('click', backToChoice);
 
   function byId(id) {
@@ -209,7 +209,8 @@
   function handleStatus(session, data) {
     if (session !== current) return;
     if (data.status === 'paid') {
-      session.done = true;
+      // A paid answer to going back may come before the session has its return url: polling goes on for it.
+      session.done = Boolean(data.return_url);
       el.pay.hidden = true;
       // Paid: there is nothing left to cancel, only the way back to the shop.
       if (el.cancelLink) el.cancelLink.hidden = true;
@@ -220,6 +221,8 @@
           window.location.assign(data.return_url);
         }, REDIRECT_DELAY_MS);
       }
+    } else if (session.leaving) {
+      // Going back: its own answer decides what the buyer sees next.
     } else if (ENDED_MESSAGES[data.status]) {
       session.done = true;
       el.pay.hidden = true;
@@ -236,7 +239,45 @@
     return typeof url === 'string' && /^https?:\/\//i.test(url);
   }
 
+  /**
+   * Cancels the payment being shown (the same cancel as the API's: the PIX cob removed, the crypto request closed)
+   * before offering the choice again; if it was paid meanwhile, the page shows it paid instead.
+   */
   function backToChoice() {
+    var session = current;
+    if (!session || session.done) return showChoice();
+    session.leaving = true;
+    el.changeMethod.disabled = true;
+    showStatus('Cancelando este pagamento…');
+    fetch(sessionsUrl + '/' + encodeURIComponent(session.id) + '/cancel', {
+      method: 'POST',
+      headers: { Accept: 'application/json' },
+      credentials: 'same-origin',
+    })
+      .then(readJson)
+      .then(function (result) {
+        if (!result.ok || result.data.status === 'initiated') throw new Error('cancel refused');
+        return result.data;
+      })
+      .then(
+        function (data) {
+          if (session !== current) return;
+          el.changeMethod.disabled = false;
+          session.leaving = false;
+          if (data.status === 'paid') return handleStatus(session, data);
+          session.done = true;
+          showChoice();
+        },
+        function () {
+          if (session !== current) return;
+          el.changeMethod.disabled = false;
+          session.leaving = false;
+          showStatus('Não foi possível cancelar este pagamento. Tente novamente.', 'error');
+        },
+      );
+  }
+
+  function showChoice() {
     current = null;
     el.pay.hidden = true;
     el.retry.hidden = true;
