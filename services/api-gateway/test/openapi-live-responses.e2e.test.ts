@@ -250,6 +250,11 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       call('POST', `/c/${made.slug}/sessions`, { as: 'none', body: { method: 'pix' } }),
     );
     await expectStatus(200, call('GET', `/c/${made.slug}/sessions/${session.session_id}`, { as: 'none' }));
+    // The buyer goes back to the method choice: the attempt is cancelled first.
+    await expectStatus(
+      200,
+      call('POST', `/c/${made.slug}/sessions/${session.session_id}/cancel`, { as: 'none' }),
+    );
     await expectStatus(200, call('GET', '/v1/checkouts?limit=5'));
     await expectStatus(200, call('GET', `/v1/checkouts/${checkout.checkout_id}`));
     await expectStatus(200, call('GET', `/v1/checkouts/${checkout.checkout_id}/sessions`));
