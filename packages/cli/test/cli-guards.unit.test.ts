@@ -177,6 +177,15 @@ describe('the CLI against a stand-in gateway', () => {
     expect(seen).toEqual([]);
   });
 
+  test('revoke-key takes a key prefix that begins with a dash as the prefix, not an option', async () => {
+    handler = (_req, res) => json(res, 200, { revoked: true });
+    const revoked = await cli(['--json', 'admin', 'revoke-key', '-IHbFvBK0zwx'], { GATEWAY_URL: baseUrl });
+    expect(revoked).toMatchObject({ code: 0, stderr: '' });
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'DELETE /admin/v1/api-keys/-IHbFvBK0zwx',
+    ]);
+  });
+
   test('listen refuses an oversized delivery, and reports the error that stopped it over a failed webhook deletion', async () => {
     const tlsDir = join(mkdtempSync(join(tmpdir(), 'cli-guards-')), 'tls');
     let oversized: number | string | undefined;

@@ -45,6 +45,8 @@ export function adminCommand(act: Act): Command {
     .command('revoke-key')
     .description('revoke an API key by its prefix (it stops working within 5 s)')
     .argument('<key_prefix>')
+    // A prefix may begin with '-' (its characters are base64url): an argument, never an option.
+    .allowUnknownOption()
     .action(
       act(async (context: Context, keyPrefix: string) => {
         const revoked = await context.admin('DELETE', `/admin/v1/api-keys/${segment(keyPrefix)}`);
