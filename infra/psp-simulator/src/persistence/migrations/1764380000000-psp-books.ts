@@ -60,14 +60,15 @@ export class PspBooks1764380000000 implements MigrationInterface {
       finalStatuses: ['CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP'],
       changeableColumns: [],
     });
-    // A received Pix is immutable: its columns are what the rules need, `document` the API Pix \`Pix\` as received.
+    // A received Pix is immutable: its columns are what the rules need, `document` the API Pix \`Pix\` as received
+    // (json, not jsonb: kept as the payer's bank sent it, a NUL escape in a payer's name included, which jsonb refuses).
     await queryRunner.query(`
       CREATE TABLE ${s}.pix (
         end_to_end_id text PRIMARY KEY CHECK (end_to_end_id ~ '^E[a-zA-Z0-9]{31}$'),
         txid text NOT NULL UNIQUE REFERENCES ${s}.cobs (txid),
         valor_centavos bigint NOT NULL CHECK (valor_centavos > 0),
         horario timestamptz NOT NULL,
-        document jsonb NOT NULL
+        document json NOT NULL
       )`);
     await queryRunner.query(`
       CREATE TABLE ${s}.devolucoes (
