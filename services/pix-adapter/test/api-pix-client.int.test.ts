@@ -174,6 +174,30 @@ describe('ApiPixClient against the PSP simulator', () => {
     expect(await client.getCharge(txid)).toEqual(cob);
   });
 
+  it('when the answer to a sandbox payment is lost, the retry finds the cob concluded by the first: paid once', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url, { maxRetries: 2 });
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 4200));
+    psp.faults.inject({ fault: { kind: 'lost-answer' }, count: 1, method: 'POST', path: /\/cob\/pagar\// });
+
+    await client.sandboxPay(txid, null);
+
+    const cob = await client.getCharge(txid);
+    expect(cob.status).toBe('CONCLUIDA');
+    expect(cob.pix?.map((pix) => pix.valor)).toEqual(['42.00']);
+  });
+
+  it('a sandbox payment into a cob still ATIVA that the PSP refuses stays refused', async () => {
+    const psp = await startSimulator();
+    const client = clientFor(psp.url);
+    const txid = newTxid();
+    await client.createCharge(txid, charge(psp.pixKey, 4200));
+
+    await expect(client.sandboxPay(txid, 100)).rejects.toMatchObject({ kind: 'invalid' });
+    expect((await client.getCharge(txid)).status).toBe('ATIVA');
+  });
+
   it('a rate-limited or failing PSP is retried until it answers', async () => {
     const psp = await startSimulator();
     const client = clientFor(psp.url, { maxRetries: 3 });

@@ -235,10 +235,19 @@ export class ApiPixClient {
     );
   }
 
-  /** Sandbox only (PSP simulator): a payer pays the cob, fully or `valorCentavos`; the PSP then calls back. */
+  /**
+   * Sandbox only (PSP simulator): a payer pays the cob, fully or `valorCentavos`; the PSP then calls back. Refused by
+   * the PSP, the cob is read back: one CONCLUIDA was paid (by the first attempt of a retry whose answer was lost).
+   */
   async sandboxPay(txid: string, valorCentavos: number | null): Promise<void> {
     const body = valorCentavos === null ? {} : { valor: centavosToPixAmount(valorCentavos) };
-    await this.call('sandbox.pay', 'POST', `/cob/pagar/${encodeURIComponent(txid)}`, body, [200]);
+    try {
+      await this.call('sandbox.pay', 'POST', `/cob/pagar/${encodeURIComponent(txid)}`, body, [200]);
+    } catch (error) {
+      // A retry whose first answer was lost (a timeout under load) meets the cob that first attempt concluded: it paid.
+      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
+      if ((await this.getCharge(txid)).status !== 'CONCLUIDA') throw error;
+    }
   }
 
   /** Sandbox only (PSP simulator): the PSP removes the cob (status REMOVIDA_PELO_PSP). */
