@@ -42,6 +42,7 @@ describe('the CLI', () => {
         'admin create-business',
         'admin set-fee',
         'admin redrive-parked',
+        'admin received-funds',
       ]),
     );
   });

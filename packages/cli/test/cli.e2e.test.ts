@@ -126,6 +126,13 @@ describe('the gateway CLI against the whole stack', () => {
     const parked = await cli(['admin', 'parked']);
     expect(parked.stdout).toContain('total parked: 0');
 
+    expect(await json(['admin', 'received-funds', '--kind', 'unreadable', '--status', 'held'])).toEqual({
+      data: [],
+      has_more: false,
+    });
+    expect((await cli(['admin', 'received-funds', '--kind', 'unreadable'])).stdout.trim()).toBe('(none)');
+    expect((await cli(['admin', 'received-funds', '--kind', 'lost'])).code).toBe(64);
+
     const compat = await new Promise<Ran>((resolve) =>
       execFile(
         join(root, 'node_modules/.bin/tsx'),

@@ -176,6 +176,37 @@ export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedF
   ['NOT_FOUND', 'INVALID_FIELDS'],
 );
 
+/** One received-funds record as the operator lists it: whose payment of which business it is kept for. */
+export interface OperatorReceivedFundsItem extends ReceivedFundsItem {
+  payment_id: string;
+  business_id: string;
+}
+/**
+ * The operator's page of received funds across every business, newest first (`starting_after` = a `funds_id`),
+ * optionally of one kind (`unreadable`: transactions the watcher could not read yet) and one status.
+ */
+export interface ListAllReceivedFunds extends PageQuery {
+  kind?: ReceivedFundsKind;
+  status?: ReceivedFundsStatus;
+}
+export const listAllReceivedFunds = defineCommand<ListAllReceivedFunds, Page<OperatorReceivedFundsItem>>(
+  'payment.received-funds.list-all.v1',
+  'payment',
+  Joi.object({
+    kind: Joi.valid(...receivedFundsKinds),
+    status: Joi.valid(...receivedFundsStatuses),
+    limit: pageLimit,
+    starting_after: receivedFundsId.allow(null),
+  }),
+  pageSchema(
+    (receivedFundsItemSchema as Joi.ObjectSchema<OperatorReceivedFundsItem>).keys({
+      payment_id: paymentId.required(),
+      business_id: businessId.required(),
+    }),
+  ),
+  ['INVALID_FIELDS'],
+);
+
 /**
  * Records that received funds of the business's payment were returned to the payer outside the gateway (by hand), so
  * no refund returns them again. NOT_FOUND for another business's payment or a record not of it; INVALID_STATUS when

@@ -1,4 +1,11 @@
-import { createProduct, getPayment, setFeeRule } from '@gateway/contracts';
+import {
+  createProduct,
+  getPayment,
+  listAllReceivedFunds,
+  setFeeRule,
+  type OperatorReceivedFundsItem,
+  type Page,
+} from '@gateway/contracts';
 import { aPaymentRecord, waitFor } from '@gateway/testkit';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
 
@@ -35,6 +42,69 @@ describe('api gateway: operator API and API keys', () => {
         message: 'Token de operador ausente ou inválido.',
       });
     }
+  });
+
+  test("the operator's received-funds list needs the admin token and checks its filters and page", async () => {
+    const missing = await h.http.get('/admin/v1/received-funds?kind=unreadable');
+    expect(missing.status).toBe(401);
+    for (const query of ['kind=lost', 'status=gone', 'limit=0', 'limit=101', 'starting_after=pay_x']) {
+      const refused = await admin('get', `/admin/v1/received-funds?${query}`);
+      expect({ query, status: refused.status, code: refused.body.error?.code }).toEqual({
+        query,
+        status: 422,
+        code: 'INVALID_FIELDS',
+      });
+    }
+    const asked: unknown[] = [];
+    h.fakes.on(listAllReceivedFunds, async (query): Promise<Page<OperatorReceivedFundsItem>> => {
+      asked.push(query);
+      return {
+        data: [
+          {
+            funds_id: 'fund_abcdefghijklmnopqrstuvwxyz',
+            kind: 'late',
+            rail: 'crypto',
+            reference: 'sig',
+            instruction: '1.0',
+            amount_centavos: null,
+            amount_base_units: '2500001',
+            decimals: 6,
+            detected_at: '2026-01-01T00:00:00.000Z',
+            status: 'held',
+            returned_by: null,
+            returned_at: null,
+            payment_id: 'pay_abcdefghijklmnopqrstuvwx',
+            business_id: 'biz_abcdefghijklmnopqrstuvwx',
+          },
+        ],
+        has_more: true,
+      };
+    });
+    const listed = await admin('get', '/admin/v1/received-funds?kind=late&status=held&limit=5');
+    expect(asked).toEqual([{ kind: 'late', status: 'held', limit: 5, starting_after: null }]);
+    expect({ status: listed.status, body: listed.body }).toEqual({
+      status: 200,
+      body: {
+        data: [
+          {
+            funds_id: 'fund_abcdefghijklmnopqrstuvwxyz',
+            kind: 'late',
+            rail: 'crypto',
+            reference: 'sig',
+            instruction: '1.0',
+            amount_brl: null,
+            amount_token: 2.500001,
+            detected_at: '2026-01-01T00:00:00.000Z',
+            status: 'held',
+            returned_by: null,
+            returned_at: null,
+            payment_id: 'pay_abcdefghijklmnopqrstuvwx',
+            business_id: 'biz_abcdefghijklmnopqrstuvwx',
+          },
+        ],
+        has_more: true,
+      },
+    });
   });
 
   test('a new business gets a sandbox key that works at once, and only its hash is stored', async () => {

@@ -230,6 +230,20 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       200,
       call('POST', `/v1/payments/${overpaid.payment_id}/received-funds/${excess.funds_id}/return`),
     );
+    const returnedByHand = await expectStatus(
+      200,
+      call('GET', '/admin/v1/received-funds?kind=excess&status=returned&limit=100', { as: 'operator' }),
+    );
+    expect(returnedByHand.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          funds_id: excess.funds_id,
+          payment_id: overpaid.payment_id,
+          business_id: made.business,
+          returned_by: 'manual',
+        }),
+      ]),
+    );
 
     const checkout = await expectStatus(
       201,

@@ -13,6 +13,7 @@ import {
   cryptoTransferUnapplied,
   getPayment,
   listPayments,
+  listAllReceivedFunds,
   listReceivedFunds,
   returnReceivedFunds,
   pixChargeClosed,
@@ -42,6 +43,7 @@ import { handleCryptoRequestSettled } from './handlers/crypto.request.settled.v1
 import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
 import { handleCryptoTransferUnapplied } from './handlers/crypto.transfer.unapplied.v1';
 import { handleListPayments } from './handlers/payment.list.v1';
+import { handleListAllReceivedFunds } from './handlers/payment.received-funds.list-all.v1';
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
 import { handleReturnReceivedFunds } from './handlers/payment.received-funds.return.v1';
 import { handleCancelPayment } from './handlers/payment.cancel.v1';
@@ -85,6 +87,7 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     }),
     [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
     [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
+    [listAllReceivedFunds.name]: handleListAllReceivedFunds(dataSource),
     [returnReceivedFunds.name]: handleReturnReceivedFunds(runtime.unitOfWork(returnReceivedFunds.name)),
     [listPayments.name]: handleListPayments(dataSource),
     [cancelPayment.name]: handleCancelPayment(runtime.unitOfWork(cancelPayment.name)),

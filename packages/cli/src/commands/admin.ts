@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { PAGE_LIMIT_MAX, receivedFundsKinds, receivedFundsStatuses } from '@gateway/contracts';
 import { wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
 
@@ -11,7 +12,7 @@ const segment = encodeURIComponent;
 export function adminCommand(act: Act): Command {
   const admin = new Command('admin')
     .description(
-      'operator commands over /admin/v1 (ADMIN_TOKEN): businesses, keys, fees, products, parked messages',
+      'operator commands over /admin/v1 (ADMIN_TOKEN): businesses, keys, fees, products, received funds, parked messages',
     )
     .addHelpText(
       'after',
@@ -111,6 +112,53 @@ export function adminCommand(act: Act): Command {
           ),
         );
       }),
+    );
+
+  admin
+    .command('received-funds')
+    .description('money kept outside the happy path across every business, newest first (a page)')
+    .addOption(new Option('--kind <kind>', 'only this kind').choices(receivedFundsKinds))
+    .addOption(new Option('--status <status>', 'only this status').choices(receivedFundsStatuses))
+    .option('--limit <n>', `items per page, 1 to ${PAGE_LIMIT_MAX}`, wholeNumber)
+    .option('--starting-after <id>', 'the page after this funds_id')
+    .addHelpText(
+      'after',
+      '\nWhat the watcher has not been able to read yet (the SolanaTransactionsUnread alert):\n' +
+        '  gateway admin received-funds --kind unreadable --status held',
+    )
+    .action(
+      act(
+        async (
+          context: Context,
+          flags: { kind?: string; status?: string; limit?: number; startingAfter?: string },
+        ) => {
+          const query = new URLSearchParams();
+          if (flags.kind) query.set('kind', flags.kind);
+          if (flags.status) query.set('status', flags.status);
+          if (flags.limit !== undefined) query.set('limit', String(flags.limit));
+          if (flags.startingAfter) query.set('starting_after', flags.startingAfter);
+          const page = (await context.admin('GET', `/admin/v1/received-funds?${query.toString()}`)) as {
+            data: Array<{ funds_id: string }>;
+            has_more: boolean;
+          };
+          context.output.result(page, ({ data, has_more }) => {
+            const table = formatTable(data, [
+              'funds_id',
+              'kind',
+              'status',
+              'rail',
+              'amount_brl',
+              'amount_token',
+              'payment_id',
+              'business_id',
+              'detected_at',
+              'reference',
+            ]);
+            const last = data.at(-1);
+            return has_more && last ? `${table}\n(more: --starting-after ${last.funds_id})` : table;
+          });
+        },
+      ),
     );
 
   admin

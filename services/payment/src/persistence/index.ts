@@ -14,6 +14,7 @@ import { PaymentPayer1732400203000 } from './migrations/1732400203000-payment-pa
 import { UnreadableReceivedFunds1732400272000 } from './migrations/1732400272000-unreadable-received-funds';
 import { FundsReturnedOnce1732400273000 } from './migrations/1732400273000-funds-returned-once';
 import { ReceivedFundsPerInstruction1732400275000 } from './migrations/1732400275000-received-funds-per-instruction';
+import { ReceivedFundsOperatorList1732400276000 } from './migrations/1732400276000-received-funds-operator-list';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -38,5 +39,6 @@ export const paymentDatabase = {
     UnreadableReceivedFunds1732400272000,
     FundsReturnedOnce1732400273000,
     ReceivedFundsPerInstruction1732400275000,
+    ReceivedFundsOperatorList1732400276000,
   ],
 };

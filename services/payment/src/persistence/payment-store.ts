@@ -1,5 +1,11 @@
 import { In, type EntityManager } from 'typeorm';
-import type { FeeRule, PaymentMethod, PaymentPayer } from '@gateway/contracts';
+import {
+  MANUAL_RETURN,
+  type FeeRule,
+  type PaymentMethod,
+  type PaymentPayer,
+  type ReceivedFundsStatus,
+} from '@gateway/contracts';
 import { newestCreatedPage, newestFirstPage, type Page, type PageRequest } from '@gateway/persistence';
 import type { ReceivedFunds } from '../domain/funds';
 import { payerColumns } from '../domain/payment-record';
@@ -218,6 +224,29 @@ export function listReceivedFundsOf(
     .createQueryBuilder(ReceivedFundsEntity, 'funds')
     .where('funds.payment_id = :paymentId', { paymentId });
   return newestFirstPage(funds, { time: 'recorded_at', tiebreak: 'id', publicId: 'funds_id' }, page);
+}
+
+/** The SQL condition of each received-funds status (domain/funds `receivedFundsStatus`), on the alias `funds`. */
+const STATUS_CONDITION: Record<ReceivedFundsStatus, string> = {
+  held: 'funds.returned_by IS NULL',
+  returning: `funds.returned_by IS NOT NULL AND funds.returned_by <> '${MANUAL_RETURN}' AND funds.returned_at IS NULL`,
+  returned: `(funds.returned_by = '${MANUAL_RETURN}' OR funds.returned_at IS NOT NULL)`,
+};
+
+/**
+ * A page of every payment's funds records (the operator's list), newest first, of one kind and status when given,
+ * after the record `startingAfter` (any record: a position); undefined when no record has that id.
+ */
+export function listAllReceivedFunds(
+  manager: EntityManager,
+  filters: { kind?: ReceivedFundsKind; status?: ReceivedFundsStatus },
+  page: PageRequest,
+): Promise<Page<ReceivedFundsEntity> | undefined> {
+  const every = manager.createQueryBuilder(ReceivedFundsEntity, 'funds');
+  const list = every.clone();
+  if (filters.kind) list.andWhere('funds.kind = :kind', { kind: filters.kind });
+  if (filters.status) list.andWhere(STATUS_CONDITION[filters.status]);
+  return newestFirstPage(list, { time: 'recorded_at', tiebreak: 'id', publicId: 'funds_id' }, page, every);
 }
 
 export async function hasReceivedFunds(

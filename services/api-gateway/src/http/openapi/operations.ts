@@ -24,6 +24,7 @@ import {
   listCustomers,
   listEvents,
   listPayments,
+  listAllReceivedFunds,
   listReceivedFunds,
   listRefunds,
   returnReceivedFunds,
@@ -45,7 +46,14 @@ import { apiReferenceAssetNames } from '../api-reference';
 import { checkoutAssets } from '../checkout-page';
 import { KEY_PREFIX } from '../../domain/api-key';
 import type { PathIdPrefix } from '../validation';
-import { businessBody, feeRuleBody, productBody, redriveBody } from '../routes/admin';
+import {
+  allReceivedFundsFilter,
+  allReceivedFundsPage,
+  businessBody,
+  feeRuleBody,
+  productBody,
+  redriveBody,
+} from '../routes/admin';
 import { checkoutsPage, createCheckoutBody, sessionsPage } from '../routes/checkouts';
 import { createCustomerBody, customersPage } from '../routes/customers';
 import { eventsFilter, eventsPage } from '../routes/events';
@@ -626,6 +634,22 @@ export const operations: OperationSpec[] = [
     commands: [createProduct],
     errors: ['INVALID_AMOUNT'],
     answers: [json(201, 'The product.', answers.productCreated)],
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/received-funds',
+    operationId: 'listAllReceivedFunds',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'List money received outside the happy path across every business',
+    description:
+      'Newest first, a page at a time, each record with its payment and business. `kind=unreadable&status=held` ' +
+      'lists the transactions paying our references that the watcher has not been able to read yet (it retries ' +
+      'them; the `SolanaTransactionsUnread` alert fires while any stays unread); `kind=unmatched` the transfers ' +
+      'that named several payments.',
+    query: [allReceivedFundsFilter, allReceivedFundsPage],
+    commands: [listAllReceivedFunds],
+    answers: [json(200, 'A page of received funds.', answers.operatorReceivedFundsList)],
   },
   {
     method: 'get',

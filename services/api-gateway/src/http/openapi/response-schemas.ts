@@ -188,6 +188,15 @@ export const receivedFunds = Joi.object({
 
 export const receivedFundsList = pageSchema(receivedFunds);
 
+export const operatorReceivedFunds = receivedFunds
+  .keys({
+    payment_id: paymentId.required().description('The payment the money is kept for.'),
+    business_id: businessId.required().description("The payment's business."),
+  })
+  .id('OperatorReceivedFunds');
+
+export const operatorReceivedFundsList = pageSchema(operatorReceivedFunds);
+
 export const refund = Joi.object({
   refund_id: refundId.required(),
   payment_id: paymentId.required(),

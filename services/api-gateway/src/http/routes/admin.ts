@@ -8,8 +8,12 @@ import {
   centavosToBrl,
   createProduct,
   feePercentBps,
+  listAllReceivedFunds,
   paymentMethods,
   productName,
+  receivedFundsId,
+  receivedFundsKinds,
+  receivedFundsStatuses,
   setFeeRule,
   type PaymentMethod,
 } from '@gateway/contracts';
@@ -21,7 +25,16 @@ import { revokeApiKey } from '../../application/revoke-api-key';
 import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
 import { hasKeyPrefixShape } from '../../domain/api-key';
 import { jsonBody } from '../input-bounds';
-import { amountField, centavosField, pathId, validateBody } from '../validation';
+import { receivedFundsResponse } from '../payment-responses';
+import {
+  amountField,
+  centavosField,
+  pageQuery,
+  pathId,
+  readPage,
+  validateBody,
+  validateQuery,
+} from '../validation';
 import type { RouteContext } from './context';
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
@@ -50,6 +63,15 @@ export const productBody = Joi.object<{ name: string; price: number; description
   name: productName.required(),
   price: amountField.required(),
   description: boundedText('description').allow(null),
+});
+
+export const allReceivedFundsPage = pageQuery(receivedFundsId);
+export const allReceivedFundsFilter = Joi.object<{
+  kind?: (typeof receivedFundsKinds)[number];
+  status?: (typeof receivedFundsStatuses)[number];
+}>({
+  kind: Joi.string().valid(...receivedFundsKinds),
+  status: Joi.string().valid(...receivedFundsStatuses),
 });
 
 /** The operator API (decisions.md, "Environments and operators"); `scripts/admin-cli.ts` wraps it. */
@@ -155,6 +177,28 @@ export function adminRoutes({ commands, broker, identity, config }: RouteContext
         price: centavosToBrl(product.price_centavos),
         price_centavos: product.price_centavos,
         created_at: product.created_at,
+      });
+    }),
+  );
+
+  // Money kept outside the happy path across every business, newest first: `?kind=unreadable&status=held` is what the
+  // watcher has not been able to read yet (the SolanaTransactionsUnread alert's list).
+  router.get(
+    '/received-funds',
+    asyncHandler(async (req, res) => {
+      const filter = validateQuery(allReceivedFundsFilter, req.query);
+      const funds = await commands.send(
+        listAllReceivedFunds,
+        { ...filter, ...readPage(allReceivedFundsPage, req.query) },
+        res,
+      );
+      res.json({
+        data: funds.data.map((item) => ({
+          ...receivedFundsResponse(item),
+          payment_id: item.payment_id,
+          business_id: item.business_id,
+        })),
+        has_more: funds.has_more,
       });
     }),
   );

@@ -1,0 +1,37 @@
+import { In, type DataSource } from 'typeorm';
+import {
+  pageRequest,
+  type ListAllReceivedFunds,
+  type OperatorReceivedFundsItem,
+  type Page,
+} from '@gateway/contracts';
+import { pageReply } from '@gateway/messaging';
+import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
+import { PaymentEntity, listAllReceivedFunds } from '../persistence';
+
+/**
+ * The operator's list of money kept outside the happy path across every business (newest first, a page at a time),
+ * of one kind and status when asked: `unreadable` lists the transactions the watcher has not been able to read yet,
+ * each with the payment and business it is held for.
+ */
+export function handleListAllReceivedFunds(dataSource: DataSource) {
+  return async (query: ListAllReceivedFunds): Promise<Page<OperatorReceivedFundsItem>> => {
+    const page = await listAllReceivedFunds(
+      dataSource.manager,
+      { kind: query.kind, status: query.status },
+      pageRequest(query),
+    );
+    const paymentIds = [...new Set(page?.rows.map((row) => row.paymentId) ?? [])];
+    const payments = new Map(
+      (await dataSource.manager.findBy(PaymentEntity, { id: In(paymentIds) })).map((p) => [p.id, p]),
+    );
+    return pageReply(page, (row) => {
+      const payment = payments.get(row.paymentId)!;
+      return {
+        ...toReceivedFundsItem(row, tokenDecimalsOf(payment.instructions)),
+        payment_id: payment.id,
+        business_id: payment.businessId,
+      };
+    });
+  };
+}

@@ -1,0 +1,135 @@
+import {
+  cryptoTransferUnapplied,
+  listAllReceivedFunds,
+  listReceivedFunds,
+  newPublicId,
+  returnReceivedFunds,
+  type ListAllReceivedFunds,
+  type OperatorReceivedFundsItem,
+  type Page,
+  type Reply,
+} from '@gateway/contracts';
+import { waitFor } from '@gateway/testkit';
+import { paymentServiceForTheseTests } from './support/harness';
+import { aCryptoTransferUnapplied } from './support/rail-events';
+
+// The operator's list: money kept outside the happy path across every business, above all the transactions the
+// watcher could not read yet (kind `unreadable`), each with the payment and the business it is held for.
+describe('payment.received-funds.list-all.v1', () => {
+  const h = paymentServiceForTheseTests('payment-funds-list-all');
+
+  const listAll = async (query: Partial<ListAllReceivedFunds> = {}): Promise<OperatorReceivedFundsItem[]> => {
+    const reply = await h.request(listAllReceivedFunds, { limit: 100, starting_after: null, ...query });
+    if (!reply.ok) throw new Error(reply.error.message);
+    return reply.result.data;
+  };
+
+  /** A crypto payment of a new business with one record of `reason`, once the payment service holds it. */
+  const fundsOf = async (reason: 'unreadable' | 'after_settlement') => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
+    const transfer = aCryptoTransferUnapplied(view.payment, {
+      reason,
+      amount_base_units: reason === 'unreadable' ? null : '2500000',
+    });
+    await h.client.publish(cryptoTransferUnapplied, transfer);
+    const [record] = await waitFor(
+      async () => {
+        const reply = await h.request(listReceivedFunds, {
+          business_id: businessId,
+          payment_id: view.payment.payment_id,
+          limit: 10,
+        });
+        return reply.ok && reply.result.data.length > 0 ? reply.result.data : undefined;
+      },
+      { what: `the ${reason} funds recorded` },
+    );
+    return { businessId, paymentId: view.payment.payment_id, signature: transfer.signature, record: record! };
+  };
+
+  test("lists every business's unreadable transactions with their payment and business, and no other kind", async () => {
+    const first = await fundsOf('unreadable');
+    const second = await fundsOf('unreadable');
+    const late = await fundsOf('after_settlement');
+
+    const unreadable = await listAll({ kind: 'unreadable' });
+
+    expect(unreadable.every((item) => item.kind === 'unreadable')).toBe(true);
+    const ours = unreadable.filter((item) => [first.paymentId, second.paymentId].includes(item.payment_id));
+    // Newest first: the second was recorded after the first.
+    expect(ours).toEqual([
+      {
+        ...second.record,
+        payment_id: second.paymentId,
+        business_id: second.businessId,
+      },
+      {
+        ...first.record,
+        payment_id: first.paymentId,
+        business_id: first.businessId,
+      },
+    ]);
+    expect(ours[0]).toMatchObject({ reference: second.signature, amount_base_units: null, status: 'held' });
+    expect(unreadable.some((item) => item.payment_id === late.paymentId)).toBe(false);
+    expect(await listAll()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ funds_id: late.record.funds_id, kind: 'late', decimals: 6 }),
+        expect.objectContaining({ funds_id: first.record.funds_id, kind: 'unreadable' }),
+      ]),
+    );
+  });
+
+  test('a status narrows the list: money returned by hand leaves the held list for the returned one', async () => {
+    const late = await fundsOf('after_settlement');
+    const returned = await h.request(returnReceivedFunds, {
+      business_id: late.businessId,
+      payment_id: late.paymentId,
+      funds_id: late.record.funds_id,
+    });
+    expect(returned.ok).toBe(true);
+
+    const ids = (items: OperatorReceivedFundsItem[]) => items.map((item) => item.funds_id);
+    expect(ids(await listAll({ status: 'held' }))).not.toContain(late.record.funds_id);
+    expect(await listAll({ kind: 'late', status: 'returned' })).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          funds_id: late.record.funds_id,
+          status: 'returned',
+          returned_by: 'manual',
+        }),
+      ]),
+    );
+    expect(ids(await listAll({ status: 'returning' }))).not.toContain(late.record.funds_id);
+  });
+
+  test('pages newest first without gaps or repeats; an unknown starting_after is INVALID_FIELDS', async () => {
+    for (let n = 0; n < 3; n += 1) await fundsOf('unreadable');
+    const whole = await listAll({ kind: 'unreadable' });
+    expect(whole.length).toBeGreaterThanOrEqual(3);
+
+    const walked: string[] = [];
+    let after: string | null = null;
+    for (let pages = 0; pages < 100; pages += 1) {
+      const reply: Reply<Page<OperatorReceivedFundsItem>> = await h.request(listAllReceivedFunds, {
+        kind: 'unreadable',
+        limit: 2,
+        starting_after: after,
+      });
+      if (!reply.ok) throw new Error(reply.error.message);
+      walked.push(...reply.result.data.map((item) => item.funds_id));
+      if (!reply.result.has_more) break;
+      after = reply.result.data.at(-1)!.funds_id;
+    }
+    expect(walked).toEqual(whole.map((item) => item.funds_id));
+
+    expect(await h.request(listAllReceivedFunds, { limit: 10, starting_after: newPublicId('fund') })).toEqual(
+      {
+        ok: false,
+        error: expect.objectContaining({
+          code: 'INVALID_FIELDS',
+          message: expect.stringContaining('starting_after'),
+        }),
+      },
+    );
+  });
+});
