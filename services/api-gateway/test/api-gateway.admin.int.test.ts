@@ -47,7 +47,16 @@ describe('api gateway: operator API and API keys', () => {
   test("the operator's received-funds list needs the admin token and checks its filters and page", async () => {
     const missing = await h.http.get('/admin/v1/received-funds?kind=unreadable');
     expect(missing.status).toBe(401);
-    for (const query of ['kind=lost', 'status=gone', 'limit=0', 'limit=101', 'starting_after=pay_x']) {
+    for (const query of [
+      'kind=lost',
+      'status=gone',
+      'limit=0',
+      'limit=101',
+      'starting_after=pay_x',
+      'kind=late%00',
+      `kind=${'x'.repeat(5000)}`,
+      'kind=late&kind=excess',
+    ]) {
       const refused = await admin('get', `/admin/v1/received-funds?${query}`);
       expect({ query, status: refused.status, code: refused.body.error?.code }).toEqual({
         query,
