@@ -7,6 +7,7 @@ import { Seeder } from './seeding';
 import { RpcTraffic, createRpcApp } from './server';
 import { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';
 import { DEFAULT_RPC_MODES, type RpcModes } from './rpc-modes';
+import { FORWARDER_PROGRAM_ID, forwarderProgramElf } from './forwarder-program';
 
 // The wallet that pays on this chain in tests lives in its own package: the watcher's sandbox wallet uses it too.
 export { payTransferRequest, type TransferRequestPayment } from '@gateway/solana-pay-wallet';
@@ -14,6 +15,7 @@ export { Ledger } from './ledger';
 export { Seeder } from './seeding';
 export { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';
 export { FAILING_MEMO } from './sandbox-rules';
+export { FORWARDER_PROGRAM_ID, forwarderInstruction } from './forwarder-program';
 export { type RateLimit, type RpcModes } from './rpc-modes';
 
 const STABLECOIN_DECIMALS = 6;
@@ -43,6 +45,11 @@ export interface Localnet {
   payer: Keypair;
   receivingWallet: PublicKey;
   mintAuthority: Keypair;
+  /**
+   * A program of ours that invokes the program named by its first account with its other accounts and its own
+   * instruction data: a transfer sent through it is an inner (CPI) instruction. See forwarder-program.ts.
+   */
+  forwarderProgram: PublicKey;
   ledger: Ledger;
   seeder: Seeder;
   /** Requests served per method and refused over budget since start. */
@@ -59,6 +66,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   const mintAuthority = Keypair.generate();
   const payer = options.payer ?? Keypair.generate();
   const receivingWallet = options.receivingWallet ?? Keypair.generate().publicKey;
+  ledger.addProgram(FORWARDER_PROGRAM_ID.toBase58(), forwarderProgramElf());
 
   for (const mint of Object.values(STABLECOIN_MINTS)) {
     seeder.createMint(mint, mintAuthority.publicKey, STABLECOIN_DECIMALS);
@@ -88,7 +96,12 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   logger.info(
-    { url, payer: payer.publicKey.toBase58(), receivingWallet: receivingWallet.toBase58() },
+    {
+      url,
+      payer: payer.publicKey.toBase58(),
+      receivingWallet: receivingWallet.toBase58(),
+      forwarderProgram: FORWARDER_PROGRAM_ID.toBase58(),
+    },
     'localnet up',
   );
   return {
@@ -102,6 +115,7 @@ export async function startLocalnet(options: LocalnetOptions): Promise<Localnet>
     payer,
     receivingWallet,
     mintAuthority,
+    forwarderProgram: FORWARDER_PROGRAM_ID,
     ledger,
     seeder,
     setModes,

@@ -149,6 +149,11 @@ export class Ledger {
     });
   }
 
+  /** Deploys a program (an ELF the BPF loader accepts) at an address: start-up state, like the seeded accounts. */
+  addProgram(programId: string, elf: Uint8Array): void {
+    this.svm.addProgram(address(programId), elf);
+  }
+
   minimumBalanceForRentExemption(dataLength: number): number {
     return Number(this.svm.minimumBalanceForRentExemption(BigInt(dataLength)));
   }

@@ -1,13 +1,8 @@
-import {
-  TOKEN_2022_PROGRAM_ID,
-  TOKEN_PROGRAM_ID,
-  createTransferCheckedInstruction,
-  createTransferInstruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
-import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
+import { Keypair } from '@solana/web3.js';
 import { cryptoRequestSettled } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
+import { HandMadeTransfers, price } from './support/hand-made-transfers';
 import { UnappliedTransfers } from './support/unapplied-transfers';
 import { WatcherHarness, withToken2022Eurc } from './support/watcher';
 
@@ -21,61 +16,7 @@ describe('money attributed per transfer instruction', () => {
   const harness = WatcherHarness.forTheseTests(withToken2022Eurc(eurc));
   const unapplied = UnappliedTransfers.forTheseTests(harness);
 
-  type Request = Awaited<ReturnType<WatcherHarness['open']>>;
-
-  /** A transfer into the receiving wallet's account naming `references`, from the localnet's funded payer. */
-  function transferTo(
-    references: Request[],
-    amount: bigint,
-    options: { checked?: boolean; mint?: PublicKey; program?: PublicKey } = {},
-  ): TransactionInstruction {
-    const { payer, receivingWallet, mints } = harness.localnet;
-    const mint = options.mint ?? new PublicKey(mints.USDC);
-    const program = options.program ?? TOKEN_PROGRAM_ID;
-    const source = getAssociatedTokenAddressSync(mint, payer.publicKey, false, program);
-    const destination = getAssociatedTokenAddressSync(mint, receivingWallet, false, program);
-    const instruction =
-      options.checked === false
-        ? createTransferInstruction(source, destination, payer.publicKey, amount, [], program)
-        : createTransferCheckedInstruction(
-            source,
-            mint,
-            destination,
-            payer.publicKey,
-            amount,
-            6,
-            [],
-            program,
-          );
-    for (const request of references)
-      instruction.keys.push({ pubkey: new PublicKey(request.reference), isSigner: false, isWritable: false });
-    return instruction;
-  }
-
-  async function send(...instructions: TransactionInstruction[]): Promise<string> {
-    const connection = new Connection(harness.localnet.url, 'confirmed');
-    return connection.sendTransaction(new Transaction().add(...instructions), [harness.localnet.payer]);
-  }
-
-  /** The watcher's rows for the transaction, once it recorded `count` of its instructions. */
-  function recorded(
-    signature: string,
-    count: number,
-  ): Promise<{ instruction: string; reference: string; applied_to: string; amount: string }[]> {
-    return waitFor(
-      async () => {
-        const rows: { instruction: string; reference: string; applied_to: string; amount: string }[] =
-          await harness.service.dataSource.query(
-            'SELECT instruction, reference, applied_to, amount FROM transfers WHERE signature = $1 ORDER BY instruction',
-            [signature],
-          );
-        return rows.length >= count ? rows : undefined;
-      },
-      { what: `${count} instruction(s) of ${signature} recorded` },
-    );
-  }
-
-  const price = (request: Request) => BigInt(request.amount_base_units);
+  const { transferTo, send, recorded } = new HandMadeTransfers(harness);
 
   test("one TransferChecked naming two businesses' references pays neither; both keep it as unmatched", async () => {
     const a = await harness.open({ business_name: 'Loja A' });

@@ -1,1 +1,7 @@
-export { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from '@gateway/solana-localnet';
+export {
+  forwarderInstruction,
+  payTransferRequest,
+  startLocalnet,
+  type Localnet,
+  type RpcModes,
+} from '@gateway/solana-localnet';
