@@ -178,8 +178,10 @@ export const listReceivedFunds = defineCommand<ListReceivedFunds, Page<ReceivedF
 
 /** One received-funds record as the operator lists it: whose payment of which business it is kept for. */
 export interface OperatorReceivedFundsItem extends ReceivedFundsItem {
+  /** The payment the money named (one the gateway may not know: money kept as unmatched). */
   payment_id: string;
-  business_id: string;
+  /** The payment's business; null for a payment the gateway does not know. */
+  business_id: string | null;
 }
 /**
  * The operator's page of received funds across every business, newest first (`starting_after` = a `funds_id`),
@@ -200,8 +202,8 @@ export const listAllReceivedFunds = defineCommand<ListAllReceivedFunds, Page<Ope
   }),
   pageSchema(
     (receivedFundsItemSchema as Joi.ObjectSchema<OperatorReceivedFundsItem>).keys({
-      payment_id: paymentId.required(),
-      business_id: businessId.required(),
+      payment_id: givenId.required(),
+      business_id: businessId.allow(null).required(),
     }),
   ),
   ['INVALID_FIELDS'],

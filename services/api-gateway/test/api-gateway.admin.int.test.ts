@@ -103,6 +103,7 @@ describe('api gateway: operator API and API keys', () => {
             instruction: '1.0',
             amount_brl: null,
             amount_token: 2.500001,
+            amount_base_units: '2500001',
             detected_at: '2026-01-01T00:00:00.000Z',
             status: 'held',
             returned_by: null,

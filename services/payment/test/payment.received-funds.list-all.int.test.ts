@@ -102,6 +102,86 @@ describe('payment.received-funds.list-all.v1', () => {
     expect(ids(await listAll({ status: 'returning' }))).not.toContain(late.record.funds_id);
   });
 
+  test('money naming a payment the gateway does not know is listed, of no business, with its token amount', async () => {
+    const unknown = newPublicId('pay');
+    const transfer = aCryptoTransferUnapplied(
+      { payment_id: unknown, external_id: 'RefOfNoPayment1111111111111111111111111111' } as never,
+      { reason: 'after_expiry', amount_base_units: '777' },
+    );
+    await h.client.publish(cryptoTransferUnapplied, transfer);
+    const listed = await waitFor(
+      async () => (await listAll({ kind: 'unmatched' })).find((item) => item.payment_id === unknown),
+      { what: 'the funds of an unknown payment listed' },
+    );
+    expect(listed).toMatchObject({
+      payment_id: unknown,
+      business_id: null,
+      reference: transfer.signature,
+      amount_base_units: '777',
+      decimals: null,
+      status: 'held',
+    });
+    expect((await listAll()).some((item) => item.payment_id === unknown)).toBe(true);
+    expect((await listAll({ status: 'held' })).some((item) => item.payment_id === unknown)).toBe(true);
+  });
+
+  test("one instruction's money kept by two payments and returned through one shows returned on both, held on none", async () => {
+    const signature = `${Date.now()}`.padEnd(87, '8');
+    const kept = [];
+    for (const name of ['A', 'B']) {
+      const businessId = await h.newBusiness();
+      const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
+      await h.client.publish(
+        cryptoTransferUnapplied,
+        aCryptoTransferUnapplied(view.payment, { reason: 'ambiguous', signature, instruction: '1' }),
+      );
+      const [record] = await waitFor(
+        async () => {
+          const reply = await h.request(listReceivedFunds, {
+            business_id: businessId,
+            payment_id: view.payment.payment_id,
+            limit: 10,
+          });
+          return reply.ok && reply.result.data.length > 0 ? reply.result.data : undefined;
+        },
+        { what: `payment ${name}'s unmatched funds` },
+      );
+      kept.push({ businessId, paymentId: view.payment.payment_id, record: record! });
+    }
+    const [a, b] = kept as [(typeof kept)[0], (typeof kept)[0]];
+    const ours = (items: OperatorReceivedFundsItem[]) =>
+      items.filter((item) => item.reference === signature).map((item) => [item.payment_id, item.status]);
+    expect(ours(await listAll({ status: 'held' })).sort()).toEqual(
+      [
+        [a.paymentId, 'held'],
+        [b.paymentId, 'held'],
+      ].sort(),
+    );
+
+    const returned = await h.request(returnReceivedFunds, {
+      business_id: a.businessId,
+      payment_id: a.paymentId,
+      funds_id: a.record.funds_id,
+    });
+    expect(returned.ok).toBe(true);
+
+    expect(ours(await listAll({ status: 'held' }))).toEqual([]);
+    expect(ours(await listAll({ status: 'returned' })).sort()).toEqual(
+      [
+        [a.paymentId, 'returned'],
+        [b.paymentId, 'returned'],
+      ].sort(),
+    );
+    const merchantB = await h.request(listReceivedFunds, {
+      business_id: b.businessId,
+      payment_id: b.paymentId,
+      limit: 10,
+    });
+    expect(merchantB.ok && merchantB.result.data).toEqual([
+      expect.objectContaining({ funds_id: b.record.funds_id, status: 'returned', returned_by: 'manual' }),
+    ]);
+  });
+
   test('pages newest first without gaps or repeats; an unknown starting_after is INVALID_FIELDS', async () => {
     for (let n = 0; n < 3; n += 1) await fundsOf('unreadable');
     const whole = await listAll({ kind: 'unreadable' });

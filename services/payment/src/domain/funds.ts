@@ -154,8 +154,22 @@ export function tokenDecimalsOf(instructions: unknown): number | null {
   return (instructions as Partial<CryptoInstructions> | null)?.decimals ?? null;
 }
 
-/** One record as the list (and a return by hand) answers it. */
-export function toReceivedFundsItem(row: StoredReceivedFunds, decimals: number | null): ReceivedFundsItem {
+/** How money kept by several payments (one transfer instruction naming them all) went back through another one. */
+export interface ReturnElsewhere {
+  returnedBy: string;
+  returnedAt: Date | null;
+}
+
+/**
+ * One record as the lists (and a return by hand) answer it. Money one instruction sent naming several payments is kept
+ * by each; once it went back through one of them, the others' records show that return too (never `held`).
+ */
+export function toReceivedFundsItem(
+  stored: StoredReceivedFunds,
+  decimals: number | null,
+  returnedElsewhere?: ReturnElsewhere,
+): ReceivedFundsItem {
+  const row = stored.returnedBy === null && returnedElsewhere ? { ...stored, ...returnedElsewhere } : stored;
   return {
     funds_id: row.fundsId,
     kind: row.kind,

@@ -7,7 +7,7 @@ import {
 } from '@gateway/contracts';
 import { pageReply } from '@gateway/messaging';
 import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
-import { PaymentEntity, listAllReceivedFunds } from '../persistence';
+import { PaymentEntity, listAllReceivedFunds, returnsElsewhere } from '../persistence';
 
 /**
  * The operator's list of money kept outside the happy path across every business (newest first, a page at a time),
@@ -21,16 +21,26 @@ export function handleListAllReceivedFunds(dataSource: DataSource) {
       { kind: query.kind, status: query.status },
       pageRequest(query),
     );
-    const paymentIds = [...new Set(page?.rows.map((row) => row.paymentId) ?? [])];
+    const rows = page?.rows ?? [];
+    const paymentIds = [...new Set(rows.map((row) => row.paymentId))];
     const payments = new Map(
       (await dataSource.manager.findBy(PaymentEntity, { id: In(paymentIds) })).map((p) => [p.id, p]),
     );
+    const elsewhere = await returnsElsewhere(
+      dataSource.manager,
+      rows.map((row) => row.fundsId),
+    );
     return pageReply(page, (row) => {
-      const payment = payments.get(row.paymentId)!;
+      // Money naming a payment this service does not know (kept as unmatched) belongs to no business yet.
+      const payment = payments.get(row.paymentId);
       return {
-        ...toReceivedFundsItem(row, tokenDecimalsOf(payment.instructions)),
-        payment_id: payment.id,
-        business_id: payment.businessId,
+        ...toReceivedFundsItem(
+          row,
+          payment ? tokenDecimalsOf(payment.instructions) : null,
+          elsewhere.get(row.fundsId),
+        ),
+        payment_id: row.paymentId,
+        business_id: payment?.businessId ?? null,
       };
     });
   };

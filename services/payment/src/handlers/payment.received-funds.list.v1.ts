@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { pageRequest, type ListReceivedFunds, type Page, type ReceivedFundsItem } from '@gateway/contracts';
 import { CommandError, pageReply } from '@gateway/messaging';
 import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
-import { findPayment, listReceivedFundsOf } from '../persistence';
+import { findPayment, listReceivedFundsOf, returnsElsewhere } from '../persistence';
 
 /**
  * Lists the money kept for a payment of the calling business outside its happy path (late, excess, partial,
@@ -15,6 +15,7 @@ export function handleListReceivedFunds(dataSource: DataSource) {
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
     const decimals = tokenDecimalsOf(payment.instructions);
     const page = await listReceivedFundsOf(dataSource.manager, payment.id, pageRequest(query));
-    return pageReply(page, (row) => toReceivedFundsItem(row, decimals));
+    const elsewhere = await returnsElsewhere(dataSource.manager, page?.rows.map((row) => row.fundsId) ?? []);
+    return pageReply(page, (row) => toReceivedFundsItem(row, decimals, elsewhere.get(row.fundsId)));
   };
 }

@@ -226,11 +226,24 @@ export function listReceivedFundsOf(
   return newestFirstPage(funds, { time: 'recorded_at', tiebreak: 'id', publicId: 'funds_id' }, page);
 }
 
-/** The SQL condition of each received-funds status (domain/funds `receivedFundsStatus`), on the alias `funds`. */
+/**
+ * The SQL condition of each received-funds status (domain/funds `receivedFundsStatus`) on the alias `funds`: its own
+ * return, or, while it has none, that of another payment's record of the same instruction's money.
+ */
+const returnedAs = (alias: string, status: ReceivedFundsStatus): string =>
+  status === 'returned'
+    ? `(${alias}.returned_by = '${MANUAL_RETURN}' OR ${alias}.returned_at IS NOT NULL)`
+    : `(${alias}.returned_by IS NOT NULL AND ${alias}.returned_by <> '${MANUAL_RETURN}' AND ${alias}.returned_at IS NULL)`;
+const RETURNED_ELSEWHERE = (condition: string) =>
+  `(funds.returned_by IS NULL AND funds.instruction <> '' AND EXISTS (
+     SELECT 1 FROM received_funds same
+      WHERE same.rail = funds.rail AND same.rail_reference = funds.rail_reference
+        AND same.instruction = funds.instruction AND same.id <> funds.id AND same.returned_by IS NOT NULL
+        AND ${condition}))`;
 const STATUS_CONDITION: Record<ReceivedFundsStatus, string> = {
-  held: 'funds.returned_by IS NULL',
-  returning: `funds.returned_by IS NOT NULL AND funds.returned_by <> '${MANUAL_RETURN}' AND funds.returned_at IS NULL`,
-  returned: `(funds.returned_by = '${MANUAL_RETURN}' OR funds.returned_at IS NOT NULL)`,
+  held: `funds.returned_by IS NULL AND NOT ${RETURNED_ELSEWHERE('true')}`,
+  returning: `(${returnedAs('funds', 'returning')} OR ${RETURNED_ELSEWHERE(returnedAs('same', 'returning'))})`,
+  returned: `(${returnedAs('funds', 'returned')} OR ${RETURNED_ELSEWHERE(returnedAs('same', 'returned'))})`,
 };
 
 /**

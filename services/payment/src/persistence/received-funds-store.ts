@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { MANUAL_RETURN, type RefundedExcess } from '@gateway/contracts';
+import type { ReturnElsewhere } from '../domain/funds';
 import { ReceivedFundsEntity } from './received-funds.entity';
 
 // How kept money goes back to the payer, once (migration 1732400273000 refuses any second return).
@@ -93,5 +94,29 @@ export async function settleFundsOfRefund(
       ? `UPDATE received_funds SET returned_at = now() WHERE funds_id = $2 AND returned_by = $1 AND returned_at IS NULL`
       : `UPDATE received_funds SET returned_by = NULL WHERE funds_id = $2 AND returned_by = $1`,
     [refund.id, refund.returnedFundsId],
+  );
+}
+
+/**
+ * For records still held whose money (one transfer instruction naming several payments, kept by each) went back
+ * through another payment's record: that return, by the held record's `funds_id`.
+ */
+export async function returnsElsewhere(
+  manager: EntityManager,
+  fundsIds: readonly string[],
+): Promise<Map<string, ReturnElsewhere>> {
+  if (fundsIds.length === 0) return new Map();
+  const rows: Array<{ funds_id: string; returned_by: string; returned_at: Date | null }> =
+    await manager.query(
+      `SELECT mine.funds_id, same.returned_by, same.returned_at
+       FROM received_funds mine
+       JOIN received_funds same
+         ON same.rail = mine.rail AND same.rail_reference = mine.rail_reference
+        AND same.instruction = mine.instruction AND same.id <> mine.id AND same.returned_by IS NOT NULL
+      WHERE mine.funds_id = ANY($1) AND mine.instruction <> '' AND mine.returned_by IS NULL`,
+      [fundsIds],
+    );
+  return new Map(
+    rows.map((row) => [row.funds_id, { returnedBy: row.returned_by, returnedAt: row.returned_at }]),
   );
 }

@@ -177,7 +177,9 @@ export const receivedFunds = Joi.object({
     .required()
     .description(
       '`held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that ' +
-        'succeeded, or by hand). Money goes back once: by a refund or by hand, never both.',
+        'succeeded, or by hand). Money goes back once: by a refund or by hand, never both. Money one transfer ' +
+        'instruction sent naming several payments is kept by each and goes back through one of them: the ' +
+        "others' records then show that return.",
     ),
   returned_by: Joi.string()
     .allow(null)
@@ -190,8 +192,22 @@ export const receivedFundsList = pageSchema(receivedFunds);
 
 export const operatorReceivedFunds = receivedFunds
   .keys({
-    payment_id: paymentId.required().description('The payment the money is kept for.'),
-    business_id: businessId.required().description("The payment's business."),
+    payment_id: Joi.string()
+      .required()
+      .description(
+        'The payment the money named (possibly one the gateway does not know: kept as unmatched).',
+      ),
+    business_id: businessId
+      .allow(null)
+      .required()
+      .description("The payment's business; null when the gateway does not know the payment."),
+    amount_base_units: Joi.string()
+      .pattern(/^[0-9]+$/)
+      .allow(null)
+      .required()
+      .description(
+        'Crypto: the amount in token base units (also when the token is not known); null for PIX.',
+      ),
   })
   .id('OperatorReceivedFunds');
 

@@ -197,6 +197,7 @@ export function adminRoutes({ commands, broker, identity, config }: RouteContext
           ...receivedFundsResponse(item),
           payment_id: item.payment_id,
           business_id: item.business_id,
+          amount_base_units: item.amount_base_units,
         })),
         has_more: funds.has_more,
       });
