@@ -61,6 +61,9 @@ const waitSchema = Joi.object<WaitForDefinitionsConfig>({
   RABBITMQ_WAIT_SECONDS: Joi.number().integer().min(0).max(3600).default(600),
 });
 
+/** The schemas themselves, from which docs/configuration.md is generated (scripts/config-reference.ts). */
+export { schema as applyDefinitionsConfigSchema, waitSchema as waitForDefinitionsConfigSchema };
+
 /** The variables the apply step reads. */
 export const applyDefinitionsVariables = variableNames(schema);
 

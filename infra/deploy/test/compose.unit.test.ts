@@ -38,7 +38,7 @@ const infrastructure = ['postgres', 'redis', 'rabbitmq'];
 const sandbox = readEnvFile(sandboxEnvFile);
 
 /**
- * A complete production.env, made up: what the header of docker-compose.yml and the README ask of one (the bundled
+ * A complete production.env, made up: what the header of docker-compose.yml and docs/deploying.md ask of one (the bundled
  * databases' credentials, the real PSP and RPC, the callback URL, and every variable the file passes through).
  */
 function productionEnv(): Env {

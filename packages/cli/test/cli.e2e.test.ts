@@ -63,7 +63,7 @@ describe('the gateway CLI against the whole stack', () => {
   beforeAll(async () => {
     tlsDir = mkdtempSync(join(tmpdir(), 'cli-listen-tls-'));
     env = { PATH: process.env.PATH, HOME: process.env.HOME };
-    // The stack's dispatcher must trust listen's local CA: made first, by the command the README gives for it.
+    // The stack's dispatcher must trust listen's local CA: made first, by the command docs/sdk-and-cli.md gives for it.
     const ca = await cli(['listen-ca', '--tls-dir', tlsDir]);
     expect(ca.code).toBe(0);
     caPath = ca.stdout.trim();

@@ -139,7 +139,8 @@ export const commonEnv = {
   METRICS_HOST: bindHost.default('127.0.0.1'),
   // How long a message failing transiently is retried before it is parked; unset: messaging's default (one hour).
   BROKER_RETRY_MAX_MS: Joi.number().integer().min(1000).optional(),
-  // Measured with the stack bench (bench/results/CHANGES.md): more of either only queues work on 2 cores.
+  // Measured with the stack bench (docs/benchmarks.md#consumer-prefetch-and-database-pool-sizes): more of either only
+  // queues work on 2 cores.
   BROKER_PREFETCH: Joi.number().integer().min(1).max(1000).default(16),
   DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(200).default(10),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(1000).max(600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
@@ -208,7 +209,7 @@ export function serviceSchema<T extends ServiceEnv>(
 }
 
 /**
- * How long a payment may be paid unless configured otherwise (decisions.md): a PIX an hour (the payment service's
+ * How long a payment may be paid unless configured otherwise (docs/api.md#payments-and-their-statuses): a PIX an hour (the payment service's
  * PIX_EXPIRES_IN_SECONDS), a crypto payment 30 minutes (the Solana watcher's PAYMENT_WINDOW_SECONDS).
  */
 export const DEFAULT_PAYMENT_WINDOW_SECONDS = { pix: 3600, crypto: 1800 } as const;

@@ -39,13 +39,13 @@ export function hasCheckoutSlugShape(value: unknown): value is string {
 
 /**
  * What a payment (and a product price, a PATCH, a refund) may charge, in centavos: R$ 1,00 up to R$ 9.999.999.999,99,
- * the largest value API Pix accepts in `valor.original` (decisions.md, "Input bounds"). The same for PIX and crypto.
+ * the largest value API Pix accepts in `valor.original` (docs/adr/0017-rate-limits-and-input-bounds.md). The same for PIX and crypto.
  */
 export const MIN_AMOUNT_CENTAVOS = 100;
 export const MAX_AMOUNT_CENTAVOS = 999_999_999_999;
 export const amountCentavos = Joi.number().integer().min(MIN_AMOUNT_CENTAVOS).max(MAX_AMOUNT_CENTAVOS);
 
-/** Longest free texts, in characters (decisions.md, "Input bounds"); over them is INVALID_FIELDS. */
+/** Longest free texts, in characters (docs/adr/0017-rate-limits-and-input-bounds.md); over them is INVALID_FIELDS. */
 export const TEXT_LIMITS = {
   title: 200,
   /** A refund's reason. */

@@ -1,4 +1,4 @@
-// decisions.md lists them; their HTTP statuses and default messages live at the edge (@gateway/http-errors).
+// docs/api.md#errors lists them; their HTTP statuses and default messages live at the edge (@gateway/http-errors).
 /** Every error code the gateway answers with. */
 export const errorCodes = [
   'UNAUTHORIZED',

@@ -7,7 +7,7 @@ import { webhookEventNames, type WebhookEventName } from './public-api';
 /** `evt_` + url-safe characters: a public event, the `id` (and Standard Webhooks `webhook-id`) of its deliveries. */
 export const eventId = publicId('evt');
 
-/** How long the events API keeps a business's events (decisions.md, "Events"); older ones are pruned. */
+/** How long the events API keeps a business's events (docs/api.md#events); older ones are pruned. */
 export const EVENT_RETENTION_DAYS = 30;
 
 /** A public event exactly as its webhooks receive it: `data` is the payment or refund record, money in BRL. */

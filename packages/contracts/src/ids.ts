@@ -19,7 +19,7 @@ export function randomIdText(bytes: number, encoding: 'hex' | 'base64url'): stri
   return text;
 }
 
-/** A public id as decisions.md fixes it: prefix, `_`, then 24 url-safe random characters (144 bits, not sequential). */
+/** A public id as docs/api.md#resources-and-ids states it: prefix, `_`, then 24 url-safe random characters (144 bits, not sequential). */
 export function newPublicId(prefix: string): string {
   return `${prefix}_${randomIdText(18, 'base64url')}`;
 }

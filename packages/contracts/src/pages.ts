@@ -1,7 +1,7 @@
 import Joi from 'joi';
 
 /**
- * Cursor pagination as decisions.md ("Listing") fixes it for every list a service answers: at most `limit` items
+ * Cursor pagination as docs/adr/0013-keyset-pagination.md fixes it for every list a service answers: at most `limit` items
  * (1-100, default 10) after the item whose id is `starting_after`, and `has_more` when the list goes on.
  */
 export const PAGE_LIMIT_DEFAULT = 10;

@@ -233,7 +233,7 @@ export const returnReceivedFunds = defineCommand<ReturnReceivedFunds, ReceivedFu
 
 /**
  * A page of the business's payments, newest first (creation time, then id: stable while payments are created),
- * after the payment `starting_after`, narrowed by the filters of decisions.md ("Listing").
+ * after the payment `starting_after`, narrowed by the filters of docs/api.md#lists-and-pagination.
  */
 export interface ListPayments extends PageQuery {
   business_id: string;

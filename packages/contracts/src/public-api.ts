@@ -289,7 +289,7 @@ export interface WebhookWithSecret extends Webhook {
   secret: string;
 }
 
-// Delivery history is beyond interface.md (additive).
+// Delivery history is additive to API 1.0.0 (docs/api.md#versions-and-environments).
 /** One attempt at a delivery, for debugging your endpoint. */
 export interface WebhookDeliveryAttempt {
   attempted_at: string;

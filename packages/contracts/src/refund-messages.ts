@@ -179,7 +179,7 @@ const refundSettledSchema = Joi.object<RefundSettled>({
 export const pixRefundSettled = defineEvent('pix.refund.settled.v1', refundSettledSchema);
 export const cryptoRefundSettled = defineEvent('crypto.refund.settled.v1', refundSettledSchema);
 
-/** The refund as the public API and webhooks show it (decisions.md, "Refunds"): money in BRL. */
+/** The refund as the public API and webhooks show it (docs/refunds.md): money in BRL. */
 export function publicRefundRecord(record: RefundRecord): Refund {
   return {
     refund_id: record.refund_id,

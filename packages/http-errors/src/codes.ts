@@ -2,7 +2,7 @@ import type { ErrorCode } from '@gateway/contracts';
 
 export { isErrorCode, type ErrorCode } from '@gateway/contracts';
 
-/** Every public error code with its HTTP status and default Portuguese message (decisions.md). */
+/** Every public error code with its HTTP status and default Portuguese message (docs/api.md#errors). */
 export const errorCatalog = {
   UNAUTHORIZED: { status: 401, message: 'Chave de API ausente ou inválida.' },
   FORBIDDEN: { status: 403, message: 'Você não tem permissão para acessar este recurso.' },

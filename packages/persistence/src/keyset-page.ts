@@ -70,7 +70,7 @@ export async function newestFirstPage<T extends ObjectLiteral>(
 
 /**
  * A page of the rows of `entity` whose columns equal `owner` (and what `narrow` adds, on the alias `listed`), newest
- * first by creation time then id, the id being the public one: the shape of every resource list of decisions.md. The
+ * first by creation time then id, the id being the public one: the shape of every resource list (docs/adr/0013-keyset-pagination.md). The
  * cursor may be any of the owner's rows, even one the filters now leave out (a payment paid since, a webhook deleted
  * since): it only marks a position, so a client paging a filtered list is never stuck on it.
  */

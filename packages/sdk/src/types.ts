@@ -1,4 +1,4 @@
-// The public resources as the gateway's /v1 API sends and takes them (interface.md with decisions.md). Amounts in
+// The public resources as the gateway's /v1 API sends and takes them (docs/api.md). Amounts in
 // requests are integer centavos; amounts in responses are BRL numbers. What the gateway answers is declared once, in
 // the contracts' public-api module (its HTTP edge builds those shapes); the requests and the SDK's own types are
 // written here. Both are held to the gateway's OpenAPI document by test/sdk.e2e.test.ts: every type's fields, and

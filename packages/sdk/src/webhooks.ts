@@ -34,7 +34,7 @@ const SECRET_PREFIX = 'whsec_';
  * - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): the timestamp must be within the
  *   tolerance and one of the space-separated `v1,<base64>` signatures must be HMAC-SHA256 of `id.timestamp.body` under
  *   one of the secrets (during a rotation the gateway sends one per secret, so the old secret keeps working).
- * - `x-service-signature` (interface.md): lowercase hex HMAC-SHA256 of the body under the secret. It must match too,
+ * - `x-service-signature` (docs/api.md#webhooks-and-signatures): lowercase hex HMAC-SHA256 of the body under the secret. It must match too,
  *   except while a rotation is in progress (more than one `webhook-signature`), when the gateway signs it with the
  *   new secret only and a receiver holding the old one cannot check it.
  *

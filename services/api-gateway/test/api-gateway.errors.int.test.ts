@@ -117,7 +117,7 @@ describe('api gateway: errors, identity and the other /v1 routes', () => {
   });
 
   test('a reply that breaks its contract is INTERNAL_ERROR, without internals in the message', async () => {
-    // A PIX payment without its PIX details cannot be answered as interface.md says.
+    // A PIX payment without its PIX details cannot be answered as docs/api.md says.
     h.fakes.on(createPayment, async (command) => ({
       payment: aPaymentRecord({ business_id: command.business_id, method: 'pix' }),
     }));

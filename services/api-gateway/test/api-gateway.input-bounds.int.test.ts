@@ -17,7 +17,7 @@ import { aCryptoPaymentView, aPixPaymentView } from '@gateway/testkit';
 import { aCheckoutCreatedFor, aCustomer } from './support/builders';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
 
-/** decisions.md: "a bad input is answered in well under a second". */
+/** docs/adr/0017-rate-limits-and-input-bounds.md: "a bad input is answered in well under a second". */
 const FAST_MS = 1000;
 
 interface Answer {

@@ -8,12 +8,12 @@ import { startStack, takeEveryParkedMessage, type RunningStack } from '@gateway/
 
 /**
  * Hostile input against the whole stack (every process, as `npm start` runs it), only through public HTTP: every
- * class of issue 10 and decisions.md "Input bounds". Each refusal must be a 4xx in the contract's shape with the
+ * class of issue 10 and docs/adr/0017-rate-limits-and-input-bounds.md. Each refusal must be a 4xx in the contract's shape with the
  * right code, answered in under a second, and must leave no parked message behind; afterwards the stack must still
  * answer a normal request quickly.
  */
 
-/** decisions.md: a bad input is answered "in well under a second". */
+/** docs/adr/0017-rate-limits-and-input-bounds.md: a bad input is answered "in well under a second". */
 const FAST_MS = 1000;
 /** pino's level of `error` (and 60, `fatal`, above it). */
 const PINO_ERROR_LEVEL = 50;
@@ -427,7 +427,7 @@ describe('hostile input through the whole stack', () => {
     test('nothing was parked', nothingParked);
   });
 
-  /** Bodies every route taking one must refuse the same way (decisions.md "Bodies"). */
+  /** Bodies every route taking one must refuse the same way (docs/api.md#errors, input bounds). */
   const hostileBodies: Array<
     [string, () => { headers: OutgoingHttpHeaders; body: string | Buffer }, ErrorCode[]]
   > = [
@@ -998,7 +998,7 @@ describe('hostile input through the whole stack', () => {
     ['/metrics', () => '/metrics', ['GET'], () => ({})],
   ];
   const oddMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
-  /** Reads decisions.md ("Second wave") reserves for later: not unknown routes for long. */
+  /** Reads added after API 1.0.0 (lists and single reads): served, so not unknown routes. */
   const reserved = [
     'GET /v1/payments',
     'GET /v1/checkouts',

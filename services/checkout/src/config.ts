@@ -9,6 +9,9 @@ const schema = serviceSchema<CheckoutConfig>({
   PAYMENT_RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(4000),
 });
 
+/** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
+export { schema as checkoutConfigSchema };
+
 /** The variables this service reads (the launcher hands it these and no others). */
 export const checkoutVariables = variableNames(schema);
 

@@ -4,6 +4,9 @@ export type CustomerConfig = ServiceConfig;
 
 const schema = serviceSchema<CustomerConfig>({});
 
+/** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
+export { schema as customerConfigSchema };
+
 /** The variables this service reads (the launcher hands it these and no others). */
 export const customerVariables = variableNames(schema);
 

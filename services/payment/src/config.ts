@@ -61,6 +61,9 @@ const schema = serviceSchema<PaymentConfig>({
   DEFAULT_FEE_CRYPTO: defaultFee,
 });
 
+/** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
+export { schema as paymentConfigSchema };
+
 /** The variables this service reads (the launcher hands it these and no others). */
 export const paymentVariables = variableNames(schema);
 

@@ -91,6 +91,9 @@ const schema = serviceSchema<PixAdapterConfig>({
   PSP_UNKNOWN_CHARGE_GRACE_SECONDS: Joi.number().integer().min(0).default(300),
 }).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
 
+/** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
+export { schema as pixAdapterConfigSchema };
+
 /** The variables this service reads (the launcher hands it these and no others). */
 export const pixAdapterVariables = variableNames(schema);
 

@@ -136,6 +136,9 @@ const schema = serviceSchema<SolanaWatcherConfig>({
   }),
 });
 
+/** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
+export { schema as solanaWatcherConfigSchema };
+
 /** The variables this service reads (the launcher hands it these and no others). */
 export const solanaWatcherVariables = variableNames(schema);
 

@@ -15,7 +15,7 @@ import { parseRetrySchedule } from './domain/retry-schedule';
 export interface WebhookDispatcherConfig extends ServiceConfig {
   /** Base64 of the 32-byte AES-256-GCM key that seals webhook secrets at rest. */
   WEBHOOK_SECRET_KEY: string;
-  /** Overrides the decisions.md schedule, e.g. `1s,2s,4s` (units ms, s, m, h, d). */
+  /** Overrides the documented schedule (docs/adr/0009-webhook-delivery-and-signatures.md), e.g. `1s,2s,4s` (units ms, s, m, h, d). */
   WEBHOOK_RETRY_SCHEDULE?: string;
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
   WEBHOOK_TIMEOUT_MS: number;
@@ -52,6 +52,9 @@ const schema = serviceSchema<WebhookDispatcherConfig>({
   DELIVERY_LEASE_MS: Joi.number().integer().greater(Joi.ref('WEBHOOK_TIMEOUT_MS')).default(60_000),
   WORKER_ID: Joi.string().max(200).default(`${hostname()}:${process.pid}`),
 });
+
+/** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
+export { schema as webhookDispatcherConfigSchema };
 
 /** The variables this service reads (the launcher hands it these and no others). */
 export const webhookDispatcherVariables = variableNames(schema);

@@ -47,7 +47,7 @@ const USER_AGENT = 'gateway-webhooks/1.0';
 const MAX_IN_FLIGHT = 64;
 /**
  * How many deliveries of one webhook are claimed ahead of its origin's concurrency: enough that a freed slot never
- * waits for the next claim (measured: bench/results/CHANGES.md), few enough to leave most slots to other webhooks.
+ * waits for the next claim (measured: docs/benchmarks.md#the-webhook-dispatcher-claims-ahead), few enough to leave most slots to other webhooks.
  */
 const CLAIM_AHEAD_PER_SLOT = 4;
 

@@ -11,7 +11,7 @@ const production = {
 };
 
 describe('webhook dispatcher configuration', () => {
-  it('defaults to the decisions.md values in sandbox, private targets allowed', () => {
+  it('defaults to the documented values (ADR 0009) in sandbox, private targets allowed', () => {
     const config = loadWebhookDispatcherConfig({ APP_ENV: 'sandbox' });
     expect(config).toMatchObject({
       APP_ENV: 'sandbox',

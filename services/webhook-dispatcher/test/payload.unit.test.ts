@@ -41,7 +41,7 @@ function confirmedEvent(): WebhookEvent {
 }
 
 describe('delivery payload', () => {
-  it('serializes the decisions.md envelope with the payment record as data', () => {
+  it('serializes the documented envelope (docs/api.md#events) with the payment record as data', () => {
     const event = confirmedEvent();
     const parsed: unknown = JSON.parse(serializeDeliveryBody(event).toString('utf8'));
     expect(parsed).toEqual({

@@ -35,7 +35,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
     return row!.n;
   };
 
-  test('the receiver gets the decisions.md body, and both signatures verify with the webhook secret', async () => {
+  test('the receiver gets the documented body (docs/api.md#events), and both signatures verify with the webhook secret', async () => {
     const { businessId, path, webhook } = await harness.businessWithEndpoint('ok', answers.status(200));
     const { payload } = await harness.publishPaymentEvent(paymentConfirmed, businessId, {
       status: 'paid',

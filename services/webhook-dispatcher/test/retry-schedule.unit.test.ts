@@ -25,7 +25,7 @@ describe('parseRetrySchedule', () => {
 });
 
 describe('DEFAULT_RETRY_SCHEDULE', () => {
-  it('starts with the decisions.md steps and then repeats every 6 h', () => {
+  it('starts with the documented steps (ADR 0009) and then repeats every 6 h', () => {
     const steps = [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR];
     expect(DEFAULT_RETRY_SCHEDULE.slice(0, steps.length)).toEqual(steps);
     expect(DEFAULT_RETRY_SCHEDULE.slice(steps.length).every((delay) => delay === 6 * HOUR)).toBe(true);

@@ -6,7 +6,7 @@ import { formatRecord, formatTable } from '../output';
 const segment = encodeURIComponent;
 
 /**
- * The operator commands over the gateway's /admin/v1 API (decisions.md, "Environments and operators"), with the
+ * The operator commands over the gateway's /admin/v1 API (docs/api.md#operator-api-and-cli), with the
  * names and arguments the first operator CLI had (`pnpm admin create-business NAME`...).
  */
 export function adminCommand(act: Act): Command {

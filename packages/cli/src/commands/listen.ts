@@ -10,7 +10,7 @@ import { ensureListenTls, isCertifiableHost, VALID_DAYS } from '../listen-tls';
 import { formatRecord } from '../output';
 import { eventTypes } from './resources';
 
-/** What the dispatcher waits for an answer (decisions.md: 2xx within 10 s): the app gets as long. */
+/** What the dispatcher waits for an answer (docs/adr/0009-webhook-delivery-and-signatures.md: 2xx within 10 s): the app gets as long. */
 const FORWARD_TIMEOUT_MS = 10_000;
 /** Of the app's answer, what is shown. */
 const ANSWER_EXCERPT = 120;

@@ -17,7 +17,7 @@ const SCENARIOS = {
 } as const;
 type Triggerable = keyof typeof SCENARIOS;
 
-/** The sandbox refund reason the PSP simulator and the local chain refuse (decisions.md, "Refunds"). */
+/** The sandbox refund reason the PSP simulator and the local chain refuse (docs/api.md#versions-and-environments). */
 const FAILING_REFUND_REASON = 'simulate:fail';
 
 interface Flags {

@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { authenticateApiKey, type IdentityDeps, type Identity } from '../application/authenticate-api-key';
 
-/** The header that carries the business's API key (interface.md, "Authentication"). */
+/** The header that carries the business's API key (docs/api.md#authentication). */
 export const API_KEY_HEADER = 'x-api-key';
 
 /** Resolves `x-api-key` to the business it belongs to, leaving the refusal to `requireIdentity` (after the limit). */

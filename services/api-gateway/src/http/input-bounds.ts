@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH } from '@gateway/contracts';
 import { AppError } from '@gateway/http-errors';
 import { findBoundsViolation, type JsonBoundsViolation } from '../domain/json-bounds';
 
-/** Bodies over this are PAYLOAD_TOO_LARGE (decisions.md). */
+/** Bodies over this are PAYLOAD_TOO_LARGE (docs/adr/0017-rate-limits-and-input-bounds.md). */
 export const BODY_LIMIT = '64kb';
 /** A field name safe to repeat in a message; anything else is not echoed back. */
 const PRINTABLE_FIELD = /^[\w.-]{1,100}$/;
@@ -45,7 +45,7 @@ const requireJsonContentType: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * What decisions.md ("Input bounds") asks of every JSON body before anything else reads it: declared as JSON, valid
+ * What docs/adr/0017-rate-limits-and-input-bounds.md asks of every JSON body before anything else reads it: declared as JSON, valid
  * UTF-8, at most 64 KiB (after decompression), an object (INVALID_FIELDS otherwise), nested at most MAX_JSON_DEPTH
  * levels (INVALID_JSON) and no NUL character in any key or string (INVALID_FIELDS). A request without a body gets
  * `{}`.

@@ -18,7 +18,7 @@ import {
 import { baseUnitsToNumber } from '../domain/money';
 
 // The payment service answers in centavos with rail details in base units; these shape its answers into the
-// public responses of interface.md (BRL floats, upper-case token names).
+// public responses of docs/api.md (BRL floats, upper-case token names).
 
 export function publicCrypto(crypto: CryptoInstructions): PublicCryptoInstructions {
   return {

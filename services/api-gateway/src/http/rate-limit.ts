@@ -6,7 +6,7 @@ import { counter, type Logger } from '@gateway/observability';
 
 /**
  * rate-limiter-flexible counts in fixed windows (a counter with a TTL), which lets up to twice the limit through
- * across a window boundary. decisions.md asks for a rolling minute, so this replaces the library's counting script
+ * across a window boundary. docs/adr/0017-rate-limits-and-input-bounds.md asks for a rolling minute, so this replaces the library's counting script
  * (its `customIncrTtlLuaScript` option) with a sliding-window log: one sorted-set entry per admitted request, scored
  * by Redis server time. Everything happens in one script, so it is atomic across replicas, and rejected requests
  * are not recorded (a client that backs off regains capacity as its oldest requests age out).
@@ -59,7 +59,7 @@ export function createRateLimiter(redis: Redis, limit: RateLimit): RateLimiterRe
   });
 }
 
-/** What every counted answer carries (decisions.md); a 429 adds `Retry-After`. */
+/** What every counted answer carries (docs/api.md#rate-limits); a 429 adds `Retry-After`. */
 export const RATE_LIMIT_HEADERS = {
   limit: 'RateLimit-Limit',
   remaining: 'RateLimit-Remaining',

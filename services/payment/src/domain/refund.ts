@@ -27,7 +27,7 @@ export type RefundDecision =
   | { ok: false; code: 'INVALID_STATUS' | 'INVALID_AMOUNT' | 'REFUND_NOT_ALLOWED'; message: string };
 
 /**
- * Whether a refund of `requested` centavos (null: the whole refundable rest) may be made now (decisions.md, "Refunds"):
+ * Whether a refund of `requested` centavos (null: the whole refundable rest) may be made now (docs/refunds.md):
  * only of a paid payment, within the rail's window after payment (`windowDays`, null for none), and never past what
  * refunds not failed have left.
  */

@@ -184,7 +184,7 @@ export async function forgetUnreadableFunds(
   );
 }
 
-/** What a list of payments is narrowed to (decisions.md, "Listing"). */
+/** What a list of payments is narrowed to (docs/api.md#lists-and-pagination). */
 export interface PaymentFilters {
   status?: PaymentEntity['status'];
   method?: PaymentEntity['method'];

@@ -41,7 +41,7 @@ export interface QuoteGuards {
 
 export class QuoteUnavailableError extends Error {}
 
-/** Crypto amount for a BRL amount, rounded UP to the token's base unit (decisions.md, Money). */
+/** Crypto amount for a BRL amount, rounded UP to the token's base unit (docs/adr/0002-money-as-integer-centavos.md). */
 export function tokenBaseUnitsForBrl(centavos: number, rate: Rational | string, decimals = 6): bigint {
   if (!Number.isSafeInteger(centavos) || centavos < 0)
     throw new RangeError('centavos must be a non-negative integer');

@@ -38,7 +38,7 @@ export function paymentWebhookEvent(type: WebhookEventName, event: PaymentEventP
   };
 }
 
-/** The webhook event for a `refund.*.v1` domain event: `data` is the refund record (decisions.md, "Refunds"). */
+/** The webhook event for a `refund.*.v1` domain event: `data` is the refund record (docs/api.md#events). */
 export function refundWebhookEvent(type: WebhookEventName, event: RefundEventPayload): WebhookEvent {
   return {
     id: event.event_id,

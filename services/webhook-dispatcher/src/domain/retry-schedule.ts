@@ -28,7 +28,7 @@ export function parseRetrySchedule(text: string): RetrySchedule {
   return text.split(',').map((step) => parseDuration(step.trim()));
 }
 
-/** decisions.md: 5s, 30s, 2m, 10m, 30m, 1h, 3h, 6h, then every 6h while the total stays within 3 days. */
+/** docs/adr/0009-webhook-delivery-and-signatures.md: 5s, 30s, 2m, 10m, 30m, 1h, 3h, 6h, then every 6h while the total stays within 3 days. */
 export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = extendUntil(
   parseRetrySchedule(DEFAULT_STEPS),
   DEFAULT_REPEAT_MS,

@@ -5,7 +5,7 @@ export type WebhookInputCheck =
 
 const allowedEvents: ReadonlySet<string> = new Set(webhookEventNames);
 
-/** decisions.md: the URL must be https://, and every event name one of the four public payment events. */
+/** docs/adr/0009-webhook-delivery-and-signatures.md: the URL must be https://, and every event name one of the four public payment events. */
 export function checkWebhookInput(input: { url: string; events: readonly string[] }): WebhookInputCheck {
   const invalidFields: string[] = [];
   if (!isHttpsUrl(input.url)) invalidFields.push('url');

@@ -22,7 +22,7 @@ export type OpenApiDocument = Record<string, unknown> & {
   components: { schemas: Record<string, JsonSchema> } & Record<string, unknown>;
 };
 
-/** The version of the interface the document describes (interface.md, "Versioning"); changes are additive. */
+/** The version of the interface the document describes (docs/api.md#versions-and-environments); changes are additive. */
 const API_VERSION = '1.0.0';
 
 /** What a key or token, a rate limit and JSON body parsing in front of every route may answer (app.ts). */

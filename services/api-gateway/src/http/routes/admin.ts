@@ -74,7 +74,7 @@ export const allReceivedFundsFilter = Joi.object<{
   status: Joi.string().valid(...receivedFundsStatuses),
 });
 
-/** The operator API (decisions.md, "Environments and operators"); `scripts/admin-cli.ts` wraps it. */
+/** The operator API (docs/api.md#operator-api-and-cli); `scripts/admin-cli.ts` wraps it. */
 export function adminRoutes({ commands, broker, identity, config }: RouteContext): Router {
   const router = Router();
   router.use(requireAdmin(config.ADMIN_TOKEN), jsonBody());

@@ -33,7 +33,7 @@ export const createCheckoutBody = Joi.object<CreateCheckoutParams>({
 export const checkoutsPage = pageQuery(checkoutId);
 export const sessionsPage = pageQuery(sessionId);
 
-/** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to interface.md). */
+/** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to API 1.0.0). */
 export function checkoutRoutes({ commands, config }: RouteContext): Router {
   const router = Router();
   const withUrl = (checkout: Checkout): PublicCheckout => ({
@@ -64,7 +64,7 @@ export function checkoutRoutes({ commands, config }: RouteContext): Router {
     }),
   );
 
-  // The business's checkouts, newest first, a page at a time (decisions.md, "Listing"), without their sessions.
+  // The business's checkouts, newest first, a page at a time (docs/api.md#lists-and-pagination), without their sessions.
   router.get(
     '/checkouts',
     asyncHandler(async (req, res) => {

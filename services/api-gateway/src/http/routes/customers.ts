@@ -43,7 +43,7 @@ export function customerRoutes({ commands }: RouteContext): Router {
       { status: 201 },
     ),
   );
-  // The business's customers, newest first, a page at a time (decisions.md, "Listing").
+  // The business's customers, newest first, a page at a time (docs/api.md#lists-and-pagination).
   router.get(
     '/customers',
     commandRoute(commands, listCustomers, (req, businessId) => {

@@ -81,7 +81,7 @@ export const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired';
   amount: amountField.allow(null),
 });
 
-/** A page of payments and the filters of decisions.md ("Listing"). */
+/** A page of payments and the filters of docs/api.md#lists-and-pagination. */
 export const paymentsPage = (pageQuery(paymentId) as Joi.ObjectSchema).keys({
   status: Joi.string().valid(...paymentStatuses),
   method: Joi.string().valid(...paymentMethods),
@@ -131,7 +131,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     }),
   );
 
-  // The business's payments, newest first, a page at a time (decisions.md, "Listing").
+  // The business's payments, newest first, a page at a time (docs/api.md#lists-and-pagination).
   router.get(
     '/payments',
     asyncHandler(async (req, res) => {
@@ -205,7 +205,7 @@ export function paymentRoutes({ commands, config }: RouteContext): Router {
     }),
   );
 
-  // Cancels an open payment: the PIX cob is removed, the crypto request closed (decisions.md, "Cancel").
+  // Cancels an open payment: the PIX cob is removed, the crypto request closed (docs/refunds.md).
   router.post(
     '/payments/:payment_id/cancel',
     asyncHandler(async (req, res) => {

@@ -29,7 +29,7 @@ function ownRefund(refund: RefundRecord, businessId: string): RefundRecord {
   return refund;
 }
 
-/** /v1/payments/{id}/refunds and /v1/refunds/{id} (decisions.md, "Refunds"). */
+/** /v1/payments/{id}/refunds and /v1/refunds/{id} (docs/refunds.md). */
 export function refundRoutes({ commands }: RouteContext): Router {
   const router = Router();
   const paymentOf = ownResourcePayload('payment_id', 'pay');

@@ -60,7 +60,7 @@ export function webhookRoutes({ commands, config }: RouteContext): Router {
     ),
   );
 
-  // The business's webhooks, newest first, a page at a time, and one of them: never a secret (decisions.md).
+  // The business's webhooks, newest first, a page at a time, and one of them: never a secret (docs/adr/0011-secrets-hashed-sealed-never-logged.md).
   router.get(
     '/webhook',
     commandRoute(commands, listWebhooks, (req, businessId) => {
@@ -71,7 +71,7 @@ export function webhookRoutes({ commands, config }: RouteContext): Router {
 
   router.delete('/webhook/:webhook_id', commandRoute(commands, deleteWebhook, webhookOf));
 
-  // A new secret, shown once; the replaced one keeps signing for WEBHOOK_SECRET_OVERLAP_HOURS (decisions.md).
+  // A new secret, shown once; the replaced one keeps signing for WEBHOOK_SECRET_OVERLAP_HOURS (docs/adr/0009-webhook-delivery-and-signatures.md).
   router.post('/webhook/:webhook_id/rotate-secret', commandRoute(commands, rotateWebhookSecret, webhookOf));
 
   router.get(

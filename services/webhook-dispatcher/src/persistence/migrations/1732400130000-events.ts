@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { schemaOf } from '@gateway/persistence';
 
 /**
- * Every public event of a business, subscribed to or not, kept for the events API (decisions.md, "Events") with the
+ * Every public event of a business, subscribed to or not, kept for the events API (docs/api.md#events) with the
  * exact body its webhooks receive. The id is the event's own, so an event stored twice (a redelivery, an outbox
  * replay) is one row. `created_at` is when it was stored (the body keeps when it happened): listed the last stored
  * first, optionally by type, so one stored late is never behind a page a client has read; purged by it.

@@ -1,0 +1,513 @@
+/**
+ * Writes docs/configuration.md, the configuration reference, from the config schemas every process validates its
+ * environment with (`src/config.ts`, joi): names, defaults, production rules and accepted values come from the
+ * schemas, the meaning of each variable from the table below. `pnpm config-reference` rewrites the file;
+ * `infra/deploy/test/docs.unit.test.ts` fails when it is out of date or a variable has no meaning here.
+ */
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { Joi, metricsEnv, serviceEnv, variableNames } from '../packages/config/src';
+import { applyDefinitionsConfigSchema, waitForDefinitionsConfigSchema } from '../infra/deploy/src/config';
+import { pspSimulatorSchema } from '../infra/psp-simulator/src/config';
+import { solanaLocalnetSchema } from '../infra/solana-localnet/src/config';
+import { apiGatewaySchema } from '../services/api-gateway/src/config';
+import { checkoutConfigSchema } from '../services/checkout/src/config';
+import { customerConfigSchema } from '../services/customer/src/config';
+import { paymentConfigSchema } from '../services/payment/src/config';
+import { pixAdapterConfigSchema } from '../services/pix-adapter/src/config';
+import { solanaWatcherConfigSchema } from '../services/solana-watcher/src/config';
+import { webhookDispatcherConfigSchema } from '../services/webhook-dispatcher/src/config';
+
+const repoRoot = join(__dirname, '..');
+export const CONFIGURATION_REFERENCE = join(repoRoot, 'docs/configuration.md');
+
+/** A process whose schema the reference lists. */
+interface Section {
+  title: string;
+  source: string;
+  schema: Joi.ObjectSchema;
+  /** The variables the section leaves to "Every service". */
+  omitShared: boolean;
+  intro?: string;
+}
+
+const sharedSchema = Joi.object({ ...serviceEnv, ...metricsEnv });
+const sharedVariables = new Set(variableNames(sharedSchema));
+
+const sections: Section[] = [
+  {
+    title: 'Every service',
+    source:
+      '`packages/config/src/index.ts` (`serviceEnv`, `metricsEnv`) and `packages/config/src/telemetry.ts`',
+    schema: sharedSchema,
+    omitShared: false,
+    intro:
+      'Each service builds its schema with `serviceSchema(own)`, which starts with this block. `METRICS_PORT` and ' +
+      '`METRICS_HOST` are read by every service but the gateway, which serves `/metrics` on its API port.',
+  },
+  {
+    title: 'api-gateway',
+    source: '`services/api-gateway/src/config.ts`',
+    schema: apiGatewaySchema,
+    omitShared: true,
+  },
+  {
+    title: 'payment',
+    source: '`services/payment/src/config.ts`',
+    schema: paymentConfigSchema,
+    omitShared: true,
+  },
+  {
+    title: 'pix-adapter',
+    source: '`services/pix-adapter/src/config.ts`',
+    schema: pixAdapterConfigSchema,
+    omitShared: true,
+  },
+  {
+    title: 'solana-watcher',
+    source: '`services/solana-watcher/src/config.ts`',
+    schema: solanaWatcherConfigSchema,
+    omitShared: true,
+  },
+  {
+    title: 'checkout',
+    source: '`services/checkout/src/config.ts`',
+    schema: checkoutConfigSchema,
+    omitShared: true,
+  },
+  {
+    title: 'customer',
+    source: '`services/customer/src/config.ts`',
+    schema: customerConfigSchema,
+    omitShared: true,
+    intro: 'Only the block every service reads.',
+  },
+  {
+    title: 'webhook-dispatcher',
+    source: '`services/webhook-dispatcher/src/config.ts`',
+    schema: webhookDispatcherConfigSchema,
+    omitShared: true,
+  },
+  {
+    title: 'PSP simulator (sandbox)',
+    source: '`infra/psp-simulator/src/config.ts`',
+    schema: pspSimulatorSchema,
+    omitShared: false,
+    intro:
+      "Under `npm start` the simulator is given the PIX adapter's credentials and key, and the stack's database.",
+  },
+  {
+    title: 'Solana local chain (sandbox)',
+    source: '`infra/solana-localnet/src/config.ts`',
+    schema: solanaLocalnetSchema,
+    omitShared: false,
+    intro:
+      "Under `npm start` the chain is given the watcher's wallets. The lags and limits make it behave as a real node " +
+      'behind a public endpoint ([payments.md](payments.md#rails)).',
+  },
+  {
+    title: 'RabbitMQ definitions: the apply step',
+    source: '`infra/deploy/src/config.ts`',
+    schema: applyDefinitionsConfigSchema,
+    omitShared: false,
+    intro:
+      'The compose one-shot service and the Kubernetes Job that apply `infra/rabbitmq/definitions.json`.',
+  },
+  {
+    title: 'RabbitMQ definitions: the wait step',
+    source: '`infra/deploy/src/config.ts`',
+    schema: waitForDefinitionsConfigSchema,
+    omitShared: false,
+    intro: 'The init container of every Deployment, which waits until the definitions are applied.',
+  },
+];
+
+/** What each variable means; `<section title>/<VARIABLE>` overrides the plain name in one section. */
+export const meanings: Record<string, string> = {
+  APP_ENV:
+    '`sandbox` turns on the sandbox routes and defaults; `production` refuses every development value. `npm start`, the tests and `infra/compose/sandbox.env` set `sandbox`',
+  LOG_LEVEL: 'pino level',
+  DATABASE_URL:
+    'the PostgreSQL database (created if missing in sandbox); each service keeps its own schema in it',
+  AMQP_URL: 'the RabbitMQ broker',
+  AMQP_PREFIX: 'a prefix on every exchange and queue name (tests isolate with it)',
+  BROKER_RETRY_MAX_MS:
+    'how long a transiently failing message is retried with backoff before it is parked (unset: one hour)',
+  BROKER_PREFETCH:
+    'unacked messages each consumer takes at once ([measured](benchmarks.md#consumer-prefetch-and-database-pool-sizes))',
+  DATABASE_POOL_SIZE: 'PostgreSQL connections per process at most',
+  SHUTDOWN_TIMEOUT_MS:
+    "how long a stop (SIGTERM to exit) may take before what still runs is abandoned to redelivery and the process exits 1; keep the orchestrator's grace period above it plus 7 s. The gateway refuses to start unless it exceeds `RPC_TIMEOUT_MS`, the webhook dispatcher unless it exceeds `WEBHOOK_TIMEOUT_MS`",
+  OTEL_EXPORTER_OTLP_ENDPOINT:
+    'base URL of an OTLP/HTTP receiver (e.g. `http://otel-collector:4318`; `/v1/traces` is appended). Unset, tracing is off and no tracing code is loaded; log lines still carry trace ids',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:
+    'the full traces URL, taken as it is; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`',
+  OTEL_EXPORTER_OTLP_PROTOCOL: "OTLP/HTTP encoding; gRPC is refused at start (use the collector's port 4318)",
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'the same for traces; wins over `OTEL_EXPORTER_OTLP_PROTOCOL`',
+  OTEL_SERVICE_NAME:
+    "the `service.name` of the spans (unset: the service's name); `npm start` names every process itself and refuses it",
+  OTEL_RESOURCE_ATTRIBUTES:
+    'attributes on every span, e.g. `deployment.environment.name=production`; `service.instance.id` is a fresh UUID per start unless given here',
+  OTEL_EXPORTER_OTLP_HEADERS:
+    "headers sent with every export, e.g. a hosted collector's `authorization=Bearer%20...`: a secret; never echoed",
+  OTEL_TRACES_SAMPLER:
+    'which new traces are kept; `parentbased_traceidratio` with `0.1` keeps one payment in ten, whole',
+  OTEL_TRACES_SAMPLER_ARG: "the sampler's ratio",
+  METRICS_PORT: 'where `/metrics` and `/healthz` listen (unset: not served)',
+  METRICS_HOST: 'the interface the metrics listener binds; `0.0.0.0` behind a scraper',
+  // api-gateway
+  PORT: 'the HTTP port of the API, the hosted checkout, `/docs` and the probes',
+  REDIS_URL: 'Redis, for rate limits and the API-key cache',
+  REDIS_PREFIX: 'a prefix on every Redis key',
+  ADMIN_TOKEN: "the operator API's bearer token (at least 32 characters)",
+  RPC_TIMEOUT_MS: 'how long a request waits for its service before `503 SERVICE_UNAVAILABLE`',
+  RATE_LIMIT_PER_MINUTE: 'requests per API key per rolling minute',
+  CHECKOUT_RATE_LIMIT_PER_MINUTE: 'hosted checkout requests per buyer IP per minute',
+  ADMIN_RATE_LIMIT_PER_MINUTE: 'operator API requests per caller IP per minute',
+  IDEMPOTENCY_RESPONSE_KEY: 'AES-256-GCM key (base64 of 32 bytes) sealing stored idempotent answers',
+  IDEMPOTENCY_PURGE_INTERVAL_MS: 'how often expired idempotency records are deleted',
+  PUBLIC_BASE_URL: 'the public URL checkout links use (unset in sandbox: `http://localhost:$PORT`)',
+  TRUST_PROXY: 'proxy hops to trust for the client IP',
+  // payment
+  RAIL_RPC_TIMEOUT_MS: 'how long a create waits for its rail',
+  PIX_EXPIRES_IN_SECONDS: "a PIX charge's lifetime",
+  CREATE_RESERVATION_RETENTION_HOURS:
+    "how long a create command's payment id reservation is kept: longer than the 24 h idempotency window",
+  RECONCILE_AFTER_SECONDS: 'an open payment this old is checked with its rail, and again as often',
+  RECONCILE_INTERVAL_SECONDS: 'the pause between reconciliation passes',
+  REFUND_RESEND_AFTER_SECONDS:
+    'a refund still pending this long after its rail was (last) asked is asked again',
+  DEFAULT_FEE_PIX:
+    'the fee rule a business without one gets at its first PIX payment, `<basis points>bps+<fixed centavos>` (`99bps+0` = 0.99 % + R$ 0,00), then kept as its own; empty: none (`NO_FEE_RULE`)',
+  DEFAULT_FEE_CRYPTO: 'the same for crypto payments',
+  // pix-adapter
+  PSP_BASE_URL: "the PSP's API Pix base URL",
+  PSP_PATH_PREFIX: "the path prefix of the PSP's API Pix",
+  PSP_OAUTH_TOKEN_URL: "the PSP's OAuth token endpoint (unset: base URL + `/oauth/token`)",
+  PSP_CLIENT_ID: 'OAuth client id at the PSP',
+  PSP_CLIENT_SECRET: 'OAuth client secret at the PSP',
+  PSP_OAUTH_SCOPE: 'scopes asked for (empty: none sent)',
+  PSP_MTLS_CERT: 'path of the PEM client certificate for mutual TLS, which most PSPs require',
+  PSP_MTLS_KEY: 'path of the PEM key of that certificate',
+  PSP_MTLS_CA: "path of the PEM CA the PSP's certificate is checked against",
+  PSP_TIMEOUT_MS: 'time limit of one call to the PSP',
+  PSP_MAX_RETRIES: 'retries of a call within a command',
+  PIX_KEY: 'the receiving Pix key',
+  MERCHANT_CITY: "the BR Code's city (accents dropped)",
+  CALLBACK_HOST: 'the interface the PSP callback listener binds',
+  CALLBACK_PORT: 'the port of the PSP callback listener',
+  CALLBACK_PUBLIC_URL:
+    'the public URL registered at the PSP for callbacks (unset in sandbox: the bound address)',
+  CALLBACK_TOKEN: 'the secret token in the callback path',
+  EXPIRY_SWEEP_INTERVAL_MS: 'how often charges past their window are closed',
+  CALLBACK_OVERDUE_SECONDS: 'a charge with no callback this long is read at the PSP',
+  CALLBACK_POLL_INTERVAL_MS: 'how often those reads run',
+  DEVOLUCAO_OVERDUE_SECONDS:
+    'a devolução still open this long after its last change is read again at the PSP',
+  PSP_UNKNOWN_CHARGE_GRACE_SECONDS:
+    'an open charge the PSP has not known for this long fails (`pix.charge.closed`, reason `failed`)',
+  // solana-watcher
+  SOLANA_RPC_URL: 'the Solana JSON-RPC endpoint',
+  SOLANA_RPC_REQUESTS_PER_SECOND: 'the RPC budget the watcher allows itself, all methods together',
+  CONFIRMATION_GRACE_MS: 'how long after its window a request waits for a transfer still confirming',
+  RECEIVING_WALLET: 'the custodial wallet every payment goes to',
+  MINT_USDC: 'the USDC mint accepted',
+  MINT_USDT: 'the USDT mint accepted',
+  MINT_EURC: 'the EURC mint accepted',
+  TOKEN_DECIMALS: "the tokens' decimals",
+  QUOTE_PROVIDER: 'where BRL→token prices come from',
+  FIXED_RATES: 'the fixed rates, tokens per BRL',
+  QUOTE_SPREAD_BPS: 'spread added to a quote',
+  QUOTE_MAX_AGE_MS: 'the oldest price used',
+  QUOTE_MAX_DEVIATION_BPS: 'the largest disagreement allowed between the two live sources',
+  COINGECKO_URL: 'a live price source',
+  BINANCE_URL: 'a live price source',
+  POLL_INTERVAL_MS: 'the shortest interval between chain scans',
+  UNREADABLE_RETRY_MS:
+    'how soon a transaction the watcher could not read is read again (longer after each try, up to 60 tries)',
+  PAYMENT_WINDOW_SECONDS: 'how long a buyer has to pay a crypto payment',
+  REFUND_SIGNER_SECRET_KEY:
+    'base58 64-byte secret key of `RECEIVING_WALLET`, signs crypto refunds, never logged; must match the wallet',
+  SANDBOX_PAYER_SECRET_KEY:
+    "the local chain's funded test wallet, which pays simulated payments; unused in production",
+  // checkout
+  PAYMENT_RPC_TIMEOUT_MS: 'how long a checkout session waits for its payment',
+  // webhook-dispatcher
+  WEBHOOK_SECRET_KEY: 'AES-256-GCM key (base64 of 32 bytes) sealing webhook secrets',
+  WEBHOOK_RETRY_SCHEDULE:
+    'the delays between attempts, e.g. `1s,2s,4s` (units ms, s, m, h, d); unset: 5s, 30s, 2m, 10m, 30m, 1h, 3h, 6h, then every 6 h up to 3 days',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS:
+    'whether webhook URLs may resolve to private, loopback or link-local addresses',
+  WEBHOOK_TIMEOUT_MS: "an attempt's time limit",
+  WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: 'attempts in flight per endpoint origin',
+  DELIVERY_POLL_INTERVAL_MS: 'how often due deliveries are claimed',
+  DELIVERY_LEASE_MS: 'how long a claim lasts (longer than an attempt)',
+  WORKER_ID: "the claims' owner",
+  // PSP simulator
+  PSP_SIMULATOR_HOST: "the simulator's address",
+  PSP_SIMULATOR_PORT: "the simulator's port",
+  PSP_SIMULATOR_DATABASE_URL:
+    'where the simulator keeps its books (schema `psp_simulator`), so a restart forgets no cob, Pix, devolução, webhook or token',
+  PSP_SIMULATOR_PATH_PREFIX: 'the path prefix of its API Pix',
+  PSP_SIMULATOR_CLIENT_ID: 'the OAuth client it accepts',
+  PSP_SIMULATOR_CLIENT_SECRET: "that client's secret",
+  PSP_SIMULATOR_PIX_KEY: 'the Pix key of its one account',
+  PSP_SIMULATOR_MERCHANT_NAME: "the account holder's name in the payload it serves",
+  PSP_SIMULATOR_MERCHANT_CITY: "the account holder's city",
+  // Solana local chain
+  SOLANA_LOCALNET_PORT: "the local chain's JSON-RPC port",
+  SOLANA_LOCALNET_HOST: "the local chain's address",
+  SOLANA_LOCALNET_RECEIVING_WALLET: 'the receiving wallet it creates token accounts for',
+  SOLANA_LOCALNET_PAYER_SECRET_KEY: 'the test wallet it funds, which pays simulated payments',
+  SOLANA_LOCALNET_SEED_WALLETS: 'more wallets to fund',
+  SOLANA_LOCALNET_CONFIRMED_LAG_MS: 'how long a transaction takes to reach `confirmed`',
+  SOLANA_LOCALNET_FINALIZED_LAG_MS: 'how long it then takes to reach `finalized`',
+  SOLANA_LOCALNET_TRANSACTION_LAG_MS: 'how long `getTransaction` lags the signature listing (an RPC pool)',
+  SOLANA_LOCALNET_DROP_TRANSACTIONS: 'drop sent transactions (resend drills)',
+  SOLANA_LOCALNET_RATE_LIMIT:
+    'per-method requests allowed per window, e.g. `getTransaction=40,*=100` (unset: none)',
+  SOLANA_LOCALNET_RATE_WINDOW_MS: "the rate limit's window",
+  SOLANA_LOCALNET_RETRY_AFTER: 'whether a 429 carries `Retry-After`',
+  // RabbitMQ definitions
+  RABBITMQ_MANAGEMENT_URL: 'the RabbitMQ management API the definitions are applied through',
+  RABBITMQ_MANAGEMENT_USERNAME: 'a RabbitMQ user tagged `administrator` (it creates the vhost and policies)',
+  RABBITMQ_MANAGEMENT_PASSWORD: "that user's password",
+  RABBITMQ_DEFINITIONS_FILE:
+    'the definitions applied, and waited for; leave it unset so the file is the one the services were built with',
+  RABBITMQ_APP_USERS:
+    'more users (comma-separated) let into every vhost of the file, besides the user of `AMQP_URL`',
+  RABBITMQ_WAIT_SECONDS: 'how long to wait for a broker still starting before failing',
+  'RabbitMQ definitions: the wait step/RABBITMQ_WAIT_SECONDS':
+    'how long to wait for the definitions before failing (the kubelet restarts the init container)',
+  'RabbitMQ definitions: the apply step/AMQP_URL':
+    "the services' own `AMQP_URL`: its user is let into its vhost, and a vhost the file does not declare is refused",
+  'RabbitMQ definitions: the wait step/AMQP_URL': "the services' own `AMQP_URL`, to log in with",
+};
+
+interface Described {
+  type: string;
+  flags?: { default?: unknown; presence?: string; only?: boolean };
+  rules?: Array<{ name: string; args?: Record<string, unknown> }>;
+  allow?: unknown[];
+  invalid?: unknown[];
+  matches?: Array<{ schema?: Described }>;
+  whens?: Array<{ ref?: { path: string[] }; is?: Described; then?: Described; otherwise?: Described }>;
+}
+
+/** A default as the reference shows it: values made per process (host and pid) as what they are. */
+function shownValue(value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value === 'function') return 'computed at start';
+  let text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === `${hostname()}:${process.pid}`) return '`<host>:<pid>`';
+  if (text.startsWith(`${repoRoot}/`)) text = text.slice(repoRoot.length + 1);
+  if (text === '') return 'empty';
+  return `\`${text}\``;
+}
+
+function limit(arg: unknown): string {
+  if (typeof arg === 'object' && arg !== null && 'key' in arg)
+    return `\`${String((arg as { key: string }).key)}\``;
+  return String(arg);
+}
+
+/** The accepted values of a variable, in words. */
+function accepted(d: Described): string {
+  if (d.type === 'alternatives')
+    return (d.matches ?? [])
+      .map((m) => (m.schema ? accepted(m.schema) : ''))
+      .filter((text) => text !== '')
+      .join(' or ');
+  const parts: string[] = [];
+  const listed = (d.allow ?? []).filter((v) => typeof v !== 'object');
+  if (d.flags?.only) parts.push(`one of ${listed.map((v) => `\`${String(v)}\``).join(', ')}`);
+  else if (d.type === 'boolean') parts.push('`true` or `false`');
+  else if (d.type === 'number') parts.push('a number');
+  else if (d.type === 'string') parts.push('text');
+  for (const rule of d.rules ?? []) {
+    const args = rule.args ?? {};
+    switch (rule.name) {
+      case 'integer':
+        parts[0] = 'an integer';
+        break;
+      case 'port':
+        parts[0] = 'a port';
+        break;
+      case 'min':
+        parts.push(
+          d.type === 'string' ? `at least ${limit(args.limit)} characters` : `≥ ${limit(args.limit)}`,
+        );
+        break;
+      case 'max':
+        parts.push(
+          d.type === 'string' ? `at most ${limit(args.limit)} characters` : `≤ ${limit(args.limit)}`,
+        );
+        break;
+      case 'sign':
+        parts.push(args.sign === 'positive' ? '> 0' : '< 0');
+        break;
+      case 'greater':
+        parts.push(`> ${limit(args.limit)}`);
+        break;
+      case 'less':
+        parts.push(`< ${limit(args.limit)}`);
+        break;
+      case 'uri': {
+        const scheme = (args.options as { scheme?: string[] } | undefined)?.scheme;
+        parts[0] = scheme ? `a URL (${scheme.join(', ')})` : 'a URL';
+        break;
+      }
+      case 'hostname':
+        parts[0] = 'a host name or IP address';
+        break;
+      case 'pattern': {
+        const name = (args.options as { name?: string } | undefined)?.name;
+        parts.push(name ? `a ${name}` : 'of a fixed format');
+        break;
+      }
+      case 'custom':
+        parts.push('checked at start');
+        break;
+      default:
+        parts.push(rule.name);
+    }
+  }
+  if (!d.flags?.only && listed.includes('')) parts.push('empty allowed');
+  return parts.join(', ');
+}
+
+interface Row {
+  name: string;
+  defaults: string;
+  production: string;
+  accepted: string;
+}
+
+function row(name: string, d: Described): Row {
+  let sandbox: unknown = d.flags?.default;
+  let production: unknown = d.flags?.default;
+  let required = false;
+  let refusesSandboxValue = false;
+  let productionOnly = false;
+  for (const when of d.whens ?? []) {
+    const onProduction =
+      when.ref?.path.join('.') === 'APP_ENV' && (when.is?.allow ?? []).includes('production');
+    if (!onProduction) continue;
+    if (when.then?.flags?.presence === 'required') required = true;
+    if ((when.then?.invalid ?? []).length > 0) refusesSandboxValue = true;
+    if (when.then?.flags && 'default' in when.then.flags) production = when.then.flags.default;
+    if (when.otherwise?.flags && 'default' in when.otherwise.flags) sandbox = when.otherwise.flags.default;
+    productionOnly = true;
+  }
+  const alwaysRequired = d.flags?.presence === 'required';
+  let defaults: string;
+  if (alwaysRequired) defaults = 'none';
+  else if (productionOnly) {
+    const inSandbox =
+      refusesSandboxValue || (/SECRET_KEY$/.test(name) && sandbox !== undefined)
+        ? 'a public sandbox value'
+        : shownValue(sandbox) || 'unset';
+    const inProduction = required ? 'none' : shownValue(production) || 'unset';
+    defaults =
+      inSandbox === inProduction ? inSandbox : `${inSandbox} in sandbox; ${inProduction} in production`;
+  } else if (/SECRET_KEY$/.test(name) && sandbox !== undefined) defaults = 'a public sandbox value';
+  else defaults = shownValue(sandbox) || 'unset';
+  let rule = alwaysRequired ? '**always**' : required ? '**in production**' : 'no';
+  if (refusesSandboxValue) rule += ', the sandbox value refused there';
+  return { name, defaults, production: rule, accepted: accepted(d) };
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The variables of a section without a meaning in `meanings` (the test requires none). */
+export function variablesWithoutMeaning(): string[] {
+  return sections.flatMap((section) =>
+    variablesOf(section)
+      .filter((name) => meaningOf(section, name) === undefined)
+      .map((name) => `${section.title}/${name}`),
+  );
+}
+
+function variablesOf(section: Section): string[] {
+  return variableNames(section.schema).filter((name) => !(section.omitShared && sharedVariables.has(name)));
+}
+
+function meaningOf(section: Section, name: string): string | undefined {
+  return meanings[`${section.title}/${name}`] ?? meanings[name];
+}
+
+const PREAMBLE = `# Configuration reference
+
+<!-- Generated by \`pnpm config-reference\` (scripts/config-reference.ts) from the processes' config schemas: do not
+edit by hand. infra/deploy/test/docs.unit.test.ts fails when this file is out of date. -->
+
+Each process validates its own variables once, at start, with its joi schema (\`src/config.ts\`), and exits with status
+78 naming every bad or missing variable at once, without echoing a value. **\`APP_ENV\` defaults to \`production\`**
+(safe by default); \`npm start\`, the tests and compose's sandbox env file (\`infra/compose/sandbox.env\`) set
+\`sandbox\`, where the defaults below work on this machine's local services. In production nothing falls back to a
+local default: what is marked **required** must be set, and the sandbox's public values (development secrets, the
+simulator's Pix key, the sandbox wallet) are refused even when set explicitly. Sandbox routes are off and webhook
+targets must be public addresses.
+
+One run checks them all: \`APP_ENV=production npm start\`, or on its own \`APP_ENV=production pnpm gateway config
+check\`, checks the launcher's settings and every process's config in the environment the launcher would give each
+one, and lists every bad or missing variable per process (exit status 78; 0 and \`configuration valid\` when every
+process would start). The check is the launcher's (\`scripts/stack.ts --check-config\`).
+
+In the tables, *Default* is what an unset variable means (sandbox and production differ where it says so),
+*Required* whether it must be set (always, or in production only), and *Accepted* what the schema takes.
+`;
+
+const LAUNCHER = `## \`npm start\`, Docker Compose, the CLI and Node
+
+These are read by the launcher (\`scripts/stack.ts\`), by \`docker-compose.yml\` or by the \`gateway\` CLI rather than by a
+service's schema.
+
+| Variable | Default | Meaning | Read by |
+|---|---|---|---|
+| \`PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\` | \`3000\`, \`4010\`, \`8899\` | the gateway's and the sandbox stand-ins' ports, checked by the rules of the processes that read them before anything starts | \`npm start\` |
+| \`PAYMENT_METRICS_PORT\`, \`PIX_ADAPTER_METRICS_PORT\`, \`SOLANA_WATCHER_METRICS_PORT\`, \`CHECKOUT_METRICS_PORT\`, \`CUSTOMER_METRICS_PORT\`, \`WEBHOOK_DISPATCHER_METRICS_PORT\` | \`9101\`–\`9106\` | each service's metrics port (a plain \`METRICS_PORT\` is refused there: six services cannot share one) | \`npm start\` |
+| \`DEMO_BUSINESS\`, \`DEMO_BUSINESS_FILE\` | \`true\`, \`.run/demo-business.json\` | make the sandbox demo business on first start; where its ids, API key and this start's gateway URL are kept (ignored by git; the walkthrough reads it) | \`npm start\` |
+| \`LOG_FORMAT\` | \`pretty\` in sandbox when the output is a terminal; \`json\` otherwise | how \`npm start\` shows the processes' lines: \`pretty\` (pino-pretty) or \`json\` (as written); see [ADR 0015](adr/0015-pino-pretty-for-local-logs.md) | \`npm start\` |
+| \`STACK_REPLICAS\` | none | extra processes of back-end services, e.g. \`payment=2,pix-adapter=2,webhook-dispatcher=2\` | \`npm start\` |
+| \`OTEL_BSP_*\`, \`OTEL_EXPORTER_OTLP_TIMEOUT\`, \`OTEL_EXPORTER_OTLP_COMPRESSION\` | the OpenTelemetry SDK's | read by the SDK itself (batching, timeout, gzip); \`npm start\` passes them to every process | all services |
+| \`POSTGRES_PASSWORD\` | none: compose refuses to run without it (\`infra/compose/sandbox.env\`: \`postgres\`) | password of the bundled PostgreSQL, also put into every service's \`DATABASE_URL\`; URL-safe | docker-compose.yml |
+| \`RABBITMQ_USER\`, \`RABBITMQ_PASSWORD\` | none: compose refuses to run without them (\`infra/compose/sandbox.env\`: \`guest\`) | the bundled RabbitMQ's administrator user, put into every service's \`AMQP_URL\` and the definitions step's login; URL-safe | docker-compose.yml |
+| \`GATEWAY_URL\`, \`GATEWAY_API_KEY\`, \`ADMIN_TOKEN\`, \`GATEWAY_CLI_TLS_DIR\` | the URL in \`.run/demo-business.json\` when on this machine, else \`http://localhost:3000\`; none; the sandbox token for a local gateway; \`~/.config/gateway-cli/listen-tls\` | the CLI's gateway, merchant key, operator token and \`listen\`'s local certificates ([sdk-and-cli.md](sdk-and-cli.md)) | \`gateway\` CLI |
+| \`NODE_EXTRA_CA_CERTS\` | unset (\`npm start\` in the sandbox adds \`gateway listen\`'s CA for the dispatcher) | Node's extra trusted CAs: a webhook endpoint's private CA | all (Node) |
+`;
+
+/** The whole reference, as docs/configuration.md holds it. */
+export function configurationReference(): string {
+  const parts = [PREAMBLE];
+  for (const section of sections) {
+    const described = (section.schema.describe() as { keys: Record<string, Described> }).keys;
+    const lines = [
+      `## ${section.title}`,
+      '',
+      `Schema: ${section.source}.${section.intro ? ` ${section.intro}` : ''}`,
+      '',
+    ];
+    const names = variablesOf(section);
+    if (names.length > 0) {
+      lines.push('| Variable | Default | Required | Accepted | Meaning |', '|---|---|---|---|---|');
+      for (const name of names) {
+        const r = row(name, described[name]!);
+        const meaning = meaningOf(section, name) ?? '';
+        lines.push(
+          `| \`${r.name}\` | ${cell(r.defaults)} | ${cell(r.production)} | ${cell(r.accepted)} | ${cell(meaning)} |`,
+        );
+      }
+      lines.push('');
+    }
+    parts.push(lines.join('\n'));
+  }
+  parts.push(LAUNCHER);
+  return parts.join('\n');
+}
+
+if (require.main === module) {
+  writeFileSync(CONFIGURATION_REFERENCE, configurationReference());
+  console.log(`wrote ${CONFIGURATION_REFERENCE}`);
+}
