@@ -4,48 +4,27 @@ import {
   MAX_CHECKOUT_SLUG_LENGTH,
   MIN_CHECKOUT_SLUG_LENGTH,
   cancelPayment,
-  createCheckout,
-  createCustomer,
   createPayment,
   createProduct,
-  createRefund,
-  createWebhook,
-  deleteWebhook,
-  getCheckout,
   getCheckoutPage,
   getCheckoutSessionStatus,
   getCustomer,
-  getEvent,
   getPayment,
-  getRefund,
-  getWebhook,
-  listCheckoutSessions,
-  listCheckouts,
-  listCustomers,
-  listEvents,
   listPayments,
   listAllReceivedFunds,
   listReceivedFunds,
-  listRefunds,
   returnReceivedFunds,
-  listWebhookDeliveries,
-  listWebhooks,
   pageSchema,
   paymentMethods,
-  retryWebhookDelivery,
-  rotateWebhookSecret,
-  sendTestWebhook,
   setFeeRule,
   simulatePayment,
   startCheckoutSession,
   updatePayment,
-  type CommandDefinition,
-  type ErrorCode,
 } from '@gateway/contracts';
 import { apiReferenceAssetNames } from '../api-reference';
 import { checkoutAssets } from '../checkout-page';
 import { KEY_PREFIX } from '../../domain/api-key';
-import type { PathIdPrefix } from '../validation';
+import { exampleId, json, only, type OperationSpec } from '../operation';
 import {
   allReceivedFundsFilter,
   allReceivedFundsPage,
@@ -54,9 +33,9 @@ import {
   productBody,
   redriveBody,
 } from '../routes/admin';
-import { checkoutsPage, createCheckoutBody, sessionsPage } from '../routes/checkouts';
-import { createCustomerBody, customersPage } from '../routes/customers';
-import { eventsFilter, eventsPage } from '../routes/events';
+import { checkoutOperations } from '../routes/checkouts';
+import { customerOperations } from '../routes/customers';
+import { eventOperations } from '../routes/events';
 import { startSessionBody } from '../routes/hosted-checkout';
 import {
   createPaymentBody,
@@ -65,76 +44,12 @@ import {
   simulateBody,
   updatePaymentBody,
 } from '../routes/payments';
-import { createRefundBody, refundsPage } from '../routes/refunds';
-import { createWebhookBody, deliveriesQuery, webhooksPage } from '../routes/webhooks';
+import { refundOperations } from '../routes/refunds';
+import { webhookOperations } from '../routes/webhooks';
 import * as answers from './response-schemas';
 
-/**
- * Who may call a route and what stands in front of it (app.ts):
- * - `api`: /v1, API key, rate limit per key, JSON body parsing, `Idempotency-Key` on POST;
- * - `sandbox`: the same, mounted only outside production;
- * - `admin`: /admin/v1, operator token, rate limit per IP, JSON body parsing;
- * - `checkout`: the hosted checkout's JSON endpoints, public, rate limit per buyer IP;
- * - `checkout-page`: the hosted page itself (HTML), limited like `checkout`;
- * - `public`: no key and no limit (probes, this reference, the hosted page's static files).
- */
-export type Area = 'api' | 'sandbox' | 'admin' | 'checkout' | 'checkout-page' | 'public';
-
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-/** A documented answer that is not the contract's error body (a success, an HTML page, a readiness report). */
-export interface Answer {
-  status: number;
-  description: string;
-  /** The JSON body (application/json); absent for other media types. */
-  schema?: Joi.Schema;
-  /** Non-JSON media types the answer may have. */
-  mediaTypes?: string[];
-}
-
-export interface OperationSpec {
-  method: HttpMethod;
-  /** The full path, OpenAPI style (`/v1/payments/{payment_id}`). */
-  path: string;
-  operationId: string;
-  tag: string;
-  area: Area;
-  summary: string;
-  description?: string;
-  /** The route's own body schema, the component name it is published under, and what "Try it out" prefills. */
-  body?: { name: string; schema: Joi.ObjectSchema; examples: RequestExamples };
-  /** The route's own query schemas (a page, a filter). */
-  query?: Joi.ObjectSchema[];
-  /** Path parameters: an id prefix (a malformed id is NOT_FOUND) or the value's schema. */
-  params?: Record<string, PathIdPrefix | Joi.Schema>;
-  /** The commands the route sends: their refusals are its errors too. */
-  commands?: Array<Pick<CommandDefinition<unknown, unknown>, 'name' | 'refusals'>>;
-  /** Codes the route raises itself, beyond its area's, its body's, its path ids' and its commands'. */
-  errors?: ErrorCode[];
-  answers: Answer[];
-}
-
-/**
- * A body's named examples: /docs (Swagger UI) prefills "Try it out" with the first and offers the others in a list,
- * so each is a request the sandbox accepts as it is, apart from the ids of the caller's own resources
- * (api-reference.e2e.test.ts sends every one). An id a body requires is `exampleId(prefix)`: of the right shape and
- * plainly a stand-in, so a request sent without replacing it is NOT_FOUND, never a validation error. Optional ids
- * are left out, and path ids get no example: the field stays empty until the caller pastes a real one.
- */
-export type RequestExamples = Record<string, { summary: string; value: Record<string, unknown> }>;
-
-/** The stand-in for an id a request body requires (`prod_REPLACE_WITH_YOUR_OWN_ID`). */
-export const exampleId = (prefix: string): string => `${prefix}_REPLACE_WITH_YOUR_OWN_ID`;
-
-const only = (summary: string, value: Record<string, unknown>): RequestExamples => ({
-  example: { summary, value },
-});
-
-const json = (status: number, description: string, schema: Joi.Schema): Answer => ({
-  status,
-  description,
-  schema,
-});
+export { exampleId };
+export type { Answer, Area, HttpMethod, OperationSpec, RequestExamples } from '../operation';
 
 const slug = Joi.string()
   .min(MIN_CHECKOUT_SLUG_LENGTH)
@@ -255,51 +170,7 @@ export const operations: OperationSpec[] = [
     commands: [returnReceivedFunds],
     answers: [json(200, 'The received funds, returned by hand.', answers.receivedFunds)],
   },
-  {
-    method: 'post',
-    path: '/v1/payments/{payment_id}/refunds',
-    operationId: 'createRefund',
-    tag: 'Refunds',
-    area: 'api',
-    summary: 'Refund (part of) a paid payment',
-    description:
-      'Without `amount`, everything still refundable. PIX payments only within 90 days of payment. The fee is ' +
-      'not returned.',
-    body: {
-      name: 'CreateRefundRequest',
-      schema: createRefundBody,
-      examples: {
-        partial: { summary: 'R$ 10,00 back', value: { amount: 1000, reason: 'Produto devolvido' } },
-        full: { summary: 'Everything still refundable', value: {} },
-      },
-    },
-    params: { payment_id: 'pay' },
-    commands: [createRefund],
-    answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
-  },
-  {
-    method: 'get',
-    path: '/v1/payments/{payment_id}/refunds',
-    operationId: 'listRefunds',
-    tag: 'Refunds',
-    area: 'api',
-    summary: "List a payment's refunds, newest first",
-    params: { payment_id: 'pay' },
-    query: [refundsPage],
-    commands: [listRefunds],
-    answers: [json(200, 'A page of refunds.', pageSchema(answers.refund))],
-  },
-  {
-    method: 'get',
-    path: '/v1/refunds/{refund_id}',
-    operationId: 'getRefund',
-    tag: 'Refunds',
-    area: 'api',
-    summary: 'Read a refund',
-    params: { refund_id: 'ref' },
-    commands: [getRefund],
-    answers: [json(200, 'The refund.', answers.refund)],
-  },
+  ...refundOperations,
   {
     method: 'post',
     path: '/v1/sandbox/payments/{payment_id}/simulate',
@@ -326,226 +197,10 @@ export const operations: OperationSpec[] = [
       json(202, 'Accepted: the outcome follows as it would in production.', answers.simulationAccepted),
     ],
   },
-  {
-    method: 'post',
-    path: '/v1/checkouts',
-    operationId: 'createCheckout',
-    tag: 'Checkouts',
-    area: 'api',
-    summary: 'Create a checkout for a product, shared by URL',
-    body: {
-      name: 'CreateCheckoutRequest',
-      schema: createCheckoutBody,
-      examples: only('A product of yours (replace product_id)', {
-        product_id: exampleId('prod'),
-        title: 'Camiseta azul',
-        return_url: 'https://loja.example/obrigado',
-        cancel_url: 'https://loja.example/carrinho',
-      }),
-    },
-    commands: [createCheckout],
-    answers: [json(201, 'The checkout; `url` is its hosted page.', answers.checkout)],
-  },
-  {
-    method: 'get',
-    path: '/v1/checkouts',
-    operationId: 'listCheckouts',
-    tag: 'Checkouts',
-    area: 'api',
-    summary: "List the business's checkouts, newest first (without sessions)",
-    query: [checkoutsPage],
-    commands: [listCheckouts],
-    answers: [json(200, 'A page of checkouts.', pageSchema(answers.checkout))],
-  },
-  {
-    method: 'get',
-    path: '/v1/checkouts/{checkout_id}',
-    operationId: 'getCheckout',
-    tag: 'Checkouts',
-    area: 'api',
-    summary: 'Read a checkout with its newest sessions',
-    params: { checkout_id: 'chk' },
-    commands: [getCheckout],
-    answers: [json(200, 'The checkout and its newest 100 sessions.', answers.checkoutWithSessions)],
-  },
-  {
-    method: 'get',
-    path: '/v1/checkouts/{checkout_id}/sessions',
-    operationId: 'listCheckoutSessions',
-    tag: 'Checkouts',
-    area: 'api',
-    summary: "List a checkout's sessions, newest first",
-    params: { checkout_id: 'chk' },
-    query: [sessionsPage],
-    commands: [listCheckoutSessions],
-    answers: [json(200, 'A page of sessions.', listCheckoutSessions.resultSchema)],
-  },
-  {
-    method: 'post',
-    path: '/v1/customers',
-    operationId: 'createCustomer',
-    tag: 'Customers',
-    area: 'api',
-    summary: 'Register a customer',
-    description:
-      'Every field is optional; `email` is validated, `phone_number` normalised to E.164, `document_number` ' +
-      "must be a CPF or CNPJ with valid check digits; `ip` is the caller's.",
-    body: {
-      name: 'CreateCustomerRequest',
-      schema: createCustomerBody,
-      examples: only('Every field', {
-        email: 'maria@example.com',
-        phone_number: '+55 11 91234-5678',
-        document_number: '529.982.247-25',
-        metadata: '{"vip":true}',
-      }),
-    },
-    commands: [createCustomer],
-    answers: [json(201, 'The customer.', answers.customer)],
-  },
-  {
-    method: 'get',
-    path: '/v1/customers',
-    operationId: 'listCustomers',
-    tag: 'Customers',
-    area: 'api',
-    summary: "List the business's customers, newest first",
-    query: [customersPage],
-    commands: [listCustomers],
-    answers: [json(200, 'A page of customers.', pageSchema(answers.customer))],
-  },
-  {
-    method: 'get',
-    path: '/v1/customers/{customer_id}',
-    operationId: 'getCustomer',
-    tag: 'Customers',
-    area: 'api',
-    summary: 'Read a customer',
-    params: { customer_id: 'cust' },
-    commands: [getCustomer],
-    answers: [json(200, 'The customer.', answers.customer)],
-  },
-  {
-    method: 'post',
-    path: '/v1/webhook',
-    operationId: 'createWebhook',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: 'Register an HTTPS endpoint for events',
-    description: 'The answer carries the signing `secret`, shown this once.',
-    body: {
-      name: 'CreateWebhookRequest',
-      schema: createWebhookBody,
-      examples: only('Payment outcomes', {
-        url: 'https://loja.example/webhooks/gateway',
-        events: ['payment.confirmed', 'payment.failed', 'payment.expired'],
-      }),
-    },
-    commands: [createWebhook],
-    answers: [json(201, 'The webhook and its secret.', answers.webhookCreated)],
-  },
-  {
-    method: 'get',
-    path: '/v1/webhook',
-    operationId: 'listWebhooks',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: "List the business's webhooks, newest first (never their secrets)",
-    query: [webhooksPage],
-    commands: [listWebhooks],
-    answers: [json(200, 'A page of webhooks.', pageSchema(answers.webhook))],
-  },
-  {
-    method: 'get',
-    path: '/v1/webhook/{webhook_id}',
-    operationId: 'getWebhook',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: 'Read a webhook (never its secret)',
-    params: { webhook_id: 'wh' },
-    commands: [getWebhook],
-    answers: [json(200, 'The webhook.', answers.webhook)],
-  },
-  {
-    method: 'delete',
-    path: '/v1/webhook/{webhook_id}',
-    operationId: 'deleteWebhook',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: 'Delete a webhook: it stops receiving at once',
-    params: { webhook_id: 'wh' },
-    commands: [deleteWebhook],
-    answers: [json(200, 'Deleted.', answers.webhookDeleted)],
-  },
-  {
-    method: 'post',
-    path: '/v1/webhook/{webhook_id}/rotate-secret',
-    operationId: 'rotateWebhookSecret',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: 'Rotate the signing secret',
-    description:
-      'For 24 hours deliveries are signed with both secrets (`webhook-signature`, space-separated).',
-    params: { webhook_id: 'wh' },
-    commands: [rotateWebhookSecret],
-    answers: [json(200, 'The new secret, shown this once.', answers.webhookSecret)],
-  },
-  {
-    method: 'get',
-    path: '/v1/webhook/{webhook_id}/deliveries',
-    operationId: 'listWebhookDeliveries',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: "List a webhook's deliveries and their attempts, newest first",
-    params: { webhook_id: 'wh' },
-    query: [deliveriesQuery],
-    commands: [listWebhookDeliveries],
-    answers: [json(200, 'A page of deliveries.', answers.deliveriesPage)],
-  },
-  {
-    method: 'post',
-    path: '/v1/webhook/{webhook_id}/deliveries/{delivery_id}/retry',
-    operationId: 'retryWebhookDelivery',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: 'Deliver again now',
-    params: { webhook_id: 'wh', delivery_id: 'dlv' },
-    commands: [retryWebhookDelivery],
-    answers: [json(200, 'The delivery, scheduled now.', answers.deliveryRetried)],
-  },
-  {
-    method: 'post',
-    path: '/v1/webhook/{webhook_id}/test',
-    operationId: 'sendTestWebhook',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: 'Send a signed `webhook.test` event now',
-    params: { webhook_id: 'wh' },
-    commands: [sendTestWebhook],
-    answers: [json(200, 'What the endpoint answered.', answers.webhookTested)],
-  },
-  {
-    method: 'get',
-    path: '/v1/events',
-    operationId: 'listEvents',
-    tag: 'Events',
-    area: 'api',
-    summary: "List the business's events of the last 30 days, newest first",
-    query: [eventsPage, eventsFilter],
-    commands: [listEvents],
-    answers: [json(200, 'A page of events, the same bodies webhooks receive.', pageSchema(answers.event))],
-  },
-  {
-    method: 'get',
-    path: '/v1/events/{event_id}',
-    operationId: 'getEvent',
-    tag: 'Events',
-    area: 'api',
-    summary: 'Read an event',
-    params: { event_id: 'evt' },
-    commands: [getEvent],
-    answers: [json(200, 'The event.', answers.event)],
-  },
+  ...checkoutOperations,
+  ...customerOperations,
+  ...webhookOperations,
+  ...eventOperations,
   {
     method: 'post',
     path: '/admin/v1/businesses',
