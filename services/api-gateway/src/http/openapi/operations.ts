@@ -4,22 +4,14 @@ import {
   MAX_CHECKOUT_SLUG_LENGTH,
   MIN_CHECKOUT_SLUG_LENGTH,
   cancelPayment,
-  createPayment,
   createProduct,
   getCheckoutPage,
   getCheckoutSessionStatus,
-  getCustomer,
   getPayment,
-  listPayments,
   listAllReceivedFunds,
-  listReceivedFunds,
-  returnReceivedFunds,
-  pageSchema,
   paymentMethods,
   setFeeRule,
-  simulatePayment,
   startCheckoutSession,
-  updatePayment,
 } from '@gateway/contracts';
 import { apiReferenceAssetNames } from '../api-reference';
 import { checkoutAssets } from '../checkout-page';
@@ -37,13 +29,7 @@ import { checkoutOperations } from '../routes/checkouts';
 import { customerOperations } from '../routes/customers';
 import { eventOperations } from '../routes/events';
 import { startSessionBody } from '../routes/hosted-checkout';
-import {
-  createPaymentBody,
-  paymentsPage,
-  receivedFundsPage,
-  simulateBody,
-  updatePaymentBody,
-} from '../routes/payments';
+import { paymentOperations, sandboxOperations } from '../routes/payments';
 import { refundOperations } from '../routes/refunds';
 import { webhookOperations } from '../routes/webhooks';
 import * as answers from './response-schemas';
@@ -59,144 +45,9 @@ const slug = Joi.string()
 
 /** Every route the gateway serves, as app.ts mounts them; openapi-document.unit.test.ts holds the two together. */
 export const operations: OperationSpec[] = [
-  {
-    method: 'post',
-    path: '/v1/payments',
-    operationId: 'createPayment',
-    tag: 'Payments',
-    area: 'api',
-    summary: 'Create a payment (PIX or stablecoin)',
-    description:
-      'PIX: status `processing`, a dynamic BR Code and its QR code, `expires_at` at the top. Crypto: status ' +
-      '`pending`, a Solana Pay link and its QR code, 30 minutes to pay (inside `crypto`).',
-    body: {
-      name: 'CreatePaymentRequest',
-      schema: createPaymentBody,
-      examples: {
-        pix: {
-          summary: 'PIX, R$ 25,00',
-          value: { payment_method: 'pix', amount: 2500, currency: 'BRL', metadata: '{"order_id":"1001"}' },
-        },
-        usdc: {
-          summary: 'USDC on Solana, R$ 25,00',
-          value: { payment_method: 'crypto', amount: 2500, crypto: { currency: 'USDC', network: 'solana' } },
-        },
-      },
-    },
-    commands: [createPayment, getCustomer],
-    answers: [json(201, 'The payment, with what the payer needs.', answers.paymentCreated)],
-  },
-  {
-    method: 'get',
-    path: '/v1/payments',
-    operationId: 'listPayments',
-    tag: 'Payments',
-    area: 'api',
-    summary: "List the business's payments, newest first",
-    query: [paymentsPage],
-    commands: [listPayments],
-    answers: [json(200, 'A page of payments.', pageSchema(answers.paymentRecord))],
-  },
-  {
-    method: 'get',
-    path: '/v1/payments/{payment_id}',
-    operationId: 'getPayment',
-    tag: 'Payments',
-    area: 'api',
-    summary: 'Read a payment',
-    description:
-      'The payment with its fee, net amount and window end; while `pending` or `processing` also the `pix` or ' +
-      '`crypto` object its creation answered (to show the QR code again); once `paid`, who paid (`payer`).',
-    params: { payment_id: 'pay' },
-    commands: [getPayment],
-    answers: [json(200, 'The payment.', answers.paymentDetails)],
-  },
-  {
-    method: 'patch',
-    path: '/v1/payments/{payment_id}',
-    operationId: 'updatePayment',
-    tag: 'Payments',
-    area: 'api',
-    summary: 'Change the amount or metadata of an open payment',
-    description:
-      'Only while `pending` or `processing`. A new amount gives a PIX payment a new QR code, and a crypto payment a ' +
-      'new reference, link, QR code and 30-minute window.',
-    body: {
-      name: 'UpdatePaymentRequest',
-      schema: updatePaymentBody,
-      examples: only('A new amount, R$ 30,00', { amount: 3000 }),
-    },
-    params: { payment_id: 'pay' },
-    commands: [updatePayment],
-    answers: [json(200, 'The payment with its new amounts.', answers.paymentUpdated)],
-  },
-  {
-    method: 'post',
-    path: '/v1/payments/{payment_id}/cancel',
-    operationId: 'cancelPayment',
-    tag: 'Payments',
-    area: 'api',
-    summary: 'Cancel an open payment',
-    description:
-      'Only while `pending` or `processing`; money arriving afterwards is kept as received funds, never lost.',
-    params: { payment_id: 'pay' },
-    commands: [cancelPayment],
-    answers: [json(200, 'The payment, status `cancelled`.', answers.paymentRecord)],
-  },
-  {
-    method: 'get',
-    path: '/v1/payments/{payment_id}/received-funds',
-    operationId: 'listReceivedFunds',
-    tag: 'Payments',
-    area: 'api',
-    summary: 'List money received outside the happy path (late, excess, partial, unmatched, unreadable)',
-    params: { payment_id: 'pay' },
-    query: [receivedFundsPage],
-    commands: [listReceivedFunds],
-    answers: [json(200, 'A page of received funds.', answers.receivedFundsList)],
-  },
-  {
-    method: 'post',
-    path: '/v1/payments/{payment_id}/received-funds/{funds_id}/return',
-    operationId: 'returnReceivedFunds',
-    tag: 'Payments',
-    area: 'api',
-    summary: 'Record received funds as returned to the payer by hand',
-    description:
-      'No body. Marks money kept for the payment as returned outside the gateway (`status` `returned`, ' +
-      '`returned_by` `manual`), so no refund returns it again. Money already returned, or carried by a refund in ' +
-      "flight (an excess rides with the refund that completes the payment's refunds), is `INVALID_STATUS`.",
-    params: { payment_id: 'pay', funds_id: 'fund' },
-    commands: [returnReceivedFunds],
-    answers: [json(200, 'The received funds, returned by hand.', answers.receivedFunds)],
-  },
+  ...paymentOperations,
   ...refundOperations,
-  {
-    method: 'post',
-    path: '/v1/sandbox/payments/{payment_id}/simulate',
-    operationId: 'simulatePayment',
-    tag: 'Sandbox',
-    area: 'sandbox',
-    summary: 'Pay, fail or expire a sandbox payment for real',
-    description:
-      "`paid` makes the PSP simulator pay the charge (calling the PIX adapter's webhook as a real PSP does) or a " +
-      'funded test wallet send the transfer on the local chain; `amount` pays part of it. Sandbox only.',
-    body: {
-      name: 'SimulatePaymentRequest',
-      schema: simulateBody,
-      examples: {
-        paid: { summary: 'Paid in full', value: { outcome: 'paid' } },
-        partial: { summary: 'R$ 10,00 paid (partial)', value: { outcome: 'paid', amount: 1000 } },
-        failed: { summary: 'Failed', value: { outcome: 'failed' } },
-        expired: { summary: 'Expired', value: { outcome: 'expired' } },
-      },
-    },
-    params: { payment_id: 'pay' },
-    commands: [simulatePayment],
-    answers: [
-      json(202, 'Accepted: the outcome follows as it would in production.', answers.simulationAccepted),
-    ],
-  },
+  ...sandboxOperations,
   ...checkoutOperations,
   ...customerOperations,
   ...webhookOperations,
