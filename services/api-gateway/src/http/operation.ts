@@ -157,8 +157,12 @@ function checkParams(op: OperationSpec, req: Request): Record<string, string> {
  * Mounts a family of entries on a router (paths relative to `prefix`, the path the router is mounted at): each
  * request is checked as its entry states, handled, and answered with the entry's success status.
  */
-export function mountOperations(operations: OperationSpec[], context: RouteContext, prefix: string): Router {
-  const router = Router();
+export function mountOperations(
+  operations: OperationSpec[],
+  context: RouteContext,
+  prefix: string,
+  router: Router = Router(),
+): Router {
   for (const op of operations) {
     const { handle } = op;
     if (!handle) throw new Error(`${op.operationId} has no handler`);

@@ -4,27 +4,15 @@ import {
   MAX_CHECKOUT_SLUG_LENGTH,
   MIN_CHECKOUT_SLUG_LENGTH,
   cancelPayment,
-  createProduct,
   getCheckoutPage,
   getCheckoutSessionStatus,
   getPayment,
-  listAllReceivedFunds,
-  paymentMethods,
-  setFeeRule,
   startCheckoutSession,
 } from '@gateway/contracts';
 import { apiReferenceAssetNames } from '../api-reference';
 import { checkoutAssets } from '../checkout-page';
-import { KEY_PREFIX } from '../../domain/api-key';
-import { exampleId, json, only, type OperationSpec } from '../operation';
-import {
-  allReceivedFundsFilter,
-  allReceivedFundsPage,
-  businessBody,
-  feeRuleBody,
-  productBody,
-  redriveBody,
-} from '../routes/admin';
+import { exampleId, json, type OperationSpec } from '../operation';
+import { adminOperations } from '../routes/admin';
 import { checkoutOperations } from '../routes/checkouts';
 import { customerOperations } from '../routes/customers';
 import { eventOperations } from '../routes/events';
@@ -52,130 +40,7 @@ export const operations: OperationSpec[] = [
   ...customerOperations,
   ...webhookOperations,
   ...eventOperations,
-  {
-    method: 'post',
-    path: '/admin/v1/businesses',
-    operationId: 'createBusiness',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'Create a business and its first API key',
-    body: {
-      name: 'CreateBusinessRequest',
-      schema: businessBody,
-      examples: only('A business', { name: 'Loja Exemplo' }),
-    },
-    answers: [json(201, 'The business; `api_key` is shown this once.', answers.businessCreated)],
-  },
-  {
-    method: 'get',
-    path: '/admin/v1/businesses/{business_id}',
-    operationId: 'getBusiness',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'Read a business and its newest 100 API keys',
-    params: { business_id: 'biz' },
-    answers: [json(200, 'The business.', answers.business)],
-  },
-  {
-    method: 'post',
-    path: '/admin/v1/businesses/{business_id}/api-keys',
-    operationId: 'issueApiKey',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'Issue another API key (rotation: older keys stay valid until revoked)',
-    params: { business_id: 'biz' },
-    answers: [json(201, 'The key, shown this once.', answers.apiKeyIssued)],
-  },
-  {
-    method: 'delete',
-    path: '/admin/v1/api-keys/{key_prefix}',
-    operationId: 'revokeApiKey',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'Revoke an API key: it stops working within 5 seconds',
-    params: { key_prefix: Joi.string().pattern(KEY_PREFIX) },
-    errors: ['NOT_FOUND'],
-    answers: [json(200, 'Revoked.', answers.apiKeyRevoked)],
-  },
-  {
-    method: 'put',
-    path: '/admin/v1/businesses/{business_id}/fee-rules/{method}',
-    operationId: 'setFeeRule',
-    tag: 'Operator',
-    area: 'admin',
-    summary: "Set the business's fee for a payment method",
-    description: 'fee = round-half-up(amount × percent_bps / 10000) + fixed_centavos, capped at the amount.',
-    body: {
-      name: 'FeeRuleRequest',
-      schema: feeRuleBody,
-      examples: only('0.99% + R$ 0,10', { percent_bps: 99, fixed_centavos: 10 }),
-    },
-    params: {
-      business_id: 'biz',
-      method: Joi.string()
-        .valid(...paymentMethods)
-        .description('Any other method is UNSUPPORTED_PAYMENT_METHOD.'),
-    },
-    commands: [setFeeRule],
-    errors: ['UNSUPPORTED_PAYMENT_METHOD'],
-    answers: [json(200, 'The rule in force.', answers.feeRule)],
-  },
-  {
-    method: 'post',
-    path: '/admin/v1/businesses/{business_id}/products',
-    operationId: 'createProduct',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'Create a product (what checkouts sell)',
-    body: {
-      name: 'CreateProductRequest',
-      schema: productBody,
-      examples: only('A product', {
-        name: 'Camiseta',
-        price: 7990,
-        description: 'Algodão orgânico',
-      }),
-    },
-    params: { business_id: 'biz' },
-    commands: [createProduct],
-    errors: ['INVALID_AMOUNT'],
-    answers: [json(201, 'The product.', answers.productCreated)],
-  },
-  {
-    method: 'get',
-    path: '/admin/v1/received-funds',
-    operationId: 'listAllReceivedFunds',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'List money received outside the happy path across every business',
-    description:
-      'Newest first, a page at a time, each record with its payment and business. `kind=unreadable&status=held` ' +
-      'lists the transactions paying our references that the watcher has not been able to read yet (it retries ' +
-      'them; the `SolanaTransactionsUnread` alert fires while any stays unread); `kind=unmatched` the transfers ' +
-      'that named several payments.',
-    query: [allReceivedFundsFilter, allReceivedFundsPage],
-    commands: [listAllReceivedFunds],
-    answers: [json(200, 'A page of received funds.', answers.operatorReceivedFundsList)],
-  },
-  {
-    method: 'get',
-    path: '/admin/v1/parked',
-    operationId: 'listParkedMessages',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'Count the messages parked after failing past their retries',
-    answers: [json(200, 'Parked messages per queue.', answers.parkedMessages)],
-  },
-  {
-    method: 'post',
-    path: '/admin/v1/parked/redrive',
-    operationId: 'redriveParkedMessages',
-    tag: 'Operator',
-    area: 'admin',
-    summary: 'Send parked messages back to their queues',
-    body: { name: 'RedriveRequest', schema: redriveBody, examples: only('Every queue', {}) },
-    answers: [json(200, 'What was sent back, per queue.', answers.redrivenMessages)],
-  },
+  ...adminOperations,
   {
     method: 'get',
     path: '/c/assets/{name}',
