@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type Joi from 'joi';
 import type { CommandDefinition, ErrorCode } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
@@ -162,6 +162,7 @@ export function mountOperations(
   context: RouteContext,
   prefix: string,
   router: Router = Router(),
+  options: { parseBody?: RequestHandler | RequestHandler[] } = {},
 ): Router {
   for (const op of operations) {
     const { handle } = op;
@@ -170,6 +171,8 @@ export function mountOperations(
     const path = op.path.slice(prefix.length).replace(/\{(\w+)\}/g, ':$1');
     router[op.method](
       path,
+      // Only a route with a body parses one (the others ignore what is sent).
+      ...(op.body && options.parseBody ? [options.parseBody].flat() : []),
       asyncHandler(async (req, res) => {
         const input = {
           params: req.params as Record<string, string>,
