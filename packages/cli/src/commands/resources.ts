@@ -10,7 +10,17 @@ import {
   tokens,
   webhookEventNames,
 } from '@gateway/contracts';
-import type { EventType, Page, PagedList, PaymentMethod, PaymentStatus, Token } from '@gateway/sdk';
+import {
+  routes,
+  type EventType,
+  type Gateway,
+  type Page,
+  type PagedList,
+  type PageParams,
+  type PaymentMethod,
+  type PaymentStatus,
+  type Token,
+} from '@gateway/sdk';
 import { wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
 import { untilStatus } from '../wait';
@@ -80,6 +90,64 @@ async function printList<T extends object>(
 
 const show = (context: Context) => (record: object) => context.output.result(record, formatRecord);
 
+/** A route of the SDK's table, which is generated from the gateway's operation table. */
+type Operation = keyof typeof routes;
+
+/** The route's path parameters, in order (`/v1/webhook/{webhook_id}/test` → `webhook_id`). */
+const pathParameters = (operation: Operation): string[] =>
+  [...routes[operation].path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
+/** The route's only path parameter: what a plain command takes as its argument. */
+function onlyParameter(operation: Operation): string {
+  const [parameter, ...others] = pathParameters(operation);
+  if (!parameter || others.length > 0) throw new Error(`${operation} is not a route of one path id`);
+  return parameter;
+}
+
+/**
+ * A plain command on one resource, computed from its route: `<parent> <name> <the route's path id>`, showing what the
+ * SDK answers. Only the description and the SDK call are the CLI's own.
+ */
+function oneResourceCommand(
+  act: Act,
+  parent: Command,
+  name: string,
+  operation: Operation,
+  description: string,
+  call: (gateway: Gateway, id: string) => Promise<object>,
+): void {
+  parent
+    .command(name)
+    .description(description)
+    .argument(`<${onlyParameter(operation)}>`)
+    .action(act(async (context: Context, id: string) => show(context)(await call(context.gateway(), id))));
+}
+
+/**
+ * A plain list, computed from its route: `<parent> <name>` with the page flags, and the route's path id as its
+ * argument when the list belongs to a resource (a payment's refunds).
+ */
+function listCommand<T extends object>(
+  act: Act,
+  parent: Command,
+  name: string,
+  operation: Operation,
+  description: string,
+  call: (gateway: Gateway, page: PageParams, id: string) => PagedList<Page<T>, T>,
+): void {
+  const [parameter, ...others] = pathParameters(operation);
+  if (others.length > 0) throw new Error(`${operation} is not a list of at most one path id`);
+  const command = parent.command(name).description(description);
+  if (parameter) command.argument(`<${parameter}>`);
+  withListFlags(command).action(
+    act(async (context: Context, ...args: unknown[]) => {
+      const id = parameter ? (args[0] as string) : '';
+      const flags = (parameter ? args[1] : args[0]) as ListFlags;
+      await printList(context, (page) => call(context.gateway(), page, id), flags);
+    }),
+  );
+}
+
 /** `<parent> wait <id> --status S`: polls the resource until it is in S; fails at once in another final status. */
 function waitCommand<Status extends string>(
   act: Act,
@@ -119,7 +187,10 @@ function waitCommand<Status extends string>(
     );
 }
 
-/** The merchant's API, one command per route, through @gateway/sdk. */
+/**
+ * The merchant's API, one command per route, through @gateway/sdk; the plain reads, actions and lists are computed from
+ * their routes (oneResourceCommand, listCommand).
+ */
 export function resourceCommands(act: Act): Command[] {
   const payments = new Command('payments').description(
     'create, read, list, change, cancel and simulate payments',
@@ -161,13 +232,9 @@ export function resourceCommands(act: Act): Command[] {
         },
       ),
     );
-  payments
-    .command('get')
-    .description('read a payment')
-    .argument('<payment_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().payments.get(id))),
-    );
+  oneResourceCommand(act, payments, 'get', 'getPayment', 'read a payment', (gateway, id) =>
+    gateway.payments.get(id),
+  );
   withListFlags(
     payments
       .command('list')
@@ -210,13 +277,9 @@ export function resourceCommands(act: Act): Command[] {
         ),
       ),
     );
-  payments
-    .command('cancel')
-    .description('cancel an open payment')
-    .argument('<payment_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().payments.cancel(id))),
-    );
+  oneResourceCommand(act, payments, 'cancel', 'cancelPayment', 'cancel an open payment', (gateway, id) =>
+    gateway.payments.cancel(id),
+  );
   waitCommand(act, payments, {
     resource: 'payment',
     description:
@@ -225,17 +288,13 @@ export function resourceCommands(act: Act): Command[] {
     open: openPaymentStatuses,
     read: (context, id) => context.gateway().payments.get(id),
   });
-  withListFlags(
-    payments
-      .command('received-funds')
-      .description(
-        'money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable)',
-      )
-      .argument('<payment_id>'),
-  ).action(
-    act(async (context: Context, id: string, flags: ListFlags) =>
-      printList(context, (page) => context.gateway().payments.receivedFunds(id, page), flags),
-    ),
+  listCommand(
+    act,
+    payments,
+    'received-funds',
+    'listReceivedFunds',
+    'money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable)',
+    (gateway, page, id) => gateway.payments.receivedFunds(id, page),
   );
   payments
     .command('simulate')
@@ -286,13 +345,9 @@ export function resourceCommands(act: Act): Command[] {
           ),
       ),
     );
-  refunds
-    .command('get')
-    .description('read a refund')
-    .argument('<refund_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().refunds.get(id))),
-    );
+  oneResourceCommand(act, refunds, 'get', 'getRefund', 'read a refund', (gateway, id) =>
+    gateway.refunds.get(id),
+  );
   waitCommand(act, refunds, {
     resource: 'refund',
     description: 'wait until a refund is in a status (succeeded or failed), then show it',
@@ -300,12 +355,8 @@ export function resourceCommands(act: Act): Command[] {
     open: openRefundStatuses,
     read: (context, id) => context.gateway().refunds.get(id),
   });
-  withListFlags(
-    refunds.command('list').description("a payment's refunds, newest first").argument('<payment_id>'),
-  ).action(
-    act(async (context: Context, id: string, flags: ListFlags) =>
-      printList(context, (page) => context.gateway().refunds.list(id, page), flags),
-    ),
+  listCommand(act, refunds, 'list', 'listRefunds', "a payment's refunds, newest first", (gateway, page, id) =>
+    gateway.refunds.list(id, page),
   );
 
   const customers = new Command('customers').description('register and read customers');
@@ -332,17 +383,11 @@ export function resourceCommands(act: Act): Command[] {
           ),
       ),
     );
-  customers
-    .command('get')
-    .description('read a customer')
-    .argument('<customer_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().customers.get(id))),
-    );
-  withListFlags(customers.command('list').description('list customers, newest first')).action(
-    act(async (context: Context, flags: ListFlags) =>
-      printList(context, (page) => context.gateway().customers.list(page), flags),
-    ),
+  oneResourceCommand(act, customers, 'get', 'getCustomer', 'read a customer', (gateway, id) =>
+    gateway.customers.get(id),
+  );
+  listCommand(act, customers, 'list', 'listCustomers', 'list customers, newest first', (gateway, page) =>
+    gateway.customers.list(page),
   );
 
   const checkouts = new Command('checkouts').description('hosted checkout links for products');
@@ -380,27 +425,24 @@ export function resourceCommands(act: Act): Command[] {
           ),
       ),
     );
-  checkouts
-    .command('get')
-    .description('read a checkout with its newest sessions')
-    .argument('<checkout_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().checkouts.get(id))),
-    );
-  withListFlags(checkouts.command('list').description('list checkouts, newest first')).action(
-    act(async (context: Context, flags: ListFlags) =>
-      printList(context, (page) => context.gateway().checkouts.list(page), flags),
-    ),
+  oneResourceCommand(
+    act,
+    checkouts,
+    'get',
+    'getCheckout',
+    'read a checkout with its newest sessions',
+    (gateway, id) => gateway.checkouts.get(id),
   );
-  withListFlags(
-    checkouts
-      .command('sessions')
-      .description("a checkout's payment sessions, newest first")
-      .argument('<checkout_id>'),
-  ).action(
-    act(async (context: Context, id: string, flags: ListFlags) =>
-      printList(context, (page) => context.gateway().checkouts.sessions(id, page), flags),
-    ),
+  listCommand(act, checkouts, 'list', 'listCheckouts', 'list checkouts, newest first', (gateway, page) =>
+    gateway.checkouts.list(page),
+  );
+  listCommand(
+    act,
+    checkouts,
+    'sessions',
+    'listCheckoutSessions',
+    "a checkout's payment sessions, newest first",
+    (gateway, page, id) => gateway.checkouts.sessions(id, page),
   );
 
   const webhooks = new Command('webhooks').description('webhook endpoints, their secrets and deliveries');
@@ -418,34 +460,28 @@ export function resourceCommands(act: Act): Command[] {
         ),
       ),
     );
-  webhooks
-    .command('get')
-    .description('read a webhook (never its secret)')
-    .argument('<webhook_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().webhooks.get(id))),
-    );
-  withListFlags(webhooks.command('list').description('list webhooks, newest first')).action(
-    act(async (context: Context, flags: ListFlags) =>
-      printList(context, (page) => context.gateway().webhooks.list(page), flags),
-    ),
+  oneResourceCommand(act, webhooks, 'get', 'getWebhook', 'read a webhook (never its secret)', (gateway, id) =>
+    gateway.webhooks.get(id),
   );
-  webhooks
-    .command('delete')
-    .description('delete a webhook: it stops receiving at once')
-    .argument('<webhook_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().webhooks.delete(id))),
-    );
-  webhooks
-    .command('rotate-secret')
-    .description('a new signing secret (shown once); the old one also signs for 24 h')
-    .argument('<webhook_id>')
-    .action(
-      act(async (context: Context, id: string) =>
-        show(context)(await context.gateway().webhooks.rotateSecret(id)),
-      ),
-    );
+  listCommand(act, webhooks, 'list', 'listWebhooks', 'list webhooks, newest first', (gateway, page) =>
+    gateway.webhooks.list(page),
+  );
+  oneResourceCommand(
+    act,
+    webhooks,
+    'delete',
+    'deleteWebhook',
+    'delete a webhook: it stops receiving at once',
+    (gateway, id) => gateway.webhooks.delete(id),
+  );
+  oneResourceCommand(
+    act,
+    webhooks,
+    'rotate-secret',
+    'rotateWebhookSecret',
+    'a new signing secret (shown once); the old one also signs for 24 h',
+    (gateway, id) => gateway.webhooks.rotateSecret(id),
+  );
   webhooks
     .command('deliveries')
     .description("a webhook's newest deliveries with every attempt")
@@ -472,13 +508,14 @@ export function resourceCommands(act: Act): Command[] {
         show(context)(await context.gateway().webhooks.retryDelivery(id, deliveryId)),
       ),
     );
-  webhooks
-    .command('test')
-    .description('send a signed webhook.test event now and show how the endpoint answered')
-    .argument('<webhook_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().webhooks.test(id))),
-    );
+  oneResourceCommand(
+    act,
+    webhooks,
+    'test',
+    'sendTestWebhook',
+    'send a signed webhook.test event now and show how the endpoint answered',
+    (gateway, id) => gateway.webhooks.test(id),
+  );
 
   const events = new Command('events').description(
     'the events of the last 30 days, as webhooks receive them',
@@ -493,13 +530,9 @@ export function resourceCommands(act: Act): Command[] {
       printList(context, (page) => context.gateway().events.list({ type: flags.type, ...page }), flags),
     ),
   );
-  events
-    .command('get')
-    .description('read an event')
-    .argument('<event_id>')
-    .action(
-      act(async (context: Context, id: string) => show(context)(await context.gateway().events.get(id))),
-    );
+  oneResourceCommand(act, events, 'get', 'getEvent', 'read an event', (gateway, id) =>
+    gateway.events.get(id),
+  );
 
   return [payments, refunds, customers, checkouts, webhooks, events];
 }

@@ -68,15 +68,6 @@ export function pageQuery(cursor: Joi.StringSchema): PageQuerySchema {
   return Joi.object({ limit: pageLimit, starting_after: cursor });
 }
 
-/** The page a list route asks its service for: the checked `limit`, and the cursor (null for the first page). */
-export function readPage(
-  schema: PageQuerySchema,
-  query: unknown,
-): { limit: number; starting_after: string | null } {
-  const page = validateQuery(schema, query);
-  return { limit: page.limit, starting_after: page.starting_after ?? null };
-}
-
 /** Query strings are text: numbers are converted, and every problem is INVALID_FIELDS. */
 export function validateQuery<T>(schema: Joi.ObjectSchema<T>, query: unknown): T {
   const { value, error } = schema.validate(query, { abortEarly: false, convert: true, stripUnknown: true });

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import Joi from 'joi';
 import {
   PAGE_LIMIT_MAX,
@@ -17,24 +17,19 @@ import {
   setFeeRule,
   type PaymentMethod,
 } from '@gateway/contracts';
-import { AppError, asyncHandler } from '@gateway/http-errors';
+import { AppError } from '@gateway/http-errors';
 import { BrokerUnavailableError, consumerQueueNames, type ParkedQueue } from '@gateway/messaging';
 import { createBusiness } from '../../application/create-business';
 import { issueApiKey } from '../../application/issue-api-key';
 import { revokeApiKey } from '../../application/revoke-api-key';
 import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
-import { hasKeyPrefixShape } from '../../domain/api-key';
+import type { IdentityDeps } from '../../application/authenticate-api-key';
+import { KEY_PREFIX } from '../../domain/api-key';
+import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import * as answers from '../openapi/response-schemas';
 import { jsonBody } from '../input-bounds';
 import { receivedFundsResponse } from '../payment-responses';
-import {
-  amountField,
-  centavosField,
-  pageQuery,
-  pathId,
-  readPage,
-  validateBody,
-  validateQuery,
-} from '../validation';
+import { amountField, centavosField, pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
@@ -74,39 +69,69 @@ export const allReceivedFundsFilter = Joi.object<{
   status: Joi.string().valid(...receivedFundsStatuses),
 });
 
+/** A business the operator names by a (checked) path id; none is NOT_FOUND. */
+async function existingBusiness(identity: IdentityDeps, id: string): Promise<BusinessEntity> {
+  const business = await findBusiness(identity.dataSource.manager, id);
+  if (!business) throw new AppError('NOT_FOUND');
+  return business;
+}
+
+/** The broker's answer; while it is unreachable, SERVICE_UNAVAILABLE. */
+async function fromBroker(work: () => Promise<ParkedQueue[]>): Promise<ParkedQueue[]> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof BrokerUnavailableError) throw new AppError('SERVICE_UNAVAILABLE');
+    throw err;
+  }
+}
+
+/** A fee rule's method: any other is UNSUPPORTED_PAYMENT_METHOD (not NOT_FOUND). */
+const supportedMethod = (req: Request): void => {
+  if (!paymentMethods.includes(req.params.method as PaymentMethod))
+    throw new AppError('UNSUPPORTED_PAYMENT_METHOD');
+};
+
 /** The operator API (docs/api.md#operator-api-and-cli); `scripts/admin-cli.ts` wraps it. */
-export function adminRoutes({ commands, broker, identity, config }: RouteContext): Router {
-  const router = Router();
-  router.use(requireAdmin(config.ADMIN_TOKEN), jsonBody());
-
-  const existingBusiness = async (id: string | undefined): Promise<BusinessEntity> => {
-    const business = await findBusiness(identity.dataSource.manager, pathId('biz', id));
-    if (!business) throw new AppError('NOT_FOUND');
-    return business;
-  };
-
-  router.post(
-    '/businesses',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(businessBody, req.body);
+export const adminOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/admin/v1/businesses',
+    operationId: 'createBusiness',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Create a business and its first API key',
+    body: {
+      name: 'CreateBusinessRequest',
+      schema: businessBody,
+      examples: only('A business', { name: 'Loja Exemplo' }),
+    },
+    answers: [json(201, 'The business; `api_key` is shown this once.', answers.businessCreated)],
+    handle: async ({ body }, { identity }) => {
       const created = await createBusiness(identity, body.name);
-      res.status(201).json({
+      return {
         business_id: created.business.id,
         name: created.business.name,
         environment: created.business.environment,
         api_key: created.apiKey,
         key_prefix: created.keyPrefix,
         created_at: created.business.createdAt.toISOString(),
-      });
-    }),
-  );
-
-  router.get(
-    '/businesses/:business_id',
-    asyncHandler(async (req, res) => {
-      const business = await existingBusiness(req.params.business_id);
+      };
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/admin/v1/businesses/{business_id}',
+    operationId: 'getBusiness',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Read a business and its newest 100 API keys',
+    params: { business_id: 'biz' },
+    answers: [json(200, 'The business.', answers.business)],
+    handle: async ({ params }, { identity }) => {
+      const business = await existingBusiness(identity, params.business_id);
       const { keys, hasMore } = await listApiKeysOf(identity.dataSource.manager, business.id, PAGE_LIMIT_MAX);
-      res.json({
+      return {
         business_id: business.id,
         name: business.name,
         environment: business.environment,
@@ -117,59 +142,103 @@ export function adminRoutes({ commands, broker, identity, config }: RouteContext
           revoked_at: key.revokedAt?.toISOString() ?? null,
         })),
         api_keys_has_more: hasMore,
-      });
-    }),
-  );
-
-  router.post(
-    '/businesses/:business_id/api-keys',
-    asyncHandler(async (req, res) => {
-      const business = await existingBusiness(req.params.business_id);
+      };
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/admin/v1/businesses/{business_id}/api-keys',
+    operationId: 'issueApiKey',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Issue another API key (rotation: older keys stay valid until revoked)',
+    params: { business_id: 'biz' },
+    answers: [json(201, 'The key, shown this once.', answers.apiKeyIssued)],
+    handle: async ({ params }, { identity }) => {
+      const business = await existingBusiness(identity, params.business_id);
       const issued = await issueApiKey(identity, business.id);
-      res
-        .status(201)
-        .json({ business_id: business.id, api_key: issued.apiKey, key_prefix: issued.keyPrefix });
-    }),
-  );
-
-  router.delete(
-    '/api-keys/:key_prefix',
-    asyncHandler(async (req, res) => {
-      const keyPrefix = req.params.key_prefix;
-      if (!hasKeyPrefixShape(keyPrefix) || !(await revokeApiKey(identity, keyPrefix)))
-        throw new AppError('NOT_FOUND');
-      res.json({ revoked: true });
-    }),
-  );
-
-  router.put(
-    '/businesses/:business_id/fee-rules/:method',
-    asyncHandler(async (req, res) => {
-      const method = req.params.method as PaymentMethod;
-      if (!paymentMethods.includes(method)) throw new AppError('UNSUPPORTED_PAYMENT_METHOD');
-      const body = validateBody(feeRuleBody, req.body);
-      const business = await existingBusiness(req.params.business_id);
-      const rule = await commands.send(setFeeRule, { business_id: business.id, method, ...body }, res);
-      res.json(rule);
-    }),
-  );
-
-  router.post(
-    '/businesses/:business_id/products',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(productBody, req.body, { amount: ['price'] });
-      const business = await existingBusiness(req.params.business_id);
-      const product = await commands.send(
-        createProduct,
-        {
-          business_id: business.id,
-          name: body.name,
-          description: body.description ?? null,
-          price_centavos: body.price,
-        },
-        res,
-      );
-      res.status(201).json({
+      return { business_id: business.id, api_key: issued.apiKey, key_prefix: issued.keyPrefix };
+    },
+  }),
+  defineOperation({
+    method: 'delete',
+    path: '/admin/v1/api-keys/{key_prefix}',
+    operationId: 'revokeApiKey',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Revoke an API key: it stops working within 5 seconds',
+    params: { key_prefix: Joi.string().pattern(KEY_PREFIX) },
+    errors: ['NOT_FOUND'],
+    answers: [json(200, 'Revoked.', answers.apiKeyRevoked)],
+    handle: async ({ params }, { identity }) => {
+      if (!(await revokeApiKey(identity, params.key_prefix))) throw new AppError('NOT_FOUND');
+      return { revoked: true };
+    },
+  }),
+  defineOperation({
+    method: 'put',
+    path: '/admin/v1/businesses/{business_id}/fee-rules/{method}',
+    operationId: 'setFeeRule',
+    tag: 'Operator',
+    area: 'admin',
+    summary: "Set the business's fee for a payment method",
+    description: 'fee = round-half-up(amount × percent_bps / 10000) + fixed_centavos, capped at the amount.',
+    body: {
+      name: 'FeeRuleRequest',
+      schema: feeRuleBody,
+      examples: only('0.99% + R$ 0,10', { percent_bps: 99, fixed_centavos: 10 }),
+    },
+    params: {
+      business_id: 'biz',
+      method: Joi.string()
+        .valid(...paymentMethods)
+        .description('Any other method is UNSUPPORTED_PAYMENT_METHOD.'),
+    },
+    // The method first (UNSUPPORTED_PAYMENT_METHOD), then the body, then the business.
+    checks: [supportedMethod, 'body', 'params'],
+    commands: [setFeeRule],
+    errors: ['UNSUPPORTED_PAYMENT_METHOD'],
+    answers: [json(200, 'The rule in force.', answers.feeRule)],
+    handle: async ({ params, body, send }, { identity }) => {
+      const business = await existingBusiness(identity, params.business_id);
+      return send(setFeeRule, {
+        business_id: business.id,
+        method: params.method as PaymentMethod,
+        ...body,
+      });
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/admin/v1/businesses/{business_id}/products',
+    operationId: 'createProduct',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Create a product (what checkouts sell)',
+    body: {
+      name: 'CreateProductRequest',
+      schema: productBody,
+      codes: { amount: ['price'] },
+      examples: only('A product', {
+        name: 'Camiseta',
+        price: 7990,
+        description: 'Algodão orgânico',
+      }),
+    },
+    params: { business_id: 'biz' },
+    checks: ['body', 'params'],
+    commands: [createProduct],
+    errors: ['INVALID_AMOUNT'],
+    answers: [json(201, 'The product.', answers.productCreated)],
+    handle: async ({ params, body, send }, { identity }) => {
+      const business = await existingBusiness(identity, params.business_id);
+      const product = await send(createProduct, {
+        business_id: business.id,
+        name: body.name,
+        description: body.description ?? null,
+        price_centavos: body.price,
+      });
+      return {
         product_id: product.product_id,
         business_id: product.business_id,
         name: product.name,
@@ -177,22 +246,33 @@ export function adminRoutes({ commands, broker, identity, config }: RouteContext
         price: centavosToBrl(product.price_centavos),
         price_centavos: product.price_centavos,
         created_at: product.created_at,
-      });
-    }),
-  );
-
+      };
+    },
+  }),
   // Money kept outside the happy path across every business, newest first: `?kind=unreadable&status=held` is what the
   // watcher has not been able to read yet (the SolanaTransactionsUnread alert's list).
-  router.get(
-    '/received-funds',
-    asyncHandler(async (req, res) => {
-      const filter = validateQuery(allReceivedFundsFilter, req.query);
-      const funds = await commands.send(
-        listAllReceivedFunds,
-        { ...filter, ...readPage(allReceivedFundsPage, req.query) },
-        res,
-      );
-      res.json({
+  defineOperation({
+    method: 'get',
+    path: '/admin/v1/received-funds',
+    operationId: 'listAllReceivedFunds',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'List money received outside the happy path across every business',
+    description:
+      'Newest first, a page at a time, each record with its payment and business. `kind=unreadable&status=held` ' +
+      'lists the transactions paying our references that the watcher has not been able to read yet (it retries ' +
+      'them; the `SolanaTransactionsUnread` alert fires while any stays unread); `kind=unmatched` the transfers ' +
+      'that named several payments (or a payment the gateway does not know: `business_id` null).',
+    query: [allReceivedFundsFilter, allReceivedFundsPage],
+    commands: [listAllReceivedFunds],
+    answers: [json(200, 'A page of received funds.', answers.operatorReceivedFundsList)],
+    handle: async ({ query, send }) => {
+      const { limit, starting_after, ...filter } = query;
+      const funds = await send(listAllReceivedFunds, {
+        ...filter,
+        ...pageOf({ limit, starting_after }),
+      });
+      return {
         data: funds.data.map((item) => ({
           ...receivedFundsResponse(item),
           payment_id: item.payment_id,
@@ -200,39 +280,43 @@ export function adminRoutes({ commands, broker, identity, config }: RouteContext
           amount_base_units: item.amount_base_units,
         })),
         has_more: funds.has_more,
-      });
-    }),
-  );
-
-  /** The broker's answer; while it is unreachable, SERVICE_UNAVAILABLE. */
-  const fromBroker = async (work: () => Promise<ParkedQueue[]>): Promise<ParkedQueue[]> => {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof BrokerUnavailableError) throw new AppError('SERVICE_UNAVAILABLE');
-      throw err;
-    }
-  };
-
-  router.get(
-    '/parked',
-    asyncHandler(async (_req, res) => {
+      };
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/admin/v1/parked',
+    operationId: 'listParkedMessages',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Count the messages parked after failing past their retries',
+    answers: [json(200, 'Parked messages per queue.', answers.parkedMessages)],
+    handle: async (_input, { broker }) => {
       const queues = await fromBroker(() => broker.listParked());
-      res.json({ queues, total_parked: queues.reduce((sum, queue) => sum + queue.parked, 0) });
-    }),
-  );
-
-  router.post(
-    '/parked/redrive',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(redriveBody, req.body);
+      return { queues, total_parked: queues.reduce((sum, queue) => sum + queue.parked, 0) };
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/admin/v1/parked/redrive',
+    operationId: 'redriveParkedMessages',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Send parked messages back to their queues',
+    body: { name: 'RedriveRequest', schema: redriveBody, examples: only('Every queue', {}) },
+    answers: [json(200, 'What was sent back, per queue.', answers.redrivenMessages)],
+    handle: async ({ body }, { broker }) => {
       const moved = await fromBroker(() => broker.redriveParked(body.queue));
-      res.json({
+      return {
         queues: moved.map(({ queue, parked }) => ({ queue, redriven: parked })),
         total_redriven: moved.reduce((sum, queue) => sum + queue.parked, 0),
-      });
-    }),
-  );
+      };
+    },
+  }),
+];
 
-  return router;
+export function adminRoutes(context: RouteContext): Router {
+  const router = Router();
+  router.use(requireAdmin(context.config.ADMIN_TOKEN), jsonBody());
+  return mountOperations(adminOperations, context, '/admin/v1', router);
 }

@@ -1,12 +1,14 @@
 import { Router, type RequestHandler } from 'express';
+import Joi from 'joi';
 import { AppError } from '@gateway/http-errors';
 import {
   API_REFERENCE_CONTENT_SECURITY_POLICY,
+  apiReferenceAssetNames,
   apiReferenceAssets,
   renderApiReferencePage,
   type ApiReferenceAssetName,
 } from '../api-reference';
-import type { OpenApiDocument } from '../openapi';
+import { json, type OperationSpec } from '../operation';
 
 const OPENAPI_PATH = '/openapi.json';
 const DOCS_PATH = '/docs';
@@ -22,11 +24,49 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/** The document and its reference page (served below), described in the document itself. */
+export const apiReferenceOperations: OperationSpec[] = [
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'Reference',
+    area: 'public',
+    summary: 'This document',
+    answers: [json(200, 'The OpenAPI 3.1 document of the whole API.', Joi.object().unknown())],
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getApiReference',
+    tag: 'Reference',
+    area: 'public',
+    summary: 'The API reference page rendered from this document',
+    answers: [{ status: 200, description: 'The page.', mediaTypes: ['text/html'] }],
+  },
+  {
+    method: 'get',
+    path: '/docs/assets/{name}',
+    operationId: 'getApiReferenceAsset',
+    tag: 'Reference',
+    area: 'public',
+    summary: "The reference page's files (Swagger UI)",
+    params: { name: Joi.string().valid(...apiReferenceAssetNames) },
+    errors: ['NOT_FOUND'],
+    answers: [
+      { status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript', 'image/png'] },
+    ],
+  },
+];
+
 /**
  * /openapi.json (the document) and /docs (its reference page, Swagger UI served from node_modules): public, like
  * the probes, with no key and no rate limit. "Try it out" is offered outside production only.
  */
-export function apiReferenceRoutes(document: OpenApiDocument, options: { tryItOut: boolean }): Router {
+/** What the page needs of the document (the document itself is computed from the table these entries are in). */
+type ServedDocument = Record<string, unknown> & { info: { title: string } };
+
+export function apiReferenceRoutes(document: ServedDocument, options: { tryItOut: boolean }): Router {
   const router = Router();
   const body = JSON.stringify(document);
   const page = renderApiReferencePage({

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import Joi from 'joi';
 import {
   boundedText,
@@ -8,15 +8,17 @@ import {
   givenId,
   listCheckouts,
   listCheckoutSessions,
+  pageSchema,
   sessionId,
   type Checkout,
   type CreateCheckoutParams,
   type PublicCheckout,
 } from '@gateway/contracts';
-import { AppError, asyncHandler } from '@gateway/http-errors';
-import { identityOf } from '../identity';
-import { commandRoute, ownResourcePayload } from '../commands';
-import { jsonText, pageQuery, readPage, validateBody } from '../validation';
+import { AppError } from '@gateway/http-errors';
+import type { ApiGatewayConfig } from '../../config';
+import { defineOperation, exampleId, json, mountOperations, only, pageOf } from '../operation';
+import * as answers from '../openapi/response-schemas';
+import { jsonText, pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
 const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
@@ -33,75 +35,104 @@ export const createCheckoutBody = Joi.object<CreateCheckoutParams>({
 export const checkoutsPage = pageQuery(checkoutId);
 export const sessionsPage = pageQuery(sessionId);
 
+/** A checkout with `url`, where its hosted page is shared. */
+const withUrl = (config: ApiGatewayConfig, checkout: Checkout): PublicCheckout => ({
+  ...checkout,
+  url: `${config.PUBLIC_BASE_URL}/c/${encodeURIComponent(checkout.slug)}`,
+});
+
 /** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to API 1.0.0). */
-export function checkoutRoutes({ commands, config }: RouteContext): Router {
-  const router = Router();
-  const withUrl = (checkout: Checkout): PublicCheckout => ({
-    ...checkout,
-    url: `${config.PUBLIC_BASE_URL}/c/${encodeURIComponent(checkout.slug)}`,
-  });
-  const checkoutOf = ownResourcePayload('checkout_id', 'chk');
-
-  router.post(
-    '/checkouts',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(createCheckoutBody, req.body);
-      const { businessId } = identityOf(res);
-      const checkout = await commands.send(
-        createCheckout,
-        {
-          business_id: businessId,
-          product_id: body.product_id,
-          return_url: body.return_url,
-          cancel_url: body.cancel_url,
-          title: body.title ?? null,
-          slug: body.slug ?? null,
-          metadata: body.metadata ?? null,
-        },
-        res,
-      );
-      res.status(201).json(withUrl(checkout));
-    }),
-  );
-
+export const checkoutOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/v1/checkouts',
+    operationId: 'createCheckout',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: 'Create a checkout for a product, shared by URL',
+    body: {
+      name: 'CreateCheckoutRequest',
+      schema: createCheckoutBody,
+      examples: only('A product of yours (replace product_id)', {
+        product_id: exampleId('prod'),
+        title: 'Camiseta azul',
+        return_url: 'https://loja.example/obrigado',
+        cancel_url: 'https://loja.example/carrinho',
+      }),
+    },
+    commands: [createCheckout],
+    answers: [json(201, 'The checkout; `url` is its hosted page.', answers.checkout)],
+    handle: async ({ body, businessId, send }, { config }) => {
+      const checkout = await send(createCheckout, {
+        business_id: businessId,
+        product_id: body.product_id,
+        return_url: body.return_url,
+        cancel_url: body.cancel_url,
+        title: body.title ?? null,
+        slug: body.slug ?? null,
+        metadata: body.metadata ?? null,
+      });
+      return withUrl(config, checkout);
+    },
+  }),
   // The business's checkouts, newest first, a page at a time (docs/api.md#lists-and-pagination), without their sessions.
-  router.get(
-    '/checkouts',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const page = await commands.send(
-        listCheckouts,
-        { business_id: businessId, ...readPage(checkoutsPage, req.query) },
-        res,
-      );
+  defineOperation({
+    method: 'get',
+    path: '/v1/checkouts',
+    operationId: 'listCheckouts',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: "List the business's checkouts, newest first (without sessions)",
+    query: [checkoutsPage],
+    commands: [listCheckouts],
+    answers: [json(200, 'A page of checkouts.', pageSchema(answers.checkout))],
+    handle: async ({ query, businessId, send }, { config }) => {
+      const page = await send(listCheckouts, { business_id: businessId, ...pageOf(query) });
       if (page.data.some((checkout) => checkout.business_id !== businessId))
         throw new AppError('INTERNAL_ERROR');
-      res.json({ data: page.data.map(withUrl), has_more: page.has_more });
-    }),
-  );
-
-  router.get(
-    '/checkouts/:checkout_id',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const checkout = await commands.send(getCheckout, checkoutOf(req, businessId), res);
+      return { data: page.data.map((checkout) => withUrl(config, checkout)), has_more: page.has_more };
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/checkouts/{checkout_id}',
+    operationId: 'getCheckout',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: 'Read a checkout with its newest sessions',
+    params: { checkout_id: 'chk' },
+    commands: [getCheckout],
+    answers: [json(200, 'The checkout and its newest 100 sessions.', answers.checkoutWithSessions)],
+    handle: async ({ params, businessId, send }, { config }) => {
+      const checkout = await send(getCheckout, { business_id: businessId, checkout_id: params.checkout_id });
       if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json({
-        ...withUrl(checkout),
+      return {
+        ...withUrl(config, checkout),
         sessions: checkout.sessions ?? [],
         sessions_has_more: checkout.sessions_has_more ?? false,
-      });
-    }),
-  );
-
+      };
+    },
+  }),
   // Additive: every session of a checkout, a page at a time (the read above embeds only the newest).
-  router.get(
-    '/checkouts/:checkout_id/sessions',
-    commandRoute(commands, listCheckoutSessions, (req, businessId) => ({
-      ...checkoutOf(req, businessId),
-      ...readPage(sessionsPage, req.query),
-    })),
-  );
+  defineOperation({
+    method: 'get',
+    path: '/v1/checkouts/{checkout_id}/sessions',
+    operationId: 'listCheckoutSessions',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: "List a checkout's sessions, newest first",
+    params: { checkout_id: 'chk' },
+    query: [sessionsPage],
+    commands: [listCheckoutSessions],
+    answers: [json(200, 'A page of sessions.', listCheckoutSessions.resultSchema)],
+    handle: ({ params, query, businessId, send }) =>
+      send(listCheckoutSessions, {
+        business_id: businessId,
+        checkout_id: params.checkout_id,
+        ...pageOf(query),
+      }),
+  }),
+];
 
-  return router;
-}
+export const checkoutRoutes = (context: RouteContext): Router =>
+  mountOperations(checkoutOperations, context, '/v1');

@@ -1,8 +1,16 @@
-import { Router } from 'express';
 import Joi from 'joi';
-import { boundedText, createCustomer, customerId, getCustomer, listCustomers } from '@gateway/contracts';
-import { commandRoute, ownResourcePayload } from '../commands';
-import { jsonText, pageQuery, readPage, validateBody } from '../validation';
+import {
+  boundedText,
+  createCustomer,
+  customerId,
+  getCustomer,
+  listCustomers,
+  pageSchema,
+} from '@gateway/contracts';
+import type { Router } from 'express';
+import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import * as answers from '../openapi/response-schemas';
+import { jsonText, pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
 type Optional = string | null | undefined;
@@ -22,37 +30,67 @@ export const createCustomerBody = Joi.object<{
 export const customersPage = pageQuery(customerId);
 
 /** /v1/customers; the customer's `ip` is the caller's (behind proxies, as `TRUST_PROXY` allows). */
-export function customerRoutes({ commands }: RouteContext): Router {
-  const router = Router();
-  router.post(
-    '/customers',
-    commandRoute(
-      commands,
-      createCustomer,
-      (req, businessId) => {
-        const body = validateBody(createCustomerBody, req.body);
-        return {
-          business_id: businessId,
-          email: body.email ?? null,
-          phone_number: body.phone_number ?? null,
-          document_number: body.document_number ?? null,
-          ip: req.ip ?? null,
-          metadata: body.metadata ?? null,
-        };
-      },
-      { status: 201 },
-    ),
-  );
+export const customerOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/v1/customers',
+    operationId: 'createCustomer',
+    tag: 'Customers',
+    area: 'api',
+    summary: 'Register a customer',
+    description:
+      'Every field is optional; `email` is validated, `phone_number` normalised to E.164, `document_number` ' +
+      "must be a CPF or CNPJ with valid check digits; `ip` is the caller's.",
+    body: {
+      name: 'CreateCustomerRequest',
+      schema: createCustomerBody,
+      examples: only('Every field', {
+        email: 'maria@example.com',
+        phone_number: '+55 11 91234-5678',
+        document_number: '529.982.247-25',
+        metadata: '{"vip":true}',
+      }),
+    },
+    commands: [createCustomer],
+    answers: [json(201, 'The customer.', answers.customer)],
+    handle: ({ body, businessId, req, send }) =>
+      send(createCustomer, {
+        business_id: businessId,
+        email: body.email ?? null,
+        phone_number: body.phone_number ?? null,
+        document_number: body.document_number ?? null,
+        ip: req.ip ?? null,
+        metadata: body.metadata ?? null,
+      }),
+  }),
   // The business's customers, newest first, a page at a time (docs/api.md#lists-and-pagination).
-  router.get(
-    '/customers',
-    commandRoute(commands, listCustomers, (req, businessId) => {
-      return { business_id: businessId, ...readPage(customersPage, req.query) };
-    }),
-  );
-  router.get(
-    '/customers/:customer_id',
-    commandRoute(commands, getCustomer, ownResourcePayload('customer_id', 'cust')),
-  );
-  return router;
-}
+  defineOperation({
+    method: 'get',
+    path: '/v1/customers',
+    operationId: 'listCustomers',
+    tag: 'Customers',
+    area: 'api',
+    summary: "List the business's customers, newest first",
+    query: [customersPage],
+    commands: [listCustomers],
+    answers: [json(200, 'A page of customers.', pageSchema(answers.customer))],
+    handle: ({ query, businessId, send }) =>
+      send(listCustomers, { business_id: businessId, ...pageOf(query) }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/customers/{customer_id}',
+    operationId: 'getCustomer',
+    tag: 'Customers',
+    area: 'api',
+    summary: 'Read a customer',
+    params: { customer_id: 'cust' },
+    commands: [getCustomer],
+    answers: [json(200, 'The customer.', answers.customer)],
+    handle: ({ params, businessId, send }) =>
+      send(getCustomer, { business_id: businessId, customer_id: params.customer_id }),
+  }),
+];
+
+export const customerRoutes = (context: RouteContext): Router =>
+  mountOperations(customerOperations, context, '/v1');

@@ -1,8 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import Joi from 'joi';
-import { eventId, getEvent, listEvents, webhookEventNames } from '@gateway/contracts';
-import { commandRoute, ownResourcePayload } from '../commands';
-import { pageQuery, readPage, validateQuery } from '../validation';
+import { eventId, getEvent, listEvents, pageSchema, webhookEventNames } from '@gateway/contracts';
+import { defineOperation, json, mountOperations, pageOf } from '../operation';
+import * as answers from '../openapi/response-schemas';
+import { pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
 export const eventsPage = pageQuery(eventId);
@@ -11,15 +12,40 @@ export const eventsFilter = Joi.object<{ type?: (typeof webhookEventNames)[numbe
 });
 
 /** /v1/events: the business's events of the last 30 days, the same bodies its webhooks receive. */
-export function eventRoutes({ commands }: RouteContext): Router {
-  const router = Router();
-  router.get(
-    '/events',
-    commandRoute(commands, listEvents, (req, businessId) => {
-      const { type } = validateQuery(eventsFilter, req.query);
-      return { business_id: businessId, ...readPage(eventsPage, req.query), ...(type ? { type } : {}) };
-    }),
-  );
-  router.get('/events/:event_id', commandRoute(commands, getEvent, ownResourcePayload('event_id', 'evt')));
-  return router;
-}
+export const eventOperations = [
+  defineOperation({
+    method: 'get',
+    path: '/v1/events',
+    operationId: 'listEvents',
+    tag: 'Events',
+    area: 'api',
+    summary: "List the business's events of the last 30 days, newest first",
+    query: [eventsPage, eventsFilter],
+    // The filter before the page, as this route always checked them.
+    checks: [eventsFilter, eventsPage],
+    commands: [listEvents],
+    answers: [json(200, 'A page of events, the same bodies webhooks receive.', pageSchema(answers.event))],
+    handle: ({ query, businessId, send }) =>
+      send(listEvents, {
+        business_id: businessId,
+        ...pageOf(query),
+        ...(query.type ? { type: query.type } : {}),
+      }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/events/{event_id}',
+    operationId: 'getEvent',
+    tag: 'Events',
+    area: 'api',
+    summary: 'Read an event',
+    params: { event_id: 'evt' },
+    commands: [getEvent],
+    answers: [json(200, 'The event.', answers.event)],
+    handle: ({ params, businessId, send }) =>
+      send(getEvent, { business_id: businessId, event_id: params.event_id }),
+  }),
+];
+
+export const eventRoutes = (context: RouteContext): Router =>
+  mountOperations(eventOperations, context, '/v1');

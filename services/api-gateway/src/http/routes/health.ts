@@ -5,6 +5,8 @@ import { serviceNames } from '@gateway/contracts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, asyncHandler } from '@gateway/http-errors';
 import type { Broker } from '@gateway/messaging';
 import { metricsRegistry } from '@gateway/observability';
+import { json, type OperationSpec } from '../operation';
+import * as answers from '../openapi/response-schemas';
 
 /** Every other service of the stack: each needs at least one command consumer for the gateway to be ready. */
 const DOWNSTREAM_SERVICES = serviceNames.filter((service) => service !== 'api-gateway');
@@ -31,6 +33,40 @@ async function check(probe: () => Promise<string | undefined>): Promise<CheckRes
 }
 
 /** /healthz (process up), /readyz (dependencies and downstream consumers), /metrics (Prometheus). */
+/** The probes and the metrics (served below, not JSON entries of their own), described for the document. */
+export const healthOperations: OperationSpec[] = [
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getLiveness',
+    tag: 'Operations',
+    area: 'public',
+    summary: 'The process is up',
+    answers: [json(200, 'Up.', answers.liveness)],
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    tag: 'Operations',
+    area: 'public',
+    summary: 'PostgreSQL, Redis, RabbitMQ and every downstream service answer',
+    answers: [
+      json(200, 'Ready.', answers.readiness),
+      json(503, 'Not ready (with `Retry-After`).', answers.readiness),
+    ],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    tag: 'Operations',
+    area: 'public',
+    summary: 'Prometheus metrics',
+    answers: [{ status: 200, description: 'Prometheus text format.', mediaTypes: ['text/plain'] }],
+  },
+];
+
 export function healthRoutes(deps: { dataSource: DataSource; redis: Redis; broker: Broker }): Router {
   const router = Router();
 

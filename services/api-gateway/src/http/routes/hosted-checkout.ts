@@ -1,12 +1,14 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import Joi from 'joi';
 import {
+  CHECKOUT_SLUG_PATTERN,
+  MAX_CHECKOUT_SLUG_LENGTH,
+  MIN_CHECKOUT_SLUG_LENGTH,
   cancelPayment,
   getCheckoutPage,
   getCheckoutSessionStatus,
   getPayment,
   hasCheckoutSlugShape,
-  hasPublicIdShape,
   startCheckoutSession,
   tokens,
   type CheckoutSessionStatus,
@@ -29,7 +31,15 @@ import { findBusiness } from '../../persistence';
 import { publicCrypto } from '../payment-responses';
 import { isDependencyFailure } from '../dependency-failure';
 import { jsonBody } from '../input-bounds';
-import { validateBody } from '../validation';
+import type { IdentityDeps } from '../../application/authenticate-api-key';
+import {
+  defineOperation,
+  json,
+  mountOperations,
+  type OperationInput,
+  type OperationSpec,
+} from '../operation';
+import * as answers from '../openapi/response-schemas';
 import type { RouteContext } from './context';
 
 const ASSET_BASE = '/c/assets';
@@ -91,15 +101,166 @@ function sessionPayment(view: PaymentView): Record<string, unknown> {
   throw new Error(`session payment ${payment.payment_id} came back without rail details`);
 }
 
+const slug = Joi.string()
+  .min(MIN_CHECKOUT_SLUG_LENGTH)
+  .max(MAX_CHECKOUT_SLUG_LENGTH)
+  .pattern(CHECKOUT_SLUG_PATTERN)
+  .description('A malformed slug is not found.');
+
+/** The business's current name, or the one the checkout carries. */
+const businessName = async (identity: IdentityDeps, businessId: string, fallback: string): Promise<string> =>
+  (await findBusiness(identity.dataSource.manager, businessId))?.name ?? fallback;
+
+/** What the page reads of a session: never its payment's or business's id. */
+function sessionStatus(res: Response, status: CheckoutSessionStatus['status'], returnUrl: string | null) {
+  res.set('Cache-Control', 'no-store');
+  return { status, return_url: returnUrl };
+}
+
+/**
+ * Cancels the session's open payment by the API's own cancel (`payment.cancel.v1`, its rules and effects: the PIX cob
+ * removed at the PSP, the crypto request closed); answers the status the session's payment ended in. A cancel that
+ * lost to a confirmation (INVALID_STATUS) reads the payment: `paid`, never a second attempt over a paid one.
+ */
+async function cancelSessionPayment(
+  session: CheckoutSessionStatus,
+  send: OperationInput<never, unknown, unknown>['send'],
+): Promise<CheckoutSessionStatus['status']> {
+  const ids = { business_id: session.business_id, payment_id: session.payment_id };
+  try {
+    await send(cancelPayment, ids);
+    return 'cancelled';
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'INVALID_STATUS')) throw err;
+    const { status } = (await send(getPayment, ids)).payment;
+    return status === 'pending' || status === 'processing' ? 'initiated' : status;
+  }
+}
+
+/** The page and its files: served by hand below (not JSON), described here for the document. */
+export const checkoutPageOperations: OperationSpec[] = [
+  {
+    method: 'get',
+    path: '/c/assets/{name}',
+    operationId: 'getCheckoutAsset',
+    tag: 'Hosted checkout',
+    area: 'public',
+    summary: "The hosted page's stylesheet, script and icon",
+    params: { name: Joi.string().valid(...Object.keys(checkoutAssets)) },
+    // Past the query's NUL check (app.ts), before the page's rate limit.
+    errors: ['NOT_FOUND', 'INVALID_FIELDS'],
+    answers: [
+      { status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript', 'image/svg+xml'] },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/c/{slug}',
+    operationId: 'getCheckoutPage',
+    tag: 'Hosted checkout',
+    area: 'checkout-page',
+    summary: 'The hosted checkout page a buyer opens',
+    description: 'Server-rendered, in Portuguese; the buyer picks PIX or a stablecoin and pays.',
+    params: { slug },
+    answers: [
+      { status: 200, description: 'The page.', mediaTypes: ['text/html'] },
+      { status: 404, description: 'The not-found page.', mediaTypes: ['text/html'] },
+      { status: 503, description: 'The try-again page (with `Retry-After`).', mediaTypes: ['text/html'] },
+    ],
+  },
+];
+
+/** The page's JSON calls, mounted from their entries. */
+export const checkoutSessionOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/c/{slug}/sessions',
+    operationId: 'startCheckoutSession',
+    tag: 'Hosted checkout',
+    area: 'checkout',
+    summary: "Start a payment on the hosted page (the page's own call)",
+    body: {
+      name: 'StartCheckoutSessionRequest',
+      schema: startSessionBody,
+      codes: { paymentMethod: 'method' },
+      examples: {
+        pix: { summary: 'PIX', value: { method: 'pix' } },
+        usdc: { summary: 'USDC on Solana', value: { method: 'crypto', currency: 'USDC' } },
+      },
+    },
+    params: { slug },
+    commands: [getCheckoutPage, startCheckoutSession],
+    errors: ['UNSUPPORTED_PAYMENT_METHOD'],
+    answers: [json(201, 'The session and what the buyer needs to pay.', answers.checkoutSessionStarted)],
+    handle: async ({ params, body, res, send }, { identity }) => {
+      const page = await send(getCheckoutPage, { slug: params.slug });
+      const session = await send(startCheckoutSession, {
+        slug: params.slug,
+        business_name: await businessName(identity, page.business_id, page.business_name),
+        method: body.method,
+        token: body.method === 'crypto' ? ((body.currency ?? '').toLowerCase() as Token) : null,
+      });
+      res.set('Cache-Control', 'no-store');
+      return {
+        session_id: session.session_id,
+        status: session.status,
+        payment: sessionPayment(session.payment as PaymentView),
+      };
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/c/{slug}/sessions/{session_id}',
+    operationId: 'getCheckoutSessionStatus',
+    tag: 'Hosted checkout',
+    area: 'checkout',
+    summary: "A session's status (the page polls it)",
+    params: { slug, session_id: 'sess' },
+    commands: [getCheckoutSessionStatus],
+    answers: [json(200, 'The status, and where to send the buyer once paid.', answers.checkoutSessionStatus)],
+    handle: async ({ params, res, send }) => {
+      const session = await send(getCheckoutSessionStatus, params);
+      return sessionStatus(res, session.status, session.return_url);
+    },
+  }),
+  // The buyer's way back to the method choice: the payment they leave is cancelled first, so the QR code or link they
+  // may already have scanned can no longer be paid next to the new attempt. The page offers the choice only on an
+  // ended status; on `paid` it shows the payment paid (its return url follows on the next poll when the session has
+  // not seen the confirmation yet).
+  defineOperation({
+    method: 'post',
+    path: '/c/{slug}/sessions/{session_id}/cancel',
+    operationId: 'cancelCheckoutSession',
+    tag: 'Hosted checkout',
+    area: 'checkout',
+    summary: "Cancel the session's open payment, going back to the method choice (the page's own call)",
+    description:
+      "Cancels the session's payment as `POST /v1/payments/{payment_id}/cancel` does (the PIX cob removed at the PSP, " +
+      'the crypto request closed), so it can no longer be paid next to a new attempt. A session already ended answers ' +
+      'its status unchanged; a payment paid before the cancel answers `paid`, and the page shows it paid.',
+    params: { slug, session_id: 'sess' },
+    commands: [getCheckoutSessionStatus, cancelPayment, getPayment],
+    answers: [json(200, 'The status the payment ended in.', answers.checkoutSessionStatus)],
+    handle: async ({ params, res, send }) => {
+      const session = await send(getCheckoutSessionStatus, params);
+      if (session.status !== 'initiated') return sessionStatus(res, session.status, session.return_url);
+      return sessionStatus(res, await cancelSessionPayment(session, send), null);
+    },
+  }),
+];
+
+export const hostedCheckoutOperations = [...checkoutPageOperations, ...checkoutSessionOperations];
+
 /**
  * The hosted checkout at /c/{slug}: public (no API key), rate limited per buyer IP, every response under a strict
  * CSP. The page's JSON endpoints answer errors with buyer-facing Portuguese text.
  */
 export function hostedCheckoutRoutes(
-  { commands, identity, config }: RouteContext,
+  context: RouteContext,
   ipRateLimit: RequestHandler,
   logger: Logger,
 ): Router {
+  const { commands, identity, config } = context;
   const router = Router();
   router.use(securityHeaders);
 
@@ -118,9 +279,6 @@ export function hostedCheckoutRoutes(
 
   router.use(ipRateLimit);
 
-  const businessName = async (businessId: string, fallback: string): Promise<string> =>
-    (await findBusiness(identity.dataSource.manager, businessId))?.name ?? fallback;
-
   router.get(
     '/:slug',
     asyncHandler(async (req, res) => {
@@ -136,7 +294,7 @@ export function hostedCheckoutRoutes(
       }
       const html = renderCheckoutPage({
         slug: page.slug,
-        businessName: await businessName(page.business_id, page.business_name),
+        businessName: await businessName(identity, page.business_id, page.business_name),
         productName: page.product_name,
         productDescription: page.product_description,
         title: page.title,
@@ -150,87 +308,7 @@ export function hostedCheckoutRoutes(
     }),
   );
 
-  router.post(
-    '/:slug/sessions',
-    jsonBody(),
-    asyncHandler(async (req, res) => {
-      const slug = req.params.slug;
-      if (!hasCheckoutSlugShape(slug)) throw new AppError('NOT_FOUND');
-      const body = validateBody(startSessionBody, req.body, { paymentMethod: 'method' });
-      const page = await commands.send(getCheckoutPage, { slug }, res);
-      const session = await commands.send(
-        startCheckoutSession,
-        {
-          slug,
-          business_name: await businessName(page.business_id, page.business_name),
-          method: body.method,
-          token: body.method === 'crypto' ? ((body.currency ?? '').toLowerCase() as Token) : null,
-        },
-        res,
-      );
-      res
-        .status(201)
-        .set('Cache-Control', 'no-store')
-        .json({
-          session_id: session.session_id,
-          status: session.status,
-          payment: sessionPayment(session.payment as PaymentView),
-        });
-    }),
-  );
-
-  const sessionOf = (req: Request, res: Response): Promise<CheckoutSessionStatus> => {
-    const { slug, session_id: sessionId } = req.params;
-    if (!hasCheckoutSlugShape(slug) || !hasPublicIdShape('sess', sessionId)) throw new AppError('NOT_FOUND');
-    return commands.send(getCheckoutSessionStatus, { slug, session_id: sessionId }, res);
-  };
-  /** What the page reads of a session: never its payment's or business's id. */
-  const sendSessionStatus = (
-    res: Response,
-    status: CheckoutSessionStatus['status'],
-    returnUrl: string | null,
-  ) => res.set('Cache-Control', 'no-store').json({ status, return_url: returnUrl });
-
-  /**
-   * Cancels the session's open payment by the API's own cancel (`payment.cancel.v1`, its rules and effects: the PIX cob
-   * removed at the PSP, the crypto request closed); answers the status the session's payment ended in. A cancel that
-   * lost to a confirmation (INVALID_STATUS) reads the payment: `paid`, never a second attempt over a paid one.
-   */
-  const cancelSessionPayment = async (
-    session: CheckoutSessionStatus,
-    res: Response,
-  ): Promise<CheckoutSessionStatus['status']> => {
-    const ids = { business_id: session.business_id, payment_id: session.payment_id };
-    try {
-      await commands.send(cancelPayment, ids, res);
-      return 'cancelled';
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === 'INVALID_STATUS')) throw err;
-      const { status } = (await commands.send(getPayment, ids, res)).payment;
-      return status === 'pending' || status === 'processing' ? 'initiated' : status;
-    }
-  };
-
-  router.get(
-    '/:slug/sessions/:session_id',
-    asyncHandler(async (req, res) => {
-      const session = await sessionOf(req, res);
-      sendSessionStatus(res, session.status, session.return_url);
-    }),
-  );
-
-  // The buyer's way back to the method choice: the payment they leave is cancelled first, so the QR code or link they
-  // may already have scanned can no longer be paid next to the new attempt. The page offers the choice only on an
-  // ended status; on `paid` it shows the payment paid (its return url follows on the next poll when the session has
-  // not seen the confirmation yet).
-  router.post(
-    '/:slug/sessions/:session_id/cancel',
-    asyncHandler(async (req, res) => {
-      const session = await sessionOf(req, res);
-      if (session.status !== 'initiated') return sendSessionStatus(res, session.status, session.return_url);
-      sendSessionStatus(res, await cancelSessionPayment(session, res), null);
-    }),
-  );
+  mountOperations(checkoutSessionOperations, context, '/c', router, { parseBody: jsonBody() });
 
   // A slug express cannot even decode (`/c/%ZZ`, `/c/x%`) fails before the page route runs: still the page's 404.
   router.use(((err, req, res, next) => {

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import Joi from 'joi';
 import {
   cancelPayment,
@@ -8,6 +8,7 @@ import {
   getPayment,
   isoDate,
   listPayments,
+  pageSchema,
   listReceivedFunds,
   paymentId,
   paymentMethods,
@@ -23,16 +24,17 @@ import {
   type Token,
   type UpdatePayment,
 } from '@gateway/contracts';
-import { AppError, asyncHandler } from '@gateway/http-errors';
+import { AppError } from '@gateway/http-errors';
 import {
   paymentCreatedResponse,
   paymentDetailsResponse,
   paymentUpdatedResponse,
   receivedFundsResponse,
 } from '../payment-responses';
-import { commandRoute, ownResourcePayload } from '../commands';
 import { identityOf } from '../identity';
-import { amountField, jsonText, pageQuery, readPage, validateBody, validateQuery } from '../validation';
+import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import * as answers from '../openapi/response-schemas';
+import { amountField, jsonText, pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
 interface CreatePaymentBody {
@@ -45,8 +47,6 @@ interface CreatePaymentBody {
 }
 
 const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
-
-// The route schemas are exported for the OpenAPI document (src/http/openapi), which is converted from them.
 
 /**
  * `crypto` is required when `payment_method` is `crypto`: a condition on the object (not on the field), so that the
@@ -93,147 +93,236 @@ export const paymentsPage = (pageQuery(paymentId) as Joi.ObjectSchema).keys({
 
 export const receivedFundsPage = pageQuery(receivedFundsId);
 
-/** /v1/payments, /v1/payments/{id}/received-funds (and, outside production, /v1/sandbox/payments/{id}/simulate). */
-export function paymentRoutes({ commands, config }: RouteContext): Router {
-  const router = Router();
-  const paymentOf = ownResourcePayload('payment_id', 'pay');
-  const fundsOf = ownResourcePayload('funds_id', 'fund');
-
-  router.post(
-    '/payments',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(createPaymentBody, req.body, {
-        paymentMethod: 'payment_method',
-        amount: ['amount'],
-      });
+/** /v1/payments and /v1/payments/{id}/received-funds. */
+export const paymentOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/v1/payments',
+    operationId: 'createPayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Create a payment (PIX or stablecoin)',
+    description:
+      'PIX: status `processing`, a dynamic BR Code and its QR code, `expires_at` at the top. Crypto: status ' +
+      '`pending`, a Solana Pay link and its QR code, 30 minutes to pay (inside `crypto`).',
+    body: {
+      name: 'CreatePaymentRequest',
+      schema: createPaymentBody,
+      codes: { paymentMethod: 'payment_method', amount: ['amount'] },
+      examples: {
+        pix: {
+          summary: 'PIX, R$ 25,00',
+          value: { payment_method: 'pix', amount: 2500, currency: 'BRL', metadata: '{"order_id":"1001"}' },
+        },
+        usdc: {
+          summary: 'USDC on Solana, R$ 25,00',
+          value: { payment_method: 'crypto', amount: 2500, crypto: { currency: 'USDC', network: 'solana' } },
+        },
+      },
+    },
+    commands: [createPayment, getCustomer],
+    answers: [json(201, 'The payment, with what the payer needs.', answers.paymentCreated)],
+    handle: async ({ body, res, send }) => {
       const identity = identityOf(res);
       // The customer must be the business's own: another business's (or none) is NOT_FOUND, before anything is made.
       if (body.customer_id)
-        await commands.send(
-          getCustomer,
-          { business_id: identity.businessId, customer_id: body.customer_id },
-          res,
-        );
-      const view = await commands.send(
-        createPayment,
-        {
-          business_id: identity.businessId,
-          business_name: identity.businessName,
-          method: body.payment_method,
-          amount_centavos: body.amount,
-          metadata: body.metadata ?? null,
-          token: body.crypto ? (body.crypto.currency.toLowerCase() as Token) : null,
-          customer_id: body.customer_id ?? null,
-        },
-        res,
-      );
-      res.status(201).json(paymentCreatedResponse(view));
-    }),
-  );
-
+        await send(getCustomer, { business_id: identity.businessId, customer_id: body.customer_id });
+      const view = await send(createPayment, {
+        business_id: identity.businessId,
+        business_name: identity.businessName,
+        method: body.payment_method,
+        amount_centavos: body.amount,
+        metadata: body.metadata ?? null,
+        token: body.crypto ? (body.crypto.currency.toLowerCase() as Token) : null,
+        customer_id: body.customer_id ?? null,
+      });
+      return paymentCreatedResponse(view);
+    },
+  }),
   // The business's payments, newest first, a page at a time (docs/api.md#lists-and-pagination).
-  router.get(
-    '/payments',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
+  defineOperation({
+    method: 'get',
+    path: '/v1/payments',
+    operationId: 'listPayments',
+    tag: 'Payments',
+    area: 'api',
+    summary: "List the business's payments, newest first",
+    query: [paymentsPage],
+    commands: [listPayments],
+    answers: [json(200, 'A page of payments.', pageSchema(answers.paymentRecord))],
+    handle: async ({ query, businessId, send }) => {
       // Only the filters given are in the checked query (unknown parameters are dropped).
-      const query = validateQuery(paymentsPage, req.query);
-      const page = await commands.send(
-        listPayments,
-        { ...query, business_id: businessId, starting_after: query.starting_after ?? null },
-        res,
-      );
+      const page = await send(listPayments, {
+        ...query,
+        business_id: businessId,
+        starting_after: query.starting_after ?? null,
+      });
       // Never list another business's payment, whatever the payment service answers.
       if (page.data.some((payment) => payment.business_id !== businessId))
         throw new AppError('INTERNAL_ERROR');
-      res.json({ data: page.data.map(publicPaymentRecord), has_more: page.has_more });
-    }),
-  );
-
-  router.get(
-    '/payments/:payment_id',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const view = await commands.send(getPayment, paymentOf(req, businessId), res);
+      return { data: page.data.map(publicPaymentRecord), has_more: page.has_more };
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/payments/{payment_id}',
+    operationId: 'getPayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Read a payment',
+    description:
+      'The payment with its fee, net amount and window end; while `pending` or `processing` also the `pix` or ' +
+      '`crypto` object its creation answered (to show the QR code again); once `paid`, who paid (`payer`).',
+    params: { payment_id: 'pay' },
+    commands: [getPayment],
+    answers: [json(200, 'The payment.', answers.paymentDetails)],
+    handle: async ({ params, businessId, send }) => {
+      const view = await send(getPayment, { business_id: businessId, payment_id: params.payment_id });
       // Never leak another business's payment, whatever the payment service answers.
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json(paymentDetailsResponse(view));
-    }),
-  );
-
-  // Late, excess, partial or unmatched money kept for the payment (newest first, a page at a time): what the
-  // merchant reconciles by hand.
-  router.get(
-    '/payments/:payment_id/received-funds',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const funds = await commands.send(
-        listReceivedFunds,
-        { ...paymentOf(req, businessId), ...readPage(receivedFundsPage, req.query) },
-        res,
-      );
-      res.json({ data: funds.data.map(receivedFundsResponse), has_more: funds.has_more });
-    }),
-  );
-
-  // Records kept money as returned to the payer outside the gateway (no body), so no refund returns it again; money a
-  // refund returns or returned is INVALID_STATUS.
-  router.post(
-    '/payments/:payment_id/received-funds/:funds_id/return',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const funds = await commands.send(
-        returnReceivedFunds,
-        { ...paymentOf(req, businessId), funds_id: fundsOf(req, businessId).funds_id },
-        res,
-      );
-      res.json(receivedFundsResponse(funds));
-    }),
-  );
-
-  router.patch(
-    '/payments/:payment_id',
-    asyncHandler(async (req, res) => {
-      const body = validateBody(updatePaymentBody, req.body, { amount: ['amount'] });
-      const { businessId } = identityOf(res);
-      const command: UpdatePayment = paymentOf(req, businessId);
+      return paymentDetailsResponse(view);
+    },
+  }),
+  defineOperation({
+    method: 'patch',
+    path: '/v1/payments/{payment_id}',
+    operationId: 'updatePayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Change the amount or metadata of an open payment',
+    description:
+      'Only while `pending` or `processing`. A new amount gives a PIX payment a new QR code, and a crypto payment a ' +
+      'new reference, link, QR code and 30-minute window.',
+    body: {
+      name: 'UpdatePaymentRequest',
+      schema: updatePaymentBody,
+      codes: { amount: ['amount'] },
+      examples: only('A new amount, R$ 30,00', { amount: 3000 }),
+    },
+    params: { payment_id: 'pay' },
+    // The body before the path id, as this route always checked them.
+    checks: ['body', 'params'],
+    commands: [updatePayment],
+    answers: [json(200, 'The payment with its new amounts.', answers.paymentUpdated)],
+    handle: async ({ params, body, businessId, send }) => {
+      const command: UpdatePayment = { business_id: businessId, payment_id: params.payment_id };
       if (body.amount !== undefined) command.amount_centavos = body.amount;
       if (body.metadata !== undefined) command.metadata = body.metadata;
-      const view = await commands.send(updatePayment, command, res);
+      const view = await send(updatePayment, command);
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json(paymentUpdatedResponse(view, body.amount !== undefined));
-    }),
-  );
-
+      return paymentUpdatedResponse(view, body.amount !== undefined);
+    },
+  }),
   // Cancels an open payment: the PIX cob is removed, the crypto request closed (docs/refunds.md).
-  router.post(
-    '/payments/:payment_id/cancel',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const view = await commands.send(cancelPayment, paymentOf(req, businessId), res);
+  defineOperation({
+    method: 'post',
+    path: '/v1/payments/{payment_id}/cancel',
+    operationId: 'cancelPayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Cancel an open payment',
+    description:
+      'Only while `pending` or `processing`; money arriving afterwards is kept as received funds, never lost.',
+    params: { payment_id: 'pay' },
+    commands: [cancelPayment],
+    answers: [json(200, 'The payment, status `cancelled`.', answers.paymentRecord)],
+    handle: async ({ params, businessId, send }) => {
+      const view = await send(cancelPayment, { business_id: businessId, payment_id: params.payment_id });
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      res.json(publicPaymentRecord(view.payment));
-    }),
+      return publicPaymentRecord(view.payment);
+    },
+  }),
+  // Late, excess, partial or unmatched money kept for the payment (newest first, a page at a time): what the
+  // merchant reconciles by hand.
+  defineOperation({
+    method: 'get',
+    path: '/v1/payments/{payment_id}/received-funds',
+    operationId: 'listReceivedFunds',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'List money received outside the happy path (late, excess, partial, unmatched, unreadable)',
+    params: { payment_id: 'pay' },
+    query: [receivedFundsPage],
+    commands: [listReceivedFunds],
+    answers: [json(200, 'A page of received funds.', answers.receivedFundsList)],
+    handle: async ({ params, query, businessId, send }) => {
+      const funds = await send(listReceivedFunds, {
+        business_id: businessId,
+        payment_id: params.payment_id,
+        ...pageOf(query),
+      });
+      return { data: funds.data.map(receivedFundsResponse), has_more: funds.has_more };
+    },
+  }),
+  // Records kept money as returned to the payer outside the gateway (no body), so no refund returns it again; money a
+  // refund returns or returned is INVALID_STATUS.
+  defineOperation({
+    method: 'post',
+    path: '/v1/payments/{payment_id}/received-funds/{funds_id}/return',
+    operationId: 'returnReceivedFunds',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Record received funds as returned to the payer by hand',
+    description:
+      'No body. Marks money kept for the payment as returned outside the gateway (`status` `returned`, ' +
+      '`returned_by` `manual`), so no refund returns it again. Money already returned, or carried by a refund in ' +
+      "flight (an excess rides with the refund that completes the payment's refunds), is `INVALID_STATUS`.",
+    params: { payment_id: 'pay', funds_id: 'fund' },
+    commands: [returnReceivedFunds],
+    answers: [json(200, 'The received funds, returned by hand.', answers.receivedFunds)],
+    handle: async ({ params, businessId, send }) => {
+      const funds = await send(returnReceivedFunds, {
+        business_id: businessId,
+        payment_id: params.payment_id,
+        funds_id: params.funds_id,
+      });
+      return receivedFundsResponse(funds);
+    },
+  }),
+];
+
+/** Outside production: /v1/sandbox/payments/{id}/simulate. */
+export const sandboxOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/v1/sandbox/payments/{payment_id}/simulate',
+    operationId: 'simulatePayment',
+    tag: 'Sandbox',
+    area: 'sandbox',
+    summary: 'Pay, fail or expire a sandbox payment for real',
+    description:
+      "`paid` makes the PSP simulator pay the charge (calling the PIX adapter's webhook as a real PSP does) or a " +
+      'funded test wallet send the transfer on the local chain; `amount` pays part of it. Sandbox only.',
+    body: {
+      name: 'SimulatePaymentRequest',
+      schema: simulateBody,
+      codes: { amount: ['amount'] },
+      examples: {
+        paid: { summary: 'Paid in full', value: { outcome: 'paid' } },
+        partial: { summary: 'R$ 10,00 paid (partial)', value: { outcome: 'paid', amount: 1000 } },
+        failed: { summary: 'Failed', value: { outcome: 'failed' } },
+        expired: { summary: 'Expired', value: { outcome: 'expired' } },
+      },
+    },
+    params: { payment_id: 'pay' },
+    checks: ['body', 'params'],
+    commands: [simulatePayment],
+    answers: [
+      json(202, 'Accepted: the outcome follows as it would in production.', answers.simulationAccepted),
+    ],
+    handle: ({ params, body, businessId, send }) =>
+      send(simulatePayment, {
+        business_id: businessId,
+        payment_id: params.payment_id,
+        outcome: body.outcome,
+        amount_centavos: body.amount ?? null,
+      }),
+  }),
+];
+
+export const paymentRoutes = (context: RouteContext): Router =>
+  mountOperations(
+    [...paymentOperations, ...(context.config.APP_ENV !== 'production' ? sandboxOperations : [])],
+    context,
+    '/v1',
   );
-
-  if (config.APP_ENV !== 'production') {
-    router.post(
-      '/sandbox/payments/:payment_id/simulate',
-      commandRoute(
-        commands,
-        simulatePayment,
-        (req, businessId) => {
-          const body = validateBody(simulateBody, req.body, { amount: ['amount'] });
-          return {
-            ...paymentOf(req, businessId),
-            outcome: body.outcome,
-            amount_centavos: body.amount ?? null,
-          };
-        },
-        { status: 202 },
-      ),
-    );
-  }
-
-  return router;
-}

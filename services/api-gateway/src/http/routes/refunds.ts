@@ -1,18 +1,19 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import Joi from 'joi';
 import {
   boundedText,
   createRefund,
   getRefund,
   listRefunds,
+  pageSchema,
   publicRefundRecord,
   refundId,
   type RefundRecord,
 } from '@gateway/contracts';
-import { AppError, asyncHandler } from '@gateway/http-errors';
-import { ownResourcePayload } from '../commands';
-import { identityOf } from '../identity';
-import { amountField, pageQuery, readPage, validateBody } from '../validation';
+import { AppError } from '@gateway/http-errors';
+import { defineOperation, json, mountOperations, pageOf } from '../operation';
+import * as answers from '../openapi/response-schemas';
+import { amountField, pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
 export const createRefundBody = Joi.object<{ amount?: number | null; reason?: string | null }>({
@@ -30,56 +31,80 @@ function ownRefund(refund: RefundRecord, businessId: string): RefundRecord {
 }
 
 /** /v1/payments/{id}/refunds and /v1/refunds/{id} (docs/refunds.md). */
-export function refundRoutes({ commands }: RouteContext): Router {
-  const router = Router();
-  const paymentOf = ownResourcePayload('payment_id', 'pay');
-  const refundOf = ownResourcePayload('refund_id', 'ref');
-
-  router.post(
-    '/payments/:payment_id/refunds',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      // The path id before the body: a refund of a payment that cannot exist is NOT_FOUND whatever the body says.
-      const payment = paymentOf(req, businessId);
-      const body = validateBody(createRefundBody, req.body, { amount: ['amount'] });
-      const refund = await commands.send(
-        createRefund,
-        {
-          ...payment,
-          amount_centavos: body.amount ?? null,
-          reason: body.reason || null,
-        },
-        res,
-      );
-      res.status(201).json(publicRefundRecord(ownRefund(refund, businessId)));
-    }),
-  );
-
+export const refundOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/v1/payments/{payment_id}/refunds',
+    operationId: 'createRefund',
+    tag: 'Refunds',
+    area: 'api',
+    summary: 'Refund (part of) a paid payment',
+    description:
+      'Without `amount`, everything still refundable. PIX payments only within 90 days of payment. The fee is ' +
+      'not returned.',
+    body: {
+      name: 'CreateRefundRequest',
+      schema: createRefundBody,
+      examples: {
+        partial: { summary: 'R$ 10,00 back', value: { amount: 1000, reason: 'Produto devolvido' } },
+        full: { summary: 'Everything still refundable', value: {} },
+      },
+      codes: { amount: ['amount'] },
+    },
+    // The path id before the body: a refund of a payment that cannot exist is NOT_FOUND whatever the body says.
+    params: { payment_id: 'pay' },
+    commands: [createRefund],
+    answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
+    handle: async ({ params, body, businessId, send }) => {
+      const refund = await send(createRefund, {
+        business_id: businessId,
+        payment_id: params.payment_id,
+        amount_centavos: body.amount ?? null,
+        reason: body.reason || null,
+      });
+      return publicRefundRecord(ownRefund(refund, businessId));
+    },
+  }),
   // A payment's refunds, newest first, a page at a time.
-  router.get(
-    '/payments/:payment_id/refunds',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const page = await commands.send(
-        listRefunds,
-        { ...paymentOf(req, businessId), ...readPage(refundsPage, req.query) },
-        res,
-      );
-      res.json({
+  defineOperation({
+    method: 'get',
+    path: '/v1/payments/{payment_id}/refunds',
+    operationId: 'listRefunds',
+    tag: 'Refunds',
+    area: 'api',
+    summary: "List a payment's refunds, newest first",
+    params: { payment_id: 'pay' },
+    query: [refundsPage],
+    commands: [listRefunds],
+    answers: [json(200, 'A page of refunds.', pageSchema(answers.refund))],
+    handle: async ({ params, query, businessId, send }) => {
+      const page = await send(listRefunds, {
+        business_id: businessId,
+        payment_id: params.payment_id,
+        ...pageOf(query),
+      });
+      return {
         data: page.data.map((refund) => publicRefundRecord(ownRefund(refund, businessId))),
         has_more: page.has_more,
-      });
-    }),
-  );
+      };
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/refunds/{refund_id}',
+    operationId: 'getRefund',
+    tag: 'Refunds',
+    area: 'api',
+    summary: 'Read a refund',
+    params: { refund_id: 'ref' },
+    commands: [getRefund],
+    answers: [json(200, 'The refund.', answers.refund)],
+    handle: async ({ params, businessId, send }) => {
+      const refund = await send(getRefund, { business_id: businessId, refund_id: params.refund_id });
+      return publicRefundRecord(ownRefund(refund, businessId));
+    },
+  }),
+];
 
-  router.get(
-    '/refunds/:refund_id',
-    asyncHandler(async (req, res) => {
-      const { businessId } = identityOf(res);
-      const refund = await commands.send(getRefund, refundOf(req, businessId), res);
-      res.json(publicRefundRecord(ownRefund(refund, businessId)));
-    }),
-  );
-
-  return router;
-}
+export const refundRoutes = (context: RouteContext): Router =>
+  mountOperations(refundOperations, context, '/v1');

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import Joi from 'joi';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '@gateway/config';
 import {
@@ -8,6 +8,7 @@ import {
   getWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  pageSchema,
   retryWebhookDelivery,
   rotateWebhookSecret,
   sendTestWebhook,
@@ -17,8 +18,9 @@ import {
   webhookId,
   type WebhookEventName,
 } from '@gateway/contracts';
-import { commandRoute, ownResourcePayload } from '../commands';
-import { pageQuery, pathId, readPage, validateBody, validateQuery } from '../validation';
+import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import * as answers from '../openapi/response-schemas';
+import { pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
 export const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }>({
@@ -43,60 +45,141 @@ export const webhooksPage = pageQuery(webhookId);
 const WEBHOOK_TEST_BUDGET_MS = DEFAULT_WEBHOOK_TIMEOUT_MS + 1_000;
 
 /** /v1/webhook, plus (additive) delivery history, manual retry and a test event. */
-export function webhookRoutes({ commands, config }: RouteContext): Router {
-  const router = Router();
-  const webhookOf = ownResourcePayload('webhook_id', 'wh');
-
-  router.post(
-    '/webhook',
-    commandRoute(
-      commands,
-      createWebhook,
-      (req, businessId) => {
-        const body = validateBody(createWebhookBody, req.body);
-        return { business_id: businessId, url: body.url, events: body.events };
-      },
-      { status: 201 },
-    ),
-  );
-
+export const webhookOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/v1/webhook',
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Register an HTTPS endpoint for events',
+    description: 'The answer carries the signing `secret`, shown this once.',
+    body: {
+      name: 'CreateWebhookRequest',
+      schema: createWebhookBody,
+      examples: only('Payment outcomes', {
+        url: 'https://loja.example/webhooks/gateway',
+        events: ['payment.confirmed', 'payment.failed', 'payment.expired'],
+      }),
+    },
+    commands: [createWebhook],
+    answers: [json(201, 'The webhook and its secret.', answers.webhookCreated)],
+    handle: ({ body, businessId, send }) =>
+      send(createWebhook, { business_id: businessId, url: body.url, events: body.events }),
+  }),
   // The business's webhooks, newest first, a page at a time, and one of them: never a secret (docs/adr/0011-secrets-hashed-sealed-never-logged.md).
-  router.get(
-    '/webhook',
-    commandRoute(commands, listWebhooks, (req, businessId) => {
-      return { business_id: businessId, ...readPage(webhooksPage, req.query) };
-    }),
-  );
-  router.get('/webhook/:webhook_id', commandRoute(commands, getWebhook, webhookOf));
-
-  router.delete('/webhook/:webhook_id', commandRoute(commands, deleteWebhook, webhookOf));
-
+  defineOperation({
+    method: 'get',
+    path: '/v1/webhook',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: "List the business's webhooks, newest first (never their secrets)",
+    query: [webhooksPage],
+    commands: [listWebhooks],
+    answers: [json(200, 'A page of webhooks.', pageSchema(answers.webhook))],
+    handle: ({ query, businessId, send }) =>
+      send(listWebhooks, { business_id: businessId, ...pageOf(query) }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/webhook/{webhook_id}',
+    operationId: 'getWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Read a webhook (never its secret)',
+    params: { webhook_id: 'wh' },
+    commands: [getWebhook],
+    answers: [json(200, 'The webhook.', answers.webhook)],
+    handle: ({ params, businessId, send }) =>
+      send(getWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
+  }),
+  defineOperation({
+    method: 'delete',
+    path: '/v1/webhook/{webhook_id}',
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Delete a webhook: it stops receiving at once',
+    params: { webhook_id: 'wh' },
+    commands: [deleteWebhook],
+    answers: [json(200, 'Deleted.', answers.webhookDeleted)],
+    handle: ({ params, businessId, send }) =>
+      send(deleteWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
+  }),
   // A new secret, shown once; the replaced one keeps signing for WEBHOOK_SECRET_OVERLAP_HOURS (docs/adr/0009-webhook-delivery-and-signatures.md).
-  router.post('/webhook/:webhook_id/rotate-secret', commandRoute(commands, rotateWebhookSecret, webhookOf));
-
-  router.get(
-    '/webhook/:webhook_id/deliveries',
-    commandRoute(commands, listWebhookDeliveries, (req, businessId) => {
-      const query = validateQuery(deliveriesQuery, req.query);
-      return { ...webhookOf(req, businessId), limit: query.limit, cursor: query.cursor ?? null };
-    }),
-  );
-
-  router.post(
-    '/webhook/:webhook_id/deliveries/:delivery_id/retry',
-    commandRoute(commands, retryWebhookDelivery, (req, businessId) => ({
-      ...webhookOf(req, businessId),
-      delivery_id: pathId('dlv', req.params.delivery_id),
-    })),
-  );
-
+  defineOperation({
+    method: 'post',
+    path: '/v1/webhook/{webhook_id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Rotate the signing secret',
+    description:
+      'For 24 hours deliveries are signed with both secrets (`webhook-signature`, space-separated).',
+    params: { webhook_id: 'wh' },
+    commands: [rotateWebhookSecret],
+    answers: [json(200, 'The new secret, shown this once.', answers.webhookSecret)],
+    handle: ({ params, businessId, send }) =>
+      send(rotateWebhookSecret, { business_id: businessId, webhook_id: params.webhook_id }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/webhook/{webhook_id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: "List a webhook's deliveries and their attempts, newest first",
+    params: { webhook_id: 'wh' },
+    query: [deliveriesQuery],
+    // The query before the path id, as this route always checked them.
+    checks: ['query', 'params'],
+    commands: [listWebhookDeliveries],
+    answers: [json(200, 'A page of deliveries.', answers.deliveriesPage)],
+    handle: ({ params, query, businessId, send }) =>
+      send(listWebhookDeliveries, {
+        business_id: businessId,
+        webhook_id: params.webhook_id,
+        limit: query.limit,
+        cursor: query.cursor ?? null,
+      }),
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/v1/webhook/{webhook_id}/deliveries/{delivery_id}/retry',
+    operationId: 'retryWebhookDelivery',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Deliver again now',
+    params: { webhook_id: 'wh', delivery_id: 'dlv' },
+    commands: [retryWebhookDelivery],
+    answers: [json(200, 'The delivery, scheduled now.', answers.deliveryRetried)],
+    handle: ({ params, businessId, send }) =>
+      send(retryWebhookDelivery, {
+        business_id: businessId,
+        webhook_id: params.webhook_id,
+        delivery_id: params.delivery_id,
+      }),
+  }),
   // The dispatcher sends the test event while we wait, bounded by its own delivery timeout (10 s).
-  router.post(
-    '/webhook/:webhook_id/test',
-    commandRoute(commands, sendTestWebhook, webhookOf, {
-      timeoutMs: config.RPC_TIMEOUT_MS + WEBHOOK_TEST_BUDGET_MS,
-    }),
-  );
+  defineOperation({
+    method: 'post',
+    path: '/v1/webhook/{webhook_id}/test',
+    operationId: 'sendTestWebhook',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: 'Send a signed `webhook.test` event now',
+    params: { webhook_id: 'wh' },
+    commands: [sendTestWebhook],
+    answers: [json(200, 'What the endpoint answered.', answers.webhookTested)],
+    handle: ({ params, businessId, send }, { config }) =>
+      send(
+        sendTestWebhook,
+        { business_id: businessId, webhook_id: params.webhook_id },
+        config.RPC_TIMEOUT_MS + WEBHOOK_TEST_BUDGET_MS,
+      ),
+  }),
+];
 
-  return router;
-}
+export const webhookRoutes = (context: RouteContext): Router =>
+  mountOperations(webhookOperations, context, '/v1');

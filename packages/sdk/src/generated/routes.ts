@@ -1,0 +1,33 @@
+// Generated from the gateway's operation table by `pnpm generate:sdk` (scripts/generate-sdk-routes.ts): do not
+// edit. One route per operation of the public API, by its operation id.
+
+export const generatedRoutes = {
+  createPayment: { method: 'POST', path: '/v1/payments' },
+  listPayments: { method: 'GET', path: '/v1/payments' },
+  getPayment: { method: 'GET', path: '/v1/payments/{payment_id}' },
+  updatePayment: { method: 'PATCH', path: '/v1/payments/{payment_id}' },
+  cancelPayment: { method: 'POST', path: '/v1/payments/{payment_id}/cancel' },
+  listReceivedFunds: { method: 'GET', path: '/v1/payments/{payment_id}/received-funds' },
+  returnReceivedFunds: { method: 'POST', path: '/v1/payments/{payment_id}/received-funds/{funds_id}/return' },
+  createRefund: { method: 'POST', path: '/v1/payments/{payment_id}/refunds' },
+  listRefunds: { method: 'GET', path: '/v1/payments/{payment_id}/refunds' },
+  getRefund: { method: 'GET', path: '/v1/refunds/{refund_id}' },
+  simulatePayment: { method: 'POST', path: '/v1/sandbox/payments/{payment_id}/simulate' },
+  createCheckout: { method: 'POST', path: '/v1/checkouts' },
+  listCheckouts: { method: 'GET', path: '/v1/checkouts' },
+  getCheckout: { method: 'GET', path: '/v1/checkouts/{checkout_id}' },
+  listCheckoutSessions: { method: 'GET', path: '/v1/checkouts/{checkout_id}/sessions' },
+  createCustomer: { method: 'POST', path: '/v1/customers' },
+  listCustomers: { method: 'GET', path: '/v1/customers' },
+  getCustomer: { method: 'GET', path: '/v1/customers/{customer_id}' },
+  createWebhook: { method: 'POST', path: '/v1/webhook' },
+  listWebhooks: { method: 'GET', path: '/v1/webhook' },
+  getWebhook: { method: 'GET', path: '/v1/webhook/{webhook_id}' },
+  deleteWebhook: { method: 'DELETE', path: '/v1/webhook/{webhook_id}' },
+  rotateWebhookSecret: { method: 'POST', path: '/v1/webhook/{webhook_id}/rotate-secret' },
+  listWebhookDeliveries: { method: 'GET', path: '/v1/webhook/{webhook_id}/deliveries' },
+  retryWebhookDelivery: { method: 'POST', path: '/v1/webhook/{webhook_id}/deliveries/{delivery_id}/retry' },
+  sendTestWebhook: { method: 'POST', path: '/v1/webhook/{webhook_id}/test' },
+  listEvents: { method: 'GET', path: '/v1/events' },
+  getEvent: { method: 'GET', path: '/v1/events/{event_id}' },
+} as const;

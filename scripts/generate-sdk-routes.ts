@@ -1,0 +1,32 @@
+/**
+ * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts) from the gateway's operation
+ * table, one route per operation of the public API (`/v1`, the sandbox included). The SDK cannot import the gateway,
+ * so the table is generated; services/api-gateway/test/sdk-routes.unit.test.ts fails when the file is stale.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { operations } from '../services/api-gateway/src/http/openapi';
+
+export const SDK_ROUTES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'routes.ts');
+
+/** The file's text: every `api` and `sandbox` operation by its operation id, with its method and path. */
+export function renderSdkRoutes(): string {
+  const entries = operations
+    .filter((op) => op.area === 'api' || op.area === 'sandbox')
+    .map((op) => `  ${op.operationId}: { method: '${op.method.toUpperCase()}', path: '${op.path}' },`);
+  // Written as the project's formatter writes it (one line per route, single quotes).
+  return [
+    "// Generated from the gateway's operation table by `pnpm generate:sdk` (scripts/generate-sdk-routes.ts): do not",
+    '// edit. One route per operation of the public API, by its operation id.',
+    '',
+    'export const generatedRoutes = {',
+    ...entries,
+    '} as const;',
+    '',
+  ].join('\n');
+}
+
+if (require.main === module) {
+  writeFileSync(SDK_ROUTES_FILE, renderSdkRoutes());
+  console.log(`wrote ${SDK_ROUTES_FILE}`);
+}

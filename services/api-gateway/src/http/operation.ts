@@ -1,0 +1,204 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type Joi from 'joi';
+import type { CommandDefinition, ErrorCode } from '@gateway/contracts';
+import { AppError, asyncHandler } from '@gateway/http-errors';
+import { identityOf } from './identity';
+import type { RouteContext } from './routes/context';
+import { pathId, validateBody, validateQuery, type FieldCodes, type PathIdPrefix } from './validation';
+
+/**
+ * Who may call a route and what stands in front of it (app.ts):
+ * - `api`: /v1, API key, rate limit per key, JSON body parsing, `Idempotency-Key` on POST;
+ * - `sandbox`: the same, mounted only outside production;
+ * - `admin`: /admin/v1, operator token, rate limit per IP, JSON body parsing;
+ * - `checkout`: the hosted checkout's JSON endpoints, public, rate limit per buyer IP;
+ * - `checkout-page`: the hosted page itself (HTML), limited like `checkout`;
+ * - `public`: no key and no limit (probes, this reference, the hosted page's static files).
+ */
+export type Area = 'api' | 'sandbox' | 'admin' | 'checkout' | 'checkout-page' | 'public';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A documented answer that is not the contract's error body (a success, an HTML page, a readiness report). */
+export interface Answer {
+  status: number;
+  description: string;
+  /** The JSON body (application/json); absent for other media types. */
+  schema?: Joi.Schema;
+  /** Non-JSON media types the answer may have. */
+  mediaTypes?: string[];
+}
+
+/**
+ * A body's named examples: /docs (Swagger UI) prefills "Try it out" with the first and offers the others in a list,
+ * so each is a request the sandbox accepts as it is, apart from the ids of the caller's own resources
+ * (api-reference.e2e.test.ts sends every one). An id a body requires is `exampleId(prefix)`: of the right shape and
+ * plainly a stand-in, so a request sent without replacing it is NOT_FOUND, never a validation error. Optional ids
+ * are left out, and path ids get no example: the field stays empty until the caller pastes a real one.
+ */
+export type RequestExamples = Record<string, { summary: string; value: Record<string, unknown> }>;
+
+/** The stand-in for an id a request body requires (`prod_REPLACE_WITH_YOUR_OWN_ID`). */
+export const exampleId = (prefix: string): string => `${prefix}_REPLACE_WITH_YOUR_OWN_ID`;
+
+/** One example of a body. */
+export const only = (summary: string, value: Record<string, unknown>): RequestExamples => ({
+  example: { summary, value },
+});
+
+/** A JSON answer. */
+export const json = (status: number, description: string, schema: Joi.Schema): Answer => ({
+  status,
+  description,
+  schema,
+});
+
+/**
+ * The checks a request goes through before its handler, in the order an entry states (params, query, body by
+ * default): all path parameters, every query schema in the entry's order, the body; or one of the entry's query
+ * schemas alone; or a check of the entry's own (a path value with its own error code).
+ */
+export type Check = 'params' | 'query' | 'body' | Joi.ObjectSchema | ((req: Request) => void);
+
+/** The value a query schema checks. */
+type QueryValue<S> = S extends Joi.ObjectSchema<infer T> ? T : never;
+type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
+  ? I
+  : never;
+
+/** What a handler receives: its checked path parameters, query and body, and the caller. */
+export interface OperationInput<Params extends string, Query, Body> {
+  /** The path parameters, checked when the entry's checks include them (raw path values otherwise). */
+  params: Record<Params, string>;
+  query: Query;
+  body: Body;
+  /** The caller's business (`api` and `sandbox` routes; an operator or a buyer has none). */
+  readonly businessId: string;
+  req: Request;
+  res: Response;
+  /** Sends a command for this request (its correlation and idempotency ids), a refusal being its public error. */
+  send<P, R>(definition: CommandDefinition<P, R>, payload: P, timeoutMs?: number): Promise<R>;
+}
+
+/** One operation as the document describes it, with the handler that serves it when it is mounted from the table. */
+export interface OperationSpec {
+  method: HttpMethod;
+  /** The full path, OpenAPI style (`/v1/payments/{payment_id}`). */
+  path: string;
+  operationId: string;
+  tag: string;
+  area: Area;
+  summary: string;
+  description?: string;
+  /**
+   * The route's own body schema, the component name it is published under, what "Try it out" prefills, and the
+   * fields whose failures have their own code (validation.ts).
+   */
+  body?: { name: string; schema: Joi.ObjectSchema; examples: RequestExamples; codes?: FieldCodes };
+  /** The route's own query schemas (a page, a filter). */
+  query?: Joi.ObjectSchema[];
+  /** Path parameters: an id prefix (a malformed id is NOT_FOUND) or the value's schema. */
+  params?: Record<string, PathIdPrefix | Joi.Schema>;
+  /** The order of the checks (params, then query, then body unless stated): the first failing one answers. */
+  checks?: Check[];
+  /** The commands the route sends: their refusals are its errors too. */
+  commands?: Array<Pick<CommandDefinition<unknown, unknown>, 'name' | 'refusals'>>;
+  /** Codes the route raises itself, beyond its area's, its body's, its path ids' and its commands'. */
+  errors?: ErrorCode[];
+  /** The first is the success answer: its status is the one a handler's result is sent with. */
+  answers: Answer[];
+  /** Serves the operation once its input is checked; what it returns is the answer's body. */
+  handle?(input: OperationInput<string, unknown, unknown>, context: RouteContext): Promise<unknown>;
+}
+
+/** An entry as declared: the handler typed by the entry's own path parameters, query and body schemas. */
+export type OperationEntry<Params extends string, Query extends readonly Joi.ObjectSchema[], Body> = Omit<
+  OperationSpec,
+  'params' | 'query' | 'body' | 'handle'
+> & {
+  params?: Record<Params, PathIdPrefix | Joi.Schema>;
+  query?: Query;
+  body?: { name: string; schema: Joi.ObjectSchema<Body>; examples: RequestExamples; codes?: FieldCodes };
+  handle(
+    input: OperationInput<Params, Intersection<QueryValue<Query[number]>>, Body>,
+    context: RouteContext,
+  ): Promise<unknown>;
+};
+
+/** Declares an operation once: what the document states of it and how it is served, typed by its schemas. */
+export function defineOperation<
+  Params extends string = never,
+  const Query extends readonly Joi.ObjectSchema[] = [],
+  Body = undefined,
+>(entry: OperationEntry<Params, Query, Body>): OperationSpec {
+  return entry as unknown as OperationSpec;
+}
+
+/** The page a list route asks its service for: the checked `limit`, and the cursor (null for the first page). */
+export const pageOf = (query: { limit: number; starting_after?: string }) => ({
+  limit: query.limit,
+  starting_after: query.starting_after ?? null,
+});
+
+const DEFAULT_CHECKS: Check[] = ['params', 'query', 'body'];
+
+function checkParams(op: OperationSpec, req: Request): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, rule] of Object.entries(op.params ?? {})) {
+    const value = req.params[name];
+    if (typeof rule === 'string') params[name] = pathId(rule, value);
+    else if (rule.validate(value).error) throw new AppError('NOT_FOUND');
+    else params[name] = value!;
+  }
+  return params;
+}
+
+/**
+ * Mounts a family of entries on a router (paths relative to `prefix`, the path the router is mounted at): each
+ * request is checked as its entry states, handled, and answered with the entry's success status.
+ */
+export function mountOperations(
+  operations: OperationSpec[],
+  context: RouteContext,
+  prefix: string,
+  router: Router = Router(),
+  options: { parseBody?: RequestHandler | RequestHandler[] } = {},
+): Router {
+  for (const op of operations) {
+    const { handle } = op;
+    if (!handle) throw new Error(`${op.operationId} has no handler`);
+    if (!op.path.startsWith(`${prefix}/`)) throw new Error(`${op.operationId} is not under ${prefix}`);
+    const path = op.path.slice(prefix.length).replace(/\{(\w+)\}/g, ':$1');
+    router[op.method](
+      path,
+      // Only a route with a body parses one (the others ignore what is sent).
+      ...(op.body && options.parseBody ? [options.parseBody].flat() : []),
+      asyncHandler(async (req, res) => {
+        const input = {
+          params: req.params as Record<string, string>,
+          query: {},
+          body: undefined as unknown,
+          get businessId() {
+            return identityOf(res).businessId;
+          },
+          req,
+          res,
+          send: <P, R>(definition: CommandDefinition<P, R>, payload: P, timeoutMs?: number) =>
+            context.commands.send(definition, payload, res, timeoutMs),
+        };
+        for (const check of op.checks ?? DEFAULT_CHECKS) {
+          if (check === 'params') input.params = checkParams(op, req);
+          else if (check === 'query')
+            for (const schema of op.query ?? []) Object.assign(input.query, validateQuery(schema, req.query));
+          else if (check === 'body') {
+            if (op.body) input.body = validateBody(op.body.schema, req.body, op.body.codes);
+          } else if (typeof check === 'function') check(req);
+          else Object.assign(input.query, validateQuery(check, req.query));
+        }
+        const result = await handle(input, context);
+        res.status(op.answers[0]!.status).json(result);
+      }),
+    );
+  }
+  return router;
+}
