@@ -15,12 +15,12 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadPixAdapterConfig, type PixAdapterConfig } from './config';
 import { pixAdapterDatabase } from './persistence';
 import { ApiPixClient, type ApiPixClientConfig } from './clients/psp/api-pix-client';
-import { CallbackProcessor } from './application/process-psp-callback';
+import { CallbackProcessor } from './application/callback-processor';
 import { startCallbackServer } from './http/callback-server';
-import { ExpirySweeper } from './application/sweep-expired-charges';
-import { OverdueCallbackPoll } from './application/poll-overdue-callbacks';
-import { OverdueDevolucaoPoll } from './application/poll-overdue-devolucoes';
-import { registerWebhook } from './application/register-psp-webhook';
+import { ExpirySweeper } from './application/expiry-sweeper';
+import { OverdueCallbackPoll } from './application/overdue-callback-poll';
+import { OverdueDevolucaoPoll } from './application/overdue-devolucao-poll';
+import { registerPspWebhook } from './application/register-psp-webhook';
 import { openCharge } from './application/open-charge';
 import { changeChargeAmount } from './application/change-charge-amount';
 import { simulateChargeOutcome } from './application/simulate-charge-outcome';
@@ -88,7 +88,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   // The token in the registered URL is how the PSP's callbacks authenticate (mTLS is the production alternative).
   const publicBase = (config.CALLBACK_PUBLIC_URL ?? server.baseUrl).replace(/\/+$/, '');
   const callbackUrl = `${publicBase}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
-  const registration = await registerWebhook(psp, config.PIX_KEY, callbackUrl, logger);
+  const registration = await registerPspWebhook(psp, config.PIX_KEY, callbackUrl, logger);
   runtime.onStop('webhook-registration', () => registration.stop());
 
   const openDeps = {

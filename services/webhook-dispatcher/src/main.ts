@@ -19,7 +19,7 @@ import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './config';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-schedule';
-import { DeliveryWorker } from './application/deliver-webhooks';
+import { DeliveryWorker } from './application/delivery-worker';
 import { handleGetWebhook } from './handlers/webhook.get.v1';
 import { handleListWebhooks } from './handlers/webhook.list.v1';
 import { handleRotateWebhookSecret } from './handlers/webhook.rotate-secret.v1';
@@ -35,7 +35,7 @@ import { handlePaymentEvent } from './handlers/payment-events.v1';
 import { handleRefundEvent } from './handlers/refund-events.v1';
 import { handleGetEvent } from './handlers/event.get.v1';
 import { handleListEvents } from './handlers/event.list.v1';
-import { eventPurge } from './application/purge-events';
+import { eventPurge } from './application/event-purge';
 
 export interface WebhookDispatcherDependencies {
   /** Tests only: a PEM CA trusted instead of Node's store. Operators add a CA with NODE_EXTRA_CA_CERTS. */
