@@ -52,7 +52,7 @@ describe('the RabbitMQ definitions on a real broker', () => {
     try {
       for (const service of serviceNames) {
         await broker.declareCommandQueue(service);
-        await broker.declareEventQueue(service, []);
+        await broker.declareEventQueue(service);
       }
     } finally {
       await broker.close();

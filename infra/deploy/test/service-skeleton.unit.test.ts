@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import * as contracts from '@gateway/contracts';
 import { serviceNames } from '@gateway/contracts';
 import { repoRoot } from './support/deployment';
@@ -41,6 +41,25 @@ const relativeImportsOf = (file: string): string[] =>
 
 /** `payment-events.v1.ts`: one handler for a family of events (`payment.*.v1`), named after the family. */
 const eventFamily = /^([a-z][a-z0-9-]*)-events\.v([1-9][0-9]*)\.ts$/;
+
+/** `cancelOpenPayment` -> `cancel-open-payment`, `PaymentReconciliation` -> `payment-reconciliation`. */
+const kebabCase = (name: string): string =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase();
+
+/** The names of the values (functions, classes, constants) `file` exports. */
+const exportedValuesOf = (file: string): string[] =>
+  [
+    ...readFileSync(file, 'utf8').matchAll(
+      /^export (?:async )?(?:function\*?|class|abstract class|const|let) ([A-Za-z_$][A-Za-z0-9_$]*)/gm,
+    ),
+  ].map((match) => match[1]!);
+
+/** A use case's file is named after what it exports: `cancel-open-payment.ts` exports `cancelOpenPayment`. */
+const isNamedAfterAnExport = (file: string): boolean =>
+  exportedValuesOf(file).some((name) => kebabCase(name) === basename(file, '.ts'));
 
 function isHandlerName(file: string): boolean {
   if (messageNames.has(file.replace(/\.ts$/, ''))) return true;
@@ -110,4 +129,31 @@ describe('every service has the same rooms', () => {
       expect(lonely).toEqual([]);
     },
   );
+
+  it.each([...serviceNames])(
+    '%s: every use case in application/ is in a file named after what it exports',
+    (service) => {
+      const misnamed = filesOf(join(sourceOf(service), 'application')).filter(
+        (file) => !isNamedAfterAnExport(file),
+      );
+      expect(misnamed).toEqual([]);
+    },
+  );
+
+  it('no two services have a use case file of the same name', () => {
+    const names = serviceNames.flatMap((service) =>
+      filesOf(join(sourceOf(service), 'application')).map((file) => basename(file)),
+    );
+    expect(names.filter((name, index) => names.indexOf(name) !== index)).toEqual([]);
+  });
+
+  it('tells a file named after its export from one named after something else', () => {
+    expect(kebabCase('PaymentReconciliation')).toBe('payment-reconciliation');
+    expect(kebabCase('cancelOpenPayment')).toBe('cancel-open-payment');
+    expect(kebabCase('readPSPStatus')).toBe('read-psp-status');
+    const source = join(sourceOf('payment'), 'application');
+    expect(isNamedAfterAnExport(join(source, 'payment-reconciliation.ts'))).toBe(true);
+    expect(isNamedAfterAnExport(join(source, 'record-rail-outcome.ts'))).toBe(true);
+    expect(isNamedAfterAnExport(join(sourceOf('payment'), 'main.ts'))).toBe(false);
+  });
 });

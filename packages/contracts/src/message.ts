@@ -46,6 +46,11 @@ export interface CommandDefinition<TPayload, TResult> extends MessageDefinition<
   readonly __result?: TResult;
 }
 
+/** An event: published on the events exchange under its name, for every service that handles it. */
+export interface EventDefinition<TPayload> extends MessageDefinition<TPayload> {
+  readonly kind: 'event';
+}
+
 export type ResultOf<D> = D extends CommandDefinition<unknown, infer R> ? R : never;
 
 const NAME_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+\.v[1-9][0-9]*$/;
@@ -58,7 +63,7 @@ function checkName(name: string): void {
 export function defineEvent<TPayload>(
   name: string,
   schema: Joi.ObjectSchema<TPayload>,
-): MessageDefinition<TPayload> {
+): EventDefinition<TPayload> {
   checkName(name);
   return { name, kind: 'event', schema };
 }

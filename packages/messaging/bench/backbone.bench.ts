@@ -17,7 +17,7 @@ import {
   uniquePrefix,
 } from '@gateway/testkit';
 import { Broker, outboxInboxMigrations, OutboxRelay, UnitOfWork } from '../src';
-import { customerCreated, customerPayload, type CustomerPayload } from '../test/backbone-fixture';
+import { customerCreated, customerPayload } from '../test/backbone-fixture';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -117,9 +117,10 @@ async function main(): Promise<void> {
     Broker.connect({ url, prefix, connectionName: name, logger: testLogger(name) });
   const server = await connect('bench-server');
   const client = await connect('bench-client');
-  await server.consumeCommands('customer', {
-    [createCustomer.name]: async (command: CustomerPayload) => customerCreated(command),
-  });
+  await server
+    .handlers('customer')
+    .handle(createCustomer, async (command) => customerCreated(command))
+    .consume();
   await rpcRound(client, 300, 1);
   await rpcRound(client, 2000, 1);
   await rpcRound(client, 4000, 32);
@@ -136,12 +137,13 @@ async function main(): Promise<void> {
   uow.onCommitWithMessages(() => relay.nudge());
   let consumed = 0;
   const inbox = new UnitOfWork(dataSource, 'bench-consumer');
-  await server.consumeEvents('checkout', ['payment.*.v1'], {
-    [paymentCreated.name]: async (_payload: PaymentEventPayload, context) => {
+  await server
+    .handlers('checkout')
+    .handle(paymentCreated, async (_payload: PaymentEventPayload, context) => {
       await inbox.once(context, async () => undefined);
       consumed += 1;
-    },
-  });
+    })
+    .consume();
   const events = 3000;
   const started = performance.now();
   relay.start();

@@ -1,9 +1,10 @@
 import type { CommandDefinition, Envelope, MessageDefinition, Reply, ServiceName } from '@gateway/contracts';
 import type { TraceHeaders } from '@gateway/observability';
 import { BrokerConnection, withChannel, type ConnectionOptions } from './connection';
-import { Consumers, type HandlerMap, type MessageInFlight } from './consumer';
+import { Consumers, type HandlerTable, type MessageInFlight } from './consumer';
 import { DeliveryOutcomes } from './delivery-outcome';
 import type { MessageOrigin } from './envelope';
+import { ServiceHandlers } from './handlers';
 import { Parking, type ParkedQueue } from './parking';
 import { Publisher } from './publisher';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from './retry-schedule';
@@ -11,7 +12,8 @@ import type { CallOptions } from './rpc-call';
 import { RpcClient } from './rpc-client';
 import { BrokerTopology, TopologyNames } from './topology';
 
-export type { HandlerMap, MessageContext, MessageHandler, MessageInFlight } from './consumer';
+export type { MessageContext, MessageInFlight } from './consumer';
+export type { CommandHandler, EventHandler, EventHandling, ServiceHandlers } from './handlers';
 export type { ParkedQueue } from './parking';
 
 export interface BrokerOptions extends ConnectionOptions {
@@ -83,19 +85,26 @@ export class Broker {
     return this.topology.declareCommandQueue(service);
   }
 
-  /** Declares a service's events queue bound to the given routing patterns (e.g. `payment.*.v1`). */
-  declareEventQueue(service: ServiceName, patterns: string[]): Promise<void> {
-    return this.topology.declareEventQueue(service, patterns);
+  /** Declares (idempotently, now and after every reconnect) the events queue of a service, bound to nothing more. */
+  declareEventQueue(service: ServiceName): Promise<void> {
+    return this.topology.declareEventQueue(service, []);
   }
 
-  async consumeCommands(service: ServiceName, handlers: HandlerMap): Promise<void> {
-    await this.declareCommandQueue(service);
-    await this.consumers.add(this.names.commandQueue(service), handlers);
-  }
-
-  async consumeEvents(service: ServiceName, patterns: string[], handlers: HandlerMap): Promise<void> {
-    await this.declareEventQueue(service, patterns);
-    await this.consumers.add(this.names.eventQueue(service), handlers);
+  /**
+   * The messages `service` handles, registered one by one with their definitions (`handle(definition, handler)`),
+   * then consumed together (`consume()`): its queues, and the events its queue is bound to, follow from them.
+   */
+  handlers(service: ServiceName): ServiceHandlers {
+    return new ServiceHandlers(service, {
+      consumeCommands: async (owner: ServiceName, handlers: HandlerTable) => {
+        await this.declareCommandQueue(owner);
+        await this.consumers.add(this.names.commandQueue(owner), handlers);
+      },
+      consumeEvents: async (owner: ServiceName, bindings: readonly string[], handlers: HandlerTable) => {
+        await this.topology.declareEventQueue(owner, bindings);
+        await this.consumers.add(this.names.eventQueue(owner), handlers);
+      },
+    });
   }
 
   /** See Publisher.publishEnvelope: confirmed, continuing the trace stored with an outbox row. */

@@ -21,10 +21,14 @@ export interface MessageContext {
   attempt: number;
 }
 
-export type MessageHandler = (payload: never, context: MessageContext) => Promise<unknown>;
-
-/** Handlers by versioned message name. A command handler's return value is the reply's result. */
-export type HandlerMap = Record<string, MessageHandler>;
+/**
+ * What a queue's consumer runs, by versioned message name; each handler was typed by its message's definition where it
+ * was registered (ServiceHandlers.handle). A command handler's return value is the reply's result.
+ */
+export type HandlerTable = ReadonlyMap<
+  string,
+  (payload: unknown, context: MessageContext) => Promise<unknown>
+>;
 
 /** A message being handled now, as a stop that runs out of time reports it. */
 export interface MessageInFlight {
@@ -38,7 +42,7 @@ export interface MessageInFlight {
 /** A queue consumed and the handlers of its messages. */
 interface ConsumerRegistration {
   queue: string;
-  handlers: HandlerMap;
+  handlers: HandlerTable;
 }
 
 const messagesFailed = counter(
@@ -99,7 +103,7 @@ export class Consumers {
   ) {}
 
   /** Consumes `queue` with `handlers`, now if connected, and again after every reconnect. */
-  async add(queue: string, handlers: HandlerMap): Promise<void> {
+  async add(queue: string, handlers: HandlerTable): Promise<void> {
     const registration = { queue, handlers };
     this.registrations.push(registration);
     const model = this.connection.model;
@@ -247,7 +251,7 @@ export class Consumers {
       safeAck(channel, msg);
       return;
     }
-    const handler = registration.handlers[envelope.name];
+    const handler = registration.handlers.get(envelope.name);
     if (!handler) {
       await this.outcomes.refuse(
         channel,
@@ -291,14 +295,14 @@ export class Consumers {
     channel: Channel,
     queue: string,
     msg: ConsumeMessage,
-    handler: MessageHandler,
+    handler: (payload: unknown, context: MessageContext) => Promise<unknown>,
     context: MessageContext,
     deadline: number | undefined,
     span: Span,
   ): Promise<void> {
     const started = Date.now();
     try {
-      const result = await handler(context.envelope.payload as never, context);
+      const result = await handler(context.envelope.payload, context);
       await this.outcomes.replyIfAsked(msg, { ok: true, result });
       safeAck(channel, msg);
     } catch (err) {

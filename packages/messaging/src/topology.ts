@@ -70,7 +70,7 @@ export interface TopologyOptions {
  */
 export class BrokerTopology {
   private readonly commandQueues = new Set<ServiceName>();
-  private readonly eventBindings = new Map<ServiceName, string[]>();
+  private readonly eventBindings = new Map<ServiceName, Set<string>>();
 
   constructor(
     private readonly connection: BrokerConnection,
@@ -84,9 +84,11 @@ export class BrokerTopology {
     if (channel) await this.declareAll(channel);
   }
 
-  /** Declares a service's events queue bound to the given routing patterns (e.g. `payment.*.v1`). */
-  async declareEventQueue(service: ServiceName, patterns: string[]): Promise<void> {
-    this.eventBindings.set(service, patterns);
+  /** Declares a service's events queue, bound to these event names besides those it was bound to before. */
+  async declareEventQueue(service: ServiceName, names: readonly string[]): Promise<void> {
+    const bindings = this.eventBindings.get(service) ?? new Set<string>();
+    for (const name of names) bindings.add(name);
+    this.eventBindings.set(service, bindings);
     const channel = this.connection.publishChannel;
     if (channel) await this.declareAll(channel);
   }
@@ -116,10 +118,10 @@ export class BrokerTopology {
       await this.declareConsumerQueue(channel, queue);
       await channel.bindQueue(queue, names.commandsExchange, service);
     }
-    for (const [service, patterns] of this.eventBindings) {
+    for (const [service, bindings] of this.eventBindings) {
       const queue = names.eventQueue(service);
       await this.declareConsumerQueue(channel, queue);
-      for (const pattern of patterns) await channel.bindQueue(queue, names.eventsExchange, pattern);
+      for (const name of bindings) await channel.bindQueue(queue, names.eventsExchange, name);
     }
   }
 

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { defineCommand, defineEvent, type PaymentEventPayload } from '@gateway/contracts';
+import {
+  defineCommand,
+  defineEvent,
+  type CreateCustomer,
+  type Customer,
+  type PaymentEventPayload,
+} from '@gateway/contracts';
 import { openServiceDatabase, schemaOf } from '@gateway/persistence';
 import {
   aPaymentEvent,
@@ -64,7 +70,7 @@ export function eventPayload(amountCentavos: number): PaymentEventPayload {
 }
 
 /** A `customer.create.v1` command payload for a new business. */
-export const customerPayload = () => ({
+export const customerPayload = (): CreateCustomer => ({
   business_id: id('biz'),
   email: null,
   phone_number: null,
@@ -73,10 +79,8 @@ export const customerPayload = () => ({
   metadata: null,
 });
 
-export type CustomerPayload = ReturnType<typeof customerPayload>;
-
 /** What the customer service answers a `customer.create.v1` command with: the customer it made. */
-export const customerCreated = (command: CustomerPayload) => ({
+export const customerCreated = (command: CreateCustomer): Customer => ({
   customer_id: id('cust'),
   ...command,
   created_at: new Date().toISOString(),

@@ -22,8 +22,6 @@ import {
   type Backbone,
 } from './backbone-fixture';
 
-const PATTERN = 'payment.*.v1';
-
 /** A subscriber whose handler records one effect per message inside the inbox transaction. */
 async function subscribe(
   backbone: Backbone,
@@ -32,8 +30,9 @@ async function subscribe(
   beforeAck: (attempt: number) => void = () => undefined,
 ): Promise<void> {
   const inbox = new UnitOfWork(backbone.dataSource, consumer);
-  await broker.consumeEvents(consumer, [PATTERN], {
-    [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+  await broker
+    .handlers(consumer)
+    .handle(sampleEvent, async (_payload: PaymentEventPayload, context) => {
       await inbox.once(context, async (tx) => {
         await tx.manager.query('INSERT INTO effects (consumer, message_id) VALUES ($1, $2)', [
           consumer,
@@ -41,8 +40,8 @@ async function subscribe(
         ]);
       });
       beforeAck(context.attempt);
-    },
-  });
+    })
+    .consume();
 }
 
 async function emitThroughOutbox(backbone: Backbone, uow: UnitOfWork, count: number): Promise<string[]> {
@@ -156,15 +155,20 @@ describe('messaging backbone against the real broker', () => {
     const broker = await backbone.connectBroker('poison', { maxDeliveries: 3 });
     const handled: number[] = [];
     let poisonAttempts = 0;
-    await broker.consumeEvents('checkout', [PATTERN, 'backbone.#'], {
-      [sampleEvent.name]: async (payload: PaymentEventPayload) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (payload: PaymentEventPayload) => {
         if (payload.payment.amount_centavos === 100) {
           poisonAttempts += 1;
           throw new Error('cannot handle this one');
         }
         handled.push(payload.payment.amount_centavos);
-      },
-    });
+      })
+      // Binds the queue to it; no contract knows it, so its envelope is refused before any handler runs.
+      .handle(unknownButWellFormed, async () => {
+        throw new Error('handled a message no contract knows');
+      })
+      .consume();
 
     await broker.publish(sampleEvent, eventPayload(100));
     for (let n = 1; n <= 5; n += 1) await broker.publish(sampleEvent, eventPayload(100 + n));
@@ -194,13 +198,14 @@ describe('messaging backbone against the real broker', () => {
     const client = await backbone.connectBroker('rpc-client');
     const server = await backbone.connectBroker('rpc-server');
     const payload = customerPayload();
-    await server.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: typeof payload) => {
+    await server
+      .handlers('customer')
+      .handle(sampleCommand, async (command) => {
         if (command.email === 'refuse@example.com')
           throw new CommandError('INVALID_FIELDS', 'Campos inválidos: email.');
         return customerCreated(command);
-      },
-    });
+      })
+      .consume();
 
     const ok = await client.request(sampleCommand, payload, { timeoutMs: 5000 });
     expect(ok.ok && ok.result.business_id).toBe(payload.business_id);

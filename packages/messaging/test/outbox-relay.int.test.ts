@@ -18,11 +18,12 @@ async function gaugeValue(name: string): Promise<number | undefined> {
 /** Counts every delivery of the sample event by message id, without deduplicating. */
 async function countDeliveries(broker: Broker): Promise<Map<string, number>> {
   const deliveries = new Map<string, number>();
-  await broker.consumeEvents('checkout', ['payment.*.v1'], {
-    [sampleEvent.name]: async (_payload: unknown, context) => {
+  await broker
+    .handlers('checkout')
+    .handle(sampleEvent, async (_payload: unknown, context) => {
       deliveries.set(context.envelope.id, (deliveries.get(context.envelope.id) ?? 0) + 1);
-    },
-  });
+    })
+    .consume();
   return deliveries;
 }
 

@@ -9,7 +9,6 @@ import {
   sampleCommand,
   sampleEvent,
   type Backbone,
-  type CustomerPayload,
 } from './backbone-fixture';
 
 /** A refusal is answered at once (the delivery count proves it was not retried). */
@@ -50,14 +49,15 @@ describe('a failure that would fail the same way again is never retried', () => 
     async (_, failingStatement) => {
       const deliveries = new Map<number, number>();
       const handled: number[] = [];
-      await broker.consumeEvents('checkout', ['payment.*.v1'], {
-        [sampleEvent.name]: async (payload: PaymentEventPayload) => {
+      await broker
+        .handlers('checkout')
+        .handle(sampleEvent, async (payload: PaymentEventPayload) => {
           const amount = payload.payment.amount_centavos;
           deliveries.set(amount, (deliveries.get(amount) ?? 0) + 1);
           if (amount === 100) await failingStatement(backbone);
           handled.push(amount);
-        },
-      });
+        })
+        .consume();
       const parkingQueue = `${backbone.prefix}checkout.events.parking`;
 
       const started = Date.now();
@@ -83,12 +83,14 @@ describe('a failure that would fail the same way again is never retried', () => 
   test('a command whose handler hits invalid data gets an error reply at once, once, and nothing is parked', async () => {
     const client = await backbone.connectBroker('refusals-client');
     let deliveries = 0;
-    await broker.consumeCommands('customer', {
-      [sampleCommand.name]: async () => {
+    await broker
+      .handlers('customer')
+      .handle(sampleCommand, async (command) => {
         deliveries += 1;
         await refusedByPostgres['a NUL byte in a text value (22021)']!(backbone);
-      },
-    });
+        return customerCreated(command);
+      })
+      .consume();
 
     const started = Date.now();
     const reply = await client.request(sampleCommand, customerPayload(), { timeoutMs: 5000 });
@@ -103,12 +105,14 @@ describe('a failure that would fail the same way again is never retried', () => 
   test('a command whose handler hits a constraint violation gets INTERNAL_ERROR at once, once', async () => {
     const client = await backbone.connectBroker('refusals-client');
     let deliveries = 0;
-    await broker.consumeCommands('customer', {
-      [sampleCommand.name]: async () => {
+    await broker
+      .handlers('customer')
+      .handle(sampleCommand, async (command) => {
         deliveries += 1;
         await refusedByPostgres['a NOT NULL violation (23502)']!(backbone);
-      },
-    });
+        return customerCreated(command);
+      })
+      .consume();
 
     const started = Date.now();
     const reply = await client.request(sampleCommand, customerPayload(), { timeoutMs: 5000 });
@@ -129,12 +133,13 @@ describe('a failure that would fail the same way again is never retried', () => 
     ['a lost connection', '08006'],
   ])('an event whose handler hits %s is redelivered until it succeeds', async (_, sqlState) => {
     const attempts: number[] = [];
-    await broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (_payload: PaymentEventPayload, context) => {
         attempts.push(context.attempt);
         if (context.attempt < 3) await raiseSqlState(backbone, sqlState);
-      },
-    });
+      })
+      .consume();
 
     await broker.publish(sampleEvent, eventPayload(100));
 
@@ -146,13 +151,14 @@ describe('a failure that would fail the same way again is never retried', () => 
   test('a command whose handler hits a transient failure is redelivered and its caller gets the result', async () => {
     const client = await backbone.connectBroker('refusals-client');
     const attempts: number[] = [];
-    await broker.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: CustomerPayload, context) => {
+    await broker
+      .handlers('customer')
+      .handle(sampleCommand, async (command, context) => {
         attempts.push(context.attempt);
         if (context.attempt === 1) await raiseSqlState(backbone, '40001');
         return customerCreated(command);
-      },
-    });
+      })
+      .consume();
 
     const payload = customerPayload();
     const reply = await client.request(sampleCommand, payload, { timeoutMs: 5000 });

@@ -1,4 +1,4 @@
-import { getPayment, type ErrorCode } from '@gateway/contracts';
+import { getPayment, type ErrorCode, type PaymentView } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit';
 import { CommandError, type Broker, type MessageContext } from '../src';
 import { customerPayload, id, openBackbone, sampleCommand, type Backbone } from './backbone-fixture';
@@ -30,13 +30,15 @@ describe('one typed call between services', () => {
   /** A payment service answering `payment.get.v1` by refusing with `code`, or never answering. */
   async function paymentService(answer: { refuse: ErrorCode } | 'silent', seen: MessageContext[] = []) {
     const server = await backbone.connectBroker('call-server');
-    await server.consumeCommands('payment', {
-      [getPayment.name]: async (_command, context) => {
+    await server
+      .handlers('payment')
+      .handle(getPayment, async (_command, context) => {
         seen.push(context);
-        if (answer === 'silent') return silence;
+        // Never answers while the test runs.
+        if (answer === 'silent') return silence as Promise<never>;
         throw new CommandError(answer.refuse, 'Pagamento não encontrado.');
-      },
-    });
+      })
+      .consume();
   }
 
   const question = () => ({ business_id: id('biz'), payment_id: id('pay') });
@@ -55,9 +57,11 @@ describe('one typed call between services', () => {
 
   test('a reply that breaks its contract reaches the caller as INTERNAL_ERROR, never as its own bad input', async () => {
     const server = await backbone.connectBroker('call-server');
-    await server.consumeCommands('payment', {
-      [getPayment.name]: async () => ({ payment: { payment_id: 42 } }),
-    });
+    await server
+      .handlers('payment')
+      // A reply its contract refuses: only a cast gets such a handler past the compiler.
+      .handle(getPayment, async () => ({ payment: { payment_id: 42 } }) as unknown as PaymentView)
+      .consume();
     await expect(client.call(getPayment, question(), { timeoutMs: 5000 })).rejects.toEqual(
       new CommandError('INTERNAL_ERROR', 'Erro interno do servidor.'),
     );
@@ -79,8 +83,9 @@ describe('one typed call between services', () => {
     const observed: Observed[] = [];
     const outerCalls: MessageContext[] = [];
     const middle = await backbone.connectBroker('call-middle');
-    await middle.consumeCommands('customer', {
-      [sampleCommand.name]: async (_command, context) => {
+    await middle
+      .handlers('customer')
+      .handle(sampleCommand, async (_command, context) => {
         outerCalls.push(context);
         const started = Date.now();
         try {
@@ -90,8 +95,8 @@ describe('one typed call between services', () => {
           observed.push({ error: err as CommandError, waitedMs: Date.now() - started });
         }
         throw new CommandError('INVALID_FIELDS', 'fim');
-      },
-    });
+      })
+      .consume();
 
     await expect(client.call(sampleCommand, customerPayload(), { timeoutMs: 800 })).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',

@@ -54,9 +54,10 @@ describe('trace context through the outbox, retries and redeliveries', () => {
     );
     const healthy = relayThrough(await backbone.connectBroker('healthy-traced-publisher'));
     const subscriber = await backbone.connectBroker('traced-subscriber');
-    await subscriber.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async () => undefined,
-    });
+    await subscriber
+      .handlers('checkout')
+      .handle(sampleEvent, async () => undefined)
+      .consume();
 
     const { origin, messageId } = await inSpan(tracer, 'emitting operation', {}, async (span) => ({
       origin: span.spanContext(),
@@ -94,14 +95,15 @@ describe('trace context through the outbox, retries and redeliveries', () => {
 
   test('a delivery failing transiently is processed again in a sibling span under the same publish, its attempt counted', async () => {
     const broker = await backbone.connectBroker('retried-traced-consumer');
-    await broker.consumeEvents('customer', ['payment.*.v1'], {
-      [sampleEvent.name]: async (_payload: unknown, context) => {
+    await broker
+      .handlers('customer')
+      .handle(sampleEvent, async (_payload: unknown, context) => {
         if (context.attempt === 1)
           await backbone.dataSource.query(
             `DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = 'serialization_failure'; END $$`,
           );
-      },
-    });
+      })
+      .consume();
     const messageId = await inSpan(
       tracer,
       'publishing operation',

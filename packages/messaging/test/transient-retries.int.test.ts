@@ -10,7 +10,6 @@ import {
   sampleCommand,
   sampleEvent,
   type Backbone,
-  type CustomerPayload,
 } from './backbone-fixture';
 
 /** Fails with a real PostgreSQL serialization failure (SQLSTATE 40001), the moment's fault and not the message's. */
@@ -47,16 +46,17 @@ describe('a transient failure is retried later, with growing delays, without hol
     });
     const deliveries: Array<{ attempt: number; at: number }> = [];
     const handledBehind: number[] = [];
-    await broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async (payload: PaymentEventPayload, context) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (payload: PaymentEventPayload, context) => {
         if (payload.payment.amount_centavos !== 100) {
           handledBehind.push(Date.now());
           return;
         }
         deliveries.push({ attempt: context.attempt, at: Date.now() });
         if (context.attempt <= 4) await serializationFailure(backbone);
-      },
-    });
+      })
+      .consume();
 
     await broker.publish(sampleEvent, eventPayload(100));
     await Promise.all(
@@ -82,12 +82,13 @@ describe('a transient failure is retried later, with growing delays, without hol
     const broker = await backbone.connectBroker('bounded-retries', { retry: { retryForMs: 600 } });
     const queue = `${backbone.prefix}checkout.events`;
     const attempts: number[] = [];
-    await broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (_payload: PaymentEventPayload, context) => {
         attempts.push(context.attempt);
         await serializationFailure(backbone);
-      },
-    });
+      })
+      .consume();
     const parkedBefore = await metricValue('broker_messages_parked_total', { queue });
 
     const started = Date.now();
@@ -114,12 +115,13 @@ describe('a transient failure is retried later, with growing delays, without hol
     });
     const delayQueue = `${backbone.prefix}retry.delay-60000ms`;
     const attempts: number[] = [];
-    await broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (_payload: PaymentEventPayload, context) => {
         attempts.push(context.attempt);
         await serializationFailure(backbone);
-      },
-    });
+      })
+      .consume();
     await broker.measureRetryBacklog();
     expect(await metricValue('broker_retry_backlog_messages', { queue: delayQueue })).toBe(0);
 
@@ -137,12 +139,13 @@ describe('a transient failure is retried later, with growing delays, without hol
   test('an event whose handler finds a dependency unavailable (SERVICE_UNAVAILABLE) is retried, never dropped', async () => {
     const broker = await backbone.connectBroker('rail-unavailable');
     const attempts: number[] = [];
-    await broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (_payload: PaymentEventPayload, context) => {
         attempts.push(context.attempt);
         if (context.attempt <= 2) throw new CommandError('SERVICE_UNAVAILABLE', 'O provedor não respondeu.');
-      },
-    });
+      })
+      .consume();
 
     await broker.publish(sampleEvent, eventPayload(100));
 
@@ -153,13 +156,14 @@ describe('a transient failure is retried later, with growing delays, without hol
   test('a command sent without a caller waiting (through an outbox) is retried like an event', async () => {
     const broker = await backbone.connectBroker('outbox-command');
     const attempts: number[] = [];
-    await broker.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: CustomerPayload, context) => {
+    await broker
+      .handlers('customer')
+      .handle(sampleCommand, async (command, context) => {
         attempts.push(context.attempt);
         if (context.attempt <= 3) await serializationFailure(backbone);
         return customerCreated(command);
-      },
-    });
+      })
+      .consume();
 
     await broker.publish(sampleCommand, customerPayload());
 
@@ -180,12 +184,14 @@ describe('an RPC command is never retried past the wait of its caller', () => {
 
   test('a command failing transiently is retried while its caller waits, then answered SERVICE_UNAVAILABLE before it gives up, and nothing is parked', async () => {
     const attempts: number[] = [];
-    await server.consumeCommands('customer', {
-      [sampleCommand.name]: async (_command: CustomerPayload, context) => {
+    await server
+      .handlers('customer')
+      .handle(sampleCommand, async (command, context) => {
         attempts.push(context.attempt);
         await serializationFailure(backbone);
-      },
-    });
+        return customerCreated(command);
+      })
+      .consume();
 
     const started = Date.now();
     const reply = await client.request(sampleCommand, customerPayload(), { timeoutMs: 1500 });
@@ -204,13 +210,14 @@ describe('an RPC command is never retried past the wait of its caller', () => {
 
   test('a command failing transiently once gets its result on the retry', async () => {
     const attempts: number[] = [];
-    await server.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: CustomerPayload, context) => {
+    await server
+      .handlers('customer')
+      .handle(sampleCommand, async (command, context) => {
         attempts.push(context.attempt);
         if (context.attempt === 1) await serializationFailure(backbone);
         return customerCreated(command);
-      },
-    });
+      })
+      .consume();
 
     const payload = customerPayload();
     const reply = await client.request(sampleCommand, payload, { timeoutMs: 1500 });
@@ -228,12 +235,13 @@ describe('an RPC command is never retried past the wait of its caller', () => {
       RpcTimeoutError,
     );
     const ran: string[] = [];
-    await server.consumeCommands('customer', {
-      [sampleCommand.name]: async (command: CustomerPayload) => {
+    await server
+      .handlers('customer')
+      .handle(sampleCommand, async (command) => {
         ran.push(command.business_id);
         return customerCreated(command);
-      },
-    });
+      })
+      .consume();
 
     const fresh = customerPayload();
     const reply = await client.request(sampleCommand, fresh, { timeoutMs: 5000 });
@@ -254,8 +262,9 @@ describe('parked messages are listed and re-driven by an operator', () => {
     const queue = `${backbone.prefix}checkout.events`;
     let broken = true;
     const attempts = new Map<string, number[]>();
-    await broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async (payload: PaymentEventPayload, context) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (payload: PaymentEventPayload, context) => {
         const id = context.envelope.id;
         attempts.set(id, [...(attempts.get(id) ?? []), context.attempt]);
         // 100 fails transiently until parked; 101 fails for good after its effect committed (as if its ack were
@@ -268,8 +277,8 @@ describe('parked messages are listed and re-driven by an operator', () => {
           ]);
         });
         if (broken) throw new InvalidMessageError('broken after its effect');
-      },
-    });
+      })
+      .consume();
     const redrivenBefore = await metricValue('broker_messages_redriven_total', { queue });
 
     const first = await broker.publish(sampleEvent, eventPayload(100));
@@ -311,12 +320,13 @@ describe('parked messages are listed and re-driven by an operator', () => {
     const broker = await backbone.connectBroker('redrive-again');
     const operator = await backbone.connectBroker('operator');
     const deliveries: string[] = [];
-    await broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [sampleEvent.name]: async (_payload: PaymentEventPayload, context) => {
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (_payload: PaymentEventPayload, context) => {
         deliveries.push(context.envelope.id);
         throw new InvalidMessageError('always refused');
-      },
-    });
+      })
+      .consume();
     for (let n = 0; n < 5; n += 1) await broker.publish(sampleEvent, eventPayload(100 + n));
     await waitFor(async () => (await parkedIn(operator, 'checkout.events')) === 5, {
       what: 'five parked events',

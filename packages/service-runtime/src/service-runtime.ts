@@ -49,7 +49,7 @@ export interface ServiceRuntime {
   dataSource: DataSource;
   broker: Broker;
   relay: OutboxRelay;
-  /** A unit of work whose inbox is namespaced by `consumer`; its commits nudge the relay. */
+  /** The unit of work whose inbox is namespaced by `consumer` (one per name); its commits nudge the relay. */
   unitOfWork(consumer: string): UnitOfWork;
   /**
    * A source of work besides the broker's consumers (a scheduler, an HTTP listener): `stop` must stop it taking new
@@ -126,6 +126,7 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
     resources.push({ name: 'metrics listener', run: listener.stop });
   }
   let stopping: Promise<void> | undefined;
+  const unitsOfWork = new Map<string, UnitOfWork>();
   return {
     service: options.service,
     logger,
@@ -133,8 +134,12 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
     broker,
     relay,
     unitOfWork(consumer) {
-      const uow = new UnitOfWork(dataSource, consumer);
-      uow.onCommitWithMessages(() => relay.nudge());
+      let uow = unitsOfWork.get(consumer);
+      if (!uow) {
+        uow = new UnitOfWork(dataSource, consumer);
+        uow.onCommitWithMessages(() => relay.nudge());
+        unitsOfWork.set(consumer, uow);
+      }
       return uow;
     },
     onStop(name, stop) {

@@ -99,12 +99,13 @@ describe('a service stopping: its work in flight is finished, handed back or pub
     });
     runtimes.push(runtime);
     if (handler)
-      await runtime.broker.consumeEvents('checkout', [sampleEvent.name], {
-        [sampleEvent.name]: async (payload: PaymentEventPayload, context: MessageContext) => {
+      await runtime.broker
+        .handlers('checkout')
+        .handle(sampleEvent, async (payload: PaymentEventPayload, context: MessageContext) => {
           started.push({ runtime: label, messageId: context.envelope.id, attempt: context.attempt });
           await handler(payload, context);
-        },
-      });
+        })
+        .consume();
     return runtime;
   }
 
@@ -219,11 +220,12 @@ describe('a service stopping: its work in flight is finished, handed back or pub
     const received = new Set<string>();
     const subscriber = await connectTestClient(env.config, 'shutdown-subscriber');
     try {
-      await subscriber.consumeEvents('webhook-dispatcher', [sampleEvent.name], {
-        [sampleEvent.name]: async (_payload: PaymentEventPayload, context: MessageContext) => {
+      await subscriber
+        .handlers('webhook-dispatcher')
+        .handle(sampleEvent, async (_payload: PaymentEventPayload, context: MessageContext) => {
           received.add(context.envelope.id);
-        },
-      });
+        })
+        .consume();
       const stopping = await openRuntime('stopping');
       // Ten relay batches: the relay's own loop is still on the first ones when the stop begins.
       const committed = await stopping.unitOfWork('shutdown-test').run({}, async (tx) => {

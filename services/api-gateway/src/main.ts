@@ -12,7 +12,7 @@ import {
 } from '@gateway/service-runtime';
 import { createApp } from './http/app';
 import { loadApiGatewayConfig, type ApiGatewayConfig } from './config';
-import { idempotencyPurge } from './application/purge-idempotency-keys';
+import { idempotencyPurge } from './application/idempotency-purge';
 import { answerClientError } from './http/client-error';
 import { apiGatewayDatabase } from './persistence';
 import { createRedisClient, whenReady } from './clients/redis';

@@ -36,12 +36,13 @@ describe('api gateway: operators see and re-drive parked messages', () => {
   beforeAll(async () => {
     h = await startHarness('gw-parked', { services: [] });
     // A consumer of the stack's checkout events that refuses them for now: they are parked.
-    await h.fakes.broker.consumeEvents('checkout', ['payment.*.v1'], {
-      [paymentCreated.name]: async (_payload: PaymentEventPayload, context) => {
+    await h.fakes.broker
+      .handlers('checkout')
+      .handle(paymentCreated, async (_payload: PaymentEventPayload, context) => {
         if (refusing) throw new InvalidMessageError('refused until the operator fixes it');
         handled.push(context.envelope.id);
-      },
-    });
+      })
+      .consume();
   });
   afterAll(async () => h.close());
 

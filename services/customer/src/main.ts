@@ -12,11 +12,12 @@ import { handleListCustomers } from './handlers/customer.list.v1';
 
 export async function startCustomerService(config: CustomerConfig): Promise<ServiceRuntime> {
   const runtime = await openServiceRuntime({ service: 'customer', config, ...customerDatabase });
-  await runtime.broker.consumeCommands('customer', {
-    [createCustomer.name]: handleCreateCustomer(runtime.unitOfWork('customer.create')),
-    [getCustomer.name]: handleGetCustomer(runtime.dataSource),
-    [listCustomers.name]: handleListCustomers(runtime.dataSource),
-  });
+  await runtime.broker
+    .handlers('customer')
+    .handle(createCustomer, handleCreateCustomer(runtime.unitOfWork('customer.create')))
+    .handle(getCustomer, handleGetCustomer(runtime.dataSource))
+    .handle(listCustomers, handleListCustomers(runtime.dataSource))
+    .consume();
   return runtime;
 }
 

@@ -28,30 +28,27 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { defaultFeeRules, loadPaymentConfig, type PaymentConfig } from './config';
 import { paymentDatabase } from './persistence';
 import { Rails } from './clients';
-import { createReservationPurge } from './application/purge-create-reservations';
-import { PaymentReconciliation } from './application/reconcile-payments';
-import { stuckPaymentsGauge } from './application/measure-stuck-payments';
-import { refundResend } from './application/resend-refunds';
-import { handleCreatePayment } from './handlers/payment.create.v1';
+import { createReservationPurge } from './application/create-reservation-purge';
+import { PaymentReconciliation } from './application/payment-reconciliation';
+import { stuckPaymentsGauge } from './application/stuck-payments-gauge';
+import { refundResend } from './application/refund-resend';
+import { createPaymentOnRail } from './application/create-payment-on-rail';
+import { changeOpenPayment } from './application/change-open-payment';
+import { simulateRailOutcome } from './application/simulate-rail-outcome';
+import { replaceFeeRule } from './application/replace-fee-rule';
+import { returnReceivedFunds as returnFunds } from './application/return-received-funds';
+import { cancelOpenPayment } from './application/cancel-open-payment';
+import { openRefund } from './application/open-refund';
+import { recordRailOutcome } from './application/record-rail-outcome';
+import { keepUnappliedTransfer } from './application/keep-unapplied-transfer';
+import { settleRefund } from './application/settle-refund';
+import { cryptoRequestClosure, cryptoSettledFunds, pixChargeClosure, pixChargePaidFunds } from './clients';
 import { handleGetPayment } from './handlers/payment.get.v1';
-import { handleUpdatePayment } from './handlers/payment.update.v1';
-import { handleSimulatePayment } from './handlers/payment.simulate.v1';
-import { handleSetFeeRule } from './handlers/fee-rule.set.v1';
-import { handlePixChargePaid } from './handlers/pix.charge.paid.v1';
-import { handlePixChargeClosed } from './handlers/pix.charge.closed.v1';
-import { handleCryptoRequestSettled } from './handlers/crypto.request.settled.v1';
-import { handleCryptoRequestClosed } from './handlers/crypto.request.closed.v1';
-import { handleCryptoTransferUnapplied } from './handlers/crypto.transfer.unapplied.v1';
 import { handleListPayments } from './handlers/payment.list.v1';
 import { handleListAllReceivedFunds } from './handlers/payment.received-funds.list-all.v1';
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
-import { handleReturnReceivedFunds } from './handlers/payment.received-funds.return.v1';
-import { handleCancelPayment } from './handlers/payment.cancel.v1';
-import { handleCreateRefund } from './handlers/refund.create.v1';
 import { handleGetRefund } from './handlers/refund.get.v1';
 import { handleListRefunds } from './handlers/refund.list.v1';
-import { handlePixRefundSettled } from './handlers/pix.refund.settled.v1';
-import { handleCryptoRefundSettled } from './handlers/crypto.refund.settled.v1';
 
 export interface PaymentService extends ServiceRuntime {
   reconciliation: PaymentReconciliation;
@@ -64,61 +61,67 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     timeoutMs: config.RAIL_RPC_TIMEOUT_MS,
     pixExpiresInSeconds: config.PIX_EXPIRES_IN_SECONDS,
   });
-  await broker.consumeCommands('payment', {
-    [createPayment.name]: handleCreatePayment({
-      dataSource,
-      uow: runtime.unitOfWork(createPayment.name),
-      rails,
-      defaultFees: defaultFeeRules(config),
-    }),
-    [getPayment.name]: handleGetPayment(dataSource),
-    [updatePayment.name]: handleUpdatePayment({
-      dataSource,
-      uow: runtime.unitOfWork(updatePayment.name),
-      rails,
-      // The claim outlives the rail call it covers (one RPC timeout) with room for the commit.
-      amountChangeClaimMs: 2 * config.RAIL_RPC_TIMEOUT_MS + 5000,
-    }),
-    [simulatePayment.name]: handleSimulatePayment({
-      dataSource,
-      uow: runtime.unitOfWork(simulatePayment.name),
-      rails,
-      appEnv: config.APP_ENV,
-    }),
-    [setFeeRule.name]: handleSetFeeRule(runtime.unitOfWork(setFeeRule.name)),
-    [listReceivedFunds.name]: handleListReceivedFunds(dataSource),
-    [listAllReceivedFunds.name]: handleListAllReceivedFunds(dataSource),
-    [returnReceivedFunds.name]: handleReturnReceivedFunds(runtime.unitOfWork(returnReceivedFunds.name)),
-    [listPayments.name]: handleListPayments(dataSource),
-    [cancelPayment.name]: handleCancelPayment(runtime.unitOfWork(cancelPayment.name)),
-    [createRefund.name]: handleCreateRefund(runtime.unitOfWork(createRefund.name), rails),
-    [getRefund.name]: handleGetRefund(dataSource),
-    [listRefunds.name]: handleListRefunds(dataSource),
-  });
-  const railEvents = [
-    pixChargePaid,
-    pixChargeClosed,
-    cryptoRequestSettled,
-    cryptoRequestClosed,
-    cryptoTransferUnapplied,
-    pixRefundSettled,
-    cryptoRefundSettled,
-  ];
-  await broker.consumeEvents(
-    'payment',
-    railEvents.map((event) => event.name),
-    {
-      [pixChargePaid.name]: handlePixChargePaid(runtime.unitOfWork(pixChargePaid.name)),
-      [pixChargeClosed.name]: handlePixChargeClosed(runtime.unitOfWork(pixChargeClosed.name)),
-      [cryptoRequestSettled.name]: handleCryptoRequestSettled(runtime.unitOfWork(cryptoRequestSettled.name)),
-      [cryptoRequestClosed.name]: handleCryptoRequestClosed(runtime.unitOfWork(cryptoRequestClosed.name)),
-      [cryptoTransferUnapplied.name]: handleCryptoTransferUnapplied(
-        runtime.unitOfWork(cryptoTransferUnapplied.name),
+  // Each inbox is named after its message: a redelivery finds what the first delivery did.
+  const uow = (definition: { name: string }) => runtime.unitOfWork(definition.name);
+  const createDeps = { dataSource, uow: uow(createPayment), rails, defaultFees: defaultFeeRules(config) };
+  const updateDeps = {
+    dataSource,
+    uow: uow(updatePayment),
+    rails,
+    // The claim outlives the rail call it covers (one RPC timeout) with room for the commit.
+    amountChangeClaimMs: 2 * config.RAIL_RPC_TIMEOUT_MS + 5000,
+  };
+  const simulateDeps = { dataSource, uow: uow(simulatePayment), rails, appEnv: config.APP_ENV };
+  await broker
+    .handlers('payment')
+    .handle(createPayment, (command, context) => createPaymentOnRail(createDeps, command, context))
+    .handle(getPayment, handleGetPayment(dataSource))
+    .handle(updatePayment, (command, context) => changeOpenPayment(updateDeps, command, context))
+    .handle(simulatePayment, (command, context) => simulateRailOutcome(simulateDeps, command, context))
+    .handle(setFeeRule, (rule, context) => replaceFeeRule(uow(setFeeRule), rule, context))
+    .handle(listReceivedFunds, handleListReceivedFunds(dataSource))
+    .handle(listAllReceivedFunds, handleListAllReceivedFunds(dataSource))
+    .handle(returnReceivedFunds, (command, context) =>
+      returnFunds(uow(returnReceivedFunds), command, context),
+    )
+    .handle(listPayments, handleListPayments(dataSource))
+    .handle(cancelPayment, (command, context) => cancelOpenPayment(uow(cancelPayment), command, context))
+    .handle(createRefund, (command, context) => openRefund(uow(createRefund), rails, command, context))
+    .handle(getRefund, handleGetRefund(dataSource))
+    .handle(listRefunds, handleListRefunds(dataSource))
+    // The rails' outcomes: each decided under the payment's row lock.
+    .handle(pixChargePaid, (event, context) =>
+      recordRailOutcome(uow(pixChargePaid), { funds: [pixChargePaidFunds(event)], closure: null }, context),
+    )
+    .handle(pixChargeClosed, (event, context) =>
+      recordRailOutcome(
+        uow(pixChargeClosed),
+        { funds: [], closure: pixChargeClosure(event.payment_id, event) },
+        context,
       ),
-      [pixRefundSettled.name]: handlePixRefundSettled(runtime.unitOfWork(pixRefundSettled.name)),
-      [cryptoRefundSettled.name]: handleCryptoRefundSettled(runtime.unitOfWork(cryptoRefundSettled.name)),
-    },
-  );
+    )
+    .handle(cryptoRequestSettled, (event, context) =>
+      recordRailOutcome(
+        uow(cryptoRequestSettled),
+        { funds: [cryptoSettledFunds(event.payment_id, event)], closure: null },
+        context,
+      ),
+    )
+    .handle(cryptoRequestClosed, (event, context) =>
+      recordRailOutcome(
+        uow(cryptoRequestClosed),
+        { funds: [], closure: cryptoRequestClosure(event.payment_id, event) },
+        context,
+      ),
+    )
+    // A transfer for the payment that did not count towards it: kept as late (or unmatched) funds.
+    .handle(cryptoTransferUnapplied, (event, context) =>
+      keepUnappliedTransfer(uow(cryptoTransferUnapplied), event, context),
+    )
+    // The rail's refund reached its end (the PSP's devolução, the chain's transfer): the refund settles with it, once.
+    .handle(pixRefundSettled, (event, context) => settleRefund(uow(pixRefundSettled), event, context))
+    .handle(cryptoRefundSettled, (event, context) => settleRefund(uow(cryptoRefundSettled), event, context))
+    .consume();
   const purge = createReservationPurge(dataSource, {
     retentionHours: config.CREATE_RESERVATION_RETENTION_HOURS,
     logger: runtime.logger,

@@ -1,7 +1,7 @@
 import { createPayment, newPublicId } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { testLogger } from '@gateway/testkit';
-import { createReservationPurge } from '../src/application/purge-create-reservations';
+import { createReservationPurge } from '../src/application/create-reservation-purge';
 import { aCreatePayment, paymentServiceForTheseTests } from './support/harness';
 
 describe('create reservations are purged after their window', () => {

@@ -95,9 +95,10 @@ describe('PIX reconciliation end to end (payment service + PIX adapter + PSP sim
     await bed.service.stop();
     const thief = await bed.connect('event-thief');
     const stolen: PixChargePaid[] = [];
-    await thief.consumeEvents('payment', [pixChargePaid.name], {
-      [pixChargePaid.name]: async (event: PixChargePaid) => void stolen.push(event),
-    });
+    await thief
+      .handlers('payment')
+      .handle(pixChargePaid, async (event: PixChargePaid) => void stolen.push(event))
+      .consume();
     expect((await payAtPsp(bed.pspUrl, view.payment.external_id!)).ok).toBe(true);
     await waitFor(() => stolen.some((event) => event.payment_id === paymentId), {
       what: 'the pix.charge.paid taken away',

@@ -4,7 +4,7 @@
  * Run: pnpm --filter @gateway/pix-adapter bench
  */
 import { measure, testLogger } from '@gateway/testkit';
-import { makeChargeCode } from '../src/application/make-charge-code';
+import { makeChargeCode } from '../src/application/shared/make-charge-code';
 import { buildDynamicBrCode } from '../src/domain/br-code';
 import { aCob } from '../test/support/cob';
 

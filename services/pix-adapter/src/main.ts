@@ -15,18 +15,18 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadPixAdapterConfig, type PixAdapterConfig } from './config';
 import { pixAdapterDatabase } from './persistence';
 import { ApiPixClient, type ApiPixClientConfig } from './clients/psp/api-pix-client';
-import { CallbackProcessor } from './application/process-psp-callback';
+import { CallbackProcessor } from './application/callback-processor';
 import { startCallbackServer } from './http/callback-server';
-import { ExpirySweeper } from './application/sweep-expired-charges';
-import { OverdueCallbackPoll } from './application/poll-overdue-callbacks';
-import { OverdueDevolucaoPoll } from './application/poll-overdue-devolucoes';
-import { registerWebhook } from './application/register-psp-webhook';
-import { handleOpenCharge } from './handlers/pix.charge.open.v1';
-import { handleChangeChargeAmount } from './handlers/pix.charge.change-amount.v1';
-import { handleSimulateOutcome } from './handlers/pix.charge.simulate.v1';
+import { ExpirySweeper } from './application/expiry-sweeper';
+import { OverdueCallbackPoll } from './application/overdue-callback-poll';
+import { OverdueDevolucaoPoll } from './application/overdue-devolucao-poll';
+import { registerPspWebhook } from './application/register-psp-webhook';
+import { openCharge } from './application/open-charge';
+import { changeChargeAmount } from './application/change-charge-amount';
+import { simulateChargeOutcome } from './application/simulate-charge-outcome';
+import { requestRefund } from './application/request-refund';
 import { handleChargeStatus } from './handlers/pix.charge.status.v1';
 import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
-import { handleRefundRequested } from './handlers/pix.refund.requested.v1';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
@@ -88,51 +88,51 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   // The token in the registered URL is how the PSP's callbacks authenticate (mTLS is the production alternative).
   const publicBase = (config.CALLBACK_PUBLIC_URL ?? server.baseUrl).replace(/\/+$/, '');
   const callbackUrl = `${publicBase}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
-  const registration = await registerWebhook(psp, config.PIX_KEY, callbackUrl, logger);
+  const registration = await registerPspWebhook(psp, config.PIX_KEY, callbackUrl, logger);
   runtime.onStop('webhook-registration', () => registration.stop());
 
-  await broker.consumeCommands('pix-adapter', {
-    [openPixCharge.name]: handleOpenCharge({
-      dataSource,
-      uow: runtime.unitOfWork(openPixCharge.name),
-      psp,
-      pixKey: config.PIX_KEY,
-      merchantCity: config.MERCHANT_CITY,
-    }),
-    [changePixChargeAmount.name]: handleChangeChargeAmount({
-      dataSource,
-      uow: runtime.unitOfWork(changePixChargeAmount.name),
-      psp,
-      merchantCity: config.MERCHANT_CITY,
-    }),
-    [simulatePixOutcome.name]: handleSimulateOutcome({
-      dataSource,
-      uow: runtime.unitOfWork(simulatePixOutcome.name),
-      psp,
-      appEnv: config.APP_ENV,
-      onExpiryMoved: () => sweeper.nudge(),
-    }),
-    [getPixChargeStatus.name]: handleChargeStatus({
-      dataSource,
-      uow: runtime.unitOfWork('pix-status'),
-      psp,
-      logger,
-      unknownChargeGraceSeconds: config.PSP_UNKNOWN_CHARGE_GRACE_SECONDS,
-    }),
-  });
-  await broker.consumeEvents('pix-adapter', [paymentCancelled.name, pixRefundRequested.name], {
-    [paymentCancelled.name]: handlePaymentCancelled({
-      dataSource,
-      uow: runtime.unitOfWork(paymentCancelled.name),
-      psp,
-    }),
-    [pixRefundRequested.name]: handleRefundRequested({
-      dataSource,
-      uow: runtime.unitOfWork(pixRefundRequested.name),
-      psp,
-      logger,
-    }),
-  });
+  const openDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(openPixCharge.name),
+    psp,
+    pixKey: config.PIX_KEY,
+    merchantCity: config.MERCHANT_CITY,
+  };
+  const changeDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(changePixChargeAmount.name),
+    psp,
+    merchantCity: config.MERCHANT_CITY,
+  };
+  const simulateDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(simulatePixOutcome.name),
+    psp,
+    appEnv: config.APP_ENV,
+    onExpiryMoved: () => sweeper.nudge(),
+  };
+  const refundDeps = { dataSource, uow: runtime.unitOfWork(pixRefundRequested.name), psp, logger };
+  await broker
+    .handlers('pix-adapter')
+    .handle(openPixCharge, (command, context) => openCharge(openDeps, command, context))
+    .handle(changePixChargeAmount, (command, context) => changeChargeAmount(changeDeps, command, context))
+    .handle(simulatePixOutcome, (command, context) => simulateChargeOutcome(simulateDeps, command, context))
+    .handle(
+      getPixChargeStatus,
+      handleChargeStatus({
+        dataSource,
+        uow: runtime.unitOfWork('pix-status'),
+        psp,
+        logger,
+        unknownChargeGraceSeconds: config.PSP_UNKNOWN_CHARGE_GRACE_SECONDS,
+      }),
+    )
+    .handle(
+      paymentCancelled,
+      handlePaymentCancelled({ dataSource, uow: runtime.unitOfWork(paymentCancelled.name), psp }),
+    )
+    .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
+    .consume();
   sweeper.start();
   runtime.onStop('expiry-sweeper', () => sweeper.stop());
   const overdueCallbackPoll = new OverdueCallbackPoll({

@@ -1,6 +1,6 @@
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { testLogger } from '@gateway/testkit';
-import { makeChargeCode } from '../src/application/make-charge-code';
+import { makeChargeCode } from '../src/application/shared/make-charge-code';
 import { PspError } from '../src/clients/psp/psp-error';
 import { aCob } from './support/cob';
 

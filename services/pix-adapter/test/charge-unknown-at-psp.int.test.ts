@@ -1,6 +1,6 @@
 import { recordingLogger, waitFor } from '@gateway/testkit';
 import { readChargeStatus } from '../src/application/read-charge-status';
-import { OverdueCallbackPoll } from '../src/application/poll-overdue-callbacks';
+import { OverdueCallbackPoll } from '../src/application/overdue-callback-poll';
 import { UNKNOWN_AT_PSP_DETAIL } from '../src/application/shared/charge-unknown-at-psp';
 import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
 import {

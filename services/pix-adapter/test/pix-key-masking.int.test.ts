@@ -4,7 +4,7 @@ import { createLogger } from '@gateway/observability';
 import { recordingLogger } from '@gateway/testkit';
 import { ApiPixClient } from '../src/clients/psp/api-pix-client';
 import { PspError } from '../src/clients/psp/psp-error';
-import { registerWebhook } from '../src/application/register-psp-webhook';
+import { registerPspWebhook } from '../src/application/register-psp-webhook';
 import { maskPixKey } from '../src/domain/pix-key';
 
 /** A CPF as a Pix key: a person's document number. */
@@ -56,7 +56,7 @@ describe('the Pix key (a CPF, CNPJ, phone or e-mail) is never shown in full', ()
       expect(refused).toBeInstanceOf(PspError);
       expect((refused as PspError).message).toContain('A chave 529******25 não pertence');
 
-      const registration = await registerWebhook(client, CPF_KEY, 'https://callbacks.example.com', logger);
+      const registration = await registerPspWebhook(client, CPF_KEY, 'https://callbacks.example.com', logger);
       await registration.stop();
       expect(lines.map((line) => line.msg)).toEqual(['PIX callback URL not registered, retrying']);
       expect(JSON.stringify(lines)).not.toContain(CPF_KEY);
@@ -69,7 +69,7 @@ describe('the Pix key (a CPF, CNPJ, phone or e-mail) is never shown in full', ()
   test('a registration that works logs the key masked', async () => {
     const { logger, lines } = recordingLogger();
     const psp = { registerWebhook: async () => undefined } as unknown as ApiPixClient;
-    const registration = await registerWebhook(psp, CPF_KEY, 'https://callbacks.example.com', logger);
+    const registration = await registerPspWebhook(psp, CPF_KEY, 'https://callbacks.example.com', logger);
     await registration.stop();
     expect(lines).toEqual([
       expect.objectContaining({ msg: 'PIX callback URL registered at the PSP', chave: '529******25' }),

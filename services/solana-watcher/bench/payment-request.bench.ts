@@ -9,7 +9,7 @@ import { measure, testLogger } from '@gateway/testkit';
 import { QuoteDesk } from '../src/clients/quote-desk';
 import { FixedRateProvider } from '../src/domain/quote';
 import { buildTransferRequestUrl } from '../src/domain/solana-pay';
-import { RequestIssuer } from '../src/application/issue-transfer-request';
+import { RequestIssuer } from '../src/application/request-issuer';
 
 async function main(): Promise<void> {
   const wallet = Keypair.generate().publicKey.toBase58();

@@ -13,10 +13,10 @@ import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
-import { PaymentDetector } from './application/detect-payments';
-import { RequestIssuer } from './application/issue-transfer-request';
+import { PaymentDetector } from './application/payment-detector';
+import { RequestIssuer } from './application/request-issuer';
 import { QuoteDesk } from './clients/quote-desk';
-import { RefundDesk } from './application/send-refund';
+import { RefundDesk } from './application/refund-desk';
 import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-sources';
 import { RefundChain } from './clients/refund-chain';
 import { RequestPacer } from './clients/request-pacer';
@@ -25,11 +25,10 @@ import { sandboxWallet } from './clients/sandbox-wallet';
 import { createRpcConnection } from './clients/solana-rpc';
 import { decodeBase58 } from './domain/base58';
 import { FixedRateProvider, type PriceProvider } from './domain/quote';
-import { handleChangeCryptoRequestAmount } from './handlers/crypto.request.change-amount.v1';
-import { handleOpenCryptoRequest } from './handlers/crypto.request.open.v1';
-import { handleSimulateCryptoOutcome } from './handlers/crypto.request.simulate.v1';
+import { changeRequestAmount } from './application/change-request-amount';
+import { openTransferRequest } from './application/open-transfer-request';
+import { simulateCryptoOutcome as simulateOutcome } from './application/simulate-crypto-outcome';
 import { handleCryptoRequestStatus } from './handlers/crypto.request.status.v1';
-import { handleCryptoRefundRequested } from './handlers/crypto.refund.requested.v1';
 import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
 import { solanaWatcherDatabase } from './persistence';
 
@@ -78,38 +77,40 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     },
     runtime.logger,
   );
-  await runtime.broker.consumeCommands('solana-watcher', {
-    [openCryptoRequest.name]: handleOpenCryptoRequest(
-      runtime.dataSource,
-      runtime.unitOfWork(openCryptoRequest.name),
-      issuer,
-    ),
-    [changeCryptoRequestAmount.name]: handleChangeCryptoRequestAmount(
-      runtime.dataSource,
-      runtime.unitOfWork(changeCryptoRequestAmount.name),
-      issuer,
-      detector,
-    ),
-    [simulateCryptoOutcome.name]: handleSimulateCryptoOutcome(
-      runtime.dataSource,
-      runtime.unitOfWork(simulateCryptoOutcome.name),
-      wallet,
-      config.RECEIVING_WALLET,
-      config.CONFIRMATION_GRACE_MS,
-    ),
-    [getCryptoRequestStatus.name]: handleCryptoRequestStatus(runtime.dataSource),
-  });
+  const { dataSource } = runtime;
+  const openDeps = { dataSource, uow: runtime.unitOfWork(openCryptoRequest.name), issuer };
+  const changeDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(changeCryptoRequestAmount.name),
+    issuer,
+    detector,
+  };
+  const simulateDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(simulateCryptoOutcome.name),
+    wallet,
+    recipient: config.RECEIVING_WALLET,
+    confirmationGraceMs: config.CONFIRMATION_GRACE_MS,
+  };
   // The config checked it is RECEIVING_WALLET's 64-byte key.
   const refundSigner = Keypair.fromSecretKey(decodeBase58(config.REFUND_SIGNER_SECRET_KEY)!);
   const refunds = new RefundDesk(
-    runtime.dataSource,
+    dataSource,
     runtime.unitOfWork(cryptoRefundRequested.name),
     new RefundChain(connection, refundSigner),
   );
-  await runtime.broker.consumeEvents('solana-watcher', [paymentCancelled.name, cryptoRefundRequested.name], {
-    [paymentCancelled.name]: handlePaymentCancelled(runtime.unitOfWork(paymentCancelled.name)),
-    [cryptoRefundRequested.name]: handleCryptoRefundRequested(refunds),
-  });
+  await runtime.broker
+    .handlers('solana-watcher')
+    .handle(openCryptoRequest, (command, context) => openTransferRequest(openDeps, command, context))
+    .handle(changeCryptoRequestAmount, (command, context) =>
+      changeRequestAmount(changeDeps, command, context),
+    )
+    .handle(simulateCryptoOutcome, (command, context) => simulateOutcome(simulateDeps, command, context))
+    .handle(getCryptoRequestStatus, handleCryptoRequestStatus(dataSource))
+    .handle(paymentCancelled, handlePaymentCancelled(runtime.unitOfWork(paymentCancelled.name)))
+    // Carried out on chain by the refund desk.
+    .handle(cryptoRefundRequested, (event, context) => refunds.carryOut(event, context))
+    .consume();
   detector.start();
   runtime.onStop('payment-detector', () => detector.stop());
   return runtime;

@@ -31,11 +31,12 @@ function refundsBench() {
 
   beforeAll(async () => {
     // A queue under a service name the watcher does not use, standing in for the payment service.
-    await harness.client.consumeEvents('payment', [cryptoRefundSettled.name], {
-      [cryptoRefundSettled.name]: async (_payload: unknown, context: MessageContext) => {
+    await harness.client
+      .handlers('payment')
+      .handle(cryptoRefundSettled, async (_payload: unknown, context: MessageContext) => {
         settled.push(context.envelope as Envelope<RefundSettled>);
-      },
-    });
+      })
+      .consume();
   });
 
   const settledOf = (refundId: string) =>

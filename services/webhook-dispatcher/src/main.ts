@@ -19,7 +19,7 @@ import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadWebhookDispatcherConfig, type WebhookDispatcherConfig } from './config';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-schedule';
-import { DeliveryWorker } from './application/deliver-webhooks';
+import { DeliveryWorker } from './application/delivery-worker';
 import { handleGetWebhook } from './handlers/webhook.get.v1';
 import { handleListWebhooks } from './handlers/webhook.list.v1';
 import { handleRotateWebhookSecret } from './handlers/webhook.rotate-secret.v1';
@@ -27,15 +27,15 @@ import { createEndpointLimiter } from './clients/endpoint-limiter';
 import { createWebhookSender } from './clients/http-sender';
 import { webhookDispatcherDatabase } from './persistence';
 import { handleCreateWebhook } from './handlers/webhook.create.v1';
-import { handleDeleteWebhook } from './handlers/webhook.delete.v1';
+import { deleteWebhook as removeWebhook } from './application/delete-webhook';
 import { handleListWebhookDeliveries } from './handlers/webhook.deliveries.list.v1';
-import { handleRetryWebhookDelivery } from './handlers/webhook.delivery.retry.v1';
-import { handleSendTestWebhook } from './handlers/webhook.test.v1';
+import { retryDelivery } from './application/retry-delivery';
+import { sendTestWebhook as sendTest } from './application/send-test-webhook';
 import { handlePaymentEvent } from './handlers/payment-events.v1';
 import { handleRefundEvent } from './handlers/refund-events.v1';
 import { handleGetEvent } from './handlers/event.get.v1';
 import { handleListEvents } from './handlers/event.list.v1';
-import { eventPurge } from './application/purge-events';
+import { eventPurge } from './application/event-purge';
 
 export interface WebhookDispatcherDependencies {
   /** Tests only: a PEM CA trusted instead of Node's store. Operators add a CA with NODE_EXTRA_CA_CERTS. */
@@ -93,45 +93,47 @@ export async function startWebhookDispatcher(
   worker.start();
 
   const nudgeWorker = (): void => worker.nudge();
-  await runtime.broker.consumeCommands('webhook-dispatcher', {
-    [createWebhook.name]: handleCreateWebhook({
-      uow: runtime.unitOfWork('webhook.create'),
-      dataSource: runtime.dataSource,
-      secretKey,
-    }),
-    [deleteWebhook.name]: handleDeleteWebhook(runtime.unitOfWork('webhook.delete')),
-    [getWebhook.name]: handleGetWebhook(runtime.dataSource),
-    [listWebhooks.name]: handleListWebhooks(runtime.dataSource),
-    [rotateWebhookSecret.name]: handleRotateWebhookSecret({
-      uow: runtime.unitOfWork('webhook.rotate-secret'),
-      dataSource: runtime.dataSource,
-      secretKey,
-    }),
-    [listWebhookDeliveries.name]: handleListWebhookDeliveries(runtime.dataSource),
-    [retryWebhookDelivery.name]: handleRetryWebhookDelivery(
-      runtime.unitOfWork('webhook.delivery.retry'),
-      nudgeWorker,
-    ),
-    [sendTestWebhook.name]: handleSendTestWebhook({
-      dataSource: runtime.dataSource,
-      uow: runtime.unitOfWork('webhook.test'),
-      sender,
-      limiter,
-      secretKey,
-    }),
-    [getEvent.name]: handleGetEvent(runtime.dataSource),
-    [listEvents.name]: handleListEvents(runtime.dataSource),
-  });
+  const retryDeps = { uow: runtime.unitOfWork('webhook.delivery.retry'), onRescheduled: nudgeWorker };
+  const testDeps = {
+    dataSource: runtime.dataSource,
+    uow: runtime.unitOfWork('webhook.test'),
+    sender,
+    limiter,
+    secretKey,
+  };
   const paymentEvent = handlePaymentEvent(runtime.dataSource, nudgeWorker);
   const refundEvent = handleRefundEvent(runtime.dataSource, nudgeWorker);
-  await runtime.broker.consumeEvents(
-    'webhook-dispatcher',
-    ['payment.*.v1', ...publicRefundEvents.map((definition) => definition.name)],
-    {
-      ...Object.fromEntries(publicPaymentEvents.map((definition) => [definition.name, paymentEvent])),
-      ...Object.fromEntries(publicRefundEvents.map((definition) => [definition.name, refundEvent])),
-    },
-  );
+  const handlers = runtime.broker
+    .handlers('webhook-dispatcher')
+    .handle(
+      createWebhook,
+      handleCreateWebhook({
+        uow: runtime.unitOfWork('webhook.create'),
+        dataSource: runtime.dataSource,
+        secretKey,
+      }),
+    )
+    .handle(deleteWebhook, (command, context) =>
+      removeWebhook(runtime.unitOfWork('webhook.delete'), command, context),
+    )
+    .handle(getWebhook, handleGetWebhook(runtime.dataSource))
+    .handle(listWebhooks, handleListWebhooks(runtime.dataSource))
+    .handle(
+      rotateWebhookSecret,
+      handleRotateWebhookSecret({
+        uow: runtime.unitOfWork('webhook.rotate-secret'),
+        dataSource: runtime.dataSource,
+        secretKey,
+      }),
+    )
+    .handle(listWebhookDeliveries, handleListWebhookDeliveries(runtime.dataSource))
+    .handle(retryWebhookDelivery, (command, context) => retryDelivery(retryDeps, command, context))
+    .handle(sendTestWebhook, (command, context) => sendTest(testDeps, command, context))
+    .handle(getEvent, handleGetEvent(runtime.dataSource))
+    .handle(listEvents, handleListEvents(runtime.dataSource));
+  for (const event of publicPaymentEvents) handlers.handle(event, paymentEvent);
+  for (const event of publicRefundEvents) handlers.handle(event, refundEvent);
+  await handlers.consume();
   const purge = eventPurge(runtime.dataSource, { logger: runtime.logger });
   purge.start();
   runtime.onStop('event-purge', () => purge.stop());

@@ -13,7 +13,7 @@ import {
 import { createEnvelope } from '@gateway/messaging';
 import type { ServiceRuntime } from '@gateway/service-runtime';
 import { aRefundEvent, poisonedEnvelope, publishAndAwaitParking, waitFor } from '@gateway/testkit';
-import { eventPurge } from '../src/application/purge-events';
+import { eventPurge } from '../src/application/event-purge';
 import { retainedSince } from '../src/domain/public-event';
 import { listEventsOf } from '../src/persistence';
 import { answers } from './support/receiver';

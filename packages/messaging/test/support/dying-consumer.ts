@@ -27,8 +27,9 @@ async function main(): Promise<void> {
     maxDeliveries: 3,
     retry: FAST_RETRY,
   });
-  await broker.consumeEvents('checkout', ['payment.*.v1'], {
-    [paymentCreated.name]: async (_payload: unknown, context) => {
+  await broker
+    .handlers('checkout')
+    .handle(paymentCreated, async (_payload: unknown, context) => {
       await inbox.once(context, async (tx) => {
         await tx.manager.query('INSERT INTO effects (consumer, message_id) VALUES ($1, $2)', [
           'checkout',
@@ -36,8 +37,8 @@ async function main(): Promise<void> {
         ]);
       });
       process.exit(1);
-    },
-  });
+    })
+    .consume();
   process.stdout.write('consuming\n');
 }
 

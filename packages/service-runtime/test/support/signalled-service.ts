@@ -34,13 +34,14 @@ runUntilSignal(async () => {
     migrations: [],
     logger,
   });
-  await runtime.broker.consumeEvents('checkout', [sampleEvent.name], {
-    [sampleEvent.name]: async (payload: PaymentEventPayload, context: MessageContext) => {
+  await runtime.broker
+    .handlers('checkout')
+    .handle(sampleEvent, async (payload: PaymentEventPayload, context: MessageContext) => {
       logger.info({ message_id: context.envelope.id }, 'handling');
       await new Promise((resolve) => setTimeout(resolve, payload.payment.amount_centavos));
       logger.info({ message_id: context.envelope.id }, 'handled');
-    },
-  });
+    })
+    .consume();
   await new Promise((resolve) => setTimeout(resolve, Number(startupMs)));
   logger.info('consuming');
   return runtime;

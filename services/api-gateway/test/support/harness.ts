@@ -35,13 +35,10 @@ export class FakeServices {
   static async start(broker: Broker, services: ServiceName[]): Promise<FakeServices> {
     const fakes = new FakeServices(broker);
     for (const service of services) {
-      const handlers = Object.fromEntries(
-        commandsOf(service).map((definition) => [
-          definition.name,
-          (payload: unknown, context: MessageContext) => fakes.dispatch(definition.name, payload, context),
-        ]),
-      );
-      await broker.consumeCommands(service, handlers);
+      const handlers = broker.handlers(service);
+      for (const definition of commandsOf(service))
+        handlers.handle(definition, (payload, context) => fakes.dispatch(definition.name, payload, context));
+      await handlers.consume();
     }
     return fakes;
   }

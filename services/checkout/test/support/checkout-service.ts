@@ -1,5 +1,6 @@
 import {
   createCheckout,
+  createPayment,
   createProduct,
   newPublicId,
   startCheckoutSession,
@@ -135,9 +136,10 @@ export class FakePaymentService {
   /** Answers on `broker`, which its owner cleans up (a test bed's `connect`). */
   static async start(broker: Broker): Promise<FakePaymentService> {
     const fake = new FakePaymentService(broker);
-    await fake.broker.consumeCommands('payment', {
-      'payment.create.v1': (command: CreatePayment, context: MessageContext) => fake.create(command, context),
-    });
+    await fake.broker
+      .handlers('payment')
+      .handle(createPayment, (command, context) => fake.create(command, context))
+      .consume();
     return fake;
   }
 

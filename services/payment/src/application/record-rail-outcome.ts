@@ -17,7 +17,7 @@ import {
   recordReceivedFunds,
   type PaymentEntity,
 } from '../persistence';
-import { recordLateFunds } from './keep-late-funds';
+import { recordLateFunds } from './keep-unapplied-transfer';
 import { transitionPayment } from './shared/payment-events';
 
 // What a rail's outcome does to its payment, whichever rail and whoever learnt it: the rail's event, or the

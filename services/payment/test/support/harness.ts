@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import {
+  changeCryptoRequestAmount,
+  changePixChargeAmount,
   createPayment,
+  getCryptoRequestStatus,
   getPayment,
+  getPixChargeStatus,
+  openCryptoRequest,
+  openPixCharge,
+  simulateCryptoOutcome,
+  simulatePixOutcome,
   newPublicId,
   pixChargePaid,
   setFeeRule,
@@ -29,6 +37,9 @@ import {
 import { loadPaymentConfig } from '../../src/config';
 import { startPaymentService, type PaymentService } from '../../src/main';
 import { aPixChargePaid } from './rail-events';
+
+/** What the rails' commands have in common: the payment they are about. */
+type RailCommand = { payment_id: string };
 
 /** The payment service's rail timeout in these tests, unless a test sets its own. */
 const RAIL_TIMEOUT_MS = 1000;
@@ -82,28 +93,28 @@ export class FakeRails {
       expires_at: new Date(Date.now() + 1800_000).toISOString(),
     });
     const accepted = () => ({ accepted: true as const });
-    const openedRequest = (payload: Record<string, unknown>): CryptoRequest => {
+    const openedRequest = (payload: RailCommand): CryptoRequest => {
       const request = cryptoRequest();
-      this.references.set(payload.payment_id as string, request.reference);
+      this.references.set(payload.payment_id, request.reference);
       return request;
     };
-    const revisedRequest = (payload: Record<string, unknown>): RevisedCryptoRequest => {
-      const reference = this.references.get(payload.payment_id as string);
-      if (!reference) throw new Error(`no crypto request opened for ${String(payload.payment_id)}`);
+    const revisedRequest = (payload: RailCommand): RevisedCryptoRequest => {
+      const reference = this.references.get(payload.payment_id);
+      if (!reference) throw new Error(`no crypto request opened for ${payload.payment_id}`);
       const superseded = { reference, received_base_units: this.receivedBeforeAmountChange };
       return { ...openedRequest(payload), superseded };
     };
     const status =
-      (open: (paymentId: string) => PixChargeStatus | CryptoRequestStatus) =>
-      async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
-        const paymentId = payload.payment_id as string;
+      <S extends PixChargeStatus | CryptoRequestStatus>(open: (paymentId: string) => S) =>
+      async (payload: RailCommand, context: MessageContext): Promise<S> => {
+        const paymentId = payload.payment_id;
         this.calls.push({
           name: context.envelope.name,
           messageId: context.envelope.id,
           payload,
           at: Date.now(),
         });
-        return this.statuses.get(paymentId) ?? open(paymentId);
+        return (this.statuses.get(paymentId) as S | undefined) ?? open(paymentId);
       };
     const openCharge = (): PixChargeStatus => ({ txid: 'txid', status: 'active', pix: [], closure: null });
     const openRequest = (paymentId: string): CryptoRequestStatus => ({
@@ -114,37 +125,40 @@ export class FakeRails {
       closure: null,
     });
     const slow =
-      (make: (payload: Record<string, unknown>) => unknown) => async (payload: Record<string, unknown>) => {
+      <R>(make: (payload: RailCommand) => R) =>
+      async (payload: RailCommand): Promise<R> => {
         if (this.delayMs > 0) await letTimePass(this.delayMs);
         return make(payload);
       };
-    await this.broker.consumeCommands('pix-adapter', {
-      'pix.charge.open.v1': this.answer(slow(pixCharge)),
-      'pix.charge.change-amount.v1': this.answer(slow(pixCharge)),
-      'pix.charge.simulate.v1': this.answer(accepted),
-      'pix.charge.status.v1': status(openCharge),
-    });
-    await this.broker.consumeCommands('solana-watcher', {
-      'crypto.request.open.v1': this.answer(slow(openedRequest)),
-      'crypto.request.change-amount.v1': this.answer(slow(revisedRequest)),
-      'crypto.request.simulate.v1': this.answer(accepted),
-      'crypto.request.status.v1': status(openRequest),
-    });
+    await this.broker
+      .handlers('pix-adapter')
+      .handle(openPixCharge, this.answer(slow(pixCharge)))
+      .handle(changePixChargeAmount, this.answer(slow(pixCharge)))
+      .handle(simulatePixOutcome, this.answer(accepted))
+      .handle(getPixChargeStatus, status(openCharge))
+      .consume();
+    await this.broker
+      .handlers('solana-watcher')
+      .handle(openCryptoRequest, this.answer(slow(openedRequest)))
+      .handle(changeCryptoRequestAmount, this.answer(slow(revisedRequest)))
+      .handle(simulateCryptoOutcome, this.answer(accepted))
+      .handle(getCryptoRequestStatus, status(openRequest))
+      .consume();
   }
 
   callsOf(name: string): RailCall[] {
     return this.calls.filter((call) => call.name === name);
   }
 
-  private answer(make: (payload: Record<string, unknown>) => unknown) {
-    return async (payload: Record<string, unknown>, context: MessageContext): Promise<unknown> => {
+  private answer<R>(make: (payload: RailCommand) => R | Promise<R>) {
+    return async (payload: RailCommand, context: MessageContext): Promise<R> => {
       const { id, name } = context.envelope;
       this.calls.push({ name, messageId: id, payload, at: Date.now() });
       // The reply arrives after the payment service gave up waiting for it.
       if (this.silent) await letTimePass(RAIL_TIMEOUT_MS + 500);
       if (this.refusal) throw new CommandError(this.refusal, 'Recusado pelo provedor.');
       if (!this.answered.has(id)) this.answered.set(id, make(payload));
-      return this.answered.get(id);
+      return this.answered.get(id) as R;
     };
   }
 }

@@ -6,7 +6,7 @@ import { lockCharge } from '../persistence/charge-store';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { pspFailure } from '../clients/psp/psp-failure';
 import { activeChargeOf, chargeNotActive, cobChangeFailure } from './shared/active-charge';
-import { makeChargeCode } from './make-charge-code';
+import { makeChargeCode } from './shared/make-charge-code';
 
 export interface ChangeAmountDeps {
   dataSource: DataSource;

@@ -9,7 +9,7 @@ import { ChargeEntity } from '../persistence';
 import { insertChargeOnce } from '../persistence/charge-store';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { pspFailure } from '../clients/psp/psp-failure';
-import { makeChargeCode } from './make-charge-code';
+import { makeChargeCode } from './shared/make-charge-code';
 
 export interface OpenChargeDeps {
   dataSource: DataSource;

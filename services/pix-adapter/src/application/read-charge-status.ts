@@ -7,7 +7,7 @@ import { unpaidPixOf } from '../persistence/received-pix-store';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import type { Cob } from '../clients/psp/cob';
 import { readCob } from '../clients/psp/read-cob';
-import { applyListedPix } from './record-received-pix';
+import { applyListedPix } from './shared/record-received-pix';
 import { notePspKnowledgeOfCharge, type UnknownChargeDeps } from './shared/charge-unknown-at-psp';
 
 export interface ChargeStatusDeps extends UnknownChargeDeps {

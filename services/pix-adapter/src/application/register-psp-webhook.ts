@@ -8,7 +8,7 @@ const RETRY_MS = 5000;
  * Registers the callback URL for the Pix key at the PSP (`PUT /webhook/{chave}`). The first attempt is awaited so
  * callbacks work as soon as the service is up; if the PSP is down it keeps trying in the background until stopped.
  */
-export async function registerWebhook(
+export async function registerPspWebhook(
   psp: ApiPixClient,
   chave: string,
   callbackUrl: string,

@@ -7,7 +7,7 @@ import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import type { Cob } from '../clients/psp/cob';
 import { PspError, isPspRefusal } from '../clients/psp/psp-error';
 import { pspFailure } from '../clients/psp/psp-failure';
-import { applyListedPix } from './record-received-pix';
+import { applyListedPix } from './shared/record-received-pix';
 
 export interface RemoveCancelledChargeDeps {
   dataSource: DataSource;

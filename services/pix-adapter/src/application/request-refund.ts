@@ -6,8 +6,8 @@ import { PixRefundEntity } from '../persistence';
 import { refundablePixOf } from '../persistence/received-pix-store';
 import { insertRefundOnce } from '../persistence/refund-store';
 import { pspFailure } from '../clients/psp/psp-failure';
-import { requestRefundDevolucao } from './request-devolucao';
-import type { RefundDeps } from './settle-refund';
+import { requestRefundDevolucao } from './shared/request-refund-devolucao';
+import type { RefundDeps } from './shared/settle-pix-refund';
 
 /** API Pix `descricao` holds at most 140 characters (the pacs.004's RemittanceInformation). */
 const DESCRICAO_MAX = 140;

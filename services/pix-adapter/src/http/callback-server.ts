@@ -6,7 +6,7 @@ import { AppError, asyncHandler, errorMiddleware, notFoundHandler } from '@gatew
 import { gracefulHttpStop } from '@gateway/service-runtime';
 import type { Logger } from '@gateway/observability';
 import { parsePspCallback } from '../clients/psp/callback';
-import type { CallbackProcessor } from '../application/process-psp-callback';
+import type { CallbackProcessor } from '../application/callback-processor';
 
 export interface CallbackServerOptions {
   host: string;

@@ -2,8 +2,8 @@ import type { DataSource } from 'typeorm';
 import type { ChangeCryptoRequestAmount, RevisedCryptoRequest } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { closeOpenRequest, insertRequest } from '../persistence';
-import type { PaymentDetector } from './detect-payments';
-import type { RequestIssuer } from './issue-transfer-request';
+import type { PaymentDetector } from './payment-detector';
+import type { RequestIssuer } from './request-issuer';
 import { openRequestOrRefuse } from './shared/request-refusals';
 
 export interface ChangeAmountDependencies {

@@ -3,7 +3,7 @@ import type { CryptoRequest, OpenCryptoRequest } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { activeTraceHeaders } from '@gateway/observability';
 import { insertRequest, latestRequest, lockRequestsOfPayment } from '../persistence';
-import type { RequestIssuer } from './issue-transfer-request';
+import type { RequestIssuer } from './request-issuer';
 import { refusal } from './shared/request-refusals';
 
 export interface OpenRequestDependencies {

@@ -16,11 +16,12 @@ export class UnappliedTransfers {
     const collected = new UnappliedTransfers();
     beforeAll(() =>
       // A queue under a service name the watcher does not use, standing in for the payment service.
-      harness.client.consumeEvents('payment', [cryptoTransferUnapplied.name], {
-        [cryptoTransferUnapplied.name]: async (_payload: unknown, context: MessageContext) => {
+      harness.client
+        .handlers('payment')
+        .handle(cryptoTransferUnapplied, async (_payload: unknown, context: MessageContext) => {
           collected.received.push(context.envelope.payload as CryptoTransferUnapplied);
-        },
-      }),
+        })
+        .consume(),
     );
     return collected;
   }

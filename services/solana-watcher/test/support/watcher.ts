@@ -154,10 +154,11 @@ export class WatcherHarness {
       this.events.push(context.envelope);
     };
     // A queue under a service name the watcher does not use, bound to the watcher's events only.
-    await this.client.consumeEvents('webhook-dispatcher', ['crypto.request.*.v1'], {
-      [cryptoRequestSettled.name]: collect,
-      [cryptoRequestClosed.name]: collect,
-    });
+    await this.client
+      .handlers('webhook-dispatcher')
+      .handle(cryptoRequestSettled, collect)
+      .handle(cryptoRequestClosed, collect)
+      .consume();
   }
 
   close(): Promise<void> {

@@ -9,10 +9,9 @@ import { paymentWebhookEvent } from '../domain/payload';
  * one delivery per webhook of the business subscribed to its public name, once (the event id deduplicates).
  */
 export function handlePaymentEvent(dataSource: DataSource, onDeliveriesCreated: () => void) {
-  return async (event: PaymentEventPayload, context: MessageContext): Promise<{ deliveries: number }> => {
+  return async (event: PaymentEventPayload, context: MessageContext): Promise<void> => {
     const type = splitName(context.envelope.name).type as WebhookEventName;
     const deliveries = await recordPublicEvent(dataSource, paymentWebhookEvent(type, event));
     if (deliveries > 0) onDeliveriesCreated();
-    return { deliveries };
   };
 }

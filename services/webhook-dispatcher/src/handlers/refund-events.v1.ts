@@ -6,10 +6,9 @@ import { refundWebhookEvent } from '../domain/payload';
 
 /** Handles `refund.succeeded/failed.v1` as payment events are handled: kept, and delivered to subscribers once. */
 export function handleRefundEvent(dataSource: DataSource, onDeliveriesCreated: () => void) {
-  return async (event: RefundEventPayload, context: MessageContext): Promise<{ deliveries: number }> => {
+  return async (event: RefundEventPayload, context: MessageContext): Promise<void> => {
     const type = splitName(context.envelope.name).type as WebhookEventName;
     const deliveries = await recordPublicEvent(dataSource, refundWebhookEvent(type, event));
     if (deliveries > 0) onDeliveriesCreated();
-    return { deliveries };
   };
 }

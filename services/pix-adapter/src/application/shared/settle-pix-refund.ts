@@ -2,10 +2,10 @@ import type { DataSource } from 'typeorm';
 import { MAX_REFUND_FAILURE_REASON, pixRefundSettled } from '@gateway/contracts';
 import type { MessageOrigin, Transaction, UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
-import { PixRefundEntity } from '../persistence';
-import { lockOpenRefund } from '../persistence/refund-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
-import type { PixDevolucao } from '../clients/psp/devolucao';
+import { PixRefundEntity } from '../../persistence';
+import { lockOpenRefund } from '../../persistence/refund-store';
+import type { ApiPixClient } from '../../clients/psp/api-pix-client';
+import type { PixDevolucao } from '../../clients/psp/devolucao';
 
 export interface RefundDeps {
   dataSource: DataSource;
@@ -27,7 +27,7 @@ export function originOf(refund: Pick<PixRefundEntity, 'correlationId'>): Messag
  * Ends a refund and emits pix.refund.settled.v1 in the same transaction, once: the row is locked and only one still
  * open is settled (the database also refuses any change of a final one).
  */
-export async function settleRefund(
+export async function settlePixRefund(
   tx: Transaction,
   refundId: string,
   settlement: { outcome: 'succeeded' | 'failed'; externalId: string | null; failureReason: string | null },
@@ -79,7 +79,7 @@ export async function applyDevolucao(
     );
     return;
   }
-  await settleRefund(
+  await settlePixRefund(
     tx,
     refundId,
     devolucao.status === 'DEVOLVIDO'

@@ -5,8 +5,8 @@ import type { ReceivedPixOutcome } from '../domain/received-pix';
 import { ChargeEntity, PixRefundEntity } from '../persistence';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import type { PspCallbackItem } from '../clients/psp/callback';
-import { applyConfirmedPix, confirmedPix, recordUnverifiedPix } from './record-received-pix';
-import { followDevolucao } from './settle-refund';
+import { applyConfirmedPix, confirmedPix, recordUnverifiedPix } from './shared/record-received-pix';
+import { followDevolucao } from './shared/settle-pix-refund';
 
 export interface CallbackProcessorDeps {
   dataSource: DataSource;

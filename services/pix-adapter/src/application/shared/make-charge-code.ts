@@ -1,8 +1,8 @@
 import { qrPngDataUri } from '@gateway/qr-png';
 import type { Logger } from '@gateway/observability';
-import { buildDynamicBrCode, sameLocation, verifyPspBrCode } from '../domain/br-code';
-import { cobLocation, type Cob } from '../clients/psp/cob';
-import { PspError } from '../clients/psp/psp-error';
+import { buildDynamicBrCode, sameLocation, verifyPspBrCode } from '../../domain/br-code';
+import { cobLocation, type Cob } from '../../clients/psp/cob';
+import { PspError } from '../../clients/psp/psp-error';
 
 export interface ChargeCode {
   location: string;

@@ -7,7 +7,7 @@ import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { closureReason } from '../domain/received-pix';
 import { claimDueCharge, endActiveCharge, releaseChargeClaim } from '../persistence/charge-store';
 import { unpaidPixOf } from '../persistence/received-pix-store';
-import { applyListedPix } from './record-received-pix';
+import { applyListedPix } from './shared/record-received-pix';
 
 export interface ExpirySweeperOptions {
   dataSource: DataSource;

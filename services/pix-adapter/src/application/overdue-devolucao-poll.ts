@@ -2,8 +2,8 @@ import { BatchTask, type BatchTaskOptions } from '@gateway/service-runtime';
 import { PixRefundEntity } from '../persistence';
 import { claimOverdueRefunds } from '../persistence/refund-store';
 import { PspError } from '../clients/psp/psp-error';
-import { requestRefundDevolucao } from './request-devolucao';
-import { followDevolucao, type RefundDeps } from './settle-refund';
+import { requestRefundDevolucao } from './shared/request-refund-devolucao';
+import { followDevolucao, type RefundDeps } from './shared/settle-pix-refund';
 
 export interface OverdueDevolucaoPollOptions extends RefundDeps, BatchTaskOptions {
   /** A refund still open this long after its last change (and again each time as long after) is re-checked. */

@@ -5,7 +5,7 @@ import { inSpan, tracerOf } from '@gateway/observability';
 import { readCob } from '../clients/psp/read-cob';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { claimOverdueCharges } from '../persistence/charge-store';
-import { applyListedPix } from './record-received-pix';
+import { applyListedPix } from './shared/record-received-pix';
 import { notePspKnowledgeOfCharge, type UnknownChargeDeps } from './shared/charge-unknown-at-psp';
 
 export interface OverdueCallbackPollOptions extends BatchTaskOptions, UnknownChargeDeps {

@@ -2,24 +2,24 @@ import type { EntityManager } from 'typeorm';
 import { pixChargePaid } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { counter, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
-import { pixAmountToCentavos } from '../domain/amount';
-import { pixPayerOf } from '../domain/payer';
+import { pixAmountToCentavos } from '../../domain/amount';
+import { pixPayerOf } from '../../domain/payer';
 import {
   effectOfReceivedPix,
   type ConfirmedPix,
   type ReceivedPixOutcome,
   type ReceivedPixSource,
-} from '../domain/received-pix';
-import type { ChargeEntity } from '../persistence';
-import { lockCharge, markChargePaid } from '../persistence/charge-store';
+} from '../../domain/received-pix';
+import type { ChargeEntity } from '../../persistence';
+import { lockCharge, markChargePaid } from '../../persistence/charge-store';
 import {
   claimReceivedPix,
   recordDuplicatePix,
   recordLatePayment,
   recordUnverifiedCallback,
-} from '../persistence/received-pix-store';
-import type { PspCallbackItem } from '../clients/psp/callback';
-import type { Cob, PixRecebido } from '../clients/psp/cob';
+} from '../../persistence/received-pix-store';
+import type { PspCallbackItem } from '../../clients/psp/callback';
+import type { Cob, PixRecebido } from '../../clients/psp/cob';
 
 const receivedPix = counter('pix_received_total', 'PIX reported by the PSP, by outcome and source', [
   'outcome',

@@ -1,7 +1,7 @@
-import { isPspRefusal } from '../clients/psp/psp-error';
-import type { PixDevolucao } from '../clients/psp/devolucao';
-import type { PixRefundEntity } from '../persistence';
-import { applyDevolucao, originOf, settleRefund, type RefundDeps } from './settle-refund';
+import { isPspRefusal } from '../../clients/psp/psp-error';
+import type { PixDevolucao } from '../../clients/psp/devolucao';
+import type { PixRefundEntity } from '../../persistence';
+import { applyDevolucao, originOf, settlePixRefund, type RefundDeps } from './settle-pix-refund';
 
 /**
  * Asks the PSP for the refund's devolução outside any transaction (a replay meets the same devolução, its id being
@@ -25,7 +25,7 @@ export async function requestRefundDevolucao(deps: RefundDeps, refund: PixRefund
       'PSP refused a devolução',
     );
     await uow.run(originOf(refund), (tx) =>
-      settleRefund(
+      settlePixRefund(
         tx,
         refund.refundId,
         { outcome: 'failed', externalId: null, failureReason: `O PSP recusou a devolução: ${error.detail}` },

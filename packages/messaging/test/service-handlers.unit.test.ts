@@ -1,0 +1,75 @@
+import {
+  createCustomer,
+  getPayment,
+  paymentConfirmed,
+  paymentCreated,
+  type Customer,
+  type ServiceName,
+} from '@gateway/contracts';
+import { ServiceHandlers } from '../src/handlers';
+import type { HandlerTable } from '../src/consumer';
+
+/** What the broker was asked to consume, by queue. */
+function consumedBy(service: ServiceName) {
+  const consumed: { commands?: string[]; events?: { bindings: string[]; handled: string[] } } = {};
+  const handlers = new ServiceHandlers(service, {
+    async consumeCommands(_owner, table: HandlerTable) {
+      consumed.commands = [...table.keys()];
+    },
+    async consumeEvents(_owner, bindings, table: HandlerTable) {
+      consumed.events = { bindings: [...bindings], handled: [...table.keys()] };
+    },
+  });
+  return { handlers, consumed };
+}
+
+const aCustomer = (): Customer => ({
+  customer_id: 'cust_1',
+  business_id: 'biz_1',
+  email: null,
+  phone_number: null,
+  document_number: null,
+  ip: null,
+  metadata: null,
+  created_at: new Date(0).toISOString(),
+});
+
+describe('a service registers each message it handles once, with its definition', () => {
+  it('binds its events queue to the events it handles, and consumes a queue only when it has handlers for it', async () => {
+    const { handlers, consumed } = consumedBy('checkout');
+    await handlers
+      .handle(paymentConfirmed, async () => undefined)
+      .handle(paymentCreated, async () => undefined, { bind: false })
+      .consume();
+    expect(consumed).toEqual({
+      events: { bindings: ['payment.confirmed.v1'], handled: ['payment.confirmed.v1', 'payment.created.v1'] },
+    });
+  });
+
+  it('consumes its commands queue with the commands it handles', async () => {
+    const { handlers, consumed } = consumedBy('customer');
+    await handlers.handle(createCustomer, async () => aCustomer()).consume();
+    expect(consumed).toEqual({ commands: ['customer.create.v1'] });
+  });
+
+  it('refuses a command another service handles, a second handler for one message, and a registration after consume', async () => {
+    const { handlers } = consumedBy('customer');
+    expect(() => handlers.handle(getPayment, async () => Promise.reject(new Error('unused')))).toThrow(
+      'payment.get.v1 is handled by payment, not customer',
+    );
+    handlers.handle(createCustomer, async () => aCustomer());
+    expect(() => handlers.handle(createCustomer, async () => aCustomer())).toThrow('has a handler already');
+    await handlers.consume();
+    expect(() => handlers.handle(paymentConfirmed, async () => undefined)).toThrow('after consume()');
+  });
+
+  it('does not compile a handler that does not fit its message', () => {
+    const fresh = (service: ServiceName) => consumedBy(service).handlers;
+    // @ts-expect-error: a customer.create.v1 handler answers a Customer, not a string.
+    fresh('customer').handle(createCustomer, async () => 'not a customer');
+    // @ts-expect-error: a payment.confirmed.v1 payload has no `email`.
+    fresh('checkout').handle(paymentConfirmed, async (event) => void event.email);
+    // @ts-expect-error: an event's handler answers nothing.
+    fresh('checkout').handle(paymentConfirmed, async () => aCustomer());
+  });
+});
