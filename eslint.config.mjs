@@ -25,7 +25,13 @@ export default tseslint.config(
   {
     // Configuration is validated once: every other file gets its settings passed in.
     files: ['services/**/src/**/*.ts', 'packages/**/src/**/*.ts', 'infra/**/src/**/*.ts'],
-    ignores: ['**/src/config.ts', 'packages/config/**', 'packages/testkit/**'],
+    ignores: [
+      '**/src/config.ts',
+      'packages/config/**',
+      'packages/testkit/**',
+      'packages/testkit-core/**',
+      'packages/faultkit/**',
+    ],
     rules: {
       'no-restricted-properties': [
         'error',

@@ -18,7 +18,7 @@ module.exports = {
   transform: { '^.+\\.ts$': swc },
   testTimeout: 30000,
   maxWorkers: 2,
-  globalSetup: '<rootDir>/packages/testkit/src/global-setup.ts',
+  globalSetup: '<rootDir>/packages/testkit-core/src/global-setup.ts',
   // Failing tests are printed again at the very end, where a CI log's tail shows them, whatever the number of files.
   reporters: [['default', { summaryThreshold: 0 }]],
 };

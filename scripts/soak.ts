@@ -5,8 +5,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { FaultRun, everyFault, faultRunTiming } from '../packages/testkit/src/faults';
-import { letTimePass } from '../packages/testkit/src/wait';
+import { FaultRun, everyFault, faultRunTiming } from '../packages/faultkit/src';
+import { letTimePass } from '../packages/testkit-core/src/wait';
 
 const { values } = parseArgs({
   options: {

@@ -1,36 +1,7 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { serviceNames } from '@gateway/contracts';
-import { repoRoot } from './support/deployment';
-
-interface Manifest {
-  name?: string;
-  main?: string;
-  types?: string;
-  module?: string;
-  bin?: string | Record<string, string>;
-  exports?: unknown;
-  scripts?: Record<string, string>;
-}
-
-/** The workspace root and every package in the folders pnpm-workspace.yaml lists. */
-function workspacePackages(): Array<{ folder: string; manifest: Manifest }> {
-  const { packages } = parse(readFileSync(join(repoRoot, 'pnpm-workspace.yaml'), 'utf8')) as {
-    packages: string[];
-  };
-  const folders = packages.flatMap((folder) =>
-    folder.endsWith('/*')
-      ? readdirSync(join(repoRoot, folder.slice(0, -2))).map((name) => `${folder.slice(0, -2)}/${name}`)
-      : [folder],
-  );
-  return ['.', ...folders]
-    .filter((folder) => existsSync(join(repoRoot, folder, 'package.json')))
-    .map((folder) => ({
-      folder,
-      manifest: JSON.parse(readFileSync(join(repoRoot, folder, 'package.json'), 'utf8')) as Manifest,
-    }));
-}
+import { readManifest, repoRoot, workspacePackages, type Manifest } from './support/workspace';
 
 const exportTargets = (value: unknown): string[] =>
   typeof value === 'string'
@@ -57,7 +28,8 @@ function scriptFiles(manifest: Manifest): string[] {
   );
 }
 
-const packages = workspacePackages();
+/** The workspace root and every package in the folders pnpm-workspace.yaml lists. */
+const packages = [{ folder: '.', manifest: readManifest('.') }, ...workspacePackages()];
 
 describe('workspace package manifests', () => {
   test('list every package: the root, the seven services, the shared packages, the stand-ins', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createLogger } from '@gateway/observability';
-import { closeAfterEachTest, waitFor } from '@gateway/testkit';
+import { closeAfterEachTest, waitFor } from '@gateway/testkit-core';
 import { type RunningPspSimulator, createPspSimulator } from '../src';
 import { pspBooksForThisFile } from './support/books';
 import { startCallbackReceiver } from './support/callback-receiver';

@@ -1,5 +1,5 @@
 import { createLogger } from '@gateway/observability';
-import { closeAfterEachTest, createTestDatabase, waitFor } from '@gateway/testkit';
+import { closeAfterEachTest, createTestDatabase, waitFor } from '@gateway/testkit-core';
 import { FAILING_DEVOLUCAO_DESCRICAO, createPspSimulator } from '../src';
 import { ApiPixSpec } from './support/api-pix-spec';
 import { startCallbackReceiver } from './support/callback-receiver';

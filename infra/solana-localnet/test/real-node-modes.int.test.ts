@@ -1,5 +1,5 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { waitFor } from '@gateway/testkit';
+import { waitFor } from '@gateway/testkit-core';
 import { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from '../src';
 import { rpc } from './support/rpc';
 

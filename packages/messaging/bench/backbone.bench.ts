@@ -11,11 +11,10 @@ import { openServiceDatabase } from '@gateway/persistence';
 import {
   aPaymentEvent,
   createTestDatabase,
-  deleteBrokerNames,
   infrastructureUrls,
   testLogger,
   uniquePrefix,
-} from '@gateway/testkit';
+} from '@gateway/testkit-core';
 import { Broker, outboxInboxMigrations, OutboxRelay, UnitOfWork } from '../src';
 import { customerCreated, customerPayload } from '../test/backbone-fixture';
 
@@ -161,11 +160,11 @@ async function main(): Promise<void> {
   );
 
   await relay.stop();
+  await server.deleteDeclaredTopology();
   await client.close();
   await server.close();
   await dataSource.destroy();
   await database.drop();
-  await deleteBrokerNames(prefix);
 
   for (const type of ['quorum', 'classic', 'quorum', 'classic'] as const)
     await queueTypeCost(url, prefix, type, 5000);

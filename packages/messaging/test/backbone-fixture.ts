@@ -16,7 +16,7 @@ import {
   infrastructureUrls,
   startedForEachTest,
   type TestDatabase,
-} from '@gateway/testkit';
+} from '@gateway/testkit-core';
 import Joi from 'joi';
 import {
   Broker,

@@ -2,7 +2,7 @@ import amqp from 'amqplib';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { PaymentEventPayload } from '@gateway/contracts';
-import { infrastructureUrls, waitFor } from '@gateway/testkit';
+import { infrastructureUrls, waitFor } from '@gateway/testkit-core';
 import {
   BrokerUnavailableError,
   CommandError,

@@ -1,5 +1,5 @@
 import { serviceDataSource } from '@gateway/persistence';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit-core';
 import type { DataSource } from 'typeorm';
 import { failureKind } from '../src';
 

@@ -5,7 +5,7 @@ import {
   testLogger,
   waitFor,
   type TcpProxy,
-} from '@gateway/testkit';
+} from '@gateway/testkit-core';
 import { metricsRegistry } from '@gateway/observability';
 import { OutboxRelay, UnitOfWork, type Broker } from '../src';
 import { eventPayload, openBackbone, sampleEvent, type Backbone } from './backbone-fixture';

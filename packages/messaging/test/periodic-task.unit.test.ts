@@ -1,4 +1,4 @@
-import { testLogger } from '@gateway/testkit';
+import { testLogger } from '@gateway/testkit-core';
 import { PeriodicTask } from '../src';
 
 const options = { name: 'test', intervalMs: 10_000, logger: testLogger() };

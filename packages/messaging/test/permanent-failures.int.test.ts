@@ -1,5 +1,5 @@
 import type { PaymentEventPayload } from '@gateway/contracts';
-import { takeParkedMessages, waitFor } from '@gateway/testkit';
+import { takeParkedMessages, waitFor } from '@gateway/testkit-core';
 import type { Broker } from '../src';
 import {
   backboneForEachTest,

@@ -1,5 +1,5 @@
 import { getPayment, type ErrorCode, type PaymentView } from '@gateway/contracts';
-import { waitFor } from '@gateway/testkit';
+import { waitFor } from '@gateway/testkit-core';
 import { CommandError, type Broker, type MessageContext } from '../src';
 import { customerPayload, id, openBackbone, sampleCommand, type Backbone } from './backbone-fixture';
 

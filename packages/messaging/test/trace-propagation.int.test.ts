@@ -6,7 +6,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-node';
 import { inSpan, tracerOf } from '@gateway/observability';
-import { infrastructureUrls, startTcpProxy, testLogger, waitFor, type TcpProxy } from '@gateway/testkit';
+import { infrastructureUrls, startTcpProxy, testLogger, waitFor, type TcpProxy } from '@gateway/testkit-core';
 import { OutboxRelay, UnitOfWork, type Broker } from '../src';
 import { eventPayload, openBackbone, sampleEvent, type Backbone } from './backbone-fixture';
 

@@ -1,6 +1,6 @@
 import type { PaymentEventPayload } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
-import { takeParkedMessages, waitFor } from '@gateway/testkit';
+import { takeParkedMessages, waitFor } from '@gateway/testkit-core';
 import { CommandError, InvalidMessageError, RpcTimeoutError, UnitOfWork, type Broker } from '../src';
 import {
   backboneForEachTest,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '@gateway/testkit';
+import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '@gateway/testkit-core';
 
 const probe = join(__dirname, 'support/telemetry-probe.ts');
 const handedTrace = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };

@@ -1,5 +1,5 @@
 /** Cost of a payment QR code: our 1-bit PNG encoder vs qrcode.toDataURL. Run: pnpm --filter @gateway/qr-png bench */
-import { measure } from '@gateway/testkit';
+import { measure } from '@gateway/testkit-core';
 import QRCode from 'qrcode';
 import { qrPngDataUri } from '../src';
 

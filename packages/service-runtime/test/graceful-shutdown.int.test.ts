@@ -1,8 +1,9 @@
 import amqp from 'amqplib';
 import pino from 'pino';
-import type { PaymentEventPayload } from '@gateway/contracts';
+import { paymentCreated as sampleEvent, type PaymentEventPayload } from '@gateway/contracts';
 import { openServiceDatabase } from '@gateway/persistence';
 import {
+  aPaymentEvent,
   connectTestClient,
   deleteBrokerNames,
   infrastructureUrls,
@@ -17,9 +18,10 @@ import {
 } from '@gateway/testkit';
 import type { Broker, MessageContext } from '@gateway/messaging';
 import { openServiceRuntime, ShutdownTimeoutError, type RuntimeConfig, type ServiceRuntime } from '../src';
-import { eventPayload, sampleEvent } from '../../messaging/test/backbone-fixture';
 
 const SCHEMA = 'shutdown';
+/** A `payment.created.v1` payload of `amountCentavos`. */
+const eventPayload = (amountCentavos: number) => aPaymentEvent({ amount_centavos: amountCentavos });
 /** How long abandoning a stop out of time may take (its broker connection dropped), with room for a busy machine. */
 const ABANDON_SLACK_MS = 3000;
 

@@ -1,7 +1,7 @@
 import amqp from 'amqplib';
 import { serviceNames } from '@gateway/contracts';
 import { DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
-import { infrastructureUrls } from './infrastructure';
+import { infrastructureUrls } from '@gateway/testkit-core';
 
 /** Deletes every queue and exchange the services declare under `prefix` (end-to-end test clean-up). */
 export async function deleteBrokerNames(prefix: string): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Envelope, MessageDefinition, ServiceName } from '@gateway/contracts';
 import { createEnvelope, type Broker } from '@gateway/messaging';
-import { waitForParkedMessages, type ParkedMessage } from './parking';
+import { waitForParkedMessages, type ParkedMessage } from '@gateway/testkit-core';
 
 /**
  * An envelope of `definition` whose payload is `payload` with `poison` over it (values its contract refuses), as a

@@ -1,8 +1,6 @@
 import type { CommandDefinition, Reply } from '@gateway/contracts';
 import { Broker } from '@gateway/messaging';
-import { testLogger } from './logger';
-import { isolatedEnvironment, type IsolatedEnvironment } from './service-env';
-import { waitFor } from './wait';
+import { testLogger, isolatedEnvironment, type IsolatedEnvironment, waitFor } from '@gateway/testkit-core';
 
 /** A client broker on a config's prefix, talking to the services there as the other services would. */
 export function connectTestClient(

@@ -1,5 +1,5 @@
 import type { RunningStack } from './stack';
-import { waitFor } from './wait';
+import { waitFor } from '@gateway/testkit-core';
 
 /** A JSON answer as a test reads it: any field, checked by the test's own expectations. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the answer's fields freely

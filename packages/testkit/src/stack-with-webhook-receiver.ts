@@ -1,7 +1,6 @@
 import { startStack, type RunningStack } from './stack';
 import { stackClient, type FeeRule, type PaymentMethodName, type StackClient } from './stack-client';
-import { startedForTheseTests } from './started-for-tests';
-import { createTestPki } from './test-pki';
+import { startedForTheseTests, createTestPki } from '@gateway/testkit-core';
 import { WebhookReceiver } from './webhook-receiver';
 
 /** A started stack whose webhook dispatcher trusts the test PKI, with a WebhookReceiver served under that PKI. */

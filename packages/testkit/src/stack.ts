@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launcherMetricsPortVariable } from '@gateway/config';
 import { serviceNames, type ServiceName } from '@gateway/contracts';
-import { isolatedEnvironment, type IsolatedEnvironment } from './service-env';
-import { waitFor } from './wait';
+import { isolatedEnvironment, type IsolatedEnvironment, waitFor } from '@gateway/testkit-core';
 import { deleteBrokerNames } from './broker-cleanup';
 
 const root = join(__dirname, '../../..');

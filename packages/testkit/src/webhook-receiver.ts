@@ -1,7 +1,6 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type HttpsEndpoint, startHttpsEndpoint } from './https-endpoint';
+import { type HttpsEndpoint, startHttpsEndpoint, waitFor } from '@gateway/testkit-core';
 import type { JsonBody } from './stack-client';
-import { waitFor } from './wait';
 
 /** How the receiver answers for now: 204, 500, never (hang), or by dropping the connection (reset). */
 export type ReceiverMode = 'ok' | 'error' | 'hang' | 'reset';

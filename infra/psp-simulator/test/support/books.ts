@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit-core';
 
 /**
  * A database for the PSP simulators of one test file to keep their books in, created before its tests and dropped

@@ -4,7 +4,7 @@
  */
 import { paymentCreated } from '@gateway/contracts';
 import { serviceDataSource } from '@gateway/persistence';
-import { testLogger } from '@gateway/testkit';
+import { testLogger } from '@gateway/testkit-core';
 import { Broker, UnitOfWork } from '../../src';
 import { FAST_RETRY } from '../backbone-fixture';
 

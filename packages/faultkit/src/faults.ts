@@ -1,18 +1,18 @@
-import type { HttpProxy } from '../http-proxy';
+import { type HttpProxy, letTimePass, waitFor } from '@gateway/testkit-core';
 import {
   jsonLogLines,
   metricsServices,
   type LoggedMessage,
   type MetricsService,
+  type ReceiverMode,
   type RunningStack,
-} from '../stack';
-import { letTimePass, waitFor } from '../wait';
+  type WebhookReceiver,
+} from '@gateway/testkit';
 import type { DatabaseFaults } from './database-faults';
 import type { DatabaseProxy } from './database-proxy';
 import type { LoadGenerator, RequestKind } from './load';
 import type { PrivateBroker } from './private-broker';
 import type { PrivateRedis } from './private-redis';
-import type { WebhookReceiver, ReceiverMode } from '../webhook-receiver';
 
 /** Everything a fault may break; each belongs to this run alone. */
 export interface FaultTargets {

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { MIN_AMOUNT_CENTAVOS } from '@gateway/contracts';
-import { letTimePass } from '../wait';
+import { letTimePass } from '@gateway/testkit-core';
 
 export interface LoadBusiness {
   label: string;

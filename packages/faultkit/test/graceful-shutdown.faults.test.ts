@@ -1,4 +1,4 @@
-import { STACK_SHUTDOWN_TIMEOUT_MS, type LoggedMessage } from '../src';
+import { STACK_SHUTDOWN_TIMEOUT_MS, type LoggedMessage } from '@gateway/testkit';
 import {
   REQUEST_ACCEPTED_MS,
   sigterm,
@@ -6,7 +6,7 @@ import {
   type GatewayService,
   type SignalMoment,
   type SignalledExit,
-} from '../src/faults';
+} from '../src';
 import { describeFaultRun } from './support/fault-run-suite';
 
 /**

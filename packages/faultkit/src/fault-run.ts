@@ -1,10 +1,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHttpProxy } from '../http-proxy';
-import { jsonLogLines, startStack, type LoggedMessage, type RunningStack } from '../stack';
-import { createTestPki, type TestPki } from '../test-pki';
-import { letTimePass, waitFor } from '../wait';
-import { infrastructureUrls } from '../infrastructure';
+import {
+  startHttpProxy,
+  createTestPki,
+  type TestPki,
+  letTimePass,
+  waitFor,
+  infrastructureUrls,
+} from '@gateway/testkit-core';
+import {
+  jsonLogLines,
+  startStack,
+  type LoggedMessage,
+  type RunningStack,
+  WebhookReceiver,
+} from '@gateway/testkit';
 import { DatabaseFaults } from './database-faults';
 import { DatabaseProxy } from './database-proxy';
 import type { Fault, FaultTargets } from './faults';
@@ -20,7 +30,6 @@ import { LoadGenerator, type LoadBusiness, type LoadOptions } from './load';
 import { PrivateBroker } from './private-broker';
 import { PrivateRedis } from './private-redis';
 import { FaultTimeline } from './timeline';
-import { WebhookReceiver } from '../webhook-receiver';
 
 /** Timeouts the run gives the stack, short enough for faults to outlast them within minutes. */
 export const faultRunTiming = {
@@ -35,7 +44,7 @@ export const faultRunTiming = {
 const WEBHOOK_RETRY_SCHEDULE = ['1s', '2s', '4s', '8s', ...Array<string>(12).fill('10s')].join(',');
 
 /** The stack's output of each run is kept here (git-ignored), for the diagnosis of a failed invariant. */
-const logDirectory = join(__dirname, '../../../../artifacts/faults');
+const logDirectory = join(__dirname, '../../../artifacts/faults');
 
 /** How long the stack gets to be ready again after a fault is given back. */
 const RECOVERY_TIMEOUT_MS = 90_000;

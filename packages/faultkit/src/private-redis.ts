@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from '../stack';
-import { waitFor } from '../wait';
+import { freePort } from '@gateway/testkit';
+import { waitFor } from '@gateway/testkit-core';
 
 const portAnswers = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

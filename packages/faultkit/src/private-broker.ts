@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../stack';
-import { letTimePass } from '../wait';
+import { freePort } from '@gateway/testkit';
+import { letTimePass } from '@gateway/testkit-core';
 
 const run = promisify(execFile);
 

@@ -1,10 +1,4 @@
-import {
-  FaultRun,
-  invariantNames,
-  type Fault,
-  type FaultRunOptions,
-  type FaultRunResult,
-} from '../../src/faults';
+import { FaultRun, invariantNames, type Fault, type FaultRunOptions, type FaultRunResult } from '../../src';
 
 /**
  * One fault run as a jest suite: the stack under steady load while `faults` are injected in turn, then one test per

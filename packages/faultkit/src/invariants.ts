@@ -6,7 +6,7 @@ import { openPaymentStatuses } from '@gateway/contracts';
 import type { CreatedPayment, LoadGenerator, LoadBusiness } from './load';
 import type { PrivateBroker } from './private-broker';
 import type { FaultTimeline } from './timeline';
-import type { WebhookReceiver, ReceivedDelivery } from '../webhook-receiver';
+import type { WebhookReceiver, ReceivedDelivery } from '@gateway/testkit';
 
 /** A business's webhook on the receiver. */
 export interface LoadWebhook {

@@ -1,4 +1,4 @@
-import { databaseCutOff, databaseRefusesConnections } from '../src/faults';
+import { databaseCutOff, databaseRefusesConnections } from '../src';
 import { describeFaultRun } from './support/fault-run-suite';
 
 /** Minutes, not seconds: longer than any single retry delay, so messages wait in the delay queues more than once. */

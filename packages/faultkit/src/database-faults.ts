@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { letTimePass } from '../wait';
+import { letTimePass } from '@gateway/testkit-core';
 import type { DatabaseProxy } from './database-proxy';
 
 /**

@@ -1,4 +1,4 @@
-import { everyFault, faultRunTiming } from '../src/faults';
+import { everyFault, faultRunTiming } from '../src';
 import { describeFaultRun } from './support/fault-run-suite';
 
 /**
