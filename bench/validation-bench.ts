@@ -16,8 +16,8 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type Joi from 'joi';
-import { createPaymentBody, paymentsPage } from '../services/api-gateway/src/http/routes/payments';
-import { SchemaComponents } from '../services/api-gateway/src/http/openapi/json-schema';
+import { createPaymentBody, paymentsPage } from '@gateway/api-gateway/src/http/routes/payments';
+import { SchemaComponents } from '@gateway/api-gateway/src/http/openapi/json-schema';
 
 const { values } = parseArgs({ options: { ms: { type: 'string', default: '1000' } } });
 const budgetMs = Number(values.ms);
