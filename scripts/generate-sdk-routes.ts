@@ -1,11 +1,13 @@
 /**
- * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts) from the gateway's operation
- * table, one route per operation of the public API (`/v1`, the sandbox included). The SDK cannot import the gateway,
- * so the table is generated; services/api-gateway/test/sdk-routes.unit.test.ts fails when the file is stale.
+ * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts), one route per operation of
+ * the public API (`/v1`, the sandbox included), and its types (generated/types.ts, see generate-sdk-types.ts) from the
+ * gateway's operation table. The SDK cannot import the gateway, so both are generated;
+ * services/api-gateway/test/sdk-routes.unit.test.ts fails when either file is stale.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
+import { SDK_TYPES_FILE, renderSdkTypes } from './generate-sdk-types';
 
 export const SDK_ROUTES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'routes.ts');
 
@@ -29,4 +31,6 @@ export function renderSdkRoutes(): string {
 if (require.main === module) {
   writeFileSync(SDK_ROUTES_FILE, renderSdkRoutes());
   console.log(`wrote ${SDK_ROUTES_FILE}`);
+  writeFileSync(SDK_TYPES_FILE, renderSdkTypes());
+  console.log(`wrote ${SDK_TYPES_FILE}`);
 }

@@ -1,52 +1,97 @@
-// The public resources as the gateway's /v1 API sends and takes them (docs/api.md). Amounts in
-// requests are integer centavos; amounts in responses are BRL numbers. What the gateway answers is declared once, in
-// the contracts' public-api module (its HTTP edge builds those shapes); the requests and the SDK's own types are
-// written here. Both are held to the gateway's OpenAPI document by test/sdk.e2e.test.ts: every type's fields, and
-// every enum's values (test/support/sdk-fields.ts).
-// The published SDK ships those declarations inlined: `dts.compilerOptions.paths` in package.json points the
-// declaration bundler at the contracts' source, which it would otherwise leave as an import of a package the SDK does
-// not install. Only types come from there (the contracts' index loads joi), so nothing of it reaches the JavaScript.
+// The public resources as the gateway's /v1 API sends and takes them (docs/api.md). Amounts in requests are integer
+// centavos; amounts in responses are BRL numbers. The requests and answers are generated from the gateway's operation
+// table (generated/types.ts, `pnpm generate:sdk`): the JSON Schema its OpenAPI document publishes, as TypeScript. This
+// file gives them the names the SDK has always exported, and declares the SDK's own types (pages, call options).
 
-import type {
-  Payment,
-  PaymentMethod,
-  PaymentStatus,
-  Refund,
-  Token,
-  WebhookDelivery,
-  WebhookEventName,
-} from '@gateway/contracts/src/public-api';
+import type * as Generated from './generated/types';
+import type { OperationTypes } from './generated/types';
 
 export type {
-  Checkout,
-  CheckoutSession,
   CheckoutWithSessions,
-  CreateCheckoutParams,
-  CryptoInstructions,
   CryptoPayer,
   CryptoPaymentCreated,
   Customer,
+  EventPayment,
+  EventRefund,
   Payment,
-  PaymentCreated,
   PaymentDetails,
-  PaymentPayer,
-  PaymentMethod,
-  PaymentStatus,
   PaymentUpdated,
-  PixInstructions,
   PixPayer,
   PixPaymentCreated,
   ReceivedFunds,
-  ReceivedFundsStatus,
   Refund,
-  Token,
   Webhook,
-  WebhookDelivery,
-  WebhookDeliveryAttempt,
+  WebhookTestEvent,
   WebhookWithSecret,
-} from '@gateway/contracts/src/public-api';
+} from './generated/types';
 
-export type EventType = WebhookEventName;
+// Payments
+
+export type PaymentMethod = Generated.Payment['method'];
+export type PaymentStatus = Generated.Payment['status'];
+/** A stablecoin a crypto payment is paid in. */
+export type Token = Lowercase<Generated.CryptoPaymentInstructions['currency']>;
+export type PaymentPayer = NonNullable<Generated.Payment['payer']>;
+export type PixInstructions = Generated.PixCode;
+export type CryptoInstructions = Generated.CryptoPaymentInstructions;
+export type PaymentCreated = OperationTypes['createPayment']['answer'];
+export type ReceivedFundsStatus = Generated.ReceivedFunds['status'];
+
+export type CreatePaymentParams = Generated.CreatePaymentRequest;
+export type CreatePixPaymentParams = Extract<CreatePaymentParams, { payment_method: 'pix' }>;
+export type CreateCryptoPaymentParams = Extract<CreatePaymentParams, { payment_method: 'crypto' }>;
+export type UpdatePaymentParams = Generated.UpdatePaymentRequest;
+export type ListPaymentsParams = OperationTypes['listPayments']['query'];
+
+// Refunds
+
+export type CreateRefundParams = Generated.CreateRefundRequest;
+
+// Customers
+
+export type CreateCustomerParams = Generated.CreateCustomerRequest;
+
+// Checkouts
+
+export type CreateCheckoutParams = Generated.CreateCheckoutRequest;
+export type CheckoutSession = Generated.CheckoutWithSessions['sessions'][number];
+/** A checkout as created and listed: without its sessions (GET /v1/checkouts/{checkout_id} adds them). */
+export type Checkout = Omit<Generated.CheckoutWithSessions, 'sessions' | 'sessions_has_more'>;
+
+// Webhooks
+
+export type EventType = Generated.CreateWebhookRequest['events'][number];
+export type CreateWebhookParams = Generated.CreateWebhookRequest;
+/**
+ * A delivery of an event to a webhook. Its `status` is one of the dispatcher's states (its table's CHECK constraint);
+ * the document still types it as a plain string (test/support/sdk-fields.ts tracks that), so the SDK narrows it here.
+ */
+export type WebhookDelivery = Omit<Generated.WebhookDelivery, 'status'> & {
+  status: 'pending' | 'delivered' | 'dead' | 'cancelled';
+};
+export type WebhookDeliveryAttempt = WebhookDelivery['attempts'][number];
+/** A page of a webhook's delivery history: pass `next_cursor` as `cursor` for the next one. */
+export type DeliveryPage = Omit<OperationTypes['listWebhookDeliveries']['answer'], 'data'> & {
+  data: WebhookDelivery[];
+};
+export type ListDeliveriesParams = OperationTypes['listWebhookDeliveries']['query'];
+export type WebhookTestResult = Generated.WebhookTested;
+
+// Events
+
+/** Any body a webhook endpoint receives. */
+export type WebhookEvent = Generated.DeliveredEvent;
+/** An event of GET /v1/events, the same body its webhooks receive. */
+export type Event = Exclude<WebhookEvent, Generated.WebhookTestEvent>;
+export type PaymentEvent = Extract<Event, { data: Generated.EventPayment }>;
+export type RefundEvent = Extract<Event, { data: Generated.EventRefund }>;
+export type ListEventsParams = OperationTypes['listEvents']['query'];
+
+// Sandbox
+
+export type SimulateParams = Generated.SimulatePaymentRequest;
+
+// The SDK's own
 
 /** A page of a list, newest first: pass the last item's id as `starting_after` for the next one. */
 export interface Page<T> {
@@ -54,12 +99,8 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-export interface PageParams {
-  /** 1 to 100; the gateway's default is 10. */
-  limit?: number;
-  /** The id of the last item of the previous page. */
-  starting_after?: string;
-}
+/** `limit`: 1 to 100 (the gateway's default is 10); `starting_after`: the id of the last item of the previous page. */
+export type PageParams = OperationTypes['listCustomers']['query'];
 
 /** Options every call takes. */
 export interface RequestOptions {
@@ -71,137 +112,4 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number;
-}
-
-// Payments
-
-interface CreatePaymentCommon {
-  /** Integer centavos, 100 to 999999999999. */
-  amount: number;
-  currency?: 'BRL' | 'brl';
-  /** Serialized JSON text with your own data. */
-  metadata?: string | null;
-  /** One of your customers (`cust_...`). */
-  customer_id?: string | null;
-}
-
-export interface CreatePixPaymentParams extends CreatePaymentCommon {
-  payment_method: 'pix';
-}
-
-export interface CreateCryptoPaymentParams extends CreatePaymentCommon {
-  payment_method: 'crypto';
-  crypto: { currency: Token | Uppercase<Token>; network: 'solana' };
-}
-
-export type CreatePaymentParams = CreatePixPaymentParams | CreateCryptoPaymentParams;
-
-export interface UpdatePaymentParams {
-  amount?: number;
-  metadata?: string | null;
-}
-
-export interface ListPaymentsParams extends PageParams {
-  status?: PaymentStatus;
-  method?: PaymentMethod;
-  /** ISO date-time. */
-  created_gte?: string;
-  /** ISO date-time. */
-  created_lt?: string;
-}
-
-// Refunds
-
-export interface CreateRefundParams {
-  /** Integer centavos; the whole refundable rest when absent. */
-  amount?: number | null;
-  /** Up to 140 characters. */
-  reason?: string | null;
-}
-
-// Customers
-
-export interface CreateCustomerParams {
-  email?: string | null;
-  phone_number?: string | null;
-  /** CPF or CNPJ. */
-  document_number?: string | null;
-  metadata?: string | null;
-}
-
-// Webhooks
-
-export interface CreateWebhookParams {
-  /** `https://` */
-  url: string;
-  events: EventType[];
-}
-
-/** A page of a webhook's delivery history: pass `next_cursor` as `cursor` for the next one. */
-export interface DeliveryPage {
-  data: WebhookDelivery[];
-  next_cursor: string | null;
-}
-
-export interface ListDeliveriesParams {
-  limit?: number;
-  cursor?: string;
-}
-
-export interface WebhookTestResult {
-  event_id: string;
-  status_code: number | null;
-  error: string | null;
-}
-
-// Events
-
-interface EventCommon {
-  /** `evt_...`; the `webhook-id` of its deliveries: dedupe on it. */
-  id: string;
-  created_at: string;
-  business_id: string;
-}
-
-/** Fields a payment record gained later: an event stored before then (and its retries) does not carry them. */
-type AddedPaymentFields = 'fee_brl' | 'net_amount_brl' | 'expires_at' | 'payer';
-
-/** The payment record as the event was stored: the four later fields may be absent from older events. */
-export type EventPayment = Omit<Payment, AddedPaymentFields> & Partial<Pick<Payment, AddedPaymentFields>>;
-
-export interface PaymentEvent extends EventCommon {
-  type: Extract<EventType, `payment.${string}`>;
-  data: EventPayment;
-}
-
-/** The refund record as the event was stored: older events lack `returned_funds_id`. */
-export type EventRefund = Omit<Refund, 'returned_funds_id'> & Partial<Pick<Refund, 'returned_funds_id'>>;
-
-export interface RefundEvent extends EventCommon {
-  type: Extract<EventType, `refund.${string}`>;
-  data: EventRefund;
-}
-
-/** An event of GET /v1/events, the same body its webhooks receive. */
-export type Event = PaymentEvent | RefundEvent;
-
-/** What `POST /v1/webhook/{id}/test` sends: not a business event, never listed. */
-export interface WebhookTestEvent extends EventCommon {
-  type: 'webhook.test';
-  data: { webhook_id: string };
-}
-
-/** Any body a webhook endpoint receives. */
-export type WebhookEvent = Event | WebhookTestEvent;
-
-export interface ListEventsParams extends PageParams {
-  type?: EventType;
-}
-
-// Sandbox
-
-export interface SimulateParams {
-  outcome: 'paid' | 'failed' | 'expired';
-  /** Centavos, for a partial payment. */
-  amount?: number | null;
 }

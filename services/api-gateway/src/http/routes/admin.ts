@@ -16,6 +16,10 @@ import {
   receivedFundsStatuses,
   setFeeRule,
   type PaymentMethod,
+  businessId,
+  isoDate,
+  pageSchema,
+  publicId,
 } from '@gateway/contracts';
 import { AppError } from '@gateway/http-errors';
 import { BrokerUnavailableError, consumerQueueNames, type ParkedQueue } from '@gateway/messaging';
@@ -24,13 +28,103 @@ import { issueApiKey } from '../../application/issue-api-key';
 import { revokeApiKey } from '../../application/revoke-api-key';
 import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
-import { KEY_PREFIX } from '../../domain/api-key';
+import { KEY_PREFIX, API_KEY_PATTERN, environments } from '../../domain/api-key';
 import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
-import * as answers from '../openapi/response-schemas';
+import { brl, nullableText, receivedFunds } from '../openapi/response-schemas';
 import { jsonBody } from '../input-bounds';
 import { receivedFundsResponse } from '../payment-responses';
 import { amountField, centavosField, pageQuery } from '../validation';
 import type { RouteContext } from './context';
+
+// The answers only this family gives (shared ones: openapi/response-schemas.ts).
+
+const operatorReceivedFunds = receivedFunds
+  .keys({
+    payment_id: Joi.string()
+      .required()
+      .description(
+        'The payment the money named (possibly one the gateway does not know: kept as unmatched).',
+      ),
+    business_id: businessId
+      .allow(null)
+      .required()
+      .description("The payment's business; null when the gateway does not know the payment."),
+    amount_base_units: Joi.string()
+      .pattern(/^[0-9]+$/)
+      .allow(null)
+      .required()
+      .description(
+        'Crypto: the amount in token base units (also when the token is not known); null for PIX.',
+      ),
+  })
+  .id('OperatorReceivedFunds');
+
+const operatorReceivedFundsList = pageSchema(operatorReceivedFunds);
+
+const feeRule = setFeeRule.resultSchema.id('FeeRule');
+
+const environment = Joi.string()
+  .valid(...environments)
+  .required();
+const apiKey = Joi.string().pattern(API_KEY_PATTERN).required().description('Shown once: store it now.');
+const keyPrefix = Joi.string().pattern(KEY_PREFIX).required();
+
+const businessCreated = Joi.object({
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  environment,
+  api_key: apiKey,
+  key_prefix: keyPrefix,
+  created_at: isoDate.required(),
+}).id('BusinessCreated');
+
+const businessDetails = Joi.object({
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  environment,
+  created_at: isoDate.required(),
+  api_keys: Joi.array()
+    .items(
+      Joi.object({
+        key_prefix: keyPrefix,
+        created_at: isoDate.required(),
+        revoked_at: isoDate.allow(null).required(),
+      }),
+    )
+    .required(),
+  api_keys_has_more: Joi.boolean().required(),
+}).id('Business');
+
+const apiKeyIssued = Joi.object({
+  business_id: businessId.required(),
+  api_key: apiKey,
+  key_prefix: keyPrefix,
+}).id('ApiKeyIssued');
+
+const apiKeyRevoked = Joi.object({ revoked: Joi.valid(true).required() }).id('ApiKeyRevoked');
+
+const productCreated = Joi.object({
+  product_id: publicId('prod').required(),
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  description: nullableText,
+  price: brl.required(),
+  price_centavos: Joi.number().integer().required(),
+  created_at: isoDate.required(),
+}).id('Product');
+
+const queueCount = (count: string) =>
+  Joi.array()
+    .items(Joi.object({ queue: Joi.string().required(), [count]: Joi.number().integer().min(0).required() }))
+    .required();
+const parkedMessages = Joi.object({
+  queues: queueCount('parked'),
+  total_parked: Joi.number().integer().min(0).required(),
+}).id('ParkedMessages');
+const redrivenMessages = Joi.object({
+  queues: queueCount('redriven'),
+  total_redriven: Joi.number().integer().min(0).required(),
+}).id('RedrivenMessages');
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -106,7 +200,7 @@ export const adminOperations = [
       schema: businessBody,
       examples: only('A business', { name: 'Loja Exemplo' }),
     },
-    answers: [json(201, 'The business; `api_key` is shown this once.', answers.businessCreated)],
+    answers: [json(201, 'The business; `api_key` is shown this once.', businessCreated)],
     handle: async ({ body }, { identity }) => {
       const created = await createBusiness(identity, body.name);
       return {
@@ -127,7 +221,7 @@ export const adminOperations = [
     area: 'admin',
     summary: 'Read a business and its newest 100 API keys',
     params: { business_id: 'biz' },
-    answers: [json(200, 'The business.', answers.business)],
+    answers: [json(200, 'The business.', businessDetails)],
     handle: async ({ params }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
       const { keys, hasMore } = await listApiKeysOf(identity.dataSource.manager, business.id, PAGE_LIMIT_MAX);
@@ -153,7 +247,7 @@ export const adminOperations = [
     area: 'admin',
     summary: 'Issue another API key (rotation: older keys stay valid until revoked)',
     params: { business_id: 'biz' },
-    answers: [json(201, 'The key, shown this once.', answers.apiKeyIssued)],
+    answers: [json(201, 'The key, shown this once.', apiKeyIssued)],
     handle: async ({ params }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
       const issued = await issueApiKey(identity, business.id);
@@ -169,7 +263,7 @@ export const adminOperations = [
     summary: 'Revoke an API key: it stops working within 5 seconds',
     params: { key_prefix: Joi.string().pattern(KEY_PREFIX) },
     errors: ['NOT_FOUND'],
-    answers: [json(200, 'Revoked.', answers.apiKeyRevoked)],
+    answers: [json(200, 'Revoked.', apiKeyRevoked)],
     handle: async ({ params }, { identity }) => {
       if (!(await revokeApiKey(identity, params.key_prefix))) throw new AppError('NOT_FOUND');
       return { revoked: true };
@@ -198,7 +292,7 @@ export const adminOperations = [
     checks: [supportedMethod, 'body', 'params'],
     commands: [setFeeRule],
     errors: ['UNSUPPORTED_PAYMENT_METHOD'],
-    answers: [json(200, 'The rule in force.', answers.feeRule)],
+    answers: [json(200, 'The rule in force.', feeRule)],
     handle: async ({ params, body, send }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
       return send(setFeeRule, {
@@ -229,7 +323,7 @@ export const adminOperations = [
     checks: ['body', 'params'],
     commands: [createProduct],
     errors: ['INVALID_AMOUNT'],
-    answers: [json(201, 'The product.', answers.productCreated)],
+    answers: [json(201, 'The product.', productCreated)],
     handle: async ({ params, body, send }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
       const product = await send(createProduct, {
@@ -265,7 +359,7 @@ export const adminOperations = [
       'that named several payments (or a payment the gateway does not know: `business_id` null).',
     query: [allReceivedFundsFilter, allReceivedFundsPage],
     commands: [listAllReceivedFunds],
-    answers: [json(200, 'A page of received funds.', answers.operatorReceivedFundsList)],
+    answers: [json(200, 'A page of received funds.', operatorReceivedFundsList)],
     handle: async ({ query, send }) => {
       const { limit, starting_after, ...filter } = query;
       const funds = await send(listAllReceivedFunds, {
@@ -290,7 +384,7 @@ export const adminOperations = [
     tag: 'Operator',
     area: 'admin',
     summary: 'Count the messages parked after failing past their retries',
-    answers: [json(200, 'Parked messages per queue.', answers.parkedMessages)],
+    answers: [json(200, 'Parked messages per queue.', parkedMessages)],
     handle: async (_input, { broker }) => {
       const queues = await fromBroker(() => broker.listParked());
       return { queues, total_parked: queues.reduce((sum, queue) => sum + queue.parked, 0) };
@@ -304,7 +398,7 @@ export const adminOperations = [
     area: 'admin',
     summary: 'Send parked messages back to their queues',
     body: { name: 'RedriveRequest', schema: redriveBody, examples: only('Every queue', {}) },
-    answers: [json(200, 'What was sent back, per queue.', answers.redrivenMessages)],
+    answers: [json(200, 'What was sent back, per queue.', redrivenMessages)],
     handle: async ({ body }, { broker }) => {
       const moved = await fromBroker(() => broker.redriveParked(body.queue));
       return {

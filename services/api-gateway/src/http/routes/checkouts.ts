@@ -17,9 +17,22 @@ import {
 import { AppError } from '@gateway/http-errors';
 import type { ApiGatewayConfig } from '../../config';
 import { defineOperation, exampleId, json, mountOperations, only, pageOf } from '../operation';
-import * as answers from '../openapi/response-schemas';
 import { jsonText, pageQuery } from '../validation';
 import type { RouteContext } from './context';
+
+// The answers only this family gives (shared ones: openapi/response-schemas.ts).
+
+const checkoutRecord = getCheckout.resultSchema as Joi.ObjectSchema;
+/** Records also carry `url`, where the hosted page is shared (`withUrl`). */
+const publicCheckout = checkoutRecord
+  .keys({ url: Joi.string().uri().required().description('The hosted checkout page.') })
+  .id('Checkout');
+const checkoutWithSessions = publicCheckout
+  .keys({
+    sessions: checkoutRecord.extract('sessions').required(),
+    sessions_has_more: checkoutRecord.extract('sessions_has_more').required(),
+  })
+  .id('CheckoutWithSessions');
 
 const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
 
@@ -61,7 +74,7 @@ export const checkoutOperations = [
       }),
     },
     commands: [createCheckout],
-    answers: [json(201, 'The checkout; `url` is its hosted page.', answers.checkout)],
+    answers: [json(201, 'The checkout; `url` is its hosted page.', publicCheckout)],
     handle: async ({ body, businessId, send }, { config }) => {
       const checkout = await send(createCheckout, {
         business_id: businessId,
@@ -85,7 +98,7 @@ export const checkoutOperations = [
     summary: "List the business's checkouts, newest first (without sessions)",
     query: [checkoutsPage],
     commands: [listCheckouts],
-    answers: [json(200, 'A page of checkouts.', pageSchema(answers.checkout))],
+    answers: [json(200, 'A page of checkouts.', pageSchema(publicCheckout))],
     handle: async ({ query, businessId, send }, { config }) => {
       const page = await send(listCheckouts, { business_id: businessId, ...pageOf(query) });
       if (page.data.some((checkout) => checkout.business_id !== businessId))
@@ -102,7 +115,7 @@ export const checkoutOperations = [
     summary: 'Read a checkout with its newest sessions',
     params: { checkout_id: 'chk' },
     commands: [getCheckout],
-    answers: [json(200, 'The checkout and its newest 100 sessions.', answers.checkoutWithSessions)],
+    answers: [json(200, 'The checkout and its newest 100 sessions.', checkoutWithSessions)],
     handle: async ({ params, businessId, send }, { config }) => {
       const checkout = await send(getCheckout, { business_id: businessId, checkout_id: params.checkout_id });
       if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');

@@ -9,9 +9,12 @@ import {
 } from '@gateway/contracts';
 import type { Router } from 'express';
 import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
-import * as answers from '../openapi/response-schemas';
 import { jsonText, pageQuery } from '../validation';
 import type { RouteContext } from './context';
+
+// The answers only this family gives (shared ones: openapi/response-schemas.ts).
+
+const customer = getCustomer.resultSchema.id('Customer');
 
 type Optional = string | null | undefined;
 
@@ -52,7 +55,7 @@ export const customerOperations = [
       }),
     },
     commands: [createCustomer],
-    answers: [json(201, 'The customer.', answers.customer)],
+    answers: [json(201, 'The customer.', customer)],
     handle: ({ body, businessId, req, send }) =>
       send(createCustomer, {
         business_id: businessId,
@@ -73,7 +76,7 @@ export const customerOperations = [
     summary: "List the business's customers, newest first",
     query: [customersPage],
     commands: [listCustomers],
-    answers: [json(200, 'A page of customers.', pageSchema(answers.customer))],
+    answers: [json(200, 'A page of customers.', pageSchema(customer))],
     handle: ({ query, businessId, send }) =>
       send(listCustomers, { business_id: businessId, ...pageOf(query) }),
   }),
@@ -86,7 +89,7 @@ export const customerOperations = [
     summary: 'Read a customer',
     params: { customer_id: 'cust' },
     commands: [getCustomer],
-    answers: [json(200, 'The customer.', answers.customer)],
+    answers: [json(200, 'The customer.', customer)],
     handle: ({ params, businessId, send }) =>
       send(getCustomer, { business_id: businessId, customer_id: params.customer_id }),
   }),

@@ -1,3 +1,4 @@
+import Joi from 'joi';
 import { Router } from 'express';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
@@ -6,7 +7,17 @@ import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, asyncHandler } from '@gateway/
 import type { Broker } from '@gateway/messaging';
 import { metricsRegistry } from '@gateway/observability';
 import { json, type OperationSpec } from '../operation';
-import * as answers from '../openapi/response-schemas';
+
+// The answers only this family gives (shared ones: openapi/response-schemas.ts).
+
+const liveness = Joi.object({ status: Joi.valid('ok').required() }).id('Liveness');
+const readiness = Joi.object({
+  status: Joi.valid('ready', 'not_ready').required(),
+  checks: Joi.object()
+    .pattern(Joi.string(), Joi.object({ ok: Joi.boolean().required(), detail: Joi.string() }))
+    .required()
+    .description('One entry per dependency (postgres, redis, rabbitmq, service:<name>).'),
+}).id('Readiness');
 
 /** Every other service of the stack: each needs at least one command consumer for the gateway to be ready. */
 const DOWNSTREAM_SERVICES = serviceNames.filter((service) => service !== 'api-gateway');
@@ -42,7 +53,7 @@ export const healthOperations: OperationSpec[] = [
     tag: 'Operations',
     area: 'public',
     summary: 'The process is up',
-    answers: [json(200, 'Up.', answers.liveness)],
+    answers: [json(200, 'Up.', liveness)],
   },
   {
     method: 'get',
@@ -51,10 +62,7 @@ export const healthOperations: OperationSpec[] = [
     tag: 'Operations',
     area: 'public',
     summary: 'PostgreSQL, Redis, RabbitMQ and every downstream service answer',
-    answers: [
-      json(200, 'Ready.', answers.readiness),
-      json(503, 'Not ready (with `Retry-After`).', answers.readiness),
-    ],
+    answers: [json(200, 'Ready.', readiness), json(503, 'Not ready (with `Retry-After`).', readiness)],
   },
   {
     method: 'get',

@@ -15,6 +15,10 @@ import {
   type PaymentMethod,
   type PaymentView,
   type Token,
+  isoDate,
+  sessionId,
+  paymentMethods,
+  checkoutSessionStatuses,
 } from '@gateway/contracts';
 import { AppError, asyncHandler, errorMiddleware, toAppError } from '@gateway/http-errors';
 import type { Logger } from '@gateway/observability';
@@ -39,8 +43,37 @@ import {
   type OperationInput,
   type OperationSpec,
 } from '../operation';
-import * as answers from '../openapi/response-schemas';
+import { pixCode, cryptoInstructions } from '../openapi/response-schemas';
 import type { RouteContext } from './context';
+
+// The answers only this family gives (shared ones: openapi/response-schemas.ts).
+
+const checkoutSessionStarted = Joi.object({
+  session_id: sessionId.required(),
+  status: startCheckoutSession.resultSchema.extract('status'),
+  payment: Joi.object({
+    method: Joi.string()
+      .valid(...paymentMethods)
+      .required(),
+    expires_at: isoDate.required(),
+    pix: pixCode,
+    crypto: Joi.object({
+      qr_code: Joi.string().required(),
+      payment_link: Joi.string().required(),
+      amount: Joi.number().required(),
+      currency: cryptoInstructions.extract('currency'),
+      wallet_address: Joi.string().required(),
+    }),
+  }).required(),
+}).id('CheckoutSessionStarted');
+
+const checkoutSessionStatus = Joi.object({
+  status: Joi.valid(...checkoutSessionStatuses).required(),
+  return_url: Joi.string()
+    .allow(null)
+    .required()
+    .description('Where to send the buyer, once `paid`; null before.'),
+}).id('CheckoutSessionStatus');
 
 const ASSET_BASE = '/c/assets';
 /** `/{slug}`: the HTML page (the other routes answer JSON). */
@@ -191,7 +224,7 @@ export const checkoutSessionOperations = [
     params: { slug },
     commands: [getCheckoutPage, startCheckoutSession],
     errors: ['UNSUPPORTED_PAYMENT_METHOD'],
-    answers: [json(201, 'The session and what the buyer needs to pay.', answers.checkoutSessionStarted)],
+    answers: [json(201, 'The session and what the buyer needs to pay.', checkoutSessionStarted)],
     handle: async ({ params, body, res, send }, { identity }) => {
       const page = await send(getCheckoutPage, { slug: params.slug });
       const session = await send(startCheckoutSession, {
@@ -217,7 +250,7 @@ export const checkoutSessionOperations = [
     summary: "A session's status (the page polls it)",
     params: { slug, session_id: 'sess' },
     commands: [getCheckoutSessionStatus],
-    answers: [json(200, 'The status, and where to send the buyer once paid.', answers.checkoutSessionStatus)],
+    answers: [json(200, 'The status, and where to send the buyer once paid.', checkoutSessionStatus)],
     handle: async ({ params, res, send }) => {
       const session = await send(getCheckoutSessionStatus, params);
       return sessionStatus(res, session.status, session.return_url);
@@ -240,7 +273,7 @@ export const checkoutSessionOperations = [
       'its status unchanged; a payment paid before the cancel answers `paid`, and the page shows it paid.',
     params: { slug, session_id: 'sess' },
     commands: [getCheckoutSessionStatus, cancelPayment, getPayment],
-    answers: [json(200, 'The status the payment ended in.', answers.checkoutSessionStatus)],
+    answers: [json(200, 'The status the payment ended in.', checkoutSessionStatus)],
     handle: async ({ params, res, send }) => {
       const session = await send(getCheckoutSessionStatus, params);
       if (session.status !== 'initiated') return sessionStatus(res, session.status, session.return_url);

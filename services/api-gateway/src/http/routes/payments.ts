@@ -33,9 +33,56 @@ import {
 } from '../payment-responses';
 import { identityOf } from '../identity';
 import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
-import * as answers from '../openapi/response-schemas';
+import { brl, pixCode, cryptoInstructions, paymentRecord, receivedFunds } from '../openapi/response-schemas';
 import { amountField, jsonText, pageQuery } from '../validation';
 import type { RouteContext } from './context';
+
+// The answers only this family gives (shared ones: openapi/response-schemas.ts).
+
+const paymentAmounts = {
+  payment_id: paymentId.required(),
+  amount: brl.required(),
+  fee_brl: brl.required(),
+  net_amount_brl: brl.required(),
+  status: Joi.string()
+    .valid(...paymentStatuses)
+    .required(),
+};
+
+const paymentCreated = Joi.alternatives()
+  .try(
+    Joi.object({
+      ...paymentAmounts,
+      customer_id: customerId.allow(null).required(),
+      expires_at: isoDate.required(),
+      pix: pixCode.required(),
+    }).id('PixPaymentCreated'),
+    Joi.object({
+      ...paymentAmounts,
+      customer_id: customerId.allow(null).required(),
+      payment_method: Joi.string().valid('crypto').required(),
+      crypto: cryptoInstructions.required(),
+    }).id('CryptoPaymentCreated'),
+  )
+  .match('one');
+
+/** GET /v1/payments/{id}: while `pending` or `processing`, the `pix` or `crypto` object its creation answered. */
+const paymentDetails = paymentRecord
+  .keys({
+    pix: pixCode,
+    crypto: cryptoInstructions,
+  })
+  .id('PaymentDetails');
+
+const paymentUpdated = Joi.object({
+  ...paymentAmounts,
+  pix: pixCode,
+  crypto: cryptoInstructions,
+}).id('PaymentUpdated');
+
+const receivedFundsList = pageSchema(receivedFunds);
+
+const simulationAccepted = simulatePayment.resultSchema.id('SimulationAccepted');
 
 interface CreatePaymentBody {
   payment_method: PaymentMethod;
@@ -121,7 +168,7 @@ export const paymentOperations = [
       },
     },
     commands: [createPayment, getCustomer],
-    answers: [json(201, 'The payment, with what the payer needs.', answers.paymentCreated)],
+    answers: [json(201, 'The payment, with what the payer needs.', paymentCreated)],
     handle: async ({ body, res, send }) => {
       const identity = identityOf(res);
       // The customer must be the business's own: another business's (or none) is NOT_FOUND, before anything is made.
@@ -149,7 +196,7 @@ export const paymentOperations = [
     summary: "List the business's payments, newest first",
     query: [paymentsPage],
     commands: [listPayments],
-    answers: [json(200, 'A page of payments.', pageSchema(answers.paymentRecord))],
+    answers: [json(200, 'A page of payments.', pageSchema(paymentRecord))],
     handle: async ({ query, businessId, send }) => {
       // Only the filters given are in the checked query (unknown parameters are dropped).
       const page = await send(listPayments, {
@@ -175,7 +222,7 @@ export const paymentOperations = [
       '`crypto` object its creation answered (to show the QR code again); once `paid`, who paid (`payer`).',
     params: { payment_id: 'pay' },
     commands: [getPayment],
-    answers: [json(200, 'The payment.', answers.paymentDetails)],
+    answers: [json(200, 'The payment.', paymentDetails)],
     handle: async ({ params, businessId, send }) => {
       const view = await send(getPayment, { business_id: businessId, payment_id: params.payment_id });
       // Never leak another business's payment, whatever the payment service answers.
@@ -203,7 +250,7 @@ export const paymentOperations = [
     // The body before the path id, as this route always checked them.
     checks: ['body', 'params'],
     commands: [updatePayment],
-    answers: [json(200, 'The payment with its new amounts.', answers.paymentUpdated)],
+    answers: [json(200, 'The payment with its new amounts.', paymentUpdated)],
     handle: async ({ params, body, businessId, send }) => {
       const command: UpdatePayment = { business_id: businessId, payment_id: params.payment_id };
       if (body.amount !== undefined) command.amount_centavos = body.amount;
@@ -225,7 +272,7 @@ export const paymentOperations = [
       'Only while `pending` or `processing`; money arriving afterwards is kept as received funds, never lost.',
     params: { payment_id: 'pay' },
     commands: [cancelPayment],
-    answers: [json(200, 'The payment, status `cancelled`.', answers.paymentRecord)],
+    answers: [json(200, 'The payment, status `cancelled`.', paymentRecord)],
     handle: async ({ params, businessId, send }) => {
       const view = await send(cancelPayment, { business_id: businessId, payment_id: params.payment_id });
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
@@ -244,7 +291,7 @@ export const paymentOperations = [
     params: { payment_id: 'pay' },
     query: [receivedFundsPage],
     commands: [listReceivedFunds],
-    answers: [json(200, 'A page of received funds.', answers.receivedFundsList)],
+    answers: [json(200, 'A page of received funds.', receivedFundsList)],
     handle: async ({ params, query, businessId, send }) => {
       const funds = await send(listReceivedFunds, {
         business_id: businessId,
@@ -269,7 +316,7 @@ export const paymentOperations = [
       "flight (an excess rides with the refund that completes the payment's refunds), is `INVALID_STATUS`.",
     params: { payment_id: 'pay', funds_id: 'fund' },
     commands: [returnReceivedFunds],
-    answers: [json(200, 'The received funds, returned by hand.', answers.receivedFunds)],
+    answers: [json(200, 'The received funds, returned by hand.', receivedFunds)],
     handle: async ({ params, businessId, send }) => {
       const funds = await send(returnReceivedFunds, {
         business_id: businessId,
@@ -307,9 +354,7 @@ export const sandboxOperations = [
     params: { payment_id: 'pay' },
     checks: ['body', 'params'],
     commands: [simulatePayment],
-    answers: [
-      json(202, 'Accepted: the outcome follows as it would in production.', answers.simulationAccepted),
-    ],
+    answers: [json(202, 'Accepted: the outcome follows as it would in production.', simulationAccepted)],
     handle: ({ params, body, businessId, send }) =>
       send(simulatePayment, {
         business_id: businessId,

@@ -17,11 +17,51 @@ import {
   webhookEventNames,
   webhookId,
   type WebhookEventName,
+  eventId,
+  isoDate,
+  publicId,
 } from '@gateway/contracts';
 import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
-import * as answers from '../openapi/response-schemas';
+import { nullableText } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
 import type { RouteContext } from './context';
+
+// The answers only this family gives (shared ones: openapi/response-schemas.ts).
+
+const webhook = getWebhook.resultSchema.id('Webhook');
+const webhookCreated = createWebhook.resultSchema.id('WebhookWithSecret');
+const webhookDeleted = deleteWebhook.resultSchema.id('WebhookDeleted');
+const webhookSecret = rotateWebhookSecret.resultSchema.id('WebhookSecret');
+const deliveryRetried = retryWebhookDelivery.resultSchema.id('DeliveryRetried');
+const webhookTested = sendTestWebhook.resultSchema.id('WebhookTested');
+
+/** The contract leaves a delivery's items open; this is what the dispatcher answers (WebhookDelivery). */
+const deliveriesPage = Joi.object({
+  data: Joi.array()
+    .items(
+      Joi.object({
+        delivery_id: publicId('dlv').required(),
+        event_id: eventId.required(),
+        event_type: Joi.string().required(),
+        status: Joi.string().required(),
+        attempts: Joi.array()
+          .items(
+            Joi.object({
+              attempted_at: isoDate.required(),
+              status_code: Joi.number().integer().allow(null).required(),
+              latency_ms: Joi.number().integer().min(0).required(),
+              error: nullableText,
+              response_body: Joi.string().allow(null, '').required(),
+            }),
+          )
+          .required(),
+        next_attempt_at: isoDate.allow(null).required(),
+        created_at: isoDate.required(),
+      }).id('WebhookDelivery'),
+    )
+    .required(),
+  next_cursor: nullableText.description('Pass as `cursor` for the next page; null on the last one.'),
+});
 
 export const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }>({
   url: boundedText('url')
@@ -63,7 +103,7 @@ export const webhookOperations = [
       }),
     },
     commands: [createWebhook],
-    answers: [json(201, 'The webhook and its secret.', answers.webhookCreated)],
+    answers: [json(201, 'The webhook and its secret.', webhookCreated)],
     handle: ({ body, businessId, send }) =>
       send(createWebhook, { business_id: businessId, url: body.url, events: body.events }),
   }),
@@ -77,7 +117,7 @@ export const webhookOperations = [
     summary: "List the business's webhooks, newest first (never their secrets)",
     query: [webhooksPage],
     commands: [listWebhooks],
-    answers: [json(200, 'A page of webhooks.', pageSchema(answers.webhook))],
+    answers: [json(200, 'A page of webhooks.', pageSchema(webhook))],
     handle: ({ query, businessId, send }) =>
       send(listWebhooks, { business_id: businessId, ...pageOf(query) }),
   }),
@@ -90,7 +130,7 @@ export const webhookOperations = [
     summary: 'Read a webhook (never its secret)',
     params: { webhook_id: 'wh' },
     commands: [getWebhook],
-    answers: [json(200, 'The webhook.', answers.webhook)],
+    answers: [json(200, 'The webhook.', webhook)],
     handle: ({ params, businessId, send }) =>
       send(getWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
   }),
@@ -103,7 +143,7 @@ export const webhookOperations = [
     summary: 'Delete a webhook: it stops receiving at once',
     params: { webhook_id: 'wh' },
     commands: [deleteWebhook],
-    answers: [json(200, 'Deleted.', answers.webhookDeleted)],
+    answers: [json(200, 'Deleted.', webhookDeleted)],
     handle: ({ params, businessId, send }) =>
       send(deleteWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
   }),
@@ -119,7 +159,7 @@ export const webhookOperations = [
       'For 24 hours deliveries are signed with both secrets (`webhook-signature`, space-separated).',
     params: { webhook_id: 'wh' },
     commands: [rotateWebhookSecret],
-    answers: [json(200, 'The new secret, shown this once.', answers.webhookSecret)],
+    answers: [json(200, 'The new secret, shown this once.', webhookSecret)],
     handle: ({ params, businessId, send }) =>
       send(rotateWebhookSecret, { business_id: businessId, webhook_id: params.webhook_id }),
   }),
@@ -135,7 +175,7 @@ export const webhookOperations = [
     // The query before the path id, as this route always checked them.
     checks: ['query', 'params'],
     commands: [listWebhookDeliveries],
-    answers: [json(200, 'A page of deliveries.', answers.deliveriesPage)],
+    answers: [json(200, 'A page of deliveries.', deliveriesPage)],
     handle: ({ params, query, businessId, send }) =>
       send(listWebhookDeliveries, {
         business_id: businessId,
@@ -153,7 +193,7 @@ export const webhookOperations = [
     summary: 'Deliver again now',
     params: { webhook_id: 'wh', delivery_id: 'dlv' },
     commands: [retryWebhookDelivery],
-    answers: [json(200, 'The delivery, scheduled now.', answers.deliveryRetried)],
+    answers: [json(200, 'The delivery, scheduled now.', deliveryRetried)],
     handle: ({ params, businessId, send }) =>
       send(retryWebhookDelivery, {
         business_id: businessId,
@@ -171,7 +211,7 @@ export const webhookOperations = [
     summary: 'Send a signed `webhook.test` event now',
     params: { webhook_id: 'wh' },
     commands: [sendTestWebhook],
-    answers: [json(200, 'What the endpoint answered.', answers.webhookTested)],
+    answers: [json(200, 'What the endpoint answered.', webhookTested)],
     handle: ({ params, businessId, send }, { config }) =>
       send(
         sendTestWebhook,

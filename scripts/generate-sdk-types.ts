@@ -1,0 +1,226 @@
+/**
+ * The SDK's request and answer types (packages/sdk/src/generated/types.ts), written by `pnpm generate:sdk` from the
+ * JSON Schema the gateway's OpenAPI document publishes for its operations: each schema the public API's operations
+ * and webhook deliveries use becomes a type of the same name, and `OperationTypes` gives each operation's body, query
+ * and success answer by its operation id. services/api-gateway/test/sdk-routes.unit.test.ts fails when the file is
+ * stale.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import {
+  buildOpenApiDocument,
+  operations,
+  type OpenApiDocument,
+} from '../services/api-gateway/src/http/openapi';
+
+export const SDK_TYPES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'types.ts');
+
+type Schema = Record<string, unknown>;
+
+const REF_PREFIX = '#/components/schemas/';
+
+function refName(ref: unknown): string {
+  if (typeof ref !== 'string' || !ref.startsWith(REF_PREFIX))
+    throw new Error(`unsupported $ref ${String(ref)}`);
+  return ref.slice(REF_PREFIX.length);
+}
+
+function doc(description: unknown): string {
+  return typeof description === 'string'
+    ? `/** ${description.replace(/\*\//g, '*\\/').replace(/\n+/g, ' ')} */\n`
+    : '';
+}
+
+function key(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+function literal(value: unknown): string {
+  return value === null ? 'null' : JSON.stringify(value);
+}
+
+const SCALARS: Record<string, string> = {
+  string: 'string',
+  integer: 'number',
+  number: 'number',
+  boolean: 'boolean',
+  null: 'null',
+};
+
+/** The TypeScript type of a JSON schema, as far as the document uses JSON Schema. */
+function typeOf(schema: Schema | undefined): string {
+  if (schema === undefined || Object.keys(schema).length === 0) return 'unknown';
+  if (schema.$ref !== undefined) return refName(schema.$ref);
+  if ('const' in schema) return literal(schema.const);
+  if (Array.isArray(schema.enum)) return schema.enum.map(literal).join(' | ');
+  for (const combinator of ['anyOf', 'oneOf'] as const) {
+    const members = schema[combinator];
+    // A list of `required` alternatives (at least one of the fields) constrains values, not the type.
+    if (
+      Array.isArray(members) &&
+      (members as Schema[]).some((member) => !('required' in member && Object.keys(member).length === 1))
+    ) {
+      return (members as Schema[]).map((member) => typeOf(member)).join(' | ');
+    }
+  }
+  if (Array.isArray(schema.allOf))
+    return (schema.allOf as Schema[]).map((member) => `(${typeOf(member)})`).join(' & ');
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  return types
+    .map((type) => {
+      if (type === 'object') return objectType(schema);
+      if (type === 'array') return `(${typeOf(schema.items as Schema | undefined)})[]`;
+      const scalar = SCALARS[type];
+      if (scalar === undefined) throw new Error(`unsupported schema type ${String(type)}`);
+      return scalar;
+    })
+    .join(' | ');
+}
+
+function properties(props: Record<string, Schema>, required: readonly string[]): string {
+  return Object.entries(props)
+    .map(
+      ([name, prop]) =>
+        `${doc(prop.description)}${key(name)}${required.includes(name) ? '' : '?'}: ${typeOf(prop)};`,
+    )
+    .join('\n');
+}
+
+/**
+ * An object: its properties; a conditional (`if` one property is a constant, `then` more) becomes a union of the
+ * object without the condition (the property's other values, without what only `then` declares) and with it.
+ */
+function objectType(schema: Schema): string {
+  const props = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = (schema.required ?? []) as string[];
+  if (schema.properties === undefined && typeof schema.additionalProperties === 'object') {
+    return `Record<string, ${typeOf(schema.additionalProperties as Schema)}>`;
+  }
+  const condition = schema.if as Schema | undefined;
+  const then = schema.then as Schema | undefined;
+  if (condition === undefined || then === undefined) return `{\n${properties(props, required)}\n}`;
+  const tested = Object.entries((condition.properties ?? {}) as Record<string, Schema>);
+  const [name, test] = tested[0] ?? [];
+  if (tested.length !== 1 || name === undefined || test === undefined || !('const' in test)) {
+    throw new Error('unsupported conditional schema');
+  }
+  const values = ((props[name]?.enum ?? []) as unknown[]).filter((value) => value !== test.const);
+  const added = (then.properties ?? {}) as Record<string, Schema>;
+  const without = Object.fromEntries(
+    Object.entries(props)
+      .filter(([prop, propSchema]) => !(prop in added && Object.keys(propSchema).length === 0))
+      .map(([prop, propSchema]) => [prop, prop === name ? { enum: values } : propSchema]),
+  );
+  const withIt = { ...props, ...added, [name]: { const: test.const } };
+  const withRequired = [...new Set([...required, ...((then.required ?? []) as string[])])];
+  return `{\n${properties(without, required)}\n} | {\n${properties(withIt, withRequired)}\n}`;
+}
+
+function jsonBody(content: unknown): Schema | undefined {
+  return (content as { 'application/json'?: { schema?: Schema } } | undefined)?.['application/json']?.schema;
+}
+
+/** Every component a schema names, and those they name. */
+function collectRefs(schema: unknown, components: Record<string, Schema>, into: Set<string>): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) collectRefs(item, components, into);
+  } else if (schema !== null && typeof schema === 'object') {
+    for (const [name, value] of Object.entries(schema)) {
+      if (name === '$ref') {
+        const component = refName(value);
+        if (!into.has(component)) {
+          into.add(component);
+          collectRefs(components[component], components, into);
+        }
+      } else {
+        collectRefs(value, components, into);
+      }
+    }
+  }
+}
+
+interface ParameterObject {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema: Schema;
+}
+
+/** The file's text, as the project's formatter writes it (its command line: its API loads itself as a module). */
+export function renderSdkTypes(): string {
+  const document: OpenApiDocument = buildOpenApiDocument({
+    environment: 'sandbox',
+    rateLimits: { api: 0, admin: 0, checkout: 0 },
+  });
+  const components = document.components.schemas as Record<string, Schema>;
+  const used = new Set<string>();
+  const operationTypes: string[] = [];
+  for (const op of operations.filter((entry) => entry.area === 'api' || entry.area === 'sandbox')) {
+    const spec = document.paths[op.path]?.[op.method] as Schema | undefined;
+    if (spec === undefined) throw new Error(`${op.operationId} is not in the document`);
+    const members: string[] = [];
+    const body = jsonBody((spec.requestBody as Schema | undefined)?.content);
+    if (body !== undefined) members.push(`body: ${typeOf(body)};`);
+    const query = ((spec.parameters ?? []) as ParameterObject[]).filter(
+      (parameter) => parameter.in === 'query',
+    );
+    if (query.length > 0) {
+      const fields = Object.fromEntries(
+        query.map((parameter) => [
+          parameter.name,
+          { description: parameter.description, ...parameter.schema },
+        ]),
+      );
+      const required = query
+        .filter((parameter) => parameter.required === true)
+        .map((parameter) => parameter.name);
+      members.push(`query: {\n${properties(fields, required)}\n};`);
+    }
+    const success = Object.entries(spec.responses as Record<string, Schema>).find(([status]) =>
+      status.startsWith('2'),
+    );
+    const answer = jsonBody(success?.[1].content);
+    members.push(`answer: ${answer === undefined ? 'undefined' : typeOf(answer)};`);
+    collectRefs([body, answer], components, used);
+    operationTypes.push(
+      `${doc(`${op.method.toUpperCase()} ${op.path}`)}${op.operationId}: {\n${members.join('\n')}\n};`,
+    );
+  }
+  const deliveries = Object.values(document.webhooks).map((webhook) => {
+    const delivery = jsonBody((webhook as { post: { requestBody: Schema } }).post.requestBody.content);
+    if (delivery === undefined) throw new Error('a webhook without a JSON body');
+    return delivery;
+  });
+  collectRefs(deliveries, components, used);
+
+  const declarations = [...used].sort().map((name) => {
+    const schema = components[name] as Schema;
+    const type = typeOf(schema);
+    return type.startsWith('{') && !type.includes('} | {')
+      ? `${doc(schema.description)}export interface ${name} ${type}`
+      : `${doc(schema.description)}export type ${name} = ${type};`;
+  });
+  const text = [
+    "// Generated from the gateway's operation table by `pnpm generate:sdk` (scripts/generate-sdk-types.ts): do not",
+    "// edit. The JSON Schema of the gateway's OpenAPI document as TypeScript: its schemas by name, and each operation's",
+    '// body, query and success answer by its operation id.',
+    '',
+    declarations.join('\n\n'),
+    '',
+    '/** The body a webhook endpoint receives, one per delivered event type. */',
+    `export type DeliveredEvent = ${deliveries.map((schema) => typeOf(schema)).join(' | ')};`,
+    '',
+    '/** Each operation of the public API by its operation id. */',
+    `export interface OperationTypes {\n${operationTypes.join('\n')}\n}`,
+    '',
+  ].join('\n');
+  return execFileSync(
+    process.execPath,
+    [require.resolve('prettier/bin/prettier.cjs'), '--stdin-filepath', SDK_TYPES_FILE],
+    {
+      input: text,
+      encoding: 'utf8',
+    },
+  );
+}
