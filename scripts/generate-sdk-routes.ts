@@ -4,8 +4,8 @@
  * gateway's operation table. The SDK cannot import the gateway, so both are generated;
  * services/api-gateway/test/sdk-routes.unit.test.ts fails when either file is stale.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
 import { SDK_TYPES_FILE, renderSdkTypes } from './generate-sdk-types';
 
@@ -29,8 +29,21 @@ export function renderSdkRoutes(): string {
 }
 
 if (require.main === module) {
-  writeFileSync(SDK_ROUTES_FILE, renderSdkRoutes());
-  console.log(`wrote ${SDK_ROUTES_FILE}`);
-  writeFileSync(SDK_TYPES_FILE, renderSdkTypes());
-  console.log(`wrote ${SDK_TYPES_FILE}`);
+  const files: Array<[string, string]> = [
+    [SDK_ROUTES_FILE, renderSdkRoutes()],
+    [SDK_TYPES_FILE, renderSdkTypes()],
+  ];
+  if (process.argv.includes('--check')) {
+    // For the staleness test, which runs this as a process (a test reaches the root's scripts only that way).
+    console.log(
+      JSON.stringify(
+        files.filter(([file, text]) => readFileSync(file, 'utf8') !== text).map(([file]) => basename(file)),
+      ),
+    );
+  } else {
+    for (const [file, text] of files) {
+      writeFileSync(file, text);
+      console.log(`wrote ${file}`);
+    }
+  }
 }

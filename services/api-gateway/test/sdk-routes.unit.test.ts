@@ -1,13 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { SDK_ROUTES_FILE, renderSdkRoutes } from '../../../scripts/generate-sdk-routes';
-import { SDK_TYPES_FILE, renderSdkTypes } from '../../../scripts/generate-sdk-types';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(__dirname, '../../..');
 
 describe("the SDK's generated files (run `pnpm generate:sdk` after changing an operation)", () => {
+  // The generator lives with the root's scripts, which no package imports: it is asked as a process which files it
+  // would write otherwise than they are.
+  let stale: string[];
+  beforeAll(() => {
+    const output = execFileSync(
+      join(root, 'node_modules/.bin/tsx'),
+      [join(root, 'scripts/generate-sdk-routes.ts'), '--check'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    stale = JSON.parse(output.trim().split('\n').pop()!);
+  }, 60_000);
+
   test('the route table is the one generated from the operation table', () => {
-    expect(readFileSync(SDK_ROUTES_FILE, 'utf8')).toEqual(renderSdkRoutes());
+    expect(stale).not.toContain('routes.ts');
   });
 
   test('the types are the ones generated from the JSON Schema of the operation table', () => {
-    expect(readFileSync(SDK_TYPES_FILE, 'utf8')).toEqual(renderSdkTypes());
+    expect(stale).not.toContain('types.ts');
   });
 });
