@@ -644,16 +644,17 @@ async function main(): Promise<void> {
   if (checkOnly) return;
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
-  processes
-    .filter((p) => sandbox || !p.sandboxOnly)
-    .flatMap(replicasOf)
-    .forEach(start);
-  // Last, once everything is up: the gateway ready (every service consumes its commands) and the stand-ins listening.
-  await waitForHealthy(`${gatewayUrl}/readyz`, 120_000);
+  const wanted = processes.filter((p) => sandbox || !p.sandboxOnly).flatMap(replicasOf);
+  // The stand-ins first, listening before any service starts: the PIX adapter registers its callback URL at the PSP
+  // as it starts, and a PSP not yet listening would leave the first payments without a callback for a retry's while.
+  wanted.filter((p) => p.sandboxOnly).forEach(start);
   if (sandbox)
     await Promise.all(
       [settings.PSP_SIMULATOR_PORT, settings.SOLANA_LOCALNET_PORT].map((port) => waitForPort(port, 120_000)),
     );
+  wanted.filter((p) => !p.sandboxOnly).forEach(start);
+  // Last, once everything is up: the gateway ready (every service consumes its commands).
+  await waitForHealthy(`${gatewayUrl}/readyz`, 120_000);
   console.log(await banner());
 }
 
