@@ -1,12 +1,14 @@
 /**
  * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts), one route per operation of
- * the public API (`/v1`, the sandbox included), and its types (generated/types.ts, see generate-sdk-types.ts) from the
- * gateway's operation table. The SDK cannot import the gateway, so both are generated;
- * services/api-gateway/test/sdk-routes.unit.test.ts fails when either file is stale.
+ * the public API (`/v1`, the sandbox included), its types (generated/types.ts, see generate-sdk-types.ts) and the
+ * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts) from the gateway's operation table. The SDK
+ * cannot import the gateway, so they are generated; services/api-gateway/test/sdk-routes.unit.test.ts fails when one
+ * of the files is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
+import { SDK_BODIES_FILE, renderSdkBodies } from './generate-sdk-bodies';
 import { SDK_TYPES_FILE, renderSdkTypes } from './generate-sdk-types';
 
 export const SDK_ROUTES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'routes.ts');
@@ -32,6 +34,7 @@ if (require.main === module) {
   const files: Array<[string, string]> = [
     [SDK_ROUTES_FILE, renderSdkRoutes()],
     [SDK_TYPES_FILE, renderSdkTypes()],
+    [SDK_BODIES_FILE, renderSdkBodies()],
   ];
   if (process.argv.includes('--check')) {
     // For the staleness test, which runs this as a process (a test reaches the root's scripts only that way).

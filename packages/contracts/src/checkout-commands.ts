@@ -17,7 +17,6 @@ import {
   checkoutSessionStatuses,
   paymentMethods,
   tokens,
-  type Checkout as PublicCheckout,
   type CheckoutSession,
   type PaymentMethod,
   type Token,
@@ -63,7 +62,17 @@ export const createProduct = defineCommand<CreateProduct, Product>(
 );
 
 /** A checkout as the checkout service answers it: without the `url` the gateway adds, sessions embedded on a read. */
-export interface Checkout extends Omit<PublicCheckout, 'url'> {
+export interface Checkout {
+  checkout_id: string;
+  business_id: string;
+  product_id: string;
+  slug: string;
+  title: string | null;
+  return_url: string;
+  cancel_url: string;
+  metadata: string | null;
+  status: 'active' | 'inactive';
+  created_at: string;
   /** The newest EMBEDDED_SESSIONS_MAX sessions, newest first (checkout.get.v1 only). */
   sessions?: CheckoutSession[];
   /** Whether older sessions than those embedded exist (listed by checkout.sessions.list.v1). */

@@ -1,8 +1,8 @@
-// The public /v1 API: the values of its enums and the shapes it answers and reads. The gateway's HTTP edge builds
-// them, the messages whose results the edge passes on as they are reuse them, and the SDK (which bundles the
-// declarations of this module) hands them to merchants under these names. Doc comments are written for merchants:
-// they ship in the SDK's type declarations, while `//` comments do not. This module imports nothing, so every
-// message module may import it.
+// The public /v1 API: the values of its enums, and the shapes of the records the services answer and the gateway
+// passes on as they are (a payment and a refund as events carry them, a customer, a checkout session, a webhook and
+// its deliveries). The answers the gateway's HTTP edge builds itself are typed by the SDK's types generated from the
+// operation table (docs/adr/0018-operation-table.md). This module imports nothing, so every message module may
+// import it.
 
 export const paymentMethods = ['pix', 'crypto'] as const;
 export type PaymentMethod = (typeof paymentMethods)[number];
@@ -100,100 +100,6 @@ export interface Payment {
   updated_at: string;
 }
 
-/** The `pix` object of a payment response. */
-export interface PixInstructions {
-  /** `data:image/png;base64,...` of the BR Code. */
-  qr_code: string;
-  /** The BR Code (PIX copy and paste). */
-  copia_e_cola: string;
-}
-
-/** The `crypto` object of a payment response: amounts in the token, not in base units. */
-export interface CryptoInstructions {
-  /** Upper case: `USDC`. */
-  currency: Uppercase<Token>;
-  network: 'solana';
-  qr_code: string;
-  /** Solana Pay transfer request. */
-  payment_link: string;
-  wallet_address: string;
-  /** Amount in the token. */
-  amount: number;
-  expires_at: string;
-}
-
-/**
- * A payment read on its own (GET /v1/payments/{payment_id}): while `pending` or `processing` it carries again what
- * its creation answered the payer needs (`pix` or `crypto`), so a page can show the QR code again.
- */
-export interface PaymentDetails extends Payment {
-  pix?: PixInstructions;
-  crypto?: CryptoInstructions;
-}
-
-interface PaymentCreatedCommon {
-  payment_id: string;
-  /** BRL. */
-  amount: number;
-  status: PaymentStatus;
-  fee_brl: number;
-  net_amount_brl: number;
-  customer_id: string | null;
-}
-
-export interface PixPaymentCreated extends PaymentCreatedCommon {
-  expires_at: string;
-  pix: PixInstructions;
-}
-
-export interface CryptoPaymentCreated extends PaymentCreatedCommon {
-  payment_method: 'crypto';
-  crypto: CryptoInstructions;
-}
-
-/** The 201 answer of a payment creation: PIX with `pix` and a top-level `expires_at`, crypto with `crypto`. */
-export type PaymentCreated = PixPaymentCreated | CryptoPaymentCreated;
-
-/** The answer of a payment update (PATCH /v1/payments/{payment_id}). */
-export interface PaymentUpdated {
-  payment_id: string;
-  /** BRL. */
-  amount: number;
-  fee_brl: number;
-  net_amount_brl: number;
-  status: PaymentStatus;
-  /** PIX: a new QR code. */
-  pix?: PixInstructions;
-  /** Crypto whose amount changed: a new reference, link and window. */
-  crypto?: CryptoInstructions;
-}
-
-/** Money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable). */
-export interface ReceivedFunds {
-  funds_id: string;
-  kind: ReceivedFundsKind;
-  rail: PaymentMethod;
-  /** PIX endToEndId, or the Solana signature (reference for a partial amount kept at expiry). */
-  reference: string;
-  /**
-   * Crypto: which transfer instruction of the transaction `reference` carried this money ("2", or "2.0" for an inner
-   * one): one transaction may hold several transfers kept for the payment, each its own record. Null for PIX and for a
-   * whole transaction or window (unreadable, excess, partial).
-   */
-  instruction: string | null;
-  /** PIX: the amount in BRL (null for crypto). */
-  amount_brl: number | null;
-  /** Crypto: the amount in the payment's token (null for PIX, and for `unreadable` funds). */
-  amount_token: number | null;
-  detected_at: string;
-  /** Whether the money went back to the payer. */
-  status: ReceivedFundsStatus;
-  /** The refund (`ref_...`) that returns or returned it, `manual` when returned by hand, null while held. */
-  returned_by: string | null;
-  /** When it was returned (the refund's success, or the record of the return by hand); null until then. */
-  returned_at: string | null;
-}
-
 // Refunds
 
 /** A refund (GET /v1/refunds/{refund_id}, lists, and the `data` of `refund.*` events): money in BRL. */
@@ -232,44 +138,12 @@ export interface Customer {
 
 // Checkouts
 
-/** The body of POST /v1/checkouts. */
-export interface CreateCheckoutParams {
-  product_id: string;
-  return_url: string;
-  cancel_url: string;
-  title?: string | null;
-  slug?: string | null;
-  metadata?: string | null;
-}
-
 export interface CheckoutSession {
   session_id: string;
   checkout_id: string;
   payment_id: string;
   status: (typeof checkoutSessionStatuses)[number];
   created_at: string;
-}
-
-/** A checkout; its sessions come with a read of that one checkout only (`CheckoutWithSessions`). */
-export interface Checkout {
-  checkout_id: string;
-  business_id: string;
-  product_id: string;
-  slug: string;
-  title: string | null;
-  return_url: string;
-  cancel_url: string;
-  metadata: string | null;
-  status: 'active' | 'inactive';
-  created_at: string;
-  /** Where the hosted page is shared. */
-  url: string;
-}
-
-/** A checkout read (GET /v1/checkouts/{checkout_id}): its newest sessions embedded, the rest listed on their own. */
-export interface CheckoutWithSessions extends Checkout {
-  sessions: CheckoutSession[];
-  sessions_has_more: boolean;
 }
 
 // Webhooks

@@ -64,7 +64,7 @@ export type EventType = Generated.CreateWebhookRequest['events'][number];
 export type CreateWebhookParams = Generated.CreateWebhookRequest;
 /**
  * A delivery of an event to a webhook. Its `status` is one of the dispatcher's states (its table's CHECK constraint);
- * the document still types it as a plain string (test/support/sdk-fields.ts tracks that), so the SDK narrows it here.
+ * the document still types it as a plain string, so the SDK narrows it here.
  */
 export type WebhookDelivery = Omit<Generated.WebhookDelivery, 'status'> & {
   status: 'pending' | 'delivered' | 'dead' | 'cancelled';

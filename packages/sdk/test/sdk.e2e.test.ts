@@ -7,26 +7,14 @@ import {
   type WebhookReceiver,
 } from '@gateway/testkit';
 import {
-  errorCodes,
   Gateway,
   type GatewayError,
   isGatewayError,
-  routes,
   verifyWebhook,
   type Payment,
   type Refund,
   type WebhookEvent,
 } from '../src';
-import { enumsByLocation, schemasByLocation, type OpenApiDocument } from './support/openapi-enums';
-import {
-  enumsTheDocumentLacks,
-  eventTypes,
-  inlineFields,
-  queryFields,
-  requestFields,
-  responseFields,
-  sdkEnums,
-} from './support/sdk-fields';
 
 /** Every route of the SDK against the whole stack as processes, as a merchant's code would call them. */
 describe('the SDK against the whole stack', () => {
@@ -108,105 +96,6 @@ describe('the SDK against the whole stack', () => {
   }, 150_000);
 
   afterAll(() => stopAll?.());
-
-  describe("checked against the gateway's OpenAPI document (/openapi.json)", () => {
-    interface Schema {
-      properties?: Record<string, Schema>;
-      required?: string[];
-      items?: Schema;
-    }
-    interface Operation {
-      operationId: string;
-      parameters?: Array<{ name: string; in: string }>;
-      responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
-    }
-    let document: {
-      paths: Record<string, Record<string, Operation>>;
-      components: { schemas: Record<string, Schema> };
-    };
-    /** The document's /v1 operations by operationId. */
-    let operations: Map<string, { method: string; path: string; operation: Operation }>;
-
-    beforeAll(async () => {
-      const response = await fetch(`${stack.gatewayUrl}/openapi.json`);
-      expect(response.status).toBe(200);
-      document = (await response.json()) as typeof document;
-      operations = new Map(
-        Object.entries(document.paths)
-          .filter(([path]) => path.startsWith('/v1/'))
-          .flatMap(([path, byMethod]) =>
-            Object.entries(byMethod)
-              .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-              .map(([method, operation]) => [
-                operation.operationId,
-                { method: method.toUpperCase(), path, operation },
-              ]),
-          ),
-      );
-    });
-
-    const shape = (schema: Schema | undefined) => ({
-      all: Object.keys(schema?.properties ?? {}).sort(),
-      required: [...(schema?.required ?? [])].sort(),
-    });
-
-    test('every route of the SDK is the operation of the same name, method and path, and there are no others', () => {
-      const documented = Object.fromEntries(
-        [...operations].map(([id, { method, path }]) => [id, { method, path }]),
-      );
-      expect(routes).toEqual(documented);
-    });
-
-    test("the SDK's responses and request bodies have the fields of the document's schemas, required alike", () => {
-      const schemas = document.components.schemas;
-      for (const [name, fields] of Object.entries({ ...responseFields, ...requestFields })) {
-        const documented = shape(schemas[name]);
-        // One schema serves the checkout's creation, list and read; only the read (CheckoutWithSessions) has them.
-        if (name === 'Checkout')
-          documented.all = documented.all.filter((field) => !field.startsWith('sessions'));
-        expect({ name, ...fields }).toEqual({ name, ...documented });
-      }
-      const sessions =
-        operations.get('listCheckoutSessions')!.operation.responses['200']!.content!['application/json']!
-          .schema.properties!.data!.items;
-      expect(inlineFields.checkoutSession).toEqual(shape(sessions));
-      expect(inlineFields.deliveryAttempt).toEqual(
-        shape(schemas.WebhookDelivery!.properties!.attempts!.items),
-      );
-    });
-
-    test('every list sends the query parameters the document gives it', () => {
-      for (const [id, { operation }] of operations) {
-        const documented = (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
-        expect({ id, query: [...documented].sort() }).toEqual({ id, query: queryFields[id] ?? [] });
-      }
-    });
-
-    test("the SDK's error codes and event types are the document's", () => {
-      const schemas = document.components.schemas as Record<string, any>;
-      const codes = Object.values(schemas)
-        .map((schema) => schema.properties?.error?.properties?.code?.const)
-        .filter((code): code is string => typeof code === 'string');
-      expect([...new Set(codes)].sort()).toEqual([...errorCodes].sort());
-      expect([...schemas.Event.properties.type.enum].sort()).toEqual(eventTypes);
-    });
-
-    test("every enum of the SDK's types has exactly the values of the document's enum for that field, and none is missing", () => {
-      const documented = enumsByLocation(document as unknown as OpenApiDocument);
-      const sorted = (enums: Record<string, string[]>) =>
-        Object.fromEntries(Object.entries(enums).sort(([a], [b]) => a.localeCompare(b)));
-      expect(sorted(sdkEnums)).toEqual(sorted(documented));
-      // Where the SDK is narrower than a plain string of the document, the document still has no enum there.
-      const located = schemasByLocation(document as unknown as OpenApiDocument);
-      for (const location of Object.keys(enumsTheDocumentLacks)) {
-        const schemas = located.get(location) ?? [];
-        const plainString =
-          schemas.length > 0 &&
-          schemas.every((schema) => schema.type === 'string' && schema.enum === undefined);
-        expect({ location, plainString }).toEqual({ location, plainString: true });
-      }
-    });
-  });
 
   test('a PIX payment is created, changed, paid in the sandbox, partly refunded and announced by verified webhooks', async () => {
     const created = await gateway.payments.create({ payment_method: 'pix', amount: 12345, currency: 'brl' });

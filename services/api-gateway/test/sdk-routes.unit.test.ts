@@ -23,4 +23,8 @@ describe("the SDK's generated files (run `pnpm generate:sdk` after changing an o
   test('the types are the ones generated from the JSON Schema of the operation table', () => {
     expect(stale).not.toContain('types.ts');
   });
+
+  test("the body fields are the ones of the operation table's body schemas", () => {
+    expect(stale).not.toContain('bodies.ts');
+  });
 });

@@ -21,6 +21,8 @@ import {
   type PaymentStatus,
   type Token,
 } from '@gateway/sdk';
+import { generatedBodies } from '@gateway/sdk/src/generated/bodies';
+import type { OperationTypes } from '@gateway/sdk/src/generated/types';
 import { wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
 import { untilStatus } from '../wait';
@@ -148,6 +150,62 @@ function listCommand<T extends object>(
   );
 }
 
+/** An operation that takes a JSON body, and the fields of its body (generated from the gateway's table). */
+type BodyOperation = keyof typeof generatedBodies;
+type BodyField<O extends BodyOperation> = keyof (typeof generatedBodies)[O] & string;
+type Body<O extends BodyOperation> = OperationTypes[O] extends { body: infer B } ? B : never;
+interface FieldFacts {
+  required: boolean;
+  type: string;
+  values?: readonly string[];
+}
+
+/** Where a flag is not its field's plain flag: its own name, what its value is called, its help text, its default. */
+interface FlagOverride {
+  flag?: string;
+  value?: string;
+  description?: string;
+  default?: string;
+}
+
+/**
+ * The flags of a command that sends a body, computed from the fields of the operation's body: `--<field-in-kebab-case>
+ * <field>`, mandatory when the field is required, a whole number when it is an integer, one of its values when it has
+ * a fixed set, a comma-separated list when it is an array; `overrides` gives a flag its CLI name, value name, help
+ * text or default. Answers the body the parsed flags make.
+ */
+function bodyFlags<O extends BodyOperation>(
+  command: Command,
+  operation: O,
+  overrides: { [F in BodyField<O>]?: FlagOverride } = {},
+): (flags: Record<string, unknown>) => Body<O> {
+  const fields = Object.entries(generatedBodies[operation] as Record<string, FieldFacts>).map(
+    ([name, facts]) => {
+      const own: FlagOverride = (overrides as Record<string, FlagOverride | undefined>)[name] ?? {};
+      const option = new Option(
+        `--${own.flag ?? name.replace(/_/g, '-')} <${own.value ?? name}>`,
+        own.description,
+      );
+      if (facts.type === 'integer') option.argParser(wholeNumber);
+      if (facts.values) option.choices(facts.values);
+      if (facts.required) option.makeOptionMandatory();
+      if (own.default !== undefined) option.default(own.default);
+      command.addOption(option);
+      return { name, attribute: option.attributeName(), list: facts.type === 'array' };
+    },
+  );
+  return (flags) =>
+    Object.fromEntries(
+      fields.map(({ name, attribute, list }) => {
+        const value = flags[attribute];
+        return [name, list && typeof value === 'string' ? value.split(',') : value];
+      }),
+    ) as Body<O>;
+}
+
+const CENTAVOS = 'centavos';
+const JSON_TEXT = 'json';
+
 /** `<parent> wait <id> --status S`: polls the resource until it is in S; fails at once in another final status. */
 function waitCommand<Status extends string>(
   act: Act,
@@ -264,19 +322,19 @@ export function resourceCommands(act: Act): Command[] {
       },
     ),
   );
-  payments
+  const update = payments
     .command('update')
     .description('change the amount or metadata of an open payment (a new QR code, or a new crypto window)')
-    .argument('<payment_id>')
-    .option('--amount <centavos>', 'new amount in centavos', wholeNumber)
-    .option('--metadata <json>', 'new metadata, as JSON text')
-    .action(
-      act(async (context: Context, id: string, flags: { amount?: number; metadata?: string }) =>
-        show(context)(
-          await context.gateway().payments.update(id, { amount: flags.amount, metadata: flags.metadata }),
-        ),
-      ),
-    );
+    .argument('<payment_id>');
+  const updateBody = bodyFlags(update, 'updatePayment', {
+    amount: { value: CENTAVOS, description: 'new amount in centavos' },
+    metadata: { value: JSON_TEXT, description: 'new metadata, as JSON text' },
+  });
+  update.action(
+    act(async (context: Context, id: string, flags: Record<string, unknown>) =>
+      show(context)(await context.gateway().payments.update(id, updateBody(flags))),
+    ),
+  );
   oneResourceCommand(act, payments, 'cancel', 'cancelPayment', 'cancel an open payment', (gateway, id) =>
     gateway.payments.cancel(id),
   );
@@ -296,52 +354,38 @@ export function resourceCommands(act: Act): Command[] {
     'money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable)',
     (gateway, page, id) => gateway.payments.receivedFunds(id, page),
   );
-  payments
+  const simulate = payments
     .command('simulate')
     .description('sandbox: have the rail pay it, fail it, or move its clock past expiry')
-    .argument('<payment_id>')
-    .addOption(
-      new Option('--outcome <outcome>', 'what happens')
-        .choices(['paid', 'failed', 'expired'])
-        .makeOptionMandatory(),
-    )
-    .option('--amount <centavos>', 'a partial payment of this amount', wholeNumber)
-    .action(
-      act(
-        async (
-          context: Context,
-          id: string,
-          flags: { outcome: 'paid' | 'failed' | 'expired'; amount?: number },
-        ) =>
-          show(context)(
-            await context.gateway().sandbox.simulate(id, { outcome: flags.outcome, amount: flags.amount }),
-          ),
-      ),
-    );
+    .argument('<payment_id>');
+  const simulateBody = bodyFlags(simulate, 'simulatePayment', {
+    outcome: { description: 'what happens' },
+    amount: { value: CENTAVOS, description: 'a partial payment of this amount' },
+  });
+  simulate.action(
+    act(async (context: Context, id: string, flags: Record<string, unknown>) =>
+      show(context)(await context.gateway().sandbox.simulate(id, simulateBody(flags))),
+    ),
+  );
 
   const refunds = new Command('refunds').description('refund paid payments and follow the refunds');
-  refunds
+  const refund = refunds
     .command('create')
     .description('refund a paid payment, in whole (default) or in part')
-    .argument('<payment_id>')
-    .option('--amount <centavos>', 'refund this much (default: all that is left)', wholeNumber)
-    .option('--reason <text>', 'why (up to 140 characters)')
+    .argument('<payment_id>');
+  const refundBody = bodyFlags(refund, 'createRefund', {
+    amount: { value: CENTAVOS, description: 'refund this much (default: all that is left)' },
+    reason: { value: 'text', description: 'why (up to 140 characters)' },
+  });
+  refund
     .option('--idempotency-key <key>', 'dedupe key (one is generated otherwise)')
     .action(
       act(
-        async (
-          context: Context,
-          id: string,
-          flags: { amount?: number; reason?: string; idempotencyKey?: string },
-        ) =>
+        async (context: Context, id: string, flags: Record<string, unknown> & { idempotencyKey?: string }) =>
           show(context)(
             await context
               .gateway()
-              .refunds.create(
-                id,
-                { amount: flags.amount, reason: flags.reason },
-                { idempotencyKey: flags.idempotencyKey },
-              ),
+              .refunds.create(id, refundBody(flags), { idempotencyKey: flags.idempotencyKey }),
           ),
       ),
     );
@@ -360,29 +404,17 @@ export function resourceCommands(act: Act): Command[] {
   );
 
   const customers = new Command('customers').description('register and read customers');
-  customers
-    .command('create')
-    .description('register a customer')
-    .option('--email <email>')
-    .option('--phone <phone_number>')
-    .option('--document <cpf_or_cnpj>')
-    .option('--metadata <json>')
-    .action(
-      act(
-        async (
-          context: Context,
-          flags: { email?: string; phone?: string; document?: string; metadata?: string },
-        ) =>
-          show(context)(
-            await context.gateway().customers.create({
-              email: flags.email,
-              phone_number: flags.phone,
-              document_number: flags.document,
-              metadata: flags.metadata,
-            }),
-          ),
-      ),
-    );
+  const customer = customers.command('create').description('register a customer');
+  const customerBody = bodyFlags(customer, 'createCustomer', {
+    phone_number: { flag: 'phone' },
+    document_number: { flag: 'document', value: 'cpf_or_cnpj' },
+    metadata: { value: JSON_TEXT },
+  });
+  customer.action(
+    act(async (context: Context, flags: Record<string, unknown>) =>
+      show(context)(await context.gateway().customers.create(customerBody(flags))),
+    ),
+  );
   oneResourceCommand(act, customers, 'get', 'getCustomer', 'read a customer', (gateway, id) =>
     gateway.customers.get(id),
   );
@@ -391,40 +423,18 @@ export function resourceCommands(act: Act): Command[] {
   );
 
   const checkouts = new Command('checkouts').description('hosted checkout links for products');
-  checkouts
-    .command('create')
-    .description('create a checkout link for a product')
-    .requiredOption('--product <product_id>')
-    .requiredOption('--return-url <url>', 'where the buyer goes once paid')
-    .requiredOption('--cancel-url <url>', 'where the buyer goes on cancel')
-    .option('--title <title>')
-    .option('--slug <slug>')
-    .option('--metadata <json>')
-    .action(
-      act(
-        async (
-          context: Context,
-          flags: {
-            product: string;
-            returnUrl: string;
-            cancelUrl: string;
-            title?: string;
-            slug?: string;
-            metadata?: string;
-          },
-        ) =>
-          show(context)(
-            await context.gateway().checkouts.create({
-              product_id: flags.product,
-              return_url: flags.returnUrl,
-              cancel_url: flags.cancelUrl,
-              title: flags.title,
-              slug: flags.slug,
-              metadata: flags.metadata,
-            }),
-          ),
-      ),
-    );
+  const checkout = checkouts.command('create').description('create a checkout link for a product');
+  const checkoutBody = bodyFlags(checkout, 'createCheckout', {
+    product_id: { flag: 'product' },
+    return_url: { value: 'url', description: 'where the buyer goes once paid' },
+    cancel_url: { value: 'url', description: 'where the buyer goes on cancel' },
+    metadata: { value: JSON_TEXT },
+  });
+  checkout.action(
+    act(async (context: Context, flags: Record<string, unknown>) =>
+      show(context)(await context.gateway().checkouts.create(checkoutBody(flags))),
+    ),
+  );
   oneResourceCommand(
     act,
     checkouts,
@@ -446,20 +456,21 @@ export function resourceCommands(act: Act): Command[] {
   );
 
   const webhooks = new Command('webhooks').description('webhook endpoints, their secrets and deliveries');
-  webhooks
+  const webhook = webhooks
     .command('create')
-    .description('register an https:// endpoint (the signing secret is shown once)')
-    .requiredOption('--url <url>')
-    .option('--events <names>', `comma-separated, of: ${eventTypes.join(', ')}`, eventTypes.join(','))
-    .action(
-      act(async (context: Context, flags: { url: string; events: string }) =>
-        show(context)(
-          await context
-            .gateway()
-            .webhooks.create({ url: flags.url, events: flags.events.split(',') as EventType[] }),
-        ),
-      ),
-    );
+    .description('register an https:// endpoint (the signing secret is shown once)');
+  const webhookBody = bodyFlags(webhook, 'createWebhook', {
+    events: {
+      value: 'names',
+      description: `comma-separated, of: ${eventTypes.join(', ')}`,
+      default: eventTypes.join(','),
+    },
+  });
+  webhook.action(
+    act(async (context: Context, flags: Record<string, unknown>) =>
+      show(context)(await context.gateway().webhooks.create(webhookBody(flags))),
+    ),
+  );
   oneResourceCommand(act, webhooks, 'get', 'getWebhook', 'read a webhook (never its secret)', (gateway, id) =>
     gateway.webhooks.get(id),
   );

@@ -3,22 +3,28 @@ import {
   openPaymentStatuses,
   publicPaymentRecord,
   type CryptoInstructions,
-  type PaymentCreated,
-  type PaymentDetails,
   type PaymentRecord,
-  type PaymentUpdated,
   type PaymentView,
   type PixInstructions,
-  type PublicCryptoInstructions,
-  type PublicPixInstructions,
-  type ReceivedFunds,
   type ReceivedFundsItem,
   type Token,
 } from '@gateway/contracts';
+import type {
+  CryptoPaymentInstructions as PublicCryptoInstructions,
+  OperationTypes,
+  PaymentDetails,
+  PaymentUpdated,
+  PixCode as PublicPixInstructions,
+  ReceivedFunds,
+} from '@gateway/sdk/src/generated/types';
 import { baseUnitsToNumber } from '../domain/money';
 
 // The payment service answers in centavos with rail details in base units; these shape its answers into the
-// public responses of docs/api.md (BRL floats, upper-case token names).
+// public responses of docs/api.md (BRL floats, upper-case token names). Their types are the ones generated from the
+// answer schemas of the operation table (`pnpm generate:sdk`), so an answer built otherwise than its schema says does
+// not compile.
+
+type PaymentCreated = OperationTypes['createPayment']['answer'];
 
 export function publicCrypto(crypto: CryptoInstructions): PublicCryptoInstructions {
   return {

@@ -11,9 +11,8 @@ import {
   pageSchema,
   sessionId,
   type Checkout,
-  type CreateCheckoutParams,
-  type PublicCheckout,
 } from '@gateway/contracts';
+import type { Checkout as PublicCheckout } from '@gateway/sdk/src/generated/types';
 import { AppError } from '@gateway/http-errors';
 import type { ApiGatewayConfig } from '../../config';
 import { defineOperation, exampleId, json, mountOperations, only, pageOf } from '../operation';
@@ -36,7 +35,14 @@ const checkoutWithSessions = publicCheckout
 
 const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
 
-export const createCheckoutBody = Joi.object<CreateCheckoutParams>({
+export const createCheckoutBody = Joi.object<{
+  product_id: string;
+  return_url: string;
+  cancel_url: string;
+  title?: string | null;
+  slug?: string | null;
+  metadata?: string | null;
+}>({
   product_id: givenId.required(),
   return_url: httpUrl.required(),
   cancel_url: httpUrl.required(),
