@@ -13,6 +13,7 @@ import { OPEN_STATUSES, type FinalStatus } from '../domain/payment-status';
 import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity, type ReceivedFundsKind } from './received-funds.entity';
+import { sameMoneyReturnedElsewhere } from './received-funds-store';
 
 export function findPayment(
   manager: EntityManager,
@@ -235,13 +236,9 @@ const returnedAs = (alias: string, status: ReceivedFundsStatus): string =>
     ? `(${alias}.returned_by = '${MANUAL_RETURN}' OR ${alias}.returned_at IS NOT NULL)`
     : `(${alias}.returned_by IS NOT NULL AND ${alias}.returned_by <> '${MANUAL_RETURN}' AND ${alias}.returned_at IS NULL)`;
 const RETURNED_ELSEWHERE = (condition: string) =>
-  `(funds.returned_by IS NULL AND funds.instruction <> '' AND EXISTS (
-     SELECT 1 FROM received_funds same
-      WHERE same.rail = funds.rail AND same.rail_reference = funds.rail_reference
-        AND same.instruction = funds.instruction AND same.id <> funds.id AND same.returned_by IS NOT NULL
-        AND ${condition}))`;
+  `(funds.returned_by IS NULL AND ${sameMoneyReturnedElsewhere('funds', condition)})`;
 const STATUS_CONDITION: Record<ReceivedFundsStatus, string> = {
-  held: `funds.returned_by IS NULL AND NOT ${RETURNED_ELSEWHERE('true')}`,
+  held: `funds.returned_by IS NULL AND NOT ${sameMoneyReturnedElsewhere('funds')}`,
   returning: `(${returnedAs('funds', 'returning')} OR ${RETURNED_ELSEWHERE(returnedAs('same', 'returning'))})`,
   returned: `(${returnedAs('funds', 'returned')} OR ${RETURNED_ELSEWHERE(returnedAs('same', 'returned'))})`,
 };

@@ -5,6 +5,16 @@ import { ReceivedFundsEntity } from './received-funds.entity';
 
 // How kept money goes back to the payer, once (migration 1732400273000 refuses any second return).
 
+/**
+ * SQL: another record (`same`) of the same money as the record `alias` — one transfer instruction naming several
+ * payments is kept by each — has been returned (or is being returned), and `condition` on `same` holds.
+ */
+export const sameMoneyReturnedElsewhere = (alias: string, condition = 'true'): string =>
+  `EXISTS (SELECT 1 FROM received_funds same
+     WHERE same.rail = ${alias}.rail AND same.rail_reference = ${alias}.rail_reference
+       AND same.instruction = ${alias}.instruction AND same.instruction <> '' AND same.id <> ${alias}.id
+       AND same.returned_by IS NOT NULL AND ${condition})`;
+
 /** The payment's overpayment excess still held, locked until the transaction ends; null when there is none. */
 export async function lockHeldExcess(
   manager: EntityManager,
@@ -62,11 +72,7 @@ export async function markFundsReturnedByHand(
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds SET returned_by = $3, returned_at = now()
       WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL AND kind <> 'unreadable'
-        AND NOT EXISTS (
-          SELECT 1 FROM received_funds same
-           WHERE same.rail = received_funds.rail AND same.rail_reference = received_funds.rail_reference
-             AND same.instruction = received_funds.instruction AND same.instruction <> ''
-             AND same.returned_by IS NOT NULL)
+        AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
       RETURNING id`,
     [fundsId, paymentId, MANUAL_RETURN],
   );

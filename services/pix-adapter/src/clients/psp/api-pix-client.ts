@@ -174,10 +174,7 @@ export class ApiPixClient {
         [200],
       );
     } catch (error) {
-      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
-      const current = await this.getCharge(txid);
-      if (current.status === 'ATIVA') throw error;
-      return current;
+      return this.cobAfterRefusal(error, txid, (cob) => cob.status !== 'ATIVA');
     }
   }
 
@@ -245,8 +242,7 @@ export class ApiPixClient {
       await this.call('sandbox.pay', 'POST', `/cob/pagar/${encodeURIComponent(txid)}`, body, [200]);
     } catch (error) {
       // A retry whose first answer was lost (a timeout under load) meets the cob that first attempt concluded: it paid.
-      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
-      if ((await this.getCharge(txid)).status !== 'CONCLUIDA') throw error;
+      await this.cobAfterRefusal(error, txid, (cob) => cob.status === 'CONCLUIDA');
     }
   }
 
@@ -257,6 +253,17 @@ export class ApiPixClient {
 
   async close(): Promise<void> {
     await this.dispatcher.close();
+  }
+
+  /**
+   * A change of the cob the PSP refused (`invalid`): the cob read back when `done` says the change already happened
+   * (a retry whose first answer was lost), the refusal otherwise. Any other failure is rethrown as it is.
+   */
+  private async cobAfterRefusal(error: unknown, txid: string, done: (cob: Cob) => boolean): Promise<Cob> {
+    if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
+    const current = await this.getCharge(txid);
+    if (!done(current)) throw error;
+    return current;
   }
 
   private devolucaoPath(endToEndId: string, id: string): Path {
