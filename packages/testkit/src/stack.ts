@@ -100,8 +100,18 @@ export async function startStack(
       return await startStackOnce(extraEnv, options);
     } catch (err) {
       // A port found free can be taken by another test before the process binds it: start again on new ports.
-      if (attempt >= PORT_RACE_ATTEMPTS || !String(err).includes('EADDRINUSE')) throw err;
+      if (attempt >= PORT_RACE_ATTEMPTS || !(err instanceof StackStartError && err.portTaken)) throw err;
     }
+  }
+}
+
+/** A stack that did not become ready; `portTaken` when a process of it found one of its ports taken. */
+class StackStartError extends Error {
+  constructor(
+    message: string,
+    readonly portTaken: boolean,
+  ) {
+    super(message);
   }
 }
 
@@ -196,7 +206,12 @@ async function startStackOnce(
       throw new Error(`the launcher exited (${launcher.exitCode ?? launcher.signalCode})`);
   } catch (err) {
     await stop();
-    throw new Error(`${String(err)}\n${logs.join('').split('\n').slice(-40).join('\n')}`);
+    const output = logs.join('');
+    // The whole output decides a retry: the process that lost its port logs it before every other one's shutdown.
+    throw new StackStartError(
+      `${String(err)}\n${output.split('\n').slice(-40).join('\n')}`,
+      output.includes('EADDRINUSE'),
+    );
   }
   return {
     env,
