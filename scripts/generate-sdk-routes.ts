@@ -5,11 +5,16 @@
  * cannot import the gateway, so they are generated; services/api-gateway/test/sdk-routes.unit.test.ts fails when one
  * of the files is stale.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
 import { SDK_BODIES_FILE, renderSdkBodies } from './generate-sdk-bodies';
-import { SDK_TYPES_FILE, renderSdkTypes } from './generate-sdk-types';
+import {
+  OPERATION_TYPES_FILE,
+  SDK_TYPES_FILE,
+  renderOperationTypes,
+  renderSdkTypes,
+} from './generate-sdk-types';
 
 export const SDK_ROUTES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'routes.ts');
 
@@ -35,16 +40,20 @@ if (require.main === module) {
     [SDK_ROUTES_FILE, renderSdkRoutes()],
     [SDK_TYPES_FILE, renderSdkTypes()],
     [SDK_BODIES_FILE, renderSdkBodies()],
+    [OPERATION_TYPES_FILE, renderOperationTypes()],
   ];
   if (process.argv.includes('--check')) {
     // For the staleness test, which runs this as a process (a test reaches the root's scripts only that way).
     console.log(
       JSON.stringify(
-        files.filter(([file, text]) => readFileSync(file, 'utf8') !== text).map(([file]) => basename(file)),
+        files
+          .filter(([file, text]) => !existsSync(file) || readFileSync(file, 'utf8') !== text)
+          .map(([file]) => basename(file)),
       ),
     );
   } else {
     for (const [file, text] of files) {
+      mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, text);
       console.log(`wrote ${file}`);
     }

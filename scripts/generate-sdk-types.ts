@@ -1,9 +1,12 @@
 /**
- * The SDK's request and answer types (packages/sdk/src/generated/types.ts), written by `pnpm generate:sdk` from the
- * JSON Schema the gateway's OpenAPI document publishes for its operations: each schema the public API's operations
- * and webhook deliveries use becomes a type of the same name, and `OperationTypes` gives each operation's body, query
- * and success answer by its operation id. services/api-gateway/test/sdk-routes.unit.test.ts fails when the file is
- * stale.
+ * The request and answer types of the gateway's operations, written by `pnpm generate:sdk` from the JSON Schema the
+ * gateway's OpenAPI document publishes for them: each schema the operations and the webhook deliveries use becomes a
+ * type of the same name, and `OperationTypes` gives each operation's body, query and success answer by its operation
+ * id. Two files: the SDK's (packages/sdk/src/generated/types.ts: the public API, the query as a caller sends it) and
+ * the gateway's (packages/contracts/src/generated/operation-types.ts: every JSON operation, the public API, the
+ * sandbox, the operator API and the hosted checkout's calls, the query as the gateway's check gives it to a handler,
+ * a parameter with a default always there), which types the handlers of the operation table. The SDK depends on no
+ * workspace package, hence two files. services/api-gateway/test/sdk-routes.unit.test.ts fails when one is stale.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,8 +15,18 @@ import {
   operations,
   type OpenApiDocument,
 } from '../services/api-gateway/src/http/openapi';
+import type { Area } from '../services/api-gateway/src/http/operation';
 
 export const SDK_TYPES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'types.ts');
+export const OPERATION_TYPES_FILE = join(
+  __dirname,
+  '..',
+  'packages',
+  'contracts',
+  'src',
+  'generated',
+  'operation-types.ts',
+);
 
 type Schema = Record<string, unknown>;
 
@@ -147,8 +160,20 @@ interface ParameterObject {
   schema: Schema;
 }
 
+interface TypesFile {
+  file: string;
+  /** The areas of the operations the file types. */
+  areas: readonly Area[];
+  /** The query as the gateway's check gives it (a parameter with a default always there), or as a caller sends it. */
+  checkedQuery: boolean;
+  /** The file's opening comment, after the line naming its generator. */
+  header: string[];
+  /** What `OperationTypes` says of itself. */
+  operationsDoc: string;
+}
+
 /** The file's text, as the project's formatter writes it (its command line: its API loads itself as a module). */
-export function renderSdkTypes(): string {
+function renderTypes({ file, areas, checkedQuery, header, operationsDoc }: TypesFile): string {
   const document: OpenApiDocument = buildOpenApiDocument({
     environment: 'sandbox',
     rateLimits: { api: 0, admin: 0, checkout: 0 },
@@ -156,7 +181,7 @@ export function renderSdkTypes(): string {
   const components = document.components.schemas as Record<string, Schema>;
   const used = new Set<string>();
   const operationTypes: string[] = [];
-  for (const op of operations.filter((entry) => entry.area === 'api' || entry.area === 'sandbox')) {
+  for (const op of operations.filter((entry) => areas.includes(entry.area))) {
     const spec = document.paths[op.path]?.[op.method] as Schema | undefined;
     if (spec === undefined) throw new Error(`${op.operationId} is not in the document`);
     const members: string[] = [];
@@ -173,7 +198,7 @@ export function renderSdkTypes(): string {
         ]),
       );
       const required = query
-        .filter((parameter) => parameter.required === true)
+        .filter((parameter) => parameter.required === true || (checkedQuery && 'default' in parameter.schema))
         .map((parameter) => parameter.name);
       members.push(`query: {\n${properties(fields, required)}\n};`);
     }
@@ -202,25 +227,52 @@ export function renderSdkTypes(): string {
       : `${doc(schema.description)}export type ${name} = ${type};`;
   });
   const text = [
-    "// Generated from the gateway's operation table by `pnpm generate:sdk` (scripts/generate-sdk-types.ts): do not",
-    "// edit. The JSON Schema of the gateway's OpenAPI document as TypeScript: its schemas by name, and each operation's",
-    '// body, query and success answer by its operation id.',
+    `// Generated from the gateway's operation table by \`pnpm generate:sdk\` (scripts/generate-sdk-types.ts): do not`,
+    ...header.map((line) => `// ${line}`),
     '',
     declarations.join('\n\n'),
     '',
     '/** The body a webhook endpoint receives, one per delivered event type. */',
     `export type DeliveredEvent = ${deliveries.map((schema) => typeOf(schema)).join(' | ')};`,
     '',
-    '/** Each operation of the public API by its operation id. */',
+    `/** ${operationsDoc} */`,
     `export interface OperationTypes {\n${operationTypes.join('\n')}\n}`,
     '',
   ].join('\n');
   return execFileSync(
     process.execPath,
-    [require.resolve('prettier/bin/prettier.cjs'), '--stdin-filepath', SDK_TYPES_FILE],
+    [require.resolve('prettier/bin/prettier.cjs'), '--stdin-filepath', file],
     {
       input: text,
       encoding: 'utf8',
     },
   );
 }
+
+/** The SDK's file: the public API, the query as a caller sends it. */
+export const renderSdkTypes = (): string =>
+  renderTypes({
+    file: SDK_TYPES_FILE,
+    areas: ['api', 'sandbox'],
+    checkedQuery: false,
+    header: [
+      "edit. The JSON Schema of the gateway's OpenAPI document as TypeScript: its schemas by name, and each operation's",
+      'body, query and success answer by its operation id.',
+    ],
+    operationsDoc: 'Each operation of the public API by its operation id.',
+  });
+
+/** The gateway's file: every JSON operation, the query as a handler receives it. */
+export const renderOperationTypes = (): string =>
+  renderTypes({
+    file: OPERATION_TYPES_FILE,
+    areas: ['api', 'sandbox', 'admin', 'checkout'],
+    checkedQuery: true,
+    header: [
+      "edit. The JSON Schema of the gateway's OpenAPI document as TypeScript: its schemas by name, and each JSON",
+      "operation's body, query and success answer by its operation id, as the handlers of the operation table take and",
+      'give them (the query as checked: a parameter with a default is always there).',
+    ],
+    operationsDoc:
+      'Each JSON operation (public API, sandbox, operator API, hosted checkout) by its operation id: what its handler takes and answers.',
+  });

@@ -1,8 +1,14 @@
-// The public /v1 API: the values of its enums, and the shapes of the records the services answer and the gateway
+// The public /v1 API: the values of its enums, and the names of the records the services answer and the gateway
 // passes on as they are (a payment and a refund as events carry them, a customer, a checkout session, a webhook and
-// its deliveries). The answers the gateway's HTTP edge builds itself are typed by the SDK's types generated from the
-// operation table (docs/adr/0018-operation-table.md). This module imports nothing, so every message module may
-// import it.
+// its deliveries). Every shape is the one generated from the operation table's schemas (`generated/operation-types.ts`,
+// `pnpm generate:sdk`, docs/adr/0018-operation-table.md): `HttpApi` names them all, `HttpOperationTypes` gives each
+// operation's body, query and answer. This module imports only that generated file, which imports nothing, so every
+// message module may import it.
+
+import type * as HttpApi from './generated/operation-types';
+
+export type { HttpApi };
+export type { OperationTypes as HttpOperationTypes } from './generated/operation-types';
 
 export const paymentMethods = ['pix', 'crypto'] as const;
 export type PaymentMethod = (typeof paymentMethods)[number];
@@ -55,131 +61,31 @@ export type WebhookEventName = (typeof webhookEventNames)[number];
 /** A checkout session follows its payment: `initiated` until the payment ends, then how it ended. */
 export const checkoutSessionStatuses = ['initiated', 'paid', 'expired', 'failed', 'cancelled'] as const;
 
-// Payments
+// The records, as the document publishes them
 
 /** Who paid a PIX, as the PSP reported it; a field the PSP did not report is null. */
-export interface PixPayer {
-  name: string | null;
-  /** CPF as `***.456.789-**`, CNPJ as `**.345.678/0001-**`: never the whole number. */
-  document_masked: string | null;
-}
-
+export type PixPayer = HttpApi.PixPayer;
 /** Who paid on Solana: the owner of the token account the transfer was debited from. */
-export interface CryptoPayer {
-  address: string;
-}
-
+export type CryptoPayer = HttpApi.CryptoPayer;
 /** Who paid, once the payment is `paid`: `PixPayer` for PIX, `CryptoPayer` for crypto. */
-export type PaymentPayer = PixPayer | CryptoPayer;
-
+export type PaymentPayer = NonNullable<HttpApi.Payment['payer']>;
 /** A payment (GET /v1/payments/{payment_id}, lists, and the `data` of `payment.*` events): money in BRL. */
-export interface Payment {
-  payment_id: string;
-  /** The rail's settlement id once paid (PIX endToEndId, Solana signature). */
-  transaction_id: string | null;
-  business_id: string;
-  method: PaymentMethod;
-  status: PaymentStatus;
-  amount_brl: number;
-  /** The gateway's fee for this payment. */
-  fee_brl: number;
-  /** What the business receives: `amount_brl - fee_brl`. */
-  net_amount_brl: number;
-  /** PSP txid (PIX) or reference key (crypto). */
-  external_id: string | null;
-  failure_code: string | null;
-  failure_reason: string | null;
-  customer_id: string | null;
-  /** What succeeded refunds returned. */
-  refunded_amount_brl: number;
-  /** When the payment window ends (the PIX charge's, or the crypto request's). */
-  expires_at: string | null;
-  /** Who paid: null until `paid`, and null when the rail did not say. */
-  payer: PaymentPayer | null;
-  created_at: string;
-  updated_at: string;
-}
-
-// Refunds
-
+export type Payment = HttpApi.Payment;
 /** A refund (GET /v1/refunds/{refund_id}, lists, and the `data` of `refund.*` events): money in BRL. */
-export interface Refund {
-  refund_id: string;
-  payment_id: string;
-  amount_brl: number;
-  status: RefundStatus;
-  reason: string | null;
-  failure_reason: string | null;
-  /** The PIX devolução id or the Solana signature; null until the rail has one. */
-  external_id: string | null;
-  /**
-   * The received funds (`fund_...`, an overpayment's excess) this refund also returns to the payer, besides
-   * `amount_brl`: the refund that completes a payment's refunds carries the excess still held. Null when none.
-   */
-  returned_funds_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-// Customers
-
-export interface Customer {
-  customer_id: string;
-  business_id: string;
-  email: string | null;
-  /** E.164. */
-  phone_number: string | null;
-  /** Digits only. */
-  document_number: string | null;
-  ip: string | null;
-  metadata: string | null;
-  created_at: string;
-}
-
-// Checkouts
-
-export interface CheckoutSession {
-  session_id: string;
-  checkout_id: string;
-  payment_id: string;
-  status: (typeof checkoutSessionStatuses)[number];
-  created_at: string;
-}
-
-// Webhooks
-
-export interface Webhook {
-  webhook_id: string;
-  business_id: string;
-  url: string;
-  events: WebhookEventName[];
-  status: 'active' | 'inactive';
-  created_at: string;
-  updated_at: string;
-}
-
+export type Refund = HttpApi.Refund;
+export type Customer = HttpApi.Customer;
+export type CheckoutSession = HttpApi.CheckoutWithSessions['sessions'][number];
+export type Webhook = HttpApi.Webhook;
 /** The creation answer: the only time the signing secret is shown. */
-export interface WebhookWithSecret extends Webhook {
-  secret: string;
-}
+export type WebhookWithSecret = HttpApi.WebhookWithSecret;
 
 // Delivery history is additive to API 1.0.0 (docs/api.md#versions-and-environments).
-/** One attempt at a delivery, for debugging your endpoint. */
-export interface WebhookDeliveryAttempt {
-  attempted_at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_body: string | null;
-}
-
-/** One event's delivery to a webhook, with every attempt. */
-export interface WebhookDelivery {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
+/**
+ * One event's delivery to a webhook, with every attempt. Its `status` is one of the dispatcher's states (its table's
+ * CHECK constraint); the document types it as a plain string, so it is narrowed here.
+ */
+export type WebhookDelivery = Omit<HttpApi.WebhookDelivery, 'status'> & {
   status: 'pending' | 'delivered' | 'dead' | 'cancelled';
-  attempts: WebhookDeliveryAttempt[];
-  next_attempt_at: string | null;
-  created_at: string;
-}
+};
+/** One attempt at a delivery, for debugging your endpoint. */
+export type WebhookDeliveryAttempt = WebhookDelivery['attempts'][number];

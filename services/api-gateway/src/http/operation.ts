@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type Joi from 'joi';
-import type { CommandDefinition, ErrorCode } from '@gateway/contracts';
+import type { CommandDefinition, ErrorCode, HttpOperationTypes } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { identityOf } from './identity';
 import type { RouteContext } from './routes/context';
@@ -60,11 +60,18 @@ export const json = (status: number, description: string, schema: Joi.Schema): A
  */
 export type Check = 'params' | 'query' | 'body' | Joi.ObjectSchema | ((req: Request) => void);
 
-/** The value a query schema checks. */
-type QueryValue<S> = S extends Joi.ObjectSchema<infer T> ? T : never;
-type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
-  ? I
-  : never;
+/** An operation of the table that takes or answers JSON: its types are generated from its schemas. */
+export type JsonOperationId = keyof HttpOperationTypes;
+/** The body of an operation, as its schema checked it (`undefined` without a body). */
+export type BodyOf<Id extends JsonOperationId> = HttpOperationTypes[Id] extends { body: infer Body }
+  ? Body
+  : undefined;
+/** The query of an operation, as its schemas checked it (a parameter with a default is always there). */
+export type QueryOf<Id extends JsonOperationId> = HttpOperationTypes[Id] extends { query: infer Query }
+  ? Query
+  : Record<string, never>;
+/** The body of an operation's success answer. */
+export type AnswerOf<Id extends JsonOperationId> = HttpOperationTypes[Id]['answer'];
 
 /** What a handler receives: its checked path parameters, query and body, and the caller. */
 export interface OperationInput<Params extends string, Query, Body> {
@@ -111,26 +118,27 @@ export interface OperationSpec {
   handle?(input: OperationInput<string, unknown, unknown>, context: RouteContext): Promise<unknown>;
 }
 
-/** An entry as declared: the handler typed by the entry's own path parameters, query and body schemas. */
-export type OperationEntry<Params extends string, Query extends readonly Joi.ObjectSchema[], Body> = Omit<
+/**
+ * An entry as declared: the handler typed by the entry's own path parameters and by the types generated from its
+ * schemas (`HttpOperationTypes`, written by `pnpm generate:sdk` from the JSON Schema the document publishes of the
+ * entry's body, query and answer schemas): its body, its query and what it returns.
+ */
+export type OperationEntry<Id extends JsonOperationId, Params extends string> = Omit<
   OperationSpec,
-  'params' | 'query' | 'body' | 'handle'
+  'operationId' | 'params' | 'handle'
 > & {
+  operationId: Id;
   params?: Record<Params, PathIdPrefix | Joi.Schema>;
-  query?: Query;
-  body?: { name: string; schema: Joi.ObjectSchema<Body>; examples: RequestExamples; codes?: FieldCodes };
   handle(
-    input: OperationInput<Params, Intersection<QueryValue<Query[number]>>, Body>,
+    input: OperationInput<Params, QueryOf<Id>, BodyOf<Id>>,
     context: RouteContext,
-  ): Promise<unknown>;
+  ): Promise<AnswerOf<Id>>;
 };
 
 /** Declares an operation once: what the document states of it and how it is served, typed by its schemas. */
-export function defineOperation<
-  Params extends string = never,
-  const Query extends readonly Joi.ObjectSchema[] = [],
-  Body = undefined,
->(entry: OperationEntry<Params, Query, Body>): OperationSpec {
+export function defineOperation<const Id extends JsonOperationId, Params extends string = never>(
+  entry: OperationEntry<Id, Params>,
+): OperationSpec {
   return entry as unknown as OperationSpec;
 }
 

@@ -7,16 +7,9 @@ import {
   type PaymentView,
   type PixInstructions,
   type ReceivedFundsItem,
+  type HttpApi,
   type Token,
 } from '@gateway/contracts';
-import type {
-  CryptoPaymentInstructions as PublicCryptoInstructions,
-  OperationTypes,
-  PaymentDetails,
-  PaymentUpdated,
-  PixCode as PublicPixInstructions,
-  ReceivedFunds,
-} from '@gateway/sdk/src/generated/types';
 import { baseUnitsToNumber } from '../domain/money';
 
 // The payment service answers in centavos with rail details in base units; these shape its answers into the
@@ -24,9 +17,7 @@ import { baseUnitsToNumber } from '../domain/money';
 // answer schemas of the operation table (`pnpm generate:sdk`), so an answer built otherwise than its schema says does
 // not compile.
 
-type PaymentCreated = OperationTypes['createPayment']['answer'];
-
-export function publicCrypto(crypto: CryptoInstructions): PublicCryptoInstructions {
+export function publicCrypto(crypto: CryptoInstructions): HttpApi.CryptoPaymentInstructions {
   return {
     currency: crypto.currency.toUpperCase() as Uppercase<Token>,
     network: crypto.network,
@@ -38,7 +29,7 @@ export function publicCrypto(crypto: CryptoInstructions): PublicCryptoInstructio
   };
 }
 
-function publicPix(pix: PixInstructions): PublicPixInstructions {
+function publicPix(pix: PixInstructions): HttpApi.PixCode {
   return { qr_code: pix.qr_code, copia_e_cola: pix.copia_e_cola };
 }
 
@@ -59,7 +50,7 @@ export class IncompletePaymentViewError extends Error {
 }
 
 /** Response of POST /v1/payments (201): PIX carries `expires_at` at the top, crypto inside its `crypto` object. */
-export function paymentCreatedResponse(view: PaymentView): PaymentCreated {
+export function paymentCreatedResponse(view: PaymentView): HttpApi.OperationTypes['createPayment']['answer'] {
   const { payment } = view;
   const { amount, fee_brl, net_amount_brl } = amounts(payment);
   const head = {
@@ -82,7 +73,7 @@ export function paymentCreatedResponse(view: PaymentView): PaymentCreated {
  * Response of GET /v1/payments/{id}: the payment record and, while it is open, the instructions its creation answered
  * (the same `pix` or `crypto` object), so a page can show the QR code again.
  */
-export function paymentDetailsResponse(view: PaymentView): PaymentDetails {
+export function paymentDetailsResponse(view: PaymentView): HttpApi.PaymentDetails {
   const record = publicPaymentRecord(view.payment);
   if (!(openPaymentStatuses as readonly string[]).includes(view.payment.status)) return record;
   if (view.pix) return { ...record, pix: publicPix(view.pix) };
@@ -91,7 +82,7 @@ export function paymentDetailsResponse(view: PaymentView): PaymentDetails {
 }
 
 /** Response of PATCH /v1/payments/{id}: a new PIX QR code, or new crypto instructions when the amount changed. */
-export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean): PaymentUpdated {
+export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean): HttpApi.PaymentUpdated {
   const { payment } = view;
   return {
     payment_id: payment.payment_id,
@@ -106,7 +97,7 @@ export function paymentUpdatedResponse(view: PaymentView, amountChanged: boolean
  * One entry of GET /v1/payments/{id}/received-funds: money kept for the payment outside its happy path, in BRL for
  * PIX and in tokens for crypto (the other amount null).
  */
-export function receivedFundsResponse(item: ReceivedFundsItem): ReceivedFunds {
+export function receivedFundsResponse(item: ReceivedFundsItem): HttpApi.ReceivedFunds {
   return {
     funds_id: item.funds_id,
     kind: item.kind,

@@ -60,11 +60,11 @@ export function validateBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, code
   throw invalidFields(invalid);
 }
 
-/** The query of a list route (docs/api.md#lists-and-pagination): `limit` 1-100 (10 when absent), a cursor of the listed kind. */
-export type PageQuerySchema = Joi.ObjectSchema<{ limit: number; starting_after?: string }>;
-
-/** Built once per route at load (a schema per request would cost a build on every read). */
-export function pageQuery(cursor: Joi.StringSchema): PageQuerySchema {
+/**
+ * The query of a list route (docs/api.md#lists-and-pagination): `limit` 1-100 (10 when absent), a cursor of the listed
+ * kind. Built once per route at load (a schema per request would cost a build on every read).
+ */
+export function pageQuery(cursor: Joi.StringSchema): Joi.ObjectSchema {
   return Joi.object({ limit: pageLimit, starting_after: cursor });
 }
 

@@ -140,25 +140,22 @@ function requireAdmin(adminToken: string): RequestHandler {
   };
 }
 
-export const businessBody = Joi.object<{ name: string }>({ name: businessName.required() });
-export const feeRuleBody = Joi.object<{ percent_bps: number; fixed_centavos: number }>({
+export const businessBody = Joi.object({ name: businessName.required() });
+export const feeRuleBody = Joi.object({
   percent_bps: feePercentBps.required(),
   fixed_centavos: centavosField.min(0).required(),
 });
-export const redriveBody = Joi.object<{ queue?: string }>({
+export const redriveBody = Joi.object({
   queue: Joi.string().valid(...consumerQueueNames),
 });
-export const productBody = Joi.object<{ name: string; price: number; description?: string | null }>({
+export const productBody = Joi.object({
   name: productName.required(),
   price: amountField.required(),
   description: boundedText('description').allow(null),
 });
 
 export const allReceivedFundsPage = pageQuery(receivedFundsId);
-export const allReceivedFundsFilter = Joi.object<{
-  kind?: (typeof receivedFundsKinds)[number];
-  status?: (typeof receivedFundsStatuses)[number];
-}>({
+export const allReceivedFundsFilter = Joi.object({
   kind: Joi.string().valid(...receivedFundsKinds),
   status: Joi.string().valid(...receivedFundsStatuses),
 });

@@ -11,8 +11,8 @@ import {
   pageSchema,
   sessionId,
   type Checkout,
+  type HttpApi,
 } from '@gateway/contracts';
-import type { Checkout as PublicCheckout } from '@gateway/sdk/src/generated/types';
 import { AppError } from '@gateway/http-errors';
 import type { ApiGatewayConfig } from '../../config';
 import { defineOperation, exampleId, json, mountOperations, only, pageOf } from '../operation';
@@ -35,14 +35,7 @@ const checkoutWithSessions = publicCheckout
 
 const httpUrl = boundedText('url').uri({ scheme: ['http', 'https'] });
 
-export const createCheckoutBody = Joi.object<{
-  product_id: string;
-  return_url: string;
-  cancel_url: string;
-  title?: string | null;
-  slug?: string | null;
-  metadata?: string | null;
-}>({
+export const createCheckoutBody = Joi.object({
   product_id: givenId.required(),
   return_url: httpUrl.required(),
   cancel_url: httpUrl.required(),
@@ -55,7 +48,7 @@ export const checkoutsPage = pageQuery(checkoutId);
 export const sessionsPage = pageQuery(sessionId);
 
 /** A checkout with `url`, where its hosted page is shared. */
-const withUrl = (config: ApiGatewayConfig, checkout: Checkout): PublicCheckout => ({
+const withUrl = (config: ApiGatewayConfig, checkout: Checkout): HttpApi.Checkout => ({
   ...checkout,
   url: `${config.PUBLIC_BASE_URL}/c/${encodeURIComponent(checkout.slug)}`,
 });

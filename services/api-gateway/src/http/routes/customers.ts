@@ -16,14 +16,7 @@ import type { RouteContext } from './context';
 
 const customer = getCustomer.resultSchema.id('Customer');
 
-type Optional = string | null | undefined;
-
-export const createCustomerBody = Joi.object<{
-  email: Optional;
-  phone_number: Optional;
-  document_number: Optional;
-  metadata: Optional;
-}>({
+export const createCustomerBody = Joi.object({
   email: boundedText('email').allow(null),
   phone_number: boundedText('phone_number').allow(null),
   document_number: boundedText('document_number').allow(null),

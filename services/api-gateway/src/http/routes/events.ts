@@ -1,7 +1,15 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import { eventId, getEvent, listEvents, pageSchema, webhookEventNames } from '@gateway/contracts';
-import { defineOperation, json, mountOperations, pageOf } from '../operation';
+import {
+  eventId,
+  getEvent,
+  listEvents,
+  pageSchema,
+  webhookEventNames,
+  type Page,
+  type PublicEvent,
+} from '@gateway/contracts';
+import { defineOperation, json, mountOperations, pageOf, type AnswerOf } from '../operation';
 import { eventOf, eventRefund, eventPayment } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
 import type { RouteContext } from './context';
@@ -14,9 +22,17 @@ const event = eventOf(
 ).id('Event');
 
 export const eventsPage = pageQuery(eventId);
-export const eventsFilter = Joi.object<{ type?: (typeof webhookEventNames)[number] }>({
+export const eventsFilter = Joi.object({
   type: Joi.string().valid(...webhookEventNames),
 });
+
+/**
+ * The dispatcher answers an event as the body its webhooks received, stored as text and parsed back (`PublicEvent`:
+ * its `data` is known only to be an object); it built that body from the payment and refund records the document
+ * describes, so it is passed on as the answer's type.
+ */
+const storedEvents = (page: Page<PublicEvent>) => page as unknown as AnswerOf<'listEvents'>;
+const storedEvent = (event: PublicEvent) => event as unknown as AnswerOf<'getEvent'>;
 
 /** /v1/events: the business's events of the last 30 days, the same bodies its webhooks receive. */
 export const eventOperations = [
@@ -32,12 +48,14 @@ export const eventOperations = [
     checks: [eventsFilter, eventsPage],
     commands: [listEvents],
     answers: [json(200, 'A page of events, the same bodies webhooks receive.', pageSchema(event))],
-    handle: ({ query, businessId, send }) =>
-      send(listEvents, {
-        business_id: businessId,
-        ...pageOf(query),
-        ...(query.type ? { type: query.type } : {}),
-      }),
+    handle: async ({ query, businessId, send }) =>
+      storedEvents(
+        await send(listEvents, {
+          business_id: businessId,
+          ...pageOf(query),
+          ...(query.type ? { type: query.type } : {}),
+        }),
+      ),
   }),
   defineOperation({
     method: 'get',
@@ -49,8 +67,8 @@ export const eventOperations = [
     params: { event_id: 'evt' },
     commands: [getEvent],
     answers: [json(200, 'The event.', event)],
-    handle: ({ params, businessId, send }) =>
-      send(getEvent, { business_id: businessId, event_id: params.event_id }),
+    handle: async ({ params, businessId, send }) =>
+      storedEvent(await send(getEvent, { business_id: businessId, event_id: params.event_id })),
   }),
 ];
 

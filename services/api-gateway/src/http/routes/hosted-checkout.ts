@@ -12,7 +12,6 @@ import {
   startCheckoutSession,
   tokens,
   type CheckoutSessionStatus,
-  type PaymentMethod,
   type PaymentView,
   type Token,
   isoDate,
@@ -40,6 +39,7 @@ import {
   defineOperation,
   json,
   mountOperations,
+  type AnswerOf,
   type OperationInput,
   type OperationSpec,
 } from '../operation';
@@ -96,7 +96,7 @@ const isPagePath = (req: Request) => ['GET', 'HEAD'].includes(req.method) && PAG
 
 const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
 /** `currency` is required for `crypto`: a condition on the object, so the OpenAPI document states it as if/then. */
-export const startSessionBody = Joi.object<{ method: PaymentMethod; currency?: string }>({
+export const startSessionBody = Joi.object({
   method: Joi.string().valid('pix', 'crypto').required(),
   currency: Joi.any(),
 }).when(Joi.object({ method: Joi.valid('crypto').required() }).unknown(), {
@@ -108,7 +108,7 @@ export const startSessionBody = Joi.object<{ method: PaymentMethod; currency?: s
 });
 
 /** What `checkout.js` reads from a started session (see assets/checkout.js). */
-function sessionPayment(view: PaymentView): Record<string, unknown> {
+function sessionPayment(view: PaymentView): AnswerOf<'startCheckoutSession'>['payment'] {
   const { payment } = view;
   if (view.pix) {
     return {

@@ -19,8 +19,6 @@ import {
   simulatePayment,
   tokens,
   updatePayment,
-  type ListPayments,
-  type PaymentMethod,
   type Token,
   type UpdatePayment,
 } from '@gateway/contracts';
@@ -84,22 +82,13 @@ const receivedFundsList = pageSchema(receivedFunds);
 
 const simulationAccepted = simulatePayment.resultSchema.id('SimulationAccepted');
 
-interface CreatePaymentBody {
-  payment_method: PaymentMethod;
-  amount: number;
-  currency?: string;
-  metadata?: string | null;
-  crypto?: { currency: string; network: 'solana' };
-  customer_id?: string | null;
-}
-
 const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
 
 /**
  * `crypto` is required when `payment_method` is `crypto`: a condition on the object (not on the field), so that the
  * document can state it as JSON Schema's if/then.
  */
-export const createPaymentBody = Joi.object<CreatePaymentBody>({
+export const createPaymentBody = Joi.object({
   payment_method: Joi.string().valid('pix', 'crypto').required(),
   amount: amountField.required(),
   currency: Joi.string().valid('BRL', 'brl'),
@@ -118,25 +107,23 @@ export const createPaymentBody = Joi.object<CreatePaymentBody>({
 });
 
 /** At least one of the two (MISSING_FIELDS naming both otherwise). */
-export const updatePaymentBody = Joi.object<{ amount?: number; metadata?: string | null }>({
+export const updatePaymentBody = Joi.object({
   amount: amountField,
   metadata: jsonText.allow(null),
 }).or('amount', 'metadata');
 
-export const simulateBody = Joi.object<{ outcome: 'paid' | 'failed' | 'expired'; amount?: number | null }>({
+export const simulateBody = Joi.object({
   outcome: Joi.string().valid('paid', 'failed', 'expired').required(),
   amount: amountField.allow(null),
 });
 
 /** A page of payments and the filters of docs/api.md#lists-and-pagination. */
-export const paymentsPage = (pageQuery(paymentId) as Joi.ObjectSchema).keys({
+export const paymentsPage = pageQuery(paymentId).keys({
   status: Joi.string().valid(...paymentStatuses),
   method: Joi.string().valid(...paymentMethods),
   created_gte: isoDate,
   created_lt: isoDate,
-}) as Joi.ObjectSchema<
-  Omit<ListPayments, 'business_id' | 'starting_after'> & { limit: number; starting_after?: string }
->;
+});
 
 export const receivedFundsPage = pageQuery(receivedFundsId);
 
@@ -180,7 +167,7 @@ export const paymentOperations = [
         method: body.payment_method,
         amount_centavos: body.amount,
         metadata: body.metadata ?? null,
-        token: body.crypto ? (body.crypto.currency.toLowerCase() as Token) : null,
+        token: 'crypto' in body && body.crypto ? (body.crypto.currency.toLowerCase() as Token) : null,
         customer_id: body.customer_id ?? null,
       });
       return paymentCreatedResponse(view);

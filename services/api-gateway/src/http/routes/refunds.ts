@@ -16,7 +16,7 @@ import * as answers from '../openapi/response-schemas';
 import { amountField, pageQuery } from '../validation';
 import type { RouteContext } from './context';
 
-export const createRefundBody = Joi.object<{ amount?: number | null; reason?: string | null }>({
+export const createRefundBody = Joi.object({
   amount: amountField.allow(null),
   // An empty reason is no reason.
   reason: boundedText('reason').allow(null, ''),

@@ -16,7 +16,6 @@ import {
   webhookDeliveriesLimit,
   webhookEventNames,
   webhookId,
-  type WebhookEventName,
   eventId,
   isoDate,
   publicId,
@@ -63,7 +62,7 @@ const deliveriesPage = Joi.object({
   next_cursor: nullableText.description('Pass as `cursor` for the next page; null on the last one.'),
 });
 
-export const createWebhookBody = Joi.object<{ url: string; events: WebhookEventName[] }>({
+export const createWebhookBody = Joi.object({
   url: boundedText('url')
     .uri({ scheme: ['https'] })
     .required(),
@@ -74,7 +73,7 @@ export const createWebhookBody = Joi.object<{ url: string; events: WebhookEventN
     .required(),
 });
 
-export const deliveriesQuery = Joi.object<{ limit: number; cursor?: string }>({
+export const deliveriesQuery = Joi.object({
   limit: webhookDeliveriesLimit,
   cursor: webhookDeliveriesCursor,
 });

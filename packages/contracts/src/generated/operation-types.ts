@@ -1,0 +1,942 @@
+// Generated from the gateway's operation table by `pnpm generate:sdk` (scripts/generate-sdk-types.ts): do not
+// edit. The JSON Schema of the gateway's OpenAPI document as TypeScript: its schemas by name, and each JSON
+// operation's body, query and success answer by its operation id, as the handlers of the operation table take and
+// give them (the query as checked: a parameter with a default is always there).
+
+export interface ApiKeyIssued {
+  business_id: string;
+  /** Shown once: store it now. */
+  api_key: string;
+  key_prefix: string;
+}
+
+export interface ApiKeyRevoked {
+  revoked: true;
+}
+
+export interface Business {
+  business_id: string;
+  name: string;
+  environment: 'sandbox' | 'production';
+  created_at: string;
+  api_keys: {
+    key_prefix: string;
+    created_at: string;
+    revoked_at: string | null;
+  }[];
+  api_keys_has_more: boolean;
+}
+
+export interface BusinessCreated {
+  business_id: string;
+  name: string;
+  environment: 'sandbox' | 'production';
+  /** Shown once: store it now. */
+  api_key: string;
+  key_prefix: string;
+  created_at: string;
+}
+
+export interface Checkout {
+  checkout_id: string;
+  business_id: string;
+  product_id: string;
+  slug: string;
+  title: string | null;
+  return_url: string;
+  cancel_url: string;
+  metadata: string | null;
+  status: 'active' | 'inactive';
+  created_at: string;
+  sessions?: {
+    session_id: string;
+    checkout_id: string;
+    payment_id: string;
+    status: 'initiated' | 'paid' | 'expired' | 'failed' | 'cancelled';
+    created_at: string;
+  }[];
+  sessions_has_more?: boolean;
+  /** The hosted checkout page. */
+  url: string;
+}
+
+export interface CheckoutSessionStarted {
+  session_id: string;
+  status: 'initiated';
+  payment: {
+    method: 'pix' | 'crypto';
+    expires_at: string;
+    pix?: PixCode;
+    crypto?: {
+      qr_code: string;
+      payment_link: string;
+      amount: number;
+      currency: 'USDC' | 'USDT' | 'EURC';
+      wallet_address: string;
+    };
+  };
+}
+
+export interface CheckoutSessionStatus {
+  status: 'initiated' | 'paid' | 'expired' | 'failed' | 'cancelled';
+  /** Where to send the buyer, once `paid`; null before. */
+  return_url: string | null;
+}
+
+export interface CheckoutWithSessions {
+  checkout_id: string;
+  business_id: string;
+  product_id: string;
+  slug: string;
+  title: string | null;
+  return_url: string;
+  cancel_url: string;
+  metadata: string | null;
+  status: 'active' | 'inactive';
+  created_at: string;
+  /** The hosted checkout page. */
+  url: string;
+  sessions: {
+    session_id: string;
+    checkout_id: string;
+    payment_id: string;
+    status: 'initiated' | 'paid' | 'expired' | 'failed' | 'cancelled';
+    created_at: string;
+  }[];
+  sessions_has_more: boolean;
+}
+
+export interface CreateBusinessRequest {
+  name: string;
+}
+
+export interface CreateCheckoutRequest {
+  product_id: string;
+  return_url: string;
+  cancel_url: string;
+  title?: string | null;
+  slug?: string | null;
+  /** Serialized JSON text with the caller's own data. */
+  metadata?: string | null;
+}
+
+export interface CreateCustomerRequest {
+  email?: string | null;
+  phone_number?: string | null;
+  document_number?: string | null;
+  /** Serialized JSON text with the caller's own data. */
+  metadata?: string | null;
+}
+
+export type CreatePaymentRequest =
+  | {
+      payment_method: 'pix';
+      amount: number;
+      currency?: 'BRL' | 'brl';
+      /** Serialized JSON text with the caller's own data. */
+      metadata?: string | null;
+      customer_id?: string | null;
+    }
+  | {
+      payment_method: 'crypto';
+      amount: number;
+      currency?: 'BRL' | 'brl';
+      /** Serialized JSON text with the caller's own data. */
+      metadata?: string | null;
+      customer_id?: string | null;
+      crypto: {
+        currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
+        network: 'solana';
+      };
+    };
+
+export interface CreateProductRequest {
+  name: string;
+  price: number;
+  description?: string | null;
+}
+
+export interface CreateRefundRequest {
+  amount?: number | null;
+  reason?: string | null;
+}
+
+export interface CreateWebhookRequest {
+  url: string;
+  events: (
+    | 'payment.created'
+    | 'payment.confirmed'
+    | 'payment.expired'
+    | 'payment.failed'
+    | 'payment.cancelled'
+    | 'refund.succeeded'
+    | 'refund.failed'
+  )[];
+}
+
+export interface CryptoPayer {
+  /** Owner of the token account the transfer debited. */
+  address: string;
+}
+
+export interface CryptoPaymentCreated {
+  payment_id: string;
+  /** BRL (integer centavos / 100). */
+  amount: number;
+  /** BRL (integer centavos / 100). */
+  fee_brl: number;
+  /** BRL (integer centavos / 100). */
+  net_amount_brl: number;
+  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+  customer_id: string | null;
+  payment_method: 'crypto';
+  crypto: CryptoPaymentInstructions;
+}
+
+export interface CryptoPaymentInstructions {
+  currency: 'USDC' | 'USDT' | 'EURC';
+  network: 'solana';
+  /** PNG data URI of the QR code of the payment link. */
+  qr_code: string;
+  /** Solana Pay transfer request URL. */
+  payment_link: string;
+  wallet_address: string;
+  /** Amount in the token. */
+  amount: number;
+  expires_at: string;
+}
+
+export interface Customer {
+  customer_id: string;
+  business_id: string;
+  email: string | null;
+  phone_number: string | null;
+  document_number: string | null;
+  ip: string | null;
+  metadata: string | null;
+  created_at: string;
+}
+
+export interface DeliveryRetried {
+  delivery_id: string;
+  status: string;
+}
+
+export interface Event {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type:
+    | 'payment.created'
+    | 'payment.confirmed'
+    | 'payment.expired'
+    | 'payment.failed'
+    | 'payment.cancelled'
+    | 'refund.succeeded'
+    | 'refund.failed';
+  created_at: string;
+  business_id: string;
+  data: EventPayment | EventRefund;
+}
+
+export interface EventPayment {
+  payment_id: string;
+  /** The rail's settlement id once paid (PIX endToEndId, Solana signature). */
+  transaction_id: string | null;
+  business_id: string;
+  method: 'pix' | 'crypto';
+  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+  /** BRL (integer centavos / 100). */
+  amount_brl: number;
+  /** The gateway's fee for this payment. */
+  fee_brl?: number;
+  /** What the business receives: `amount_brl - fee_brl`. */
+  net_amount_brl?: number;
+  /** The PSP txid (PIX) or the reference public key (crypto). */
+  external_id: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  customer_id: string | null;
+  /** BRL (integer centavos / 100). */
+  refunded_amount_brl: number;
+  /** When the payment window ends (the PIX charge's, or the crypto request's). */
+  expires_at?: string | null;
+  /** Who paid: null until `paid`, and null when the rail did not say. */
+  payer?: PixPayer | CryptoPayer | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventRefund {
+  refund_id: string;
+  payment_id: string;
+  /** BRL (integer centavos / 100). */
+  amount_brl: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  reason: string | null;
+  failure_reason: string | null;
+  /** The PIX devolução id or the Solana transaction signature. */
+  external_id: string | null;
+  /** The received funds (an overpayment's excess) this refund also returns to the payer besides `amount_brl`: the refund that completes the payment's refunds carries the excess still held. Null when none. */
+  returned_funds_id?: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FeeRule {
+  business_id: string;
+  method: 'pix' | 'crypto';
+  percent_bps: number;
+  fixed_centavos: number;
+}
+
+export interface FeeRuleRequest {
+  percent_bps: number;
+  fixed_centavos: number;
+}
+
+export interface OperatorReceivedFunds {
+  funds_id: string;
+  kind: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
+  rail: 'pix' | 'crypto';
+  reference: string;
+  /** Crypto: which transfer instruction of the transaction `reference` carried this money ("2", or "2.0" for an inner one); one transaction may hold several transfers kept for the payment, each its own record. Null for PIX, for what a crypto window collected and for a whole transaction (unreadable, excess). */
+  instruction: string | null;
+  /** BRL (integer centavos / 100). */
+  amount_brl: number | null;
+  amount_token: number | null;
+  detected_at: string;
+  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
+  status: 'held' | 'returning' | 'returned';
+  /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
+  returned_by: string | null;
+  returned_at: string | null;
+  /** The payment the money named (possibly one the gateway does not know: kept as unmatched). */
+  payment_id: string;
+  /** The payment's business; null when the gateway does not know the payment. */
+  business_id: string | null;
+  /** Crypto: the amount in token base units (also when the token is not known); null for PIX. */
+  amount_base_units: string | null;
+}
+
+export interface ParkedMessages {
+  queues: {
+    queue: string;
+    parked: number;
+  }[];
+  total_parked: number;
+}
+
+export interface Payment {
+  payment_id: string;
+  /** The rail's settlement id once paid (PIX endToEndId, Solana signature). */
+  transaction_id: string | null;
+  business_id: string;
+  method: 'pix' | 'crypto';
+  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+  /** BRL (integer centavos / 100). */
+  amount_brl: number;
+  /** The gateway's fee for this payment. */
+  fee_brl: number;
+  /** What the business receives: `amount_brl - fee_brl`. */
+  net_amount_brl: number;
+  /** The PSP txid (PIX) or the reference public key (crypto). */
+  external_id: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  customer_id: string | null;
+  /** BRL (integer centavos / 100). */
+  refunded_amount_brl: number;
+  /** When the payment window ends (the PIX charge's, or the crypto request's). */
+  expires_at: string | null;
+  /** Who paid: null until `paid`, and null when the rail did not say. */
+  payer: PixPayer | CryptoPayer | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PaymentCancelledEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payment.cancelled';
+  created_at: string;
+  business_id: string;
+  data: EventPayment;
+}
+
+export interface PaymentConfirmedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payment.confirmed';
+  created_at: string;
+  business_id: string;
+  data: EventPayment;
+}
+
+export interface PaymentCreatedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payment.created';
+  created_at: string;
+  business_id: string;
+  data: EventPayment;
+}
+
+export interface PaymentDetails {
+  payment_id: string;
+  /** The rail's settlement id once paid (PIX endToEndId, Solana signature). */
+  transaction_id: string | null;
+  business_id: string;
+  method: 'pix' | 'crypto';
+  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+  /** BRL (integer centavos / 100). */
+  amount_brl: number;
+  /** The gateway's fee for this payment. */
+  fee_brl: number;
+  /** What the business receives: `amount_brl - fee_brl`. */
+  net_amount_brl: number;
+  /** The PSP txid (PIX) or the reference public key (crypto). */
+  external_id: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  customer_id: string | null;
+  /** BRL (integer centavos / 100). */
+  refunded_amount_brl: number;
+  /** When the payment window ends (the PIX charge's, or the crypto request's). */
+  expires_at: string | null;
+  /** Who paid: null until `paid`, and null when the rail did not say. */
+  payer: PixPayer | CryptoPayer | null;
+  created_at: string;
+  updated_at: string;
+  pix?: PixCode;
+  crypto?: CryptoPaymentInstructions;
+}
+
+export interface PaymentExpiredEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payment.expired';
+  created_at: string;
+  business_id: string;
+  data: EventPayment;
+}
+
+export interface PaymentFailedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payment.failed';
+  created_at: string;
+  business_id: string;
+  data: EventPayment;
+}
+
+export interface PaymentUpdated {
+  payment_id: string;
+  /** BRL (integer centavos / 100). */
+  amount: number;
+  /** BRL (integer centavos / 100). */
+  fee_brl: number;
+  /** BRL (integer centavos / 100). */
+  net_amount_brl: number;
+  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+  pix?: PixCode;
+  crypto?: CryptoPaymentInstructions;
+}
+
+export interface PixCode {
+  /** PNG data URI of the QR code of the BR Code. */
+  qr_code: string;
+  /** The dynamic BR Code (PIX copy-and-paste code). */
+  copia_e_cola: string;
+}
+
+/** PIX: the payer's name and document as the PSP reported them; null where it did not. */
+export interface PixPayer {
+  name: string | null;
+  /** CPF as `***.456.789-**`, CNPJ as `**.345.678/0001-**`; never the whole number. */
+  document_masked: string | null;
+}
+
+export interface PixPaymentCreated {
+  payment_id: string;
+  /** BRL (integer centavos / 100). */
+  amount: number;
+  /** BRL (integer centavos / 100). */
+  fee_brl: number;
+  /** BRL (integer centavos / 100). */
+  net_amount_brl: number;
+  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+  customer_id: string | null;
+  expires_at: string;
+  pix: PixCode;
+}
+
+export interface Product {
+  product_id: string;
+  business_id: string;
+  name: string;
+  description: string | null;
+  /** BRL (integer centavos / 100). */
+  price: number;
+  price_centavos: number;
+  created_at: string;
+}
+
+export interface ReceivedFunds {
+  funds_id: string;
+  kind: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
+  rail: 'pix' | 'crypto';
+  reference: string;
+  /** Crypto: which transfer instruction of the transaction `reference` carried this money ("2", or "2.0" for an inner one); one transaction may hold several transfers kept for the payment, each its own record. Null for PIX, for what a crypto window collected and for a whole transaction (unreadable, excess). */
+  instruction: string | null;
+  /** BRL (integer centavos / 100). */
+  amount_brl: number | null;
+  amount_token: number | null;
+  detected_at: string;
+  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
+  status: 'held' | 'returning' | 'returned';
+  /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
+  returned_by: string | null;
+  returned_at: string | null;
+}
+
+export interface RedriveRequest {
+  queue?:
+    | 'api-gateway.commands'
+    | 'api-gateway.events'
+    | 'payment.commands'
+    | 'payment.events'
+    | 'pix-adapter.commands'
+    | 'pix-adapter.events'
+    | 'solana-watcher.commands'
+    | 'solana-watcher.events'
+    | 'checkout.commands'
+    | 'checkout.events'
+    | 'customer.commands'
+    | 'customer.events'
+    | 'webhook-dispatcher.commands'
+    | 'webhook-dispatcher.events';
+}
+
+export interface RedrivenMessages {
+  queues: {
+    queue: string;
+    redriven: number;
+  }[];
+  total_redriven: number;
+}
+
+export interface Refund {
+  refund_id: string;
+  payment_id: string;
+  /** BRL (integer centavos / 100). */
+  amount_brl: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  reason: string | null;
+  failure_reason: string | null;
+  /** The PIX devolução id or the Solana transaction signature. */
+  external_id: string | null;
+  /** The received funds (an overpayment's excess) this refund also returns to the payer besides `amount_brl`: the refund that completes the payment's refunds carries the excess still held. Null when none. */
+  returned_funds_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RefundFailedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'refund.failed';
+  created_at: string;
+  business_id: string;
+  data: EventRefund;
+}
+
+export interface RefundSucceededEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'refund.succeeded';
+  created_at: string;
+  business_id: string;
+  data: EventRefund;
+}
+
+export interface SimulatePaymentRequest {
+  outcome: 'paid' | 'failed' | 'expired';
+  amount?: number | null;
+}
+
+export interface SimulationAccepted {
+  accepted: true;
+}
+
+export type StartCheckoutSessionRequest =
+  | {
+      method: 'pix';
+    }
+  | {
+      method: 'crypto';
+      currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
+    };
+
+export interface UpdatePaymentRequest {
+  amount?: number;
+  /** Serialized JSON text with the caller's own data. */
+  metadata?: string | null;
+}
+
+export interface Webhook {
+  webhook_id: string;
+  business_id: string;
+  url: string;
+  events: (
+    | 'payment.created'
+    | 'payment.confirmed'
+    | 'payment.expired'
+    | 'payment.failed'
+    | 'payment.cancelled'
+    | 'refund.succeeded'
+    | 'refund.failed'
+  )[];
+  status: 'active' | 'inactive';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeleted {
+  deleted: true;
+}
+
+export interface WebhookDelivery {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: {
+    attempted_at: string;
+    status_code: number | null;
+    latency_ms: number;
+    error: string | null;
+    response_body: string | null;
+  }[];
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookSecret {
+  secret: string;
+}
+
+export interface WebhookTestData {
+  webhook_id: string;
+}
+
+export interface WebhookTestEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'webhook.test';
+  created_at: string;
+  business_id: string;
+  data: WebhookTestData;
+}
+
+export interface WebhookTested {
+  event_id: string;
+  status_code: number | null;
+  error: string | null;
+}
+
+export interface WebhookWithSecret {
+  webhook_id: string;
+  business_id: string;
+  url: string;
+  events: (
+    | 'payment.created'
+    | 'payment.confirmed'
+    | 'payment.expired'
+    | 'payment.failed'
+    | 'payment.cancelled'
+    | 'refund.succeeded'
+    | 'refund.failed'
+  )[];
+  status: 'active' | 'inactive';
+  created_at: string;
+  updated_at: string;
+  secret: string;
+}
+
+/** The body a webhook endpoint receives, one per delivered event type. */
+export type DeliveredEvent =
+  | PaymentCreatedEvent
+  | PaymentConfirmedEvent
+  | PaymentExpiredEvent
+  | PaymentFailedEvent
+  | PaymentCancelledEvent
+  | RefundSucceededEvent
+  | RefundFailedEvent
+  | WebhookTestEvent;
+
+/** Each JSON operation (public API, sandbox, operator API, hosted checkout) by its operation id: what its handler takes and answers. */
+export interface OperationTypes {
+  /** POST /v1/payments */
+  createPayment: {
+    body: CreatePaymentRequest;
+    answer: PixPaymentCreated | CryptoPaymentCreated;
+  };
+  /** GET /v1/payments */
+  listPayments: {
+    query: {
+      limit: number;
+      starting_after?: string;
+      status?: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+      method?: 'pix' | 'crypto';
+      created_gte?: string;
+      created_lt?: string;
+    };
+    answer: {
+      data: Payment[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/payments/{payment_id} */
+  getPayment: {
+    answer: PaymentDetails;
+  };
+  /** PATCH /v1/payments/{payment_id} */
+  updatePayment: {
+    body: UpdatePaymentRequest;
+    answer: PaymentUpdated;
+  };
+  /** POST /v1/payments/{payment_id}/cancel */
+  cancelPayment: {
+    answer: Payment;
+  };
+  /** GET /v1/payments/{payment_id}/received-funds */
+  listReceivedFunds: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: ReceivedFunds[];
+      has_more: boolean;
+    };
+  };
+  /** POST /v1/payments/{payment_id}/received-funds/{funds_id}/return */
+  returnReceivedFunds: {
+    answer: ReceivedFunds;
+  };
+  /** POST /v1/payments/{payment_id}/refunds */
+  createRefund: {
+    body: CreateRefundRequest;
+    answer: Refund;
+  };
+  /** GET /v1/payments/{payment_id}/refunds */
+  listRefunds: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Refund[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/refunds/{refund_id} */
+  getRefund: {
+    answer: Refund;
+  };
+  /** POST /v1/sandbox/payments/{payment_id}/simulate */
+  simulatePayment: {
+    body: SimulatePaymentRequest;
+    answer: SimulationAccepted;
+  };
+  /** POST /v1/checkouts */
+  createCheckout: {
+    body: CreateCheckoutRequest;
+    answer: Checkout;
+  };
+  /** GET /v1/checkouts */
+  listCheckouts: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Checkout[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/checkouts/{checkout_id} */
+  getCheckout: {
+    answer: CheckoutWithSessions;
+  };
+  /** GET /v1/checkouts/{checkout_id}/sessions */
+  listCheckoutSessions: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: {
+        session_id: string;
+        checkout_id: string;
+        payment_id: string;
+        status: 'initiated' | 'paid' | 'expired' | 'failed' | 'cancelled';
+        created_at: string;
+      }[];
+      has_more: boolean;
+    };
+  };
+  /** POST /v1/customers */
+  createCustomer: {
+    body: CreateCustomerRequest;
+    answer: Customer;
+  };
+  /** GET /v1/customers */
+  listCustomers: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Customer[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/customers/{customer_id} */
+  getCustomer: {
+    answer: Customer;
+  };
+  /** POST /v1/webhook */
+  createWebhook: {
+    body: CreateWebhookRequest;
+    answer: WebhookWithSecret;
+  };
+  /** GET /v1/webhook */
+  listWebhooks: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Webhook[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/webhook/{webhook_id} */
+  getWebhook: {
+    answer: Webhook;
+  };
+  /** DELETE /v1/webhook/{webhook_id} */
+  deleteWebhook: {
+    answer: WebhookDeleted;
+  };
+  /** POST /v1/webhook/{webhook_id}/rotate-secret */
+  rotateWebhookSecret: {
+    answer: WebhookSecret;
+  };
+  /** GET /v1/webhook/{webhook_id}/deliveries */
+  listWebhookDeliveries: {
+    query: {
+      limit: number;
+      cursor?: string;
+    };
+    answer: {
+      data: WebhookDelivery[];
+      /** Pass as `cursor` for the next page; null on the last one. */
+      next_cursor: string | null;
+    };
+  };
+  /** POST /v1/webhook/{webhook_id}/deliveries/{delivery_id}/retry */
+  retryWebhookDelivery: {
+    answer: DeliveryRetried;
+  };
+  /** POST /v1/webhook/{webhook_id}/test */
+  sendTestWebhook: {
+    answer: WebhookTested;
+  };
+  /** GET /v1/events */
+  listEvents: {
+    query: {
+      limit: number;
+      starting_after?: string;
+      type?:
+        | 'payment.created'
+        | 'payment.confirmed'
+        | 'payment.expired'
+        | 'payment.failed'
+        | 'payment.cancelled'
+        | 'refund.succeeded'
+        | 'refund.failed';
+    };
+    answer: {
+      data: Event[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/events/{event_id} */
+  getEvent: {
+    answer: Event;
+  };
+  /** POST /admin/v1/businesses */
+  createBusiness: {
+    body: CreateBusinessRequest;
+    answer: BusinessCreated;
+  };
+  /** GET /admin/v1/businesses/{business_id} */
+  getBusiness: {
+    answer: Business;
+  };
+  /** POST /admin/v1/businesses/{business_id}/api-keys */
+  issueApiKey: {
+    answer: ApiKeyIssued;
+  };
+  /** DELETE /admin/v1/api-keys/{key_prefix} */
+  revokeApiKey: {
+    answer: ApiKeyRevoked;
+  };
+  /** PUT /admin/v1/businesses/{business_id}/fee-rules/{method} */
+  setFeeRule: {
+    body: FeeRuleRequest;
+    answer: FeeRule;
+  };
+  /** POST /admin/v1/businesses/{business_id}/products */
+  createProduct: {
+    body: CreateProductRequest;
+    answer: Product;
+  };
+  /** GET /admin/v1/received-funds */
+  listAllReceivedFunds: {
+    query: {
+      kind?: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
+      status?: 'held' | 'returning' | 'returned';
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: OperatorReceivedFunds[];
+      has_more: boolean;
+    };
+  };
+  /** GET /admin/v1/parked */
+  listParkedMessages: {
+    answer: ParkedMessages;
+  };
+  /** POST /admin/v1/parked/redrive */
+  redriveParkedMessages: {
+    body: RedriveRequest;
+    answer: RedrivenMessages;
+  };
+  /** POST /c/{slug}/sessions */
+  startCheckoutSession: {
+    body: StartCheckoutSessionRequest;
+    answer: CheckoutSessionStarted;
+  };
+  /** GET /c/{slug}/sessions/{session_id} */
+  getCheckoutSessionStatus: {
+    answer: CheckoutSessionStatus;
+  };
+  /** POST /c/{slug}/sessions/{session_id}/cancel */
+  cancelCheckoutSession: {
+    answer: CheckoutSessionStatus;
+  };
+}
