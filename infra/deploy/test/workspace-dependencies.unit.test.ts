@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
   declaredDependencies,
@@ -13,7 +13,7 @@ import {
  * The workspace packages depend on each other in one direction only, dev dependencies included: a package's tests
  * use only packages below it (the low packages' tests take their helpers from @gateway/testkit-core, never from the
  * test kit of the services above them). And the manifests tell the whole graph: a file imports another workspace
- * package only by its name, and only one its package declares.
+ * package only by its name, and only one its package declares; production code only through that package's entry.
  */
 
 const packages = workspacePackages();
@@ -66,6 +66,26 @@ function importsOutsideThePackage({ folder }: WorkspacePackage): string[] {
   );
 }
 
+/** `@gateway/sdk/src/generated/types`: a path past a package's entry, into its source. */
+const intoSource = (specifier: string): boolean => /^@gateway\/[^/]+\/src(\/|$)/.test(specifier);
+
+/**
+ * Where a package's production code (`src/`) reaches into another workspace package's source instead of its entry.
+ * A package its build bundles (tsup `noExternal`) is the exception: the SDK takes single modules of the contracts so
+ * that its bundle holds only them, never the index (which loads joi). Tests, benches and the deployment checks may
+ * reach into a service's source (a service has no library entry: they read its config and its persistence).
+ */
+function importsPastTheEntry({ folder, manifest }: WorkspacePackage, under = 'src'): string[] {
+  if (!existsSync(join(repoRoot, folder, under))) return [];
+  const bundled = new Set((manifest as { tsup?: { noExternal?: string[] } }).tsup?.noExternal ?? []);
+  return sourceFiles(`${folder}/${under}`).flatMap((file) =>
+    specifiers(readFileSync(join(repoRoot, file), 'utf8'))
+      .filter((specifier) => intoSource(specifier) && !bundled.has(packageOf(specifier)))
+      .filter((specifier) => packageOf(specifier) !== manifest.name)
+      .map((specifier) => `${file} imports ${specifier}`),
+  );
+}
+
 describe('dependencies between workspace packages', () => {
   test('no cycle among the workspace packages, dev dependencies included', () => {
     expect(dependencyCycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
@@ -105,5 +125,14 @@ describe('dependencies between workspace packages', () => {
 
   test('a file reaches another workspace package only by its name, never by a relative path', () => {
     expect(packages.flatMap(importsOutsideThePackage)).toEqual([]);
+  });
+
+  test('production code reaches another workspace package through its entry, never into its src/', () => {
+    expect(packages.flatMap((pkg) => importsPastTheEntry(pkg))).toEqual([]);
+    // The scan itself sees such imports: the deployment checks read the services' configs from their sources.
+    const deploy = packages.find(({ folder }) => folder === 'infra/deploy')!;
+    expect(importsPastTheEntry(deploy, 'test')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/ imports @gateway\/api-gateway\/src\/config$/)]),
+    );
   });
 });

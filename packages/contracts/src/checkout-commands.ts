@@ -18,6 +18,7 @@ import {
   paymentMethods,
   tokens,
   type CheckoutSession,
+  type HttpApi,
   type PaymentMethod,
   type Token,
 } from './public-api';
@@ -61,23 +62,11 @@ export const createProduct = defineCommand<CreateProduct, Product>(
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
 );
 
-/** A checkout as the checkout service answers it: without the `url` the gateway adds, sessions embedded on a read. */
-export interface Checkout {
-  checkout_id: string;
-  business_id: string;
-  product_id: string;
-  slug: string;
-  title: string | null;
-  return_url: string;
-  cancel_url: string;
-  metadata: string | null;
-  status: 'active' | 'inactive';
-  created_at: string;
-  /** The newest EMBEDDED_SESSIONS_MAX sessions, newest first (checkout.get.v1 only). */
-  sessions?: CheckoutSession[];
-  /** Whether older sessions than those embedded exist (listed by checkout.sessions.list.v1). */
-  sessions_has_more?: boolean;
-}
+/**
+ * A checkout as the checkout service answers it: the public record without the `url` the gateway adds; a read embeds
+ * the newest EMBEDDED_SESSIONS_MAX sessions, newest first, and whether older ones exist (checkout.sessions.list.v1).
+ */
+export type Checkout = Omit<HttpApi.Checkout, 'url'>;
 /** How many sessions a checkout read embeds; the rest are paged through checkout.sessions.list.v1. */
 export const EMBEDDED_SESSIONS_MAX = PAGE_LIMIT_MAX;
 export const sessionId = publicId('sess');
