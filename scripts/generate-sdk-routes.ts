@@ -1,9 +1,11 @@
 /**
  * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts), one route per operation of
  * the public API (`/v1`, the sandbox included), its types (generated/types.ts, see generate-sdk-types.ts) and the
- * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts) from the gateway's operation table. The SDK
- * cannot import the gateway, so they are generated; services/api-gateway/test/sdk-routes.unit.test.ts fails when one
- * of the files is stale.
+ * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts) from the gateway's operation table; and the
+ * gateway's own operation types (packages/contracts/src/generated/operation-types.ts, same generator), which type the
+ * table's handlers. The SDK cannot import the gateway, and the gateway's handlers are typed by what its schemas
+ * publish, so they are generated (this runs without a type-check, so a stale file never stops it);
+ * services/api-gateway/test/sdk-routes.unit.test.ts fails when one of the files is stale.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
