@@ -1,10 +1,8 @@
-import type { Router } from 'express';
 import Joi from 'joi';
 import { eventId, getEvent, listEvents, pageSchema, webhookEventNames } from '@gateway/contracts';
-import { defineOperation, json, mountOperations, pageOf } from '../operation';
+import { defineOperation, json, pageOf } from '../operation';
 import { eventOf, eventRefund, eventPayment } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -53,6 +51,3 @@ export const eventOperations = [
       send(getEvent, { business_id: businessId, event_id: params.event_id }),
   }),
 ];
-
-export const eventRoutes = (context: RouteContext): Router =>
-  mountOperations(eventOperations, context, '/v1');
