@@ -7,7 +7,8 @@ import type { RouteContext } from './routes/context';
 import { pathId, validateBody, validateQuery, type FieldCodes, type PathIdPrefix } from './validation';
 
 /**
- * Who may call a route and what stands in front of it (app.ts):
+ * Who may call a route and what stands in front of it: each area's stack is declared once (app.ts), and every entry
+ * is mounted behind its area's (http/mount.ts):
  * - `api`: /v1, API key, rate limit per key, JSON body parsing, `Idempotency-Key` on POST;
  * - `sandbox`: the same, mounted only outside production;
  * - `admin`: /admin/v1, operator token, rate limit per IP, JSON body parsing;
