@@ -1,12 +1,26 @@
+import Redis from 'ioredis';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
 import { webhookEventNames } from '@gateway/contracts';
+import type { Broker } from '@gateway/messaging';
 import {
   startStackWithWebhookReceiver,
+  testLogger,
   waitFor,
   type RunningStack,
   type WebhookReceiver,
 } from '@gateway/testkit';
+import type { ApiGatewayConfig } from '../src/config';
+import { createApp } from '../src/http/app';
 import type { OpenApiDocument } from '../src/http/openapi';
-import { concretePath, OpenApiResponseValidator, type ResponseCheck } from './support/openapi';
+import {
+  concretePath,
+  documentedRoutes,
+  OpenApiResponseValidator,
+  servedRoutes,
+  validateOpenApiDocument,
+  type ResponseCheck,
+} from './support/openapi';
 
 type Json = Record<string, any>;
 type Credentials = 'merchant' | 'other-merchant' | 'operator' | 'none';
@@ -18,6 +32,57 @@ interface Checked extends ResponseCheck {
 
 /** What the hosted checkout lets one buyer IP do per minute here: low enough to reach its 429 quickly. */
 const CHECKOUT_LIMIT = 10;
+
+/** The app of an environment, built as the gateway builds it (nothing connected: only its routes are read). */
+function appOf(environment: ApiGatewayConfig['APP_ENV']) {
+  const redis = new Redis({ lazyConnect: true });
+  const app = createApp({
+    config: {
+      APP_ENV: environment,
+      LOG_LEVEL: 'silent',
+      PORT: 0,
+      DATABASE_URL: 'postgres://unused',
+      AMQP_URL: 'amqp://unused',
+      AMQP_PREFIX: 'unused',
+      REDIS_URL: 'redis://unused',
+      REDIS_PREFIX: 'unused:',
+      ADMIN_TOKEN: 'an-operator-token-of-at-least-32-characters',
+      RPC_TIMEOUT_MS: 1000,
+      RATE_LIMIT_PER_MINUTE: 60,
+      CHECKOUT_RATE_LIMIT_PER_MINUTE: 120,
+      ADMIN_RATE_LIMIT_PER_MINUTE: 30,
+      IDEMPOTENCY_RESPONSE_KEY: Buffer.alloc(32, 7).toString('base64'),
+      IDEMPOTENCY_PURGE_INTERVAL_MS: 60_000,
+      PUBLIC_BASE_URL: 'https://pay.example.com',
+      TRUST_PROXY: false,
+    },
+    dataSource: {} as DataSource,
+    broker: {} as Broker,
+    redis,
+    logger: testLogger('openapi'),
+  });
+  redis.disconnect();
+  return app;
+}
+
+/**
+ * The app serves exactly what its document lists: the routes express has, method and path, are the document's, in
+ * production (no sandbox) as in sandbox, and the document it serves is valid OpenAPI 3.1. Both come from the same
+ * table; this fails when a route is mounted or served beside it.
+ */
+describe('the gateway serves exactly the routes its OpenAPI document lists', () => {
+  test.each(['sandbox', 'production'] as const)('%s', async (environment) => {
+    const app = appOf(environment);
+    const document = (await request(app).get('/openapi.json')).body as OpenApiDocument;
+    const served = servedRoutes(app);
+    expect(served).toContain('POST /v1/payments');
+    expect(served.includes('POST /v1/sandbox/payments/{payment_id}/simulate')).toBe(
+      environment === 'sandbox',
+    );
+    expect(documentedRoutes(document)).toEqual(served);
+    expect(validateOpenApiDocument(document)).toEqual({ valid: true, version: '3.1', errors: null });
+  });
+});
 
 /**
  * The whole stack, driven through every documented route as a merchant, an operator and a buyer would, with every

@@ -16,18 +16,11 @@ import { idempotency } from './idempotency';
 import { jsonBody, refuseNulInQuery } from './input-bounds';
 import { createRateLimiter, rateLimit } from './rate-limit';
 import { requestContext } from './request-context';
-import { buildOpenApiDocument } from './openapi';
-import { adminRoutes } from './routes/admin';
-import { apiReferenceRoutes } from './routes/api-reference';
-import { checkoutRoutes } from './routes/checkouts';
+import { requireAdmin } from './admin-token';
+import { mountTable, type AreaStack, type PathScope } from './mount';
+import { buildOpenApiDocument, servedOperations } from './openapi';
 import type { RouteContext } from './routes/context';
-import { customerRoutes } from './routes/customers';
-import { healthRoutes } from './routes/health';
-import { hostedCheckoutRoutes } from './routes/hosted-checkout';
-import { paymentRoutes } from './routes/payments';
-import { webhookRoutes } from './routes/webhooks';
-import { refundRoutes } from './routes/refunds';
-import { eventRoutes } from './routes/events';
+import { hostedCheckoutScope } from './routes/hosted-checkout';
 
 export interface AppDependencies {
   config: ApiGatewayConfig;
@@ -41,8 +34,9 @@ export interface AppDependencies {
 const IDEMPOTENT_WAIT_MARGIN_MS = 2000;
 
 /**
- * The public edge: /v1 API (key, rate limit, idempotency), /admin/v1 operator API, /c hosted checkout, probes, and the
- * API's OpenAPI document (/openapi.json) with its reference page (/docs).
+ * The public edge: every route of the operation table (http/openapi/operations.ts), each mounted behind its area's
+ * stack: /v1 API (key, rate limit, idempotency), /admin/v1 operator API, /c hosted checkout, probes, and the API's
+ * OpenAPI document (/openapi.json) with its reference page (/docs).
  */
 export function createApp(deps: AppDependencies): Express {
   const { config, logger } = deps;
@@ -56,7 +50,80 @@ export function createApp(deps: AppDependencies): Express {
     broker: deps.broker,
     identity,
     config,
+    dataSource: deps.dataSource,
+    redis: deps.redis,
+    // The document of this very app (the sandbox routes only where they are mounted).
+    document: buildOpenApiDocument({
+      environment: config.APP_ENV,
+      rateLimits: {
+        api: config.RATE_LIMIT_PER_MINUTE,
+        admin: config.ADMIN_RATE_LIMIT_PER_MINUTE,
+        checkout: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
+      },
+    }),
   };
+  const limiter = (name: string, perMinute: number) =>
+    createRateLimiter(deps.redis, { keyPrefix: `${config.REDIS_PREFIX}rl:${name}`, perMinute });
+  const perIp = (req: Request) => `ip:${req.ip}`;
+  // Unauthenticated callers are counted per IP, so guessing keys is limited too.
+  const perKey = (req: Request, res: Response): string => {
+    const identity = res.locals.identity as Identity | undefined;
+    return identity ? `key:${identity.keyPrefix}` : `ip:${req.ip}`;
+  };
+
+  /** What stands in front of each area's routes, and of every other path under its prefix. */
+  const stacks: AreaStack[] = [
+    // Probes, this reference, the hosted page's files: no key, no limit.
+    { areas: ['public'], prefix: '' },
+    {
+      // The sandbox routes are in the table only outside production (servedOperations).
+      areas: ['api', 'sandbox'],
+      prefix: '/v1',
+      guards: [
+        identify(identity),
+        rateLimit('api', limiter('api', config.RATE_LIMIT_PER_MINUTE), perKey, logger),
+        requireIdentity,
+        // Exact paths only: an empty segment (`/v1//payments`, `/v1/payments/`) names no resource, though express's
+        // routing would read it as the path without it.
+        (req: Request, _res: Response, next: NextFunction) =>
+          next(/\/\/|.\/$/.test(req.originalUrl.split('?')[0]!) ? new AppError('NOT_FOUND') : undefined),
+        ...jsonBody(),
+      ],
+      onPost: [
+        idempotency({
+          dataSource: deps.dataSource,
+          logger,
+          waitLimitMs: config.RPC_TIMEOUT_MS + IDEMPOTENT_WAIT_MARGIN_MS,
+          responseKey: parseSealingKey(config.IDEMPOTENCY_RESPONSE_KEY),
+        }),
+      ],
+    },
+    {
+      areas: ['admin'],
+      prefix: '/admin/v1',
+      // Counted per IP before the token is checked, so guessing the token is limited too.
+      guards: [
+        rateLimit('admin', limiter('admin', config.ADMIN_RATE_LIMIT_PER_MINUTE), perIp, logger),
+        requireAdmin(config.ADMIN_TOKEN),
+        ...jsonBody(),
+      ],
+    },
+    {
+      // The page and its JSON calls, counted per buyer IP.
+      areas: ['checkout-page', 'checkout'],
+      prefix: '/c',
+      guards: [
+        rateLimit('checkout', limiter('checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE), perIp, logger),
+      ],
+      parseBody: jsonBody(),
+    },
+  ];
+  const scopes: PathScope[] = [
+    // Past the root's routes (the probes and the reference answer whatever the query holds).
+    { prefix: '', after: [refuseNulInQuery] },
+    hostedCheckoutScope(logger),
+  ];
+
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
@@ -66,83 +133,7 @@ export function createApp(deps: AppDependencies): Express {
   // this express would answer it itself, with an `Allow` list in text. Not a `'*'` route: matching one decodes the
   // whole path, so a malformed percent-encoding would fail here, before the router that owns the path answers it.
   app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new AppError('NOT_FOUND') : undefined));
-  app.use(healthRoutes(deps));
-  // The document of this very app (the sandbox routes only where they are mounted), public and not limited.
-  const document = buildOpenApiDocument({
-    environment: config.APP_ENV,
-    rateLimits: {
-      api: config.RATE_LIMIT_PER_MINUTE,
-      admin: config.ADMIN_RATE_LIMIT_PER_MINUTE,
-      checkout: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
-    },
-  });
-  app.use(apiReferenceRoutes(document, { tryItOut: config.APP_ENV !== 'production' }));
-  app.use(refuseNulInQuery);
-
-  // Unauthenticated callers are counted per IP, so guessing keys is limited too.
-  const apiLimiter = createRateLimiter(deps.redis, {
-    keyPrefix: `${config.REDIS_PREFIX}rl:api`,
-    perMinute: config.RATE_LIMIT_PER_MINUTE,
-  });
-  const apiBucket = (req: Request, res: Response): string => {
-    const identity = res.locals.identity as Identity | undefined;
-    return identity ? `key:${identity.keyPrefix}` : `ip:${req.ip}`;
-  };
-  const api = express.Router();
-  api.use(
-    identify(identity),
-    rateLimit('api', apiLimiter, apiBucket, logger),
-    requireIdentity,
-    // Exact paths only: an empty segment (`/v1//payments`, `/v1/payments/`) names no resource, though express's
-    // routing would read it as the path without it.
-    (req: Request, _res: Response, next: NextFunction) =>
-      next(/\/\/|.\/$/.test(req.originalUrl.split('?')[0]!) ? new AppError('NOT_FOUND') : undefined),
-    jsonBody(),
-  );
-  api.post(
-    '*',
-    idempotency({
-      dataSource: deps.dataSource,
-      logger,
-      waitLimitMs: config.RPC_TIMEOUT_MS + IDEMPOTENT_WAIT_MARGIN_MS,
-      responseKey: parseSealingKey(config.IDEMPOTENCY_RESPONSE_KEY),
-    }),
-  );
-  api.use(
-    paymentRoutes(context),
-    checkoutRoutes(context),
-    customerRoutes(context),
-    webhookRoutes(context),
-    refundRoutes(context),
-    eventRoutes(context),
-    notFoundHandler,
-  );
-  app.use('/v1', api);
-
-  // Counted per IP before the token is checked, so guessing the token is limited too.
-  const adminLimiter = createRateLimiter(deps.redis, {
-    keyPrefix: `${config.REDIS_PREFIX}rl:admin`,
-    perMinute: config.ADMIN_RATE_LIMIT_PER_MINUTE,
-  });
-  app.use(
-    '/admin/v1',
-    rateLimit('admin', adminLimiter, (req) => `ip:${req.ip}`, logger),
-    adminRoutes(context),
-  );
-
-  const checkoutLimiter = createRateLimiter(deps.redis, {
-    keyPrefix: `${config.REDIS_PREFIX}rl:checkout`,
-    perMinute: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
-  });
-  app.use(
-    '/c',
-    hostedCheckoutRoutes(
-      context,
-      rateLimit('checkout', checkoutLimiter, (req) => `ip:${req.ip}`, logger),
-      logger,
-    ),
-  );
-
+  app.use(mountTable(servedOperations(config.APP_ENV), stacks, scopes, context));
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger, { isTransient: isDependencyFailure }));
   return app;

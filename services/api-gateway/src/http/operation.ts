@@ -7,7 +7,8 @@ import type { RouteContext } from './routes/context';
 import { pathId, validateBody, validateQuery, type FieldCodes, type PathIdPrefix } from './validation';
 
 /**
- * Who may call a route and what stands in front of it (app.ts):
+ * Who may call a route and what stands in front of it: each area's stack is declared once (app.ts), and every entry
+ * is mounted behind its area's (http/mount.ts):
  * - `api`: /v1, API key, rate limit per key, JSON body parsing, `Idempotency-Key` on POST;
  * - `sandbox`: the same, mounted only outside production;
  * - `admin`: /admin/v1, operator token, rate limit per IP, JSON body parsing;
@@ -116,6 +117,11 @@ export interface OperationSpec {
   answers: Answer[];
   /** Serves the operation once its input is checked; what it returns is the answer's body. */
   handle?(input: OperationInput<string, unknown, unknown>, context: RouteContext): Promise<unknown>;
+  /**
+   * Answers the request itself, for a route that does not answer JSON from checked input (a page, a file, a probe,
+   * the document): no checks run before it, and it sends its own answer (or fails with the error to answer).
+   */
+  serve?(req: Request, res: Response, context: RouteContext): unknown;
 }
 
 /**
@@ -162,8 +168,9 @@ function checkParams(op: OperationSpec, req: Request): Record<string, string> {
 }
 
 /**
- * Mounts a family of entries on a router (paths relative to `prefix`, the path the router is mounted at): each
- * request is checked as its entry states, handled, and answered with the entry's success status.
+ * Mounts entries on a router (paths relative to `prefix`, the path the router is mounted at): each request is checked
+ * as its entry states, handled, and answered with the entry's success status; an entry that serves its requests
+ * itself (`serve`) gets them as they come. http/mount.ts decides which router and what stands in front of it.
  */
 export function mountOperations(
   operations: OperationSpec[],
@@ -173,14 +180,24 @@ export function mountOperations(
   options: { parseBody?: RequestHandler | RequestHandler[] } = {},
 ): Router {
   for (const op of operations) {
-    const { handle } = op;
-    if (!handle) throw new Error(`${op.operationId} has no handler`);
+    const { handle, serve } = op;
+    if (handle && serve) throw new Error(`${op.operationId} has both a handler and a serve function`);
     if (!op.path.startsWith(`${prefix}/`)) throw new Error(`${op.operationId} is not under ${prefix}`);
     const path = op.path.slice(prefix.length).replace(/\{(\w+)\}/g, ':$1');
+    // Only a route with a body parses one (the others ignore what is sent).
+    const parseBody = op.body && options.parseBody ? [options.parseBody].flat() : [];
+    if (serve) {
+      router[op.method](
+        path,
+        ...parseBody,
+        asyncHandler(async (req, res) => serve(req, res, context)),
+      );
+      continue;
+    }
+    if (!handle) throw new Error(`${op.operationId} has no handler`);
     router[op.method](
       path,
-      // Only a route with a body parses one (the others ignore what is sent).
-      ...(op.body && options.parseBody ? [options.parseBody].flat() : []),
+      ...parseBody,
       asyncHandler(async (req, res) => {
         const input = {
           params: req.params as Record<string, string>,

@@ -51,7 +51,7 @@ export function servedRoutes(app: Express): string[] {
   const walk = (stack: Layer[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        // `api.post('*', idempotency)` guards every /v1 POST; it is middleware, not a route.
+        // A stack's `onPost` (idempotency on every /v1 POST) is mounted as `post('*')`: middleware, not a route.
         if (layer.route.path === '*') continue;
         const path = `${prefix}${layer.route.path}`.replace(/:(\w+)/g, '{$1}');
         for (const method of Object.keys(layer.route.methods)) found.push(`${method.toUpperCase()} ${path}`);

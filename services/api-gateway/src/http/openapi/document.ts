@@ -7,7 +7,7 @@ import { RATE_LIMIT_HEADERS } from '../rate-limit';
 import { describeApi, type RateLimits } from './description';
 import { addErrorSchemas, codesByStatus, errorBodySchema } from './errors';
 import { SchemaComponents, type JsonSchema } from './json-schema';
-import { operations, type Answer, type Area, type OperationSpec } from './operations';
+import { servedOperations, type Answer, type Area, type OperationSpec } from './operations';
 import { webhookOperations } from './webhooks';
 
 export interface OpenApiOptions {
@@ -225,11 +225,6 @@ class DocumentBuilder {
       responses,
     };
   }
-}
-
-/** The routes this deployment serves: the sandbox ones only outside production (app.ts, routes/payments.ts). */
-function servedOperations(environment: Environment): OperationSpec[] {
-  return operations.filter((op) => op.area !== 'sandbox' || environment !== 'production');
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Environment } from '../../domain/api-key';
 import { exampleId, type OperationSpec } from '../operation';
 import { adminOperations } from '../routes/admin';
 import { apiReferenceOperations } from '../routes/api-reference';
@@ -15,7 +16,8 @@ export type { Answer, Area, HttpMethod, OperationSpec, RequestExamples } from '.
 
 /**
  * Every route the gateway serves: the table, one entry per operation, each declared once next to its handler in its
- * route family's module (routes/*.ts) and mounted from it; the OpenAPI document is computed from the same entries.
+ * route family's module (routes/*.ts). app.ts mounts the table, each entry behind its area's stack (http/mount.ts), and
+ * the OpenAPI document is computed from the same entries: a new family is its module and one line here.
  */
 export const operations: OperationSpec[] = [
   ...paymentOperations,
@@ -30,3 +32,8 @@ export const operations: OperationSpec[] = [
   ...healthOperations,
   ...apiReferenceOperations,
 ];
+
+/** The routes a deployment serves (app.ts mounts them, the document lists them): the sandbox only outside production. */
+export function servedOperations(environment: Environment): OperationSpec[] {
+  return operations.filter((op) => op.area !== 'sandbox' || environment !== 'production');
+}

@@ -1,5 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { Router, type Request, type RequestHandler } from 'express';
+import type { Request } from 'express';
 import Joi from 'joi';
 import {
   PAGE_LIMIT_MAX,
@@ -29,12 +28,10 @@ import { revokeApiKey } from '../../application/revoke-api-key';
 import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
 import { KEY_PREFIX, API_KEY_PATTERN, environments } from '../../domain/api-key';
-import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf } from '../operation';
 import { brl, nullableText, receivedFunds } from '../openapi/response-schemas';
-import { jsonBody } from '../input-bounds';
 import { receivedFundsResponse } from '../payment-responses';
 import { amountField, centavosField, pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -125,20 +122,6 @@ const redrivenMessages = Joi.object({
   queues: queueCount('redriven'),
   total_redriven: Joi.number().integer().min(0).required(),
 }).id('RedrivenMessages');
-
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-
-/** `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time (as digests, so lengths leak nothing either). */
-function requireAdmin(adminToken: string): RequestHandler {
-  const expected = sha256(adminToken);
-  return (req, _res, next) => {
-    const match = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
-    const presented = match ? sha256(match[1]!) : undefined;
-    if (presented && timingSafeEqual(presented, expected)) return next();
-    // The catalog's UNAUTHORIZED text speaks of an API key; an operator presents the admin token.
-    next(new AppError('UNAUTHORIZED', 'Token de operador ausente ou inválido.'));
-  };
-}
 
 export const businessBody = Joi.object({ name: businessName.required() });
 export const feeRuleBody = Joi.object({
@@ -405,9 +388,3 @@ export const adminOperations = [
     },
   }),
 ];
-
-export function adminRoutes(context: RouteContext): Router {
-  const router = Router();
-  router.use(requireAdmin(context.config.ADMIN_TOKEN), jsonBody());
-  return mountOperations(adminOperations, context, '/admin/v1', router);
-}

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import type { Response } from 'express';
 import Joi from 'joi';
 import { AppError } from '@gateway/http-errors';
 import {
@@ -9,22 +9,46 @@ import {
   type ApiReferenceAssetName,
 } from '../api-reference';
 import { json, type OperationSpec } from '../operation';
+import type { RouteContext } from './context';
 
 const OPENAPI_PATH = '/openapi.json';
 const DOCS_PATH = '/docs';
 /** An asset linked with its exact version never changes: cached for good. */
 const IMMUTABLE_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
+const securityHeaders = (res: Response) =>
   res.set({
     'Content-Security-Policy': API_REFERENCE_CONTENT_SECURITY_POLICY,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   });
-  next();
-};
 
-/** The document and its reference page (served below), described in the document itself. */
+type ServedDocument = RouteContext['document'];
+
+/** The document's text and its reference page, computed once per document. */
+const served = new WeakMap<ServedDocument, { body: string; page: string }>();
+function servedOf({ document, config }: RouteContext): { body: string; page: string } {
+  let texts = served.get(document);
+  if (!texts) {
+    texts = {
+      body: JSON.stringify(document),
+      page: renderApiReferencePage({
+        title: document.info.title,
+        base: DOCS_PATH,
+        openApiUrl: OPENAPI_PATH,
+        // "Try it out" is offered outside production only.
+        tryItOut: config.APP_ENV !== 'production',
+      }),
+    };
+    served.set(document, texts);
+  }
+  return texts;
+}
+
+/**
+ * /openapi.json (the document) and /docs (its reference page, Swagger UI served from node_modules): public, like the
+ * probes, with no key and no rate limit; described in the document itself.
+ */
 export const apiReferenceOperations: OperationSpec[] = [
   {
     method: 'get',
@@ -34,6 +58,9 @@ export const apiReferenceOperations: OperationSpec[] = [
     area: 'public',
     summary: 'This document',
     answers: [json(200, 'The OpenAPI 3.1 document of the whole API.', Joi.object().unknown())],
+    serve: (_req, res, context) => {
+      res.status(200).type('application/json').set('Cache-Control', 'no-cache').send(servedOf(context).body);
+    },
   },
   {
     method: 'get',
@@ -43,6 +70,10 @@ export const apiReferenceOperations: OperationSpec[] = [
     area: 'public',
     summary: 'The API reference page rendered from this document',
     answers: [{ status: 200, description: 'The page.', mediaTypes: ['text/html'] }],
+    serve: (_req, res, context) => {
+      securityHeaders(res);
+      res.status(200).type('html').set('Cache-Control', 'no-cache').send(servedOf(context).page);
+    },
   },
   {
     method: 'get',
@@ -56,48 +87,21 @@ export const apiReferenceOperations: OperationSpec[] = [
     answers: [
       { status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript', 'image/png'] },
     ],
+    serve: async (req, res) => {
+      securityHeaders(res);
+      const name = req.params.name as ApiReferenceAssetName;
+      if (!Object.prototype.hasOwnProperty.call(apiReferenceAssets, name)) throw new AppError('NOT_FOUND');
+      const asset = apiReferenceAssets[name];
+      const immutable = req.query.v === asset.version;
+      await new Promise<void>((resolve, reject) =>
+        res
+          .type(asset.contentType)
+          .sendFile(
+            asset.file,
+            { root: asset.root, maxAge: immutable ? IMMUTABLE_MAX_AGE_MS : 0, immutable },
+            (err) => (err ? reject(err) : resolve()),
+          ),
+      );
+    },
   },
 ];
-
-/**
- * /openapi.json (the document) and /docs (its reference page, Swagger UI served from node_modules): public, like
- * the probes, with no key and no rate limit. "Try it out" is offered outside production only.
- */
-/** What the page needs of the document (the document itself is computed from the table these entries are in). */
-type ServedDocument = Record<string, unknown> & { info: { title: string } };
-
-export function apiReferenceRoutes(document: ServedDocument, options: { tryItOut: boolean }): Router {
-  const router = Router();
-  const body = JSON.stringify(document);
-  const page = renderApiReferencePage({
-    title: document.info.title,
-    base: DOCS_PATH,
-    openApiUrl: OPENAPI_PATH,
-    tryItOut: options.tryItOut,
-  });
-
-  router.get(OPENAPI_PATH, (_req, res) => {
-    res.status(200).type('application/json').set('Cache-Control', 'no-cache').send(body);
-  });
-
-  router.get(DOCS_PATH, securityHeaders, (_req, res) => {
-    res.status(200).type('html').set('Cache-Control', 'no-cache').send(page);
-  });
-
-  router.get(`${DOCS_PATH}/assets/:name`, securityHeaders, (req, res, next) => {
-    const name = req.params.name as ApiReferenceAssetName;
-    if (!Object.prototype.hasOwnProperty.call(apiReferenceAssets, name))
-      return next(new AppError('NOT_FOUND'));
-    const asset = apiReferenceAssets[name];
-    const immutable = req.query.v === asset.version;
-    res
-      .type(asset.contentType)
-      .sendFile(
-        asset.file,
-        { root: asset.root, maxAge: immutable ? IMMUTABLE_MAX_AGE_MS : 0, immutable },
-        (err) => err && next(err),
-      );
-  });
-
-  return router;
-}

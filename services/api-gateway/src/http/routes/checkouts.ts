@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import Joi from 'joi';
 import {
   boundedText,
@@ -15,9 +14,8 @@ import {
 } from '@gateway/contracts';
 import { AppError } from '@gateway/http-errors';
 import type { ApiGatewayConfig } from '../../config';
-import { defineOperation, exampleId, json, mountOperations, only, pageOf } from '../operation';
+import { defineOperation, exampleId, json, only, pageOf } from '../operation';
 import { jsonText, pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -145,6 +143,3 @@ export const checkoutOperations = [
       }),
   }),
 ];
-
-export const checkoutRoutes = (context: RouteContext): Router =>
-  mountOperations(checkoutOperations, context, '/v1');

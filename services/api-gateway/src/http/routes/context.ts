@@ -1,11 +1,13 @@
+import type Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
 import type { Broker } from '@gateway/messaging';
 import type { ApiGatewayConfig } from '../../config';
 import type { CommandSender } from '../commands';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
 
 /**
- * What route modules need: the command channel, the businesses and API keys the gateway keeps, the config, and the
- * broker for operators.
+ * What route modules need: the command channel, the businesses and API keys the gateway keeps, the config, the
+ * broker for operators, the stores the readiness probe checks, and the document the reference serves.
  */
 export interface RouteContext {
   commands: CommandSender;
@@ -13,4 +15,8 @@ export interface RouteContext {
   broker: Broker;
   identity: IdentityDeps;
   config: ApiGatewayConfig;
+  dataSource: DataSource;
+  redis: Redis;
+  /** This gateway's OpenAPI document (served at /openapi.json, rendered at /docs). */
+  document: Record<string, unknown> & { info: { title: string } };
 }

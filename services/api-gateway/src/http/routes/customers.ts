@@ -7,10 +7,8 @@ import {
   listCustomers,
   pageSchema,
 } from '@gateway/contracts';
-import type { Router } from 'express';
-import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf } from '../operation';
 import { jsonText, pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -87,6 +85,3 @@ export const customerOperations = [
       send(getCustomer, { business_id: businessId, customer_id: params.customer_id }),
   }),
 ];
-
-export const customerRoutes = (context: RouteContext): Router =>
-  mountOperations(customerOperations, context, '/v1');

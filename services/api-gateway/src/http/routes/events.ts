@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import Joi from 'joi';
 import {
   eventId,
@@ -9,10 +8,9 @@ import {
   type Page,
   type PublicEvent,
 } from '@gateway/contracts';
-import { defineOperation, json, mountOperations, pageOf, type AnswerOf } from '../operation';
+import { defineOperation, json, pageOf, type AnswerOf } from '../operation';
 import { eventOf, eventRefund, eventPayment } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -71,6 +69,3 @@ export const eventOperations = [
       storedEvent(await send(getEvent, { business_id: businessId, event_id: params.event_id })),
   }),
 ];
-
-export const eventRoutes = (context: RouteContext): Router =>
-  mountOperations(eventOperations, context, '/v1');

@@ -1,12 +1,9 @@
 import Joi from 'joi';
-import { Router } from 'express';
-import type Redis from 'ioredis';
-import type { DataSource } from 'typeorm';
 import { serviceNames } from '@gateway/contracts';
-import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, asyncHandler } from '@gateway/http-errors';
-import type { Broker } from '@gateway/messaging';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '@gateway/http-errors';
 import { metricsRegistry } from '@gateway/observability';
 import { json, type OperationSpec } from '../operation';
+import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -43,8 +40,32 @@ async function check(probe: () => Promise<string | undefined>): Promise<CheckRes
   }
 }
 
-/** /healthz (process up), /readyz (dependencies and downstream consumers), /metrics (Prometheus). */
-/** The probes and the metrics (served below, not JSON entries of their own), described for the document. */
+/** Whether the stores, the broker and every downstream service answer: the readiness report. */
+async function readinessOf({ dataSource, redis, broker }: RouteContext) {
+  const probes: Record<string, () => Promise<string | undefined>> = {
+    postgres: async () => {
+      await dataSource.query('SELECT 1');
+      return undefined;
+    },
+    redis: async () => {
+      const answer = await redis.ping();
+      return answer === 'PONG' ? undefined : `unexpected answer ${answer}`;
+    },
+    rabbitmq: async () => (broker.connected ? undefined : 'not connected'),
+  };
+  for (const service of DOWNSTREAM_SERVICES) {
+    probes[`service:${service}`] = async () =>
+      (await broker.commandConsumers(service)) > 0 ? undefined : 'no consumer';
+  }
+  const names = Object.keys(probes);
+  const results = await Promise.all(names.map((name) => check(probes[name]!)));
+  return {
+    ready: results.every((result) => result.ok),
+    checks: Object.fromEntries(names.map((name, i) => [name, results[i]!])),
+  };
+}
+
+/** /healthz (process up), /readyz (dependencies and downstream consumers), /metrics (Prometheus): not JSON operations. */
 export const healthOperations: OperationSpec[] = [
   {
     method: 'get',
@@ -54,6 +75,9 @@ export const healthOperations: OperationSpec[] = [
     area: 'public',
     summary: 'The process is up',
     answers: [json(200, 'Up.', liveness)],
+    serve: (_req, res) => {
+      res.json({ status: 'ok' });
+    },
   },
   {
     method: 'get',
@@ -63,6 +87,11 @@ export const healthOperations: OperationSpec[] = [
     area: 'public',
     summary: 'PostgreSQL, Redis, RabbitMQ and every downstream service answer',
     answers: [json(200, 'Ready.', readiness), json(503, 'Not ready (with `Retry-After`).', readiness)],
+    serve: async (_req, res, context) => {
+      const { ready, checks } = await readinessOf(context);
+      if (!ready) res.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+    },
   },
   {
     method: 'get',
@@ -72,49 +101,8 @@ export const healthOperations: OperationSpec[] = [
     area: 'public',
     summary: 'Prometheus metrics',
     answers: [{ status: 200, description: 'Prometheus text format.', mediaTypes: ['text/plain'] }],
+    serve: async (_req, res) => {
+      res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+    },
   },
 ];
-
-export function healthRoutes(deps: { dataSource: DataSource; redis: Redis; broker: Broker }): Router {
-  const router = Router();
-
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-
-  router.get(
-    '/readyz',
-    asyncHandler(async (_req, res) => {
-      const probes: Record<string, () => Promise<string | undefined>> = {
-        postgres: async () => {
-          await deps.dataSource.query('SELECT 1');
-          return undefined;
-        },
-        redis: async () => {
-          const answer = await deps.redis.ping();
-          return answer === 'PONG' ? undefined : `unexpected answer ${answer}`;
-        },
-        rabbitmq: async () => (deps.broker.connected ? undefined : 'not connected'),
-      };
-      for (const service of DOWNSTREAM_SERVICES) {
-        probes[`service:${service}`] = async () =>
-          (await deps.broker.commandConsumers(service)) > 0 ? undefined : 'no consumer';
-      }
-      const names = Object.keys(probes);
-      const results = await Promise.all(names.map((name) => check(probes[name]!)));
-      const checks = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
-      const ready = results.every((result) => result.ok);
-      if (!ready) res.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
-      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-    }),
-  );
-
-  router.get(
-    '/metrics',
-    asyncHandler(async (_req, res) => {
-      res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
-    }),
-  );
-
-  return router;
-}

@@ -1,4 +1,4 @@
-import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import Joi from 'joi';
 import {
   CHECKOUT_SLUG_PATTERN,
@@ -19,7 +19,7 @@ import {
   paymentMethods,
   checkoutSessionStatuses,
 } from '@gateway/contracts';
-import { AppError, asyncHandler, errorMiddleware, toAppError } from '@gateway/http-errors';
+import { AppError, errorMiddleware, toAppError } from '@gateway/http-errors';
 import type { Logger } from '@gateway/observability';
 import {
   CHECKOUT_CONTENT_SECURITY_POLICY,
@@ -33,18 +33,10 @@ import {
 import { findBusiness } from '../../persistence';
 import { publicCrypto } from '../payment-responses';
 import { isDependencyFailure } from '../dependency-failure';
-import { jsonBody } from '../input-bounds';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
-import {
-  defineOperation,
-  json,
-  mountOperations,
-  type AnswerOf,
-  type OperationInput,
-  type OperationSpec,
-} from '../operation';
+import type { PathScope } from '../mount';
+import { defineOperation, json, type AnswerOf, type OperationInput, type OperationSpec } from '../operation';
 import { pixCode, cryptoInstructions } from '../openapi/response-schemas';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -170,7 +162,7 @@ async function cancelSessionPayment(
   }
 }
 
-/** The page and its files: served by hand below (not JSON), described here for the document. */
+/** The page and its files: not JSON, each served by its entry. */
 export const checkoutPageOperations: OperationSpec[] = [
   {
     method: 'get',
@@ -185,6 +177,18 @@ export const checkoutPageOperations: OperationSpec[] = [
     answers: [
       { status: 200, description: 'The file.', mediaTypes: ['text/css', 'text/javascript', 'image/svg+xml'] },
     ],
+    serve: (req, res) => {
+      const name = req.params.name as CheckoutAssetName;
+      if (!Object.prototype.hasOwnProperty.call(checkoutAssets, name)) throw new AppError('NOT_FOUND');
+      const asset = checkoutAssets[name];
+      // The page links `?v=<content hash>`: that exact version never changes, so it may be cached for good.
+      const immutable = req.query.v === asset.version;
+      res
+        .status(200)
+        .type(asset.contentType)
+        .set('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
+        .send(asset.body);
+    },
   },
   {
     method: 'get',
@@ -200,6 +204,31 @@ export const checkoutPageOperations: OperationSpec[] = [
       { status: 404, description: 'The not-found page.', mediaTypes: ['text/html'] },
       { status: 503, description: 'The try-again page (with `Retry-After`).', mediaTypes: ['text/html'] },
     ],
+    serve: async (req, res, { commands, identity, config }) => {
+      const slug = req.params.slug!;
+      const notFound = () => sendNotFoundPage(res);
+      if (!hasCheckoutSlugShape(slug)) return notFound();
+      let page;
+      try {
+        page = await commands.send(getCheckoutPage, { slug }, res);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'NOT_FOUND') return notFound();
+        throw err;
+      }
+      const html = renderCheckoutPage({
+        slug: page.slug,
+        businessName: await businessName(identity, page.business_id, page.business_name),
+        productName: page.product_name,
+        productDescription: page.product_description,
+        title: page.title,
+        priceCentavos: page.price_centavos,
+        cancelUrl: page.cancel_url,
+        rails: { pix: true, crypto: ['USDC', 'USDT', 'EURC'] },
+        assetBase: ASSET_BASE,
+        sandbox: config.APP_ENV !== 'production',
+      });
+      res.status(200).type('html').set('Cache-Control', 'no-store').send(html);
+    },
   },
 ];
 
@@ -285,70 +314,15 @@ export const checkoutSessionOperations = [
 export const hostedCheckoutOperations = [...checkoutPageOperations, ...checkoutSessionOperations];
 
 /**
- * The hosted checkout at /c/{slug}: public (no API key), rate limited per buyer IP, every response under a strict
- * CSP. The page's JSON endpoints answer errors with buyer-facing Portuguese text.
+ * The hosted checkout at /c: public (no API key), every answer under a strict CSP; its routes' errors answer with
+ * buyer-facing Portuguese text, and the page's not-found and try-again answers are HTML pages.
  */
-export function hostedCheckoutRoutes(
-  context: RouteContext,
-  ipRateLimit: RequestHandler,
-  logger: Logger,
-): Router {
-  const { commands, identity, config } = context;
-  const router = Router();
-  router.use(securityHeaders);
-
-  router.get('/assets/:name', (req, res, next) => {
-    const name = req.params.name as CheckoutAssetName;
-    if (!Object.prototype.hasOwnProperty.call(checkoutAssets, name)) return next(new AppError('NOT_FOUND'));
-    const asset = checkoutAssets[name];
-    // The page links `?v=<content hash>`: that exact version never changes, so it may be cached for good.
-    const immutable = req.query.v === asset.version;
-    res
-      .status(200)
-      .type(asset.contentType)
-      .set('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
-      .send(asset.body);
-  });
-
-  router.use(ipRateLimit);
-
-  router.get(
-    '/:slug',
-    asyncHandler(async (req, res) => {
-      const slug = req.params.slug;
-      const notFound = () => sendNotFoundPage(res);
-      if (!hasCheckoutSlugShape(slug)) return notFound();
-      let page;
-      try {
-        page = await commands.send(getCheckoutPage, { slug }, res);
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'NOT_FOUND') return notFound();
-        throw err;
-      }
-      const html = renderCheckoutPage({
-        slug: page.slug,
-        businessName: await businessName(identity, page.business_id, page.business_name),
-        productName: page.product_name,
-        productDescription: page.product_description,
-        title: page.title,
-        priceCentavos: page.price_centavos,
-        cancelUrl: page.cancel_url,
-        rails: { pix: true, crypto: ['USDC', 'USDT', 'EURC'] },
-        assetBase: ASSET_BASE,
-        sandbox: config.APP_ENV !== 'production',
-      });
-      res.status(200).type('html').set('Cache-Control', 'no-store').send(html);
-    }),
-  );
-
-  mountOperations(checkoutSessionOperations, context, '/c', router, { parseBody: jsonBody() });
-
+export function hostedCheckoutScope(logger: Logger): PathScope {
   // A slug express cannot even decode (`/c/%ZZ`, `/c/x%`) fails before the page route runs: still the page's 404.
-  router.use(((err, req, res, next) => {
+  const pageNotFound: ErrorRequestHandler = (err, req, res, next) => {
     if (!isPagePath(req) || res.headersSent || toAppError(err).error.code !== 'NOT_FOUND') return next(err);
     sendNotFoundPage(res);
-  }) as ErrorRequestHandler);
-
+  };
   // A buyer opening the page while a dependency is down (the rate limit's Redis too) gets a page saying to try again.
   const pageUnavailable: ErrorRequestHandler = (err, req, res, next) => {
     const { error } = toAppError(err, isDependencyFailure);
@@ -361,12 +335,16 @@ export function hostedCheckoutRoutes(
       .set({ ...error.headers, 'Cache-Control': 'no-store' })
       .send(renderUnavailablePage(ASSET_BASE));
   };
-  router.use(pageUnavailable);
-  router.use(
-    errorMiddleware(logger, {
-      message: (error) => renderErrorMessage(error.code),
-      isTransient: isDependencyFailure,
-    }),
-  );
-  return router;
+  return {
+    prefix: '/c',
+    before: [securityHeaders],
+    after: [
+      pageNotFound,
+      pageUnavailable,
+      errorMiddleware(logger, {
+        message: (error) => renderErrorMessage(error.code),
+        isTransient: isDependencyFailure,
+      }),
+    ],
+  };
 }

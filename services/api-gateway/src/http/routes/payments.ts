@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import Joi from 'joi';
 import {
   cancelPayment,
@@ -30,10 +29,9 @@ import {
   receivedFundsResponse,
 } from '../payment-responses';
 import { identityOf } from '../identity';
-import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf } from '../operation';
 import { brl, pixCode, cryptoInstructions, paymentRecord, receivedFunds } from '../openapi/response-schemas';
 import { amountField, jsonText, pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -352,10 +350,3 @@ export const sandboxOperations = [
       }),
   }),
 ];
-
-export const paymentRoutes = (context: RouteContext): Router =>
-  mountOperations(
-    [...paymentOperations, ...(context.config.APP_ENV !== 'production' ? sandboxOperations : [])],
-    context,
-    '/v1',
-  );

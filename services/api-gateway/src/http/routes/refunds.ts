@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import Joi from 'joi';
 import {
   boundedText,
@@ -11,10 +10,9 @@ import {
   type RefundRecord,
 } from '@gateway/contracts';
 import { AppError } from '@gateway/http-errors';
-import { defineOperation, json, mountOperations, pageOf } from '../operation';
+import { defineOperation, json, pageOf } from '../operation';
 import * as answers from '../openapi/response-schemas';
 import { amountField, pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 export const createRefundBody = Joi.object({
   amount: amountField.allow(null),
@@ -105,6 +103,3 @@ export const refundOperations = [
     },
   }),
 ];
-
-export const refundRoutes = (context: RouteContext): Router =>
-  mountOperations(refundOperations, context, '/v1');

@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import Joi from 'joi';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '@gateway/config';
 import {
@@ -20,10 +19,9 @@ import {
   isoDate,
   publicId,
 } from '@gateway/contracts';
-import { defineOperation, json, mountOperations, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf } from '../operation';
 import { nullableText } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
-import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -219,6 +217,3 @@ export const webhookOperations = [
       ),
   }),
 ];
-
-export const webhookRoutes = (context: RouteContext): Router =>
-  mountOperations(webhookOperations, context, '/v1');
