@@ -1,13 +1,15 @@
 /**
  * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts), one route per operation of
  * the public API (`/v1`, the sandbox included), its types (generated/types.ts, see generate-sdk-types.ts) and the
- * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts) from the gateway's operation table. The SDK
- * cannot import the gateway, so they are generated; services/api-gateway/test/sdk-routes.unit.test.ts fails when one
- * of the files is stale.
+ * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts), and the facts of the CLI's commands
+ * (packages/cli/src/generated/commands.ts, see generate-cli-commands.ts) from the gateway's operation table. The SDK
+ * and the CLI cannot import the gateway, so they are generated; services/api-gateway/test/sdk-routes.unit.test.ts
+ * fails when one of the files is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
+import { CLI_COMMANDS_FILE, renderCliCommands } from './generate-cli-commands';
 import { SDK_BODIES_FILE, renderSdkBodies } from './generate-sdk-bodies';
 import { SDK_TYPES_FILE, renderSdkTypes } from './generate-sdk-types';
 
@@ -35,6 +37,7 @@ if (require.main === module) {
     [SDK_ROUTES_FILE, renderSdkRoutes()],
     [SDK_TYPES_FILE, renderSdkTypes()],
     [SDK_BODIES_FILE, renderSdkBodies()],
+    [CLI_COMMANDS_FILE, renderCliCommands()],
   ];
   if (process.argv.includes('--check')) {
     // For the staleness test, which runs this as a process (a test reaches the root's scripts only that way).

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 const root = join(__dirname, '../../..');
 
-describe("the SDK's generated files (run `pnpm generate:sdk` after changing an operation)", () => {
+describe("the SDK's and the CLI's generated files (run `pnpm generate:sdk` after changing an operation)", () => {
   // The generator lives with the root's scripts, which no package imports: it is asked as a process which files it
   // would write otherwise than they are.
   let stale: string[];
@@ -26,5 +26,9 @@ describe("the SDK's generated files (run `pnpm generate:sdk` after changing an o
 
   test("the body fields are the ones of the operation table's body schemas", () => {
     expect(stale).not.toContain('bodies.ts');
+  });
+
+  test("the CLI's command facts are the ones of the operation table's entries", () => {
+    expect(stale).not.toContain('commands.ts');
   });
 });

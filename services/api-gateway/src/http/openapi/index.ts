@@ -1,2 +1,2 @@
 export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './document';
-export { exampleId, operations } from './operations';
+export { exampleId, operations, type OperationSpec } from './operations';
