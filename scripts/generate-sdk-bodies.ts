@@ -2,7 +2,8 @@
  * The body fields of each operation of the public API that takes a JSON body (packages/sdk/src/generated/bodies.ts),
  * from the JSON Schema the gateway's OpenAPI document publishes: in the schema's order, whether each is required, its
  * JSON type and, when it has a fixed set of values, those values. Written by `pnpm generate:sdk` with the route table
- * and the types (generate-sdk-routes.ts); the CLI builds the flags of its create and update commands from it.
+ * and the types (generate-sdk-routes.ts). The CLI's command facts (generate-cli-commands.ts) read the bodies with the
+ * same `bodySchemaOf` and `typeOf`.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';

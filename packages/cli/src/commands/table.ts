@@ -128,27 +128,19 @@ function defaultDescription(name: string, facts: FieldFacts, inQuery: boolean): 
   return undefined;
 }
 
-/**
- * The command of one operation, computed from its facts: `<name> <path ids...> <body arguments...>` and a flag for each
- * other query or body field (`--<field-in-kebab-case> <field>`, mandatory when required, a whole number when an
- * integer, one of its values when it has a fixed set, a comma-separated list when an array; the entry names, describes
- * and defaults it otherwise); a list of pages has `--limit` and `--starting-after` (and `--all` through the SDK), a
- * merchant POST with a body `--idempotency-key`. Merchant commands call `sdk`, operator ones the operator API; the
- * answer is shown by `view`, else as a record (a page as a table).
- */
-export function commandOf(
-  act: Act,
-  facts: CommandFacts,
-  how: { sdk?: SdkMethod; view?: View } = {},
-): Command {
-  const { sdk, view } = how;
-  const own = (field: string): FieldChoices => facts.fields[field] ?? {};
-  const body = facts.body ?? {};
-  const paged = facts.method === 'GET' && PAGE_FIELDS.every((field) => field in facts.query);
-  const command = new Command(facts.command.split(' ')[1]).description(facts.description);
+/** A command's flag for a query or body field, and where its parsed value goes. */
+interface Flag {
+  name: string;
+  inQuery: boolean;
+  attribute: string;
+  list: boolean;
+}
 
+/** The path ids, then the body fields the entry takes as arguments (`words`: every word left). */
+function addArguments(command: Command, facts: CommandFacts, own: (field: string) => FieldChoices): string[] {
   for (const id of facts.params)
     command.addArgument(new Argument(`<${own(id).value ?? id}>`, own(id).description));
+  const body = facts.body ?? {};
   const bodyArguments = Object.keys(body).filter((field) => own(field).argument !== undefined);
   for (const field of bodyArguments) {
     const label = `${own(field).value ?? field}${own(field).argument === 'words' ? '...' : ''}`;
@@ -159,18 +151,29 @@ export function commandOf(
     if (body[field]!.type === 'integer') argument.argParser(wholeNumber);
     command.addArgument(argument);
   }
+  return bodyArguments;
+}
 
-  // The flags: in the entry's order when it gives one, else (and after it) in the document's.
+/**
+ * A flag per query or body field that is not an argument, a page's, an object, fixed or left out: in the entry's
+ * `order` when it gives one, else (and after it) in the document's.
+ */
+function addFlags(
+  command: Command,
+  facts: CommandFacts,
+  own: (field: string) => FieldChoices,
+  paged: boolean,
+): Flag[] {
   const candidates = new Map<string, { facts: FieldFacts; inQuery: boolean }>();
   for (const [name, field] of Object.entries(facts.query))
     if (!(paged && PAGE_FIELDS.includes(name))) candidates.set(name, { facts: field, inQuery: true });
-  for (const [name, field] of Object.entries(body))
+  for (const [name, field] of Object.entries(facts.body ?? {}))
     if (field.type !== 'object' && own(name).argument === undefined && own(name).fixed === undefined)
       candidates.set(name, { facts: field, inQuery: false });
   const ordered = [...new Set([...(facts.order ?? []), ...candidates.keys()])].filter(
     (name) => candidates.has(name) && !own(name).skip,
   );
-  const flags = ordered.map((name) => {
+  return ordered.map((name) => {
     const { facts: field, inQuery } = candidates.get(name)!;
     const choices = own(name);
     const option = new Option(
@@ -185,8 +188,63 @@ export function commandOf(
     command.addOption(option);
     return { name, inQuery, attribute: option.attributeName(), list: field.type === 'array' };
   });
-  const idempotent = sdk !== undefined && facts.method === 'POST' && facts.body !== undefined;
-  if (idempotent) command.option('--idempotency-key <key>', IDEMPOTENCY_KEY);
+}
+
+/** The request the parsed arguments and flags make: the path ids, the query's filters, the body. */
+function requestOf(
+  facts: CommandFacts,
+  own: (field: string) => FieldChoices,
+  bodyArguments: readonly string[],
+  flags: readonly Flag[],
+  args: readonly unknown[],
+): { ids: string[]; query: Record<string, unknown>; body: Record<string, unknown> } {
+  const ids = facts.params.map((_id, index) => args[index] as string);
+  const given = args[ids.length + bodyArguments.length] as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  bodyArguments.forEach((field, index) => {
+    const value = args[ids.length + index];
+    values[field] = Array.isArray(value) ? (value.length > 0 ? value.join(' ') : undefined) : value;
+  });
+  const query: Record<string, unknown> = {};
+  for (const flag of flags) {
+    const value = given[flag.attribute];
+    const parsed = flag.list && typeof value === 'string' ? value.split(',') : value;
+    if (flag.inQuery) query[flag.name] = parsed;
+    else values[flag.name] = parsed;
+  }
+  // A field with a `when` is sent only when the body's other fields have those values.
+  const applies = (field: string) =>
+    Object.entries(own(field).when ?? {}).every(([other, value]) => values[other] === value);
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(values)) if (applies(field)) setPath(body, field, value);
+  for (const [field, choices] of Object.entries(facts.fields))
+    if (choices.fixed !== undefined && applies(field)) setPath(body, field, choices.fixed);
+  return { ids, query, body };
+}
+
+/**
+ * The command of one operation, computed from its facts: `<name> <path ids...> <body arguments...>` and a flag for each
+ * other query or body field (`--<field-in-kebab-case> <field>`, mandatory when required, a whole number when an
+ * integer, one of its values when it has a fixed set, a comma-separated list when an array; the entry names, describes
+ * and defaults it otherwise); a list of pages has `--limit` and `--starting-after` (and `--all` through the SDK), a
+ * merchant POST with a body `--idempotency-key`. A merchant command calls its SDK method (`sdk`), an operator one the
+ * operator API; the answer is shown by `view`, else as a record (a page as a table).
+ */
+export function commandOf(
+  act: Act,
+  facts: CommandFacts,
+  how: { sdk?: SdkMethod; view?: View } = {},
+): Command {
+  const { sdk, view } = how;
+  const operator = facts.area === 'admin';
+  if (!operator && sdk === undefined) throw new Error(`${facts.command}: no SDK method calls it`);
+  const own = (field: string): FieldChoices => facts.fields[field] ?? {};
+  const paged = facts.method === 'GET' && PAGE_FIELDS.every((field) => field in facts.query);
+  const command = new Command(facts.command.split(' ')[1]).description(facts.description);
+  const bodyArguments = addArguments(command, facts, own);
+  const flags = addFlags(command, facts, own, paged);
+  if (!operator && facts.method === 'POST' && facts.body !== undefined)
+    command.option('--idempotency-key <key>', IDEMPOTENCY_KEY);
   if (paged) {
     command
       .option(
@@ -196,68 +254,50 @@ export function commandOf(
         wholeNumber,
       )
       .option('--starting-after <id>', own('starting_after').description ?? 'the page after this id');
-    if (sdk) command.option('--all', 'every page, fetched one after another');
+    if (!operator) command.option('--all', 'every page, fetched one after another');
   }
   if (facts.dashArguments) command.allowUnknownOption();
   if (facts.help) command.addHelpText('after', `\n${facts.help}`);
 
   command.action(
     act(async (context: Context, ...args: unknown[]) => {
-      const ids = facts.params.map((_id, index) => args[index] as string);
-      const given = args[ids.length + bodyArguments.length] as Record<string, unknown>;
-      const values: Record<string, unknown> = {};
-      bodyArguments.forEach((field, index) => {
-        const value = args[ids.length + index];
-        values[field] = Array.isArray(value) ? (value.length > 0 ? value.join(' ') : undefined) : value;
-      });
-      const query: Record<string, unknown> = {};
-      for (const flag of flags) {
-        const value = given[flag.attribute];
-        const parsed = flag.list && typeof value === 'string' ? value.split(',') : value;
-        if (flag.inQuery) query[flag.name] = parsed;
-        else values[flag.name] = parsed;
-      }
-      const applies = (field: string) =>
-        Object.entries(own(field).when ?? {}).every(([other, value]) => values[other] === value);
-      const sent: Record<string, unknown> = {};
-      for (const [field, value] of Object.entries(values)) if (applies(field)) setPath(sent, field, value);
-      for (const [field, choices] of Object.entries(facts.fields))
-        if (choices.fixed !== undefined && applies(field)) setPath(sent, field, choices.fixed);
+      const { ids, query, body } = requestOf(facts, own, bodyArguments, flags, args);
+      const given = args.at(-1) as { limit?: number; startingAfter?: string; idempotencyKey?: string };
       const page = { limit: given.limit, starting_after: given.startingAfter };
-
-      if (sdk) {
-        const method = sdk(context.gateway()) as (...input: unknown[]) => unknown;
-        if (paged) {
-          const list = (pageParams: object) => method(...ids, { ...query, ...pageParams });
-          await printList(context, list as Parameters<typeof printList>[1], given);
-          return;
-        }
-        const input: unknown[] = facts.body
-          ? [sent, { idempotencyKey: given.idempotencyKey }]
-          : Object.keys(facts.query).length > 0
-            ? [query]
-            : [];
-        const answer = await (method(...ids, ...input) as Promise<object>);
-        context.output.result(answer, (view as ((answer: object) => string) | undefined) ?? formatRecord);
+      if (operator) {
+        const search = new URLSearchParams();
+        for (const [name, value] of Object.entries({ ...query, ...(paged ? page : {}) }))
+          if (value !== undefined) search.set(name, String(value));
+        const path = facts.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
+          encodeURIComponent(ids[facts.params.indexOf(name)]!),
+        );
+        const answer = await context.admin(
+          facts.method,
+          search.toString() === '' ? path : `${path}?${search.toString()}`,
+          facts.body ? body : undefined,
+        );
+        context.output.result(answer, (view ?? (paged ? pageText(COLUMNS, false) : formatRecord)) as Show);
         return;
       }
-      const search = new URLSearchParams();
-      for (const [name, value] of Object.entries({ ...query, ...(paged ? page : {}) }))
-        if (value !== undefined) search.set(name, String(value));
-      const path = facts.path.replace(/\{(\w+)\}/g, (_match, name: string) =>
-        encodeURIComponent(ids[facts.params.indexOf(name)]!),
-      );
-      const answer = await context.admin(
-        facts.method,
-        search.toString() === '' ? path : `${path}?${search.toString()}`,
-        facts.body ? sent : undefined,
-      );
-      const shown = view ?? (paged ? pageText(COLUMNS, false) : formatRecord);
-      context.output.result(answer, shown as (answer: object) => string);
+      const method = sdk!(context.gateway()) as (...input: unknown[]) => unknown;
+      if (paged) {
+        const list = (pageParams: object) => method(...ids, { ...query, ...pageParams });
+        await printList(context, list as Parameters<typeof printList>[1], given);
+        return;
+      }
+      const input: unknown[] = facts.body
+        ? [body, { idempotencyKey: given.idempotencyKey }]
+        : Object.keys(facts.query).length > 0
+          ? [query]
+          : [];
+      const answer = await (method(...ids, ...input) as Promise<object>);
+      context.output.result(answer, (view ?? formatRecord) as Show);
     }),
   );
   return command;
 }
+
+type Show = (answer: object) => string;
 
 /**
  * The commands of a group (`payments`, `admin`) built from the table's facts, added to `group` in `order` (a command
