@@ -58,7 +58,7 @@ const option = (command: Command, long: string): Option | undefined =>
 /** An operator list as `pnpm generate:sdk` writes an entry with a path id, a page, an enum filter and a renamed one. */
 const listThings: CommandFacts = {
   command: 'admin things',
-  description: 'list a shop’s things',
+  description: 'list the things of a shop',
   area: 'admin',
   method: 'GET',
   path: '/admin/v1/shops/{shop_id}/things',
