@@ -2,47 +2,61 @@
  * The body fields of each operation of the public API that takes a JSON body (packages/sdk/src/generated/bodies.ts),
  * from the JSON Schema the gateway's OpenAPI document publishes: in the schema's order, whether each is required, its
  * JSON type and, when it has a fixed set of values, those values. Written by `pnpm generate:sdk` with the route table
- * and the types (generate-sdk-routes.ts); the CLI builds the flags of its create and update commands from it.
+ * and the types (generate-sdk-routes.ts). The CLI's command facts (generate-cli-commands.ts) read the bodies with the
+ * same `bodySchemaOf` and `typeOf`.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { buildOpenApiDocument, operations } from '../services/api-gateway/src/http/openapi';
+import {
+  buildOpenApiDocument,
+  operations,
+  type OpenApiDocument,
+  type OperationSpec,
+} from '../services/api-gateway/src/http/openapi';
 
 export const SDK_BODIES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'bodies.ts');
 
-interface Schema {
+export interface Schema {
   $ref?: string;
   type?: string | string[];
   enum?: unknown[];
   items?: Schema;
   properties?: Record<string, Schema>;
   required?: string[];
+  const?: unknown;
+  then?: Schema;
 }
 
 /** A field's JSON type, without the `null` a nullable field also takes. */
-function typeOf(schema: Schema): string {
+export function typeOf(schema: Schema): string {
   const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(
     (type): type is string => type !== undefined && type !== 'null',
   );
   return types[0] ?? 'object';
 }
 
-/** The file's text, as the project's formatter writes it. */
-export function renderSdkBodies(): string {
-  const document = buildOpenApiDocument({
-    environment: 'sandbox',
-    rateLimits: { api: 0, admin: 0, checkout: 0 },
-  });
+/** The document every generated file is computed from (the sandbox's, which has every operation). */
+export const sandboxDocument = (): OpenApiDocument =>
+  buildOpenApiDocument({ environment: 'sandbox', rateLimits: { api: 0, admin: 0, checkout: 0 } });
+
+/** The JSON Schema of an operation's JSON body as the document publishes it (references resolved), if it has one. */
+export function bodySchemaOf(document: OpenApiDocument, op: OperationSpec): Schema | undefined {
   const components = document.components.schemas as Record<string, Schema>;
   const resolve = (schema: Schema): Schema =>
     schema.$ref === undefined ? schema : resolve(components[schema.$ref.split('/').pop()!]!);
+  const spec = document.paths[op.path]?.[op.method] as
+    { requestBody?: { content?: Record<string, { schema: Schema }> } } | undefined;
+  const body = spec?.requestBody?.content?.['application/json']?.schema;
+  return body === undefined ? undefined : resolve(body);
+}
+
+/** The file's text, as the project's formatter writes it. */
+export function renderSdkBodies(): string {
+  const document = sandboxDocument();
   const bodies: string[] = [];
   for (const op of operations.filter((entry) => entry.area === 'api' || entry.area === 'sandbox')) {
-    const spec = document.paths[op.path]?.[op.method] as
-      { requestBody?: { content?: Record<string, { schema: Schema }> } } | undefined;
-    const body = spec?.requestBody?.content?.['application/json']?.schema;
-    if (body === undefined) continue;
-    const schema = resolve(body);
+    const schema = bodySchemaOf(document, op);
+    if (schema === undefined) continue;
     const required = new Set(schema.required ?? []);
     const fields = Object.entries(schema.properties ?? {}).map(([name, field]) => {
       const values = field.enum?.filter((value) => value !== null);

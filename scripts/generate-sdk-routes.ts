@@ -1,15 +1,17 @@
 /**
  * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts), one route per operation of
  * the public API (`/v1`, the sandbox included), its types (generated/types.ts, see generate-sdk-types.ts) and the
- * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts) from the gateway's operation table; and the
- * gateway's own operation types (packages/contracts/src/generated/operation-types.ts, same generator), which type the
- * table's handlers. The SDK cannot import the gateway, and the gateway's handlers are typed by what its schemas
+ * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts) from the gateway's operation table; the facts
+ * of the CLI's commands (packages/cli/src/generated/commands.ts, see generate-cli-commands.ts); and the gateway's own
+ * operation types (packages/contracts/src/generated/operation-types.ts, same generator), which type the table's
+ * handlers. The SDK and the CLI cannot import the gateway, and the gateway's handlers are typed by what its schemas
  * publish, so they are generated (this runs without a type-check, so a stale file never stops it);
  * services/api-gateway/test/sdk-routes.unit.test.ts fails when one of the files is stale.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
+import { CLI_COMMANDS_FILE, renderCliCommands } from './generate-cli-commands';
 import { SDK_BODIES_FILE, renderSdkBodies } from './generate-sdk-bodies';
 import {
   OPERATION_TYPES_FILE,
@@ -43,6 +45,7 @@ if (require.main === module) {
     [SDK_TYPES_FILE, renderSdkTypes()],
     [SDK_BODIES_FILE, renderSdkBodies()],
     [OPERATION_TYPES_FILE, renderOperationTypes()],
+    [CLI_COMMANDS_FILE, renderCliCommands()],
   ];
   if (process.argv.includes('--check')) {
     // For the staleness test, which runs this as a process (a test reaches the root's scripts only that way).

@@ -38,7 +38,7 @@ export interface Context {
   gateway(): Gateway;
   /** One call to the operator API (/admin/v1) with the admin token. */
   admin(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
   ): Promise<Record<string, unknown>>;

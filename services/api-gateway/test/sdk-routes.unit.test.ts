@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 const root = join(__dirname, '../../..');
 
-describe("the generated files, the SDK's and the gateway's (run `pnpm generate:sdk` after changing an operation)", () => {
+describe("the generated files, the SDK's, the CLI's and the gateway's (run `pnpm generate:sdk` after changing an operation)", () => {
   // The generator lives with the root's scripts, which no package imports: it is asked as a process which files it
   // would write otherwise than they are.
   let stale: string[];
@@ -30,5 +30,9 @@ describe("the generated files, the SDK's and the gateway's (run `pnpm generate:s
 
   test("the gateway's operation types (its handlers' bodies, queries and answers) are the ones generated", () => {
     expect(stale).not.toContain('operation-types.ts');
+  });
+
+  test("the CLI's command facts are the ones of the operation table's entries", () => {
+    expect(stale).not.toContain('commands.ts');
   });
 });

@@ -88,6 +88,48 @@ export interface OperationInput<Params extends string, Query, Body> {
   send<P, R>(definition: CommandDefinition<P, R>, payload: P, timeoutMs?: number): Promise<R>;
 }
 
+/**
+ * How the gateway CLI takes one of its command's fields where it is not the plain way (packages/cli builds the command
+ * from the facts `pnpm generate:sdk` writes; docs/sdk-and-cli.md#commands-from-the-operation-table): a path id, a query or
+ * body field, or a dotted path into a body object (`crypto.currency`).
+ */
+export interface CliField {
+  /** The flag's name when not the field's in kebab case (`customer` for `customer_id`). */
+  flag?: string;
+  /** What the usage calls the value (`<centavos>`), or the argument. */
+  value?: string;
+  /** The help text of the flag or argument. */
+  description?: string;
+  /** The flag's default. */
+  default?: string;
+  /** The values the flag offers, when not every value the field takes. */
+  choices?: readonly string[];
+  /** A body field taken as an argument after the path ids, not a flag; `words`: every word left, joined by spaces. */
+  argument?: 'one' | 'words';
+  /** Sent only when the body's fields have these values (`{ payment_method: 'crypto' }`). */
+  when?: Record<string, string>;
+  /** A value always sent (where `when` holds), with no flag. */
+  fixed?: string;
+  /** Neither a flag nor sent. */
+  skip?: true;
+}
+
+/** The gateway CLI's command for an operation (`gateway payments list`), built from its entry. */
+export interface CliCommand {
+  /** Its group and name: `payments list`, `admin set-fee`. */
+  command: string;
+  /** What its help says it does; the summary by default. */
+  description?: string;
+  /** Text its help shows after the options. */
+  help?: string;
+  /** Its arguments may begin with a dash (an API key's prefix): an unknown option is taken as an argument. */
+  dashArguments?: true;
+  /** The order of the flags when not the document's (those it does not name come after, in the document's). */
+  order?: string[];
+  /** The fields taken otherwise than as `--<field-in-kebab-case> <field>`. */
+  fields?: Record<string, CliField>;
+}
+
 /** One operation as the document describes it, with the handler that serves it when it is mounted from the table. */
 export interface OperationSpec {
   method: HttpMethod;
@@ -115,6 +157,8 @@ export interface OperationSpec {
   errors?: ErrorCode[];
   /** The first is the success answer: its status is the one a handler's result is sent with. */
   answers: Answer[];
+  /** The CLI's command for it, if it has one. */
+  cli?: CliCommand;
   /** Serves the operation once its input is checked; what it returns is the answer's body. */
   handle?(input: OperationInput<string, unknown, unknown>, context: RouteContext): Promise<unknown>;
   /**

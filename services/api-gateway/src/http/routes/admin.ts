@@ -180,6 +180,11 @@ export const adminOperations = [
       schema: businessBody,
       examples: only('A business', { name: 'Loja Exemplo' }),
     },
+    cli: {
+      command: 'admin create-business',
+      description: 'create a business and its first API key (the key is shown once)',
+      fields: { name: { argument: 'words', description: 'the business name' } },
+    },
     answers: [json(201, 'The business; `api_key` is shown this once.', businessCreated)],
     handle: async ({ body }, { identity }) => {
       const created = await createBusiness(identity, body.name);
@@ -201,6 +206,7 @@ export const adminOperations = [
     area: 'admin',
     summary: 'Read a business and its newest 100 API keys',
     params: { business_id: 'biz' },
+    cli: { command: 'admin show-business', description: 'a business and its newest 100 API keys' },
     answers: [json(200, 'The business.', businessDetails)],
     handle: async ({ params }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
@@ -227,6 +233,10 @@ export const adminOperations = [
     area: 'admin',
     summary: 'Issue another API key (rotation: older keys stay valid until revoked)',
     params: { business_id: 'biz' },
+    cli: {
+      command: 'admin issue-key',
+      description: 'issue a further API key (rotation: the old keys stay valid until revoked)',
+    },
     answers: [json(201, 'The key, shown this once.', apiKeyIssued)],
     handle: async ({ params }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
@@ -243,6 +253,12 @@ export const adminOperations = [
     summary: 'Revoke an API key: it stops working within 5 seconds',
     params: { key_prefix: Joi.string().pattern(KEY_PREFIX) },
     errors: ['NOT_FOUND'],
+    cli: {
+      command: 'admin revoke-key',
+      description: 'revoke an API key by its prefix (it stops working within 5 s)',
+      // A prefix may begin with '-' (its characters are base64url): an argument, never an option.
+      dashArguments: true,
+    },
     answers: [json(200, 'Revoked.', apiKeyRevoked)],
     handle: async ({ params }, { identity }) => {
       if (!(await revokeApiKey(identity, params.key_prefix))) throw new AppError('NOT_FOUND');
@@ -272,6 +288,15 @@ export const adminOperations = [
     checks: [supportedMethod, 'body', 'params'],
     commands: [setFeeRule],
     errors: ['UNSUPPORTED_PAYMENT_METHOD'],
+    cli: {
+      command: 'admin set-fee',
+      description: "set a business's fee rule for a method: fee = amount × bps / 10000 + fixed",
+      fields: {
+        method: { description: 'pix or crypto' },
+        percent_bps: { argument: 'one', value: 'bps', description: 'basis points (99 = 0.99 %)' },
+        fixed_centavos: { argument: 'one', value: 'fixed', description: 'fixed part in centavos' },
+      },
+    },
     answers: [json(200, 'The rule in force.', feeRule)],
     handle: async ({ params, body, send }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
@@ -303,6 +328,15 @@ export const adminOperations = [
     checks: ['body', 'params'],
     commands: [createProduct],
     errors: ['INVALID_AMOUNT'],
+    cli: {
+      command: 'admin create-product',
+      description: 'create a product (checkouts sell products)',
+      fields: {
+        name: { argument: 'one' },
+        price: { argument: 'one', description: 'price in centavos' },
+        description: { argument: 'words' },
+      },
+    },
     answers: [json(201, 'The product.', productCreated)],
     handle: async ({ params, body, send }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
@@ -339,6 +373,17 @@ export const adminOperations = [
       'that named several payments (or a payment the gateway does not know: `business_id` null).',
     query: [allReceivedFundsFilter, allReceivedFundsPage],
     commands: [listAllReceivedFunds],
+    cli: {
+      command: 'admin received-funds',
+      description: 'money kept outside the happy path across every business, newest first (a page)',
+      help:
+        'What the watcher has not been able to read yet (the SolanaTransactionsUnread alert):\n' +
+        '  gateway admin received-funds --kind unreadable --status held',
+      fields: {
+        limit: { description: `items per page, 1 to ${PAGE_LIMIT_MAX}` },
+        starting_after: { description: 'the page after this funds_id' },
+      },
+    },
     answers: [json(200, 'A page of received funds.', operatorReceivedFundsList)],
     handle: async ({ query, send }) => {
       const { limit, starting_after, ...filter } = query;
@@ -364,6 +409,10 @@ export const adminOperations = [
     tag: 'Operator',
     area: 'admin',
     summary: 'Count the messages parked after failing past their retries',
+    cli: {
+      command: 'admin parked',
+      description: 'parked messages (failed for good or past the retry bound), by queue',
+    },
     answers: [json(200, 'Parked messages per queue.', parkedMessages)],
     handle: async (_input, { broker }) => {
       const queues = await fromBroker(() => broker.listParked());
@@ -378,6 +427,11 @@ export const adminOperations = [
     area: 'admin',
     summary: 'Send parked messages back to their queues',
     body: { name: 'RedriveRequest', schema: redriveBody, examples: only('Every queue', {}) },
+    cli: {
+      command: 'admin redrive-parked',
+      description: 'move parked messages back to their queue (e.g. payment.events), or of every queue',
+      fields: { queue: { argument: 'one' } },
+    },
     answers: [json(200, 'What was sent back, per queue.', redrivenMessages)],
     handle: async ({ body }, { broker }) => {
       const moved = await fromBroker(() => broker.redriveParked(body.queue));

@@ -71,6 +71,16 @@ export const checkoutOperations = [
       }),
     },
     commands: [createCheckout],
+    cli: {
+      command: 'checkouts create',
+      description: 'create a checkout link for a product',
+      fields: {
+        product_id: { flag: 'product' },
+        return_url: { value: 'url', description: 'where the buyer goes once paid' },
+        cancel_url: { value: 'url', description: 'where the buyer goes on cancel' },
+        metadata: { value: 'json' },
+      },
+    },
     answers: [json(201, 'The checkout; `url` is its hosted page.', publicCheckout)],
     handle: async ({ body, businessId, send }, { config }) => {
       const checkout = await send(createCheckout, {
@@ -95,6 +105,7 @@ export const checkoutOperations = [
     summary: "List the business's checkouts, newest first (without sessions)",
     query: [checkoutsPage],
     commands: [listCheckouts],
+    cli: { command: 'checkouts list', description: 'list checkouts, newest first' },
     answers: [json(200, 'A page of checkouts.', pageSchema(publicCheckout))],
     handle: async ({ query, businessId, send }, { config }) => {
       const page = await send(listCheckouts, { business_id: businessId, ...pageOf(query) });
@@ -112,6 +123,7 @@ export const checkoutOperations = [
     summary: 'Read a checkout with its newest sessions',
     params: { checkout_id: 'chk' },
     commands: [getCheckout],
+    cli: { command: 'checkouts get', description: 'read a checkout with its newest sessions' },
     answers: [json(200, 'The checkout and its newest 100 sessions.', checkoutWithSessions)],
     handle: async ({ params, businessId, send }, { config }) => {
       const checkout = await send(getCheckout, { business_id: businessId, checkout_id: params.checkout_id });
@@ -134,6 +146,7 @@ export const checkoutOperations = [
     params: { checkout_id: 'chk' },
     query: [sessionsPage],
     commands: [listCheckoutSessions],
+    cli: { command: 'checkouts sessions', description: "a checkout's payment sessions, newest first" },
     answers: [json(200, 'A page of sessions.', listCheckoutSessions.resultSchema)],
     handle: ({ params, query, businessId, send }) =>
       send(listCheckoutSessions, {

@@ -46,6 +46,15 @@ export const customerOperations = [
       }),
     },
     commands: [createCustomer],
+    cli: {
+      command: 'customers create',
+      description: 'register a customer',
+      fields: {
+        phone_number: { flag: 'phone' },
+        document_number: { flag: 'document', value: 'cpf_or_cnpj' },
+        metadata: { value: 'json' },
+      },
+    },
     answers: [json(201, 'The customer.', customer)],
     handle: ({ body, businessId, req, send }) =>
       send(createCustomer, {
@@ -67,6 +76,7 @@ export const customerOperations = [
     summary: "List the business's customers, newest first",
     query: [customersPage],
     commands: [listCustomers],
+    cli: { command: 'customers list', description: 'list customers, newest first' },
     answers: [json(200, 'A page of customers.', pageSchema(customer))],
     handle: ({ query, businessId, send }) =>
       send(listCustomers, { business_id: businessId, ...pageOf(query) }),
@@ -80,6 +90,7 @@ export const customerOperations = [
     summary: 'Read a customer',
     params: { customer_id: 'cust' },
     commands: [getCustomer],
+    cli: { command: 'customers get', description: 'read a customer' },
     answers: [json(200, 'The customer.', customer)],
     handle: ({ params, businessId, send }) =>
       send(getCustomer, { business_id: businessId, customer_id: params.customer_id }),

@@ -45,6 +45,7 @@ export const eventOperations = [
     // The filter before the page, as this route always checked them.
     checks: [eventsFilter, eventsPage],
     commands: [listEvents],
+    cli: { command: 'events list', description: 'list events, newest first' },
     answers: [json(200, 'A page of events, the same bodies webhooks receive.', pageSchema(event))],
     handle: async ({ query, businessId, send }) =>
       storedEvents(
@@ -64,6 +65,7 @@ export const eventOperations = [
     summary: 'Read an event',
     params: { event_id: 'evt' },
     commands: [getEvent],
+    cli: { command: 'events get', description: 'read an event' },
     answers: [json(200, 'The event.', event)],
     handle: async ({ params, businessId, send }) =>
       storedEvent(await send(getEvent, { business_id: businessId, event_id: params.event_id })),

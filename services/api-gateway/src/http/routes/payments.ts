@@ -153,6 +153,27 @@ export const paymentOperations = [
       },
     },
     commands: [createPayment, getCustomer],
+    cli: {
+      command: 'payments create',
+      description: 'create a PIX or crypto payment',
+      order: ['amount', 'payment_method', 'crypto.currency', 'customer_id', 'metadata'],
+      fields: {
+        amount: { value: 'centavos', description: 'amount in centavos (5000 = R$ 50,00)' },
+        payment_method: { flag: 'method', value: 'method', description: 'payment method', default: 'pix' },
+        'crypto.currency': {
+          flag: 'token',
+          value: 'token',
+          description: 'crypto token',
+          choices: tokens,
+          default: 'usdc',
+          when: { payment_method: 'crypto' },
+        },
+        'crypto.network': { fixed: 'solana', when: { payment_method: 'crypto' } },
+        customer_id: { flag: 'customer', description: 'one of your customers' },
+        metadata: { value: 'json', description: 'your own data, as JSON text' },
+        currency: { skip: true },
+      },
+    },
     answers: [json(201, 'The payment, with what the payer needs.', paymentCreated)],
     handle: async ({ body, res, send }) => {
       const identity = identityOf(res);
@@ -182,6 +203,14 @@ export const paymentOperations = [
     summary: "List the business's payments, newest first",
     query: [paymentsPage],
     commands: [listPayments],
+    cli: {
+      command: 'payments list',
+      description: 'list payments, newest first',
+      fields: {
+        created_gte: { value: 'iso', description: 'created at or after (ISO date-time)' },
+        created_lt: { value: 'iso', description: 'created before (ISO date-time)' },
+      },
+    },
     answers: [json(200, 'A page of payments.', pageSchema(paymentRecord))],
     handle: async ({ query, businessId, send }) => {
       // Only the filters given are in the checked query (unknown parameters are dropped).
@@ -208,6 +237,7 @@ export const paymentOperations = [
       '`crypto` object its creation answered (to show the QR code again); once `paid`, who paid (`payer`).',
     params: { payment_id: 'pay' },
     commands: [getPayment],
+    cli: { command: 'payments get', description: 'read a payment' },
     answers: [json(200, 'The payment.', paymentDetails)],
     handle: async ({ params, businessId, send }) => {
       const view = await send(getPayment, { business_id: businessId, payment_id: params.payment_id });
@@ -236,6 +266,14 @@ export const paymentOperations = [
     // The body before the path id, as this route always checked them.
     checks: ['body', 'params'],
     commands: [updatePayment],
+    cli: {
+      command: 'payments update',
+      description: 'change the amount or metadata of an open payment (a new QR code, or a new crypto window)',
+      fields: {
+        amount: { value: 'centavos', description: 'new amount in centavos' },
+        metadata: { value: 'json', description: 'new metadata, as JSON text' },
+      },
+    },
     answers: [json(200, 'The payment with its new amounts.', paymentUpdated)],
     handle: async ({ params, body, businessId, send }) => {
       const command: UpdatePayment = { business_id: businessId, payment_id: params.payment_id };
@@ -258,6 +296,7 @@ export const paymentOperations = [
       'Only while `pending` or `processing`; money arriving afterwards is kept as received funds, never lost.',
     params: { payment_id: 'pay' },
     commands: [cancelPayment],
+    cli: { command: 'payments cancel', description: 'cancel an open payment' },
     answers: [json(200, 'The payment, status `cancelled`.', paymentRecord)],
     handle: async ({ params, businessId, send }) => {
       const view = await send(cancelPayment, { business_id: businessId, payment_id: params.payment_id });
@@ -277,6 +316,11 @@ export const paymentOperations = [
     params: { payment_id: 'pay' },
     query: [receivedFundsPage],
     commands: [listReceivedFunds],
+    cli: {
+      command: 'payments received-funds',
+      description:
+        'money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable)',
+    },
     answers: [json(200, 'A page of received funds.', receivedFundsList)],
     handle: async ({ params, query, businessId, send }) => {
       const funds = await send(listReceivedFunds, {
@@ -340,6 +384,14 @@ export const sandboxOperations = [
     params: { payment_id: 'pay' },
     checks: ['body', 'params'],
     commands: [simulatePayment],
+    cli: {
+      command: 'payments simulate',
+      description: 'sandbox: have the rail pay it, fail it, or move its clock past expiry',
+      fields: {
+        outcome: { description: 'what happens' },
+        amount: { value: 'centavos', description: 'a partial payment of this amount' },
+      },
+    },
     answers: [json(202, 'Accepted: the outcome follows as it would in production.', simulationAccepted)],
     handle: ({ params, body, businessId, send }) =>
       send(simulatePayment, {

@@ -52,6 +52,14 @@ export const refundOperations = [
     // The path id before the body: a refund of a payment that cannot exist is NOT_FOUND whatever the body says.
     params: { payment_id: 'pay' },
     commands: [createRefund],
+    cli: {
+      command: 'refunds create',
+      description: 'refund a paid payment, in whole (default) or in part',
+      fields: {
+        amount: { value: 'centavos', description: 'refund this much (default: all that is left)' },
+        reason: { value: 'text', description: 'why (up to 140 characters)' },
+      },
+    },
     answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
     handle: async ({ params, body, businessId, send }) => {
       const refund = await send(createRefund, {
@@ -74,6 +82,7 @@ export const refundOperations = [
     params: { payment_id: 'pay' },
     query: [refundsPage],
     commands: [listRefunds],
+    cli: { command: 'refunds list', description: "a payment's refunds, newest first" },
     answers: [json(200, 'A page of refunds.', pageSchema(answers.refund))],
     handle: async ({ params, query, businessId, send }) => {
       const page = await send(listRefunds, {
@@ -96,6 +105,7 @@ export const refundOperations = [
     summary: 'Read a refund',
     params: { refund_id: 'ref' },
     commands: [getRefund],
+    cli: { command: 'refunds get', description: 'read a refund' },
     answers: [json(200, 'The refund.', answers.refund)],
     handle: async ({ params, businessId, send }) => {
       const refund = await send(getRefund, { business_id: businessId, refund_id: params.refund_id });

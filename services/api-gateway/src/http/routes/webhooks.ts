@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '@gateway/config';
 import {
+  PAGE_LIMIT_MAX,
   boundedText,
   createWebhook,
   deleteWebhook,
@@ -100,6 +101,11 @@ export const webhookOperations = [
       }),
     },
     commands: [createWebhook],
+    cli: {
+      command: 'webhooks create',
+      description: 'register an https:// endpoint (the signing secret is shown once)',
+      fields: { events: { value: 'names', default: webhookEventNames.join(',') } },
+    },
     answers: [json(201, 'The webhook and its secret.', webhookCreated)],
     handle: ({ body, businessId, send }) =>
       send(createWebhook, { business_id: businessId, url: body.url, events: body.events }),
@@ -114,6 +120,7 @@ export const webhookOperations = [
     summary: "List the business's webhooks, newest first (never their secrets)",
     query: [webhooksPage],
     commands: [listWebhooks],
+    cli: { command: 'webhooks list', description: 'list webhooks, newest first' },
     answers: [json(200, 'A page of webhooks.', pageSchema(webhook))],
     handle: ({ query, businessId, send }) =>
       send(listWebhooks, { business_id: businessId, ...pageOf(query) }),
@@ -127,6 +134,7 @@ export const webhookOperations = [
     summary: 'Read a webhook (never its secret)',
     params: { webhook_id: 'wh' },
     commands: [getWebhook],
+    cli: { command: 'webhooks get', description: 'read a webhook (never its secret)' },
     answers: [json(200, 'The webhook.', webhook)],
     handle: ({ params, businessId, send }) =>
       send(getWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
@@ -140,6 +148,7 @@ export const webhookOperations = [
     summary: 'Delete a webhook: it stops receiving at once',
     params: { webhook_id: 'wh' },
     commands: [deleteWebhook],
+    cli: { command: 'webhooks delete', description: 'delete a webhook: it stops receiving at once' },
     answers: [json(200, 'Deleted.', webhookDeleted)],
     handle: ({ params, businessId, send }) =>
       send(deleteWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
@@ -156,6 +165,10 @@ export const webhookOperations = [
       'For 24 hours deliveries are signed with both secrets (`webhook-signature`, space-separated).',
     params: { webhook_id: 'wh' },
     commands: [rotateWebhookSecret],
+    cli: {
+      command: 'webhooks rotate-secret',
+      description: 'a new signing secret (shown once); the old one also signs for 24 h',
+    },
     answers: [json(200, 'The new secret, shown this once.', webhookSecret)],
     handle: ({ params, businessId, send }) =>
       send(rotateWebhookSecret, { business_id: businessId, webhook_id: params.webhook_id }),
@@ -172,6 +185,14 @@ export const webhookOperations = [
     // The query before the path id, as this route always checked them.
     checks: ['query', 'params'],
     commands: [listWebhookDeliveries],
+    cli: {
+      command: 'webhooks deliveries',
+      description: "a webhook's newest deliveries with every attempt",
+      fields: {
+        limit: { value: 'n', description: `how many (1 to ${PAGE_LIMIT_MAX})` },
+        cursor: { skip: true },
+      },
+    },
     answers: [json(200, 'A page of deliveries.', deliveriesPage)],
     handle: ({ params, query, businessId, send }) =>
       send(listWebhookDeliveries, {
@@ -190,6 +211,7 @@ export const webhookOperations = [
     summary: 'Deliver again now',
     params: { webhook_id: 'wh', delivery_id: 'dlv' },
     commands: [retryWebhookDelivery],
+    cli: { command: 'webhooks retry', description: 'redeliver a delivery now' },
     answers: [json(200, 'The delivery, scheduled now.', deliveryRetried)],
     handle: ({ params, businessId, send }) =>
       send(retryWebhookDelivery, {
@@ -208,6 +230,10 @@ export const webhookOperations = [
     summary: 'Send a signed `webhook.test` event now',
     params: { webhook_id: 'wh' },
     commands: [sendTestWebhook],
+    cli: {
+      command: 'webhooks test',
+      description: 'send a signed webhook.test event now and show how the endpoint answered',
+    },
     answers: [json(200, 'What the endpoint answered.', webhookTested)],
     handle: ({ params, businessId, send }, { config }) =>
       send(
