@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { operations, type OperationSpec } from '../services/api-gateway/src/http/openapi';
-import { bodySchemaOf, sandboxDocument, typeOf, type Schema } from './generate-sdk-bodies';
+import { bodySchemaOf, sandboxDocument, typeOf, type Schema } from './operation-document';
 
 export const CLI_COMMANDS_FILE = join(__dirname, '..', 'packages', 'cli', 'src', 'generated', 'commands.ts');
 

@@ -1,8 +1,7 @@
 /**
  * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts), one route per operation of
- * the public API (`/v1`, the sandbox included), its types (generated/types.ts, see generate-sdk-types.ts) and the
- * fields of its bodies (generated/bodies.ts, see generate-sdk-bodies.ts) from the gateway's operation table; the facts
- * of the CLI's commands (packages/cli/src/generated/commands.ts, see generate-cli-commands.ts); and the gateway's own
+ * the public API (`/v1`, the sandbox included), and its types (generated/types.ts, see generate-sdk-types.ts) from the
+ * gateway's operation table; the facts of the CLI's commands (packages/cli/src/generated/commands.ts, see generate-cli-commands.ts); and the gateway's own
  * operation types (packages/contracts/src/generated/operation-types.ts, same generator), which type the table's
  * handlers. The SDK and the CLI cannot import the gateway, and the gateway's handlers are typed by what its schemas
  * publish, so they are generated (this runs without a type-check, so a stale file never stops it);
@@ -12,7 +11,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
 import { CLI_COMMANDS_FILE, renderCliCommands } from './generate-cli-commands';
-import { SDK_BODIES_FILE, renderSdkBodies } from './generate-sdk-bodies';
 import {
   OPERATION_TYPES_FILE,
   SDK_TYPES_FILE,
@@ -43,7 +41,6 @@ if (require.main === module) {
   const files: Array<[string, string]> = [
     [SDK_ROUTES_FILE, renderSdkRoutes()],
     [SDK_TYPES_FILE, renderSdkTypes()],
-    [SDK_BODIES_FILE, renderSdkBodies()],
     [OPERATION_TYPES_FILE, renderOperationTypes()],
     [CLI_COMMANDS_FILE, renderCliCommands()],
   ];

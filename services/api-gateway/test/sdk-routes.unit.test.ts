@@ -24,10 +24,6 @@ describe("the generated files, the SDK's, the CLI's and the gateway's (run `pnpm
     expect(stale).not.toContain('types.ts');
   });
 
-  test("the body fields are the ones of the operation table's body schemas", () => {
-    expect(stale).not.toContain('bodies.ts');
-  });
-
   test("the gateway's operation types (its handlers' bodies, queries and answers) are the ones generated", () => {
     expect(stale).not.toContain('operation-types.ts');
   });
