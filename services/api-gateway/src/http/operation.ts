@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type Joi from 'joi';
-import type { CommandDefinition, ErrorCode, HttpOperationTypes } from '@gateway/contracts';
+import type { CommandDefinition, ErrorCode, HttpOperationTypes, PayloadOf, ResultOf } from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { identityOf } from './identity';
 import type { RouteContext } from './routes/context';
@@ -74,8 +74,15 @@ export type QueryOf<Id extends JsonOperationId> = HttpOperationTypes[Id] extends
 /** The body of an operation's success answer. */
 export type AnswerOf<Id extends JsonOperationId> = HttpOperationTypes[Id]['answer'];
 
-/** What a handler receives: its checked path parameters, query and body, and the caller. */
-export interface OperationInput<Params extends string, Query, Body> {
+/** Any command an entry may list. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyCommand = CommandDefinition<any, any>;
+
+/**
+ * What a handler receives: its checked path parameters, query and body, the caller, and a sender of the commands its
+ * entry lists (no other: the refusals the document gives the route are those commands').
+ */
+export interface OperationInput<Params extends string, Query, Body, Commands extends AnyCommand = AnyCommand> {
   /** The path parameters, checked when the entry's checks include them (raw path values otherwise). */
   params: Record<Params, string>;
   query: Query;
@@ -85,7 +92,7 @@ export interface OperationInput<Params extends string, Query, Body> {
   req: Request;
   res: Response;
   /** Sends a command for this request (its correlation and idempotency ids), a refusal being its public error. */
-  send<P, R>(definition: CommandDefinition<P, R>, payload: P, timeoutMs?: number): Promise<R>;
+  send<D extends Commands>(definition: D, payload: PayloadOf<D>, timeoutMs?: number): Promise<ResultOf<D>>;
 }
 
 /**
@@ -173,22 +180,27 @@ export interface OperationSpec {
  * schemas (`HttpOperationTypes`, written by `pnpm generate:sdk` from the JSON Schema the document publishes of the
  * entry's body, query and answer schemas): its body, its query and what it returns.
  */
-export type OperationEntry<Id extends JsonOperationId, Params extends string> = Omit<
-  OperationSpec,
-  'operationId' | 'params' | 'handle'
-> & {
+export type OperationEntry<
+  Id extends JsonOperationId,
+  Params extends string,
+  Commands extends readonly AnyCommand[],
+> = Omit<OperationSpec, 'operationId' | 'params' | 'commands' | 'handle'> & {
   operationId: Id;
   params?: Record<Params, PathIdPrefix | Joi.Schema>;
+  /** The commands the route sends: their refusals are its errors too, and its handler can send no other. */
+  commands?: Commands;
   handle(
-    input: OperationInput<Params, QueryOf<Id>, BodyOf<Id>>,
+    input: OperationInput<Params, QueryOf<Id>, BodyOf<Id>, Commands[number]>,
     context: RouteContext,
   ): Promise<AnswerOf<Id>>;
 };
 
 /** Declares an operation once: what the document states of it and how it is served, typed by its schemas. */
-export function defineOperation<const Id extends JsonOperationId, Params extends string = never>(
-  entry: OperationEntry<Id, Params>,
-): OperationSpec {
+export function defineOperation<
+  const Id extends JsonOperationId,
+  Params extends string = never,
+  const Commands extends readonly AnyCommand[] = [],
+>(entry: OperationEntry<Id, Params, Commands>): OperationSpec {
   return entry as unknown as OperationSpec;
 }
 
