@@ -1,15 +1,15 @@
 /**
  * The facts the gateway CLI builds its resource and operator commands from (packages/cli/src/generated/commands.ts),
- * one per operation of the table whose entry has a `cli` field: the command's name and help, the route (method, path,
- * path ids in order), the query and body fields as the document publishes them (required, JSON type, fixed values; a
- * dotted field such as `crypto.currency` from the body's nested or conditional schema), and the entry's own choices
- * for the command's fields. Written by `pnpm generate:sdk` with the SDK's files (generate-sdk-routes.ts); the CLI
- * cannot import the gateway, so the facts are written, and sdk-routes.unit.test.ts fails when they are stale.
+ * one per operation of the table whose entry has a `cli` field: the command's name and help, the SDK method a merchant
+ * command calls (its entry's `sdk`), the route (method, path, path ids in order), the query and body fields as the
+ * document publishes them (required, JSON type, fixed values; a dotted field such as `crypto.currency` from the body's
+ * nested or conditional schema), and the entry's own choices for the command's fields. Written by `pnpm generate:sdk`
+ * with the SDK's files (generate-sdk-routes.ts); the CLI cannot import the gateway, so the facts are written, and
+ * sdk-routes.unit.test.ts fails when they are stale.
  */
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { operations, type OperationSpec } from '../services/api-gateway/src/http/openapi';
-import { bodySchemaOf, sandboxDocument, typeOf, type Schema } from './operation-document';
+import { bodySchemaOf, formatted, sandboxDocument, typeOf, type Schema } from './operation-document';
 
 export const CLI_COMMANDS_FILE = join(__dirname, '..', 'packages', 'cli', 'src', 'generated', 'commands.ts');
 
@@ -72,6 +72,8 @@ function commandFacts(
   for (const name of [...Object.keys(cli.fields ?? {}), ...(cli.order ?? [])])
     if (!params.includes(name) && !(name in query) && !(body && name in body))
       throw new Error(`${op.operationId}: the cli field ${name} is none of the route's fields`);
+  if (op.area !== 'admin' && op.sdk === undefined)
+    throw new Error(`${op.operationId}: a merchant command calls the SDK, and the entry has no sdk field`);
   return {
     command: cli.command,
     description: cli.description ?? op.summary,
@@ -79,6 +81,7 @@ function commandFacts(
     ...(cli.dashArguments ? { dashArguments: true } : {}),
     ...(cli.order === undefined ? {} : { order: cli.order }),
     area: op.area,
+    ...(op.area === 'admin' ? {} : { sdk: op.sdk!.method }),
     method: op.method.toUpperCase(),
     path: op.path,
     params,
@@ -97,14 +100,11 @@ export function renderCliCommands(): string {
   const text = [
     "// Generated from the gateway's operation table by `pnpm generate:sdk` (scripts/generate-cli-commands.ts): do not",
     "// edit. One command per operation whose entry has a `cli` field, by its operation id: the command's name and help,",
-    "// its route, the query and body fields as the document publishes them, and the entry's choices for its fields.",
+    "// the SDK method it calls, its route, the query and body fields as the document publishes them, and the entry's",
+    '// choices for its fields.',
     '',
     `export const generatedCommands = {\n${entries.join('\n')}\n} as const;`,
     '',
   ].join('\n');
-  return execFileSync(
-    process.execPath,
-    [require.resolve('prettier/bin/prettier.cjs'), '--stdin-filepath', CLI_COMMANDS_FILE],
-    { input: text, encoding: 'utf8' },
-  );
+  return formatted(text, CLI_COMMANDS_FILE);
 }

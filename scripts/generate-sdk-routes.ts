@@ -1,8 +1,9 @@
 /**
  * `pnpm generate:sdk`: writes the SDK's route table (packages/sdk/src/generated/routes.ts), one route per operation of
- * the public API (`/v1`, the sandbox included), and its types (generated/types.ts, see generate-sdk-types.ts) from the
- * gateway's operation table; the facts of the CLI's commands (packages/cli/src/generated/commands.ts, see generate-cli-commands.ts); and the gateway's own
- * operation types (packages/contracts/src/generated/operation-types.ts, same generator), which type the table's
+ * the public API (`/v1`, the sandbox included), its types (generated/types.ts, see generate-sdk-types.ts) and its
+ * namespaces of methods (generated/methods.ts, see generate-sdk-methods.ts) from the gateway's operation table; the
+ * facts of the CLI's commands (packages/cli/src/generated/commands.ts, see generate-cli-commands.ts); and the gateway's
+ * own operation types (packages/contracts/src/generated/operation-types.ts, same generator), which type the table's
  * handlers. The SDK and the CLI cannot import the gateway, and the gateway's handlers are typed by what its schemas
  * publish, so they are generated (this runs without a type-check, so a stale file never stops it);
  * services/api-gateway/test/sdk-routes.unit.test.ts fails when one of the files is stale.
@@ -11,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { operations } from '../services/api-gateway/src/http/openapi';
 import { CLI_COMMANDS_FILE, renderCliCommands } from './generate-cli-commands';
+import { SDK_METHODS_FILE, renderSdkMethods } from './generate-sdk-methods';
 import {
   OPERATION_TYPES_FILE,
   SDK_TYPES_FILE,
@@ -41,6 +43,7 @@ if (require.main === module) {
   const files: Array<[string, string]> = [
     [SDK_ROUTES_FILE, renderSdkRoutes()],
     [SDK_TYPES_FILE, renderSdkTypes()],
+    [SDK_METHODS_FILE, renderSdkMethods()],
     [OPERATION_TYPES_FILE, renderOperationTypes()],
     [CLI_COMMANDS_FILE, renderCliCommands()],
   ];

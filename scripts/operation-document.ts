@@ -3,6 +3,7 @@
  * sandbox's, which has every operation), an operation's body schema with its references resolved, and a field's JSON
  * type. The CLI's command facts (generate-cli-commands.ts) take each body's fields from here.
  */
+import { execFileSync } from 'node:child_process';
 import {
   buildOpenApiDocument,
   type OpenApiDocument,
@@ -41,4 +42,13 @@ export function bodySchemaOf(document: OpenApiDocument, op: OperationSpec): Sche
     { requestBody?: { content?: Record<string, { schema: Schema }> } } | undefined;
   const body = spec?.requestBody?.content?.['application/json']?.schema;
   return body === undefined ? undefined : resolve(body);
+}
+
+/** A generated file's text as the project's formatter writes it. */
+export function formatted(text: string, file: string): string {
+  return execFileSync(
+    process.execPath,
+    [require.resolve('prettier/bin/prettier.cjs'), '--stdin-filepath', file],
+    { input: text, encoding: 'utf8' },
+  );
 }

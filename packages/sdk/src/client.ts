@@ -1,3 +1,4 @@
+import { gatewayNamespaces, type GatewayNamespaces } from './generated/methods';
 import { Operations } from './operations';
 import { PagedList } from './pagination';
 import { routes } from './routes';
@@ -21,19 +22,39 @@ export interface GatewayOptions {
 
 const DEFAULT_BASE_URL = 'http://localhost:3000';
 
+/** `webhooks.deliveries`: a list whose pages carry their own cursor (`next_cursor`, sent back as `cursor`). */
+function deliveriesOf(transport: Transport) {
+  return (webhookId: string, params: ListDeliveriesParams = {}, options?: RequestOptions) =>
+    new PagedList<DeliveryPage, WebhookDelivery>(async (cursor) => {
+      const page = await transport.send<DeliveryPage>({
+        route: routes.listWebhookDeliveries,
+        params: { webhook_id: webhookId },
+        query: { ...params, ...(cursor === undefined ? {} : { cursor }) },
+        options,
+      });
+      return { page, items: page.data, next: page.next_cursor ?? undefined };
+    });
+}
+
+/**
+ * The client's namespaces, generated from the gateway's operation table with each method's JSDoc (generated/methods.ts,
+ * `pnpm generate:sdk`); only the deliveries' pager is written here.
+ */
+type Namespaces = GatewayNamespaces<ReturnType<typeof deliveriesOf>>;
+
 /**
  * The gateway's public API for a business. Each method is one route; POSTs carry an Idempotency-Key (yours, or one
  * generated per call) so their retries are safe; failures throw GatewayError with the contract's code.
  */
 export class Gateway {
-  readonly payments;
-  readonly refunds;
-  readonly customers;
-  readonly checkouts;
-  readonly webhooks;
-  readonly events;
+  readonly payments: Namespaces['payments'];
+  readonly refunds: Namespaces['refunds'];
+  readonly customers: Namespaces['customers'];
+  readonly checkouts: Namespaces['checkouts'];
+  readonly webhooks: Namespaces['webhooks'];
+  readonly events: Namespaces['events'];
   /** Sandbox deployments only. */
-  readonly sandbox;
+  readonly sandbox: Namespaces['sandbox'];
 
   constructor(clientOptions: GatewayOptions) {
     if (!clientOptions.apiKey) throw new TypeError('Gateway needs an apiKey');
@@ -45,77 +66,15 @@ export class Gateway {
       maxRetryDelayMs: clientOptions.maxRetryDelayMs ?? 60_000,
       fetch: clientOptions.fetch ?? globalThis.fetch,
     });
-
-    const operation = new Operations(transport);
-
-    this.payments = {
-      create: operation.withBody('createPayment'),
-      get: operation.plain('getPayment'),
-      list: operation.list('listPayments', (payment) => payment.payment_id),
-      update: operation.withBody('updatePayment'),
-      cancel: operation.plain('cancelPayment'),
-      receivedFunds: operation.list('listReceivedFunds', (funds) => funds.funds_id),
-      /**
-       * Records received funds as returned to the payer outside the gateway, so no refund returns them again.
-       * Funds a refund returns (or returned) are refused with INVALID_STATUS.
-       */
-      returnReceivedFunds: operation.plain('returnReceivedFunds'),
-    };
-
-    this.refunds = {
-      create: operation.withOptionalBody('createRefund'),
-      get: operation.plain('getRefund'),
-      /** A payment's refunds. */
-      list: operation.list('listRefunds', (refund) => refund.refund_id),
-    };
-
-    this.customers = {
-      create: operation.withBody('createCustomer'),
-      get: operation.plain('getCustomer'),
-      list: operation.list('listCustomers', (customer) => customer.customer_id),
-    };
-
-    this.checkouts = {
-      create: operation.withBody('createCheckout'),
-      get: operation.plain('getCheckout'),
-      list: operation.list('listCheckouts', (checkout) => checkout.checkout_id),
-      sessions: operation.list('listCheckoutSessions', (session) => session.session_id),
-    };
-
-    this.webhooks = {
-      /** The answer carries the signing secret, shown this once. */
-      create: operation.withBody('createWebhook'),
-      get: operation.plain('getWebhook'),
-      list: operation.list('listWebhooks', (webhook) => webhook.webhook_id),
-      delete: operation.plain('deleteWebhook', { goneAnswer: { deleted: true } }),
-      /** A new secret, shown once; for 24 h deliveries are signed with both. */
-      rotateSecret: operation.plain('rotateWebhookSecret'),
-      /** Delivery history, newest first, with every attempt. */
-      deliveries: (webhookId: string, params: ListDeliveriesParams = {}, options?: RequestOptions) =>
-        new PagedList<DeliveryPage, WebhookDelivery>(async (cursor) => {
-          const page = await transport.send<DeliveryPage>({
-            route: routes.listWebhookDeliveries,
-            params: { webhook_id: webhookId },
-            query: { ...params, ...(cursor === undefined ? {} : { cursor }) },
-            options,
-          });
-          return { page, items: page.data, next: page.next_cursor ?? undefined };
-        }),
-      /** Redelivers now. */
-      retryDelivery: operation.plain('retryWebhookDelivery'),
-      /** Sends a signed `webhook.test` event now and answers how your endpoint replied. */
-      test: operation.plain('sendTestWebhook'),
-    };
-
-    this.events = {
-      /** The business's events of the last 30 days. */
-      list: operation.list('listEvents', (event) => event.id),
-      get: operation.plain('getEvent'),
-    };
-
-    this.sandbox = {
-      /** Drives a sandbox payment through its rail: the PSP simulator pays, the local chain transfers, or the clock. */
-      simulate: operation.withBody('simulatePayment'),
-    };
+    const namespaces: Namespaces = gatewayNamespaces(new Operations(transport), {
+      webhooks: { deliveries: deliveriesOf(transport) },
+    });
+    this.payments = namespaces.payments;
+    this.refunds = namespaces.refunds;
+    this.customers = namespaces.customers;
+    this.checkouts = namespaces.checkouts;
+    this.webhooks = namespaces.webhooks;
+    this.events = namespaces.events;
+    this.sandbox = namespaces.sandbox;
   }
 }

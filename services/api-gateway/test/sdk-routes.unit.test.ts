@@ -24,6 +24,10 @@ describe("the generated files, the SDK's, the CLI's and the gateway's (run `pnpm
     expect(stale).not.toContain('types.ts');
   });
 
+  test("the SDK's namespaces of methods are the ones of the operation table's entries", () => {
+    expect(stale).not.toContain('methods.ts');
+  });
+
   test("the gateway's operation types (its handlers' bodies, queries and answers) are the ones generated", () => {
     expect(stale).not.toContain('operation-types.ts');
   });

@@ -10,62 +10,22 @@ import type { EventType, WebhookDelivery } from '@gateway/sdk';
 import { wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
 import { untilStatus } from '../wait';
-import { commandFacts, tableGroup, type MerchantOperation, type SdkMethod, type View } from './table';
+import { commandFacts, sdkMethod, tableGroup, type MerchantOperation, type View } from './table';
 
 export const eventTypes: readonly EventType[] = webhookEventNames;
 
-/** The merchant command groups: what each is for, and the order its commands are listed in. */
+/**
+ * The merchant command groups, in the order `gateway --help` lists them, with what each is for; a group's commands are
+ * its operations' in the table's order, its own (`wait`) among them.
+ */
 const GROUPS = {
-  payments: {
-    description: 'create, read, list, change, cancel and simulate payments',
-    order: ['create', 'get', 'list', 'update', 'cancel', 'wait', 'received-funds', 'simulate'],
-  },
-  refunds: {
-    description: 'refund paid payments and follow the refunds',
-    order: ['create', 'get', 'wait', 'list'],
-  },
-  customers: { description: 'register and read customers', order: ['create', 'get', 'list'] },
-  checkouts: {
-    description: 'hosted checkout links for products',
-    order: ['create', 'get', 'list', 'sessions'],
-  },
-  webhooks: {
-    description: 'webhook endpoints, their secrets and deliveries',
-    order: ['create', 'get', 'list', 'delete', 'rotate-secret', 'deliveries', 'retry', 'test'],
-  },
-  events: { description: 'the events of the last 30 days, as webhooks receive them', order: ['list', 'get'] },
+  payments: 'create, read, list, change, cancel and simulate payments',
+  refunds: 'refund paid payments and follow the refunds',
+  customers: 'register and read customers',
+  checkouts: 'hosted checkout links for products',
+  webhooks: 'webhook endpoints, their secrets and deliveries',
+  events: 'the events of the last 30 days, as webhooks receive them',
 };
-
-/** The SDK's method of each merchant operation that has a command: the one line the CLI has of its own per command. */
-const SDK_METHODS = {
-  createPayment: (gateway) => gateway.payments.create,
-  listPayments: (gateway) => gateway.payments.list,
-  getPayment: (gateway) => gateway.payments.get,
-  updatePayment: (gateway) => gateway.payments.update,
-  cancelPayment: (gateway) => gateway.payments.cancel,
-  listReceivedFunds: (gateway) => gateway.payments.receivedFunds,
-  simulatePayment: (gateway) => gateway.sandbox.simulate,
-  createRefund: (gateway) => gateway.refunds.create,
-  listRefunds: (gateway) => gateway.refunds.list,
-  getRefund: (gateway) => gateway.refunds.get,
-  createCustomer: (gateway) => gateway.customers.create,
-  listCustomers: (gateway) => gateway.customers.list,
-  getCustomer: (gateway) => gateway.customers.get,
-  createCheckout: (gateway) => gateway.checkouts.create,
-  listCheckouts: (gateway) => gateway.checkouts.list,
-  getCheckout: (gateway) => gateway.checkouts.get,
-  listCheckoutSessions: (gateway) => gateway.checkouts.sessions,
-  createWebhook: (gateway) => gateway.webhooks.create,
-  listWebhooks: (gateway) => gateway.webhooks.list,
-  getWebhook: (gateway) => gateway.webhooks.get,
-  deleteWebhook: (gateway) => gateway.webhooks.delete,
-  rotateWebhookSecret: (gateway) => gateway.webhooks.rotateSecret,
-  listWebhookDeliveries: (gateway) => gateway.webhooks.deliveries,
-  retryWebhookDelivery: (gateway) => gateway.webhooks.retryDelivery,
-  sendTestWebhook: (gateway) => gateway.webhooks.test,
-  listEvents: (gateway) => gateway.events.list,
-  getEvent: (gateway) => gateway.events.get,
-} satisfies Record<MerchantOperation, SdkMethod>;
 
 /** The answers shown otherwise than as a record or a page: a webhook's deliveries, with their count of attempts. */
 const VIEWS: Partial<Record<MerchantOperation, View>> = {
@@ -104,7 +64,9 @@ function waitCommand<Status extends string>(
     .addHelpText('after', `\nIt fails at once (exit 1) if the ${resource} ends in another final status.`)
     .action(
       act(async (context: Context, id: string, flags: { status: Status; timeout: number }) => {
-        const read = SDK_METHODS[spec.read](context.gateway()) as (id: string) => Promise<{ status: string }>;
+        const read = sdkMethod(commandFacts[spec.read])(context.gateway()) as (
+          id: string,
+        ) => Promise<{ status: string }>;
         const record = await untilStatus(
           `${resource} ${id}`,
           () => read(id),
@@ -119,27 +81,33 @@ function waitCommand<Status extends string>(
 
 /**
  * The merchant's API, one command per operation of the gateway's table that has one (its `cli` field), through
- * @gateway/sdk: arguments, flags and the call are computed from the operation's facts (table.ts); only `wait` and the
- * deliveries' table are the CLI's own.
+ * @gateway/sdk: arguments, flags and the SDK method called (its `sdk` field) are computed from the operation's facts
+ * (table.ts); only `wait`, the groups' descriptions and the deliveries' table are the CLI's own.
  */
 export function resourceCommands(act: Act): Command[] {
-  const own: Partial<Record<keyof typeof GROUPS, Command[]>> = {
+  const own: Partial<Record<keyof typeof GROUPS, Array<{ command: Command; after: string }>>> = {
     payments: [
-      waitCommand(act, {
-        read: 'getPayment',
-        description:
-          'wait until a payment is in a status (e.g. paid, a moment after a sandbox simulate), then show it',
-        statuses: paymentStatuses,
-        open: openPaymentStatuses,
-      }),
+      {
+        after: 'cancel',
+        command: waitCommand(act, {
+          read: 'getPayment',
+          description:
+            'wait until a payment is in a status (e.g. paid, a moment after a sandbox simulate), then show it',
+          statuses: paymentStatuses,
+          open: openPaymentStatuses,
+        }),
+      },
     ],
     refunds: [
-      waitCommand(act, {
-        read: 'getRefund',
-        description: 'wait until a refund is in a status (succeeded or failed), then show it',
-        statuses: refundStatuses,
-        open: openRefundStatuses,
-      }),
+      {
+        after: 'get',
+        command: waitCommand(act, {
+          read: 'getRefund',
+          description: 'wait until a refund is in a status (succeeded or failed), then show it',
+          statuses: refundStatuses,
+          open: openRefundStatuses,
+        }),
+      },
     ],
   };
   for (const facts of Object.values(commandFacts)) {
@@ -148,13 +116,9 @@ export function resourceCommands(act: Act): Command[] {
       throw new Error(`${facts.command}: the CLI has no group ${group} (resources.ts, GROUPS)`);
   }
   return (Object.keys(GROUPS) as Array<keyof typeof GROUPS>).map((name) =>
-    tableGroup(act, new Command(name).description(GROUPS[name].description), {
-      order: GROUPS[name].order,
+    tableGroup(act, new Command(name).description(GROUPS[name]), {
       own: own[name],
-      how: (operation) => ({
-        sdk: SDK_METHODS[operation as MerchantOperation],
-        view: VIEWS[operation as MerchantOperation],
-      }),
+      how: (operation) => ({ view: VIEWS[operation as MerchantOperation] }),
     }),
   );
 }

@@ -34,6 +34,8 @@ export interface CommandFacts {
   /** The flags' order when not the document's. */
   readonly order?: readonly string[];
   readonly area: string;
+  /** The SDK method a merchant command calls: `payments.create` (`gateway.payments.create`). */
+  readonly sdk?: string;
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
   /** The path ids, in the path's order. */
@@ -43,9 +45,15 @@ export interface CommandFacts {
   readonly fields: Readonly<Record<string, FieldChoices>>;
 }
 
+/** A method of the SDK's client by its namespace and name: `payments.create`. */
+export type SdkPath = { [N in keyof Gateway]: `${N & string}.${keyof Gateway[N] & string}` }[keyof Gateway];
+
 /** An operation of the gateway's table that has a CLI command. */
 export type OperationId = keyof typeof generatedCommands;
-export const commandFacts: Readonly<Record<OperationId, CommandFacts>> = generatedCommands;
+// The type check fails when a command names a method the SDK does not have.
+export const commandFacts: Readonly<Record<OperationId, CommandFacts>> = generatedCommands satisfies Readonly<
+  Record<string, { readonly command: string; readonly sdk?: SdkPath }>
+>;
 
 type Facts = typeof generatedCommands;
 /** An operation of the merchant API (`api`, `sandbox`) that has a command: it is called through the SDK. */
@@ -55,6 +63,15 @@ export type MerchantOperation = {
 
 /** The SDK's method for an operation: `(gateway) => gateway.payments.create`. */
 export type SdkMethod = (gateway: Gateway) => (...args: never[]) => unknown;
+
+/** The SDK method a merchant command's facts name (`payments.create`), on the client it is given. */
+export function sdkMethod(facts: CommandFacts): SdkMethod {
+  if (facts.sdk === undefined) throw new Error(`${facts.command}: no SDK method calls it`);
+  const [namespace, name] = facts.sdk.split('.') as [string, string];
+  return (gateway) =>
+    (gateway as unknown as Record<string, Record<string, (...args: never[]) => unknown>>)[namespace]![name]!;
+}
+
 /** The text a command shows of an answer that is not a plain record or page. */
 export type View = (answer: never) => string;
 
@@ -227,17 +244,17 @@ function requestOf(
  * other query or body field (`--<field-in-kebab-case> <field>`, mandatory when required, a whole number when an
  * integer, one of its values when it has a fixed set, a comma-separated list when an array; the entry names, describes
  * and defaults it otherwise); a list of pages has `--limit` and `--starting-after` (and `--all` through the SDK), a
- * merchant POST with a body `--idempotency-key`. A merchant command calls its SDK method (`sdk`), an operator one the
- * operator API; the answer is shown by `view`, else as a record (a page as a table).
+ * merchant POST with a body `--idempotency-key`. A merchant command calls its SDK method (`sdk`, by default the one
+ * its facts name), an operator one the operator API; the answer is shown by `view`, else as a record (a page as a
+ * table).
  */
 export function commandOf(
   act: Act,
   facts: CommandFacts,
   how: { sdk?: SdkMethod; view?: View } = {},
 ): Command {
-  const { sdk, view } = how;
   const operator = facts.area === 'admin';
-  if (!operator && sdk === undefined) throw new Error(`${facts.command}: no SDK method calls it`);
+  const { sdk = operator ? undefined : sdkMethod(facts), view } = how;
   const own = (field: string): FieldChoices => facts.fields[field] ?? {};
   const paged = facts.method === 'GET' && PAGE_FIELDS.every((field) => field in facts.query);
   const command = new Command(facts.command.split(' ')[1]).description(facts.description);
@@ -300,26 +317,34 @@ export function commandOf(
 type Show = (answer: object) => string;
 
 /**
- * The commands of a group (`payments`, `admin`) built from the table's facts, added to `group` in `order` (a command
- * it does not name comes after, in the table's order), with the group's own commands (`wait`) among them.
+ * The commands of a group (`payments`, `admin`) built from the table's facts, added to `group` in the table's order (or
+ * in `order`, a command it does not name coming after, in the table's order), with the group's own commands (`wait`)
+ * each right after the command it names.
  */
 export function tableGroup(
   act: Act,
   group: Command,
   spec: {
-    order: readonly string[];
-    own?: Command[];
-    how: (operation: OperationId) => { sdk?: SdkMethod; view?: View };
+    order?: readonly string[];
+    own?: Array<{ command: Command; after: string }>;
+    how?: (operation: OperationId) => { sdk?: SdkMethod; view?: View };
   },
 ): Command {
   const commands = new Map<string, Command>();
   for (const [operation, facts] of Object.entries(commandFacts) as Array<[OperationId, CommandFacts]>)
     if (facts.command.split(' ')[0] === group.name()) {
-      const command = commandOf(act, facts, spec.how(operation));
+      const command = commandOf(act, facts, spec.how?.(operation));
       commands.set(command.name(), command);
     }
-  for (const command of spec.own ?? []) commands.set(command.name(), command);
-  const names = [...new Set([...spec.order.filter((name) => commands.has(name)), ...commands.keys()])];
+  const names = [
+    ...new Set([...(spec.order ?? []).filter((name) => commands.has(name)), ...commands.keys()]),
+  ];
+  for (const { command, after } of spec.own ?? []) {
+    const at = names.indexOf(after);
+    if (at === -1) throw new Error(`${group.name()} ${command.name()}: the group has no command ${after}`);
+    names.splice(at + 1, 0, command.name());
+    commands.set(command.name(), command);
+  }
   for (const name of names) group.addCommand(commands.get(name)!);
   return group;
 }

@@ -681,6 +681,10 @@ export interface OperationTypes {
     body: CreatePaymentRequest;
     answer: PixPaymentCreated | CryptoPaymentCreated;
   };
+  /** GET /v1/payments/{payment_id} */
+  getPayment: {
+    answer: PaymentDetails;
+  };
   /** GET /v1/payments */
   listPayments: {
     query: {
@@ -695,10 +699,6 @@ export interface OperationTypes {
       data: Payment[];
       has_more: boolean;
     };
-  };
-  /** GET /v1/payments/{payment_id} */
-  getPayment: {
-    answer: PaymentDetails;
   };
   /** PATCH /v1/payments/{payment_id} */
   updatePayment: {
@@ -729,6 +729,10 @@ export interface OperationTypes {
     body: CreateRefundRequest;
     answer: Refund;
   };
+  /** GET /v1/refunds/{refund_id} */
+  getRefund: {
+    answer: Refund;
+  };
   /** GET /v1/payments/{payment_id}/refunds */
   listRefunds: {
     query: {
@@ -740,10 +744,6 @@ export interface OperationTypes {
       has_more: boolean;
     };
   };
-  /** GET /v1/refunds/{refund_id} */
-  getRefund: {
-    answer: Refund;
-  };
   /** POST /v1/sandbox/payments/{payment_id}/simulate */
   simulatePayment: {
     body: SimulatePaymentRequest;
@@ -753,6 +753,10 @@ export interface OperationTypes {
   createCheckout: {
     body: CreateCheckoutRequest;
     answer: Checkout;
+  };
+  /** GET /v1/checkouts/{checkout_id} */
+  getCheckout: {
+    answer: CheckoutWithSessions;
   };
   /** GET /v1/checkouts */
   listCheckouts: {
@@ -764,10 +768,6 @@ export interface OperationTypes {
       data: Checkout[];
       has_more: boolean;
     };
-  };
-  /** GET /v1/checkouts/{checkout_id} */
-  getCheckout: {
-    answer: CheckoutWithSessions;
   };
   /** GET /v1/checkouts/{checkout_id}/sessions */
   listCheckoutSessions: {
@@ -791,6 +791,10 @@ export interface OperationTypes {
     body: CreateCustomerRequest;
     answer: Customer;
   };
+  /** GET /v1/customers/{customer_id} */
+  getCustomer: {
+    answer: Customer;
+  };
   /** GET /v1/customers */
   listCustomers: {
     query: {
@@ -802,14 +806,14 @@ export interface OperationTypes {
       has_more: boolean;
     };
   };
-  /** GET /v1/customers/{customer_id} */
-  getCustomer: {
-    answer: Customer;
-  };
   /** POST /v1/webhook */
   createWebhook: {
     body: CreateWebhookRequest;
     answer: WebhookWithSecret;
+  };
+  /** GET /v1/webhook/{webhook_id} */
+  getWebhook: {
+    answer: Webhook;
   };
   /** GET /v1/webhook */
   listWebhooks: {
@@ -821,10 +825,6 @@ export interface OperationTypes {
       data: Webhook[];
       has_more: boolean;
     };
-  };
-  /** GET /v1/webhook/{webhook_id} */
-  getWebhook: {
-    answer: Webhook;
   };
   /** DELETE /v1/webhook/{webhook_id} */
   deleteWebhook: {

@@ -1,6 +1,12 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type Joi from 'joi';
-import type { CommandDefinition, ErrorCode, HttpOperationTypes, PayloadOf, ResultOf } from '@gateway/contracts';
+import type {
+  CommandDefinition,
+  ErrorCode,
+  HttpOperationTypes,
+  PayloadOf,
+  ResultOf,
+} from '@gateway/contracts';
 import { AppError, asyncHandler } from '@gateway/http-errors';
 import { identityOf } from './identity';
 import type { RouteContext } from './routes/context';
@@ -82,7 +88,12 @@ type AnyCommand = CommandDefinition<any, any>;
  * What a handler receives: its checked path parameters, query and body, the caller, and a sender of the commands its
  * entry lists (no other: the refusals the document gives the route are those commands').
  */
-export interface OperationInput<Params extends string, Query, Body, Commands extends AnyCommand = AnyCommand> {
+export interface OperationInput<
+  Params extends string,
+  Query,
+  Body,
+  Commands extends AnyCommand = AnyCommand,
+> {
   /** The path parameters, checked when the entry's checks include them (raw path values otherwise). */
   params: Record<Params, string>;
   query: Query;
@@ -137,6 +148,27 @@ export interface CliCommand {
   fields?: Record<string, CliField>;
 }
 
+/**
+ * The SDK's method for an operation of the public API (`gateway.payments.create(...)`): `pnpm generate:sdk` writes the
+ * SDK's namespaces from these fields (packages/sdk/src/generated/methods.ts;
+ * docs/sdk-and-cli.md#methods-from-the-operation-table), and the CLI's command for the operation calls it. The kind of
+ * call is derived from the entry: a body makes it `(…ids, body, options?)` (the body optional when the document
+ * requires none of its fields), a page of `has_more` a list whose next page starts after the last item's first id
+ * field (`id` or `…_id`), anything else `(…ids, options?)`.
+ */
+export interface SdkMethod {
+  /** Its namespace and name, in the order the table gives: `payments.create`. */
+  method: `${string}.${string}`;
+  /** The JSDoc the method shows. */
+  description?: string;
+  /** Whether the body may be left out, where the SDK says otherwise than the document. */
+  optionalBody?: boolean;
+  /** What a retried call answers when its first attempt did the work and its answer was lost (a DELETE's 404). */
+  goneAnswer?: Record<string, unknown>;
+  /** Written in the SDK itself (packages/sdk/src/client.ts), not generated: a list with a cursor of its own. */
+  handWritten?: true;
+}
+
 /** One operation as the document describes it, with the handler that serves it when it is mounted from the table. */
 export interface OperationSpec {
   method: HttpMethod;
@@ -166,6 +198,8 @@ export interface OperationSpec {
   answers: Answer[];
   /** The CLI's command for it, if it has one. */
   cli?: CliCommand;
+  /** The SDK's method for it (`api` and `sandbox` operations), if it has one. */
+  sdk?: SdkMethod;
   /** Serves the operation once its input is checked; what it returns is the answer's body. */
   handle?(input: OperationInput<string, unknown, unknown>, context: RouteContext): Promise<unknown>;
   /**

@@ -81,6 +81,7 @@ export const checkoutOperations = [
         metadata: { value: 'json' },
       },
     },
+    sdk: { method: 'checkouts.create' },
     answers: [json(201, 'The checkout; `url` is its hosted page.', publicCheckout)],
     handle: async ({ body, businessId, send }, { config }) => {
       const checkout = await send(createCheckout, {
@@ -95,6 +96,28 @@ export const checkoutOperations = [
       return withUrl(config, checkout);
     },
   }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/checkouts/{checkout_id}',
+    operationId: 'getCheckout',
+    tag: 'Checkouts',
+    area: 'api',
+    summary: 'Read a checkout with its newest sessions',
+    params: { checkout_id: 'chk' },
+    commands: [getCheckout],
+    cli: { command: 'checkouts get', description: 'read a checkout with its newest sessions' },
+    sdk: { method: 'checkouts.get' },
+    answers: [json(200, 'The checkout and its newest 100 sessions.', checkoutWithSessions)],
+    handle: async ({ params, businessId, send }, { config }) => {
+      const checkout = await send(getCheckout, { business_id: businessId, checkout_id: params.checkout_id });
+      if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');
+      return {
+        ...withUrl(config, checkout),
+        sessions: checkout.sessions ?? [],
+        sessions_has_more: checkout.sessions_has_more ?? false,
+      };
+    },
+  }),
   // The business's checkouts, newest first, a page at a time (docs/api.md#lists-and-pagination), without their sessions.
   defineOperation({
     method: 'get',
@@ -106,33 +129,13 @@ export const checkoutOperations = [
     query: [checkoutsPage],
     commands: [listCheckouts],
     cli: { command: 'checkouts list', description: 'list checkouts, newest first' },
+    sdk: { method: 'checkouts.list' },
     answers: [json(200, 'A page of checkouts.', pageSchema(publicCheckout))],
     handle: async ({ query, businessId, send }, { config }) => {
       const page = await send(listCheckouts, { business_id: businessId, ...pageOf(query) });
       if (page.data.some((checkout) => checkout.business_id !== businessId))
         throw new AppError('INTERNAL_ERROR');
       return { data: page.data.map((checkout) => withUrl(config, checkout)), has_more: page.has_more };
-    },
-  }),
-  defineOperation({
-    method: 'get',
-    path: '/v1/checkouts/{checkout_id}',
-    operationId: 'getCheckout',
-    tag: 'Checkouts',
-    area: 'api',
-    summary: 'Read a checkout with its newest sessions',
-    params: { checkout_id: 'chk' },
-    commands: [getCheckout],
-    cli: { command: 'checkouts get', description: 'read a checkout with its newest sessions' },
-    answers: [json(200, 'The checkout and its newest 100 sessions.', checkoutWithSessions)],
-    handle: async ({ params, businessId, send }, { config }) => {
-      const checkout = await send(getCheckout, { business_id: businessId, checkout_id: params.checkout_id });
-      if (checkout.business_id !== businessId) throw new AppError('NOT_FOUND');
-      return {
-        ...withUrl(config, checkout),
-        sessions: checkout.sessions ?? [],
-        sessions_has_more: checkout.sessions_has_more ?? false,
-      };
     },
   }),
   // Additive: every session of a checkout, a page at a time (the read above embeds only the newest).
@@ -147,6 +150,7 @@ export const checkoutOperations = [
     query: [sessionsPage],
     commands: [listCheckoutSessions],
     cli: { command: 'checkouts sessions', description: "a checkout's payment sessions, newest first" },
+    sdk: { method: 'checkouts.sessions' },
     answers: [json(200, 'A page of sessions.', listCheckoutSessions.resultSchema)],
     handle: ({ params, query, businessId, send }) =>
       send(listCheckoutSessions, {

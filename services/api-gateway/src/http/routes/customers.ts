@@ -55,6 +55,7 @@ export const customerOperations = [
         metadata: { value: 'json' },
       },
     },
+    sdk: { method: 'customers.create', optionalBody: false },
     answers: [json(201, 'The customer.', customer)],
     handle: ({ body, businessId, req, send }) =>
       send(createCustomer, {
@@ -65,6 +66,21 @@ export const customerOperations = [
         ip: req.ip ?? null,
         metadata: body.metadata ?? null,
       }),
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/customers/{customer_id}',
+    operationId: 'getCustomer',
+    tag: 'Customers',
+    area: 'api',
+    summary: 'Read a customer',
+    params: { customer_id: 'cust' },
+    commands: [getCustomer],
+    cli: { command: 'customers get', description: 'read a customer' },
+    sdk: { method: 'customers.get' },
+    answers: [json(200, 'The customer.', customer)],
+    handle: ({ params, businessId, send }) =>
+      send(getCustomer, { business_id: businessId, customer_id: params.customer_id }),
   }),
   // The business's customers, newest first, a page at a time (docs/api.md#lists-and-pagination).
   defineOperation({
@@ -77,22 +93,9 @@ export const customerOperations = [
     query: [customersPage],
     commands: [listCustomers],
     cli: { command: 'customers list', description: 'list customers, newest first' },
+    sdk: { method: 'customers.list' },
     answers: [json(200, 'A page of customers.', pageSchema(customer))],
     handle: ({ query, businessId, send }) =>
       send(listCustomers, { business_id: businessId, ...pageOf(query) }),
-  }),
-  defineOperation({
-    method: 'get',
-    path: '/v1/customers/{customer_id}',
-    operationId: 'getCustomer',
-    tag: 'Customers',
-    area: 'api',
-    summary: 'Read a customer',
-    params: { customer_id: 'cust' },
-    commands: [getCustomer],
-    cli: { command: 'customers get', description: 'read a customer' },
-    answers: [json(200, 'The customer.', customer)],
-    handle: ({ params, businessId, send }) =>
-      send(getCustomer, { business_id: businessId, customer_id: params.customer_id }),
   }),
 ];

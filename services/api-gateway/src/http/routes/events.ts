@@ -46,6 +46,7 @@ export const eventOperations = [
     checks: [eventsFilter, eventsPage],
     commands: [listEvents],
     cli: { command: 'events list', description: 'list events, newest first' },
+    sdk: { method: 'events.list', description: "The business's events of the last 30 days." },
     answers: [json(200, 'A page of events, the same bodies webhooks receive.', pageSchema(event))],
     handle: async ({ query, businessId, send }) =>
       storedEvents(
@@ -66,6 +67,7 @@ export const eventOperations = [
     params: { event_id: 'evt' },
     commands: [getEvent],
     cli: { command: 'events get', description: 'read an event' },
+    sdk: { method: 'events.get' },
     answers: [json(200, 'The event.', event)],
     handle: async ({ params, businessId, send }) =>
       storedEvent(await send(getEvent, { business_id: businessId, event_id: params.event_id })),

@@ -174,6 +174,7 @@ export const paymentOperations = [
         currency: { skip: true },
       },
     },
+    sdk: { method: 'payments.create' },
     answers: [json(201, 'The payment, with what the payer needs.', paymentCreated)],
     handle: async ({ body, res, send }) => {
       const identity = identityOf(res);
@@ -191,6 +192,28 @@ export const paymentOperations = [
         customer_id: body.customer_id ?? null,
       });
       return paymentCreatedResponse(view);
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/payments/{payment_id}',
+    operationId: 'getPayment',
+    tag: 'Payments',
+    area: 'api',
+    summary: 'Read a payment',
+    description:
+      'The payment with its fee, net amount and window end; while `pending` or `processing` also the `pix` or ' +
+      '`crypto` object its creation answered (to show the QR code again); once `paid`, who paid (`payer`).',
+    params: { payment_id: 'pay' },
+    commands: [getPayment],
+    cli: { command: 'payments get', description: 'read a payment' },
+    sdk: { method: 'payments.get' },
+    answers: [json(200, 'The payment.', paymentDetails)],
+    handle: async ({ params, businessId, send }) => {
+      const view = await send(getPayment, { business_id: businessId, payment_id: params.payment_id });
+      // Never leak another business's payment, whatever the payment service answers.
+      if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
+      return paymentDetailsResponse(view);
     },
   }),
   // The business's payments, newest first, a page at a time (docs/api.md#lists-and-pagination).
@@ -211,6 +234,7 @@ export const paymentOperations = [
         created_lt: { value: 'iso', description: 'created before (ISO date-time)' },
       },
     },
+    sdk: { method: 'payments.list' },
     answers: [json(200, 'A page of payments.', pageSchema(paymentRecord))],
     handle: async ({ query, businessId, send }) => {
       // Only the filters given are in the checked query (unknown parameters are dropped).
@@ -223,27 +247,6 @@ export const paymentOperations = [
       if (page.data.some((payment) => payment.business_id !== businessId))
         throw new AppError('INTERNAL_ERROR');
       return { data: page.data.map(publicPaymentRecord), has_more: page.has_more };
-    },
-  }),
-  defineOperation({
-    method: 'get',
-    path: '/v1/payments/{payment_id}',
-    operationId: 'getPayment',
-    tag: 'Payments',
-    area: 'api',
-    summary: 'Read a payment',
-    description:
-      'The payment with its fee, net amount and window end; while `pending` or `processing` also the `pix` or ' +
-      '`crypto` object its creation answered (to show the QR code again); once `paid`, who paid (`payer`).',
-    params: { payment_id: 'pay' },
-    commands: [getPayment],
-    cli: { command: 'payments get', description: 'read a payment' },
-    answers: [json(200, 'The payment.', paymentDetails)],
-    handle: async ({ params, businessId, send }) => {
-      const view = await send(getPayment, { business_id: businessId, payment_id: params.payment_id });
-      // Never leak another business's payment, whatever the payment service answers.
-      if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      return paymentDetailsResponse(view);
     },
   }),
   defineOperation({
@@ -274,6 +277,7 @@ export const paymentOperations = [
         metadata: { value: 'json', description: 'new metadata, as JSON text' },
       },
     },
+    sdk: { method: 'payments.update' },
     answers: [json(200, 'The payment with its new amounts.', paymentUpdated)],
     handle: async ({ params, body, businessId, send }) => {
       const command: UpdatePayment = { business_id: businessId, payment_id: params.payment_id };
@@ -297,6 +301,7 @@ export const paymentOperations = [
     params: { payment_id: 'pay' },
     commands: [cancelPayment],
     cli: { command: 'payments cancel', description: 'cancel an open payment' },
+    sdk: { method: 'payments.cancel' },
     answers: [json(200, 'The payment, status `cancelled`.', paymentRecord)],
     handle: async ({ params, businessId, send }) => {
       const view = await send(cancelPayment, { business_id: businessId, payment_id: params.payment_id });
@@ -321,6 +326,7 @@ export const paymentOperations = [
       description:
         'money kept for a payment outside its happy path (late, excess, partial, unmatched, unreadable)',
     },
+    sdk: { method: 'payments.receivedFunds' },
     answers: [json(200, 'A page of received funds.', receivedFundsList)],
     handle: async ({ params, query, businessId, send }) => {
       const funds = await send(listReceivedFunds, {
@@ -346,6 +352,12 @@ export const paymentOperations = [
       "flight (an excess rides with the refund that completes the payment's refunds), is `INVALID_STATUS`.",
     params: { payment_id: 'pay', funds_id: 'fund' },
     commands: [returnReceivedFunds],
+    sdk: {
+      method: 'payments.returnReceivedFunds',
+      description:
+        'Records received funds as returned to the payer outside the gateway, so no refund returns them again. ' +
+        'Funds a refund returns (or returned) are refused with INVALID_STATUS.',
+    },
     answers: [json(200, 'The received funds, returned by hand.', receivedFunds)],
     handle: async ({ params, businessId, send }) => {
       const funds = await send(returnReceivedFunds, {
@@ -391,6 +403,11 @@ export const sandboxOperations = [
         outcome: { description: 'what happens' },
         amount: { value: 'centavos', description: 'a partial payment of this amount' },
       },
+    },
+    sdk: {
+      method: 'sandbox.simulate',
+      description:
+        'Drives a sandbox payment through its rail: the PSP simulator pays, the local chain transfers, or the clock.',
     },
     answers: [json(202, 'Accepted: the outcome follows as it would in production.', simulationAccepted)],
     handle: ({ params, body, businessId, send }) =>

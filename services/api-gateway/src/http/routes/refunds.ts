@@ -60,6 +60,7 @@ export const refundOperations = [
         reason: { value: 'text', description: 'why (up to 140 characters)' },
       },
     },
+    sdk: { method: 'refunds.create' },
     answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
     handle: async ({ params, body, businessId, send }) => {
       const refund = await send(createRefund, {
@@ -68,6 +69,23 @@ export const refundOperations = [
         amount_centavos: body.amount ?? null,
         reason: body.reason || null,
       });
+      return publicRefundRecord(ownRefund(refund, businessId));
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/v1/refunds/{refund_id}',
+    operationId: 'getRefund',
+    tag: 'Refunds',
+    area: 'api',
+    summary: 'Read a refund',
+    params: { refund_id: 'ref' },
+    commands: [getRefund],
+    cli: { command: 'refunds get', description: 'read a refund' },
+    sdk: { method: 'refunds.get' },
+    answers: [json(200, 'The refund.', answers.refund)],
+    handle: async ({ params, businessId, send }) => {
+      const refund = await send(getRefund, { business_id: businessId, refund_id: params.refund_id });
       return publicRefundRecord(ownRefund(refund, businessId));
     },
   }),
@@ -83,6 +101,7 @@ export const refundOperations = [
     query: [refundsPage],
     commands: [listRefunds],
     cli: { command: 'refunds list', description: "a payment's refunds, newest first" },
+    sdk: { method: 'refunds.list', description: "A payment's refunds." },
     answers: [json(200, 'A page of refunds.', pageSchema(answers.refund))],
     handle: async ({ params, query, businessId, send }) => {
       const page = await send(listRefunds, {
@@ -94,22 +113,6 @@ export const refundOperations = [
         data: page.data.map((refund) => publicRefundRecord(ownRefund(refund, businessId))),
         has_more: page.has_more,
       };
-    },
-  }),
-  defineOperation({
-    method: 'get',
-    path: '/v1/refunds/{refund_id}',
-    operationId: 'getRefund',
-    tag: 'Refunds',
-    area: 'api',
-    summary: 'Read a refund',
-    params: { refund_id: 'ref' },
-    commands: [getRefund],
-    cli: { command: 'refunds get', description: 'read a refund' },
-    answers: [json(200, 'The refund.', answers.refund)],
-    handle: async ({ params, businessId, send }) => {
-      const refund = await send(getRefund, { business_id: businessId, refund_id: params.refund_id });
-      return publicRefundRecord(ownRefund(refund, businessId));
     },
   }),
 ];

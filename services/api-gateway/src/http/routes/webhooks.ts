@@ -106,25 +106,15 @@ export const webhookOperations = [
       description: 'register an https:// endpoint (the signing secret is shown once)',
       fields: { events: { value: 'names', default: webhookEventNames.join(',') } },
     },
+    sdk: {
+      method: 'webhooks.create',
+      description: 'The answer carries the signing secret, shown this once.',
+    },
     answers: [json(201, 'The webhook and its secret.', webhookCreated)],
     handle: ({ body, businessId, send }) =>
       send(createWebhook, { business_id: businessId, url: body.url, events: body.events }),
   }),
-  // The business's webhooks, newest first, a page at a time, and one of them: never a secret (docs/adr/0011-secrets-hashed-sealed-never-logged.md).
-  defineOperation({
-    method: 'get',
-    path: '/v1/webhook',
-    operationId: 'listWebhooks',
-    tag: 'Webhooks',
-    area: 'api',
-    summary: "List the business's webhooks, newest first (never their secrets)",
-    query: [webhooksPage],
-    commands: [listWebhooks],
-    cli: { command: 'webhooks list', description: 'list webhooks, newest first' },
-    answers: [json(200, 'A page of webhooks.', pageSchema(webhook))],
-    handle: ({ query, businessId, send }) =>
-      send(listWebhooks, { business_id: businessId, ...pageOf(query) }),
-  }),
+  // One of the business's webhooks: never its secret (docs/adr/0011-secrets-hashed-sealed-never-logged.md).
   defineOperation({
     method: 'get',
     path: '/v1/webhook/{webhook_id}',
@@ -135,9 +125,26 @@ export const webhookOperations = [
     params: { webhook_id: 'wh' },
     commands: [getWebhook],
     cli: { command: 'webhooks get', description: 'read a webhook (never its secret)' },
+    sdk: { method: 'webhooks.get' },
     answers: [json(200, 'The webhook.', webhook)],
     handle: ({ params, businessId, send }) =>
       send(getWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
+  }),
+  // The business's webhooks, newest first, a page at a time: never a secret (docs/adr/0011-secrets-hashed-sealed-never-logged.md).
+  defineOperation({
+    method: 'get',
+    path: '/v1/webhook',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    area: 'api',
+    summary: "List the business's webhooks, newest first (never their secrets)",
+    query: [webhooksPage],
+    commands: [listWebhooks],
+    cli: { command: 'webhooks list', description: 'list webhooks, newest first' },
+    sdk: { method: 'webhooks.list' },
+    answers: [json(200, 'A page of webhooks.', pageSchema(webhook))],
+    handle: ({ query, businessId, send }) =>
+      send(listWebhooks, { business_id: businessId, ...pageOf(query) }),
   }),
   defineOperation({
     method: 'delete',
@@ -149,6 +156,7 @@ export const webhookOperations = [
     params: { webhook_id: 'wh' },
     commands: [deleteWebhook],
     cli: { command: 'webhooks delete', description: 'delete a webhook: it stops receiving at once' },
+    sdk: { method: 'webhooks.delete', goneAnswer: { deleted: true } },
     answers: [json(200, 'Deleted.', webhookDeleted)],
     handle: ({ params, businessId, send }) =>
       send(deleteWebhook, { business_id: businessId, webhook_id: params.webhook_id }),
@@ -168,6 +176,10 @@ export const webhookOperations = [
     cli: {
       command: 'webhooks rotate-secret',
       description: 'a new signing secret (shown once); the old one also signs for 24 h',
+    },
+    sdk: {
+      method: 'webhooks.rotateSecret',
+      description: 'A new secret, shown once; for 24 h deliveries are signed with both.',
     },
     answers: [json(200, 'The new secret, shown this once.', webhookSecret)],
     handle: ({ params, businessId, send }) =>
@@ -193,6 +205,11 @@ export const webhookOperations = [
         cursor: { skip: true },
       },
     },
+    sdk: {
+      method: 'webhooks.deliveries',
+      description: 'Delivery history, newest first, with every attempt.',
+      handWritten: true,
+    },
     answers: [json(200, 'A page of deliveries.', deliveriesPage)],
     handle: ({ params, query, businessId, send }) =>
       send(listWebhookDeliveries, {
@@ -212,6 +229,7 @@ export const webhookOperations = [
     params: { webhook_id: 'wh', delivery_id: 'dlv' },
     commands: [retryWebhookDelivery],
     cli: { command: 'webhooks retry', description: 'redeliver a delivery now' },
+    sdk: { method: 'webhooks.retryDelivery', description: 'Redelivers now.' },
     answers: [json(200, 'The delivery, scheduled now.', deliveryRetried)],
     handle: ({ params, businessId, send }) =>
       send(retryWebhookDelivery, {
@@ -233,6 +251,10 @@ export const webhookOperations = [
     cli: {
       command: 'webhooks test',
       description: 'send a signed webhook.test event now and show how the endpoint answered',
+    },
+    sdk: {
+      method: 'webhooks.test',
+      description: 'Sends a signed `webhook.test` event now and answers how your endpoint replied.',
     },
     answers: [json(200, 'What the endpoint answered.', webhookTested)],
     handle: ({ params, businessId, send }, { config }) =>
