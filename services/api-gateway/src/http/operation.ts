@@ -169,6 +169,15 @@ export interface SdkMethod {
   handWritten?: true;
 }
 
+/**
+ * A group of operations in the OpenAPI document (/docs shows each with its description): declared by its route family
+ * next to its entries, listed once in openapi/operations.ts.
+ */
+export interface Tag {
+  name: string;
+  description: string;
+}
+
 /** One operation as the document describes it, with the handler that serves it when it is mounted from the table. */
 export interface OperationSpec {
   method: HttpMethod;

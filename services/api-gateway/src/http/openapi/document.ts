@@ -7,7 +7,7 @@ import { RATE_LIMIT_HEADERS } from '../rate-limit';
 import { describeApi, type RateLimits } from './description';
 import { addErrorSchemas, codesByStatus, errorBodySchema } from './errors';
 import { SchemaComponents, type JsonSchema } from './json-schema';
-import { servedOperations, type Answer, type Area, type OperationSpec } from './operations';
+import { servedOperations, tags, type Answer, type Area, type OperationSpec } from './operations';
 import { webhookOperations } from './webhooks';
 
 export interface OpenApiOptions {
@@ -50,26 +50,6 @@ const SECURITY: Partial<Record<Area, JsonSchema[]>> = {
   sandbox: [{ apiKey: [] }],
   admin: [{ adminToken: [] }],
 };
-
-const TAGS = [
-  {
-    name: 'Payments',
-    description: 'PIX and stablecoin payments, their changes, cancellation and received funds.',
-  },
-  { name: 'Refunds', description: 'Refunds of paid payments (PIX devoluções, token transfers back).' },
-  { name: 'Checkouts', description: 'Shareable checkout pages for products, and their payment sessions.' },
-  { name: 'Customers', description: "The business's customers." },
-  { name: 'Webhooks', description: 'Endpoints that receive signed events; deliveries, retries and tests.' },
-  { name: 'Events', description: 'The events of the last 30 days, as webhooks receive them.' },
-  { name: 'Sandbox', description: 'Drive sandbox payments to an outcome through the real flow.' },
-  {
-    name: 'Operator',
-    description: 'The operator API: businesses, API keys, fee rules, products, parked messages.',
-  },
-  { name: 'Hosted checkout', description: 'The public checkout page buyers open, and the calls it makes.' },
-  { name: 'Operations', description: 'Probes and metrics.' },
-  { name: 'Reference', description: 'This document and its rendering.' },
-];
 
 const integerHeader = (description: string, required: boolean) => ({
   description,
@@ -234,7 +214,10 @@ class DocumentBuilder {
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const builder = new DocumentBuilder();
   const paths: OpenApiDocument['paths'] = {};
+  const tagNames = new Set(tags.map((tag) => tag.name));
   for (const op of servedOperations(options.environment)) {
+    if (!tagNames.has(op.tag))
+      throw new Error(`${op.operationId}: its tag ${op.tag} is none of the document's tags`);
     (paths[op.path] ??= {})[op.method] = builder.operation(op);
   }
   const webhooks = webhookOperations(builder.components);
@@ -249,7 +232,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       description: describeApi(options.rateLimits),
     },
     servers: [{ url: '/', description: `This gateway (${options.environment})` }],
-    tags: TAGS,
+    tags,
     paths,
     webhooks,
     components: {

@@ -1,23 +1,24 @@
 import type { Environment } from '../../domain/api-key';
-import { exampleId, type OperationSpec } from '../operation';
-import { adminOperations } from '../routes/admin';
-import { apiReferenceOperations } from '../routes/api-reference';
-import { checkoutOperations } from '../routes/checkouts';
-import { customerOperations } from '../routes/customers';
-import { eventOperations } from '../routes/events';
-import { healthOperations } from '../routes/health';
-import { hostedCheckoutOperations } from '../routes/hosted-checkout';
-import { paymentOperations, sandboxOperations } from '../routes/payments';
-import { refundOperations } from '../routes/refunds';
-import { webhookOperations } from '../routes/webhooks';
+import { exampleId, type OperationSpec, type Tag } from '../operation';
+import { adminOperations, operatorTag } from '../routes/admin';
+import { apiReferenceOperations, referenceTag } from '../routes/api-reference';
+import { checkoutOperations, checkoutsTag } from '../routes/checkouts';
+import { customerOperations, customersTag } from '../routes/customers';
+import { eventOperations, eventsTag } from '../routes/events';
+import { healthOperations, operationsTag } from '../routes/health';
+import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
+import { paymentOperations, paymentsTag, sandboxOperations, sandboxTag } from '../routes/payments';
+import { refundOperations, refundsTag } from '../routes/refunds';
+import { webhookOperations, webhooksTag } from '../routes/webhooks';
 
 export { exampleId };
-export type { Answer, Area, HttpMethod, OperationSpec, RequestExamples } from '../operation';
+export type { Answer, Area, HttpMethod, OperationSpec, RequestExamples, Tag } from '../operation';
 
 /**
  * Every route the gateway serves: the table, one entry per operation, each declared once next to its handler in its
  * route family's module (routes/*.ts). app.ts mounts the table, each entry behind its area's stack (http/mount.ts), and
- * the OpenAPI document is computed from the same entries: a new family is its module and one line here.
+ * the OpenAPI document is computed from the same entries: a new family is its module and one line here (and one in
+ * `tags` for a tag of its own).
  */
 export const operations: OperationSpec[] = [
   ...paymentOperations,
@@ -31,6 +32,21 @@ export const operations: OperationSpec[] = [
   ...hostedCheckoutOperations,
   ...healthOperations,
   ...apiReferenceOperations,
+];
+
+/** The document's tags, in the order /docs shows them, each declared by its family next to its entries. */
+export const tags: Tag[] = [
+  paymentsTag,
+  refundsTag,
+  checkoutsTag,
+  customersTag,
+  webhooksTag,
+  eventsTag,
+  sandboxTag,
+  operatorTag,
+  hostedCheckoutTag,
+  operationsTag,
+  referenceTag,
 ];
 
 /** The routes a deployment serves (app.ts mounts them, the document lists them): the sandbox only outside production. */

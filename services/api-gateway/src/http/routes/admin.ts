@@ -28,7 +28,7 @@ import { revokeApiKey } from '../../application/revoke-api-key';
 import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
 import { KEY_PREFIX, API_KEY_PATTERN, environments } from '../../domain/api-key';
-import { defineOperation, json, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf, type Tag } from '../operation';
 import { brl, nullableText, receivedFunds } from '../openapi/response-schemas';
 import { receivedFundsResponse } from '../payment-responses';
 import { amountField, centavosField, pageQuery } from '../validation';
@@ -164,6 +164,12 @@ async function fromBroker(work: () => Promise<ParkedQueue[]>): Promise<ParkedQue
 const supportedMethod = (req: Request): void => {
   if (!paymentMethods.includes(req.params.method as PaymentMethod))
     throw new AppError('UNSUPPORTED_PAYMENT_METHOD');
+};
+
+/** The document's group of this family's operations. */
+export const operatorTag: Tag = {
+  name: 'Operator',
+  description: 'The operator API: businesses, API keys, fee rules, products, parked messages.',
 };
 
 /** The operator API (docs/api.md#operator-api-and-cli); `scripts/admin-cli.ts` wraps it. */

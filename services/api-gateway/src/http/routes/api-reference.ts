@@ -8,7 +8,7 @@ import {
   renderApiReferencePage,
   type ApiReferenceAssetName,
 } from '../api-reference';
-import { json, type OperationSpec } from '../operation';
+import { json, type OperationSpec, type Tag } from '../operation';
 import type { RouteContext } from './context';
 
 const OPENAPI_PATH = '/openapi.json';
@@ -44,6 +44,9 @@ function servedOf({ document, config }: RouteContext): { body: string; page: str
   }
   return texts;
 }
+
+/** The document's group of this family's operations. */
+export const referenceTag: Tag = { name: 'Reference', description: 'This document and its rendering.' };
 
 /**
  * /openapi.json (the document) and /docs (its reference page, Swagger UI served from node_modules): public, like the

@@ -14,7 +14,7 @@ import {
 } from '@gateway/contracts';
 import { AppError } from '@gateway/http-errors';
 import type { ApiGatewayConfig } from '../../config';
-import { defineOperation, exampleId, json, only, pageOf } from '../operation';
+import { defineOperation, exampleId, json, only, pageOf, type Tag } from '../operation';
 import { jsonText, pageQuery } from '../validation';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
@@ -50,6 +50,12 @@ const withUrl = (config: ApiGatewayConfig, checkout: Checkout): HttpApi.Checkout
   ...checkout,
   url: `${config.PUBLIC_BASE_URL}/c/${encodeURIComponent(checkout.slug)}`,
 });
+
+/** The document's group of this family's operations. */
+export const checkoutsTag: Tag = {
+  name: 'Checkouts',
+  description: 'Shareable checkout pages for products, and their payment sessions.',
+};
 
 /** /v1/checkouts. Records also carry `url`, where the hosted page is shared (additive to API 1.0.0). */
 export const checkoutOperations = [

@@ -7,7 +7,7 @@ import {
   listCustomers,
   pageSchema,
 } from '@gateway/contracts';
-import { defineOperation, json, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf, type Tag } from '../operation';
 import { jsonText, pageQuery } from '../validation';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
@@ -22,6 +22,9 @@ export const createCustomerBody = Joi.object({
 });
 
 export const customersPage = pageQuery(customerId);
+
+/** The document's group of this family's operations. */
+export const customersTag: Tag = { name: 'Customers', description: "The business's customers." };
 
 /** /v1/customers; the customer's `ip` is the caller's (behind proxies, as `TRUST_PROXY` allows). */
 export const customerOperations = [

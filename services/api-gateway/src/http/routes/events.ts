@@ -8,7 +8,7 @@ import {
   type Page,
   type PublicEvent,
 } from '@gateway/contracts';
-import { defineOperation, json, pageOf, type AnswerOf } from '../operation';
+import { defineOperation, json, pageOf, type AnswerOf, type Tag } from '../operation';
 import { eventOf, eventRefund, eventPayment } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
 
@@ -31,6 +31,12 @@ export const eventsFilter = Joi.object({
  */
 const storedEvents = (page: Page<PublicEvent>) => page as unknown as AnswerOf<'listEvents'>;
 const storedEvent = (event: PublicEvent) => event as unknown as AnswerOf<'getEvent'>;
+
+/** The document's group of this family's operations. */
+export const eventsTag: Tag = {
+  name: 'Events',
+  description: 'The events of the last 30 days, as webhooks receive them.',
+};
 
 /** /v1/events: the business's events of the last 30 days, the same bodies its webhooks receive. */
 export const eventOperations = [

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { serviceNames } from '@gateway/contracts';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '@gateway/http-errors';
 import { metricsRegistry } from '@gateway/observability';
-import { json, type OperationSpec } from '../operation';
+import { json, type OperationSpec, type Tag } from '../operation';
 import type { RouteContext } from './context';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
@@ -64,6 +64,9 @@ async function readinessOf({ dataSource, redis, broker }: RouteContext) {
     checks: Object.fromEntries(names.map((name, i) => [name, results[i]!])),
   };
 }
+
+/** The document's group of this family's operations. */
+export const operationsTag: Tag = { name: 'Operations', description: 'Probes and metrics.' };
 
 /** /healthz (process up), /readyz (dependencies and downstream consumers), /metrics (Prometheus): not JSON operations. */
 export const healthOperations: OperationSpec[] = [

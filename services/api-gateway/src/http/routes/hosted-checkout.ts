@@ -35,7 +35,14 @@ import { publicCrypto } from '../payment-responses';
 import { isDependencyFailure } from '../dependency-failure';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
 import type { PathScope } from '../mount';
-import { defineOperation, json, type AnswerOf, type OperationInput, type OperationSpec } from '../operation';
+import {
+  defineOperation,
+  json,
+  type AnswerOf,
+  type OperationInput,
+  type OperationSpec,
+  type Tag,
+} from '../operation';
 import { pixCode, cryptoInstructions } from '../openapi/response-schemas';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
@@ -161,6 +168,12 @@ async function cancelSessionPayment(
     return status === 'pending' || status === 'processing' ? 'initiated' : status;
   }
 }
+
+/** The document's group of this family's operations. */
+export const hostedCheckoutTag: Tag = {
+  name: 'Hosted checkout',
+  description: 'The public checkout page buyers open, and the calls it makes.',
+};
 
 /** The page and its files: not JSON, each served by its entry. */
 export const checkoutPageOperations: OperationSpec[] = [

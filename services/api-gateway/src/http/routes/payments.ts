@@ -29,7 +29,7 @@ import {
   receivedFundsResponse,
 } from '../payment-responses';
 import { identityOf } from '../identity';
-import { defineOperation, json, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf, type Tag } from '../operation';
 import { brl, pixCode, cryptoInstructions, paymentRecord, receivedFunds } from '../openapi/response-schemas';
 import { amountField, jsonText, pageQuery } from '../validation';
 
@@ -124,6 +124,12 @@ export const paymentsPage = pageQuery(paymentId).keys({
 });
 
 export const receivedFundsPage = pageQuery(receivedFundsId);
+
+/** The document's group of this family's operations. */
+export const paymentsTag: Tag = {
+  name: 'Payments',
+  description: 'PIX and stablecoin payments, their changes, cancellation and received funds.',
+};
 
 /** /v1/payments and /v1/payments/{id}/received-funds. */
 export const paymentOperations = [
@@ -369,6 +375,12 @@ export const paymentOperations = [
     },
   }),
 ];
+
+/** The document's group of this family's operations. */
+export const sandboxTag: Tag = {
+  name: 'Sandbox',
+  description: 'Drive sandbox payments to an outcome through the real flow.',
+};
 
 /** Outside production: /v1/sandbox/payments/{id}/simulate. */
 export const sandboxOperations = [

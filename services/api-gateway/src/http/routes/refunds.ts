@@ -10,7 +10,7 @@ import {
   type RefundRecord,
 } from '@gateway/contracts';
 import { AppError } from '@gateway/http-errors';
-import { defineOperation, json, pageOf } from '../operation';
+import { defineOperation, json, pageOf, type Tag } from '../operation';
 import * as answers from '../openapi/response-schemas';
 import { amountField, pageQuery } from '../validation';
 
@@ -27,6 +27,12 @@ function ownRefund(refund: RefundRecord, businessId: string): RefundRecord {
   if (refund.business_id !== businessId) throw new AppError('NOT_FOUND');
   return refund;
 }
+
+/** The document's group of this family's operations. */
+export const refundsTag: Tag = {
+  name: 'Refunds',
+  description: 'Refunds of paid payments (PIX devoluções, token transfers back).',
+};
 
 /** /v1/payments/{id}/refunds and /v1/refunds/{id} (docs/refunds.md). */
 export const refundOperations = [

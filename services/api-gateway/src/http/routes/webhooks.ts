@@ -20,7 +20,7 @@ import {
   isoDate,
   publicId,
 } from '@gateway/contracts';
-import { defineOperation, json, only, pageOf } from '../operation';
+import { defineOperation, json, only, pageOf, type Tag } from '../operation';
 import { nullableText } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
 
@@ -81,6 +81,12 @@ export const webhooksPage = pageQuery(webhookId);
 
 /** The dispatcher's own bound on one delivery attempt (WEBHOOK_TIMEOUT_MS default), plus slack. */
 const WEBHOOK_TEST_BUDGET_MS = DEFAULT_WEBHOOK_TIMEOUT_MS + 1_000;
+
+/** The document's group of this family's operations. */
+export const webhooksTag: Tag = {
+  name: 'Webhooks',
+  description: 'Endpoints that receive signed events; deliveries, retries and tests.',
+};
 
 /** /v1/webhook, plus (additive) delivery history, manual retry and a test event. */
 export const webhookOperations = [
