@@ -1,11 +1,12 @@
 /**
- * The SDK's namespaces (packages/sdk/src/generated/methods.ts): one method per operation of the table whose entry has
- * an `sdk` field, in the table's order, with the entry's JSDoc. The kind of call is the entry's: a body makes it
- * `withBody` (`withOptionalBody` when the document requires no field of it, or the entry says so), a page of
- * `has_more` a `list` whose next page starts after the last item's first id field (`id` or `…_id`), anything else
- * `plain` (with the entry's `goneAnswer`); a method the SDK writes itself (`handWritten`) is taken from client.ts in
- * its place. Written by `pnpm generate:sdk` with the SDK's other files (generate-sdk-routes.ts); the SDK cannot import
- * the gateway, so the namespaces are written, and sdk-routes.unit.test.ts fails when they are stale.
+ * The SDK's namespaces (packages/sdk/src/generated/methods.ts): one method per public operation of the table (each
+ * entry's `sdk` field, which every `api` and `sandbox` entry has), in the table's order, with the entry's JSDoc. The
+ * kind of call is derived from the entry: a body makes it `withBody` (`withOptionalBody` when the document requires no
+ * field of it, unless the entry says otherwise), a page of `has_more` a `list` whose next page starts after the last
+ * item's first id field (`id` or `…_id`), anything else `plain` (with the entry's `goneAnswer`); a method the SDK
+ * writes itself (`handWritten`) is taken from client.ts at its place. Written by `pnpm generate:sdk` with the SDK's
+ * other files (generate-sdk-routes.ts); the SDK cannot import the gateway, so the namespaces are written, and
+ * sdk-routes.unit.test.ts fails when they are stale.
  */
 import { join } from 'node:path';
 import { operations, type OperationSpec } from '../services/api-gateway/src/http/openapi';
@@ -76,17 +77,22 @@ export function renderSdkMethods(): string {
   const document = sandboxDocument();
   const namespaces = new Map<string, string[]>();
   const handWritten = new Map<string, string[]>();
-  for (const op of operations.filter((each) => each.sdk !== undefined)) {
-    if (op.area !== 'api' && op.area !== 'sandbox')
-      throw new Error(`${op.operationId}: only public operations have an SDK method`);
-    const [namespace, name] = op.sdk!.method.split('.') as [string, string];
+  for (const op of operations) {
+    const isPublic = op.area === 'api' || op.area === 'sandbox';
+    // The SDK is a client of every public route (docs/sdk-and-cli.md), and of no other.
+    if (isPublic && op.sdk === undefined)
+      throw new Error(`${op.operationId}: a public operation without an sdk field`);
+    const sdk = op.sdk;
+    if (sdk === undefined) continue;
+    if (!isPublic) throw new Error(`${op.operationId}: only public operations have an SDK method`);
+    const [namespace, name] = sdk.method.split('.') as [string, string];
     const methods = namespaces.get(namespace) ?? [];
     if (methods.some((line) => line.startsWith(`      ${name}:`)))
-      throw new Error(`${op.operationId}: ${op.sdk!.method} is another operation's method`);
-    if (op.sdk!.description !== undefined) methods.push(...jsDoc(op.sdk!.description, 6));
+      throw new Error(`${op.operationId}: ${sdk.method} is another operation's method`);
+    if (sdk.description !== undefined) methods.push(...jsDoc(sdk.description, 6));
     methods.push(`      ${name}: ${callOf(document, op)},`);
     namespaces.set(namespace, methods);
-    if (op.sdk!.handWritten) handWritten.set(namespace, [...(handWritten.get(namespace) ?? []), name]);
+    if (sdk.handWritten) handWritten.set(namespace, [...(handWritten.get(namespace) ?? []), name]);
   }
   // One type parameter per hand-written method, so each keeps its own type in its namespace.
   const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

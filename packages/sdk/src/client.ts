@@ -38,7 +38,8 @@ function deliveriesOf(transport: Transport) {
 
 /**
  * The client's namespaces, generated from the gateway's operation table with each method's JSDoc (generated/methods.ts,
- * `pnpm generate:sdk`); only the deliveries' pager is written here.
+ * `pnpm generate:sdk`); only the deliveries' pager is written here. The class implements them, so a namespace without
+ * its field below fails the type check.
  */
 type Namespaces = GatewayNamespaces<ReturnType<typeof deliveriesOf>>;
 
@@ -46,7 +47,7 @@ type Namespaces = GatewayNamespaces<ReturnType<typeof deliveriesOf>>;
  * The gateway's public API for a business. Each method is one route; POSTs carry an Idempotency-Key (yours, or one
  * generated per call) so their retries are safe; failures throw GatewayError with the contract's code.
  */
-export class Gateway {
+export class Gateway implements Namespaces {
   readonly payments: Namespaces['payments'];
   readonly refunds: Namespaces['refunds'];
   readonly customers: Namespaces['customers'];

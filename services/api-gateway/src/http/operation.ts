@@ -207,7 +207,7 @@ export interface OperationSpec {
   answers: Answer[];
   /** The CLI's command for it, if it has one. */
   cli?: CliCommand;
-  /** The SDK's method for it (`api` and `sandbox` operations), if it has one. */
+  /** The SDK's method for it: every `api` and `sandbox` operation has one, no other. */
   sdk?: SdkMethod;
   /** Serves the operation once its input is checked; what it returns is the answer's body. */
   handle?(input: OperationInput<string, unknown, unknown>, context: RouteContext): Promise<unknown>;
