@@ -61,4 +61,16 @@ describe('an operation entry is typed by its own declaration', () => {
     });
     expect(spec.method).toBe('get');
   });
+
+  it('refuses a handler that sends through the route context instead of its own sender', () => {
+    const spec = defineOperation({
+      ...entry,
+      handle: async ({ params, businessId, res }, context) =>
+        publicRefundRecord(
+          // @ts-expect-error the handler's context has no command channel: its commands go through `send`
+          await context.commands.send(getRefund, { business_id: businessId, refund_id: params.refund_id }, res),
+        ),
+    });
+    expect(spec.tag).toBe('Refunds');
+  });
 });

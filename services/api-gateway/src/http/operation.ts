@@ -232,9 +232,10 @@ export type OperationEntry<
   params?: Record<Params, PathIdPrefix | Joi.Schema>;
   /** The commands the route sends: their refusals are its errors too, and its handler can send no other. */
   commands?: Commands;
+  /** Its commands go through `input.send` alone: the context it gets has no command channel of its own. */
   handle(
     input: OperationInput<Params, QueryOf<Id>, BodyOf<Id>, Commands[number]>,
-    context: RouteContext,
+    context: Omit<RouteContext, 'commands'>,
   ): Promise<AnswerOf<Id>>;
 };
 
