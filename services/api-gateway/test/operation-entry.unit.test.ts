@@ -68,7 +68,11 @@ describe('an operation entry is typed by its own declaration', () => {
       handle: async ({ params, businessId, res }, context) =>
         publicRefundRecord(
           // @ts-expect-error the handler's context has no command channel: its commands go through `send`
-          await context.commands.send(getRefund, { business_id: businessId, refund_id: params.refund_id }, res),
+          await context.commands.send(
+            getRefund,
+            { business_id: businessId, refund_id: params.refund_id },
+            res,
+          ),
         ),
     });
     expect(spec.tag).toBe('Refunds');
