@@ -10,11 +10,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import {
-  buildOpenApiDocument,
-  operations,
-  type OpenApiDocument,
-} from '../services/api-gateway/src/http/openapi';
+import { operations } from '../services/api-gateway/src/http/openapi';
+import { sandboxDocument } from './operation-document';
 import type { Area } from '../services/api-gateway/src/http/operation';
 
 export const SDK_TYPES_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'types.ts');
@@ -174,10 +171,7 @@ interface TypesFile {
 
 /** The file's text, as the project's formatter writes it (its command line: its API loads itself as a module). */
 function renderTypes({ file, areas, checkedQuery, header, operationsDoc }: TypesFile): string {
-  const document: OpenApiDocument = buildOpenApiDocument({
-    environment: 'sandbox',
-    rateLimits: { api: 0, admin: 0, checkout: 0 },
-  });
+  const document = sandboxDocument();
   const components = document.components.schemas as Record<string, Schema>;
   const used = new Set<string>();
   const operationTypes: string[] = [];

@@ -29,9 +29,11 @@ export function typeOf(schema: Schema): string {
   return types[0] ?? 'object';
 }
 
-/** The document every generated file is computed from (the sandbox's, which has every operation). */
+let built: OpenApiDocument | undefined;
+
+/** The document every generated file is computed from (the sandbox's, which has every operation), built once a run. */
 export const sandboxDocument = (): OpenApiDocument =>
-  buildOpenApiDocument({ environment: 'sandbox', rateLimits: { api: 0, admin: 0, checkout: 0 } });
+  (built ??= buildOpenApiDocument({ environment: 'sandbox', rateLimits: { api: 0, admin: 0, checkout: 0 } }));
 
 /** The JSON Schema of an operation's JSON body as the document publishes it (references resolved), if it has one. */
 export function bodySchemaOf(document: OpenApiDocument, op: OperationSpec): Schema | undefined {

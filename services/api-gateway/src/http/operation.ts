@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type Joi from 'joi';
 import type {
   CommandDefinition,
@@ -276,9 +276,9 @@ export function mountOperations(
   operations: OperationSpec[],
   context: RouteContext,
   prefix: string,
-  router: Router = Router(),
+  router: Router,
   options: { parseBody?: RequestHandler | RequestHandler[] } = {},
-): Router {
+): void {
   for (const op of operations) {
     const { handle, serve } = op;
     if (handle && serve) throw new Error(`${op.operationId} has both a handler and a serve function`);
@@ -325,5 +325,4 @@ export function mountOperations(
       }),
     );
   }
-  return router;
 }
