@@ -98,7 +98,7 @@ function properties(props: Record<string, Schema>, required: readonly string[]):
 
 /**
  * An object: its properties; a conditional (`if` one property is a constant, `then` more) becomes a union of the
- * object without the condition (the property's other values, without what only `then` declares) and with it.
+ * object without the condition (the property's other values; what `then` narrows keeps the base's schema) and with it.
  */
 function objectType(schema: Schema): string {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
@@ -116,10 +116,10 @@ function objectType(schema: Schema): string {
   }
   const values = ((props[name]?.enum ?? []) as unknown[]).filter((value) => value !== test.const);
   const added = (then.properties ?? {}) as Record<string, Schema>;
+  // A property `then` narrows stays in the other member as what the base allows (`unknown` for any value): the server
+  // accepts it there and ignores it, so a handler must not read it without testing the condition first.
   const without = Object.fromEntries(
-    Object.entries(props)
-      .filter(([prop, propSchema]) => !(prop in added && Object.keys(propSchema).length === 0))
-      .map(([prop, propSchema]) => [prop, prop === name ? { enum: values } : propSchema]),
+    Object.entries(props).map(([prop, propSchema]) => [prop, prop === name ? { enum: values } : propSchema]),
   );
   const withIt = { ...props, ...added, [name]: { const: test.const } };
   const withRequired = [...new Set([...required, ...((then.required ?? []) as string[])])];

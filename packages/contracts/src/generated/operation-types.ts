@@ -136,6 +136,7 @@ export type CreatePaymentRequest =
       /** Serialized JSON text with the caller's own data. */
       metadata?: string | null;
       customer_id?: string | null;
+      crypto?: unknown;
     }
   | {
       payment_method: 'crypto';
@@ -571,6 +572,7 @@ export interface SimulationAccepted {
 export type StartCheckoutSessionRequest =
   | {
       method: 'pix';
+      currency?: unknown;
     }
   | {
       method: 'crypto';

@@ -74,6 +74,7 @@ export type CreatePaymentRequest =
       /** Serialized JSON text with the caller's own data. */
       metadata?: string | null;
       customer_id?: string | null;
+      crypto?: unknown;
     }
   | {
       payment_method: 'crypto';

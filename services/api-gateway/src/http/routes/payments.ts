@@ -193,8 +193,9 @@ export const paymentOperations = [
         method: body.payment_method,
         amount_centavos: body.amount,
         metadata: body.metadata ?? null,
-        // The body's type is a union by `payment_method`: only its crypto member has `crypto`.
-        token: 'crypto' in body && body.crypto ? (body.crypto.currency.toLowerCase() as Token) : null,
+        // The body's type is a union by `payment_method`: only its crypto member has `crypto` (a PIX body may carry any
+        // `crypto`, ignored, so it is read only when the method says so).
+        token: body.payment_method === 'crypto' ? (body.crypto.currency.toLowerCase() as Token) : null,
         customer_id: body.customer_id ?? null,
       });
       return paymentCreatedResponse(view);
