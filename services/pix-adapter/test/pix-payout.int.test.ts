@@ -253,6 +253,8 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
 
     const invalidKey = await rejection(port.sendPix(payout(pixKey, 100, 'não é uma chave')));
     expect(payoutRefusalOf(invalidKey)).toMatchObject({ reason: 'invalid_key' });
+    const notOurs = await rejection(port.sendPix(payout(randomUUID(), 100)));
+    expect(payoutRefusalOf(notOurs)).toMatchObject({ reason: 'invalid_key' });
 
     const otherHolder = await rejection(
       port.sendPix({

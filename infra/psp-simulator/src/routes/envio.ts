@@ -86,6 +86,8 @@ export function envioRouter(context: SimulatorContext, tokens: TokenIssuer): Rou
           'id_envio_duplicado',
           'O id de envio informado já foi utilizado em outro pagamento',
         );
+      // Efí's name, words and status for an account that cannot cover a transaction
+      // (https://dev.efipay.com.br/docs/api-open-finance/devolucao/); its envio page lists no such error.
       if (envio === 'insufficient_balance')
         return sendEfiError(
           res,

@@ -71,8 +71,8 @@ export interface PayoutRefusal {
   detail: string;
 }
 
-// Efí's error names for a send (the envio page above; `saldo_insuficiente` as Efí names an account that cannot cover
-// a transaction).
+// Efí's error names for a send (the envio page above), and `saldo_insuficiente`, its name for an account that cannot
+// cover a transaction (https://dev.efipay.com.br/docs/api-open-finance/devolucao/; the envio page lists none).
 const REFUSAL_REASONS: Record<string, PayoutRefusalReason> = {
   saldo_insuficiente: 'insufficient_balance',
   chave_invalida: 'invalid_key',
@@ -144,6 +144,17 @@ export class PixPayoutPort {
    * returned when it is the same (amount and destination); otherwise the refusal stands.
    */
   async sendPix(input: SendPixInput): Promise<SentPix> {
+    try {
+      return await this.putEnvio(input);
+    } catch (error) {
+      // A PSP may echo the keys it refuses; errors reach logs.
+      throw error instanceof PspError
+        ? error.withPixKeyMasked(input.payerKey).withPixKeyMasked(input.destination.pixKey)
+        : error;
+    }
+  }
+
+  private async putEnvio(input: SendPixInput): Promise<SentPix> {
     if (!ID_ENVIO_PATTERN.test(input.idEnvio)) throw new Error(`not an idEnvio: "${input.idEnvio}"`);
     if (!Number.isSafeInteger(input.amountCentavos) || input.amountCentavos <= 0)
       throw new Error(`a payout sends a positive number of centavos, not ${input.amountCentavos}`);
