@@ -14,7 +14,7 @@ import { FaultInjector } from './faults';
 import { PayloadSigner } from './payload-signer';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
-import { envioRouter, settleEnvioWhenDue } from './routes/envio';
+import { envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
 import { locationRouter, payloadRouter } from './routes/location';
 import { pixRouter, settleWhenDue } from './routes/pix';
 import { sandboxRouter } from './routes/sandbox';
@@ -123,6 +123,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     locationRouter(context),
     pixRouter(context),
     sandboxRouter(context),
+    envioSandboxRouter(context),
     webhookRouter(context),
   );
   app.use((req, res) =>

@@ -227,6 +227,42 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
     expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '20.00' });
   });
 
+  it('the failure rule can be armed over HTTP too, for a simulator run as its own process', async () => {
+    const { pixKey, call } = await account();
+    await credit(call, pixKey, 1000);
+
+    const armed = await call('POST', '/v2/envio/falhar', {
+      valor: '2.22',
+      quantidade: 1,
+      motivo: 'Conta bloqueada',
+    });
+    expect(armed).toMatchObject({
+      status: 201,
+      json: { valor: '2.22', quantidade: 1, erro: { codigo: 'AC03', motivo: 'Conta bloqueada' } },
+    });
+    expect(await call('POST', '/v2/envio/falhar', { motivo: 'sem chave nem valor' })).toMatchObject({
+      status: 400,
+      json: { type: 'https://pix.bcb.gov.br/api/v2/error/RequisicaoInvalida' },
+    });
+    const failing = newIdEnvio();
+    const made = newIdEnvio();
+    expect((await call('PUT', `/v3/gn/pix/${failing}`, envio(pixKey, '2.22'))).status).toBe(201);
+    expect((await call('PUT', `/v3/gn/pix/${made}`, envio(pixKey, '2.22'))).status).toBe(201);
+
+    const statusOf = async (idEnvio: string) =>
+      (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json as {
+        status: string;
+        gnExtras?: unknown;
+      };
+    await waitFor(
+      async () =>
+        (await statusOf(failing)).status === 'NAO_REALIZADO' && (await statusOf(made)).status === 'REALIZADO',
+    );
+    expect((await statusOf(failing)).gnExtras).toEqual({
+      erro: { codigo: 'AC03', origem: 'PSP do usuário recebedor', motivo: 'Conta bloqueada' },
+    });
+  });
+
   it('an envio in processing when the simulator stops settles, as planned, when it starts again', async () => {
     const pixKey = randomUUID();
     // Due after the first simulator has stopped: the one started next settles them.

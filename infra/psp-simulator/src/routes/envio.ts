@@ -4,9 +4,14 @@ import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { toCentavos, toPixAmount } from '../cob-store';
 import { type SimulatorContext } from '../context';
+import { DEFAULT_ENVIO_FAILURE } from '../envio-rules';
 import { type Favorecido, type StoredEnvio } from '../envio-store';
 import { sendProblem } from '../problem';
-import { freeText } from './validation';
+import { freeText, pixAmount, validateBody } from './validation';
+
+const ID_ENVIO = /^[a-zA-Z0-9]{1,35}$/;
+const END_TO_END_ID = /^E[a-zA-Z0-9]{31}$/;
+const noNul = (schema: Joi.StringSchema) => schema.pattern(/^[^\0]*$/, 'sem o caractere NUL');
 
 /**
  * Efí's "envio de Pix" and account balance, the operations of its own beside API Pix (which has no payout), as its
@@ -144,6 +149,56 @@ export function envioRouter(context: SimulatorContext, tokens: TokenIssuer): Rou
   return router;
 }
 
+interface FailureRuleBody {
+  chave?: string;
+  valor?: string;
+  codigo?: string;
+  origem?: string;
+  motivo?: string;
+  quantidade?: number;
+}
+
+const failureRuleSchema = Joi.object<FailureRuleBody>({
+  chave: noNul(Joi.string().min(1).max(77)),
+  valor: pixAmount,
+  codigo: Joi.string().pattern(/^[A-Z0-9]{2,8}$/),
+  origem: freeText(140),
+  motivo: freeText(140),
+  quantidade: Joi.number().integer().min(1).max(1000),
+})
+  .or('chave', 'valor')
+  .required();
+
+/**
+ * Sandbox only, not Efí: `POST {prefix}/envio/falhar` `{chave?, valor?, codigo?, origem?, motivo?, quantidade?}` arms
+ * the rule `envioRules.fail` arms in process (for a simulator run as its own process): the next `quantidade` envios
+ * (default every one) to `chave` and/or of `valor` end NAO_REALIZADO with that reason. 201 with the rule.
+ */
+export function envioSandboxRouter(context: SimulatorContext): Router {
+  const router = express.Router();
+  router.post('/envio/falhar', (req, res) => {
+    const body = validateBody(res, failureRuleSchema, req.body, {
+      name: 'RequisicaoInvalida',
+      title: 'Regra inválida.',
+      prefix: 'regra',
+    });
+    if (!body) return;
+    const failure = {
+      ...(body.codigo === undefined ? {} : { codigo: body.codigo }),
+      ...(body.origem === undefined ? {} : { origem: body.origem }),
+      ...(body.motivo === undefined ? {} : { motivo: body.motivo }),
+    };
+    context.envioRules.fail({
+      ...(body.chave === undefined ? {} : { chave: body.chave }),
+      ...(body.valor === undefined ? {} : { valor: body.valor }),
+      ...(body.quantidade === undefined ? {} : { count: body.quantidade }),
+      failure,
+    });
+    res.status(201).json({ ...body, erro: { ...DEFAULT_ENVIO_FAILURE, ...failure } });
+  });
+  return router;
+}
+
 /**
  * Settles an envio at its time (REALIZADO, or NAO_REALIZADO as a sandbox rule planned), then tells the webhook of the
  * payer's key. Settling is one conditional update, so an envio is settled (and told) once, also across a restart.
@@ -227,10 +282,6 @@ function sendEnvio(
     `Pix enviado não encontrado para o ${by} informado.`,
   );
 }
-
-const ID_ENVIO = /^[a-zA-Z0-9]{1,35}$/;
-const END_TO_END_ID = /^E[a-zA-Z0-9]{31}$/;
-const noNul = (schema: Joi.StringSchema) => schema.pattern(/^[^\0]*$/, 'sem o caractere NUL');
 
 interface EnvioBody {
   valor: string;
