@@ -151,17 +151,8 @@ export class EnvioStore {
     return rows.map((row) => ({ idEnvio: row.id_envio, settlesAt: row.settles_at }));
   }
 
-  private async balanceIn(tx: EntityManager, chave: string): Promise<number> {
-    const [row] = (await tx.query(
-      `SELECT
-         (SELECT coalesce(sum(p.valor_centavos), 0) FROM pix p JOIN cobs c ON c.txid = p.txid WHERE c.chave = $1)
-         - (SELECT coalesce(sum(d.valor_centavos), 0) FROM devolucoes d JOIN pix p ON p.end_to_end_id = d.end_to_end_id
-              JOIN cobs c ON c.txid = p.txid WHERE c.chave = $1 AND d.status <> 'NAO_REALIZADO')
-         - (SELECT coalesce(sum(e.valor_centavos), 0) FROM envios e
-              WHERE e.pagador_chave = $1 AND e.status <> 'NAO_REALIZADO') AS centavos`,
-      [chave],
-    )) as Array<{ centavos: string }>;
-    return Number(row!.centavos);
+  private balanceIn(tx: EntityManager, chave: string): Promise<number> {
+    return accountBalance(tx, chave);
   }
 
   private async read(tx: EntityManager, where: string, id: string): Promise<StoredEnvio | undefined> {
@@ -188,4 +179,22 @@ export class EnvioStore {
     const suffix = Array.from(randomBytes(11), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
     return `E${this.ispb}${stamp}${suffix}`;
   }
+}
+
+/**
+ * The balance of the account of `chave`, in centavos, from the books: every Pix received into its cobs, less every
+ * devolução and every envio not refused (a devolução the balance could not cover never leaves it).
+ */
+export async function accountBalance(tx: EntityManager, chave: string): Promise<number> {
+  const [row] = (await tx.query(
+    `SELECT
+         (SELECT coalesce(sum(p.valor_centavos), 0) FROM pix p JOIN cobs c ON c.txid = p.txid WHERE c.chave = $1)
+         - (SELECT coalesce(sum(d.valor_centavos), 0) FROM devolucoes d JOIN pix p ON p.end_to_end_id = d.end_to_end_id
+              JOIN cobs c ON c.txid = p.txid
+              WHERE c.chave = $1 AND d.status <> 'NAO_REALIZADO' AND d.planned_refusal IS NULL)
+         - (SELECT coalesce(sum(e.valor_centavos), 0) FROM envios e
+              WHERE e.pagador_chave = $1 AND e.status <> 'NAO_REALIZADO') AS centavos`,
+    [chave],
+  )) as Array<{ centavos: string }>;
+  return Number(row!.centavos);
 }

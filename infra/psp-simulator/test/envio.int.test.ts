@@ -227,6 +227,37 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
     expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '20.00' });
   });
 
+  it('a devolução the balance cannot cover (its money paid out) is refused as Efí tells it: NAO_REALIZADO, saldo insuficiente', async () => {
+    const { pixKey, call } = await account();
+    const txid = `envio${randomBytes(12).toString('hex')}`;
+    await call('PUT', `/v2/cob/${txid}`, {
+      calendario: { expiracao: 3600 },
+      valor: { original: '10.00' },
+      chave: pixKey,
+    });
+    expect((await call('POST', `/v2/cob/pagar/${txid}`, {})).status).toBe(200);
+    const { endToEndId } = (await call('GET', `/v2/cob/${txid}`)).json.pix[0];
+    expect((await call('PUT', `/v3/gn/pix/${newIdEnvio()}`, envio(pixKey, '8.00'))).status).toBe(201);
+
+    const uncovered = await call('PUT', `/v2/pix/${endToEndId}/devolucao/semsaldo1`, { valor: '5.00' });
+    const covered = await call('PUT', `/v2/pix/${endToEndId}/devolucao/comsaldo1`, { valor: '2.00' });
+
+    expect(uncovered).toMatchObject({ status: 201, json: { status: 'EM_PROCESSAMENTO' } });
+    expect(covered).toMatchObject({ status: 201, json: { status: 'EM_PROCESSAMENTO' } });
+    const devolucao = async (id: string) => (await call('GET', `/v2/pix/${endToEndId}/devolucao/${id}`)).json;
+    await waitFor(
+      async () =>
+        (await devolucao('semsaldo1')).status !== 'EM_PROCESSAMENTO' &&
+        (await devolucao('comsaldo1')).status !== 'EM_PROCESSAMENTO',
+    );
+    expect(await devolucao('semsaldo1')).toMatchObject({
+      status: 'NAO_REALIZADO',
+      motivo: 'Saldo insuficiente para realizar a devolução.',
+    });
+    expect((await devolucao('comsaldo1')).status).toBe('DEVOLVIDO');
+    expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '0.00' });
+  });
+
   it('the failure rule can be armed over HTTP too, for a simulator run as its own process', async () => {
     const { pixKey, call } = await account();
     await credit(call, pixKey, 1000);

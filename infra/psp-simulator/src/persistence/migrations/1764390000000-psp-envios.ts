@@ -4,7 +4,8 @@ import { guardFinalRows, schemaOf } from '@gateway/persistence';
 /**
  * The Pix the simulated account sends (Efí's "envio de Pix", `PUT /v3/gn/pix/:idEnvio`): one row per `idEnvio`, so a
  * repeated id can never send twice, with the outcome decided when it was asked for (so a restart settles it the same
- * way) and the reason of a refusal. A settled envio never changes, and amounts are positive centavos.
+ * way) and the reason of a refusal. A settled envio never changes, and amounts are positive centavos. A devolução
+ * draws on the same balance: one it cannot cover is refused when it settles, planned when it is asked for.
  */
 export class PspEnvios1764390000000 implements MigrationInterface {
   name = 'PspEnvios1764390000000';
@@ -31,6 +32,8 @@ export class PspEnvios1764390000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX envios_by_payer ON ${s}.envios (pagador_chave, status)`);
     await queryRunner.query(`
       CREATE INDEX envios_in_processing ON ${s}.envios (settles_at) WHERE status = 'EM_PROCESSAMENTO'`);
+    // A devolução the balance could not cover when asked for is refused when it settles (Efí's "Saldo insuficiente").
+    await queryRunner.query(`ALTER TABLE ${s}.devolucoes ADD COLUMN planned_refusal text`);
     await guardFinalRows(queryRunner, {
       table: 'envios',
       finalStatuses: ['REALIZADO', 'NAO_REALIZADO'],
@@ -39,6 +42,7 @@ export class PspEnvios1764390000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE ${schemaOf(queryRunner)}.devolucoes DROP COLUMN planned_refusal`);
     await queryRunner.query(`DROP TABLE ${schemaOf(queryRunner)}.envios`);
   }
 }
