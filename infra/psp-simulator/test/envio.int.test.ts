@@ -142,6 +142,44 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
     });
   });
 
+  it('sends to bank account data (favorecido.contaBanco) and checks a CNPJ key against favorecido.cnpj', async () => {
+    const { pixKey, call } = await account();
+    await credit(call, pixKey, 5000);
+    const contaBanco = {
+      nome: 'JOSE CARVALHO',
+      cpf: '10519952057',
+      codigoBanco: '09089356',
+      agencia: '1',
+      conta: '123453',
+      tipoConta: 'cacc',
+    };
+    const idEnvio = newIdEnvio();
+
+    expect((await call('PUT', `/v3/gn/pix/${idEnvio}`, envio(pixKey, '12.34', { contaBanco }))).status).toBe(
+      201,
+    );
+    expect((await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json.favorecido).toEqual({
+      contaBanco,
+    });
+    expect(
+      (
+        await call(
+          'PUT',
+          `/v3/gn/pix/${newIdEnvio()}`,
+          envio(pixKey, '1.00', { chave: '11222333000181', cnpj: '11222333000181' }),
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      await call(
+        'PUT',
+        `/v3/gn/pix/${newIdEnvio()}`,
+        envio(pixKey, '1.00', { chave: '11222333000181', cnpj: '99888777000166' }),
+      ),
+    ).toMatchObject({ status: 400, json: { nome: 'chave_nao_pertence_ao_documento' } });
+    expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '36.66' });
+  });
+
   it('refuses a used idEnvio 409 id_envio_duplicado, sending nothing more', async () => {
     const { pixKey, call } = await account();
     await credit(call, pixKey, 5000);
