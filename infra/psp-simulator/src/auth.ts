@@ -9,7 +9,10 @@ export interface ClientCredentials {
   clientSecret: string;
 }
 
-/** The API Pix scopes of the operations the simulator serves (`securitySchemes.OAuth2`). */
+/**
+ * The API Pix scopes of the operations the simulator serves (`securitySchemes.OAuth2`), then Efí's for its envio de
+ * Pix and balance (https://dev.efipay.com.br/docs/api-pix/credenciais/).
+ */
 export const API_PIX_SCOPES = [
   'cob.write',
   'cob.read',
@@ -19,6 +22,9 @@ export const API_PIX_SCOPES = [
   'pix.read',
   'webhook.write',
   'webhook.read',
+  'pix.send',
+  'gn.pix.send.read',
+  'gn.balance.read',
 ] as const;
 export type ApiPixScope = (typeof API_PIX_SCOPES)[number];
 

@@ -1,6 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type DataSource, type EntityManager } from 'typeorm';
 import { PspBooks1764380000000 } from './persistence/migrations/1764380000000-psp-books';
+import { PspEnvios1764390000000 } from './persistence/migrations/1764390000000-psp-envios';
+import { accountBalance } from './envio-store';
 
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
 export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
@@ -9,7 +11,7 @@ export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO'
 export const pspDatabase = {
   schema: 'psp_simulator',
   entities: [],
-  migrations: [PspBooks1764380000000],
+  migrations: [PspBooks1764380000000, PspEnvios1764390000000],
 };
 
 /** API Pix `Devolucao`: a refund of (part of) a received Pix, asked for by the receiver with its own `id`. */
@@ -109,6 +111,8 @@ export interface Webhook {
 // BCB rule: a Pix may be refunded within 90 days of its settlement.
 const REFUND_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Efí's reason for a devolução the account's balance cannot cover (its callback example of a refused devolução). */
+export const INSUFFICIENT_BALANCE_REFUSAL = 'Saldo insuficiente para realizar a devolução.';
 // PostgreSQL's unique_violation: a racing request took the same key first.
 const UNIQUE_VIOLATION = '23505';
 
@@ -389,10 +393,20 @@ export class CobStore {
         .reduce((sum, devolucao) => sum + toCentavos(devolucao.valor), 0);
       if (toCentavos(input.valor) > Number(pix.valor_centavos) - refunded) return 'exceeds';
       if (now.getTime() - pix.horario.getTime() > REFUND_WINDOW_MS) return 'window_closed';
+      // The money leaves the account's balance: one that cannot cover it is refused when it settles, as Efí tells it
+      // in its callback example (https://dev.efipay.com.br/docs/api-pix/webhooks/). Under the account's lock, which
+      // its envios take too, so the two never spend the same money.
+      const [account] = (await tx.query(
+        `SELECT a.pix_key FROM accounts a JOIN cobs c ON c.chave = a.pix_key JOIN pix p ON p.txid = c.txid
+         WHERE p.end_to_end_id = $1 FOR UPDATE OF a`,
+        [endToEndId],
+      )) as Array<{ pix_key: string }>;
+      const uncovered =
+        account !== undefined && toCentavos(input.valor) > (await accountBalance(tx, account.pix_key));
       await tx.query(
         `INSERT INTO devolucoes (end_to_end_id, id, rtr_id, valor_centavos, natureza, descricao, status,
-           solicitacao, settles_at)
-         VALUES ($1, $2, $3, $4, 'ORIGINAL', $5, 'EM_PROCESSAMENTO', $6, $7)`,
+           solicitacao, settles_at, planned_refusal)
+         VALUES ($1, $2, $3, $4, 'ORIGINAL', $5, 'EM_PROCESSAMENTO', $6, $7, $8)`,
         [
           endToEndId,
           input.id,
@@ -401,6 +415,7 @@ export class CobStore {
           input.descricao ?? null,
           now,
           settlesAt,
+          uncovered ? INSUFFICIENT_BALANCE_REFUSAL : null,
         ],
       );
       return (await this.readDevolucoes(tx, [endToEndId])).find((devolucao) => devolucao.id === input.id)!;
@@ -408,7 +423,8 @@ export class CobStore {
   }
 
   /**
-   * Settles a devolução still in processing: DEVOLVIDO, or NAO_REALIZADO with `refusal` as its reason. Answers the Pix
+   * Settles a devolução still in processing: DEVOLVIDO, or NAO_REALIZADO with the refusal planned for it or `refusal`
+   * as its reason. Answers the Pix
    * with its devoluções then, or nothing when it was settled already (by another pass, before a restart).
    */
   async settle(
@@ -417,16 +433,14 @@ export class CobStore {
     refusal: string | undefined,
     now: Date,
   ): Promise<PixRecebido | undefined> {
+    // A refusal planned when it was asked for (the balance could not cover it) stands first.
     const [, count] = (await this.db.query(
-      `UPDATE devolucoes SET status = $3, motivo = $4, liquidacao = $5
+      `UPDATE devolucoes SET
+         status = CASE WHEN coalesce(planned_refusal, $3) IS NULL THEN 'DEVOLVIDO' ELSE 'NAO_REALIZADO' END,
+         motivo = coalesce(planned_refusal, $3),
+         liquidacao = CASE WHEN coalesce(planned_refusal, $3) IS NULL THEN $4::timestamptz END
        WHERE end_to_end_id = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO'`,
-      [
-        endToEndId,
-        id,
-        refusal === undefined ? 'DEVOLVIDO' : 'NAO_REALIZADO',
-        refusal ?? null,
-        refusal === undefined ? now : null,
-      ],
+      [endToEndId, id, refusal ?? null, now],
     )) as [unknown, number];
     return count === 0 ? undefined : this.getPix(endToEndId);
   }

@@ -2,6 +2,8 @@ import { type Logger } from '@gateway/observability';
 import { type CallbackSender } from './callback-sender';
 import { type CobStore, type PixRecebido, type StoredCob, type StoredLocation } from './cob-store';
 import { dynamicBrCode } from './br-code';
+import { type EnvioRules } from './envio-rules';
+import { type EnvioStore } from './envio-store';
 import { type FaultInjector } from './faults';
 import { type PayloadSigner } from './payload-signer';
 
@@ -15,14 +17,20 @@ export interface SimulatorSettings {
   cnpj: string;
   /** How long a devolução stays EM_PROCESSAMENTO before it settles (and the callback tells it). */
   devolucaoSettleMs: number;
+  /** How long a sent Pix (Efí envio) stays EM_PROCESSAMENTO before it settles (and the callback tells it). */
+  envioSettleMs: number;
 }
 
 export interface SimulatorContext {
   settings: SimulatorSettings;
   logger: Logger;
   store: CobStore;
+  /** The Pix the account sends, and its balance. */
+  envios: EnvioStore;
+  /** Sandbox rules failing chosen envios (tests). */
+  envioRules: EnvioRules;
   callbacks: CallbackSender;
-  /** Devoluções waiting to settle (cleared when the simulator closes; a restart picks them up from the books). */
+  /** Devoluções and envios waiting to settle (cleared when the simulator closes; a restart picks them up from the books). */
   settlements: Set<NodeJS.Timeout>;
   signer: PayloadSigner;
   faults: FaultInjector;

@@ -8,10 +8,13 @@ import { TokenIssuer } from './auth';
 import { CallbackSender, DEFAULT_CALLBACK_DELAYS_MS } from './callback-sender';
 import { CobStore, pspDatabase } from './cob-store';
 import { type SimulatorContext } from './context';
+import { EnvioRules } from './envio-rules';
+import { EnvioStore } from './envio-store';
 import { FaultInjector } from './faults';
 import { PayloadSigner } from './payload-signer';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
+import { envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
 import { locationRouter, payloadRouter } from './routes/location';
 import { pixRouter, settleWhenDue } from './routes/pix';
 import { sandboxRouter } from './routes/sandbox';
@@ -19,6 +22,12 @@ import { webhookRouter } from './routes/webhook';
 import { SANDBOX_PIX_KEY } from './config';
 
 export { type Fault, type FaultInjector, type FaultRule } from './faults';
+export {
+  DEFAULT_ENVIO_FAILURE,
+  type EnvioFailure,
+  type EnvioFailureRule,
+  type EnvioRules,
+} from './envio-rules';
 export { FAILING_DEVOLUCAO_DESCRICAO } from './routes/pix';
 
 export interface PspSimulatorOptions {
@@ -39,6 +48,8 @@ export interface PspSimulatorOptions {
   omitTokenExpiresIn?: boolean;
   /** How long a devolução is EM_PROCESSAMENTO before it settles (default 200 ms). */
   devolucaoSettleMs?: number;
+  /** How long a sent Pix (Efí envio) is EM_PROCESSAMENTO before it settles (default 200 ms). */
+  envioSettleMs?: number;
   /** Waits between callback attempts; their count bounds the retries. */
   callbackRetryDelaysMs?: number[];
   logger?: Logger;
@@ -48,6 +59,8 @@ export interface RunningPspSimulator {
   url: string;
   /** Rate limits, errors, slow and lost answers to serve next (tests). */
   faults: FaultInjector;
+  /** Sandbox rules that make chosen envios end NAO_REALIZADO (tests). */
+  envioRules: EnvioRules;
   /** How many callbacks are done with (delivered, abandoned or stopped): nothing more is sent for those. */
   callbackRunsEnded: () => number;
   close: () => Promise<void>;
@@ -56,6 +69,7 @@ export interface RunningPspSimulator {
 export interface PspSimulator {
   app: Express;
   faults: FaultInjector;
+  envioRules: EnvioRules;
   callbackRunsEnded: () => number;
   start: (port: number, host?: string) => Promise<RunningPspSimulator>;
 }
@@ -75,9 +89,12 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       pathPrefix,
       cnpj: SANDBOX_CNPJ,
       devolucaoSettleMs: options.devolucaoSettleMs ?? 200,
+      envioSettleMs: options.envioSettleMs ?? 200,
     },
     logger,
     store: new CobStore(options.payerIspb ?? '99999999'),
+    envios: new EnvioStore(options.payerIspb ?? '99999999'),
+    envioRules: new EnvioRules(),
     settlements: new Set(),
     callbacks: new CallbackSender(logger, options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS),
     signer: new PayloadSigner(),
@@ -97,6 +114,8 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   app.use(context.faults.middleware());
   app.use(tokens.router());
   app.use(payloadRouter(context));
+  // Efí's own operations (envio de Pix, balance) live beside API Pix, at their own paths.
+  app.use(envioRouter(context, tokens));
   app.use(pathPrefix, tokens.requireBearer(), express.json({ limit: '64kb', type: ['application/json'] }));
   app.use(
     pathPrefix,
@@ -104,6 +123,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     locationRouter(context),
     pixRouter(context),
     sandboxRouter(context),
+    envioSandboxRouter(context),
     webhookRouter(context),
   );
   app.use((req, res) =>
@@ -115,15 +135,18 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   return {
     app,
     faults: context.faults,
+    envioRules: context.envioRules,
     callbackRunsEnded,
     start: async (port, host = '127.0.0.1') => {
       const database = await openServiceDatabase({ url: options.databaseUrl, ...pspDatabase, poolSize: 5 });
       try {
         context.store.open(database);
+        context.envios.open(database);
         await context.store.openAccount(options.pixKey, options.clientId, SANDBOX_CNPJ);
         // What was in processing when it last stopped settles now, or when due.
         for (const devolucao of await context.store.devolucoesInProcessing())
           settleWhenDue(context, devolucao);
+        for (const envio of await context.envios.inProcessing()) settleEnvioWhenDue(context, envio);
         const server = await listen(app, port, host);
         const { port: boundPort } = server.address() as AddressInfo;
         logger.info({ host, port: boundPort, pathPrefix }, 'psp simulator listening');
@@ -132,6 +155,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
         return {
           url: `http://${host}:${boundPort}`,
           faults: context.faults,
+          envioRules: context.envioRules,
           callbackRunsEnded,
           close: () =>
             (closed ??= close(server, context).then(async () => {
@@ -169,7 +193,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** Stops what runs on its own: callbacks in flight and devoluções waiting to settle (the books keep them). */
+/** Stops what runs on its own: callbacks in flight, devoluções and envios waiting to settle (the books keep them). */
 function stopWork(context: SimulatorContext): void {
   context.callbacks.stop();
   for (const timer of context.settlements) clearTimeout(timer);

@@ -23,3 +23,19 @@ export function pixAmountToCentavos(amount: string): number {
   if (!match) throw new InvalidAmountError(`not an API Pix amount: "${amount}"`);
   return Number(`${match[1]}${match[2]}`);
 }
+
+// An account balance as Efí answers it (`GET /v2/gn/saldo`, `{"saldo": "100.00"}`): reais, a dot, two decimals.
+const BALANCE_PATTERN = /^(\d+)\.(\d{2})$/;
+
+/**
+ * "123.45" -> 12345, exactly: the digits are read as an integer (never through a float), and a balance too large to
+ * be an exact integer here is refused rather than rounded.
+ */
+export function balanceToCentavos(saldo: string): number {
+  const match = BALANCE_PATTERN.exec(saldo);
+  if (!match) throw new InvalidAmountError(`not a balance amount: "${saldo}"`);
+  const centavos = BigInt(`${match[1]}${match[2]}`);
+  if (centavos > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new InvalidAmountError(`balance too large to hold exactly: "${saldo}"`);
+  return Number(centavos);
+}

@@ -17,7 +17,13 @@ export class PspError extends Error {
     /** HTTP status, or null when no response arrived (network error, timeout). */
     readonly status: number | null,
     readonly detail: string,
-    readonly extra: { type?: string; violacoes?: PspViolation[]; retryAfterMs?: number } = {},
+    readonly extra: {
+      type?: string;
+      /** The PSP's own error name, when it answers `{nome, mensagem}` (Efí: `saldo_insuficiente`...). */
+      name?: string;
+      violacoes?: PspViolation[];
+      retryAfterMs?: number;
+    } = {},
   ) {
     super(`PSP ${kind}${status === null ? '' : ` (${status})`}: ${detail}`);
     this.name = 'PspError';
@@ -50,6 +56,7 @@ export function pspErrorFromResponse(
   const kind = CONFLICT_NAMES.has(problem.name ?? '') ? 'conflict' : kindForStatus(status);
   return new PspError(kind, status, problem.detail ?? `HTTP ${status}`, {
     type: problem.type,
+    name: problem.name,
     violacoes: problem.violacoes,
     retryAfterMs: parseRetryAfter(retryAfter),
   });

@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type EnvioFailure } from './envio-rules';
+
+export type EnvioStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+
+/** Who receives an envio: a Pix key (with the holder's document to check, when given) or bank account data. */
+export interface Favorecido {
+  chave?: string;
+  cpf?: string;
+  cnpj?: string;
+  contaBanco?: Record<string, string>;
+}
+
+export interface StoredEnvio {
+  idEnvio: string;
+  endToEndId: string;
+  /** The sending account's key (`pagador.chave`). */
+  pagadorChave: string;
+  valorCentavos: number;
+  infoPagador?: string;
+  favorecido: Favorecido;
+  status: EnvioStatus;
+  erro?: EnvioFailure;
+  solicitacao: Date;
+  liquidacao?: Date;
+  settlesAt: Date;
+}
+
+export interface NewEnvio {
+  idEnvio: string;
+  pagadorChave: string;
+  valorCentavos: number;
+  infoPagador?: string;
+  favorecido: Favorecido;
+  /** Decided now (a sandbox rule), applied when it settles. */
+  plannedFailure?: EnvioFailure;
+}
+
+/** Why an envio is refused at once: its idEnvio names another one, or the account cannot cover it. */
+export type EnvioRefusal = 'id_envio_taken' | 'insufficient_balance';
+
+interface EnvioRow {
+  id_envio: string;
+  end_to_end_id: string;
+  pagador_chave: string;
+  valor_centavos: string;
+  info_pagador: string | null;
+  favorecido: Favorecido;
+  status: EnvioStatus;
+  erro: EnvioFailure | null;
+  solicitacao: Date;
+  liquidacao: Date | null;
+  settles_at: Date;
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const UNIQUE_VIOLATION = '23505';
+const COLUMNS = `id_envio, end_to_end_id, pagador_chave, valor_centavos, info_pagador, favorecido, status, erro,
+  solicitacao, liquidacao, settles_at`;
+
+/**
+ * The sending side of the simulated account: the Pix it sends and the balance they draw on. The balance is what the
+ * books say, never a counter kept apart: every Pix received into the account's cobs, less every devolução and every
+ * envio not refused (an envio leaves the balance when accepted and comes back if it ends NAO_REALIZADO). Envios of one
+ * account queue on its row, so two racing ones never spend the same money.
+ */
+export class EnvioStore {
+  private database?: DataSource;
+
+  constructor(private readonly ispb: string) {}
+
+  open(database: DataSource): void {
+    this.database = database;
+  }
+
+  private get db(): DataSource {
+    if (this.database === undefined) throw new Error('the PSP simulator has not opened its books');
+    return this.database;
+  }
+
+  /** The account's balance in centavos (Efí `GET /v2/gn/saldo`). */
+  balance(chave: string): Promise<number> {
+    return this.balanceIn(this.db.manager, chave);
+  }
+
+  /** A new envio in processing, or why it is refused. A repeated idEnvio is refused whatever it carries. */
+  async request(input: NewEnvio, now: Date, settlesAt: Date): Promise<StoredEnvio | EnvioRefusal> {
+    try {
+      return await this.db.transaction(async (tx) => {
+        await tx.query('SELECT pix_key FROM accounts WHERE pix_key = $1 FOR UPDATE', [input.pagadorChave]);
+        const [taken] = (await tx.query('SELECT 1 FROM envios WHERE id_envio = $1', [
+          input.idEnvio,
+        ])) as unknown[];
+        if (taken !== undefined) return 'id_envio_taken';
+        if (input.valorCentavos > (await this.balanceIn(tx, input.pagadorChave)))
+          return 'insufficient_balance';
+        await tx.query(
+          `INSERT INTO envios (id_envio, end_to_end_id, pagador_chave, valor_centavos, info_pagador, favorecido,
+             status, planned_failure, solicitacao, settles_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'EM_PROCESSAMENTO', $7, $8, $9)`,
+          [
+            input.idEnvio,
+            this.endToEndId(now),
+            input.pagadorChave,
+            input.valorCentavos,
+            input.infoPagador ?? null,
+            JSON.stringify(input.favorecido),
+            input.plannedFailure === undefined ? null : JSON.stringify(input.plannedFailure),
+            now,
+            settlesAt,
+          ],
+        );
+        return (await this.read(tx, 'id_envio = $1', input.idEnvio))!;
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return 'id_envio_taken';
+      throw error;
+    }
+  }
+
+  /**
+   * Settles an envio still in processing: REALIZADO, or NAO_REALIZADO with the failure planned for it. Answers the
+   * settled envio, or nothing when it was settled already (another pass, before a restart).
+   */
+  async settle(idEnvio: string, now: Date): Promise<StoredEnvio | undefined> {
+    const [, count] = (await this.db.query(
+      `UPDATE envios SET
+         status = CASE WHEN planned_failure IS NULL THEN 'REALIZADO' ELSE 'NAO_REALIZADO' END,
+         erro = planned_failure,
+         liquidacao = CASE WHEN planned_failure IS NULL THEN $2::timestamptz END
+       WHERE id_envio = $1 AND status = 'EM_PROCESSAMENTO'`,
+      [idEnvio, now],
+    )) as [unknown, number];
+    return count === 0 ? undefined : this.byIdEnvio(idEnvio);
+  }
+
+  byIdEnvio(idEnvio: string): Promise<StoredEnvio | undefined> {
+    return this.read(this.db.manager, 'id_envio = $1', idEnvio);
+  }
+
+  byEndToEndId(endToEndId: string): Promise<StoredEnvio | undefined> {
+    return this.read(this.db.manager, 'end_to_end_id = $1', endToEndId);
+  }
+
+  /** The envios still in processing: what a restart settles again. */
+  async inProcessing(): Promise<Array<{ idEnvio: string; settlesAt: Date }>> {
+    const rows = (await this.db.query(
+      `SELECT id_envio, settles_at FROM envios WHERE status = 'EM_PROCESSAMENTO'`,
+    )) as Array<{ id_envio: string; settles_at: Date }>;
+    return rows.map((row) => ({ idEnvio: row.id_envio, settlesAt: row.settles_at }));
+  }
+
+  private balanceIn(tx: EntityManager, chave: string): Promise<number> {
+    return accountBalance(tx, chave);
+  }
+
+  private async read(tx: EntityManager, where: string, id: string): Promise<StoredEnvio | undefined> {
+    const [row] = (await tx.query(`SELECT ${COLUMNS} FROM envios WHERE ${where}`, [id])) as EnvioRow[];
+    if (row === undefined) return undefined;
+    return {
+      idEnvio: row.id_envio,
+      endToEndId: row.end_to_end_id,
+      pagadorChave: row.pagador_chave,
+      valorCentavos: Number(row.valor_centavos),
+      ...(row.info_pagador === null ? {} : { infoPagador: row.info_pagador }),
+      favorecido: row.favorecido,
+      status: row.status,
+      ...(row.erro === null ? {} : { erro: row.erro }),
+      solicitacao: row.solicitacao,
+      ...(row.liquidacao === null ? {} : { liquidacao: row.liquidacao }),
+      settlesAt: row.settles_at,
+    };
+  }
+
+  /** `E` + ISPB (8) + yyyyMMddHHmm (UTC) + 11 random alphanumerics, as SPI mints an endToEndId. */
+  private endToEndId(now: Date): string {
+    const stamp = now.toISOString().replace(/\D/g, '').slice(0, 12);
+    const suffix = Array.from(randomBytes(11), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+    return `E${this.ispb}${stamp}${suffix}`;
+  }
+}
+
+/**
+ * The balance of the account of `chave`, in centavos, from the books: every Pix received into its cobs, less every
+ * devolução and every envio not refused (a devolução the balance could not cover never leaves it).
+ */
+export async function accountBalance(tx: EntityManager, chave: string): Promise<number> {
+  const [row] = (await tx.query(
+    `SELECT
+         (SELECT coalesce(sum(p.valor_centavos), 0) FROM pix p JOIN cobs c ON c.txid = p.txid WHERE c.chave = $1)
+         - (SELECT coalesce(sum(d.valor_centavos), 0) FROM devolucoes d JOIN pix p ON p.end_to_end_id = d.end_to_end_id
+              JOIN cobs c ON c.txid = p.txid
+              WHERE c.chave = $1 AND d.status <> 'NAO_REALIZADO' AND d.planned_refusal IS NULL)
+         - (SELECT coalesce(sum(e.valor_centavos), 0) FROM envios e
+              WHERE e.pagador_chave = $1 AND e.status <> 'NAO_REALIZADO') AS centavos`,
+    [chave],
+  )) as Array<{ centavos: string }>;
+  return Number(row!.centavos);
+}

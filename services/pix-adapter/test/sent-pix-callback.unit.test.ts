@@ -1,0 +1,89 @@
+import { parseSentPixCallback, payoutRefusalOf } from '../src/clients/psp/envio';
+import { PspError, pspErrorFromResponse } from '../src/clients/psp/psp-error';
+
+// The examples of Efí's "Recebendo Callbacks" (https://dev.efipay.com.br/docs/api-pix/webhooks/), "Envio" tab.
+const made = {
+  endToEndId: 'E090893562021030PIf25a7868',
+  chave: '2c3c7441-b91e-4982-3c25-6105581e18ae',
+  tipo: 'SOLICITACAO',
+  status: 'REALIZADO',
+  valor: '0.01',
+  horario: '2021-03-04T20:39:47.000Z',
+  gnExtras: { idEnvio: '123ABC' },
+};
+const refused = {
+  endToEndId: 'E090893562021030PIf25a7868',
+  chave: '2c3c7441-b91e-4982-3c25-6105581e18ae',
+  tipo: 'SOLICITACAO',
+  status: 'NAO_REALIZADO',
+  valor: '0.01',
+  horario: null,
+  infoPagador: '0123456789',
+  gnExtras: {
+    idEnvio: '123ABC',
+    erro: {
+      codigo: 'AC03',
+      origem: 'PSP do usuário recebedor',
+      motivo: 'Número da agência e/ou conta transacional do usuário recebedor inexistente ou inválido',
+    },
+  },
+};
+const received = {
+  endToEndId: 'E1803615022211340s08793XPJ',
+  txid: 'fc9a43k6ff384ryP5f41719',
+  chave: '2c3c7441-b91e-4982-3c25-6105581e18ae',
+  valor: '0.01',
+  horario: '2020-12-21T13:40:34.000Z',
+};
+
+describe('parseSentPixCallback', () => {
+  test("reads Efí's documented callbacks of a send made and of one refused, skipping received Pix beside them", () => {
+    expect(parseSentPixCallback({ pix: [made, received, refused] })).toEqual({
+      sent: [
+        {
+          idEnvio: '123ABC',
+          endToEndId: made.endToEndId,
+          amountCentavos: 1,
+          status: 'REALIZADO',
+          settledAt: '2021-03-04T20:39:47.000Z',
+        },
+        {
+          idEnvio: '123ABC',
+          endToEndId: refused.endToEndId,
+          amountCentavos: 1,
+          status: 'NAO_REALIZADO',
+          failure: { code: 'AC03', origin: 'PSP do usuário recebedor', reason: refused.gnExtras.erro.motivo },
+        },
+      ],
+      rejected: [],
+    });
+  });
+
+  test('a malformed send is rejected alone, and a body that is no callback tells so', () => {
+    const result = parseSentPixCallback({ pix: [{ ...made, valor: 1 }, made] });
+    expect(result.sent).toHaveLength(1);
+    expect(result.rejected).toEqual([expect.stringContaining('valor')]);
+    expect(parseSentPixCallback({ nothing: true }).rejected).toHaveLength(1);
+    expect(parseSentPixCallback('x').sent).toEqual([]);
+  });
+});
+
+describe('payoutRefusalOf', () => {
+  test("names Efí's refusals of a send, which fail again, and leaves what may pass to a retry or a read", () => {
+    const refusal = (status: number, nome: string) =>
+      payoutRefusalOf(pspErrorFromResponse(status, { nome, mensagem: 'm' }, undefined))?.reason;
+    expect(refusal(422, 'saldo_insuficiente')).toBe('insufficient_balance');
+    expect(refusal(400, 'chave_invalida')).toBe('invalid_key');
+    expect(refusal(400, 'chave_nao_pertence_ao_documento')).toBe('key_holder_mismatch');
+    expect(refusal(422, 'pagamento_negado')).toBe('denied');
+    expect(refusal(400, 'documento_bloqueado')).toBe('account_blocked');
+    expect(refusal(409, 'id_envio_duplicado')).toBe('id_envio_conflict');
+    expect(refusal(400, 'json_invalido')).toBe('invalid_request');
+    expect(refusal(500, 'erro_aplicacao')).toBeUndefined();
+    expect(refusal(503, 'x')).toBeUndefined();
+    expect(refusal(429, 'x')).toBeUndefined();
+    expect(refusal(401, 'x')).toBeUndefined();
+    expect(payoutRefusalOf(new PspError('unavailable', null, 'timeout'))).toBeUndefined();
+    expect(payoutRefusalOf(new Error('bug'))).toBeUndefined();
+  });
+});
