@@ -14,7 +14,8 @@ const signedCentavos = Joi.number().integer().min(-Number.MAX_SAFE_INTEGER).max(
 const nonNegativeCentavos = Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** A business's balance: `available` (spendable), `pending` (paid, not yet settled), `reserved` (promised to a
- * refund or payout in flight, still the business's), `blocked` (held by an open dispute). */
+ * refund or payout in flight, still the business's), `blocked` (held by an open dispute). Only `available` may be
+ * below zero: the platform paid out a refund larger than what the business had (docs/money-model.md#refunds). */
 export interface Balance {
   business_id: string;
   available_centavos: number;
@@ -26,7 +27,8 @@ export interface Balance {
 }
 const balanceSchema = Joi.object<Balance>({
   business_id: businessId.required(),
-  available_centavos: nonNegativeCentavos.required(),
+  // Below zero only after a refund that succeeded with less than it available and pending (docs/money-model.md).
+  available_centavos: signedCentavos.required(),
   pending_centavos: nonNegativeCentavos.required(),
   reserved_centavos: nonNegativeCentavos.required(),
   blocked_centavos: nonNegativeCentavos.required(),
