@@ -128,6 +128,28 @@ describe('the ledger posts money events once', () => {
     await expectBooksConsistent(bed);
   }, 60_000);
 
+  test('two events about one payment (a replay under a new event id), even at once, post it once (many tries)', async () => {
+    const businessId = newPublicId('biz');
+    for (let round = 0; round < 10; round += 1) {
+      const original = paidEvent(businessId, { amount_centavos: 1_000, fee_centavos: 10 });
+      const replays = [
+        original,
+        { ...original, event_id: newPublicId('evt') },
+        { ...original, event_id: newPublicId('evt') },
+      ];
+      await Promise.all(replays.map((event) => bed.confirm(event)));
+      const [row] = await bed.sql<{ n: string }>(
+        `SELECT count(*) AS n FROM balance_transactions WHERE type = 'payment' AND source_id = $1`,
+        [original.payment.payment_id],
+      );
+      expect(row!.n).toBe('1');
+    }
+    await expect(
+      bed.sql(`SELECT 1 FROM balance_transactions WHERE business_id = $1`, [businessId]),
+    ).resolves.toHaveLength(10);
+    await expectBooksConsistent(bed);
+  }, 60_000);
+
   test('refund.succeeded.v1 returns the money from where the payment holds it, from available then pending', async () => {
     const businessId = newPublicId('biz');
     const payment = paidEvent(businessId, {
@@ -150,6 +172,11 @@ describe('the ledger posts money events once', () => {
 
     await bed.refundSucceeded(refund);
     await bed.refundSucceeded(refund);
+    // The same refund under another event id (a replay), twice at once.
+    await Promise.all([
+      bed.refundSucceeded({ ...refund, event_id: newPublicId('evt') }),
+      bed.refundSucceeded({ ...refund, event_id: newPublicId('evt') }),
+    ]);
 
     expect(await journalsCausedBy(bed, refund.event_id)).toBe(1);
     const entries = await bed.sql<{ account: string; amount_centavos: string }>(

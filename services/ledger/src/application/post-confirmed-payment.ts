@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { PaymentEventPayload } from '@gateway/contracts';
 import type { Logger } from '@gateway/observability';
 import { paymentConfirmedPosting, type SettlementDelays } from '../domain/posting-rules';
-import { claimJournal, findSettlement } from '../persistence';
+import { claimJournal, findSettlement, journalExists, lockPaymentPosting } from '../persistence';
 import { writeJournal } from './shared/write-journal';
 
 export interface PostConfirmedPaymentDeps {
@@ -24,6 +24,7 @@ export async function postConfirmedPayment(
 ): Promise<{ posted: boolean }> {
   const posting = paymentConfirmedPosting(event, deps.delays);
   const posted = await deps.dataSource.transaction(async (manager) => {
+    await lockPaymentPosting(manager, event.payment.payment_id);
     if (await findSettlement(manager, event.payment.payment_id)) {
       if (!(await journalExists(manager, posting.causeKey)))
         deps.logger.warn(
@@ -39,12 +40,4 @@ export async function postConfirmedPayment(
   });
   if (posted) deps.afterPosting?.();
   return { posted };
-}
-
-async function journalExists(
-  manager: Parameters<typeof findSettlement>[0],
-  causeKey: string,
-): Promise<boolean> {
-  const rows = (await manager.query(`SELECT 1 FROM journals WHERE cause_key = $1`, [causeKey])) as unknown[];
-  return rows.length > 0;
 }

@@ -2,13 +2,20 @@ import type { DataSource } from 'typeorm';
 import type { RefundEventPayload } from '@gateway/contracts';
 import { holdingAccount, storedHoldingAccount } from '../domain/accounts';
 import { refundSucceededPosting } from '../domain/posting-rules';
-import { claimJournal, findSettlement, lockBalance } from '../persistence';
+import {
+  balanceTransactionExists,
+  claimJournal,
+  findSettlement,
+  lockBalance,
+  lockPaymentPosting,
+} from '../persistence';
 import { writeJournal } from './shared/write-journal';
 
 /**
  * `refund.succeeded.v1`: the refund's money left the platform (from where the payment's money is held) and the
  * business is owed that much less, from `available` first, then `pending`; one journal keyed by the event id, so a
- * redelivery writes nothing.
+ * redelivery writes nothing, and one balance transaction per refund, so a replay under another id writes nothing
+ * either.
  */
 export async function postSucceededRefund(
   dataSource: DataSource,
@@ -16,6 +23,9 @@ export async function postSucceededRefund(
 ): Promise<{ posted: boolean }> {
   const { refund } = event;
   const posted = await dataSource.transaction(async (manager) => {
+    await lockPaymentPosting(manager, refund.payment_id);
+    // The refund posted under another event id (a replay): nothing more.
+    if (await balanceTransactionExists(manager, 'refund', refund.refund_id)) return false;
     const journalId = await claimJournal(manager, {
       causeKey: event.event_id,
       kind: 'refund',

@@ -25,6 +25,34 @@ export async function claimJournal(
   return rows.length === 0 ? null : Number(rows[0]!.id);
 }
 
+/** Whether a journal with this cause key exists. */
+export async function journalExists(manager: EntityManager, causeKey: string): Promise<boolean> {
+  const rows = (await manager.query(`SELECT 1 FROM journals WHERE cause_key = $1`, [causeKey])) as unknown[];
+  return rows.length > 0;
+}
+
+/**
+ * Holds, until the transaction ends, the right to post for this payment (its payment or one of its refunds): two
+ * events about one payment (a replay under a new id racing the original) are posted one after the other, so the
+ * second sees the first.
+ */
+export async function lockPaymentPosting(manager: EntityManager, paymentId: string): Promise<void> {
+  await manager.query(`SELECT pg_advisory_xact_lock(hashtext('ledger:payment:' || $1))`, [paymentId]);
+}
+
+/** Whether the source (a payment, a refund) already has its balance transaction. */
+export async function balanceTransactionExists(
+  manager: EntityManager,
+  type: string,
+  sourceId: string,
+): Promise<boolean> {
+  const rows = (await manager.query(`SELECT 1 FROM balance_transactions WHERE type = $1 AND source_id = $2`, [
+    type,
+    sourceId,
+  ])) as unknown[];
+  return rows.length > 0;
+}
+
 /** The journal's entries (the database checks at commit that they sum to zero). */
 export async function insertEntries(
   manager: EntityManager,
