@@ -102,6 +102,15 @@ describe('the ledger in the stack', () => {
       ['payment', crypto, 1_960, 'available'],
       ['refund', refund.body.refund_id, -2_500, 'available'],
     ]);
+    // Each journal counted once: two payments, their two settlements, one refund.
+    const metrics = await (await fetch(`${stack.metricsUrls.ledger}/metrics`)).text();
+    const posted = (kind: string) =>
+      Number(
+        new RegExp(`^ledger_journals_posted_total\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)`, 'm').exec(
+          metrics,
+        )?.[1],
+      );
+    expect([posted('payment'), posted('settlement'), posted('refund')]).toEqual([2, 2, 1]);
     const final = await balance();
     expect(listed.result.data.reduce((sum, bt) => sum + bt.net_centavos, 0)).toBe(
       final.available_centavos + final.pending_centavos + final.reserved_centavos + final.blocked_centavos,

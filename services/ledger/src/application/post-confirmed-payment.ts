@@ -3,6 +3,7 @@ import type { PaymentEventPayload } from '@gateway/contracts';
 import type { Logger } from '@gateway/observability';
 import { paymentConfirmedPosting, type SettlementDelays } from '../domain/posting-rules';
 import { claimJournal, findSettlement, journalExists, lockPaymentPosting } from '../persistence';
+import { recordJournalPosted } from './shared/ledger-metrics';
 import { writeJournal } from './shared/write-journal';
 
 export interface PostConfirmedPaymentDeps {
@@ -38,6 +39,9 @@ export async function postConfirmedPayment(
     await writeJournal(manager, journalId, posting);
     return true;
   });
-  if (posted) deps.afterPosting?.();
+  if (posted) {
+    recordJournalPosted('payment', new Date(event.occurred_at));
+    deps.afterPosting?.();
+  }
   return { posted };
 }

@@ -9,6 +9,7 @@ import {
   lockBalance,
   lockPaymentPosting,
 } from '../persistence';
+import { recordJournalPosted } from './shared/ledger-metrics';
 import { writeJournal } from './shared/write-journal';
 
 /**
@@ -45,5 +46,6 @@ export async function postSucceededRefund(
     await writeJournal(manager, journalId, posting);
     return true;
   });
+  if (posted) recordJournalPosted('refund', new Date(event.occurred_at));
   return { posted };
 }

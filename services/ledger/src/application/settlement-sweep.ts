@@ -4,6 +4,7 @@ import { BatchTask } from '@gateway/service-runtime';
 import { settlementCauseKey, settlementPosting } from '../domain/posting-rules';
 import { claimDueSettlements, claimJournal, lockBalance, markSettled } from '../persistence';
 import { storedHoldingAccount } from '../domain/accounts';
+import { recordJournalPosted } from './shared/ledger-metrics';
 import { writeJournal } from './shared/write-journal';
 
 export interface SettlementSweepOptions {
@@ -32,7 +33,9 @@ export class SettlementSweep extends BatchTask {
   }
 
   async runOnce(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
+    let posted = 0;
+    const taken = await this.dataSource.transaction(async (manager) => {
+      posted = 0;
       const due = await claimDueSettlements(manager, this.now(), this.batchSize);
       for (const settlement of due) {
         const journalId = await claimJournal(manager, {
@@ -53,10 +56,13 @@ export class SettlementSweep extends BatchTask {
             balance.pendingCentavos,
           );
           await writeJournal(manager, journalId, posting);
+          posted += 1;
         }
         await markSettled(manager, settlement);
       }
       return due.length;
     });
+    for (let i = 0; i < posted; i += 1) recordJournalPosted('settlement');
+    return taken;
   }
 }
