@@ -87,7 +87,8 @@ describe('settlement: pending becomes available at available_on', () => {
   }, 30_000);
 
   test('sweeps running at once (two replicas) settle each due payment once (many tries)', async () => {
-    const businessId = newPublicId('biz');
+    // Two businesses, their payments interleaved: each sweep locks both balances.
+    const businesses = [newPublicId('biz'), newPublicId('biz')];
     // Paid two hours ago with a crypto delay of one hour: due already, and posted straight into the use case.
     const paidAt = new Date(Date.now() - 2 * 3600_000).toISOString();
     const deps = {
@@ -105,9 +106,9 @@ describe('settlement: pending becomes available at available_on', () => {
     );
     const paymentIds: string[] = [];
     for (let round = 0; round < 10; round += 1) {
-      const events = Array.from({ length: 4 }, () => {
+      const events = Array.from({ length: 4 }, (_, i) => {
         const event = aPaymentEvent({
-          business_id: businessId,
+          business_id: businesses[(i + round) % 2]!,
           method: 'crypto',
           token: 'usdc',
           status: 'paid',
@@ -122,9 +123,10 @@ describe('settlement: pending becomes available at available_on', () => {
     }
     // Whatever a batch left, the service's own sweep takes.
     bed.service.settlement.nudge();
-    await waitFor(async () => (await balanceOf(bed, businessId)).available_centavos === 40 * 990, {
-      what: 'every payment settled',
-    });
+    for (const businessId of businesses)
+      await waitFor(async () => (await balanceOf(bed, businessId)).available_centavos === 20 * 990, {
+        what: 'every payment settled',
+      });
 
     const settles = await bed.sql<{ cause_key: string; n: string }>(
       `SELECT cause_key, count(*) AS n FROM journals WHERE cause_key = ANY($1) GROUP BY cause_key`,
@@ -132,14 +134,16 @@ describe('settlement: pending becomes available at available_on', () => {
     );
     expect(settles).toHaveLength(40);
     expect(settles.every((row) => row.n === '1')).toBe(true);
-    expect(await balanceOf(bed, businessId)).toMatchObject({
-      pending_centavos: 0,
-      available_centavos: 39_600,
-    });
-    const [sums] = await bed.sql<{ entries: string }>(
-      `SELECT sum(e.amount_centavos) AS entries FROM entries e WHERE e.business_id = $1 AND e.account = 'available'`,
-      [businessId],
-    );
-    expect(sums!.entries).toBe('-39600');
+    for (const businessId of businesses) {
+      expect(await balanceOf(bed, businessId)).toMatchObject({
+        pending_centavos: 0,
+        available_centavos: 19_800,
+      });
+      const [sums] = await bed.sql<{ entries: string }>(
+        `SELECT sum(e.amount_centavos) AS entries FROM entries e WHERE e.business_id = $1 AND e.account = 'available'`,
+        [businessId],
+      );
+      expect(sums!.entries).toBe('-19800');
+    }
   }, 60_000);
 });

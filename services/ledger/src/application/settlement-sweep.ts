@@ -37,7 +37,11 @@ export class SettlementSweep extends BatchTask {
     const taken = await this.dataSource.transaction(async (manager) => {
       posted = 0;
       const due = await claimDueSettlements(manager, this.now(), this.batchSize);
-      for (const settlement of due) {
+      // Balances locked in one order (by business) whoever sweeps: two sweeps never wait on each other in a cycle.
+      const inLockOrder = [...due].sort((a, b) =>
+        a.businessId < b.businessId ? -1 : a.businessId > b.businessId ? 1 : 0,
+      );
+      for (const settlement of inLockOrder) {
         const journalId = await claimJournal(manager, {
           causeKey: settlementCauseKey(settlement.paymentId),
           kind: 'settlement',
