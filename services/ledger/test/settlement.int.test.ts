@@ -5,7 +5,7 @@ import { SettlementSweep } from '../src/application/settlement-sweep';
 import { startLedgerService } from '../src/main';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
 
-const DELAY_SECONDS = 2;
+const DELAY_SECONDS = 3;
 
 const paidEvent = (businessId: string, extra: Partial<PaymentEventPayload> = {}) => ({
   ...aPaymentEvent({

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { BalanceTransactionStatus, BalanceTransactionType } from '@gateway/contracts';
-import { bigintAsNumber } from './bigint-as-number';
+import { bigintAsNumber } from '@gateway/persistence';
 
 /** What one source did to a business's balance: a line of its statement. Only `status` ever changes. */
 @Entity({ name: 'balance_transactions' })

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './bigint-as-number';
+import { bigintAsNumber } from '@gateway/persistence';
 
 /** A business's four balances, changed by each journal in its own transaction. */
 @Entity({ name: 'balances' })

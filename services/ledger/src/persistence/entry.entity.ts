@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './bigint-as-number';
+import { bigintAsNumber } from '@gateway/persistence';
 
 /** One line of a journal: a debit (positive) or credit (negative) to one account; written once, never changed. */
 @Entity({ name: 'entries' })

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './bigint-as-number';
+import { bigintAsNumber } from '@gateway/persistence';
 
 /** One money movement, keyed by what caused it (an event id, `settle:<payment_id>`); written once, never changed. */
 @Entity({ name: 'journals' })

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './bigint-as-number';
+import { bigintAsNumber } from '@gateway/persistence';
 
 /** A paid payment's net, pending until `availableOn`; `settledAt` once the sweep moved it to available. */
 @Entity({ name: 'settlements' })
