@@ -14,6 +14,7 @@ import { solanaLocalnetSchema } from '../infra/solana-localnet/src/config';
 import { apiGatewaySchema } from '../services/api-gateway/src/config';
 import { checkoutConfigSchema } from '../services/checkout/src/config';
 import { customerConfigSchema } from '../services/customer/src/config';
+import { ledgerConfigSchema } from '../services/ledger/src/config';
 import { paymentConfigSchema } from '../services/payment/src/config';
 import { pixAdapterConfigSchema } from '../services/pix-adapter/src/config';
 import { solanaWatcherConfigSchema } from '../services/solana-watcher/src/config';
@@ -82,6 +83,13 @@ const sections: Section[] = [
     schema: customerConfigSchema,
     omitShared: true,
     intro: 'Only the block every service reads.',
+  },
+  {
+    title: 'ledger',
+    source: '`services/ledger/src/config.ts`',
+    schema: ledgerConfigSchema,
+    omitShared: true,
+    intro: 'The settlement delays (docs/money-model.md#settlement) and how often the settlement sweep runs.',
   },
   {
     title: 'webhook-dispatcher',
@@ -176,6 +184,11 @@ export const meanings: Record<string, string> = {
     "how long a create command's payment id reservation is kept: longer than the 24 h idempotency window",
   RECONCILE_AFTER_SECONDS: 'an open payment this old is checked with its rail, and again as often',
   RECONCILE_INTERVAL_SECONDS: 'the pause between reconciliation passes',
+  SETTLEMENT_DELAY_PIX_SECONDS:
+    "how long a paid PIX payment's net stays `pending` before it becomes `available` ([money-model.md](money-model.md#settlement)); sandbox 0, production one day",
+  SETTLEMENT_DELAY_CRYPTO_SECONDS: 'the same for a paid crypto payment; sandbox 0, production one day',
+  SETTLEMENT_SWEEP_INTERVAL_MS:
+    'the pause between two sweeps for due settlements (one also runs at start and after each payment posted)',
   REFUND_RESEND_AFTER_SECONDS:
     'a refund still pending this long after its rail was (last) asked is asked again',
   DEFAULT_FEE_PIX:
@@ -467,7 +480,7 @@ service's schema.
 | Variable | Default | Meaning | Read by |
 |---|---|---|---|
 | \`PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\` | \`3000\`, \`4010\`, \`8899\` | the gateway's and the sandbox stand-ins' ports, checked by the rules of the processes that read them before anything starts | \`npm start\` |
-| \`PAYMENT_METRICS_PORT\`, \`PIX_ADAPTER_METRICS_PORT\`, \`SOLANA_WATCHER_METRICS_PORT\`, \`CHECKOUT_METRICS_PORT\`, \`CUSTOMER_METRICS_PORT\`, \`WEBHOOK_DISPATCHER_METRICS_PORT\` | \`9101\`–\`9106\` | each service's metrics port (a plain \`METRICS_PORT\` is refused there: six services cannot share one) | \`npm start\` |
+| \`PAYMENT_METRICS_PORT\`, \`PIX_ADAPTER_METRICS_PORT\`, \`SOLANA_WATCHER_METRICS_PORT\`, \`CHECKOUT_METRICS_PORT\`, \`CUSTOMER_METRICS_PORT\`, \`WEBHOOK_DISPATCHER_METRICS_PORT\`, \`LEDGER_METRICS_PORT\` | \`9101\`–\`9107\` | each service's metrics port (a plain \`METRICS_PORT\` is refused there: seven services cannot share one) | \`npm start\` |
 | \`DEMO_BUSINESS\`, \`DEMO_BUSINESS_FILE\` | \`true\`, \`.run/demo-business.json\` | make the sandbox demo business on first start; where its ids, API key and this start's gateway URL are kept (ignored by git; the walkthrough reads it) | \`npm start\` |
 | \`LOG_FORMAT\` | \`pretty\` in sandbox when the output is a terminal; \`json\` otherwise | how \`npm start\` shows the processes' lines: \`pretty\` (pino-pretty) or \`json\` (as written); see [ADR 0015](adr/0015-pino-pretty-for-local-logs.md) | \`npm start\` |
 | \`STACK_REPLICAS\` | none | extra processes of back-end services, e.g. \`payment=2,pix-adapter=2,webhook-dispatcher=2\` | \`npm start\` |

@@ -40,6 +40,7 @@ import {
 } from '../services/api-gateway/src/config';
 import { checkoutVariables, loadCheckoutConfig } from '../services/checkout/src/config';
 import { customerVariables, loadCustomerConfig } from '../services/customer/src/config';
+import { ledgerVariables, loadLedgerConfig } from '../services/ledger/src/config';
 import { loadPaymentConfig, paymentVariables } from '../services/payment/src/config';
 import { loadPixAdapterConfig, pixAdapterVariables } from '../services/pix-adapter/src/config';
 import {
@@ -103,6 +104,7 @@ const DEFAULT_METRICS_PORTS: Record<Worker, number> = {
   checkout: 9104,
   customer: 9105,
   'webhook-dispatcher': 9106,
+  ledger: 9107,
 };
 
 const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTEL_SERVICE_NAME?: never }>({
@@ -117,7 +119,7 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
       Joi.number().port().default(DEFAULT_METRICS_PORTS[name]),
     ]),
   ),
-  // Six services cannot share one port: each has its own variable.
+  // Seven services cannot share one port: each has its own variable.
   METRICS_PORT: Joi.forbidden().messages({
     'any.unknown':
       '{{#label}} is per service under the launcher: set PAYMENT_METRICS_PORT, PIX_ADAPTER_METRICS_PORT... instead',
@@ -190,6 +192,7 @@ const serviceVariables: Record<ServiceName, string[]> = {
   checkout: checkoutVariables,
   customer: customerVariables,
   'webhook-dispatcher': webhookDispatcherVariables,
+  ledger: ledgerVariables,
 };
 
 const serviceLoaders: Record<ServiceName, (env: NodeJS.ProcessEnv) => unknown> = {
@@ -200,6 +203,7 @@ const serviceLoaders: Record<ServiceName, (env: NodeJS.ProcessEnv) => unknown> =
   checkout: loadCheckoutConfig,
   customer: loadCustomerConfig,
   'webhook-dispatcher': loadWebhookDispatcherConfig,
+  ledger: loadLedgerConfig,
 };
 
 /** In the sandbox, the rails reach the stand-ins the launcher runs. */

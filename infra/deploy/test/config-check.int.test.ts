@@ -73,6 +73,7 @@ describe('gateway config check', () => {
       checkout: ['AMQP_URL', 'DATABASE_URL'],
       customer: ['AMQP_URL', 'DATABASE_URL'],
       'webhook-dispatcher': ['AMQP_URL', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'],
+      ledger: ['AMQP_URL', 'DATABASE_URL'],
     });
     // The whole list once, to set in one go.
     const every = Object.values(refusedByProcess(result.stderr)).flat();

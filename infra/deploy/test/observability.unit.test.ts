@@ -434,6 +434,7 @@ describe('infra/observability: every metric the alerts and the dashboard select 
         '@gateway/checkout/src/main',
         '@gateway/customer/src/main',
         '@gateway/webhook-dispatcher/src/main',
+        '@gateway/ledger/src/main',
       ].map((module) => import(module)),
     );
     const registered = new Set(

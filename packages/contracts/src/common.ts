@@ -3,11 +3,13 @@ import { centavosToBrl } from './money';
 import {
   paymentMethods,
   paymentStatuses,
+  tokens,
   type Payment,
   type PaymentMethod,
   type PaymentPayer,
   type PaymentStatus,
   type RefundStatus,
+  type Token,
 } from './public-api';
 
 /** The shape of every public id: `pay_` (or another prefix) + 24 to 64 url-safe characters. */
@@ -151,6 +153,11 @@ export interface PaymentRecord {
   expires_at?: string | null;
   /** Who paid, once paid (null when the rail did not say); additive like `expires_at`. */
   payer?: PaymentPayer | null;
+  /**
+   * Internal: a crypto payment's token (null for PIX), which the ledger's holdings are kept in; additive: absent in
+   * records written before it was carried. Never in the public `Payment`.
+   */
+  token?: Token | null;
   created_at: string;
   updated_at: string;
 }
@@ -171,6 +178,7 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   refunded_centavos: centavos,
   expires_at: isoDate.allow(null),
   payer: Joi.alternatives().try(pixPayerSchema, cryptoPayerSchema).allow(null),
+  token: Joi.valid(...tokens).allow(null),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });

@@ -13,6 +13,7 @@ export * from './customer-commands';
 export * from './webhook-commands';
 export * from './refund-messages';
 export * from './event-commands';
+export * from './ledger-messages';
 export * from './public-api';
 export { catalog, findMessage } from './catalog';
 export * from './ids';

@@ -12,6 +12,7 @@ export const serviceNames = [
   'checkout',
   'customer',
   'webhook-dispatcher',
+  'ledger',
 ] as const;
 
 /** The service whose commands queue receives a command. */

@@ -43,6 +43,8 @@ describe('the payment record carries what a merchant needs again', () => {
       (event) => event.name === 'payment.confirmed.v1',
     );
     expect(confirmed?.payment).toMatchObject({ payer, fee_centavos: 160 });
+    // A PIX record names no token (the ledger holds its money in cash_psp).
+    expect(confirmed?.payment).not.toHaveProperty('token');
   });
 
   test.each([
@@ -71,6 +73,12 @@ describe('the payment record carries what a merchant needs again', () => {
     );
     const paid = await h.waitForPaymentStatus(businessId, withOwner.payment.payment_id, 'paid');
     expect(paid.payment.payer).toEqual({ address: A_SOLANA_OWNER });
+    // The internal record names its token: the ledger keeps the holding in that token's account.
+    expect(paid.payment.token).toBe('usdc');
+    const confirmed = (await paymentEvents(h, withOwner.payment.payment_id)).find(
+      (event) => event.name === 'payment.confirmed.v1',
+    );
+    expect(confirmed?.payment.token).toBe('usdc');
     const other = await h.waitForPaymentStatus(businessId, withoutOwner.payment.payment_id, 'paid');
     expect(other.payment.payer).toBeNull();
   });

@@ -15,6 +15,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { apiGatewayVariables, loadApiGatewayConfig } from '@gateway/api-gateway/src/config';
 import { checkoutVariables, loadCheckoutConfig } from '@gateway/checkout/src/config';
 import { customerVariables, loadCustomerConfig } from '@gateway/customer/src/config';
+import { ledgerVariables, loadLedgerConfig } from '@gateway/ledger/src/config';
 import { loadPaymentConfig, paymentVariables } from '@gateway/payment/src/config';
 import { loadPixAdapterConfig, pixAdapterVariables } from '@gateway/pix-adapter/src/config';
 import { loadPspSimulatorConfig, pspSimulatorVariables } from '@gateway/psp-simulator/src/config';
@@ -96,6 +97,7 @@ export const stackServices: StackProcess[] = [
   worker('checkout', checkoutVariables, loadCheckoutConfig),
   worker('customer', customerVariables, loadCustomerConfig),
   worker('webhook-dispatcher', webhookDispatcherVariables, loadWebhookDispatcherConfig),
+  worker('ledger', ledgerVariables, loadLedgerConfig),
 ];
 
 /** The sandbox stand-ins (compose profile `sandbox`). */

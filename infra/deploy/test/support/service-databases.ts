@@ -2,6 +2,7 @@ import { apiGatewayDatabase } from '@gateway/api-gateway/src/persistence';
 import { checkoutDatabase } from '@gateway/checkout/src/persistence';
 import type { ServiceName } from '@gateway/contracts';
 import { customerDatabase } from '@gateway/customer/src/persistence';
+import { ledgerDatabase } from '@gateway/ledger/src/persistence';
 import type { ServiceRuntimeOptions } from '@gateway/service-runtime';
 import { paymentDatabase } from '@gateway/payment/src/persistence';
 import { pixAdapterDatabase } from '@gateway/pix-adapter/src/persistence';
@@ -19,4 +20,5 @@ export const serviceDatabases: Record<ServiceName, ServiceDatabase> = {
   checkout: checkoutDatabase,
   customer: customerDatabase,
   'webhook-dispatcher': webhookDispatcherDatabase,
+  ledger: ledgerDatabase,
 };

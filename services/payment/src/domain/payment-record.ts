@@ -6,6 +6,7 @@ import type {
   PaymentStatus,
   PaymentView,
   PixInstructions,
+  Token,
 } from '@gateway/contracts';
 
 /** A payment as this service stores it (the entity has this shape). */
@@ -16,6 +17,8 @@ export interface StoredPayment {
   status: PaymentStatus;
   amountCentavos: number;
   feeCentavos: number;
+  /** A crypto payment's token; null for PIX. */
+  token: Token | null;
   metadata: string | null;
   transactionId: string | null;
   externalId: string | null;
@@ -51,6 +54,8 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     refunded_centavos: payment.refundedCentavos,
     expires_at: payment.instructions?.expires_at ?? null,
     payer: payerOf(payment),
+    // Internal (the ledger's token holdings); carried for crypto only, so a PIX record is as it was.
+    ...(payment.token === null ? {} : { token: payment.token }),
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { PaymentMethod } from '@gateway/contracts';
-import { bigintAsNumber } from './bigint-transformer';
+import { bigintAsNumber } from '@gateway/persistence';
 
 @Entity({ name: 'fee_rules' })
 export class FeeRuleEntity {

@@ -7,7 +7,7 @@ import type {
   Token,
 } from '@gateway/contracts';
 import type { StoredPayment } from '../domain/payment-record';
-import { bigintAsNumber } from './bigint-transformer';
+import { bigintAsNumber } from '@gateway/persistence';
 
 @Entity({ name: 'payments' })
 export class PaymentEntity implements StoredPayment {

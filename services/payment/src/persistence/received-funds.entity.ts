@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { ReceivedFundsKind } from '@gateway/contracts';
 import type { StoredReceivedFunds } from '../domain/funds';
-import { bigintAsNumber } from './bigint-transformer';
+import { bigintAsNumber } from '@gateway/persistence';
 
 /** Money a rail reported that did not (or not only) settle a payment: kept so it is never silently lost. */
 export type { ReceivedFundsKind };

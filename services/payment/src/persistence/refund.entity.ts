@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { PaymentMethod, RefundStatus } from '@gateway/contracts';
 import type { StoredRefund } from '../domain/refund';
-import { bigintAsNumber } from './bigint-transformer';
+import { bigintAsNumber } from '@gateway/persistence';
 
 /** A refund of (part of) a paid payment; the rail carries it out and reports back (migration 1732400100000). */
 @Entity({ name: 'refunds' })

@@ -1,0 +1,199 @@
+import type {
+  BalanceTransactionStatus,
+  BalanceTransactionType,
+  PaymentEventPayload,
+  PaymentMethod,
+  RefundEventPayload,
+} from '@gateway/contracts';
+import { holdingAccount, isBusinessAccount, type Account, type BusinessAccount } from './accounts';
+
+/**
+ * The posting rules (docs/money-model.md#posting-rules): what one money event writes to the books. Pure: the caller
+ * reads what a rule needs (a business's balance, a payment's holding account), then writes the posting in one
+ * transaction keyed by `causeKey`.
+ *
+ * Signs: a debit is positive, a credit negative, and every journal sums to zero. A business's balances are what the
+ * platform owes it (liabilities), so a credit to `pending` raises the business's pending balance.
+ */
+export interface JournalLine {
+  account: Account;
+  /** The business whose balance the line moves; null for the platform's accounts. */
+  businessId: string | null;
+  amountCentavos: number;
+}
+
+/** What the journal does to each of the business's four balances (positive: the business is owed more). */
+export type BalanceDeltas = Record<BusinessAccount, number>;
+
+export interface NewBalanceTransaction {
+  type: BalanceTransactionType;
+  sourceId: string;
+  /** Signed gross. */
+  amountCentavos: number;
+  feeCentavos: number;
+  /** Signed, `amountCentavos - feeCentavos`. */
+  netCentavos: number;
+  status: BalanceTransactionStatus;
+  availableOn: Date;
+  createdAt: Date;
+  description: string;
+}
+
+/** A paid payment's net waiting in `pending` until `availableOn`. */
+export interface DueSettlement {
+  paymentId: string;
+  businessId: string;
+  netCentavos: number;
+  availableOn: Date;
+  /** Where the payment's money is held; a refund of it returns money from there. */
+  holdingAccount: Account;
+}
+
+export interface Posting {
+  /** Unique across the ledger: a second posting under the same key is a redelivery and writes nothing. */
+  causeKey: string;
+  kind: 'payment' | 'settlement' | 'refund';
+  businessId: string;
+  /** The journal's entries, none of zero; they sum to zero. */
+  lines: JournalLine[];
+  deltas: BalanceDeltas;
+  balanceTransaction: NewBalanceTransaction | null;
+  settlement: DueSettlement | null;
+}
+
+/** How long after payment each method's net stays pending (SETTLEMENT_DELAY_*_SECONDS). */
+export type SettlementDelays = Record<PaymentMethod, number>;
+
+export function journalSum(lines: readonly JournalLine[]): number {
+  return lines.reduce((sum, line) => sum + line.amountCentavos, 0);
+}
+
+/** The change of each business balance: a credit (negative entry) to a business account raises it. */
+export function balanceDeltas(lines: readonly JournalLine[]): BalanceDeltas {
+  const deltas: BalanceDeltas = { pending: 0, available: 0, reserved: 0, blocked: 0 };
+  for (const line of lines) if (isBusinessAccount(line.account)) deltas[line.account] -= line.amountCentavos;
+  return deltas;
+}
+
+function posting(parts: Omit<Posting, 'lines' | 'deltas'> & { lines: JournalLine[] }): Posting {
+  const lines = parts.lines.filter((line) => line.amountCentavos !== 0);
+  if (journalSum(lines) !== 0) throw new Error(`unbalanced journal ${parts.causeKey}`);
+  return { ...parts, lines, deltas: balanceDeltas(lines) };
+}
+
+const methodLabel = (method: PaymentMethod, token: string | null | undefined): string =>
+  method === 'pix' ? 'PIX' : `cripto (${token ? token.toUpperCase() : 'token desconhecido'})`;
+
+/**
+ * A paid payment (gross G, fee F, net N = G - F): the platform now holds G (`cash_psp`, or the token at the locked
+ * quote's BRL cost), owes the business N, pending until the method's settlement delay is over, and earned F.
+ */
+export function paymentConfirmedPosting(event: PaymentEventPayload, delays: SettlementDelays): Posting {
+  const { payment } = event;
+  const gross = payment.amount_centavos;
+  const fee = payment.fee_centavos;
+  const net = gross - fee;
+  const paidAt = new Date(event.occurred_at);
+  const availableOn = new Date(paidAt.getTime() + delays[payment.method] * 1000);
+  const holding = holdingAccount(payment.method, payment.token);
+  const businessId = payment.business_id;
+  return posting({
+    causeKey: event.event_id,
+    kind: 'payment',
+    businessId,
+    lines: [
+      { account: holding, businessId: null, amountCentavos: gross },
+      { account: 'pending', businessId, amountCentavos: -net },
+      { account: 'fee_revenue', businessId: null, amountCentavos: -fee },
+    ],
+    balanceTransaction: {
+      type: 'payment',
+      sourceId: payment.payment_id,
+      amountCentavos: gross,
+      feeCentavos: fee,
+      netCentavos: net,
+      status: 'pending',
+      availableOn,
+      createdAt: paidAt,
+      description: `Pagamento ${methodLabel(payment.method, payment.token)} ${payment.payment_id}`,
+    },
+    settlement: {
+      paymentId: payment.payment_id,
+      businessId,
+      netCentavos: net,
+      availableOn,
+      holdingAccount: holding,
+    },
+  });
+}
+
+/** The key of a payment's settlement journal: one per payment, whoever sweeps it and however often. */
+export const settlementCauseKey = (paymentId: string): string => `settle:${paymentId}`;
+
+/** Whether a settlement is due at `now`. */
+export const isSettlementDue = (settlement: Pick<DueSettlement, 'availableOn'>, now: Date): boolean =>
+  settlement.availableOn.getTime() <= now.getTime();
+
+/**
+ * The settlement delay is over: the payment's net moves from `pending` to `available`. A refund taken from `pending`
+ * before (docs/money-model.md#refunds) left less there; the move takes what is left, never more, so `pending` never
+ * goes below zero and the business's total is unchanged either way.
+ */
+export function settlementPosting(settlement: DueSettlement, pendingNow: number): Posting {
+  const moved = Math.max(0, Math.min(settlement.netCentavos, pendingNow));
+  const { businessId } = settlement;
+  return posting({
+    causeKey: settlementCauseKey(settlement.paymentId),
+    kind: 'settlement',
+    businessId,
+    lines: [
+      { account: 'pending', businessId, amountCentavos: moved },
+      { account: 'available', businessId, amountCentavos: -moved },
+    ],
+    balanceTransaction: null,
+    settlement: null,
+  });
+}
+
+/**
+ * A refund succeeded (R): the money left the platform (`cash_psp`, or the token at the payment's cost: the refund's
+ * share R/G of the gross G costs R), and the business is owed R less, taken from `available` first, then `pending`.
+ * The fee stays the platform's. Until refunds are reserved before they are sent (INSUFFICIENT_BALANCE, the next
+ * step), a refund larger than both may leave `available` below zero: the money has already left and the books say
+ * so (docs/adr/0019-ledger-and-posting-rules.md).
+ */
+export function refundSucceededPosting(
+  event: RefundEventPayload,
+  holding: Account,
+  balance: { available: number; pending: number },
+): Posting {
+  const { refund } = event;
+  const amount = refund.amount_centavos;
+  const fromAvailable = Math.min(amount, Math.max(0, balance.available));
+  const fromPending = Math.min(amount - fromAvailable, Math.max(0, balance.pending));
+  const overdrawn = amount - fromAvailable - fromPending;
+  const businessId = refund.business_id;
+  const refundedAt = new Date(event.occurred_at);
+  return posting({
+    causeKey: event.event_id,
+    kind: 'refund',
+    businessId,
+    lines: [
+      { account: 'available', businessId, amountCentavos: fromAvailable + overdrawn },
+      { account: 'pending', businessId, amountCentavos: fromPending },
+      { account: holding, businessId: null, amountCentavos: -amount },
+    ],
+    balanceTransaction: {
+      type: 'refund',
+      sourceId: refund.refund_id,
+      amountCentavos: -amount,
+      feeCentavos: 0,
+      netCentavos: -amount,
+      status: 'available',
+      availableOn: refundedAt,
+      createdAt: refundedAt,
+      description: `Reembolso ${refund.refund_id} do pagamento ${refund.payment_id}`,
+    },
+    settlement: null,
+  });
+}

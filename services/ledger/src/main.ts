@@ -1,0 +1,61 @@
+// First: tracing must start before the modules it instruments are loaded.
+import './telemetry';
+import {
+  getBalance,
+  getStatementSummary,
+  listBalanceTransactions,
+  paymentConfirmed,
+  refundSucceeded,
+} from '@gateway/contracts';
+import { loadOrExit } from '@gateway/config';
+import { createLogger } from '@gateway/observability';
+import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
+import { loadLedgerConfig, type LedgerConfig } from './config';
+import { ledgerDatabase } from './persistence';
+import { postConfirmedPayment } from './application/post-confirmed-payment';
+import { postSucceededRefund } from './application/post-succeeded-refund';
+import { SettlementSweep } from './application/settlement-sweep';
+import { handleGetBalance } from './handlers/ledger.balance.get.v1';
+import { handleListBalanceTransactions } from './handlers/ledger.balance-transactions.list.v1';
+import { handleGetStatementSummary } from './handlers/ledger.statement.get.v1';
+
+export interface LedgerService extends ServiceRuntime {
+  settlement: SettlementSweep;
+}
+
+export async function startLedgerService(config: LedgerConfig): Promise<LedgerService> {
+  const runtime = await openServiceRuntime({ service: 'ledger', config, ...ledgerDatabase });
+  const { dataSource, logger } = runtime;
+  // At start too: what fell due while the service was down settles now.
+  const settlement = new SettlementSweep(dataSource, {
+    intervalMs: config.SETTLEMENT_SWEEP_INTERVAL_MS,
+    logger,
+  });
+  const paymentDeps = {
+    dataSource,
+    logger,
+    delays: { pix: config.SETTLEMENT_DELAY_PIX_SECONDS, crypto: config.SETTLEMENT_DELAY_CRYPTO_SECONDS },
+    afterPosting: () => settlement.nudge(),
+  };
+  await runtime.broker
+    .handlers('ledger')
+    .handle(getBalance, handleGetBalance(dataSource))
+    .handle(listBalanceTransactions, handleListBalanceTransactions(dataSource))
+    .handle(getStatementSummary, handleGetStatementSummary(dataSource))
+    // Each journal is keyed by its event's id: a redelivered or replayed event posts nothing twice.
+    .handle(paymentConfirmed, async (event) => {
+      await postConfirmedPayment(paymentDeps, event);
+    })
+    .handle(refundSucceeded, async (event) => {
+      await postSucceededRefund(dataSource, event);
+    })
+    .consume();
+  settlement.start();
+  runtime.onStop('settlement-sweep', () => settlement.stop());
+  return { ...runtime, settlement };
+}
+
+if (require.main === module) {
+  const config = loadOrExit(loadLedgerConfig);
+  runUntilSignal(() => startLedgerService(config), createLogger('ledger', config.LOG_LEVEL));
+}

@@ -1,0 +1,187 @@
+import type { EntityManager } from 'typeorm';
+import type {
+  BalanceDeltas,
+  DueSettlement,
+  JournalLine,
+  NewBalanceTransaction,
+} from '../domain/posting-rules';
+import { BalanceEntity } from './balance.entity';
+import { SettlementEntity } from './settlement.entity';
+
+/**
+ * Claims a journal's cause key: its id, or null when a journal with this key exists (the event was posted before:
+ * a redelivery, a replay, a second sweep). A concurrent claim of the same key waits for the first transaction and,
+ * once that commits, finds the key taken.
+ */
+export async function claimJournal(
+  manager: EntityManager,
+  journal: { causeKey: string; kind: string; businessId: string | null },
+): Promise<number | null> {
+  const rows = (await manager.query(
+    `INSERT INTO journals (cause_key, kind, business_id) VALUES ($1, $2, $3)
+     ON CONFLICT (cause_key) DO NOTHING RETURNING id`,
+    [journal.causeKey, journal.kind, journal.businessId],
+  )) as Array<{ id: string }>;
+  return rows.length === 0 ? null : Number(rows[0]!.id);
+}
+
+/** Whether a journal with this cause key exists. */
+export async function journalExists(manager: EntityManager, causeKey: string): Promise<boolean> {
+  const rows = (await manager.query(`SELECT 1 FROM journals WHERE cause_key = $1`, [causeKey])) as unknown[];
+  return rows.length > 0;
+}
+
+/**
+ * Holds, until the transaction ends, the right to post for this payment (its payment or one of its refunds): two
+ * events about one payment (a replay under a new id racing the original) are posted one after the other, so the
+ * second sees the first.
+ */
+export async function lockPaymentPosting(manager: EntityManager, paymentId: string): Promise<void> {
+  await manager.query(`SELECT pg_advisory_xact_lock(hashtext('ledger:payment:' || $1))`, [paymentId]);
+}
+
+/** Whether the source (a payment, a refund) already has its balance transaction. */
+export async function balanceTransactionExists(
+  manager: EntityManager,
+  type: string,
+  sourceId: string,
+): Promise<boolean> {
+  const rows = (await manager.query(`SELECT 1 FROM balance_transactions WHERE type = $1 AND source_id = $2`, [
+    type,
+    sourceId,
+  ])) as unknown[];
+  return rows.length > 0;
+}
+
+/** The journal's entries (the database checks at commit that they sum to zero). */
+export async function insertEntries(
+  manager: EntityManager,
+  journalId: number,
+  lines: readonly JournalLine[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  const values = lines.map((_, i) => `($1, $${3 * i + 2}, $${3 * i + 3}, $${3 * i + 4})`).join(', ');
+  await manager.query(
+    `INSERT INTO entries (journal_id, account, business_id, amount_centavos) VALUES ${values}`,
+    [journalId, ...lines.flatMap((line) => [line.account, line.businessId, line.amountCentavos])],
+  );
+}
+
+/**
+ * Adds the deltas to the business's balances (its row made at its first journal); the CHECKs refuse a negative.
+ * Two statements: an `INSERT ... ON CONFLICT DO UPDATE` would check the row it proposes (the deltas alone) first.
+ */
+export async function applyBalanceDeltas(
+  manager: EntityManager,
+  businessId: string,
+  deltas: BalanceDeltas,
+): Promise<void> {
+  await manager.query(`INSERT INTO balances (business_id) VALUES ($1) ON CONFLICT (business_id) DO NOTHING`, [
+    businessId,
+  ]);
+  await manager.query(
+    `UPDATE balances SET
+       available_centavos = available_centavos + $2,
+       pending_centavos = pending_centavos + $3,
+       reserved_centavos = reserved_centavos + $4,
+       blocked_centavos = blocked_centavos + $5,
+       updated_at = now()
+     WHERE business_id = $1`,
+    [businessId, deltas.available, deltas.pending, deltas.reserved, deltas.blocked],
+  );
+}
+
+/** The business's balances, locked until the transaction ends (zeros, and a row, for a business with none yet). */
+export async function lockBalance(manager: EntityManager, businessId: string): Promise<BalanceEntity> {
+  await manager.query(`INSERT INTO balances (business_id) VALUES ($1) ON CONFLICT (business_id) DO NOTHING`, [
+    businessId,
+  ]);
+  return manager
+    .createQueryBuilder(BalanceEntity, 'balance')
+    .setLock('pessimistic_write')
+    .where('balance.business_id = :businessId', { businessId })
+    .getOneOrFail();
+}
+
+export function findBalance(manager: EntityManager, businessId: string): Promise<BalanceEntity | null> {
+  return manager.findOne(BalanceEntity, { where: { businessId } });
+}
+
+export async function insertBalanceTransaction(
+  manager: EntityManager,
+  row: NewBalanceTransaction & { id: string; businessId: string; journalId: number },
+): Promise<void> {
+  await manager.query(
+    `INSERT INTO balance_transactions (id, business_id, journal_id, type, source_id, amount_centavos, fee_centavos,
+       net_centavos, status, available_on, created_at, description)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [
+      row.id,
+      row.businessId,
+      row.journalId,
+      row.type,
+      row.sourceId,
+      row.amountCentavos,
+      row.feeCentavos,
+      row.netCentavos,
+      row.status,
+      row.availableOn,
+      row.createdAt,
+      row.description,
+    ],
+  );
+}
+
+export async function insertSettlement(
+  manager: EntityManager,
+  settlement: DueSettlement,
+  balanceTransactionId: string,
+): Promise<void> {
+  await manager.query(
+    `INSERT INTO settlements (payment_id, business_id, balance_transaction_id, holding_account, net_centavos,
+       available_on)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      settlement.paymentId,
+      settlement.businessId,
+      balanceTransactionId,
+      settlement.holdingAccount,
+      settlement.netCentavos,
+      settlement.availableOn,
+    ],
+  );
+}
+
+export function findSettlement(manager: EntityManager, paymentId: string): Promise<SettlementEntity | null> {
+  return manager.findOne(SettlementEntity, { where: { paymentId } });
+}
+
+/**
+ * Up to `limit` settlements due at `now`, oldest due first, locked for this transaction; one another sweep holds is
+ * skipped, so two sweeps running at once share the work instead of waiting on each other.
+ */
+export function claimDueSettlements(
+  manager: EntityManager,
+  now: Date,
+  limit: number,
+): Promise<SettlementEntity[]> {
+  return manager
+    .createQueryBuilder(SettlementEntity, 'settlement')
+    .where('settlement.settled_at IS NULL')
+    .andWhere('settlement.available_on <= :now', { now })
+    .orderBy('settlement.available_on', 'ASC')
+    .limit(limit)
+    .setLock('pessimistic_write')
+    .setOnLocked('skip_locked')
+    .getMany();
+}
+
+/** The settlement is done: its balance transaction's money is available. */
+export async function markSettled(manager: EntityManager, settlement: SettlementEntity): Promise<void> {
+  await manager.query(`UPDATE settlements SET settled_at = now() WHERE payment_id = $1`, [
+    settlement.paymentId,
+  ]);
+  await manager.query(`UPDATE balance_transactions SET status = 'available' WHERE id = $1`, [
+    settlement.balanceTransactionId,
+  ]);
+}

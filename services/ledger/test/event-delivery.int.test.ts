@@ -1,0 +1,74 @@
+import { getBalance, newPublicId, paymentConfirmed, refundSucceeded } from '@gateway/contracts';
+import {
+  aPaymentEvent,
+  aRefundEvent,
+  poisonCase,
+  poisonedEnvelope,
+  publishAndAwaitParking,
+  takeParkedMessages,
+  waitFor,
+} from '@gateway/testkit';
+import { ledgerServiceForTheseTests } from './support/ledger-service';
+
+describe('the events the ledger consumes: poison messages and a lost broker connection', () => {
+  const bed = ledgerServiceForTheseTests('ledger-delivery');
+
+  const balanceOf = async (businessId: string) => {
+    const reply = await bed.request(getBalance, { business_id: businessId });
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+    return reply.result;
+  };
+  const journals = async () =>
+    Number((await bed.sql<{ n: string }>(`SELECT count(*) AS n FROM journals`))[0]!.n);
+
+  test.each([
+    poisonCase(paymentConfirmed, aPaymentEvent({ status: 'paid' })),
+    poisonCase(refundSucceeded, aRefundEvent({ status: 'succeeded' })),
+  ])(
+    'a poison %s is parked and posts nothing; the events behind it are posted',
+    async (_name, definition, payload) => {
+      const before = await journals();
+      const envelope = poisonedEnvelope(definition, payload, { business_id: 42 });
+      const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'events', envelope);
+      expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: definition.name })]);
+      expect(await journals()).toBe(before);
+
+      const businessId = newPublicId('biz');
+      await bed.confirm(
+        aPaymentEvent({ business_id: businessId, status: 'paid', amount_centavos: 500, fee_centavos: 5 }),
+      );
+      await waitFor(async () => (await balanceOf(businessId)).available_centavos === 495, {
+        what: 'the next payment posted',
+      });
+      expect(await takeParkedMessages(`${bed.env.config.AMQP_PREFIX}ledger.events.parking`)).toEqual([]);
+    },
+  );
+
+  test('after the service loses its broker connection, events published meanwhile are posted', async () => {
+    const businessId = newPublicId('biz');
+    const payment = aPaymentEvent({
+      business_id: businessId,
+      status: 'paid',
+      amount_centavos: 3_000,
+      fee_centavos: 30,
+    });
+    bed.service.broker.dropConnectionForTesting();
+    await bed.client.publish(paymentConfirmed, payment);
+    await bed.client.publish(
+      refundSucceeded,
+      aRefundEvent({
+        business_id: businessId,
+        payment_id: payment.payment.payment_id,
+        status: 'succeeded',
+        amount_centavos: 1_000,
+      }),
+    );
+    await waitFor(
+      async () => {
+        const balance = await balanceOf(businessId).catch(() => undefined);
+        return balance?.available_centavos === 1_970 && balance.pending_centavos === 0;
+      },
+      { timeoutMs: 15_000, what: 'both events posted after reconnect' },
+    );
+  });
+});

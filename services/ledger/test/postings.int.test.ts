@@ -1,0 +1,305 @@
+import { getBalance, newPublicId, type PaymentEventPayload } from '@gateway/contracts';
+import { aPaymentEvent, aRefundEvent, waitFor } from '@gateway/testkit';
+import { postConfirmedPayment } from '../src/application/post-confirmed-payment';
+import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
+
+const paidEvent = (businessId: string, extra: Partial<PaymentEventPayload['payment']> = {}) =>
+  aPaymentEvent({
+    business_id: businessId,
+    status: 'paid',
+    amount_centavos: 10_000,
+    fee_centavos: 199,
+    ...extra,
+  });
+
+async function journalsCausedBy(bed: LedgerTestBed, causeKey: string): Promise<number> {
+  const [row] = await bed.sql<{ n: string }>(`SELECT count(*) AS n FROM journals WHERE cause_key = $1`, [
+    causeKey,
+  ]);
+  return Number(row!.n);
+}
+
+async function balanceOf(bed: LedgerTestBed, businessId: string) {
+  const reply = await bed.request(getBalance, { business_id: businessId });
+  if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+  return reply.result;
+}
+
+/** Every journal sums to zero, and each business's balances equal the sum of its balance transactions' net. */
+async function expectBooksConsistent(bed: LedgerTestBed): Promise<void> {
+  expect(
+    await bed.sql(`SELECT journal_id FROM entries GROUP BY journal_id HAVING sum(amount_centavos) <> 0`),
+  ).toEqual([]);
+  expect(
+    await bed.sql(`
+      SELECT b.business_id FROM balances b
+      LEFT JOIN (SELECT business_id, sum(net_centavos) AS net FROM balance_transactions GROUP BY business_id) t
+        USING (business_id)
+      WHERE b.available_centavos + b.pending_centavos + b.reserved_centavos + b.blocked_centavos
+        <> COALESCE(t.net, 0)`),
+  ).toEqual([]);
+}
+
+describe('the ledger posts money events once', () => {
+  const bed = ledgerServiceForTheseTests('ledger-postings');
+
+  test('payment.confirmed.v1 posts one journal; the same event delivered again posts nothing more', async () => {
+    const businessId = newPublicId('biz');
+    const event = paidEvent(businessId);
+
+    await bed.confirm(event);
+    await bed.confirm(event);
+    await bed.confirm(event, newPublicId('msg'));
+
+    expect(await journalsCausedBy(bed, event.event_id)).toBe(1);
+    const entries = await bed.sql<{ account: string; business_id: string | null; amount_centavos: string }>(
+      `SELECT e.account, e.business_id, e.amount_centavos FROM entries e JOIN journals j ON j.id = e.journal_id
+       WHERE j.cause_key = $1 ORDER BY e.id`,
+      [event.event_id],
+    );
+    expect(entries).toEqual([
+      { account: 'cash_psp', business_id: null, amount_centavos: '10000' },
+      { account: 'pending', business_id: businessId, amount_centavos: '-9801' },
+      { account: 'fee_revenue', business_id: null, amount_centavos: '-199' },
+    ]);
+    // No settlement delay here: the net becomes available at once (the sweep runs after each posting).
+    const balance = await waitFor(
+      async () => {
+        const read = await balanceOf(bed, businessId);
+        return read.available_centavos === 9_801 ? read : undefined;
+      },
+      { what: 'the payment settled' },
+    );
+    expect(balance).toMatchObject({ pending_centavos: 0, reserved_centavos: 0, blocked_centavos: 0 });
+    expect(await journalsCausedBy(bed, `settle:${event.payment.payment_id}`)).toBe(1);
+    await expectBooksConsistent(bed);
+  });
+
+  test('a crypto payment is held in its token account at cost; an old record without a token in tokens:unknown', async () => {
+    const businessId = newPublicId('biz');
+    const usdc = paidEvent(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 5_000,
+      fee_centavos: 50,
+    });
+    const old = paidEvent(businessId, { method: 'crypto', amount_centavos: 3_000, fee_centavos: 30 });
+    await bed.confirm(usdc);
+    await bed.confirm(old);
+
+    const debits = await bed.sql<{ account: string; amount_centavos: string }>(
+      `SELECT e.account, e.amount_centavos FROM entries e JOIN journals j ON j.id = e.journal_id
+       WHERE j.cause_key = ANY($1) AND e.amount_centavos > 0 ORDER BY e.amount_centavos DESC`,
+      [[usdc.event_id, old.event_id]],
+    );
+    expect(debits).toEqual([
+      { account: 'tokens:usdc', amount_centavos: '5000' },
+      { account: 'tokens:unknown', amount_centavos: '3000' },
+    ]);
+  });
+
+  test('concurrent deliveries of the same event post once (many tries)', async () => {
+    const businessId = newPublicId('biz');
+    const events = Array.from({ length: 15 }, () =>
+      paidEvent(businessId, { amount_centavos: 1_000, fee_centavos: 10 }),
+    );
+    for (const event of events) {
+      // Through the broker (each delivery a message of its own) and straight into the use case, all at once.
+      await Promise.all([
+        ...Array.from({ length: 4 }, () => bed.confirm(event, newPublicId('msg'))),
+        ...Array.from({ length: 4 }, () =>
+          postConfirmedPayment(
+            { dataSource: bed.service.dataSource, delays: { pix: 0, crypto: 0 }, logger: bed.service.logger },
+            event,
+          ),
+        ),
+      ]);
+    }
+
+    for (const event of events) expect(await journalsCausedBy(bed, event.event_id)).toBe(1);
+    const [row] = await bed.sql<{ n: string; net: string }>(
+      `SELECT count(*) AS n, sum(net_centavos) AS net FROM balance_transactions WHERE business_id = $1`,
+      [businessId],
+    );
+    expect(row).toEqual({ n: '15', net: String(15 * 990) });
+    await waitFor(async () => (await balanceOf(bed, businessId)).available_centavos === 15 * 990, {
+      what: 'every payment settled once',
+    });
+    await expectBooksConsistent(bed);
+  }, 60_000);
+
+  test('two events about one payment (a replay under a new event id), even at once, post it once (many tries)', async () => {
+    const businessId = newPublicId('biz');
+    for (let round = 0; round < 10; round += 1) {
+      const original = paidEvent(businessId, { amount_centavos: 1_000, fee_centavos: 10 });
+      const replays = [
+        original,
+        { ...original, event_id: newPublicId('evt') },
+        { ...original, event_id: newPublicId('evt') },
+      ];
+      await Promise.all(replays.map((event) => bed.confirm(event)));
+      const [row] = await bed.sql<{ n: string }>(
+        `SELECT count(*) AS n FROM balance_transactions WHERE type = 'payment' AND source_id = $1`,
+        [original.payment.payment_id],
+      );
+      expect(row!.n).toBe('1');
+    }
+    await expect(
+      bed.sql(`SELECT 1 FROM balance_transactions WHERE business_id = $1`, [businessId]),
+    ).resolves.toHaveLength(10);
+    await expectBooksConsistent(bed);
+  }, 60_000);
+
+  test('refund.succeeded.v1 returns the money from where the payment holds it, from available then pending', async () => {
+    const businessId = newPublicId('biz');
+    const payment = paidEvent(businessId, {
+      method: 'crypto',
+      token: 'usdt',
+      amount_centavos: 20_000,
+      fee_centavos: 200,
+    });
+    await bed.confirm(payment);
+    await waitFor(async () => (await balanceOf(bed, businessId)).available_centavos === 19_800, {
+      what: 'the payment settled',
+    });
+    const refund = aRefundEvent({
+      business_id: businessId,
+      payment_id: payment.payment.payment_id,
+      method: 'crypto',
+      status: 'succeeded',
+      amount_centavos: 5_000,
+    });
+
+    await bed.refundSucceeded(refund);
+    await bed.refundSucceeded(refund);
+    // The same refund under another event id (a replay), twice at once.
+    await Promise.all([
+      bed.refundSucceeded({ ...refund, event_id: newPublicId('evt') }),
+      bed.refundSucceeded({ ...refund, event_id: newPublicId('evt') }),
+    ]);
+
+    expect(await journalsCausedBy(bed, refund.event_id)).toBe(1);
+    const entries = await bed.sql<{ account: string; amount_centavos: string }>(
+      `SELECT e.account, e.amount_centavos FROM entries e JOIN journals j ON j.id = e.journal_id
+       WHERE j.cause_key = $1 ORDER BY e.id`,
+      [refund.event_id],
+    );
+    expect(entries).toEqual([
+      { account: 'available', amount_centavos: '5000' },
+      { account: 'tokens:usdt', amount_centavos: '-5000' },
+    ]);
+    expect(await balanceOf(bed, businessId)).toMatchObject({
+      available_centavos: 14_800,
+      pending_centavos: 0,
+    });
+    const [bt] = await bed.sql(
+      `SELECT type, source_id, amount_centavos, fee_centavos, net_centavos, status FROM balance_transactions
+       WHERE source_id = $1`,
+      [refund.refund.refund_id],
+    );
+    expect(bt).toEqual({
+      type: 'refund',
+      source_id: refund.refund.refund_id,
+      amount_centavos: '-5000',
+      fee_centavos: '0',
+      net_centavos: '-5000',
+      status: 'available',
+    });
+    await expectBooksConsistent(bed);
+  });
+
+  test('a refund larger than the balance is posted (the money has left): available goes below zero', async () => {
+    const businessId = newPublicId('biz');
+    const payment = paidEvent(businessId, { amount_centavos: 1_000, fee_centavos: 100 });
+    await bed.confirm(payment);
+    const refund = aRefundEvent({
+      business_id: businessId,
+      payment_id: payment.payment.payment_id,
+      status: 'succeeded',
+      amount_centavos: 1_000,
+    });
+    await bed.refundSucceeded(refund);
+    await waitFor(
+      async () => {
+        const balance = await balanceOf(bed, businessId);
+        return balance.available_centavos === -100 && balance.pending_centavos === 0;
+      },
+      { what: 'available at -100 once the payment settled' },
+    );
+    await expectBooksConsistent(bed);
+  });
+});
+
+describe('the database refuses what the books forbid', () => {
+  const bed = ledgerServiceForTheseTests('ledger-constraints');
+
+  const newJournal = async (causeKey: string) => {
+    const [row] = await bed.sql<{ id: string }>(
+      `INSERT INTO journals (cause_key, kind) VALUES ($1, 'adjustment') RETURNING id`,
+      [causeKey],
+    );
+    return row!.id;
+  };
+
+  test('a journal whose entries do not sum to zero is refused at commit; a balanced one is kept', async () => {
+    const unbalanced = `test:${newPublicId('evt')}`;
+    await expect(
+      bed.service.dataSource.transaction(async (manager) => {
+        const [journal] = (await manager.query(
+          `INSERT INTO journals (cause_key, kind) VALUES ($1, 'adjustment') RETURNING id`,
+          [unbalanced],
+        )) as Array<{ id: string }>;
+        await manager.query(
+          `INSERT INTO entries (journal_id, account, amount_centavos) VALUES ($1, 'cash_psp', 100), ($1, 'suspense', -99)`,
+          [journal!.id],
+        );
+      }),
+    ).rejects.toThrow(/does not sum to zero/);
+    expect(await journalsCausedBy(bed, unbalanced)).toBe(0);
+
+    const balanced = `test:${newPublicId('evt')}`;
+    await bed.service.dataSource.transaction(async (manager) => {
+      const [journal] = (await manager.query(
+        `INSERT INTO journals (cause_key, kind) VALUES ($1, 'adjustment') RETURNING id`,
+        [balanced],
+      )) as Array<{ id: string }>;
+      await manager.query(
+        `INSERT INTO entries (journal_id, account, amount_centavos) VALUES ($1, 'cash_psp', 100), ($1, 'suspense', -100)`,
+        [journal!.id],
+      );
+    });
+    expect(await journalsCausedBy(bed, balanced)).toBe(1);
+  });
+
+  test('an entry or a journal can be neither updated nor deleted', async () => {
+    const journalId = await newJournal(`test:${newPublicId('evt')}`);
+    await bed.service.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO entries (journal_id, account, amount_centavos) VALUES ($1, 'cash_psp', 250), ($1, 'suspense', -250)`,
+        [journalId],
+      );
+    });
+
+    for (const statement of [
+      `UPDATE entries SET amount_centavos = amount_centavos + 1 WHERE journal_id = $1`,
+      `UPDATE entries SET account = 'fee_revenue' WHERE journal_id = $1`,
+      `DELETE FROM entries WHERE journal_id = $1`,
+      `UPDATE journals SET cause_key = cause_key || 'x' WHERE id = $1`,
+      `DELETE FROM journals WHERE id = $1`,
+    ])
+      await expect(bed.sql(statement, [journalId])).rejects.toThrow(/immutable/);
+    await expect(bed.sql(`TRUNCATE entries`)).rejects.toThrow(/immutable/);
+
+    const amounts = await bed.sql<{ amount_centavos: string }>(
+      `SELECT amount_centavos FROM entries WHERE journal_id = $1 ORDER BY id`,
+      [journalId],
+    );
+    expect(amounts.map((row) => row.amount_centavos)).toEqual(['250', '-250']);
+  });
+
+  test('a business balance other than available cannot go below zero', async () => {
+    await expect(
+      bed.sql(`INSERT INTO balances (business_id, pending_centavos) VALUES ($1, -1)`, [newPublicId('biz')]),
+    ).rejects.toThrow(/check constraint/);
+  });
+});

@@ -1,0 +1,58 @@
+import type { PaymentEventPayload, RefundEventPayload } from '@gateway/contracts';
+import { paymentConfirmed, refundSucceeded } from '@gateway/contracts';
+import {
+  publishAndAwaitHandling,
+  serviceTestBed,
+  startedForTheseTests,
+  type ServiceTestBed,
+} from '@gateway/testkit';
+import type { LedgerConfig } from '../../src/config';
+import { startLedgerService, type LedgerService } from '../../src/main';
+
+export interface LedgerTestBed extends ServiceTestBed<LedgerService> {
+  ledgerConfig: LedgerConfig;
+  /** Publishes a `payment.confirmed.v1` as the payment service does and resolves once the ledger handled it. */
+  confirm(event: PaymentEventPayload, messageId?: string): Promise<unknown>;
+  /** The same for `refund.succeeded.v1`. */
+  refundSucceeded(event: RefundEventPayload, messageId?: string): Promise<unknown>;
+  /** Runs SQL on the ledger's schema. */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
+/**
+ * The ledger service started in-process on its own database and broker prefix, with a client broker, before the
+ * enclosing describe's tests and closed after them. `settings` overrides its own variables (settlement delays and
+ * sweep interval; no delay and a 100 ms sweep unless told).
+ */
+export function ledgerServiceForTheseTests(
+  label: string,
+  settings: Partial<
+    Pick<
+      LedgerConfig,
+      'SETTLEMENT_DELAY_PIX_SECONDS' | 'SETTLEMENT_DELAY_CRYPTO_SECONDS' | 'SETTLEMENT_SWEEP_INTERVAL_MS'
+    >
+  > = {},
+): LedgerTestBed {
+  return startedForTheseTests(async () => {
+    let ledgerConfig: LedgerConfig | undefined;
+    const bed = await serviceTestBed(label, (env) => {
+      ledgerConfig = {
+        ...env.config,
+        SETTLEMENT_DELAY_PIX_SECONDS: 0,
+        SETTLEMENT_DELAY_CRYPTO_SECONDS: 0,
+        SETTLEMENT_SWEEP_INTERVAL_MS: 100,
+        ...settings,
+      };
+      return startLedgerService(ledgerConfig);
+    });
+    return Object.assign(bed, {
+      ledgerConfig: ledgerConfig!,
+      confirm: (event: PaymentEventPayload, messageId?: string) =>
+        publishAndAwaitHandling(bed.env.config, paymentConfirmed, event, { messageId }),
+      refundSucceeded: (event: RefundEventPayload, messageId?: string) =>
+        publishAndAwaitHandling(bed.env.config, refundSucceeded, event, { messageId }),
+      sql: <T>(text: string, params: unknown[] = []) =>
+        bed.service.dataSource.query(text, params) as Promise<T[]>,
+    });
+  });
+}
