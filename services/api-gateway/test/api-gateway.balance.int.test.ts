@@ -11,6 +11,7 @@ import {
 import { CommandError } from '@gateway/messaging';
 import { waitFor } from '@gateway/testkit';
 import { aBalance, aBalanceTransaction } from './support/builders';
+import { OpenApiResponseValidator, type OpenApiDocument } from './support/openapi';
 import { harnessWithMerchantForTheseTests, type Business } from './support/harness';
 
 const HEADER = 'id,created_at,type,source_id,amount_brl,fee_brl,net_brl,available_on,description';
@@ -478,6 +479,43 @@ describe('api gateway: the balance, its transactions and the monthly statement',
     const response = await get('/v1/statements/2026-08');
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('INVALID_FIELDS');
+  });
+  test('every answer of the three routes, success or error, is as the served OpenAPI document states', async () => {
+    const document = (await h.http.get('/openapi.json')).body as OpenApiDocument;
+    const validator = new OpenApiResponseValidator(document);
+    h.fakes.on(getBalance, async ({ business_id }) => aBalance(business_id, { pending_centavos: 9_901 }));
+    h.fakes.on(listBalanceTransactions, async ({ business_id }) => ({
+      data: [
+        aBalanceTransaction(business_id),
+        aBalanceTransaction(business_id, {
+          type: 'payout',
+          source_id: newPublicId('po'),
+          amount_centavos: -100,
+        }),
+      ],
+      has_more: false,
+    }));
+    h.fakes.on(getStatementSummary, async ({ business_id, month }) => aStatementSummary(business_id, month));
+    const answers: string[] = [];
+    for (const [path, key, status] of [
+      ['/v1/balance', h.merchant.api_key, 200],
+      ['/v1/balance', undefined, 401],
+      ['/v1/balance_transactions?limit=2&type=payout', h.merchant.api_key, 200],
+      ['/v1/balance_transactions?type=nope', h.merchant.api_key, 422],
+      ['/v1/statements/2026-11', h.merchant.api_key, 200],
+      ['/v1/statements/2026-13', h.merchant.api_key, 422],
+      ['/v1/statements/2026-11', undefined, 401],
+    ] as const) {
+      const response = await fetch(`${h.gateway.url}${path}`, { headers: key ? { 'x-api-key': key } : {} });
+      const check = validator.check('GET', new URL(path, h.gateway.url).pathname, {
+        status: response.status,
+        headers: response.headers,
+        body: await response.text(),
+      });
+      answers.push(`${path} -> ${response.status} ${check.errors.join('; ')}`.trim());
+      expect(response.status).toBe(status);
+    }
+    expect(answers.filter((answer) => !/ -> \d+$/.test(answer))).toEqual([]);
   });
 });
 

@@ -89,9 +89,12 @@ function ownedBy(businessId: string, transactions: BalanceTransaction[]): Balanc
   return transactions;
 }
 
+/** A page's rows, one chunk. */
+const rowsOf = (transactions: BalanceTransaction[]): string => transactions.map(statementRow).join('');
+
 /** Writes a chunk, waiting while the client's socket is full (a month is streamed at the pace it is read). */
 async function write(res: Response, chunk: string): Promise<void> {
-  if (res.write(chunk)) return;
+  if (chunk === '' || res.write(chunk)) return;
   await new Promise<void>((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -138,19 +141,17 @@ async function serveStatement(req: Request, res: Response, { commands }: RouteCo
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
     });
-  await write(res, STATEMENT_HEADER);
-  for (;;) {
-    for (const transaction of page.data) {
-      if (res.destroyed) return;
-      await write(res, statementRow(transaction));
-    }
-    const last = page.data.at(-1);
-    if (!page.has_more || last === undefined) break;
-    page = await pageAfter(last.balance_transaction_id);
+  await write(res, STATEMENT_HEADER + rowsOf(page.data));
+  while (page.has_more && page.data.length > 0) {
+    // A client that left gets no more pages asked for it.
+    if (res.destroyed) return;
+    page = await pageAfter(page.data.at(-1)!.balance_transaction_id);
+    await write(res, rowsOf(page.data));
   }
-  await write(res, balanceRow('opening_balance_brl', summary.opening_balance_centavos));
-  await write(res, balanceRow('closing_balance_brl', summary.closing_balance_centavos));
-  res.end();
+  res.end(
+    balanceRow('opening_balance_brl', summary.opening_balance_centavos) +
+      balanceRow('closing_balance_brl', summary.closing_balance_centavos),
+  );
 }
 
 /** The document's group of this family's operations. */
