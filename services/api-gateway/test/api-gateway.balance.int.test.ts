@@ -11,7 +11,8 @@ import {
 import { CommandError } from '@gateway/messaging';
 import { waitFor } from '@gateway/testkit';
 import { aBalance, aBalanceTransaction } from './support/builders';
-import { OpenApiResponseValidator, type OpenApiDocument } from './support/openapi';
+import type { OpenApiDocument } from '../src/http/openapi';
+import { OpenApiResponseValidator } from './support/openapi';
 import { harnessWithMerchantForTheseTests, type Business } from './support/harness';
 
 const HEADER = 'id,created_at,type,source_id,amount_brl,fee_brl,net_brl,available_on,description';
