@@ -7,7 +7,7 @@ export interface Balance {
   available_brl: number;
   /** Paid, not settled yet: it becomes available on its `available_on`. */
   pending_brl: number;
-  /** Promised to a refund or a payout in flight; still the business’s until it leaves. */
+  /** Promised to a refund or a payout in flight; still the business's until it leaves. */
   reserved_brl: number;
   /** Held by an open dispute. */
   blocked_brl: number;

@@ -31,7 +31,7 @@ const balance = Joi.object({
     .description('Paid, not settled yet: it becomes available on its `available_on`.'),
   reserved_brl: brl
     .required()
-    .description('Promised to a refund or a payout in flight; still the business’s until it leaves.'),
+    .description("Promised to a refund or a payout in flight; still the business's until it leaves."),
   blocked_brl: brl.required().description('Held by an open dispute.'),
   updated_at: isoDate.required().description('The last time any part changed.'),
 }).id('Balance');
@@ -64,7 +64,7 @@ export const balanceTransactionsPage = pageQuery(balanceTransactionId).keys({
 });
 
 /** Balance transactions a statement asks the ledger for at a time: a month is streamed, never held whole. */
-export const STATEMENT_PAGE_SIZE = 100;
+const STATEMENT_PAGE_SIZE = 100;
 
 /** The public view of a balance transaction: BRL at the edge, `id` for its `balance_transaction_id`. */
 function publicBalanceTransaction(transaction: BalanceTransaction) {
