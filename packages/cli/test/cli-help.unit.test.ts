@@ -36,6 +36,8 @@ describe('the CLI', () => {
         'refunds create',
         'webhooks rotate-secret',
         'events list',
+        'balance get',
+        'balance transactions',
         'listen',
         'listen-ca',
         'trigger',

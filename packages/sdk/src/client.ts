@@ -36,12 +36,23 @@ function deliveriesOf(transport: Transport) {
     });
 }
 
+/** `statements.get`: a month's statement (`YYYY-MM`, UTC), answered as CSV text, not JSON. */
+function statementOf(transport: Transport) {
+  return (month: string, options?: RequestOptions) =>
+    transport.send<string>({
+      route: routes.getStatement,
+      params: { month },
+      options,
+      accept: 'text/csv',
+    });
+}
+
 /**
  * The client's namespaces, generated from the gateway's operation table with each method's JSDoc (generated/methods.ts,
- * `pnpm generate:sdk`); only the deliveries' pager is written here. The class implements them, so a namespace without
+ * `pnpm generate:sdk`); only the deliveries' pager and the statement (CSV text) are written here. The class implements them, so a namespace without
  * its field below fails the type check.
  */
-type Namespaces = GatewayNamespaces<ReturnType<typeof deliveriesOf>>;
+type Namespaces = GatewayNamespaces<ReturnType<typeof deliveriesOf>, ReturnType<typeof statementOf>>;
 
 /**
  * The gateway's public API for a business. Each method is one route; POSTs carry an Idempotency-Key (yours, or one
@@ -54,6 +65,9 @@ export class Gateway implements Namespaces {
   readonly checkouts: Namespaces['checkouts'];
   readonly webhooks: Namespaces['webhooks'];
   readonly events: Namespaces['events'];
+  readonly balance: Namespaces['balance'];
+  readonly balanceTransactions: Namespaces['balanceTransactions'];
+  readonly statements: Namespaces['statements'];
   /** Sandbox deployments only. */
   readonly sandbox: Namespaces['sandbox'];
 
@@ -69,6 +83,7 @@ export class Gateway implements Namespaces {
     });
     const namespaces: Namespaces = gatewayNamespaces(new Operations(transport), {
       webhooks: { deliveries: deliveriesOf(transport) },
+      statements: { get: statementOf(transport) },
     });
     this.payments = namespaces.payments;
     this.refunds = namespaces.refunds;
@@ -76,6 +91,9 @@ export class Gateway implements Namespaces {
     this.checkouts = namespaces.checkouts;
     this.webhooks = namespaces.webhooks;
     this.events = namespaces.events;
+    this.balance = namespaces.balance;
+    this.balanceTransactions = namespaces.balanceTransactions;
+    this.statements = namespaces.statements;
     this.sandbox = namespaces.sandbox;
   }
 }

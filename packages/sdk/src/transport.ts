@@ -25,6 +25,8 @@ export interface Call {
    * then what deleted it. Without it, that 404 is thrown.
    */
   goneAnswer?: unknown;
+  /** A route that answers text, not JSON (a CSV statement): the media type asked for; the answer is its text. */
+  accept?: string;
 }
 
 /** First retry after about half a second, doubling, never more than 8 s apart. */
@@ -44,7 +46,10 @@ export class Transport {
     const { route, options = {} } = call;
     const idempotencyKey = route.method === 'POST' ? (options.idempotencyKey ?? randomUUID()) : null;
     const url = this.url(call);
-    const headers: Record<string, string> = { 'x-api-key': this.settings.apiKey, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'x-api-key': this.settings.apiKey,
+      accept: call.accept ?? 'application/json',
+    };
     if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -81,7 +86,7 @@ export class Transport {
           { cause: err },
         );
       }
-      if (response.ok) return JSON.parse(text) as T;
+      if (response.ok) return (call.accept === undefined ? JSON.parse(text) : text) as T;
       // A retried DELETE that finds nothing: the attempt whose answer was lost deleted it.
       if (answerLost && route.method === 'DELETE' && response.status === 404 && call.goneAnswer !== undefined)
         return call.goneAnswer as T;

@@ -299,4 +299,22 @@ describe('Gateway client retries', () => {
     await client().payments.get('pay_../x');
     expect(seen.at(-1)!.url).toBe('/v1/payments/pay_..%2Fx');
   });
+  test('a statement is the CSV text as sent, asked for as text/csv, and retried after 503 like any GET', async () => {
+    const csv = 'id,created_at,type\r\nbtx_1,"a,b",payment\r\n';
+    const csvReply: Reply = (res) => {
+      res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
+      res.end(csv);
+    };
+    script = [contractError(503, 'SERVICE_UNAVAILABLE', { 'retry-after': '0' }), csvReply];
+    expect(await client().statements.get('2026-11')).toBe(csv);
+    expect(seen.map(({ method, url, headers }) => [method, url, headers.accept])).toEqual([
+      ['GET', '/v1/statements/2026-11', 'text/csv'],
+      ['GET', '/v1/statements/2026-11', 'text/csv'],
+    ]);
+    script = [contractError(422, 'INVALID_FIELDS')];
+    await expect(client().statements.get('2026-13')).rejects.toMatchObject({
+      code: 'INVALID_FIELDS',
+      status: 422,
+    });
+  });
 });

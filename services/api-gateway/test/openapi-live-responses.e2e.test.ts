@@ -274,6 +274,27 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     );
     await expectStatus(200, call('GET', `/v1/payments/${made.pix}/refunds`));
     await expectStatus(200, call('GET', `/v1/refunds/${refund.refund_id}`));
+    // The books (the ledger service): the paid payment's balance transaction, the balance, this month's statement; the
+    // other business sees none of it.
+    const posted = await waitFor(
+      async () => {
+        const page = await call('GET', '/v1/balance_transactions?limit=5&type=payment');
+        return (page.body.data as Json[] | undefined)?.find((item) => item.source_id === made.pix);
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: "the PIX payment's balance transaction" },
+    );
+    await expectStatus(200, call('GET', `/v1/balance_transactions?limit=5&starting_after=${posted.id}`));
+    await expectStatus(200, call('GET', '/v1/balance'));
+    const statement = await call('GET', `/v1/statements/${posted.created_at.slice(0, 7)}`);
+    expect({ status: statement.status, type: statement.headers.get('content-type') }).toEqual({
+      status: 200,
+      type: 'text/csv; charset=utf-8',
+    });
+    const othersBooks = await expectStatus(
+      200,
+      call('GET', '/v1/balance_transactions?limit=100', { as: 'other-merchant' }),
+    );
+    expect(othersBooks.data).toEqual([]);
     // An overpaid crypto payment keeps its excess aside, which the merchant may record as returned by hand.
     const overpaid = await expectStatus(
       201,
@@ -380,7 +401,9 @@ describe('the whole stack answers as its OpenAPI document says', () => {
         if ((operation.security as Json[]).length > 0) {
           await expectStatus(401, call(method.toUpperCase(), url, { as: 'none', body }));
         }
-        if (url !== path && !url.startsWith('/c/') && !url.startsWith('/docs/')) {
+        // Every well-formed month has a statement (empty or not): no month of the right shape names nothing.
+        const named = url !== path && !url.startsWith('/v1/statements/');
+        if (named && !url.startsWith('/c/') && !url.startsWith('/docs/')) {
           const asOperator = path.startsWith('/admin/');
           const answer = await call(method.toUpperCase(), url, {
             as: asOperator ? 'operator' : 'merchant',
@@ -430,6 +453,7 @@ describe('the whole stack answers as its OpenAPI document says', () => {
         }),
       ),
       await errorOf(404, call('GET', '/docs/assets/nothing.js', { as: 'none' })),
+      await errorOf(422, call('GET', '/v1/statements/2026-13')),
       await errorOf(
         404,
         call('POST', `/c/${made.slug}-gone/sessions`, { as: 'none', body: { method: 'pix' } }),
@@ -449,6 +473,7 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       'NOT_FOUND',
       'UNSUPPORTED_PAYMENT_METHOD',
       'NOT_FOUND',
+      'INVALID_FIELDS',
       'NOT_FOUND',
     ]);
     expect((await call('GET', `/c/${made.slug}-gone`, { as: 'none' })).status).toBe(404);

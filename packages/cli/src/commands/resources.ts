@@ -25,6 +25,7 @@ const GROUPS = {
   checkouts: 'hosted checkout links for products',
   webhooks: 'webhook endpoints, their secrets and deliveries',
   events: 'the events of the last 30 days, as webhooks receive them',
+  balance: "the business's balance and the balance transactions that explain it",
 };
 
 /** The answers shown otherwise than as a record or a page: a webhook's deliveries, with their count of attempts. */

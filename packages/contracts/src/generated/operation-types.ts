@@ -14,6 +14,37 @@ export interface ApiKeyRevoked {
   revoked: true;
 }
 
+export interface Balance {
+  /** Settled money the business may pay out or refund from. */
+  available_brl: number;
+  /** Paid, not settled yet: it becomes available on its `available_on`. */
+  pending_brl: number;
+  /** Promised to a refund or a payout in flight; still the business's until it leaves. */
+  reserved_brl: number;
+  /** Held by an open dispute. */
+  blocked_brl: number;
+  /** The last time any part changed. */
+  updated_at: string;
+}
+
+export interface BalanceTransaction {
+  id: string;
+  type: 'payment' | 'refund' | 'payout' | 'dispute' | 'dispute_won' | 'adjustment';
+  /** What caused it: a payment, refund, payout, dispute or adjustment id. */
+  source_id: string;
+  /** Signed gross amount: negative for a refund, a payout or a dispute. */
+  amount_brl: number;
+  /** The fee taken (never negative). */
+  fee_brl: number;
+  /** Signed: `amount_brl` less `fee_brl`, what the balance moved by. */
+  net_brl: number;
+  status: 'pending' | 'available';
+  /** When its money is (or was) available. */
+  available_on: string;
+  created_at: string;
+  description: string;
+}
+
 export interface Business {
   business_id: string;
   name: string;
@@ -515,7 +546,9 @@ export interface RedriveRequest {
     | 'customer.commands'
     | 'customer.events'
     | 'webhook-dispatcher.commands'
-    | 'webhook-dispatcher.events';
+    | 'webhook-dispatcher.events'
+    | 'ledger.commands'
+    | 'ledger.events';
 }
 
 export interface RedrivenMessages {
@@ -878,6 +911,28 @@ export interface OperationTypes {
   /** GET /v1/events/{event_id} */
   getEvent: {
     answer: Event;
+  };
+  /** GET /v1/balance */
+  getBalance: {
+    answer: Balance;
+  };
+  /** GET /v1/balance_transactions */
+  listBalanceTransactions: {
+    query: {
+      limit: number;
+      starting_after?: string;
+      type?: 'payment' | 'refund' | 'payout' | 'dispute' | 'dispute_won' | 'adjustment';
+      created_gte?: string;
+      created_lt?: string;
+    };
+    answer: {
+      data: BalanceTransaction[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/statements/{month} */
+  getStatement: {
+    answer: undefined;
   };
   /** POST /admin/v1/businesses */
   createBusiness: {

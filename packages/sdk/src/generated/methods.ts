@@ -7,9 +7,9 @@ import type { Operations } from '../operations';
  * Every namespace of the client, each method made by `operation` from its route, or given in `own` when the SDK
  * writes it itself (client.ts).
  */
-export function gatewayNamespaces<WebhooksDeliveries>(
+export function gatewayNamespaces<WebhooksDeliveries, StatementsGet>(
   operation: Operations,
-  own: { webhooks: { deliveries: WebhooksDeliveries } },
+  own: { webhooks: { deliveries: WebhooksDeliveries }; statements: { get: StatementsGet } },
 ) {
   return {
     payments: {
@@ -66,8 +66,22 @@ export function gatewayNamespaces<WebhooksDeliveries>(
       list: operation.list('listEvents', (item) => item.id),
       get: operation.plain('getEvent'),
     },
+    balance: {
+      /** The business's balance in its four parts. */
+      get: operation.plain('getBalance'),
+    },
+    balanceTransactions: {
+      /** The business's balance transactions. */
+      list: operation.list('listBalanceTransactions', (item) => item.id),
+    },
+    statements: {
+      /** A month's statement (`YYYY-MM`, UTC) as CSV text. */
+      get: own.statements.get,
+    },
   };
 }
 
 /** The namespaces, given the types of the methods the SDK writes itself. */
-export type GatewayNamespaces<WebhooksDeliveries> = ReturnType<typeof gatewayNamespaces<WebhooksDeliveries>>;
+export type GatewayNamespaces<WebhooksDeliveries, StatementsGet> = ReturnType<
+  typeof gatewayNamespaces<WebhooksDeliveries, StatementsGet>
+>;

@@ -30,4 +30,7 @@ export const generatedRoutes = {
   sendTestWebhook: { method: 'POST', path: '/v1/webhook/{webhook_id}/test' },
   listEvents: { method: 'GET', path: '/v1/events' },
   getEvent: { method: 'GET', path: '/v1/events/{event_id}' },
+  getBalance: { method: 'GET', path: '/v1/balance' },
+  listBalanceTransactions: { method: 'GET', path: '/v1/balance_transactions' },
+  getStatement: { method: 'GET', path: '/v1/statements/{month}' },
 } as const;

@@ -1,5 +1,7 @@
 import {
   newPublicId,
+  type Balance,
+  type BalanceTransaction,
   type Checkout,
   type CheckoutSession,
   type CreateCheckout,
@@ -77,5 +79,40 @@ export function aWebhookCreatedFor(command: CreateWebhook, secret: string): Webh
     created_at: new Date().toISOString(),
     updated_at: new Date().toISOString(),
     secret,
+  };
+}
+
+/** The balance of `businessId`, all four parts at zero, last changed now. */
+export function aBalance(businessId: string, overrides: Partial<Balance> = {}): Balance {
+  return {
+    business_id: businessId,
+    available_centavos: 0,
+    pending_centavos: 0,
+    reserved_centavos: 0,
+    blocked_centavos: 0,
+    updated_at: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+/** A balance transaction of `businessId`: a R$ 100,00 PIX payment with a R$ 0,99 fee, created now, still pending. */
+export function aBalanceTransaction(
+  businessId: string,
+  overrides: Partial<BalanceTransaction> = {},
+): BalanceTransaction {
+  const now = new Date();
+  return {
+    balance_transaction_id: newPublicId('btx'),
+    business_id: businessId,
+    type: 'payment',
+    source_id: newPublicId('pay'),
+    amount_centavos: 10_000,
+    fee_centavos: 99,
+    net_centavos: 9_901,
+    status: 'pending',
+    available_on: new Date(now.getTime() + 24 * 3600 * 1000).toISOString(),
+    created_at: now.toISOString(),
+    description: 'Pagamento PIX',
+    ...overrides,
   };
 }

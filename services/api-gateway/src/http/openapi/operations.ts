@@ -2,6 +2,7 @@ import type { Environment } from '../../domain/api-key';
 import { exampleId, type OperationSpec, type Tag } from '../operation';
 import { adminOperations, operatorTag } from '../routes/admin';
 import { apiReferenceOperations, referenceTag } from '../routes/api-reference';
+import { balanceOperations, balanceTag } from '../routes/balance';
 import { checkoutOperations, checkoutsTag } from '../routes/checkouts';
 import { customerOperations, customersTag } from '../routes/customers';
 import { eventOperations, eventsTag } from '../routes/events';
@@ -28,6 +29,7 @@ export const operations: OperationSpec[] = [
   ...customerOperations,
   ...webhookOperations,
   ...eventOperations,
+  ...balanceOperations,
   ...adminOperations,
   ...hostedCheckoutOperations,
   ...healthOperations,
@@ -42,6 +44,7 @@ export const tags: Tag[] = [
   customersTag,
   webhooksTag,
   eventsTag,
+  balanceTag,
   sandboxTag,
   operatorTag,
   hostedCheckoutTag,
