@@ -194,6 +194,8 @@ export class FaultRun {
       invariantNames.oneConfirmation,
       invariantNames.delivered,
       invariantNames.noUnsent,
+      invariantNames.oneJournal,
+      invariantNames.booksBalance,
     ];
     const settled = await waitFor(
       async () => {

@@ -30,6 +30,9 @@ export const invariantNames = {
   oneConfirmation: 'exactly one payment.confirmed event per paid payment',
   delivered: 'every payment.confirmed delivered at least once to its own business',
   signed: 'every delivery correctly signed, to its own business only',
+  oneJournal: 'exactly one ledger journal (and balance transaction) per paid payment, none for another',
+  booksBalance:
+    'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid net',
   noParked: 'no parked message',
   noUnsent: 'no unsent outbox row',
   no500: 'no 500 seen by any client (nor any request given up)',
@@ -80,7 +83,16 @@ interface PaymentRow {
   method: string;
   status: string;
   amount_centavos: string;
+  fee_centavos: string;
   load_key: string | null;
+}
+
+/** What the ledger holds for one business of the load. */
+interface BookRow {
+  business_id: string;
+  balance: string | null;
+  entries: string | null;
+  transactions: string | null;
 }
 
 interface ConfirmedEventRow {
@@ -96,6 +108,10 @@ interface Observed {
   confirmedEvents: ConfirmedEventRow[];
   unsentOutboxRows: Array<{ schema: string; name: string; count: string }>;
   parkedQueues: Array<{ name: string; messages: number }>;
+  /** Journals (through their balance transactions) of type payment, by payment id. */
+  paymentJournals: Map<string, number>;
+  unbalancedJournals: Array<{ journal_id: string; sum: string }>;
+  books: BookRow[];
 }
 
 async function observe(sources: InvariantSources): Promise<Observed> {
@@ -104,7 +120,8 @@ async function observe(sources: InvariantSources): Promise<Observed> {
   try {
     const businessIds = sources.webhooks.map((w) => w.business.businessId);
     const payments = await client.query<PaymentRow>(
-      `SELECT id, business_id, method, status, amount_centavos, metadata::json->>'load_key' AS load_key
+      `SELECT id, business_id, method, status, amount_centavos, fee_centavos,
+              metadata::json->>'load_key' AS load_key
          FROM payment.payments WHERE business_id = ANY($1)`,
       [businessIds],
     );
@@ -130,6 +147,25 @@ async function observe(sources: InvariantSources): Promise<Observed> {
       );
       unsentOutboxRows.push(...unsent.rows.map((row) => ({ schema, ...row })));
     }
+    const paymentJournals = await client.query<{ payment_id: string; journals: string }>(
+      `SELECT bt.source_id AS payment_id, count(DISTINCT j.id) AS journals
+         FROM ledger.journals j JOIN ledger.balance_transactions bt ON bt.journal_id = j.id
+        WHERE j.kind = 'payment' AND bt.business_id = ANY($1) GROUP BY 1`,
+      [businessIds],
+    );
+    const unbalancedJournals = await client.query<{ journal_id: string; sum: string }>(
+      `SELECT journal_id, sum(amount_centavos) AS sum FROM ledger.entries GROUP BY 1 HAVING sum(amount_centavos) <> 0`,
+    );
+    // A business's money is credited (negative) to its own accounts: its balance is minus the sum of those entries.
+    const books = await client.query<BookRow>(
+      `SELECT b.id AS business_id,
+              (SELECT available_centavos + pending_centavos + reserved_centavos + blocked_centavos
+                 FROM ledger.balances WHERE business_id = b.id) AS balance,
+              (SELECT -sum(amount_centavos) FROM ledger.entries WHERE business_id = b.id) AS entries,
+              (SELECT sum(net_centavos) FROM ledger.balance_transactions WHERE business_id = b.id) AS transactions
+         FROM unnest($1::text[]) AS b(id)`,
+      [businessIds],
+    );
     const parkedQueues = (await sources.broker.queueDepths()).filter(
       (q) => q.name.endsWith('.parking') && q.messages > 0,
     );
@@ -139,6 +175,9 @@ async function observe(sources: InvariantSources): Promise<Observed> {
       confirmedEvents: confirmedEvents.rows,
       unsentOutboxRows,
       parkedQueues,
+      paymentJournals: new Map(paymentJournals.rows.map((row) => [row.payment_id, Number(row.journals)])),
+      unbalancedJournals: unbalancedJournals.rows,
+      books: books.rows,
     };
   } finally {
     await client.end();
@@ -284,6 +323,39 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
           );
         return problems;
       }),
+    },
+    {
+      name: invariantNames.oneJournal,
+      violations: [
+        ...paidPayments.flatMap((p) => {
+          const count = observed.paymentJournals.get(p.id) ?? 0;
+          const created = createdById.get(p.id);
+          return count === 1
+            ? []
+            : [`${p.id} (${p.method}, paid) has ${count} journals${created ? `; ${around(created)}` : ''}`];
+        }),
+        ...[...observed.paymentJournals.keys()]
+          .filter((id) => observed.payments.get(id)?.status !== 'paid')
+          .map((id) => `${id} is ${observed.payments.get(id)?.status ?? 'missing'} but has a journal`),
+      ],
+    },
+    {
+      name: invariantNames.booksBalance,
+      violations: [
+        ...observed.unbalancedJournals.map((j) => `journal ${j.journal_id} sums to ${j.sum}`),
+        ...observed.books.flatMap((book) => {
+          const paidNet = paidPayments
+            .filter((p) => p.business_id === book.business_id)
+            .reduce((sum, p) => sum + BigInt(p.amount_centavos) - BigInt(p.fee_centavos), 0n);
+          const figures = [book.balance, book.entries, book.transactions].map((v) => BigInt(v ?? 0));
+          return figures.every((figure) => figure === paidNet)
+            ? []
+            : [
+                `${book.business_id}: balance ${figures[0]}, entries ${figures[1]}, balance transactions ` +
+                  `${figures[2]}, paid net ${paidNet} (centavos)`,
+              ];
+        }),
+      ],
     },
     {
       name: invariantNames.noParked,

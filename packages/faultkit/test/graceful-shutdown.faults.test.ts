@@ -28,6 +28,7 @@ const signalled: Array<[GatewayService, SignalMoment?, number?]> = [
   ['checkout'],
   ['customer'],
   ['webhook-dispatcher'],
+  ['ledger'],
 ];
 
 /**
