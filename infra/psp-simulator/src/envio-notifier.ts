@@ -9,8 +9,10 @@ export function doublingDelays(firstMs: number, count: number): number[] {
 }
 
 /**
- * Ten retries doubling from 1 s (about 17 minutes in all): Efí keeps calling a webhook that fails for a long while
- * (https://dev.efipay.com.br/docs/api-pix/webhooks/); the simulator keeps its number of tries on a shorter clock.
+ * Ten retries doubling from 1 s (about 17 minutes in all). Efí makes up to 10 new attempts of a callback its receiver
+ * did not answer 2xx, the first 5 minutes after the failure and the next at ever longer intervals
+ * (https://dev.efipay.com.br/docs/api-pix/webhooks/, "Recebendo Callbacks"); the simulator keeps the count on a
+ * shorter clock, which `envioCallbackDelaysMs` sets.
  */
 export const DEFAULT_ENVIO_CALLBACK_DELAYS_MS = doublingDelays(1000, 10);
 
