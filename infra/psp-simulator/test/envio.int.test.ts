@@ -393,8 +393,8 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
 
   it('an envio in processing when the simulator stops settles, as planned, when it starts again, and is told', async () => {
     const pixKey = randomUUID();
-    // Due after the first simulator has stopped: the one started next settles them.
-    const first = await account({ pixKey, settleMs: 1500 });
+    // Due well after the first simulator has stopped (a loaded machine included): the one started next settles them.
+    const first = await account({ pixKey, settleMs: 4000 });
     await credit(first.call, pixKey, 1000);
     first.psp.envioRules.fail({ valor: '4.00' });
     const failing = newIdEnvio();
