@@ -1,4 +1,9 @@
-import { parseSentPixCallback, payerMisconfigurationOf, payoutRefusalOf } from '../src/clients/psp/envio';
+import {
+  normalisePixKey,
+  parseSentPixCallback,
+  payerMisconfigurationOf,
+  payoutRefusalOf,
+} from '../src/clients/psp/envio';
 import { PspError, pspErrorFromResponse } from '../src/clients/psp/psp-error';
 
 // The examples of Efí's "Recebendo Callbacks" (https://dev.efipay.com.br/docs/api-pix/webhooks/), "Envio" tab.
@@ -122,5 +127,19 @@ describe('payoutRefusalOf', () => {
     expect(refusal(401, 'x')).toBeUndefined();
     expect(payoutRefusalOf(new PspError('unavailable', null, 'timeout'))).toBeUndefined();
     expect(payoutRefusalOf(new Error('bug'))).toBeUndefined();
+  });
+});
+
+describe('normalisePixKey', () => {
+  test('compares keys as DICT does: trimmed, case-insensitive, a CPF, CNPJ or phone by its digits', () => {
+    expect(normalisePixKey(' Fornecedor@Example.COM ')).toBe(normalisePixKey('fornecedor@example.com'));
+    expect(normalisePixKey('123.456.789-09')).toBe(normalisePixKey('12345678909'));
+    expect(normalisePixKey('11.222.333/0001-81')).toBe(normalisePixKey('11222333000181'));
+    expect(normalisePixKey('+55 (31) 99999-8888')).toBe(normalisePixKey('+5531999998888'));
+    expect(normalisePixKey('7D9F0335-8DCC-4054-9BF9-0DBD61D36906')).toBe(
+      normalisePixKey('7d9f0335-8dcc-4054-9bf9-0dbd61d36906'),
+    );
+    expect(normalisePixKey('a@example.com')).not.toBe(normalisePixKey('b@example.com'));
+    expect(normalisePixKey('12345678909')).not.toBe(normalisePixKey('12345678900'));
   });
 });
