@@ -60,6 +60,7 @@ export interface SentPix {
   destinationBankAccount?: boolean;
   requestedAt?: string;
   settledAt?: string;
+  /** From a callback (Efí's reads do not tell it): on a read, only once `learnFromCallback` heard it. */
   failure?: SentPixFailure;
 }
 
@@ -189,7 +190,8 @@ export interface PixPayoutPortConfig {
 /**
  * Sends Pix from the platform's account and reads them back, with the same HTTP exchange, OAuth token, retry and error
  * classification as the API Pix client. A send whose answer is lost is retried under the same idEnvio: the PSP refuses
- * the second (409 `id_envio_duplicado`) and the send is read back by its idEnvio, so it is never made twice.
+ * the second (409 `id_envio_duplicado`, or any other refusal) and the send is read back by its idEnvio, so it is never
+ * made twice, nor taken for refused while it was made.
  */
 export class PixPayoutPort {
   private readonly dispatcher: Dispatcher;
