@@ -268,6 +268,8 @@ export const meanings: Record<string, string> = {
   PSP_SIMULATOR_PIX_KEY: 'the Pix key of its one account',
   PSP_SIMULATOR_MERCHANT_NAME: "the account holder's name in the payload it serves",
   PSP_SIMULATOR_MERCHANT_CITY: "the account holder's city",
+  PSP_SIMULATOR_ENVIO_CALLBACK_FIRST_RETRY_MS:
+    "the first wait before a sent Pix's callback the webhook refused is tried again (ten tries, each wait doubling; kept in its books across a restart)",
   // Solana local chain
   SOLANA_LOCALNET_PORT: "the local chain's JSON-RPC port",
   SOLANA_LOCALNET_HOST: "the local chain's address",

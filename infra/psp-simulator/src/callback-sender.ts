@@ -22,6 +22,22 @@ export class CallbackSender {
     void this.deliver(url, JSON.stringify({ pix }));
   }
 
+  /**
+   * One attempt, no retry (its caller keeps its own schedule): whether the receiver accepted it (2xx). False also when
+   * stopped.
+   */
+  async attemptOnce(webhookUrl: string, pix: Array<Record<string, unknown>>): Promise<boolean> {
+    if (this.stopping.signal.aborted) return false;
+    const url = `${webhookUrl.replace(/\/+$/, '')}/pix`;
+    const outcome = await this.attempt(url, JSON.stringify({ pix }));
+    if (outcome !== 'delivered') this.logger.warn({ url, outcome }, 'pix callback not accepted');
+    return outcome === 'delivered';
+  }
+
+  get stopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
   stop(): void {
     this.stopping.abort();
   }

@@ -29,6 +29,8 @@ export interface PspSimulatorConfig {
   PSP_SIMULATOR_PIX_KEY: string;
   PSP_SIMULATOR_MERCHANT_NAME: string;
   PSP_SIMULATOR_MERCHANT_CITY: string;
+  /** The first wait before a sent Pix's callback is tried again; ten tries, each wait doubling. */
+  PSP_SIMULATOR_ENVIO_CALLBACK_FIRST_RETRY_MS: number;
 }
 
 /** Its variables' rules; the launcher checks the port it hands the simulator by the same rule. */
@@ -48,6 +50,7 @@ export const pspSimulatorSchema = Joi.object<PspSimulatorConfig>({
   PSP_SIMULATOR_PIX_KEY: pixKey.default(SANDBOX_PIX_KEY),
   PSP_SIMULATOR_MERCHANT_NAME: pixMerchantName.default('PSP SIMULADOR'),
   PSP_SIMULATOR_MERCHANT_CITY: pixMerchantCity.default('SAO PAULO'),
+  PSP_SIMULATOR_ENVIO_CALLBACK_FIRST_RETRY_MS: Joi.number().integer().min(1).max(3_600_000).default(1000),
 });
 
 /** The variables the simulator reads (the launcher hands it these and no others). */

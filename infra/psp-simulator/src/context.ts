@@ -2,6 +2,7 @@ import { type Logger } from '@gateway/observability';
 import { type CallbackSender } from './callback-sender';
 import { type CobStore, type PixRecebido, type StoredCob, type StoredLocation } from './cob-store';
 import { dynamicBrCode } from './br-code';
+import { type EnvioNotifier } from './envio-notifier';
 import { type EnvioRules } from './envio-rules';
 import { type EnvioStore } from './envio-store';
 import { type FaultInjector } from './faults';
@@ -30,6 +31,8 @@ export interface SimulatorContext {
   /** Sandbox rules failing chosen envios (tests). */
   envioRules: EnvioRules;
   callbacks: CallbackSender;
+  /** The callbacks of settled envios, owed in the books until accepted (resent after a restart). */
+  envioNotifier: EnvioNotifier;
   /** Devoluções and envios waiting to settle (cleared when the simulator closes; a restart picks them up from the books). */
   settlements: Set<NodeJS.Timeout>;
   signer: PayloadSigner;

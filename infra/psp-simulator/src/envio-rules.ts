@@ -44,8 +44,15 @@ export class EnvioRules {
     this.rules.length = 0;
   }
 
-  /** The failure planned for an envio to `chave` of `valor`, if a rule matches (counting it). */
-  take(chave: string | undefined, valor: string): EnvioFailure | undefined {
+  /**
+   * The failure planned for an envio to `chave` of `valor`, if a rule matches, counting it; `release` gives the count
+   * back. Claimed only once the envio is being recorded (a refused or replayed one uses up no rule), and released if it
+   * is not recorded after all.
+   */
+  claim(
+    chave: string | undefined,
+    valor: string,
+  ): { failure: EnvioFailure; release: () => void } | undefined {
     const entry = this.rules.find(
       ({ rule }) =>
         (rule.chave === undefined || rule.chave === chave) &&
@@ -54,6 +61,12 @@ export class EnvioRules {
     if (entry === undefined) return undefined;
     entry.left -= 1;
     if (entry.left <= 0) this.rules.splice(this.rules.indexOf(entry), 1);
-    return { ...DEFAULT_ENVIO_FAILURE, ...entry.rule.failure };
+    return {
+      failure: { ...DEFAULT_ENVIO_FAILURE, ...entry.rule.failure },
+      release: () => {
+        entry.left += 1;
+        if (!this.rules.includes(entry)) this.rules.unshift(entry);
+      },
+    };
   }
 }

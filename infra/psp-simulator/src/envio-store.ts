@@ -25,6 +25,10 @@ export interface StoredEnvio {
   solicitacao: Date;
   liquidacao?: Date;
   settlesAt: Date;
+  /** When the payer key's webhook accepted the send's callback (owed until then). */
+  notifiedAt?: Date;
+  /** Callback attempts made so far. */
+  callbackAttempts: number;
 }
 
 export interface NewEnvio {
@@ -33,8 +37,11 @@ export interface NewEnvio {
   valorCentavos: number;
   infoPagador?: string;
   favorecido: Favorecido;
-  /** Decided now (a sandbox rule), applied when it settles. */
-  plannedFailure?: EnvioFailure;
+  /**
+   * The failure a sandbox rule plans for it, claimed only once the envio passed every check and is being recorded
+   * (released if it is not recorded after all), applied when it settles.
+   */
+  claimFailure?: () => { failure: EnvioFailure; release: () => void } | undefined;
 }
 
 /** Why an envio is refused at once: its idEnvio names another one, or the account cannot cover it. */
@@ -52,12 +59,14 @@ interface EnvioRow {
   solicitacao: Date;
   liquidacao: Date | null;
   settles_at: Date;
+  notified_at: Date | null;
+  callback_attempts: number;
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const UNIQUE_VIOLATION = '23505';
 const COLUMNS = `id_envio, end_to_end_id, pagador_chave, valor_centavos, info_pagador, favorecido, status, erro,
-  solicitacao, liquidacao, settles_at`;
+  solicitacao, liquidacao, settles_at, notified_at, callback_attempts`;
 
 /**
  * The sending side of the simulated account: the Pix it sends and the balance they draw on. The balance is what the
@@ -86,6 +95,7 @@ export class EnvioStore {
 
   /** A new envio in processing, or why it is refused. A repeated idEnvio is refused whatever it carries. */
   async request(input: NewEnvio, now: Date, settlesAt: Date): Promise<StoredEnvio | EnvioRefusal> {
+    let claimed: { release: () => void } | undefined;
     try {
       return await this.db.transaction(async (tx) => {
         await tx.query('SELECT pix_key FROM accounts WHERE pix_key = $1 FOR UPDATE', [input.pagadorChave]);
@@ -95,6 +105,8 @@ export class EnvioStore {
         if (taken !== undefined) return 'id_envio_taken';
         if (input.valorCentavos > (await this.balanceIn(tx, input.pagadorChave)))
           return 'insufficient_balance';
+        const planned = input.claimFailure?.();
+        claimed = planned;
         await tx.query(
           `INSERT INTO envios (id_envio, end_to_end_id, pagador_chave, valor_centavos, info_pagador, favorecido,
              status, planned_failure, solicitacao, settles_at)
@@ -106,7 +118,7 @@ export class EnvioStore {
             input.valorCentavos,
             input.infoPagador ?? null,
             JSON.stringify(input.favorecido),
-            input.plannedFailure === undefined ? null : JSON.stringify(input.plannedFailure),
+            planned === undefined ? null : JSON.stringify(planned.failure),
             now,
             settlesAt,
           ],
@@ -114,6 +126,8 @@ export class EnvioStore {
         return (await this.read(tx, 'id_envio = $1', input.idEnvio))!;
       });
     } catch (error) {
+      // Not recorded: a rule it claimed stays armed for the next send.
+      claimed?.release();
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) return 'id_envio_taken';
       throw error;
     }
@@ -151,6 +165,27 @@ export class EnvioStore {
     return rows.map((row) => ({ idEnvio: row.id_envio, settlesAt: row.settles_at }));
   }
 
+  /** The settled envios of `chave` whose callback is still owed (not accepted yet), oldest first. */
+  async callbacksOwed(chave: string): Promise<string[]> {
+    const rows = (await this.db.query(
+      `SELECT id_envio FROM envios
+        WHERE pagador_chave = $1 AND status <> 'EM_PROCESSAMENTO' AND notified_at IS NULL
+        ORDER BY solicitacao`,
+      [chave],
+    )) as Array<{ id_envio: string }>;
+    return rows.map((row) => row.id_envio);
+  }
+
+  /** Records one callback attempt: accepted (the callback is no longer owed) or not. */
+  async recordCallbackAttempt(idEnvio: string, accepted: boolean, now: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE envios SET callback_attempts = callback_attempts + 1,
+         notified_at = CASE WHEN $2 THEN $3::timestamptz END
+       WHERE id_envio = $1 AND notified_at IS NULL`,
+      [idEnvio, accepted, now],
+    );
+  }
+
   private balanceIn(tx: EntityManager, chave: string): Promise<number> {
     return accountBalance(tx, chave);
   }
@@ -170,6 +205,8 @@ export class EnvioStore {
       solicitacao: row.solicitacao,
       ...(row.liquidacao === null ? {} : { liquidacao: row.liquidacao }),
       settlesAt: row.settles_at,
+      ...(row.notified_at === null ? {} : { notifiedAt: row.notified_at }),
+      callbackAttempts: row.callback_attempts,
     };
   }
 

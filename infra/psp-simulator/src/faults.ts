@@ -7,13 +7,15 @@ import { sendProblem } from './problem';
  * - `server-error`: 503 `ServicoIndisponivel` (or 500 `ErroInternoDoServidor`), nothing done;
  * - `slow`: the request is handled after `delayMs`;
  * - `lost-answer`: the request is handled (a cob is created, a Pix refunded...) and the connection is then cut
- *   before any answer, like a timeout or a reset on the way back.
+ *   before any answer, like a timeout or a reset on the way back;
+ * - `answer`: this status and JSON body instead of handling the request (an answer the PSP could give, out of turn).
  */
 export type Fault =
   | { kind: 'rate-limit'; retryAfterSeconds?: number }
   | { kind: 'server-error'; status?: 500 | 503 }
   | { kind: 'slow'; delayMs: number }
-  | { kind: 'lost-answer' };
+  | { kind: 'lost-answer' }
+  | { kind: 'answer'; status: number; body: Record<string, unknown> };
 
 export interface FaultRule {
   fault: Fault;
@@ -28,6 +30,7 @@ export interface FaultRule {
 /** Faults armed by tests, each served to the next matching requests, in the order they were armed. */
 export class FaultInjector {
   private readonly rules: FaultRule[] = [];
+  private readonly seen: string[] = [];
 
   inject(rule: FaultRule): void {
     this.rules.push({ ...rule });
@@ -37,8 +40,16 @@ export class FaultInjector {
     this.rules.length = 0;
   }
 
+  /** How many requests with this method and a path `path` matches reached the simulator (faulted or not). */
+  requestsSeen(method: string, path: RegExp): number {
+    return this.seen.filter(
+      (line) => line.startsWith(`${method} `) && path.test(line.slice(method.length + 1)),
+    ).length;
+  }
+
   middleware(): RequestHandler {
     return (req, res, next) => {
+      if (this.seen.length < 10_000) this.seen.push(`${req.method} ${req.path}`);
       const rule = this.rules.find(
         (candidate) =>
           (candidate.method === undefined || candidate.method === req.method) &&
@@ -70,6 +81,9 @@ export class FaultInjector {
           return;
         case 'slow':
           setTimeout(next, fault.delayMs);
+          return;
+        case 'answer':
+          res.status(fault.status).json(fault.body);
           return;
         case 'lost-answer':
           res.end = (() => {

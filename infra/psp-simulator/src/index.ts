@@ -8,13 +8,14 @@ import { TokenIssuer } from './auth';
 import { CallbackSender, DEFAULT_CALLBACK_DELAYS_MS } from './callback-sender';
 import { CobStore, pspDatabase } from './cob-store';
 import { type SimulatorContext } from './context';
+import { DEFAULT_ENVIO_CALLBACK_DELAYS_MS, EnvioNotifier } from './envio-notifier';
 import { EnvioRules } from './envio-rules';
 import { EnvioStore } from './envio-store';
 import { FaultInjector } from './faults';
 import { PayloadSigner } from './payload-signer';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
-import { envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
+import { envioCallback, envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
 import { locationRouter, payloadRouter } from './routes/location';
 import { pixRouter, settleWhenDue } from './routes/pix';
 import { sandboxRouter } from './routes/sandbox';
@@ -52,6 +53,11 @@ export interface PspSimulatorOptions {
   envioSettleMs?: number;
   /** Waits between callback attempts; their count bounds the retries. */
   callbackRetryDelaysMs?: number[];
+  /**
+   * Waits between the attempts of a sent Pix's callback, which is kept in the books until accepted (and resent after a
+   * restart); default ten doubling from 1 s (`DEFAULT_ENVIO_CALLBACK_DELAYS_MS`).
+   */
+  envioCallbackDelaysMs?: number[];
   logger?: Logger;
 }
 
@@ -63,6 +69,8 @@ export interface RunningPspSimulator {
   envioRules: EnvioRules;
   /** How many callbacks are done with (delivered, abandoned or stopped): nothing more is sent for those. */
   callbackRunsEnded: () => number;
+  /** How many of the account's settled envios still owe their callback (not accepted yet). */
+  envioCallbacksPending: () => Promise<number>;
   close: () => Promise<void>;
 }
 
@@ -81,6 +89,9 @@ const SANDBOX_CNPJ = '11222333000181';
 export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   const logger = options.logger ?? createLogger('psp-simulator');
   const pathPrefix = options.pathPrefix ?? '/v2';
+  const envios = new EnvioStore(options.payerIspb ?? '99999999');
+  const store = new CobStore(options.payerIspb ?? '99999999');
+  const callbacks = new CallbackSender(logger, options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS);
   const context: SimulatorContext = {
     settings: {
       pixKey: options.pixKey,
@@ -92,11 +103,19 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       envioSettleMs: options.envioSettleMs ?? 200,
     },
     logger,
-    store: new CobStore(options.payerIspb ?? '99999999'),
-    envios: new EnvioStore(options.payerIspb ?? '99999999'),
+    store,
+    envios,
     envioRules: new EnvioRules(),
     settlements: new Set(),
-    callbacks: new CallbackSender(logger, options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS),
+    callbacks,
+    envioNotifier: new EnvioNotifier(
+      envios,
+      (chave) => store.webhook(chave),
+      callbacks,
+      options.envioCallbackDelaysMs ?? DEFAULT_ENVIO_CALLBACK_DELAYS_MS,
+      envioCallback,
+      logger,
+    ),
     signer: new PayloadSigner(),
     faults: new FaultInjector(),
   };
@@ -147,6 +166,8 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
         for (const devolucao of await context.store.devolucoesInProcessing())
           settleWhenDue(context, devolucao);
         for (const envio of await context.envios.inProcessing()) settleEnvioWhenDue(context, envio);
+        // The callbacks of sends settled before it stopped and never accepted are sent now.
+        await context.envioNotifier.resume(options.pixKey);
         const server = await listen(app, port, host);
         const { port: boundPort } = server.address() as AddressInfo;
         logger.info({ host, port: boundPort, pathPrefix }, 'psp simulator listening');
@@ -157,13 +178,16 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
           faults: context.faults,
           envioRules: context.envioRules,
           callbackRunsEnded,
+          envioCallbacksPending: async () => (await context.envios.callbacksOwed(options.pixKey)).length,
           close: () =>
             (closed ??= close(server, context).then(async () => {
+              await context.envioNotifier.stop();
               await database.destroy();
             })),
         };
       } catch (error) {
         stopWork(context);
+        await context.envioNotifier.stop();
         await database.destroy();
         throw error;
       }
@@ -196,6 +220,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
 /** Stops what runs on its own: callbacks in flight, devoluções and envios waiting to settle (the books keep them). */
 function stopWork(context: SimulatorContext): void {
   context.callbacks.stop();
+  void context.envioNotifier.stop();
   for (const timer of context.settlements) clearTimeout(timer);
   context.settlements.clear();
 }

@@ -1,6 +1,7 @@
 import { exitOnConfigError } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { loadPspSimulatorConfig } from './config';
+import { doublingDelays } from './envio-notifier';
 import { createPspSimulator } from './index';
 
 async function main(): Promise<void> {
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     pathPrefix: config.PSP_SIMULATOR_PATH_PREFIX,
     merchantName: config.PSP_SIMULATOR_MERCHANT_NAME,
     merchantCity: config.PSP_SIMULATOR_MERCHANT_CITY,
+    envioCallbackDelaysMs: doublingDelays(config.PSP_SIMULATOR_ENVIO_CALLBACK_FIRST_RETRY_MS, 10),
     logger,
   });
   const running = await simulator.start(config.PSP_SIMULATOR_PORT, config.PSP_SIMULATOR_HOST);

@@ -26,6 +26,7 @@ async function account(options: { pixKey?: string; settleMs?: number; webhook?: 
       pixKey,
       logger: silent,
       callbackRetryDelaysMs: [50],
+      envioCallbackDelaysMs: [50, 100, 200, 400],
       envioSettleMs: options.settleMs ?? 30,
     }).start(0);
   const psp = await start();
@@ -119,7 +120,14 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
       status: 'REALIZADO',
       infoPagador: 'Repasse',
       horario: { solicitacao: sent.json.horario.solicitacao, liquidacao: expect.any(String) },
-      favorecido: { chave: 'fornecedor@example.com' },
+      // As Efí shows it: the key and its holder, the CPF masked.
+      favorecido: {
+        chave: 'fornecedor@example.com',
+        identificacao: {
+          nome: expect.any(String),
+          cpf: expect.stringMatching(/^\*\*\*\.\d{3}\.\d{3}-\*\*$/),
+        },
+      },
     });
     expect((await call('GET', `/v2/gn/pix/enviados/${sent.json.e2eId}`)).json).toEqual(byId.json);
     await waitFor(() => sendsTold(hook.bodies).length === 1);
@@ -158,9 +166,29 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
     expect((await call('PUT', `/v3/gn/pix/${idEnvio}`, envio(pixKey, '12.34', { contaBanco }))).status).toBe(
       201,
     );
+    // As Efí's read shows a bank send: no codigoBanco, the CPF masked, the account type in words.
     expect((await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json.favorecido).toEqual({
-      contaBanco,
+      contaBanco: {
+        nome: 'JOSE CARVALHO',
+        cpf: '***.199.520-**',
+        agencia: '1',
+        conta: '123453',
+        tipoConta: 'corrente',
+      },
     });
+    const keyOfHolder = newIdEnvio();
+    expect(
+      (
+        await call(
+          'PUT',
+          `/v3/gn/pix/${keyOfHolder}`,
+          envio(pixKey, '0.01', { chave: '12345678909', cpf: '12345678909' }),
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (await call('GET', `/v2/gn/pix/enviados/id-envio/${keyOfHolder}`)).json.favorecido.identificacao,
+    ).toEqual({ nome: expect.any(String), cpf: '***.456.789-**' });
     expect(
       (
         await call(
@@ -177,7 +205,7 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
         envio(pixKey, '1.00', { chave: '11222333000181', cnpj: '99888777000166' }),
       ),
     ).toMatchObject({ status: 400, json: { nome: 'chave_nao_pertence_ao_documento' } });
-    expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '36.66' });
+    expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '36.65' });
   });
 
   it('refuses a used idEnvio 409 id_envio_duplicado, sending nothing more', async () => {
@@ -260,7 +288,9 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
       },
     });
     const read = await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`);
-    expect(read.json).toMatchObject({ status: 'NAO_REALIZADO', gnExtras: { erro: told.gnExtras.erro } });
+    // Efí documents the reason in the callback only: the read tells the status.
+    expect(read.json).toMatchObject({ status: 'NAO_REALIZADO' });
+    expect(read.json.gnExtras).toBeUndefined();
     expect(read.json.horario.liquidacao).toBeUndefined();
     expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '20.00' });
   });
@@ -297,7 +327,7 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
   });
 
   it('the failure rule can be armed over HTTP too, for a simulator run as its own process', async () => {
-    const { pixKey, call } = await account();
+    const { pixKey, call, hook } = await account();
     await credit(call, pixKey, 1000);
 
     const armed = await call('POST', '/v2/envio/falhar', {
@@ -319,30 +349,65 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
     expect((await call('PUT', `/v3/gn/pix/${made}`, envio(pixKey, '2.22'))).status).toBe(201);
 
     const statusOf = async (idEnvio: string) =>
-      (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json as {
-        status: string;
-        gnExtras?: unknown;
-      };
+      (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json.status as string;
     await waitFor(
-      async () =>
-        (await statusOf(failing)).status === 'NAO_REALIZADO' && (await statusOf(made)).status === 'REALIZADO',
+      async () => (await statusOf(failing)) === 'NAO_REALIZADO' && (await statusOf(made)) === 'REALIZADO',
     );
-    expect((await statusOf(failing)).gnExtras).toEqual({
-      erro: { codigo: 'AC03', origem: 'PSP do usuário recebedor', motivo: 'Conta bloqueada' },
+    await waitFor(() => sendsTold(hook.bodies).length === 2);
+    expect(sendsTold(hook.bodies).find((item: any) => item.gnExtras.idEnvio === failing)).toMatchObject({
+      gnExtras: { erro: { codigo: 'AC03', origem: 'PSP do usuário recebedor', motivo: 'Conta bloqueada' } },
     });
   });
 
-  it('an envio in processing when the simulator stops settles, as planned, when it starts again', async () => {
+  it('a rule is used up only by sends it fails: a 409 replay or a 422 refusal leaves it armed', async () => {
+    const { psp, pixKey, call } = await account();
+    await credit(call, pixKey, 1000);
+    const destination = { chave: 'regra@example.com' };
+    const existing = newIdEnvio();
+    expect((await call('PUT', `/v3/gn/pix/${existing}`, envio(pixKey, '1.00', destination))).status).toBe(
+      201,
+    );
+    psp.envioRules.fail({ chave: 'regra@example.com', count: 1 });
+
+    expect((await call('PUT', `/v3/gn/pix/${existing}`, envio(pixKey, '1.00', destination))).status).toBe(
+      409,
+    );
+    expect(
+      (await call('PUT', `/v3/gn/pix/${newIdEnvio()}`, envio(pixKey, '99.00', destination))).status,
+    ).toBe(422);
+    const failing = newIdEnvio();
+    const made = newIdEnvio();
+    expect((await call('PUT', `/v3/gn/pix/${failing}`, envio(pixKey, '1.00', destination))).status).toBe(201);
+    expect((await call('PUT', `/v3/gn/pix/${made}`, envio(pixKey, '1.00', destination))).status).toBe(201);
+
+    const statusOf = async (idEnvio: string) =>
+      (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json.status as string;
+    await waitFor(
+      async () =>
+        (await statusOf(failing)) !== 'EM_PROCESSAMENTO' && (await statusOf(made)) !== 'EM_PROCESSAMENTO',
+    );
+    expect(await statusOf(existing)).toBe('REALIZADO');
+    expect(await statusOf(failing)).toBe('NAO_REALIZADO');
+    expect(await statusOf(made)).toBe('REALIZADO');
+  });
+
+  it('an envio in processing when the simulator stops settles, as planned, when it starts again, and is told', async () => {
     const pixKey = randomUUID();
-    // Due after the first simulator has stopped: the one started next settles them.
-    const first = await account({ pixKey, settleMs: 1500 });
+    // Due well after the first simulator has stopped (a loaded machine included): the one started next settles them.
+    const first = await account({ pixKey, settleMs: 4000 });
     await credit(first.call, pixKey, 1000);
     first.psp.envioRules.fail({ valor: '4.00' });
     const failing = newIdEnvio();
     const made = newIdEnvio();
     expect((await first.call('PUT', `/v3/gn/pix/${failing}`, envio(pixKey, '4.00'))).status).toBe(201);
     expect((await first.call('PUT', `/v3/gn/pix/${made}`, envio(pixKey, '1.00'))).status).toBe(201);
+    // Still in processing and untold when it stops: only the next simulator can settle and tell them.
+    for (const idEnvio of [failing, made])
+      expect((await first.call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json.status).toBe(
+        'EM_PROCESSAMENTO',
+      );
     await first.psp.close();
+    expect(sendsTold(first.hook.bodies)).toEqual([]);
 
     const again = await createPspSimulator({
       databaseUrl: booksUrl(),
@@ -360,6 +425,60 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
       async () => (await statusOf(failing)) === 'NAO_REALIZADO' && (await statusOf(made)) === 'REALIZADO',
     );
     expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '9.00' });
+    await waitFor(() => sendsTold(first.hook.bodies).length === 2);
+    expect(
+      (sendsTold(first.hook.bodies) as any[]).map((item) => [item.gnExtras.idEnvio, item.status]).sort(),
+    ).toEqual(
+      [
+        [failing, 'NAO_REALIZADO'],
+        [made, 'REALIZADO'],
+      ].sort(),
+    );
+  });
+
+  it('a send callback the webhook refused is sent again after a restart, until accepted, and once', async () => {
+    const pixKey = randomUUID();
+    const first = await account({ pixKey });
+    await credit(first.call, pixKey, 1000);
+    first.hook.answerWith(503);
+    const idEnvio = newIdEnvio();
+    expect((await first.call('PUT', `/v3/gn/pix/${idEnvio}`, envio(pixKey, '2.00'))).status).toBe(201);
+    await waitFor(
+      async () =>
+        (await first.call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json.status === 'REALIZADO',
+    );
+    // Refused at least once, then the simulator stops before its next try.
+    await waitFor(() => first.hook.refused() >= 1);
+    await first.psp.close();
+    expect(sendsTold(first.hook.bodies)).toEqual([]);
+    first.hook.answerWith(200);
+
+    const again = await createPspSimulator({
+      databaseUrl: booksUrl(),
+      ...CLIENT,
+      pixKey,
+      logger: silent,
+      callbackRetryDelaysMs: [50],
+      envioCallbackDelaysMs: [50, 100],
+    }).start(0);
+    afterThisTest(again.close);
+
+    await waitFor(() => sendsTold(first.hook.bodies).length === 1);
+    expect(sendsTold(first.hook.bodies)[0]).toMatchObject({ status: 'REALIZADO', gnExtras: { idEnvio } });
+    // Told once: a third simulator has nothing left to send.
+    await again.close();
+    const third = await createPspSimulator({
+      databaseUrl: booksUrl(),
+      ...CLIENT,
+      pixKey,
+      logger: silent,
+      envioCallbackDelaysMs: [50],
+    }).start(0);
+    afterThisTest(third.close);
+    const call = caller(third, await tokenOf(third));
+    expect((await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json.status).toBe('REALIZADO');
+    expect(await third.envioCallbacksPending()).toBe(0);
+    expect(sendsTold(first.hook.bodies)).toHaveLength(1);
   });
 
   it('reads are scoped and unknown sends are 404 PixEnviadoNaoEncontrado', async () => {

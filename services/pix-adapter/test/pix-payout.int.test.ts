@@ -6,10 +6,12 @@ import { createLogger } from '@gateway/observability';
 import { closeAfterEachTest, waitFor } from '@gateway/testkit';
 import { ApiPixClient } from '../src/clients/psp/api-pix-client';
 import {
+  PayoutConflict,
   PixPayoutPort,
   type SendPixInput,
   type SentPix,
   parseSentPixCallback,
+  payerMisconfigurationOf,
   payoutRefusalOf,
 } from '../src/clients/psp/envio';
 import { PspError } from '../src/clients/psp/psp-error';
@@ -71,7 +73,11 @@ async function account(...creditsCentavos: number[]) {
   /** The sends the webhook was told of, parsed as the adapter reads them. */
   const toldSends = (): SentPix[] =>
     hook.bodies.flatMap((body) => parseSentPixCallback(JSON.parse(body)).sent);
-  return { psp, pixKey, port, apiPix, toldSends };
+  /** Hands the port every callback heard so far, as the adapter's callback handler does. */
+  const learn = (): void => {
+    for (const body of hook.bodies) port.learnFromCallback(JSON.parse(body));
+  };
+  return { psp, pixKey, port, apiPix, toldSends, learn };
 }
 
 const payout = (
@@ -145,9 +151,12 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
     expect(again.endToEndId).toBe(first.endToEndId);
 
     const lost = payout(pixKey, 800);
+    const puts = () => psp.faults.requestsSeen('PUT', new RegExp(`^/v3/gn/pix/${lost.idEnvio}$`));
     psp.faults.inject({ fault: { kind: 'lost-answer' }, count: 1, method: 'PUT', path: /^\/v3\/gn\/pix\// });
     const afterLoss = await port.sendPix(lost);
     expect(afterLoss).toMatchObject({ idEnvio: lost.idEnvio, amountCentavos: 800 });
+    // The fault fired: the first PUT was carried out and its answer lost, the second met it.
+    expect(puts()).toBe(2);
 
     await settled(port, input.idEnvio);
     await settled(port, lost.idEnvio);
@@ -160,17 +169,158 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
     ).toEqual([input.idEnvio, lost.idEnvio].sort());
   });
 
-  it('an idEnvio already used for another send is a refusal, and what was sent stays as it was', async () => {
+  it('an idEnvio already used for another send is a conflict carrying that send, never a refusal', async () => {
     const { port, pixKey } = await account(5000);
     const input = payout(pixKey, 1000);
-    await port.sendPix(input);
+    const first = await port.sendPix(input);
 
-    const error = await rejection(port.sendPix({ ...input, amountCentavos: 2000 }));
+    const error = await port.sendPix({ ...input, amountCentavos: 2000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
 
-    expect(error).toMatchObject({ kind: 'conflict', status: 409 });
-    expect(payoutRefusalOf(error)).toMatchObject({ reason: 'id_envio_conflict' });
+    expect(error).toBeInstanceOf(PayoutConflict);
+    expect((error as PayoutConflict).existing).toMatchObject({
+      idEnvio: input.idEnvio,
+      endToEndId: first.endToEndId,
+      amountCentavos: 1000,
+    });
+    // "Nothing was sent" would be false: money left under this idEnvio.
+    expect(payoutRefusalOf(error)).toBeUndefined();
     expect((await settled(port, input.idEnvio)).amountCentavos).toBe(1000);
     expect(await port.readBalance()).toBe(4000);
+  });
+
+  it('a retry naming the destination key in another case or format meets the same send', async () => {
+    const { port, pixKey } = await account(5000);
+    const input = payout(pixKey, 700, 'fornecedor@example.com');
+    const first = await port.sendPix(input);
+
+    const again = await port.sendPix({
+      ...input,
+      destination: { pixKey: ' Fornecedor@EXAMPLE.com ' },
+    });
+
+    expect(again.endToEndId).toBe(first.endToEndId);
+    expect(await port.readBalance()).toBe(4300);
+  });
+
+  it('a 409 whose send cannot be read yet is unknown (retry), never a refusal', async () => {
+    const { psp, port, pixKey } = await account(5000);
+    const input = payout(pixKey, 900);
+    psp.faults.inject({
+      fault: {
+        kind: 'answer',
+        status: 409,
+        body: {
+          nome: 'id_envio_duplicado',
+          mensagem: 'O id de envio informado já foi utilizado em outro pagamento',
+        },
+      },
+      count: 1,
+      method: 'PUT',
+    });
+
+    const unknown = await rejection(port.sendPix(input));
+
+    expect(unknown.retryable).toBe(true);
+    expect(payoutRefusalOf(unknown)).toBeUndefined();
+    // Retried later, it sends (once).
+    await port.sendPix(input);
+    expect(await port.readBalance()).toBe(4100);
+  });
+
+  it('a refusal answering a retry whose first send was carried out (saldo_insuficiente) is read back: the send stands', async () => {
+    const { psp, port, pixKey } = await account(1000);
+    const input = payout(pixKey, 800);
+    psp.faults.inject({ fault: { kind: 'lost-answer' }, count: 1, method: 'PUT', path: /^\/v3\/gn\/pix\// });
+    // The retry finds the money gone (the first send took it) and the PSP answers 422 saldo_insuficiente.
+    psp.faults.inject({
+      fault: {
+        kind: 'answer',
+        status: 422,
+        body: {
+          nome: 'saldo_insuficiente',
+          mensagem: 'O saldo em conta é insuficiente para efetuar esta transação',
+        },
+      },
+      count: 1,
+      method: 'PUT',
+    });
+
+    const sent = await port.sendPix(input);
+
+    expect(psp.faults.requestsSeen('PUT', new RegExp(`^/v3/gn/pix/${input.idEnvio}$`))).toBe(2);
+    expect(sent).toMatchObject({ idEnvio: input.idEnvio, amountCentavos: 800 });
+    expect(await port.readBalance()).toBe(200);
+  });
+
+  it('a refusal after a lost answer that differs from the send made is a conflict, never a refusal', async () => {
+    const { psp, port, pixKey } = await account(1000);
+    const input = payout(pixKey, 800);
+    await port.sendPix(input);
+    psp.faults.inject({
+      fault: {
+        kind: 'answer',
+        status: 422,
+        body: { nome: 'pagamento_negado', mensagem: 'Pagamento negado por análises' },
+      },
+      count: 1,
+      method: 'PUT',
+    });
+
+    const error = await port.sendPix({ ...input, amountCentavos: 900 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(PayoutConflict);
+    expect(payoutRefusalOf(error)).toBeUndefined();
+  });
+
+  it('checks its input before sending: a formatted CPF, a long or NUL message, an amount out of range send nothing', async () => {
+    const { psp, port, pixKey } = await account(5000);
+    const base = payout(pixKey, 100, '12345678909');
+    const bad: SendPixInput[] = [
+      { ...base, destination: { pixKey: '12345678909', holderDocument: '123.456.789-09' } },
+      { ...base, destination: { pixKey: '12345678909', holderDocument: '1234567890' } },
+      { ...base, message: 'x'.repeat(141) },
+      { ...base, message: 'a\u0000b' },
+      { ...base, amountCentavos: 0 },
+      { ...base, amountCentavos: 1_000_000_000_000 },
+      { ...base, amountCentavos: 1.5 },
+    ];
+    for (const input of bad) await expect(port.sendPix(input)).rejects.toThrow(Error);
+    expect(psp.faults.requestsSeen('PUT', /^\/v3\/gn\/pix\//)).toBe(0);
+    await port.sendPix({ ...base, message: 'y'.repeat(140) });
+    expect(await port.readBalance()).toBe(4900);
+  });
+
+  it('an answer to a send naming another idEnvio or amount is unusable: the send is read back instead', async () => {
+    const { psp, port, pixKey } = await account(5000);
+    const input = payout(pixKey, 600);
+    psp.faults.inject({
+      fault: {
+        kind: 'answer',
+        status: 201,
+        body: {
+          idEnvio: input.idEnvio,
+          e2eId: `E${'1'.repeat(31)}`,
+          valor: '60.00',
+          horario: { solicitacao: new Date().toISOString() },
+          status: 'EM_PROCESSAMENTO',
+        },
+      },
+      count: 1,
+      method: 'PUT',
+    });
+
+    // Nothing was sent under it (the answer was about something else): unknown, to be retried, never taken.
+    const unknown = await rejection(port.sendPix(input));
+    expect(unknown.retryable).toBe(true);
+    const sent = await port.sendPix(input);
+    expect(sent).toMatchObject({ idEnvio: input.idEnvio, amountCentavos: 600 });
+    expect(sent.endToEndId).not.toBe(`E${'1'.repeat(31)}`);
   });
 
   it('a payout larger than the balance is refused as Efí refuses it, and nothing is sent', async () => {
@@ -188,8 +338,8 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
     expect(await port.readBalance()).toBe(0);
   });
 
-  it('a simulator rule fails a payout: NAO_REALIZADO with its reason, by read and by callback, and the money comes back', async () => {
-    const { psp, port, pixKey, toldSends } = await account(5000);
+  it('a simulator rule fails a payout: NAO_REALIZADO by read, its reason by callback (kept by the port), and the money comes back', async () => {
+    const { psp, port, pixKey, toldSends, learn } = await account(5000);
     psp.envioRules.fail({
       chave: 'conta-encerrada@example.com',
       failure: { motivo: 'Conta do recebedor encerrada' },
@@ -201,10 +351,9 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
     await port.sendPix(fine);
 
     const read = await settled(port, failing.idEnvio);
-    expect(read).toMatchObject({
-      status: 'NAO_REALIZADO',
-      failure: { code: 'AC03', origin: 'PSP do usuário recebedor', reason: 'Conta do recebedor encerrada' },
-    });
+    // Efí's read tells the status only.
+    expect(read).toMatchObject({ status: 'NAO_REALIZADO' });
+    expect(read.failure).toBeUndefined();
     expect(read.settledAt).toBeUndefined();
     expect((await settled(port, fine.idEnvio)).status).toBe('REALIZADO');
     await waitFor(() => toldSends().length === 2);
@@ -212,11 +361,16 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
       status: 'NAO_REALIZADO',
       failure: { code: 'AC03', reason: 'Conta do recebedor encerrada' },
     });
+    learn();
+    expect(await port.readSentPix(failing.idEnvio)).toMatchObject({
+      status: 'NAO_REALIZADO',
+      failure: { code: 'AC03', origin: 'PSP do usuário recebedor', reason: 'Conta do recebedor encerrada' },
+    });
     expect(await port.readBalance()).toBe(5000 - 500);
   });
 
   it('a rule by amount fails only sends of that amount, as many times as it says', async () => {
-    const { psp, port, pixKey } = await account(10000);
+    const { psp, port, pixKey, toldSends, learn } = await account(10000);
     psp.envioRules.fail({ valor: '13.13', count: 1, failure: { codigo: 'AM18', motivo: 'Limite excedido' } });
     const first = payout(pixKey, 1313);
     const second = payout(pixKey, 1313);
@@ -224,11 +378,11 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
     await port.sendPix(first);
     await port.sendPix(second);
 
-    expect(await settled(port, first.idEnvio)).toMatchObject({
-      status: 'NAO_REALIZADO',
-      failure: { code: 'AM18' },
-    });
+    expect((await settled(port, first.idEnvio)).status).toBe('NAO_REALIZADO');
     expect((await settled(port, second.idEnvio)).status).toBe('REALIZADO');
+    await waitFor(() => toldSends().length === 2);
+    learn();
+    expect(await port.readSentPix(first.idEnvio)).toMatchObject({ failure: { code: 'AM18' } });
   });
 
   it('the balance is what the paid cobs brought in, less the devoluções and payouts', async () => {
@@ -253,8 +407,11 @@ describe('the payout port (Efí envio de Pix) against the PSP simulator', () => 
 
     const invalidKey = await rejection(port.sendPix(payout(pixKey, 100, 'não é uma chave')));
     expect(payoutRefusalOf(invalidKey)).toMatchObject({ reason: 'invalid_key' });
+    // The account's own set-up is wrong, not the payout: held and retried with an alert, never refused.
     const notOurs = await rejection(port.sendPix(payout(randomUUID(), 100)));
-    expect(payoutRefusalOf(notOurs)).toMatchObject({ reason: 'invalid_key' });
+    expect(payoutRefusalOf(notOurs)).toBeUndefined();
+    expect(payerMisconfigurationOf(notOurs)).toMatchObject({ reason: 'payer_misconfigured' });
+    expect(payerMisconfigurationOf(invalidKey)).toBeUndefined();
 
     const otherHolder = await rejection(
       port.sendPix({

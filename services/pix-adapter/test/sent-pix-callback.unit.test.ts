@@ -1,4 +1,9 @@
-import { parseSentPixCallback, payoutRefusalOf } from '../src/clients/psp/envio';
+import {
+  normalisePixKey,
+  parseSentPixCallback,
+  payerMisconfigurationOf,
+  payoutRefusalOf,
+} from '../src/clients/psp/envio';
 import { PspError, pspErrorFromResponse } from '../src/clients/psp/psp-error';
 
 // The examples of Efí's "Recebendo Callbacks" (https://dev.efipay.com.br/docs/api-pix/webhooks/), "Envio" tab.
@@ -68,16 +73,53 @@ describe('parseSentPixCallback', () => {
   });
 });
 
+describe('payerMisconfigurationOf', () => {
+  test("tells the account's own set-up (payer key not the account's, no webhook on it) from a bad destination", () => {
+    const payerKey = pspErrorFromResponse(
+      400,
+      { nome: 'chave_invalida', mensagem: 'A chave informada não faz referência à conta Efí autenticada' },
+      undefined,
+    );
+    const noWebhook = pspErrorFromResponse(
+      400,
+      { nome: 'webhook_nao_encontrado', mensagem: 'A chave do pagador não tem webhook associado' },
+      undefined,
+    );
+    const destination = pspErrorFromResponse(
+      400,
+      { nome: 'chave_invalida', mensagem: 'A chave do favorecido não é uma chave Pix válida' },
+      undefined,
+    );
+    expect(payerMisconfigurationOf(payerKey)).toMatchObject({ reason: 'payer_misconfigured' });
+    expect(payerMisconfigurationOf(noWebhook)).toMatchObject({ reason: 'payer_misconfigured' });
+    expect(payoutRefusalOf(payerKey)).toBeUndefined();
+    expect(payoutRefusalOf(noWebhook)).toBeUndefined();
+    expect(payerMisconfigurationOf(destination)).toBeUndefined();
+    expect(payoutRefusalOf(destination)?.reason).toBe('invalid_key');
+  });
+});
+
 describe('payoutRefusalOf', () => {
   test("names Efí's refusals of a send, which fail again, and leaves what may pass to a retry or a read", () => {
     const refusal = (status: number, nome: string) =>
       payoutRefusalOf(pspErrorFromResponse(status, { nome, mensagem: 'm' }, undefined))?.reason;
     expect(refusal(422, 'saldo_insuficiente')).toBe('insufficient_balance');
     expect(refusal(400, 'chave_invalida')).toBe('invalid_key');
+    expect(
+      payoutRefusalOf(
+        pspErrorFromResponse(
+          400,
+          { nome: 'chave_invalida', mensagem: 'A chave do favorecido não é uma chave Pix válida' },
+          undefined,
+        ),
+      )?.reason,
+    ).toBe('invalid_key');
     expect(refusal(400, 'chave_nao_pertence_ao_documento')).toBe('key_holder_mismatch');
     expect(refusal(422, 'pagamento_negado')).toBe('denied');
     expect(refusal(400, 'documento_bloqueado')).toBe('account_blocked');
-    expect(refusal(409, 'id_envio_duplicado')).toBe('id_envio_conflict');
+    // A used idEnvio means money may have left: never a refusal ("nothing was sent").
+    expect(refusal(409, 'id_envio_duplicado')).toBeUndefined();
+    expect(refusal(404, 'x')).toBeUndefined();
     expect(refusal(400, 'json_invalido')).toBe('invalid_request');
     expect(refusal(500, 'erro_aplicacao')).toBeUndefined();
     expect(refusal(503, 'x')).toBeUndefined();
@@ -85,5 +127,19 @@ describe('payoutRefusalOf', () => {
     expect(refusal(401, 'x')).toBeUndefined();
     expect(payoutRefusalOf(new PspError('unavailable', null, 'timeout'))).toBeUndefined();
     expect(payoutRefusalOf(new Error('bug'))).toBeUndefined();
+  });
+});
+
+describe('normalisePixKey', () => {
+  test('compares keys as DICT does: trimmed, case-insensitive, a CPF, CNPJ or phone by its digits', () => {
+    expect(normalisePixKey(' Fornecedor@Example.COM ')).toBe(normalisePixKey('fornecedor@example.com'));
+    expect(normalisePixKey('123.456.789-09')).toBe(normalisePixKey('12345678909'));
+    expect(normalisePixKey('11.222.333/0001-81')).toBe(normalisePixKey('11222333000181'));
+    expect(normalisePixKey('+55 (31) 99999-8888')).toBe(normalisePixKey('+5531999998888'));
+    expect(normalisePixKey('7D9F0335-8DCC-4054-9BF9-0DBD61D36906')).toBe(
+      normalisePixKey('7d9f0335-8dcc-4054-9bf9-0dbd61d36906'),
+    );
+    expect(normalisePixKey('a@example.com')).not.toBe(normalisePixKey('b@example.com'));
+    expect(normalisePixKey('12345678909')).not.toBe(normalisePixKey('12345678900'));
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import Joi from 'joi';
 import { asyncHandler } from '@gateway/http-errors';
@@ -22,7 +23,8 @@ const noNul = (schema: Joi.StringSchema) => schema.pattern(/^[^\0]*$/, 'sem o ca
  *   horario: {solicitacao}, status: "EM_PROCESSAMENTO"}`; the outcome (REALIZADO / NAO_REALIZADO) comes by webhook.
  *   A used idEnvio is refused, 409 `id_envio_duplicado`, so the same idEnvio never sends twice.
  * - `GET /v2/gn/pix/enviados/:e2eId` and `GET /v2/gn/pix/enviados/id-envio/:idEnvio` (scope `gn.pix.send.read`): the
- *   send as it stands; 404 problem `PixEnviadoNaoEncontrado`.
+ *   send as it stands (its status; the reason of a failure is told in the callback only); 404 problem
+ *   `PixEnviadoNaoEncontrado`.
  * - `GET /v2/gn/saldo` (scope `gn.balance.read`), https://dev.efipay.com.br/docs/api-pix/endpoints-exclusivos-efi/ :
  *   `{"saldo": "100.00"}`, with `bloqueios` when `?bloqueios=true`.
  * - The callback, https://dev.efipay.com.br/docs/api-pix/webhooks/ ("Recebendo Callbacks", example "Envio"): `POST
@@ -79,7 +81,7 @@ export function envioRouter(context: SimulatorContext, tokens: TokenIssuer): Rou
           valorCentavos,
           ...(body.pagador.infoPagador === undefined ? {} : { infoPagador: body.pagador.infoPagador }),
           favorecido: body.favorecido,
-          plannedFailure: context.envioRules.take(body.favorecido.chave, toPixAmount(valorCentavos)),
+          claimFailure: () => context.envioRules.claim(body.favorecido.chave, toPixAmount(valorCentavos)),
         },
         now,
         new Date(now.getTime() + context.settings.envioSettleMs),
@@ -201,7 +203,8 @@ export function envioSandboxRouter(context: SimulatorContext): Router {
 
 /**
  * Settles an envio at its time (REALIZADO, or NAO_REALIZADO as a sandbox rule planned), then tells the webhook of the
- * payer's key. Settling is one conditional update, so an envio is settled (and told) once, also across a restart.
+ * payer's key. Settling is one conditional update, so an envio is settled once, also across a restart; its callback is
+ * owed in the books until accepted (`EnvioNotifier`), so a restart tells what it had not told.
  */
 export function settleEnvioWhenDue(
   context: SimulatorContext,
@@ -223,8 +226,7 @@ export function settleEnvioWhenDue(
 async function settle(context: SimulatorContext, idEnvio: string): Promise<void> {
   const envio = await context.envios.settle(idEnvio, new Date());
   if (envio === undefined) return;
-  const webhook = await context.store.webhook(envio.pagadorChave);
-  if (webhook !== undefined) context.callbacks.dispatch(webhook.webhookUrl, [envioCallback(envio)]);
+  context.envioNotifier.notify(envio.idEnvio);
 }
 
 /** One item of the send's callback, as Efí's "Envio" example shows it (`horario` null when it was not made). */
@@ -242,11 +244,12 @@ export function envioCallback(envio: StoredEnvio): Record<string, unknown> {
 }
 
 /**
- * A send as Efí's reads return it. A refused one also carries `gnExtras.erro`, the reason its callback gave (Efí's read
- * examples show only sends made; the simulator answers the reason in both places).
+ * A send as Efí's reads return it (the envio page's examples): the destination key with its holder
+ * (`identificacao: {nome, cpf}`, the CPF masked) or the bank account (`contaBanco: {nome, cpf, agencia, conta,
+ * tipoConta}`, masked, the account type in words, no `codigoBanco`), and no failure reason (Efí tells it in the
+ * callback only).
  */
 function envioView(envio: StoredEnvio): Record<string, unknown> {
-  const { chave, contaBanco } = envio.favorecido;
   return {
     endToEndId: envio.endToEndId,
     idEnvio: envio.idEnvio,
@@ -258,9 +261,53 @@ function envioView(envio: StoredEnvio): Record<string, unknown> {
       solicitacao: envio.solicitacao.toISOString(),
       ...(envio.liquidacao === undefined ? {} : { liquidacao: envio.liquidacao.toISOString() }),
     },
-    favorecido: chave === undefined ? { contaBanco } : { chave },
-    ...(envio.erro === undefined ? {} : { gnExtras: { erro: envio.erro } }),
+    favorecido: favorecidoView(envio.favorecido),
   };
+}
+
+// The simulator has no DICT: a key's holder is its document when the key is one (or the one the send named),
+// else a document made up from the key (the same each time), under one made-up name.
+const SIMULATED_HOLDER = 'FAVORECIDO SIMULADO';
+
+function favorecidoView(favorecido: Favorecido): Record<string, unknown> {
+  const { chave, cpf, cnpj, contaBanco } = favorecido;
+  if (chave === undefined) {
+    const account = contaBanco ?? {};
+    return {
+      contaBanco: {
+        nome: account.nome,
+        ...documentView(account.cpf, account.cnpj),
+        agencia: account.agencia,
+        conta: account.conta,
+        tipoConta: account.tipoConta === 'svgs' ? 'poupanca' : 'corrente',
+      },
+    };
+  }
+  const keyCpf = /^\d{11}$/.test(chave) ? chave : undefined;
+  const keyCnpj = /^\d{14}$/.test(chave) ? chave : undefined;
+  const document =
+    cpf ??
+    cnpj ??
+    keyCpf ??
+    keyCnpj ??
+    String(
+      BigInt(`0x${createHash('sha256').update(chave).digest('hex').slice(0, 12)}`) % 10n ** 11n,
+    ).padStart(11, '0');
+  return {
+    chave,
+    identificacao: {
+      nome: SIMULATED_HOLDER,
+      ...(document.length === 14 ? documentView(undefined, document) : documentView(document, undefined)),
+    },
+  };
+}
+
+/** A CPF as Efí masks it (`***.456.789-**`), a CNPJ alike (`**.345.678/0001-**`). */
+function documentView(cpf: string | undefined, cnpj: string | undefined): Record<string, string> {
+  if (cpf !== undefined) return { cpf: `***.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-**` };
+  if (cnpj !== undefined)
+    return { cnpj: `**.${cnpj.slice(2, 5)}.${cnpj.slice(5, 8)}/${cnpj.slice(8, 12)}-**` };
+  return {};
 }
 
 function sendEnvio(

@@ -17,6 +17,8 @@ import { type RetryPolicy, withRetry } from './retry';
  * - `GET /v2/gn/saldo` (scope `gn.balance.read`): https://dev.efipay.com.br/docs/api-pix/endpoints-exclusivos-efi/
  * - the send's callback on the payer key's webhook: https://dev.efipay.com.br/docs/api-pix/webhooks/
  */
+const MAX_REMEMBERED_FAILURES = 10_000;
+
 export const ENVIO_SCOPES = 'pix.send gn.pix.send.read gn.balance.read';
 
 export type SentPixStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
@@ -29,14 +31,17 @@ export interface SendPixInput {
   payerKey: string;
   destination: {
     pixKey: string;
-    /** CPF (11 digits) or CNPJ (14): the PSP refuses the send when the key belongs to someone else. */
+    /** CPF (`^\d{11}$`) or CNPJ (`^\d{14}$`), digits only: the PSP refuses the send when the key is someone else's. */
     holderDocument?: string;
   };
-  /** Shown to the receiver (Efí `pagador.infoPagador`, at most 140 characters). */
+  /** Shown to the receiver (Efí `pagador.infoPagador`, at most 140 characters, no NUL). */
   message?: string;
 }
 
-/** Why a send failed after the PSP took it (Efí `gnExtras.erro`): ISO 20022 reason code, who refused, why. */
+/**
+ * Why a send failed after the PSP took it (Efí `gnExtras.erro`, in the callback only): ISO 20022 reason code, who
+ * refused, why.
+ */
 export interface SentPixFailure {
   code: string;
   origin: string;
@@ -51,19 +56,24 @@ export interface SentPix {
   status: SentPixStatus;
   /** Known from reads and callbacks; the answer to the send does not repeat it. */
   destinationKey?: string;
+  /** Set when the PSP shows the send went to bank account data (`favorecido.contaBanco`), not to a key. */
+  destinationBankAccount?: boolean;
   requestedAt?: string;
   settledAt?: string;
+  /** From a callback (Efí's reads do not tell it): on a read, only once `learnFromCallback` heard it. */
   failure?: SentPixFailure;
 }
 
-/** A refusal that will be the same next time: the payout fails now; nothing was sent. */
+/**
+ * A refusal that will be the same next time: the payout fails now, and nothing was sent. `sendPix` lets a refusal through
+ * only once a read by its idEnvio found no send (404), so "nothing was sent" holds for every one.
+ */
 export type PayoutRefusalReason =
   | 'insufficient_balance'
   | 'invalid_key'
   | 'key_holder_mismatch'
   | 'denied'
   | 'account_blocked'
-  | 'id_envio_conflict'
   | 'invalid_request';
 
 export interface PayoutRefusal {
@@ -82,17 +92,85 @@ const REFUSAL_REASONS: Record<string, PayoutRefusalReason> = {
 };
 
 /**
+ * Efí names the payer's side in its words, not in `nome`: `chave_invalida` is also its answer for a `pagador.chave`
+ * that is not the authenticated account's ("A chave informada não faz referência à conta Efí autenticada", the envio
+ * page above). A missing webhook on the payer key (Efí requires one to send) is the account's too.
+ */
+function isPayerMisconfiguration(error: PspError): boolean {
+  const name = error.extra.name ?? '';
+  if (name === 'webhook_nao_encontrado') return true;
+  return name === 'chave_invalida' && /conta Ef[ií] autenticada|pagador/i.test(error.detail);
+}
+
+/**
+ * The platform account itself is set up wrong (its payer key is not the account's, or has no webhook): the payout is
+ * not refused (nothing about it is wrong, and it will pass once an operator fixes the account) but held and retried,
+ * with an alert. Nothing was sent.
+ */
+export interface PayerMisconfigured {
+  reason: 'payer_misconfigured';
+  detail: string;
+}
+
+export function payerMisconfigurationOf(error: unknown): PayerMisconfigured | undefined {
+  if (!isPspRefusal(error) || !isPayerMisconfiguration(error)) return undefined;
+  return { reason: 'payer_misconfigured', detail: error.detail };
+}
+
+/**
  * A failure of `sendPix` that will fail again (insufficient balance, invalid key...) as a refusal; undefined for one
- * that may pass (5xx, 429, timeout, no answer, a token refused): then the send may or may not have happened, and its
- * state is read with `readSentPix` (its idEnvio never sends twice), never guessed.
+ * that may pass (5xx, 429, timeout, no answer, a token refused, the payer account misconfigured: see
+ * `payerMisconfigurationOf`) and for a `PayoutConflict`: then the send may or may not have happened, and its state is
+ * read with `readSentPix` (its idEnvio never sends twice), never guessed.
  */
 export function payoutRefusalOf(error: unknown): PayoutRefusal | undefined {
-  if (!isPspRefusal(error)) return undefined;
-  const reason =
-    error.kind === 'conflict'
-      ? 'id_envio_conflict'
-      : (REFUSAL_REASONS[error.extra.name ?? ''] ?? 'invalid_request');
-  return { reason, detail: error.detail };
+  if (!isPspRefusal(error) || error.kind === 'conflict' || error.kind === 'not_found') return undefined;
+  if (isPayerMisconfiguration(error)) return undefined;
+  return { reason: REFUSAL_REASONS[error.extra.name ?? ''] ?? 'invalid_request', detail: error.detail };
+}
+
+/**
+ * A send exists under this idEnvio but is not the one asked for (another amount or destination): money may have left,
+ * so this is no refusal. The payout needs an operator's review; `existing` is the send as the PSP has it.
+ */
+export class PayoutConflict extends Error {
+  constructor(
+    readonly idEnvio: string,
+    readonly existing: SentPix,
+    readonly detail: string,
+  ) {
+    super(`a send already exists under idEnvio ${idEnvio} and differs from this payout: ${detail}`);
+    this.name = 'PayoutConflict';
+  }
+}
+
+/** A Pix key as DICT compares it: no surrounding spaces, case-insensitive, a CPF/CNPJ/phone by its digits. */
+export function normalisePixKey(chave: string): string {
+  const trimmed = chave.trim().toLowerCase();
+  const digits = trimmed.replace(/[\s.\-/()]/g, '');
+  return /^\+?\d+$/.test(digits) ? digits : trimmed;
+}
+
+const CPF = /^\d{11}$/;
+const CNPJ = /^\d{14}$/;
+const MAX_CENTAVOS = 999_999_999_999;
+
+/** What Efí takes, checked before anything is sent (a send refused for its input is no use to anyone). */
+function checkInput(input: SendPixInput): void {
+  if (!ID_ENVIO_PATTERN.test(input.idEnvio)) throw new Error(`not an idEnvio: "${input.idEnvio}"`);
+  if (
+    !Number.isSafeInteger(input.amountCentavos) ||
+    input.amountCentavos < 1 ||
+    input.amountCentavos > MAX_CENTAVOS
+  )
+    throw new Error(`a payout sends 1 to ${MAX_CENTAVOS} centavos, not ${input.amountCentavos}`);
+  const { holderDocument, pixKey } = input.destination;
+  if (pixKey.trim() === '' || pixKey.length > 77 || pixKey.includes('\0'))
+    throw new Error('a destination Pix key has 1 to 77 characters, without NUL');
+  if (holderDocument !== undefined && !CPF.test(holderDocument) && !CNPJ.test(holderDocument))
+    throw new Error('a holder document is a CPF (11 digits) or a CNPJ (14 digits), digits only');
+  if (input.message !== undefined && (input.message.length > 140 || input.message.includes('\0')))
+    throw new Error('a payout message has at most 140 characters, without NUL');
 }
 
 export interface PixPayoutPortConfig {
@@ -112,12 +190,14 @@ export interface PixPayoutPortConfig {
 /**
  * Sends Pix from the platform's account and reads them back, with the same HTTP exchange, OAuth token, retry and error
  * classification as the API Pix client. A send whose answer is lost is retried under the same idEnvio: the PSP refuses
- * the second (409 `id_envio_duplicado`) and the send is read back by its idEnvio, so it is never made twice.
+ * the second (409 `id_envio_duplicado`, or any other refusal) and the send is read back by its idEnvio, so it is never
+ * made twice, nor taken for refused while it was made.
  */
 export class PixPayoutPort {
   private readonly dispatcher: Dispatcher;
   private readonly token: ClientCredentialsToken;
   private readonly retryPolicy: RetryPolicy;
+  private readonly failures = new Map<string, SentPixFailure>();
 
   constructor(
     private readonly config: PixPayoutPortConfig,
@@ -140,8 +220,11 @@ export class PixPayoutPort {
 
   /**
    * `PUT /v3/gn/pix/:idEnvio`: asks the PSP to send. Answers the send, EM_PROCESSAMENTO (its outcome comes by callback
-   * or `readSentPix`). A send already made under this idEnvio (a retry whose first answer was lost) is read back and
-   * returned when it is the same (amount and destination); otherwise the refusal stands.
+   * or `readSentPix`). Any refusal (409 `id_envio_duplicado` or another) may answer a retry whose first send was
+   * carried out and its answer lost, so the send is read back by its idEnvio first:
+   * - none (404): nothing was sent, the refusal stands (a 409 with none is unknown: retryable, never a refusal);
+   * - the same amount and destination: that send is returned;
+   * - another: `PayoutConflict`, with the send found.
    */
   async sendPix(input: SendPixInput): Promise<SentPix> {
     try {
@@ -155,9 +238,7 @@ export class PixPayoutPort {
   }
 
   private async putEnvio(input: SendPixInput): Promise<SentPix> {
-    if (!ID_ENVIO_PATTERN.test(input.idEnvio)) throw new Error(`not an idEnvio: "${input.idEnvio}"`);
-    if (!Number.isSafeInteger(input.amountCentavos) || input.amountCentavos <= 0)
-      throw new Error(`a payout sends a positive number of centavos, not ${input.amountCentavos}`);
+    checkInput(input);
     const { pixKey, holderDocument } = input.destination;
     const body = {
       valor: centavosToPixAmount(input.amountCentavos),
@@ -169,13 +250,14 @@ export class PixPayoutPort {
         chave: pixKey,
         ...(holderDocument === undefined
           ? {}
-          : holderDocument.length === 14
+          : CNPJ.test(holderDocument)
             ? { cnpj: holderDocument }
             : { cpf: holderDocument }),
       },
     };
+    let accepted: SentPix;
     try {
-      const accepted = await this.callFor(
+      accepted = await this.callFor(
         'envio.send',
         validateAccepted,
         'PUT',
@@ -183,25 +265,68 @@ export class PixPayoutPort {
         body,
         [200, 201],
       );
-      return { ...accepted, destinationKey: pixKey };
     } catch (error) {
-      if (!(error instanceof PspError) || error.kind !== 'conflict') throw error;
-      const existing = await this.readSentPix(input.idEnvio);
-      if (
-        existing === undefined ||
-        existing.amountCentavos !== input.amountCentavos ||
-        existing.destinationKey !== pixKey
-      )
-        throw error;
-      return existing;
+      if (!isPspRefusal(error)) throw error;
+      return this.readBackAfterRefusal(input, error);
     }
+    if (accepted.idEnvio !== input.idEnvio || accepted.amountCentavos !== input.amountCentavos) {
+      // An answer about another send is no answer: what the PSP has under this idEnvio is read.
+      this.deps.logger?.warn(
+        { operation: 'envio.send', idEnvio: input.idEnvio },
+        'PSP answered a send with another idEnvio or amount',
+      );
+      const existing = await this.readSentPix(input.idEnvio);
+      if (existing === undefined)
+        throw new PspError(
+          'unavailable',
+          null,
+          'PSP answered a send for another one, and has none under this idEnvio',
+        );
+      return this.sameOrConflict(input, existing);
+    }
+    return { ...accepted, destinationKey: pixKey };
   }
 
-  /** `GET /v2/gn/pix/enviados/id-envio/:idEnvio`: the send as it stands, or undefined when the PSP has none. */
+  private async readBackAfterRefusal(input: SendPixInput, refusal: PspError): Promise<SentPix> {
+    const existing = await this.readSentPix(input.idEnvio);
+    if (existing === undefined) {
+      if (refusal.kind === 'conflict')
+        // The PSP says the idEnvio is used but shows no send under it (yet): unknown, to be tried again.
+        throw new PspError(
+          'unavailable',
+          refusal.status,
+          `the idEnvio is used (${refusal.detail}) but no send is readable under it yet`,
+          refusal.extra,
+        );
+      return Promise.reject(refusal);
+    }
+    return this.sameOrConflict(input, existing);
+  }
+
+  private sameOrConflict(input: SendPixInput, existing: SentPix): SentPix {
+    const differences: string[] = [];
+    if (existing.amountCentavos !== input.amountCentavos)
+      differences.push(`amount ${existing.amountCentavos} centavos, not ${input.amountCentavos}`);
+    if (existing.destinationBankAccount) differences.push('sent to bank account data, not to a Pix key');
+    else if (
+      existing.destinationKey !== undefined &&
+      normalisePixKey(existing.destinationKey) !== normalisePixKey(input.destination.pixKey)
+    )
+      differences.push('sent to another Pix key');
+    if (differences.length > 0) throw new PayoutConflict(input.idEnvio, existing, differences.join('; '));
+    return existing;
+  }
+
+  /**
+   * `GET /v2/gn/pix/enviados/id-envio/:idEnvio`: the send as it stands, or undefined when the PSP has none. Efí's read
+   * tells the status only; the reason of a failure comes in the callback, and a send this port heard of by callback
+   * (`learnFromCallback`) carries it.
+   */
   async readSentPix(idEnvio: string): Promise<SentPix | undefined> {
     if (!ID_ENVIO_PATTERN.test(idEnvio)) throw new Error(`not an idEnvio: "${idEnvio}"`);
+    let read: SentPix;
     try {
-      return await this.callFor(
+      read = await this.callFor(
         'envio.read',
         validateSentPix,
         'GET',
@@ -213,6 +338,25 @@ export class PixPayoutPort {
       if (error instanceof PspError && error.kind === 'not_found') return undefined;
       throw error;
     }
+    if (read.idEnvio !== idEnvio)
+      throw new PspError('unavailable', null, 'PSP answered a read of a send with another idEnvio');
+    const failure = read.status === 'NAO_REALIZADO' ? this.failures.get(idEnvio) : undefined;
+    return failure === undefined ? read : { ...read, failure };
+  }
+
+  /**
+   * Parses a callback (`parseSentPixCallback`) and keeps the failure reasons it tells, so later reads of those sends
+   * carry them (Efí's reads do not). The caller should keep them too (this memory is the process's only).
+   */
+  learnFromCallback(body: unknown): { sent: SentPix[]; rejected: string[] } {
+    const parsed = parseSentPixCallback(body);
+    for (const sent of parsed.sent)
+      if (sent.failure !== undefined) {
+        if (this.failures.size >= MAX_REMEMBERED_FAILURES)
+          this.failures.delete(this.failures.keys().next().value as string);
+        this.failures.set(sent.idEnvio, sent.failure);
+      }
+    return parsed;
   }
 
   /** `GET /v2/gn/saldo`: the account's balance, in centavos. */
@@ -294,7 +438,9 @@ const acceptedSchema = Joi.object({
   status: status.required(),
 }).unknown(true);
 
-// 200: `{endToEndId, idEnvio, valor, chave, status, horario: {solicitacao, liquidacao?}, favorecido: {chave | contaBanco}}`.
+// 200: `{endToEndId, idEnvio, valor, chave, status, horario: {solicitacao, liquidacao?}, favorecido: {chave,
+// identificacao: {nome, cpf (masked)}} | {contaBanco: {nome, cpf (masked), agencia, conta, tipoConta}}}`; no failure
+// reason (Efí tells it in the callback).
 const sentPixSchema = Joi.object({
   endToEndId: Joi.string().required(),
   idEnvio: Joi.string().pattern(ID_ENVIO_PATTERN).required(),
@@ -303,8 +449,7 @@ const sentPixSchema = Joi.object({
   horario: Joi.object({ solicitacao: Joi.string().isoDate(), liquidacao: Joi.string().isoDate() }).unknown(
     true,
   ),
-  favorecido: Joi.object({ chave: Joi.string() }).unknown(true),
-  gnExtras: Joi.object({ erro: erroSchema }).unknown(true),
+  favorecido: Joi.object({ chave: Joi.string(), contaBanco: Joi.object().unknown(true) }).unknown(true),
 }).unknown(true);
 
 // A callback item of a send: `{endToEndId, chave, tipo: "SOLICITACAO", status, valor, horario, gnExtras: {idEnvio, erro?}}`.
@@ -371,8 +516,7 @@ function validateSentPix(body: unknown): Checked<SentPix> {
       valor: string;
       status: SentPixStatus;
       horario?: { solicitacao?: string; liquidacao?: string };
-      favorecido?: { chave?: string };
-      gnExtras?: { erro?: ErroBody };
+      favorecido?: { chave?: string; contaBanco?: unknown };
     }) => ({
       idEnvio: value.idEnvio,
       endToEndId: value.endToEndId,
@@ -381,7 +525,7 @@ function validateSentPix(body: unknown): Checked<SentPix> {
       ...(value.favorecido?.chave === undefined ? {} : { destinationKey: value.favorecido.chave }),
       ...(value.horario?.solicitacao === undefined ? {} : { requestedAt: value.horario.solicitacao }),
       ...(value.horario?.liquidacao === undefined ? {} : { settledAt: value.horario.liquidacao }),
-      ...failureOf(value.gnExtras?.erro),
+      ...(value.favorecido?.contaBanco === undefined ? {} : { destinationBankAccount: true }),
     }),
   );
 }
