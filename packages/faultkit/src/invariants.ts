@@ -32,7 +32,8 @@ export const invariantNames = {
   signed: 'every delivery correctly signed, to its own business only',
   oneJournal: 'exactly one ledger journal (and balance transaction) per paid payment, none for another',
   booksBalance:
-    'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid net',
+    'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid ' +
+    'net; each of its four balances its own entries; pending what its unsettled payments have left',
   noParked: 'no parked message',
   noUnsent: 'no unsent outbox row',
   no500: 'no 500 seen by any client (nor any request given up)',
@@ -93,6 +94,11 @@ interface BookRow {
   balance: string | null;
   entries: string | null;
   transactions: string | null;
+  /** Each of the four balances against minus the sum of its own account's entries, and pending against the
+   * remainders of the settlements not done yet. */
+  parts: Array<{ account: string; balance: string; entries: string | null }>;
+  unsettled: string | null;
+  pending: string | null;
 }
 
 interface ConfirmedEventRow {
@@ -162,7 +168,18 @@ async function observe(sources: InvariantSources): Promise<Observed> {
               (SELECT available_centavos + pending_centavos + reserved_centavos + blocked_centavos
                  FROM ledger.balances WHERE business_id = b.id) AS balance,
               (SELECT -sum(amount_centavos) FROM ledger.entries WHERE business_id = b.id) AS entries,
-              (SELECT sum(net_centavos) FROM ledger.balance_transactions WHERE business_id = b.id) AS transactions
+              (SELECT sum(net_centavos) FROM ledger.balance_transactions WHERE business_id = b.id) AS transactions,
+              (SELECT json_agg(json_build_object('account', part.account, 'balance', part.balance::text,
+                        'entries', (SELECT (-sum(amount_centavos))::text FROM ledger.entries
+                                     WHERE business_id = b.id AND account = part.account)))
+                 FROM ledger.balances bal,
+                      LATERAL (VALUES ('available', bal.available_centavos), ('pending', bal.pending_centavos),
+                                      ('reserved', bal.reserved_centavos), ('blocked', bal.blocked_centavos))
+                        AS part(account, balance)
+                WHERE bal.business_id = b.id) AS parts,
+              (SELECT sum(remaining_centavos) FROM ledger.settlements
+                WHERE business_id = b.id AND settled_at IS NULL) AS unsettled,
+              (SELECT pending_centavos FROM ledger.balances WHERE business_id = b.id) AS pending
          FROM unnest($1::text[]) AS b(id)`,
       [businessIds],
     );
@@ -348,12 +365,22 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
             .filter((p) => p.business_id === book.business_id)
             .reduce((sum, p) => sum + BigInt(p.amount_centavos) - BigInt(p.fee_centavos), 0n);
           const figures = [book.balance, book.entries, book.transactions].map((v) => BigInt(v ?? 0));
-          return figures.every((figure) => figure === paidNet)
+          const problems = figures.every((figure) => figure === paidNet)
             ? []
             : [
                 `${book.business_id}: balance ${figures[0]}, entries ${figures[1]}, balance transactions ` +
                   `${figures[2]}, paid net ${paidNet} (centavos)`,
               ];
+          for (const part of book.parts ?? [])
+            if (BigInt(part.balance) !== BigInt(part.entries ?? 0))
+              problems.push(
+                `${book.business_id}: ${part.account} ${part.balance}, its entries ${part.entries ?? 0}`,
+              );
+          if (BigInt(book.unsettled ?? 0) !== BigInt(book.pending ?? 0))
+            problems.push(
+              `${book.business_id}: pending ${book.pending ?? 0}, unsettled remainders ${book.unsettled ?? 0}`,
+            );
+          return problems;
         }),
       ],
     },

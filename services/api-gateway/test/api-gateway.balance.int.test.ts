@@ -420,6 +420,32 @@ describe('api gateway: the balance, its transactions and the monthly statement',
     );
   });
 
+  test('a posting that lands in the month while the file is read shows in its rows and its closing alike', async () => {
+    // The frame was read before the posting; the page after it: the file still adds up.
+    h.fakes.on(getStatementSummary, async ({ business_id, month }) =>
+      aStatementSummary(business_id, month, {
+        opening_balance_centavos: 1_000,
+        closing_balance_centavos: 1_000,
+      }),
+    );
+    h.fakes.on(listBalanceTransactions, async ({ business_id }) => ({
+      data: [
+        aBalanceTransaction(business_id, {
+          amount_centavos: 10_000,
+          fee_centavos: 100,
+          net_centavos: 9_900,
+        }),
+      ],
+      has_more: false,
+    }));
+    const response = await get('/v1/statements/2031-02').buffer(true).parse(textParser());
+    expect(response.status).toBe(200);
+    expect(parseCsv(response.body as string).slice(-2)).toEqual([
+      ['opening_balance_brl', '10.00', '', '', '', '', '', '', ''],
+      ['closing_balance_brl', '109.00', '', '', '', '', '', '', ''],
+    ]);
+  });
+
   test.each([
     ['a thirteenth month', '2026-13'],
     ['month zero', '2026-00'],

@@ -80,7 +80,7 @@ describe('posting rules', () => {
 
   test('settlement moves the net from pending to available, under settle:<payment_id>', () => {
     const { settlement } = paymentConfirmedPosting(paid('pix'), noDelay);
-    const posting = settlementPosting(settlement!, 50_000);
+    const posting = settlementPosting({ ...settlement!, remainingCentavos: settlement!.netCentavos })!;
 
     expect(posting.causeKey).toBe(settlementCauseKey(settlement!.paymentId));
     expect(posting.causeKey).toBe(`settle:${settlement!.paymentId}`);
@@ -89,27 +89,28 @@ describe('posting rules', () => {
     expect(posting.balanceTransaction).toBeNull();
   });
 
-  test('settlement moves no more than pending holds (a refund took part of it before), and nothing from nothing', () => {
+  test("settlement moves what the payment's refunds left of its net, and writes nothing when nothing is left", () => {
     const { settlement } = paymentConfirmedPosting(paid('pix'), noDelay);
-    expect(settlementPosting(settlement!, 1_000).deltas).toEqual({
+    expect(settlementPosting({ ...settlement!, remainingCentavos: 1_000 })!.deltas).toEqual({
       pending: -1_000,
       available: 1_000,
       reserved: 0,
       blocked: 0,
     });
-    expect(settlementPosting(settlement!, 0).lines).toEqual([]);
+    expect(settlementPosting({ ...settlement!, remainingCentavos: 0 })).toBeNull();
   });
 
-  test('a refund is taken from available first, then pending; the money leaves cash_psp; the fee is kept', () => {
+  test("a refund is taken from its payment's pending first, then available; the money leaves cash_psp; the fee is kept", () => {
     const event = aRefundEvent({ status: 'succeeded', amount_centavos: 5_000 });
     const businessId = event.refund.business_id;
-    const posting = refundSucceededPosting(event, 'cash_psp', { available: 3_000, pending: 9_000 });
+    const posting = refundSucceededPosting(event, 'cash_psp', 2_000);
 
     expect(posting.lines).toEqual([
       { account: 'available', businessId, amountCentavos: 3_000 },
       { account: 'pending', businessId, amountCentavos: 2_000 },
       { account: 'cash_psp', businessId: null, amountCentavos: -5_000 },
     ]);
+    expect(posting.fromPendingOfPayment).toBe(2_000);
     expect(posting.deltas).toEqual({ available: -3_000, pending: -2_000, reserved: 0, blocked: 0 });
     expect(posting.balanceTransaction).toMatchObject({
       type: 'refund',
@@ -122,9 +123,16 @@ describe('posting rules', () => {
     expect(deltaTotal(posting)).toBe(-5_000);
   });
 
-  test('a crypto refund returns tokens at cost; a refund larger than the balance leaves available below zero', () => {
+  test('a refund of a payment still pending in full leaves available untouched', () => {
+    const event = aRefundEvent({ status: 'succeeded', amount_centavos: 5_000 });
+    const posting = refundSucceededPosting(event, 'cash_psp', 9_000);
+    expect(posting.deltas).toEqual({ available: 0, pending: -5_000, reserved: 0, blocked: 0 });
+    expect(posting.fromPendingOfPayment).toBe(5_000);
+  });
+
+  test('a crypto refund returns tokens at cost; a refund larger than its payment pending takes the rest from available, below zero if need be', () => {
     const event = aRefundEvent({ status: 'succeeded', method: 'crypto', amount_centavos: 5_000 });
-    const posting = refundSucceededPosting(event, 'tokens:usdc', { available: 1_000, pending: 500 });
+    const posting = refundSucceededPosting(event, 'tokens:usdc', 500);
 
     expect(posting.lines.at(-1)).toEqual({
       account: 'tokens:usdc',
@@ -133,12 +141,6 @@ describe('posting rules', () => {
     });
     expect(posting.deltas).toEqual({ available: -4_500, pending: -500, reserved: 0, blocked: 0 });
     expect(journalSum(posting.lines)).toBe(0);
-  });
-
-  test('a negative available is not spent again: the refund takes from pending, the rest deepens available', () => {
-    const event = aRefundEvent({ status: 'succeeded', amount_centavos: 700 });
-    const posting = refundSucceededPosting(event, 'cash_psp', { available: -200, pending: 500 });
-    expect(posting.deltas).toEqual({ available: -200, pending: -500, reserved: 0, blocked: 0 });
   });
 
   test("a statement month runs from its first instant (UTC) to the next month's", () => {

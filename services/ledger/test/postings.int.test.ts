@@ -233,13 +233,41 @@ describe('the ledger posts money events once', () => {
 describe('the database refuses what the books forbid', () => {
   const bed = ledgerServiceForTheseTests('ledger-constraints');
 
-  const newJournal = async (causeKey: string) => {
-    const [row] = await bed.sql<{ id: string }>(
-      `INSERT INTO journals (cause_key, kind) VALUES ($1, 'adjustment') RETURNING id`,
-      [causeKey],
-    );
-    return row!.id;
-  };
+  /** A journal and its entries (account, centavos) in one transaction, as the service writes them: its id. */
+  const newJournal = (causeKey: string, entries: Array<[string, number]>) =>
+    bed.service.dataSource.transaction(async (manager) => {
+      const [journal] = (await manager.query(
+        `INSERT INTO journals (cause_key, kind) VALUES ($1, 'adjustment') RETURNING id`,
+        [causeKey],
+      )) as Array<{ id: string }>;
+      for (const [account, centavos] of entries)
+        await manager.query(
+          `INSERT INTO entries (journal_id, account, amount_centavos) VALUES ($1, $2, $3)`,
+          [journal!.id, account, centavos],
+        );
+      return journal!.id;
+    });
+
+  test('a journal with no entries is refused at commit: its cause is not used up', async () => {
+    const empty = `test:${newPublicId('evt')}`;
+    await expect(newJournal(empty, [])).rejects.toThrow(/has 0 entries/);
+    expect(await journalsCausedBy(bed, empty)).toBe(0);
+  });
+
+  test('entries cannot be added to a journal once it is committed, even balanced ones', async () => {
+    const journalId = await newJournal(`test:${newPublicId('evt')}`, [
+      ['cash_psp', 100],
+      ['suspense', -100],
+    ]);
+    await expect(
+      bed.service.dataSource.transaction(async (manager) => {
+        await manager.query(
+          `INSERT INTO entries (journal_id, account, amount_centavos) VALUES ($1, 'cash_psp', 5), ($1, 'suspense', -5)`,
+          [journalId],
+        );
+      }),
+    ).rejects.toThrow(/is closed/);
+  });
 
   test('a journal whose entries do not sum to zero is refused at commit; a balanced one is kept', async () => {
     const unbalanced = `test:${newPublicId('evt')}`;
@@ -272,13 +300,10 @@ describe('the database refuses what the books forbid', () => {
   });
 
   test('an entry or a journal can be neither updated nor deleted', async () => {
-    const journalId = await newJournal(`test:${newPublicId('evt')}`);
-    await bed.service.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO entries (journal_id, account, amount_centavos) VALUES ($1, 'cash_psp', 250), ($1, 'suspense', -250)`,
-        [journalId],
-      );
-    });
+    const journalId = await newJournal(`test:${newPublicId('evt')}`, [
+      ['cash_psp', 250],
+      ['suspense', -250],
+    ]);
 
     for (const statement of [
       `UPDATE entries SET amount_centavos = amount_centavos + 1 WHERE journal_id = $1`,

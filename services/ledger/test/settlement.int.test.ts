@@ -1,6 +1,7 @@
 import { getBalance, newPublicId, type PaymentEventPayload } from '@gateway/contracts';
-import { aPaymentEvent, testLogger, waitFor } from '@gateway/testkit';
+import { aPaymentEvent, aRefundEvent, testLogger, waitFor } from '@gateway/testkit';
 import { postConfirmedPayment } from '../src/application/post-confirmed-payment';
+import { postSucceededRefund } from '../src/application/post-succeeded-refund';
 import { SettlementSweep } from '../src/application/settlement-sweep';
 import { startLedgerService } from '../src/main';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
@@ -85,6 +86,64 @@ describe('settlement: pending becomes available at available_on', () => {
     });
     expect(await statusOf(bed, event.payment.payment_id)).toBe('available');
   }, 30_000);
+
+  test("a payment refunded before it settled never makes another payment's money available early", async () => {
+    const businessId = newPublicId('biz');
+    const deps = {
+      dataSource: bed.service.dataSource,
+      delays: { pix: DELAY_SECONDS, crypto: 3600 },
+      logger: bed.service.logger,
+    };
+    // Crypto settles after an hour: the first paid two hours ago (due), the second half an hour ago (not yet).
+    const paidAgo = (minutes: number) => {
+      const event = aPaymentEvent({
+        business_id: businessId,
+        method: 'crypto',
+        token: 'usdc',
+        status: 'paid',
+        amount_centavos: 1_000,
+        fee_centavos: 10,
+      });
+      return { ...event, occurred_at: new Date(Date.now() - minutes * 60_000).toISOString() };
+    };
+    const [due, notDue] = [paidAgo(120), paidAgo(30)];
+    // Posted and refunded straight through the use cases, before any sweep: the service's own sweeps are left out.
+    const sweep = new SettlementSweep(bed.service.dataSource, {
+      intervalMs: 3_600_000,
+      logger: testLogger('sweep'),
+    });
+    await bed.service.settlement.stop();
+    try {
+      for (const event of [due, notDue]) await postConfirmedPayment(deps, event);
+      const refund = aRefundEvent({
+        business_id: businessId,
+        payment_id: due.payment.payment_id,
+        method: 'crypto',
+        status: 'succeeded',
+        amount_centavos: 990,
+      });
+      await postSucceededRefund(bed.service.dataSource, refund);
+      expect(await balanceOf(bed, businessId)).toMatchObject({
+        pending_centavos: 990,
+        available_centavos: 0,
+      });
+
+      await sweep.runOnce();
+      // The refunded payment had nothing left to move; the other's 9.90 waits for its own time.
+      expect(await balanceOf(bed, businessId)).toMatchObject({
+        pending_centavos: 990,
+        available_centavos: 0,
+      });
+      expect(await statusOf(bed, due.payment.payment_id)).toBe('available');
+      expect(await statusOf(bed, notDue.payment.payment_id)).toBe('pending');
+      const settles = await bed.sql(`SELECT 1 FROM journals WHERE cause_key = $1`, [
+        `settle:${due.payment.payment_id}`,
+      ]);
+      expect(settles).toHaveLength(0);
+    } finally {
+      bed.service.settlement.start();
+    }
+  });
 
   test('sweeps running at once (two replicas) settle each due payment once (many tries)', async () => {
     // Two businesses, their payments interleaved: each sweep locks both balances.

@@ -5,16 +5,17 @@ import { refundSucceededPosting } from '../domain/posting-rules';
 import {
   balanceTransactionExists,
   claimJournal,
-  findSettlement,
   lockBalance,
   lockPaymentPosting,
+  lockSettlement,
+  takeFromSettlement,
 } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
 import { writeJournal } from './shared/write-journal';
 
 /**
  * `refund.succeeded.v1`: the refund's money left the platform (from where the payment's money is held) and the
- * business is owed that much less, from `available` first, then `pending`; one journal keyed by the event id, so a
+ * business is owed that much less, from what the payment still has pending first, then `available`; one journal keyed by the event id, so a
  * redelivery writes nothing, and one balance transaction per refund, so a replay under another id writes nothing
  * either.
  */
@@ -33,16 +34,19 @@ export async function postSucceededRefund(
       businessId: refund.business_id,
     });
     if (journalId === null) return false;
-    const settlement = await findSettlement(manager, refund.payment_id);
-    // The payment's holding account as posted; a payment the ledger never saw paid: its method's account.
+    // Locked before the balance, as the settlement sweep locks them: the two never wait on each other in a cycle.
+    const settlement = await lockSettlement(manager, refund.payment_id);
+    // A crypto payment's refund needs its payment's token account, known once the payment is posted: a refund
+    // delivered first (two producers' events out of order) waits for it, retried by the broker.
+    if (settlement === null && refund.method === 'crypto')
+      throw new Error(`refund ${refund.refund_id}: payment ${refund.payment_id} not posted yet`);
+    // The payment's holding account as posted; a PIX payment the ledger has not posted: the PSP cash account.
     const holding = settlement
       ? storedHoldingAccount(settlement.holdingAccount)
       : holdingAccount(refund.method, null);
-    const balance = await lockBalance(manager, refund.business_id);
-    const posting = refundSucceededPosting(event, holding, {
-      available: balance.availableCentavos,
-      pending: balance.pendingCentavos,
-    });
+    await lockBalance(manager, refund.business_id);
+    const posting = refundSucceededPosting(event, holding, settlement?.remainingCentavos ?? 0);
+    await takeFromSettlement(manager, refund.payment_id, posting.fromPendingOfPayment);
     await writeJournal(manager, journalId, posting);
     return true;
   });

@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@gateway/observability';
 import { BatchTask } from '@gateway/service-runtime';
-import { settlementCauseKey, settlementPosting } from '../domain/posting-rules';
+import { settlementPosting } from '../domain/posting-rules';
 import { claimDueSettlements, claimJournal, lockBalance, markSettled } from '../persistence';
-import { storedHoldingAccount } from '../domain/accounts';
 import { recordJournalPosted } from './shared/ledger-metrics';
 import { writeJournal } from './shared/write-journal';
 
@@ -42,25 +41,19 @@ export class SettlementSweep extends BatchTask {
         a.businessId < b.businessId ? -1 : a.businessId > b.businessId ? 1 : 0,
       );
       for (const settlement of inLockOrder) {
-        const journalId = await claimJournal(manager, {
-          causeKey: settlementCauseKey(settlement.paymentId),
-          kind: 'settlement',
-          businessId: settlement.businessId,
-        });
-        if (journalId !== null) {
-          const balance = await lockBalance(manager, settlement.businessId);
-          const posting = settlementPosting(
-            {
-              paymentId: settlement.paymentId,
-              businessId: settlement.businessId,
-              netCentavos: settlement.netCentavos,
-              availableOn: settlement.availableOn,
-              holdingAccount: storedHoldingAccount(settlement.holdingAccount),
-            },
-            balance.pendingCentavos,
-          );
-          await writeJournal(manager, journalId, posting);
-          posted += 1;
+        // What the payment's refunds left of its net; nothing left writes no journal (and uses up no key).
+        const posting = settlementPosting(settlement);
+        if (posting !== null) {
+          const journalId = await claimJournal(manager, {
+            causeKey: posting.causeKey,
+            kind: 'settlement',
+            businessId: settlement.businessId,
+          });
+          if (journalId !== null) {
+            await lockBalance(manager, settlement.businessId);
+            await writeJournal(manager, journalId, posting);
+            posted += 1;
+          }
         }
         await markSettled(manager, settlement);
       }

@@ -135,12 +135,15 @@ export const isSettlementDue = (settlement: Pick<DueSettlement, 'availableOn'>, 
   settlement.availableOn.getTime() <= now.getTime();
 
 /**
- * The settlement delay is over: the payment's net moves from `pending` to `available`. A refund taken from `pending`
- * before (docs/money-model.md#refunds) left less there; the move takes what is left, never more, so `pending` never
- * goes below zero and the business's total is unchanged either way.
+ * The settlement delay is over: what is left of the payment's net (`remainingCentavos`: the net, less refunds taken
+ * from it before) moves from `pending` to `available`. Never more, never another payment's pending money; null when
+ * nothing is left (a payment refunded in full before it settled), so no journal is written.
  */
-export function settlementPosting(settlement: DueSettlement, pendingNow: number): Posting {
-  const moved = Math.max(0, Math.min(settlement.netCentavos, pendingNow));
+export function settlementPosting(
+  settlement: Pick<DueSettlement, 'paymentId' | 'businessId'> & { remainingCentavos: number },
+): Posting | null {
+  const moved = settlement.remainingCentavos;
+  if (moved <= 0) return null;
   const { businessId } = settlement;
   return posting({
     causeKey: settlementCauseKey(settlement.paymentId),
@@ -157,29 +160,30 @@ export function settlementPosting(settlement: DueSettlement, pendingNow: number)
 
 /**
  * A refund succeeded (R): the money left the platform (`cash_psp`, or the token at the payment's cost: the refund's
- * share R/G of the gross G costs R), and the business is owed R less, taken from `available` first, then `pending`.
- * The fee stays the platform's. Until refunds are reserved before they are sent (INSUFFICIENT_BALANCE, the next
- * step), a refund larger than both may leave `available` below zero: the money has already left and the books say
- * so (docs/adr/0019-ledger-and-posting-rules.md).
+ * share R/G of the gross G costs R), and the business is owed R less: taken first from what the payment itself still
+ * has pending (`pendingOfPayment`, its settlement's remainder; the caller takes it from there too), then from
+ * `available`. The fee stays the platform's. Until refunds are reserved before they are sent (INSUFFICIENT_BALANCE,
+ * the next step), a refund larger than both may leave `available` below zero: the money has already left and the
+ * books say so (docs/adr/0019-ledger-and-posting-rules.md). Another payment's pending money is never touched, so
+ * each settlement moves exactly what its own payment left.
  */
 export function refundSucceededPosting(
   event: RefundEventPayload,
   holding: Account,
-  balance: { available: number; pending: number },
-): Posting {
+  pendingOfPayment: number,
+): Posting & { fromPendingOfPayment: number } {
   const { refund } = event;
   const amount = refund.amount_centavos;
-  const fromAvailable = Math.min(amount, Math.max(0, balance.available));
-  const fromPending = Math.min(amount - fromAvailable, Math.max(0, balance.pending));
-  const overdrawn = amount - fromAvailable - fromPending;
+  const fromPending = Math.min(amount, Math.max(0, pendingOfPayment));
+  const fromAvailable = amount - fromPending;
   const businessId = refund.business_id;
   const refundedAt = new Date(event.occurred_at);
-  return posting({
+  const refundPosting = posting({
     causeKey: event.event_id,
     kind: 'refund',
     businessId,
     lines: [
-      { account: 'available', businessId, amountCentavos: fromAvailable + overdrawn },
+      { account: 'available', businessId, amountCentavos: fromAvailable },
       { account: 'pending', businessId, amountCentavos: fromPending },
       { account: holding, businessId: null, amountCentavos: -amount },
     ],
@@ -196,4 +200,5 @@ export function refundSucceededPosting(
     },
     settlement: null,
   });
+  return { ...refundPosting, fromPendingOfPayment: fromPending };
 }

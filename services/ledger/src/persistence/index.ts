@@ -4,6 +4,7 @@ import { EntryEntity } from './entry.entity';
 import { JournalEntity } from './journal.entity';
 import { SettlementEntity } from './settlement.entity';
 import { Books1764400000000 } from './migrations/1764400000000-books';
+import { SettlementRemainders1764400100000 } from './migrations/1764400100000-settlement-remainders';
 
 export { BalanceEntity, BalanceTransactionEntity, EntryEntity, JournalEntity, SettlementEntity };
 export * from './ledger-store';
@@ -12,5 +13,5 @@ export * from './balance-transaction-store';
 export const ledgerDatabase = {
   schema: 'ledger',
   entities: [JournalEntity, EntryEntity, BalanceEntity, BalanceTransactionEntity, SettlementEntity],
-  migrations: [Books1764400000000],
+  migrations: [Books1764400000000, SettlementRemainders1764400100000],
 };

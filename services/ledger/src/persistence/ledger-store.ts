@@ -139,8 +139,8 @@ export async function insertSettlement(
 ): Promise<void> {
   await manager.query(
     `INSERT INTO settlements (payment_id, business_id, balance_transaction_id, holding_account, net_centavos,
-       available_on)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
+       remaining_centavos, available_on)
+     VALUES ($1, $2, $3, $4, $5, $5, $6)`,
     [
       settlement.paymentId,
       settlement.businessId,
@@ -154,6 +154,31 @@ export async function insertSettlement(
 
 export function findSettlement(manager: EntityManager, paymentId: string): Promise<SettlementEntity | null> {
   return manager.findOne(SettlementEntity, { where: { paymentId } });
+}
+
+/**
+ * The payment's settlement, locked until the transaction ends (a refund takes from its remainder); null for a payment
+ * the ledger has not posted.
+ */
+export function lockSettlement(manager: EntityManager, paymentId: string): Promise<SettlementEntity | null> {
+  return manager
+    .createQueryBuilder(SettlementEntity, 'settlement')
+    .setLock('pessimistic_write')
+    .where('settlement.payment_id = :paymentId', { paymentId })
+    .getOne();
+}
+
+/** A refund took `centavos` from what the settlement had left to move. */
+export async function takeFromSettlement(
+  manager: EntityManager,
+  paymentId: string,
+  centavos: number,
+): Promise<void> {
+  if (centavos === 0) return;
+  await manager.query(
+    `UPDATE settlements SET remaining_centavos = remaining_centavos - $2 WHERE payment_id = $1`,
+    [paymentId, centavos],
+  );
 }
 
 /**
@@ -178,9 +203,10 @@ export function claimDueSettlements(
 
 /** The settlement is done: its balance transaction's money is available. */
 export async function markSettled(manager: EntityManager, settlement: SettlementEntity): Promise<void> {
-  await manager.query(`UPDATE settlements SET settled_at = now() WHERE payment_id = $1`, [
-    settlement.paymentId,
-  ]);
+  await manager.query(
+    `UPDATE settlements SET settled_at = now(), remaining_centavos = 0 WHERE payment_id = $1`,
+    [settlement.paymentId],
+  );
   await manager.query(`UPDATE balance_transactions SET status = 'available' WHERE id = $1`, [
     settlement.balanceTransactionId,
   ]);

@@ -19,6 +19,10 @@ export class SettlementEntity {
   @Column({ type: 'bigint', name: 'net_centavos', transformer: bigintAsNumber })
   netCentavos!: number;
 
+  /** What is left of the net for settlement to move: the net, less the refunds taken from it before. */
+  @Column({ type: 'bigint', name: 'remaining_centavos', transformer: bigintAsNumber })
+  remainingCentavos!: number;
+
   @Column({ type: 'timestamptz', name: 'available_on' })
   availableOn!: Date;
 

@@ -95,6 +95,8 @@ const rowsOf = (transactions: BalanceTransaction[]): string => transactions.map(
 /** Writes a chunk, waiting while the client's socket is full (a month is streamed at the pace it is read). */
 async function write(res: Response, chunk: string): Promise<void> {
   if (chunk === '' || res.write(chunk)) return;
+  // A client gone already fired its 'close': waiting for it would never end.
+  if (res.destroyed || res.writableEnded) return;
   await new Promise<void>((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -108,7 +110,7 @@ async function write(res: Response, chunk: string): Promise<void> {
 
 /**
  * The month's statement as CSV (statement-csv.ts): the frame (its first and next month's first instant, its opening
- * and closing balances) from the ledger, then its balance transactions oldest first, a page of
+ * balance) from the ledger, then its balance transactions oldest first, a page of
  * STATEMENT_PAGE_SIZE at a time, each page written before the next is asked for. The frame and the first page are
  * read before anything is written, so a refusal or an unavailable ledger is the contract's JSON error; a failure past
  * that point cuts the connection (the error middleware), so a file without its closing row is never taken for whole.
@@ -141,16 +143,23 @@ async function serveStatement(req: Request, res: Response, { commands }: RouteCo
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
     });
-  await write(res, STATEMENT_HEADER + rowsOf(page.data));
+  // The closing balance is the opening plus the rows this file holds: a posting that lands in the month while the
+  // pages are read shows in a row and in the closing alike, so the file always adds up.
+  let closing = summary.opening_balance_centavos;
+  const sent = (transactions: BalanceTransaction[]) => {
+    for (const transaction of transactions) closing += transaction.net_centavos;
+    return rowsOf(transactions);
+  };
+  await write(res, STATEMENT_HEADER + sent(page.data));
   while (page.has_more && page.data.length > 0) {
     // A client that left gets no more pages asked for it.
     if (res.destroyed) return;
     page = await pageAfter(page.data.at(-1)!.balance_transaction_id);
-    await write(res, rowsOf(page.data));
+    await write(res, sent(page.data));
   }
   res.end(
     balanceRow('opening_balance_brl', summary.opening_balance_centavos) +
-      balanceRow('closing_balance_brl', summary.closing_balance_centavos),
+      balanceRow('closing_balance_brl', closing),
   );
 }
 
