@@ -148,6 +148,12 @@ describe("the README's walkthrough, run as written", () => {
       expect(ran.output).toMatch(/^status\s+paid$/m);
       expect(ran.output).toMatch(/^status\s+succeeded$/m);
       expect(ran.output).toContain('"type":"refund.succeeded"');
+      // The books: the balance, its movements and the month's statement, as CSV.
+      expect(ran.output).toMatch(/available_brl/);
+      expect(ran.output).toContain(
+        'id,created_at,type,source_id,amount_brl,fee_brl,net_brl,available_on,description',
+      );
+      expect(ran.output).toMatch(/^closing_balance_brl,-?\d+\.\d{2}/m);
 
       await listen.shows(
         /payment\.confirmed[\s\S]*payment\.confirmed/,
