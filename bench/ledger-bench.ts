@@ -70,10 +70,19 @@ const POLL_MS = 2;
 /** Other sessions' statistics reach pg_stat_database about once a second: a count read this long after is whole. */
 const STATISTICS_FLUSH_MS = 1200;
 
-const commit = (root: string) =>
-  execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
-    .toString()
-    .trim();
+/** The checkout's commit; a tree exported without git (`git archive`) says so. */
+function commit(root: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+  } catch {
+    return 'no git checkout';
+  }
+}
 
 /** The ledger as the launcher runs it: its own process, exactly its variables. */
 function startLedger(env: IsolatedEnvironment): ChildProcess {
@@ -168,6 +177,7 @@ async function main(): Promise<void> {
     const groups: ProcessGroup[] = [
       { name: 'ledger', pid: ledger.pid! },
       { name: 'postgresql', comm: 'postgres' },
+      { name: 'rabbitmq', comm: 'beam.smp' },
     ];
     // CPU counted from the first posting on: the process's start (tsx, connections) is not posting.
     const firstPosted = await waitFor(

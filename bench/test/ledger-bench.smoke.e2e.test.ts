@@ -26,7 +26,7 @@ describe('pnpm bench:ledger --smoke', () => {
       invariants: Array<{ name: string; held: boolean }>;
     };
     expect(report.throughput.postingsPerSecond).toBeGreaterThan(0);
-    expect(Object.keys(report.throughput.cpuMsPerPosting)).toEqual(['ledger', 'postgresql']);
+    expect(Object.keys(report.throughput.cpuMsPerPosting)).toEqual(['ledger', 'postgresql', 'rabbitmq']);
     expect(report.lag.events).toBe(100);
     expect(report.lag.p99).toBeGreaterThan(0);
     expect(report.invariants).toHaveLength(3);
