@@ -26,7 +26,7 @@ export async function postConfirmedPayment(
   if (posting.balanceTransaction === null || posting.settlement === null)
     throw new Error(`a payment posting has a balance transaction and a settlement: ${posting.causeKey}`);
   // One statement, its own transaction: nothing is held open across a round trip.
-  const journalId = await postPaymentJournal(deps.dataSource.manager, {
+  const journalId = await postPaymentJournal(deps.dataSource, {
     ...posting,
     balanceTransaction: { ...posting.balanceTransaction, id: newPublicId('btx') },
     settlement: posting.settlement,
