@@ -150,6 +150,40 @@ describe('the ledger posts money events once', () => {
     await expectBooksConsistent(bed);
   }, 60_000);
 
+  test('a payment and its refund posted at once are taken one after the other: a refund posted after the payment returns the money from its token account (many tries)', async () => {
+    const businessId = newPublicId('biz');
+    for (let round = 0; round < 10; round += 1) {
+      const payment = paidEvent(businessId, {
+        method: 'crypto',
+        token: 'usdc',
+        amount_centavos: 2_000,
+        fee_centavos: 20,
+      });
+      const refund = aRefundEvent({
+        business_id: businessId,
+        payment_id: payment.payment.payment_id,
+        method: 'crypto',
+        status: 'succeeded',
+        amount_centavos: 500,
+      });
+      await Promise.all([bed.confirm(payment), bed.refundSucceeded(refund)]);
+      const journals = await bed.sql<{ cause_key: string; id: string; holding: string | null }>(
+        `SELECT j.cause_key, j.id,
+           (SELECT e.account FROM entries e WHERE e.journal_id = j.id AND e.account LIKE 'tokens:%') AS holding
+         FROM journals j WHERE j.cause_key = ANY($1)`,
+        [[payment.event_id, refund.event_id]],
+      );
+      expect(journals).toHaveLength(2);
+      const paymentJournal = journals.find((j) => j.cause_key === payment.event_id)!;
+      const refundJournal = journals.find((j) => j.cause_key === refund.event_id)!;
+      // Journal ids follow the order of the posting lock: the later one saw the earlier one committed.
+      if (Number(paymentJournal.id) < Number(refundJournal.id))
+        expect(refundJournal.holding).toBe('tokens:usdc');
+      else expect(refundJournal.holding).toBe('tokens:unknown');
+    }
+    await expectBooksConsistent(bed);
+  }, 60_000);
+
   test('refund.succeeded.v1 returns the money from where the payment holds it, from available then pending', async () => {
     const businessId = newPublicId('biz');
     const payment = paidEvent(businessId, {

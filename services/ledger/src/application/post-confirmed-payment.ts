@@ -1,16 +1,15 @@
 import type { DataSource } from 'typeorm';
-import type { PaymentEventPayload } from '@gateway/contracts';
 import type { Logger } from '@gateway/observability';
-import { paymentConfirmedPosting, type SettlementDelays } from '../domain/posting-rules';
-import { claimJournal, findSettlement, journalExists, lockPaymentPosting } from '../persistence';
+import { newPublicId, type PaymentEventPayload } from '@gateway/contracts';
+import { isSettlementDue, paymentConfirmedPosting, type SettlementDelays } from '../domain/posting-rules';
+import { journalExists, postPaymentJournal } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
-import { writeJournal } from './shared/write-journal';
 
 export interface PostConfirmedPaymentDeps {
   dataSource: DataSource;
   delays: SettlementDelays;
   logger: Logger;
-  /** Called after a posting committed (the settlement sweep's nudge: a payment due at once settles at once). */
+  /** Called after a posting committed whose settlement is due already (the sweep's nudge: it settles at once). */
   afterPosting?: () => void;
 }
 
@@ -24,24 +23,23 @@ export async function postConfirmedPayment(
   event: PaymentEventPayload,
 ): Promise<{ posted: boolean }> {
   const posting = paymentConfirmedPosting(event, deps.delays);
-  const posted = await deps.dataSource.transaction(async (manager) => {
-    await lockPaymentPosting(manager, event.payment.payment_id);
-    if (await findSettlement(manager, event.payment.payment_id)) {
-      if (!(await journalExists(manager, posting.causeKey)))
-        deps.logger.warn(
-          { payment_id: event.payment.payment_id, event_id: event.event_id },
-          'payment already posted under another event: nothing posted',
-        );
-      return false;
-    }
-    const journalId = await claimJournal(manager, posting);
-    if (journalId === null) return false;
-    await writeJournal(manager, journalId, posting);
-    return true;
+  if (posting.balanceTransaction === null || posting.settlement === null)
+    throw new Error(`a payment posting has a balance transaction and a settlement: ${posting.causeKey}`);
+  // One statement, its own transaction: nothing is held open across a round trip.
+  const journalId = await postPaymentJournal(deps.dataSource, {
+    ...posting,
+    balanceTransaction: { ...posting.balanceTransaction, id: newPublicId('btx') },
+    settlement: posting.settlement,
   });
+  const posted = journalId !== null;
   if (posted) {
     recordJournalPosted('payment', new Date(event.occurred_at));
-    deps.afterPosting?.();
-  }
+    // Only a settlement already due needs a sweep now; a later one is found by the sweep's interval.
+    if (isSettlementDue(posting.settlement, new Date())) deps.afterPosting?.();
+  } else if (!(await journalExists(deps.dataSource.manager, posting.causeKey)))
+    deps.logger.warn(
+      { payment_id: event.payment.payment_id, event_id: event.event_id },
+      'payment already posted under another event: nothing posted',
+    );
   return { posted };
 }
