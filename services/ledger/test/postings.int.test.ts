@@ -150,7 +150,7 @@ describe('the ledger posts money events once', () => {
     await expectBooksConsistent(bed);
   }, 60_000);
 
-  test('a payment and its refund posted at once are taken one after the other: a refund posted after the payment returns the money from its token account (many tries)', async () => {
+  test('a crypto payment and its refund delivered at once: the refund always returns the money from the token account, waiting for the payment if it came first (many tries)', async () => {
     const businessId = newPublicId('biz');
     for (let round = 0; round < 10; round += 1) {
       const payment = paidEvent(businessId, {
@@ -166,7 +166,16 @@ describe('the ledger posts money events once', () => {
         status: 'succeeded',
         amount_centavos: 500,
       });
-      await Promise.all([bed.confirm(payment), bed.refundSucceeded(refund)]);
+      // A refund handled before its payment fails; the broker delivers an event again after a delay (here, where the
+      // test awaits the answer, the test delivers it again).
+      const [, refundFirst] = await Promise.all([
+        bed.confirm(payment),
+        bed.refundSucceeded(refund).then(
+          () => false,
+          () => true,
+        ),
+      ]);
+      if (refundFirst) await bed.refundSucceeded(refund);
       const journals = await bed.sql<{ cause_key: string; id: string; holding: string | null }>(
         `SELECT j.cause_key, j.id,
            (SELECT e.account FROM entries e WHERE e.journal_id = j.id AND e.account LIKE 'tokens:%') AS holding
@@ -176,10 +185,8 @@ describe('the ledger posts money events once', () => {
       expect(journals).toHaveLength(2);
       const paymentJournal = journals.find((j) => j.cause_key === payment.event_id)!;
       const refundJournal = journals.find((j) => j.cause_key === refund.event_id)!;
-      // Journal ids follow the order of the posting lock: the later one saw the earlier one committed.
-      if (Number(paymentJournal.id) < Number(refundJournal.id))
-        expect(refundJournal.holding).toBe('tokens:usdc');
-      else expect(refundJournal.holding).toBe('tokens:unknown');
+      expect(Number(paymentJournal.id)).toBeLessThan(Number(refundJournal.id));
+      expect(refundJournal.holding).toBe('tokens:usdc');
     }
     await expectBooksConsistent(bed);
   }, 60_000);

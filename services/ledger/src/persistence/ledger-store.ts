@@ -56,8 +56,8 @@ export async function postPaymentJournal(
        SELECT pg_advisory_xact_lock(hashtext('ledger:payment:' || $1::text))
      ), settlement AS (
        INSERT INTO settlements (payment_id, business_id, balance_transaction_id, holding_account, net_centavos,
-         available_on)
-       SELECT $1, $2, $3, $4, $5, $6 FROM posting_lock
+         remaining_centavos, available_on)
+       SELECT $1, $2, $3, $4, $5, $5, $6 FROM posting_lock
        ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id
      ), journal AS (
        INSERT INTO journals (cause_key, kind, business_id)
