@@ -7,6 +7,7 @@ import {
   getPayment,
   createPayment,
   newPublicId,
+  serviceNames,
   setFeeRule,
   startCheckoutSession,
   type CheckoutPage,
@@ -99,14 +100,10 @@ describe('api gateway: a dependency down or hung is 503 SERVICE_UNAVAILABLE with
     maintenance.pathname = '/postgres';
     serverAdmin = await new DataSource({ type: 'postgres', url: maintenance.toString() }).initialize();
     // Every service the gateway waits for at /readyz answers on the test's own (direct) connection.
-    fakes = await FakeServices.start(bed.client, [
-      'payment',
-      'checkout',
-      'customer',
-      'webhook-dispatcher',
-      'pix-adapter',
-      'solana-watcher',
-    ]);
+    fakes = await FakeServices.start(
+      bed.client,
+      serviceNames.filter((service) => service !== 'api-gateway'),
+    );
     http = request(gateway.url);
     const created = await http
       .post('/admin/v1/businesses')
