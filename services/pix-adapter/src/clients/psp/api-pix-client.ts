@@ -57,6 +57,36 @@ type Path = `/${string}`;
 export const API_PIX_SCOPES = 'cob.write cob.read payloadlocation.write webhook.write pix.write pix.read';
 
 /** Client of the BCB "API Pix" v2 cob, loc, pix (devolução) and webhook endpoints of a receiving PSP. */
+/**
+ * What every client of the PSP holds: one connection pool (with the mTLS certificate when given), its OAuth token
+ * (client credentials, `defaultScope` unless the configuration names one) and its retry policy.
+ */
+export function pspSession(
+  config: Pick<
+    ApiPixClientConfig,
+    'oauthTokenUrl' | 'clientId' | 'clientSecret' | 'scope' | 'mTLS' | 'timeoutMs' | 'maxRetries'
+  >,
+  deps: ApiPixClientDeps,
+  defaultScope: string,
+): { dispatcher: Dispatcher; token: ClientCredentialsToken; retryPolicy: RetryPolicy } {
+  const dispatcher = new Agent({ connect: config.mTLS ? { ...config.mTLS } : undefined });
+  return {
+    dispatcher,
+    token: new ClientCredentialsToken(
+      { ...config, scope: config.scope ?? defaultScope },
+      dispatcher,
+      deps.now ?? Date.now,
+    ),
+    retryPolicy: {
+      maxRetries: config.maxRetries,
+      baseDelayMs: deps.retryBaseDelayMs ?? 200,
+      maxDelayMs: deps.retryMaxDelayMs ?? 5000,
+      sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      random: deps.random ?? Math.random,
+    },
+  };
+}
+
 export class ApiPixClient {
   private readonly dispatcher: Dispatcher;
   private readonly token: ClientCredentialsToken;
@@ -66,19 +96,11 @@ export class ApiPixClient {
     private readonly config: ApiPixClientConfig,
     private readonly deps: ApiPixClientDeps = {},
   ) {
-    this.dispatcher = new Agent({ connect: config.mTLS ? { ...config.mTLS } : undefined });
-    this.token = new ClientCredentialsToken(
-      { ...config, scope: config.scope ?? API_PIX_SCOPES },
-      this.dispatcher,
-      deps.now ?? Date.now,
-    );
-    this.retryPolicy = {
-      maxRetries: config.maxRetries,
-      baseDelayMs: deps.retryBaseDelayMs ?? 200,
-      maxDelayMs: deps.retryMaxDelayMs ?? 5000,
-      sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-      random: deps.random ?? Math.random,
-    };
+    ({
+      dispatcher: this.dispatcher,
+      token: this.token,
+      retryPolicy: this.retryPolicy,
+    } = pspSession(config, deps, API_PIX_SCOPES));
   }
 
   /**

@@ -1,11 +1,11 @@
 import Joi from 'joi';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { balanceToCentavos, centavosToPixAmount, pixAmountToCentavos } from '../../domain/amount';
 import { ID_ENVIO_PATTERN } from '../../domain/id-envio';
-import { type ApiPixClientDeps } from './api-pix-client';
+import { type ApiPixClientDeps, pspSession } from './api-pix-client';
 import { type Checked } from './cob';
 import { type HttpReply, send } from './http';
-import { ClientCredentialsToken } from './oauth-token';
+import type { ClientCredentialsToken } from './oauth-token';
 import { PspError, isPspRefusal, pspErrorFromResponse } from './psp-error';
 import { type RetryPolicy, withRetry } from './retry';
 
@@ -203,19 +203,11 @@ export class PixPayoutPort {
     private readonly config: PixPayoutPortConfig,
     private readonly deps: ApiPixClientDeps = {},
   ) {
-    this.dispatcher = new Agent({ connect: config.mTLS ? { ...config.mTLS } : undefined });
-    this.token = new ClientCredentialsToken(
-      { ...config, scope: config.scope ?? ENVIO_SCOPES },
-      this.dispatcher,
-      deps.now ?? Date.now,
-    );
-    this.retryPolicy = {
-      maxRetries: config.maxRetries,
-      baseDelayMs: deps.retryBaseDelayMs ?? 200,
-      maxDelayMs: deps.retryMaxDelayMs ?? 5000,
-      sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-      random: deps.random ?? Math.random,
-    };
+    ({
+      dispatcher: this.dispatcher,
+      token: this.token,
+      retryPolicy: this.retryPolicy,
+    } = pspSession(config, deps, ENVIO_SCOPES));
   }
 
   /**
