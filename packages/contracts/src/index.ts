@@ -14,6 +14,7 @@ export * from './webhook-commands';
 export * from './refund-messages';
 export * from './event-commands';
 export * from './ledger-messages';
+export * from './payout-messages';
 export * from './public-api';
 export { catalog, findMessage } from './catalog';
 export * from './ids';

@@ -18,6 +18,14 @@ export const errorCatalog = {
     status: 422,
     message: 'Este pagamento não pode mais ser devolvido: o prazo de 90 dias do Pix já passou.',
   },
+  INSUFFICIENT_BALANCE: {
+    status: 422,
+    message: 'Saldo insuficiente para esta operação.',
+  },
+  NO_PAYOUT_ACCOUNT: {
+    status: 422,
+    message: 'Nenhuma conta Pix de saque está cadastrada para esta empresa.',
+  },
   IDEMPOTENCY_CONFLICT: {
     status: 409,
     message: 'A chave de idempotência já foi usada com um corpo de requisição diferente.',
