@@ -220,6 +220,12 @@ export const meanings: Record<string, string> = {
     'a devolução still open this long after its last change is read again at the PSP',
   PSP_UNKNOWN_CHARGE_GRACE_SECONDS:
     'an open charge the PSP has not known for this long fails (`pix.charge.closed`, reason `failed`)',
+  PAYOUT_PAYER_PIX_KEY:
+    "the platform account's own Pix key payouts are sent from, with a webhook at the PSP (unset: `PIX_KEY`)",
+  PAYOUT_OVERDUE_SECONDS: 'a payout the PSP holds is read again this long after the last look',
+  PAYOUT_RETRY_FIRST_SECONDS:
+    'the wait before a payout attempt that did not go through is tried again, doubling each time',
+  PAYOUT_RETRY_MAX_SECONDS: 'the longest such wait',
   // solana-watcher
   SOLANA_RPC_URL: 'the Solana JSON-RPC endpoint',
   SOLANA_RPC_REQUESTS_PER_SECOND: 'the RPC budget the watcher allows itself, all methods together',

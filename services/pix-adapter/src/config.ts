@@ -44,12 +44,20 @@ export interface PixAdapterConfig extends ServiceConfig {
   EXPIRY_SWEEP_INTERVAL_MS: number;
   /** A charge still unpaid this long after it was opened is re-read at the PSP (its callback may be lost), and again each time as long after. */
   CALLBACK_OVERDUE_SECONDS: number;
-  /** Pause between passes of the overdue-callback polls (charges and devoluções). */
+  /** Pause between passes of the overdue-callback polls (charges, devoluções and payouts). */
   CALLBACK_POLL_INTERVAL_MS: number;
   /** A devolução not settled this long after its last change is re-read at the PSP (its callback may be lost), and again each time as long after. */
   DEVOLUCAO_OVERDUE_SECONDS: number;
   /** An active charge the PSP has not known for this long (its first "not found" logged once) fails. */
   PSP_UNKNOWN_CHARGE_GRACE_SECONDS: number;
+  /** The platform account's own Pix key that payouts are sent from (Efí `pagador.chave`); default PIX_KEY. */
+  PAYOUT_PAYER_PIX_KEY: string;
+  /** A payout the PSP holds (EM_PROCESSAMENTO) is read again this long after the last look (its callback may be lost). */
+  PAYOUT_OVERDUE_SECONDS: number;
+  /** After a payout attempt that did not go through, the next one waits this long, doubling each time... */
+  PAYOUT_RETRY_FIRST_SECONDS: number;
+  /** ...up to this long (the first wait too). */
+  PAYOUT_RETRY_MAX_SECONDS: number;
 }
 
 const schema = serviceSchema<PixAdapterConfig>({
@@ -89,6 +97,15 @@ const schema = serviceSchema<PixAdapterConfig>({
   CALLBACK_POLL_INTERVAL_MS: Joi.number().integer().min(50).default(15000),
   DEVOLUCAO_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
   PSP_UNKNOWN_CHARGE_GRACE_SECONDS: Joi.number().integer().min(0).default(300),
+  // A key of the account itself (Efí refuses any other), with a webhook: the receiving key is both, so it is the default;
+  // production refuses the public sandbox key here too.
+  PAYOUT_PAYER_PIX_KEY: pixKey
+    .default((parent: { PIX_KEY: string }) => parent.PIX_KEY)
+    .when('APP_ENV', { is: 'production', then: Joi.invalid(SANDBOX_PIX_KEY) })
+    .messages({ 'any.invalid': '{{#label}} is the public sandbox value: set one of your own' }),
+  PAYOUT_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
+  PAYOUT_RETRY_FIRST_SECONDS: Joi.number().integer().min(1).default(5),
+  PAYOUT_RETRY_MAX_SECONDS: Joi.number().integer().min(1).default(600),
 }).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
 
 /** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */

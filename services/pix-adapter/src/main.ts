@@ -6,6 +6,7 @@ import {
   getPixChargeStatus,
   openPixCharge,
   paymentCancelled,
+  payoutRequested,
   pixRefundRequested,
   simulatePixOutcome,
 } from '@gateway/contracts';
@@ -15,6 +16,7 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadPixAdapterConfig, type PixAdapterConfig } from './config';
 import { pixAdapterDatabase } from './persistence';
 import { ApiPixClient, type ApiPixClientConfig } from './clients/psp/api-pix-client';
+import { PixPayoutPort } from './clients/psp/envio';
 import { CallbackProcessor } from './application/callback-processor';
 import { startCallbackServer } from './http/callback-server';
 import { ExpirySweeper } from './application/expiry-sweeper';
@@ -27,6 +29,10 @@ import { simulateChargeOutcome } from './application/simulate-charge-outcome';
 import { requestRefund } from './application/request-refund';
 import { handleChargeStatus } from './handlers/pix.charge.status.v1';
 import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
+import { handlePayoutRequested } from './handlers/payout.requested.v1';
+import { OverduePayoutPoll } from './application/overdue-payout-poll';
+import { settleReportedPayouts } from './application/settle-reported-payouts';
+import type { PayoutDeps } from './application/shared/settle-payout';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
@@ -34,6 +40,7 @@ export interface PixAdapter extends ServiceRuntime {
   sweeper: ExpirySweeper;
   overdueCallbackPoll: OverdueCallbackPoll;
   overdueDevolucaoPoll: OverdueDevolucaoPoll;
+  overduePayoutPoll: OverduePayoutPoll;
 }
 
 function mutualTls(config: PixAdapterConfig): ApiPixClientConfig['mTLS'] {
@@ -63,6 +70,31 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     { logger },
   );
   runtime.onClose('psp-client', () => psp.close());
+  // The PSP's own "envio de Pix" (payouts), beside API Pix, with the same credentials.
+  const payoutPort = new PixPayoutPort(
+    {
+      baseUrl: config.PSP_BASE_URL,
+      oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
+      clientId: config.PSP_CLIENT_ID,
+      clientSecret: config.PSP_CLIENT_SECRET,
+      ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
+      mTLS: mutualTls(config),
+      timeoutMs: config.PSP_TIMEOUT_MS,
+      maxRetries: config.PSP_MAX_RETRIES,
+    },
+    { logger },
+  );
+  runtime.onClose('psp-payout-client', () => payoutPort.close());
+  const payoutDeps: PayoutDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(payoutRequested.name),
+    port: payoutPort,
+    payerKey: config.PAYOUT_PAYER_PIX_KEY,
+    logger,
+    overdueSeconds: config.PAYOUT_OVERDUE_SECONDS,
+    retryFirstSeconds: config.PAYOUT_RETRY_FIRST_SECONDS,
+    retryMaxSeconds: config.PAYOUT_RETRY_MAX_SECONDS,
+  };
 
   const sweeper = new ExpirySweeper({
     dataSource,
@@ -82,6 +114,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     port: config.CALLBACK_PORT,
     token: config.CALLBACK_TOKEN,
     processor,
+    sentPix: (body) => settleReportedPayouts(payoutDeps, payoutPort.learnFromCallback(body)),
     logger,
   });
   runtime.onStop('callback-listener', () => server.close());
@@ -90,6 +123,11 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const callbackUrl = `${publicBase}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
   const registration = await registerPspWebhook(psp, config.PIX_KEY, callbackUrl, logger);
   runtime.onStop('webhook-registration', () => registration.stop());
+  // Efí sends only from a key with a webhook, and tells that key's webhook how each send ended.
+  if (config.PAYOUT_PAYER_PIX_KEY !== config.PIX_KEY) {
+    const payerRegistration = await registerPspWebhook(psp, config.PAYOUT_PAYER_PIX_KEY, callbackUrl, logger);
+    runtime.onStop('payer-webhook-registration', () => payerRegistration.stop());
+  }
 
   const openDeps = {
     dataSource,
@@ -132,6 +170,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       handlePaymentCancelled({ dataSource, uow: runtime.unitOfWork(paymentCancelled.name), psp }),
     )
     .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
+    .handle(payoutRequested, handlePayoutRequested(payoutDeps))
     .consume();
   sweeper.start();
   runtime.onStop('expiry-sweeper', () => sweeper.stop());
@@ -156,7 +195,20 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   });
   overdueDevolucaoPoll.start();
   runtime.onStop('overdue-devolucao-poll', () => overdueDevolucaoPoll.stop());
-  return Object.assign(runtime, { callbackUrl, sweeper, overdueCallbackPoll, overdueDevolucaoPoll });
+  const overduePayoutPoll = new OverduePayoutPoll({
+    ...payoutDeps,
+    uow: runtime.unitOfWork('pix-overdue-payout-poll'),
+    intervalMs: config.CALLBACK_POLL_INTERVAL_MS,
+  });
+  overduePayoutPoll.start();
+  runtime.onStop('overdue-payout-poll', () => overduePayoutPoll.stop());
+  return Object.assign(runtime, {
+    callbackUrl,
+    sweeper,
+    overdueCallbackPoll,
+    overdueDevolucaoPoll,
+    overduePayoutPoll,
+  });
 }
 
 if (require.main === module) {

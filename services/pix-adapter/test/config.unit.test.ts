@@ -81,4 +81,16 @@ describe('pix-adapter config', () => {
       Object.keys(reused).sort(),
     );
   });
+
+  test('payouts are sent from the receiving key unless PAYOUT_PAYER_PIX_KEY names another; production refuses the sandbox key', () => {
+    expect(loadPixAdapterConfig({ APP_ENV: 'sandbox' }).PAYOUT_PAYER_PIX_KEY).toBe(SANDBOX_PIX_KEY);
+    expect(loadPixAdapterConfig(production).PAYOUT_PAYER_PIX_KEY).toBe(production.PIX_KEY);
+    expect(
+      loadPixAdapterConfig({ ...production, PAYOUT_PAYER_PIX_KEY: 'pagamentos@example.com.br' })
+        .PAYOUT_PAYER_PIX_KEY,
+    ).toBe('pagamentos@example.com.br');
+    expect(
+      refusedVariables(() => loadPixAdapterConfig({ ...production, PAYOUT_PAYER_PIX_KEY: SANDBOX_PIX_KEY })),
+    ).toEqual(['PAYOUT_PAYER_PIX_KEY']);
+  });
 });

@@ -1,4 +1,4 @@
-import { getPixChargeStatus, newPublicId, openPixCharge } from '@gateway/contracts';
+import { getPixChargeStatus, newPublicId, openPixCharge, payoutRequested } from '@gateway/contracts';
 import { connectionsIdleInTransaction, waitFor, startHttpProxy, type HttpProxy } from '@gateway/testkit';
 import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
 import {
@@ -10,6 +10,7 @@ import {
   simulateOutcome,
   startAdapterAgainstSandboxPsp,
 } from './support/adapter';
+import { aPayoutRequested, fundSandboxAccount } from './support/payout';
 
 /** The PSP's answers take this long: within the adapter's PSP timeout, long enough to see what waits on them. */
 const SLOW_PSP_MS = 1500;
@@ -34,6 +35,7 @@ describe('PIX adapter with a slow PSP and lost callbacks', () => {
           EXPIRY_SWEEP_INTERVAL_MS: '200',
           CALLBACK_OVERDUE_SECONDS: '1',
           CALLBACK_POLL_INTERVAL_MS: '200',
+          PAYOUT_OVERDUE_SECONDS: '1',
         };
       },
     ));
@@ -91,6 +93,32 @@ describe('PIX adapter with a slow PSP and lost callbacks', () => {
       const expected = outcome === 'paid' ? 'paid' : 'failed';
       await chargeBecomes(bed, opened.txid, expected);
     }
+  });
+
+  test('while payouts wait on the PSP (the send, then the poll reading it), no connection sits idle in a transaction', async () => {
+    await fundSandboxAccount(payer, 10_000);
+    const requests = Array.from({ length: 3 }, () => aPayoutRequested({ amount_centavos: 1000 }));
+    const ids = requests.map((request) => request.payout_id);
+    proxy.delayMs = SLOW_PSP_MS;
+    for (const request of requests) await bed.client.publish(payoutRequested, request);
+    const paid = async (): Promise<number> =>
+      (
+        await bed.service.dataSource.query(
+          `SELECT count(*)::int AS n FROM payouts WHERE payout_id = ANY($1) AND status = 'paid'`,
+          [ids],
+        )
+      )[0].n;
+    // Sampled until every payout is paid (its callback lost: the poll's reads settle them), the PSP slow throughout.
+    const idle: number[] = [];
+    await waitFor(
+      async () => {
+        idle.push(await idleInTransaction());
+        return (await paid()) === requests.length;
+      },
+      { what: 'the payouts paid through a slow PSP', timeoutMs: 30_000 },
+    );
+    expect(idle.length).toBeGreaterThanOrEqual(5);
+    expect(idle.filter((n) => n > 0)).toEqual([]);
   });
 
   test('the same open delivered twice at once against a slow PSP makes one cob and one charge', async () => {

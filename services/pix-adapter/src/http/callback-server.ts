@@ -13,6 +13,8 @@ export interface CallbackServerOptions {
   port: number;
   token: string;
   processor: CallbackProcessor;
+  /** Handles the Pix the account sent that a callback tells of (Efí `gnExtras.idEnvio`), beside received Pix. */
+  sentPix: (body: unknown) => Promise<void>;
   logger: Logger;
 }
 
@@ -35,7 +37,8 @@ function tokenMatcher(expected: string): (given: unknown) => boolean {
 }
 
 /**
- * Receives the PSP's PIX callbacks at `/webhook` and `/webhook/pix`. The token authenticates the caller (in
+ * Receives the PSP's PIX callbacks at `/webhook` and `/webhook/pix`: Pix received and, on the same webhook of the
+ * payer key, Pix sent (payouts). The token authenticates the caller (in
  * production, mTLS at the ingress adds the PSP's certificate). It answers 200 once every item is recorded, or 503
  * when the PSP could not be asked, so the PSP sends the callback again.
  */
@@ -53,6 +56,7 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
       if (rejected.length > 0) logger.warn({ rejected }, 'PSP callback items rejected');
       try {
         const outcomes = await processor.process(items);
+        await options.sentPix(req.body);
         res.status(200).json({ received: outcomes.length });
       } catch (err) {
         logger.warn({ err }, 'PSP callback not processed, asking the PSP to send it again');

@@ -1,19 +1,22 @@
 import { ChargeEntity } from './charge.entity';
 import { PixRefundEntity } from './pix-refund.entity';
+import { PayoutEntity } from './payout.entity';
 import { Charges1732300003000 } from './migrations/1732300003000-charges';
 import { FinalChargesFrozen1732400007000 } from './migrations/1732400007000-final-charges-frozen';
 import { ChargeCheckLeases1732400031000 } from './migrations/1732400031000-charge-check-leases';
 import { CancelledChargesAndRefunds1732400110000 } from './migrations/1732400110000-cancelled-charges-and-refunds';
 import { ChargeTraceContext1732400171000 } from './migrations/1732400171000-charge-trace-context';
 import { ChargesUnknownAtPsp1764380100000 } from './migrations/1764380100000-charges-unknown-at-psp';
+import { Payouts1764400300000 } from './migrations/1764400300000-payouts';
 
-export { ChargeEntity, PixRefundEntity };
+export { ChargeEntity, PayoutEntity, PixRefundEntity };
 export type { ChargeStatus } from './charge.entity';
 export type { PixRefundStatus } from './pix-refund.entity';
+export type { PayoutStatus } from './payout.entity';
 
 export const pixAdapterDatabase = {
   schema: 'pix_adapter',
-  entities: [ChargeEntity, PixRefundEntity],
+  entities: [ChargeEntity, PixRefundEntity, PayoutEntity],
   migrations: [
     Charges1732300003000,
     FinalChargesFrozen1732400007000,
@@ -21,5 +24,6 @@ export const pixAdapterDatabase = {
     CancelledChargesAndRefunds1732400110000,
     ChargeTraceContext1732400171000,
     ChargesUnknownAtPsp1764380100000,
+    Payouts1764400300000,
   ],
 };
