@@ -21,6 +21,22 @@ describe('parsePspCallback', () => {
     });
   });
 
+  it('leaves the Pix the account sent (tipo and gnExtras.idEnvio) to the sends parser, neither item nor rejected', () => {
+    const sent = {
+      endToEndId: 'E12345678202501011200abcdefghijk',
+      chave: 'k',
+      tipo: 'SOLICITACAO',
+      status: 'REALIZADO',
+      valor: '1.00',
+      horario: '2025-01-01T12:00:00.000Z',
+      gnExtras: { idEnvio: 'abc123' },
+    };
+    const result = parsePspCallback({ pix: [sent, pixItem()] });
+    expect(result.items).toHaveLength(1);
+    expect(result.items[0]).toMatchObject({ txid: pixItem().txid });
+    expect(result.rejected).toEqual([]);
+  });
+
   it('accepts a bare array, as some PSPs send', () => {
     const result = parsePspCallback([pixItem()]);
     expect(result.items).toHaveLength(1);
