@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { payoutRequested, type PixPayoutSettled } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { type RunningPspSimulator } from '@gateway/psp-simulator';
@@ -12,6 +12,7 @@ import {
 import { SANDBOX_PIX_KEY } from '../src/config';
 import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
 import { type PixPayoutPort } from '../src/clients/psp/envio';
+import { idEnvioOf } from '../src/domain/id-envio';
 import { type AdapterBed, eventsParkingQueue, startAdapterAgainstSandboxPsp } from './support/adapter';
 import { aPayoutRequested, fundSandboxAccount, sandboxSendsConsole } from './support/payout';
 
@@ -381,6 +382,32 @@ describe('payout.requested.v1: payouts sent as Efí "envio de Pix" from the plat
     expect((await settled(request.payout_id)).outcome).toBe('paid');
     expect(putsOf(held.id_envio)).toBeGreaterThanOrEqual(3);
     expect(await sends.readSentPix(held.id_envio)).toMatchObject({ amountCentavos: 907 });
+  });
+
+  test('another send found under the idEnvio of the payout holds the payout for review: never failed, never sent again', async () => {
+    const request = aPayoutRequested({ amount_centavos: 910 });
+    const heldBefore = await heldAttempts('conflict');
+    const idEnvio = idEnvioOf(request.payout_id, (text) => createHash('sha256').update(text).digest());
+    // Money already left under this idEnvio, for another amount (another system on the same account, a bug).
+    await sends.sendPix({
+      idEnvio,
+      amountCentavos: 911,
+      payerKey: SANDBOX_PIX_KEY,
+      destination: { pixKey: request.destination.pix_key },
+    });
+    await bed.client.publish(payoutRequested, request);
+
+    const held = await waitFor(
+      async () => {
+        const row = await payoutRow(request.payout_id);
+        return row?.held_reason === 'conflict' ? row : undefined;
+      },
+      { what: 'the payout held for a conflicting send' },
+    );
+    expect(held).toMatchObject({ status: 'requested', id_envio: idEnvio, end_to_end_id: null });
+    expect(await heldAttempts('conflict')).toBeGreaterThan(heldBefore);
+    expect(await settledEvents(request.payout_id)).toEqual([]);
+    expect(await sends.readSentPix(idEnvio)).toMatchObject({ amountCentavos: 911 });
   });
 
   test('a malformed payout request is parked at once, never retried, and nothing is stored or sent', async () => {
