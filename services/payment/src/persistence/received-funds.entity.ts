@@ -49,4 +49,11 @@ export class ReceivedFundsEntity implements StoredReceivedFunds {
   /** When it went back: the return by hand was recorded, or the refund carrying it succeeded. */
   @Column({ type: 'timestamptz', name: 'returned_at', nullable: true })
   returnedAt!: Date | null;
+
+  /** The payment whose business the operator assigned it to (migration 1764400400001); null unless assigned. */
+  @Column({ type: 'text', name: 'assigned_payment_id', nullable: true })
+  assignedPaymentId!: string | null;
+
+  @Column({ type: 'timestamptz', name: 'assigned_at', nullable: true })
+  assignedAt!: Date | null;
 }

@@ -35,7 +35,7 @@ import { amountField, centavosField, pageQuery } from '../validation';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
-const operatorReceivedFunds = receivedFunds
+export const operatorReceivedFunds = receivedFunds
   .keys({
     payment_id: Joi.string()
       .required()
