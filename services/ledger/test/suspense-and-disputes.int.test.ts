@@ -13,7 +13,15 @@ import {
   type FundsReturned,
   type MessageDefinition,
 } from '@gateway/contracts';
-import { aPaymentEvent, publishAndAwaitHandling, waitFor } from '@gateway/testkit';
+import {
+  aPaymentEvent,
+  poisonCase,
+  poisonedEnvelope,
+  publishAndAwaitHandling,
+  publishAndAwaitParking,
+  takeParkedMessages,
+  waitFor,
+} from '@gateway/testkit';
 import { ledgerServiceForTheseTests } from './support/ledger-service';
 
 // Money that belongs to no payment yet (suspense) and disputes, published on the real broker as their producers
@@ -408,6 +416,51 @@ describe('the ledger books money in suspense and disputes, once each', () => {
         blocked_centavos: 0,
       });
       await expectBooksConsistent();
+    });
+  });
+  describe('delivery', () => {
+    const someFunds = aFundsReceived();
+    const someDispute = {
+      dispute_id: newPublicId('dsp'),
+      payment_id: newPublicId('pay'),
+      business_id: newPublicId('biz'),
+      amount_centavos: 100,
+    };
+    test.each([
+      poisonCase(fundsReceived, someFunds),
+      poisonCase(fundsReturned, returnedEvent(someFunds)),
+      poisonCase(fundsAssigned, assignedEvent(someFunds)),
+      poisonCase(disputeCreated, disputeEvent(someDispute, 'open')),
+      poisonCase(disputeClosed, disputeEvent(someDispute, 'won')),
+    ])('a poison %s is parked and posts nothing', async (_name, definition, payload) => {
+      const journals = async () =>
+        Number((await bed.sql<{ n: string }>(`SELECT count(*) AS n FROM journals`))[0]!.n);
+      const before = await journals();
+      const envelope = poisonedEnvelope(definition, payload, { money_key: 42, dispute: 'x' });
+      const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'events', envelope);
+      expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: definition.name })]);
+      expect(await journals()).toBe(before);
+      expect(await takeParkedMessages(`${bed.env.config.AMQP_PREFIX}ledger.events.parking`)).toEqual([]);
+    });
+
+    test('after the service loses its broker connection, funds and disputes published meanwhile are posted', async () => {
+      const funds = aFundsReceived({ amount_centavos: 900 });
+      const dispute = {
+        dispute_id: newPublicId('dsp'),
+        payment_id: newPublicId('pay'),
+        business_id: funds.business_id!,
+        amount_centavos: 400,
+      };
+      bed.service.broker.dropConnectionForTesting();
+      await bed.client.publish(fundsReceived, funds);
+      await bed.client.publish(disputeCreated, disputeEvent(dispute, 'open'));
+      await waitFor(
+        async () => {
+          const balance = await balanceOf(funds.business_id!).catch(() => undefined);
+          return balance?.blocked_centavos === 400 && (await inSuspense(funds.money_key)) === 900;
+        },
+        { timeoutMs: 15_000, what: 'both posted after reconnect' },
+      );
     });
   });
 });
