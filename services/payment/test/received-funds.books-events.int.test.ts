@@ -333,4 +333,13 @@ describe('received funds tell the books: in, returned, assigned', () => {
       result: { status: 'assigned', business_id: null, assigned_payment_id: target },
     });
   });
+  test('a poison assign is parked and assigns nothing', async () => {
+    const { parked } = await h.publishPoisoned(
+      'commands',
+      assignReceivedFunds,
+      { funds_id: newPublicId('fund') },
+      { funds_id: 42 },
+    );
+    expect(parked).toEqual([expect.objectContaining({ type: assignReceivedFunds.name })]);
+  });
 });
