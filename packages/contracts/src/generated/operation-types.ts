@@ -19,33 +19,6 @@ export interface AssignReceivedFundsRequest {
   payment_id?: string | null;
 }
 
-export interface AssignedReceivedFunds {
-  funds_id: string;
-  kind: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
-  rail: 'pix' | 'crypto';
-  reference: string;
-  /** Crypto: which transfer instruction of the transaction `reference` carried this money ("2", or "2.0" for an inner one); one transaction may hold several transfers kept for the payment, each its own record. Null for PIX, for what a crypto window collected and for a whole transaction (unreadable, excess). */
-  instruction: string | null;
-  /** BRL (integer centavos / 100). */
-  amount_brl: number | null;
-  amount_token: number | null;
-  detected_at: string;
-  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand), `assigned` (the operator credited it to a business: never returned then). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
-  status: 'held' | 'returning' | 'returned' | 'assigned';
-  /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
-  returned_by: string | null;
-  returned_at: string | null;
-  /** The payment the money named (possibly one the gateway does not know: kept as unmatched). */
-  payment_id: string;
-  /** The payment's business; null when the gateway does not know the payment. */
-  business_id: string | null;
-  /** Crypto: the amount in token base units (also when the token is not known); null for PIX. */
-  amount_base_units: string | null;
-  /** The payment whose business the money was assigned to. */
-  assigned_payment_id: string | null;
-  assigned_at: string | null;
-}
-
 export interface Balance {
   /** Settled money the business may pay out or refund from. */
   available_brl: number;
@@ -380,6 +353,9 @@ export interface OperatorReceivedFunds {
   business_id: string | null;
   /** Crypto: the amount in token base units (also when the token is not known); null for PIX. */
   amount_base_units: string | null;
+  /** Status `assigned`: the payment whose business the operator credited the money to; null otherwise. */
+  assigned_payment_id: string | null;
+  assigned_at: string | null;
 }
 
 export interface ParkedMessages {
@@ -1018,7 +994,7 @@ export interface OperationTypes {
   /** POST /admin/v1/received-funds/{funds_id}/assign */
   assignReceivedFunds: {
     body: AssignReceivedFundsRequest;
-    answer: AssignedReceivedFunds;
+    answer: OperatorReceivedFunds;
   };
   /** POST /c/{slug}/sessions */
   startCheckoutSession: {

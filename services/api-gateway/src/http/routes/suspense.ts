@@ -8,16 +8,6 @@ import { receivedFundsResponse } from '../payment-responses';
 // a payment's business. (Its list is the operator's received-funds list, routes/admin.ts; a return goes through a
 // refund or the business's return by hand.)
 
-const assignedFunds = operatorReceivedFunds
-  .keys({
-    assigned_payment_id: Joi.string()
-      .allow(null)
-      .required()
-      .description('The payment whose business the money was assigned to.'),
-    assigned_at: Joi.string().isoDate().allow(null).required(),
-  })
-  .id('AssignedReceivedFunds');
-
 export const assignFundsBody = Joi.object({
   payment_id: paymentId
     .allow(null)
@@ -55,7 +45,7 @@ export const suspenseOperations = [
       description: "credit held received funds to a payment's business (by default the payment it named)",
       fields: { payment_id: { argument: 'one', description: 'the payment whose business is credited' } },
     },
-    answers: [json(200, 'The received funds, assigned.', assignedFunds)],
+    answers: [json(200, 'The received funds, assigned.', operatorReceivedFunds)],
     handle: async ({ params, body, send }) => {
       const item = await send(assignReceivedFunds, {
         funds_id: params.funds_id,
