@@ -162,6 +162,36 @@ describe('received funds tell the books: in, returned, assigned', () => {
     ]);
   });
 
+  test('a transfer in another token is announced without a value (nothing booked) and cannot be assigned', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(
+      cryptoTransferUnapplied,
+      aCryptoTransferUnapplied(view.payment, {
+        reason: 'wrong_mint',
+        instruction: '1',
+        amount_base_units: '3000000',
+      }),
+    );
+    const [event] = await receivedEvents(paymentId);
+    expect(event).toMatchObject({
+      kind: 'unmatched',
+      business_id: businessId,
+      amount_centavos: null,
+      amount_base_units: '3000000',
+      token: null,
+    });
+    expect(await h.request(assignReceivedFunds, { funds_id: event!.funds_id })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('não é conhecido') },
+    });
+  });
+
   test('returned by hand: one returned event, and no assignment afterwards', async () => {
     const businessId = await h.newBusiness();
     const view = await h.createPayment(businessId, { amount_centavos: 2_000 });

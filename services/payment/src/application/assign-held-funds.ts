@@ -9,7 +9,6 @@ import {
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { counter } from '@gateway/observability';
 import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
-import { fundsValueCentavos, paymentPrice } from '../domain/funds-in-books';
 import {
   findPayment,
   findReceivedFundsById,
@@ -30,8 +29,8 @@ const assignedByOperator = counter(
  * assigned (never returned then, by hand or by a refund: the database refuses it) and `payment.funds.assigned.v1`
  * tells the books, in the same transaction, to move the money from suspense to the business. Under the lock of the
  * payment that keeps the funds, like the return by hand and the refund that could carry them: whichever comes first
- * takes them, the other finds them no longer held. Only money whose value in BRL the books know is assigned (not
- * `unreadable`, not tokens without a price). Once per command (inbox).
+ * takes them, the other finds them no longer held. Only money whose value in BRL the books were told is assigned (not
+ * `unreadable`, not tokens without a price, nor money recorded before the books were). Once per command (inbox).
  */
 export function assignHeldFunds(
   uow: UnitOfWork,
@@ -52,7 +51,7 @@ export function assignHeldFunds(
       );
     }
     const funds = (await findReceivedFundsById(tx.manager, command.funds_id))!;
-    if (funds.kind !== 'unreadable' && fundsValueCentavos(funds, keeper && paymentPrice(keeper)) === null)
+    if (funds.kind !== 'unreadable' && funds.valuedCentavos === null)
       throw new CommandError(
         'INVALID_STATUS',
         'O valor destes fundos em reais não é conhecido (tokens sem cotação): não podem ser atribuídos.',

@@ -25,7 +25,9 @@ export async function recordLateFunds(
 ): Promise<void> {
   const paymentStatus = payment?.status ?? null;
   const kind = paymentStatus === null ? 'unmatched' : (funds.kind ?? 'late');
-  if (!(await keepReceivedFunds(tx, { ...funds, kind }, payment))) return;
+  // A transfer in another token is not valued at the payment's price.
+  const otherToken = reason === 'wrong_mint';
+  if (!(await keepReceivedFunds(tx, { ...funds, kind }, payment, { otherToken }))) return;
   lateFunds.inc({ rail: funds.rail });
   logger.warn(
     {

@@ -38,7 +38,8 @@ export function paymentPrice(payment: {
 
 /**
  * The `payment.funds.received.v1` of a record (null for `unreadable` money, whose amount is not known yet: it is
- * announced once read, as what it turned out to be).
+ * announced once read, as what it turned out to be). Tokens of another mint than the payment's (`otherToken`) are
+ * announced without a value or token: the payment's price does not value them.
  */
 export function fundsReceivedEvent(
   eventId: string,
@@ -54,8 +55,10 @@ export function fundsReceivedEvent(
     paymentId: string;
   },
   payment: { businessId: string; amountCentavos: number; instructions: unknown; token: Token | null } | null,
+  { otherToken = false }: { otherToken?: boolean } = {},
 ): FundsReceived | null {
   if (record.kind === 'unreadable') return null;
+  const priced = otherToken ? null : payment;
   return {
     event_id: eventId,
     occurred_at: record.recordedAt.toISOString(),
@@ -70,8 +73,8 @@ export function fundsReceivedEvent(
     rail: record.rail,
     payment_id: record.paymentId,
     business_id: payment?.businessId ?? null,
-    amount_centavos: fundsValueCentavos(record, payment && paymentPrice(payment)),
+    amount_centavos: fundsValueCentavos(record, priced && paymentPrice(priced)),
     amount_base_units: record.rail === 'pix' ? null : record.amountBaseUnits,
-    token: record.rail === 'pix' ? null : (payment?.token ?? null),
+    token: record.rail === 'pix' ? null : (priced?.token ?? null),
   };
 }

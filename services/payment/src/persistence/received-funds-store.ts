@@ -163,11 +163,23 @@ export async function markFundsAssigned(
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds SET assigned_payment_id = $2, assigned_at = now()
       WHERE funds_id = $1 AND returned_by IS NULL AND assigned_at IS NULL AND kind <> 'unreadable'
-        AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
+        AND valued_centavos IS NOT NULL AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
       RETURNING id`,
     [fundsId, paymentId],
   );
   return rows.length > 0 ? manager.findOneByOrFail(ReceivedFundsEntity, { fundsId }) : null;
+}
+
+/** Records the value in BRL centavos the books were told of the funds (once). */
+export async function recordFundsValue(
+  manager: EntityManager,
+  fundsId: string,
+  valuedCentavos: number,
+): Promise<void> {
+  await manager.query(`UPDATE received_funds SET valued_centavos = $2 WHERE funds_id = $1`, [
+    fundsId,
+    valuedCentavos,
+  ]);
 }
 
 /** One record, whichever payment keeps it. */

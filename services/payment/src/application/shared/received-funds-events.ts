@@ -2,7 +2,12 @@ import { fundsMoneyKey, fundsReceived, fundsReturned, newPublicId } from '@gatew
 import type { Transaction } from '@gateway/messaging';
 import type { ReceivedFunds } from '../../domain/funds';
 import { fundsReceivedEvent } from '../../domain/funds-in-books';
-import { recordReceivedFunds, type PaymentEntity, type ReceivedFundsEntity } from '../../persistence';
+import {
+  recordFundsValue,
+  recordReceivedFunds,
+  type PaymentEntity,
+  type ReceivedFundsEntity,
+} from '../../persistence';
 
 // What every use case that keeps or returns money outside the happy path shares: the record and the event that tells
 // the books about it commit together (the event goes to the outbox of the same transaction).
@@ -11,12 +16,15 @@ import { recordReceivedFunds, type PaymentEntity, type ReceivedFundsEntity } fro
  * Records funds outside the happy path (see recordReceivedFunds) and, when they were new (or an unreadable record
  * became what it turned out to be), tells the books the platform holds them (`payment.funds.received.v1`), in `tx`.
  * `payment` is the payment they named as the caller read it (null when the gateway does not know it): its business,
- * and the price that values a token amount. False when the funds were on record already.
+ * and the price that values a token amount; `otherToken`: tokens of another mint than the payment's, which its price
+ * does not value (nothing is booked for them). The value told is kept on the record (what an assignment moves).
+ * False when the funds were on record already.
  */
 export async function keepReceivedFunds(
   tx: Transaction,
   funds: ReceivedFunds,
   payment: PaymentEntity | null,
+  { otherToken = false }: { otherToken?: boolean } = {},
 ): Promise<boolean> {
   const recorded = await recordReceivedFunds(tx.manager, funds);
   if (!recorded) return false;
@@ -25,8 +33,12 @@ export async function keepReceivedFunds(
     eventId,
     { ...funds, ...recorded, instruction: funds.instruction ?? '' },
     payment,
+    { otherToken },
   );
-  if (event) await tx.emit(fundsReceived, event, { messageId: eventId });
+  if (!event) return true;
+  if (event.amount_centavos !== null)
+    await recordFundsValue(tx.manager, recorded.fundsId, event.amount_centavos);
+  await tx.emit(fundsReceived, event, { messageId: eventId });
   return true;
 }
 

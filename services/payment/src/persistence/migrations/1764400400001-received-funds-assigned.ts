@@ -2,6 +2,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { schemaOf } from '@gateway/persistence';
 
 /**
+ * The books learn of received funds with their value in BRL (`valued_centavos`: the PIX amount, or a token amount at
+ * the quote locked for its payment; null when not known: nothing was booked, so it cannot be assigned).
+ *
  * The operator may assign held received funds to a payment's business (the books move them from suspense to the
  * business): `assigned_payment_id` names that payment, `assigned_at` when. The database keeps assigned money apart
  * from returned money whatever code path writes:
@@ -20,15 +23,21 @@ export class ReceivedFundsAssigned1764400400001 implements MigrationInterface {
     const s = schemaOf(queryRunner);
     await queryRunner.query(`
       ALTER TABLE ${s}.received_funds
+        ADD COLUMN valued_centavos bigint CONSTRAINT received_funds_valued_positive CHECK (valued_centavos > 0),
         ADD COLUMN assigned_payment_id text REFERENCES ${s}.payments (id),
         ADD COLUMN assigned_at timestamptz,
         ADD CONSTRAINT received_funds_assigned_dated CHECK ((assigned_payment_id IS NULL) = (assigned_at IS NULL)),
         ADD CONSTRAINT received_funds_assigned_or_returned CHECK (assigned_at IS NULL OR returned_by IS NULL),
-        ADD CONSTRAINT received_funds_unreadable_unassigned CHECK (kind <> 'unreadable' OR assigned_at IS NULL)`);
+        ADD CONSTRAINT received_funds_unreadable_unassigned CHECK (kind <> 'unreadable' OR assigned_at IS NULL),
+        ADD CONSTRAINT received_funds_assigned_valued CHECK (assigned_at IS NULL OR valued_centavos IS NOT NULL)`);
 
     await queryRunner.query(`
       CREATE FUNCTION ${s}.refuse_assignment_change() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
+        IF OLD.valued_centavos IS NOT NULL AND NEW.valued_centavos IS DISTINCT FROM OLD.valued_centavos THEN
+          RAISE EXCEPTION 'received_funds: the value of % was told the books already', OLD.funds_id
+            USING ERRCODE = 'check_violation', CONSTRAINT = TG_NAME;
+        END IF;
         IF OLD.assigned_at IS NOT NULL
            AND (NEW.assigned_payment_id, NEW.assigned_at) IS DISTINCT FROM (OLD.assigned_payment_id, OLD.assigned_at) THEN
           RAISE EXCEPTION 'received_funds: % was assigned already', OLD.funds_id
@@ -63,11 +72,13 @@ export class ReceivedFundsAssigned1764400400001 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION ${s}.refuse_assignment_change()`);
     await queryRunner.query(`
       ALTER TABLE ${s}.received_funds
+        DROP CONSTRAINT received_funds_assigned_valued,
         DROP CONSTRAINT received_funds_unreadable_unassigned,
         DROP CONSTRAINT received_funds_assigned_or_returned,
         DROP CONSTRAINT received_funds_assigned_dated,
         DROP COLUMN assigned_at,
-        DROP COLUMN assigned_payment_id`);
+        DROP COLUMN assigned_payment_id,
+        DROP COLUMN valued_centavos`);
   }
 
   /** A refund names at its creation the excess it carries: its payment's, and still held (`held`). */
