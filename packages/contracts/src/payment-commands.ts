@@ -143,6 +143,9 @@ export interface ReceivedFundsItem {
   /** The refund id that returns or returned it, `manual` (MANUAL_RETURN), or null while held. */
   returned_by: string | null;
   returned_at: string | null;
+  /** The payment whose business the operator assigned it to (status `assigned`); absent or null otherwise. */
+  assigned_payment_id?: string | null;
+  assigned_at?: string | null;
 }
 const receivedFundsItemSchema = Joi.object<ReceivedFundsItem>({
   funds_id: receivedFundsId.required(),
@@ -157,6 +160,8 @@ const receivedFundsItemSchema = Joi.object<ReceivedFundsItem>({
   status: Joi.valid(...receivedFundsStatuses).required(),
   returned_by: Joi.string().allow(null).required(),
   returned_at: isoDate.allow(null).required(),
+  assigned_payment_id: paymentId.allow(null),
+  assigned_at: isoDate.allow(null),
 });
 /** A page of a payment's received funds, newest first (`starting_after` = a `funds_id`). */
 export interface ListReceivedFunds extends PageQuery {
@@ -191,6 +196,13 @@ export interface ListAllReceivedFunds extends PageQuery {
   kind?: ReceivedFundsKind;
   status?: ReceivedFundsStatus;
 }
+/** The operator's view of one record (list-all, assign). */
+export const operatorReceivedFundsItemSchema = (
+  receivedFundsItemSchema as Joi.ObjectSchema<OperatorReceivedFundsItem>
+).keys({
+  payment_id: givenId.required(),
+  business_id: businessId.allow(null).required(),
+});
 export const listAllReceivedFunds = defineCommand<ListAllReceivedFunds, Page<OperatorReceivedFundsItem>>(
   'payment.received-funds.list-all.v1',
   'payment',
@@ -200,12 +212,7 @@ export const listAllReceivedFunds = defineCommand<ListAllReceivedFunds, Page<Ope
     limit: pageLimit,
     starting_after: receivedFundsId.allow(null),
   }),
-  pageSchema(
-    (receivedFundsItemSchema as Joi.ObjectSchema<OperatorReceivedFundsItem>).keys({
-      payment_id: givenId.required(),
-      business_id: businessId.allow(null).required(),
-    }),
-  ),
+  pageSchema(operatorReceivedFundsItemSchema),
   ['INVALID_FIELDS'],
 );
 

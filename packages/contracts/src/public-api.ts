@@ -38,9 +38,10 @@ export type ReceivedFundsKind = (typeof receivedFundsKinds)[number];
 // The database lets a record be returned once: by a refund (which may still fail and give it back) or by hand.
 /**
  * Whether money kept for a payment went back to the payer: `held` (not returned), `returning` (a refund in flight
- * carries it back), `returned` (by a refund that succeeded, or recorded as returned by hand).
+ * carries it back), `returned` (by a refund that succeeded, or recorded as returned by hand), or `assigned` (the
+ * operator credited it to a payment's business: it is the business's money now, never returned).
  */
-export const receivedFundsStatuses = ['held', 'returning', 'returned'] as const;
+export const receivedFundsStatuses = ['held', 'returning', 'returned', 'assigned'] as const;
 export type ReceivedFundsStatus = (typeof receivedFundsStatuses)[number];
 
 /** What returned received funds: the refund's id (`ref_...`) or `manual` (returned outside the gateway). */

@@ -110,6 +110,8 @@ describe('api gateway: operator API and API keys', () => {
             returned_at: null,
             payment_id: 'pay_abcdefghijklmnopqrstuvwx',
             business_id: 'biz_abcdefghijklmnopqrstuvwx',
+            assigned_payment_id: null,
+            assigned_at: null,
           },
         ],
         has_more: true,

@@ -37,6 +37,12 @@ describe('hostile input through the whole stack', () => {
       () => asAdmin(),
     ],
     ['/admin/v1/api-keys/{prefix}', () => `/admin/v1/api-keys/${a.keyPrefix}`, ['DELETE'], () => asAdmin()],
+    [
+      '/admin/v1/received-funds/{id}/assign',
+      () => `/admin/v1/received-funds/fund_${'n'.repeat(24)}/assign`,
+      ['POST'],
+      () => asAdmin(),
+    ],
   ];
 
   describe('path ids that cannot exist are NOT_FOUND at once, on every route', () => {
@@ -46,6 +52,10 @@ describe('hostile input through the whole stack', () => {
         expectError(await hit('DELETE', `/admin/v1/api-keys/${id}`, { headers: asAdmin() }), 'NOT_FOUND');
         expectError(
           await hit('POST', `/admin/v1/businesses/${id}/api-keys`, { headers: asAdmin() }),
+          'NOT_FOUND',
+        );
+        expectError(
+          await hit('POST', `/admin/v1/received-funds/${id}/assign`, withJson(asAdmin(), '{}')),
           'NOT_FOUND',
         );
       }

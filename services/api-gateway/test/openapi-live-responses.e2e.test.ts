@@ -330,6 +330,31 @@ describe('the whole stack answers as its OpenAPI document says', () => {
         }),
       ]),
     );
+    // Money kept aside that the operator assigns to the business instead (the books credit its balance); assigning it
+    // again is refused.
+    const overpaidPix = await expectStatus(
+      201,
+      call('POST', '/v1/payments', { body: { payment_method: 'pix', amount: 5000 } }),
+    );
+    await expectStatus(
+      202,
+      call('POST', `/v1/sandbox/payments/${overpaidPix.payment_id}/simulate`, {
+        body: { outcome: 'paid', amount: 5500 },
+      }),
+    );
+    const pixExcess = await waitFor(
+      async () => (await call('GET', `/v1/payments/${overpaidPix.payment_id}/received-funds`)).body.data?.[0],
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the excess of the overpaid PIX payment' },
+    );
+    const assigned = await expectStatus(
+      200,
+      call('POST', `/admin/v1/received-funds/${pixExcess.funds_id}/assign`, { as: 'operator', body: {} }),
+    );
+    expect(assigned).toMatchObject({ status: 'assigned', assigned_payment_id: overpaidPix.payment_id });
+    await expectStatus(
+      422,
+      call('POST', `/admin/v1/received-funds/${pixExcess.funds_id}/assign`, { as: 'operator', body: {} }),
+    );
 
     const checkout = await expectStatus(
       201,

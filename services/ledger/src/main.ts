@@ -1,6 +1,11 @@
 // First: tracing must start before the modules it instruments are loaded.
 import './telemetry';
 import {
+  disputeClosed,
+  disputeCreated,
+  fundsAssigned,
+  fundsReceived,
+  fundsReturned,
   getBalance,
   getStatementSummary,
   listBalanceTransactions,
@@ -15,6 +20,11 @@ import { ledgerDatabase } from './persistence';
 import { postConfirmedPayment } from './application/post-confirmed-payment';
 import { postSucceededRefund } from './application/post-succeeded-refund';
 import { SettlementSweep } from './application/settlement-sweep';
+import { postReceivedFunds } from './application/post-received-funds';
+import { postReturnedFunds } from './application/post-returned-funds';
+import { postAssignedFunds } from './application/post-assigned-funds';
+import { postOpenedDispute } from './application/post-opened-dispute';
+import { postClosedDispute } from './application/post-closed-dispute';
 import { handleGetBalance } from './handlers/ledger.balance.get.v1';
 import { handleListBalanceTransactions } from './handlers/ledger.balance-transactions.list.v1';
 import { handleGetStatementSummary } from './handlers/ledger.statement.get.v1';
@@ -48,6 +58,23 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     })
     .handle(refundSucceeded, async (event) => {
       await postSucceededRefund(dataSource, event);
+    })
+    // Money that belongs to no payment yet, in suspense, keyed by the money: booked in once, out once.
+    .handle(fundsReceived, async (event) => {
+      await postReceivedFunds(dataSource, event);
+    })
+    .handle(fundsReturned, async (event) => {
+      await postReturnedFunds(dataSource, event);
+    })
+    .handle(fundsAssigned, async (event) => {
+      await postAssignedFunds(dataSource, event);
+    })
+    // Disputes, keyed by the dispute: opened once, closed once.
+    .handle(disputeCreated, async (event) => {
+      await postOpenedDispute(dataSource, event);
+    })
+    .handle(disputeClosed, async (event) => {
+      await postClosedDispute(dataSource, event);
     })
     .consume();
   settlement.start();

@@ -1,6 +1,7 @@
 // First: tracing must start before the modules it instruments are loaded.
 import './telemetry';
 import {
+  assignReceivedFunds,
   cancelPayment,
   createRefund,
   cryptoRefundSettled,
@@ -37,6 +38,7 @@ import { changeOpenPayment } from './application/change-open-payment';
 import { simulateRailOutcome } from './application/simulate-rail-outcome';
 import { replaceFeeRule } from './application/replace-fee-rule';
 import { returnReceivedFunds as returnFunds } from './application/return-received-funds';
+import { assignHeldFunds } from './application/assign-held-funds';
 import { cancelOpenPayment } from './application/cancel-open-payment';
 import { openRefund } from './application/open-refund';
 import { recordRailOutcome } from './application/record-rail-outcome';
@@ -83,6 +85,9 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(listAllReceivedFunds, handleListAllReceivedFunds(dataSource))
     .handle(returnReceivedFunds, (command, context) =>
       returnFunds(uow(returnReceivedFunds), command, context),
+    )
+    .handle(assignReceivedFunds, (command, context) =>
+      assignHeldFunds(uow(assignReceivedFunds), command, context),
     )
     .handle(listPayments, handleListPayments(dataSource))
     .handle(cancelPayment, (command, context) => cancelOpenPayment(uow(cancelPayment), command, context))

@@ -14,6 +14,11 @@ export interface ApiKeyRevoked {
   revoked: true;
 }
 
+export interface AssignReceivedFundsRequest {
+  /** The payment whose business is credited; by default the one the money named (required when the gateway does not know that payment). */
+  payment_id?: string | null;
+}
+
 export interface Balance {
   /** Settled money the business may pay out or refund from. */
   available_brl: number;
@@ -337,8 +342,8 @@ export interface OperatorReceivedFunds {
   amount_brl: number | null;
   amount_token: number | null;
   detected_at: string;
-  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
-  status: 'held' | 'returning' | 'returned';
+  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand), `assigned` (the operator credited it to a business: never returned then). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
+  status: 'held' | 'returning' | 'returned' | 'assigned';
   /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
   returned_by: string | null;
   returned_at: string | null;
@@ -348,6 +353,9 @@ export interface OperatorReceivedFunds {
   business_id: string | null;
   /** Crypto: the amount in token base units (also when the token is not known); null for PIX. */
   amount_base_units: string | null;
+  /** Status `assigned`: the payment whose business the operator credited the money to; null otherwise. */
+  assigned_payment_id: string | null;
+  assigned_at: string | null;
 }
 
 export interface ParkedMessages {
@@ -524,8 +532,8 @@ export interface ReceivedFunds {
   amount_brl: number | null;
   amount_token: number | null;
   detected_at: string;
-  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
-  status: 'held' | 'returning' | 'returned';
+  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand), `assigned` (the operator credited it to a business: never returned then). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
+  status: 'held' | 'returning' | 'returned' | 'assigned';
   /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
   returned_by: string | null;
   returned_at: string | null;
@@ -965,7 +973,7 @@ export interface OperationTypes {
   listAllReceivedFunds: {
     query: {
       kind?: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
-      status?: 'held' | 'returning' | 'returned';
+      status?: 'held' | 'returning' | 'returned' | 'assigned';
       limit: number;
       starting_after?: string;
     };
@@ -982,6 +990,11 @@ export interface OperationTypes {
   redriveParkedMessages: {
     body: RedriveRequest;
     answer: RedrivenMessages;
+  };
+  /** POST /admin/v1/received-funds/{funds_id}/assign */
+  assignReceivedFunds: {
+    body: AssignReceivedFundsRequest;
+    answer: OperatorReceivedFunds;
   };
   /** POST /c/{slug}/sessions */
   startCheckoutSession: {

@@ -401,8 +401,8 @@ export interface ReceivedFunds {
   amount_brl: number | null;
   amount_token: number | null;
   detected_at: string;
-  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
-  status: 'held' | 'returning' | 'returned';
+  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand), `assigned` (the operator credited it to a business: never returned then). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
+  status: 'held' | 'returning' | 'returned' | 'assigned';
   /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
   returned_by: string | null;
   returned_at: string | null;

@@ -1,6 +1,10 @@
 import type {
   BalanceTransactionStatus,
   BalanceTransactionType,
+  DisputeEventPayload,
+  FundsAssigned,
+  FundsReceived,
+  FundsReturned,
   PaymentEventPayload,
   PaymentMethod,
   RefundEventPayload,
@@ -52,7 +56,7 @@ export interface DueSettlement {
 export interface Posting {
   /** Unique across the ledger: a second posting under the same key is a redelivery and writes nothing. */
   causeKey: string;
-  kind: 'payment' | 'settlement' | 'refund';
+  kind: 'payment' | 'settlement' | 'refund' | SuspenseJournalKind;
   businessId: string;
   /** The journal's entries, none of zero; they sum to zero. */
   lines: JournalLine[];
@@ -201,4 +205,203 @@ export function refundSucceededPosting(
     settlement: null,
   });
   return { ...refundPosting, fromPendingOfPayment: fromPending };
+}
+
+// Money that belongs to no payment yet (suspense), and disputes (docs/money-model.md#suspense, #disputes).
+
+/** The journals of money in suspense and of disputes. */
+export type SuspenseJournalKind =
+  'funds_received' | 'funds_returned' | 'funds_assigned' | 'dispute_opened' | 'dispute_closed';
+
+/** A journal between the platform's own accounts only: no business balance moves, no balance transaction. */
+export interface PlatformPosting {
+  causeKey: string;
+  kind: SuspenseJournalKind;
+  businessId: null;
+  lines: JournalLine[];
+}
+
+function platformPosting(parts: Omit<PlatformPosting, 'businessId'>): PlatformPosting {
+  const lines = parts.lines.filter((line) => line.amountCentavos !== 0);
+  if (journalSum(lines) !== 0) throw new Error(`unbalanced journal ${parts.causeKey}`);
+  if (lines.some((line) => isBusinessAccount(line.account)))
+    throw new Error(`a platform journal moves no business balance: ${parts.causeKey}`);
+  return { ...parts, businessId: null, lines };
+}
+
+/**
+ * The keys of the journals of one sum of money in suspense (its `money_key`, the same for every received-funds record
+ * of it): in once, out once (returned or assigned, never both), whatever event or record says so and however often.
+ */
+export const fundsCauseKey = (moneyKey: string, step: 'received' | 'out'): string =>
+  `funds:${step}:${moneyKey}`;
+
+/** The keys of a dispute's journals: opened once, closed once (won or lost, never both). */
+export const disputeCauseKey = (disputeId: string, step: 'opened' | 'closed'): string =>
+  `dispute:${step}:${disputeId}`;
+
+/**
+ * Money came in that belongs to no payment yet (late, excess, partial, unmatched): the platform holds it (`cash_psp`,
+ * or the token at the BRL value of the payment's locked quote) and owes it to nobody yet: `suspense`. Null when its
+ * BRL value is unknown (tokens for a payment the gateway does not know): nothing is booked.
+ */
+export function fundsReceivedPosting(event: FundsReceived): PlatformPosting | null {
+  const amount = event.amount_centavos;
+  if (amount === null) return null;
+  return platformPosting({
+    causeKey: fundsCauseKey(event.money_key, 'received'),
+    kind: 'funds_received',
+    lines: [
+      { account: holdingAccount(event.rail, event.token), businessId: null, amountCentavos: amount },
+      { account: 'suspense', businessId: null, amountCentavos: -amount },
+    ],
+  });
+}
+
+/** What the books hold in suspense for one sum of money: its value and where the money is. */
+export interface HeldFunds {
+  amountCentavos: number;
+  holdingAccount: Account;
+}
+
+/** A label of received funds for a statement line. */
+const fundsLabel = (fundsId: string, rail: PaymentMethod): string =>
+  `Fundos recebidos ${fundsId} (${rail === 'pix' ? 'PIX' : 'cripto'})`;
+
+/**
+ * Held funds went back to the payer. By a refund that succeeded: the money left the platform, out of suspense and out
+ * of where it was held (`cash_psp` or the token at the value booked). By the business itself (`manual`: it paid the
+ * payer back outside the gateway): the platform still holds the money and now owes it to that business, so suspense
+ * moves to the business's `available`, with an `adjustment` balance transaction naming the funds.
+ */
+export function fundsReturnedPosting(event: FundsReturned, held: HeldFunds): Posting | PlatformPosting {
+  const amount = held.amountCentavos;
+  const causeKey = fundsCauseKey(event.money_key, 'out');
+  if (event.returned_by !== 'manual')
+    return platformPosting({
+      causeKey,
+      kind: 'funds_returned',
+      lines: [
+        { account: 'suspense', businessId: null, amountCentavos: amount },
+        { account: held.holdingAccount, businessId: null, amountCentavos: -amount },
+      ],
+    });
+  return creditFromSuspense(
+    causeKey,
+    'funds_returned',
+    event.business_id,
+    amount,
+    event.funds_id,
+    new Date(event.occurred_at),
+    `${fundsLabel(event.funds_id, event.rail)} devolvidos por você ao pagador fora do gateway (pagamento ${event.payment_id})`,
+  );
+}
+
+/**
+ * The operator assigned held funds to a payment's business: suspense moves to the business's `available` (the money
+ * has been held, and looked at, already: no settlement delay), with an `adjustment` balance transaction naming the
+ * funds. No fee: the fee is the payment's; what is assigned is the money itself.
+ */
+export function fundsAssignedPosting(event: FundsAssigned, held: HeldFunds): Posting {
+  return creditFromSuspense(
+    fundsCauseKey(event.money_key, 'out'),
+    'funds_assigned',
+    event.business_id,
+    held.amountCentavos,
+    event.funds_id,
+    new Date(event.occurred_at),
+    `${fundsLabel(event.funds_id, event.rail)} atribuídos pelo operador ao pagamento ${event.payment_id}`,
+  );
+}
+
+function creditFromSuspense(
+  causeKey: string,
+  kind: SuspenseJournalKind,
+  businessId: string,
+  amount: number,
+  fundsId: string,
+  at: Date,
+  description: string,
+): Posting {
+  return posting({
+    causeKey,
+    kind,
+    businessId,
+    lines: [
+      { account: 'suspense', businessId: null, amountCentavos: amount },
+      { account: 'available', businessId, amountCentavos: -amount },
+    ],
+    balanceTransaction: {
+      type: 'adjustment',
+      sourceId: fundsId,
+      amountCentavos: amount,
+      feeCentavos: 0,
+      netCentavos: amount,
+      status: 'available',
+      availableOn: at,
+      createdAt: at,
+      description,
+    },
+    settlement: null,
+  });
+}
+
+/**
+ * A dispute opened (D): the amount moves at once from the business's `available` to `blocked`. Only `available`, which
+ * may go below zero (the business owes it): a payment's pending money is its settlement's, and it is the business's
+ * money either way. Still the business's: no balance transaction (the sum of its balances does not change).
+ */
+export function disputeOpenedPosting(event: DisputeEventPayload): Posting {
+  const { dispute } = event;
+  const amount = dispute.amount_centavos;
+  return posting({
+    causeKey: disputeCauseKey(dispute.dispute_id, 'opened'),
+    kind: 'dispute_opened',
+    businessId: dispute.business_id,
+    lines: [
+      { account: 'available', businessId: dispute.business_id, amountCentavos: amount },
+      { account: 'blocked', businessId: dispute.business_id, amountCentavos: -amount },
+    ],
+    balanceTransaction: null,
+    settlement: null,
+  });
+}
+
+/**
+ * A dispute closed; `blockedCentavos` is what its opening blocked. Won: it goes back from `blocked` to `available`,
+ * and a `dispute_won` balance transaction of zero says so on the statement (the business's total did not change).
+ * Lost: the payer's bank took it back out of the PSP account (`cash_psp`), so it leaves `blocked` and the business is
+ * owed that much less: a `dispute` balance transaction of −D. The fee is not returned, as for a refund.
+ */
+export function disputeClosedPosting(event: DisputeEventPayload, blockedCentavos: number): Posting {
+  const { dispute } = event;
+  const amount = blockedCentavos;
+  const businessId = dispute.business_id;
+  const closedAt = new Date(event.occurred_at);
+  const won = dispute.status === 'won';
+  return posting({
+    causeKey: disputeCauseKey(dispute.dispute_id, 'closed'),
+    kind: 'dispute_closed',
+    businessId,
+    lines: [
+      { account: 'blocked', businessId, amountCentavos: amount },
+      won
+        ? { account: 'available', businessId, amountCentavos: -amount }
+        : { account: holdingAccount('pix', null), businessId: null, amountCentavos: -amount },
+    ],
+    balanceTransaction: {
+      type: won ? 'dispute_won' : 'dispute',
+      sourceId: dispute.dispute_id,
+      amountCentavos: won ? 0 : -amount,
+      feeCentavos: 0,
+      netCentavos: won ? 0 : -amount,
+      status: 'available',
+      availableOn: closedAt,
+      createdAt: closedAt,
+      description: won
+        ? `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} ganha: valor liberado`
+        : `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} perdida: valor devolvido ao pagador`,
+    },
+    settlement: null,
+  });
 }

@@ -13,12 +13,12 @@ import {
   findPayment,
   holdsAmountChange,
   lockPayment,
-  recordReceivedFunds,
   releaseAmountChange,
   saveOpenPaymentChange,
   type FeeRuleEntity,
   type PaymentEntity,
 } from '../persistence';
+import { keepReceivedFunds } from './shared/received-funds-events';
 
 export interface UpdatePaymentDeps {
   dataSource: DataSource;
@@ -108,7 +108,7 @@ async function commit(
     if (!(await holdsAmountChange(tx.manager, payment.id, context.envelope.id))) throw busy();
     const { made } = amountChange;
     // What the replaced request had received stays the payment's: on record, and it makes a later expiry UNDERPAID.
-    if (made.superseded) await recordReceivedFunds(tx.manager, fundsRecord(made.superseded, 'partial'));
+    if (made.superseded) await keepReceivedFunds(tx, fundsRecord(made.superseded, 'partial'), payment);
     Object.assign(payment, {
       amountCentavos: amountChange.amount,
       feeCentavos: amountChange.feeCentavos,

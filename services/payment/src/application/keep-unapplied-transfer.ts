@@ -1,9 +1,9 @@
 import type { CryptoTransferUnapplied } from '@gateway/contracts';
-import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import type { MessageContext, Transaction, UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
-import type { EntityManager } from 'typeorm';
 import type { ReceivedFunds } from '../domain/funds';
-import { forgetUnreadableFunds, lockPayment, recordReceivedFunds } from '../persistence';
+import { forgetUnreadableFunds, lockPayment, type PaymentEntity } from '../persistence';
+import { keepReceivedFunds } from './shared/received-funds-events';
 
 const lateFunds = counter(
   'payment_late_funds_total',
@@ -12,19 +12,22 @@ const lateFunds = counter(
 );
 
 /**
- * Keeps money that arrived for a payment that can no longer take it, and makes it visible to operators. It is `late`
- * unless it matches no payment we know (or the caller says it does not match the payment: `kind: 'unmatched'`).
- * `reason` is the rail's word for why, logged.
+ * Keeps money that arrived for a payment that can no longer take it, and makes it visible to operators (and to the
+ * books, which hold it in suspense). It is `late` unless it matches no payment we know (`payment` null) or the caller
+ * says it does not match the payment (`kind: 'unmatched'`). `reason` is the rail's word for why, logged.
  */
 export async function recordLateFunds(
-  manager: EntityManager,
+  tx: Transaction,
   logger: Logger,
   funds: Omit<ReceivedFunds, 'kind'> & { kind?: 'late' | 'unmatched' | 'unreadable' },
-  paymentStatus: string | null,
+  payment: PaymentEntity | null,
   reason?: string,
 ): Promise<void> {
+  const paymentStatus = payment?.status ?? null;
   const kind = paymentStatus === null ? 'unmatched' : (funds.kind ?? 'late');
-  if (!(await recordReceivedFunds(manager, { ...funds, kind }))) return;
+  // A transfer in another token is not valued at the payment's price.
+  const otherToken = reason === 'wrong_mint';
+  if (!(await keepReceivedFunds(tx, { ...funds, kind }, payment, { otherToken }))) return;
   lateFunds.inc({ rail: funds.rail });
   logger.warn(
     {
@@ -78,7 +81,7 @@ export function keepUnappliedTransfer(
       return;
     }
     await recordLateFunds(
-      tx.manager,
+      tx,
       context.logger,
       {
         paymentId: transfer.payment_id,
@@ -90,7 +93,7 @@ export function keepUnappliedTransfer(
         amountBaseUnits: transfer.amount_base_units,
         detectedAt: new Date(transfer.detected_at),
       },
-      payment?.status ?? null,
+      payment,
       transfer.reason,
     );
   });

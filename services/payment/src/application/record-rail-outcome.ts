@@ -14,10 +14,10 @@ import {
   isTransferRecorded,
   lockPayment,
   forgetUnreadableFunds,
-  recordReceivedFunds,
   type PaymentEntity,
 } from '../persistence';
 import { recordLateFunds } from './keep-unapplied-transfer';
+import { keepReceivedFunds } from './shared/received-funds-events';
 import { transitionPayment } from './shared/payment-events';
 
 // What a rail's outcome does to its payment, whichever rail and whoever learnt it: the rail's event, or the
@@ -67,11 +67,11 @@ async function applyToLocked(
     payment && { isOpen: isOpen(payment.status), amountCentavos: payment.amountCentavos },
   );
   if (decision.kind === 'late' || !payment) {
-    await recordLateFunds(tx.manager, logger, fundsRecord(funds, 'late'), payment?.status ?? null);
+    await recordLateFunds(tx, logger, fundsRecord(funds, 'late'), payment);
     return;
   }
   if (decision.kind === 'partial') {
-    if (await recordReceivedFunds(tx.manager, fundsRecord(funds, 'partial')))
+    if (await keepReceivedFunds(tx, fundsRecord(funds, 'partial'), payment))
       logger.warn(
         { payment_id: payment.id, rail: funds.rail, received: funds.received.toString() },
         'partial funds received: payment stays open',
@@ -86,7 +86,7 @@ async function applyToLocked(
   if (paid) Object.assign(payment, paid);
   await forgetUnreadableFunds(tx.manager, payment.id, funds.reference);
   if (decision.excess > 0n)
-    await recordReceivedFunds(tx.manager, fundsRecord(funds, 'excess', decision.excess));
+    await keepReceivedFunds(tx, fundsRecord(funds, 'excess', decision.excess), payment);
 }
 
 /**

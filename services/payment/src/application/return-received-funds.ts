@@ -3,6 +3,7 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import { counter } from '@gateway/observability';
 import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
 import { findReceivedFunds, lockPayment, markFundsReturnedByHand } from '../persistence';
+import { emitFundsReturned } from './shared/received-funds-events';
 
 const returnedByHand = counter(
   'payment_received_funds_returned_by_hand_total',
@@ -33,6 +34,7 @@ export function returnReceivedFunds(
       if (!funds) throw notFound();
       throw new CommandError('INVALID_STATUS', whyNotReturnable(funds));
     }
+    await emitFundsReturned(tx, returned, payment.businessId, MANUAL_RETURN);
     tx.afterCommit(() => returnedByHand.inc({ rail: returned.rail, kind: returned.kind }));
     context.logger.info(
       { payment_id: payment.id, funds_id: returned.fundsId, kind: returned.kind },
@@ -42,11 +44,20 @@ export function returnReceivedFunds(
   });
 }
 
-/** Why held-looking funds cannot be returned by hand: returned already, amount unknown, or returned elsewhere. */
-function whyNotReturnable(funds: { kind: string; returnedBy: string | null }): string {
+/**
+ * Why held-looking funds cannot be returned by hand: assigned, returned already, amount unknown, or returned (or
+ * assigned) elsewhere.
+ */
+function whyNotReturnable(funds: {
+  kind: string;
+  returnedBy: string | null;
+  assignedPaymentId: string | null;
+}): string {
+  if (funds.assignedPaymentId !== null)
+    return `Estes fundos foram atribuídos pelo operador ao pagamento ${funds.assignedPaymentId}.`;
   if (funds.returnedBy === MANUAL_RETURN) return 'Estes fundos já foram devolvidos manualmente.';
   if (funds.returnedBy !== null) return `Estes fundos são devolvidos pelo reembolso ${funds.returnedBy}.`;
   if (funds.kind === 'unreadable')
     return 'O valor destes fundos ainda não é conhecido: a transação ainda não pôde ser lida.';
-  return 'Este dinheiro já foi devolvido por meio de outro pagamento que a mesma transferência nomeia.';
+  return 'Este dinheiro já foi devolvido ou atribuído por meio de outro pagamento que a mesma transferência nomeia.';
 }

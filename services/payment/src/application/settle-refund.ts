@@ -1,8 +1,9 @@
 import { newPublicId, type RefundSettled } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { refundSettledEvent, toRefundRecord } from '../domain/refund';
-import { markRefundSettled } from '../persistence';
+import { findReceivedFundsById, markRefundSettled } from '../persistence';
 import { recordRefund } from './shared/payment-metrics';
+import { emitFundsReturned } from './shared/received-funds-events';
 
 /**
  * Records a rail's outcome for a refund and tells the merchant (`refund.succeeded` / `refund.failed`), once: per
@@ -27,6 +28,11 @@ export function settleRefund(
       },
       { messageId: eventId },
     );
+    // The excess the refund carried went back with it: the books take it out of suspense.
+    if (settled.outcome === 'succeeded' && refund.returnedFundsId !== null) {
+      const funds = await findReceivedFundsById(tx.manager, refund.returnedFundsId);
+      if (funds) await emitFundsReturned(tx, funds, refund.businessId, refund.id);
+    }
     tx.afterCommit(() => recordRefund(refund.method, settled.outcome));
   });
 }

@@ -123,9 +123,15 @@ export function decideClosure(
 
 /**
  * Where kept money stands with the payer: held until something returns it; returned by hand at once; returning while
- * the refund that carries it is in flight, returned once that refund succeeded (a failed one gives it back: held).
+ * the refund that carries it is in flight, returned once that refund succeeded (a failed one gives it back: held);
+ * assigned once the operator credited it to a payment's business (never returned then).
  */
-export function receivedFundsStatus(returnedBy: string | null, returnedAt: Date | null): ReceivedFundsStatus {
+export function receivedFundsStatus(
+  returnedBy: string | null,
+  returnedAt: Date | null,
+  assignedAt: Date | null = null,
+): ReceivedFundsStatus {
+  if (assignedAt !== null) return 'assigned';
   if (returnedBy === null) return 'held';
   if (returnedBy === MANUAL_RETURN || returnedAt !== null) return 'returned';
   return 'returning';
@@ -144,6 +150,8 @@ export interface StoredReceivedFunds {
   recordedAt: Date;
   returnedBy: string | null;
   returnedAt: Date | null;
+  assignedPaymentId: string | null;
+  assignedAt: Date | null;
 }
 
 /**
@@ -154,22 +162,30 @@ export function tokenDecimalsOf(instructions: unknown): number | null {
   return (instructions as Partial<CryptoInstructions> | null)?.decimals ?? null;
 }
 
-/** How money kept by several payments (one transfer instruction naming them all) went back through another one. */
+/**
+ * How money kept by several payments (one transfer instruction naming them all) went back, or was assigned, through
+ * another one.
+ */
 export interface ReturnElsewhere {
-  returnedBy: string;
+  returnedBy: string | null;
   returnedAt: Date | null;
+  assignedPaymentId: string | null;
+  assignedAt: Date | null;
 }
 
 /**
  * One record as the lists (and a return by hand) answer it. Money one instruction sent naming several payments is kept
- * by each; once it went back through one of them, the others' records show that return too (never `held`).
+ * by each; once it went back (or was assigned) through one of them, the others' records show that too (never `held`).
  */
 export function toReceivedFundsItem(
   stored: StoredReceivedFunds,
   decimals: number | null,
   returnedElsewhere?: ReturnElsewhere,
 ): ReceivedFundsItem {
-  const row = stored.returnedBy === null && returnedElsewhere ? { ...stored, ...returnedElsewhere } : stored;
+  const row =
+    stored.returnedBy === null && stored.assignedAt === null && returnedElsewhere
+      ? { ...stored, ...returnedElsewhere }
+      : stored;
   return {
     funds_id: row.fundsId,
     kind: row.kind,
@@ -180,8 +196,12 @@ export function toReceivedFundsItem(
     amount_base_units: row.amountBaseUnits,
     decimals: row.amountBaseUnits === null ? null : decimals,
     detected_at: row.recordedAt.toISOString(),
-    status: receivedFundsStatus(row.returnedBy, row.returnedAt),
+    status: receivedFundsStatus(row.returnedBy, row.returnedAt, row.assignedAt),
     returned_by: row.returnedBy,
     returned_at: row.returnedAt?.toISOString() ?? null,
+    // Only on assigned records: the answers of every other record are as they were.
+    ...(row.assignedAt === null
+      ? {}
+      : { assigned_payment_id: row.assignedPaymentId, assigned_at: row.assignedAt.toISOString() }),
   };
 }

@@ -15,6 +15,7 @@ import { UnreadableReceivedFunds1732400272000 } from './migrations/1732400272000
 import { FundsReturnedOnce1732400273000 } from './migrations/1732400273000-funds-returned-once';
 import { ReceivedFundsPerInstruction1732400275000 } from './migrations/1732400275000-received-funds-per-instruction';
 import { ReceivedFundsOperatorList1732400276000 } from './migrations/1732400276000-received-funds-operator-list';
+import { ReceivedFundsAssigned1764400400001 } from './migrations/1764400400001-received-funds-assigned';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -40,5 +41,6 @@ export const paymentDatabase = {
     FundsReturnedOnce1732400273000,
     ReceivedFundsPerInstruction1732400275000,
     ReceivedFundsOperatorList1732400276000,
+    ReceivedFundsAssigned1764400400001,
   ],
 };

@@ -142,20 +142,31 @@ export async function moveToFinalStatus(
   return manager.findOneByOrFail(PaymentEntity, { id: paymentId });
 }
 
+/** A received-funds record as recording it left it (the money's identity and what it is now). */
+export interface RecordedFunds {
+  fundsId: string;
+  kind: ReceivedFundsKind;
+  recordedAt: Date;
+}
+
 /**
- * Records funds outside the happy path once per (payment, rail reference, instruction); returns false if already
- * recorded. An `unreadable` record (a transaction not read yet, no instruction) is replaced by what the whole
- * transaction turns out to be when that is reported under the same key (a settlement's excess, late funds).
+ * Records funds outside the happy path once per (payment, rail reference, instruction); null if already recorded. An
+ * `unreadable` record (a transaction not read yet, no instruction) is replaced by what the whole transaction turns out
+ * to be when that is reported under the same key (a settlement's excess, late funds): the record is answered again,
+ * with its new kind.
  */
-export async function recordReceivedFunds(manager: EntityManager, funds: ReceivedFunds): Promise<boolean> {
-  const rows: unknown[] = await manager.query(
+export async function recordReceivedFunds(
+  manager: EntityManager,
+  funds: ReceivedFunds,
+): Promise<RecordedFunds | null> {
+  const rows: Array<{ funds_id: string; kind: ReceivedFundsKind; recorded_at: Date }> = await manager.query(
     `INSERT INTO received_funds
        (payment_id, kind, rail, rail_reference, instruction, amount_centavos, amount_base_units, recorded_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, now()))
      ON CONFLICT (payment_id, rail_reference, instruction) DO UPDATE
        SET kind = EXCLUDED.kind, amount_base_units = EXCLUDED.amount_base_units
        WHERE received_funds.kind = 'unreadable' AND EXCLUDED.kind <> 'unreadable'
-     RETURNING id`,
+     RETURNING funds_id, kind, recorded_at`,
     [
       funds.paymentId,
       funds.kind,
@@ -167,7 +178,8 @@ export async function recordReceivedFunds(manager: EntityManager, funds: Receive
       funds.detectedAt ?? null,
     ],
   );
-  return rows.length > 0;
+  const row = rows[0];
+  return row ? { fundsId: row.funds_id, kind: row.kind, recordedAt: row.recorded_at } : null;
 }
 
 /**
@@ -236,9 +248,13 @@ const returnedAs = (alias: string, status: ReceivedFundsStatus): string =>
     ? `(${alias}.returned_by = '${MANUAL_RETURN}' OR ${alias}.returned_at IS NOT NULL)`
     : `(${alias}.returned_by IS NOT NULL AND ${alias}.returned_by <> '${MANUAL_RETURN}' AND ${alias}.returned_at IS NULL)`;
 const RETURNED_ELSEWHERE = (condition: string) =>
-  `(funds.returned_by IS NULL AND ${sameMoneyReturnedElsewhere('funds', condition)})`;
+  `(funds.returned_by IS NULL AND funds.assigned_at IS NULL AND ${sameMoneyReturnedElsewhere('funds', condition)})`;
 const STATUS_CONDITION: Record<ReceivedFundsStatus, string> = {
-  held: `funds.returned_by IS NULL AND NOT ${sameMoneyReturnedElsewhere('funds')}`,
+  held: `funds.returned_by IS NULL AND funds.assigned_at IS NULL AND NOT ${sameMoneyReturnedElsewhere('funds')}`,
+  assigned: `(funds.assigned_at IS NOT NULL OR (funds.returned_by IS NULL AND ${sameMoneyReturnedElsewhere(
+    'funds',
+    'same.assigned_at IS NOT NULL',
+  )}))`,
   returning: `(${returnedAs('funds', 'returning')} OR ${RETURNED_ELSEWHERE(returnedAs('same', 'returning'))})`,
   returned: `(${returnedAs('funds', 'returned')} OR ${RETURNED_ELSEWHERE(returnedAs('same', 'returned'))})`,
 };

@@ -7,13 +7,13 @@ import { ReceivedFundsEntity } from './received-funds.entity';
 
 /**
  * SQL: another record (`same`) of the same money as the record `alias` — one transfer instruction naming several
- * payments is kept by each — has been returned (or is being returned), and `condition` on `same` holds.
+ * payments is kept by each — has been returned (or is being returned) or assigned, and `condition` on `same` holds.
  */
 export const sameMoneyReturnedElsewhere = (alias: string, condition = 'true'): string =>
   `EXISTS (SELECT 1 FROM received_funds same
      WHERE same.rail = ${alias}.rail AND same.rail_reference = ${alias}.rail_reference
        AND same.instruction = ${alias}.instruction AND same.instruction <> '' AND same.id <> ${alias}.id
-       AND same.returned_by IS NOT NULL AND ${condition})`;
+       AND (same.returned_by IS NOT NULL OR same.assigned_at IS NOT NULL) AND ${condition})`;
 
 /** The payment's overpayment excess still held, locked until the transaction ends; null when there is none. */
 export async function lockHeldExcess(
@@ -23,7 +23,7 @@ export async function lockHeldExcess(
   const rows: Array<{ funds_id: string; amount_centavos: string | null; amount_base_units: string | null }> =
     await manager.query(
       `SELECT funds_id, amount_centavos, amount_base_units FROM received_funds
-        WHERE payment_id = $1 AND kind = 'excess' AND returned_by IS NULL
+        WHERE payment_id = $1 AND kind = 'excess' AND returned_by IS NULL AND assigned_at IS NULL
         ORDER BY id LIMIT 1 FOR UPDATE`,
       [paymentId],
     );
@@ -43,7 +43,8 @@ export async function markFundsReturnedByRefund(
   refundId: string,
 ): Promise<boolean> {
   const [rows]: [unknown[], number] = await manager.query(
-    `UPDATE received_funds SET returned_by = $2 WHERE funds_id = $1 AND returned_by IS NULL RETURNING id`,
+    `UPDATE received_funds SET returned_by = $2
+      WHERE funds_id = $1 AND returned_by IS NULL AND assigned_at IS NULL RETURNING id`,
     [fundsId, refundId],
   );
   return rows.length > 0;
@@ -71,8 +72,8 @@ export async function markFundsReturnedByHand(
     ]);
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds SET returned_by = $3, returned_at = now()
-      WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL AND kind <> 'unreadable'
-        AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
+      WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL AND assigned_at IS NULL
+        AND kind <> 'unreadable' AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
       RETURNING id`,
     [fundsId, paymentId, MANUAL_RETURN],
   );
@@ -104,25 +105,87 @@ export async function settleFundsOfRefund(
 }
 
 /**
- * For records still held whose money (one transfer instruction naming several payments, kept by each) went back
- * through another payment's record: that return, by the held record's `funds_id`.
+ * For records still held whose money (one transfer instruction naming several payments, kept by each) went back, or was
+ * assigned, through another payment's record: that return or assignment, by the held record's `funds_id`.
  */
 export async function returnsElsewhere(
   manager: EntityManager,
   fundsIds: readonly string[],
 ): Promise<Map<string, ReturnElsewhere>> {
   if (fundsIds.length === 0) return new Map();
-  const rows: Array<{ funds_id: string; returned_by: string; returned_at: Date | null }> =
-    await manager.query(
-      `SELECT mine.funds_id, same.returned_by, same.returned_at
+  const rows: Array<{
+    funds_id: string;
+    returned_by: string | null;
+    returned_at: Date | null;
+    assigned_payment_id: string | null;
+    assigned_at: Date | null;
+  }> = await manager.query(
+    `SELECT mine.funds_id, same.returned_by, same.returned_at, same.assigned_payment_id, same.assigned_at
        FROM received_funds mine
        JOIN received_funds same
          ON same.rail = mine.rail AND same.rail_reference = mine.rail_reference
-        AND same.instruction = mine.instruction AND same.id <> mine.id AND same.returned_by IS NOT NULL
-      WHERE mine.funds_id = ANY($1) AND mine.instruction <> '' AND mine.returned_by IS NULL`,
-      [fundsIds],
-    );
-  return new Map(
-    rows.map((row) => [row.funds_id, { returnedBy: row.returned_by, returnedAt: row.returned_at }]),
+        AND same.instruction = mine.instruction AND same.id <> mine.id
+        AND (same.returned_by IS NOT NULL OR same.assigned_at IS NOT NULL)
+      WHERE mine.funds_id = ANY($1) AND mine.instruction <> '' AND mine.returned_by IS NULL
+        AND mine.assigned_at IS NULL`,
+    [fundsIds],
   );
+  return new Map(
+    rows.map((row) => [
+      row.funds_id,
+      {
+        returnedBy: row.returned_by,
+        returnedAt: row.returned_at,
+        assignedPaymentId: row.assigned_payment_id,
+        assignedAt: row.assigned_at,
+      },
+    ]),
+  );
+}
+
+/**
+ * Marks held funds as assigned by the operator to `paymentId` (a payment the caller has locked) now; null when they
+ * are not held: returned or being returned, assigned already, of unknown amount (`unreadable`), or the same money (one
+ * transfer instruction naming several payments, kept by each) returned or assigned through another record already.
+ * Under the same per-instruction lock as a return by hand; the database refuses a second one regardless.
+ */
+export async function markFundsAssigned(
+  manager: EntityManager,
+  fundsId: string,
+  paymentId: string,
+): Promise<ReceivedFundsEntity | null> {
+  const funds = await manager.findOneBy(ReceivedFundsEntity, { fundsId });
+  if (!funds) return null;
+  if (funds.instruction !== '')
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `received-funds:${funds.railReference}:${funds.instruction}`,
+    ]);
+  const [rows]: [unknown[], number] = await manager.query(
+    `UPDATE received_funds SET assigned_payment_id = $2, assigned_at = now()
+      WHERE funds_id = $1 AND returned_by IS NULL AND assigned_at IS NULL AND kind <> 'unreadable'
+        AND valued_centavos IS NOT NULL AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
+      RETURNING id`,
+    [fundsId, paymentId],
+  );
+  return rows.length > 0 ? manager.findOneByOrFail(ReceivedFundsEntity, { fundsId }) : null;
+}
+
+/** Records the value in BRL centavos the books were told of the funds (once). */
+export async function recordFundsValue(
+  manager: EntityManager,
+  fundsId: string,
+  valuedCentavos: number,
+): Promise<void> {
+  await manager.query(`UPDATE received_funds SET valued_centavos = $2 WHERE funds_id = $1`, [
+    fundsId,
+    valuedCentavos,
+  ]);
+}
+
+/** One record, whichever payment keeps it. */
+export function findReceivedFundsById(
+  manager: EntityManager,
+  fundsId: string,
+): Promise<ReceivedFundsEntity | null> {
+  return manager.findOneBy(ReceivedFundsEntity, { fundsId });
 }

@@ -49,4 +49,15 @@ export class ReceivedFundsEntity implements StoredReceivedFunds {
   /** When it went back: the return by hand was recorded, or the refund carrying it succeeded. */
   @Column({ type: 'timestamptz', name: 'returned_at', nullable: true })
   returnedAt!: Date | null;
+
+  /** Its value in BRL centavos as the books were told (migration 1764400400001); null when not known. */
+  @Column({ type: 'bigint', name: 'valued_centavos', nullable: true, transformer: bigintAsNumber })
+  valuedCentavos!: number | null;
+
+  /** The payment whose business the operator assigned it to (migration 1764400400001); null unless assigned. */
+  @Column({ type: 'text', name: 'assigned_payment_id', nullable: true })
+  assignedPaymentId!: string | null;
+
+  @Column({ type: 'timestamptz', name: 'assigned_at', nullable: true })
+  assignedAt!: Date | null;
 }

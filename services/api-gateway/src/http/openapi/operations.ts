@@ -10,6 +10,7 @@ import { healthOperations, operationsTag } from '../routes/health';
 import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
 import { paymentOperations, paymentsTag, sandboxOperations, sandboxTag } from '../routes/payments';
 import { refundOperations, refundsTag } from '../routes/refunds';
+import { suspenseOperations } from '../routes/suspense';
 import { webhookOperations, webhooksTag } from '../routes/webhooks';
 
 export { exampleId };
@@ -31,6 +32,7 @@ export const operations: OperationSpec[] = [
   ...eventOperations,
   ...balanceOperations,
   ...adminOperations,
+  ...suspenseOperations,
   ...hostedCheckoutOperations,
   ...healthOperations,
   ...apiReferenceOperations,

@@ -123,7 +123,8 @@ export const receivedFunds = Joi.object({
     .required()
     .description(
       '`held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that ' +
-        'succeeded, or by hand). Money goes back once: by a refund or by hand, never both. Money one transfer ' +
+        'succeeded, or by hand), `assigned` (the operator credited it to a business: never returned then). ' +
+        'Money goes back once: by a refund or by hand, never both. Money one transfer ' +
         'instruction sent naming several payments is kept by each and goes back through one of them: the ' +
         "others' records then show that return.",
     ),

@@ -35,7 +35,7 @@ import { amountField, centavosField, pageQuery } from '../validation';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
-const operatorReceivedFunds = receivedFunds
+export const operatorReceivedFunds = receivedFunds
   .keys({
     payment_id: Joi.string()
       .required()
@@ -53,6 +53,13 @@ const operatorReceivedFunds = receivedFunds
       .description(
         'Crypto: the amount in token base units (also when the token is not known); null for PIX.',
       ),
+    assigned_payment_id: Joi.string()
+      .allow(null)
+      .required()
+      .description(
+        'Status `assigned`: the payment whose business the operator credited the money to; null otherwise.',
+      ),
+    assigned_at: isoDate.allow(null).required(),
   })
   .id('OperatorReceivedFunds');
 
@@ -403,6 +410,8 @@ export const adminOperations = [
           payment_id: item.payment_id,
           business_id: item.business_id,
           amount_base_units: item.amount_base_units,
+          assigned_payment_id: item.assigned_payment_id ?? null,
+          assigned_at: item.assigned_at ?? null,
         })),
         has_more: funds.has_more,
       };

@@ -1,0 +1,163 @@
+import Joi from 'joi';
+import { defineCommand, defineEvent } from './message';
+import { baseUnits, businessId, centavos, givenId, isoDate, paymentId, publicId } from './common';
+import {
+  operatorReceivedFundsItemSchema,
+  receivedFundsId,
+  type OperatorReceivedFundsItem,
+} from './payment-commands';
+import { paymentMethods, receivedFundsKinds, tokens, type PaymentMethod, type Token } from './public-api';
+
+/**
+ * Money that belongs to no payment yet, in the books (docs/money-model.md#suspense). The payment service keeps it as
+ * received funds (late, excess, partial, unmatched) and tells the ledger, from its outbox in the transaction that
+ * recorded it, that the platform now holds it (`payment.funds.received.v1`); the ledger books it to `suspense`. When
+ * it leaves suspense, the payment service says how: returned to the payer (`payment.funds.returned.v1`: a refund that
+ * carried it succeeded, or it was recorded as returned by hand) or assigned by the operator to a payment's business
+ * (`payment.funds.assigned.v1`). `unreadable` funds (a transaction not read yet, amount unknown) are not announced:
+ * once read, they are announced as what they turned out to be. Internal: webhooks never see them.
+ */
+
+/** The received-funds kinds the books hold in suspense: every kind whose amount is known. */
+export const suspenseFundsKinds = receivedFundsKinds.filter(
+  (kind): kind is Exclude<(typeof receivedFundsKinds)[number], 'unreadable'> => kind !== 'unreadable',
+);
+export type SuspenseFundsKind = (typeof suspenseFundsKinds)[number];
+
+/**
+ * What identifies one sum of money whichever records keep it: one Solana transfer instruction naming several payments
+ * is kept by each of them (`unmatched`), but it is one sum, booked once and returned or assigned once
+ * (`crypto:<signature>:<instruction>`); any other record is its own money (`funds:<funds_id>`).
+ */
+export function fundsMoneyKey(funds: {
+  funds_id: string;
+  rail: PaymentMethod;
+  reference: string;
+  instruction: string | null;
+}): string {
+  return funds.instruction
+    ? `${funds.rail}:${funds.reference}:${funds.instruction}`
+    : `funds:${funds.funds_id}`;
+}
+const moneyKey = Joi.string().min(1).max(300);
+
+/** The platform holds money that belongs to no payment yet. */
+export interface FundsReceived {
+  event_id: string;
+  /** When the rail saw the money. */
+  occurred_at: string;
+  funds_id: string;
+  /** `fundsMoneyKey`: the same for every record of one sum of money. */
+  money_key: string;
+  kind: SuspenseFundsKind;
+  rail: PaymentMethod;
+  /** The payment the money named (possibly one the gateway does not know). */
+  payment_id: string;
+  /** That payment's business; null when the gateway does not know the payment. */
+  business_id: string | null;
+  /**
+   * BRL centavos: the PIX amount, or the token amount at the quote locked for the payment (its price); null when no
+   * quote is known (a payment the gateway does not know): the ledger then books nothing for it.
+   */
+  amount_centavos: number | null;
+  /** Crypto: token base units, as a decimal string; null for PIX. */
+  amount_base_units: string | null;
+  /** Crypto: the payment's token; null for PIX or when not known. */
+  token: Token | null;
+}
+const fundsEventId = publicId('evt');
+export const fundsReceived = defineEvent<FundsReceived>(
+  'payment.funds.received.v1',
+  Joi.object({
+    event_id: fundsEventId.required(),
+    occurred_at: isoDate.required(),
+    funds_id: receivedFundsId.required(),
+    money_key: moneyKey.required(),
+    kind: Joi.valid(...suspenseFundsKinds).required(),
+    rail: Joi.valid(...paymentMethods).required(),
+    payment_id: givenId.required(),
+    business_id: businessId.allow(null).required(),
+    amount_centavos: centavos.min(1).allow(null).required(),
+    amount_base_units: baseUnits.allow(null).required(),
+    token: Joi.valid(...tokens)
+      .allow(null)
+      .required(),
+  }),
+);
+
+/**
+ * Money held in suspense went back to the payer: by a refund that succeeded (`returned_by` the `ref_...`: it left the
+ * platform's holdings), or by the business itself outside the gateway (`manual`: the platform still holds it, and now
+ * owes it to the business that paid the payer back).
+ */
+export interface FundsReturned {
+  event_id: string;
+  occurred_at: string;
+  funds_id: string;
+  money_key: string;
+  rail: PaymentMethod;
+  payment_id: string;
+  /** The business of the payment that kept the funds. */
+  business_id: string;
+  returned_by: string;
+}
+export const fundsReturned = defineEvent<FundsReturned>(
+  'payment.funds.returned.v1',
+  Joi.object({
+    event_id: fundsEventId.required(),
+    occurred_at: isoDate.required(),
+    funds_id: receivedFundsId.required(),
+    money_key: moneyKey.required(),
+    rail: Joi.valid(...paymentMethods).required(),
+    payment_id: givenId.required(),
+    business_id: businessId.required(),
+    returned_by: Joi.string().max(80).required(),
+  }),
+);
+
+/** The operator assigned money held in suspense to a payment: its business is owed it now. */
+export interface FundsAssigned {
+  event_id: string;
+  occurred_at: string;
+  funds_id: string;
+  money_key: string;
+  rail: PaymentMethod;
+  /** The payment the money is assigned to (by default the one it named). */
+  payment_id: string;
+  /** That payment's business: it is owed what the books hold for the money (its value when it was received). */
+  business_id: string;
+}
+export const fundsAssigned = defineEvent<FundsAssigned>(
+  'payment.funds.assigned.v1',
+  Joi.object({
+    event_id: fundsEventId.required(),
+    occurred_at: isoDate.required(),
+    funds_id: receivedFundsId.required(),
+    money_key: moneyKey.required(),
+    rail: Joi.valid(...paymentMethods).required(),
+    payment_id: paymentId.required(),
+    business_id: businessId.required(),
+  }),
+);
+
+/**
+ * The operator assigns held received funds to a payment's business (by default the payment the money named; another
+ * known payment with `payment_id`, e.g. for money that named a payment the gateway does not know). NOT_FOUND: no such
+ * funds, or no such payment; MISSING_FIELDS: the money named no payment the gateway knows and none was given;
+ * INVALID_STATUS: not held (returned, being returned, assigned already, or the same money returned or assigned through
+ * another payment), or its value in BRL is not known (unreadable, or crypto without a quote).
+ */
+export interface AssignReceivedFunds {
+  funds_id: string;
+  payment_id?: string | null;
+}
+export const assignReceivedFunds = defineCommand<AssignReceivedFunds, OperatorReceivedFundsItem>(
+  'payment.received-funds.assign.v1',
+  'payment',
+  Joi.object({
+    funds_id: receivedFundsId.required(),
+    payment_id: paymentId.allow(null),
+  }),
+  operatorReceivedFundsItemSchema,
+  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_STATUS'],
+);

@@ -1,0 +1,107 @@
+import {
+  MANUAL_RETURN,
+  fundsAssigned,
+  fundsMoneyKey,
+  newPublicId,
+  type AssignReceivedFunds,
+  type OperatorReceivedFundsItem,
+} from '@gateway/contracts';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import { counter } from '@gateway/observability';
+import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
+import {
+  findPayment,
+  findReceivedFundsById,
+  lockPayment,
+  markFundsAssigned,
+  type ReceivedFundsEntity,
+} from '../persistence';
+
+const assignedByOperator = counter(
+  'payment_received_funds_assigned_total',
+  "Received funds the operator assigned to a payment's business",
+  ['rail', 'kind'],
+);
+
+/**
+ * The operator assigns held received funds to a payment's business: by default the payment the money named, or the
+ * known payment `payment_id` (money naming a payment the gateway does not know, or the wrong one). The record is marked
+ * assigned (never returned then, by hand or by a refund: the database refuses it) and `payment.funds.assigned.v1`
+ * tells the books, in the same transaction, to move the money from suspense to the business. Under the lock of the
+ * payment that keeps the funds, like the return by hand and the refund that could carry them: whichever comes first
+ * takes them, the other finds them no longer held. Only money whose value in BRL the books were told is assigned (not
+ * `unreadable`, not tokens without a price, nor money recorded before the books were). Once per command (inbox).
+ */
+export function assignHeldFunds(
+  uow: UnitOfWork,
+  command: AssignReceivedFunds,
+  context: MessageContext,
+): Promise<OperatorReceivedFundsItem> {
+  return uow.once(context, async (tx) => {
+    const found = await findReceivedFundsById(tx.manager, command.funds_id);
+    if (!found) throw new CommandError('NOT_FOUND', 'Fundos recebidos não encontrados.');
+    const keeper = await lockPayment(tx.manager, found.paymentId);
+    const targetId = command.payment_id ?? found.paymentId;
+    const target = targetId === found.paymentId ? keeper : await findPayment(tx.manager, targetId);
+    if (!target) {
+      if (command.payment_id) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
+      throw new CommandError(
+        'MISSING_FIELDS',
+        'Campo obrigatório ausente: payment_id (o dinheiro nomeia um pagamento que o gateway não conhece).',
+      );
+    }
+    const funds = (await findReceivedFundsById(tx.manager, command.funds_id))!;
+    if (funds.kind !== 'unreadable' && funds.valuedCentavos === null)
+      throw new CommandError(
+        'INVALID_STATUS',
+        'O valor destes fundos em reais não é conhecido (tokens sem cotação): não podem ser atribuídos.',
+      );
+    const assigned = await markFundsAssigned(tx.manager, funds.fundsId, target.id);
+    if (!assigned) throw new CommandError('INVALID_STATUS', whyNotAssignable(funds));
+    const eventId = newPublicId('evt');
+    await tx.emit(
+      fundsAssigned,
+      {
+        event_id: eventId,
+        occurred_at: assigned.assignedAt!.toISOString(),
+        funds_id: assigned.fundsId,
+        money_key: fundsMoneyKey({
+          funds_id: assigned.fundsId,
+          rail: assigned.rail,
+          reference: assigned.railReference,
+          instruction: assigned.instruction,
+        }),
+        rail: assigned.rail,
+        payment_id: target.id,
+        business_id: target.businessId,
+      },
+      { messageId: eventId },
+    );
+    tx.afterCommit(() => assignedByOperator.inc({ rail: assigned.rail, kind: assigned.kind }));
+    context.logger.info(
+      { funds_id: assigned.fundsId, payment_id: target.id, business_id: target.businessId },
+      'received funds assigned by the operator',
+    );
+    return {
+      ...toReceivedFundsItem(assigned, keeper ? tokenDecimalsOf(keeper.instructions) : null),
+      payment_id: assigned.paymentId,
+      business_id: keeper?.businessId ?? null,
+    };
+  });
+}
+
+/** Why funds cannot be assigned: assigned or returned already, being returned, amount unknown, or settled elsewhere. */
+function whyNotAssignable(
+  funds: Pick<ReceivedFundsEntity, 'kind' | 'returnedBy' | 'returnedAt' | 'assignedPaymentId'>,
+): string {
+  if (funds.assignedPaymentId !== null)
+    return `Estes fundos já foram atribuídos ao pagamento ${funds.assignedPaymentId}.`;
+  if (funds.returnedBy === MANUAL_RETURN) return 'Estes fundos já foram devolvidos manualmente.';
+  if (funds.returnedBy !== null)
+    return funds.returnedAt === null
+      ? `Estes fundos estão sendo devolvidos pelo reembolso ${funds.returnedBy}.`
+      : `Estes fundos foram devolvidos pelo reembolso ${funds.returnedBy}.`;
+  if (funds.kind === 'unreadable')
+    return 'O valor destes fundos ainda não é conhecido: a transação ainda não pôde ser lida.';
+  return 'Este dinheiro já foi devolvido ou atribuído por meio de outro pagamento que a mesma transferência nomeia.';
+}

@@ -1,0 +1,75 @@
+import { fundsMoneyKey, fundsReceived, fundsReturned, newPublicId } from '@gateway/contracts';
+import type { Transaction } from '@gateway/messaging';
+import type { ReceivedFunds } from '../../domain/funds';
+import { fundsReceivedEvent } from '../../domain/funds-in-books';
+import {
+  recordFundsValue,
+  recordReceivedFunds,
+  type PaymentEntity,
+  type ReceivedFundsEntity,
+} from '../../persistence';
+
+// What every use case that keeps or returns money outside the happy path shares: the record and the event that tells
+// the books about it commit together (the event goes to the outbox of the same transaction).
+
+/**
+ * Records funds outside the happy path (see recordReceivedFunds) and, when they were new (or an unreadable record
+ * became what it turned out to be), tells the books the platform holds them (`payment.funds.received.v1`), in `tx`.
+ * `payment` is the payment they named as the caller read it (null when the gateway does not know it): its business,
+ * and the price that values a token amount; `otherToken`: tokens of another mint than the payment's, which its price
+ * does not value (nothing is booked for them). The value told is kept on the record (what an assignment moves).
+ * False when the funds were on record already.
+ */
+export async function keepReceivedFunds(
+  tx: Transaction,
+  funds: ReceivedFunds,
+  payment: PaymentEntity | null,
+  { otherToken = false }: { otherToken?: boolean } = {},
+): Promise<boolean> {
+  const recorded = await recordReceivedFunds(tx.manager, funds);
+  if (!recorded) return false;
+  const eventId = newPublicId('evt');
+  const event = fundsReceivedEvent(
+    eventId,
+    { ...funds, ...recorded, instruction: funds.instruction ?? '' },
+    payment,
+    { otherToken },
+  );
+  if (!event) return true;
+  if (event.amount_centavos !== null)
+    await recordFundsValue(tx.manager, recorded.fundsId, event.amount_centavos);
+  await tx.emit(fundsReceived, event, { messageId: eventId });
+  return true;
+}
+
+/**
+ * Tells the books that held funds of the business's payment went back to the payer (`returnedBy`: the refund, or
+ * `manual`: the business paid them back itself), in `tx`.
+ */
+export async function emitFundsReturned(
+  tx: Transaction,
+  funds: Pick<ReceivedFundsEntity, 'fundsId' | 'rail' | 'railReference' | 'instruction' | 'paymentId'>,
+  businessId: string,
+  returnedBy: string,
+): Promise<void> {
+  const eventId = newPublicId('evt');
+  await tx.emit(
+    fundsReturned,
+    {
+      event_id: eventId,
+      occurred_at: new Date().toISOString(),
+      funds_id: funds.fundsId,
+      money_key: fundsMoneyKey({
+        funds_id: funds.fundsId,
+        rail: funds.rail,
+        reference: funds.railReference,
+        instruction: funds.instruction,
+      }),
+      rail: funds.rail,
+      payment_id: funds.paymentId,
+      business_id: businessId,
+      returned_by: returnedBy,
+    },
+    { messageId: eventId },
+  );
+}

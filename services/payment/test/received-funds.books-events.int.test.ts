@@ -1,0 +1,375 @@
+import {
+  assignReceivedFunds,
+  cancelPayment,
+  createRefund,
+  cryptoRefundSettled,
+  cryptoRequestSettled,
+  cryptoTransferUnapplied,
+  listReceivedFunds,
+  newPublicId,
+  pixChargeClosed,
+  pixChargePaid,
+  returnReceivedFunds,
+  type FundsAssigned,
+  type FundsReceived,
+  type FundsReturned,
+  type ReceivedFundsItem,
+} from '@gateway/contracts';
+import { waitFor } from '@gateway/testkit';
+import { paymentServiceForTheseTests } from './support/harness';
+import {
+  aCryptoRequestSettled,
+  aCryptoTransferUnapplied,
+  aPixChargeClosed,
+  aPixChargePaid,
+  aRefundSettlement,
+} from './support/rail-events';
+
+// The books learn of money that belongs to no payment yet from the payment service's outbox, in the transaction that
+// recorded it: `payment.funds.received.v1` once per record, whatever path the money came by and however often the
+// rail reports it; `payment.funds.returned.v1` when it goes back; `payment.funds.assigned.v1` when the operator
+// assigns it. Assigned money is never returned afterwards (the database refuses it).
+describe('received funds tell the books: in, returned, assigned', () => {
+  const h = paymentServiceForTheseTests('payment-funds-books');
+
+  const outboxOf = async <P>(name: string, field: string, value: string): Promise<P[]> => {
+    const rows: Array<{ payload: P }> = await h.service.dataSource.query(
+      `SELECT envelope->'payload' AS payload FROM outbox WHERE name = $1 AND envelope->'payload'->>$2 = $3
+        ORDER BY seq`,
+      [name, field, value],
+    );
+    return rows.map((row) => row.payload);
+  };
+  const receivedEvents = (paymentId: string) =>
+    outboxOf<FundsReceived>('payment.funds.received.v1', 'payment_id', paymentId);
+  const returnedEvents = (fundsId: string) =>
+    outboxOf<FundsReturned>('payment.funds.returned.v1', 'funds_id', fundsId);
+  const assignedEvents = (fundsId: string) =>
+    outboxOf<FundsAssigned>('payment.funds.assigned.v1', 'funds_id', fundsId);
+
+  const fundsOf = async (businessId: string, paymentId: string): Promise<ReceivedFundsItem[]> => {
+    const reply = await h.request(listReceivedFunds, { business_id: businessId, payment_id: paymentId });
+    if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+    return reply.result.data;
+  };
+  const publishAndWait = async <P>(definition: Parameters<typeof h.publishEvent<P>>[0], payload: P) =>
+    h.waitForHandled([await h.publishEvent(definition, payload)]);
+
+  test('late PIX after expiry: one event with the amount and the business, however often the PSP reports it', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 5_000 });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(pixChargeClosed, aPixChargeClosed(view.payment));
+    await h.waitForPaymentStatus(businessId, paymentId, 'expired');
+
+    const late = aPixChargePaid(view.payment);
+    await publishAndWait(pixChargePaid, late);
+    await publishAndWait(pixChargePaid, late);
+
+    const [funds] = await fundsOf(businessId, paymentId);
+    expect(await receivedEvents(paymentId)).toEqual([
+      {
+        event_id: expect.stringMatching(/^evt_/),
+        occurred_at: funds!.detected_at,
+        funds_id: funds!.funds_id,
+        money_key: `funds:${funds!.funds_id}`,
+        kind: 'late',
+        rail: 'pix',
+        payment_id: paymentId,
+        business_id: businessId,
+        amount_centavos: 5_000,
+        amount_base_units: null,
+        token: null,
+      },
+    ]);
+  });
+
+  test('excess of an overpaid PIX: one event of the excess alone', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 5_000 });
+    const paymentId = view.payment.payment_id;
+
+    await publishAndWait(pixChargePaid, aPixChargePaid(view.payment, { amount_centavos: 5_750 }));
+    await h.waitForPaymentStatus(businessId, paymentId, 'paid');
+
+    expect(await receivedEvents(paymentId)).toEqual([
+      expect.objectContaining({ kind: 'excess', amount_centavos: 750, business_id: businessId }),
+    ]);
+  });
+
+  test('cancelled, then paid: the money is late funds, announced once', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 3_300 });
+    const paymentId = view.payment.payment_id;
+    const cancelled = await h.request(cancelPayment, { business_id: businessId, payment_id: paymentId });
+    expect(cancelled.ok).toBe(true);
+
+    const paid = aPixChargePaid(view.payment);
+    await publishAndWait(pixChargePaid, paid);
+    await publishAndWait(pixChargePaid, paid);
+
+    expect((await h.readPayment(businessId, paymentId)).payment.status).toBe('cancelled');
+    expect(await receivedEvents(paymentId)).toEqual([
+      expect.objectContaining({ kind: 'late', rail: 'pix', amount_centavos: 3_300, business_id: businessId }),
+    ]);
+  });
+
+  test('crypto unmatched: valued at the payment’s locked quote, in base units and token too; an unreadable transaction only once read', async () => {
+    const businessId = await h.newBusiness();
+    // Priced at 1 000 000 base units (the fake watcher's quote) for R$ 80,00.
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    const paymentId = view.payment.payment_id;
+
+    const ambiguous = aCryptoTransferUnapplied(view.payment, {
+      reason: 'ambiguous',
+      instruction: '2',
+      amount_base_units: '2500001',
+    });
+    await publishAndWait(cryptoTransferUnapplied, ambiguous);
+    await publishAndWait(cryptoTransferUnapplied, ambiguous);
+    const signature = newPublicId('sig').replace(/[^A-Za-z0-9]/g, '');
+    await publishAndWait(
+      cryptoTransferUnapplied,
+      aCryptoTransferUnapplied(view.payment, { signature, reason: 'unreadable', amount_base_units: null }),
+    );
+    expect(await receivedEvents(paymentId)).toHaveLength(1);
+    // Read at last: late money, announced as what it turned out to be.
+    await publishAndWait(
+      cryptoTransferUnapplied,
+      aCryptoTransferUnapplied(view.payment, {
+        signature,
+        reason: 'after_expiry',
+        amount_base_units: '500000',
+      }),
+    );
+
+    expect(await receivedEvents(paymentId)).toEqual([
+      expect.objectContaining({
+        kind: 'unmatched',
+        rail: 'crypto',
+        money_key: `crypto:${ambiguous.signature}:2`,
+        business_id: businessId,
+        // 2.500001 tokens at R$ 80,00 per token: R$ 200,00008, rounded half up.
+        amount_centavos: 20_000,
+        amount_base_units: '2500001',
+        token: 'usdc',
+      }),
+      expect.objectContaining({ kind: 'late', amount_centavos: 4_000, amount_base_units: '500000' }),
+    ]);
+  });
+
+  test('a transfer in another token is announced without a value (nothing booked) and cannot be assigned', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(
+      cryptoTransferUnapplied,
+      aCryptoTransferUnapplied(view.payment, {
+        reason: 'wrong_mint',
+        instruction: '1',
+        amount_base_units: '3000000',
+      }),
+    );
+    const [event] = await receivedEvents(paymentId);
+    expect(event).toMatchObject({
+      kind: 'unmatched',
+      business_id: businessId,
+      amount_centavos: null,
+      amount_base_units: '3000000',
+      token: null,
+    });
+    expect(await h.request(assignReceivedFunds, { funds_id: event!.funds_id })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('não é conhecido') },
+    });
+  });
+
+  test('returned by hand: one returned event, and no assignment afterwards', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 2_000 });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(pixChargePaid, aPixChargePaid(view.payment, { amount_centavos: 2_500 }));
+    const [excess] = await waitFor(async () => {
+      const funds = await fundsOf(businessId, paymentId);
+      return funds.length > 0 ? funds : undefined;
+    });
+
+    const returned = await h.request(returnReceivedFunds, {
+      business_id: businessId,
+      payment_id: paymentId,
+      funds_id: excess!.funds_id,
+    });
+    expect(returned).toMatchObject({ ok: true, result: { status: 'returned', returned_by: 'manual' } });
+
+    expect(await returnedEvents(excess!.funds_id)).toEqual([
+      expect.objectContaining({
+        money_key: `funds:${excess!.funds_id}`,
+        payment_id: paymentId,
+        business_id: businessId,
+        returned_by: 'manual',
+      }),
+    ]);
+    expect(await h.request(assignReceivedFunds, { funds_id: excess!.funds_id })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('devolvidos manualmente') },
+    });
+    expect(await assignedEvents(excess!.funds_id)).toEqual([]);
+  });
+
+  test('the excess a succeeded refund carried: one returned event naming the refund', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 10_000,
+    });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(
+      cryptoRequestSettled,
+      aCryptoRequestSettled(view.payment, { received_base_units: '1250000', excess_base_units: '250000' }),
+    );
+    await h.waitForPaymentStatus(businessId, paymentId, 'paid');
+    expect(await receivedEvents(paymentId)).toEqual([
+      expect.objectContaining({ kind: 'excess', amount_centavos: 2_500, amount_base_units: '250000' }),
+    ]);
+    const refund = await h.request(createRefund, { business_id: businessId, payment_id: paymentId });
+    if (!refund.ok) throw new Error(JSON.stringify(refund.error));
+    const fundsId = refund.result.returned_funds_id!;
+    expect(fundsId).toMatch(/^fund_/);
+    // Not returned until the refund succeeded.
+    expect(await returnedEvents(fundsId)).toEqual([]);
+
+    const settled = aRefundSettlement(refund.result);
+    await publishAndWait(cryptoRefundSettled, settled);
+    await publishAndWait(cryptoRefundSettled, settled);
+
+    expect(await returnedEvents(fundsId)).toEqual([
+      expect.objectContaining({ returned_by: refund.result.refund_id, business_id: businessId }),
+    ]);
+  });
+
+  test('assigned by the operator: one assigned event; never returned or assigned again afterwards', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, { amount_centavos: 4_000 });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(pixChargeClosed, aPixChargeClosed(view.payment));
+    await publishAndWait(pixChargePaid, aPixChargePaid(view.payment));
+    const [late] = await waitFor(async () => {
+      const funds = await fundsOf(businessId, paymentId);
+      return funds.length > 0 ? funds : undefined;
+    });
+    const otherBusiness = await h.newBusiness();
+    const other = (await h.createPayment(otherBusiness)).payment.payment_id;
+
+    const messageId = newPublicId('msg');
+    const assigned = await h.request(
+      assignReceivedFunds,
+      { funds_id: late!.funds_id, payment_id: other },
+      { messageId },
+    );
+    const again = await h.request(
+      assignReceivedFunds,
+      { funds_id: late!.funds_id, payment_id: other },
+      { messageId },
+    );
+
+    expect(assigned).toMatchObject({
+      ok: true,
+      result: {
+        funds_id: late!.funds_id,
+        status: 'assigned',
+        payment_id: paymentId,
+        business_id: businessId,
+        assigned_payment_id: other,
+      },
+    });
+    expect(again).toEqual(assigned);
+    expect(await assignedEvents(late!.funds_id)).toEqual([
+      expect.objectContaining({
+        money_key: `funds:${late!.funds_id}`,
+        payment_id: other,
+        business_id: otherBusiness,
+      }),
+    ]);
+    expect((await fundsOf(businessId, paymentId))[0]).toMatchObject({ status: 'assigned' });
+    expect(await h.request(assignReceivedFunds, { funds_id: late!.funds_id })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS' },
+    });
+    expect(
+      await h.request(returnReceivedFunds, {
+        business_id: businessId,
+        payment_id: paymentId,
+        funds_id: late!.funds_id,
+      }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining(other) },
+    });
+    // The database refuses it whatever code path writes.
+    await expect(
+      h.service.dataSource.query(
+        `UPDATE received_funds SET returned_by = 'manual', returned_at = now() WHERE funds_id = $1`,
+        [late!.funds_id],
+      ),
+    ).rejects.toThrow(/received_funds_assigned_or_returned/);
+    await expect(
+      h.service.dataSource.query(`UPDATE received_funds SET assigned_payment_id = $2 WHERE funds_id = $1`, [
+        late!.funds_id,
+        paymentId,
+      ]),
+    ).rejects.toThrow(/assigned already/);
+    expect(await returnedEvents(late!.funds_id)).toEqual([]);
+  });
+
+  test('assign refusals: unknown funds or payment NOT_FOUND, money naming an unknown payment needs one', async () => {
+    expect(await h.request(assignReceivedFunds, { funds_id: newPublicId('fund') })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    // Money naming a payment the gateway does not know: unmatched, of no business.
+    const stranger = { payment_id: newPublicId('pay'), external_id: 'reference', amount_centavos: 1_000 };
+    await publishAndWait(pixChargePaid, aPixChargePaid(stranger, { amount_centavos: 1_000 }));
+    const [record] = await h.service.dataSource.query(
+      `SELECT funds_id, kind FROM received_funds WHERE payment_id = $1`,
+      [stranger.payment_id],
+    );
+    expect(record).toEqual({ funds_id: expect.any(String), kind: 'unmatched' });
+    expect(await receivedEvents(stranger.payment_id)).toEqual([
+      expect.objectContaining({ kind: 'unmatched', business_id: null, amount_centavos: 1_000 }),
+    ]);
+    expect(await h.request(assignReceivedFunds, { funds_id: record.funds_id })).toMatchObject({
+      ok: false,
+      error: { code: 'MISSING_FIELDS', message: expect.stringContaining('payment_id') },
+    });
+    expect(
+      await h.request(assignReceivedFunds, { funds_id: record.funds_id, payment_id: newPublicId('pay') }),
+    ).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+
+    const businessId = await h.newBusiness();
+    const target = (await h.createPayment(businessId)).payment.payment_id;
+    expect(
+      await h.request(assignReceivedFunds, { funds_id: record.funds_id, payment_id: target }),
+    ).toMatchObject({
+      ok: true,
+      result: { status: 'assigned', business_id: null, assigned_payment_id: target },
+    });
+  });
+  test('a poison assign is parked and assigns nothing', async () => {
+    const { parked } = await h.publishPoisoned(
+      'commands',
+      assignReceivedFunds,
+      { funds_id: newPublicId('fund') },
+      { funds_id: 42 },
+    );
+    expect(parked).toEqual([expect.objectContaining({ type: assignReceivedFunds.name })]);
+  });
+});
