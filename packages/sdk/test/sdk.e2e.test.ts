@@ -140,7 +140,7 @@ describe('the SDK against the whole stack', () => {
     expect(await gateway.payments.receivedFunds(paymentId)).toEqual({ data: [], has_more: false });
 
     const [confirmed] = (await gateway.events.list({ type: 'payment.confirmed', limit: 100 })).data.filter(
-      (event) => event.data.payment_id === paymentId,
+      (event) => 'payment_id' in event.data && event.data.payment_id === paymentId,
     );
     expect(confirmed).toBeDefined();
     expect(await gateway.events.get(confirmed!.id)).toEqual(confirmed);

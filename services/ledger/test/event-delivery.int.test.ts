@@ -1,4 +1,10 @@
-import { getBalance, newPublicId, paymentConfirmed, refundSucceeded } from '@gateway/contracts';
+import {
+  getBalance,
+  newPublicId,
+  paymentConfirmed,
+  pixPayoutSettled,
+  refundSucceeded,
+} from '@gateway/contracts';
 import {
   aPaymentEvent,
   aRefundEvent,
@@ -24,6 +30,13 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
   test.each([
     poisonCase(paymentConfirmed, aPaymentEvent({ status: 'paid' })),
     poisonCase(refundSucceeded, aRefundEvent({ status: 'succeeded' })),
+    poisonCase(pixPayoutSettled, {
+      payout_id: newPublicId('po'),
+      outcome: 'paid',
+      end_to_end_id: 'E00000000202611291200abcdefghijk',
+      failure_reason: null,
+      settled_at: new Date().toISOString(),
+    }),
   ])(
     'a poison %s is parked and posts nothing; the events behind it are posted',
     async (_name, definition, payload) => {

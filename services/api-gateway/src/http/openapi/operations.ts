@@ -9,6 +9,7 @@ import { eventOperations, eventsTag } from '../routes/events';
 import { healthOperations, operationsTag } from '../routes/health';
 import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
 import { paymentOperations, paymentsTag, sandboxOperations, sandboxTag } from '../routes/payments';
+import { payoutOperations, payoutsTag } from '../routes/payouts';
 import { refundOperations, refundsTag } from '../routes/refunds';
 import { webhookOperations, webhooksTag } from '../routes/webhooks';
 
@@ -30,6 +31,7 @@ export const operations: OperationSpec[] = [
   ...webhookOperations,
   ...eventOperations,
   ...balanceOperations,
+  ...payoutOperations,
   ...adminOperations,
   ...hostedCheckoutOperations,
   ...healthOperations,
@@ -45,6 +47,7 @@ export const tags: Tag[] = [
   webhooksTag,
   eventsTag,
   balanceTag,
+  payoutsTag,
   sandboxTag,
   operatorTag,
   hostedCheckoutTag,

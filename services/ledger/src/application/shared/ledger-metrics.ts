@@ -4,7 +4,7 @@ import { counter, histogram } from '@gateway/observability';
 
 const journalsPosted = counter(
   'ledger_journals_posted_total',
-  'Journals posted, by kind: payment, settlement, refund (a redelivered or replayed event posts none)',
+  'Journals posted, by kind: payment, settlement, refund, payout (a redelivered or replayed event posts none)',
   ['kind'],
 );
 
@@ -16,7 +16,10 @@ const postingLag = histogram(
 );
 
 /** One committed journal; for an event's, `occurredAt` times how far the books were behind it. */
-export function recordJournalPosted(kind: 'payment' | 'settlement' | 'refund', occurredAt?: Date): void {
+export function recordJournalPosted(
+  kind: 'payment' | 'settlement' | 'refund' | 'payout',
+  occurredAt?: Date,
+): void {
   journalsPosted.inc({ kind });
   if (occurredAt) postingLag.observe({ kind }, Math.max(0, (Date.now() - occurredAt.getTime()) / 1000));
 }
