@@ -1,6 +1,8 @@
 import {
+  createPayout,
   getBalance,
   newPublicId,
+  setPayoutAccount,
   paymentConfirmed,
   pixPayoutSettled,
   refundSucceeded,
@@ -82,6 +84,41 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
         return balance?.available_centavos === 1_970 && balance.pending_centavos === 0;
       },
       { timeoutMs: 15_000, what: 'both events posted after reconnect' },
+    );
+  });
+
+  test('after the service loses its broker connection, a payout outcome published meanwhile is posted', async () => {
+    const businessId = newPublicId('biz');
+    const cpf = '52998224725';
+    const account = await bed.request(setPayoutAccount, {
+      business_id: businessId,
+      pix_key: cpf,
+      pix_key_type: 'cpf',
+      holder_document: cpf,
+    });
+    expect(account.ok).toBe(true);
+    await bed.confirm(
+      aPaymentEvent({ business_id: businessId, status: 'paid', amount_centavos: 2_000, fee_centavos: 0 }),
+    );
+    await waitFor(async () => (await balanceOf(businessId)).available_centavos === 2_000, {
+      what: 'the payment settled',
+    });
+    const payout = await bed.request(createPayout, { business_id: businessId, amount_centavos: 1_500 });
+    if (!payout.ok) throw new Error(JSON.stringify(payout.error));
+    bed.service.broker.dropConnectionForTesting();
+    await bed.client.publish(pixPayoutSettled, {
+      payout_id: payout.result.payout_id,
+      outcome: 'failed',
+      end_to_end_id: null,
+      failure_reason: 'Chave inexistente',
+      settled_at: new Date().toISOString(),
+    });
+    await waitFor(
+      async () => {
+        const balance = await balanceOf(businessId).catch(() => undefined);
+        return balance?.available_centavos === 2_000 && balance.reserved_centavos === 0;
+      },
+      { timeoutMs: 15_000, what: 'the failed payout posted after reconnect' },
     );
   });
 });
