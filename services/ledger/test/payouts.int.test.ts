@@ -10,6 +10,7 @@ import {
   type PixPayoutSettled,
 } from '@gateway/contracts';
 import { aPaymentEvent, waitFor } from '@gateway/testkit';
+import { booksDisagreements } from './support/books';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
 
 const CNPJ = '12345678000195';
@@ -28,21 +29,7 @@ async function refusal(reply: Promise<{ ok: boolean; error?: { code: string } }>
 
 /** Every journal sums to zero, and each business's balances equal its balance transactions' net and its entries. */
 async function expectBooksConsistent(bed: LedgerTestBed): Promise<void> {
-  expect(
-    await bed.sql(`SELECT journal_id FROM entries GROUP BY journal_id HAVING sum(amount_centavos) <> 0`),
-  ).toEqual([]);
-  expect(
-    await bed.sql(`
-      SELECT b.business_id FROM balances b
-      LEFT JOIN (SELECT business_id, sum(net_centavos) AS net FROM balance_transactions GROUP BY business_id) t
-        USING (business_id)
-      LEFT JOIN (SELECT business_id, -sum(amount_centavos) AS owed FROM entries WHERE business_id IS NOT NULL
-                 GROUP BY business_id) e USING (business_id)
-      WHERE b.available_centavos + b.pending_centavos + b.reserved_centavos + b.blocked_centavos
-        <> COALESCE(t.net, 0)
-         OR b.available_centavos + b.pending_centavos + b.reserved_centavos + b.blocked_centavos
-        <> COALESCE(e.owed, 0)`),
-  ).toEqual([]);
+  expect(await booksDisagreements((text) => bed.sql(text))).toEqual([]);
 }
 
 describe('payouts in the ledger', () => {
