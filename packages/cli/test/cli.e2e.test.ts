@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Gateway, verifyWebhook, type Event } from '@gateway/sdk';
+import { Gateway, verifyWebhook, type Event, type PaymentEvent } from '@gateway/sdk';
 import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
 
 const root = join(__dirname, '../../..');
@@ -223,7 +223,7 @@ describe('the gateway CLI against the whole stack', () => {
         payment: { status: string };
       };
       expect(payment.status).toBe('paid');
-      const delivery = await received('payment.confirmed', event.data.payment_id as string);
+      const delivery = await received('payment.confirmed', (event as PaymentEvent).data.payment_id);
       expect(delivery.event.id).toBe(event.id);
       expect(delivery.request.url).toBe('/hook');
       expect(delivery.request.headers).toMatchObject({
@@ -242,7 +242,7 @@ describe('the gateway CLI against the whole stack', () => {
       const expired = await cli(['--json', 'trigger', 'payment.expired', '--method', 'crypto']);
       expect(expired.code).toBe(0);
       const expiredEvent = (JSON.parse(expired.stdout) as { event: Event }).event;
-      await received('payment.expired', expiredEvent.data.payment_id as string);
+      await received('payment.expired', (expiredEvent as PaymentEvent).data.payment_id);
 
       const refunded = await cli(['--json', 'trigger', 'refund.succeeded']);
       expect(refunded.code).toBe(0);

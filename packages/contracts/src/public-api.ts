@@ -56,6 +56,8 @@ export const webhookEventNames = [
   'payment.cancelled',
   'refund.succeeded',
   'refund.failed',
+  'payout.paid',
+  'payout.failed',
 ] as const;
 export type WebhookEventName = (typeof webhookEventNames)[number];
 
@@ -74,6 +76,8 @@ export type PaymentPayer = NonNullable<HttpApi.Payment['payer']>;
 export type Payment = HttpApi.Payment;
 /** A refund (GET /v1/refunds/{refund_id}, lists, and the `data` of `refund.*` events): money in BRL. */
 export type Refund = HttpApi.Refund;
+/** A payout (GET /v1/payouts/{payout_id}, lists, and the `data` of `payout.*` events): money in BRL. */
+export type Payout = HttpApi.Payout;
 export type Customer = HttpApi.Customer;
 export type CheckoutSession = HttpApi.CheckoutWithSessions['sessions'][number];
 export type Webhook = HttpApi.Webhook;

@@ -195,6 +195,7 @@ export class FaultRun {
       invariantNames.delivered,
       invariantNames.noUnsent,
       invariantNames.oneJournal,
+      invariantNames.onePayoutJournal,
       invariantNames.booksBalance,
     ];
     const settled = await waitFor(

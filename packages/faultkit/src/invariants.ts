@@ -31,6 +31,9 @@ export const invariantNames = {
   delivered: 'every payment.confirmed delivered at least once to its own business',
   signed: 'every delivery correctly signed, to its own business only',
   oneJournal: 'exactly one ledger journal (and balance transaction) per paid payment, none for another',
+  onePayoutJournal:
+    'exactly one reservation journal per payout, and one outcome journal per paid or failed payout (its own), none ' +
+    'for a pending one',
   booksBalance:
     'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid ' +
     'net; each of its four balances its own entries; pending what its unsettled payments have left',
@@ -117,6 +120,14 @@ interface Observed {
   /** Journals (through their balance transactions) of type payment, by payment id. */
   paymentJournals: Map<string, number>;
   unbalancedJournals: Array<{ journal_id: string; sum: string }>;
+  /** Each payout of the load's businesses, with how many journals it has under each of its cause keys. */
+  payoutJournals: Array<{
+    payout_id: string;
+    status: string;
+    requested: number;
+    paid: number;
+    failed: number;
+  }>;
   books: BookRow[];
 }
 
@@ -162,6 +173,18 @@ async function observe(sources: InvariantSources): Promise<Observed> {
     const unbalancedJournals = await client.query<{ journal_id: string; sum: string }>(
       `SELECT journal_id, sum(amount_centavos) AS sum FROM ledger.entries GROUP BY 1 HAVING sum(amount_centavos) <> 0`,
     );
+    const payoutJournals = await client.query<Observed['payoutJournals'][number]>(
+      `SELECT p.id AS payout_id, p.status,
+              count(*) FILTER (WHERE j.cause_key = 'payout:' || p.id || ':requested')::int AS requested,
+              count(*) FILTER (WHERE j.cause_key = 'payout:' || p.id || ':paid')::int AS paid,
+              count(*) FILTER (WHERE j.cause_key = 'payout:' || p.id || ':failed')::int AS failed
+         FROM ledger.payouts p
+         LEFT JOIN ledger.journals j ON j.cause_key IN
+           ('payout:' || p.id || ':requested', 'payout:' || p.id || ':paid', 'payout:' || p.id || ':failed')
+        WHERE p.business_id = ANY($1)
+        GROUP BY p.id, p.status`,
+      [businessIds],
+    );
     // A business's money is credited (negative) to its own accounts: its balance is minus the sum of those entries.
     const books = await client.query<BookRow>(
       `SELECT b.id AS business_id,
@@ -194,6 +217,7 @@ async function observe(sources: InvariantSources): Promise<Observed> {
       parkedQueues,
       paymentJournals: new Map(paymentJournals.rows.map((row) => [row.payment_id, Number(row.journals)])),
       unbalancedJournals: unbalancedJournals.rows,
+      payoutJournals: payoutJournals.rows,
       books: books.rows,
     };
   } finally {
@@ -355,6 +379,22 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
           .filter((id) => observed.payments.get(id)?.status !== 'paid')
           .map((id) => `${id} is ${observed.payments.get(id)?.status ?? 'missing'} but has a journal`),
       ],
+    },
+    {
+      name: invariantNames.onePayoutJournal,
+      violations: observed.payoutJournals.flatMap((p) => {
+        const expected = {
+          requested: 1,
+          paid: p.status === 'paid' ? 1 : 0,
+          failed: p.status === 'failed' ? 1 : 0,
+        };
+        return p.requested === expected.requested && p.paid === expected.paid && p.failed === expected.failed
+          ? []
+          : [
+              `${p.payout_id} (${p.status}) has journals requested ${p.requested}, paid ${p.paid}, ` +
+                `failed ${p.failed}`,
+            ];
+      }),
     },
     {
       name: invariantNames.booksBalance,

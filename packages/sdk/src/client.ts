@@ -68,6 +68,7 @@ export class Gateway implements Namespaces {
   readonly balance: Namespaces['balance'];
   readonly balanceTransactions: Namespaces['balanceTransactions'];
   readonly statements: Namespaces['statements'];
+  readonly payouts: Namespaces['payouts'];
   /** Sandbox deployments only. */
   readonly sandbox: Namespaces['sandbox'];
 
@@ -94,6 +95,7 @@ export class Gateway implements Namespaces {
     this.balance = namespaces.balance;
     this.balanceTransactions = namespaces.balanceTransactions;
     this.statements = namespaces.statements;
+    this.payouts = namespaces.payouts;
     this.sandbox = namespaces.sandbox;
   }
 }

@@ -16,6 +16,7 @@ export type {
   Payment,
   PaymentDetails,
   PaymentUpdated,
+  Payout,
   PixPayer,
   PixPaymentCreated,
   ReceivedFunds,
@@ -46,6 +47,11 @@ export type ListPaymentsParams = OperationTypes['listPayments']['query'];
 // Refunds
 
 export type CreateRefundParams = Generated.CreateRefundRequest;
+
+// Payouts
+
+export type PayoutStatus = Generated.Payout['status'];
+export type CreatePayoutParams = Generated.CreatePayoutRequest;
 
 // Customers
 
@@ -85,6 +91,7 @@ export type WebhookEvent = Generated.DeliveredEvent;
 export type Event = Exclude<WebhookEvent, Generated.WebhookTestEvent>;
 export type PaymentEvent = Extract<Event, { data: Generated.EventPayment }>;
 export type RefundEvent = Extract<Event, { data: Generated.EventRefund }>;
+export type PayoutEvent = Extract<Event, { data: Generated.Payout }>;
 export type ListEventsParams = OperationTypes['listEvents']['query'];
 
 // Sandbox

@@ -140,7 +140,7 @@ describe('the SDK against the whole stack', () => {
     expect(await gateway.payments.receivedFunds(paymentId)).toEqual({ data: [], has_more: false });
 
     const [confirmed] = (await gateway.events.list({ type: 'payment.confirmed', limit: 100 })).data.filter(
-      (event) => event.data.payment_id === paymentId,
+      (event) => 'payment_id' in event.data && event.data.payment_id === paymentId,
     );
     expect(confirmed).toBeDefined();
     expect(await gateway.events.get(confirmed!.id)).toEqual(confirmed);
@@ -281,5 +281,34 @@ describe('the SDK against the whole stack', () => {
       .catch((err: unknown) => err);
     expect(isGatewayError(conflict, 'IDEMPOTENCY_CONFLICT')).toBe(true);
     expect(conflict).toMatchObject({ status: 409, idempotencyKey: key });
+  });
+
+  test('payouts go to the account the operator registered: created, read and listed, refused without one', async () => {
+    const refused = await gateway.payouts.create({ amount: 100 }).catch((err: unknown) => err);
+    expect(isGatewayError(refused, 'NO_PAYOUT_ACCOUNT')).toBe(true);
+    await client.admin('PUT', `/admin/v1/businesses/${businessId}/payout-account`, {
+      pix_key: 'financeiro@livraria.com.br',
+      pix_key_type: 'email',
+      holder_document: '12345678000195',
+    });
+    const payment = await gateway.payments.create({ payment_method: 'pix', amount: 10000 });
+    await gateway.sandbox.simulate(payment.payment_id, { outcome: 'paid' });
+    await waitFor(async () => (await gateway.balance.get()).available_brl >= 10 || undefined, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'money available to pay out',
+    });
+    const payout = await gateway.payouts.create({ amount: 1000 });
+    expect(payout).toMatchObject({
+      amount_brl: 10,
+      status: 'pending',
+      destination: { pix_key_masked: 'f***@livraria.com.br' },
+    });
+    expect(await gateway.payouts.get(payout.payout_id)).toMatchObject({ payout_id: payout.payout_id });
+    const listed: string[] = [];
+    for await (const each of gateway.payouts.list()) listed.push(each.payout_id);
+    expect(listed).toEqual([payout.payout_id]);
+    const tooMuch = await gateway.payouts.create({ amount: 999_999_999_999 }).catch((err: unknown) => err);
+    expect(isGatewayError(tooMuch, 'INSUFFICIENT_BALANCE')).toBe(true);
   });
 });

@@ -253,6 +253,18 @@ describe('the API reference page in a real browser', () => {
     const paid = await pix();
     await client.payInSandbox(apiKey, paid.payment_id);
     await client.paymentIn(apiKey, paid.payment_id, 'paid');
+    // Money to pay out, and the account it goes to: the payout examples take R$ 50, then all that is left.
+    await client.admin('PUT', `/admin/v1/businesses/${businessId}/payout-account`, {
+      pix_key: '12345678000195',
+      pix_key_type: 'cnpj',
+      holder_document: '12345678000195',
+    });
+    const funds = await client.createPayment(apiKey, { payment_method: 'pix', amount: 10_000 });
+    await client.payInSandbox(apiKey, funds.payment_id);
+    await waitFor(
+      async () => ((await client.api(apiKey, 'GET', '/v1/balance')).body.available_brl as number) >= 51,
+      { timeoutMs: 30_000, intervalMs: 200, what: 'money available to pay out' },
+    );
     const product = await client.admin('POST', `/admin/v1/businesses/${businessId}/products`, {
       name: 'Caneca',
       price: 3500,

@@ -285,6 +285,17 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     );
     await expectStatus(200, call('GET', `/v1/balance_transactions?limit=5&starting_after=${posted.id}`));
     await expectStatus(200, call('GET', '/v1/balance'));
+    // A payout of part of the paid money, to the account the operator registers.
+    await expectStatus(
+      200,
+      call('PUT', `/admin/v1/businesses/${made.business}/payout-account`, {
+        as: 'operator',
+        body: { pix_key: 'financeiro@loja.com.br', pix_key_type: 'email', holder_document: '52998224725' },
+      }),
+    );
+    const payout = await expectStatus(201, call('POST', '/v1/payouts', { body: { amount: 1000 } }));
+    await expectStatus(200, call('GET', `/v1/payouts/${payout.payout_id}`));
+    await expectStatus(200, call('GET', '/v1/payouts?limit=5'));
     const statement = await call('GET', `/v1/statements/${posted.created_at.slice(0, 7)}`);
     expect({ status: statement.status, type: statement.headers.get('content-type') }).toEqual({
       status: 200,

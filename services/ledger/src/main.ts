@@ -6,11 +6,16 @@ import {
   fundsAssigned,
   fundsReceived,
   fundsReturned,
+  createPayout,
   getBalance,
+  getPayout,
   getStatementSummary,
   listBalanceTransactions,
+  listPayouts,
   paymentConfirmed,
+  pixPayoutSettled,
   refundSucceeded,
+  setPayoutAccount,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
@@ -25,9 +30,14 @@ import { postReturnedFunds } from './application/post-returned-funds';
 import { postAssignedFunds } from './application/post-assigned-funds';
 import { postOpenedDispute } from './application/post-opened-dispute';
 import { postClosedDispute } from './application/post-closed-dispute';
+import { reservePayout } from './application/reserve-payout';
+import { registerPayoutAccount } from './application/register-payout-account';
 import { handleGetBalance } from './handlers/ledger.balance.get.v1';
 import { handleListBalanceTransactions } from './handlers/ledger.balance-transactions.list.v1';
 import { handleGetStatementSummary } from './handlers/ledger.statement.get.v1';
+import { handleGetPayout } from './handlers/ledger.payout.get.v1';
+import { handleListPayouts } from './handlers/ledger.payout.list.v1';
+import { handlePixPayoutSettled } from './handlers/pix.payout.settled.v1';
 
 export interface LedgerService extends ServiceRuntime {
   settlement: SettlementSweep;
@@ -76,6 +86,14 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(disputeClosed, async (event) => {
       await postClosedDispute(dataSource, event);
     })
+    // Payouts: the reservation, the payout and its request to the PIX adapter commit together; its outcome posts once.
+    .handle(createPayout, (command, context) =>
+      reservePayout(runtime.unitOfWork(createPayout.name), command, context),
+    )
+    .handle(getPayout, handleGetPayout(dataSource))
+    .handle(listPayouts, handleListPayouts(dataSource))
+    .handle(setPayoutAccount, (command) => registerPayoutAccount(dataSource, command))
+    .handle(pixPayoutSettled, handlePixPayoutSettled(runtime.unitOfWork(pixPayoutSettled.name), logger))
     .consume();
   settlement.start();
   runtime.onStop('settlement-sweep', () => settlement.stop());

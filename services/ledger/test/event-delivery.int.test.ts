@@ -1,4 +1,12 @@
-import { getBalance, newPublicId, paymentConfirmed, refundSucceeded } from '@gateway/contracts';
+import {
+  createPayout,
+  getBalance,
+  newPublicId,
+  setPayoutAccount,
+  paymentConfirmed,
+  pixPayoutSettled,
+  refundSucceeded,
+} from '@gateway/contracts';
 import {
   aPaymentEvent,
   aRefundEvent,
@@ -24,6 +32,13 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
   test.each([
     poisonCase(paymentConfirmed, aPaymentEvent({ status: 'paid' })),
     poisonCase(refundSucceeded, aRefundEvent({ status: 'succeeded' })),
+    poisonCase(pixPayoutSettled, {
+      payout_id: newPublicId('po'),
+      outcome: 'paid',
+      end_to_end_id: 'E00000000202611291200abcdefghijk',
+      failure_reason: null,
+      settled_at: new Date().toISOString(),
+    }),
   ])(
     'a poison %s is parked and posts nothing; the events behind it are posted',
     async (_name, definition, payload) => {
@@ -69,6 +84,41 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
         return balance?.available_centavos === 1_970 && balance.pending_centavos === 0;
       },
       { timeoutMs: 15_000, what: 'both events posted after reconnect' },
+    );
+  });
+
+  test('after the service loses its broker connection, a payout outcome published meanwhile is posted', async () => {
+    const businessId = newPublicId('biz');
+    const cpf = '52998224725';
+    const account = await bed.request(setPayoutAccount, {
+      business_id: businessId,
+      pix_key: cpf,
+      pix_key_type: 'cpf',
+      holder_document: cpf,
+    });
+    expect(account.ok).toBe(true);
+    await bed.confirm(
+      aPaymentEvent({ business_id: businessId, status: 'paid', amount_centavos: 2_000, fee_centavos: 0 }),
+    );
+    await waitFor(async () => (await balanceOf(businessId)).available_centavos === 2_000, {
+      what: 'the payment settled',
+    });
+    const payout = await bed.request(createPayout, { business_id: businessId, amount_centavos: 1_500 });
+    if (!payout.ok) throw new Error(JSON.stringify(payout.error));
+    bed.service.broker.dropConnectionForTesting();
+    await bed.client.publish(pixPayoutSettled, {
+      payout_id: payout.result.payout_id,
+      outcome: 'failed',
+      end_to_end_id: null,
+      failure_reason: 'Chave inexistente',
+      settled_at: new Date().toISOString(),
+    });
+    await waitFor(
+      async () => {
+        const balance = await balanceOf(businessId).catch(() => undefined);
+        return balance?.available_centavos === 2_000 && balance.reserved_centavos === 0;
+      },
+      { timeoutMs: 15_000, what: 'the failed payout posted after reconnect' },
     );
   });
 });

@@ -8,6 +8,7 @@ import {
   rotateWebhookSecret,
   listWebhookDeliveries,
   publicPaymentEvents,
+  publicPayoutEvents,
   publicRefundEvents,
   getEvent,
   listEvents,
@@ -33,6 +34,7 @@ import { retryDelivery } from './application/retry-delivery';
 import { sendTestWebhook as sendTest } from './application/send-test-webhook';
 import { handlePaymentEvent } from './handlers/payment-events.v1';
 import { handleRefundEvent } from './handlers/refund-events.v1';
+import { handlePayoutEvent } from './handlers/payout-events.v1';
 import { handleGetEvent } from './handlers/event.get.v1';
 import { handleListEvents } from './handlers/event.list.v1';
 import { eventPurge } from './application/event-purge';
@@ -103,6 +105,7 @@ export async function startWebhookDispatcher(
   };
   const paymentEvent = handlePaymentEvent(runtime.dataSource, nudgeWorker);
   const refundEvent = handleRefundEvent(runtime.dataSource, nudgeWorker);
+  const payoutEvent = handlePayoutEvent(runtime.dataSource, nudgeWorker);
   const handlers = runtime.broker
     .handlers('webhook-dispatcher')
     .handle(
@@ -133,6 +136,7 @@ export async function startWebhookDispatcher(
     .handle(listEvents, handleListEvents(runtime.dataSource));
   for (const event of publicPaymentEvents) handlers.handle(event, paymentEvent);
   for (const event of publicRefundEvents) handlers.handle(event, refundEvent);
+  for (const event of publicPayoutEvents) handlers.handle(event, payoutEvent);
   await handlers.consume();
   const purge = eventPurge(runtime.dataSource, { logger: runtime.logger });
   purge.start();

@@ -5,8 +5,11 @@ import {
   paymentCancelled,
   paymentConfirmed,
   paymentCreated,
+  payoutFailed,
+  payoutPaid,
   refundFailed,
   refundSucceeded,
+  type PayoutEventPayload,
   type PublicEvent,
   type RefundEventPayload,
 } from '@gateway/contracts';
@@ -176,6 +179,62 @@ describe('the events API: every public event of the last 30 days, as its webhook
       }),
     ]);
     expect(hits[0]!.headers['webhook-id']).toBe(failed.event_id);
+  });
+
+  test('payout events reach the webhooks subscribed to them once, and the events API, the key masked', async () => {
+    const businessId = newPublicId('biz');
+    const path = `/payouts/${newPublicId('p')}`;
+    await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)), [
+      'payout.paid',
+    ]);
+    const now = new Date().toISOString();
+    const payout = (status: 'paid' | 'failed'): PayoutEventPayload => ({
+      event_id: newPublicId('evt'),
+      business_id: businessId,
+      occurred_at: now,
+      payout: {
+        payout_id: newPublicId('po'),
+        business_id: businessId,
+        amount_centavos: 12_345,
+        status,
+        destination: { pix_key_masked: '***.456.789-**' },
+        external_id: status === 'paid' ? 'E12345678202611291200abcdefghijk' : null,
+        failure_reason: status === 'failed' ? 'Chave inexistente' : null,
+        created_at: now,
+        updated_at: now,
+      },
+    });
+    const paid = payout('paid');
+    const failed = payout('failed');
+    const envelope = createEnvelope(payoutPaid, paid);
+    await harness.client.publishEnvelope(envelope, {});
+    await harness.client.publishEnvelope(envelope, {});
+    await harness.client.publish(payoutFailed, failed);
+    await stored([paid.event_id, failed.event_id]);
+    await waitFor(() => harness.receiver.hitsTo(path).length > 0, { what: 'the payout.paid delivery' });
+    const expectedData = {
+      payout_id: paid.payout.payout_id,
+      amount_brl: 123.45,
+      status: 'paid',
+      destination: { pix_key_masked: '***.456.789-**' },
+      external_id: paid.payout.external_id,
+      failure_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    expect(harness.receiver.hitsTo(path).map((hit) => JSON.parse(hit.body.toString('utf8')))).toEqual([
+      {
+        id: paid.event_id,
+        type: 'payout.paid',
+        created_at: now,
+        business_id: businessId,
+        data: expectedData,
+      },
+    ]);
+    const listed = await list(businessId, { type: 'payout.failed' });
+    expect(listed.data.map((event: PublicEvent) => [event.id, event.type, event.data.status])).toEqual([
+      [failed.event_id, 'payout.failed', 'failed'],
+    ]);
   });
 
   test('a poison refund event is parked, not retried, and is not kept', async () => {

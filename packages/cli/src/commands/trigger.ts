@@ -144,6 +144,8 @@ async function eventAbout(
 ): Promise<Event | undefined> {
   const page = await gateway.events.list({ type, limit: PAGE_LIMIT_MAX });
   return page.data.find((event) =>
-    'refund_id' in event.data ? event.data.refund_id === subjectId : event.data.payment_id === subjectId,
+    'refund_id' in event.data
+      ? event.data.refund_id === subjectId
+      : 'payment_id' in event.data && event.data.payment_id === subjectId,
   );
 }

@@ -187,6 +187,10 @@ export type CreatePaymentRequest =
       };
     };
 
+export interface CreatePayoutRequest {
+  amount?: number | null;
+}
+
 export interface CreateProductRequest {
   name: string;
   price: number;
@@ -208,6 +212,8 @@ export interface CreateWebhookRequest {
     | 'payment.cancelled'
     | 'refund.succeeded'
     | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed'
   )[];
 }
 
@@ -269,10 +275,12 @@ export interface Event {
     | 'payment.failed'
     | 'payment.cancelled'
     | 'refund.succeeded'
-    | 'refund.failed';
+    | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed';
   created_at: string;
   business_id: string;
-  data: EventPayment | EventRefund;
+  data: EventPayment | EventRefund | Payout;
 }
 
 export interface EventPayment {
@@ -482,6 +490,59 @@ export interface PaymentUpdated {
   crypto?: CryptoPaymentInstructions;
 }
 
+export interface Payout {
+  payout_id: string;
+  /** BRL (integer centavos / 100). */
+  amount_brl: number;
+  /** `pending` until the PSP settles it; `paid` and `failed` are final. */
+  status: 'pending' | 'paid' | 'failed';
+  /** The business's registered payout account at the time of the payout. */
+  destination: {
+    /** The business's payout PIX key, masked: the API never shows it whole. */
+    pix_key_masked: string;
+  };
+  /** The PIX endToEndId once paid. */
+  external_id: string | null;
+  /** Why the PSP refused or returned it, once failed. */
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PayoutAccount {
+  business_id: string;
+  pix_key: string;
+  pix_key_type: 'cpf' | 'cnpj' | 'email' | 'phone' | 'evp';
+  holder_document: string;
+  updated_at: string;
+}
+
+export interface PayoutAccountRequest {
+  /** The key in its type's form: CPF 11 digits, CNPJ 14 digits, e-mail, phone `+55` and 10 or 11 digits, EVP a UUID. */
+  pix_key: string;
+  pix_key_type: 'cpf' | 'cnpj' | 'email' | 'phone' | 'evp';
+  /** The key holder's CPF (11 digits) or CNPJ (14 digits); a CPF or CNPJ key is its holder's own. */
+  holder_document: string;
+}
+
+export interface PayoutFailedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payout.failed';
+  created_at: string;
+  business_id: string;
+  data: Payout;
+}
+
+export interface PayoutPaidEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payout.paid';
+  created_at: string;
+  business_id: string;
+  data: Payout;
+}
+
 export interface PixCode {
   /** PNG data URI of the QR code of the BR Code. */
   qr_code: string;
@@ -638,6 +699,8 @@ export interface Webhook {
     | 'payment.cancelled'
     | 'refund.succeeded'
     | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -699,6 +762,8 @@ export interface WebhookWithSecret {
     | 'payment.cancelled'
     | 'refund.succeeded'
     | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -715,6 +780,8 @@ export type DeliveredEvent =
   | PaymentCancelledEvent
   | RefundSucceededEvent
   | RefundFailedEvent
+  | PayoutPaidEvent
+  | PayoutFailedEvent
   | WebhookTestEvent;
 
 /** Each JSON operation (public API, sandbox, operator API, hosted checkout) by its operation id: what its handler takes and answers. */
@@ -909,7 +976,9 @@ export interface OperationTypes {
         | 'payment.failed'
         | 'payment.cancelled'
         | 'refund.succeeded'
-        | 'refund.failed';
+        | 'refund.failed'
+        | 'payout.paid'
+        | 'payout.failed';
     };
     answer: {
       data: Event[];
@@ -942,6 +1011,26 @@ export interface OperationTypes {
   getStatement: {
     answer: undefined;
   };
+  /** POST /v1/payouts */
+  createPayout: {
+    body: CreatePayoutRequest;
+    answer: Payout;
+  };
+  /** GET /v1/payouts/{payout_id} */
+  getPayout: {
+    answer: Payout;
+  };
+  /** GET /v1/payouts */
+  listPayouts: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Payout[];
+      has_more: boolean;
+    };
+  };
   /** POST /admin/v1/businesses */
   createBusiness: {
     body: CreateBusinessRequest;
@@ -963,6 +1052,11 @@ export interface OperationTypes {
   setFeeRule: {
     body: FeeRuleRequest;
     answer: FeeRule;
+  };
+  /** PUT /admin/v1/businesses/{business_id}/payout-account */
+  setPayoutAccount: {
+    body: PayoutAccountRequest;
+    answer: PayoutAccount;
   };
   /** POST /admin/v1/businesses/{business_id}/products */
   createProduct: {

@@ -78,6 +78,12 @@ export function gatewayNamespaces<WebhooksDeliveries, StatementsGet>(
       /** A month's statement (`YYYY-MM`, UTC) as CSV text. */
       get: own.statements.get,
     },
+    payouts: {
+      create: operation.withOptionalBody('createPayout'),
+      get: operation.plain('getPayout'),
+      /** The business's payouts. */
+      list: operation.list('listPayouts', (item) => item.payout_id),
+    },
   };
 }
 

@@ -33,4 +33,7 @@ export const generatedRoutes = {
   getBalance: { method: 'GET', path: '/v1/balance' },
   listBalanceTransactions: { method: 'GET', path: '/v1/balance_transactions' },
   getStatement: { method: 'GET', path: '/v1/statements/{month}' },
+  createPayout: { method: 'POST', path: '/v1/payouts' },
+  getPayout: { method: 'GET', path: '/v1/payouts/{payout_id}' },
+  listPayouts: { method: 'GET', path: '/v1/payouts' },
 } as const;

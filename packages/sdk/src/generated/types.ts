@@ -120,6 +120,10 @@ export type CreatePaymentRequest =
       };
     };
 
+export interface CreatePayoutRequest {
+  amount?: number | null;
+}
+
 export interface CreateRefundRequest {
   amount?: number | null;
   reason?: string | null;
@@ -135,6 +139,8 @@ export interface CreateWebhookRequest {
     | 'payment.cancelled'
     | 'refund.succeeded'
     | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed'
   )[];
 }
 
@@ -196,10 +202,12 @@ export interface Event {
     | 'payment.failed'
     | 'payment.cancelled'
     | 'refund.succeeded'
-    | 'refund.failed';
+    | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed';
   created_at: string;
   business_id: string;
-  data: EventPayment | EventRefund;
+  data: EventPayment | EventRefund | Payout;
 }
 
 export interface EventPayment {
@@ -362,6 +370,43 @@ export interface PaymentUpdated {
   crypto?: CryptoPaymentInstructions;
 }
 
+export interface Payout {
+  payout_id: string;
+  /** BRL (integer centavos / 100). */
+  amount_brl: number;
+  /** `pending` until the PSP settles it; `paid` and `failed` are final. */
+  status: 'pending' | 'paid' | 'failed';
+  /** The business's registered payout account at the time of the payout. */
+  destination: {
+    /** The business's payout PIX key, masked: the API never shows it whole. */
+    pix_key_masked: string;
+  };
+  /** The PIX endToEndId once paid. */
+  external_id: string | null;
+  /** Why the PSP refused or returned it, once failed. */
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PayoutFailedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payout.failed';
+  created_at: string;
+  business_id: string;
+  data: Payout;
+}
+
+export interface PayoutPaidEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'payout.paid';
+  created_at: string;
+  business_id: string;
+  data: Payout;
+}
+
 export interface PixCode {
   /** PNG data URI of the QR code of the BR Code. */
   qr_code: string;
@@ -469,6 +514,8 @@ export interface Webhook {
     | 'payment.cancelled'
     | 'refund.succeeded'
     | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -530,6 +577,8 @@ export interface WebhookWithSecret {
     | 'payment.cancelled'
     | 'refund.succeeded'
     | 'refund.failed'
+    | 'payout.paid'
+    | 'payout.failed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -546,6 +595,8 @@ export type DeliveredEvent =
   | PaymentCancelledEvent
   | RefundSucceededEvent
   | RefundFailedEvent
+  | PayoutPaidEvent
+  | PayoutFailedEvent
   | WebhookTestEvent;
 
 /** Each operation of the public API by its operation id. */
@@ -740,7 +791,9 @@ export interface OperationTypes {
         | 'payment.failed'
         | 'payment.cancelled'
         | 'refund.succeeded'
-        | 'refund.failed';
+        | 'refund.failed'
+        | 'payout.paid'
+        | 'payout.failed';
     };
     answer: {
       data: Event[];
@@ -772,5 +825,25 @@ export interface OperationTypes {
   /** GET /v1/statements/{month} */
   getStatement: {
     answer: undefined;
+  };
+  /** POST /v1/payouts */
+  createPayout: {
+    body: CreatePayoutRequest;
+    answer: Payout;
+  };
+  /** GET /v1/payouts/{payout_id} */
+  getPayout: {
+    answer: Payout;
+  };
+  /** GET /v1/payouts */
+  listPayouts: {
+    query: {
+      limit?: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Payout[];
+      has_more: boolean;
+    };
   };
 }

@@ -56,7 +56,7 @@ export interface DueSettlement {
 export interface Posting {
   /** Unique across the ledger: a second posting under the same key is a redelivery and writes nothing. */
   causeKey: string;
-  kind: 'payment' | 'settlement' | 'refund' | SuspenseJournalKind;
+  kind: 'payment' | 'settlement' | 'refund' | 'payout' | SuspenseJournalKind;
   businessId: string;
   /** The journal's entries, none of zero; they sum to zero. */
   lines: JournalLine[];
@@ -402,6 +402,74 @@ export function disputeClosedPosting(event: DisputeEventPayload, blockedCentavos
         ? `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} ganha: valor liberado`
         : `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} perdida: valor devolvido ao pagador`,
     },
+    settlement: null,
+  });
+}
+
+// Payouts (docs/money-model.md#payouts).
+
+/** The keys of a payout's journals: its reservation, then its one outcome. */
+export const payoutCauseKey = (payoutId: string, step: 'requested' | 'paid' | 'failed'): string =>
+  `payout:${payoutId}:${step}`;
+
+/**
+ * A payout requested (P): P of the business's `available` is promised to it, `reserved` until the PSP settles it.
+ * Still the business's money, so no balance transaction: the balance's total, and its statement, do not change.
+ */
+export function payoutRequestedPosting(payout: {
+  payoutId: string;
+  businessId: string;
+  amountCentavos: number;
+}): Posting {
+  const { businessId, amountCentavos: amount } = payout;
+  return posting({
+    causeKey: payoutCauseKey(payout.payoutId, 'requested'),
+    kind: 'payout',
+    businessId,
+    lines: [
+      { account: 'available', businessId, amountCentavos: amount },
+      { account: 'reserved', businessId, amountCentavos: -amount },
+    ],
+    balanceTransaction: null,
+    settlement: null,
+  });
+}
+
+/**
+ * A payout settled at the PSP. Paid: the reserved P left the platform's PSP account for the business's own (the
+ * platform owes it P less and holds P less), and the statement gets its line, `payout` of -P, no fee. Failed: the
+ * money never left, so P is available again and the statement has nothing to say.
+ */
+export function payoutSettledPosting(
+  payout: { payoutId: string; businessId: string; amountCentavos: number },
+  outcome: 'paid' | 'failed',
+  settledAt: Date,
+): Posting {
+  const { businessId, amountCentavos: amount } = payout;
+  const paid = outcome === 'paid';
+  return posting({
+    causeKey: payoutCauseKey(payout.payoutId, outcome),
+    kind: 'payout',
+    businessId,
+    lines: [
+      { account: 'reserved', businessId, amountCentavos: amount },
+      paid
+        ? { account: 'cash_psp', businessId: null, amountCentavos: -amount }
+        : { account: 'available', businessId, amountCentavos: -amount },
+    ],
+    balanceTransaction: paid
+      ? {
+          type: 'payout',
+          sourceId: payout.payoutId,
+          amountCentavos: -amount,
+          feeCentavos: 0,
+          netCentavos: -amount,
+          status: 'available',
+          availableOn: settledAt,
+          createdAt: settledAt,
+          description: `Saque PIX ${payout.payoutId}`,
+        }
+      : null,
     settlement: null,
   });
 }

@@ -3,17 +3,42 @@ import { BalanceTransactionEntity } from './balance-transaction.entity';
 import { EntryEntity } from './entry.entity';
 import { JournalEntity } from './journal.entity';
 import { SettlementEntity } from './settlement.entity';
+import { PayoutEntity } from './payout.entity';
+import { PayoutAccountEntity } from './payout-account.entity';
 import { Books1764400000000 } from './migrations/1764400000000-books';
 import { SettlementRemainders1764400100000 } from './migrations/1764400100000-settlement-remainders';
+import { Payouts1764400200000 } from './migrations/1764400200000-payouts';
 import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-suspense-and-disputes';
 
-export { BalanceEntity, BalanceTransactionEntity, EntryEntity, JournalEntity, SettlementEntity };
+export {
+  BalanceEntity,
+  BalanceTransactionEntity,
+  EntryEntity,
+  JournalEntity,
+  PayoutAccountEntity,
+  PayoutEntity,
+  SettlementEntity,
+};
 export * from './ledger-store';
 export * from './balance-transaction-store';
+export * from './payout-store';
 export * from './suspense-store';
 
 export const ledgerDatabase = {
   schema: 'ledger',
-  entities: [JournalEntity, EntryEntity, BalanceEntity, BalanceTransactionEntity, SettlementEntity],
-  migrations: [Books1764400000000, SettlementRemainders1764400100000, SuspenseAndDisputes1764400400000],
+  entities: [
+    JournalEntity,
+    EntryEntity,
+    BalanceEntity,
+    BalanceTransactionEntity,
+    SettlementEntity,
+    PayoutEntity,
+    PayoutAccountEntity,
+  ],
+  migrations: [
+    Books1764400000000,
+    SettlementRemainders1764400100000,
+    Payouts1764400200000,
+    SuspenseAndDisputes1764400400000,
+  ],
 };

@@ -1,5 +1,5 @@
-import type { PaymentEventPayload, RefundEventPayload } from '@gateway/contracts';
-import { paymentConfirmed, refundSucceeded } from '@gateway/contracts';
+import type { PaymentEventPayload, PixPayoutSettled, RefundEventPayload } from '@gateway/contracts';
+import { paymentConfirmed, pixPayoutSettled, refundSucceeded } from '@gateway/contracts';
 import {
   publishAndAwaitHandling,
   serviceTestBed,
@@ -15,6 +15,8 @@ export interface LedgerTestBed extends ServiceTestBed<LedgerService> {
   confirm(event: PaymentEventPayload, messageId?: string): Promise<unknown>;
   /** The same for `refund.succeeded.v1`. */
   refundSucceeded(event: RefundEventPayload, messageId?: string): Promise<unknown>;
+  /** The same for `pix.payout.settled.v1`, as the PIX adapter reports a payout's outcome. */
+  payoutSettled(event: PixPayoutSettled, messageId?: string): Promise<unknown>;
   /** Runs SQL on the ledger's schema. */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
@@ -51,6 +53,8 @@ export function ledgerServiceForTheseTests(
         publishAndAwaitHandling(bed.env.config, paymentConfirmed, event, { messageId }),
       refundSucceeded: (event: RefundEventPayload, messageId?: string) =>
         publishAndAwaitHandling(bed.env.config, refundSucceeded, event, { messageId }),
+      payoutSettled: (event: PixPayoutSettled, messageId?: string) =>
+        publishAndAwaitHandling(bed.env.config, pixPayoutSettled, event, { messageId }),
       sql: <T>(text: string, params: unknown[] = []) =>
         bed.service.dataSource.query(text, params) as Promise<T[]>,
     });

@@ -1,8 +1,11 @@
 import {
   publicPaymentRecord,
+  publicPayoutRecord,
   publicRefundRecord,
   type Payment,
   type PaymentEventPayload,
+  type Payout,
+  type PayoutEventPayload,
   type Refund,
   type RefundEventPayload,
   type WebhookEventName,
@@ -24,7 +27,7 @@ export interface WebhookEvent {
   /** ISO 8601. */
   createdAt: string;
   businessId: string;
-  data: Payment | Refund | WebhookTestData;
+  data: Payment | Refund | Payout | WebhookTestData;
 }
 
 /** The webhook event for a `payment.*.v1` domain event; `type` is its public name (`payment.confirmed`). */
@@ -46,6 +49,17 @@ export function refundWebhookEvent(type: WebhookEventName, event: RefundEventPay
     createdAt: event.occurred_at,
     businessId: event.business_id,
     data: publicRefundRecord(event.refund),
+  };
+}
+
+/** The webhook event for a `payout.*.v1` ledger event: `data` is the payout record, its key masked. */
+export function payoutWebhookEvent(type: WebhookEventName, event: PayoutEventPayload): WebhookEvent {
+  return {
+    id: event.event_id,
+    type,
+    createdAt: event.occurred_at,
+    businessId: event.business_id,
+    data: publicPayoutRecord(event.payout),
   };
 }
 

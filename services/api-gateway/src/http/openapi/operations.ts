@@ -9,6 +9,7 @@ import { eventOperations, eventsTag } from '../routes/events';
 import { healthOperations, operationsTag } from '../routes/health';
 import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
 import { paymentOperations, paymentsTag, sandboxOperations, sandboxTag } from '../routes/payments';
+import { payoutOperations, payoutsTag } from '../routes/payouts';
 import { refundOperations, refundsTag } from '../routes/refunds';
 import { suspenseOperations } from '../routes/suspense';
 import { webhookOperations, webhooksTag } from '../routes/webhooks';
@@ -31,6 +32,7 @@ export const operations: OperationSpec[] = [
   ...webhookOperations,
   ...eventOperations,
   ...balanceOperations,
+  ...payoutOperations,
   ...adminOperations,
   ...suspenseOperations,
   ...hostedCheckoutOperations,
@@ -47,6 +49,7 @@ export const tags: Tag[] = [
   webhooksTag,
   eventsTag,
   balanceTag,
+  payoutsTag,
   sandboxTag,
   operatorTag,
   hostedCheckoutTag,

@@ -9,6 +9,8 @@ import {
   eventId,
   isoDate,
   paymentId,
+  payoutId,
+  payoutStatuses,
   receivedFundsId,
   refundId,
   solanaAddress,
@@ -168,6 +170,27 @@ export function eventOf(type: Joi.Schema, data: Joi.Schema): Joi.ObjectSchema {
 }
 /** A refund as an event carries it: events stored before refunds named the funds they carry lack that field. */
 export const eventRefund = refund.fork(['returned_funds_id'], (field) => field.optional()).id('EventRefund');
+
+/** A payout: its route answers and the `data` of `payout.*` events. */
+export const payout = Joi.object({
+  payout_id: payoutId.required(),
+  amount_brl: brl.required(),
+  status: Joi.string()
+    .valid(...payoutStatuses)
+    .required()
+    .description('`pending` until the PSP settles it; `paid` and `failed` are final.'),
+  destination: Joi.object({
+    pix_key_masked: Joi.string()
+      .required()
+      .description("The business's payout PIX key, masked: the API never shows it whole."),
+  })
+    .required()
+    .description("The business's registered payout account at the time of the payout."),
+  external_id: nullableText.description('The PIX endToEndId once paid.'),
+  failure_reason: nullableText.description('Why the PSP refused or returned it, once failed.'),
+  created_at: isoDate.required(),
+  updated_at: isoDate.required(),
+}).id('Payout');
 
 /**
  * A payment as an event carries it: the record of its time. Events stored before the record gained its fee, net

@@ -2,13 +2,14 @@ import Joi from 'joi';
 import {
   publicIdPattern,
   publicPaymentEvents,
+  publicPayoutEvents,
   publicRefundEvents,
   splitName,
   webhookEventNames,
   type MessageDefinition,
 } from '@gateway/contracts';
 import { pascalCase, type JsonSchema, type SchemaComponents } from './json-schema';
-import { eventOf, eventPayment, eventRefund, webhookTestData } from './response-schemas';
+import { eventOf, eventPayment, eventRefund, payout, webhookTestData } from './response-schemas';
 
 /**
  * The event the dispatcher sends for POST /v1/webhook/{webhook_id}/test. It is the dispatcher's own type, outside the
@@ -19,11 +20,12 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 const typesOf = (events: Array<MessageDefinition<unknown>>) =>
   events.map((event) => splitName(event.name).type);
 
-/** What each event's `data` is: the payment record for `payment.*`, the refund record for `refund.*`. */
+/** What each event's `data` is: the payment record for `payment.*`, the refund's for `refund.*`, the payout's for `payout.*`. */
 function dataOfEvents(): Map<string, Joi.Schema> {
   const data = new Map<string, Joi.Schema>();
   for (const type of typesOf(publicPaymentEvents)) data.set(type, eventPayment);
   for (const type of typesOf(publicRefundEvents)) data.set(type, eventRefund);
+  for (const type of typesOf(publicPayoutEvents)) data.set(type, payout);
   const undescribed = webhookEventNames.filter((name) => !data.has(name));
   if (undescribed.length > 0)
     throw new Error(`events without a described payload: ${undescribed.join(', ')}`);

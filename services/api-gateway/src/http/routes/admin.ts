@@ -19,8 +19,12 @@ import {
   isoDate,
   pageSchema,
   publicId,
+  PIX_KEY_MAX_LENGTH,
+  payoutAccountProblems,
+  pixKeyTypes,
+  setPayoutAccount,
 } from '@gateway/contracts';
-import { AppError } from '@gateway/http-errors';
+import { AppError, invalidFields } from '@gateway/http-errors';
 import { BrokerUnavailableError, consumerQueueNames, type ParkedQueue } from '@gateway/messaging';
 import { createBusiness } from '../../application/create-business';
 import { issueApiKey } from '../../application/issue-api-key';
@@ -130,7 +134,35 @@ const redrivenMessages = Joi.object({
   total_redriven: Joi.number().integer().min(0).required(),
 }).id('RedrivenMessages');
 
+const payoutAccount = Joi.object({
+  business_id: businessId.required(),
+  pix_key: Joi.string().required(),
+  pix_key_type: Joi.string()
+    .valid(...pixKeyTypes)
+    .required(),
+  holder_document: Joi.string().required(),
+  updated_at: isoDate.required(),
+}).id('PayoutAccount');
+
 export const businessBody = Joi.object({ name: businessName.required() });
+export const payoutAccountBody = Joi.object({
+  pix_key: Joi.string()
+    .min(1)
+    .max(PIX_KEY_MAX_LENGTH)
+    .required()
+    .description(
+      "The key in its type's form: CPF 11 digits, CNPJ 14 digits, e-mail, phone `+55` and 10 or 11 digits, EVP a UUID.",
+    ),
+  pix_key_type: Joi.string()
+    .valid(...pixKeyTypes)
+    .required(),
+  holder_document: Joi.string()
+    .pattern(/^(\d{11}|\d{14})$/)
+    .required()
+    .description(
+      "The key holder's CPF (11 digits) or CNPJ (14 digits); a CPF or CNPJ key is its holder's own.",
+    ),
+});
 export const feeRuleBody = Joi.object({
   percent_bps: feePercentBps.required(),
   fixed_centavos: centavosField.min(0).required(),
@@ -176,7 +208,8 @@ const supportedMethod = (req: Request): void => {
 /** The document's group of this family's operations. */
 export const operatorTag: Tag = {
   name: 'Operator',
-  description: 'The operator API: businesses, API keys, fee rules, products, parked messages.',
+  description:
+    'The operator API: businesses, API keys, fee rules, payout accounts, products, parked messages.',
 };
 
 /** The operator API (docs/api.md#operator-api-and-cli); `scripts/admin-cli.ts` wraps it. */
@@ -318,6 +351,46 @@ export const adminOperations = [
         method: params.method as PaymentMethod,
         ...body,
       });
+    },
+  }),
+  defineOperation({
+    method: 'put',
+    path: '/admin/v1/businesses/{business_id}/payout-account',
+    operationId: 'setPayoutAccount',
+    tag: 'Operator',
+    area: 'admin',
+    summary: "Set the business's payout account (where its payouts go)",
+    description:
+      "Replaces the business's payout PIX key. Payouts requested afterwards go there; one already requested keeps " +
+      'the account it was requested with. The merchant API shows the key masked only.',
+    body: {
+      name: 'PayoutAccountRequest',
+      schema: payoutAccountBody,
+      examples: only('A CNPJ key', {
+        pix_key: '12345678000195',
+        pix_key_type: 'cnpj',
+        holder_document: '12345678000195',
+      }),
+    },
+    params: { business_id: 'biz' },
+    commands: [setPayoutAccount],
+    errors: ['INVALID_FIELDS'],
+    cli: {
+      command: 'admin set-payout-account',
+      description: "set where a business's payouts go: its own PIX key and the key holder's CPF or CNPJ",
+      fields: {
+        pix_key: { argument: 'one', value: 'key', description: 'the PIX key' },
+        pix_key_type: { description: 'cpf, cnpj, email, phone or evp' },
+        holder_document: { description: "the key holder's CPF or CNPJ, digits only" },
+      },
+    },
+    answers: [json(200, 'The payout account in force.', payoutAccount)],
+    handle: async ({ params, body, send }, { identity }) => {
+      // The key's form for its type, before anything is looked up.
+      const problems = payoutAccountProblems(body);
+      if (problems.length > 0) throw invalidFields(problems);
+      const business = await existingBusiness(identity, params.business_id);
+      return send(setPayoutAccount, { business_id: business.id, ...body });
     },
   }),
   defineOperation({

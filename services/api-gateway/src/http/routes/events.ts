@@ -9,14 +9,14 @@ import {
   type PublicEvent,
 } from '@gateway/contracts';
 import { defineOperation, json, pageOf, type AnswerOf, type Tag } from '../operation';
-import { eventOf, eventRefund, eventPayment } from '../openapi/response-schemas';
+import { eventOf, eventRefund, eventPayment, payout } from '../openapi/response-schemas';
 import { pageQuery } from '../validation';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
 const event = eventOf(
   Joi.string().valid(...webhookEventNames),
-  Joi.alternatives().try(eventPayment, eventRefund),
+  Joi.alternatives().try(eventPayment, eventRefund, payout),
 ).id('Event');
 
 export const eventsPage = pageQuery(eventId);

@@ -5,7 +5,7 @@ import type { Posting } from '../../domain/posting-rules';
 
 const journalsPosted = counter(
   'ledger_journals_posted_total',
-  'Journals posted, by kind: payment, settlement, refund, funds_* (suspense), dispute_* (a redelivered or replayed event posts none)',
+  'Journals posted, by kind: payment, settlement, refund, payout, funds_* (suspense), dispute_* (a redelivered or replayed event posts none)',
   ['kind'],
 );
 
