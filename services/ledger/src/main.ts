@@ -2,10 +2,13 @@
 import './telemetry';
 import {
   getBalance,
+  getReconciliation,
   getStatementSummary,
   listBalanceTransactions,
+  listReconciliations,
   paymentConfirmed,
   refundSucceeded,
+  runReconciliation,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
@@ -15,12 +18,17 @@ import { ledgerDatabase } from './persistence';
 import { postConfirmedPayment } from './application/post-confirmed-payment';
 import { postSucceededRefund } from './application/post-succeeded-refund';
 import { SettlementSweep } from './application/settlement-sweep';
+import { reconcileBooks, type ReconcileBooksDeps } from './application/reconcile-books';
+import { ReconciliationSchedule } from './application/reconciliation-schedule';
+import { handleGetReconciliation } from './handlers/ledger.reconciliation.get.v1';
+import { handleListReconciliations } from './handlers/ledger.reconciliation.list.v1';
 import { handleGetBalance } from './handlers/ledger.balance.get.v1';
 import { handleListBalanceTransactions } from './handlers/ledger.balance-transactions.list.v1';
 import { handleGetStatementSummary } from './handlers/ledger.statement.get.v1';
 
 export interface LedgerService extends ServiceRuntime {
   settlement: SettlementSweep;
+  reconciliation: ReconciliationSchedule | null;
 }
 
 export async function startLedgerService(config: LedgerConfig): Promise<LedgerService> {
@@ -37,6 +45,17 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     delays: { pix: config.SETTLEMENT_DELAY_PIX_SECONDS, crypto: config.SETTLEMENT_DELAY_CRYPTO_SECONDS },
     afterPosting: () => settlement.nudge(),
   };
+  const reconcileDeps: ReconcileBooksDeps = {
+    dataSource,
+    ask: (definition, payload, options) => runtime.broker.call(definition, payload, options),
+    logger,
+    settings: {
+      periodSeconds: config.RECONCILIATION_PERIOD_SECONDS,
+      graceSeconds: config.RECONCILIATION_GRACE_SECONDS,
+      railTimeoutMs: config.RECONCILIATION_RAIL_TIMEOUT_MS,
+      pspOpeningCentavos: config.RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS,
+    },
+  };
   await runtime.broker
     .handlers('ledger')
     .handle(getBalance, handleGetBalance(dataSource))
@@ -49,10 +68,26 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(refundSucceeded, async (event) => {
       await postSucceededRefund(dataSource, event);
     })
+    .handle(runReconciliation, (command) =>
+      reconcileBooks(reconcileDeps, { trigger: 'operator', from: command.from ?? null }),
+    )
+    .handle(getReconciliation, handleGetReconciliation(dataSource))
+    .handle(listReconciliations, handleListReconciliations(dataSource))
     .consume();
   settlement.start();
   runtime.onStop('settlement-sweep', () => settlement.stop());
-  return { ...runtime, settlement };
+  const reconciliation =
+    config.RECONCILIATION_INTERVAL_SECONDS === 0
+      ? null
+      : new ReconciliationSchedule(dataSource, reconcileDeps, {
+          intervalSeconds: config.RECONCILIATION_INTERVAL_SECONDS,
+          logger,
+        });
+  if (reconciliation !== null) {
+    reconciliation.start();
+    runtime.onStop('reconciliation-schedule', () => reconciliation.stop());
+  }
+  return { ...runtime, settlement, reconciliation };
 }
 
 if (require.main === module) {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import {
   changePixChargeAmount,
   getPixChargeStatus,
+  getPspStatement,
   openPixCharge,
   paymentCancelled,
   pixRefundRequested,
@@ -15,6 +16,7 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadPixAdapterConfig, type PixAdapterConfig } from './config';
 import { pixAdapterDatabase } from './persistence';
 import { ApiPixClient, type ApiPixClientConfig } from './clients/psp/api-pix-client';
+import { PixPayoutPort } from './clients/psp/envio';
 import { CallbackProcessor } from './application/callback-processor';
 import { startCallbackServer } from './http/callback-server';
 import { ExpirySweeper } from './application/expiry-sweeper';
@@ -27,6 +29,7 @@ import { simulateChargeOutcome } from './application/simulate-charge-outcome';
 import { requestRefund } from './application/request-refund';
 import { handleChargeStatus } from './handlers/pix.charge.status.v1';
 import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
+import { handleGetPspStatement } from './handlers/pix.psp-statement.get.v1';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
@@ -63,6 +66,20 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     { logger },
   );
   runtime.onClose('psp-client', () => psp.close());
+  // The PSP's own operations beside API Pix (Efí's: sent Pix, the account balance), at the PSP's root.
+  const envio = new PixPayoutPort(
+    {
+      baseUrl: config.PSP_BASE_URL,
+      oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
+      clientId: config.PSP_CLIENT_ID,
+      clientSecret: config.PSP_CLIENT_SECRET,
+      mTLS: mutualTls(config),
+      timeoutMs: config.PSP_TIMEOUT_MS,
+      maxRetries: config.PSP_MAX_RETRIES,
+    },
+    { logger },
+  );
+  runtime.onClose('psp-envio-client', () => envio.close());
 
   const sweeper = new ExpirySweeper({
     dataSource,
@@ -132,6 +149,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       handlePaymentCancelled({ dataSource, uow: runtime.unitOfWork(paymentCancelled.name), psp }),
     )
     .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
+    .handle(getPspStatement, handleGetPspStatement({ psp, envio }))
     .consume();
   sweeper.start();
   runtime.onStop('expiry-sweeper', () => sweeper.stop());

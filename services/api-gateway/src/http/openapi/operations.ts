@@ -9,6 +9,7 @@ import { eventOperations, eventsTag } from '../routes/events';
 import { healthOperations, operationsTag } from '../routes/health';
 import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
 import { paymentOperations, paymentsTag, sandboxOperations, sandboxTag } from '../routes/payments';
+import { reconciliationOperations } from '../routes/reconciliations';
 import { refundOperations, refundsTag } from '../routes/refunds';
 import { webhookOperations, webhooksTag } from '../routes/webhooks';
 
@@ -31,6 +32,7 @@ export const operations: OperationSpec[] = [
   ...eventOperations,
   ...balanceOperations,
   ...adminOperations,
+  ...reconciliationOperations,
   ...hostedCheckoutOperations,
   ...healthOperations,
   ...apiReferenceOperations,
