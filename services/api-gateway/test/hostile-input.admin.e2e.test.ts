@@ -37,6 +37,7 @@ describe('hostile input through the whole stack', () => {
       () => asAdmin(),
     ],
     ['/admin/v1/api-keys/{prefix}', () => `/admin/v1/api-keys/${a.keyPrefix}`, ['DELETE'], () => asAdmin()],
+    ['/admin/v1/reconciliations', () => '/admin/v1/reconciliations', ['GET', 'POST'], () => asAdmin()],
   ];
 
   describe('path ids that cannot exist are NOT_FOUND at once, on every route', () => {
@@ -48,6 +49,7 @@ describe('hostile input through the whole stack', () => {
           await hit('POST', `/admin/v1/businesses/${id}/api-keys`, { headers: asAdmin() }),
           'NOT_FOUND',
         );
+        expectError(await hit('GET', `/admin/v1/reconciliations/${id}`, { headers: asAdmin() }), 'NOT_FOUND');
       }
     });
   });
@@ -67,6 +69,7 @@ describe('hostile input through the whole stack', () => {
         () => `/admin/v1/businesses/${a.businessId}/products`,
         () => asAdmin(),
       ],
+      ['POST', '/admin/v1/reconciliations', () => '/admin/v1/reconciliations', () => asAdmin()],
     ]);
   });
 
