@@ -10,6 +10,7 @@ import {
 } from '@gateway/contracts';
 import { aPaymentEvent, aRefundEvent } from '@gateway/testkit';
 import { reconcileBooks, type ReconcileBooksDeps } from '../src/application/reconcile-books';
+import { ReconciliationSchedule } from '../src/application/reconciliation-schedule';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
 
 const GRACE_SECONDS = 60;
@@ -59,9 +60,9 @@ function walletOf(rails: Rails): WalletBalances {
   };
 }
 
-/** The use case with the rails' owners answering as `rails` says (the ledger's side is the real service's). */
-function reconcileAgainst(bed: LedgerTestBed, rails: Rails): Promise<Reconciliation> {
-  const deps: ReconcileBooksDeps = {
+/** The use case's dependencies, the rails' owners answering as `rails` says (the ledger's side is the real service's). */
+function depsAgainst(bed: LedgerTestBed, rails: Rails): ReconcileBooksDeps {
+  return {
     dataSource: bed.service.dataSource,
     logger: bed.service.logger,
     ask: async (definition, payload) => {
@@ -78,7 +79,10 @@ function reconcileAgainst(bed: LedgerTestBed, rails: Rails): Promise<Reconciliat
       pspOpeningCentavos: 0,
     },
   };
-  return reconcileBooks(deps, { trigger: 'operator' });
+}
+
+function reconcileAgainst(bed: LedgerTestBed, rails: Rails): Promise<Reconciliation> {
+  return reconcileBooks(depsAgainst(bed, rails), { trigger: 'operator' });
 }
 
 describe('reconciliation of the books with the rails', () => {
@@ -287,5 +291,37 @@ describe('reconciliation of the books with the rails', () => {
     expect(
       await bed.request(runReconciliation, { from: new Date(Date.now() - 40 * 86_400_000).toISOString() }),
     ).toMatchObject({ ok: false, error: { code: 'INVALID_FIELDS' } });
+  });
+
+  test('the schedule runs each slot once whatever the number of replicas, and the next slot again', async () => {
+    const scheduledRuns = async () =>
+      Number(
+        (
+          await bed.sql<{ n: string }>(`SELECT count(*) AS n FROM reconciliations WHERE trigger = 'schedule'`)
+        )[0]!.n,
+      );
+    let clock = new Date('2031-01-01T00:00:30Z');
+    const replicas = () =>
+      [1, 2, 3].map(
+        () =>
+          new ReconciliationSchedule(bed.service.dataSource, depsAgainst(bed, agreed), {
+            intervalSeconds: 3600,
+            logger: bed.service.logger,
+            startupDelayMs: 0,
+            checkEveryMs: 3_600_000,
+            now: () => clock,
+          }),
+      );
+    // Each replica's first pass runs at start; stopping waits for it.
+    const firstSlot = replicas();
+    for (const replica of firstSlot) replica.start();
+    await Promise.all(firstSlot.map((replica) => replica.stop()));
+    expect(await scheduledRuns()).toBe(1);
+
+    clock = new Date('2031-01-01T01:00:30Z');
+    const secondSlot = replicas();
+    for (const replica of secondSlot) replica.start();
+    await Promise.all(secondSlot.map((replica) => replica.stop()));
+    expect(await scheduledRuns()).toBe(2);
   });
 });
