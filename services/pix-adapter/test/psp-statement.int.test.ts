@@ -134,6 +134,14 @@ describe('pix.psp-statement.get.v1: what the PSP says of a period', () => {
     expect(backwards.status).toBe(400);
     expect(backwards.body).toMatchObject({ type: 'https://pix.bcb.gov.br/api/v2/error/PixConsultaInvalida' });
     expect((await page('')).status).toBe(400);
+    // Efí's list of sent Pix answers a bad query in Efí's own form.
+    const sentList = await fetch(`${setup.psp.url}/v2/gn/pix/enviados?inicio=ontem`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(sentList.status).toBe(400);
+    const efiError = (await sentList.json()) as { nome: string; erros: Array<{ caminho: string }> };
+    expect(efiError.nome).toBe('json_invalido');
+    expect(efiError.erros.map((erro) => erro.caminho)).toEqual(['.query.inicio', '.query.fim']);
 
     const refused = await setup.request(getPspStatement, { from: fim, to: inicio });
     expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_FIELDS' } });

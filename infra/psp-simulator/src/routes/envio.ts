@@ -120,7 +120,17 @@ export function envioRouter(context: SimulatorContext, tokens: TokenIssuer): Rou
     '/v2/gn/pix/enviados',
     TokenIssuer.requireScope('gn.pix.send.read'),
     asyncHandler(async (req, res) => {
-      const query = readListQuery(res, req.query, 'RequisicaoInvalida');
+      // Efí's own form for a query outside its schema, as for a body.
+      const query = readListQuery(res, req.query, (violacoes) =>
+        sendJsonInvalido(
+          res,
+          violacoes.map((violacao) => ({
+            chave: 'query',
+            caminho: `.query.${violacao.propriedade}`,
+            mensagem: violacao.razao,
+          })),
+        ),
+      );
       if (!query) return;
       const { envios, total } = await context.envios.listSent(
         context.settings.pixKey,

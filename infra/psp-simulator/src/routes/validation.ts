@@ -52,10 +52,15 @@ const listQuerySchema = Joi.object({
 
 /**
  * Reads a list's query as API Pix states it (`inicio` and `fim` required, RFC 3339, `fim` not before `inicio`;
- * `paginacao.paginaAtual` >= 0, default 0; `paginacao.itensPorPagina` 1 to 1000, default 100), answering `problem`
- * with its violations otherwise. Filters the simulator does not keep (`cpf`, `cnpj`...) are refused, not ignored.
+ * `paginacao.paginaAtual` >= 0, default 0; `paginacao.itensPorPagina` 1 to 1000, default 100), answering the API Pix problem `refuse` names
+ * with its violations otherwise (or `refuse`, for a PSP that answers in its own form). Filters the simulator does not
+ * keep (`cpf`, `cnpj`...) are refused, not ignored.
  */
-export function readListQuery(res: Response, query: unknown, problem: ProblemName): ListQuery | undefined {
+export function readListQuery(
+  res: Response,
+  query: unknown,
+  refuse: ProblemName | ((violacoes: Array<{ razao: string; propriedade: string }>) => void),
+): ListQuery | undefined {
   const { value, error } = listQuerySchema.validate(query ?? {}, { abortEarly: false, convert: false });
   const violacoes =
     error?.details.map((detail) => ({ razao: detail.message, propriedade: detail.path.join('.') })) ?? [];
@@ -72,14 +77,16 @@ export function readListQuery(res: Response, query: unknown, problem: ProblemNam
   if (read && (read.itensPorPagina < 1 || read.itensPorPagina > 1000))
     violacoes.push({ razao: 'itensPorPagina vai de 1 a 1000.', propriedade: 'paginacao.itensPorPagina' });
   if (violacoes.length === 0 && read) return read;
-  sendProblem(
-    res,
-    400,
-    problem,
-    'Consulta inválida.',
-    'Os parâmetros da consulta não são válidos.',
-    violacoes,
-  );
+  if (typeof refuse === 'function') refuse(violacoes);
+  else
+    sendProblem(
+      res,
+      400,
+      refuse,
+      'Consulta inválida.',
+      'Os parâmetros da consulta não são válidos.',
+      violacoes,
+    );
   return undefined;
 }
 
