@@ -68,8 +68,12 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(refundSucceeded, async (event) => {
       await postSucceededRefund(dataSource, event);
     })
-    .handle(runReconciliation, (command) =>
-      reconcileBooks(reconcileDeps, { trigger: 'operator', from: command.from ?? null }),
+    .handle(runReconciliation, (command, context) =>
+      reconcileBooks(
+        { ...reconcileDeps, uow: runtime.unitOfWork(runReconciliation.name) },
+        { trigger: 'operator', from: command.from ?? null },
+        context,
+      ),
     )
     .handle(getReconciliation, handleGetReconciliation(dataSource))
     .handle(listReconciliations, handleListReconciliations(dataSource))

@@ -324,4 +324,15 @@ describe('reconciliation of the books with the rails', () => {
     await Promise.all(secondSlot.map((replica) => replica.stop()));
     expect(await scheduledRuns()).toBe(2);
   });
+
+  test('the run command delivered twice runs once and answers the same run', async () => {
+    const runs = async () =>
+      Number((await bed.sql<{ n: string }>(`SELECT count(*) AS n FROM reconciliations`))[0]!.n);
+    const before = await runs();
+    const messageId = newPublicId('msg');
+    const first = await bed.request(runReconciliation, {}, { messageId });
+    const again = await bed.request(runReconciliation, {}, { messageId });
+    expect(again).toEqual(first);
+    expect(await runs()).toBe(before + 1);
+  });
 });

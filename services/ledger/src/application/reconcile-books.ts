@@ -9,7 +9,7 @@ import {
   type Reconciliation,
   type WalletBalances,
 } from '@gateway/contracts';
-import { CommandError } from '@gateway/messaging';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { gauge, counter, type Logger } from '@gateway/observability';
 import { reconcile, statementReferences, type BooksView } from '../domain/reconciliation';
 import {
@@ -40,6 +40,8 @@ export interface ReconcileBooksDeps {
   /** Asks a rail's owner (the broker's call). */
   ask: <P, R>(definition: CommandDefinition<P, R>, payload: P, options: { timeoutMs: number }) => Promise<R>;
   logger: Logger;
+  /** The inbox of an operator's run: a command delivered again answers the run it made, and runs nothing more. */
+  uow?: UnitOfWork;
   settings: {
     periodSeconds: number;
     graceSeconds: number;
@@ -73,7 +75,11 @@ function reasonOf(rail: string, error: unknown): string {
 export async function reconcileBooks(
   deps: ReconcileBooksDeps,
   request: ReconcileRequest,
+  context?: Pick<MessageContext, 'envelope'>,
 ): Promise<Reconciliation> {
+  const inbox = deps.uow !== undefined && context !== undefined ? { uow: deps.uow, context } : null;
+  const answered = await inbox?.uow.storedResult<Reconciliation>(inbox.context);
+  if (answered !== undefined) return answered.value;
   const now = deps.now ?? (() => new Date());
   const startedAt = now();
   const { settings } = deps;
@@ -152,7 +158,17 @@ export async function reconcileBooks(
       pending: outcome.pending,
     };
   }
-  await deps.dataSource.transaction((manager) => insertReconciliation(manager, run));
+  // Two deliveries of one command racing both compare; the first to commit is the run, the other answers it.
+  const kept = inbox
+    ? await inbox.uow.once(inbox.context, async (tx) => {
+        await insertReconciliation(tx.manager, run);
+        return run;
+      })
+    : await deps.dataSource.transaction(async (manager) => {
+        await insertReconciliation(manager, run);
+        return run;
+      });
+  if (kept.reconciliation_id !== run.reconciliation_id) return kept;
   recordRun(run);
   const log = { reconciliation_id: run.reconciliation_id, differences: run.difference_count };
   if (run.status === 'failed')
