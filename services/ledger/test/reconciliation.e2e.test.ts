@@ -22,6 +22,7 @@ interface Report {
   id: string;
   status: string;
   difference_count: number;
+  tokens: Array<Record<string, unknown>>;
   psp_balance_brl: number | null;
   books_cash_psp_brl: number | null;
   differences: ReportItem[];
@@ -81,23 +82,31 @@ describe('reconciliation of the books with the rails, in the stack', () => {
   const reconcile = async (): Promise<Report> =>
     (await client.admin('POST', '/admin/v1/reconciliations', {})) as unknown as Report;
 
-  test('a paid PIX payment: no difference; a Pix paid at the PSP with no charge of ours: a difference reported', async () => {
+  test('paid PIX and USDC payments: no difference, the tokens equal on chain and in the books; a Pix paid at the PSP with no charge of ours: a difference reported', async () => {
     const { apiKey, businessId } = await client.createBusiness('Mercearia Conferida', {
       pix: { percent_bps: 100, fixed_centavos: 0 },
+      crypto: { percent_bps: 0, fixed_centavos: 0 },
     });
     const paymentId = (await client.createPayment(apiKey, { payment_method: 'pix', amount: 12_345 }))
       .payment_id as string;
     await client.payInSandbox(apiKey, paymentId);
     await client.paymentIn(apiKey, paymentId, 'paid');
+    const usdc = await client.createPayment(apiKey, {
+      payment_method: 'crypto',
+      amount: 2_000,
+      crypto: { currency: 'usdc', network: 'solana' },
+    });
+    await client.payInSandbox(apiKey, usdc.payment_id as string);
+    await client.paymentIn(apiKey, usdc.payment_id as string, 'paid');
     await waitFor(
       async () => {
         const reply = await broker.request(getBalance, { business_id: businessId }, { timeoutMs: 5000 });
         const balance: Balance | undefined = reply.ok ? reply.result : undefined;
-        return balance && balance.available_centavos + balance.pending_centavos === 12_222
+        return balance && balance.available_centavos + balance.pending_centavos === 12_222 + 2_000
           ? balance
           : undefined;
       },
-      { what: 'the payment posted', timeoutMs: 30_000 },
+      { what: 'both payments posted', timeoutMs: 30_000 },
     );
 
     const agreed = await reconcile();
@@ -107,6 +116,17 @@ describe('reconciliation of the books with the rails, in the stack', () => {
       differences: [],
       psp_balance_brl: 123.45,
       books_cash_psp_brl: 123.45,
+    });
+    // The tokens the payer sent (6 decimals), on chain and in the books, in base units.
+    const paidUnits = (usdc.crypto as { amount: number }).amount
+      .toFixed(6)
+      .replace('.', '')
+      .replace(/^0+/, '');
+    expect(agreed.tokens).toContainEqual({
+      token: 'usdc',
+      wallet_base_units: paidUnits,
+      books_base_units: paidUnits,
+      decimals: 6,
     });
     expect(await client.admin('GET', `/admin/v1/reconciliations/${agreed.id}`)).toEqual(agreed);
 
