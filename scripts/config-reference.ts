@@ -189,6 +189,16 @@ export const meanings: Record<string, string> = {
   SETTLEMENT_DELAY_CRYPTO_SECONDS: 'the same for a paid crypto payment; sandbox 0, production one day',
   SETTLEMENT_SWEEP_INTERVAL_MS:
     'the pause between two sweeps for due settlements (one also runs at start and after each payment posted)',
+  RECONCILIATION_INTERVAL_SECONDS:
+    'how often the books are reconciled with the PSP and the wallet ([operating.md](operating.md#reconciliation-of-the-books)), once per interval across all replicas; 0: on demand only',
+  RECONCILIATION_PERIOD_SECONDS:
+    'how far back a reconciliation run looks; a little over the interval, so runs overlap',
+  RECONCILIATION_GRACE_SECONDS:
+    'money in flight: a rail movement younger than this that the books have not posted yet is reported as pending, not as a difference',
+  RECONCILIATION_RAIL_TIMEOUT_MS:
+    'how long a run waits for the PIX adapter and the Solana watcher before it is stored `failed`',
+  RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS:
+    "what the PSP account held before the books began: 0 for an account opened for the gateway (the sandbox PSP's opens empty)",
   REFUND_RESEND_AFTER_SECONDS:
     'a refund still pending this long after its rail was (last) asked is asked again',
   DEFAULT_FEE_PIX:

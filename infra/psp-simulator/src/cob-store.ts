@@ -227,6 +227,32 @@ export class CobStore {
     return (await this.readPix(this.db.manager, 'p.end_to_end_id = $1', [endToEndId]))[0];
   }
 
+  /**
+   * API Pix `GET /pix`: the Pix received into `chave`'s cobs with `horario` in [inicio, fim], oldest first, a page of
+   * them (`page` from 0), with their devoluções, and how many there are in all.
+   */
+  async listPix(
+    chave: string,
+    inicio: Date,
+    fim: Date,
+    page: number,
+    perPage: number,
+  ): Promise<{ pix: PixRecebido[]; total: number }> {
+    const inRange = `p.txid IN (SELECT txid FROM cobs WHERE chave = $1) AND p.horario BETWEEN $2 AND $3`;
+    const [{ total }] = (await this.db.query(`SELECT count(*)::int AS total FROM pix p WHERE ${inRange}`, [
+      chave,
+      inicio,
+      fim,
+    ])) as [{ total: number }];
+    const pix = await this.readPix(
+      this.db.manager,
+      inRange,
+      [chave, inicio, fim, perPage, page * perPage],
+      'ORDER BY p.horario, p.end_to_end_id LIMIT $4 OFFSET $5',
+    );
+    return { pix, total };
+  }
+
   async getLocation(id: number): Promise<StoredLocation | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
     const [row] = (await this.db.query(
@@ -501,9 +527,14 @@ export class CobStore {
     };
   }
 
-  private async readPix(tx: EntityManager, where: string, params: unknown[]): Promise<PixRecebido[]> {
+  private async readPix(
+    tx: EntityManager,
+    where: string,
+    params: unknown[],
+    order = 'ORDER BY p.horario',
+  ): Promise<PixRecebido[]> {
     const rows = (await tx.query(
-      `SELECT p.end_to_end_id, p.document FROM pix p WHERE ${where} ORDER BY p.horario`,
+      `SELECT p.end_to_end_id, p.document FROM pix p WHERE ${where} ${order}`,
       params,
     )) as Array<{ end_to_end_id: string; document: Omit<PixRecebido, 'devolucoes'> }>;
     const devolucoes = await this.readDevolucoes(

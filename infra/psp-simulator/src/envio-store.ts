@@ -157,6 +157,29 @@ export class EnvioStore {
     return this.read(this.db.manager, 'end_to_end_id = $1', endToEndId);
   }
 
+  /**
+   * The envios of `chave` asked for in [inicio, fim] (`solicitacao`), oldest first, a page of them (`page` from 0),
+   * and how many there are in all.
+   */
+  async listSent(
+    chave: string,
+    inicio: Date,
+    fim: Date,
+    page: number,
+    perPage: number,
+  ): Promise<{ envios: StoredEnvio[]; total: number }> {
+    const [{ total }] = (await this.db.query(
+      `SELECT count(*)::int AS total FROM envios WHERE pagador_chave = $1 AND solicitacao BETWEEN $2 AND $3`,
+      [chave, inicio, fim],
+    )) as [{ total: number }];
+    const rows = (await this.db.query(
+      `SELECT ${COLUMNS} FROM envios WHERE pagador_chave = $1 AND solicitacao BETWEEN $2 AND $3
+        ORDER BY solicitacao, id_envio LIMIT $4 OFFSET $5`,
+      [chave, inicio, fim, perPage, page * perPage],
+    )) as EnvioRow[];
+    return { envios: rows.map((row) => envioOf(row)), total };
+  }
+
   /** The envios still in processing: what a restart settles again. */
   async inProcessing(): Promise<Array<{ idEnvio: string; settlesAt: Date }>> {
     const rows = (await this.db.query(
@@ -192,22 +215,7 @@ export class EnvioStore {
 
   private async read(tx: EntityManager, where: string, id: string): Promise<StoredEnvio | undefined> {
     const [row] = (await tx.query(`SELECT ${COLUMNS} FROM envios WHERE ${where}`, [id])) as EnvioRow[];
-    if (row === undefined) return undefined;
-    return {
-      idEnvio: row.id_envio,
-      endToEndId: row.end_to_end_id,
-      pagadorChave: row.pagador_chave,
-      valorCentavos: Number(row.valor_centavos),
-      ...(row.info_pagador === null ? {} : { infoPagador: row.info_pagador }),
-      favorecido: row.favorecido,
-      status: row.status,
-      ...(row.erro === null ? {} : { erro: row.erro }),
-      solicitacao: row.solicitacao,
-      ...(row.liquidacao === null ? {} : { liquidacao: row.liquidacao }),
-      settlesAt: row.settles_at,
-      ...(row.notified_at === null ? {} : { notifiedAt: row.notified_at }),
-      callbackAttempts: row.callback_attempts,
-    };
+    return row === undefined ? undefined : envioOf(row);
   }
 
   /** `E` + ISPB (8) + yyyyMMddHHmm (UTC) + 11 random alphanumerics, as SPI mints an endToEndId. */
@@ -216,6 +224,24 @@ export class EnvioStore {
     const suffix = Array.from(randomBytes(11), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
     return `E${this.ispb}${stamp}${suffix}`;
   }
+}
+
+function envioOf(row: EnvioRow): StoredEnvio {
+  return {
+    idEnvio: row.id_envio,
+    endToEndId: row.end_to_end_id,
+    pagadorChave: row.pagador_chave,
+    valorCentavos: Number(row.valor_centavos),
+    ...(row.info_pagador === null ? {} : { infoPagador: row.info_pagador }),
+    favorecido: row.favorecido,
+    status: row.status,
+    ...(row.erro === null ? {} : { erro: row.erro }),
+    solicitacao: row.solicitacao,
+    ...(row.liquidacao === null ? {} : { liquidacao: row.liquidacao }),
+    settlesAt: row.settles_at,
+    ...(row.notified_at === null ? {} : { notifiedAt: row.notified_at }),
+    callbackAttempts: row.callback_attempts,
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ export type ProblemName =
   | 'PixNaoEncontrado'
   | 'PixDevolucaoNaoEncontrada'
   | 'PixDevolucaoInvalida'
+  | 'PixConsultaInvalida'
   // Efí's, for its reads of sent Pix (https://dev.efipay.com.br/docs/api-pix/envio-pagamento-pix/).
   | 'PixEnviadoNaoEncontrado'
   | 'WebhookOperacaoInvalida'

@@ -133,6 +133,14 @@ describe('the gateway CLI against the whole stack', () => {
     expect((await cli(['admin', 'received-funds', '--kind', 'unreadable'])).stdout.trim()).toBe('(none)');
     expect((await cli(['admin', 'received-funds', '--kind', 'lost'])).code).toBe(64);
 
+    // Reconciliation: run now, then read it back, alone and as the newest of the list.
+    const reconciliation = await json(['admin', 'reconcile']);
+    expect(reconciliation).toMatchObject({ id: expect.stringMatching(/^rec_/), status: 'completed' });
+    expect(await json(['admin', 'reconciliation', reconciliation.id])).toEqual(reconciliation);
+    expect((await json(['admin', 'reconciliations', '--limit', '1'])).data).toEqual([reconciliation]);
+    const badPeriod = await cli(['admin', 'reconcile', '--from', 'yesterday']);
+    expect(badPeriod).toMatchObject({ code: 1, stderr: expect.stringContaining('INVALID_FIELDS') });
+
     const compat = await new Promise<Ran>((resolve) =>
       execFile(
         join(root, 'node_modules/.bin/tsx'),

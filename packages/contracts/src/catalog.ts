@@ -12,6 +12,7 @@ import * as ledger from './ledger-messages';
 import * as payout from './payout-messages';
 import * as suspense from './suspense-messages';
 import * as dispute from './dispute-messages';
+import * as reconciliation from './reconciliation-messages';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
   return (
@@ -35,6 +36,7 @@ export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
     payout,
     suspense,
     dispute,
+    reconciliation,
   ]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)

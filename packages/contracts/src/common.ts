@@ -158,6 +158,11 @@ export interface PaymentRecord {
    * records written before it was carried. Never in the public `Payment`.
    */
   token?: Token | null;
+  /**
+   * Internal: a crypto payment's token amount in base units (null for PIX), which the ledger counts its token holdings
+   * in; additive like `token`. Never in the public `Payment`.
+   */
+  amount_base_units?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -179,6 +184,7 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   expires_at: isoDate.allow(null),
   payer: Joi.alternatives().try(pixPayerSchema, cryptoPayerSchema).allow(null),
   token: Joi.valid(...tokens).allow(null),
+  amount_base_units: baseUnits.allow(null),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });

@@ -17,6 +17,7 @@ export * from './ledger-messages';
 export * from './payout-messages';
 export * from './suspense-messages';
 export * from './dispute-messages';
+export * from './reconciliation-messages';
 export * from './public-api';
 export { catalog, findMessage } from './catalog';
 export * from './ids';

@@ -43,6 +43,7 @@ describe('hostile input through the whole stack', () => {
       ['POST'],
       () => asAdmin(),
     ],
+    ['/admin/v1/reconciliations', () => '/admin/v1/reconciliations', ['GET', 'POST'], () => asAdmin()],
   ];
 
   describe('path ids that cannot exist are NOT_FOUND at once, on every route', () => {
@@ -58,6 +59,7 @@ describe('hostile input through the whole stack', () => {
           await hit('POST', `/admin/v1/received-funds/${id}/assign`, withJson(asAdmin(), '{}')),
           'NOT_FOUND',
         );
+        expectError(await hit('GET', `/admin/v1/reconciliations/${id}`, { headers: asAdmin() }), 'NOT_FOUND');
       }
     });
   });
@@ -77,6 +79,7 @@ describe('hostile input through the whole stack', () => {
         () => `/admin/v1/businesses/${a.businessId}/products`,
         () => asAdmin(),
       ],
+      ['POST', '/admin/v1/reconciliations', () => '/admin/v1/reconciliations', () => asAdmin()],
     ]);
   });
 

@@ -196,6 +196,15 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     );
     await expectStatus(200, call('GET', '/admin/v1/parked', { as: 'operator' }));
     await expectStatus(200, call('POST', '/admin/v1/parked/redrive', { as: 'operator', body: {} }));
+    const reconciliation = await expectStatus(
+      201,
+      call('POST', '/admin/v1/reconciliations', { as: 'operator', body: {} }),
+    );
+    await expectStatus(
+      200,
+      call('GET', `/admin/v1/reconciliations/${reconciliation.id}`, { as: 'operator' }),
+    );
+    await expectStatus(200, call('GET', '/admin/v1/reconciliations?limit=1', { as: 'operator' }));
     const other = await expectStatus(
       201,
       call('POST', '/admin/v1/businesses', { as: 'operator', body: { name: 'Outra Loja' } }),

@@ -10,6 +10,26 @@ export interface LedgerConfig extends ServiceConfig {
   SETTLEMENT_DELAY_CRYPTO_SECONDS: number;
   /** Pause between two sweeps for payments whose settlement is due (a sweep also runs at start). */
   SETTLEMENT_SWEEP_INTERVAL_MS: number;
+  /**
+   * How often the scheduled reconciliation of the books with the rails runs (docs/operating.md#reconciliation-of-the-books): once
+   * per interval across all replicas (each interval's slot is claimed in the database). 0: never on a schedule (runs
+   * on demand only).
+   */
+  RECONCILIATION_INTERVAL_SECONDS: number;
+  /** How far back a run looks (its period ends at the run); a little over the interval, so periods overlap. */
+  RECONCILIATION_PERIOD_SECONDS: number;
+  /**
+   * Money in flight: a rail movement younger than this that the books have not posted yet is reported as pending,
+   * not as a difference.
+   */
+  RECONCILIATION_GRACE_SECONDS: number;
+  /** How long a run waits for each rail's owner (the PIX adapter, the Solana watcher) before it is recorded failed. */
+  RECONCILIATION_RAIL_TIMEOUT_MS: number;
+  /**
+   * What the PSP account held before the books began, in centavos: 0 for an account opened for the gateway (the
+   * sandbox PSP's opens empty); otherwise its balance on the day the ledger started.
+   */
+  RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS: number;
 }
 
 const ONE_DAY_SECONDS = 86_400;
@@ -29,6 +49,27 @@ const schema = serviceSchema<LedgerConfig>({
   SETTLEMENT_DELAY_PIX_SECONDS: settlementDelay,
   SETTLEMENT_DELAY_CRYPTO_SECONDS: settlementDelay,
   SETTLEMENT_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).max(3_600_000).default(5000),
+  RECONCILIATION_INTERVAL_SECONDS: Joi.number()
+    .integer()
+    .min(0)
+    .max(31 * ONE_DAY_SECONDS)
+    .custom((value: number) => {
+      if (value !== 0 && value < 60) throw new Error('is 0 (never) or at least 60');
+      return value;
+    })
+    .default(ONE_DAY_SECONDS),
+  RECONCILIATION_PERIOD_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(31 * ONE_DAY_SECONDS)
+    .default(ONE_DAY_SECONDS + 3600),
+  RECONCILIATION_GRACE_SECONDS: Joi.number().integer().min(0).max(ONE_DAY_SECONDS).default(900),
+  RECONCILIATION_RAIL_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(4000),
+  RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS: Joi.number()
+    .integer()
+    .min(-Number.MAX_SAFE_INTEGER)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(0),
 });
 
 /** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */

@@ -9,13 +9,16 @@ import {
   createPayout,
   getBalance,
   getPayout,
+  getReconciliation,
   getStatementSummary,
   listBalanceTransactions,
   listPayouts,
+  listReconciliations,
   paymentConfirmed,
   pixPayoutSettled,
   refundSucceeded,
   setPayoutAccount,
+  runReconciliation,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
@@ -32,6 +35,10 @@ import { postOpenedDispute } from './application/post-opened-dispute';
 import { postClosedDispute } from './application/post-closed-dispute';
 import { reservePayout } from './application/reserve-payout';
 import { registerPayoutAccount } from './application/register-payout-account';
+import { reconcileBooks, type ReconcileBooksDeps } from './application/reconcile-books';
+import { ReconciliationSchedule } from './application/reconciliation-schedule';
+import { handleGetReconciliation } from './handlers/ledger.reconciliation.get.v1';
+import { handleListReconciliations } from './handlers/ledger.reconciliation.list.v1';
 import { handleGetBalance } from './handlers/ledger.balance.get.v1';
 import { handleListBalanceTransactions } from './handlers/ledger.balance-transactions.list.v1';
 import { handleGetStatementSummary } from './handlers/ledger.statement.get.v1';
@@ -41,6 +48,7 @@ import { handlePixPayoutSettled } from './handlers/pix.payout.settled.v1';
 
 export interface LedgerService extends ServiceRuntime {
   settlement: SettlementSweep;
+  reconciliation: ReconciliationSchedule | null;
 }
 
 export async function startLedgerService(config: LedgerConfig): Promise<LedgerService> {
@@ -56,6 +64,17 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     logger,
     delays: { pix: config.SETTLEMENT_DELAY_PIX_SECONDS, crypto: config.SETTLEMENT_DELAY_CRYPTO_SECONDS },
     afterPosting: () => settlement.nudge(),
+  };
+  const reconcileDeps: ReconcileBooksDeps = {
+    dataSource,
+    ask: (definition, payload, options) => runtime.broker.call(definition, payload, options),
+    logger,
+    settings: {
+      periodSeconds: config.RECONCILIATION_PERIOD_SECONDS,
+      graceSeconds: config.RECONCILIATION_GRACE_SECONDS,
+      railTimeoutMs: config.RECONCILIATION_RAIL_TIMEOUT_MS,
+      pspOpeningCentavos: config.RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS,
+    },
   };
   await runtime.broker
     .handlers('ledger')
@@ -94,10 +113,30 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(listPayouts, handleListPayouts(dataSource))
     .handle(setPayoutAccount, (command) => registerPayoutAccount(dataSource, command))
     .handle(pixPayoutSettled, handlePixPayoutSettled(runtime.unitOfWork(pixPayoutSettled.name), logger))
+    .handle(runReconciliation, (command, context) =>
+      reconcileBooks(
+        { ...reconcileDeps, uow: runtime.unitOfWork(runReconciliation.name) },
+        { trigger: 'operator', from: command.from ?? null },
+        context,
+      ),
+    )
+    .handle(getReconciliation, handleGetReconciliation(dataSource))
+    .handle(listReconciliations, handleListReconciliations(dataSource))
     .consume();
   settlement.start();
   runtime.onStop('settlement-sweep', () => settlement.stop());
-  return { ...runtime, settlement };
+  const reconciliation =
+    config.RECONCILIATION_INTERVAL_SECONDS === 0
+      ? null
+      : new ReconciliationSchedule(dataSource, reconcileDeps, {
+          intervalSeconds: config.RECONCILIATION_INTERVAL_SECONDS,
+          logger,
+        });
+  if (reconciliation !== null) {
+    reconciliation.start();
+    runtime.onStop('reconciliation-schedule', () => reconciliation.stop());
+  }
+  return { ...runtime, settlement, reconciliation };
 }
 
 if (require.main === module) {

@@ -45,6 +45,7 @@ describe('the payment record carries what a merchant needs again', () => {
     expect(confirmed?.payment).toMatchObject({ payer, fee_centavos: 160 });
     // A PIX record names no token (the ledger holds its money in cash_psp).
     expect(confirmed?.payment).not.toHaveProperty('token');
+    expect(confirmed?.payment).not.toHaveProperty('amount_base_units');
   });
 
   test.each([
@@ -79,6 +80,8 @@ describe('the payment record carries what a merchant needs again', () => {
       (event) => event.name === 'payment.confirmed.v1',
     );
     expect(confirmed?.payment.token).toBe('usdc');
+    // And its token amount, which the ledger counts its holdings in (reconciled with the wallet's balance on chain).
+    expect(confirmed?.payment.amount_base_units).toBe(withOwner.crypto!.amount_base_units);
     const other = await h.waitForPaymentStatus(businessId, withoutOwner.payment.payment_id, 'paid');
     expect(other.payment.payer).toBeNull();
   });

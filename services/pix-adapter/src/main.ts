@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import {
   changePixChargeAmount,
   getPixChargeStatus,
+  getPspStatement,
   openPixCharge,
   paymentCancelled,
   payoutRequested,
@@ -33,6 +34,7 @@ import { handlePayoutRequested } from './handlers/payout.requested.v1';
 import { OverduePayoutPoll } from './application/overdue-payout-poll';
 import { settleReportedPayouts } from './application/settle-reported-payouts';
 import type { PayoutDeps } from './application/shared/settle-payout';
+import { handleGetPspStatement } from './handlers/pix.psp-statement.get.v1';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
@@ -70,7 +72,8 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     { logger },
   );
   runtime.onClose('psp-client', () => psp.close());
-  // The PSP's own "envio de Pix" (payouts), beside API Pix, with the same credentials.
+  // The PSP's own operations beside API Pix (Efí's envio de Pix for payouts, sent Pix, the account balance), with the
+  // same credentials.
   const payoutPort = new PixPayoutPort(
     {
       baseUrl: config.PSP_BASE_URL,
@@ -171,6 +174,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     )
     .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
     .handle(payoutRequested, handlePayoutRequested(payoutDeps))
+    .handle(getPspStatement, handleGetPspStatement({ psp, envio: payoutPort }))
     .consume();
   sweeper.start();
   runtime.onStop('expiry-sweeper', () => sweeper.stop());

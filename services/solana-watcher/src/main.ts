@@ -5,6 +5,7 @@ import {
   changeCryptoRequestAmount,
   cryptoRefundRequested,
   getCryptoRequestStatus,
+  getWalletBalances,
   openCryptoRequest,
   paymentCancelled,
   simulateCryptoOutcome,
@@ -30,6 +31,7 @@ import { openTransferRequest } from './application/open-transfer-request';
 import { simulateCryptoOutcome as simulateOutcome } from './application/simulate-crypto-outcome';
 import { handleCryptoRequestStatus } from './handlers/crypto.request.status.v1';
 import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
+import { handleGetWalletBalances } from './handlers/crypto.wallet-balances.get.v1';
 import { solanaWatcherDatabase } from './persistence';
 
 function priceProviders(config: SolanaWatcherConfig): PriceProvider[] {
@@ -110,6 +112,16 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     .handle(paymentCancelled, handlePaymentCancelled(runtime.unitOfWork(paymentCancelled.name)))
     // Carried out on chain by the refund desk.
     .handle(cryptoRefundRequested, (event, context) => refunds.carryOut(event, context))
+    .handle(
+      getWalletBalances,
+      handleGetWalletBalances({
+        dataSource,
+        connection,
+        receivingWallet: config.RECEIVING_WALLET,
+        mints,
+        decimals: config.TOKEN_DECIMALS,
+      }),
+    )
     .consume();
   detector.start();
   runtime.onStop('payment-detector', () => detector.stop());

@@ -8,7 +8,7 @@ import { type SimulatorContext } from '../context';
 import { DEFAULT_ENVIO_FAILURE } from '../envio-rules';
 import { type Favorecido, type StoredEnvio } from '../envio-store';
 import { sendProblem } from '../problem';
-import { freeText, pixAmount, validateBody } from './validation';
+import { freeText, listParameters, pixAmount, readListQuery, validateBody } from './validation';
 
 const ID_ENVIO = /^[a-zA-Z0-9]{1,35}$/;
 const END_TO_END_ID = /^E[a-zA-Z0-9]{31}$/;
@@ -22,6 +22,9 @@ const noNul = (schema: Joi.StringSchema) => schema.pattern(/^[^\0]*$/, 'sem o ca
  *   holder when `favorecido.cpf`/`cnpj` is given) or to `favorecido.contaBanco`. 201 `{idEnvio, e2eId, valor,
  *   horario: {solicitacao}, status: "EM_PROCESSAMENTO"}`; the outcome (REALIZADO / NAO_REALIZADO) comes by webhook.
  *   A used idEnvio is refused, 409 `id_envio_duplicado`, so the same idEnvio never sends twice.
+ * - `GET /v2/gn/pix/enviados?inicio=&fim=` (scope `gn.pix.send.read`), the same page ("Consultar lista de Pix
+ *   enviados"): the sends asked for in the period, `{parametros: {inicio, fim, paginacao}, pix: [...]}`, each as the
+ *   read of one shows it, paged by `paginacao.paginaAtual` and `paginacao.itensPorPagina` as API Pix lists are.
  * - `GET /v2/gn/pix/enviados/:e2eId` and `GET /v2/gn/pix/enviados/id-envio/:idEnvio` (scope `gn.pix.send.read`): the
  *   send as it stands (its status; the reason of a failure is told in the callback only); 404 problem
  *   `PixEnviadoNaoEncontrado`.
@@ -110,6 +113,33 @@ export function envioRouter(context: SimulatorContext, tokens: TokenIssuer): Rou
         horario: { solicitacao: envio.solicitacao.toISOString() },
         status: envio.status,
       });
+    }),
+  );
+
+  router.get(
+    '/v2/gn/pix/enviados',
+    TokenIssuer.requireScope('gn.pix.send.read'),
+    asyncHandler(async (req, res) => {
+      // Efí's own form for a query outside its schema, as for a body.
+      const query = readListQuery(res, req.query, (violacoes) =>
+        sendJsonInvalido(
+          res,
+          violacoes.map((violacao) => ({
+            chave: 'query',
+            caminho: `.query.${violacao.propriedade}`,
+            mensagem: violacao.razao,
+          })),
+        ),
+      );
+      if (!query) return;
+      const { envios, total } = await context.envios.listSent(
+        context.settings.pixKey,
+        query.inicio,
+        query.fim,
+        query.paginaAtual,
+        query.itensPorPagina,
+      );
+      res.json({ parametros: listParameters(query, total), pix: envios.map(envioView) });
     }),
   );
 

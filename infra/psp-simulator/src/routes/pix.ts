@@ -5,7 +5,7 @@ import { TokenIssuer } from '../auth';
 import { type SimulatorContext, pixView } from '../context';
 import { type DevolucaoRefusal, type PixRecebido, toCentavos } from '../cob-store';
 import { readPathId, sendProblem } from '../problem';
-import { freeText, pixAmount, validateBody } from './validation';
+import { freeText, listParameters, pixAmount, readListQuery, validateBody } from './validation';
 
 const END_TO_END_ID = /^[a-zA-Z0-9]{32}$/;
 const DEVOLUCAO_ID = /^[a-zA-Z0-9]{1,35}$/;
@@ -38,7 +38,7 @@ const DEVOLUCAO_PROBLEM = {
 } as const;
 
 /**
- * `GET {prefix}/pix/:e2eid` and `PUT|GET {prefix}/pix/:e2eid/devolucao/:id` (API Pix v2): a received Pix and its
+ * `GET {prefix}/pix` (by period, paged), `GET {prefix}/pix/:e2eid` and `PUT|GET {prefix}/pix/:e2eid/devolucao/:id` (API Pix v2): a received Pix and its
  * refunds. A devolução is EM_PROCESSAMENTO when asked for and settles `devolucaoSettleMs` later, DEVOLVIDO (or
  * NAO_REALIZADO under the sandbox rule above); the PSP then calls back with the Pix and its `devolucoes`, as the
  * document asks when a devolução reaches a final status. One still in processing when the simulator stops settles when
@@ -46,6 +46,24 @@ const DEVOLUCAO_PROBLEM = {
  */
 export function pixRouter(context: SimulatorContext): Router {
   const router = express.Router();
+
+  // `GET /pix`: the Pix received in [inicio, fim], a page at a time (`PixConsultados`).
+  router.get(
+    '/pix',
+    TokenIssuer.requireScope('pix.read'),
+    asyncHandler(async (req, res) => {
+      const query = readListQuery(res, req.query, 'PixConsultaInvalida');
+      if (!query) return;
+      const { pix, total } = await context.store.listPix(
+        context.settings.pixKey,
+        query.inicio,
+        query.fim,
+        query.paginaAtual,
+        query.itensPorPagina,
+      );
+      res.json({ parametros: listParameters(query, total), pix: pix.map(pixView) });
+    }),
+  );
 
   router.get(
     '/pix/:e2eid',

@@ -600,6 +600,71 @@ export interface ReceivedFunds {
   returned_at: string | null;
 }
 
+export interface Reconciliation {
+  id: string;
+  /** `failed`: a rail could not be asked, nothing was compared (`failure_reason` says which). */
+  status: 'completed' | 'failed';
+  trigger: 'schedule' | 'operator';
+  period_from: string;
+  period_to: string;
+  started_at: string;
+  finished_at: string;
+  failure_reason: string | null;
+  /** The PSP account's balance when read. */
+  psp_balance_brl: number | null;
+  /** The `cash_psp` account at that moment. */
+  books_cash_psp_brl: number | null;
+  /** PIX received at the PSP in the period. */
+  psp_received_brl: number | null;
+  /** PIX sent (payouts) and returned (devoluções) at the PSP in the period. */
+  psp_sent_brl: number | null;
+  tokens: {
+    token: 'usdc' | 'usdt' | 'eurc';
+    wallet_base_units: string;
+    books_base_units: string;
+    decimals: number;
+  }[];
+  difference_count: number;
+  pending_count: number;
+  differences: ReconciliationItem[];
+  /** Movements younger than the grace window the books have not posted yet: money in flight. */
+  pending: ReconciliationItem[];
+}
+
+export interface ReconciliationItem {
+  kind:
+    | 'balance_mismatch'
+    | 'received_not_in_books'
+    | 'received_amount_mismatch'
+    | 'return_not_in_books'
+    | 'sent_not_in_books'
+    | 'in_books_not_at_psp'
+    | 'token_balance_mismatch';
+  rail: 'pix' | 'solana';
+  /** The rail's id of the movement (txid, endToEndId, devolução id, idEnvio) or the token. */
+  reference: string | null;
+  /** What the rail says (PIX); negative: money out. */
+  rail_amount_brl: number | null;
+  /** What the books say (PIX). */
+  books_amount_brl: number | null;
+  /** What the wallet holds (tokens). */
+  rail_base_units: string | null;
+  /** What the books hold (tokens). */
+  books_base_units: string | null;
+  occurred_at: string | null;
+  detail: string;
+}
+
+export interface ReconciliationList {
+  data: Reconciliation[];
+  has_more: boolean;
+}
+
+export interface ReconciliationRequest {
+  /** The period to look back to (at most 31 days); absent: the configured period. */
+  from?: string;
+}
+
 export interface RedriveRequest {
   queue?:
     | 'api-gateway.commands'
@@ -1089,6 +1154,23 @@ export interface OperationTypes {
   assignReceivedFunds: {
     body: AssignReceivedFundsRequest;
     answer: OperatorReceivedFunds;
+  };
+  /** POST /admin/v1/reconciliations */
+  runReconciliation: {
+    body: ReconciliationRequest;
+    answer: Reconciliation;
+  };
+  /** GET /admin/v1/reconciliations/{reconciliation_id} */
+  getReconciliation: {
+    answer: Reconciliation;
+  };
+  /** GET /admin/v1/reconciliations */
+  listReconciliations: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: ReconciliationList;
   };
   /** POST /c/{slug}/sessions */
   startCheckoutSession: {

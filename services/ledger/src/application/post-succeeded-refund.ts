@@ -8,6 +8,7 @@ import {
   lockBalance,
   lockPaymentPosting,
   lockSettlement,
+  paymentTokens,
   takeFromSettlement,
 } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
@@ -32,6 +33,7 @@ export async function postSucceededRefund(
       causeKey: event.event_id,
       kind: 'refund',
       businessId: refund.business_id,
+      railReference: refund.external_id,
     });
     if (journalId === null) return false;
     // Locked before the balance, as the settlement sweep locks them: the two never wait on each other in a cycle.
@@ -45,7 +47,12 @@ export async function postSucceededRefund(
       ? storedHoldingAccount(settlement.holdingAccount)
       : holdingAccount(refund.method, null);
     await lockBalance(manager, refund.business_id);
-    const posting = refundSucceededPosting(event, holding, settlement?.remainingCentavos ?? 0);
+    // A crypto refund returns its share of the tokens the payment brought (the books count them too).
+    const tokens =
+      settlement && holding !== 'cash_psp'
+        ? await paymentTokens(manager, settlement.balanceTransactionId)
+        : null;
+    const posting = refundSucceededPosting(event, holding, settlement?.remainingCentavos ?? 0, tokens);
     await takeFromSettlement(manager, refund.payment_id, posting.fromPendingOfPayment);
     await writeJournal(manager, journalId, posting);
     return true;

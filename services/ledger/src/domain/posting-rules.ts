@@ -24,6 +24,8 @@ export interface JournalLine {
   /** The business whose balance the line moves; null for the platform's accounts. */
   businessId: string | null;
   amountCentavos: number;
+  /** A token line's quantity in base units (signed as its amount), when the posting knows it. */
+  quantityBaseUnits?: string | null;
 }
 
 /** What the journal does to each of the business's four balances (positive: the business is owed more). */
@@ -58,6 +60,8 @@ export interface Posting {
   causeKey: string;
   kind: 'payment' | 'settlement' | 'refund' | 'payout' | SuspenseJournalKind;
   businessId: string;
+  /** The rail's id of the movement (a PIX txid or devolução id, a Solana Pay reference), when there is one. */
+  railReference: string | null;
   /** The journal's entries, none of zero; they sum to zero. */
   lines: JournalLine[];
   deltas: BalanceDeltas;
@@ -79,10 +83,15 @@ export function balanceDeltas(lines: readonly JournalLine[]): BalanceDeltas {
   return deltas;
 }
 
-function posting(parts: Omit<Posting, 'lines' | 'deltas'> & { lines: JournalLine[] }): Posting {
+function posting(
+  parts: Omit<Posting, 'lines' | 'deltas' | 'railReference'> & {
+    lines: JournalLine[];
+    railReference?: string | null;
+  },
+): Posting {
   const lines = parts.lines.filter((line) => line.amountCentavos !== 0);
   if (journalSum(lines) !== 0) throw new Error(`unbalanced journal ${parts.causeKey}`);
-  return { ...parts, lines, deltas: balanceDeltas(lines) };
+  return { ...parts, railReference: parts.railReference ?? null, lines, deltas: balanceDeltas(lines) };
 }
 
 const methodLabel = (method: PaymentMethod, token: string | null | undefined): string =>
@@ -105,8 +114,15 @@ export function paymentConfirmedPosting(event: PaymentEventPayload, delays: Sett
     causeKey: event.event_id,
     kind: 'payment',
     businessId,
+    railReference: payment.external_id,
     lines: [
-      { account: holding, businessId: null, amountCentavos: gross },
+      {
+        account: holding,
+        businessId: null,
+        amountCentavos: gross,
+        // A token holding counts its quantity too: what the payer was asked for, in base units.
+        ...quantity(payment.method === 'crypto' ? payment.amount_base_units : null),
+      },
       { account: 'pending', businessId, amountCentavos: -net },
       { account: 'fee_revenue', businessId: null, amountCentavos: -fee },
     ],
@@ -162,6 +178,27 @@ export function settlementPosting(
   });
 }
 
+/** A line's quantity, only where it is known. */
+const quantity = (baseUnits: string | null | undefined): Pick<JournalLine, 'quantityBaseUnits'> =>
+  baseUnits == null ? {} : { quantityBaseUnits: baseUnits };
+
+/** What a crypto payment's journal put in its token account: its gross (the BRL cost) and the quantity. */
+export interface PaymentTokens {
+  grossCentavos: number;
+  quantityBaseUnits: string;
+}
+
+/**
+ * The tokens a refund of R centavos returns, as the watcher computes a refund's share of the price it was paid at:
+ * floor(quantity × R / G), negative (they leave the holding); null when the payment's quantity is not known.
+ */
+export function refundedQuantity(paymentTokens: PaymentTokens | null, refundCentavos: number): string | null {
+  if (paymentTokens === null || paymentTokens.grossCentavos <= 0) return null;
+  const share =
+    (BigInt(paymentTokens.quantityBaseUnits) * BigInt(refundCentavos)) / BigInt(paymentTokens.grossCentavos);
+  return (-share).toString();
+}
+
 /**
  * A refund succeeded (R): the money left the platform (`cash_psp`, or the token at the payment's cost: the refund's
  * share R/G of the gross G costs R), and the business is owed R less: taken first from what the payment itself still
@@ -175,6 +212,7 @@ export function refundSucceededPosting(
   event: RefundEventPayload,
   holding: Account,
   pendingOfPayment: number,
+  paymentTokens: PaymentTokens | null = null,
 ): Posting & { fromPendingOfPayment: number } {
   const { refund } = event;
   const amount = refund.amount_centavos;
@@ -186,10 +224,16 @@ export function refundSucceededPosting(
     causeKey: event.event_id,
     kind: 'refund',
     businessId,
+    railReference: refund.external_id,
     lines: [
       { account: 'available', businessId, amountCentavos: fromAvailable },
       { account: 'pending', businessId, amountCentavos: fromPending },
-      { account: holding, businessId: null, amountCentavos: -amount },
+      {
+        account: holding,
+        businessId: null,
+        amountCentavos: -amount,
+        ...quantity(refundedQuantity(paymentTokens, amount)),
+      },
     ],
     balanceTransaction: {
       type: 'refund',

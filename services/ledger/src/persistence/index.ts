@@ -9,6 +9,7 @@ import { Books1764400000000 } from './migrations/1764400000000-books';
 import { SettlementRemainders1764400100000 } from './migrations/1764400100000-settlement-remainders';
 import { Payouts1764400200000 } from './migrations/1764400200000-payouts';
 import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-suspense-and-disputes';
+import { Reconciliation1764400500000 } from './migrations/1764400500000-reconciliation';
 
 export {
   BalanceEntity,
@@ -23,6 +24,7 @@ export * from './ledger-store';
 export * from './balance-transaction-store';
 export * from './payout-store';
 export * from './suspense-store';
+export * from './reconciliation-store';
 
 export const ledgerDatabase = {
   schema: 'ledger',
@@ -40,5 +42,6 @@ export const ledgerDatabase = {
     SettlementRemainders1764400100000,
     Payouts1764400200000,
     SuspenseAndDisputes1764400400000,
+    Reconciliation1764400500000,
   ],
 };

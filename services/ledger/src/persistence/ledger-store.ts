@@ -5,6 +5,7 @@ import type {
   DueSettlement,
   JournalLine,
   NewBalanceTransaction,
+  PaymentTokens,
 } from '../domain/posting-rules';
 import { BalanceEntity } from './balance.entity';
 import { SettlementEntity } from './settlement.entity';
@@ -16,12 +17,12 @@ import { SettlementEntity } from './settlement.entity';
  */
 export async function claimJournal(
   manager: EntityManager,
-  journal: { causeKey: string; kind: string; businessId: string | null },
+  journal: { causeKey: string; kind: string; businessId: string | null; railReference?: string | null },
 ): Promise<number | null> {
   const rows = (await manager.query(
-    `INSERT INTO journals (cause_key, kind, business_id) VALUES ($1, $2, $3)
+    `INSERT INTO journals (cause_key, kind, business_id, rail_reference) VALUES ($1, $2, $3, $4)
      ON CONFLICT (cause_key) DO NOTHING RETURNING id`,
-    [journal.causeKey, journal.kind, journal.businessId],
+    [journal.causeKey, journal.kind, journal.businessId, journal.railReference ?? null],
   )) as Array<{ id: string }>;
   return rows.length === 0 ? null : Number(rows[0]!.id);
 }
@@ -40,6 +41,7 @@ export async function postPaymentJournal(
   posting: {
     causeKey: string;
     businessId: string;
+    railReference: string | null;
     lines: readonly JournalLine[];
     deltas: BalanceDeltas;
     balanceTransaction: NewBalanceTransaction & { id: string };
@@ -60,13 +62,14 @@ export async function postPaymentJournal(
        SELECT $1, $2, $3, $4, $5, $5, $6 FROM posting_lock
        ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id
      ), journal AS (
-       INSERT INTO journals (cause_key, kind, business_id)
-       SELECT $7, 'payment', $2 FROM settlement
+       INSERT INTO journals (cause_key, kind, business_id, rail_reference)
+       SELECT $7, 'payment', $2, $24 FROM settlement
        ON CONFLICT (cause_key) DO NOTHING RETURNING id
      ), journal_entries AS (
-       INSERT INTO entries (journal_id, account, business_id, amount_centavos)
-       SELECT journal.id, line.account, line.business_id, line.amount_centavos
-       FROM journal, unnest($8::text[], $9::text[], $10::bigint[]) AS line(account, business_id, amount_centavos)
+       INSERT INTO entries (journal_id, account, business_id, amount_centavos, quantity_base_units)
+       SELECT journal.id, line.account, line.business_id, line.amount_centavos, line.quantity
+       FROM journal, unnest($8::text[], $9::text[], $10::bigint[], $25::numeric[])
+         AS line(account, business_id, amount_centavos, quantity)
      ), balance AS (
        INSERT INTO balances AS b (business_id, available_centavos, pending_centavos, reserved_centavos,
          blocked_centavos)
@@ -107,6 +110,8 @@ export async function postPaymentJournal(
       btx.availableOn,
       btx.createdAt,
       btx.description,
+      posting.railReference,
+      posting.lines.map((line) => line.quantityBaseUnits ?? null),
     ],
   });
   return rows.length === 0 ? null : Number((rows[0] as { id: string }).id);
@@ -147,10 +152,20 @@ export async function insertEntries(
   lines: readonly JournalLine[],
 ): Promise<void> {
   if (lines.length === 0) return;
-  const values = lines.map((_, i) => `($1, $${3 * i + 2}, $${3 * i + 3}, $${3 * i + 4})`).join(', ');
+  const values = lines
+    .map((_, i) => `($1, $${4 * i + 2}, $${4 * i + 3}, $${4 * i + 4}, $${4 * i + 5}::numeric)`)
+    .join(', ');
   await manager.query(
-    `INSERT INTO entries (journal_id, account, business_id, amount_centavos) VALUES ${values}`,
-    [journalId, ...lines.flatMap((line) => [line.account, line.businessId, line.amountCentavos])],
+    `INSERT INTO entries (journal_id, account, business_id, amount_centavos, quantity_base_units) VALUES ${values}`,
+    [
+      journalId,
+      ...lines.flatMap((line) => [
+        line.account,
+        line.businessId,
+        line.amountCentavos,
+        line.quantityBaseUnits ?? null,
+      ]),
+    ],
   );
 }
 
@@ -273,4 +288,23 @@ export async function markSettled(manager: EntityManager, settlement: Settlement
   await manager.query(`UPDATE balance_transactions SET status = 'available' WHERE id = $1`, [
     settlement.balanceTransactionId,
   ]);
+}
+
+/**
+ * What a crypto payment's journal put in its token account (its gross and quantity), found from its balance
+ * transaction; null when the payment is not posted in tokens or its quantity was not known.
+ */
+export async function paymentTokens(
+  manager: EntityManager,
+  balanceTransactionId: string,
+): Promise<PaymentTokens | null> {
+  const [row] = (await manager.query(
+    `SELECT e.amount_centavos, e.quantity_base_units::text AS quantity
+       FROM balance_transactions b JOIN entries e ON e.journal_id = b.journal_id
+      WHERE b.id = $1 AND e.account LIKE 'tokens:%' AND e.quantity_base_units IS NOT NULL`,
+    [balanceTransactionId],
+  )) as Array<{ amount_centavos: string; quantity: string }>;
+  return row === undefined
+    ? null
+    : { grossCentavos: Number(row.amount_centavos), quantityBaseUnits: row.quantity };
 }

@@ -24,14 +24,18 @@ export interface LedgerTestBed extends ServiceTestBed<LedgerService> {
 /**
  * The ledger service started in-process on its own database and broker prefix, with a client broker, before the
  * enclosing describe's tests and closed after them. `settings` overrides its own variables (settlement delays and
- * sweep interval; no delay and a 100 ms sweep unless told).
+ * sweep interval, the reconciliation's rail timeout; no delay and a 100 ms sweep unless told, reconciliation on demand
+ * only).
  */
 export function ledgerServiceForTheseTests(
   label: string,
   settings: Partial<
     Pick<
       LedgerConfig,
-      'SETTLEMENT_DELAY_PIX_SECONDS' | 'SETTLEMENT_DELAY_CRYPTO_SECONDS' | 'SETTLEMENT_SWEEP_INTERVAL_MS'
+      | 'SETTLEMENT_DELAY_PIX_SECONDS'
+      | 'SETTLEMENT_DELAY_CRYPTO_SECONDS'
+      | 'SETTLEMENT_SWEEP_INTERVAL_MS'
+      | 'RECONCILIATION_RAIL_TIMEOUT_MS'
     >
   > = {},
 ): LedgerTestBed {
@@ -43,6 +47,12 @@ export function ledgerServiceForTheseTests(
         SETTLEMENT_DELAY_PIX_SECONDS: 0,
         SETTLEMENT_DELAY_CRYPTO_SECONDS: 0,
         SETTLEMENT_SWEEP_INTERVAL_MS: 100,
+        // Reconciliation on demand only (a test runs it when it wants to).
+        RECONCILIATION_INTERVAL_SECONDS: 0,
+        RECONCILIATION_PERIOD_SECONDS: 86_400,
+        RECONCILIATION_GRACE_SECONDS: 0,
+        RECONCILIATION_RAIL_TIMEOUT_MS: 1000,
+        RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS: 0,
         ...settings,
       };
       return startLedgerService(ledgerConfig);

@@ -56,6 +56,10 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     payer: payerOf(payment),
     // Internal (the ledger's token holdings); carried for crypto only, so a PIX record is as it was.
     ...(payment.token === null ? {} : { token: payment.token }),
+    // Internal too (the ledger counts its token holdings in base units): the amount the payer was asked for.
+    ...(payment.instructions !== null && 'amount_base_units' in payment.instructions
+      ? { amount_base_units: payment.instructions.amount_base_units }
+      : {}),
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };

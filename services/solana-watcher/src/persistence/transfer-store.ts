@@ -69,3 +69,12 @@ export function payingTransfersOf(manager: EntityManager, paymentId: string): Pr
     [paymentId],
   );
 }
+
+/** What the transfers recorded since `since` brought to the wallet, per mint, in base units. */
+export async function receivedSinceByMint(manager: EntityManager, since: Date): Promise<Map<string, bigint>> {
+  const rows = (await manager.query(
+    `SELECT mint, sum(amount)::text AS amount FROM transfers WHERE recorded_at >= $1 GROUP BY mint`,
+    [since],
+  )) as Array<{ mint: string; amount: string }>;
+  return new Map(rows.map((row) => [row.mint, BigInt(row.amount)]));
+}

@@ -10,6 +10,7 @@ import { healthOperations, operationsTag } from '../routes/health';
 import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
 import { paymentOperations, paymentsTag, sandboxOperations, sandboxTag } from '../routes/payments';
 import { payoutOperations, payoutsTag } from '../routes/payouts';
+import { reconciliationOperations } from '../routes/reconciliations';
 import { refundOperations, refundsTag } from '../routes/refunds';
 import { suspenseOperations } from '../routes/suspense';
 import { webhookOperations, webhooksTag } from '../routes/webhooks';
@@ -35,6 +36,7 @@ export const operations: OperationSpec[] = [
   ...payoutOperations,
   ...adminOperations,
   ...suspenseOperations,
+  ...reconciliationOperations,
   ...hostedCheckoutOperations,
   ...healthOperations,
   ...apiReferenceOperations,

@@ -3,6 +3,7 @@ import { type Logger } from '@gateway/observability';
 import { centavosToPixAmount } from '../../domain/amount';
 import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
 import { type PixDevolucao, validateDevolucao } from './devolucao';
+import { type ListedPix, listQuery, readAllPages, validateReceivedPage } from './pix-lists';
 import { type HttpReply, send } from './http';
 import { ClientCredentialsToken } from './oauth-token';
 import { PspError, pspErrorFromResponse } from './psp-error';
@@ -238,6 +239,20 @@ export class ApiPixClient {
       this.devolucaoPath(endToEndId, id),
       undefined,
       [200],
+    );
+  }
+
+  /** `GET /pix?inicio=&fim=`: every Pix received in the period (each page read in turn), with its devoluções. */
+  listReceivedPix(inicio: Date, fim: Date): Promise<ListedPix[]> {
+    return readAllPages((page) =>
+      this.callFor(
+        'pix.list',
+        validateReceivedPage,
+        'GET',
+        `/pix?${listQuery(inicio, fim, page)}`,
+        undefined,
+        [200],
+      ),
     );
   }
 

@@ -5,6 +5,7 @@ import { ID_ENVIO_PATTERN } from '../../domain/id-envio';
 import { type ApiPixClientDeps, pspSession } from './api-pix-client';
 import { type Checked } from './cob';
 import { type HttpReply, send } from './http';
+import { type ListedSentPix, listQuery, readAllPages, validateSentPage } from './pix-lists';
 import type { ClientCredentialsToken } from './oauth-token';
 import { PspError, isPspRefusal, pspErrorFromResponse } from './psp-error';
 import { type RetryPolicy, withRetry } from './retry';
@@ -349,6 +350,20 @@ export class PixPayoutPort {
         this.failures.set(sent.idEnvio, sent.failure);
       }
     return parsed;
+  }
+
+  /** `GET /v2/gn/pix/enviados?inicio=&fim=`: every send asked for in the period (each page read in turn). */
+  listSentPix(inicio: Date, fim: Date): Promise<ListedSentPix[]> {
+    return readAllPages((page) =>
+      this.callFor(
+        'envio.list',
+        validateSentPage,
+        'GET',
+        `/v2/gn/pix/enviados?${listQuery(inicio, fim, page)}`,
+        undefined,
+        [200],
+      ),
+    );
   }
 
   /** `GET /v2/gn/saldo`: the account's balance, in centavos. */
