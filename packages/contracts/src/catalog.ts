@@ -10,6 +10,7 @@ import * as refund from './refund-messages';
 import * as publicEvents from './event-commands';
 import * as ledger from './ledger-messages';
 import * as payout from './payout-messages';
+import * as reservation from './reservation-messages';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
   return (
@@ -19,7 +20,20 @@ function isDefinition(value: unknown): value is MessageDefinition<unknown> {
 
 /** Every message the services exchange, by versioned name: consumers look incoming messages up here. */
 export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
-  [events, payment, pix, crypto, checkout, customer, webhook, refund, publicEvents, ledger, payout]
+  [
+    events,
+    payment,
+    pix,
+    crypto,
+    checkout,
+    customer,
+    webhook,
+    refund,
+    publicEvents,
+    ledger,
+    payout,
+    reservation,
+  ]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)
     .map((definition) => [definition.name, definition]),

@@ -15,6 +15,7 @@ export * from './refund-messages';
 export * from './event-commands';
 export * from './ledger-messages';
 export * from './payout-messages';
+export * from './reservation-messages';
 export * from './public-api';
 export { catalog, findMessage } from './catalog';
 export * from './ids';

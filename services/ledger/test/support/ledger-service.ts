@@ -1,5 +1,5 @@
 import type { PaymentEventPayload, RefundEventPayload } from '@gateway/contracts';
-import { paymentConfirmed, refundSucceeded } from '@gateway/contracts';
+import { paymentConfirmed, refundFailed, refundSucceeded } from '@gateway/contracts';
 import {
   publishAndAwaitHandling,
   serviceTestBed,
@@ -15,6 +15,8 @@ export interface LedgerTestBed extends ServiceTestBed<LedgerService> {
   confirm(event: PaymentEventPayload, messageId?: string): Promise<unknown>;
   /** The same for `refund.succeeded.v1`. */
   refundSucceeded(event: RefundEventPayload, messageId?: string): Promise<unknown>;
+  /** The same for `refund.failed.v1`. */
+  refundFailed(event: RefundEventPayload, messageId?: string): Promise<unknown>;
   /** Runs SQL on the ledger's schema. */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
@@ -29,7 +31,11 @@ export function ledgerServiceForTheseTests(
   settings: Partial<
     Pick<
       LedgerConfig,
-      'SETTLEMENT_DELAY_PIX_SECONDS' | 'SETTLEMENT_DELAY_CRYPTO_SECONDS' | 'SETTLEMENT_SWEEP_INTERVAL_MS'
+      | 'SETTLEMENT_DELAY_PIX_SECONDS'
+      | 'SETTLEMENT_DELAY_CRYPTO_SECONDS'
+      | 'SETTLEMENT_SWEEP_INTERVAL_MS'
+      | 'RESERVATION_CONFIRM_AFTER_SECONDS'
+      | 'RESERVATION_SWEEP_INTERVAL_MS'
     >
   > = {},
 ): LedgerTestBed {
@@ -41,6 +47,8 @@ export function ledgerServiceForTheseTests(
         SETTLEMENT_DELAY_PIX_SECONDS: 0,
         SETTLEMENT_DELAY_CRYPTO_SECONDS: 0,
         SETTLEMENT_SWEEP_INTERVAL_MS: 100,
+        RESERVATION_CONFIRM_AFTER_SECONDS: 600,
+        RESERVATION_SWEEP_INTERVAL_MS: 3_600_000,
         ...settings,
       };
       return startLedgerService(ledgerConfig);
@@ -51,6 +59,8 @@ export function ledgerServiceForTheseTests(
         publishAndAwaitHandling(bed.env.config, paymentConfirmed, event, { messageId }),
       refundSucceeded: (event: RefundEventPayload, messageId?: string) =>
         publishAndAwaitHandling(bed.env.config, refundSucceeded, event, { messageId }),
+      refundFailed: (event: RefundEventPayload, messageId?: string) =>
+        publishAndAwaitHandling(bed.env.config, refundFailed, event, { messageId }),
       sql: <T>(text: string, params: unknown[] = []) =>
         bed.service.dataSource.query(text, params) as Promise<T[]>,
     });
