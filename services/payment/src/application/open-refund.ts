@@ -4,7 +4,6 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import type { LedgerReservations, Rails } from '../clients';
 import { completesRefunds, decideRefund, refundRequest, toRefundRecord } from '../domain/refund';
 import {
-  findPayment,
   insertRefund,
   lockHeldExcess,
   lockLiveRefundId,
@@ -27,15 +26,16 @@ const idGivenUp = () =>
   new CommandError('SERVICE_UNAVAILABLE', 'O reembolso não pôde ser aberto a tempo. Tente novamente.');
 
 /**
- * Opens a refund of the business's payment, its money reserved first (docs/refunds.md#the-balance-first): the
- * payment's own rules are checked, the refund gets its id (the same on every delivery of the command), the ledger
- * reserves the amount under that id (INSUFFICIENT_BALANCE when the business's available + pending does not cover it),
- * and only then is the refund opened, under the payment's lock, so racing requests are decided one after the other
- * against what the earlier ones reserved; the rail is asked to carry it out by an event that commits with it. A refund
- * the payment's rules refuse once reserved (a racing refund took the rest) gives its id up and its reservation back.
- * The refund that completes the payment's refunds also carries the overpayment's excess if it is still held (marked
- * returned by it in the same transaction; excess already returned by hand stays out). Once per command (inbox): a
- * redelivery answers the refund it opened, never a second one.
+ * Opens a refund of the business's payment, its money reserved first (docs/refunds.md#the-balance-first). Under the
+ * payment's lock, so racing requests are decided one after the other against what the earlier ones reserved: the
+ * payment's own rules are checked (a refund they refuse asks the ledger nothing), then the ledger reserves the amount
+ * under the refund's id, the same on every delivery of the command (INSUFFICIENT_BALANCE when the business's available
+ * + pending does not cover it), and only then is the refund opened; the rail is asked to carry it out by an event that
+ * commits with it. The lock is held over the ledger's round trip, not a rail's: a refund of the same payment waits
+ * for it, never for a PSP or the chain. A transaction that fails once the ledger reserved gives the reservation back
+ * (or leaves it to the ledger's sweep). The refund that completes the payment's refunds also carries the
+ * overpayment's excess if it is still held (marked returned by it in the same transaction; excess already returned by
+ * hand stays out). Once per command (inbox): a redelivery answers the refund it opened, never a second one.
  */
 export async function openRefund(
   deps: OpenRefundDeps,
@@ -44,33 +44,33 @@ export async function openRefund(
 ): Promise<RefundRecord> {
   const stored = await deps.uow.storedResult<RefundRecord>(context);
   if (stored) return stored.value;
-  // Decided before anything is reserved: a refund the payment's own rules refuse reserves nothing.
-  const seen = await findPayment(deps.dataSource.manager, command.payment_id, command.business_id);
-  if (!seen) throw paymentNotFound();
-  const rail = deps.rails.of(seen.method);
-  const asked = decideRefund(seen, command.amount_centavos ?? null, rail.refundWindowDays, new Date());
-  if (!asked.ok) throw new CommandError(asked.code, asked.message);
   const refundId = await reserveRefundId(deps.dataSource.manager, context.envelope.id);
-  const reserved = await deps.ledger.reserve(
-    {
-      reservation_id: refundId,
-      business_id: seen.businessId,
-      payment_id: seen.id,
-      amount_centavos: asked.amountCentavos,
-    },
-    context,
-  );
-  // Released already: the ledger's sweep found no refund under the id, which is given up; the next try gets a new one.
-  if (reserved === 'released') throw idGivenUp();
+  let reserved = false;
   try {
     return await deps.uow.once(context, async (tx) => {
       const payment = await lockPayment(tx.manager, command.payment_id);
       if (!payment || payment.businessId !== command.business_id) throw paymentNotFound();
-      // Given up meanwhile (this delivery took longer than the ledger waits): its reservation is released.
-      if (!(await lockLiveRefundId(tx.manager, refundId))) throw idGivenUp();
-      // The amount reserved, decided again against what racing refunds have reserved since.
-      const decision = decideRefund(payment, asked.amountCentavos, rail.refundWindowDays, new Date());
+      const rail = deps.rails.of(payment.method);
+      const decision = decideRefund(
+        payment,
+        command.amount_centavos ?? null,
+        rail.refundWindowDays,
+        new Date(),
+      );
       if (!decision.ok) throw new CommandError(decision.code, decision.message);
+      // Given up (a delivery that came after the ledger's sweep released its reservation): the next try gets a new id.
+      if (!(await lockLiveRefundId(tx.manager, refundId))) throw idGivenUp();
+      const outcome = await deps.ledger.reserve(
+        {
+          reservation_id: refundId,
+          business_id: payment.businessId,
+          payment_id: payment.id,
+          amount_centavos: decision.amountCentavos,
+        },
+        context,
+      );
+      if (outcome === 'released') throw idGivenUp();
+      reserved = true;
       const excess = completesRefunds(payment, decision.amountCentavos)
         ? await lockHeldExcess(tx.manager, payment.id)
         : null;
@@ -88,16 +88,15 @@ export async function openRefund(
       return toRefundRecord(refund);
     });
   } catch (err) {
-    if (err instanceof CommandError && err.code !== 'SERVICE_UNAVAILABLE')
-      await giveBack(deps, seen.id, refundId, context);
+    if (reserved) await giveBack(deps, command.payment_id, refundId, context);
     throw err;
   }
 }
 
 /**
- * The refund was refused after its money was reserved: its id is given up (unless a concurrent delivery of the same
- * command opened it), so it can never become a refund, and the reservation goes back. A ledger that does not answer
- * leaves it to the ledger's sweep, which finds the id given up.
+ * The refund's transaction failed after its money was reserved: its id is given up (unless the refund exists after
+ * all: a commit whose answer was lost, or a concurrent delivery of the same command), so it can never become a
+ * refund, and the reservation goes back. A database or ledger that does not answer leaves it to the ledger's sweep.
  */
 async function giveBack(
   deps: OpenRefundDeps,
@@ -105,13 +104,12 @@ async function giveBack(
   refundId: string,
   context: MessageContext,
 ): Promise<void> {
-  const opened = await deps.dataSource.transaction(async (manager) => {
-    await lockPayment(manager, paymentId);
-    return refundExistsOrGiveUp(manager, refundId);
-  });
-  if (opened) return;
   try {
-    await deps.ledger.release(refundId, context);
+    const opened = await deps.dataSource.transaction(async (manager) => {
+      await lockPayment(manager, paymentId);
+      return refundExistsOrGiveUp(manager, refundId);
+    });
+    if (!opened) await deps.ledger.release(refundId, context);
   } catch (err) {
     context.logger.warn({ err, refund_id: refundId }, 'reservation not released: the ledger sweep will');
   }
