@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { getBalance, type Balance } from '@gateway/contracts';
+import { createReservation, getBalance, newPublicId, type Balance } from '@gateway/contracts';
 import type { Broker } from '@gateway/messaging';
 import {
   connectTestClient,
@@ -23,8 +23,12 @@ describe('refunds against the balance, end to end', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    // The race below sends many requests from one key.
-    stack = await startStack({ RATE_LIMIT_PER_MINUTE: '100000' });
+    // The race below sends many requests from one key; the ledger asks about unconfirmed reservations after 1 s.
+    stack = await startStack({
+      RATE_LIMIT_PER_MINUTE: '100000',
+      RESERVATION_CONFIRM_AFTER_SECONDS: '1',
+      RESERVATION_SWEEP_INTERVAL_MS: '200',
+    });
     client = stackClient(stack);
     broker = await connectTestClient(stack.env.config, 'refund-reservation-e2e');
     db = await new DataSource({
@@ -203,4 +207,43 @@ describe('refunds against the balance, end to end', () => {
       );
     }
   }, 600_000);
+
+  test('a reservation whose refund was never opened is released by the sweep after asking the payment service; a real refund still posts', async () => {
+    const { apiKey, businessId } = await newBusiness('Papelaria Interrompida');
+    const paymentId = await paid(apiKey, { payment_method: 'pix', amount: 10_000 });
+    await balanceBecomes(businessId, { available_centavos: 9_900 }, 'the payment posted');
+    // What a payment service that stopped between the reservation and the refund's commit leaves behind.
+    const orphan = newPublicId('ref');
+    const reserved = await broker.request(
+      createReservation,
+      { reservation_id: orphan, business_id: businessId, payment_id: paymentId, amount_centavos: 4_000 },
+      { timeoutMs: 5000 },
+    );
+    expect(reserved).toEqual({ ok: true, result: { reservation_id: orphan, outcome: 'reserved' } });
+    expect(await balanceOf(businessId)).toMatchObject({
+      available_centavos: 5_900,
+      reserved_centavos: 4_000,
+    });
+
+    // The sweep asks the payment service, which has no such refund: the money is spendable again.
+    await balanceBecomes(
+      businessId,
+      { available_centavos: 9_900, reserved_centavos: 0 },
+      'the orphan reservation released',
+    );
+    const [row] = (await db.query(`SELECT status FROM ledger.reservations WHERE id = $1`, [
+      orphan,
+    ])) as Array<{
+      status: string;
+    }>;
+    expect(row).toEqual({ status: 'released' });
+    // A real refund of the same payment, asked about too if its outcome is slow, is never released: it posts.
+    const opened = await refund(apiKey, paymentId, { amount: 1_000 });
+    expect(opened.status).toBe(201);
+    await balanceBecomes(
+      businessId,
+      { available_centavos: 8_900, reserved_centavos: 0 },
+      'the real refund posted',
+    );
+  }, 180_000);
 });
