@@ -5,6 +5,7 @@ import {
   type CreateRefund,
   type RefundRecord,
 } from '@gateway/contracts';
+import { waitFor } from '@gateway/testkit';
 import { paymentServiceForTheseTests } from './support/harness';
 
 describe('a refund reserves its money at the ledger before it is opened', () => {
@@ -135,5 +136,48 @@ describe('a refund reserves its money at the ledger before it is opened', () => 
     if (!again.ok) throw new Error(JSON.stringify(again.error));
     expect(again.result.refund_id).not.toBe(abandoned);
     expect(await h.service.dataSource.query(`SELECT 1 FROM refunds WHERE id = $1`, [abandoned])).toEqual([]);
+  });
+
+  test('a refund whose transaction fails once the ledger reserved gives its id up and the reservation back', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    // The refund's insert fails once, after the ledger reserved (a sequence counts across rollbacks).
+    await h.service.dataSource.query(`CREATE SEQUENCE refund_insert_failures`);
+    await h.service.dataSource.query(`
+      CREATE FUNCTION fail_first_refund_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.payment_id = '${paymentId}' AND nextval('refund_insert_failures') = 1 THEN
+          RAISE EXCEPTION 'the refund insert fails this once';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await h.service.dataSource.query(`
+      CREATE TRIGGER fail_first_refund_insert BEFORE INSERT ON refunds
+      FOR EACH ROW EXECUTE FUNCTION fail_first_refund_insert()`);
+    try {
+      await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 1000 });
+      const first = await waitFor(() => h.ledger.asked.find((asked) => asked.payment_id === paymentId), {
+        what: 'the first reservation',
+      });
+      await waitFor(() => h.ledger.releases.includes(first.reservation_id) || undefined, {
+        what: 'the first reservation released',
+      });
+      expect(
+        await h.service.dataSource.query(
+          `SELECT given_up_at IS NOT NULL AS given_up FROM refund_requests WHERE refund_id = $1`,
+          [first.reservation_id],
+        ),
+      ).toEqual([{ given_up: true }]);
+      expect(
+        await h.service.dataSource.query(`SELECT 1 FROM refunds WHERE id = $1`, [first.reservation_id]),
+      ).toEqual([]);
+    } finally {
+      await h.service.dataSource.query(`DROP TRIGGER fail_first_refund_insert ON refunds`);
+      await h.service.dataSource.query(`DROP FUNCTION fail_first_refund_insert()`);
+      await h.service.dataSource.query(`DROP SEQUENCE refund_insert_failures`);
+    }
+    // Every refund opened for the payment holds a reservation never released.
+    const opened = (await refundsOf(paymentId)) as Array<{ id: string }>;
+    for (const { id } of opened) expect(h.ledger.releases).not.toContain(id);
   });
 });
