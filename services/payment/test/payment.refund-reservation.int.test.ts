@@ -85,6 +85,17 @@ describe('a refund reserves its money at the ledger before it is opened', () => 
       h.ledger.notPostedUntil = 0;
     }
     expect(await refundsOf(paymentId)).toEqual([]);
+    // Its id is given up: the client's next try (same Idempotency-Key) reserves under a new one.
+    const ids = [
+      ...new Set(h.ledger.asked.filter((a) => a.payment_id === paymentId).map((a) => a.reservation_id)),
+    ];
+    expect(ids).toHaveLength(1);
+    expect(
+      await h.service.dataSource.query(
+        `SELECT given_up_at IS NOT NULL AS given_up FROM refund_requests WHERE refund_id = $1`,
+        ids,
+      ),
+    ).toEqual([{ given_up: true }]);
   });
 
   test('racing full refunds are decided under the payment lock before reserving: only the one opened reserves (many tries)', async () => {

@@ -32,8 +32,8 @@ const idGivenUp = () =>
  * under the refund's id, the same on every delivery of the command (INSUFFICIENT_BALANCE when the business's available
  * + pending does not cover it), and only then is the refund opened; the rail is asked to carry it out by an event that
  * commits with it. The lock is held over the ledger's round trip, not a rail's: a refund of the same payment waits
- * for it, never for a PSP or the chain. A transaction that fails once the ledger reserved gives the reservation back
- * (or leaves it to the ledger's sweep). The refund that completes the payment's refunds also carries the
+ * for it, never for a PSP or the chain. A transaction that fails once the ledger was asked (its answer lost, the
+ * commit failed) gives the id up and the reservation back (or leaves it to the ledger's sweep). The refund that completes the payment's refunds also carries the
  * overpayment's excess if it is still held (marked returned by it in the same transaction; excess already returned by
  * hand stays out). Once per command (inbox): a redelivery answers the refund it opened, never a second one.
  */
@@ -45,7 +45,8 @@ export async function openRefund(
   const stored = await deps.uow.storedResult<RefundRecord>(context);
   if (stored) return stored.value;
   const refundId = await reserveRefundId(deps.dataSource.manager, context.envelope.id);
-  let reserved = false;
+  // Set once the ledger was asked: from then on it may hold a reservation under the id, even when its answer was lost.
+  let askedLedger = false;
   try {
     return await deps.uow.once(context, async (tx) => {
       const payment = await lockPayment(tx.manager, command.payment_id);
@@ -60,6 +61,7 @@ export async function openRefund(
       if (!decision.ok) throw new CommandError(decision.code, decision.message);
       // Given up (a delivery that came after the ledger's sweep released its reservation): the next try gets a new id.
       if (!(await lockLiveRefundId(tx.manager, refundId))) throw idGivenUp();
+      askedLedger = true;
       const outcome = await deps.ledger.reserve(
         {
           reservation_id: refundId,
@@ -70,7 +72,6 @@ export async function openRefund(
         context,
       );
       if (outcome === 'released') throw idGivenUp();
-      reserved = true;
       const excess = completesRefunds(payment, decision.amountCentavos)
         ? await lockHeldExcess(tx.manager, payment.id)
         : null;
@@ -88,15 +89,18 @@ export async function openRefund(
       return toRefundRecord(refund);
     });
   } catch (err) {
-    if (reserved) await giveBack(deps, command.payment_id, refundId, context);
+    // The ledger refusing reserved nothing; any other failure may leave a reservation (a lost answer, a failed commit).
+    const refused = err instanceof CommandError && err.code === 'INSUFFICIENT_BALANCE';
+    if (askedLedger && !refused) await giveBack(deps, command.payment_id, refundId, context);
     throw err;
   }
 }
 
 /**
- * The refund's transaction failed after its money was reserved: its id is given up (unless the refund exists after
- * all: a commit whose answer was lost, or a concurrent delivery of the same command), so it can never become a
- * refund, and the reservation goes back. A database or ledger that does not answer leaves it to the ledger's sweep.
+ * The refund's transaction failed once the ledger was asked to reserve: its id is given up (unless the refund exists
+ * after all: a commit whose answer was lost, or a concurrent delivery of the same command), so it can never become a
+ * refund and the next try of the command gets a new one, and the reservation, if any, goes back. A database or ledger
+ * that does not answer leaves it to the ledger's sweep.
  */
 async function giveBack(
   deps: OpenRefundDeps,
