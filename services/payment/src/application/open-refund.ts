@@ -33,9 +33,10 @@ const idGivenUp = () =>
  * + pending does not cover it), and only then is the refund opened; the rail is asked to carry it out by an event that
  * commits with it. The lock is held over the ledger's round trip, not a rail's: a refund of the same payment waits
  * for it, never for a PSP or the chain. A transaction that fails once the ledger was asked (its answer lost, the
- * commit failed) gives the id up and the reservation back (or leaves it to the ledger's sweep). The refund that completes the payment's refunds also carries the
- * overpayment's excess if it is still held (marked returned by it in the same transaction; excess already returned by
- * hand stays out). Once per command (inbox): a redelivery answers the refund it opened, never a second one.
+ * commit failed) gives the id up and the reservation back (or leaves it to the ledger's sweep). The refund that
+ * completes the payment's refunds also carries the overpayment's excess if it is still held (marked returned by it in
+ * the same transaction; excess already returned by hand stays out). Once per command (inbox): a redelivery answers the
+ * refund it opened, never a second one.
  */
 export async function openRefund(
   deps: OpenRefundDeps,
