@@ -201,6 +201,12 @@ export const meanings: Record<string, string> = {
     "what the PSP account held before the books began: 0 for an account opened for the gateway (the sandbox PSP's opens empty)",
   REFUND_RESEND_AFTER_SECONDS:
     'a refund still pending this long after its rail was (last) asked is asked again',
+  LEDGER_RPC_TIMEOUT_MS: "how long a refund waits for the ledger's answer to its reservation",
+  REFUND_POSTING_WAIT_MS:
+    'how long a refund asked for right after its payment was paid waits for the ledger to post the payment, asking again, before `SERVICE_UNAVAILABLE` ([refunds.md](refunds.md#the-balance-first))',
+  RESERVATION_CONFIRM_AFTER_SECONDS:
+    "how long a refund's reservation waits for its refund to be confirmed before the payment service is asked whether the refund exists; one never opened is released ([money-model.md](money-model.md#refunds))",
+  RESERVATION_SWEEP_INTERVAL_MS: 'the pause between two sweeps for unconfirmed refund reservations',
   DEFAULT_FEE_PIX:
     'the fee rule a business without one gets at its first PIX payment, `<basis points>bps+<fixed centavos>` (`99bps+0` = 0.99 % + R$ 0,00), then kept as its own; empty: none (`NO_FEE_RULE`)',
   DEFAULT_FEE_CRYPTO: 'the same for crypto payments',

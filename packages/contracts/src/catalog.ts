@@ -13,6 +13,7 @@ import * as payout from './payout-messages';
 import * as suspense from './suspense-messages';
 import * as dispute from './dispute-messages';
 import * as reconciliation from './reconciliation-messages';
+import * as reservation from './reservation-messages';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
   return (
@@ -37,6 +38,7 @@ export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
     suspense,
     dispute,
     reconciliation,
+    reservation,
   ]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)

@@ -18,6 +18,7 @@ export * from './payout-messages';
 export * from './suspense-messages';
 export * from './dispute-messages';
 export * from './reconciliation-messages';
+export * from './reservation-messages';
 export * from './public-api';
 export { catalog, findMessage } from './catalog';
 export * from './ids';

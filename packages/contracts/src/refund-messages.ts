@@ -53,7 +53,8 @@ export const refundRecordSchema = Joi.object<RefundRecord>({
 /**
  * Refunds (part of) a paid payment: `amount_centavos` absent or null refunds the whole refundable rest (its amount
  * minus refunds not failed). Refused with INVALID_STATUS unless paid, INVALID_AMOUNT over the rest,
- * REFUND_NOT_ALLOWED for a PIX paid over PIX_REFUND_WINDOW_DAYS ago.
+ * REFUND_NOT_ALLOWED for a PIX paid over PIX_REFUND_WINDOW_DAYS ago, INSUFFICIENT_BALANCE when the business's
+ * available + pending balance does not cover it (the ledger's reservation, before anything is sent to a rail).
  */
 export interface CreateRefund {
   business_id: string;
@@ -71,7 +72,7 @@ export const createRefund = defineCommand<CreateRefund, RefundRecord>(
     reason: boundedText('reason').allow(null),
   }),
   refundRecordSchema,
-  ['NOT_FOUND', 'INVALID_STATUS', 'INVALID_AMOUNT', 'REFUND_NOT_ALLOWED'],
+  ['NOT_FOUND', 'INVALID_STATUS', 'INVALID_AMOUNT', 'REFUND_NOT_ALLOWED', 'INSUFFICIENT_BALANCE'],
 );
 
 export interface GetRefund {

@@ -73,6 +73,12 @@ describe('cancel, refunds and events end to end', () => {
     return paymentId;
   };
 
+  /**
+   * A paid PIX payment that funds the business: the fee is not returned, so a payment's full refund is more than that
+   * payment alone left in the balance (INSUFFICIENT_BALANCE), and each test that refunds in full brings its own cover.
+   */
+  const fundTheBalance = () => paid({ payment_method: 'pix', amount: 2000 });
+
   const settledRefund = (refundId: string) =>
     waitFor(
       async () => {
@@ -156,6 +162,7 @@ describe('cancel, refunds and events end to end', () => {
   });
 
   test('PIX refunds: partial then the rest succeed at the PSP, a third is INVALID_AMOUNT, simulate:fail fails', async () => {
+    await fundTheBalance();
     const paymentId = await paid({ payment_method: 'pix', amount: 10000 });
     const first = await api(
       'POST',
@@ -201,6 +208,7 @@ describe('cancel, refunds and events end to end', () => {
     );
     expect((await call(otherKey, 'GET', `/v1/refunds/${rest.body.refund_id}`)).status).toBe(404);
 
+    await fundTheBalance();
     const failing = await paid({ payment_method: 'pix', amount: 5000 });
     const doomed = await api('POST', `/v1/payments/${failing}/refunds`, { reason: 'simulate:fail' });
     expect(doomed.status).toBe(201);
@@ -221,6 +229,7 @@ describe('cancel, refunds and events end to end', () => {
   });
 
   test('parallel refunds over HTTP never exceed the paid amount', async () => {
+    await fundTheBalance();
     const paymentId = await paid({ payment_method: 'pix', amount: 10000 });
     const answers = await Promise.all(
       Array.from({ length: 12 }, () => api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 2000 })),
@@ -232,6 +241,7 @@ describe('cancel, refunds and events end to end', () => {
   });
 
   test('a crypto refund sends USDC back to the payer on chain, pro rata, confirmed', async () => {
+    await fundTheBalance();
     const paymentId = await paid({
       payment_method: 'crypto',
       amount: 10000,
@@ -262,6 +272,7 @@ describe('cancel, refunds and events end to end', () => {
 
   test('an overpaid crypto payment: its excess goes back once, with the full refund or by hand, never both', async () => {
     const overpaid = async () => {
+      await fundTheBalance();
       const paymentId = await newPayment({
         payment_method: 'crypto',
         amount: 10000,

@@ -30,6 +30,14 @@ export interface LedgerConfig extends ServiceConfig {
    * sandbox PSP's opens empty); otherwise its balance on the day the ledger started.
    */
   RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS: number;
+  /**
+   * How long a refund's reservation may wait for its refund to be confirmed (its outcome, or the payment service saying
+   * it exists) before the payment service is asked about it; a refund that was never opened has its reservation
+   * released then (docs/money-model.md#refunds). Default 600 (10 minutes).
+   */
+  RESERVATION_CONFIRM_AFTER_SECONDS: number;
+  /** Pause between two passes of the sweep for unconfirmed reservations. */
+  RESERVATION_SWEEP_INTERVAL_MS: number;
 }
 
 const ONE_DAY_SECONDS = 86_400;
@@ -70,6 +78,12 @@ const schema = serviceSchema<LedgerConfig>({
     .min(-Number.MAX_SAFE_INTEGER)
     .max(Number.MAX_SAFE_INTEGER)
     .default(0),
+  RESERVATION_CONFIRM_AFTER_SECONDS: Joi.number()
+    .integer()
+    .min(1)
+    .max(7 * ONE_DAY_SECONDS)
+    .default(600),
+  RESERVATION_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).max(3_600_000).default(60_000),
 });
 
 /** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */

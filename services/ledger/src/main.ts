@@ -7,6 +7,8 @@ import {
   fundsReceived,
   fundsReturned,
   createPayout,
+  checkRefundReservation,
+  createReservation,
   getBalance,
   getPayout,
   getReconciliation,
@@ -19,6 +21,8 @@ import {
   refundSucceeded,
   setPayoutAccount,
   runReconciliation,
+  refundFailed,
+  releaseReservation,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
@@ -39,6 +43,10 @@ import { reconcileBooks, type ReconcileBooksDeps } from './application/reconcile
 import { ReconciliationSchedule } from './application/reconciliation-schedule';
 import { handleGetReconciliation } from './handlers/ledger.reconciliation.get.v1';
 import { handleListReconciliations } from './handlers/ledger.reconciliation.list.v1';
+import { reserveRefund } from './application/reserve-refund';
+import { releaseUnopenedRefund } from './application/release-unopened-refund';
+import { postFailedRefund } from './application/post-failed-refund';
+import { ReservationSweep } from './application/reservation-sweep';
 import { handleGetBalance } from './handlers/ledger.balance.get.v1';
 import { handleListBalanceTransactions } from './handlers/ledger.balance-transactions.list.v1';
 import { handleGetStatementSummary } from './handlers/ledger.statement.get.v1';
@@ -49,7 +57,11 @@ import { handlePixPayoutSettled } from './handlers/pix.payout.settled.v1';
 export interface LedgerService extends ServiceRuntime {
   settlement: SettlementSweep;
   reconciliation: ReconciliationSchedule | null;
+  reservations: ReservationSweep;
 }
+
+/** How long the reservation sweep waits for the payment service's answer about one refund. */
+const REFUND_CHECK_TIMEOUT_MS = 5000;
 
 export async function startLedgerService(config: LedgerConfig): Promise<LedgerService> {
   const runtime = await openServiceRuntime({ service: 'ledger', config, ...ledgerDatabase });
@@ -85,8 +97,14 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(paymentConfirmed, async (event) => {
       await postConfirmedPayment(paymentDeps, event);
     })
+    // A refund reserves before it is opened (docs/money-model.md#refunds); its outcome spends or releases it.
+    .handle(createReservation, (command) => reserveRefund(dataSource, command))
+    .handle(releaseReservation, (command) => releaseUnopenedRefund({ dataSource, logger }, command))
     .handle(refundSucceeded, async (event) => {
-      await postSucceededRefund(dataSource, event);
+      await postSucceededRefund({ dataSource, logger }, event);
+    })
+    .handle(refundFailed, async (event) => {
+      await postFailedRefund(dataSource, event);
     })
     // Money that belongs to no payment yet, in suspense, keyed by the money: booked in once, out once.
     .handle(fundsReceived, async (event) => {
@@ -136,7 +154,25 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     reconciliation.start();
     runtime.onStop('reconciliation-schedule', () => reconciliation.stop());
   }
-  return { ...runtime, settlement, reconciliation };
+  const reservations = new ReservationSweep(
+    dataSource,
+    async ({ refundId, paymentId }) =>
+      (
+        await runtime.broker.call(
+          checkRefundReservation,
+          { refund_id: refundId, payment_id: paymentId },
+          { timeoutMs: REFUND_CHECK_TIMEOUT_MS },
+        )
+      ).refund_exists,
+    {
+      confirmAfterMs: config.RESERVATION_CONFIRM_AFTER_SECONDS * 1000,
+      intervalMs: config.RESERVATION_SWEEP_INTERVAL_MS,
+      logger,
+    },
+  );
+  reservations.start();
+  runtime.onStop('reservation-sweep', () => reservations.stop());
+  return { ...runtime, settlement, reconciliation, reservations };
 }
 
 if (require.main === module) {

@@ -6,6 +6,9 @@ import {
   paymentConfirmed,
   pixPayoutSettled,
   refundSucceeded,
+  createReservation,
+  refundFailed,
+  releaseReservation,
 } from '@gateway/contracts';
 import {
   aPaymentEvent,
@@ -39,6 +42,7 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
       failure_reason: null,
       settled_at: new Date().toISOString(),
     }),
+    poisonCase(refundFailed, aRefundEvent({ status: 'failed' })),
   ])(
     'a poison %s is parked and posts nothing; the events behind it are posted',
     async (_name, definition, payload) => {
@@ -119,6 +123,63 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
         return balance?.available_centavos === 2_000 && balance.reserved_centavos === 0;
       },
       { timeoutMs: 15_000, what: 'the failed payout posted after reconnect' },
+    );
+  });
+
+  test.each([
+    poisonCase(createReservation, {
+      reservation_id: newPublicId('ref'),
+      business_id: newPublicId('biz'),
+      payment_id: newPublicId('pay'),
+      amount_centavos: 100,
+    }),
+    poisonCase(releaseReservation, { reservation_id: newPublicId('ref') }),
+  ])('a poison %s command is parked and reserves nothing', async (_name, definition, payload) => {
+    const envelope = poisonedEnvelope(definition, payload, { amount_centavos: 'all of it' });
+    const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'commands', envelope);
+    expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: definition.name })]);
+    expect(
+      await bed.sql(`SELECT 1 FROM reservations WHERE id = $1`, [
+        (payload as { reservation_id: string }).reservation_id,
+      ]),
+    ).toEqual([]);
+  });
+
+  test('after the service loses its broker connection, a reservation is answered and made', async () => {
+    const businessId = newPublicId('biz');
+    const payment = aPaymentEvent({
+      business_id: businessId,
+      status: 'paid',
+      amount_centavos: 2_000,
+      fee_centavos: 20,
+    });
+    await bed.confirm(payment);
+    bed.service.broker.dropConnectionForTesting();
+    const reservationId = newPublicId('ref');
+    const reply = await waitFor(
+      async () => {
+        const answer = await bed.request(createReservation, {
+          reservation_id: reservationId,
+          business_id: businessId,
+          payment_id: payment.payment.payment_id,
+          amount_centavos: 1_000,
+        });
+        return answer.ok ? answer : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the reservation answered after reconnect' },
+    );
+    expect(reply.result).toEqual({ reservation_id: reservationId, outcome: 'reserved' });
+    // Settled at once (no delay): what the reservation left of the payment's net becomes available.
+    await waitFor(
+      async () => {
+        const balance = await balanceOf(businessId);
+        return (
+          balance.available_centavos === 980 &&
+          balance.reserved_centavos === 1_000 &&
+          balance.pending_centavos === 0
+        );
+      },
+      { what: 'the reservation and the rest available' },
     );
   });
 });

@@ -80,7 +80,11 @@ describe('the ledger in the stack', () => {
 
     const refund = await client.api(apiKey, 'POST', `/v1/payments/${pix}/refunds`, { amount: 2_500 });
     expect(refund.status).toBe(201);
-    await balanceBecomes({ available_centavos: 9_900 + 1_960 - 2_500 }, 'the refund posted');
+    // Reserved at once (before anything was sent to the PSP), then spent when the devolução succeeded.
+    await balanceBecomes(
+      { available_centavos: 9_900 + 1_960 - 2_500, reserved_centavos: 0 },
+      'the refund reserved and posted',
+    );
 
     const holdings = await books.query(
       `SELECT account, sum(amount_centavos)::int AS total FROM entries WHERE business_id IS NULL
@@ -102,7 +106,7 @@ describe('the ledger in the stack', () => {
       ['payment', crypto, 1_960, 'available'],
       ['refund', refund.body.refund_id, -2_500, 'available'],
     ]);
-    // Each journal counted once: two payments, their two settlements, one refund.
+    // Each journal counted once: two payments, their two settlements, one refund and its reservation.
     const metrics = await (await fetch(`${stack.metricsUrls.ledger}/metrics`)).text();
     const posted = (kind: string) =>
       Number(
@@ -110,7 +114,9 @@ describe('the ledger in the stack', () => {
           metrics,
         )?.[1],
       );
-    expect([posted('payment'), posted('settlement'), posted('refund')]).toEqual([2, 2, 1]);
+    expect([posted('payment'), posted('settlement'), posted('refund'), posted('reservation')]).toEqual([
+      2, 2, 1, 1,
+    ]);
     const final = await balance();
     expect(listed.result.data.reduce((sum, bt) => sum + bt.net_centavos, 0)).toBe(
       final.available_centavos + final.pending_centavos + final.reserved_centavos + final.blocked_centavos,

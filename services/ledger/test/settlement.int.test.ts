@@ -122,7 +122,7 @@ describe('settlement: pending becomes available at available_on', () => {
         status: 'succeeded',
         amount_centavos: 990,
       });
-      await postSucceededRefund(bed.service.dataSource, refund);
+      await postSucceededRefund({ dataSource: bed.service.dataSource, logger: testLogger('refund') }, refund);
       expect(await balanceOf(bed, businessId)).toMatchObject({
         pending_centavos: 990,
         available_centavos: 0,

@@ -24,6 +24,14 @@ export interface PaymentConfig extends ServiceConfig {
    * reached the rail; the rails carry a refund out once per refund id, however often asked.
    */
   REFUND_RESEND_AFTER_SECONDS: number;
+  /** How long a refund waits for the ledger's answer to its reservation (less when its caller's deadline is earlier). */
+  LEDGER_RPC_TIMEOUT_MS: number;
+  /**
+   * How long a refund asked for right after its payment was paid waits, asking the ledger again, for the ledger to post
+   * the payment (asynchronous, usually within milliseconds) before answering SERVICE_UNAVAILABLE
+   * (docs/refunds.md#the-balance-first).
+   */
+  REFUND_POSTING_WAIT_MS: number;
   /**
    * The fee rule a business gets for a method the first time it creates a payment by it without one of its own
    * (`99bps+0`: 0.99 % and no fixed part), kept as its own from then on; empty leaves it NO_FEE_RULE until the
@@ -57,6 +65,8 @@ const schema = serviceSchema<PaymentConfig>({
   RECONCILE_AFTER_SECONDS: Joi.number().integer().min(1).default(120),
   RECONCILE_INTERVAL_SECONDS: Joi.number().integer().min(1).default(30),
   REFUND_RESEND_AFTER_SECONDS: Joi.number().integer().min(1).default(600),
+  LEDGER_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
+  REFUND_POSTING_WAIT_MS: Joi.number().integer().min(0).max(60_000).default(3000),
   DEFAULT_FEE_PIX: defaultFee,
   DEFAULT_FEE_CRYPTO: defaultFee,
 });

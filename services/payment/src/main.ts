@@ -3,6 +3,7 @@ import './telemetry';
 import {
   assignReceivedFunds,
   cancelPayment,
+  checkRefundReservation,
   createRefund,
   cryptoRefundSettled,
   getRefund,
@@ -28,7 +29,7 @@ import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { defaultFeeRules, loadPaymentConfig, type PaymentConfig } from './config';
 import { paymentDatabase } from './persistence';
-import { Rails } from './clients';
+import { LedgerReservations, Rails } from './clients';
 import { createReservationPurge } from './application/create-reservation-purge';
 import { PaymentReconciliation } from './application/payment-reconciliation';
 import { stuckPaymentsGauge } from './application/stuck-payments-gauge';
@@ -41,6 +42,7 @@ import { returnReceivedFunds as returnFunds } from './application/return-receive
 import { assignHeldFunds } from './application/assign-held-funds';
 import { cancelOpenPayment } from './application/cancel-open-payment';
 import { openRefund } from './application/open-refund';
+import { confirmOrGiveUpRefund } from './application/confirm-or-give-up-refund';
 import { recordRailOutcome } from './application/record-rail-outcome';
 import { keepUnappliedTransfer } from './application/keep-unapplied-transfer';
 import { settleRefund } from './application/settle-refund';
@@ -73,6 +75,15 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     // The claim outlives the rail call it covers (one RPC timeout) with room for the commit.
     amountChangeClaimMs: 2 * config.RAIL_RPC_TIMEOUT_MS + 5000,
   };
+  const refundDeps = {
+    dataSource,
+    uow: uow(createRefund),
+    rails,
+    ledger: new LedgerReservations(broker, {
+      timeoutMs: config.LEDGER_RPC_TIMEOUT_MS,
+      postingWaitMs: config.REFUND_POSTING_WAIT_MS,
+    }),
+  };
   const simulateDeps = { dataSource, uow: uow(simulatePayment), rails, appEnv: config.APP_ENV };
   await broker
     .handlers('payment')
@@ -91,7 +102,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     )
     .handle(listPayments, handleListPayments(dataSource))
     .handle(cancelPayment, (command, context) => cancelOpenPayment(uow(cancelPayment), command, context))
-    .handle(createRefund, (command, context) => openRefund(uow(createRefund), rails, command, context))
+    .handle(createRefund, (command, context) => openRefund(refundDeps, command, context))
+    .handle(checkRefundReservation, (command) => confirmOrGiveUpRefund(dataSource, command))
     .handle(getRefund, handleGetRefund(dataSource))
     .handle(listRefunds, handleListRefunds(dataSource))
     // The rails' outcomes: each decided under the payment's row lock.

@@ -1,4 +1,5 @@
 import {
+  checkRefundReservation,
   cancelPayment,
   createPayment,
   createRefund,
@@ -281,6 +282,7 @@ describe('payment service commands', () => {
     }),
     poisonCase(getRefund, { business_id: newPublicId('biz'), refund_id: newPublicId('ref') }),
     poisonCase(listRefunds, { business_id: newPublicId('biz'), payment_id: newPublicId('pay') }),
+    poisonCase(checkRefundReservation, { refund_id: newPublicId('ref'), payment_id: newPublicId('pay') }),
   ];
 
   test.each(commands)(

@@ -44,7 +44,8 @@ export function triggerCommand(act: Act): Command {
       'after',
       `
 Nothing is shortcut: "paid" has the PSP simulator pay the PIX charge (or a funded test wallet send the transfer to
-the local chain), "expired" moves the payment's clock past its window, refunds go through the rail, and a
+the local chain), "expired" moves the payment's clock past its window, refunds (of the payment's net amount: the
+fee is not returned) go through the rail, and a
 refund.failed uses the reason "${FAILING_REFUND_REASON}", which the sandbox rails refuse. The command ends once the
 event is in the events API, so a running "gateway listen" receives it. It refuses any key but a sandbox one
 (${SANDBOX_KEY_PREFIX}...) before calling the gateway: with a production key its payments would be real charges.`,
@@ -90,10 +91,16 @@ event is in the events API, so a running "gateway listen" receives it. It refuse
         let refund: Refund | null = null;
         if (scenario.refund !== null) {
           const wanted = scenario.refund;
+          // Its net, not its whole amount: the fee is not returned, so the new payment alone covers only what it
+          // credited the balance (a full refund would be INSUFFICIENT_BALANCE for a business with nothing else).
+          const net = Math.round((payment.net_amount_brl ?? payment.amount_brl) * 100);
           const opened = await output.step(
-            'refunding it',
+            `refunding its net amount, ${brl(net)}`,
             () =>
-              gateway.refunds.create(paymentId, wanted === 'failed' ? { reason: FAILING_REFUND_REASON } : {}),
+              gateway.refunds.create(paymentId, {
+                amount: net,
+                ...(wanted === 'failed' ? { reason: FAILING_REFUND_REASON } : {}),
+              }),
             (each) => each.refund_id,
           );
           refund = await output.step(

@@ -55,10 +55,15 @@ export interface DueSettlement {
   holdingAccount: Account;
 }
 
+/** What a journal records: a paid payment, its settlement, a refund paid out, a reservation made or released, a payout,
+ * money in suspense, a dispute. */
+export type PostingKind =
+  'payment' | 'settlement' | 'refund' | 'reservation' | 'release' | 'payout' | SuspenseJournalKind;
+
 export interface Posting {
   /** Unique across the ledger: a second posting under the same key is a redelivery and writes nothing. */
   causeKey: string;
-  kind: 'payment' | 'settlement' | 'refund' | 'payout' | SuspenseJournalKind;
+  kind: PostingKind;
   businessId: string;
   /** The rail's id of the movement (a PIX txid or devolução id, a Solana Pay reference), when there is one. */
   railReference: string | null;
@@ -200,13 +205,12 @@ export function refundedQuantity(paymentTokens: PaymentTokens | null, refundCent
 }
 
 /**
- * A refund succeeded (R): the money left the platform (`cash_psp`, or the token at the payment's cost: the refund's
- * share R/G of the gross G costs R), and the business is owed R less: taken first from what the payment itself still
- * has pending (`pendingOfPayment`, its settlement's remainder; the caller takes it from there too), then from
- * `available`. The fee stays the platform's. Until refunds are reserved before they are sent (INSUFFICIENT_BALANCE,
- * the next step), a refund larger than both may leave `available` below zero: the money has already left and the
- * books say so (docs/adr/0019-ledger-and-posting-rules.md). Another payment's pending money is never touched, so
- * each settlement moves exactly what its own payment left.
+ * A refund succeeded (R) that reserved nothing: one opened before refunds reserved (docs/money-model.md#refunds). The
+ * money left the platform (`cash_psp`, or the token at the payment's cost: the refund's share R/G of the gross G costs
+ * R), and the business is owed R less: taken first from what the payment itself still has pending
+ * (`pendingOfPayment`, its settlement's remainder; the caller takes it from there too), then from `available`, which
+ * may go below zero (the money has already left and the books say so). The fee stays the platform's. Another payment's
+ * pending money is never touched, so each settlement moves exactly what its own payment left.
  */
 export function refundSucceededPosting(
   event: RefundEventPayload,
@@ -219,7 +223,6 @@ export function refundSucceededPosting(
   const fromPending = Math.min(amount, Math.max(0, pendingOfPayment));
   const fromAvailable = amount - fromPending;
   const businessId = refund.business_id;
-  const refundedAt = new Date(event.occurred_at);
   const refundPosting = posting({
     causeKey: event.event_id,
     kind: 'refund',
@@ -235,17 +238,7 @@ export function refundSucceededPosting(
         ...quantity(refundedQuantity(paymentTokens, amount)),
       },
     ],
-    balanceTransaction: {
-      type: 'refund',
-      sourceId: refund.refund_id,
-      amountCentavos: -amount,
-      feeCentavos: 0,
-      netCentavos: -amount,
-      status: 'available',
-      availableOn: refundedAt,
-      createdAt: refundedAt,
-      description: `Reembolso ${refund.refund_id} do pagamento ${refund.payment_id}`,
-    },
+    balanceTransaction: refundBalanceTransaction(event),
     settlement: null,
   });
   return { ...refundPosting, fromPendingOfPayment: fromPending };
@@ -514,6 +507,172 @@ export function payoutSettledPosting(
           description: `Saque PIX ${payout.payoutId}`,
         }
       : null,
+    settlement: null,
+  });
+}
+
+// Refund reservations (docs/money-model.md#refunds).
+
+/** The refund's line on the merchant's statement: −R gross and net, no fee (the fee is not returned). */
+function refundBalanceTransaction(event: RefundEventPayload): NewBalanceTransaction {
+  const { refund } = event;
+  const refundedAt = new Date(event.occurred_at);
+  return {
+    type: 'refund',
+    sourceId: refund.refund_id,
+    amountCentavos: -refund.amount_centavos,
+    feeCentavos: 0,
+    netCentavos: -refund.amount_centavos,
+    status: 'available',
+    availableOn: refundedAt,
+    createdAt: refundedAt,
+    description: `Reembolso ${refund.refund_id} do pagamento ${refund.payment_id}`,
+  };
+}
+
+/** One unsettled payment's pending remainder, which a reservation may take from. */
+export interface PendingRemainder {
+  paymentId: string;
+  remainingCentavos: number;
+  availableOn: Date;
+}
+
+/** One part of a reservation taken from a payment's pending remainder (stored as is, `from_pending`). */
+export interface PendingPart {
+  payment_id: string;
+  centavos: number;
+}
+
+/** A refund's reservation: its amount, and where each part of it came from. */
+export interface Reservation {
+  id: string;
+  businessId: string;
+  paymentId: string;
+  amountCentavos: number;
+  fromAvailableCentavos: number;
+  fromPending: PendingPart[];
+}
+
+/**
+ * Where a refund's reservation of `amount` takes the money from (docs/money-model.md#refunds), or null when the
+ * business's available + pending does not cover it: first what the refunded payment itself still has pending (`own`,
+ * its settlement's remainder: the money being returned is that payment's), then `available` (only what is above
+ * zero), then the other payments' pending remainders, the latest due first (what would become available soonest
+ * stays on time). Each settlement then moves exactly what is left of its own payment.
+ */
+export function reservationSources(
+  amount: number,
+  own: PendingRemainder | null,
+  available: number,
+  others: readonly PendingRemainder[],
+): Pick<Reservation, 'fromAvailableCentavos' | 'fromPending'> | null {
+  const fromPending: PendingPart[] = [];
+  let rest = amount;
+  const take = (remainder: PendingRemainder) => {
+    const part = Math.min(rest, Math.max(0, remainder.remainingCentavos));
+    if (part > 0) fromPending.push({ payment_id: remainder.paymentId, centavos: part });
+    rest -= part;
+  };
+  if (own) take(own);
+  const fromAvailableCentavos = Math.min(rest, Math.max(0, available));
+  rest -= fromAvailableCentavos;
+  const latestDueFirst = [...others]
+    .filter((remainder) => remainder.paymentId !== own?.paymentId)
+    .sort((a, b) => b.availableOn.getTime() - a.availableOn.getTime());
+  for (const remainder of latestDueFirst) if (rest > 0) take(remainder);
+  return rest > 0 ? null : { fromAvailableCentavos, fromPending };
+}
+
+const pendingTotal = (parts: readonly PendingPart[]): number =>
+  parts.reduce((sum, part) => sum + part.centavos, 0);
+
+/** The key of a reservation's journal and of its release's: one each per refund id. */
+export const reservationCauseKey = (reservationId: string): string => `reserve:${reservationId}`;
+export const releaseCauseKey = (reservationId: string): string => `release:${reservationId}`;
+
+/**
+ * A refund reserves R before anything is sent to a rail: R moves to `reserved` (still the business's, no longer
+ * spendable) from where `reservationSources` found it. No balance transaction: the business is owed the same.
+ */
+export function reservationPosting(reservation: Reservation): Posting {
+  const { businessId } = reservation;
+  return posting({
+    causeKey: reservationCauseKey(reservation.id),
+    kind: 'reservation',
+    businessId,
+    lines: [
+      { account: 'available', businessId, amountCentavos: reservation.fromAvailableCentavos },
+      { account: 'pending', businessId, amountCentavos: pendingTotal(reservation.fromPending) },
+      { account: 'reserved', businessId, amountCentavos: -reservation.amountCentavos },
+    ],
+    balanceTransaction: null,
+    settlement: null,
+  });
+}
+
+/**
+ * Where a released reservation's parts go back: the available part to `available`; each pending part to its payment's
+ * remainder while that payment has not settled, to `available` once it has (its money would be available by now).
+ */
+export function releaseReturns(
+  reservation: Pick<Reservation, 'fromAvailableCentavos' | 'fromPending'>,
+  unsettledPaymentIds: ReadonlySet<string>,
+): { toAvailable: number; toPending: PendingPart[] } {
+  const toPending = reservation.fromPending.filter((part) => unsettledPaymentIds.has(part.payment_id));
+  const toAvailable =
+    reservation.fromAvailableCentavos + pendingTotal(reservation.fromPending) - pendingTotal(toPending);
+  return { toAvailable, toPending };
+}
+
+/**
+ * A reservation given back (the refund failed, or was never opened): `reserved` returns R where `releaseReturns`
+ * says. No balance transaction: the business was owed the same all along.
+ */
+export function releasePosting(
+  reservation: Reservation,
+  returns: { toAvailable: number; toPending: readonly PendingPart[] },
+): Posting {
+  const { businessId } = reservation;
+  return posting({
+    causeKey: releaseCauseKey(reservation.id),
+    kind: 'release',
+    businessId,
+    lines: [
+      { account: 'reserved', businessId, amountCentavos: reservation.amountCentavos },
+      { account: 'available', businessId, amountCentavos: -returns.toAvailable },
+      { account: 'pending', businessId, amountCentavos: -pendingTotal(returns.toPending) },
+    ],
+    balanceTransaction: null,
+    settlement: null,
+  });
+}
+
+/**
+ * A reserved refund succeeded (R): the money left the platform from where the payment's money is held, and the
+ * business's `reserved` gives it up; its balance transaction (−R, fee 0) is written now. The fee stays the platform's.
+ */
+export function reservedRefundSucceededPosting(
+  event: RefundEventPayload,
+  holding: Account,
+  paymentTokens: PaymentTokens | null = null,
+): Posting {
+  const { refund } = event;
+  const businessId = refund.business_id;
+  return posting({
+    causeKey: event.event_id,
+    kind: 'refund',
+    businessId,
+    railReference: refund.external_id,
+    lines: [
+      { account: 'reserved', businessId, amountCentavos: refund.amount_centavos },
+      {
+        account: holding,
+        businessId: null,
+        amountCentavos: -refund.amount_centavos,
+        ...quantity(refundedQuantity(paymentTokens, refund.amount_centavos)),
+      },
+    ],
+    balanceTransaction: refundBalanceTransaction(event),
     settlement: null,
   });
 }

@@ -7,6 +7,7 @@ import { PayoutEntity } from './payout.entity';
 import { PayoutAccountEntity } from './payout-account.entity';
 import { Books1764400000000 } from './migrations/1764400000000-books';
 import { SettlementRemainders1764400100000 } from './migrations/1764400100000-settlement-remainders';
+import { RefundReservations1764400300000 } from './migrations/1764400300000-refund-reservations';
 import { Payouts1764400200000 } from './migrations/1764400200000-payouts';
 import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-suspense-and-disputes';
 import { Reconciliation1764400500000 } from './migrations/1764400500000-reconciliation';
@@ -23,6 +24,7 @@ export {
 export * from './ledger-store';
 export * from './balance-transaction-store';
 export * from './payout-store';
+export * from './reservation-store';
 export * from './suspense-store';
 export * from './reconciliation-store';
 
@@ -41,6 +43,7 @@ export const ledgerDatabase = {
     Books1764400000000,
     SettlementRemainders1764400100000,
     Payouts1764400200000,
+    RefundReservations1764400300000,
     SuspenseAndDisputes1764400400000,
     Reconciliation1764400500000,
   ],

@@ -1,5 +1,5 @@
 import type { PaymentEventPayload, PixPayoutSettled, RefundEventPayload } from '@gateway/contracts';
-import { paymentConfirmed, pixPayoutSettled, refundSucceeded } from '@gateway/contracts';
+import { paymentConfirmed, pixPayoutSettled, refundFailed, refundSucceeded } from '@gateway/contracts';
 import {
   publishAndAwaitHandling,
   serviceTestBed,
@@ -17,6 +17,8 @@ export interface LedgerTestBed extends ServiceTestBed<LedgerService> {
   refundSucceeded(event: RefundEventPayload, messageId?: string): Promise<unknown>;
   /** The same for `pix.payout.settled.v1`, as the PIX adapter reports a payout's outcome. */
   payoutSettled(event: PixPayoutSettled, messageId?: string): Promise<unknown>;
+  /** The same for `refund.failed.v1`. */
+  refundFailed(event: RefundEventPayload, messageId?: string): Promise<unknown>;
   /** Runs SQL on the ledger's schema. */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
@@ -36,6 +38,8 @@ export function ledgerServiceForTheseTests(
       | 'SETTLEMENT_DELAY_CRYPTO_SECONDS'
       | 'SETTLEMENT_SWEEP_INTERVAL_MS'
       | 'RECONCILIATION_RAIL_TIMEOUT_MS'
+      | 'RESERVATION_CONFIRM_AFTER_SECONDS'
+      | 'RESERVATION_SWEEP_INTERVAL_MS'
     >
   > = {},
 ): LedgerTestBed {
@@ -53,6 +57,8 @@ export function ledgerServiceForTheseTests(
         RECONCILIATION_GRACE_SECONDS: 0,
         RECONCILIATION_RAIL_TIMEOUT_MS: 1000,
         RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS: 0,
+        RESERVATION_CONFIRM_AFTER_SECONDS: 600,
+        RESERVATION_SWEEP_INTERVAL_MS: 3_600_000,
         ...settings,
       };
       return startLedgerService(ledgerConfig);
@@ -65,6 +71,8 @@ export function ledgerServiceForTheseTests(
         publishAndAwaitHandling(bed.env.config, refundSucceeded, event, { messageId }),
       payoutSettled: (event: PixPayoutSettled, messageId?: string) =>
         publishAndAwaitHandling(bed.env.config, pixPayoutSettled, event, { messageId }),
+      refundFailed: (event: RefundEventPayload, messageId?: string) =>
+        publishAndAwaitHandling(bed.env.config, refundFailed, event, { messageId }),
       sql: <T>(text: string, params: unknown[] = []) =>
         bed.service.dataSource.query(text, params) as Promise<T[]>,
     });

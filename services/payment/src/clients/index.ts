@@ -6,6 +6,7 @@ import type { Rail } from './rail';
 import { RailCaller } from './rail-caller';
 
 export * from './rail';
+export { LedgerReservations, type LedgerOptions } from './ledger';
 export { cryptoRequestClosure, cryptoSettledFunds } from './crypto-rail';
 export { pixChargeClosure, pixChargePaidFunds } from './pix-rail';
 

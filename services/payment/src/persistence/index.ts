@@ -15,6 +15,7 @@ import { UnreadableReceivedFunds1732400272000 } from './migrations/1732400272000
 import { FundsReturnedOnce1732400273000 } from './migrations/1732400273000-funds-returned-once';
 import { ReceivedFundsPerInstruction1732400275000 } from './migrations/1732400275000-received-funds-per-instruction';
 import { ReceivedFundsOperatorList1732400276000 } from './migrations/1732400276000-received-funds-operator-list';
+import { RefundRequests1764400300001 } from './migrations/1764400300001-refund-requests';
 import { ReceivedFundsAssigned1764400400001 } from './migrations/1764400400001-received-funds-assigned';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
@@ -22,6 +23,7 @@ export type { ReceivedFundsKind } from './received-funds.entity';
 export * from './create-reservation-store';
 export * from './payment-store';
 export * from './refund-store';
+export * from './refund-request-store';
 export * from './received-funds-store';
 
 export const paymentDatabase = {
@@ -41,6 +43,7 @@ export const paymentDatabase = {
     FundsReturnedOnce1732400273000,
     ReceivedFundsPerInstruction1732400275000,
     ReceivedFundsOperatorList1732400276000,
+    RefundRequests1764400300001,
     ReceivedFundsAssigned1764400400001,
   ],
 };

@@ -3,6 +3,10 @@ import {
   changeCryptoRequestAmount,
   changePixChargeAmount,
   createPayment,
+  createReservation,
+  releaseReservation,
+  type CreateReservation,
+  type ReservationOutcome,
   getCryptoRequestStatus,
   getPayment,
   getPixChargeStatus,
@@ -163,9 +167,50 @@ export class FakeRails {
   }
 }
 
+/**
+ * Stands in for the ledger's reservations on the broker: reserves whatever it is asked (once per id, as the ledger
+ * does) unless told to refuse (INSUFFICIENT_BALANCE) or to answer that the payment is not posted yet for a while;
+ * records every reservation and release.
+ */
+export class FakeLedger {
+  /** Refuse every reservation with INSUFFICIENT_BALANCE. */
+  insufficient = false;
+  /** Answer `payment_not_posted` until this time (ms since the epoch). */
+  notPostedUntil = 0;
+  readonly reservations = new Map<string, CreateReservation & { outcome: ReservationOutcome }>();
+  readonly releases: string[] = [];
+  readonly asked: CreateReservation[] = [];
+
+  constructor(readonly broker: Broker) {}
+
+  async start(): Promise<void> {
+    await this.broker
+      .handlers('ledger')
+      .handle(createReservation, async (request) => {
+        this.asked.push(request);
+        const known = this.reservations.get(request.reservation_id);
+        if (known) return { reservation_id: request.reservation_id, outcome: known.outcome };
+        if (Date.now() < this.notPostedUntil)
+          return { reservation_id: request.reservation_id, outcome: 'payment_not_posted' as const };
+        if (this.insufficient) throw new CommandError('INSUFFICIENT_BALANCE', 'Saldo insuficiente.');
+        this.reservations.set(request.reservation_id, { ...request, outcome: 'reserved' });
+        return { reservation_id: request.reservation_id, outcome: 'reserved' as const };
+      })
+      .handle(releaseReservation, async ({ reservation_id }) => {
+        this.releases.push(reservation_id);
+        const known = this.reservations.get(reservation_id);
+        if (!known || known.outcome === 'released') return { released: false };
+        known.outcome = 'released';
+        return { released: true };
+      })
+      .consume();
+  }
+}
+
 /** The payment service on a test bed, with the rails faked on the broker, and what its tests do to it. */
 export interface Harness extends ServiceTestBed<PaymentService> {
   rails: FakeRails;
+  ledger: FakeLedger;
   /** A new business with a fee rule for each method (see `newBusiness`). */
   newBusiness(): Promise<string>;
   /** Creates a payment (see `aCreatePayment`) and answers its view. */
@@ -206,10 +251,13 @@ async function startHarness(label: string, config: Record<string, string> = {}):
   );
   const rails = new FakeRails(await bed.connect(`${label}-rails`));
   await rails.start();
+  const ledger = new FakeLedger(await bed.connect(`${label}-ledger`));
+  await ledger.start();
   const query = (sql: string, parameters: unknown[]) => bed.service.dataSource.query(sql, parameters);
   // The bed itself, not a copy: a test that restarts the service sets `service` where `close` finds it.
   return Object.assign(bed, {
     rails,
+    ledger,
     newBusiness: () => newBusiness(bed),
     createPayment: (businessId: string, overrides: Partial<CreatePayment> = {}) =>
       create(bed, businessId, overrides),

@@ -45,7 +45,8 @@ export const refundOperations = [
     summary: 'Refund (part of) a paid payment',
     description:
       'Without `amount`, everything still refundable. PIX payments only within 90 days of payment. The fee is ' +
-      'not returned.',
+      'not returned. More than the business can cover (available + pending balance) is `INSUFFICIENT_BALANCE`, ' +
+      'refused before anything is sent to the PSP or the chain.',
     body: {
       name: 'CreateRefundRequest',
       schema: createRefundBody,

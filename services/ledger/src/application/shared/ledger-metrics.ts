@@ -1,11 +1,11 @@
 import { counter, histogram } from '@gateway/observability';
-import type { Posting } from '../../domain/posting-rules';
+import type { PostingKind } from '../../domain/posting-rules';
 
 // Each is recorded after the transaction that posted commits, so a rollback or a redelivery counts nothing.
 
 const journalsPosted = counter(
   'ledger_journals_posted_total',
-  'Journals posted, by kind: payment, settlement, refund, payout, funds_* (suspense), dispute_* (a redelivered or replayed event posts none)',
+  'Journals posted, by kind: payment, settlement, refund, reservation, release, payout, funds_* (suspense), dispute_* (a redelivered or replayed event posts none)',
   ['kind'],
 );
 
@@ -17,7 +17,7 @@ const postingLag = histogram(
 );
 
 /** One committed journal; for an event's, `occurredAt` times how far the books were behind it. */
-export function recordJournalPosted(kind: Posting['kind'], occurredAt?: Date): void {
+export function recordJournalPosted(kind: PostingKind, occurredAt?: Date): void {
   journalsPosted.inc({ kind });
   if (occurredAt) postingLag.observe({ kind }, Math.max(0, (Date.now() - occurredAt.getTime()) / 1000));
 }

@@ -1,0 +1,194 @@
+import {
+  checkRefundReservation,
+  createRefund,
+  newPublicId,
+  type CreateRefund,
+  type RefundRecord,
+} from '@gateway/contracts';
+import { waitFor } from '@gateway/testkit';
+import { paymentServiceForTheseTests } from './support/harness';
+
+describe('a refund reserves its money at the ledger before it is opened', () => {
+  const h = paymentServiceForTheseTests('payment-refund-reservation', { REFUND_POSTING_WAIT_MS: '1500' });
+
+  const refund = (command: CreateRefund, messageId?: string) =>
+    h.request(createRefund, command, messageId ? { messageId } : {});
+
+  const railRequests = async (paymentId: string): Promise<unknown[]> =>
+    h.service.dataSource.query(
+      `SELECT 1 FROM outbox WHERE name LIKE '%.refund.requested.v1' AND envelope->'payload'->>'payment_id' = $1`,
+      [paymentId],
+    );
+
+  const refundsOf = async (paymentId: string): Promise<unknown[]> =>
+    h.service.dataSource.query(`SELECT id FROM refunds WHERE payment_id = $1`, [paymentId]);
+
+  test('the ledger refusing INSUFFICIENT_BALANCE refuses the refund: nothing opened, nothing asked of the rail', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    h.ledger.insufficient = true;
+    try {
+      const reply = await refund({ business_id: businessId, payment_id: paymentId });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_BALANCE' } });
+    } finally {
+      h.ledger.insufficient = false;
+    }
+    expect(h.ledger.asked.filter((asked) => asked.payment_id === paymentId)).toEqual([
+      expect.objectContaining({ business_id: businessId, amount_centavos: 5000 }),
+    ]);
+    expect(await refundsOf(paymentId)).toEqual([]);
+    expect(await railRequests(paymentId)).toEqual([]);
+  });
+
+  test("a refund the payment's own rules refuse asks the ledger nothing", async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    const reply = await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 5001 });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'INVALID_AMOUNT' } });
+    expect(h.ledger.asked.filter((asked) => asked.payment_id === paymentId)).toEqual([]);
+  });
+
+  test('the refund is opened under the id it reserved, once, however often its command is delivered', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    const messageId = newPublicId('msg');
+    const command = { business_id: businessId, payment_id: paymentId, amount_centavos: 700 };
+    const first = await refund(command, messageId);
+    const second = await refund(command, messageId);
+    if (!first.ok) throw new Error(JSON.stringify(first.error));
+    expect(second).toEqual(first);
+    const reservation = h.ledger.reservations.get(first.result.refund_id);
+    expect(reservation).toMatchObject({ payment_id: paymentId, amount_centavos: 700, outcome: 'reserved' });
+    expect(await railRequests(paymentId)).toHaveLength(1);
+  });
+
+  test('a refund asked for before the ledger posted its payment waits for it, then opens', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    h.ledger.notPostedUntil = Date.now() + 400;
+    const reply = await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 100 });
+    expect(reply).toMatchObject({ ok: true, result: { status: 'pending', amount_centavos: 100 } });
+    expect(h.ledger.asked.filter((asked) => asked.payment_id === paymentId).length).toBeGreaterThan(1);
+  });
+
+  test('a payment the ledger does not post within the wait answers SERVICE_UNAVAILABLE and opens nothing', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    h.ledger.notPostedUntil = Date.now() + 60_000;
+    try {
+      const started = Date.now();
+      const reply = await refund({ business_id: businessId, payment_id: paymentId });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+      // Bounded by REFUND_POSTING_WAIT_MS (1.5 s here).
+      expect(Date.now() - started).toBeLessThan(4000);
+    } finally {
+      h.ledger.notPostedUntil = 0;
+    }
+    expect(await refundsOf(paymentId)).toEqual([]);
+    // Its id is given up: the client's next try (same Idempotency-Key) reserves under a new one.
+    const ids = [
+      ...new Set(h.ledger.asked.filter((a) => a.payment_id === paymentId).map((a) => a.reservation_id)),
+    ];
+    expect(ids).toHaveLength(1);
+    expect(
+      await h.service.dataSource.query(
+        `SELECT given_up_at IS NOT NULL AS given_up FROM refund_requests WHERE refund_id = $1`,
+        ids,
+      ),
+    ).toEqual([{ given_up: true }]);
+  });
+
+  test('racing full refunds are decided under the payment lock before reserving: only the one opened reserves (many tries)', async () => {
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const businessId = await h.newBusiness();
+      const paymentId = await h.paidPixPayment(businessId, 3000);
+      const replies = await Promise.all(
+        Array.from({ length: 4 }, () => refund({ business_id: businessId, payment_id: paymentId })),
+      );
+      const opened = replies.filter((reply) => reply.ok) as Array<{ ok: true; result: RefundRecord }>;
+      expect(opened).toHaveLength(1);
+      expect(replies.filter((reply) => !reply.ok)).toEqual(
+        Array.from({ length: 3 }, () =>
+          expect.objectContaining({ error: expect.objectContaining({ code: 'INVALID_AMOUNT' }) }),
+        ),
+      );
+      // The losers saw the winner's share taken and asked the ledger nothing: no reservation to give back.
+      expect(
+        h.ledger.asked.filter((asked) => asked.payment_id === paymentId).map((asked) => asked.reservation_id),
+      ).toEqual([opened[0]!.result.refund_id]);
+    }
+  });
+
+  test("the ledger's check: an opened refund exists; an id never opened is given up and can no longer be", async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    const opened = await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 100 });
+    if (!opened.ok) throw new Error(JSON.stringify(opened.error));
+    expect(
+      await h.request(checkRefundReservation, { refund_id: opened.result.refund_id, payment_id: paymentId }),
+    ).toEqual({ ok: true, result: { refund_exists: true } });
+
+    // A command whose refund id was reserved but never opened (its process stopped in between), then checked.
+    const messageId = newPublicId('msg');
+    const [row] = await h.service.dataSource.query(
+      `INSERT INTO refund_requests (refund_id, message_id) VALUES ($1, $2) RETURNING refund_id`,
+      [newPublicId('ref'), messageId],
+    );
+    const abandoned = (row as { refund_id: string }).refund_id;
+    expect(await h.request(checkRefundReservation, { refund_id: abandoned, payment_id: paymentId })).toEqual({
+      ok: true,
+      result: { refund_exists: false },
+    });
+    // The same command delivered again gets a new id: the given-up one is never opened.
+    const again = await refund(
+      { business_id: businessId, payment_id: paymentId, amount_centavos: 100 },
+      messageId,
+    );
+    if (!again.ok) throw new Error(JSON.stringify(again.error));
+    expect(again.result.refund_id).not.toBe(abandoned);
+    expect(await h.service.dataSource.query(`SELECT 1 FROM refunds WHERE id = $1`, [abandoned])).toEqual([]);
+  });
+
+  test('a refund whose transaction fails once the ledger reserved gives its id up and the reservation back', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    // The refund's insert fails once, after the ledger reserved (a sequence counts across rollbacks).
+    await h.service.dataSource.query(`CREATE SEQUENCE refund_insert_failures`);
+    await h.service.dataSource.query(`
+      CREATE FUNCTION fail_first_refund_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.payment_id = '${paymentId}' AND nextval('refund_insert_failures') = 1 THEN
+          RAISE EXCEPTION 'the refund insert fails this once';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await h.service.dataSource.query(`
+      CREATE TRIGGER fail_first_refund_insert BEFORE INSERT ON refunds
+      FOR EACH ROW EXECUTE FUNCTION fail_first_refund_insert()`);
+    try {
+      await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 1000 });
+      const first = await waitFor(() => h.ledger.asked.find((asked) => asked.payment_id === paymentId), {
+        what: 'the first reservation',
+      });
+      await waitFor(() => h.ledger.releases.includes(first.reservation_id) || undefined, {
+        what: 'the first reservation released',
+      });
+      expect(
+        await h.service.dataSource.query(
+          `SELECT given_up_at IS NOT NULL AS given_up FROM refund_requests WHERE refund_id = $1`,
+          [first.reservation_id],
+        ),
+      ).toEqual([{ given_up: true }]);
+      expect(
+        await h.service.dataSource.query(`SELECT 1 FROM refunds WHERE id = $1`, [first.reservation_id]),
+      ).toEqual([]);
+    } finally {
+      await h.service.dataSource.query(`DROP TRIGGER fail_first_refund_insert ON refunds`);
+      await h.service.dataSource.query(`DROP FUNCTION fail_first_refund_insert()`);
+      await h.service.dataSource.query(`DROP SEQUENCE refund_insert_failures`);
+    }
+    // Every refund opened for the payment holds a reservation never released.
+    const opened = (await refundsOf(paymentId)) as Array<{ id: string }>;
+    for (const { id } of opened) expect(h.ledger.releases).not.toContain(id);
+  });
+});
