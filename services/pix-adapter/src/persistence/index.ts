@@ -7,7 +7,7 @@ import { ChargeCheckLeases1732400031000 } from './migrations/1732400031000-charg
 import { CancelledChargesAndRefunds1732400110000 } from './migrations/1732400110000-cancelled-charges-and-refunds';
 import { ChargeTraceContext1732400171000 } from './migrations/1732400171000-charge-trace-context';
 import { ChargesUnknownAtPsp1764380100000 } from './migrations/1764380100000-charges-unknown-at-psp';
-import { Payouts1764400300000 } from './migrations/1764400300000-payouts';
+import { Payouts1764400300002 } from './migrations/1764400300002-payouts';
 
 export { ChargeEntity, PayoutEntity, PixRefundEntity };
 export type { ChargeStatus } from './charge.entity';
@@ -24,6 +24,6 @@ export const pixAdapterDatabase = {
     CancelledChargesAndRefunds1732400110000,
     ChargeTraceContext1732400171000,
     ChargesUnknownAtPsp1764380100000,
-    Payouts1764400300000,
+    Payouts1764400300002,
   ],
 };

@@ -9,8 +9,8 @@ import { dropFinalRowGuard, guardFinalRows, schemaOf } from '@gateway/persistenc
  * `held_reason` say when the adapter tries again after a failure that may pass, and why it waits; `claimed_until` is
  * the lease of whoever is trying.
  */
-export class Payouts1764400300000 implements MigrationInterface {
-  name = 'Payouts1764400300000';
+export class Payouts1764400300002 implements MigrationInterface {
+  name = 'Payouts1764400300002';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);
