@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
+import { pspSandbox } from './support/stack-books';
 
 /**
  * The whole stack as `npm start` runs it: a PIX paid at the PSP after its payment expired is late money the platform
@@ -34,19 +34,8 @@ describe('money that belongs to no payment yet, through the stack', () => {
 
   /** A payer's bank pays the charge at the PSP (its sandbox route), as a payer whose app still shows the QR code. */
   const payAtPsp = async (txid: string): Promise<void> => {
-    const basic = Buffer.from(`${SANDBOX_PSP_CLIENT.id}:${SANDBOX_PSP_CLIENT.secret}`).toString('base64');
-    const token = await fetch(`${stack.pspUrl}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-    });
-    const { access_token } = (await token.json()) as { access_token: string };
-    const paid = await fetch(`${stack.pspUrl}/v2/cob/pagar/${txid}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(`${paid.status} ${await paid.text()}`).toMatch(/^200 /);
+    const paid = await (await pspSandbox(stack.pspUrl)).call('POST', `/v2/cob/pagar/${txid}`, {});
+    expect(`${paid.status} ${paid.text}`).toMatch(/^200 /);
   };
 
   /** What the books hold in suspense (a credit account: minus the sum of its entries). */

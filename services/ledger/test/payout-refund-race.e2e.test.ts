@@ -1,0 +1,142 @@
+import type { DataSource } from 'typeorm';
+import { newPublicId } from '@gateway/contracts';
+import {
+  stackClient,
+  startStack,
+  waitFor,
+  type ApiAnswer,
+  type RunningStack,
+  type StackClient,
+} from '@gateway/testkit';
+import { booksDisagreements } from './support/books';
+import { balanceThroughApi, openLedgerBooks, type CentavosBalance } from './support/stack-books';
+
+const CNPJ = '12345678000195';
+const ROUNDS = 25;
+
+/**
+ * A payout and a refund racing for the same money, through the whole stack as `npm start` runs it: the business has
+ * one paid PIX payment (no fee), and both are asked for at once, many rounds, sometimes more than it holds together,
+ * sometimes not. They meet the same balance row, so never both succeed when together they exceed what was there,
+ * nothing is ever reserved beyond what was available, and the books balance after every round.
+ */
+describe('a payout racing a refund for the same money', () => {
+  let stack: RunningStack;
+  let client: StackClient;
+  let books: DataSource;
+
+  beforeAll(async () => {
+    stack = await startStack({ ADMIN_RATE_LIMIT_PER_MINUTE: '100000' });
+    client = stackClient(stack);
+    books = await openLedgerBooks(stack);
+  }, 150_000);
+
+  afterAll(async () => {
+    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
+    await books?.destroy();
+    await stack?.stop();
+  });
+
+  /** A business with a payout account and one PIX payment of `amount` paid, all of it available (no fee). */
+  async function businessWithMoney(amount: number) {
+    const business = await client.createBusiness(`Corrida ${newPublicId('n').slice(-6)}`, {
+      pix: { percent_bps: 0, fixed_centavos: 0 },
+    });
+    await client.admin('PUT', `/admin/v1/businesses/${business.businessId}/payout-account`, {
+      pix_key: CNPJ,
+      pix_key_type: 'cnpj',
+      holder_document: CNPJ,
+    });
+    const payment = await client.createPayment(business.apiKey, { payment_method: 'pix', amount });
+    await client.payInSandbox(business.apiKey, payment.payment_id as string);
+    await waitFor(async () => (await balanceThroughApi(client, business.apiKey)).available === amount, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'the payment available',
+    });
+    return { ...business, paymentId: payment.payment_id as string };
+  }
+
+  const finalStatus = (apiKey: string, path: string) =>
+    waitFor(
+      async () => {
+        const { body } = await client.api(apiKey, 'GET', path);
+        return ['succeeded', 'failed', 'paid'].includes(body.status) ? (body.status as string) : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what: `${path} final` },
+    );
+
+  test(`${ROUNDS} rounds: never both when together they exceed the money, never reserved beyond it, the books balanced`, async () => {
+    const outcomes: string[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const money = 5_000 + round * 137;
+      // Two rounds in five fit together; the others ask for more than there is between them, each fitting alone.
+      const fitTogether = round % 5 < 2;
+      const payout = fitTogether ? Math.floor(money * 0.4) : Math.floor(money * 0.7);
+      const refund = fitTogether ? Math.floor(money * 0.5) : Math.floor(money * 0.6);
+      const { apiKey, businessId, paymentId } = await businessWithMoney(money);
+
+      // The balance is read while both are in flight: what is reserved is never more than what was there.
+      const seen: CentavosBalance[] = [];
+      let racing = true;
+      const watcher = (async () => {
+        while (racing) seen.push(await balanceThroughApi(client, apiKey));
+      })();
+      const [payoutAnswer, refundAnswer] = await (round % 2 === 0
+        ? Promise.all([
+            client.api(apiKey, 'POST', '/v1/payouts', { amount: payout }, { 'Idempotency-Key': `p${round}` }),
+            client.api(apiKey, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: refund }),
+          ])
+        : Promise.all([
+            client.api(apiKey, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: refund }),
+            client.api(apiKey, 'POST', '/v1/payouts', { amount: payout }, { 'Idempotency-Key': `p${round}` }),
+          ]).then(([r, p]) => [p, r] as [ApiAnswer, ApiAnswer]));
+      const won = (answer: ApiAnswer) => {
+        if (answer.status === 201) return true;
+        expect([answer.status, answer.body.error?.code]).toEqual([422, 'INSUFFICIENT_BALANCE']);
+        return false;
+      };
+      const payoutWon = won(payoutAnswer);
+      const refundWon = won(refundAnswer);
+      seen.push(await balanceThroughApi(client, apiKey));
+      racing = false;
+      await watcher;
+
+      if (fitTogether) expect([payoutWon, refundWon]).toEqual([true, true]);
+      // Each fits alone: one of them always gets the money, never both.
+      else expect([payoutWon, refundWon].filter(Boolean)).toHaveLength(1);
+      for (const balance of seen) {
+        expect(balance.reserved).toBeLessThanOrEqual(money);
+        expect(balance.available).toBeGreaterThanOrEqual(0);
+        expect(balance.available + balance.pending + balance.reserved + balance.blocked).toBeLessThanOrEqual(
+          money,
+        );
+      }
+
+      // Whatever won is carried out; the books then hold exactly what is left.
+      let spent = 0;
+      if (payoutWon) {
+        expect(await finalStatus(apiKey, `/v1/payouts/${payoutAnswer.body.payout_id}`)).toBe('paid');
+        spent += payout;
+      }
+      if (refundWon) {
+        expect(await finalStatus(apiKey, `/v1/refunds/${refundAnswer.body.refund_id}`)).toBe('succeeded');
+        spent += refund;
+      }
+      outcomes.push(payoutWon && refundWon ? 'both' : payoutWon ? 'payout' : 'refund');
+      const expected = { available: money - spent, pending: 0, reserved: 0, blocked: 0 };
+      let after: CentavosBalance | undefined;
+      await waitFor(
+        async () => {
+          after = await balanceThroughApi(client, apiKey);
+          return JSON.stringify(after) === JSON.stringify(expected);
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: 'the balance after the round' },
+      ).catch(() => undefined);
+      expect({ businessId, round, balance: after }).toEqual({ businessId, round, balance: expected });
+      expect(await booksDisagreements((text) => books.query(text))).toEqual([]);
+    }
+    // Both kinds win races: neither side is always first.
+    expect(new Set(outcomes.filter((outcome) => outcome !== 'both'))).toEqual(new Set(['payout', 'refund']));
+  }, 300_000);
+});
