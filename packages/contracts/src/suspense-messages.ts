@@ -64,8 +64,14 @@ export interface FundsReceived {
   amount_base_units: string | null;
   /** Crypto: the payment's token; null for PIX or when not known. */
   token: Token | null;
+  /**
+   * The rail's id of the money, what reconciliation matches the books on: the Pix's endToEndId, or the Solana
+   * transaction's signature. Absent from events written before it was announced.
+   */
+  rail_reference?: string | null;
 }
 const fundsEventId = publicId('evt');
+const railReference = Joi.string().min(1).max(200).allow(null);
 export const fundsReceived = defineEvent<FundsReceived>(
   'payment.funds.received.v1',
   Joi.object({
@@ -82,6 +88,7 @@ export const fundsReceived = defineEvent<FundsReceived>(
     token: Joi.valid(...tokens)
       .allow(null)
       .required(),
+    rail_reference: railReference,
   }),
 );
 
@@ -100,6 +107,11 @@ export interface FundsReturned {
   /** The business of the payment that kept the funds. */
   business_id: string;
   returned_by: string;
+  /**
+   * Returned by a refund: the refund's id at the rail (the PIX devolução id, the Solana signature), which the money
+   * left under; null by hand or when the rail gave none. Absent from events written before it was announced.
+   */
+  rail_reference?: string | null;
 }
 export const fundsReturned = defineEvent<FundsReturned>(
   'payment.funds.returned.v1',
@@ -112,6 +124,7 @@ export const fundsReturned = defineEvent<FundsReturned>(
     payment_id: givenId.required(),
     business_id: businessId.required(),
     returned_by: Joi.string().max(80).required(),
+    rail_reference: railReference,
   }),
 );
 

@@ -42,15 +42,18 @@ describe('payout rules', () => {
     expect(requested.deltas).toEqual({ available: -2_500, reserved: 2_500, pending: 0, blocked: 0 });
     expect(requested.balanceTransaction).toBeNull();
     const at = new Date('2026-11-29T12:00:00Z');
-    const paid = payoutSettledPosting(payout, 'paid', at);
+    const paid = payoutSettledPosting(payout, 'paid', at, 'E09089356202611291200payoutx');
     expect(paid.causeKey).toBe('payout:po_x:paid');
+    // The Pix sent's endToEndId, as the PSP lists it: what reconciliation matches the payout on.
+    expect(paid.railReference).toBe('E09089356202611291200payoutx');
     expect(paid.deltas).toEqual({ available: 0, reserved: -2_500, pending: 0, blocked: 0 });
     expect(paid.balanceTransaction).toMatchObject({
       type: 'payout',
       amountCentavos: -2_500,
       netCentavos: -2_500,
     });
-    const failed = payoutSettledPosting(payout, 'failed', at);
+    const failed = payoutSettledPosting(payout, 'failed', at, null);
+    expect(failed.railReference).toBeNull();
     expect(failed.deltas).toEqual({ available: 2_500, reserved: -2_500, pending: 0, blocked: 0 });
     expect(failed.balanceTransaction).toBeNull();
     for (const posting of [requested, paid, failed]) expect(journalSum(posting.lines)).toBe(0);

@@ -1,14 +1,22 @@
 import {
+  createPayout,
+  fundsReceived,
+  fundsReturned,
+  getBalance,
   getReconciliation,
   listReconciliations,
   newPublicId,
   runReconciliation,
+  setPayoutAccount,
+  type FundsReceived,
+  type MessageDefinition,
   type PspReceivedPix,
+  type PspSentPix,
   type PspStatement,
   type Reconciliation,
   type WalletBalances,
 } from '@gateway/contracts';
-import { aPaymentEvent, aRefundEvent } from '@gateway/testkit';
+import { aPaymentEvent, aRefundEvent, publishAndAwaitHandling, waitFor } from '@gateway/testkit';
 import { reconcileBooks, type ReconcileBooksDeps } from '../src/application/reconcile-books';
 import { ReconciliationSchedule } from '../src/application/reconciliation-schedule';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
@@ -25,6 +33,7 @@ const endToEndId = (): string => `E${txid()}0A`;
 /** The rails as the test sets them: what the PSP and the wallet would answer. */
 interface Rails {
   received: PspReceivedPix[];
+  sent: PspSentPix[];
   balanceCentavos: number;
   usdcBaseUnits: bigint;
   usdcRecentBaseUnits: bigint;
@@ -37,7 +46,7 @@ function statementOf(rails: Rails, from: string, to: string): PspStatement {
     balance_centavos: rails.balanceCentavos,
     read_at: new Date().toISOString(),
     received: rails.received,
-    sent: [],
+    sent: rails.sent,
   };
 }
 
@@ -88,9 +97,15 @@ function reconcileAgainst(bed: LedgerTestBed, rails: Rails): Promise<Reconciliat
 describe('reconciliation of the books with the rails', () => {
   const bed = ledgerServiceForTheseTests('ledger-reconciliation');
   /** What the rails hold once the books and the rails agree (built by the first test, copied by the others). */
-  const agreed: Rails = { received: [], balanceCentavos: 0, usdcBaseUnits: 0n, usdcRecentBaseUnits: 0n };
+  const agreed: Rails = {
+    received: [],
+    sent: [],
+    balanceCentavos: 0,
+    usdcBaseUnits: 0n,
+    usdcRecentBaseUnits: 0n,
+  };
   const withAgreed = (change: (rails: Rails) => void): Rails => {
-    const rails = { ...agreed, received: [...agreed.received] };
+    const rails = { ...agreed, received: [...agreed.received], sent: [...agreed.sent] };
     change(rails);
     return rails;
   };
@@ -334,5 +349,237 @@ describe('reconciliation of the books with the rails', () => {
     const again = await bed.request(runReconciliation, {}, { messageId });
     expect(again).toEqual(first);
     expect(await runs()).toBe(before + 1);
+  });
+
+  test('every other money movement names what the rail lists: a payout paid, money in suspense and returned by a refund, two Pix on one charge: no difference', async () => {
+    const post = <P>(definition: MessageDefinition<P>, payload: P) =>
+      publishAndAwaitHandling(bed.env.config, definition, payload, {});
+    const inSuspense = (overrides: Partial<FundsReceived>): FundsReceived => {
+      const fundsId = newPublicId('fund');
+      return {
+        event_id: newPublicId('evt'),
+        occurred_at: minutesAgo(3),
+        funds_id: fundsId,
+        money_key: `funds:${fundsId}`,
+        kind: 'excess',
+        rail: 'pix',
+        payment_id: newPublicId('pay'),
+        business_id: newPublicId('biz'),
+        amount_centavos: 1,
+        amount_base_units: null,
+        token: null,
+        rail_reference: null,
+        ...overrides,
+      };
+    };
+    const businessId = newPublicId('biz');
+
+    // A charge paid, then paid again by a second Pix on its txid: the payment names the txid, the excess its own Pix.
+    const twiceTxid = txid();
+    const [firstPix, secondPix] = [endToEndId(), endToEndId()];
+    const paidTwice = aPaymentEvent({
+      business_id: businessId,
+      status: 'paid',
+      method: 'pix',
+      amount_centavos: 10_000,
+      fee_centavos: 0,
+      external_id: twiceTxid,
+    });
+    await bed.confirm(paidTwice);
+    await post(
+      fundsReceived,
+      inSuspense({
+        payment_id: paidTwice.payment.payment_id,
+        business_id: businessId,
+        amount_centavos: 2_500,
+        rail_reference: secondPix,
+      }),
+    );
+
+    // A Pix after the charge expired: no payment journal, suspense names the Pix.
+    const lateTxid = txid();
+    const latePix = endToEndId();
+    await post(fundsReceived, inSuspense({ kind: 'late', amount_centavos: 3_000, rail_reference: latePix }));
+
+    // One Pix paying more than asked, refunded whole: the refund and the excess it carried both name the devolução.
+    const overTxid = txid();
+    const overPix = endToEndId();
+    const overpaid = aPaymentEvent({
+      business_id: businessId,
+      status: 'paid',
+      method: 'pix',
+      amount_centavos: 4_000,
+      fee_centavos: 0,
+      external_id: overTxid,
+    });
+    await bed.confirm(overpaid);
+    const excess = inSuspense({
+      payment_id: overpaid.payment.payment_id,
+      business_id: businessId,
+      amount_centavos: 600,
+      rail_reference: overPix,
+    });
+    await post(fundsReceived, excess);
+    const refund = aRefundEvent({
+      business_id: businessId,
+      payment_id: overpaid.payment.payment_id,
+      method: 'pix',
+      amount_centavos: 4_000,
+      status: 'succeeded',
+      external_id: 'devolucao-over',
+    });
+    await bed.refundSucceeded(refund);
+    await post(fundsReturned, {
+      event_id: newPublicId('evt'),
+      occurred_at: minutesAgo(2),
+      funds_id: excess.funds_id,
+      money_key: excess.money_key,
+      rail: 'pix',
+      payment_id: excess.payment_id,
+      business_id: businessId,
+      returned_by: refund.refund.refund_id,
+      rail_reference: 'devolucao-over',
+    });
+
+    // USDC in suspense (a transfer naming several payments): its base units counted in the token account.
+    const signature = newPublicId('sig').replace(/[^A-Za-z0-9]/g, '');
+    await post(
+      fundsReceived,
+      inSuspense({
+        kind: 'unmatched',
+        rail: 'crypto',
+        money_key: `crypto:${signature}:0`,
+        amount_centavos: 2_000,
+        amount_base_units: '400000',
+        token: 'usdc',
+        rail_reference: signature,
+      }),
+    );
+
+    // A payout of what the business has available, paid by the PSP.
+    const cnpj = '12345678000195';
+    const account = await bed.request(setPayoutAccount, {
+      business_id: businessId,
+      pix_key: cnpj,
+      pix_key_type: 'cnpj',
+      holder_document: cnpj,
+    });
+    expect(account.ok).toBe(true);
+    await waitFor(
+      async () => {
+        const balance = await bed.request(getBalance, { business_id: businessId });
+        return balance.ok && balance.result.available_centavos >= 5_000;
+      },
+      { what: 'the payment settled' },
+    );
+    const payout = await bed.request(createPayout, { business_id: businessId, amount_centavos: 5_000 });
+    if (!payout.ok) throw new Error(JSON.stringify(payout.error));
+    const payoutPix = endToEndId();
+    await bed.payoutSettled({
+      payout_id: payout.result.payout_id,
+      outcome: 'paid',
+      end_to_end_id: payoutPix,
+      failure_reason: null,
+      settled_at: minutesAgo(1),
+    });
+
+    agreed.received.push(
+      {
+        end_to_end_id: firstPix,
+        txid: twiceTxid,
+        amount_centavos: 10_000,
+        paid_at: minutesAgo(4),
+        returns: [],
+      },
+      {
+        end_to_end_id: secondPix,
+        txid: twiceTxid,
+        amount_centavos: 2_500,
+        paid_at: minutesAgo(3),
+        returns: [],
+      },
+      { end_to_end_id: latePix, txid: lateTxid, amount_centavos: 3_000, paid_at: minutesAgo(3), returns: [] },
+      {
+        end_to_end_id: overPix,
+        txid: overTxid,
+        amount_centavos: 4_600,
+        paid_at: minutesAgo(3),
+        returns: [
+          {
+            id: 'devolucao-over',
+            rtr_id: `D${txid()}0A`,
+            amount_centavos: 4_600,
+            status: 'DEVOLVIDO',
+            requested_at: minutesAgo(2),
+            settled_at: minutesAgo(2),
+          },
+        ],
+      },
+    );
+    agreed.sent.push({
+      end_to_end_id: payoutPix,
+      id_envio: `payout${txid()}`.slice(0, 35),
+      amount_centavos: 5_000,
+      status: 'REALIZADO',
+      requested_at: minutesAgo(1),
+      settled_at: minutesAgo(1),
+    });
+    agreed.balanceCentavos += 10_000 + 2_500 + 3_000 + 4_600 - 4_600 - 5_000;
+    agreed.usdcBaseUnits += 400_000n;
+
+    const run = await reconcileAgainst(bed, agreed);
+    expect(run.differences).toEqual([]);
+    expect(run.pending).toEqual([]);
+    expect(run).toMatchObject({
+      status: 'completed',
+      psp_balance_centavos: agreed.balanceCentavos,
+      books_cash_psp_centavos: agreed.balanceCentavos,
+    });
+    expect(run.tokens).toContainEqual(
+      expect.objectContaining({ token: 'usdc', books_base_units: agreed.usdcBaseUnits.toString() }),
+    );
+    const named = await bed.sql<{ kind: string; rail_reference: string }>(
+      `SELECT kind, rail_reference FROM journals WHERE rail_reference = ANY($1) ORDER BY id`,
+      [[secondPix, latePix, overPix, 'devolucao-over', signature, payoutPix]],
+    );
+    expect(named.map((row) => [row.kind, row.rail_reference])).toEqual([
+      ['funds_received', secondPix],
+      ['funds_received', latePix],
+      ['funds_received', overPix],
+      ['refund', 'devolucao-over'],
+      ['funds_returned', 'devolucao-over'],
+      ['funds_received', signature],
+      ['payout', payoutPix],
+    ]);
+
+    // Each kind reported when the PSP says another amount than the books.
+    const mismatch = async (change: (rails: Rails) => void) =>
+      (await reconcileAgainst(bed, withAgreed(change))).differences
+        .filter((item) => item.kind !== 'balance_mismatch')
+        .map((item) => [item.kind, item.reference, item.rail_centavos, item.books_centavos]);
+    const replace = <T>(list: T[], index: number, item: T) => list.splice(index, 1, item);
+    const at = (e2e: string) => agreed.received.findIndex((pix) => pix.end_to_end_id === e2e);
+    expect(await mismatch((r) => replace(r.sent, 0, { ...r.sent[0]!, amount_centavos: 5_001 }))).toEqual([
+      ['received_amount_mismatch', payoutPix, -5_001, -5_000],
+    ]);
+    expect(
+      await mismatch((r) =>
+        replace(r.received, at(secondPix), { ...r.received[at(secondPix)]!, amount_centavos: 2_499 }),
+      ),
+    ).toEqual([['received_amount_mismatch', twiceTxid, 12_499, 12_500]]);
+    expect(
+      await mismatch((r) =>
+        replace(r.received, at(latePix), { ...r.received[at(latePix)]!, amount_centavos: 3_100 }),
+      ),
+    ).toEqual([['received_amount_mismatch', lateTxid, 3_100, 3_000]]);
+    expect(
+      await mismatch((r) => {
+        const over = r.received[at(overPix)]!;
+        replace(r.received, at(overPix), {
+          ...over,
+          returns: [{ ...over.returns[0]!, amount_centavos: 4_000 }],
+        });
+      }),
+    ).toEqual([['received_amount_mismatch', 'devolucao-over', -4_000, -4_600]]);
   });
 });

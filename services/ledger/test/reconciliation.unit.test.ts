@@ -158,6 +158,48 @@ describe('the comparison of the books with the PSP', () => {
     expect(outcome.pspReceivedCentavos).toBe(10_000);
   });
 
+  test('two Pix on one txid (a payment, then an excess or late Pix): compared as one charge, never the payment twice', () => {
+    const psp = statement({
+      balance_centavos: 10_000 + 2_500 + 4_000,
+      received: [
+        { end_to_end_id: 'E1', txid: 'tx1', amount_centavos: 10_000, paid_at: ago(30), returns: [] },
+        { end_to_end_id: 'E2', txid: 'tx1', amount_centavos: 2_500, paid_at: ago(20), returns: [] },
+        // A Pix to the key, no charge: its own group, named by its endToEndId.
+        { end_to_end_id: 'E3', txid: null, amount_centavos: 4_000, paid_at: ago(10), returns: [] },
+      ],
+    });
+    const payment = movement('tx1', 10_000);
+    const excess = movement('E2', 2_500, 'funds_received');
+    const toKey = movement('E3', 4_000, 'funds_received');
+    expect(run(psp, books([payment, excess, toKey])).differences).toEqual([]);
+
+    // The excess booked with another amount: one difference for the charge, with both sums.
+    const wrong = run(psp, books([payment, movement('E2', 2_400, 'funds_received'), toKey]));
+    expect(kinds(wrong.differences)).toEqual([
+      ['received_amount_mismatch', 'tx1'],
+      ['balance_mismatch', null],
+    ]);
+    expect(wrong.differences[0]).toMatchObject({ rail_centavos: 12_500, books_centavos: 12_400 });
+
+    // The excess not booked at all: a difference once out of the grace window, in flight within it.
+    const missing = run(psp, books([payment, toKey], { cashPspCentavos: 14_000 }));
+    expect(kinds(missing.differences)).toEqual([
+      ['received_amount_mismatch', 'tx1'],
+      ['balance_mismatch', null],
+    ]);
+    const young = statement({
+      ...psp,
+      received: [
+        psp.received[0]!,
+        { ...psp.received[1]!, paid_at: new Date(NOW.getTime() - 1_000).toISOString() },
+      ],
+      balance_centavos: 12_500,
+    });
+    const inFlight = run(young, books([payment], { cashPspCentavos: 10_000 }));
+    expect(inFlight.differences).toEqual([]);
+    expect(kinds(inFlight.pending)).toEqual([['received_not_in_books', 'tx1']]);
+  });
+
   test('an opening balance the books began after is counted in', () => {
     const psp = statement({ balance_centavos: 5_000 });
     const withOpening = reconcile({

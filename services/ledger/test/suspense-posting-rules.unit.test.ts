@@ -21,6 +21,7 @@ const received = (overrides: Partial<FundsReceived> = {}): FundsReceived => ({
   amount_centavos: 1_000,
   amount_base_units: null,
   token: null,
+  rail_reference: 'E00000000202611291200aaaaaaaaaaa',
   ...overrides,
 });
 const out = (event: FundsReceived) => ({
@@ -59,15 +60,32 @@ describe('posting rules of suspense and disputes', () => {
       causeKey: 'funds:received:funds:fund_aaaaaaaaaaaaaaaaaaaaaaaa',
       kind: 'funds_received',
       businessId: null,
+      // The Pix's endToEndId: what reconciliation finds the money under at the PSP.
+      railReference: 'E00000000202611291200aaaaaaaaaaa',
       lines: [
         { account: 'cash_psp', businessId: null, amountCentavos: 1_000 },
         { account: 'suspense', businessId: null, amountCentavos: -1_000 },
       ],
     });
     const crypto = fundsReceivedPosting(
-      received({ rail: 'crypto', token: 'eurc', money_key: 'crypto:sig:2', amount_base_units: '5' }),
+      received({
+        rail: 'crypto',
+        token: 'eurc',
+        money_key: 'crypto:sig:2',
+        amount_base_units: '5',
+        rail_reference: 'sig',
+      }),
     );
-    expect(crypto?.lines[0]).toEqual({ account: 'tokens:eurc', businessId: null, amountCentavos: 1_000 });
+    // A token line counts its base units, for the wallet's balance on chain.
+    expect(crypto?.lines[0]).toEqual({
+      account: 'tokens:eurc',
+      businessId: null,
+      amountCentavos: 1_000,
+      quantityBaseUnits: '5',
+    });
+    expect(crypto?.railReference).toBe('sig');
+    // An event written before the reference was announced: booked, naming nothing.
+    expect(fundsReceivedPosting(received({ rail_reference: undefined }))?.railReference).toBeNull();
     expect(crypto?.causeKey).toBe('funds:received:crypto:sig:2');
     expect(fundsReceivedPosting(received({ rail: 'crypto', amount_centavos: null }))).toBeNull();
   });
@@ -76,7 +94,7 @@ describe('posting rules of suspense and disputes', () => {
     const event = received();
     const held = { amountCentavos: 1_000, holdingAccount: 'cash_psp' as const };
     const byRefund = fundsReturnedPosting(
-      { ...out(event), returned_by: 'ref_aaaaaaaaaaaaaaaaaaaaaaaa' },
+      { ...out(event), returned_by: 'ref_aaaaaaaaaaaaaaaaaaaaaaaa', rail_reference: 'D-ref-1' },
       held,
     );
     expect(byRefund.lines).toEqual([
@@ -84,6 +102,24 @@ describe('posting rules of suspense and disputes', () => {
       { account: 'cash_psp', businessId: null, amountCentavos: -1_000 },
     ]);
     expect(byRefund.businessId).toBeNull();
+    // The devolução the money left under, beside the refund's own journal.
+    expect(byRefund.railReference).toBe('D-ref-1');
+    // Tokens returned by a refund leave the token account with the base units booked in.
+    const tokensBack = fundsReturnedPosting(
+      {
+        ...out(event),
+        rail: 'crypto',
+        returned_by: 'ref_aaaaaaaaaaaaaaaaaaaaaaaa',
+        rail_reference: 'sigBack',
+      },
+      { amountCentavos: 1_000, holdingAccount: 'tokens:usdc', amountBaseUnits: '2500000' },
+    );
+    expect(tokensBack.lines[1]).toEqual({
+      account: 'tokens:usdc',
+      businessId: null,
+      amountCentavos: -1_000,
+      quantityBaseUnits: '-2500000',
+    });
     const byHand = fundsReturnedPosting({ ...out(event), returned_by: 'manual' }, held) as Posting;
     expect(byHand.lines).toEqual([
       { account: 'suspense', businessId: null, amountCentavos: 1_000 },

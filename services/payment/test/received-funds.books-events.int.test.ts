@@ -80,6 +80,8 @@ describe('received funds tell the books: in, returned, assigned', () => {
         amount_centavos: 5_000,
         amount_base_units: null,
         token: null,
+        // The Pix's endToEndId: what reconciliation finds the money under at the PSP.
+        rail_reference: late.end_to_end_id,
       },
     ]);
   });
@@ -89,11 +91,17 @@ describe('received funds tell the books: in, returned, assigned', () => {
     const view = await h.createPayment(businessId, { amount_centavos: 5_000 });
     const paymentId = view.payment.payment_id;
 
-    await publishAndWait(pixChargePaid, aPixChargePaid(view.payment, { amount_centavos: 5_750 }));
+    const overpaid = aPixChargePaid(view.payment, { amount_centavos: 5_750 });
+    await publishAndWait(pixChargePaid, overpaid);
     await h.waitForPaymentStatus(businessId, paymentId, 'paid');
 
     expect(await receivedEvents(paymentId)).toEqual([
-      expect.objectContaining({ kind: 'excess', amount_centavos: 750, business_id: businessId }),
+      expect.objectContaining({
+        kind: 'excess',
+        amount_centavos: 750,
+        business_id: businessId,
+        rail_reference: overpaid.end_to_end_id,
+      }),
     ]);
   });
 
@@ -157,6 +165,7 @@ describe('received funds tell the books: in, returned, assigned', () => {
         amount_centavos: 20_000,
         amount_base_units: '2500001',
         token: 'usdc',
+        rail_reference: ambiguous.signature,
       }),
       expect.objectContaining({ kind: 'late', amount_centavos: 4_000, amount_base_units: '500000' }),
     ]);
@@ -215,6 +224,7 @@ describe('received funds tell the books: in, returned, assigned', () => {
         payment_id: paymentId,
         business_id: businessId,
         returned_by: 'manual',
+        rail_reference: null,
       }),
     ]);
     expect(await h.request(assignReceivedFunds, { funds_id: excess!.funds_id })).toMatchObject({
@@ -252,7 +262,12 @@ describe('received funds tell the books: in, returned, assigned', () => {
     await publishAndWait(cryptoRefundSettled, settled);
 
     expect(await returnedEvents(fundsId)).toEqual([
-      expect.objectContaining({ returned_by: refund.result.refund_id, business_id: businessId }),
+      expect.objectContaining({
+        returned_by: refund.result.refund_id,
+        business_id: businessId,
+        // The refund's transfer at the rail: the money left under it.
+        rail_reference: settled.external_id,
+      }),
     ]);
   });
 

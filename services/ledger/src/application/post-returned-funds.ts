@@ -36,6 +36,7 @@ export async function postReturnedFunds(
     const posting = fundsReturnedPosting(event, {
       amountCentavos: held.amountCentavos,
       holdingAccount: storedHoldingAccount(held.holdingAccount),
+      amountBaseUnits: held.amountBaseUnits,
     });
     const journalId = await claimAndWrite(manager, posting);
     if (journalId === null) return false;

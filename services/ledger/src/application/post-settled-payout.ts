@@ -40,11 +40,13 @@ export function postSettledPayout(
       { payoutId: payout.id, businessId: payout.businessId, amountCentavos: payout.amountCentavos },
       settled.outcome,
       settledAt,
+      settled.end_to_end_id,
     );
     const journalId = await claimJournal(tx.manager, {
       causeKey: posting.causeKey,
       kind: 'payout',
       businessId: payout.businessId,
+      railReference: posting.railReference,
     });
     if (journalId === null)
       throw new Error(`payout ${payout.id} is pending but ${posting.causeKey} is posted`);

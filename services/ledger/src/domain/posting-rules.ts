@@ -255,15 +255,19 @@ export interface PlatformPosting {
   causeKey: string;
   kind: SuspenseJournalKind;
   businessId: null;
+  /** The rail's id of the money it moves in or out (a Pix's endToEndId, a devolução id, a Solana signature). */
+  railReference: string | null;
   lines: JournalLine[];
 }
 
-function platformPosting(parts: Omit<PlatformPosting, 'businessId'>): PlatformPosting {
+function platformPosting(
+  parts: Omit<PlatformPosting, 'businessId' | 'railReference'> & { railReference?: string | null },
+): PlatformPosting {
   const lines = parts.lines.filter((line) => line.amountCentavos !== 0);
   if (journalSum(lines) !== 0) throw new Error(`unbalanced journal ${parts.causeKey}`);
   if (lines.some((line) => isBusinessAccount(line.account)))
     throw new Error(`a platform journal moves no business balance: ${parts.causeKey}`);
-  return { ...parts, businessId: null, lines };
+  return { ...parts, businessId: null, railReference: parts.railReference ?? null, lines };
 }
 
 /**
@@ -280,7 +284,9 @@ export const disputeCauseKey = (disputeId: string, step: 'opened' | 'closed'): s
 /**
  * Money came in that belongs to no payment yet (late, excess, partial, unmatched): the platform holds it (`cash_psp`,
  * or the token at the BRL value of the payment's locked quote) and owes it to nobody yet: `suspense`. Null when its
- * BRL value is unknown (tokens for a payment the gateway does not know): nothing is booked.
+ * BRL value is unknown (tokens for a payment the gateway does not know): nothing is booked. The journal names the
+ * money at its rail (the Pix's endToEndId, the transaction's signature) and a token line counts its base units, so
+ * reconciliation finds it at the PSP and on chain.
  */
 export function fundsReceivedPosting(event: FundsReceived): PlatformPosting | null {
   const amount = event.amount_centavos;
@@ -288,8 +294,14 @@ export function fundsReceivedPosting(event: FundsReceived): PlatformPosting | nu
   return platformPosting({
     causeKey: fundsCauseKey(event.money_key, 'received'),
     kind: 'funds_received',
+    railReference: event.rail_reference ?? null,
     lines: [
-      { account: holdingAccount(event.rail, event.token), businessId: null, amountCentavos: amount },
+      {
+        account: holdingAccount(event.rail, event.token),
+        businessId: null,
+        amountCentavos: amount,
+        ...quantity(event.rail === 'pix' ? null : event.amount_base_units),
+      },
       { account: 'suspense', businessId: null, amountCentavos: -amount },
     ],
   });
@@ -299,6 +311,8 @@ export function fundsReceivedPosting(event: FundsReceived): PlatformPosting | nu
 export interface HeldFunds {
   amountCentavos: number;
   holdingAccount: Account;
+  /** Tokens: the base units booked in (null for PIX or when not known). */
+  amountBaseUnits?: string | null;
 }
 
 /** A label of received funds for a statement line. */
@@ -318,9 +332,20 @@ export function fundsReturnedPosting(event: FundsReturned, held: HeldFunds): Pos
     return platformPosting({
       causeKey,
       kind: 'funds_returned',
+      // The refund's id at the rail: the devolução (or transfer) the money left under, beside the refund's own journal.
+      railReference: event.rail_reference ?? null,
       lines: [
         { account: 'suspense', businessId: null, amountCentavos: amount },
-        { account: held.holdingAccount, businessId: null, amountCentavos: -amount },
+        {
+          account: held.holdingAccount,
+          businessId: null,
+          amountCentavos: -amount,
+          ...quantity(
+            held.holdingAccount === 'cash_psp' || held.amountBaseUnits == null
+              ? null
+              : (-BigInt(held.amountBaseUnits)).toString(),
+          ),
+        },
       ],
     });
   return creditFromSuspense(
@@ -481,6 +506,7 @@ export function payoutSettledPosting(
   payout: { payoutId: string; businessId: string; amountCentavos: number },
   outcome: 'paid' | 'failed',
   settledAt: Date,
+  endToEndId: string | null = null,
 ): Posting {
   const { businessId, amountCentavos: amount } = payout;
   const paid = outcome === 'paid';
@@ -488,6 +514,8 @@ export function payoutSettledPosting(
     causeKey: payoutCauseKey(payout.payoutId, outcome),
     kind: 'payout',
     businessId,
+    // Paid: the Pix sent's endToEndId, as the PSP lists it (a failed payout moved no money: nothing to match).
+    railReference: paid ? endToEndId : null,
     lines: [
       { account: 'reserved', businessId, amountCentavos: amount },
       paid

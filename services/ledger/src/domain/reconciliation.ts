@@ -137,47 +137,95 @@ function reconcilePix(
   let received = 0;
   let sent = 0;
 
+  // The Pix received on one charge (its txid) are compared together: a payment's journal names the txid, while money
+  // that came in beside it (an excess, a second payment, a Pix after the charge expired) is booked to suspense under
+  // its own endToEndId; the group's sum must equal the sum of the journals naming the txid or any of its endToEndIds.
+  // A Pix without a txid (a Pix to the key, no charge) is its own group.
+  const groups = new Map<string, PspStatement['received']>();
   for (const pix of statement.received) {
     if (!beforePeriod(pix.paid_at)) received += pix.amount_centavos;
-    const booked = bookedUnder(books, [pix.txid, pix.end_to_end_id]);
-    const reference = pix.txid ?? pix.end_to_end_id;
+    const key = pix.txid === null ? `e2e:${pix.end_to_end_id}` : `txid:${pix.txid}`;
+    groups.set(key, [...(groups.get(key) ?? []), pix]);
+  }
+  for (const group of groups.values()) inFlight += compareReceived(group);
+
+  function compareReceived(group: PspStatement['received']): number {
+    const first = group[0]!;
+    const booked = bookedUnder(books, [first.txid, ...group.map((pix) => pix.end_to_end_id)]);
+    const reference = first.txid ?? first.end_to_end_id;
+    const railSum = group.reduce((sum, pix) => sum + pix.amount_centavos, 0);
+    const bookedSum = sumCash(booked);
+    const ids = group.map((pix) => pix.end_to_end_id).join(', ');
+    const lastPaid = group
+      .map((pix) => pix.paid_at)
+      .sort()
+      .at(-1)!;
     if (booked.length === 0) {
-      if (young(pix.paid_at)) {
-        inFlight += pix.amount_centavos;
-        pending.push(
-          item({
-            kind: 'received_not_in_books',
-            rail: 'pix',
-            reference,
-            railCentavos: pix.amount_centavos,
-            occurredAt: pix.paid_at,
-            detail: `Pix ${pix.end_to_end_id} received, not posted yet (within the grace window)`,
-          }),
-        );
-      } else if (!beforePeriod(pix.paid_at))
-        differences.push(
-          item({
-            kind: 'received_not_in_books',
-            rail: 'pix',
-            reference,
-            railCentavos: pix.amount_centavos,
-            occurredAt: pix.paid_at,
-            detail: `Pix ${pix.end_to_end_id} received at the PSP, no journal names it`,
-          }),
-        );
-    } else if (sumCash(booked) !== pix.amount_centavos)
-      differences.push(
+      let gap = 0;
+      for (const pix of group)
+        if (young(pix.paid_at)) {
+          gap += pix.amount_centavos;
+          pending.push(
+            item({
+              kind: 'received_not_in_books',
+              rail: 'pix',
+              reference,
+              railCentavos: pix.amount_centavos,
+              occurredAt: pix.paid_at,
+              detail: `Pix ${pix.end_to_end_id} received, not posted yet (within the grace window)`,
+            }),
+          );
+        } else if (!beforePeriod(pix.paid_at))
+          differences.push(
+            item({
+              kind: 'received_not_in_books',
+              rail: 'pix',
+              reference,
+              railCentavos: pix.amount_centavos,
+              occurredAt: pix.paid_at,
+              detail: `Pix ${pix.end_to_end_id} received at the PSP, no journal names it`,
+            }),
+          );
+      return gap;
+    }
+    if (bookedSum === railSum) return 0;
+    // Less in the books, by no more than the group's Pix paid within the grace window: one of them not posted yet.
+    const youngSum = group
+      .filter((pix) => young(pix.paid_at))
+      .reduce((sum, pix) => sum + pix.amount_centavos, 0);
+    const gap = railSum - bookedSum;
+    if (gap > 0 && gap <= youngSum) {
+      pending.push(
         item({
-          kind: 'received_amount_mismatch',
+          kind: 'received_not_in_books',
           rail: 'pix',
           reference,
-          railCentavos: pix.amount_centavos,
-          booksCentavos: sumCash(booked),
-          occurredAt: pix.paid_at,
-          detail: `Pix ${pix.end_to_end_id}: the books hold another amount than the PSP received`,
+          railCentavos: railSum,
+          booksCentavos: bookedSum,
+          occurredAt: lastPaid,
+          detail: `Pix ${ids}: ${gap} centavos received within the grace window, not posted yet`,
         }),
       );
+      return gap;
+    }
+    differences.push(
+      item({
+        kind: 'received_amount_mismatch',
+        rail: 'pix',
+        reference,
+        railCentavos: railSum,
+        booksCentavos: bookedSum,
+        occurredAt: lastPaid,
+        detail:
+          group.length === 1
+            ? `Pix ${ids}: the books hold another amount than the PSP received`
+            : `Pix ${ids} on txid ${reference}: the books hold another amount than the PSP received`,
+      }),
+    );
+    return 0;
+  }
 
+  for (const pix of statement.received) {
     for (const devolucao of pix.returns) {
       if (devolucao.status === 'NAO_REALIZADO') continue;
       const at = devolucao.settled_at ?? devolucao.requested_at;

@@ -10,6 +10,8 @@ export interface SuspenseFundsRow {
   holdingAccount: string;
   /** Null when its BRL value was not known: nothing was booked for it. */
   amountCentavos: number | null;
+  /** Tokens: the base units of the money (null for PIX, or when not known). */
+  amountBaseUnits: string | null;
 }
 
 /**
@@ -70,8 +72,9 @@ export async function lockSuspenseFunds(
     status: SuspenseFundsRow['status'];
     holding_account: string;
     amount_centavos: string | null;
+    amount_base_units: string | null;
   }> = await manager.query(
-    `SELECT money_key, funds_id, status, holding_account, amount_centavos FROM suspense_funds
+    `SELECT money_key, funds_id, status, holding_account, amount_centavos, amount_base_units::text FROM suspense_funds
       WHERE money_key = $1 FOR UPDATE`,
     [moneyKey],
   );
@@ -83,6 +86,7 @@ export async function lockSuspenseFunds(
     status: row.status,
     holdingAccount: row.holding_account,
     amountCentavos: row.amount_centavos === null ? null : Number(row.amount_centavos),
+    amountBaseUnits: row.amount_base_units,
   };
 }
 

@@ -31,7 +31,7 @@ export function settleRefund(
     // The excess the refund carried went back with it: the books take it out of suspense.
     if (settled.outcome === 'succeeded' && refund.returnedFundsId !== null) {
       const funds = await findReceivedFundsById(tx.manager, refund.returnedFundsId);
-      if (funds) await emitFundsReturned(tx, funds, refund.businessId, refund.id);
+      if (funds) await emitFundsReturned(tx, funds, refund.businessId, refund.id, refund.externalId);
     }
     tx.afterCommit(() => recordRefund(refund.method, settled.outcome));
   });

@@ -76,5 +76,6 @@ export function fundsReceivedEvent(
     amount_centavos: fundsValueCentavos(record, priced && paymentPrice(priced)),
     amount_base_units: record.rail === 'pix' ? null : record.amountBaseUnits,
     token: record.rail === 'pix' ? null : (priced?.token ?? null),
+    rail_reference: record.railReference,
   };
 }

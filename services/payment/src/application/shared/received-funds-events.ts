@@ -44,13 +44,15 @@ export async function keepReceivedFunds(
 
 /**
  * Tells the books that held funds of the business's payment went back to the payer (`returnedBy`: the refund, or
- * `manual`: the business paid them back itself), in `tx`.
+ * `manual`: the business paid them back itself), in `tx`; `railReference`: the refund's id at the rail, which the money
+ * left under.
  */
 export async function emitFundsReturned(
   tx: Transaction,
   funds: Pick<ReceivedFundsEntity, 'fundsId' | 'rail' | 'railReference' | 'instruction' | 'paymentId'>,
   businessId: string,
   returnedBy: string,
+  railReference: string | null = null,
 ): Promise<void> {
   const eventId = newPublicId('evt');
   await tx.emit(
@@ -69,6 +71,7 @@ export async function emitFundsReturned(
       payment_id: funds.paymentId,
       business_id: businessId,
       returned_by: returnedBy,
+      rail_reference: railReference,
     },
     { messageId: eventId },
   );
