@@ -298,4 +298,57 @@ describe('a refund reserves its money at the ledger before it is opened', () => 
       result: { amount_centavos: 5000 },
     });
   });
+
+  test("the ledger's check of an intent still being reserved gives it up: it is never opened and its money goes back", async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    h.ledger.delayMs = 1000;
+    let reply;
+    try {
+      const asked = refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 700 });
+      const reservation = await waitFor(() => h.ledger.asked.find((a) => a.payment_id === paymentId), {
+        what: 'the refund waiting on the ledger',
+      });
+      expect(
+        await h.request(checkRefundReservation, {
+          refund_id: reservation.reservation_id,
+          payment_id: paymentId,
+        }),
+      ).toEqual({ ok: true, result: { refund_exists: false } });
+      reply = await asked;
+      expect(h.ledger.releases).toContain(reservation.reservation_id);
+    } finally {
+      h.ledger.delayMs = 0;
+    }
+    expect(reply).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(await refundsOf(paymentId)).toEqual([]);
+    expect(await railRequests(paymentId)).toEqual([]);
+  });
+
+  test('an intent left reserving by a stopped process stops counting once stale; a fresh one still counts', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    const [row] = await h.service.dataSource.query(
+      `INSERT INTO refund_requests (refund_id, message_id, payment_id, amount_centavos, status)
+       VALUES ($1, $2, $3, 5000, 'reserving') RETURNING refund_id`,
+      [newPublicId('ref'), newPublicId('msg'), paymentId],
+    );
+    const stopped = (row as { refund_id: string }).refund_id;
+    expect(await refund({ business_id: businessId, payment_id: paymentId })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_AMOUNT' },
+    });
+    // Older than the ledger's call can take: the next refund of the payment gives it up.
+    await h.service.dataSource.query(
+      `UPDATE refund_requests SET created_at = now() - interval '1 hour' WHERE refund_id = $1`,
+      [stopped],
+    );
+    expect(await refund({ business_id: businessId, payment_id: paymentId })).toMatchObject({
+      ok: true,
+      result: { amount_centavos: 5000 },
+    });
+    expect(
+      await h.service.dataSource.query(`SELECT status FROM refund_requests WHERE refund_id = $1`, [stopped]),
+    ).toEqual([{ status: 'given_up' }]);
+  });
 });
