@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { stackClient, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import { DataSource } from 'typeorm';
+import { payAtPsp, stackClient, startStack, waitFor, type RunningStack } from '@gateway/testkit';
 import { exampleId, type OpenApiDocument } from '../src/http/openapi';
 import { launchChromium, screenshotFolder } from './support/browser';
 
@@ -265,6 +266,26 @@ describe('the API reference page in a real browser', () => {
       async () => ((await client.api(apiKey, 'GET', '/v1/balance')).body.available_brl as number) >= 51,
       { timeoutMs: 30_000, intervalMs: 200, what: 'money available to pay out' },
     );
+    // Money that belongs to no payment yet, for the operator's assign: a PIX paid at the PSP after its payment expired.
+    const expired = await pix();
+    await client.api(apiKey, 'POST', `/v1/sandbox/payments/${expired.payment_id}/simulate`, {
+      outcome: 'expired',
+    });
+    await client.paymentIn(apiKey, expired.payment_id, 'expired');
+    const payments = await new DataSource({
+      type: 'postgres',
+      url: stack.env.config.DATABASE_URL,
+    }).initialize();
+    const rows = (await payments
+      .query(`SELECT external_id AS txid FROM payment.payments WHERE id = $1`, [expired.payment_id])
+      .finally(() => payments.destroy())) as Array<{ txid: string }>;
+    expect((await payAtPsp(stack.pspUrl, rows[0]!.txid)).status).toBe(200);
+    const late = await waitFor(
+      async () =>
+        (await client.api(apiKey, 'GET', `/v1/payments/${expired.payment_id}/received-funds`)).body
+          .data?.[0] as { funds_id: string } | undefined,
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the late PIX kept as received funds' },
+    );
     const product = await client.admin('POST', `/admin/v1/businesses/${businessId}/products`, {
       name: 'Caneca',
       price: 3500,
@@ -289,6 +310,7 @@ describe('the API reference page in a real browser', () => {
       slug: checkout.slug,
       webhook_id: webhook.webhook_id,
       business_id: businessId,
+      funds_id: late.funds_id,
       method: 'pix',
     });
 

@@ -160,11 +160,9 @@ describe('refunds against the balance, end to end', () => {
       process.kill(ledger, 'SIGCONT');
     }
     expect(refundAnswer).toMatchObject({ status: 201, body: { amount_brl: 50, status: 'pending' } });
-    // The ledger answered that it had not posted the payment yet, and the payment service asked again.
-    const metrics = await (await fetch(`${stack.metricsUrls.payment}/metrics`)).text();
-    const askedAgain =
-      /^payment_refund_reservations_waiting_total\{[^}]*outcome="asked_again"[^}]*\} (\d+)/m.exec(metrics);
-    expect(Number(askedAgain?.[1] ?? 0)).toBeGreaterThan(0);
+    // Once it wakes, the ledger may take the reservation before or after it posts the payment (two queues): either way
+    // the refund is opened, never refused for a payment not posted yet. The wait itself is proven, deterministically,
+    // by the payment service's own test of a ledger answering payment_not_posted.
     await balanceBecomes(
       businessId,
       { available_centavos: 990 + 4_950 - 5_000, reserved_centavos: 0 },

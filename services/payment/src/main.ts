@@ -83,6 +83,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
       timeoutMs: config.LEDGER_RPC_TIMEOUT_MS,
       postingWaitMs: config.REFUND_POSTING_WAIT_MS,
     }),
+    // Longer than the ledger's call can take (its wait for the payment to be posted, then one RPC timeout).
+    intentGivesUpAfterMs: 2 * (config.REFUND_POSTING_WAIT_MS + config.LEDGER_RPC_TIMEOUT_MS) + 5000,
   };
   const simulateDeps = { dataSource, uow: uow(simulatePayment), rails, appEnv: config.APP_ENV };
   await broker

@@ -5,7 +5,7 @@ import {
   type CreateRefund,
   type RefundRecord,
 } from '@gateway/contracts';
-import { waitFor } from '@gateway/testkit';
+import { connectionsIdleInTransaction, waitFor } from '@gateway/testkit';
 import { paymentServiceForTheseTests } from './support/harness';
 
 describe('a refund reserves its money at the ledger before it is opened', () => {
@@ -128,11 +128,13 @@ describe('a refund reserves its money at the ledger before it is opened', () => 
       await h.request(checkRefundReservation, { refund_id: opened.result.refund_id, payment_id: paymentId }),
     ).toEqual({ ok: true, result: { refund_exists: true } });
 
-    // A command whose refund id was reserved but never opened (its process stopped in between), then checked.
+    // A command whose intent was recorded and reserved but never opened (its process stopped in between), then
+    // checked: still `reserving`, it is given up, so it can never be opened afterwards.
     const messageId = newPublicId('msg');
     const [row] = await h.service.dataSource.query(
-      `INSERT INTO refund_requests (refund_id, message_id) VALUES ($1, $2) RETURNING refund_id`,
-      [newPublicId('ref'), messageId],
+      `INSERT INTO refund_requests (refund_id, message_id, payment_id, amount_centavos, status)
+       VALUES ($1, $2, $3, 100, 'reserving') RETURNING refund_id`,
+      [newPublicId('ref'), messageId, paymentId],
     );
     const abandoned = (row as { refund_id: string }).refund_id;
     expect(await h.request(checkRefundReservation, { refund_id: abandoned, payment_id: paymentId })).toEqual({
@@ -190,5 +192,163 @@ describe('a refund reserves its money at the ledger before it is opened', () => 
     // Every refund opened for the payment holds a reservation never released.
     const opened = (await refundsOf(paymentId)) as Array<{ id: string }>;
     for (const { id } of opened) expect(h.ledger.releases).not.toContain(id);
+  });
+
+  test('while refunds wait on a slow ledger, no connection sits idle in a transaction and the payment stays readable', async () => {
+    const businessId = await h.newBusiness();
+    const payments = await Promise.all(Array.from({ length: 3 }, () => h.paidPixPayment(businessId, 5000)));
+    const asked = h.ledger.asked.length;
+    h.ledger.delayMs = 1500;
+    try {
+      const refunds = payments.map((paymentId) =>
+        h.request(
+          createRefund,
+          { business_id: businessId, payment_id: paymentId, amount_centavos: 1000 },
+          {
+            timeoutMs: 15_000,
+          },
+        ),
+      );
+      await waitFor(() => h.ledger.asked.length - asked >= 1 || undefined, {
+        what: 'a refund waiting on the ledger',
+      });
+      let answered = false;
+      const allAnswered = Promise.all(refunds).finally(() => (answered = true));
+      // A transaction held across the ledger's call sits idle for its whole delay; one caught between two statements
+      // of a short transaction, which a busy machine can stretch, is not that.
+      const idle: number[] = [];
+      const locked: number[] = [];
+      while (!answered) {
+        idle.push(
+          await connectionsIdleInTransaction(h.service.dataSource, h.env.database.name, {
+            forAtLeastMs: 200,
+          }),
+        );
+        // The payment's row is not locked meanwhile: another transaction takes it at once.
+        const started = Date.now();
+        await h.service.dataSource.transaction(async (manager) => {
+          await manager.query(`SET LOCAL lock_timeout = '1s'`);
+          await manager.query(`SELECT 1 FROM payments WHERE id = $1 FOR UPDATE`, [payments[0]]);
+        });
+        locked.push(Date.now() - started);
+      }
+      expect(idle.length).toBeGreaterThanOrEqual(3);
+      expect(idle.filter((n) => n > 0)).toEqual([]);
+      expect(locked.filter((ms) => ms >= 1000)).toEqual([]);
+      for (const reply of await allAnswered)
+        expect(reply).toMatchObject({ ok: true, result: { status: 'pending', amount_centavos: 1000 } });
+    } finally {
+      h.ledger.delayMs = 0;
+    }
+  });
+
+  test('a refund still being reserved counts against the payment: a racing one over the rest is INVALID_AMOUNT, asking the ledger nothing', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 3000);
+    h.ledger.delayMs = 1000;
+    try {
+      const first = refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 2000 });
+      await waitFor(() => h.ledger.asked.some((asked) => asked.payment_id === paymentId) || undefined, {
+        what: 'the first refund waiting on the ledger',
+      });
+      const [row] = await h.service.dataSource.query(
+        `SELECT status, amount_centavos::int AS amount FROM refund_requests WHERE payment_id = $1`,
+        [paymentId],
+      );
+      expect(row).toEqual({ status: 'reserving', amount: 2000 });
+      const second = await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 1001 });
+      expect(second).toMatchObject({ ok: false, error: { code: 'INVALID_AMOUNT' } });
+      const third = refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 1000 });
+      const replies = [await first, await third];
+      expect(replies).toEqual([
+        expect.objectContaining({ ok: true, result: expect.objectContaining({ amount_centavos: 2000 }) }),
+        expect.objectContaining({ ok: true, result: expect.objectContaining({ amount_centavos: 1000 }) }),
+      ]);
+    } finally {
+      h.ledger.delayMs = 0;
+    }
+    expect(
+      h.ledger.asked.filter((asked) => asked.payment_id === paymentId).map((a) => a.amount_centavos),
+    ).toEqual([2000, 1000]);
+    expect(
+      await h.service.dataSource.query(
+        `SELECT status FROM refund_requests WHERE payment_id = $1 ORDER BY status`,
+        [paymentId],
+      ),
+    ).toEqual([{ status: 'opened' }, { status: 'opened' }]);
+  });
+
+  test('the ledger refusing gives the intent up: it no longer counts against the payment', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    h.ledger.insufficient = true;
+    try {
+      const refused = await refund({ business_id: businessId, payment_id: paymentId });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_BALANCE' } });
+    } finally {
+      h.ledger.insufficient = false;
+    }
+    expect(
+      await h.service.dataSource.query(`SELECT status FROM refund_requests WHERE payment_id = $1`, [
+        paymentId,
+      ]),
+    ).toEqual([{ status: 'given_up' }]);
+    expect(await refund({ business_id: businessId, payment_id: paymentId })).toMatchObject({
+      ok: true,
+      result: { amount_centavos: 5000 },
+    });
+  });
+
+  test("the ledger's check of an intent still being reserved gives it up: it is never opened and its money goes back", async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    h.ledger.delayMs = 1000;
+    let reply;
+    try {
+      const asked = refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 700 });
+      const reservation = await waitFor(() => h.ledger.asked.find((a) => a.payment_id === paymentId), {
+        what: 'the refund waiting on the ledger',
+      });
+      expect(
+        await h.request(checkRefundReservation, {
+          refund_id: reservation.reservation_id,
+          payment_id: paymentId,
+        }),
+      ).toEqual({ ok: true, result: { refund_exists: false } });
+      reply = await asked;
+      expect(h.ledger.releases).toContain(reservation.reservation_id);
+    } finally {
+      h.ledger.delayMs = 0;
+    }
+    expect(reply).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(await refundsOf(paymentId)).toEqual([]);
+    expect(await railRequests(paymentId)).toEqual([]);
+  });
+
+  test('an intent left reserving by a stopped process stops counting once stale; a fresh one still counts', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    const [row] = await h.service.dataSource.query(
+      `INSERT INTO refund_requests (refund_id, message_id, payment_id, amount_centavos, status)
+       VALUES ($1, $2, $3, 5000, 'reserving') RETURNING refund_id`,
+      [newPublicId('ref'), newPublicId('msg'), paymentId],
+    );
+    const stopped = (row as { refund_id: string }).refund_id;
+    expect(await refund({ business_id: businessId, payment_id: paymentId })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_AMOUNT' },
+    });
+    // Older than the ledger's call can take: the next refund of the payment gives it up.
+    await h.service.dataSource.query(
+      `UPDATE refund_requests SET created_at = now() - interval '1 hour' WHERE refund_id = $1`,
+      [stopped],
+    );
+    expect(await refund({ business_id: businessId, payment_id: paymentId })).toMatchObject({
+      ok: true,
+      result: { amount_centavos: 5000 },
+    });
+    expect(
+      await h.service.dataSource.query(`SELECT status FROM refund_requests WHERE refund_id = $1`, [stopped]),
+    ).toEqual([{ status: 'given_up' }]);
   });
 });

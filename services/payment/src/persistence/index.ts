@@ -17,6 +17,7 @@ import { ReceivedFundsPerInstruction1732400275000 } from './migrations/173240027
 import { ReceivedFundsOperatorList1732400276000 } from './migrations/1732400276000-received-funds-operator-list';
 import { RefundRequests1764400300001 } from './migrations/1764400300001-refund-requests';
 import { ReceivedFundsAssigned1764400400001 } from './migrations/1764400400001-received-funds-assigned';
+import { RefundIntents1764400700000 } from './migrations/1764400700000-refund-intents';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -45,5 +46,6 @@ export const paymentDatabase = {
     ReceivedFundsOperatorList1732400276000,
     RefundRequests1764400300001,
     ReceivedFundsAssigned1764400400001,
+    RefundIntents1764400700000,
   ],
 };

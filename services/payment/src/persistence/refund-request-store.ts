@@ -1,28 +1,96 @@
 import type { EntityManager } from 'typeorm';
 import { newPublicId } from '@gateway/contracts';
 
-// The store of refund requests (`refund_requests`): the refund id each refund command reserves its money under.
+// The store of refund requests (`refund_requests`): each refund command's intent, the refund id it reserves its money
+// under at the ledger and the amount, `reserving` until its refund is `opened` or the intent is `given_up`.
 
-/** The live refund id of this command message: the same one on every delivery, a new one once it was given up. */
-export async function reserveRefundId(manager: EntityManager, messageId: string): Promise<string> {
-  const rows: Array<{ refund_id: string }> = await manager.query(
-    `INSERT INTO refund_requests (refund_id, message_id) VALUES ($1, $2)
-     ON CONFLICT (message_id) WHERE given_up_at IS NULL DO UPDATE SET message_id = EXCLUDED.message_id
-     RETURNING refund_id`,
-    [newPublicId('ref'), messageId],
-  );
-  const reserved = rows[0];
-  if (!reserved) throw new Error('refund id reservation returned no row');
-  return reserved.refund_id;
+export interface RefundIntent {
+  refundId: string;
+  status: 'reserving' | 'opened';
+  amountCentavos: number;
 }
 
-/** Whether the refund id may still become a refund (reserved, not given up), locked until the transaction ends. */
-export async function lockLiveRefundId(manager: EntityManager, refundId: string): Promise<boolean> {
+/** The live intent of this command message (not given up), locked until the transaction ends, if there is one. */
+export async function lockLiveRefundIntent(
+  manager: EntityManager,
+  messageId: string,
+): Promise<RefundIntent | undefined> {
+  const rows: Array<{ refund_id: string; status: 'reserving' | 'opened'; amount_centavos: string }> =
+    await manager.query(
+      `SELECT refund_id, status, amount_centavos FROM refund_requests
+       WHERE message_id = $1 AND given_up_at IS NULL FOR UPDATE`,
+      [messageId],
+    );
+  const row = rows[0];
+  return row
+    ? { refundId: row.refund_id, status: row.status, amountCentavos: Number(row.amount_centavos) }
+    : undefined;
+}
+
+/**
+ * What the payment's other intents still being reserved ask for, in centavos: they count against its refundable rest
+ * like its refunds do. The caller holds the payment's lock, which every intent of it is recorded and decided under.
+ */
+export async function reservingCentavos(
+  manager: EntityManager,
+  paymentId: string,
+  exceptRefundId: string | null,
+): Promise<number> {
+  const rows: Array<{ total: string }> = await manager.query(
+    `SELECT coalesce(sum(amount_centavos), 0) AS total FROM refund_requests
+     WHERE payment_id = $1 AND status = 'reserving' AND refund_id IS DISTINCT FROM $2`,
+    [paymentId, exceptRefundId],
+  );
+  return Number(rows[0]?.total ?? 0);
+}
+
+/**
+ * Gives up the payment's intents still `reserving` after `olderThanMs`: their command stopped between asking the
+ * ledger and opening the refund, or never asked it. Given up, one can never be opened (the ledger's sweep releases
+ * what it may hold), so it no longer counts against the payment's rest. The caller holds the payment's lock.
+ */
+export async function giveUpStaleIntents(
+  manager: EntityManager,
+  paymentId: string,
+  olderThanMs: number,
+): Promise<void> {
+  await manager.query(
+    `UPDATE refund_requests SET status = 'given_up', given_up_at = now()
+     WHERE payment_id = $1 AND status = 'reserving' AND created_at < now() - make_interval(secs => $2::double precision / 1000)`,
+    [paymentId, olderThanMs],
+  );
+}
+
+/** Records a command's intent to reserve `amountCentavos` of the payment under a new refund id; answers the id. */
+export async function recordRefundIntent(
+  manager: EntityManager,
+  intent: { messageId: string; paymentId: string; amountCentavos: number },
+): Promise<string> {
+  const rows: Array<{ refund_id: string }> = await manager.query(
+    `INSERT INTO refund_requests (refund_id, message_id, payment_id, amount_centavos, status)
+     VALUES ($1, $2, $3, $4, 'reserving') RETURNING refund_id`,
+    [newPublicId('ref'), intent.messageId, intent.paymentId, intent.amountCentavos],
+  );
+  const recorded = rows[0];
+  if (!recorded) throw new Error('refund intent insert returned no row');
+  return recorded.refund_id;
+}
+
+/** Whether the intent may still become a refund (`reserving`), locked until the transaction ends. */
+export async function lockReservingIntent(manager: EntityManager, refundId: string): Promise<boolean> {
   const rows: unknown[] = await manager.query(
-    `SELECT 1 FROM refund_requests WHERE refund_id = $1 AND given_up_at IS NULL FOR UPDATE`,
+    `SELECT 1 FROM refund_requests WHERE refund_id = $1 AND status = 'reserving' FOR UPDATE`,
     [refundId],
   );
   return rows.length > 0;
+}
+
+/** The intent's refund was opened, in the same transaction. */
+export async function markIntentOpened(manager: EntityManager, refundId: string): Promise<void> {
+  await manager.query(
+    `UPDATE refund_requests SET status = 'opened' WHERE refund_id = $1 AND status = 'reserving'`,
+    [refundId],
+  );
 }
 
 /**
@@ -34,7 +102,8 @@ export async function refundExistsOrGiveUp(manager: EntityManager, refundId: str
   const rows: unknown[] = await manager.query(`SELECT 1 FROM refunds WHERE id = $1`, [refundId]);
   if (rows.length > 0) return true;
   await manager.query(
-    `UPDATE refund_requests SET given_up_at = now() WHERE refund_id = $1 AND given_up_at IS NULL`,
+    `UPDATE refund_requests SET status = 'given_up', given_up_at = now()
+     WHERE refund_id = $1 AND status = 'reserving'`,
     [refundId],
   );
   return false;

@@ -177,6 +177,10 @@ export class FakeLedger {
   insufficient = false;
   /** Answer `payment_not_posted` until this time (ms since the epoch). */
   notPostedUntil = 0;
+  /** How long the ledger takes to answer a reservation (a busy ledger), within the RPC timeout. */
+  delayMs = 0;
+  /** Reservations asked and not answered yet. */
+  inFlight = 0;
   readonly reservations = new Map<string, CreateReservation & { outcome: ReservationOutcome }>();
   readonly releases: string[] = [];
   readonly asked: CreateReservation[] = [];
@@ -188,6 +192,10 @@ export class FakeLedger {
       .handlers('ledger')
       .handle(createReservation, async (request) => {
         this.asked.push(request);
+        if (this.delayMs > 0) {
+          this.inFlight += 1;
+          await letTimePass(this.delayMs).finally(() => (this.inFlight -= 1));
+        }
         const known = this.reservations.get(request.reservation_id);
         if (known) return { reservation_id: request.reservation_id, outcome: known.outcome };
         if (Date.now() < this.notPostedUntil)
