@@ -164,5 +164,7 @@ describe('payouts paid and failed by the PIX rail end to end', () => {
     expect(listed.data).toEqual(failed);
     const delivered = await live.receiver.delivered('payout.failed', payoutId, EVENT_EFFECT_MS);
     expect(delivered.data).toEqual(failed);
+    // Only to the business paid out: the other merchant's webhook got none of its events.
+    expect(live.receiver.deliveries.filter((delivery) => delivery.path !== '/payouts')).toEqual([]);
   });
 });
