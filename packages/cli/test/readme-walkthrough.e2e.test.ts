@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEVELOPMENT_ADMIN_TOKEN } from '@gateway/config';
 import { freePort, startStack, waitFor, type RunningStack } from '@gateway/testkit';
 
 const root = join(__dirname, '../../..');
@@ -106,8 +107,13 @@ describe("the README's walkthrough, run as written", () => {
   beforeAll(async () => {
     tlsDir = join(mkdtempSync(join(tmpdir(), 'readme-')), 'listen-tls');
     if (existsSync(demoFile)) renameSync(demoFile, keptDemoFile);
-    // As `npm start` runs it: the demo business, remembered in the default file.
-    stack = await startStack({ GATEWAY_CLI_TLS_DIR: tlsDir, DEMO_BUSINESS: 'true' });
+    // As `npm start` runs it: the demo business, remembered in the default file, and the sandbox's operator token (the
+    // CLI's default for a gateway on this machine, which the walkthrough's operator step relies on).
+    stack = await startStack({
+      GATEWAY_CLI_TLS_DIR: tlsDir,
+      DEMO_BUSINESS: 'true',
+      ADMIN_TOKEN: DEVELOPMENT_ADMIN_TOKEN,
+    });
     await waitFor(() => (/demo API key:/.test(stack.logs.join('')) ? true : undefined), {
       what: 'the banner with the demo business',
       timeoutMs: 60_000,
@@ -127,7 +133,7 @@ describe("the README's walkthrough, run as written", () => {
   });
 
   test(
-    'listen shows every event while terminal 2 pays by PIX and USDC, waits for paid, and refunds',
+    'listen shows every event while terminal 2 pays by PIX and USDC, waits for paid, refunds, and pays out',
     async () => {
       const [setup, first, second, ...more] = blocksUnder('### A payment from creation to webhook', 'bash');
       // The setup finds the running stack (not port 3000) and the demo business's key by itself.
@@ -154,6 +160,17 @@ describe("the README's walkthrough, run as written", () => {
         'id,created_at,type,source_id,amount_brl,fee_brl,net_brl,available_on,description',
       );
       expect(ran.output).toMatch(/^closing_balance_brl,-?\d+\.\d{2}/m);
+      // The payout: the account the operator registered, the payout paid by the PSP with its endToEndId, its balance
+      // transaction and its line in the statement.
+      expect(ran.output).toMatch(/^pix_key\s+11222333000181$/m);
+      expect(ran.output).toMatch(/^destination\.pix_key_masked\s+\*\*\.222\.333\/0001-\*\*$/m);
+      const payoutId = /^payout_id\s+(po_\S+)$/m.exec(ran.output)?.[1];
+      expect(payoutId).toEqual(expect.stringMatching(/^po_/));
+      expect(ran.output).toMatch(/^external_id\s+E\d{20}[A-Za-z0-9]{11}$/m);
+      expect(ran.output).toMatch(/^btx_\S+\s+payout\s+available\s+-50\s/m);
+      expect(ran.output).toMatch(
+        new RegExp(`^btx_[^,]+,[^,]+,payout,${payoutId},-50\\.00,0\\.00,-50\\.00,`, 'm'),
+      );
 
       await listen.shows(
         /payment\.confirmed[\s\S]*payment\.confirmed/,
@@ -163,6 +180,7 @@ describe("the README's walkthrough, run as written", () => {
         /refund\.succeeded\s+evt_\S+ → \[204\] answered by listen/,
         'the refund in terminal 1',
       );
+      await listen.shows(/payout\.paid\s+evt_\S+ → \[204\] answered by listen/, 'the payout in terminal 1');
       await listen.interrupt();
       expect(listen.text()).toMatch(/✓ deleting the temporary webhook wh_/);
     },

@@ -196,6 +196,7 @@ export class FaultRun {
       invariantNames.noUnsent,
       invariantNames.oneJournal,
       invariantNames.onePayoutJournal,
+      invariantNames.payoutsSettled,
       invariantNames.booksBalance,
     ];
     const settled = await waitFor(
@@ -277,6 +278,9 @@ async function sumOfCounter(stack: RunningStack, name: string): Promise<{ total:
   return { total, series };
 }
 
+/** The load's businesses' CNPJs (valid check digits), their payout accounts' keys. */
+const PAYOUT_CNPJ: Record<string, string> = { 'loja-a': '11222333000181', 'loja-b': '12345678000195' };
+
 async function openBusiness(
   stack: RunningStack,
   receiver: WebhookReceiver,
@@ -284,7 +288,7 @@ async function openBusiness(
 ): Promise<LoadWebhook> {
   const call = async (path: string, auth: Record<string, string>, body: unknown) => {
     const response = await fetch(`${stack.gatewayUrl}${path}`, {
-      method: path.includes('/fee-rules/') ? 'PUT' : 'POST',
+      method: path.includes('/fee-rules/') || path.endsWith('/payout-account') ? 'PUT' : 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
@@ -298,6 +302,13 @@ async function openBusiness(
   const fees = { percent_bps: 99, fixed_centavos: 0 };
   await call(`/admin/v1/businesses/${business.businessId}/fee-rules/pix`, admin, fees);
   await call(`/admin/v1/businesses/${business.businessId}/fee-rules/crypto`, admin, fees);
+  // Where the load's payouts go: the business's own CNPJ key, as the operator registers it.
+  const cnpj = PAYOUT_CNPJ[label] ?? PAYOUT_CNPJ['loja-a']!;
+  await call(`/admin/v1/businesses/${business.businessId}/payout-account`, admin, {
+    pix_key: cnpj,
+    pix_key_type: 'cnpj',
+    holder_document: cnpj,
+  });
   const path = `/hooks/${label}`;
   const webhook = await call(
     '/v1/webhook',

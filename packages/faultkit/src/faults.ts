@@ -32,7 +32,10 @@ export interface FaultTargets {
 /** One fault: `inject` breaks something, holds it, and gives it back (a killed process is restarted by the launcher). */
 export interface Fault {
   name: string;
-  /** Whether payment requests pass through what it breaks (gateway, payment, rails, broker, database, Redis). */
+  /**
+   * Whether the load's requests (payments, sandbox payments, payouts) pass through what it breaks (gateway, payment,
+   * rails, ledger, broker, database, Redis).
+   */
   reachesClients: boolean;
   inject(targets: FaultTargets): Promise<void>;
 }
@@ -41,8 +44,14 @@ export interface Fault {
 export const gatewayServices = ['api-gateway', ...metricsServices] as const;
 export type GatewayService = (typeof gatewayServices)[number];
 
-/** The services a payment create or a sandbox payment passes through. */
-const paymentPath: readonly GatewayService[] = ['api-gateway', 'payment', 'pix-adapter', 'solana-watcher'];
+/** The services a payment create, a sandbox payment or a payout (reserved by the ledger) passes through. */
+const clientPath: readonly GatewayService[] = [
+  'api-gateway',
+  'payment',
+  'pix-adapter',
+  'solana-watcher',
+  'ledger',
+];
 
 /** How long a service the test broke gets to answer its health check again. */
 const BACK_UP_TIMEOUT_MS = 90_000;
@@ -85,7 +94,7 @@ async function whileRequestInside(
  */
 export const kill9 = (service: GatewayService, during?: RequestKind): Fault => ({
   name: `kill -9 ${service}${during ? ` mid-${during}` : ''}`,
-  reachesClients: paymentPath.includes(service),
+  reachesClients: clientPath.includes(service),
   inject: async ({ stack, load }) => {
     await whileRequestInside(load, during);
     const pid = stack.pidOf(service);
@@ -166,7 +175,7 @@ export const sigterm = (
   tries = 1,
 ): Fault => ({
   name: `SIGTERM ${service}${during ? ` mid-${during}` : ''}${tries > 1 ? ` (until it has work in hand, ${tries} times at most)` : ''}`,
-  reachesClients: paymentPath.includes(service),
+  reachesClients: clientPath.includes(service),
   inject: async (targets) => {
     const { stack, load, psp } = targets;
     if (during === 'psp-charge') psp.delayMs = PSP_CHARGE_DELAY_MS;
@@ -230,7 +239,7 @@ async function stopFigures(stack: RunningStack, pid: number): Promise<StopFigure
 /** SIGSTOP, held past the service's timeouts (the gateway's RPC timeout, leases), then SIGCONT. */
 export const freeze = (service: GatewayService, ms: number): Fault => ({
   name: `SIGSTOP ${service} for ${ms / 1000} s`,
-  reachesClients: paymentPath.includes(service),
+  reachesClients: clientPath.includes(service),
   inject: async ({ stack }) => {
     const pid = stack.pidOf(service);
     process.kill(pid, 'SIGSTOP');
@@ -251,7 +260,7 @@ export const brokerRestart = (downMs: number): Fault => ({
 /** pg_terminate_backend of one service's connections, and its new ones refused for `ms`; the others go on. */
 export const databaseCutOff = (service: GatewayService, ms: number): Fault => ({
   name: `pg_terminate_backend of ${service}'s connections, new ones refused for ${ms / 1000} s`,
-  reachesClients: paymentPath.includes(service),
+  reachesClients: clientPath.includes(service),
   inject: ({ database }) => database.cutOff(service, ms),
 });
 

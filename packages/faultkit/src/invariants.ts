@@ -34,9 +34,12 @@ export const invariantNames = {
   onePayoutJournal:
     'exactly one reservation journal per payout, and one outcome journal per paid or failed payout (its own), none ' +
     'for a pending one',
+  payoutsSettled:
+    'every payout that got a 201 exists with its amount, once per idempotency key, and ends paid or failed, as the ' +
+    'PIX adapter settled its send',
   booksBalance:
     'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid ' +
-    'net; each of its four balances its own entries; pending what its unsettled payments have left',
+    'net less its paid payouts; each of its four balances its own entries; pending what its unsettled payments have left',
   noParked: 'no parked message',
   noUnsent: 'no unsent outbox row',
   no500: 'no 500 seen by any client (nor any request given up)',
@@ -65,6 +68,10 @@ export interface Figures {
   deliveredEvents: number;
   duplicateDeliveries: number;
   failedDeliveryAttempts: number;
+  payouts: number;
+  payoutsPaid: number;
+  payoutsFailed: number;
+  payoutsRefusedForBalance: number;
 }
 
 export interface InvariantReport {
@@ -123,7 +130,11 @@ interface Observed {
   /** Each payout of the load's businesses, with how many journals it has under each of its cause keys. */
   payoutJournals: Array<{
     payout_id: string;
+    business_id: string;
+    amount_centavos: string;
     status: string;
+    /** The PIX adapter's status of its send (null if it never heard of the payout). */
+    adapter_status: string | null;
     requested: number;
     paid: number;
     failed: number;
@@ -174,7 +185,8 @@ async function observe(sources: InvariantSources): Promise<Observed> {
       `SELECT journal_id, sum(amount_centavos) AS sum FROM ledger.entries GROUP BY 1 HAVING sum(amount_centavos) <> 0`,
     );
     const payoutJournals = await client.query<Observed['payoutJournals'][number]>(
-      `SELECT p.id AS payout_id, p.status,
+      `SELECT p.id AS payout_id, p.business_id, p.amount_centavos, p.status,
+              (SELECT a.status FROM pix_adapter.payouts a WHERE a.payout_id = p.id) AS adapter_status,
               count(*) FILTER (WHERE j.cause_key = 'payout:' || p.id || ':requested')::int AS requested,
               count(*) FILTER (WHERE j.cause_key = 'payout:' || p.id || ':paid')::int AS paid,
               count(*) FILTER (WHERE j.cause_key = 'payout:' || p.id || ':failed')::int AS failed
@@ -182,7 +194,7 @@ async function observe(sources: InvariantSources): Promise<Observed> {
          LEFT JOIN ledger.journals j ON j.cause_key IN
            ('payout:' || p.id || ':requested', 'payout:' || p.id || ':paid', 'payout:' || p.id || ':failed')
         WHERE p.business_id = ANY($1)
-        GROUP BY p.id, p.status`,
+        GROUP BY p.id, p.business_id, p.amount_centavos, p.status`,
       [businessIds],
     );
     // A business's money is credited (negative) to its own accounts: its balance is minus the sum of those entries.
@@ -258,6 +270,7 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
     confirmedByPayment.set(event.payment_id, [...(confirmedByPayment.get(event.payment_id) ?? []), event]);
   const webhookByPath = new Map(webhooks.map((w) => [w.path, w]));
   const createdById = new Map(load.created.map((p) => [p.paymentId, p]));
+  const payoutsById = new Map(observed.payoutJournals.map((p) => [p.payout_id, p]));
   const accepted = receiver.deliveries.filter((d) => typeof d.answer === 'number' && d.answer < 300);
   const acceptedEventIds = accepted.map((d) => `${d.path} ${String(bodyOf(d).id)}`);
   const acceptedEvents = new Set(acceptedEventIds);
@@ -397,6 +410,27 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
       }),
     },
     {
+      name: invariantNames.payoutsSettled,
+      violations: [
+        ...load.payouts.flatMap((p) => {
+          const row = payoutsById.get(p.payoutId);
+          const during = timeline.describe(p.createdAt - 2_000, p.createdAt + 5_000);
+          if (!row) return [`${p.payoutId} is missing; ${during}`];
+          if (Number(row.amount_centavos) !== p.amountCentavos || row.business_id !== p.business.businessId)
+            return [
+              `${p.payoutId}: stored ${row.amount_centavos} for ${row.business_id}, asked ${p.amountCentavos} ` +
+                `for ${p.business.businessId}; ${during}`,
+            ];
+          return row.status === row.adapter_status && (row.status === 'paid' || row.status === 'failed')
+            ? []
+            : [`${p.payoutId} is ${row.status} (the PIX adapter's send: ${row.adapter_status}); ${during}`];
+        }),
+        ...[...load.payoutIdsByKey]
+          .filter(([, ids]) => ids.size > 1)
+          .map(([key, ids]) => `key ${key} was answered with payouts ${[...ids].join(', ')}`),
+      ],
+    },
+    {
       name: invariantNames.booksBalance,
       violations: [
         ...observed.unbalancedJournals.map((j) => `journal ${j.journal_id} sums to ${j.sum}`),
@@ -404,12 +438,16 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
           const paidNet = paidPayments
             .filter((p) => p.business_id === book.business_id)
             .reduce((sum, p) => sum + BigInt(p.amount_centavos) - BigInt(p.fee_centavos), 0n);
+          const paidOut = observed.payoutJournals
+            .filter((p) => p.business_id === book.business_id && p.status === 'paid')
+            .reduce((sum, p) => sum + BigInt(p.amount_centavos), 0n);
+          const net = paidNet - paidOut;
           const figures = [book.balance, book.entries, book.transactions].map((v) => BigInt(v ?? 0));
-          const problems = figures.every((figure) => figure === paidNet)
+          const problems = figures.every((figure) => figure === net)
             ? []
             : [
                 `${book.business_id}: balance ${figures[0]}, entries ${figures[1]}, balance transactions ` +
-                  `${figures[2]}, paid net ${paidNet} (centavos)`,
+                  `${figures[2]}, paid net ${paidNet} less paid out ${paidOut} (centavos)`,
               ];
           for (const part of book.parts ?? [])
             if (BigInt(part.balance) !== BigInt(part.entries ?? 0))
@@ -476,6 +514,10 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
     deliveredEvents: deliveredPerEvent.size,
     duplicateDeliveries: [...deliveredPerEvent.values()].reduce((sum, n) => sum + n - 1, 0),
     failedDeliveryAttempts: receiver.deliveries.length - accepted.length,
+    payouts: load.payouts.length,
+    payoutsPaid: observed.payoutJournals.filter((p) => p.status === 'paid').length,
+    payoutsFailed: observed.payoutJournals.filter((p) => p.status === 'failed').length,
+    payoutsRefusedForBalance: load.payoutsRefusedForBalance,
   };
   return { invariants, figures };
 }
@@ -521,6 +563,7 @@ export function formatReport(
     `  payments created: ${f.payments} (pix ${f.pix}, crypto ${f.crypto}); asked to be paid ${f.askedToBePaid}; paid ${f.paid}`,
     `  client requests: ${f.clientRequests}; retries ${f.clientRetries} (503s ${f.clientServiceUnavailable}); longest retry ${(f.longestRetryMs / 1000).toFixed(1)} s`,
     `  webhook deliveries accepted: ${f.deliveries} for ${f.deliveredEvents} events; duplicates ${f.duplicateDeliveries}; failed attempts ${f.failedDeliveryAttempts}`,
+    `  payouts created: ${f.payouts}; paid ${f.payoutsPaid}, failed ${f.payoutsFailed}; refused for want of balance ${f.payoutsRefusedForBalance}`,
   );
   return lines.join('\n');
 }

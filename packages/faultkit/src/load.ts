@@ -20,6 +20,15 @@ export interface CreatedPayment {
   paidRequestedAt?: number;
 }
 
+/** A payout the gateway answered 201 for. */
+export interface CreatedPayout {
+  idempotencyKey: string;
+  business: LoadBusiness;
+  amountCentavos: number;
+  payoutId: string;
+  createdAt: number;
+}
+
 /** A request and what went wrong with it. */
 export interface ClientFailure {
   at: number;
@@ -54,7 +63,15 @@ export interface LoadOptions {
   paidShare: number;
   /** How long a client keeps retrying one request (503, network errors) before giving up. */
   giveUpAfterMs: number;
+  /**
+   * Every how many payments a client also asks for a payout of a small amount (the businesses have a payout account);
+   * default 5. A payout over what is available is refused (422 INSUFFICIENT_BALANCE), which the load expects early on.
+   */
+  payoutEvery?: number;
 }
+
+/** The payouts of the load are small, so most find the money they ask for. */
+const MAX_PAYOUT_CENTAVOS = 5_000;
 
 const ATTEMPT_TIMEOUT_MS = 15_000;
 const MAX_BACKOFF_MS = 5_000;
@@ -65,8 +82,13 @@ const MAX_BACKOFF_MS = 5_000;
  */
 export class LoadGenerator {
   readonly created: CreatedPayment[] = [];
+  readonly payouts: CreatedPayout[] = [];
+  /** Payouts refused for want of available money (expected while the first payments settle). */
+  payoutsRefusedForBalance = 0;
   /** Every payment id a 201 named, per idempotency key (more than one id is a duplicate). */
   readonly idsByKey = new Map<string, Set<string>>();
+  /** Every payout id a 201 named, per idempotency key. */
+  readonly payoutIdsByKey = new Map<string, Set<string>>();
   /** Answers no client may ever get (a 5xx other than 503), and requests the client had to give up on. */
   readonly failures: ClientFailure[] = [];
   /** Refusals (4xx) of requests that are all valid: each should have succeeded once the fault passed. */
@@ -83,6 +105,7 @@ export class LoadGenerator {
   private readonly loops: Array<Promise<void>> = [];
   private readonly run = randomBytes(4).toString('hex');
   private sequence = 0;
+  private payoutSequence = 0;
 
   constructor(
     private readonly gatewayUrl: string,
@@ -102,10 +125,31 @@ export class LoadGenerator {
   }
 
   private async client(): Promise<void> {
-    while (this.running) {
+    for (let round = 1; this.running; round += 1) {
       await this.onePayment();
+      if (round % (this.options.payoutEvery ?? 5) === 0) await this.onePayout();
       await letTimePass(this.options.pauseMs);
     }
+  }
+
+  /** A payout of a small amount to the business's registered account, under its own Idempotency-Key. */
+  private async onePayout(): Promise<void> {
+    const n = (this.payoutSequence += 1);
+    const business = this.businesses[n % this.businesses.length]!;
+    const amountCentavos = randomInt(MIN_AMOUNT_CENTAVOS, MAX_PAYOUT_CENTAVOS);
+    const idempotencyKey = `load-${this.run}-payout-${n}`;
+    const answer = await this.post(business, '/v1/payouts', { amount: amountCentavos }, idempotencyKey);
+    if (answer?.status === 201) {
+      const payoutId = String(answer.json.payout_id);
+      this.payouts.push({ idempotencyKey, business, amountCentavos, payoutId, createdAt: Date.now() });
+      const ids = this.payoutIdsByKey.get(idempotencyKey) ?? new Set<string>();
+      this.payoutIdsByKey.set(idempotencyKey, ids.add(payoutId));
+    } else if (
+      answer?.status === 422 &&
+      (answer.json.error as { code?: unknown } | undefined)?.code === 'INSUFFICIENT_BALANCE'
+    )
+      this.payoutsRefusedForBalance += 1;
+    else if (answer) this.unexpectedAnswer('POST /v1/payouts', answer);
   }
 
   private async onePayment(): Promise<void> {
@@ -253,7 +297,7 @@ export class LoadGenerator {
   }
 }
 
-/** What a request does: creates a payment, or asks the sandbox to pay one. */
+/** What a request does: creates a payment (or a payout), or asks the sandbox to pay one. */
 export type RequestKind = 'create' | 'simulate';
 
 const kindOf = (attempt: { path: string }): RequestKind =>

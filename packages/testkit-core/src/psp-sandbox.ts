@@ -61,3 +61,20 @@ export async function withoutPspCallbacks(pspUrl: string, pixKey: string): Promi
     if (!restored.ok) throw new Error(`webhook not restored: ${restored.status}`);
   };
 }
+
+/**
+ * Arms the PSP simulator's failure rule (sandbox only, not Efí: `POST /v2/envio/falhar`): the next send to `chave`
+ * and/or of `valor` ends `NAO_REALIZADO` with `motivo`, told in the callback.
+ */
+export async function failNextEnvioAtPsp(
+  pspUrl: string,
+  rule: { chave?: string; valor?: string; motivo?: string; quantidade?: number },
+): Promise<void> {
+  const response = await fetch(`${pspUrl}/v2/envio/falhar`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await pspSandboxToken(pspUrl)}`, 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
+  if (response.status !== 201)
+    throw new Error(`the failure rule was not armed: ${response.status} ${await response.text()}`);
+}

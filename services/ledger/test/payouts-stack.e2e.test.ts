@@ -3,6 +3,7 @@ import { newPublicId, pixPayoutSettled } from '@gateway/contracts';
 import type { Broker } from '@gateway/messaging';
 import {
   connectTestClient,
+  jsonLogLines,
   stackClient,
   startStack,
   waitFor,
@@ -18,7 +19,8 @@ const ROUNDS = 30;
 /**
  * Payouts through the whole stack as `npm start` runs it: money on the balance from payments paid by the sandbox's
  * payer, payouts requested over the public API (racing for the same money, many rounds), their outcome reported as the
- * PIX adapter reports it, and the ledger's books read in one snapshot of its tables.
+ * PIX adapter reports it (paid by the PSP simulator, then the outcome told again), and the ledger's books read in one
+ * snapshot of its tables.
  */
 describe('payouts in the stack', () => {
   let stack: RunningStack;
@@ -75,7 +77,7 @@ describe('payouts in the stack', () => {
     ];
   }
 
-  test('a payout through the API: reserved at once, masked, paid once however often the PSP says so, announced', async () => {
+  test('a payout through the API: reserved at once, masked, paid by the PSP, posted once however often its outcome is told, announced', async () => {
     const { apiKey } = await businessWithMoney(10_000);
     // A destination in the body is not the API key's to give: the payout goes to the registered account.
     const created = await client.api(
@@ -95,19 +97,7 @@ describe('payouts in the stack', () => {
     expect((await books.query(`SELECT pix_key FROM payouts WHERE id = $1`, [payoutId]))[0]).toEqual({
       pix_key: CNPJ,
     });
-    const balance = (await client.api(apiKey, 'GET', '/v1/balance')).body;
-    // Unless the PSP settled it already, 40 are reserved; either way 60 stay available.
-    expect(balance.available_brl).toBe(60);
-
-    const settled = {
-      payout_id: payoutId,
-      outcome: 'paid' as const,
-      end_to_end_id: 'E12345678202611291200e2etestpaid',
-      failure_reason: null,
-      settled_at: new Date().toISOString(),
-    };
-    await broker.publish(pixPayoutSettled, settled);
-    await broker.publish(pixPayoutSettled, settled);
+    // The PIX adapter sends it to the PSP simulator and reports the outcome: paid, with the send's endToEndId.
     const paid = await waitFor(
       async () => {
         const { body } = await client.api(apiKey, 'GET', `/v1/payouts/${payoutId}`);
@@ -115,7 +105,39 @@ describe('payouts in the stack', () => {
       },
       { timeoutMs: 30_000, intervalMs: 200, what: 'the payout paid' },
     );
-    expect(paid.external_id).toEqual(expect.any(String));
+    expect(paid.external_id).toMatch(/^E\d{20}[A-Za-z0-9]{11}$/);
+    expect((await client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
+      available_brl: 60,
+      reserved_brl: 0,
+    });
+
+    // The PSP's outcome told again (a redelivery, a replay), then the other outcome: nothing more is posted. The
+    // contradiction's warning says the ledger has read every one of them.
+    const settled = {
+      payout_id: payoutId,
+      outcome: 'paid' as const,
+      end_to_end_id: paid.external_id as string,
+      failure_reason: null,
+      settled_at: new Date().toISOString(),
+    };
+    await broker.publish(pixPayoutSettled, settled);
+    await broker.publish(pixPayoutSettled, settled);
+    await broker.publish(pixPayoutSettled, {
+      ...settled,
+      outcome: 'failed',
+      end_to_end_id: null,
+      failure_reason: 'O envio não foi realizado',
+    });
+    await waitFor(
+      () =>
+        jsonLogLines(stack).some(
+          (line) =>
+            line.payout_id === payoutId &&
+            line.msg === 'payout outcome contradicts its final status: nothing posted',
+        ),
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the contradicting outcome read by the ledger' },
+    );
+    expect((await client.api(apiKey, 'GET', `/v1/payouts/${payoutId}`)).body).toEqual(paid);
     const event = await waitFor(
       async () => {
         const { body } = await client.api(apiKey, 'GET', '/v1/events?type=payout.paid');

@@ -9,7 +9,8 @@ import {
   takeParkedMessages,
   waitFor,
 } from '@gateway/testkit';
-import { SANDBOX_PIX_KEY } from '../src/config';
+import { SANDBOX_PIX_KEY, loadPixAdapterConfig } from '../src/config';
+import { startPixAdapter } from '../src/main';
 import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
 import { type PixPayoutPort } from '../src/clients/psp/envio';
 import { idEnvioOf } from '../src/domain/id-envio';
@@ -161,6 +162,65 @@ describe('payout.requested.v1: payouts sent as Efí "envio de Pix" from the plat
     });
     // The money came back to the account.
     expect(await sends.readBalance()).toBe(before);
+  });
+
+  test('the reason a callback told is kept on the payout: settled by the poll after a restart, it still fails with it', async () => {
+    // The PSP cannot be read for now: the callback is heard, but the send cannot be read back to settle it.
+    psp.faults.inject({
+      fault: { kind: 'server-error', status: 503 },
+      count: 100_000,
+      method: 'GET',
+      path: /^\/v2\/gn\/pix\/enviados\//,
+    });
+    psp.envioRules.fail({
+      chave: 'conta-bloqueada@example.com',
+      failure: { motivo: 'Conta do recebedor bloqueada' },
+    });
+    const request = aPayoutRequested({
+      amount_centavos: 1310,
+      destination: {
+        pix_key: 'conta-bloqueada@example.com',
+        pix_key_type: 'email',
+        holder_document: '12345678000195',
+      },
+    });
+    await bed.client.publish(payoutRequested, request);
+    await waitFor(
+      async () =>
+        (
+          await bed.service.dataSource.query(
+            `SELECT reported_failure FROM payouts WHERE payout_id = $1 AND status = 'processing'`,
+            [request.payout_id],
+          )
+        )[0]?.reported_failure ?? undefined,
+      { what: 'the callback failure kept on the open payout' },
+    );
+    await callbacksTold();
+
+    // A new process, which never heard the callback (the PSP will not tell it again), settles the payout by its poll.
+    await bed.service.stop();
+    bed.service = await startPixAdapter(
+      loadPixAdapterConfig({
+        ...bed.env.config,
+        PSP_BASE_URL: psp.url,
+        CALLBACK_PORT: '0',
+        PAYOUT_OVERDUE_SECONDS: '1',
+        PAYOUT_RETRY_FIRST_SECONDS: '1',
+        PAYOUT_RETRY_MAX_SECONDS: '1',
+        CALLBACK_POLL_INTERVAL_MS: '200',
+      }),
+    );
+    psp.faults.clear();
+    const event = await settled(request.payout_id);
+    expect(event).toMatchObject({
+      outcome: 'failed',
+      failure_reason:
+        'O envio não foi realizado (AC03, PSP do usuário recebedor): Conta do recebedor bloqueada',
+    });
+    expect(await payoutRow(request.payout_id)).toMatchObject({
+      status: 'failed',
+      failure_reason: event.failure_reason,
+    });
   });
 
   test('the same payout delivered twice, and again under a new message id, is sent once', async () => {

@@ -3,6 +3,7 @@ import {
   openPaymentStatuses,
   openRefundStatuses,
   paymentStatuses,
+  payoutStatuses,
   refundStatuses,
   webhookEventNames,
 } from '@gateway/contracts';
@@ -45,7 +46,7 @@ const VIEWS: Partial<Record<MerchantOperation, View>> = {
 function waitCommand<Status extends string>(
   act: Act,
   spec: {
-    read: 'getPayment' | 'getRefund';
+    read: 'getPayment' | 'getRefund' | 'getPayout';
     description: string;
     statuses: readonly Status[];
     /** The statuses it can still leave; any other is final. */
@@ -108,6 +109,18 @@ export function resourceCommands(act: Act): Command[] {
           description: 'wait until a refund is in a status (succeeded or failed), then show it',
           statuses: refundStatuses,
           open: openRefundStatuses,
+        }),
+      },
+    ],
+    payouts: [
+      {
+        after: 'get',
+        command: waitCommand(act, {
+          read: 'getPayout',
+          description:
+            'wait until a payout is in a status (paid or failed, once the PSP has sent it), then show it',
+          statuses: payoutStatuses,
+          open: ['pending'],
         }),
       },
     ],

@@ -31,10 +31,14 @@ export function describeFaultRun(
     expect(invariant?.violations).toEqual([]);
   });
 
-  test('the load kept flowing: payments made, paid and announced', () => {
+  test('the load kept flowing: payments made, paid and announced, payouts made and settled', () => {
     expect(result.report.figures.payments).toBeGreaterThan(minimumPayments);
     expect(result.report.figures.paid).toBeGreaterThan(minimumPayments * 0.8);
     expect(result.report.figures.deliveredEvents).toBeGreaterThanOrEqual(result.report.figures.paid);
+    expect(result.report.figures.payouts).toBeGreaterThan(0);
+    expect(result.report.figures.payoutsPaid + result.report.figures.payoutsFailed).toBe(
+      result.report.figures.payouts,
+    );
   });
 
   if (expected.brokerRetries)

@@ -1,7 +1,7 @@
 import { counter } from '@gateway/observability';
 import type { SentPix } from '../clients/psp/envio';
 import { PayoutEntity } from '../persistence';
-import { followPayout, type PayoutDeps } from './shared/settle-payout';
+import { followPayout, originOf, rememberReportedFailure, type PayoutDeps } from './shared/settle-payout';
 
 const sendsReported = counter(
   'pix_sends_reported_total',
@@ -12,7 +12,8 @@ const sendsReported = counter(
 /**
  * The PSP's callback for sent Pix (`gnExtras.idEnvio`, on the payer key's webhook) is only a trigger: each send of an
  * open payout of ours is re-read at the PSP and settled as the PSP says, so a forged or stale callback settles
- * nothing the PSP does not report. A send we do not know, or a payout settled already, is only logged. A read that
+ * nothing the PSP does not report; the failure a callback tells is kept on the payout for that read (Efí's reads do not
+ * tell it), whichever path settles it. A send we do not know, or a payout settled already, is only logged. A read that
  * fails is left to the payout poll, and the batch's other sends go on.
  */
 export async function settleReportedPayouts(
@@ -33,6 +34,10 @@ export async function settleReportedPayouts(
       continue;
     }
     try {
+      if (sent.failure !== undefined) {
+        const failure = sent.failure;
+        await deps.uow.run(originOf(payout), (tx) => rememberReportedFailure(tx, payout.payoutId, failure));
+      }
       if (!(await followPayout(deps, payout)))
         logger.warn(
           { payout_id: payout.payoutId, id_envio: sent.idEnvio, status: sent.status },

@@ -8,11 +8,12 @@ import { CancelledChargesAndRefunds1732400110000 } from './migrations/1732400110
 import { ChargeTraceContext1732400171000 } from './migrations/1732400171000-charge-trace-context';
 import { ChargesUnknownAtPsp1764380100000 } from './migrations/1764380100000-charges-unknown-at-psp';
 import { Payouts1764400300002 } from './migrations/1764400300002-payouts';
+import { PayoutReportedFailures1764400600000 } from './migrations/1764400600000-payout-reported-failures';
 
 export { ChargeEntity, PayoutEntity, PixRefundEntity };
 export type { ChargeStatus } from './charge.entity';
 export type { PixRefundStatus } from './pix-refund.entity';
-export type { PayoutStatus } from './payout.entity';
+export type { PayoutStatus, ReportedSendFailure } from './payout.entity';
 
 export const pixAdapterDatabase = {
   schema: 'pix_adapter',
@@ -25,5 +26,6 @@ export const pixAdapterDatabase = {
     ChargeTraceContext1732400171000,
     ChargesUnknownAtPsp1764380100000,
     Payouts1764400300002,
+    PayoutReportedFailures1764400600000,
   ],
 };

@@ -4,6 +4,13 @@ import type { PixKeyType } from '@gateway/contracts';
 /** `requested` until the PSP holds the send, `processing` while it is EM_PROCESSAMENTO; the last two are final. */
 export type PayoutStatus = 'requested' | 'processing' | 'paid' | 'failed';
 
+/** A failed send's error as the PSP's callback told it (`gnExtras.erro`: codigo, origem, motivo). */
+export interface ReportedSendFailure {
+  code: string;
+  origin: string;
+  reason: string;
+}
+
 const bigintAsNumber = {
   to: (value: number) => value,
   from: (value: string) => Number(value),
@@ -43,6 +50,13 @@ export class PayoutEntity {
 
   @Column({ type: 'text', name: 'failure_reason', nullable: true })
   failureReason!: string | null;
+
+  /**
+   * The failure a PSP callback told of the send (Efí's reads do not repeat it), kept while the payout is open so that
+   * whichever path settles it, after a restart too, fails it with the PSP's reason.
+   */
+  @Column({ type: 'jsonb', name: 'reported_failure', nullable: true })
+  reportedFailure!: ReportedSendFailure | null;
 
   /** Sends tried that did not go through (the PSP unreachable, the account misconfigured...). */
   @Column({ type: 'integer' })

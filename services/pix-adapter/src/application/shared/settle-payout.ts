@@ -3,7 +3,7 @@ import { pixPayoutSettled } from '@gateway/contracts';
 import type { MessageOrigin, Transaction, UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { payoutRetryDelaySeconds, unmadePayoutReason } from '../../domain/payout-outcome';
-import { PayoutEntity } from '../../persistence';
+import { PayoutEntity, type ReportedSendFailure } from '../../persistence';
 import { lockOpenPayout } from '../../persistence/payout-store';
 import type { PixPayoutPort, SentPix } from '../../clients/psp/envio';
 
@@ -122,25 +122,66 @@ export async function applySentPix(
     );
     return;
   }
+  if (sent.status === 'REALIZADO') {
+    await settlePayout(
+      tx,
+      payoutId,
+      {
+        outcome: 'paid',
+        endToEndId: sent.endToEndId,
+        failureReason: null,
+        settledAt: sent.settledAt === undefined ? new Date() : new Date(sent.settledAt),
+      },
+      deps.logger,
+    );
+    return;
+  }
+  // Efí's reads do not tell why a send was not made: the reason is the one this read carries, else the one a callback
+  // told and the payout kept (a send settled by the poll, after a restart too).
+  const payout = await lockOpenPayout(tx.manager, payoutId);
+  if (!payout) return;
   await settlePayout(
     tx,
     payoutId,
-    sent.status === 'REALIZADO'
-      ? {
-          outcome: 'paid',
-          endToEndId: sent.endToEndId,
-          failureReason: null,
-          settledAt: sent.settledAt === undefined ? new Date() : new Date(sent.settledAt),
-        }
-      : {
-          outcome: 'failed',
-          endToEndId: sent.endToEndId,
-          failureReason: unmadePayoutReason(sent.failure),
-          settledAt: new Date(),
-        },
+    {
+      outcome: 'failed',
+      endToEndId: sent.endToEndId,
+      failureReason: unmadePayoutReason(sent.failure ?? payout.reportedFailure ?? undefined),
+      settledAt: new Date(),
+    },
     deps.logger,
   );
 }
+
+/**
+ * Keeps the failure a PSP callback told of an open payout's send (Efí's reads do not repeat it), so that whichever path
+ * settles the payout, now or after a restart, fails it with the PSP's reason. The callback is no proof: only a read
+ * that finds the send not made settles the payout failed.
+ */
+export async function rememberReportedFailure(
+  tx: Transaction,
+  payoutId: string,
+  failure: ReportedSendFailure,
+): Promise<void> {
+  const payout = await lockOpenPayout(tx.manager, payoutId);
+  if (!payout) return;
+  await tx.manager.update(
+    PayoutEntity,
+    { payoutId },
+    {
+      reportedFailure: {
+        code: failure.code.slice(0, MAX_FAILURE_PART),
+        origin: failure.origin.slice(0, MAX_FAILURE_PART),
+        reason: failure.reason.slice(0, MAX_FAILURE_REASON),
+      },
+      updatedAt: new Date(),
+    },
+  );
+}
+
+/** How much of a reported failure's code and origin, and of its reason, a payout keeps. */
+const MAX_FAILURE_PART = 100;
+const MAX_FAILURE_REASON = 1000;
 
 /**
  * Leaves an open payout for its next attempt, later each time (`retryFirstSeconds` doubling up to `retryMaxSeconds`),
