@@ -1,4 +1,5 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { openLedgerBooks } from './support/stack-books';
 import { getBalance, listBalanceTransactions, type Balance } from '@gateway/contracts';
 import type { Broker } from '@gateway/messaging';
 import {
@@ -30,11 +31,7 @@ describe('the ledger in the stack', () => {
       crypto: { percent_bps: 150, fixed_centavos: 10 },
     }));
     broker = await connectTestClient(stack.env.config, 'ledger-e2e');
-    books = await new DataSource({
-      type: 'postgres',
-      url: stack.env.config.DATABASE_URL,
-      extra: { max: 2, options: '-c search_path=ledger' },
-    }).initialize();
+    books = await openLedgerBooks(stack);
   }, 150_000);
 
   afterAll(async () => {

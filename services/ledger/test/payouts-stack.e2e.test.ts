@@ -1,4 +1,5 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { openLedgerBooks } from './support/stack-books';
 import { newPublicId, pixPayoutSettled } from '@gateway/contracts';
 import type { Broker } from '@gateway/messaging';
 import {
@@ -33,11 +34,7 @@ describe('payouts in the stack', () => {
     stack = await startStack({ ADMIN_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' });
     client = stackClient(stack);
     broker = await connectTestClient(stack.env.config, 'payouts-e2e');
-    books = await new DataSource({
-      type: 'postgres',
-      url: stack.env.config.DATABASE_URL,
-      extra: { max: 2, options: '-c search_path=ledger' },
-    }).initialize();
+    books = await openLedgerBooks(stack);
   }, 150_000);
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
-import { pspSandbox } from './support/stack-books';
+import { pspSandbox, openLedgerBooks } from './support/stack-books';
 
 /**
  * The whole stack as `npm start` runs it: a PIX paid at the PSP after its payment expired is late money the platform
@@ -19,11 +19,7 @@ describe('money that belongs to no payment yet, through the stack', () => {
     ({ apiKey, businessId } = await client.createBusiness('Mercearia Boa Vista', {
       pix: { percent_bps: 100, fixed_centavos: 0 },
     }));
-    books = await new DataSource({
-      type: 'postgres',
-      url: stack.env.config.DATABASE_URL,
-      extra: { max: 2, options: '-c search_path=ledger' },
-    }).initialize();
+    books = await openLedgerBooks(stack);
   }, 150_000);
 
   afterAll(async () => {
