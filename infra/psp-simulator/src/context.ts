@@ -7,6 +7,7 @@ import { type EnvioRules } from './envio-rules';
 import { type EnvioStore } from './envio-store';
 import { type FaultInjector } from './faults';
 import { type PayloadSigner } from './payload-signer';
+import { type SettlementTimers } from './settlement-timers';
 
 export interface SimulatorSettings {
   /** The receiver's Pix key: the only `chave` this simulated account owns. */
@@ -33,8 +34,8 @@ export interface SimulatorContext {
   callbacks: CallbackSender;
   /** The callbacks of settled envios, owed in the books until accepted (resent after a restart). */
   envioNotifier: EnvioNotifier;
-  /** Devoluções and envios waiting to settle (cleared when the simulator closes; a restart picks them up from the books). */
-  settlements: Set<NodeJS.Timeout>;
+  /** Devoluções and envios waiting to settle, tried again until they do (stopped when the simulator closes; a restart picks them up from the books). */
+  settlements: SettlementTimers;
   signer: PayloadSigner;
   faults: FaultInjector;
 }

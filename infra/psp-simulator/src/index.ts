@@ -18,6 +18,7 @@ import { cobRouter } from './routes/cob';
 import { envioCallback, envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
 import { locationRouter, payloadRouter } from './routes/location';
 import { pixRouter, settleWhenDue } from './routes/pix';
+import { SettlementTimers } from './settlement-timers';
 import { sandboxRouter } from './routes/sandbox';
 import { webhookRouter } from './routes/webhook';
 import { SANDBOX_PIX_KEY } from './config';
@@ -106,7 +107,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     store,
     envios,
     envioRules: new EnvioRules(),
-    settlements: new Set(),
+    settlements: new SettlementTimers(logger),
     callbacks,
     envioNotifier: new EnvioNotifier(
       envios,
@@ -221,8 +222,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
 function stopWork(context: SimulatorContext): void {
   context.callbacks.stop();
   void context.envioNotifier.stop();
-  for (const timer of context.settlements) clearTimeout(timer);
-  context.settlements.clear();
+  context.settlements.stop();
 }
 
 function close(server: Server, context: SimulatorContext): Promise<void> {

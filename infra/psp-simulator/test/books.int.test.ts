@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createLogger } from '@gateway/observability';
-import { closeAfterEachTest, waitFor } from '@gateway/testkit-core';
+import { closeAfterEachTest, recordingLogger, waitFor } from '@gateway/testkit-core';
 import { type RunningPspSimulator, createPspSimulator } from '../src';
 import { pspBooksForThisFile } from './support/books';
+import { refuseBooksConnections } from './support/books-outage';
 import { startCallbackReceiver } from './support/callback-receiver';
 
 const silent = createLogger('psp-simulator-test', 'silent');
@@ -12,13 +13,13 @@ const afterThisTest = closeAfterEachTest();
 const booksUrl = pspBooksForThisFile();
 
 /** A simulator on the file's books; `settleMs` is how long its devoluções stay in processing. */
-async function simulator(settleMs = 50): Promise<RunningPspSimulator> {
+async function simulator(settleMs = 50, logger = silent): Promise<RunningPspSimulator> {
   const running = await createPspSimulator({
     databaseUrl: booksUrl(),
     clientId: 'books-client',
     clientSecret: 'books-secret',
     pixKey: PIX_KEY,
-    logger: silent,
+    logger,
     callbackRetryDelaysMs: [50],
     devolucaoSettleMs: settleMs,
   }).start(0);
@@ -152,6 +153,45 @@ describe('the PSP simulator keeps its books across restarts', () => {
     expect(hook.bodies).toHaveLength(2);
     expect(JSON.parse(hook.bodies[1]!)).toMatchObject({
       pix: [{ endToEndId: e2eid, devolucoes: [{ id: 'pending1', status: 'DEVOLVIDO' }] }],
+    });
+  });
+});
+
+describe('the PSP simulator through an outage of its own database', () => {
+  it('a devolução due while the database refuses connections settles once it is back, and is told', async () => {
+    const hook = await startCallbackReceiver();
+    afterThisTest(hook.close);
+    const { logger, lines } = recordingLogger('psp-simulator-outage');
+    // Long enough to cut the database off before it is due.
+    const psp = await simulator(1_000, logger);
+    const call = caller(psp, await tokenOf(psp));
+    const txid = newTxid();
+    await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
+    await call('PUT', `/cob/${txid}`, aCob);
+    const e2eid = (await call('POST', `/cob/pagar/${txid}`, {})).json.pix[0].endToEndId as string;
+    await waitFor(() => hook.bodies.length === 1, { what: 'the callback of the payment' });
+    const asked = await call('PUT', `/pix/${e2eid}/devolucao/outage1`, { valor: '4.00' });
+
+    const outage = await refuseBooksConnections(booksUrl());
+    const failedTries = () => lines.filter((line) => line.msg === 'not settled yet; trying again').length;
+    try {
+      await waitFor(() => failedTries() >= 2, { what: 'two tries to settle refused by the database' });
+    } finally {
+      await outage.end();
+    }
+    const settled = await waitFor(
+      async () => {
+        const read = await call('GET', `/pix/${e2eid}/devolucao/outage1`);
+        return read.json?.status === 'DEVOLVIDO' ? read : undefined;
+      },
+      { what: 'the devolução settled after the outage' },
+    );
+    await waitFor(() => hook.bodies.length === 2, { what: 'the callback of the devolução' });
+
+    expect(asked.json.status).toBe('EM_PROCESSAMENTO');
+    expect(settled.json).toMatchObject({ id: 'outage1', horario: { liquidacao: expect.any(String) } });
+    expect(JSON.parse(hook.bodies[1]!)).toMatchObject({
+      pix: [{ endToEndId: e2eid, devolucoes: [{ id: 'outage1', status: 'DEVOLVIDO' }] }],
     });
   });
 });

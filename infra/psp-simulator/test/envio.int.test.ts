@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger } from '@gateway/observability';
-import { closeAfterEachTest, waitFor } from '@gateway/testkit-core';
+import { closeAfterEachTest, recordingLogger, waitFor } from '@gateway/testkit-core';
 import { type RunningPspSimulator, createPspSimulator } from '../src';
 import { pspBooksForThisFile } from './support/books';
+import { refuseBooksConnections } from './support/books-outage';
 import { startCallbackReceiver } from './support/callback-receiver';
 
 const silent = createLogger('psp-simulator-test', 'silent');
@@ -17,14 +18,16 @@ interface Reply {
 }
 
 /** A simulated account on the file's books, its key, and a caller holding a token (of `scope`, default all). */
-async function account(options: { pixKey?: string; settleMs?: number; webhook?: boolean } = {}) {
+async function account(
+  options: { pixKey?: string; settleMs?: number; webhook?: boolean; logger?: typeof silent } = {},
+) {
   const pixKey = options.pixKey ?? randomUUID();
   const start = () =>
     createPspSimulator({
       databaseUrl: booksUrl(),
       ...CLIENT,
       pixKey,
-      logger: silent,
+      logger: options.logger ?? silent,
       callbackRetryDelaysMs: [50],
       envioCallbackDelaysMs: [50, 100, 200, 400],
       envioSettleMs: options.settleMs ?? 30,
@@ -434,6 +437,32 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
         [made, 'REALIZADO'],
       ].sort(),
     );
+  });
+
+  it('an envio due while the database refuses connections settles once it is back, and is told', async () => {
+    const { logger, lines } = recordingLogger('psp-simulator-outage');
+    // Long enough to cut the database off before it is due.
+    const { pixKey, call, hook } = await account({ settleMs: 1_000, logger });
+    await credit(call, pixKey, 5000);
+    const idEnvio = newIdEnvio();
+    expect((await call('PUT', `/v3/gn/pix/${idEnvio}`, envio(pixKey, '7.00'))).status).toBe(201);
+
+    const outage = await refuseBooksConnections(booksUrl());
+    const failedTries = () => lines.filter((line) => line.msg === 'not settled yet; trying again').length;
+    try {
+      await waitFor(() => failedTries() >= 2, { what: 'two tries to settle refused by the database' });
+    } finally {
+      await outage.end();
+    }
+    await waitFor(
+      async () => (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json?.status === 'REALIZADO',
+      { what: 'the envio settled after the outage' },
+    );
+    await waitFor(() => sendsTold(hook.bodies).length === 1, { what: 'the callback of the envio' });
+
+    expect(sendsTold(hook.bodies)).toEqual([
+      expect.objectContaining({ status: 'REALIZADO', valor: '7.00', gnExtras: { idEnvio } }),
+    ]);
   });
 
   it('a send callback the webhook refused is sent again after a restart, until accepted, and once', async () => {

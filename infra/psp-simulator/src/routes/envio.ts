@@ -240,17 +240,9 @@ export function settleEnvioWhenDue(
   context: SimulatorContext,
   envio: { idEnvio: string; settlesAt: Date },
 ): void {
-  const timer = setTimeout(
-    () => {
-      context.settlements.delete(timer);
-      void settle(context, envio.idEnvio).catch((error: unknown) =>
-        context.logger.error({ err: error, idEnvio: envio.idEnvio }, 'envio not settled'),
-      );
-    },
-    Math.max(0, envio.settlesAt.getTime() - Date.now()),
-  );
-  timer.unref();
-  context.settlements.add(timer);
+  context.settlements.schedule(envio.settlesAt, () => settle(context, envio.idEnvio), {
+    idEnvio: envio.idEnvio,
+  });
 }
 
 async function settle(context: SimulatorContext, idEnvio: string): Promise<void> {

@@ -121,17 +121,9 @@ export function settleWhenDue(
   context: SimulatorContext,
   devolucao: { endToEndId: string; id: string; descricao?: string; settlesAt: Date },
 ): void {
-  const timer = setTimeout(
-    () => {
-      context.settlements.delete(timer);
-      void settle(context, devolucao).catch((error: unknown) =>
-        context.logger.error({ err: error, devolucao: devolucao.id }, 'devolução not settled'),
-      );
-    },
-    Math.max(0, devolucao.settlesAt.getTime() - Date.now()),
-  );
-  timer.unref();
-  context.settlements.add(timer);
+  context.settlements.schedule(devolucao.settlesAt, () => settle(context, devolucao), {
+    devolucao: devolucao.id,
+  });
 }
 
 async function settle(
