@@ -4,7 +4,7 @@ import { createLogger } from '@gateway/observability';
 import { closeAfterEachTest, recordingLogger, waitFor } from '@gateway/testkit-core';
 import { type RunningPspSimulator, createPspSimulator } from '../src';
 import { pspBooksForThisFile } from './support/books';
-import { refuseBooksConnections } from './support/books-outage';
+import { outageThroughTwoSettleTries } from './support/books-outage';
 import { startCallbackReceiver } from './support/callback-receiver';
 
 const silent = createLogger('psp-simulator-test', 'silent');
@@ -172,13 +172,7 @@ describe('the PSP simulator through an outage of its own database', () => {
     await waitFor(() => hook.bodies.length === 1, { what: 'the callback of the payment' });
     const asked = await call('PUT', `/pix/${e2eid}/devolucao/outage1`, { valor: '4.00' });
 
-    const outage = await refuseBooksConnections(booksUrl());
-    const failedTries = () => lines.filter((line) => line.msg === 'not settled yet; trying again').length;
-    try {
-      await waitFor(() => failedTries() >= 2, { what: 'two tries to settle refused by the database' });
-    } finally {
-      await outage.end();
-    }
+    await outageThroughTwoSettleTries(booksUrl(), lines);
     const settled = await waitFor(
       async () => {
         const read = await call('GET', `/pix/${e2eid}/devolucao/outage1`);

@@ -3,7 +3,7 @@ import { createLogger } from '@gateway/observability';
 import { closeAfterEachTest, recordingLogger, waitFor } from '@gateway/testkit-core';
 import { type RunningPspSimulator, createPspSimulator } from '../src';
 import { pspBooksForThisFile } from './support/books';
-import { refuseBooksConnections } from './support/books-outage';
+import { outageThroughTwoSettleTries } from './support/books-outage';
 import { startCallbackReceiver } from './support/callback-receiver';
 
 const silent = createLogger('psp-simulator-test', 'silent');
@@ -447,13 +447,7 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
     const idEnvio = newIdEnvio();
     expect((await call('PUT', `/v3/gn/pix/${idEnvio}`, envio(pixKey, '7.00'))).status).toBe(201);
 
-    const outage = await refuseBooksConnections(booksUrl());
-    const failedTries = () => lines.filter((line) => line.msg === 'not settled yet; trying again').length;
-    try {
-      await waitFor(() => failedTries() >= 2, { what: 'two tries to settle refused by the database' });
-    } finally {
-      await outage.end();
-    }
+    await outageThroughTwoSettleTries(booksUrl(), lines);
     await waitFor(
       async () => (await call('GET', `/v2/gn/pix/enviados/id-envio/${idEnvio}`)).json?.status === 'REALIZADO',
       { what: 'the envio settled after the outage' },

@@ -197,6 +197,8 @@ export class FaultRun {
       invariantNames.oneJournal,
       invariantNames.onePayoutJournal,
       invariantNames.payoutsSettled,
+      invariantNames.oneRefundJournal,
+      invariantNames.refundsSettled,
       invariantNames.booksBalance,
     ];
     const settled = await waitFor(

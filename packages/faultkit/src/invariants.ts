@@ -37,9 +37,15 @@ export const invariantNames = {
   payoutsSettled:
     'every payout that got a 201 exists with its amount, once per idempotency key, and ends paid or failed, as the ' +
     'PIX adapter settled its send',
+  oneRefundJournal:
+    'exactly one reservation journal per refund; a succeeded one has one refund journal (and balance transaction) ' +
+    'and nothing released, a failed one its reservation released once and no refund journal',
+  refundsSettled:
+    'every refund that got a 201 exists for its payment with its amount, once per idempotency key, and ends ' +
+    'succeeded or failed',
   booksBalance:
     'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid ' +
-    'net less its paid payouts; each of its four balances its own entries; pending what its unsettled payments have left',
+    'net less its paid payouts and succeeded refunds; each of its four balances its own entries; pending what its unsettled payments have left',
   noParked: 'no parked message',
   noUnsent: 'no unsent outbox row',
   no500: 'no 500 seen by any client (nor any request given up)',
@@ -72,6 +78,10 @@ export interface Figures {
   payoutsPaid: number;
   payoutsFailed: number;
   payoutsRefusedForBalance: number;
+  refunds: number;
+  refundsSucceeded: number;
+  refundsFailed: number;
+  refundsRefusedForBalance: number;
 }
 
 export interface InvariantReport {
@@ -139,6 +149,18 @@ interface Observed {
     paid: number;
     failed: number;
   }>;
+  /** Each refund of the load's businesses, with its reservation and how many journals it has of each kind. */
+  refunds: Array<{
+    refund_id: string;
+    payment_id: string;
+    business_id: string;
+    amount_centavos: string;
+    status: string;
+    reservation_status: string | null;
+    reserved: number;
+    released: number;
+    refunded: number;
+  }>;
   books: BookRow[];
 }
 
@@ -197,6 +219,18 @@ async function observe(sources: InvariantSources): Promise<Observed> {
         GROUP BY p.id, p.business_id, p.amount_centavos, p.status`,
       [businessIds],
     );
+    // A reserved refund's journals: `reserve:<id>`, then `release:<id>` (failed) or one of kind refund with its balance
+    // transaction (succeeded).
+    const refunds = await client.query<Observed['refunds'][number]>(
+      `SELECT r.id AS refund_id, r.payment_id, r.business_id, r.amount_centavos, r.status,
+              (SELECT status FROM ledger.reservations WHERE id = r.id) AS reservation_status,
+              (SELECT count(*) FROM ledger.journals WHERE cause_key = 'reserve:' || r.id)::int AS reserved,
+              (SELECT count(*) FROM ledger.journals WHERE cause_key = 'release:' || r.id)::int AS released,
+              (SELECT count(*) FROM ledger.balance_transactions WHERE type = 'refund' AND source_id = r.id)::int
+                AS refunded
+         FROM payment.refunds r WHERE r.business_id = ANY($1)`,
+      [businessIds],
+    );
     // A business's money is credited (negative) to its own accounts: its balance is minus the sum of those entries.
     const books = await client.query<BookRow>(
       `SELECT b.id AS business_id,
@@ -230,6 +264,7 @@ async function observe(sources: InvariantSources): Promise<Observed> {
       paymentJournals: new Map(paymentJournals.rows.map((row) => [row.payment_id, Number(row.journals)])),
       unbalancedJournals: unbalancedJournals.rows,
       payoutJournals: payoutJournals.rows,
+      refunds: refunds.rows,
       books: books.rows,
     };
   } finally {
@@ -271,6 +306,7 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
   const webhookByPath = new Map(webhooks.map((w) => [w.path, w]));
   const createdById = new Map(load.created.map((p) => [p.paymentId, p]));
   const payoutsById = new Map(observed.payoutJournals.map((p) => [p.payout_id, p]));
+  const refundsById = new Map(observed.refunds.map((r) => [r.refund_id, r]));
   const accepted = receiver.deliveries.filter((d) => typeof d.answer === 'number' && d.answer < 300);
   const acceptedEventIds = accepted.map((d) => `${d.path} ${String(bodyOf(d).id)}`);
   const acceptedEvents = new Set(acceptedEventIds);
@@ -431,6 +467,51 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
       ],
     },
     {
+      name: invariantNames.oneRefundJournal,
+      violations: observed.refunds.flatMap((r) => {
+        const expected =
+          r.status === 'succeeded'
+            ? { reserved: 1, released: 0, refunded: 1, reservation: ['spent'] }
+            : r.status === 'failed'
+              ? { reserved: 1, released: 1, refunded: 0, reservation: ['released'] }
+              : { reserved: 1, released: 0, refunded: 0, reservation: ['held', 'confirmed'] };
+        return r.reserved === expected.reserved &&
+          r.released === expected.released &&
+          r.refunded === expected.refunded &&
+          expected.reservation.includes(r.reservation_status ?? 'missing')
+          ? []
+          : [
+              `${r.refund_id} (${r.status}) has journals reserved ${r.reserved}, released ${r.released}, refunded ` +
+                `${r.refunded}; its reservation is ${r.reservation_status ?? 'missing'}`,
+            ];
+      }),
+    },
+    {
+      name: invariantNames.refundsSettled,
+      violations: [
+        ...load.refunds.flatMap((r) => {
+          const row = refundsById.get(r.refundId);
+          const during = timeline.describe(r.createdAt - 2_000, r.createdAt + 5_000);
+          if (!row) return [`${r.refundId} is missing; ${during}`];
+          if (
+            row.payment_id !== r.paymentId ||
+            row.business_id !== r.business.businessId ||
+            (r.amountCentavos !== null && Number(row.amount_centavos) !== r.amountCentavos)
+          )
+            return [
+              `${r.refundId}: stored ${row.amount_centavos} of ${row.payment_id} for ${row.business_id}, asked ` +
+                `${r.amountCentavos ?? 'all'} of ${r.paymentId} for ${r.business.businessId}; ${during}`,
+            ];
+          return row.status === 'succeeded' || row.status === 'failed'
+            ? []
+            : [`${r.refundId} is ${row.status}; ${during}`];
+        }),
+        ...[...load.refundIdsByKey]
+          .filter(([, ids]) => ids.size > 1)
+          .map(([key, ids]) => `key ${key} was answered with refunds ${[...ids].join(', ')}`),
+      ],
+    },
+    {
       name: invariantNames.booksBalance,
       violations: [
         ...observed.unbalancedJournals.map((j) => `journal ${j.journal_id} sums to ${j.sum}`),
@@ -441,13 +522,16 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
           const paidOut = observed.payoutJournals
             .filter((p) => p.business_id === book.business_id && p.status === 'paid')
             .reduce((sum, p) => sum + BigInt(p.amount_centavos), 0n);
-          const net = paidNet - paidOut;
+          const refunded = observed.refunds
+            .filter((r) => r.business_id === book.business_id && r.status === 'succeeded')
+            .reduce((sum, r) => sum + BigInt(r.amount_centavos), 0n);
+          const net = paidNet - paidOut - refunded;
           const figures = [book.balance, book.entries, book.transactions].map((v) => BigInt(v ?? 0));
           const problems = figures.every((figure) => figure === net)
             ? []
             : [
                 `${book.business_id}: balance ${figures[0]}, entries ${figures[1]}, balance transactions ` +
-                  `${figures[2]}, paid net ${paidNet} less paid out ${paidOut} (centavos)`,
+                  `${figures[2]}, paid net ${paidNet} less paid out ${paidOut} and refunded ${refunded} (centavos)`,
               ];
           for (const part of book.parts ?? [])
             if (BigInt(part.balance) !== BigInt(part.entries ?? 0))
@@ -518,6 +602,10 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
     payoutsPaid: observed.payoutJournals.filter((p) => p.status === 'paid').length,
     payoutsFailed: observed.payoutJournals.filter((p) => p.status === 'failed').length,
     payoutsRefusedForBalance: load.payoutsRefusedForBalance,
+    refunds: load.refunds.length,
+    refundsSucceeded: observed.refunds.filter((r) => r.status === 'succeeded').length,
+    refundsFailed: observed.refunds.filter((r) => r.status === 'failed').length,
+    refundsRefusedForBalance: load.refundsRefusedForBalance,
   };
   return { invariants, figures };
 }
@@ -564,6 +652,7 @@ export function formatReport(
     `  client requests: ${f.clientRequests}; retries ${f.clientRetries} (503s ${f.clientServiceUnavailable}); longest retry ${(f.longestRetryMs / 1000).toFixed(1)} s`,
     `  webhook deliveries accepted: ${f.deliveries} for ${f.deliveredEvents} events; duplicates ${f.duplicateDeliveries}; failed attempts ${f.failedDeliveryAttempts}`,
     `  payouts created: ${f.payouts}; paid ${f.payoutsPaid}, failed ${f.payoutsFailed}; refused for want of balance ${f.payoutsRefusedForBalance}`,
+    `  refunds created: ${f.refunds}; succeeded ${f.refundsSucceeded}, failed ${f.refundsFailed}; refused for want of balance ${f.refundsRefusedForBalance}`,
   );
   return lines.join('\n');
 }

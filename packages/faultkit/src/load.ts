@@ -29,6 +29,17 @@ export interface CreatedPayout {
   createdAt: number;
 }
 
+/** A refund the gateway answered 201 for. */
+export interface CreatedRefund {
+  idempotencyKey: string;
+  business: LoadBusiness;
+  paymentId: string;
+  /** What was asked for; null asks for everything still refundable. */
+  amountCentavos: number | null;
+  refundId: string;
+  createdAt: number;
+}
+
 /** A request and what went wrong with it. */
 export interface ClientFailure {
   at: number;
@@ -68,7 +79,18 @@ export interface LoadOptions {
    * default 5. A payout over what is available is refused (422 INSUFFICIENT_BALANCE), which the load expects early on.
    */
   payoutEvery?: number;
+  /**
+   * Every how many payments a client also refunds (part of, or all of) a PIX payment it had paid, once it is paid;
+   * default 4. A refund the balance cannot cover is refused (422 INSUFFICIENT_BALANCE), which the load accepts.
+   */
+  refundEvery?: number;
 }
+
+/** A refund with this reason fails at the PSP simulator (its devolução ends NAO_REALIZADO). */
+const FAILING_REFUND_REASON = 'simulate:fail';
+
+/** How long a client waits for a payment it had paid to read `paid` before it refunds another instead. */
+const PAID_BEFORE_REFUND_MS = 30_000;
 
 /** The payouts of the load are small, so most find the money they ask for. */
 const MAX_PAYOUT_CENTAVOS = 5_000;
@@ -89,6 +111,13 @@ export class LoadGenerator {
   readonly idsByKey = new Map<string, Set<string>>();
   /** Every payout id a 201 named, per idempotency key. */
   readonly payoutIdsByKey = new Map<string, Set<string>>();
+  readonly refunds: CreatedRefund[] = [];
+  /** Refunds refused for want of balance (the payment's money already paid out). */
+  refundsRefusedForBalance = 0;
+  /** Every refund id a 201 named, per idempotency key. */
+  readonly refundIdsByKey = new Map<string, Set<string>>();
+  /** PIX payments asked to be paid and not refunded yet, the oldest first. */
+  private readonly refundable: CreatedPayment[] = [];
   /** Answers no client may ever get (a 5xx other than 503), and requests the client had to give up on. */
   readonly failures: ClientFailure[] = [];
   /** Refusals (4xx) of requests that are all valid: each should have succeeded once the fault passed. */
@@ -106,6 +135,7 @@ export class LoadGenerator {
   private readonly run = randomBytes(4).toString('hex');
   private sequence = 0;
   private payoutSequence = 0;
+  private refundSequence = 0;
 
   constructor(
     private readonly gatewayUrl: string,
@@ -128,6 +158,7 @@ export class LoadGenerator {
     for (let round = 1; this.running; round += 1) {
       await this.onePayment();
       if (round % (this.options.payoutEvery ?? 5) === 0) await this.onePayout();
+      if (round % (this.options.refundEvery ?? 4) === 0) await this.oneRefund();
       await letTimePass(this.options.pauseMs);
     }
   }
@@ -150,6 +181,64 @@ export class LoadGenerator {
     )
       this.payoutsRefusedForBalance += 1;
     else if (answer) this.unexpectedAnswer('POST /v1/payouts', answer);
+  }
+
+  /**
+   * A refund of the oldest PIX payment asked to be paid, once it reads `paid`: all of it every third time, else a
+   * part, under its own Idempotency-Key; every fourth is one the PSP refuses. A payment that does not read paid in time is left alone (the invariants
+   * tell whether it ever was).
+   */
+  private async oneRefund(): Promise<void> {
+    const payment = this.refundable.shift();
+    if (!payment) return;
+    const deadline = Date.now() + PAID_BEFORE_REFUND_MS;
+    while ((await this.statusOf(payment)) !== 'paid') {
+      if (Date.now() > deadline || !this.running) return;
+      await letTimePass(500);
+    }
+    const n = (this.refundSequence += 1);
+    const amountCentavos = n % 3 === 0 ? null : randomInt(MIN_AMOUNT_CENTAVOS, payment.amountCentavos + 1);
+    const idempotencyKey = `load-${this.run}-refund-${n}`;
+    const path = `/v1/payments/${payment.paymentId}/refunds`;
+    // Every fourth one fails at the PSP (the simulator's sandbox rule), so its reservation goes back under faults too.
+    const body = {
+      ...(amountCentavos === null ? {} : { amount: amountCentavos }),
+      ...(n % 4 === 0 ? { reason: FAILING_REFUND_REASON } : {}),
+    };
+    const answer = await this.post(payment.business, path, body, idempotencyKey);
+    if (answer?.status === 201) {
+      const refundId = String(answer.json.refund_id);
+      const { business, paymentId } = payment;
+      this.refunds.push({
+        idempotencyKey,
+        business,
+        paymentId,
+        amountCentavos,
+        refundId,
+        createdAt: Date.now(),
+      });
+      const ids = this.refundIdsByKey.get(idempotencyKey) ?? new Set<string>();
+      this.refundIdsByKey.set(idempotencyKey, ids.add(refundId));
+    } else if (
+      answer?.status === 422 &&
+      (answer.json.error as { code?: unknown } | undefined)?.code === 'INSUFFICIENT_BALANCE'
+    )
+      this.refundsRefusedForBalance += 1;
+    else if (answer) this.unexpectedAnswer(`POST ${path}`, answer);
+  }
+
+  /** The payment's status as its business reads it; undefined while a fault keeps the answer away. */
+  private async statusOf(payment: CreatedPayment): Promise<string | undefined> {
+    try {
+      const response = await fetch(`${this.gatewayUrl}/v1/payments/${payment.paymentId}`, {
+        headers: { 'x-api-key': payment.business.apiKey },
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      const json = parseJson(await response.text());
+      return response.status === 200 ? String(json.status) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private async onePayment(): Promise<void> {
@@ -191,8 +280,10 @@ export class LoadGenerator {
     if (Math.random() >= this.options.paidShare) return;
     const path = `/v1/sandbox/payments/${paymentId}/simulate`;
     const paid = await this.post(business, path, { outcome: 'paid' }, `${idempotencyKey}-paid`);
-    if (paid?.status === 202) payment.paidRequestedAt = Date.now();
-    else if (paid) this.unexpectedAnswer(`POST ${path}`, paid);
+    if (paid?.status === 202) {
+      payment.paidRequestedAt = Date.now();
+      if (method === 'pix') this.refundable.push(payment);
+    } else if (paid) this.unexpectedAnswer(`POST ${path}`, paid);
   }
 
   private unexpectedAnswer(request: string, answer: { status: number; json: Record<string, unknown> }): void {

@@ -31,13 +31,18 @@ export function describeFaultRun(
     expect(invariant?.violations).toEqual([]);
   });
 
-  test('the load kept flowing: payments made, paid and announced, payouts made and settled', () => {
+  test('the load kept flowing: payments made, paid and announced, payouts and refunds made and settled', () => {
     expect(result.report.figures.payments).toBeGreaterThan(minimumPayments);
     expect(result.report.figures.paid).toBeGreaterThan(minimumPayments * 0.8);
     expect(result.report.figures.deliveredEvents).toBeGreaterThanOrEqual(result.report.figures.paid);
     expect(result.report.figures.payouts).toBeGreaterThan(0);
     expect(result.report.figures.payoutsPaid + result.report.figures.payoutsFailed).toBe(
       result.report.figures.payouts,
+    );
+    expect(result.report.figures.refundsSucceeded).toBeGreaterThan(0);
+    expect(result.report.figures.refundsFailed).toBeGreaterThan(0);
+    expect(result.report.figures.refundsSucceeded + result.report.figures.refundsFailed).toBe(
+      result.report.figures.refunds,
     );
   });
 

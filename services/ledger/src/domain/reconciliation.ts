@@ -225,93 +225,73 @@ function reconcilePix(
     return 0;
   }
 
-  for (const pix of statement.received) {
-    for (const devolucao of pix.returns) {
-      if (devolucao.status === 'NAO_REALIZADO') continue;
-      const at = devolucao.settled_at ?? devolucao.requested_at;
-      if (!beforePeriod(at)) sent += devolucao.amount_centavos;
-      const returned = bookedUnder(books, [devolucao.id, devolucao.rtr_id]);
-      if (returned.length === 0) {
-        if (devolucao.status === 'EM_PROCESSAMENTO' || young(at)) {
-          inFlight -= devolucao.amount_centavos;
-          pending.push(
-            item({
-              kind: 'return_not_in_books',
-              rail: 'pix',
-              reference: devolucao.id,
-              railCentavos: -devolucao.amount_centavos,
-              occurredAt: at,
-              detail: `devolução ${devolucao.rtr_id} ${devolucao.status}, not posted yet`,
-            }),
-          );
-        } else if (!beforePeriod(at))
-          differences.push(
-            item({
-              kind: 'return_not_in_books',
-              rail: 'pix',
-              reference: devolucao.id,
-              railCentavos: -devolucao.amount_centavos,
-              occurredAt: at,
-              detail: `devolução ${devolucao.rtr_id} of Pix ${pix.end_to_end_id} returned, no journal names it`,
-            }),
-          );
-      } else if (sumCash(returned) !== -devolucao.amount_centavos)
-        differences.push(
-          item({
-            kind: 'received_amount_mismatch',
-            rail: 'pix',
-            reference: devolucao.id,
-            railCentavos: -devolucao.amount_centavos,
-            booksCentavos: sumCash(returned),
-            occurredAt: at,
-            detail: `devolução ${devolucao.rtr_id}: the books returned another amount than the PSP`,
-          }),
-        );
-    }
-  }
-
-  for (const envio of statement.sent) {
-    if (envio.status === 'NAO_REALIZADO') continue;
-    const at = envio.settled_at ?? envio.requested_at;
-    if (!beforePeriod(at)) sent += envio.amount_centavos;
-    const booked = bookedUnder(books, [envio.end_to_end_id, envio.id_envio]);
+  /**
+   * Money the PSP sent out (a devolução, a Pix sent): found in the books under one of its ids with the same amount, or
+   * in flight (still processing, or within the grace window), or a difference.
+   */
+  function compareSent(out: {
+    status: string;
+    amountCentavos: number;
+    at: string;
+    /** Where a journal may name it; the first is the reference reported. */
+    ids: [string, string];
+    kind: 'return_not_in_books' | 'sent_not_in_books';
+    label: string;
+    missing: string;
+    mismatch: string;
+  }): void {
+    if (out.status === 'NAO_REALIZADO') return;
+    if (!beforePeriod(out.at)) sent += out.amountCentavos;
+    const booked = bookedUnder(books, out.ids);
+    const facts = {
+      rail: 'pix' as const,
+      reference: out.ids[0],
+      railCentavos: -out.amountCentavos,
+      occurredAt: out.at,
+    };
     if (booked.length === 0) {
-      if (envio.status === 'EM_PROCESSAMENTO' || young(at)) {
-        inFlight -= envio.amount_centavos;
+      if (out.status === 'EM_PROCESSAMENTO' || young(out.at)) {
+        inFlight -= out.amountCentavos;
         pending.push(
-          item({
-            kind: 'sent_not_in_books',
-            rail: 'pix',
-            reference: envio.end_to_end_id,
-            railCentavos: -envio.amount_centavos,
-            occurredAt: at,
-            detail: `Pix sent ${envio.id_envio} ${envio.status}, not posted yet`,
-          }),
+          item({ ...facts, kind: out.kind, detail: `${out.label} ${out.status}, not posted yet` }),
         );
-      } else if (!beforePeriod(at))
-        differences.push(
-          item({
-            kind: 'sent_not_in_books',
-            rail: 'pix',
-            reference: envio.end_to_end_id,
-            railCentavos: -envio.amount_centavos,
-            occurredAt: at,
-            detail: `Pix sent ${envio.id_envio} left the account, no journal names it`,
-          }),
-        );
-    } else if (sumCash(booked) !== -envio.amount_centavos)
+      } else if (!beforePeriod(out.at))
+        differences.push(item({ ...facts, kind: out.kind, detail: `${out.label} ${out.missing}` }));
+    } else if (sumCash(booked) !== -out.amountCentavos)
       differences.push(
         item({
+          ...facts,
           kind: 'received_amount_mismatch',
-          rail: 'pix',
-          reference: envio.end_to_end_id,
-          railCentavos: -envio.amount_centavos,
           booksCentavos: sumCash(booked),
-          occurredAt: at,
-          detail: `Pix sent ${envio.id_envio}: the books sent another amount than the PSP`,
+          detail: `${out.label}: ${out.mismatch}`,
         }),
       );
   }
+
+  for (const pix of statement.received)
+    for (const devolucao of pix.returns)
+      compareSent({
+        status: devolucao.status,
+        amountCentavos: devolucao.amount_centavos,
+        at: devolucao.settled_at ?? devolucao.requested_at,
+        ids: [devolucao.id, devolucao.rtr_id],
+        kind: 'return_not_in_books',
+        label: `devolução ${devolucao.rtr_id}`,
+        missing: `of Pix ${pix.end_to_end_id} returned, no journal names it`,
+        mismatch: 'the books returned another amount than the PSP',
+      });
+
+  for (const envio of statement.sent)
+    compareSent({
+      status: envio.status,
+      amountCentavos: envio.amount_centavos,
+      at: envio.settled_at ?? envio.requested_at,
+      ids: [envio.end_to_end_id, envio.id_envio],
+      kind: 'sent_not_in_books',
+      label: `Pix sent ${envio.id_envio}`,
+      missing: 'left the account, no journal names it',
+      mismatch: 'the books sent another amount than the PSP',
+    });
 
   const atPsp = new Set(statementReferences(statement));
   for (const movement of books.referencedInPeriod)

@@ -4,7 +4,7 @@ import { centavosToPixAmount } from '../../domain/amount';
 import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
 import { type PixDevolucao, validateDevolucao } from './devolucao';
 import { type ListedPix, listQuery, readAllPages, validateReceivedPage } from './pix-lists';
-import { type HttpReply, send } from './http';
+import { sendAuthorized } from './http';
 import { ClientCredentialsToken } from './oauth-token';
 import { PspError, pspErrorFromResponse } from './psp-error';
 import { type RetryPolicy, withRetry } from './retry';
@@ -345,38 +345,18 @@ export class ApiPixClient {
     ok: number[],
   ): Promise<unknown> {
     return withRetry(this.retryPolicy, async () => {
-      const reply = await this.authorizedSend(operation, method, path, body);
+      const reply = await sendAuthorized(this.dispatcher, this.token, {
+        operation,
+        method,
+        url: `${this.config.baseUrl}${this.config.pathPrefix}${path}`,
+        body,
+        timeoutMs: this.config.timeoutMs,
+      });
       if (ok.includes(reply.status)) return reply.body;
       const error = pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
       if (error.retryable) this.deps.logger?.warn({ method, path, status: reply.status }, 'PSP unavailable');
       throw error;
     });
-  }
-
-  /** Sends with the cached token; a 401 means the PSP dropped it early, so one fresh token is tried. */
-  private async authorizedSend(
-    operation: string,
-    method: Dispatcher.HttpMethod,
-    path: Path,
-    body: unknown,
-  ): Promise<HttpReply> {
-    const attempt = async (): Promise<HttpReply> =>
-      send(this.dispatcher, {
-        operation,
-        method,
-        url: `${this.config.baseUrl}${this.config.pathPrefix}${path}`,
-        headers: {
-          authorization: `Bearer ${await this.token.get()}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        timeoutMs: this.config.timeoutMs,
-      });
-    const reply = await attempt();
-    if (reply.status !== 401) return reply;
-    this.token.invalidate();
-    return attempt();
   }
 }
 

@@ -4,7 +4,7 @@ import { balanceToCentavos, centavosToPixAmount, pixAmountToCentavos } from '../
 import { ID_ENVIO_PATTERN } from '../../domain/id-envio';
 import { type ApiPixClientDeps, pspSession } from './api-pix-client';
 import { type Checked } from './cob';
-import { type HttpReply, send } from './http';
+import { sendAuthorized } from './http';
 import { type ListedSentPix, listQuery, readAllPages, validateSentPage } from './pix-lists';
 import type { ClientCredentialsToken } from './oauth-token';
 import { PspError, isPspRefusal, pspErrorFromResponse } from './psp-error';
@@ -385,7 +385,13 @@ export class PixPayoutPort {
     ok: number[],
   ): Promise<T> {
     const answer = await withRetry(this.retryPolicy, async () => {
-      const reply = await this.authorizedSend(operation, method, path, body);
+      const reply = await sendAuthorized(this.dispatcher, this.token, {
+        operation,
+        method,
+        url: `${this.config.baseUrl}${path}`,
+        body,
+        timeoutMs: this.config.timeoutMs,
+      });
       if (ok.includes(reply.status)) return reply.body;
       const error = pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
       if (error.retryable) this.deps.logger?.warn({ operation, status: reply.status }, 'PSP unavailable');
@@ -399,32 +405,6 @@ export class PixPayoutPort {
         `PSP sent an unusable answer to ${operation}: ${checked.reason}`,
       );
     return checked.value;
-  }
-
-  /** Sends with the cached token; a 401 means the PSP dropped it early, so one fresh token is tried. */
-  private async authorizedSend(
-    operation: string,
-    method: Dispatcher.HttpMethod,
-    path: `/${string}`,
-    body: unknown,
-  ): Promise<HttpReply> {
-    const attempt = async (): Promise<HttpReply> =>
-      send(this.dispatcher, {
-        operation,
-        method,
-        url: `${this.config.baseUrl}${path}`,
-        headers: {
-          authorization: `Bearer ${await this.token.get()}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        timeoutMs: this.config.timeoutMs,
-      });
-    const reply = await attempt();
-    if (reply.status !== 401) return reply;
-    this.token.invalidate();
-    return attempt();
   }
 }
 

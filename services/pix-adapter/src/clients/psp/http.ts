@@ -42,6 +42,38 @@ export function send(dispatcher: Dispatcher, call: HttpCall): Promise<HttpReply>
   });
 }
 
+/** What `sendAuthorized` needs of a cached OAuth token. */
+export interface BearerToken {
+  get(): Promise<string>;
+  invalidate(): void;
+}
+
+/**
+ * One exchange with the cached bearer token (JSON in and out); a 401 means the PSP dropped the token early, so one
+ * fresh token is tried.
+ */
+export async function sendAuthorized(
+  dispatcher: Dispatcher,
+  token: BearerToken,
+  call: Omit<HttpCall, 'headers' | 'body'> & { body: unknown },
+): Promise<HttpReply> {
+  const { body, ...rest } = call;
+  const attempt = async (): Promise<HttpReply> =>
+    send(dispatcher, {
+      ...rest,
+      headers: {
+        authorization: `Bearer ${await token.get()}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const reply = await attempt();
+  if (reply.status !== 401) return reply;
+  token.invalidate();
+  return attempt();
+}
+
 async function exchange(dispatcher: Dispatcher, call: HttpCall): Promise<HttpReply> {
   const timer = pspRequests.startTimer({ operation: call.operation });
   try {
