@@ -10,6 +10,8 @@ import {
 export interface PaymentPostingBatchesOptions {
   /** The most postings one batch writes (the consumer's prefetch bounds it too). */
   maxBatch?: number;
+  /** How many batches may be written at once. */
+  maxBatchesAtOnce?: number;
 }
 
 interface WaitingPosting {
@@ -21,24 +23,34 @@ interface WaitingPosting {
 
 /** Enough to cover any prefetch the service runs with; a bigger batch only makes one statement longer. */
 const DEFAULT_MAX_BATCH = 64;
+/**
+ * Two, measured against one on the 2-core machine with a core kept busy: a batch whose connection is slow to be
+ * scheduled no longer holds up every payment behind it (p99 lag 47–221 ms against 132–299 ms), and the backlog drained
+ * faster (1,307–1,490/s against 991–1,232/s).
+ */
+const DEFAULT_MAX_BATCHES_AT_ONCE = 2;
 
 /**
- * `payment.confirmed.v1`, posted several at a time: the payments that arrive while a batch is being written wait for
- * it and are written together in the next one, one statement and one commit (`postPaymentJournals`), so the round
- * trip, the statement and the commit's flush are paid once per batch instead of once per payment. A payment alone is
- * posted as `postConfirmedPayment` posts it; nothing waits for a timer, so an event that finds the books idle is
- * written at once.
+ * `payment.confirmed.v1`, posted several at a time: while `maxBatchesAtOnce` batches are being written, the payments
+ * that arrive wait and are written together in the next one, one statement and one commit (`postPaymentJournals`), so
+ * the round trip, the statement and the commit's flush are paid once per batch instead of once per payment. A payment
+ * alone is posted as `postConfirmedPayment` posts it; nothing waits for a timer, so an event that finds a batch free
+ * is written at once.
  *
  * Each `post` resolves only once its posting is committed (so its message is acked after it) and answers as
  * `postConfirmedPayment` does. A batch the database refuses (one bad posting, a deadlock, a lost connection) writes
  * nothing; each of its payments is then posted on its own, so one failing posting fails its own message only, and the
- * others are posted once. A second event of a payment (or the same event twice) waits for the batch its first is in,
- * and is posted in a later one, where its key finds the first.
+ * others are posted once. A second event of a payment (or the same event twice) waits until the batch its first is in is
+ * done, and is posted in a later one, where the keys find the first.
  */
 export class PaymentPostingBatches {
   private readonly waiting: WaitingPosting[] = [];
   private readonly maxBatch: number;
-  private writing = false;
+  private readonly maxBatchesAtOnce: number;
+  /** The payments and the cause keys of the batches being written. */
+  private readonly paymentsInFlight = new Set<string>();
+  private readonly causesInFlight = new Set<string>();
+  private writing = 0;
   private scheduled = false;
 
   constructor(
@@ -46,6 +58,7 @@ export class PaymentPostingBatches {
     options: PaymentPostingBatchesOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.maxBatchesAtOnce = options.maxBatchesAtOnce ?? DEFAULT_MAX_BATCHES_AT_ONCE;
   }
 
   post(event: PaymentEventPayload): Promise<{ posted: boolean }> {
@@ -56,37 +69,45 @@ export class PaymentPostingBatches {
   }
 
   /**
-   * The next batch starts once the one being written is done, after the events already read from the broker have
-   * joined (an immediate, not a timer).
+   * A batch starts as soon as fewer than `maxBatchesAtOnce` are being written, after the events already read from the
+   * broker have joined it (an immediate, not a timer).
    */
   private schedule(): void {
-    if (this.writing || this.scheduled || this.waiting.length === 0) return;
+    if (this.writing >= this.maxBatchesAtOnce || this.scheduled || this.waiting.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      if (this.writing || this.waiting.length === 0) return;
-      this.writing = true;
-      void this.write(this.takeBatch()).finally(() => {
-        this.writing = false;
-        this.schedule();
-      });
+      while (this.writing < this.maxBatchesAtOnce) {
+        const batch = this.takeBatch();
+        if (batch.length === 0) return;
+        this.writing += 1;
+        void this.write(batch).finally(() => {
+          this.writing -= 1;
+          for (const { journal } of batch) {
+            this.paymentsInFlight.delete(journal.settlement.paymentId);
+            this.causesInFlight.delete(journal.causeKey);
+          }
+          this.schedule();
+        });
+      }
     });
   }
 
-  /** The oldest waiting postings, at most one per payment and per cause key; the others wait for the next batch. */
+  /**
+   * The oldest waiting postings, at most one per payment and per cause key, none of a payment or key in a batch being
+   * written; the others wait for a later batch.
+   */
   private takeBatch(): WaitingPosting[] {
     const batch: WaitingPosting[] = [];
-    const payments = new Set<string>();
-    const causes = new Set<string>();
     for (let i = 0; i < this.waiting.length && batch.length < this.maxBatch;) {
       const waiting = this.waiting[i]!;
-      const { paymentId } = waiting.journal.settlement;
-      if (payments.has(paymentId) || causes.has(waiting.journal.causeKey)) {
+      const { causeKey, settlement } = waiting.journal;
+      if (this.paymentsInFlight.has(settlement.paymentId) || this.causesInFlight.has(causeKey)) {
         i += 1;
         continue;
       }
-      payments.add(paymentId);
-      causes.add(waiting.journal.causeKey);
+      this.paymentsInFlight.add(settlement.paymentId);
+      this.causesInFlight.add(causeKey);
       batch.push(waiting);
       this.waiting.splice(i, 1);
     }
