@@ -62,8 +62,8 @@ const settlementDelay = Joi.number()
 
 /**
  * The ledger posts the paid payments in flight together (one statement a batch), so its batches are as large as its
- * prefetch lets them be: 64 drained a backlog about 1.6 times as fast as the shared default of 16, at two thirds of
- * the CPU per posting (docs/benchmarks.md#the-ledgers-postings-pnpm-benchledger).
+ * prefetch lets them be: 64 drained a backlog 1.5 to 1.7 times as fast as the shared default of 16, at about three
+ * quarters of the CPU per posting (docs/benchmarks.md#the-ledgers-postings-pnpm-benchledger).
  */
 export const LEDGER_BROKER_PREFETCH = 64;
 
