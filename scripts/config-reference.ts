@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { Joi, metricsEnv, serviceEnv, variableNames } from '../packages/config/src';
 import { applyDefinitionsConfigSchema, waitForDefinitionsConfigSchema } from '../infra/deploy/src/config';
 import { pspSimulatorSchema } from '../infra/psp-simulator/src/config';
@@ -89,7 +90,8 @@ const sections: Section[] = [
     source: '`services/ledger/src/config.ts`',
     schema: ledgerConfigSchema,
     omitShared: true,
-    intro: 'The settlement delays (docs/money-model.md#settlement) and how often the settlement sweep runs.',
+    intro:
+      'The settlement delays (docs/money-model.md#settlement), how often the settlement sweep runs, and its own consumer prefetch.',
   },
   {
     title: 'webhook-dispatcher',
@@ -145,6 +147,8 @@ export const meanings: Record<string, string> = {
   BROKER_PREFETCH:
     'unacked messages each consumer takes at once ([measured](benchmarks.md#consumer-prefetch-and-database-pool-sizes))',
   DATABASE_POOL_SIZE: 'PostgreSQL connections per process at most',
+  'ledger/BROKER_PREFETCH':
+    'as for every service, with a default of its own: the paid payments in flight are posted together, so a batch is as large as this lets it be ([measured](benchmarks.md#the-ledgers-postings-pnpm-benchledger))',
   SHUTDOWN_TIMEOUT_MS:
     "how long a stop (SIGTERM to exit) may take before what still runs is abandoned to redelivery and the process exits 1; keep the orchestrator's grace period above it plus 7 s. The gateway refuses to start unless it exceeds `RPC_TIMEOUT_MS`, the webhook dispatcher unless it exceeds `WEBHOOK_TIMEOUT_MS`",
   OTEL_EXPORTER_OTLP_ENDPOINT:
@@ -466,8 +470,19 @@ export function variablesWithoutMeaning(): string[] {
   );
 }
 
+const sharedDescribed = (sharedSchema.describe() as { keys: Record<string, Described> }).keys;
+
+/** A section leaves a shared variable to "Every service" unless its schema gives it its own rule (a default of its own). */
 function variablesOf(section: Section): string[] {
-  return variableNames(section.schema).filter((name) => !(section.omitShared && sharedVariables.has(name)));
+  const described = (section.schema.describe() as { keys: Record<string, Described> }).keys;
+  return variableNames(section.schema).filter(
+    (name) =>
+      !(
+        section.omitShared &&
+        sharedVariables.has(name) &&
+        isDeepStrictEqual(described[name], sharedDescribed[name])
+      ),
+  );
 }
 
 function meaningOf(section: Section, name: string): string | undefined {

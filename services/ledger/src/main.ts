@@ -29,7 +29,7 @@ import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadLedgerConfig, type LedgerConfig } from './config';
 import { ledgerDatabase } from './persistence';
-import { postConfirmedPayment } from './application/post-confirmed-payment';
+import { PaymentPostingBatches } from './application/payment-posting-batches';
 import { postSucceededRefund } from './application/post-succeeded-refund';
 import { SettlementSweep } from './application/settlement-sweep';
 import { postReceivedFunds } from './application/post-received-funds';
@@ -77,6 +77,7 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     delays: { pix: config.SETTLEMENT_DELAY_PIX_SECONDS, crypto: config.SETTLEMENT_DELAY_CRYPTO_SECONDS },
     afterPosting: () => settlement.nudge(),
   };
+  const paymentPostings = new PaymentPostingBatches(paymentDeps);
   const reconcileDeps: ReconcileBooksDeps = {
     dataSource,
     ask: (definition, payload, options) => runtime.broker.call(definition, payload, options),
@@ -93,9 +94,10 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(getBalance, handleGetBalance(dataSource))
     .handle(listBalanceTransactions, handleListBalanceTransactions(dataSource))
     .handle(getStatementSummary, handleGetStatementSummary(dataSource))
-    // Each journal is keyed by its event's id: a redelivered or replayed event posts nothing twice.
+    // Each journal is keyed by its event's id: a redelivered or replayed event posts nothing twice. Payments that
+    // arrive together are posted together, each message acked once its own posting is committed.
     .handle(paymentConfirmed, async (event) => {
-      await postConfirmedPayment(paymentDeps, event);
+      await paymentPostings.post(event);
     })
     // A refund reserves before it is opened (docs/money-model.md#refunds); its outcome spends or releases it.
     .handle(createReservation, (command) => reserveRefund(dataSource, command))

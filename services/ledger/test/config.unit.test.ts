@@ -20,4 +20,10 @@ describe('ledger config', () => {
       /SETTLEMENT_DELAY_CRYPTO_SECONDS/,
     );
   });
+
+  test('the consumer prefetch is 64 unless set (batches of payment postings are as large as it lets them be)', () => {
+    expect(loadLedgerConfig({ APP_ENV: 'sandbox' }).BROKER_PREFETCH).toBe(64);
+    expect(loadLedgerConfig({ APP_ENV: 'sandbox', BROKER_PREFETCH: '16' }).BROKER_PREFETCH).toBe(16);
+    expect(() => loadLedgerConfig({ APP_ENV: 'sandbox', BROKER_PREFETCH: '0' })).toThrow(/BROKER_PREFETCH/);
+  });
 });

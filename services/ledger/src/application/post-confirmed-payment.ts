@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '@gateway/observability';
 import { newPublicId, type PaymentEventPayload } from '@gateway/contracts';
 import { isSettlementDue, paymentConfirmedPosting, type SettlementDelays } from '../domain/posting-rules';
-import { journalExists, postPaymentJournal } from '../persistence';
+import { journalExists, postPaymentJournal, type PaymentJournal } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
 
 export interface PostConfirmedPaymentDeps {
@@ -22,24 +22,42 @@ export async function postConfirmedPayment(
   deps: PostConfirmedPaymentDeps,
   event: PaymentEventPayload,
 ): Promise<{ posted: boolean }> {
-  const posting = paymentConfirmedPosting(event, deps.delays);
+  const journal = paymentJournalOf(event, deps.delays);
+  // One statement, its own transaction: nothing is held open across a round trip.
+  const posted = (await postPaymentJournal(deps.dataSource, journal)) !== null;
+  await afterPaymentPosting(deps, event, journal, posted);
+  return { posted };
+}
+
+/** What a paid payment's event posts: its journal, its balance transaction (a new id) and its settlement. */
+export function paymentJournalOf(event: PaymentEventPayload, delays: SettlementDelays): PaymentJournal {
+  const posting = paymentConfirmedPosting(event, delays);
   if (posting.balanceTransaction === null || posting.settlement === null)
     throw new Error(`a payment posting has a balance transaction and a settlement: ${posting.causeKey}`);
-  // One statement, its own transaction: nothing is held open across a round trip.
-  const journalId = await postPaymentJournal(deps.dataSource, {
+  return {
     ...posting,
     balanceTransaction: { ...posting.balanceTransaction, id: newPublicId('btx') },
     settlement: posting.settlement,
-  });
-  const posted = journalId !== null;
+  };
+}
+
+/**
+ * After a payment's posting committed (or found it posted before): counted, the sweep nudged when its settlement is
+ * due already; a payment posted under another event is logged.
+ */
+export async function afterPaymentPosting(
+  deps: PostConfirmedPaymentDeps,
+  event: PaymentEventPayload,
+  journal: PaymentJournal,
+  posted: boolean,
+): Promise<void> {
   if (posted) {
     recordJournalPosted('payment', new Date(event.occurred_at));
     // Only a settlement already due needs a sweep now; a later one is found by the sweep's interval.
-    if (isSettlementDue(posting.settlement, new Date())) deps.afterPosting?.();
-  } else if (!(await journalExists(deps.dataSource.manager, posting.causeKey)))
+    if (isSettlementDue(journal.settlement, new Date())) deps.afterPosting?.();
+  } else if (!(await journalExists(deps.dataSource.manager, journal.causeKey)))
     deps.logger.warn(
       { payment_id: event.payment.payment_id, event_id: event.event_id },
       'payment already posted under another event: nothing posted',
     );
-  return { posted };
 }

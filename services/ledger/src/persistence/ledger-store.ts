@@ -27,6 +27,17 @@ export async function claimJournal(
   return rows.length === 0 ? null : Number(rows[0]!.id);
 }
 
+/** A paid payment's posting, as `postPaymentJournal` and `postPaymentJournals` write it. */
+export interface PaymentJournal {
+  causeKey: string;
+  businessId: string;
+  railReference: string | null;
+  lines: readonly JournalLine[];
+  deltas: BalanceDeltas;
+  balanceTransaction: NewBalanceTransaction & { id: string };
+  settlement: DueSettlement;
+}
+
 /**
  * A paid payment's posting, whole, in one statement (one round trip, its own transaction): the payment's posting lock
  * (as `lockPaymentPosting`), its settlement claimed by payment id, then, only if that was new, its journal claimed by
@@ -38,15 +49,7 @@ export async function claimJournal(
  */
 export async function postPaymentJournal(
   dataSource: DataSource,
-  posting: {
-    causeKey: string;
-    businessId: string;
-    railReference: string | null;
-    lines: readonly JournalLine[];
-    deltas: BalanceDeltas;
-    balanceTransaction: NewBalanceTransaction & { id: string };
-    settlement: DueSettlement;
-  },
+  posting: PaymentJournal,
 ): Promise<number | null> {
   const { balanceTransaction: btx, settlement, deltas } = posting;
   if (Object.values(deltas).some((delta) => delta < 0))
@@ -115,6 +118,122 @@ export async function postPaymentJournal(
     ],
   });
   return rows.length === 0 ? null : Number((rows[0] as { id: string }).id);
+}
+
+/**
+ * Several paid payments' postings in one statement (one round trip, one transaction, one commit), each as
+ * `postPaymentJournal` writes one: the payments' posting locks, taken in payment id order (two batches, or a batch and
+ * a refund, never wait on each other in a cycle), their settlements claimed by payment id, then, only for the new
+ * ones, their journals claimed by cause key, their entries, their balances (one upsert row per business, in business
+ * order, as the settlement sweep locks them) and their balance transactions. The batch has no two postings of one
+ * payment or one cause key (the caller posts such a second one after it). Answers the journal id of each posting that
+ * was posted, by cause key; one posted before (under its event or another) is absent. Any error refuses the whole
+ * batch: nothing of it is written.
+ */
+export async function postPaymentJournals(
+  dataSource: DataSource,
+  postings: readonly PaymentJournal[],
+): Promise<Map<string, number>> {
+  for (const posting of postings)
+    if (Object.values(posting.deltas).some((delta) => delta < 0))
+      throw new Error(`a payment posting only adds to balances: ${posting.causeKey}`);
+  if (new Set(postings.map((p) => p.settlement.paymentId)).size !== postings.length)
+    throw new Error('a batch of payment postings has one posting per payment');
+  if (new Set(postings.map((p) => p.causeKey)).size !== postings.length)
+    throw new Error('a batch of payment postings has one posting per cause key');
+  const lines = postings.flatMap((posting, i) => posting.lines.map((line) => ({ posting: i + 1, line })));
+  // Prepared once per connection; every argument is an array (one element per posting, or per line), so the one plan
+  // serves a batch of any size.
+  const { rows } = await (dataSource.driver as PostgresDriver).master.query({
+    name: 'ledger-post-payments',
+    text: `WITH posting AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[],
+         $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[],
+         $14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::text[], $19::timestamptz[],
+         $20::timestamptz[], $21::text[])
+       WITH ORDINALITY AS p(payment_id, business_id, btx_id, holding_account, net_centavos, available_on, cause_key,
+         rail_reference, available_delta, pending_delta, reserved_delta, blocked_delta, btx_type, btx_source_id,
+         btx_amount_centavos, btx_fee_centavos, btx_net_centavos, btx_status, btx_available_on, btx_created_at,
+         btx_description, n)
+     ), posting_locks AS (
+       SELECT pg_advisory_xact_lock(hashtext('ledger:payment:' || payment_id))
+       FROM (SELECT payment_id FROM posting ORDER BY payment_id) AS in_lock_order
+     ), settlement AS (
+       INSERT INTO settlements (payment_id, business_id, balance_transaction_id, holding_account, net_centavos,
+         remaining_centavos, available_on)
+       SELECT payment_id, business_id, btx_id, holding_account, net_centavos, net_centavos, available_on
+       FROM posting WHERE (SELECT count(*) FROM posting_locks) = (SELECT count(*) FROM posting)
+       ORDER BY n
+       ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id
+     ), journal AS (
+       INSERT INTO journals (cause_key, kind, business_id, rail_reference)
+       SELECT posting.cause_key, 'payment', posting.business_id, posting.rail_reference
+       FROM posting JOIN settlement USING (payment_id)
+       ORDER BY posting.n
+       ON CONFLICT (cause_key) DO NOTHING RETURNING id, cause_key
+     ), posted AS (
+       SELECT posting.*, journal.id AS journal_id FROM posting JOIN journal USING (cause_key)
+     ), journal_entries AS (
+       INSERT INTO entries (journal_id, account, business_id, amount_centavos, quantity_base_units)
+       SELECT posted.journal_id, line.account, line.business_id, line.amount_centavos, line.quantity
+       FROM unnest($22::bigint[], $23::text[], $24::text[], $25::bigint[], $26::numeric[]) WITH ORDINALITY
+         AS line(n, account, business_id, amount_centavos, quantity, line_number)
+       JOIN posted USING (n)
+       ORDER BY line.line_number
+     ), balance AS (
+       INSERT INTO balances AS b (business_id, available_centavos, pending_centavos, reserved_centavos,
+         blocked_centavos)
+       SELECT business_id, sum(available_delta), sum(pending_delta), sum(reserved_delta), sum(blocked_delta)
+       FROM posted GROUP BY business_id ORDER BY business_id
+       ON CONFLICT (business_id) DO UPDATE SET
+         available_centavos = b.available_centavos + EXCLUDED.available_centavos,
+         pending_centavos = b.pending_centavos + EXCLUDED.pending_centavos,
+         reserved_centavos = b.reserved_centavos + EXCLUDED.reserved_centavos,
+         blocked_centavos = b.blocked_centavos + EXCLUDED.blocked_centavos,
+         updated_at = now()
+     ), balance_transaction AS (
+       INSERT INTO balance_transactions (id, business_id, journal_id, type, source_id, amount_centavos,
+         fee_centavos, net_centavos, status, available_on, created_at, description)
+       SELECT btx_id, business_id, journal_id, btx_type, btx_source_id, btx_amount_centavos, btx_fee_centavos,
+         btx_net_centavos, btx_status, btx_available_on, btx_created_at, btx_description
+       FROM posted ORDER BY n
+     )
+     SELECT cause_key, journal_id FROM posted`,
+    values: [
+      postings.map((p) => p.settlement.paymentId),
+      postings.map((p) => p.businessId),
+      postings.map((p) => p.balanceTransaction.id),
+      postings.map((p) => p.settlement.holdingAccount),
+      postings.map((p) => p.settlement.netCentavos),
+      postings.map((p) => p.settlement.availableOn),
+      postings.map((p) => p.causeKey),
+      postings.map((p) => p.railReference),
+      postings.map((p) => p.deltas.available),
+      postings.map((p) => p.deltas.pending),
+      postings.map((p) => p.deltas.reserved),
+      postings.map((p) => p.deltas.blocked),
+      postings.map((p) => p.balanceTransaction.type),
+      postings.map((p) => p.balanceTransaction.sourceId),
+      postings.map((p) => p.balanceTransaction.amountCentavos),
+      postings.map((p) => p.balanceTransaction.feeCentavos),
+      postings.map((p) => p.balanceTransaction.netCentavos),
+      postings.map((p) => p.balanceTransaction.status),
+      postings.map((p) => p.balanceTransaction.availableOn),
+      postings.map((p) => p.balanceTransaction.createdAt),
+      postings.map((p) => p.balanceTransaction.description),
+      lines.map(({ posting }) => posting),
+      lines.map(({ line }) => line.account),
+      lines.map(({ line }) => line.businessId),
+      lines.map(({ line }) => line.amountCentavos),
+      lines.map(({ line }) => line.quantityBaseUnits ?? null),
+    ],
+  });
+  return new Map(
+    (rows as Array<{ cause_key: string; journal_id: string }>).map((row) => [
+      row.cause_key,
+      Number(row.journal_id),
+    ]),
+  );
 }
 
 /** Whether a journal with this cause key exists. */
