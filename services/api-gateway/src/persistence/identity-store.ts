@@ -104,7 +104,8 @@ export async function markApiKeyRolled(
   rolledTo: string,
   overlapSeconds: number,
 ): Promise<Date> {
-  const rows: Array<{ expires_at: Date }> = await manager.query(
+  // An UPDATE answers its returned rows and its count.
+  const [rows]: [Array<{ expires_at: Date }>, number] = await manager.query(
     `UPDATE api_keys SET rolled_to = $2, expires_at = now() + make_interval(secs => $3)
       WHERE key_prefix = $1 RETURNING expires_at`,
     [keyPrefix, rolledTo, overlapSeconds],
