@@ -9,7 +9,7 @@
  * sdk-routes.unit.test.ts fails when they are stale.
  */
 import { join } from 'node:path';
-import { operations, type OperationSpec } from '../services/api-gateway/src/http/openapi';
+import { operations, scopeSentence, type OperationSpec } from '../services/api-gateway/src/http/openapi';
 import { formatted, sandboxDocument, type Schema } from './operation-document';
 
 export const SDK_METHODS_FILE = join(__dirname, '..', 'packages', 'sdk', 'src', 'generated', 'methods.ts');
@@ -89,7 +89,9 @@ export function renderSdkMethods(): string {
     const methods = namespaces.get(namespace) ?? [];
     if (methods.some((line) => line.startsWith(`      ${name}:`)))
       throw new Error(`${op.operationId}: ${sdk.method} is another operation's method`);
-    if (sdk.description !== undefined) methods.push(...jsDoc(sdk.description, 6));
+    // What the method does, then the scope its key needs.
+    const doc = [sdk.description, op.scope && scopeSentence(op.scope)].filter(Boolean).join(' ');
+    if (doc) methods.push(...jsDoc(doc, 6));
     methods.push(`      ${name}: ${callOf(document, op)},`);
     namespaces.set(namespace, methods);
     if (sdk.handWritten) handWritten.set(namespace, [...(handWritten.get(namespace) ?? []), name]);

@@ -186,6 +186,34 @@ describe('the CLI against a stand-in gateway', () => {
     ]);
   });
 
+  test('roll-key takes a dashed prefix and the overlap; issue-key sends the scopes given as a list', async () => {
+    const bodies: string[] = [];
+    handler = (_req, res, body) => {
+      bodies.push(body);
+      json(res, 201, { key_prefix: 'abcdefghijkl' });
+    };
+    const rolled = await cli(['--json', 'admin', 'roll-key', '-IHbFvBK0zwx', '--overlap', '60'], {
+      GATEWAY_URL: baseUrl,
+    });
+    const issued = await cli(
+      ['--json', 'admin', 'issue-key', 'biz_1', '--scopes', 'read_only,payouts:write'],
+      {
+        GATEWAY_URL: baseUrl,
+      },
+    );
+    const unknown = await cli(['admin', 'issue-key', 'biz_1', '--overlap', '60'], { GATEWAY_URL: baseUrl });
+    expect([rolled, issued].map((ran) => ran.code)).toEqual([0, 0]);
+    expect(unknown.code).not.toBe(0);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST /admin/v1/api-keys/-IHbFvBK0zwx/roll',
+      'POST /admin/v1/businesses/biz_1/api-keys',
+    ]);
+    expect(bodies.map((body) => JSON.parse(body) as unknown)).toEqual([
+      { expires_in_seconds: 60 },
+      { scopes: ['read_only', 'payouts:write'] },
+    ]);
+  });
+
   test('listen refuses an oversized delivery, and reports the error that stopped it over a failed webhook deletion', async () => {
     const tlsDir = join(mkdtempSync(join(tmpdir(), 'cli-guards-')), 'tls');
     let oversized: number | string | undefined;

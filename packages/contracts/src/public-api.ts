@@ -94,3 +94,30 @@ export type WebhookDelivery = Omit<HttpApi.WebhookDelivery, 'status'> & {
 };
 /** One attempt at a delivery, for debugging your endpoint. */
 export type WebhookDeliveryAttempt = WebhookDelivery['attempts'][number];
+
+/**
+ * What an API key may be limited to (docs/adr/0022-api-key-scopes.md): every /v1 operation needs one of these, and a
+ * key with scopes may call only the operations they cover. A `:write` scope covers its family's `:read` one; a key
+ * issued without scopes has every one. `events:read` lists and reads the events webhooks carry; `balance:read` the
+ * balance, its transactions and the statements.
+ */
+export const apiKeyScopes = [
+  'payments:read',
+  'payments:write',
+  'refunds:read',
+  'refunds:write',
+  'checkouts:read',
+  'checkouts:write',
+  'customers:read',
+  'customers:write',
+  'webhooks:read',
+  'webhooks:write',
+  'events:read',
+  'balance:read',
+  'payouts:read',
+  'payouts:write',
+] as const;
+export type ApiKeyScope = (typeof apiKeyScopes)[number];
+
+/** Shorthand an operator may give when issuing a key: every `:read` scope. */
+export const READ_ONLY_SCOPES = 'read_only';

@@ -312,6 +312,13 @@ describe('the API reference page in a real browser', () => {
       business_id: businessId,
       funds_id: late.funds_id,
       method: 'pix',
+      // A key rolls once: a fresh one for each example.
+      ...(operationId === 'rollApiKey'
+        ? {
+            key_prefix: (await client.admin('POST', `/admin/v1/businesses/${businessId}/api-keys`, {}))
+              .key_prefix as string,
+          }
+        : {}),
     });
 
     const answers: string[] = [];

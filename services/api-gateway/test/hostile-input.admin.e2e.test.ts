@@ -38,6 +38,12 @@ describe('hostile input through the whole stack', () => {
     ],
     ['/admin/v1/api-keys/{prefix}', () => `/admin/v1/api-keys/${a.keyPrefix}`, ['DELETE'], () => asAdmin()],
     [
+      '/admin/v1/api-keys/{prefix}/roll',
+      () => `/admin/v1/api-keys/${a.keyPrefix}/roll`,
+      ['POST'],
+      () => asAdmin(),
+    ],
+    [
       '/admin/v1/received-funds/{id}/assign',
       () => `/admin/v1/received-funds/fund_${'n'.repeat(24)}/assign`,
       ['POST'],
@@ -51,6 +57,7 @@ describe('hostile input through the whole stack', () => {
       for (const [, id] of hostileIds) {
         expectError(await hit('GET', `/admin/v1/businesses/${id}`, { headers: asAdmin() }), 'NOT_FOUND');
         expectError(await hit('DELETE', `/admin/v1/api-keys/${id}`, { headers: asAdmin() }), 'NOT_FOUND');
+        expectError(await hit('POST', `/admin/v1/api-keys/${id}/roll`, { headers: asAdmin() }), 'NOT_FOUND');
         expectError(
           await hit('POST', `/admin/v1/businesses/${id}/api-keys`, { headers: asAdmin() }),
           'NOT_FOUND',

@@ -177,7 +177,14 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       201,
       call('POST', `/admin/v1/businesses/${made.business}/api-keys`, { as: 'operator' }),
     );
-    await expectStatus(200, call('DELETE', `/admin/v1/api-keys/${issued.key_prefix}`, { as: 'operator' }));
+    const rolled = await expectStatus(
+      201,
+      call('POST', `/admin/v1/api-keys/${issued.key_prefix}/roll`, {
+        as: 'operator',
+        body: { expires_in_seconds: 0 },
+      }),
+    );
+    await expectStatus(200, call('DELETE', `/admin/v1/api-keys/${rolled.key_prefix}`, { as: 'operator' }));
     for (const method of ['pix', 'crypto']) {
       await expectStatus(
         200,

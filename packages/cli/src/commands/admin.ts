@@ -7,6 +7,7 @@ import { pageText, tableGroup, type OperationId, type View } from './table';
 const ORDER = [
   'create-business',
   'issue-key',
+  'roll-key',
   'revoke-key',
   'set-fee',
   'create-product',
@@ -20,8 +21,16 @@ type Count = { queue: string } & Record<string, number | string>;
 
 /** The answers shown otherwise than as a record: a business with its keys, the operators' page, the queue counts. */
 const VIEWS: Partial<Record<OperationId, View>> = {
-  getBusiness: ({ api_keys, ...rest }: { api_keys: object[] }) =>
-    [formatRecord(rest), '', formatTable(api_keys, ['key_prefix', 'created_at', 'revoked_at'])].join('\n'),
+  // A key without scopes has every one: `all`, not the `-` of an absent value.
+  getBusiness: ({ api_keys, ...rest }: { api_keys: Array<{ scopes: string[] | null }> }) =>
+    [
+      formatRecord(rest),
+      '',
+      formatTable(
+        api_keys.map((key) => ({ ...key, scopes: key.scopes ?? 'all' })),
+        ['key_prefix', 'status', 'scopes', 'created_at', 'expires_at', 'revoked_at'],
+      ),
+    ].join('\n'),
   listAllReceivedFunds: pageText(
     [
       'funds_id',

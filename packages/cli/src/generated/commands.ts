@@ -539,13 +539,61 @@ export const generatedCommands = {
   },
   issueApiKey: {
     command: 'admin issue-key',
-    description: 'issue a further API key (rotation: the old keys stay valid until revoked)',
+    description:
+      'issue a further API key, with every scope or --scopes (the old keys stay valid until revoked)',
     area: 'admin',
     method: 'POST',
     path: '/admin/v1/businesses/{business_id}/api-keys',
     params: ['business_id'],
     query: {},
-    fields: {},
+    body: {
+      scopes: {
+        required: false,
+        type: 'array',
+        values: [
+          'payments:read',
+          'payments:write',
+          'refunds:read',
+          'refunds:write',
+          'checkouts:read',
+          'checkouts:write',
+          'customers:read',
+          'customers:write',
+          'webhooks:read',
+          'webhooks:write',
+          'events:read',
+          'balance:read',
+          'payouts:read',
+          'payouts:write',
+          'read_only',
+        ],
+      },
+    },
+    fields: {
+      scopes: {
+        description:
+          'comma-separated, of: read_only, payments:read, payments:write, refunds:read, refunds:write, checkouts:read, checkouts:write, customers:read, customers:write, webhooks:read, webhooks:write, events:read, balance:read, payouts:read, payouts:write (default: every scope)',
+      },
+    },
+  },
+  rollApiKey: {
+    command: 'admin roll-key',
+    description:
+      'roll an API key by its prefix: a new key (shown once), the old one working until the overlap ends',
+    dashArguments: true,
+    area: 'admin',
+    method: 'POST',
+    path: '/admin/v1/api-keys/{key_prefix}/roll',
+    params: ['key_prefix'],
+    query: {},
+    body: { expires_in_seconds: { required: false, type: 'integer' } },
+    fields: {
+      expires_in_seconds: {
+        flag: 'overlap',
+        value: 'seconds',
+        description: 'how long the old key keeps working (default 86400, 0: stop it now)',
+      },
+    },
   },
   revokeApiKey: {
     command: 'admin revoke-key',

@@ -8,10 +8,58 @@ export interface ApiKeyIssued {
   /** Shown once: store it now. */
   api_key: string;
   key_prefix: string;
+  /** What the key may do (a `:write` scope covers its `:read` one); null: every scope. */
+  scopes:
+    | (
+        | 'payments:read'
+        | 'payments:write'
+        | 'refunds:read'
+        | 'refunds:write'
+        | 'checkouts:read'
+        | 'checkouts:write'
+        | 'customers:read'
+        | 'customers:write'
+        | 'webhooks:read'
+        | 'webhooks:write'
+        | 'events:read'
+        | 'balance:read'
+        | 'payouts:read'
+        | 'payouts:write'
+      )[]
+    | null;
 }
 
 export interface ApiKeyRevoked {
   revoked: true;
+}
+
+export interface ApiKeyRolled {
+  business_id: string;
+  /** Shown once: store it now. */
+  api_key: string;
+  key_prefix: string;
+  /** What the key may do (a `:write` scope covers its `:read` one); null: every scope. */
+  scopes:
+    | (
+        | 'payments:read'
+        | 'payments:write'
+        | 'refunds:read'
+        | 'refunds:write'
+        | 'checkouts:read'
+        | 'checkouts:write'
+        | 'customers:read'
+        | 'customers:write'
+        | 'webhooks:read'
+        | 'webhooks:write'
+        | 'events:read'
+        | 'balance:read'
+        | 'payouts:read'
+        | 'payouts:write'
+      )[]
+    | null;
+  previous_key_prefix: string;
+  /** When the rolled key stops working. */
+  previous_key_expires_at: string;
 }
 
 export interface AssignReceivedFundsRequest {
@@ -57,8 +105,33 @@ export interface Business {
   created_at: string;
   api_keys: {
     key_prefix: string;
+    /** What the key may do (a `:write` scope covers its `:read` one); null: every scope. */
+    scopes:
+      | (
+          | 'payments:read'
+          | 'payments:write'
+          | 'refunds:read'
+          | 'refunds:write'
+          | 'checkouts:read'
+          | 'checkouts:write'
+          | 'customers:read'
+          | 'customers:write'
+          | 'webhooks:read'
+          | 'webhooks:write'
+          | 'events:read'
+          | 'balance:read'
+          | 'payouts:read'
+          | 'payouts:write'
+        )[]
+      | null;
+    /** `rolled`: a successor was issued and this key works until `expires_at`; `expired`, `revoked`: it no longer works. */
+    status: 'active' | 'rolled' | 'expired' | 'revoked';
     created_at: string;
+    /** When a rolled key stops working. */
+    expires_at: string | null;
     revoked_at: string | null;
+    /** Its successor. */
+    rolled_to: string | null;
   }[];
   api_keys_has_more: boolean;
 }
@@ -337,6 +410,27 @@ export interface FeeRule {
 export interface FeeRuleRequest {
   percent_bps: number;
   fixed_centavos: number;
+}
+
+export interface IssueApiKeyRequest {
+  /** Limits the key to these scopes (`read_only`: every `:read` one). Left out: the key may do everything. */
+  scopes?: (
+    | 'payments:read'
+    | 'payments:write'
+    | 'refunds:read'
+    | 'refunds:write'
+    | 'checkouts:read'
+    | 'checkouts:write'
+    | 'customers:read'
+    | 'customers:write'
+    | 'webhooks:read'
+    | 'webhooks:write'
+    | 'events:read'
+    | 'balance:read'
+    | 'payouts:read'
+    | 'payouts:write'
+    | 'read_only'
+  )[];
 }
 
 export interface OperatorReceivedFunds {
@@ -727,6 +821,11 @@ export interface RefundSucceededEvent {
   data: EventRefund;
 }
 
+export interface RollApiKeyRequest {
+  /** How long the old key keeps working beside the new one: 86400 s (a day) unless given, 0 stops it now. */
+  expires_in_seconds?: number;
+}
+
 export interface SimulatePaymentRequest {
   outcome: 'paid' | 'failed' | 'expired';
   amount?: number | null;
@@ -1107,7 +1206,13 @@ export interface OperationTypes {
   };
   /** POST /admin/v1/businesses/{business_id}/api-keys */
   issueApiKey: {
+    body: IssueApiKeyRequest;
     answer: ApiKeyIssued;
+  };
+  /** POST /admin/v1/api-keys/{key_prefix}/roll */
+  rollApiKey: {
+    body: RollApiKeyRequest;
+    answer: ApiKeyRolled;
   };
   /** DELETE /admin/v1/api-keys/{key_prefix} */
   revokeApiKey: {

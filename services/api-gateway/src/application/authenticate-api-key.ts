@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { ApiKeyScope } from '@gateway/contracts';
 import type { ApiKeyCache, CachedKey } from '../clients/api-key-cache';
 import { digestsEqual, hashApiKey, parseApiKey, type Environment } from '../domain/api-key';
 import { findActiveApiKey } from '../persistence';
@@ -8,6 +9,8 @@ export interface Identity {
   businessId: string;
   businessName: string;
   keyPrefix: string;
+  /** What the key may do; null: everything. */
+  scopes: ApiKeyScope[] | null;
 }
 
 /** What the use cases on businesses and their API keys need. */
@@ -20,8 +23,8 @@ export interface IdentityDeps {
 }
 
 /**
- * The identity behind a presented key, or null when it is malformed, unknown, revoked or of another environment. Only
- * the key's hash is stored; lookups are cached briefly.
+ * The identity behind a presented key, or null when it is malformed, unknown, revoked, expired or of another
+ * environment. Only the key's hash is stored; lookups are cached briefly (an expiry is checked on every request).
  */
 export async function authenticateApiKey(deps: IdentityDeps, presented: string): Promise<Identity | null> {
   const parsed = parseApiKey(presented);
@@ -29,10 +32,12 @@ export async function authenticateApiKey(deps: IdentityDeps, presented: string):
   const stored = await lookUp(deps, parsed.keyPrefix);
   if (!stored || stored.environment !== deps.environment) return null;
   if (!digestsEqual(hashApiKey(presented), Buffer.from(stored.hash, 'hex'))) return null;
+  if (stored.expires_at && Date.parse(stored.expires_at) <= Date.now()) return null;
   return {
     businessId: stored.business_id,
     businessName: stored.business_name,
     keyPrefix: parsed.keyPrefix,
+    scopes: stored.scopes ?? null,
   };
 }
 
@@ -46,6 +51,8 @@ async function lookUp(deps: IdentityDeps, keyPrefix: string): Promise<CachedKey 
         business_id: key.businessId,
         business_name: key.businessName,
         environment: key.environment,
+        scopes: key.scopes,
+        expires_at: key.expiresAt?.toISOString() ?? null,
       }
     : null;
   deps.cache.write(keyPrefix, found);

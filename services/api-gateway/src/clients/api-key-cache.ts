@@ -1,13 +1,19 @@
 import type Redis from 'ioredis';
+import type { ApiKeyScope } from '@gateway/contracts';
 import type { Logger } from '@gateway/observability';
 import type { Environment } from '../domain/api-key';
 
-/** A key lookup as it is cached (JSON): the key's hash (hex) and its business. */
+/**
+ * A key lookup as it is cached (JSON): the key's hash (hex), its business, its scopes (null: all) and when it expires
+ * (ISO, null: never). An entry cached before keys had scopes has neither: it reads as a key with every scope.
+ */
 export interface CachedKey {
   hash: string;
   business_id: string;
   business_name: string;
   environment: Environment;
+  scopes?: ApiKeyScope[] | null;
+  expires_at?: string | null;
 }
 
 /** A key lookup is cached this long at most, so a revoked key stops working on every replica within it. */

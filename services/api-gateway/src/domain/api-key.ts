@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { READ_ONLY_SCOPES, apiKeyScopes, type ApiKeyScope } from '@gateway/contracts';
 
 export const environments = ['sandbox', 'production'] as const;
 export type Environment = (typeof environments)[number];
@@ -58,4 +59,45 @@ export function hasKeyPrefixShape(value: unknown): value is string {
 /** Constant-time comparison of two SHA-256 digests (always 32 bytes, so the lengths never leak anything). */
 export function digestsEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The scopes a key is issued with, from what the operator asked for (known scopes, or `read_only` for every `:read`
+ * one): each once, in the catalog's order.
+ */
+export function scopesToGrant(requested: readonly string[]): ApiKeyScope[] {
+  const wanted = new Set(
+    requested.flatMap((scope) =>
+      scope === READ_ONLY_SCOPES ? apiKeyScopes.filter((known) => known.endsWith(':read')) : [scope],
+    ),
+  );
+  return apiKeyScopes.filter((scope) => wanted.has(scope));
+}
+
+/** Whether a key's scopes (null: a key without scopes, which has them all) allow `required`; `:write` covers `:read`. */
+export function scopesAllow(scopes: readonly ApiKeyScope[] | null, required: ApiKeyScope): boolean {
+  if (scopes === null) return true;
+  const writeOf = required.endsWith(':read') ? required.replace(/:read$/, ':write') : null;
+  return scopes.some((granted) => granted === required || granted === writeOf);
+}
+
+/** How long a rolled key keeps working beside its successor, unless the operator says otherwise: a day. */
+export const ROLL_OVERLAP_DEFAULT_SECONDS = 24 * 60 * 60;
+/** The longest overlap a roll may give the old key: a week. */
+export const ROLL_OVERLAP_MAX_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * Where a key stands: `active`; `rolled` (a successor is issued, and it still works until it expires); `expired`;
+ * `revoked`.
+ */
+export const apiKeyStatuses = ['active', 'rolled', 'expired', 'revoked'] as const;
+export type ApiKeyStatus = (typeof apiKeyStatuses)[number];
+
+export function apiKeyStatus(
+  key: { revokedAt: Date | null; expiresAt: Date | null; rolledTo: string | null },
+  now: Date,
+): ApiKeyStatus {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && key.expiresAt <= now) return 'expired';
+  return key.rolledTo ? 'rolled' : 'active';
 }

@@ -11,7 +11,7 @@ import type { ApiGatewayConfig } from '../config';
 import { CommandSender } from './commands';
 import { isDependencyFailure } from './dependency-failure';
 import { requireHostHeader } from './client-error';
-import { identify, requireIdentity } from './identity';
+import { identify, requireIdentity, requireScope } from './identity';
 import { idempotency } from './idempotency';
 import { jsonBody, refuseNulInQuery } from './input-bounds';
 import { createRateLimiter, rateLimit } from './rate-limit';
@@ -89,6 +89,7 @@ export function createApp(deps: AppDependencies): Express {
           next(/\/\/|.\/$/.test(req.originalUrl.split('?')[0]!) ? new AppError('NOT_FOUND') : undefined),
         ...jsonBody(),
       ],
+      perOperation: requireScope,
       onPost: [
         idempotency({
           dataSource: deps.dataSource,

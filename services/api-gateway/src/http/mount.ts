@@ -1,5 +1,5 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import { mountOperations, type Area, type OperationSpec } from './operation';
+import { mountOperations, routePath, type Area, type OperationSpec } from './operation';
 import type { RouteContext } from './routes/context';
 
 /**
@@ -16,6 +16,12 @@ export interface AreaStack {
    * limit) before it is NOT_FOUND.
    */
   guards?: RequestHandler[];
+  /**
+   * Run in front of each entry of these areas, past the guards and before `onPost`: what an entry's own declaration
+   * asks of the caller (the scope its API key needs). Only the first entry whose route matches a request runs it, the
+   * one that serves it.
+   */
+  perOperation?: (op: OperationSpec) => RequestHandler[];
   /** Run for every POST under the prefix, past the guards (an express route, so a path it cannot decode fails first). */
   onPost?: RequestHandler[];
   /** Parses the body in front of each route that has one, for a stack whose guards do not parse every body. */
@@ -34,6 +40,28 @@ export interface PathScope {
 }
 
 const isUnder = (path: string, prefix: string) => path.startsWith(`${prefix}/`);
+
+/**
+ * Each entry's own handlers, on its route ahead of everything else its stack mounts. Routes match in the table's order,
+ * as the entries' own do, so the first entry whose route matches is the one that serves the request: only its run.
+ */
+function mountPerOperation(
+  entries: OperationSpec[],
+  prefix: string,
+  router: Router,
+  perOperation: (op: OperationSpec) => RequestHandler[],
+): void {
+  for (const op of entries) {
+    const handlers = perOperation(op);
+    if (handlers.length === 0) continue;
+    const first: RequestHandler = (_req, res, next) => {
+      if (res.locals.operationId !== undefined) return next('route');
+      res.locals.operationId = op.operationId;
+      next();
+    };
+    router[op.method](routePath(op, prefix), first, ...handlers);
+  }
+}
 
 /**
  * Mounts the table: each entry under its area's stack, on the router of the deepest prefix its path is under (a stack's
@@ -72,6 +100,7 @@ export function mountTable(
       const entries = table.filter((op) => prefixOf(op.path) === prefix && stackOf.get(op.area) === stack);
       if (stack.prefix !== prefix && entries.length === 0) continue;
       if (stack.guards?.length) router.use(...stack.guards);
+      if (stack.perOperation) mountPerOperation(entries, prefix, router, stack.perOperation);
       if (stack.onPost?.length) router.post('*', ...stack.onPost);
       mountOperations(entries, context, prefix, router, { parseBody: stack.parseBody });
     }

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type Joi from 'joi';
 import type {
+  ApiKeyScope,
   CommandDefinition,
   ErrorCode,
   HttpOperationTypes,
@@ -186,6 +187,11 @@ export interface OperationSpec {
   operationId: string;
   tag: string;
   area: Area;
+  /**
+   * The scope an API key needs for it (`api` and `sandbox` operations, every one of them; docs/adr/0022-api-key-scopes.md):
+   * a key limited to other scopes is FORBIDDEN before anything is checked or sent.
+   */
+  scope?: ApiKeyScope;
   summary: string;
   description?: string;
   /**
@@ -254,6 +260,10 @@ export const pageOf = (query: { limit: number; starting_after?: string }) => ({
   starting_after: query.starting_after ?? null,
 });
 
+/** The express path of an entry on the router mounted at `prefix` (`/payments/:payment_id`). */
+export const routePath = (op: OperationSpec, prefix: string): string =>
+  op.path.slice(prefix.length).replace(/\{(\w+)\}/g, ':$1');
+
 const DEFAULT_CHECKS: Check[] = ['params', 'query', 'body'];
 
 function checkParams(op: OperationSpec, req: Request): Record<string, string> {
@@ -283,7 +293,7 @@ export function mountOperations(
     const { handle, serve } = op;
     if (handle && serve) throw new Error(`${op.operationId} has both a handler and a serve function`);
     if (!op.path.startsWith(`${prefix}/`)) throw new Error(`${op.operationId} is not under ${prefix}`);
-    const path = op.path.slice(prefix.length).replace(/\{(\w+)\}/g, ':$1');
+    const path = routePath(op, prefix);
     // Only a route with a body parses one (the others ignore what is sent).
     const parseBody = op.body && options.parseBody ? [options.parseBody].flat() : [];
     if (serve) {

@@ -1,16 +1,25 @@
 import type { EntityManager } from 'typeorm';
+import type { ApiKeyScope } from '@gateway/contracts';
 import { newestFirstPage } from '@gateway/persistence';
 import type { Environment } from '../domain/api-key';
 import { ApiKeyEntity } from './api-key.entity';
 import { BusinessEntity } from './business.entity';
 
-/** A key not revoked, with the business it acts for: what checking a presented key needs. */
+/** A key neither revoked nor expired, with the business it acts for: what checking a presented key needs. */
 export interface ActiveApiKey {
   hash: Buffer;
   businessId: string;
   businessName: string;
   environment: Environment;
+  scopes: ApiKeyScope[] | null;
+  expiresAt: Date | null;
 }
+
+/** A key as a roll finds it, locked for the roll's transaction. */
+export type LockedApiKey = Pick<
+  ApiKeyEntity,
+  'keyPrefix' | 'businessId' | 'scopes' | 'revokedAt' | 'expiresAt' | 'rolledTo'
+>;
 
 /** Stores the business; resolves it as stored (its creation time set). */
 export function insertBusiness(
@@ -22,7 +31,7 @@ export function insertBusiness(
 
 export async function insertApiKey(
   manager: EntityManager,
-  key: Pick<ApiKeyEntity, 'keyPrefix' | 'hash' | 'businessId'>,
+  key: Pick<ApiKeyEntity, 'keyPrefix' | 'hash' | 'businessId'> & Partial<Pick<ApiKeyEntity, 'scopes'>>,
 ): Promise<void> {
   await manager.insert(ApiKeyEntity, key);
 }
@@ -48,22 +57,60 @@ export async function listApiKeysOf(
   return { keys: page.rows, hasMore: page.hasMore };
 }
 
-/** The key of this prefix if it is not revoked, with its business; null otherwise. */
+/** The key of this prefix if it is neither revoked nor expired, with its business; null otherwise. */
 export async function findActiveApiKey(
   manager: EntityManager,
   keyPrefix: string,
 ): Promise<ActiveApiKey | null> {
-  const rows: Array<{ hash: Buffer; business_id: string; name: string; environment: Environment }> =
-    await manager.query(
-      `SELECT k.hash, k.business_id, b.name, b.environment
-         FROM api_keys k JOIN businesses b ON b.id = k.business_id
-        WHERE k.key_prefix = $1 AND k.revoked_at IS NULL`,
-      [keyPrefix],
-    );
+  const rows: Array<{
+    hash: Buffer;
+    business_id: string;
+    name: string;
+    environment: Environment;
+    scopes: ApiKeyScope[] | null;
+    expires_at: Date | null;
+  }> = await manager.query(
+    `SELECT k.hash, k.business_id, b.name, b.environment, k.scopes, k.expires_at
+       FROM api_keys k JOIN businesses b ON b.id = k.business_id
+      WHERE k.key_prefix = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+    [keyPrefix],
+  );
   const row = rows[0];
   return row
-    ? { hash: row.hash, businessId: row.business_id, businessName: row.name, environment: row.environment }
+    ? {
+        hash: row.hash,
+        businessId: row.business_id,
+        businessName: row.name,
+        environment: row.environment,
+        scopes: row.scopes,
+        expiresAt: row.expires_at,
+      }
     : null;
+}
+
+/** The key of this prefix, locked until the transaction ends (a roll waits for another roll of it); null if none. */
+export async function lockApiKey(manager: EntityManager, keyPrefix: string): Promise<LockedApiKey | null> {
+  return manager
+    .createQueryBuilder(ApiKeyEntity, 'key')
+    .setLock('pessimistic_write')
+    .where('key.key_prefix = :keyPrefix', { keyPrefix })
+    .getOne();
+}
+
+/** Marks the key rolled to `rolledTo`, expiring `overlapSeconds` from now; resolves that instant. */
+export async function markApiKeyRolled(
+  manager: EntityManager,
+  keyPrefix: string,
+  rolledTo: string,
+  overlapSeconds: number,
+): Promise<Date> {
+  // An UPDATE answers its returned rows and its count.
+  const [rows]: [Array<{ expires_at: Date }>, number] = await manager.query(
+    `UPDATE api_keys SET rolled_to = $2, expires_at = now() + make_interval(secs => $3)
+      WHERE key_prefix = $1 RETURNING expires_at`,
+    [keyPrefix, rolledTo, overlapSeconds],
+  );
+  return rows[0]!.expires_at;
 }
 
 export function apiKeyExists(manager: EntityManager, keyPrefix: string): Promise<boolean> {

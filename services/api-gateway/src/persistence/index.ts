@@ -5,6 +5,7 @@ import { IdentityAndIdempotency1732300007000 } from './migrations/1732300007000-
 import { RetryableIdempotencyKeys1732300008000 } from './migrations/1732300008000-retryable-idempotency-keys';
 import { IdempotencyClaims1732400005000 } from './migrations/1732400005000-idempotency-claims';
 import { IdempotencyLeases1732400010000 } from './migrations/1732400010000-idempotency-leases';
+import { ApiKeyScopesAndExpiry1764400900000 } from './migrations/1764400900000-api-key-scopes-and-expiry';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
 export * from './identity-store';
@@ -18,5 +19,6 @@ export const apiGatewayDatabase = {
     RetryableIdempotencyKeys1732300008000,
     IdempotencyClaims1732400005000,
     IdempotencyLeases1732400010000,
+    ApiKeyScopesAndExpiry1764400900000,
   ],
 };

@@ -7,6 +7,7 @@ import {
   PAGE_LIMIT_MAX,
   TEXT_LIMITS,
   WEBHOOK_SECRET_OVERLAP_HOURS,
+  apiKeyScopes,
   errorCodes,
 } from '@gateway/contracts';
 import { errorCatalog } from '@gateway/http-errors';
@@ -38,6 +39,10 @@ export function describeApi(rateLimits: RateLimits): string {
     `- **Authentication**: every \`/v1\` route takes the business's API key in \`${API_KEY_HEADER}\` (\`sk_test_...\` in ` +
       'sandbox, `sk_live_...` in production); the operator API `/admin/v1` takes `Authorization: Bearer <ADMIN_TOKEN>`. ' +
       "Another business's resource is `404 NOT_FOUND` (only deleting another business's webhook is `403 FORBIDDEN`).",
+    `- **Scopes**: a key may be limited to scopes (${apiKeyScopes.map((scope) => `\`${scope}\``).join(', ')}); ` +
+      'each operation names the one it needs (`x-required-scope`), a `:write` scope covers its `:read` one, and an ' +
+      "operation outside the key's scopes is `403 FORBIDDEN` naming the scope, with nothing done. A key issued " +
+      'without scopes has every one.',
     '- **Money**: request amounts are integer centavos (5000 = R$ 50,00), from ' +
       `${MIN_AMOUNT_CENTAVOS} to ${MAX_AMOUNT_CENTAVOS}; response amounts are BRL numbers (50.0).`,
     '- **Bodies**: JSON objects (`Content-Type: application/json`), at most ' +

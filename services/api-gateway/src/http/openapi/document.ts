@@ -51,6 +51,9 @@ const SECURITY: Partial<Record<Area, JsonSchema[]>> = {
   admin: [{ adminToken: [] }],
 };
 
+/** What an operation's description says of the scope it needs. */
+export const scopeSentence = (scope: string): string => `Needs the API key scope \`${scope}\`.`;
+
 const integerHeader = (description: string, required: boolean) => ({
   description,
   required,
@@ -182,12 +185,15 @@ class DocumentBuilder {
         content: { 'application/json': { schema: errorBodySchema(codes) } },
       };
     }
+    const description = [op.description, op.scope && scopeSentence(op.scope)].filter(Boolean).join('\n\n');
     return {
       operationId: op.operationId,
       tags: [op.tag],
       summary: op.summary,
-      ...(op.description ? { description: op.description } : {}),
-      security: SECURITY[op.area] ?? [],
+      ...(description ? { description } : {}),
+      // A key's scope as a role of its scheme (OpenAPI 3.1), and as an extension generated clients keep.
+      security: op.scope ? [{ apiKey: [op.scope] }] : (SECURITY[op.area] ?? []),
+      ...(op.scope ? { 'x-required-scope': op.scope } : {}),
       parameters: this.parameters(op),
       ...(op.body && body
         ? {

@@ -1,2 +1,2 @@
-export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './document';
+export { buildOpenApiDocument, scopeSentence, type OpenApiDocument, type OpenApiOptions } from './document';
 export { exampleId, operations, servedOperations, type OperationSpec } from './operations';

@@ -23,15 +23,26 @@ import {
   payoutAccountProblems,
   pixKeyTypes,
   setPayoutAccount,
+  apiKeyScopes,
+  READ_ONLY_SCOPES,
 } from '@gateway/contracts';
 import { AppError, invalidFields } from '@gateway/http-errors';
 import { BrokerUnavailableError, consumerQueueNames, type ParkedQueue } from '@gateway/messaging';
 import { createBusiness } from '../../application/create-business';
 import { issueApiKey } from '../../application/issue-api-key';
 import { revokeApiKey } from '../../application/revoke-api-key';
+import { rollApiKey } from '../../application/roll-api-key';
 import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
-import { KEY_PREFIX, API_KEY_PATTERN, environments } from '../../domain/api-key';
+import {
+  KEY_PREFIX,
+  API_KEY_PATTERN,
+  ROLL_OVERLAP_DEFAULT_SECONDS,
+  ROLL_OVERLAP_MAX_SECONDS,
+  apiKeyStatus,
+  apiKeyStatuses,
+  environments,
+} from '../../domain/api-key';
 import { defineOperation, json, only, pageOf, type Tag } from '../operation';
 import { brl, nullableText, receivedFunds } from '../openapi/response-schemas';
 import { receivedFundsResponse } from '../payment-responses';
@@ -76,6 +87,11 @@ const environment = Joi.string()
   .required();
 const apiKey = Joi.string().pattern(API_KEY_PATTERN).required().description('Shown once: store it now.');
 const keyPrefix = Joi.string().pattern(KEY_PREFIX).required();
+const keyScopes = Joi.array()
+  .items(Joi.string().valid(...apiKeyScopes))
+  .allow(null)
+  .required()
+  .description('What the key may do (a `:write` scope covers its `:read` one); null: every scope.');
 
 const businessCreated = Joi.object({
   business_id: businessId.required(),
@@ -95,8 +111,17 @@ const businessDetails = Joi.object({
     .items(
       Joi.object({
         key_prefix: keyPrefix,
+        scopes: keyScopes,
+        status: Joi.string()
+          .valid(...apiKeyStatuses)
+          .required()
+          .description(
+            '`rolled`: a successor was issued and this key works until `expires_at`; `expired`, `revoked`: it no longer works.',
+          ),
         created_at: isoDate.required(),
+        expires_at: isoDate.allow(null).required().description('When a rolled key stops working.'),
         revoked_at: isoDate.allow(null).required(),
+        rolled_to: Joi.string().pattern(KEY_PREFIX).allow(null).required().description('Its successor.'),
       }),
     )
     .required(),
@@ -107,7 +132,17 @@ const apiKeyIssued = Joi.object({
   business_id: businessId.required(),
   api_key: apiKey,
   key_prefix: keyPrefix,
+  scopes: keyScopes,
 }).id('ApiKeyIssued');
+
+const apiKeyRolled = Joi.object({
+  business_id: businessId.required(),
+  api_key: apiKey,
+  key_prefix: keyPrefix,
+  scopes: keyScopes,
+  previous_key_prefix: keyPrefix,
+  previous_key_expires_at: isoDate.required().description('When the rolled key stops working.'),
+}).id('ApiKeyRolled');
 
 const apiKeyRevoked = Joi.object({ revoked: Joi.valid(true).required() }).id('ApiKeyRevoked');
 
@@ -145,6 +180,24 @@ const payoutAccount = Joi.object({
 }).id('PayoutAccount');
 
 export const businessBody = Joi.object({ name: businessName.required() });
+export const issueApiKeyBody = Joi.object({
+  scopes: Joi.array()
+    .items(Joi.string().valid(...apiKeyScopes, READ_ONLY_SCOPES))
+    .min(1)
+    .max(apiKeyScopes.length + 1)
+    .description(
+      `Limits the key to these scopes (\`${READ_ONLY_SCOPES}\`: every \`:read\` one). Left out: the key may do everything.`,
+    ),
+});
+export const rollApiKeyBody = Joi.object({
+  expires_in_seconds: Joi.number()
+    .integer()
+    .min(0)
+    .max(ROLL_OVERLAP_MAX_SECONDS)
+    .description(
+      `How long the old key keeps working beside the new one: ${ROLL_OVERLAP_DEFAULT_SECONDS} s (a day) unless given, 0 stops it now.`,
+    ),
+});
 export const payoutAccountBody = Joi.object({
   pix_key: Joi.string()
     .min(1)
@@ -209,7 +262,7 @@ const supportedMethod = (req: Request): void => {
 export const operatorTag: Tag = {
   name: 'Operator',
   description:
-    'The operator API: businesses, API keys, fee rules, payout accounts, products, parked messages.',
+    'The operator API: businesses, API keys (scopes, roll, revoke), fee rules, payout accounts, products, parked messages.',
 };
 
 /** The operator API (docs/api.md#operator-api-and-cli); `scripts/admin-cli.ts` wraps it. */
@@ -257,6 +310,7 @@ export const adminOperations = [
     handle: async ({ params }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
       const { keys, hasMore } = await listApiKeysOf(identity.dataSource.manager, business.id, PAGE_LIMIT_MAX);
+      const now = new Date();
       return {
         business_id: business.id,
         name: business.name,
@@ -264,8 +318,12 @@ export const adminOperations = [
         created_at: business.createdAt.toISOString(),
         api_keys: keys.map((key) => ({
           key_prefix: key.keyPrefix,
+          scopes: key.scopes,
+          status: apiKeyStatus(key, now),
           created_at: key.createdAt.toISOString(),
+          expires_at: key.expiresAt?.toISOString() ?? null,
           revoked_at: key.revokedAt?.toISOString() ?? null,
+          rolled_to: key.rolledTo,
         })),
         api_keys_has_more: hasMore,
       };
@@ -277,17 +335,98 @@ export const adminOperations = [
     operationId: 'issueApiKey',
     tag: 'Operator',
     area: 'admin',
-    summary: 'Issue another API key (rotation: older keys stay valid until revoked)',
+    summary:
+      'Issue another API key, with every scope or limited to some (older keys stay valid until revoked)',
+    description:
+      'A key limited to scopes is refused any /v1 operation outside them with FORBIDDEN; each operation of the ' +
+      'reference names the scope it needs.',
+    body: {
+      name: 'IssueApiKeyRequest',
+      schema: issueApiKeyBody,
+      examples: {
+        example: { summary: 'Every scope', value: {} },
+        readOnly: { summary: 'Read only', value: { scopes: [READ_ONLY_SCOPES] } },
+        payments: { summary: 'Payments and refunds', value: { scopes: ['payments:write', 'refunds:write'] } },
+      },
+    },
     params: { business_id: 'biz' },
     cli: {
       command: 'admin issue-key',
-      description: 'issue a further API key (rotation: the old keys stay valid until revoked)',
+      description:
+        'issue a further API key, with every scope or --scopes (the old keys stay valid until revoked)',
+      fields: {
+        scopes: {
+          description: `comma-separated, of: ${READ_ONLY_SCOPES}, ${apiKeyScopes.join(', ')} (default: every scope)`,
+        },
+      },
     },
     answers: [json(201, 'The key, shown this once.', apiKeyIssued)],
-    handle: async ({ params }, { identity }) => {
+    handle: async ({ params, body }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
-      const issued = await issueApiKey(identity, business.id);
-      return { business_id: business.id, api_key: issued.apiKey, key_prefix: issued.keyPrefix };
+      const issued = await issueApiKey(identity, business.id, body.scopes);
+      return {
+        business_id: business.id,
+        api_key: issued.apiKey,
+        key_prefix: issued.keyPrefix,
+        scopes: issued.scopes,
+      };
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/admin/v1/api-keys/{key_prefix}/roll',
+    operationId: 'rollApiKey',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Roll an API key: a new key with the same scopes; the old one works until its overlap ends',
+    description:
+      `The old key keeps working for \`expires_in_seconds\` (${ROLL_OVERLAP_DEFAULT_SECONDS} s unless given, at most ` +
+      `${ROLL_OVERLAP_MAX_SECONDS}; 0: it stops now), then is refused as UNAUTHORIZED. A key rolls once: rolling a ` +
+      'rolled, expired or revoked key is INVALID_STATUS naming its status.',
+    body: {
+      name: 'RollApiKeyRequest',
+      schema: rollApiKeyBody,
+      examples: {
+        example: { summary: 'A day of overlap', value: {} },
+        now: { summary: 'The old key stops now', value: { expires_in_seconds: 0 } },
+      },
+    },
+    params: { key_prefix: Joi.string().pattern(KEY_PREFIX) },
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    cli: {
+      command: 'admin roll-key',
+      description:
+        'roll an API key by its prefix: a new key (shown once), the old one working until the overlap ends',
+      dashArguments: true,
+      fields: {
+        expires_in_seconds: {
+          flag: 'overlap',
+          value: 'seconds',
+          description: `how long the old key keeps working (default ${ROLL_OVERLAP_DEFAULT_SECONDS}, 0: stop it now)`,
+        },
+      },
+    },
+    answers: [json(201, 'The new key, shown this once, and when the old one stops working.', apiKeyRolled)],
+    handle: async ({ params, body }, { identity }) => {
+      const rolled = await rollApiKey(
+        identity,
+        params.key_prefix,
+        body.expires_in_seconds ?? ROLL_OVERLAP_DEFAULT_SECONDS,
+      );
+      if (rolled.kind === 'not_found') throw new AppError('NOT_FOUND');
+      if (rolled.kind === 'refused')
+        throw new AppError(
+          'INVALID_STATUS',
+          `Esta chave de API não pode ser trocada no status ${rolled.status}.`,
+        );
+      return {
+        business_id: rolled.businessId,
+        api_key: rolled.apiKey,
+        key_prefix: rolled.keyPrefix,
+        scopes: rolled.scopes,
+        previous_key_prefix: params.key_prefix,
+        previous_key_expires_at: rolled.previousExpiresAt.toISOString(),
+      };
     },
   }),
   defineOperation({

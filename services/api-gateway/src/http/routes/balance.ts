@@ -178,6 +178,7 @@ export const balanceOperations: OperationSpec[] = [
     operationId: 'getBalance',
     tag: 'Balance',
     area: 'api',
+    scope: 'balance:read',
     summary: "The business's balance",
     description:
       'In four parts, in BRL: `available`, `pending` (paid, not settled yet), `reserved` (promised to a refund or a ' +
@@ -205,6 +206,7 @@ export const balanceOperations: OperationSpec[] = [
     operationId: 'listBalanceTransactions',
     tag: 'Balance',
     area: 'api',
+    scope: 'balance:read',
     summary: "List the business's balance transactions, newest first",
     description:
       'Each says what one payment, refund, payout, dispute or adjustment did to the balance: its signed gross ' +
@@ -241,6 +243,7 @@ export const balanceOperations: OperationSpec[] = [
     operationId: 'getStatement',
     tag: 'Balance',
     area: 'api',
+    scope: 'balance:read',
     summary: "A month's statement as CSV",
     description:
       'The balance transactions created in the month (UTC), oldest first, one CSV row each (RFC 4180, UTF-8, header ' +

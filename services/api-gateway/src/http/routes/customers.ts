@@ -34,6 +34,7 @@ export const customerOperations = [
     operationId: 'createCustomer',
     tag: 'Customers',
     area: 'api',
+    scope: 'customers:write',
     summary: 'Register a customer',
     description:
       'Every field is optional; `email` is validated, `phone_number` normalised to E.164, `document_number` ' +
@@ -76,6 +77,7 @@ export const customerOperations = [
     operationId: 'getCustomer',
     tag: 'Customers',
     area: 'api',
+    scope: 'customers:read',
     summary: 'Read a customer',
     params: { customer_id: 'cust' },
     commands: [getCustomer],
@@ -92,6 +94,7 @@ export const customerOperations = [
     operationId: 'listCustomers',
     tag: 'Customers',
     area: 'api',
+    scope: 'customers:read',
     summary: "List the business's customers, newest first",
     query: [customersPage],
     commands: [listCustomers],

@@ -46,6 +46,7 @@ export const eventOperations = [
     operationId: 'listEvents',
     tag: 'Events',
     area: 'api',
+    scope: 'events:read',
     summary: "List the business's events of the last 30 days, newest first",
     query: [eventsPage, eventsFilter],
     // The filter before the page, as this route always checked them.
@@ -69,6 +70,7 @@ export const eventOperations = [
     operationId: 'getEvent',
     tag: 'Events',
     area: 'api',
+    scope: 'events:read',
     summary: 'Read an event',
     params: { event_id: 'evt' },
     commands: [getEvent],

@@ -139,6 +139,7 @@ export const paymentOperations = [
     operationId: 'createPayment',
     tag: 'Payments',
     area: 'api',
+    scope: 'payments:write',
     summary: 'Create a payment (PIX or stablecoin)',
     description:
       'PIX: status `processing`, a dynamic BR Code and its QR code, `expires_at` at the top. Crypto: status ' +
@@ -207,6 +208,7 @@ export const paymentOperations = [
     operationId: 'getPayment',
     tag: 'Payments',
     area: 'api',
+    scope: 'payments:read',
     summary: 'Read a payment',
     description:
       'The payment with its fee, net amount and window end; while `pending` or `processing` also the `pix` or ' +
@@ -230,6 +232,7 @@ export const paymentOperations = [
     operationId: 'listPayments',
     tag: 'Payments',
     area: 'api',
+    scope: 'payments:read',
     summary: "List the business's payments, newest first",
     query: [paymentsPage],
     commands: [listPayments],
@@ -262,6 +265,7 @@ export const paymentOperations = [
     operationId: 'updatePayment',
     tag: 'Payments',
     area: 'api',
+    scope: 'payments:write',
     summary: 'Change the amount or metadata of an open payment',
     description:
       'Only while `pending` or `processing`. A new amount gives a PIX payment a new QR code, and a crypto payment a ' +
@@ -302,6 +306,7 @@ export const paymentOperations = [
     operationId: 'cancelPayment',
     tag: 'Payments',
     area: 'api',
+    scope: 'payments:write',
     summary: 'Cancel an open payment',
     description:
       'Only while `pending` or `processing`; money arriving afterwards is kept as received funds, never lost.',
@@ -324,6 +329,7 @@ export const paymentOperations = [
     operationId: 'listReceivedFunds',
     tag: 'Payments',
     area: 'api',
+    scope: 'payments:read',
     summary: 'List money received outside the happy path (late, excess, partial, unmatched, unreadable)',
     params: { payment_id: 'pay' },
     query: [receivedFundsPage],
@@ -352,6 +358,7 @@ export const paymentOperations = [
     operationId: 'returnReceivedFunds',
     tag: 'Payments',
     area: 'api',
+    scope: 'payments:write',
     summary: 'Record received funds as returned to the payer by hand',
     description:
       'No body. Marks money kept for the payment as returned outside the gateway (`status` `returned`, ' +
@@ -391,6 +398,7 @@ export const sandboxOperations = [
     operationId: 'simulatePayment',
     tag: 'Sandbox',
     area: 'sandbox',
+    scope: 'payments:write',
     summary: 'Pay, fail or expire a sandbox payment for real',
     description:
       "`paid` makes the PSP simulator pay the charge (calling the PIX adapter's webhook as a real PSP does) or a " +

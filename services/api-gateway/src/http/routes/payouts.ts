@@ -42,6 +42,7 @@ export const payoutOperations = [
     operationId: 'createPayout',
     tag: 'Payouts',
     area: 'api',
+    scope: 'payouts:write',
     summary: "Pay out available money to the business's payout account",
     description:
       'Without `amount`, everything available. The amount is reserved at once (`reserved_brl` of the balance) and ' +
@@ -79,6 +80,7 @@ export const payoutOperations = [
     operationId: 'getPayout',
     tag: 'Payouts',
     area: 'api',
+    scope: 'payouts:read',
     summary: 'Read a payout',
     params: { payout_id: 'po' },
     commands: [getPayout],
@@ -96,6 +98,7 @@ export const payoutOperations = [
     operationId: 'listPayouts',
     tag: 'Payouts',
     area: 'api',
+    scope: 'payouts:read',
     summary: "List the business's payouts, newest first",
     query: [payoutsPage],
     commands: [listPayouts],

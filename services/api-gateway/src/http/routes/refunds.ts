@@ -42,6 +42,7 @@ export const refundOperations = [
     operationId: 'createRefund',
     tag: 'Refunds',
     area: 'api',
+    scope: 'refunds:write',
     summary: 'Refund (part of) a paid payment',
     description:
       'Without `amount`, everything still refundable. PIX payments only within 90 days of payment. The fee is ' +
@@ -85,6 +86,7 @@ export const refundOperations = [
     operationId: 'getRefund',
     tag: 'Refunds',
     area: 'api',
+    scope: 'refunds:read',
     summary: 'Read a refund',
     params: { refund_id: 'ref' },
     commands: [getRefund],
@@ -103,6 +105,7 @@ export const refundOperations = [
     operationId: 'listRefunds',
     tag: 'Refunds',
     area: 'api',
+    scope: 'refunds:read',
     summary: "List a payment's refunds, newest first",
     params: { payment_id: 'pay' },
     query: [refundsPage],
