@@ -31,7 +31,7 @@ describe('the scope every public operation needs', () => {
     expect(mismatched).toEqual([]);
   });
 
-  test('the document shows each operation its scope: as the API key role, as x-required-scope and in words', () => {
+  test('the document shows each operation its scope: as the API key role, as x-required-scope, in words, and its 403', () => {
     const document = buildOpenApiDocument({
       environment: 'sandbox',
       rateLimits: { api: 60, admin: 60, checkout: 60 },
@@ -42,10 +42,12 @@ describe('the scope every public operation needs', () => {
         id: op.operationId,
         security: published.security,
         scope: published['x-required-scope'],
+        refused: Object.keys(published.responses as Record<string, unknown>).includes('403'),
       }).toEqual({
         id: op.operationId,
         security: [{ apiKey: [op.scope] }],
         scope: op.scope,
+        refused: true,
       });
       expect(published.description).toContain(`\`${op.scope}\``);
     }

@@ -5,7 +5,7 @@ import type { Environment } from '../domain/api-key';
 
 /**
  * A key lookup as it is cached (JSON): the key's hash (hex), its business, its scopes (null: all) and when it expires
- * (ISO, null: never). An entry cached before keys had scopes has neither: it reads as a key with every scope.
+ * (ISO, null: never). Lookups cached by a version before scopes live under another cache key, never read here.
  */
 export interface CachedKey {
   hash: string;
@@ -50,11 +50,18 @@ export class ApiKeyCache {
       .catch((err: unknown) => this.logger.warn({ err: String(err) }, 'api key cache write failed'));
   }
 
+  /**
+   * Forgets a key's lookup after a revoke or a roll. Never fails the change that was committed: a cache out of reach
+   * only means the old lookup lives out its time to live (`KEY_CACHE_TTL_MS`).
+   */
   async drop(keyPrefix: string): Promise<void> {
-    await this.redis.del(this.cacheKey(keyPrefix));
+    await this.redis
+      .del(this.cacheKey(keyPrefix))
+      .catch((err: unknown) => this.logger.warn({ err: String(err) }, 'api key cache drop failed'));
   }
 
   private cacheKey(keyPrefix: string): string {
-    return `${this.redisPrefix}api-key:${keyPrefix}`;
+    // v2: lookups carry scopes and expiry; a lookup an older replica cached (neither) is never read as full access.
+    return `${this.redisPrefix}api-key:v2:${keyPrefix}`;
   }
 }

@@ -121,6 +121,8 @@ class DocumentBuilder {
       if (requiresFields(body)) codes.add('MISSING_FIELDS');
     }
     if (isIdempotent(op)) codes.add('IDEMPOTENCY_CONFLICT');
+    // An API key without the scope the operation declares is refused.
+    if (op.scope !== undefined) codes.add('FORBIDDEN');
     if (Object.values(op.params ?? {}).some((param) => typeof param === 'string')) codes.add('NOT_FOUND');
     for (const command of op.commands ?? []) {
       for (const code of [...command.refusals, ...backboneErrorCodes]) codes.add(code);

@@ -19,6 +19,11 @@ export class ApiKeyScopesAndExpiry1764400900000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);
+    // Without these columns a limited or rolled key would do everything again, forever: they are revoked first.
+    await queryRunner.query(
+      `UPDATE ${s}.api_keys SET revoked_at = coalesce(revoked_at, now())
+        WHERE scopes IS NOT NULL OR expires_at IS NOT NULL OR rolled_to IS NOT NULL`,
+    );
     await queryRunner.query(
       `ALTER TABLE ${s}.api_keys DROP COLUMN rolled_to, DROP COLUMN expires_at, DROP COLUMN scopes`,
     );
