@@ -301,4 +301,47 @@ describe('reconciliation of the books with the rails, in the stack', () => {
     expect(latest.data.map((run) => run.id)).toEqual([drifted.id]);
     expect(latest.has_more).toBe(true);
   });
+
+  test('a PIX paid before the period and refunded in it: the PSP statement shows its devolução, no difference names it', async () => {
+    const { apiKey } = await client.createBusiness('Loja de Ontem', {
+      pix: { percent_bps: 0, fixed_centavos: 0 },
+      crypto: { percent_bps: 0, fixed_centavos: 0 },
+    });
+    const api = (method: string, path: string, body?: unknown) => client.api(apiKey, method, path, body);
+    const paymentId = (await client.createPayment(apiKey, { payment_method: 'pix', amount: 9_000 }))
+      .payment_id as string;
+    await client.payInSandbox(apiKey, paymentId);
+    await client.paymentIn(apiKey, paymentId, 'paid');
+    // The period starts more than the second of grace after the Pix, so the PSP's list of the period leaves it out.
+    const since = new Date(Date.now() + 2_000);
+    await waitFor(() => Date.now() > since.getTime(), { what: 'the period to start after the payment' });
+
+    const asked = await api('POST', `/v1/payments/${paymentId}/refunds`, { amount: 2_500 });
+    expect(asked.status).toBe(201);
+    const refund = await waitFor(
+      async () => {
+        const { body } = await api('GET', `/v1/refunds/${asked.body.refund_id}`);
+        return body.status !== 'pending' ? body : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the refund settled' },
+    );
+    expect(refund.status).toBe('succeeded');
+    // Past the second of grace, a journal the PSP's statement does not show would be a difference.
+    const posted = Date.now();
+    await waitFor(() => Date.now() > posted + 1_500, { what: 'the refund journal older than the grace' });
+
+    const run = await waitFor(
+      async () => {
+        const latest = (await client.admin('POST', '/admin/v1/reconciliations', {
+          from: since.toISOString(),
+        })) as unknown as Report;
+        return latest.pending.length === 0 ? latest : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'nothing in flight' },
+    );
+    const devolucaoId = refund.external_id as string;
+    expect(run.status).toBe('completed');
+    expect(run.differences.filter((item) => item.reference === devolucaoId)).toEqual([]);
+    expect(run.differences.filter((item) => item.kind === 'in_books_not_at_psp')).toEqual([]);
+  });
 });

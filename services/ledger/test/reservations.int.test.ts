@@ -177,6 +177,22 @@ describe('a refund reserves its amount in the books before it is sent, and its o
     await expectBooksConsistent(bed);
   });
 
+  test('the same reservation delivered twice at once when the balance covers it once: both answered reserved (many tries)', async () => {
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const businessId = newPublicId('biz');
+      const paymentId = await paid(businessId, 'pix', 10_000); // 9900 available
+      const refundId = newPublicId('ref');
+      const replies = await Promise.all([1, 2, 3].map(() => reserve(refundId, businessId, paymentId, 9900)));
+
+      expect(replies).toEqual(
+        [1, 2, 3].map(() => ({ ok: true, result: { reservation_id: refundId, outcome: 'reserved' } })),
+      );
+      expect(await journals(`reserve:${refundId}`)).toBe(1);
+      expect(await balanceOf(businessId)).toMatchObject({ available_centavos: 0, reserved_centavos: 9900 });
+    }
+    await expectBooksConsistent(bed);
+  });
+
   test('a payment the ledger has not posted yet is answered payment_not_posted, reserving nothing', async () => {
     const businessId = newPublicId('biz');
     const refundId = newPublicId('ref');

@@ -16,6 +16,7 @@ import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadPixAdapterConfig, type PixAdapterConfig } from './config';
 import { pixAdapterDatabase } from './persistence';
+import { pixWithDevolucoesBetween } from './persistence/refund-store';
 import { ApiPixClient, type ApiPixClientConfig } from './clients/psp/api-pix-client';
 import { PixPayoutPort } from './clients/psp/envio';
 import { CallbackProcessor } from './application/callback-processor';
@@ -174,7 +175,14 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     )
     .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
     .handle(payoutRequested, handlePayoutRequested(payoutDeps))
-    .handle(getPspStatement, handleGetPspStatement({ psp, envio: payoutPort }))
+    .handle(
+      getPspStatement,
+      handleGetPspStatement({
+        psp,
+        envio: payoutPort,
+        pixWithDevolucoes: (from, to) => pixWithDevolucoesBetween(dataSource.manager, from, to),
+      }),
+    )
     .consume();
   sweeper.start();
   runtime.onStop('expiry-sweeper', () => sweeper.stop());

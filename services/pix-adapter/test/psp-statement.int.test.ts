@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { getPspStatement, type PspStatement } from '@gateway/contracts';
+import { getPspStatement, pixRefundRequested, type PspStatement } from '@gateway/contracts';
 import { SANDBOX_PIX_KEY, SANDBOX_PSP_CLIENT } from '@gateway/config';
-import { startedForTheseTests } from '@gateway/testkit';
+import { aRefundRequest, startedForTheseTests, waitFor } from '@gateway/testkit';
 import { PixPayoutPort } from '../src/clients/psp/envio';
-import { anOpenPixCharge, openCharge, startAdapterAgainstSandboxPsp } from './support/adapter';
+import { anOpenPixCharge, chargeBecomes, openCharge, startAdapterAgainstSandboxPsp } from './support/adapter';
 
 /** An access token of the sandbox client, for reading the simulator's lists as any API Pix client would. */
 async function sandboxToken(pspUrl: string): Promise<string> {
@@ -90,6 +90,43 @@ describe('pix.psp-statement.get.v1: what the PSP says of a period', () => {
       new Date(before.getTime() - 60_000),
     );
     expect(earlier).toMatchObject({ received: [], sent: [], balance_centavos: read.balance_centavos });
+  });
+
+  test('a Pix received before the period whose devolução the adapter asked for in it is listed, with that devolução', async () => {
+    const charge = await openCharge(setup, anOpenPixCharge({ amount_centavos: 4_000 }));
+    await setup.payer.sandboxPay(charge.txid, null);
+    const paid = await chargeBecomes(setup, charge.txid, 'paid');
+    const periodStart = new Date(Date.now() + 1);
+    await waitFor(() => Date.now() > periodStart.getTime(), {
+      what: 'the period to start after the payment',
+    });
+    const request = aRefundRequest(
+      { payment_id: charge.payment_id, amount_centavos: 4_000 },
+      { amount_centavos: 1_500 },
+    );
+    await setup.client.publish(pixRefundRequested, request);
+    await waitFor(
+      async () =>
+        (
+          await setup.service.dataSource.query(
+            `SELECT 1 FROM pix_refunds WHERE refund_id = $1 AND status = 'succeeded'`,
+            [request.refund_id],
+          )
+        ).length === 1,
+      { what: 'the devolução settled' },
+    );
+
+    const read = await statement(periodStart, new Date(Date.now() + 1000));
+
+    const listed = read.received.filter((pix) => pix.end_to_end_id === paid.paid_end_to_end_id);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        txid: charge.txid,
+        amount_centavos: 4_000,
+        returns: [expect.objectContaining({ amount_centavos: 1_500, status: 'DEVOLVIDO' })],
+      }),
+    ]);
+    expect(new Date(listed[0]!.paid_at).getTime()).toBeLessThan(periodStart.getTime());
   });
 
   test('the simulator pages GET /pix as API Pix says, and refuses a period that ends before it starts', async () => {

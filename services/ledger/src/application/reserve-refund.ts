@@ -70,6 +70,10 @@ async function attempt(
   if (own.businessId !== command.business_id)
     throw new Error(`payment ${command.payment_id} is not business ${command.business_id}'s in the books`);
   const balance = await lockBalance(manager, command.business_id);
+  // A delivery of the same command may have reserved while this one waited for the locks: its reservation is the
+  // answer, not a refusal computed against the balance it reduced.
+  const reserved = await findReservation(manager, command.reservation_id, { lock: false });
+  if (reserved) return { reply: answer(reserved, command), posted: false };
   const ownRemainder = own.settled ? null : own;
   const sources = reservationSources(
     command.amount_centavos,

@@ -5,15 +5,23 @@ import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import type { PixPayoutPort } from '../clients/psp/envio';
 
 export interface PspStatementDeps {
-  psp: Pick<ApiPixClient, 'listReceivedPix'>;
+  psp: Pick<ApiPixClient, 'listReceivedPix' | 'getReceivedPix'>;
   envio: Pick<PixPayoutPort, 'listSentPix' | 'readBalance'>;
+  /** The Pix with a devolução of ours asked for or settled in the period (whenever they were received). */
+  pixWithDevolucoes: (from: Date, to: Date) => Promise<string[]>;
   now?: () => Date;
 }
 
+/** How many Pix received before the period are read at once (`GET /pix/{e2eid}`). */
+const READS_AT_ONCE = 4;
+
 /**
  * What the PSP says of a period (docs/operating.md#reconciliation-of-the-books): the Pix received (API Pix `GET /pix`, every page),
- * with their devoluções, the Pix sent (the envio list) and the account's balance now (`GET /v2/gn/saldo`). Nothing is
- * kept: the ledger compares it with its books. A PSP that cannot be read is SERVICE_UNAVAILABLE.
+ * with their devoluções, the Pix sent (the envio list) and the account's balance (`GET /v2/gn/saldo`), read before
+ * the lists so the books are compared as of `read_at`, no later. A Pix received before the period whose devolução
+ * the adapter asked for, or saw settle, in it is read on its own (`GET /pix/{e2eid}`) and listed too: its devolução
+ * is money that left in the period (`GET /pix` lists a Pix by when it was received). Nothing is kept: the ledger
+ * compares it with its books. A PSP that cannot be read is SERVICE_UNAVAILABLE.
  */
 export function handleGetPspStatement(deps: PspStatementDeps) {
   return async (command: GetPspStatement): Promise<PspStatement> => {
@@ -21,16 +29,24 @@ export function handleGetPspStatement(deps: PspStatementDeps) {
     const to = new Date(command.to);
     if (to.getTime() < from.getTime()) throw new CommandError('INVALID_FIELDS', '"to" is before "from"');
     try {
-      const [received, sent, balance] = await Promise.all([
+      const readAt = deps.now?.() ?? new Date();
+      const balance = await deps.envio.readBalance();
+      const [listed, sent, withDevolucoes] = await Promise.all([
         deps.psp.listReceivedPix(from, to),
         deps.envio.listSentPix(from, to),
-        deps.envio.readBalance(),
+        deps.pixWithDevolucoes(from, to),
       ]);
+      const listedIds = new Set(listed.map((pix) => pix.endToEndId));
+      const earlier = await readEach(
+        withDevolucoes.filter((id) => !listedIds.has(id)),
+        (id) => deps.psp.getReceivedPix(id),
+      );
+      const received = [...listed, ...earlier];
       return {
         from: from.toISOString(),
         to: to.toISOString(),
         balance_centavos: balance,
-        read_at: (deps.now?.() ?? new Date()).toISOString(),
+        read_at: readAt.toISOString(),
         received: received.map((pix) => ({
           end_to_end_id: pix.endToEndId,
           txid: pix.txid,
@@ -63,4 +79,12 @@ export function handleGetPspStatement(deps: PspStatementDeps) {
       throw new CommandError('SERVICE_UNAVAILABLE', `the PSP could not be read: ${(error as Error).message}`);
     }
   };
+}
+
+/** `read` of each id, `READS_AT_ONCE` at a time, in the ids' order. */
+async function readEach<T>(ids: string[], read: (id: string) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < ids.length; i += READS_AT_ONCE)
+    results.push(...(await Promise.all(ids.slice(i, i + READS_AT_ONCE).map(read))));
+  return results;
 }

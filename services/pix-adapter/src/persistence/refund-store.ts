@@ -74,3 +74,20 @@ export async function claimOverdueRefunds(
   );
   return due.map((row) => row.refund_id);
 }
+
+/**
+ * The Pix (endToEndIds) with a devolução of ours asked for by `to` and still changing (asked, settled or failed) at or
+ * after `from`: what a statement of the period must show even when the Pix itself was received before it.
+ */
+export async function pixWithDevolucoesBetween(
+  manager: EntityManager,
+  from: Date,
+  to: Date,
+): Promise<string[]> {
+  const rows: Array<{ end_to_end_id: string }> = await manager.query(
+    `SELECT DISTINCT end_to_end_id FROM pix_refunds
+      WHERE end_to_end_id IS NOT NULL AND created_at <= $2 AND updated_at >= $1`,
+    [from, to],
+  );
+  return rows.map((row) => row.end_to_end_id);
+}

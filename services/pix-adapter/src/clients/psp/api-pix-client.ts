@@ -3,7 +3,13 @@ import { type Logger } from '@gateway/observability';
 import { centavosToPixAmount } from '../../domain/amount';
 import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
 import { type PixDevolucao, validateDevolucao } from './devolucao';
-import { type ListedPix, listQuery, readAllPages, validateReceivedPage } from './pix-lists';
+import {
+  type ListedPix,
+  listQuery,
+  readAllPages,
+  validateReceivedPage,
+  validateReceivedPix,
+} from './pix-lists';
 import { sendAuthorized } from './http';
 import { ClientCredentialsToken } from './oauth-token';
 import { PspError, pspErrorFromResponse } from './psp-error';
@@ -237,6 +243,18 @@ export class ApiPixClient {
       validateDevolucao,
       'GET',
       this.devolucaoPath(endToEndId, id),
+      undefined,
+      [200],
+    );
+  }
+
+  /** `GET /pix/{e2eid}`: one Pix received, with its devoluções as the PSP has them now. */
+  getReceivedPix(endToEndId: string): Promise<ListedPix> {
+    return this.callFor(
+      'pix.get',
+      validateReceivedPix,
+      'GET',
+      `/pix/${encodeURIComponent(endToEndId)}`,
       undefined,
       [200],
     );

@@ -39,18 +39,16 @@ const paginacao = Joi.object({
   quantidadeDePaginas: Joi.number().integer().min(0).required(),
 }).unknown(true);
 
+const receivedPixSchema = Joi.object({
+  ...pixRecebidoKeys,
+  // A Pix to the key with no charge has no txid.
+  txid: pixRecebidoKeys.txid.optional().allow(null),
+  devolucoes: Joi.array().items(devolucaoSchema.unknown(true)),
+}).unknown(true);
+
 const receivedPageSchema = Joi.object({
   parametros: Joi.object({ paginacao: paginacao.required() }).unknown(true).required(),
-  pix: Joi.array()
-    .items(
-      Joi.object({
-        ...pixRecebidoKeys,
-        // A Pix to the key with no charge has no txid.
-        txid: pixRecebidoKeys.txid.optional().allow(null),
-        devolucoes: Joi.array().items(devolucaoSchema.unknown(true)),
-      }).unknown(true),
-    )
-    .default([]),
+  pix: Joi.array().items(receivedPixSchema).default([]),
 }).unknown(true);
 
 const sentPageSchema = Joi.object({
@@ -80,24 +78,30 @@ function checkPage<T>(schema: Joi.Schema, body: unknown, item: (raw: never) => T
   return { value: { items: page.pix.map(item), pages: page.parametros.paginacao.quantidadeDePaginas } };
 }
 
+interface RawReceivedPix {
+  endToEndId: string;
+  txid?: string | null;
+  valor: string;
+  horario: string;
+  devolucoes?: PixDevolucao[];
+}
+
+const listedPix = (raw: RawReceivedPix): ListedPix => ({
+  endToEndId: raw.endToEndId,
+  txid: raw.txid ?? null,
+  valor: raw.valor,
+  horario: raw.horario,
+  devolucoes: raw.devolucoes ?? [],
+});
+
 export function validateReceivedPage(body: unknown): Checked<ListPage<ListedPix>> {
-  return checkPage(
-    receivedPageSchema,
-    body,
-    (raw: {
-      endToEndId: string;
-      txid?: string | null;
-      valor: string;
-      horario: string;
-      devolucoes?: PixDevolucao[];
-    }) => ({
-      endToEndId: raw.endToEndId,
-      txid: raw.txid ?? null,
-      valor: raw.valor,
-      horario: raw.horario,
-      devolucoes: raw.devolucoes ?? [],
-    }),
-  );
+  return checkPage(receivedPageSchema, body, listedPix);
+}
+
+/** One Pix received, as `GET /pix/{e2eid}` answers it (API Pix v2 `Pix`), with its devoluções. */
+export function validateReceivedPix(body: unknown): Checked<ListedPix> {
+  const { value, error } = receivedPixSchema.validate(body, { abortEarly: false, convert: false });
+  return error ? { reason: error.message } : { value: listedPix(value as RawReceivedPix) };
 }
 
 export function validateSentPage(body: unknown): Checked<ListPage<ListedSentPix>> {
