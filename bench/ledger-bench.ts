@@ -90,8 +90,8 @@ function startLedger(env: IsolatedEnvironment): ChildProcess {
     PATH: process.env.PATH ?? '',
     ...env.config,
     LOG_LEVEL: 'warn',
-    SETTLEMENT_DELAY_PIX_SECONDS: String(settlementDelay),
-    SETTLEMENT_DELAY_CRYPTO_SECONDS: String(settlementDelay),
+    SETTLEMENT_DELAY_PIX: String(settlementDelay),
+    SETTLEMENT_DELAY_CRYPTO: String(settlementDelay),
     ...(flags.prefetch ? { BROKER_PREFETCH: flags.prefetch } : {}),
     ...(flags.pool ? { DATABASE_POOL_SIZE: flags.pool } : {}),
   };

@@ -188,9 +188,9 @@ export const meanings: Record<string, string> = {
     "how long a create command's payment id reservation is kept: longer than the 24 h idempotency window",
   RECONCILE_AFTER_SECONDS: 'an open payment this old is checked with its rail, and again as often',
   RECONCILE_INTERVAL_SECONDS: 'the pause between reconciliation passes',
-  SETTLEMENT_DELAY_PIX_SECONDS:
-    "how long a paid PIX payment's net stays `pending` before it becomes `available` ([money-model.md](money-model.md#settlement)); sandbox 0, production one day",
-  SETTLEMENT_DELAY_CRYPTO_SECONDS: 'the same for a paid crypto payment; sandbox 0, production one day',
+  SETTLEMENT_DELAY_PIX:
+    "seconds a paid PIX payment's net stays `pending` before it becomes `available` ([money-model.md](money-model.md#settlement)); sandbox 0, production one day",
+  SETTLEMENT_DELAY_CRYPTO: 'the same (seconds) for a paid crypto payment; sandbox 0, production one day',
   SETTLEMENT_SWEEP_INTERVAL_MS:
     'the pause between two sweeps for due settlements (one also runs at start and after each payment posted)',
   RECONCILIATION_INTERVAL_SECONDS:

@@ -12,9 +12,9 @@ export interface LedgerConfig extends ServiceConfig {
    * How long after a PIX payment is paid its net amount stays `pending` before it becomes `available`
    * (docs/money-model.md#settlement). Sandbox: 0 (available at the next sweep). Production: one day (D+1).
    */
-  SETTLEMENT_DELAY_PIX_SECONDS: number;
+  SETTLEMENT_DELAY_PIX: number;
   /** The same for a crypto payment. Sandbox: 0. Production: one day. */
-  SETTLEMENT_DELAY_CRYPTO_SECONDS: number;
+  SETTLEMENT_DELAY_CRYPTO: number;
   /** Pause between two sweeps for payments whose settlement is due (a sweep also runs at start). */
   SETTLEMENT_SWEEP_INTERVAL_MS: number;
   /**
@@ -69,8 +69,8 @@ export const LEDGER_BROKER_PREFETCH = 64;
 
 const schema = serviceSchema<LedgerConfig>({
   BROKER_PREFETCH: commonEnv.BROKER_PREFETCH.default(LEDGER_BROKER_PREFETCH),
-  SETTLEMENT_DELAY_PIX_SECONDS: settlementDelay,
-  SETTLEMENT_DELAY_CRYPTO_SECONDS: settlementDelay,
+  SETTLEMENT_DELAY_PIX: settlementDelay,
+  SETTLEMENT_DELAY_CRYPTO: settlementDelay,
   SETTLEMENT_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).max(3_600_000).default(5000),
   RECONCILIATION_INTERVAL_SECONDS: Joi.number()
     .integer()

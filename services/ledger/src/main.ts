@@ -74,7 +74,7 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
   const paymentDeps = {
     dataSource,
     logger,
-    delays: { pix: config.SETTLEMENT_DELAY_PIX_SECONDS, crypto: config.SETTLEMENT_DELAY_CRYPTO_SECONDS },
+    delays: { pix: config.SETTLEMENT_DELAY_PIX, crypto: config.SETTLEMENT_DELAY_CRYPTO },
     afterPosting: () => settlement.nudge(),
   };
   const paymentPostings = new PaymentPostingBatches(paymentDeps);

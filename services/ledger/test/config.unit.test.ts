@@ -3,21 +3,21 @@ import { loadLedgerConfig } from '../src/config';
 describe('ledger config', () => {
   test('settlement delays: 0 in the sandbox, a day in production, or what is set', () => {
     const sandbox = loadLedgerConfig({ APP_ENV: 'sandbox' });
-    expect(sandbox.SETTLEMENT_DELAY_PIX_SECONDS).toBe(0);
-    expect(sandbox.SETTLEMENT_DELAY_CRYPTO_SECONDS).toBe(0);
+    expect(sandbox.SETTLEMENT_DELAY_PIX).toBe(0);
+    expect(sandbox.SETTLEMENT_DELAY_CRYPTO).toBe(0);
 
     const production = loadLedgerConfig({
       APP_ENV: 'production',
       DATABASE_URL: 'postgres://ledger@db:5432/gateway',
       AMQP_URL: 'amqp://ledger:secret@rabbitmq:5672/gateway',
     });
-    expect(production.SETTLEMENT_DELAY_PIX_SECONDS).toBe(86_400);
-    expect(production.SETTLEMENT_DELAY_CRYPTO_SECONDS).toBe(86_400);
+    expect(production.SETTLEMENT_DELAY_PIX).toBe(86_400);
+    expect(production.SETTLEMENT_DELAY_CRYPTO).toBe(86_400);
 
-    const set = loadLedgerConfig({ APP_ENV: 'sandbox', SETTLEMENT_DELAY_PIX_SECONDS: '2' });
-    expect(set.SETTLEMENT_DELAY_PIX_SECONDS).toBe(2);
-    expect(() => loadLedgerConfig({ APP_ENV: 'sandbox', SETTLEMENT_DELAY_CRYPTO_SECONDS: '-1' })).toThrow(
-      /SETTLEMENT_DELAY_CRYPTO_SECONDS/,
+    const set = loadLedgerConfig({ APP_ENV: 'sandbox', SETTLEMENT_DELAY_PIX: '2' });
+    expect(set.SETTLEMENT_DELAY_PIX).toBe(2);
+    expect(() => loadLedgerConfig({ APP_ENV: 'sandbox', SETTLEMENT_DELAY_CRYPTO: '-1' })).toThrow(
+      /SETTLEMENT_DELAY_CRYPTO/,
     );
   });
 

@@ -35,8 +35,8 @@ async function balanceRow(bed: LedgerTestBed, businessId: string) {
 describe('payments posted in batches', () => {
   // D+1: the postings stay pending, so a balance shows exactly what was posted.
   const bed = ledgerServiceForTheseTests('ledger-batches', {
-    SETTLEMENT_DELAY_PIX_SECONDS: 86_400,
-    SETTLEMENT_DELAY_CRYPTO_SECONDS: 86_400,
+    SETTLEMENT_DELAY_PIX: 86_400,
+    SETTLEMENT_DELAY_CRYPTO: 86_400,
   });
   const batchesWith = (logger = bed.service.logger) =>
     new PaymentPostingBatches({

@@ -12,8 +12,8 @@ import { ledgerServiceForTheseTests } from './support/ledger-service';
 describe('ledger.balance.get.v1, ledger.balance-transactions.list.v1 and ledger.statement.get.v1', () => {
   // A delay of a year: nothing settles during the test, so each transaction stays as posted.
   const bed = ledgerServiceForTheseTests('ledger-read', {
-    SETTLEMENT_DELAY_PIX_SECONDS: 365 * 86_400,
-    SETTLEMENT_DELAY_CRYPTO_SECONDS: 365 * 86_400,
+    SETTLEMENT_DELAY_PIX: 365 * 86_400,
+    SETTLEMENT_DELAY_CRYPTO: 365 * 86_400,
   });
 
   const list = async (query: ListBalanceTransactions) => {

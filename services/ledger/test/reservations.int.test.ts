@@ -33,7 +33,7 @@ async function expectBooksConsistent(bed: LedgerTestBed): Promise<void> {
 
 describe('a refund reserves its amount in the books before it is sent, and its outcome spends or returns it', () => {
   // PIX settles at once (available), crypto waits an hour (pending).
-  const bed = ledgerServiceForTheseTests('ledger-reservations', { SETTLEMENT_DELAY_CRYPTO_SECONDS: 3600 });
+  const bed = ledgerServiceForTheseTests('ledger-reservations', { SETTLEMENT_DELAY_CRYPTO: 3600 });
 
   const balanceOf = async (businessId: string) => {
     const reply = await bed.request(getBalance, { business_id: businessId });

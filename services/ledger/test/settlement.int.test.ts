@@ -35,8 +35,8 @@ async function statusOf(bed: LedgerTestBed, paymentId: string): Promise<string> 
 
 describe('settlement: pending becomes available at available_on', () => {
   const bed = ledgerServiceForTheseTests('ledger-settlement', {
-    SETTLEMENT_DELAY_PIX_SECONDS: DELAY_SECONDS,
-    SETTLEMENT_DELAY_CRYPTO_SECONDS: 3600,
+    SETTLEMENT_DELAY_PIX: DELAY_SECONDS,
+    SETTLEMENT_DELAY_CRYPTO: 3600,
     SETTLEMENT_SWEEP_INTERVAL_MS: 100,
   });
 

@@ -74,7 +74,7 @@ export interface Posting {
   settlement: DueSettlement | null;
 }
 
-/** How long after payment each method's net stays pending (SETTLEMENT_DELAY_*_SECONDS). */
+/** How long after payment each method's net stays pending (SETTLEMENT_DELAY_PIX, SETTLEMENT_DELAY_CRYPTO, in seconds). */
 export type SettlementDelays = Record<PaymentMethod, number>;
 
 export function journalSum(lines: readonly JournalLine[]): number {

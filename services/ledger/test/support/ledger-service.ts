@@ -34,8 +34,8 @@ export function ledgerServiceForTheseTests(
   settings: Partial<
     Pick<
       LedgerConfig,
-      | 'SETTLEMENT_DELAY_PIX_SECONDS'
-      | 'SETTLEMENT_DELAY_CRYPTO_SECONDS'
+      | 'SETTLEMENT_DELAY_PIX'
+      | 'SETTLEMENT_DELAY_CRYPTO'
       | 'SETTLEMENT_SWEEP_INTERVAL_MS'
       | 'RECONCILIATION_RAIL_TIMEOUT_MS'
       | 'RESERVATION_CONFIRM_AFTER_SECONDS'
@@ -48,8 +48,8 @@ export function ledgerServiceForTheseTests(
     const bed = await serviceTestBed(label, (env) => {
       ledgerConfig = {
         ...env.config,
-        SETTLEMENT_DELAY_PIX_SECONDS: 0,
-        SETTLEMENT_DELAY_CRYPTO_SECONDS: 0,
+        SETTLEMENT_DELAY_PIX: 0,
+        SETTLEMENT_DELAY_CRYPTO: 0,
         SETTLEMENT_SWEEP_INTERVAL_MS: 100,
         // Reconciliation on demand only (a test runs it when it wants to).
         RECONCILIATION_INTERVAL_SECONDS: 0,
