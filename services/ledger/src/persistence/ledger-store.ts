@@ -39,90 +39,20 @@ export interface PaymentJournal {
 }
 
 /**
- * A paid payment's posting, whole, in one statement (one round trip, its own transaction): the payment's posting lock
- * (as `lockPaymentPosting`), its settlement claimed by payment id, then, only if that was new, its journal claimed by
- * cause key, its entries, its balances, its balance transaction. Each step takes its rows from the step before, so
- * a payment posted before (under this event or another) writes nothing at all; the unique keys, the foreign keys
- * (checked at the end of the statement), the balances' CHECKs and the zero-sum trigger (at commit) hold as for any
- * journal. The balances are one upsert: a payment only adds to them, so the row it proposes passes the CHECKs too.
- * Answers the journal's id, or null when nothing was posted.
+ * A paid payment's posting, whole, in one statement (one round trip, its own transaction): `postPaymentJournals` with
+ * a batch of one. A payment posted before (under this event or another) writes nothing at all. Answers the journal's
+ * id, or null when nothing was posted.
  */
 export async function postPaymentJournal(
   dataSource: DataSource,
   posting: PaymentJournal,
 ): Promise<number | null> {
-  const { balanceTransaction: btx, settlement, deltas } = posting;
-  if (Object.values(deltas).some((delta) => delta < 0))
-    throw new Error(`a payment posting only adds to balances: ${posting.causeKey}`);
-  // Prepared once per connection (a named statement): the plan of six steps is not made again for every payment.
-  const { rows } = await (dataSource.driver as PostgresDriver).master.query({
-    name: 'ledger-post-payment',
-    text: `WITH posting_lock AS (
-       SELECT pg_advisory_xact_lock(hashtext('ledger:payment:' || $1::text))
-     ), settlement AS (
-       INSERT INTO settlements (payment_id, business_id, balance_transaction_id, holding_account, net_centavos,
-         remaining_centavos, available_on)
-       SELECT $1, $2, $3, $4, $5, $5, $6 FROM posting_lock
-       ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id
-     ), journal AS (
-       INSERT INTO journals (cause_key, kind, business_id, rail_reference)
-       SELECT $7, 'payment', $2, $24 FROM settlement
-       ON CONFLICT (cause_key) DO NOTHING RETURNING id
-     ), journal_entries AS (
-       INSERT INTO entries (journal_id, account, business_id, amount_centavos, quantity_base_units)
-       SELECT journal.id, line.account, line.business_id, line.amount_centavos, line.quantity
-       FROM journal, unnest($8::text[], $9::text[], $10::bigint[], $25::numeric[])
-         AS line(account, business_id, amount_centavos, quantity)
-     ), balance AS (
-       INSERT INTO balances AS b (business_id, available_centavos, pending_centavos, reserved_centavos,
-         blocked_centavos)
-       SELECT $2, $11, $12, $13, $14 FROM journal
-       ON CONFLICT (business_id) DO UPDATE SET
-         available_centavos = b.available_centavos + EXCLUDED.available_centavos,
-         pending_centavos = b.pending_centavos + EXCLUDED.pending_centavos,
-         reserved_centavos = b.reserved_centavos + EXCLUDED.reserved_centavos,
-         blocked_centavos = b.blocked_centavos + EXCLUDED.blocked_centavos,
-         updated_at = now()
-     ), balance_transaction AS (
-       INSERT INTO balance_transactions (id, business_id, journal_id, type, source_id, amount_centavos,
-         fee_centavos, net_centavos, status, available_on, created_at, description)
-       SELECT $3, $2, journal.id, $15, $16, $17, $18, $19, $20, $21, $22, $23 FROM journal
-     )
-     SELECT id FROM journal`,
-    values: [
-      settlement.paymentId,
-      posting.businessId,
-      btx.id,
-      settlement.holdingAccount,
-      settlement.netCentavos,
-      settlement.availableOn,
-      posting.causeKey,
-      posting.lines.map((line) => line.account),
-      posting.lines.map((line) => line.businessId),
-      posting.lines.map((line) => line.amountCentavos),
-      deltas.available,
-      deltas.pending,
-      deltas.reserved,
-      deltas.blocked,
-      btx.type,
-      btx.sourceId,
-      btx.amountCentavos,
-      btx.feeCentavos,
-      btx.netCentavos,
-      btx.status,
-      btx.availableOn,
-      btx.createdAt,
-      btx.description,
-      posting.railReference,
-      posting.lines.map((line) => line.quantityBaseUnits ?? null),
-    ],
-  });
-  return rows.length === 0 ? null : Number((rows[0] as { id: string }).id);
+  return (await postPaymentJournals(dataSource, [posting])).get(posting.causeKey) ?? null;
 }
 
 /**
- * Several paid payments' postings in one statement (one round trip, one transaction, one commit), each as
- * `postPaymentJournal` writes one: the payments' posting locks, taken in payment id order (two batches, or a batch and
+ * Paid payments' postings in one statement (one round trip, one transaction, one commit): the payments' posting locks
+ * (as `lockPaymentPosting`), taken in payment id order (two batches, or a batch and
  * a refund, never wait on each other in a cycle), their settlements claimed by payment id, then, only for the new
  * ones, their journals claimed by cause key, their entries, their balances (one upsert row per business, in business
  * order, as the settlement sweep locks them) and their balance transactions. The batch has no two postings of one
