@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { letTimePass } from './wait';
 import { Client } from 'pg';
 import { infrastructureUrls } from './infrastructure';
 
@@ -34,10 +35,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       const client = new Client({ connectionString: adminUrl.toString() });
       await client.connect();
       try {
+        // A pool's end() resolves before its sockets close, so a backend may still be leaving: forcing it out then
+        // hands that client an error nobody listens for. Give the leavers a moment, then force whatever stays.
+        const deadline = Date.now() + 500;
+        while (Date.now() < deadline && (await backendsOf(client, name)) > 0) await letTimePass(25);
         await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       } finally {
         await client.end();
       }
     },
   };
+}
+
+async function backendsOf(admin: Client, database: string): Promise<number> {
+  const { rows } = await admin.query<{ n: string }>(
+    'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [database],
+  );
+  return Number(rows[0]!.n);
 }

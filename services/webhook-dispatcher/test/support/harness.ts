@@ -61,6 +61,8 @@ export class Harness {
       options: '-c search_path=webhook_dispatcher',
       max: 2,
     });
+    // An idle connection the server ends (a fault, the database dropped) is only removed; queries still reject.
+    pool.on('error', () => undefined);
     return new Harness(env, pki, receiver, client, pool);
   }
 
