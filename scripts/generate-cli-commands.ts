@@ -17,14 +17,19 @@ interface FieldFacts {
   required: boolean;
   type: string;
   values?: unknown[];
+  signed?: true;
 }
 
-/** A field's facts: its JSON type (a constant's own), and its fixed values (an array's items' ones). */
+/**
+ * A field's facts: its JSON type (a constant's own), its fixed values (an array's items' ones), and whether a number
+ * may be negative (an adjustment's amount).
+ */
 function factsOf(schema: Schema, required: boolean): FieldFacts {
   const type = schema.const !== undefined ? typeof schema.const : typeOf(schema);
   const fixed = schema.const !== undefined ? [schema.const] : (schema.items ?? schema).enum;
   const values = fixed?.filter((value) => value !== null);
-  return { required, type, ...(values === undefined ? {} : { values }) };
+  const signed = typeof schema.minimum === 'number' && schema.minimum < 0;
+  return { required, type, ...(values === undefined ? {} : { values }), ...(signed ? { signed: true } : {}) };
 }
 
 /** A field of an object schema, looked for in its properties and in its conditional branch (`crypto` of a payment). */

@@ -18,6 +18,7 @@ export interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   const?: unknown;
+  minimum?: number;
   then?: Schema;
 }
 

@@ -3,6 +3,7 @@ import { type DataSource, type EntityManager } from 'typeorm';
 import { PspBooks1764380000000 } from './persistence/migrations/1764380000000-psp-books';
 import { PspEnvios1764390000000 } from './persistence/migrations/1764390000000-psp-envios';
 import { PspEnvioCallbacks1764400000000 } from './persistence/migrations/1764400000000-psp-envio-callbacks';
+import { PspTarifas1764401200100 } from './persistence/migrations/1764401200100-psp-tarifas';
 import { accountBalance } from './envio-store';
 
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
@@ -12,7 +13,12 @@ export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO'
 export const pspDatabase = {
   schema: 'psp_simulator',
   entities: [],
-  migrations: [PspBooks1764380000000, PspEnvios1764390000000, PspEnvioCallbacks1764400000000],
+  migrations: [
+    PspBooks1764380000000,
+    PspEnvios1764390000000,
+    PspEnvioCallbacks1764400000000,
+    PspTarifas1764401200100,
+  ],
 };
 
 /** API Pix `Devolucao`: a refund of (part of) a received Pix, asked for by the receiver with its own `id`. */

@@ -93,6 +93,25 @@ export class EnvioStore {
     return this.balanceIn(this.db.manager, chave);
   }
 
+  /**
+   * The PSP takes a tariff from the account (sandbox: its console charging it): the balance is that much lower at
+   * once, queued on the account's row with the envios, so a send racing it is decided against what it left.
+   */
+  async chargeTariff(
+    chave: string,
+    valorCentavos: number,
+    descricao: string | null,
+    now: Date,
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pix_key FROM accounts WHERE pix_key = $1 FOR UPDATE', [chave]);
+      await tx.query(
+        `INSERT INTO tarifas (chave, valor_centavos, descricao, cobrada_em) VALUES ($1, $2, $3, $4)`,
+        [chave, valorCentavos, descricao, now],
+      );
+    });
+  }
+
   /** A new envio in processing, or why it is refused. A repeated idEnvio is refused whatever it carries. */
   async request(input: NewEnvio, now: Date, settlesAt: Date): Promise<StoredEnvio | EnvioRefusal> {
     let claimed: { release: () => void } | undefined;
@@ -246,7 +265,8 @@ function envioOf(row: EnvioRow): StoredEnvio {
 
 /**
  * The balance of the account of `chave`, in centavos, from the books: every Pix received into its cobs, less every
- * devolução and every envio not refused (a devolução the balance could not cover never leaves it).
+ * devolução and every envio not refused (a devolução the balance could not cover never leaves it), less the tariffs
+ * the PSP took.
  */
 export async function accountBalance(tx: EntityManager, chave: string): Promise<number> {
   const [row] = (await tx.query(
@@ -256,7 +276,8 @@ export async function accountBalance(tx: EntityManager, chave: string): Promise<
               JOIN cobs c ON c.txid = p.txid
               WHERE c.chave = $1 AND d.status <> 'NAO_REALIZADO' AND d.planned_refusal IS NULL)
          - (SELECT coalesce(sum(e.valor_centavos), 0) FROM envios e
-              WHERE e.pagador_chave = $1 AND e.status <> 'NAO_REALIZADO') AS centavos`,
+              WHERE e.pagador_chave = $1 AND e.status <> 'NAO_REALIZADO')
+         - (SELECT coalesce(sum(t.valor_centavos), 0) FROM tarifas t WHERE t.chave = $1) AS centavos`,
     [chave],
   )) as Array<{ centavos: string }>;
   return Number(row!.centavos);

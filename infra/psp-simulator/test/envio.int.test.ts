@@ -504,6 +504,26 @@ describe('the simulator serves Efí envio de Pix and balance', () => {
     expect(sendsTold(first.hook.bodies)).toHaveLength(1);
   });
 
+  it('a tariff the PSP takes lowers the balance, shows in no Pix list, and a malformed one is refused', async () => {
+    const { pixKey, call } = await account();
+    await credit(call, pixKey, 5000);
+
+    const taken = await call('POST', '/v2/tarifa', { valor: '1.25', descricao: 'Tarifa Pix recebido' });
+
+    expect(taken).toMatchObject({
+      status: 201,
+      json: { valor: '1.25', descricao: 'Tarifa Pix recebido', cobradaEm: expect.any(String) },
+    });
+    expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '48.75' });
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const until = new Date(Date.now() + 60_000).toISOString();
+    const sent = await call('GET', `/v2/gn/pix/enviados?inicio=${since}&fim=${until}`);
+    expect(sent.json.pix).toEqual([]);
+    for (const body of [{}, { valor: '0.00' }, { valor: '1,25' }, { valor: '1.00', descricao: 'a\u0000b' }])
+      expect((await call('POST', '/v2/tarifa', body)).status).toBe(400);
+    expect((await call('GET', '/v2/gn/saldo')).json).toEqual({ saldo: '48.75' });
+  });
+
   it('reads are scoped and unknown sends are 404 PixEnviadoNaoEncontrado', async () => {
     const { psp, call } = await account();
 

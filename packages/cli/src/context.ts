@@ -150,3 +150,9 @@ export function wholeNumber(text: string): number {
   if (!/^\d+$/.test(text)) throw new InvalidArgumentError('a whole number is expected.');
   return Number(text);
 }
+
+/** A whole number that may be negative (`-500`). */
+export function signedWholeNumber(text: string): number {
+  if (!/^-?\d+$/.test(text)) throw new InvalidArgumentError('a whole number is expected (negative too).');
+  return Number(text);
+}

@@ -182,6 +182,41 @@ describe('a command computed from its operation', () => {
       /required option '--amount <amount>'/,
     );
   });
+
+  test('a number the field allows below zero takes a minus sign; a boolean field is a switch', async () => {
+    const { act, sent } = harness();
+    const adjust: CommandFacts = {
+      command: 'admin adjust',
+      description: 'adjust a balance',
+      area: 'admin',
+      method: 'POST',
+      path: '/admin/v1/adjustments',
+      params: [],
+      query: {},
+      body: {
+        amount: { required: true, type: 'integer', signed: true },
+        forced: { required: false, type: 'boolean' },
+        reason: { required: true, type: 'string' },
+      },
+      fields: { reason: { argument: 'words' } },
+    };
+    expect(option(commandOf(act, adjust), '--forced')?.flags).toBe('--forced');
+
+    await parse(commandOf(act, adjust), ['--amount', '-500', '--forced', 'estorno', 'em', 'dobro']);
+    await parse(commandOf(act, adjust), ['--amount=250', 'cortesia']);
+
+    expect(sent.map((call) => call.body)).toEqual([
+      { amount: -500, forced: true, reason: 'estorno em dobro' },
+      { amount: 250, reason: 'cortesia' },
+    ]);
+    await expect(parse(commandOf(act, adjust), ['--amount', '-1.5', 'x'])).rejects.toThrow(/whole number/);
+    await expect(
+      parse(
+        commandOf(act, { ...adjust, body: { ...adjust.body, amount: { required: true, type: 'integer' } } }),
+        ['--amount=-500', 'x'],
+      ),
+    ).rejects.toThrow(/whole number/);
+  });
 });
 
 describe("the CLI's commands are those of the operation table", () => {

@@ -14,6 +14,7 @@ import * as suspense from './suspense-messages';
 import * as dispute from './dispute-messages';
 import * as reconciliation from './reconciliation-messages';
 import * as reservation from './reservation-messages';
+import * as adjustment from './adjustment-messages';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
   return (
@@ -39,6 +40,7 @@ export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
     dispute,
     reconciliation,
     reservation,
+    adjustment,
   ]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)

@@ -19,6 +19,7 @@ export * from './suspense-messages';
 export * from './dispute-messages';
 export * from './reconciliation-messages';
 export * from './reservation-messages';
+export * from './adjustment-messages';
 export * from './public-api';
 export { catalog, findMessage } from './catalog';
 export * from './ids';

@@ -78,3 +78,17 @@ export async function failNextEnvioAtPsp(
   if (response.status !== 201)
     throw new Error(`the failure rule was not armed: ${response.status} ${await response.text()}`);
 }
+
+/**
+ * The PSP takes a tariff of `valor` from the account (sandbox only, not Efí: `POST /v2/tarifa`), as a bank charges for
+ * Pix: the balance is lower, and no Pix list shows it.
+ */
+export async function chargeTariffAtPsp(pspUrl: string, valor: string, descricao?: string): Promise<void> {
+  const response = await fetch(`${pspUrl}/v2/tarifa`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await pspSandboxToken(pspUrl)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ valor, ...(descricao === undefined ? {} : { descricao }) }),
+  });
+  if (response.status !== 201)
+    throw new Error(`the tariff was not taken: ${response.status} ${await response.text()}`);
+}

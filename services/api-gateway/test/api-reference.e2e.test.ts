@@ -298,7 +298,10 @@ describe('the API reference page in a real browser', () => {
       })
     ).body;
     const webhook = await client.registerWebhook(apiKey, 'https://loja.example/hooks', ['payment.confirmed']);
-    const standIns: Record<string, string> = { [exampleId('prod')]: product.product_id };
+    const standIns: Record<string, string> = {
+      [exampleId('prod')]: product.product_id,
+      [exampleId('biz')]: businessId,
+    };
     const pathIds = async (operationId: string): Promise<Record<string, string>> => ({
       payment_id: ['createRefund', 'listRefunds'].includes(operationId)
         ? paid.payment_id

@@ -50,6 +50,7 @@ describe('hostile input through the whole stack', () => {
       () => asAdmin(),
     ],
     ['/admin/v1/reconciliations', () => '/admin/v1/reconciliations', ['GET', 'POST'], () => asAdmin()],
+    ['/admin/v1/adjustments', () => '/admin/v1/adjustments', ['GET', 'POST'], () => asAdmin()],
   ];
 
   describe('path ids that cannot exist are NOT_FOUND at once, on every route', () => {
@@ -87,6 +88,7 @@ describe('hostile input through the whole stack', () => {
         () => asAdmin(),
       ],
       ['POST', '/admin/v1/reconciliations', () => '/admin/v1/reconciliations', () => asAdmin()],
+      ['POST', '/admin/v1/adjustments', () => '/admin/v1/adjustments', () => asAdmin()],
     ]);
   });
 

@@ -217,6 +217,20 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       call('POST', '/admin/v1/businesses', { as: 'operator', body: { name: 'Outra Loja' } }),
     );
     keys['other-merchant'] = other.api_key;
+    await expectStatus(
+      201,
+      call('POST', '/admin/v1/adjustments', {
+        as: 'operator',
+        // Between two platform accounts that no rail mirrors: no business's books and no reconciliation move.
+        body: {
+          amount: 100,
+          debit_account: 'platform_adjustments',
+          credit_account: 'fee_revenue',
+          reason: 'Reclassificação de receita',
+        },
+      }),
+    );
+    await expectStatus(200, call('GET', '/admin/v1/adjustments?limit=1', { as: 'operator' }));
 
     const webhook = await expectStatus(
       201,

@@ -1,6 +1,7 @@
 // First: tracing must start before the modules it instruments are loaded.
 import './telemetry';
 import {
+  createAdjustment,
   disputeClosed,
   disputeCreated,
   fundsAssigned,
@@ -13,6 +14,7 @@ import {
   getPayout,
   getReconciliation,
   getStatementSummary,
+  listAdjustments,
   listBalanceTransactions,
   listPayouts,
   listReconciliations,
@@ -53,6 +55,8 @@ import { handleGetStatementSummary } from './handlers/ledger.statement.get.v1';
 import { handleGetPayout } from './handlers/ledger.payout.get.v1';
 import { handleListPayouts } from './handlers/ledger.payout.list.v1';
 import { handlePixPayoutSettled } from './handlers/pix.payout.settled.v1';
+import { postAdjustment } from './application/post-adjustment';
+import { handleListAdjustments } from './handlers/ledger.adjustment.list.v1';
 
 export interface LedgerService extends ServiceRuntime {
   settlement: SettlementSweep;
@@ -142,6 +146,11 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     )
     .handle(getReconciliation, handleGetReconciliation(dataSource))
     .handle(listReconciliations, handleListReconciliations(dataSource))
+    // The operator's adjustments: one journal each, with its reason, once per command and per Idempotency-Key.
+    .handle(createAdjustment, (command, context) =>
+      postAdjustment(runtime.unitOfWork(createAdjustment.name), command, context),
+    )
+    .handle(listAdjustments, handleListAdjustments(dataSource))
     .consume();
   settlement.start();
   runtime.onStop('settlement-sweep', () => settlement.stop());

@@ -202,9 +202,12 @@ const failureRuleSchema = Joi.object<FailureRuleBody>({
   .required();
 
 /**
- * Sandbox only, not Efí: `POST {prefix}/envio/falhar` `{chave?, valor?, codigo?, origem?, motivo?, quantidade?}` arms
- * the rule `envioRules.fail` arms in process (for a simulator run as its own process): the next `quantidade` envios
- * (default every one) to `chave` and/or of `valor` end NAO_REALIZADO with that reason. 201 with the rule.
+ * Sandbox only, not Efí:
+ * - `POST {prefix}/envio/falhar` `{chave?, valor?, codigo?, origem?, motivo?, quantidade?}` arms the rule
+ *   `envioRules.fail` arms in process (for a simulator run as its own process): the next `quantidade` envios (default
+ *   every one) to `chave` and/or of `valor` end NAO_REALIZADO with that reason. 201 with the rule.
+ * - `POST {prefix}/tarifa` `{valor, descricao?}`: the PSP takes a tariff from the account, as a bank charges for Pix
+ *   (it shows in the balance, `GET /v2/gn/saldo`, and in no Pix list). 201 with the tariff and when it was taken.
  */
 export function envioSandboxRouter(context: SimulatorContext): Router {
   const router = express.Router();
@@ -228,8 +231,32 @@ export function envioSandboxRouter(context: SimulatorContext): Router {
     });
     res.status(201).json({ ...body, erro: { ...DEFAULT_ENVIO_FAILURE, ...failure } });
   });
+  router.post(
+    '/tarifa',
+    asyncHandler(async (req, res) => {
+      const body = validateBody(res, tariffSchema, req.body, {
+        name: 'RequisicaoInvalida',
+        title: 'Tarifa inválida.',
+        prefix: 'tarifa',
+      });
+      if (!body) return;
+      const cobradaEm = new Date();
+      await context.envios.chargeTariff(
+        context.settings.pixKey,
+        toCentavos(body.valor),
+        body.descricao ?? null,
+        cobradaEm,
+      );
+      res.status(201).json({ ...body, cobradaEm: cobradaEm.toISOString() });
+    }),
+  );
   return router;
 }
+
+const tariffSchema = Joi.object<{ valor: string; descricao?: string }>({
+  valor: pixAmount.required(),
+  descricao: freeText(140),
+}).required();
 
 /**
  * Settles an envio at its time (REALIZADO, or NAO_REALIZADO as a sandbox rule planned), then tells the webhook of the

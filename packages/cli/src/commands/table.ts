@@ -2,7 +2,7 @@ import { Argument, Command, Option } from 'commander';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '@gateway/contracts';
 import type { Gateway, Page, PagedList } from '@gateway/sdk';
 import { generatedCommands } from '../generated/commands';
-import { wholeNumber, type Act, type Context } from '../context';
+import { signedWholeNumber, wholeNumber, type Act, type Context } from '../context';
 import { formatRecord, formatTable } from '../output';
 
 /** A query or body field as the document publishes it. */
@@ -10,6 +10,8 @@ export interface FieldFacts {
   readonly required: boolean;
   readonly type: string;
   readonly values?: readonly unknown[];
+  /** A number that may be negative (an adjustment's amount). */
+  readonly signed?: boolean;
 }
 
 /** The entry's own choices for a field of its command (the gateway's `CliField`, as generated). */
@@ -153,6 +155,9 @@ interface Flag {
   list: boolean;
 }
 
+/** How an integer field's text is read: a whole number, negative too where the field allows it. */
+const integerParser = (field: FieldFacts) => (field.signed ? signedWholeNumber : wholeNumber);
+
 /** The path ids, then the body fields the entry takes as arguments (`words`: every word left). */
 function addArguments(command: Command, facts: CommandFacts, own: (field: string) => FieldChoices): string[] {
   for (const id of facts.params)
@@ -165,7 +170,7 @@ function addArguments(command: Command, facts: CommandFacts, own: (field: string
       body[field]!.required ? `<${label}>` : `[${label}]`,
       own(field).description,
     );
-    if (body[field]!.type === 'integer') argument.argParser(wholeNumber);
+    if (body[field]!.type === 'integer') argument.argParser(integerParser(body[field]!));
     command.addArgument(argument);
   }
   return bodyArguments;
@@ -193,11 +198,13 @@ function addFlags(
   return ordered.map((name) => {
     const { facts: field, inQuery } = candidates.get(name)!;
     const choices = own(name);
+    // A boolean is a switch: true when given, left out otherwise.
+    const value = field.type === 'boolean' ? '' : ` <${choices.value ?? name.split('.').at(-1)}>`;
     const option = new Option(
-      `--${choices.flag ?? kebab(name)} <${choices.value ?? name.split('.').at(-1)}>`,
+      `--${choices.flag ?? kebab(name)}${value}`,
       choices.description ?? defaultDescription(name, field, inQuery),
     );
-    if (field.type === 'integer') option.argParser(wholeNumber);
+    if (field.type === 'integer') option.argParser(integerParser(field));
     const values = choices.choices ?? field.values;
     if (values && field.type !== 'array') option.choices(values.map(String));
     if (field.required) option.makeOptionMandatory();

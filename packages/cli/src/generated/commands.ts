@@ -777,4 +777,53 @@ export const generatedCommands = {
       starting_after: { description: 'the page after this reconciliation id' },
     },
   },
+  createAdjustment: {
+    command: 'admin adjust',
+    description:
+      "adjust the books: a business's available balance, or between platform accounts (with a reason)",
+    area: 'admin',
+    method: 'POST',
+    path: '/admin/v1/adjustments',
+    params: [],
+    query: {},
+    body: {
+      business_id: { required: false, type: 'string' },
+      amount: { required: true, type: 'integer', signed: true },
+      account: { required: false, type: 'string', values: ['platform_adjustments', 'fee_revenue'] },
+      debit_account: {
+        required: false,
+        type: 'string',
+        values: ['cash_psp', 'psp_fees', 'platform_adjustments', 'fee_revenue'],
+      },
+      credit_account: {
+        required: false,
+        type: 'string',
+        values: ['cash_psp', 'psp_fees', 'platform_adjustments', 'fee_revenue'],
+      },
+      allow_negative_available: { required: false, type: 'boolean' },
+      reason: { required: true, type: 'string' },
+    },
+    fields: {
+      amount: { value: 'centavos', description: 'integer centavos; negative debits a business' },
+      reason: { argument: 'words', description: 'why (the business statement shows it)' },
+    },
+  },
+  listAdjustments: {
+    command: 'admin adjustments',
+    description: 'adjustments of the books, newest first (a page)',
+    area: 'admin',
+    method: 'GET',
+    path: '/admin/v1/adjustments',
+    params: [],
+    query: {
+      business_id: { required: false, type: 'string' },
+      limit: { required: false, type: 'integer' },
+      starting_after: { required: false, type: 'string' },
+    },
+    fields: {
+      business_id: { flag: 'business', description: "only this business's" },
+      limit: { description: 'items per page' },
+      starting_after: { description: 'the page after this adjustment id' },
+    },
+  },
 } as const;

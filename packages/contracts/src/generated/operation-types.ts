@@ -3,6 +3,48 @@
 // operation's body, query and success answer by its operation id, as the handlers of the operation table take and
 // give them (the query as checked: a parameter with a default is always there).
 
+export interface Adjustment {
+  id: string;
+  /** `business`: a business's `available` against a platform account; `platform`: two platform accounts. */
+  type: 'business' | 'platform';
+  business_id: string | null;
+  /** Business: signed, positive credits the business. Platform: positive, from credit to debit account. */
+  amount_brl: number;
+  debit_account: string;
+  credit_account: string;
+  allow_negative_available: boolean;
+  reason: string;
+  /** The credential that asked (the admin token). */
+  requested_by: string;
+  /** The journal's id in the books. */
+  journal_id: string;
+  /** The business's `adjustment` balance transaction; null for a platform adjustment. */
+  balance_transaction_id: string | null;
+  created_at: string;
+}
+
+export interface AdjustmentList {
+  data: Adjustment[];
+  has_more: boolean;
+}
+
+export interface AdjustmentRequest {
+  /** The business whose `available` balance is adjusted; absent for a platform adjustment (`debit_account`, `credit_account`). */
+  business_id?: string;
+  /** Integer centavos, never 0. Business: positive credits it, negative debits it. Platform: positive. */
+  amount: number;
+  /** Business: the platform account on the other side (`platform_adjustments` unless given; `fee_revenue` gives a fee back). */
+  account?: 'platform_adjustments' | 'fee_revenue';
+  /** Platform: the account debited (e.g. `psp_fees` for a tariff the PSP took). */
+  debit_account?: 'cash_psp' | 'psp_fees' | 'platform_adjustments' | 'fee_revenue';
+  /** Platform: the account credited (e.g. `cash_psp`, the money that left the PSP account). */
+  credit_account?: 'cash_psp' | 'psp_fees' | 'platform_adjustments' | 'fee_revenue';
+  /** Business debit: may take `available` below zero; without it, a debit over `available` is `INSUFFICIENT_BALANCE`. */
+  allow_negative_available?: boolean;
+  /** Why: the business's statement shows it as the balance transaction's description. */
+  reason: string;
+}
+
 export interface ApiKeyIssued {
   business_id: string;
   /** Shown once: store it now. */
@@ -1276,6 +1318,20 @@ export interface OperationTypes {
       starting_after?: string;
     };
     answer: ReconciliationList;
+  };
+  /** POST /admin/v1/adjustments */
+  createAdjustment: {
+    body: AdjustmentRequest;
+    answer: Adjustment;
+  };
+  /** GET /admin/v1/adjustments */
+  listAdjustments: {
+    query: {
+      business_id?: string;
+      limit: number;
+      starting_after?: string;
+    };
+    answer: AdjustmentList;
   };
   /** POST /c/{slug}/sessions */
   startCheckoutSession: {

@@ -8,7 +8,15 @@ import type { PaymentMethod } from '@gateway/contracts';
 export const businessAccounts = ['pending', 'available', 'reserved', 'blocked'] as const;
 export type BusinessAccount = (typeof businessAccounts)[number];
 
-export type PlatformAccount = 'cash_psp' | 'fee_revenue' | 'suspense' | `tokens:${string}`;
+export type PlatformAccount =
+  | 'cash_psp'
+  | 'fee_revenue'
+  | 'suspense'
+  | `tokens:${string}`
+  // What the PSP charged the platform (an expense), and what the platform gave or took back by an operator's
+  // adjustment (docs/money-model.md#adjustments).
+  | 'psp_fees'
+  | 'platform_adjustments';
 export type Account = BusinessAccount | PlatformAccount;
 
 /** The token account of a crypto payment whose record did not name its token (events written before it did). */

@@ -58,7 +58,14 @@ export interface DueSettlement {
 /** What a journal records: a paid payment, its settlement, a refund paid out, a reservation made or released, a payout,
  * money in suspense, a dispute. */
 export type PostingKind =
-  'payment' | 'settlement' | 'refund' | 'reservation' | 'release' | 'payout' | SuspenseJournalKind;
+  | 'payment'
+  | 'settlement'
+  | 'refund'
+  | 'reservation'
+  | 'release'
+  | 'payout'
+  | SuspenseJournalKind
+  | 'adjustment';
 
 export interface Posting {
   /** Unique across the ledger: a second posting under the same key is a redelivery and writes nothing. */
@@ -88,7 +95,7 @@ export function balanceDeltas(lines: readonly JournalLine[]): BalanceDeltas {
   return deltas;
 }
 
-function posting(
+export function posting(
   parts: Omit<Posting, 'lines' | 'deltas' | 'railReference'> & {
     lines: JournalLine[];
     railReference?: string | null;
@@ -253,14 +260,14 @@ export type SuspenseJournalKind =
 /** A journal between the platform's own accounts only: no business balance moves, no balance transaction. */
 export interface PlatformPosting {
   causeKey: string;
-  kind: SuspenseJournalKind;
+  kind: SuspenseJournalKind | 'adjustment';
   businessId: null;
   /** The rail's id of the money it moves in or out (a Pix's endToEndId, a devolução id, a Solana signature). */
   railReference: string | null;
   lines: JournalLine[];
 }
 
-function platformPosting(
+export function platformPosting(
   parts: Omit<PlatformPosting, 'businessId' | 'railReference'> & { railReference?: string | null },
 ): PlatformPosting {
   const lines = parts.lines.filter((line) => line.amountCentavos !== 0);

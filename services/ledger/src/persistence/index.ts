@@ -11,6 +11,7 @@ import { RefundReservations1764400300000 } from './migrations/1764400300000-refu
 import { Payouts1764400200000 } from './migrations/1764400200000-payouts';
 import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-suspense-and-disputes';
 import { Reconciliation1764400500000 } from './migrations/1764400500000-reconciliation';
+import { Adjustments1764401200000 } from './migrations/1764401200000-adjustments';
 
 export {
   BalanceEntity,
@@ -27,6 +28,7 @@ export * from './payout-store';
 export * from './reservation-store';
 export * from './suspense-store';
 export * from './reconciliation-store';
+export * from './adjustment-store';
 
 export const ledgerDatabase = {
   schema: 'ledger',
@@ -46,5 +48,6 @@ export const ledgerDatabase = {
     RefundReservations1764400300000,
     SuspenseAndDisputes1764400400000,
     Reconciliation1764400500000,
+    Adjustments1764401200000,
   ],
 };

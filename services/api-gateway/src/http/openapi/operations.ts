@@ -1,5 +1,6 @@
 import type { Environment } from '../../domain/api-key';
 import { exampleId, type OperationSpec, type Tag } from '../operation';
+import { adjustmentOperations } from '../routes/adjustments';
 import { adminOperations, operatorTag } from '../routes/admin';
 import { apiReferenceOperations, referenceTag } from '../routes/api-reference';
 import { balanceOperations, balanceTag } from '../routes/balance';
@@ -37,6 +38,7 @@ export const operations: OperationSpec[] = [
   ...adminOperations,
   ...suspenseOperations,
   ...reconciliationOperations,
+  ...adjustmentOperations,
   ...hostedCheckoutOperations,
   ...healthOperations,
   ...apiReferenceOperations,

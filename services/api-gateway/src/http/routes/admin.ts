@@ -236,7 +236,7 @@ export const allReceivedFundsFilter = Joi.object({
 });
 
 /** A business the operator names by a (checked) path id; none is NOT_FOUND. */
-async function existingBusiness(identity: IdentityDeps, id: string): Promise<BusinessEntity> {
+export async function existingBusiness(identity: IdentityDeps, id: string): Promise<BusinessEntity> {
   const business = await findBusiness(identity.dataSource.manager, id);
   if (!business) throw new AppError('NOT_FOUND');
   return business;
