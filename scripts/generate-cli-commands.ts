@@ -85,6 +85,7 @@ function commandFacts(
     ...(cli.help === undefined ? {} : { help: cli.help }),
     ...(cli.dashArguments ? { dashArguments: true } : {}),
     ...(cli.order === undefined ? {} : { order: cli.order }),
+    ...(cli.idempotencyKey ? { idempotencyKey: true } : {}),
     area: op.area,
     ...(op.area === 'admin' ? {} : { sdk: op.sdk!.method }),
     method: op.method.toUpperCase(),

@@ -36,11 +36,12 @@ export interface Context {
   apiKey(): string;
   /** The SDK client for the business whose key was given. */
   gateway(): Gateway;
-  /** One call to the operator API (/admin/v1) with the admin token. */
+  /** One call to the operator API (/admin/v1) with the admin token (and `headers`, an Idempotency-Key). */
   admin(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
+    headers?: Record<string, string>,
   ): Promise<Record<string, unknown>>;
 }
 
@@ -68,7 +69,7 @@ export function contextFor(command: Command, io: Io): Context {
       gateway ??= new Gateway({ apiKey: apiKey(), baseUrl });
       return gateway;
     },
-    async admin(method, path, body) {
+    async admin(method, path, body, headers = {}) {
       const token = adminToken(globals.adminToken ?? io.env.adminToken, baseUrl);
       let response: Response;
       try {
@@ -77,6 +78,7 @@ export function contextFor(command: Command, io: Io): Context {
           headers: {
             authorization: `Bearer ${token}`,
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...headers,
           },
           body: body === undefined ? undefined : JSON.stringify(body),
         });

@@ -10,6 +10,7 @@ interface Sent {
   method: string;
   path: string;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 /** An Act whose commands get a context that records the operator calls and the SDK's, and the output. */
@@ -27,8 +28,8 @@ function harness() {
     baseUrl: 'http://127.0.0.1:1',
     apiKey: () => 'sk_test_x',
     gateway: () => ({}) as ReturnType<Context['gateway']>,
-    admin: async (method, path, body) => {
-      sent.push({ method, path, body });
+    admin: async (method, path, body, headers) => {
+      sent.push({ method, path, body, ...(headers && Object.keys(headers).length > 0 ? { headers } : {}) });
       return { data: [{ thing_id: 'thg_1', status: 'open' }], has_more: true };
     },
   };
@@ -199,16 +200,21 @@ describe('a command computed from its operation', () => {
         reason: { required: true, type: 'string' },
       },
       fields: { reason: { argument: 'words' } },
+      idempotencyKey: true,
     };
     expect(option(commandOf(act, adjust), '--forced')?.flags).toBe('--forced');
 
     await parse(commandOf(act, adjust), ['--amount', '-500', '--forced', 'estorno', 'em', 'dobro']);
-    await parse(commandOf(act, adjust), ['--amount=250', 'cortesia']);
+    await parse(commandOf(act, adjust), ['--amount=250', '--idempotency-key', 'k-1', 'cortesia']);
 
-    expect(sent.map((call) => call.body)).toEqual([
-      { amount: -500, forced: true, reason: 'estorno em dobro' },
-      { amount: 250, reason: 'cortesia' },
+    expect(sent.map((call) => [call.body, call.headers])).toEqual([
+      [{ amount: -500, forced: true, reason: 'estorno em dobro' }, undefined],
+      [{ amount: 250, reason: 'cortesia' }, { 'idempotency-key': 'k-1' }],
     ]);
+    // An operator command whose route does not honour the key offers no flag for it.
+    expect(
+      option(commandOf(act, { ...adjust, idempotencyKey: undefined }), '--idempotency-key'),
+    ).toBeUndefined();
     await expect(parse(commandOf(act, adjust), ['--amount', '-1.5', 'x'])).rejects.toThrow(/whole number/);
     await expect(
       parse(

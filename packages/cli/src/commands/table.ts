@@ -35,6 +35,8 @@ export interface CommandFacts {
   readonly dashArguments?: boolean;
   /** The flags' order when not the document's. */
   readonly order?: readonly string[];
+  /** An operator command whose route honours `Idempotency-Key`. */
+  readonly idempotencyKey?: boolean;
   readonly area: string;
   /** The SDK method a merchant command calls: `payments.create` (`gateway.payments.create`). */
   readonly sdk?: string;
@@ -269,6 +271,8 @@ export function commandOf(
   const flags = addFlags(command, facts, own, paged);
   if (!operator && facts.method === 'POST' && facts.body !== undefined)
     command.option('--idempotency-key <key>', IDEMPOTENCY_KEY);
+  if (operator && facts.idempotencyKey)
+    command.option('--idempotency-key <key>', 'dedupe key: the same request again answers the first one');
   if (paged) {
     command
       .option(
@@ -299,6 +303,7 @@ export function commandOf(
           facts.method,
           search.toString() === '' ? path : `${path}?${search.toString()}`,
           facts.body ? body : undefined,
+          given.idempotencyKey === undefined ? {} : { 'idempotency-key': given.idempotencyKey },
         );
         context.output.result(answer, (view ?? (paged ? pageText(COLUMNS, false) : formatRecord)) as Show);
         return;

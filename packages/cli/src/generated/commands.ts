@@ -781,6 +781,7 @@ export const generatedCommands = {
     command: 'admin adjust',
     description:
       "adjust the books: a business's available balance, or between platform accounts (with a reason)",
+    idempotencyKey: true,
     area: 'admin',
     method: 'POST',
     path: '/admin/v1/adjustments',

@@ -147,6 +147,8 @@ export interface CliCommand {
   order?: string[];
   /** The fields taken otherwise than as `--<field-in-kebab-case> <field>`. */
   fields?: Record<string, CliField>;
+  /** An operator command whose route honours `Idempotency-Key` takes `--idempotency-key` (merchant POSTs all do). */
+  idempotencyKey?: true;
 }
 
 /**

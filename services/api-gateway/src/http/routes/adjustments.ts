@@ -160,6 +160,7 @@ export const adjustmentOperations = [
         amount: { value: 'centavos', description: 'integer centavos; negative debits a business' },
         reason: { argument: 'words', description: 'why (the business statement shows it)' },
       },
+      idempotencyKey: true,
     },
     answers: [json(201, 'The adjustment, posted.', adjustment)],
     handle: async ({ body, req, send }, { identity }) => {
