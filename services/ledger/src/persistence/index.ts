@@ -11,6 +11,7 @@ import { RefundReservations1764400300000 } from './migrations/1764400300000-refu
 import { Payouts1764400200000 } from './migrations/1764400200000-payouts';
 import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-suspense-and-disputes';
 import { Reconciliation1764400500000 } from './migrations/1764400500000-reconciliation';
+import { BalanceTransactionsDatedWhenPosted1764401300000 } from './migrations/1764401300000-balance-transactions-dated-when-posted';
 
 export {
   BalanceEntity,
@@ -46,5 +47,6 @@ export const ledgerDatabase = {
     RefundReservations1764400300000,
     SuspenseAndDisputes1764400400000,
     Reconciliation1764400500000,
+    BalanceTransactionsDatedWhenPosted1764401300000,
   ],
 };
