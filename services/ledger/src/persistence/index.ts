@@ -12,6 +12,7 @@ import { Payouts1764400200000 } from './migrations/1764400200000-payouts';
 import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-suspense-and-disputes';
 import { Reconciliation1764400500000 } from './migrations/1764400500000-reconciliation';
 import { BalanceTransactionsDatedWhenPosted1764401300000 } from './migrations/1764401300000-balance-transactions-dated-when-posted';
+import { BalanceTransactionsKeptAsPosted1764401300100 } from './migrations/1764401300100-balance-transactions-kept-as-posted';
 
 export {
   BalanceEntity,
@@ -48,5 +49,6 @@ export const ledgerDatabase = {
     SuspenseAndDisputes1764400400000,
     Reconciliation1764400500000,
     BalanceTransactionsDatedWhenPosted1764401300000,
+    BalanceTransactionsKeptAsPosted1764401300100,
   ],
 };

@@ -170,4 +170,86 @@ describe("a month's statement waits for the postings in flight before it is read
       await runner.release();
     }
   });
+
+  test('the settlement sweep still makes a payment available: its balance transaction goes from pending to available', async () => {
+    const businessId = newPublicId('biz');
+    const event = aPaymentEvent({
+      business_id: businessId,
+      status: 'paid',
+      amount_centavos: 6_000,
+      fee_centavos: 60,
+    });
+    await bed.confirm(event);
+    await waitFor(async () => {
+      const [row] = await bed.sql<{ status: string }>(
+        `SELECT status FROM balance_transactions WHERE source_id = $1`,
+        [event.payment.payment_id],
+      );
+      return row?.status === 'available' || undefined;
+    });
+    const [balance] = await bed.sql<{ available_centavos: string; pending_centavos: string }>(
+      `SELECT available_centavos, pending_centavos FROM balances WHERE business_id = $1`,
+      [businessId],
+    );
+    expect(balance).toEqual({ available_centavos: '5940', pending_centavos: '0' });
+  });
+});
+
+describe('the database keeps a balance transaction as posted', () => {
+  // A delay of a day: a payment's balance transaction stays pending during the test.
+  const bed = ledgerServiceForTheseTests('ledger-btx-kept', { SETTLEMENT_DELAY_PIX: 86_400 });
+
+  /** A pending payment's balance transaction, posted through the ledger. */
+  async function pendingPaymentRow(): Promise<string> {
+    const businessId = newPublicId('biz');
+    await bed.confirm(aPaymentEvent({ business_id: businessId, status: 'paid', amount_centavos: 2_000 }));
+    const [row] = await bed.sql<{ id: string; status: string }>(
+      `SELECT id, status FROM balance_transactions WHERE business_id = $1`,
+      [businessId],
+    );
+    expect(row!.status).toBe('pending');
+    return row!.id;
+  }
+
+  test.each([
+    [
+      'its amount',
+      `UPDATE balance_transactions SET amount_centavos = amount_centavos + 1, net_centavos = net_centavos + 1 WHERE id = $1`,
+    ],
+    [
+      'its date',
+      `UPDATE balance_transactions SET created_at = created_at - interval '40 days' WHERE id = $1`,
+    ],
+    [
+      'its event time',
+      `UPDATE balance_transactions SET occurred_at = occurred_at - interval '1 day' WHERE id = $1`,
+    ],
+    ['its availability date', `UPDATE balance_transactions SET available_on = now() WHERE id = $1`],
+    ['its description', `UPDATE balance_transactions SET description = 'x' WHERE id = $1`],
+    [
+      'its status and anything else',
+      `UPDATE balance_transactions SET status = 'available', fee_centavos = 0, net_centavos = amount_centavos WHERE id = $1`,
+    ],
+    ['the row itself (deleted)', `DELETE FROM balance_transactions WHERE id = $1`],
+  ])('a change of %s is refused', async (_what, statement) => {
+    const id = await pendingPaymentRow();
+    const [before] = await bed.sql(`SELECT * FROM balance_transactions WHERE id = $1`, [id]);
+    await expect(bed.sql(statement, [id])).rejects.toThrow(/kept as posted/);
+    expect(await bed.sql(`SELECT * FROM balance_transactions WHERE id = $1`, [id])).toEqual([before]);
+  });
+
+  test('its status goes from pending to available once, and never back', async () => {
+    const id = await pendingPaymentRow();
+    await bed.sql(`UPDATE balance_transactions SET status = 'available' WHERE id = $1`, [id]);
+    await expect(
+      bed.sql(`UPDATE balance_transactions SET status = 'pending' WHERE id = $1`, [id]),
+    ).rejects.toThrow(/kept as posted/);
+    await expect(
+      bed.sql(`UPDATE balance_transactions SET status = 'available' WHERE id = $1`, [id]),
+    ).rejects.toThrow(/kept as posted/);
+    await expect(bed.sql(`TRUNCATE balance_transactions CASCADE`)).rejects.toThrow(/kept as posted/);
+    expect(await bed.sql(`SELECT status FROM balance_transactions WHERE id = $1`, [id])).toEqual([
+      { status: 'available' },
+    ]);
+  });
 });
