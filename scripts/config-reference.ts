@@ -186,6 +186,8 @@ export const meanings: Record<string, string> = {
   PIX_EXPIRES_IN_SECONDS: "a PIX charge's lifetime",
   CREATE_RESERVATION_RETENTION_HOURS:
     "how long a create command's payment id reservation is kept: longer than the 24 h idempotency window",
+  REFUND_INTENT_RETENTION_HOURS:
+    "how long a refund command's finished intent (opened, given up) is kept: longer than the 24 h idempotency window; one still reserving is never purged",
   RECONCILE_AFTER_SECONDS: 'an open payment this old is checked with its rail, and again as often',
   RECONCILE_INTERVAL_SECONDS: 'the pause between reconciliation passes',
   SETTLEMENT_DELAY_PIX:
