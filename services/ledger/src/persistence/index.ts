@@ -13,6 +13,7 @@ import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-sus
 import { Reconciliation1764400500000 } from './migrations/1764400500000-reconciliation';
 import { BalanceTransactionsDatedWhenPosted1764401300000 } from './migrations/1764401300000-balance-transactions-dated-when-posted';
 import { BalanceTransactionsKeptAsPosted1764401300100 } from './migrations/1764401300100-balance-transactions-kept-as-posted';
+import { BalancesTiedToEntries1764401300200 } from './migrations/1764401300200-balances-tied-to-entries';
 
 export {
   BalanceEntity,
@@ -50,5 +51,6 @@ export const ledgerDatabase = {
     Reconciliation1764400500000,
     BalanceTransactionsDatedWhenPosted1764401300000,
     BalanceTransactionsKeptAsPosted1764401300100,
+    BalancesTiedToEntries1764401300200,
   ],
 };
