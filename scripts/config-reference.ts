@@ -186,6 +186,8 @@ export const meanings: Record<string, string> = {
   PIX_EXPIRES_IN_SECONDS: "a PIX charge's lifetime",
   CREATE_RESERVATION_RETENTION_HOURS:
     "how long a create command's payment id reservation is kept: longer than the 24 h idempotency window",
+  REFUND_INTENT_RETENTION_HOURS:
+    "how long a refund command's finished intent (opened, given up) is kept: longer than the 24 h idempotency window; one still reserving is never purged",
   RECONCILE_AFTER_SECONDS: 'an open payment this old is checked with its rail, and again as often',
   RECONCILE_INTERVAL_SECONDS: 'the pause between reconciliation passes',
   SETTLEMENT_DELAY_PIX:
@@ -201,6 +203,8 @@ export const meanings: Record<string, string> = {
     'money in flight: a rail movement younger than this that the books have not posted yet is reported as pending, not as a difference',
   RECONCILIATION_RAIL_TIMEOUT_MS:
     'how long a run waits for the PIX adapter and the Solana watcher before it is stored `failed`',
+  RECONCILIATION_METRICS_REFRESH_MS:
+    'how often each replica reads the newest completed reconciliation run again for its gauges, so every replica reports the newest run, whichever ran it',
   RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS:
     "what the PSP account held before the books began: 0 for an account opened for the gateway (the sandbox PSP's opens empty)",
   REFUND_RESEND_AFTER_SECONDS:

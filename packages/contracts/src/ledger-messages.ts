@@ -62,7 +62,10 @@ export interface BalanceTransaction {
   net_centavos: number;
   status: BalanceTransactionStatus;
   available_on: string;
+  /** When it was posted to the books: the month whose statement lists it. */
   created_at: string;
+  /** When the money moved (its event's time), from which `available_on` counts; before `created_at` when posted late. */
+  occurred_at: string;
   description: string;
 }
 export const balanceTransactionId = publicId('btx');
@@ -77,6 +80,7 @@ const balanceTransactionSchema = Joi.object<BalanceTransaction>({
   status: Joi.valid(...balanceTransactionStatuses).required(),
   available_on: isoDate.required(),
   created_at: isoDate.required(),
+  occurred_at: isoDate.required(),
   description: Joi.string().max(500).allow('').required(),
 });
 

@@ -30,6 +30,11 @@ export interface LedgerConfig extends ServiceConfig {
    * not as a difference.
    */
   RECONCILIATION_GRACE_SECONDS: number;
+  /**
+   * How often each replica reads the newest completed reconciliation run again for its gauges
+   * (`ledger_reconciliation_differences`), so every replica reports the newest run, whichever ran it.
+   */
+  RECONCILIATION_METRICS_REFRESH_MS: number;
   /** How long a run waits for each rail's owner (the PIX adapter, the Solana watcher) before it is recorded failed. */
   RECONCILIATION_RAIL_TIMEOUT_MS: number;
   /**
@@ -88,6 +93,7 @@ const schema = serviceSchema<LedgerConfig>({
     .default(ONE_DAY_SECONDS + 3600),
   RECONCILIATION_GRACE_SECONDS: Joi.number().integer().min(0).max(ONE_DAY_SECONDS).default(900),
   RECONCILIATION_RAIL_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(4000),
+  RECONCILIATION_METRICS_REFRESH_MS: Joi.number().integer().min(50).max(3_600_000).default(30_000),
   RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS: Joi.number()
     .integer()
     .min(-Number.MAX_SAFE_INTEGER)

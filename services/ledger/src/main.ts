@@ -43,6 +43,7 @@ import { reservePayout } from './application/reserve-payout';
 import { registerPayoutAccount } from './application/register-payout-account';
 import { reconcileBooks, type ReconcileBooksDeps } from './application/reconcile-books';
 import { ReconciliationSchedule } from './application/reconciliation-schedule';
+import { ReconciliationGauges } from './application/reconciliation-gauges';
 import { handleGetReconciliation } from './handlers/ledger.reconciliation.get.v1';
 import { handleListReconciliations } from './handlers/ledger.reconciliation.list.v1';
 import { reserveRefund } from './application/reserve-refund';
@@ -61,6 +62,7 @@ import { handleListAdjustments } from './handlers/ledger.adjustment.list.v1';
 export interface LedgerService extends ServiceRuntime {
   settlement: SettlementSweep;
   reconciliation: ReconciliationSchedule | null;
+  reconciliationGauges: ReconciliationGauges;
   reservations: ReservationSweep;
 }
 
@@ -82,6 +84,11 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     afterPosting: () => settlement.nudge(),
   };
   const paymentPostings = new PaymentPostingBatches(paymentDeps);
+  // Every replica reports the newest run stored, whichever replica ran it.
+  const reconciliationGauges = new ReconciliationGauges(dataSource, {
+    intervalMs: config.RECONCILIATION_METRICS_REFRESH_MS,
+    logger,
+  });
   const reconcileDeps: ReconcileBooksDeps = {
     dataSource,
     ask: (definition, payload, options) => runtime.broker.call(definition, payload, options),
@@ -92,6 +99,7 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
       railTimeoutMs: config.RECONCILIATION_RAIL_TIMEOUT_MS,
       pspOpeningCentavos: config.RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS,
     },
+    afterRun: () => reconciliationGauges.nudge(),
   };
   await runtime.broker
     .handlers('ledger')
@@ -154,6 +162,8 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .consume();
   settlement.start();
   runtime.onStop('settlement-sweep', () => settlement.stop());
+  reconciliationGauges.start();
+  runtime.onStop('reconciliation-gauges', () => reconciliationGauges.stop());
   const reconciliation =
     config.RECONCILIATION_INTERVAL_SECONDS === 0
       ? null
@@ -183,7 +193,7 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
   );
   reservations.start();
   runtime.onStop('reservation-sweep', () => reservations.stop());
-  return { ...runtime, settlement, reconciliation, reservations };
+  return { ...runtime, settlement, reconciliation, reconciliationGauges, reservations };
 }
 
 if (require.main === module) {

@@ -74,7 +74,7 @@ describe('posting rules', () => {
     expect(isSettlementDue(posting.settlement!, new Date(paidAt + 3_600_000))).toBe(true);
     const pix = paymentConfirmedPosting(paid('pix'), { pix: 60, crypto: 3600 });
     expect(
-      pix.settlement!.availableOn.getTime() - new Date(pix.balanceTransaction!.createdAt).getTime(),
+      pix.settlement!.availableOn.getTime() - new Date(pix.balanceTransaction!.occurredAt).getTime(),
     ).toBe(60_000);
   });
 

@@ -359,4 +359,95 @@ describe('the database refuses what the books forbid', () => {
       bed.sql(`INSERT INTO balances (business_id, pending_centavos) VALUES ($1, -1)`, [newPublicId('biz')]),
     ).rejects.toThrow(/check constraint/);
   });
+
+  describe("a business's balance moves only as its entries do, checked at commit", () => {
+    /** A business with 10 000 pending (a paid payment posted by the service). */
+    async function businessWithPending(): Promise<string> {
+      const businessId = newPublicId('biz');
+      await bed.confirm(paidEvent(businessId, { amount_centavos: 10_199, fee_centavos: 199 }));
+      await waitFor(
+        async () => (await balanceOf(bed, businessId)).available_centavos === 10_000 || undefined,
+      );
+      return businessId;
+    }
+
+    /** In one transaction: a journal with these entries (account, business or null, centavos), then `sql`. */
+    const inOneTransaction = (entries: Array<[string, string | null, number]>, sql: string[]) =>
+      bed.service.dataSource.transaction(async (manager) => {
+        if (entries.length > 0) {
+          const [journal] = (await manager.query(
+            `INSERT INTO journals (cause_key, kind) VALUES ($1, 'adjustment') RETURNING id`,
+            [`test:${newPublicId('evt')}`],
+          )) as Array<{ id: string }>;
+          for (const [account, businessId, centavos] of entries)
+            await manager.query(
+              `INSERT INTO entries (journal_id, account, business_id, amount_centavos) VALUES ($1, $2, $3, $4)`,
+              [journal!.id, account, businessId, centavos],
+            );
+        }
+        for (const statement of sql) await manager.query(statement);
+      });
+
+    test('a balance changed without entries is refused', async () => {
+      const businessId = await businessWithPending();
+      await expect(
+        inOneTransaction(
+          [],
+          [
+            `UPDATE balances SET available_centavos = available_centavos + 500 WHERE business_id = '${businessId}'`,
+          ],
+        ),
+      ).rejects.toThrow(/moved otherwise than its entries/);
+      expect(await balanceOf(bed, businessId)).toMatchObject({ available_centavos: 10_000 });
+    });
+
+    test('entries naming a business whose balance was not changed with them are refused', async () => {
+      const businessId = await businessWithPending();
+      await expect(
+        inOneTransaction(
+          [
+            ['cash_psp', null, 300],
+            ['available', businessId, -300],
+          ],
+          [],
+        ),
+      ).rejects.toThrow(/moved otherwise than its entries/);
+      await expectBooksConsistent(bed);
+    });
+
+    test('a balance changed by another amount, or in another account, than its entries is refused', async () => {
+      const businessId = await businessWithPending();
+      const entries: Array<[string, string | null, number]> = [
+        ['available', businessId, 400],
+        ['reserved', businessId, -400],
+      ];
+      for (const change of [
+        `available_centavos = available_centavos - 400, reserved_centavos = reserved_centavos + 399`,
+        `available_centavos = available_centavos - 400, blocked_centavos = blocked_centavos + 400`,
+      ])
+        await expect(
+          inOneTransaction(entries, [`UPDATE balances SET ${change} WHERE business_id = '${businessId}'`]),
+        ).rejects.toThrow(/moved otherwise than its entries/);
+      await expectBooksConsistent(bed);
+    });
+
+    test('a balance changed as its entries moved, in any number of steps, is accepted', async () => {
+      const businessId = await businessWithPending();
+      await inOneTransaction(
+        [
+          ['available', businessId, 400],
+          ['reserved', businessId, -400],
+        ],
+        [
+          `UPDATE balances SET available_centavos = available_centavos - 100 WHERE business_id = '${businessId}'`,
+          `UPDATE balances SET available_centavos = available_centavos - 300, reserved_centavos = reserved_centavos + 400
+            WHERE business_id = '${businessId}'`,
+        ],
+      );
+      expect(await balanceOf(bed, businessId)).toMatchObject({
+        available_centavos: 9_600,
+        reserved_centavos: 400,
+      });
+    });
+  });
 });

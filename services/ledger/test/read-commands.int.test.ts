@@ -7,6 +7,7 @@ import {
   type ListBalanceTransactions,
 } from '@gateway/contracts';
 import { aPaymentEvent, aRefundEvent } from '@gateway/testkit';
+import { statementMonthBounds } from '../src/domain/statement-month';
 import { ledgerServiceForTheseTests } from './support/ledger-service';
 
 describe('ledger.balance.get.v1, ledger.balance-transactions.list.v1 and ledger.statement.get.v1', () => {
@@ -96,7 +97,8 @@ describe('ledger.balance.get.v1, ledger.balance-transactions.list.v1 and ledger.
         net_centavos: -2_500,
         status: 'available',
         available_on: '2026-10-06T12:00:00.000Z',
-        created_at: '2026-10-06T12:00:00.000Z',
+        created_at: expect.any(String),
+        occurred_at: '2026-10-06T12:00:00.000Z',
         description: expect.stringContaining(refundId),
       },
       {
@@ -109,7 +111,8 @@ describe('ledger.balance.get.v1, ledger.balance-transactions.list.v1 and ledger.
         net_centavos: 9_900,
         status: 'pending',
         available_on: '2027-10-05T12:00:00.000Z',
-        created_at: '2026-10-05T12:00:00.000Z',
+        created_at: expect.any(String),
+        occurred_at: '2026-10-05T12:00:00.000Z',
         description: expect.stringContaining(paymentId),
       },
     ]);
@@ -133,7 +136,7 @@ describe('ledger.balance.get.v1, ledger.balance-transactions.list.v1 and ledger.
     expect(foreign).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_FIELDS' }) });
   });
 
-  test('pages newest first or oldest first until has_more is false; filtered by type and creation time', async () => {
+  test('pages newest first or oldest first (in the order posted) until has_more is false; filtered by type and creation time', async () => {
     const businessId = newPublicId('biz');
     const days = ['01', '02', '03', '04', '05'];
     const paymentIds: string[] = [];
@@ -170,56 +173,67 @@ describe('ledger.balance.get.v1, ledger.balance-transactions.list.v1 and ledger.
     const refunds = await list({ business_id: businessId, type: 'refund' });
     expect(refunds.data.map((bt) => bt.source_id)).toEqual([refundId]);
 
+    // Created when posted, one after the other: the window from the second's posting to the fourth's.
+    const posted = oldest.flat();
     const window = await readAll({
       business_id: businessId,
       limit: 1,
-      created_gte: '2026-08-02T10:00:00.000Z',
-      created_lt: '2026-08-04T10:00:00.000Z',
+      created_gte: posted[1]!.created_at,
+      created_lt: posted[3]!.created_at,
       oldest_first: true,
     });
     expect(window.flat().map((bt) => bt.source_id)).toEqual([paymentIds[1], paymentIds[2]]);
   });
 
-  test("a month's statement: opening is the net before its first instant, closing adds the month's", async () => {
+  test("a month's statement: opening is the net created before its first instant, closing adds the month's", async () => {
     const businessId = newPublicId('biz');
+    // Paid in September and October, posted now: each is in the statement of the month it was posted in.
     const september = await pay(businessId, '2026-09-30T23:59:59.999Z', 10_000, 100); // net 9 900
-    await pay(businessId, '2026-10-01T00:00:00.000Z', 5_000, 50); // net 4 950, first instant of October
+    await pay(businessId, '2026-10-01T00:00:00.000Z', 5_000, 50); // net 4 950
     await refund(businessId, september, '2026-10-31T23:59:59.999Z', 1_000); // -1 000
-    await pay(businessId, '2026-11-01T00:00:00.000Z', 2_000, 20); // net 1 980, November
+    const rows = (await list({ business_id: businessId, oldest_first: true })).data;
+    const months = rows.map((bt) => bt.created_at.slice(0, 7));
+    // The month the first was posted in, the one before it and the one after it (UTC).
+    const first = statementMonthBounds(months[0]!).from;
+    const monthOf = (date: Date) => date.toISOString().slice(0, 7);
+    const before = monthOf(new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() - 1, 1)));
+    const after = monthOf(new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 1)));
+    const netIn = (month: string) =>
+      rows.filter((bt, i) => months[i] === month).reduce((sum, bt) => sum + bt.net_centavos, 0);
 
     const statement = async (month: string) => {
       const reply = await bed.request(getStatementSummary, { business_id: businessId, month });
       if (!reply.ok) throw new Error(JSON.stringify(reply.error));
       return reply.result;
     };
-    expect(await statement('2026-10')).toEqual({
+    expect(await statement(months[0]!)).toEqual({
       business_id: businessId,
-      month: '2026-10',
-      from: '2026-10-01T00:00:00.000Z',
-      to: '2026-11-01T00:00:00.000Z',
-      opening_balance_centavos: 9_900,
+      month: months[0],
+      from: first.toISOString(),
+      to: statementMonthBounds(after).from.toISOString(),
+      opening_balance_centavos: 0,
+      closing_balance_centavos: netIn(months[0]!),
+    });
+    expect(await statement(before)).toMatchObject({
+      opening_balance_centavos: 0,
+      closing_balance_centavos: 0,
+    });
+    expect(await statement(after)).toMatchObject({
+      opening_balance_centavos: netIn(months[0]!),
       closing_balance_centavos: 9_900 + 4_950 - 1_000,
     });
-    expect(await statement('2026-09')).toMatchObject({
-      opening_balance_centavos: 0,
-      closing_balance_centavos: 9_900,
-    });
-    expect(await statement('2026-11')).toMatchObject({
-      opening_balance_centavos: 13_850,
-      closing_balance_centavos: 15_830,
-    });
     // The month's rows, oldest first, are what the closing adds to the opening.
-    const october = await list({
+    const inMonth = await list({
       business_id: businessId,
-      created_gte: '2026-10-01T00:00:00.000Z',
-      created_lt: '2026-11-01T00:00:00.000Z',
+      created_gte: first.toISOString(),
+      created_lt: statementMonthBounds(after).from.toISOString(),
       oldest_first: true,
     });
-    expect(october.data.reduce((sum, bt) => sum + bt.net_centavos, 0)).toBe(3_950);
+    expect(inMonth.data.reduce((sum, bt) => sum + bt.net_centavos, 0)).toBe(netIn(months[0]!));
     // Another business's statement knows nothing of these.
     const reply = await bed.request(getStatementSummary, {
       business_id: newPublicId('biz'),
-      month: '2026-10',
+      month: months[0]!,
     });
     expect(reply).toEqual({
       ok: true,

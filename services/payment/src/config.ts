@@ -15,6 +15,11 @@ export interface PaymentConfig extends ServiceConfig {
   PIX_EXPIRES_IN_SECONDS: number;
   /** Create reservations older than this are purged; longer than the gateway's 24 h idempotency window. */
   CREATE_RESERVATION_RETENTION_HOURS: number;
+  /**
+   * Finished refund intents (opened, given up) older than this are purged; longer than the gateway's 24 h idempotency
+   * window, so a refund command retried under the same key always finds its intent.
+   */
+  REFUND_INTENT_RETENTION_HOURS: number;
   /** A payment still pending/processing this long after it was created (and again each time as long after it was last asked about) is checked with its rail. */
   RECONCILE_AFTER_SECONDS: number;
   /** Pause between reconciliation passes. */
@@ -62,6 +67,7 @@ const schema = serviceSchema<PaymentConfig>({
   RAIL_RPC_TIMEOUT_MS: Joi.number().integer().min(100).default(4000),
   PIX_EXPIRES_IN_SECONDS: Joi.number().integer().min(60).default(DEFAULT_PAYMENT_WINDOW_SECONDS.pix),
   CREATE_RESERVATION_RETENTION_HOURS: Joi.number().integer().min(25).default(48),
+  REFUND_INTENT_RETENTION_HOURS: Joi.number().integer().min(25).default(48),
   RECONCILE_AFTER_SECONDS: Joi.number().integer().min(1).default(120),
   RECONCILE_INTERVAL_SECONDS: Joi.number().integer().min(1).default(30),
   REFUND_RESEND_AFTER_SECONDS: Joi.number().integer().min(1).default(600),

@@ -31,6 +31,7 @@ import { defaultFeeRules, loadPaymentConfig, type PaymentConfig } from './config
 import { paymentDatabase } from './persistence';
 import { LedgerReservations, Rails } from './clients';
 import { createReservationPurge } from './application/create-reservation-purge';
+import { refundIntentPurge } from './application/refund-intent-purge';
 import { PaymentReconciliation } from './application/payment-reconciliation';
 import { stuckPaymentsGauge } from './application/stuck-payments-gauge';
 import { refundResend } from './application/refund-resend';
@@ -147,6 +148,12 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
   });
   purge.start();
   runtime.onStop('create-reservation-purge', () => purge.stop());
+  const intentPurge = refundIntentPurge(dataSource, {
+    retentionHours: config.REFUND_INTENT_RETENTION_HOURS,
+    logger: runtime.logger,
+  });
+  intentPurge.start();
+  runtime.onStop('refund-intent-purge', () => intentPurge.stop());
   const reconciliation = new PaymentReconciliation(dataSource, runtime.unitOfWork('reconciliation'), rails, {
     afterSeconds: config.RECONCILE_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,

@@ -29,7 +29,10 @@ export interface BalanceTransaction {
   status: 'pending' | 'available';
   /** When its money is (or was) available. */
   available_on: string;
+  /** When it was posted to the books: the month whose statement lists it, and the time the filters and the order use. */
   created_at: string;
+  /** When the money moved (a payment paid, a refund sent); `available_on` counts from it. Earlier than `created_at` when it was posted late. */
+  occurred_at: string;
   description: string;
 }
 

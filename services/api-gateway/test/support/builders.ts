@@ -112,6 +112,7 @@ export function aBalanceTransaction(
     status: 'pending',
     available_on: new Date(now.getTime() + 24 * 3600 * 1000).toISOString(),
     created_at: now.toISOString(),
+    occurred_at: now.toISOString(),
     description: 'Pagamento PIX',
     ...overrides,
   };

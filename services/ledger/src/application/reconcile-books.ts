@@ -10,7 +10,7 @@ import {
   type WalletBalances,
 } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
-import { gauge, counter, type Logger } from '@gateway/observability';
+import { counter, type Logger } from '@gateway/observability';
 import { reconcile, statementReferences, type BooksView } from '../domain/reconciliation';
 import {
   cashMovementsWrittenIn,
@@ -20,19 +20,10 @@ import {
   tokenQuantitiesAsOf,
 } from '../persistence';
 
-const differencesGauge = gauge(
-  'ledger_reconciliation_differences',
-  'Differences between the books and the rails found by the last reconciliation run, by rail (pix, solana)',
-  ['rail'],
-);
 const runsCounter = counter(
   'ledger_reconciliation_runs_total',
   'Reconciliation runs, by status (completed; failed: a rail could not be asked)',
   ['status'],
-);
-const lastCompleted = gauge(
-  'ledger_reconciliation_last_completed_timestamp_seconds',
-  'When the last reconciliation run that compared the books with the rails finished (Unix seconds)',
 );
 
 export interface ReconcileBooksDeps {
@@ -49,6 +40,8 @@ export interface ReconcileBooksDeps {
     pspOpeningCentavos: number;
   };
   now?: () => Date;
+  /** Called once a run this replica made is stored (the gauges read it: ReconciliationGauges). */
+  afterRun?: () => void;
 }
 
 export interface ReconcileRequest {
@@ -169,7 +162,8 @@ export async function reconcileBooks(
         return run;
       });
   if (kept.reconciliation_id !== run.reconciliation_id) return kept;
-  recordRun(run);
+  runsCounter.inc({ status: run.status });
+  deps.afterRun?.();
   const log = { reconciliation_id: run.reconciliation_id, differences: run.difference_count };
   if (run.status === 'failed')
     deps.logger.error({ ...log, reason: run.failure_reason }, 'reconciliation failed');
@@ -194,13 +188,4 @@ async function readBooks(
     referencedInPeriod: await cashMovementsWrittenIn(manager, from, new Date(pspRead.getTime() - graceMs)),
     tokenQuantities: await tokenQuantitiesAsOf(manager, chainRead),
   }));
-}
-
-/** The metrics of a stored run: a failed run leaves the last comparison's differences standing. */
-function recordRun(run: Reconciliation): void {
-  runsCounter.inc({ status: run.status });
-  if (run.status !== 'completed') return;
-  for (const rail of ['pix', 'solana'] as const)
-    differencesGauge.set({ rail }, run.differences.filter((item) => item.rail === rail).length);
-  lastCompleted.set(new Date(run.finished_at).getTime() / 1000);
 }

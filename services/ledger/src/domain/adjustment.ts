@@ -144,7 +144,7 @@ export function adjustmentPosting(
       netCentavos: request.amountCentavos,
       status: 'available',
       availableOn: at,
-      createdAt: at,
+      occurredAt: at,
       description: request.reason,
     },
     settlement: null,

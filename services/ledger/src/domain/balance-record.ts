@@ -41,6 +41,7 @@ export interface StoredBalanceTransaction {
   status: BalanceTransactionStatus;
   availableOn: Date;
   createdAt: Date;
+  occurredAt: Date;
   description: string;
 }
 
@@ -56,6 +57,7 @@ export function toBalanceTransaction(stored: StoredBalanceTransaction): BalanceT
     status: stored.status,
     available_on: stored.availableOn.toISOString(),
     created_at: stored.createdAt.toISOString(),
+    occurred_at: stored.occurredAt.toISOString(),
     description: stored.description,
   };
 }

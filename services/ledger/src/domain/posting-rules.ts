@@ -41,7 +41,8 @@ export interface NewBalanceTransaction {
   netCentavos: number;
   status: BalanceTransactionStatus;
   availableOn: Date;
-  createdAt: Date;
+  /** When its event happened; the database dates the row itself when it is posted. */
+  occurredAt: Date;
   description: string;
 }
 
@@ -146,7 +147,7 @@ export function paymentConfirmedPosting(event: PaymentEventPayload, delays: Sett
       netCentavos: net,
       status: 'pending',
       availableOn,
-      createdAt: paidAt,
+      occurredAt: paidAt,
       description: `Pagamento ${methodLabel(payment.method, payment.token)} ${payment.payment_id}`,
     },
     settlement: {
@@ -408,7 +409,7 @@ function creditFromSuspense(
       netCentavos: amount,
       status: 'available',
       availableOn: at,
-      createdAt: at,
+      occurredAt: at,
       description,
     },
     settlement: null,
@@ -466,7 +467,7 @@ export function disputeClosedPosting(event: DisputeEventPayload, blockedCentavos
       netCentavos: won ? 0 : -amount,
       status: 'available',
       availableOn: closedAt,
-      createdAt: closedAt,
+      occurredAt: closedAt,
       description: won
         ? `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} ganha: valor liberado`
         : `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} perdida: valor devolvido ao pagador`,
@@ -538,7 +539,7 @@ export function payoutSettledPosting(
           netCentavos: -amount,
           status: 'available',
           availableOn: settledAt,
-          createdAt: settledAt,
+          occurredAt: settledAt,
           description: `Saque PIX ${payout.payoutId}`,
         }
       : null,
@@ -560,7 +561,7 @@ function refundBalanceTransaction(event: RefundEventPayload): NewBalanceTransact
     netCentavos: -refund.amount_centavos,
     status: 'available',
     availableOn: refundedAt,
-    createdAt: refundedAt,
+    occurredAt: refundedAt,
     description: `Reembolso ${refund.refund_id} do pagamento ${refund.payment_id}`,
   };
 }

@@ -63,3 +63,15 @@ export async function netSumBefore(
   )) as Array<{ total: string }>;
   return Number(rows[0]!.total);
 }
+
+/**
+ * Whether every balance transaction dated before `instant` is committed, so that what was dated before it never
+ * changes again: false while `instant` is still to come. The first call past an instant waits for the postings in flight
+ * (they date their rows under a shared lock that this takes exclusively), and records it, so later calls only look.
+ */
+export async function closeStatementsThrough(manager: EntityManager, instant: Date): Promise<boolean> {
+  const rows = (await manager.query(`SELECT close_statements_through($1) AS closed`, [instant])) as Array<{
+    closed: boolean;
+  }>;
+  return rows[0]!.closed;
+}

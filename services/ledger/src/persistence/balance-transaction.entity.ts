@@ -35,8 +35,13 @@ export class BalanceTransactionEntity {
   @Column({ type: 'timestamptz', name: 'available_on' })
   availableOn!: Date;
 
+  /** When it was posted: set by the database as the row is written, never by the writer. */
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
+
+  /** When its event happened (a payment paid, a refund sent): `available_on` counts from it. */
+  @Column({ type: 'timestamptz', name: 'occurred_at' })
+  occurredAt!: Date;
 
   @Column({ type: 'text' })
   description!: string;

@@ -12,6 +12,9 @@ import { Payouts1764400200000 } from './migrations/1764400200000-payouts';
 import { SuspenseAndDisputes1764400400000 } from './migrations/1764400400000-suspense-and-disputes';
 import { Reconciliation1764400500000 } from './migrations/1764400500000-reconciliation';
 import { Adjustments1764401200000 } from './migrations/1764401200000-adjustments';
+import { BalanceTransactionsDatedWhenPosted1764401300000 } from './migrations/1764401300000-balance-transactions-dated-when-posted';
+import { BalanceTransactionsKeptAsPosted1764401300100 } from './migrations/1764401300100-balance-transactions-kept-as-posted';
+import { BalancesTiedToEntries1764401300200 } from './migrations/1764401300200-balances-tied-to-entries';
 
 export {
   BalanceEntity,
@@ -49,5 +52,8 @@ export const ledgerDatabase = {
     SuspenseAndDisputes1764400400000,
     Reconciliation1764400500000,
     Adjustments1764401200000,
+    BalanceTransactionsDatedWhenPosted1764401300000,
+    BalanceTransactionsKeptAsPosted1764401300100,
+    BalancesTiedToEntries1764401300200,
   ],
 };

@@ -83,7 +83,7 @@ export async function postPaymentJournals(
          $20::timestamptz[], $21::text[])
        WITH ORDINALITY AS p(payment_id, business_id, btx_id, holding_account, net_centavos, available_on, cause_key,
          rail_reference, available_delta, pending_delta, reserved_delta, blocked_delta, btx_type, btx_source_id,
-         btx_amount_centavos, btx_fee_centavos, btx_net_centavos, btx_status, btx_available_on, btx_created_at,
+         btx_amount_centavos, btx_fee_centavos, btx_net_centavos, btx_status, btx_available_on, btx_occurred_at,
          btx_description, n)
      ), posting_locks AS (
        SELECT pg_advisory_xact_lock(hashtext('ledger:payment:' || payment_id))
@@ -123,9 +123,9 @@ export async function postPaymentJournals(
          updated_at = now()
      ), balance_transaction AS (
        INSERT INTO balance_transactions (id, business_id, journal_id, type, source_id, amount_centavos,
-         fee_centavos, net_centavos, status, available_on, created_at, description)
+         fee_centavos, net_centavos, status, available_on, occurred_at, description)
        SELECT btx_id, business_id, journal_id, btx_type, btx_source_id, btx_amount_centavos, btx_fee_centavos,
-         btx_net_centavos, btx_status, btx_available_on, btx_created_at, btx_description
+         btx_net_centavos, btx_status, btx_available_on, btx_occurred_at, btx_description
        FROM posted ORDER BY n
      )
      SELECT cause_key, journal_id FROM posted`,
@@ -149,7 +149,7 @@ export async function postPaymentJournals(
       postings.map((p) => p.balanceTransaction.netCentavos),
       postings.map((p) => p.balanceTransaction.status),
       postings.map((p) => p.balanceTransaction.availableOn),
-      postings.map((p) => p.balanceTransaction.createdAt),
+      postings.map((p) => p.balanceTransaction.occurredAt),
       postings.map((p) => p.balanceTransaction.description),
       lines.map(({ posting }) => posting),
       lines.map(({ line }) => line.account),
@@ -258,13 +258,14 @@ export function findBalance(manager: EntityManager, businessId: string): Promise
   return manager.findOne(BalanceEntity, { where: { businessId } });
 }
 
+/** Writes a balance transaction; the database dates it (`created_at`) as it writes it. */
 export async function insertBalanceTransaction(
   manager: EntityManager,
   row: NewBalanceTransaction & { id: string; businessId: string; journalId: number },
 ): Promise<void> {
   await manager.query(
     `INSERT INTO balance_transactions (id, business_id, journal_id, type, source_id, amount_centavos, fee_centavos,
-       net_centavos, status, available_on, created_at, description)
+       net_centavos, status, available_on, occurred_at, description)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       row.id,
@@ -277,7 +278,7 @@ export async function insertBalanceTransaction(
       row.netCentavos,
       row.status,
       row.availableOn,
-      row.createdAt,
+      row.occurredAt,
       row.description,
     ],
   );

@@ -258,3 +258,29 @@ export async function listReconciliationsPage(
   const runs = await withItems(manager, rows.slice(0, page.limit));
   return { rows: runs, hasMore: rows.length > page.limit };
 }
+
+/** What the metrics say of the newest completed run: when it finished, and its differences by rail. */
+export interface NewestComparison {
+  finishedAt: Date;
+  differences: Record<ReconciliationItem['rail'], number>;
+}
+
+/**
+ * The newest completed run (by start, as the list orders them) and its differences by rail, whichever replica ran
+ * it; null before any run compared the books with the rails. A failed run compared nothing, so it is passed over.
+ */
+export async function newestComparison(manager: EntityManager): Promise<NewestComparison | null> {
+  const rows = (await manager.query(
+    `SELECT r.finished_at,
+            count(*) FILTER (WHERE i.rail = 'pix')::int AS pix,
+            count(*) FILTER (WHERE i.rail = 'solana')::int AS solana
+       FROM (SELECT id, finished_at FROM reconciliations WHERE status = 'completed'
+              ORDER BY started_at DESC, id DESC LIMIT 1) r
+       LEFT JOIN reconciliation_items i ON i.reconciliation_id = r.id AND NOT i.pending
+      GROUP BY r.id, r.finished_at`,
+  )) as Array<{ finished_at: Date; pix: number; solana: number }>;
+  const [row] = rows;
+  return row === undefined
+    ? null
+    : { finishedAt: row.finished_at, differences: { pix: row.pix, solana: row.solana } };
+}

@@ -108,3 +108,26 @@ export async function refundExistsOrGiveUp(manager: EntityManager, refundId: str
   );
   return false;
 }
+
+/**
+ * Deletes up to `batchSize` finished intents (`opened` or `given_up`) recorded more than `olderThanHours` ago; returns
+ * how many. An intent is what lets a command delivered again find the refund id it reserved under; once its command id
+ * can no longer come again (the gateway's idempotency window is over), a finished one only takes space: the refund,
+ * and the inbox's stored answer, keep what matters, and a given-up id is never matched again anyway. An intent still
+ * `reserving` is never purged: it may yet become a refund.
+ */
+export async function purgeFinishedRefundIntents(
+  manager: EntityManager,
+  olderThanHours: number,
+  batchSize: number,
+): Promise<number> {
+  const [, deleted]: [unknown[], number] = await manager.query(
+    `DELETE FROM refund_requests
+      WHERE refund_id IN (
+        SELECT refund_id FROM refund_requests
+         WHERE status IN ('opened', 'given_up') AND created_at < now() - make_interval(hours => $1)
+         LIMIT $2)`,
+    [olderThanHours, batchSize],
+  );
+  return deleted;
+}

@@ -53,7 +53,17 @@ const balanceTransaction = Joi.object({
     .valid(...balanceTransactionStatuses)
     .required(),
   available_on: isoDate.required().description('When its money is (or was) available.'),
-  created_at: isoDate.required(),
+  created_at: isoDate
+    .required()
+    .description(
+      'When it was posted to the books: the month whose statement lists it, and the time the filters and the order use.',
+    ),
+  occurred_at: isoDate
+    .required()
+    .description(
+      'When the money moved (a payment paid, a refund sent); `available_on` counts from it. Earlier than `created_at` ' +
+        'when it was posted late.',
+    ),
   description: Joi.string().allow('').required(),
 }).id('BalanceTransaction');
 
@@ -78,6 +88,7 @@ function publicBalanceTransaction(transaction: BalanceTransaction) {
     status: transaction.status,
     available_on: transaction.available_on,
     created_at: transaction.created_at,
+    occurred_at: transaction.occurred_at,
     description: transaction.description,
   };
 }
