@@ -44,7 +44,7 @@ describe('the adjustment posting rule', () => {
         netCentavos: 250,
         status: 'available',
         availableOn: at,
-        createdAt: at,
+        occurredAt: at,
         description: 'Tarifa do PSP',
       },
     });

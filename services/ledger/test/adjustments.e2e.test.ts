@@ -108,7 +108,8 @@ describe('operator adjustments end to end', () => {
       available_brl: 15.5,
       pending_brl: 0,
     });
-    expect((await client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment')).body).toEqual({
+    const transactions = await client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment');
+    expect(transactions.body).toEqual({
       data: [
         {
           id: made.body.balance_transaction_id,
@@ -120,6 +121,7 @@ describe('operator adjustments end to end', () => {
           status: 'available',
           available_on: expect.any(String),
           created_at: expect.any(String),
+          occurred_at: made.body.created_at,
           description: 'Crédito de cortesia pelo saque atrasado',
         },
       ],
@@ -127,7 +129,7 @@ describe('operator adjustments end to end', () => {
     });
     const statement = await statementOf(apiKey);
     expect(statement).toContain(
-      `${made.body.balance_transaction_id},${made.body.created_at},adjustment,${made.body.id},15.50,0.00,15.50,`,
+      `${made.body.balance_transaction_id},${transactions.body.data[0].created_at},adjustment,${made.body.id},15.50,0.00,15.50,`,
     );
     expect(statement).toContain('Crédito de cortesia pelo saque atrasado');
     expect(statement).toMatch(/closing_balance_brl,+15\.50/);
