@@ -108,6 +108,12 @@ export interface FundsReturned {
   business_id: string;
   returned_by: string;
   /**
+   * Returned by hand: the fee the business's fee rule for `rail` charges on the funds' value (clamped by the ledger to
+   * the value it holds), so money credited out of suspense pays the fee a payment would. Absent for a refund, and from
+   * events written before it was charged (no fee).
+   */
+  fee_centavos?: number;
+  /**
    * Returned by a refund: the refund's id at the rail (the PIX devolução id, the Solana signature), which the money
    * left under; null by hand or when the rail gave none. Absent from events written before it was announced.
    */
@@ -124,6 +130,7 @@ export const fundsReturned = defineEvent<FundsReturned>(
     payment_id: givenId.required(),
     business_id: businessId.required(),
     returned_by: Joi.string().max(80).required(),
+    fee_centavos: centavos,
     rail_reference: railReference,
   }),
 );
@@ -139,6 +146,11 @@ export interface FundsAssigned {
   payment_id: string;
   /** That payment's business: it is owed what the books hold for the money (its value when it was received). */
   business_id: string;
+  /**
+   * The fee that business's fee rule for `rail` charges on the funds' value (clamped by the ledger to the value it
+   * holds), as for a payment. Absent from events written before it was charged (no fee).
+   */
+  fee_centavos?: number;
 }
 export const fundsAssigned = defineEvent<FundsAssigned>(
   'payment.funds.assigned.v1',
@@ -150,6 +162,7 @@ export const fundsAssigned = defineEvent<FundsAssigned>(
     rail: Joi.valid(...paymentMethods).required(),
     payment_id: paymentId.required(),
     business_id: businessId.required(),
+    fee_centavos: centavos,
   }),
 );
 
