@@ -1,7 +1,12 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import { baseUnits, businessName, centavos, isoDate, paymentId, solanaAddress } from './common';
-import { arrivalQuoteSchema, cryptoInstructionsSchema, type ArrivalQuote, type CryptoInstructions } from './payment-commands';
+import {
+  arrivalQuoteSchema,
+  cryptoInstructionsSchema,
+  type ArrivalQuote,
+  type CryptoInstructions,
+} from './payment-commands';
 import { tokens, type Token } from './public-api';
 
 // Commands the payment service sends to the Solana watcher, and the rail events it answers with. Internal: webhooks

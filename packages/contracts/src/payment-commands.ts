@@ -136,7 +136,7 @@ export interface ArrivalQuote {
 export const arrivalQuoteSchema = Joi.object<ArrivalQuote>({
   token: Joi.valid(...tokens).required(),
   token_per_brl: Joi.string()
-    .pattern(/^[1-9]\d{0,59}\/[1-9]\d{0,59}$/)
+    .pattern(/^[1-9]\d{0,99}\/[1-9]\d{0,99}$/)
     .required(),
   quoted_at: isoDate.required(),
 });
@@ -264,7 +264,7 @@ export const returnReceivedFunds = defineCommand<ReturnReceivedFunds, ReceivedFu
     funds_id: receivedFundsId.required(),
   }),
   receivedFundsItemSchema,
-  ['NOT_FOUND', 'INVALID_STATUS'],
+  ['NOT_FOUND', 'INVALID_STATUS', 'NO_FEE_RULE'],
 );
 
 /**

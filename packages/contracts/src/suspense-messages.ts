@@ -171,7 +171,8 @@ export const fundsAssigned = defineEvent<FundsAssigned>(
  * known payment with `payment_id`, e.g. for money that named a payment the gateway does not know). NOT_FOUND: no such
  * funds, or no such payment; MISSING_FIELDS: the money named no payment the gateway knows and none was given;
  * INVALID_STATUS: not held (returned, being returned, assigned already, or the same money returned or assigned through
- * another payment), or its value in BRL is not known (unreadable, or crypto without a quote).
+ * another payment), or its value in BRL is not known (unreadable, or crypto without a quote); NO_FEE_RULE: the
+ * payment's business has no fee rule for the money's rail (the credit pays the fee a payment would).
  */
 export interface AssignReceivedFunds {
   funds_id: string;
@@ -185,5 +186,5 @@ export const assignReceivedFunds = defineCommand<AssignReceivedFunds, OperatorRe
     payment_id: paymentId.allow(null),
   }),
   operatorReceivedFundsItemSchema,
-  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_STATUS'],
+  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_STATUS', 'NO_FEE_RULE'],
 );

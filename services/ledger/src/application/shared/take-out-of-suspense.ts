@@ -42,7 +42,8 @@ export async function takeOutOfSuspense(
     if (!held) throw new Error(`funds ${event.funds_id}: ${status} before their coming in was posted`);
     if (held.status !== 'held') return false;
     if (held.amountCentavos === null) {
-      if (assigned) throw new Error(`funds ${event.funds_id}: assigned, but their value in BRL was never known`);
+      if (assigned)
+        throw new Error(`funds ${event.funds_id}: assigned, but their value in BRL was never known`);
       // Nothing was booked for it (its value was never known): it leaves the record, and nothing else.
       await closeSuspenseFunds(manager, held.moneyKey, { status, journalId: null, businessId: null, at });
       return false;
