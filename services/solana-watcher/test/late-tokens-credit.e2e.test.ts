@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Keypair, PublicKey } from '@solana/web3.js';
+import { DataSource } from 'typeorm';
 import { SANDBOX_PAYER_SECRET_KEY } from '@gateway/config';
 import { payTransferRequest } from '@gateway/solana-pay-wallet';
 import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
@@ -12,17 +13,18 @@ const CNPJ = '12345678000195';
 
 /**
  * A price source the test moves, answering as CoinGecko's `simple/price` does (BRL per USDC, with its last-updated
- * time); anything else (the Binance ticker) is 404, so the watcher's quote is this source's price.
+ * time), or 503 while its price is null; anything else (the Binance ticker) is 404, so the watcher's quote is this
+ * source's price.
  */
 async function movablePriceSource(): Promise<{
   server: Server;
   url: string;
-  setBrlPerUsdc(price: string): void;
+  setBrlPerUsdc(price: string | null): void;
 }> {
-  let brlPerUsdc = '5';
+  let brlPerUsdc: string | null = '5';
   const server = createServer((request, response) => {
-    if (!request.url?.startsWith('/simple/price')) {
-      response.writeHead(404).end();
+    if (!request.url?.startsWith('/simple/price') || brlPerUsdc === null) {
+      response.writeHead(request.url?.startsWith('/simple/price') ? 503 : 404).end();
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
@@ -49,6 +51,9 @@ describe('late tokens recorded returned by hand, through the stack', () => {
   let prices: Awaited<ReturnType<typeof movablePriceSource>>;
   let stack: RunningStack;
   let client: StackClient;
+  let database: DataSource;
+  const booksQuery = (text: string, params: unknown[]): Promise<Array<Record<string, unknown>>> =>
+    database.query(text, params);
 
   beforeAll(async () => {
     prices = await movablePriceSource();
@@ -57,26 +62,43 @@ describe('late tokens recorded returned by hand, through the stack', () => {
       COINGECKO_URL: prices.url,
       BINANCE_URL: prices.url,
       SETTLEMENT_DELAY_CRYPTO: String(CRYPTO_DELAY_SECONDS),
+      // Each scanned page with transfers takes its own quote: each test's transfer is valued at its own moment.
+      ARRIVAL_QUOTE_MAX_AGE_MS: '0',
     });
     client = stackClient(stack);
+    database = await new DataSource({
+      type: 'postgres',
+      url: stack.env.config.DATABASE_URL,
+      extra: { max: 1 },
+    }).initialize();
   }, 150_000);
 
   afterAll(async () => {
     if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
+    await database?.destroy();
     await stack?.stop();
     await new Promise((resolve) => prices?.server.close(resolve));
   });
 
-  test('late tokens on an old payment whose quote is higher: credited at their arrival value, less the fee, pending', async () => {
-    const { apiKey, businessId } = await client.createBusiness('Loja Cripto', {
+  /** A business with a crypto fee rule (1.5 % + R$ 0,10) and a payout account. */
+  async function aBusiness(): Promise<{ apiKey: string; businessId: string }> {
+    const business = await client.createBusiness('Loja Cripto', {
       crypto: { percent_bps: 150, fixed_centavos: 10 },
     });
-    await client.admin('PUT', `/admin/v1/businesses/${businessId}/payout-account`, {
+    await client.admin('PUT', `/admin/v1/businesses/${business.businessId}/payout-account`, {
       pix_key: CNPJ,
       pix_key_type: 'cnpj',
       holder_document: CNPJ,
     });
-    // R$ 100,00 at R$ 5,00 a USDC: 20 USDC, the quote the payment locks.
+    return business;
+  }
+
+  /**
+   * A USDC payment of R$ 100,00 at R$ 5,00 a USDC (20 USDC, the quote it locks) that expired; then, at `brlPerUsdc`
+   * (null: no price source answers), the business sends 20 USDC to its reference. Its late received funds.
+   */
+  async function lateTokens(apiKey: string, brlPerUsdc: string | null) {
+    prices.setBrlPerUsdc('5');
     const payment = await client.createPayment(apiKey, {
       payment_method: 'crypto',
       amount: 10_000,
@@ -91,8 +113,7 @@ describe('late tokens recorded returned by hand, through the stack', () => {
     expect(expired.status).toBe(202);
     await client.paymentIn(apiKey, paymentId, 'expired');
 
-    // The token is now worth half as much; the business sends the 20 USDC to its expired payment's reference.
-    prices.setBrlPerUsdc('2.5');
+    prices.setBrlPerUsdc(brlPerUsdc);
     await payTransferRequest(
       stack.solanaRpcUrl,
       Keypair.fromSecretKey(decodeBase58(SANDBOX_PAYER_SECRET_KEY)!),
@@ -108,6 +129,13 @@ describe('late tokens recorded returned by hand, through the stack', () => {
         (await client.api(apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body.data?.[0],
       { timeoutMs: 60_000, intervalMs: 250, what: 'the late tokens kept as received funds' },
     );
+    return { paymentId, late };
+  }
+
+  test('late tokens on an old payment whose quote is higher: credited at their arrival value, less the fee, pending', async () => {
+    const { apiKey } = await aBusiness();
+    // The token is now worth half as much; the business sends 20 USDC to its expired payment's reference.
+    const { paymentId, late } = await lateTokens(apiKey, '2.5');
     // Valued at the quote of their arrival (0.4 USDC per BRL), not the payment's (0.2): R$ 50,00, not R$ 100,00.
     expect(late).toMatchObject({
       kind: 'late',
@@ -155,5 +183,46 @@ describe('late tokens recorded returned by hand, through the stack', () => {
     );
     expect(Date.now()).toBeGreaterThanOrEqual(availableOn);
     expect(balance).toMatchObject({ pending_brl: 0 });
+  }, 150_000);
+
+  test('late tokens when no price source answers: not valued, never at the payment quote; nothing credited', async () => {
+    const { apiKey } = await aBusiness();
+    const { paymentId, late } = await lateTokens(apiKey, null);
+    expect(late).toMatchObject({
+      kind: 'late',
+      amount_token: 20,
+      value_brl: null,
+      arrival_quote: null,
+      status: 'held',
+    });
+    const assigned = await fetch(`${stack.gatewayUrl}/admin/v1/received-funds/${late.funds_id}/assign`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(assigned.status).toBe(422);
+    expect(((await assigned.json()) as { error: { code: string } }).error.code).toBe('INVALID_STATUS');
+
+    const returned = await client.api(
+      apiKey,
+      'POST',
+      `/v1/payments/${paymentId}/received-funds/${late.funds_id}/return`,
+    );
+    expect(returned).toMatchObject({ status: 200, body: { status: 'returned', value_brl: null } });
+    // The return reaches the books (they close the record, nothing booked): a later read still shows no credit.
+    await waitFor(
+      async () => {
+        const [row] = await booksQuery(`SELECT status FROM ledger.suspense_funds WHERE funds_id = $1`, [
+          late.funds_id,
+        ]);
+        return row?.status === 'returned' ? row : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the books closed the record' },
+    );
+    expect((await client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
+      available_brl: 0,
+      pending_brl: 0,
+    });
+    expect((await client.api(apiKey, 'GET', '/v1/balance_transactions')).body.data).toEqual([]);
   }, 150_000);
 });
