@@ -56,8 +56,9 @@ export interface FundsReceived {
   /** That payment's business; null when the gateway does not know the payment. */
   business_id: string | null;
   /**
-   * BRL centavos: the PIX amount, or the token amount at the quote locked for the payment (its price); null when no
-   * quote is known (a payment the gateway does not know): the ledger then books nothing for it.
+   * BRL centavos: the PIX amount, or the token amount: at the quote locked for the payment (its price) when it arrived
+   * within the payment's window, at the quote of its arrival when it arrived outside it; null when no quote values it
+   * (none could be had, a payment the gateway does not know): the ledger then books nothing for it.
    */
   amount_centavos: number | null;
   /** Crypto: token base units, as a decimal string; null for PIX. */

@@ -258,6 +258,34 @@ describe('received funds tell the books: in, returned, assigned', () => {
     },
   );
 
+  test('a transfer in another token with the quote of its own token is valued in that token, never at the payment quote', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(
+      cryptoTransferUnapplied,
+      aCryptoTransferUnapplied(view.payment, {
+        reason: 'wrong_mint',
+        instruction: '1',
+        amount_base_units: '3000000',
+        // One EURC for R$ 6,25.
+        quote: { token: 'eurc', token_per_brl: '16/100', quoted_at: new Date().toISOString() },
+      }),
+    );
+    expect(await receivedEvents(paymentId)).toEqual([
+      expect.objectContaining({
+        kind: 'unmatched',
+        amount_centavos: 1_875,
+        amount_base_units: '3000000',
+        token: 'eurc',
+      }),
+    ]);
+  });
+
   test('a transfer in another token is announced without a value (nothing booked) and cannot be assigned', async () => {
     const businessId = await h.newBusiness();
     const view = await h.createPayment(businessId, {

@@ -284,8 +284,9 @@ export const disputeCauseKey = (disputeId: string, step: 'opened' | 'closed'): s
 
 /**
  * Money came in that belongs to no payment yet (late, excess, partial, unmatched): the platform holds it (`cash_psp`,
- * or the token at the BRL value of the payment's locked quote) and owes it to nobody yet: `suspense`. Null when its
- * BRL value is unknown (tokens for a payment the gateway does not know): nothing is booked. The journal names the
+ * or the token at the BRL value the event gives: its payment's locked quote within the payment's window, the quote of
+ * its arrival outside it) and owes it to nobody yet: `suspense`. Null when its BRL value is unknown (no quote could be
+ * had, tokens for a payment the gateway does not know): nothing is booked. The journal names the
  * money at its rail (the Pix's endToEndId, the transaction's signature) and a token line counts its base units, so
  * reconciliation finds it at the PSP and on chain.
  */
