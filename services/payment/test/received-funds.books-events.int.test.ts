@@ -223,6 +223,16 @@ describe('received funds tell the books: in, returned, assigned', () => {
     expect(await returnedEvents(late!.funds_id)).toEqual([
       expect.objectContaining({ returned_by: 'manual', business_id: businessId, fee_centavos: 70 }),
     ]);
+    // The database keeps the quote that valued it as it was, and never a quote without a value.
+    const sql = (text: string) => h.service.dataSource.query(text, [late!.funds_id]);
+    await expect(
+      sql(`UPDATE received_funds SET quote_token_per_brl = '1/80' WHERE funds_id = $1`),
+    ).rejects.toThrow(/the quote that valued .* is kept as it was/);
+    await expect(
+      sql(
+        `UPDATE received_funds SET quote_token = NULL, quote_token_per_brl = NULL, quoted_at = NULL WHERE funds_id = $1`,
+      ),
+    ).rejects.toThrow(/the quote that valued .* is kept as it was/);
   });
 
   test.each([
@@ -251,6 +261,14 @@ describe('received funds tell the books: in, returned, assigned', () => {
       expect(event).toMatchObject({ amount_centavos: null, amount_base_units: '1000000', token: 'usdc' });
       const [late] = await fundsOf(businessId, paymentId);
       expect(late).toMatchObject({ valued_centavos: null, quote: null });
+      // Nor can a quote be written beside no value.
+      await expect(
+        h.service.dataSource.query(
+          `UPDATE received_funds SET quote_token = 'usdc', quote_token_per_brl = '1/40', quoted_at = now()
+            WHERE funds_id = $1`,
+          [late!.funds_id],
+        ),
+      ).rejects.toThrow(/received_funds_quote_valued/);
       expect(await h.request(assignReceivedFunds, { funds_id: late!.funds_id })).toMatchObject({
         ok: false,
         error: { code: 'INVALID_STATUS', message: expect.stringContaining('não é conhecido') },
