@@ -264,6 +264,8 @@ export const meanings: Record<string, string> = {
   QUOTE_SPREAD_BPS: 'spread added to a quote',
   QUOTE_MAX_AGE_MS: 'the oldest price used',
   QUOTE_MAX_DEVIATION_BPS: 'the largest disagreement allowed between the two live sources',
+  ARRIVAL_QUOTE_MAX_AGE_MS:
+    "how long a quote values tokens that arrive outside their payment's window (late, excess) before a new one is taken",
   COINGECKO_URL: 'a live price source',
   BINANCE_URL: 'a live price source',
   POLL_INTERVAL_MS: 'the shortest interval between chain scans',

@@ -1,7 +1,12 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import { baseUnits, businessName, centavos, isoDate, paymentId, solanaAddress } from './common';
-import { cryptoInstructionsSchema, type CryptoInstructions } from './payment-commands';
+import {
+  arrivalQuoteSchema,
+  cryptoInstructionsSchema,
+  type ArrivalQuote,
+  type CryptoInstructions,
+} from './payment-commands';
 import { tokens, type Token } from './public-api';
 
 // Commands the payment service sends to the Solana watcher, and the rail events it answers with. Internal: webhooks
@@ -154,6 +159,13 @@ export interface CryptoTransferUnapplied {
   mint: string;
   reason: UnappliedTransferReason;
   detected_at: string;
+  /**
+   * What values the money in BRL: the quote of the transfer's own token when the watcher recorded it (for money that
+   * arrived within its payment's window and is handed over by a cancellation, that window's locked quote). Null when
+   * no fresh quote could be had (the money is then not valued: nothing is booked for it, and it cannot be credited to
+   * anyone), and absent from events written before it was sent and for a whole transaction (`unreadable`, `read`).
+   */
+  quote?: ArrivalQuote | null;
 }
 export const cryptoTransferUnapplied = defineEvent<CryptoTransferUnapplied>(
   'crypto.transfer.unapplied.v1',
@@ -170,6 +182,7 @@ export const cryptoTransferUnapplied = defineEvent<CryptoTransferUnapplied>(
     mint: Joi.string().required(),
     reason: Joi.valid(...unappliedTransferReasons).required(),
     detected_at: isoDate.required(),
+    quote: arrivalQuoteSchema.allow(null),
   }),
 );
 

@@ -122,6 +122,25 @@ export const getPayment = defineCommand<GetPayment, PaymentView>(
 /** `fund_` + url-safe characters: one received-funds record, the cursor of its list. */
 export const receivedFundsId = publicId('fund');
 
+/**
+ * The quote the watcher had when it recorded money that does not count for its payment (docs/money-model.md#suspense):
+ * how many of `token` one BRL buys (`token_per_brl`, an exact ratio `numerator/denominator`, as a locked quote is
+ * stored) and when it was taken. Money that arrived outside its payment's window is valued at this quote, never at
+ * the quote the payment locked when it was created.
+ */
+export interface ArrivalQuote {
+  token: Token;
+  token_per_brl: string;
+  quoted_at: string;
+}
+export const arrivalQuoteSchema = Joi.object<ArrivalQuote>({
+  token: Joi.valid(...tokens).required(),
+  token_per_brl: Joi.string()
+    .pattern(/^[1-9]\d{0,99}\/[1-9]\d{0,99}$/)
+    .required(),
+  quoted_at: isoDate.required(),
+});
+
 export interface ReceivedFundsItem {
   funds_id: string;
   kind: ReceivedFundsKind;
@@ -146,6 +165,14 @@ export interface ReceivedFundsItem {
   /** The payment whose business the operator assigned it to (status `assigned`); absent or null otherwise. */
   assigned_payment_id?: string | null;
   assigned_at?: string | null;
+  /**
+   * Tokens that arrived outside their payment's window: the quote of their arrival that valued them in BRL. Null for
+   * PIX, for tokens valued at their payment's locked quote (they arrived within its window) and for tokens no quote
+   * valued; absent from older replies.
+   */
+  quote?: ArrivalQuote | null;
+  /** The value in BRL centavos the books hold the money at; null when it was not valued (nothing booked). */
+  valued_centavos?: number | null;
 }
 const receivedFundsItemSchema = Joi.object<ReceivedFundsItem>({
   funds_id: receivedFundsId.required(),
@@ -162,6 +189,8 @@ const receivedFundsItemSchema = Joi.object<ReceivedFundsItem>({
   returned_at: isoDate.allow(null).required(),
   assigned_payment_id: paymentId.allow(null),
   assigned_at: isoDate.allow(null),
+  quote: arrivalQuoteSchema.allow(null),
+  valued_centavos: centavos.allow(null),
 });
 /** A page of a payment's received funds, newest first (`starting_after` = a `funds_id`). */
 export interface ListReceivedFunds extends PageQuery {
@@ -235,7 +264,7 @@ export const returnReceivedFunds = defineCommand<ReturnReceivedFunds, ReceivedFu
     funds_id: receivedFundsId.required(),
   }),
   receivedFundsItemSchema,
-  ['NOT_FOUND', 'INVALID_STATUS'],
+  ['NOT_FOUND', 'INVALID_STATUS', 'NO_FEE_RULE'],
 );
 
 /**

@@ -56,8 +56,9 @@ export interface FundsReceived {
   /** That payment's business; null when the gateway does not know the payment. */
   business_id: string | null;
   /**
-   * BRL centavos: the PIX amount, or the token amount at the quote locked for the payment (its price); null when no
-   * quote is known (a payment the gateway does not know): the ledger then books nothing for it.
+   * BRL centavos: the PIX amount, or the token amount: at the quote locked for the payment (its price) when it arrived
+   * within the payment's window, at the quote of its arrival when it arrived outside it; null when no quote values it
+   * (none could be had, a payment the gateway does not know): the ledger then books nothing for it.
    */
   amount_centavos: number | null;
   /** Crypto: token base units, as a decimal string; null for PIX. */
@@ -108,6 +109,12 @@ export interface FundsReturned {
   business_id: string;
   returned_by: string;
   /**
+   * Returned by hand: the fee the business's fee rule for `rail` charges on the funds' value (clamped by the ledger to
+   * the value it holds), so money credited out of suspense pays the fee a payment would. Absent for a refund, and from
+   * events written before it was charged (no fee).
+   */
+  fee_centavos?: number;
+  /**
    * Returned by a refund: the refund's id at the rail (the PIX devolução id, the Solana signature), which the money
    * left under; null by hand or when the rail gave none. Absent from events written before it was announced.
    */
@@ -124,6 +131,7 @@ export const fundsReturned = defineEvent<FundsReturned>(
     payment_id: givenId.required(),
     business_id: businessId.required(),
     returned_by: Joi.string().max(80).required(),
+    fee_centavos: centavos,
     rail_reference: railReference,
   }),
 );
@@ -139,6 +147,11 @@ export interface FundsAssigned {
   payment_id: string;
   /** That payment's business: it is owed what the books hold for the money (its value when it was received). */
   business_id: string;
+  /**
+   * The fee that business's fee rule for `rail` charges on the funds' value (clamped by the ledger to the value it
+   * holds), as for a payment. Absent from events written before it was charged (no fee).
+   */
+  fee_centavos?: number;
 }
 export const fundsAssigned = defineEvent<FundsAssigned>(
   'payment.funds.assigned.v1',
@@ -150,6 +163,7 @@ export const fundsAssigned = defineEvent<FundsAssigned>(
     rail: Joi.valid(...paymentMethods).required(),
     payment_id: paymentId.required(),
     business_id: businessId.required(),
+    fee_centavos: centavos,
   }),
 );
 
@@ -158,7 +172,8 @@ export const fundsAssigned = defineEvent<FundsAssigned>(
  * known payment with `payment_id`, e.g. for money that named a payment the gateway does not know). NOT_FOUND: no such
  * funds, or no such payment; MISSING_FIELDS: the money named no payment the gateway knows and none was given;
  * INVALID_STATUS: not held (returned, being returned, assigned already, or the same money returned or assigned through
- * another payment), or its value in BRL is not known (unreadable, or crypto without a quote).
+ * another payment), or its value in BRL is not known (unreadable, or crypto without a quote); NO_FEE_RULE: the
+ * payment's business has no fee rule for the money's rail (the credit pays the fee a payment would).
  */
 export interface AssignReceivedFunds {
   funds_id: string;
@@ -172,5 +187,5 @@ export const assignReceivedFunds = defineCommand<AssignReceivedFunds, OperatorRe
     payment_id: paymentId.allow(null),
   }),
   operatorReceivedFundsItemSchema,
-  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_STATUS'],
+  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_STATUS', 'NO_FEE_RULE'],
 );

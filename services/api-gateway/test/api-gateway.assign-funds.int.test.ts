@@ -65,6 +65,8 @@ describe('api gateway: POST /admin/v1/received-funds/{funds_id}/assign', () => {
       status: 'assigned',
       returned_by: null,
       returned_at: null,
+      value_brl: null,
+      arrival_quote: null,
       payment_id: paymentId,
       business_id: h.merchant.business_id,
       amount_base_units: null,

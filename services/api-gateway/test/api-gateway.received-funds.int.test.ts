@@ -30,6 +30,8 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         status: 'held',
         returned_by: null,
         returned_at: null,
+        valued_centavos: 4050,
+        quote: null,
       },
       {
         funds_id: newPublicId('fund'),
@@ -44,6 +46,8 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         status: 'returned',
         returned_by: 'manual',
         returned_at: '2030-01-03T00:00:00.000Z',
+        valued_centavos: 9117,
+        quote: { token: 'usdc', token_per_brl: '2/10', quoted_at: '2030-01-02T03:05:01.000Z' },
       },
     ];
     h.fakes.on(listReceivedFunds, async () => ({ data: kept, has_more: false }));
@@ -63,6 +67,8 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           status: 'held',
           returned_by: null,
           returned_at: null,
+          value_brl: 40.5,
+          arrival_quote: null,
         },
         {
           funds_id: kept[1]!.funds_id,
@@ -76,6 +82,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
           status: 'returned',
           returned_by: 'manual',
           returned_at: '2030-01-03T00:00:00.000Z',
+          // The quote of the tokens' arrival that valued them (0.2 token per BRL: R$ 91,17 for 18.234568).
+          value_brl: 91.17,
+          arrival_quote: { token_per_brl: 0.2, quoted_at: '2030-01-02T03:05:01.000Z' },
         },
       ],
       has_more: false,
@@ -149,6 +158,9 @@ describe('api gateway: GET /v1/payments/{id}/received-funds', () => {
         status: 'returned',
         returned_by: 'manual',
         returned_at: '2030-01-02T04:00:00.000Z',
+        // A reply that does not say what the money was valued at (an older payment service) shows null.
+        value_brl: null,
+        arrival_quote: null,
       });
       expect(h.fakes.receivedOf(returnReceivedFunds).at(-1)).toEqual({
         business_id: h.merchant.business_id,

@@ -124,11 +124,12 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(fundsReceived, async (event) => {
       await postReceivedFunds(dataSource, event);
     })
+    // Money credited to a business out of suspense waits and pays a fee as a payment of its rail does.
     .handle(fundsReturned, async (event) => {
-      await postReturnedFunds(dataSource, event);
+      await postReturnedFunds(paymentDeps, event);
     })
     .handle(fundsAssigned, async (event) => {
-      await postAssignedFunds(dataSource, event);
+      await postAssignedFunds(paymentDeps, event);
     })
     // Disputes, keyed by the dispute: opened once, closed once.
     .handle(disputeCreated, async (event) => {

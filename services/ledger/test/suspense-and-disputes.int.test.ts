@@ -237,21 +237,28 @@ describe('the ledger books money in suspense and disputes, once each', () => {
     await expectBooksConsistent();
   });
 
-  test('funds the business paid back itself (returned by hand) are owed to it: available, an adjustment', async () => {
+  test('funds the business paid back itself (returned by hand) are credited to it as a payment: less the fee, settled', async () => {
     const received = aFundsReceived({ amount_centavos: 1_234 });
     await post(fundsReceived, received);
 
-    await post(fundsReturned, returnedEvent(received, { returned_by: 'manual' }));
+    await post(fundsReturned, returnedEvent(received, { returned_by: 'manual', fee_centavos: 34 }));
 
     expect(await inSuspense(received.money_key)).toBe(0);
-    expect(await balanceOf(received.business_id!)).toMatchObject({ available_centavos: 1_234 });
+    expect(await entriesOf(`funds:out:${received.money_key}`)).toEqual([
+      { account: 'suspense', business_id: null, amount: 1_234 },
+      { account: 'pending', business_id: received.business_id, amount: -1_200 },
+      { account: 'fee_revenue', business_id: null, amount: -34 },
+    ]);
+    // No settlement delay here: the sweep makes the net available at once, as for a payment.
+    await waitFor(async () => (await balanceOf(received.business_id!)).available_centavos === 1_200);
+    expect(await balanceOf(received.business_id!)).toMatchObject({ pending_centavos: 0 });
     expect(await transactionsOf(received.business_id!)).toEqual([
       expect.objectContaining({
         type: 'adjustment',
         source_id: received.funds_id,
         amount_centavos: 1_234,
-        fee_centavos: 0,
-        net_centavos: 1_234,
+        fee_centavos: 34,
+        net_centavos: 1_200,
         status: 'available',
         description: expect.stringContaining(received.funds_id),
       }),
@@ -263,7 +270,7 @@ describe('the ledger books money in suspense and disputes, once each', () => {
     const received = aFundsReceived({ kind: 'late', amount_centavos: 4_321 });
     const target = { payment_id: newPublicId('pay'), business_id: newPublicId('biz') };
     await post(fundsReceived, received);
-    const assigned = assignedEvent(received, target);
+    const assigned = assignedEvent(received, { ...target, fee_centavos: 21 });
 
     await post(fundsAssigned, assigned);
     await post(fundsAssigned, assigned);
@@ -274,15 +281,17 @@ describe('the ledger books money in suspense and disputes, once each', () => {
     expect(await journalsNamed(out)).toBe(1);
     expect(await entriesOf(out)).toEqual([
       { account: 'suspense', business_id: null, amount: 4_321 },
-      { account: 'available', business_id: target.business_id, amount: -4_321 },
+      { account: 'pending', business_id: target.business_id, amount: -4_300 },
+      { account: 'fee_revenue', business_id: null, amount: -21 },
     ]);
     expect(await suspenseRow(received.money_key)).toMatchObject({ status: 'assigned' });
-    expect(await balanceOf(target.business_id)).toMatchObject({ available_centavos: 4_321 });
+    await waitFor(async () => (await balanceOf(target.business_id)).available_centavos === 4_300);
     expect(await transactionsOf(target.business_id)).toEqual([
       expect.objectContaining({
         type: 'adjustment',
         source_id: received.funds_id,
-        net_centavos: 4_321,
+        fee_centavos: 21,
+        net_centavos: 4_300,
         description: expect.stringContaining(target.payment_id),
       }),
     ]);

@@ -2,11 +2,12 @@ import { newPublicId, type DisputeEventPayload, type FundsReceived } from '@gate
 import {
   disputeClosedPosting,
   disputeOpenedPosting,
-  fundsAssignedPosting,
   fundsReceivedPosting,
   fundsReturnedPosting,
   journalSum,
+  suspenseCreditPosting,
   type Posting,
+  type SettlementDelays,
 } from '../src/domain/posting-rules';
 
 const received = (overrides: Partial<FundsReceived> = {}): FundsReceived => ({
@@ -49,6 +50,7 @@ const dispute = (status: 'open' | 'won' | 'lost'): DisputeEventPayload => ({
     updated_at: '2026-11-29T14:00:00.000Z',
   },
 });
+const delays: SettlementDelays = { pix: 86_400, crypto: 3_600 };
 /** What a posting changes of the business's four balances equals the net of its balance transaction (or 0). */
 const balanced = (posting: Posting) =>
   posting.deltas.available + posting.deltas.pending + posting.deltas.reserved + posting.deltas.blocked ===
@@ -96,6 +98,7 @@ describe('posting rules of suspense and disputes', () => {
     const byRefund = fundsReturnedPosting(
       { ...out(event), returned_by: 'ref_aaaaaaaaaaaaaaaaaaaaaaaa', rail_reference: 'D-ref-1' },
       held,
+      delays,
     );
     expect(byRefund.lines).toEqual([
       { account: 'suspense', businessId: null, amountCentavos: 1_000 },
@@ -113,6 +116,7 @@ describe('posting rules of suspense and disputes', () => {
         rail_reference: 'sigBack',
       },
       { amountCentavos: 1_000, holdingAccount: 'tokens:usdc', amountBaseUnits: '2500000' },
+      delays,
     );
     expect(tokensBack.lines[1]).toEqual({
       account: 'tokens:usdc',
@@ -120,38 +124,73 @@ describe('posting rules of suspense and disputes', () => {
       amountCentavos: -1_000,
       quantityBaseUnits: '-2500000',
     });
-    const byHand = fundsReturnedPosting({ ...out(event), returned_by: 'manual' }, held) as Posting;
+    const byHand = fundsReturnedPosting(
+      { ...out(event), returned_by: 'manual', fee_centavos: 60 },
+      held,
+      delays,
+    ) as Posting;
+    // Credited as a payment of its rail: the net pending, the fee the platform's.
     expect(byHand.lines).toEqual([
       { account: 'suspense', businessId: null, amountCentavos: 1_000 },
-      { account: 'available', businessId: event.business_id, amountCentavos: -1_000 },
+      { account: 'pending', businessId: event.business_id, amountCentavos: -940 },
+      { account: 'fee_revenue', businessId: null, amountCentavos: -60 },
     ]);
+    expect(byHand.deltas).toEqual({ available: 0, pending: 940, reserved: 0, blocked: 0 });
     expect(byHand.balanceTransaction).toMatchObject({
       type: 'adjustment',
       sourceId: event.funds_id,
-      netCentavos: 1_000,
+      amountCentavos: 1_000,
+      feeCentavos: 60,
+      netCentavos: 940,
+      status: 'pending',
+      availableOn: new Date('2026-11-30T13:00:00.000Z'),
+    });
+    expect(byHand.settlement).toEqual({
+      paymentId: event.funds_id,
+      businessId: event.business_id,
+      netCentavos: 940,
+      availableOn: new Date('2026-11-30T13:00:00.000Z'),
+      holdingAccount: 'cash_psp',
     });
     expect(balanced(byHand)).toBe(true);
     // One way out per sum of money: a return and an assignment share the key.
     expect(byRefund.causeKey).toBe(byHand.causeKey);
   });
 
-  test('assigned: suspense to the business available at the value booked, an adjustment, no fee', () => {
-    const event = received();
-    const posting = fundsAssignedPosting(
-      { ...out(event), business_id: 'biz_bbbbbbbbbbbbbbbbbbbbbbbb' },
-      { amountCentavos: 777, holdingAccount: 'cash_psp' },
+  test('assigned: the value booked, less the fee, pending under the rail settlement delay', () => {
+    const event = received({ rail: 'crypto' });
+    const posting = suspenseCreditPosting(
+      { ...out(event), business_id: 'biz_bbbbbbbbbbbbbbbbbbbbbbbb', fee_centavos: 7 },
+      { amountCentavos: 777, holdingAccount: 'tokens:usdc' },
+      delays,
     );
     expect(posting.causeKey).toBe('funds:out:funds:fund_aaaaaaaaaaaaaaaaaaaaaaaa');
-    expect(posting.deltas).toEqual({ available: 777, pending: 0, reserved: 0, blocked: 0 });
+    expect(posting.kind).toBe('funds_assigned');
+    expect(posting.deltas).toEqual({ available: 0, pending: 770, reserved: 0, blocked: 0 });
     expect(posting.balanceTransaction).toMatchObject({
       type: 'adjustment',
       amountCentavos: 777,
-      feeCentavos: 0,
-      netCentavos: 777,
-      status: 'available',
+      feeCentavos: 7,
+      netCentavos: 770,
+      status: 'pending',
+      availableOn: new Date('2026-11-29T14:00:00.000Z'),
     });
     expect(journalSum(posting.lines)).toBe(0);
     expect(balanced(posting)).toBe(true);
+  });
+
+  test('a fee above the value is clamped to it; an event without a fee (older) charges none, still pending', () => {
+    const event = received();
+    const held = { amountCentavos: 50, holdingAccount: 'cash_psp' as const };
+    const allFee = suspenseCreditPosting({ ...out(event), fee_centavos: 80 }, held, delays);
+    expect(allFee.lines).toEqual([
+      { account: 'suspense', businessId: null, amountCentavos: 50 },
+      { account: 'fee_revenue', businessId: null, amountCentavos: -50 },
+    ]);
+    expect(allFee.balanceTransaction).toMatchObject({ amountCentavos: 50, feeCentavos: 50, netCentavos: 0 });
+    const older = suspenseCreditPosting(out(event), held, delays);
+    expect(older.deltas).toEqual({ available: 0, pending: 50, reserved: 0, blocked: 0 });
+    expect(older.balanceTransaction).toMatchObject({ feeCentavos: 0, status: 'pending' });
   });
 
   test('a dispute: opened blocks from available, won releases, lost leaves to the PSP account', () => {

@@ -68,7 +68,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
   });
   // Each inbox is named after its message: a redelivery finds what the first delivery did.
   const uow = (definition: { name: string }) => runtime.unitOfWork(definition.name);
-  const createDeps = { dataSource, uow: uow(createPayment), rails, defaultFees: defaultFeeRules(config) };
+  const defaultFees = defaultFeeRules(config);
+  const createDeps = { dataSource, uow: uow(createPayment), rails, defaultFees };
   const updateDeps = {
     dataSource,
     uow: uow(updatePayment),
@@ -98,10 +99,10 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(listReceivedFunds, handleListReceivedFunds(dataSource))
     .handle(listAllReceivedFunds, handleListAllReceivedFunds(dataSource))
     .handle(returnReceivedFunds, (command, context) =>
-      returnFunds(uow(returnReceivedFunds), command, context),
+      returnFunds({ uow: uow(returnReceivedFunds), defaultFees }, command, context),
     )
     .handle(assignReceivedFunds, (command, context) =>
-      assignHeldFunds(uow(assignReceivedFunds), command, context),
+      assignHeldFunds({ uow: uow(assignReceivedFunds), defaultFees }, command, context),
     )
     .handle(listPayments, handleListPayments(dataSource))
     .handle(cancelPayment, (command, context) => cancelOpenPayment(uow(cancelPayment), command, context))

@@ -64,6 +64,9 @@ describe('payment.received-funds.list.v1', () => {
         status: 'held',
         returned_by: null,
         returned_at: null,
+        // After the window, reported with no quote (as an older watcher did): not valued.
+        valued_centavos: null,
+        quote: null,
       },
       {
         funds_id: expect.stringMatching(/^fund_[A-Za-z0-9_-]{24,64}$/),
@@ -78,6 +81,9 @@ describe('payment.received-funds.list.v1', () => {
         status: 'held',
         returned_by: null,
         returned_at: null,
+        // Within the window: at the quote the payment locked.
+        valued_centavos: 2500,
+        quote: null,
       },
     ]);
   });
@@ -103,6 +109,8 @@ describe('payment.received-funds.list.v1', () => {
         status: 'held',
         returned_by: null,
         returned_at: null,
+        valued_centavos: 4000,
+        quote: null,
       },
     ]);
     const messageId = newPublicId('cmd');

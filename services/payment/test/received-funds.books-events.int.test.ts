@@ -122,9 +122,16 @@ describe('received funds tell the books: in, returned, assigned', () => {
     ]);
   });
 
-  test('crypto unmatched: valued at the payment’s locked quote, in base units and token too; an unreadable transaction only once read', async () => {
+  /** The watcher's quote when tokens arrived: one token for R$ 40,00, half what the fake watcher locked at creation. */
+  const arrivalQuote = (quotedAt = new Date()) => ({
+    token: 'usdc' as const,
+    token_per_brl: '1/40',
+    quoted_at: quotedAt.toISOString(),
+  });
+
+  test('crypto outside its window is valued at the quote of its arrival, never the payment’s locked quote; an unreadable transaction only once read', async () => {
     const businessId = await h.newBusiness();
-    // Priced at 1 000 000 base units (the fake watcher's quote) for R$ 80,00.
+    // Priced at 1 000 000 base units (the fake watcher's quote) for R$ 80,00: the quote it locked, R$ 80,00 a token.
     const view = await h.createPayment(businessId, {
       method: 'crypto',
       token: 'usdc',
@@ -136,6 +143,7 @@ describe('received funds tell the books: in, returned, assigned', () => {
       reason: 'ambiguous',
       instruction: '2',
       amount_base_units: '2500001',
+      quote: arrivalQuote(),
     });
     await publishAndWait(cryptoTransferUnapplied, ambiguous);
     await publishAndWait(cryptoTransferUnapplied, ambiguous);
@@ -152,6 +160,7 @@ describe('received funds tell the books: in, returned, assigned', () => {
         signature,
         reason: 'after_expiry',
         amount_base_units: '500000',
+        quote: arrivalQuote(),
       }),
     );
 
@@ -161,13 +170,137 @@ describe('received funds tell the books: in, returned, assigned', () => {
         rail: 'crypto',
         money_key: `crypto:${ambiguous.signature}:2`,
         business_id: businessId,
-        // 2.500001 tokens at R$ 80,00 per token: R$ 200,00008, rounded half up.
-        amount_centavos: 20_000,
+        // 2.500001 tokens at R$ 40,00 a token: R$ 100,00004, rounded down (R$ 200,00 at the locked quote).
+        amount_centavos: 10_000,
         amount_base_units: '2500001',
         token: 'usdc',
         rail_reference: ambiguous.signature,
       }),
-      expect.objectContaining({ kind: 'late', amount_centavos: 4_000, amount_base_units: '500000' }),
+      expect.objectContaining({ kind: 'late', amount_centavos: 2_000, amount_base_units: '500000' }),
+    ]);
+    // The record keeps the quote that valued it, and shows it with the value.
+    expect(await fundsOf(businessId, paymentId)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          instruction: '2',
+          valued_centavos: 10_000,
+          quote: { token: 'usdc', token_per_brl: '1/40', quoted_at: ambiguous.quote!.quoted_at },
+        }),
+      ]),
+    );
+  });
+
+  test('late tokens on an old payment whose locked quote is higher, returned by hand: the arrival value, less the fee', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(
+      cryptoTransferUnapplied,
+      aCryptoTransferUnapplied(view.payment, {
+        reason: 'after_expiry',
+        amount_base_units: '1000000',
+        quote: arrivalQuote(),
+      }),
+    );
+    const [late] = await fundsOf(businessId, paymentId);
+    expect(late).toMatchObject({
+      valued_centavos: 4_000,
+      quote: expect.objectContaining({ token_per_brl: '1/40' }),
+    });
+
+    const returned = await h.request(returnReceivedFunds, {
+      business_id: businessId,
+      payment_id: paymentId,
+      funds_id: late!.funds_id,
+    });
+    expect(returned).toMatchObject({ ok: true, result: { status: 'returned', valued_centavos: 4_000 } });
+    expect(await receivedEvents(paymentId)).toEqual([expect.objectContaining({ amount_centavos: 4_000 })]);
+    // The business's crypto fee rule (1.5 % + R$ 0,10) on R$ 40,00, as on a payment of it.
+    expect(await returnedEvents(late!.funds_id)).toEqual([
+      expect.objectContaining({ returned_by: 'manual', business_id: businessId, fee_centavos: 70 }),
+    ]);
+    // The database keeps the quote that valued it as it was, and never a quote without a value.
+    const sql = (text: string) => h.service.dataSource.query(text, [late!.funds_id]);
+    await expect(
+      sql(`UPDATE received_funds SET quote_token_per_brl = '1/80' WHERE funds_id = $1`),
+    ).rejects.toThrow(/the quote that valued .* is kept as it was/);
+    await expect(
+      sql(
+        `UPDATE received_funds SET quote_token = NULL, quote_token_per_brl = NULL, quoted_at = NULL WHERE funds_id = $1`,
+      ),
+    ).rejects.toThrow(/the quote that valued .* is kept as it was/);
+  });
+
+  test.each([
+    ['no fresh quote could be had', { quote: null }],
+    ['an event written before quotes were sent', {}],
+  ])(
+    'tokens outside their window with no arrival quote (%s) are not valued, never at the locked quote',
+    async (_, quote) => {
+      const businessId = await h.newBusiness();
+      const view = await h.createPayment(businessId, {
+        method: 'crypto',
+        token: 'usdc',
+        amount_centavos: 8_000,
+      });
+      const paymentId = view.payment.payment_id;
+      await publishAndWait(
+        cryptoTransferUnapplied,
+        aCryptoTransferUnapplied(view.payment, {
+          reason: 'after_expiry',
+          amount_base_units: '1000000',
+          ...quote,
+        }),
+      );
+
+      const [event] = await receivedEvents(paymentId);
+      expect(event).toMatchObject({ amount_centavos: null, amount_base_units: '1000000', token: 'usdc' });
+      const [late] = await fundsOf(businessId, paymentId);
+      expect(late).toMatchObject({ valued_centavos: null, quote: null });
+      // Nor can a quote be written beside no value.
+      await expect(
+        h.service.dataSource.query(
+          `UPDATE received_funds SET quote_token = 'usdc', quote_token_per_brl = '1/40', quoted_at = now()
+            WHERE funds_id = $1`,
+          [late!.funds_id],
+        ),
+      ).rejects.toThrow(/received_funds_quote_valued/);
+      expect(await h.request(assignReceivedFunds, { funds_id: late!.funds_id })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_STATUS', message: expect.stringContaining('não é conhecido') },
+      });
+    },
+  );
+
+  test('a transfer in another token with the quote of its own token is valued in that token, never at the payment quote', async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    const paymentId = view.payment.payment_id;
+    await publishAndWait(
+      cryptoTransferUnapplied,
+      aCryptoTransferUnapplied(view.payment, {
+        reason: 'wrong_mint',
+        instruction: '1',
+        amount_base_units: '3000000',
+        // One EURC for R$ 6,25.
+        quote: { token: 'eurc', token_per_brl: '16/100', quoted_at: new Date().toISOString() },
+      }),
+    );
+    expect(await receivedEvents(paymentId)).toEqual([
+      expect.objectContaining({
+        kind: 'unmatched',
+        amount_centavos: 1_875,
+        amount_base_units: '3000000',
+        token: 'eurc',
+      }),
     ]);
   });
 
@@ -225,6 +358,8 @@ describe('received funds tell the books: in, returned, assigned', () => {
         business_id: businessId,
         returned_by: 'manual',
         rail_reference: null,
+        // The business's PIX fee rule (1.5 % + R$ 0,10) on the R$ 5,00 credited, as on a payment of it.
+        fee_centavos: 18,
       }),
     ]);
     expect(await h.request(assignReceivedFunds, { funds_id: excess!.funds_id })).toMatchObject({
@@ -312,6 +447,8 @@ describe('received funds tell the books: in, returned, assigned', () => {
         money_key: `funds:${late!.funds_id}`,
         payment_id: other,
         business_id: otherBusiness,
+        // The target business's PIX fee rule (1.5 % + R$ 0,10) on the R$ 40,00 credited.
+        fee_centavos: 70,
       }),
     ]);
     expect((await fundsOf(businessId, paymentId))[0]).toMatchObject({ status: 'assigned' });

@@ -42,6 +42,11 @@ export interface SolanaWatcherConfig extends ServiceConfig {
   QUOTE_SPREAD_BPS: number;
   QUOTE_MAX_AGE_MS: number;
   QUOTE_MAX_DEVIATION_BPS: number;
+  /**
+   * How long a quote taken for money that arrives outside its payment's window (late, excess, in another token, naming
+   * several payments) values further such money of its token before a new one is taken; default 60 s.
+   */
+  ARRIVAL_QUOTE_MAX_AGE_MS: number;
   COINGECKO_URL: string;
   BINANCE_URL: string;
   /** Shortest interval between detection passes; longer when idle polling would take over half the RPC pace. */
@@ -119,6 +124,7 @@ const schema = serviceSchema<SolanaWatcherConfig>({
   QUOTE_SPREAD_BPS: Joi.number().integer().min(0).max(5_000).default(0),
   QUOTE_MAX_AGE_MS: Joi.number().integer().min(1_000).default(300_000),
   QUOTE_MAX_DEVIATION_BPS: Joi.number().integer().min(1).default(200),
+  ARRIVAL_QUOTE_MAX_AGE_MS: Joi.number().integer().min(0).default(60_000),
   COINGECKO_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('https://api.coingecko.com/api/v3'),

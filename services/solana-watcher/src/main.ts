@@ -16,6 +16,7 @@ import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gatewa
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
 import { PaymentDetector } from './application/payment-detector';
 import { RequestIssuer } from './application/request-issuer';
+import { ArrivalQuotes } from './clients/arrival-quotes';
 import { QuoteDesk } from './clients/quote-desk';
 import { RefundDesk } from './application/refund-desk';
 import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-sources';
@@ -76,6 +77,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       confirmationGraceMs: config.CONFIRMATION_GRACE_MS,
       pacer,
       unreadableRetryMs: config.UNREADABLE_RETRY_MS,
+      arrivalQuotes: new ArrivalQuotes(quotes, mints, config.ARRIVAL_QUOTE_MAX_AGE_MS, runtime.logger),
     },
     runtime.logger,
   );

@@ -39,7 +39,7 @@ describe('the same transaction seen by two watcher replicas at once', () => {
       };
       // Both replicas record the page at the same moment, while both detectors scan the chain too.
       await Promise.all(
-        replicas.map((uow) => uow.run({}, (tx) => recordTransfers(tx, page, criteria, logger))),
+        replicas.map((uow) => uow.run({}, (tx) => recordTransfers(tx, page, criteria, logger, new Map()))),
       );
       const rows: unknown[] = await harness.service.dataSource.query(
         'SELECT 1 FROM transfers WHERE signature = $1',

@@ -14,14 +14,18 @@ describe('crypto.transfer.unapplied.v1: transfers that cannot count towards thei
   test('a transfer after expiry is reported once as after_expiry, even when the chain is scanned again from scratch', async () => {
     const request = await harness.open();
     await expire(request.payment_id);
+    const expiredAt = Date.now();
     const signature = await harness.pay(request.reference, BigInt(request.amount_base_units));
-    expect(await unapplied.first(request.payment_id)).toEqual(
+    const reported = await unapplied.first(request.payment_id);
+    expect(reported).toEqual(
       aWholeAmountUnapplied(request, {
         signature,
         mint: harness.localnet.mints.USDC,
         reason: 'after_expiry',
       }),
     );
+    // The quote of its arrival, taken after the window whose quote the request locked.
+    expect(Date.parse(reported.quote!.quoted_at)).toBeGreaterThanOrEqual(expiredAt);
     await harness.rescanFromScratch();
     expect(await harness.transfers(request.reference)).toHaveLength(1);
     expect(await harness.emitted(cryptoTransferUnapplied.name, request.payment_id)).toBe(1);

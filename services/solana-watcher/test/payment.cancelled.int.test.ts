@@ -66,6 +66,13 @@ describe('payment.cancelled.v1: a cancelled crypto payment closes its request', 
     await cancel(request.payment_id);
     const reported = await unapplied.first(request.payment_id, 'the partial payment reported');
     expect(reported).toMatchObject({ signature, amount_base_units: '1000000', reason: 'after_expiry' });
+    // It arrived within the window: valued at the quote the request locked for it.
+    const locked = await harness.request(request.reference);
+    expect(reported.quote).toEqual({
+      token: 'usdc',
+      token_per_brl: locked.quote_rate,
+      quoted_at: new Date(locked.quote_at).toISOString(),
+    });
     expect(await harness.request(request.reference)).toMatchObject({
       status: 'cancelled',
       received_base_units: '1000000',

@@ -454,6 +454,14 @@ export interface ReceivedFunds {
   /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
   returned_by: string | null;
   returned_at: string | null;
+  /** What the platform holds the money at, in BRL: the PIX amount; tokens that arrived within their payment's window at the quote it locked, tokens that arrived outside it at `arrival_quote`. Credited to the business (returned by hand, assigned) as a payment of the rail would be: less the fee, pending until the settlement delay is over. Null when it was not valued (no quote could be had): it cannot be credited. */
+  value_brl: number | null;
+  /** Tokens that arrived outside their payment's window (late, after it was paid, in another token, naming several payments): the quote of their arrival that gave `value_brl`, never the quote the payment locked. Null for PIX and for tokens valued at their payment's own quote or not valued. */
+  arrival_quote: {
+    /** How many tokens one BRL bought at that quote. */
+    token_per_brl: number;
+    quoted_at: string;
+  } | null;
 }
 
 export interface Refund {

@@ -113,5 +113,15 @@ export function receivedFundsResponse(item: ReceivedFundsItem): HttpApi.Received
     status: item.status,
     returned_by: item.returned_by,
     returned_at: item.returned_at,
+    value_brl: item.valued_centavos == null ? null : centavosToBrl(item.valued_centavos),
+    arrival_quote: item.quote
+      ? { token_per_brl: ratioToNumber(item.quote.token_per_brl), quoted_at: item.quote.quoted_at }
+      : null,
   };
 }
+
+/** An exact ratio `numerator/denominator` as a number, for the JSON edge only. */
+const ratioToNumber = (ratio: string): number => {
+  const [numerator, denominator] = ratio.split('/').map(Number);
+  return numerator! / denominator!;
+};

@@ -46,8 +46,9 @@ export interface NewBalanceTransaction {
   description: string;
 }
 
-/** A paid payment's net waiting in `pending` until `availableOn`. */
+/** A paid payment's net (or held funds' credited to a business) waiting in `pending` until `availableOn`. */
 export interface DueSettlement {
+  /** The payment; for money credited out of suspense, its `funds_id` (settlements are keyed by the source). */
   paymentId: string;
   businessId: string;
   netCentavos: number;
@@ -291,8 +292,9 @@ export const disputeCauseKey = (disputeId: string, step: 'opened' | 'closed'): s
 
 /**
  * Money came in that belongs to no payment yet (late, excess, partial, unmatched): the platform holds it (`cash_psp`,
- * or the token at the BRL value of the payment's locked quote) and owes it to nobody yet: `suspense`. Null when its
- * BRL value is unknown (tokens for a payment the gateway does not know): nothing is booked. The journal names the
+ * or the token at the BRL value the event gives: its payment's locked quote within the payment's window, the quote of
+ * its arrival outside it) and owes it to nobody yet: `suspense`. Null when its BRL value is unknown (no quote could be
+ * had, tokens for a payment the gateway does not know): nothing is booked. The journal names the
  * money at its rail (the Pix's endToEndId, the transaction's signature) and a token line counts its base units, so
  * reconciliation finds it at the PSP and on chain.
  */
@@ -330,10 +332,14 @@ const fundsLabel = (fundsId: string, rail: PaymentMethod): string =>
 /**
  * Held funds went back to the payer. By a refund that succeeded: the money left the platform, out of suspense and out
  * of where it was held (`cash_psp` or the token at the value booked). By the business itself (`manual`: it paid the
- * payer back outside the gateway): the platform still holds the money and now owes it to that business, so suspense
- * moves to the business's `available`, with an `adjustment` balance transaction naming the funds.
+ * payer back outside the gateway): the platform still holds the money and now owes it to that business, credited as a
+ * payment would be (`suspenseCreditPosting`).
  */
-export function fundsReturnedPosting(event: FundsReturned, held: HeldFunds): Posting | PlatformPosting {
+export function fundsReturnedPosting(
+  event: FundsReturned,
+  held: HeldFunds,
+  delays: SettlementDelays,
+): Posting | PlatformPosting {
   const amount = held.amountCentavos;
   const causeKey = fundsCauseKey(event.money_key, 'out');
   if (event.returned_by !== 'manual')
@@ -356,63 +362,60 @@ export function fundsReturnedPosting(event: FundsReturned, held: HeldFunds): Pos
         },
       ],
     });
-  return creditFromSuspense(
-    causeKey,
-    'funds_returned',
-    event.business_id,
-    amount,
-    event.funds_id,
-    new Date(event.occurred_at),
-    `${fundsLabel(event.funds_id, event.rail)} devolvidos por você ao pagador fora do gateway (pagamento ${event.payment_id})`,
-  );
+  return suspenseCreditPosting(event, held, delays);
 }
 
 /**
- * The operator assigned held funds to a payment's business: suspense moves to the business's `available` (the money
- * has been held, and looked at, already: no settlement delay), with an `adjustment` balance transaction naming the
- * funds. No fee: the fee is the payment's; what is assigned is the money itself.
+ * Money leaving suspense for a business: returned by hand (`payment.funds.returned.v1`, `manual`) or assigned by the
+ * operator (`payment.funds.assigned.v1`). Either way it is credited exactly as a paid payment of its rail would be, so
+ * no path turns suspense into more spendable money, sooner or with less fee (docs/adr/0023-suspense-credits.md): the
+ * value booked in (A, never more), less the fee the business's fee rule charges on it (F, computed by the payment
+ * service, clamped here to A) to `fee_revenue`, the net N = A − F to `pending` until the rail's settlement delay from
+ * the event is over, with an `adjustment` balance transaction (amount A, fee F, net N, `pending`, its `available_on`)
+ * and a settlement keyed by the funds, which the settlement sweep moves to `available` like a payment's.
  */
-export function fundsAssignedPosting(event: FundsAssigned, held: HeldFunds): Posting {
-  return creditFromSuspense(
-    fundsCauseKey(event.money_key, 'out'),
-    'funds_assigned',
-    event.business_id,
-    held.amountCentavos,
-    event.funds_id,
-    new Date(event.occurred_at),
-    `${fundsLabel(event.funds_id, event.rail)} atribuídos pelo operador ao pagamento ${event.payment_id}`,
-  );
-}
-
-function creditFromSuspense(
-  causeKey: string,
-  kind: SuspenseJournalKind,
-  businessId: string,
-  amount: number,
-  fundsId: string,
-  at: Date,
-  description: string,
+export function suspenseCreditPosting(
+  event: FundsReturned | FundsAssigned,
+  held: HeldFunds,
+  delays: SettlementDelays,
 ): Posting {
+  const amount = held.amountCentavos;
+  const fee = Math.min(amount, Math.max(0, event.fee_centavos ?? 0));
+  const net = amount - fee;
+  const at = new Date(event.occurred_at);
+  const availableOn = new Date(at.getTime() + delays[event.rail] * 1000);
+  const businessId = event.business_id;
+  const assigned = !('returned_by' in event);
   return posting({
-    causeKey,
-    kind,
+    causeKey: fundsCauseKey(event.money_key, 'out'),
+    kind: assigned ? 'funds_assigned' : 'funds_returned',
     businessId,
     lines: [
       { account: 'suspense', businessId: null, amountCentavos: amount },
-      { account: 'available', businessId, amountCentavos: -amount },
+      { account: 'pending', businessId, amountCentavos: -net },
+      { account: 'fee_revenue', businessId: null, amountCentavos: -fee },
     ],
     balanceTransaction: {
       type: 'adjustment',
-      sourceId: fundsId,
+      sourceId: event.funds_id,
       amountCentavos: amount,
-      feeCentavos: 0,
-      netCentavos: amount,
-      status: 'available',
-      availableOn: at,
+      feeCentavos: fee,
+      netCentavos: net,
+      status: 'pending',
+      availableOn,
       occurredAt: at,
-      description,
+      description: assigned
+        ? `${fundsLabel(event.funds_id, event.rail)} atribuídos pelo operador ao pagamento ${event.payment_id}`
+        : `${fundsLabel(event.funds_id, event.rail)} devolvidos por você ao pagador fora do gateway (pagamento ${event.payment_id})`,
     },
-    settlement: null,
+    // Keyed by the funds (one credit per sum of money): settled by the sweep as a payment's net is.
+    settlement: {
+      paymentId: event.funds_id,
+      businessId,
+      netCentavos: net,
+      availableOn,
+      holdingAccount: held.holdingAccount,
+    },
   });
 }
 

@@ -284,6 +284,27 @@ export async function insertBalanceTransaction(
   );
 }
 
+/** A settlement of a posting written one at a time (money credited out of suspense): its net pending until due. */
+export async function insertSettlement(
+  manager: EntityManager,
+  settlement: DueSettlement,
+  balanceTransactionId: string,
+): Promise<void> {
+  await manager.query(
+    `INSERT INTO settlements (payment_id, business_id, balance_transaction_id, holding_account, net_centavos,
+       remaining_centavos, available_on)
+     VALUES ($1, $2, $3, $4, $5, $5, $6)`,
+    [
+      settlement.paymentId,
+      settlement.businessId,
+      balanceTransactionId,
+      settlement.holdingAccount,
+      settlement.netCentavos,
+      settlement.availableOn,
+    ],
+  );
+}
+
 /**
  * The payment's settlement, locked until the transaction ends (a refund takes from its remainder); null for a payment
  * the ledger has not posted.

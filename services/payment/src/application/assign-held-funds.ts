@@ -16,6 +16,12 @@ import {
   markFundsAssigned,
   type ReceivedFundsEntity,
 } from '../persistence';
+import { suspenseCreditFee, type DefaultFees } from './shared/fee-rules';
+
+export interface AssignHeldFundsDeps {
+  uow: UnitOfWork;
+  defaultFees: DefaultFees;
+}
 
 const assignedByOperator = counter(
   'payment_received_funds_assigned_total',
@@ -30,14 +36,16 @@ const assignedByOperator = counter(
  * tells the books, in the same transaction, to move the money from suspense to the business. Under the lock of the
  * payment that keeps the funds, like the return by hand and the refund that could carry them: whichever comes first
  * takes them, the other finds them no longer held. Only money whose value in BRL the books were told is assigned (not
- * `unreadable`, not tokens without a price, nor money recorded before the books were). Once per command (inbox).
+ * `unreadable`, not tokens without a price, nor money recorded before the books were). The event carries the fee the
+ * target business's fee rule for the rail charges on the funds' value: the books credit it as a payment of that rail
+ * (docs/money-model.md#suspense). Once per command (inbox).
  */
 export function assignHeldFunds(
-  uow: UnitOfWork,
+  deps: AssignHeldFundsDeps,
   command: AssignReceivedFunds,
   context: MessageContext,
 ): Promise<OperatorReceivedFundsItem> {
-  return uow.once(context, async (tx) => {
+  return deps.uow.once(context, async (tx) => {
     const found = await findReceivedFundsById(tx.manager, command.funds_id);
     if (!found) throw new CommandError('NOT_FOUND', 'Fundos recebidos não encontrados.');
     const keeper = await lockPayment(tx.manager, found.paymentId);
@@ -58,6 +66,7 @@ export function assignHeldFunds(
       );
     const assigned = await markFundsAssigned(tx.manager, funds.fundsId, target.id);
     if (!assigned) throw new CommandError('INVALID_STATUS', whyNotAssignable(funds));
+    const fee = await suspenseCreditFee(tx.manager, deps.defaultFees, target.businessId, assigned);
     const eventId = newPublicId('evt');
     await tx.emit(
       fundsAssigned,
@@ -74,6 +83,7 @@ export function assignHeldFunds(
         rail: assigned.rail,
         payment_id: target.id,
         business_id: target.businessId,
+        fee_centavos: fee,
       },
       { messageId: eventId },
     );

@@ -1,18 +1,18 @@
 import type { DataSource } from 'typeorm';
-import type { CreatePayment, PaymentMethod, PaymentView } from '@gateway/contracts';
+import type { CreatePayment, PaymentView } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import type { Rails } from '../clients';
-import { computeFee, type FeeTerms } from '../domain/fee';
+import { computeFee } from '../domain/fee';
 import { toView } from '../domain/payment-record';
-import { adoptFeeRule, findFeeRule, insertPayment, reservePaymentId } from '../persistence';
+import { insertPayment, reservePaymentId } from '../persistence';
+import { businessFeeRule, noFeeRule, type DefaultFees } from './shared/fee-rules';
 import { emitPaymentEvent } from './shared/payment-events';
 
 export interface CreatePaymentDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
   rails: Rails;
-  /** The deployment's default fee rule of each method (null: none), DEFAULT_FEE_PIX and DEFAULT_FEE_CRYPTO. */
-  defaultFees: Record<PaymentMethod, FeeTerms | null>;
+  defaultFees: DefaultFees;
 }
 
 /**
@@ -27,13 +27,13 @@ export async function createPaymentOnRail(
   command: CreatePayment,
   context: MessageContext,
 ): Promise<PaymentView> {
-  const rule = await feeRuleOf(deps, command.business_id, command.method);
-  if (!rule) {
-    throw new CommandError(
-      'NO_FEE_RULE',
-      `Não há regra de tarifa configurada para o método de pagamento ${command.method}.`,
-    );
-  }
+  const rule = await businessFeeRule(
+    deps.dataSource.manager,
+    deps.defaultFees,
+    command.business_id,
+    command.method,
+  );
+  if (!rule) throw noFeeRule(command.method);
   const rail = deps.rails.of(command.method);
   rail.checkCreate(command);
   const { paymentId, created } = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
@@ -87,28 +87,6 @@ export async function createPaymentOnRail(
     context.logger.info({ payment_id: payment.id, method: payment.method }, 'payment created');
     return toView(payment);
   });
-}
-
-/**
- * The business's fee rule for the method. A business without one gets the deployment's default, stored as its own
- * (unless the operator set one meanwhile), so a later change of the default leaves the price it started with alone.
- */
-async function feeRuleOf(
-  deps: CreatePaymentDeps,
-  businessId: string,
-  method: PaymentMethod,
-): Promise<FeeTerms | null> {
-  const manager = deps.dataSource.manager;
-  const own = await findFeeRule(manager, businessId, method);
-  const fallback = deps.defaultFees[method];
-  if (own || !fallback) return own;
-  await adoptFeeRule(manager, {
-    business_id: businessId,
-    method,
-    percent_bps: fallback.percentBps,
-    fixed_centavos: fallback.fixedCentavos,
-  });
-  return findFeeRule(manager, businessId, method);
 }
 
 function alreadyCreated(paymentId: string): CommandError {

@@ -2,6 +2,7 @@ import type { CryptoTransferUnapplied } from '@gateway/contracts';
 import type { MessageContext, Transaction, UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import type { ReceivedFunds } from '../domain/funds';
+import type { TokenValuation } from '../domain/funds-in-books';
 import { forgetUnreadableFunds, lockPayment, type PaymentEntity } from '../persistence';
 import { keepReceivedFunds } from './shared/received-funds-events';
 
@@ -14,7 +15,8 @@ const lateFunds = counter(
 /**
  * Keeps money that arrived for a payment that can no longer take it, and makes it visible to operators (and to the
  * books, which hold it in suspense). It is `late` unless it matches no payment we know (`payment` null) or the caller
- * says it does not match the payment (`kind: 'unmatched'`). `reason` is the rail's word for why, logged.
+ * says it does not match the payment (`kind: 'unmatched'`). `reason` is the rail's word for why, logged;
+ * `valuation`: how a token amount is valued (tokens outside their payment's window: at the quote of their arrival).
  */
 export async function recordLateFunds(
   tx: Transaction,
@@ -22,12 +24,13 @@ export async function recordLateFunds(
   funds: Omit<ReceivedFunds, 'kind'> & { kind?: 'late' | 'unmatched' | 'unreadable' },
   payment: PaymentEntity | null,
   reason?: string,
+  valuation?: TokenValuation,
 ): Promise<void> {
   const paymentStatus = payment?.status ?? null;
   const kind = paymentStatus === null ? 'unmatched' : (funds.kind ?? 'late');
   // A transfer in another token is not valued at the payment's price.
   const otherToken = reason === 'wrong_mint';
-  if (!(await keepReceivedFunds(tx, { ...funds, kind }, payment, { otherToken }))) return;
+  if (!(await keepReceivedFunds(tx, { ...funds, kind }, payment, { otherToken, valuation }))) return;
   lateFunds.inc({ rail: funds.rail });
   logger.warn(
     {
@@ -65,7 +68,10 @@ function fundsKindOf(
  * watcher cannot read yet is `unreadable` (amount unknown), replaced by what it turns out to be once read; any other
  * (after expiry, after settlement, to a superseded reference) is `late`. Once the watcher has read such a transaction
  * (`read`), its unreadable record goes, whatever the money turned out to be: that is reported on its own (paid,
- * partial at the window's close, late, unmatched), or it held none of the payment's money. Once per message (inbox).
+ * partial at the window's close, late, unmatched), or it held none of the payment's money. Its tokens are valued at
+ * the quote the watcher had when it recorded them (`quote`), never at the quote the payment locked when it was created;
+ * without one (none could be had, or an event written before the watcher sent it) they are not valued: nothing is
+ * booked for them and they cannot be credited to anyone (docs/money-model.md#suspense). Once per message (inbox).
  */
 export function keepUnappliedTransfer(
   uow: UnitOfWork,
@@ -95,6 +101,7 @@ export function keepUnappliedTransfer(
       },
       payment,
       transfer.reason,
+      { at: 'arrival', quote: transfer.quote ?? null },
     );
   });
 }

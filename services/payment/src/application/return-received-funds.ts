@@ -3,7 +3,13 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import { counter } from '@gateway/observability';
 import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
 import { findReceivedFunds, lockPayment, markFundsReturnedByHand } from '../persistence';
+import { suspenseCreditFee, type DefaultFees } from './shared/fee-rules';
 import { emitFundsReturned } from './shared/received-funds-events';
+
+export interface ReturnReceivedFundsDeps {
+  uow: UnitOfWork;
+  defaultFees: DefaultFees;
+}
 
 const returnedByHand = counter(
   'payment_received_funds_returned_by_hand_total',
@@ -18,14 +24,16 @@ const notFound = () => new CommandError('NOT_FOUND', 'Fundos recebidos não enco
  * it again. Under the payment's lock, like the refund that could carry the same excess: whichever comes first takes
  * it, the other finds it no longer held (INVALID_STATUS naming who returns it). Funds whose amount is not known yet
  * (`unreadable`) cannot be returned, and money one transfer instruction sent naming several payments (kept by each as
- * `unmatched`) goes back through one of them only. Once per command (inbox).
+ * `unmatched`) goes back through one of them only. The platform still holds the money and now owes it to the
+ * business: the event carries the fee its fee rule for the rail charges on the funds' value, and the books credit it
+ * as a payment of that rail (docs/money-model.md#suspense). Once per command (inbox).
  */
 export function returnReceivedFunds(
-  uow: UnitOfWork,
+  deps: ReturnReceivedFundsDeps,
   command: ReturnReceivedFunds,
   context: MessageContext,
 ): Promise<ReceivedFundsItem> {
-  return uow.once(context, async (tx) => {
+  return deps.uow.once(context, async (tx) => {
     const payment = await lockPayment(tx.manager, command.payment_id, command.business_id);
     if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
     const returned = await markFundsReturnedByHand(tx.manager, payment.id, command.funds_id);
@@ -34,7 +42,8 @@ export function returnReceivedFunds(
       if (!funds) throw notFound();
       throw new CommandError('INVALID_STATUS', whyNotReturnable(funds));
     }
-    await emitFundsReturned(tx, returned, payment.businessId, MANUAL_RETURN);
+    const fee = await suspenseCreditFee(tx.manager, deps.defaultFees, payment.businessId, returned);
+    await emitFundsReturned(tx, returned, payment.businessId, MANUAL_RETURN, null, fee);
     tx.afterCommit(() => returnedByHand.inc({ rail: returned.rail, kind: returned.kind }));
     context.logger.info(
       { payment_id: payment.id, funds_id: returned.fundsId, kind: returned.kind },

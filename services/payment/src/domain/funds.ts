@@ -6,6 +6,7 @@ import {
   type ReceivedFundsItem,
   type ReceivedFundsKind,
   type ReceivedFundsStatus,
+  type Token,
 } from '@gateway/contracts';
 
 /**
@@ -152,6 +153,12 @@ export interface StoredReceivedFunds {
   returnedAt: Date | null;
   assignedPaymentId: string | null;
   assignedAt: Date | null;
+  /** The value the books were told (null: not valued, nothing booked). */
+  valuedCentavos: number | null;
+  /** The arrival quote that gave that value (tokens outside their payment's window); null otherwise. */
+  quoteToken: Token | null;
+  quoteTokenPerBrl: string | null;
+  quotedAt: Date | null;
 }
 
 /**
@@ -199,6 +206,15 @@ export function toReceivedFundsItem(
     status: receivedFundsStatus(row.returnedBy, row.returnedAt, row.assignedAt),
     returned_by: row.returnedBy,
     returned_at: row.returnedAt?.toISOString() ?? null,
+    valued_centavos: row.valuedCentavos,
+    quote:
+      row.quoteToken === null || row.quoteTokenPerBrl === null || row.quotedAt === null
+        ? null
+        : {
+            token: row.quoteToken,
+            token_per_brl: row.quoteTokenPerBrl,
+            quoted_at: row.quotedAt.toISOString(),
+          },
     // Only on assigned records: the answers of every other record are as they were.
     ...(row.assignedAt === null
       ? {}

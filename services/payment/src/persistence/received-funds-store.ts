@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { MANUAL_RETURN, type RefundedExcess } from '@gateway/contracts';
+import { MANUAL_RETURN, type ArrivalQuote, type RefundedExcess } from '@gateway/contracts';
 import type { ReturnElsewhere } from '../domain/funds';
 import { ReceivedFundsEntity } from './received-funds.entity';
 
@@ -170,16 +170,18 @@ export async function markFundsAssigned(
   return rows.length > 0 ? manager.findOneByOrFail(ReceivedFundsEntity, { fundsId }) : null;
 }
 
-/** Records the value in BRL centavos the books were told of the funds (once). */
+/** Records the value in BRL centavos the books were told of the funds (once), with the arrival quote that gave it. */
 export async function recordFundsValue(
   manager: EntityManager,
   fundsId: string,
   valuedCentavos: number,
+  quote: ArrivalQuote | null = null,
 ): Promise<void> {
-  await manager.query(`UPDATE received_funds SET valued_centavos = $2 WHERE funds_id = $1`, [
-    fundsId,
-    valuedCentavos,
-  ]);
+  await manager.query(
+    `UPDATE received_funds SET valued_centavos = $2, quote_token = $3, quote_token_per_brl = $4, quoted_at = $5
+      WHERE funds_id = $1`,
+    [fundsId, valuedCentavos, quote?.token ?? null, quote?.token_per_brl ?? null, quote?.quoted_at ?? null],
+  );
 }
 
 /** One record, whichever payment keeps it. */

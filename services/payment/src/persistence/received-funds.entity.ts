@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { ReceivedFundsKind } from '@gateway/contracts';
+import type { ReceivedFundsKind, Token } from '@gateway/contracts';
 import type { StoredReceivedFunds } from '../domain/funds';
 import { bigintAsNumber } from '@gateway/persistence';
 
@@ -60,4 +60,17 @@ export class ReceivedFundsEntity implements StoredReceivedFunds {
 
   @Column({ type: 'timestamptz', name: 'assigned_at', nullable: true })
   assignedAt!: Date | null;
+
+  /**
+   * Tokens that arrived outside their payment's window: the quote of their arrival that gave `valuedCentavos`
+   * (migration 1764401000000): its token, tokens per BRL as an exact ratio, and when it was taken; null otherwise.
+   */
+  @Column({ type: 'text', name: 'quote_token', nullable: true })
+  quoteToken!: Token | null;
+
+  @Column({ type: 'text', name: 'quote_token_per_brl', nullable: true })
+  quoteTokenPerBrl!: string | null;
+
+  @Column({ type: 'timestamptz', name: 'quoted_at', nullable: true })
+  quotedAt!: Date | null;
 }

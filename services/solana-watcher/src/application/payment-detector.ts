@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { Token } from '@gateway/contracts';
 import { PeriodicWorker, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter, gauge, inSpan, tracerOf, type Logger } from '@gateway/observability';
+import type { ArrivalQuotes } from '../clients/arrival-quotes';
 import { type RequestPacer } from '../clients/request-pacer';
 import { scanAddresses, type ScanCursor, type ScanPage } from '../clients/signature-scanner';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../domain/transfer-validation';
@@ -54,6 +55,8 @@ export interface DetectorSettings {
   pacer: Pick<RequestPacer, 'requestsPerSecond'>;
   /** How long before a transaction the watcher could not read is read again (longer after each failed attempt). */
   unreadableRetryMs: number;
+  /** The quotes money outside its payment's window is valued at, taken before each page's transaction. */
+  arrivalQuotes: Pick<ArrivalQuotes, 'forPage'>;
 }
 
 /** The receiving wallet's token account per accepted mint, and what a transfer to them must be to count. */
@@ -176,6 +179,7 @@ export class PaymentDetector extends PeriodicWorker {
       (await this.watchedAccounts()).criteria,
       this.settings.unreadableRetryMs,
       this.logger,
+      this.settings.arrivalQuotes,
     );
   }
 
@@ -202,9 +206,10 @@ export class PaymentDetector extends PeriodicWorker {
       cursor,
       async (page) => {
         await this.recordUnreadable(page);
+        const quotes = await this.settings.arrivalQuotes.forPage(page);
         await this.inScanSpan(page, () =>
           this.uow.run({}, async (tx) => {
-            await recordTransfers(tx, page, watched.criteria, this.logger);
+            await recordTransfers(tx, page, watched.criteria, this.logger, quotes);
             await this.saveCursor(tx, page.cursor, cursor);
           }),
         );
@@ -236,10 +241,11 @@ export class PaymentDetector extends PeriodicWorker {
       {},
       async (page) => {
         await this.recordUnreadable(page);
-        if (page.transactions.length > 0)
-          await this.inScanSpan(page, () =>
-            this.uow.run({}, (tx) => recordTransfers(tx, page, watched.criteria, this.logger)),
-          );
+        if (page.transactions.length === 0) return;
+        const quotes = await this.settings.arrivalQuotes.forPage(page);
+        await this.inScanSpan(page, () =>
+          this.uow.run({}, (tx) => recordTransfers(tx, page, watched.criteria, this.logger, quotes)),
+        );
       },
       { finalizedSlot },
     );

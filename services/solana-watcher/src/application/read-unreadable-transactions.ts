@@ -2,6 +2,7 @@ import type { Connection } from '@solana/web3.js';
 import { In, type DataSource } from 'typeorm';
 import type { UnitOfWork } from '@gateway/messaging';
 import { gauge, type Logger } from '@gateway/observability';
+import type { ArrivalQuotes } from '../clients/arrival-quotes';
 import { readTransaction } from '../clients/signature-scanner';
 import {
   countUnread,
@@ -34,7 +35,9 @@ export function forgetUnreadCount(): void {
 /**
  * Reads again the unreadable transactions that are due (the node may serve their version now, or its answer may
  * parse): one that reads is recorded like any scanned transaction, exactly once (its instructions' records are keyed
- * by signature and instruction), and marked read in the same transaction; one that still does not waits longer.
+ * by signature and instruction), and marked read in the same transaction; one that still does not waits longer. Its
+ * money that does not count for its payment is valued at the quote of now, when the watcher learns what it was (taken
+ * before the transaction).
  */
 export async function readUnreadableTransactions(
   connection: Connection,
@@ -43,6 +46,7 @@ export async function readUnreadableTransactions(
   criteria: TransferCriteria,
   retryMs: number,
   logger: Logger,
+  arrivalQuotes: Pick<ArrivalQuotes, 'forPage'>,
 ): Promise<void> {
   for (const due of await dueUnreadable(dataSource.manager, BATCH)) {
     const read = await readTransaction(connection, due.signature);
@@ -57,14 +61,15 @@ export async function readUnreadableTransactions(
       );
       continue;
     }
+    const page = {
+      transactions: [{ address: due.address, signature: due.signature, transaction: read }],
+      unreadable: [],
+      cursor: {},
+    };
+    const quotes = await arrivalQuotes.forPage(page);
     await uow.run({}, async (tx) => {
       if (!(await markUnreadableRead(tx.manager, due.signature))) return;
-      const page = {
-        transactions: [{ address: due.address, signature: due.signature, transaction: read }],
-        unreadable: [],
-        cursor: {},
-      };
-      await recordTransfers(tx, page, criteria, logger);
+      await recordTransfers(tx, page, criteria, logger, quotes);
       // Whatever its money turned out to be (paid, partial, late, unmatched, or none of ours) is reported on its
       // own: every payment told of it as unreadable drops that record.
       const named = await tx.manager.findBy(PaymentRequestEntity, { reference: In(due.namedReferences) });

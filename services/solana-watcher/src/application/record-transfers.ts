@@ -1,6 +1,7 @@
-import { cryptoRequestSettled } from '@gateway/contracts';
+import { cryptoRequestSettled, type ArrivalQuote } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { counter, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
+import type { ArrivalQuoteBook } from '../clients/arrival-quotes';
 import type { ScanPage } from '../clients/signature-scanner';
 import { applyTransfer, unappliedReason } from '../domain/settlement';
 import { attributeInstruction } from '../domain/attribution';
@@ -35,13 +36,16 @@ export interface TransferCriteria {
  * Records every transfer instruction of a scanned page that names our references, in the page's transaction: the
  * requests of those references are locked first (in reference order), whatever their status, since late and
  * superseded transfers are recorded too. Each instruction's own amount goes to the one payment it names; one naming
- * several payments is kept aside for each of them and pays none (see `attributeInstruction`).
+ * several payments is kept aside for each of them and pays none (see `attributeInstruction`). Money that does not count
+ * for its payment is reported with the quote of its token in `quotes`, taken before this transaction: it arrived now,
+ * outside the window whose quote its payment locked, and is valued at what it is worth now.
  */
 export async function recordTransfers(
   tx: Transaction,
   page: ScanPage,
   criteria: TransferCriteria,
   logger: Logger,
+  quotes: ArrivalQuoteBook,
 ): Promise<void> {
   const keys = [...new Set(page.transactions.flatMap((scanned) => accountKeys(scanned.transaction)))];
   const requests = keys.length === 0 ? [] : await lockRequestsByReference(tx.manager, keys);
@@ -50,8 +54,9 @@ export async function recordTransfers(
   for (const scanned of page.transactions) {
     for (const transfer of findTransferInstructions(scanned.transaction, matching)) {
       const attribution = attributeInstruction(transfer.references.map((key) => byReference.get(key)!));
-      if (attribution.kind === 'request') await record(tx, attribution.request, transfer, logger);
-      else await recordAmbiguous(tx, attribution.requests, transfer, logger);
+      const quote = quotes.get(transfer.mint) ?? null;
+      if (attribution.kind === 'request') await record(tx, attribution.request, transfer, logger, quote);
+      else await recordAmbiguous(tx, attribution.requests, transfer, logger, quote);
     }
   }
 }
@@ -65,6 +70,7 @@ async function recordAmbiguous(
   requests: PaymentRequestEntity[],
   transfer: InstructionTransfer,
   logger: Logger,
+  quote: ArrivalQuote | null,
 ): Promise<void> {
   const inserted = await insertTransferOnce(tx.manager, {
     ...transferRecord(requests[0]!, transfer),
@@ -80,7 +86,7 @@ async function recordAmbiguous(
     },
     'transfer naming several payments recorded aside for each of them; it pays none',
   );
-  for (const request of requests) await emitTransferUnapplied(tx, request, transfer, 'ambiguous');
+  for (const request of requests) await emitTransferUnapplied(tx, request, transfer, 'ambiguous', quote);
 }
 
 function transferRecord(request: PaymentRequestEntity, transfer: InstructionTransfer) {
@@ -106,13 +112,14 @@ function record(
   request: PaymentRequestEntity,
   transfer: InstructionTransfer,
   logger: Logger,
+  quote: ArrivalQuote | null,
 ): Promise<void> {
   const attributes = {
     'gateway.payment_id': request.paymentId,
     'gateway.solana.signature': transfer.signature,
   };
   return inStoredTrace(tracer, 'transfer detected', request.traceContext, { attributes }, () =>
-    recordTransfer(tx, request, transfer, logger),
+    recordTransfer(tx, request, transfer, logger, quote),
   );
 }
 
@@ -121,6 +128,7 @@ async function recordTransfer(
   request: PaymentRequestEntity,
   transfer: InstructionTransfer,
   logger: Logger,
+  quote: ArrivalQuote | null,
 ): Promise<void> {
   const outcome = applyTransfer(
     {
@@ -146,7 +154,13 @@ async function recordTransfer(
   if (outcome.appliedTo !== 'payment') {
     logger.warn({ ...details, applied_to: outcome.appliedTo }, 'transfer recorded aside');
     // Emitted with the transfer row, so the payment service learns of the money once per instruction.
-    await emitTransferUnapplied(tx, request, transfer, unappliedReason(outcome.appliedTo, request.status));
+    await emitTransferUnapplied(
+      tx,
+      request,
+      transfer,
+      unappliedReason(outcome.appliedTo, request.status),
+      quote,
+    );
     return;
   }
   request.receivedBaseUnits = outcome.received;

@@ -39,7 +39,7 @@ export class UnappliedTransfers {
 
 /**
  * The report of a transfer instruction of a request's whole amount that cannot count towards it, whenever it was
- * detected.
+ * detected, with the quote of its token that values it (the harness's fixed USDC rate).
  */
 export function aWholeAmountUnapplied(
   request: CryptoRequest & { payment_id: string },
@@ -53,5 +53,9 @@ export function aWholeAmountUnapplied(
     // Where the transfer sits in its transaction: the money is reported once per instruction.
     instruction: expect.stringMatching(/^\d+(\.\d+)?$/),
     detected_at: expect.any(String),
+    quote: { token: 'usdc', token_per_brl: USDC_RATE, quoted_at: expect.any(String) },
   };
 }
+
+/** The harness's fixed USDC rate (0.18 tokens per BRL), as an exact ratio. */
+const USDC_RATE = expect.stringMatching(/^18(0*)\/100\1$/);

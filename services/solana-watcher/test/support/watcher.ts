@@ -146,6 +146,8 @@ export class WatcherHarness {
         FIXED_RATES: 'usdc=0.18,usdt=0.18345671,eurc=0.16',
         POLL_INTERVAL_MS: '100',
         SOLANA_RPC_REQUESTS_PER_SECOND: '200',
+        // Every page with transfers takes its own arrival quote: a test sees the quote of its own transfer.
+        ARRIVAL_QUOTE_MAX_AGE_MS: '0',
         ...options.env,
       });
       return startSolanaWatcher(this.config);

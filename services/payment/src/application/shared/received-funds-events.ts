@@ -1,7 +1,7 @@
 import { fundsMoneyKey, fundsReceived, fundsReturned, newPublicId } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import type { ReceivedFunds } from '../../domain/funds';
-import { fundsReceivedEvent } from '../../domain/funds-in-books';
+import { fundsReceivedEvent, type TokenValuation } from '../../domain/funds-in-books';
 import {
   recordFundsValue,
   recordReceivedFunds,
@@ -16,15 +16,16 @@ import {
  * Records funds outside the happy path (see recordReceivedFunds) and, when they were new (or an unreadable record
  * became what it turned out to be), tells the books the platform holds them (`payment.funds.received.v1`), in `tx`.
  * `payment` is the payment they named as the caller read it (null when the gateway does not know it): its business,
- * and the price that values a token amount; `otherToken`: tokens of another mint than the payment's, which its price
- * does not value (nothing is booked for them). The value told is kept on the record (what an assignment moves).
- * False when the funds were on record already.
+ * and the price that values a token amount that arrived within its window; `otherToken`: tokens of another mint than
+ * the payment's, which its price does not value; `valuation`: tokens that arrived outside the window are valued at the
+ * quote of their arrival (none: not valued, nothing booked). The value told is kept on the record (what an assignment
+ * or a return by hand credits), with the arrival quote that gave it. False when the funds were on record already.
  */
 export async function keepReceivedFunds(
   tx: Transaction,
   funds: ReceivedFunds,
   payment: PaymentEntity | null,
-  { otherToken = false }: { otherToken?: boolean } = {},
+  { otherToken = false, valuation }: { otherToken?: boolean; valuation?: TokenValuation } = {},
 ): Promise<boolean> {
   const recorded = await recordReceivedFunds(tx.manager, funds);
   if (!recorded) return false;
@@ -33,11 +34,16 @@ export async function keepReceivedFunds(
     eventId,
     { ...funds, ...recorded, instruction: funds.instruction ?? '' },
     payment,
-    { otherToken },
+    { otherToken, valuation },
   );
   if (!event) return true;
   if (event.amount_centavos !== null)
-    await recordFundsValue(tx.manager, recorded.fundsId, event.amount_centavos);
+    await recordFundsValue(
+      tx.manager,
+      recorded.fundsId,
+      event.amount_centavos,
+      valuation?.at === 'arrival' && funds.rail === 'crypto' ? valuation.quote : null,
+    );
   await tx.emit(fundsReceived, event, { messageId: eventId });
   return true;
 }
@@ -45,7 +51,7 @@ export async function keepReceivedFunds(
 /**
  * Tells the books that held funds of the business's payment went back to the payer (`returnedBy`: the refund, or
  * `manual`: the business paid them back itself), in `tx`; `railReference`: the refund's id at the rail, which the money
- * left under.
+ * left under; `feeCentavos`: by hand, the fee the business pays on the money it is credited.
  */
 export async function emitFundsReturned(
   tx: Transaction,
@@ -53,6 +59,7 @@ export async function emitFundsReturned(
   businessId: string,
   returnedBy: string,
   railReference: string | null = null,
+  feeCentavos?: number,
 ): Promise<void> {
   const eventId = newPublicId('evt');
   await tx.emit(
@@ -72,6 +79,7 @@ export async function emitFundsReturned(
       business_id: businessId,
       returned_by: returnedBy,
       rail_reference: railReference,
+      ...(feeCentavos === undefined ? {} : { fee_centavos: feeCentavos }),
     },
     { messageId: eventId },
   );

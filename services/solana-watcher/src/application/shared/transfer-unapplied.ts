@@ -1,17 +1,19 @@
-import { cryptoTransferUnapplied, type UnappliedTransferReason } from '@gateway/contracts';
+import { cryptoTransferUnapplied, type ArrivalQuote, type UnappliedTransferReason } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import type { PaymentRequestEntity } from '../../persistence';
 
 /**
  * Tells the payment service of money on chain that does not count for the request's payment, in the transaction that
- * records it, so the payment keeps it on record once per instruction (`instruction`). A whole transaction has no
- * instruction and no amount: one not readable yet, or, once read, the word that its unreadable record can go.
+ * records it, so the payment keeps it on record once per instruction (`instruction`), valued at `quote` (the quote of
+ * its arrival; null: none could be had, so it is not valued). A whole transaction has no instruction, no amount and no
+ * quote: one not readable yet, or, once read, the word that its unreadable record can go.
  */
 export async function emitTransferUnapplied(
   tx: Transaction,
   request: PaymentRequestEntity,
   transfer: { signature: string; instruction?: string; amount: bigint | null; mint: string },
   reason: UnappliedTransferReason,
+  quote?: ArrivalQuote | null,
 ): Promise<void> {
   await tx.emit(
     cryptoTransferUnapplied,
@@ -24,6 +26,7 @@ export async function emitTransferUnapplied(
       mint: transfer.mint,
       reason,
       detected_at: new Date().toISOString(),
+      ...(quote === undefined ? {} : { quote }),
     },
     { correlationId: request.correlationId },
   );
