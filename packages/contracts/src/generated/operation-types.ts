@@ -458,6 +458,10 @@ export interface OperatorReceivedFunds {
   /** Status `assigned`: the payment whose business the operator credited the money to; null otherwise. */
   assigned_payment_id: string | null;
   assigned_at: string | null;
+  /** Returned by the operator through the rail (`returned_by` `operator`): the PIX devolução id or the Solana signature of the return; null otherwise. */
+  return_reference: string | null;
+  /** Why the operator's last return through the rail failed (the money is `held` again and can be returned again); null otherwise. */
+  return_failure_reason: string | null;
 }
 
 export interface ParkedMessages {
@@ -819,6 +823,11 @@ export interface RefundSucceededEvent {
   created_at: string;
   business_id: string;
   data: EventRefund;
+}
+
+export interface ReturnHeldFundsRequest {
+  /** Why the money goes back: the devolução's `descricao` at the PSP (PIX; never on chain). Sandbox: `simulate:fail` makes the PSP simulator or the local chain fail the return. */
+  reason?: string | null;
 }
 
 export interface RollApiKeyRequest {
@@ -1258,6 +1267,11 @@ export interface OperationTypes {
   /** POST /admin/v1/received-funds/{funds_id}/assign */
   assignReceivedFunds: {
     body: AssignReceivedFundsRequest;
+    answer: OperatorReceivedFunds;
+  };
+  /** POST /admin/v1/received-funds/{funds_id}/return */
+  returnHeldFunds: {
+    body: ReturnHeldFundsRequest;
     answer: OperatorReceivedFunds;
   };
   /** POST /admin/v1/reconciliations */

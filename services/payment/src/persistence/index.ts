@@ -18,6 +18,7 @@ import { ReceivedFundsOperatorList1732400276000 } from './migrations/17324002760
 import { RefundRequests1764400300001 } from './migrations/1764400300001-refund-requests';
 import { ReceivedFundsAssigned1764400400001 } from './migrations/1764400400001-received-funds-assigned';
 import { RefundIntents1764400700000 } from './migrations/1764400700000-refund-intents';
+import { OperatorReturns1764401100000 } from './migrations/1764401100000-operator-returns';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -47,5 +48,6 @@ export const paymentDatabase = {
     RefundRequests1764400300001,
     ReceivedFundsAssigned1764400400001,
     RefundIntents1764400700000,
+    OperatorReturns1764401100000,
   ],
 };
