@@ -3,7 +3,10 @@ import {
   createRefund,
   cryptoFundsReturnSettled,
   cryptoRequestSettled,
+  cryptoTransferUnapplied,
   listAllReceivedFunds,
+  newPublicId,
+  pixFundsReturnSettled,
   listReceivedFunds,
   returnHeldFunds,
   returnReceivedFunds,
@@ -12,9 +15,9 @@ import {
   type ReceivedFundsItem,
   type RefundRequested,
 } from '@gateway/contracts';
-import { waitFor } from '@gateway/testkit';
+import { poisonCase, waitFor } from '@gateway/testkit';
 import { paymentServiceForTheseTests } from './support/harness';
-import { aCryptoRequestSettled } from './support/rail-events';
+import { aCryptoRequestSettled, aCryptoTransferUnapplied } from './support/rail-events';
 
 // The operator sends held funds back to their payer through the rail: returning at once, with one request to the
 // rail; returned (and the books told) when the rail confirms, held again with the reason when it fails. It takes the
@@ -229,7 +232,7 @@ describe("the operator's return of held funds through the rail", () => {
     });
   });
 
-  test('the database refuses an operator return of unknown amount, without an attempt id, or undone once returned', async () => {
+  test('the database refuses an operator return without an attempt id, and undoing or redoing one once returned', async () => {
     const businessId = await h.newBusiness();
     const { excess } = await overpaid(businessId);
     const query = (sql: string) => h.service.dataSource.query(sql, [excess.funds_id]);
@@ -246,6 +249,57 @@ describe("the operator's return of held funds through the rail", () => {
     await expect(
       query(`UPDATE received_funds SET returned_by = 'manual' WHERE funds_id = $1`),
     ).rejects.toMatchObject(refused);
+  });
+
+  test('one instruction naming two payments is returned once, through either record; unreadable funds are refused', async () => {
+    const businessId = await h.newBusiness();
+    const first = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    const second = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 9_000,
+    });
+    const transfer = { reason: 'ambiguous' as const, instruction: '2', amount_base_units: '700000' };
+    const ambiguous = aCryptoTransferUnapplied(first.payment, transfer);
+    for (const { payment } of [first, second])
+      await h.client.publish(
+        cryptoTransferUnapplied,
+        aCryptoTransferUnapplied(payment, { ...transfer, signature: ambiguous.signature }),
+      );
+    const [one, two] = await Promise.all(
+      [first, second].map(({ payment }) =>
+        waitFor(async () => (await fundsOf(businessId, payment.payment_id))[0]),
+      ),
+    );
+    const [a, b] = await Promise.all([sendBack(one!.funds_id), sendBack(two!.funds_id)]);
+    expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
+    const refused = a.ok ? b : a;
+    expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+    const requests = [...(await returnRequests(one!.funds_id)), ...(await returnRequests(two!.funds_id))];
+    expect(requests).toEqual([
+      expect.objectContaining({
+        rail_reference: ambiguous.signature,
+        instruction: '2',
+        amount_base_units: '700000',
+      }),
+    ]);
+
+    const unreadable = aCryptoTransferUnapplied(first.payment, {
+      reason: 'unreadable',
+      amount_base_units: null,
+    });
+    await h.client.publish(cryptoTransferUnapplied, unreadable);
+    const unknown = await waitFor(async () =>
+      (await fundsOf(businessId, first.payment.payment_id)).find((funds) => funds.kind === 'unreadable'),
+    );
+    expect(await sendBack(unknown.funds_id)).toEqual({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('não é conhecido') },
+    });
   });
 
   test('an operator return, a full refund carrying the excess, a return by hand and an assignment racing: exactly one takes the money, 25 times', async () => {
@@ -294,5 +348,33 @@ describe("the operator's return of held funds through the rail", () => {
       }
     }
     expect(wins.operator + wins.refund + wins.byHand + wins.assigned).toBe(25);
+  });
+
+  const settlement = {
+    return_id: 'fund_x.return.1',
+    funds_id: newPublicId('fund'),
+    outcome: 'failed' as const,
+    external_id: null,
+    failure_reason: 'Recusada.',
+  };
+  test.each([
+    poisonCase(returnHeldFunds, { funds_id: newPublicId('fund'), reason: null }),
+    poisonCase(pixFundsReturnSettled, settlement),
+    poisonCase(cryptoFundsReturnSettled, settlement),
+  ])('a poison %s message is parked, not retried forever', async (_name, definition, payload) => {
+    const queue = definition.kind === 'command' ? 'commands' : 'events';
+    const { messageId, parked } = await h.publishPoisoned(queue, definition, payload, { funds_id: 42 });
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId, reason: expect.stringContaining('funds_id') }),
+    ]);
+  });
+
+  test('after losing its broker connection the service starts and settles returns again', async () => {
+    const businessId = await h.newBusiness();
+    const { paymentId, excess } = await overpaid(businessId);
+    h.service.broker.dropConnectionForTesting();
+    expect(await sendBack(excess.funds_id)).toMatchObject({ ok: true, result: { status: 'returning' } });
+    await settleReturn((await returnRequests(excess.funds_id))[0]!, 'succeeded', 'sig-after-reconnect');
+    expect((await fundsOf(businessId, paymentId))[0]).toMatchObject({ status: 'returned' });
   });
 });
