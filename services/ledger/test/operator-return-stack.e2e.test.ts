@@ -145,6 +145,60 @@ describe("the operator's return of held money to its payer, through the stack", 
     };
   };
 
+  /** The token base units an owner's balances changed by in a transaction's token balances. */
+  const unitsOf = (owner: string, balances: Array<{ owner: string; uiTokenAmount: { amount: string } }>) =>
+    BigInt(balances.find((balance) => balance.owner === owner)?.uiTokenAmount.amount ?? '0');
+
+  /** A confirmed transaction on the local chain, its token balances parsed. */
+  const confirmedTransaction = (signature: string) =>
+    rpc('getTransaction', [
+      signature,
+      { encoding: 'jsonParsed', commitment: 'confirmed', maxSupportedTransactionVersion: 0 },
+    ]);
+
+  /**
+   * The operator returns held tokens: the transfer on the local chain gives the sender back exactly the funds' base
+   * units, and the books take them out of suspense and the token holding under its signature, once.
+   */
+  const expectTokensReturned = async (funds: { funds_id: string; amount_token: number }, sender: string) => {
+    const baseUnits = BigInt(Math.round(funds.amount_token * 1e6));
+    expect(await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {})).toMatchObject(
+      {
+        status: 'returning',
+      },
+    );
+    const returned = await settledReturn(funds.funds_id, 'returned');
+    const signature = returned.return_reference as string;
+    const transaction = await confirmedTransaction(signature);
+    expect(transaction.meta.err).toBeNull();
+    expect(
+      unitsOf(sender, transaction.meta.postTokenBalances) -
+        unitsOf(sender, transaction.meta.preTokenBalances),
+    ).toBe(baseUnits);
+    await waitFor(async () => (await suspenseOf(funds.funds_id)).status === 'returned', {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'the returned tokens out of suspense',
+    });
+    const journal = await outJournal(funds.funds_id);
+    expect(journal).toEqual([
+      expect.objectContaining({ account: 'suspense', rail_reference: signature }),
+      expect.objectContaining({ account: 'tokens:usdc', quantity: `-${baseUnits}` }),
+    ]);
+    expect(journal[0]!.amount + journal[1]!.amount).toBe(0);
+    expect(await suspenseOf(funds.funds_id)).toEqual({ status: 'returned', held: 0 });
+  };
+
+  /** A USDC payment of R$ 20,00 created for the test's business. */
+  const usdcPayment = async (): Promise<string> =>
+    (
+      await client.createPayment(apiKey, {
+        payment_method: 'crypto',
+        amount: 2_000,
+        crypto: { currency: 'usdc', network: 'solana' },
+      })
+    ).payment_id as string;
+
   test('a late PIX returned by the operator: one devolução of that Pix at the PSP for its amount, the funds returned, suspense and the PSP account both down, no difference', async () => {
     const { paymentId, funds } = await latePix(4_200);
     const sent = await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {
@@ -205,13 +259,7 @@ describe("the operator's return of held money to its payer, through the stack", 
   }, 120_000);
 
   test('the excess of an overpaid USDC payment returned by the operator: a transfer on the local chain to the payer, the tokens out of the books, no difference', async () => {
-    const paymentId = (
-      await client.createPayment(apiKey, {
-        payment_method: 'crypto',
-        amount: 2_000,
-        crypto: { currency: 'usdc', network: 'solana' },
-      })
-    ).payment_id as string;
+    const paymentId = await usdcPayment();
     expect(
       (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid', amount: 2_500 }))
         .status,
@@ -221,46 +269,43 @@ describe("the operator's return of held money to its payer, through the stack", 
     const excess = await heldFunds(paymentId);
     expect(excess).toMatchObject({ kind: 'excess', rail: 'crypto' });
     await fundsBooked(excess.funds_id);
-    const baseUnits = Math.round(excess.amount_token * 1e6);
-
-    expect(
-      await client.admin('POST', `/admin/v1/received-funds/${excess.funds_id}/return`, {}),
-    ).toMatchObject({
-      status: 'returning',
-    });
-    const returned = await settledReturn(excess.funds_id, 'returned');
-    const signature = returned.return_reference as string;
-    expect(signature).toEqual(expect.any(String));
-
-    // The transaction on the local chain moved the excess to the owner of the token account that paid.
-    const transaction = await rpc('getTransaction', [
-      signature,
-      { encoding: 'jsonParsed', commitment: 'confirmed', maxSupportedTransactionVersion: 0 },
-    ]);
-    const ownerUnits = (balances: Array<{ owner: string; uiTokenAmount: { amount: string } }>) =>
-      BigInt(balances.find((balance) => balance.owner === payer)?.uiTokenAmount.amount ?? '0');
-    expect(transaction.meta.err).toBeNull();
-    expect(
-      ownerUnits(transaction.meta.postTokenBalances) - ownerUnits(transaction.meta.preTokenBalances),
-    ).toBe(BigInt(baseUnits));
-
-    await waitFor(async () => (await suspenseOf(excess.funds_id)).status === 'returned', {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-      what: 'the returned tokens out of suspense',
-    });
-    const journal = await outJournal(excess.funds_id);
-    expect(journal).toEqual([
-      expect.objectContaining({ account: 'suspense', rail_reference: signature }),
-      expect.objectContaining({ account: 'tokens:usdc', quantity: `-${baseUnits}` }),
-    ]);
-    expect(journal[0]!.amount + journal[1]!.amount).toBe(0);
-    expect(await suspenseOf(excess.funds_id)).toEqual({ status: 'returned', held: 0 });
+    await expectTokensReturned(excess, payer);
 
     const run = await reconcileWithNothingInFlight();
     expect(run).toMatchObject({ status: 'completed', difference_count: 0, differences: [] });
     const usdc = run.tokens.find((token) => token.token === 'usdc')!;
     expect(usdc.wallet_base_units).toBe(usdc.books_base_units);
+  }, 120_000);
+
+  test('tokens short of a USDC payment that then expired (late, or partial when seen in its window) returned by the operator: back on chain to who sent them, out of the books', async () => {
+    const paymentId = await usdcPayment();
+    expect(
+      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid', amount: 800 }))
+        .status,
+    ).toBe(202);
+    expect(
+      (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'expired' })).status,
+    ).toBe(202);
+    // Kept as what the window collected short (partial), or, if the expiry was handled before the transfer was
+    // seen, as late money: tokens held either way.
+    const partial = await heldFunds(paymentId);
+    expect(partial).toMatchObject({ kind: expect.stringMatching(/^(partial|late)$/), rail: 'crypto' });
+    await fundsBooked(partial.funds_id);
+    // Who sent it: the owner whose token balance the transfer to the request's reference lowered.
+    const [{ signature }] = await books.query(
+      `SELECT signature FROM solana_watcher.transfers WHERE reference = $1 OR signature = $1`,
+      [partial.reference],
+    );
+    const transfer = await confirmedTransaction(signature);
+    const sender = (
+      transfer.meta.preTokenBalances as Array<{ owner: string; uiTokenAmount: { amount: string } }>
+    )
+      .map((balance) => balance.owner)
+      .find(
+        (owner) =>
+          unitsOf(owner, transfer.meta.postTokenBalances) < unitsOf(owner, transfer.meta.preTokenBalances),
+      )!;
+    await expectTokensReturned(partial, sender);
   }, 120_000);
 
   test('a return the rail fails leaves the money held with the reason, in the books too; the operator returns it again', async () => {
