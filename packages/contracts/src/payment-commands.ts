@@ -159,7 +159,7 @@ export interface ReceivedFundsItem {
   decimals: number | null;
   detected_at: string;
   status: ReceivedFundsStatus;
-  /** The refund id that returns or returned it, `manual` (MANUAL_RETURN), or null while held. */
+  /** The refund id that returns or returned it, `manual` (MANUAL_RETURN), `operator` (OPERATOR_RETURN), or null. */
   returned_by: string | null;
   returned_at: string | null;
   /** The payment whose business the operator assigned it to (status `assigned`); absent or null otherwise. */
@@ -216,6 +216,13 @@ export interface OperatorReceivedFundsItem extends ReceivedFundsItem {
   payment_id: string;
   /** The payment's business; null for a payment the gateway does not know. */
   business_id: string | null;
+  /**
+   * Returned by the operator through the rail (`returned_by` `operator`): the rail's id of the return, the PIX
+   * devolução id or the Solana signature; null otherwise. Absent from older replies.
+   */
+  return_reference?: string | null;
+  /** Why the operator's last return through the rail failed (the funds are held again); null otherwise. */
+  return_failure_reason?: string | null;
 }
 /**
  * The operator's page of received funds across every business, newest first (`starting_after` = a `funds_id`),
@@ -231,6 +238,8 @@ export const operatorReceivedFundsItemSchema = (
 ).keys({
   payment_id: givenId.required(),
   business_id: businessId.allow(null).required(),
+  return_reference: Joi.string().allow(null),
+  return_failure_reason: Joi.string().allow(null),
 });
 export const listAllReceivedFunds = defineCommand<ListAllReceivedFunds, Page<OperatorReceivedFundsItem>>(
   'payment.received-funds.list-all.v1',

@@ -38,14 +38,18 @@ export type ReceivedFundsKind = (typeof receivedFundsKinds)[number];
 // The database lets a record be returned once: by a refund (which may still fail and give it back) or by hand.
 /**
  * Whether money kept for a payment went back to the payer: `held` (not returned), `returning` (a refund in flight
- * carries it back), `returned` (by a refund that succeeded, or recorded as returned by hand), or `assigned` (the
+ * carries it back, or the operator's return is on its rail), `returned` (by a refund that succeeded, or recorded as returned by hand), or `assigned` (the
  * operator credited it to a payment's business: it is the business's money now, never returned).
  */
 export const receivedFundsStatuses = ['held', 'returning', 'returned', 'assigned'] as const;
 export type ReceivedFundsStatus = (typeof receivedFundsStatuses)[number];
 
-/** What returned received funds: the refund's id (`ref_...`) or `manual` (returned outside the gateway). */
+/**
+ * What returned received funds: the refund's id (`ref_...`), `manual` (returned outside the gateway), or `operator`
+ * (the operator sent them back to the payer through their rail).
+ */
 export const MANUAL_RETURN = 'manual';
+export const OPERATOR_RETURN = 'operator';
 
 /** The events a webhook can subscribe to, and the `type` of every event. */
 export const webhookEventNames = [

@@ -1,6 +1,16 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
-import { baseUnits, businessId, centavos, givenId, isoDate, paymentId, publicId } from './common';
+import {
+  baseUnits,
+  boundedText,
+  businessId,
+  centavos,
+  givenId,
+  isoDate,
+  paymentId,
+  publicId,
+} from './common';
+import { MAX_REFUND_FAILURE_REASON } from './refund-messages';
 import {
   operatorReceivedFundsItemSchema,
   receivedFundsId,
@@ -94,8 +104,8 @@ export const fundsReceived = defineEvent<FundsReceived>(
 );
 
 /**
- * Money held in suspense went back to the payer: by a refund that succeeded (`returned_by` the `ref_...`: it left the
- * platform's holdings), or by the business itself outside the gateway (`manual`: the platform still holds it, and now
+ * Money held in suspense went back to the payer: by a refund that succeeded (`returned_by` the `ref_...`), or by the
+ * operator's return through the rail (`operator`) — either way it left the platform's holdings —, or by the business itself outside the gateway (`manual`: the platform still holds it, and now
  * owes it to the business that paid the payer back).
  */
 export interface FundsReturned {
@@ -115,8 +125,8 @@ export interface FundsReturned {
    */
   fee_centavos?: number;
   /**
-   * Returned by a refund: the refund's id at the rail (the PIX devolução id, the Solana signature), which the money
-   * left under; null by hand or when the rail gave none. Absent from events written before it was announced.
+   * Returned by a refund or by the operator: the rail's id of the return (the PIX devolução id, the Solana signature),
+   * which the money left under; null by hand or when the rail gave none. Absent from events written before it was announced.
    */
   rail_reference?: string | null;
 }
@@ -188,4 +198,91 @@ export const assignReceivedFunds = defineCommand<AssignReceivedFunds, OperatorRe
   }),
   operatorReceivedFundsItemSchema,
   ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_STATUS', 'NO_FEE_RULE'],
+);
+
+/**
+ * The operator sends held received funds back to their payer through the rail they came by: a devolução of the Pix
+ * (PIX), a token transfer to the owner of the paying token account (crypto). Answers at once with the funds
+ * `returning`; the rail's outcome makes them `returned` (`returned_by` `operator`) or held again with the reason.
+ * Funds the operator is returning already, or returned, are answered as they stand (one return on the rail).
+ * NOT_FOUND: no such funds; INVALID_STATUS: assigned, returned by hand or by a refund, being returned by a refund,
+ * the same money returned or assigned through another payment, amount unknown (`unreadable`), or kept for a payment
+ * the gateway does not know.
+ */
+export interface ReturnHeldFunds {
+  funds_id: string;
+  reason?: string | null;
+}
+export const returnHeldFunds = defineCommand<ReturnHeldFunds, OperatorReceivedFundsItem>(
+  'payment.received-funds.send-back.v1',
+  'payment',
+  Joi.object({
+    funds_id: receivedFundsId.required(),
+    reason: boundedText('reason').allow(null),
+  }),
+  operatorReceivedFundsItemSchema,
+  ['NOT_FOUND', 'INVALID_STATUS'],
+);
+
+/**
+ * The payment service asks a rail to send held funds back to their payer (emitted with the funds marked returning,
+ * from its outbox). `return_id` is one attempt of the operator's return of these funds: the rail's id of it (the
+ * devolução id) is derived from it, so any redelivery meets the same return at the rail, and an attempt after a
+ * failed one is a new return.
+ */
+export interface FundsReturnRequested {
+  return_id: string;
+  funds_id: string;
+  /** The payment that keeps the funds (the one the money named). */
+  payment_id: string;
+  /** The money at the rail: the Pix's endToEndId, or the Solana signature (a request's reference for a window's). */
+  rail_reference: string;
+  /** Crypto: the transfer instruction of the transaction; null for all of it, and for PIX. */
+  instruction: string | null;
+  /** PIX: the centavos to return; null for crypto. */
+  amount_centavos: number | null;
+  /** Crypto: the token base units to return; null for PIX. */
+  amount_base_units: string | null;
+  /** The operator's reason (the sandbox's failing word makes the stand-in rail fail it). */
+  reason: string | null;
+}
+const fundsReturnRequestedSchema = Joi.object<FundsReturnRequested>({
+  return_id: Joi.string().min(1).max(120).required(),
+  funds_id: receivedFundsId.required(),
+  payment_id: givenId.required(),
+  rail_reference: Joi.string().min(1).max(200).required(),
+  instruction: Joi.string().min(1).max(40).allow(null).required(),
+  amount_centavos: centavos.min(1).allow(null).required(),
+  amount_base_units: baseUnits.allow(null).required(),
+  reason: Joi.string().allow(null).required(),
+});
+export const pixFundsReturnRequested = defineEvent(
+  'pix.funds-return.requested.v1',
+  fundsReturnRequestedSchema,
+);
+export const cryptoFundsReturnRequested = defineEvent(
+  'crypto.funds-return.requested.v1',
+  fundsReturnRequestedSchema,
+);
+
+/** A rail's final word on a return of held funds, as on a refund: DEVOLVIDO / NAO_REALIZADO, or confirmed / failed. */
+export interface FundsReturnSettled {
+  return_id: string;
+  funds_id: string;
+  outcome: 'succeeded' | 'failed';
+  /** Devolução id or transaction signature; null when the rail never got that far. */
+  external_id: string | null;
+  failure_reason: string | null;
+}
+const fundsReturnSettledSchema = Joi.object<FundsReturnSettled>({
+  return_id: Joi.string().min(1).max(120).required(),
+  funds_id: receivedFundsId.required(),
+  outcome: Joi.valid('succeeded', 'failed').required(),
+  external_id: givenId.allow(null).required(),
+  failure_reason: Joi.string().max(MAX_REFUND_FAILURE_REASON).allow(null).required(),
+});
+export const pixFundsReturnSettled = defineEvent('pix.funds-return.settled.v1', fundsReturnSettledSchema);
+export const cryptoFundsReturnSettled = defineEvent(
+  'crypto.funds-return.settled.v1',
+  fundsReturnSettledSchema,
 );

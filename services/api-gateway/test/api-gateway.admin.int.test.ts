@@ -112,6 +112,8 @@ describe('api gateway: operator API and API keys', () => {
             business_id: 'biz_abcdefghijklmnopqrstuvwx',
             assigned_payment_id: null,
             assigned_at: null,
+            return_reference: null,
+            return_failure_reason: null,
           },
         ],
         has_more: true,

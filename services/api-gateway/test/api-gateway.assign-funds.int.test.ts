@@ -72,6 +72,8 @@ describe('api gateway: POST /admin/v1/received-funds/{funds_id}/assign', () => {
       amount_base_units: null,
       assigned_payment_id: paymentId,
       assigned_at: '2030-01-03T00:00:00.000Z',
+      return_reference: null,
+      return_failure_reason: null,
     });
     expect(elsewhere.body).toMatchObject({ assigned_payment_id: other });
   });

@@ -266,26 +266,31 @@ describe('the API reference page in a real browser', () => {
       async () => ((await client.api(apiKey, 'GET', '/v1/balance')).body.available_brl as number) >= 51,
       { timeoutMs: 30_000, intervalMs: 200, what: 'money available to pay out' },
     );
-    // Money that belongs to no payment yet, for the operator's assign: a PIX paid at the PSP after its payment expired.
-    const expired = await pix();
-    await client.api(apiKey, 'POST', `/v1/sandbox/payments/${expired.payment_id}/simulate`, {
-      outcome: 'expired',
-    });
-    await client.paymentIn(apiKey, expired.payment_id, 'expired');
-    const payments = await new DataSource({
-      type: 'postgres',
-      url: stack.env.config.DATABASE_URL,
-    }).initialize();
-    const rows = (await payments
-      .query(`SELECT external_id AS txid FROM payment.payments WHERE id = $1`, [expired.payment_id])
-      .finally(() => payments.destroy())) as Array<{ txid: string }>;
-    expect((await payAtPsp(stack.pspUrl, rows[0]!.txid)).status).toBe(200);
-    const late = await waitFor(
-      async () =>
-        (await client.api(apiKey, 'GET', `/v1/payments/${expired.payment_id}/received-funds`)).body
-          .data?.[0] as { funds_id: string } | undefined,
-      { timeoutMs: 30_000, intervalMs: 250, what: 'the late PIX kept as received funds' },
-    );
+    // Money that belongs to no payment yet, for the operator's assign and return: a PIX paid at the PSP after its
+    // payment expired (one for each: either takes the money).
+    const latePixFunds = async (): Promise<{ funds_id: string }> => {
+      const expired = await pix();
+      await client.api(apiKey, 'POST', `/v1/sandbox/payments/${expired.payment_id}/simulate`, {
+        outcome: 'expired',
+      });
+      await client.paymentIn(apiKey, expired.payment_id, 'expired');
+      const payments = await new DataSource({
+        type: 'postgres',
+        url: stack.env.config.DATABASE_URL,
+      }).initialize();
+      const rows = (await payments
+        .query(`SELECT external_id AS txid FROM payment.payments WHERE id = $1`, [expired.payment_id])
+        .finally(() => payments.destroy())) as Array<{ txid: string }>;
+      expect((await payAtPsp(stack.pspUrl, rows[0]!.txid)).status).toBe(200);
+      return waitFor(
+        async () =>
+          (await client.api(apiKey, 'GET', `/v1/payments/${expired.payment_id}/received-funds`)).body
+            .data?.[0] as { funds_id: string } | undefined,
+        { timeoutMs: 30_000, intervalMs: 250, what: 'the late PIX kept as received funds' },
+      );
+    };
+    const late = await latePixFunds();
+    const lateToReturn = await latePixFunds();
     const product = await client.admin('POST', `/admin/v1/businesses/${businessId}/products`, {
       name: 'Caneca',
       price: 3500,
@@ -313,7 +318,7 @@ describe('the API reference page in a real browser', () => {
       slug: checkout.slug,
       webhook_id: webhook.webhook_id,
       business_id: businessId,
-      funds_id: late.funds_id,
+      funds_id: operationId === 'returnHeldFunds' ? lateToReturn.funds_id : late.funds_id,
       method: 'pix',
       // A key rolls once: a fresh one for each example.
       ...(operationId === 'rollApiKey'

@@ -49,6 +49,12 @@ describe('hostile input through the whole stack', () => {
       ['POST'],
       () => asAdmin(),
     ],
+    [
+      '/admin/v1/received-funds/{id}/return',
+      () => `/admin/v1/received-funds/fund_${'n'.repeat(24)}/return`,
+      ['POST'],
+      () => asAdmin(),
+    ],
     ['/admin/v1/reconciliations', () => '/admin/v1/reconciliations', ['GET', 'POST'], () => asAdmin()],
     ['/admin/v1/adjustments', () => '/admin/v1/adjustments', ['GET', 'POST'], () => asAdmin()],
   ];
@@ -65,6 +71,10 @@ describe('hostile input through the whole stack', () => {
         );
         expectError(
           await hit('POST', `/admin/v1/received-funds/${id}/assign`, withJson(asAdmin(), '{}')),
+          'NOT_FOUND',
+        );
+        expectError(
+          await hit('POST', `/admin/v1/received-funds/${id}/return`, withJson(asAdmin(), '{}')),
           'NOT_FOUND',
         );
         expectError(await hit('GET', `/admin/v1/reconciliations/${id}`, { headers: asAdmin() }), 'NOT_FOUND');

@@ -396,6 +396,32 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       422,
       call('POST', `/admin/v1/received-funds/${pixExcess.funds_id}/assign`, { as: 'operator', body: {} }),
     );
+    // Or sends it back to the payer through the rail (a devolução of the Pix): returning at once; assigned money is
+    // never sent back.
+    const overpaidAgain = await expectStatus(
+      201,
+      call('POST', '/v1/payments', { body: { payment_method: 'pix', amount: 5000 } }),
+    );
+    await expectStatus(
+      202,
+      call('POST', `/v1/sandbox/payments/${overpaidAgain.payment_id}/simulate`, {
+        body: { outcome: 'paid', amount: 5700 },
+      }),
+    );
+    const excessAgain = await waitFor(
+      async () =>
+        (await call('GET', `/v1/payments/${overpaidAgain.payment_id}/received-funds`)).body.data?.[0],
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the excess of the second overpaid PIX payment' },
+    );
+    const sentBack = await expectStatus(
+      200,
+      call('POST', `/admin/v1/received-funds/${excessAgain.funds_id}/return`, { as: 'operator', body: {} }),
+    );
+    expect(sentBack).toMatchObject({ status: 'returning', returned_by: 'operator' });
+    await expectStatus(
+      422,
+      call('POST', `/admin/v1/received-funds/${pixExcess.funds_id}/return`, { as: 'operator', body: {} }),
+    );
 
     const checkout = await expectStatus(
       201,

@@ -2,6 +2,9 @@
 import './telemetry';
 import {
   assignReceivedFunds,
+  cryptoFundsReturnSettled,
+  pixFundsReturnSettled,
+  returnHeldFunds,
   cancelPayment,
   checkRefundReservation,
   createRefund,
@@ -41,6 +44,8 @@ import { simulateRailOutcome } from './application/simulate-rail-outcome';
 import { replaceFeeRule } from './application/replace-fee-rule';
 import { returnReceivedFunds as returnFunds } from './application/return-received-funds';
 import { assignHeldFunds } from './application/assign-held-funds';
+import { sendHeldFundsBack } from './application/send-held-funds-back';
+import { settleOperatorReturn } from './application/settle-operator-return';
 import { cancelOpenPayment } from './application/cancel-open-payment';
 import { openRefund } from './application/open-refund';
 import { confirmOrGiveUpRefund } from './application/confirm-or-give-up-refund';
@@ -104,6 +109,9 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(assignReceivedFunds, (command, context) =>
       assignHeldFunds({ uow: uow(assignReceivedFunds), defaultFees }, command, context),
     )
+    .handle(returnHeldFunds, (command, context) =>
+      sendHeldFundsBack({ uow: uow(returnHeldFunds), rails }, command, context),
+    )
     .handle(listPayments, handleListPayments(dataSource))
     .handle(cancelPayment, (command, context) => cancelOpenPayment(uow(cancelPayment), command, context))
     .handle(createRefund, (command, context) => openRefund(refundDeps, command, context))
@@ -142,6 +150,12 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     // The rail's refund reached its end (the PSP's devolução, the chain's transfer): the refund settles with it, once.
     .handle(pixRefundSettled, (event, context) => settleRefund(uow(pixRefundSettled), event, context))
     .handle(cryptoRefundSettled, (event, context) => settleRefund(uow(cryptoRefundSettled), event, context))
+    .handle(pixFundsReturnSettled, (event, context) =>
+      settleOperatorReturn(uow(pixFundsReturnSettled), event, context),
+    )
+    .handle(cryptoFundsReturnSettled, (event, context) =>
+      settleOperatorReturn(uow(cryptoFundsReturnSettled), event, context),
+    )
     .consume();
   const purge = createReservationPurge(dataSource, {
     retentionHours: config.CREATE_RESERVATION_RETENTION_HOURS,

@@ -9,6 +9,7 @@ import {
   paymentCancelled,
   payoutRequested,
   pixRefundRequested,
+  pixFundsReturnRequested,
   simulatePixOutcome,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
@@ -29,6 +30,7 @@ import { openCharge } from './application/open-charge';
 import { changeChargeAmount } from './application/change-charge-amount';
 import { simulateChargeOutcome } from './application/simulate-charge-outcome';
 import { requestRefund } from './application/request-refund';
+import { requestFundsReturn } from './application/request-funds-return';
 import { handleChargeStatus } from './handlers/pix.charge.status.v1';
 import { handlePaymentCancelled } from './handlers/payment.cancelled.v1';
 import { handlePayoutRequested } from './handlers/payout.requested.v1';
@@ -154,6 +156,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     onExpiryMoved: () => sweeper.nudge(),
   };
   const refundDeps = { dataSource, uow: runtime.unitOfWork(pixRefundRequested.name), psp, logger };
+  const fundsReturnDeps = { ...refundDeps, uow: runtime.unitOfWork(pixFundsReturnRequested.name) };
   await broker
     .handlers('pix-adapter')
     .handle(openPixCharge, (command, context) => openCharge(openDeps, command, context))
@@ -174,6 +177,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       handlePaymentCancelled({ dataSource, uow: runtime.unitOfWork(paymentCancelled.name), psp }),
     )
     .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
+    .handle(pixFundsReturnRequested, (event, context) => requestFundsReturn(fundsReturnDeps, event, context))
     .handle(payoutRequested, handlePayoutRequested(payoutDeps))
     .handle(
       getPspStatement,

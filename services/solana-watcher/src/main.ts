@@ -4,6 +4,7 @@ import { Keypair } from '@solana/web3.js';
 import {
   changeCryptoRequestAmount,
   cryptoRefundRequested,
+  cryptoFundsReturnRequested,
   getCryptoRequestStatus,
   getWalletBalances,
   openCryptoRequest,
@@ -114,6 +115,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     .handle(paymentCancelled, handlePaymentCancelled(runtime.unitOfWork(paymentCancelled.name)))
     // Carried out on chain by the refund desk.
     .handle(cryptoRefundRequested, (event, context) => refunds.carryOut(event, context))
+    .handle(cryptoFundsReturnRequested, (event, context) => refunds.carryOutReturn(event, context))
     .handle(
       getWalletBalances,
       handleGetWalletBalances({

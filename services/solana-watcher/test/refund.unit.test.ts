@@ -1,4 +1,4 @@
-import { fateOf, planRefund, refundMemo, refundShare } from '../src/domain/refund';
+import { fateOf, planFundsReturn, planRefund, refundMemo, refundShare } from '../src/domain/refund';
 
 const BUYER = 'GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3';
 const OTHER = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
@@ -86,6 +86,41 @@ describe('planRefund', () => {
         0n,
       ),
     ).toMatchObject({ kind: 'refused' });
+  });
+});
+
+describe('planFundsReturn', () => {
+  test('one sender gets the whole amount back', () => {
+    expect(planFundsReturn([{ owner: 'A', amount: 700n }], 700n)).toEqual({
+      kind: 'payouts',
+      payouts: [{ owner: 'A', amount_base_units: '700' }],
+      total: 700n,
+    });
+  });
+
+  test('several senders share it by what each sent, rounded down, the remainder to the first: exactly the amount', () => {
+    const plan = planFundsReturn(
+      [
+        { owner: 'A', amount: 100n },
+        { owner: 'B', amount: 100n },
+        { owner: 'A', amount: 100n },
+      ],
+      100n,
+    );
+    expect(plan).toEqual({
+      kind: 'payouts',
+      payouts: [
+        { owner: 'A', amount_base_units: '67' },
+        { owner: 'B', amount_base_units: '33' },
+      ],
+      total: 100n,
+    });
+  });
+
+  test('nothing found on chain, or more than the transfers brought, is refused', () => {
+    expect(planFundsReturn([], 1n)).toMatchObject({ kind: 'refused' });
+    expect(planFundsReturn([{ owner: 'A', amount: 10n }], 11n)).toMatchObject({ kind: 'refused' });
+    expect(planFundsReturn([{ owner: 'A', amount: 10n }], 0n)).toMatchObject({ kind: 'refused' });
   });
 });
 

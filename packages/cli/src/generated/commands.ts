@@ -740,6 +740,18 @@ export const generatedCommands = {
     body: { payment_id: { required: false, type: 'string' } },
     fields: { payment_id: { argument: 'one', description: 'the payment whose business is credited' } },
   },
+  returnHeldFunds: {
+    command: 'admin return-funds',
+    description:
+      'send held received funds back to their payer through the rail (a PIX devolução, a token transfer)',
+    area: 'admin',
+    method: 'POST',
+    path: '/admin/v1/received-funds/{funds_id}/return',
+    params: ['funds_id'],
+    query: {},
+    body: { reason: { required: false, type: 'string' } },
+    fields: {},
+  },
   runReconciliation: {
     command: 'admin reconcile',
     description: 'reconcile the books with the PSP and the wallet now, and show the report',

@@ -449,9 +449,9 @@ export interface ReceivedFunds {
   amount_brl: number | null;
   amount_token: number | null;
   detected_at: string;
-  /** `held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that succeeded, or by hand), `assigned` (the operator credited it to a business: never returned then). Money goes back once: by a refund or by hand, never both. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
+  /** `held` (not returned), `returning` (a refund in flight carries it, or the operator is sending it back through its rail), `returned` (by a refund that succeeded, by hand, or by the operator through the rail), `assigned` (the operator credited it to a business: never returned then). Money goes back once: by a refund, by hand or by the operator, never twice. Money one transfer instruction sent naming several payments is kept by each and goes back through one of them: the others' records then show that return. */
   status: 'held' | 'returning' | 'returned' | 'assigned';
-  /** The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held. */
+  /** The refund (`ref_...`) that returns it, `manual` when returned by hand, `operator` when the operator sends it back through its rail, null while held. */
   returned_by: string | null;
   returned_at: string | null;
   /** What the platform holds the money at, in BRL: the PIX amount; tokens that arrived within their payment's window at the quote it locked, tokens that arrived outside it at `arrival_quote`. Credited to the business (returned by hand, assigned) as a payment of the rail would be: less the fee, pending until the settlement delay is over. Null when it was not valued (no quote could be had): it cannot be credited. */

@@ -6,6 +6,7 @@ import {
   type PaymentRecord,
   type PaymentView,
   type PixInstructions,
+  type OperatorReceivedFundsItem,
   type ReceivedFundsItem,
   type HttpApi,
   type Token,
@@ -125,3 +126,19 @@ const ratioToNumber = (ratio: string): number => {
   const [numerator, denominator] = ratio.split('/').map(Number);
   return numerator! / denominator!;
 };
+
+/** The operator's view of one received-funds record (list, assign, return): with its payment, business and return. */
+export function operatorReceivedFundsResponse(
+  item: OperatorReceivedFundsItem,
+): HttpApi.OperatorReceivedFunds {
+  return {
+    ...receivedFundsResponse(item),
+    payment_id: item.payment_id,
+    business_id: item.business_id,
+    amount_base_units: item.amount_base_units,
+    assigned_payment_id: item.assigned_payment_id ?? null,
+    assigned_at: item.assigned_at ?? null,
+    return_reference: item.return_reference ?? null,
+    return_failure_reason: item.return_failure_reason ?? null,
+  };
+}

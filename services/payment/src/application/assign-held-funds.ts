@@ -1,5 +1,4 @@
 import {
-  MANUAL_RETURN,
   fundsAssigned,
   fundsMoneyKey,
   newPublicId,
@@ -8,14 +7,8 @@ import {
 } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { counter } from '@gateway/observability';
-import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
-import {
-  findPayment,
-  findReceivedFundsById,
-  lockPayment,
-  markFundsAssigned,
-  type ReceivedFundsEntity,
-} from '../persistence';
+import { toOperatorReceivedFundsItem, whyFundsNotHeld } from '../domain/funds';
+import { findPayment, findReceivedFundsById, lockPayment, markFundsAssigned } from '../persistence';
 import { suspenseCreditFee, type DefaultFees } from './shared/fee-rules';
 
 export interface AssignHeldFundsDeps {
@@ -65,7 +58,7 @@ export function assignHeldFunds(
         'O valor destes fundos em reais não é conhecido (tokens sem cotação): não podem ser atribuídos.',
       );
     const assigned = await markFundsAssigned(tx.manager, funds.fundsId, target.id);
-    if (!assigned) throw new CommandError('INVALID_STATUS', whyNotAssignable(funds));
+    if (!assigned) throw new CommandError('INVALID_STATUS', whyFundsNotHeld(funds));
     const fee = await suspenseCreditFee(tx.manager, deps.defaultFees, target.businessId, assigned);
     const eventId = newPublicId('evt');
     await tx.emit(
@@ -92,26 +85,6 @@ export function assignHeldFunds(
       { funds_id: assigned.fundsId, payment_id: target.id, business_id: target.businessId },
       'received funds assigned by the operator',
     );
-    return {
-      ...toReceivedFundsItem(assigned, keeper ? tokenDecimalsOf(keeper.instructions) : null),
-      payment_id: assigned.paymentId,
-      business_id: keeper?.businessId ?? null,
-    };
+    return toOperatorReceivedFundsItem(assigned, keeper);
   });
-}
-
-/** Why funds cannot be assigned: assigned or returned already, being returned, amount unknown, or settled elsewhere. */
-function whyNotAssignable(
-  funds: Pick<ReceivedFundsEntity, 'kind' | 'returnedBy' | 'returnedAt' | 'assignedPaymentId'>,
-): string {
-  if (funds.assignedPaymentId !== null)
-    return `Estes fundos já foram atribuídos ao pagamento ${funds.assignedPaymentId}.`;
-  if (funds.returnedBy === MANUAL_RETURN) return 'Estes fundos já foram devolvidos manualmente.';
-  if (funds.returnedBy !== null)
-    return funds.returnedAt === null
-      ? `Estes fundos estão sendo devolvidos pelo reembolso ${funds.returnedBy}.`
-      : `Estes fundos foram devolvidos pelo reembolso ${funds.returnedBy}.`;
-  if (funds.kind === 'unreadable')
-    return 'O valor destes fundos ainda não é conhecido: a transação ainda não pôde ser lida.';
-  return 'Este dinheiro já foi devolvido ou atribuído por meio de outro pagamento que a mesma transferência nomeia.';
 }

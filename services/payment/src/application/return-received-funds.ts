@@ -1,7 +1,7 @@
 import { MANUAL_RETURN, type ReceivedFundsItem, type ReturnReceivedFunds } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { counter } from '@gateway/observability';
-import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
+import { toReceivedFundsItem, tokenDecimalsOf, whyFundsNotHeld } from '../domain/funds';
 import { findReceivedFunds, lockPayment, markFundsReturnedByHand } from '../persistence';
 import { suspenseCreditFee, type DefaultFees } from './shared/fee-rules';
 import { emitFundsReturned } from './shared/received-funds-events';
@@ -40,7 +40,7 @@ export function returnReceivedFunds(
     if (!returned) {
       const funds = await findReceivedFunds(tx.manager, payment.id, command.funds_id);
       if (!funds) throw notFound();
-      throw new CommandError('INVALID_STATUS', whyNotReturnable(funds));
+      throw new CommandError('INVALID_STATUS', whyFundsNotHeld(funds));
     }
     const fee = await suspenseCreditFee(tx.manager, deps.defaultFees, payment.businessId, returned);
     await emitFundsReturned(tx, returned, payment.businessId, MANUAL_RETURN, null, fee);
@@ -51,22 +51,4 @@ export function returnReceivedFunds(
     );
     return toReceivedFundsItem(returned, tokenDecimalsOf(payment.instructions));
   });
-}
-
-/**
- * Why held-looking funds cannot be returned by hand: assigned, returned already, amount unknown, or returned (or
- * assigned) elsewhere.
- */
-function whyNotReturnable(funds: {
-  kind: string;
-  returnedBy: string | null;
-  assignedPaymentId: string | null;
-}): string {
-  if (funds.assignedPaymentId !== null)
-    return `Estes fundos foram atribuídos pelo operador ao pagamento ${funds.assignedPaymentId}.`;
-  if (funds.returnedBy === MANUAL_RETURN) return 'Estes fundos já foram devolvidos manualmente.';
-  if (funds.returnedBy !== null) return `Estes fundos são devolvidos pelo reembolso ${funds.returnedBy}.`;
-  if (funds.kind === 'unreadable')
-    return 'O valor destes fundos ainda não é conhecido: a transação ainda não pôde ser lida.';
-  return 'Este dinheiro já foi devolvido ou atribuído por meio de outro pagamento que a mesma transferência nomeia.';
 }

@@ -1,4 +1,5 @@
 import {
+  cryptoFundsReturnRequested,
   cryptoRefundRequested,
   changeCryptoRequestAmount,
   getCryptoRequestStatus,
@@ -61,6 +62,7 @@ export function cryptoRail(caller: RailCaller): Rail {
     openStatus: 'pending',
     reshowsInstructions: false,
     refundRequested: cryptoRefundRequested,
+    fundsReturnRequested: cryptoFundsReturnRequested,
     refundWindowDays: null,
 
     checkCreate(command) {

@@ -1,4 +1,5 @@
 import {
+  pixFundsReturnRequested,
   PIX_REFUND_WINDOW_DAYS,
   pixRefundRequested,
   changePixChargeAmount,
@@ -53,6 +54,7 @@ export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
     openStatus: 'processing',
     reshowsInstructions: true,
     refundRequested: pixRefundRequested,
+    fundsReturnRequested: pixFundsReturnRequested,
     refundWindowDays: PIX_REFUND_WINDOW_DAYS,
 
     // Any create can be opened as a charge.

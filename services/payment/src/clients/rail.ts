@@ -1,4 +1,5 @@
 import type {
+  FundsReturnRequested,
   MessageDefinition,
   RefundRequested,
   CreatePayment,
@@ -83,6 +84,8 @@ export interface Rail {
   readonly reshowsInstructions: boolean;
   /** The event that asks this rail to carry a refund out (emitted with the refund, from the outbox). */
   readonly refundRequested: MessageDefinition<RefundRequested>;
+  /** The event that asks this rail to send held received funds back to their payer (the operator's return). */
+  readonly fundsReturnRequested: MessageDefinition<FundsReturnRequested>;
   /** How many days after payment the rail still refunds (PIX: the BCB's 90); null: no limit. */
   readonly refundWindowDays: number | null;
   /** Refuses at once a create this rail cannot open (crypto without a token). */

@@ -1,6 +1,8 @@
 import {
   MANUAL_RETURN,
+  OPERATOR_RETURN,
   type CryptoInstructions,
+  type OperatorReceivedFundsItem,
   type PaymentMethod,
   type PaymentPayer,
   type ReceivedFundsItem,
@@ -159,6 +161,8 @@ export interface StoredReceivedFunds {
   quoteToken: Token | null;
   quoteTokenPerBrl: string | null;
   quotedAt: Date | null;
+  returnReference?: string | null;
+  returnFailureReason?: string | null;
 }
 
 /**
@@ -220,4 +224,50 @@ export function toReceivedFundsItem(
       ? {}
       : { assigned_payment_id: row.assignedPaymentId, assigned_at: row.assignedAt.toISOString() }),
   };
+}
+
+/**
+ * One record as the operator sees it: with the payment it is kept for and that payment's business (`payment`: null
+ * when the gateway does not know it), and where the operator's return through the rail stands.
+ */
+export function toOperatorReceivedFundsItem(
+  stored: StoredReceivedFunds & { paymentId: string },
+  payment: { businessId: string; instructions: unknown } | null,
+  returnedElsewhere?: ReturnElsewhere,
+): OperatorReceivedFundsItem {
+  return {
+    ...toReceivedFundsItem(stored, payment ? tokenDecimalsOf(payment.instructions) : null, returnedElsewhere),
+    payment_id: stored.paymentId,
+    business_id: payment?.businessId ?? null,
+    return_reference: stored.returnReference ?? null,
+    return_failure_reason: stored.returnFailureReason ?? null,
+  };
+}
+
+/** The id of the operator's `attempt`-th return of the funds through the rail (the rail derives its own from it). */
+export function operatorReturnId(fundsId: string, attempt: number): string {
+  return `${fundsId}.return.${attempt}`;
+}
+
+/**
+ * Why funds that looked held could not be taken (assigned, returned by hand or by the operator): assigned or returned
+ * already, being returned, amount unknown, or the same money returned or assigned through another record.
+ */
+export function whyFundsNotHeld(
+  funds: Pick<StoredReceivedFunds, 'kind' | 'returnedBy' | 'returnedAt' | 'assignedPaymentId'>,
+): string {
+  if (funds.assignedPaymentId !== null)
+    return `Estes fundos já foram atribuídos ao pagamento ${funds.assignedPaymentId}.`;
+  if (funds.returnedBy === MANUAL_RETURN) return 'Estes fundos já foram devolvidos manualmente.';
+  if (funds.returnedBy === OPERATOR_RETURN)
+    return funds.returnedAt === null
+      ? 'Estes fundos estão sendo devolvidos ao pagador pelo operador.'
+      : 'Estes fundos já foram devolvidos ao pagador pelo operador.';
+  if (funds.returnedBy !== null)
+    return funds.returnedAt === null
+      ? `Estes fundos estão sendo devolvidos pelo reembolso ${funds.returnedBy}.`
+      : `Estes fundos foram devolvidos pelo reembolso ${funds.returnedBy}.`;
+  if (funds.kind === 'unreadable')
+    return 'O valor destes fundos ainda não é conhecido: a transação ainda não pôde ser lida.';
+  return 'Este dinheiro já foi devolvido ou atribuído por meio de outro pagamento que a mesma transferência nomeia.';
 }

@@ -6,7 +6,7 @@ import {
   type Page,
 } from '@gateway/contracts';
 import { pageReply } from '@gateway/messaging';
-import { toReceivedFundsItem, tokenDecimalsOf } from '../domain/funds';
+import { toOperatorReceivedFundsItem } from '../domain/funds';
 import { PaymentEntity, listAllReceivedFunds, returnsElsewhere } from '../persistence';
 
 /**
@@ -32,16 +32,11 @@ export function handleListAllReceivedFunds(dataSource: DataSource) {
     );
     return pageReply(page, (row) => {
       // Money naming a payment this service does not know (kept as unmatched) belongs to no business yet.
-      const payment = payments.get(row.paymentId);
-      return {
-        ...toReceivedFundsItem(
-          row,
-          payment ? tokenDecimalsOf(payment.instructions) : null,
-          elsewhere.get(row.fundsId),
-        ),
-        payment_id: row.paymentId,
-        business_id: payment?.businessId ?? null,
-      };
+      return toOperatorReceivedFundsItem(
+        row,
+        payments.get(row.paymentId) ?? null,
+        elsewhere.get(row.fundsId),
+      );
     });
   };
 }

@@ -19,6 +19,7 @@ import { RefundRequests1764400300001 } from './migrations/1764400300001-refund-r
 import { ReceivedFundsAssigned1764400400001 } from './migrations/1764400400001-received-funds-assigned';
 import { RefundIntents1764400700000 } from './migrations/1764400700000-refund-intents';
 import { ReceivedFundsArrivalQuote1764401000000 } from './migrations/1764401000000-received-funds-arrival-quote';
+import { OperatorReturns1764401100000 } from './migrations/1764401100000-operator-returns';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -49,5 +50,6 @@ export const paymentDatabase = {
     ReceivedFundsAssigned1764400400001,
     RefundIntents1764400700000,
     ReceivedFundsArrivalQuote1764401000000,
+    OperatorReturns1764401100000,
   ],
 };

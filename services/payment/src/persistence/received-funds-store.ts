@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { MANUAL_RETURN, type ArrivalQuote, type RefundedExcess } from '@gateway/contracts';
+import { MANUAL_RETURN, OPERATOR_RETURN, type ArrivalQuote, type RefundedExcess } from '@gateway/contracts';
 import type { ReturnElsewhere } from '../domain/funds';
 import { ReceivedFundsEntity } from './received-funds.entity';
 
@@ -66,10 +66,10 @@ export async function markFundsReturnedByHand(
     [fundsId, paymentId],
   )) as Array<{ rail_reference: string; instruction: string }>;
   if (!funds) return null;
-  if (funds.instruction !== '')
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      `received-funds:${funds.rail_reference}:${funds.instruction}`,
-    ]);
+  await lockInstructionMoney(manager, {
+    railReference: funds.rail_reference,
+    instruction: funds.instruction,
+  });
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds SET returned_by = $3, returned_at = now()
       WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL AND assigned_at IS NULL
@@ -143,6 +143,62 @@ export async function returnsElsewhere(
   );
 }
 
+/** Takes the per-instruction lock every return or assignment of one instruction's money queues on (none for others). */
+async function lockInstructionMoney(
+  manager: EntityManager,
+  funds: { railReference: string; instruction: string },
+): Promise<void> {
+  if (funds.instruction !== '')
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `received-funds:${funds.railReference}:${funds.instruction}`,
+    ]);
+}
+
+/**
+ * Marks held funds as being returned by the operator through the rail, as the attempt `returnId` that follows
+ * `attempts` earlier ones; null when they are not held (returned or being returned, assigned), of unknown amount
+ * (`unreadable`), or the same money was returned or assigned through another record. Like an assignment, under the
+ * per-instruction lock; the database refuses a second taking regardless.
+ */
+export async function markFundsReturningByOperator(
+  manager: EntityManager,
+  funds: Pick<ReceivedFundsEntity, 'fundsId' | 'railReference' | 'instruction' | 'returnAttempts'>,
+  returnId: string,
+): Promise<ReceivedFundsEntity | null> {
+  await lockInstructionMoney(manager, funds);
+  const [rows]: [unknown[], number] = await manager.query(
+    `UPDATE received_funds
+        SET returned_by = $2, return_id = $3, return_attempts = return_attempts + 1, return_failure_reason = NULL
+      WHERE funds_id = $1 AND return_attempts = $4 AND returned_by IS NULL AND assigned_at IS NULL
+        AND kind <> 'unreadable' AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
+      RETURNING id`,
+    [funds.fundsId, OPERATOR_RETURN, returnId, funds.returnAttempts],
+  );
+  return rows.length > 0 ? manager.findOneByOrFail(ReceivedFundsEntity, { fundsId: funds.fundsId }) : null;
+}
+
+/**
+ * What the rail's outcome does to funds the operator's return `returnId` carries: returned now with the rail's id of
+ * the return when it succeeded, held again with the rail's reason when it failed. Null when no such return is in
+ * flight (settled already: a redelivery).
+ */
+export async function settleFundsOfOperatorReturn(
+  manager: EntityManager,
+  returnId: string,
+  outcome: { succeeded: true; reference: string } | { succeeded: false; reason: string },
+): Promise<ReceivedFundsEntity | null> {
+  const [rows]: [Array<{ funds_id: string }>, number] = await manager.query(
+    outcome.succeeded
+      ? `UPDATE received_funds SET returned_at = now(), return_reference = $3
+          WHERE return_id = $1 AND returned_by = $2 AND returned_at IS NULL RETURNING funds_id`
+      : `UPDATE received_funds SET returned_by = NULL, return_failure_reason = $3
+          WHERE return_id = $1 AND returned_by = $2 AND returned_at IS NULL RETURNING funds_id`,
+    [returnId, OPERATOR_RETURN, outcome.succeeded ? outcome.reference : outcome.reason],
+  );
+  const [row] = rows;
+  return row ? manager.findOneByOrFail(ReceivedFundsEntity, { fundsId: row.funds_id }) : null;
+}
+
 /**
  * Marks held funds as assigned by the operator to `paymentId` (a payment the caller has locked) now; null when they
  * are not held: returned or being returned, assigned already, of unknown amount (`unreadable`), or the same money (one
@@ -156,10 +212,7 @@ export async function markFundsAssigned(
 ): Promise<ReceivedFundsEntity | null> {
   const funds = await manager.findOneBy(ReceivedFundsEntity, { fundsId });
   if (!funds) return null;
-  if (funds.instruction !== '')
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      `received-funds:${funds.railReference}:${funds.instruction}`,
-    ]);
+  await lockInstructionMoney(manager, funds);
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds SET assigned_payment_id = $2, assigned_at = now()
       WHERE funds_id = $1 AND returned_by IS NULL AND assigned_at IS NULL AND kind <> 'unreadable'

@@ -73,4 +73,20 @@ export class ReceivedFundsEntity implements StoredReceivedFunds {
 
   @Column({ type: 'timestamptz', name: 'quoted_at', nullable: true })
   quotedAt!: Date | null;
+
+  /** The operator's latest return through the rail (migration 1764401100000): its attempt id, null before any. */
+  @Column({ type: 'text', name: 'return_id', nullable: true })
+  returnId!: string | null;
+
+  /** How many returns through the rail the operator started (each failed one leaves the funds held). */
+  @Column({ type: 'integer', name: 'return_attempts', default: 0 })
+  returnAttempts!: number;
+
+  /** Returned by the operator: the rail's id of the return (the devolução id, the Solana signature). */
+  @Column({ type: 'text', name: 'return_reference', nullable: true })
+  returnReference!: string | null;
+
+  /** Why the operator's latest return failed at the rail (the funds are held again); null otherwise. */
+  @Column({ type: 'text', name: 'return_failure_reason', nullable: true })
+  returnFailureReason!: string | null;
 }

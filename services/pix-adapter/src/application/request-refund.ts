@@ -1,21 +1,12 @@
-import { createHash } from 'node:crypto';
 import { pixRefundSettled, type RefundRequested } from '@gateway/contracts';
 import type { MessageContext } from '@gateway/messaging';
-import { devolucaoIdOf } from '../domain/devolucao-id';
 import { PixRefundEntity } from '../persistence';
 import { refundablePixOf } from '../persistence/received-pix-store';
 import { insertRefundOnce } from '../persistence/refund-store';
-import { pspFailure } from '../clients/psp/psp-failure';
-import { requestRefundDevolucao } from './shared/request-refund-devolucao';
+import { DESCRICAO_MAX, carryOutDevolucao, devolucaoIdFor } from './shared/request-refund-devolucao';
 import type { RefundDeps } from './shared/settle-pix-refund';
 
-/** API Pix `descricao` holds at most 140 characters (the pacs.004's RemittanceInformation). */
-const DESCRICAO_MAX = 140;
 const NO_PIX = 'Nenhum PIX recebido foi encontrado para este pagamento.';
-
-function devolucaoIdOfRefund(refundId: string): string {
-  return devolucaoIdOf(refundId, (text) => createHash('sha256').update(text).digest());
-}
 
 /**
  * Carries a refund out as one devolução of the PIX that paid the payment. The refund is stored first, once per
@@ -28,11 +19,7 @@ export async function requestRefund(
   event: RefundRequested,
   context: MessageContext,
 ): Promise<void> {
-  const known = await deps.dataSource.manager.findOneBy(PixRefundEntity, { refundId: event.refund_id });
-  const refund = known ?? (await recordRefund(deps, event, context));
-  // processing: the PSP holds the devolução and its callback or the poll settles it; final: settled already.
-  if (refund.status !== 'requested') return;
-  await requestRefundDevolucao(deps, refund).catch((err: unknown) => pspFailure(err));
+  await carryOutDevolucao(deps, event.refund_id, () => recordRefund(deps, event, context));
 }
 
 /** Stores the refund once; without a PIX to return it is stored failed and settled in the same transaction. */
@@ -48,8 +35,9 @@ async function recordRefund(
     const inserted = await insertRefundOnce(tx.manager, {
       refundId: event.refund_id,
       paymentId: event.payment_id,
+      fundsId: null,
       endToEndId,
-      devolucaoId: devolucaoIdOfRefund(event.refund_id),
+      devolucaoId: devolucaoIdFor(event.refund_id),
       // An overpayment's excess the payment service put on the refund goes back in the same devolução.
       amountCentavos: event.amount_centavos + (event.excess?.amount_centavos ?? 0),
       // An empty descricao is not one (API Pix refuses it).

@@ -9,6 +9,7 @@ import { ChargeTraceContext1732400171000 } from './migrations/1732400171000-char
 import { ChargesUnknownAtPsp1764380100000 } from './migrations/1764380100000-charges-unknown-at-psp';
 import { Payouts1764400300002 } from './migrations/1764400300002-payouts';
 import { PayoutReportedFailures1764400600000 } from './migrations/1764400600000-payout-reported-failures';
+import { FundsReturns1764401100001 } from './migrations/1764401100001-funds-returns';
 
 export { ChargeEntity, PayoutEntity, PixRefundEntity };
 export type { ChargeStatus } from './charge.entity';
@@ -27,5 +28,6 @@ export const pixAdapterDatabase = {
     ChargesUnknownAtPsp1764380100000,
     Payouts1764400300002,
     PayoutReportedFailures1764400600000,
+    FundsReturns1764401100001,
   ],
 };

@@ -8,7 +8,10 @@ const bigintAsNumber = {
   from: (value: string) => Number(value),
 };
 
-/** One refund the payment service asked for, carried out as one devolução of the PIX that paid its charge. */
+/**
+ * One refund the payment service asked for, carried out as one devolução of the PIX that paid its charge; or one
+ * return of held funds the operator asked for, a devolução of the Pix the funds came with.
+ */
 @Entity({ name: 'pix_refunds' })
 export class PixRefundEntity {
   @PrimaryColumn({ type: 'text', name: 'refund_id' })
@@ -16,6 +19,10 @@ export class PixRefundEntity {
 
   @Column({ type: 'text', name: 'payment_id' })
   paymentId!: string;
+
+  /** The held received funds this devolução returns for the operator (migration 1764401100001); null for a refund. */
+  @Column({ type: 'text', name: 'funds_id', nullable: true })
+  fundsId!: string | null;
 
   /** The PIX returned; null only for a refund failed because its payment has none. */
   @Column({ type: 'text', name: 'end_to_end_id', nullable: true })

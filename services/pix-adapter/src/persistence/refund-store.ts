@@ -9,6 +9,7 @@ export async function insertRefundOnce(
     PixRefundEntity,
     | 'refundId'
     | 'paymentId'
+    | 'fundsId'
     | 'endToEndId'
     | 'devolucaoId'
     | 'amountCentavos'
@@ -20,8 +21,8 @@ export async function insertRefundOnce(
 ): Promise<boolean> {
   const inserted: unknown[] = await manager.query(
     `INSERT INTO pix_refunds (refund_id, payment_id, end_to_end_id, devolucao_id, amount_centavos, descricao,
-                              status, failure_reason, correlation_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                              status, failure_reason, correlation_id, funds_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (refund_id) DO NOTHING RETURNING refund_id`,
     [
       refund.refundId,
@@ -33,6 +34,7 @@ export async function insertRefundOnce(
       refund.status,
       refund.failureReason,
       refund.correlationId,
+      refund.fundsId,
     ],
   );
   return inserted.length > 0;

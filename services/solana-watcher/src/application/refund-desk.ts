@@ -1,9 +1,21 @@
 import type { DataSource } from 'typeorm';
-import { cryptoRefundSettled, type RefundRequested } from '@gateway/contracts';
+import {
+  cryptoFundsReturnSettled,
+  cryptoRefundSettled,
+  type FundsReturnRequested,
+  type RefundRequested,
+} from '@gateway/contracts';
 import { CommandError, type MessageContext, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter } from '@gateway/observability';
 import { RefundNotBuildable, type RefundChain, type SignedRefund } from '../clients/refund-chain';
-import { fateOf, planRefund, refundMemo, type PayingTransfer } from '../domain/refund';
+import {
+  fateOf,
+  planFundsReturn,
+  planRefund,
+  refundMemo,
+  type PayingTransfer,
+  type RefundPlan,
+} from '../domain/refund';
 import {
   committedRefundBaseUnits,
   endRefund,
@@ -13,6 +25,7 @@ import {
   markRefundSubmitted,
   payingTransfersOf,
   replaceRefundTransaction,
+  transfersOfFunds,
   type CryptoRefundEntity,
 } from '../persistence';
 
@@ -46,7 +59,8 @@ const chainUnavailable = () =>
  * signs anew only once the blockhash has expired without it landing (it can no longer). It ends when the status is
  * confirmed, succeeded or failed with the chain's error, in the transaction that emits crypto.refund.settled.v1 once.
  * Chain requests happen outside any database transaction; while the chain has not decided, the delivery throws
- * SERVICE_UNAVAILABLE for the broker to try again with backoff.
+ * SERVICE_UNAVAILABLE for the broker to try again with backoff. The operator's return of held funds to their payer
+ * goes the same way (`carryOutReturn`), reported by crypto.funds-return.settled.v1.
  */
 export class RefundDesk {
   constructor(
@@ -57,7 +71,22 @@ export class RefundDesk {
   ) {}
 
   async carryOut(event: RefundRequested, context: MessageContext): Promise<void> {
-    let refund = (await this.find(event.refund_id)) ?? (await this.record(event, context));
+    await this.proceed((await this.find(event.refund_id)) ?? (await this.record(event, context)), context);
+  }
+
+  /**
+   * Sends held funds (late, excess, unmatched tokens) back to the owners of the token accounts their transfers came
+   * from, for their amount, once per return attempt: recorded, signed, sent and followed like a refund.
+   */
+  async carryOutReturn(event: FundsReturnRequested, context: MessageContext): Promise<void> {
+    await this.proceed(
+      (await this.find(event.return_id)) ?? (await this.recordReturn(event, context)),
+      context,
+    );
+  }
+
+  private async proceed(recorded: CryptoRefundEntity, context: MessageContext): Promise<void> {
+    let refund = recorded;
     if (refund.status === 'pending') refund = await this.submit(refund, context);
     if (refund.status === 'submitted') await this.follow(refund, context);
   }
@@ -74,11 +103,7 @@ export class RefundDesk {
    */
   private async record(event: RefundRequested, context: MessageContext): Promise<CryptoRefundEntity> {
     const rows = await payingTransfersOf(this.dataSource.manager, event.payment_id);
-    const paying: PayingTransfer[] = [];
-    for (const row of rows) {
-      const owner = await this.onChain(context, () => this.chain.payerOf(row));
-      if (owner) paying.push({ owner, amount: BigInt(row.amount) });
-    }
+    const paying = await this.payersOf(rows, context);
     return this.uow.run(this.origin(context), async (tx) => {
       // Serialises the refunds of one payment, so together they never pay out more than it received.
       await lockRefundsOfPayment(tx.manager, event.payment_id);
@@ -94,45 +119,102 @@ export class RefundDesk {
         BigInt(rows[0]?.price ?? 0),
         await committedRefundBaseUnits(tx.manager, event.payment_id),
       );
-      const refund = await insertRefund(tx.manager, {
-        refundId: event.refund_id,
-        paymentId: event.payment_id,
-        reason: event.reason,
-        ...(plan.kind === 'payouts'
-          ? {
-              status: 'pending' as const,
-              mint: rows[0]!.mint,
-              decimals: rows[0]!.decimals,
-              amountBaseUnits: plan.total,
-              recipients: plan.payouts,
-              failureReason: null,
-            }
-          : {
-              status: 'failed' as const,
-              mint: null,
-              decimals: null,
-              amountBaseUnits: null,
-              recipients: [],
-              failureReason: plan.reason,
-            }),
-        signature: null,
-        signedTransaction: null,
-        lastValidBlockHeight: null,
-      });
-      if (refund.status === 'failed') {
-        context.logger.warn(
-          { refund_id: refund.refundId, failure_reason: refund.failureReason },
-          'refund cannot be carried out',
-        );
-        await this.report(tx, refund);
-      } else {
-        context.logger.info(
-          { refund_id: refund.refundId, payment_id: refund.paymentId, recipients: refund.recipients },
-          'refund recorded',
-        );
-      }
-      return refund;
+      return this.keep(
+        tx,
+        { refundId: event.refund_id, paymentId: event.payment_id, fundsId: null, reason: event.reason },
+        plan,
+        rows[0] ?? null,
+        context,
+      );
     });
+  }
+
+  /** Records what the operator's return pays: the funds' base units back to who sent them (read on chain first). */
+  private async recordReturn(
+    event: FundsReturnRequested,
+    context: MessageContext,
+  ): Promise<CryptoRefundEntity> {
+    const rows = await transfersOfFunds(this.dataSource.manager, event.rail_reference, event.instruction);
+    const paying = await this.payersOf(rows, context);
+    const token = rows.find((row) => row.decimals !== null);
+    const plan: RefundPlan = token
+      ? planFundsReturn(paying, BigInt(event.amount_base_units ?? 0))
+      : { kind: 'refused', reason: 'O token destes fundos não é conhecido.' };
+    return this.uow.run(this.origin(context), async (tx) => {
+      const known = await findRefund(tx.manager, event.return_id);
+      if (known) return known;
+      return this.keep(
+        tx,
+        {
+          refundId: event.return_id,
+          paymentId: event.payment_id,
+          fundsId: event.funds_id,
+          reason: event.reason,
+        },
+        plan,
+        token ? { mint: token.mint, decimals: token.decimals! } : null,
+        context,
+      );
+    });
+  }
+
+  /** Who sent each recorded transfer (the owner of the token account it debited), read on chain. */
+  private async payersOf(
+    rows: ReadonlyArray<{ signature: string; reference: string; instruction: string; amount: string }>,
+    context: MessageContext,
+  ): Promise<PayingTransfer[]> {
+    const paying: PayingTransfer[] = [];
+    for (const row of rows) {
+      const owner = await this.onChain(context, () => this.chain.payerOf(row));
+      if (owner) paying.push({ owner, amount: BigInt(row.amount) });
+    }
+    return paying;
+  }
+
+  /** Stores a transfer out as planned; one that cannot be carried out is stored failed and reported at once. */
+  private async keep(
+    tx: Transaction,
+    what: Pick<CryptoRefundEntity, 'refundId' | 'paymentId' | 'fundsId' | 'reason'>,
+    plan: RefundPlan,
+    token: { mint: string; decimals: number } | null,
+    context: MessageContext,
+  ): Promise<CryptoRefundEntity> {
+    const refund = await insertRefund(tx.manager, {
+      ...what,
+      ...(plan.kind === 'payouts'
+        ? {
+            status: 'pending' as const,
+            mint: token!.mint,
+            decimals: token!.decimals,
+            amountBaseUnits: plan.total,
+            recipients: plan.payouts,
+            failureReason: null,
+          }
+        : {
+            status: 'failed' as const,
+            mint: null,
+            decimals: null,
+            amountBaseUnits: null,
+            recipients: [],
+            failureReason: plan.reason,
+          }),
+      signature: null,
+      signedTransaction: null,
+      lastValidBlockHeight: null,
+    });
+    if (refund.status === 'failed') {
+      context.logger.warn(
+        { refund_id: refund.refundId, failure_reason: refund.failureReason },
+        'refund cannot be carried out',
+      );
+      await this.report(tx, refund);
+    } else {
+      context.logger.info(
+        { refund_id: refund.refundId, payment_id: refund.paymentId, recipients: refund.recipients },
+        'refund recorded',
+      );
+    }
+    return refund;
   }
 
   /** Signs the first transaction and stores it before anything is sent; another delivery that got there first wins. */
@@ -247,14 +329,26 @@ export class RefundDesk {
 
   private report(
     tx: Transaction,
-    refund: Pick<CryptoRefundEntity, 'refundId' | 'paymentId' | 'status' | 'signature' | 'failureReason'>,
+    refund: Pick<
+      CryptoRefundEntity,
+      'refundId' | 'paymentId' | 'fundsId' | 'status' | 'signature' | 'failureReason'
+    >,
   ) {
+    const outcome = {
+      outcome: refund.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const),
+      external_id: refund.signature,
+      failure_reason: refund.failureReason,
+    };
+    if (refund.fundsId !== null)
+      return tx.emit(cryptoFundsReturnSettled, {
+        return_id: refund.refundId,
+        funds_id: refund.fundsId,
+        ...outcome,
+      });
     return tx.emit(cryptoRefundSettled, {
       refund_id: refund.refundId,
       payment_id: refund.paymentId,
-      outcome: refund.status === 'succeeded' ? 'succeeded' : 'failed',
-      external_id: refund.signature,
-      failure_reason: refund.failureReason,
+      ...outcome,
     });
   }
 

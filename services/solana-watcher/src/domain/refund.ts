@@ -82,6 +82,34 @@ export function planRefund(
   };
 }
 
+/**
+ * What the operator's return of held funds pays: `amount` base units back to the owners of the token accounts the
+ * transfers came from, each its share of what it sent (rounded down, the remainder to the first, so together exactly
+ * `amount`). Refused without a transfer to return or for more than they brought.
+ */
+export function planFundsReturn(transfers: readonly PayingTransfer[], amount: bigint): RefundPlan {
+  if (transfers.length === 0)
+    return { kind: 'refused', reason: 'Nenhuma transferência destes fundos foi encontrada na rede.' };
+  const sentBy = new Map<string, bigint>();
+  for (const transfer of transfers)
+    sentBy.set(transfer.owner, (sentBy.get(transfer.owner) ?? 0n) + transfer.amount);
+  const received = [...sentBy.values()].reduce((sum, sent) => sum + sent, 0n);
+  if (amount <= 0n || amount > received)
+    return {
+      kind: 'refused',
+      reason: 'O valor a devolver não corresponde ao que as transferências trouxeram.',
+    };
+  const shares = [...sentBy].map(([owner, sent]) => ({ owner, amount: (amount * sent) / received }));
+  shares[0]!.amount += amount - shares.reduce((sum, share) => sum + share.amount, 0n);
+  return {
+    kind: 'payouts',
+    payouts: shares
+      .filter((share) => share.amount > 0n)
+      .map((share) => ({ owner: share.owner, amount_base_units: share.amount.toString() })),
+    total: amount,
+  };
+}
+
 /** A transaction's status as getSignatureStatuses gives it (null: the cluster does not know the signature). */
 export interface SignatureStatusLike {
   err: unknown;

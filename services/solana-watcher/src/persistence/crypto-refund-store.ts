@@ -18,11 +18,11 @@ export async function lockRefundsOfPayment(manager: EntityManager, paymentId: st
   await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`refunds:${paymentId}`]);
 }
 
-/** Base units the payment's refunds pay out or may still pay out (every refund not failed). */
+/** Base units the payment's refunds pay out or may still pay out (every refund not failed; not returns of funds). */
 export async function committedRefundBaseUnits(manager: EntityManager, paymentId: string): Promise<bigint> {
   const [{ committed }]: [{ committed: string }] = await manager.query(
     `SELECT COALESCE(SUM(amount_base_units), 0)::text AS committed FROM crypto_refunds
-      WHERE payment_id = $1 AND status <> 'failed'`,
+      WHERE payment_id = $1 AND status <> 'failed' AND funds_id IS NULL`,
     [paymentId],
   );
   return BigInt(committed);

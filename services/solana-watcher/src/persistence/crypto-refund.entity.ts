@@ -2,7 +2,10 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
 import type { RefundPayout, RefundStatus } from '../domain/refund';
 import { bigintColumn, slotColumn } from './numeric';
 
-/** A refund carried out on chain (see migration 1732400121000 for its state machine). */
+/**
+ * A refund carried out on chain (see migration 1732400121000 for its state machine), or the operator's return of held
+ * funds to their payer (`funds_id`).
+ */
 @Entity({ name: 'crypto_refunds' })
 export class CryptoRefundEntity {
   @PrimaryColumn({ type: 'text', name: 'refund_id' })
@@ -10,6 +13,10 @@ export class CryptoRefundEntity {
 
   @Column({ type: 'text', name: 'payment_id' })
   paymentId!: string;
+
+  /** The held received funds this transfer returns for the operator (migration 1764401100002); null for a refund. */
+  @Column({ type: 'text', name: 'funds_id', nullable: true })
+  fundsId!: string | null;
 
   /** The merchant's reason; only the sandbox failing word reaches the chain (`refundMemo`). */
   @Column({ type: 'text', nullable: true })

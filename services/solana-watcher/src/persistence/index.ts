@@ -11,6 +11,7 @@ import { RequestTraceContext1732400172000 } from './migrations/1732400172000-req
 import { TransfersOncePerInstruction1732400270000 } from './migrations/1732400270000-transfers-once-per-instruction';
 import { UnreadableTransactions1732400271000 } from './migrations/1732400271000-unreadable-transactions';
 import { RefundsWithinReceived1732400274000 } from './migrations/1732400274000-refunds-within-received';
+import { FundsReturns1764401100002 } from './migrations/1764401100002-funds-returns';
 
 export {
   CryptoRefundEntity,
@@ -43,5 +44,6 @@ export const solanaWatcherDatabase = {
     TransfersOncePerInstruction1732400270000,
     UnreadableTransactions1732400271000,
     RefundsWithinReceived1732400274000,
+    FundsReturns1764401100002,
   ],
 };

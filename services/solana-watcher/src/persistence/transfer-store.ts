@@ -78,3 +78,32 @@ export async function receivedSinceByMint(manager: EntityManager, since: Date): 
   )) as Array<{ mint: string; amount: string }>;
   return new Map(rows.map((row) => [row.mint, BigInt(row.amount)]));
 }
+
+/** A transfer that brought held received funds, with its token's decimals when its request is known. */
+export interface ReturnedTransferRow {
+  signature: string;
+  instruction: string;
+  reference: string;
+  amount: string;
+  mint: string;
+  decimals: number | null;
+}
+
+/**
+ * The transfers whose money the received funds of `railReference` are: the transaction's instruction `instruction`, or
+ * all of the transaction's transfers (none given); or, for what a request's window collected, the transfers to that
+ * reference. In chain order.
+ */
+export function transfersOfFunds(
+  manager: EntityManager,
+  railReference: string,
+  instruction: string | null,
+): Promise<ReturnedTransferRow[]> {
+  return manager.query(
+    `SELECT t.signature, t.instruction, t.reference, t.amount::text AS amount, t.mint, r.decimals
+       FROM transfers t LEFT JOIN payment_requests r ON r.reference = t.reference
+      WHERE (t.signature = $1 AND ($2::text IS NULL OR t.instruction = $2)) OR (t.reference = $1 AND $2::text IS NULL)
+      ORDER BY t.slot, t.signature, t.instruction`,
+    [railReference, instruction],
+  );
+}

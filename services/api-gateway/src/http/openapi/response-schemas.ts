@@ -124,16 +124,20 @@ export const receivedFunds = Joi.object({
     .valid(...receivedFundsStatuses)
     .required()
     .description(
-      '`held` (not returned), `returning` (a refund in flight carries it), `returned` (by a refund that ' +
-        'succeeded, or by hand), `assigned` (the operator credited it to a business: never returned then). ' +
-        'Money goes back once: by a refund or by hand, never both. Money one transfer ' +
+      '`held` (not returned), `returning` (a refund in flight carries it, or the operator is sending it back ' +
+        'through its rail), `returned` (by a refund that succeeded, by hand, or by the operator through the ' +
+        'rail), `assigned` (the operator credited it to a business: never returned then). Money goes back ' +
+        'once: by a refund, by hand or by the operator, never twice. Money one transfer ' +
         'instruction sent naming several payments is kept by each and goes back through one of them: the ' +
         "others' records then show that return.",
     ),
   returned_by: Joi.string()
     .allow(null)
     .required()
-    .description('The refund (`ref_...`) that returns it, `manual` when returned by hand, null while held.'),
+    .description(
+      'The refund (`ref_...`) that returns it, `manual` when returned by hand, `operator` when the operator ' +
+        'sends it back through its rail, null while held.',
+    ),
   returned_at: isoDate.allow(null).required(),
   value_brl: brl
     .allow(null)

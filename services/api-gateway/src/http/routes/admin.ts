@@ -45,7 +45,7 @@ import {
 } from '../../domain/api-key';
 import { defineOperation, json, only, pageOf, type Tag } from '../operation';
 import { brl, nullableText, receivedFunds } from '../openapi/response-schemas';
-import { receivedFundsResponse } from '../payment-responses';
+import { operatorReceivedFundsResponse } from '../payment-responses';
 import { amountField, centavosField, pageQuery } from '../validation';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
@@ -75,6 +75,20 @@ export const operatorReceivedFunds = receivedFunds
         'Status `assigned`: the payment whose business the operator credited the money to; null otherwise.',
       ),
     assigned_at: isoDate.allow(null).required(),
+    return_reference: Joi.string()
+      .allow(null)
+      .required()
+      .description(
+        'Returned by the operator through the rail (`returned_by` `operator`): the PIX devolução id or the Solana ' +
+          'signature of the return; null otherwise.',
+      ),
+    return_failure_reason: Joi.string()
+      .allow(null)
+      .required()
+      .description(
+        "Why the operator's last return through the rail failed (the money is `held` again and can be returned " +
+          'again); null otherwise.',
+      ),
   })
   .id('OperatorReceivedFunds');
 
@@ -617,14 +631,7 @@ export const adminOperations = [
         ...pageOf({ limit, starting_after }),
       });
       return {
-        data: funds.data.map((item) => ({
-          ...receivedFundsResponse(item),
-          payment_id: item.payment_id,
-          business_id: item.business_id,
-          amount_base_units: item.amount_base_units,
-          assigned_payment_id: item.assigned_payment_id ?? null,
-          assigned_at: item.assigned_at ?? null,
-        })),
+        data: funds.data.map(operatorReceivedFundsResponse),
         has_more: funds.has_more,
       };
     },

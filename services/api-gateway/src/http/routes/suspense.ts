@@ -1,12 +1,12 @@
 import Joi from 'joi';
-import { assignReceivedFunds, paymentId } from '@gateway/contracts';
+import { assignReceivedFunds, boundedText, paymentId, returnHeldFunds } from '@gateway/contracts';
 import { defineOperation, json, only } from '../operation';
 import { operatorReceivedFunds } from './admin';
-import { receivedFundsResponse } from '../payment-responses';
+import { operatorReceivedFundsResponse } from '../payment-responses';
 
 // Money that belongs to no payment yet (the books' suspense, docs/money-model.md#suspense): the operator assigns it to
-// a payment's business. (Its list is the operator's received-funds list, routes/admin.ts; a return goes through a
-// refund or the business's return by hand.)
+// a payment's business, or sends it back to its payer through the rail. (Its list is the operator's received-funds
+// list, routes/admin.ts; a business returns it with a refund or records it returned by hand.)
 
 export const assignFundsBody = Joi.object({
   payment_id: paymentId
@@ -14,6 +14,15 @@ export const assignFundsBody = Joi.object({
     .description(
       'The payment whose business is credited; by default the one the money named (required when the gateway ' +
         'does not know that payment).',
+    ),
+});
+
+export const returnFundsBody = Joi.object({
+  reason: boundedText('reason')
+    .allow(null)
+    .description(
+      "Why the money goes back: the devolução's `descricao` at the PSP (PIX; never on chain). Sandbox: " +
+        '`simulate:fail` makes the PSP simulator or the local chain fail the return.',
     ),
 });
 
@@ -46,19 +55,45 @@ export const suspenseOperations = [
       fields: { payment_id: { argument: 'one', description: 'the payment whose business is credited' } },
     },
     answers: [json(200, 'The received funds, assigned.', operatorReceivedFunds)],
-    handle: async ({ params, body, send }) => {
-      const item = await send(assignReceivedFunds, {
-        funds_id: params.funds_id,
-        payment_id: body.payment_id ?? null,
-      });
-      return {
-        ...receivedFundsResponse(item),
-        payment_id: item.payment_id,
-        business_id: item.business_id,
-        amount_base_units: item.amount_base_units,
-        assigned_payment_id: item.assigned_payment_id ?? null,
-        assigned_at: item.assigned_at ?? null,
-      };
+    handle: async ({ params, body, send }) =>
+      operatorReceivedFundsResponse(
+        await send(assignReceivedFunds, { funds_id: params.funds_id, payment_id: body.payment_id ?? null }),
+      ),
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/admin/v1/received-funds/{funds_id}/return',
+    operationId: 'returnHeldFunds',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'Send held received funds back to their payer through the rail',
+    description:
+      'Money kept outside the happy path (late, excess, partial, unmatched: held by the platform in suspense) goes ' +
+      'back to whoever paid it, by the rail it came by: a devolução of the Pix (`PUT /pix/{e2eid}/devolucao/{id}` ' +
+      "at the PSP, for the funds' amount), or a token transfer to the owner of the token account that paid. The " +
+      'answer comes at once, with the funds `returning`; once the rail confirms they are `returned` (`returned_by` ' +
+      "`operator`, `return_reference` the devolução id or the signature), and the money leaves the books' suspense " +
+      "and the platform's holdings. If the rail fails, the funds are `held` again with `return_failure_reason`, and " +
+      'can be returned again. Asking again while they are returning (or once returned) answers them as they stand: ' +
+      'one return on the rail. Money assigned, returned by hand or by a refund, carried by a refund in flight, of ' +
+      'unknown amount (`unreadable`) or kept for a payment the gateway does not know is `INVALID_STATUS`.',
+    params: { funds_id: 'fund' },
+    body: {
+      name: 'ReturnHeldFundsRequest',
+      schema: returnFundsBody,
+      examples: only('No reason', {}),
     },
+    checks: ['params', 'body'],
+    commands: [returnHeldFunds],
+    cli: {
+      command: 'admin return-funds',
+      description:
+        'send held received funds back to their payer through the rail (a PIX devolução, a token transfer)',
+    },
+    answers: [json(200, 'The received funds, returning (or as they stand).', operatorReceivedFunds)],
+    handle: async ({ params, body, send }) =>
+      operatorReceivedFundsResponse(
+        await send(returnHeldFunds, { funds_id: params.funds_id, reason: body.reason ?? null }),
+      ),
   }),
 ];

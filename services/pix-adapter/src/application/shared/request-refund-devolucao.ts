@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { isPspRefusal } from '../../clients/psp/psp-error';
+import { pspFailure } from '../../clients/psp/psp-failure';
 import type { PixDevolucao } from '../../clients/psp/devolucao';
-import type { PixRefundEntity } from '../../persistence';
+import { devolucaoIdOf } from '../../domain/devolucao-id';
+import { PixRefundEntity } from '../../persistence';
 import { applyDevolucao, originOf, settlePixRefund, type RefundDeps } from './settle-pix-refund';
 
 /**
@@ -35,4 +38,29 @@ export async function requestRefundDevolucao(deps: RefundDeps, refund: PixRefund
     return;
   }
   await uow.run(originOf(refund), (tx) => applyDevolucao(tx, refund.refundId, devolucao, logger));
+}
+
+/** API Pix `descricao` holds at most 140 characters (the pacs.004's RemittanceInformation). */
+export const DESCRICAO_MAX = 140;
+
+/** The devolução id of a refund, or of an attempt of the operator's return of held funds: always the same for it. */
+export function devolucaoIdFor(id: string): string {
+  return devolucaoIdOf(id, (text) => createHash('sha256').update(text).digest());
+}
+
+/**
+ * Carries a devolução out, once per id: the row stored for `refundId` (any redelivery, under any message id, finds
+ * it), else the one `record` stores; then, unless the PSP holds it already or it ended, it is asked for outside any
+ * transaction. A PSP that cannot be reached is thrown as unavailable, so the broker tries the message again later.
+ */
+export async function carryOutDevolucao(
+  deps: RefundDeps,
+  refundId: string,
+  record: () => Promise<PixRefundEntity>,
+): Promise<void> {
+  const known = await deps.dataSource.manager.findOneBy(PixRefundEntity, { refundId });
+  const refund = known ?? (await record());
+  // processing: the PSP holds the devolução and its callback or the poll settles it; final: settled already.
+  if (refund.status !== 'requested') return;
+  await requestRefundDevolucao(deps, refund).catch((err: unknown) => pspFailure(err));
 }

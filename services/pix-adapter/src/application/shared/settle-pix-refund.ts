@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { MAX_REFUND_FAILURE_REASON, pixRefundSettled } from '@gateway/contracts';
+import { MAX_REFUND_FAILURE_REASON, pixFundsReturnSettled, pixRefundSettled } from '@gateway/contracts';
 import type { MessageOrigin, Transaction, UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { PixRefundEntity } from '../../persistence';
@@ -24,7 +24,8 @@ export function originOf(refund: Pick<PixRefundEntity, 'correlationId'>): Messag
 }
 
 /**
- * Ends a refund and emits pix.refund.settled.v1 in the same transaction, once: the row is locked and only one still
+ * Ends a refund and emits pix.refund.settled.v1 (pix.funds-return.settled.v1 for the operator's return of held funds)
+ * in the same transaction, once: the row is locked and only one still
  * open is settled (the database also refuses any change of a final one).
  */
 export async function settlePixRefund(
@@ -41,13 +42,14 @@ export async function settlePixRefund(
     { refundId },
     { status: settlement.outcome, failureReason, updatedAt: new Date() },
   );
-  await tx.emit(pixRefundSettled, {
-    refund_id: refundId,
-    payment_id: refund.paymentId,
+  const outcome = {
     outcome: settlement.outcome,
     external_id: settlement.externalId,
     failure_reason: failureReason,
-  });
+  };
+  if (refund.fundsId === null)
+    await tx.emit(pixRefundSettled, { refund_id: refundId, payment_id: refund.paymentId, ...outcome });
+  else await tx.emit(pixFundsReturnSettled, { return_id: refundId, funds_id: refund.fundsId, ...outcome });
   refundsSettled.inc({ outcome: settlement.outcome });
   logger.info(
     {

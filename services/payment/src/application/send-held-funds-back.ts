@@ -1,0 +1,59 @@
+import { OPERATOR_RETURN, type OperatorReceivedFundsItem, type ReturnHeldFunds } from '@gateway/contracts';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import { counter } from '@gateway/observability';
+import type { Rails } from '../clients';
+import { operatorReturnId, toOperatorReceivedFundsItem, whyFundsNotHeld } from '../domain/funds';
+import { findReceivedFundsById, lockPayment, markFundsReturningByOperator } from '../persistence';
+
+const returnsStarted = counter(
+  'payment_received_funds_operator_returns_total',
+  'Returns of held received funds to their payer the operator started through the rail',
+  ['rail', 'kind'],
+);
+
+/**
+ * The operator sends held received funds back to their payer through the rail they came by. In one transaction the
+ * record becomes `returning` under a new attempt id and the rail is asked to carry it out
+ * (`pix.funds-return.requested.v1` / `crypto.funds-return.requested.v1`, from the outbox); the rail's outcome settles
+ * it (settleOperatorReturn). Under the lock of the payment that keeps the funds, like an assignment, a return by hand
+ * and the refund that could carry them: whichever comes first takes them, the others find them no longer held.
+ * Funds the operator is returning already, or returned, are answered as they stand: one return on the rail. Once per
+ * command (inbox).
+ */
+export function sendHeldFundsBack(
+  deps: { uow: UnitOfWork; rails: Rails },
+  command: ReturnHeldFunds,
+  context: MessageContext,
+): Promise<OperatorReceivedFundsItem> {
+  return deps.uow.once(context, async (tx) => {
+    const found = await findReceivedFundsById(tx.manager, command.funds_id);
+    if (!found) throw new CommandError('NOT_FOUND', 'Fundos recebidos não encontrados.');
+    const keeper = await lockPayment(tx.manager, found.paymentId);
+    const funds = (await findReceivedFundsById(tx.manager, command.funds_id))!;
+    if (funds.returnedBy === OPERATOR_RETURN) return toOperatorReceivedFundsItem(funds, keeper);
+    if (!keeper)
+      throw new CommandError(
+        'INVALID_STATUS',
+        'Estes fundos nomeiam um pagamento que o gateway não conhece: não há a quem devolvê-los por aqui.',
+      );
+    const returnId = operatorReturnId(funds.fundsId, funds.returnAttempts + 1);
+    const returning = await markFundsReturningByOperator(tx.manager, funds, returnId);
+    if (!returning) throw new CommandError('INVALID_STATUS', whyFundsNotHeld(funds));
+    await tx.emit(deps.rails.of(returning.rail).fundsReturnRequested, {
+      return_id: returnId,
+      funds_id: returning.fundsId,
+      payment_id: returning.paymentId,
+      rail_reference: returning.railReference,
+      instruction: returning.instruction === '' ? null : returning.instruction,
+      amount_centavos: returning.rail === 'pix' ? returning.amountCentavos : null,
+      amount_base_units: returning.rail === 'pix' ? null : returning.amountBaseUnits,
+      reason: command.reason ?? null,
+    });
+    tx.afterCommit(() => returnsStarted.inc({ rail: returning.rail, kind: returning.kind }));
+    context.logger.info(
+      { funds_id: returning.fundsId, return_id: returnId, rail: returning.rail },
+      'operator return of received funds requested at the rail',
+    );
+    return toOperatorReceivedFundsItem(returning, keeper);
+  });
+}
