@@ -114,6 +114,8 @@ describe('api gateway: operator API and API keys', () => {
             assigned_at: null,
             return_reference: null,
             return_failure_reason: null,
+            value_brl: null,
+            arrival_quote: null,
           },
         ],
         has_more: true,

@@ -23,6 +23,7 @@ describe('api gateway: POST /admin/v1/received-funds/{funds_id}/return', () => {
     reference: `E${'3'.repeat(31)}`,
     instruction: null,
     amount_centavos: 4_200,
+    valued_centavos: 4_200,
     amount_base_units: null,
     decimals: null,
     detected_at: '2030-01-02T03:04:05.000Z',
@@ -68,6 +69,8 @@ describe('api gateway: POST /admin/v1/received-funds/{funds_id}/return', () => {
       assigned_at: null,
       return_reference: null,
       return_failure_reason: null,
+      value_brl: 42,
+      arrival_quote: null,
     });
     expect(explained.status).toBe(200);
   });

@@ -114,7 +114,7 @@ describe('money that belongs to no payment yet, through the stack', () => {
       status: 'pending',
     });
     const availableOn = Date.parse(line.available_on as string);
-    expect(availableOn - Date.parse(line.created_at as string)).toBe(PIX_DELAY_SECONDS * 1000);
+    expect(availableOn - Date.parse(line.occurred_at as string)).toBe(PIX_DELAY_SECONDS * 1000);
     const balance = (await client.api(apiKey, 'GET', '/v1/balance')).body;
     expect(balance.pending_brl).toBeGreaterThanOrEqual(net / 100);
     // Not spendable before available_on: a payout of what is available and this credit is refused.

@@ -165,7 +165,7 @@ describe('late tokens recorded returned by hand, through the stack', () => {
     // The crypto fee rule (1.5 % + R$ 0,10) on R$ 50,00: R$ 0,85.
     expect(line).toMatchObject({ amount_brl: 50, fee_brl: 0.85, net_brl: 49.15, status: 'pending' });
     const availableOn = Date.parse(line.available_on as string);
-    expect(availableOn - Date.parse(line.created_at as string)).toBe(CRYPTO_DELAY_SECONDS * 1000);
+    expect(availableOn - Date.parse(line.occurred_at as string)).toBe(CRYPTO_DELAY_SECONDS * 1000);
     expect((await client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
       available_brl: 0,
       pending_brl: 49.15,
