@@ -543,7 +543,7 @@ service's schema.
 
 | Variable | Default | Meaning | Read by |
 |---|---|---|---|
-| \`PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\` | \`3000\`, \`4010\`, \`8899\` | the gateway's and the sandbox stand-ins' ports, checked by the rules of the processes that read them before anything starts | \`npm start\` |
+| \`PORT\`, \`DASHBOARD_PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\` | \`3000\`, \`3080\`, \`4010\`, \`8899\` | the gateway's, the dashboard's and the sandbox stand-ins' ports, checked by the rules of the processes that read them before anything starts | \`npm start\` |
 | \`PAYMENT_METRICS_PORT\`, \`PIX_ADAPTER_METRICS_PORT\`, \`SOLANA_WATCHER_METRICS_PORT\`, \`CHECKOUT_METRICS_PORT\`, \`CUSTOMER_METRICS_PORT\`, \`WEBHOOK_DISPATCHER_METRICS_PORT\`, \`LEDGER_METRICS_PORT\` | \`9101\`–\`9107\` | each service's metrics port (a plain \`METRICS_PORT\` is refused there: seven services cannot share one) | \`npm start\` |
 | \`DEMO_BUSINESS\`, \`DEMO_BUSINESS_FILE\` | \`true\`, \`.run/demo-business.json\` | make the sandbox demo business on first start; where its ids, API key and this start's gateway URL are kept (ignored by git; the walkthrough reads it) | \`npm start\` |
 | \`LOG_FORMAT\` | \`pretty\` in sandbox when the output is a terminal; \`json\` otherwise | how \`npm start\` shows the processes' lines: \`pretty\` (pino-pretty) or \`json\` (as written); see [ADR 0015](adr/0015-pino-pretty-for-local-logs.md) | \`npm start\` |

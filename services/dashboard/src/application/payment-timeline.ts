@@ -1,7 +1,10 @@
 import type { Event, Gateway, Refund } from '@gateway/sdk';
 
-/** How many of the business's newest events are read to find one payment's (the API filters events by type only). */
-export const TIMELINE_EVENTS_SCANNED = 300;
+/**
+ * How many of the business's newest events are read to find one payment's (the API filters events by type only): one
+ * page, so a payment's page costs the business's API key three calls of its rate limit.
+ */
+export const TIMELINE_EVENTS_SCANNED = 100;
 
 export interface TimelineEntry {
   at: string;

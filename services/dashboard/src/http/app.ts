@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { isGatewayError } from '@gateway/sdk';
+import { GatewayConnectionError, isGatewayError } from '@gateway/sdk';
 import { metricsRegistry, type Logger } from '@gateway/observability';
 import type { DashboardConfig } from '../config';
 import type { BusinessApi } from '../clients/business-api';
@@ -131,6 +131,12 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     const viewer = (res.locals.member as { viewer?: never } | undefined)?.viewer;
     if (isGatewayError(err) && err.status === 404)
       return sendPage(res, 404, errorPage(viewer, 'Não encontrado', 'Este item não existe nesta empresa.'));
+    if (err instanceof GatewayConnectionError)
+      return sendPage(
+        res,
+        503,
+        errorPage(viewer, 'Serviço indisponível', 'O gateway não respondeu. Tente de novo em instantes.'),
+      );
     if (isGatewayError(err) && err.status === 429)
       return sendPage(
         res,

@@ -82,6 +82,18 @@ export function authRoutes(deps: AuthRouteDeps): Router {
       if (!deps.signUpOpen) return res.redirect(303, '/entrar');
       const form = readSignUpForm(req.body as Record<string, unknown>);
       const csrfToken = sessions.current(res)!.data.csrfToken;
+      // Sign-ups count against the client address's sign-in attempts: each one creates a business.
+      const attempts = await deps.signIn.attempts.countAttempt(req.ip ?? 'unknown', new Date());
+      if (attempts > deps.signIn.attemptsPerMinute)
+        return sendPage(
+          res,
+          429,
+          signUpPage({
+            csrfToken,
+            given: form.ok ? { companyName: form.value.companyName, email: form.value.email } : form.given,
+            error: signInMessages.too_many_attempts,
+          }),
+        );
       if (!form.ok)
         return sendPage(res, 422, signUpPage({ csrfToken, given: form.given, errors: form.errors }));
       const outcome = await signUp(deps.signUp, form.value);
