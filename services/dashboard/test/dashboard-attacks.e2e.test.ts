@@ -210,6 +210,14 @@ describe('the merchant dashboard under attack', () => {
       { form: { _csrf: token }, maxRedirects: 0 },
     );
     expect(revoke.status()).toBe(404);
+    const roll = await context.request.post(
+      `${stack.dashboardUrl}/chaves/${encodeURIComponent(otherPrefix)}/trocar`,
+      {
+        form: { _csrf: token },
+        maxRedirects: 0,
+      },
+    );
+    expect(roll.status()).toBe(404);
     // B's key still works, and its payment was never touched.
     const payment = await client.api(other.key, 'GET', `/v1/payments/${other.paymentId}`);
     expect(payment.status).toBe(200);

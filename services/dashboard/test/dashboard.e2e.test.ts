@@ -3,6 +3,9 @@ import { startStack, stackClient, waitFor, type RunningStack, type StackClient }
 import { launchBrowser, seriousViolations } from './support/browser';
 import { signUp, uniqueEmail } from './support/accounts';
 
+/** A key's prefix: the 12 characters after `sk_test_`. */
+const prefixOf = (key: string): string => key.slice('sk_test_'.length, 'sk_test_'.length + 12);
+
 /** A merchant, from sign-up to a paid and refunded payment and a new key, in Chromium, against the whole stack. */
 jest.setTimeout(120_000);
 
@@ -146,7 +149,7 @@ describe('the merchant dashboard, as a person uses it', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
-  test('"Criar chave" shows a new key once; it works, and revoked it stops working', async () => {
+  test('"Criar chave" shows a new key once; "Trocar" rolls it with an overlap; revoked, a key stops working', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Chaves de API' }).click();
     await page.getByRole('button', { name: 'Criar chave' }).click();
     const shown = page.getByTestId('nova-chave');
@@ -160,13 +163,26 @@ describe('the merchant dashboard, as a person uses it', () => {
     await page.goto(`${stack.dashboardUrl}/chaves`);
     expect(await page.getByTestId('nova-chave').count()).toBe(0);
     expect(await page.content()).not.toContain(newKey);
-    // A key's prefix is the 12 characters after `sk_test_`.
-    const prefix = newKey.slice('sk_test_'.length, 'sk_test_'.length + 12);
-    const revoke = page.getByRole('button', { name: `Revogar a chave ${prefix}`, exact: true });
+    // Rolled: a successor shown once, the old key working on through the overlap.
+    await page.getByRole('button', { name: `Trocar a chave ${prefixOf(newKey)}`, exact: true }).click();
+    await page.getByText(/^Chave trocada\. A anterior funciona até \d\d\/\d\d\/\d{4} \d\d:\d\d\.$/).waitFor();
+    const successor = (await page.getByTestId('nova-chave').textContent())!.trim();
+    expect(successor).toMatch(/^sk_test_/);
+    expect(successor).not.toBe(newKey);
+    for (const key of [newKey, successor])
+      expect((await client.api(key, 'GET', '/v1/payments?limit=1')).status).toBe(200);
+    expect(
+      await page
+        .getByRole('row')
+        .filter({ hasText: prefixOf(newKey) })
+        .textContent(),
+    ).toContain('Trocada');
+
+    const revoke = page.getByRole('button', { name: `Revogar a chave ${prefixOf(successor)}`, exact: true });
     expect(await revoke.count()).toBe(1);
     await revoke.click();
     await page.getByText(/revogada\./).waitFor();
-    await waitFor(async () => (await client.api(newKey, 'GET', '/v1/payments?limit=1')).status === 401, {
+    await waitFor(async () => (await client.api(successor, 'GET', '/v1/payments?limit=1')).status === 401, {
       timeoutMs: 15_000,
       intervalMs: 250,
       what: 'the revoked key refused',

@@ -43,6 +43,11 @@ export class GatewayAdmin {
     );
   }
 
+  /** A successor with the same scopes; the old key works on for the operator API's default overlap (a day). */
+  rollApiKey(keyPrefix: string): Promise<Answer<'rollApiKey'>> {
+    return this.call('POST', `/admin/v1/api-keys/${encodeURIComponent(keyPrefix)}/roll`, {});
+  }
+
   revokeApiKey(keyPrefix: string): Promise<Answer<'revokeApiKey'>> {
     return this.call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(keyPrefix)}`);
   }

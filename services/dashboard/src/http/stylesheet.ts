@@ -38,4 +38,5 @@ form.inline { display: inline; }
 code.secret { font-size: 15px; word-break: break-all; background: var(--bg); padding: 4px 6px; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .timeline { padding-left: 20px; }
+.actions { display: flex; gap: 8px; }
 `;

@@ -1,6 +1,8 @@
 import { Router, type Response } from 'express';
 import type { GatewayAdmin } from '../../clients/gateway-admin';
-import { listMerchantKeys } from '../../application/list-merchant-keys';
+import { merchantKeysOf } from '../../application/shared/merchant-keys';
+import { rollMerchantKey } from '../../application/roll-merchant-key';
+import { formatDateTime } from '../../domain/format';
 import { revokeMerchantKey } from '../../application/revoke-merchant-key';
 import { roleAllows } from '../../domain/roles';
 import { memberOf, requirePermission, type Member } from '../member';
@@ -14,7 +16,7 @@ export async function showKeys(
   member: Member,
   extra: { status?: number; newKey?: string; notice?: string; error?: string } = {},
 ): Promise<void> {
-  const keys = await listMerchantKeys(admin, member.business);
+  const keys = await merchantKeysOf(admin, member.business);
   sendPage(
     res,
     extra.status ?? 200,
@@ -58,6 +60,27 @@ export function keyRoutes(admin: GatewayAdmin): Router {
           outcome === 'not_found'
             ? 'Chave não encontrada.'
             : 'Esta chave é a que o painel usa para agir pela empresa: ela não pode ser revogada aqui.',
+      });
+    }),
+  );
+  router.post(
+    '/chaves/:prefix/trocar',
+    requirePermission('api_keys:write'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const outcome = await rollMerchantKey(admin, member.business, String(req.params.prefix));
+      if (typeof outcome !== 'string')
+        return showKeys(res, admin, member, {
+          status: 201,
+          newKey: outcome.apiKey,
+          notice: `Chave trocada. A anterior funciona até ${formatDateTime(outcome.previousExpiresAt, member.business.timeZone)}.`,
+        });
+      await showKeys(res, admin, member, {
+        status: outcome === 'not_found' ? 404 : 409,
+        error:
+          outcome === 'not_found'
+            ? 'Chave não encontrada.'
+            : 'Esta chave não pode ser trocada: só uma chave ativa, e não a que o painel usa.',
       });
     }),
   );

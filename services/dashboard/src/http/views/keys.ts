@@ -1,4 +1,4 @@
-import type { MerchantKey } from '../../application/list-merchant-keys';
+import type { MerchantKey } from '../../application/shared/merchant-keys';
 import { formatDateTime } from '../../domain/format';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
@@ -9,6 +9,24 @@ const statusLabels: Record<MerchantKey['status'], string> = {
   expired: 'Expirada',
   revoked: 'Revogada',
 };
+
+/** Roll and revoke, each its own form; the buttons' names say which key. */
+function keyActions(csrfToken: string, keyPrefix: string): Markup {
+  const action = (verb: string, label: string, danger: boolean) =>
+    html`<form method="post" action=${`/chaves/${encodeURIComponent(keyPrefix)}/${verb}`}>
+      ${csrfField(csrfToken)}
+      <button
+        type="submit"
+        class=${danger ? 'danger' : undefined}
+        aria-label=${`${label} a chave ${keyPrefix}`}
+      >
+        ${label}
+      </button>
+    </form>`;
+  return html`<div class="actions">
+    ${action('trocar', 'Trocar', false)} ${action('revogar', 'Revogar', true)}
+  </div>`;
+}
 
 /** A new key, shown this once. */
 export function newKeyPanel(apiKey: string): Markup {
@@ -68,19 +86,7 @@ export function keysPage(
                 <td>
                   ${
                     options.canWrite && !key.dashboards && key.status === 'active'
-                      ? html`<form
-                          method="post"
-                          action=${`/chaves/${encodeURIComponent(key.keyPrefix)}/revogar`}
-                        >
-                          ${csrfField(viewer.csrfToken)}
-                          <button
-                            type="submit"
-                            class="danger"
-                            aria-label=${`Revogar a chave ${key.keyPrefix}`}
-                          >
-                            Revogar
-                          </button>
-                        </form>`
+                      ? keyActions(viewer.csrfToken, key.keyPrefix)
                       : null
                   }
                 </td>
