@@ -183,6 +183,19 @@ describe('the merchant dashboard under attack', () => {
     await context.close();
   });
 
+  test('a company name with markup is shown as the text it is, and runs nothing', async () => {
+    const company =
+      'Loja <script>window.__injected = true</script><img src=x onerror="window.__injected = true">';
+    const { context, page } = await newPage();
+    await signUp(page, stack.dashboardUrl, { company, email: uniqueEmail('marcacao') });
+    expect(await page.locator('.business').textContent()).toBe(company);
+    await page.goto(`${stack.dashboardUrl}/equipe`);
+    expect(await page.locator('.business').textContent()).toBe(company);
+    expect(await page.locator('script, img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __injected?: boolean }).__injected)).toBeUndefined();
+    await context.close();
+  });
+
   test("another business's payment or key in the URL is not found, and nothing happens to it", async () => {
     const { context, page } = await newPage();
     await signIn(page, stack.dashboardUrl, owner.email);

@@ -188,8 +188,9 @@ export function paymentPage(
               ${options.timeline.map(
                 (entry) =>
                   html`<li>
-                    <time datetime=${entry.at}>${formatDateTime(entry.at, timeZone)}</time> —
-                    ${eventLabels[entry.type]}
+                    <time datetime=${entry.at}>${formatDateTime(entry.at, timeZone)}</time>${' — '}${
+                      eventLabels[entry.type]
+                    }
                   </li>`,
               )}
             </ol>`
