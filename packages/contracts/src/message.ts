@@ -23,7 +23,6 @@ export type ServiceName = (typeof serviceNames)[number];
  * gateway's HTTP APIs like any client.
  */
 export const webServiceNames = ['dashboard'] as const;
-export type WebServiceName = (typeof webServiceNames)[number];
 
 /** Every service of the stack: each a folder of services/, one compose service and one Kubernetes Deployment. */
 export const deployedServiceNames = [...serviceNames, ...webServiceNames] as const;
