@@ -15,6 +15,7 @@ import { solanaLocalnetSchema } from '../infra/solana-localnet/src/config';
 import { apiGatewaySchema } from '../services/api-gateway/src/config';
 import { checkoutConfigSchema } from '../services/checkout/src/config';
 import { customerConfigSchema } from '../services/customer/src/config';
+import { dashboardConfigSchema } from '../services/dashboard/src/config';
 import { ledgerConfigSchema } from '../services/ledger/src/config';
 import { paymentConfigSchema } from '../services/payment/src/config';
 import { pixAdapterConfigSchema } from '../services/pix-adapter/src/config';
@@ -100,6 +101,16 @@ const sections: Section[] = [
     omitShared: true,
   },
   {
+    title: 'dashboard',
+    source: '`services/dashboard/src/config.ts`',
+    schema: dashboardConfigSchema,
+    omitShared: true,
+    intro:
+      'The merchant dashboard ([dashboard.md](dashboard.md)). Of the block every service reads it takes all but the ' +
+      'broker settings (it exchanges no message) and the metrics listener: `/healthz`, `/readyz` and `/metrics` are ' +
+      'on `DASHBOARD_PORT`.',
+  },
+  {
     title: 'PSP simulator (sandbox)',
     source: '`infra/psp-simulator/src/config.ts`',
     schema: pspSimulatorSchema,
@@ -181,6 +192,20 @@ export const meanings: Record<string, string> = {
   IDEMPOTENCY_PURGE_INTERVAL_MS: 'how often expired idempotency records are deleted',
   PUBLIC_BASE_URL: 'the public URL checkout links use (unset in sandbox: `http://localhost:$PORT`)',
   TRUST_PROXY: 'proxy hops to trust for the client IP',
+  // dashboard
+  DASHBOARD_PORT: 'the HTTP port of the merchant dashboard and its probes (`npm start`: 3080)',
+  GATEWAY_URL:
+    "the gateway's address, whose public API (`/v1`) and operator API (`/admin/v1`) the dashboard acts through (unset in sandbox: `http://127.0.0.1:3000`)",
+  'dashboard/REDIS_URL': 'Redis, for sessions and the sign-in counters',
+  'dashboard/ADMIN_TOKEN':
+    "the gateway's operator token, with which the dashboard creates businesses at sign-up and manages their API keys",
+  'dashboard/TRUST_PROXY': 'proxy hops to trust for the client IP (the sign-in limit counts per client IP)',
+  DASHBOARD_SEAL_KEY:
+    'AES-256-GCM key (base64 of 32 bytes) sealing the API key the dashboard holds for each business',
+  SESSION_IDLE_SECONDS: 'how long a dashboard session lives without a request',
+  LOGIN_MAX_FAILURES: 'failed sign-ins of one e-mail address before it is locked',
+  LOGIN_LOCK_SECONDS: 'how long a lock lasts; failures are counted over the same window',
+  LOGIN_ATTEMPTS_PER_MINUTE: 'sign-in attempts one client IP may make per minute, whatever the address',
   // payment
   RAIL_RPC_TIMEOUT_MS: 'how long a create waits for its rail',
   PIX_EXPIRES_IN_SECONDS: "a PIX charge's lifetime",
@@ -524,7 +549,7 @@ service's schema.
 
 | Variable | Default | Meaning | Read by |
 |---|---|---|---|
-| \`PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\` | \`3000\`, \`4010\`, \`8899\` | the gateway's and the sandbox stand-ins' ports, checked by the rules of the processes that read them before anything starts | \`npm start\` |
+| \`PORT\`, \`DASHBOARD_PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\` | \`3000\`, \`3080\`, \`4010\`, \`8899\` | the gateway's, the dashboard's and the sandbox stand-ins' ports, checked by the rules of the processes that read them before anything starts | \`npm start\` |
 | \`PAYMENT_METRICS_PORT\`, \`PIX_ADAPTER_METRICS_PORT\`, \`SOLANA_WATCHER_METRICS_PORT\`, \`CHECKOUT_METRICS_PORT\`, \`CUSTOMER_METRICS_PORT\`, \`WEBHOOK_DISPATCHER_METRICS_PORT\`, \`LEDGER_METRICS_PORT\` | \`9101\`–\`9107\` | each service's metrics port (a plain \`METRICS_PORT\` is refused there: seven services cannot share one) | \`npm start\` |
 | \`DEMO_BUSINESS\`, \`DEMO_BUSINESS_FILE\` | \`true\`, \`.run/demo-business.json\` | make the sandbox demo business on first start; where its ids, API key and this start's gateway URL are kept (ignored by git; the walkthrough reads it) | \`npm start\` |
 | \`LOG_FORMAT\` | \`pretty\` in sandbox when the output is a terminal; \`json\` otherwise | how \`npm start\` shows the processes' lines: \`pretty\` (pino-pretty) or \`json\` (as written); see [ADR 0015](adr/0015-pino-pretty-for-local-logs.md) | \`npm start\` |

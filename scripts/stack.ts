@@ -40,6 +40,11 @@ import {
 } from '../services/api-gateway/src/config';
 import { checkoutVariables, loadCheckoutConfig } from '../services/checkout/src/config';
 import { customerVariables, loadCustomerConfig } from '../services/customer/src/config';
+import {
+  dashboardConfigSchema,
+  dashboardVariables,
+  loadDashboardConfig,
+} from '../services/dashboard/src/config';
 import { ledgerVariables, loadLedgerConfig } from '../services/ledger/src/config';
 import { loadPaymentConfig, paymentVariables } from '../services/payment/src/config';
 import { loadPixAdapterConfig, pixAdapterVariables } from '../services/pix-adapter/src/config';
@@ -62,6 +67,7 @@ const root = join(__dirname, '..');
 interface LauncherSettings {
   APP_ENV: 'sandbox' | 'production';
   PORT: number;
+  DASHBOARD_PORT: number;
   PSP_SIMULATOR_PORT: number;
   SOLANA_LOCALNET_PORT: number;
   /** Each service's metrics port: PAYMENT_METRICS_PORT, PIX_ADAPTER_METRICS_PORT... */
@@ -111,6 +117,7 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
   // `npm start` is the local sandbox unless told otherwise; every process is given APP_ENV explicitly.
   APP_ENV: Joi.string().valid('sandbox', 'production').default('sandbox'),
   PORT: apiGatewaySchema.extract('PORT'),
+  DASHBOARD_PORT: dashboardConfigSchema.extract('DASHBOARD_PORT'),
   PSP_SIMULATOR_PORT: pspSimulatorSchema.extract('PSP_SIMULATOR_PORT'),
   SOLANA_LOCALNET_PORT: solanaLocalnetSchema.extract('SOLANA_LOCALNET_PORT'),
   ...Object.fromEntries(
@@ -166,6 +173,7 @@ const sandbox = settings.APP_ENV === 'sandbox';
 const logFormat: 'pretty' | 'json' =
   settings.LOG_FORMAT ?? (sandbox && process.stdout.isTTY === true ? 'pretty' : 'json');
 const gatewayUrl = `http://127.0.0.1:${settings.PORT}`;
+const dashboardUrl = `http://127.0.0.1:${settings.DASHBOARD_PORT}`;
 const pspUrl = `http://127.0.0.1:${settings.PSP_SIMULATOR_PORT}`;
 const solanaRpcUrl = `http://127.0.0.1:${settings.SOLANA_LOCALNET_PORT}`;
 
@@ -282,6 +290,14 @@ const processes: ProcessSpec[] = [
             ...(name === 'webhook-dispatcher' ? listenCaForTheDispatcher() : {}),
           },
   })),
+  // The merchant dashboard, acting through the APIs of the gateway started here.
+  {
+    name: 'dashboard',
+    entry: 'services/dashboard/src/main.ts',
+    variables: dashboardVariables,
+    load: loadDashboardConfig,
+    defaults: { DASHBOARD_PORT: String(settings.DASHBOARD_PORT), GATEWAY_URL: gatewayUrl },
+  },
 ];
 
 /** How many processes of each service to run: one, unless STACK_REPLICAS says more. */
@@ -577,6 +593,7 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 /** What `npm start` prints once everything is up: every URL built from this start's settings. */
 async function banner(): Promise<string> {
   const lines = [
+    `dashboard:     ${dashboardUrl}  (${sandbox ? 'sign up at /cadastro' : 'sign in at /entrar'})`,
     `gateway:       ${gatewayUrl}  (GET /healthz, /readyz, /metrics)`,
     `API reference: ${gatewayUrl}/docs`,
   ];
@@ -659,6 +676,7 @@ async function main(): Promise<void> {
   wanted.filter((p) => !p.sandboxOnly).forEach(start);
   // Last, once everything is up: the gateway ready (every service consumes its commands).
   await waitForHealthy(`${gatewayUrl}/readyz`, 120_000);
+  await waitForHealthy(`${dashboardUrl}/readyz`, 120_000);
   console.log(await banner());
 }
 

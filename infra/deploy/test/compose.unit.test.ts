@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serviceNames } from '@gateway/contracts';
+import { deployedServiceNames } from '@gateway/contracts';
 import { loadPixAdapterConfig } from '@gateway/pix-adapter/src/config';
 import { loadPspSimulatorConfig } from '@gateway/psp-simulator/src/config';
 import { readConfig as readLocalnetConfig } from '@gateway/solana-localnet/src/config';
@@ -19,6 +19,7 @@ import {
   interpolations,
   madeUpSecrets,
   madeUpSettings,
+  messageServices,
   productionRequired,
   readEnvFile,
   repoRoot,
@@ -57,6 +58,7 @@ function productionEnv(): Env {
     MERCHANT_CITY: settings.MERCHANT_CITY!,
     ADMIN_TOKEN: secrets.ADMIN_TOKEN!,
     IDEMPOTENCY_RESPONSE_KEY: secrets.IDEMPOTENCY_RESPONSE_KEY!,
+    DASHBOARD_SEAL_KEY: secrets.DASHBOARD_SEAL_KEY!,
     PSP_CLIENT_ID: secrets.PSP_CLIENT_ID!,
     PSP_CLIENT_SECRET: secrets.PSP_CLIENT_SECRET!,
     CALLBACK_TOKEN: secrets.CALLBACK_TOKEN!,
@@ -124,14 +126,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('runs exactly the services of the one list (contracts `serviceNames`), each under its own name', () => {
+  test('runs exactly the services of the one list (contracts `deployedServiceNames`), each under its own name', () => {
     const running = Object.entries(compose.services)
       .map(([name, { build }]) => ({ name, entry: build?.args?.ENTRY }))
       .filter(({ entry }) => entry?.startsWith('services/'));
     expect(running.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
-      [...serviceNames].sort().map((name) => ({ name, entry: `services/${name}/src/main.ts` })),
+      [...deployedServiceNames].sort().map((name) => ({ name, entry: `services/${name}/src/main.ts` })),
     );
-    expect(stackServices.map(({ name }) => name)).toEqual([...serviceNames]);
+    expect(stackServices.map(({ name }) => name)).toEqual([...deployedServiceNames]);
   });
 
   test('runs every process of the stack from the one image, each with its own entry point', () => {
@@ -199,14 +201,20 @@ describe('docker-compose.yml', () => {
   });
 
   test('every service starts once the broker has its definitions, and the gateway once every service is healthy', () => {
-    for (const { name } of stackServices)
+    for (const { name } of messageServices)
       expect(service(name).depends_on).toMatchObject({
         postgres: { condition: 'service_healthy' },
         rabbitmq: { condition: 'service_healthy' },
         [definitionsStep.name]: { condition: 'service_completed_successfully' },
       });
-    for (const { name } of stackServices.filter((s) => s.name !== 'api-gateway'))
+    for (const { name } of messageServices.filter((s) => s.name !== 'api-gateway'))
       expect(service('api-gateway').depends_on?.[name]).toEqual({ condition: 'service_healthy' });
+    // The dashboard owns no queue: it waits for its database, its sessions' Redis and the gateway it acts through.
+    expect(service('dashboard').depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+      'api-gateway': { condition: 'service_healthy' },
+    });
   });
 
   test('every variable given to a process is one its config reads', () => {
@@ -235,8 +243,12 @@ describe('docker-compose.yml', () => {
         APP_ENV: 'sandbox',
         LOG_LEVEL: 'info',
         DATABASE_URL: 'postgres://postgres:postgres@postgres:5432/gateway',
-        AMQP_URL: 'amqp://guest:guest@rabbitmq:5672/gateway',
+        ...(messageServices.some((s) => s.name === name)
+          ? { AMQP_URL: 'amqp://guest:guest@rabbitmq:5672/gateway' }
+          : {}),
       });
+    // The dashboard reaches the gateway by its service name, on the port the gateway listens on.
+    expect(env('dashboard').GATEWAY_URL).toBe(`http://api-gateway:${env('api-gateway').PORT}`);
     expect(env('postgres')).toEqual({ POSTGRES_PASSWORD: 'postgres', POSTGRES_DB: 'gateway' });
     expect(env('rabbitmq')).toEqual({ RABBITMQ_DEFAULT_USER: 'guest', RABBITMQ_DEFAULT_PASS: 'guest' });
     const step = env(definitionsStep.name);
@@ -326,7 +338,7 @@ describe('docker-compose.yml', () => {
 
   test('the services use the vhost and names the RabbitMQ definitions declare, and the step grants their user', () => {
     for (const shell of [sandbox, productionEnv()]) {
-      for (const { name } of stackServices) {
+      for (const { name } of messageServices) {
         const env = composeEnvironment(service(name), shell);
         expect(new URL(env.AMQP_URL!).pathname).toBe(`/${DEPLOYED_TOPOLOGY.vhost}`);
         expect(env.AMQP_PREFIX ?? '').toBe(DEPLOYED_TOPOLOGY.prefix);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { operations } from '@gateway/api-gateway/src/http/openapi';
-import { serviceNames } from '@gateway/contracts';
+import { deployedServiceNames } from '@gateway/contracts';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, amqpVhost, grantedUsers } from '../src/config';
 import { DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
@@ -14,6 +14,7 @@ import {
   kustomization,
   madeUpSecrets,
   madeUpSettings,
+  messageServices,
   productionRequired,
   repoRoot,
   runtimeVariables,
@@ -223,8 +224,8 @@ describe('infra/k8s', () => {
     expect([...new Set(containerImages)]).toEqual(images.map((image) => image.name));
   });
 
-  test('the Deployments are exactly the services of the one list (contracts `serviceNames`)', () => {
-    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...serviceNames].sort());
+  test('the Deployments are exactly the services of the one list (contracts `deployedServiceNames`)', () => {
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...deployedServiceNames].sort());
   });
 
   test('every service has one Deployment running its entry point after its migrations and the RabbitMQ definitions', () => {
@@ -235,6 +236,16 @@ describe('infra/k8s', () => {
       const main = mainContainer(deployment(service.name));
       expect(main.command).toEqual(['node', '--import', 'tsx', service.entry]);
       const migrate = `services/${service.name}/src/migrate.ts`;
+      // The migrations load the service's own config: the same variables as the service.
+      expect(spec.template.spec.initContainers![0]!.envFrom).toEqual(main.envFrom);
+      // The dashboard owns no queue: its schema, and nothing of the broker.
+      if (!messageServices.some(({ name }) => name === service.name)) {
+        expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
+          ['node', '--import', 'tsx', migrate],
+        ]);
+        expect(containerEnv(main, filled).AMQP_URL).toBeUndefined();
+        continue;
+      }
       // Init containers run one after the other, all before the service: its schema, then the broker's definitions.
       expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
         ['node', '--import', 'tsx', migrate],
@@ -242,8 +253,6 @@ describe('infra/k8s', () => {
       ]);
       for (const file of [service.entry, migrate, definitionsWait.entry])
         expect(existsSync(join(repoRoot, file))).toBe(true);
-      // The migrations load the service's own config: the same variables as the service.
-      expect(spec.template.spec.initContainers![0]!.envFrom).toEqual(main.envFrom);
       // The wait logs in as the service: the very AMQP_URL the service gets, from the same Secret key.
       const wait = spec.template.spec.initContainers![1]!;
       expect(containerEnv(wait, filled).AMQP_URL).toBe(containerEnv(main, filled).AMQP_URL);
@@ -500,7 +509,7 @@ describe('infra/k8s', () => {
     }
   });
 
-  test('the Services reach the ports the processes serve: the API and the PSP callbacks', () => {
+  test('the Services reach the ports the processes serve: the API, the PSP callbacks and the dashboard', () => {
     const services = ofKind<K8sObject & { spec: { selector: Env; ports: Array<{ targetPort: string }> } }>(
       'Service',
     );
@@ -511,10 +520,14 @@ describe('infra/k8s', () => {
     };
     const gateway = containerEnv(mainContainer(deployment('api-gateway')), secretValues);
     const adapter = containerEnv(mainContainer(deployment('pix-adapter')), secretValues);
+    const dashboard = containerEnv(mainContainer(deployment('dashboard')), secretValues);
     const expected = {
       'api-gateway': served('api-gateway', Number(gateway.PORT)),
       'pix-adapter-callbacks': served('pix-adapter', Number(adapter.CALLBACK_PORT)),
+      dashboard: served('dashboard', Number(dashboard.DASHBOARD_PORT)),
     };
+    // The dashboard reaches the gateway through the gateway's Service.
+    expect(new URL(dashboard.GATEWAY_URL!).hostname).toBe('api-gateway');
     expect(
       Object.fromEntries(
         services.map((s) => [s.metadata.name, s.spec.ports.map((p) => p.targetPort).join()]),
@@ -544,7 +557,7 @@ describe('infra/k8s', () => {
     const servicesUrl = containerEnv(mainContainer(deployment('payment')), filled).AMQP_URL!;
     expect(grantedUsers(definitionsStep.load(env))).toEqual([amqpUser(servicesUrl)]);
     expect(amqpVhost(servicesUrl)).toBe(DEPLOYED_TOPOLOGY.vhost);
-    for (const service of stackServices) {
+    for (const service of messageServices) {
       const serviceEnv = containerEnv(mainContainer(deployment(service.name)), filled);
       expect(serviceEnv.AMQP_URL).toBe(servicesUrl);
       expect(serviceEnv.AMQP_PREFIX ?? '').toBe(DEPLOYED_TOPOLOGY.prefix);

@@ -7,6 +7,7 @@ import {
   readEnvFile,
   repoRoot,
   sandboxEnvFile,
+  servesMetricsOnItsHttpPort,
   stackServices,
 } from './support/deployment';
 import {
@@ -63,18 +64,17 @@ describe('infra/observability: Prometheus scrape configuration', () => {
     }));
     const expected = stackServices.map((process) => {
       const env = composeEnvironment(compose.services[process.name]!, sandbox);
-      // The gateway serves /metrics on its HTTP port; every other service on its metrics listener.
-      const port =
-        process.name === 'api-gateway'
-          ? process.healthPort(env)
-          : (process.load(env) as { METRICS_PORT: number }).METRICS_PORT;
+      // The gateway and the dashboard serve /metrics on their HTTP port; every other service on its metrics listener.
+      const port = servesMetricsOnItsHttpPort(process.name)
+        ? process.healthPort(env)
+        : (process.load(env) as { METRICS_PORT: number }).METRICS_PORT;
       return { job: process.name, path: '/metrics', targets: [`${process.name}:${port}`] };
     });
     expect(scraped.sort((a, b) => a.job.localeCompare(b.job))).toEqual(
       expected.sort((a, b) => a.job.localeCompare(b.job)),
     );
     // A worker listens for scrapers on every interface of its container, not on loopback only.
-    for (const { name } of stackServices.filter((service) => service.name !== 'api-gateway'))
+    for (const { name } of stackServices.filter((service) => !servesMetricsOnItsHttpPort(service.name)))
       expect({ name, host: composeEnvironment(compose.services[name]!, sandbox).METRICS_HOST }).toEqual({
         name,
         host: '0.0.0.0',

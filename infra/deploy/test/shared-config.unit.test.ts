@@ -1,13 +1,13 @@
 import { Joi, metricsEnv, serviceEnv, variableNames } from '@gateway/config';
 import { refusedVariables } from '@gateway/testkit';
-import { stackServices } from './support/deployment';
+import { messageServices, stackServices } from './support/deployment';
 
 const sharedVariables = variableNames(Joi.object(serviceEnv));
 const metricsVariables = variableNames(Joi.object(metricsEnv));
 
 describe('the config block every service shares (@gateway/config serviceEnv)', () => {
   test('every service reads it, and every service but the gateway (its /metrics is on its API port) the metrics listener', () => {
-    for (const { name, variables } of stackServices) {
+    for (const { name, variables } of messageServices) {
       expect({ name, missing: sharedVariables.filter((v) => !variables.includes(v)) }).toEqual({
         name,
         missing: [],
@@ -24,7 +24,21 @@ describe('the config block every service shares (@gateway/config serviceEnv)', (
     for (const { name, load } of stackServices)
       expect({ name, refused: refusedVariables(() => load(bad)) }).toEqual({
         name,
-        refused: ['BROKER_PREFETCH', 'DATABASE_POOL_SIZE', 'LOG_LEVEL'],
+        // The dashboard reads no broker setting.
+        refused:
+          name === 'dashboard'
+            ? ['DATABASE_POOL_SIZE', 'LOG_LEVEL']
+            : ['BROKER_PREFETCH', 'DATABASE_POOL_SIZE', 'LOG_LEVEL'],
       });
+  });
+
+  test('the dashboard, which owns no queue, reads all of it but the broker settings, and no metrics listener', () => {
+    const dashboard = stackServices.find(({ name }) => name === 'dashboard')!;
+    const broker = sharedVariables.filter((v) => v.startsWith('AMQP_') || v.startsWith('BROKER_'));
+    expect(broker.length).toBeGreaterThan(0);
+    expect(sharedVariables.filter((v) => !broker.includes(v) && !dashboard.variables.includes(v))).toEqual(
+      [],
+    );
+    expect(dashboard.variables.filter((v) => broker.includes(v) || metricsVariables.includes(v))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { serviceNames } from '@gateway/contracts';
+import { deployedServiceNames } from '@gateway/contracts';
 import { readManifest, repoRoot, workspacePackages, type Manifest } from './support/workspace';
 
 const exportTargets = (value: unknown): string[] =>
@@ -37,7 +37,7 @@ describe('workspace package manifests', () => {
     expect(folders).toEqual(
       expect.arrayContaining([
         '.',
-        ...serviceNames.map((service) => `services/${service}`),
+        ...deployedServiceNames.map((service) => `services/${service}`),
         'packages/contracts',
         'infra/psp-simulator',
       ]),
@@ -69,10 +69,10 @@ describe('workspace package manifests', () => {
     ]);
   });
 
-  test('the services folder holds exactly the services of the one list (contracts `serviceNames`)', () => {
+  test('the services folder holds exactly the services of the one list (contracts `deployedServiceNames`)', () => {
     const folders = readdirSync(join(repoRoot, 'services')).filter((name) =>
       existsSync(join(repoRoot, 'services', name, 'package.json')),
     );
-    expect(folders.sort()).toEqual([...serviceNames].sort());
+    expect(folders.sort()).toEqual([...deployedServiceNames].sort());
   });
 });

@@ -19,6 +19,15 @@ export const serviceNames = [
 export type ServiceName = (typeof serviceNames)[number];
 
 /**
+ * The services that exchange no message and own no queue: the merchant dashboard, a web app that acts through the
+ * gateway's HTTP APIs like any client.
+ */
+export const webServiceNames = ['dashboard'] as const;
+
+/** Every service of the stack: each a folder of services/, one compose service and one Kubernetes Deployment. */
+export const deployedServiceNames = [...serviceNames, ...webServiceNames] as const;
+
+/**
  * A message type under its stable, versioned name (`payment.confirmed.v1`). The name is the wire identity: it is the
  * AMQP `type`, the routing key of events, and it never changes; a new payload shape gets a new version.
  */

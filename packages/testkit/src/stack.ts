@@ -29,6 +29,8 @@ export const metricsServices = serviceNames.filter((name): name is MetricsServic
 export interface RunningStack {
   env: IsolatedEnvironment;
   gatewayUrl: string;
+  /** The merchant dashboard the launcher runs (its sign-up open: the stack is a sandbox). */
+  dashboardUrl: string;
   pspUrl: string;
   solanaRpcUrl: string;
   /** Each service's metrics listener, e.g. `http://127.0.0.1:40123`. */
@@ -125,8 +127,8 @@ async function startStackOnce(
   const env = await isolatedEnvironment('e2e');
   const runDir = mkdtempSync(join(tmpdir(), 'stack-'));
   const processTableFile = join(runDir, 'processes.json');
-  const [gatewayPort, pspPort, rpcPort, callbackPort, ...metricsPorts] = await Promise.all(
-    Array.from({ length: 4 + metricsServices.length }, freePort),
+  const [gatewayPort, dashboardPort, pspPort, rpcPort, callbackPort, ...metricsPorts] = await Promise.all(
+    Array.from({ length: 5 + metricsServices.length }, freePort),
   );
   const adminToken = 'e2e-admin-token-of-the-launched-stack';
   const metricsUrls = Object.fromEntries(
@@ -141,6 +143,7 @@ async function startStackOnce(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ADMIN_TOKEN: adminToken,
     PORT: String(gatewayPort),
+    DASHBOARD_PORT: String(dashboardPort),
     PSP_SIMULATOR_PORT: String(pspPort),
     SOLANA_LOCALNET_PORT: String(rpcPort),
     CALLBACK_PORT: String(callbackPort),
@@ -197,9 +200,14 @@ async function startStackOnce(
   const exitOf = (pid: number): string | undefined =>
     new RegExp(`^\\S+ \\(pid ${pid}\\) exited \\((\\w+)\\)`, 'm').exec(logs.join(''))?.[1];
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const dashboardUrl = `http://127.0.0.1:${dashboardPort}`;
+  const ready = async (url: string) => (await fetch(url).catch(() => undefined))?.ok === true;
   try {
     const outcome = await waitFor(
-      async () => (hasExited() ? 'exited' : (await fetch(`${gatewayUrl}/readyz`)).ok && 'ready'),
+      async () =>
+        hasExited()
+          ? 'exited'
+          : (await ready(`${gatewayUrl}/readyz`)) && (await ready(`${dashboardUrl}/readyz`)) && 'ready',
       { timeoutMs: 90_000, intervalMs: 500, what: 'the stack to be ready' },
     );
     if (outcome === 'exited')
@@ -216,6 +224,7 @@ async function startStackOnce(
   return {
     env,
     gatewayUrl,
+    dashboardUrl,
     pspUrl: `http://127.0.0.1:${pspPort}`,
     solanaRpcUrl: `http://127.0.0.1:${rpcPort}`,
     metricsUrls,

@@ -50,6 +50,7 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     const checkout = /demo checkout: (\S+)/.exec(shown)?.[1];
     const gatewayPort = new URL(stack.gatewayUrl).port;
 
+    expect(shown).toContain(`dashboard:     ${stack.dashboardUrl}  (sign up at /cadastro)`);
     expect(shown).toContain(`gateway:       ${stack.gatewayUrl} `);
     expect(shown).toContain(`API reference: ${stack.gatewayUrl}/docs`);
     expect(shown).toContain(`PSP simulator: ${stack.pspUrl}`);
@@ -57,9 +58,12 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     expect(checkout).toMatch(new RegExp(`^http://localhost:${gatewayPort}/c/`));
     expect((await fetch(checkout!)).status).toBe(200);
     // Everything said it was up before the banner.
-    const upAt = ['psp simulator ready', 'stablecoin mints created', 'api gateway listening'].map((line) =>
-      output.indexOf(line),
-    );
+    const upAt = [
+      'psp simulator ready',
+      'stablecoin mints created',
+      'api gateway listening',
+      'dashboard listening',
+    ].map((line) => output.indexOf(line));
     expect(upAt.every((at) => at > -1 && at < bannerAt)).toBe(true);
     // Lines shown for a person: time, level and message, no JSON.
     expect(output).toMatch(/psp-simulator\s+\| \[\d\d:\d\d:\d\d\.\d{3}\] INFO: psp simulator ready/);

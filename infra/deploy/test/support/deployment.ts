@@ -15,6 +15,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { apiGatewayVariables, loadApiGatewayConfig } from '@gateway/api-gateway/src/config';
 import { checkoutVariables, loadCheckoutConfig } from '@gateway/checkout/src/config';
 import { customerVariables, loadCustomerConfig } from '@gateway/customer/src/config';
+import { dashboardVariables, loadDashboardConfig } from '@gateway/dashboard/src/config';
 import { ledgerVariables, loadLedgerConfig } from '@gateway/ledger/src/config';
 import { loadPaymentConfig, paymentVariables } from '@gateway/payment/src/config';
 import { loadPixAdapterConfig, pixAdapterVariables } from '@gateway/pix-adapter/src/config';
@@ -24,6 +25,7 @@ import {
   solanaLocalnetVariables,
 } from '@gateway/solana-localnet/src/config';
 import { loadSolanaWatcherConfig, solanaWatcherVariables } from '@gateway/solana-watcher/src/config';
+import { serviceNames } from '@gateway/contracts';
 import { refusedVariables } from '@gateway/testkit';
 import {
   loadWebhookDispatcherConfig,
@@ -75,7 +77,10 @@ function worker(
   };
 }
 
-/** The seven services: each is one Deployment in infra/k8s and one compose service. */
+/**
+ * Every service (contracts `deployedServiceNames`): each is one Deployment in infra/k8s and one compose service. The
+ * services of the broker come first (`serviceNames`), then the web app that owns no queue (`webServiceNames`).
+ */
 export const stackServices: StackProcess[] = [
   {
     name: 'api-gateway',
@@ -98,7 +103,26 @@ export const stackServices: StackProcess[] = [
   worker('customer', customerVariables, loadCustomerConfig),
   worker('webhook-dispatcher', webhookDispatcherVariables, loadWebhookDispatcherConfig),
   worker('ledger', ledgerVariables, loadLedgerConfig),
+  {
+    name: 'dashboard',
+    entry: 'services/dashboard/src/main.ts',
+    variables: dashboardVariables,
+    load: loadDashboardConfig,
+    healthPort: (env) => loadDashboardConfig(env).DASHBOARD_PORT,
+    ports: (env) => [loadDashboardConfig(env).DASHBOARD_PORT],
+  },
 ];
+
+/** Whether a service serves /healthz and /metrics on its own HTTP port (the gateway, the dashboard) rather than on a
+ * metrics listener (METRICS_PORT). */
+export function servesMetricsOnItsHttpPort(name: string): boolean {
+  return name === 'api-gateway' || name === 'dashboard';
+}
+
+/** The services that exchange messages over the broker (contracts `serviceNames`): every one but the dashboard. */
+export const messageServices: StackProcess[] = stackServices.filter((service) =>
+  (serviceNames as readonly string[]).includes(service.name),
+);
 
 /** The sandbox stand-ins (compose profile `sandbox`). */
 export const standIns: StackProcess[] = [
@@ -155,6 +179,7 @@ export function madeUpSecrets(): Env {
     SOLANA_RPC_URL: `https://solana-mainnet.rpc-provider.test/${randomBytes(8).toString('hex')}`,
     ADMIN_TOKEN: randomBytes(32).toString('hex'),
     IDEMPOTENCY_RESPONSE_KEY: randomBytes(32).toString('base64'),
+    DASHBOARD_SEAL_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     PSP_CLIENT_ID: `client-${randomBytes(4).toString('hex')}`,
     PSP_CLIENT_SECRET: randomBytes(24).toString('hex'),

@@ -1,0 +1,76 @@
+import type { HttpOperationTypes } from '@gateway/contracts';
+
+type Answer<Op extends keyof HttpOperationTypes> = HttpOperationTypes[Op] extends { answer: infer A }
+  ? A
+  : never;
+
+/** The operator API answered with an error (its contract code and status). */
+export class OperatorApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OperatorApiError';
+  }
+}
+
+/**
+ * The gateway's operator API (/admin/v1), the operations the dashboard needs of it: a business with its first key
+ * (sign-up), a business's keys, a further key, a revocation. The token goes in the Authorization header only.
+ */
+export class GatewayAdmin {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  createBusiness(name: string): Promise<Answer<'createBusiness'>> {
+    return this.call('POST', '/admin/v1/businesses', { name });
+  }
+
+  getBusiness(businessId: string): Promise<Answer<'getBusiness'>> {
+    return this.call('GET', `/admin/v1/businesses/${encodeURIComponent(businessId)}`);
+  }
+
+  issueApiKey(businessId: string, scopes?: string[]): Promise<Answer<'issueApiKey'>> {
+    return this.call(
+      'POST',
+      `/admin/v1/businesses/${encodeURIComponent(businessId)}/api-keys`,
+      scopes ? { scopes } : {},
+    );
+  }
+
+  /** A successor with the same scopes; the old key works on for the operator API's default overlap (a day). */
+  rollApiKey(keyPrefix: string): Promise<Answer<'rollApiKey'>> {
+    return this.call('POST', `/admin/v1/api-keys/${encodeURIComponent(keyPrefix)}/roll`, {});
+  }
+
+  revokeApiKey(keyPrefix: string): Promise<Answer<'revokeApiKey'>> {
+    return this.call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(keyPrefix)}`);
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const answer = (await response.json().catch(() => ({}))) as {
+      error?: { code?: string; message?: string };
+    };
+    if (!response.ok)
+      throw new OperatorApiError(
+        response.status,
+        answer.error?.code ?? 'INTERNAL_ERROR',
+        answer.error?.message ?? `operator API answered ${response.status}`,
+      );
+    return answer as T;
+  }
+}

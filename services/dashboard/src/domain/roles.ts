@@ -1,0 +1,52 @@
+import { apiKeyScopes, type ApiKeyScope } from '@gateway/contracts';
+
+/** A person's role in a business, stored per membership; the one who signs the business up is its owner. */
+export const roles = ['owner', 'admin', 'developer', 'viewer'] as const;
+export type Role = (typeof roles)[number];
+
+/** The role names as the pages show them. */
+export const roleLabels: Record<Role, string> = {
+  owner: 'Proprietário',
+  admin: 'Administrador',
+  developer: 'Desenvolvedor',
+  viewer: 'Leitura',
+};
+
+/**
+ * What a person may do, in the words of the API key scopes (the dashboard acts through the public API, each action
+ * needs the scope its operation declares), plus the two things only the dashboard does: manage the business's API
+ * keys and its team.
+ */
+export type Permission = ApiKeyScope | 'api_keys:read' | 'api_keys:write' | 'team:write';
+
+const readScopes = apiKeyScopes.filter((scope) => scope.endsWith(':read'));
+const everyScope: readonly Permission[] = [...apiKeyScopes, 'api_keys:read', 'api_keys:write', 'team:write'];
+
+/**
+ * Each role's permissions. A viewer reads everything but secrets' management; a developer integrates (payments in
+ * the sandbox, webhooks, checkouts, customers, API keys) but moves no money out (refunds, payouts); an admin does
+ * everything but is not the owner; the owner does everything.
+ */
+const grants: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set(everyScope),
+  admin: new Set(everyScope),
+  developer: new Set<Permission>([
+    ...readScopes,
+    'payments:write',
+    'checkouts:write',
+    'customers:write',
+    'webhooks:write',
+    'api_keys:read',
+    'api_keys:write',
+  ]),
+  viewer: new Set<Permission>([...readScopes, 'api_keys:read']),
+};
+
+/** Whether `role` may do what needs `permission`. */
+export function roleAllows(role: Role, permission: Permission): boolean {
+  return grants[role].has(permission);
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (roles as readonly string[]).includes(value);
+}

@@ -1,0 +1,154 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { GatewayConnectionError, isGatewayError } from '@gateway/sdk';
+import { metricsRegistry, type Logger } from '@gateway/observability';
+import type { DashboardConfig } from '../config';
+import type { BusinessApi } from '../clients/business-api';
+import type { GatewayAdmin } from '../clients/gateway-admin';
+import { LoginAttemptStore, SessionStore } from '../persistence';
+import { requireMember } from './member';
+import { sendPage } from './respond';
+import { csrfTokenMatches, sameOrigin, Sessions } from './session';
+import { stylesheet } from './stylesheet';
+import { authRoutes } from './routes/auth';
+import { keyRoutes } from './routes/keys';
+import { paymentRoutes } from './routes/payments';
+import { sectionRoutes } from './routes/sections';
+import { errorPage } from './views/other';
+
+export interface DashboardAppDeps {
+  config: DashboardConfig;
+  dataSource: DataSource;
+  redis: Redis;
+  admin: GatewayAdmin;
+  api: BusinessApi;
+  logger: Logger;
+}
+
+/**
+ * No script but our own (there is none yet), no inline style, no framing, forms posted only here: a text that got past
+ * the escaping still could not run.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** The web app: sessions, CSRF, the pages; every action through the gateway's APIs. */
+export function createDashboardApp(deps: DashboardAppDeps): express.Express {
+  const { config } = deps;
+  const sessions = new Sessions(
+    new SessionStore(deps.redis, config.REDIS_PREFIX, config.SESSION_IDLE_SECONDS),
+    config.APP_ENV === 'production',
+    config.SESSION_IDLE_SECONDS,
+  );
+  const members = { dataSource: deps.dataSource, api: deps.api, sessions };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use((_req, res, next) => {
+    res.set({
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'same-origin',
+      ...(config.APP_ENV === 'production' ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const redisReady = deps.redis.status === 'ready';
+    const databaseReady = await deps.dataSource.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    res.status(redisReady && databaseReady ? 200 : 503).json({
+      status: redisReady && databaseReady ? 'ready' : 'not_ready',
+      checks: { redis: redisReady ? 'ok' : 'down', database: databaseReady ? 'ok' : 'down' },
+    });
+  });
+  // For the cluster's scraper only: the ingress routes no /metrics (docs/dashboard.md).
+  app.get('/metrics', async (_req, res) => {
+    res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  });
+  app.get('/static/app.css', (_req, res) => {
+    res.set('cache-control', 'public, max-age=3600').type('css').send(stylesheet);
+  });
+
+  app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 }));
+  app.use(sessions.load);
+  // Every state-changing request carries its session's CSRF token and, when the browser says, this site's origin.
+  app.use((req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (sameOrigin(req) && csrfTokenMatches(sessions.current(res), (req.body as { _csrf?: unknown })._csrf))
+      return next();
+    sendPage(
+      res,
+      403,
+      errorPage(undefined, 'Formulário expirado', 'Recarregue a página e envie o formulário de novo.'),
+    );
+  });
+
+  app.use(
+    authRoutes({
+      sessions,
+      admin: deps.admin,
+      members,
+      signUpOpen: config.APP_ENV === 'sandbox',
+      signUp: { dataSource: deps.dataSource, admin: deps.admin, api: deps.api },
+      signIn: {
+        dataSource: deps.dataSource,
+        attempts: new LoginAttemptStore(deps.redis, config.REDIS_PREFIX),
+        maxFailures: config.LOGIN_MAX_FAILURES,
+        lockSeconds: config.LOGIN_LOCK_SECONDS,
+        attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
+      },
+    }),
+  );
+  app.get('/', (_req, res) =>
+    res.redirect(303, sessions.current(res)?.data.userId ? '/pagamentos' : '/entrar'),
+  );
+  app.get('/dashboard', (_req, res) => res.redirect(303, '/'));
+
+  const signedIn = express.Router();
+  signedIn.use(requireMember(members));
+  signedIn.use(paymentRoutes(), keyRoutes(deps.admin), sectionRoutes(deps.dataSource));
+  app.use(signedIn);
+
+  app.use((_req: Request, res: Response) => {
+    sendPage(res, 404, errorPage(undefined, 'Página não encontrada', 'Não há nada neste endereço.'));
+  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const viewer = (res.locals.member as { viewer?: never } | undefined)?.viewer;
+    if (isGatewayError(err) && err.status === 404)
+      return sendPage(res, 404, errorPage(viewer, 'Não encontrado', 'Este item não existe nesta empresa.'));
+    if (err instanceof GatewayConnectionError)
+      return sendPage(
+        res,
+        503,
+        errorPage(viewer, 'Serviço indisponível', 'O gateway não respondeu. Tente de novo em instantes.'),
+      );
+    if (isGatewayError(err) && err.status === 429)
+      return sendPage(
+        res,
+        429,
+        errorPage(viewer, 'Muitas requisições', 'Aguarde alguns segundos e tente de novo.'),
+      );
+    // Logged by message and code only: an error of the gateway's client carries no key, and nothing else is logged.
+    deps.logger.error(
+      { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+      'dashboard request failed',
+    );
+    sendPage(res, 500, errorPage(viewer, 'Algo deu errado', 'Tente de novo em instantes.'));
+  });
+  return app;
+}

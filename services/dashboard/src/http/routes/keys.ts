@@ -1,0 +1,88 @@
+import { Router, type Response } from 'express';
+import type { GatewayAdmin } from '../../clients/gateway-admin';
+import { merchantKeysOf } from '../../application/shared/merchant-keys';
+import { rollMerchantKey } from '../../application/roll-merchant-key';
+import { formatDateTime } from '../../domain/format';
+import { revokeMerchantKey } from '../../application/revoke-merchant-key';
+import { roleAllows } from '../../domain/roles';
+import { memberOf, requirePermission, type Member } from '../member';
+import { route, sendPage } from '../respond';
+import { keysPage } from '../views/keys';
+
+/** The keys page, with a key just issued (shown this once) or a message. */
+export async function showKeys(
+  res: Response,
+  admin: GatewayAdmin,
+  member: Member,
+  extra: { status?: number; newKey?: string; notice?: string; error?: string } = {},
+): Promise<void> {
+  const keys = await merchantKeysOf(admin, member.business);
+  sendPage(
+    res,
+    extra.status ?? 200,
+    keysPage(member.viewer, {
+      keys,
+      timeZone: member.business.timeZone,
+      canWrite: roleAllows(member.role, 'api_keys:write'),
+      ...extra,
+    }),
+  );
+}
+
+/** Chaves de API: the business's keys; a new one (every scope, shown once); a revocation. */
+export function keyRoutes(admin: GatewayAdmin): Router {
+  const router = Router();
+  router.get(
+    '/chaves',
+    requirePermission('api_keys:read'),
+    route(async (_req, res) => showKeys(res, admin, memberOf(res))),
+  );
+  router.post(
+    '/chaves',
+    requirePermission('api_keys:write'),
+    route(async (_req, res) => {
+      const member = memberOf(res);
+      const issued = await admin.issueApiKey(member.business.id);
+      await showKeys(res, admin, member, { status: 201, newKey: issued.api_key, notice: 'Chave criada.' });
+    }),
+  );
+  router.post(
+    '/chaves/:prefix/revogar',
+    requirePermission('api_keys:write'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const outcome = await revokeMerchantKey(admin, member.business, String(req.params.prefix));
+      if (outcome === 'revoked')
+        return showKeys(res, admin, member, { notice: `Chave ${String(req.params.prefix)} revogada.` });
+      await showKeys(res, admin, member, {
+        status: outcome === 'not_found' ? 404 : 409,
+        error:
+          outcome === 'not_found'
+            ? 'Chave não encontrada.'
+            : 'Esta chave é a que o painel usa para agir pela empresa: ela não pode ser revogada aqui.',
+      });
+    }),
+  );
+  router.post(
+    '/chaves/:prefix/trocar',
+    requirePermission('api_keys:write'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const outcome = await rollMerchantKey(admin, member.business, String(req.params.prefix));
+      if (typeof outcome !== 'string')
+        return showKeys(res, admin, member, {
+          status: 201,
+          newKey: outcome.apiKey,
+          notice: `Chave trocada. A anterior funciona até ${formatDateTime(outcome.previousExpiresAt, member.business.timeZone)}.`,
+        });
+      await showKeys(res, admin, member, {
+        status: outcome === 'not_found' ? 404 : 409,
+        error:
+          outcome === 'not_found'
+            ? 'Chave não encontrada.'
+            : 'Esta chave não pode ser trocada: só uma chave ativa, e não a que o painel usa.',
+      });
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,98 @@
+import type { MerchantKey } from '../../application/shared/merchant-keys';
+import { formatDateTime } from '../../domain/format';
+import { alert, appPage, csrfField, type Viewer } from './layout';
+import { html, type Markup } from './html';
+
+const statusLabels: Record<MerchantKey['status'], string> = {
+  active: 'Ativa',
+  rolled: 'Trocada (válida até expirar)',
+  expired: 'Expirada',
+  revoked: 'Revogada',
+};
+
+/** Roll and revoke, each its own form; the buttons' names say which key. */
+function keyActions(csrfToken: string, keyPrefix: string): Markup {
+  const action = (verb: string, label: string, danger: boolean) =>
+    html`<form method="post" action=${`/chaves/${encodeURIComponent(keyPrefix)}/${verb}`}>
+      ${csrfField(csrfToken)}
+      <button
+        type="submit"
+        class=${danger ? 'danger' : undefined}
+        aria-label=${`${label} a chave ${keyPrefix}`}
+      >
+        ${label}
+      </button>
+    </form>`;
+  return html`<div class="actions">
+    ${action('trocar', 'Trocar', false)} ${action('revogar', 'Revogar', true)}
+  </div>`;
+}
+
+/** A new key, shown this once. */
+export function newKeyPanel(apiKey: string): Markup {
+  return html`<section class="new-key" aria-labelledby="nova-chave">
+    <h2 id="nova-chave">Sua nova chave de API</h2>
+    <p>Copie e guarde esta chave agora: ela não será mostrada de novo.</p>
+    <p><code class="secret" data-testid="nova-chave">${apiKey}</code></p>
+  </section>`;
+}
+
+export function keysPage(
+  viewer: Viewer,
+  options: {
+    keys: MerchantKey[];
+    timeZone: string;
+    canWrite: boolean;
+    newKey?: string;
+    notice?: string;
+    error?: string;
+  },
+): Markup {
+  return appPage(
+    viewer,
+    '/chaves',
+    'Chaves de API',
+    html`${alert('error', options.error)} ${alert('notice', options.notice)}
+      ${options.newKey ? newKeyPanel(options.newKey) : null}
+      ${
+        options.canWrite
+          ? html`<form method="post" action="/chaves">
+              ${csrfField(viewer.csrfToken)}
+              <button type="submit">Criar chave</button>
+            </form>`
+          : null
+      }
+      <table>
+        <caption>
+          Chaves da empresa (só o prefixo é mostrado)
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Prefixo</th>
+            <th scope="col">Permissões</th>
+            <th scope="col">Situação</th>
+            <th scope="col">Criada em</th>
+            <th scope="col"><span class="visually-hidden">Ações</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          ${options.keys.map(
+            (key) =>
+              html`<tr>
+                <td><code>${key.keyPrefix}</code>${key.dashboards ? ' (usada pelo painel)' : ''}</td>
+                <td>${key.scopes === null ? 'Todas' : key.scopes.join(', ')}</td>
+                <td>${statusLabels[key.status]}</td>
+                <td>${formatDateTime(key.createdAt, options.timeZone)}</td>
+                <td>
+                  ${
+                    options.canWrite && !key.dashboards && key.status === 'active'
+                      ? keyActions(viewer.csrfToken, key.keyPrefix)
+                      : null
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`,
+  );
+}

@@ -1,0 +1,228 @@
+import type { Payment, PaymentDetails, Refund } from '@gateway/sdk';
+import type { TimelineEntry } from '../../application/payment-timeline';
+import { formatBrl, formatDateTime } from '../../domain/format';
+import { alert, appPage, csrfField, type Viewer } from './layout';
+import { html, type Markup } from './html';
+
+export const paymentStatusLabels: Record<Payment['status'], string> = {
+  pending: 'Pendente',
+  processing: 'Em processamento',
+  paid: 'Pago',
+  failed: 'Falhou',
+  expired: 'Expirado',
+  cancelled: 'Cancelado',
+};
+
+const methodLabels: Record<Payment['method'], string> = { pix: 'PIX', crypto: 'Cripto' };
+
+const refundStatusLabels: Record<Refund['status'], string> = {
+  pending: 'Pendente',
+  succeeded: 'Concluído',
+  failed: 'Falhou',
+};
+
+const eventLabels: Record<TimelineEntry['type'], string> = {
+  'payment.created': 'Pagamento criado',
+  'payment.confirmed': 'Pagamento confirmado',
+  'payment.expired': 'Pagamento expirado',
+  'payment.failed': 'Pagamento falhou',
+  'payment.cancelled': 'Pagamento cancelado',
+  'refund.succeeded': 'Reembolso concluído',
+  'refund.failed': 'Reembolso falhou',
+  'payout.paid': 'Saque pago',
+  'payout.failed': 'Saque falhou',
+};
+
+/** The status a person reads: a paid payment refunded in whole or in part says so. */
+export function paymentStatusText(
+  payment: Pick<Payment, 'status' | 'amount_brl' | 'refunded_amount_brl'>,
+): string {
+  if (payment.status === 'paid' && payment.refunded_amount_brl > 0)
+    return payment.refunded_amount_brl >= payment.amount_brl ? 'Reembolsado' : 'Reembolsado em parte';
+  return paymentStatusLabels[payment.status];
+}
+
+export function paymentsPage(
+  viewer: Viewer,
+  options: {
+    payments: Payment[];
+    status?: string;
+    search?: string;
+    nextCursor?: string;
+    timeZone: string;
+    error?: string;
+  },
+): Markup {
+  const nextQuery = new URLSearchParams({
+    ...(options.status ? { status: options.status } : {}),
+    ...(options.nextCursor ? { depois: options.nextCursor } : {}),
+  });
+  return appPage(
+    viewer,
+    '/pagamentos',
+    'Pagamentos',
+    html`${alert('error', options.error)}
+      <form method="get" action="/pagamentos" class="filters" role="search">
+        <div class="field">
+          <label for="status">Situação</label>
+          <select id="status" name="status">
+            <option value="">Todas</option>
+            ${Object.entries(paymentStatusLabels).map(
+              ([value, label]) =>
+                html`<option value=${value} selected=${options.status === value}>${label}</option>`,
+            )}
+          </select>
+        </div>
+        <div class="field">
+          <label for="busca">Buscar por id</label>
+          <input id="busca" name="q" type="search" value=${options.search} placeholder="pay_..." />
+        </div>
+        <button type="submit">Filtrar</button>
+      </form>
+      ${
+        options.payments.length === 0
+          ? html`<p>Nenhum pagamento encontrado.</p>`
+          : html`<table>
+              <caption>
+                Pagamentos, do mais novo ao mais antigo
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Pagamento</th>
+                  <th scope="col">Valor</th>
+                  <th scope="col">Método</th>
+                  <th scope="col">Situação</th>
+                  <th scope="col">Criado em</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${options.payments.map(
+                  (payment) =>
+                    html`<tr>
+                      <td>
+                        <a href=${`/pagamentos/${encodeURIComponent(payment.payment_id)}`}
+                          ><code>${payment.payment_id}</code></a
+                        >
+                      </td>
+                      <td class="amount">${formatBrl(payment.amount_brl)}</td>
+                      <td>${methodLabels[payment.method]}</td>
+                      <td>
+                        <span class=${`status status-${payment.status}`}>${paymentStatusText(payment)}</span>
+                      </td>
+                      <td>${formatDateTime(payment.created_at, options.timeZone)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${options.nextCursor ? html`<p><a href=${`/pagamentos?${nextQuery.toString()}`}>Próxima página</a></p>` : null}`,
+  );
+}
+
+export function paymentPage(
+  viewer: Viewer,
+  options: {
+    payment: PaymentDetails;
+    refunds: Refund[];
+    timeline: TimelineEntry[];
+    timeZone: string;
+    canRefund: boolean;
+    notice?: string;
+    error?: string;
+  },
+): Markup {
+  const { payment, timeZone } = options;
+  const refundable = Math.round((payment.amount_brl - payment.refunded_amount_brl) * 100) / 100;
+  const row = (label: string, value: unknown) =>
+    html`<div>
+      <dt>${label}</dt>
+      <dd>${value}</dd>
+    </div>`;
+  return appPage(
+    viewer,
+    '/pagamentos',
+    `Pagamento ${payment.payment_id}`,
+    html`${alert('error', options.error)} ${alert('notice', options.notice)}
+      <p><a href="/pagamentos">Voltar aos pagamentos</a></p>
+      <dl class="details">
+        ${row('Situação', html`<span class=${`status status-${payment.status}`} data-testid="situacao">${paymentStatusText(payment)}</span>`)}
+        ${row('Valor', formatBrl(payment.amount_brl))} ${row('Tarifa', formatBrl(payment.fee_brl))}
+        ${row('Líquido', formatBrl(payment.net_amount_brl))}
+        ${row('Reembolsado', formatBrl(payment.refunded_amount_brl))}
+        ${row('Método', methodLabels[payment.method])} ${row('Cliente', payment.customer_id ?? '—')}
+        ${row('Criado em', formatDateTime(payment.created_at, timeZone))}
+        ${row('Atualizado em', formatDateTime(payment.updated_at, timeZone))}
+      </dl>
+      ${
+        options.canRefund && payment.status === 'paid' && refundable > 0
+          ? html`<form
+              method="post"
+              action=${`/pagamentos/${encodeURIComponent(payment.payment_id)}/reembolsar`}
+              class="refund"
+            >
+              ${csrfField(viewer.csrfToken)}
+              <h2>Reembolso</h2>
+              <div class="field">
+                <label for="valor">Valor do reembolso (até ${formatBrl(refundable)})</label>
+                <input
+                  id="valor"
+                  name="amount"
+                  inputmode="decimal"
+                  required
+                  value=${formatBrl(refundable).slice(3)}
+                />
+              </div>
+              <div class="field">
+                <label for="motivo">Motivo (opcional)</label>
+                <input id="motivo" name="reason" maxlength="140" />
+              </div>
+              <button type="submit" class="danger">Reembolsar</button>
+            </form>`
+          : null
+      }
+      <h2>Linha do tempo</h2>
+      ${
+        options.timeline.length === 0
+          ? html`<p>Nenhum evento recente deste pagamento.</p>`
+          : html`<ol class="timeline">
+              ${options.timeline.map(
+                (entry) =>
+                  html`<li>
+                    <time datetime=${entry.at}>${formatDateTime(entry.at, timeZone)}</time>${' — '}${
+                      eventLabels[entry.type]
+                    }
+                  </li>`,
+              )}
+            </ol>`
+      }
+      <h2>Reembolsos</h2>
+      ${
+        options.refunds.length === 0
+          ? html`<p>Nenhum reembolso.</p>`
+          : html`<table>
+              <caption>
+                Reembolsos deste pagamento
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Reembolso</th>
+                  <th scope="col">Valor</th>
+                  <th scope="col">Situação</th>
+                  <th scope="col">Motivo</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${options.refunds.map(
+                  (refund) =>
+                    html`<tr>
+                      <td><code>${refund.refund_id}</code></td>
+                      <td class="amount">${formatBrl(refund.amount_brl)}</td>
+                      <td>${refundStatusLabels[refund.status]}</td>
+                      <td>${refund.reason ?? '—'}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`,
+  );
+}

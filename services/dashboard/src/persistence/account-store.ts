@@ -1,0 +1,66 @@
+import type { EntityManager } from 'typeorm';
+import type { Role } from '../domain/roles';
+import { BusinessEntity } from './business.entity';
+import { MembershipEntity } from './membership.entity';
+import { UserEntity } from './user.entity';
+
+export function findUserByEmail(manager: EntityManager, email: string): Promise<UserEntity | null> {
+  return manager.findOneBy(UserEntity, { email });
+}
+
+export function findUser(manager: EntityManager, id: string): Promise<UserEntity | null> {
+  return manager.findOneBy(UserEntity, { id });
+}
+
+export function insertUser(
+  manager: EntityManager,
+  user: Pick<UserEntity, 'id' | 'email' | 'passwordHash'>,
+): Promise<UserEntity> {
+  return manager.save(manager.create(UserEntity, user));
+}
+
+export function insertBusiness(
+  manager: EntityManager,
+  business: Omit<BusinessEntity, 'createdAt'>,
+): Promise<BusinessEntity> {
+  return manager.save(manager.create(BusinessEntity, business));
+}
+
+export function findBusiness(manager: EntityManager, id: string): Promise<BusinessEntity | null> {
+  return manager.findOneBy(BusinessEntity, { id });
+}
+
+export function insertMembership(
+  manager: EntityManager,
+  membership: { userId: string; businessId: string; role: Role },
+): Promise<MembershipEntity> {
+  return manager.save(manager.create(MembershipEntity, membership));
+}
+
+/** The user's memberships, oldest first (the first is the business a sign-in opens). */
+export function membershipsOf(manager: EntityManager, userId: string): Promise<MembershipEntity[]> {
+  return manager.find(MembershipEntity, { where: { userId }, order: { createdAt: 'ASC' } });
+}
+
+export function findMembership(
+  manager: EntityManager,
+  userId: string,
+  businessId: string,
+): Promise<MembershipEntity | null> {
+  return manager.findOneBy(MembershipEntity, { userId, businessId });
+}
+
+/** A business's team, with each person's e-mail, oldest first. */
+export async function teamOf(
+  manager: EntityManager,
+  businessId: string,
+): Promise<Array<{ email: string; role: Role; createdAt: Date }>> {
+  const rows = await manager
+    .createQueryBuilder(MembershipEntity, 'm')
+    .innerJoin(UserEntity, 'u', 'u.id = m.user_id')
+    .select(['u.email AS email', 'm.role AS role', 'm.created_at AS created_at'])
+    .where('m.business_id = :businessId', { businessId })
+    .orderBy('m.created_at', 'ASC')
+    .getRawMany<{ email: string; role: Role; created_at: Date }>();
+  return rows.map((row) => ({ email: row.email, role: row.role, createdAt: row.created_at }));
+}

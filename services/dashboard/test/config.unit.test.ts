@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { refusedVariables } from '@gateway/testkit';
+import { loadDashboardConfig } from '../src/config';
+
+describe('the dashboard config', () => {
+  test('in production it refuses to start without its settings, naming each, and never takes a sandbox default', () => {
+    expect(refusedVariables(() => loadDashboardConfig({ APP_ENV: 'production' }))).toEqual([
+      'ADMIN_TOKEN',
+      'DASHBOARD_SEAL_KEY',
+      'DATABASE_URL',
+      'GATEWAY_URL',
+      'REDIS_URL',
+    ]);
+    const sandbox = loadDashboardConfig({ APP_ENV: 'sandbox' });
+    const production = {
+      APP_ENV: 'production',
+      DATABASE_URL: 'postgres://gateway:secret@db.internal:5432/gateway',
+      REDIS_URL: 'redis://redis.internal:6379',
+      GATEWAY_URL: 'http://api-gateway',
+      ADMIN_TOKEN: randomBytes(32).toString('hex'),
+      DASHBOARD_SEAL_KEY: randomBytes(32).toString('base64'),
+    };
+    expect(loadDashboardConfig(production)).toMatchObject({
+      DASHBOARD_PORT: 3080,
+      GATEWAY_URL: 'http://api-gateway',
+    });
+    // The sandbox's own secrets are public: production refuses them even when set explicitly.
+    for (const name of ['ADMIN_TOKEN', 'DASHBOARD_SEAL_KEY'] as const)
+      expect(
+        refusedVariables(() => loadDashboardConfig({ ...production, [name]: String(sandbox[name]) })),
+      ).toEqual([name]);
+  });
+
+  test('the sandbox runs with its defaults; a seal key must be 32 bytes', () => {
+    expect(loadDashboardConfig({ APP_ENV: 'sandbox' })).toMatchObject({
+      DASHBOARD_PORT: 3080,
+      GATEWAY_URL: 'http://127.0.0.1:3000',
+      SESSION_IDLE_SECONDS: 28_800,
+      LOGIN_MAX_FAILURES: 5,
+    });
+    expect(
+      refusedVariables(() =>
+        loadDashboardConfig({ APP_ENV: 'sandbox', DASHBOARD_SEAL_KEY: randomBytes(16).toString('base64') }),
+      ),
+    ).toEqual(['DASHBOARD_SEAL_KEY']);
+  });
+});
