@@ -15,6 +15,7 @@ import {
   type RunningStack,
   WebhookReceiver,
 } from '@gateway/testkit';
+import { differencesWithTheRails } from './books-vs-rails';
 import { DatabaseFaults } from './database-faults';
 import { DatabaseProxy } from './database-proxy';
 import type { Fault, FaultTargets } from './faults';
@@ -48,6 +49,8 @@ const logDirectory = join(__dirname, '../../../artifacts/faults');
 
 /** How long the stack gets to be ready again after a fault is given back. */
 const RECOVERY_TIMEOUT_MS = 90_000;
+/** How long the books may take to agree with the rails once the run has settled (nothing left in flight). */
+const BOOKS_VS_RAILS_TIMEOUT_MS = 60_000;
 
 export interface FaultRunOptions {
   load: LoadOptions;
@@ -122,6 +125,9 @@ export class FaultRun {
           WEBHOOK_TIMEOUT_MS: String(faultRunTiming.webhookTimeoutMs),
           DELIVERY_LEASE_MS: String(faultRunTiming.deliveryLeaseMs),
           WEBHOOK_RETRY_SCHEDULE,
+          // Reconciled on demand once the run settles (the books against the rails), with a second of grace.
+          RECONCILIATION_INTERVAL_SECONDS: '0',
+          RECONCILIATION_GRACE_SECONDS: '1',
         },
         {
           databaseUrlForServices: (url) => proxy.urlFor(url),
@@ -213,7 +219,14 @@ export class FaultRun {
     const checked = settled ?? (await checkInvariants(sources));
     const report: InvariantReport = {
       figures: checked.figures,
-      invariants: [...checked.invariants, { name: invariantNames.recovered, violations: this.notRecovered }],
+      invariants: [
+        ...checked.invariants,
+        {
+          name: invariantNames.booksMatchRails,
+          violations: await differencesWithTheRails(this.targets.stack, BOOKS_VS_RAILS_TIMEOUT_MS),
+        },
+        { name: invariantNames.recovered, violations: this.notRecovered },
+      ],
     };
     const parkedQueues = report.invariants.find((i) => i.name === invariantNames.noParked)!.violations.length
       ? (await this.targets.broker.queueDepths())

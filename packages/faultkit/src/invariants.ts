@@ -46,6 +46,8 @@ export const invariantNames = {
   booksBalance:
     'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid ' +
     'net less its paid payouts and succeeded refunds; each of its four balances its own entries; pending what its unsettled payments have left',
+  booksMatchRails:
+    'reconciliation finds no difference between the books and the rails (PSP account, its Pix in and out, the wallet)',
   noParked: 'no parked message',
   noUnsent: 'no unsent outbox row',
   no500: 'no 500 seen by any client (nor any request given up)',
