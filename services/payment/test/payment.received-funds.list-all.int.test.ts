@@ -1,4 +1,5 @@
 import {
+  assignReceivedFunds,
   cryptoTransferUnapplied,
   listAllReceivedFunds,
   listReceivedFunds,
@@ -31,6 +32,10 @@ describe('payment.received-funds.list-all.v1', () => {
     const transfer = aCryptoTransferUnapplied(view.payment, {
       reason,
       amount_base_units: reason === 'unreadable' ? null : '2500000',
+      // Valued at the quote of its arrival (one USDC for R$ 5), so it can be returned by hand.
+      ...(reason === 'unreadable'
+        ? {}
+        : { quote: { token: 'usdc' as const, token_per_brl: '1/5', quoted_at: new Date().toISOString() } }),
     });
     await h.client.publish(cryptoTransferUnapplied, transfer);
     const [record] = await waitFor(
@@ -62,11 +67,15 @@ describe('payment.received-funds.list-all.v1', () => {
         ...second.record,
         payment_id: second.paymentId,
         business_id: second.businessId,
+        return_reference: null,
+        return_failure_reason: null,
       },
       {
         ...first.record,
         payment_id: first.paymentId,
         business_id: first.businessId,
+        return_reference: null,
+        return_failure_reason: null,
       },
     ]);
     expect(ours[0]).toMatchObject({ reference: second.signature, amount_base_units: null, status: 'held' });
@@ -125,7 +134,7 @@ describe('payment.received-funds.list-all.v1', () => {
     expect((await listAll({ status: 'held' })).some((item) => item.payment_id === unknown)).toBe(true);
   });
 
-  test("one instruction's money kept by two payments and returned through one shows returned on both, held on none", async () => {
+  test("one instruction's money kept by two payments is returned by hand through neither, and once the operator assigns it, held on none", async () => {
     const signature = `${Date.now()}`.padEnd(87, '8');
     const kept = [];
     for (const name of ['A', 'B']) {
@@ -133,7 +142,12 @@ describe('payment.received-funds.list-all.v1', () => {
       const view = await h.createPayment(businessId, { method: 'crypto', token: 'usdc' });
       await h.client.publish(
         cryptoTransferUnapplied,
-        aCryptoTransferUnapplied(view.payment, { reason: 'ambiguous', signature, instruction: '1' }),
+        aCryptoTransferUnapplied(view.payment, {
+          reason: 'ambiguous',
+          signature,
+          instruction: '1',
+          quote: { token: 'usdc', token_per_brl: '1/5', quoted_at: new Date().toISOString() },
+        }),
       );
       const [record] = await waitFor(
         async () => {
@@ -158,28 +172,35 @@ describe('payment.received-funds.list-all.v1', () => {
       ].sort(),
     );
 
-    const returned = await h.request(returnReceivedFunds, {
+    // No business takes it by its own word; the operator assigns it, through A.
+    const byHand = await h.request(returnReceivedFunds, {
       business_id: a.businessId,
       payment_id: a.paymentId,
       funds_id: a.record.funds_id,
     });
-    expect(returned.ok).toBe(true);
-
-    expect(ours(await listAll({ status: 'held' }))).toEqual([]);
-    expect(ours(await listAll({ status: 'returned' })).sort()).toEqual(
+    expect(byHand).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+    expect(ours(await listAll({ status: 'held' })).sort()).toEqual(
       [
-        [a.paymentId, 'returned'],
-        [b.paymentId, 'returned'],
+        [a.paymentId, 'held'],
+        [b.paymentId, 'held'],
       ].sort(),
     );
-    const merchantB = await h.request(listReceivedFunds, {
+    const assigned = await h.request(assignReceivedFunds, { funds_id: a.record.funds_id });
+    expect(assigned.ok).toBe(true);
+
+    expect(ours(await listAll({ status: 'held' }))).toEqual([]);
+    expect(ours(await listAll({ status: 'assigned' })).sort()).toEqual(
+      [
+        [a.paymentId, 'assigned'],
+        [b.paymentId, 'assigned'],
+      ].sort(),
+    );
+    const againThroughB = await h.request(returnReceivedFunds, {
       business_id: b.businessId,
       payment_id: b.paymentId,
-      limit: 10,
+      funds_id: b.record.funds_id,
     });
-    expect(merchantB.ok && merchantB.result.data).toEqual([
-      expect.objectContaining({ funds_id: b.record.funds_id, status: 'returned', returned_by: 'manual' }),
-    ]);
+    expect(againThroughB).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
   });
 
   test('pages newest first without gaps or repeats; an unknown starting_after is INVALID_FIELDS', async () => {

@@ -273,6 +273,19 @@ describe('received funds tell the books: in, returned, assigned', () => {
         ok: false,
         error: { code: 'INVALID_STATUS', message: expect.stringContaining('não é conhecido') },
       });
+      // Nor recorded returned by hand: the business would be credited nothing and the money leave the operator's
+      // reach; it stays held, for the operator to send back.
+      expect(
+        await h.request(returnReceivedFunds, {
+          business_id: businessId,
+          payment_id: paymentId,
+          funds_id: late!.funds_id,
+        }),
+      ).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_STATUS', message: expect.stringContaining('não é conhecido') },
+      });
+      expect((await fundsOf(businessId, paymentId))[0]).toMatchObject({ status: 'held', returned_by: null });
     },
   );
 

@@ -1,8 +1,15 @@
 import { MANUAL_RETURN, type ReceivedFundsItem, type ReturnReceivedFunds } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
+import type { EntityManager } from 'typeorm';
 import { counter } from '@gateway/observability';
 import { toReceivedFundsItem, tokenDecimalsOf, whyFundsNotHeld } from '../domain/funds';
-import { findReceivedFunds, lockPayment, markFundsReturnedByHand } from '../persistence';
+import {
+  findReceivedFunds,
+  isMoneyOfSeveralPayments,
+  lockPayment,
+  markFundsReturnedByHand,
+  type ReceivedFundsEntity,
+} from '../persistence';
 import { suspenseCreditFee, type DefaultFees } from './shared/fee-rules';
 import { emitFundsReturned } from './shared/received-funds-events';
 
@@ -40,7 +47,7 @@ export function returnReceivedFunds(
     if (!returned) {
       const funds = await findReceivedFunds(tx.manager, payment.id, command.funds_id);
       if (!funds) throw notFound();
-      throw new CommandError('INVALID_STATUS', whyFundsNotHeld(funds));
+      throw new CommandError('INVALID_STATUS', await whyNotReturnableByHand(tx.manager, funds));
     }
     const fee = await suspenseCreditFee(tx.manager, deps.defaultFees, payment.businessId, returned);
     await emitFundsReturned(tx, returned, payment.businessId, MANUAL_RETURN, null, fee);
@@ -51,4 +58,17 @@ export function returnReceivedFunds(
     );
     return toReceivedFundsItem(returned, tokenDecimalsOf(payment.instructions));
   });
+}
+
+/**
+ * Why held-looking funds cannot be recorded returned by hand: not held (see whyFundsNotHeld), or held but no business's
+ * to take by its own word: money several payments' references named, or tokens whose value in BRL is not known.
+ */
+async function whyNotReturnableByHand(manager: EntityManager, funds: ReceivedFundsEntity): Promise<string> {
+  const held = funds.returnedBy === null && funds.assignedPaymentId === null && funds.kind !== 'unreadable';
+  if (held && (await isMoneyOfSeveralPayments(manager, funds.fundsId)))
+    return 'Esta transferência nomeia vários pagamentos: o dinheiro não é de nenhum deles até que o operador o atribua ou devolva ao pagador.';
+  if (held && funds.valuedCentavos === null)
+    return 'O valor destes fundos em reais não é conhecido (tokens sem cotação): só o operador pode devolvê-los ao pagador.';
+  return whyFundsNotHeld(funds);
 }

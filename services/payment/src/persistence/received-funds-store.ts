@@ -10,10 +10,30 @@ import { ReceivedFundsEntity } from './received-funds.entity';
  * payments is kept by each — has been returned (or is being returned) or assigned, and `condition` on `same` holds.
  */
 export const sameMoneyReturnedElsewhere = (alias: string, condition = 'true'): string =>
-  `EXISTS (SELECT 1 FROM received_funds same
+  sameMoneyElsewhere(
+    alias,
+    `(same.returned_by IS NOT NULL OR same.assigned_at IS NOT NULL) AND ${condition}`,
+  );
+
+/** Another record (`same`) of the money `alias` is, kept by another payment the same instruction named. */
+const sameMoneyNamedElsewhere = (alias: string): string =>
+  sameMoneyElsewhere(alias, `same.payment_id <> ${alias}.payment_id`);
+
+function sameMoneyElsewhere(alias: string, condition: string): string {
+  return `EXISTS (SELECT 1 FROM received_funds same
      WHERE same.rail = ${alias}.rail AND same.rail_reference = ${alias}.rail_reference
        AND same.instruction = ${alias}.instruction AND same.instruction <> '' AND same.id <> ${alias}.id
-       AND (same.returned_by IS NOT NULL OR same.assigned_at IS NOT NULL) AND ${condition})`;
+       AND ${condition})`;
+}
+
+/** Whether the money of these funds was named by several payments (one instruction naming their references). */
+export async function isMoneyOfSeveralPayments(manager: EntityManager, fundsId: string): Promise<boolean> {
+  const [row] = (await manager.query(
+    `SELECT ${sameMoneyNamedElsewhere('received_funds')} AS several FROM received_funds WHERE funds_id = $1`,
+    [fundsId],
+  )) as Array<{ several: boolean }>;
+  return row?.several === true;
+}
 
 /** The payment's overpayment excess still held, locked until the transaction ends; null when there is none. */
 export async function lockHeldExcess(
@@ -52,9 +72,11 @@ export async function markFundsReturnedByRefund(
 
 /**
  * Marks held funds of the payment as returned by hand now; null when they are not held (or not the payment's), when
- * their amount is not known yet (`unreadable`), or when the same money (one transfer instruction naming several
- * payments, kept by each) was returned through another payment already. Returns of one instruction's money queue on
- * a lock of their own, whichever payments they go through; the database refuses a second one regardless.
+ * their amount is not known yet (`unreadable`) or their value in BRL is not (tokens that arrived with no quote: the
+ * business would be credited nothing, and the money would leave the operator's reach), or when the same money was
+ * named by several payments (one transfer instruction naming their references: it is no one's until the operator
+ * assigns or returns it, so no business takes it by its own word). Returns of one instruction's money queue on a
+ * lock of their own, whichever payments they go through; the database refuses a second one regardless.
  */
 export async function markFundsReturnedByHand(
   manager: EntityManager,
@@ -73,7 +95,8 @@ export async function markFundsReturnedByHand(
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds SET returned_by = $3, returned_at = now()
       WHERE funds_id = $1 AND payment_id = $2 AND returned_by IS NULL AND assigned_at IS NULL
-        AND kind <> 'unreadable' AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
+        AND kind <> 'unreadable' AND valued_centavos IS NOT NULL
+        AND NOT ${sameMoneyNamedElsewhere('received_funds')} AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
       RETURNING id`,
     [fundsId, paymentId, MANUAL_RETURN],
   );
