@@ -174,7 +174,7 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     }
   });
 
-  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, rail errors, stuck payments, unreadable transactions', () => {
+  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, rail errors, stuck payments, unreadable transactions, payout outcome conflicts', () => {
     const alerts = groups.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined);
     const recorded = new Map(
       groups
@@ -195,6 +195,7 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     expect(alertOn('solana_watcher_rpc_request_duration_seconds_count')).toEqual(['SolanaRpcErrorRatioHigh']);
     expect(alertOn('payment_stuck_payment_oldest_seconds')).toEqual(['PaymentsStuckOpen']);
     expect(alertOn('solana_watcher_transactions_unread')).toEqual(['SolanaTransactionsUnread']);
+    expect(alertOn('ledger_payout_outcome_conflicts_total')).toEqual(['PayoutOutcomeConflict']);
     expect(alerts.find((rule) => rule.alert === 'MessagesParked')?.expr).toMatch(/> 0$/);
   });
 });

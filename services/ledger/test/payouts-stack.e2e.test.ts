@@ -109,7 +109,7 @@ describe('payouts in the stack', () => {
     });
 
     // The PSP's outcome told again (a redelivery, a replay), then the other outcome: nothing more is posted. The
-    // contradiction's warning says the ledger has read every one of them.
+    // contradiction's error line says the ledger has read every one of them.
     const settled = {
       payout_id: payoutId,
       outcome: 'paid' as const,

@@ -9,6 +9,7 @@ import {
   type PayoutRecord,
   type PixPayoutSettled,
 } from '@gateway/contracts';
+import { metricsRegistry } from '@gateway/observability';
 import { aPaymentEvent, waitFor } from '@gateway/testkit';
 import { booksDisagreements } from './support/books';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
@@ -255,6 +256,33 @@ describe('payouts in the ledger', () => {
       await ok(bed.request(getPayout, { business_id: businessId, payout_id: payout.payout_id })),
     ).toEqual(read);
     expect(await outboxed('payout.paid.v1', payout.payout_id)).toEqual([]);
+    await expectBooksConsistent(bed);
+  });
+
+  test('an outcome contradicting a final payout is counted once per message, by the outcome reported; the same outcome again is not', async () => {
+    const conflicts = async (outcome: 'paid' | 'failed') => {
+      const metric = await metricsRegistry.getSingleMetric('ledger_payout_outcome_conflicts_total')?.get();
+      return metric?.values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
+    };
+    const before = { paid: await conflicts('paid'), failed: await conflicts('failed') };
+    const businessId = await businessWith(5_000);
+    const failed = await ok(bed.request(createPayout, { business_id: businessId, amount_centavos: 2_000 }));
+    const paid = await ok(bed.request(createPayout, { business_id: businessId, amount_centavos: 3_000 }));
+    await bed.payoutSettled(settled(failed.payout_id, 'failed'));
+    await bed.payoutSettled(settled(paid.payout_id, 'paid'));
+    await bed.payoutSettled(settled(paid.payout_id, 'paid'));
+    expect({ paid: await conflicts('paid'), failed: await conflicts('failed') }).toEqual(before);
+
+    // Money left for a payout the books say failed; a failure reported for one the books say paid.
+    const messageId = newPublicId('msg');
+    await bed.payoutSettled(settled(failed.payout_id, 'paid'), messageId);
+    await bed.payoutSettled(settled(failed.payout_id, 'paid'), messageId);
+    await bed.payoutSettled(settled(paid.payout_id, 'failed'));
+    expect({ paid: await conflicts('paid'), failed: await conflicts('failed') }).toEqual({
+      paid: before.paid + 1,
+      failed: before.failed + 1,
+    });
+    expect(await balanceOf(businessId)).toMatchObject({ available_centavos: 2_000, reserved_centavos: 0 });
     await expectBooksConsistent(bed);
   });
 

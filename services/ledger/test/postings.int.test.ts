@@ -431,6 +431,31 @@ describe('the database refuses what the books forbid', () => {
       await expectBooksConsistent(bed);
     });
 
+    test('a balance or a settlement can be neither deleted nor truncated', async () => {
+      const businessId = await businessWithPending();
+      const settlementsOf = () =>
+        bed.sql<{ remaining_centavos: string }>(
+          `SELECT remaining_centavos FROM settlements WHERE business_id = $1`,
+          [businessId],
+        );
+      const [settlement] = await settlementsOf();
+
+      for (const statement of [
+        `DELETE FROM balances WHERE business_id = $1`,
+        `DELETE FROM settlements WHERE business_id = $1`,
+      ])
+        await expect(bed.sql(statement, [businessId])).rejects.toThrow(/never removed/);
+      for (const table of ['balances', 'settlements'])
+        await expect(bed.sql(`TRUNCATE ${table} CASCADE`)).rejects.toThrow(/never removed/);
+
+      expect(await balanceOf(bed, businessId)).toMatchObject({
+        available_centavos: 10_000,
+        pending_centavos: 0,
+      });
+      expect(await settlementsOf()).toEqual([settlement]);
+      await expectBooksConsistent(bed);
+    });
+
     test('a balance changed as its entries moved, in any number of steps, is accepted', async () => {
       const businessId = await businessWithPending();
       await inOneTransaction(

@@ -22,6 +22,7 @@ import {
   takeParkedMessages,
   waitFor,
 } from '@gateway/testkit';
+import { createEnvelope } from '@gateway/messaging';
 import { ledgerServiceForTheseTests } from './support/ledger-service';
 
 // Money that belongs to no payment yet (suspense) and disputes, published on the real broker as their producers
@@ -401,6 +402,43 @@ describe('the ledger books money in suspense and disputes, once each', () => {
           net_centavos: -2_000,
         }),
       ]);
+      await expectBooksConsistent();
+    });
+
+    test("a closing naming another business than the opening is parked and moves neither business's money", async () => {
+      const owner = await businessWithMoney();
+      const other = await businessWithMoney();
+      const dispute = aDispute(owner, 3_000);
+      await post(disputeCreated, disputeEvent(dispute, 'open'));
+      // The other business has as much blocked: a closing posted to it would go through.
+      await post(disputeCreated, disputeEvent(aDispute(other, 3_000), 'open'));
+      const before = await Promise.all([balanceOf(owner.businessId), balanceOf(other.businessId)]);
+
+      for (const status of ['won', 'lost'] as const) {
+        const forged = disputeEvent({ ...dispute, business_id: other.businessId }, status);
+        const envelope = createEnvelope(disputeClosed, forged);
+        const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'events', envelope);
+        expect(parked).toEqual([
+          expect.objectContaining({
+            messageId: envelope.id,
+            reason: expect.stringMatching(/another business than its opening/),
+          }),
+        ]);
+      }
+
+      expect(await journalsNamed(`dispute:closed:${dispute.dispute_id}`)).toBe(0);
+      expect(await Promise.all([balanceOf(owner.businessId), balanceOf(other.businessId)])).toEqual(before);
+      expect(before.map((balance) => balance.blocked_centavos)).toEqual([3_000, 3_000]);
+      // The dispute stays open: its real closing still posts, to the business it blocked.
+      await post(disputeClosed, disputeEvent(dispute, 'won'));
+      expect(await balanceOf(owner.businessId)).toMatchObject({
+        available_centavos: 9_900,
+        blocked_centavos: 0,
+      });
+      expect(await balanceOf(other.businessId)).toMatchObject({
+        available_centavos: 6_900,
+        blocked_centavos: 3_000,
+      });
       await expectBooksConsistent();
     });
 

@@ -1,11 +1,13 @@
 import { newPublicId, type DisputeEventPayload, type FundsReceived } from '@gateway/contracts';
 import {
+  closedDisputeContradiction,
   disputeClosedPosting,
   disputeOpenedPosting,
   fundsReceivedPosting,
   fundsReturnedPosting,
   journalSum,
   suspenseCreditPosting,
+  type OpenedDispute,
   type Posting,
   type SettlementDelays,
 } from '../src/domain/posting-rules';
@@ -50,6 +52,12 @@ const dispute = (status: 'open' | 'won' | 'lost'): DisputeEventPayload => ({
     updated_at: '2026-11-29T14:00:00.000Z',
   },
 });
+/** The dispute as its opening posted it. */
+const openedDispute: OpenedDispute = {
+  businessId: 'biz_aaaaaaaaaaaaaaaaaaaaaaaa',
+  paymentId: 'pay_aaaaaaaaaaaaaaaaaaaaaaaa',
+  amountCentavos: 3_000,
+};
 const delays: SettlementDelays = { pix: 86_400, crypto: 3_600 };
 /** What a posting changes of the business's four balances equals the net of its balance transaction (or 0). */
 const balanced = (posting: Posting) =>
@@ -199,12 +207,12 @@ describe('posting rules of suspense and disputes', () => {
     expect(opened.balanceTransaction).toBeNull();
     expect(balanced(opened)).toBe(true);
 
-    const won = disputeClosedPosting(dispute('won'), 3_000);
+    const won = disputeClosedPosting(dispute('won'), openedDispute);
     expect(won.deltas).toEqual({ available: 3_000, pending: 0, reserved: 0, blocked: -3_000 });
     expect(won.balanceTransaction).toMatchObject({ type: 'dispute_won', amountCentavos: 0, netCentavos: 0 });
     expect(balanced(won)).toBe(true);
 
-    const lost = disputeClosedPosting(dispute('lost'), 3_000);
+    const lost = disputeClosedPosting(dispute('lost'), openedDispute);
     expect(lost.lines).toEqual([
       { account: 'blocked', businessId: 'biz_aaaaaaaaaaaaaaaaaaaaaaaa', amountCentavos: 3_000 },
       { account: 'cash_psp', businessId: null, amountCentavos: -3_000 },
@@ -217,5 +225,34 @@ describe('posting rules of suspense and disputes', () => {
     expect(balanced(lost)).toBe(true);
     // Closed once, won or lost.
     expect(won.causeKey).toBe(lost.causeKey);
+  });
+
+  test("a dispute's closing moves what its opening blocked, of the business it blocked; one naming anything else contradicts it", () => {
+    const won = dispute('won');
+    expect(closedDisputeContradiction(won, openedDispute)).toBeNull();
+    const elsewhere = 'biz_bbbbbbbbbbbbbbbbbbbbbbbb';
+    const contradictions = [
+      { ...won, business_id: elsewhere },
+      { ...won, dispute: { ...won.dispute, business_id: elsewhere } },
+      { ...won, business_id: elsewhere, dispute: { ...won.dispute, business_id: elsewhere } },
+      { ...won, dispute: { ...won.dispute, payment_id: 'pay_bbbbbbbbbbbbbbbbbbbbbbbb' } },
+      { ...won, dispute: { ...won.dispute, amount_centavos: 2_999 } },
+    ].map((event) => closedDisputeContradiction(event, openedDispute));
+    expect(contradictions).toEqual([
+      expect.stringMatching(/another business than its opening$/),
+      expect.stringMatching(/another business than its opening$/),
+      expect.stringMatching(/another business than its opening$/),
+      expect.stringMatching(/another payment than its opening$/),
+      expect.stringMatching(/another amount than its opening$/),
+    ]);
+
+    // The posting itself never reads the business, payment or amount the event names.
+    const forged = { ...won, business_id: elsewhere, dispute: { ...won.dispute, business_id: elsewhere } };
+    const posted = disputeClosedPosting(forged, openedDispute);
+    expect(posted.businessId).toBe(openedDispute.businessId);
+    expect(posted.lines.map((line) => line.businessId)).toEqual([
+      openedDispute.businessId,
+      openedDispute.businessId,
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { DisputeEventPayload } from '@gateway/contracts';
-import { disputeClosedPosting } from '../domain/posting-rules';
+import { InvalidMessageError } from '@gateway/messaging';
+import { closedDisputeContradiction, disputeClosedPosting } from '../domain/posting-rules';
 import { closeDispute, lockBalance, lockDispute } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
 import { claimAndWrite } from './shared/write-posting';
@@ -9,7 +10,9 @@ import { claimAndWrite } from './shared/write-posting';
  * `dispute.closed.v1`: won, the blocked amount goes back to `available` (a `dispute_won` balance transaction of zero);
  * lost, it leaves `blocked` for the PSP account the payer's bank took it from (a `dispute` balance transaction of −D).
  * One journal per dispute's closing (`dispute:closed:<dispute_id>`: won or lost, never both). A closing whose opening
- * is not posted yet waits for it (the broker delivers it again).
+ * is not posted yet waits for it (the broker delivers it again). It moves the money of the business the opening
+ * blocked, by what it blocked: a closing naming another business, payment or amount is refused as a poison message
+ * (parked, logged as an error) and moves nothing.
  */
 export async function postClosedDispute(
   dataSource: DataSource,
@@ -21,9 +24,11 @@ export async function postClosedDispute(
   const posted = await dataSource.transaction(async (manager) => {
     const opened = await lockDispute(manager, dispute.dispute_id);
     if (!opened) throw new Error(`dispute ${dispute.dispute_id}: closed before its opening was posted`);
+    const contradiction = closedDisputeContradiction(event, opened);
+    if (contradiction !== null) throw new InvalidMessageError(contradiction);
     if (opened.status !== 'open') return false;
-    await lockBalance(manager, dispute.business_id);
-    const journalId = await claimAndWrite(manager, disputeClosedPosting(event, opened.amountCentavos));
+    await lockBalance(manager, opened.businessId);
+    const journalId = await claimAndWrite(manager, disputeClosedPosting(event, opened));
     if (journalId === null) return false;
     await closeDispute(manager, dispute.dispute_id, {
       status: outcome,

@@ -6,11 +6,20 @@ import {
   type PixPayoutSettled,
 } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import { counter } from '@gateway/observability';
 import { settledPayoutOutcome, toPayoutRecord } from '../domain/payout';
 import { payoutSettledPosting } from '../domain/posting-rules';
 import { claimJournal, lockBalance, lockPayout, markPayoutSettled } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
 import { writeJournal } from './shared/write-journal';
+
+const outcomeConflicts = counter(
+  'ledger_payout_outcome_conflicts_total',
+  'PSP outcomes contradicting a final payout (paid after failed, failed after paid): the books and the PSP disagree about money that moved, for an operator to settle',
+  ['outcome'],
+);
+// Served at zero from the start, so the first conflict is an increase Prometheus sees.
+for (const outcome of ['paid', 'failed'] as const) outcomeConflicts.inc({ outcome }, 0);
 
 /** What a PSP outcome did: posted, or why nothing (the payout unknown, final already, or final the other way). */
 export type SettledPayoutResult =
@@ -23,7 +32,8 @@ export type SettledPayoutResult =
  * payout's new status and its public event (`payout.paid` / `payout.failed`). Paid: the reserved amount leaves the
  * PSP account and the business's statement gets its `payout` line. Failed: the amount is available again. Once per
  * message (inbox) and once per payout (only a pending payout settles); an outcome for a payout the ledger does not
- * know, or contradicting a final one, posts nothing and is answered for the handler to report.
+ * know, or contradicting a final one, posts nothing and is answered for the handler to report; a contradiction is
+ * counted once per message (`ledger_payout_outcome_conflicts_total`, by the outcome reported), as it commits.
  */
 export function postSettledPayout(
   uow: UnitOfWork,
@@ -34,6 +44,7 @@ export function postSettledPayout(
     const payout = await lockPayout(tx.manager, settled.payout_id);
     if (!payout) return { result: 'unknown_payout' };
     const decision = settledPayoutOutcome(payout.status, settled);
+    if (decision === 'contradicts') tx.afterCommit(() => outcomeConflicts.inc({ outcome: settled.outcome }));
     if (decision !== 'settle') return { result: decision, status: payout.status };
     const settledAt = new Date(settled.settled_at);
     const posting = payoutSettledPosting(

@@ -440,16 +440,44 @@ export function disputeOpenedPosting(event: DisputeEventPayload): Posting {
   });
 }
 
+/** A dispute as its opening was posted: whose money it blocked, for which payment, and how much. */
+export interface OpenedDispute {
+  businessId: string;
+  paymentId: string;
+  amountCentavos: number;
+}
+
 /**
- * A dispute closed; `blockedCentavos` is what its opening blocked. Won: it goes back from `blocked` to `available`,
- * and a `dispute_won` balance transaction of zero says so on the statement (the business's total did not change).
- * Lost: the payer's bank took it back out of the PSP account (`cash_psp`), so it leaves `blocked` and the business is
- * owed that much less: a `dispute` balance transaction of −D. The fee is not returned, as for a refund.
+ * Why a closing cannot be posted against the dispute its opening posted, or null when it agrees: it names another
+ * business (at the top or in the dispute), another payment or another amount. The closing moves the opening's money
+ * back or out, so a wrong or forged producer event must never reach another business's `blocked`.
  */
-export function disputeClosedPosting(event: DisputeEventPayload, blockedCentavos: number): Posting {
+export function closedDisputeContradiction(event: DisputeEventPayload, opened: OpenedDispute): string | null {
   const { dispute } = event;
-  const amount = blockedCentavos;
-  const businessId = dispute.business_id;
+  const named = {
+    business: [event.business_id, dispute.business_id],
+    payment: [dispute.payment_id],
+    amount: [dispute.amount_centavos],
+  };
+  const posted = { business: opened.businessId, payment: opened.paymentId, amount: opened.amountCentavos };
+  const differing = (Object.keys(named) as Array<keyof typeof named>).filter((field) =>
+    named[field].some((value) => value !== posted[field]),
+  );
+  return differing.length === 0
+    ? null
+    : `dispute ${dispute.dispute_id}: its closing names another ${differing.join(', ')} than its opening`;
+}
+
+/**
+ * A dispute closed, posted against its opening (`opened`: its business, payment and the amount it blocked; never
+ * what the closing event names). Won: it goes back from `blocked` to `available`, and a `dispute_won` balance
+ * transaction of zero says so on the statement (the business's total did not change). Lost: the payer's bank took it
+ * back out of the PSP account (`cash_psp`), so it leaves `blocked` and the business is owed that much less: a
+ * `dispute` balance transaction of −D. The fee is not returned, as for a refund.
+ */
+export function disputeClosedPosting(event: DisputeEventPayload, opened: OpenedDispute): Posting {
+  const { dispute } = event;
+  const { businessId, paymentId, amountCentavos: amount } = opened;
   const closedAt = new Date(event.occurred_at);
   const won = dispute.status === 'won';
   return posting({
@@ -472,8 +500,8 @@ export function disputeClosedPosting(event: DisputeEventPayload, blockedCentavos
       availableOn: closedAt,
       occurredAt: closedAt,
       description: won
-        ? `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} ganha: valor liberado`
-        : `Disputa ${dispute.dispute_id} do pagamento ${dispute.payment_id} perdida: valor devolvido ao pagador`,
+        ? `Disputa ${dispute.dispute_id} do pagamento ${paymentId} ganha: valor liberado`
+        : `Disputa ${dispute.dispute_id} do pagamento ${paymentId} perdida: valor devolvido ao pagador`,
     },
     settlement: null,
   });

@@ -15,6 +15,7 @@ import { Adjustments1764401200000 } from './migrations/1764401200000-adjustments
 import { BalanceTransactionsDatedWhenPosted1764401300000 } from './migrations/1764401300000-balance-transactions-dated-when-posted';
 import { BalanceTransactionsKeptAsPosted1764401300100 } from './migrations/1764401300100-balance-transactions-kept-as-posted';
 import { BalancesTiedToEntries1764401300200 } from './migrations/1764401300200-balances-tied-to-entries';
+import { BalancesAndSettlementsKept1764401500000 } from './migrations/1764401500000-balances-and-settlements-kept';
 
 export {
   BalanceEntity,
@@ -55,5 +56,6 @@ export const ledgerDatabase = {
     BalanceTransactionsDatedWhenPosted1764401300000,
     BalanceTransactionsKeptAsPosted1764401300100,
     BalancesTiedToEntries1764401300200,
+    BalancesAndSettlementsKept1764401500000,
   ],
 };

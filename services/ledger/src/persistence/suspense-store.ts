@@ -106,6 +106,8 @@ export async function closeSuspenseFunds(
 /** A dispute as its opening booked it. */
 export interface DisputeRow {
   disputeId: string;
+  businessId: string;
+  paymentId: string;
   status: 'open' | 'won' | 'lost';
   amountCentavos: number;
 }
@@ -130,14 +132,25 @@ export async function insertDispute(
 
 /** The dispute, locked until the transaction ends; null when its opening has not been posted. */
 export async function lockDispute(manager: EntityManager, disputeId: string): Promise<DisputeRow | null> {
-  const rows: Array<{ dispute_id: string; status: DisputeRow['status']; amount_centavos: string }> =
-    await manager.query(
-      `SELECT dispute_id, status, amount_centavos FROM disputes WHERE dispute_id = $1 FOR UPDATE`,
-      [disputeId],
-    );
+  const rows: Array<{
+    dispute_id: string;
+    business_id: string;
+    payment_id: string;
+    status: DisputeRow['status'];
+    amount_centavos: string;
+  }> = await manager.query(
+    `SELECT dispute_id, business_id, payment_id, status, amount_centavos FROM disputes WHERE dispute_id = $1 FOR UPDATE`,
+    [disputeId],
+  );
   const row = rows[0];
   return row
-    ? { disputeId: row.dispute_id, status: row.status, amountCentavos: Number(row.amount_centavos) }
+    ? {
+        disputeId: row.dispute_id,
+        businessId: row.business_id,
+        paymentId: row.payment_id,
+        status: row.status,
+        amountCentavos: Number(row.amount_centavos),
+      }
     : null;
 }
 
