@@ -74,7 +74,7 @@ describe('an amount change racing the end of the window or a transfer', () => {
     // The send times straddle the window's end, so both orders happen.
     expect(outcomes.changed).toBeGreaterThan(0);
     expect(outcomes.refused).toBeGreaterThan(0);
-  });
+  }, 90_000);
 
   test('a transfer that landed just before the change counts for the old request: in full it settles and the change is refused, a part is carried over (many tries)', async () => {
     for (let attempt = 0; attempt < 16; attempt += 1) {
