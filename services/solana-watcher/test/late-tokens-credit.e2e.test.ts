@@ -185,7 +185,7 @@ describe('late tokens recorded returned by hand, through the stack', () => {
     expect(balance).toMatchObject({ pending_brl: 0 });
   }, 150_000);
 
-  test('late tokens when no price source answers: not valued, never at the payment quote; nothing credited', async () => {
+  test('late tokens when no price source answers: not valued, never at the payment quote; neither assigned nor returned by hand, nothing credited', async () => {
     const { apiKey } = await aBusiness();
     const { paymentId, late } = await lateTokens(apiKey, null);
     expect(late).toMatchObject({
@@ -208,17 +208,24 @@ describe('late tokens recorded returned by hand, through the stack', () => {
       'POST',
       `/v1/payments/${paymentId}/received-funds/${late.funds_id}/return`,
     );
-    expect(returned).toMatchObject({ status: 200, body: { status: 'returned', value_brl: null } });
-    // The return reaches the books (they close the record, nothing booked): a later read still shows no credit.
-    await waitFor(
-      async () => {
-        const [row] = await booksQuery(`SELECT status FROM ledger.suspense_funds WHERE funds_id = $1`, [
-          late.funds_id,
-        ]);
-        return row?.status === 'returned' ? row : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 200, what: 'the books closed the record' },
+    // Nor recorded returned by hand: it would credit nothing and close the record; it stays held for the operator.
+    expect(returned).toMatchObject({ status: 422, body: { error: { code: 'INVALID_STATUS' } } });
+    const [after] = (await client.api(apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body.data;
+    expect(after).toMatchObject({
+      funds_id: late.funds_id,
+      status: 'held',
+      returned_by: null,
+      value_brl: null,
+    });
+    // The books know of it (nothing booked) and keep it held too.
+    const held = await waitFor(
+      async () =>
+        (
+          await booksQuery(`SELECT status FROM ledger.suspense_funds WHERE funds_id = $1`, [late.funds_id])
+        )[0],
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the books recorded the money' },
     );
+    expect(held).toMatchObject({ status: 'held' });
     expect((await client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
       available_brl: 0,
       pending_brl: 0,
