@@ -55,6 +55,17 @@ describe('received funds tell the books: in, returned, assigned', () => {
   const publishAndWait = async <P>(definition: Parameters<typeof h.publishEvent<P>>[0], payload: P) =>
     h.waitForHandled([await h.publishEvent(definition, payload)]);
 
+  /** A new business's open USDC payment of R$ 80. */
+  const anOpenUsdcPayment = async () => {
+    const businessId = await h.newBusiness();
+    const view = await h.createPayment(businessId, {
+      method: 'crypto',
+      token: 'usdc',
+      amount_centavos: 8_000,
+    });
+    return { businessId, view, paymentId: view.payment.payment_id };
+  };
+
   test('late PIX after expiry: one event with the amount and the business, however often the PSP reports it', async () => {
     const businessId = await h.newBusiness();
     const view = await h.createPayment(businessId, { amount_centavos: 5_000 });
@@ -191,13 +202,7 @@ describe('received funds tell the books: in, returned, assigned', () => {
   });
 
   test('late tokens on an old payment whose locked quote is higher, returned by hand: the arrival value, less the fee', async () => {
-    const businessId = await h.newBusiness();
-    const view = await h.createPayment(businessId, {
-      method: 'crypto',
-      token: 'usdc',
-      amount_centavos: 8_000,
-    });
-    const paymentId = view.payment.payment_id;
+    const { businessId, view, paymentId } = await anOpenUsdcPayment();
     await publishAndWait(
       cryptoTransferUnapplied,
       aCryptoTransferUnapplied(view.payment, {
@@ -290,13 +295,7 @@ describe('received funds tell the books: in, returned, assigned', () => {
   );
 
   test('a transfer in another token with the quote of its own token is valued in that token, never at the payment quote', async () => {
-    const businessId = await h.newBusiness();
-    const view = await h.createPayment(businessId, {
-      method: 'crypto',
-      token: 'usdc',
-      amount_centavos: 8_000,
-    });
-    const paymentId = view.payment.payment_id;
+    const { view, paymentId } = await anOpenUsdcPayment();
     await publishAndWait(
       cryptoTransferUnapplied,
       aCryptoTransferUnapplied(view.payment, {
@@ -318,13 +317,7 @@ describe('received funds tell the books: in, returned, assigned', () => {
   });
 
   test('a transfer in another token is announced without a value (nothing booked) and cannot be assigned', async () => {
-    const businessId = await h.newBusiness();
-    const view = await h.createPayment(businessId, {
-      method: 'crypto',
-      token: 'usdc',
-      amount_centavos: 8_000,
-    });
-    const paymentId = view.payment.payment_id;
+    const { businessId, view, paymentId } = await anOpenUsdcPayment();
     await publishAndWait(
       cryptoTransferUnapplied,
       aCryptoTransferUnapplied(view.payment, {
