@@ -125,6 +125,8 @@ export class FaultRun {
           WEBHOOK_TIMEOUT_MS: String(faultRunTiming.webhookTimeoutMs),
           DELIVERY_LEASE_MS: String(faultRunTiming.deliveryLeaseMs),
           WEBHOOK_RETRY_SCHEDULE,
+          // The load acts as the operator too (returns, assignments, adjustments), far more often than a person does.
+          ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
           // Reconciled on demand once the run settles (the books against the rails), with a second of grace.
           RECONCILIATION_INTERVAL_SECONDS: '0',
           RECONCILIATION_GRACE_SECONDS: '1',
@@ -144,6 +146,7 @@ export class FaultRun {
         stack.gatewayUrl,
         webhooks.map((w) => w.business),
         options.load,
+        { adminToken: stack.adminToken, pspUrl: stack.pspUrl, databaseUrl: stack.env.database.url },
       );
       const database = new DatabaseFaults(stack.env.database.url, proxy);
       const targets = { stack, broker, redis, receiver, database, proxy, psp, load };
@@ -205,6 +208,9 @@ export class FaultRun {
       invariantNames.payoutsSettled,
       invariantNames.oneRefundJournal,
       invariantNames.refundsSettled,
+      invariantNames.oneSuspenseJournal,
+      invariantNames.heldFundsSettled,
+      invariantNames.oneAdjustment,
       invariantNames.booksBalance,
     ];
     const settled = await waitFor(

@@ -43,9 +43,19 @@ export const invariantNames = {
   refundsSettled:
     'every refund that got a 201 exists for its payment with its amount, once per idempotency key, and ends ' +
     'succeeded or failed',
+  oneSuspenseJournal:
+    'exactly one funds:received journal and at most one funds:out journal per money_key in suspense; money out of ' +
+    'suspense (returned or assigned) has its funds:out journal, money still held none',
+  heldFundsSettled:
+    'every held funds the operator returned or assigned ends returned (by the operator, one devolução succeeded at ' +
+    'the PIX adapter) or assigned, in the payment service and the books alike, with exactly one funds:out journal',
+  oneAdjustment:
+    'every adjustment that got a 201 exists once per idempotency key, for its business and amount, with exactly one ' +
+    'journal and balance transaction',
   booksBalance:
     'every journal sums to zero; each business balance equals its entries, its balance transactions and its paid ' +
-    'net less its paid payouts and succeeded refunds; each of its four balances its own entries; pending what its unsettled payments have left',
+    'net, plus what suspense credited it (less its fee) and its adjustments, less its paid payouts and succeeded ' +
+    'refunds; each of its four balances its own entries; pending what its unsettled payments have left',
   booksMatchRails:
     'reconciliation finds no difference between the books and the rails (PSP account, its Pix in and out, the wallet)',
   noParked: 'no parked message',
@@ -84,6 +94,11 @@ export interface Figures {
   refundsSucceeded: number;
   refundsFailed: number;
   refundsRefusedForBalance: number;
+  /** Held funds of the load (late or excess PIX), and those the operator returned and assigned. */
+  heldFunds: number;
+  heldFundsReturned: number;
+  heldFundsAssigned: number;
+  adjustments: number;
 }
 
 export interface InvariantReport {
@@ -163,7 +178,39 @@ interface Observed {
     released: number;
     refunded: number;
   }>;
+  /** Each received funds of the load's payments, as the payment service and the books keep it. */
+  heldFunds: HeldFundsRow[];
+  /** Each adjustment of the load's businesses, with how many journals and balance transactions it has. */
+  adjustments: Array<{
+    id: string;
+    business_id: string | null;
+    amount_centavos: string;
+    idempotency_key: string | null;
+    journals: number;
+    transactions: number;
+  }>;
   books: BookRow[];
+}
+
+/** Received funds as the payment service and the books keep them. */
+export interface HeldFundsRow {
+  funds_id: string;
+  payment_id: string;
+  /** In the payment service: returned (by whom), assigned, or neither (held or being returned). */
+  returned_by: string | null;
+  returned: boolean;
+  assigned: boolean;
+  /** In the books (null: the ledger never heard of them). */
+  money_key: string | null;
+  status: string | null;
+  amount_centavos: string | null;
+  closed_business_id: string | null;
+  received: number;
+  out: number;
+  /** What the funds:out journal took as fee (credited to fee_revenue). */
+  fee_centavos: string | null;
+  /** Devoluções of the funds the PIX adapter saw succeed. */
+  devolucoes: number;
 }
 
 async function observe(sources: InvariantSources): Promise<Observed> {
@@ -254,6 +301,29 @@ async function observe(sources: InvariantSources): Promise<Observed> {
          FROM unnest($1::text[]) AS b(id)`,
       [businessIds],
     );
+    const heldFunds = await client.query<HeldFundsRow>(
+      `SELECT rf.funds_id, rf.payment_id, rf.returned_by, rf.returned_at IS NOT NULL AS returned,
+              rf.assigned_at IS NOT NULL AS assigned, f.money_key, f.status, f.amount_centavos,
+              f.closed_business_id,
+              (SELECT count(*) FROM ledger.journals WHERE cause_key = 'funds:received:' || f.money_key)::int
+                AS received,
+              (SELECT count(*) FROM ledger.journals WHERE cause_key = 'funds:out:' || f.money_key)::int AS out,
+              (SELECT (-sum(e.amount_centavos))::text FROM ledger.entries e JOIN ledger.journals j ON j.id = e.journal_id
+                WHERE j.cause_key = 'funds:out:' || f.money_key AND e.account = 'fee_revenue') AS fee_centavos,
+              (SELECT count(*) FROM pix_adapter.pix_refunds d WHERE d.funds_id = rf.funds_id AND d.status = 'succeeded')::int
+                AS devolucoes
+         FROM payment.received_funds rf LEFT JOIN ledger.suspense_funds f ON f.funds_id = rf.funds_id
+        WHERE rf.payment_id IN (SELECT id FROM payment.payments WHERE business_id = ANY($1))`,
+      [businessIds],
+    );
+    const adjustments = await client.query<Observed['adjustments'][number]>(
+      `SELECT a.id, a.business_id, a.amount_centavos, a.idempotency_key,
+              (SELECT count(*) FROM ledger.journals j WHERE j.cause_key = 'adjustment:' || a.id)::int AS journals,
+              (SELECT count(*) FROM ledger.balance_transactions bt
+                WHERE bt.type = 'adjustment' AND bt.source_id = a.id)::int AS transactions
+         FROM ledger.adjustments a WHERE a.business_id = ANY($1)`,
+      [businessIds],
+    );
     const parkedQueues = (await sources.broker.queueDepths()).filter(
       (q) => q.name.endsWith('.parking') && q.messages > 0,
     );
@@ -267,6 +337,8 @@ async function observe(sources: InvariantSources): Promise<Observed> {
       unbalancedJournals: unbalancedJournals.rows,
       payoutJournals: payoutJournals.rows,
       refunds: refunds.rows,
+      heldFunds: heldFunds.rows,
+      adjustments: adjustments.rows,
       books: books.rows,
     };
   } finally {
@@ -309,6 +381,11 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
   const createdById = new Map(load.created.map((p) => [p.paymentId, p]));
   const payoutsById = new Map(observed.payoutJournals.map((p) => [p.payout_id, p]));
   const refundsById = new Map(observed.refunds.map((r) => [r.refund_id, r]));
+  const heldFundsById = new Map(observed.heldFunds.map((f) => [f.funds_id, f]));
+  const adjustmentsById = new Map(observed.adjustments.map((a) => [a.id, a]));
+  const adjustmentsByKey = new Map<string, number>();
+  for (const { idempotency_key: key } of observed.adjustments)
+    if (key !== null) adjustmentsByKey.set(key, (adjustmentsByKey.get(key) ?? 0) + 1);
   const accepted = receiver.deliveries.filter((d) => typeof d.answer === 'number' && d.answer < 300);
   const acceptedEventIds = accepted.map((d) => `${d.path} ${String(bodyOf(d).id)}`);
   const acceptedEvents = new Set(acceptedEventIds);
@@ -355,7 +432,7 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
       // fault.
       name: invariantNames.unpaidOpen,
       violations: load.created
-        .filter((p) => p.paidRequestedAt === undefined)
+        .filter((p) => p.paidRequestedAt === undefined && p.suspense !== 'late')
         .flatMap((p) => {
           const status = observed.payments.get(p.paymentId)?.status ?? 'missing';
           const mayHaveExpired = Date.now() - p.createdAt > SHORTEST_VALIDITY_MS;
@@ -514,6 +591,46 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
       ],
     },
     {
+      name: invariantNames.oneSuspenseJournal,
+      violations: observed.heldFunds.flatMap((f) => suspenseJournalViolations(f)),
+    },
+    {
+      name: invariantNames.heldFundsSettled,
+      violations: load.settledHeldFunds.flatMap((settled) => {
+        const row = heldFundsById.get(settled.fundsId);
+        const during = timeline.describe(settled.at - 5_000, settled.at + 5_000);
+        if (!row) return [`${settled.fundsId} (${settled.action}) is missing; ${during}`];
+        return heldFundsViolations(settled.action, row).map((v) => `${v}; ${during}`);
+      }),
+    },
+    {
+      name: invariantNames.oneAdjustment,
+      violations: [
+        ...load.adjustments.flatMap((a) => {
+          const row = adjustmentsById.get(a.adjustmentId);
+          const during = timeline.describe(a.createdAt - 5_000, a.createdAt + 1_000);
+          if (!row) return [`${a.adjustmentId} is missing; ${during}`];
+          return row.business_id === a.business.businessId &&
+            Number(row.amount_centavos) === a.amountCentavos &&
+            row.idempotency_key === a.idempotencyKey &&
+            row.journals === 1 &&
+            row.transactions === 1
+            ? []
+            : [
+                `${a.adjustmentId}: ${row.amount_centavos} for ${row.business_id} under ${row.idempotency_key} with ` +
+                  `${row.journals} journals and ${row.transactions} balance transactions, asked ${a.amountCentavos} ` +
+                  `for ${a.business.businessId} under ${a.idempotencyKey}; ${during}`,
+              ];
+        }),
+        ...[...load.adjustmentIdsByKey]
+          .filter(([, ids]) => ids.size > 1)
+          .map(([key, ids]) => `key ${key} was answered with adjustments ${[...ids].join(', ')}`),
+        ...[...adjustmentsByKey]
+          .filter(([, n]) => n > 1)
+          .map(([key, n]) => `key ${key} has ${n} adjustments`),
+      ],
+    },
+    {
       name: invariantNames.booksBalance,
       violations: [
         ...observed.unbalancedJournals.map((j) => `journal ${j.journal_id} sums to ${j.sum}`),
@@ -527,13 +644,18 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
           const refunded = observed.refunds
             .filter((r) => r.business_id === book.business_id && r.status === 'succeeded')
             .reduce((sum, r) => sum + BigInt(r.amount_centavos), 0n);
-          const net = paidNet - paidOut - refunded;
+          const credited = suspenseCreditOf(book.business_id, observed.heldFunds);
+          const adjusted = observed.adjustments
+            .filter((a) => a.business_id === book.business_id)
+            .reduce((sum, a) => sum + BigInt(a.amount_centavos), 0n);
+          const net = paidNet + credited + adjusted - paidOut - refunded;
           const figures = [book.balance, book.entries, book.transactions].map((v) => BigInt(v ?? 0));
           const problems = figures.every((figure) => figure === net)
             ? []
             : [
                 `${book.business_id}: balance ${figures[0]}, entries ${figures[1]}, balance transactions ` +
-                  `${figures[2]}, paid net ${paidNet} less paid out ${paidOut} and refunded ${refunded} (centavos)`,
+                  `${figures[2]}, paid net ${paidNet} plus credited from suspense ${credited} and adjusted ` +
+                  `${adjusted}, less paid out ${paidOut} and refunded ${refunded} (centavos)`,
               ];
           for (const part of book.parts ?? [])
             if (BigInt(part.balance) !== BigInt(part.entries ?? 0))
@@ -608,8 +730,57 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
     refundsSucceeded: observed.refunds.filter((r) => r.status === 'succeeded').length,
     refundsFailed: observed.refunds.filter((r) => r.status === 'failed').length,
     refundsRefusedForBalance: load.refundsRefusedForBalance,
+    heldFunds: observed.heldFunds.length,
+    heldFundsReturned: load.settledHeldFunds.filter(
+      (f) => f.action === 'return' && heldFundsById.get(f.fundsId)?.status === 'returned',
+    ).length,
+    heldFundsAssigned: load.settledHeldFunds.filter(
+      (f) => f.action === 'assign' && heldFundsById.get(f.fundsId)?.status === 'assigned',
+    ).length,
+    adjustments: load.adjustments.length,
   };
   return { invariants, figures };
+}
+
+/** How one received funds' journals break the rule: one funds:received, a funds:out once (and only once) it left. */
+export function suspenseJournalViolations(f: HeldFundsRow): string[] {
+  if (f.money_key === null) return [`${f.funds_id} (payment ${f.payment_id}) is not in the books`];
+  const left = f.status === 'returned' || f.status === 'assigned';
+  return f.received === 1 && f.out === (left ? 1 : 0)
+    ? []
+    : [
+        `${f.funds_id} (${f.money_key}, ${f.status}) has ${f.received} funds:received and ${f.out} funds:out ` +
+          'journals',
+      ];
+}
+
+/** How received funds the operator returned or assigned fall short of ending so, once, everywhere. */
+export function heldFundsViolations(action: 'return' | 'assign', f: HeldFundsRow): string[] {
+  const where =
+    `${f.funds_id}: the payment service has it ${f.assigned ? 'assigned' : f.returned ? `returned by ${f.returned_by}` : 'not out'}, ` +
+    `the books ${f.status ?? 'missing'} with ${f.out} funds:out journals`;
+  if (action === 'assign')
+    return f.assigned && !f.returned && f.status === 'assigned' && f.out === 1
+      ? []
+      : [`assigned by the operator, but ${where}`];
+  return f.returned &&
+    f.returned_by === 'operator' &&
+    !f.assigned &&
+    f.status === 'returned' &&
+    f.out === 1 &&
+    f.devolucoes === 1
+    ? []
+    : [`returned by the operator, but ${where}, and ${f.devolucoes} devoluções succeeded`];
+}
+
+/**
+ * What money out of suspense credited a business: each received funds the books closed for it (assigned, or returned
+ * by hand), its amount less the fee its funds:out journal took, as a payment of its rail would be credited.
+ */
+export function suspenseCreditOf(businessId: string, heldFunds: HeldFundsRow[]): bigint {
+  return heldFunds
+    .filter((f) => f.closed_business_id === businessId && f.out > 0)
+    .reduce((sum, f) => sum + BigInt(f.amount_centavos ?? 0) - BigInt(f.fee_centavos ?? 0), 0n);
 }
 
 /** The type and parking reason of every parked message (taken off its queue), as evidence for a report. */
@@ -655,6 +826,8 @@ export function formatReport(
     `  webhook deliveries accepted: ${f.deliveries} for ${f.deliveredEvents} events; duplicates ${f.duplicateDeliveries}; failed attempts ${f.failedDeliveryAttempts}`,
     `  payouts created: ${f.payouts}; paid ${f.payoutsPaid}, failed ${f.payoutsFailed}; refused for want of balance ${f.payoutsRefusedForBalance}`,
     `  refunds created: ${f.refunds}; succeeded ${f.refundsSucceeded}, failed ${f.refundsFailed}; refused for want of balance ${f.refundsRefusedForBalance}`,
+    `  money held in suspense: ${f.heldFunds}; returned by the operator through the rail ${f.heldFundsReturned}, assigned ${f.heldFundsAssigned}`,
+    `  adjustments made: ${f.adjustments}`,
   );
   return lines.join('\n');
 }

@@ -1,4 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { Client } from 'pg';
+import { SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { MIN_AMOUNT_CENTAVOS } from '@gateway/contracts';
 import { letTimePass } from '@gateway/testkit-core';
 
@@ -18,6 +20,34 @@ export interface CreatedPayment {
   createdAt: number;
   /** When the sandbox accepted (202) the request to pay it. */
   paidRequestedAt?: number;
+  /** Paid more than its amount (`excess`), or paid at the PSP after it expired (`late`): money held in suspense. */
+  suspense?: 'excess' | 'late';
+}
+
+/** Money held in suspense that the operator returned through the rail or assigned to the payment's business. */
+export interface SettledHeldFunds {
+  fundsId: string;
+  payment: CreatedPayment;
+  action: 'return' | 'assign';
+  at: number;
+}
+
+/** An operator's credit to a business that got a 201. */
+export interface CreatedAdjustment {
+  idempotencyKey: string;
+  business: LoadBusiness;
+  amountCentavos: number;
+  adjustmentId: string;
+  createdAt: number;
+}
+
+/** What the load needs to act as the operator and as a payer's bank at the PSP. */
+export interface LoadOperator {
+  adminToken: string;
+  /** The PSP simulator, called directly as a payer's bank calls it. */
+  pspUrl: string;
+  /** The database, read for a PIX payment's txid (which only the payment service keeps). */
+  databaseUrl: string;
 }
 
 /** A payout the gateway answered 201 for. */
@@ -84,6 +114,14 @@ export interface LoadOptions {
    * default 4. A refund the balance cannot cover is refused (422 INSUFFICIENT_BALANCE), which the load accepts.
    */
   refundEvery?: number;
+  /**
+   * Every how many payments a client also makes money the platform holds in suspense (with an operator): a PIX paid
+   * more than its amount, or one paid at the PSP after it expired, in turn; then the operator returns the held funds
+   * through the rail or assigns them to the business, in turn. Default 6.
+   */
+  suspenseEvery?: number;
+  /** Every how many payments a client also has the operator credit a business (an adjustment); default 8. */
+  adjustmentEvery?: number;
 }
 
 /** A refund with this reason fails at the PSP simulator (its devolução ends NAO_REALIZADO). */
@@ -94,6 +132,12 @@ const PAID_BEFORE_REFUND_MS = 30_000;
 
 /** The payouts of the load are small, so most find the money they ask for. */
 const MAX_PAYOUT_CENTAVOS = 5_000;
+
+/** How long a client waits for money it paid aside to be held (or a payment to expire) before it moves on. */
+const HELD_FUNDS_WAIT_MS = 30_000;
+
+/** The excess of an overpaid PIX, and the adjustments, are small amounts. */
+const MAX_SMALL_CENTAVOS = 3_000;
 
 const ATTEMPT_TIMEOUT_MS = 15_000;
 const MAX_BACKOFF_MS = 5_000;
@@ -116,6 +160,11 @@ export class LoadGenerator {
   refundsRefusedForBalance = 0;
   /** Every refund id a 201 named, per idempotency key. */
   readonly refundIdsByKey = new Map<string, Set<string>>();
+  /** Held funds the operator returned or assigned (its answer was 200). */
+  readonly settledHeldFunds: SettledHeldFunds[] = [];
+  readonly adjustments: CreatedAdjustment[] = [];
+  /** Every adjustment id a 201 named, per idempotency key. */
+  readonly adjustmentIdsByKey = new Map<string, Set<string>>();
   /** PIX payments asked to be paid and not refunded yet, the oldest first. */
   private readonly refundable: CreatedPayment[] = [];
   /** Answers no client may ever get (a 5xx other than 503), and requests the client had to give up on. */
@@ -136,11 +185,15 @@ export class LoadGenerator {
   private sequence = 0;
   private payoutSequence = 0;
   private refundSequence = 0;
+  private suspenseSequence = 0;
+  private adjustmentSequence = 0;
 
   constructor(
     private readonly gatewayUrl: string,
     private readonly businesses: LoadBusiness[],
     private readonly options: LoadOptions,
+    /** Without it the load makes no money in suspense and no adjustments. */
+    private readonly operator?: LoadOperator,
   ) {}
 
   start(): void {
@@ -159,6 +212,8 @@ export class LoadGenerator {
       await this.onePayment();
       if (round % (this.options.payoutEvery ?? 5) === 0) await this.onePayout();
       if (round % (this.options.refundEvery ?? 4) === 0) await this.oneRefund();
+      if (this.operator && round % (this.options.suspenseEvery ?? 6) === 0) await this.oneHeldFunds();
+      if (this.operator && round % (this.options.adjustmentEvery ?? 8) === 0) await this.oneAdjustment();
       await letTimePass(this.options.pauseMs);
     }
   }
@@ -229,24 +284,175 @@ export class LoadGenerator {
 
   /** The payment's status as its business reads it; undefined while a fault keeps the answer away. */
   private async statusOf(payment: CreatedPayment): Promise<string | undefined> {
+    const json = await this.read(payment.business, `/v1/payments/${payment.paymentId}`);
+    return json ? String(json.status) : undefined;
+  }
+
+  /** A GET as its business (or the operator) reads it; undefined unless answered 200. */
+  private async read(
+    who: LoadBusiness | 'operator',
+    path: string,
+  ): Promise<Record<string, unknown> | undefined> {
     try {
-      const response = await fetch(`${this.gatewayUrl}/v1/payments/${payment.paymentId}`, {
-        headers: { 'x-api-key': payment.business.apiKey },
+      const response = await fetch(`${this.gatewayUrl}${path}`, {
+        headers: this.credentialsOf(who),
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
       });
       const json = parseJson(await response.text());
-      return response.status === 200 ? String(json.status) : undefined;
+      return response.status === 200 ? json : undefined;
     } catch {
       return undefined;
     }
   }
 
-  private async onePayment(): Promise<void> {
-    const n = (this.sequence += 1);
+  private credentialsOf(who: LoadBusiness | 'operator'): Record<string, string> {
+    return who === 'operator'
+      ? { authorization: `Bearer ${this.operator?.adminToken ?? ''}` }
+      : { 'x-api-key': who.apiKey };
+  }
+
+  /** Asks `ask` every half second until it answers something, for up to `ms` (undefined then, or once stopped). */
+  private async eventually<T>(ask: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const answer = await ask();
+      if (answer !== undefined) return answer;
+      if (Date.now() > deadline || !this.running) return undefined;
+      await letTimePass(500);
+    }
+  }
+
+  /**
+   * A PIX payment paid more than its amount, or paid at the PSP after it expired (the PSP's own window still open),
+   * in turn; once the payment service holds the money, the operator returns it through the rail or assigns it to the
+   * business, in turn.
+   */
+  private async oneHeldFunds(): Promise<void> {
+    const n = (this.suspenseSequence += 1);
+    const kind = n % 2 === 0 ? 'late' : 'excess';
+    const amountCentavos = randomInt(MIN_AMOUNT_CENTAVOS, 50_000);
     const business = this.businesses[n % this.businesses.length]!;
-    const method = n % 2 === 0 ? 'pix' : 'crypto';
-    const amountCentavos = randomInt(MIN_AMOUNT_CENTAVOS, 500_000);
-    const idempotencyKey = `load-${this.run}-${n}`;
+    const payment = await this.createPayment(
+      'pix',
+      amountCentavos,
+      `load-${this.run}-suspense-${n}`,
+      business,
+    );
+    if (!payment) return;
+    payment.suspense = kind;
+    const path = `/v1/sandbox/payments/${payment.paymentId}/simulate`;
+    const body =
+      kind === 'excess'
+        ? { outcome: 'paid', amount: amountCentavos + randomInt(1, MAX_SMALL_CENTAVOS) }
+        : { outcome: 'expired' };
+    const simulated = await this.post(payment.business, path, body, `${payment.idempotencyKey}-${kind}`);
+    if (simulated?.status !== 202) {
+      if (simulated) this.unexpectedAnswer(`POST ${path}`, simulated);
+      return;
+    }
+    if (kind === 'excess') payment.paidRequestedAt = Date.now();
+    else if (
+      !(await this.eventually(
+        async () => ((await this.statusOf(payment)) === 'expired' ? true : undefined),
+        HELD_FUNDS_WAIT_MS,
+      )) ||
+      !(await this.payAtPsp(payment))
+    )
+      return;
+    const fundsId = await this.eventually(async () => {
+      const page = await this.read(payment.business, `/v1/payments/${payment.paymentId}/received-funds`);
+      const held = (page?.data as Array<{ funds_id: string; status: string }> | undefined)?.find(
+        (f) => f.status === 'held',
+      );
+      return held?.funds_id;
+    }, HELD_FUNDS_WAIT_MS);
+    if (!fundsId) return;
+    const action = n % 4 < 2 ? 'return' : 'assign';
+    const operatorPath = `/admin/v1/received-funds/${fundsId}/${action}`;
+    const answer = await this.post('operator', operatorPath, {}, `${payment.idempotencyKey}-${action}`);
+    // An assignment asked again after an attempt whose answer was lost finds the funds assigned already.
+    const assignedBefore =
+      action === 'assign' &&
+      answer?.status === 422 &&
+      answer.attempts > 1 &&
+      (answer.json.error as { code?: unknown } | undefined)?.code === 'INVALID_STATUS';
+    if (answer?.status === 200 || assignedBefore)
+      this.settledHeldFunds.push({ fundsId, payment, action, at: Date.now() });
+    else if (answer) this.unexpectedAnswer(`POST ${operatorPath}`, answer);
+  }
+
+  /**
+   * Pays a PIX payment's charge at the PSP as the payer's bank does (its sandbox route), reading its txid from the
+   * database, both tried again while a fault is in the way; false if it could not.
+   */
+  private async payAtPsp(payment: CreatedPayment): Promise<boolean> {
+    const operator = this.operator!;
+    const paid = await this.eventually(async () => {
+      const db = new Client({ connectionString: operator.databaseUrl });
+      try {
+        await db.connect();
+        const { rows } = await db.query<{ external_id: string | null }>(
+          'SELECT external_id FROM payment.payments WHERE id = $1',
+          [payment.paymentId],
+        );
+        const txid = rows[0]?.external_id;
+        if (!txid) return undefined;
+        const basic = Buffer.from(`${SANDBOX_PSP_CLIENT.id}:${SANDBOX_PSP_CLIENT.secret}`).toString('base64');
+        const token = (await (
+          await fetch(`${operator.pspUrl}/oauth/token`, {
+            method: 'POST',
+            headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+            body: 'grant_type=client_credentials',
+            signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+          })
+        ).json()) as { access_token: string };
+        const response = await fetch(`${operator.pspUrl}/v2/cob/pagar/${txid}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+          body: '{}',
+          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        });
+        return response.status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        await db.end().catch(() => undefined);
+      }
+    }, this.options.giveUpAfterMs);
+    if (!paid && this.running)
+      this.failures.push({
+        at: Date.now(),
+        request: `POST /v2/cob/pagar (payment ${payment.paymentId})`,
+        outcome: 'the PSP never took the late payment',
+      });
+    return paid === true;
+  }
+
+  /** The operator credits a business a small amount, under its own Idempotency-Key. */
+  private async oneAdjustment(): Promise<void> {
+    const n = (this.adjustmentSequence += 1);
+    const business = this.businesses[n % this.businesses.length]!;
+    const amountCentavos = randomInt(MIN_AMOUNT_CENTAVOS, MAX_SMALL_CENTAVOS);
+    const idempotencyKey = `load-${this.run}-adjustment-${n}`;
+    const body = { business_id: business.businessId, amount: amountCentavos, reason: 'goodwill credit' };
+    const answer = await this.post('operator', '/admin/v1/adjustments', body, idempotencyKey);
+    if (answer?.status !== 201) {
+      if (answer) this.unexpectedAnswer('POST /admin/v1/adjustments', answer);
+      return;
+    }
+    const adjustmentId = String(answer.json.id);
+    this.adjustments.push({ idempotencyKey, business, amountCentavos, adjustmentId, createdAt: Date.now() });
+    const ids = this.adjustmentIdsByKey.get(idempotencyKey) ?? new Set<string>();
+    this.adjustmentIdsByKey.set(idempotencyKey, ids.add(adjustmentId));
+  }
+
+  /** A payment created under `idempotencyKey` (the key also kept in its metadata), once answered 201. */
+  private async createPayment(
+    method: 'pix' | 'crypto',
+    amountCentavos: number,
+    idempotencyKey: string,
+    business: LoadBusiness,
+  ): Promise<CreatedPayment | undefined> {
     const body = {
       payment_method: method,
       amount: amountCentavos,
@@ -257,7 +463,7 @@ export class LoadGenerator {
     const created = await this.post(business, '/v1/payments', body, idempotencyKey);
     if (created?.status !== 201) {
       if (created) this.unexpectedAnswer('POST /v1/payments', created);
-      return;
+      return undefined;
     }
     const paymentId = String(created.json.payment_id);
     const ids = this.idsByKey.get(idempotencyKey) ?? new Set<string>();
@@ -272,11 +478,22 @@ export class LoadGenerator {
     };
     this.created.push(payment);
     // The same key again, as a client that lost the first answer would: it must name the same payment.
-    if (n % 10 === 0) {
+    if (this.created.length % 10 === 0) {
       const replay = await this.post(business, '/v1/payments', body, idempotencyKey);
       if (replay?.status === 201) ids.add(String(replay.json.payment_id));
       else if (replay) this.unexpectedAnswer('POST /v1/payments (replay)', replay);
     }
+    return payment;
+  }
+
+  private async onePayment(): Promise<void> {
+    const n = (this.sequence += 1);
+    const business = this.businesses[n % this.businesses.length]!;
+    const method = n % 2 === 0 ? 'pix' : 'crypto';
+    const amountCentavos = randomInt(MIN_AMOUNT_CENTAVOS, 500_000);
+    const payment = await this.createPayment(method, amountCentavos, `load-${this.run}-${n}`, business);
+    if (!payment) return;
+    const { paymentId, idempotencyKey } = payment;
     if (Math.random() >= this.options.paidShare) return;
     const path = `/v1/sandbox/payments/${paymentId}/simulate`;
     const paid = await this.post(business, path, { outcome: 'paid' }, `${idempotencyKey}-paid`);
@@ -313,13 +530,13 @@ export class LoadGenerator {
 
   /** One request until it gets an answer that is not a fault (or the client gives up: undefined). */
   private async post(
-    business: LoadBusiness,
+    who: LoadBusiness | 'operator',
     path: string,
     body: unknown,
     idempotencyKey: string,
-  ): Promise<{ status: number; json: Record<string, unknown> } | undefined> {
+  ): Promise<{ status: number; json: Record<string, unknown>; attempts: number } | undefined> {
     const started = Date.now();
-    const request = `POST ${path} (${business.label}, key ${idempotencyKey})`;
+    const request = `POST ${path} (${who === 'operator' ? 'operator' : who.label}, key ${idempotencyKey})`;
     let lastFault = '';
     const ended = (attempts: number) => {
       if (attempts > 1)
@@ -336,7 +553,7 @@ export class LoadGenerator {
         const response = await fetch(`${this.gatewayUrl}${path}`, {
           method: 'POST',
           headers: {
-            'x-api-key': business.apiKey,
+            ...this.credentialsOf(who),
             'content-type': 'application/json',
             'idempotency-key': idempotencyKey,
           },
@@ -347,7 +564,7 @@ export class LoadGenerator {
         this.attempts.push({ path, sentAt: inFlight.sentAt, endedAt: Date.now(), outcome: response.status });
         if (response.status !== 503 && response.status < 500) {
           ended(attempt);
-          return { status: response.status, json: parseJson(text) };
+          return { status: response.status, json: parseJson(text), attempts: attempt };
         }
         outcome = `${response.status} ${text.slice(0, 300)}`;
         if (response.status === 503) {

@@ -37,3 +37,15 @@ export class InvalidMessageError extends Error {
     this.name = 'InvalidMessageError';
   }
 }
+
+/**
+ * What this message needs has not been handled yet: another message it follows (usually of another queue, or of the
+ * same producer delivered out of order) is still on its way. Transient: retried with backoff for the whole retry
+ * window like an outage, never counted as a bug's failure, and parked only if what it waits for never comes.
+ */
+export class NotYetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotYetError';
+  }
+}

@@ -1,12 +1,19 @@
 import type { ReplyError } from '@gateway/contracts';
-import { BrokerUnavailableError, CommandError, InvalidMessageError, RpcTimeoutError } from './errors';
+import {
+  BrokerUnavailableError,
+  CommandError,
+  InvalidMessageError,
+  NotYetError,
+  RpcTimeoutError,
+} from './errors';
 
 /**
  * What a handler's failure says about trying again:
  * - `permanent`: the same message fails the same way every time (invalid data reaching the database, a constraint
  *   violation, a message that breaks its contract). It is answered or parked at once, never redelivered.
- * - `transient`: the infrastructure hiccuped (connection lost, timeout, serialization failure, deadlock); the same
- *   message will likely succeed later, so it is redelivered.
+ * - `transient`: the infrastructure hiccuped (connection lost, timeout, serialization failure, deadlock), or what the
+ *   message follows was not handled yet (`NotYetError`); the same message will likely succeed later, so it is
+ *   redelivered.
  * - `unknown`: anything else (a bug, an unrecognised library error); redelivered a bounded number of times.
  */
 export type FailureKind = 'permanent' | 'transient' | 'unknown';
@@ -86,6 +93,8 @@ export function failureKind(err: unknown): FailureKind {
   // A refusal is the answer; SERVICE_UNAVAILABLE is a dependency (a rail) not answering in time.
   if (err instanceof CommandError) return err.code === 'SERVICE_UNAVAILABLE' ? 'transient' : 'permanent';
   if (err instanceof BrokerUnavailableError || err instanceof RpcTimeoutError) return 'transient';
+  // What the message follows is on its way: waiting for it is no bug, however many tries it takes.
+  if (err instanceof NotYetError) return 'transient';
   if (
     err instanceof Error &&
     (PERMANENT_ERROR_NAMES.has(err.name) || (err as { isJoi?: unknown }).isJoi === true)

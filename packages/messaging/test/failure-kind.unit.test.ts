@@ -3,6 +3,7 @@ import {
   BrokerUnavailableError,
   CommandError,
   InvalidMessageError,
+  NotYetError,
   RpcTimeoutError,
   failureKind,
   permanentFailureReply,
@@ -73,6 +74,10 @@ describe('failure kinds', () => {
       'transient',
     );
     expect(failureKind(new RpcTimeoutError('pix.charge.open.v1', 4000))).toBe('transient');
+  });
+
+  test('a message waiting for one it follows (NotYetError) is transient, never a bug out of attempts', () => {
+    expect(failureKind(new NotYetError('refund before its payment was posted'))).toBe('transient');
   });
 
   test('contract and validation errors, a refusal and a missing entity are permanent', () => {

@@ -1,7 +1,14 @@
 import type { PaymentEventPayload } from '@gateway/contracts';
 import { metricsRegistry } from '@gateway/observability';
 import { takeParkedMessages, waitFor } from '@gateway/testkit-core';
-import { CommandError, InvalidMessageError, RpcTimeoutError, UnitOfWork, type Broker } from '../src';
+import {
+  CommandError,
+  InvalidMessageError,
+  NotYetError,
+  RpcTimeoutError,
+  UnitOfWork,
+  type Broker,
+} from '../src';
 import {
   backboneForEachTest,
   customerCreated,
@@ -75,6 +82,30 @@ describe('a transient failure is retried later, with growing delays, without hol
     expect(gaps[2]).toBeGreaterThanOrEqual(800);
     expect(gaps[3]).toBeGreaterThanOrEqual(1600);
     expect(Math.max(...handledBehind)).toBeLessThan(deliveries[1]!.at);
+    expect(await takeParkedMessages(`${backbone.prefix}checkout.events.parking`)).toEqual([]);
+  });
+
+  test('an event whose predecessor is still on its way (NotYetError) waits for it beyond the bug budget, and is handled once it came', async () => {
+    // The fixture parks an unknown failure (a bug) after 3 attempts; waiting for another message is none, however long.
+    const broker = await backbone.connectBroker('not-yet', {
+      prefetch: 1,
+      retry: { tiersMs: [100, 200], baseDelayMs: 100, maxDelayMs: 200 },
+    });
+    const attempts: number[] = [];
+    let handled = false;
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async (_payload: PaymentEventPayload, context) => {
+        attempts.push(context.attempt);
+        if (context.attempt <= 5) throw new NotYetError('its coming in was not posted yet');
+        handled = true;
+      })
+      .consume();
+
+    await broker.publish(sampleEvent, eventPayload(100));
+
+    await waitFor(() => handled, { what: 'the event handled once what it waits for came' });
+    expect(attempts).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await takeParkedMessages(`${backbone.prefix}checkout.events.parking`)).toEqual([]);
   });
 

@@ -31,7 +31,7 @@ export function describeFaultRun(
     expect(invariant?.violations).toEqual([]);
   });
 
-  test('the load kept flowing: payments made, paid and announced, payouts and refunds made and settled', () => {
+  test('the load kept flowing: payments made, paid and announced, payouts, refunds, suspense and adjustments', () => {
     expect(result.report.figures.payments).toBeGreaterThan(minimumPayments);
     expect(result.report.figures.paid).toBeGreaterThan(minimumPayments * 0.8);
     expect(result.report.figures.deliveredEvents).toBeGreaterThanOrEqual(result.report.figures.paid);
@@ -44,6 +44,9 @@ export function describeFaultRun(
     expect(result.report.figures.refundsSucceeded + result.report.figures.refundsFailed).toBe(
       result.report.figures.refunds,
     );
+    expect(result.report.figures.heldFundsReturned).toBeGreaterThan(0);
+    expect(result.report.figures.heldFundsAssigned).toBeGreaterThan(0);
+    expect(result.report.figures.adjustments).toBeGreaterThan(0);
   });
 
   if (expected.brokerRetries)

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { DisputeEventPayload } from '@gateway/contracts';
-import { InvalidMessageError } from '@gateway/messaging';
+import { InvalidMessageError, NotYetError } from '@gateway/messaging';
 import { closedDisputeContradiction, disputeClosedPosting } from '../domain/posting-rules';
 import { closeDispute, lockBalance, lockDispute } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
@@ -23,7 +23,7 @@ export async function postClosedDispute(
   if (outcome === 'open') throw new Error(`dispute ${dispute.dispute_id}: closed with status open`);
   const posted = await dataSource.transaction(async (manager) => {
     const opened = await lockDispute(manager, dispute.dispute_id);
-    if (!opened) throw new Error(`dispute ${dispute.dispute_id}: closed before its opening was posted`);
+    if (!opened) throw new NotYetError(`dispute ${dispute.dispute_id}: closed before its opening was posted`);
     const contradiction = closedDisputeContradiction(event, opened);
     if (contradiction !== null) throw new InvalidMessageError(contradiction);
     if (opened.status !== 'open') return false;

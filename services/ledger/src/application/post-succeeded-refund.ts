@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { NotYetError } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import type { RefundEventPayload } from '@gateway/contracts';
 import { holdingAccount, storedHoldingAccount } from '../domain/accounts';
@@ -74,7 +75,7 @@ async function postUnreserved(manager: EntityManager, journalId: number, event: 
   // A crypto payment's refund needs its payment's token account, known once the payment is posted: a refund
   // delivered first (two producers' events out of order) waits for it, retried by the broker.
   if (settlement === null && refund.method === 'crypto')
-    throw new Error(`refund ${refund.refund_id}: payment ${refund.payment_id} not posted yet`);
+    throw new NotYetError(`refund ${refund.refund_id}: payment ${refund.payment_id} not posted yet`);
   // The payment's holding account as posted; a PIX payment the ledger has not posted: the PSP cash account.
   const holding = settlement
     ? storedHoldingAccount(settlement.holdingAccount)

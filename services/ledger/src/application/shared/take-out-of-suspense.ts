@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { NotYetError } from '@gateway/messaging';
 import type { FundsAssigned, FundsReturned } from '@gateway/contracts';
 import { storedHoldingAccount } from '../../domain/accounts';
 import {
@@ -24,8 +25,8 @@ export interface SuspenseOutDeps {
  * One sum of money leaves suspense, once (`funds:out:<money_key>`, whichever record and event say so): back to the
  * payer by a refund (out of the platform's holdings), or credited to a business (returned by hand, assigned by the
  * operator) through `suspenseCreditPosting`, the one rule that credits it as a payment of its rail would be. Money whose
- * coming in is not posted yet (events of one producer handled out of order) waits for it: this fails and the broker
- * delivers the event again. Money booked without a value leaves the record and nothing else when returned; it cannot
+ * coming in is not posted yet (events of one producer handled out of order) waits for it: `NotYetError`, which the
+ * broker retries with backoff for its whole retry window, never as a bug out of attempts. Money booked without a value leaves the record and nothing else when returned; it cannot
  * be credited (an assignment of it fails, and is parked for the operator).
  */
 export async function takeOutOfSuspense(
@@ -39,7 +40,7 @@ export async function takeOutOfSuspense(
   let settlement: DueSettlement | null = null;
   const posted = await deps.dataSource.transaction(async (manager) => {
     const held = await lockSuspenseFunds(manager, event.money_key);
-    if (!held) throw new Error(`funds ${event.funds_id}: ${status} before their coming in was posted`);
+    if (!held) throw new NotYetError(`funds ${event.funds_id}: ${status} before their coming in was posted`);
     if (held.status !== 'held') return false;
     if (held.amountCentavos === null) {
       if (assigned)
