@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { defineCommand } from './message';
-import { businessId, isoDate, publicId } from './common';
+import { businessId, isoDate, paymentId, publicId } from './common';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 import { webhookEventNames, type WebhookEventName } from './public-api';
 
@@ -38,10 +38,14 @@ export const getEvent = defineCommand<GetEvent, PublicEvent>(
   ['NOT_FOUND'],
 );
 
-/** A page of the business's events of the last EVENT_RETENTION_DAYS, newest first, optionally of one type. */
+/**
+ * A page of the business's events of the last EVENT_RETENTION_DAYS, newest first, optionally of one type and of one
+ * payment (its own events and its refunds').
+ */
 export interface ListEvents extends PageQuery {
   business_id: string;
   type?: WebhookEventName;
+  payment_id?: string;
 }
 export const listEvents = defineCommand<ListEvents, Page<PublicEvent>>(
   'event.list.v1',
@@ -51,6 +55,7 @@ export const listEvents = defineCommand<ListEvents, Page<PublicEvent>>(
     limit: pageLimit,
     starting_after: eventId.allow(null),
     type: Joi.valid(...webhookEventNames),
+    payment_id: paymentId,
   }),
   pageSchema(publicEventSchema),
   ['INVALID_FIELDS'],

@@ -111,6 +111,40 @@ describe('the events API: every public event of the last 30 days, as its webhook
     });
   });
 
+  test("lists one payment's events, its refunds' among them, and another business's payment as none", async () => {
+    const businessId = newPublicId('biz');
+    const paymentId = newPublicId('pay');
+    const own: string[] = [];
+    for (const definition of [paymentCreated, paymentConfirmed]) {
+      const { payload } = await harness.publishPaymentEvent(definition, businessId, {
+        payment_id: paymentId,
+      });
+      own.push(payload.event_id);
+    }
+    const refund = aRefundEvent({ business_id: businessId, payment_id: paymentId, status: 'succeeded' });
+    await harness.client.publish(refundSucceeded, refund);
+    own.push(refund.event_id);
+    const other = await harness.publishPaymentEvent(paymentConfirmed, businessId);
+    await stored([...own, other.payload.event_id]);
+
+    const listed = await list(businessId, { payment_id: paymentId });
+    expect(listed.data.map((event) => event.id).sort()).toEqual([...own].sort());
+    expect(listed.has_more).toBe(false);
+    expect(listed.data.every((event) => event.data.payment_id === paymentId)).toBe(true);
+    expect(
+      (await list(businessId, { payment_id: paymentId, type: 'refund.succeeded' })).data.map(
+        (event) => event.id,
+      ),
+    ).toEqual([refund.event_id]);
+    const paged = await list(businessId, { payment_id: paymentId, limit: 2 });
+    expect(paged.has_more).toBe(true);
+    expect(
+      (await list(businessId, { payment_id: paymentId, limit: 2, starting_after: paged.data[1]!.id })).data,
+    ).toHaveLength(1);
+    // Another business asking for this payment's events gets none.
+    expect(await list(newPublicId('biz'), { payment_id: paymentId })).toEqual({ data: [], has_more: false });
+  });
+
   test('another business never sees an event: its list is empty, its read NOT_FOUND, its cursor refused', async () => {
     const owner = newPublicId('biz');
     const { payload } = await harness.publishPaymentEvent(paymentConfirmed, owner);
@@ -268,13 +302,13 @@ describe('the events API: every public event of the last 30 days, as its webhook
     expect(page.data.map((event) => event.type)).toEqual(['payment.cancelled']);
   });
 
-  test('a page of a business with a million events reads the page indexes, never the whole table', async () => {
+  test("a page of a business with a million events, or of one payment's, reads the page indexes, never the whole table", async () => {
     const businessId = newPublicId('biz');
     await harness.query(
-      `INSERT INTO events (id, business_id, type, created_at, body)
+      `INSERT INTO events (id, business_id, type, payment_id, created_at, body)
        SELECT 'evt_' || lpad(g::text, 24, '0'), $1,
               CASE WHEN g % 10 = 0 THEN 'refund.succeeded' ELSE 'payment.created' END,
-              now() - make_interval(secs => g), '{}'
+              'pay_' || lpad((g / 4)::text, 24, '0'), now() - make_interval(secs => g), '{}'
          FROM generate_series(1, 1000000) AS g`,
       [businessId],
     );
@@ -295,10 +329,18 @@ describe('the events API: every public event of the last 30 days, as its webhook
         );
         expect(page?.rows).toHaveLength(100);
       }
+      // One payment's events among the million: its four, through the index by payment.
+      const ofPayment = await listEventsOf(
+        dataSource.manager,
+        businessId,
+        { paymentId: 'pay_' + '125000'.padStart(24, '0'), since: retainedSince(new Date()) },
+        { limit: 100, startingAfter: null },
+      );
+      expect(ofPayment?.rows).toHaveLength(4);
     } finally {
       logQuery.mockRestore();
     }
-    expect(queries).toHaveLength(2);
+    expect(queries).toHaveLength(3);
     for (const { sql, parameters } of queries) {
       const [explained] = await harness.query<{ 'QUERY PLAN': unknown }>(
         `EXPLAIN (FORMAT JSON) ${sql}`,
@@ -307,7 +349,7 @@ describe('the events API: every public event of the last 30 days, as its webhook
       const text = JSON.stringify(explained!['QUERY PLAN']);
       expect(text).not.toContain('"Seq Scan"');
       // With one business holding the whole table the planner may walk the age index instead: still no scan.
-      expect(text).toMatch(/"Index Name":"events_(page|page_by_type|by_age)"/);
+      expect(text).toMatch(/"Index Name":"events_(page|page_by_type|page_by_payment|by_age)"/);
       expect(text).not.toMatch(/"Node Type":"Sort"/);
     }
     await harness.query('DELETE FROM events WHERE business_id = $1', [businessId]);

@@ -430,6 +430,7 @@ export const generatedCommands = {
           'payout.failed',
         ],
       },
+      payment_id: { required: false, type: 'string' },
     },
     fields: {},
   },

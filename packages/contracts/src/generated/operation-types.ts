@@ -1213,6 +1213,8 @@ export interface OperationTypes {
         | 'refund.failed'
         | 'payout.paid'
         | 'payout.failed';
+      /** Only this payment's events: its own and its refunds'. */
+      payment_id?: string;
     };
     answer: {
       data: Event[];

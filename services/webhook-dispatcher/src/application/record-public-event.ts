@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { newPublicId, type WebhookEventName } from '@gateway/contracts';
 import { activeTraceHeaders } from '@gateway/observability';
-import { serializeDeliveryBody, type WebhookEvent } from '../domain/payload';
+import { paymentOfEvent, serializeDeliveryBody, type WebhookEvent } from '../domain/payload';
 import { insertDelivery, insertEvent, webhooksSubscribedTo } from '../persistence';
 
 /**
@@ -16,7 +16,9 @@ export async function recordPublicEvent(dataSource: DataSource, event: WebhookEv
   return dataSource.transaction(async (manager) => {
     // The trace the event came in (the payment's): each delivery's attempts are spans in it.
     const traceContext = activeTraceHeaders();
-    if (!(await insertEvent(manager, { id: event.id, businessId: event.businessId, type, body }))) return 0;
+    const paymentId = paymentOfEvent(event);
+    if (!(await insertEvent(manager, { id: event.id, businessId: event.businessId, type, paymentId, body })))
+      return 0;
     let deliveries = 0;
     for (const webhook of await webhooksSubscribedTo(manager, event.businessId, type)) {
       const inserted = await insertDelivery(manager, {

@@ -30,6 +30,12 @@ export interface WebhookEvent {
   data: Payment | Refund | Payout | WebhookTestData;
 }
 
+/** The payment an event is about: a payment's own, or its refund's; null for a payout's or a test's. */
+export function paymentOfEvent(event: WebhookEvent): string | null {
+  const paymentId = (event.data as { payment_id?: unknown }).payment_id;
+  return typeof paymentId === 'string' ? paymentId : null;
+}
+
 /** The webhook event for a `payment.*.v1` domain event; `type` is its public name (`payment.confirmed`). */
 export function paymentWebhookEvent(type: WebhookEventName, event: PaymentEventPayload): WebhookEvent {
   return {

@@ -7,29 +7,33 @@ export interface NewEvent {
   id: string;
   businessId: string;
   type: WebhookEventName;
+  /** The payment it is about; null for none (a payout's). */
+  paymentId: string | null;
   body: string;
 }
 
 /** Stores the event; false when it is stored already (a redelivery, an outbox replay), which stores nothing. */
 export async function insertEvent(manager: EntityManager, event: NewEvent): Promise<boolean> {
   const stored: unknown[] = await manager.query(
-    `INSERT INTO events (id, business_id, type, created_at, body) VALUES ($1, $2, $3, now(), $4)
+    `INSERT INTO events (id, business_id, type, payment_id, created_at, body) VALUES ($1, $2, $3, $4, now(), $5)
      ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [event.id, event.businessId, event.type, event.body],
+    [event.id, event.businessId, event.type, event.paymentId, event.body],
   );
   return stored.length > 0;
 }
 
-/** The business's events stored since `since`, the last stored first, optionally of one type. */
+/** The business's events stored since `since`, the last stored first, optionally of one type and of one payment. */
 export function listEventsOf(
   manager: EntityManager,
   businessId: string,
-  filters: { type?: WebhookEventName; since: Date },
+  filters: { type?: WebhookEventName; paymentId?: string; since: Date },
   page: PageRequest,
 ): Promise<Page<EventEntity> | undefined> {
   return newestCreatedPage(manager, EventEntity, { business_id: businessId }, page, (events) => {
     events.andWhere('listed.created_at >= :since', { since: filters.since });
     if (filters.type) events.andWhere('listed.type = :type', { type: filters.type });
+    if (filters.paymentId)
+      events.andWhere('listed.payment_id = :paymentId', { paymentId: filters.paymentId });
   });
 }
 

@@ -20,6 +20,10 @@ export class EventEntity {
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 
+  /** The payment the event is about (a payment's, or its refund's); null for a payout's (migration 1764402100000). */
+  @Column({ type: 'text', name: 'payment_id', nullable: true })
+  paymentId!: string | null;
+
   /** The serialized delivery body, byte for byte what deliveries send. */
   @Column({ type: 'text' })
   body!: string;

@@ -7,6 +7,7 @@ import { WebhookPages1732400060000 } from './migrations/1732400060000-webhook-pa
 import { WebhookSecretRotation1732400090000 } from './migrations/1732400090000-webhook-secret-rotation';
 import { Events1732400130000 } from './migrations/1732400130000-events';
 import { DeliveryTraceContext1732400173000 } from './migrations/1732400173000-delivery-trace-context';
+import { EventsByPayment1764402100000 } from './migrations/1764402100000-events-by-payment';
 
 export {
   DeliveryAttemptEntity,
@@ -29,5 +30,6 @@ export const webhookDispatcherDatabase = {
     WebhookSecretRotation1732400090000,
     Events1732400130000,
     DeliveryTraceContext1732400173000,
+    EventsByPayment1764402100000,
   ],
 };

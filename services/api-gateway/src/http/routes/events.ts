@@ -2,6 +2,7 @@ import Joi from 'joi';
 import {
   eventId,
   getEvent,
+  paymentId,
   listEvents,
   pageSchema,
   webhookEventNames,
@@ -22,6 +23,7 @@ const event = eventOf(
 export const eventsPage = pageQuery(eventId);
 export const eventsFilter = Joi.object({
   type: Joi.string().valid(...webhookEventNames),
+  payment_id: paymentId.description("Only this payment's events: its own and its refunds'."),
 });
 
 /**
@@ -61,6 +63,7 @@ export const eventOperations = [
           business_id: businessId,
           ...pageOf(query),
           ...(query.type ? { type: query.type } : {}),
+          ...(query.payment_id ? { payment_id: query.payment_id } : {}),
         }),
       ),
   }),
