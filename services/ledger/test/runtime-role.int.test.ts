@@ -9,7 +9,7 @@ import {
   type TestDatabase,
 } from '@gateway/testkit';
 import { startLedgerService } from '../src/main';
-import { excessLedgerPrivileges, LEDGER_RUNTIME_ROLE } from '../src/persistence';
+import { createRuntimeRole, excessLedgerPrivileges, LEDGER_RUNTIME_ROLE } from '../src/persistence';
 import { ledgerServiceForTheseTests } from './support/ledger-service';
 
 /** SQLSTATE insufficient_privilege: what PostgreSQL answers a role lacking a privilege, or not owning the table. */
@@ -275,6 +275,33 @@ describe('in production the ledger refuses to serve through a connection allowed
       ]);
     } finally {
       await service.stop();
+    }
+  });
+});
+
+describe("the sandbox's role, one for the whole server", () => {
+  test('created by many processes at once (each test database starts its ledger), it is made once and none fails', async () => {
+    const role = `ledger_test_race_${randomBytes(4).toString('hex')}`;
+    const admin = await new DataSource({
+      type: 'postgres',
+      url: infrastructureUrls().databaseUrl,
+    }).initialize();
+    try {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const racer = `${role}_${attempt}`;
+        await Promise.all(
+          Array.from({ length: 8 }, () => createRuntimeRole(infrastructureUrls().databaseUrl, 'pw', racer)),
+        );
+        const found = (await admin.query('SELECT rolcanlogin FROM pg_roles WHERE rolname = $1', [
+          racer,
+        ])) as Array<{ rolcanlogin: boolean }>;
+        expect(found).toEqual([{ rolcanlogin: true }]);
+        await admin.query(`DROP ROLE "${racer}"`);
+      }
+    } finally {
+      for (let attempt = 0; attempt < 5; attempt += 1)
+        await admin.query(`DROP ROLE IF EXISTS "${role}_${attempt}"`);
+      await admin.destroy();
     }
   });
 });

@@ -59,12 +59,17 @@ export async function ledgerConnections(config: ConnectionSettings): Promise<Led
 const ROLE_CREATED_MEANWHILE = new Set(['42710', '23505']);
 
 /**
- * Creates `ledger_runtime` through an administrator's connection unless it exists, once per PostgreSQL server (roles
- * are the server's, not a database's: every test database and every replica shares it). Its password lets it in as
- * the server's authentication wants (none with trust, as locally; the sandbox's in compose). Safe to run from many
- * processes at once: one creates it, the others find it.
+ * Creates `ledger_runtime` (or `role`) through an administrator's connection unless it exists, once per PostgreSQL
+ * server (roles are the server's, not a database's: every test database and every replica shares it). Its password
+ * lets it in as the server's authentication wants (none with trust, as locally; the sandbox's in compose). Safe to run
+ * from many processes at once: one creates it, the others find it made (`duplicate_object`, or `unique_violation`
+ * when the two creations overlap).
  */
-async function createRuntimeRole(adminUrl: string, password: string): Promise<void> {
+export async function createRuntimeRole(
+  adminUrl: string,
+  password: string,
+  role: string = LEDGER_RUNTIME_ROLE,
+): Promise<void> {
   const maintenance = new URL(adminUrl);
   maintenance.pathname = '/postgres';
   const server = await new DataSource({
@@ -73,16 +78,12 @@ async function createRuntimeRole(adminUrl: string, password: string): Promise<vo
     extra: { max: 1 },
   }).initialize();
   try {
-    const found = (await server.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [
-      LEDGER_RUNTIME_ROLE,
-    ])) as unknown[];
+    const found = (await server.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])) as unknown[];
     if (found.length === 0) {
       const withPassword = password === '' ? '' : ` PASSWORD '${password.replace(/'/g, "''")}'`;
-      await server
-        .query(`CREATE ROLE ${LEDGER_RUNTIME_ROLE} LOGIN${withPassword}`)
-        .catch((err: { code?: string }) => {
-          if (!ROLE_CREATED_MEANWHILE.has(err.code ?? '')) throw err;
-        });
+      await server.query(`CREATE ROLE "${role}" LOGIN${withPassword}`).catch((err: { code?: string }) => {
+        if (!ROLE_CREATED_MEANWHILE.has(err.code ?? '')) throw err;
+      });
     }
   } finally {
     await server.destroy();
