@@ -92,7 +92,7 @@ const sections: Section[] = [
     schema: ledgerConfigSchema,
     omitShared: true,
     intro:
-      'The settlement delays (docs/money-model.md#settlement), how often the settlement sweep runs, and its own consumer prefetch.',
+      'The settlement delays (docs/money-model.md#settlement), how often the settlement sweep runs, its own consumer prefetch, and the owner that migrates its tables. Its `DATABASE_URL` is the role it serves as, `ledger_runtime` (or a member of it), which may neither own nor change what the books hold: the ledger refuses to start on a superuser, an owner or a role allowed more ([roles](operating.md#the-ledgers-database-roles)); in sandbox, left the local administrator, it creates that role and serves as it.',
   },
   {
     title: 'webhook-dispatcher',
@@ -158,6 +158,8 @@ export const meanings: Record<string, string> = {
   BROKER_PREFETCH:
     'unacked messages each consumer takes at once ([measured](benchmarks.md#consumer-prefetch-and-database-pool-sizes))',
   DATABASE_POOL_SIZE: 'PostgreSQL connections per process at most',
+  MIGRATION_DATABASE_URL:
+    "the owner of the ledger's tables, which runs its migrations ([roles](operating.md#the-ledgers-database-roles)). Unset: in sandbox `DATABASE_URL` migrates; in production the ledger does not migrate at start (refusing a schema not migrated) and its `migrate` command refuses to run",
   'ledger/BROKER_PREFETCH':
     'as for every service, with a default of its own: the paid payments in flight are posted together, so a batch is as large as this lets it be ([measured](benchmarks.md#the-ledgers-postings-pnpm-benchledger))',
   SHUTDOWN_TIMEOUT_MS:
@@ -555,7 +557,8 @@ service's schema.
 | \`LOG_FORMAT\` | \`pretty\` in sandbox when the output is a terminal; \`json\` otherwise | how \`npm start\` shows the processes' lines: \`pretty\` (pino-pretty) or \`json\` (as written); see [ADR 0015](adr/0015-pino-pretty-for-local-logs.md) | \`npm start\` |
 | \`STACK_REPLICAS\` | none | extra processes of back-end services, e.g. \`payment=2,pix-adapter=2,webhook-dispatcher=2\` | \`npm start\` |
 | \`OTEL_BSP_*\`, \`OTEL_EXPORTER_OTLP_TIMEOUT\`, \`OTEL_EXPORTER_OTLP_COMPRESSION\` | the OpenTelemetry SDK's | read by the SDK itself (batching, timeout, gzip); \`npm start\` passes them to every process | all services |
-| \`POSTGRES_PASSWORD\` | none: compose refuses to run without it (\`infra/compose/sandbox.env\`: \`postgres\`) | password of the bundled PostgreSQL, also put into every service's \`DATABASE_URL\`; URL-safe | docker-compose.yml |
+| \`POSTGRES_PASSWORD\` | none: compose refuses to run without it (\`infra/compose/sandbox.env\`: \`postgres\`) | password of the bundled PostgreSQL, also put into every service's \`DATABASE_URL\` (the ledger's \`MIGRATION_DATABASE_URL\`); URL-safe | docker-compose.yml |
+| \`LEDGER_DATABASE_PASSWORD\` | none: compose refuses to run without it (\`infra/compose/sandbox.env\`: \`ledger_runtime\`) | password of \`ledger_runtime\`, the role the ledger serves as (its \`DATABASE_URL\`): the sandbox creates the role with it, production creates it beforehand ([roles](operating.md#the-ledgers-database-roles)); URL-safe | docker-compose.yml |
 | \`RABBITMQ_USER\`, \`RABBITMQ_PASSWORD\` | none: compose refuses to run without them (\`infra/compose/sandbox.env\`: \`guest\`) | the bundled RabbitMQ's administrator user, put into every service's \`AMQP_URL\` and the definitions step's login; URL-safe | docker-compose.yml |
 | \`GATEWAY_URL\`, \`GATEWAY_API_KEY\`, \`ADMIN_TOKEN\`, \`GATEWAY_CLI_TLS_DIR\` | the URL in \`.run/demo-business.json\` when on this machine, else \`http://localhost:3000\`; none; the sandbox token for a local gateway; \`~/.config/gateway-cli/listen-tls\` | the CLI's gateway, merchant key, operator token and \`listen\`'s local certificates ([sdk-and-cli.md](sdk-and-cli.md)) | \`gateway\` CLI |
 | \`NODE_EXTRA_CA_CERTS\` | unset (\`npm start\` in the sandbox adds \`gateway listen\`'s CA for the dispatcher) | Node's extra trusted CAs: a webhook endpoint's private CA | all (Node) |

@@ -48,6 +48,7 @@ function productionEnv(): Env {
   return {
     APP_ENV: 'production',
     POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+    LEDGER_DATABASE_PASSWORD: randomBytes(16).toString('hex'),
     RABBITMQ_USER: 'gateway',
     RABBITMQ_PASSWORD: randomBytes(16).toString('hex'),
     PSP_BASE_URL: settings.PSP_BASE_URL!,
@@ -242,7 +243,13 @@ describe('docker-compose.yml', () => {
         name,
         APP_ENV: 'sandbox',
         LOG_LEVEL: 'info',
-        DATABASE_URL: 'postgres://postgres:postgres@postgres:5432/gateway',
+        // The ledger serves as a role that cannot change the books and migrates as the administrator.
+        ...(name === 'ledger'
+          ? {
+              DATABASE_URL: 'postgres://ledger_runtime:ledger_runtime@postgres:5432/gateway',
+              MIGRATION_DATABASE_URL: 'postgres://postgres:postgres@postgres:5432/gateway',
+            }
+          : { DATABASE_URL: 'postgres://postgres:postgres@postgres:5432/gateway' }),
         ...(messageServices.some((s) => s.name === name)
           ? { AMQP_URL: 'amqp://guest:guest@rabbitmq:5672/gateway' }
           : {}),

@@ -102,6 +102,38 @@ export async function openServiceDatabase(options: ServiceDatabaseOptions): Prom
 }
 
 /**
+ * Opens the service's DataSource on a schema migrated by another connection (its owner, through
+ * `openServiceDatabase`), running nothing: a connection that owns nothing cannot create or change a table. Refuses
+ * when a migration of this service has not run, so a process never serves an older schema than its code expects.
+ */
+export async function connectServiceDatabase(options: ServiceDatabaseOptions): Promise<DataSource> {
+  const dataSource = serviceDataSource(options);
+  await dataSource.initialize();
+  try {
+    const [found] = (await dataSource.query('SELECT to_regclass($1) AS migrations', [
+      `"${options.schema}".migrations`,
+    ])) as Array<{ migrations: string | null }>;
+    const ran = found?.migrations
+      ? ((await dataSource.query(`SELECT name FROM "${options.schema}".migrations`)) as Array<{
+          name: string;
+        }>)
+      : [];
+    const done = new Set(ran.map((row) => row.name));
+    const pending = dataSource.migrations
+      .map((m) => m.name ?? m.constructor.name)
+      .filter((n) => !done.has(n));
+    if (pending.length > 0)
+      throw new Error(
+        `schema ${options.schema} is not migrated (pending: ${pending.join(', ')}): run its migrate command first`,
+      );
+  } catch (err) {
+    await dataSource.destroy();
+    throw err;
+  }
+  return dataSource;
+}
+
+/**
  * A released migration given a new name (and so a new timestamp), e.g. to end a clash of timestamps: it carries the
  * name it was released under, `static readonly formerName = 'Checkouts1732300003000'`.
  */

@@ -10,7 +10,11 @@ import {
   UnitOfWork,
   type MessageInFlight,
 } from '@gateway/messaging';
-import { openServiceDatabase, type ServiceDatabaseOptions } from '@gateway/persistence';
+import {
+  connectServiceDatabase,
+  openServiceDatabase,
+  type ServiceDatabaseOptions,
+} from '@gateway/persistence';
 import { serveMetrics } from './metrics-server';
 import { runShutdown, ShutdownTimeoutError, stopLogger, type ShutdownStage } from './shutdown';
 
@@ -39,6 +43,17 @@ export interface ServiceRuntimeOptions {
   entities: ServiceDatabaseOptions['entities'];
   /** The service's own migrations; the outbox/inbox migrations are added in front. */
   migrations: Array<new () => unknown>;
+  /**
+   * Who migrates the schema, when not the connection the service serves with (DATABASE_URL): a URL, the owner of the
+   * schema's tables, which migrates at start and is then closed; null, nobody at start (the `migrate` command ran
+   * before, and the start refuses a schema not migrated). Unset: DATABASE_URL migrates and serves.
+   */
+  migrationUrl?: string | null;
+  /**
+   * Run on the serving connection before any work is taken: a rejection stops the start (e.g. a connection allowed
+   * more than the service needs).
+   */
+  checkDatabase?: (dataSource: DataSource) => Promise<void>;
   logger?: Logger;
 }
 
@@ -72,9 +87,12 @@ interface NamedStep {
   run: () => Promise<void>;
 }
 
-function databaseOptions(options: ServiceRuntimeOptions): ServiceDatabaseOptions {
+function databaseOptions(
+  options: ServiceRuntimeOptions,
+  url = options.config.DATABASE_URL,
+): ServiceDatabaseOptions {
   return {
-    url: options.config.DATABASE_URL,
+    url,
     schema: options.schema,
     entities: options.entities,
     migrations: [...outboxInboxMigrations, ...options.migrations],
@@ -84,8 +102,16 @@ function databaseOptions(options: ServiceRuntimeOptions): ServiceDatabaseOptions
 
 /** Migrates this service's schema and returns (for the `migrate` command). */
 export async function migrateServiceDatabase(options: ServiceRuntimeOptions): Promise<void> {
-  const dataSource = await openServiceDatabase(databaseOptions(options));
+  if (options.migrationUrl === null) throw new Error(`${options.service}: no connection to migrate with`);
+  const dataSource = await openServiceDatabase(databaseOptions(options, options.migrationUrl));
   await dataSource.destroy();
+}
+
+/** The serving DataSource: migrated through it, or by the migration connection first (see `migrationUrl`). */
+async function openRuntimeDatabase(options: ServiceRuntimeOptions): Promise<DataSource> {
+  if (options.migrationUrl === undefined) return openServiceDatabase(databaseOptions(options));
+  if (options.migrationUrl !== null) await migrateServiceDatabase(options);
+  return connectServiceDatabase(databaseOptions(options));
 }
 
 /** Opens database (migrating it), broker and outbox relay for one service process. */
@@ -93,7 +119,12 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
   const logger = options.logger ?? createLogger(options.service, options.config.LOG_LEVEL);
   // Every series says which service it is from, wherever it is scraped (compose, Kubernetes, the launcher).
   metricsRegistry.setDefaultLabels({ service: options.service });
-  const dataSource = await openServiceDatabase(databaseOptions(options));
+  const dataSource = await openRuntimeDatabase(options);
+  if (options.checkDatabase)
+    await options.checkDatabase(dataSource).catch(async (err: unknown) => {
+      await dataSource.destroy();
+      throw err;
+    });
   const broker = await Broker.connect({
     url: options.config.AMQP_URL,
     prefix: options.config.AMQP_PREFIX,

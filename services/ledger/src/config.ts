@@ -1,5 +1,6 @@
 import {
   commonEnv,
+  ConfigError,
   Joi,
   loadConfig,
   serviceSchema,
@@ -8,6 +9,14 @@ import {
 } from '@gateway/config';
 
 export interface LedgerConfig extends ServiceConfig {
+  /**
+   * The owner of the ledger's tables, which runs its migrations (docs/operating.md#the-ledgers-database-roles); the
+   * service serves through DATABASE_URL, a role that may neither change nor remove what the books hold. Unset in the
+   * sandbox: DATABASE_URL is the local administrator, which migrates and sets up the role the service serves as
+   * (`ledger_runtime`). Unset in production: the service does not migrate (the `migrate` command, which then requires
+   * it, ran before) and refuses a schema not migrated.
+   */
+  MIGRATION_DATABASE_URL?: string;
   /**
    * How long after a PIX payment is paid its net amount stays `pending` before it becomes `available`
    * (docs/money-model.md#settlement). Sandbox: 0 (available at the next sweep). Production: one day (D+1).
@@ -73,6 +82,9 @@ const settlementDelay = Joi.number()
 export const LEDGER_BROKER_PREFETCH = 64;
 
 const schema = serviceSchema<LedgerConfig>({
+  MIGRATION_DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .optional(),
   BROKER_PREFETCH: commonEnv.BROKER_PREFETCH.default(LEDGER_BROKER_PREFETCH),
   SETTLEMENT_DELAY_PIX: settlementDelay,
   SETTLEMENT_DELAY_CRYPTO: settlementDelay,
@@ -115,4 +127,18 @@ export const ledgerVariables = variableNames(schema);
 
 export function loadLedgerConfig(env: NodeJS.ProcessEnv = process.env): LedgerConfig {
   return loadConfig(schema, env);
+}
+
+/**
+ * The config of the `migrate` command: the same, but production requires MIGRATION_DATABASE_URL (the serving role
+ * cannot migrate; outside production DATABASE_URL, the local administrator, migrates when it is unset).
+ */
+export function loadLedgerMigrationConfig(env: NodeJS.ProcessEnv = process.env): LedgerConfig {
+  const config = loadLedgerConfig(env);
+  if (config.APP_ENV === 'production' && config.MIGRATION_DATABASE_URL === undefined)
+    throw new ConfigError(
+      ['MIGRATION_DATABASE_URL'],
+      '"MIGRATION_DATABASE_URL" is required to migrate in production (the owner of the ledger\'s tables)',
+    );
+  return config;
 }

@@ -30,7 +30,7 @@ import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadLedgerConfig, type LedgerConfig } from './config';
-import { ledgerDatabase } from './persistence';
+import { ledgerConnections, ledgerDatabase, requireLeastPrivilege } from './persistence';
 import { PaymentPostingBatches } from './application/payment-posting-batches';
 import { postSucceededRefund } from './application/post-succeeded-refund';
 import { SettlementSweep } from './application/settlement-sweep';
@@ -70,7 +70,15 @@ export interface LedgerService extends ServiceRuntime {
 const REFUND_CHECK_TIMEOUT_MS = 5000;
 
 export async function startLedgerService(config: LedgerConfig): Promise<LedgerService> {
-  const runtime = await openServiceRuntime({ service: 'ledger', config, ...ledgerDatabase });
+  // Migrated by the owner of its tables, served as a role that may neither change nor remove what the books hold.
+  const connections = await ledgerConnections(config);
+  const runtime = await openServiceRuntime({
+    service: 'ledger',
+    config: { ...config, DATABASE_URL: connections.serveUrl },
+    migrationUrl: connections.migrationUrl,
+    checkDatabase: requireLeastPrivilege,
+    ...ledgerDatabase,
+  });
   const { dataSource, logger } = runtime;
   // At start too: what fell due while the service was down settles now.
   const settlement = new SettlementSweep(dataSource, {

@@ -1,10 +1,10 @@
 import { loadOrExit } from '@gateway/config';
 import { migrateServiceDatabase } from '@gateway/service-runtime';
-import { loadLedgerConfig } from './config';
-import { ledgerDatabase } from './persistence';
+import { loadLedgerMigrationConfig } from './config';
+import { ledgerConnections, ledgerDatabase } from './persistence';
 
-void migrateServiceDatabase({
-  service: 'ledger',
-  config: loadOrExit(loadLedgerConfig),
-  ...ledgerDatabase,
-});
+const config = loadOrExit(loadLedgerMigrationConfig);
+// In the sandbox, the role the service serves as is created first: the migrations grant it what it may do.
+void ledgerConnections(config).then(({ migrationUrl }) =>
+  migrateServiceDatabase({ service: 'ledger', config, migrationUrl, ...ledgerDatabase }),
+);

@@ -174,6 +174,7 @@ export function madeUpSecrets(): Env {
   const password = () => randomBytes(16).toString('hex');
   return {
     DATABASE_URL: `postgres://gateway:${password()}@postgres.internal:5432/gateway`,
+    MIGRATION_DATABASE_URL: `postgres://ledger_owner:${password()}@postgres.internal:5432/gateway`,
     AMQP_URL: `amqp://gateway:${password()}@rabbitmq.internal:5672/gateway`,
     REDIS_URL: `redis://:${password()}@redis.internal:6379`,
     SOLANA_RPC_URL: `https://solana-mainnet.rpc-provider.test/${randomBytes(8).toString('hex')}`,

@@ -16,6 +16,7 @@ import { BalanceTransactionsDatedWhenPosted1764401300000 } from './migrations/17
 import { BalanceTransactionsKeptAsPosted1764401300100 } from './migrations/1764401300100-balance-transactions-kept-as-posted';
 import { BalancesTiedToEntries1764401300200 } from './migrations/1764401300200-balances-tied-to-entries';
 import { BalancesAndSettlementsKept1764401500000 } from './migrations/1764401500000-balances-and-settlements-kept';
+import { RuntimeRole1764402000000 } from './migrations/1764402000000-runtime-role';
 
 export {
   BalanceEntity,
@@ -33,6 +34,7 @@ export * from './reservation-store';
 export * from './suspense-store';
 export * from './reconciliation-store';
 export * from './adjustment-store';
+export * from './runtime-role';
 
 export const ledgerDatabase = {
   schema: 'ledger',
@@ -57,5 +59,6 @@ export const ledgerDatabase = {
     BalanceTransactionsKeptAsPosted1764401300100,
     BalancesTiedToEntries1764401300200,
     BalancesAndSettlementsKept1764401500000,
+    RuntimeRole1764402000000,
   ],
 };

@@ -6,6 +6,7 @@ import {
   startedForTheseTests,
   type ServiceTestBed,
 } from '@gateway/testkit';
+import { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../../src/config';
 import { startLedgerService, type LedgerService } from '../../src/main';
 
@@ -19,7 +20,10 @@ export interface LedgerTestBed extends ServiceTestBed<LedgerService> {
   payoutSettled(event: PixPayoutSettled, messageId?: string): Promise<unknown>;
   /** The same for `refund.failed.v1`. */
   refundFailed(event: RefundEventPayload, messageId?: string): Promise<unknown>;
-  /** Runs SQL on the ledger's schema. */
+  /**
+   * Runs SQL on the ledger's schema as the owner of its tables (the test database's administrator, which migrated it):
+   * the service itself serves as `ledger_runtime`, which may change far less.
+   */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
 
@@ -45,7 +49,8 @@ export function ledgerServiceForTheseTests(
 ): LedgerTestBed {
   return startedForTheseTests(async () => {
     let ledgerConfig: LedgerConfig | undefined;
-    const bed = await serviceTestBed(label, (env) => {
+    let owner: DataSource | undefined;
+    const bed = await serviceTestBed(label, async (env, cleanup) => {
       ledgerConfig = {
         ...env.config,
         SETTLEMENT_DELAY_PIX: 0,
@@ -62,7 +67,14 @@ export function ledgerServiceForTheseTests(
         RESERVATION_SWEEP_INTERVAL_MS: 3_600_000,
         ...settings,
       };
-      return startLedgerService(ledgerConfig);
+      const service = await startLedgerService(ledgerConfig);
+      owner = await new DataSource({
+        type: 'postgres',
+        url: env.config.DATABASE_URL,
+        extra: { max: 2, options: '-c search_path=ledger' },
+      }).initialize();
+      cleanup.afterStop(() => owner!.destroy());
+      return service;
     });
     return Object.assign(bed, {
       ledgerConfig: ledgerConfig!,
@@ -74,8 +86,7 @@ export function ledgerServiceForTheseTests(
         publishAndAwaitHandling(bed.env.config, pixPayoutSettled, event, { messageId }),
       refundFailed: (event: RefundEventPayload, messageId?: string) =>
         publishAndAwaitHandling(bed.env.config, refundFailed, event, { messageId }),
-      sql: <T>(text: string, params: unknown[] = []) =>
-        bed.service.dataSource.query(text, params) as Promise<T[]>,
+      sql: <T>(text: string, params: unknown[] = []) => owner!.query(text, params) as Promise<T[]>,
     });
   });
 }
