@@ -141,9 +141,15 @@ describe('the dashboard: second factor, payout account, payouts and statements',
     });
 
     await page.getByLabel('Código do aplicativo').fill('000000');
+    await page.getByLabel('Sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('alert').filter({ hasText: 'Código incorreto' }).waitFor();
     await page.getByLabel('Código do aplicativo').fill(await freshCode());
+    await page.getByLabel('Sua senha').fill('uma senha errada');
+    await page.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Senha incorreta.' }).waitFor();
+    await page.getByLabel('Código do aplicativo').fill(await freshCode());
+    await page.getByLabel('Sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByText('Verificação em duas etapas ativada.').waitFor();
     const codes = await page.getByTestId('codigos-recuperacao').getByRole('listitem').allTextContents();

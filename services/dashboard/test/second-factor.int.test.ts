@@ -10,6 +10,7 @@ import {
   verifySecondFactor,
   type SecondFactorDeps,
 } from '../src/application/verify-second-factor';
+import { hashPassword } from '../src/domain/password';
 import { totpCodeAt } from '../src/domain/second-factor';
 import {
   dashboardDatabase,
@@ -26,13 +27,15 @@ describe('the second factor', () => {
   let redis: Redis;
   let deps: SecondFactorDeps;
   const sealKey = randomBytes(32);
+  const password = 'a senha certa de teste';
+  const passwordHash = hashPassword(password, randomBytes(16));
 
   const person = async (): Promise<string> => {
     const userId = `usr_${randomBytes(6).toString('hex')}`;
     await insertUser(database.manager, {
       id: userId,
       email: `${userId}@loja.test`,
-      passwordHash: 'scrypt$unused',
+      passwordHash: await passwordHash,
     });
     return userId;
   };
@@ -42,7 +45,11 @@ describe('the second factor', () => {
     const userId = await person();
     const started = await startTotpEnrolment(deps, userId);
     if (started.kind !== 'started') throw new Error('not started');
-    const confirmed = await confirmTotpEnrolment(deps, { userId, code: totpCodeAt(started.secret, at) }, at);
+    const confirmed = await confirmTotpEnrolment(
+      deps,
+      { userId, code: totpCodeAt(started.secret, at), password },
+      at,
+    );
     if (confirmed.kind !== 'confirmed') throw new Error('not confirmed');
     return { userId, secret: started.secret, recoveryCodes: confirmed.recoveryCodes };
   };
@@ -83,10 +90,16 @@ describe('the second factor', () => {
     const now = new Date();
     expect(await verify(userId, totpCodeAt(first.secret, now), now)).toEqual({ kind: 'not_enrolled' });
 
-    expect(await confirmTotpEnrolment(deps, { userId, code: '000000' }, now)).toMatchObject({
+    expect(await confirmTotpEnrolment(deps, { userId, code: '000000', password }, now)).toEqual({
       kind: 'wrong_code',
     });
-    const confirmed = await confirmTotpEnrolment(deps, { userId, code: totpCodeAt(first.secret, now) }, now);
+    // A session alone cannot enrol: the right code with a wrong password is refused.
+    const code = totpCodeAt(first.secret, now);
+    expect(await confirmTotpEnrolment(deps, { userId, code, password: 'outra senha' }, now)).toEqual({
+      kind: 'wrong_password',
+    });
+    expect(await hasSecondFactor(database, userId)).toBe(false);
+    const confirmed = await confirmTotpEnrolment(deps, { userId, code, password }, now);
     expect(confirmed.kind).toBe('confirmed');
     expect(await hasSecondFactor(database, userId)).toBe(true);
     // Confirmed, it is not replaced by a new enrolment.

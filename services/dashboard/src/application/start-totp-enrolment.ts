@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { openSecret, sealSecret } from '@gateway/persistence';
 import { newTotpSecret, TOTP_SECRET_BYTES } from '../domain/second-factor';
 import { findSecondFactor, saveUnconfirmedSecondFactor } from '../persistence';
-
-export interface EnrolmentDeps {
-  dataSource: DataSource;
-  sealKey: Buffer;
-}
+import type { SecondFactorDeps } from './verify-second-factor';
 
 /**
  * The secret of a person's enrolment in progress: the one already waiting for its first code (so reloading the page
  * shows the same), or a new one, sealed at rest. `enrolled` when the person has a confirmed factor already.
  */
 export async function startTotpEnrolment(
-  deps: EnrolmentDeps,
+  deps: Pick<SecondFactorDeps, 'dataSource' | 'sealKey'>,
   userId: string,
 ): Promise<{ kind: 'started'; secret: string } | { kind: 'enrolled' }> {
   return deps.dataSource.transaction(async (manager) => {

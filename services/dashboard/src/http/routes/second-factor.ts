@@ -121,6 +121,7 @@ export function securityRoutes(deps: SecondFactorDeps): Router {
       const outcome = await confirmTotpEnrolment(deps, {
         userId: member.userId,
         code: textOf(req.body.code),
+        password: textOf(req.body.password),
       });
       if (outcome.kind === 'confirmed')
         return showSecurity(res, deps, member, {
@@ -130,8 +131,12 @@ export function securityRoutes(deps: SecondFactorDeps): Router {
         });
       if (outcome.kind === 'not_started') return res.redirect(303, '/seguranca');
       await showSecurity(res, deps, member, {
-        status: 422,
-        error: 'Código incorreto. Digite o código que o aplicativo mostra agora.',
+        status: outcome.kind === 'locked' ? 429 : 422,
+        error: {
+          wrong_code: 'Código incorreto. Digite o código que o aplicativo mostra agora.',
+          wrong_password: 'Senha incorreta.',
+          locked: secondFactorMessages.locked,
+        }[outcome.kind],
       });
     }),
   );

@@ -88,6 +88,16 @@ export function securityPage(
               <form method="post" action="/seguranca/autenticador/confirmar">
                 ${csrfField(viewer.csrfToken)}
                 ${codeField({ id: 'codigo', label: 'Código do aplicativo', hint: 'O código de 6 dígitos.' })}
+                <div class="field">
+                  <label for="senha-atual">Sua senha</label>
+                  <input
+                    id="senha-atual"
+                    type="password"
+                    name="password"
+                    autocomplete="current-password"
+                    required
+                  />
+                </div>
                 <button type="submit">Confirmar</button>
               </form>
             </li>
