@@ -107,7 +107,7 @@ module.exports = {
     {
       name: 'domain-imports-only-pure-modules',
       comment:
-        'domain/ is logic only, so it imports from an allow-list: its own domain/, the contracts, the node built-ins that compute (crypto for hashes, HMACs and constant-time comparison; net for its address parsers, isIP and BlockList) and the pure validators customer data needs. No framework, no I/O, no other code of ours (persistence, handlers, application, messaging, observability); randomness and the clock are passed in.',
+        'domain/ is logic only, so it imports from an allow-list: its own domain/, the contracts, the node built-ins that compute (crypto for hashes, HMACs and constant-time comparison; net for its address parsers, isIP and BlockList) the pure validators customer data needs and the one-time-password arithmetic (otpauth). No framework, no I/O, no other code of ours (persistence, handlers, application, messaging, observability); randomness and the clock are passed in.',
       severity: 'error',
       from: { path: '^services/([^/]+)/src/domain/' },
       to: {
@@ -115,7 +115,7 @@ module.exports = {
           '^services/$1/src/domain/',
           '^packages/contracts/src/',
           '^(node:)?(crypto|net)$',
-          'node_modules/(@brazilian-utils/brazilian-utils|libphonenumber-js)/',
+          'node_modules/(@brazilian-utils/brazilian-utils|libphonenumber-js|otpauth)/',
         ],
       },
     },

@@ -200,14 +200,17 @@ export const meanings: Record<string, string> = {
     "the gateway's address, whose public API (`/v1`) and operator API (`/admin/v1`) the dashboard acts through (unset in sandbox: `http://127.0.0.1:3000`)",
   'dashboard/REDIS_URL': 'Redis, for sessions and the sign-in counters',
   'dashboard/ADMIN_TOKEN':
-    "the gateway's operator token, with which the dashboard creates businesses at sign-up and manages their API keys",
+    "the gateway's operator token, with which the dashboard creates businesses at sign-up, manages their API keys and sets an owner's payout account",
   'dashboard/TRUST_PROXY': 'proxy hops to trust for the client IP (the sign-in limit counts per client IP)',
   DASHBOARD_SEAL_KEY:
-    'AES-256-GCM key (base64 of 32 bytes) sealing the API key the dashboard holds for each business',
+    "AES-256-GCM key (base64 of 32 bytes) sealing the API key the dashboard holds for each business and each person's second-factor (TOTP) secret",
   SESSION_IDLE_SECONDS: 'how long a dashboard session lives without a request',
-  LOGIN_MAX_FAILURES: 'failed sign-ins of one e-mail address before it is locked',
-  LOGIN_LOCK_SECONDS: 'how long a lock lasts; failures are counted over the same window',
-  LOGIN_ATTEMPTS_PER_MINUTE: 'sign-in attempts one client IP may make per minute, whatever the address',
+  LOGIN_MAX_FAILURES:
+    'failed sign-ins of one e-mail address before it is locked; likewise wrong second-factor codes of one person',
+  LOGIN_LOCK_SECONDS:
+    'how long a lock (of passwords or of codes) lasts; failures are counted over the same window',
+  LOGIN_ATTEMPTS_PER_MINUTE:
+    'sign-in attempts (passwords and second-factor codes) one client IP may make per minute, whatever the address',
   // payment
   RAIL_RPC_TIMEOUT_MS: 'how long a create waits for its rail',
   PIX_EXPIRES_IN_SECONDS: "a PIX charge's lifetime",

@@ -43,6 +43,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     redis,
     admin: new GatewayAdmin(config.GATEWAY_URL, config.ADMIN_TOKEN),
     api: new BusinessApi(config.GATEWAY_URL, parseSealingKey(config.DASHBOARD_SEAL_KEY)),
+    sealKey: parseSealingKey(config.DASHBOARD_SEAL_KEY),
     logger: log,
   });
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, app).listen(

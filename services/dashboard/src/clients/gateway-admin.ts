@@ -18,7 +18,7 @@ export class OperatorApiError extends Error {
 
 /**
  * The gateway's operator API (/admin/v1), the operations the dashboard needs of it: a business with its first key
- * (sign-up), a business's keys, a further key, a revocation. The token goes in the Authorization header only.
+ * (sign-up), a business's keys, a further key, a roll, a revocation, its payout account. The token goes in the Authorization header only.
  */
 export class GatewayAdmin {
   constructor(
@@ -50,6 +50,14 @@ export class GatewayAdmin {
 
   revokeApiKey(keyPrefix: string): Promise<Answer<'revokeApiKey'>> {
     return this.call('DELETE', `/admin/v1/api-keys/${encodeURIComponent(keyPrefix)}`);
+  }
+
+  /** Where the business's payouts go (the operator API checks the key against its type). */
+  setPayoutAccount(
+    businessId: string,
+    account: HttpOperationTypes['setPayoutAccount']['body'],
+  ): Promise<Answer<'setPayoutAccount'>> {
+    return this.call('PUT', `/admin/v1/businesses/${encodeURIComponent(businessId)}/payout-account`, account);
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {

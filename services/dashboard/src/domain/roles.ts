@@ -15,9 +15,10 @@ export const roleLabels: Record<Role, string> = {
 /**
  * What a person may do, in the words of the API key scopes (the dashboard acts through the public API, each action
  * needs the scope its operation declares), plus the two things only the dashboard does: manage the business's API
- * keys and its team.
+ * keys and its team, and the one thing only the owner does: set where payouts go (the payout account).
  */
-export type Permission = ApiKeyScope | 'api_keys:read' | 'api_keys:write' | 'team:write';
+export type Permission =
+  ApiKeyScope | 'api_keys:read' | 'api_keys:write' | 'team:write' | 'payout_account:write';
 
 const readScopes = apiKeyScopes.filter((scope) => scope.endsWith(':read'));
 const everyScope: readonly Permission[] = [...apiKeyScopes, 'api_keys:read', 'api_keys:write', 'team:write'];
@@ -25,10 +26,10 @@ const everyScope: readonly Permission[] = [...apiKeyScopes, 'api_keys:read', 'ap
 /**
  * Each role's permissions. A viewer reads everything but secrets' management; a developer integrates (payments in
  * the sandbox, webhooks, checkouts, customers, API keys) but moves no money out (refunds, payouts); an admin does
- * everything but is not the owner; the owner does everything.
+ * everything but set the payout account; the owner does everything.
  */
 const grants: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(everyScope),
+  owner: new Set<Permission>([...everyScope, 'payout_account:write']),
   admin: new Set(everyScope),
   developer: new Set<Permission>([
     ...readScopes,

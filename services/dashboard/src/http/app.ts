@@ -6,7 +6,8 @@ import { metricsRegistry, type Logger } from '@gateway/observability';
 import type { DashboardConfig } from '../config';
 import type { BusinessApi } from '../clients/business-api';
 import type { GatewayAdmin } from '../clients/gateway-admin';
-import { LoginAttemptStore, SessionStore } from '../persistence';
+import type { SecondFactorDeps } from '../application/verify-second-factor';
+import { LoginAttemptStore, SecondFactorAttemptStore, SessionStore } from '../persistence';
 import { requireMember } from './member';
 import { sendPage } from './respond';
 import { csrfTokenMatches, sameOrigin, Sessions } from './session';
@@ -14,6 +15,8 @@ import { stylesheet } from './stylesheet';
 import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
 import { paymentRoutes } from './routes/payments';
+import { payoutRoutes } from './routes/payouts';
+import { securityRoutes, signInCodeRoutes } from './routes/second-factor';
 import { sectionRoutes } from './routes/sections';
 import { errorPage } from './views/other';
 
@@ -23,6 +26,8 @@ export interface DashboardAppDeps {
   redis: Redis;
   admin: GatewayAdmin;
   api: BusinessApi;
+  /** DASHBOARD_SEAL_KEY, parsed: the second factors' secrets are sealed under it. */
+  sealKey: Buffer;
   logger: Logger;
 }
 
@@ -48,6 +53,17 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     config.SESSION_IDLE_SECONDS,
   );
   const members = { dataSource: deps.dataSource, api: deps.api, sessions };
+  const loginAttempts = new LoginAttemptStore(deps.redis, config.REDIS_PREFIX);
+  // Codes are counted and locked as passwords are, with the same settings.
+  const secondFactor: SecondFactorDeps = {
+    dataSource: deps.dataSource,
+    sealKey: deps.sealKey,
+    failures: new SecondFactorAttemptStore(deps.redis, config.REDIS_PREFIX),
+    attempts: loginAttempts,
+    attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
+    maxFailures: config.LOGIN_MAX_FAILURES,
+    lockSeconds: config.LOGIN_LOCK_SECONDS,
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
@@ -107,13 +123,14 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
       signUp: { dataSource: deps.dataSource, admin: deps.admin, api: deps.api },
       signIn: {
         dataSource: deps.dataSource,
-        attempts: new LoginAttemptStore(deps.redis, config.REDIS_PREFIX),
+        attempts: loginAttempts,
         maxFailures: config.LOGIN_MAX_FAILURES,
         lockSeconds: config.LOGIN_LOCK_SECONDS,
         attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
       },
     }),
   );
+  app.use(signInCodeRoutes({ sessions, secondFactor }));
   app.get('/', (_req, res) =>
     res.redirect(303, sessions.current(res)?.data.userId ? '/pagamentos' : '/entrar'),
   );
@@ -122,6 +139,10 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
   const signedIn = express.Router();
   signedIn.use(requireMember(members));
   signedIn.use(paymentRoutes(), keyRoutes(deps.admin), sectionRoutes(deps.dataSource));
+  signedIn.use(
+    securityRoutes(secondFactor),
+    payoutRoutes({ admin: deps.admin, dataSource: deps.dataSource, secondFactor }),
+  );
   app.use(signedIn);
 
   app.use((_req: Request, res: Response) => {

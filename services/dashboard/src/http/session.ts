@@ -58,7 +58,10 @@ export class Sessions {
    * A new session under a new id (the old one, if any, is destroyed): at sign-in and sign-up, so an id planted before
    * (session fixation) never becomes a signed-in one.
    */
-  async start(res: Response, who: { userId?: string; businessId?: string }): Promise<CurrentSession> {
+  async start(
+    res: Response,
+    who: Pick<SessionData, 'userId' | 'businessId' | 'pendingSignIn'>,
+  ): Promise<CurrentSession> {
     const previous = this.current(res);
     if (previous) await this.store.destroy(previous.id);
     const session = {

@@ -39,4 +39,9 @@ code.secret { font-size: 15px; word-break: break-all; background: var(--bg); pad
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .timeline { padding-left: 20px; }
 .actions { display: flex; gap: 8px; }
+.tabs ul { display: flex; gap: 4px 20px; list-style: none; margin: 0 0 8px; padding: 0 0 8px; border-bottom: 1px solid var(--line); }
+.tabs a[aria-current="page"] { font-weight: 700; color: var(--ink); }
+.hint { color: var(--muted); margin: 0; font-size: 14px; }
+img.qr { display: block; border: 1px solid var(--line); image-rendering: pixelated; }
+ul.codes { columns: 2; font-size: 17px; }
 `;

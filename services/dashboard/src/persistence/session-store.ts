@@ -7,6 +7,8 @@ export interface SessionData {
   userId?: string;
   businessId?: string;
   createdAt: string;
+  /** Password checked, second factor awaited: who is signing in (not signed in yet). */
+  pendingSignIn?: { userId: string; businessId: string; since: string };
 }
 
 /**

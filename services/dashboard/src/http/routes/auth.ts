@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { signIn, type SignInDeps } from '../../application/sign-in';
 import { signUp, type SignUpDeps } from '../../application/sign-up';
+import { hasSecondFactor } from '../../application/verify-second-factor';
 import { normaliseEmail, readSignUpForm } from '../../domain/sign-up-form';
 import type { GatewayAdmin } from '../../clients/gateway-admin';
 import type { Sessions } from '../session';
@@ -61,6 +62,17 @@ export function authRoutes(deps: AuthRouteDeps): Router {
             signUp: deps.signUpOpen,
           }),
         );
+      }
+      if (await hasSecondFactor(deps.signIn.dataSource, outcome.userId)) {
+        // The password was right; the session is signed in only once the second factor's code is (/entrar/codigo).
+        await sessions.start(res, {
+          pendingSignIn: {
+            userId: outcome.userId,
+            businessId: outcome.businessId,
+            since: new Date().toISOString(),
+          },
+        });
+        return res.redirect(303, '/entrar/codigo');
       }
       await sessions.start(res, { userId: outcome.userId, businessId: outcome.businessId });
       res.redirect(303, '/pagamentos');

@@ -5,6 +5,7 @@ type BalanceTransaction = HttpApi.BalanceTransaction;
 import { formatBrl, formatDateTime } from '../../domain/format';
 import { alert, appPage, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { balanceTabs } from './payouts';
 
 const transactionLabels: Record<BalanceTransaction['type'], string> = {
   payment: 'Pagamento',
@@ -35,7 +36,7 @@ export function balancePage(
     viewer,
     '/saldo',
     'Saldo',
-    html`${alert('error', options.error)}
+    html`${balanceTabs('/saldo')} ${alert('error', options.error)}
       <dl class="cards">
         ${part('Disponível', balance.available_brl, 'pode ser sacado ou reembolsado')}
         ${part('A liberar', balance.pending_brl, 'pago, ainda não liquidado')}

@@ -44,6 +44,7 @@ export function appPage(viewer: Viewer, current: SectionPath | null, title: stri
         <span class="business">${viewer.businessName}</span>
         ${viewer.environment === 'sandbox' ? html`<span class="badge">Sandbox</span>` : null}
         <span class="who">${viewer.email} (${viewer.roleLabel})</span>
+        <a href="/seguranca">Segurança</a>
         <form method="post" action="/sair" class="inline">
           <input type="hidden" name="_csrf" value=${viewer.csrfToken} />
           <button type="submit" class="link">Sair</button>

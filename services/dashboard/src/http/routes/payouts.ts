@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import type { DataSource } from 'typeorm';
+import { isGatewayError } from '@gateway/sdk';
+import { setPayoutAccount } from '../../application/set-payout-account';
+import type { SecondFactorDeps } from '../../application/verify-second-factor';
+import { OperatorApiError, type GatewayAdmin } from '../../clients/gateway-admin';
+import {
+  isStatementMonth,
+  monthOf,
+  readPayoutAccountForm,
+  readPayoutAmount,
+} from '../../domain/payout-forms';
+import { roleAllows } from '../../domain/roles';
+import { findPayoutAccount, findUser } from '../../persistence';
+import { memberOf, requirePermission, type Member } from '../member';
+import { route, sendPage, textOf } from '../respond';
+import { secondFactorStateOf, stepUp } from '../step-up';
+import { payoutAccountPage, payoutPage, payoutsPage, statementsPage } from '../views/payouts';
+
+const PAGE_SIZE = 25;
+
+export interface PayoutRouteDeps {
+  admin: GatewayAdmin;
+  dataSource: DataSource;
+  secondFactor: SecondFactorDeps;
+}
+
+/** The public API's refusal of a request (a 4xx but not found), to show as it words it; anything else is thrown. */
+function refusalOf(err: unknown): { status: number; message: string } {
+  if (!isGatewayError(err) || err.status === 404 || err.status === 429 || err.status >= 500) throw err;
+  return { status: err.status, message: err.message };
+}
+
+async function showPayouts(
+  req: Request,
+  res: Response,
+  deps: PayoutRouteDeps,
+  member: Member,
+  extra: { status?: number; notice?: string; error?: string; amount?: string } = {},
+): Promise<void> {
+  const after = textOf(req.query.depois);
+  const [balance, page, secondFactor] = await Promise.all([
+    member.api.balance.get(),
+    member.api.payouts.list({ limit: PAGE_SIZE, ...(after ? { starting_after: after } : {}) }),
+    secondFactorStateOf(deps.secondFactor, member),
+  ]);
+  sendPage(
+    res,
+    extra.status ?? 200,
+    payoutsPage(member.viewer, {
+      payouts: page.data,
+      availableBrl: balance.available_brl,
+      nextCursor: page.has_more ? page.data.at(-1)?.payout_id : undefined,
+      timeZone: member.business.timeZone,
+      canRequest: roleAllows(member.role, 'payouts:write'),
+      secondFactor,
+      // One key per form shown: a form sent twice (a double click, a resend) makes one payout.
+      idempotencyKey: `dash_${randomBytes(16).toString('hex')}`,
+      ...extra,
+    }),
+  );
+}
+
+async function showPayoutAccount(
+  res: Response,
+  deps: PayoutRouteDeps,
+  member: Member,
+  extra: { status?: number; notice?: string; error?: string; given?: Record<string, string> } = {},
+): Promise<void> {
+  const account = await findPayoutAccount(deps.dataSource.manager, member.business.id);
+  const setter = account ? await findUser(deps.dataSource.manager, account.updatedBy) : null;
+  sendPage(
+    res,
+    extra.status ?? 200,
+    payoutAccountPage(member.viewer, {
+      account: account && { ...account, updatedBy: setter?.email ?? '—' },
+      timeZone: member.business.timeZone,
+      canSet: roleAllows(member.role, 'payout_account:write'),
+      secondFactor: await secondFactorStateOf(deps.secondFactor, member),
+      ...extra,
+    }),
+  );
+}
+
+/**
+ * Under Saldo: statements (a month's CSV, through the public API), payouts (list, detail, "Solicitar saque" through
+ * the public API with an idempotency key) and the payout account (set by the owner through the operator API). Money
+ * leaves only after the server's step-up: an owner without a second factor is sent to enrol, and whoever has one
+ * confirms with a fresh code.
+ */
+export function payoutRoutes(deps: PayoutRouteDeps): Router {
+  const router = Router();
+
+  router.get(
+    '/saldo/extratos',
+    requirePermission('balance:read'),
+    route(async (_req, res) => {
+      sendPage(res, 200, statementsPage(memberOf(res).viewer, { month: monthOf(new Date()) }));
+    }),
+  );
+  router.get(
+    '/saldo/extratos/baixar',
+    requirePermission('balance:read'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const month = textOf(req.query.mes);
+      if (!isStatementMonth(month))
+        return sendPage(
+          res,
+          422,
+          statementsPage(member.viewer, {
+            month: monthOf(new Date()),
+            error: 'Escolha um mês, por exemplo 2026-11.',
+          }),
+        );
+      let csv: string;
+      try {
+        csv = await member.api.statements.get(month);
+      } catch (err) {
+        const refusal = refusalOf(err);
+        return sendPage(
+          res,
+          refusal.status,
+          statementsPage(member.viewer, { month, error: refusal.message }),
+        );
+      }
+      res
+        .status(200)
+        .set({
+          'cache-control': 'no-store',
+          'content-disposition': `attachment; filename="extrato-${month}.csv"`,
+        })
+        .type('text/csv; charset=utf-8')
+        .send(csv);
+    }),
+  );
+
+  router.get(
+    '/saldo/saques',
+    requirePermission('payouts:read'),
+    route(async (req, res) => {
+      const notice = req.query.saque === 'solicitado' ? 'Saque solicitado.' : undefined;
+      await showPayouts(req, res, deps, memberOf(res), { notice });
+    }),
+  );
+  router.get(
+    '/saldo/saques/:id',
+    requirePermission('payouts:read'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const payout = await member.api.payouts.get(String(req.params.id));
+      sendPage(res, 200, payoutPage(member.viewer, { payout, timeZone: member.business.timeZone }));
+    }),
+  );
+  router.post(
+    '/saldo/saques',
+    requirePermission('payouts:write'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const amountText = textOf(req.body.amount);
+      const amount = readPayoutAmount(amountText);
+      if (!amount)
+        return showPayouts(req, res, deps, member, {
+          status: 422,
+          amount: amountText,
+          error:
+            'Informe o valor do saque em reais, por exemplo 1.234,56, ou deixe em branco para sacar tudo.',
+        });
+      const refused = await stepUp(deps.secondFactor, member, req);
+      if (refused)
+        return showPayouts(req, res, deps, member, {
+          status: refused.status,
+          amount: amountText,
+          error: refused.message,
+        });
+      const idempotencyKey = textOf(req.body.idempotency_key);
+      let payoutId: string;
+      try {
+        const payout = await member.api.payouts.create(amount, {
+          ...(/^dash_[0-9a-f]{32}$/.test(idempotencyKey) ? { idempotencyKey } : {}),
+        });
+        payoutId = payout.payout_id;
+      } catch (err) {
+        // The public API's refusal (more than available, no payout account, too small) is shown as it words it.
+        const refusal = refusalOf(err);
+        return showPayouts(req, res, deps, member, {
+          status: refusal.status,
+          amount: amountText,
+          error: refusal.message,
+        });
+      }
+      res.redirect(303, `/saldo/saques/${encodeURIComponent(payoutId)}`);
+    }),
+  );
+
+  router.get(
+    '/saldo/conta',
+    requirePermission('payouts:read'),
+    route(async (_req, res) => showPayoutAccount(res, deps, memberOf(res))),
+  );
+  router.post(
+    '/saldo/conta',
+    requirePermission('payout_account:write'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const body = req.body as Record<string, unknown>;
+      const given = {
+        pix_key: textOf(body.pix_key),
+        pix_key_type: textOf(body.pix_key_type),
+        holder_document: textOf(body.holder_document),
+      };
+      const form = readPayoutAccountForm(body);
+      if (!form.ok) return showPayoutAccount(res, deps, member, { status: 422, error: form.error, given });
+      const refused = await stepUp(deps.secondFactor, member, req);
+      if (refused)
+        return showPayoutAccount(res, deps, member, {
+          status: refused.status,
+          error: refused.message,
+          given,
+        });
+      try {
+        await setPayoutAccount(deps, member.business, member.userId, form.value);
+      } catch (err) {
+        // The operator API's refusal (a key not in its type's form, a document that is not one) as it words it.
+        if (!(err instanceof OperatorApiError) || err.status !== 422) throw err;
+        return showPayoutAccount(res, deps, member, { status: 422, error: err.message, given });
+      }
+      await showPayoutAccount(res, deps, member, { notice: 'Conta de saque salva.' });
+    }),
+  );
+  return router;
+}
