@@ -244,6 +244,19 @@ export function toOperatorReceivedFundsItem(
   };
 }
 
+/**
+ * Whether the operator is returning, or returned, this money already: through this record, or — money one transfer
+ * sent naming several payments, kept by each — through another record of the same money (`elsewhere`, while this one
+ * is not taken itself). Asked again, the operator's return answers the record as it stands: one return on the rail.
+ */
+export function returnedByOperatorAlready(
+  funds: Pick<StoredReceivedFunds, 'returnedBy' | 'assignedAt'>,
+  elsewhere?: ReturnElsewhere,
+): boolean {
+  if (funds.returnedBy !== null || funds.assignedAt !== null) return funds.returnedBy === OPERATOR_RETURN;
+  return elsewhere?.returnedBy === OPERATOR_RETURN && elsewhere.assignedAt === null;
+}
+
 /** The id of the operator's `attempt`-th return of the funds through the rail (the rail derives its own from it). */
 export function operatorReturnId(fundsId: string, attempt: number): string {
   return `${fundsId}.return.${attempt}`;

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { FundsAssigned, FundsReturned } from '@gateway/contracts';
 import { storedHoldingAccount } from '../../domain/accounts';
 import {
+  creditedBusiness,
   fundsReturnedPosting,
   isSettlementDue,
   suspenseCreditPosting,
@@ -33,7 +34,7 @@ export async function takeOutOfSuspense(
   event: FundsReturned | FundsAssigned,
 ): Promise<{ posted: boolean }> {
   const assigned = !('returned_by' in event);
-  const credited = assigned || event.returned_by === 'manual';
+  const credited = creditedBusiness(event);
   const status = assigned ? 'assigned' : 'returned';
   const at = new Date(event.occurred_at);
   let settlement: DueSettlement | null = null;
@@ -48,7 +49,7 @@ export async function takeOutOfSuspense(
       await closeSuspenseFunds(manager, held.moneyKey, { status, journalId: null, businessId: null, at });
       return false;
     }
-    if (credited) await lockBalance(manager, event.business_id);
+    if (credited) await lockBalance(manager, credited);
     const heldFunds = {
       amountCentavos: held.amountCentavos,
       holdingAccount: storedHoldingAccount(held.holdingAccount),
@@ -62,7 +63,7 @@ export async function takeOutOfSuspense(
     await closeSuspenseFunds(manager, held.moneyKey, {
       status,
       journalId,
-      businessId: credited ? event.business_id : null,
+      businessId: credited,
       at,
     });
     settlement = 'settlement' in posting ? posting.settlement : null;
