@@ -1,4 +1,10 @@
-import { returnedByOperatorAlready, whyFundsNotHeld, type ReturnElsewhere } from '../src/domain/funds';
+import {
+  returnedByOperatorAlready,
+  toOperatorReceivedFundsItem,
+  whyFundsNotHeld,
+  type ReturnElsewhere,
+  type StoredReceivedFunds,
+} from '../src/domain/funds';
 
 const held = { returnedBy: null, assignedAt: null };
 const elsewhere = (overrides: Partial<ReturnElsewhere>): ReturnElsewhere => ({
@@ -44,5 +50,49 @@ describe("the operator's return asked again", () => {
       'atribuídos ao pagamento pay_x',
     );
     expect(whyFundsNotHeld(funds)).toContain('outro pagamento');
+  });
+
+  test("a record of money returned through another record shows that return, its rail's id included; of an unknown payment, no business", () => {
+    const stored: StoredReceivedFunds & { paymentId: string } = {
+      fundsId: 'fund_b',
+      paymentId: 'pay_unknown',
+      kind: 'unmatched',
+      rail: 'crypto',
+      railReference: 'sig',
+      instruction: '2',
+      amountCentavos: null,
+      amountBaseUnits: '700000',
+      recordedAt: new Date('2026-11-29T12:00:00Z'),
+      returnedBy: null,
+      returnedAt: null,
+      assignedPaymentId: null,
+      assignedAt: null,
+      valuedCentavos: null,
+      quoteToken: null,
+      quoteTokenPerBrl: null,
+      quotedAt: null,
+      returnReference: null,
+    };
+    const returnedAt = new Date('2026-11-29T13:00:00Z');
+    const item = toOperatorReceivedFundsItem(
+      stored,
+      null,
+      elsewhere({ returnedBy: 'operator', returnedAt, returnReference: 'sigBack' }),
+    );
+    expect(item).toMatchObject({
+      business_id: null,
+      status: 'returned',
+      returned_by: 'operator',
+      returned_at: returnedAt.toISOString(),
+      return_reference: 'sigBack',
+    });
+    // Its own return wins over what another record shows.
+    expect(
+      toOperatorReceivedFundsItem(
+        { ...stored, returnedBy: 'operator', returnReference: 'mine' },
+        null,
+        elsewhere({ returnReference: 'theirs' }),
+      ).return_reference,
+    ).toBe('mine');
   });
 });

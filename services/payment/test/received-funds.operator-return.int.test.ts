@@ -298,7 +298,10 @@ describe("the operator's return of held funds through the rail", () => {
         expect.objectContaining({ status: 'returned', returned_by: 'operator' }),
       ]);
     for (const funds of [one!, two!])
-      expect(await sendBack(funds.funds_id)).toMatchObject({ ok: true, result: { status: 'returned' } });
+      expect(await sendBack(funds.funds_id)).toMatchObject({
+        ok: true,
+        result: { status: 'returned', returned_by: 'operator', return_reference: 'sig-of-the-shared-return' },
+      });
     expect([...(await returnRequests(one!.funds_id)), ...(await returnRequests(two!.funds_id))]).toHaveLength(
       1,
     );

@@ -182,6 +182,8 @@ export interface ReturnElsewhere {
   returnedAt: Date | null;
   assignedPaymentId: string | null;
   assignedAt: Date | null;
+  /** The operator's return that carried it: the rail's id of it (the devolução id, the signature), once confirmed. */
+  returnReference?: string | null;
 }
 
 /**
@@ -239,7 +241,10 @@ export function toOperatorReceivedFundsItem(
     ...toReceivedFundsItem(stored, payment ? tokenDecimalsOf(payment.instructions) : null, returnedElsewhere),
     payment_id: stored.paymentId,
     business_id: payment?.businessId ?? null,
-    return_reference: stored.returnReference ?? null,
+    return_reference:
+      (stored.returnedBy === null && stored.assignedAt === null
+        ? returnedElsewhere?.returnReference
+        : stored.returnReference) ?? null,
     return_failure_reason: stored.returnFailureReason ?? null,
   };
 }
