@@ -16,7 +16,14 @@ import {
   receivedFundsId,
   type OperatorReceivedFundsItem,
 } from './payment-commands';
-import { paymentMethods, receivedFundsKinds, tokens, type PaymentMethod, type Token } from './public-api';
+import {
+  MANUAL_RETURN,
+  paymentMethods,
+  receivedFundsKinds,
+  tokens,
+  type PaymentMethod,
+  type Token,
+} from './public-api';
 
 /**
  * Money that belongs to no payment yet, in the books (docs/money-model.md#suspense). The payment service keeps it as
@@ -105,8 +112,9 @@ export const fundsReceived = defineEvent<FundsReceived>(
 
 /**
  * Money held in suspense went back to the payer: by a refund that succeeded (`returned_by` the `ref_...`), or by the
- * operator's return through the rail (`operator`) — either way it left the platform's holdings —, or by the business itself outside the gateway (`manual`: the platform still holds it, and now
- * owes it to the business that paid the payer back).
+ * operator's return through the rail (`operator`, also of money naming a payment the gateway does not know:
+ * `business_id` null) — either way it left the platform's holdings —, or by the business itself outside the gateway
+ * (`manual`: the platform still holds it, and now owes it to the business that paid the payer back).
  */
 export interface FundsReturned {
   event_id: string;
@@ -115,8 +123,12 @@ export interface FundsReturned {
   money_key: string;
   rail: PaymentMethod;
   payment_id: string;
-  /** The business of the payment that kept the funds. */
-  business_id: string;
+  /**
+   * The business of the payment that kept the funds; null when the gateway does not know that payment (money naming an
+   * unknown payment id, returned by the operator through the rail: no business is concerned, the money leaves the
+   * platform's holdings). Never null for a return by hand (`manual`): that credits the business.
+   */
+  business_id: string | null;
   returned_by: string;
   /**
    * Returned by hand: the fee the business's fee rule for `rail` charges on the funds' value (clamped by the ledger to
@@ -139,7 +151,11 @@ export const fundsReturned = defineEvent<FundsReturned>(
     money_key: moneyKey.required(),
     rail: Joi.valid(...paymentMethods).required(),
     payment_id: givenId.required(),
-    business_id: businessId.required(),
+    business_id: Joi.when('returned_by', {
+      is: MANUAL_RETURN,
+      then: businessId.required(),
+      otherwise: businessId.allow(null).required(),
+    }),
     returned_by: Joi.string().max(80).required(),
     fee_centavos: centavos,
     rail_reference: railReference,
@@ -204,10 +220,11 @@ export const assignReceivedFunds = defineCommand<AssignReceivedFunds, OperatorRe
  * The operator sends held received funds back to their payer through the rail they came by: a devolução of the Pix
  * (PIX), a token transfer to the owner of the paying token account (crypto). Answers at once with the funds
  * `returning`; the rail's outcome makes them `returned` (`returned_by` `operator`) or held again with the reason.
- * Funds the operator is returning already, or returned, are answered as they stand (one return on the rail).
- * NOT_FOUND: no such funds; INVALID_STATUS: assigned, returned by hand or by a refund, being returned by a refund,
- * the same money returned or assigned through another payment, amount unknown (`unreadable`), or kept for a payment
- * the gateway does not know.
+ * Funds kept for a payment the gateway does not know go back the same way (no business is concerned). Funds the
+ * operator is returning already, or returned — through this record or, for money one transfer sent naming several
+ * payments, through another record of the same money — are answered as they stand (one return on the rail).
+ * NOT_FOUND: no such funds; INVALID_STATUS: assigned (through this record or another of the same money), returned by
+ * hand or by a refund, being returned by a refund, or amount unknown (`unreadable`).
  */
 export interface ReturnHeldFunds {
   funds_id: string;

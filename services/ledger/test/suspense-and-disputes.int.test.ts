@@ -238,6 +238,70 @@ describe('the ledger books money in suspense and disputes, once each', () => {
     await expectBooksConsistent();
   });
 
+  test('money naming a payment the gateway does not know, returned by the operator (no business): out of suspense and the PSP account once, no balance moved', async () => {
+    const received = aFundsReceived({ kind: 'unmatched', business_id: null, amount_centavos: 3_300 });
+    await post(fundsReceived, received);
+    expect(await inSuspense(received.money_key)).toBe(3_300);
+    const returned = returnedEvent(received, {
+      business_id: null,
+      returned_by: 'operator',
+      rail_reference: 'D-return-of-a-stranger',
+    });
+    await post(fundsReturned, returned);
+    await post(fundsReturned, { ...returned, event_id: newPublicId('evt') }, newPublicId('msg'));
+
+    expect(await entriesOf(`funds:out:${received.money_key}`)).toEqual([
+      { account: 'suspense', business_id: null, amount: 3_300 },
+      { account: 'cash_psp', business_id: null, amount: -3_300 },
+    ]);
+    expect(
+      await bed.sql(`SELECT kind, rail_reference FROM journals WHERE cause_key = $1`, [
+        `funds:out:${received.money_key}`,
+      ]),
+    ).toEqual([{ kind: 'funds_returned', rail_reference: 'D-return-of-a-stranger' }]);
+    expect(await inSuspense(received.money_key)).toBe(0);
+    expect(
+      await bed.sql(`SELECT status, closed_business_id FROM suspense_funds WHERE money_key = $1`, [
+        received.money_key,
+      ]),
+    ).toEqual([{ status: 'returned', closed_business_id: null }]);
+    await expectBooksConsistent();
+  });
+
+  test('tokens of no value naming an unknown payment, returned by the operator: the record closes, nothing is posted', async () => {
+    const moneyKey = `crypto:${newPublicId('sig').replace(/[^A-Za-z0-9]/g, '')}:0`;
+    const unvalued = aFundsReceived({
+      kind: 'unmatched',
+      rail: 'crypto',
+      money_key: moneyKey,
+      business_id: null,
+      amount_centavos: null,
+      amount_base_units: '990000',
+      token: null,
+    });
+    await post(fundsReceived, unvalued);
+    await post(
+      fundsReturned,
+      returnedEvent(unvalued, { business_id: null, returned_by: 'operator', rail_reference: 'sigBack' }),
+    );
+    expect(await suspenseRow(moneyKey)).toEqual({ status: 'returned', amount_centavos: null });
+    expect(await journalsNamed(`funds:out:${moneyKey}`)).toBe(0);
+  });
+
+  test('a return by hand naming no business is refused by the contract and parked: nothing leaves suspense', async () => {
+    const received = aFundsReceived({ amount_centavos: 800 });
+    await post(fundsReceived, received);
+    const envelope = poisonedEnvelope(fundsReturned, returnedEvent(received, { returned_by: 'manual' }), {
+      business_id: null,
+    });
+    const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'events', envelope);
+    expect(parked).toEqual([
+      expect.objectContaining({ messageId: envelope.id, reason: expect.stringContaining('business_id') }),
+    ]);
+    expect(await suspenseRow(received.money_key)).toEqual({ status: 'held', amount_centavos: '800' });
+    expect(await journalsNamed(`funds:out:${received.money_key}`)).toBe(0);
+  });
+
   test('funds the business paid back itself (returned by hand) are credited to it as a payment: less the fee, settled', async () => {
     const received = aFundsReceived({ amount_centavos: 1_234 });
     await post(fundsReceived, received);

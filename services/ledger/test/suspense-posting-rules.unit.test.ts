@@ -1,6 +1,13 @@
-import { newPublicId, type DisputeEventPayload, type FundsReceived } from '@gateway/contracts';
+import {
+  fundsReturned,
+  newPublicId,
+  type DisputeEventPayload,
+  type FundsReceived,
+  type FundsReturned,
+} from '@gateway/contracts';
 import {
   closedDisputeContradiction,
+  creditedBusiness,
   disputeClosedPosting,
   disputeOpenedPosting,
   fundsReceivedPosting,
@@ -27,7 +34,7 @@ const received = (overrides: Partial<FundsReceived> = {}): FundsReceived => ({
   rail_reference: 'E00000000202611291200aaaaaaaaaaa',
   ...overrides,
 });
-const out = (event: FundsReceived) => ({
+const out = (event: FundsReceived): Omit<FundsReturned, 'returned_by'> & { business_id: string } => ({
   event_id: newPublicId('evt'),
   occurred_at: '2026-11-29T13:00:00.000Z',
   funds_id: event.funds_id,
@@ -163,6 +170,62 @@ describe('posting rules of suspense and disputes', () => {
     expect(balanced(byHand)).toBe(true);
     // One way out per sum of money: a return and an assignment share the key.
     expect(byRefund.causeKey).toBe(byHand.causeKey);
+  });
+
+  test("money naming a payment the gateway does not know, returned by the operator: out of the holding, no business's balance moved", () => {
+    const event = received({ kind: 'unmatched', business_id: null });
+    const returned: FundsReturned = {
+      ...out(event),
+      business_id: null,
+      returned_by: 'operator',
+      rail_reference: 'D-operator-1',
+    };
+    expect(creditedBusiness(returned)).toBeNull();
+    const posting = fundsReturnedPosting(
+      returned,
+      { amountCentavos: 1_000, holdingAccount: 'cash_psp' },
+      delays,
+    );
+    expect(posting).toEqual({
+      causeKey: 'funds:out:funds:fund_aaaaaaaaaaaaaaaaaaaaaaaa',
+      kind: 'funds_returned',
+      businessId: null,
+      railReference: 'D-operator-1',
+      lines: [
+        { account: 'suspense', businessId: null, amountCentavos: 1_000 },
+        { account: 'cash_psp', businessId: null, amountCentavos: -1_000 },
+      ],
+    });
+    expect('balanceTransaction' in posting).toBe(false);
+    // A known payment's business on an operator return is not credited either.
+    expect(creditedBusiness({ ...returned, business_id: 'biz_aaaaaaaaaaaaaaaaaaaaaaaa' })).toBeNull();
+  });
+
+  test('a credit out of suspense always names its business: the contract refuses a return by hand without one, old events stay valid', () => {
+    const event = received();
+    const byHand = { ...out(event), returned_by: 'manual', fee_centavos: 10 };
+    expect(creditedBusiness(byHand)).toBe(event.business_id);
+    expect(() => creditedBusiness({ ...byHand, business_id: null })).toThrow(/no business/);
+    expect(() =>
+      fundsReturnedPosting(
+        { ...byHand, business_id: null },
+        { amountCentavos: 1_000, holdingAccount: 'cash_psp' },
+        delays,
+      ),
+    ).toThrow(/no business/);
+    const validate = (payload: unknown) => fundsReturned.schema.validate(payload).error?.message ?? null;
+    expect(validate({ ...byHand, business_id: null })).toMatch(/business_id/);
+    expect(validate({ ...byHand, business_id: undefined })).toMatch(/business_id/);
+    expect(validate(byHand)).toBeNull();
+    // Through a rail: null when no business is concerned; an event written before (with its business) still valid.
+    expect(
+      validate({ ...out(event), business_id: null, returned_by: 'operator', rail_reference: 'D-1' }),
+    ).toBeNull();
+    expect(validate({ ...out(event), returned_by: 'operator', rail_reference: 'D-1' })).toBeNull();
+    expect(validate({ ...out(event), returned_by: 'ref_aaaaaaaaaaaaaaaaaaaaaaaa' })).toBeNull();
+    expect(validate({ ...out(event), business_id: undefined, returned_by: 'operator' })).toMatch(
+      /business_id/,
+    );
   });
 
   test('assigned: the value booked, less the fee, pending under the rail settlement delay', () => {

@@ -6,18 +6,20 @@ import {
   cryptoTransferUnapplied,
   listAllReceivedFunds,
   newPublicId,
+  pixChargePaid,
   pixFundsReturnSettled,
   listReceivedFunds,
   returnHeldFunds,
   returnReceivedFunds,
   type FundsReturnRequested,
   type FundsReturned,
+  type OperatorReceivedFundsItem,
   type ReceivedFundsItem,
   type RefundRequested,
 } from '@gateway/contracts';
 import { poisonCase, waitFor } from '@gateway/testkit';
 import { paymentServiceForTheseTests } from './support/harness';
-import { aCryptoRequestSettled, aCryptoTransferUnapplied } from './support/rail-events';
+import { aCryptoRequestSettled, aCryptoTransferUnapplied, aPixChargePaid } from './support/rail-events';
 
 // The operator sends held funds back to their payer through the rail: returning at once, with one request to the
 // rail; returned (and the books told) when the rail confirms, held again with the reason when it fails. It takes the
@@ -275,10 +277,11 @@ describe("the operator's return of held funds through the rail", () => {
         waitFor(async () => (await fundsOf(businessId, payment.payment_id))[0]),
       ),
     );
+    // Asked through both records at once: one return on the rail; the other record is answered as it stands, the
+    // same money returning.
     const [a, b] = await Promise.all([sendBack(one!.funds_id), sendBack(two!.funds_id)]);
-    expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
-    const refused = a.ok ? b : a;
-    expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+    for (const reply of [a, b])
+      expect(reply).toMatchObject({ ok: true, result: { status: 'returning', returned_by: 'operator' } });
     const requests = [...(await returnRequests(one!.funds_id)), ...(await returnRequests(two!.funds_id))];
     expect(requests).toEqual([
       expect.objectContaining({
@@ -286,6 +289,24 @@ describe("the operator's return of held funds through the rail", () => {
         instruction: '2',
         amount_base_units: '700000',
       }),
+    ]);
+    await settleReturn(requests[0]!, 'succeeded', 'sig-of-the-shared-return');
+    // Every record of the money shows it returned; asked again through either, nothing more goes to the rail, and
+    // the books are told once.
+    for (const { payment } of [first, second])
+      expect(await fundsOf(businessId, payment.payment_id)).toEqual([
+        expect.objectContaining({ status: 'returned', returned_by: 'operator' }),
+      ]);
+    for (const funds of [one!, two!])
+      expect(await sendBack(funds.funds_id)).toMatchObject({
+        ok: true,
+        result: { status: 'returned', returned_by: 'operator', return_reference: 'sig-of-the-shared-return' },
+      });
+    expect([...(await returnRequests(one!.funds_id)), ...(await returnRequests(two!.funds_id))]).toHaveLength(
+      1,
+    );
+    expect([...(await returnedEvents(one!.funds_id)), ...(await returnedEvents(two!.funds_id))]).toEqual([
+      expect.objectContaining({ money_key: `crypto:${ambiguous.signature}:2`, returned_by: 'operator' }),
     ]);
 
     const unreadable = aCryptoTransferUnapplied(first.payment, {
@@ -348,6 +369,183 @@ describe("the operator's return of held funds through the rail", () => {
       }
     }
     expect(wins.operator + wins.refund + wins.byHand + wins.assigned).toBe(25);
+  });
+
+  /** A Pix paid to the charge of a payment the gateway does not know: kept as unmatched, of no business. */
+  const unknownPaymentPix = async (amount = 3_300) => {
+    const paymentId = newPublicId('pay');
+    const paid = aPixChargePaid(
+      { payment_id: paymentId, external_id: `txid${Date.now()}`, amount_centavos: amount } as never,
+      { amount_centavos: amount },
+    );
+    await h.waitForHandled([await h.publishEvent(pixChargePaid, paid)]);
+    const funds = await waitFor(async () => {
+      const listed = await h.request(listAllReceivedFunds, { kind: 'unmatched', limit: 100 });
+      if (!listed.ok) throw new Error(JSON.stringify(listed.error));
+      return listed.result.data.find((item) => item.payment_id === paymentId);
+    });
+    expect(funds).toMatchObject({ business_id: null, status: 'held', amount_centavos: amount });
+    return { paymentId, funds, endToEndId: paid.end_to_end_id };
+  };
+  const pixReturnRequests = (fundsId: string) =>
+    outboxOf<FundsReturnRequested>('pix.funds-return.requested.v1', 'funds_id', fundsId);
+  const settlePixReturn = async (
+    request: FundsReturnRequested,
+    outcome: 'succeeded' | 'failed',
+    externalId: string | null,
+  ) => {
+    await h.waitForHandled([
+      await h.publishEvent(pixFundsReturnSettled, {
+        return_id: request.return_id,
+        funds_id: request.funds_id,
+        outcome,
+        external_id: externalId,
+        failure_reason: outcome === 'failed' ? 'Devolução recusada.' : null,
+      }),
+    ]);
+  };
+  const operatorView = async (fundsId: string): Promise<OperatorReceivedFundsItem | undefined> => {
+    const listed = await h.request(listAllReceivedFunds, { kind: 'unmatched', limit: 100 });
+    if (!listed.ok) throw new Error(JSON.stringify(listed.error));
+    return listed.result.data.find((item) => item.funds_id === fundsId);
+  };
+
+  test('a Pix naming a payment the gateway does not know: returning at once, one devolução asked of the rail, returned with its id, the books told with no business', async () => {
+    const { paymentId, funds, endToEndId } = await unknownPaymentPix(3_300);
+    const [first, second] = await Promise.all([sendBack(funds.funds_id), sendBack(funds.funds_id)]);
+    for (const reply of [first, second])
+      expect(reply).toMatchObject({
+        ok: true,
+        result: {
+          funds_id: funds.funds_id,
+          payment_id: paymentId,
+          business_id: null,
+          status: 'returning',
+          returned_by: 'operator',
+        },
+      });
+    const requests = await pixReturnRequests(funds.funds_id);
+    expect(requests).toEqual([
+      {
+        return_id: `${funds.funds_id}.return.1`,
+        funds_id: funds.funds_id,
+        payment_id: paymentId,
+        rail_reference: endToEndId,
+        instruction: null,
+        amount_centavos: 3_300,
+        amount_base_units: null,
+        reason: null,
+      },
+    ]);
+    expect(await returnedEvents(funds.funds_id)).toEqual([]);
+
+    await settlePixReturn(requests[0]!, 'succeeded', 'D-devolucao-of-the-stranger');
+    await settlePixReturn(requests[0]!, 'succeeded', 'D-devolucao-of-the-stranger');
+    expect(await operatorView(funds.funds_id)).toMatchObject({
+      status: 'returned',
+      returned_by: 'operator',
+      returned_at: expect.any(String),
+      return_reference: 'D-devolucao-of-the-stranger',
+      business_id: null,
+    });
+    expect(await returnedEvents(funds.funds_id)).toEqual([
+      expect.objectContaining({
+        funds_id: funds.funds_id,
+        payment_id: paymentId,
+        business_id: null,
+        returned_by: 'operator',
+        rail_reference: 'D-devolucao-of-the-stranger',
+        money_key: `funds:${funds.funds_id}`,
+      }),
+    ]);
+    expect(await returnedEvents(funds.funds_id)).toEqual([
+      expect.not.objectContaining({ fee_centavos: expect.anything() }),
+    ]);
+    // Asked again once returned: as it stands, nothing more at the rail; never assigned afterwards.
+    expect(await sendBack(funds.funds_id)).toMatchObject({ ok: true, result: { status: 'returned' } });
+    expect(await pixReturnRequests(funds.funds_id)).toHaveLength(1);
+    const businessId = await h.newBusiness();
+    const target = (await h.createPayment(businessId)).payment.payment_id;
+    expect(
+      await h.request(assignReceivedFunds, { funds_id: funds.funds_id, payment_id: target }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('operador') },
+    });
+  });
+
+  test('tokens naming a payment the gateway does not know (no value) go back through the rail the same way', async () => {
+    const unknown = newPublicId('pay');
+    const transfer = aCryptoTransferUnapplied(
+      { payment_id: unknown, external_id: 'RefOfNoPayment2222222222222222222222222222' } as never,
+      { reason: 'after_expiry', amount_base_units: '424242' },
+    );
+    await h.client.publish(cryptoTransferUnapplied, transfer);
+    const funds = await waitFor(async () => {
+      const listed = await h.request(listAllReceivedFunds, { kind: 'unmatched', limit: 100 });
+      if (!listed.ok) throw new Error(JSON.stringify(listed.error));
+      return listed.result.data.find((item) => item.payment_id === unknown);
+    });
+    expect(funds).toMatchObject({ business_id: null, valued_centavos: null });
+    expect(await sendBack(funds.funds_id)).toMatchObject({
+      ok: true,
+      result: { status: 'returning', business_id: null },
+    });
+    const [request] = await returnRequests(funds.funds_id);
+    expect(request).toMatchObject({
+      payment_id: unknown,
+      rail_reference: transfer.signature,
+      amount_base_units: '424242',
+      amount_centavos: null,
+    });
+    await settleReturn(request!, 'succeeded', 'sig-back-to-the-stranger');
+    expect(await returnedEvents(funds.funds_id)).toEqual([
+      expect.objectContaining({
+        business_id: null,
+        returned_by: 'operator',
+        rail_reference: 'sig-back-to-the-stranger',
+      }),
+    ]);
+  });
+
+  test('money naming an unknown payment assigned already is refused, nothing asked of the rail nor told the books', async () => {
+    const businessId = await h.newBusiness();
+    const target = (await h.createPayment(businessId)).payment.payment_id;
+    const assignedFirst = await unknownPaymentPix();
+    expect(
+      await h.request(assignReceivedFunds, { funds_id: assignedFirst.funds.funds_id, payment_id: target }),
+    ).toMatchObject({ ok: true, result: { status: 'assigned' } });
+    expect(await sendBack(assignedFirst.funds.funds_id)).toEqual({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('atribuídos') },
+    });
+    expect(await pixReturnRequests(assignedFirst.funds.funds_id)).toEqual([]);
+    expect(await returnedEvents(assignedFirst.funds.funds_id)).toEqual([]);
+  });
+
+  test('a return and an assignment of money naming an unknown payment racing: exactly one takes it, 20 times', async () => {
+    const businessId = await h.newBusiness();
+    const target = (await h.createPayment(businessId)).payment.payment_id;
+    const wins = { returned: 0, assigned: 0 };
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const { funds } = await unknownPaymentPix(1_000 + attempt);
+      const [returned, assigned] = await Promise.all([
+        sendBack(funds.funds_id),
+        h.request(assignReceivedFunds, { funds_id: funds.funds_id, payment_id: target }),
+      ]);
+      expect([returned.ok, assigned.ok].filter(Boolean)).toHaveLength(1);
+      const loser = returned.ok ? assigned : returned;
+      expect(loser).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+      const assignedEvents = await outboxOf('payment.funds.assigned.v1', 'funds_id', funds.funds_id);
+      expect(await pixReturnRequests(funds.funds_id)).toHaveLength(returned.ok ? 1 : 0);
+      expect(assignedEvents).toHaveLength(assigned.ok ? 1 : 0);
+      expect(await operatorView(funds.funds_id)).toMatchObject({
+        status: returned.ok ? 'returning' : 'assigned',
+      });
+      if (returned.ok) wins.returned += 1;
+      else wins.assigned += 1;
+    }
+    expect(wins.returned + wins.assigned).toBe(20);
   });
 
   const settlement = {

@@ -1,13 +1,14 @@
-import type {
-  BalanceTransactionStatus,
-  BalanceTransactionType,
-  DisputeEventPayload,
-  FundsAssigned,
-  FundsReceived,
-  FundsReturned,
-  PaymentEventPayload,
-  PaymentMethod,
-  RefundEventPayload,
+import {
+  MANUAL_RETURN,
+  type BalanceTransactionStatus,
+  type BalanceTransactionType,
+  type DisputeEventPayload,
+  type FundsAssigned,
+  type FundsReceived,
+  type FundsReturned,
+  type PaymentEventPayload,
+  type PaymentMethod,
+  type RefundEventPayload,
 } from '@gateway/contracts';
 import { holdingAccount, isBusinessAccount, type Account, type BusinessAccount } from './accounts';
 
@@ -330,6 +331,19 @@ const fundsLabel = (fundsId: string, rail: PaymentMethod): string =>
   `Fundos recebidos ${fundsId} (${rail === 'pix' ? 'PIX' : 'cripto'})`;
 
 /**
+ * The business money leaving suspense is credited to: the assignment's, or the business that returned it by hand
+ * (`manual`); null when it went back to the payer through a rail (a refund, the operator's return: nobody is credited,
+ * and the business may be none, for money naming a payment the gateway does not know). The contract never lets a
+ * credit name no business; an event that did is refused here rather than credited to nobody.
+ */
+export function creditedBusiness(event: FundsReturned | FundsAssigned): string | null {
+  if ('returned_by' in event && event.returned_by !== MANUAL_RETURN) return null;
+  if (event.business_id === null)
+    throw new Error(`funds ${event.funds_id}: credited out of suspense to no business`);
+  return event.business_id;
+}
+
+/**
  * Held funds went back to the payer. By a refund that succeeded: the money left the platform, out of suspense and out
  * of where it was held (`cash_psp` or the token at the value booked). By the business itself (`manual`: it paid the
  * payer back outside the gateway): the platform still holds the money and now owes it to that business, credited as a
@@ -342,7 +356,7 @@ export function fundsReturnedPosting(
 ): Posting | PlatformPosting {
   const amount = held.amountCentavos;
   const causeKey = fundsCauseKey(event.money_key, 'out');
-  if (event.returned_by !== 'manual')
+  if (creditedBusiness(event) === null)
     return platformPosting({
       causeKey,
       kind: 'funds_returned',
@@ -384,7 +398,8 @@ export function suspenseCreditPosting(
   const net = amount - fee;
   const at = new Date(event.occurred_at);
   const availableOn = new Date(at.getTime() + delays[event.rail] * 1000);
-  const businessId = event.business_id;
+  const businessId = creditedBusiness(event);
+  if (businessId === null) throw new Error(`funds ${event.funds_id}: not a credit to a business`);
   const assigned = !('returned_by' in event);
   return posting({
     causeKey: fundsCauseKey(event.money_key, 'out'),

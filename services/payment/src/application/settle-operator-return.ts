@@ -31,8 +31,9 @@ export function settleOperatorReturn(
     );
     if (!funds) return;
     if (settled.outcome === 'succeeded') {
+      // No business when the money named a payment the gateway does not know: none is concerned, nobody is credited.
       const keeper = await findPayment(tx.manager, funds.paymentId);
-      await emitFundsReturned(tx, funds, keeper!.businessId, OPERATOR_RETURN, funds.returnReference);
+      await emitFundsReturned(tx, funds, keeper?.businessId ?? null, OPERATOR_RETURN, funds.returnReference);
     }
     tx.afterCommit(() => returnsSettled.inc({ rail: funds.rail, outcome: settled.outcome }));
     context.logger.info(

@@ -182,6 +182,8 @@ export interface ReturnElsewhere {
   returnedAt: Date | null;
   assignedPaymentId: string | null;
   assignedAt: Date | null;
+  /** The operator's return that carried it: the rail's id of it (the devolução id, the signature), once confirmed. */
+  returnReference?: string | null;
 }
 
 /**
@@ -239,9 +241,25 @@ export function toOperatorReceivedFundsItem(
     ...toReceivedFundsItem(stored, payment ? tokenDecimalsOf(payment.instructions) : null, returnedElsewhere),
     payment_id: stored.paymentId,
     business_id: payment?.businessId ?? null,
-    return_reference: stored.returnReference ?? null,
+    return_reference:
+      (stored.returnedBy === null && stored.assignedAt === null
+        ? returnedElsewhere?.returnReference
+        : stored.returnReference) ?? null,
     return_failure_reason: stored.returnFailureReason ?? null,
   };
+}
+
+/**
+ * Whether the operator is returning, or returned, this money already: through this record, or — money one transfer
+ * sent naming several payments, kept by each — through another record of the same money (`elsewhere`, while this one
+ * is not taken itself). Asked again, the operator's return answers the record as it stands: one return on the rail.
+ */
+export function returnedByOperatorAlready(
+  funds: Pick<StoredReceivedFunds, 'returnedBy' | 'assignedAt'>,
+  elsewhere?: ReturnElsewhere,
+): boolean {
+  if (funds.returnedBy !== null || funds.assignedAt !== null) return funds.returnedBy === OPERATOR_RETURN;
+  return elsewhere?.returnedBy === OPERATOR_RETURN && elsewhere.assignedAt === null;
 }
 
 /** The id of the operator's `attempt`-th return of the funds through the rail (the rail derives its own from it). */

@@ -142,8 +142,10 @@ export async function returnsElsewhere(
     returned_at: Date | null;
     assigned_payment_id: string | null;
     assigned_at: Date | null;
+    return_reference: string | null;
   }> = await manager.query(
-    `SELECT mine.funds_id, same.returned_by, same.returned_at, same.assigned_payment_id, same.assigned_at
+    `SELECT mine.funds_id, same.returned_by, same.returned_at, same.assigned_payment_id, same.assigned_at,
+            same.return_reference
        FROM received_funds mine
        JOIN received_funds same
          ON same.rail = mine.rail AND same.rail_reference = mine.rail_reference
@@ -161,6 +163,7 @@ export async function returnsElsewhere(
         returnedAt: row.returned_at,
         assignedPaymentId: row.assigned_payment_id,
         assignedAt: row.assigned_at,
+        returnReference: row.return_reference,
       },
     ]),
   );

@@ -74,9 +74,11 @@ export const suspenseOperations = [
       'answer comes at once, with the funds `returning`; once the rail confirms they are `returned` (`returned_by` ' +
       "`operator`, `return_reference` the devolução id or the signature), and the money leaves the books' suspense " +
       "and the platform's holdings. If the rail fails, the funds are `held` again with `return_failure_reason`, and " +
-      'can be returned again. Asking again while they are returning (or once returned) answers them as they stand: ' +
-      'one return on the rail. Money assigned, returned by hand or by a refund, carried by a refund in flight, of ' +
-      'unknown amount (`unreadable`) or kept for a payment the gateway does not know is `INVALID_STATUS`.',
+      'can be returned again. Money kept for a payment the gateway does not know (`business_id` null) goes back the ' +
+      'same way; no business is credited or debited. Asking again while they are returning (or once returned) ' +
+      'answers them as they stand: one return on the rail; so does asking through another record of the same money ' +
+      '(one transfer that named several payments is kept by each, and goes back once). Money assigned, returned by ' +
+      'hand or by a refund, carried by a refund in flight, or of unknown amount (`unreadable`) is `INVALID_STATUS`.',
     params: { funds_id: 'fund' },
     body: {
       name: 'ReturnHeldFundsRequest',

@@ -3,6 +3,7 @@ import { NotYetError } from '@gateway/messaging';
 import type { FundsAssigned, FundsReturned } from '@gateway/contracts';
 import { storedHoldingAccount } from '../../domain/accounts';
 import {
+  creditedBusiness,
   fundsReturnedPosting,
   isSettlementDue,
   suspenseCreditPosting,
@@ -34,7 +35,7 @@ export async function takeOutOfSuspense(
   event: FundsReturned | FundsAssigned,
 ): Promise<{ posted: boolean }> {
   const assigned = !('returned_by' in event);
-  const credited = assigned || event.returned_by === 'manual';
+  const credited = creditedBusiness(event);
   const status = assigned ? 'assigned' : 'returned';
   const at = new Date(event.occurred_at);
   let settlement: DueSettlement | null = null;
@@ -49,7 +50,7 @@ export async function takeOutOfSuspense(
       await closeSuspenseFunds(manager, held.moneyKey, { status, journalId: null, businessId: null, at });
       return false;
     }
-    if (credited) await lockBalance(manager, event.business_id);
+    if (credited) await lockBalance(manager, credited);
     const heldFunds = {
       amountCentavos: held.amountCentavos,
       holdingAccount: storedHoldingAccount(held.holdingAccount),
@@ -63,7 +64,7 @@ export async function takeOutOfSuspense(
     await closeSuspenseFunds(manager, held.moneyKey, {
       status,
       journalId,
-      businessId: credited ? event.business_id : null,
+      businessId: credited,
       at,
     });
     settlement = 'settlement' in posting ? posting.settlement : null;

@@ -49,14 +49,16 @@ export async function keepReceivedFunds(
 }
 
 /**
- * Tells the books that held funds of the business's payment went back to the payer (`returnedBy`: the refund, or
- * `manual`: the business paid them back itself), in `tx`; `railReference`: the refund's id at the rail, which the money
- * left under; `feeCentavos`: by hand, the fee the business pays on the money it is credited.
+ * Tells the books that held funds of the business's payment went back to the payer (`returnedBy`: the refund, the
+ * operator through the rail, or `manual`: the business paid them back itself), in `tx`; `businessId`: null when the
+ * operator returned money naming a payment the gateway does not know (never by hand); `railReference`: the refund's
+ * or return's id at the rail, which the money left under; `feeCentavos`: by hand, the fee the business pays on the
+ * money it is credited.
  */
 export async function emitFundsReturned(
   tx: Transaction,
   funds: Pick<ReceivedFundsEntity, 'fundsId' | 'rail' | 'railReference' | 'instruction' | 'paymentId'>,
-  businessId: string,
+  businessId: string | null,
   returnedBy: string,
   railReference: string | null = null,
   feeCentavos?: number,
