@@ -36,8 +36,9 @@ export const suspenseOperations = [
     summary: "Assign held received funds to a payment's business",
     description:
       'Money kept outside the happy path (late, excess, partial, unmatched: held by the platform in suspense) is ' +
-      "credited to a payment's business: its `available` balance grows by the money's value in BRL (a balance " +
-      'transaction of type `adjustment` naming the funds), and the record becomes `assigned`: it is never ' +
+      "credited to a payment's business as a payment of its rail would be: its `pending` balance grows by the " +
+      "money's value in BRL less the business's fee for that rail, available after the rail's settlement delay (a " +
+      'balance transaction of type `adjustment` naming the funds), and the record becomes `assigned`: it is never ' +
       'returned afterwards. By default the payment the money named; `payment_id` names another known payment. ' +
       'Money not held (returned, being returned, assigned), of unknown amount (`unreadable`) or of unknown BRL value ' +
       '(tokens for a payment the gateway does not know) is `INVALID_STATUS`.',
