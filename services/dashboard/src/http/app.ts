@@ -6,6 +6,7 @@ import { metricsRegistry, type Logger } from '@gateway/observability';
 import type { DashboardConfig } from '../config';
 import type { BusinessApi } from '../clients/business-api';
 import type { GatewayAdmin } from '../clients/gateway-admin';
+import type { Mailer } from '../clients/mailer';
 import { LoginAttemptStore, SessionStore } from '../persistence';
 import { requireMember } from './member';
 import { sendPage } from './respond';
@@ -15,6 +16,8 @@ import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
 import { paymentRoutes } from './routes/payments';
 import { sectionRoutes } from './routes/sections';
+import { accountRoutes } from './routes/account';
+import { teamRoutes } from './routes/team';
 import { errorPage } from './views/other';
 
 export interface DashboardAppDeps {
@@ -23,6 +26,7 @@ export interface DashboardAppDeps {
   redis: Redis;
   admin: GatewayAdmin;
   api: BusinessApi;
+  mailer: Mailer;
   logger: Logger;
 }
 
@@ -48,6 +52,8 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     config.SESSION_IDLE_SECONDS,
   );
   const members = { dataSource: deps.dataSource, api: deps.api, sessions };
+  const mail = { dataSource: deps.dataSource, mailer: deps.mailer, publicUrl: config.DASHBOARD_PUBLIC_URL };
+  const attempts = new LoginAttemptStore(deps.redis, config.REDIS_PREFIX);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
@@ -104,14 +110,25 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
       admin: deps.admin,
       members,
       signUpOpen: config.APP_ENV === 'sandbox',
+      mail,
+      logger: deps.logger,
       signUp: { dataSource: deps.dataSource, admin: deps.admin, api: deps.api },
       signIn: {
         dataSource: deps.dataSource,
-        attempts: new LoginAttemptStore(deps.redis, config.REDIS_PREFIX),
+        attempts,
         maxFailures: config.LOGIN_MAX_FAILURES,
         lockSeconds: config.LOGIN_LOCK_SECONDS,
         attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
       },
+    }),
+  );
+  app.use(
+    accountRoutes({
+      sessions,
+      mail,
+      attempts,
+      attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
+      logger: deps.logger,
     }),
   );
   app.get('/', (_req, res) =>
@@ -121,7 +138,12 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
 
   const signedIn = express.Router();
   signedIn.use(requireMember(members));
-  signedIn.use(paymentRoutes(), keyRoutes(deps.admin), sectionRoutes(deps.dataSource));
+  signedIn.use(
+    paymentRoutes(deps.dataSource),
+    keyRoutes(deps.admin, deps.dataSource),
+    sectionRoutes(),
+    teamRoutes(deps.dataSource, { mail, attempts, attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE }),
+  );
   app.use(signedIn);
 
   app.use((_req: Request, res: Response) => {

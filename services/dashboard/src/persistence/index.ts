@@ -1,15 +1,36 @@
+import { AccountTokenEntity } from './account-token.entity';
+import { AuditEntryEntity } from './audit-entry.entity';
 import { BusinessEntity } from './business.entity';
+import { InvitationEntity } from './invitation.entity';
 import { MembershipEntity } from './membership.entity';
 import { UserEntity } from './user.entity';
 import { DashboardAccounts1764401400000 } from './migrations/1764401400000-dashboard-accounts';
+import { DashboardPeopleAndAudit1764401600000 } from './migrations/1764401600000-dashboard-people-and-audit';
 
-export { BusinessEntity, MembershipEntity, UserEntity };
+export {
+  AccountTokenEntity,
+  AuditEntryEntity,
+  BusinessEntity,
+  InvitationEntity,
+  MembershipEntity,
+  UserEntity,
+};
 export * from './account-store';
+export * from './account-token-store';
+export * from './audit-store';
+export * from './team-store';
 
 export const dashboardDatabase = {
   schema: 'dashboard',
-  entities: [UserEntity, BusinessEntity, MembershipEntity],
-  migrations: [DashboardAccounts1764401400000],
+  entities: [
+    UserEntity,
+    BusinessEntity,
+    MembershipEntity,
+    AccountTokenEntity,
+    InvitationEntity,
+    AuditEntryEntity,
+  ],
+  migrations: [DashboardAccounts1764401400000, DashboardPeopleAndAudit1764401600000],
 };
 export * from './session-store';
 export * from './login-attempt-store';
