@@ -85,6 +85,8 @@ describe('the audit origin', () => {
       clientAddress: '203.0.113.7',
       userAgent: 'Mozilla/5.0',
     });
+    expect(requestOrigin('::ffff:127.0.0.1', undefined).clientAddress).toBe('127.0.0.1');
+    expect(requestOrigin('2001:db8::1', undefined).clientAddress).toBe('2001:db8::1');
     expect(requestOrigin(undefined, 'x'.repeat(5000)).userAgent).toHaveLength(USER_AGENT_MAX_LENGTH);
     expect(requestOrigin(undefined, undefined)).toEqual({ clientAddress: null, userAgent: null });
   });

@@ -30,13 +30,16 @@ export interface RequestOrigin {
 /** A user agent is kept up to this many characters (a header can be long; the log is for people to read). */
 export const USER_AGENT_MAX_LENGTH = 300;
 
-/** The origin of a request from its client address and User-Agent header, bounded. */
+/**
+ * The origin of a request from its client address and User-Agent header, bounded. An IPv4 address seen on a dual-stack
+ * socket (`::ffff:203.0.113.7`) is kept as the IPv4 address it is.
+ */
 export function requestOrigin(
   clientAddress: string | undefined,
   userAgent: string | undefined,
 ): RequestOrigin {
   return {
-    clientAddress: clientAddress ?? null,
+    clientAddress: clientAddress?.replace(/^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i, '$1') ?? null,
     userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
   };
 }

@@ -36,7 +36,7 @@ function memberActions(viewer: Viewer, member: TeamMemberView): Markup | null {
     <form method="post" action=${`/equipe/membros/${id}/papel`} class="inline">
       ${csrfField(viewer.csrfToken)}
       ${roleSelect(`papel-${member.userId}`, `Novo papel de ${member.email}`, grantable(viewer), member.role)}
-      <button type="submit" aria-label=${`Alterar o papel de ${member.email}`}>Alterar papel</button>
+      <button type="submit" aria-label=${`Alterar papel de ${member.email}`}>Alterar papel</button>
     </form>
     <form method="post" action=${`/equipe/membros/${id}/remover`} class="inline">
       ${csrfField(viewer.csrfToken)}
