@@ -12,6 +12,7 @@ import { Joi, metricsEnv, serviceEnv, variableNames } from '../packages/config/s
 import { applyDefinitionsConfigSchema, waitForDefinitionsConfigSchema } from '../infra/deploy/src/config';
 import { pspSimulatorSchema } from '../infra/psp-simulator/src/config';
 import { solanaLocalnetSchema } from '../infra/solana-localnet/src/config';
+import { mailCatcherSchema } from '../infra/mail-catcher/src/config';
 import { apiGatewaySchema } from '../services/api-gateway/src/config';
 import { checkoutConfigSchema } from '../services/checkout/src/config';
 import { customerConfigSchema } from '../services/customer/src/config';
@@ -119,6 +120,15 @@ const sections: Section[] = [
       "Under `npm start` the simulator is given the PIX adapter's credentials and key, and the stack's database.",
   },
   {
+    title: 'Mail catcher (sandbox)',
+    source: '`infra/mail-catcher/src/config.ts`',
+    schema: mailCatcherSchema,
+    omitShared: false,
+    intro:
+      "MailDev, run by `npm start` in the sandbox: the dashboard's `SMTP_URL` points at its SMTP port, and its web " +
+      'inbox and REST API (`GET /email`) show every mail the dashboard sent ([dashboard.md](dashboard.md#e-mail)).',
+  },
+  {
     title: 'Solana local chain (sandbox)',
     source: '`infra/solana-localnet/src/config.ts`',
     schema: solanaLocalnetSchema,
@@ -210,7 +220,12 @@ export const meanings: Record<string, string> = {
   LOGIN_LOCK_SECONDS:
     'how long a lock (of passwords or of codes) lasts; failures are counted over the same window',
   LOGIN_ATTEMPTS_PER_MINUTE:
-    'sign-in attempts (passwords and second-factor codes) one client IP may make per minute, whatever the address',
+    'sign-in attempts (passwords, second-factor codes, and mailed links asked for) one client IP may make per minute, whatever the address',
+  DASHBOARD_PUBLIC_URL:
+    "the dashboard's address as people reach it: every link it mails starts with it, never with a request's Host (`npm start`: the address it starts the dashboard on)",
+  SMTP_URL:
+    'the SMTP relay the dashboard mails through, credentials included: `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://...:465` (`npm start`: its mail catcher)',
+  MAIL_FROM: "the sender of the dashboard's mails, e.g. `Painel <painel@example.com>`",
   // payment
   RAIL_RPC_TIMEOUT_MS: 'how long a create waits for its rail',
   PIX_EXPIRES_IN_SECONDS: "a PIX charge's lifetime",
@@ -320,6 +335,9 @@ export const meanings: Record<string, string> = {
   DELIVERY_LEASE_MS: 'how long a claim lasts (longer than an attempt)',
   WORKER_ID: "the claims' owner",
   // PSP simulator
+  MAIL_CATCHER_HOST: "the address the mail catcher's SMTP and web listeners bind to",
+  MAIL_CATCHER_SMTP_PORT: 'the SMTP port it accepts mail on (`npm start` points the dashboard here)',
+  MAIL_CATCHER_WEB_PORT: 'its web inbox and REST API (`GET /email`), printed in the `npm start` banner',
   PSP_SIMULATOR_HOST: "the simulator's address",
   PSP_SIMULATOR_PORT: "the simulator's port",
   PSP_SIMULATOR_DATABASE_URL:

@@ -46,6 +46,11 @@ import {
   loadDashboardConfig,
 } from '../services/dashboard/src/config';
 import { ledgerVariables, loadLedgerConfig } from '../services/ledger/src/config';
+import {
+  loadMailCatcherConfig,
+  mailCatcherSchema,
+  mailCatcherVariables,
+} from '../infra/mail-catcher/src/config';
 import { loadPaymentConfig, paymentVariables } from '../services/payment/src/config';
 import { loadPixAdapterConfig, pixAdapterVariables } from '../services/pix-adapter/src/config';
 import {
@@ -70,6 +75,9 @@ interface LauncherSettings {
   DASHBOARD_PORT: number;
   PSP_SIMULATOR_PORT: number;
   SOLANA_LOCALNET_PORT: number;
+  /** The sandbox mail catcher's SMTP port (the dashboard sends there) and its web inbox's. */
+  MAIL_CATCHER_SMTP_PORT: number;
+  MAIL_CATCHER_WEB_PORT: number;
   /** Each service's metrics port: PAYMENT_METRICS_PORT, PIX_ADAPTER_METRICS_PORT... */
   [metricsPort: `${string}_METRICS_PORT`]: number;
   ADMIN_TOKEN: string;
@@ -120,6 +128,8 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
   DASHBOARD_PORT: dashboardConfigSchema.extract('DASHBOARD_PORT'),
   PSP_SIMULATOR_PORT: pspSimulatorSchema.extract('PSP_SIMULATOR_PORT'),
   SOLANA_LOCALNET_PORT: solanaLocalnetSchema.extract('SOLANA_LOCALNET_PORT'),
+  MAIL_CATCHER_SMTP_PORT: mailCatcherSchema.extract('MAIL_CATCHER_SMTP_PORT'),
+  MAIL_CATCHER_WEB_PORT: mailCatcherSchema.extract('MAIL_CATCHER_WEB_PORT'),
   ...Object.fromEntries(
     workers.map((name) => [
       launcherMetricsPortVariable(name),
@@ -176,6 +186,7 @@ const gatewayUrl = `http://127.0.0.1:${settings.PORT}`;
 const dashboardUrl = `http://127.0.0.1:${settings.DASHBOARD_PORT}`;
 const pspUrl = `http://127.0.0.1:${settings.PSP_SIMULATOR_PORT}`;
 const solanaRpcUrl = `http://127.0.0.1:${settings.SOLANA_LOCALNET_PORT}`;
+const mailCatcherUrl = `http://127.0.0.1:${settings.MAIL_CATCHER_WEB_PORT}`;
 
 interface ProcessSpec {
   name: string;
@@ -275,6 +286,18 @@ const processes: ProcessSpec[] = [
       SOLANA_LOCALNET_PAYER_SECRET_KEY: process.env.SANDBOX_PAYER_SECRET_KEY,
     },
   },
+  {
+    name: 'mail-catcher',
+    entry: 'infra/mail-catcher/src/main.ts',
+    sandboxOnly: true,
+    variables: mailCatcherVariables,
+    load: loadMailCatcherConfig,
+    // The dashboard's mails (verification, password reset, invitations) land here, readable in its web inbox.
+    defaults: {
+      MAIL_CATCHER_SMTP_PORT: String(settings.MAIL_CATCHER_SMTP_PORT),
+      MAIL_CATCHER_WEB_PORT: String(settings.MAIL_CATCHER_WEB_PORT),
+    },
+  },
   // The gateway last: it is ready once every other service consumes its commands.
   ...[...workers, 'api-gateway' as const].map((name): ProcessSpec => ({
     name,
@@ -296,7 +319,13 @@ const processes: ProcessSpec[] = [
     entry: 'services/dashboard/src/main.ts',
     variables: dashboardVariables,
     load: loadDashboardConfig,
-    defaults: { DASHBOARD_PORT: String(settings.DASHBOARD_PORT), GATEWAY_URL: gatewayUrl },
+    // In the sandbox its links name the address it is started on, and its mails go to the catcher started here.
+    defaults: {
+      DASHBOARD_PORT: String(settings.DASHBOARD_PORT),
+      GATEWAY_URL: gatewayUrl,
+      DASHBOARD_PUBLIC_URL: sandbox ? dashboardUrl : undefined,
+      SMTP_URL: sandbox ? `smtp://127.0.0.1:${settings.MAIL_CATCHER_SMTP_PORT}` : undefined,
+    },
   },
 ];
 
@@ -597,7 +626,12 @@ async function banner(): Promise<string> {
     `gateway:       ${gatewayUrl}  (GET /healthz, /readyz, /metrics)`,
     `API reference: ${gatewayUrl}/docs`,
   ];
-  if (sandbox) lines.push(`PSP simulator: ${pspUrl}`, `Solana RPC:    ${solanaRpcUrl}`);
+  if (sandbox)
+    lines.push(
+      `mail catcher:  ${mailCatcherUrl}  (the dashboard's e-mails; API: GET /email)`,
+      `PSP simulator: ${pspUrl}`,
+      `Solana RPC:    ${solanaRpcUrl}`,
+    );
   if (sandbox && settings.DEMO_BUSINESS) {
     const demo = await ensureDemoBusiness();
     const checkout = await merchant<{ url: string }>(
@@ -671,7 +705,12 @@ async function main(): Promise<void> {
   wanted.filter((p) => p.sandboxOnly).forEach(start);
   if (sandbox)
     await Promise.all(
-      [settings.PSP_SIMULATOR_PORT, settings.SOLANA_LOCALNET_PORT].map((port) => waitForPort(port, 120_000)),
+      [
+        settings.PSP_SIMULATOR_PORT,
+        settings.SOLANA_LOCALNET_PORT,
+        settings.MAIL_CATCHER_SMTP_PORT,
+        settings.MAIL_CATCHER_WEB_PORT,
+      ].map((port) => waitForPort(port, 120_000)),
     );
   wanted.filter((p) => !p.sandboxOnly).forEach(start);
   // Last, once everything is up: the gateway ready (every service consumes its commands).

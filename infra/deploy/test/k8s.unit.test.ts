@@ -92,10 +92,12 @@ const intentionallyEmpty = ['AMQP_PREFIX'];
 
 /**
  * The ConfigMaps' placeholders (config.yaml's REPLACE values): the deployment's own public URLs, its PSP, its Pix key
- * and city. Every key of the example Secrets is one too.
+ * and city, the sender of the dashboard's mails. Every key of the example Secrets is one too.
  */
 const configMapPlaceholders = [
   'CALLBACK_PUBLIC_URL',
+  'DASHBOARD_PUBLIC_URL',
+  'MAIL_FROM',
   'MERCHANT_CITY',
   'PIX_KEY',
   'PSP_BASE_URL',

@@ -33,6 +33,8 @@ export interface RunningStack {
   dashboardUrl: string;
   pspUrl: string;
   solanaRpcUrl: string;
+  /** The sandbox mail catcher's web inbox and REST API (`GET /email`): every mail the dashboard sent. */
+  mailCatcherUrl: string;
   /** Each service's metrics listener, e.g. `http://127.0.0.1:40123`. */
   metricsUrls: Record<MetricsService, string>;
   adminToken: string;
@@ -127,9 +129,8 @@ async function startStackOnce(
   const env = await isolatedEnvironment('e2e');
   const runDir = mkdtempSync(join(tmpdir(), 'stack-'));
   const processTableFile = join(runDir, 'processes.json');
-  const [gatewayPort, dashboardPort, pspPort, rpcPort, callbackPort, ...metricsPorts] = await Promise.all(
-    Array.from({ length: 5 + metricsServices.length }, freePort),
-  );
+  const [gatewayPort, dashboardPort, pspPort, rpcPort, callbackPort, smtpPort, mailWebPort, ...metricsPorts] =
+    await Promise.all(Array.from({ length: 7 + metricsServices.length }, freePort));
   const adminToken = 'e2e-admin-token-of-the-launched-stack';
   const metricsUrls = Object.fromEntries(
     metricsServices.map((service, i) => [service, `http://127.0.0.1:${metricsPorts[i]}`]),
@@ -147,6 +148,8 @@ async function startStackOnce(
     PSP_SIMULATOR_PORT: String(pspPort),
     SOLANA_LOCALNET_PORT: String(rpcPort),
     CALLBACK_PORT: String(callbackPort),
+    MAIL_CATCHER_SMTP_PORT: String(smtpPort),
+    MAIL_CATCHER_WEB_PORT: String(mailWebPort),
     ...Object.fromEntries(
       metricsServices.map((service, i) => [launcherMetricsPortVariable(service), String(metricsPorts[i])]),
     ),
@@ -227,6 +230,7 @@ async function startStackOnce(
     dashboardUrl,
     pspUrl: `http://127.0.0.1:${pspPort}`,
     solanaRpcUrl: `http://127.0.0.1:${rpcPort}`,
+    mailCatcherUrl: `http://127.0.0.1:${mailWebPort}`,
     metricsUrls,
     adminToken,
     logs,

@@ -40,6 +40,12 @@ export interface DashboardConfig extends Partial<TelemetryConfig> {
   LOGIN_LOCK_SECONDS: number;
   /** Sign-in attempts one client address may make per minute, whatever the e-mail. */
   LOGIN_ATTEMPTS_PER_MINUTE: number;
+  /** The dashboard's address as people reach it: the links mailed to them start with it. */
+  DASHBOARD_PUBLIC_URL: string;
+  /** Where mail is sent: `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://...:465`. */
+  SMTP_URL: string;
+  /** The sender of its mails, e.g. `Painel <painel@example.com>`. */
+  MAIL_FROM: string;
   /** Express `trust proxy`, so the client address behind a load balancer is the caller's (default `false`). */
   TRUST_PROXY: boolean | number | string;
 }
@@ -75,6 +81,14 @@ const schema = Joi.object<DashboardConfig>({
     .max(86_400)
     .default(15 * 60),
   LOGIN_ATTEMPTS_PER_MINUTE: Joi.number().integer().min(1).default(30),
+  // Never taken from a request's Host header: a forged one would mail people links to someone else's site.
+  DASHBOARD_PUBLIC_URL: sandboxDefault(
+    Joi.string().uri({ scheme: ['http', 'https'] }),
+    'http://127.0.0.1:3080',
+  ),
+  // The sandbox's mail catcher (`npm start` runs it); production names its own relay, which may hold a password.
+  SMTP_URL: sandboxDefault(Joi.string().uri({ scheme: ['smtp', 'smtps'] }), 'smtp://127.0.0.1:1025'),
+  MAIL_FROM: sandboxDefault(Joi.string().min(3).max(200), 'Painel do gateway <painel@gateway.localhost>'),
   TRUST_PROXY: Joi.alternatives()
     .try(Joi.boolean(), Joi.number().integer().min(0), Joi.string().min(1))
     .default(false),

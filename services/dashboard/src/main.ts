@@ -9,6 +9,7 @@ import { openServiceDatabase, parseSealingKey } from '@gateway/persistence';
 import { gracefulHttpStop, runShutdown, runUntilSignal } from '@gateway/service-runtime';
 import { BusinessApi } from './clients/business-api';
 import { GatewayAdmin } from './clients/gateway-admin';
+import { Mailer } from './clients/mailer';
 import { loadDashboardConfig, type DashboardConfig } from './config';
 import { createDashboardApp } from './http/app';
 import { dashboardDatabase } from './persistence';
@@ -37,6 +38,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   });
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
   await redis.connect().catch(() => undefined);
+  const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM);
   const app = createDashboardApp({
     config,
     dataSource,
@@ -44,6 +46,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     admin: new GatewayAdmin(config.GATEWAY_URL, config.ADMIN_TOKEN),
     api: new BusinessApi(config.GATEWAY_URL, parseSealingKey(config.DASHBOARD_SEAL_KEY)),
     sealKey: parseSealingKey(config.DASHBOARD_SEAL_KEY),
+    mailer,
     logger: log,
   });
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, app).listen(
@@ -64,6 +67,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
         [
           { name: 'http listener', run: stopServing },
           { name: 'redis', run: async () => redis.disconnect() },
+          { name: 'mailer', run: async () => mailer.close() },
           { name: 'database', run: () => dataSource.destroy() },
         ],
         {

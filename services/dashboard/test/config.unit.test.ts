@@ -6,10 +6,13 @@ describe('the dashboard config', () => {
   test('in production it refuses to start without its settings, naming each, and never takes a sandbox default', () => {
     expect(refusedVariables(() => loadDashboardConfig({ APP_ENV: 'production' }))).toEqual([
       'ADMIN_TOKEN',
+      'DASHBOARD_PUBLIC_URL',
       'DASHBOARD_SEAL_KEY',
       'DATABASE_URL',
       'GATEWAY_URL',
+      'MAIL_FROM',
       'REDIS_URL',
+      'SMTP_URL',
     ]);
     const sandbox = loadDashboardConfig({ APP_ENV: 'sandbox' });
     const production = {
@@ -19,6 +22,9 @@ describe('the dashboard config', () => {
       GATEWAY_URL: 'http://api-gateway',
       ADMIN_TOKEN: randomBytes(32).toString('hex'),
       DASHBOARD_SEAL_KEY: randomBytes(32).toString('base64'),
+      DASHBOARD_PUBLIC_URL: 'https://painel.example.com',
+      SMTP_URL: 'smtp://painel:secret@smtp.example.com:587',
+      MAIL_FROM: 'Painel <painel@example.com>',
     };
     expect(loadDashboardConfig(production)).toMatchObject({
       DASHBOARD_PORT: 3080,
@@ -37,7 +43,16 @@ describe('the dashboard config', () => {
       GATEWAY_URL: 'http://127.0.0.1:3000',
       SESSION_IDLE_SECONDS: 28_800,
       LOGIN_MAX_FAILURES: 5,
+      // The mail catcher `npm start` runs, and links to the dashboard it starts.
+      SMTP_URL: 'smtp://127.0.0.1:1025',
+      DASHBOARD_PUBLIC_URL: 'http://127.0.0.1:3080',
     });
+    // Mail goes only over SMTP: no other scheme is taken.
+    expect(
+      refusedVariables(() =>
+        loadDashboardConfig({ APP_ENV: 'sandbox', SMTP_URL: 'http://smtp.example.com' }),
+      ),
+    ).toEqual(['SMTP_URL']);
     expect(
       refusedVariables(() =>
         loadDashboardConfig({ APP_ENV: 'sandbox', DASHBOARD_SEAL_KEY: randomBytes(16).toString('base64') }),

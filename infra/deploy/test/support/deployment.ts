@@ -181,6 +181,7 @@ export function madeUpSecrets(): Env {
     ADMIN_TOKEN: randomBytes(32).toString('hex'),
     IDEMPOTENCY_RESPONSE_KEY: randomBytes(32).toString('base64'),
     DASHBOARD_SEAL_KEY: randomBytes(32).toString('base64'),
+    SMTP_URL: `smtp://painel:${password()}@smtp.merchant.test:587`,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     PSP_CLIENT_ID: `client-${randomBytes(4).toString('hex')}`,
     PSP_CLIENT_SECRET: randomBytes(24).toString('hex'),
@@ -200,6 +201,8 @@ export function madeUpSettings(): Env {
     PIX_KEY: 'pix@merchant.test',
     MERCHANT_CITY: 'CAMPINAS',
     CALLBACK_PUBLIC_URL: 'https://pix-callbacks.merchant.test',
+    DASHBOARD_PUBLIC_URL: 'https://painel.merchant.test',
+    MAIL_FROM: 'Painel <painel@merchant.test>',
   };
 }
 

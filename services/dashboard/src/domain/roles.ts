@@ -15,13 +15,25 @@ export const roleLabels: Record<Role, string> = {
 /**
  * What a person may do, in the words of the API key scopes (the dashboard acts through the public API, each action
  * needs the scope its operation declares), plus the two things only the dashboard does: manage the business's API
- * keys and its team, and the one thing only the owner does: set where payouts go (the payout account).
+ * keys and its team, read its audit log, and the one thing only the owner does: set where payouts go (the payout
+ * account).
  */
 export type Permission =
-  ApiKeyScope | 'api_keys:read' | 'api_keys:write' | 'team:write' | 'payout_account:write';
+  | ApiKeyScope
+  | 'api_keys:read'
+  | 'api_keys:write'
+  | 'team:write'
+  | 'audit:read'
+  | 'payout_account:write';
 
 const readScopes = apiKeyScopes.filter((scope) => scope.endsWith(':read'));
-const everyScope: readonly Permission[] = [...apiKeyScopes, 'api_keys:read', 'api_keys:write', 'team:write'];
+const everyScope: readonly Permission[] = [
+  ...apiKeyScopes,
+  'api_keys:read',
+  'api_keys:write',
+  'team:write',
+  'audit:read',
+];
 
 /**
  * Each role's permissions. A viewer reads everything but secrets' management; a developer integrates (payments in

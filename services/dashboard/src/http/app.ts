@@ -7,6 +7,7 @@ import type { DashboardConfig } from '../config';
 import type { BusinessApi } from '../clients/business-api';
 import type { GatewayAdmin } from '../clients/gateway-admin';
 import type { SecondFactorDeps } from '../application/verify-second-factor';
+import type { Mailer } from '../clients/mailer';
 import { LoginAttemptStore, SecondFactorAttemptStore, SessionStore } from '../persistence';
 import { requireMember } from './member';
 import { sendPage } from './respond';
@@ -18,6 +19,8 @@ import { paymentRoutes } from './routes/payments';
 import { payoutRoutes } from './routes/payouts';
 import { securityRoutes, signInCodeRoutes } from './routes/second-factor';
 import { sectionRoutes } from './routes/sections';
+import { accountRoutes } from './routes/account';
+import { teamRoutes } from './routes/team';
 import { errorPage } from './views/other';
 
 export interface DashboardAppDeps {
@@ -28,6 +31,7 @@ export interface DashboardAppDeps {
   api: BusinessApi;
   /** DASHBOARD_SEAL_KEY, parsed: the second factors' secrets are sealed under it. */
   sealKey: Buffer;
+  mailer: Mailer;
   logger: Logger;
 }
 
@@ -53,13 +57,14 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     config.SESSION_IDLE_SECONDS,
   );
   const members = { dataSource: deps.dataSource, api: deps.api, sessions };
-  const loginAttempts = new LoginAttemptStore(deps.redis, config.REDIS_PREFIX);
+  const mail = { dataSource: deps.dataSource, mailer: deps.mailer, publicUrl: config.DASHBOARD_PUBLIC_URL };
+  const attempts = new LoginAttemptStore(deps.redis, config.REDIS_PREFIX);
   // Codes are counted and locked as passwords are, with the same settings.
   const secondFactor: SecondFactorDeps = {
     dataSource: deps.dataSource,
     sealKey: deps.sealKey,
     failures: new SecondFactorAttemptStore(deps.redis, config.REDIS_PREFIX),
-    attempts: loginAttempts,
+    attempts,
     attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
     maxFailures: config.LOGIN_MAX_FAILURES,
     lockSeconds: config.LOGIN_LOCK_SECONDS,
@@ -120,10 +125,12 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
       admin: deps.admin,
       members,
       signUpOpen: config.APP_ENV === 'sandbox',
+      mail,
+      logger: deps.logger,
       signUp: { dataSource: deps.dataSource, admin: deps.admin, api: deps.api },
       signIn: {
         dataSource: deps.dataSource,
-        attempts: loginAttempts,
+        attempts,
         maxFailures: config.LOGIN_MAX_FAILURES,
         lockSeconds: config.LOGIN_LOCK_SECONDS,
         attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
@@ -131,6 +138,15 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     }),
   );
   app.use(signInCodeRoutes({ sessions, secondFactor }));
+  app.use(
+    accountRoutes({
+      sessions,
+      mail,
+      attempts,
+      attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
+      logger: deps.logger,
+    }),
+  );
   app.get('/', (_req, res) =>
     res.redirect(303, sessions.current(res)?.data.userId ? '/pagamentos' : '/entrar'),
   );
@@ -138,8 +154,11 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
 
   const signedIn = express.Router();
   signedIn.use(requireMember(members));
-  signedIn.use(paymentRoutes(), keyRoutes(deps.admin), sectionRoutes(deps.dataSource));
   signedIn.use(
+    paymentRoutes(deps.dataSource),
+    keyRoutes(deps.admin, deps.dataSource),
+    sectionRoutes(),
+    teamRoutes(deps.dataSource, { mail, attempts, attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE }),
     securityRoutes(secondFactor),
     payoutRoutes({ admin: deps.admin, dataSource: deps.dataSource, secondFactor }),
   );

@@ -44,6 +44,8 @@ export async function loadMember(
     findBusiness(manager, businessId),
   ]);
   if (!user || !membership || !business) return null;
+  // A session from before the password was reset has ended.
+  if (user.passwordChangedAt && new Date(session.data.createdAt) < user.passwordChangedAt) return null;
   return {
     userId: user.id,
     role: membership.role,
@@ -53,6 +55,8 @@ export async function loadMember(
       businessName: business.name,
       environment: business.environment,
       roleLabel: roleLabels[membership.role],
+      role: membership.role,
+      emailVerified: user.emailVerifiedAt !== null,
       csrfToken: session.data.csrfToken,
     },
     api: deps.api.forBusiness(business),
@@ -66,8 +70,11 @@ export async function loadMember(
 export function requireMember(deps: MemberDeps): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const member = await loadMember(deps, deps.sessions.current(res));
+      const session = deps.sessions.current(res);
+      const member = await loadMember(deps, session);
       if (!member) {
+        // A signed-in session whose person is gone from the business, or which a password reset ended, is ended.
+        if (session?.data.userId) await deps.sessions.end(res);
         if (req.method === 'GET') return res.redirect(303, '/entrar');
         return sendPage(res, 401, errorPage(undefined, 'Sessão encerrada', 'Entre de novo para continuar.'));
       }

@@ -1,14 +1,28 @@
+import { AccountTokenEntity } from './account-token.entity';
+import { AuditEntryEntity } from './audit-entry.entity';
 import { BusinessEntity } from './business.entity';
+import { InvitationEntity } from './invitation.entity';
 import { MembershipEntity } from './membership.entity';
 import { UserEntity } from './user.entity';
 import { DashboardAccounts1764401400000 } from './migrations/1764401400000-dashboard-accounts';
 import { PayoutAccountEntity } from './payout-account.entity';
 import { RecoveryCodeEntity, SecondFactorEntity } from './second-factor.entity';
 import { DashboardSecondFactor1764401700000 } from './migrations/1764401700000-dashboard-second-factor';
+import { DashboardPeopleAndAudit1764401600000 } from './migrations/1764401600000-dashboard-people-and-audit';
 
-export { BusinessEntity, MembershipEntity, UserEntity };
+export {
+  AccountTokenEntity,
+  AuditEntryEntity,
+  BusinessEntity,
+  InvitationEntity,
+  MembershipEntity,
+  UserEntity,
+};
 export { PayoutAccountEntity, RecoveryCodeEntity, SecondFactorEntity };
 export * from './account-store';
+export * from './account-token-store';
+export * from './audit-store';
+export * from './team-store';
 
 export const dashboardDatabase = {
   schema: 'dashboard',
@@ -19,8 +33,15 @@ export const dashboardDatabase = {
     SecondFactorEntity,
     RecoveryCodeEntity,
     PayoutAccountEntity,
+    AccountTokenEntity,
+    InvitationEntity,
+    AuditEntryEntity,
   ],
-  migrations: [DashboardAccounts1764401400000, DashboardSecondFactor1764401700000],
+  migrations: [
+    DashboardAccounts1764401400000,
+    DashboardPeopleAndAudit1764401600000,
+    DashboardSecondFactor1764401700000,
+  ],
 };
 export * from './session-store';
 export * from './login-attempt-store';

@@ -9,6 +9,11 @@ import { route, sendPage, textOf } from '../respond';
 import { signInPage, signUpPage } from '../views/auth';
 import { loadMember, type MemberDeps } from '../member';
 import { showKeys } from './keys';
+import type { Logger } from '@gateway/observability';
+import { sendEmailVerification } from '../../application/send-email-verification';
+import type { AccountMailDeps } from '../../application/shared/account-mail';
+import { MailNotSent } from '../../clients/mailer';
+import { originOf, recordMemberAction, recordSignIn } from '../audit';
 
 export interface AuthRouteDeps {
   sessions: Sessions;
@@ -18,6 +23,8 @@ export interface AuthRouteDeps {
   members: MemberDeps;
   /** Self-serve sign-up is offered in the sandbox only. */
   signUpOpen: boolean;
+  mail: AccountMailDeps;
+  logger: Logger;
 }
 
 const signInMessages = {
@@ -48,6 +55,12 @@ export function authRoutes(deps: AuthRouteDeps): Router {
         email,
         password: textOf(req.body.password),
         clientAddress: req.ip ?? 'unknown',
+      });
+      await recordSignIn(deps.mail.dataSource, req, {
+        email,
+        ...(outcome.kind === 'signed_in'
+          ? { userId: outcome.userId, businessId: outcome.businessId }
+          : { refusal: outcome.kind }),
       });
       if (outcome.kind !== 'signed_in') {
         const session = await sessions.ensure(res);
@@ -122,6 +135,19 @@ export function authRoutes(deps: AuthRouteDeps): Router {
       const session = await sessions.start(res, { userId: outcome.userId, businessId: outcome.businessId });
       const member = await loadMember(deps.members, session);
       if (!member) throw new Error('the business just signed up has no member');
+      await recordMemberAction(deps.mail.dataSource, req, member, {
+        action: 'sign_up',
+        target: form.value.companyName,
+      });
+      // The verification mail: a relay that fails leaves the account as it is (the page offers to send it again).
+      await sendEmailVerification(
+        deps.mail,
+        { userId: outcome.userId, email: form.value.email, businessId: outcome.businessId },
+        originOf(req),
+      ).catch((err: unknown) => {
+        if (!(err instanceof MailNotSent)) throw err;
+        deps.logger.warn({ err: { message: err.message } }, 'verification mail not sent');
+      });
       await showKeys(res, deps.admin, member, {
         status: 201,
         newKey: outcome.apiKey,
@@ -132,7 +158,13 @@ export function authRoutes(deps: AuthRouteDeps): Router {
 
   router.post(
     '/sair',
-    route(async (_req, res) => {
+    route(async (req, res) => {
+      const member = await loadMember(deps.members, sessions.current(res));
+      if (member)
+        await recordMemberAction(deps.mail.dataSource, req, member, {
+          action: 'sign_out',
+          target: member.viewer.email,
+        });
       await sessions.end(res);
       res.redirect(303, '/entrar');
     }),

@@ -5,6 +5,8 @@ import { rollMerchantKey } from '../../application/roll-merchant-key';
 import { formatDateTime } from '../../domain/format';
 import { revokeMerchantKey } from '../../application/revoke-merchant-key';
 import { roleAllows } from '../../domain/roles';
+import type { DataSource } from 'typeorm';
+import { recordMemberAction } from '../audit';
 import { memberOf, requirePermission, type Member } from '../member';
 import { route, sendPage } from '../respond';
 import { keysPage } from '../views/keys';
@@ -30,7 +32,7 @@ export async function showKeys(
 }
 
 /** Chaves de API: the business's keys; a new one (every scope, shown once); a revocation. */
-export function keyRoutes(admin: GatewayAdmin): Router {
+export function keyRoutes(admin: GatewayAdmin, dataSource: DataSource): Router {
   const router = Router();
   router.get(
     '/chaves',
@@ -40,9 +42,13 @@ export function keyRoutes(admin: GatewayAdmin): Router {
   router.post(
     '/chaves',
     requirePermission('api_keys:write'),
-    route(async (_req, res) => {
+    route(async (req, res) => {
       const member = memberOf(res);
       const issued = await admin.issueApiKey(member.business.id);
+      await recordMemberAction(dataSource, req, member, {
+        action: 'api_key_created',
+        target: issued.key_prefix,
+      });
       await showKeys(res, admin, member, { status: 201, newKey: issued.api_key, notice: 'Chave criada.' });
     }),
   );
@@ -52,8 +58,13 @@ export function keyRoutes(admin: GatewayAdmin): Router {
     route(async (req, res) => {
       const member = memberOf(res);
       const outcome = await revokeMerchantKey(admin, member.business, String(req.params.prefix));
-      if (outcome === 'revoked')
+      if (outcome === 'revoked') {
+        await recordMemberAction(dataSource, req, member, {
+          action: 'api_key_revoked',
+          target: String(req.params.prefix),
+        });
         return showKeys(res, admin, member, { notice: `Chave ${String(req.params.prefix)} revogada.` });
+      }
       await showKeys(res, admin, member, {
         status: outcome === 'not_found' ? 404 : 409,
         error:
@@ -69,12 +80,17 @@ export function keyRoutes(admin: GatewayAdmin): Router {
     route(async (req, res) => {
       const member = memberOf(res);
       const outcome = await rollMerchantKey(admin, member.business, String(req.params.prefix));
-      if (typeof outcome !== 'string')
+      if (typeof outcome !== 'string') {
+        await recordMemberAction(dataSource, req, member, {
+          action: 'api_key_rolled',
+          target: String(req.params.prefix),
+        });
         return showKeys(res, admin, member, {
           status: 201,
           newKey: outcome.apiKey,
           notice: `Chave trocada. A anterior funciona até ${formatDateTime(outcome.previousExpiresAt, member.business.timeZone)}.`,
         });
+      }
       await showKeys(res, admin, member, {
         status: outcome === 'not_found' ? 404 : 409,
         error:

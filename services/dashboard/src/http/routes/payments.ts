@@ -3,6 +3,8 @@ import { isGatewayError, type Payment } from '@gateway/sdk';
 import { paymentTimeline } from '../../application/payment-timeline';
 import { parseBrlInput } from '../../domain/format';
 import { roleAllows } from '../../domain/roles';
+import type { DataSource } from 'typeorm';
+import { recordMemberAction } from '../audit';
 import { memberOf, requirePermission, type Member } from '../member';
 import { route, sendPage, textOf } from '../respond';
 import { paymentPage, paymentsPage, paymentStatusLabels } from '../views/payments';
@@ -37,7 +39,7 @@ async function showPayment(
 }
 
 /** Pagamentos: the list (status filter, search by id), a payment's page, its refund. */
-export function paymentRoutes(): Router {
+export function paymentRoutes(dataSource: DataSource): Router {
   const router = Router();
   router.get(
     '/pagamentos',
@@ -88,7 +90,15 @@ export function paymentRoutes(): Router {
         });
       const reason = textOf(req.body.reason).trim();
       try {
-        await member.api.refunds.create(paymentId, { amount: centavos, ...(reason ? { reason } : {}) });
+        const refund = await member.api.refunds.create(paymentId, {
+          amount: centavos,
+          ...(reason ? { reason } : {}),
+        });
+        await recordMemberAction(dataSource, req, member, {
+          action: 'refund_requested',
+          target: paymentId,
+          details: { refund_id: refund.refund_id, amount_centavos: String(centavos) },
+        });
       } catch (err) {
         // The public API's refusal (amount too large, payment not refundable...) is shown as it words it.
         if (!isGatewayError(err) || err.status === 404 || err.status >= 500) throw err;

@@ -1,15 +1,13 @@
 import { Router } from 'express';
-import { teamOf } from '../../persistence';
-import type { DataSource } from 'typeorm';
 import { memberOf, requirePermission } from '../member';
 import { route, sendPage, textOf } from '../respond';
 import { balancePage } from '../views/balance';
-import { comingSoonPage, teamPage } from '../views/other';
+import { comingSoonPage } from '../views/other';
 
 const PAGE_SIZE = 25;
 
-/** Saldo, Equipe, and the sections not built yet (each says so and what to use meanwhile). */
-export function sectionRoutes(dataSource: DataSource): Router {
+/** Saldo, and the sections not built yet (each says so and what to use meanwhile). */
+export function sectionRoutes(): Router {
   const router = Router();
   router.get(
     '/saldo',
@@ -34,14 +32,6 @@ export function sectionRoutes(dataSource: DataSource): Router {
           timeZone: member.business.timeZone,
         }),
       );
-    }),
-  );
-  router.get(
-    '/equipe',
-    route(async (_req, res) => {
-      const member = memberOf(res);
-      const team = await teamOf(dataSource.manager, member.business.id);
-      sendPage(res, 200, teamPage(member.viewer, { team, timeZone: member.business.timeZone }));
     }),
   );
   const comingSoon = [

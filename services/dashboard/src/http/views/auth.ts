@@ -2,7 +2,7 @@ import type { SignUpForm } from '../../domain/sign-up-form';
 import { alert, csrfField, publicPage } from './layout';
 import { html, type Markup } from './html';
 
-function field(
+export function field(
   id: string,
   label: string,
   input: {
@@ -87,6 +87,7 @@ export function signInPage(options: {
         ${field('senha', 'Senha', { type: 'password', name: 'password', autocomplete: 'current-password' })}
         <button type="submit">Entrar</button>
       </form>
+      <p><a href="/esqueci-senha">Esqueci minha senha</a></p>
       ${options.signUp ? html`<p>Ainda não tem conta? <a href="/cadastro">Criar conta</a></p>` : null}`,
   );
 }

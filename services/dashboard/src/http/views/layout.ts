@@ -1,3 +1,4 @@
+import { roleAllows, type Permission, type Role } from '../../domain/roles';
 import { html, type Markup } from './html';
 
 /** The sections of the signed-in app, in the navigation's order. */
@@ -9,7 +10,8 @@ export const sections = [
   { path: '/clientes', label: 'Clientes' },
   { path: '/checkouts', label: 'Checkouts' },
   { path: '/equipe', label: 'Equipe' },
-] as const;
+  { path: '/auditoria', label: 'Auditoria', permission: 'audit:read' },
+] as const satisfies ReadonlyArray<{ path: string; label: string; permission?: Permission }>;
 
 export type SectionPath = (typeof sections)[number]['path'];
 
@@ -19,6 +21,9 @@ export interface Viewer {
   businessName: string;
   environment: 'sandbox' | 'production';
   roleLabel: string;
+  role: Role;
+  /** Whether the person's e-mail is verified: until it is, every page says so and offers to mail the link again. */
+  emailVerified: boolean;
   csrfToken: string;
 }
 
@@ -52,22 +57,36 @@ export function appPage(viewer: Viewer, current: SectionPath | null, title: stri
       </header>
       <nav aria-label="Seções">
         <ul>
-          ${sections.map(
-            (section) =>
-              html`<li>
-                <a href=${section.path} aria-current=${section.path === current ? 'page' : undefined}
-                  >${section.label}</a
-                >
-              </li>`,
-          )}
+          ${sections
+            .filter((section) => !('permission' in section) || roleAllows(viewer.role, section.permission))
+            .map(
+              (section) =>
+                html`<li>
+                  <a href=${section.path} aria-current=${section.path === current ? 'page' : undefined}
+                    >${section.label}</a
+                  >
+                </li>`,
+            )}
         </ul>
       </nav>
       <main id="conteudo">
+        ${viewer.emailVerified ? null : unverifiedNotice(viewer.csrfToken)}
         <h1>${title}</h1>
         ${content}
       </main>
     </body>`,
   );
+}
+
+/** Until the person's e-mail is verified: a notice, and the link mailed again on request. */
+function unverifiedNotice(csrfToken: string): Markup {
+  return html`<div class="alert notice" role="status">
+    <p>Seu e-mail ainda não foi verificado: abra o link que enviamos para confirmá-lo.</p>
+    <form method="post" action="/verificar-email/reenviar" class="inline">
+      ${csrfField(csrfToken)}
+      <button type="submit" class="link">Reenviar e-mail de verificação</button>
+    </form>
+  </div>`;
 }
 
 /** A page outside the app (sign-in, sign-up, errors before signing in). */
