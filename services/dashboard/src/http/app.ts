@@ -13,8 +13,11 @@ import { csrfTokenMatches, sameOrigin, Sessions } from './session';
 import { stylesheet } from './stylesheet';
 import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
+import { checkoutRoutes } from './routes/checkouts';
+import { customerRoutes } from './routes/customers';
 import { paymentRoutes } from './routes/payments';
 import { sectionRoutes } from './routes/sections';
+import { webhookRoutes } from './routes/webhooks';
 import { errorPage } from './views/other';
 
 export interface DashboardAppDeps {
@@ -121,7 +124,14 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
 
   const signedIn = express.Router();
   signedIn.use(requireMember(members));
-  signedIn.use(paymentRoutes(), keyRoutes(deps.admin), sectionRoutes(deps.dataSource));
+  signedIn.use(
+    paymentRoutes(),
+    keyRoutes(deps.admin),
+    sectionRoutes(deps.dataSource),
+    webhookRoutes(),
+    customerRoutes(),
+    checkoutRoutes(),
+  );
   app.use(signedIn);
 
   app.use((_req: Request, res: Response) => {

@@ -39,4 +39,8 @@ code.secret { font-size: 15px; word-break: break-all; background: var(--bg); pad
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .timeline { padding-left: 20px; }
 .actions { display: flex; gap: 8px; }
+fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 12px 0; }
+.choice { display: block; margin: 2px 0; }
+.delivery { border-top: 1px solid var(--line); margin-top: 16px; }
+pre.answer { white-space: pre-wrap; word-break: break-all; background: var(--bg); padding: 6px 8px; margin: 4px 0; max-height: 12em; overflow: auto; }
 `;

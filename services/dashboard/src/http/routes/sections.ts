@@ -4,11 +4,11 @@ import type { DataSource } from 'typeorm';
 import { memberOf, requirePermission } from '../member';
 import { route, sendPage, textOf } from '../respond';
 import { balancePage } from '../views/balance';
-import { comingSoonPage, teamPage } from '../views/other';
+import { teamPage } from '../views/other';
 
 const PAGE_SIZE = 25;
 
-/** Saldo, Equipe, and the sections not built yet (each says so and what to use meanwhile). */
+/** Saldo and Equipe. */
 export function sectionRoutes(dataSource: DataSource): Router {
   const router = Router();
   router.get(
@@ -44,18 +44,5 @@ export function sectionRoutes(dataSource: DataSource): Router {
       sendPage(res, 200, teamPage(member.viewer, { team, timeZone: member.business.timeZone }));
     }),
   );
-  const comingSoon = [
-    { path: '/webhooks', title: 'Webhooks', meanwhile: 'Use a API pública: /v1/webhooks e suas entregas.' },
-    { path: '/clientes', title: 'Clientes', meanwhile: 'Use a API pública: /v1/customers.' },
-    { path: '/checkouts', title: 'Checkouts', meanwhile: 'Use a API pública: /v1/checkouts.' },
-  ] as const;
-  for (const section of comingSoon)
-    router.get(section.path, (_req, res) =>
-      sendPage(
-        res,
-        200,
-        comingSoonPage(memberOf(res).viewer, section.path, section.title, section.meanwhile),
-      ),
-    );
   return router;
 }
