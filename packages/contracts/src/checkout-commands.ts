@@ -62,6 +62,47 @@ export const createProduct = defineCommand<CreateProduct, Product>(
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
 );
 
+/** `prod_` + url-safe characters. */
+export const productId = publicId('prod');
+
+/** A page of the business's products, newest first (creation time, then id). */
+export interface ListProducts extends PageQuery {
+  business_id: string;
+}
+export const listProducts = defineCommand<ListProducts, Page<Product>>(
+  'product.list.v1',
+  'checkout',
+  Joi.object({
+    business_id: businessId.required(),
+    limit: pageLimit,
+    starting_after: productId.allow(null),
+  }),
+  pageSchema(productSchema),
+  ['INVALID_FIELDS'],
+);
+
+/** What changes on a product: only the fields given. Its checkouts sell it as it is from then on. */
+export interface UpdateProduct {
+  business_id: string;
+  product_id: string;
+  name?: string;
+  description?: string | null;
+  price_centavos?: number;
+}
+export const updateProduct = defineCommand<UpdateProduct, Product>(
+  'product.update.v1',
+  'checkout',
+  Joi.object({
+    business_id: businessId.required(),
+    product_id: givenId.required(),
+    name: productName,
+    description: boundedText('description').allow(null),
+    price_centavos: amountCentavos,
+  }),
+  productSchema,
+  ['NOT_FOUND', 'INVALID_FIELDS'],
+);
+
 /**
  * A checkout as the checkout service answers it: the public record without the `url` the gateway adds; a read embeds
  * the newest EMBEDDED_SESSIONS_MAX sessions, newest first, and whether older ones exist (checkout.sessions.list.v1).
@@ -123,6 +164,33 @@ export const getCheckout = defineCommand<{ business_id: string; checkout_id: str
   Joi.object({ business_id: businessId.required(), checkout_id: givenId.required() }),
   checkoutSchema,
   ['NOT_FOUND'],
+);
+
+/**
+ * What changes on a checkout: only the fields given. `inactive` takes its hosted page down (a session already started
+ * goes on); `active` puts it back.
+ */
+export interface UpdateCheckout {
+  business_id: string;
+  checkout_id: string;
+  title?: string | null;
+  return_url?: string;
+  cancel_url?: string;
+  status?: Checkout['status'];
+}
+export const updateCheckout = defineCommand<UpdateCheckout, Checkout>(
+  'checkout.update.v1',
+  'checkout',
+  Joi.object({
+    business_id: businessId.required(),
+    checkout_id: givenId.required(),
+    title: boundedText('title').allow(null),
+    return_url: boundedText('url'),
+    cancel_url: boundedText('url'),
+    status: Joi.valid('active', 'inactive'),
+  }),
+  checkoutSchema,
+  ['NOT_FOUND', 'INVALID_FIELDS'],
 );
 
 /** `chk_` + url-safe characters. */

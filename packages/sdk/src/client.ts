@@ -63,6 +63,7 @@ export class Gateway implements Namespaces {
   readonly refunds: Namespaces['refunds'];
   readonly customers: Namespaces['customers'];
   readonly checkouts: Namespaces['checkouts'];
+  readonly products: Namespaces['products'];
   readonly webhooks: Namespaces['webhooks'];
   readonly events: Namespaces['events'];
   readonly balance: Namespaces['balance'];
@@ -90,6 +91,7 @@ export class Gateway implements Namespaces {
     this.refunds = namespaces.refunds;
     this.customers = namespaces.customers;
     this.checkouts = namespaces.checkouts;
+    this.products = namespaces.products;
     this.webhooks = namespaces.webhooks;
     this.events = namespaces.events;
     this.balance = namespaces.balance;

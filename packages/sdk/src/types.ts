@@ -19,6 +19,7 @@ export type {
   Payout,
   PixPayer,
   PixPaymentCreated,
+  Product,
   ReceivedFunds,
   Refund,
   Webhook,

@@ -450,6 +450,26 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     await expectStatus(200, call('GET', '/v1/checkouts?limit=5'));
     await expectStatus(200, call('GET', `/v1/checkouts/${checkout.checkout_id}`));
     await expectStatus(200, call('GET', `/v1/checkouts/${checkout.checkout_id}/sessions`));
+    // The merchant's own products, and a checkout changed: taken down, then put back.
+    const ownProduct = await expectStatus(
+      201,
+      call('POST', '/v1/products', { body: { name: 'Caneca', price: 3500, description: 'Branca' } }),
+    );
+    await expectStatus(200, call('GET', '/v1/products?limit=5'));
+    await expectStatus(
+      200,
+      call('PATCH', `/v1/products/${ownProduct.product_id}`, { body: { price: 3990 } }),
+    );
+    await expectStatus(
+      200,
+      call('PATCH', `/v1/checkouts/${checkout.checkout_id}`, { body: { status: 'inactive' } }),
+    );
+    await expectStatus(
+      200,
+      call('PATCH', `/v1/checkouts/${checkout.checkout_id}`, {
+        body: { status: 'active', title: 'Camiseta' },
+      }),
+    );
 
     await expectStatus(200, call('POST', `/v1/webhook/${made.webhook}/test`));
     const delivered = await waitFor(

@@ -8,12 +8,15 @@ import {
   getCheckoutSessionStatus,
   listCheckouts,
   listCheckoutSessions,
+  listProducts,
   paymentConfirmed,
   paymentCreated,
   paymentExpired,
   paymentFailed,
   paymentCancelled,
   startCheckoutSession,
+  updateCheckout,
+  updateProduct,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
@@ -25,6 +28,9 @@ import { startCheckoutSession as startSession } from './application/start-checko
 import { handleCreateCheckout } from './handlers/checkout.create.v1';
 import { handleGetCheckout } from './handlers/checkout.get.v1';
 import { handleListCheckouts } from './handlers/checkout.list.v1';
+import { handleUpdateCheckout } from './handlers/checkout.update.v1';
+import { handleListProducts } from './handlers/product.list.v1';
+import { handleUpdateProduct } from './handlers/product.update.v1';
 import { handleGetCheckoutPage } from './handlers/checkout.page.get.v1';
 import { handleGetCheckoutSessionStatus } from './handlers/checkout.session.status.v1';
 import { handleListCheckoutSessions } from './handlers/checkout.sessions.list.v1';
@@ -45,7 +51,10 @@ export async function startCheckoutService(config: CheckoutConfig): Promise<Serv
     .handle(createProduct, (command, context) =>
       storeProduct(runtime.unitOfWork('product.create'), command, context),
     )
+    .handle(listProducts, handleListProducts(dataSource))
+    .handle(updateProduct, handleUpdateProduct(runtime.unitOfWork('product.update')))
     .handle(createCheckout, handleCreateCheckout(runtime.unitOfWork('checkout.create')))
+    .handle(updateCheckout, handleUpdateCheckout(runtime.unitOfWork('checkout.update')))
     .handle(getCheckout, handleGetCheckout(dataSource))
     .handle(listCheckouts, handleListCheckouts(dataSource))
     .handle(getCheckoutPage, handleGetCheckoutPage(dataSource))

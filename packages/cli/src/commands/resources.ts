@@ -24,6 +24,7 @@ const GROUPS = {
   refunds: 'refund paid payments and follow the refunds',
   customers: 'register and read customers',
   checkouts: 'hosted checkout links for products',
+  products: 'the products checkouts sell',
   webhooks: 'webhook endpoints, their secrets and deliveries',
   events: 'the events of the last 30 days, as webhooks receive them',
   balance: "the business's balance and the balance transactions that explain it",

@@ -282,6 +282,12 @@ export interface CreateCustomerRequest {
   metadata?: string | null;
 }
 
+export interface CreateOwnProductRequest {
+  name: string;
+  price: number;
+  description?: string | null;
+}
+
 export type CreatePaymentRequest =
   | {
       payment_method: 'pix';
@@ -915,10 +921,23 @@ export type StartCheckoutSessionRequest =
       currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
     };
 
+export interface UpdateCheckoutRequest {
+  title?: string | null;
+  return_url?: string;
+  cancel_url?: string;
+  status?: 'active' | 'inactive';
+}
+
 export interface UpdatePaymentRequest {
   amount?: number;
   /** Serialized JSON text with the caller's own data. */
   metadata?: string | null;
+}
+
+export interface UpdateProductRequest {
+  name?: string;
+  price?: number;
+  description?: string | null;
 }
 
 export interface Webhook {
@@ -1102,6 +1121,11 @@ export interface OperationTypes {
   getCheckout: {
     answer: CheckoutWithSessions;
   };
+  /** PATCH /v1/checkouts/{checkout_id} */
+  updateCheckout: {
+    body: UpdateCheckoutRequest;
+    answer: Checkout;
+  };
   /** GET /v1/checkouts */
   listCheckouts: {
     query: {
@@ -1129,6 +1153,27 @@ export interface OperationTypes {
       }[];
       has_more: boolean;
     };
+  };
+  /** POST /v1/products */
+  createOwnProduct: {
+    body: CreateOwnProductRequest;
+    answer: Product;
+  };
+  /** GET /v1/products */
+  listProducts: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Product[];
+      has_more: boolean;
+    };
+  };
+  /** PATCH /v1/products/{product_id} */
+  updateProduct: {
+    body: UpdateProductRequest;
+    answer: Product;
   };
   /** POST /v1/customers */
   createCustomer: {

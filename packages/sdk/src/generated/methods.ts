@@ -55,10 +55,20 @@ export function gatewayNamespaces<WebhooksDeliveries, StatementsGet>(
       create: operation.withBody('createCheckout'),
       /** Needs the API key scope `checkouts:read`. */
       get: operation.plain('getCheckout'),
+      /** Needs the API key scope `checkouts:write`. */
+      update: operation.withBody('updateCheckout'),
       /** Needs the API key scope `checkouts:read`. */
       list: operation.list('listCheckouts', (item) => item.checkout_id),
       /** Needs the API key scope `checkouts:read`. */
       sessions: operation.list('listCheckoutSessions', (item) => item.session_id),
+    },
+    products: {
+      /** Needs the API key scope `checkouts:write`. */
+      create: operation.withBody('createOwnProduct'),
+      /** Needs the API key scope `checkouts:read`. */
+      list: operation.list('listProducts', (item) => item.product_id),
+      /** Needs the API key scope `checkouts:write`. */
+      update: operation.withBody('updateProduct'),
     },
     customers: {
       /** Needs the API key scope `customers:write`. */

@@ -100,6 +100,12 @@ export interface CreateCustomerRequest {
   metadata?: string | null;
 }
 
+export interface CreateOwnProductRequest {
+  name: string;
+  price: number;
+  description?: string | null;
+}
+
 export type CreatePaymentRequest =
   | {
       payment_method: 'pix';
@@ -438,6 +444,17 @@ export interface PixPaymentCreated {
   pix: PixCode;
 }
 
+export interface Product {
+  product_id: string;
+  business_id: string;
+  name: string;
+  description: string | null;
+  /** BRL (integer centavos / 100). */
+  price: number;
+  price_centavos: number;
+  created_at: string;
+}
+
 export interface ReceivedFunds {
   funds_id: string;
   kind: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
@@ -507,10 +524,23 @@ export interface SimulationAccepted {
   accepted: true;
 }
 
+export interface UpdateCheckoutRequest {
+  title?: string | null;
+  return_url?: string;
+  cancel_url?: string;
+  status?: 'active' | 'inactive';
+}
+
 export interface UpdatePaymentRequest {
   amount?: number;
   /** Serialized JSON text with the caller's own data. */
   metadata?: string | null;
+}
+
+export interface UpdateProductRequest {
+  name?: string;
+  price?: number;
+  description?: string | null;
 }
 
 export interface Webhook {
@@ -694,6 +724,11 @@ export interface OperationTypes {
   getCheckout: {
     answer: CheckoutWithSessions;
   };
+  /** PATCH /v1/checkouts/{checkout_id} */
+  updateCheckout: {
+    body: UpdateCheckoutRequest;
+    answer: Checkout;
+  };
   /** GET /v1/checkouts */
   listCheckouts: {
     query: {
@@ -721,6 +756,27 @@ export interface OperationTypes {
       }[];
       has_more: boolean;
     };
+  };
+  /** POST /v1/products */
+  createOwnProduct: {
+    body: CreateOwnProductRequest;
+    answer: Product;
+  };
+  /** GET /v1/products */
+  listProducts: {
+    query: {
+      limit?: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Product[];
+      has_more: boolean;
+    };
+  };
+  /** PATCH /v1/products/{product_id} */
+  updateProduct: {
+    body: UpdateProductRequest;
+    answer: Product;
   };
   /** POST /v1/customers */
   createCustomer: {

@@ -42,12 +42,14 @@ export function parseCheckoutInput(body: Readonly<Record<string, unknown>>): Che
   return { ok: true, value: value as CheckoutInput };
 }
 
-function trimmedWithin(text: string, maxLength: number): string | null {
+/** The text trimmed, or null when it is blank or longer than `maxLength`. */
+export function trimmedWithin(text: string, maxLength: number): string | null {
   const trimmed = text.trim();
   return trimmed.length > 0 && trimmed.length <= maxLength ? trimmed : null;
 }
 
-function httpUrl(text: string): string | null {
+/** The text as an absolute http(s) URL within the contract's length, or null. */
+export function httpUrl(text: string): string | null {
   const trimmed = text.trim();
   if (trimmed.length > TEXT_LIMITS.url || !URL.canParse(trimmed)) {
     return null;

@@ -69,3 +69,15 @@ export async function insertCheckoutUnlessSlugTaken(
   );
   return rows.length === 0 ? null : manager.findOneByOrFail(CheckoutEntity, { id: checkout.id });
 }
+
+/** Applies `changes` to the business's checkout and answers it as it now is, or null when it is not the business's. */
+export async function updateBusinessCheckout(
+  manager: EntityManager,
+  businessId: string,
+  checkoutId: string,
+  changes: Partial<Omit<StoredCheckout, 'id' | 'businessId' | 'createdAt'>>,
+): Promise<CheckoutEntity | null> {
+  if (Object.keys(changes).length > 0)
+    await manager.update(CheckoutEntity, { id: checkoutId, businessId }, changes);
+  return findBusinessCheckout(manager, businessId, checkoutId);
+}

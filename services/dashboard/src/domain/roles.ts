@@ -19,12 +19,7 @@ export const roleLabels: Record<Role, string> = {
  * account).
  */
 export type Permission =
-  | ApiKeyScope
-  | 'api_keys:read'
-  | 'api_keys:write'
-  | 'team:write'
-  | 'audit:read'
-  | 'payout_account:write';
+  ApiKeyScope | 'api_keys:read' | 'api_keys:write' | 'team:write' | 'audit:read' | 'payout_account:write';
 
 const readScopes = apiKeyScopes.filter((scope) => scope.endsWith(':read'));
 const everyScope: readonly Permission[] = [

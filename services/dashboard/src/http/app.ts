@@ -15,12 +15,15 @@ import { csrfTokenMatches, sameOrigin, Sessions } from './session';
 import { stylesheet } from './stylesheet';
 import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
+import { checkoutRoutes } from './routes/checkouts';
+import { customerRoutes } from './routes/customers';
 import { paymentRoutes } from './routes/payments';
 import { payoutRoutes } from './routes/payouts';
 import { securityRoutes, signInCodeRoutes } from './routes/second-factor';
 import { sectionRoutes } from './routes/sections';
 import { accountRoutes } from './routes/account';
 import { teamRoutes } from './routes/team';
+import { webhookRoutes } from './routes/webhooks';
 import { errorPage } from './views/other';
 
 export interface DashboardAppDeps {
@@ -161,6 +164,9 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     teamRoutes(deps.dataSource, { mail, attempts, attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE }),
     securityRoutes(secondFactor),
     payoutRoutes({ admin: deps.admin, dataSource: deps.dataSource, secondFactor }),
+    webhookRoutes(),
+    customerRoutes(),
+    checkoutRoutes(),
   );
   app.use(signedIn);
 

@@ -44,4 +44,8 @@ code.secret { font-size: 15px; word-break: break-all; background: var(--bg); pad
 .hint { color: var(--muted); margin: 0; font-size: 14px; }
 img.qr { display: block; border: 1px solid var(--line); image-rendering: pixelated; }
 ul.codes { columns: 2; font-size: 17px; }
+fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 12px 0; }
+.choice { display: block; margin: 2px 0; }
+.delivery { border-top: 1px solid var(--line); margin-top: 16px; }
+pre.answer { white-space: pre-wrap; word-break: break-all; background: var(--bg); padding: 6px 8px; margin: 4px 0; max-height: 12em; overflow: auto; }
 `;

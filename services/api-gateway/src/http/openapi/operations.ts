@@ -11,6 +11,7 @@ import { healthOperations, operationsTag } from '../routes/health';
 import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
 import { paymentOperations, paymentsTag, sandboxOperations, sandboxTag } from '../routes/payments';
 import { payoutOperations, payoutsTag } from '../routes/payouts';
+import { productOperations } from '../routes/products';
 import { reconciliationOperations } from '../routes/reconciliations';
 import { refundOperations, refundsTag } from '../routes/refunds';
 import { suspenseOperations } from '../routes/suspense';
@@ -30,6 +31,7 @@ export const operations: OperationSpec[] = [
   ...refundOperations,
   ...sandboxOperations,
   ...checkoutOperations,
+  ...productOperations,
   ...customerOperations,
   ...webhookOperations,
   ...eventOperations,

@@ -2,14 +2,11 @@ import type { Request } from 'express';
 import Joi from 'joi';
 import {
   PAGE_LIMIT_MAX,
-  boundedText,
   businessName,
-  centavosToBrl,
   createProduct,
   feePercentBps,
   listAllReceivedFunds,
   paymentMethods,
-  productName,
   receivedFundsId,
   receivedFundsKinds,
   receivedFundsStatuses,
@@ -18,7 +15,6 @@ import {
   businessId,
   isoDate,
   pageSchema,
-  publicId,
   PIX_KEY_MAX_LENGTH,
   payoutAccountProblems,
   pixKeyTypes,
@@ -44,9 +40,10 @@ import {
   environments,
 } from '../../domain/api-key';
 import { defineOperation, json, only, pageOf, type Tag } from '../operation';
-import { brl, nullableText, receivedFunds } from '../openapi/response-schemas';
+import { receivedFunds } from '../openapi/response-schemas';
 import { operatorReceivedFundsResponse } from '../payment-responses';
-import { amountField, centavosField, pageQuery } from '../validation';
+import { centavosField, pageQuery } from '../validation';
+import { productBody, productRecord, publicProduct } from './products';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -160,16 +157,6 @@ const apiKeyRolled = Joi.object({
 
 const apiKeyRevoked = Joi.object({ revoked: Joi.valid(true).required() }).id('ApiKeyRevoked');
 
-const productCreated = Joi.object({
-  product_id: publicId('prod').required(),
-  business_id: businessId.required(),
-  name: Joi.string().required(),
-  description: nullableText,
-  price: brl.required(),
-  price_centavos: Joi.number().integer().required(),
-  created_at: isoDate.required(),
-}).id('Product');
-
 const queueCount = (count: string) =>
   Joi.array()
     .items(Joi.object({ queue: Joi.string().required(), [count]: Joi.number().integer().min(0).required() }))
@@ -237,12 +224,6 @@ export const feeRuleBody = Joi.object({
 export const redriveBody = Joi.object({
   queue: Joi.string().valid(...consumerQueueNames),
 });
-export const productBody = Joi.object({
-  name: productName.required(),
-  price: amountField.required(),
-  description: boundedText('description').allow(null),
-});
-
 export const allReceivedFundsPage = pageQuery(receivedFundsId);
 export const allReceivedFundsFilter = Joi.object({
   kind: Joi.string().valid(...receivedFundsKinds),
@@ -576,7 +557,7 @@ export const adminOperations = [
         description: { argument: 'words' },
       },
     },
-    answers: [json(201, 'The product.', productCreated)],
+    answers: [json(201, 'The product.', productRecord)],
     handle: async ({ params, body, send }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
       const product = await send(createProduct, {
@@ -585,15 +566,7 @@ export const adminOperations = [
         description: body.description ?? null,
         price_centavos: body.price,
       });
-      return {
-        product_id: product.product_id,
-        business_id: product.business_id,
-        name: product.name,
-        description: product.description,
-        price: centavosToBrl(product.price_centavos),
-        price_centavos: product.price_centavos,
-        created_at: product.created_at,
-      };
+      return publicProduct(product);
     },
   }),
   // Money kept outside the happy path across every business, newest first: `?kind=unreadable&status=held` is what the

@@ -9,6 +9,7 @@ import {
   listCheckoutSessions,
   pageSchema,
   sessionId,
+  updateCheckout,
   type Checkout,
   type HttpApi,
 } from '@gateway/contracts';
@@ -40,6 +41,13 @@ export const createCheckoutBody = Joi.object({
   title: boundedText('title').allow(null),
   slug: boundedText('slug').allow(null),
   metadata: jsonText.allow(null),
+});
+
+export const checkoutChanges = Joi.object({
+  title: boundedText('title').allow(null),
+  return_url: httpUrl,
+  cancel_url: httpUrl,
+  status: Joi.string().valid('active', 'inactive'),
 });
 
 export const checkoutsPage = pageQuery(checkoutId);
@@ -124,6 +132,41 @@ export const checkoutOperations = [
         sessions: checkout.sessions ?? [],
         sessions_has_more: checkout.sessions_has_more ?? false,
       };
+    },
+  }),
+  // Additive: a checkout changed, or taken down (`inactive`) and put back, without a new link.
+  defineOperation({
+    method: 'patch',
+    path: '/v1/checkouts/{checkout_id}',
+    operationId: 'updateCheckout',
+    tag: 'Checkouts',
+    area: 'api',
+    scope: 'checkouts:write',
+    summary: 'Change a checkout, or deactivate it',
+    description:
+      'Only the fields sent change; a `null` title clears it. `inactive` takes the hosted page down (a payment ' +
+      'already started there goes on); `active` puts it back at the same `url`.',
+    params: { checkout_id: 'chk' },
+    body: {
+      name: 'UpdateCheckoutRequest',
+      schema: checkoutChanges,
+      examples: only('Deactivate', { status: 'inactive' }),
+    },
+    checks: ['body', 'params'],
+    commands: [updateCheckout],
+    cli: { command: 'checkouts update', description: 'change a checkout, or deactivate it' },
+    sdk: { method: 'checkouts.update', optionalBody: false },
+    answers: [json(200, 'The checkout as it now is.', publicCheckout)],
+    handle: async ({ params, body, businessId, send }, { config }) => {
+      const checkout = await send(updateCheckout, {
+        business_id: businessId,
+        checkout_id: params.checkout_id,
+        ...(body.title !== undefined ? { title: body.title } : {}),
+        ...(body.return_url !== undefined ? { return_url: body.return_url } : {}),
+        ...(body.cancel_url !== undefined ? { cancel_url: body.cancel_url } : {}),
+        ...(body.status !== undefined ? { status: body.status } : {}),
+      });
+      return withUrl(config, checkout);
     },
   }),
   // The business's checkouts, newest first, a page at a time (docs/api.md#lists-and-pagination), without their sessions.

@@ -2,16 +2,39 @@ import { Router, type Response } from 'express';
 import { isGatewayError, type Payment } from '@gateway/sdk';
 import { paymentTimeline } from '../../application/payment-timeline';
 import { parseBrlInput } from '../../domain/format';
+import { startOfLocalDay } from '../../domain/local-date';
 import { roleAllows } from '../../domain/roles';
 import type { DataSource } from 'typeorm';
 import { recordMemberAction } from '../audit';
 import { memberOf, requirePermission, type Member } from '../member';
 import { route, sendPage, textOf } from '../respond';
-import { paymentPage, paymentsPage, paymentStatusLabels } from '../views/payments';
+import { refusedOr } from '../api-refusal';
+import {
+  methodLabels,
+  paymentPage,
+  paymentsPage,
+  paymentStatusLabels,
+  type PaymentFilters,
+} from '../views/payments';
 
 const PAGE_SIZE = 25;
 
 const isStatus = (value: string): value is Payment['status'] => value in paymentStatusLabels;
+const isMethod = (value: string): value is Payment['method'] => value in methodLabels;
+
+/** The list's filters as the query gives them; a date that is not a day is left out. */
+function filtersOf(query: Record<string, unknown>): PaymentFilters {
+  const status = textOf(query.status);
+  const method = textOf(query.metodo);
+  const from = textOf(query.de);
+  const to = textOf(query.ate);
+  return {
+    ...(isStatus(status) ? { status } : {}),
+    ...(isMethod(method) ? { method } : {}),
+    ...(/^\d{4}-\d{2}-\d{2}$/.test(from) ? { from } : {}),
+    ...(/^\d{4}-\d{2}-\d{2}$/.test(to) ? { to } : {}),
+  };
+}
 
 async function showPayment(
   res: Response,
@@ -32,13 +55,14 @@ async function showPayment(
       timeline: entries,
       timeZone: member.business.timeZone,
       canRefund: roleAllows(member.role, 'refunds:write'),
+      canCancel: roleAllows(member.role, 'payments:write'),
       notice: extra.notice,
       error: extra.error,
     }),
   );
 }
 
-/** Pagamentos: the list (status filter, search by id), a payment's page, its refund. */
+/** Pagamentos: the list (filters by status, method and days; search by id), a payment's page, its refund, its cancel. */
 export function paymentRoutes(dataSource: DataSource): Router {
   const router = Router();
   router.get(
@@ -49,11 +73,17 @@ export function paymentRoutes(dataSource: DataSource): Router {
       const search = textOf(req.query.q).trim();
       // A search by id is that payment's page (not found there when it is not the business's).
       if (search) return res.redirect(303, `/pagamentos/${encodeURIComponent(search)}`);
-      const status = textOf(req.query.status);
+      const filters = filtersOf(req.query);
       const after = textOf(req.query.depois);
+      // The days are the business's: "from" at the start of its day, "to" up to the end of its day.
+      const createdGte = filters.from ? startOfLocalDay(filters.from, member.business.timeZone) : null;
+      const createdLt = filters.to ? startOfLocalDay(filters.to, member.business.timeZone, 1) : null;
       const page = await member.api.payments.list({
         limit: PAGE_SIZE,
-        ...(isStatus(status) ? { status } : {}),
+        ...(filters.status ? { status: filters.status } : {}),
+        ...(filters.method ? { method: filters.method } : {}),
+        ...(createdGte ? { created_gte: createdGte } : {}),
+        ...(createdLt ? { created_lt: createdLt } : {}),
         ...(after ? { starting_after: after } : {}),
       });
       sendPage(
@@ -61,7 +91,7 @@ export function paymentRoutes(dataSource: DataSource): Router {
         200,
         paymentsPage(member.viewer, {
           payments: page.data,
-          status: isStatus(status) ? status : undefined,
+          filters,
           nextCursor: page.has_more ? page.data.at(-1)?.payment_id : undefined,
           timeZone: member.business.timeZone,
         }),
@@ -72,7 +102,12 @@ export function paymentRoutes(dataSource: DataSource): Router {
     '/pagamentos/:id',
     requirePermission('payments:read'),
     route(async (req, res) => {
-      const notice = req.query.reembolso === 'solicitado' ? 'Reembolso solicitado.' : undefined;
+      const notice =
+        req.query.reembolso === 'solicitado'
+          ? 'Reembolso solicitado.'
+          : req.query.cancelado === '1'
+            ? 'Pagamento cancelado.'
+            : undefined;
       await showPayment(res, memberOf(res), String(req.params.id), { notice });
     }),
   );
@@ -105,6 +140,22 @@ export function paymentRoutes(dataSource: DataSource): Router {
         return showPayment(res, member, paymentId, { status: err.status, error: err.message });
       }
       res.redirect(303, `/pagamentos/${encodeURIComponent(paymentId)}?reembolso=solicitado`);
+    }),
+  );
+  router.post(
+    '/pagamentos/:id/cancelar',
+    requirePermission('payments:write'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const paymentId = String(req.params.id);
+      const outcome = await refusedOr(() => member.api.payments.cancel(paymentId));
+      // The public API's refusal (a payment no longer open) is shown as it words it.
+      if ('refused' in outcome)
+        return showPayment(res, member, paymentId, {
+          status: outcome.refused.status,
+          error: outcome.refused.message,
+        });
+      res.redirect(303, `/pagamentos/${encodeURIComponent(paymentId)}?cancelado=1`);
     }),
   );
   return router;

@@ -2,11 +2,10 @@ import { Router } from 'express';
 import { memberOf, requirePermission } from '../member';
 import { route, sendPage, textOf } from '../respond';
 import { balancePage } from '../views/balance';
-import { comingSoonPage } from '../views/other';
 
 const PAGE_SIZE = 25;
 
-/** Saldo, and the sections not built yet (each says so and what to use meanwhile). */
+/** Saldo: the balance and its transactions. */
 export function sectionRoutes(): Router {
   const router = Router();
   router.get(
@@ -34,18 +33,5 @@ export function sectionRoutes(): Router {
       );
     }),
   );
-  const comingSoon = [
-    { path: '/webhooks', title: 'Webhooks', meanwhile: 'Use a API pública: /v1/webhooks e suas entregas.' },
-    { path: '/clientes', title: 'Clientes', meanwhile: 'Use a API pública: /v1/customers.' },
-    { path: '/checkouts', title: 'Checkouts', meanwhile: 'Use a API pública: /v1/checkouts.' },
-  ] as const;
-  for (const section of comingSoon)
-    router.get(section.path, (_req, res) =>
-      sendPage(
-        res,
-        200,
-        comingSoonPage(memberOf(res).viewer, section.path, section.title, section.meanwhile),
-      ),
-    );
   return router;
 }

@@ -13,7 +13,7 @@ export const paymentStatusLabels: Record<Payment['status'], string> = {
   cancelled: 'Cancelado',
 };
 
-const methodLabels: Record<Payment['method'], string> = { pix: 'PIX', crypto: 'Cripto' };
+export const methodLabels: Record<Payment['method'], string> = { pix: 'PIX', crypto: 'Cripto' };
 
 const refundStatusLabels: Record<Refund['status'], string> = {
   pending: 'Pendente',
@@ -21,7 +21,7 @@ const refundStatusLabels: Record<Refund['status'], string> = {
   failed: 'Falhou',
 };
 
-const eventLabels: Record<TimelineEntry['type'], string> = {
+export const eventLabels: Record<TimelineEntry['type'], string> = {
   'payment.created': 'Pagamento criado',
   'payment.confirmed': 'Pagamento confirmado',
   'payment.expired': 'Pagamento expirado',
@@ -42,19 +42,33 @@ export function paymentStatusText(
   return paymentStatusLabels[payment.status];
 }
 
+/** The list's filters: a status, a method, and the days (the business's) from and to, both included. */
+export interface PaymentFilters {
+  status?: Payment['status'];
+  method?: Payment['method'];
+  /** `YYYY-MM-DD`. */
+  from?: string;
+  /** `YYYY-MM-DD`. */
+  to?: string;
+}
+
 export function paymentsPage(
   viewer: Viewer,
   options: {
     payments: Payment[];
-    status?: string;
+    filters: PaymentFilters;
     search?: string;
     nextCursor?: string;
     timeZone: string;
     error?: string;
   },
 ): Markup {
+  const { filters } = options;
   const nextQuery = new URLSearchParams({
-    ...(options.status ? { status: options.status } : {}),
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.method ? { metodo: filters.method } : {}),
+    ...(filters.from ? { de: filters.from } : {}),
+    ...(filters.to ? { ate: filters.to } : {}),
     ...(options.nextCursor ? { depois: options.nextCursor } : {}),
   });
   return appPage(
@@ -69,9 +83,27 @@ export function paymentsPage(
             <option value="">Todas</option>
             ${Object.entries(paymentStatusLabels).map(
               ([value, label]) =>
-                html`<option value=${value} selected=${options.status === value}>${label}</option>`,
+                html`<option value=${value} selected=${filters.status === value}>${label}</option>`,
             )}
           </select>
+        </div>
+        <div class="field">
+          <label for="metodo">Método</label>
+          <select id="metodo" name="metodo">
+            <option value="">Todos</option>
+            ${Object.entries(methodLabels).map(
+              ([value, label]) =>
+                html`<option value=${value} selected=${filters.method === value}>${label}</option>`,
+            )}
+          </select>
+        </div>
+        <div class="field">
+          <label for="de">Criados de</label>
+          <input id="de" name="de" type="date" value=${filters.from} />
+        </div>
+        <div class="field">
+          <label for="ate">até</label>
+          <input id="ate" name="ate" type="date" value=${filters.to} />
         </div>
         <div class="field">
           <label for="busca">Buscar por id</label>
@@ -127,6 +159,7 @@ export function paymentPage(
     timeline: TimelineEntry[];
     timeZone: string;
     canRefund: boolean;
+    canCancel: boolean;
     notice?: string;
     error?: string;
   },
@@ -177,6 +210,20 @@ export function paymentPage(
                 <input id="motivo" name="reason" maxlength="140" />
               </div>
               <button type="submit" class="danger">Reembolsar</button>
+            </form>`
+          : null
+      }
+      ${
+        options.canCancel && (payment.status === 'pending' || payment.status === 'processing')
+          ? html`<form
+              method="post"
+              action=${`/pagamentos/${encodeURIComponent(payment.payment_id)}/cancelar`}
+              class="cancel"
+            >
+              ${csrfField(viewer.csrfToken)}
+              <h2>Cancelamento</h2>
+              <p>O pagamento deixa de poder ser pago; um valor que chegue depois fica registrado.</p>
+              <button type="submit" class="danger">Cancelar</button>
             </form>`
           : null
       }

@@ -1,0 +1,132 @@
+import type { Customer } from '@gateway/sdk';
+import { formatDateTime } from '../../domain/format';
+import { alert, appPage, csrfField, type Viewer } from './layout';
+import { html, type Markup } from './html';
+
+export interface CustomerForm {
+  email: string;
+  phone_number: string;
+  document_number: string;
+}
+
+const orDash = (value: string | null) => value ?? '—';
+
+export function customersPage(
+  viewer: Viewer,
+  options: {
+    customers: Customer[];
+    nextCursor?: string;
+    timeZone: string;
+    canWrite: boolean;
+    form?: CustomerForm;
+    error?: string;
+  },
+): Markup {
+  return appPage(
+    viewer,
+    '/clientes',
+    'Clientes',
+    html`${alert('error', options.error)}
+      <form method="get" action="/clientes" class="filters" role="search">
+        <div class="field">
+          <label for="busca">Buscar por id</label>
+          <input id="busca" name="q" type="search" placeholder="cust_..." />
+        </div>
+        <button type="submit">Buscar</button>
+      </form>
+      ${
+        options.customers.length === 0
+          ? html`<p>Nenhum cliente cadastrado.</p>`
+          : html`<table>
+              <caption>
+                Clientes, do mais novo ao mais antigo
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Cliente</th>
+                  <th scope="col">E-mail</th>
+                  <th scope="col">Telefone</th>
+                  <th scope="col">Documento</th>
+                  <th scope="col">Criado em</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${options.customers.map(
+                  (customer) =>
+                    html`<tr>
+                      <td>
+                        <a href=${`/clientes/${encodeURIComponent(customer.customer_id)}`}
+                          ><code>${customer.customer_id}</code></a
+                        >
+                      </td>
+                      <td>${orDash(customer.email)}</td>
+                      <td>${orDash(customer.phone_number)}</td>
+                      <td>${orDash(customer.document_number)}</td>
+                      <td>${formatDateTime(customer.created_at, options.timeZone)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${options.nextCursor ? html`<p><a href=${`/clientes?depois=${encodeURIComponent(options.nextCursor)}`}>Próxima página</a></p>` : null}
+      ${
+        options.canWrite
+          ? html`<form method="post" action="/clientes">
+              ${csrfField(viewer.csrfToken)}
+              <h2>Novo cliente</h2>
+              <p>Todos os campos são opcionais; e-mail e CPF/CNPJ são conferidos quando informados.</p>
+              <div class="field">
+                <label for="cliente-email">E-mail do cliente</label>
+                <input
+                  id="cliente-email"
+                  name="email"
+                  type="email"
+                  maxlength="254"
+                  value=${options.form?.email}
+                />
+              </div>
+              <div class="field">
+                <label for="cliente-telefone">Telefone</label>
+                <input
+                  id="cliente-telefone"
+                  name="phone_number"
+                  type="tel"
+                  value=${options.form?.phone_number}
+                />
+              </div>
+              <div class="field">
+                <label for="cliente-documento">CPF ou CNPJ</label>
+                <input id="cliente-documento" name="document_number" value=${options.form?.document_number} />
+              </div>
+              <button type="submit">Criar cliente</button>
+            </form>`
+          : null
+      }`,
+  );
+}
+
+export function customerPage(
+  viewer: Viewer,
+  options: { customer: Customer; timeZone: string; notice?: string },
+): Markup {
+  const { customer } = options;
+  const row = (label: string, value: unknown) =>
+    html`<div>
+      <dt>${label}</dt>
+      <dd>${value}</dd>
+    </div>`;
+  return appPage(
+    viewer,
+    '/clientes',
+    `Cliente ${customer.customer_id}`,
+    html`${alert('notice', options.notice)}
+      <p><a href="/clientes">Voltar aos clientes</a></p>
+      <dl class="details">
+        ${row('E-mail', orDash(customer.email))} ${row('Telefone', orDash(customer.phone_number))}
+        ${row('CPF ou CNPJ', orDash(customer.document_number))} ${row('IP de cadastro', orDash(customer.ip))}
+        ${row('Criado em', formatDateTime(customer.created_at, options.timeZone))}
+      </dl>
+      <h2>Metadados</h2>
+      ${customer.metadata ? html`<pre class="answer"><code>${customer.metadata}</code></pre>` : html`<p>Nenhum.</p>`}`,
+  );
+}
