@@ -314,6 +314,19 @@ describe('the dashboard: second factor, payout account, payouts and statements',
     await page.getByRole('alert').filter({ hasText: 'Escolha um mês' }).waitFor();
   });
 
+  test('Auditoria keeps the second factor enabled, the payout account changed and the payout requested, by whom', async () => {
+    await page.goto(`${stack.dashboardUrl}/auditoria`);
+    const text = (await page.getByRole('table').getByRole('row').allTextContents()).join('\n');
+    for (const action of [
+      'Verificação em duas etapas ativada',
+      'Conta de saque alterada',
+      'Saque solicitado',
+    ])
+      expect(text).toContain(action);
+    expect(text).toContain(payoutId);
+    expect(text).toContain(owner.email);
+  });
+
   describe('under attack', () => {
     test('a developer or an admin posting a payout account change is refused, and a developer a payout', async () => {
       for (const role of ['developer', 'admin'] as const) {

@@ -155,6 +155,7 @@ export function paymentRoutes(dataSource: DataSource): Router {
           status: outcome.refused.status,
           error: outcome.refused.message,
         });
+      await recordMemberAction(dataSource, req, member, { action: 'payment_cancelled', target: paymentId });
       res.redirect(303, `/pagamentos/${encodeURIComponent(paymentId)}?cancelado=1`);
     }),
   );

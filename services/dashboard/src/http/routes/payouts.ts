@@ -14,6 +14,7 @@ import {
 import { roleAllows } from '../../domain/roles';
 import { findPayoutAccount, findUser } from '../../persistence';
 import { memberOf, requirePermission, type Member } from '../member';
+import { recordMemberAction } from '../audit';
 import { route, sendPage, textOf } from '../respond';
 import { secondFactorStateOf, stepUp } from '../step-up';
 import { payoutAccountPage, payoutPage, payoutsPage, statementsPage } from '../views/payouts';
@@ -181,6 +182,11 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
           ...(/^dash_[0-9a-f]{32}$/.test(idempotencyKey) ? { idempotencyKey } : {}),
         });
         payoutId = payout.payout_id;
+        await recordMemberAction(deps.dataSource, req, member, {
+          action: 'payout_requested',
+          target: payout.payout_id,
+          details: { amount_brl: String(payout.amount_brl) },
+        });
       } catch (err) {
         // The public API's refusal (more than available, no payout account, too small) is shown as it words it.
         const refusal = refusalOf(err);
@@ -221,6 +227,11 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
         });
       try {
         await setPayoutAccount(deps, member.business, member.userId, form.value);
+        await recordMemberAction(deps.dataSource, req, member, {
+          action: 'payout_account_changed',
+          target: member.business.id,
+          details: { pix_key_type: form.value.pix_key_type, pix_key_end: form.value.pix_key.slice(-4) },
+        });
       } catch (err) {
         // The operator API's refusal (a key not in its type's form, a document that is not one) as it words it.
         if (!(err instanceof OperatorApiError) || err.status !== 422) throw err;

@@ -7,6 +7,7 @@ import { verifySecondFactor, type SecondFactorDeps } from '../../application/ver
 import { totpLink } from '../../domain/second-factor';
 import { findSecondFactor, findUser, unusedRecoveryCodes } from '../../persistence';
 import { memberOf, type Member } from '../member';
+import { recordMemberAction } from '../audit';
 import { route, sendPage, textOf } from '../respond';
 import type { Sessions } from '../session';
 import { secondFactorMessages } from '../step-up';
@@ -123,12 +124,17 @@ export function securityRoutes(deps: SecondFactorDeps): Router {
         code: textOf(req.body.code),
         password: textOf(req.body.password),
       });
-      if (outcome.kind === 'confirmed')
+      if (outcome.kind === 'confirmed') {
+        await recordMemberAction(deps.dataSource, req, member, {
+          action: 'second_factor_enabled',
+          target: member.userId,
+        });
         return showSecurity(res, deps, member, {
           status: 201,
           recoveryCodes: outcome.recoveryCodes,
           notice: 'Verificação em duas etapas ativada.',
         });
+      }
       if (outcome.kind === 'not_started') return res.redirect(303, '/seguranca');
       await showSecurity(res, deps, member, {
         status: outcome.kind === 'locked' ? 429 : 422,
