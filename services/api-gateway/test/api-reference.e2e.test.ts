@@ -295,13 +295,15 @@ describe('the API reference page in a real browser', () => {
       name: 'Caneca',
       price: 3500,
     });
-    const checkout = (
-      await client.api(apiKey, 'POST', '/v1/checkouts', {
-        product_id: product.product_id,
-        return_url: 'https://loja.example/obrigado',
-        cancel_url: 'https://loja.example/carrinho',
-      })
-    ).body;
+    const newCheckout = async () =>
+      (
+        await client.api(apiKey, 'POST', '/v1/checkouts', {
+          product_id: product.product_id,
+          return_url: 'https://loja.example/obrigado',
+          cancel_url: 'https://loja.example/carrinho',
+        })
+      ).body;
+    const checkout = await newCheckout();
     const webhook = await client.registerWebhook(apiKey, 'https://loja.example/hooks', ['payment.confirmed']);
     const standIns: Record<string, string> = {
       [exampleId('prod')]: product.product_id,
@@ -314,7 +316,12 @@ describe('the API reference page in a real browser', () => {
           operationId === 'simulatePayment'
           ? (await pix()).payment_id
           : open.payment_id,
-      checkout_id: checkout.checkout_id,
+      // The change example deactivates its checkout: one of its own, so the hosted page's examples still open theirs.
+      checkout_id:
+        operationId === 'updateCheckout'
+          ? ((await newCheckout()).checkout_id as string)
+          : checkout.checkout_id,
+      product_id: product.product_id,
       slug: checkout.slug,
       webhook_id: webhook.webhook_id,
       business_id: businessId,

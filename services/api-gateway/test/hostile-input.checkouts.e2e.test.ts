@@ -261,7 +261,9 @@ describe('hostile input through the whole stack', () => {
   describe('methods a route does not serve are NOT_FOUND (an unknown route), on every route', () => {
     unservedMethodTests(h, [
       ['/v1/checkouts', () => '/v1/checkouts', ['POST'], () => asA()],
-      ['/v1/checkouts/{id}', () => `/v1/checkouts/${a.checkoutId}`, ['GET'], () => asA()],
+      ['/v1/checkouts/{id}', () => `/v1/checkouts/${a.checkoutId}`, ['GET', 'PATCH'], () => asA()],
+      ['/v1/products', () => '/v1/products', ['GET', 'POST'], () => asA()],
+      ['/v1/products/{id}', () => `/v1/products/${a.productId}`, ['PATCH'], () => asA()],
       ['/v1/checkouts/{id}/sessions', () => `/v1/checkouts/${a.checkoutId}/sessions`, ['GET'], () => asA()],
       ['/v1/customers', () => '/v1/customers', ['POST'], () => asA()],
       ['/c/{slug}', () => `/c/${a.slug}`, ['GET'], () => ({})],
