@@ -16,8 +16,8 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import type { Page, Response } from 'playwright-core';
 import { startStack, type RunningStack } from '@gateway/testkit';
-import { launchBrowser } from '../services/dashboard/test/support/browser';
-import { signUp, uniqueEmail } from '../services/dashboard/test/support/accounts';
+import { launchBrowser } from '@gateway/dashboard/test/support/browser';
+import { signUp, uniqueEmail } from '@gateway/dashboard/test/support/accounts';
 import { apiCall, inParallel } from './lib/accounts';
 
 const { values: flags } = parseArgs({

@@ -75,7 +75,15 @@ describe('gateway config check', () => {
       'webhook-dispatcher': ['AMQP_URL', 'DATABASE_URL', 'WEBHOOK_SECRET_KEY'],
       ledger: ['AMQP_URL', 'DATABASE_URL'],
       // No broker; its gateway is the one the launcher runs.
-      dashboard: ['ADMIN_TOKEN', 'DASHBOARD_SEAL_KEY', 'DATABASE_URL', 'REDIS_URL'],
+      dashboard: [
+        'ADMIN_TOKEN',
+        'DASHBOARD_PUBLIC_URL',
+        'DASHBOARD_SEAL_KEY',
+        'DATABASE_URL',
+        'MAIL_FROM',
+        'REDIS_URL',
+        'SMTP_URL',
+      ],
     });
     // The whole list once, to set in one go.
     const every = Object.values(refusedByProcess(result.stderr)).flat();
