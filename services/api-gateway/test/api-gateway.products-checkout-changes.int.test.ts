@@ -27,7 +27,8 @@ describe('api gateway: /v1/products and PATCH /v1/checkouts/{id}', () => {
     created_at: '2026-11-29T10:00:00.000Z',
     ...overrides,
   });
-  const answered = (stored: Product) => ({ ...stored, price: stored.price_centavos / 100 });
+  /** The public answer: the price in BRL only, never the centavos it is kept in. */
+  const answered = ({ price_centavos, ...stored }: Product) => ({ ...stored, price: price_centavos / 100 });
 
   test('POST /v1/products creates the caller’s product, price in centavos, answered in BRL too', async () => {
     h.fakes.on(createProduct, async (command: CreateProduct) =>

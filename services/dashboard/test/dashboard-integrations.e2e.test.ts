@@ -264,9 +264,7 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       await page.getByText(/^Produto salvo/).waitFor();
       expect(await page.getByRole('row').filter({ hasText: 'R$ 89,90' }).count()).toBe(1);
       const products = await client.api(apiKey, 'GET', '/v1/products');
-      expect((products.body.data as Array<{ price_centavos: number }>).map((p) => p.price_centavos)).toEqual([
-        8990,
-      ]);
+      expect((products.body.data as Array<{ price: number }>).map((p) => p.price)).toEqual([89.9]);
     });
 
     test('a checkout edited, deactivated (its link stops opening) and reactivated', async () => {

@@ -484,6 +484,17 @@ export interface IssueApiKeyRequest {
   )[];
 }
 
+export interface OperatorProduct {
+  product_id: string;
+  business_id: string;
+  name: string;
+  description: string | null;
+  /** BRL (integer centavos / 100). */
+  price: number;
+  created_at: string;
+  price_centavos: number;
+}
+
 export interface OperatorReceivedFunds {
   funds_id: string;
   kind: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
@@ -735,7 +746,6 @@ export interface Product {
   description: string | null;
   /** BRL (integer centavos / 100). */
   price: number;
-  price_centavos: number;
   created_at: string;
 }
 
@@ -1348,7 +1358,7 @@ export interface OperationTypes {
   /** POST /admin/v1/businesses/{business_id}/products */
   createProduct: {
     body: CreateProductRequest;
-    answer: Product;
+    answer: OperatorProduct;
   };
   /** GET /admin/v1/received-funds */
   listAllReceivedFunds: {

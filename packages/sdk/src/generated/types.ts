@@ -451,7 +451,6 @@ export interface Product {
   description: string | null;
   /** BRL (integer centavos / 100). */
   price: number;
-  price_centavos: number;
   created_at: string;
 }
 

@@ -43,7 +43,7 @@ import { defineOperation, json, only, pageOf, type Tag } from '../operation';
 import { receivedFunds } from '../openapi/response-schemas';
 import { operatorReceivedFundsResponse } from '../payment-responses';
 import { centavosField, pageQuery } from '../validation';
-import { productBody, productRecord, publicProduct } from './products';
+import { operatorProduct, operatorProductRecord, productBody } from './products';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -557,7 +557,7 @@ export const adminOperations = [
         description: { argument: 'words' },
       },
     },
-    answers: [json(201, 'The product.', productRecord)],
+    answers: [json(201, 'The product.', operatorProductRecord)],
     handle: async ({ params, body, send }, { identity }) => {
       const business = await existingBusiness(identity, params.business_id);
       const product = await send(createProduct, {
@@ -566,7 +566,7 @@ export const adminOperations = [
         description: body.description ?? null,
         price_centavos: body.price,
       });
-      return publicProduct(product);
+      return operatorProduct(product);
     },
   }),
   // Money kept outside the happy path across every business, newest first: `?kind=unreadable&status=held` is what the

@@ -37,19 +37,28 @@ export const productRecord = Joi.object({
   name: Joi.string().required(),
   description: nullableText,
   price: brl.required(),
-  price_centavos: Joi.number().integer().required(),
   created_at: isoDate.required(),
 }).id('Product');
 
-/** A product as both APIs answer it: its price in BRL, and in centavos as it is kept. */
+/** The operator API's product: also its price in centavos, as it is kept (the public API shows money in BRL only). */
+export const operatorProductRecord = productRecord
+  .keys({ price_centavos: Joi.number().integer().required() })
+  .id('OperatorProduct');
+
+/** A product as the public API answers it: its price in BRL. */
 export const publicProduct = (product: Product) => ({
   product_id: product.product_id,
   business_id: product.business_id,
   name: product.name,
   description: product.description,
   price: centavosToBrl(product.price_centavos),
-  price_centavos: product.price_centavos,
   created_at: product.created_at,
+});
+
+/** A product as the operator API answers it: its price in BRL, and in centavos as it is kept. */
+export const operatorProduct = (product: Product) => ({
+  ...publicProduct(product),
+  price_centavos: product.price_centavos,
 });
 
 export const productsPage = pageQuery(productId);
