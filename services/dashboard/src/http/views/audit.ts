@@ -3,6 +3,7 @@ import { formatDateTime } from '../../domain/format';
 import type { AuditEntryEntity } from '../../persistence';
 import { appPage, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { dataTable } from './table';
 
 /** An entry's details as a line: `from: developer, to: admin`. */
 const detailText = (details: Record<string, string>): string =>
@@ -18,44 +19,37 @@ export function auditPage(
     viewer,
     '/auditoria',
     'Auditoria',
-    html`<table>
-        <caption>
-          Quem fez o quê nesta empresa, do mais recente ao mais antigo
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Quando</th>
-            <th scope="col">Quem</th>
-            <th scope="col">Ação</th>
-            <th scope="col">Sobre</th>
-            <th scope="col">De onde</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${options.entries.map(
-            (entry) =>
-              html`<tr>
-                <td>${formatDateTime(entry.createdAt.toISOString(), options.timeZone)}</td>
-                <td>${entry.actorEmail ?? '—'}</td>
-                <td>${auditActionLabels[entry.action] ?? entry.action}</td>
-                <td>
-                  ${entry.target ?? ''}
-                  ${Object.keys(entry.details).length ? `(${detailText(entry.details)})` : ''}
-                </td>
-                <td>${entry.clientAddress ?? '—'}<br /><small>${entry.userAgent ?? ''}</small></td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${options.entries.length === 0 ? html`<p>Nenhum registro ainda.</p>` : null}
-      ${
-        options.olderCursor
-          ? html`<p>
-              <a href=${`/auditoria?antes=${encodeURIComponent(options.olderCursor)}`}
-                >Registros mais antigos</a
-              >
-            </p>`
-          : null
-      }`,
+    html`${dataTable({
+      caption: 'Quem fez o quê nesta empresa, do mais recente ao mais antigo',
+      empty: 'Nenhum registro ainda.',
+      rows: options.entries,
+      columns: [
+        {
+          header: 'Quando',
+          cell: (entry) => formatDateTime(entry.createdAt.toISOString(), options.timeZone),
+        },
+        { header: 'Quem', cell: (entry) => entry.actorEmail ?? '—' },
+        { header: 'Ação', cell: (entry) => auditActionLabels[entry.action] ?? entry.action },
+        {
+          header: 'Sobre',
+          cell: (entry) =>
+            html`${entry.target ?? ''}
+            ${Object.keys(entry.details).length ? `(${detailText(entry.details)})` : ''}`,
+        },
+        {
+          header: 'De onde',
+          cell: (entry) => html`${entry.clientAddress ?? '—'}<br /><small>${entry.userAgent ?? ''}</small>`,
+        },
+      ],
+    })}
+    ${
+      options.olderCursor
+        ? html`<p>
+            <a href=${`/auditoria?antes=${encodeURIComponent(options.olderCursor)}`}
+              >Registros mais antigos</a
+            >
+          </p>`
+        : null
+    }`,
   );
 }

@@ -2,6 +2,7 @@ import type { Customer } from '@gateway/sdk';
 import { formatDateTime } from '../../domain/format';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { dataTable } from './table';
 
 export interface CustomerForm {
   email: string;
@@ -34,40 +35,24 @@ export function customersPage(
         </div>
         <button type="submit">Buscar</button>
       </form>
-      ${
-        options.customers.length === 0
-          ? html`<p>Nenhum cliente cadastrado.</p>`
-          : html`<table>
-              <caption>
-                Clientes, do mais novo ao mais antigo
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Cliente</th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Telefone</th>
-                  <th scope="col">Documento</th>
-                  <th scope="col">Criado em</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${options.customers.map(
-                  (customer) =>
-                    html`<tr>
-                      <td>
-                        <a href=${`/clientes/${encodeURIComponent(customer.customer_id)}`}
-                          ><code>${customer.customer_id}</code></a
-                        >
-                      </td>
-                      <td>${orDash(customer.email)}</td>
-                      <td>${orDash(customer.phone_number)}</td>
-                      <td>${orDash(customer.document_number)}</td>
-                      <td>${formatDateTime(customer.created_at, options.timeZone)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${dataTable({
+        caption: 'Clientes, do mais novo ao mais antigo',
+        empty: 'Nenhum cliente cadastrado.',
+        rows: options.customers,
+        columns: [
+          {
+            header: 'Cliente',
+            cell: (customer) =>
+              html`<a href=${`/clientes/${encodeURIComponent(customer.customer_id)}`}
+                ><code>${customer.customer_id}</code></a
+              >`,
+          },
+          { header: 'E-mail', cell: (customer) => orDash(customer.email) },
+          { header: 'Telefone', cell: (customer) => orDash(customer.phone_number) },
+          { header: 'Documento', cell: (customer) => orDash(customer.document_number) },
+          { header: 'Criado em', cell: (customer) => formatDateTime(customer.created_at, options.timeZone) },
+        ],
+      })}
       ${options.nextCursor ? html`<p><a href=${`/clientes?depois=${encodeURIComponent(options.nextCursor)}`}>Próxima página</a></p>` : null}
       ${
         options.canWrite

@@ -3,6 +3,7 @@ import type { TimelineEntry } from '../../application/payment-timeline';
 import { formatBrl, formatDateTime } from '../../domain/format';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { dataTable } from './table';
 
 export const paymentStatusLabels: Record<Payment['status'], string> = {
   pending: 'Pendente',
@@ -111,42 +112,28 @@ export function paymentsPage(
         </div>
         <button type="submit">Filtrar</button>
       </form>
-      ${
-        options.payments.length === 0
-          ? html`<p>Nenhum pagamento encontrado.</p>`
-          : html`<table>
-              <caption>
-                Pagamentos, do mais novo ao mais antigo
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Pagamento</th>
-                  <th scope="col">Valor</th>
-                  <th scope="col">Método</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col">Criado em</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${options.payments.map(
-                  (payment) =>
-                    html`<tr>
-                      <td>
-                        <a href=${`/pagamentos/${encodeURIComponent(payment.payment_id)}`}
-                          ><code>${payment.payment_id}</code></a
-                        >
-                      </td>
-                      <td class="amount">${formatBrl(payment.amount_brl)}</td>
-                      <td>${methodLabels[payment.method]}</td>
-                      <td>
-                        <span class=${`status status-${payment.status}`}>${paymentStatusText(payment)}</span>
-                      </td>
-                      <td>${formatDateTime(payment.created_at, options.timeZone)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${dataTable({
+        caption: 'Pagamentos, do mais novo ao mais antigo',
+        empty: 'Nenhum pagamento encontrado.',
+        rows: options.payments,
+        columns: [
+          {
+            header: 'Pagamento',
+            cell: (payment) =>
+              html`<a href=${`/pagamentos/${encodeURIComponent(payment.payment_id)}`}
+                ><code>${payment.payment_id}</code></a
+              >`,
+          },
+          { header: 'Valor', amount: true, cell: (payment) => formatBrl(payment.amount_brl) },
+          { header: 'Método', cell: (payment) => methodLabels[payment.method] },
+          {
+            header: 'Situação',
+            cell: (payment) =>
+              html`<span class=${`status status-${payment.status}`}>${paymentStatusText(payment)}</span>`,
+          },
+          { header: 'Criado em', cell: (payment) => formatDateTime(payment.created_at, options.timeZone) },
+        ],
+      })}
       ${options.nextCursor ? html`<p><a href=${`/pagamentos?${nextQuery.toString()}`}>Próxima página</a></p>` : null}`,
   );
 }
