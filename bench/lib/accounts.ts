@@ -23,8 +23,15 @@ async function call(
   return json;
 }
 
-export function apiCall(baseUrl: string, apiKey: string, method: string, path: string, body?: unknown) {
-  return call(baseUrl, method, path, { 'x-api-key': apiKey }, body);
+export function apiCall(
+  baseUrl: string,
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  return call(baseUrl, method, path, { ...headers, 'x-api-key': apiKey }, body);
 }
 
 /** Runs `work` for 0..count-1, `parallel` at a time. */

@@ -1,13 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  chargeTariffAtPsp,
-  stackClient,
-  startStack,
-  waitFor,
-  type JsonBody,
-  type RunningStack,
-  type StackClient,
-} from '@gateway/testkit';
+import { chargeTariffAtPsp, waitFor, type JsonBody } from '@gateway/testkit';
+import { useLedgerStack } from './support/stack-books';
 
 /** How long an effect that follows an event may take on a loaded machine (broker retries included). */
 const EVENT_EFFECT_MS = 60_000;
@@ -26,23 +19,12 @@ const newKey = () => `adj-${randomBytes(8).toString('hex')}`;
  * reconciliation stops reporting a PSP tariff once the operator has booked it.
  */
 describe('operator adjustments end to end', () => {
-  let stack: RunningStack;
-  let client: StackClient;
-
-  beforeAll(async () => {
-    // A second of grace: what the PSP holds more than a second later and the books do not is a difference.
-    stack = await startStack({
-      RECONCILIATION_GRACE_SECONDS: '1',
-      RECONCILIATION_INTERVAL_SECONDS: '0',
-      // The hostile inputs are many requests in a row from one address.
-      ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
-    });
-    client = stackClient(stack);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await stack?.stop();
+  // A second of grace: what the PSP holds more than a second later and the books do not is a difference.
+  const ledger = useLedgerStack({
+    RECONCILIATION_GRACE_SECONDS: '1',
+    RECONCILIATION_INTERVAL_SECONDS: '0',
+    // The hostile inputs are many requests in a row from one address.
+    ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
   });
 
   /** The operator's request, whatever its answer (the stack client's `admin` fails a test on anything but a 2xx). */
@@ -52,10 +34,10 @@ describe('operator adjustments end to end', () => {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<Answer> {
-    const response = await fetch(`${stack.gatewayUrl}${path}`, {
+    const response = await fetch(`${ledger.stack.gatewayUrl}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${stack.adminToken}`,
+        authorization: `Bearer ${ledger.stack.adminToken}`,
         'content-type': 'application/json',
         ...headers,
       },
@@ -67,11 +49,11 @@ describe('operator adjustments end to end', () => {
     operator('POST', '/admin/v1/adjustments', body, headers);
 
   const availableOf = async (apiKey: string): Promise<number> =>
-    Math.round(((await client.api(apiKey, 'GET', '/v1/balance')).body.available_brl as number) * 100);
+    Math.round(((await ledger.client.api(apiKey, 'GET', '/v1/balance')).body.available_brl as number) * 100);
 
   const statementOf = async (apiKey: string): Promise<string> => {
     const month = new Date().toISOString().slice(0, 7);
-    const response = await fetch(`${stack.gatewayUrl}/v1/statements/${month}`, {
+    const response = await fetch(`${ledger.stack.gatewayUrl}/v1/statements/${month}`, {
       headers: { 'x-api-key': apiKey },
     });
     expect(response.status).toBe(200);
@@ -79,7 +61,7 @@ describe('operator adjustments end to end', () => {
   };
 
   test("a credit shows at once in the business's balance, balance transactions and statement, and in the operator's list", async () => {
-    const { businessId, apiKey } = await client.createBusiness('Papelaria Compensada', noFee);
+    const { businessId, apiKey } = await ledger.client.createBusiness('Papelaria Compensada', noFee);
 
     const made = await adjust({
       business_id: businessId,
@@ -104,11 +86,11 @@ describe('operator adjustments end to end', () => {
         created_at: expect.any(String),
       },
     });
-    expect((await client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
+    expect((await ledger.client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
       available_brl: 15.5,
       pending_brl: 0,
     });
-    const transactions = await client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment');
+    const transactions = await ledger.client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment');
     expect(transactions.body).toEqual({
       data: [
         {
@@ -139,12 +121,12 @@ describe('operator adjustments end to end', () => {
   });
 
   test('a debit lowers available; over available it is INSUFFICIENT_BALANCE, unless the operator allows a negative balance', async () => {
-    const { businessId, apiKey } = await client.createBusiness('Bazar Debitado', noFee);
-    const { payment_id: paymentId } = await client.createPayment(apiKey, {
+    const { businessId, apiKey } = await ledger.client.createBusiness('Bazar Debitado', noFee);
+    const { payment_id: paymentId } = await ledger.client.createPayment(apiKey, {
       payment_method: 'pix',
       amount: 3_000,
     });
-    await client.payInSandbox(apiKey, paymentId as string);
+    await ledger.client.payInSandbox(apiKey, paymentId as string);
     await waitFor(async () => (await availableOf(apiKey)) === 3_000, {
       timeoutMs: EVENT_EFFECT_MS,
       intervalMs: 200,
@@ -179,7 +161,7 @@ describe('operator adjustments end to end', () => {
     });
     expect(forced.status).toBe(201);
     expect(await availableOf(apiKey)).toBe(-500);
-    const lines = (await client.api(apiKey, 'GET', '/v1/balance_transactions?limit=10')).body
+    const lines = (await ledger.client.api(apiKey, 'GET', '/v1/balance_transactions?limit=10')).body
       .data as JsonBody[];
     expect(lines.map((line) => [line.type, line.net_brl])).toEqual([
       ['adjustment', -25],
@@ -189,7 +171,7 @@ describe('operator adjustments end to end', () => {
   });
 
   test('an Idempotency-Key sent again answers the same adjustment and credits once; another body under it is IDEMPOTENCY_CONFLICT', async () => {
-    const { businessId, apiKey } = await client.createBusiness('Mercado Repetido', noFee);
+    const { businessId, apiKey } = await ledger.client.createBusiness('Mercado Repetido', noFee);
     const key = newKey();
     const body = {
       business_id: businessId,
@@ -215,7 +197,7 @@ describe('operator adjustments end to end', () => {
 
   test('a tariff the PSP took is a balance difference until the operator books it against psp_fees; then reconciliation finds none', async () => {
     const reconcile = async (): Promise<JsonBody> =>
-      (await client.admin('POST', '/admin/v1/reconciliations', {}))!;
+      (await ledger.client.admin('POST', '/admin/v1/reconciliations', {}))!;
     const settledRun = () =>
       waitFor(
         async () => {
@@ -225,17 +207,17 @@ describe('operator adjustments end to end', () => {
         { timeoutMs: 30_000, intervalMs: 500, what: 'a run with nothing in flight' },
       );
     // Money at the PSP and in the books alike.
-    const { apiKey } = await client.createBusiness('Quitanda Tarifada', noFee);
-    const { payment_id: paymentId } = await client.createPayment(apiKey, {
+    const { apiKey } = await ledger.client.createBusiness('Quitanda Tarifada', noFee);
+    const { payment_id: paymentId } = await ledger.client.createPayment(apiKey, {
       payment_method: 'pix',
       amount: 5_000,
     });
-    await client.payInSandbox(apiKey, paymentId as string);
-    await client.paymentIn(apiKey, paymentId as string, 'paid');
+    await ledger.client.payInSandbox(apiKey, paymentId as string);
+    await ledger.client.paymentIn(apiKey, paymentId as string, 'paid');
     const agreed = await settledRun();
     expect(agreed).toMatchObject({ status: 'completed', difference_count: 0 });
 
-    await chargeTariffAtPsp(stack.pspUrl, '1.35', 'Tarifa Pix recebido');
+    await chargeTariffAtPsp(ledger.stack.pspUrl, '1.35', 'Tarifa Pix recebido');
 
     const drifted = await settledRun();
     expect(drifted.differences).toEqual([
@@ -267,7 +249,7 @@ describe('operator adjustments end to end', () => {
   });
 
   test('hostile input is refused with the error shape, never a 5xx, and posts nothing', async () => {
-    const { businessId } = await client.createBusiness('Loja Hostil', noFee);
+    const { businessId } = await ledger.client.createBusiness('Loja Hostil', noFee);
     const before = await operator('GET', '/admin/v1/adjustments?limit=100');
     const reason = 'Correção';
     const cases: Array<[string, unknown, Record<string, string>, number, string]> = [

@@ -1,23 +1,15 @@
 import fc from 'fast-check';
-import type { DataSource } from 'typeorm';
 import { newPublicId } from '@gateway/contracts';
-import {
-  stackClient,
-  startStack,
-  waitFor,
-  type JsonBody,
-  type RunningStack,
-  type StackClient,
-} from '@gateway/testkit';
+import { waitFor, type JsonBody } from '@gateway/testkit';
 import { booksDisagreements } from './support/books';
 import {
   balanceThroughApi,
   balanceTransactionsNet,
   centavos,
-  openLedgerBooks,
   pspSandbox,
   settledReconciliation,
   type CentavosBalance,
+  useLedgerStack,
 } from './support/stack-books';
 
 /**
@@ -135,11 +127,13 @@ interface HeldFunds {
  * the PSP and suspense equal the model's, and reconciliation finds no difference.
  */
 describe('the books under random sequences of money movements (property)', () => {
-  let stack: RunningStack;
-  let client: StackClient;
-  let books: DataSource;
+  const ledger = useLedgerStack({
+    ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+    RECONCILIATION_GRACE_SECONDS: '1',
+    RECONCILIATION_INTERVAL_SECONDS: '0',
+  });
   let psp: Awaited<ReturnType<typeof pspSandbox>>;
-  /** What the platform holds at the PSP and in suspense, over every sequence (one stack, one PSP account). */
+  /** What the platform holds at the PSP and in suspense, over every sequence (one ledger.stack, one PSP account). */
   let cashAtPsp = 0;
   let suspense = 0;
   /** How often each outcome came, over every sequence: printed, so a seed's coverage can be read. */
@@ -147,26 +141,13 @@ describe('the books under random sequences of money movements (property)', () =>
   const saw = (outcome: string) => outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
 
   beforeAll(async () => {
-    stack = await startStack({
-      ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
-      RECONCILIATION_GRACE_SECONDS: '1',
-      RECONCILIATION_INTERVAL_SECONDS: '0',
-    });
-    client = stackClient(stack);
-    books = await openLedgerBooks(stack);
-    psp = await pspSandbox(stack.pspUrl);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await books?.destroy();
-    await stack?.stop();
+    psp = await pspSandbox(ledger.stack.pspUrl);
   });
 
   const sumOf = async (account: string): Promise<number> =>
     Number(
       (
-        await books.query(
+        await ledger.books.query(
           `SELECT COALESCE(sum(amount_centavos), 0)::text AS s FROM entries WHERE account = $1`,
           [account],
         )
@@ -174,11 +155,11 @@ describe('the books under random sequences of money movements (property)', () =>
     );
 
   async function newBusiness(): Promise<ModelBusiness> {
-    const created = await client.createBusiness(`Loja ${newPublicId('n').slice(-6)}`, {
+    const created = await ledger.client.createBusiness(`Loja ${newPublicId('n').slice(-6)}`, {
       pix: { percent_bps: 100, fixed_centavos: 0 },
       crypto: { percent_bps: 150, fixed_centavos: 10 },
     });
-    await client.admin('PUT', `/admin/v1/businesses/${created.businessId}/payout-account`, {
+    await ledger.client.admin('PUT', `/admin/v1/businesses/${created.businessId}/payout-account`, {
       pix_key: CNPJ,
       pix_key_type: 'cnpj',
       holder_document: CNPJ,
@@ -187,7 +168,7 @@ describe('the books under random sequences of money movements (property)', () =>
   }
 
   const createPayment = (owner: ModelBusiness, method: 'pix' | 'crypto', amount: number) =>
-    client.createPayment(owner.apiKey, {
+    ledger.client.createPayment(owner.apiKey, {
       payment_method: method,
       amount,
       ...(method === 'crypto' ? { crypto: { currency: 'usdc', network: 'solana' } } : {}),
@@ -197,7 +178,7 @@ describe('the books under random sequences of money movements (property)', () =>
     waitFor(
       async () =>
         (
-          (await client.api(owner.apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body
+          (await ledger.client.api(owner.apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body
             .data as JsonBody[]
         )?.find((funds) => funds.kind === kind),
       { timeoutMs: 30_000, intervalMs: 200, what: `${kind} funds of ${paymentId}` },
@@ -206,7 +187,7 @@ describe('the books under random sequences of money movements (property)', () =>
   const finalStatus = (apiKey: string, path: string, what: string) =>
     waitFor(
       async () => {
-        const { body } = await client.api(apiKey, 'GET', path);
+        const { body } = await ledger.client.api(apiKey, 'GET', path);
         return ['succeeded', 'failed', 'paid'].includes(body.status) ? (body.status as string) : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 200, what },
@@ -217,7 +198,11 @@ describe('the books under random sequences of money movements (property)', () =>
     if (op.kind === 'assign') {
       if (held.length === 0) return;
       const funds = held.splice(op.funds % held.length, 1)[0]!;
-      const assigned = await client.admin('POST', `/admin/v1/received-funds/${funds.fundsId}/assign`, {});
+      const assigned = await ledger.client.admin(
+        'POST',
+        `/admin/v1/received-funds/${funds.fundsId}/assign`,
+        {},
+      );
       expect(assigned.status).toBe('assigned');
       saw(funds.payment ? 'excess assigned' : 'late funds assigned');
       // Credited as a PIX payment of it would be: less the business's PIX fee (1 %, rounded half up), settled.
@@ -230,8 +215,8 @@ describe('the books under random sequences of money movements (property)', () =>
     switch (op.kind) {
       case 'pay': {
         const payment = await createPayment(owner, op.method, op.amount);
-        await client.payInSandbox(owner.apiKey, payment.payment_id);
-        await client.paymentIn(owner.apiKey, payment.payment_id, 'paid', 60_000);
+        await ledger.client.payInSandbox(owner.apiKey, payment.payment_id);
+        await ledger.client.paymentIn(owner.apiKey, payment.payment_id, 'paid', 60_000);
         owner.payments.push({
           id: payment.payment_id,
           method: op.method,
@@ -246,7 +231,7 @@ describe('the books under random sequences of money movements (property)', () =>
       }
       case 'overpay': {
         const payment = await createPayment(owner, 'pix', op.amount);
-        const paid = await client.api(
+        const paid = await ledger.client.api(
           owner.apiKey,
           'POST',
           `/v1/sandbox/payments/${payment.payment_id}/simulate`,
@@ -256,7 +241,7 @@ describe('the books under random sequences of money movements (property)', () =>
           },
         );
         expect(paid.status).toBe(202);
-        await client.paymentIn(owner.apiKey, payment.payment_id, 'paid');
+        await ledger.client.paymentIn(owner.apiKey, payment.payment_id, 'paid');
         const excess = await receivedFunds(owner, payment.payment_id, 'excess');
         expect(centavos(excess.amount_brl)).toBe(op.excess);
         const modelPayment = {
@@ -276,16 +261,16 @@ describe('the books under random sequences of money movements (property)', () =>
       }
       case 'payLate': {
         const payment = await createPayment(owner, 'pix', op.amount);
-        const expired = await client.api(
+        const expired = await ledger.client.api(
           owner.apiKey,
           'POST',
           `/v1/sandbox/payments/${payment.payment_id}/simulate`,
           { outcome: 'expired' },
         );
         expect(expired.status).toBe(202);
-        await client.paymentIn(owner.apiKey, payment.payment_id, 'expired');
+        await ledger.client.paymentIn(owner.apiKey, payment.payment_id, 'expired');
         // The PSP's own window is still open: the payer's bank pays the charge (its txid, as the payment keeps it).
-        const [{ external_id: txid }] = await books.query(
+        const [{ external_id: txid }] = await ledger.books.query(
           `SELECT external_id FROM payment.payments WHERE id = $1`,
           [payment.payment_id],
         );
@@ -301,9 +286,13 @@ describe('the books under random sequences of money movements (property)', () =>
       }
       case 'cancel': {
         const payment = await createPayment(owner, op.method, op.amount);
-        const cancelled = await client.api(owner.apiKey, 'POST', `/v1/payments/${payment.payment_id}/cancel`);
+        const cancelled = await ledger.client.api(
+          owner.apiKey,
+          'POST',
+          `/v1/payments/${payment.payment_id}/cancel`,
+        );
         expect(cancelled.status).toBe(200);
-        await client.paymentIn(owner.apiKey, payment.payment_id, 'cancelled');
+        await ledger.client.paymentIn(owner.apiKey, payment.payment_id, 'cancelled');
         saw(`${op.method} cancelled`);
         return;
       }
@@ -314,7 +303,7 @@ describe('the books under random sequences of money movements (property)', () =>
         const rest = payment.gross - payment.refunded;
         const amount = op.full ? rest : Math.min(rest, Math.max(100, Math.floor((rest * op.percent) / 100)));
         const carried = amount === rest ? payment.excessHeld : 0;
-        const answer = await client.api(owner.apiKey, 'POST', `/v1/payments/${payment.id}/refunds`, {
+        const answer = await ledger.client.api(owner.apiKey, 'POST', `/v1/payments/${payment.id}/refunds`, {
           ...(op.full ? {} : { amount }),
           ...(op.fail ? { reason: 'simulate:fail' } : {}),
         });
@@ -362,7 +351,7 @@ describe('the books under random sequences of money movements (property)', () =>
           });
           expect(armed.status).toBe(201);
         }
-        const answer = await client.api(
+        const answer = await ledger.client.api(
           owner.apiKey,
           'POST',
           '/v1/payouts',
@@ -396,7 +385,7 @@ describe('the books under random sequences of money movements (property)', () =>
     }
   }
 
-  /** Waits until the stack is quiet and agrees with the model, then checks the books. */
+  /** Waits until the stack is quiet and agrees with the model, then checks the ledger.books. */
   async function checkBooks(owners: ModelBusiness[]): Promise<void> {
     let seen: CentavosBalance[] = [];
     const expected = owners.map((owner) => ({
@@ -407,7 +396,7 @@ describe('the books under random sequences of money movements (property)', () =>
     }));
     await waitFor(
       async () => {
-        seen = await Promise.all(owners.map((owner) => balanceThroughApi(client, owner.apiKey)));
+        seen = await Promise.all(owners.map((owner) => balanceThroughApi(ledger.client, owner.apiKey)));
         return JSON.stringify(seen) === JSON.stringify(expected);
       },
       { timeoutMs: 30_000, intervalMs: 200, what: 'the balances the model predicts' },
@@ -415,14 +404,15 @@ describe('the books under random sequences of money movements (property)', () =>
       // The assertion below shows the difference.
     });
     expect(seen).toEqual(expected);
-    expect(await booksDisagreements((text) => books.query(text))).toEqual([]);
+    expect(await booksDisagreements((text) => ledger.books.query(text))).toEqual([]);
     for (const owner of owners)
-      expect({ business: owner.businessId, net: await balanceTransactionsNet(client, owner.apiKey) }).toEqual(
-        {
-          business: owner.businessId,
-          net: owner.balance,
-        },
-      );
+      expect({
+        business: owner.businessId,
+        net: await balanceTransactionsNet(ledger.client, owner.apiKey),
+      }).toEqual({
+        business: owner.businessId,
+        net: owner.balance,
+      });
     expect({ cash_psp: await sumOf('cash_psp'), suspense: 0 - (await sumOf('suspense')) }).toEqual({
       cash_psp: cashAtPsp,
       suspense,
@@ -436,7 +426,7 @@ describe('the books under random sequences of money movements (property)', () =>
       for (const op of sequence) {
         await step(op, owners, held);
         await checkBooks(owners);
-        const run = await settledReconciliation(client);
+        const run = await settledReconciliation(ledger.client);
         expect({ after: op, differences: run.differences }).toEqual({ after: op, differences: [] });
       }
     });

@@ -1,48 +1,25 @@
-import type { DataSource } from 'typeorm';
-import { openLedgerBooks } from './support/stack-books';
+import { useLedgerStack } from './support/stack-books';
 import { getBalance, listBalanceTransactions, type Balance } from '@gateway/contracts';
-import type { Broker } from '@gateway/messaging';
-import {
-  connectTestClient,
-  stackClient,
-  startStack,
-  waitFor,
-  type RunningStack,
-  type StackClient,
-} from '@gateway/testkit';
+import { waitFor } from '@gateway/testkit';
 
 /**
  * The whole stack as `npm start` runs it: payments paid through the public API and the sandbox's payer, a refund at
  * the PSP, and the ledger's books of the business, read with the ledger's own commands and tables.
  */
 describe('the ledger in the stack', () => {
-  let stack: RunningStack;
-  let client: StackClient;
-  let broker: Broker;
-  let books: DataSource;
+  const ledger = useLedgerStack({}, 'ledger-e2e');
   let apiKey: string;
   let businessId: string;
 
   beforeAll(async () => {
-    stack = await startStack();
-    client = stackClient(stack);
-    ({ apiKey, businessId } = await client.createBusiness('Padaria São João', {
+    ({ apiKey, businessId } = await ledger.client.createBusiness('Padaria São João', {
       pix: { percent_bps: 100, fixed_centavos: 0 },
       crypto: { percent_bps: 150, fixed_centavos: 10 },
     }));
-    broker = await connectTestClient(stack.env.config, 'ledger-e2e');
-    books = await openLedgerBooks(stack);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await books?.destroy();
-    await broker?.close();
-    await stack?.stop();
   });
 
   const balance = async (): Promise<Balance> => {
-    const reply = await broker.request(getBalance, { business_id: businessId }, { timeoutMs: 5000 });
+    const reply = await ledger.broker.request(getBalance, { business_id: businessId }, { timeoutMs: 5000 });
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     return reply.result;
   };
@@ -57,9 +34,9 @@ describe('the ledger in the stack', () => {
       { timeoutMs: 30_000, intervalMs: 200, what },
     );
   const paid = async (body: Record<string, unknown>): Promise<string> => {
-    const paymentId = (await client.createPayment(apiKey, body)).payment_id as string;
-    await client.payInSandbox(apiKey, paymentId);
-    await client.paymentIn(apiKey, paymentId, 'paid');
+    const paymentId = (await ledger.client.createPayment(apiKey, body)).payment_id as string;
+    await ledger.client.payInSandbox(apiKey, paymentId);
+    await ledger.client.paymentIn(apiKey, paymentId, 'paid');
     return paymentId;
   };
 
@@ -75,7 +52,7 @@ describe('the ledger in the stack', () => {
     });
     await balanceBecomes({ available_centavos: 9_900 + 1_960 }, 'the USDC payment settled'); // 2 000 - 1.5 % - 10
 
-    const refund = await client.api(apiKey, 'POST', `/v1/payments/${pix}/refunds`, { amount: 2_500 });
+    const refund = await ledger.client.api(apiKey, 'POST', `/v1/payments/${pix}/refunds`, { amount: 2_500 });
     expect(refund.status).toBe(201);
     // Reserved at once (before anything was sent to the PSP), then spent when the devolução succeeded.
     await balanceBecomes(
@@ -83,7 +60,7 @@ describe('the ledger in the stack', () => {
       'the refund reserved and posted',
     );
 
-    const holdings = await books.query(
+    const holdings = await ledger.books.query(
       `SELECT account, sum(amount_centavos)::int AS total FROM entries WHERE business_id IS NULL
        GROUP BY account ORDER BY account`,
     );
@@ -92,7 +69,7 @@ describe('the ledger in the stack', () => {
       { account: 'fee_revenue', total: -(100 + 40) },
       { account: 'tokens:usdc', total: 2_000 },
     ]);
-    const listed = await broker.request(
+    const listed = await ledger.broker.request(
       listBalanceTransactions,
       { business_id: businessId, oldest_first: true },
       { timeoutMs: 5000 },
@@ -104,7 +81,7 @@ describe('the ledger in the stack', () => {
       ['refund', refund.body.refund_id, -2_500, 'available'],
     ]);
     // Each journal counted once: two payments, their two settlements, one refund and its reservation.
-    const metrics = await (await fetch(`${stack.metricsUrls.ledger}/metrics`)).text();
+    const metrics = await (await fetch(`${ledger.stack.metricsUrls.ledger}/metrics`)).text();
     const posted = (kind: string) =>
       Number(
         new RegExp(`^ledger_journals_posted_total\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)`, 'm').exec(

@@ -1,6 +1,5 @@
-import type { DataSource } from 'typeorm';
-import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
-import { openLedgerBooks, pspSandbox } from './support/stack-books';
+import { waitFor } from '@gateway/testkit';
+import { pspSandbox, useLedgerStack } from './support/stack-books';
 
 interface Reconciliation {
   status: string;
@@ -18,29 +17,18 @@ interface Reconciliation {
  * token transfer on the local chain — and leaves the books once the rail confirms.
  */
 describe("the operator's return of held money to its payer, through the stack", () => {
-  let stack: RunningStack;
-  let client: StackClient;
-  let books: DataSource;
+  const ledger = useLedgerStack({ RECONCILIATION_GRACE_SECONDS: '1', RECONCILIATION_INTERVAL_SECONDS: '0' });
   let apiKey: string;
 
   beforeAll(async () => {
     // A second of grace: what the rails moved more than a second ago and the books do not hold is a difference.
-    stack = await startStack({ RECONCILIATION_GRACE_SECONDS: '1', RECONCILIATION_INTERVAL_SECONDS: '0' });
-    client = stackClient(stack);
-    ({ apiKey } = await client.createBusiness('Quitanda Devolve', {
+    ({ apiKey } = await ledger.client.createBusiness('Quitanda Devolve', {
       pix: { percent_bps: 100, fixed_centavos: 0 },
       crypto: { percent_bps: 0, fixed_centavos: 0 },
     }));
-    books = await openLedgerBooks(stack);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await books?.destroy();
-    await stack?.stop();
   });
 
-  const api = (method: string, path: string, body?: unknown) => client.api(apiKey, method, path, body);
+  const api = (method: string, path: string, body?: unknown) => ledger.client.api(apiKey, method, path, body);
 
   const heldFunds = (paymentId: string) =>
     waitFor(
@@ -55,7 +43,10 @@ describe("the operator's return of held money to its payer, through the stack", 
   const settledReturn = (fundsId: string, status: 'returned' | 'held') =>
     waitFor(
       async () => {
-        const page = (await client.admin('GET', `/admin/v1/received-funds?status=${status}&limit=100`)) as {
+        const page = (await ledger.client.admin(
+          'GET',
+          `/admin/v1/received-funds?status=${status}&limit=100`,
+        )) as {
           data: Array<Record<string, unknown>>;
         };
         return page.data.find((funds) => funds.funds_id === fundsId && funds.status === status);
@@ -65,7 +56,7 @@ describe("the operator's return of held money to its payer, through the stack", 
 
   /** What the books hold in suspense for the funds' money (a credit account: minus its entries), in centavos. */
   const suspenseOf = async (fundsId: string): Promise<{ status: string; held: number }> => {
-    const [row] = await books.query(
+    const [row] = await ledger.books.query(
       `SELECT f.status, COALESCE(-(SELECT sum(e.amount_centavos) FROM entries e JOIN journals j ON j.id = e.journal_id
                                     WHERE e.account = 'suspense'
                                       AND j.cause_key IN ('funds:received:' || f.money_key, 'funds:out:' || f.money_key)),
@@ -91,7 +82,7 @@ describe("the operator's return of held money to its payer, through the stack", 
       account: string;
       amount: number;
       quantity: string | null;
-    }> = await books.query(
+    }> = await ledger.books.query(
       `SELECT j.kind, j.rail_reference, e.account, e.amount_centavos::int AS amount,
                 e.quantity_base_units::text AS quantity
            FROM suspense_funds f JOIN journals j ON j.cause_key = 'funds:out:' || f.money_key
@@ -105,7 +96,7 @@ describe("the operator's return of held money to its payer, through the stack", 
   const reconcileWithNothingInFlight = () =>
     waitFor(
       async () => {
-        const run = (await client.admin(
+        const run = (await ledger.client.admin(
           'POST',
           '/admin/v1/reconciliations',
           {},
@@ -117,17 +108,17 @@ describe("the operator's return of held money to its payer, through the stack", 
 
   /** A PIX paid at the PSP after its payment expired (the PSP's own window still open): late money, held. */
   const latePix = async (amount: number) => {
-    const paymentId = (await client.createPayment(apiKey, { payment_method: 'pix', amount }))
+    const paymentId = (await ledger.client.createPayment(apiKey, { payment_method: 'pix', amount }))
       .payment_id as string;
     expect(
       (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'expired' })).status,
     ).toBe(202);
-    await client.paymentIn(apiKey, paymentId, 'expired');
-    const [{ external_id: txid }] = await books.query(
+    await ledger.client.paymentIn(apiKey, paymentId, 'expired');
+    const [{ external_id: txid }] = await ledger.books.query(
       `SELECT external_id FROM payment.payments WHERE id = $1`,
       [paymentId],
     );
-    const paid = await (await pspSandbox(stack.pspUrl)).call('POST', `/v2/cob/pagar/${txid}`, {});
+    const paid = await (await pspSandbox(ledger.stack.pspUrl)).call('POST', `/v2/cob/pagar/${txid}`, {});
     expect(paid.status).toBe(200);
     const funds = await heldFunds(paymentId);
     expect(funds).toMatchObject({ kind: 'late', rail: 'pix', amount_brl: amount / 100 });
@@ -137,7 +128,7 @@ describe("the operator's return of held money to its payer, through the stack", 
 
   /** The Pix as the PSP keeps it (`GET /pix/{e2eid}`), with its devoluções. */
   const pixAtPsp = async (endToEndId: string) => {
-    const read = await (await pspSandbox(stack.pspUrl)).call('GET', `/v2/pix/${endToEndId}`);
+    const read = await (await pspSandbox(ledger.stack.pspUrl)).call('GET', `/v2/pix/${endToEndId}`);
     expect(read.status).toBe(200);
     return JSON.parse(read.text) as {
       valor: string;
@@ -162,11 +153,11 @@ describe("the operator's return of held money to its payer, through the stack", 
    */
   const expectTokensReturned = async (funds: { funds_id: string; amount_token: number }, sender: string) => {
     const baseUnits = BigInt(Math.round(funds.amount_token * 1e6));
-    expect(await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {})).toMatchObject(
-      {
-        status: 'returning',
-      },
-    );
+    expect(
+      await ledger.client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {}),
+    ).toMatchObject({
+      status: 'returning',
+    });
     const returned = await settledReturn(funds.funds_id, 'returned');
     const signature = returned.return_reference as string;
     const transaction = await confirmedTransaction(signature);
@@ -192,7 +183,7 @@ describe("the operator's return of held money to its payer, through the stack", 
   /** A USDC payment of R$ 20,00 created for the test's business. */
   const usdcPayment = async (): Promise<string> =>
     (
-      await client.createPayment(apiKey, {
+      await ledger.client.createPayment(apiKey, {
         payment_method: 'crypto',
         amount: 2_000,
         crypto: { currency: 'usdc', network: 'solana' },
@@ -201,16 +192,16 @@ describe("the operator's return of held money to its payer, through the stack", 
 
   test('a late PIX returned by the operator: one devolução of that Pix at the PSP for its amount, the funds returned, suspense and the PSP account both down, no difference', async () => {
     const { paymentId, funds } = await latePix(4_200);
-    const sent = await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {
+    const sent = await ledger.client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {
       reason: 'Pago após o vencimento',
     });
     expect(sent).toMatchObject({ funds_id: funds.funds_id, status: 'returning', returned_by: 'operator' });
     // Asked again while it is on the rail: answered as it stands, no second devolução.
-    expect(await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {})).toMatchObject(
-      {
-        status: expect.stringMatching(/^return(ing|ed)$/),
-      },
-    );
+    expect(
+      await ledger.client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {}),
+    ).toMatchObject({
+      status: expect.stringMatching(/^return(ing|ed)$/),
+    });
 
     const returned = await settledReturn(funds.funds_id, 'returned');
     expect(returned).toMatchObject({ returned_by: 'operator', returned_at: expect.any(String) });
@@ -250,21 +241,21 @@ describe("the operator's return of held money to its payer, through the stack", 
     const run = await reconcileWithNothingInFlight();
     expect(run).toMatchObject({ status: 'completed', difference_count: 0, differences: [] });
     expect(run.psp_balance_brl).toBe(run.books_cash_psp_brl);
-    expect(await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {})).toMatchObject(
-      {
-        status: 'returned',
-      },
-    );
+    expect(
+      await ledger.client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {}),
+    ).toMatchObject({
+      status: 'returned',
+    });
     expect((await pixAtPsp(funds.reference)).devolucoes).toHaveLength(1);
   }, 120_000);
 
-  test('the excess of an overpaid USDC payment returned by the operator: a transfer on the local chain to the payer, the tokens out of the books, no difference', async () => {
+  test('the excess of an overpaid USDC payment returned by the operator: a transfer on the local chain to the payer, the tokens out of the ledger.books, no difference', async () => {
     const paymentId = await usdcPayment();
     expect(
       (await api('POST', `/v1/sandbox/payments/${paymentId}/simulate`, { outcome: 'paid', amount: 2_500 }))
         .status,
     ).toBe(202);
-    const paid = await client.paymentIn(apiKey, paymentId, 'paid');
+    const paid = await ledger.client.paymentIn(apiKey, paymentId, 'paid');
     const payer = (paid.payer as { address: string }).address;
     const excess = await heldFunds(paymentId);
     expect(excess).toMatchObject({ kind: 'excess', rail: 'crypto' });
@@ -292,7 +283,7 @@ describe("the operator's return of held money to its payer, through the stack", 
     expect(partial).toMatchObject({ kind: expect.stringMatching(/^(partial|late)$/), rail: 'crypto' });
     await fundsBooked(partial.funds_id);
     // Who sent it: the owner whose token balance the transfer to the request's reference lowered.
-    const [{ signature }] = await books.query(
+    const [{ signature }] = await ledger.books.query(
       `SELECT signature FROM solana_watcher.transfers WHERE reference = $1 OR signature = $1`,
       [partial.reference],
     );
@@ -310,7 +301,7 @@ describe("the operator's return of held money to its payer, through the stack", 
 
   test('a return the rail fails leaves the money held with the reason, in the books too; the operator returns it again', async () => {
     const { funds } = await latePix(1_500);
-    await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {
+    await ledger.client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {
       reason: 'simulate:fail',
     });
     const held = await settledReturn(funds.funds_id, 'held');
@@ -326,7 +317,7 @@ describe("the operator's return of held money to its payer, through the stack", 
     expect(await suspenseOf(funds.funds_id)).toEqual({ status: 'held', held: 1_500 });
     expect(await outJournal(funds.funds_id)).toEqual([]);
 
-    await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {});
+    await ledger.client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/return`, {});
     const returned = await settledReturn(funds.funds_id, 'returned');
     expect(returned).toMatchObject({ return_failure_reason: null });
     const devolucoes = (await pixAtPsp(funds.reference)).devolucoes!;
@@ -344,7 +335,7 @@ describe("the operator's return of held money to its payer, through the stack", 
 
   /** A JSON-RPC call to the local chain. */
   const rpc = async (method: string, params: unknown[]) => {
-    const answer = await fetch(stack.solanaRpcUrl, {
+    const answer = await fetch(ledger.stack.solanaRpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),

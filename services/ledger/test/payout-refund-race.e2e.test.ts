@@ -1,17 +1,13 @@
-import type { DataSource } from 'typeorm';
 import { newPublicId } from '@gateway/contracts';
-import {
-  stackClient,
-  startStack,
-  waitFor,
-  type ApiAnswer,
-  type RunningStack,
-  type StackClient,
-} from '@gateway/testkit';
+import { waitFor, type ApiAnswer } from '@gateway/testkit';
 import { booksDisagreements } from './support/books';
-import { balanceThroughApi, openLedgerBooks, type CentavosBalance } from './support/stack-books';
+import {
+  businessWithMoney as sharedBusinessWithMoney,
+  balanceThroughApi,
+  type CentavosBalance,
+  useLedgerStack,
+} from './support/stack-books';
 
-const CNPJ = '12345678000195';
 const ROUNDS = 25;
 
 /**
@@ -21,46 +17,15 @@ const ROUNDS = 25;
  * nothing is ever reserved beyond what was available, and the books balance after every round.
  */
 describe('a payout racing a refund for the same money', () => {
-  let stack: RunningStack;
-  let client: StackClient;
-  let books: DataSource;
+  const ledger = useLedgerStack({ ADMIN_RATE_LIMIT_PER_MINUTE: '100000' });
 
-  beforeAll(async () => {
-    stack = await startStack({ ADMIN_RATE_LIMIT_PER_MINUTE: '100000' });
-    client = stackClient(stack);
-    books = await openLedgerBooks(stack);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await books?.destroy();
-    await stack?.stop();
-  });
-
-  /** A business with a payout account and one PIX payment of `amount` paid, all of it available (no fee). */
-  async function businessWithMoney(amount: number) {
-    const business = await client.createBusiness(`Corrida ${newPublicId('n').slice(-6)}`, {
-      pix: { percent_bps: 0, fixed_centavos: 0 },
-    });
-    await client.admin('PUT', `/admin/v1/businesses/${business.businessId}/payout-account`, {
-      pix_key: CNPJ,
-      pix_key_type: 'cnpj',
-      holder_document: CNPJ,
-    });
-    const payment = await client.createPayment(business.apiKey, { payment_method: 'pix', amount });
-    await client.payInSandbox(business.apiKey, payment.payment_id as string);
-    await waitFor(async () => (await balanceThroughApi(client, business.apiKey)).available === amount, {
-      timeoutMs: 30_000,
-      intervalMs: 100,
-      what: 'the payment available',
-    });
-    return { ...business, paymentId: payment.payment_id as string };
-  }
+  const businessWithMoney = (amount: number) =>
+    sharedBusinessWithMoney(ledger.client, `Corrida ${newPublicId('n').slice(-6)}`, amount);
 
   const finalStatus = (apiKey: string, path: string) =>
     waitFor(
       async () => {
-        const { body } = await client.api(apiKey, 'GET', path);
+        const { body } = await ledger.client.api(apiKey, 'GET', path);
         return ['succeeded', 'failed', 'paid'].includes(body.status) ? (body.status as string) : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 100, what: `${path} final` },
@@ -80,16 +45,28 @@ describe('a payout racing a refund for the same money', () => {
       const seen: CentavosBalance[] = [];
       let racing = true;
       const watcher = (async () => {
-        while (racing) seen.push(await balanceThroughApi(client, apiKey));
+        while (racing) seen.push(await balanceThroughApi(ledger.client, apiKey));
       })();
       const [payoutAnswer, refundAnswer] = await (round % 2 === 0
         ? Promise.all([
-            client.api(apiKey, 'POST', '/v1/payouts', { amount: payout }, { 'Idempotency-Key': `p${round}` }),
-            client.api(apiKey, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: refund }),
+            ledger.client.api(
+              apiKey,
+              'POST',
+              '/v1/payouts',
+              { amount: payout },
+              { 'Idempotency-Key': `p${round}` },
+            ),
+            ledger.client.api(apiKey, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: refund }),
           ])
         : Promise.all([
-            client.api(apiKey, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: refund }),
-            client.api(apiKey, 'POST', '/v1/payouts', { amount: payout }, { 'Idempotency-Key': `p${round}` }),
+            ledger.client.api(apiKey, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: refund }),
+            ledger.client.api(
+              apiKey,
+              'POST',
+              '/v1/payouts',
+              { amount: payout },
+              { 'Idempotency-Key': `p${round}` },
+            ),
           ]).then(([r, p]) => [p, r] as [ApiAnswer, ApiAnswer]));
       const won = (answer: ApiAnswer) => {
         if (answer.status === 201) return true;
@@ -98,7 +75,7 @@ describe('a payout racing a refund for the same money', () => {
       };
       const payoutWon = won(payoutAnswer);
       const refundWon = won(refundAnswer);
-      seen.push(await balanceThroughApi(client, apiKey));
+      seen.push(await balanceThroughApi(ledger.client, apiKey));
       racing = false;
       await watcher;
 
@@ -128,13 +105,13 @@ describe('a payout racing a refund for the same money', () => {
       let after: CentavosBalance | undefined;
       await waitFor(
         async () => {
-          after = await balanceThroughApi(client, apiKey);
+          after = await balanceThroughApi(ledger.client, apiKey);
           return JSON.stringify(after) === JSON.stringify(expected);
         },
         { timeoutMs: 30_000, intervalMs: 100, what: 'the balance after the round' },
       ).catch(() => undefined);
       expect({ businessId, round, balance: after }).toEqual({ businessId, round, balance: expected });
-      expect(await booksDisagreements((text) => books.query(text))).toEqual([]);
+      expect(await booksDisagreements((text) => ledger.books.query(text))).toEqual([]);
     }
     // Which side won each round, for reading a run (the refund goes through the payment service first, so it is
     // usually the slower one; which wins is not the point, that never both do is).

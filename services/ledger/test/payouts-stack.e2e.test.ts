@@ -1,17 +1,6 @@
-import type { DataSource } from 'typeorm';
-import { openLedgerBooks } from './support/stack-books';
+import { businessWithMoney as sharedBusinessWithMoney, useLedgerStack } from './support/stack-books';
 import { newPublicId, pixPayoutSettled } from '@gateway/contracts';
-import type { Broker } from '@gateway/messaging';
-import {
-  connectTestClient,
-  jsonLogLines,
-  stackClient,
-  startStack,
-  waitFor,
-  type JsonBody,
-  type RunningStack,
-  type StackClient,
-} from '@gateway/testkit';
+import { jsonLogLines, waitFor, type JsonBody } from '@gateway/testkit';
 import { booksDisagreements } from './support/books';
 
 const CNPJ = '12345678000195';
@@ -24,60 +13,27 @@ const ROUNDS = 30;
  * snapshot of its tables.
  */
 describe('payouts in the stack', () => {
-  let stack: RunningStack;
-  let client: StackClient;
-  let broker: Broker;
-  let books: DataSource;
+  // A business, its account and its fee rule per round: more operator requests a minute than the default allows.
+  const ledger = useLedgerStack(
+    { ADMIN_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' },
+    'payouts-e2e',
+  );
 
-  beforeAll(async () => {
-    // A business, its account and its fee rule per round: more operator requests a minute than the default allows.
-    stack = await startStack({ ADMIN_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' });
-    client = stackClient(stack);
-    broker = await connectTestClient(stack.env.config, 'payouts-e2e');
-    books = await openLedgerBooks(stack);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await books?.destroy();
-    await broker?.close();
-    await stack?.stop();
-  });
-
-  /** A business with a payout account and `amount` centavos available, paid by PIX (no fee). */
-  async function businessWithMoney(amount: number): Promise<{ apiKey: string; businessId: string }> {
-    const business = await client.createBusiness(`Padaria ${newPublicId('n').slice(-6)}`, {
-      pix: { percent_bps: 0, fixed_centavos: 0 },
-    });
-    await client.admin('PUT', `/admin/v1/businesses/${business.businessId}/payout-account`, {
-      pix_key: CNPJ,
-      pix_key_type: 'cnpj',
-      holder_document: CNPJ,
-    });
-    const payment = await client.createPayment(business.apiKey, { payment_method: 'pix', amount });
-    await client.payInSandbox(business.apiKey, payment.payment_id as string);
-    await waitFor(
-      async () => {
-        const { body } = await client.api(business.apiKey, 'GET', '/v1/balance');
-        return body.available_brl === amount / 100;
-      },
-      { timeoutMs: 30_000, intervalMs: 200, what: 'the payment available' },
-    );
-    return business;
-  }
+  const businessWithMoney = (amount: number) =>
+    sharedBusinessWithMoney(ledger.client, `Padaria ${newPublicId('n').slice(-6)}`, amount);
 
   /** The books' disagreements (support/books.ts), and any business with less than nothing available. */
   async function booksDisagreementsInStack(): Promise<unknown[]> {
     return [
-      ...(await booksDisagreements((text) => books.query(text))),
-      ...(await books.query(`SELECT business_id FROM balances WHERE available_centavos < 0`)),
+      ...(await booksDisagreements((text) => ledger.books.query(text))),
+      ...(await ledger.books.query(`SELECT business_id FROM balances WHERE available_centavos < 0`)),
     ];
   }
 
   test('a payout through the API: reserved at once, masked, paid by the PSP, posted once however often its outcome is told, announced', async () => {
     const { apiKey } = await businessWithMoney(10_000);
     // A destination in the body is not the API key's to give: the payout goes to the registered account.
-    const created = await client.api(
+    const created = await ledger.client.api(
       apiKey,
       'POST',
       '/v1/payouts',
@@ -91,19 +47,19 @@ describe('payouts in the stack', () => {
       destination: { pix_key_masked: '**.345.678/0001-**' },
     });
     const payoutId = created.body.payout_id as string;
-    expect((await books.query(`SELECT pix_key FROM payouts WHERE id = $1`, [payoutId]))[0]).toEqual({
+    expect((await ledger.books.query(`SELECT pix_key FROM payouts WHERE id = $1`, [payoutId]))[0]).toEqual({
       pix_key: CNPJ,
     });
     // The PIX adapter sends it to the PSP simulator and reports the outcome: paid, with the send's endToEndId.
     const paid = await waitFor(
       async () => {
-        const { body } = await client.api(apiKey, 'GET', `/v1/payouts/${payoutId}`);
+        const { body } = await ledger.client.api(apiKey, 'GET', `/v1/payouts/${payoutId}`);
         return body.status === 'paid' ? body : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 200, what: 'the payout paid' },
     );
     expect(paid.external_id).toMatch(/^E\d{20}[A-Za-z0-9]{11}$/);
-    expect((await client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
+    expect((await ledger.client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
       available_brl: 60,
       reserved_brl: 0,
     });
@@ -117,9 +73,9 @@ describe('payouts in the stack', () => {
       failure_reason: null,
       settled_at: new Date().toISOString(),
     };
-    await broker.publish(pixPayoutSettled, settled);
-    await broker.publish(pixPayoutSettled, settled);
-    await broker.publish(pixPayoutSettled, {
+    await ledger.broker.publish(pixPayoutSettled, settled);
+    await ledger.broker.publish(pixPayoutSettled, settled);
+    await ledger.broker.publish(pixPayoutSettled, {
       ...settled,
       outcome: 'failed',
       end_to_end_id: null,
@@ -127,33 +83,33 @@ describe('payouts in the stack', () => {
     });
     await waitFor(
       () =>
-        jsonLogLines(stack).some(
+        jsonLogLines(ledger.stack).some(
           (line) =>
             line.payout_id === payoutId &&
             line.msg === 'payout outcome contradicts its final status: nothing posted',
         ),
       { timeoutMs: 30_000, intervalMs: 200, what: 'the contradicting outcome read by the ledger' },
     );
-    expect((await client.api(apiKey, 'GET', `/v1/payouts/${payoutId}`)).body).toEqual(paid);
+    expect((await ledger.client.api(apiKey, 'GET', `/v1/payouts/${payoutId}`)).body).toEqual(paid);
     const event = await waitFor(
       async () => {
-        const { body } = await client.api(apiKey, 'GET', '/v1/events?type=payout.paid');
+        const { body } = await ledger.client.api(apiKey, 'GET', '/v1/events?type=payout.paid');
         return (body.data as JsonBody[]).find((item) => item.data.payout_id === payoutId);
       },
       { timeoutMs: 30_000, intervalMs: 200, what: 'payout.paid in the events API' },
     );
     expect(event.data).toEqual(paid);
     expect(JSON.stringify(event)).not.toContain(CNPJ);
-    const { body: listed } = await client.api(apiKey, 'GET', '/v1/balance_transactions?type=payout');
+    const { body: listed } = await ledger.client.api(apiKey, 'GET', '/v1/balance_transactions?type=payout');
     expect(listed.data.map((bt: JsonBody) => [bt.source_id, bt.amount_brl, bt.fee_brl, bt.net_brl])).toEqual([
       [payoutId, -40, 0, -40],
     ]);
     expect(
-      await books.query(`SELECT count(*)::int AS n FROM journals WHERE cause_key LIKE $1`, [
+      await ledger.books.query(`SELECT count(*)::int AS n FROM journals WHERE cause_key LIKE $1`, [
         `payout:${payoutId}:%`,
       ]),
     ).toEqual([{ n: 2 }]);
-    expect((await client.api(apiKey, 'GET', '/v1/payouts')).body.data[0]).toEqual(paid);
+    expect((await ledger.client.api(apiKey, 'GET', '/v1/payouts')).body.data[0]).toEqual(paid);
     expect(await booksDisagreementsInStack()).toEqual([]);
   }, 120_000);
 
@@ -165,7 +121,7 @@ describe('payouts in the stack', () => {
       const share = Math.ceil(available * 0.6);
       const answers = await Promise.all([
         ...Array.from({ length: 3 }, (_, i) =>
-          client.api(
+          ledger.client.api(
             apiKey,
             'POST',
             '/v1/payouts',
@@ -173,7 +129,7 @@ describe('payouts in the stack', () => {
             { 'Idempotency-Key': `r${round}-${i}` },
           ),
         ),
-        client.api(apiKey, 'POST', '/v1/payouts', {}),
+        ledger.client.api(apiKey, 'POST', '/v1/payouts', {}),
       ]);
       for (const answer of answers)
         if (answer.status !== 201)
@@ -182,14 +138,14 @@ describe('payouts in the stack', () => {
       expect(made.length).toBeGreaterThanOrEqual(1);
       const reserved = made.reduce((sum, answer) => sum + Math.round(answer.body.amount_brl * 100), 0);
       rounds.push({ available, reserved });
-      const { body: listed } = await client.api(apiKey, 'GET', '/v1/payouts?limit=100');
+      const { body: listed } = await ledger.client.api(apiKey, 'GET', '/v1/payouts?limit=100');
       expect(listed.data).toHaveLength(made.length);
     }
     expect(rounds.filter((round) => round.reserved > round.available)).toEqual([]);
     expect(await booksDisagreementsInStack()).toEqual([]);
     // However their outcomes come, no business has more paid out or in flight than it was paid.
     expect(
-      await books.query(`
+      await ledger.books.query(`
         SELECT p.business_id FROM payouts p
         JOIN (SELECT business_id, sum(net_centavos) AS net FROM balance_transactions WHERE type = 'payment'
               GROUP BY 1) t USING (business_id)

@@ -1,6 +1,5 @@
-import type { DataSource } from 'typeorm';
-import { stackClient, startStack, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
-import { pspSandbox, openLedgerBooks } from './support/stack-books';
+import { waitFor } from '@gateway/testkit';
+import { pspSandbox, useLedgerStack } from './support/stack-books';
 
 /** The PIX settlement delay of this stack: short enough to wait for, long enough to see the money pending. */
 const PIX_DELAY_SECONDS = 8;
@@ -13,65 +12,54 @@ const CNPJ = '12345678000195';
  * business's fee, pending until the PIX settlement delay is over, never payable out before.
  */
 describe('money that belongs to no payment yet, through the stack', () => {
-  let stack: RunningStack;
-  let client: StackClient;
-  let books: DataSource;
+  const ledger = useLedgerStack({ SETTLEMENT_DELAY_PIX: String(PIX_DELAY_SECONDS) });
   let apiKey: string;
   let businessId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ SETTLEMENT_DELAY_PIX: String(PIX_DELAY_SECONDS) });
-    client = stackClient(stack);
-    ({ apiKey, businessId } = await client.createBusiness('Mercearia Boa Vista', {
+    ({ apiKey, businessId } = await ledger.client.createBusiness('Mercearia Boa Vista', {
       pix: { percent_bps: 100, fixed_centavos: 0 },
     }));
-    await client.admin('PUT', `/admin/v1/businesses/${businessId}/payout-account`, {
+    await ledger.client.admin('PUT', `/admin/v1/businesses/${businessId}/payout-account`, {
       pix_key: CNPJ,
       pix_key_type: 'cnpj',
       holder_document: CNPJ,
     });
-    books = await openLedgerBooks(stack);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await books?.destroy();
-    await stack?.stop();
   });
 
   /** A payer's bank pays the charge at the PSP (its sandbox route), as a payer whose app still shows the QR code. */
   const payAtPsp = async (txid: string): Promise<void> => {
-    const paid = await (await pspSandbox(stack.pspUrl)).call('POST', `/v2/cob/pagar/${txid}`, {});
+    const paid = await (await pspSandbox(ledger.stack.pspUrl)).call('POST', `/v2/cob/pagar/${txid}`, {});
     expect(`${paid.status} ${paid.text}`).toMatch(/^200 /);
   };
 
   /** What the books hold in suspense (a credit account: minus the sum of its entries). */
   const suspenseHeld = async (): Promise<number> =>
     (
-      await books.query(
+      await ledger.books.query(
         `SELECT COALESCE(-sum(amount_centavos), 0)::int AS held FROM entries WHERE account = 'suspense'`,
       )
     )[0].held;
 
   /** A PIX payment of `amount` centavos that expired, then paid at the PSP: its late funds, once kept and booked. */
   async function latePix(amount: number): Promise<{ paymentId: string; fundsId: string }> {
-    const payment = await client.createPayment(apiKey, { payment_method: 'pix', amount });
+    const payment = await ledger.client.createPayment(apiKey, { payment_method: 'pix', amount });
     const paymentId = payment.payment_id as string;
-    const expired = await client.api(apiKey, 'POST', `/v1/sandbox/payments/${paymentId}/simulate`, {
+    const expired = await ledger.client.api(apiKey, 'POST', `/v1/sandbox/payments/${paymentId}/simulate`, {
       outcome: 'expired',
     });
     expect(expired.status).toBe(202);
-    await client.paymentIn(apiKey, paymentId, 'expired');
+    await ledger.client.paymentIn(apiKey, paymentId, 'expired');
     const before = await suspenseHeld();
     // The PSP's own window has not passed: the payer's bank still pays it (the charge's txid, as the payment keeps it).
-    const [{ external_id: txid }] = await books.query(
+    const [{ external_id: txid }] = await ledger.books.query(
       `SELECT external_id FROM payment.payments WHERE id = $1`,
       [paymentId],
     );
     await payAtPsp(txid);
     const late = await waitFor(
       async () =>
-        (await client.api(apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body.data?.[0],
+        (await ledger.client.api(apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body.data?.[0],
       { timeoutMs: 30_000, intervalMs: 250, what: 'the late PIX kept as received funds' },
     );
     expect(late).toMatchObject({
@@ -100,9 +88,8 @@ describe('money that belongs to no payment yet, through the stack', () => {
     const line = await waitFor(
       async () =>
         (
-          (await client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment')).body.data as Array<
-            Record<string, unknown>
-          >
+          (await ledger.client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment')).body
+            .data as Array<Record<string, unknown>>
         ).find((transaction) => transaction.source_id === fundsId),
       { timeoutMs: 30_000, intervalMs: 200, what: 'the credit posted' },
     );
@@ -115,10 +102,10 @@ describe('money that belongs to no payment yet, through the stack', () => {
     });
     const availableOn = Date.parse(line.available_on as string);
     expect(availableOn - Date.parse(line.occurred_at as string)).toBe(PIX_DELAY_SECONDS * 1000);
-    const balance = (await client.api(apiKey, 'GET', '/v1/balance')).body;
+    const balance = (await ledger.client.api(apiKey, 'GET', '/v1/balance')).body;
     expect(balance.pending_brl).toBeGreaterThanOrEqual(net / 100);
     // Not spendable before available_on: a payout of what is available and this credit is refused.
-    const payout = await client.api(apiKey, 'POST', '/v1/payouts', {
+    const payout = await ledger.client.api(apiKey, 'POST', '/v1/payouts', {
       amount: Math.round(balance.available_brl * 100) + net,
     });
     expect(Date.now()).toBeLessThan(availableOn);
@@ -126,14 +113,13 @@ describe('money that belongs to no payment yet, through the stack', () => {
     await waitFor(
       async () =>
         (
-          (await client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment')).body.data as Array<
-            Record<string, unknown>
-          >
+          (await ledger.client.api(apiKey, 'GET', '/v1/balance_transactions?type=adjustment')).body
+            .data as Array<Record<string, unknown>>
         ).find((transaction) => transaction.source_id === fundsId && transaction.status === 'available'),
       { timeoutMs: 30_000, intervalMs: 200, what: 'the credit settled at its available_on' },
     );
     expect(Date.now()).toBeGreaterThanOrEqual(availableOn);
-    const [revenue] = await books.query(
+    const [revenue] = await ledger.books.query(
       `SELECT -sum(e.amount_centavos)::int AS fee FROM entries e JOIN journals j ON j.id = e.journal_id
         WHERE e.account = 'fee_revenue' AND j.cause_key LIKE 'funds:out:%' AND j.id IN (
           SELECT journal_id FROM balance_transactions WHERE source_id = $1)`,
@@ -141,7 +127,7 @@ describe('money that belongs to no payment yet, through the stack', () => {
     );
     expect(revenue.fee).toBe(fee);
     expect(
-      await books.query(
+      await ledger.books.query(
         `SELECT journal_id FROM entries GROUP BY journal_id HAVING sum(amount_centavos) <> 0`,
       ),
     ).toEqual([]);
@@ -149,17 +135,17 @@ describe('money that belongs to no payment yet, through the stack', () => {
 
   test('a late PIX is held in suspense, then the operator assigns it: credited as a payment, less the fee, pending', async () => {
     const { paymentId, fundsId } = await latePix(4_200);
-    const [cash] = await books.query(
+    const [cash] = await ledger.books.query(
       `SELECT sum(amount_centavos)::int AS total FROM entries WHERE account = 'cash_psp'`,
     );
     expect(cash.total).toBe(4_200);
     // Nobody is owed it yet: the business's balance has not moved.
-    expect((await client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
+    expect((await ledger.client.api(apiKey, 'GET', '/v1/balance')).body).toMatchObject({
       available_brl: 0,
       pending_brl: 0,
     });
 
-    const assigned = await client.admin('POST', `/admin/v1/received-funds/${fundsId}/assign`, {});
+    const assigned = await ledger.client.admin('POST', `/admin/v1/received-funds/${fundsId}/assign`, {});
     expect(assigned).toMatchObject({
       funds_id: fundsId,
       status: 'assigned',
@@ -171,27 +157,27 @@ describe('money that belongs to no payment yet, through the stack', () => {
     await expectCreditedAsAPayment(fundsId, 4_200);
     expect(await suspenseHeld()).toBe(0);
     // Assigned money is never returned afterwards, and never assigned twice.
-    const returned = await client.api(
+    const returned = await ledger.client.api(
       apiKey,
       'POST',
       `/v1/payments/${paymentId}/received-funds/${fundsId}/return`,
     );
     expect(returned).toMatchObject({ status: 422, body: { error: { code: 'INVALID_STATUS' } } });
-    const again = await fetch(`${stack.gatewayUrl}/admin/v1/received-funds/${fundsId}/assign`, {
+    const again = await fetch(`${ledger.stack.gatewayUrl}/admin/v1/received-funds/${fundsId}/assign`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${ledger.stack.adminToken}`, 'content-type': 'application/json' },
       body: '{}',
     });
     expect(again.status).toBe(422);
-    expect((await client.api(apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body.data).toEqual([
-      expect.objectContaining({ funds_id: fundsId, status: 'assigned' }),
-    ]);
+    expect(
+      (await ledger.client.api(apiKey, 'GET', `/v1/payments/${paymentId}/received-funds`)).body.data,
+    ).toEqual([expect.objectContaining({ funds_id: fundsId, status: 'assigned' })]);
   }, 120_000);
 
   test('a late PIX the business records returned by hand is credited as a payment too: less the fee, pending', async () => {
     const { paymentId, fundsId } = await latePix(3_000);
 
-    const returned = await client.api(
+    const returned = await ledger.client.api(
       apiKey,
       'POST',
       `/v1/payments/${paymentId}/received-funds/${fundsId}/return`,

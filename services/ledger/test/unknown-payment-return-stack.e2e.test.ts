@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import {
   newPublicId,
   openCryptoRequest,
@@ -6,16 +5,8 @@ import {
   simulateCryptoOutcome,
   type CommandDefinition,
 } from '@gateway/contracts';
-import type { Broker } from '@gateway/messaging';
-import {
-  connectTestClient,
-  stackClient,
-  startStack,
-  waitFor,
-  type RunningStack,
-  type StackClient,
-} from '@gateway/testkit';
-import { openLedgerBooks, pspSandbox, settledReconciliation } from './support/stack-books';
+import { waitFor } from '@gateway/testkit';
+import { pspSandbox, settledReconciliation, useLedgerStack } from './support/stack-books';
 
 /**
  * The whole stack as `npm start` runs it: money that names a payment the gateway does not know — a Pix paid to a
@@ -25,41 +16,32 @@ import { openLedgerBooks, pspSandbox, settledReconciliation } from './support/st
  * rail's holdings) once, no business's balance moves, and the books agree with the rails.
  */
 describe('money naming a payment the gateway does not know, returned by the operator through the stack', () => {
-  let stack: RunningStack;
-  let client: StackClient;
-  let broker: Broker;
-  let books: DataSource;
-
-  beforeAll(async () => {
-    // A second of grace: what the rails moved more than a second ago and the books do not hold is a difference.
-    stack = await startStack({ RECONCILIATION_GRACE_SECONDS: '1', RECONCILIATION_INTERVAL_SECONDS: '0' });
-    client = stackClient(stack);
-    broker = await connectTestClient(stack.env.config, 'unknown-payment-return-e2e');
-    books = await openLedgerBooks(stack);
-  }, 150_000);
-
-  afterAll(async () => {
-    if (process.env.E2E_LOGS) console.log(stack?.logs.join(''));
-    await broker?.close();
-    await books?.destroy();
-    await stack?.stop();
-  });
+  // A second of grace: what the rails moved more than a second ago and the books do not hold is a difference.
+  const ledger = useLedgerStack(
+    { RECONCILIATION_GRACE_SECONDS: '1', RECONCILIATION_INTERVAL_SECONDS: '0' },
+    'unknown-payment-return-e2e',
+  );
 
   /** A command to a rail, as the payment service sends it; its result, or the test fails. */
   const command = async <P, R>(definition: CommandDefinition<P, R>, payload: P): Promise<R> => {
-    const reply = await broker.request(definition, payload, { timeoutMs: 15_000 });
+    const reply = await ledger.broker.request(definition, payload, { timeoutMs: 15_000 });
     if (!reply.ok) throw new Error(`${definition.name}: ${JSON.stringify(reply.error)}`);
     return reply.result;
   };
 
   const returnFunds = (fundsId: string) =>
-    client.admin('POST', `/admin/v1/received-funds/${fundsId}/return`, { reason: 'Pagamento desconhecido' });
+    ledger.client.admin('POST', `/admin/v1/received-funds/${fundsId}/return`, {
+      reason: 'Pagamento desconhecido',
+    });
 
   /** The operator's record of the money kept for `paymentId`, once it is in `status`. */
   const operatorRecord = (paymentId: string, status: string) =>
     waitFor(
       async () => {
-        const page = (await client.admin('GET', `/admin/v1/received-funds?kind=unmatched&limit=100`)) as {
+        const page = (await ledger.client.admin(
+          'GET',
+          `/admin/v1/received-funds?kind=unmatched&limit=100`,
+        )) as {
           data: Array<Record<string, any>>;
         };
         return page.data.find((funds) => funds.payment_id === paymentId && funds.status === status);
@@ -69,7 +51,7 @@ describe('money naming a payment the gateway does not know, returned by the oper
 
   /** The books' record of the funds' money and what suspense holds for it (a credit account: minus its entries). */
   const suspenseOf = async (fundsId: string): Promise<{ status: string; held: number } | undefined> => {
-    const [row] = await books.query(
+    const [row] = await ledger.books.query(
       `SELECT f.status, COALESCE(-(SELECT sum(e.amount_centavos) FROM entries e JOIN journals j ON j.id = e.journal_id
                                     WHERE e.account = 'suspense'
                                       AND j.cause_key IN ('funds:received:' || f.money_key, 'funds:out:' || f.money_key)),
@@ -90,7 +72,7 @@ describe('money naming a payment the gateway does not know, returned by the oper
 
   /** The journal that took the funds' money out of suspense: its entries by account. */
   const outJournal = (fundsId: string) =>
-    books.query(
+    ledger.books.query(
       `SELECT j.kind, j.rail_reference, e.account, e.business_id, e.amount_centavos::int AS amount
          FROM suspense_funds f JOIN journals j ON j.cause_key = 'funds:out:' || f.money_key
          JOIN entries e ON e.journal_id = j.id
@@ -100,7 +82,7 @@ describe('money naming a payment the gateway does not know, returned by the oper
 
   /** The Pix as the PSP keeps it (`GET /pix/{e2eid}`), with its devoluções. */
   const pixAtPsp = async (endToEndId: string) => {
-    const read = await (await pspSandbox(stack.pspUrl)).call('GET', `/v2/pix/${endToEndId}`);
+    const read = await (await pspSandbox(ledger.stack.pspUrl)).call('GET', `/v2/pix/${endToEndId}`);
     expect(read.status).toBe(200);
     return JSON.parse(read.text) as { devolucoes?: Array<{ id: string; valor: string; status: string }> };
   };
@@ -114,7 +96,9 @@ describe('money naming a payment the gateway does not know, returned by the oper
       amount_centavos: centavos,
       expires_in_seconds: 3_600,
     });
-    const paid = await (await pspSandbox(stack.pspUrl)).call('POST', `/v2/cob/pagar/${charge.txid}`, {});
+    const paid = await (
+      await pspSandbox(ledger.stack.pspUrl)
+    ).call('POST', `/v2/cob/pagar/${charge.txid}`, {});
     expect(paid.status).toBe(200);
     const funds = await operatorRecord(paymentId, 'held');
     expect(funds).toMatchObject({
@@ -129,7 +113,7 @@ describe('money naming a payment the gateway does not know, returned by the oper
 
   /** A JSON-RPC call to the local chain. */
   const rpc = async (method: string, params: unknown[]) => {
-    const answer = await fetch(stack.solanaRpcUrl, {
+    const answer = await fetch(ledger.stack.solanaRpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -185,11 +169,11 @@ describe('money naming a payment the gateway does not know, returned by the oper
     expect(await returnFunds(funds.funds_id)).toMatchObject({ status: 'returned' });
     expect((await pixAtPsp(funds.reference)).devolucoes).toHaveLength(1);
 
-    const run = await settledReconciliation(client);
+    const run = await settledReconciliation(ledger.client);
     expect(run).toMatchObject({ status: 'completed', differences: [] });
   }, 180_000);
 
-  test('tokens sent to the reference of an unknown payment: back on chain to who sent them, the record closed in the books, the wallet agreeing with the books', async () => {
+  test('tokens sent to the reference of an unknown payment: back on chain to who sent them, the record closed in the ledger.books, the wallet agreeing with the books', async () => {
     const paymentId = newPublicId('pay');
     const request = await command(openCryptoRequest, {
       payment_id: paymentId,
@@ -207,7 +191,7 @@ describe('money naming a payment the gateway does not know, returned by the oper
       value_brl: null,
     });
     await suspenseIs(funds.funds_id, { status: 'held', held: 0 });
-    const [{ signature: paidWith }] = await books.query(
+    const [{ signature: paidWith }] = await ledger.books.query(
       `SELECT signature FROM solana_watcher.transfers WHERE reference = $1`,
       [request.reference],
     );
@@ -230,7 +214,7 @@ describe('money naming a payment the gateway does not know, returned by the oper
     await suspenseIs(funds.funds_id, { status: 'returned', held: 0 });
     expect(await outJournal(funds.funds_id)).toEqual([]);
 
-    const run = await settledReconciliation(client);
+    const run = await settledReconciliation(ledger.client);
     expect(run).toMatchObject({ status: 'completed', differences: [] });
     const { tokens } = run as unknown as {
       tokens: Array<{ token: string; wallet_base_units: string; books_base_units: string }>;
@@ -240,20 +224,22 @@ describe('money naming a payment the gateway does not know, returned by the oper
   }, 180_000);
 
   test('money naming an unknown payment assigned to a business first cannot be returned: refused, nothing sent to the PSP', async () => {
-    const { apiKey } = await client.createBusiness('Quitanda Atribuída', {
+    const { apiKey } = await ledger.client.createBusiness('Quitanda Atribuída', {
       pix: { percent_bps: 0, fixed_centavos: 0 },
     });
-    const target = (await client.createPayment(apiKey, { payment_method: 'pix', amount: 1_000 }))
+    const target = (await ledger.client.createPayment(apiKey, { payment_method: 'pix', amount: 1_000 }))
       .payment_id as string;
     const { funds } = await pixOfAnUnknownPayment(1_900);
     expect(
-      await client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/assign`, { payment_id: target }),
+      await ledger.client.admin('POST', `/admin/v1/received-funds/${funds.funds_id}/assign`, {
+        payment_id: target,
+      }),
     ).toMatchObject({ status: 'assigned', assigned_payment_id: target });
     await expect(returnFunds(funds.funds_id)).rejects.toThrow(/422.*INVALID_STATUS/);
     expect((await pixAtPsp(funds.reference)).devolucoes ?? []).toEqual([]);
     await suspenseIs(funds.funds_id, { status: 'assigned', held: 0 });
 
-    const run = await settledReconciliation(client);
+    const run = await settledReconciliation(ledger.client);
     expect(run).toMatchObject({ status: 'completed', differences: [] });
   }, 180_000);
 });

@@ -1,6 +1,17 @@
 import { DataSource } from 'typeorm';
 import { SANDBOX_PSP_CLIENT } from '@gateway/config';
-import { waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
+import type { Broker } from '@gateway/messaging';
+import {
+  connectTestClient,
+  stackClient,
+  startStack,
+  waitFor,
+  type RunningStack,
+  type StackClient,
+} from '@gateway/testkit';
+
+/** A valid CNPJ, the payout key and holder of the tests' businesses. */
+export const PAYOUT_CNPJ = '12345678000195';
 
 /** A business's balance in centavos, as `GET /v1/balance` answers it in BRL. */
 export interface CentavosBalance {
@@ -105,4 +116,58 @@ export function settledReconciliation(
     },
     { timeoutMs, intervalMs: 500, what: 'a completed reconciliation with no money in flight' },
   );
+}
+
+/** The whole stack with what the ledger's stack tests read it through, once its `beforeAll` has run. */
+export interface LedgerStack {
+  stack: RunningStack;
+  client: StackClient;
+  /** The stack's database, the ledger's schema first on the search path. */
+  books: DataSource;
+  /** A broker client, when the describe asked for one by name. */
+  broker: Broker;
+}
+
+/**
+ * Starts the whole stack (as `npm start` runs it, with `env` over its settings) before the describe's tests and stops
+ * it after them, with a stack client, a connection to the books and, when `brokerName` is given, a broker client.
+ * Call it in a describe's body; read the fields inside hooks and tests.
+ */
+export function useLedgerStack(env: Record<string, string> = {}, brokerName?: string): LedgerStack {
+  const the = {} as LedgerStack;
+  beforeAll(async () => {
+    the.stack = await startStack(env);
+    the.client = stackClient(the.stack);
+    if (brokerName) the.broker = await connectTestClient(the.stack.env.config, brokerName);
+    the.books = await openLedgerBooks(the.stack);
+  }, 150_000);
+  afterAll(async () => {
+    if (process.env.E2E_LOGS) console.log(the.stack?.logs.join(''));
+    await the.broker?.close();
+    await the.books?.destroy();
+    await the.stack?.stop();
+  });
+  return the;
+}
+
+/** A business (no fee on PIX) with a payout account, and one PIX payment of `amount` centavos paid, all available. */
+export async function businessWithMoney(
+  client: StackClient,
+  name: string,
+  amount: number,
+): Promise<{ apiKey: string; businessId: string; paymentId: string }> {
+  const business = await client.createBusiness(name, { pix: { percent_bps: 0, fixed_centavos: 0 } });
+  await client.admin('PUT', `/admin/v1/businesses/${business.businessId}/payout-account`, {
+    pix_key: PAYOUT_CNPJ,
+    pix_key_type: 'cnpj',
+    holder_document: PAYOUT_CNPJ,
+  });
+  const payment = await client.createPayment(business.apiKey, { payment_method: 'pix', amount });
+  await client.payInSandbox(business.apiKey, payment.payment_id as string);
+  await waitFor(async () => (await balanceThroughApi(client, business.apiKey)).available === amount, {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    what: 'the payment available',
+  });
+  return { ...business, paymentId: payment.payment_id as string };
 }
