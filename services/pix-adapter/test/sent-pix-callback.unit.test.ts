@@ -3,6 +3,7 @@ import {
   parseSentPixCallback,
   payerMisconfigurationOf,
   payoutRefusalOf,
+  sendDifferences,
 } from '../src/clients/psp/envio';
 import { PspError, pspErrorFromResponse } from '../src/clients/psp/psp-error';
 
@@ -141,5 +142,34 @@ describe('normalisePixKey', () => {
     );
     expect(normalisePixKey('a@example.com')).not.toBe(normalisePixKey('b@example.com'));
     expect(normalisePixKey('12345678909')).not.toBe(normalisePixKey('12345678900'));
+  });
+});
+
+describe('sendDifferences: whether the send the PSP holds under an idEnvio is the payout asked for under it', () => {
+  const held = {
+    idEnvio: 'V2qp4lUPlgckB2j8t1v4Psktlvdv6JsknIj',
+    endToEndId: 'E99999999202611300415GtQz1zRGEUd',
+    amountCentavos: 911,
+    status: 'REALIZADO' as const,
+    destinationKey: '123.456.789-09',
+  };
+
+  test('the same amount to the same key (written another way) is that send', () => {
+    expect(sendDifferences({ amountCentavos: 911, pixKey: '12345678909' }, held)).toBeUndefined();
+  });
+
+  test('another amount, another key or bank account data is another send, told in words', () => {
+    expect(sendDifferences({ amountCentavos: 910, pixKey: '12345678909' }, held)).toBe(
+      'amount 911 centavos, not 910',
+    );
+    expect(sendDifferences({ amountCentavos: 911, pixKey: 'outra@exemplo.com.br' }, held)).toBe(
+      'sent to another Pix key',
+    );
+    expect(
+      sendDifferences(
+        { amountCentavos: 910, pixKey: '12345678909' },
+        { ...held, destinationKey: undefined, destinationBankAccount: true },
+      ),
+    ).toBe('amount 911 centavos, not 910; sent to bank account data, not to a Pix key');
   });
 });

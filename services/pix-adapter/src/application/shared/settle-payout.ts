@@ -5,7 +5,7 @@ import { counter, type Logger } from '@gateway/observability';
 import { payoutRetryDelaySeconds, unmadePayoutReason } from '../../domain/payout-outcome';
 import { PayoutEntity, type ReportedSendFailure } from '../../persistence';
 import { lockOpenPayout } from '../../persistence/payout-store';
-import type { PixPayoutPort, SentPix } from '../../clients/psp/envio';
+import { sendDifferences, type PixPayoutPort, type SentPix } from '../../clients/psp/envio';
 
 export interface PayoutDeps {
   dataSource: DataSource;
@@ -231,6 +231,17 @@ export async function holdPayout(
 export async function followPayout(deps: PayoutDeps, payout: PayoutEntity): Promise<boolean> {
   const sent = await deps.port.readSentPix(payout.idEnvio);
   if (sent === undefined) return false;
+  // Another send under the payout's idEnvio (another amount or key) says nothing of this payout: held for review.
+  const differences = sendDifferences({ amountCentavos: payout.amountCentavos, pixKey: payout.pixKey }, sent);
+  if (differences !== undefined) {
+    await holdPayout(
+      deps,
+      payout,
+      'conflict',
+      `the PSP holds another send under idEnvio ${payout.idEnvio}: ${differences}`,
+    );
+    return true;
+  }
   await deps.uow.run(originOf(payout), (tx) => applySentPix(tx, deps, payout.payoutId, sent));
   return true;
 }

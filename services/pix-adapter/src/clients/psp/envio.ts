@@ -131,6 +131,26 @@ export function payoutRefusalOf(error: unknown): PayoutRefusal | undefined {
 }
 
 /**
+ * How the send the PSP holds under an idEnvio differs from the one asked for under it (its amount, its destination),
+ * in words; undefined when it is that send. A send to bank account data is never one asked for by Pix key.
+ */
+export function sendDifferences(
+  asked: { amountCentavos: number; pixKey: string },
+  existing: SentPix,
+): string | undefined {
+  const differences: string[] = [];
+  if (existing.amountCentavos !== asked.amountCentavos)
+    differences.push(`amount ${existing.amountCentavos} centavos, not ${asked.amountCentavos}`);
+  if (existing.destinationBankAccount) differences.push('sent to bank account data, not to a Pix key');
+  else if (
+    existing.destinationKey !== undefined &&
+    normalisePixKey(existing.destinationKey) !== normalisePixKey(asked.pixKey)
+  )
+    differences.push('sent to another Pix key');
+  return differences.length > 0 ? differences.join('; ') : undefined;
+}
+
+/**
  * A send exists under this idEnvio but is not the one asked for (another amount or destination): money may have left,
  * so this is no refusal. The payout needs an operator's review; `existing` is the send as the PSP has it.
  */
@@ -297,16 +317,11 @@ export class PixPayoutPort {
   }
 
   private sameOrConflict(input: SendPixInput, existing: SentPix): SentPix {
-    const differences: string[] = [];
-    if (existing.amountCentavos !== input.amountCentavos)
-      differences.push(`amount ${existing.amountCentavos} centavos, not ${input.amountCentavos}`);
-    if (existing.destinationBankAccount) differences.push('sent to bank account data, not to a Pix key');
-    else if (
-      existing.destinationKey !== undefined &&
-      normalisePixKey(existing.destinationKey) !== normalisePixKey(input.destination.pixKey)
-    )
-      differences.push('sent to another Pix key');
-    if (differences.length > 0) throw new PayoutConflict(input.idEnvio, existing, differences.join('; '));
+    const differences = sendDifferences(
+      { amountCentavos: input.amountCentavos, pixKey: input.destination.pixKey },
+      existing,
+    );
+    if (differences !== undefined) throw new PayoutConflict(input.idEnvio, existing, differences);
     return existing;
   }
 
