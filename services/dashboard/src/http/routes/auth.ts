@@ -42,7 +42,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     '/entrar',
     route(async (_req, res) => {
       const session = await sessions.ensure(res);
-      if (session.data.userId) return res.redirect(303, '/pagamentos');
+      if (session.data.userId) return res.redirect(303, session.data.operator ? '/operador' : '/pagamentos');
       sendPage(res, 200, signInPage({ csrfToken: session.data.csrfToken, signUp: deps.signUpOpen }));
     }),
   );
@@ -60,8 +60,21 @@ export function authRoutes(deps: AuthRouteDeps): Router {
         email,
         ...(outcome.kind === 'signed_in'
           ? { userId: outcome.userId, businessId: outcome.businessId }
-          : { refusal: outcome.kind }),
+          : outcome.kind === 'operator_signed_in'
+            ? { userId: outcome.userId, operator: true }
+            : { refusal: outcome.kind }),
       });
+      if (outcome.kind === 'operator_signed_in') {
+        // The console needs the second factor: one who has it gives its code; one who has none is sent to enrol it.
+        if (await hasSecondFactor(deps.signIn.dataSource, outcome.userId)) {
+          await sessions.start(res, {
+            pendingSignIn: { userId: outcome.userId, operator: true, since: new Date().toISOString() },
+          });
+          return res.redirect(303, '/entrar/codigo');
+        }
+        await sessions.start(res, { userId: outcome.userId, operator: true });
+        return res.redirect(303, '/operador/seguranca');
+      }
       if (outcome.kind !== 'signed_in') {
         const session = await sessions.ensure(res);
         const status = outcome.kind === 'wrong_credentials' ? 401 : 429;
