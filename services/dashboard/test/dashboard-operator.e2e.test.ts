@@ -144,6 +144,10 @@ describe('the operator console', () => {
     // The business pages are not an operator's.
     await page.goto(`${stack.dashboardUrl}/pagamentos`);
     await heading(page, 'Empresas');
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.waitForURL(/\/entrar$/);
+    await page.goto(`${stack.dashboardUrl}/operador/empresas`);
+    await page.waitForURL(/\/entrar$/);
     await context.close();
   });
 
@@ -241,6 +245,8 @@ describe('the operator console', () => {
       'Operador convidado',
       'Convite de operador aceito',
       'Verificação em duas etapas ativada',
+      'Saída do painel',
+      'Entrada no painel',
     ])
       expect(await rows.filter({ hasText: action }).count()).toBeGreaterThan(0);
     // The merchant's own log shows nothing of the console.

@@ -14,6 +14,8 @@ import { sendEmailVerification } from '../../application/send-email-verification
 import type { AccountMailDeps } from '../../application/shared/account-mail';
 import { MailNotSent } from '../../clients/mailer';
 import { originOf, recordMemberAction, recordSignIn } from '../audit';
+import { recordAudit } from '../../application/shared/audit-trail';
+import { findUser } from '../../persistence';
 
 export interface AuthRouteDeps {
   sessions: Sessions;
@@ -172,12 +174,25 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   router.post(
     '/sair',
     route(async (req, res) => {
-      const member = await loadMember(deps.members, sessions.current(res));
+      const session = sessions.current(res);
+      const member = await loadMember(deps.members, session);
       if (member)
         await recordMemberAction(deps.mail.dataSource, req, member, {
           action: 'sign_out',
           target: member.viewer.email,
         });
+      else if (session?.data.operator && session.data.userId) {
+        // An operator's, kept with no business as their other entries are.
+        const user = await findUser(deps.mail.dataSource.manager, session.data.userId);
+        if (user)
+          await recordAudit(deps.mail.dataSource.manager, {
+            businessId: null,
+            actor: { userId: user.id, email: user.email },
+            action: 'sign_out',
+            target: user.email,
+            origin: originOf(req),
+          });
+      }
       await sessions.end(res);
       res.redirect(303, '/entrar');
     }),
