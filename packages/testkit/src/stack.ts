@@ -35,6 +35,8 @@ export interface RunningStack {
   solanaRpcUrl: string;
   /** The sandbox mail catcher's web inbox and REST API (`GET /email`): every mail the dashboard sent. */
   mailCatcherUrl: string;
+  /** The mail catcher's SMTP address, as the dashboard sends to it (for a dashboard command a test runs). */
+  mailCatcherSmtpUrl: string;
   /** Each service's metrics listener, e.g. `http://127.0.0.1:40123`. */
   metricsUrls: Record<MetricsService, string>;
   adminToken: string;
@@ -231,6 +233,7 @@ async function startStackOnce(
     pspUrl: `http://127.0.0.1:${pspPort}`,
     solanaRpcUrl: `http://127.0.0.1:${rpcPort}`,
     mailCatcherUrl: `http://127.0.0.1:${mailWebPort}`,
+    mailCatcherSmtpUrl: `smtp://127.0.0.1:${smtpPort}`,
     metricsUrls,
     adminToken,
     logs,

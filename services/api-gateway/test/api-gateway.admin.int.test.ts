@@ -193,6 +193,35 @@ describe('api gateway: operator API and API keys', () => {
     });
   });
 
+  test('the businesses are listed newest first, a page at a time, with the admin token only', async () => {
+    await admin('post', '/admin/v1/businesses').send({ name: 'Lista Anterior' });
+    const first = await admin('post', '/admin/v1/businesses').send({ name: 'Lista Primeira' });
+    const second = await admin('post', '/admin/v1/businesses').send({ name: 'Lista Segunda' });
+    const page = await admin('get', '/admin/v1/businesses?limit=2');
+    expect(page.status).toBe(200);
+    expect(page.body).toEqual({
+      data: [
+        {
+          business_id: second.body.business_id,
+          name: 'Lista Segunda',
+          environment: 'sandbox',
+          created_at: expect.any(String),
+        },
+        expect.objectContaining({ business_id: first.body.business_id, name: 'Lista Primeira' }),
+      ],
+      has_more: true,
+    });
+    const next = await admin('get', `/admin/v1/businesses?limit=1&starting_after=${second.body.business_id}`);
+    expect(next.body.data.map((b: { business_id: string }) => b.business_id)).toEqual([
+      first.body.business_id,
+    ]);
+    const bad = await admin('get', '/admin/v1/businesses?limit=0&starting_after=pay_x');
+    expect(bad.status).toBe(422);
+    expect((await h.http.get('/admin/v1/businesses')).status).toBe(401);
+    expect((await read(first.body.api_key)).status).toBe(200);
+    expect((await h.http.get('/admin/v1/businesses').set('x-api-key', first.body.api_key)).status).toBe(401);
+  });
+
   test('revoking an unknown key prefix is NOT_FOUND', async () => {
     const response = await admin('delete', '/admin/v1/api-keys/doesnotexist');
     expect(response.status).toBe(404);

@@ -16,7 +16,7 @@ describe('hostile input through the whole stack', () => {
 
   /** Every admin route with the methods it serves. */
   const adminRoutes: ServedRoute[] = [
-    ['/admin/v1/businesses', () => '/admin/v1/businesses', ['POST'], () => asAdmin()],
+    ['/admin/v1/businesses', () => '/admin/v1/businesses', ['POST', 'GET'], () => asAdmin()],
     ['/admin/v1/businesses/{id}', () => `/admin/v1/businesses/${a.businessId}`, ['GET'], () => asAdmin()],
     [
       '/admin/v1/businesses/{id}/api-keys',

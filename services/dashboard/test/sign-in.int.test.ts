@@ -9,6 +9,7 @@ import {
   dashboardDatabase,
   insertBusiness,
   insertMembership,
+  insertOperator,
   insertUser,
   LoginAttemptStore,
   SessionStore,
@@ -76,6 +77,24 @@ describe('signing in', () => {
     expect(await attempt(`ninguem-${randomBytes(4).toString('hex')}@loja.test`, password)).toEqual({
       kind: 'wrong_credentials',
     });
+  });
+
+  test('a person of no business signs in as an operator only with an operator grant', async () => {
+    const suffix = randomBytes(5).toString('hex');
+    const operator = { id: `usr_op${suffix}`, email: `operadora-${suffix}@plataforma.test` };
+    const nobody = { id: `usr_no${suffix}`, email: `ninguem-${suffix}@plataforma.test` };
+    await database.transaction(async (manager) => {
+      for (const person of [operator, nobody])
+        await insertUser(manager, { ...person, passwordHash: await hashPassword(password, randomBytes(16)) });
+      await insertOperator(manager, { userId: operator.id, invitedBy: null });
+    });
+    expect(await attempt(operator.email, password)).toEqual({
+      kind: 'operator_signed_in',
+      userId: operator.id,
+    });
+    expect(await attempt(operator.email, 'errada')).toEqual({ kind: 'wrong_credentials' });
+    // An account with neither a membership nor a grant opens nothing.
+    expect(await attempt(nobody.email, password)).toEqual({ kind: 'wrong_credentials' });
   });
 
   test('past the failures allowed the account is locked, the right password refused, until the lock ends', async () => {

@@ -591,6 +591,22 @@ export const generatedCommands = {
     body: { name: { required: true, type: 'string' } },
     fields: { name: { argument: 'words', description: 'the business name' } },
   },
+  listBusinesses: {
+    command: 'admin businesses',
+    description: 'the businesses, newest first (a page)',
+    area: 'admin',
+    method: 'GET',
+    path: '/admin/v1/businesses',
+    params: [],
+    query: {
+      limit: { required: false, type: 'integer' },
+      starting_after: { required: false, type: 'string' },
+    },
+    fields: {
+      limit: { description: 'items per page, 1 to 100' },
+      starting_after: { description: 'the page after this business id' },
+    },
+  },
   getBusiness: {
     command: 'admin show-business',
     description: 'a business and its newest 100 API keys',

@@ -191,6 +191,18 @@ export interface BusinessCreated {
   created_at: string;
 }
 
+export interface BusinessList {
+  data: BusinessSummary[];
+  has_more: boolean;
+}
+
+export interface BusinessSummary {
+  business_id: string;
+  name: string;
+  environment: 'sandbox' | 'production';
+  created_at: string;
+}
+
 export interface Checkout {
   checkout_id: string;
   business_id: string;
@@ -1326,6 +1338,14 @@ export interface OperationTypes {
   createBusiness: {
     body: CreateBusinessRequest;
     answer: BusinessCreated;
+  };
+  /** GET /admin/v1/businesses */
+  listBusinesses: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: BusinessList;
   };
   /** GET /admin/v1/businesses/{business_id} */
   getBusiness: {

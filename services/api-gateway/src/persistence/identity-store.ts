@@ -40,6 +40,22 @@ export function findBusiness(manager: EntityManager, businessId: string): Promis
   return manager.findOneBy(BusinessEntity, { id: businessId });
 }
 
+/**
+ * The businesses, newest first, a page after `startingAfter` (a business id), and whether older ones follow; a cursor
+ * naming no business answers an empty page.
+ */
+export async function listBusinesses(
+  manager: EntityManager,
+  page: { limit: number; startingAfter: string | null },
+): Promise<{ businesses: BusinessEntity[]; hasMore: boolean }> {
+  const rows = await newestFirstPage(
+    manager.createQueryBuilder(BusinessEntity, 'business'),
+    { time: 'created_at', tiebreak: 'id', publicId: 'id' },
+    page,
+  );
+  return { businesses: rows?.rows ?? [], hasMore: rows?.hasMore ?? false };
+}
+
 /** A business's newest keys, at most `limit`, and whether it has older ones. */
 export async function listApiKeysOf(
   manager: EntityManager,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { hashPassword, PASSWORD_SALT_BYTES, verifyPassword } from '../domain/password';
-import { findUserByEmail, membershipsOf, type LoginAttemptStore } from '../persistence';
+import { findOperator, findUserByEmail, membershipsOf, type LoginAttemptStore } from '../persistence';
 
 export interface SignInDeps {
   dataSource: DataSource;
@@ -13,6 +13,7 @@ export interface SignInDeps {
 
 export type SignInOutcome =
   | { kind: 'signed_in'; userId: string; businessId: string }
+  | { kind: 'operator_signed_in'; userId: string }
   | { kind: 'wrong_credentials' }
   | { kind: 'locked' }
   | { kind: 'too_many_attempts' };
@@ -23,7 +24,8 @@ let decoyHash: Promise<string> | undefined;
 /**
  * Checks an e-mail address and password. A client address making too many attempts a minute is refused whatever it
  * sends; an account past `maxFailures` failed attempts is locked for `lockSeconds`, its right password refused too;
- * a success clears the count. A wrong address and a wrong password are one answer.
+ * a success clears the count. A wrong address and a wrong password are one answer. A person with no business who is
+ * an operator signs in as one.
  */
 export async function signIn(
   deps: SignInDeps,
@@ -37,7 +39,10 @@ export async function signIn(
   decoyHash ??= hashPassword('decoy password', randomBytes(PASSWORD_SALT_BYTES));
   const matches = await verifyPassword(credentials.password, user?.passwordHash ?? (await decoyHash));
   const membership = user && matches ? (await membershipsOf(deps.dataSource.manager, user.id))[0] : undefined;
-  if (!user || !membership) {
+  // An operator belongs to no business: the console (/operador) is theirs.
+  const operator =
+    user && matches && !membership ? await findOperator(deps.dataSource.manager, user.id) : null;
+  if (!user || (!membership && !operator)) {
     const failures = await deps.attempts.recordFailure(credentials.email, deps.lockSeconds);
     if (failures >= deps.maxFailures) {
       await deps.attempts.lock(credentials.email, deps.lockSeconds);
@@ -46,5 +51,6 @@ export async function signIn(
     return { kind: 'wrong_credentials' };
   }
   await deps.attempts.clearFailures(credentials.email);
+  if (!membership) return { kind: 'operator_signed_in', userId: user.id };
   return { kind: 'signed_in', userId: user.id, businessId: membership.businessId };
 }

@@ -18,7 +18,9 @@ export class OperatorApiError extends Error {
 
 /**
  * The gateway's operator API (/admin/v1), the operations the dashboard needs of it: a business with its first key
- * (sign-up), a business's keys, a further key, a roll, a revocation, its payout account. The token goes in the Authorization header only.
+ * (sign-up), a business's keys, a further key, a roll, a revocation, its payout account; and for the operator console
+ * the businesses, their fee rules, the parked messages and the reconciliation runs. The token goes in the
+ * Authorization header only.
  */
 export class GatewayAdmin {
   constructor(
@@ -60,7 +62,54 @@ export class GatewayAdmin {
     return this.call('PUT', `/admin/v1/businesses/${encodeURIComponent(businessId)}/payout-account`, account);
   }
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** The businesses, newest first; `startingAfter` a business id for the next page. */
+  listBusinesses(page: { limit: number; startingAfter?: string }): Promise<Answer<'listBusinesses'>> {
+    return this.call('GET', `/admin/v1/businesses${pageQuery(page)}`);
+  }
+
+  setFeeRule(
+    businessId: string,
+    method: 'pix' | 'crypto',
+    rule: HttpOperationTypes['setFeeRule']['body'],
+  ): Promise<Answer<'setFeeRule'>> {
+    return this.call(
+      'PUT',
+      `/admin/v1/businesses/${encodeURIComponent(businessId)}/fee-rules/${encodeURIComponent(method)}`,
+      rule,
+    );
+  }
+
+  listParkedMessages(): Promise<Answer<'listParkedMessages'>> {
+    return this.call('GET', '/admin/v1/parked');
+  }
+
+  /** Sends the parked messages of `queue` (of every queue when absent) back to their queues. */
+  redriveParkedMessages(queue?: string): Promise<Answer<'redriveParkedMessages'>> {
+    return this.call('POST', '/admin/v1/parked/redrive', queue ? { queue } : {});
+  }
+
+  listReconciliations(page: {
+    limit: number;
+    startingAfter?: string;
+  }): Promise<Answer<'listReconciliations'>> {
+    return this.call('GET', `/admin/v1/reconciliations${pageQuery(page)}`);
+  }
+
+  getReconciliation(reconciliationId: string): Promise<Answer<'getReconciliation'>> {
+    return this.call('GET', `/admin/v1/reconciliations/${encodeURIComponent(reconciliationId)}`);
+  }
+
+  /** Runs a reconciliation now (it asks two rails: it may take up to the operator API's 15 s). */
+  runReconciliation(from?: string): Promise<Answer<'runReconciliation'>> {
+    return this.call('POST', '/admin/v1/reconciliations', from ? { from } : {}, 20_000);
+  }
+
+  private async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = this.timeoutMs,
+  ): Promise<T> {
     const response = await fetch(`${this.baseUrl.replace(/\/+$/, '')}${path}`, {
       method,
       headers: {
@@ -68,7 +117,7 @@ export class GatewayAdmin {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const answer = (await response.json().catch(() => ({}))) as {
       error?: { code?: string; message?: string };
@@ -81,4 +130,11 @@ export class GatewayAdmin {
       );
     return answer as T;
   }
+}
+
+/** A page's query string: `?limit=20&starting_after=...`. */
+function pageQuery(page: { limit: number; startingAfter?: string }): string {
+  const query = new URLSearchParams({ limit: String(page.limit) });
+  if (page.startingAfter) query.set('starting_after', page.startingAfter);
+  return `?${query.toString()}`;
 }

@@ -21,6 +21,11 @@ export const auditActionLabels = {
   second_factor_enabled: 'Verificação em duas etapas ativada',
   payout_account_changed: 'Conta de saque alterada',
   payout_requested: 'Saque solicitado',
+  operator_invited: 'Operador convidado',
+  operator_invitation_accepted: 'Convite de operador aceito',
+  fee_rule_changed: 'Regra de taxa alterada',
+  parked_messages_redriven: 'Mensagens estacionadas reenviadas',
+  reconciliation_run: 'Conciliação executada',
 } as const;
 
 export type AuditAction = keyof typeof auditActionLabels;

@@ -56,3 +56,20 @@ export function invitationMail(
     ].join('\n'),
   };
 }
+
+export function operatorInvitationMail(to: string, link: string, invitedBy: string | null): OutgoingMail {
+  return {
+    to,
+    subject: 'Convite para operar o gateway',
+    text: [
+      'Olá,',
+      '',
+      `${invitedBy ?? 'A equipe da plataforma'} convidou você para o console de operação do gateway de pagamentos. ` +
+        'Para criar a sua senha:',
+      link,
+      '',
+      'O convite vale por 7 dias e funciona uma só vez. Depois da senha, ative a verificação em duas etapas: o ' +
+        'console a exige.',
+    ].join('\n'),
+  };
+}

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 
 /** What a token mailed to a person proves when it comes back. */
-export type AccountTokenPurpose = 'verify_email' | 'reset_password';
+export type AccountTokenPurpose = 'verify_email' | 'reset_password' | 'operator_invitation';
 
 /** How long each mailed link works. */
 export const TOKEN_LIFETIME_MS = {
   verify_email: 48 * 3600_000,
   reset_password: 3600_000,
   invitation: 7 * 24 * 3600_000,
+  operator_invitation: 7 * 24 * 3600_000,
 } as const;
 
 const TOKEN_BYTES = 32;

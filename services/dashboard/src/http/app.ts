@@ -10,6 +10,7 @@ import type { SecondFactorDeps } from '../application/verify-second-factor';
 import type { Mailer } from '../clients/mailer';
 import { LoginAttemptStore, SecondFactorAttemptStore, SessionStore } from '../persistence';
 import { requireMember } from './member';
+import { requireOperator } from './operator';
 import { sendPage } from './respond';
 import { csrfTokenMatches, sameOrigin, Sessions } from './session';
 import { stylesheet } from './stylesheet';
@@ -23,6 +24,7 @@ import { securityRoutes, signInCodeRoutes } from './routes/second-factor';
 import { sectionRoutes } from './routes/sections';
 import { accountRoutes } from './routes/account';
 import { teamRoutes } from './routes/team';
+import { operatorInvitationRoutes, operatorRoutes } from './routes/operator';
 import { webhookRoutes } from './routes/webhooks';
 import { errorPage } from './views/other';
 
@@ -150,10 +152,26 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
       logger: deps.logger,
     }),
   );
-  app.get('/', (_req, res) =>
-    res.redirect(303, sessions.current(res)?.data.userId ? '/pagamentos' : '/entrar'),
-  );
+  app.get('/', (_req, res) => {
+    const data = sessions.current(res)?.data;
+    res.redirect(303, !data?.userId ? '/entrar' : data.operator ? '/operador' : '/pagamentos');
+  });
   app.get('/dashboard', (_req, res) => res.redirect(303, '/'));
+
+  // The operator console: its invitation link first (no session yet), then every page behind requireOperator.
+  app.use(
+    operatorInvitationRoutes({
+      sessions,
+      dataSource: deps.dataSource,
+      attempts,
+      attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
+    }),
+  );
+  app.use(
+    '/operador',
+    requireOperator({ dataSource: deps.dataSource, sessions }),
+    operatorRoutes({ dataSource: deps.dataSource, admin: deps.admin, mail, secondFactor }),
+  );
 
   const signedIn = express.Router();
   signedIn.use(requireMember(members));

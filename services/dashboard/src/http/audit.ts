@@ -37,17 +37,18 @@ export function recordMemberAction(
 
 /**
  * Records a sign-in: its success in the business it opens, its failure in the business of the account the address
- * names (an unknown address's failure is kept with no business: only operators read those).
+ * names (an unknown address's failure is kept with no business: only operators read those, as their own sign-ins).
  */
 export async function recordSignIn(
   dataSource: DataSource,
   req: Request,
-  attempt: { email: string; userId?: string; businessId?: string; refusal?: string },
+  attempt: { email: string; userId?: string; businessId?: string; operator?: boolean; refusal?: string },
 ): Promise<void> {
   const manager = dataSource.manager;
   const user = attempt.userId ? { id: attempt.userId } : await findUserByEmail(manager, attempt.email);
-  const businessId =
-    attempt.businessId ?? (user ? (await membershipsOf(manager, user.id))[0]?.businessId : null);
+  const businessId = attempt.operator
+    ? null
+    : (attempt.businessId ?? (user ? (await membershipsOf(manager, user.id))[0]?.businessId : null));
   await recordAudit(manager, {
     businessId: businessId ?? null,
     actor: { userId: user?.id ?? null, email: attempt.email },

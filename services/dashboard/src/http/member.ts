@@ -71,6 +71,19 @@ export function requireMember(deps: MemberDeps): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const session = deps.sessions.current(res);
+      // An operator is nobody's member: the business pages are not theirs.
+      if (session?.data.operator) {
+        if (req.method === 'GET') return res.redirect(303, '/operador');
+        return sendPage(
+          res,
+          403,
+          errorPage(
+            undefined,
+            'Ação não permitida',
+            'Esta página é das empresas; o seu console é /operador.',
+          ),
+        );
+      }
       const member = await loadMember(deps, session);
       if (!member) {
         // A signed-in session whose person is gone from the business, or which a password reset ended, is ended.

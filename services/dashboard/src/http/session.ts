@@ -60,7 +60,7 @@ export class Sessions {
    */
   async start(
     res: Response,
-    who: Pick<SessionData, 'userId' | 'businessId' | 'pendingSignIn'>,
+    who: Pick<SessionData, 'userId' | 'businessId' | 'operator' | 'pendingSignIn'>,
   ): Promise<CurrentSession> {
     const previous = this.current(res);
     if (previous) await this.store.destroy(previous.id);

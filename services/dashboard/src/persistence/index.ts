@@ -9,6 +9,8 @@ import { PayoutAccountEntity } from './payout-account.entity';
 import { RecoveryCodeEntity, SecondFactorEntity } from './second-factor.entity';
 import { DashboardSecondFactor1764401700000 } from './migrations/1764401700000-dashboard-second-factor';
 import { DashboardPeopleAndAudit1764401600000 } from './migrations/1764401600000-dashboard-people-and-audit';
+import { DashboardOperators1764402200000 } from './migrations/1764402200000-dashboard-operators';
+import { OperatorEntity } from './operator.entity';
 
 export {
   AccountTokenEntity,
@@ -18,11 +20,12 @@ export {
   MembershipEntity,
   UserEntity,
 };
-export { PayoutAccountEntity, RecoveryCodeEntity, SecondFactorEntity };
+export { OperatorEntity, PayoutAccountEntity, RecoveryCodeEntity, SecondFactorEntity };
 export * from './account-store';
 export * from './account-token-store';
 export * from './audit-store';
 export * from './team-store';
+export * from './operator-store';
 
 export const dashboardDatabase = {
   schema: 'dashboard',
@@ -36,11 +39,13 @@ export const dashboardDatabase = {
     AccountTokenEntity,
     InvitationEntity,
     AuditEntryEntity,
+    OperatorEntity,
   ],
   migrations: [
     DashboardAccounts1764401400000,
     DashboardPeopleAndAudit1764401600000,
     DashboardSecondFactor1764401700000,
+    DashboardOperators1764402200000,
   ],
 };
 export * from './session-store';

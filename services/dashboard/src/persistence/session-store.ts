@@ -6,9 +6,11 @@ export interface SessionData {
   csrfToken: string;
   userId?: string;
   businessId?: string;
+  /** Signed in as an operator of the platform (no business): the console at /operador. */
+  operator?: boolean;
   createdAt: string;
-  /** Password checked, second factor awaited: who is signing in (not signed in yet). */
-  pendingSignIn?: { userId: string; businessId: string; since: string };
+  /** Password checked, second factor awaited: who is signing in (not signed in yet); an operator has no business. */
+  pendingSignIn?: { userId: string; businessId?: string; operator?: boolean; since: string };
 }
 
 /**

@@ -28,7 +28,7 @@ import { createBusiness } from '../../application/create-business';
 import { issueApiKey } from '../../application/issue-api-key';
 import { revokeApiKey } from '../../application/revoke-api-key';
 import { rollApiKey } from '../../application/roll-api-key';
-import { findBusiness, listApiKeysOf, type BusinessEntity } from '../../persistence';
+import { findBusiness, listApiKeysOf, listBusinesses, type BusinessEntity } from '../../persistence';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
 import {
   KEY_PREFIX,
@@ -139,6 +139,13 @@ const businessDetails = Joi.object({
   api_keys_has_more: Joi.boolean().required(),
 }).id('Business');
 
+const businessSummary = Joi.object({
+  business_id: businessId.required(),
+  name: Joi.string().required(),
+  environment,
+  created_at: isoDate.required(),
+}).id('BusinessSummary');
+
 const apiKeyIssued = Joi.object({
   business_id: businessId.required(),
   api_key: apiKey,
@@ -224,6 +231,7 @@ export const feeRuleBody = Joi.object({
 export const redriveBody = Joi.object({
   queue: Joi.string().valid(...consumerQueueNames),
 });
+export const businessesPage = pageQuery(businessId);
 export const allReceivedFundsPage = pageQuery(receivedFundsId);
 export const allReceivedFundsFilter = Joi.object({
   kind: Joi.string().valid(...receivedFundsKinds),
@@ -289,6 +297,39 @@ export const adminOperations = [
         api_key: created.apiKey,
         key_prefix: created.keyPrefix,
         created_at: created.business.createdAt.toISOString(),
+      };
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/admin/v1/businesses',
+    operationId: 'listBusinesses',
+    tag: 'Operator',
+    area: 'admin',
+    summary: 'List the businesses, newest first',
+    query: [businessesPage],
+    cli: {
+      command: 'admin businesses',
+      description: 'the businesses, newest first (a page)',
+      fields: {
+        limit: { description: `items per page, 1 to ${PAGE_LIMIT_MAX}` },
+        starting_after: { description: 'the page after this business id' },
+      },
+    },
+    answers: [json(200, 'A page of businesses.', pageSchema(businessSummary).id('BusinessList'))],
+    handle: async ({ query }, { identity }) => {
+      const page = await listBusinesses(identity.dataSource.manager, {
+        limit: query.limit,
+        startingAfter: query.starting_after ?? null,
+      });
+      return {
+        data: page.businesses.map((business) => ({
+          business_id: business.id,
+          name: business.name,
+          environment: business.environment,
+          created_at: business.createdAt.toISOString(),
+        })),
+        has_more: page.hasMore,
       };
     },
   }),

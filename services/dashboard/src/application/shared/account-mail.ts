@@ -21,6 +21,7 @@ export interface AccountMailDeps {
 const linkPaths: Record<AccountTokenPurpose, string> = {
   verify_email: '/verificar-email',
   reset_password: '/redefinir-senha',
+  operator_invitation: '/operador/convite',
 };
 
 /**

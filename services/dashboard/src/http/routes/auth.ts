@@ -14,6 +14,8 @@ import { sendEmailVerification } from '../../application/send-email-verification
 import type { AccountMailDeps } from '../../application/shared/account-mail';
 import { MailNotSent } from '../../clients/mailer';
 import { originOf, recordMemberAction, recordSignIn } from '../audit';
+import { recordAudit } from '../../application/shared/audit-trail';
+import { findUser } from '../../persistence';
 
 export interface AuthRouteDeps {
   sessions: Sessions;
@@ -42,7 +44,7 @@ export function authRoutes(deps: AuthRouteDeps): Router {
     '/entrar',
     route(async (_req, res) => {
       const session = await sessions.ensure(res);
-      if (session.data.userId) return res.redirect(303, '/pagamentos');
+      if (session.data.userId) return res.redirect(303, session.data.operator ? '/operador' : '/pagamentos');
       sendPage(res, 200, signInPage({ csrfToken: session.data.csrfToken, signUp: deps.signUpOpen }));
     }),
   );
@@ -60,8 +62,21 @@ export function authRoutes(deps: AuthRouteDeps): Router {
         email,
         ...(outcome.kind === 'signed_in'
           ? { userId: outcome.userId, businessId: outcome.businessId }
-          : { refusal: outcome.kind }),
+          : outcome.kind === 'operator_signed_in'
+            ? { userId: outcome.userId, operator: true }
+            : { refusal: outcome.kind }),
       });
+      if (outcome.kind === 'operator_signed_in') {
+        // The console needs the second factor: one who has it gives its code; one who has none is sent to enrol it.
+        if (await hasSecondFactor(deps.signIn.dataSource, outcome.userId)) {
+          await sessions.start(res, {
+            pendingSignIn: { userId: outcome.userId, operator: true, since: new Date().toISOString() },
+          });
+          return res.redirect(303, '/entrar/codigo');
+        }
+        await sessions.start(res, { userId: outcome.userId, operator: true });
+        return res.redirect(303, '/operador/seguranca');
+      }
       if (outcome.kind !== 'signed_in') {
         const session = await sessions.ensure(res);
         const status = outcome.kind === 'wrong_credentials' ? 401 : 429;
@@ -159,12 +174,25 @@ export function authRoutes(deps: AuthRouteDeps): Router {
   router.post(
     '/sair',
     route(async (req, res) => {
-      const member = await loadMember(deps.members, sessions.current(res));
+      const session = sessions.current(res);
+      const member = await loadMember(deps.members, session);
       if (member)
         await recordMemberAction(deps.mail.dataSource, req, member, {
           action: 'sign_out',
           target: member.viewer.email,
         });
+      else if (session?.data.operator && session.data.userId) {
+        // An operator's, kept with no business as their other entries are.
+        const user = await findUser(deps.mail.dataSource.manager, session.data.userId);
+        if (user)
+          await recordAudit(deps.mail.dataSource.manager, {
+            businessId: null,
+            actor: { userId: user.id, email: user.email },
+            action: 'sign_out',
+            target: user.email,
+            origin: originOf(req),
+          });
+      }
       await sessions.end(res);
       res.redirect(303, '/entrar');
     }),

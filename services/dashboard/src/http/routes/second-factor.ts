@@ -11,7 +11,7 @@ import { recordMemberAction } from '../audit';
 import { route, sendPage, textOf } from '../respond';
 import type { Sessions } from '../session';
 import { secondFactorMessages } from '../step-up';
-import { securityPage, signInCodePage } from '../views/security';
+import { securityPage, signInCodePage, type SecurityOptions } from '../views/security';
 
 /** How long after the password a sign-in's code may come. */
 const PENDING_SIGN_IN_SECONDS = 300;
@@ -46,6 +46,10 @@ export function signInCodeRoutes(deps: { sessions: Sessions; secondFactor: Secon
       });
       if (outcome.kind === 'accepted' || outcome.kind === 'not_enrolled') {
         // A new id again: the signed-in session is not the one the password step had.
+        if (pending.operator) {
+          await sessions.start(res, { userId: pending.userId, operator: true });
+          return res.redirect(303, '/operador');
+        }
         await sessions.start(res, { userId: pending.userId, businessId: pending.businessId });
         return res.redirect(
           303,
@@ -67,27 +71,33 @@ export function signInCodeRoutes(deps: { sessions: Sessions; secondFactor: Secon
   return router;
 }
 
+/** A person's second factor as the Segurança page shows it (off, being enrolled with its QR code, on). */
+export async function securityStateOf(
+  deps: SecondFactorDeps,
+  person: { userId: string; email: string },
+): Promise<SecurityOptions['state']> {
+  const manager = deps.dataSource.manager;
+  const factor = await findSecondFactor(manager, person.userId);
+  if (factor?.confirmedAt)
+    return {
+      kind: 'on',
+      since: factor.confirmedAt,
+      recoveryCodesLeft: await unusedRecoveryCodes(manager, person.userId),
+    };
+  if (!factor) return { kind: 'off' };
+  const secret = openSecret(factor.sealedSecret, deps.sealKey);
+  const user = await findUser(manager, person.userId);
+  const png = qrPng(totpLink(secret, user?.email ?? person.email), { scale: 5, margin: 4 });
+  return { kind: 'enrolling', secret, qrDataUri: `data:image/png;base64,${png.toString('base64')}` };
+}
+
 async function showSecurity(
   res: Response,
   deps: SecondFactorDeps,
   member: Member,
   extra: { status?: number; recoveryCodes?: string[]; notice?: string; error?: string } = {},
 ): Promise<void> {
-  const manager = deps.dataSource.manager;
-  const factor = await findSecondFactor(manager, member.userId);
-  let state: Parameters<typeof securityPage>[1]['state'] = { kind: 'off' };
-  if (factor?.confirmedAt)
-    state = {
-      kind: 'on',
-      since: factor.confirmedAt,
-      recoveryCodesLeft: await unusedRecoveryCodes(manager, member.userId),
-    };
-  else if (factor) {
-    const secret = openSecret(factor.sealedSecret, deps.sealKey);
-    const user = await findUser(manager, member.userId);
-    const png = qrPng(totpLink(secret, user?.email ?? member.viewer.email), { scale: 5, margin: 4 });
-    state = { kind: 'enrolling', secret, qrDataUri: `data:image/png;base64,${png.toString('base64')}` };
-  }
+  const state = await securityStateOf(deps, { userId: member.userId, email: member.viewer.email });
   sendPage(
     res,
     extra.status ?? 200,

@@ -43,19 +43,24 @@ export function enrolFirst(): Markup {
   </p>`;
 }
 
-export function securityPage(
-  viewer: Viewer,
-  options: {
-    timeZone: string;
-    state:
-      | { kind: 'off' }
-      | { kind: 'enrolling'; secret: string; qrDataUri: string }
-      | { kind: 'on'; since: Date; recoveryCodesLeft: number };
-    recoveryCodes?: string[];
-    notice?: string;
-    error?: string;
-  },
-): Markup {
+/** What the Segurança page shows: the second factor's state, the recovery codes once, a message. */
+export interface SecurityOptions {
+  timeZone: string;
+  state:
+    | { kind: 'off' }
+    | { kind: 'enrolling'; secret: string; qrDataUri: string }
+    | { kind: 'on'; since: Date; recoveryCodesLeft: number };
+  recoveryCodes?: string[];
+  notice?: string;
+  error?: string;
+}
+
+export function securityPage(viewer: Viewer, options: SecurityOptions): Markup {
+  return appPage(viewer, null, 'Segurança', securityContent(viewer.csrfToken, options, '/seguranca'));
+}
+
+/** The Segurança page's content, its forms posted under `basePath` (the business app's, or the console's). */
+export function securityContent(csrfToken: string, options: SecurityOptions, basePath: string): Markup {
   const { state } = options;
   const body =
     state.kind === 'off'
@@ -64,8 +69,8 @@ export function securityPage(
             Authenticator, Microsoft Authenticator, 1Password, FreeOTP…). Ela é exigida do proprietário antes
             de saques e de mudanças na conta de saque.
           </p>
-          <form method="post" action="/seguranca/autenticador">
-            ${csrfField(viewer.csrfToken)}
+          <form method="post" action=${`${basePath}/autenticador`}>
+            ${csrfField(csrfToken)}
             <button type="submit">Ativar verificação em duas etapas</button>
           </form>`
       : state.kind === 'enrolling'
@@ -85,8 +90,8 @@ export function securityPage(
               </p>
             </li>
             <li>
-              <form method="post" action="/seguranca/autenticador/confirmar">
-                ${csrfField(viewer.csrfToken)}
+              <form method="post" action=${`${basePath}/autenticador/confirmar`}>
+                ${csrfField(csrfToken)}
                 ${codeField({ id: 'codigo', label: 'Código do aplicativo', hint: 'O código de 6 dígitos.' })}
                 <div class="field">
                   <label for="senha-atual">Sua senha</label>
@@ -107,28 +112,23 @@ export function securityPage(
               ${formatDateTime(state.since.toISOString(), options.timeZone)}.
             </p>
             <p>Códigos de recuperação ainda não usados: ${state.recoveryCodesLeft}.</p>`;
-  return appPage(
-    viewer,
-    null,
-    'Segurança',
-    html`${alert('error', options.error)} ${alert('notice', options.notice)}
-      ${
-        options.recoveryCodes
-          ? html`<section class="new-key" aria-labelledby="codigos">
-              <h2 id="codigos">Códigos de recuperação</h2>
-              <p>
-                Guarde estes códigos agora: eles não serão mostrados de novo. Cada um entra uma vez no lugar
-                do código do aplicativo, se você perdê-lo.
-              </p>
-              <ul class="codes" data-testid="codigos-recuperacao">
-                ${options.recoveryCodes.map((code) => html`<li><code>${code}</code></li>`)}
-              </ul>
-            </section>`
-          : null
-      }
-      <h2>Verificação em duas etapas</h2>
-      ${body}`,
-  );
+  return html`${alert('error', options.error)} ${alert('notice', options.notice)}
+    ${
+      options.recoveryCodes
+        ? html`<section class="new-key" aria-labelledby="codigos">
+            <h2 id="codigos">Códigos de recuperação</h2>
+            <p>
+              Guarde estes códigos agora: eles não serão mostrados de novo. Cada um entra uma vez no lugar do
+              código do aplicativo, se você perdê-lo.
+            </p>
+            <ul class="codes" data-testid="codigos-recuperacao">
+              ${options.recoveryCodes.map((code) => html`<li><code>${code}</code></li>`)}
+            </ul>
+          </section>`
+        : null
+    }
+    <h2>Verificação em duas etapas</h2>
+    ${body}`;
 }
 
 /** The second step of a sign-in: the authenticator's code, or a recovery code. */
