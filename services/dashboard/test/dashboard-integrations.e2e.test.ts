@@ -13,6 +13,7 @@ import {
 } from '@gateway/testkit';
 import { launchBrowser, seriousViolations } from './support/browser';
 import { signUp, uniqueEmail } from './support/accounts';
+import { formatDateTime } from '../src/domain/format';
 
 jest.setTimeout(120_000);
 
@@ -383,6 +384,50 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       await page.getByRole('button', { name: 'Filtrar' }).click();
       await page.getByText('Nenhum pagamento encontrado.').waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+    });
+  });
+
+  describe('Empresa', () => {
+    test('a new time zone is what every date follows: a payment\'s "Criado em" changes; the change is audited', async () => {
+      const created = await client.api(apiKey, 'POST', '/v1/payments', {
+        payment_method: 'pix',
+        amount: 1500,
+      });
+      const paymentId = created.body.payment_id as string;
+      const createdAt = (await client.api(apiKey, 'GET', `/v1/payments/${paymentId}`)).body
+        .created_at as string;
+      const createdOn = page
+        .locator('.details div')
+        .filter({ has: page.locator('dt', { hasText: /^Criado em$/ }) })
+        .locator('dd');
+      await go(`/pagamentos/${paymentId}`);
+      expect(await createdOn.textContent()).toBe(formatDateTime(createdAt, 'America/Sao_Paulo'));
+
+      await nav('Empresa');
+      expect(await page.getByLabel('Fuso horário').inputValue()).toBe('America/Sao_Paulo');
+      expect(await seriousViolations(page)).toEqual([]);
+      // A zone that is not one of the list, forged into the form, is refused on the server.
+      await page.locator('#fuso option[value="Asia/Tokyo"]').evaluate((option) => {
+        (option as unknown as { value: string }).value = 'Mars/Olympus';
+      });
+      await page.getByLabel('Fuso horário').selectOption({ label: 'Asia/Tokyo' });
+      await page.getByRole('button', { name: 'Salvar fuso horário' }).click();
+      await page.getByText('Escolha um fuso horário da lista.').waitFor();
+      await page.getByLabel('Fuso horário').selectOption('Asia/Tokyo');
+      await page.getByRole('button', { name: 'Salvar fuso horário' }).click();
+      await page.getByText('Fuso horário salvo: as datas seguem o novo fuso.').waitFor();
+      expect(await page.getByLabel('Fuso horário').inputValue()).toBe('Asia/Tokyo');
+
+      await go(`/pagamentos/${paymentId}`);
+      expect(await createdOn.textContent()).toBe(formatDateTime(createdAt, 'Asia/Tokyo'));
+      expect(formatDateTime(createdAt, 'Asia/Tokyo')).not.toBe(
+        formatDateTime(createdAt, 'America/Sao_Paulo'),
+      );
+
+      await nav('Auditoria');
+      const entry = page.getByRole('row').filter({ hasText: 'Fuso horário da empresa alterado' });
+      expect(await entry.count()).toBe(1);
+      expect(await entry.textContent()).toContain('Asia/Tokyo');
     });
   });
 });

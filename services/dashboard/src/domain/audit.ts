@@ -21,6 +21,7 @@ export const auditActionLabels = {
   second_factor_enabled: 'Verificação em duas etapas ativada',
   payout_account_changed: 'Conta de saque alterada',
   payout_requested: 'Saque solicitado',
+  business_time_zone_changed: 'Fuso horário da empresa alterado',
 } as const;
 
 export type AuditAction = keyof typeof auditActionLabels;
