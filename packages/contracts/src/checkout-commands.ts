@@ -29,14 +29,19 @@ export interface Product {
   name: string;
   description: string | null;
   price_centavos: number;
+  /** `inactive`: no new checkout sells it (its existing checkouts are left as they are). */
+  status: ProductStatus;
   created_at: string;
 }
+export const productStatuses = ['active', 'inactive'] as const;
+export type ProductStatus = (typeof productStatuses)[number];
 const productSchema = Joi.object<Product>({
   product_id: Joi.string().required(),
   business_id: businessId.required(),
   name: Joi.string().required(),
   description: Joi.string().allow(null).required(),
   price_centavos: centavos.required(),
+  status: Joi.valid(...productStatuses).required(),
   created_at: isoDate.required(),
 });
 
@@ -81,13 +86,17 @@ export const listProducts = defineCommand<ListProducts, Page<Product>>(
   ['INVALID_FIELDS'],
 );
 
-/** What changes on a product: only the fields given. Its checkouts sell it as it is from then on. */
+/**
+ * What changes on a product: only the fields given. Its checkouts sell it as it is from then on; `inactive` keeps new
+ * checkouts from selling it, `active` allows them again.
+ */
 export interface UpdateProduct {
   business_id: string;
   product_id: string;
   name?: string;
   description?: string | null;
   price_centavos?: number;
+  status?: ProductStatus;
 }
 export const updateProduct = defineCommand<UpdateProduct, Product>(
   'product.update.v1',
@@ -98,6 +107,7 @@ export const updateProduct = defineCommand<UpdateProduct, Product>(
     name: productName,
     description: boundedText('description').allow(null),
     price_centavos: amountCentavos,
+    status: Joi.valid(...productStatuses),
   }),
   productSchema,
   ['NOT_FOUND', 'INVALID_FIELDS'],
@@ -155,7 +165,8 @@ export const createCheckout = defineCommand<CreateCheckout, Checkout>(
     metadata: boundedText('metadata').allow(null).required(),
   }),
   checkoutSchema,
-  ['MISSING_FIELDS', 'INVALID_FIELDS', 'NOT_FOUND'],
+  // INVALID_STATUS: the product is inactive.
+  ['MISSING_FIELDS', 'INVALID_FIELDS', 'NOT_FOUND', 'INVALID_STATUS'],
 );
 
 export const getCheckout = defineCommand<{ business_id: string; checkout_id: string }, Checkout>(

@@ -45,9 +45,14 @@ export const getCustomer = defineCommand<GetCustomer, Customer>(
   ['NOT_FOUND'],
 );
 
-/** A page of the business's customers, newest first (creation time, then id), after `starting_after`. */
+/**
+ * A page of the business's customers, newest first (creation time, then id), after `starting_after`; with `email`,
+ * only those whose address is that one once normalised as customers are stored (an address that is not one is
+ * INVALID_FIELDS).
+ */
 export interface ListCustomers extends PageQuery {
   business_id: string;
+  email?: string;
 }
 export const listCustomers = defineCommand<ListCustomers, Page<Customer>>(
   'customer.list.v1',
@@ -56,6 +61,7 @@ export const listCustomers = defineCommand<ListCustomers, Page<Customer>>(
     business_id: businessId.required(),
     limit: pageLimit,
     starting_after: customerId.allow(null),
+    email: boundedText('email'),
   }),
   pageSchema(customerSchema),
   ['INVALID_FIELDS'],

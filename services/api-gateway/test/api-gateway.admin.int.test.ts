@@ -265,6 +265,7 @@ describe('api gateway: operator API and API keys', () => {
       name: command.name,
       description: command.description,
       price_centavos: command.price_centavos,
+      status: 'active',
       created_at: new Date().toISOString(),
     }));
     const { body: business } = await admin('post', '/admin/v1/businesses').send({ name: 'Produtos' });

@@ -57,10 +57,22 @@ describe('api gateway: GET /v1/customers and /v1/customers/{id}', () => {
     );
   });
 
+  test('passes an e-mail filter on to the customer service, which compares it', async () => {
+    const page = { data: [customer()], has_more: false };
+    h.fakes.on(listCustomers, async () => page);
+    const response = await get(`/v1/customers?email=${encodeURIComponent('Maria@Loja.example')}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(page);
+    expect(h.fakes.receivedOf(listCustomers).at(-1)).toEqual(
+      expect.objectContaining({ business_id: h.merchant.business_id, email: 'Maria@Loja.example' }),
+    );
+  });
+
   test.each([
     ['a limit of 0', '?limit=0'],
     ['a cursor of another kind', '?starting_after=pay_abcdefghijklmnopqrstuvwx'],
     ['a repeated limit', '?limit=1&limit=2'],
+    ['an e-mail longer than an address may be', `?email=${'a'.repeat(250)}@x.com`],
   ])('%s is INVALID_FIELDS', async (_what, query) => {
     const response = await get(`/v1/customers${query}`);
     expect({ status: response.status, code: response.body.error.code }).toEqual({

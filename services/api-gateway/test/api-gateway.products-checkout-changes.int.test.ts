@@ -24,6 +24,7 @@ describe('api gateway: /v1/products and PATCH /v1/checkouts/{id}', () => {
     name: 'Camiseta',
     description: null,
     price_centavos: 7990,
+    status: 'active',
     created_at: '2026-11-29T10:00:00.000Z',
     ...overrides,
   });
@@ -97,6 +98,26 @@ describe('api gateway: /v1/products and PATCH /v1/checkouts/{id}', () => {
     expect(
       (await as(h.http.patch('/v1/products/chk_abcdefghijklmnopqrstuvwx')).send({ name: 'X' })).status,
     ).toBe(404);
+    expect(h.fakes.receivedOf(updateProduct)).toHaveLength(before);
+  });
+
+  test('PATCH /v1/products/{id} deactivates a product; a status that is not one is INVALID_FIELDS', async () => {
+    const mine = product();
+    h.fakes.on(updateProduct, async (command: UpdateProduct) => ({ ...mine, status: command.status! }));
+    const response = await as(h.http.patch(`/v1/products/${mine.product_id}`)).send({ status: 'inactive' });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(answered({ ...mine, status: 'inactive' }));
+    expect(h.fakes.receivedOf(updateProduct).at(-1)).toEqual({
+      business_id: h.merchant.business_id,
+      product_id: mine.product_id,
+      status: 'inactive',
+    });
+    const before = h.fakes.receivedOf(updateProduct).length;
+    const refused = await as(h.http.patch(`/v1/products/${mine.product_id}`)).send({ status: 'archived' });
+    expect({ status: refused.status, code: refused.body.error.code }).toEqual({
+      status: 422,
+      code: 'INVALID_FIELDS',
+    });
     expect(h.fakes.receivedOf(updateProduct)).toHaveLength(before);
   });
 

@@ -34,6 +34,7 @@ describe('products and checkouts', () => {
           name: 'Curso de Violão',
           description: 'Doze aulas gravadas',
           price_centavos: 4990,
+          status: 'active',
           created_at: expect.any(String),
         },
       });

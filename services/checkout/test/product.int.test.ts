@@ -1,4 +1,11 @@
-import { getCheckoutPage, listProducts, newPublicId, updateProduct, type Product } from '@gateway/contracts';
+import {
+  createCheckout,
+  getCheckoutPage,
+  listProducts,
+  newPublicId,
+  updateProduct,
+  type Product,
+} from '@gateway/contracts';
 import {
   checkoutServiceForTheseTests,
   createTestCheckout,
@@ -68,6 +75,40 @@ describe('a business’s products', () => {
       expect(await bed.request(updateProduct, { ...ids, description: '  ' })).toEqual({
         ok: true,
         result: { ...product, description: null },
+      });
+    });
+
+    test('an inactive product is sold by no new checkout until it is active again; its checkouts stay', async () => {
+      const product = await createTestProduct(bed);
+      const before = await createTestCheckout(bed, product);
+      const ids = { business_id: product.business_id, product_id: product.product_id };
+      expect(await bed.request(updateProduct, { ...ids, status: 'inactive' })).toEqual({
+        ok: true,
+        result: { ...product, status: 'inactive' },
+      });
+      const newCheckout = {
+        ...ids,
+        return_url: 'https://loja.example/ok',
+        cancel_url: 'https://loja.example/volta',
+        title: null,
+        slug: null,
+        metadata: null,
+      };
+      expect(await bed.request(createCheckout, newCheckout)).toEqual({
+        ok: false,
+        error: expect.objectContaining({ code: 'INVALID_STATUS' }),
+      });
+      expect(await bed.request(getCheckoutPage, { slug: before.slug })).toEqual({
+        ok: true,
+        result: expect.objectContaining({ product_name: product.name }),
+      });
+      expect(await bed.request(updateProduct, { ...ids, status: 'active' })).toEqual({
+        ok: true,
+        result: product,
+      });
+      expect(await bed.request(createCheckout, newCheckout)).toEqual({
+        ok: true,
+        result: expect.objectContaining({ product_id: product.product_id, status: 'active' }),
       });
     });
 

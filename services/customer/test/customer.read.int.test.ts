@@ -66,6 +66,38 @@ describe('customer.get.v1 and customer.list.v1', () => {
     expect(pages.flat()).toEqual([...made].reverse());
   });
 
+  test("by e-mail: the business's customers with that address once normalised, no other business's", async () => {
+    const businessId = newPublicId('biz');
+    const [first, second, other] = await createFor(businessId, 3);
+    const again = await bed.request(createCustomer, {
+      business_id: businessId,
+      email: 'cliente0@EXAMPLE.com',
+      phone_number: null,
+      document_number: null,
+      ip: null,
+      metadata: null,
+    });
+    if (!again.ok) throw new Error(JSON.stringify(again.error));
+    const [theirs] = await createFor(newPublicId('biz'), 1);
+    expect(theirs!.email).toBe(first!.email);
+
+    const found = await list({ business_id: businessId, email: ' cliente0@Example.COM ' });
+    expect(found).toEqual({ ok: true, result: { data: [again.result, first], has_more: false } });
+    // The local part keeps its case, as stored: another address.
+    expect(await list({ business_id: businessId, email: 'Cliente0@example.com' })).toEqual({
+      ok: true,
+      result: { data: [], has_more: false },
+    });
+    const paged = await list({ business_id: businessId, email: 'cliente0@example.com', limit: 1 });
+    expect(paged).toEqual({ ok: true, result: { data: [again.result], has_more: true } });
+    expect(second!.email).not.toBe(other!.email);
+  });
+
+  test('by an e-mail that is not an address is INVALID_FIELDS', async () => {
+    const reply = await list({ business_id: newPublicId('biz'), email: 'não é e-mail' });
+    expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'INVALID_FIELDS' }) });
+  });
+
   test("another business's customer as the cursor is INVALID_FIELDS", async () => {
     const [theirs] = await createFor(newPublicId('biz'), 1);
     const reply = await list({ business_id: newPublicId('biz'), starting_after: theirs!.customer_id });

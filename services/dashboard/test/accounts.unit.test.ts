@@ -38,6 +38,10 @@ describe('roles', () => {
     expect(roleAllows('developer', 'team:write')).toBe(false);
   });
 
+  test("only owners and admins change the business's settings", () => {
+    expect(roles.filter((role) => roleAllows(role, 'business:write'))).toEqual(['owner', 'admin']);
+  });
+
   test('owners and admins may do everything', () => {
     for (const role of ['owner', 'admin'] as const)
       for (const scope of [...apiKeyScopes, 'api_keys:write', 'team:write'] as const)

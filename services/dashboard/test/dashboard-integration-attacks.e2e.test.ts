@@ -136,6 +136,11 @@ describe('the dashboard’s integration pages under attack', () => {
     }
     await page.goto(`${stack.dashboardUrl}/pagamentos/${mine.paymentId}`);
     expect(await page.getByRole('button', { name: 'Cancelar', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Empresa' }).count()).toBe(0);
+    expect((await page.goto(`${stack.dashboardUrl}/empresa`))?.status()).toBe(403);
+    const [myProduct] = (await client.api(mine.key, 'GET', '/v1/products')).body.data as Array<{
+      product_id: string;
+    }>;
 
     const posts: Array<[string, Record<string, string>]> = [
       ['/webhooks', { url: 'https://localhost:9/x', events: 'payment.created' }],
@@ -152,6 +157,8 @@ describe('the dashboard’s integration pages under attack', () => {
         { title: 'tomado', return_url: 'https://a.test', cancel_url: 'https://a.test' },
       ],
       [`/pagamentos/${mine.paymentId}/cancelar`, {}],
+      [`/checkouts/produtos/${myProduct!.product_id}/desativar`, {}],
+      ['/empresa', { time_zone: 'Asia/Tokyo' }],
     ];
     for (const [path, form] of posts) {
       const response = await context.request.post(`${stack.dashboardUrl}${path}`, {
@@ -162,7 +169,11 @@ describe('the dashboard’s integration pages under attack', () => {
     }
     await mineUntouched();
     expect((await client.api(mine.key, 'GET', '/v1/customers')).body.data).toHaveLength(1);
-    expect((await client.api(mine.key, 'GET', '/v1/products')).body.data).toHaveLength(1);
+    expect(
+      ((await client.api(mine.key, 'GET', '/v1/products')).body.data as Array<{ status: string }>).map(
+        (p) => p.status,
+      ),
+    ).toEqual(['active']);
     expect((await client.api(mine.key, 'GET', '/v1/webhook')).body.data).toHaveLength(1);
     await context.close();
   });
@@ -209,6 +220,7 @@ describe('the dashboard’s integration pages under attack', () => {
       [`/webhooks/${theirs.webhookId}/testar`, {}],
       [`/webhooks/${theirs.webhookId}/entregas/dlv_${'a'.repeat(24)}/reenviar`, {}],
       [`/checkouts/produtos/${theirs.productId}`, { name: 'Tomado', price: '1,00' }],
+      [`/checkouts/produtos/${theirs.productId}/desativar`, {}],
       [`/checkouts/${theirs.checkoutId}/desativar`, {}],
       [
         `/checkouts/${theirs.checkoutId}`,
@@ -236,10 +248,13 @@ describe('the dashboard’s integration pages under attack', () => {
       'cancelled',
     );
     expect(
-      ((await client.api(theirs.key, 'GET', '/v1/products')).body.data as Array<{ name: string }>).map(
-        (p) => p.name,
-      ),
-    ).toEqual(['Produto B']);
+      (
+        (await client.api(theirs.key, 'GET', '/v1/products')).body.data as Array<{
+          name: string;
+          status: string;
+        }>
+      ).map((p) => `${p.name} ${p.status}`),
+    ).toEqual(['Produto B active']);
     expect((await client.api(mine.key, 'GET', '/v1/checkouts')).body.data).toHaveLength(1);
     await context.close();
   });
@@ -255,6 +270,7 @@ describe('the dashboard’s integration pages under attack', () => {
       `/checkouts/${mine.checkoutId}/desativar`,
       '/clientes',
       `/pagamentos/${mine.paymentId}/cancelar`,
+      '/empresa',
     ]) {
       const without = await context.request.post(`${stack.dashboardUrl}${path}`, {
         form: {},

@@ -13,6 +13,7 @@ import {
 } from '@gateway/testkit';
 import { launchBrowser, seriousViolations } from './support/browser';
 import { signUp, uniqueEmail } from './support/accounts';
+import { formatDateTime } from '../src/domain/format';
 
 jest.setTimeout(120_000);
 
@@ -211,6 +212,27 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       const read = await client.api(apiKey, 'GET', `/v1/customers/${customerId}`);
       expect(read.body.email).toBe('maria@cliente.test');
     });
+
+    test('a search by e-mail lists only the customers with that address, its domain in any case', async () => {
+      await client.api(apiKey, 'POST', '/v1/customers', { email: 'joao@cliente.test' });
+      await nav('Clientes');
+      await page.getByRole('row').filter({ hasText: 'joao@cliente.test' }).waitFor();
+      await page.getByLabel('Buscar por id ou e-mail').fill(' maria@CLIENTE.test ');
+      await page.getByRole('button', { name: 'Buscar' }).click();
+      const found = page.getByRole('table', { name: /^Clientes com o e-mail maria@CLIENTE\.test/ });
+      await found.waitFor();
+      const rows = found.getByRole('row').filter({ has: page.getByRole('cell') });
+      expect(await rows.count()).toBe(1);
+      expect(await rows.first().textContent()).toContain('maria@cliente.test');
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await page.getByLabel('Buscar por id ou e-mail').fill('ninguem@cliente.test');
+      await page.getByRole('button', { name: 'Buscar' }).click();
+      await page.getByText('Nenhum cliente com este e-mail.').waitFor();
+      await page.getByLabel('Buscar por id ou e-mail').fill('maria@@cliente');
+      await page.getByRole('button', { name: 'Buscar' }).click();
+      await page.getByRole('alert').waitFor();
+    });
   });
 
   describe('Checkouts', () => {
@@ -285,6 +307,35 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       expect((await hosted.goto(link))?.status()).toBe(200);
       await hosted.context().close();
     });
+
+    test('a product deactivated is offered to no new checkout and the API refuses one, until reactivated', async () => {
+      await nav('Checkouts');
+      const row = page.getByRole('row').filter({ hasText: 'R$ 89,90' });
+      await row.getByRole('button', { name: /^Desativar o produto/ }).click();
+      await page.getByText('Produto desativado: nenhum checkout novo pode vendê-lo.').waitFor();
+      expect(await row.textContent()).toContain('Desativado');
+      expect(await page.getByRole('button', { name: 'Criar checkout' }).count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+      const [product] = (await client.api(apiKey, 'GET', '/v1/products')).body.data as Array<{
+        product_id: string;
+        status: string;
+      }>;
+      expect(product!.status).toBe('inactive');
+      const refused = await client.api(apiKey, 'POST', '/v1/checkouts', {
+        product_id: product!.product_id,
+        return_url: 'https://loja.example/obrigado',
+        cancel_url: 'https://loja.example/carrinho',
+      });
+      expect({ status: refused.status, code: refused.body.error.code }).toEqual({
+        status: 422,
+        code: 'INVALID_STATUS',
+      });
+
+      await row.getByRole('button', { name: /^Reativar o produto/ }).click();
+      await page.getByText('Produto reativado: novos checkouts podem vendê-lo.').waitFor();
+      expect(await row.textContent()).toContain('Ativo');
+      await page.getByRole('button', { name: 'Criar checkout' }).waitFor();
+    });
   });
 
   describe('Pagamentos', () => {
@@ -333,6 +384,50 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       await page.getByRole('button', { name: 'Filtrar' }).click();
       await page.getByText('Nenhum pagamento encontrado.').waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+    });
+  });
+
+  describe('Empresa', () => {
+    test('a new time zone is what every date follows: a payment\'s "Criado em" changes; the change is audited', async () => {
+      const created = await client.api(apiKey, 'POST', '/v1/payments', {
+        payment_method: 'pix',
+        amount: 1500,
+      });
+      const paymentId = created.body.payment_id as string;
+      const createdAt = (await client.api(apiKey, 'GET', `/v1/payments/${paymentId}`)).body
+        .created_at as string;
+      const createdOn = page
+        .locator('.details div')
+        .filter({ has: page.locator('dt', { hasText: /^Criado em$/ }) })
+        .locator('dd');
+      await go(`/pagamentos/${paymentId}`);
+      expect(await createdOn.textContent()).toBe(formatDateTime(createdAt, 'America/Sao_Paulo'));
+
+      await nav('Empresa');
+      expect(await page.getByLabel('Fuso horário').inputValue()).toBe('America/Sao_Paulo');
+      expect(await seriousViolations(page)).toEqual([]);
+      // A zone that is not one of the list, forged into the form, is refused on the server.
+      await page.locator('#fuso option[value="Asia/Tokyo"]').evaluate((option) => {
+        (option as unknown as { value: string }).value = 'Mars/Olympus';
+      });
+      await page.getByLabel('Fuso horário').selectOption({ label: 'Asia/Tokyo' });
+      await page.getByRole('button', { name: 'Salvar fuso horário' }).click();
+      await page.getByText('Escolha um fuso horário da lista.').waitFor();
+      await page.getByLabel('Fuso horário').selectOption('Asia/Tokyo');
+      await page.getByRole('button', { name: 'Salvar fuso horário' }).click();
+      await page.getByText('Fuso horário salvo: as datas seguem o novo fuso.').waitFor();
+      expect(await page.getByLabel('Fuso horário').inputValue()).toBe('Asia/Tokyo');
+
+      await go(`/pagamentos/${paymentId}`);
+      expect(await createdOn.textContent()).toBe(formatDateTime(createdAt, 'Asia/Tokyo'));
+      expect(formatDateTime(createdAt, 'Asia/Tokyo')).not.toBe(
+        formatDateTime(createdAt, 'America/Sao_Paulo'),
+      );
+
+      await nav('Auditoria');
+      const entry = page.getByRole('row').filter({ hasText: 'Fuso horário da empresa alterado' });
+      expect(await entry.count()).toBe(1);
+      expect(await entry.textContent()).toContain('Asia/Tokyo');
     });
   });
 });

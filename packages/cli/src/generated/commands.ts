@@ -303,6 +303,7 @@ export const generatedCommands = {
       name: { required: false, type: 'string' },
       price: { required: false, type: 'integer' },
       description: { required: false, type: 'string' },
+      status: { required: false, type: 'string', values: ['active', 'inactive'] },
     },
     fields: { price: { value: 'centavos' } },
   },
@@ -349,6 +350,7 @@ export const generatedCommands = {
     query: {
       limit: { required: false, type: 'integer' },
       starting_after: { required: false, type: 'string' },
+      email: { required: false, type: 'string' },
     },
     fields: {},
   },

@@ -503,6 +503,8 @@ export interface OperatorProduct {
   description: string | null;
   /** BRL (integer centavos / 100). */
   price: number;
+  /** `inactive`: no new checkout may sell it (its existing checkouts are left as they are). */
+  status: 'active' | 'inactive';
   created_at: string;
   price_centavos: number;
 }
@@ -758,6 +760,8 @@ export interface Product {
   description: string | null;
   /** BRL (integer centavos / 100). */
   price: number;
+  /** `inactive`: no new checkout may sell it (its existing checkouts are left as they are). */
+  status: 'active' | 'inactive';
   created_at: string;
 }
 
@@ -960,6 +964,7 @@ export interface UpdateProductRequest {
   name?: string;
   price?: number;
   description?: string | null;
+  status?: 'active' | 'inactive';
 }
 
 export interface Webhook {
@@ -1211,6 +1216,8 @@ export interface OperationTypes {
     query: {
       limit: number;
       starting_after?: string;
+      /** Only the customers with this e-mail address, compared as customers are stored (trimmed, its domain in lower case). */
+      email?: string;
     };
     answer: {
       data: Customer[];

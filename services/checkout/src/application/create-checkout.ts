@@ -10,7 +10,7 @@ import { findBusinessProduct, insertCheckoutUnlessSlugTaken, type CheckoutEntity
 const GENERATED_SLUG_ATTEMPTS = 5;
 
 /**
- * Creates an active checkout for one of the business's products, under the caller's slug or a generated one
+ * Creates an active checkout for one of the business's active products (an inactive one is INVALID_STATUS), under the caller's slug or a generated one
  * (title or product name + random suffix, drawn again on the rare collision). A redelivered command returns the
  * same checkout.
  */
@@ -24,6 +24,8 @@ export function createCheckout(
   return uow.once(context, async (tx) => {
     const product = await findBusinessProduct(tx.manager, businessId, input.product_id);
     if (!product) throw new CommandError('NOT_FOUND', 'Produto não encontrado.');
+    if (product.status !== 'active')
+      throw new CommandError('INVALID_STATUS', 'Produto desativado: reative-o para criar checkouts dele.');
     if (input.slug !== null) {
       const created = await insertUnlessSlugTaken(tx.manager, businessId, input, input.slug);
       if (!created) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: slug (já está em uso).');

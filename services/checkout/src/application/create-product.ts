@@ -18,6 +18,7 @@ export function createProduct(
         name: command.name,
         description: command.description,
         priceCentavos: command.price_centavos,
+        status: 'active',
       }),
     ),
   );

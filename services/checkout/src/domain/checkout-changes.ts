@@ -27,7 +27,10 @@ export function parseCheckoutChanges(command: UpdateCheckout): Changes<StoredChe
   return invalidFields.length > 0 ? { ok: false, invalidFields } : { ok: true, value };
 }
 
-/** A product's changes as stored: the name trimmed and not blank, the description (null or blank clears it), the price. */
+/**
+ * A product's changes as stored: the name trimmed and not blank, the description (null or blank clears it), the price,
+ * the status `active` or `inactive`.
+ */
 export function parseProductChanges(command: UpdateProduct): Changes<StoredProduct> {
   const value: Partial<StoredProduct> = {};
   if (command.name !== undefined) {
@@ -38,5 +41,6 @@ export function parseProductChanges(command: UpdateProduct): Changes<StoredProdu
   if (command.description !== undefined)
     value.description = command.description === null ? null : command.description.trim() || null;
   if (command.price_centavos !== undefined) value.priceCentavos = command.price_centavos;
+  if (command.status !== undefined) value.status = command.status;
   return { ok: true, value };
 }

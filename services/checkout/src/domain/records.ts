@@ -1,4 +1,4 @@
-import type { Checkout, CheckoutSession, Product } from '@gateway/contracts';
+import type { Checkout, CheckoutSession, Product, ProductStatus } from '@gateway/contracts';
 
 /** A product as this service stores it (the entity has this shape). */
 export interface StoredProduct {
@@ -9,6 +9,8 @@ export interface StoredProduct {
   name: string;
   description: string | null;
   priceCentavos: number;
+  /** `inactive`: sold by no new checkout. */
+  status: ProductStatus;
   createdAt: Date;
 }
 
@@ -42,6 +44,7 @@ export function toProduct(product: StoredProduct): Product {
     name: product.name,
     description: product.description,
     price_centavos: product.priceCentavos,
+    status: product.status,
     created_at: product.createdAt.toISOString(),
   };
 }

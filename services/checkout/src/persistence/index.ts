@@ -4,6 +4,7 @@ import { SessionEntity } from './session.entity';
 import { Checkouts1732300004000 } from './migrations/1732300004000-checkouts';
 import { CheckoutPages1732400070000 } from './migrations/1732400070000-checkout-pages';
 import { SessionCancelled1732400140000 } from './migrations/1732400140000-session-cancelled';
+import { ProductStatus1764402300000 } from './migrations/1764402300000-product-status';
 
 export { CheckoutEntity, ProductEntity, SessionEntity };
 export * from './checkout-store';
@@ -13,5 +14,10 @@ export * from './session-store';
 export const checkoutDatabase = {
   schema: 'checkout',
   entities: [ProductEntity, CheckoutEntity, SessionEntity],
-  migrations: [Checkouts1732300004000, CheckoutPages1732400070000, SessionCancelled1732400140000],
+  migrations: [
+    Checkouts1732300004000,
+    CheckoutPages1732400070000,
+    SessionCancelled1732400140000,
+    ProductStatus1764402300000,
+  ],
 };

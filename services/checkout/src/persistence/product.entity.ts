@@ -1,3 +1,4 @@
+import type { ProductStatus } from '@gateway/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'products' })
@@ -20,6 +21,10 @@ export class ProductEntity {
 
   @Column({ type: 'bigint', name: 'price_centavos', transformer: { to: (v: number) => v, from: Number } })
   priceCentavos!: number;
+
+  /** `inactive`: sold by no new checkout. */
+  @Column({ type: 'text', default: 'active' })
+  status!: ProductStatus;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

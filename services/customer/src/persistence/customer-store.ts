@@ -20,11 +20,17 @@ export function findCustomer(
   return manager.findOne(CustomerEntity, { where: { id: customerId, businessId } });
 }
 
-/** A page of the business's customers, newest first; undefined when `startingAfter` is not one of them. */
+/**
+ * A page of the business's customers (only those with `email`, as stored, when given), newest first; undefined when
+ * `startingAfter` is not one of the business's.
+ */
 export function listCustomersOf(
   manager: EntityManager,
   businessId: string,
   page: PageRequest,
+  email?: string,
 ): Promise<Page<CustomerEntity> | undefined> {
-  return newestCreatedPage(manager, CustomerEntity, { business_id: businessId }, page);
+  return newestCreatedPage(manager, CustomerEntity, { business_id: businessId }, page, (list) => {
+    if (email !== undefined) list.andWhere('listed.email = :email', { email });
+  });
 }

@@ -1,6 +1,7 @@
 import { CustomerEntity } from './customer.entity';
 import { Customers1732300001000 } from './migrations/1732300001000-customers';
 import { CustomerPages1732400050000 } from './migrations/1732400050000-customer-pages';
+import { CustomerEmailSearch1764402310000 } from './migrations/1764402310000-customer-email-search';
 
 export { CustomerEntity };
 export * from './customer-store';
@@ -8,5 +9,5 @@ export * from './customer-store';
 export const customerDatabase = {
   schema: 'customer',
   entities: [CustomerEntity],
-  migrations: [Customers1732300001000, CustomerPages1732400050000],
+  migrations: [Customers1732300001000, CustomerPages1732400050000, CustomerEmailSearch1764402310000],
 };

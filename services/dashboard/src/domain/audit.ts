@@ -26,6 +26,7 @@ export const auditActionLabels = {
   fee_rule_changed: 'Regra de taxa alterada',
   parked_messages_redriven: 'Mensagens estacionadas reenviadas',
   reconciliation_run: 'Conciliação executada',
+  business_time_zone_changed: 'Fuso horário da empresa alterado',
 } as const;
 
 export type AuditAction = keyof typeof auditActionLabels;

@@ -14,12 +14,18 @@ export const roleLabels: Record<Role, string> = {
 
 /**
  * What a person may do, in the words of the API key scopes (the dashboard acts through the public API, each action
- * needs the scope its operation declares), plus the two things only the dashboard does: manage the business's API
- * keys and its team, read its audit log, and the one thing only the owner does: set where payouts go (the payout
+ * needs the scope its operation declares), plus the things only the dashboard does: manage the business's API keys
+ * and its team, read its audit log, change the business's settings (its time zone), and the one thing only the owner does: set where payouts go (the payout
  * account).
  */
 export type Permission =
-  ApiKeyScope | 'api_keys:read' | 'api_keys:write' | 'team:write' | 'audit:read' | 'payout_account:write';
+  | ApiKeyScope
+  | 'api_keys:read'
+  | 'api_keys:write'
+  | 'team:write'
+  | 'audit:read'
+  | 'business:write'
+  | 'payout_account:write';
 
 const readScopes = apiKeyScopes.filter((scope) => scope.endsWith(':read'));
 const everyScope: readonly Permission[] = [
@@ -28,6 +34,7 @@ const everyScope: readonly Permission[] = [
   'api_keys:write',
   'team:write',
   'audit:read',
+  'business:write',
 ];
 
 /**

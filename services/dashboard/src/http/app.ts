@@ -16,6 +16,7 @@ import { csrfTokenMatches, sameOrigin, Sessions } from './session';
 import { stylesheet } from './stylesheet';
 import { authRoutes } from './routes/auth';
 import { keyRoutes } from './routes/keys';
+import { businessRoutes } from './routes/business';
 import { checkoutRoutes } from './routes/checkouts';
 import { customerRoutes } from './routes/customers';
 import { paymentRoutes } from './routes/payments';
@@ -185,6 +186,7 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     webhookRoutes(),
     customerRoutes(),
     checkoutRoutes(),
+    businessRoutes(deps.dataSource),
   );
   app.use(signedIn);
 

@@ -30,6 +30,24 @@ export function findBusiness(manager: EntityManager, id: string): Promise<Busine
   return manager.findOneBy(BusinessEntity, { id });
 }
 
+/**
+ * Sets the business's time zone, the row locked meanwhile; answers the zone it had (null when there is no such
+ * business).
+ */
+export async function setBusinessTimeZone(
+  manager: EntityManager,
+  id: string,
+  timeZone: string,
+): Promise<string | null> {
+  const business = await manager.findOne(BusinessEntity, {
+    where: { id },
+    lock: { mode: 'pessimistic_write' },
+  });
+  if (!business) return null;
+  if (business.timeZone !== timeZone) await manager.update(BusinessEntity, { id }, { timeZone });
+  return business.timeZone;
+}
+
 export function insertMembership(
   manager: EntityManager,
   membership: { userId: string; businessId: string; role: Role },

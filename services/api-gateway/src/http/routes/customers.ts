@@ -22,6 +22,11 @@ export const createCustomerBody = Joi.object({
 });
 
 export const customersPage = pageQuery(customerId);
+export const customersFilter = Joi.object({
+  email: boundedText('email').description(
+    'Only the customers with this e-mail address, compared as customers are stored (trimmed, its domain in lower case).',
+  ),
+});
 
 /** The document's group of this family's operations. */
 export const customersTag: Tag = { name: 'Customers', description: "The business's customers." };
@@ -96,12 +101,17 @@ export const customerOperations = [
     area: 'api',
     scope: 'customers:read',
     summary: "List the business's customers, newest first",
-    query: [customersPage],
+    query: [customersPage, customersFilter],
+    checks: [customersFilter, customersPage],
     commands: [listCustomers],
     cli: { command: 'customers list', description: 'list customers, newest first' },
     sdk: { method: 'customers.list' },
     answers: [json(200, 'A page of customers.', pageSchema(customer))],
     handle: ({ query, businessId, send }) =>
-      send(listCustomers, { business_id: businessId, ...pageOf(query) }),
+      send(listCustomers, {
+        business_id: businessId,
+        ...pageOf(query),
+        ...(query.email !== undefined ? { email: query.email } : {}),
+      }),
   }),
 ];

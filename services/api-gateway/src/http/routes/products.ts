@@ -8,6 +8,7 @@ import {
   pageSchema,
   productId,
   productName,
+  productStatuses,
   publicId,
   createProduct,
   updateProduct,
@@ -29,6 +30,7 @@ export const productChanges = Joi.object({
   name: productName,
   price: amountField,
   description: boundedText('description').allow(null),
+  status: Joi.string().valid(...productStatuses),
 });
 
 export const productRecord = Joi.object({
@@ -37,6 +39,10 @@ export const productRecord = Joi.object({
   name: Joi.string().required(),
   description: nullableText,
   price: brl.required(),
+  status: Joi.string()
+    .valid(...productStatuses)
+    .required()
+    .description('`inactive`: no new checkout may sell it (its existing checkouts are left as they are).'),
   created_at: isoDate.required(),
 }).id('Product');
 
@@ -52,6 +58,7 @@ export const publicProduct = (product: Product) => ({
   name: product.name,
   description: product.description,
   price: centavosToBrl(product.price_centavos),
+  status: product.status,
   created_at: product.created_at,
 });
 
@@ -125,7 +132,10 @@ export const productOperations = [
     area: 'api',
     scope: 'checkouts:write',
     summary: 'Change a product; its checkouts sell it as it now is',
-    description: 'Only the fields sent change; a `null` description clears it.',
+    description:
+      'Only the fields sent change; a `null` description clears it. `status: inactive` deactivates it: creating a ' +
+      'checkout for it is then `422 INVALID_STATUS` (its existing checkouts are left as they are); `active` ' +
+      'reactivates it.',
     params: { product_id: 'prod' },
     body: {
       name: 'UpdateProductRequest',
@@ -151,6 +161,7 @@ export const productOperations = [
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),
           ...(body.price !== undefined ? { price_centavos: body.price } : {}),
+          ...(body.status !== undefined ? { status: body.status } : {}),
         }),
       ),
   }),

@@ -76,6 +76,8 @@ const productFormOf = (body: Record<string, unknown>): ProductForm => ({
 const notices: Record<string, string> = {
   produto: 'Produto criado.',
   'produto-salvo': 'Produto salvo: os checkouts dele o vendem assim a partir de agora.',
+  'produto-desativado': 'Produto desativado: nenhum checkout novo pode vendê-lo.',
+  'produto-reativado': 'Produto reativado: novos checkouts podem vendê-lo.',
   criado: 'Checkout criado: compartilhe o link.',
   salvo: 'Checkout salvo.',
   desativado: 'Checkout desativado: o link não abre mais a página.',
@@ -83,8 +85,9 @@ const notices: Record<string, string> = {
 };
 
 /**
- * Checkouts: the business's products and checkouts (with their hosted links); a product created or changed; a checkout
- * created, changed, deactivated or reactivated. All through the public API.
+ * Checkouts: the business's products and checkouts (with their hosted links); a product created, changed, deactivated
+ * or reactivated (an inactive one is sold by no new checkout); a checkout created, changed, deactivated or reactivated.
+ * All through the public API.
  */
 export function checkoutRoutes(): Router {
   const router = Router();
@@ -143,6 +146,24 @@ export function checkoutRoutes(): Router {
       res.redirect(303, '/checkouts?aviso=produto-salvo');
     }),
   );
+  for (const [action, status, notice] of [
+    ['desativar', 'inactive', 'produto-desativado'],
+    ['reativar', 'active', 'produto-reativado'],
+  ] as const)
+    router.post(
+      `/checkouts/produtos/:id/${action}`,
+      requirePermission('checkouts:write'),
+      route(async (req, res) => {
+        const member = memberOf(res);
+        const outcome = await refusedOr(() => member.api.products.update(String(req.params.id), { status }));
+        if ('refused' in outcome)
+          return showCheckouts(res, member, {
+            status: outcome.refused.status,
+            error: outcome.refused.message,
+          });
+        res.redirect(303, `/checkouts?aviso=${notice}`);
+      }),
+    );
   router.post(
     '/checkouts',
     requirePermission('checkouts:write'),

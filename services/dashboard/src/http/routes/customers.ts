@@ -1,4 +1,5 @@
 import { Router, type Response } from 'express';
+import { customerSearch } from '../../domain/customer-search';
 import { roleAllows } from '../../domain/roles';
 import { refusedOr } from '../api-refusal';
 import { memberOf, requirePermission, type Member } from '../member';
@@ -10,18 +11,26 @@ const PAGE_SIZE = 25;
 async function showCustomers(
   res: Response,
   member: Member,
-  extra: { status?: number; after?: string; form?: CustomerForm; error?: string } = {},
+  extra: { status?: number; after?: string; email?: string; form?: CustomerForm; error?: string } = {},
 ): Promise<void> {
-  const { after, status, ...rest } = extra;
-  const page = await member.api.customers.list({
-    limit: PAGE_SIZE,
-    ...(after ? { starting_after: after } : {}),
-  });
+  const { after, status, email, ...rest } = extra;
+  const listed = await refusedOr(async () =>
+    member.api.customers.list({
+      limit: PAGE_SIZE,
+      ...(after ? { starting_after: after } : {}),
+      ...(email ? { email } : {}),
+    }),
+  );
+  // The API's refusal of the search (an address that is not one) is shown over the whole list.
+  if ('refused' in listed)
+    return showCustomers(res, member, { status: listed.refused.status, error: listed.refused.message });
+  const page = listed.ok;
   sendPage(
     res,
     status ?? 200,
     customersPage(member.viewer, {
       customers: page.data,
+      email,
       nextCursor: page.has_more ? page.data.at(-1)?.customer_id : undefined,
       timeZone: member.business.timeZone,
       canWrite: roleAllows(member.role, 'customers:write'),
@@ -30,17 +39,20 @@ async function showCustomers(
   );
 }
 
-/** Clientes: the business's customers a page at a time, a search by id, a new one, one's page. */
+/** Clientes: the business's customers a page at a time, a search by id or e-mail, a new one, one's page. */
 export function customerRoutes(): Router {
   const router = Router();
   router.get(
     '/clientes',
     requirePermission('customers:read'),
     route(async (req, res) => {
-      const search = textOf(req.query.q).trim();
+      const search = customerSearch(textOf(req.query.q));
       // A search by id is that customer's page (not found there when it is not the business's).
-      if (search) return res.redirect(303, `/clientes/${encodeURIComponent(search)}`);
-      await showCustomers(res, memberOf(res), { after: textOf(req.query.depois) || undefined });
+      if (search.kind === 'id') return res.redirect(303, `/clientes/${encodeURIComponent(search.id)}`);
+      await showCustomers(res, memberOf(res), {
+        after: textOf(req.query.depois) || undefined,
+        ...(search.kind === 'email' ? { email: search.email } : {}),
+      });
     }),
   );
   router.post(

@@ -2,6 +2,7 @@ import type { Checkout, CheckoutWithSessions, Product } from '@gateway/sdk';
 import { formatBrl, formatDateTime } from '../../domain/format';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { dataTable, type Column } from './table';
 
 const checkoutStatusLabels: Record<Checkout['status'], string> = { active: 'Ativo', inactive: 'Desativado' };
 
@@ -59,6 +60,63 @@ function productEdit(viewer: Viewer, product: Product): Markup {
   </details>`;
 }
 
+const productStatusLabels: Record<Product['status'], string> = { active: 'Ativo', inactive: 'Desativado' };
+
+/** A product's "Desativar" (or "Reativar"), named for screen readers by the product it acts on. */
+function productStatusAction(viewer: Viewer, product: Product): Markup {
+  const active = product.status === 'active';
+  return html`<form
+    method="post"
+    action=${`/checkouts/produtos/${encodeURIComponent(product.product_id)}/${active ? 'desativar' : 'reativar'}`}
+  >
+    ${csrfField(viewer.csrfToken)}
+    <button type="submit" class=${active ? 'danger' : undefined}>
+      ${active ? 'Desativar' : 'Reativar'}<span class="visually-hidden"> o produto ${product.name}</span>
+    </button>
+  </form>`;
+}
+
+const checkoutColumns = (productNames: Map<string, string>, timeZone: string): Column<Checkout>[] => [
+  {
+    header: 'Checkout',
+    cell: (checkout) =>
+      html`<a href=${`/checkouts/${encodeURIComponent(checkout.checkout_id)}`}
+        >${checkout.title ?? checkout.slug}</a
+      >`,
+  },
+  { header: 'Produto', cell: (checkout) => productNames.get(checkout.product_id) ?? checkout.product_id },
+  { header: 'Link', cell: (checkout) => html`<code>${checkout.url}</code>` },
+  { header: 'Situação', cell: (checkout) => checkoutStatusLabels[checkout.status] },
+  { header: 'Criado em', cell: (checkout) => formatDateTime(checkout.created_at, timeZone) },
+];
+
+const productColumns = (viewer: Viewer, timeZone: string, canWrite: boolean): Column<Product>[] => [
+  {
+    header: 'Produto',
+    cell: (product) => html`${product.name} ${canWrite ? productEdit(viewer, product) : null}`,
+  },
+  { header: 'Preço', amount: true, cell: (product) => formatBrl(product.price) },
+  { header: 'Descrição', cell: (product) => product.description ?? '—' },
+  {
+    header: 'Situação',
+    cell: (product) =>
+      html`${productStatusLabels[product.status]} ${canWrite ? productStatusAction(viewer, product) : null}`,
+  },
+  { header: 'Criado em', cell: (product) => formatDateTime(product.created_at, timeZone) },
+];
+
+const sessionColumns = (timeZone: string): Column<CheckoutWithSessions['sessions'][number]>[] => [
+  {
+    header: 'Pagamento',
+    cell: (session) =>
+      html`<a href=${`/pagamentos/${encodeURIComponent(session.payment_id)}`}
+        ><code>${session.payment_id}</code></a
+      >`,
+  },
+  { header: 'Situação', cell: (session) => sessionStatusLabels[session.status] },
+  { header: 'Iniciada em', cell: (session) => formatDateTime(session.created_at, timeZone) },
+];
+
 export function checkoutsPage(
   viewer: Viewer,
   options: {
@@ -75,56 +133,30 @@ export function checkoutsPage(
   },
 ): Markup {
   const productNames = new Map(options.products.map((product) => [product.product_id, product.name]));
+  // An inactive product is sold by no new checkout: the API refuses one, so the form does not offer it.
+  const activeProducts = options.products.filter((product) => product.status === 'active');
   return appPage(
     viewer,
     '/checkouts',
     'Checkouts',
     html`${alert('error', options.error)} ${alert('notice', options.notice)}
       <h2>Links de pagamento</h2>
-      ${
-        options.checkouts.length === 0
-          ? html`<p>Nenhum checkout criado.</p>`
-          : html`<table>
-              <caption>
-                Checkouts, do mais novo ao mais antigo
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Checkout</th>
-                  <th scope="col">Produto</th>
-                  <th scope="col">Link</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col">Criado em</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${options.checkouts.map(
-                  (checkout) =>
-                    html`<tr>
-                      <td>
-                        <a href=${`/checkouts/${encodeURIComponent(checkout.checkout_id)}`}
-                          >${checkout.title ?? checkout.slug}</a
-                        >
-                      </td>
-                      <td>${productNames.get(checkout.product_id) ?? checkout.product_id}</td>
-                      <td><code>${checkout.url}</code></td>
-                      <td>${checkoutStatusLabels[checkout.status]}</td>
-                      <td>${formatDateTime(checkout.created_at, options.timeZone)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${dataTable({
+        caption: 'Checkouts, do mais novo ao mais antigo',
+        empty: 'Nenhum checkout criado.',
+        rows: options.checkouts,
+        columns: checkoutColumns(productNames, options.timeZone),
+      })}
       ${options.checkoutsCursor ? html`<p><a href=${`/checkouts?checkouts_depois=${encodeURIComponent(options.checkoutsCursor)}`}>Mais checkouts</a></p>` : null}
       ${
-        options.canWrite && options.products.length > 0
+        options.canWrite && activeProducts.length > 0
           ? html`<form method="post" action="/checkouts">
               ${csrfField(viewer.csrfToken)}
               <h3>Novo checkout</h3>
               <div class="field">
                 <label for="checkout-produto">Produto</label>
                 <select id="checkout-produto" name="product_id" required>
-                  ${options.products.map(
+                  ${activeProducts.map(
                     (product) =>
                       html`<option
                         value=${product.product_id}
@@ -169,34 +201,12 @@ export function checkoutsPage(
           : null
       }
       <h2>Produtos</h2>
-      ${
-        options.products.length === 0
-          ? html`<p>Nenhum produto cadastrado. Um checkout vende um produto: crie o primeiro abaixo.</p>`
-          : html`<table>
-              <caption>
-                Produtos, do mais novo ao mais antigo
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Produto</th>
-                  <th scope="col">Preço</th>
-                  <th scope="col">Descrição</th>
-                  <th scope="col">Criado em</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${options.products.map(
-                  (product) =>
-                    html`<tr>
-                      <td>${product.name} ${options.canWrite ? productEdit(viewer, product) : null}</td>
-                      <td class="amount">${formatBrl(product.price)}</td>
-                      <td>${product.description ?? '—'}</td>
-                      <td>${formatDateTime(product.created_at, options.timeZone)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${dataTable({
+        caption: 'Produtos, do mais novo ao mais antigo',
+        empty: 'Nenhum produto cadastrado. Um checkout vende um produto: crie o primeiro abaixo.',
+        rows: options.products,
+        columns: productColumns(viewer, options.timeZone, options.canWrite),
+      })}
       ${options.productsCursor ? html`<p><a href=${`/checkouts?produtos_depois=${encodeURIComponent(options.productsCursor)}`}>Mais produtos</a></p>` : null}
       ${
         options.canWrite
@@ -323,35 +333,11 @@ export function checkoutPage(
           : null
       }
       <h2>Sessões de pagamento</h2>
-      ${
-        checkout.sessions.length === 0
-          ? html`<p>Nenhum pagamento iniciado neste checkout.</p>`
-          : html`<table>
-              <caption>
-                Pagamentos iniciados neste checkout, do mais novo ao mais antigo
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Pagamento</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col">Iniciada em</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${checkout.sessions.map(
-                  (session) =>
-                    html`<tr>
-                      <td>
-                        <a href=${`/pagamentos/${encodeURIComponent(session.payment_id)}`}
-                          ><code>${session.payment_id}</code></a
-                        >
-                      </td>
-                      <td>${sessionStatusLabels[session.status]}</td>
-                      <td>${formatDateTime(session.created_at, timeZone)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }`,
+      ${dataTable({
+        caption: 'Pagamentos iniciados neste checkout, do mais novo ao mais antigo',
+        empty: 'Nenhum pagamento iniciado neste checkout.',
+        rows: checkout.sessions,
+        columns: sessionColumns(timeZone),
+      })}`,
   );
 }

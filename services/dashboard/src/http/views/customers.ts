@@ -16,6 +16,8 @@ export function customersPage(
   viewer: Viewer,
   options: {
     customers: Customer[];
+    /** The e-mail address searched for, when the list holds only its customers. */
+    email?: string;
     nextCursor?: string;
     timeZone: string;
     canWrite: boolean;
@@ -30,14 +32,22 @@ export function customersPage(
     html`${alert('error', options.error)}
       <form method="get" action="/clientes" class="filters" role="search">
         <div class="field">
-          <label for="busca">Buscar por id</label>
-          <input id="busca" name="q" type="search" placeholder="cust_..." />
+          <label for="busca">Buscar por id ou e-mail</label>
+          <input
+            id="busca"
+            name="q"
+            type="search"
+            placeholder="cust_... ou maria@exemplo.com"
+            value=${options.email}
+          />
         </div>
         <button type="submit">Buscar</button>
       </form>
       ${dataTable({
-        caption: 'Clientes, do mais novo ao mais antigo',
-        empty: 'Nenhum cliente cadastrado.',
+        caption: options.email
+          ? `Clientes com o e-mail ${options.email}, do mais novo ao mais antigo`
+          : 'Clientes, do mais novo ao mais antigo',
+        empty: options.email ? 'Nenhum cliente com este e-mail.' : 'Nenhum cliente cadastrado.',
         rows: options.customers,
         columns: [
           {
@@ -53,7 +63,8 @@ export function customersPage(
           { header: 'Criado em', cell: (customer) => formatDateTime(customer.created_at, options.timeZone) },
         ],
       })}
-      ${options.nextCursor ? html`<p><a href=${`/clientes?depois=${encodeURIComponent(options.nextCursor)}`}>Próxima página</a></p>` : null}
+      ${options.email ? html`<p><a href="/clientes">Todos os clientes</a></p>` : null}
+      ${options.nextCursor ? html`<p><a href=${`/clientes?depois=${encodeURIComponent(options.nextCursor)}${options.email ? `&q=${encodeURIComponent(options.email)}` : ''}`}>Próxima página</a></p>` : null}
       ${
         options.canWrite
           ? html`<form method="post" action="/clientes">

@@ -11,6 +11,7 @@ export const sections = [
   { path: '/checkouts', label: 'Checkouts' },
   { path: '/equipe', label: 'Equipe' },
   { path: '/auditoria', label: 'Auditoria', permission: 'audit:read' },
+  { path: '/empresa', label: 'Empresa', permission: 'business:write' },
 ] as const satisfies ReadonlyArray<{ path: string; label: string; permission?: Permission }>;
 
 export type SectionPath = (typeof sections)[number]['path'];
