@@ -9,6 +9,7 @@ import { PayoutAccountEntity } from './payout-account.entity';
 import { RecoveryCodeEntity, SecondFactorEntity } from './second-factor.entity';
 import { DashboardSecondFactor1764401700000 } from './migrations/1764401700000-dashboard-second-factor';
 import { DashboardPeopleAndAudit1764401600000 } from './migrations/1764401600000-dashboard-people-and-audit';
+import { DashboardKeyMarked1764402400100 } from './migrations/1764402400100-dashboard-key-marked';
 
 export {
   AccountTokenEntity,
@@ -41,6 +42,7 @@ export const dashboardDatabase = {
     DashboardAccounts1764401400000,
     DashboardPeopleAndAudit1764401600000,
     DashboardSecondFactor1764401700000,
+    DashboardKeyMarked1764402400100,
   ],
 };
 export * from './session-store';
