@@ -198,6 +198,8 @@ export const meanings: Record<string, string> = {
   ADMIN_TOKEN: "the operator API's bearer token (at least 32 characters)",
   RPC_TIMEOUT_MS: 'how long a request waits for its service before `503 SERVICE_UNAVAILABLE`',
   RATE_LIMIT_PER_MINUTE: 'requests per API key per rolling minute',
+  DASHBOARD_RATE_LIMIT_PER_MINUTE:
+    "requests per rolling minute of a key the operator API marked as the merchant dashboard's (instead of RATE_LIMIT_PER_MINUTE)",
   CHECKOUT_RATE_LIMIT_PER_MINUTE: 'hosted checkout requests per buyer IP per minute',
   ADMIN_RATE_LIMIT_PER_MINUTE: 'operator API requests per caller IP per minute',
   IDEMPOTENCY_RESPONSE_KEY: 'AES-256-GCM key (base64 of 32 bytes) sealing stored idempotent answers',

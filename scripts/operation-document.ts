@@ -34,7 +34,10 @@ let built: OpenApiDocument | undefined;
 
 /** The document every generated file is computed from (the sandbox's, which has every operation), built once a run. */
 export const sandboxDocument = (): OpenApiDocument =>
-  (built ??= buildOpenApiDocument({ environment: 'sandbox', rateLimits: { api: 0, admin: 0, checkout: 0 } }));
+  (built ??= buildOpenApiDocument({
+    environment: 'sandbox',
+    rateLimits: { api: 0, dashboard: 0, admin: 0, checkout: 0 },
+  }));
 
 /** The JSON Schema of an operation's JSON body as the document publishes it (references resolved), if it has one. */
 export function bodySchemaOf(document: OpenApiDocument, op: OperationSpec): Schema | undefined {

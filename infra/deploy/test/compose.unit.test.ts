@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deployedServiceNames } from '@gateway/contracts';
 import { loadPixAdapterConfig } from '@gateway/pix-adapter/src/config';
+import { loadMailCatcherConfig } from '@gateway/mail-catcher/src/config';
 import { loadPspSimulatorConfig } from '@gateway/psp-simulator/src/config';
 import { readConfig as readLocalnetConfig } from '@gateway/solana-localnet/src/config';
 import { SANDBOX_RECEIVING_WALLET } from '@gateway/solana-watcher/src/config';
@@ -218,6 +219,8 @@ describe('docker-compose.yml', () => {
       postgres: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
       'api-gateway': { condition: 'service_healthy' },
+      // In the sandbox, its mail catcher; without it (production) it mails its own relay.
+      'mail-catcher': { condition: 'service_healthy', required: false },
     });
   });
 
@@ -278,6 +281,10 @@ describe('docker-compose.yml', () => {
     expect(new URL(adapter.PSP_BASE_URL!).host).toBe(`psp-simulator:${simulatorPort}`);
     const callbackPort = loadPixAdapterConfig(adapter).CALLBACK_PORT;
     expect(new URL(adapter.CALLBACK_PUBLIC_URL!).host).toBe(`pix-adapter:${callbackPort}`);
+    // The dashboard mails through the mail catcher, on the SMTP port it listens on by its own config.
+    const catcher = loadMailCatcherConfig(env('mail-catcher'));
+    expect(env('dashboard').SMTP_URL).toBe(`smtp://mail-catcher:${catcher.MAIL_CATCHER_SMTP_PORT}`);
+    expect(catcher.MAIL_CATCHER_HOST).toBe('0.0.0.0');
     const watcher = env('solana-watcher');
     expect(watcher.SOLANA_RPC_URL).toBe('http://solana-localnet:8899');
     expect(new URL(watcher.SOLANA_RPC_URL!).host).toBe(

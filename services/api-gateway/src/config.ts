@@ -26,6 +26,11 @@ export interface ApiGatewayConfig extends ServiceEnv {
   ADMIN_TOKEN: string;
   RPC_TIMEOUT_MS: number;
   RATE_LIMIT_PER_MINUTE: number;
+  /**
+   * Per key the operator API marked as the merchant dashboard's (one per business, shared by everyone using the
+   * dashboard), instead of RATE_LIMIT_PER_MINUTE.
+   */
+  DASHBOARD_RATE_LIMIT_PER_MINUTE: number;
   /** Per buyer IP on the hosted checkout pages (`/c/...`), which carry no API key. */
   CHECKOUT_RATE_LIMIT_PER_MINUTE: number;
   /** Per caller IP on the operator API (`/admin/v1`), counted before the token is checked. */
@@ -56,6 +61,7 @@ export const apiGatewaySchema = serviceSchema<ApiGatewayConfig>(
     ADMIN_TOKEN: secret(DEVELOPMENT_ADMIN_TOKEN, Joi.string().min(ADMIN_TOKEN_MIN_LENGTH)),
     RPC_TIMEOUT_MS: Joi.number().integer().min(50).default(5000),
     RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+    DASHBOARD_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(600),
     CHECKOUT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
     ADMIN_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
     IDEMPOTENCY_RESPONSE_KEY: secret(DEVELOPMENT_IDEMPOTENCY_RESPONSE_KEY).custom((value: string) => {

@@ -46,6 +46,7 @@ describe('api gateway: /openapi.json and /docs', () => {
         environment: h.config.APP_ENV,
         rateLimits: {
           api: h.config.RATE_LIMIT_PER_MINUTE,
+          dashboard: h.config.DASHBOARD_RATE_LIMIT_PER_MINUTE,
           admin: h.config.ADMIN_RATE_LIMIT_PER_MINUTE,
           checkout: h.config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
         },

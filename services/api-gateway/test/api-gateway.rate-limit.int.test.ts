@@ -19,7 +19,10 @@ describe('api gateway: rate limit', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness('gw-rl', { services: ['payment'], config: { RATE_LIMIT_PER_MINUTE: 60 } });
+    h = await startHarness('gw-rl', {
+      services: ['payment'],
+      config: { RATE_LIMIT_PER_MINUTE: 60, DASHBOARD_RATE_LIMIT_PER_MINUTE: 150 },
+    });
     h.fakes.on(getPayment, async (query) => ({
       payment: aPaymentRecord({ business_id: query.business_id, payment_id: query.payment_id }),
     }));
@@ -72,6 +75,114 @@ describe('api gateway: rate limit', () => {
     expect((await read(busy.api_key)).status).toBe(429);
     const calm = await h.newBusiness();
     expect((await read(calm.api_key)).status).toBe(200);
+  });
+
+  const admin = (method: 'post' | 'put', path: string) =>
+    h.http[method](path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+
+  /** A business created as the dashboard creates it (its first key the dashboard's), and an ordinary key of it. */
+  const dashboardBusiness = async () => {
+    const created = await admin('post', '/admin/v1/businesses').send({
+      name: 'Loja Painel',
+      key_purpose: 'dashboard',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.key_purpose).toBe('dashboard');
+    const ordinary = await admin('post', `/admin/v1/businesses/${created.body.business_id}/api-keys`).send(
+      {},
+    );
+    expect(ordinary.status).toBe(201);
+    return {
+      businessId: created.body.business_id as string,
+      dashboardKey: created.body.api_key as string,
+      dashboardPrefix: created.body.key_prefix as string,
+      ordinaryKey: ordinary.body.api_key as string,
+      ordinaryPrefix: ordinary.body.key_prefix as string,
+    };
+  };
+
+  test("an ordinary key is limited at its limit while the dashboard's key of the same business still answers", async () => {
+    const business = await dashboardBusiness();
+    const rejectedBefore = await rateLimited('api');
+    const burst = await Promise.all(Array.from({ length: 70 }, () => read(business.ordinaryKey)));
+    expect(burst.filter((response) => response.status === 200)).toHaveLength(60);
+    expect(burst.filter((response) => response.status === 429)).toHaveLength(10);
+    expect(await rateLimited('api')).toBe(rejectedBefore + 10);
+
+    const dashboard = await read(business.dashboardKey);
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.headers['ratelimit-limit']).toBe('150');
+    expect(dashboard.headers['ratelimit-remaining']).toBe('149');
+    // Its own budget is a limit too, counted apart.
+    const dashboardRejectedBefore = await rateLimited('dashboard');
+    const dashboardBurst = await Promise.all(Array.from({ length: 160 }, () => read(business.dashboardKey)));
+    expect(dashboardBurst.filter((response) => response.status === 200)).toHaveLength(149);
+    expect(dashboardBurst.filter((response) => response.status === 429)).toHaveLength(11);
+    expect(await rateLimited('dashboard')).toBe(dashboardRejectedBefore + 11);
+    expect((await read(business.ordinaryKey)).status).toBe(429);
+  });
+
+  test("a merchant cannot get the dashboard's budget for an ordinary key through the public API", async () => {
+    const business = await dashboardBusiness();
+    // No /v1 route changes a key: with the key itself, or any other of the business, the attempt is NOT_FOUND.
+    for (const key of [business.ordinaryKey, business.dashboardKey]) {
+      const attempt = await h.http
+        .put(`/v1/api-keys/${business.ordinaryPrefix}/purpose`)
+        .set('x-api-key', key)
+        .send({ purpose: 'dashboard' });
+      expect(attempt.status).toBe(404);
+    }
+    // The operator API's change is the operator's: a merchant's key is no operator token.
+    const asMerchant = await h.http
+      .put(`/admin/v1/api-keys/${business.ordinaryPrefix}/purpose`)
+      .set('Authorization', `Bearer ${business.ordinaryKey}`)
+      .send({ purpose: 'dashboard' });
+    expect(asMerchant.status).toBe(401);
+    // Nothing a request carries names a budget: the ordinary key is counted as ordinary whatever it says.
+    const claimed = await read(business.ordinaryKey)
+      .set('x-dashboard', 'true')
+      .set('user-agent', 'gateway-dashboard')
+      .query({ purpose: 'dashboard' });
+    expect(claimed.status).toBe(200);
+    expect(claimed.headers['ratelimit-limit']).toBe('60');
+    // A key the merchant was issued, rolled, stays ordinary.
+    const rolled = await admin('post', `/admin/v1/api-keys/${business.ordinaryPrefix}/roll`).send({});
+    expect(rolled.status).toBe(201);
+    expect((await read(rolled.body.api_key)).headers['ratelimit-limit']).toBe('60');
+    const listed = await h.http
+      .get(`/admin/v1/businesses/${business.businessId}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    expect(
+      Object.fromEntries(
+        (listed.body.api_keys as Array<{ key_prefix: string; purpose: string }>).map((key) => [
+          key.key_prefix,
+          key.purpose,
+        ]),
+      ),
+    ).toEqual({
+      [business.dashboardPrefix]: 'dashboard',
+      [business.ordinaryPrefix]: 'merchant',
+      [rolled.body.key_prefix]: 'merchant',
+    });
+  });
+
+  test("a key given before keys had a purpose gets the dashboard's budget once the operator marks it, and keeps it when rolled", async () => {
+    const { api_key, key_prefix, key_purpose } = await h.newBusiness();
+    expect(key_purpose).toBe('merchant');
+    expect((await read(api_key)).headers['ratelimit-limit']).toBe('60');
+    const marked = await admin('put', `/admin/v1/api-keys/${key_prefix}/purpose`).send({
+      purpose: 'dashboard',
+    });
+    expect(marked.status).toBe(200);
+    expect(marked.body).toEqual({ key_prefix, purpose: 'dashboard' });
+    // The cached lookup was dropped: the next request is counted against the dashboard's budget.
+    expect((await read(api_key)).headers['ratelimit-limit']).toBe('150');
+    const rolled = await admin('post', `/admin/v1/api-keys/${key_prefix}/roll`).send({});
+    expect((await read(rolled.body.api_key)).headers['ratelimit-limit']).toBe('150');
+    const unknown = await admin('put', '/admin/v1/api-keys/AAAAAAAAAAAA/purpose').send({
+      purpose: 'dashboard',
+    });
+    expect(unknown.status).toBe(404);
   });
 
   test('health and metrics are outside the limit', async () => {

@@ -34,7 +34,7 @@ describe('the scope every public operation needs', () => {
   test('the document shows each operation its scope: as the API key role, as x-required-scope, in words, and its 403', () => {
     const document = buildOpenApiDocument({
       environment: 'sandbox',
-      rateLimits: { api: 60, admin: 60, checkout: 60 },
+      rateLimits: { api: 60, dashboard: 600, admin: 60, checkout: 60 },
     });
     for (const op of publicOperations) {
       const published = (document.paths[op.path] as Record<string, Record<string, unknown>>)[op.method]!;

@@ -59,7 +59,7 @@ function jsonFacts(schema: Schema, prefix = ''): string[] {
 describe('the OpenAPI document', () => {
   const document = buildOpenApiDocument({
     environment: 'sandbox',
-    rateLimits: { api: 60, admin: 30, checkout: 120 },
+    rateLimits: { api: 60, dashboard: 600, admin: 30, checkout: 120 },
   });
 
   test('states the fields, requirements and enums of every body and query schema the routes validate with', () => {

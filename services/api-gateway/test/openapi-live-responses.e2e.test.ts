@@ -49,6 +49,7 @@ function appOf(environment: ApiGatewayConfig['APP_ENV']) {
       ADMIN_TOKEN: 'an-operator-token-of-at-least-32-characters',
       RPC_TIMEOUT_MS: 1000,
       RATE_LIMIT_PER_MINUTE: 60,
+      DASHBOARD_RATE_LIMIT_PER_MINUTE: 600,
       CHECKOUT_RATE_LIMIT_PER_MINUTE: 120,
       ADMIN_RATE_LIMIT_PER_MINUTE: 30,
       IDEMPOTENCY_RESPONSE_KEY: Buffer.alloc(32, 7).toString('base64'),

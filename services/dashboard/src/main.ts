@@ -7,6 +7,7 @@ import { DEFAULT_SHUTDOWN_TIMEOUT_MS, loadOrExit } from '@gateway/config';
 import { createLogger, flushTelemetry, type Logger } from '@gateway/observability';
 import { openServiceDatabase, parseSealingKey } from '@gateway/persistence';
 import { gracefulHttpStop, runShutdown, runUntilSignal } from '@gateway/service-runtime';
+import { markDashboardKeys } from './application/mark-dashboard-keys';
 import { BusinessApi } from './clients/business-api';
 import { GatewayAdmin } from './clients/gateway-admin';
 import { Mailer } from './clients/mailer';
@@ -39,11 +40,12 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
   await redis.connect().catch(() => undefined);
   const mailer = new Mailer(config.SMTP_URL, config.MAIL_FROM);
+  const admin = new GatewayAdmin(config.GATEWAY_URL, config.ADMIN_TOKEN);
   const app = createDashboardApp({
     config,
     dataSource,
     redis,
-    admin: new GatewayAdmin(config.GATEWAY_URL, config.ADMIN_TOKEN),
+    admin,
     api: new BusinessApi(config.GATEWAY_URL, parseSealingKey(config.DASHBOARD_SEAL_KEY)),
     sealKey: parseSealingKey(config.DASHBOARD_SEAL_KEY),
     mailer,
@@ -59,6 +61,10 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   });
   const { port } = server.address() as AddressInfo;
   log.info({ port }, 'dashboard listening');
+  // Keys given before keys had a purpose: marked as the dashboard's in the background (the rest at the next start).
+  void markDashboardKeys({ dataSource, admin, logger: log }).catch((err: unknown) =>
+    log.warn({ err: String(err) }, 'dashboard keys not marked'),
+  );
   let stopping: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,

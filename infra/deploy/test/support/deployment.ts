@@ -19,6 +19,7 @@ import { dashboardVariables, loadDashboardConfig } from '@gateway/dashboard/src/
 import { ledgerVariables, loadLedgerConfig } from '@gateway/ledger/src/config';
 import { loadPaymentConfig, paymentVariables } from '@gateway/payment/src/config';
 import { loadPixAdapterConfig, pixAdapterVariables } from '@gateway/pix-adapter/src/config';
+import { loadMailCatcherConfig, mailCatcherVariables } from '@gateway/mail-catcher/src/config';
 import { loadPspSimulatorConfig, pspSimulatorVariables } from '@gateway/psp-simulator/src/config';
 import {
   readConfig as readLocalnetConfig,
@@ -141,6 +142,18 @@ export const standIns: StackProcess[] = [
     load: readLocalnetConfig,
     healthPort: (env) => readLocalnetConfig(env).port,
     ports: (env) => [readLocalnetConfig(env).port],
+  },
+  {
+    // The dashboard's SMTP relay in the sandbox: its web inbox (and REST API) is probed for health.
+    name: 'mail-catcher',
+    entry: 'infra/mail-catcher/src/main.ts',
+    variables: mailCatcherVariables,
+    load: loadMailCatcherConfig,
+    healthPort: (env) => loadMailCatcherConfig(env).MAIL_CATCHER_WEB_PORT,
+    ports: (env) => [
+      loadMailCatcherConfig(env).MAIL_CATCHER_SMTP_PORT,
+      loadMailCatcherConfig(env).MAIL_CATCHER_WEB_PORT,
+    ],
   },
 ];
 

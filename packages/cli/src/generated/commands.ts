@@ -590,7 +590,10 @@ export const generatedCommands = {
     path: '/admin/v1/businesses',
     params: [],
     query: {},
-    body: { name: { required: true, type: 'string' } },
+    body: {
+      name: { required: true, type: 'string' },
+      key_purpose: { required: false, type: 'string', values: ['merchant', 'dashboard'] },
+    },
     fields: { name: { argument: 'words', description: 'the business name' } },
   },
   listBusinesses: {
@@ -676,6 +679,18 @@ export const generatedCommands = {
         description: 'how long the old key keeps working (default 86400, 0: stop it now)',
       },
     },
+  },
+  setApiKeyPurpose: {
+    command: 'admin set-key-purpose',
+    description: "mark an API key by its prefix as a merchant's or the dashboard's own",
+    dashArguments: true,
+    area: 'admin',
+    method: 'PUT',
+    path: '/admin/v1/api-keys/{key_prefix}/purpose',
+    params: ['key_prefix'],
+    query: {},
+    body: { purpose: { required: true, type: 'string', values: ['merchant', 'dashboard'] } },
+    fields: { purpose: { argument: 'one', description: 'merchant or dashboard' } },
   },
   revokeApiKey: {
     command: 'admin revoke-key',

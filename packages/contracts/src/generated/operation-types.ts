@@ -71,6 +71,17 @@ export interface ApiKeyIssued {
     | null;
 }
 
+export interface ApiKeyPurpose {
+  key_prefix: string;
+  /** Whom the key is for: `merchant` (every key unless told), or `dashboard`, the key the merchant dashboard holds sealed and acts with, counted against its own rate limit (DASHBOARD_RATE_LIMIT_PER_MINUTE). */
+  purpose: 'merchant' | 'dashboard';
+}
+
+export interface ApiKeyPurposeRequest {
+  /** Whom the key is for: `merchant` (every key unless told), or `dashboard`, the key the merchant dashboard holds sealed and acts with, counted against its own rate limit (DASHBOARD_RATE_LIMIT_PER_MINUTE). */
+  purpose: 'merchant' | 'dashboard';
+}
+
 export interface ApiKeyRevoked {
   revoked: true;
 }
@@ -169,6 +180,8 @@ export interface Business {
           | 'payouts:write'
         )[]
       | null;
+    /** Whom the key is for: `merchant` (every key unless told), or `dashboard`, the key the merchant dashboard holds sealed and acts with, counted against its own rate limit (DASHBOARD_RATE_LIMIT_PER_MINUTE). */
+    purpose: 'merchant' | 'dashboard';
     /** `rolled`: a successor was issued and this key works until `expires_at`; `expired`, `revoked`: it no longer works. */
     status: 'active' | 'rolled' | 'expired' | 'revoked';
     created_at: string;
@@ -188,6 +201,8 @@ export interface BusinessCreated {
   /** Shown once: store it now. */
   api_key: string;
   key_prefix: string;
+  /** Whom the key is for: `merchant` (every key unless told), or `dashboard`, the key the merchant dashboard holds sealed and acts with, counted against its own rate limit (DASHBOARD_RATE_LIMIT_PER_MINUTE). */
+  key_purpose: 'merchant' | 'dashboard';
   created_at: string;
 }
 
@@ -274,6 +289,8 @@ export interface CheckoutWithSessions {
 
 export interface CreateBusinessRequest {
   name: string;
+  /** Whom the first key is for (`merchant` unless told). */
+  key_purpose?: 'merchant' | 'dashboard';
 }
 
 export interface CreateCheckoutRequest {
@@ -1367,6 +1384,11 @@ export interface OperationTypes {
   rollApiKey: {
     body: RollApiKeyRequest;
     answer: ApiKeyRolled;
+  };
+  /** PUT /admin/v1/api-keys/{key_prefix}/purpose */
+  setApiKeyPurpose: {
+    body: ApiKeyPurposeRequest;
+    answer: ApiKeyPurpose;
   };
   /** DELETE /admin/v1/api-keys/{key_prefix} */
   revokeApiKey: {

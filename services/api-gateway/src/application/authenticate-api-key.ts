@@ -1,7 +1,13 @@
 import type { DataSource } from 'typeorm';
 import type { ApiKeyScope } from '@gateway/contracts';
 import type { ApiKeyCache, CachedKey } from '../clients/api-key-cache';
-import { digestsEqual, hashApiKey, parseApiKey, type Environment } from '../domain/api-key';
+import {
+  digestsEqual,
+  hashApiKey,
+  parseApiKey,
+  type ApiKeyPurpose,
+  type Environment,
+} from '../domain/api-key';
 import { findActiveApiKey } from '../persistence';
 
 /** Who a request acts for, once its API key checked out. */
@@ -11,6 +17,8 @@ export interface Identity {
   keyPrefix: string;
   /** What the key may do; null: everything. */
   scopes: ApiKeyScope[] | null;
+  /** Whom the key is for: a `dashboard` key has a rate limit of its own. */
+  purpose: ApiKeyPurpose;
 }
 
 /** What the use cases on businesses and their API keys need. */
@@ -38,6 +46,7 @@ export async function authenticateApiKey(deps: IdentityDeps, presented: string):
     businessName: stored.business_name,
     keyPrefix: parsed.keyPrefix,
     scopes: stored.scopes ?? null,
+    purpose: stored.purpose ?? 'merchant',
   };
 }
 
@@ -53,6 +62,7 @@ async function lookUp(deps: IdentityDeps, keyPrefix: string): Promise<CachedKey 
         environment: key.environment,
         scopes: key.scopes,
         expires_at: key.expiresAt?.toISOString() ?? null,
+        purpose: key.purpose,
       }
     : null;
   deps.cache.write(keyPrefix, found);

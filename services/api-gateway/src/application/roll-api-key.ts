@@ -39,6 +39,7 @@ export async function rollApiKey(
       hash: issued.hash,
       businessId: old.businessId,
       scopes: old.scopes,
+      purpose: old.purpose,
     });
     const previousExpiresAt = await markApiKeyRolled(manager, keyPrefix, issued.keyPrefix, overlapSeconds);
     return {

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { ApiKeyScope } from '@gateway/contracts';
 import type { Logger } from '@gateway/observability';
-import type { Environment } from '../domain/api-key';
+import type { ApiKeyPurpose, Environment } from '../domain/api-key';
 
 /**
  * A key lookup as it is cached (JSON): the key's hash (hex), its business, its scopes (null: all) and when it expires
@@ -14,6 +14,8 @@ export interface CachedKey {
   environment: Environment;
   scopes?: ApiKeyScope[] | null;
   expires_at?: string | null;
+  /** Absent in a lookup cached before keys had a purpose: `merchant`. */
+  purpose?: ApiKeyPurpose;
 }
 
 /** A key lookup is cached this long at most, so a revoked key stops working on every replica within it. */

@@ -2,6 +2,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { READ_ONLY_SCOPES, apiKeyScopes, type ApiKeyScope } from '@gateway/contracts';
 
 export const environments = ['sandbox', 'production'] as const;
+
+/**
+ * Whom a key is for: `merchant`, every key a business is given; `dashboard`, the key the merchant dashboard holds
+ * sealed for the business and acts with (never shown to anyone). Only the operator API marks a key `dashboard`; such a
+ * key is counted against a budget of its own (DASHBOARD_RATE_LIMIT_PER_MINUTE), shared by everyone using the dashboard.
+ */
+export const apiKeyPurposes = ['merchant', 'dashboard'] as const;
+export type ApiKeyPurpose = (typeof apiKeyPurposes)[number];
 export type Environment = (typeof environments)[number];
 
 const KEY_PREFIX_BY_ENVIRONMENT: Readonly<Record<Environment, string>> = {

@@ -14,7 +14,8 @@ import { requireHostHeader } from './client-error';
 import { identify, requireIdentity, requireScope } from './identity';
 import { idempotency } from './idempotency';
 import { jsonBody, refuseNulInQuery } from './input-bounds';
-import { createRateLimiter, rateLimit } from './rate-limit';
+import type { RateLimiterRedis } from 'rate-limiter-flexible';
+import { createRateLimiter, rateLimit, type Counted } from './rate-limit';
 import { requestContext } from './request-context';
 import { requireAdmin } from './admin-token';
 import { mountTable, type AreaStack, type PathScope } from './mount';
@@ -57,6 +58,7 @@ export function createApp(deps: AppDependencies): Express {
       environment: config.APP_ENV,
       rateLimits: {
         api: config.RATE_LIMIT_PER_MINUTE,
+        dashboard: config.DASHBOARD_RATE_LIMIT_PER_MINUTE,
         admin: config.ADMIN_RATE_LIMIT_PER_MINUTE,
         checkout: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
       },
@@ -64,11 +66,18 @@ export function createApp(deps: AppDependencies): Express {
   };
   const limiter = (name: string, perMinute: number) =>
     createRateLimiter(deps.redis, { keyPrefix: `${config.REDIS_PREFIX}rl:${name}`, perMinute });
-  const perIp = (req: Request) => `ip:${req.ip}`;
-  // Unauthenticated callers are counted per IP, so guessing keys is limited too.
-  const perKey = (req: Request, res: Response): string => {
+  const perIp = (name: 'admin' | 'checkout', limiter: RateLimiterRedis) => (req: Request) =>
+    ({ name, limiter, key: `ip:${req.ip}` }) as const;
+  const apiLimiter = limiter('api', config.RATE_LIMIT_PER_MINUTE);
+  const dashboardLimiter = limiter('dashboard', config.DASHBOARD_RATE_LIMIT_PER_MINUTE);
+  // A key the operator API marked as the dashboard's has a budget of its own; every other key (and unauthenticated
+  // callers, per IP, so guessing keys is limited too) the API's.
+  const perKey = (req: Request, res: Response): Counted => {
     const identity = res.locals.identity as Identity | undefined;
-    return identity ? `key:${identity.keyPrefix}` : `ip:${req.ip}`;
+    if (!identity) return { name: 'api', limiter: apiLimiter, key: `ip:${req.ip}` };
+    return identity.purpose === 'dashboard'
+      ? { name: 'dashboard', limiter: dashboardLimiter, key: `key:${identity.keyPrefix}` }
+      : { name: 'api', limiter: apiLimiter, key: `key:${identity.keyPrefix}` };
   };
 
   /** What stands in front of each area's routes, and of every other path under its prefix. */
@@ -81,7 +90,7 @@ export function createApp(deps: AppDependencies): Express {
       prefix: '/v1',
       guards: [
         identify(identity),
-        rateLimit('api', limiter('api', config.RATE_LIMIT_PER_MINUTE), perKey, logger),
+        rateLimit(perKey, logger),
         requireIdentity,
         // Exact paths only: an empty segment (`/v1//payments`, `/v1/payments/`) names no resource, though express's
         // routing would read it as the path without it.
@@ -104,7 +113,7 @@ export function createApp(deps: AppDependencies): Express {
       prefix: '/admin/v1',
       // Counted per IP before the token is checked, so guessing the token is limited too.
       guards: [
-        rateLimit('admin', limiter('admin', config.ADMIN_RATE_LIMIT_PER_MINUTE), perIp, logger),
+        rateLimit(perIp('admin', limiter('admin', config.ADMIN_RATE_LIMIT_PER_MINUTE)), logger),
         requireAdmin(config.ADMIN_TOKEN),
         ...jsonBody(),
       ],
@@ -114,7 +123,7 @@ export function createApp(deps: AppDependencies): Express {
       areas: ['checkout-page', 'checkout'],
       prefix: '/c',
       guards: [
-        rateLimit('checkout', limiter('checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE), perIp, logger),
+        rateLimit(perIp('checkout', limiter('checkout', config.CHECKOUT_RATE_LIMIT_PER_MINUTE)), logger),
       ],
       parseBody: jsonBody(),
     },

@@ -37,7 +37,8 @@ return {consumed, reset_ms}
 
 const rejections = counter(
   'api_gateway_rate_limited_requests_total',
-  'Requests refused 429 RATE_LIMITED, by limit (api: per API key or IP on /v1; admin and checkout: per IP)',
+  'Requests refused 429 RATE_LIMITED, by limit (api: per API key or IP on /v1; dashboard: per key of the merchant ' +
+    'dashboard on /v1; admin and checkout: per IP)',
   ['limit'],
 );
 
@@ -76,20 +77,23 @@ function setHeaders(res: Response, limit: number, state: RateLimiterRes): number
   return resetSeconds;
 }
 
+/** Which limit counts a request: its metrics label, its limiter and its bucket in that limiter. */
+export interface Counted {
+  name: 'api' | 'dashboard' | 'admin' | 'checkout';
+  limiter: RateLimiterRedis;
+  key: string;
+}
+
 /**
- * Counts the request against the bucket `keyOf` names; RATE_LIMITED when full, SERVICE_UNAVAILABLE without Redis.
- * `name` labels its rejections in metrics.
+ * Counts the request against the bucket `countOf` names; RATE_LIMITED when full, SERVICE_UNAVAILABLE without Redis.
+ * The name labels its rejections in metrics.
  */
-export function rateLimit(
-  name: 'api' | 'admin' | 'checkout',
-  limiter: RateLimiterRedis,
-  keyOf: (req: Request, res: Response) => string,
-  logger: Logger,
-): RequestHandler {
+export function rateLimit(countOf: (req: Request, res: Response) => Counted, logger: Logger): RequestHandler {
   return asyncHandler(async (req, res, next) => {
+    const { name, limiter, key } = countOf(req, res);
     let state: RateLimiterRes;
     try {
-      state = await limiter.consume(keyOf(req, res));
+      state = await limiter.consume(key);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const retryAfter = setHeaders(res, limiter.points, rejection);

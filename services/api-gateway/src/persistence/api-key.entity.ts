@@ -1,4 +1,5 @@
 import type { ApiKeyScope } from '@gateway/contracts';
+import type { ApiKeyPurpose } from '../domain/api-key';
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 /**
@@ -29,6 +30,10 @@ export class ApiKeyEntity {
   /** When a rolled key stops working; null: until revoked. */
   @Column({ type: 'timestamptz', name: 'expires_at', nullable: true })
   expiresAt!: Date | null;
+
+  /** Whom the key is for (domain/api-key.ts): `dashboard` only when the operator API marked it so. */
+  @Column({ type: 'text', default: 'merchant' })
+  purpose!: ApiKeyPurpose;
 
   /** The key this one was rolled to (a key is rolled once). */
   @Column({ type: 'text', name: 'rolled_to', nullable: true })

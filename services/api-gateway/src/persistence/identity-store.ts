@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ApiKeyScope } from '@gateway/contracts';
 import { newestFirstPage } from '@gateway/persistence';
-import type { Environment } from '../domain/api-key';
+import type { ApiKeyPurpose, Environment } from '../domain/api-key';
 import { ApiKeyEntity } from './api-key.entity';
 import { BusinessEntity } from './business.entity';
 
@@ -13,12 +13,13 @@ export interface ActiveApiKey {
   environment: Environment;
   scopes: ApiKeyScope[] | null;
   expiresAt: Date | null;
+  purpose: ApiKeyPurpose;
 }
 
 /** A key as a roll finds it, locked for the roll's transaction. */
 export type LockedApiKey = Pick<
   ApiKeyEntity,
-  'keyPrefix' | 'businessId' | 'scopes' | 'revokedAt' | 'expiresAt' | 'rolledTo'
+  'keyPrefix' | 'businessId' | 'scopes' | 'revokedAt' | 'expiresAt' | 'rolledTo' | 'purpose'
 >;
 
 /** Stores the business; resolves it as stored (its creation time set). */
@@ -31,7 +32,8 @@ export function insertBusiness(
 
 export async function insertApiKey(
   manager: EntityManager,
-  key: Pick<ApiKeyEntity, 'keyPrefix' | 'hash' | 'businessId'> & Partial<Pick<ApiKeyEntity, 'scopes'>>,
+  key: Pick<ApiKeyEntity, 'keyPrefix' | 'hash' | 'businessId'> &
+    Partial<Pick<ApiKeyEntity, 'scopes' | 'purpose'>>,
 ): Promise<void> {
   await manager.insert(ApiKeyEntity, key);
 }
@@ -85,8 +87,9 @@ export async function findActiveApiKey(
     environment: Environment;
     scopes: ApiKeyScope[] | null;
     expires_at: Date | null;
+    purpose: ApiKeyPurpose;
   }> = await manager.query(
-    `SELECT k.hash, k.business_id, b.name, b.environment, k.scopes, k.expires_at
+    `SELECT k.hash, k.business_id, b.name, b.environment, k.scopes, k.expires_at, k.purpose
        FROM api_keys k JOIN businesses b ON b.id = k.business_id
       WHERE k.key_prefix = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
     [keyPrefix],
@@ -100,6 +103,7 @@ export async function findActiveApiKey(
         environment: row.environment,
         scopes: row.scopes,
         expiresAt: row.expires_at,
+        purpose: row.purpose,
       }
     : null;
 }
@@ -127,6 +131,19 @@ export async function markApiKeyRolled(
     [keyPrefix, rolledTo, overlapSeconds],
   );
   return rows[0]!.expires_at;
+}
+
+/** Marks the key as being for `purpose`; false when there is no key of that prefix. */
+export async function markApiKeyPurpose(
+  manager: EntityManager,
+  keyPrefix: string,
+  purpose: ApiKeyPurpose,
+): Promise<boolean> {
+  const [, count]: [unknown, number] = await manager.query(
+    'UPDATE api_keys SET purpose = $2 WHERE key_prefix = $1',
+    [keyPrefix, purpose],
+  );
+  return count > 0;
 }
 
 export function apiKeyExists(manager: EntityManager, keyPrefix: string): Promise<boolean> {

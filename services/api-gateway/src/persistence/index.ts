@@ -6,6 +6,7 @@ import { RetryableIdempotencyKeys1732300008000 } from './migrations/173230000800
 import { IdempotencyClaims1732400005000 } from './migrations/1732400005000-idempotency-claims';
 import { IdempotencyLeases1732400010000 } from './migrations/1732400010000-idempotency-leases';
 import { ApiKeyScopesAndExpiry1764400900000 } from './migrations/1764400900000-api-key-scopes-and-expiry';
+import { ApiKeyPurpose1764402400000 } from './migrations/1764402400000-api-key-purpose';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
 export * from './identity-store';
@@ -20,5 +21,6 @@ export const apiGatewayDatabase = {
     IdempotencyClaims1732400005000,
     IdempotencyLeases1732400010000,
     ApiKeyScopesAndExpiry1764400900000,
+    ApiKeyPurpose1764402400000,
   ],
 };

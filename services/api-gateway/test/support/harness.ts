@@ -64,6 +64,7 @@ export interface Business {
   business_id: string;
   api_key: string;
   key_prefix: string;
+  key_purpose: string;
 }
 
 /**
@@ -102,6 +103,7 @@ export function gatewayConfig(env: IsolatedEnvironment, overrides: Partial<ApiGa
     ADMIN_TOKEN,
     RPC_TIMEOUT_MS: 2000,
     RATE_LIMIT_PER_MINUTE: 100_000,
+    DASHBOARD_RATE_LIMIT_PER_MINUTE: 100_000,
     CHECKOUT_RATE_LIMIT_PER_MINUTE: 100_000,
     ADMIN_RATE_LIMIT_PER_MINUTE: 100_000,
     IDEMPOTENCY_RESPONSE_KEY: randomBytes(32).toString('base64'),

@@ -21,12 +21,13 @@ export type SignUpOutcome =
 /**
  * A new business and its owner: the business is created by the operator API (so it gets what every business gets:
  * its environment, the deployment's default fee rules, applied at its first payment by each method), with a first key
- * the dashboard keeps sealed to act for it; a second key is issued for the merchant, shown once on the next page.
+ * the dashboard keeps sealed to act for it (marked as the dashboard's, so it has the dashboard's own rate limit); a second key is issued for the merchant, shown once on the next page.
  */
 export async function signUp(deps: SignUpDeps, form: SignUpForm): Promise<SignUpOutcome> {
   if (await findUserByEmail(deps.dataSource.manager, form.email)) return { kind: 'email_taken' };
   const passwordHash = await hashPassword(form.password, randomBytes(PASSWORD_SALT_BYTES));
-  const business = await deps.admin.createBusiness(form.companyName);
+  // Its first key is the dashboard's own: the gateway counts it against the dashboard's rate limit.
+  const business = await deps.admin.createBusiness(form.companyName, 'dashboard');
   const merchantKey = await deps.admin.issueApiKey(business.business_id);
   const userId = newId('usr', randomBytes);
   try {
@@ -39,6 +40,7 @@ export async function signUp(deps: SignUpDeps, form: SignUpForm): Promise<SignUp
         timeZone: DEFAULT_TIME_ZONE,
         sealedApiKey: deps.api.seal(business.api_key),
         apiKeyPrefix: business.key_prefix,
+        apiKeyMarked: business.key_purpose === 'dashboard',
       });
       await insertMembership(manager, { userId, businessId: business.business_id, role: 'owner' });
     });

@@ -29,8 +29,20 @@ export class GatewayAdmin {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  createBusiness(name: string): Promise<Answer<'createBusiness'>> {
-    return this.call('POST', '/admin/v1/businesses', { name });
+  /** `keyPurpose` `dashboard`: the first key is the dashboard's own (its own rate limit at the gateway). */
+  createBusiness(
+    name: string,
+    keyPurpose: 'merchant' | 'dashboard' = 'merchant',
+  ): Promise<Answer<'createBusiness'>> {
+    return this.call('POST', '/admin/v1/businesses', { name, key_purpose: keyPurpose });
+  }
+
+  /** Marks a key as the dashboard's own (or a merchant's). */
+  setApiKeyPurpose(
+    keyPrefix: string,
+    purpose: 'merchant' | 'dashboard',
+  ): Promise<Answer<'setApiKeyPurpose'>> {
+    return this.call('PUT', `/admin/v1/api-keys/${encodeURIComponent(keyPrefix)}/purpose`, { purpose });
   }
 
   getBusiness(businessId: string): Promise<Answer<'getBusiness'>> {

@@ -1,7 +1,6 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { GatewayConnectionError, isGatewayError } from '@gateway/sdk';
 import { metricsRegistry, type Logger } from '@gateway/observability';
 import type { DashboardConfig } from '../config';
 import type { BusinessApi } from '../clients/business-api';
@@ -28,6 +27,7 @@ import { teamRoutes } from './routes/team';
 import { operatorInvitationRoutes, operatorRoutes } from './routes/operator';
 import { webhookRoutes } from './routes/webhooks';
 import { errorPage } from './views/other';
+import { dashboardErrorHandler } from './error-handler';
 
 export interface DashboardAppDeps {
   config: DashboardConfig;
@@ -193,28 +193,6 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
   app.use((_req: Request, res: Response) => {
     sendPage(res, 404, errorPage(undefined, 'Página não encontrada', 'Não há nada neste endereço.'));
   });
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const viewer = (res.locals.member as { viewer?: never } | undefined)?.viewer;
-    if (isGatewayError(err) && err.status === 404)
-      return sendPage(res, 404, errorPage(viewer, 'Não encontrado', 'Este item não existe nesta empresa.'));
-    if (err instanceof GatewayConnectionError)
-      return sendPage(
-        res,
-        503,
-        errorPage(viewer, 'Serviço indisponível', 'O gateway não respondeu. Tente de novo em instantes.'),
-      );
-    if (isGatewayError(err) && err.status === 429)
-      return sendPage(
-        res,
-        429,
-        errorPage(viewer, 'Muitas requisições', 'Aguarde alguns segundos e tente de novo.'),
-      );
-    // Logged by message and code only: an error of the gateway's client carries no key, and nothing else is logged.
-    deps.logger.error(
-      { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
-      'dashboard request failed',
-    );
-    sendPage(res, 500, errorPage(viewer, 'Algo deu errado', 'Tente de novo em instantes.'));
-  });
+  app.use(dashboardErrorHandler(deps.logger));
   return app;
 }

@@ -21,7 +21,8 @@ export function insertUser(
 
 export function insertBusiness(
   manager: EntityManager,
-  business: Omit<BusinessEntity, 'createdAt'>,
+  business: Omit<BusinessEntity, 'createdAt' | 'apiKeyMarked'> &
+    Partial<Pick<BusinessEntity, 'apiKeyMarked'>>,
 ): Promise<BusinessEntity> {
   return manager.save(manager.create(BusinessEntity, business));
 }
@@ -81,4 +82,18 @@ export async function teamOf(
     .orderBy('m.created_at', 'ASC')
     .getRawMany<{ email: string; role: Role; created_at: Date }>();
   return rows.map((row) => ({ email: row.email, role: row.role, createdAt: row.created_at }));
+}
+
+/** Businesses whose key the gateway does not know yet as the dashboard's, oldest first, at most `limit`. */
+export function businessesWithUnmarkedKey(manager: EntityManager, limit: number): Promise<BusinessEntity[]> {
+  return manager.find(BusinessEntity, {
+    where: { apiKeyMarked: false },
+    order: { createdAt: 'ASC' },
+    take: limit,
+  });
+}
+
+/** Records that the gateway knows the business's key as the dashboard's. */
+export async function markBusinessKey(manager: EntityManager, businessId: string): Promise<void> {
+  await manager.update(BusinessEntity, { id: businessId }, { apiKeyMarked: true });
 }

@@ -26,6 +26,13 @@ export class BusinessEntity {
   @Column({ type: 'text', name: 'api_key_prefix' })
   apiKeyPrefix!: string;
 
+  /**
+   * Whether the gateway knows that key as the dashboard's own (its own rate limit): set at sign-up; a key given
+   * before keys had a purpose is marked through the operator API when the dashboard starts (markDashboardKeys).
+   */
+  @Column({ type: 'boolean', name: 'api_key_marked', default: false })
+  apiKeyMarked!: boolean;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 }

@@ -11,6 +11,7 @@ import { DashboardSecondFactor1764401700000 } from './migrations/1764401700000-d
 import { DashboardPeopleAndAudit1764401600000 } from './migrations/1764401600000-dashboard-people-and-audit';
 import { DashboardOperators1764402200000 } from './migrations/1764402200000-dashboard-operators';
 import { OperatorEntity } from './operator.entity';
+import { DashboardKeyMarked1764402400100 } from './migrations/1764402400100-dashboard-key-marked';
 
 export {
   AccountTokenEntity,
@@ -46,6 +47,7 @@ export const dashboardDatabase = {
     DashboardPeopleAndAudit1764401600000,
     DashboardSecondFactor1764401700000,
     DashboardOperators1764402200000,
+    DashboardKeyMarked1764402400100,
   ],
 };
 export * from './session-store';

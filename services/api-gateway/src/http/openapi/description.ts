@@ -19,6 +19,8 @@ import { RATE_LIMIT_HEADERS } from '../rate-limit';
 /** Requests per rolling minute, as this gateway is configured. */
 export interface RateLimits {
   api: number;
+  /** Per key of the merchant dashboard (marked so by the operator API). */
+  dashboard: number;
   admin: number;
   checkout: number;
 }
@@ -54,7 +56,8 @@ export function describeApi(rateLimits: RateLimits): string {
     `- **Idempotency**: every \`/v1\` POST takes an optional \`${IDEMPOTENCY_KEY_HEADER}\`: the same key and body within ` +
       `24 h answer the first response again, byte for byte (with \`${REPLAYED_HEADER}: true\`); a different body is ` +
       '`409 IDEMPOTENCY_CONFLICT`.',
-    `- **Rate limits** (rolling minute): ${rateLimits.api} requests per API key on \`/v1\` (per IP without a valid key), ` +
+    `- **Rate limits** (rolling minute): ${rateLimits.api} requests per API key on \`/v1\` (per IP without a valid key; ` +
+      `${rateLimits.dashboard} for the key the merchant dashboard holds, which only the operator marks), ` +
       `${rateLimits.admin} per IP on \`/admin/v1\`, ${rateLimits.checkout} per buyer IP on the hosted checkout. ` +
       `Counted answers carry \`${RATE_LIMIT_HEADERS.limit}\`, \`${RATE_LIMIT_HEADERS.remaining}\` and ` +
       `\`${RATE_LIMIT_HEADERS.reset}\`; a \`429 RATE_LIMITED\` adds \`Retry-After\` (seconds). ` +

@@ -28,13 +28,20 @@ import { createBusiness } from '../../application/create-business';
 import { issueApiKey } from '../../application/issue-api-key';
 import { revokeApiKey } from '../../application/revoke-api-key';
 import { rollApiKey } from '../../application/roll-api-key';
-import { findBusiness, listApiKeysOf, listBusinesses, type BusinessEntity } from '../../persistence';
+import {
+  findBusiness,
+  listApiKeysOf,
+  listBusinesses,
+  markApiKeyPurpose,
+  type BusinessEntity,
+} from '../../persistence';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
 import {
   KEY_PREFIX,
   API_KEY_PATTERN,
   ROLL_OVERLAP_DEFAULT_SECONDS,
   ROLL_OVERLAP_MAX_SECONDS,
+  apiKeyPurposes,
   apiKeyStatus,
   apiKeyStatuses,
   environments,
@@ -104,12 +111,20 @@ const keyScopes = Joi.array()
   .required()
   .description('What the key may do (a `:write` scope covers its `:read` one); null: every scope.');
 
+const keyPurpose = Joi.string()
+  .valid(...apiKeyPurposes)
+  .description(
+    'Whom the key is for: `merchant` (every key unless told), or `dashboard`, the key the merchant dashboard holds ' +
+      'sealed and acts with, counted against its own rate limit (DASHBOARD_RATE_LIMIT_PER_MINUTE).',
+  );
+
 const businessCreated = Joi.object({
   business_id: businessId.required(),
   name: Joi.string().required(),
   environment,
   api_key: apiKey,
   key_prefix: keyPrefix,
+  key_purpose: keyPurpose.required(),
   created_at: isoDate.required(),
 }).id('BusinessCreated');
 
@@ -123,6 +138,7 @@ const businessDetails = Joi.object({
       Joi.object({
         key_prefix: keyPrefix,
         scopes: keyScopes,
+        purpose: keyPurpose.required(),
         status: Joi.string()
           .valid(...apiKeyStatuses)
           .required()
@@ -162,6 +178,11 @@ const apiKeyRolled = Joi.object({
   previous_key_expires_at: isoDate.required().description('When the rolled key stops working.'),
 }).id('ApiKeyRolled');
 
+const apiKeyPurposeSet = Joi.object({
+  key_prefix: keyPrefix,
+  purpose: keyPurpose.required(),
+}).id('ApiKeyPurpose');
+
 const apiKeyRevoked = Joi.object({ revoked: Joi.valid(true).required() }).id('ApiKeyRevoked');
 
 const queueCount = (count: string) =>
@@ -187,7 +208,11 @@ const payoutAccount = Joi.object({
   updated_at: isoDate.required(),
 }).id('PayoutAccount');
 
-export const businessBody = Joi.object({ name: businessName.required() });
+export const businessBody = Joi.object({
+  name: businessName.required(),
+  key_purpose: keyPurpose.description('Whom the first key is for (`merchant` unless told).'),
+});
+export const apiKeyPurposeBody = Joi.object({ purpose: keyPurpose.required() });
 export const issueApiKeyBody = Joi.object({
   scopes: Joi.array()
     .items(Joi.string().valid(...apiKeyScopes, READ_ONLY_SCOPES))
@@ -289,13 +314,15 @@ export const adminOperations = [
     },
     answers: [json(201, 'The business; `api_key` is shown this once.', businessCreated)],
     handle: async ({ body }, { identity }) => {
-      const created = await createBusiness(identity, body.name);
+      const purpose = body.key_purpose ?? 'merchant';
+      const created = await createBusiness(identity, body.name, purpose);
       return {
         business_id: created.business.id,
         name: created.business.name,
         environment: created.business.environment,
         api_key: created.apiKey,
         key_prefix: created.keyPrefix,
+        key_purpose: purpose,
         created_at: created.business.createdAt.toISOString(),
       };
     },
@@ -355,6 +382,7 @@ export const adminOperations = [
         api_keys: keys.map((key) => ({
           key_prefix: key.keyPrefix,
           scopes: key.scopes,
+          purpose: key.purpose,
           status: apiKeyStatus(key, now),
           created_at: key.createdAt.toISOString(),
           expires_at: key.expiresAt?.toISOString() ?? null,
@@ -463,6 +491,37 @@ export const adminOperations = [
         previous_key_prefix: params.key_prefix,
         previous_key_expires_at: rolled.previousExpiresAt.toISOString(),
       };
+    },
+  }),
+  defineOperation({
+    method: 'put',
+    path: '/admin/v1/api-keys/{key_prefix}/purpose',
+    operationId: 'setApiKeyPurpose',
+    tag: 'Operator',
+    area: 'admin',
+    summary: "Say whom an API key is for: a merchant's, or the merchant dashboard's own (its own rate limit)",
+    description:
+      'The merchant dashboard marks the keys it holds (those it was given before keys had a purpose) this way; a ' +
+      'roll keeps the purpose. Takes effect within 5 seconds. No `/v1` operation changes it.',
+    body: {
+      name: 'ApiKeyPurposeRequest',
+      schema: apiKeyPurposeBody,
+      examples: only("The dashboard's key", { purpose: 'dashboard' }),
+    },
+    params: { key_prefix: Joi.string().pattern(KEY_PREFIX) },
+    errors: ['NOT_FOUND'],
+    cli: {
+      command: 'admin set-key-purpose',
+      description: "mark an API key by its prefix as a merchant's or the dashboard's own",
+      dashArguments: true,
+      fields: { purpose: { argument: 'one', description: 'merchant or dashboard' } },
+    },
+    answers: [json(200, 'The purpose in force.', apiKeyPurposeSet)],
+    handle: async ({ params, body }, { identity }) => {
+      if (!(await markApiKeyPurpose(identity.dataSource.manager, params.key_prefix, body.purpose)))
+        throw new AppError('NOT_FOUND');
+      await identity.cache.drop(params.key_prefix);
+      return { key_prefix: params.key_prefix, purpose: body.purpose };
     },
   }),
   defineOperation({

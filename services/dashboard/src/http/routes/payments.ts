@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import { isGatewayError, type Payment } from '@gateway/sdk';
+import type { Payment } from '@gateway/sdk';
 import { paymentTimeline } from '../../application/payment-timeline';
 import { parseBrlInput } from '../../domain/format';
 import { startOfLocalDay } from '../../domain/local-date';
@@ -124,21 +124,20 @@ export function paymentRoutes(dataSource: DataSource): Router {
           error: 'Informe o valor do reembolso em reais, por exemplo 12,50.',
         });
       const reason = textOf(req.body.reason).trim();
-      try {
-        const refund = await member.api.refunds.create(paymentId, {
-          amount: centavos,
-          ...(reason ? { reason } : {}),
+      const outcome = await refusedOr(() =>
+        member.api.refunds.create(paymentId, { amount: centavos, ...(reason ? { reason } : {}) }),
+      );
+      // The public API's refusal (amount too large, payment not refundable...) is shown as it words it.
+      if ('refused' in outcome)
+        return showPayment(res, member, paymentId, {
+          status: outcome.refused.status,
+          error: outcome.refused.message,
         });
-        await recordMemberAction(dataSource, req, member, {
-          action: 'refund_requested',
-          target: paymentId,
-          details: { refund_id: refund.refund_id, amount_centavos: String(centavos) },
-        });
-      } catch (err) {
-        // The public API's refusal (amount too large, payment not refundable...) is shown as it words it.
-        if (!isGatewayError(err) || err.status === 404 || err.status >= 500) throw err;
-        return showPayment(res, member, paymentId, { status: err.status, error: err.message });
-      }
+      await recordMemberAction(dataSource, req, member, {
+        action: 'refund_requested',
+        target: paymentId,
+        details: { refund_id: outcome.ok.refund_id, amount_centavos: String(centavos) },
+      });
       res.redirect(303, `/pagamentos/${encodeURIComponent(paymentId)}?reembolso=solicitado`);
     }),
   );

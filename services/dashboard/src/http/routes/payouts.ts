@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import type { DataSource } from 'typeorm';
-import { isGatewayError } from '@gateway/sdk';
+import { refusedOr } from '../api-refusal';
 import { setPayoutAccount } from '../../application/set-payout-account';
 import type { SecondFactorDeps } from '../../application/verify-second-factor';
 import { OperatorApiError, type GatewayAdmin } from '../../clients/gateway-admin';
@@ -28,11 +28,6 @@ export interface PayoutRouteDeps {
 }
 
 /** The public API's refusal of a request (a 4xx but not found), to show as it words it; anything else is thrown. */
-function refusalOf(err: unknown): { status: number; message: string } {
-  if (!isGatewayError(err) || err.status === 404 || err.status === 429 || err.status >= 500) throw err;
-  return { status: err.status, message: err.message };
-}
-
 async function showPayouts(
   req: Request,
   res: Response,
@@ -115,17 +110,14 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
             error: 'Escolha um mês, por exemplo 2026-11.',
           }),
         );
-      let csv: string;
-      try {
-        csv = await member.api.statements.get(month);
-      } catch (err) {
-        const refusal = refusalOf(err);
+      const outcome = await refusedOr(() => member.api.statements.get(month));
+      if ('refused' in outcome)
         return sendPage(
           res,
-          refusal.status,
-          statementsPage(member.viewer, { month, error: refusal.message }),
+          outcome.refused.status,
+          statementsPage(member.viewer, { month, error: outcome.refused.message }),
         );
-      }
+      const csv = outcome.ok;
       res
         .status(200)
         .set({
@@ -176,27 +168,25 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
           error: refused.message,
         });
       const idempotencyKey = textOf(req.body.idempotency_key);
-      let payoutId: string;
-      try {
-        const payout = await member.api.payouts.create(amount, {
+      const outcome = await refusedOr(() =>
+        member.api.payouts.create(amount, {
           ...(/^dash_[0-9a-f]{32}$/.test(idempotencyKey) ? { idempotencyKey } : {}),
-        });
-        payoutId = payout.payout_id;
-        await recordMemberAction(deps.dataSource, req, member, {
-          action: 'payout_requested',
-          target: payout.payout_id,
-          details: { amount_brl: String(payout.amount_brl) },
-        });
-      } catch (err) {
-        // The public API's refusal (more than available, no payout account, too small) is shown as it words it.
-        const refusal = refusalOf(err);
+        }),
+      );
+      // The public API's refusal (more than available, no payout account, too small) is shown as it words it.
+      if ('refused' in outcome)
         return showPayouts(req, res, deps, member, {
-          status: refusal.status,
+          status: outcome.refused.status,
           amount: amountText,
-          error: refusal.message,
+          error: outcome.refused.message,
         });
-      }
-      res.redirect(303, `/saldo/saques/${encodeURIComponent(payoutId)}`);
+      const payout = outcome.ok;
+      await recordMemberAction(deps.dataSource, req, member, {
+        action: 'payout_requested',
+        target: payout.payout_id,
+        details: { amount_brl: String(payout.amount_brl) },
+      });
+      res.redirect(303, `/saldo/saques/${encodeURIComponent(payout.payout_id)}`);
     }),
   );
 

@@ -1,3 +1,4 @@
+import { dataTable } from './table';
 import type { HttpApi } from '@gateway/contracts';
 
 type Balance = HttpApi.Balance;
@@ -45,40 +46,26 @@ export function balancePage(
       </dl>
       <p>Atualizado em ${formatDateTime(balance.updated_at, timeZone)}</p>
       <h2>Movimentações</h2>
-      ${
-        options.transactions.length === 0
-          ? html`<p>Nenhuma movimentação ainda.</p>`
-          : html`<table>
-              <caption>
-                Movimentações do saldo, da mais nova à mais antiga
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Tipo</th>
-                  <th scope="col">Descrição</th>
-                  <th scope="col">Valor</th>
-                  <th scope="col">Tarifa</th>
-                  <th scope="col">Líquido</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col">Disponível em</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${options.transactions.map(
-                  (transaction) =>
-                    html`<tr>
-                      <td>${transactionLabels[transaction.type]}</td>
-                      <td>${transaction.description}</td>
-                      <td class="amount">${formatBrl(transaction.amount_brl)}</td>
-                      <td class="amount">${formatBrl(transaction.fee_brl)}</td>
-                      <td class="amount">${formatBrl(transaction.net_brl)}</td>
-                      <td>${transaction.status === 'available' ? 'Disponível' : 'A liberar'}</td>
-                      <td>${formatDateTime(transaction.available_on, timeZone)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${dataTable({
+        caption: 'Movimentações do saldo, da mais nova à mais antiga',
+        empty: 'Nenhuma movimentação ainda.',
+        rows: options.transactions,
+        columns: [
+          { header: 'Tipo', cell: (transaction) => transactionLabels[transaction.type] },
+          { header: 'Descrição', cell: (transaction) => transaction.description },
+          { header: 'Valor', amount: true, cell: (transaction) => formatBrl(transaction.amount_brl) },
+          { header: 'Tarifa', amount: true, cell: (transaction) => formatBrl(transaction.fee_brl) },
+          { header: 'Líquido', amount: true, cell: (transaction) => formatBrl(transaction.net_brl) },
+          {
+            header: 'Situação',
+            cell: (transaction) => (transaction.status === 'available' ? 'Disponível' : 'A liberar'),
+          },
+          {
+            header: 'Disponível em',
+            cell: (transaction) => formatDateTime(transaction.available_on, timeZone),
+          },
+        ],
+      })}
       ${
         options.nextCursor
           ? html`<p>

@@ -1,3 +1,4 @@
+import { dataTable } from './table';
 import type { HttpApi } from '@gateway/contracts';
 import { formatBrl, formatDateTime } from '../../domain/format';
 import { monthLabel, pixKeyTypeLabels, pixKeyTypes, type PixKeyType } from '../../domain/payout-forms';
@@ -104,40 +105,24 @@ export function payoutsPage(
       </p>
       ${form}
       <h2>Saques solicitados</h2>
-      ${
-        options.payouts.length === 0
-          ? html`<p>Nenhum saque ainda.</p>`
-          : html`<table>
-              <caption>
-                Saques, do mais novo ao mais antigo
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Saque</th>
-                  <th scope="col">Valor</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col">Destino</th>
-                  <th scope="col">Solicitado em</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${options.payouts.map(
-                  (payout) =>
-                    html`<tr>
-                      <td>
-                        <a href=${`/saldo/saques/${encodeURIComponent(payout.payout_id)}`}
-                          >${payout.payout_id}</a
-                        >
-                      </td>
-                      <td class="amount">${formatBrl(payout.amount_brl)}</td>
-                      <td>${payoutStatusLabels[payout.status]}</td>
-                      <td>${payout.destination.pix_key_masked}</td>
-                      <td>${formatDateTime(payout.created_at, options.timeZone)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${dataTable({
+        caption: 'Saques, do mais novo ao mais antigo',
+        empty: 'Nenhum saque ainda.',
+        rows: options.payouts,
+        columns: [
+          {
+            header: 'Saque',
+            cell: (payout) =>
+              html`<a href=${`/saldo/saques/${encodeURIComponent(payout.payout_id)}`}
+                >${payout.payout_id}</a
+              >`,
+          },
+          { header: 'Valor', amount: true, cell: (payout) => formatBrl(payout.amount_brl) },
+          { header: 'Situação', cell: (payout) => payoutStatusLabels[payout.status] },
+          { header: 'Destino', cell: (payout) => payout.destination.pix_key_masked },
+          { header: 'Solicitado em', cell: (payout) => formatDateTime(payout.created_at, options.timeZone) },
+        ],
+      })}
       ${
         options.nextCursor
           ? html`<p>
