@@ -11,7 +11,7 @@ import {
   type StackClient,
   type TestPki,
 } from '@gateway/testkit';
-import { launchBrowser, seriousViolations } from './support/browser';
+import { launchBrowser, screenshot, seriousViolations } from './support/browser';
 import { signUp, uniqueEmail } from './support/accounts';
 import { formatDateTime } from '../src/domain/format';
 
@@ -156,6 +156,7 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       expect(await page.locator('main script, main img').count()).toBe(0);
       expect(await page.evaluate(() => (globalThis as { __injected?: boolean }).__injected)).toBeUndefined();
       expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'webhook-entregas');
       endpoint.answer = { status: 200, body: 'ok' };
     });
 

@@ -7,7 +7,7 @@ import { openServiceDatabase } from '@gateway/persistence';
 import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
 import { totpCodeAt } from '../src/domain/second-factor';
 import { dashboardDatabase } from '../src/persistence';
-import { launchBrowser, seriousViolations } from './support/browser';
+import { launchBrowser, screenshot, seriousViolations } from './support/browser';
 import { csrfTokenOf, signIn, signUp, uniqueEmail } from './support/accounts';
 import { linkIn, waitForMail } from './support/mail';
 
@@ -181,6 +181,7 @@ describe('the operator console', () => {
     expect(await changes.getByRole('row').nth(1).textContent()).toContain(first.email);
     expect(await changes.getByRole('row').nth(1).textContent()).toContain('1,50 % + R$ 0,20');
     await accessible(page, '/operador/empresas/{id} (taxa salva)');
+    await screenshot(page, 'operador-empresa');
   });
 
   test('Mensagens estacionadas: the count per queue, and a redrive', async () => {

@@ -1,8 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, stackClient, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
-import { launchBrowser, seriousViolations } from './support/browser';
+import { launchBrowser, screenshot, seriousViolations } from './support/browser';
 import { signUp, uniqueEmail } from './support/accounts';
 
 /** A key's prefix: the 12 characters after `sk_test_`. */
@@ -26,13 +24,7 @@ describe('the merchant dashboard, as a person uses it', () => {
     return seriousViolations(page);
   };
 
-  /** Screenshots of the pages as a merchant sees them (`artifacts/dashboard`; the guide shows two of them). */
-  const artifacts = join(__dirname, '../../../artifacts/dashboard');
-  const screenshot = (name: string) =>
-    page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     stack = await startStack();
     client = stackClient(stack);
     browser = await launchBrowser();
@@ -75,7 +67,7 @@ describe('the merchant dashboard, as a person uses it', () => {
       ({ pending: 'Pendente', processing: 'Em processamento' } as Record<string, string>)[status],
     );
     expect(await seriousViolations(page)).toEqual([]);
-    await screenshot('pagamentos');
+    await screenshot(page, 'pagamentos');
   });
 
   test('the status filter and the search by id find it', async () => {
@@ -138,11 +130,38 @@ describe('the merchant dashboard, as a person uses it', () => {
       .getByRole('cell', { name: '<img src=x onerror="window.__injected=true"> devolvido' })
       .waitFor();
     expect(await page.evaluate(() => (globalThis as { __injected?: boolean }).__injected)).toBeUndefined();
-    await screenshot('pagamento');
+    await screenshot(page, 'pagamento');
     const payment = await client.api(apiKey, 'GET', `/v1/payments/${paymentId}`);
     expect(payment.body.refunded_amount_brl).toBe(1000);
     // What is left to refund is offered.
     expect(await page.getByLabel(/Valor do reembolso/).inputValue()).toBe('234,56');
+  });
+
+  test("money paid over a payment's amount shows on its page, kept apart until it goes back or is credited", async () => {
+    const created = await client.api(apiKey, 'POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 10_000,
+    });
+    expect(created.status).toBe(201);
+    const overpaid = created.body.payment_id as string;
+    const simulated = await client.api(apiKey, 'POST', `/v1/sandbox/payments/${overpaid}/simulate`, {
+      outcome: 'paid',
+      amount: 12_500,
+    });
+    expect(simulated.status).toBeLessThan(300);
+    const excess = page.getByRole('table', { name: 'Valores recebidos fora do pagamento' }).getByRole('row');
+    await waitFor(
+      async () => {
+        await page.goto(`${stack.dashboardUrl}/pagamentos/${overpaid}`);
+        return (await excess.count()) === 2;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the excess on the payment page' },
+    );
+    const row = await excess.nth(1).textContent();
+    expect(row).toContain('Valor a mais');
+    expect(row).toContain('R$ 25,00');
+    expect(row).toContain('Retido');
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   test('Saldo shows the balance and its transactions', async () => {
@@ -158,6 +177,7 @@ describe('the merchant dashboard, as a person uses it', () => {
     );
     expect(await page.getByRole('row').filter({ hasText: 'R$ 1.234,56' }).count()).toBeGreaterThan(0);
     expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'saldo');
   });
 
   test('"Criar chave" shows a new key once; "Trocar" rolls it with an overlap; revoked, a key stops working', async () => {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Headless Chromium from CHROMIUM_PATH (else Debian's /usr/bin/chromium). */
@@ -34,4 +35,13 @@ export async function seriousViolations(
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target) }));
+}
+
+/** Where the end-to-end tests leave their screenshots of the pages (`artifacts/dashboard`, ignored by git). */
+export const screenshotFolder = join(__dirname, '../../../../artifacts/dashboard');
+
+/** A whole-page screenshot of what the person sees now, as `artifacts/dashboard/<name>.png` (the guides show some). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshotFolder, { recursive: true });
+  await page.screenshot({ path: join(screenshotFolder, `${name}.png`), fullPage: true });
 }

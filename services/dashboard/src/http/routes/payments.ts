@@ -42,9 +42,10 @@ async function showPayment(
   paymentId: string,
   extra: { status?: number; notice?: string; error?: string } = {},
 ): Promise<void> {
-  const [payment, { entries, refunds }] = await Promise.all([
+  const [payment, { entries, refunds }, receivedFunds] = await Promise.all([
     member.api.payments.get(paymentId),
     paymentTimeline(member.api, paymentId),
+    member.api.payments.receivedFunds(paymentId, { limit: 100 }),
   ]);
   sendPage(
     res,
@@ -52,6 +53,7 @@ async function showPayment(
     paymentPage(member.viewer, {
       payment,
       refunds,
+      receivedFunds: receivedFunds.data,
       timeline: entries,
       timeZone: member.business.timeZone,
       canRefund: roleAllows(member.role, 'refunds:write'),

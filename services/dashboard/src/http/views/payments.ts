@@ -1,4 +1,4 @@
-import type { Payment, PaymentDetails, Refund } from '@gateway/sdk';
+import type { Payment, PaymentDetails, ReceivedFunds, Refund } from '@gateway/sdk';
 import type { TimelineEntry } from '../../application/payment-timeline';
 import { formatBrl, formatDateTime } from '../../domain/format';
 import { alert, appPage, csrfField, type Viewer } from './layout';
@@ -138,11 +138,28 @@ export function paymentsPage(
   );
 }
 
+/** Why money is kept apart from its payment, in the merchant's words. */
+const receivedFundsKindLabels: Record<ReceivedFunds['kind'], string> = {
+  late: 'Depois do prazo',
+  excess: 'Valor a mais',
+  partial: 'Valor a menos',
+  unmatched: 'Não corresponde',
+  unreadable: 'Não identificado',
+};
+
+const receivedFundsStatusLabels: Record<ReceivedFunds['status'], string> = {
+  held: 'Retido',
+  returning: 'Em devolução',
+  returned: 'Devolvido',
+  assigned: 'Creditado',
+};
+
 export function paymentPage(
   viewer: Viewer,
   options: {
     payment: PaymentDetails;
     refunds: Refund[];
+    receivedFunds: ReceivedFunds[];
     timeline: TimelineEntry[];
     timeZone: string;
     canRefund: boolean;
@@ -230,33 +247,40 @@ export function paymentPage(
             </ol>`
       }
       <h2>Reembolsos</h2>
-      ${
-        options.refunds.length === 0
-          ? html`<p>Nenhum reembolso.</p>`
-          : html`<table>
-              <caption>
-                Reembolsos deste pagamento
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Reembolso</th>
-                  <th scope="col">Valor</th>
-                  <th scope="col">Situação</th>
-                  <th scope="col">Motivo</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${options.refunds.map(
-                  (refund) =>
-                    html`<tr>
-                      <td><code>${refund.refund_id}</code></td>
-                      <td class="amount">${formatBrl(refund.amount_brl)}</td>
-                      <td>${refundStatusLabels[refund.status]}</td>
-                      <td>${refund.reason ?? '—'}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }`,
+      ${dataTable({
+        caption: 'Reembolsos deste pagamento',
+        empty: 'Nenhum reembolso.',
+        rows: options.refunds,
+        columns: [
+          { header: 'Reembolso', cell: (refund) => html`<code>${refund.refund_id}</code>` },
+          { header: 'Valor', amount: true, cell: (refund) => formatBrl(refund.amount_brl) },
+          { header: 'Situação', cell: (refund) => refundStatusLabels[refund.status] },
+          { header: 'Motivo', cell: (refund) => refund.reason ?? '—' },
+        ],
+      })}
+      <h2>Valores recebidos fora do pagamento</h2>
+      <p>
+        Dinheiro que chegou para este pagamento além do valor combinado: depois do prazo, a mais, a menos ou
+        em outro token. Fica retido até ser devolvido ao pagador ou creditado.
+      </p>
+      ${dataTable({
+        caption: 'Valores recebidos fora do pagamento',
+        empty: 'Nenhum valor recebido fora do pagamento.',
+        rows: options.receivedFunds,
+        columns: [
+          { header: 'Chegou em', cell: (funds) => formatDateTime(funds.detected_at, timeZone) },
+          { header: 'Tipo', cell: (funds) => receivedFundsKindLabels[funds.kind] },
+          {
+            header: 'Valor',
+            amount: true,
+            cell: (funds) => {
+              const brl = funds.value_brl ?? funds.amount_brl;
+              return brl === null ? `${funds.amount_token ?? '—'} tokens` : formatBrl(brl);
+            },
+          },
+          { header: 'Situação', cell: (funds) => receivedFundsStatusLabels[funds.status] },
+          { header: 'Referência', cell: (funds) => html`<code>${funds.reference}</code>` },
+        ],
+      })}`,
   );
 }
