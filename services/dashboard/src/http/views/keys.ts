@@ -2,6 +2,7 @@ import type { MerchantKey } from '../../application/shared/merchant-keys';
 import { formatDateTime } from '../../domain/format';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { actionsHeader, dataTable } from './table';
 
 const statusLabels: Record<MerchantKey['status'], string> = {
   active: 'Ativa',
@@ -53,46 +54,35 @@ export function keysPage(
     '/chaves',
     'Chaves de API',
     html`${alert('error', options.error)} ${alert('notice', options.notice)}
-      ${options.newKey ? newKeyPanel(options.newKey) : null}
-      ${
-        options.canWrite
-          ? html`<form method="post" action="/chaves">
-              ${csrfField(viewer.csrfToken)}
-              <button type="submit">Criar chave</button>
-            </form>`
-          : null
-      }
-      <table>
-        <caption>
-          Chaves da empresa (só o prefixo é mostrado)
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Prefixo</th>
-            <th scope="col">Permissões</th>
-            <th scope="col">Situação</th>
-            <th scope="col">Criada em</th>
-            <th scope="col"><span class="visually-hidden">Ações</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${options.keys.map(
-            (key) =>
-              html`<tr>
-                <td><code>${key.keyPrefix}</code>${key.dashboards ? ' (usada pelo painel)' : ''}</td>
-                <td>${key.scopes === null ? 'Todas' : key.scopes.join(', ')}</td>
-                <td>${statusLabels[key.status]}</td>
-                <td>${formatDateTime(key.createdAt, options.timeZone)}</td>
-                <td>
-                  ${
-                    options.canWrite && !key.dashboards && key.status === 'active'
-                      ? keyActions(viewer.csrfToken, key.keyPrefix)
-                      : null
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>`,
+    ${options.newKey ? newKeyPanel(options.newKey) : null}
+    ${
+      options.canWrite
+        ? html`<form method="post" action="/chaves">
+            ${csrfField(viewer.csrfToken)}
+            <button type="submit">Criar chave</button>
+          </form>`
+        : null
+    }
+    ${dataTable({
+      caption: 'Chaves da empresa (só o prefixo é mostrado)',
+      empty: 'Nenhuma chave.',
+      rows: options.keys,
+      columns: [
+        {
+          header: 'Prefixo',
+          cell: (key) => html`<code>${key.keyPrefix}</code>${key.dashboards ? ' (usada pelo painel)' : ''}`,
+        },
+        { header: 'Permissões', cell: (key) => (key.scopes === null ? 'Todas' : key.scopes.join(', ')) },
+        { header: 'Situação', cell: (key) => statusLabels[key.status] },
+        { header: 'Criada em', cell: (key) => formatDateTime(key.createdAt, options.timeZone) },
+        {
+          header: actionsHeader,
+          cell: (key) =>
+            options.canWrite && !key.dashboards && key.status === 'active'
+              ? keyActions(viewer.csrfToken, key.keyPrefix)
+              : null,
+        },
+      ],
+    })}`,
   );
 }

@@ -2,7 +2,8 @@ import { html, type Markup } from './html';
 
 /** One column of a table: its header and what each row shows in it (`amount` aligns money to the right). */
 export interface Column<Row> {
-  readonly header: string;
+  /** Text, or markup (a header read only by screen readers: `actionsHeader`). */
+  readonly header: string | Markup;
   readonly cell: (row: Row) => unknown;
   readonly amount?: boolean;
 }
@@ -41,3 +42,6 @@ export function dataTable<Row>(options: {
     </tbody>
   </table>`;
 }
+
+/** The header of a column of buttons: read by screen readers, not shown. */
+export const actionsHeader: Markup = html`<span class="visually-hidden">Ações</span>`;

@@ -2,6 +2,7 @@ import { formatDateTime } from '../../domain/format';
 import { roleLabels, roles, type Role } from '../../domain/roles';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { actionsHeader, dataTable } from './table';
 
 export interface TeamMemberView {
   userId: string;
@@ -62,103 +63,94 @@ export function teamPage(
     '/equipe',
     'Equipe',
     html`${alert('error', options.error)} ${alert('notice', options.notice)}
-      <table>
-        <caption>
-          Pessoas com acesso a esta empresa
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">E-mail</th>
-            <th scope="col">Papel</th>
-            <th scope="col">E-mail verificado</th>
-            <th scope="col">Desde</th>
-            ${manage ? html`<th scope="col"><span class="visually-hidden">Ações</span></th>` : null}
-          </tr>
-        </thead>
-        <tbody>
-          ${options.team.map(
-            (member) =>
-              html`<tr>
-                <td>${member.email}</td>
-                <td>${roleLabels[member.role]}</td>
-                <td>${member.emailVerified ? 'Verificado' : 'Não verificado'}</td>
-                <td>${formatDateTime(member.createdAt.toISOString(), options.timeZone)}</td>
-                ${manage ? html`<td>${memberActions(viewer, member)}</td>` : null}
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${
-        manage
-          ? html`<section aria-labelledby="convidar">
-              <h2 id="convidar">Convidar pessoa</h2>
-              <form method="post" action="/equipe/convites" class="filters">
-                ${csrfField(viewer.csrfToken)}
-                <div class="field">
-                  <label for="convite-email">E-mail</label>
-                  <input id="convite-email" type="email" name="email" autocomplete="off" required />
-                </div>
-                <div class="field">
-                  <label for="convite-papel">Papel</label>
-                  <select id="convite-papel" name="role">
-                    ${grantable(viewer).map(
-                      (role) =>
-                        html`<option value=${role} selected=${role === 'developer'}>
-                          ${roleLabels[role]}
-                        </option>`,
-                    )}
-                  </select>
-                </div>
-                <div class="field"><button type="submit">Convidar</button></div>
-              </form>
-            </section>`
-          : null
-      }
-      ${
-        options.invitations.length > 0
-          ? html`<table>
-              <caption>
-                Convites pendentes
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Papel</th>
-                  <th scope="col">Válido até</th>
-                  ${manage ? html`<th scope="col"><span class="visually-hidden">Ações</span></th>` : null}
-                </tr>
-              </thead>
-              <tbody>
-                ${options.invitations.map(
-                  (invitation) =>
-                    html`<tr>
-                      <td>${invitation.email}</td>
-                      <td>${roleLabels[invitation.role]}</td>
-                      <td>${formatDateTime(invitation.expiresAt.toISOString(), options.timeZone)}</td>
-                      ${
-                        manage
-                          ? html`<td>
-                              <form
-                                method="post"
-                                action=${`/equipe/convites/${encodeURIComponent(invitation.id)}/revogar`}
-                              >
-                                ${csrfField(viewer.csrfToken)}
-                                <button
-                                  type="submit"
-                                  class="danger"
-                                  aria-label=${`Revogar o convite de ${invitation.email}`}
-                                >
-                                  Revogar
-                                </button>
-                              </form>
-                            </td>`
-                          : null
-                      }
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-          : null
-      }`,
+    ${dataTable({
+      caption: 'Pessoas com acesso a esta empresa',
+      empty: 'Ninguém.',
+      rows: options.team,
+      columns: [
+        { header: 'E-mail', cell: (member) => member.email },
+        { header: 'Papel', cell: (member) => roleLabels[member.role] },
+        {
+          header: 'E-mail verificado',
+          cell: (member) => (member.emailVerified ? 'Verificado' : 'Não verificado'),
+        },
+        {
+          header: 'Desde',
+          cell: (member) => formatDateTime(member.createdAt.toISOString(), options.timeZone),
+        },
+        ...(manage
+          ? [
+              {
+                header: actionsHeader,
+                cell: (member: (typeof options.team)[number]) => memberActions(viewer, member),
+              },
+            ]
+          : []),
+      ],
+    })}
+    ${
+      manage
+        ? html`<section aria-labelledby="convidar">
+            <h2 id="convidar">Convidar pessoa</h2>
+            <form method="post" action="/equipe/convites" class="filters">
+              ${csrfField(viewer.csrfToken)}
+              <div class="field">
+                <label for="convite-email">E-mail</label>
+                <input id="convite-email" type="email" name="email" autocomplete="off" required />
+              </div>
+              <div class="field">
+                <label for="convite-papel">Papel</label>
+                <select id="convite-papel" name="role">
+                  ${grantable(viewer).map(
+                    (role) =>
+                      html`<option value=${role} selected=${role === 'developer'}>
+                        ${roleLabels[role]}
+                      </option>`,
+                  )}
+                </select>
+              </div>
+              <div class="field"><button type="submit">Convidar</button></div>
+            </form>
+          </section>`
+        : null
+    }
+    ${
+      options.invitations.length > 0
+        ? dataTable({
+            caption: 'Convites pendentes',
+            empty: '',
+            rows: options.invitations,
+            columns: [
+              { header: 'E-mail', cell: (invitation) => invitation.email },
+              { header: 'Papel', cell: (invitation) => roleLabels[invitation.role] },
+              {
+                header: 'Válido até',
+                cell: (invitation) => formatDateTime(invitation.expiresAt.toISOString(), options.timeZone),
+              },
+              ...(manage
+                ? [
+                    {
+                      header: actionsHeader,
+                      cell: (invitation: (typeof options.invitations)[number]) =>
+                        html`<form
+                          method="post"
+                          action=${`/equipe/convites/${encodeURIComponent(invitation.id)}/revogar`}
+                        >
+                          ${csrfField(viewer.csrfToken)}
+                          <button
+                            type="submit"
+                            class="danger"
+                            aria-label=${`Revogar o convite de ${invitation.email}`}
+                          >
+                            Revogar
+                          </button>
+                        </form>`,
+                    },
+                  ]
+                : []),
+            ],
+          })
+        : null
+    }`,
   );
 }

@@ -3,6 +3,7 @@ import type { Webhook, WebhookDelivery, WebhookDeliveryAttempt } from '@gateway/
 import { formatDateTime } from '../../domain/format';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
+import { dataTable } from './table';
 import { eventLabels } from './payments';
 
 const webhookStatusLabels: Record<Webhook['status'], string> = { active: 'Ativo', inactive: 'Inativo' };
@@ -46,36 +47,21 @@ export function webhooksPage(
     'Webhooks',
     html`${alert('error', options.error)} ${alert('notice', options.notice)}
     ${options.secret ? secretPanel(options.secret) : null}
-    ${
-      options.webhooks.length === 0
-        ? html`<p>Nenhum endpoint cadastrado.</p>`
-        : html`<table>
-            <caption>
-              Endpoints que recebem os eventos da empresa
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Endereço</th>
-                <th scope="col">Eventos</th>
-                <th scope="col">Situação</th>
-                <th scope="col">Criado em</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${options.webhooks.map(
-                (webhook) =>
-                  html`<tr>
-                    <td>
-                      <a href=${`/webhooks/${encodeURIComponent(webhook.webhook_id)}`}>${webhook.url}</a>
-                    </td>
-                    <td>${webhook.events.join(', ')}</td>
-                    <td>${webhookStatusLabels[webhook.status]}</td>
-                    <td>${formatDateTime(webhook.created_at, options.timeZone)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
-    }
+    ${dataTable({
+      caption: 'Endpoints que recebem os eventos da empresa',
+      empty: 'Nenhum endpoint cadastrado.',
+      rows: options.webhooks,
+      columns: [
+        {
+          header: 'Endereço',
+          cell: (webhook) =>
+            html`<a href=${`/webhooks/${encodeURIComponent(webhook.webhook_id)}`}>${webhook.url}</a>`,
+        },
+        { header: 'Eventos', cell: (webhook) => webhook.events.join(', ') },
+        { header: 'Situação', cell: (webhook) => webhookStatusLabels[webhook.status] },
+        { header: 'Criado em', cell: (webhook) => formatDateTime(webhook.created_at, options.timeZone) },
+      ],
+    })}
     ${options.nextCursor ? html`<p><a href=${`/webhooks?depois=${encodeURIComponent(options.nextCursor)}`}>Próxima página</a></p>` : null}
     ${
       options.canWrite
@@ -104,17 +90,11 @@ export function webhooksPage(
 }
 
 /** One attempt as the table shows it: the HTTP answer code, or why there was none. */
-function attemptRow(attempt: WebhookDeliveryAttempt, timeZone: string): Markup {
+/** What the endpoint answered an attempt: the error, an excerpt of its body (shown as text), or a dash. */
+function attemptAnswer(attempt: WebhookDeliveryAttempt): Markup {
   const excerpt = attempt.response_body?.slice(0, ANSWER_EXCERPT_LENGTH);
-  return html`<tr>
-    <td>${formatDateTime(attempt.attempted_at, timeZone)}</td>
-    <td>${attempt.status_code ?? '—'}</td>
-    <td>${attempt.latency_ms} ms</td>
-    <td>
-      ${attempt.error ? html`<p>${attempt.error}</p>` : null}
-      ${excerpt ? html`<pre class="answer"><code>${excerpt}</code></pre>` : attempt.error ? null : '—'}
-    </td>
-  </tr>`;
+  return html`${attempt.error ? html`<p>${attempt.error}</p>` : null}
+  ${excerpt ? html`<pre class="answer"><code>${excerpt}</code></pre>` : attempt.error ? null : '—'}`;
 }
 
 function deliverySection(
@@ -145,26 +125,17 @@ function deliverySection(
           </form>`
         : null
     }
-    ${
-      delivery.attempts.length === 0
-        ? html`<p>Nenhuma tentativa ainda.</p>`
-        : html`<table>
-            <caption>
-              Tentativas de entrega do evento ${delivery.event_id}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Quando</th>
-                <th scope="col">Código HTTP</th>
-                <th scope="col">Duração</th>
-                <th scope="col">Resposta</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${delivery.attempts.map((attempt) => attemptRow(attempt, options.timeZone))}
-            </tbody>
-          </table>`
-    }
+    ${dataTable({
+      caption: `Tentativas de entrega do evento ${delivery.event_id}`,
+      empty: 'Nenhuma tentativa ainda.',
+      rows: delivery.attempts,
+      columns: [
+        { header: 'Quando', cell: (attempt) => formatDateTime(attempt.attempted_at, options.timeZone) },
+        { header: 'Código HTTP', cell: (attempt) => attempt.status_code ?? '—' },
+        { header: 'Duração', cell: (attempt) => `${attempt.latency_ms} ms` },
+        { header: 'Resposta', cell: attemptAnswer },
+      ],
+    })}
   </section>`;
 }
 
