@@ -4,7 +4,8 @@ import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
 import { actionsHeader, dataTable } from './table';
 
-const statusLabels: Record<MerchantKey['status'], string> = {
+/** A key's status in the pages' words (the operator console shows them too). */
+export const keyStatusLabels: Record<MerchantKey['status'], string> = {
   active: 'Ativa',
   rolled: 'Trocada (válida até expirar)',
   expired: 'Expirada',
@@ -73,7 +74,7 @@ export function keysPage(
           cell: (key) => html`<code>${key.keyPrefix}</code>${key.dashboards ? ' (usada pelo painel)' : ''}`,
         },
         { header: 'Permissões', cell: (key) => (key.scopes === null ? 'Todas' : key.scopes.join(', ')) },
-        { header: 'Situação', cell: (key) => statusLabels[key.status] },
+        { header: 'Situação', cell: (key) => keyStatusLabels[key.status] },
         { header: 'Criada em', cell: (key) => formatDateTime(key.createdAt, options.timeZone) },
         {
           header: actionsHeader,

@@ -4,6 +4,7 @@ import { formatBrl, formatDateTime, DEFAULT_TIME_ZONE } from '../../domain/forma
 import { pixKeyTypeLabels, pixKeyTypes } from '../../domain/payout-forms';
 import type { AuditEntryEntity } from '../../persistence';
 import { field } from './auth';
+import { keyStatusLabels } from './keys';
 import { html, type Markup } from './html';
 import { alert, csrfField, publicPage } from './layout';
 import { operatorPage, type OperatorViewer } from './operator-layout';
@@ -104,7 +105,10 @@ export function businessPage(
         rows: business.api_keys,
         columns: [
           { header: 'Prefixo', cell: (key) => html`<code>${key.key_prefix}</code>` },
-          { header: 'Situação', cell: (key) => key.status },
+          {
+            header: 'Situação',
+            cell: (key) => keyStatusLabels[key.status as keyof typeof keyStatusLabels] ?? key.status,
+          },
           { header: 'Criada em', cell: (key) => when(key.created_at) },
         ],
       })}
