@@ -6,7 +6,7 @@ import { repoRoot } from './support/deployment';
 
 /** The rooms of a service (docs/CONVENTIONS.md): a newcomer predicts a file's path from its role. */
 const rootFiles = new Set(['main.ts', 'config.ts', 'migrate.ts', 'telemetry.ts']);
-const rooms = new Set(['domain', 'application', 'handlers', 'persistence', 'http', 'clients']);
+const rooms = new Set(['domain', 'application', 'handlers', 'persistence', 'http', 'clients', 'commands']);
 /** The one sub-room of application/: what two or more use cases share (a lookup that refuses, an event, a metric). */
 const sharedRoom = 'shared';
 

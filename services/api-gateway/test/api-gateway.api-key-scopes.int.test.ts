@@ -125,6 +125,7 @@ describe('api gateway: API keys limited to scopes, rolled with an overlap', () =
         key_prefix: scoped.key_prefix,
         scopes: ['payments:read', 'refunds:write'],
         status: 'active',
+        purpose: 'merchant',
         created_at: expect.any(String),
         expires_at: null,
         revoked_at: null,

@@ -327,8 +327,8 @@ describe('the API reference page in a real browser', () => {
       business_id: businessId,
       funds_id: operationId === 'returnHeldFunds' ? lateToReturn.funds_id : late.funds_id,
       method: 'pix',
-      // A key rolls once: a fresh one for each example.
-      ...(operationId === 'rollApiKey'
+      // A key rolls once, and its purpose is set by the operator: a fresh one for each example.
+      ...(['rollApiKey', 'setApiKeyPurpose'].includes(operationId)
         ? {
             key_prefix: (await client.admin('POST', `/admin/v1/businesses/${businessId}/api-keys`, {}))
               .key_prefix as string,

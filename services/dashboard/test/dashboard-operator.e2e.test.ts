@@ -88,20 +88,24 @@ describe('the operator console', () => {
 
   /** The dashboard's `operator:invite` command, run as an operator of the platform runs it. */
   const inviteCommand = (email: string) =>
-    promisify(execFile)(join(root, '../../node_modules/.bin/tsx'), ['src/operator-invite.ts', email], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        APP_ENV: 'sandbox',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: stack.env.database.url,
-        REDIS_URL: stack.env.config.REDIS_URL,
-        REDIS_PREFIX: stack.env.config.REDIS_PREFIX,
-        SMTP_URL: stack.mailCatcherSmtpUrl,
-        DASHBOARD_PUBLIC_URL: stack.dashboardUrl,
+    promisify(execFile)(
+      join(root, '../../node_modules/.bin/tsx'),
+      ['src/commands/operator-invite.ts', email],
+      {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          APP_ENV: 'sandbox',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: stack.env.database.url,
+          REDIS_URL: stack.env.config.REDIS_URL,
+          REDIS_PREFIX: stack.env.config.REDIS_PREFIX,
+          SMTP_URL: stack.mailCatcherSmtpUrl,
+          DASHBOARD_PUBLIC_URL: stack.dashboardUrl,
+        },
       },
-    });
+    );
 
   test('the first operator is invited by the command, sets a password, and must enrol a second factor first', async () => {
     const { stdout } = await inviteCommand(first.email);

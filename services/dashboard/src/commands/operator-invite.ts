@@ -1,10 +1,10 @@
 import { loadOrExit } from '@gateway/config';
 import { openServiceDatabase } from '@gateway/persistence';
-import { inviteOperator } from './application/invite-operator';
-import { Mailer } from './clients/mailer';
-import { loadDashboardConfig } from './config';
-import { isEmail, normaliseEmail } from './domain/sign-up-form';
-import { dashboardDatabase } from './persistence';
+import { inviteOperator } from '../application/invite-operator';
+import { Mailer } from '../clients/mailer';
+import { loadDashboardConfig } from '../config';
+import { isEmail, normaliseEmail } from '../domain/sign-up-form';
+import { dashboardDatabase } from '../persistence';
 
 /**
  * The `operator:invite <email>` command: invites a person to operate the platform (the first operator; the others
