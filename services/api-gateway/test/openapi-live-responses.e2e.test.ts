@@ -174,6 +174,7 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     keys.merchant = business.api_key;
     made.business = business.business_id;
     await expectStatus(200, call('GET', `/admin/v1/businesses/${made.business}`, { as: 'operator' }));
+    await expectStatus(200, call('GET', '/admin/v1/businesses?limit=2', { as: 'operator' }));
     const issued = await expectStatus(
       201,
       call('POST', `/admin/v1/businesses/${made.business}/api-keys`, { as: 'operator' }),
@@ -183,6 +184,13 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       call('POST', `/admin/v1/api-keys/${issued.key_prefix}/roll`, {
         as: 'operator',
         body: { expires_in_seconds: 0 },
+      }),
+    );
+    await expectStatus(
+      200,
+      call('PUT', `/admin/v1/api-keys/${rolled.key_prefix}/purpose`, {
+        as: 'operator',
+        body: { purpose: 'dashboard' },
       }),
     );
     await expectStatus(200, call('DELETE', `/admin/v1/api-keys/${rolled.key_prefix}`, { as: 'operator' }));

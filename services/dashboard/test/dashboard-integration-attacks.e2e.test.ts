@@ -178,6 +178,44 @@ describe('the dashboard’s integration pages under attack', () => {
     await context.close();
   });
 
+  test("a developer's new API key cannot refund or pay out, and the owner's full key is not theirs to roll or revoke", async () => {
+    const { context, page, token } = await memberOfA('developer');
+    await page.goto(`${stack.dashboardUrl}/chaves`);
+    // Nothing ticked: every scope of the developer's role, and no more.
+    await page.getByRole('button', { name: 'Criar chave' }).click();
+    const developerKey = (await page.getByTestId('nova-chave').textContent())!.trim();
+    expect((await client.api(developerKey, 'GET', `/v1/payments/${mine.paymentId}`)).status).toBe(200);
+    const refund = await client.api(developerKey, 'POST', `/v1/payments/${mine.paymentId}/refunds`, {
+      amount: 100,
+    });
+    expect({ status: refund.status, code: refund.body.error?.code }).toEqual({
+      status: 403,
+      code: 'FORBIDDEN',
+    });
+    const payout = await client.api(developerKey, 'POST', '/v1/payouts', { amount: 100 });
+    expect({ status: payout.status, code: payout.body.error?.code }).toEqual({
+      status: 403,
+      code: 'FORBIDDEN',
+    });
+    // A scope beyond the role, posted anyway, is refused and makes no key.
+    const beyond = await context.request.post(`${stack.dashboardUrl}/chaves`, {
+      form: { _csrf: token, scope: 'refunds:write' },
+      maxRedirects: 0,
+    });
+    expect(beyond.status()).toBe(403);
+    // The owner's full key (the one made at sign-up) would hand its powers over if rolled: refused, and it still works.
+    const ownerPrefix = /^sk_test_(.{12})/.exec(mine.key)![1]!;
+    for (const verb of ['trocar', 'revogar']) {
+      const refused = await context.request.post(`${stack.dashboardUrl}/chaves/${ownerPrefix}/${verb}`, {
+        form: { _csrf: token },
+        maxRedirects: 0,
+      });
+      expect({ verb, status: refused.status() }).toEqual({ verb, status: 403 });
+    }
+    expect((await client.api(mine.key, 'GET', '/v1/payments?limit=1')).status).toBe(200);
+    await context.close();
+  });
+
   test('a developer manages webhooks, customers and checkouts, and still refunds nothing', async () => {
     const { context, page, token } = await memberOfA('developer');
     await page.goto(`${stack.dashboardUrl}/clientes`);

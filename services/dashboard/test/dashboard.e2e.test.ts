@@ -85,11 +85,13 @@ describe('the merchant dashboard, as a person uses it', () => {
     await page.getByRole('heading', { name: `Pagamento ${paymentId}` }).waitFor();
   });
 
-  test('paid in the sandbox, it shows paid with its timeline; "Reembolsar" refunds it, a refusal shown as the API words it', async () => {
-    const simulated = await client.api(apiKey, 'POST', `/v1/sandbox/payments/${paymentId}/simulate`, {
-      outcome: 'paid',
-    });
-    expect(simulated.status).toBeLessThan(300);
+  test('paid in the sandbox from its page, it shows paid with its timeline; "Reembolsar" refunds it, a refusal shown as the API words it', async () => {
+    // The sandbox pays it from its own page: "Simular pagamento", no API call.
+    await page.goto(`${stack.dashboardUrl}/pagamentos/${paymentId}`);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Resultado').selectOption('paid');
+    await page.getByRole('button', { name: 'Simular pagamento' }).click();
+    await page.getByText('Simulação enviada: a situação muda em instantes.').waitFor();
     await waitFor(
       async () => {
         await page.goto(`${stack.dashboardUrl}/pagamentos/${paymentId}`);

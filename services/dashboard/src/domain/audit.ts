@@ -17,6 +17,7 @@ export const auditActionLabels = {
   api_key_rolled: 'Chave de API trocada',
   api_key_revoked: 'Chave de API revogada',
   refund_requested: 'Reembolso pedido',
+  payment_simulated: 'Pagamento simulado (sandbox)',
   payment_cancelled: 'Pagamento cancelado',
   second_factor_enabled: 'Verificação em duas etapas ativada',
   payout_account_changed: 'Conta de saque alterada',

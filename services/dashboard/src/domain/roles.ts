@@ -65,3 +65,46 @@ export function roleAllows(role: Role, permission: Permission): boolean {
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (roles as readonly string[]).includes(value);
 }
+
+/** The API key scopes a person of `role` may give a key: those their role has (a key never does more than its maker). */
+export function grantableScopes(role: Role): ApiKeyScope[] {
+  return apiKeyScopes.filter((scope) => roleAllows(role, scope));
+}
+
+/**
+ * The scopes of a key a person of `role` asks for from the form: `null` for a key with every scope (nothing ticked by
+ * one whose role has every scope, or every scope ticked), the ticked scopes (or, when none is ticked, all the role
+ * has) otherwise; `'refused'` when a scope is unknown or beyond the role.
+ */
+export function scopesForNewKey(role: Role, ticked: unknown): ApiKeyScope[] | null | 'refused' {
+  const asked = ticked === undefined ? [] : Array.isArray(ticked) ? ticked : [ticked];
+  const grantable = grantableScopes(role);
+  if (!asked.every((scope) => typeof scope === 'string' && (grantable as string[]).includes(scope)))
+    return 'refused';
+  const chosen = asked.length === 0 ? grantable : grantable.filter((scope) => asked.includes(scope));
+  return chosen.length === apiKeyScopes.length ? null : chosen;
+}
+
+/** Whether a person of `role` may roll or revoke a key with `scopes` (null: every scope): only one within their role. */
+export function keyWithinRole(role: Role, scopes: readonly string[] | null): boolean {
+  const grantable: readonly string[] = grantableScopes(role);
+  return (scopes ?? apiKeyScopes).every((scope) => grantable.includes(scope));
+}
+
+/** The scopes as the key form and list word them. */
+export const scopeLabels: Record<ApiKeyScope, string> = {
+  'payments:read': 'Ver pagamentos',
+  'payments:write': 'Criar e cancelar pagamentos',
+  'refunds:read': 'Ver reembolsos',
+  'refunds:write': 'Reembolsar',
+  'checkouts:read': 'Ver checkouts e produtos',
+  'checkouts:write': 'Criar e alterar checkouts e produtos',
+  'customers:read': 'Ver clientes',
+  'customers:write': 'Criar clientes',
+  'webhooks:read': 'Ver webhooks',
+  'webhooks:write': 'Gerenciar webhooks',
+  'events:read': 'Ver eventos',
+  'balance:read': 'Ver saldo e extratos',
+  'payouts:read': 'Ver saques',
+  'payouts:write': 'Solicitar saques',
+};

@@ -4,7 +4,7 @@ import { merchantKeysOf } from '../../application/shared/merchant-keys';
 import { rollMerchantKey } from '../../application/roll-merchant-key';
 import { formatDateTime } from '../../domain/format';
 import { revokeMerchantKey } from '../../application/revoke-merchant-key';
-import { roleAllows } from '../../domain/roles';
+import { grantableScopes, keyWithinRole, roleAllows, scopesForNewKey } from '../../domain/roles';
 import type { DataSource } from 'typeorm';
 import { recordMemberAction } from '../audit';
 import { memberOf, requirePermission, type Member } from '../member';
@@ -26,12 +26,29 @@ export async function showKeys(
       keys,
       timeZone: member.business.timeZone,
       canWrite: roleAllows(member.role, 'api_keys:write'),
+      grantable: grantableScopes(member.role),
       ...extra,
     }),
   );
 }
 
-/** Chaves de API: the business's keys; a new one (every scope, shown once); a revocation. */
+/**
+ * Whether the person may roll or revoke the key `prefix`: a key that can do more than their role (a developer and the
+ * owner's full key) is refused, or rolling it would hand them its powers. Answers the refusal shown, or undefined.
+ */
+async function beyondRole(admin: GatewayAdmin, member: Member, prefix: string): Promise<string | undefined> {
+  const key = (await merchantKeysOf(admin, member.business)).find(
+    (candidate) => candidate.keyPrefix === prefix,
+  );
+  if (key && !keyWithinRole(member.role, key.scopes))
+    return 'Esta chave pode fazer mais do que o seu papel permite: só quem tem todas as permissões dela pode trocá-la ou revogá-la.';
+  return undefined;
+}
+
+/**
+ * Chaves de API: the business's keys; a new one (shown once) limited to the scopes ticked, never beyond the person's
+ * role; a roll; a revocation.
+ */
 export function keyRoutes(admin: GatewayAdmin, dataSource: DataSource): Router {
   const router = Router();
   router.get(
@@ -44,10 +61,17 @@ export function keyRoutes(admin: GatewayAdmin, dataSource: DataSource): Router {
     requirePermission('api_keys:write'),
     route(async (req, res) => {
       const member = memberOf(res);
-      const issued = await admin.issueApiKey(member.business.id);
+      const scopes = scopesForNewKey(member.role, (req.body as { scope?: unknown }).scope);
+      if (scopes === 'refused')
+        return showKeys(res, admin, member, {
+          status: 403,
+          error: 'Uma chave não pode ter permissões que o seu papel não tem.',
+        });
+      const issued = await admin.issueApiKey(member.business.id, scopes ?? undefined);
       await recordMemberAction(dataSource, req, member, {
         action: 'api_key_created',
         target: issued.key_prefix,
+        details: { scopes: scopes === null ? 'todas' : scopes.join(' ') },
       });
       await showKeys(res, admin, member, { status: 201, newKey: issued.api_key, notice: 'Chave criada.' });
     }),
@@ -57,6 +81,8 @@ export function keyRoutes(admin: GatewayAdmin, dataSource: DataSource): Router {
     requirePermission('api_keys:write'),
     route(async (req, res) => {
       const member = memberOf(res);
+      const refusal = await beyondRole(admin, member, String(req.params.prefix));
+      if (refusal) return showKeys(res, admin, member, { status: 403, error: refusal });
       const outcome = await revokeMerchantKey(admin, member.business, String(req.params.prefix));
       if (outcome === 'revoked') {
         await recordMemberAction(dataSource, req, member, {
@@ -79,6 +105,8 @@ export function keyRoutes(admin: GatewayAdmin, dataSource: DataSource): Router {
     requirePermission('api_keys:write'),
     route(async (req, res) => {
       const member = memberOf(res);
+      const refusal = await beyondRole(admin, member, String(req.params.prefix));
+      if (refusal) return showKeys(res, admin, member, { status: 403, error: refusal });
       const outcome = await rollMerchantKey(admin, member.business, String(req.params.prefix));
       if (typeof outcome !== 'string') {
         await recordMemberAction(dataSource, req, member, {

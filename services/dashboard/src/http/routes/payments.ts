@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Router, type Response } from 'express';
 import type { Payment } from '@gateway/sdk';
 import { paymentTimeline } from '../../application/payment-timeline';
@@ -58,11 +59,16 @@ async function showPayment(
       timeZone: member.business.timeZone,
       canRefund: roleAllows(member.role, 'refunds:write'),
       canCancel: roleAllows(member.role, 'payments:write'),
+      canSimulate: member.business.environment === 'sandbox' && roleAllows(member.role, 'payments:write'),
+      formKey: `dash_${randomBytes(16).toString('hex')}`,
       notice: extra.notice,
       error: extra.error,
     }),
   );
 }
+
+/** A form's own idempotency key, made when the page was drawn. */
+const FORM_KEY = /^dash_[0-9a-f]{32}$/;
 
 /** Pagamentos: the list (filters by status, method and days; search by id), a payment's page, its refund, its cancel. */
 export function paymentRoutes(dataSource: DataSource): Router {
@@ -109,7 +115,9 @@ export function paymentRoutes(dataSource: DataSource): Router {
           ? 'Reembolso solicitado.'
           : req.query.cancelado === '1'
             ? 'Pagamento cancelado.'
-            : undefined;
+            : req.query.simulado === '1'
+              ? 'Simulação enviada: a situação muda em instantes.'
+              : undefined;
       await showPayment(res, memberOf(res), String(req.params.id), { notice });
     }),
   );
@@ -126,8 +134,14 @@ export function paymentRoutes(dataSource: DataSource): Router {
           error: 'Informe o valor do reembolso em reais, por exemplo 12,50.',
         });
       const reason = textOf(req.body.reason).trim();
+      // The form's own key: the same form sent twice (a double click, a resend) makes one refund.
+      const idempotencyKey = textOf(req.body.idempotency_key);
       const outcome = await refusedOr(() =>
-        member.api.refunds.create(paymentId, { amount: centavos, ...(reason ? { reason } : {}) }),
+        member.api.refunds.create(
+          paymentId,
+          { amount: centavos, ...(reason ? { reason } : {}) },
+          FORM_KEY.test(idempotencyKey) ? { idempotencyKey } : {},
+        ),
       );
       // The public API's refusal (amount too large, payment not refundable...) is shown as it words it.
       if ('refused' in outcome)
@@ -141,6 +155,35 @@ export function paymentRoutes(dataSource: DataSource): Router {
         details: { refund_id: outcome.ok.refund_id, amount_centavos: String(centavos) },
       });
       res.redirect(303, `/pagamentos/${encodeURIComponent(paymentId)}?reembolso=solicitado`);
+    }),
+  );
+  // Sandbox only: the payment paid (or failed, or expired) as its rail would, so a merchant tries the whole flow here.
+  router.post(
+    '/pagamentos/:id/simular',
+    requirePermission('payments:write'),
+    route(async (req, res) => {
+      const member = memberOf(res);
+      const paymentId = String(req.params.id);
+      if (member.business.environment !== 'sandbox')
+        return showPayment(res, member, paymentId, { status: 403, error: 'Simulação só existe no sandbox.' });
+      const outcome = textOf(req.body.outcome);
+      if (outcome !== 'paid' && outcome !== 'failed' && outcome !== 'expired')
+        return showPayment(res, member, paymentId, {
+          status: 422,
+          error: 'Escolha o resultado da simulação.',
+        });
+      const simulated = await refusedOr(() => member.api.sandbox.simulate(paymentId, { outcome }));
+      if ('refused' in simulated)
+        return showPayment(res, member, paymentId, {
+          status: simulated.refused.status,
+          error: simulated.refused.message,
+        });
+      await recordMemberAction(dataSource, req, member, {
+        action: 'payment_simulated',
+        target: paymentId,
+        details: { outcome },
+      });
+      res.redirect(303, `/pagamentos/${encodeURIComponent(paymentId)}?simulado=1`);
     }),
   );
   router.post(

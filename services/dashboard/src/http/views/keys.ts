@@ -1,5 +1,7 @@
 import type { MerchantKey } from '../../application/shared/merchant-keys';
+import type { ApiKeyScope } from '@gateway/contracts';
 import { formatDateTime } from '../../domain/format';
+import { scopeLabels } from '../../domain/roles';
 import { alert, appPage, csrfField, type Viewer } from './layout';
 import { html, type Markup } from './html';
 import { actionsHeader, dataTable } from './table';
@@ -45,6 +47,8 @@ export function keysPage(
     keys: MerchantKey[];
     timeZone: string;
     canWrite: boolean;
+    /** The scopes the person may give a new key. */
+    grantable: ApiKeyScope[];
     newKey?: string;
     notice?: string;
     error?: string;
@@ -60,6 +64,17 @@ export function keysPage(
       options.canWrite
         ? html`<form method="post" action="/chaves">
             ${csrfField(viewer.csrfToken)}
+            <fieldset>
+              <legend>Permissões da nova chave</legend>
+              <p>Nenhuma marcada: a chave terá todas as permissões do seu papel.</p>
+              ${options.grantable.map((scope) => {
+                const id = `escopo-${scope.replace(':', '-')}`;
+                return html`<div>
+                  <input type="checkbox" name="scope" value=${scope} id=${id} />
+                  <label for=${id}>${scopeLabels[scope]}</label>
+                </div>`;
+              })}
+            </fieldset>
             <button type="submit">Criar chave</button>
           </form>`
         : null
@@ -73,7 +88,13 @@ export function keysPage(
           header: 'Prefixo',
           cell: (key) => html`<code>${key.keyPrefix}</code>${key.dashboards ? ' (usada pelo painel)' : ''}`,
         },
-        { header: 'Permissões', cell: (key) => (key.scopes === null ? 'Todas' : key.scopes.join(', ')) },
+        {
+          header: 'Permissões',
+          cell: (key) =>
+            key.scopes === null
+              ? 'Todas'
+              : key.scopes.map((scope) => scopeLabels[scope as ApiKeyScope] ?? scope).join(', '),
+        },
         { header: 'Situação', cell: (key) => keyStatusLabels[key.status] },
         { header: 'Criada em', cell: (key) => formatDateTime(key.createdAt, options.timeZone) },
         {

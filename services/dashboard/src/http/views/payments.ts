@@ -164,6 +164,10 @@ export function paymentPage(
     timeZone: string;
     canRefund: boolean;
     canCancel: boolean;
+    /** Sandbox, and a person who may write payments: "Simular pagamento". */
+    canSimulate: boolean;
+    /** The refund form's idempotency key. */
+    formKey: string;
     notice?: string;
     error?: string;
   },
@@ -198,6 +202,7 @@ export function paymentPage(
               class="refund"
             >
               ${csrfField(viewer.csrfToken)}
+              <input type="hidden" name="idempotency_key" value=${options.formKey} />
               <h2>Reembolso</h2>
               <div class="field">
                 <label for="valor">Valor do reembolso (até ${formatBrl(refundable)})</label>
@@ -214,6 +219,28 @@ export function paymentPage(
                 <input id="motivo" name="reason" maxlength="140" />
               </div>
               <button type="submit" class="danger">Reembolsar</button>
+            </form>`
+          : null
+      }
+      ${
+        options.canSimulate && (payment.status === 'pending' || payment.status === 'processing')
+          ? html`<form
+              method="post"
+              action=${`/pagamentos/${encodeURIComponent(payment.payment_id)}/simular`}
+              class="simulate"
+            >
+              ${csrfField(viewer.csrfToken)}
+              <h2>Simulação (sandbox)</h2>
+              <p>Faz o pagamento acontecer como o meio de pagamento faria, sem dinheiro de verdade.</p>
+              <div class="field">
+                <label for="resultado">Resultado</label>
+                <select id="resultado" name="outcome">
+                  <option value="paid">Pago</option>
+                  <option value="failed">Falhou</option>
+                  <option value="expired">Expirou</option>
+                </select>
+              </div>
+              <button type="submit">Simular pagamento</button>
             </form>`
           : null
       }
