@@ -430,5 +430,18 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       expect(await entry.count()).toBe(1);
       expect(await entry.textContent()).toContain('Asia/Tokyo');
     });
+
+    test('Auditoria lists the webhook created (its host, never its secret), the product deactivated and the customer created', async () => {
+      await nav('Auditoria');
+      const rows = page.getByRole('row');
+      const webhook = rows.filter({ hasText: 'Endpoint de webhook criado' });
+      expect(await webhook.count()).toBe(1);
+      expect(await webhook.textContent()).toContain(`localhost:${receiver.port}`);
+      expect(await webhook.textContent()).toMatch(/wh_/);
+      expect(await rows.filter({ hasText: 'Produto desativado' }).count()).toBe(1);
+      expect(await rows.filter({ hasText: 'Cliente criado' }).textContent()).toMatch(/cust_/);
+      expect(await page.content()).not.toContain('whsec_');
+      expect(await seriousViolations(page)).toEqual([]);
+    });
   });
 });

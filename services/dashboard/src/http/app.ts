@@ -183,9 +183,9 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
     teamRoutes(deps.dataSource, { mail, attempts, attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE }),
     securityRoutes(secondFactor),
     payoutRoutes({ admin: deps.admin, dataSource: deps.dataSource, secondFactor }),
-    webhookRoutes(),
-    customerRoutes(),
-    checkoutRoutes(),
+    webhookRoutes(deps.dataSource),
+    customerRoutes(deps.dataSource),
+    checkoutRoutes(deps.dataSource),
     businessRoutes(deps.dataSource),
   );
   app.use(signedIn);

@@ -1,7 +1,9 @@
 import { Router, type Response } from 'express';
 import { parseBrlInput } from '../../domain/format';
 import { roleAllows } from '../../domain/roles';
+import type { DataSource } from 'typeorm';
 import { refusedOr } from '../api-refusal';
+import { recordMemberAction } from '../audit';
 import { memberOf, requirePermission, type Member } from '../member';
 import { route, sendPage, textOf } from '../respond';
 import { checkoutPage, checkoutsPage, type CheckoutForm, type ProductForm } from '../views/checkouts';
@@ -89,7 +91,7 @@ const notices: Record<string, string> = {
  * or reactivated (an inactive one is sold by no new checkout); a checkout created, changed, deactivated or reactivated.
  * All through the public API.
  */
-export function checkoutRoutes(): Router {
+export function checkoutRoutes(dataSource: DataSource): Router {
   const router = Router();
   router.get(
     '/checkouts',
@@ -123,6 +125,11 @@ export function checkoutRoutes(): Router {
           productForm,
           error: outcome.refused.message,
         });
+      await recordMemberAction(dataSource, req, member, {
+        action: 'product_created',
+        target: outcome.ok.product_id,
+        details: { price: productForm.price },
+      });
       res.redirect(303, '/checkouts?aviso=produto');
     }),
   );
@@ -131,11 +138,12 @@ export function checkoutRoutes(): Router {
     requirePermission('checkouts:write'),
     route(async (req, res) => {
       const member = memberOf(res);
+      const productId = String(req.params.id);
       const form = productFormOf(req.body);
       const price = parseBrlInput(form.price);
       if (price === null) return showCheckouts(res, member, { status: 422, error: PRICE_HINT });
       const outcome = await refusedOr(() =>
-        member.api.products.update(String(req.params.id), {
+        member.api.products.update(productId, {
           name: form.name,
           price,
           description: form.description || null,
@@ -143,24 +151,31 @@ export function checkoutRoutes(): Router {
       );
       if ('refused' in outcome)
         return showCheckouts(res, member, { status: outcome.refused.status, error: outcome.refused.message });
+      await recordMemberAction(dataSource, req, member, {
+        action: 'product_changed',
+        target: productId,
+        details: { price: form.price },
+      });
       res.redirect(303, '/checkouts?aviso=produto-salvo');
     }),
   );
-  for (const [action, status, notice] of [
-    ['desativar', 'inactive', 'produto-desativado'],
-    ['reativar', 'active', 'produto-reativado'],
+  for (const [action, status, notice, audited] of [
+    ['desativar', 'inactive', 'produto-desativado', 'product_deactivated'],
+    ['reativar', 'active', 'produto-reativado', 'product_reactivated'],
   ] as const)
     router.post(
       `/checkouts/produtos/:id/${action}`,
       requirePermission('checkouts:write'),
       route(async (req, res) => {
         const member = memberOf(res);
-        const outcome = await refusedOr(() => member.api.products.update(String(req.params.id), { status }));
+        const productId = String(req.params.id);
+        const outcome = await refusedOr(() => member.api.products.update(productId, { status }));
         if ('refused' in outcome)
           return showCheckouts(res, member, {
             status: outcome.refused.status,
             error: outcome.refused.message,
           });
+        await recordMemberAction(dataSource, req, member, { action: audited, target: productId });
         res.redirect(303, `/checkouts?aviso=${notice}`);
       }),
     );
@@ -189,6 +204,11 @@ export function checkoutRoutes(): Router {
           checkoutForm,
           error: outcome.refused.message,
         });
+      await recordMemberAction(dataSource, req, member, {
+        action: 'checkout_created',
+        target: outcome.ok.checkout_id,
+        details: { product_id: checkoutForm.product_id },
+      });
       res.redirect(303, `/checkouts/${encodeURIComponent(outcome.ok.checkout_id)}?aviso=criado`);
     }),
   );
@@ -203,6 +223,7 @@ export function checkoutRoutes(): Router {
     path: string,
     changes: (body: Record<string, unknown>) => Parameters<Member['api']['checkouts']['update']>[1],
     notice: string,
+    audited: 'checkout_changed' | 'checkout_deactivated' | 'checkout_reactivated',
   ) =>
     router.post(
       path,
@@ -216,6 +237,7 @@ export function checkoutRoutes(): Router {
             status: outcome.refused.status,
             error: outcome.refused.message,
           });
+        await recordMemberAction(dataSource, req, member, { action: audited, target: checkoutId });
         res.redirect(303, `/checkouts/${encodeURIComponent(checkoutId)}?aviso=${notice}`);
       }),
     );
@@ -227,8 +249,9 @@ export function checkoutRoutes(): Router {
       cancel_url: textOf(body.cancel_url).trim(),
     }),
     'salvo',
+    'checkout_changed',
   );
-  change('/checkouts/:id/desativar', () => ({ status: 'inactive' }), 'desativado');
-  change('/checkouts/:id/reativar', () => ({ status: 'active' }), 'reativado');
+  change('/checkouts/:id/desativar', () => ({ status: 'inactive' }), 'desativado', 'checkout_deactivated');
+  change('/checkouts/:id/reativar', () => ({ status: 'active' }), 'reativado', 'checkout_reactivated');
   return router;
 }

@@ -1,7 +1,9 @@
 import { Router, type Response } from 'express';
 import { customerSearch } from '../../domain/customer-search';
 import { roleAllows } from '../../domain/roles';
+import type { DataSource } from 'typeorm';
 import { refusedOr } from '../api-refusal';
+import { recordMemberAction } from '../audit';
 import { memberOf, requirePermission, type Member } from '../member';
 import { route, sendPage, textOf } from '../respond';
 import { customerPage, customersPage, type CustomerForm } from '../views/customers';
@@ -40,7 +42,7 @@ async function showCustomers(
 }
 
 /** Clientes: the business's customers a page at a time, a search by id or e-mail, a new one, one's page. */
-export function customerRoutes(): Router {
+export function customerRoutes(dataSource: DataSource): Router {
   const router = Router();
   router.get(
     '/clientes',
@@ -78,6 +80,11 @@ export function customerRoutes(): Router {
           form,
           error: outcome.refused.message,
         });
+      // The customer's e-mail, phone and document stay out of the log: its id says whom it concerned.
+      await recordMemberAction(dataSource, req, member, {
+        action: 'customer_created',
+        target: outcome.ok.customer_id,
+      });
       res.redirect(303, `/clientes/${encodeURIComponent(outcome.ok.customer_id)}?criado=1`);
     }),
   );

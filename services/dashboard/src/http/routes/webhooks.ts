@@ -1,7 +1,9 @@
 import { Router, type Response } from 'express';
 import { webhookEventNames, type WebhookEventName } from '@gateway/contracts';
+import type { DataSource } from 'typeorm';
 import { roleAllows } from '../../domain/roles';
 import { refusedOr } from '../api-refusal';
+import { recordMemberAction } from '../audit';
 import { memberOf, requirePermission, type Member } from '../member';
 import { route, sendPage, textOf } from '../respond';
 import { webhookPage, webhooksPage } from '../views/webhooks';
@@ -70,6 +72,15 @@ async function showWebhook(
   );
 }
 
+/** An endpoint's address as the audit log keeps it: its host only (a path or query may carry a secret). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
 /** The notices a redirect after an action carries in its query. */
 const notices: Record<string, string> = {
   excluido: 'Endpoint excluído: ele não recebe mais eventos.',
@@ -80,7 +91,7 @@ const notices: Record<string, string> = {
  * Webhooks: the business's endpoints; one created (its signing secret shown once), deleted, its secret rotated (shown
  * once); its deliveries with every attempt; a delivery sent again; a test event. All through the public API.
  */
-export function webhookRoutes(): Router {
+export function webhookRoutes(dataSource: DataSource): Router {
   const router = Router();
   router.get(
     '/webhooks',
@@ -109,6 +120,11 @@ export function webhookRoutes(): Router {
           form,
           error: outcome.refused.message,
         });
+      await recordMemberAction(dataSource, req, member, {
+        action: 'webhook_created',
+        target: outcome.ok.webhook_id,
+        details: { host: hostOf(url), events: events.join(' ') },
+      });
       await showWebhook(res, member, outcome.ok.webhook_id, {
         status: 201,
         secret: outcome.ok.secret,
@@ -130,12 +146,18 @@ export function webhookRoutes(): Router {
     '/webhooks/:id/excluir',
     requirePermission('webhooks:write'),
     route(async (req, res) => {
-      const { api } = memberOf(res);
+      const member = memberOf(res);
+      const { api } = member;
       const webhookId = String(req.params.id);
       // Read first: the public API answers another business's webhook's deletion with FORBIDDEN (its contract's
       // word), which here is what every other action on it answers: not found.
-      await api.webhooks.get(webhookId);
+      const webhook = await api.webhooks.get(webhookId);
       await api.webhooks.delete(webhookId);
+      await recordMemberAction(dataSource, req, member, {
+        action: 'webhook_deleted',
+        target: webhookId,
+        details: { host: hostOf(webhook.url) },
+      });
       res.redirect(303, '/webhooks?aviso=excluido');
     }),
   );
@@ -151,6 +173,10 @@ export function webhookRoutes(): Router {
           status: outcome.refused.status,
           error: outcome.refused.message,
         });
+      await recordMemberAction(dataSource, req, member, {
+        action: 'webhook_secret_rotated',
+        target: webhookId,
+      });
       await showWebhook(res, member, webhookId, {
         secret: outcome.ok.secret,
         notice: 'Segredo trocado. Por 24 horas as entregas são assinadas com o novo e com o anterior.',
@@ -171,6 +197,11 @@ export function webhookRoutes(): Router {
         });
       const { status_code: code, error, event_id: eventId } = outcome.ok;
       const answered = code !== null && code >= 200 && code < 300;
+      await recordMemberAction(dataSource, req, member, {
+        action: 'webhook_test_sent',
+        target: webhookId,
+        details: { event_id: eventId, status_code: code === null ? 'sem resposta' : String(code) },
+      });
       await showWebhook(res, member, webhookId, {
         ...(answered
           ? { notice: `Evento de teste ${eventId} enviado: o endpoint respondeu ${code}.` }
@@ -188,14 +219,18 @@ export function webhookRoutes(): Router {
     route(async (req, res) => {
       const member = memberOf(res);
       const webhookId = String(req.params.id);
-      const outcome = await refusedOr(() =>
-        member.api.webhooks.retryDelivery(webhookId, String(req.params.deliveryId)),
-      );
+      const deliveryId = String(req.params.deliveryId);
+      const outcome = await refusedOr(() => member.api.webhooks.retryDelivery(webhookId, deliveryId));
       if ('refused' in outcome)
         return showWebhook(res, member, webhookId, {
           status: outcome.refused.status,
           error: outcome.refused.message,
         });
+      await recordMemberAction(dataSource, req, member, {
+        action: 'webhook_delivery_resent',
+        target: webhookId,
+        details: { delivery_id: deliveryId },
+      });
       res.redirect(303, `/webhooks/${encodeURIComponent(webhookId)}?aviso=reenvio`);
     }),
   );
