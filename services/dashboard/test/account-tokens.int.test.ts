@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@gateway/testkit';
@@ -23,13 +24,17 @@ import {
   insertInvitation,
   insertMembership,
   insertUser,
+  LoginAttemptStore,
 } from '../src/persistence';
+import type { AcceptInvitationDeps } from '../src/application/accept-invitation';
 
 /** The mailed tokens and the team's rules against real PostgreSQL: hashed at rest, single use, expiring; the audit log. */
 describe('tokens, the team and the audit log', () => {
   let env: IsolatedEnvironment;
   let database: DataSource;
   let deps: AccountMailDeps;
+  let redis: Redis;
+  let invitations: AcceptInvitationDeps;
   const origin = { clientAddress: '203.0.113.9', userAgent: 'jest' };
   const password = 'a senha certa de teste';
 
@@ -85,9 +90,17 @@ describe('tokens, the team and the audit log', () => {
     env = await isolatedEnvironment('dashboard');
     database = await openServiceDatabase({ url: env.database.url, ...dashboardDatabase });
     deps = { dataSource: database, mailer: undefined as never, publicUrl: 'https://painel.example.com' };
+    redis = new Redis(env.config.REDIS_URL);
+    invitations = {
+      dataSource: database,
+      attempts: new LoginAttemptStore(redis, env.config.REDIS_PREFIX),
+      maxFailures: 3,
+      lockSeconds: 60,
+    };
   });
 
   afterAll(async () => {
+    redis?.disconnect();
     await database?.destroy();
     await env?.database.drop();
   });
@@ -168,7 +181,7 @@ describe('tokens, the team and the audit log', () => {
     const owner = await person();
     const email = `convidada-${randomBytes(4).toString('hex')}@loja.test`;
     const { token } = await invite(owner, email, 'developer');
-    const joined = await acceptInvitation(database, { token, password: 'senha da convidada' }, origin);
+    const joined = await acceptInvitation(invitations, { token, password: 'senha da convidada' }, origin);
     expect(joined).toMatchObject({ kind: 'joined', businessId: owner.businessId });
     const membership = await findMembership(
       database.manager,
@@ -176,7 +189,7 @@ describe('tokens, the team and the audit log', () => {
       owner.businessId,
     );
     expect(membership!.role).toBe('developer');
-    expect(await acceptInvitation(database, { token, password: 'senha da convidada' }, origin)).toEqual({
+    expect(await acceptInvitation(invitations, { token, password: 'senha da convidada' }, origin)).toEqual({
       kind: 'invalid',
     });
 
@@ -187,7 +200,7 @@ describe('tokens, the team and the audit log', () => {
       new Date(Date.now() - 1),
     );
     expect(
-      await acceptInvitation(database, { token: expired.token, password: 'senha qualquer 123' }, origin),
+      await acceptInvitation(invitations, { token: expired.token, password: 'senha qualquer 123' }, origin),
     ).toEqual({
       kind: 'invalid',
     });
@@ -197,7 +210,7 @@ describe('tokens, the team and the audit log', () => {
     expect(await revokeInvitation(database, other, pending.id, origin)).toBe('not_found');
     expect(await revokeInvitation(database, owner, pending.id, origin)).toBe('revoked');
     expect(
-      await acceptInvitation(database, { token: pending.token, password: 'senha qualquer 123' }, origin),
+      await acceptInvitation(invitations, { token: pending.token, password: 'senha qualquer 123' }, origin),
     ).toEqual({
       kind: 'invalid',
     });
@@ -207,15 +220,40 @@ describe('tokens, the team and the audit log', () => {
     const owner = await person();
     const elsewhere = await person();
     const { token } = await invite(owner, elsewhere.email, 'admin');
-    expect(await acceptInvitation(database, { token, password: 'errada errada' }, origin)).toEqual({
+    expect(await acceptInvitation(invitations, { token, password: 'errada errada' }, origin)).toEqual({
       kind: 'wrong_password',
     });
-    expect(await acceptInvitation(database, { token, password }, origin)).toEqual({
+    expect(await acceptInvitation(invitations, { token, password }, origin)).toEqual({
       kind: 'joined',
       userId: elsewhere.userId,
       businessId: owner.businessId,
     });
     expect((await findMembership(database.manager, elsewhere.userId, owner.businessId))!.role).toBe('admin');
+  });
+
+  test("wrong passwords typed to accept an invitation count toward the account's sign-in lockout", async () => {
+    const owner = await person();
+    const elsewhere = await person();
+    const { token } = await invite(owner, elsewhere.email, 'viewer');
+    // One failure already counted at sign-in: the invitation's page adds to the same count.
+    await invitations.attempts.recordFailure(elsewhere.email, invitations.lockSeconds);
+    expect(await acceptInvitation(invitations, { token, password: 'errada 1' }, origin)).toEqual({
+      kind: 'wrong_password',
+    });
+    expect(await acceptInvitation(invitations, { token, password: 'errada 2' }, origin)).toEqual({
+      kind: 'locked',
+    });
+    expect(await invitations.attempts.failures(elsewhere.email)).toBe(3);
+    // Locked: the right password is refused too, and the invitation stays open.
+    expect(await acceptInvitation(invitations, { token, password }, origin)).toEqual({ kind: 'locked' });
+    expect(await findMembership(database.manager, elsewhere.userId, owner.businessId)).toBeNull();
+    await invitations.attempts.clearFailures(elsewhere.email);
+    await invitations.attempts.recordFailure(elsewhere.email, invitations.lockSeconds);
+    expect(await acceptInvitation(invitations, { token, password }, origin)).toMatchObject({
+      kind: 'joined',
+    });
+    // A success clears the count, as a sign-in's does.
+    expect(await invitations.attempts.failures(elsewhere.email)).toBe(0);
   });
 
   test('the business keeps one owner; an admin promotes no one to owner; another business is not found', async () => {

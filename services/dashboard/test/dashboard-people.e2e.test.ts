@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
-import { startStack, type RunningStack } from '@gateway/testkit';
+import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import { totpCodeAt } from '../src/domain/second-factor';
 import { dashboardDatabase, findUserByEmail, InvitationEntity } from '../src/persistence';
 import { launchBrowser, seriousViolations } from './support/browser';
 import { csrfTokenOf, PASSWORD, signIn, signUp, uniqueEmail } from './support/accounts';
@@ -242,12 +243,17 @@ describe('the dashboard’s people: verification, reset, invitations, the audit 
     owner.password = 'a-nova-senha-da-dona-1';
     await page.getByLabel('Nova senha').fill(owner.password);
     await page.getByRole('button', { name: 'Salvar nova senha' }).click();
-    await heading(page, 'Pagamentos');
+    // No session from the link alone: signing in again, with the new password.
+    await heading(page, 'Entrar no painel');
+    await page.getByRole('status').filter({ hasText: 'Senha redefinida. Entre com a nova senha.' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto(`${stack.dashboardUrl}/pagamentos`);
+    expect(new URL(page.url()).pathname).toBe('/entrar');
 
     // Used: the link again opens nothing, and a form posted with its token changes nothing.
     expect((await page.goto(link))!.status()).toBe(400);
     const token = new URL(link).searchParams.get('token')!;
-    await page.goto(`${stack.dashboardUrl}/pagamentos`);
+    await page.goto(`${stack.dashboardUrl}/entrar`);
     expect(await forge(page, '/redefinir-senha', { token, password: 'senha-do-atacante-1' })).toBe(400);
 
     // The session from before is dead; the old password too.
@@ -257,8 +263,8 @@ describe('the dashboard’s people: verification, reset, invitations, the audit 
     await before.page.getByRole('alert').filter({ hasText: 'E-mail ou senha incorretos.' }).waitFor();
     await signIn(before.page, stack.dashboardUrl, owner.email, owner.password);
     await heading(before.page, 'Pagamentos');
-    await before.context.close();
-    owner.page = page;
+    await page.context().close();
+    owner.page = before.page;
   });
 
   test('Auditoria shows who did what, newest first, with the client address and user agent; owners and admins only', async () => {
@@ -289,5 +295,113 @@ describe('the dashboard’s people: verification, reset, invitations, the audit 
     expect(await rows.nth(1).textContent()).toContain(owner.email);
     // Another business's entries are not here.
     expect(text).not.toContain('Outra Loja');
+  });
+
+  test('a person with a second factor gives its code after a password reset and after accepting an invitation with their password', async () => {
+    const person = { email: uniqueEmail('totp'), password: 'senha-de-quem-tem-totp-1', secret: '' };
+    let lastStep = 0;
+    /** A code of a 30-second step not used yet, well inside it (the server refuses a step's code twice). */
+    const freshCode = async (): Promise<string> => {
+      const step = await waitFor(
+        async () => {
+          const now = Date.now();
+          const current = Math.floor(now / 30_000);
+          const candidates = now % 30_000 < 27_000 ? [current, current + 1] : [current];
+          return candidates.find((candidate) => candidate > lastStep) ?? false;
+        },
+        { timeoutMs: 40_000, intervalMs: 250, what: 'a TOTP step not used yet' },
+      );
+      lastStep = step;
+      return totpCodeAt(person.secret, new Date(step * 30_000 + 1000));
+    };
+    const own = await newPage();
+    const { page } = own;
+    await signUp(page, stack.dashboardUrl, {
+      company: 'Loja com Autenticador',
+      email: person.email,
+      password: person.password,
+    });
+    await page.goto(`${stack.dashboardUrl}/seguranca`);
+    await page.getByRole('button', { name: 'Ativar verificação em duas etapas' }).click();
+    person.secret = (await page.getByTestId('segredo-totp').textContent())!.replace(/\s/g, '');
+    await page.getByLabel('Código do aplicativo').fill(await freshCode());
+    await page.getByLabel('Sua senha').fill(person.password);
+    await page.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText('Verificação em duas etapas ativada.').waitFor();
+    await own.context.close();
+
+    // (1) The mailbox resets the password, and no more: the sign-in that follows asks for the code.
+    const mailbox = await newPage();
+    await mailbox.page.goto(`${stack.dashboardUrl}/esqueci-senha`);
+    await mailbox.page.getByLabel('E-mail').fill(person.email);
+    await mailbox.page.getByRole('button', { name: 'Enviar link' }).click();
+    await mailbox.page.getByRole('status').waitFor();
+    await mailbox.page.goto(
+      linkIn(await waitForMail(stack.mailCatcherUrl, person.email, 'Redefinição de senha')),
+    );
+    person.password = 'a-nova-senha-com-totp-1';
+    await mailbox.page.getByLabel('Nova senha').fill(person.password);
+    await mailbox.page.getByRole('button', { name: 'Salvar nova senha' }).click();
+    await heading(mailbox.page, 'Entrar no painel');
+    await mailbox.page.goto(`${stack.dashboardUrl}/pagamentos`);
+    expect(new URL(mailbox.page.url()).pathname).toBe('/entrar');
+    await signIn(mailbox.page, stack.dashboardUrl, person.email, person.password);
+    await mailbox.page.waitForURL(/\/entrar\/codigo$/);
+    await mailbox.page.goto(`${stack.dashboardUrl}/pagamentos`);
+    expect(new URL(mailbox.page.url()).pathname).toBe('/entrar');
+    await mailbox.context.close();
+
+    // (2) Invited elsewhere, they accept with their existing password: the code is asked for before any session.
+    const link = await invite(owner.page, person.email, 'Leitura');
+    const invited = await newPage();
+    await invited.page.goto(link);
+    await heading(invited.page, 'Aceitar convite');
+    await invited.page.getByLabel('Senha').fill(person.password);
+    await invited.page.getByRole('button', { name: 'Aceitar convite' }).click();
+    await invited.page.waitForURL(/\/entrar\/codigo$/);
+    expect(await seriousViolations(invited.page)).toEqual([]);
+    expect((await invited.page.goto(`${stack.dashboardUrl}/equipe`))!.url()).toMatch(/\/entrar\/?$/);
+    await invited.page.goto(`${stack.dashboardUrl}/entrar/codigo`);
+    await invited.page.getByLabel('Código de verificação').fill('000000');
+    await invited.page.getByRole('button', { name: 'Verificar' }).click();
+    await invited.page.getByRole('alert').filter({ hasText: 'Código incorreto' }).waitFor();
+    await invited.page.getByLabel('Código de verificação').fill(await freshCode());
+    await invited.page.getByRole('button', { name: 'Verificar' }).click();
+    await heading(invited.page, 'Pagamentos');
+    await invited.context.close();
+  });
+
+  test('wrong passwords typed to accept an invitation lock the account, as at sign-in', async () => {
+    const person = { email: uniqueEmail('bloqueio'), password: 'senha-de-quem-vai-travar-1' };
+    const own = await newPage();
+    await signUp(own.page, stack.dashboardUrl, {
+      company: 'Loja Bloqueada',
+      email: person.email,
+      password: person.password,
+    });
+    await own.context.close();
+    const link = await invite(owner.page, person.email, 'Leitura');
+    const { page, context } = await newPage();
+    await page.goto(link);
+    const tryPassword = async (password: string): Promise<number> => {
+      await page.getByLabel('Senha').fill(password);
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/convites/aceitar') && r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Aceitar convite' }).click(),
+      ]);
+      await page.getByRole('alert').waitFor();
+      return response.status();
+    };
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) statuses.push(await tryPassword(`senha-errada-${attempt}`));
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    expect(await page.getByRole('alert').textContent()).toContain('Conta bloqueada temporariamente');
+    expect(await seriousViolations(page)).toEqual([]);
+    // Locked: the right password is refused here and at sign-in.
+    expect(await tryPassword(person.password)).toBe(429);
+    expect(await page.getByRole('alert').textContent()).toContain('Conta bloqueada temporariamente');
+    await signIn(page, stack.dashboardUrl, person.email, person.password);
+    await page.getByRole('alert').filter({ hasText: 'Conta bloqueada temporariamente' }).waitFor();
+    await context.close();
   });
 });

@@ -150,6 +150,8 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
       mail,
       attempts,
       attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE,
+      maxFailures: config.LOGIN_MAX_FAILURES,
+      lockSeconds: config.LOGIN_LOCK_SECONDS,
       logger: deps.logger,
     }),
   );

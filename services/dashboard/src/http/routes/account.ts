@@ -4,6 +4,7 @@ import { acceptInvitation, openInvitation } from '../../application/accept-invit
 import { requestPasswordReset } from '../../application/request-password-reset';
 import { resetPassword } from '../../application/reset-password';
 import { verifyEmail } from '../../application/verify-email';
+import { hasSecondFactor } from '../../application/verify-second-factor';
 import type { AccountMailDeps } from '../../application/shared/account-mail';
 import { hashToken, isTokenShaped } from '../../domain/one-time-token';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/password';
@@ -27,6 +28,9 @@ export interface AccountRouteDeps {
   attempts: LoginAttemptStore;
   /** The client address's budget a minute, shared with sign-in: mailing a link and trying a password count alike. */
   attemptsPerMinute: number;
+  /** Sign-in's account lockout, which a password typed to accept an invitation counts toward too. */
+  maxFailures: number;
+  lockSeconds: number;
   logger: Logger;
 }
 
@@ -39,6 +43,7 @@ function passwordProblem(password: string): string | undefined {
 }
 
 const TOO_MANY = 'Muitas tentativas a partir deste endereço. Aguarde um minuto.';
+const LOCKED = 'Conta bloqueada temporariamente por excesso de tentativas. Tente de novo mais tarde.';
 
 /**
  * The pages a mailed link opens, before signing in: e-mail verification, "Esqueci minha senha" and the new password,
@@ -136,12 +141,9 @@ export function accountRoutes(deps: AccountRouteDeps): Router {
       if (outcome.kind === 'invalid')
         return sendPage(res, 400, invalidLinkPage('Este link de redefinição de senha'));
       await deps.attempts.clearFailures(outcome.email);
-      if (!outcome.businessId) {
-        await sessions.end(res);
-        return res.redirect(303, '/entrar');
-      }
-      await sessions.start(res, { userId: outcome.userId, businessId: outcome.businessId });
-      res.redirect(303, '/pagamentos');
+      // No session from the link: the mailbox alone is not the account. Signing in asks for the second factor.
+      await sessions.end(res);
+      res.redirect(303, '/entrar?aviso=senha-redefinida');
     }),
   );
 
@@ -189,12 +191,29 @@ export function accountRoutes(deps: AccountRouteDeps): Router {
       const problem = open.hasAccount ? undefined : passwordProblem(password);
       if (problem) return page(422, problem);
       const outcome = await acceptInvitation(
-        deps.mail.dataSource,
+        {
+          dataSource: deps.mail.dataSource,
+          attempts: deps.attempts,
+          maxFailures: deps.maxFailures,
+          lockSeconds: deps.lockSeconds,
+        },
         { token: token as string, password },
         originOf(req),
       );
       if (outcome.kind === 'invalid') return sendPage(res, 400, invalidLinkPage('Este convite'));
       if (outcome.kind === 'wrong_password') return page(401, 'Senha incorreta.');
+      if (outcome.kind === 'locked') return page(429, LOCKED);
+      if (await hasSecondFactor(deps.mail.dataSource, outcome.userId)) {
+        // As at sign-in: the password was right; the session is signed in only once the code is (/entrar/codigo).
+        await sessions.start(res, {
+          pendingSignIn: {
+            userId: outcome.userId,
+            businessId: outcome.businessId,
+            since: new Date().toISOString(),
+          },
+        });
+        return res.redirect(303, '/entrar/codigo');
+      }
       await sessions.start(res, { userId: outcome.userId, businessId: outcome.businessId });
       res.redirect(303, '/pagamentos');
     }),

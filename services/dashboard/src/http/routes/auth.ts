@@ -42,10 +42,12 @@ export function authRoutes(deps: AuthRouteDeps): Router {
 
   router.get(
     '/entrar',
-    route(async (_req, res) => {
+    route(async (req, res) => {
       const session = await sessions.ensure(res);
       if (session.data.userId) return res.redirect(303, session.data.operator ? '/operador' : '/pagamentos');
-      sendPage(res, 200, signInPage({ csrfToken: session.data.csrfToken, signUp: deps.signUpOpen }));
+      const notice =
+        req.query.aviso === 'senha-redefinida' ? 'Senha redefinida. Entre com a nova senha.' : undefined;
+      sendPage(res, 200, signInPage({ csrfToken: session.data.csrfToken, signUp: deps.signUpOpen, notice }));
     }),
   );
 

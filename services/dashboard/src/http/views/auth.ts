@@ -76,11 +76,12 @@ export function signInPage(options: {
   csrfToken: string;
   email?: string;
   error?: string;
+  notice?: string;
   signUp: boolean;
 }): Markup {
   return publicPage(
     'Entrar no painel',
-    html`${alert('error', options.error)}
+    html`${alert('error', options.error)} ${alert('notice', options.notice)}
       <form method="post" action="/entrar">
         ${csrfField(options.csrfToken)}
         ${field('email', 'E-mail', { type: 'email', name: 'email', autocomplete: 'username', value: options.email })}
