@@ -1,10 +1,10 @@
 import type { HttpOperationTypes } from '@gateway/contracts';
-import { auditActionLabels } from '../../domain/audit';
 import { formatBrl, formatDateTime, DEFAULT_TIME_ZONE } from '../../domain/format';
-import { pixKeyTypeLabels, pixKeyTypes } from '../../domain/payout-forms';
 import type { AuditEntryEntity } from '../../persistence';
+import { auditLog } from './audit';
 import { field } from './auth';
 import { keyStatusLabels } from './keys';
+import { payoutAccountFields } from './payouts';
 import { html, type Markup } from './html';
 import { alert, csrfField, publicPage } from './layout';
 import { operatorPage, type OperatorViewer } from './operator-layout';
@@ -164,32 +164,7 @@ export function businessPage(
         ],
       })}
       <form method="post" action=${`${base}/conta-de-saque`}>
-        ${csrfField(viewer.csrfToken)}
-        <div class="field">
-          <label for="tipo-chave">Tipo da chave PIX</label>
-          <select id="tipo-chave" name="pix_key_type" required>
-            ${pixKeyTypes.map(
-              (type) =>
-                html`<option value=${type} selected=${payoutGiven.pix_key_type === type}>
-                  ${pixKeyTypeLabels[type]}
-                </option>`,
-            )}
-          </select>
-        </div>
-        <div class="field">
-          <label for="chave">Chave PIX</label>
-          <input id="chave" name="pix_key" value=${payoutGiven.pix_key} required autocomplete="off" />
-        </div>
-        <div class="field">
-          <label for="titular">CPF ou CNPJ do titular</label>
-          <input
-            id="titular"
-            name="holder_document"
-            value=${payoutGiven.holder_document}
-            required
-            autocomplete="off"
-          />
-        </div>
+        ${csrfField(viewer.csrfToken)} ${payoutAccountFields(payoutGiven)}
         <button type="submit">Salvar conta de saque</button>
       </form>
       <p><a href="/operador/empresas">Voltar às empresas</a></p>`,
@@ -405,12 +380,6 @@ export function operatorsPage(
   );
 }
 
-/** An entry's details as a line: `method: pix, rule: 1,50 % + R$ 0,20`. */
-const detailText = (details: Record<string, string>): string =>
-  Object.entries(details)
-    .map(([key, value]) => `${key}: ${value}`)
-    .join(', ');
-
 export function operatorAuditPage(
   viewer: OperatorViewer,
   options: { entries: AuditEntryEntity[]; olderCursor?: string },
@@ -419,36 +388,14 @@ export function operatorAuditPage(
     viewer,
     '/operador/auditoria',
     'Auditoria',
-    html`${dataTable({
+    auditLog({
       caption:
         'O que os operadores fizeram, e as entradas de nenhuma empresa, do mais recente ao mais antigo',
-      empty: 'Nenhum registro ainda.',
-      rows: options.entries,
-      columns: [
-        { header: 'Quando', cell: (entry) => when(entry.createdAt.toISOString()) },
-        { header: 'Quem', cell: (entry) => entry.actorEmail ?? '—' },
-        { header: 'Ação', cell: (entry) => auditActionLabels[entry.action] ?? entry.action },
-        {
-          header: 'Sobre',
-          cell: (entry) =>
-            html`${entry.target ?? ''}
-            ${Object.keys(entry.details).length ? `(${detailText(entry.details)})` : ''}`,
-        },
-        {
-          header: 'De onde',
-          cell: (entry) => html`${entry.clientAddress ?? '—'}<br /><small>${entry.userAgent ?? ''}</small>`,
-        },
-      ],
-    })}
-    ${
-      options.olderCursor
-        ? html`<p>
-            <a href=${`/operador/auditoria?antes=${encodeURIComponent(options.olderCursor)}`}
-              >Registros mais antigos</a
-            >
-          </p>`
-        : null
-    }`,
+      entries: options.entries,
+      timeZone: DEFAULT_TIME_ZONE,
+      path: '/operador/auditoria',
+      olderCursor: options.olderCursor,
+    }),
   );
 }
 

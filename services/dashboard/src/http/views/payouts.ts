@@ -161,6 +161,33 @@ export function payoutPage(
   );
 }
 
+/** The payout account's fields (the key's type, the key, the holder's document), as the owner and an operator fill them. */
+export function payoutAccountFields(given: {
+  pix_key?: string;
+  pix_key_type?: string;
+  holder_document?: string;
+}): Markup {
+  return html`<div class="field">
+      <label for="tipo-chave">Tipo da chave PIX</label>
+      <select id="tipo-chave" name="pix_key_type" required>
+        ${pixKeyTypes.map(
+          (type) =>
+            html`<option value=${type} selected=${given.pix_key_type === type}>
+              ${pixKeyTypeLabels[type]}
+            </option>`,
+        )}
+      </select>
+    </div>
+    <div class="field">
+      <label for="chave">Chave PIX</label>
+      <input id="chave" name="pix_key" value=${given.pix_key} required autocomplete="off" />
+    </div>
+    <div class="field">
+      <label for="titular">CPF ou CNPJ do titular</label>
+      <input id="titular" name="holder_document" value=${given.holder_document} required autocomplete="off" />
+    </div>`;
+}
+
 export function payoutAccountPage(
   viewer: Viewer,
   options: {
@@ -179,33 +206,7 @@ export function payoutAccountPage(
     : options.secondFactor === 'enrol_first'
       ? enrolFirst()
       : html`<form method="post" action="/saldo/conta">
-          ${csrfField(viewer.csrfToken)}
-          <div class="field">
-            <label for="tipo-chave">Tipo da chave PIX</label>
-            <select id="tipo-chave" name="pix_key_type" required>
-              ${pixKeyTypes.map(
-                (type) =>
-                  html`<option value=${type} selected=${given.pix_key_type === type}>
-                    ${pixKeyTypeLabels[type]}
-                  </option>`,
-              )}
-            </select>
-          </div>
-          <div class="field">
-            <label for="chave">Chave PIX</label>
-            <input id="chave" name="pix_key" value=${given.pix_key} required autocomplete="off" />
-          </div>
-          <div class="field">
-            <label for="titular">CPF ou CNPJ do titular</label>
-            <input
-              id="titular"
-              name="holder_document"
-              value=${given.holder_document}
-              required
-              autocomplete="off"
-            />
-          </div>
-          ${stepUpField(options.secondFactor)}
+          ${csrfField(viewer.csrfToken)} ${payoutAccountFields(given)} ${stepUpField(options.secondFactor)}
           <button type="submit">Salvar conta de saque</button>
         </form>`;
   return appPage(
