@@ -20,5 +20,5 @@ module.exports = {
   maxWorkers: 2,
   globalSetup: '<rootDir>/packages/testkit-core/src/global-setup.ts',
   // Failing tests are printed again at the very end, where a CI log's tail shows them, whatever the number of files.
-  reporters: [['default', { summaryThreshold: 0 }]],
+  reporters: [['default', { summaryThreshold: 0 }], '<rootDir>/scripts/jest-slowest-files.js'],
 };
