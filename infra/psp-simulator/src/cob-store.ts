@@ -4,6 +4,7 @@ import { PspBooks1764380000000 } from './persistence/migrations/1764380000000-ps
 import { PspEnvios1764390000000 } from './persistence/migrations/1764390000000-psp-envios';
 import { PspEnvioCallbacks1764400000000 } from './persistence/migrations/1764400000000-psp-envio-callbacks';
 import { PspTarifas1764401200100 } from './persistence/migrations/1764401200100-psp-tarifas';
+import { PspCobDevedor1764402800200 } from './persistence/migrations/1764402800200-psp-cob-devedor';
 import { accountBalance } from './envio-store';
 
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
@@ -18,6 +19,7 @@ export const pspDatabase = {
     PspEnvios1764390000000,
     PspEnvioCallbacks1764400000000,
     PspTarifas1764401200100,
+    PspCobDevedor1764402800200,
   ],
 };
 
@@ -77,8 +79,12 @@ export interface StoredCob {
   modalidadeAlteracao: 0 | 1;
   chave: string;
   solicitacaoPagador?: string;
+  devedor?: Devedor;
   pix: PixRecebido[];
 }
+
+/** API Pix `devedor` of a cob: a person (`cpf`) or a company (`cnpj`), with the name. */
+export type Devedor = { cpf: string; nome: string } | { cnpj: string; nome: string };
 
 export interface NewCob {
   txid: string;
@@ -87,6 +93,7 @@ export interface NewCob {
   modalidadeAlteracao: 0 | 1;
   chave: string;
   solicitacaoPagador?: string;
+  devedor?: Devedor;
 }
 
 /** What a revision may change; `loc` is not part of the cob's history (API Pix `Revisao`). */
@@ -137,6 +144,9 @@ interface CobRow {
   modalidade_alteracao: number;
   chave: string;
   solicitacao_pagador: string | null;
+  devedor_cpf: string | null;
+  devedor_cnpj: string | null;
+  devedor_nome: string | null;
 }
 
 interface DevolucaoRow {
@@ -152,7 +162,8 @@ interface DevolucaoRow {
 }
 
 const COB_COLUMNS = `c.txid, c.revisao, c.status, c.criacao, c.expiracao, c.loc_id, l.access_token, l.location,
-  l.criacao AS loc_criacao, c.valor_original_centavos, c.modalidade_alteracao, c.chave, c.solicitacao_pagador`;
+  l.criacao AS loc_criacao, c.valor_original_centavos, c.modalidade_alteracao, c.chave, c.solicitacao_pagador,
+  c.devedor_cpf, c.devedor_cnpj, c.devedor_nome`;
 
 /**
  * The simulated bank's books: accounts, tokens, locations, immediate charges, received Pix and their devoluções, in
@@ -290,8 +301,8 @@ export class CobStore {
         const loc = await this.insertLocation(tx, locationBase, now);
         await tx.query(
           `INSERT INTO cobs (txid, revisao, status, criacao, expiracao, loc_id, valor_original_centavos,
-             modalidade_alteracao, chave, solicitacao_pagador)
-           VALUES ($1, 0, 'ATIVA', $2, $3, $4, $5, $6, $7, $8)`,
+             modalidade_alteracao, chave, solicitacao_pagador, devedor_cpf, devedor_cnpj, devedor_nome)
+           VALUES ($1, 0, 'ATIVA', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
           [
             input.txid,
             now,
@@ -301,6 +312,9 @@ export class CobStore {
             input.modalidadeAlteracao,
             input.chave,
             input.solicitacaoPagador ?? null,
+            input.devedor && 'cpf' in input.devedor ? input.devedor.cpf : null,
+            input.devedor && 'cnpj' in input.devedor ? input.devedor.cnpj : null,
+            input.devedor?.nome ?? null,
           ],
         );
         return (await this.readCob(tx, input.txid))!;
@@ -529,6 +543,7 @@ export class CobStore {
       modalidadeAlteracao: row.modalidade_alteracao === 1 ? 1 : 0,
       chave: row.chave,
       ...(row.solicitacao_pagador === null ? {} : { solicitacaoPagador: row.solicitacao_pagador }),
+      ...devedorOf(row),
       pix: await this.readPix(tx, 'p.txid = $1', [txid]),
     };
   }
@@ -619,4 +634,11 @@ export function toCentavos(amount: string): number {
 export function toPixAmount(centavos: number): string {
   const digits = String(centavos).padStart(3, '0');
   return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
+/** The cob's debtor as API Pix shows it, when it has one. */
+function devedorOf(row: CobRow): { devedor?: Devedor } {
+  if (row.devedor_nome === null) return {};
+  if (row.devedor_cpf !== null) return { devedor: { cpf: row.devedor_cpf, nome: row.devedor_nome } };
+  return row.devedor_cnpj === null ? {} : { devedor: { cnpj: row.devedor_cnpj, nome: row.devedor_nome } };
 }

@@ -54,6 +54,7 @@ export function cobView(cob: StoredCob, settings: SimulatorSettings): Record<str
     status: cob.status,
     valor: valorView(cob),
     chave: cob.chave,
+    ...(cob.devedor === undefined ? {} : { devedor: cob.devedor }),
     ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
     pixCopiaECola: dynamicBrCode(cob.loc.location, settings.merchantName, settings.merchantCity),
     ...(cob.pix.length === 0 ? {} : { pix: cob.pix.map(pixView) }),
@@ -73,6 +74,7 @@ export function cobPayload(cob: StoredCob, now: Date): Record<string, unknown> {
     status: cob.status,
     valor: valorView(cob),
     chave: cob.chave,
+    ...(cob.devedor === undefined ? {} : { devedor: cob.devedor }),
     ...(cob.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cob.solicitacaoPagador }),
   };
 }

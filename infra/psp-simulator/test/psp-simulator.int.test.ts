@@ -127,6 +127,36 @@ describe('PSP simulator against API Pix 2.9.0', () => {
     for (const reply of [loc, moved, same, changed, readLoc]) expect(reply.violations).toEqual([]);
   });
 
+  it('a cob names its debtor by CPF or CNPJ with the name, never both documents, never a document alone', async () => {
+    const { call } = await start();
+    const named = await call('PUT', `/cob/${TXID}`, {
+      ...cob,
+      devedor: { cpf: '52998224725', nome: 'Maria Souza' },
+      solicitacaoPagador: 'Pedido 1001',
+    });
+    const read = await call('GET', `/cob/${TXID}`);
+    const refusals = await Promise.all(
+      [
+        { cpf: '52998224725', cnpj: '11222333000181', nome: 'Os dois' },
+        { cpf: '529.982.247-25', nome: 'Com pontuação' },
+        { cnpj: '11222333000181' },
+        { nome: 'Sem documento' },
+        { cpf: '52998224725', nome: 'x'.repeat(201) },
+      ].map((devedor, i) => call('PUT', `/cob/${TXID.slice(0, -1)}${i}`, { ...cob, devedor })),
+    );
+
+    expect(named.status).toBe(201);
+    expect(read.json).toMatchObject({
+      devedor: { cpf: '52998224725', nome: 'Maria Souza' },
+      solicitacaoPagador: 'Pedido 1001',
+    });
+    for (const refused of refusals) {
+      expect(refused.status).toBe(400);
+      expect(refused.json.type).toBe('https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida');
+    }
+    for (const reply of [named, read, ...refusals]) expect(reply.violations).toEqual([]);
+  });
+
   it('a token carries the scopes asked for: an operation outside them is 403 AcessoNegado', async () => {
     const { token, call } = await start({ omitTokenExpiresIn: true });
     const readOnly = await token('cob.read');

@@ -113,6 +113,28 @@ export const tokenDecimals = Joi.number().integer().min(0).max(18);
 
 /** Longest payer name kept, in characters (API Pix's `nome` of a person or company is at most 200). */
 export const PAYER_NAME_MAX_LENGTH = 200;
+
+/**
+ * Longest payment description, in characters: a PIX charge sends it as `solicitacaoPagador`, the text the payer's bank
+ * app shows, which API Pix bounds at 140 (it travels in the payment order's 140-character remittance information).
+ */
+export const PAYMENT_DESCRIPTION_MAX_LENGTH = 140;
+export const paymentDescription = Joi.string().min(1).max(PAYMENT_DESCRIPTION_MAX_LENGTH);
+
+/**
+ * Who a PIX charge is addressed to (API Pix `devedor`): the payment's customer when it has a name and a CPF (11
+ * digits) or CNPJ (14 characters, digits or, since 2026, letters) with valid check digits.
+ */
+export interface ChargeDebtor {
+  name: string;
+  document: string;
+}
+export const chargeDebtorSchema = Joi.object<ChargeDebtor>({
+  name: Joi.string().min(1).max(PAYER_NAME_MAX_LENGTH).required(),
+  document: Joi.string()
+    .pattern(/^(\d{11}|[0-9A-Z]{14})$/)
+    .required(),
+});
 /**
  * How a payer's document is shown (never whole): a CPF keeps its middle six digits (`***.456.789-**`), a CNPJ its
  * eight characters after the first two, and its branch (`**.345.678/0001-**`; letters too, the alphanumeric CNPJ).
@@ -145,6 +167,8 @@ export interface PaymentRecord {
   failure_code: string | null;
   failure_reason: string | null;
   metadata: string | null;
+  /** What the payment is for, as the payer's bank shows it on a PIX charge (additive: absent before it existed). */
+  description?: string | null;
   /** The business's customer the payment names (additive: absent in records written before it existed). */
   customer_id?: string | null;
   /** What refunds have returned so far (succeeded ones); additive: absent in records written before refunds. */
@@ -179,6 +203,7 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   failure_code: Joi.string().allow(null).required(),
   failure_reason: Joi.string().allow(null).required(),
   metadata: Joi.string().allow(null).required(),
+  description: paymentDescription.allow(null),
   customer_id: customerId.allow(null),
   refunded_centavos: centavos,
   expires_at: isoDate.allow(null),
@@ -206,6 +231,7 @@ export function publicPaymentRecord(record: PaymentRecord): Payment {
     external_id: record.external_id,
     failure_code: record.failure_code,
     failure_reason: record.failure_reason,
+    description: record.description ?? null,
     customer_id: record.customer_id ?? null,
     refunded_amount_brl: centavosToBrl(record.refunded_centavos ?? 0),
     expires_at: record.expires_at ?? null,

@@ -7,15 +7,17 @@ import {
   businessId,
   businessName,
   centavos,
+  chargeDebtorSchema,
   customerId,
   givenId,
   isoDate,
+  paymentDescription,
   paymentId,
   paymentRecordSchema,
   publicId,
   tokenDecimals,
 } from './common';
-import type { PaymentRecord } from './common';
+import type { ChargeDebtor, PaymentRecord } from './common';
 import {
   paymentMethods,
   paymentStatuses,
@@ -83,6 +85,10 @@ export interface CreatePayment {
   token: Token | null;
   /** One of the business's customers (the gateway checks it is theirs); absent or null: none. */
   customer_id?: string | null;
+  /** What the payment is for (a PIX charge's `solicitacaoPagador`); absent or null: none. */
+  description?: string | null;
+  /** The customer as a PIX charge's debtor, when the customer can be one (see ChargeDebtor); absent or null: none. */
+  debtor?: ChargeDebtor | null;
 }
 export const createPayment = defineCommand<CreatePayment, PaymentView>(
   'payment.create.v1',
@@ -95,6 +101,8 @@ export const createPayment = defineCommand<CreatePayment, PaymentView>(
     metadata: boundedText('metadata').allow(null).required(),
     token: Joi.valid(...tokens, null).required(),
     customer_id: customerId.allow(null),
+    description: paymentDescription.allow(null),
+    debtor: chargeDebtorSchema.allow(null),
   }),
   paymentViewSchema,
   [

@@ -1,6 +1,15 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
-import { businessName, centavos, isoDate, paymentId, pixPayerSchema } from './common';
+import {
+  businessName,
+  centavos,
+  chargeDebtorSchema,
+  isoDate,
+  paymentDescription,
+  paymentId,
+  pixPayerSchema,
+  type ChargeDebtor,
+} from './common';
 import type { PixPayer } from './public-api';
 import { pixInstructionsSchema, type PixInstructions } from './payment-commands';
 
@@ -12,6 +21,10 @@ export interface OpenPixCharge {
   business_name: string;
   amount_centavos: number;
   expires_in_seconds: number;
+  /** The cob's `solicitacaoPagador`: what the payer's bank app shows; absent or null: none. */
+  description?: string | null;
+  /** The cob's `devedor`; absent or null: a charge anyone may pay without a named debtor. */
+  debtor?: ChargeDebtor | null;
 }
 export interface PixCharge extends PixInstructions {
   txid: string;
@@ -27,6 +40,8 @@ export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
     business_name: businessName.required(),
     amount_centavos: centavos.min(1).required(),
     expires_in_seconds: Joi.number().integer().min(1).required(),
+    description: paymentDescription.allow(null),
+    debtor: chargeDebtorSchema.allow(null),
   }),
   pixChargeSchema,
   [],

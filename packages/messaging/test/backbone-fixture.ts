@@ -72,6 +72,7 @@ export function eventPayload(amountCentavos: number): PaymentEventPayload {
 /** A `customer.create.v1` command payload for a new business. */
 export const customerPayload = (): CreateCustomer => ({
   business_id: id('biz'),
+  name: null,
   email: null,
   phone_number: null,
   document_number: null,

@@ -26,6 +26,7 @@ function consumedBy(service: ServiceName) {
 const aCustomer = (): Customer => ({
   customer_id: 'cust_1',
   business_id: 'biz_1',
+  name: null,
   email: null,
   phone_number: null,
   document_number: null,

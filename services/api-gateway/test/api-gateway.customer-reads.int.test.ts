@@ -8,6 +8,7 @@ describe('api gateway: GET /v1/customers and /v1/customers/{id}', () => {
   const customer = (overrides: Partial<Customer> = {}): Customer => ({
     customer_id: newPublicId('cust'),
     business_id: h.merchant.business_id,
+    name: null,
     email: 'maria@example.com',
     phone_number: '+5511912345678',
     document_number: '52998224725',

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { stackWithMerchantForTheseTests, waitFor } from '@gateway/testkit';
+import { cobAtPsp, stackWithMerchantForTheseTests, waitFor } from '@gateway/testkit';
 
 /** The whole stack as processes, driven only through the public HTTP API, as a merchant would. */
 describe('payments end to end through the public API', () => {
@@ -23,19 +23,52 @@ describe('payments end to end through the public API', () => {
   const paidPayment = (paymentId: string) => live.client.paymentIn(live.apiKey, paymentId, 'paid');
 
   test("a payment names one of the business's customers, is found in the list by it, and another business cannot name it", async () => {
-    const customer = await api('POST', '/v1/customers', { email: 'ana@example.com' });
+    const customer = await api('POST', '/v1/customers', {
+      name: 'Ana Paula Souza',
+      email: 'ana@example.com',
+      document_number: '529.982.247-25',
+    });
     expect(customer.status).toBe(201);
     const created = await api('POST', '/v1/payments', {
       payment_method: 'pix',
       amount: 4200,
       customer_id: customer.body.customer_id,
+      description: 'Pedido 1001: bolo de fubá',
     });
     expect({ status: created.status, customer: created.body.customer_id }).toEqual({
       status: 201,
       customer: customer.body.customer_id,
     });
     const read = await api('GET', `/v1/payments/${created.body.payment_id}`);
-    expect(read.body.customer_id).toBe(customer.body.customer_id);
+    expect(read.body).toMatchObject({
+      customer_id: customer.body.customer_id,
+      description: 'Pedido 1001: bolo de fubá',
+    });
+    // The charge at the PSP names the customer as its debtor and asks the payer's bank to show the description.
+    expect(await cobAtPsp(live.stack.pspUrl, read.body.external_id)).toMatchObject({
+      devedor: { cpf: '52998224725', nome: 'Ana Paula Souza' },
+      solicitacaoPagador: 'Pedido 1001: bolo de fubá',
+    });
+    // A customer without a document is no debtor: the charge is open to anyone, as before.
+    const anonymous = await api('POST', '/v1/customers', { name: 'Sem Documento' });
+    const plain = await api('POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 4200,
+      customer_id: anonymous.body.customer_id,
+    });
+    const plainRead = await api('GET', `/v1/payments/${plain.body.payment_id}`);
+    expect(plainRead.body.description).toBeNull();
+    expect(await cobAtPsp(live.stack.pspUrl, plainRead.body.external_id)).not.toHaveProperty('devedor');
+    // The description is bounded as the payer's bank shows it: 140 characters.
+    const tooLong = await api('POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 4200,
+      description: 'x'.repeat(141),
+    });
+    expect({ status: tooLong.status, code: tooLong.body.error.code }).toEqual({
+      status: 422,
+      code: 'INVALID_FIELDS',
+    });
     expect((await api('GET', `/v1/customers/${customer.body.customer_id}`)).body).toEqual(customer.body);
     const listed = await api('GET', '/v1/payments?limit=1');
     expect(listed.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([

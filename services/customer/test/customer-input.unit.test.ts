@@ -4,7 +4,7 @@ describe('parseCustomerInput', () => {
   it('when every field is absent or null, the customer is valid with every field null', () => {
     expect(parseCustomerInput({})).toEqual({
       ok: true,
-      value: { email: null, phone_number: null, document_number: null, metadata: null },
+      value: { name: null, email: null, phone_number: null, document_number: null, metadata: null },
     });
     expect(
       parseCustomerInput({ email: null, phone_number: null, document_number: null, metadata: null }).ok,
@@ -22,6 +22,7 @@ describe('parseCustomerInput', () => {
     expect(result).toEqual({
       ok: true,
       value: {
+        name: null,
         email: 'Maria.Silva@exemplo.com.br',
         phone_number: '+5511912345678',
         document_number: '52998224725',
@@ -102,11 +103,30 @@ describe('parseCustomerInput', () => {
   });
 
   it('ignores fields that are not part of the create body', () => {
-    const result = parseCustomerInput({ email: 'a@b.co', ip: '10.0.0.1', name: 'Maria' });
+    const result = parseCustomerInput({ email: 'a@b.co', ip: '10.0.0.1', nickname: 'Maria' });
 
     expect(result).toEqual({
       ok: true,
-      value: { email: 'a@b.co', phone_number: null, document_number: null, metadata: null },
+      value: { name: null, email: 'a@b.co', phone_number: null, document_number: null, metadata: null },
     });
+  });
+
+  it.each([
+    ['Maria da Silva', 'Maria da Silva'],
+    ['  Maria \t da\n Silva  ', 'Maria da Silva'],
+    ['Padaria Pão Quente Ltda', 'Padaria Pão Quente Ltda'],
+  ])('keeps the name %j as %j', (name, stored) => {
+    expect(parseCustomerInput({ name })).toMatchObject({ ok: true, value: { name: stored } });
+  });
+
+  it.each([
+    [''],
+    ['   '],
+    ['Maria\u0000Silva'],
+    ['Maria\u001bSilva'],
+    ['Maria\u202eavliS'],
+    ['x'.repeat(201)],
+  ])('refuses the name %j', (name) => {
+    expect(parseCustomerInput({ name })).toEqual({ ok: false, invalidFields: ['name'] });
   });
 });

@@ -7,6 +7,7 @@ describe('customer.create.v1', () => {
 
   const command = (overrides: Partial<CreateCustomer> = {}): CreateCustomer => ({
     business_id: newPublicId('biz'),
+    name: null,
     email: 'Maria.Silva@Example.COM',
     phone_number: '(11) 91234-5678',
     document_number: '529.982.247-25',
@@ -38,6 +39,19 @@ describe('customer.create.v1', () => {
         metadata: '{"crm_id":42}',
       }),
     });
+  });
+
+  test('a name is kept with its spaces collapsed; a blank one, or one with control characters, is refused', async () => {
+    const named = await bed.request(createCustomer, command({ name: '  Maria   da  Silva ' }));
+    expect(named).toMatchObject({ ok: true, result: { name: 'Maria da Silva' } });
+    for (const name of ['   ', 'Maria\u0007Silva', 'Maria\u202eavliS']) {
+      const input = command({ name });
+      expect(await bed.request(createCustomer, input)).toEqual({
+        ok: false,
+        error: { code: 'INVALID_FIELDS', message: expect.stringContaining('name') },
+      });
+      expect(await countCustomers(input.business_id)).toBe(0);
+    }
   });
 
   test('an invalid CPF is refused with INVALID_FIELDS naming the field, and nothing is stored', async () => {

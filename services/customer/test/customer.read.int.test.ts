@@ -16,6 +16,7 @@ describe('customer.get.v1 and customer.list.v1', () => {
     for (let i = 0; i < count; i += 1) {
       const reply = await bed.request(createCustomer, {
         business_id: businessId,
+        name: null,
         email: `cliente${i}@example.com`,
         phone_number: null,
         document_number: null,
@@ -71,6 +72,7 @@ describe('customer.get.v1 and customer.list.v1', () => {
     const [first, second, other] = await createFor(businessId, 3);
     const again = await bed.request(createCustomer, {
       business_id: businessId,
+      name: null,
       email: 'cliente0@EXAMPLE.com',
       phone_number: null,
       document_number: null,

@@ -58,6 +58,31 @@ describe('PIX adapter against the PSP simulator', () => {
       });
     });
 
+    test("names the payment's debtor and shows its description to the payer, as the cob at the PSP keeps them", async () => {
+      const person = await openCharge(
+        bed,
+        anOpenPixCharge({
+          description: 'Pedido 1001: 2 pães de queijo',
+          debtor: { name: 'Maria Souza', document: '52998224725' },
+        }),
+      );
+      expect(await payer.getCharge(person.txid)).toMatchObject({
+        devedor: { cpf: '52998224725', nome: 'Maria Souza' },
+        solicitacaoPagador: 'Pedido 1001: 2 pães de queijo',
+      });
+      const company = await openCharge(
+        bed,
+        anOpenPixCharge({ debtor: { name: 'Padaria Pão Quente Ltda', document: '12ABC34501DE35' } }),
+      );
+      const cob = await payer.getCharge(company.txid);
+      expect(cob).toMatchObject({ devedor: { cnpj: '12ABC34501DE35', nome: 'Padaria Pão Quente Ltda' } });
+      expect(cob).not.toHaveProperty('solicitacaoPagador');
+      // Without either, the cob is as it always was: payable by anyone, nothing asked of the payer.
+      const plain = await payer.getCharge((await openCharge(bed)).txid);
+      expect(plain).not.toHaveProperty('devedor');
+      expect(plain).not.toHaveProperty('solicitacaoPagador');
+    });
+
     test('when the same open is delivered twice, one cob is opened and both replies match', async () => {
       const command = anOpenPixCharge();
       const messageId = newPublicId('cmd');

@@ -127,6 +127,7 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
         external_id: null,
         failure_code: null,
         failure_reason: null,
+        description: null,
         customer_id: null,
         refunded_amount_brl: 0,
         expires_at: new Date().toISOString(),

@@ -30,6 +30,7 @@ function confirmedEvent(): WebhookEvent {
       external_id: `txid${suffix}`,
       failure_code: null,
       failure_reason: null,
+      description: null,
       customer_id: null,
       refunded_amount_brl: 0,
       expires_at: '2025-01-15T13:00:00.000Z',

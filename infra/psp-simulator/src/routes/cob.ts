@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext, cobView, locationBase } from '../context';
-import { type CobChange, type NewCob, type RevisionRefusal, type StoredCob } from '../cob-store';
+import { type CobChange, type Devedor, type NewCob, type RevisionRefusal, type StoredCob } from '../cob-store';
 import { readPathId, sendProblem } from '../problem';
 import { TXID_PATTERN, freeText, pixAmount, validateBody } from './validation';
 
@@ -21,6 +21,8 @@ interface CobBody {
   valor: Valor;
   chave: string;
   solicitacaoPagador?: string;
+  /** One of `cpf` and `cnpj` (the schema holds it). */
+  devedor?: { cpf?: string; cnpj?: string; nome: string };
 }
 
 interface CobRevisionBody {
@@ -35,6 +37,14 @@ interface CobRevisionBody {
 const expiracao = Joi.number().integer().min(1);
 const solicitacaoPagador = freeText(140);
 const modalidadeAlteracao = Joi.number().valid(0, 1);
+// `PessoaFisica` | `PessoaJuridica`: a CPF or a CNPJ (never both, the document says) and always the name.
+const devedor = Joi.object({
+  cpf: Joi.string().pattern(/^\d{11}$/),
+  cnpj: Joi.string().pattern(/^[0-9A-Z]{14}$/),
+  nome: Joi.string().min(1).max(200).required(),
+})
+  .xor('cpf', 'cnpj')
+  .unknown(true);
 
 // `CobSolicitada`: calendario, valor.original and chave required.
 const cobBodySchema = Joi.object<CobBody>({
@@ -42,6 +52,7 @@ const cobBodySchema = Joi.object<CobBody>({
   valor: Joi.object({ original: pixAmount.required(), modalidadeAlteracao }).unknown(true).required(),
   chave: Joi.string().max(77).required(),
   solicitacaoPagador,
+  devedor,
 }).unknown(true);
 
 // `CobRevisada`; its `loc` is a `PayloadLocationCob`, whose `id` and `tipoCob` are both required.
@@ -86,6 +97,11 @@ export function cobRouter(context: SimulatorContext): Router {
         modalidadeAlteracao: body.valor.modalidadeAlteracao ?? 0,
         chave: body.chave,
         solicitacaoPagador: body.solicitacaoPagador,
+        ...(body.devedor
+          ? {
+              devedor: devedorOf(body.devedor),
+            }
+          : {}),
       };
       // A txid names one cob for good: a PUT that meets one, even a replay of the same request whose answer was lost,
       // is refused with a 400 problem as PSPs do (the document lists no 409); the client reads the cob back.
@@ -194,3 +210,8 @@ const LOCATION_REFUSALS: Record<Exclude<RevisionRefusal, 'not_active'>, (id: num
   no_location: (id) => `Nenhuma location com id ${id}.`,
   location_taken: (id) => `A location ${id} já está vinculada a outra cobrança.`,
 };
+
+/** The debtor a validated body names: its CPF, or else its CNPJ, with the name. */
+function devedorOf({ cpf, cnpj, nome }: NonNullable<CobBody['devedor']>): Devedor {
+  return cpf === undefined ? { cnpj: cnpj!, nome } : { cpf, nome };
+}

@@ -147,14 +147,17 @@ export class ApiPixSpec {
 /**
  * The document's patterns (`[a-zA-Z0-9]{26,35}`, `\d{1,10}\.\d{2}`) describe whole values, as its texts say (a txid
  * "de 26 a 35 caracteres"), but JSON Schema matches a pattern anywhere in the string: anchored here, so a 40-character
- * txid or `"1.234"` fails as it would at a PSP. Patterns written with slashes (`/^\d{11}$/`, query parameters only)
- * are left alone.
+ * txid or `"1.234"` fails as it would at a PSP. Patterns written as JavaScript literals between slashes (a CPF's
+ * `/^\d{11}$/`, in a debtor, a payer and query parameters) mean the regular expression inside them, already anchored;
+ * taken literally, they would ask for the slashes in the value.
  */
 function anchorPatterns(node: unknown, seen = new Set<unknown>()): void {
   if (typeof node !== 'object' || node === null || seen.has(node)) return;
   seen.add(node);
   const record = node as Record<string, unknown>;
-  if (typeof record.pattern === 'string' && !/^[\^/]/.test(record.pattern))
+  if (typeof record.pattern === 'string' && /^\/.+\/$/.test(record.pattern))
+    record.pattern = record.pattern.slice(1, -1);
+  else if (typeof record.pattern === 'string' && !record.pattern.startsWith('^'))
     record.pattern = `^(?:${record.pattern})$`;
   for (const value of Object.values(record)) anchorPatterns(value, seen);
 }

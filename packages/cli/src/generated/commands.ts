@@ -7,7 +7,7 @@ export const generatedCommands = {
   createPayment: {
     command: 'payments create',
     description: 'create a PIX or crypto payment',
-    order: ['amount', 'payment_method', 'crypto.currency', 'customer_id', 'metadata'],
+    order: ['amount', 'payment_method', 'crypto.currency', 'customer_id', 'description', 'metadata'],
     area: 'api',
     sdk: 'payments.create',
     method: 'POST',
@@ -19,6 +19,7 @@ export const generatedCommands = {
       amount: { required: true, type: 'integer' },
       currency: { required: false, type: 'string', values: ['BRL', 'brl'] },
       metadata: { required: false, type: 'string' },
+      description: { required: false, type: 'string' },
       customer_id: { required: false, type: 'string' },
       crypto: { required: false, type: 'object' },
       'crypto.currency': {
@@ -41,6 +42,7 @@ export const generatedCommands = {
       },
       'crypto.network': { fixed: 'solana', when: { payment_method: 'crypto' } },
       customer_id: { flag: 'customer', description: 'one of your customers' },
+      description: { value: 'text', description: "what the payment is for (shown in the payer's bank app)" },
       metadata: { value: 'json', description: 'your own data, as JSON text' },
       currency: { skip: true },
     },
@@ -317,6 +319,7 @@ export const generatedCommands = {
     params: [],
     query: {},
     body: {
+      name: { required: false, type: 'string' },
       email: { required: false, type: 'string' },
       phone_number: { required: false, type: 'string' },
       document_number: { required: false, type: 'string' },

@@ -304,6 +304,7 @@ export interface CreateCheckoutRequest {
 }
 
 export interface CreateCustomerRequest {
+  name?: string | null;
   email?: string | null;
   phone_number?: string | null;
   document_number?: string | null;
@@ -324,6 +325,7 @@ export type CreatePaymentRequest =
       currency?: 'BRL' | 'brl';
       /** Serialized JSON text with the caller's own data. */
       metadata?: string | null;
+      description?: string | null;
       customer_id?: string | null;
       crypto?: unknown;
     }
@@ -333,6 +335,7 @@ export type CreatePaymentRequest =
       currency?: 'BRL' | 'brl';
       /** Serialized JSON text with the caller's own data. */
       metadata?: string | null;
+      description?: string | null;
       customer_id?: string | null;
       crypto: {
         currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
@@ -405,6 +408,7 @@ export interface CryptoPaymentInstructions {
 export interface Customer {
   customer_id: string;
   business_id: string;
+  name: string | null;
   email: string | null;
   phone_number: string | null;
   document_number: string | null;
@@ -453,6 +457,8 @@ export interface EventPayment {
   external_id: string | null;
   failure_code: string | null;
   failure_reason: string | null;
+  /** What the payment is for, as it was created; a PIX charge shows it in the payer's bank app. */
+  description?: string | null;
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;
@@ -590,6 +596,8 @@ export interface Payment {
   external_id: string | null;
   failure_code: string | null;
   failure_reason: string | null;
+  /** What the payment is for, as it was created; a PIX charge shows it in the payer's bank app. */
+  description: string | null;
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;
@@ -645,6 +653,8 @@ export interface PaymentDetails {
   external_id: string | null;
   failure_code: string | null;
   failure_reason: string | null;
+  /** What the payment is for, as it was created; a PIX charge shows it in the payer's bank app. */
+  description: string | null;
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;

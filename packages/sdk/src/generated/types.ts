@@ -93,6 +93,7 @@ export interface CreateCheckoutRequest {
 }
 
 export interface CreateCustomerRequest {
+  name?: string | null;
   email?: string | null;
   phone_number?: string | null;
   document_number?: string | null;
@@ -113,6 +114,7 @@ export type CreatePaymentRequest =
       currency?: 'BRL' | 'brl';
       /** Serialized JSON text with the caller's own data. */
       metadata?: string | null;
+      description?: string | null;
       customer_id?: string | null;
       crypto?: unknown;
     }
@@ -122,6 +124,7 @@ export type CreatePaymentRequest =
       currency?: 'BRL' | 'brl';
       /** Serialized JSON text with the caller's own data. */
       metadata?: string | null;
+      description?: string | null;
       customer_id?: string | null;
       crypto: {
         currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
@@ -188,6 +191,7 @@ export interface CryptoPaymentInstructions {
 export interface Customer {
   customer_id: string;
   business_id: string;
+  name: string | null;
   email: string | null;
   phone_number: string | null;
   document_number: string | null;
@@ -236,6 +240,8 @@ export interface EventPayment {
   external_id: string | null;
   failure_code: string | null;
   failure_reason: string | null;
+  /** What the payment is for, as it was created; a PIX charge shows it in the payer's bank app. */
+  description?: string | null;
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;
@@ -280,6 +286,8 @@ export interface Payment {
   external_id: string | null;
   failure_code: string | null;
   failure_reason: string | null;
+  /** What the payment is for, as it was created; a PIX charge shows it in the payer's bank app. */
+  description: string | null;
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;
@@ -335,6 +343,8 @@ export interface PaymentDetails {
   external_id: string | null;
   failure_code: string | null;
   failure_reason: string | null;
+  /** What the payment is for, as it was created; a PIX charge shows it in the payer's bank app. */
+  description: string | null;
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;

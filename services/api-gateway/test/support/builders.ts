@@ -57,6 +57,7 @@ export function aCustomer(overrides: Partial<Customer> = {}): Customer {
   return {
     customer_id: newPublicId('cust'),
     business_id: newPublicId('biz'),
+    name: null,
     email: null,
     phone_number: null,
     document_number: null,

@@ -22,6 +22,7 @@ export function createCustomer(
       await saveCustomer(tx.manager, {
         id: newPublicId('cust'),
         businessId,
+        name: input.name,
         email: input.email,
         phoneNumber: input.phone_number,
         documentNumber: input.document_number,

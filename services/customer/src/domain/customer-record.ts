@@ -4,6 +4,7 @@ import type { Customer } from '@gateway/contracts';
 export interface StoredCustomer {
   id: string;
   businessId: string;
+  name: string | null;
   email: string | null;
   phoneNumber: string | null;
   documentNumber: string | null;
@@ -16,6 +17,7 @@ export function toRecord(customer: StoredCustomer): Customer {
   return {
     customer_id: customer.id,
     business_id: customer.businessId,
+    name: customer.name,
     email: customer.email,
     phone_number: customer.phoneNumber,
     document_number: customer.documentNumber,

@@ -9,6 +9,9 @@ export class CustomerEntity {
   businessId!: string;
 
   @Column({ type: 'text', nullable: true })
+  name!: string | null;
+
+  @Column({ type: 'text', nullable: true })
   email!: string | null;
 
   @Column({ type: 'text', name: 'phone_number', nullable: true })

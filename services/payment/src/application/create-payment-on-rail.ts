@@ -46,6 +46,8 @@ export async function createPaymentOnRail(
           businessName: command.business_name,
           amountCentavos: command.amount_centavos,
           token: command.token,
+          description: command.description ?? null,
+          debtor: command.debtor ?? null,
         },
         context,
       );
@@ -66,6 +68,7 @@ export async function createPaymentOnRail(
       feeCentavos,
       token: command.token,
       metadata: command.metadata,
+      description: command.description ?? null,
       customerId: command.customer_id ?? null,
       transactionId: null,
       externalId: opened.externalId,

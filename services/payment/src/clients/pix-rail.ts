@@ -61,7 +61,13 @@ export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
     checkCreate() {},
 
     async open(payment, context) {
-      const opening = { ...paymentToOpen(payment), expires_in_seconds: expiresInSeconds };
+      const opening = {
+        ...paymentToOpen(payment),
+        expires_in_seconds: expiresInSeconds,
+        // Only what there is: an opening without them is the message it always was.
+        ...(payment.description ? { description: payment.description } : {}),
+        ...(payment.debtor ? { debtor: payment.debtor } : {}),
+      };
       const { txid, ...instructions } = await caller.call(openPixCharge, opening, context, 'open');
       return { externalId: txid, instructions };
     },

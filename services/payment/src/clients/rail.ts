@@ -34,6 +34,10 @@ export interface RailPayment {
   businessName: string;
   amountCentavos: number;
   token: CreatePayment['token'];
+  /** What the payment is for; a rail that can show it to the payer does (a PIX charge's `solicitacaoPagador`). */
+  description?: string | null;
+  /** Who a PIX charge is addressed to, when its customer can be named (only when it is opened). */
+  debtor?: CreatePayment['debtor'];
 }
 
 /** What every rail is told of a payment it opens; each rail adds its own terms (a PIX's expiry, a crypto token). */

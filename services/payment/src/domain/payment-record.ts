@@ -20,6 +20,8 @@ export interface StoredPayment {
   /** A crypto payment's token; null for PIX. */
   token: Token | null;
   metadata: string | null;
+  /** What the payment is for, as created. */
+  description: string | null;
   transactionId: string | null;
   externalId: string | null;
   failureCode: string | null;
@@ -50,6 +52,7 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     failure_code: payment.failureCode,
     failure_reason: payment.failureReason,
     metadata: payment.metadata,
+    ...(payment.description === null ? {} : { description: payment.description }),
     customer_id: payment.customerId,
     refunded_centavos: payment.refundedCentavos,
     expires_at: payment.instructions?.expires_at ?? null,

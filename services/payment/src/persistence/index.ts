@@ -20,6 +20,7 @@ import { ReceivedFundsAssigned1764400400001 } from './migrations/1764400400001-r
 import { RefundIntents1764400700000 } from './migrations/1764400700000-refund-intents';
 import { ReceivedFundsArrivalQuote1764401000000 } from './migrations/1764401000000-received-funds-arrival-quote';
 import { OperatorReturns1764401100000 } from './migrations/1764401100000-operator-returns';
+import { PaymentDescription1764402800100 } from './migrations/1764402800100-payment-description';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -51,5 +52,6 @@ export const paymentDatabase = {
     RefundIntents1764400700000,
     ReceivedFundsArrivalQuote1764401000000,
     OperatorReturns1764401100000,
+    PaymentDescription1764402800100,
   ],
 };

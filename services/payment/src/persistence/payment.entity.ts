@@ -39,6 +39,9 @@ export class PaymentEntity implements StoredPayment {
   @Column({ type: 'text', nullable: true })
   metadata!: string | null;
 
+  @Column({ type: 'text', nullable: true })
+  description!: string | null;
+
   @Column({ type: 'text', name: 'transaction_id', nullable: true })
   transactionId!: string | null;
 

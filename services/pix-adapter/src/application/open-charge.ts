@@ -4,6 +4,7 @@ import type { OpenPixCharge, PixCharge } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { activeTraceHeaders } from '@gateway/observability';
 import { toPixCharge } from '../domain/charge-view';
+import { devedorOf } from '../domain/devedor';
 import { generateTxid } from '../domain/txid';
 import { ChargeEntity } from '../persistence';
 import { insertChargeOnce } from '../persistence/charge-store';
@@ -50,6 +51,8 @@ export async function openCharge(
       expiracaoSeconds: command.expires_in_seconds,
       valorCentavos: command.amount_centavos,
       chave: deps.pixKey,
+      ...(command.debtor ? { devedor: devedorOf(command.debtor) } : {}),
+      ...(command.description ? { solicitacaoPagador: command.description } : {}),
     })
     .catch((err: unknown) => pspFailure(err));
   const merchant = { name: command.business_name, city: deps.merchantCity };

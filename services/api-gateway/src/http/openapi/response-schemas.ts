@@ -8,6 +8,7 @@ import {
   customerId,
   eventId,
   isoDate,
+  paymentDescription,
   paymentId,
   payoutId,
   payoutStatuses,
@@ -70,6 +71,10 @@ export const paymentRecord = Joi.object({
   external_id: nullableText.description('The PSP txid (PIX) or the reference public key (crypto).'),
   failure_code: nullableText,
   failure_reason: nullableText,
+  description: paymentDescription
+    .allow(null)
+    .required()
+    .description("What the payment is for, as it was created; a PIX charge shows it in the payer's bank app."),
   customer_id: customerId.allow(null).required(),
   refunded_amount_brl: brl.required(),
   expires_at: isoDate
@@ -218,10 +223,11 @@ export const payout = Joi.object({
 
 /**
  * A payment as an event carries it: the record of its time. Events stored before the record gained its fee, net
- * amount, window end and payer (kept 30 days, and their webhook retries) lack those four fields.
+ * amount, window end and payer (kept 30 days, and their webhook retries) lack those four fields, and events stored before
+ * payments had a description lack it.
  */
 export const eventPayment = paymentRecord
-  .fork(['fee_brl', 'net_amount_brl', 'expires_at', 'payer'], (field) => field.optional())
+  .fork(['fee_brl', 'net_amount_brl', 'expires_at', 'payer', 'description'], (field) => field.optional())
   .id('EventPayment');
 
 /** What a `webhook.test` delivery carries: which endpoint was tested. */

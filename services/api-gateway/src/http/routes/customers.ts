@@ -15,6 +15,7 @@ import { jsonText, pageQuery } from '../validation';
 const customer = getCustomer.resultSchema.id('Customer');
 
 export const createCustomerBody = Joi.object({
+  name: boundedText('name').allow(null),
   email: boundedText('email').allow(null),
   phone_number: boundedText('phone_number').allow(null),
   document_number: boundedText('document_number').allow(null),
@@ -42,12 +43,15 @@ export const customerOperations = [
     scope: 'customers:write',
     summary: 'Register a customer',
     description:
-      'Every field is optional; `email` is validated, `phone_number` normalised to E.164, `document_number` ' +
-      "must be a CPF or CNPJ with valid check digits; `ip` is the caller's.",
+      'Every field is optional; `name` is the person or company (with a valid `document_number`, the debtor ' +
+      "a PIX charge of this customer names, which the payer's bank shows), `email` is validated, `phone_number` " +
+      'normalised to E.164, `document_number` must be a CPF or CNPJ with valid check digits; `ip` is the ' +
+      "caller's.",
     body: {
       name: 'CreateCustomerRequest',
       schema: createCustomerBody,
       examples: only('Every field', {
+        name: 'Maria Souza',
         email: 'maria@example.com',
         phone_number: '+55 11 91234-5678',
         document_number: '529.982.247-25',
@@ -69,6 +73,7 @@ export const customerOperations = [
     handle: ({ body, businessId, req, send }) =>
       send(createCustomer, {
         business_id: businessId,
+        name: body.name ?? null,
         email: body.email ?? null,
         phone_number: body.phone_number ?? null,
         document_number: body.document_number ?? null,

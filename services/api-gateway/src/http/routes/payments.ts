@@ -9,6 +9,7 @@ import {
   listPayments,
   pageSchema,
   listReceivedFunds,
+  paymentDescription,
   paymentId,
   paymentMethods,
   paymentStatuses,
@@ -22,6 +23,7 @@ import {
   type UpdatePayment,
 } from '@gateway/contracts';
 import { AppError } from '@gateway/http-errors';
+import { chargeDebtorOf } from '../../domain/charge-debtor';
 import {
   paymentCreatedResponse,
   paymentDetailsResponse,
@@ -91,6 +93,7 @@ export const createPaymentBody = Joi.object({
   amount: amountField.required(),
   currency: Joi.string().valid('BRL', 'brl'),
   metadata: jsonText.allow(null),
+  description: paymentDescription.allow(null),
   customer_id: customerId.allow(null),
   crypto: Joi.any(),
 }).when(Joi.object({ payment_method: Joi.valid('crypto').required() }).unknown(), {
@@ -151,7 +154,13 @@ export const paymentOperations = [
       examples: {
         pix: {
           summary: 'PIX, R$ 25,00',
-          value: { payment_method: 'pix', amount: 2500, currency: 'BRL', metadata: '{"order_id":"1001"}' },
+          value: {
+            payment_method: 'pix',
+            amount: 2500,
+            currency: 'BRL',
+            description: 'Pedido 1001',
+            metadata: '{"order_id":"1001"}',
+          },
         },
         usdc: {
           summary: 'USDC on Solana, R$ 25,00',
@@ -163,7 +172,7 @@ export const paymentOperations = [
     cli: {
       command: 'payments create',
       description: 'create a PIX or crypto payment',
-      order: ['amount', 'payment_method', 'crypto.currency', 'customer_id', 'metadata'],
+      order: ['amount', 'payment_method', 'crypto.currency', 'customer_id', 'description', 'metadata'],
       fields: {
         amount: { value: 'centavos', description: 'amount in centavos (5000 = R$ 50,00)' },
         payment_method: { flag: 'method', value: 'method', description: 'payment method', default: 'pix' },
@@ -177,6 +186,7 @@ export const paymentOperations = [
         },
         'crypto.network': { fixed: 'solana', when: { payment_method: 'crypto' } },
         customer_id: { flag: 'customer', description: 'one of your customers' },
+        description: { value: 'text', description: "what the payment is for (shown in the payer's bank app)" },
         metadata: { value: 'json', description: 'your own data, as JSON text' },
         currency: { skip: true },
       },
@@ -186,8 +196,9 @@ export const paymentOperations = [
     handle: async ({ body, res, send }) => {
       const identity = identityOf(res);
       // The customer must be the business's own: another business's (or none) is NOT_FOUND, before anything is made.
-      if (body.customer_id)
-        await send(getCustomer, { business_id: identity.businessId, customer_id: body.customer_id });
+      const customer = body.customer_id
+        ? await send(getCustomer, { business_id: identity.businessId, customer_id: body.customer_id })
+        : null;
       const view = await send(createPayment, {
         business_id: identity.businessId,
         business_name: identity.businessName,
@@ -198,6 +209,8 @@ export const paymentOperations = [
         // `crypto`, ignored, so it is read only when the method says so).
         token: body.payment_method === 'crypto' ? (body.crypto.currency.toLowerCase() as Token) : null,
         customer_id: body.customer_id ?? null,
+        description: body.description ?? null,
+        debtor: customer && chargeDebtorOf(customer),
       });
       return paymentCreatedResponse(view);
     },

@@ -53,7 +53,12 @@ export interface CreateChargeInput {
   chave: string;
   /** Free text shown to the payer (max 140 chars per API Pix). */
   solicitacaoPagador?: string;
+  /** Who the charge is addressed to (API Pix `devedor`: `cpf` or `cnpj`, and `nome`). */
+  devedor?: Devedor;
 }
+
+/** API Pix `devedor` of a cob: a person (`cpf`) or a company (`cnpj`), and the name. */
+export type Devedor = { cpf: string; nome: string } | { cnpj: string; nome: string };
 
 type Path = `/${string}`;
 
@@ -125,6 +130,7 @@ export class ApiPixClient {
       calendario: { expiracao: input.expiracaoSeconds },
       valor: { original: valorOriginal },
       chave: input.chave,
+      ...(input.devedor === undefined ? {} : { devedor: input.devedor }),
       ...(input.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: input.solicitacaoPagador }),
     };
     try {
