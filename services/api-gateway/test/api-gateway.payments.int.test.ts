@@ -82,6 +82,8 @@ describe('api gateway: payments', () => {
       metadata: '{"a":1}',
       token: null,
       customer_id: null,
+      description: null,
+      debtor: null,
     });
   });
 
@@ -230,6 +232,7 @@ describe('api gateway: payments', () => {
       external_id: record.external_id,
       failure_code: null,
       failure_reason: null,
+      description: null,
       customer_id: null,
       refunded_amount_brl: 10.1,
       expires_at: expiresAt,

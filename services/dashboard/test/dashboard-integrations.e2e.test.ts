@@ -191,6 +191,7 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       await nav('Clientes');
       await page.getByText('Nenhum cliente cadastrado.').waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+      await page.getByLabel('Nome do cliente').fill('Maria Souza');
       await page.getByLabel('E-mail do cliente').fill('maria@cliente.test');
       await page.getByLabel('CPF ou CNPJ').fill('12345678900');
       await page.getByRole('button', { name: 'Criar cliente' }).click();
@@ -203,6 +204,7 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       const customerId = new URL(page.url()).pathname.split('/').at(-1)!;
       expect(customerId).toMatch(/^cust_/);
       expect(await page.locator('.details').textContent()).toContain('maria@cliente.test');
+      expect(await page.locator('.details').textContent()).toContain('Maria Souza');
       expect(await seriousViolations(page)).toEqual([]);
 
       await nav('Clientes');
@@ -211,7 +213,7 @@ describe('the dashboard’s integration pages, as a person uses them', () => {
       await page.getByRole('button', { name: 'Buscar' }).click();
       await page.getByRole('heading', { name: `Cliente ${customerId}` }).waitFor();
       const read = await client.api(apiKey, 'GET', `/v1/customers/${customerId}`);
-      expect(read.body.email).toBe('maria@cliente.test');
+      expect(read.body).toMatchObject({ name: 'Maria Souza', email: 'maria@cliente.test' });
     });
 
     test('a search by e-mail lists only the customers with that address, its domain in any case', async () => {

@@ -67,6 +67,7 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
         external_id: payload.payment.external_id,
         failure_code: null,
         failure_reason: null,
+        description: null,
         customer_id: null,
         refunded_amount_brl: 0,
         expires_at: null,

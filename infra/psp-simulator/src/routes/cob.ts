@@ -3,7 +3,13 @@ import Joi from 'joi';
 import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext, cobView, locationBase } from '../context';
-import { type CobChange, type Devedor, type NewCob, type RevisionRefusal, type StoredCob } from '../cob-store';
+import {
+  type CobChange,
+  type Devedor,
+  type NewCob,
+  type RevisionRefusal,
+  type StoredCob,
+} from '../cob-store';
 import { readPathId, sendProblem } from '../problem';
 import { TXID_PATTERN, freeText, pixAmount, validateBody } from './validation';
 

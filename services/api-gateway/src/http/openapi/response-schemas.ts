@@ -74,7 +74,9 @@ export const paymentRecord = Joi.object({
   description: paymentDescription
     .allow(null)
     .required()
-    .description("What the payment is for, as it was created; a PIX charge shows it in the payer's bank app."),
+    .description(
+      "What the payment is for, as it was created; a PIX charge shows it in the payer's bank app.",
+    ),
   customer_id: customerId.allow(null).required(),
   refunded_amount_brl: brl.required(),
   expires_at: isoDate

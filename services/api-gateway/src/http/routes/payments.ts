@@ -186,7 +186,10 @@ export const paymentOperations = [
         },
         'crypto.network': { fixed: 'solana', when: { payment_method: 'crypto' } },
         customer_id: { flag: 'customer', description: 'one of your customers' },
-        description: { value: 'text', description: "what the payment is for (shown in the payer's bank app)" },
+        description: {
+          value: 'text',
+          description: "what the payment is for (shown in the payer's bank app)",
+        },
         metadata: { value: 'json', description: 'your own data, as JSON text' },
         currency: { skip: true },
       },

@@ -63,12 +63,14 @@ export function customerRoutes(dataSource: DataSource): Router {
     route(async (req, res) => {
       const member = memberOf(res);
       const form: CustomerForm = {
+        name: textOf(req.body.name).trim(),
         email: textOf(req.body.email).trim(),
         phone_number: textOf(req.body.phone_number).trim(),
         document_number: textOf(req.body.document_number).trim(),
       };
       const outcome = await refusedOr(() =>
         member.api.customers.create({
+          ...(form.name ? { name: form.name } : {}),
           ...(form.email ? { email: form.email } : {}),
           ...(form.phone_number ? { phone_number: form.phone_number } : {}),
           ...(form.document_number ? { document_number: form.document_number } : {}),
@@ -80,7 +82,7 @@ export function customerRoutes(dataSource: DataSource): Router {
           form,
           error: outcome.refused.message,
         });
-      // The customer's e-mail, phone and document stay out of the log: its id says whom it concerned.
+      // The customer's name, e-mail, phone and document stay out of the log: its id says whom it concerned.
       await recordMemberAction(dataSource, req, member, {
         action: 'customer_created',
         target: outcome.ok.customer_id,

@@ -5,6 +5,7 @@ import { html, type Markup } from './html';
 import { dataTable } from './table';
 
 export interface CustomerForm {
+  name: string;
   email: string;
   phone_number: string;
   document_number: string;
@@ -57,6 +58,7 @@ export function customersPage(
                 ><code>${customer.customer_id}</code></a
               >`,
           },
+          { header: 'Nome', cell: (customer) => orDash(customer.name) },
           { header: 'E-mail', cell: (customer) => orDash(customer.email) },
           { header: 'Telefone', cell: (customer) => orDash(customer.phone_number) },
           { header: 'Documento', cell: (customer) => orDash(customer.document_number) },
@@ -70,7 +72,14 @@ export function customersPage(
           ? html`<form method="post" action="/clientes">
               ${csrfField(viewer.csrfToken)}
               <h2>Novo cliente</h2>
-              <p>Todos os campos são opcionais; e-mail e CPF/CNPJ são conferidos quando informados.</p>
+              <p>
+                Todos os campos são opcionais; e-mail e CPF/CNPJ são conferidos quando informados. Com nome e
+                CPF/CNPJ, as cobranças PIX do cliente o identificam como devedor no app do banco.
+              </p>
+              <div class="field">
+                <label for="cliente-nome">Nome do cliente</label>
+                <input id="cliente-nome" name="name" maxlength="200" value=${options.form?.name} />
+              </div>
               <div class="field">
                 <label for="cliente-email">E-mail do cliente</label>
                 <input
@@ -118,7 +127,8 @@ export function customerPage(
     html`${alert('notice', options.notice)}
       <p><a href="/clientes">Voltar aos clientes</a></p>
       <dl class="details">
-        ${row('E-mail', orDash(customer.email))} ${row('Telefone', orDash(customer.phone_number))}
+        ${row('Nome', orDash(customer.name))} ${row('E-mail', orDash(customer.email))}
+        ${row('Telefone', orDash(customer.phone_number))}
         ${row('CPF ou CNPJ', orDash(customer.document_number))} ${row('IP de cadastro', orDash(customer.ip))}
         ${row('Criado em', formatDateTime(customer.created_at, options.timeZone))}
       </dl>
