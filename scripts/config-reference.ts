@@ -285,7 +285,11 @@ export const meanings: Record<string, string> = {
     'the public URL registered at the PSP for callbacks (unset in sandbox: the bound address)',
   CALLBACK_TOKEN: 'the secret token in the callback path',
   EXPIRY_SWEEP_INTERVAL_MS: 'how often charges past their window are closed',
-  CALLBACK_OVERDUE_SECONDS: 'a charge with no callback this long is read at the PSP',
+  CALLBACK_OVERDUE_SECONDS:
+    "while a charge has had no callback this long, the PSP's list of received Pix is read",
+  CHARGE_RECHECK_SECONDS: 'each open charge is also read alone at the PSP this often, within the budget',
+  PSP_POLL_REQUESTS_PER_MINUTE:
+    'requests a minute the overdue-callback pass makes at the PSP, all replicas together',
   CALLBACK_POLL_INTERVAL_MS: 'how often those reads run',
   DEVOLUCAO_OVERDUE_SECONDS:
     'a devolução still open this long after its last change is read again at the PSP',

@@ -42,8 +42,12 @@ export interface PixAdapterConfig extends ServiceConfig {
   CALLBACK_PUBLIC_URL?: string;
   CALLBACK_TOKEN: string;
   EXPIRY_SWEEP_INTERVAL_MS: number;
-  /** A charge still unpaid this long after it was opened is re-read at the PSP (its callback may be lost), and again each time as long after. */
+  /** While a charge is still unpaid this long after it was opened (its callback may be lost), the PSP's list of received Pix is read by period for it. */
   CALLBACK_OVERDUE_SECONDS: number;
+  /** Each open charge is also read alone this long after it was opened, and again as long after (is it still known at the PSP?), with what the request budget leaves. */
+  CHARGE_RECHECK_SECONDS: number;
+  /** The most requests the overdue-callback pass makes at the PSP per minute, all replicas together: the list of received Pix first, then re-reads of charges. */
+  PSP_POLL_REQUESTS_PER_MINUTE: number;
   /** Pause between passes of the overdue-callback polls (charges, devoluções and payouts). */
   CALLBACK_POLL_INTERVAL_MS: number;
   /** A devolução not settled this long after its last change is re-read at the PSP (its callback may be lost), and again each time as long after. */
@@ -94,6 +98,8 @@ const schema = serviceSchema<PixAdapterConfig>({
   CALLBACK_TOKEN: secret('sandbox-callback-token', Joi.string().min(16)),
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
   CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
+  CHARGE_RECHECK_SECONDS: Joi.number().integer().min(1).default(300),
+  PSP_POLL_REQUESTS_PER_MINUTE: Joi.number().integer().min(1).default(300),
   CALLBACK_POLL_INTERVAL_MS: Joi.number().integer().min(50).default(15000),
   DEVOLUCAO_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
   PSP_UNKNOWN_CHARGE_GRACE_SECONDS: Joi.number().integer().min(0).default(300),

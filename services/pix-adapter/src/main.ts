@@ -195,6 +195,8 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     uow: runtime.unitOfWork('pix-overdue-callback-poll'),
     psp,
     overdueSeconds: config.CALLBACK_OVERDUE_SECONDS,
+    recheckSeconds: config.CHARGE_RECHECK_SECONDS,
+    requestsPerMinute: config.PSP_POLL_REQUESTS_PER_MINUTE,
     intervalMs: config.CALLBACK_POLL_INTERVAL_MS,
     logger,
     unknownChargeGraceSeconds: config.PSP_UNKNOWN_CHARGE_GRACE_SECONDS,

@@ -45,7 +45,13 @@ describe('a charge the PSP does not know', () => {
     // The PSP loses the cob (a bank that forgot its books, a sandbox reset): it answers 404 for it from now on.
     await bed.service.dataSource.query('DELETE FROM psp_simulator.cobs WHERE txid = $1', [txid]);
     const { deps, lines } = passesLogged(GRACE_SECONDS);
-    const poll = new OverdueCallbackPoll({ ...deps, overdueSeconds: 0, intervalMs: 60_000 });
+    const poll = new OverdueCallbackPoll({
+      ...deps,
+      overdueSeconds: 0,
+      recheckSeconds: 0,
+      requestsPerMinute: 1000,
+      intervalMs: 60_000,
+    });
     const unknownLines = () =>
       lines.filter((line) => String(line.msg).startsWith('charge unknown at the PSP'));
 

@@ -4,50 +4,146 @@ import { BatchTask, type BatchTaskOptions } from '@gateway/service-runtime';
 import { inSpan, tracerOf } from '@gateway/observability';
 import { readCob } from '../clients/psp/read-cob';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import { LIST_MAX_PAGES } from '../clients/psp/pix-lists';
 import { claimOverdueCharges } from '../persistence/charge-store';
+import {
+  activeChargesWithNewPix,
+  leaseReceivedPixPoll,
+  releaseReceivedPixPoll,
+} from '../persistence/received-pix-poll-store';
 import { applyListedPix } from './shared/record-received-pix';
 import { notePspKnowledgeOfCharge, type UnknownChargeDeps } from './shared/charge-unknown-at-psp';
 
 export interface OverdueCallbackPollOptions extends BatchTaskOptions, UnknownChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
-  /** A charge still active this long after it was opened (and again each time as long after its last check) is re-read. */
+  psp: Pick<ApiPixClient, 'getCharge' | 'receivedPixPage'>;
+  /** Once a charge is still active this long after it was opened, the PSP's list of received Pix is read for it. */
   overdueSeconds: number;
+  /** Each active charge is also read alone this long after it was opened, and again as long after (within budget). */
+  recheckSeconds: number;
+  /** The most requests the pass makes at the PSP per minute, all replicas together. */
+  requestsPerMinute: number;
 }
 
 const tracer = tracerOf('@gateway/pix-adapter');
 
 /**
- * The PSP's callback is only a trigger and may never come: charges still active past `overdueSeconds` are re-read at
- * the PSP (`GET /cob/{txid}`) and the PIX it lists are applied exactly as a callback's would be. Each charge is
- * claimed until its next check in one statement (replicas share the work; no transaction waits on the PSP), and
- * never past its expiry, which is the expiry sweeper's.
+ * A Pix the PSP lists later than its own time says (clock skew, a list that catches up) is still read: each period
+ * starts this long before the previous one ended.
+ */
+export const LIST_OVERLAP_MS = 120_000;
+/** How long a replica holds the pass before another may take it (one that died mid-pass frees it by then). */
+const LEASE_SECONDS = 120;
+
+/**
+ * The PSP's callback is only a trigger and may never come. While charges are still active past `overdueSeconds`, the
+ * pass reads the PSP's list of received Pix for the period since the last read (`GET /pix?inicio=&fim=`, a page of up
+ * to 1,000 per request), whatever the number of open charges; only a charge the list shows with a Pix not applied yet
+ * is read again (`GET /cob/{txid}`, whose Pix are applied exactly as a callback's would be, its payer included).
+ * What is left of the minute's budget re-reads charges alone, oldest check first, each at most once per
+ * `recheckSeconds`, which finds a charge the PSP no longer knows or removed. One replica holds the pass at a time, so
+ * the budget is the deployment's; no transaction waits on the PSP, and a charge's expiry stays the expiry sweeper's
+ * (which reads each charge when its window ends, so a Pix the list missed is found then).
  */
 export class OverdueCallbackPoll extends BatchTask {
   constructor(private readonly options: OverdueCallbackPollOptions) {
     super('pix-overdue-callback-poll', options);
   }
 
-  /** Re-reads the overdue charges once; returns how many were claimed. */
+  /**
+   * One pass; returns how many charges it re-read alone (a full batch runs the next pass at once, within the budget),
+   * 0 when another replica holds the pass. The requests it made at the PSP are `lastPassRequests`.
+   */
   async runOnce(): Promise<number> {
-    const { dataSource, uow, psp, logger, overdueSeconds } = this.options;
-    const due = await claimOverdueCharges(dataSource.manager, overdueSeconds, this.batchSize);
+    const { dataSource, requestsPerMinute, overdueSeconds } = this.options;
+    const lease = await leaseReceivedPixPoll(dataSource.manager, {
+      leaseSeconds: LEASE_SECONDS,
+      requestsPerMinute,
+      overdueSeconds,
+    });
+    if (!lease) return 0;
+    let requests = 0;
+    let rechecked = 0;
+    let polledUntil: Date | null = null;
+    const spend = () => (requests < lease.budget ? (requests += 1) : 0);
+    try {
+      if (lease.oldestOverdue !== null && lease.oldestActive !== null) {
+        await inSpan(tracer, 'pix received list poll', {}, async () => {
+          const since = Math.max(
+            lease.oldestActive!.getTime(),
+            (lease.polledUntil?.getTime() ?? 0) - LIST_OVERLAP_MS,
+          );
+          const listed = await this.readList(new Date(since), lease.now, spend);
+          if (listed === 'incomplete') return;
+          for (const txid of await activeChargesWithNewPix(dataSource.manager, listed)) {
+            if (!spend()) return;
+            await this.readCharge(txid);
+          }
+          // Only a period read whole, and every charge it showed new money for read too, moves the mark on.
+          polledUntil = lease.now;
+        });
+      }
+      const left = lease.budget - requests;
+      if (left > 0) rechecked = await this.recheckCharges(left, () => (requests += 1));
+    } finally {
+      await releaseReceivedPixPoll(dataSource.manager, { requests, polledUntil });
+      this.lastPassRequests = requests;
+    }
+    return rechecked;
+  }
+
+  /** The requests the last pass made at the PSP (for tests and logs). */
+  lastPassRequests = 0;
+
+  /** Every Pix listed in the period, or 'incomplete' when the budget or the PSP stopped the read before its end. */
+  private async readList(
+    inicio: Date,
+    fim: Date,
+    spend: () => number,
+  ): Promise<Array<{ endToEndId: string; txid: string }> | 'incomplete'> {
+    const listed: Array<{ endToEndId: string; txid: string }> = [];
+    for (let page = 0; page < LIST_MAX_PAGES; page += 1) {
+      if (!spend()) return 'incomplete';
+      const read = await this.options.psp.receivedPixPage(inicio, fim, page).catch((err: unknown) => {
+        this.options.logger.warn({ err: String(err) }, "PSP's list of received Pix not read");
+        return null;
+      });
+      if (read === null) return 'incomplete';
+      for (const pix of read.items) if (pix.txid) listed.push({ endToEndId: pix.endToEndId, txid: pix.txid });
+      if (page + 1 >= read.pages) return listed;
+    }
+    return 'incomplete';
+  }
+
+  /** Re-reads charges alone, those whose last check is oldest first, `count` at most; resolves how many. */
+  private async recheckCharges(count: number, spent: () => void): Promise<number> {
+    const due = await claimOverdueCharges(
+      this.options.dataSource.manager,
+      this.options.recheckSeconds,
+      Math.min(count, this.batchSize),
+    );
     if (due.length === 0) return 0;
-    // A pass with work is a trace of its own; each PIX it finds is applied in its payment's trace, linked to it.
     await inSpan(
       tracer,
-      'pix overdue callback poll',
+      'pix charge recheck',
       { attributes: { 'gateway.pix.charges': due.length } },
       async () => {
         for (const txid of due) {
-          const cob = await readCob(psp, txid, logger);
-          await notePspKnowledgeOfCharge(this.options, txid, cob);
-          if (cob === 'unavailable' || cob === 'missing' || !cob.pix?.length) continue;
-          await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
+          spent();
+          await this.readCharge(txid);
         }
       },
     );
     return due.length;
+  }
+
+  /** Reads the charge at the PSP and applies the Pix it lists; notes whether the PSP still knows it. */
+  private async readCharge(txid: string): Promise<void> {
+    const { uow, psp, logger } = this.options;
+    const cob = await readCob(psp, txid, logger);
+    await notePspKnowledgeOfCharge(this.options, txid, cob);
+    if (cob === 'unavailable' || cob === 'missing' || !cob.pix?.length) return;
+    await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
   }
 }

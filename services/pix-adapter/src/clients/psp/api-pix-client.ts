@@ -4,6 +4,7 @@ import { centavosToPixAmount } from '../../domain/amount';
 import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
 import { type PixDevolucao, validateDevolucao } from './devolucao';
 import {
+  type ListPage,
   type ListedPix,
   listQuery,
   readAllPages,
@@ -268,15 +269,18 @@ export class ApiPixClient {
 
   /** `GET /pix?inicio=&fim=`: every Pix received in the period (each page read in turn), with its devoluções. */
   listReceivedPix(inicio: Date, fim: Date): Promise<ListedPix[]> {
-    return readAllPages((page) =>
-      this.callFor(
-        'pix.list',
-        validateReceivedPage,
-        'GET',
-        `/pix?${listQuery(inicio, fim, page)}`,
-        undefined,
-        [200],
-      ),
+    return readAllPages((page) => this.receivedPixPage(inicio, fim, page));
+  }
+
+  /** One page (from 0) of `GET /pix?inicio=&fim=`, for a reader that counts its requests. */
+  receivedPixPage(inicio: Date, fim: Date, page: number): Promise<ListPage<ListedPix>> {
+    return this.callFor(
+      'pix.list',
+      validateReceivedPage,
+      'GET',
+      `/pix?${listQuery(inicio, fim, page)}`,
+      undefined,
+      [200],
     );
   }
 

@@ -9,7 +9,7 @@ import { PspError } from './psp-error';
  * later).
  */
 export async function readCob(
-  psp: ApiPixClient,
+  psp: Pick<ApiPixClient, 'getCharge'>,
   txid: string,
   logger: Logger,
 ): Promise<Cob | 'missing' | 'unavailable'> {

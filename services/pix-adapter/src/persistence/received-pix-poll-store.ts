@@ -1,0 +1,92 @@
+import type { EntityManager } from 'typeorm';
+
+/** The pass's hold on the list of received Pix: how far it was read, and what is left of this minute's budget. */
+export interface ReceivedPixPollLease {
+  /** Every Pix the PSP listed before this (less the overlap the pass allows for) has been seen; null: never read. */
+  polledUntil: Date | null;
+  /** Requests the pass may still make at the PSP in the current minute. */
+  budget: number;
+  /** When the oldest active charge still open past the overdue delay was opened; null: none, nothing to read. */
+  oldestOverdue: Date | null;
+  /** When the oldest active charge was opened: no Pix for an active charge is older. */
+  oldestActive: Date | null;
+  /** The database's clock, which every period is read against. */
+  now: Date;
+}
+
+/**
+ * Takes the pass for `leaseSeconds` when no replica holds it (answers null otherwise), opening a new budget minute when
+ * the last one is over, with what the pass needs to decide what to read.
+ */
+export async function leaseReceivedPixPoll(
+  manager: EntityManager,
+  options: { leaseSeconds: number; requestsPerMinute: number; overdueSeconds: number },
+): Promise<ReceivedPixPollLease | null> {
+  const [rows]: [
+    Array<{
+      polled_until: Date | null;
+      window_requests: number;
+      now: Date;
+      oldest_active: Date | null;
+      oldest_overdue: Date | null;
+    }>,
+    number,
+  ] = await manager.query(
+    `UPDATE received_pix_poll
+        SET leased_until = now() + $1 * interval '1 second',
+            window_started_at = CASE WHEN window_started_at <= now() - interval '1 minute'
+                                     THEN now() ELSE window_started_at END,
+            window_requests = CASE WHEN window_started_at <= now() - interval '1 minute'
+                                   THEN 0 ELSE window_requests END
+      WHERE id = 1 AND leased_until <= now()
+      RETURNING polled_until, window_requests, now() AS now,
+        (SELECT min(created_at) FROM charges WHERE status = 'active' AND expires_at > now()) AS oldest_active,
+        (SELECT min(created_at) FROM charges
+          WHERE status = 'active' AND expires_at > now() AND created_at <= now() - $2 * interval '1 second')
+          AS oldest_overdue`,
+    [options.leaseSeconds, options.overdueSeconds],
+  );
+  const [row] = rows;
+  if (row === undefined) return null;
+  return {
+    polledUntil: row.polled_until,
+    budget: Math.max(0, options.requestsPerMinute - row.window_requests),
+    oldestOverdue: row.oldest_overdue,
+    oldestActive: row.oldest_active,
+    now: row.now,
+  };
+}
+
+/** Gives the pass back: the requests it made count against this minute, and the list is read up to `polledUntil`. */
+export async function releaseReceivedPixPoll(
+  manager: EntityManager,
+  outcome: { requests: number; polledUntil: Date | null },
+): Promise<void> {
+  await manager.query(
+    `UPDATE received_pix_poll
+        SET leased_until = '-infinity', window_requests = window_requests + $1,
+            polled_until = COALESCE($2, polled_until)
+      WHERE id = 1`,
+    [outcome.requests, outcome.polledUntil],
+  );
+}
+
+/**
+ * Of the Pix the PSP listed (`endToEndId` and `txid`), the txids of active charges with a Pix not applied yet: the
+ * charges to read again now.
+ */
+export async function activeChargesWithNewPix(
+  manager: EntityManager,
+  listed: ReadonlyArray<{ endToEndId: string; txid: string }>,
+): Promise<string[]> {
+  if (listed.length === 0) return [];
+  const rows: Array<{ txid: string }> = await manager.query(
+    `SELECT DISTINCT l.txid FROM unnest($1::text[], $2::text[]) AS l(end_to_end_id, txid)
+       JOIN charges c ON c.txid = l.txid AND c.status = 'active'
+      WHERE NOT EXISTS (SELECT 1 FROM callbacks_received r
+                         WHERE r.end_to_end_id = l.end_to_end_id
+                           AND r.outcome IN ('applied', 'wrong_amount', 'late'))`,
+    [listed.map((pix) => pix.endToEndId), listed.map((pix) => pix.txid)],
+  );
+  return rows.map((row) => row.txid);
+}
