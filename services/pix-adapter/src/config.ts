@@ -1,3 +1,4 @@
+import { PSP_PROFILE_NAMES, type PspProfileName } from '@gateway/contracts';
 import {
   Joi,
   SANDBOX_PIX_KEY,
@@ -17,6 +18,12 @@ import {
 export { SANDBOX_PIX_KEY };
 
 export interface PixAdapterConfig extends ServiceConfig {
+  /** How the PSP differs from the API Pix baseline (docs/psp-profiles.md); `bcb` is the baseline. */
+  PSP_PROFILE: PspProfileName;
+  /** Banco do Brasil's developer application key (`gw-dev-app-key` on every call); required by the `bb` profile. */
+  PSP_DEVELOPER_APP_KEY?: string;
+  /** Inter's account number (`x-conta-corrente` on every call); required by the `inter` profile. */
+  PSP_ACCOUNT_NUMBER?: string;
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
@@ -29,6 +36,10 @@ export interface PixAdapterConfig extends ServiceConfig {
   PSP_MTLS_CERT?: string;
   PSP_MTLS_KEY?: string;
   PSP_MTLS_CA?: string;
+  /** The client certificate as a PKCS#12 file (.p12/.pfx, as Efí, BB and Sicoob hand it out), instead of the PEM pair. */
+  PSP_MTLS_PFX?: string;
+  /** The passphrase of PSP_MTLS_PFX. */
+  PSP_MTLS_PASSPHRASE?: string;
   /** Per attempt; with the retries it stays under the payment service's rail timeout. */
   PSP_TIMEOUT_MS: number;
   PSP_MAX_RETRIES: number;
@@ -41,6 +52,11 @@ export interface PixAdapterConfig extends ServiceConfig {
   /** Public base URL of the callback receiver as the PSP reaches it; `/webhook?token=...` is appended. Defaults to the bound address. */
   CALLBACK_PUBLIC_URL?: string;
   CALLBACK_TOKEN: string;
+  /** PEM files of the callback listener's own TLS certificate: set, it serves HTTPS. */
+  CALLBACK_TLS_CERT?: string;
+  CALLBACK_TLS_KEY?: string;
+  /** PEM file of the CA whose client certificates the callback listener requires (the PSP's, e.g. Efí's); needs TLS. */
+  CALLBACK_CLIENT_CA?: string;
   EXPIRY_SWEEP_INTERVAL_MS: number;
   /** A charge still unpaid this long after it was opened is re-read at the PSP (its callback may be lost), and again each time as long after. */
   CALLBACK_OVERDUE_SECONDS: number;
@@ -61,6 +77,13 @@ export interface PixAdapterConfig extends ServiceConfig {
 }
 
 const schema = serviceSchema<PixAdapterConfig>({
+  PSP_PROFILE: Joi.string()
+    .valid(...PSP_PROFILE_NAMES)
+    .default('bcb'),
+  PSP_DEVELOPER_APP_KEY: Joi.string().when('PSP_PROFILE', { is: 'bb', then: Joi.required() }),
+  PSP_ACCOUNT_NUMBER: Joi.string()
+    .pattern(/^[0-9]{1,20}$/)
+    .when('PSP_PROFILE', { is: 'inter', then: Joi.required() }),
   PSP_BASE_URL: sandboxDefault(
     Joi.string()
       .uri({ scheme: ['http', 'https'] })
@@ -81,6 +104,8 @@ const schema = serviceSchema<PixAdapterConfig>({
   PSP_MTLS_CERT: Joi.string(),
   PSP_MTLS_KEY: Joi.string(),
   PSP_MTLS_CA: Joi.string(),
+  PSP_MTLS_PFX: Joi.string(),
+  PSP_MTLS_PASSPHRASE: Joi.string(),
   PSP_TIMEOUT_MS: Joi.number().integer().min(100).default(1500),
   PSP_MAX_RETRIES: Joi.number().integer().min(0).max(5).default(1),
   PIX_KEY: sandboxOnly(pixKey, SANDBOX_PIX_KEY),
@@ -92,6 +117,9 @@ const schema = serviceSchema<PixAdapterConfig>({
     .uri({ scheme: ['http', 'https'] })
     .when('APP_ENV', { is: 'production', then: Joi.required() }),
   CALLBACK_TOKEN: secret('sandbox-callback-token', Joi.string().min(16)),
+  CALLBACK_TLS_CERT: Joi.string(),
+  CALLBACK_TLS_KEY: Joi.string(),
+  CALLBACK_CLIENT_CA: Joi.string(),
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
   CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
   CALLBACK_POLL_INTERVAL_MS: Joi.number().integer().min(50).default(15000),
@@ -106,7 +134,12 @@ const schema = serviceSchema<PixAdapterConfig>({
   PAYOUT_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
   PAYOUT_RETRY_FIRST_SECONDS: Joi.number().integer().min(1).default(5),
   PAYOUT_RETRY_MAX_SECONDS: Joi.number().integer().min(1).default(600),
-}).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
+})
+  .and('PSP_MTLS_CERT', 'PSP_MTLS_KEY')
+  .oxor('PSP_MTLS_CERT', 'PSP_MTLS_PFX')
+  .with('PSP_MTLS_PASSPHRASE', 'PSP_MTLS_PFX')
+  .and('CALLBACK_TLS_CERT', 'CALLBACK_TLS_KEY')
+  .with('CALLBACK_CLIENT_CA', 'CALLBACK_TLS_CERT');
 
 /** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
 export { schema as pixAdapterConfigSchema };

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { Dispatcher } from 'undici';
 import { balanceToCentavos, centavosToPixAmount, pixAmountToCentavos } from '../../domain/amount';
 import { ID_ENVIO_PATTERN } from '../../domain/id-envio';
-import { type ApiPixClientDeps, pspSession } from './api-pix-client';
+import { type ApiPixClientDeps, type ClientCertificate, pspSession } from './api-pix-client';
 import { type Checked } from './cob';
 import { sendAuthorized } from './http';
 import { type ListedSentPix, listQuery, readAllPages, validateSentPage } from './pix-lists';
@@ -202,8 +202,8 @@ export interface PixPayoutPortConfig {
   clientSecret: string;
   /** OAuth scopes asked for (space-separated); default `ENVIO_SCOPES`. */
   scope?: string;
-  /** Client certificate Efí requires (PEM strings). */
-  mTLS?: { cert: string; key: string; ca?: string };
+  /** Client certificate Efí requires (PEM strings, or its .p12 with the passphrase). */
+  mTLS?: ClientCertificate;
   timeoutMs: number;
   maxRetries: number;
 }
