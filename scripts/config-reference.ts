@@ -269,13 +269,14 @@ export const meanings: Record<string, string> = {
   PSP_PROFILE:
     'how the PSP differs from API Pix as the Central Bank specifies it (`bcb`): `efi`, `bb`, `itau`, `sicoob`, `inter`, `santander` ([psp-profiles.md](psp-profiles.md))',
   PSP_DEVELOPER_APP_KEY:
-    "Banco do Brasil's developer application key, sent as `gw-dev-app-key` on every call",
-  PSP_ACCOUNT_NUMBER: "Inter's account number, sent as `x-conta-corrente` on every call",
+    "Banco do Brasil's developer application key, sent as `gw-dev-app-key` on every call; required by the `bb` profile",
+  PSP_ACCOUNT_NUMBER:
+    "Inter's account number (digits), sent as `x-conta-corrente` on every call; required by the `inter` profile",
   PSP_BASE_URL: "the PSP's API Pix base URL",
   PSP_PATH_PREFIX: "the path prefix of the PSP's API Pix",
   PSP_OAUTH_TOKEN_URL: "the PSP's OAuth token endpoint (unset: base URL + `/oauth/token`)",
   PSP_CLIENT_ID: 'OAuth client id at the PSP',
-  PSP_CLIENT_SECRET: 'OAuth client secret at the PSP',
+  PSP_CLIENT_SECRET: 'OAuth client secret at the PSP (not used, nor required, with the `sicoob` profile)',
   PSP_OAUTH_SCOPE: 'scopes asked for (empty: none sent)',
   PSP_MTLS_CERT: 'path of the PEM client certificate for mutual TLS, which most PSPs require',
   PSP_MTLS_KEY: 'path of the PEM key of that certificate',
@@ -296,7 +297,7 @@ export const meanings: Record<string, string> = {
     'path of the PEM certificate the callback listener serves HTTPS with (unset: plain HTTP, TLS at the ingress)',
   CALLBACK_TLS_KEY: 'path of the PEM key of that certificate',
   CALLBACK_CLIENT_CA:
-    "path of the PEM CA whose client certificates the callback listener requires, refusing any other connection (the PSP's, e.g. Efí's)",
+    "path of the PEM CA whose client certificates the callback listener requires, refusing any other connection (the PSP's, e.g. Efí's); needs `CALLBACK_TLS_CERT`",
   EXPIRY_SWEEP_INTERVAL_MS: 'how often charges past their window are closed',
   CALLBACK_OVERDUE_SECONDS: 'a charge with no callback this long is read at the PSP',
   CALLBACK_POLL_INTERVAL_MS: 'how often those reads run',

@@ -1,4 +1,4 @@
-import { PSP_PROFILE_NAMES, type PspProfileName } from '@gateway/contracts';
+import { PSP_PROFILE_NAMES, type PspProfileName, profilesSending } from '@gateway/contracts';
 import {
   Joi,
   SANDBOX_PIX_KEY,
@@ -62,12 +62,15 @@ export const pspSimulatorSchema = Joi.object<PspSimulatorConfig>({
     .valid(...PSP_PROFILE_NAMES)
     .default('bcb'),
   PSP_SIMULATOR_DEVELOPER_APP_KEY: Joi.string().when('PSP_SIMULATOR_PROFILE', {
-    is: 'bb',
+    is: Joi.valid(...profilesSending('developerAppKey')),
     then: Joi.required(),
   }),
   PSP_SIMULATOR_ACCOUNT_NUMBER: Joi.string()
     .pattern(/^[0-9]{1,20}$/)
-    .when('PSP_SIMULATOR_PROFILE', { is: 'inter', then: Joi.required() }),
+    .when('PSP_SIMULATOR_PROFILE', {
+      is: Joi.valid(...profilesSending('accountNumber')),
+      then: Joi.required(),
+    }),
 });
 
 /** The variables the simulator reads (the launcher hands it these and no others). */

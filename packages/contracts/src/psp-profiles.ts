@@ -89,7 +89,10 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       'https://github.com/imobanco/bb-wrapper',
       'https://developers.openpix.com.br/docs/bank-integrations/integration-banco-do-brasil-bank',
     ],
-    unverified: ['the callback over mutual TLS: not found in what could be read'],
+    unverified: [
+      'the callback over mutual TLS: not found in what could be read',
+      "the .p12 certificate: seen in client libraries' instructions, not in BB's documentation",
+    ],
   },
   itau: {
     ...baseline,
@@ -139,7 +142,15 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
   },
 };
 
-/** The profile of a name `PSP_PROFILE` accepted. */
-export function pspProfile(name: PspProfileName): PspProfile {
-  return PSP_PROFILES[name];
+/** The profiles that send `setting` (a header or query parameter of theirs takes its value): they require it. */
+export function profilesSending(setting: PspProfileSetting): PspProfileName[] {
+  return PSP_PROFILE_NAMES.filter((name) => {
+    const { extraHeaders, extraQuery } = PSP_PROFILES[name];
+    return [...Object.values(extraHeaders), ...Object.values(extraQuery)].includes(setting);
+  });
 }
+
+/** The profiles whose token request carries no client secret (the client certificate vouching for the client id). */
+export const PROFILES_WITHOUT_SECRET: readonly PspProfileName[] = PSP_PROFILE_NAMES.filter(
+  (name) => PSP_PROFILES[name].tokenRequest === 'client-id-only',
+);

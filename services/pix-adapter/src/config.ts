@@ -1,4 +1,9 @@
-import { PSP_PROFILE_NAMES, type PspProfileName } from '@gateway/contracts';
+import {
+  PROFILES_WITHOUT_SECRET,
+  PSP_PROFILE_NAMES,
+  type PspProfileName,
+  profilesSending,
+} from '@gateway/contracts';
 import {
   Joi,
   SANDBOX_PIX_KEY,
@@ -29,7 +34,8 @@ export interface PixAdapterConfig extends ServiceConfig {
   PSP_PATH_PREFIX: string;
   PSP_OAUTH_TOKEN_URL: string;
   PSP_CLIENT_ID: string;
-  PSP_CLIENT_SECRET: string;
+  /** Unset only with the `sicoob` profile, whose token is issued for the client id alone (the certificate vouching). */
+  PSP_CLIENT_SECRET?: string;
   /** OAuth scopes to ask for; unset: those of the operations the adapter calls; empty: none (the PSP's default). */
   PSP_OAUTH_SCOPE?: string;
   /** PEM file paths of the client certificate most PSPs require (mTLS); optional in sandbox. */
@@ -80,10 +86,14 @@ const schema = serviceSchema<PixAdapterConfig>({
   PSP_PROFILE: Joi.string()
     .valid(...PSP_PROFILE_NAMES)
     .default('bcb'),
-  PSP_DEVELOPER_APP_KEY: Joi.string().when('PSP_PROFILE', { is: 'bb', then: Joi.required() }),
+  // Required by the profiles that send them (BB's key, Inter's account).
+  PSP_DEVELOPER_APP_KEY: Joi.string().when('PSP_PROFILE', {
+    is: Joi.valid(...profilesSending('developerAppKey')),
+    then: Joi.required(),
+  }),
   PSP_ACCOUNT_NUMBER: Joi.string()
     .pattern(/^[0-9]{1,20}$/)
-    .when('PSP_PROFILE', { is: 'inter', then: Joi.required() }),
+    .when('PSP_PROFILE', { is: Joi.valid(...profilesSending('accountNumber')), then: Joi.required() }),
   PSP_BASE_URL: sandboxDefault(
     Joi.string()
       .uri({ scheme: ['http', 'https'] })
@@ -97,7 +107,10 @@ const schema = serviceSchema<PixAdapterConfig>({
     .uri({ scheme: ['http', 'https'] })
     .default((parent: { PSP_BASE_URL: string }) => `${parent.PSP_BASE_URL}/oauth/token`),
   PSP_CLIENT_ID: secret(SANDBOX_PSP_CLIENT.id),
-  PSP_CLIENT_SECRET: secret(SANDBOX_PSP_CLIENT.secret),
+  PSP_CLIENT_SECRET: secret(SANDBOX_PSP_CLIENT.secret).when('PSP_PROFILE', {
+    is: Joi.valid(...PROFILES_WITHOUT_SECRET),
+    then: Joi.optional(),
+  }),
   PSP_OAUTH_SCOPE: Joi.string()
     .allow('')
     .pattern(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/),

@@ -68,7 +68,8 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       pathPrefix: config.PSP_PATH_PREFIX,
       oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
       clientId: config.PSP_CLIENT_ID,
-      clientSecret: config.PSP_CLIENT_SECRET,
+      // Sicoob's profile sends no secret: none is configured.
+      clientSecret: config.PSP_CLIENT_SECRET ?? '',
       ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
       mTLS: mutualTls(config),
       profile: PSP_PROFILES[config.PSP_PROFILE],
@@ -89,7 +90,8 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       baseUrl: config.PSP_BASE_URL,
       oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
       clientId: config.PSP_CLIENT_ID,
-      clientSecret: config.PSP_CLIENT_SECRET,
+      // Sicoob's profile sends no secret: none is configured.
+      clientSecret: config.PSP_CLIENT_SECRET ?? '',
       ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
       mTLS: mutualTls(config),
       timeoutMs: config.PSP_TIMEOUT_MS,

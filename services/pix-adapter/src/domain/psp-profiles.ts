@@ -17,15 +17,6 @@ export interface PspCallExtras {
   query: Record<string, string>;
 }
 
-/** The settings a profile sends that are not configured (the configuration refuses to start without them). */
-export function missingProfileSettings(
-  profile: PspProfile,
-  settings: PspProfileSettings,
-): PspProfileSetting[] {
-  const needed = new Set([...Object.values(profile.extraHeaders), ...Object.values(profile.extraQuery)]);
-  return [...needed].filter((setting) => !settings[setting]);
-}
-
 /** The headers and query parameters every call carries under `profile`, with their configured values. */
 export function profileCallExtras(profile: PspProfile, settings: PspProfileSettings): PspCallExtras {
   const valueOf = (setting: PspProfileSetting): string => {
