@@ -94,6 +94,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       clientSecret: config.PSP_CLIENT_SECRET ?? '',
       ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
       mTLS: mutualTls(config),
+      profile: PSP_PROFILES[config.PSP_PROFILE],
       timeoutMs: config.PSP_TIMEOUT_MS,
       maxRetries: config.PSP_MAX_RETRIES,
     },

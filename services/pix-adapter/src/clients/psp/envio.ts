@@ -2,6 +2,7 @@ import Joi from 'joi';
 import type { Dispatcher } from 'undici';
 import { balanceToCentavos, centavosToPixAmount, pixAmountToCentavos } from '../../domain/amount';
 import { ID_ENVIO_PATTERN } from '../../domain/id-envio';
+import { type PspProfile } from '../../domain/psp-profiles';
 import { type ApiPixClientDeps, type ClientCertificate, pspSession } from './api-pix-client';
 import { type Checked } from './cob';
 import { sendAuthorized } from './http';
@@ -204,6 +205,8 @@ export interface PixPayoutPortConfig {
   scope?: string;
   /** Client certificate Efí requires (PEM strings, or its .p12 with the passphrase). */
   mTLS?: ClientCertificate;
+  /** The PSP's profile, for its token request (the same credentials as API Pix); default the baseline. */
+  profile?: PspProfile;
   timeoutMs: number;
   maxRetries: number;
 }
