@@ -52,8 +52,10 @@ export function missingTokenQuery(profile: PspProfile, req: Request): string[] {
 }
 
 /**
- * Refuses an API Pix call without the profile's extra query parameters (BB's `gw-dev-app-key`: 401, as its gateway
- * answers an unknown application) or headers (Inter's `x-conta-corrente`: 400), before the token is even looked at.
+ * Refuses an API Pix call without the profile's extra query parameters (BB's `gw-dev-app-key`: 401) or headers
+ * (Inter's `x-conta-corrente`: 400), before the token is even looked at; the statuses are the simulator's choice, the
+ * banks' own were not found in what could be read. A parameter checked is taken out of the query, so the operations
+ * (the lists refuse filters they do not know) see the API Pix query alone.
  */
 export function requireProfileExtras(profile: PspProfile, values: ProfileValues): RequestHandler {
   return (req, res, next) => {
@@ -63,6 +65,7 @@ export function requireProfileExtras(profile: PspProfile, values: ProfileValues)
         sendProblem(res, 401, 'AcessoNegado', 'Acesso negado.', `Parâmetro ${name} ausente ou inválido.`);
         return;
       }
+      delete (req.query as Record<string, unknown>)[name];
     }
     for (const [name, setting] of Object.entries(profile.extraHeaders)) {
       if (!matches(req.get(name), values[setting])) {

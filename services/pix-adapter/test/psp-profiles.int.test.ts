@@ -116,7 +116,7 @@ async function refusal(promise: Promise<unknown>): Promise<PspError> {
 describe.each(PSP_PROFILE_NAMES)('the %s profile against the simulator in that mode', (name) => {
   const profile = PSP_PROFILES[name];
 
-  it('gets a token, creates and reads a cob, registers the webhook, and the paid cob is called back', async () => {
+  it('gets a token, creates and reads a cob, registers the webhook, the paid cob is called back and listed', async () => {
     const psp = await startSimulator(name);
     const client = clientFor(psp.url, profile);
     const receiver = await startReceiver(receiverTlsFor(profile));
@@ -132,6 +132,9 @@ describe.each(PSP_PROFILE_NAMES)('the %s profile against the simulator in that m
       what: `the ${name} callback`,
     });
     expect(pix).toMatchObject({ txid, valorCentavos: 2590 });
+    await expect(client.getCharge(txid)).resolves.toMatchObject({ status: 'CONCLUIDA' });
+    const listed = await client.listReceivedPix(new Date(Date.now() - 60_000), new Date(Date.now() + 60_000));
+    expect(listed.map((received) => received.endToEndId)).toEqual([pix!.endToEndId]);
   });
 });
 
