@@ -266,15 +266,24 @@ export const meanings: Record<string, string> = {
     'the fee rule a business without one gets at its first PIX payment, `<basis points>bps+<fixed centavos>` (`99bps+0` = 0.99 % + R$ 0,00), then kept as its own; empty: none (`NO_FEE_RULE`)',
   DEFAULT_FEE_CRYPTO: 'the same for crypto payments',
   // pix-adapter
+  PSP_PROFILE:
+    'how the PSP differs from API Pix as the Central Bank specifies it (`bcb`): `efi`, `bb`, `itau`, `sicoob`, `inter`, `santander` ([psp-profiles.md](psp-profiles.md))',
+  PSP_DEVELOPER_APP_KEY:
+    "Banco do Brasil's developer application key, sent as `gw-dev-app-key` on every call; required by the `bb` profile",
+  PSP_ACCOUNT_NUMBER:
+    "Inter's account number (digits), sent as `x-conta-corrente` on every call; required by the `inter` profile",
   PSP_BASE_URL: "the PSP's API Pix base URL",
   PSP_PATH_PREFIX: "the path prefix of the PSP's API Pix",
   PSP_OAUTH_TOKEN_URL: "the PSP's OAuth token endpoint (unset: base URL + `/oauth/token`)",
   PSP_CLIENT_ID: 'OAuth client id at the PSP',
-  PSP_CLIENT_SECRET: 'OAuth client secret at the PSP',
+  PSP_CLIENT_SECRET: 'OAuth client secret at the PSP (not used, nor required, with the `sicoob` profile)',
   PSP_OAUTH_SCOPE: 'scopes asked for (empty: none sent)',
   PSP_MTLS_CERT: 'path of the PEM client certificate for mutual TLS, which most PSPs require',
   PSP_MTLS_KEY: 'path of the PEM key of that certificate',
   PSP_MTLS_CA: "path of the PEM CA the PSP's certificate is checked against",
+  PSP_MTLS_PFX:
+    'path of the client certificate and key as one PKCS#12 file (.p12/.pfx), instead of the PEM pair',
+  PSP_MTLS_PASSPHRASE: 'the passphrase of that PKCS#12 file',
   PSP_TIMEOUT_MS: 'time limit of one call to the PSP',
   PSP_MAX_RETRIES: 'retries of a call within a command',
   PIX_KEY: 'the receiving Pix key',
@@ -284,6 +293,11 @@ export const meanings: Record<string, string> = {
   CALLBACK_PUBLIC_URL:
     'the public URL registered at the PSP for callbacks (unset in sandbox: the bound address)',
   CALLBACK_TOKEN: 'the secret token in the callback path',
+  CALLBACK_TLS_CERT:
+    'path of the PEM certificate the callback listener serves HTTPS with (unset: plain HTTP, TLS at the ingress)',
+  CALLBACK_TLS_KEY: 'path of the PEM key of that certificate',
+  CALLBACK_CLIENT_CA:
+    "path of the PEM CA whose client certificates the callback listener requires, refusing any other connection (the PSP's, e.g. Efí's); needs `CALLBACK_TLS_CERT`",
   EXPIRY_SWEEP_INTERVAL_MS: 'how often charges past their window are closed',
   CALLBACK_OVERDUE_SECONDS:
     "while a charge has had no callback this long, the PSP's list of received Pix is read",
@@ -349,6 +363,10 @@ export const meanings: Record<string, string> = {
   PSP_SIMULATOR_DATABASE_URL:
     'where the simulator keeps its books (schema `psp_simulator`), so a restart forgets no cob, Pix, devolução, webhook or token',
   PSP_SIMULATOR_PATH_PREFIX: 'the path prefix of its API Pix',
+  PSP_SIMULATOR_PROFILE:
+    "the bank it behaves like, refusing what that bank refuses (the adapter's `PSP_PROFILE` values, [psp-profiles.md](psp-profiles.md))",
+  PSP_SIMULATOR_DEVELOPER_APP_KEY: 'the developer application key it requires in the `bb` profile',
+  PSP_SIMULATOR_ACCOUNT_NUMBER: 'the account number it requires in the `inter` profile',
   PSP_SIMULATOR_CLIENT_ID: 'the OAuth client it accepts',
   PSP_SIMULATOR_CLIENT_SECRET: "that client's secret",
   PSP_SIMULATOR_PIX_KEY: 'the Pix key of its one account',

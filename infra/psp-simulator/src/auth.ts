@@ -1,13 +1,12 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import express, { type RequestHandler, type Router } from 'express';
+import { PSP_PROFILES, type PspProfile } from '@gateway/contracts';
 import { asyncHandler } from '@gateway/http-errors';
 import { type CobStore } from './cob-store';
 import { sendProblem } from './problem';
+import { type ClientCredentials, missingTokenQuery, tokenRequestAuthenticates } from './psp-profile';
 
-export interface ClientCredentials {
-  clientId: string;
-  clientSecret: string;
-}
+export { type ClientCredentials };
 
 /**
  * The API Pix scopes of the operations the simulator serves (`securitySchemes.OAuth2`), then Efí's for its envio de
@@ -32,6 +31,8 @@ export interface TokenOptions {
   ttlSeconds: number;
   /** Leave `expires_in` out of token answers (RFC 6749 only recommends it), as some PSPs do. */
   omitExpiresIn?: boolean;
+  /** The bank whose way of taking credentials it enforces; default the baseline (HTTP Basic). */
+  profile?: PspProfile;
 }
 
 /**
@@ -52,8 +53,17 @@ export class TokenIssuer {
       '/oauth/token',
       express.urlencoded({ extended: false }),
       asyncHandler(async (req, res) => {
-        if (!this.authenticates(req.get('authorization'))) {
+        const profile = this.options.profile ?? PSP_PROFILES.bcb;
+        if (!tokenRequestAuthenticates(profile, this.credentials, req)) {
           res.status(401).set('www-authenticate', 'Basic realm="oauth"').json({ error: 'invalid_client' });
+          return;
+        }
+        const missing = missingTokenQuery(profile, req);
+        if (missing.length > 0) {
+          res.status(400).json({
+            error: 'invalid_request',
+            error_description: `missing in the query: ${missing.join(' ')}`,
+          });
           return;
         }
         if (req.body?.grant_type !== 'client_credentials') {
@@ -126,23 +136,4 @@ export class TokenIssuer {
       sendProblem(res, 403, 'AcessoNegado', 'Acesso negado.', `O token não tem o escopo ${scope}.`);
     };
   }
-
-  private authenticates(header: string | undefined): boolean {
-    const encoded = /^Basic (.+)$/i.exec(header ?? '')?.[1];
-    if (encoded === undefined) return false;
-    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-    const separator = decoded.indexOf(':');
-    if (separator < 0) return false;
-    const clientId = decodeURIComponent(decoded.slice(0, separator));
-    const clientSecret = decodeURIComponent(decoded.slice(separator + 1));
-    return (
-      safeEqual(clientId, this.credentials.clientId) && safeEqual(clientSecret, this.credentials.clientSecret)
-    );
-  }
-}
-
-function safeEqual(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Logger } from '@gateway/observability';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 
 /** About two minutes in all, like a PSP that gives up on a receiver that stays down. */
 export const DEFAULT_CALLBACK_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000, 30000, 30000];
@@ -11,9 +11,11 @@ export class CallbackSender {
   private readonly stopping = new AbortController();
   private ended = 0;
 
+  /** `dispatcher` carries the bank's client certificate when it calls back over mutual TLS (Efí). */
   constructor(
     private readonly logger: Logger,
     private readonly retryDelaysMs: number[],
+    private readonly dispatcher?: Dispatcher,
   ) {}
 
   /** Fire and forget: the payer's bank does not wait for the receiver's system. `pix` items are API Pix `Pix`. */
@@ -40,6 +42,7 @@ export class CallbackSender {
 
   stop(): void {
     this.stopping.abort();
+    void this.dispatcher?.close();
   }
 
   /**
@@ -78,6 +81,7 @@ export class CallbackSender {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
+        ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
         signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
       });
       await response.body.dump();

@@ -1,3 +1,4 @@
+import { PSP_PROFILE_NAMES, type PspProfileName, profilesSending } from '@gateway/contracts';
 import {
   Joi,
   SANDBOX_PIX_KEY,
@@ -31,6 +32,12 @@ export interface PspSimulatorConfig {
   PSP_SIMULATOR_MERCHANT_CITY: string;
   /** The first wait before a sent Pix's callback is tried again; ten tries, each wait doubling. */
   PSP_SIMULATOR_ENVIO_CALLBACK_FIRST_RETRY_MS: number;
+  /** The bank it behaves like (docs/psp-profiles.md). */
+  PSP_SIMULATOR_PROFILE: PspProfileName;
+  /** The developer application key it requires in the `bb` profile. */
+  PSP_SIMULATOR_DEVELOPER_APP_KEY?: string;
+  /** The account number it requires in the `inter` profile. */
+  PSP_SIMULATOR_ACCOUNT_NUMBER?: string;
 }
 
 /** Its variables' rules; the launcher checks the port it hands the simulator by the same rule. */
@@ -51,6 +58,19 @@ export const pspSimulatorSchema = Joi.object<PspSimulatorConfig>({
   PSP_SIMULATOR_MERCHANT_NAME: pixMerchantName.default('PSP SIMULADOR'),
   PSP_SIMULATOR_MERCHANT_CITY: pixMerchantCity.default('SAO PAULO'),
   PSP_SIMULATOR_ENVIO_CALLBACK_FIRST_RETRY_MS: Joi.number().integer().min(1).max(3_600_000).default(1000),
+  PSP_SIMULATOR_PROFILE: Joi.string()
+    .valid(...PSP_PROFILE_NAMES)
+    .default('bcb'),
+  PSP_SIMULATOR_DEVELOPER_APP_KEY: Joi.string().when('PSP_SIMULATOR_PROFILE', {
+    is: Joi.valid(...profilesSending('developerAppKey')),
+    then: Joi.required(),
+  }),
+  PSP_SIMULATOR_ACCOUNT_NUMBER: Joi.string()
+    .pattern(/^[0-9]{1,20}$/)
+    .when('PSP_SIMULATOR_PROFILE', {
+      is: Joi.valid(...profilesSending('accountNumber')),
+      then: Joi.required(),
+    }),
 });
 
 /** The variables the simulator reads (the launcher hands it these and no others). */

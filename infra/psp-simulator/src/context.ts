@@ -1,4 +1,6 @@
+import { type PspProfile } from '@gateway/contracts';
 import { type Logger } from '@gateway/observability';
+import { type Dispatcher } from 'undici';
 import { type CallbackSender } from './callback-sender';
 import { type CobStore, type PixRecebido, type StoredCob, type StoredLocation } from './cob-store';
 import { dynamicBrCode } from './br-code';
@@ -21,6 +23,8 @@ export interface SimulatorSettings {
   devolucaoSettleMs: number;
   /** How long a sent Pix (Efí envio) stays EM_PROCESSAMENTO before it settles (and the callback tells it). */
   envioSettleMs: number;
+  /** The bank it behaves like (docs/psp-profiles.md). */
+  profile: PspProfile;
 }
 
 export interface SimulatorContext {
@@ -38,6 +42,8 @@ export interface SimulatorContext {
   settlements: SettlementTimers;
   signer: PayloadSigner;
   faults: FaultInjector;
+  /** Connects without a client certificate, to check that a webhook refuses that (profiles with `callbackMtls`). */
+  webhookProbe: Dispatcher;
 }
 
 /** Where payload locations are served: their own path, outside API Pix (`GET /{pixUrlAccessToken}`). */

@@ -1,7 +1,9 @@
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import { PSP_PROFILES, type PspProfileName } from '@gateway/contracts';
 import { SANDBOX_PSP_CLIENT } from '@gateway/config';
+import { Agent } from 'undici';
 import { type Logger, createLogger } from '@gateway/observability';
 import { openServiceDatabase } from '@gateway/persistence';
 import { TokenIssuer } from './auth';
@@ -13,6 +15,7 @@ import { EnvioRules } from './envio-rules';
 import { EnvioStore } from './envio-store';
 import { FaultInjector } from './faults';
 import { PayloadSigner } from './payload-signer';
+import { type ProfileValues, requireProfileExtras } from './psp-profile';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
 import { envioCallback, envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
@@ -59,6 +62,15 @@ export interface PspSimulatorOptions {
    * restart); default ten doubling from 1 s (`DEFAULT_ENVIO_CALLBACK_DELAYS_MS`).
    */
   envioCallbackDelaysMs?: number[];
+  /** The bank it behaves like, refusing what that bank refuses (docs/psp-profiles.md); default `bcb`. */
+  profile?: PspProfileName;
+  /** What that bank expects in its extra query parameters and headers (BB's developer key, Inter's account). */
+  profileValues?: ProfileValues;
+  /**
+   * TLS of its callbacks (PEM strings): `ca` the receivers' server certificates are checked against, and `cert`/`key`
+   * the client certificate it presents, as Efí calls back over mutual TLS with a certificate of its own CA.
+   */
+  callbackTls?: { ca?: string; cert?: string; key?: string };
   logger?: Logger;
 }
 
@@ -92,7 +104,19 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   const pathPrefix = options.pathPrefix ?? '/v2';
   const envios = new EnvioStore(options.payerIspb ?? '99999999');
   const store = new CobStore(options.payerIspb ?? '99999999');
-  const callbacks = new CallbackSender(logger, options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS);
+  const profile = PSP_PROFILES[options.profile ?? 'bcb'];
+  const callbackTls = options.callbackTls ?? {};
+  const trustReceivers = callbackTls.ca === undefined ? {} : { ca: callbackTls.ca };
+  // Efí presents its client certificate on every callback; the baseline calls back as any HTTPS client.
+  const callbackDispatcher =
+    profile.callbackMtls && callbackTls.cert !== undefined && callbackTls.key !== undefined
+      ? new Agent({ connect: { ...trustReceivers, cert: callbackTls.cert, key: callbackTls.key } })
+      : new Agent({ connect: trustReceivers });
+  const callbacks = new CallbackSender(
+    logger,
+    options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS,
+    callbackDispatcher,
+  );
   const context: SimulatorContext = {
     settings: {
       pixKey: options.pixKey,
@@ -102,6 +126,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       cnpj: SANDBOX_CNPJ,
       devolucaoSettleMs: options.devolucaoSettleMs ?? 200,
       envioSettleMs: options.envioSettleMs ?? 200,
+      profile,
     },
     logger,
     store,
@@ -119,12 +144,14 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     ),
     signer: new PayloadSigner(),
     faults: new FaultInjector(),
+    webhookProbe: new Agent({ connect: trustReceivers }),
   };
   const tokens = new TokenIssuer(
     options,
     {
       ttlSeconds: options.tokenTtlSeconds ?? 3600,
       omitExpiresIn: options.omitTokenExpiresIn,
+      profile,
     },
     context.store,
   );
@@ -136,7 +163,12 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   app.use(payloadRouter(context));
   // Efí's own operations (envio de Pix, balance) live beside API Pix, at their own paths.
   app.use(envioRouter(context, tokens));
-  app.use(pathPrefix, tokens.requireBearer(), express.json({ limit: '64kb', type: ['application/json'] }));
+  app.use(
+    pathPrefix,
+    requireProfileExtras(profile, options.profileValues ?? {}),
+    tokens.requireBearer(),
+    express.json({ limit: '64kb', type: ['application/json'] }),
+  );
   app.use(
     pathPrefix,
     cobRouter(context),
@@ -227,6 +259,7 @@ function stopWork(context: SimulatorContext): void {
 
 function close(server: Server, context: SimulatorContext): Promise<void> {
   stopWork(context);
+  void context.webhookProbe.close();
   return new Promise((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();

@@ -16,6 +16,11 @@ async function main(): Promise<void> {
     merchantName: config.PSP_SIMULATOR_MERCHANT_NAME,
     merchantCity: config.PSP_SIMULATOR_MERCHANT_CITY,
     envioCallbackDelaysMs: doublingDelays(config.PSP_SIMULATOR_ENVIO_CALLBACK_FIRST_RETRY_MS, 10),
+    profile: config.PSP_SIMULATOR_PROFILE,
+    profileValues: {
+      developerAppKey: config.PSP_SIMULATOR_DEVELOPER_APP_KEY,
+      accountNumber: config.PSP_SIMULATOR_ACCOUNT_NUMBER,
+    },
     logger,
   });
   const running = await simulator.start(config.PSP_SIMULATOR_PORT, config.PSP_SIMULATOR_HOST);

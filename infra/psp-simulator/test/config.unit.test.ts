@@ -27,4 +27,18 @@ describe('psp-simulator config', () => {
       /PSP_SIMULATOR_MERCHANT_CITY/,
     );
   });
+
+  test('behaves like the baseline unless PSP_SIMULATOR_PROFILE names a bank, and requires what that bank checks', () => {
+    expect(loadPspSimulatorConfig({}).PSP_SIMULATOR_PROFILE).toBe('bcb');
+    expect(() => loadPspSimulatorConfig({ PSP_SIMULATOR_PROFILE: 'bb' })).toThrow(
+      /PSP_SIMULATOR_DEVELOPER_APP_KEY/,
+    );
+    expect(() => loadPspSimulatorConfig({ PSP_SIMULATOR_PROFILE: 'inter' })).toThrow(
+      /PSP_SIMULATOR_ACCOUNT_NUMBER/,
+    );
+    expect(
+      loadPspSimulatorConfig({ PSP_SIMULATOR_PROFILE: 'inter', PSP_SIMULATOR_ACCOUNT_NUMBER: '123456' }),
+    ).toMatchObject({ PSP_SIMULATOR_PROFILE: 'inter', PSP_SIMULATOR_ACCOUNT_NUMBER: '123456' });
+    expect(() => loadPspSimulatorConfig({ PSP_SIMULATOR_PROFILE: 'caixa' })).toThrow(/PSP_SIMULATOR_PROFILE/);
+  });
 });

@@ -24,3 +24,4 @@ export * from './public-api';
 export { catalog, findMessage } from './catalog';
 export * from './ids';
 export * from './money';
+export * from './psp-profiles';

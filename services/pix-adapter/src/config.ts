@@ -1,4 +1,10 @@
 import {
+  PROFILES_WITHOUT_SECRET,
+  PSP_PROFILE_NAMES,
+  type PspProfileName,
+  profilesSending,
+} from '@gateway/contracts';
+import {
   Joi,
   SANDBOX_PIX_KEY,
   SANDBOX_PSP_CLIENT,
@@ -17,18 +23,29 @@ import {
 export { SANDBOX_PIX_KEY };
 
 export interface PixAdapterConfig extends ServiceConfig {
+  /** How the PSP differs from the API Pix baseline (docs/psp-profiles.md); `bcb` is the baseline. */
+  PSP_PROFILE: PspProfileName;
+  /** Banco do Brasil's developer application key (`gw-dev-app-key` on every call); required by the `bb` profile. */
+  PSP_DEVELOPER_APP_KEY?: string;
+  /** Inter's account number (`x-conta-corrente` on every call); required by the `inter` profile. */
+  PSP_ACCOUNT_NUMBER?: string;
   PSP_BASE_URL: string;
   /** Where the PSP mounts API Pix v2 (`/v2`, `/pix/v2`...). */
   PSP_PATH_PREFIX: string;
   PSP_OAUTH_TOKEN_URL: string;
   PSP_CLIENT_ID: string;
-  PSP_CLIENT_SECRET: string;
+  /** Unset only with the `sicoob` profile, whose token is issued for the client id alone (the certificate vouching). */
+  PSP_CLIENT_SECRET?: string;
   /** OAuth scopes to ask for; unset: those of the operations the adapter calls; empty: none (the PSP's default). */
   PSP_OAUTH_SCOPE?: string;
   /** PEM file paths of the client certificate most PSPs require (mTLS); optional in sandbox. */
   PSP_MTLS_CERT?: string;
   PSP_MTLS_KEY?: string;
   PSP_MTLS_CA?: string;
+  /** The client certificate as a PKCS#12 file (.p12/.pfx, as Efí, BB and Sicoob hand it out), instead of the PEM pair. */
+  PSP_MTLS_PFX?: string;
+  /** The passphrase of PSP_MTLS_PFX. */
+  PSP_MTLS_PASSPHRASE?: string;
   /** Per attempt; with the retries it stays under the payment service's rail timeout. */
   PSP_TIMEOUT_MS: number;
   PSP_MAX_RETRIES: number;
@@ -41,6 +58,11 @@ export interface PixAdapterConfig extends ServiceConfig {
   /** Public base URL of the callback receiver as the PSP reaches it; `/webhook?token=...` is appended. Defaults to the bound address. */
   CALLBACK_PUBLIC_URL?: string;
   CALLBACK_TOKEN: string;
+  /** PEM files of the callback listener's own TLS certificate: set, it serves HTTPS. */
+  CALLBACK_TLS_CERT?: string;
+  CALLBACK_TLS_KEY?: string;
+  /** PEM file of the CA whose client certificates the callback listener requires (the PSP's, e.g. Efí's); needs TLS. */
+  CALLBACK_CLIENT_CA?: string;
   EXPIRY_SWEEP_INTERVAL_MS: number;
   /** While a charge is still unpaid this long after it was opened (its callback may be lost), the PSP's list of received Pix is read by period for it. */
   CALLBACK_OVERDUE_SECONDS: number;
@@ -65,6 +87,17 @@ export interface PixAdapterConfig extends ServiceConfig {
 }
 
 const schema = serviceSchema<PixAdapterConfig>({
+  PSP_PROFILE: Joi.string()
+    .valid(...PSP_PROFILE_NAMES)
+    .default('bcb'),
+  // Required by the profiles that send them (BB's key, Inter's account).
+  PSP_DEVELOPER_APP_KEY: Joi.string().when('PSP_PROFILE', {
+    is: Joi.valid(...profilesSending('developerAppKey')),
+    then: Joi.required(),
+  }),
+  PSP_ACCOUNT_NUMBER: Joi.string()
+    .pattern(/^[0-9]{1,20}$/)
+    .when('PSP_PROFILE', { is: Joi.valid(...profilesSending('accountNumber')), then: Joi.required() }),
   PSP_BASE_URL: sandboxDefault(
     Joi.string()
       .uri({ scheme: ['http', 'https'] })
@@ -78,13 +111,18 @@ const schema = serviceSchema<PixAdapterConfig>({
     .uri({ scheme: ['http', 'https'] })
     .default((parent: { PSP_BASE_URL: string }) => `${parent.PSP_BASE_URL}/oauth/token`),
   PSP_CLIENT_ID: secret(SANDBOX_PSP_CLIENT.id),
-  PSP_CLIENT_SECRET: secret(SANDBOX_PSP_CLIENT.secret),
+  PSP_CLIENT_SECRET: secret(SANDBOX_PSP_CLIENT.secret).when('PSP_PROFILE', {
+    is: Joi.valid(...PROFILES_WITHOUT_SECRET),
+    then: Joi.optional(),
+  }),
   PSP_OAUTH_SCOPE: Joi.string()
     .allow('')
     .pattern(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/),
   PSP_MTLS_CERT: Joi.string(),
   PSP_MTLS_KEY: Joi.string(),
   PSP_MTLS_CA: Joi.string(),
+  PSP_MTLS_PFX: Joi.string(),
+  PSP_MTLS_PASSPHRASE: Joi.string(),
   PSP_TIMEOUT_MS: Joi.number().integer().min(100).default(1500),
   PSP_MAX_RETRIES: Joi.number().integer().min(0).max(5).default(1),
   PIX_KEY: sandboxOnly(pixKey, SANDBOX_PIX_KEY),
@@ -96,6 +134,9 @@ const schema = serviceSchema<PixAdapterConfig>({
     .uri({ scheme: ['http', 'https'] })
     .when('APP_ENV', { is: 'production', then: Joi.required() }),
   CALLBACK_TOKEN: secret('sandbox-callback-token', Joi.string().min(16)),
+  CALLBACK_TLS_CERT: Joi.string(),
+  CALLBACK_TLS_KEY: Joi.string(),
+  CALLBACK_CLIENT_CA: Joi.string(),
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
   CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
   CHARGE_RECHECK_SECONDS: Joi.number().integer().min(1).default(300),
@@ -112,7 +153,12 @@ const schema = serviceSchema<PixAdapterConfig>({
   PAYOUT_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
   PAYOUT_RETRY_FIRST_SECONDS: Joi.number().integer().min(1).default(5),
   PAYOUT_RETRY_MAX_SECONDS: Joi.number().integer().min(1).default(600),
-}).and('PSP_MTLS_CERT', 'PSP_MTLS_KEY');
+})
+  .and('PSP_MTLS_CERT', 'PSP_MTLS_KEY')
+  .oxor('PSP_MTLS_CERT', 'PSP_MTLS_PFX')
+  .with('PSP_MTLS_PASSPHRASE', 'PSP_MTLS_PFX')
+  .and('CALLBACK_TLS_CERT', 'CALLBACK_TLS_KEY')
+  .with('CALLBACK_CLIENT_CA', 'CALLBACK_TLS_CERT');
 
 /** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */
 export { schema as pixAdapterConfigSchema };

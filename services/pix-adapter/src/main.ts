@@ -1,6 +1,5 @@
 // First: tracing must start before the modules it instruments are loaded.
 import './telemetry';
-import { readFileSync } from 'node:fs';
 import {
   changePixChargeAmount,
   getPixChargeStatus,
@@ -21,7 +20,9 @@ import { pixWithDevolucoesBetween } from './persistence/refund-store';
 import { ApiPixClient, type ApiPixClientConfig } from './clients/psp/api-pix-client';
 import { PixPayoutPort } from './clients/psp/envio';
 import { CallbackProcessor } from './application/callback-processor';
-import { startCallbackServer } from './http/callback-server';
+import { readCallbackTls, startCallbackServer } from './http/callback-server';
+import { readClientCertificate } from './clients/psp/client-certificate';
+import { PSP_PROFILES } from './domain/psp-profiles';
 import { ExpirySweeper } from './application/expiry-sweeper';
 import { OverdueCallbackPoll } from './application/overdue-callback-poll';
 import { OverdueDevolucaoPoll } from './application/overdue-devolucao-poll';
@@ -49,12 +50,13 @@ export interface PixAdapter extends ServiceRuntime {
 }
 
 function mutualTls(config: PixAdapterConfig): ApiPixClientConfig['mTLS'] {
-  if (!config.PSP_MTLS_CERT || !config.PSP_MTLS_KEY) return undefined;
-  return {
-    cert: readFileSync(config.PSP_MTLS_CERT, 'utf8'),
-    key: readFileSync(config.PSP_MTLS_KEY, 'utf8'),
-    ...(config.PSP_MTLS_CA ? { ca: readFileSync(config.PSP_MTLS_CA, 'utf8') } : {}),
-  };
+  return readClientCertificate({
+    cert: config.PSP_MTLS_CERT,
+    key: config.PSP_MTLS_KEY,
+    ca: config.PSP_MTLS_CA,
+    pfx: config.PSP_MTLS_PFX,
+    passphrase: config.PSP_MTLS_PASSPHRASE,
+  });
 }
 
 export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdapter> {
@@ -66,9 +68,15 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       pathPrefix: config.PSP_PATH_PREFIX,
       oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
       clientId: config.PSP_CLIENT_ID,
-      clientSecret: config.PSP_CLIENT_SECRET,
+      // Sicoob's profile sends no secret: none is configured.
+      clientSecret: config.PSP_CLIENT_SECRET ?? '',
       ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
       mTLS: mutualTls(config),
+      profile: PSP_PROFILES[config.PSP_PROFILE],
+      profileSettings: {
+        developerAppKey: config.PSP_DEVELOPER_APP_KEY,
+        accountNumber: config.PSP_ACCOUNT_NUMBER,
+      },
       timeoutMs: config.PSP_TIMEOUT_MS,
       maxRetries: config.PSP_MAX_RETRIES,
     },
@@ -82,9 +90,11 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       baseUrl: config.PSP_BASE_URL,
       oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
       clientId: config.PSP_CLIENT_ID,
-      clientSecret: config.PSP_CLIENT_SECRET,
+      // Sicoob's profile sends no secret: none is configured.
+      clientSecret: config.PSP_CLIENT_SECRET ?? '',
       ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
       mTLS: mutualTls(config),
+      profile: PSP_PROFILES[config.PSP_PROFILE],
       timeoutMs: config.PSP_TIMEOUT_MS,
       maxRetries: config.PSP_MAX_RETRIES,
     },
@@ -119,6 +129,11 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     host: config.CALLBACK_HOST,
     port: config.CALLBACK_PORT,
     token: config.CALLBACK_TOKEN,
+    tls: readCallbackTls({
+      cert: config.CALLBACK_TLS_CERT,
+      key: config.CALLBACK_TLS_KEY,
+      clientCa: config.CALLBACK_CLIENT_CA,
+    }),
     processor,
     sentPix: (body) => settleReportedPayouts(payoutDeps, payoutPort.learnFromCallback(body)),
     logger,

@@ -93,4 +93,64 @@ describe('pix-adapter config', () => {
       refusedVariables(() => loadPixAdapterConfig({ ...production, PAYOUT_PAYER_PIX_KEY: SANDBOX_PIX_KEY })),
     ).toEqual(['PAYOUT_PAYER_PIX_KEY']);
   });
+
+  test('PSP_PROFILE picks a declared profile, bcb by default, and requires the settings it sends', () => {
+    expect(loadPixAdapterConfig({ APP_ENV: 'sandbox' }).PSP_PROFILE).toBe('bcb');
+    expect(
+      refusedVariables(() => loadPixAdapterConfig({ APP_ENV: 'sandbox', PSP_PROFILE: 'caixa' })),
+    ).toEqual(['PSP_PROFILE']);
+    expect(refusedVariables(() => loadPixAdapterConfig({ ...production, PSP_PROFILE: 'bb' }))).toEqual([
+      'PSP_DEVELOPER_APP_KEY',
+    ]);
+    expect(
+      loadPixAdapterConfig({ ...production, PSP_PROFILE: 'bb', PSP_DEVELOPER_APP_KEY: 'app-key' }),
+    ).toMatchObject({ PSP_PROFILE: 'bb', PSP_DEVELOPER_APP_KEY: 'app-key' });
+    expect(refusedVariables(() => loadPixAdapterConfig({ ...production, PSP_PROFILE: 'inter' }))).toEqual([
+      'PSP_ACCOUNT_NUMBER',
+    ]);
+    expect(
+      refusedVariables(() =>
+        loadPixAdapterConfig({ ...production, PSP_PROFILE: 'inter', PSP_ACCOUNT_NUMBER: '12-34' }),
+      ),
+    ).toEqual(['PSP_ACCOUNT_NUMBER']);
+  });
+
+  test('with the sicoob profile production needs no client secret (the token is for the client id alone)', () => {
+    const { PSP_CLIENT_SECRET: _unused, ...withoutSecret } = production;
+    expect(refusedVariables(() => loadPixAdapterConfig(withoutSecret))).toEqual(['PSP_CLIENT_SECRET']);
+    expect(
+      loadPixAdapterConfig({ ...withoutSecret, PSP_PROFILE: 'sicoob' }).PSP_CLIENT_SECRET,
+    ).toBeUndefined();
+  });
+
+  test('the client certificate is a PEM pair or a .p12, not both; the callback client CA needs the listener TLS', () => {
+    const sandbox = { APP_ENV: 'sandbox' };
+    expect(
+      loadPixAdapterConfig({ ...sandbox, PSP_MTLS_PFX: '/run/psp.p12', PSP_MTLS_PASSPHRASE: 'pass' }),
+    ).toMatchObject({ PSP_MTLS_PFX: '/run/psp.p12', PSP_MTLS_PASSPHRASE: 'pass' });
+    expect(
+      refusedVariables(() =>
+        loadPixAdapterConfig({
+          ...sandbox,
+          PSP_MTLS_PFX: '/run/psp.p12',
+          PSP_MTLS_CERT: '/run/psp.crt',
+          PSP_MTLS_KEY: '/run/psp.key',
+        }),
+      ),
+    ).not.toEqual([]);
+    expect(
+      refusedVariables(() => loadPixAdapterConfig({ ...sandbox, PSP_MTLS_PASSPHRASE: 'pass' })),
+    ).not.toEqual([]);
+    expect(
+      refusedVariables(() => loadPixAdapterConfig({ ...sandbox, CALLBACK_CLIENT_CA: '/run/ca.crt' })),
+    ).not.toEqual([]);
+    expect(
+      loadPixAdapterConfig({
+        ...sandbox,
+        CALLBACK_TLS_CERT: '/run/cb.crt',
+        CALLBACK_TLS_KEY: '/run/cb.key',
+        CALLBACK_CLIENT_CA: '/run/ca.crt',
+      }),
+    ).toMatchObject({ CALLBACK_CLIENT_CA: '/run/ca.crt' });
+  });
 });

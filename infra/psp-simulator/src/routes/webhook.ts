@@ -4,6 +4,7 @@ import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext } from '../context';
 import { sendProblem } from '../problem';
+import { probeWebhook } from '../psp-profile';
 import { validateBody } from './validation';
 
 const webhookSchema = Joi.object<{ webhookUrl: string }>({
@@ -36,6 +37,22 @@ export function webhookRouter(context: SimulatorContext): Router {
           'A chave não pertence a esta conta.',
         );
         return;
+      }
+      // Efí first calls the URL without a client certificate and registers it only if that call is refused.
+      if (context.settings.profile.callbackMtls) {
+        const probe = await probeWebhook(body.webhookUrl, context.webhookProbe);
+        if (probe !== 'requires-certificate') {
+          sendProblem(
+            res,
+            400,
+            'WebhookOperacaoInvalida',
+            'Webhook inválido.',
+            probe === 'unreachable'
+              ? 'A URL informada está inacessível.'
+              : 'A autenticação de TLS mútuo não está configurada na URL informada.',
+          );
+          return;
+        }
       }
       await context.store.registerWebhook(chave, body.webhookUrl, new Date());
       // The document's 200 carries no body.

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { type Server, createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { AppError, asyncHandler, errorMiddleware, notFoundHandler } from '@gateway/http-errors';
@@ -8,10 +10,37 @@ import type { Logger } from '@gateway/observability';
 import { parsePspCallback } from '../clients/psp/callback';
 import type { CallbackProcessor } from '../application/callback-processor';
 
+/**
+ * The listener's own TLS (PEM strings): it then serves HTTPS. With `clientCa` it requires a client certificate issued
+ * by that CA and refuses every other connection in the handshake (Efí's model: the PSP calls back over mutual TLS and
+ * refuses to register a receiver that accepts a connection without a certificate).
+ */
+export interface CallbackTls {
+  cert: string;
+  key: string;
+  clientCa?: string;
+}
+
+/** The listener's TLS read from its PEM files, or none (plain HTTP, TLS ending at the ingress). */
+export function readCallbackTls(files: {
+  cert?: string;
+  key?: string;
+  clientCa?: string;
+}): CallbackTls | undefined {
+  if (!files.cert || !files.key) return undefined;
+  return {
+    cert: readFileSync(files.cert, 'utf8'),
+    key: readFileSync(files.key, 'utf8'),
+    ...(files.clientCa ? { clientCa: readFileSync(files.clientCa, 'utf8') } : {}),
+  };
+}
+
 export interface CallbackServerOptions {
   host: string;
   port: number;
   token: string;
+  /** Serve HTTPS, and with its `clientCa` require the PSP's client certificate; the token is checked all the same. */
+  tls?: CallbackTls;
   processor: CallbackProcessor;
   /** Handles the Pix the account sent that a callback tells of (Efí `gnExtras.idEnvio`), beside received Pix. */
   sentPix: (body: unknown) => Promise<void>;
@@ -19,7 +48,7 @@ export interface CallbackServerOptions {
 }
 
 export interface RunningCallbackServer {
-  /** `http://host:port`, with the port actually bound. */
+  /** `http://host:port` (`https://` with TLS), with the port actually bound. */
   baseUrl: string;
   /** Refuses new connections and resolves once the callbacks being received are answered (the PSP resends others). */
   close(): Promise<void>;
@@ -38,8 +67,8 @@ function tokenMatcher(expected: string): (given: unknown) => boolean {
 
 /**
  * Receives the PSP's PIX callbacks at `/webhook` and `/webhook/pix`: Pix received and, on the same webhook of the
- * payer key, Pix sent (payouts). The token authenticates the caller (in
- * production, mTLS at the ingress adds the PSP's certificate). It answers 200 once every item is recorded, or 503
+ * payer key, Pix sent (payouts). The token authenticates the caller; with `tls.clientCa` the PSP's client certificate
+ * must also be one its CA issued (otherwise mTLS at the ingress adds it). It answers 200 once every item is recorded, or 503
  * when the PSP could not be asked, so the PSP sends the callback again.
  */
 export function startCallbackServer(options: CallbackServerOptions): Promise<RunningCallbackServer> {
@@ -66,10 +95,22 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
   );
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));
+  const { tls } = options;
+  const server: Server = tls
+    ? createHttpsServer(
+        {
+          cert: tls.cert,
+          key: tls.key,
+          minVersion: 'TLSv1.2',
+          ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        app,
+      )
+    : createHttpServer(app);
   return new Promise((resolve, reject) => {
-    const server: Server = app.listen(options.port, options.host, () => {
+    server.listen(options.port, options.host, () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ baseUrl: `http://${options.host}:${port}`, close });
+      resolve({ baseUrl: `${tls ? 'https' : 'http'}://${options.host}:${port}`, close });
     });
     const close = gracefulHttpStop(server);
     server.once('error', reject);

@@ -1,6 +1,14 @@
 import { Agent, type Dispatcher } from 'undici';
 import { type Logger } from '@gateway/observability';
 import { centavosToPixAmount } from '../../domain/amount';
+import {
+  PSP_PROFILES,
+  type PspCallExtras,
+  type PspProfile,
+  type PspProfileSettings,
+  profileCallExtras,
+  withQuery,
+} from '../../domain/psp-profiles';
 import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
 import { type PixDevolucao, validateDevolucao } from './devolucao';
 import {
@@ -26,11 +34,18 @@ export interface ApiPixClientConfig {
   clientSecret: string;
   /** OAuth scopes asked for (space-separated); default `API_PIX_SCOPES`, empty for none. */
   scope?: string;
-  /** Client certificate most PSPs require (PEM strings). */
-  mTLS?: { cert: string; key: string; ca?: string };
+  /** Client certificate most PSPs require: PEM strings, or a PKCS#12 (.p12/.pfx) file's bytes and its passphrase. */
+  mTLS?: ClientCertificate;
+  /** How this PSP differs from the API Pix baseline (`PSP_PROFILE`); default `bcb`, the baseline itself. */
+  profile?: PspProfile;
+  /** The values the profile's extra headers and query parameters take (BB's developer key, Inter's account). */
+  profileSettings?: PspProfileSettings;
   timeoutMs: number;
   maxRetries: number;
 }
+
+export type ClientCertificate =
+  { cert: string; key: string; ca?: string } | { pfx: Buffer; passphrase?: string; ca?: string };
 
 export interface ApiPixClientDeps {
   logger?: Logger;
@@ -77,16 +92,36 @@ export const API_PIX_SCOPES = 'cob.write cob.read payloadlocation.write webhook.
 export function pspSession(
   config: Pick<
     ApiPixClientConfig,
-    'oauthTokenUrl' | 'clientId' | 'clientSecret' | 'scope' | 'mTLS' | 'timeoutMs' | 'maxRetries'
+    | 'oauthTokenUrl'
+    | 'clientId'
+    | 'clientSecret'
+    | 'scope'
+    | 'mTLS'
+    | 'timeoutMs'
+    | 'maxRetries'
+    | 'profile'
+    | 'profileSettings'
   >,
   deps: ApiPixClientDeps,
   defaultScope: string,
-): { dispatcher: Dispatcher; token: ClientCredentialsToken; retryPolicy: RetryPolicy } {
+): {
+  dispatcher: Dispatcher;
+  token: ClientCredentialsToken;
+  retryPolicy: RetryPolicy;
+  extras: PspCallExtras;
+} {
   const dispatcher = new Agent({ connect: config.mTLS ? { ...config.mTLS } : undefined });
+  const profile = config.profile ?? PSP_PROFILES.bcb;
   return {
     dispatcher,
+    extras: profileCallExtras(profile, config.profileSettings ?? {}),
     token: new ClientCredentialsToken(
-      { ...config, scope: config.scope ?? defaultScope },
+      {
+        ...config,
+        scope: config.scope ?? defaultScope,
+        tokenRequest: profile.tokenRequest,
+        tokenQuery: profile.tokenQuery,
+      },
       dispatcher,
       deps.now ?? Date.now,
     ),
@@ -104,6 +139,7 @@ export class ApiPixClient {
   private readonly dispatcher: Dispatcher;
   private readonly token: ClientCredentialsToken;
   private readonly retryPolicy: RetryPolicy;
+  private readonly extras: PspCallExtras;
 
   constructor(
     private readonly config: ApiPixClientConfig,
@@ -113,6 +149,7 @@ export class ApiPixClient {
       dispatcher: this.dispatcher,
       token: this.token,
       retryPolicy: this.retryPolicy,
+      extras: this.extras,
     } = pspSession(config, deps, API_PIX_SCOPES));
   }
 
@@ -376,7 +413,8 @@ export class ApiPixClient {
       const reply = await sendAuthorized(this.dispatcher, this.token, {
         operation,
         method,
-        url: `${this.config.baseUrl}${this.config.pathPrefix}${path}`,
+        url: withQuery(`${this.config.baseUrl}${this.config.pathPrefix}${path}`, this.extras.query),
+        headers: this.extras.headers,
         body,
         timeoutMs: this.config.timeoutMs,
       });

@@ -2,7 +2,8 @@ import Joi from 'joi';
 import type { Dispatcher } from 'undici';
 import { balanceToCentavos, centavosToPixAmount, pixAmountToCentavos } from '../../domain/amount';
 import { ID_ENVIO_PATTERN } from '../../domain/id-envio';
-import { type ApiPixClientDeps, pspSession } from './api-pix-client';
+import { type PspProfile } from '../../domain/psp-profiles';
+import { type ApiPixClientDeps, type ClientCertificate, pspSession } from './api-pix-client';
 import { type Checked } from './cob';
 import { sendAuthorized } from './http';
 import { type ListedSentPix, listQuery, readAllPages, validateSentPage } from './pix-lists';
@@ -202,8 +203,10 @@ export interface PixPayoutPortConfig {
   clientSecret: string;
   /** OAuth scopes asked for (space-separated); default `ENVIO_SCOPES`. */
   scope?: string;
-  /** Client certificate Efí requires (PEM strings). */
-  mTLS?: { cert: string; key: string; ca?: string };
+  /** Client certificate Efí requires (PEM strings, or its .p12 with the passphrase). */
+  mTLS?: ClientCertificate;
+  /** The PSP's profile, for its token request (the same credentials as API Pix); default the baseline. */
+  profile?: PspProfile;
   timeoutMs: number;
   maxRetries: number;
 }

@@ -55,13 +55,14 @@ export interface BearerToken {
 export async function sendAuthorized(
   dispatcher: Dispatcher,
   token: BearerToken,
-  call: Omit<HttpCall, 'headers' | 'body'> & { body: unknown },
+  call: Omit<HttpCall, 'headers' | 'body'> & { body: unknown; headers?: Record<string, string> },
 ): Promise<HttpReply> {
-  const { body, ...rest } = call;
+  const { body, headers, ...rest } = call;
   const attempt = async (): Promise<HttpReply> =>
     send(dispatcher, {
       ...rest,
       headers: {
+        ...headers,
         authorization: `Bearer ${await token.get()}`,
         accept: 'application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),

@@ -1,5 +1,7 @@
 import Joi from 'joi';
 import { type Dispatcher } from 'undici';
+import { type PspTokenRequest } from '@gateway/contracts';
+import { tokenRequestParts, withQuery } from '../../domain/psp-profiles';
 import { send } from './http';
 import { PspError, pspErrorFromResponse } from './psp-error';
 
@@ -10,6 +12,10 @@ export interface ClientCredentials {
   /** Space-separated scopes to ask for (RFC 6749 section 3.3); empty: the PSP's default. */
   scope: string;
   timeoutMs: number;
+  /** How the PSP takes the credentials (its profile's `tokenRequest`); default HTTP Basic. */
+  tokenRequest?: PspTokenRequest;
+  /** Query parameters the PSP wants on the token URL (its profile's `tokenQuery`). */
+  tokenQuery?: Readonly<Record<string, string>>;
 }
 
 const tokenSchema = Joi.object<{ access_token: string; token_type?: string; expires_in?: number }>({
@@ -53,19 +59,24 @@ export class ClientCredentialsToken {
 
   private async fetch(): Promise<string> {
     const { oauthTokenUrl, clientId, clientSecret, scope, timeoutMs } = this.credentials;
-    const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString(
-      'base64',
-    );
+    const { authorization, form } = tokenRequestParts(this.credentials.tokenRequest ?? 'basic', {
+      clientId,
+      clientSecret,
+    });
     const reply = await send(this.dispatcher, {
       operation: 'oauth.token',
       method: 'POST',
-      url: oauthTokenUrl,
+      url: withQuery(oauthTokenUrl, this.credentials.tokenQuery ?? {}),
       headers: {
-        authorization: `Basic ${basic}`,
+        ...(authorization === undefined ? {} : { authorization }),
         'content-type': 'application/x-www-form-urlencoded',
         accept: 'application/json',
       },
-      body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        ...(scope ? { scope } : {}),
+        ...form,
+      }).toString(),
       timeoutMs,
     });
     if (reply.status !== 200) throw pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
