@@ -104,7 +104,14 @@ export class OverdueCallbackPoll extends BatchTask {
   ): Promise<Array<{ endToEndId: string; txid: string }> | 'incomplete'> {
     const listed: Array<{ endToEndId: string; txid: string }> = [];
     for (let page = 0; page < LIST_MAX_PAGES; page += 1) {
-      if (!spend()) return 'incomplete';
+      if (!spend()) {
+        // Read again from the same mark next minute: a budget below one period's pages would never get through.
+        this.options.logger.warn(
+          { pages_read: page, inicio: inicio.toISOString() },
+          "PSP's list of received Pix not read whole within the request budget (PSP_POLL_REQUESTS_PER_MINUTE)",
+        );
+        return 'incomplete';
+      }
       const read = await this.options.psp.receivedPixPage(inicio, fim, page).catch((err: unknown) => {
         this.options.logger.warn({ err: String(err) }, "PSP's list of received Pix not read");
         return null;
