@@ -119,7 +119,13 @@ export const PAYER_NAME_MAX_LENGTH = 200;
  * app shows, which API Pix bounds at 140 (it travels in the payment order's 140-character remittance information).
  */
 export const PAYMENT_DESCRIPTION_MAX_LENGTH = 140;
-export const paymentDescription = Joi.string().min(1).max(PAYMENT_DESCRIPTION_MAX_LENGTH);
+/**
+ * A description is shown as it is in the payer's bank app: never blank, and without control or format characters (a
+ * line break, an escape, a bidi override that would make the app show other text).
+ */
+export const paymentDescription = Joi.string()
+  .max(PAYMENT_DESCRIPTION_MAX_LENGTH)
+  .pattern(/^[^\p{Cc}\p{Cf}]*[^\p{Cc}\p{Cf}\s][^\p{Cc}\p{Cf}]*$/u, 'visible text');
 
 /**
  * Who a PIX charge is addressed to (API Pix `devedor`): the payment's customer when it has a name and a CPF (11

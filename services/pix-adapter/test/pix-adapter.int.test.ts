@@ -83,6 +83,34 @@ describe('PIX adapter against the PSP simulator', () => {
       expect(plain).not.toHaveProperty('solicitacaoPagador');
     });
 
+    test('a debtor the PSP refuses does not cost the sale: the charge opens without one', async () => {
+      psp.faults.inject({
+        fault: {
+          kind: 'answer',
+          status: 400,
+          body: {
+            type: 'https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida',
+            title: 'Cobrança inválida.',
+            status: 400,
+            violacoes: [
+              { razao: 'CPF 52998224725 inválido na base da Receita.', propriedade: 'cob.devedor.cpf' },
+            ],
+          },
+        },
+        count: 1,
+        method: 'PUT',
+        path: /\/cob\//,
+      });
+      const opened = await openCharge(
+        bed,
+        anOpenPixCharge({ debtor: { name: 'Maria Souza', document: '52998224725' } }),
+      );
+
+      const cob = await payer.getCharge(opened.txid);
+      expect(cob.status).toBe('ATIVA');
+      expect(cob).not.toHaveProperty('devedor');
+    });
+
     test('when the same open is delivered twice, one cob is opened and both replies match', async () => {
       const command = anOpenPixCharge();
       const messageId = newPublicId('cmd');

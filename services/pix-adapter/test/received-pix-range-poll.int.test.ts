@@ -1,6 +1,8 @@
 import { recordingLogger, waitFor } from '@gateway/testkit';
 import { type RunningPspSimulator } from '@gateway/psp-simulator';
 import { OverdueCallbackPoll } from '../src/application/overdue-callback-poll';
+import { type ListPage, type ListedPix } from '../src/clients/psp/pix-lists';
+import { leaseReceivedPixPoll, releaseReceivedPixPoll } from '../src/persistence/received-pix-poll-store';
 import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
 import {
   type AdapterBed,
@@ -64,12 +66,15 @@ describe('the overdue-callback pass reads received Pix by period, within a reque
     return txids;
   }
 
-  function pass(requestsPerMinute: number) {
+  function pass(
+    requestsPerMinute: number,
+    psp: ConstructorParameters<typeof OverdueCallbackPoll>[0]['psp'] = payer,
+  ) {
     const { logger } = recordingLogger('pix-adapter');
     return new OverdueCallbackPoll({
       dataSource: bed.service.dataSource,
       uow: bed.service.unitOfWork('range-poll-test'),
-      psp: payer,
+      psp,
       logger,
       unknownChargeGraceSeconds: 300,
       overdueSeconds: 60,
@@ -149,5 +154,118 @@ describe('the overdue-callback pass reads received Pix by period, within a reque
 
     expect([first.lastPassRequests, second.lastPassRequests].sort()).toEqual([0, 2]);
     await chargeBecomes(bed, txid!, 'paid');
+  });
+
+  /** The poll's mark: how far the list of received Pix has been read. */
+  const mark = async (): Promise<Date | null> =>
+    (
+      (await bed.service.dataSource.query('SELECT polled_until FROM received_pix_poll')) as Array<{
+        polled_until: Date | null;
+      }>
+    )[0]!.polled_until;
+
+  /** A PSP whose list of received Pix has `pages` pages, the last one listing `pix`; charges read at the simulator. */
+  function pagedPsp(pages: number, pix: ListedPix[], getCharge = (txid: string) => payer.getCharge(txid)) {
+    const pagesAsked: number[] = [];
+    return {
+      pagesAsked,
+      psp: {
+        getCharge,
+        receivedPixPage: async (_inicio: Date, _fim: Date, page: number): Promise<ListPage<ListedPix>> => {
+          pagesAsked.push(page);
+          return { items: page === pages - 1 ? pix : [], pages };
+        },
+      },
+    };
+  }
+
+  async function listedPixOf(txid: string): Promise<ListedPix> {
+    const { endToEndId, valor, horario } = (await payer.getCharge(txid)).pix![0]!;
+    return { endToEndId, txid, valor, horario, devolucoes: [] };
+  }
+
+  it('reads every page of a period; a budget that ends inside the list keeps the mark where it was', async () => {
+    const [txid] = await paidWithoutCallback(1);
+    const listed = await listedPixOf(txid!);
+    await nextMinute();
+    const markBefore = await mark();
+    const short = pagedPsp(3, [listed]);
+
+    await pass(2, short.psp).runOnce();
+
+    expect(short.pagesAsked).toEqual([0, 1]);
+    expect(await mark()).toEqual(markBefore);
+    expect((await storedCharge(bed, txid!)).status).toBe('active');
+
+    await nextMinute();
+    const whole = pagedPsp(3, [listed]);
+    const poll = pass(10, whole.psp);
+    await poll.runOnce();
+
+    expect(whole.pagesAsked).toEqual([0, 1, 2]);
+    expect(poll.lastPassRequests).toBe(4);
+    expect((await storedCharge(bed, txid!)).status).toBe('paid');
+    expect((await mark())!.getTime()).toBeGreaterThan(markBefore?.getTime() ?? 0);
+  });
+
+  it('keeps the mark when the PSP does not answer for a charge the list points to, and applies it next time', async () => {
+    const [txid] = await paidWithoutCallback(1);
+    const listed = await listedPixOf(txid!);
+    await nextMinute();
+    const markBefore = await mark();
+    const down = pagedPsp(1, [listed], () => Promise.reject(new Error('connect ECONNREFUSED')));
+
+    await pass(10, down.psp).runOnce();
+
+    expect(await mark()).toEqual(markBefore);
+    expect((await storedCharge(bed, txid!)).status).toBe('active');
+
+    await nextMinute();
+    await pass(10, pagedPsp(1, [listed]).psp).runOnce();
+    expect((await storedCharge(bed, txid!)).status).toBe('paid');
+    expect(await eventsAbout(bed, txid!)).toEqual(['pix.charge.paid.v1']);
+  });
+
+  it("a pass whose lease ran out and was taken moves neither the mark nor the other pass's lease", async () => {
+    await nextMinute();
+    const manager = bed.service.dataSource.manager;
+    const options = { leaseSeconds: 60, requestsPerMinute: 10, overdueSeconds: 60 };
+    const stale = await leaseReceivedPixPoll(manager, {
+      ...options,
+      owner: '00000000-0000-4000-8000-000000000001',
+    });
+    expect(stale).not.toBeNull();
+    // Its lease runs out (a pass that hung); another replica takes the pass.
+    await bed.service.dataSource.query(
+      `UPDATE received_pix_poll SET leased_until = now() - interval '1 second'`,
+    );
+    const fresh = await leaseReceivedPixPoll(manager, {
+      ...options,
+      owner: '00000000-0000-4000-8000-000000000002',
+    });
+    expect(fresh).not.toBeNull();
+    const markBefore = await mark();
+
+    await releaseReceivedPixPoll(manager, {
+      owner: '00000000-0000-4000-8000-000000000001',
+      requests: 3,
+      polledUntil: new Date(),
+    });
+
+    const [row] = (await bed.service.dataSource.query(
+      'SELECT polled_until, leased_by, leased_until > now() AS held, window_requests FROM received_pix_poll',
+    )) as Array<{ polled_until: Date | null; leased_by: string; held: boolean; window_requests: number }>;
+    expect(row).toMatchObject({
+      polled_until: markBefore,
+      leased_by: '00000000-0000-4000-8000-000000000002',
+      held: true,
+      // Its requests were made all the same: they count.
+      window_requests: 3,
+    });
+    await releaseReceivedPixPoll(manager, {
+      owner: '00000000-0000-4000-8000-000000000002',
+      requests: 0,
+      polledUntil: null,
+    });
   });
 });

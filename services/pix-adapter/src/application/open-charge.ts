@@ -10,6 +10,7 @@ import { ChargeEntity } from '../persistence';
 import { insertChargeOnce } from '../persistence/charge-store';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { pspFailure } from '../clients/psp/psp-failure';
+import { PspError } from '../clients/psp/psp-error';
 import { makeChargeCode } from './shared/make-charge-code';
 
 export interface OpenChargeDeps {
@@ -46,13 +47,28 @@ export async function openCharge(
   const existing = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId: command.payment_id });
   if (existing) return deps.uow.once(context, async () => toPixCharge(existing));
   const txid = txidOfPayment(command.payment_id);
+  const charge = {
+    expiracaoSeconds: command.expires_in_seconds,
+    valorCentavos: command.amount_centavos,
+    chave: deps.pixKey,
+    ...(command.description ? { solicitacaoPagador: command.description } : {}),
+  };
   const cob = await deps.psp
-    .createCharge(txid, {
-      expiracaoSeconds: command.expires_in_seconds,
-      valorCentavos: command.amount_centavos,
-      chave: deps.pixKey,
-      ...(command.debtor ? { devedor: devedorOf(command.debtor) } : {}),
-      ...(command.description ? { solicitacaoPagador: command.description } : {}),
+    .createCharge(txid, command.debtor ? { ...charge, devedor: devedorOf(command.debtor) } : charge)
+    .catch((err: unknown) => {
+      // A debtor the PSP will not take (its own check of the document or name) must not cost the sale: the charge is
+      // opened without one, payable by anyone as it would be without a customer.
+      if (!command.debtor || !(err instanceof PspError) || err.kind !== 'invalid') throw err;
+      // Which fields it refused, never its words: a PSP may echo the document it refuses.
+      context.logger.warn(
+        {
+          payment_id: command.payment_id,
+          psp_problem: err.extra.type ?? null,
+          fields: err.extra.violacoes?.map((violation) => violation.propriedade) ?? [],
+        },
+        "the PSP refused the charge's debtor: charge opened without one",
+      );
+      return deps.psp.createCharge(txid, charge);
     })
     .catch((err: unknown) => pspFailure(err));
   const merchant = { name: command.business_name, city: deps.merchantCity };

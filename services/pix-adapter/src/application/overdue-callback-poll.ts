@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { UnitOfWork } from '@gateway/messaging';
 import { BatchTask, type BatchTaskOptions } from '@gateway/service-runtime';
@@ -33,7 +34,10 @@ const tracer = tracerOf('@gateway/pix-adapter');
  * starts this long before the previous one ended.
  */
 export const LIST_OVERLAP_MS = 120_000;
-/** How long a replica holds the pass before another may take it (one that died mid-pass frees it by then). */
+/**
+ * How long a replica holds the pass before another may take it (one that died mid-pass frees it by then). A pass asks
+ * the PSP nothing more after half of it, so two replicas never run it at once.
+ */
 const LEASE_SECONDS = 120;
 
 /**
@@ -57,37 +61,42 @@ export class OverdueCallbackPoll extends BatchTask {
    */
   async runOnce(): Promise<number> {
     const { dataSource, requestsPerMinute, overdueSeconds } = this.options;
+    const owner = randomUUID();
     const lease = await leaseReceivedPixPoll(dataSource.manager, {
+      owner,
       leaseSeconds: LEASE_SECONDS,
       requestsPerMinute,
       overdueSeconds,
     });
-    if (!lease) return 0;
+    if (!lease) {
+      this.lastPassRequests = 0;
+      return 0;
+    }
+    const startedAt = Date.now();
     let requests = 0;
     let rechecked = 0;
     let polledUntil: Date | null = null;
-    const spend = () => (requests < lease.budget ? (requests += 1) : 0);
+    // A request the budget and the lease allow, counted; 0 when the pass must stop asking the PSP.
+    const spend = () =>
+      requests < lease.budget && Date.now() - startedAt < (LEASE_SECONDS * 1000) / 2 ? (requests += 1) : 0;
     try {
       if (lease.oldestOverdue !== null && lease.oldestActive !== null) {
         await inSpan(tracer, 'pix received list poll', {}, async () => {
-          const since = Math.max(
-            lease.oldestActive!.getTime(),
-            (lease.polledUntil?.getTime() ?? 0) - LIST_OVERLAP_MS,
-          );
+          // No Pix for an active charge is older than the oldest one (less the clocks' disagreement).
+          const since =
+            Math.max(lease.oldestActive!.getTime(), lease.polledUntil?.getTime() ?? 0) - LIST_OVERLAP_MS;
           const listed = await this.readList(new Date(since), lease.now, spend);
           if (listed === 'incomplete') return;
           for (const txid of await activeChargesWithNewPix(dataSource.manager, listed)) {
-            if (!spend()) return;
-            await this.readCharge(txid);
+            if (!spend() || !(await this.readCharge(txid))) return;
           }
-          // Only a period read whole, and every charge it showed new money for read too, moves the mark on.
+          // Only a period read whole, and every charge it showed new money for read and applied, moves the mark on.
           polledUntil = lease.now;
         });
       }
-      const left = lease.budget - requests;
-      if (left > 0) rechecked = await this.recheckCharges(left, () => (requests += 1));
+      rechecked = await this.recheckCharges(lease.budget - requests, spend);
     } finally {
-      await releaseReceivedPixPoll(dataSource.manager, { requests, polledUntil });
+      await releaseReceivedPixPoll(dataSource.manager, { owner, requests, polledUntil });
       this.lastPassRequests = requests;
     }
     return rechecked;
@@ -124,7 +133,8 @@ export class OverdueCallbackPoll extends BatchTask {
   }
 
   /** Re-reads charges alone, those whose last check is oldest first, `count` at most; resolves how many. */
-  private async recheckCharges(count: number, spent: () => void): Promise<number> {
+  private async recheckCharges(count: number, spend: () => number): Promise<number> {
+    if (count <= 0) return 0;
     const due = await claimOverdueCharges(
       this.options.dataSource.manager,
       this.options.recheckSeconds,
@@ -137,7 +147,8 @@ export class OverdueCallbackPoll extends BatchTask {
       { attributes: { 'gateway.pix.charges': due.length } },
       async () => {
         for (const txid of due) {
-          spent();
+          // Out of time: the rest stays claimed until its next check, and is read then.
+          if (!spend()) break;
           await this.readCharge(txid);
         }
       },
@@ -145,12 +156,17 @@ export class OverdueCallbackPoll extends BatchTask {
     return due.length;
   }
 
-  /** Reads the charge at the PSP and applies the Pix it lists; notes whether the PSP still knows it. */
-  private async readCharge(txid: string): Promise<void> {
+  /**
+   * Reads the charge at the PSP and applies the Pix it lists; notes whether the PSP still knows it. Resolves false
+   * when the PSP could not answer (the Pix it would list are not applied yet).
+   */
+  private async readCharge(txid: string): Promise<boolean> {
     const { uow, psp, logger } = this.options;
     const cob = await readCob(psp, txid, logger);
     await notePspKnowledgeOfCharge(this.options, txid, cob);
-    if (cob === 'unavailable' || cob === 'missing' || !cob.pix?.length) return;
-    await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
+    if (cob === 'unavailable') return false;
+    if (cob !== 'missing' && cob.pix?.length)
+      await uow.run({}, (tx) => applyListedPix(tx, cob, 'poll', logger));
+    return true;
   }
 }

@@ -20,7 +20,7 @@ export interface ReceivedPixPollLease {
  */
 export async function leaseReceivedPixPoll(
   manager: EntityManager,
-  options: { leaseSeconds: number; requestsPerMinute: number; overdueSeconds: number },
+  options: { owner: string; leaseSeconds: number; requestsPerMinute: number; overdueSeconds: number },
 ): Promise<ReceivedPixPollLease | null> {
   const [rows]: [
     Array<{
@@ -33,7 +33,7 @@ export async function leaseReceivedPixPoll(
     number,
   ] = await manager.query(
     `UPDATE received_pix_poll
-        SET leased_until = now() + $1 * interval '1 second',
+        SET leased_by = $3, leased_until = now() + $1 * interval '1 second',
             window_started_at = CASE WHEN window_started_at <= now() - interval '1 minute'
                                      THEN now() ELSE window_started_at END,
             window_requests = CASE WHEN window_started_at <= now() - interval '1 minute'
@@ -44,7 +44,7 @@ export async function leaseReceivedPixPoll(
         (SELECT min(created_at) FROM charges
           WHERE status = 'active' AND expires_at > now() AND created_at <= now() - $2 * interval '1 second')
           AS oldest_overdue`,
-    [options.leaseSeconds, options.overdueSeconds],
+    [options.leaseSeconds, options.overdueSeconds, options.owner],
   );
   const [row] = rows;
   if (row === undefined) return null;
@@ -57,17 +57,22 @@ export async function leaseReceivedPixPoll(
   };
 }
 
-/** Gives the pass back: the requests it made count against this minute, and the list is read up to `polledUntil`. */
+/**
+ * Gives the pass back: the requests it made count against this minute (whoever holds the pass now), and, only if this
+ * pass still held it, the list is read up to `polledUntil` and the pass is free.
+ */
 export async function releaseReceivedPixPoll(
   manager: EntityManager,
-  outcome: { requests: number; polledUntil: Date | null },
+  outcome: { owner: string; requests: number; polledUntil: Date | null },
 ): Promise<void> {
   await manager.query(
     `UPDATE received_pix_poll
-        SET leased_until = '-infinity', window_requests = window_requests + $1,
-            polled_until = COALESCE($2, polled_until)
+        SET window_requests = window_requests + $1,
+            polled_until = CASE WHEN leased_by = $3 THEN COALESCE($2, polled_until) ELSE polled_until END,
+            leased_until = CASE WHEN leased_by = $3 THEN '-infinity' ELSE leased_until END,
+            leased_by = CASE WHEN leased_by = $3 THEN NULL ELSE leased_by END
       WHERE id = 1`,
-    [outcome.requests, outcome.polledUntil],
+    [outcome.requests, outcome.polledUntil, outcome.owner],
   );
 }
 
