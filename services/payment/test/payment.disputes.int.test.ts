@@ -176,4 +176,14 @@ describe('disputes (MED): opened and closed from the PIX adapter’s reports, on
       sql(`UPDATE disputes SET status = 'won' WHERE id = $1`, [dispute!.dispute_id]),
     ).rejects.toThrow();
   });
+
+  test('after losing its broker connection the service opens disputes again', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 5000);
+    h.service.broker.dropConnectionForTesting();
+    await report(aMed(paymentId, { amount_centavos: 500 }));
+    expect(await disputesOf(businessId)).toEqual([
+      expect.objectContaining({ status: 'open', amount_centavos: 500 }),
+    ]);
+  });
 });

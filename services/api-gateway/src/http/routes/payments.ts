@@ -417,8 +417,6 @@ export const sandboxOperations = [
         partial: { summary: 'R$ 10,00 paid (partial)', value: { outcome: 'paid', amount: 1000 } },
         failed: { summary: 'Failed', value: { outcome: 'failed' } },
         expired: { summary: 'Expired', value: { outcome: 'expired' } },
-        disputed: { summary: 'A MED raised on a paid PIX payment', value: { outcome: 'disputed' } },
-        dispute_lost: { summary: 'The open MED lost', value: { outcome: 'dispute_lost' } },
       },
     },
     params: { payment_id: 'pay' },
