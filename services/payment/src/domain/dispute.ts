@@ -47,8 +47,8 @@ export function decideMed(
 }
 
 /**
- * What of a paid payment a MED may still claim: neither the refunds not failed nor the disputes not won leave room
- * for the same money to go back twice (the payments' CHECK holds it too).
+ * What of a paid payment can still go back to the payer, by a refund or a MED: the refunds not failed and the
+ * disputes not won are out of it, so the same money never goes back twice (the payments' CHECK holds it too).
  */
 export function disputableCentavos(payment: {
   amountCentavos: number;
