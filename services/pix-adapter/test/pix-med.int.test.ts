@@ -115,6 +115,23 @@ describe('MED: devoluções the payer’s bank raised, reported to the payment s
     }
   });
 
+  test('when the MED’s first callback is lost, the sweep of the Pix in the MED window finds it', async () => {
+    const payment = await paidPayment(2500);
+    await payer.registerWebhook(SANDBOX_PIX_KEY, 'http://127.0.0.1:9');
+    try {
+      await payer.sandboxRaiseMed(payment.endToEndId, 'MedSemCallback1', 700);
+    } finally {
+      await payer.registerWebhook(SANDBOX_PIX_KEY, bed.service.callbackUrl);
+    }
+    expect(await reports(payment.paymentId)).toEqual([]);
+    expect(await bed.service.overdueDevolucaoPoll.sweepMeds()).toBeGreaterThanOrEqual(1);
+    const [found] = await reportsBecome(payment.paymentId, ['EM_PROCESSAMENTO']);
+    expect(found).toMatchObject({ devolucao_id: 'MedSemCallback1', amount_centavos: 700 });
+    // Swept again: nothing new to tell.
+    await bed.service.overdueDevolucaoPoll.sweepMeds();
+    expect(await reports(payment.paymentId)).toHaveLength(1);
+  });
+
   test('a MED on a Pix of no charge of ours is reported to nobody; a repeated callback tells nothing twice', async () => {
     const txid = generateTxid(randomBytes);
     await payer.createCharge(txid, { expiracaoSeconds: 3600, valorCentavos: 900, chave: SANDBOX_PIX_KEY });
