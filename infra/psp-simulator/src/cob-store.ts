@@ -4,6 +4,7 @@ import { PspBooks1764380000000 } from './persistence/migrations/1764380000000-ps
 import { PspEnvios1764390000000 } from './persistence/migrations/1764390000000-psp-envios';
 import { PspEnvioCallbacks1764400000000 } from './persistence/migrations/1764400000000-psp-envio-callbacks';
 import { PspTarifas1764401200100 } from './persistence/migrations/1764401200100-psp-tarifas';
+import { PspMed1764402600001 } from './persistence/migrations/1764402600001-psp-med';
 import { PspCobDevedor1764402800200 } from './persistence/migrations/1764402800200-psp-cob-devedor';
 import { accountBalance } from './envio-store';
 
@@ -19,9 +20,16 @@ export const pspDatabase = {
     PspEnvios1764390000000,
     PspEnvioCallbacks1764400000000,
     PspTarifas1764401200100,
+    PspMed1764402600001,
     PspCobDevedor1764402800200,
   ],
 };
+
+/**
+ * API Pix `natureza` of a devolução of a Pix comum: `ORIGINAL` when the receiver asks for it, `MED_FRAUDE` /
+ * `MED_OPERACIONAL` when the payer's bank claims it back under the MED (Mecanismo Especial de Devolução).
+ */
+export type DevolucaoNatureza = 'ORIGINAL' | 'MED_FRAUDE' | 'MED_OPERACIONAL';
 
 /** API Pix `Devolucao`: a refund of (part of) a received Pix, asked for by the receiver with its own `id`. */
 export interface Devolucao {
@@ -29,7 +37,7 @@ export interface Devolucao {
   /** ReturnIdentification of the pacs.004 that carries it. */
   rtrId: string;
   valor: string;
-  natureza: 'ORIGINAL';
+  natureza: DevolucaoNatureza;
   descricao?: string;
   horario: { solicitacao: string; liquidacao?: string };
   status: DevolucaoStatus;
@@ -154,6 +162,7 @@ interface DevolucaoRow {
   id: string;
   rtr_id: string;
   valor_centavos: string;
+  natureza: DevolucaoNatureza;
   descricao: string | null;
   status: DevolucaoStatus;
   motivo: string | null;
@@ -414,11 +423,11 @@ export class CobStore {
   /**
    * A new devolução of the Pix `endToEndId`, in processing until `settle`, under a lock on the Pix so two racing
    * requests never refund more than it brought in. A replay of the same request (its answer lost) gets the devolução
-   * it made.
+   * it made. A MED one (`natureza` MED_*) is the payer's bank's claim: it waits for the MED's end, not for the balance.
    */
   async requestDevolucao(
     endToEndId: string,
-    input: { id: string; valor: string; descricao?: string },
+    input: { id: string; valor: string; descricao?: string; natureza?: DevolucaoNatureza },
     now: Date,
     settlesAt: Date,
   ): Promise<Devolucao | DevolucaoRefusal> {
@@ -432,7 +441,8 @@ export class CobStore {
       const existing = devolucoes.find((devolucao) => devolucao.id === input.id);
       if (existing)
         return toCentavos(existing.valor) === toCentavos(input.valor) &&
-          existing.descricao === input.descricao
+          existing.descricao === input.descricao &&
+          existing.natureza === (input.natureza ?? 'ORIGINAL')
           ? existing
           : 'id_reused';
       const refunded = devolucoes
@@ -448,12 +458,15 @@ export class CobStore {
          WHERE p.end_to_end_id = $1 FOR UPDATE OF a`,
         [endToEndId],
       )) as Array<{ pix_key: string }>;
+      const natureza = input.natureza ?? 'ORIGINAL';
       const uncovered =
-        account !== undefined && toCentavos(input.valor) > (await accountBalance(tx, account.pix_key));
+        natureza === 'ORIGINAL' &&
+        account !== undefined &&
+        toCentavos(input.valor) > (await accountBalance(tx, account.pix_key));
       await tx.query(
         `INSERT INTO devolucoes (end_to_end_id, id, rtr_id, valor_centavos, natureza, descricao, status,
            solicitacao, settles_at, planned_refusal)
-         VALUES ($1, $2, $3, $4, 'ORIGINAL', $5, 'EM_PROCESSAMENTO', $6, $7, $8)`,
+         VALUES ($1, $2, $3, $4, $9, $5, 'EM_PROCESSAMENTO', $6, $7, $8)`,
         [
           endToEndId,
           input.id,
@@ -463,6 +476,7 @@ export class CobStore {
           now,
           settlesAt,
           uncovered ? INSUFFICIENT_BALANCE_REFUSAL : null,
+          natureza,
         ],
       );
       return (await this.readDevolucoes(tx, [endToEndId])).find((devolucao) => devolucao.id === input.id)!;
@@ -492,12 +506,15 @@ export class CobStore {
     return count === 0 ? undefined : this.getPix(endToEndId);
   }
 
-  /** The devoluções still in processing, with when each settles: what a restart picks up again. */
+  /**
+   * The devoluções still in processing, with when each settles: what a restart picks up again. A MED one ends when
+   * the sandbox says how (`settle`), never on a timer.
+   */
   async devolucoesInProcessing(): Promise<
     Array<{ endToEndId: string; id: string; descricao?: string; settlesAt: Date }>
   > {
     const rows = (await this.db.query(
-      `SELECT end_to_end_id, id, descricao, settles_at FROM devolucoes WHERE status = 'EM_PROCESSAMENTO'`,
+      `SELECT end_to_end_id, id, descricao, settles_at FROM devolucoes WHERE status = 'EM_PROCESSAMENTO' AND natureza = 'ORIGINAL'`,
     )) as Array<{ end_to_end_id: string; id: string; descricao: string | null; settles_at: Date }>;
     return rows.map((row) => ({
       endToEndId: row.end_to_end_id,
@@ -574,7 +591,7 @@ export class CobStore {
   ): Promise<Array<Devolucao & { endToEndId: string }>> {
     if (endToEndIds.length === 0) return [];
     const rows = (await tx.query(
-      `SELECT end_to_end_id, id, rtr_id, valor_centavos, descricao, status, motivo, solicitacao, liquidacao
+      `SELECT end_to_end_id, id, rtr_id, valor_centavos, natureza, descricao, status, motivo, solicitacao, liquidacao
        FROM devolucoes WHERE end_to_end_id = ANY($1) ORDER BY solicitacao, id`,
       [endToEndIds],
     )) as DevolucaoRow[];
@@ -586,7 +603,7 @@ export class CobStore {
             id: row.id,
             rtrId: row.rtr_id,
             valor: toPixAmount(Number(row.valor_centavos)),
-            natureza: 'ORIGINAL' as const,
+            natureza: row.natureza,
             ...(row.descricao === null ? {} : { descricao: row.descricao }),
             horario: {
               solicitacao: row.solicitacao.toISOString(),

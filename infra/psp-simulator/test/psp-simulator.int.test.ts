@@ -240,6 +240,46 @@ describe('PSP simulator against API Pix 2.9.0', () => {
       expect(reply.violations).toEqual([]);
   });
 
+  it('raises a MED (sandbox): a devolução MED_FRAUDE read like any other, ended DEVOLVIDO or NAO_REALIZADO, each with a callback', async () => {
+    const { call } = await start();
+    const hook = await receiver();
+    await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
+    await call('PUT', `/cob/${TXID}`, cob);
+    await call('POST', `/cob/pagar/${TXID}`, {});
+    const paid = await waitFor(() => hook.bodies[0], { what: 'the callback of the payment' });
+    const e2eid = (JSON.parse(paid) as { pix: Array<{ endToEndId: string }> }).pix[0]!.endToEndId;
+
+    const raised = await call('PUT', `/pix/${e2eid}/med/med1`, { valor: '4.00' });
+    const replay = await call('PUT', `/pix/${e2eid}/med/med1`, { valor: '4.00' });
+    const excess = await call('PUT', `/pix/${e2eid}/med/med2`, { valor: '6.01' });
+    const operational = await call('PUT', `/pix/${e2eid}/med/med2`, {
+      natureza: 'MED_OPERACIONAL',
+      valor: '6.00',
+    });
+    await waitFor(() => hook.bodies.length >= 3, { what: 'the callbacks of the MEDs raised' });
+    const open = await call('GET', `/pix/${e2eid}/devolucao/med1`);
+    const lost = await call('POST', `/pix/${e2eid}/med/med1/concluir`, { status: 'DEVOLVIDO' });
+    const again = await call('POST', `/pix/${e2eid}/med/med1/concluir`, { status: 'DEVOLVIDO' });
+    const turned = await call('POST', `/pix/${e2eid}/med/med1/concluir`, { status: 'NAO_REALIZADO' });
+    const won = await call('POST', `/pix/${e2eid}/med/med2/concluir`, { status: 'NAO_REALIZADO' });
+    await waitFor(() => hook.bodies.length >= 5, { what: 'the callbacks of the MEDs ended' });
+
+    expect(raised).toMatchObject({
+      status: 201,
+      json: { id: 'med1', valor: '4.00', natureza: 'MED_FRAUDE', status: 'EM_PROCESSAMENTO' },
+    });
+    expect(replay).toMatchObject({ status: 201, json: { rtrId: raised.json.rtrId } });
+    expect(excess.status).toBe(400);
+    expect(operational.json).toMatchObject({ natureza: 'MED_OPERACIONAL', status: 'EM_PROCESSAMENTO' });
+    expect(open.json).toMatchObject({ natureza: 'MED_FRAUDE', status: 'EM_PROCESSAMENTO' });
+    expect(lost).toMatchObject({ status: 200, json: { status: 'DEVOLVIDO' } });
+    expect(again).toMatchObject({ status: 200, json: { status: 'DEVOLVIDO' } });
+    expect(turned.status).toBe(400);
+    expect(won.json).toMatchObject({ status: 'NAO_REALIZADO', motivo: expect.any(String) });
+    for (const body of hook.bodies) expect(spec.validateCallback(body)).toEqual([]);
+    expect(open.violations).toEqual([]);
+  });
+
   it('serves armed faults: 429 with and without Retry-After, 503, a slow answer, a lost answer after doing the work', async () => {
     const { running, call } = await start();
     running.faults.inject({ fault: { kind: 'rate-limit', retryAfterSeconds: 2 }, count: 1 });

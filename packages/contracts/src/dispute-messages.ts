@@ -1,14 +1,17 @@
 import Joi from 'joi';
-import { defineEvent } from './message';
+import { defineCommand, defineEvent } from './message';
 import { businessId, centavos, isoDate, paymentId, publicId } from './common';
+import { centavosToBrl } from './money';
+import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
+import type { Dispute } from './public-api';
 
 /**
  * Disputes (MED, PIX): a devolução of nature `MED_FRAUDE` / `MED_OPERACIONAL` (or an infraction notice) the gateway
  * did not request. The rail that learns of them raises `dispute.created.v1` when one opens and `dispute.closed.v1`
  * when it ends, won or lost; the ledger posts both (docs/money-model.md#disputes): opened moves the amount from the
  * business's `available` to `blocked`, won moves it back, lost sends it from `blocked` out of the PSP account (the
- * payer got it back). The merchant API's dispute list and the webhook events `dispute.created` / `dispute.closed` come
- * with the rail that raises them; these are the messages it will emit.
+ * payer got it back). The payment service keeps the disputes (docs/adr/0033-med-disputes.md) and emits both from its
+ * outbox; the webhook dispatcher makes them the public events `dispute.created` / `dispute.closed`.
  */
 
 /** `dsp_` + url-safe characters. */
@@ -65,4 +68,42 @@ export const disputeCreated = defineEvent('dispute.created.v1', disputeEvent(Joi
 export const disputeClosed = defineEvent(
   'dispute.closed.v1',
   disputeEvent(Joi.valid('won', 'lost').required()),
+);
+export const publicDisputeEvents = [disputeCreated, disputeClosed];
+
+/** A dispute as the API shows it (GET /v1/disputes, the `data` of `dispute.*` events): money in BRL. */
+export function publicDisputeRecord(record: DisputeRecord): Dispute {
+  return {
+    dispute_id: record.dispute_id,
+    payment_id: record.payment_id,
+    amount_brl: centavosToBrl(record.amount_centavos),
+    status: record.status,
+    reason: record.reason,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+export interface GetDispute {
+  business_id: string;
+  dispute_id: string;
+}
+export const getDispute = defineCommand<GetDispute, DisputeRecord>(
+  'dispute.get.v1',
+  'payment',
+  Joi.object({ business_id: businessId.required(), dispute_id: disputeId.required() }),
+  disputeRecordSchema,
+  ['NOT_FOUND'],
+);
+
+/** A page of the business's disputes, newest first. */
+export interface ListDisputes extends PageQuery {
+  business_id: string;
+}
+export const listDisputes = defineCommand<ListDisputes, Page<DisputeRecord>>(
+  'dispute.list.v1',
+  'payment',
+  Joi.object({ business_id: businessId.required(), limit: pageLimit, starting_after: disputeId.allow(null) }),
+  pageSchema(disputeRecordSchema),
+  ['INVALID_FIELDS'],
 );

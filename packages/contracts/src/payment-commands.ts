@@ -344,10 +344,30 @@ export const cancelPayment = defineCommand<CancelPayment, PaymentView>(
   ['NOT_FOUND', 'INVALID_STATUS'],
 );
 
+/**
+ * What a sandbox simulation makes happen: the open payment paid, failed or expired; or, on a paid PIX payment, a MED
+ * raised by the payer's bank (`disputed`) and its end (`dispute_won`, `dispute_lost`).
+ */
+export const simulationOutcomes = [
+  'paid',
+  'failed',
+  'expired',
+  'disputed',
+  'dispute_won',
+  'dispute_lost',
+] as const;
+export type SimulationOutcome = (typeof simulationOutcomes)[number];
+/** The outcomes that act on a paid payment's dispute rather than on an open payment. */
+export const disputeSimulations: ReadonlySet<SimulationOutcome> = new Set([
+  'disputed',
+  'dispute_won',
+  'dispute_lost',
+]);
+
 export interface SimulatePayment {
   business_id: string;
   payment_id: string;
-  outcome: 'paid' | 'failed' | 'expired';
+  outcome: SimulationOutcome;
   amount_centavos: number | null;
 }
 export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }>(
@@ -356,7 +376,7 @@ export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }
   Joi.object({
     business_id: businessId.required(),
     payment_id: givenId.required(),
-    outcome: Joi.valid('paid', 'failed', 'expired').required(),
+    outcome: Joi.valid(...simulationOutcomes).required(),
     amount_centavos: amountCentavos.allow(null).required(),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),

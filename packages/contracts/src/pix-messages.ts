@@ -11,7 +11,12 @@ import {
   type ChargeDebtor,
 } from './common';
 import type { PixPayer } from './public-api';
-import { pixInstructionsSchema, type PixInstructions } from './payment-commands';
+import {
+  pixInstructionsSchema,
+  simulationOutcomes,
+  type PixInstructions,
+  type SimulationOutcome,
+} from './payment-commands';
 
 // Commands the payment service sends to the PIX adapter, and the rail events it answers with. Internal: webhooks
 // never see them.
@@ -61,7 +66,7 @@ export const changePixChargeAmount = defineCommand<ChangePixChargeAmount, PixCha
 
 export interface SimulatePixOutcome {
   payment_id: string;
-  outcome: 'paid' | 'failed' | 'expired';
+  outcome: SimulationOutcome;
   amount_centavos: number | null;
 }
 export const simulatePixOutcome = defineCommand<SimulatePixOutcome, { accepted: true }>(
@@ -69,11 +74,11 @@ export const simulatePixOutcome = defineCommand<SimulatePixOutcome, { accepted: 
   'pix-adapter',
   Joi.object({
     payment_id: paymentId.required(),
-    outcome: Joi.valid('paid', 'failed', 'expired').required(),
+    outcome: Joi.valid(...simulationOutcomes).required(),
     amount_centavos: centavos.min(1).allow(null).required(),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),
-  ['NOT_FOUND', 'INVALID_STATUS'],
+  ['NOT_FOUND', 'INVALID_STATUS', 'INVALID_AMOUNT'],
 );
 
 export interface PixChargePaid {
@@ -175,4 +180,41 @@ export const getPixChargeStatus = defineCommand<GetPixChargeStatus, PixChargeSta
       .required(),
   }),
   ['NOT_FOUND'],
+);
+
+/** The MED natures of a devolução (API Pix `natureza`) a Pix comum can be returned under. */
+export const medNatures = ['MED_FRAUDE', 'MED_OPERACIONAL'] as const;
+export type MedNature = (typeof medNatures)[number];
+
+/**
+ * A MED devolução of a paid charge's Pix, as the PSP lists it, each time the adapter learns its status changed (a
+ * callback, or the poll of one still in processing): `EM_PROCESSAMENTO` when it appears, then `DEVOLVIDO` (the money
+ * went back to the payer) or `NAO_REALIZADO` (the analysis found for the receiver). The payment service turns it into
+ * a dispute, once per devolução.
+ */
+export interface PixMedReported {
+  payment_id: string;
+  end_to_end_id: string;
+  devolucao_id: string;
+  amount_centavos: number;
+  natureza: MedNature;
+  status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+  /** The PSP's `motivo`, when it gave one. */
+  motivo: string | null;
+}
+export const pixMedReported = defineEvent<PixMedReported>(
+  'pix.med.reported.v1',
+  Joi.object({
+    payment_id: paymentId.required(),
+    end_to_end_id: Joi.string()
+      .pattern(/^[a-zA-Z0-9]{32}$/)
+      .required(),
+    devolucao_id: Joi.string()
+      .pattern(/^[a-zA-Z0-9]{1,35}$/)
+      .required(),
+    amount_centavos: centavos.min(1).required(),
+    natureza: Joi.valid(...medNatures).required(),
+    status: Joi.valid('EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO').required(),
+    motivo: Joi.string().max(500).allow(null).required(),
+  }),
 );

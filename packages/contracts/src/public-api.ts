@@ -62,6 +62,8 @@ export const webhookEventNames = [
   'refund.failed',
   'payout.paid',
   'payout.failed',
+  'dispute.created',
+  'dispute.closed',
 ] as const;
 export type WebhookEventName = (typeof webhookEventNames)[number];
 
@@ -82,6 +84,8 @@ export type Payment = HttpApi.Payment;
 export type Refund = HttpApi.Refund;
 /** A payout (GET /v1/payouts/{payout_id}, lists, and the `data` of `payout.*` events): money in BRL. */
 export type Payout = HttpApi.Payout;
+/** A dispute (MED) of a PIX payment (GET /v1/disputes/{dispute_id}, lists, and the `data` of `dispute.*` events). */
+export type Dispute = HttpApi.Dispute;
 export type Customer = HttpApi.Customer;
 export type CheckoutSession = HttpApi.CheckoutWithSessions['sessions'][number];
 export type Webhook = HttpApi.Webhook;

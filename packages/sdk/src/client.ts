@@ -61,6 +61,7 @@ type Namespaces = GatewayNamespaces<ReturnType<typeof deliveriesOf>, ReturnType<
 export class Gateway implements Namespaces {
   readonly payments: Namespaces['payments'];
   readonly refunds: Namespaces['refunds'];
+  readonly disputes: Namespaces['disputes'];
   readonly customers: Namespaces['customers'];
   readonly checkouts: Namespaces['checkouts'];
   readonly products: Namespaces['products'];
@@ -89,6 +90,7 @@ export class Gateway implements Namespaces {
     });
     this.payments = namespaces.payments;
     this.refunds = namespaces.refunds;
+    this.disputes = namespaces.disputes;
     this.customers = namespaces.customers;
     this.checkouts = namespaces.checkouts;
     this.products = namespaces.products;

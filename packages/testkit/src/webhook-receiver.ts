@@ -40,14 +40,20 @@ export class WebhookReceiver {
     return this.deliveries.map((delivery) => JSON.parse(delivery.body));
   }
 
-  /** The first event of `type` about `id` (its refund_id or payout_id, else its payment_id), once it is delivered. */
+  /**
+   * The first event of `type` about `id` (its refund_id, payout_id or dispute_id, else its payment_id), once it is
+   * delivered.
+   */
   delivered(type: string, id: string, timeoutMs = 30_000): Promise<{ type: string; data: JsonBody }> {
     return waitFor(
       () =>
         this.events().find(
           (event) =>
             event.type === type &&
-            (event.data.refund_id ?? event.data.payout_id ?? event.data.payment_id) === id,
+            (event.data.refund_id ??
+              event.data.payout_id ??
+              event.data.dispute_id ??
+              event.data.payment_id) === id,
         ),
       { timeoutMs, what: `the ${type} webhook of ${id}` },
     );

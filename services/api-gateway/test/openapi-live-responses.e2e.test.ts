@@ -313,6 +313,18 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     );
     await expectStatus(200, call('GET', `/v1/payments/${made.pix}/refunds`));
     await expectStatus(200, call('GET', `/v1/refunds/${refund.refund_id}`));
+    // A MED on the paid PIX payment (the PSP simulator's callback): the dispute, its list and its read.
+    await expectStatus(
+      202,
+      call('POST', `/v1/sandbox/payments/${made.pix}/simulate`, {
+        body: { outcome: 'disputed', amount: 1000 },
+      }),
+    );
+    const dispute = await waitFor(
+      async () => ((await call('GET', '/v1/disputes?limit=5')).body.data as Json[] | undefined)?.[0],
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the dispute of the PIX payment' },
+    );
+    await expectStatus(200, call('GET', `/v1/disputes/${dispute.dispute_id}`));
     // The books (the ledger service): the paid payment's balance transaction, the balance, this month's statement; the
     // other business sees none of it.
     const posted = await waitFor(
@@ -616,6 +628,7 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       'payment.confirmed',
       'payment.cancelled',
       'refund.succeeded',
+      'dispute.created',
       'webhook.test',
     ];
     const types = () =>

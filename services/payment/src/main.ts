@@ -9,7 +9,9 @@ import {
   checkRefundReservation,
   createRefund,
   cryptoRefundSettled,
+  getDispute,
   getRefund,
+  listDisputes,
   listRefunds,
   pixRefundSettled,
   createPayment,
@@ -23,6 +25,7 @@ import {
   returnReceivedFunds,
   pixChargeClosed,
   pixChargePaid,
+  pixMedReported,
   setFeeRule,
   simulatePayment,
   updatePayment,
@@ -52,6 +55,7 @@ import { confirmOrGiveUpRefund } from './application/confirm-or-give-up-refund';
 import { recordRailOutcome } from './application/record-rail-outcome';
 import { keepUnappliedTransfer } from './application/keep-unapplied-transfer';
 import { settleRefund } from './application/settle-refund';
+import { recordMedDispute } from './application/record-med-dispute';
 import { cryptoRequestClosure, cryptoSettledFunds, pixChargeClosure, pixChargePaidFunds } from './clients';
 import { handleGetPayment } from './handlers/payment.get.v1';
 import { handleListPayments } from './handlers/payment.list.v1';
@@ -59,6 +63,8 @@ import { handleListAllReceivedFunds } from './handlers/payment.received-funds.li
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
 import { handleGetRefund } from './handlers/refund.get.v1';
 import { handleListRefunds } from './handlers/refund.list.v1';
+import { handleGetDispute } from './handlers/dispute.get.v1';
+import { handleListDisputes } from './handlers/dispute.list.v1';
 
 export interface PaymentService extends ServiceRuntime {
   reconciliation: PaymentReconciliation;
@@ -118,6 +124,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(checkRefundReservation, (command) => confirmOrGiveUpRefund(dataSource, command))
     .handle(getRefund, handleGetRefund(dataSource))
     .handle(listRefunds, handleListRefunds(dataSource))
+    .handle(getDispute, handleGetDispute(dataSource))
+    .handle(listDisputes, handleListDisputes(dataSource))
     // The rails' outcomes: each decided under the payment's row lock.
     .handle(pixChargePaid, (event, context) =>
       recordRailOutcome(uow(pixChargePaid), { funds: [pixChargePaidFunds(event)], closure: null }, context),
@@ -150,6 +158,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     // The rail's refund reached its end (the PSP's devolução, the chain's transfer): the refund settles with it, once.
     .handle(pixRefundSettled, (event, context) => settleRefund(uow(pixRefundSettled), event, context))
     .handle(cryptoRefundSettled, (event, context) => settleRefund(uow(cryptoRefundSettled), event, context))
+    // A MED devolução the PSP reported on a paid charge: a dispute opens or ends with it, once.
+    .handle(pixMedReported, (event, context) => recordMedDispute(uow(pixMedReported), event, context))
     .handle(pixFundsReturnSettled, (event, context) =>
       settleOperatorReturn(uow(pixFundsReturnSettled), event, context),
     )

@@ -49,7 +49,7 @@ describe('parsePspCallback', () => {
     expect(result.items[0]).not.toHaveProperty('chave');
   });
 
-  it('reads the devolucoes a PSP reports with a Pix once they end, and an item without any has none', () => {
+  it('reads the devolucoes a PSP reports with a Pix (their nature too: MED ones), and an item without any has none', () => {
     const devolucao = {
       id: 'ref0123456789abcdefghij',
       rtrId: 'D12345678202501021200abcdefghijk',
@@ -65,11 +65,19 @@ describe('parsePspCallback', () => {
         id: devolucao.id,
         rtrId: devolucao.rtrId,
         valor: '10.00',
+        natureza: 'ORIGINAL',
         horario: devolucao.horario,
         status: 'DEVOLVIDO',
       },
     ]);
     expect(result.items[1]!.devolucoes).toEqual([]);
+    const med = {
+      ...devolucao,
+      natureza: 'MED_FRAUDE',
+      status: 'EM_PROCESSAMENTO',
+      horario: { solicitacao: '2025-01-03T12:00:00.000Z' },
+    };
+    expect(parsePspCallback({ pix: [pixItem({ devolucoes: [med] })] }).items[0]!.devolucoes).toEqual([med]);
     expect(
       parsePspCallback({ pix: [pixItem({ devolucoes: [{ ...devolucao, status: 'X' }] })] }).rejected,
     ).toHaveLength(1);

@@ -9,6 +9,7 @@ import {
   listWebhookDeliveries,
   publicPaymentEvents,
   publicPayoutEvents,
+  publicDisputeEvents,
   publicRefundEvents,
   getEvent,
   listEvents,
@@ -35,6 +36,7 @@ import { sendTestWebhook as sendTest } from './application/send-test-webhook';
 import { handlePaymentEvent } from './handlers/payment-events.v1';
 import { handleRefundEvent } from './handlers/refund-events.v1';
 import { handlePayoutEvent } from './handlers/payout-events.v1';
+import { handleDisputeEvent } from './handlers/dispute-events.v1';
 import { handleGetEvent } from './handlers/event.get.v1';
 import { handleListEvents } from './handlers/event.list.v1';
 import { eventPurge } from './application/event-purge';
@@ -106,6 +108,7 @@ export async function startWebhookDispatcher(
   const paymentEvent = handlePaymentEvent(runtime.dataSource, nudgeWorker);
   const refundEvent = handleRefundEvent(runtime.dataSource, nudgeWorker);
   const payoutEvent = handlePayoutEvent(runtime.dataSource, nudgeWorker);
+  const disputeEvent = handleDisputeEvent(runtime.dataSource, nudgeWorker);
   const handlers = runtime.broker
     .handlers('webhook-dispatcher')
     .handle(
@@ -137,6 +140,7 @@ export async function startWebhookDispatcher(
   for (const event of publicPaymentEvents) handlers.handle(event, paymentEvent);
   for (const event of publicRefundEvents) handlers.handle(event, refundEvent);
   for (const event of publicPayoutEvents) handlers.handle(event, payoutEvent);
+  for (const event of publicDisputeEvents) handlers.handle(event, disputeEvent);
   await handlers.consume();
   const purge = eventPurge(runtime.dataSource, { logger: runtime.logger });
   purge.start();

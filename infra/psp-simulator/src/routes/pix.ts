@@ -135,12 +135,16 @@ async function settle(
       ? 'Devolução recusada pela regra de sandbox simulate:fail.'
       : undefined;
   const pix = await context.store.settle(devolucao.endToEndId, devolucao.id, refusal, new Date());
-  if (pix === undefined) return;
+  if (pix !== undefined) await callBackWithPix(context, pix);
+}
+
+/** Calls the receiver's webhook (when registered) with the Pix and its devoluções, as API Pix asks. */
+export async function callBackWithPix(context: SimulatorContext, pix: PixRecebido): Promise<void> {
   const webhook = await context.store.webhook(pix.chave);
   if (webhook !== undefined) context.callbacks.dispatch(webhook.webhookUrl, [pixView(pix)]);
 }
 
-async function findPix(
+export async function findPix(
   context: SimulatorContext,
   req: Request,
   res: Response,
@@ -152,7 +156,7 @@ async function findPix(
   return pix;
 }
 
-function readDevolucaoId(req: Request, res: Response): string | undefined {
+export function readDevolucaoId(req: Request, res: Response): string | undefined {
   return readPathId(req, res, {
     param: 'id',
     pattern: DEVOLUCAO_ID,

@@ -2,9 +2,10 @@ import express, { type Router } from 'express';
 import Joi from 'joi';
 import { asyncHandler } from '@gateway/http-errors';
 import { type SimulatorContext, cobView, pixView } from '../context';
-import { type PayerReport, type PaymentRefusal, toCentavos } from '../cob-store';
+import { type DevolucaoNatureza, type PayerReport, type PaymentRefusal, toCentavos } from '../cob-store';
 import { sendProblem } from '../problem';
 import { findCob } from './cob';
+import { callBackWithPix, findPix, readDevolucaoId } from './pix';
 import { pixAmount, validateBody } from './validation';
 
 /**
@@ -32,6 +33,31 @@ const REFUSALS: Record<PaymentRefusal, string> = {
   fixed_amount: 'tem valor fixo (valor.modalidadeAlteracao 0): o Pix deve ser do valor original',
 };
 
+interface MedBody {
+  valor?: string;
+  natureza?: Exclude<DevolucaoNatureza, 'ORIGINAL'>;
+}
+const medSchema = Joi.object<MedBody>({
+  valor: pixAmount,
+  natureza: Joi.string().valid('MED_FRAUDE', 'MED_OPERACIONAL'),
+}).unknown(true);
+
+interface MedEndBody {
+  status: 'DEVOLVIDO' | 'NAO_REALIZADO';
+}
+const medEndSchema = Joi.object<MedEndBody>({
+  status: Joi.string().valid('DEVOLVIDO', 'NAO_REALIZADO').required(),
+}).unknown(true);
+
+/** The `motivo` of a MED that ends without the money going back: the analysis found for the receiver. */
+export const MED_NOT_UPHELD = 'MED encerrado sem devolução: análise concluída em favor do usuário recebedor.';
+
+const MED_PROBLEM = {
+  name: 'PixDevolucaoInvalida',
+  title: 'Devolução inválida.',
+  prefix: 'devolucao',
+} as const;
+
 /** The payer the Pix lists: SANDBOX_PAYER unless the body names one, nobody for `pagador: null`. */
 function payerReport(body: PaymentBody): PayerReport {
   const pagador = body.pagador === undefined ? SANDBOX_PAYER : body.pagador;
@@ -47,6 +73,11 @@ function payerReport(body: PaymentBody): PayerReport {
  *   SANDBOX_PAYER), refused as a real PSP refuses the Pix (a cob not ATIVA or expired, another amount into a
  *   fixed-amount cob); the callback follows, listing who paid.
  * - `POST {prefix}/cob/:txid/expirar`: the PSP removes the charge (status REMOVIDA_PELO_PSP).
+ * - `PUT {prefix}/pix/:e2eid/med/:id` `{valor?, natureza?}`: the payer's bank raises a MED on a received Pix (default:
+ *   its whole amount, `MED_FRAUDE`): a devolução of that nature, EM_PROCESSAMENTO, read like any other
+ *   (`GET /pix/:e2eid/devolucao/:id`); the callback follows with the Pix and its devoluções. A replay answers the same.
+ * - `POST {prefix}/pix/:e2eid/med/:id/concluir` `{status}`: the MED ends: DEVOLVIDO (the money went back to the payer)
+ *   or NAO_REALIZADO (found for the receiver); the callback follows.
  */
 export function sandboxRouter(context: SimulatorContext): Router {
   const { store, settings } = context;
@@ -96,6 +127,64 @@ export function sandboxRouter(context: SimulatorContext): Router {
       }
       const status = (await store.get(cob.txid))?.status ?? cob.status;
       sendProblem(res, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', `Cobrança já está ${status}.`);
+    }),
+  );
+
+  router.put(
+    '/pix/:e2eid/med/:id',
+    asyncHandler(async (req, res) => {
+      const pix = await findPix(context, req, res);
+      const id = pix && readDevolucaoId(req, res);
+      const body = id && validateBody(res, medSchema, req.body, MED_PROBLEM);
+      if (!pix || !id || !body) return;
+      const now = new Date();
+      const devolucao = await store.requestDevolucao(
+        pix.endToEndId,
+        { id, valor: body.valor ?? pix.valor, natureza: body.natureza ?? 'MED_FRAUDE' },
+        now,
+        now,
+      );
+      if (typeof devolucao === 'string') {
+        const detail = `MED recusado (${devolucao}): excede o que o Pix ainda pode devolver, ou o id já foi usado.`;
+        sendProblem(res, 400, 'PixDevolucaoInvalida', 'Devolução inválida.', detail);
+        return;
+      }
+      await callBackWithPix(context, (await store.getPix(pix.endToEndId))!);
+      res.status(201).json(devolucao);
+    }),
+  );
+
+  router.post(
+    '/pix/:e2eid/med/:id/concluir',
+    asyncHandler(async (req, res) => {
+      const pix = await findPix(context, req, res);
+      const id = pix && readDevolucaoId(req, res);
+      const body = id && validateBody(res, medEndSchema, req.body, MED_PROBLEM);
+      if (!pix || !id || !body) return;
+      const med = pix.devolucoes.find(
+        (devolucao) => devolucao.id === id && devolucao.natureza !== 'ORIGINAL',
+      );
+      if (!med) {
+        sendProblem(res, 404, 'PixDevolucaoNaoEncontrada', 'Devolução não encontrada.', `Nenhum MED ${id}.`);
+        return;
+      }
+      const refusal = body.status === 'NAO_REALIZADO' ? MED_NOT_UPHELD : undefined;
+      const settled = await store.settle(pix.endToEndId, id, refusal, new Date());
+      const current = settled ?? (await store.getPix(pix.endToEndId))!;
+      const ended = current.devolucoes.find((devolucao) => devolucao.id === id)!;
+      // A replay (the same end, its answer lost) answers the same; another end than the one it had is refused.
+      if (ended.status !== body.status) {
+        sendProblem(
+          res,
+          400,
+          'PixDevolucaoInvalida',
+          'Devolução inválida.',
+          `O MED já está ${ended.status}.`,
+        );
+        return;
+      }
+      if (settled !== undefined) await callBackWithPix(context, settled);
+      res.json(ended);
     }),
   );
 

@@ -164,9 +164,35 @@ export const generatedCommands = {
     },
     fields: {},
   },
+  listDisputes: {
+    command: 'disputes list',
+    description: 'the disputes (MED) of your payments, newest first',
+    area: 'api',
+    sdk: 'disputes.list',
+    method: 'GET',
+    path: '/v1/disputes',
+    params: [],
+    query: {
+      limit: { required: false, type: 'integer' },
+      starting_after: { required: false, type: 'string' },
+    },
+    fields: {},
+  },
+  getDispute: {
+    command: 'disputes get',
+    description: 'read a dispute (MED)',
+    area: 'api',
+    sdk: 'disputes.get',
+    method: 'GET',
+    path: '/v1/disputes/{dispute_id}',
+    params: ['dispute_id'],
+    query: {},
+    fields: {},
+  },
   simulatePayment: {
     command: 'payments simulate',
-    description: 'sandbox: have the rail pay it, fail it, or move its clock past expiry',
+    description:
+      'sandbox: have the rail pay it, fail it, move its clock past expiry, or dispute it once paid',
     area: 'sandbox',
     sdk: 'sandbox.simulate',
     method: 'POST',
@@ -174,12 +200,16 @@ export const generatedCommands = {
     params: ['payment_id'],
     query: {},
     body: {
-      outcome: { required: true, type: 'string', values: ['paid', 'failed', 'expired'] },
+      outcome: {
+        required: true,
+        type: 'string',
+        values: ['paid', 'failed', 'expired', 'disputed', 'dispute_won', 'dispute_lost'],
+      },
       amount: { required: false, type: 'integer' },
     },
     fields: {
       outcome: { description: 'what happens' },
-      amount: { value: 'centavos', description: 'a partial payment of this amount' },
+      amount: { value: 'centavos', description: 'a partial payment (or dispute) of this amount' },
     },
   },
   createCheckout: {
@@ -381,6 +411,8 @@ export const generatedCommands = {
           'refund.failed',
           'payout.paid',
           'payout.failed',
+          'dispute.created',
+          'dispute.closed',
         ],
       },
     },
@@ -388,7 +420,7 @@ export const generatedCommands = {
       events: {
         value: 'names',
         default:
-          'payment.created,payment.confirmed,payment.expired,payment.failed,payment.cancelled,refund.succeeded,refund.failed,payout.paid,payout.failed',
+          'payment.created,payment.confirmed,payment.expired,payment.failed,payment.cancelled,refund.succeeded,refund.failed,payout.paid,payout.failed,dispute.created,dispute.closed',
       },
     },
   },
@@ -496,6 +528,8 @@ export const generatedCommands = {
           'refund.failed',
           'payout.paid',
           'payout.failed',
+          'dispute.created',
+          'dispute.closed',
         ],
       },
       payment_id: { required: false, type: 'string' },

@@ -370,6 +370,8 @@ export interface CreateWebhookRequest {
     | 'refund.failed'
     | 'payout.paid'
     | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed'
   )[];
 }
 
@@ -422,6 +424,37 @@ export interface DeliveryRetried {
   status: string;
 }
 
+export interface Dispute {
+  dispute_id: string;
+  payment_id: string;
+  /** What the payer's bank claims back: blocked in the balance while open. */
+  amount_brl: number;
+  /** `open` until the MED ends: `won` (the amount is released) or `lost` (it went back to the payer). */
+  status: 'open' | 'won' | 'lost';
+  /** The nature the PSP gave it (`MED_FRAUDE`, `MED_OPERACIONAL`) or its reason. */
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DisputeClosedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'dispute.closed';
+  created_at: string;
+  business_id: string;
+  data: Dispute;
+}
+
+export interface DisputeCreatedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'dispute.created';
+  created_at: string;
+  business_id: string;
+  data: Dispute;
+}
+
 export interface Event {
   /** Also the `webhook-id` header of its deliveries: dedupe on it. */
   id: string;
@@ -434,7 +467,9 @@ export interface Event {
     | 'refund.succeeded'
     | 'refund.failed'
     | 'payout.paid'
-    | 'payout.failed';
+    | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed';
   created_at: string;
   business_id: string;
   data: EventPayment | EventRefund | Payout;
@@ -956,7 +991,7 @@ export interface RollApiKeyRequest {
 }
 
 export interface SimulatePaymentRequest {
-  outcome: 'paid' | 'failed' | 'expired';
+  outcome: 'paid' | 'failed' | 'expired' | 'disputed' | 'dispute_won' | 'dispute_lost';
   amount?: number | null;
 }
 
@@ -1008,6 +1043,8 @@ export interface Webhook {
     | 'refund.failed'
     | 'payout.paid'
     | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -1071,6 +1108,8 @@ export interface WebhookWithSecret {
     | 'refund.failed'
     | 'payout.paid'
     | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -1089,6 +1128,8 @@ export type DeliveredEvent =
   | RefundFailedEvent
   | PayoutPaidEvent
   | PayoutFailedEvent
+  | DisputeCreatedEvent
+  | DisputeClosedEvent
   | WebhookTestEvent;
 
 /** Each JSON operation (public API, sandbox, operator API, hosted checkout) by its operation id: what its handler takes and answers. */
@@ -1160,6 +1201,21 @@ export interface OperationTypes {
       data: Refund[];
       has_more: boolean;
     };
+  };
+  /** GET /v1/disputes */
+  listDisputes: {
+    query: {
+      limit: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Dispute[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/disputes/{dispute_id} */
+  getDispute: {
+    answer: Dispute;
   };
   /** POST /v1/sandbox/payments/{payment_id}/simulate */
   simulatePayment: {
@@ -1313,7 +1369,9 @@ export interface OperationTypes {
         | 'refund.succeeded'
         | 'refund.failed'
         | 'payout.paid'
-        | 'payout.failed';
+        | 'payout.failed'
+        | 'dispute.created'
+        | 'dispute.closed';
       /** Only this payment's events: its own and its refunds'. */
       payment_id?: string;
     };

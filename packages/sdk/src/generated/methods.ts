@@ -43,6 +43,15 @@ export function gatewayNamespaces<WebhooksDeliveries, StatementsGet>(
        */
       list: operation.list('listRefunds', (item) => item.refund_id),
     },
+    disputes: {
+      /**
+       * The business's disputes (MED), newest first.
+       * Needs the API key scope `payments:read`.
+       */
+      list: operation.list('listDisputes', (item) => item.dispute_id),
+      /** Needs the API key scope `payments:read`. */
+      get: operation.plain('getDispute'),
+    },
     sandbox: {
       /**
        * Drives a sandbox payment through its rail: the PSP simulator pays, the local chain transfers, or the clock.

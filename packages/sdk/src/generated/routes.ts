@@ -12,6 +12,8 @@ export const generatedRoutes = {
   createRefund: { method: 'POST', path: '/v1/payments/{payment_id}/refunds' },
   getRefund: { method: 'GET', path: '/v1/refunds/{refund_id}' },
   listRefunds: { method: 'GET', path: '/v1/payments/{payment_id}/refunds' },
+  listDisputes: { method: 'GET', path: '/v1/disputes' },
+  getDispute: { method: 'GET', path: '/v1/disputes/{dispute_id}' },
   simulatePayment: { method: 'POST', path: '/v1/sandbox/payments/{payment_id}/simulate' },
   createCheckout: { method: 'POST', path: '/v1/checkouts' },
   getCheckout: { method: 'GET', path: '/v1/checkouts/{checkout_id}' },

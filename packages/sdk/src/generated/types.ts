@@ -153,6 +153,8 @@ export interface CreateWebhookRequest {
     | 'refund.failed'
     | 'payout.paid'
     | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed'
   )[];
 }
 
@@ -205,6 +207,37 @@ export interface DeliveryRetried {
   status: string;
 }
 
+export interface Dispute {
+  dispute_id: string;
+  payment_id: string;
+  /** What the payer's bank claims back: blocked in the balance while open. */
+  amount_brl: number;
+  /** `open` until the MED ends: `won` (the amount is released) or `lost` (it went back to the payer). */
+  status: 'open' | 'won' | 'lost';
+  /** The nature the PSP gave it (`MED_FRAUDE`, `MED_OPERACIONAL`) or its reason. */
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DisputeClosedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'dispute.closed';
+  created_at: string;
+  business_id: string;
+  data: Dispute;
+}
+
+export interface DisputeCreatedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'dispute.created';
+  created_at: string;
+  business_id: string;
+  data: Dispute;
+}
+
 export interface Event {
   /** Also the `webhook-id` header of its deliveries: dedupe on it. */
   id: string;
@@ -217,7 +250,9 @@ export interface Event {
     | 'refund.succeeded'
     | 'refund.failed'
     | 'payout.paid'
-    | 'payout.failed';
+    | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed';
   created_at: string;
   business_id: string;
   data: EventPayment | EventRefund | Payout;
@@ -527,7 +562,7 @@ export interface RefundSucceededEvent {
 }
 
 export interface SimulatePaymentRequest {
-  outcome: 'paid' | 'failed' | 'expired';
+  outcome: 'paid' | 'failed' | 'expired' | 'disputed' | 'dispute_won' | 'dispute_lost';
   amount?: number | null;
 }
 
@@ -569,6 +604,8 @@ export interface Webhook {
     | 'refund.failed'
     | 'payout.paid'
     | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -632,6 +669,8 @@ export interface WebhookWithSecret {
     | 'refund.failed'
     | 'payout.paid'
     | 'payout.failed'
+    | 'dispute.created'
+    | 'dispute.closed'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -650,6 +689,8 @@ export type DeliveredEvent =
   | RefundFailedEvent
   | PayoutPaidEvent
   | PayoutFailedEvent
+  | DisputeCreatedEvent
+  | DisputeClosedEvent
   | WebhookTestEvent;
 
 /** Each operation of the public API by its operation id. */
@@ -721,6 +762,21 @@ export interface OperationTypes {
       data: Refund[];
       has_more: boolean;
     };
+  };
+  /** GET /v1/disputes */
+  listDisputes: {
+    query: {
+      limit?: number;
+      starting_after?: string;
+    };
+    answer: {
+      data: Dispute[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/disputes/{dispute_id} */
+  getDispute: {
+    answer: Dispute;
   };
   /** POST /v1/sandbox/payments/{payment_id}/simulate */
   simulatePayment: {
@@ -874,7 +930,9 @@ export interface OperationTypes {
         | 'refund.succeeded'
         | 'refund.failed'
         | 'payout.paid'
-        | 'payout.failed';
+        | 'payout.failed'
+        | 'dispute.created'
+        | 'dispute.closed';
       /** Only this payment's events: its own and its refunds'. */
       payment_id?: string;
     };

@@ -90,7 +90,20 @@ export const centavosField = Joi.number().integer().max(Number.MAX_SAFE_INTEGER)
 
 /** Prefixes of the public ids that appear in paths. */
 export type PathIdPrefix =
-  'pay' | 'chk' | 'wh' | 'cust' | 'ref' | 'evt' | 'biz' | 'dlv' | 'sess' | 'fund' | 'po' | 'rec' | 'prod';
+  | 'pay'
+  | 'chk'
+  | 'wh'
+  | 'cust'
+  | 'ref'
+  | 'dsp'
+  | 'evt'
+  | 'biz'
+  | 'dlv'
+  | 'sess'
+  | 'fund'
+  | 'po'
+  | 'rec'
+  | 'prod';
 
 /** A path id of the resource's shape (`pay_` + 24-64 url-safe characters); anything else cannot exist: NOT_FOUND. */
 export function pathId(prefix: PathIdPrefix, value: string | undefined): string {

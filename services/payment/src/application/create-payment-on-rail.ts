@@ -80,6 +80,7 @@ export async function createPaymentOnRail(
       payerAddress: null,
       paidAt: null,
       refundReservedCentavos: 0,
+      disputedCentavos: 0,
       refundedCentavos: 0,
       createdAt: now,
       updatedAt: now,

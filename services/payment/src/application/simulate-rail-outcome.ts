@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { SimulatePayment } from '@gateway/contracts';
+import { disputeSimulations, type SimulatePayment } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import type { Rails } from '../clients';
 import { invalidStatusMessage, isOpen } from '../domain/payment-status';
@@ -20,7 +20,8 @@ export interface SimulatePaymentDeps {
  * the answer is kept in the inbox: a retried command (a gateway that died mid-request) gets the first answer even once
  * the outcome has made the payment final. The attempt is recorded before the rail is called (outside any
  * transaction): when the rail's answer is lost (a broker restart) but its outcome made the payment final, the retry of
- * the same command is accepted rather than refused for the status its own first attempt caused.
+ * the same command is accepted rather than refused for the status its own first attempt caused. The dispute outcomes
+ * (`disputed`, `dispute_won`, `dispute_lost`) act on a paid PIX payment: the PSP simulator raises or ends a MED.
  */
 export async function simulateRailOutcome(
   deps: SimulatePaymentDeps,
@@ -32,7 +33,11 @@ export async function simulateRailOutcome(
   if (stored) return stored.value;
   const payment = await findPayment(deps.dataSource.manager, command.payment_id, command.business_id);
   if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
-  if (!isOpen(payment.status)) {
+  // A dispute (MED) is raised on a paid PIX payment: the rail's simulator decides whether one is open to end.
+  const disputing = disputeSimulations.has(command.outcome);
+  if (disputing && payment.method !== 'pix')
+    throw new CommandError('INVALID_FIELDS', 'Campos inválidos: outcome (disputas existem só em PIX).');
+  if (disputing ? payment.status !== 'paid' : !isOpen(payment.status)) {
     if (await deps.uow.wasAttempted(context)) return deps.uow.once(context, async () => ACCEPTED);
     throw new CommandError('INVALID_STATUS', invalidStatusMessage(payment.status));
   }

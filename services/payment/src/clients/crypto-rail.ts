@@ -91,8 +91,17 @@ export function cryptoRail(caller: RailCaller): Rail {
       return { externalId: reference, instructions, superseded: collected ?? null };
     },
 
-    simulate: (paymentId, outcome, context) =>
-      caller.call(simulateCryptoOutcome, { payment_id: paymentId, ...outcome }, context, 'simulate'),
+    simulate: (paymentId, { outcome, amount_centavos }, context) => {
+      // Disputes are PIX's (MED): the payment service refuses them before asking this rail.
+      if (outcome !== 'paid' && outcome !== 'failed' && outcome !== 'expired')
+        throw new CommandError('INVALID_FIELDS', 'Campos inválidos: outcome.');
+      return caller.call(
+        simulateCryptoOutcome,
+        { payment_id: paymentId, outcome, amount_centavos },
+        context,
+        'simulate',
+      );
+    },
 
     async report(paymentId) {
       const request = await caller.ask(getCryptoRequestStatus, { payment_id: paymentId });

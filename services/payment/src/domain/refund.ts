@@ -9,6 +9,7 @@ import {
   type RefundRecord,
   type RefundSettled,
 } from '@gateway/contracts';
+import { disputableCentavos } from './dispute';
 import { invalidStatusMessage } from './payment-status';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -19,6 +20,8 @@ export interface RefundablePayment {
   amountCentavos: number;
   /** Refunds not failed: what is no longer refundable. */
   refundReservedCentavos: number;
+  /** Disputes (MED) not won: money the payer's bank claims back already. */
+  disputedCentavos: number;
   paidAt: Date | null;
 }
 
@@ -46,7 +49,7 @@ export function decideRefund(
       code: 'REFUND_NOT_ALLOWED',
       message: `O prazo de ${windowDays} dias para devolver este pagamento já passou.`,
     };
-  const rest = payment.amountCentavos - payment.refundReservedCentavos;
+  const rest = disputableCentavos(payment);
   const amountCentavos = requested ?? rest;
   if (amountCentavos <= 0)
     return { ok: false, code: 'INVALID_AMOUNT', message: 'Este pagamento já foi totalmente devolvido.' };

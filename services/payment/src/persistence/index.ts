@@ -2,6 +2,7 @@ import { FeeRuleEntity } from './fee-rule.entity';
 import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity } from './received-funds.entity';
 import { RefundEntity } from './refund.entity';
+import { DisputeEntity } from './dispute.entity';
 import { Payments1732300002000 } from './migrations/1732300002000-payments';
 import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/1732400002000-received-funds-once-per-transfer';
 import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
@@ -20,19 +21,21 @@ import { ReceivedFundsAssigned1764400400001 } from './migrations/1764400400001-r
 import { RefundIntents1764400700000 } from './migrations/1764400700000-refund-intents';
 import { ReceivedFundsArrivalQuote1764401000000 } from './migrations/1764401000000-received-funds-arrival-quote';
 import { OperatorReturns1764401100000 } from './migrations/1764401100000-operator-returns';
+import { Disputes1764402600000 } from './migrations/1764402600000-disputes';
 import { PaymentDescription1764402800100 } from './migrations/1764402800100-payment-description';
 
-export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
+export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
 export * from './create-reservation-store';
 export * from './payment-store';
 export * from './refund-store';
+export * from './dispute-store';
 export * from './refund-request-store';
 export * from './received-funds-store';
 
 export const paymentDatabase = {
   schema: 'payment',
-  entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity, RefundEntity],
+  entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity, RefundEntity, DisputeEntity],
   migrations: [
     Payments1732300002000,
     FinalPaymentsFrozen1732400001000,
@@ -52,6 +55,7 @@ export const paymentDatabase = {
     RefundIntents1764400700000,
     ReceivedFundsArrivalQuote1764401000000,
     OperatorReturns1764401100000,
+    Disputes1764402600000,
     PaymentDescription1764402800100,
   ],
 };

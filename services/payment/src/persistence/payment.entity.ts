@@ -65,6 +65,10 @@ export class PaymentEntity implements StoredPayment {
   @Column({ type: 'bigint', name: 'refund_reserved_centavos', transformer: bigintAsNumber })
   refundReservedCentavos!: number;
 
+  /** Disputes (MED) not won, open or lost: what a refund or another MED can no longer claim. */
+  @Column({ type: 'bigint', name: 'disputed_centavos', transformer: bigintAsNumber })
+  disputedCentavos!: number;
+
   /** Refunds that succeeded: the record's `refunded_centavos`. */
   @Column({ type: 'bigint', name: 'refunded_centavos', transformer: bigintAsNumber })
   refundedCentavos!: number;

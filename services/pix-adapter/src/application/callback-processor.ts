@@ -7,6 +7,7 @@ import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import type { PspCallbackItem } from '../clients/psp/callback';
 import { applyConfirmedPix, confirmedPix, recordUnverifiedPix } from './shared/record-received-pix';
 import { followDevolucao } from './shared/settle-pix-refund';
+import { followMed, isMedDevolucao, noteMedOfUnknownCharge } from './shared/follow-med';
 
 export interface CallbackProcessorDeps {
   dataSource: DataSource;
@@ -39,14 +40,22 @@ export class CallbackProcessor {
   }
 
   /**
-   * The PSP calls back with a Pix's `devolucoes` when one of its refunds ends. Each final one that is a refund of ours
-   * still open is re-read at the PSP (`GET /pix/{e2eid}/devolucao/{id}`, the callback being only a trigger) and settled
-   * as it says; others (made outside the gateway, or settled already) are only counted.
+   * The PSP calls back with a Pix's `devolucoes` when one of its refunds ends, and when a MED appears or ends. A MED one
+   * (natureza MED_*, which nobody of ours asked for) is re-read at the PSP and reported to the payment service, which
+   * makes it a dispute; a PSP failure then propagates so the callback is sent again. Each final one that is a refund of
+   * ours still open is re-read at the PSP (`GET /pix/{e2eid}/devolucao/{id}`, the callback being only a trigger) and
+   * settled as it says; others (made outside the gateway, or settled already) are only counted.
    */
   private async followDevolucoes(item: PspCallbackItem): Promise<void> {
     const { dataSource, logger } = this.deps;
     for (const devolucao of item.devolucoes) {
       devolucoesReported.inc({ status: devolucao.status });
+      if (isMedDevolucao(devolucao)) {
+        const charge = await dataSource.manager.findOneBy(ChargeEntity, { txid: item.txid });
+        if (charge) await followMed(this.deps, charge.paymentId, item.endToEndId, devolucao.id);
+        else noteMedOfUnknownCharge(logger, item.endToEndId, devolucao.id);
+        continue;
+      }
       if (devolucao.status === 'EM_PROCESSAMENTO') continue;
       const refund = await dataSource.manager.findOneBy(PixRefundEntity, {
         devolucaoId: devolucao.id,

@@ -10,6 +10,7 @@ import { ChargesUnknownAtPsp1764380100000 } from './migrations/1764380100000-cha
 import { Payouts1764400300002 } from './migrations/1764400300002-payouts';
 import { PayoutReportedFailures1764400600000 } from './migrations/1764400600000-payout-reported-failures';
 import { FundsReturns1764401100001 } from './migrations/1764401100001-funds-returns';
+import { MedDevolucoes1764402600002 } from './migrations/1764402600002-med-devolucoes';
 import { ReceivedPixPoll1764402800300 } from './migrations/1764402800300-received-pix-poll';
 
 export { ChargeEntity, PayoutEntity, PixRefundEntity };
@@ -30,6 +31,7 @@ export const pixAdapterDatabase = {
     Payouts1764400300002,
     PayoutReportedFailures1764400600000,
     FundsReturns1764401100001,
+    MedDevolucoes1764402600002,
     ReceivedPixPoll1764402800300,
   ],
 };

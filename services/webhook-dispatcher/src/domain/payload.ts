@@ -1,7 +1,10 @@
 import {
+  publicDisputeRecord,
   publicPaymentRecord,
   publicPayoutRecord,
   publicRefundRecord,
+  type Dispute,
+  type DisputeEventPayload,
   type Payment,
   type PaymentEventPayload,
   type Payout,
@@ -27,10 +30,10 @@ export interface WebhookEvent {
   /** ISO 8601. */
   createdAt: string;
   businessId: string;
-  data: Payment | Refund | Payout | WebhookTestData;
+  data: Payment | Refund | Payout | Dispute | WebhookTestData;
 }
 
-/** The payment an event is about: a payment's own, or its refund's; null for a payout's or a test's. */
+/** The payment an event is about: a payment's own, or its refund's or dispute's; null for a payout's or a test's. */
 export function paymentOfEvent(event: WebhookEvent): string | null {
   const paymentId = (event.data as { payment_id?: unknown }).payment_id;
   return typeof paymentId === 'string' ? paymentId : null;
@@ -66,6 +69,17 @@ export function payoutWebhookEvent(type: WebhookEventName, event: PayoutEventPay
     createdAt: event.occurred_at,
     businessId: event.business_id,
     data: publicPayoutRecord(event.payout),
+  };
+}
+
+/** The webhook event for a `dispute.*.v1` event: `data` is the dispute record (docs/webhooks.md). */
+export function disputeWebhookEvent(type: WebhookEventName, event: DisputeEventPayload): WebhookEvent {
+  return {
+    id: event.event_id,
+    type,
+    createdAt: event.occurred_at,
+    businessId: event.business_id,
+    data: publicDisputeRecord(event.dispute),
   };
 }
 

@@ -6,6 +6,7 @@ import { apiReferenceOperations, referenceTag } from '../routes/api-reference';
 import { balanceOperations, balanceTag } from '../routes/balance';
 import { checkoutOperations, checkoutsTag } from '../routes/checkouts';
 import { customerOperations, customersTag } from '../routes/customers';
+import { disputeOperations, disputesTag } from '../routes/disputes';
 import { eventOperations, eventsTag } from '../routes/events';
 import { healthOperations, operationsTag } from '../routes/health';
 import { hostedCheckoutOperations, hostedCheckoutTag } from '../routes/hosted-checkout';
@@ -29,6 +30,7 @@ export type { Answer, Area, HttpMethod, OperationSpec, RequestExamples, Tag } fr
 export const operations: OperationSpec[] = [
   ...paymentOperations,
   ...refundOperations,
+  ...disputeOperations,
   ...sandboxOperations,
   ...checkoutOperations,
   ...productOperations,
@@ -50,6 +52,7 @@ export const operations: OperationSpec[] = [
 export const tags: Tag[] = [
   paymentsTag,
   refundsTag,
+  disputesTag,
   checkoutsTag,
   customersTag,
   webhooksTag,

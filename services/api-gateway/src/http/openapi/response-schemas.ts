@@ -6,6 +6,8 @@ import {
   businessId,
   cryptoInstructionsSchema,
   customerId,
+  disputeId,
+  disputeStatuses,
   eventId,
   isoDate,
   paymentDescription,
@@ -188,6 +190,26 @@ export const refund = Joi.object({
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 }).id('Refund');
+
+/** A dispute (MED): its route answers and the `data` of `dispute.*` events. */
+export const dispute = Joi.object({
+  dispute_id: disputeId.required(),
+  payment_id: paymentId.required(),
+  amount_brl: brl
+    .required()
+    .description("What the payer's bank claims back: blocked in the balance while open."),
+  status: Joi.string()
+    .valid(...disputeStatuses)
+    .required()
+    .description(
+      '`open` until the MED ends: `won` (the amount is released) or `lost` (it went back to the payer).',
+    ),
+  reason: nullableText.description(
+    'The nature the PSP gave it (`MED_FRAUDE`, `MED_OPERACIONAL`) or its reason.',
+  ),
+  created_at: isoDate.required(),
+  updated_at: isoDate.required(),
+}).id('Dispute');
 
 /** An event as GET /v1/events returns it and a webhook receives it: `data` is the payment or the refund record. */
 export function eventOf(type: Joi.Schema, data: Joi.Schema): Joi.ObjectSchema {

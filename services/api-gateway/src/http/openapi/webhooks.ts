@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import {
+  publicDisputeEvents,
   publicIdPattern,
   publicPaymentEvents,
   publicPayoutEvents,
@@ -9,7 +10,7 @@ import {
   type MessageDefinition,
 } from '@gateway/contracts';
 import { pascalCase, type JsonSchema, type SchemaComponents } from './json-schema';
-import { eventOf, eventPayment, eventRefund, payout, webhookTestData } from './response-schemas';
+import { dispute, eventOf, eventPayment, eventRefund, payout, webhookTestData } from './response-schemas';
 
 /**
  * The event the dispatcher sends for POST /v1/webhook/{webhook_id}/test. It is the dispatcher's own type, outside the
@@ -20,12 +21,14 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 const typesOf = (events: Array<MessageDefinition<unknown>>) =>
   events.map((event) => splitName(event.name).type);
 
-/** What each event's `data` is: the payment record for `payment.*`, the refund's for `refund.*`, the payout's for `payout.*`. */
+/** What each event's `data` is: the payment record for `payment.*`, the refund's for `refund.*`, the payout's for `payout.*`, the dispute's
+ * for `dispute.*`. */
 function dataOfEvents(): Map<string, Joi.Schema> {
   const data = new Map<string, Joi.Schema>();
   for (const type of typesOf(publicPaymentEvents)) data.set(type, eventPayment);
   for (const type of typesOf(publicRefundEvents)) data.set(type, eventRefund);
   for (const type of typesOf(publicPayoutEvents)) data.set(type, payout);
+  for (const type of typesOf(publicDisputeEvents)) data.set(type, dispute);
   const undescribed = webhookEventNames.filter((name) => !data.has(name));
   if (undescribed.length > 0)
     throw new Error(`events without a described payload: ${undescribed.join(', ')}`);

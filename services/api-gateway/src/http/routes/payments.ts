@@ -17,6 +17,7 @@ import {
   receivedFundsId,
   returnReceivedFunds,
   simulatePayment,
+  simulationOutcomes,
   tokens,
   updatePayment,
   type Token,
@@ -114,7 +115,9 @@ export const updatePaymentBody = Joi.object({
 }).or('amount', 'metadata');
 
 export const simulateBody = Joi.object({
-  outcome: Joi.string().valid('paid', 'failed', 'expired').required(),
+  outcome: Joi.string()
+    .valid(...simulationOutcomes)
+    .required(),
   amount: amountField.allow(null),
 });
 
@@ -415,10 +418,12 @@ export const sandboxOperations = [
     tag: 'Sandbox',
     area: 'sandbox',
     scope: 'payments:write',
-    summary: 'Pay, fail or expire a sandbox payment for real',
+    summary: 'Pay, fail or expire a sandbox payment, or dispute a paid one, for real',
     description:
       "`paid` makes the PSP simulator pay the charge (calling the PIX adapter's webhook as a real PSP does) or a " +
-      'funded test wallet send the transfer on the local chain; `amount` pays part of it. Sandbox only.',
+      'funded test wallet send the transfer on the local chain; `amount` pays part of it. On a paid PIX payment, ' +
+      '`disputed` has the PSP simulator raise a MED (its devolução and callback; `amount` disputes part of it), ' +
+      'then `dispute_won` or `dispute_lost` ends the open one. Sandbox only.',
     body: {
       name: 'SimulatePaymentRequest',
       schema: simulateBody,
@@ -435,10 +440,11 @@ export const sandboxOperations = [
     commands: [simulatePayment],
     cli: {
       command: 'payments simulate',
-      description: 'sandbox: have the rail pay it, fail it, or move its clock past expiry',
+      description:
+        'sandbox: have the rail pay it, fail it, move its clock past expiry, or dispute it once paid',
       fields: {
         outcome: { description: 'what happens' },
-        amount: { value: 'centavos', description: 'a partial payment of this amount' },
+        amount: { value: 'centavos', description: 'a partial payment (or dispute) of this amount' },
       },
     },
     sdk: {

@@ -32,6 +32,8 @@ export const eventLabels: Record<TimelineEntry['type'], string> = {
   'refund.failed': 'Reembolso falhou',
   'payout.paid': 'Saque pago',
   'payout.failed': 'Saque falhou',
+  'dispute.created': 'Disputa (MED) aberta',
+  'dispute.closed': 'Disputa (MED) encerrada',
 };
 
 /** The status a person reads: a paid payment refunded in whole or in part says so. */

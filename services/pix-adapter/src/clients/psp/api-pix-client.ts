@@ -353,6 +353,20 @@ export class ApiPixClient {
     await this.call('sandbox.expire', 'POST', `/cob/${encodeURIComponent(txid)}/expirar`, {}, [200]);
   }
 
+  /**
+   * Sandbox only (PSP simulator): the payer's bank raises a MED on a received Pix (`valorCentavos`, or all of it) as
+   * the devolução `id`; a replay answers the same. The PSP then calls back with the Pix and its devoluções.
+   */
+  async sandboxRaiseMed(endToEndId: string, id: string, valorCentavos: number | null): Promise<void> {
+    const body = valorCentavos === null ? {} : { valor: centavosToPixAmount(valorCentavos) };
+    await this.call('sandbox.med', 'PUT', this.medPath(endToEndId, id), body, [201]);
+  }
+
+  /** Sandbox only (PSP simulator): the MED `id` ends, DEVOLVIDO or NAO_REALIZADO; the PSP then calls back. */
+  async sandboxEndMed(endToEndId: string, id: string, status: 'DEVOLVIDO' | 'NAO_REALIZADO'): Promise<void> {
+    await this.call('sandbox.med-end', 'POST', `${this.medPath(endToEndId, id)}/concluir`, { status }, [200]);
+  }
+
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
@@ -366,6 +380,10 @@ export class ApiPixClient {
     const current = await this.getCharge(txid);
     if (!done(current)) throw error;
     return current;
+  }
+
+  private medPath(endToEndId: string, id: string): Path {
+    return `/pix/${encodeURIComponent(endToEndId)}/med/${encodeURIComponent(id)}`;
   }
 
   private devolucaoPath(endToEndId: string, id: string): Path {

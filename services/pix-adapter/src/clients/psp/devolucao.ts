@@ -13,6 +13,8 @@ export interface PixDevolucao {
   horario: { solicitacao?: string; liquidacao?: string };
   descricao?: string;
   motivo?: string;
+  /** ORIGINAL when absent; MED_FRAUDE / MED_OPERACIONAL for a MED the payer's bank raised. */
+  natureza?: string;
 }
 
 export const devolucaoSchema = Joi.object<PixDevolucao>({
@@ -27,11 +29,12 @@ export const devolucaoSchema = Joi.object<PixDevolucao>({
     .required(),
   descricao: Joi.string(),
   motivo: Joi.string(),
+  natureza: Joi.string(),
 });
 
 /** Checks a devolução received from the PSP before its status settles a refund. */
 export function validateDevolucao(body: unknown): Checked<PixDevolucao> {
-  // PSPs may send more (natureza...): kept, not refused.
+  // PSPs may send more: kept, not refused.
   const { value, error } = devolucaoSchema.validate(body, {
     abortEarly: false,
     convert: false,
