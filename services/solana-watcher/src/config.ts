@@ -59,7 +59,8 @@ export interface SolanaWatcherConfig extends ServiceConfig {
   PAYMENT_WINDOW_SECONDS: number;
   /**
    * base58 64-byte secret key of RECEIVING_WALLET: it signs refunds (the token transfer back, its fee, the buyer's token
-   * account when it has none). Required in production; never logged.
+   * account when it has none), through the environment-key adapter of the signer port. Required in production; never
+   * logged.
    */
   REFUND_SIGNER_SECRET_KEY: string;
   /**
