@@ -425,6 +425,13 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
     });
     expect((await bench.status(earlier.signature))?.err).toEqual({ InstructionError: [2, { Custom: 0 }] });
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+    // Attempts are kept as they were signed.
+    const { dataSource } = harness.service;
+    for (const change of [
+      'DELETE FROM crypto_refund_attempts WHERE signature = $1',
+      'UPDATE crypto_refund_attempts SET compute_unit_price = 0 WHERE signature = $1',
+    ])
+      await expect(dataSource.query(change, [earlier.signature])).rejects.toThrow(/kept as it was signed/);
   });
 
   test('a transaction dropped until its blockhash expired is signed again, once, and the refund pays once', async () => {
