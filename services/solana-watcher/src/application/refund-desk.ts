@@ -255,12 +255,15 @@ export class RefundDesk {
     return (await this.find(refund.refundId))!;
   }
 
-  /** A signed transaction for the refund; null when it cannot be built (the refund is then failed and reported). */
-  private async signed<T extends SignedRefund | null>(
+  /**
+   * A signed transaction for the refund on a new blockhash (none of its attempts can land); null when it cannot be
+   * built (the refund is then failed and reported).
+   */
+  private async signed(
     refund: CryptoRefundEntity,
     context: MessageContext,
-    sign: () => Promise<T>,
-  ): Promise<T | null> {
+    sign: () => Promise<SignedRefund>,
+  ): Promise<SignedRefund | null> {
     try {
       return await sign();
     } catch (err) {
@@ -280,7 +283,11 @@ export class RefundDesk {
     let sentAt = 0;
     const waitUntil = Date.now() + this.settings.confirmationWaitMs;
     for (;;) {
-      const signatures = await attemptedSignatures(this.dataSource.manager, refund.refundId);
+      const signatures = await attemptedSignatures(
+        this.dataSource.manager,
+        refund.refundId,
+        refund.blockhash,
+      );
       const statuses = await this.onChain(context, () => this.chain.statuses(signatures));
       const fates = statuses.map((status, index) => ({
         signature: signatures[index]!,
@@ -360,8 +367,16 @@ export class RefundDesk {
     };
     // A transaction signed before attempts were kept has no blockhash on record: it is only sent again.
     if (refund.blockhash === null) return refund;
-    const signed = await this.signed(refund, context, () => this.chain.signHigher(orderOf(refund), previous));
-    if (!signed) return (await this.find(refund.refundId))!;
+    let signed: SignedRefund | null;
+    try {
+      signed = await this.chain.signHigher(orderOf(refund), previous);
+    } catch (err) {
+      // The same transaction at another price has the same size: an earlier attempt may still land, so the refund is
+      // never failed here; the one on record is sent again.
+      if (err instanceof RefundNotBuildable) return refund;
+      throw this.unavailable(context, err);
+    }
+    if (!signed) return refund;
     if (await replaceRefundTransaction(this.dataSource.manager, refund.refundId, refund.signature, signed)) {
       refundAttempts.inc({ why: 'raised' });
       context.logger.info(

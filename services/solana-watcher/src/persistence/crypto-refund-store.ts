@@ -33,11 +33,19 @@ async function keepAttempt(
   );
 }
 
-/** Every signature signed for the refund, oldest first: any of them may be the one that lands. */
-export async function attemptedSignatures(manager: EntityManager, refundId: string): Promise<string[]> {
+/**
+ * The signatures signed for the refund on `blockhash`, oldest first: any of them may be the one that lands. Those of
+ * an earlier blockhash are left out: it expired with none of them landed, so none ever can.
+ */
+export async function attemptedSignatures(
+  manager: EntityManager,
+  refundId: string,
+  blockhash: string | null,
+): Promise<string[]> {
   const rows: { signature: string }[] = await manager.query(
-    `SELECT signature FROM crypto_refund_attempts WHERE refund_id = $1 ORDER BY signed_at, signature`,
-    [refundId],
+    `SELECT signature FROM crypto_refund_attempts WHERE refund_id = $1 AND blockhash IS NOT DISTINCT FROM $2
+      ORDER BY signed_at, signature`,
+    [refundId, blockhash],
   );
   return rows.map((row) => row.signature);
 }
