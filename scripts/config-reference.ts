@@ -338,7 +338,12 @@ export const meanings: Record<string, string> = {
     'how soon a transaction the watcher could not read is read again (longer after each try, up to 60 tries)',
   PAYMENT_WINDOW_SECONDS: 'how long a buyer has to pay a crypto payment',
   REFUND_SIGNER_SECRET_KEY:
-    'base58 64-byte secret key of `RECEIVING_WALLET`, signs crypto refunds, never logged; must match the wallet',
+    'base58 64-byte secret key of `RECEIVING_WALLET`, read by the default signer of crypto refunds (a KMS or HSM adapter can take its place), never logged; must match the wallet',
+  SOLANA_MAX_COMPUTE_UNIT_PRICE:
+    "the highest compute-unit price (micro-lamports) a refund or return offers; each starts at recent blocks' 75th percentile and is raised while it does not land",
+  FEE_PAYER_LOW_BALANCE_SOL:
+    "below this many SOL in `RECEIVING_WALLET` (it pays refunds' fees) `SolanaFeePayerBalanceLow` fires",
+  FEE_PAYER_BALANCE_INTERVAL_MS: "how often the fee payer's SOL balance is read (one RPC request)",
   SANDBOX_PAYER_SECRET_KEY:
     "the local chain's funded test wallet, which pays simulated payments; unused in production",
   // checkout
@@ -384,6 +389,8 @@ export const meanings: Record<string, string> = {
   SOLANA_LOCALNET_FINALIZED_LAG_MS: 'how long it then takes to reach `finalized`',
   SOLANA_LOCALNET_TRANSACTION_LAG_MS: 'how long `getTransaction` lags the signature listing (an RPC pool)',
   SOLANA_LOCALNET_DROP_TRANSACTIONS: 'drop sent transactions (resend drills)',
+  SOLANA_LOCALNET_CONGESTION_CU_PRICE:
+    'a congested cluster: transactions offering fewer micro-lamports per compute unit never land, and recent fees show this price (0: none)',
   SOLANA_LOCALNET_RATE_LIMIT:
     'per-method requests allowed per window, e.g. `getTransaction=40,*=100` (unset: none)',
   SOLANA_LOCALNET_RATE_WINDOW_MS: "the rate limit's window",

@@ -37,6 +37,7 @@ interface LocalnetEnv {
   SOLANA_LOCALNET_FINALIZED_LAG_MS: number;
   SOLANA_LOCALNET_TRANSACTION_LAG_MS: number;
   SOLANA_LOCALNET_DROP_TRANSACTIONS: boolean;
+  SOLANA_LOCALNET_CONGESTION_CU_PRICE: number;
   SOLANA_LOCALNET_RATE_LIMIT: Record<string, number> | '';
   SOLANA_LOCALNET_RATE_WINDOW_MS: number;
   SOLANA_LOCALNET_RETRY_AFTER: RateLimit['retryAfter'];
@@ -76,6 +77,8 @@ export const solanaLocalnetSchema = Joi.object<LocalnetEnv>({
   SOLANA_LOCALNET_FINALIZED_LAG_MS: lagMs,
   SOLANA_LOCALNET_TRANSACTION_LAG_MS: lagMs,
   SOLANA_LOCALNET_DROP_TRANSACTIONS: Joi.boolean().default(false),
+  /** Micro-lamports per compute unit a transaction must offer to land (a congested cluster); 0: no congestion. */
+  SOLANA_LOCALNET_CONGESTION_CU_PRICE: Joi.number().integer().min(0).default(0),
   /** Empty: no rate limit. */
   SOLANA_LOCALNET_RATE_LIMIT: perMethodBudget.allow('').default(''),
   SOLANA_LOCALNET_RATE_WINDOW_MS: Joi.number().integer().min(100).default(10_000),
@@ -105,6 +108,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): LocalnetConfig
       finalizedLagMs: values.SOLANA_LOCALNET_FINALIZED_LAG_MS,
       transactionLagMs: values.SOLANA_LOCALNET_TRANSACTION_LAG_MS,
       dropTransactions: values.SOLANA_LOCALNET_DROP_TRANSACTIONS,
+      congestionComputeUnitPrice: values.SOLANA_LOCALNET_CONGESTION_CU_PRICE,
       futureVersionSignatures: [],
       rateLimit: values.SOLANA_LOCALNET_RATE_LIMIT
         ? {

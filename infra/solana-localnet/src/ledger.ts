@@ -9,6 +9,7 @@ import {
 } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
+import { computeBudgetOf } from './compute-budget';
 import { carriesFailingMemo, withTokenAccountsFrozen } from './sandbox-rules';
 import { transactionErrorJson, type TransactionErrorJson } from './svm-errors';
 import {
@@ -50,7 +51,10 @@ export interface TransactionRecord {
   loadedAddresses: { writable: string[]; readonly: string[] };
   err: TransactionErrorJson | null;
   logs: string[];
+  /** The signatures' fee plus the priority fee (compute-unit price × requested limit), as the payer is charged. */
   fee: number;
+  /** Micro-lamports per compute unit its SetComputeUnitPrice offered (0: none). */
+  computeUnitPrice: number;
   computeUnitsConsumed: number;
   preBalances: number[];
   postBalances: number[];
@@ -212,6 +216,16 @@ export class Ledger {
     return oldestBehind ? oldestBehind.slot - 1 : this.slot;
   }
 
+  /** Slot -> compute-unit price of the transaction landed in it (one per slot here), for the last `slots` slots. */
+  recentPrices(slots: number): Map<number, number> {
+    const recent = new Map<number, number>();
+    for (const record of [...this.records.values()].reverse()) {
+      if (record.slot <= this.slot - slots) break;
+      recent.set(record.slot, record.computeUnitPrice);
+    }
+    return recent;
+  }
+
   signaturesFor(key: string): readonly string[] {
     return this.signaturesByAddress.get(key) ?? [];
   }
@@ -233,6 +247,7 @@ export class Ledger {
   /** Lands a transaction, successful or failed (a failed one is recorded with `err`, as on a real cluster). */
   send(wire: Uint8Array): TransactionRecord {
     const transaction = this.decode(wire);
+    const budget = computeBudgetOf(transaction);
     const accountKeys = this.resolveAccountKeys(transaction.message);
     const keys = this.allKeys(transaction, accountKeys);
     const preBalances = keys.map((key) => this.getAccount(key)?.lamports ?? 0);
@@ -253,7 +268,10 @@ export class Ledger {
       loadedAddresses: accountKeys,
       err: failed ? transactionErrorJson(result.err()) : null,
       logs: meta.logs(),
-      fee: LAMPORTS_PER_SIGNATURE * transaction.message.header.numRequiredSignatures,
+      fee:
+        LAMPORTS_PER_SIGNATURE * transaction.message.header.numRequiredSignatures +
+        Number(budget.priorityFeeLamports),
+      computeUnitPrice: Number(budget.computeUnitPrice),
       computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
       preBalances,
       postBalances: keys.map((key) => this.getAccount(key)?.lamports ?? 0),

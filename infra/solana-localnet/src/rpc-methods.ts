@@ -1,4 +1,5 @@
-import { PublicKey } from '@solana/web3.js';
+import { PublicKey, VersionedTransaction } from '@solana/web3.js';
+import { computeBudgetOf } from './compute-budget';
 import { RpcError, preflightError, type Commitment, type Ledger } from './ledger';
 import { type RpcModes } from './rpc-modes';
 import {
@@ -15,6 +16,10 @@ const LAMPORTS_PER_SIGNATURE = 5000;
 /** Agave's MAX_GET_CONFIRMED_SIGNATURES_FOR_ADDRESS2_LIMIT. */
 const MAX_SIGNATURES_PAGE = 1000;
 const CORE_VERSION = '2.1.0';
+/** Agave's prioritization fee cache: the last 150 blocks. */
+const PRIORITIZATION_FEE_SLOTS = 150;
+/** Agave's MAX_TX_ACCOUNT_LOCKS: at most 128 addresses for getRecentPrioritizationFees. */
+const MAX_PRIORITIZATION_FEE_ADDRESSES = 128;
 
 type Params = unknown[];
 export type RpcMethod = (ledger: Ledger, params: Params, modes: RpcModes) => unknown;
@@ -85,6 +90,11 @@ function sendTransaction(ledger: Ledger, params: Params, modes: RpcModes): strin
   const options = config(params, 1);
   const wire = decodeBytes(stringParam(params, 0), options.encoding ?? 'base58');
   if (modes.dropTransactions) return ledger.accept(wire);
+  if (modes.congestionComputeUnitPrice > 0) {
+    const signature = ledger.accept(wire);
+    const { computeUnitPrice } = computeBudgetOf(VersionedTransaction.deserialize(wire));
+    if (computeUnitPrice < BigInt(modes.congestionComputeUnitPrice)) return signature;
+  }
   if (!options.skipPreflight) {
     const simulation = ledger.simulate(wire);
     if (simulation.err !== null) throw preflightError(simulation.err, simulation.logs);
@@ -138,6 +148,29 @@ function getTransaction(ledger: Ledger, params: Params, modes: RpcModes): unknow
     encoding: (options.encoding ?? 'json') as TransactionEncoding,
     maxSupportedTransactionVersion: options.maxSupportedTransactionVersion,
   });
+}
+
+/**
+ * Per recent slot, the lowest compute-unit price a transaction in it paid, raised to the lowest paid by one locking
+ * any of the given accounts writable (Agave's cache: a block's minimum transaction fee, and each written account's
+ * minimum); oldest slot first. Under congestion every slot is at least the price the crowd pays.
+ */
+function getRecentPrioritizationFees(ledger: Ledger, params: Params, modes: RpcModes): unknown[] {
+  const addresses = params[0] === undefined ? [] : params[0];
+  if (!Array.isArray(addresses)) throw new RpcError(-32602, 'Invalid params: expected an array of addresses');
+  if (addresses.length > MAX_PRIORITIZATION_FEE_ADDRESSES)
+    throw new RpcError(-32602, `Too many inputs provided; max ${MAX_PRIORITIZATION_FEE_ADDRESSES}`);
+  addresses.forEach((_, index) => pubkeyParam(addresses as Params, index));
+  const landed = ledger.recentPrices(PRIORITIZATION_FEE_SLOTS);
+  const fees: { slot: number; prioritizationFee: number }[] = [];
+  const first = Math.max(0, ledger.slot - PRIORITIZATION_FEE_SLOTS + 1);
+  for (let slot = first; slot <= ledger.slot; slot++) {
+    // One transaction per slot here: its price is the block's minimum and, for the accounts it wrote, theirs; so the
+    // addresses asked for change nothing, but they are checked as Agave checks them.
+    const price = landed.get(slot) ?? 0;
+    fees.push({ slot, prioritizationFee: Math.max(price, modes.congestionComputeUnitPrice) });
+  }
+  return fees;
 }
 
 function getSignatureStatuses(ledger: Ledger, params: Params): unknown {
@@ -217,4 +250,5 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   getSignaturesForAddress,
   getTransaction,
   getSignatureStatuses,
+  getRecentPrioritizationFees,
 };

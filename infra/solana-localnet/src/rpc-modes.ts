@@ -16,6 +16,12 @@ export interface RpcModes {
    * it: it lands only if sent again (to a node not dropping) while its blockhash is still valid.
    */
   dropTransactions: boolean;
+  /**
+   * A congested cluster: leaders fill their blocks with transactions paying at least this many micro-lamports per
+   * compute unit. One offering less is answered its signature but never lands (as `dropTransactions`), and every
+   * recent slot's prioritization fee is at least this price. 0: no congestion.
+   */
+  congestionComputeUnitPrice: number;
   rateLimit: RateLimit | null;
   /**
    * Transactions the node holds in a transaction version newer than any a client can ask for (a future version):
@@ -42,6 +48,7 @@ export const DEFAULT_RPC_MODES: RpcModes = {
   finalizedLagMs: 0,
   transactionLagMs: 0,
   dropTransactions: false,
+  congestionComputeUnitPrice: 0,
   rateLimit: null,
   futureVersionSignatures: [],
 };

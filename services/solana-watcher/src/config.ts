@@ -59,9 +59,19 @@ export interface SolanaWatcherConfig extends ServiceConfig {
   PAYMENT_WINDOW_SECONDS: number;
   /**
    * base58 64-byte secret key of RECEIVING_WALLET: it signs refunds (the token transfer back, its fee, the buyer's token
-   * account when it has none). Required in production; never logged.
+   * account when it has none), through the environment-key adapter of the signer port. Required in production; never
+   * logged.
    */
   REFUND_SIGNER_SECRET_KEY: string;
+  /**
+   * The highest compute-unit price, in micro-lamports, a refund or return transaction offers. Each starts at what
+   * recent blocks paid (their 75th percentile) and is re-signed higher while it does not land, never above this.
+   */
+  SOLANA_MAX_COMPUTE_UNIT_PRICE: number;
+  /** Below this many SOL in the receiving wallet (it pays every refund's fees) the FeePayerBalanceLow alert fires. */
+  FEE_PAYER_LOW_BALANCE_SOL: number;
+  /** How often the fee payer's SOL balance is read (one RPC request). */
+  FEE_PAYER_BALANCE_INTERVAL_MS: number;
   /** Sandbox only: base58 secret key of the funded test wallet that pays simulated payments. */
   SANDBOX_PAYER_SECRET_KEY?: string;
 }
@@ -135,6 +145,10 @@ const schema = serviceSchema<SolanaWatcherConfig>({
   UNREADABLE_RETRY_MS: Joi.number().integer().min(10).default(60_000),
   PAYMENT_WINDOW_SECONDS: Joi.number().integer().min(1).default(DEFAULT_PAYMENT_WINDOW_SECONDS.crypto),
   REFUND_SIGNER_SECRET_KEY: secret(SANDBOX_REFUND_SIGNER_SECRET_KEY, solanaSecretKey),
+  // 1,000,000 µL × the 90,000 units of a one-recipient refund: at most 0.00009 SOL of priority fee.
+  SOLANA_MAX_COMPUTE_UNIT_PRICE: Joi.number().integer().min(0).max(100_000_000).default(1_000_000),
+  FEE_PAYER_LOW_BALANCE_SOL: Joi.number().min(0).default(0.1),
+  FEE_PAYER_BALANCE_INTERVAL_MS: Joi.number().integer().min(1_000).default(60_000),
   SANDBOX_PAYER_SECRET_KEY: Joi.any().when('APP_ENV', {
     is: 'production',
     then: Joi.any().strip(),

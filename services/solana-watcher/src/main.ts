@@ -1,6 +1,5 @@
 // First: tracing must start before the modules it instruments are loaded.
 import './telemetry';
-import { Keypair } from '@solana/web3.js';
 import {
   changeCryptoRequestAmount,
   cryptoRefundRequested,
@@ -15,12 +14,14 @@ import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
+import { FeePayerBalanceWatch } from './application/fee-payer-balance-watch';
 import { PaymentDetector } from './application/payment-detector';
 import { RequestIssuer } from './application/request-issuer';
 import { ArrivalQuotes } from './clients/arrival-quotes';
 import { QuoteDesk } from './clients/quote-desk';
 import { RefundDesk } from './application/refund-desk';
 import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-sources';
+import { EnvironmentKeySigner } from './clients/environment-key-signer';
 import { RefundChain } from './clients/refund-chain';
 import { RequestPacer } from './clients/request-pacer';
 import { DEFAULT_RETRY_POLICY } from './clients/retry-fetch';
@@ -97,12 +98,15 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     recipient: config.RECEIVING_WALLET,
     confirmationGraceMs: config.CONFIRMATION_GRACE_MS,
   };
-  // The config checked it is RECEIVING_WALLET's 64-byte key.
-  const refundSigner = Keypair.fromSecretKey(decodeBase58(config.REFUND_SIGNER_SECRET_KEY)!);
-  const refunds = new RefundDesk(
-    dataSource,
-    runtime.unitOfWork(cryptoRefundRequested.name),
-    new RefundChain(connection, refundSigner),
+  // The signer port: the environment's key (the config checked it is RECEIVING_WALLET's 64-byte key) unless a KMS or
+  // HSM adapter is composed here instead (docs/operating.md#the-refund-signer).
+  const refundSigner = new EnvironmentKeySigner(decodeBase58(config.REFUND_SIGNER_SECRET_KEY)!);
+  const refundChain = new RefundChain(connection, refundSigner, config.SOLANA_MAX_COMPUTE_UNIT_PRICE);
+  const refunds = new RefundDesk(dataSource, runtime.unitOfWork(cryptoRefundRequested.name), refundChain);
+  const feePayer = new FeePayerBalanceWatch(
+    refundChain,
+    { intervalMs: config.FEE_PAYER_BALANCE_INTERVAL_MS, lowBalanceSol: config.FEE_PAYER_LOW_BALANCE_SOL },
+    runtime.logger,
   );
   await runtime.broker
     .handlers('solana-watcher')
@@ -129,6 +133,8 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     .consume();
   detector.start();
   runtime.onStop('payment-detector', () => detector.stop());
+  feePayer.start();
+  runtime.onStop('fee-payer-balance', () => feePayer.stop());
   return runtime;
 }
 

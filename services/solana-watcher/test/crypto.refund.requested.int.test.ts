@@ -24,6 +24,13 @@ interface RefundRow {
   failure_reason: string | null;
 }
 
+interface AttemptRow {
+  signature: string;
+  blockhash: string;
+  compute_unit_price: number;
+  signed_transaction: string;
+}
+
 /** Shared by the describes below: the harness of each, and what a stand-in payment service received. */
 function refundsBench() {
   const harness = WatcherHarness.forTheseTests();
@@ -71,6 +78,14 @@ function refundsBench() {
         [refundId],
       );
       return rows[0];
+    },
+    /** Every transaction signed for the refund, oldest first. */
+    attempts(refundId: string): Promise<AttemptRow[]> {
+      return harness.service.dataSource.query(
+        `SELECT signature, blockhash, compute_unit_price::int AS compute_unit_price, signed_transaction
+           FROM crypto_refund_attempts WHERE refund_id = $1 ORDER BY signed_at, signature`,
+        [refundId],
+      );
     },
     async outboxed(refundId: string): Promise<number> {
       const rows: unknown[] = await harness.service.dataSource.query(
@@ -260,10 +275,10 @@ describe('crypto.refund.requested.v1: refunds carried out on the local chain', (
     const envelope = bench.request(paid.payment_id, 10_000, { reason: FAILING_REFUND_REASON });
     const settled = await bench.refund(envelope);
     expect(settled).toMatchObject({ outcome: 'failed', external_id: expect.any(String) });
-    expect(settled.failure_reason).toContain('{"InstructionError":[2,{"Custom":17}]}');
+    expect(settled.failure_reason).toContain('{"InstructionError":[5,{"Custom":17}]}');
     // It landed, failed, as the chain says.
     expect((await bench.status(settled.external_id!))?.err).toEqual({
-      InstructionError: [2, { Custom: 17 }],
+      InstructionError: [5, { Custom: 17 }],
     });
     expect(await harness.tokenBalance(payer())).toBe(before);
     expect(await bench.row(envelope.payload.refund_id)).toMatchObject({ status: 'failed' });
@@ -342,7 +357,7 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
     return { envelope, stored: await submitted(envelope.payload.refund_id) };
   };
 
-  test('stopped after storing its signed transaction and before it reached the chain, the next process sends those same bytes: paid once', async () => {
+  test('stopped after storing its signed transactions and before any reached the chain, the next process sends the one on record: paid once', async () => {
     const paid = await harness.paidRequest();
     const before = await harness.tokenBalance(payer());
     const { envelope, stored } = await heldBackRefund(paid.payment_id);
@@ -350,7 +365,10 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
     // The process goes away with the transaction stored and not on chain; the message comes back to the next one.
     await harness.restart(async () => harness.localnet.setModes({ dropTransactions: false }));
     const settled = await bench.settlement(envelope.payload.refund_id);
-    expect(settled).toMatchObject({ outcome: 'succeeded', external_id: stored.signature });
+    const attempts = await bench.attempts(envelope.payload.refund_id);
+    expect(settled.outcome).toBe('succeeded');
+    expect(attempts.map((attempt) => attempt.signature)).toContain(settled.external_id);
+    expect(new Set(attempts.map((attempt) => attempt.blockhash))).toEqual(new Set([attempts[0]!.blockhash]));
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
   });
 
@@ -361,13 +379,59 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
     // hide the payment the refund looks up).
     const { envelope, stored } = await heldBackRefund(paid.payment_id);
     harness.localnet.setModes({ dropTransactions: false, confirmedLagMs: 60_000 });
-    await waitFor(async () => (await bench.status(stored.signature!))?.confirmationStatus === 'processed', {
-      what: 'the refund landed, not confirmed',
-    });
+    // The one on record, or a higher-priced one signed meanwhile on the same blockhash.
+    const landed = await waitFor(
+      async () => {
+        for (const attempt of await bench.attempts(stored.refund_id))
+          if ((await bench.status(attempt.signature))?.confirmationStatus === 'processed')
+            return attempt.signature;
+        return undefined;
+      },
+      { what: 'the refund landed, not confirmed' },
+    );
     await harness.restart(async () => harness.localnet.setModes({ confirmedLagMs: 0 }));
     const settled = await bench.settlement(envelope.payload.refund_id);
-    expect(settled).toMatchObject({ outcome: 'succeeded', external_id: stored.signature });
+    expect(settled).toMatchObject({ outcome: 'succeeded', external_id: landed });
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+  });
+
+  test('under congestion a refund is signed again at higher prices on the same blockhash until one lands, and pays once', async () => {
+    const paid = await harness.paidRequest();
+    const before = await harness.tokenBalance(payer());
+    const { envelope } = await heldBackRefund(paid.payment_id);
+    // Leaders now take only transactions paying 50,000 µL per compute unit, and recent blocks show it.
+    harness.localnet.setModes({ dropTransactions: false, congestionComputeUnitPrice: 50_000 });
+    const settled = await bench.settlement(envelope.payload.refund_id, 30_000);
+    harness.localnet.setModes({ congestionComputeUnitPrice: 0 });
+    expect(settled.outcome).toBe('succeeded');
+    const attempts = await bench.attempts(envelope.payload.refund_id);
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(attempts.map((attempt) => attempt.blockhash)).size).toBe(1);
+    const prices = attempts.map((attempt) => attempt.compute_unit_price);
+    expect(prices).toEqual([...prices].sort((a, b) => a - b));
+    expect(new Set(prices).size).toBe(prices.length);
+    const landed = attempts.find((attempt) => attempt.signature === settled.external_id)!;
+    expect(landed.compute_unit_price).toBeGreaterThanOrEqual(50_000);
+    expect(landed.compute_unit_price).toBeLessThanOrEqual(harness.config.SOLANA_MAX_COMPUTE_UNIT_PRICE);
+    const statuses = await Promise.all(attempts.map((attempt) => bench.status(attempt.signature)));
+    expect(statuses.filter((status) => status !== null)).toHaveLength(1);
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+
+    // An earlier attempt still reaching a leader before its blockhash expires fails on the refund's guard account.
+    const earlier = attempts.find((attempt) => attempt.signature !== settled.external_id)!;
+    const connection = new Connection(harness.localnet.url, 'confirmed');
+    await connection.sendRawTransaction(Buffer.from(earlier.signed_transaction, 'base64'), {
+      skipPreflight: true,
+    });
+    expect((await bench.status(earlier.signature))?.err).toEqual({ InstructionError: [2, { Custom: 0 }] });
+    expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+    // Attempts are kept as they were signed.
+    const { dataSource } = harness.service;
+    for (const change of [
+      'DELETE FROM crypto_refund_attempts WHERE signature = $1',
+      'UPDATE crypto_refund_attempts SET compute_unit_price = 0 WHERE signature = $1',
+    ])
+      await expect(dataSource.query(change, [earlier.signature])).rejects.toThrow(/kept as it was signed/);
   });
 
   test('a transaction dropped until its blockhash expired is signed again, once, and the refund pays once', async () => {

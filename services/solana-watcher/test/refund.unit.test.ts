@@ -1,4 +1,14 @@
-import { fateOf, planFundsReturn, planRefund, refundMemo, refundShare } from '../src/domain/refund';
+import {
+  MIN_PRICE_RAISE,
+  computeUnitLimitFor,
+  escalatedComputeUnitPrice,
+  fateOf,
+  planFundsReturn,
+  planRefund,
+  priceFromRecentFees,
+  refundMemo,
+  refundShare,
+} from '../src/domain/refund';
 
 const BUYER = 'GAcYSxENGALfvVAXxsHAq33qSZHWv9VFDavkmXNG3Uf3';
 const OTHER = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
@@ -153,5 +163,27 @@ describe('refundMemo', () => {
 
   it('carries the sandbox failing word, which the local chain acts on', () => {
     expect(refundMemo('ref_abcdefghijklmnopqrstuvwx', 'simulate:fail')).toBe('simulate:fail');
+  });
+});
+
+describe('the compute-unit price of a refund transaction', () => {
+  test('starts at the 75th percentile of recent fees, 0 when no block paid one', () => {
+    expect(priceFromRecentFees([])).toBe(0);
+    expect(priceFromRecentFees([0, 0, 0, 0])).toBe(0);
+    expect(priceFromRecentFees([100, 0, 400, 300, 200, 0, 0, 0])).toBe(300);
+    expect(priceFromRecentFees([5_000])).toBe(5_000);
+  });
+
+  test('is raised by half (at least 1,000 µL), or to what recent blocks ask if more, never above the cap', () => {
+    expect(escalatedComputeUnitPrice(0, 0, 1_000_000)).toBe(MIN_PRICE_RAISE);
+    expect(escalatedComputeUnitPrice(10_000, 0, 1_000_000)).toBe(15_000);
+    expect(escalatedComputeUnitPrice(10_000, 50_000, 1_000_000)).toBe(50_000);
+    expect(escalatedComputeUnitPrice(900_000, 0, 1_000_000)).toBe(1_000_000);
+    expect(escalatedComputeUnitPrice(1_000_000, 2_000_000, 1_000_000)).toBe(1_000_000);
+  });
+
+  test('asks for compute units per recipient, so the price is paid on what the instructions need', () => {
+    expect(computeUnitLimitFor(1)).toBe(90_000);
+    expect(computeUnitLimitFor(3)).toBe(210_000);
   });
 });

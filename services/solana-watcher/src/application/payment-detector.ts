@@ -6,9 +6,14 @@ import { PeriodicWorker, type Transaction, type UnitOfWork } from '@gateway/mess
 import { counter, gauge, inSpan, tracerOf, type Logger } from '@gateway/observability';
 import type { ArrivalQuotes } from '../clients/arrival-quotes';
 import { type RequestPacer } from '../clients/request-pacer';
-import { scanAddresses, type ScanCursor, type ScanPage } from '../clients/signature-scanner';
+import {
+  scanAddresses,
+  type ScanCursor,
+  type ScanOutcome,
+  type ScanPage,
+} from '../clients/signature-scanner';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../domain/transfer-validation';
-import { saveScanCursor, savedScanCursor, whileHoldingScanLock } from '../persistence';
+import { openReferences, saveScanCursor, savedScanCursor, whileHoldingScanLock } from '../persistence';
 import { closeExpiredRequests } from './close-expired-requests';
 import { forgetUnreadCount, readUnreadableTransactions } from './read-unreadable-transactions';
 import { recordTransfers, type TransferCriteria } from './record-transfers';
@@ -16,6 +21,15 @@ import { recordUnreadableTransactions } from './record-unreadable-transactions';
 
 /** Idle polling (the finalized slot and one listing per watched account) takes at most this share of the pace. */
 const POLLING_SHARE_OF_BUDGET = 0.5;
+/**
+ * Per pass, the open payments' references listed first take at most this many seconds of the pace (the least
+ * recently listed first), and the walk of the wallet's own history reads at most this many seconds of transactions:
+ * a flood of transfers to the wallet is read over several passes, each of which looks at the payments first.
+ */
+const REFERENCE_SECONDS_PER_PASS = 1;
+const WALLET_READ_SECONDS_PER_PASS = 2;
+/** Signatures read through a reference and not yet passed by the wallet's walk; forgotten past this many. */
+const MAX_READ_THROUGH_REFERENCES = 10_000;
 const MAX_POLL_INTERVAL_MS = 60_000;
 const tracer = tracerOf('@gateway/solana-watcher');
 
@@ -83,6 +97,14 @@ export class PaymentDetector extends PeriodicWorker {
   private lastScanAt = Date.now();
   private lastScannedSlot?: number;
   private unreadableDueAt = 0;
+  /** Per open reference, its newest signature read (this process's; a restart lists each reference once again). */
+  private readonly referenceCursor: Record<string, string> = {};
+  /** When each open reference was last listed, so every one is listed in turn when they outnumber a pass's share. */
+  private readonly referenceListedAt = new Map<string, number>();
+  /** Transactions read through a reference: the wallet's walk moves past them without reading them again. */
+  private readonly readThroughReferences = new Set<string>();
+  /** References listed by the last pass: they count in the polling interval. */
+  private referencesPerPass = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -101,7 +123,7 @@ export class PaymentDetector extends PeriodicWorker {
    * back once. Transactions found are read at the pace, not held to the interval.
    */
   private pollIntervalMs(): number {
-    const requestsPerPass = 1 + Object.keys(this.settings.mints).length;
+    const requestsPerPass = 1 + Object.keys(this.settings.mints).length + this.referencesPerPass;
     const pace = this.settings.pacer.requestsPerSecond;
     const forBudget = (requestsPerPass * 1000) / (pace * POLLING_SHARE_OF_BUDGET);
     const intervalMs = Math.min(MAX_POLL_INTERVAL_MS, Math.max(this.settings.pollIntervalMs, forBudget));
@@ -149,10 +171,17 @@ export class PaymentDetector extends PeriodicWorker {
    * (see closeExpiredRequests).
    */
   async runOnce(): Promise<boolean> {
+    return (await this.runPass()).ran;
+  }
+
+  /** One pass (see runOnce); `more`: the wallet's walk spent its share of the pace with transactions left to read. */
+  private async runPass(): Promise<{ ran: boolean; more: boolean }> {
+    let more = false;
     const ran = await whileHoldingScanLock(this.dataSource, async () => {
       // A transfer that landed by then has had the grace to be confirmed, so this scan lists it.
       const listedBy = Date.now() - this.settings.confirmationGraceMs;
-      const heldBackSince = await this.scan();
+      const { heldBackSince, budgetSpent } = await this.scan();
+      more = budgetSpent;
       await this.readUnreadableWhenDue();
       // A held-back transaction may still count for a request whose window ends at or after its block time.
       const dueBy = heldBackSince === null ? listedBy : Math.min(listedBy, heldBackSince * 1000 - 1);
@@ -162,7 +191,7 @@ export class PaymentDetector extends PeriodicWorker {
       forgetUnreadCount();
       this.unreadableDueAt = 0;
     }
-    return ran;
+    return { ran, more };
   }
 
   /**
@@ -183,10 +212,12 @@ export class PaymentDetector extends PeriodicWorker {
     );
   }
 
-  /** Metrics around one detection pass; failures are logged by the loop. */
-  protected override async pass(): Promise<void> {
+  /** Metrics around one detection pass; failures are logged by the loop. Runs again at once while a backlog waits. */
+  protected override async pass(): Promise<boolean> {
     try {
-      scans.inc({ outcome: (await this.runOnce()) ? 'scanned' : 'skipped' });
+      const { ran, more } = await this.runPass();
+      scans.inc({ outcome: ran ? 'scanned' : 'skipped' });
+      return more;
     } catch (err) {
       scans.inc({ outcome: 'failed' });
       throw err;
@@ -195,11 +226,17 @@ export class PaymentDetector extends PeriodicWorker {
     }
   }
 
-  /** One scan from the saved cursor, saved page by page; the block time of the oldest transaction held back. */
-  private async scan(): Promise<number | null> {
+  /**
+   * One scan: the open payments' references first (a share of the pace), then the wallet's token accounts from the
+   * saved cursor, saved page by page, reading at most a share of the pace; the block time of the oldest transaction
+   * held back, and whether the walk left transactions for the next pass.
+   */
+  private async scan(): Promise<{ heldBackSince: number | null; budgetSpent: boolean }> {
     const watched = await this.watchedAccounts();
     let cursor: ScanCursor = await savedScanCursor(this.dataSource.manager);
     const finalizedSlot = await this.connection.getSlot('finalized');
+    const pace = this.settings.pacer.requestsPerSecond;
+    const throughReferences = await this.scanOpenReferences(watched, finalizedSlot, pace);
     const outcome = await scanAddresses(
       this.connection,
       watched.accounts,
@@ -215,13 +252,65 @@ export class PaymentDetector extends PeriodicWorker {
         );
         cursor = page.cursor;
       },
-      { finalizedSlot },
+      {
+        finalizedSlot,
+        maxReads: Math.max(1, Math.ceil(pace * WALLET_READ_SECONDS_PER_PASS)),
+        readAlready: this.readThroughReferences,
+      },
     );
-    transactionsHeldBack.set(outcome.heldBack);
+    transactionsHeldBack.set(outcome.heldBack + throughReferences.heldBack);
     slotLag.set(this.lastScannedSlot === undefined ? 0 : finalizedSlot - this.lastScannedSlot);
     this.lastScannedSlot = finalizedSlot;
     this.lastScanAt = Date.now();
-    return outcome.heldBackSince;
+    const since = [outcome.heldBackSince, throughReferences.heldBackSince].filter((at) => at !== null);
+    return {
+      heldBackSince: since.length === 0 ? null : Math.min(...since),
+      budgetSpent: outcome.budgetSpent,
+    };
+  }
+
+  /**
+   * Lists the open payments' references (those listed least recently first, up to a share of the pace) and applies
+   * what they show, before the wallet's history is walked: a flood of transfers to the wallet (dust) delays no
+   * payment, since a payment's transfer names its reference. What is read here is not read again by the walk.
+   */
+  private async scanOpenReferences(
+    watched: WatchedAccounts,
+    finalizedSlot: number,
+    pace: number,
+  ): Promise<Pick<ScanOutcome, 'heldBack' | 'heldBackSince'>> {
+    const open = await openReferences(this.dataSource.manager);
+    const openSet = new Set(open);
+    for (const reference of this.referenceListedAt.keys())
+      if (!openSet.has(reference)) {
+        this.referenceListedAt.delete(reference);
+        delete this.referenceCursor[reference];
+      }
+    if (this.readThroughReferences.size > MAX_READ_THROUGH_REFERENCES) this.readThroughReferences.clear();
+    const listed = open
+      .sort((a, b) => (this.referenceListedAt.get(a) ?? 0) - (this.referenceListedAt.get(b) ?? 0))
+      .slice(0, Math.max(1, Math.ceil(pace * REFERENCE_SECONDS_PER_PASS)));
+    this.referencesPerPass = listed.length;
+    const now = Date.now();
+    for (const reference of listed) this.referenceListedAt.set(reference, now);
+    return scanAddresses(
+      this.connection,
+      listed,
+      this.referenceCursor,
+      async (page) => {
+        await this.recordUnreadable(page);
+        if (page.transactions.length > 0) {
+          const quotes = await this.settings.arrivalQuotes.forPage(page);
+          await this.inScanSpan(page, () =>
+            this.uow.run({}, (tx) => recordTransfers(tx, page, watched.criteria, this.logger, quotes)),
+          );
+        }
+        for (const read of [...page.transactions, ...page.unreadable])
+          this.readThroughReferences.add(read.signature);
+        Object.assign(this.referenceCursor, page.cursor);
+      },
+      { finalizedSlot },
+    );
   }
 
   /**

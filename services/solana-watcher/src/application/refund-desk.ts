@@ -7,7 +7,12 @@ import {
 } from '@gateway/contracts';
 import { CommandError, type MessageContext, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter } from '@gateway/observability';
-import { RefundNotBuildable, type RefundChain, type SignedRefund } from '../clients/refund-chain';
+import {
+  RefundNotBuildable,
+  type RefundChain,
+  type RefundOrder,
+  type SignedRefund,
+} from '../clients/refund-chain';
 import {
   fateOf,
   planFundsReturn,
@@ -17,6 +22,7 @@ import {
   type RefundPlan,
 } from '../domain/refund';
 import {
+  attemptedSignatures,
   committedRefundBaseUnits,
   endRefund,
   findRefund,
@@ -24,6 +30,7 @@ import {
   lockRefundsOfPayment,
   markRefundSubmitted,
   payingTransfersOf,
+  recordLandedAttempt,
   replaceRefundTransaction,
   transfersOfFunds,
   type CryptoRefundEntity,
@@ -32,13 +39,22 @@ import {
 const refundsSettled = counter('solana_watcher_refunds_total', 'Refunds carried to their end, by outcome', [
   'outcome',
 ]);
+const refundAttempts = counter(
+  'solana_watcher_refund_attempts_total',
+  'Refund transactions signed, by why (first; raised: a higher price on the same blockhash; renewed: a new blockhash after every earlier one expired)',
+  ['why'],
+);
 
 export interface RefundDeskSettings {
   /** How long one delivery waits for its transaction to be confirmed before leaving it to a redelivery. */
   confirmationWaitMs: number;
   /** Between two status reads. */
   pollIntervalMs: number;
-  /** Between two sends of the same bytes while the cluster does not know them (a node may have dropped them). */
+  /**
+   * Between two sends while the cluster does not know the refund's transactions (a node may have dropped them, or
+   * leaders skip them for a low price): each time after the first, a transaction at a higher price is signed on the
+   * same blockhash, up to the cap, then the newest is sent again as it is.
+   */
   resendIntervalMs: number;
 }
 
@@ -54,10 +70,12 @@ const chainUnavailable = () =>
 
 /**
  * Carries a refund out on chain, crash-safe and at most once. The refund is recorded with what it pays before any
- * transaction exists; the signed transaction's signature, bytes and blockhash validity are stored before it is sent;
- * every delivery then follows that signature: sends the same bytes again while the cluster does not know them, and
- * signs anew only once the blockhash has expired without it landing (it can no longer). It ends when the status is
- * confirmed, succeeded or failed with the chain's error, in the transaction that emits crypto.refund.settled.v1 once.
+ * transaction exists; every signed transaction (an attempt) is stored before it is sent; every delivery then follows
+ * all its attempts: while the cluster knows none of them it sends again, each time at a higher compute-unit price on
+ * the same blockhash (up to the configured cap), and takes a new blockhash only once that one has expired without
+ * any attempt landing (none can any more). The refund's guard account makes any second attempt fail on chain, so
+ * at most one ever pays (docs/adr/0034-priority-fees-and-resends.md). It ends when an attempt's status is confirmed,
+ * succeeded or failed with the chain's error, in the transaction that emits crypto.refund.settled.v1 once.
  * Chain requests happen outside any database transaction; while the chain has not decided, the delivery throws
  * SERVICE_UNAVAILABLE for the broker to try again with backoff. The operator's return of held funds to their payer
  * goes the same way (`carryOutReturn`), reported by crypto.funds-return.settled.v1.
@@ -201,6 +219,8 @@ export class RefundDesk {
       signature: null,
       signedTransaction: null,
       lastValidBlockHeight: null,
+      blockhash: null,
+      computeUnitPrice: null,
     });
     if (refund.status === 'failed') {
       context.logger.warn(
@@ -219,22 +239,33 @@ export class RefundDesk {
 
   /** Signs the first transaction and stores it before anything is sent; another delivery that got there first wins. */
   private async submit(refund: CryptoRefundEntity, context: MessageContext): Promise<CryptoRefundEntity> {
-    const signed = await this.sign(refund, context);
+    const signed = await this.signed(refund, context, () => this.chain.signFresh(orderOf(refund)));
     if (!signed) return (await this.find(refund.refundId))!;
-    if (await markRefundSubmitted(this.dataSource.manager, refund.refundId, signed))
-      context.logger.info({ refund_id: refund.refundId, signature: signed.signature }, 'refund signed');
+    if (await markRefundSubmitted(this.dataSource.manager, refund.refundId, signed)) {
+      refundAttempts.inc({ why: 'first' });
+      context.logger.info(
+        {
+          refund_id: refund.refundId,
+          signature: signed.signature,
+          compute_unit_price: signed.computeUnitPrice,
+        },
+        'refund signed',
+      );
+    }
     return (await this.find(refund.refundId))!;
   }
 
-  /** A signed transaction for the refund; null when it cannot be built (the refund is then failed and reported). */
-  private async sign(refund: CryptoRefundEntity, context: MessageContext): Promise<SignedRefund | null> {
+  /**
+   * A signed transaction for the refund on a new blockhash (none of its attempts can land); null when it cannot be
+   * built (the refund is then failed and reported).
+   */
+  private async signed(
+    refund: CryptoRefundEntity,
+    context: MessageContext,
+    sign: () => Promise<SignedRefund>,
+  ): Promise<SignedRefund | null> {
     try {
-      return await this.chain.sign({
-        mint: refund.mint!,
-        decimals: refund.decimals!,
-        recipients: refund.recipients,
-        memo: refundMemo(refund.refundId, refund.reason),
-      });
+      return await sign();
     } catch (err) {
       if (!(err instanceof RefundNotBuildable)) throw this.unavailable(context, err);
       await this.settle(refund, 'failed', err.message, context);
@@ -242,30 +273,60 @@ export class RefundDesk {
     }
   }
 
-  /** Follows the transaction on record until the chain decides, within this delivery's wait. */
+  /**
+   * Follows every attempt of the refund until the chain decides, within this delivery's wait: the first send of a
+   * delivery sends the attempt on record again, each later one a higher-priced attempt on the same blockhash (the one
+   * on record again once the price is at its cap); a new blockhash only once no attempt can land any more.
+   */
   private async follow(submitted: CryptoRefundEntity, context: MessageContext): Promise<void> {
     let refund = submitted;
     let sentAt = 0;
     const waitUntil = Date.now() + this.settings.confirmationWaitMs;
     for (;;) {
-      const fate = fateOf(await this.onChain(context, () => this.chain.status(refund.signature!)));
-      if (fate.kind === 'succeeded' || fate.kind === 'failed') {
-        await this.settle(refund, fate.kind, fate.kind === 'failed' ? fate.reason : null, context);
+      const signatures = await attemptedSignatures(
+        this.dataSource.manager,
+        refund.refundId,
+        refund.blockhash,
+      );
+      const statuses = await this.onChain(context, () => this.chain.statuses(signatures));
+      const fates = statuses.map((status, index) => ({
+        signature: signatures[index]!,
+        fate: fateOf(status),
+      }));
+      // A guard failure of a second attempt is only possible once another succeeded: success wins, and a failure
+      // counts only when no other attempt is still landing.
+      const decided =
+        fates.find((one) => one.fate.kind === 'succeeded') ??
+        (fates.some((one) => one.fate.kind === 'landing')
+          ? undefined
+          : fates.find((one) => one.fate.kind === 'failed'));
+      if (decided) {
+        await recordLandedAttempt(this.dataSource.manager, refund.refundId, decided.signature);
+        const fate = decided.fate as { kind: 'succeeded' } | { kind: 'failed'; reason: string };
+        await this.settle(
+          { ...refund, signature: decided.signature },
+          fate.kind,
+          fate.kind === 'failed' ? fate.reason : null,
+          context,
+        );
         return;
       }
-      if (fate.kind === 'unknown') {
-        if (await this.expired(refund, context)) {
-          const replaced = await this.resign(refund, context);
-          if (replaced.status !== 'submitted') return;
-          refund = replaced;
+      if (fates.every((one) => one.fate.kind === 'unknown')) {
+        if (await this.expired(refund, signatures, context)) {
+          const renewed = await this.renew(refund, context);
+          if (renewed.status !== 'submitted') return;
+          refund = renewed;
           sentAt = 0;
           continue;
         }
         if (Date.now() - sentAt >= this.settings.resendIntervalMs) {
+          if (sentAt > 0) refund = await this.raise(refund, context);
+          if (refund.status !== 'submitted') return;
           sentAt = Date.now();
           // Whether the node took it is read from its status, never from this answer (it may be lost either way).
+          const { signedTransaction } = refund;
           await this.chain
-            .send(refund.signedTransaction!)
+            .send(signedTransaction!)
             .catch((err: unknown) =>
               context.logger.warn({ refund_id: refund.refundId, err: String(err) }, 'refund send failed'),
             );
@@ -273,7 +334,7 @@ export class RefundDesk {
       }
       if (Date.now() >= waitUntil) {
         context.logger.info(
-          { refund_id: refund.refundId, signature: refund.signature, fate: fate.kind },
+          { refund_id: refund.refundId, signatures, fates: fates.map((one) => one.fate.kind) },
           'refund not confirmed yet: left to a redelivery',
         );
         throw new CommandError('SERVICE_UNAVAILABLE', 'O reembolso ainda não foi confirmado na rede.');
@@ -283,24 +344,64 @@ export class RefundDesk {
   }
 
   /**
-   * Whether the transaction on record can no longer land: the chain is past its blockhash's last valid height and
-   * still does not know it (read after the height, so a landing just before it is seen).
+   * Whether no attempt can land any more: the chain is past their blockhash's last valid height and still knows none
+   * of them (read after the height, so a landing just before it is seen).
    */
-  private async expired(refund: CryptoRefundEntity, context: MessageContext): Promise<boolean> {
+  private async expired(
+    refund: CryptoRefundEntity,
+    signatures: readonly string[],
+    context: MessageContext,
+  ): Promise<boolean> {
     const height = await this.onChain(context, () => this.chain.blockHeight());
     if (height <= refund.lastValidBlockHeight!) return false;
-    const status = await this.onChain(context, () => this.chain.status(refund.signature!));
-    return status === null;
+    const statuses = await this.onChain(context, () => this.chain.statuses(signatures));
+    return statuses.every((status) => status === null);
   }
 
-  /** Replaces a transaction that can no longer land with a new one, stored before it is sent. */
-  private async resign(refund: CryptoRefundEntity, context: MessageContext): Promise<CryptoRefundEntity> {
-    const signed = await this.sign(refund, context);
-    if (signed) {
-      await replaceRefundTransaction(this.dataSource.manager, refund.refundId, refund.signature, signed);
+  /** A higher-priced attempt on the same blockhash, stored before it is sent; the one on record at the price cap. */
+  private async raise(refund: CryptoRefundEntity, context: MessageContext): Promise<CryptoRefundEntity> {
+    const previous = {
+      blockhash: refund.blockhash!,
+      lastValidBlockHeight: refund.lastValidBlockHeight!,
+      computeUnitPrice: refund.computeUnitPrice ?? 0,
+    };
+    // A transaction signed before attempts were kept has no blockhash on record: it is only sent again.
+    if (refund.blockhash === null) return refund;
+    let signed: SignedRefund | null;
+    try {
+      signed = await this.chain.signHigher(orderOf(refund), previous);
+    } catch (err) {
+      // The same transaction at another price has the same size: an earlier attempt may still land, so the refund is
+      // never failed here; the one on record is sent again.
+      if (err instanceof RefundNotBuildable) return refund;
+      throw this.unavailable(context, err);
+    }
+    if (!signed) return refund;
+    if (await replaceRefundTransaction(this.dataSource.manager, refund.refundId, refund.signature, signed)) {
+      refundAttempts.inc({ why: 'raised' });
+      context.logger.info(
+        {
+          refund_id: refund.refundId,
+          signature: signed.signature,
+          compute_unit_price: signed.computeUnitPrice,
+        },
+        'refund not landed yet: signed again at a higher price on the same blockhash',
+      );
+    }
+    return (await this.find(refund.refundId))!;
+  }
+
+  /** Replaces attempts that can no longer land with a new one on a fresh blockhash, stored before it is sent. */
+  private async renew(refund: CryptoRefundEntity, context: MessageContext): Promise<CryptoRefundEntity> {
+    const signed = await this.signed(refund, context, () => this.chain.signFresh(orderOf(refund)));
+    if (
+      signed &&
+      (await replaceRefundTransaction(this.dataSource.manager, refund.refundId, refund.signature, signed))
+    ) {
+      refundAttempts.inc({ why: 'renewed' });
       context.logger.warn(
         { refund_id: refund.refundId, expired: refund.signature, signature: signed.signature },
-        'refund transaction expired without landing: signed again',
+        'refund transactions expired without landing: signed again on a new blockhash',
       );
     }
     return (await this.find(refund.refundId))!;
@@ -369,4 +470,15 @@ export class RefundDesk {
   private origin(context: MessageContext) {
     return { correlationId: context.envelope.correlation_id, causationId: context.envelope.id };
   }
+}
+
+/** What the refund's transactions pay, as recorded. */
+function orderOf(refund: CryptoRefundEntity): RefundOrder {
+  return {
+    refundId: refund.refundId,
+    mint: refund.mint!,
+    decimals: refund.decimals!,
+    recipients: refund.recipients,
+    memo: refundMemo(refund.refundId, refund.reason),
+  };
 }

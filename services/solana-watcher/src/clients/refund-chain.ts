@@ -4,15 +4,24 @@ import {
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token';
 import {
+  ComputeBudgetProgram,
   PublicKey,
+  SystemProgram,
   TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
   type Connection,
-  type Keypair,
 } from '@solana/web3.js';
-import type { RefundPayout, SignatureStatusLike } from '../domain/refund';
+import { createHash } from 'node:crypto';
+import {
+  computeUnitLimitFor,
+  escalatedComputeUnitPrice,
+  priceFromRecentFees,
+  type RefundPayout,
+  type SignatureStatusLike,
+} from '../domain/refund';
 import { encodeBase58 } from '../domain/base58';
+import type { TransactionSigner } from '../domain/transaction-signer';
 import { findTransferInstructions } from '../domain/transfer-validation';
 import { MAX_SUPPORTED_TRANSACTION_VERSION } from './signature-scanner';
 
@@ -20,6 +29,8 @@ const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfc
 
 /** What one refund transaction pays. */
 export interface RefundOrder {
+  /** The refund (or return) id: it names the refund's guard account, so at most one of its transactions succeeds. */
+  refundId: string;
   mint: string;
   decimals: number;
   recipients: readonly RefundPayout[];
@@ -34,6 +45,16 @@ export interface SignedRefund {
   transaction: string;
   /** Past this block height its blockhash has expired: unless it landed by then, it never will. */
   lastValidBlockHeight: number;
+  blockhash: string;
+  /** Micro-lamports per compute unit it offers. */
+  computeUnitPrice: number;
+}
+
+/** The blockhash a new attempt of the same refund keeps, with the price it offered last. */
+export interface PreviousAttempt {
+  blockhash: string;
+  lastValidBlockHeight: number;
+  computeUnitPrice: number;
 }
 
 /** The transaction cannot be made from what the refund pays (too many recipients for one transaction, a bad key). */
@@ -45,16 +66,23 @@ export class RefundNotBuildable extends Error {
 }
 
 /**
- * The chain side of refunds: who paid, signing as the receiving wallet, sending, and reading what became of a
- * transaction. Every method is one or two RPC requests; none retries beyond the connection's own policy.
+ * The chain side of refunds: who paid, signing as the receiving wallet (through its signer), pricing, sending, and
+ * reading what became of a transaction. Every method is one or two RPC requests; none retries beyond the
+ * connection's own policy.
  */
 export class RefundChain {
   private readonly tokenPrograms = new Map<string, PublicKey>();
+  private readonly wallet: PublicKey;
+  private guardRent?: number;
 
   constructor(
     private readonly connection: Connection,
-    private readonly signer: Keypair,
-  ) {}
+    private readonly signer: TransactionSigner,
+    /** The highest compute-unit price (micro-lamports) any transaction offers, whatever the fee market asks. */
+    private readonly maxComputeUnitPrice: number,
+  ) {
+    this.wallet = new PublicKey(signer.publicKey);
+  }
 
   /**
    * The owner of the token account a recorded transfer debited, from its transaction on chain; null when the
@@ -71,7 +99,7 @@ export class RefundChain {
     });
     if (!transaction) throw new Error(`transaction ${transfer.signature} not served by the node`);
     const found = findTransferInstructions(transaction, {
-      receivingWallet: this.signer.publicKey.toBase58(),
+      receivingWallet: this.signer.publicKey,
       acceptedMints: new Map(),
       knownReferences: new Set([transfer.reference]),
     });
@@ -80,23 +108,74 @@ export class RefundChain {
   }
 
   /**
-   * Signs the refund with a fresh blockhash: from the receiving wallet's token account to each recipient's associated
-   * token account (created first when missing, the wallet paying its rent), the memo before the transfers.
+   * Signs the refund's first transaction, or one after every earlier one expired: a fresh blockhash and the price
+   * recent fees ask for (see `sign`).
    */
-  async sign(order: RefundOrder): Promise<SignedRefund> {
+  async signFresh(order: RefundOrder): Promise<SignedRefund> {
+    const { blockhash, lastValidBlockHeight } = await this.connection.getLatestBlockhash('confirmed');
+    const computeUnitPrice = await this.recentComputeUnitPrice();
+    return this.sign(order, { blockhash, lastValidBlockHeight, computeUnitPrice });
+  }
+
+  /**
+   * Signs the refund again with the previous attempt's blockhash at a higher price (the previous one raised, or what
+   * recent fees ask for now if that is more), capped; null when the price is at its cap already, so the attempt on
+   * record can only be sent again.
+   */
+  async signHigher(order: RefundOrder, previous: PreviousAttempt): Promise<SignedRefund | null> {
+    const computeUnitPrice = escalatedComputeUnitPrice(
+      previous.computeUnitPrice,
+      await this.recentComputeUnitPrice(),
+      this.maxComputeUnitPrice,
+    );
+    if (computeUnitPrice <= previous.computeUnitPrice) return null;
+    return this.sign(order, { ...previous, computeUnitPrice });
+  }
+
+  /**
+   * The compute-unit price recent blocks ask for a transaction writing the receiving wallet (its fee account), as
+   * `priceFromRecentFees` reads them, capped.
+   */
+  private async recentComputeUnitPrice(): Promise<number> {
+    const fees = await this.connection.getRecentPrioritizationFees({ lockedWritableAccounts: [this.wallet] });
+    return Math.min(this.maxComputeUnitPrice, priceFromRecentFees(fees.map((fee) => fee.prioritizationFee)));
+  }
+
+  /**
+   * Builds and signs the refund on the given blockhash at the given price: its guard account first (created with a
+   * seed of the refund id, the wallet paying its rent: a second transaction of the same refund fails on it, so at
+   * most one ever pays), then from the receiving wallet's token account to each recipient's associated token account
+   * (created first when missing, the wallet paying its rent), the memo before the transfers.
+   */
+  private async sign(order: RefundOrder, attempt: PreviousAttempt): Promise<SignedRefund> {
     const mint = new PublicKey(order.mint);
     const tokenProgram = await this.tokenProgramOf(mint);
-    const { blockhash, lastValidBlockHeight } = await this.connection.getLatestBlockhash('confirmed');
+    this.guardRent ??= await this.connection.getMinimumBalanceForRentExemption(0);
+    const guardSeed = guardSeedOf(order.refundId);
+    const guard = await PublicKey.createWithSeed(this.wallet, guardSeed, SystemProgram.programId);
     let transaction: VersionedTransaction;
+    let message: Uint8Array;
     try {
-      transaction = this.build(order, mint, tokenProgram, blockhash);
+      transaction = this.build(order, mint, tokenProgram, attempt, { seed: guardSeed, account: guard });
+      message = transaction.message.serialize();
     } catch (err) {
-      throw new RefundNotBuildable(`A transação de reembolso não pôde ser montada: ${String(err)}`);
+      throw notBuildable(err);
+    }
+    // A signer's failure (a KMS not answering) is no reason to fail the refund: it is tried again.
+    transaction.addSignature(this.wallet, await this.signer.sign(message));
+    let wire: Uint8Array;
+    try {
+      // Checks the size limit now: a transaction too large is refused by every node.
+      wire = transaction.serialize();
+    } catch (err) {
+      throw notBuildable(err);
     }
     return {
       signature: encodeBase58(transaction.signatures[0]!),
-      transaction: Buffer.from(transaction.serialize()).toString('base64'),
-      lastValidBlockHeight,
+      transaction: Buffer.from(wire).toString('base64'),
+      lastValidBlockHeight: attempt.lastValidBlockHeight,
+      blockhash: attempt.blockhash,
+      computeUnitPrice: attempt.computeUnitPrice,
     };
   }
 
@@ -111,11 +190,17 @@ export class RefundChain {
     });
   }
 
-  async status(signature: string): Promise<SignatureStatusLike | null> {
-    const { value } = await this.connection.getSignatureStatuses([signature], {
+  /** The status of each signature, in order (null: the cluster does not know it). */
+  async statuses(signatures: readonly string[]): Promise<(SignatureStatusLike | null)[]> {
+    const { value } = await this.connection.getSignatureStatuses([...signatures], {
       searchTransactionHistory: true,
     });
-    return value[0] ?? null;
+    return signatures.map((_, index) => value[index] ?? null);
+  }
+
+  /** The fee payer's balance, in lamports. */
+  feePayerBalance(): Promise<number> {
+    return this.connection.getBalance(this.wallet, 'confirmed');
   }
 
   blockHeight(): Promise<number> {
@@ -126,9 +211,10 @@ export class RefundChain {
     order: RefundOrder,
     mint: PublicKey,
     tokenProgram: PublicKey,
-    blockhash: string,
+    attempt: PreviousAttempt,
+    guard: { seed: string; account: PublicKey },
   ): VersionedTransaction {
-    const wallet = this.signer.publicKey;
+    const { wallet } = this;
     const source = getAssociatedTokenAddressSync(mint, wallet, false, tokenProgram);
     const destinations = order.recipients.map((recipient) => {
       const owner = new PublicKey(recipient.owner);
@@ -136,6 +222,17 @@ export class RefundChain {
       return { owner, account: getAssociatedTokenAddressSync(mint, owner, true, tokenProgram), recipient };
     });
     const instructions = [
+      ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimitFor(order.recipients.length) }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: attempt.computeUnitPrice }),
+      SystemProgram.createAccountWithSeed({
+        fromPubkey: wallet,
+        basePubkey: wallet,
+        seed: guard.seed,
+        newAccountPubkey: guard.account,
+        lamports: this.guardRent!,
+        space: 0,
+        programId: SystemProgram.programId,
+      }),
       ...destinations.map(({ owner, account }) =>
         createAssociatedTokenAccountIdempotentInstruction(wallet, account, owner, mint, tokenProgram),
       ),
@@ -163,14 +260,10 @@ export class RefundChain {
     ];
     const message = new TransactionMessage({
       payerKey: wallet,
-      recentBlockhash: blockhash,
+      recentBlockhash: attempt.blockhash,
       instructions,
     }).compileToV0Message();
-    const transaction = new VersionedTransaction(message);
-    transaction.sign([this.signer]);
-    // Checks the size limit now: a transaction too large is refused by every node.
-    transaction.serialize();
-    return transaction;
+    return new VersionedTransaction(message);
   }
 
   private async tokenProgramOf(mint: PublicKey): Promise<PublicKey> {
@@ -181,4 +274,16 @@ export class RefundChain {
     this.tokenPrograms.set(mint.toBase58(), account.owner);
     return account.owner;
   }
+}
+
+/** The refund cannot be built; the cause's message only (it never holds a key: the signer keeps it). */
+function notBuildable(err: unknown): RefundNotBuildable {
+  return new RefundNotBuildable(
+    `A transação de reembolso não pôde ser montada: ${err instanceof Error ? err.message : 'erro'}`,
+  );
+}
+
+/** A seed of at most 32 characters naming the refund's guard account. */
+function guardSeedOf(refundId: string): string {
+  return createHash('sha256').update(`refund ${refundId}`).digest('base64url').slice(0, 32);
 }

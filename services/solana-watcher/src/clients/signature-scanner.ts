@@ -46,6 +46,8 @@ export interface ScanOutcome {
   heldBack: number;
   /** Block time (unix seconds) of the oldest held-back transaction; 0 when the RPC did not give one. */
   heldBackSince: number | null;
+  /** Whether the scan stopped at `maxReads` with listed transactions left unread (counted in `heldBack`). */
+  budgetSpent: boolean;
 }
 
 export interface ScanOptions {
@@ -58,6 +60,16 @@ export interface ScanOptions {
   pageSize?: number;
   /** Transactions read between two saved pages. */
   pageTransactions?: number;
+  /**
+   * The most transactions this scan reads (`getTransaction` requests); the ones listed beyond it are held back for
+   * the next scan, as a transaction not final yet is. None by default.
+   */
+  maxReads?: number;
+  /**
+   * Signatures read already (by a scan of the open payments' references): the cursor moves past them without
+   * reading them again.
+   */
+  readAlready?: ReadonlySet<string>;
 }
 
 /** JSON-RPC error of a transaction whose version is above `maxSupportedTransactionVersion`. */
@@ -119,6 +131,9 @@ export async function scanAddresses(
   let pageChanged = false;
   let heldBack = 0;
   let heldBackSince: number | null = null;
+  let reads = 0;
+  let budgetSpent = false;
+  const maxReads = options.maxReads ?? Number.POSITIVE_INFINITY;
   const flush = async (): Promise<void> => {
     if (!pageChanged) return;
     const done = { ...page, cursor: { ...next } };
@@ -134,16 +149,18 @@ export async function scanAddresses(
     await flush();
     throw err;
   }
-  return { cursor: { ...next }, heldBack, heldBackSince };
+  return { cursor: { ...next }, heldBack, heldBackSince, budgetSpent };
 
   async function scanAddress(address: string): Promise<void> {
     const entries = await signaturesSince(connection, address, cursor[address], options.pageSize);
     for (const [index, entry] of entries.entries()) {
       const { signature } = entry;
-      if (!read.has(signature)) {
-        const transaction = isFinal(entry, options.finalizedSlot)
-          ? await readTransaction(connection, signature)
-          : null;
+      if (!read.has(signature) && !options.readAlready?.has(signature)) {
+        const spent = reads >= maxReads;
+        budgetSpent ||= spent;
+        const final = !spent && isFinal(entry, options.finalizedSlot);
+        if (final) reads += 1;
+        const transaction = final ? await readTransaction(connection, signature) : null;
         if (!transaction) {
           heldBack += entries.length - index;
           const since = entry.blockTime ?? 0;

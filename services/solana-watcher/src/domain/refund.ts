@@ -149,3 +149,35 @@ export function fateOf(status: SignatureStatusLike | null): TransactionFate {
 export function refundMemo(refundId: string, reason: string | null): string {
   return reason === FAILING_REFUND_REASON ? FAILING_REFUND_REASON : `refund ${refundId}`;
 }
+
+/**
+ * The compute units a refund transaction asks for: the compute-budget, guard and memo instructions, then per recipient
+ * its token account's idempotent creation and a checked transfer (Token-2022 included), with room to spare. A price
+ * is paid on the units asked, so they are kept close to what the instructions use.
+ */
+export function computeUnitLimitFor(recipients: number): number {
+  return BASE_COMPUTE_UNITS + COMPUTE_UNITS_PER_RECIPIENT * recipients;
+}
+const BASE_COMPUTE_UNITS = 30_000;
+const COMPUTE_UNITS_PER_RECIPIENT = 60_000;
+
+/**
+ * The compute-unit price (micro-lamports) recent blocks ask for: the 75th percentile of their prioritization fees, so
+ * the transaction outbids most recent ones without paying the spikes; 0 when none paid one.
+ */
+export function priceFromRecentFees(fees: readonly number[]): number {
+  if (fees.length === 0) return 0;
+  const sorted = [...fees].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.75))]!;
+}
+
+/** The least a raised price adds, in micro-lamports per compute unit (from 0, the first raise). */
+export const MIN_PRICE_RAISE = 1_000;
+
+/**
+ * The price of the next attempt while the previous one has not landed: half as much again (at least MIN_PRICE_RAISE
+ * more), or what recent blocks ask for now if that is more; never above `cap`.
+ */
+export function escalatedComputeUnitPrice(previous: number, recent: number, cap: number): number {
+  return Math.min(cap, Math.max(recent, Math.ceil(previous * 1.5), previous + MIN_PRICE_RAISE));
+}

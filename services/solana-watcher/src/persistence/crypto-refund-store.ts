@@ -7,6 +7,47 @@ export interface StoredRefundTransaction {
   /** base64 wire bytes. */
   transaction: string;
   lastValidBlockHeight: number;
+  blockhash: string;
+  /** Micro-lamports per compute unit. */
+  computeUnitPrice: number;
+}
+
+/** Keeps a signed attempt (in the same database transaction as the refund row that points to it). */
+async function keepAttempt(
+  manager: EntityManager,
+  refundId: string,
+  signed: StoredRefundTransaction,
+): Promise<void> {
+  await manager.query(
+    `INSERT INTO crypto_refund_attempts
+            (signature, refund_id, blockhash, compute_unit_price, signed_transaction, last_valid_block_height)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      signed.signature,
+      refundId,
+      signed.blockhash,
+      signed.computeUnitPrice,
+      signed.transaction,
+      signed.lastValidBlockHeight,
+    ],
+  );
+}
+
+/**
+ * The signatures signed for the refund on `blockhash`, oldest first: any of them may be the one that lands. Those of
+ * an earlier blockhash are left out: it expired with none of them landed, so none ever can.
+ */
+export async function attemptedSignatures(
+  manager: EntityManager,
+  refundId: string,
+  blockhash: string | null,
+): Promise<string[]> {
+  const rows: { signature: string }[] = await manager.query(
+    `SELECT signature FROM crypto_refund_attempts WHERE refund_id = $1 AND blockhash IS NOT DISTINCT FROM $2
+      ORDER BY signed_at, signature`,
+    [refundId, blockhash],
+  );
+  return rows.map((row) => row.signature);
 }
 
 export function findRefund(manager: EntityManager, refundId: string): Promise<CryptoRefundEntity | null> {
@@ -38,33 +79,84 @@ export async function insertRefund(
   return entity;
 }
 
-/** Stores the first signed transaction of a pending refund; false when another delivery stored one first. */
-export async function markRefundSubmitted(
+/**
+ * Stores the first signed transaction of a pending refund, and keeps it as its first attempt; false when another
+ * delivery stored one first. Runs its own database transaction.
+ */
+export function markRefundSubmitted(
   manager: EntityManager,
   refundId: string,
   signed: StoredRefundTransaction,
 ): Promise<boolean> {
-  const [stored]: [unknown[], number] = await manager.query(
-    `UPDATE crypto_refunds SET status = 'submitted', signature = $2, signed_transaction = $3,
-            last_valid_block_height = $4, updated_at = now()
-      WHERE refund_id = $1 AND status = 'pending' RETURNING refund_id`,
-    [refundId, signed.signature, signed.transaction, signed.lastValidBlockHeight],
-  );
-  return stored.length > 0;
+  return manager.transaction(async (tx) => {
+    const [stored]: [unknown[], number] = await tx.query(
+      `UPDATE crypto_refunds SET status = 'submitted', signature = $2, signed_transaction = $3,
+              last_valid_block_height = $4, blockhash = $5, compute_unit_price = $6, updated_at = now()
+        WHERE refund_id = $1 AND status = 'pending' RETURNING refund_id`,
+      [
+        refundId,
+        signed.signature,
+        signed.transaction,
+        signed.lastValidBlockHeight,
+        signed.blockhash,
+        signed.computeUnitPrice,
+      ],
+    );
+    if (stored.length === 0) return false;
+    await keepAttempt(tx, refundId, signed);
+    return true;
+  });
 }
 
-/** Replaces the submitted transaction `expiredSignature` with a new one; nothing when another delivery did first. */
-export async function replaceRefundTransaction(
+/**
+ * Puts a new attempt on record in place of `previousSignature` (a higher price with the same blockhash, or a new
+ * blockhash once every earlier attempt expired), keeping it with the others; false, and nothing kept, when another
+ * delivery moved the refund first. Runs its own database transaction.
+ */
+export function replaceRefundTransaction(
   manager: EntityManager,
   refundId: string,
-  expiredSignature: string | null,
+  previousSignature: string | null,
   signed: StoredRefundTransaction,
+): Promise<boolean> {
+  return manager.transaction(async (tx) => {
+    const [moved]: [unknown[], number] = await tx.query(
+      `UPDATE crypto_refunds SET signature = $3, signed_transaction = $4, last_valid_block_height = $5,
+              blockhash = $6, compute_unit_price = $7, updated_at = now()
+        WHERE refund_id = $1 AND status = 'submitted' AND signature = $2 RETURNING refund_id`,
+      [
+        refundId,
+        previousSignature,
+        signed.signature,
+        signed.transaction,
+        signed.lastValidBlockHeight,
+        signed.blockhash,
+        signed.computeUnitPrice,
+      ],
+    );
+    if (moved.length === 0) return false;
+    await keepAttempt(tx, refundId, signed);
+    return true;
+  });
+}
+
+/**
+ * Puts the attempt that landed on record, so the refund ends with it (a refund settles by the transaction on record);
+ * nothing when it is not one of the refund's attempts or the refund is no longer submitted.
+ */
+export async function recordLandedAttempt(
+  manager: EntityManager,
+  refundId: string,
+  signature: string,
 ): Promise<void> {
   await manager.query(
-    `UPDATE crypto_refunds SET signature = $3, signed_transaction = $4, last_valid_block_height = $5,
-            updated_at = now()
-      WHERE refund_id = $1 AND status = 'submitted' AND signature = $2`,
-    [refundId, expiredSignature, signed.signature, signed.transaction, signed.lastValidBlockHeight],
+    `UPDATE crypto_refunds r SET signature = a.signature, signed_transaction = a.signed_transaction,
+            last_valid_block_height = a.last_valid_block_height, blockhash = a.blockhash,
+            compute_unit_price = a.compute_unit_price, updated_at = now()
+       FROM crypto_refund_attempts a
+      WHERE r.refund_id = $1 AND r.status = 'submitted' AND r.signature <> $2
+        AND a.refund_id = $1 AND a.signature = $2`,
+    [refundId, signature],
   );
 }
 

@@ -48,6 +48,14 @@ export class CryptoRefundEntity {
   @Column({ type: 'bigint', name: 'last_valid_block_height', nullable: true, transformer: slotColumn })
   lastValidBlockHeight!: number | null;
 
+  /** The blockhash every attempt of the transaction on record shares (migration 1764402700000). */
+  @Column({ type: 'text', nullable: true })
+  blockhash!: string | null;
+
+  /** Micro-lamports per compute unit the transaction on record offers. */
+  @Column({ type: 'bigint', name: 'compute_unit_price', nullable: true, transformer: slotColumn })
+  computeUnitPrice!: number | null;
+
   @Column({ type: 'text', name: 'failure_reason', nullable: true })
   failureReason!: string | null;
 

@@ -12,6 +12,7 @@ import { TransfersOncePerInstruction1732400270000 } from './migrations/173240027
 import { UnreadableTransactions1732400271000 } from './migrations/1732400271000-unreadable-transactions';
 import { RefundsWithinReceived1732400274000 } from './migrations/1732400274000-refunds-within-received';
 import { FundsReturns1764401100002 } from './migrations/1764401100002-funds-returns';
+import { RefundAttempts1764402700000 } from './migrations/1764402700000-refund-attempts';
 
 export {
   CryptoRefundEntity,
@@ -45,5 +46,6 @@ export const solanaWatcherDatabase = {
     UnreadableTransactions1732400271000,
     RefundsWithinReceived1732400274000,
     FundsReturns1764401100002,
+    RefundAttempts1764402700000,
   ],
 };

@@ -138,3 +138,11 @@ export function requestsAround(
       .andWhere('request.expires_at >= :earliest', { earliest: new Date(at.getTime() - WINDOW_SLACK_MS) });
   return query.orderBy('request.created_at', 'DESC').limit(limit).getMany();
 }
+
+/** The references of every open request (its window running, or in its confirmation grace). */
+export async function openReferences(manager: EntityManager): Promise<string[]> {
+  const rows: { reference: string }[] = await manager.query(
+    `SELECT reference FROM payment_requests WHERE status = 'open'`,
+  );
+  return rows.map((row) => row.reference);
+}

@@ -207,7 +207,8 @@ export class WatcherHarness {
 
   /**
    * Waits for two more completed detection passes: passes never overlap (one scan lock), so the second began after
-   * this call. What any pass would do about the chain and the clock as they are now has then been done and committed.
+   * this call. What any pass would do about the chain and the clock as they are now has then been done and committed
+   * (a pass reads at most two seconds of the pace of the wallet's history: a larger backlog takes more passes).
    */
   async nextFullScan(): Promise<void> {
     const before = await this.scanPasses();
