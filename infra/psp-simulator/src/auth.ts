@@ -4,7 +4,12 @@ import { PSP_PROFILES, type PspProfile } from '@gateway/contracts';
 import { asyncHandler } from '@gateway/http-errors';
 import { type CobStore } from './cob-store';
 import { sendProblem } from './problem';
-import { type ClientCredentials, missingTokenQuery, tokenRequestAuthenticates } from './psp-profile';
+import {
+  type ClientCredentials,
+  missingTokenQuery,
+  tokenBodyAccepted,
+  tokenRequestAuthenticates,
+} from './psp-profile';
 
 export { type ClientCredentials };
 
@@ -52,8 +57,17 @@ export class TokenIssuer {
     router.post(
       '/oauth/token',
       express.urlencoded({ extended: false }),
+      express.json({ limit: '16kb' }),
       asyncHandler(async (req, res) => {
         const profile = this.options.profile ?? PSP_PROFILES.bcb;
+        // Each bank reads the token request in one format: the form of RFC 6749, or JSON (Efí).
+        if (!tokenBodyAccepted(profile, req)) {
+          res.status(400).json({
+            error: 'invalid_request',
+            error_description: `the body must be ${profile.tokenBody === 'json' ? 'JSON' : 'form-encoded'}`,
+          });
+          return;
+        }
         if (!tokenRequestAuthenticates(profile, this.credentials, req)) {
           res.status(401).set('www-authenticate', 'Basic realm="oauth"').json({ error: 'invalid_client' });
           return;

@@ -1,6 +1,5 @@
 import { type PspProfile } from '@gateway/contracts';
 import { type Logger } from '@gateway/observability';
-import { type Dispatcher } from 'undici';
 import { type CallbackSender } from './callback-sender';
 import { type CobStore, type PixRecebido, type StoredCob, type StoredLocation } from './cob-store';
 import { dynamicBrCode } from './br-code';
@@ -9,6 +8,7 @@ import { type EnvioRules } from './envio-rules';
 import { type EnvioStore } from './envio-store';
 import { type FaultInjector } from './faults';
 import { type PayloadSigner } from './payload-signer';
+import { type WebhookProbeTls } from './psp-profile';
 import { type SettlementTimers } from './settlement-timers';
 
 export interface SimulatorSettings {
@@ -42,8 +42,8 @@ export interface SimulatorContext {
   settlements: SettlementTimers;
   signer: PayloadSigner;
   faults: FaultInjector;
-  /** Connects without a client certificate, to check that a webhook refuses that (profiles with `callbackMtls`). */
-  webhookProbe: Dispatcher;
+  /** The TLS of the check that a webhook refuses a connection without a client certificate (`callbackMtls`). */
+  webhookProbe: WebhookProbeTls;
 }
 
 /** Where payload locations are served: their own path, outside API Pix (`GET /{pixUrlAccessToken}`). */

@@ -144,7 +144,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     ),
     signer: new PayloadSigner(),
     faults: new FaultInjector(),
-    webhookProbe: new Agent({ connect: trustReceivers }),
+    webhookProbe: callbackTls,
   };
   const tokens = new TokenIssuer(
     options,
@@ -165,7 +165,8 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   app.use(envioRouter(context, tokens));
   app.use(
     pathPrefix,
-    requireProfileExtras(profile, options.profileValues ?? {}),
+    // The client id is a value every bank knows (Sicoob wants it as a header).
+    requireProfileExtras(profile, { ...options.profileValues, clientId: options.clientId }),
     tokens.requireBearer(),
     express.json({ limit: '64kb', type: ['application/json'] }),
   );
@@ -259,7 +260,6 @@ function stopWork(context: SimulatorContext): void {
 
 function close(server: Server, context: SimulatorContext): Promise<void> {
   stopWork(context);
-  void context.webhookProbe.close();
   return new Promise((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();

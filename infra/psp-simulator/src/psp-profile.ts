@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { TLSSocket } from 'node:tls';
 import { type Request, type RequestHandler } from 'express';
 import { type PspProfile, type PspProfileSetting } from '@gateway/contracts';
-import { type Dispatcher, request } from 'undici';
 import { sendProblem } from './problem';
 
 /** The values the simulated bank expects for a profile's extra headers and query parameters. */
@@ -14,7 +16,8 @@ export interface ClientCredentials {
 
 /**
  * Whether a token request authenticates the way the profile's bank takes credentials (RFC 6749 section 2.3.1): HTTP
- * Basic, `client_id`/`client_secret` in the form body, or `client_id` alone (the client certificate vouching for it).
+ * Basic, `client_id`/`client_secret` in the body, or `client_id` alone, the client certificate vouching for it (served
+ * over TLS, a request without a certificate its CA took is refused; over plain HTTP, in tests, there is none to check).
  * A request in another style is refused as the bank would refuse it, even with the right credentials.
  */
 export function tokenRequestAuthenticates(
@@ -40,8 +43,26 @@ export function tokenRequestAuthenticates(
         safeEqual(form.client_secret, credentials.clientSecret)
       );
     case 'client-id-only':
-      return typeof form.client_id === 'string' && safeEqual(form.client_id, credentials.clientId);
+      return (
+        typeof form.client_id === 'string' &&
+        safeEqual(form.client_id, credentials.clientId) &&
+        clientCertificateVouches(req)
+      );
   }
+}
+
+/** Whether the request's body is in the profile's token body format (form-encoded, or JSON for Efí). */
+export function tokenBodyAccepted(profile: PspProfile, req: Request): boolean {
+  return (
+    req.is(profile.tokenBody === 'json' ? 'application/json' : 'application/x-www-form-urlencoded') !== false
+  );
+}
+
+/** Over TLS, whether the client presented a certificate the server's CA took; over plain HTTP there is none to ask. */
+function clientCertificateVouches(req: Request): boolean {
+  const socket = req.socket;
+  if (!(socket instanceof TLSSocket)) return true;
+  return socket.authorized && Object.keys(socket.getPeerCertificate()).length > 0;
 }
 
 /** The token URL's query parameters the profile requires (Santander's `grant_type`) that the request lacks. */
@@ -83,37 +104,90 @@ export function requireProfileExtras(profile: PspProfile, values: ProfileValues)
   };
 }
 
+/** What Efí's check of a webhook URL found; only `requires-certificate` lets the URL be registered. */
+export type WebhookProbe =
+  'requires-certificate' | 'accepts-without-certificate' | 'untrusted-server-certificate' | 'unreachable';
+
 /**
- * Efí's check of a webhook URL before registering it: a request without a client certificate must be refused in the
- * TLS handshake. A receiver that answers it, whatever the status, does not require mutual TLS, and one that cannot be
- * reached is no receiver: either way the registration is refused (Efí's `webhook_invalido`). What the receiver's server
- * certificate is checked against is `probe`'s business.
+ * The TLS of the check: `ca` the receiver's server certificate is checked against (else the system's), and the bank's
+ * own client certificate (`cert`, `key`), presented only to confirm that a TLS 1.2 handshake failed for the missing one.
+ */
+export interface WebhookProbeTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+}
+
+/**
+ * Efí's check of a webhook URL before registering it (https://dev.efipay.com.br/docs/api-pix/webhooks/): a request
+ * without a client certificate must be refused. Refused means the receiver ended the handshake for the missing
+ * certificate (TLS 1.3's "certificate required" alert; TLS 1.2's "handshake failure" alert when the same handshake with
+ * the bank's certificate goes through), or an HTTPS answer 403, which Efí's own reference receiver gives
+ * (https://github.com/efipay/mtls-webhook: `ssl_verify_client optional`, then 403). Anything else proves nothing and the
+ * registration is refused (Efí's `webhook_invalido`): an answer of another status, a plain HTTP URL, a server
+ * certificate the check does not trust (our side ended the handshake, before the receiver could ask for anything), a
+ * timeout, an error of another kind.
  */
 export async function probeWebhook(
   webhookUrl: string,
-  probe: Dispatcher,
-): Promise<'accepts-without-certificate' | 'requires-certificate' | 'unreachable'> {
-  try {
-    const response = await request(webhookUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-      dispatcher: probe,
-      signal: AbortSignal.timeout(5000),
-    });
-    await response.body.dump();
-    return 'accepts-without-certificate';
-  } catch (error) {
-    const code = errorCode(error) ?? errorCode((error as { cause?: unknown }).cause);
-    return code !== undefined && UNREACHABLE.has(code) ? 'unreachable' : 'requires-certificate';
+  tls: WebhookProbeTls,
+  timeoutMs = 5000,
+): Promise<WebhookProbe> {
+  const first = await postWithoutBody(webhookUrl, { ca: tls.ca }, timeoutMs);
+  if (typeof first === 'number')
+    return first === 403 && webhookUrl.startsWith('https:')
+      ? 'requires-certificate'
+      : 'accepts-without-certificate';
+  if (first.code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED') return 'requires-certificate';
+  if (SERVER_CERTIFICATE_UNTRUSTED.has(first.code)) return 'untrusted-server-certificate';
+  if (/\bSSL alert number 40\b/.test(first.message) && tls.cert !== undefined && tls.key !== undefined) {
+    const withCertificate = await postWithoutBody(webhookUrl, tls, timeoutMs);
+    if (typeof withCertificate === 'number') return 'requires-certificate';
   }
+  return 'unreachable';
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Node's own refusals of a server certificate. */
+const SERVER_CERTIFICATE_UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
+/**
+ * `POST {}` to the URL on a connection of its own (node's client, which reports the TLS alert that ended a handshake):
+ * the answer's status, or why there was none.
+ */
+function postWithoutBody(
+  url: string,
+  tls: WebhookProbeTls,
+  timeoutMs: number,
+): Promise<number | { code: string; message: string }> {
+  return new Promise((resolve) => {
+    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': 2 },
+        agent: false,
+        ...tls,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer in time'), { code: 'TIMEOUT' })));
+    req.on('error', (error: Error & { code?: unknown }) =>
+      resolve({ code: typeof error.code === 'string' ? error.code : '', message: error.message }),
+    );
+    req.end('{}');
+  });
 }
 
 function basicCredentials(header: string | undefined): ClientCredentials | undefined {

@@ -16,134 +16,174 @@ export type PspProfileName = (typeof PSP_PROFILE_NAMES)[number];
  */
 export type PspTokenRequest = 'basic' | 'form-body' | 'client-id-only';
 
-/** A value a profile sends that the operator configures (the adapter's `PSP_DEVELOPER_APP_KEY`, `PSP_ACCOUNT_NUMBER`). */
-export type PspProfileSetting = 'developerAppKey' | 'accountNumber';
+/**
+ * The token request's body: `form` (`application/x-www-form-urlencoded`, RFC 6749 section 4.4.2, the baseline) or `json`
+ * (the same fields as a JSON object, `application/json`).
+ */
+export type PspTokenBody = 'form' | 'json';
+
+/**
+ * A value a profile sends: one the operator configures for the profile (the adapter's `PSP_DEVELOPER_APP_KEY`,
+ * `PSP_ACCOUNT_NUMBER`) or the OAuth client id (`PSP_CLIENT_ID`), which every profile has.
+ */
+export type PspProfileSetting = 'developerAppKey' | 'accountNumber' | 'clientId';
+
+/** The settings only some profiles need, which the configuration then requires. */
+export type PspProfileOwnSetting = Exclude<PspProfileSetting, 'clientId'>;
+
+/** The fields in which a profile may differ from the baseline; each difference has a source or an `unverified` entry. */
+export const PSP_PROFILE_DIFFERENCES = [
+  'tokenRequest',
+  'tokenBody',
+  'tokenQuery',
+  'extraHeaders',
+  'extraQuery',
+  'callbackMtls',
+] as const;
+export type PspProfileDifference = (typeof PSP_PROFILE_DIFFERENCES)[number];
 
 export interface PspProfile {
   name: PspProfileName;
   /** The bank, as people call it. */
   title: string;
   tokenRequest: PspTokenRequest;
-  /** Query parameters the token request's URL carries besides the form body (`grant_type` for Santander). */
+  tokenBody: PspTokenBody;
+  /** Query parameters the token request's URL carries besides the body (`grant_type` for Santander). */
   tokenQuery: Readonly<Record<string, string>>;
   /** Headers every API Pix call carries, each taking the value of a setting. */
   extraHeaders: Readonly<Record<string, PspProfileSetting>>;
   /** Query parameters every API Pix call carries, each taking the value of a setting. */
   extraQuery: Readonly<Record<string, PspProfileSetting>>;
-  /** How the bank hands out the client certificate; the adapter reads either (`PSP_MTLS_PFX` or the PEM pair). */
-  certificateFormat: 'pem' | 'p12';
-  /** What the PSP appends to the registered webhook URL when it calls back. */
-  webhookPathSuffix: '' | '/pix';
   /**
    * The PSP calls back over mutual TLS with a certificate of its own CA and refuses to register a receiver that accepts
    * a connection without one: the callback listener must require it (`CALLBACK_CLIENT_CA`).
    */
   callbackMtls: boolean;
-  /** Where each difference was read. */
-  sources: readonly string[];
-  /** What could not be checked against the bank's own documentation (said in the docs, never guessed). */
-  unverified: readonly string[];
+  /** Where each difference from the baseline was read (the baseline's own: `API_PIX_BASELINE_SOURCE`). */
+  sources: Readonly<Partial<Record<PspProfileDifference, readonly string[]>>>;
+  /** What could not be checked against the bank's own documentation, by field (said in the docs, never guessed). */
+  unverified: Readonly<Partial<Record<PspProfileDifference, string>>>;
 }
 
-const BCB_API_PIX = 'https://github.com/bacen/pix-api';
+/** Where the baseline itself is specified: the Central Bank's API Pix. */
+export const API_PIX_BASELINE_SOURCE = 'https://github.com/bacen/pix-api';
 
-const baseline: Omit<PspProfile, 'name' | 'title' | 'sources' | 'unverified'> = {
+/** API Pix as the Central Bank specifies it: what every profile differs from. */
+export const PSP_BASELINE: Readonly<Pick<PspProfile, PspProfileDifference>> = {
   tokenRequest: 'basic',
+  tokenBody: 'form',
   tokenQuery: {},
   extraHeaders: {},
   extraQuery: {},
-  certificateFormat: 'pem',
-  webhookPathSuffix: '/pix',
   callbackMtls: false,
 };
 
+const EFI_WEBHOOKS = 'https://dev.efipay.com.br/docs/api-pix/webhooks/';
+const EFI_NODE_SDK_TOKEN = 'https://github.com/efipay/sdk-node-apis-efi/blob/HEAD/src/wrapper.ts';
+const SICOOB_API = 'https://github.com/SharpSistemas/SicoobAPI';
+
 export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
   bcb: {
-    ...baseline,
+    ...PSP_BASELINE,
     name: 'bcb',
     title: 'API Pix as the Central Bank specifies it',
-    sources: [BCB_API_PIX],
-    unverified: [],
+    sources: {},
+    unverified: {},
   },
   efi: {
-    ...baseline,
+    ...PSP_BASELINE,
     name: 'efi',
     title: 'Efí (formerly Gerencianet)',
-    certificateFormat: 'p12',
+    tokenBody: 'json',
     callbackMtls: true,
-    sources: [
-      'https://github.com/mpaivaana/error-report/blob/main/i18n/en/docusaurus-plugin-content-docs/current/api-pix/webhooks.md',
-      'https://github.com/efipay/sdk-python-apis-efi/blob/master/examples/pix/webhooks/automatic/pix_config_webhook_automatic_charge.py',
-      'https://dev.gerencianet.com.br/docs/api-pix-autenticacao-e-seguranca',
-    ],
-    unverified: [],
+    sources: {
+      tokenBody: [EFI_NODE_SDK_TOKEN, 'https://dev.efipay.com.br/docs/api-pix/credenciais/'],
+      callbackMtls: [EFI_WEBHOOKS, 'https://github.com/efipay/mtls-webhook'],
+    },
+    unverified: {},
   },
   bb: {
-    ...baseline,
+    ...PSP_BASELINE,
     name: 'bb',
     title: 'Banco do Brasil',
     extraQuery: { 'gw-dev-app-key': 'developerAppKey' },
-    certificateFormat: 'p12',
-    sources: [
-      'https://github.com/bacen/pix-api/issues/435',
-      'https://github.com/imobanco/bb-wrapper',
-      'https://developers.openpix.com.br/docs/bank-integrations/integration-banco-do-brasil-bank',
-    ],
-    unverified: [
-      'the callback over mutual TLS: not found in what could be read',
-      "the .p12 certificate: seen in client libraries' instructions, not in BB's documentation",
-    ],
+    sources: {
+      extraQuery: [
+        'https://github.com/bacen/pix-api/issues/435',
+        'https://github.com/imobanco/bb-wrapper',
+        'https://developers.openpix.com.br/docs/bank-integrations/integration-banco-do-brasil-bank',
+      ],
+    },
+    unverified: {
+      callbackMtls: 'whether BB calls back over mutual TLS: not found in what could be read (assumed not)',
+    },
   },
   itau: {
-    ...baseline,
+    ...PSP_BASELINE,
     name: 'itau',
     title: 'Itaú Unibanco',
     tokenRequest: 'form-body',
-    sources: ['https://github.com/emersonjrdev/Lunabe-Store/blob/main/CONFIGURAR_ITAU_PIX.md'],
-    unverified: [
-      "the token request's form-body credentials: seen in client code, not in Itaú's own documentation (its portal asks for an account)",
-    ],
+    sources: {
+      tokenRequest: ['https://github.com/emersonjrdev/Lunabe-Store/blob/main/CONFIGURAR_ITAU_PIX.md'],
+    },
+    unverified: {
+      tokenRequest:
+        "the form-body credentials: seen in client code, not in Itaú's own documentation (its portal asks for an account)",
+    },
   },
   sicoob: {
-    ...baseline,
+    ...PSP_BASELINE,
     name: 'sicoob',
     title: 'Sicoob',
     tokenRequest: 'client-id-only',
-    certificateFormat: 'p12',
-    sources: [
-      'https://github.com/SharpSistemas/SicoobAPI',
-      'https://feed.nuget.org/packages/Sicoob.PIX/0.9.8',
-    ],
-    unverified: [
-      "Sicoob's own portal (developers.sicoob.com.br) asks for an account: read through client libraries",
-    ],
+    extraHeaders: { 'x-sicoob-clientid': 'clientId' },
+    sources: {
+      tokenRequest: [`${SICOOB_API}/blob/HEAD/Sicoob.Shared/Sicoob.cs`],
+      extraHeaders: [`${SICOOB_API}/blob/HEAD/Sicoob.PIX/SicoobPIX.cs`],
+    },
+    unverified: {
+      tokenRequest:
+        "read in a client library (Sicoob's portal, developers.sicoob.com.br, asks for an account): it sends no secret, " +
+        'but whether Sicoob refuses a token request that carries one is not known, so the simulator does not',
+      extraHeaders: "read in a client library, not in Sicoob's own documentation",
+    },
   },
   inter: {
-    ...baseline,
+    ...PSP_BASELINE,
     name: 'inter',
     title: 'Banco Inter',
     tokenRequest: 'form-body',
     extraHeaders: { 'x-conta-corrente': 'accountNumber' },
-    sources: ['https://github.com/raniellyferreira/interbank-go'],
-    unverified: [
-      "Inter's own portal (developers.inter.co) could not be read: the form-body token and x-conta-corrente come from client libraries",
-    ],
+    sources: {
+      tokenRequest: ['https://github.com/raniellyferreira/interbank-go'],
+      extraHeaders: ['https://github.com/raniellyferreira/interbank-go'],
+    },
+    unverified: {
+      tokenRequest: "Inter's own portal (developers.inter.co) could not be read: read in a client library",
+      extraHeaders: "Inter's own portal (developers.inter.co) could not be read: read in a client library",
+    },
   },
   santander: {
-    ...baseline,
+    ...PSP_BASELINE,
     name: 'santander',
     title: 'Santander',
     tokenRequest: 'form-body',
     tokenQuery: { grant_type: 'client_credentials' },
-    sources: ['https://github.com/erickafram/wifitocantins/blob/main/teste_variacao_santander.sh'],
-    unverified: [
-      "Santander's own documentation could not be read: `grant_type` in the token URL's query and the form-body credentials come from client code that tried both styles",
-    ],
+    sources: {
+      tokenRequest: ['https://github.com/erickafram/wifitocantins/blob/main/teste_variacao_santander.sh'],
+      tokenQuery: ['https://github.com/erickafram/wifitocantins/blob/main/teste_variacao_santander.sh'],
+    },
+    unverified: {
+      tokenRequest:
+        "Santander's own documentation could not be read: read in client code that tried both styles",
+      tokenQuery:
+        "Santander's own documentation could not be read: read in client code that tried both styles",
+    },
   },
 };
 
 /** The profiles that send `setting` (a header or query parameter of theirs takes its value): they require it. */
-export function profilesSending(setting: PspProfileSetting): PspProfileName[] {
+export function profilesSending(setting: PspProfileOwnSetting): PspProfileName[] {
   return PSP_PROFILE_NAMES.filter((name) => {
     const { extraHeaders, extraQuery } = PSP_PROFILES[name];
     return [...Object.values(extraHeaders), ...Object.values(extraQuery)].includes(setting);

@@ -60,46 +60,37 @@ function mutualTls(config: PixAdapterConfig): ApiPixClientConfig['mTLS'] {
 }
 
 export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdapter> {
+  // The certificates are read and checked first: a bad file is a configuration error, before anything is opened.
+  const mTLS = mutualTls(config);
+  const callbackTls = readCallbackTls({
+    cert: config.CALLBACK_TLS_CERT,
+    key: config.CALLBACK_TLS_KEY,
+    clientCa: config.CALLBACK_CLIENT_CA,
+  });
   const runtime = await openServiceRuntime({ service: 'pix-adapter', config, ...pixAdapterDatabase });
   const { logger, dataSource, broker } = runtime;
-  const psp = new ApiPixClient(
-    {
-      baseUrl: config.PSP_BASE_URL,
-      pathPrefix: config.PSP_PATH_PREFIX,
-      oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
-      clientId: config.PSP_CLIENT_ID,
-      // Sicoob's profile sends no secret: none is configured.
-      clientSecret: config.PSP_CLIENT_SECRET ?? '',
-      ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
-      mTLS: mutualTls(config),
-      profile: PSP_PROFILES[config.PSP_PROFILE],
-      profileSettings: {
-        developerAppKey: config.PSP_DEVELOPER_APP_KEY,
-        accountNumber: config.PSP_ACCOUNT_NUMBER,
-      },
-      timeoutMs: config.PSP_TIMEOUT_MS,
-      maxRetries: config.PSP_MAX_RETRIES,
+  // What the API Pix client and the payout port share: the same credentials, certificate and profile.
+  const pspAccess = {
+    baseUrl: config.PSP_BASE_URL,
+    oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
+    clientId: config.PSP_CLIENT_ID,
+    // Sicoob's profile sends no secret: none is configured.
+    clientSecret: config.PSP_CLIENT_SECRET ?? '',
+    ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
+    mTLS,
+    profile: PSP_PROFILES[config.PSP_PROFILE],
+    profileSettings: {
+      developerAppKey: config.PSP_DEVELOPER_APP_KEY,
+      accountNumber: config.PSP_ACCOUNT_NUMBER,
     },
-    { logger },
-  );
+    timeoutMs: config.PSP_TIMEOUT_MS,
+    maxRetries: config.PSP_MAX_RETRIES,
+  };
+  const psp = new ApiPixClient({ ...pspAccess, pathPrefix: config.PSP_PATH_PREFIX }, { logger });
   runtime.onClose('psp-client', () => psp.close());
   // The PSP's own operations beside API Pix (Efí's envio de Pix for payouts, sent Pix, the account balance), with the
   // same credentials.
-  const payoutPort = new PixPayoutPort(
-    {
-      baseUrl: config.PSP_BASE_URL,
-      oauthTokenUrl: config.PSP_OAUTH_TOKEN_URL,
-      clientId: config.PSP_CLIENT_ID,
-      // Sicoob's profile sends no secret: none is configured.
-      clientSecret: config.PSP_CLIENT_SECRET ?? '',
-      ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
-      mTLS: mutualTls(config),
-      profile: PSP_PROFILES[config.PSP_PROFILE],
-      timeoutMs: config.PSP_TIMEOUT_MS,
-      maxRetries: config.PSP_MAX_RETRIES,
-    },
-    { logger },
-  );
+  const payoutPort = new PixPayoutPort(pspAccess, { logger });
   runtime.onClose('psp-payout-client', () => payoutPort.close());
   const payoutDeps: PayoutDeps = {
     dataSource,
@@ -129,11 +120,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     host: config.CALLBACK_HOST,
     port: config.CALLBACK_PORT,
     token: config.CALLBACK_TOKEN,
-    tls: readCallbackTls({
-      cert: config.CALLBACK_TLS_CERT,
-      key: config.CALLBACK_TLS_KEY,
-      clientCa: config.CALLBACK_CLIENT_CA,
-    }),
+    tls: callbackTls,
     processor,
     sentPix: (body) => settleReportedPayouts(payoutDeps, payoutPort.learnFromCallback(body)),
     logger,

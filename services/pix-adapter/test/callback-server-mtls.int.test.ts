@@ -1,9 +1,12 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { ConfigError } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { type TestPki, closeAfterEachTest, createTestPki } from '@gateway/testkit';
 import type { CallbackProcessor } from '../src/application/callback-processor';
 import { type PspCallbackItem } from '../src/clients/psp/callback';
-import { startCallbackServer } from '../src/http/callback-server';
+import { readCallbackTls, startCallbackServer } from '../src/http/callback-server';
 
 const TOKEN = 'mtls-callback-token-0123456789';
 const silent = createLogger('callback-mtls-test', 'silent');
@@ -87,5 +90,55 @@ describe('the callback listener over mutual TLS', () => {
 
     expect(await callBack(listener.baseUrl, pki.client, 'not-the-token-0123456789')).toBe(401);
     expect(listener.processed).toEqual([]);
+  });
+});
+
+describe("the callback listener's certificate files", () => {
+  /** Writes `content` to a file of the test PKI's directory; answers its path. */
+  const file = (name: string, content: string): string => {
+    const path = join(pki.caPath, '..', name);
+    writeFileSync(path, content);
+    return path;
+  };
+  const refusal = (files: { cert: string; key: string; clientCa?: string }): unknown => {
+    try {
+      readCallbackTls(files);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('are read when each holds what it is for, the client CA requiring certificates', () => {
+    const tls = readCallbackTls({
+      cert: file('good.crt', pki.server.cert),
+      key: file('good.key', pki.server.key),
+      clientCa: pki.caPath,
+    });
+    expect(tls).toEqual({ cert: pki.server.cert, key: pki.server.key, clientCa: pki.caPem });
+  });
+
+  it('refuse to start with an empty client CA, or one holding no PEM certificate, never dropping mutual TLS', () => {
+    const cert = file('server.crt', pki.server.cert);
+    const key = file('server.key', pki.server.key);
+    for (const clientCa of [file('empty-ca.crt', ''), file('not-a-ca.crt', 'not a certificate\n')]) {
+      const error = refusal({ cert, key, clientCa });
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error).toMatchObject({ variables: ['CALLBACK_CLIENT_CA'] });
+      expect(String(error)).toMatch(/CALLBACK_CLIENT_CA holds no PEM certificate/);
+    }
+  });
+
+  it("refuse to start with an empty certificate or key, or a key that is not the certificate's, naming no key", () => {
+    const cert = file('pair.crt', pki.server.cert);
+    const key = file('pair.key', pki.server.key);
+    const empty = file('empty.pem', '');
+    expect(refusal({ cert: empty, key })).toMatchObject({ variables: ['CALLBACK_TLS_CERT'] });
+    expect(refusal({ cert, key: empty })).toMatchObject({ variables: ['CALLBACK_TLS_KEY'] });
+    const otherKey = file('other.key', pki.client.key);
+    const mismatch = refusal({ cert, key: otherKey });
+    expect(mismatch).toBeInstanceOf(ConfigError);
+    expect(String(mismatch)).toMatch(/CALLBACK_TLS_KEY is not the private key of CALLBACK_TLS_CERT/);
+    expect(String(mismatch)).not.toContain(pki.client.key.split('\n')[1]);
   });
 });

@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { ConfigError } from '@gateway/config';
 import { createPspSimulator } from '@gateway/psp-simulator';
 import { pspBooksForThisFile } from '@gateway/psp-simulator/test/support/books';
 import { PSP_PROFILE_NAMES, type PspProfileName } from '@gateway/contracts';
@@ -141,7 +143,7 @@ describe.each(PSP_PROFILE_NAMES)('the %s profile against the simulator in that m
 describe('what each simulated bank refuses', () => {
   const bcb = PSP_PROFILES.bcb;
 
-  it.each(['bb', 'itau', 'sicoob', 'inter', 'santander'] as const)(
+  it.each(['efi', 'bb', 'itau', 'sicoob', 'inter', 'santander'] as const)(
     'the baseline client is refused by the %s simulator',
     async (name) => {
       const psp = await startSimulator(name);
@@ -176,6 +178,15 @@ describe('what each simulated bank refuses', () => {
     expect(await refusal(wrongId.getCharge(newTxid()))).toMatchObject({ kind: 'unauthorized' });
   });
 
+  it('Efí refuses a token request whose body is a form, not JSON; Sicoob a call without x-sicoob-clientid', async () => {
+    const efi = await startSimulator('efi');
+    const form = clientFor(efi.url, { ...PSP_PROFILES.efi, tokenBody: 'form' });
+    expect(await refusal(form.getCharge(newTxid()))).toMatchObject({ kind: 'invalid', status: 400 });
+    const sicoob = await startSimulator('sicoob');
+    const withoutHeader = clientFor(sicoob.url, { ...PSP_PROFILES.sicoob, extraHeaders: {} });
+    expect(await refusal(withoutHeader.getCharge(newTxid()))).toMatchObject({ kind: 'invalid', status: 400 });
+  });
+
   it('Santander refuses a token request without grant_type in its query', async () => {
     const psp = await startSimulator('santander');
     const client = clientFor(psp.url, { ...PSP_PROFILES.santander, tokenQuery: {} });
@@ -203,31 +214,63 @@ describe('what each simulated bank refuses', () => {
   });
 });
 
-describe('a client certificate as a PKCS#12 file with a passphrase', () => {
-  /** The simulator behind HTTPS that requires a client certificate of the test CA, as the banks' gateways do. */
-  async function mutualTlsPsp() {
-    const psp = await startSimulator('efi');
-    const server = createHttpsServer(
-      {
-        cert: pki.server.cert,
-        key: pki.server.key,
-        ca: pki.caPem,
-        requestCert: true,
-        rejectUnauthorized: true,
-      },
-      psp.app,
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    afterThisTest(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-    );
-    return { ...psp, httpsUrl: `https://localhost:${(server.address() as AddressInfo).port}` };
-  }
+/**
+ * The simulator behind HTTPS that asks for a client certificate of the test CA, as the banks' gateways do; it refuses a
+ * connection without one in the handshake unless `rejectUnauthorized` is false (the bank's token endpoint then judges).
+ */
+async function mutualTlsPsp(profile: PspProfileName = 'efi', rejectUnauthorized = true) {
+  const psp = await startSimulator(profile);
+  const server = createHttpsServer(
+    {
+      cert: pki.server.cert,
+      key: pki.server.key,
+      ca: pki.caPem,
+      requestCert: true,
+      rejectUnauthorized,
+    },
+    psp.app,
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  afterThisTest(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return { ...psp, httpsUrl: `https://localhost:${(server.address() as AddressInfo).port}` };
+}
 
+describe("Sicoob's token for a client id alone, served over TLS", () => {
+  it('is refused to a request without a client certificate, or with one of another CA, and given with a good one', async () => {
+    const psp = await mutualTlsPsp('sicoob', false);
+    const agent = new Agent({ connect: { ca: pki.caPem } });
+    afterThisTest(() => agent.close());
+    const bare = await request(`${psp.httpsUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: CREDENTIALS.clientId,
+      }).toString(),
+      dispatcher: agent,
+    });
+    expect(bare.statusCode).toBe(401);
+    expect(await bare.body.json()).toEqual({ error: 'invalid_client' });
+
+    const foreign = { cert: pki.foreignClient.cert, key: pki.foreignClient.key, ca: pki.caPem };
+    const otherCa = clientFor(psp.httpsUrl, PSP_PROFILES.sicoob, { mTLS: foreign });
+    expect(await refusal(otherCa.getCharge(newTxid()))).toMatchObject({ kind: 'unauthorized' });
+
+    const good = { cert: pki.client.cert, key: pki.client.key, ca: pki.caPem };
+    const client = clientFor(psp.httpsUrl, PSP_PROFILES.sicoob, { mTLS: good });
+    await expect(client.createCharge(newTxid(), charge(psp.pixKey))).resolves.toMatchObject({
+      status: 'ATIVA',
+    });
+  });
+});
+
+describe('a client certificate as a PKCS#12 file with a passphrase', () => {
   it('loads with its passphrase and authenticates the client to a PSP requiring mutual TLS', async () => {
     const psp = await mutualTlsPsp();
     const mTLS = readClientCertificate({
@@ -242,24 +285,32 @@ describe('a client certificate as a PKCS#12 file with a passphrase', () => {
     });
   });
 
-  it('gets nowhere with a wrong passphrase, nor with a certificate of another CA, and names no secret', async () => {
-    const psp = await mutualTlsPsp();
-    const wrongPassphrase = readClientCertificate({
-      pfx: pki.client.p12Path,
-      passphrase: 'not-the-passphrase',
-      ca: pki.caPath,
-    });
-    const otherCa = { cert: pki.foreignClient.cert, key: pki.foreignClient.key, ca: pki.caPem };
-    for (const mTLS of [wrongPassphrase, otherCa]) {
-      const error = await clientFor(psp.httpsUrl, PSP_PROFILES.efi, { mTLS })
-        .getCharge(newTxid())
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-      expect(error).toBeInstanceOf(PspError);
-      expect(error).toMatchObject({ kind: 'unavailable' });
-      expect(String(error)).not.toContain(pki.client.passphrase);
+  it('refuses a wrong passphrase at start, as a configuration error that names no passphrase', () => {
+    const wrongPassphrase = 'not-the-passphrase';
+    let error: unknown;
+    try {
+      readClientCertificate({ pfx: pki.client.p12Path, passphrase: wrongPassphrase, ca: pki.caPath });
+    } catch (e) {
+      error = e;
     }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ variables: ['PSP_MTLS_PFX', 'PSP_MTLS_PASSPHRASE'] });
+    expect(String(error)).toMatch(/PSP_MTLS_PFX does not open with PSP_MTLS_PASSPHRASE/);
+    expect(String(error)).not.toContain(wrongPassphrase);
+    expect(String(error)).not.toContain(pki.client.passphrase);
+  });
+
+  it('gets nowhere with a certificate of another CA: the PSP is unavailable, and no key is named', async () => {
+    const psp = await mutualTlsPsp();
+    const otherCa = { cert: pki.foreignClient.cert, key: pki.foreignClient.key, ca: pki.caPem };
+    const error = await clientFor(psp.httpsUrl, PSP_PROFILES.efi, { mTLS: otherCa })
+      .getCharge(newTxid())
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(PspError);
+    expect(error).toMatchObject({ kind: 'unavailable' });
+    expect(String(error)).not.toContain(pki.foreignClient.key.split('\n')[1]);
   });
 });

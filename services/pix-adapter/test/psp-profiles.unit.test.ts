@@ -1,15 +1,67 @@
-import { PSP_PROFILE_NAMES, PROFILES_WITHOUT_SECRET, profilesSending } from '@gateway/contracts';
-import { PSP_PROFILES, profileCallExtras, tokenRequestParts, withQuery } from '../src/domain/psp-profiles';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  PSP_BASELINE,
+  PSP_PROFILE_DIFFERENCES,
+  PSP_PROFILE_NAMES,
+  PROFILES_WITHOUT_SECRET,
+  type PspProfile,
+  profilesSending,
+} from '@gateway/contracts';
+import {
+  PSP_PROFILES,
+  profileCallExtras,
+  tokenRequestBody,
+  tokenRequestParts,
+  withQuery,
+} from '../src/domain/psp-profiles';
 
 const credentials = { clientId: 'id:with colon', clientSecret: 's3cr&t' };
 
 describe('PSP profiles', () => {
+  /** The fields in which `profile` differs from the baseline that have neither a source nor an unverified entry. */
+  const undocumented = (profile: PspProfile): string[] =>
+    PSP_PROFILE_DIFFERENCES.filter(
+      (field) =>
+        !isDeepStrictEqual(profile[field], PSP_BASELINE[field]) &&
+        (profile.sources[field] ?? []).length === 0 &&
+        profile.unverified[field] === undefined,
+    );
+
   it('declares every profile by its own name, each difference with a source', () => {
     for (const name of PSP_PROFILE_NAMES) {
-      expect(PSP_PROFILES[name].name).toBe(name);
-      expect(PSP_PROFILES[name].sources.length).toBeGreaterThan(0);
-      for (const source of PSP_PROFILES[name].sources) expect(source).toMatch(/^https:\/\//);
+      const profile = PSP_PROFILES[name];
+      expect(profile.name).toBe(name);
+      expect({ name, undocumented: undocumented(profile) }).toEqual({ name, undocumented: [] });
+      for (const sources of Object.values(profile.sources))
+        for (const source of sources) expect(source).toMatch(/^https:\/\//);
     }
+    // Every profile but the baseline differs somewhere: a profile without a difference is a copy of `bcb`.
+    for (const name of PSP_PROFILE_NAMES.filter((other) => other !== 'bcb'))
+      expect(
+        PSP_PROFILE_DIFFERENCES.some((f) => !isDeepStrictEqual(PSP_PROFILES[name][f], PSP_BASELINE[f])),
+      ).toBe(true);
+  });
+
+  it('finds a difference without a source or an unverified entry', () => {
+    const sicoob = PSP_PROFILES.sicoob;
+    expect(undocumented({ ...sicoob, callbackMtls: true })).toEqual(['callbackMtls']);
+    expect(undocumented({ ...sicoob, sources: {}, unverified: {} })).toEqual([
+      'tokenRequest',
+      'extraHeaders',
+    ]);
+  });
+
+  it("encodes the token request's body as a form, or as JSON for a bank that reads JSON", () => {
+    const fields = { grant_type: 'client_credentials', scope: 'cob.read cob.write' };
+    expect(tokenRequestBody('form', fields)).toEqual({
+      contentType: 'application/x-www-form-urlencoded',
+      body: 'grant_type=client_credentials&scope=cob.read+cob.write',
+    });
+    expect(tokenRequestBody('json', { grant_type: 'client_credentials' })).toEqual({
+      contentType: 'application/json',
+      body: '{"grant_type":"client_credentials"}',
+    });
+    expect(PSP_PROFILES.efi.tokenBody).toBe('json');
   });
 
   it('asks for the token in each style: Basic, form-body credentials, or the client id alone', () => {
@@ -34,6 +86,10 @@ describe('PSP profiles', () => {
     });
     expect(profileCallExtras(PSP_PROFILES.inter, settings)).toEqual({
       headers: { 'x-conta-corrente': '123' },
+      query: {},
+    });
+    expect(profileCallExtras(PSP_PROFILES.sicoob, { clientId: 'the-client' })).toEqual({
+      headers: { 'x-sicoob-clientid': 'the-client' },
       query: {},
     });
     expect(profileCallExtras(PSP_PROFILES.bcb, {})).toEqual({ headers: {}, query: {} });

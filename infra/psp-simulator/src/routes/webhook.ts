@@ -4,7 +4,7 @@ import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext } from '../context';
 import { sendProblem } from '../problem';
-import { probeWebhook } from '../psp-profile';
+import { type WebhookProbe, probeWebhook } from '../psp-profile';
 import { validateBody } from './validation';
 
 const webhookSchema = Joi.object<{ webhookUrl: string }>({
@@ -12,6 +12,13 @@ const webhookSchema = Joi.object<{ webhookUrl: string }>({
     .uri({ scheme: ['http', 'https'] })
     .required(),
 }).unknown(true);
+
+/** Why Efí's check refused a URL, as the bank says it. */
+const PROBE_REFUSALS: Record<Exclude<WebhookProbe, 'requires-certificate'>, string> = {
+  unreachable: 'A URL informada está inacessível.',
+  'accepts-without-certificate': 'A autenticação de TLS mútuo não está configurada na URL informada.',
+  'untrusted-server-certificate': 'O certificado do servidor da URL informada não é confiável.',
+};
 
 /** `PUT|GET|DELETE {prefix}/webhook/:chave`: where received Pix for that key are notified (plus `/pix`). */
 export function webhookRouter(context: SimulatorContext): Router {
@@ -42,15 +49,7 @@ export function webhookRouter(context: SimulatorContext): Router {
       if (context.settings.profile.callbackMtls) {
         const probe = await probeWebhook(body.webhookUrl, context.webhookProbe);
         if (probe !== 'requires-certificate') {
-          sendProblem(
-            res,
-            400,
-            'WebhookOperacaoInvalida',
-            'Webhook inválido.',
-            probe === 'unreachable'
-              ? 'A URL informada está inacessível.'
-              : 'A autenticação de TLS mútuo não está configurada na URL informada.',
-          );
+          sendProblem(res, 400, 'WebhookOperacaoInvalida', 'Webhook inválido.', PROBE_REFUSALS[probe]);
           return;
         }
       }

@@ -3,6 +3,7 @@ import {
   type PspProfile,
   type PspProfileName,
   type PspProfileSetting,
+  type PspTokenBody,
   type PspTokenRequest,
 } from '@gateway/contracts';
 
@@ -48,6 +49,19 @@ export function tokenRequestParts(
     case 'client-id-only':
       return { form: { client_id: credentials.clientId } };
   }
+}
+
+/**
+ * The token request's body in a profile's format: form-encoded (RFC 6749 section 4.4.2) or the same fields as a JSON
+ * object (Efí).
+ */
+export function tokenRequestBody(
+  format: PspTokenBody,
+  fields: Readonly<Record<string, string>>,
+): { contentType: string; body: string } {
+  return format === 'json'
+    ? { contentType: 'application/json', body: JSON.stringify(fields) }
+    : { contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams(fields).toString() };
 }
 
 /** `url` with `query` added to whatever query it already has. */

@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { type Server, createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +7,7 @@ import { AppError, asyncHandler, errorMiddleware, notFoundHandler } from '@gatew
 import { gracefulHttpStop } from '@gateway/service-runtime';
 import type { Logger } from '@gateway/observability';
 import { parsePspCallback } from '../clients/psp/callback';
+import { checkTlsMaterial, readPemFile } from '../clients/psp/client-certificate';
 import type { CallbackProcessor } from '../application/callback-processor';
 
 /**
@@ -21,17 +21,30 @@ export interface CallbackTls {
   clientCa?: string;
 }
 
-/** The listener's TLS read from its PEM files, or none (plain HTTP, TLS ending at the ingress). */
+/**
+ * The listener's TLS read from its PEM files, or none (plain HTTP, TLS ending at the ingress). A file that is empty or
+ * holds no PEM block of its kind, or a key that is not the certificate's, is a configuration error: an empty client CA
+ * must never turn into a listener that asks no certificate.
+ */
 export function readCallbackTls(files: {
   cert?: string;
   key?: string;
   clientCa?: string;
 }): CallbackTls | undefined {
   if (!files.cert || !files.key) return undefined;
+  const cert = readPemFile('CALLBACK_TLS_CERT', files.cert, 'certificate');
+  const key = readPemFile('CALLBACK_TLS_KEY', files.key, 'private key');
+  checkTlsMaterial(
+    ['CALLBACK_TLS_CERT', 'CALLBACK_TLS_KEY'],
+    { cert, key },
+    'CALLBACK_TLS_KEY is not the private key of CALLBACK_TLS_CERT',
+  );
   return {
-    cert: readFileSync(files.cert, 'utf8'),
-    key: readFileSync(files.key, 'utf8'),
-    ...(files.clientCa ? { clientCa: readFileSync(files.clientCa, 'utf8') } : {}),
+    cert,
+    key,
+    ...(files.clientCa === undefined
+      ? {}
+      : { clientCa: readPemFile('CALLBACK_CLIENT_CA', files.clientCa, 'certificate') }),
   };
 }
 
@@ -102,7 +115,9 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
           cert: tls.cert,
           key: tls.key,
           minVersion: 'TLSv1.2',
-          ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+          ...(tls.clientCa === undefined
+            ? {}
+            : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
         },
         app,
       )

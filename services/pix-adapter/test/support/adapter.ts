@@ -32,7 +32,8 @@ export interface AdapterAgainstSandboxPsp {
 /**
  * The PIX adapter on a test bed, against a sandbox PSP simulator on a free port, with a free callback port. `settings`
  * answers the adapter's variables over those (it may put something between the adapter and the PSP, registering its
- * clean-up); `bed.close()` closes the payer and the PSP too.
+ * clean-up); `startPsp` starts another simulator than the sandbox's (a bank's mode) with the test's database;
+ * `bed.close()` closes the payer and the PSP too.
  */
 export async function startAdapterAgainstSandboxPsp(
   label: string,
@@ -41,11 +42,13 @@ export async function startAdapterAgainstSandboxPsp(
     env: IsolatedEnvironment,
     cleanup: TestBedCleanup,
   ) => Promise<Record<string, string>> | Record<string, string> = () => ({}),
+  startPsp: (databaseUrl: string) => Promise<RunningPspSimulator> = (databaseUrl) =>
+    startSandboxPspSimulator(databaseUrl, testLogger('psp')),
 ): Promise<AdapterAgainstSandboxPsp> {
   let psp!: RunningPspSimulator;
   let payer!: ApiPixClient;
   const bed = await serviceTestBed(label, async (env, cleanup) => {
-    psp = await startSandboxPspSimulator(env.config.DATABASE_URL, testLogger('psp'));
+    psp = await startPsp(env.config.DATABASE_URL);
     cleanup.afterStop(() => psp.close());
     payer = sandboxPayer(psp.url);
     cleanup.afterStop(() => payer.close());

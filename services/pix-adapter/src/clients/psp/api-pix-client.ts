@@ -114,12 +114,14 @@ export function pspSession(
   const profile = config.profile ?? PSP_PROFILES.bcb;
   return {
     dispatcher,
-    extras: profileCallExtras(profile, config.profileSettings ?? {}),
+    // The client id is a setting of every profile (Sicoob sends it as a header).
+    extras: profileCallExtras(profile, { ...config.profileSettings, clientId: config.clientId }),
     token: new ClientCredentialsToken(
       {
         ...config,
         scope: config.scope ?? defaultScope,
         tokenRequest: profile.tokenRequest,
+        tokenBody: profile.tokenBody,
         tokenQuery: profile.tokenQuery,
       },
       dispatcher,

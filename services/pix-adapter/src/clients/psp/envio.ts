@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { Dispatcher } from 'undici';
 import { balanceToCentavos, centavosToPixAmount, pixAmountToCentavos } from '../../domain/amount';
 import { ID_ENVIO_PATTERN } from '../../domain/id-envio';
-import { type PspProfile } from '../../domain/psp-profiles';
+import { type PspProfile, type PspProfileSettings } from '../../domain/psp-profiles';
 import { type ApiPixClientDeps, type ClientCertificate, pspSession } from './api-pix-client';
 import { type Checked } from './cob';
 import { sendAuthorized } from './http';
@@ -207,6 +207,8 @@ export interface PixPayoutPortConfig {
   mTLS?: ClientCertificate;
   /** The PSP's profile, for its token request (the same credentials as API Pix); default the baseline. */
   profile?: PspProfile;
+  /** The values the profile's extra headers and query parameters take, as for API Pix. */
+  profileSettings?: PspProfileSettings;
   timeoutMs: number;
   maxRetries: number;
 }

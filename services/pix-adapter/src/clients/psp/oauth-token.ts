@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { type Dispatcher } from 'undici';
-import { type PspTokenRequest } from '@gateway/contracts';
-import { tokenRequestParts, withQuery } from '../../domain/psp-profiles';
+import { type PspTokenBody, type PspTokenRequest } from '@gateway/contracts';
+import { tokenRequestBody, tokenRequestParts, withQuery } from '../../domain/psp-profiles';
 import { send } from './http';
 import { PspError, pspErrorFromResponse } from './psp-error';
 
@@ -14,6 +14,8 @@ export interface ClientCredentials {
   timeoutMs: number;
   /** How the PSP takes the credentials (its profile's `tokenRequest`); default HTTP Basic. */
   tokenRequest?: PspTokenRequest;
+  /** The body's format (its profile's `tokenBody`); default form-encoded. */
+  tokenBody?: PspTokenBody;
   /** Query parameters the PSP wants on the token URL (its profile's `tokenQuery`). */
   tokenQuery?: Readonly<Record<string, string>>;
 }
@@ -63,20 +65,21 @@ export class ClientCredentialsToken {
       clientId,
       clientSecret,
     });
+    const { contentType, body } = tokenRequestBody(this.credentials.tokenBody ?? 'form', {
+      grant_type: 'client_credentials',
+      ...(scope ? { scope } : {}),
+      ...form,
+    });
     const reply = await send(this.dispatcher, {
       operation: 'oauth.token',
       method: 'POST',
       url: withQuery(oauthTokenUrl, this.credentials.tokenQuery ?? {}),
       headers: {
         ...(authorization === undefined ? {} : { authorization }),
-        'content-type': 'application/x-www-form-urlencoded',
+        'content-type': contentType,
         accept: 'application/json',
       },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        ...(scope ? { scope } : {}),
-        ...form,
-      }).toString(),
+      body,
       timeoutMs,
     });
     if (reply.status !== 200) throw pspErrorFromResponse(reply.status, reply.body, reply.retryAfter);
