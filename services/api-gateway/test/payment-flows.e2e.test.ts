@@ -49,6 +49,11 @@ describe('payments end to end through the public API', () => {
       devedor: { cpf: '52998224725', nome: 'Ana Paula Souza' },
       solicitacaoPagador: 'Pedido 1001: bolo de fubá',
     });
+    expect((await api('GET', `/v1/customers/${customer.body.customer_id}`)).body).toEqual(customer.body);
+    const listed = await api('GET', '/v1/payments?limit=1');
+    expect(listed.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([
+      created.body.payment_id,
+    ]);
     // A customer without a document is no debtor: the charge is open to anyone, as before.
     const anonymous = await api('POST', '/v1/customers', { name: 'Sem Documento' });
     const plain = await api('POST', '/v1/payments', {
@@ -69,11 +74,6 @@ describe('payments end to end through the public API', () => {
       status: 422,
       code: 'INVALID_FIELDS',
     });
-    expect((await api('GET', `/v1/customers/${customer.body.customer_id}`)).body).toEqual(customer.body);
-    const listed = await api('GET', '/v1/payments?limit=1');
-    expect(listed.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual([
-      created.body.payment_id,
-    ]);
 
     const other = await live.client.createBusiness('Outra Loja');
     const foreign = await live.client.api(other.apiKey, 'POST', '/v1/payments', {
