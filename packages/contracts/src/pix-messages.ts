@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import {
+  businessId,
   businessName,
   centavos,
   chargeDebtorSchema,
@@ -18,6 +19,8 @@ import { pixInstructionsSchema, type PixInstructions } from './payment-commands'
 
 export interface OpenPixCharge {
   payment_id: string;
+  /** Whose charge it is: a business with its own PSP account has it opened there. Additive: absent, the platform's. */
+  business_id?: string;
   business_name: string;
   amount_centavos: number;
   expires_in_seconds: number;
@@ -37,6 +40,7 @@ export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
   'pix-adapter',
   Joi.object({
     payment_id: paymentId.required(),
+    business_id: businessId,
     business_name: businessName.required(),
     amount_centavos: centavos.min(1).required(),
     expires_in_seconds: Joi.number().integer().min(1).required(),

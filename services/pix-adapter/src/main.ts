@@ -10,7 +10,11 @@ import {
   pixRefundRequested,
   pixFundsReturnRequested,
   simulatePixOutcome,
+  setPspAccount as setPspAccountCommand,
+  getPspAccount,
+  removePspAccount as removePspAccountCommand,
 } from '@gateway/contracts';
+import { parseSealingKey } from '@gateway/persistence';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
@@ -39,6 +43,9 @@ import { OverduePayoutPoll } from './application/overdue-payout-poll';
 import { settleReportedPayouts } from './application/settle-reported-payouts';
 import type { PayoutDeps } from './application/shared/settle-payout';
 import { handleGetPspStatement } from './handlers/pix.psp-statement.get.v1';
+import { setPspAccount } from './application/set-psp-account';
+import { removePspAccount } from './application/remove-psp-account';
+import { handleGetPspAccount } from './handlers/pix.psp-account.get.v1';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
@@ -172,6 +179,12 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   };
   const refundDeps = { dataSource, uow: runtime.unitOfWork(pixRefundRequested.name), psp, logger };
   const fundsReturnDeps = { ...refundDeps, uow: runtime.unitOfWork(pixFundsReturnRequested.name) };
+  const setAccountDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(setPspAccountCommand.name),
+    sealingKey: parseSealingKey(config.PSP_ACCOUNT_SEALING_KEY),
+    onAccountSet: () => undefined,
+  };
   await broker
     .handlers('pix-adapter')
     .handle(openPixCharge, (command, context) => openCharge(openDeps, command, context))
@@ -194,6 +207,11 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
     .handle(pixFundsReturnRequested, (event, context) => requestFundsReturn(fundsReturnDeps, event, context))
     .handle(payoutRequested, handlePayoutRequested(payoutDeps))
+    .handle(setPspAccountCommand, (command, context) => setPspAccount(setAccountDeps, command, context))
+    .handle(getPspAccount, handleGetPspAccount({ dataSource }))
+    .handle(removePspAccountCommand, (command, context) =>
+      removePspAccount({ uow: runtime.unitOfWork(removePspAccountCommand.name) }, command, context),
+    )
     .handle(
       getPspStatement,
       handleGetPspStatement({

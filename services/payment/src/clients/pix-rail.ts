@@ -63,6 +63,7 @@ export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
     async open(payment, context) {
       const opening = {
         ...paymentToOpen(payment),
+        ...(payment.businessId ? { business_id: payment.businessId } : {}),
         expires_in_seconds: expiresInSeconds,
         // Only what there is: an opening without them is the message it always was.
         ...(payment.description ? { description: payment.description } : {}),

@@ -31,6 +31,8 @@ export type RailInstructions = PixInstructions | CryptoInstructions;
 /** The payment a rail opens or changes (the entity has this shape). */
 export interface RailPayment {
   id: string;
+  /** Whose payment it is: a rail that opens it at the business's own account (a PIX PSP account) says so. */
+  businessId?: string;
   businessName: string;
   amountCentavos: number;
   token: CreatePayment['token'];

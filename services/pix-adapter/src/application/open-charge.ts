@@ -73,6 +73,7 @@ export async function openCharge(
       expiresAt: new Date(Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000),
       paidEndToEndId: null,
       traceContext: activeTraceHeaders(),
+      pspAccountId: null,
       createdAt: now,
       updatedAt: now,
     });
