@@ -8,14 +8,16 @@ import { devedorOf } from '../domain/devedor';
 import { generateTxid } from '../domain/txid';
 import { ChargeEntity } from '../persistence';
 import { insertChargeOnce } from '../persistence/charge-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { PspAccounts } from '../clients/psp/psp-accounts';
 import { pspFailure } from '../clients/psp/psp-failure';
 import { makeChargeCode } from './shared/make-charge-code';
 
 export interface OpenChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  /** Where the business's charges are opened: its own PSP account, or the platform's. */
+  psp: Pick<PspAccounts, 'forNewCharge'>;
+  /** The platform's receiving key (PIX_KEY). */
   pixKey: string;
   merchantCity: string;
 }
@@ -46,11 +48,12 @@ export async function openCharge(
   const existing = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId: command.payment_id });
   if (existing) return deps.uow.once(context, async () => toPixCharge(existing));
   const txid = txidOfPayment(command.payment_id);
-  const cob = await deps.psp
+  const account = await deps.psp.forNewCharge(command.business_id);
+  const cob = await account.client
     .createCharge(txid, {
       expiracaoSeconds: command.expires_in_seconds,
       valorCentavos: command.amount_centavos,
-      chave: deps.pixKey,
+      chave: account.pixKey ?? deps.pixKey,
       ...(command.debtor ? { devedor: devedorOf(command.debtor) } : {}),
       ...(command.description ? { solicitacaoPagador: command.description } : {}),
     })
@@ -73,11 +76,14 @@ export async function openCharge(
       expiresAt: new Date(Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000),
       paidEndToEndId: null,
       traceContext: activeTraceHeaders(),
-      pspAccountId: null,
+      pspAccountId: account.accountId,
       createdAt: now,
       updatedAt: now,
     });
-    context.logger.info({ txid, payment_id: command.payment_id }, 'PIX charge opened');
+    context.logger.info(
+      { txid, payment_id: command.payment_id, psp_account_id: account.accountId },
+      'PIX charge opened',
+    );
     return toPixCharge(charge);
   });
 }

@@ -12,8 +12,8 @@ export interface SetPspAccountDeps {
   uow: UnitOfWork;
   /** The AES-256-GCM key the secret and the certificate are sealed with (PSP_ACCOUNT_SEALING_KEY). */
   sealingKey: Buffer;
-  /** Told once the account is stored: its webhook is registered at its PSP. */
-  onAccountSet: (account: PspAccountEntity) => void;
+  /** Told once the account is stored: its webhook is registered at its PSP (a first attempt awaited). */
+  onAccountSet: (account: PspAccountEntity) => Promise<void>;
 }
 
 /** Whether the PKCS#12 opens with its passphrase; what went wrong is never said (it may quote the input). */
@@ -66,7 +66,7 @@ export async function setPspAccount(
   const account = await deps.dataSource.manager.findOneByOrFail(PspAccountEntity, {
     accountId: stored.account_id,
   });
-  deps.onAccountSet(account);
+  await deps.onAccountSet(account);
   context.logger.info({ business_id: command.business_id, account_id: stored.account_id }, 'PSP account set');
   return stored;
 }

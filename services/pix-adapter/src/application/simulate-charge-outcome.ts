@@ -3,13 +3,13 @@ import { pixChargeClosed, type SimulatePixOutcome } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { endActiveCharge, moveExpiryToPast } from '../persistence/charge-store';
 import { unpaidPixOf } from '../persistence/received-pix-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { ChargePsp } from '../clients/psp/psp-accounts';
 import { activeChargeOf, cobChangeFailure } from './shared/active-charge';
 
 export interface SimulateOutcomeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: ChargePsp;
   appEnv: 'sandbox' | 'production';
   /** Called after an `expired` simulation commits, so the sweeper closes the charge now. */
   onExpiryMoved: () => void;

@@ -37,3 +37,33 @@ export async function retireAccount(manager: EntityManager, accountId: string): 
     [accountId],
   );
 }
+
+/** The account a charge was opened at; null: the platform's (or no such charge). */
+export async function accountIdOfCharge(manager: EntityManager, txid: string): Promise<string | null> {
+  const rows: Array<{ psp_account_id: string | null }> = await manager.query(
+    'SELECT psp_account_id FROM charges WHERE txid = $1',
+    [txid],
+  );
+  return rows[0]?.psp_account_id ?? null;
+}
+
+/** The account a Pix received on one of our charges was paid into; null: the platform's (or a Pix of no charge). */
+export async function accountIdOfReceivedPix(
+  manager: EntityManager,
+  endToEndId: string,
+): Promise<string | null> {
+  const rows: Array<{ psp_account_id: string | null }> = await manager.query(
+    `SELECT c.psp_account_id FROM charges c WHERE c.paid_end_to_end_id = $1
+     UNION ALL
+     SELECT c.psp_account_id FROM callbacks_received r JOIN charges c ON c.txid = r.txid
+      WHERE r.end_to_end_id = $1 AND r.outcome IN ('applied', 'wrong_amount', 'late')
+     LIMIT 1`,
+    [endToEndId],
+  );
+  return rows[0]?.psp_account_id ?? null;
+}
+
+/** Every business's account in force. */
+export function accountsInForce(manager: EntityManager): Promise<PspAccountEntity[]> {
+  return manager.createQueryBuilder(PspAccountEntity, 'a').where('a.retired_at IS NULL').getMany();
+}
