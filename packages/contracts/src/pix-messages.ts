@@ -9,7 +9,9 @@ import {
   paymentDescription,
   paymentId,
   pixPayerSchema,
+  paymentCustodies,
   type ChargeDebtor,
+  type PaymentCustody,
 } from './common';
 import type { PixPayer } from './public-api';
 import { pixInstructionsSchema, type PixInstructions } from './payment-commands';
@@ -31,9 +33,12 @@ export interface OpenPixCharge {
 }
 export interface PixCharge extends PixInstructions {
   txid: string;
+  /** `direct`: opened at the business's own PSP account, paid into it. Additive: absent, the platform's account. */
+  custody?: PaymentCustody;
 }
 const pixChargeSchema: Joi.ObjectSchema<PixCharge> = (pixInstructionsSchema as Joi.ObjectSchema).keys({
   txid: Joi.string().required(),
+  custody: Joi.valid(...paymentCustodies),
 });
 export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
   'pix.charge.open.v1',

@@ -87,6 +87,8 @@ describe('charges of a business with its own PSP account go to that account, and
     const { businessId, accountId } = await businessWithOwnAccount();
     const charge = await openCharge(bed, anOpenPixCharge({ business_id: businessId, amount_centavos: 4200 }));
 
+    // The payment service learns the money is not the platform's: the ledger books only the fee.
+    expect(charge.custody).toBe('direct');
     const cob = await businessConsole.getCharge(charge.txid);
     expect({ chave: cob.chave, valor: cob.valor.original }).toEqual({
       chave: BUSINESS_PSP.pixKey,
@@ -139,6 +141,7 @@ describe('charges of a business with its own PSP account go to that account, and
     const left = await bed.request(removePspAccount, { business_id: businessId });
     expect(left.ok).toBe(true);
     const next = await openCharge(bed, anOpenPixCharge({ business_id: businessId }));
+    expect(next.custody).toBe('platform');
     expect(await notFoundAt(payer, next.txid)).toBe(false);
     expect(await notFoundAt(businessConsole, next.txid)).toBe(true);
   });

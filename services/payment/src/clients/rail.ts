@@ -4,6 +4,7 @@ import type {
   RefundRequested,
   CreatePayment,
   CryptoInstructions,
+  PaymentCustody,
   PaymentMethod,
   PaymentStatus,
   PixInstructions,
@@ -62,6 +63,8 @@ export type SimulatedOutcome = Pick<SimulatePayment, 'outcome' | 'amount_centavo
 export interface RailOpening {
   externalId: string;
   instructions: RailInstructions;
+  /** Who holds the money paid (a PIX charge at the business's own PSP account: `direct`); absent: the platform. */
+  custody?: PaymentCustody;
 }
 
 /** What a rail made for a new amount; what the instructions it replaced had collected stays the payment's. */

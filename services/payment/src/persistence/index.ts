@@ -21,6 +21,7 @@ import { RefundIntents1764400700000 } from './migrations/1764400700000-refund-in
 import { ReceivedFundsArrivalQuote1764401000000 } from './migrations/1764401000000-received-funds-arrival-quote';
 import { OperatorReturns1764401100000 } from './migrations/1764401100000-operator-returns';
 import { PaymentDescription1764402800100 } from './migrations/1764402800100-payment-description';
+import { PaymentCustody1764402900001 } from './migrations/1764402900001-payment-custody';
 
 export { FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -53,5 +54,6 @@ export const paymentDatabase = {
     ReceivedFundsArrivalQuote1764401000000,
     OperatorReturns1764401100000,
     PaymentDescription1764402800100,
+    PaymentCustody1764402900001,
   ],
 };
