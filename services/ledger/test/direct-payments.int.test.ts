@@ -1,5 +1,5 @@
 import { getBalance, newPublicId, type PaymentEventPayload } from '@gateway/contracts';
-import { aPaymentEvent } from '@gateway/testkit';
+import { aPaymentEvent, aRefundEvent } from '@gateway/testkit';
 import { booksDisagreements } from './support/books';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
 
@@ -91,6 +91,32 @@ describe('a payment paid into the business’s own PSP account (the direct model
     expect(byAccount.fees_receivable).toBe(50);
     expect(byAccount.fee_revenue).toBe(-80);
     expect((byAccount.pending ?? 0) + (byAccount.available ?? 0)).toBe(-2_970);
+    expect(await booksDisagreements((text) => bed.sql(text))).toEqual([]);
+  });
+
+  test('its refund, a devolução from the business’s own account, moves nothing of the platform’s; the fee stays owed', async () => {
+    const businessId = newPublicId('biz');
+    const event = directPaidEvent(businessId, { fee_centavos: 120 });
+    await bed.confirm(event);
+    const refund = aRefundEvent({
+      business_id: businessId,
+      payment_id: event.payment.payment_id,
+      status: 'succeeded',
+      amount_centavos: 4_000,
+    });
+    await bed.refundSucceeded(refund);
+    const journals = await bed.sql<{ cause_key: string }>(
+      `SELECT cause_key FROM journals WHERE business_id = $1 ORDER BY id`,
+      [businessId],
+    );
+    expect(journals).toEqual([{ cause_key: `direct:${event.payment.payment_id}` }]);
+    const balance = await bed.request(getBalance, { business_id: businessId });
+    if (!balance.ok) throw new Error(JSON.stringify(balance.error));
+    expect(balance.result).toMatchObject({
+      available_centavos: 0,
+      pending_centavos: 0,
+      reserved_centavos: 0,
+    });
     expect(await booksDisagreements((text) => bed.sql(text))).toEqual([]);
   });
 });
