@@ -46,7 +46,8 @@ export async function setPspAccount(
       accountId: current?.accountId ?? newPublicId('pspacc'),
       businessId: command.business_id,
       profile: command.profile,
-      baseUrl: command.base_url,
+      // Paths are appended to it: a trailing slash would double theirs.
+      baseUrl: command.base_url.replace(/\/+$/, ''),
       oauthTokenUrl: command.oauth_token_url,
       clientId: command.client_id,
       clientSecretSealed: seal(command.client_secret),
