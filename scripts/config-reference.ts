@@ -293,6 +293,8 @@ export const meanings: Record<string, string> = {
   CALLBACK_PUBLIC_URL:
     'the public URL registered at the PSP for callbacks (unset in sandbox: the bound address)',
   CALLBACK_TOKEN: 'the secret token in the callback path',
+  PSP_ACCOUNT_SEALING_KEY:
+    "AES-256-GCM key (base64 of 32 bytes) sealing businesses' own PSP credentials (secret, certificate) at rest",
   CALLBACK_TLS_CERT:
     'path of the PEM certificate the callback listener serves HTTPS with (unset: plain HTTP, TLS at the ingress)',
   CALLBACK_TLS_KEY: 'path of the PEM key of that certificate',

@@ -59,6 +59,7 @@ describe('gateway config check', () => {
         'DATABASE_URL',
         'MERCHANT_CITY',
         'PIX_KEY',
+        'PSP_ACCOUNT_SEALING_KEY',
         'PSP_BASE_URL',
         'PSP_CLIENT_ID',
         'PSP_CLIENT_SECRET',

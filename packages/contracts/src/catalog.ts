@@ -15,6 +15,7 @@ import * as dispute from './dispute-messages';
 import * as reconciliation from './reconciliation-messages';
 import * as reservation from './reservation-messages';
 import * as adjustment from './adjustment-messages';
+import * as pspAccount from './psp-account-messages';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
   return (
@@ -41,6 +42,7 @@ export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
     reconciliation,
     reservation,
     adjustment,
+    pspAccount,
   ]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)

@@ -193,9 +193,19 @@ export interface PaymentRecord {
    * in; additive like `token`. Never in the public `Payment`.
    */
   amount_base_units?: string | null;
+  /**
+   * Internal: who holds a PIX payment's money. `direct`: it was paid into the business's own PSP account, and the
+   * ledger records only the fee the business owes; `platform` (or absent, as in records written before it was carried):
+   * the platform's account holds it. Never in the public `Payment`.
+   */
+  custody?: PaymentCustody;
   created_at: string;
   updated_at: string;
 }
+
+/** Who holds a payment's money (docs/money-model.md#custodial-and-direct-models). */
+export const paymentCustodies = ['platform', 'direct'] as const;
+export type PaymentCustody = (typeof paymentCustodies)[number];
 
 export const paymentRecordSchema = Joi.object<PaymentRecord>({
   payment_id: paymentId.required(),
@@ -216,6 +226,7 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   payer: Joi.alternatives().try(pixPayerSchema, cryptoPayerSchema).allow(null),
   token: Joi.valid(...tokens).allow(null),
   amount_base_units: baseUnits.allow(null),
+  custody: Joi.valid(...paymentCustodies),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });

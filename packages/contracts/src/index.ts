@@ -25,3 +25,4 @@ export { catalog, findMessage } from './catalog';
 export * from './ids';
 export * from './money';
 export * from './psp-profiles';
+export * from './psp-account-messages';

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import {
+  businessId,
   businessName,
   centavos,
   chargeDebtorSchema,
@@ -8,7 +9,9 @@ import {
   paymentDescription,
   paymentId,
   pixPayerSchema,
+  paymentCustodies,
   type ChargeDebtor,
+  type PaymentCustody,
 } from './common';
 import type { PixPayer } from './public-api';
 import {
@@ -23,6 +26,8 @@ import {
 
 export interface OpenPixCharge {
   payment_id: string;
+  /** Whose charge it is: a business with its own PSP account has it opened there. Additive: absent, the platform's. */
+  business_id?: string;
   business_name: string;
   amount_centavos: number;
   expires_in_seconds: number;
@@ -33,15 +38,19 @@ export interface OpenPixCharge {
 }
 export interface PixCharge extends PixInstructions {
   txid: string;
+  /** `direct`: opened at the business's own PSP account, paid into it. Additive: absent, the platform's account. */
+  custody?: PaymentCustody;
 }
 const pixChargeSchema: Joi.ObjectSchema<PixCharge> = (pixInstructionsSchema as Joi.ObjectSchema).keys({
   txid: Joi.string().required(),
+  custody: Joi.valid(...paymentCustodies),
 });
 export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
   'pix.charge.open.v1',
   'pix-adapter',
   Joi.object({
     payment_id: paymentId.required(),
+    business_id: businessId,
     business_name: businessName.required(),
     amount_centavos: centavos.min(1).required(),
     expires_in_seconds: Joi.number().integer().min(1).required(),

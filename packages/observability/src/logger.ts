@@ -18,6 +18,13 @@ const REDACTED_PATHS = [
   'req.headers.authorization',
   'password',
   '*.password',
+  // A business's own PSP credentials (the operator's psp-account body and the command carrying it).
+  'client_secret',
+  '*.client_secret',
+  'certificate_p12',
+  '*.certificate_p12',
+  'certificate_passphrase',
+  '*.certificate_passphrase',
 ];
 
 /**

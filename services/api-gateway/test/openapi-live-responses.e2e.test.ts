@@ -344,6 +344,24 @@ describe('the whole stack answers as its OpenAPI document says', () => {
         body: { pix_key: 'financeiro@loja.com.br', pix_key_type: 'email', holder_document: '52998224725' },
       }),
     );
+    // The business's own PSP account: set, read without its secret, and removed again (no charge is open there).
+    const pspAccountPath = `/admin/v1/businesses/${made.business}/psp-account`;
+    await expectStatus(
+      200,
+      call('PUT', pspAccountPath, {
+        as: 'operator',
+        body: {
+          profile: 'bcb',
+          base_url: 'https://pix.example-bank.test/v2',
+          oauth_token_url: 'https://pix.example-bank.test/oauth/token',
+          client_id: 'client-of-the-business',
+          client_secret: 'secret-of-the-business',
+          pix_key: '12345678000195',
+        },
+      }),
+    );
+    await expectStatus(200, call('GET', pspAccountPath, { as: 'operator' }));
+    await expectStatus(200, call('DELETE', pspAccountPath, { as: 'operator' }));
     const payout = await expectStatus(201, call('POST', '/v1/payouts', { body: { amount: 1000 } }));
     await expectStatus(200, call('GET', `/v1/payouts/${payout.payout_id}`));
     await expectStatus(200, call('GET', '/v1/payouts?limit=5'));

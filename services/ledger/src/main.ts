@@ -41,6 +41,7 @@ import { postOpenedDispute } from './application/post-opened-dispute';
 import { postClosedDispute } from './application/post-closed-dispute';
 import { reservePayout } from './application/reserve-payout';
 import { registerPayoutAccount } from './application/register-payout-account';
+import { postDirectPayment } from './application/post-direct-payment';
 import { reconcileBooks, type ReconcileBooksDeps } from './application/reconcile-books';
 import { ReconciliationSchedule } from './application/reconciliation-schedule';
 import { ReconciliationGauges } from './application/reconciliation-gauges';
@@ -117,7 +118,9 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     // Each journal is keyed by its event's id: a redelivered or replayed event posts nothing twice. Payments that
     // arrive together are posted together, each message acked once its own posting is committed.
     .handle(paymentConfirmed, async (event) => {
-      await paymentPostings.post(event);
+      // Money paid into the business's own PSP account is never the platform's: only its fee is booked.
+      if (event.payment.custody === 'direct') await postDirectPayment(dataSource, event);
+      else await paymentPostings.post(event);
     })
     // A refund reserves before it is opened (docs/money-model.md#refunds); its outcome spends or releases it.
     .handle(createReservation, (command) => reserveRefund(dataSource, command))

@@ -1,5 +1,6 @@
 import {
   checkRefundReservation,
+  pixChargePaid,
   createRefund,
   newPublicId,
   type CreateRefund,
@@ -7,6 +8,7 @@ import {
 } from '@gateway/contracts';
 import { connectionsIdleInTransaction, waitFor } from '@gateway/testkit';
 import { paymentServiceForTheseTests } from './support/harness';
+import { aPixChargePaid } from './support/rail-events';
 
 describe('a refund reserves its money at the ledger before it is opened', () => {
   const h = paymentServiceForTheseTests('payment-refund-reservation', { REFUND_POSTING_WAIT_MS: '1500' });
@@ -38,6 +40,32 @@ describe('a refund reserves its money at the ledger before it is opened', () => 
     ]);
     expect(await refundsOf(paymentId)).toEqual([]);
     expect(await railRequests(paymentId)).toEqual([]);
+  });
+
+  test("a refund of a payment paid into the business's own PSP account reserves nothing at the ledger and is opened", async () => {
+    const businessId = await h.newBusiness();
+    const created = await h.createPayment(businessId, { amount_centavos: 5000 });
+    const paymentId = created.payment.payment_id;
+    // As the PIX adapter answers a charge opened at the business's own account (that flow: the adapter's tests); a
+    // paid payment's custody is frozen with it.
+    await h.service.dataSource.query(`UPDATE payments SET custody = 'direct' WHERE id = $1`, [paymentId]);
+    await h.publishEvent(pixChargePaid, aPixChargePaid(created.payment));
+    await h.waitForPaymentStatus(businessId, paymentId, 'paid');
+    const [confirmed] = (await h.service.dataSource.query(
+      `SELECT envelope->'payload'->'payment'->>'custody' AS custody FROM outbox
+        WHERE name = 'payment.confirmed.v1' AND envelope->'payload'->'payment'->>'payment_id' = $1`,
+      [paymentId],
+    )) as Array<{ custody: string | null }>;
+    expect(confirmed?.custody).toBe('direct');
+    h.ledger.insufficient = true;
+    try {
+      const reply = await refund({ business_id: businessId, payment_id: paymentId, amount_centavos: 1200 });
+      expect(reply).toMatchObject({ ok: true, result: { status: 'pending', amount_centavos: 1200 } });
+    } finally {
+      h.ledger.insufficient = false;
+    }
+    expect(h.ledger.asked.filter((asked) => asked.payment_id === paymentId)).toEqual([]);
+    expect(await railRequests(paymentId)).toHaveLength(1);
   });
 
   test("a refund the payment's own rules refuse asks the ledger nothing", async () => {

@@ -19,6 +19,7 @@ import {
   variableNames,
   type ServiceConfig,
 } from '@gateway/config';
+import { parseSealingKey } from '@gateway/persistence';
 
 export { SANDBOX_PIX_KEY };
 
@@ -84,7 +85,13 @@ export interface PixAdapterConfig extends ServiceConfig {
   PAYOUT_RETRY_FIRST_SECONDS: number;
   /** ...up to this long (the first wait too). */
   PAYOUT_RETRY_MAX_SECONDS: number;
+  /** Base64 of the 32-byte AES-256-GCM key that seals businesses' own PSP credentials (secret, certificate) at rest. */
+  PSP_ACCOUNT_SEALING_KEY: string;
 }
+
+const DEVELOPMENT_PSP_ACCOUNT_SEALING_KEY = Buffer.from('dev-only-psp-account-sealing-32b').toString(
+  'base64',
+);
 
 const schema = serviceSchema<PixAdapterConfig>({
   PSP_PROFILE: Joi.string()
@@ -153,6 +160,10 @@ const schema = serviceSchema<PixAdapterConfig>({
   PAYOUT_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),
   PAYOUT_RETRY_FIRST_SECONDS: Joi.number().integer().min(1).default(5),
   PAYOUT_RETRY_MAX_SECONDS: Joi.number().integer().min(1).default(600),
+  PSP_ACCOUNT_SEALING_KEY: secret(DEVELOPMENT_PSP_ACCOUNT_SEALING_KEY).custom((value: string) => {
+    parseSealingKey(value);
+    return value;
+  }),
 })
   .and('PSP_MTLS_CERT', 'PSP_MTLS_KEY')
   .oxor('PSP_MTLS_CERT', 'PSP_MTLS_PFX')

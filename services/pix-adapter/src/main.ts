@@ -10,7 +10,11 @@ import {
   pixRefundRequested,
   pixFundsReturnRequested,
   simulatePixOutcome,
+  setPspAccount as setPspAccountCommand,
+  getPspAccount,
+  removePspAccount as removePspAccountCommand,
 } from '@gateway/contracts';
+import { parseSealingKey } from '@gateway/persistence';
 import { loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
@@ -39,6 +43,13 @@ import { OverduePayoutPoll } from './application/overdue-payout-poll';
 import { settleReportedPayouts } from './application/settle-reported-payouts';
 import type { PayoutDeps } from './application/shared/settle-payout';
 import { handleGetPspStatement } from './handlers/pix.psp-statement.get.v1';
+import { setPspAccount } from './application/set-psp-account';
+import { removePspAccount } from './application/remove-psp-account';
+import { handleGetPspAccount } from './handlers/pix.psp-account.get.v1';
+import { PspAccounts } from './clients/psp/psp-accounts';
+import { AccountWebhooks } from './application/account-webhooks';
+import { accountsInForce } from './persistence/psp-account-store';
+import type { PspAccountEntity } from './persistence';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
@@ -88,6 +99,17 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   };
   const psp = new ApiPixClient({ ...pspAccess, pathPrefix: config.PSP_PATH_PREFIX }, { logger });
   runtime.onClose('psp-client', () => psp.close());
+  // Every call about a charge goes to the account it was opened at: the platform's, or its business's own.
+  const sealingKey = parseSealingKey(config.PSP_ACCOUNT_SEALING_KEY);
+  const accounts = new PspAccounts({
+    dataSource,
+    platform: psp,
+    sealingKey,
+    timeoutMs: config.PSP_TIMEOUT_MS,
+    maxRetries: config.PSP_MAX_RETRIES,
+    logger,
+  });
+  runtime.onClose('psp-account-clients', () => accounts.close());
   // The PSP's own operations beside API Pix (Efí's envio de Pix for payouts, sent Pix, the account balance), with the
   // same credentials.
   const payoutPort = new PixPayoutPort(pspAccess, { logger });
@@ -106,14 +128,14 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const sweeper = new ExpirySweeper({
     dataSource,
     uow: runtime.unitOfWork('expiry-sweeper'),
-    psp,
+    psp: accounts,
     intervalMs: config.EXPIRY_SWEEP_INTERVAL_MS,
     logger,
   });
   const processor = new CallbackProcessor({
     dataSource,
     uow: runtime.unitOfWork('pix-callback'),
-    psp,
+    psp: accounts,
     logger,
   });
   const server = await startCallbackServer({
@@ -131,6 +153,15 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const callbackUrl = `${publicBase}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
   const registration = await registerPspWebhook(psp, config.PIX_KEY, callbackUrl, logger);
   runtime.onStop('webhook-registration', () => registration.stop());
+  // Each business's own account calls back on a path of its own, registered when the account is set (and at start).
+  const accountWebhooks = new AccountWebhooks({
+    accounts,
+    callbackUrlOf: (accountId) =>
+      `${publicBase}/webhook/accounts/${accountId}?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`,
+    logger,
+  });
+  await accountWebhooks.registerAll(await accountsInForce(dataSource.manager));
+  runtime.onStop('account-webhook-registrations', () => accountWebhooks.stop());
   // Efí sends only from a key with a webhook, and tells that key's webhook how each send ended.
   if (config.PAYOUT_PAYER_PIX_KEY !== config.PIX_KEY) {
     const payerRegistration = await registerPspWebhook(psp, config.PAYOUT_PAYER_PIX_KEY, callbackUrl, logger);
@@ -140,25 +171,31 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const openDeps = {
     dataSource,
     uow: runtime.unitOfWork(openPixCharge.name),
-    psp,
+    psp: accounts,
     pixKey: config.PIX_KEY,
     merchantCity: config.MERCHANT_CITY,
   };
   const changeDeps = {
     dataSource,
     uow: runtime.unitOfWork(changePixChargeAmount.name),
-    psp,
+    psp: accounts,
     merchantCity: config.MERCHANT_CITY,
   };
   const simulateDeps = {
     dataSource,
     uow: runtime.unitOfWork(simulatePixOutcome.name),
-    psp,
+    psp: accounts,
     appEnv: config.APP_ENV,
     onExpiryMoved: () => sweeper.nudge(),
   };
-  const refundDeps = { dataSource, uow: runtime.unitOfWork(pixRefundRequested.name), psp, logger };
+  const refundDeps = { dataSource, uow: runtime.unitOfWork(pixRefundRequested.name), psp: accounts, logger };
   const fundsReturnDeps = { ...refundDeps, uow: runtime.unitOfWork(pixFundsReturnRequested.name) };
+  const setAccountDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(setPspAccountCommand.name),
+    sealingKey,
+    onAccountSet: (account: PspAccountEntity) => accountWebhooks.register(account),
+  };
   await broker
     .handlers('pix-adapter')
     .handle(openPixCharge, (command, context) => openCharge(openDeps, command, context))
@@ -169,18 +206,23 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
       handleChargeStatus({
         dataSource,
         uow: runtime.unitOfWork('pix-status'),
-        psp,
+        psp: accounts,
         logger,
         unknownChargeGraceSeconds: config.PSP_UNKNOWN_CHARGE_GRACE_SECONDS,
       }),
     )
     .handle(
       paymentCancelled,
-      handlePaymentCancelled({ dataSource, uow: runtime.unitOfWork(paymentCancelled.name), psp }),
+      handlePaymentCancelled({ dataSource, uow: runtime.unitOfWork(paymentCancelled.name), psp: accounts }),
     )
     .handle(pixRefundRequested, (event, context) => requestRefund(refundDeps, event, context))
     .handle(pixFundsReturnRequested, (event, context) => requestFundsReturn(fundsReturnDeps, event, context))
     .handle(payoutRequested, handlePayoutRequested(payoutDeps))
+    .handle(setPspAccountCommand, (command, context) => setPspAccount(setAccountDeps, command, context))
+    .handle(getPspAccount, handleGetPspAccount({ dataSource }))
+    .handle(removePspAccountCommand, (command, context) =>
+      removePspAccount({ uow: runtime.unitOfWork(removePspAccountCommand.name) }, command, context),
+    )
     .handle(
       getPspStatement,
       handleGetPspStatement({
@@ -195,7 +237,11 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const overdueCallbackPoll = new OverdueCallbackPoll({
     dataSource,
     uow: runtime.unitOfWork('pix-overdue-callback-poll'),
-    psp,
+    // The platform's list of received Pix; a charge at a business's own account is re-read alone, at its account.
+    psp: {
+      getCharge: (txid) => accounts.getCharge(txid),
+      receivedPixPage: (inicio, fim, page) => psp.receivedPixPage(inicio, fim, page),
+    },
     overdueSeconds: config.CALLBACK_OVERDUE_SECONDS,
     recheckSeconds: config.CHARGE_RECHECK_SECONDS,
     requestsPerMinute: config.PSP_POLL_REQUESTS_PER_MINUTE,
@@ -208,7 +254,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const overdueDevolucaoPoll = new OverdueDevolucaoPoll({
     dataSource,
     uow: runtime.unitOfWork('pix-overdue-devolucao-poll'),
-    psp,
+    psp: accounts,
     overdueSeconds: config.DEVOLUCAO_OVERDUE_SECONDS,
     intervalMs: config.CALLBACK_POLL_INTERVAL_MS,
     logger,

@@ -12,6 +12,7 @@ const production = {
   MERCHANT_CITY: 'Florianópolis',
   CALLBACK_PUBLIC_URL: 'https://pix-callbacks.example.com.br',
   CALLBACK_TOKEN: 'a-long-random-callback-token',
+  PSP_ACCOUNT_SEALING_KEY: Buffer.from('a-production-sealing-key-32bytes').toString('base64'),
 };
 
 describe('pix-adapter config', () => {
@@ -76,6 +77,7 @@ describe('pix-adapter config', () => {
       PSP_CLIENT_SECRET: sandbox.PSP_CLIENT_SECRET,
       PIX_KEY: sandbox.PIX_KEY,
       CALLBACK_TOKEN: sandbox.CALLBACK_TOKEN,
+      PSP_ACCOUNT_SEALING_KEY: sandbox.PSP_ACCOUNT_SEALING_KEY,
     };
     expect(refusedVariables(() => loadPixAdapterConfig({ ...production, ...reused }))).toEqual(
       Object.keys(reused).sort(),

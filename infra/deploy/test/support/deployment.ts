@@ -199,6 +199,7 @@ export function madeUpSecrets(): Env {
     PSP_CLIENT_ID: `client-${randomBytes(4).toString('hex')}`,
     PSP_CLIENT_SECRET: randomBytes(24).toString('hex'),
     CALLBACK_TOKEN: randomBytes(24).toString('hex'),
+    PSP_ACCOUNT_SEALING_KEY: randomBytes(32).toString('base64'),
     RECEIVING_WALLET: wallet.publicKey.toBase58(),
     REFUND_SIGNER_SECRET_KEY: bs58.encode(wallet.secretKey),
     RABBITMQ_MANAGEMENT_USERNAME: 'admin',

@@ -827,6 +827,46 @@ export interface Product {
   created_at: string;
 }
 
+export interface PspAccount {
+  business_id: string;
+  account_id: string;
+  profile: 'bcb' | 'efi' | 'bb' | 'itau' | 'sicoob' | 'inter' | 'santander';
+  base_url: string;
+  oauth_token_url: string;
+  /** The first characters of the client id, the rest hidden. */
+  client_id_masked: string;
+  pix_key: string;
+  has_client_certificate: boolean;
+  updated_at: string;
+}
+
+export interface PspAccountRemoved {
+  removed: true;
+}
+
+export interface PspAccountRequest {
+  /** How the PSP differs from the API Pix baseline (docs/psp-profiles.md). */
+  profile: 'bcb' | 'efi' | 'bb' | 'itau' | 'sicoob' | 'inter' | 'santander';
+  /** Where the PSP mounts API Pix v2, its version path included. */
+  base_url: string;
+  /** The PSP's OAuth token endpoint (client credentials). */
+  oauth_token_url: string;
+  /** The OAuth client id; answered masked. */
+  client_id: string;
+  /** The OAuth client secret: sealed at rest, never answered. Required but with a profile whose token is issued for the client id alone. */
+  client_secret?: string | null;
+  /** The business's receiving Pix key at its PSP. */
+  pix_key: string;
+  /** The client certificate, a base64 PKCS#12 file: sealed at rest, never answered. */
+  certificate_p12?: string | null;
+  /** The passphrase of certificate_p12: sealed at rest, never answered. */
+  certificate_passphrase?: string | null;
+  /** Banco do Brasil's developer application key (profile bb). */
+  developer_app_key?: string | null;
+  /** Inter's account number (profile inter). */
+  account_number?: string | null;
+}
+
 export interface ReceivedFunds {
   funds_id: string;
   kind: 'late' | 'excess' | 'partial' | 'unmatched' | 'unreadable';
@@ -1471,6 +1511,19 @@ export interface OperationTypes {
   setPayoutAccount: {
     body: PayoutAccountRequest;
     answer: PayoutAccount;
+  };
+  /** PUT /admin/v1/businesses/{business_id}/psp-account */
+  setPspAccount: {
+    body: PspAccountRequest;
+    answer: PspAccount;
+  };
+  /** GET /admin/v1/businesses/{business_id}/psp-account */
+  getPspAccount: {
+    answer: PspAccount;
+  };
+  /** DELETE /admin/v1/businesses/{business_id}/psp-account */
+  removePspAccount: {
+    answer: PspAccountRemoved;
   };
   /** POST /admin/v1/businesses/{business_id}/products */
   createProduct: {

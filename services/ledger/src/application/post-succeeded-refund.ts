@@ -3,10 +3,15 @@ import { NotYetError } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import type { RefundEventPayload } from '@gateway/contracts';
 import { holdingAccount, storedHoldingAccount } from '../domain/accounts';
-import { refundSucceededPosting, reservedRefundSucceededPosting } from '../domain/posting-rules';
+import {
+  directPaymentCauseKey,
+  refundSucceededPosting,
+  reservedRefundSucceededPosting,
+} from '../domain/posting-rules';
 import {
   balanceTransactionExists,
   claimJournal,
+  journalExists,
   findReservation,
   lockBalance,
   lockPaymentPosting,
@@ -34,6 +39,9 @@ export async function postSucceededRefund(
     await lockPaymentPosting(manager, refund.payment_id);
     // The refund posted under another event id (a replay): nothing more.
     if (await balanceTransactionExists(manager, 'refund', refund.refund_id)) return false;
+    // A devolução of a payment paid into the business's own PSP account left that account: nothing of the platform's
+    // moved, nothing was reserved, and the fee the payment owes stays owed.
+    if (await journalExists(manager, directPaymentCauseKey(refund.payment_id))) return false;
     const reservation = await findReservation(manager, refund.refund_id, { lock: true });
     const journalId = await claimJournal(manager, {
       causeKey: event.event_id,

@@ -16,7 +16,9 @@ export type PlatformAccount =
   // What the PSP charged the platform (an expense), and what the platform gave or took back by an operator's
   // adjustment (docs/money-model.md#adjustments).
   | 'psp_fees'
-  | 'platform_adjustments';
+  | 'platform_adjustments'
+  // The fees businesses paid directly into their own PSP accounts owe the platform (docs/money-model.md#custodial-and-direct-models).
+  | 'fees_receivable';
 export type Account = BusinessAccount | PlatformAccount;
 
 /** The token account of a crypto payment whose record did not name its token (events written before it did). */

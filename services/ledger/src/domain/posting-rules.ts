@@ -162,6 +162,32 @@ export function paymentConfirmedPosting(event: PaymentEventPayload, delays: Sett
   });
 }
 
+/** The key of a direct payment's journal: one per payment, whichever event reports it. */
+export const directPaymentCauseKey = (paymentId: string): string => `direct:${paymentId}`;
+
+/**
+ * A payment paid into the business's own PSP account (`custody: direct`, gross G, fee F): the money never reaches the
+ * platform, so neither G nor a net is booked. The business owes the platform F: `fees_receivable` is debited and
+ * `fee_revenue` credited by F. No balance of the business moves (nothing pending or available to pay out), no
+ * settlement waits and no balance transaction is written.
+ */
+export function directPaymentPosting(event: PaymentEventPayload): Posting {
+  const { payment } = event;
+  const fee = payment.fee_centavos;
+  return posting({
+    causeKey: directPaymentCauseKey(payment.payment_id),
+    kind: 'payment',
+    businessId: payment.business_id,
+    railReference: payment.external_id,
+    lines: [
+      { account: 'fees_receivable', businessId: null, amountCentavos: fee },
+      { account: 'fee_revenue', businessId: null, amountCentavos: -fee },
+    ],
+    balanceTransaction: null,
+    settlement: null,
+  });
+}
+
 /** The key of a payment's settlement journal: one per payment, whoever sweeps it and however often. */
 export const settlementCauseKey = (paymentId: string): string => `settle:${paymentId}`;
 

@@ -43,6 +43,7 @@ export async function createPaymentOnRail(
     : await rail.open(
         {
           id: paymentId,
+          businessId: command.business_id,
           businessName: command.business_name,
           amountCentavos: command.amount_centavos,
           token: command.token,
@@ -75,6 +76,7 @@ export async function createPaymentOnRail(
       failureCode: null,
       failureReason: null,
       instructions: opened.instructions,
+      custody: opened.custody ?? 'platform',
       payerName: null,
       payerDocumentMasked: null,
       payerAddress: null,

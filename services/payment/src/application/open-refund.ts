@@ -4,6 +4,7 @@ import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/mes
 import type { LedgerReservations, Rails } from '../clients';
 import { completesRefunds, decideRefund, refundRequest, toRefundRecord } from '../domain/refund';
 import {
+  findPayment,
   giveUpStaleIntents,
   insertRefund,
   lockHeldExcess,
@@ -68,25 +69,29 @@ export async function openRefund(
     return answered.value;
   }
   const { refundId, amountCentavos } = intent;
-  let outcome: 'reserved' | 'released';
-  try {
-    outcome = await deps.ledger.reserve(
-      {
-        reservation_id: refundId,
-        business_id: command.business_id,
-        payment_id: command.payment_id,
-        amount_centavos: amountCentavos,
-      },
-      context,
-    );
-  } catch (err) {
-    // The ledger refusing reserved nothing: the intent is given up, nothing to release. Any other failure (a lost
-    // answer, a timeout) may leave a reservation.
-    if (err instanceof CommandError && err.code === 'INSUFFICIENT_BALANCE')
-      await giveUp(deps, command.payment_id, refundId, context);
-    else await giveBack(deps, command.payment_id, refundId, context);
-    throw err;
-  }
+  // Money paid into the business's own PSP account was never the platform's: its devolução leaves that account, and
+  // nothing of the business's balance with the platform is reserved for it.
+  const direct = (await findPayment(deps.dataSource.manager, command.payment_id))?.custody === 'direct';
+  let outcome: 'reserved' | 'released' = 'reserved';
+  if (!direct)
+    try {
+      outcome = await deps.ledger.reserve(
+        {
+          reservation_id: refundId,
+          business_id: command.business_id,
+          payment_id: command.payment_id,
+          amount_centavos: amountCentavos,
+        },
+        context,
+      );
+    } catch (err) {
+      // The ledger refusing reserved nothing: the intent is given up, nothing to release. Any other failure (a lost
+      // answer, a timeout) may leave a reservation.
+      if (err instanceof CommandError && err.code === 'INSUFFICIENT_BALANCE')
+        await giveUp(deps, command.payment_id, refundId, context);
+      else await giveBack(deps, command.payment_id, refundId, context);
+      throw err;
+    }
   try {
     // Released: the ledger's sweep gave the id up already, so the intent is no longer reserving either.
     if (outcome === 'released') throw idGivenUp();

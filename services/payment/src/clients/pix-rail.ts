@@ -63,23 +63,23 @@ export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
     async open(payment, context) {
       const opening = {
         ...paymentToOpen(payment),
+        ...(payment.businessId ? { business_id: payment.businessId } : {}),
         expires_in_seconds: expiresInSeconds,
         // Only what there is: an opening without them is the message it always was.
         ...(payment.description ? { description: payment.description } : {}),
         ...(payment.debtor ? { debtor: payment.debtor } : {}),
       };
-      const { txid, ...instructions } = await caller.call(openPixCharge, opening, context, 'open');
-      return { externalId: txid, instructions };
+      const { txid, custody, ...instructions } = await caller.call(openPixCharge, opening, context, 'open');
+      return { externalId: txid, instructions, custody: custody ?? 'platform' };
     },
 
     async changeAmount(payment, amountCentavos, context) {
       const change = { payment_id: payment.id, amount_centavos: amountCentavos };
-      const { txid, ...instructions } = await caller.call(
-        changePixChargeAmount,
-        change,
-        context,
-        'change-amount',
-      );
+      const {
+        txid,
+        custody: _custody,
+        ...instructions
+      } = await caller.call(changePixChargeAmount, change, context, 'change-amount');
       // The charge keeps its txid: PIX paid before the change are reported by their own events.
       return { externalId: txid, instructions, superseded: null };
     },

@@ -4,6 +4,7 @@ import type {
   RefundRequested,
   CreatePayment,
   CryptoInstructions,
+  PaymentCustody,
   PaymentMethod,
   PaymentStatus,
   PixInstructions,
@@ -31,6 +32,8 @@ export type RailInstructions = PixInstructions | CryptoInstructions;
 /** The payment a rail opens or changes (the entity has this shape). */
 export interface RailPayment {
   id: string;
+  /** Whose payment it is: a rail that opens it at the business's own account (a PIX PSP account) says so. */
+  businessId?: string;
   businessName: string;
   amountCentavos: number;
   token: CreatePayment['token'];
@@ -60,6 +63,8 @@ export type SimulatedOutcome = Pick<SimulatePayment, 'outcome' | 'amount_centavo
 export interface RailOpening {
   externalId: string;
   instructions: RailInstructions;
+  /** Who holds the money paid (a PIX charge at the business's own PSP account: `direct`); absent: the platform. */
+  custody?: PaymentCustody;
 }
 
 /** What a rail made for a new amount; what the instructions it replaced had collected stays the payment's. */

@@ -1,5 +1,6 @@
 import type {
   CryptoInstructions,
+  PaymentCustody,
   PaymentMethod,
   PaymentPayer,
   PaymentRecord,
@@ -31,6 +32,8 @@ export interface StoredPayment {
   refundedCentavos: number;
   /** Snapshot of what the payer was last shown: PIX code/QR or crypto link/QR. */
   instructions: PixInstructions | CryptoInstructions | null;
+  /** Who holds the money paid: `direct` when it went into the business's own PSP account. */
+  custody: PaymentCustody;
   /** Who paid, as the rail reported it (PIX: name and masked document; crypto: the paying owner's address). */
   payerName: string | null;
   payerDocumentMasked: string | null;
@@ -63,6 +66,8 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     ...(payment.instructions !== null && 'amount_base_units' in payment.instructions
       ? { amount_base_units: payment.instructions.amount_base_units }
       : {}),
+    // Internal (the ledger books only the fee of money paid into the business's own account); carried only then.
+    ...(payment.custody === 'direct' ? { custody: payment.custody } : {}),
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };

@@ -23,6 +23,7 @@ import { ReceivedFundsArrivalQuote1764401000000 } from './migrations/17644010000
 import { OperatorReturns1764401100000 } from './migrations/1764401100000-operator-returns';
 import { Disputes1764402600000 } from './migrations/1764402600000-disputes';
 import { PaymentDescription1764402800100 } from './migrations/1764402800100-payment-description';
+import { PaymentCustody1764402900001 } from './migrations/1764402900001-payment-custody';
 
 export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -57,5 +58,6 @@ export const paymentDatabase = {
     OperatorReturns1764401100000,
     Disputes1764402600000,
     PaymentDescription1764402800100,
+    PaymentCustody1764402900001,
   ],
 };

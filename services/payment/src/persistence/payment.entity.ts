@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type {
   CryptoInstructions,
+  PaymentCustody,
   PaymentMethod,
   PaymentStatus,
   PixInstructions,
@@ -41,6 +42,10 @@ export class PaymentEntity implements StoredPayment {
 
   @Column({ type: 'text', nullable: true })
   description!: string | null;
+
+  /** Who holds the money paid: `direct` when the PIX charge was at the business's own PSP account. */
+  @Column({ type: 'text' })
+  custody!: PaymentCustody;
 
   @Column({ type: 'text', name: 'transaction_id', nullable: true })
   transactionId!: string | null;

@@ -3,7 +3,7 @@ import type { UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import type { ReceivedPixOutcome } from '../domain/received-pix';
 import { ChargeEntity, PixRefundEntity } from '../persistence';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { ChargePsp } from '../clients/psp/psp-accounts';
 import type { PspCallbackItem } from '../clients/psp/callback';
 import { applyConfirmedPix, confirmedPix, recordUnverifiedPix } from './shared/record-received-pix';
 import { followDevolucao } from './shared/settle-pix-refund';
@@ -12,7 +12,7 @@ import { followMed, isMedDevolucao, noteMedOfUnknownCharge } from './shared/foll
 export interface CallbackProcessorDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: ChargePsp;
   logger: Logger;
 }
 
@@ -29,11 +29,15 @@ const devolucoesReported = counter(
 export class CallbackProcessor {
   constructor(private readonly deps: CallbackProcessorDeps) {}
 
-  async process(items: PspCallbackItem[]): Promise<ReceivedPixOutcome[]> {
+  /**
+   * `accountId`: the business's own PSP account whose webhook the callback came to; null: the platform's. A callback
+   * only speaks for the charges opened at its own account: one about another account's charge is not trusted.
+   */
+  async process(items: PspCallbackItem[], accountId: string | null = null): Promise<ReceivedPixOutcome[]> {
     const outcomes: ReceivedPixOutcome[] = [];
     for (const item of items) {
       // A Pix reported again with its devoluções is the same Pix: applied once by endToEndId, never a new payment.
-      outcomes.push(await this.processItem(item));
+      outcomes.push(await this.processItem(item, accountId));
       await this.followDevolucoes(item);
     }
     return outcomes;
@@ -80,10 +84,11 @@ export class CallbackProcessor {
     }
   }
 
-  private async processItem(item: PspCallbackItem): Promise<ReceivedPixOutcome> {
+  private async processItem(item: PspCallbackItem, accountId: string | null): Promise<ReceivedPixOutcome> {
     const { dataSource, uow, psp, logger } = this.deps;
     const charge = await dataSource.manager.findOneBy(ChargeEntity, { txid: item.txid });
-    if (!charge) {
+    // The cob is then read back from the charge's own account, the one this callback came from.
+    if (!charge || charge.pspAccountId !== accountId) {
       await recordUnverifiedPix(dataSource.manager, item, 'unknown_txid', logger);
       return 'unknown_txid';
     }

@@ -3,7 +3,7 @@ import type { ChangePixChargeAmount, PixCharge } from '@gateway/contracts';
 import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { toPixCharge } from '../domain/charge-view';
 import { lockCharge } from '../persistence/charge-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { PspAccounts } from '../clients/psp/psp-accounts';
 import { pspFailure } from '../clients/psp/psp-failure';
 import { activeChargeOf, chargeNotActive, cobChangeFailure } from './shared/active-charge';
 import { makeChargeCode } from './shared/make-charge-code';
@@ -11,7 +11,8 @@ import { makeChargeCode } from './shared/make-charge-code';
 export interface ChangeAmountDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  /** The account the charge was opened at answers for it: its location is made there too. */
+  psp: Pick<PspAccounts, 'forTxid'>;
   merchantCity: string;
 }
 
@@ -30,8 +31,9 @@ export async function changeChargeAmount(
   // Nothing to change (or a redelivery of a change already stored): the inbox answers.
   if (charge.amountCentavos === command.amount_centavos)
     return deps.uow.once(context, async () => toPixCharge(charge));
-  const location = await deps.psp.createLocation().catch((err: unknown) => pspFailure(err));
-  const cob = await deps.psp
+  const psp = await deps.psp.forTxid(charge.txid);
+  const location = await psp.createLocation().catch((err: unknown) => pspFailure(err));
+  const cob = await psp
     .updateChargeAmount(charge.txid, command.amount_centavos, location.id)
     .catch(cobChangeFailure);
   const code = await makeChargeCode(

@@ -3,7 +3,7 @@ import { PeriodicWorker, type UnitOfWork } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import type { DataSource } from 'typeorm';
 import { readCob } from '../clients/psp/read-cob';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { ChargePsp } from '../clients/psp/psp-accounts';
 import { closureReason } from '../domain/received-pix';
 import { claimDueCharge, endActiveCharge, releaseChargeClaim } from '../persistence/charge-store';
 import { unpaidPixOf } from '../persistence/received-pix-store';
@@ -12,7 +12,7 @@ import { applyListedPix } from './shared/record-received-pix';
 export interface ExpirySweeperOptions {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: ChargePsp;
   intervalMs: number;
   logger: Logger;
   /** Charges closed per sweep at most, so one sweep never holds the loop for long. */

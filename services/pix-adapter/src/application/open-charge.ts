@@ -8,7 +8,7 @@ import { devedorOf } from '../domain/devedor';
 import { generateTxid } from '../domain/txid';
 import { ChargeEntity } from '../persistence';
 import { insertChargeOnce } from '../persistence/charge-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { PspAccounts } from '../clients/psp/psp-accounts';
 import { pspFailure } from '../clients/psp/psp-failure';
 import { PspError } from '../clients/psp/psp-error';
 import { makeChargeCode } from './shared/make-charge-code';
@@ -16,7 +16,9 @@ import { makeChargeCode } from './shared/make-charge-code';
 export interface OpenChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  /** Where the business's charges are opened: its own PSP account, or the platform's. */
+  psp: Pick<PspAccounts, 'forNewCharge'>;
+  /** The platform's receiving key (PIX_KEY). */
   pixKey: string;
   merchantCity: string;
 }
@@ -47,14 +49,15 @@ export async function openCharge(
   const existing = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId: command.payment_id });
   if (existing) return deps.uow.once(context, async () => toPixCharge(existing));
   const txid = txidOfPayment(command.payment_id);
-  const charge = {
+  const account = await deps.psp.forNewCharge(command.business_id);
+  const request = {
     expiracaoSeconds: command.expires_in_seconds,
     valorCentavos: command.amount_centavos,
-    chave: deps.pixKey,
+    chave: account.pixKey ?? deps.pixKey,
     ...(command.description ? { solicitacaoPagador: command.description } : {}),
   };
-  const cob = await deps.psp
-    .createCharge(txid, command.debtor ? { ...charge, devedor: devedorOf(command.debtor) } : charge)
+  const cob = await account.client
+    .createCharge(txid, command.debtor ? { ...request, devedor: devedorOf(command.debtor) } : request)
     .catch((err: unknown) => {
       // A debtor the PSP will not take (its own check of the document or name) must not cost the sale: the charge is
       // opened without one, payable by anyone as it would be without a customer.
@@ -68,7 +71,7 @@ export async function openCharge(
         },
         "the PSP refused the charge's debtor: charge opened without one",
       );
-      return deps.psp.createCharge(txid, charge);
+      return account.client.createCharge(txid, request);
     })
     .catch((err: unknown) => pspFailure(err));
   const merchant = { name: command.business_name, city: deps.merchantCity };
@@ -89,10 +92,14 @@ export async function openCharge(
       expiresAt: new Date(Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000),
       paidEndToEndId: null,
       traceContext: activeTraceHeaders(),
+      pspAccountId: account.accountId,
       createdAt: now,
       updatedAt: now,
     });
-    context.logger.info({ txid, payment_id: command.payment_id }, 'PIX charge opened');
+    context.logger.info(
+      { txid, payment_id: command.payment_id, psp_account_id: account.accountId },
+      'PIX charge opened',
+    );
     return toPixCharge(charge);
   });
 }

@@ -4,7 +4,7 @@ import { CommandError, type UnitOfWork } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import { ChargeEntity } from '../persistence';
 import { unpaidPixOf } from '../persistence/received-pix-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { ChargePsp } from '../clients/psp/psp-accounts';
 import type { Cob } from '../clients/psp/cob';
 import { readCob } from '../clients/psp/read-cob';
 import { applyListedPix } from './shared/record-received-pix';
@@ -13,7 +13,7 @@ import { notePspKnowledgeOfCharge, type UnknownChargeDeps } from './shared/charg
 export interface ChargeStatusDeps extends UnknownChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: ChargePsp;
   logger: Logger;
 }
 

@@ -3,7 +3,7 @@ import type { MessageContext, UnitOfWork } from '@gateway/messaging';
 import { counter } from '@gateway/observability';
 import { ChargeEntity } from '../persistence';
 import { endActiveCharge } from '../persistence/charge-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { ChargePsp } from '../clients/psp/psp-accounts';
 import type { Cob } from '../clients/psp/cob';
 import { PspError, isPspRefusal } from '../clients/psp/psp-error';
 import { pspFailure } from '../clients/psp/psp-failure';
@@ -12,7 +12,7 @@ import { applyListedPix } from './shared/record-received-pix';
 export interface RemoveCancelledChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: ChargePsp;
 }
 
 const removalsRefused = counter(
@@ -60,7 +60,7 @@ export async function removeCancelledCharge(
 }
 
 async function removeAtPsp(
-  psp: ApiPixClient,
+  psp: ChargePsp,
   txid: string,
   context: MessageContext,
 ): Promise<Cob | 'missing' | 'refused'> {

@@ -6,14 +6,14 @@ import { openMedOf } from '../persistence/med-store';
 import { pspFailure } from '../clients/psp/psp-failure';
 import { endActiveCharge, moveExpiryToPast } from '../persistence/charge-store';
 import { refundablePixOf, unpaidPixOf } from '../persistence/received-pix-store';
-import type { ApiPixClient } from '../clients/psp/api-pix-client';
+import type { ChargePsp } from '../clients/psp/psp-accounts';
 import { activeChargeOf, cobChangeFailure } from './shared/active-charge';
 import { devolucaoIdFor } from './shared/request-refund-devolucao';
 
 export interface SimulateOutcomeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: ChargePsp;
   appEnv: 'sandbox' | 'production';
   /** Called after an `expired` simulation commits, so the sweeper closes the charge now. */
   onExpiryMoved: () => void;
@@ -79,7 +79,7 @@ const noOpenMed = () =>
  * brings the MED in as in production.
  */
 async function simulateMed(
-  deps: { dataSource: DataSource; psp: ApiPixClient },
+  deps: { dataSource: DataSource; psp: ChargePsp },
   command: SimulatePixOutcome,
   context: MessageContext,
 ): Promise<void> {

@@ -6,6 +6,8 @@ export interface ChargeShown {
   qrCode: string;
   copiaECola: string;
   expiresAt: Date;
+  /** The business's own PSP account it was opened at; null: the platform's. */
+  pspAccountId: string | null;
 }
 
 export function toPixCharge(charge: ChargeShown): PixCharge {
@@ -14,5 +16,6 @@ export function toPixCharge(charge: ChargeShown): PixCharge {
     qr_code: charge.qrCode,
     copia_e_cola: charge.copiaECola,
     expires_at: charge.expiresAt.toISOString(),
+    custody: charge.pspAccountId === null ? 'platform' : 'direct',
   };
 }

@@ -3,6 +3,7 @@ import { type Server, createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { pspAccountId } from '@gateway/contracts';
 import { AppError, asyncHandler, errorMiddleware, notFoundHandler } from '@gateway/http-errors';
 import { gracefulHttpStop } from '@gateway/service-runtime';
 import type { Logger } from '@gateway/observability';
@@ -89,22 +90,41 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
   const tokenMatches = tokenMatcher(options.token);
   const app = express();
   app.disable('x-powered-by');
-  app.post(
-    ['/webhook', '/webhook/pix'],
-    (req, _res, next) => next(tokenMatches(req.query.token) ? undefined : new AppError('UNAUTHORIZED')),
-    express.json({ limit: '256kb', type: () => true }),
+  const authenticated = (req: express.Request, _res: express.Response, next: express.NextFunction) =>
+    next(tokenMatches(req.query.token) ? undefined : new AppError('UNAUTHORIZED'));
+  const receive = (accountOf: (req: express.Request) => string | null) =>
     asyncHandler(async (req, res) => {
       const { items, rejected } = parsePspCallback(req.body);
       if (rejected.length > 0) logger.warn({ rejected }, 'PSP callback items rejected');
+      const accountId = accountOf(req);
       try {
-        const outcomes = await processor.process(items);
-        await options.sentPix(req.body);
+        const outcomes = await processor.process(items, accountId);
+        // Payouts are sent from the platform's account only.
+        if (accountId === null) await options.sentPix(req.body);
         res.status(200).json({ received: outcomes.length });
       } catch (err) {
-        logger.warn({ err }, 'PSP callback not processed, asking the PSP to send it again');
+        logger.warn(
+          { err, psp_account_id: accountId },
+          'PSP callback not processed, asking the PSP to send it again',
+        );
         throw new AppError('SERVICE_UNAVAILABLE');
       }
-    }),
+    });
+  const body = express.json({ limit: '256kb', type: () => true });
+  app.post(
+    ['/webhook', '/webhook/pix'],
+    authenticated,
+    body,
+    receive(() => null),
+  );
+  // A business's own PSP account calls back on a path of its own (the webhook registered when the account was set).
+  app.post(
+    ['/webhook/accounts/:accountId', '/webhook/accounts/:accountId/pix'],
+    authenticated,
+    (req, _res, next) =>
+      next(pspAccountId.validate(req.params.accountId).error ? new AppError('NOT_FOUND') : undefined),
+    body,
+    receive((req) => req.params.accountId ?? null),
   );
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));

@@ -49,6 +49,10 @@ export class ChargeEntity {
   @Column({ type: 'jsonb', name: 'trace_context', nullable: true })
   traceContext!: TraceHeaders | null;
 
+  /** The business's own PSP account the cob was opened at; null: the platform's. Every later call goes there. */
+  @Column({ type: 'text', name: 'psp_account_id', nullable: true })
+  pspAccountId!: string | null;
+
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 

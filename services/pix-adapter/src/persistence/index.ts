@@ -1,6 +1,7 @@
 import { ChargeEntity } from './charge.entity';
 import { PixRefundEntity } from './pix-refund.entity';
 import { PayoutEntity } from './payout.entity';
+import { PspAccountEntity } from './psp-account.entity';
 import { Charges1732300003000 } from './migrations/1732300003000-charges';
 import { FinalChargesFrozen1732400007000 } from './migrations/1732400007000-final-charges-frozen';
 import { ChargeCheckLeases1732400031000 } from './migrations/1732400031000-charge-check-leases';
@@ -12,15 +13,16 @@ import { PayoutReportedFailures1764400600000 } from './migrations/1764400600000-
 import { FundsReturns1764401100001 } from './migrations/1764401100001-funds-returns';
 import { MedDevolucoes1764402600002 } from './migrations/1764402600002-med-devolucoes';
 import { ReceivedPixPoll1764402800300 } from './migrations/1764402800300-received-pix-poll';
+import { PspAccounts1764402900000 } from './migrations/1764402900000-psp-accounts';
 
-export { ChargeEntity, PayoutEntity, PixRefundEntity };
+export { ChargeEntity, PayoutEntity, PixRefundEntity, PspAccountEntity };
 export type { ChargeStatus } from './charge.entity';
 export type { PixRefundStatus } from './pix-refund.entity';
 export type { PayoutStatus, ReportedSendFailure } from './payout.entity';
 
 export const pixAdapterDatabase = {
   schema: 'pix_adapter',
-  entities: [ChargeEntity, PixRefundEntity, PayoutEntity],
+  entities: [ChargeEntity, PixRefundEntity, PayoutEntity, PspAccountEntity],
   migrations: [
     Charges1732300003000,
     FinalChargesFrozen1732400007000,
@@ -33,5 +35,6 @@ export const pixAdapterDatabase = {
     FundsReturns1764401100001,
     MedDevolucoes1764402600002,
     ReceivedPixPoll1764402800300,
+    PspAccounts1764402900000,
   ],
 };

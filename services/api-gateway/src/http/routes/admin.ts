@@ -19,6 +19,12 @@ import {
   payoutAccountProblems,
   pixKeyTypes,
   setPayoutAccount,
+  setPspAccount,
+  getPspAccount,
+  removePspAccount,
+  pspAccountSettingsFields,
+  pspAccountViewSchema,
+  pspAccountProblems,
   apiKeyScopes,
   READ_ONLY_SCOPES,
 } from '@gateway/contracts';
@@ -207,6 +213,10 @@ const payoutAccount = Joi.object({
   holder_document: Joi.string().required(),
   updated_at: isoDate.required(),
 }).id('PayoutAccount');
+
+const pspAccount = pspAccountViewSchema.id('PspAccount');
+const pspAccountBody = Joi.object(pspAccountSettingsFields);
+const pspAccountRemoved = Joi.object({ removed: Joi.valid(true).required() }).id('PspAccountRemoved');
 
 export const businessBody = Joi.object({
   name: businessName.required(),
@@ -625,6 +635,101 @@ export const adminOperations = [
       if (problems.length > 0) throw invalidFields(problems);
       const business = await existingBusiness(identity, params.business_id);
       return send(setPayoutAccount, { business_id: business.id, ...body });
+    },
+  }),
+  defineOperation({
+    method: 'put',
+    path: '/admin/v1/businesses/{business_id}/psp-account',
+    operationId: 'setPspAccount',
+    tag: 'Operator',
+    area: 'admin',
+    summary: "Set the business's own PSP account (the direct model)",
+    description:
+      "The business's charges are opened from now on at its own PSP account, paid into its own Pix key, and its " +
+      "money never passes through the platform's account; the ledger records only the fees it owes. The client " +
+      'secret, the certificate and its passphrase are sealed at rest and never answered. A charge already opened ' +
+      'keeps the account it was opened at (docs/money-model.md#custodial-and-direct-models).',
+    body: {
+      name: 'PspAccountRequest',
+      schema: pspAccountBody,
+      examples: only('An account at an API Pix PSP', {
+        profile: 'bcb',
+        base_url: 'https://pix.example-bank.com.br/v2',
+        oauth_token_url: 'https://pix.example-bank.com.br/oauth/token',
+        client_id: 'client-id-from-the-bank',
+        client_secret: 'client-secret-from-the-bank',
+        pix_key: '12345678000195',
+      }),
+    },
+    params: { business_id: 'biz' },
+    commands: [setPspAccount],
+    errors: ['INVALID_FIELDS'],
+    cli: {
+      command: 'admin set-psp-account',
+      description: "set a business's own PSP account: its charges are opened there and paid into its own key",
+      fields: {
+        profile: { description: 'bcb, efi, bb, itau, sicoob, inter or santander' },
+        base_url: { description: 'where the PSP mounts API Pix v2, version path included' },
+        oauth_token_url: { description: "the PSP's OAuth token endpoint" },
+        client_id: { description: 'the OAuth client id' },
+        client_secret: { description: 'the OAuth client secret (sealed, never shown again)' },
+        pix_key: { description: "the business's receiving Pix key at its PSP" },
+        certificate_p12: { description: 'the client certificate, a base64 .p12 (sealed, never shown again)' },
+        certificate_passphrase: { description: 'the passphrase of the .p12' },
+      },
+    },
+    answers: [json(200, 'The PSP account in force, without its secrets.', pspAccount)],
+    handle: async ({ params, body, send }, { identity }) => {
+      // What the profile needs, before anything is looked up.
+      const problems = pspAccountProblems(body);
+      if (problems.length > 0) throw invalidFields(problems);
+      const business = await existingBusiness(identity, params.business_id);
+      return send(setPspAccount, { business_id: business.id, ...body });
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/admin/v1/businesses/{business_id}/psp-account',
+    operationId: 'getPspAccount',
+    tag: 'Operator',
+    area: 'admin',
+    summary: "Read the business's own PSP account, without its secrets",
+    description:
+      "The client id masked; the secret, the certificate and its passphrase are never answered. NOT_FOUND: the business uses the platform's account.",
+    params: { business_id: 'biz' },
+    commands: [getPspAccount],
+    errors: ['NOT_FOUND'],
+    cli: {
+      command: 'admin show-psp-account',
+      description: "a business's own PSP account (no secret is shown)",
+    },
+    answers: [json(200, 'The PSP account in force.', pspAccount)],
+    handle: async ({ params, send }, { identity }) => {
+      const business = await existingBusiness(identity, params.business_id);
+      return send(getPspAccount, { business_id: business.id });
+    },
+  }),
+  defineOperation({
+    method: 'delete',
+    path: '/admin/v1/businesses/{business_id}/psp-account',
+    operationId: 'removePspAccount',
+    tag: 'Operator',
+    area: 'admin',
+    summary: "Return the business to the platform's PSP account",
+    description:
+      "New charges are opened at the platform's account again. INVALID_STATUS while a charge opened at the " +
+      "business's own account is still open; devoluções of Pix paid into it still go through it.",
+    params: { business_id: 'biz' },
+    commands: [removePspAccount],
+    errors: ['NOT_FOUND', 'INVALID_STATUS'],
+    cli: {
+      command: 'admin remove-psp-account',
+      description: "return a business to the platform's PSP account (refused while it has open charges)",
+    },
+    answers: [json(200, 'Removed.', pspAccountRemoved)],
+    handle: async ({ params, send }, { identity }) => {
+      const business = await existingBusiness(identity, params.business_id);
+      return send(removePspAccount, { business_id: business.id });
     },
   }),
   defineOperation({

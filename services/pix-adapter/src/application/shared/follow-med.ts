@@ -8,7 +8,7 @@ import type { PixDevolucao } from '../../clients/psp/devolucao';
 
 export interface MedDeps {
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: Pick<ApiPixClient, 'getDevolucao'>;
   logger: Logger;
 }
 

@@ -4,13 +4,13 @@ import type { MessageOrigin, Transaction, UnitOfWork } from '@gateway/messaging'
 import { counter, type Logger } from '@gateway/observability';
 import { PixRefundEntity } from '../../persistence';
 import { lockOpenRefund } from '../../persistence/refund-store';
-import type { ApiPixClient } from '../../clients/psp/api-pix-client';
+import type { ChargePsp } from '../../clients/psp/psp-accounts';
 import type { PixDevolucao } from '../../clients/psp/devolucao';
 
 export interface RefundDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ApiPixClient;
+  psp: ChargePsp;
   logger: Logger;
 }
 

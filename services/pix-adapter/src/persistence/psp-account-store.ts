@@ -1,0 +1,69 @@
+import type { EntityManager } from 'typeorm';
+import { PspAccountEntity } from './psp-account.entity';
+
+/** The business's PSP account in force; null when it uses the platform's. */
+export function accountInForce(manager: EntityManager, businessId: string): Promise<PspAccountEntity | null> {
+  return manager
+    .createQueryBuilder(PspAccountEntity, 'a')
+    .where('a.business_id = :businessId AND a.retired_at IS NULL', { businessId })
+    .getOne();
+}
+
+/** The business's account in force, locked until the transaction ends. */
+export function lockAccountInForce(
+  manager: EntityManager,
+  businessId: string,
+): Promise<PspAccountEntity | null> {
+  return manager
+    .createQueryBuilder(PspAccountEntity, 'a')
+    .setLock('pessimistic_write')
+    .where('a.business_id = :businessId AND a.retired_at IS NULL', { businessId })
+    .getOne();
+}
+
+/** Whether a charge opened at the account is still open. */
+export async function hasOpenCharge(manager: EntityManager, accountId: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM charges WHERE psp_account_id = $1 AND status = 'active' LIMIT 1`,
+    [accountId],
+  );
+  return rows.length > 0;
+}
+
+/** Retires the account: new charges go to the platform's; its charges keep it for what they still need. */
+export async function retireAccount(manager: EntityManager, accountId: string): Promise<void> {
+  await manager.query(
+    `UPDATE psp_accounts SET retired_at = now(), updated_at = now() WHERE account_id = $1 AND retired_at IS NULL`,
+    [accountId],
+  );
+}
+
+/** The account a charge was opened at; null: the platform's (or no such charge). */
+export async function accountIdOfCharge(manager: EntityManager, txid: string): Promise<string | null> {
+  const rows: Array<{ psp_account_id: string | null }> = await manager.query(
+    'SELECT psp_account_id FROM charges WHERE txid = $1',
+    [txid],
+  );
+  return rows[0]?.psp_account_id ?? null;
+}
+
+/** The account a Pix received on one of our charges was paid into; null: the platform's (or a Pix of no charge). */
+export async function accountIdOfReceivedPix(
+  manager: EntityManager,
+  endToEndId: string,
+): Promise<string | null> {
+  const rows: Array<{ psp_account_id: string | null }> = await manager.query(
+    `SELECT c.psp_account_id FROM charges c WHERE c.paid_end_to_end_id = $1
+     UNION ALL
+     SELECT c.psp_account_id FROM callbacks_received r JOIN charges c ON c.txid = r.txid
+      WHERE r.end_to_end_id = $1 AND r.outcome IN ('applied', 'wrong_amount', 'late')
+     LIMIT 1`,
+    [endToEndId],
+  );
+  return rows[0]?.psp_account_id ?? null;
+}
+
+/** Every business's account in force. */
+export function accountsInForce(manager: EntityManager): Promise<PspAccountEntity[]> {
+  return manager.createQueryBuilder(PspAccountEntity, 'a').where('a.retired_at IS NULL').getMany();
+}
