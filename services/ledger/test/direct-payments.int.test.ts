@@ -1,5 +1,12 @@
-import { getBalance, newPublicId, type PaymentEventPayload } from '@gateway/contracts';
-import { aPaymentEvent, aRefundEvent } from '@gateway/testkit';
+import {
+  disputeClosed,
+  disputeCreated,
+  getBalance,
+  newPublicId,
+  type DisputeEventPayload,
+  type PaymentEventPayload,
+} from '@gateway/contracts';
+import { aPaymentEvent, aRefundEvent, publishAndAwaitHandling } from '@gateway/testkit';
 import { booksDisagreements } from './support/books';
 import { ledgerServiceForTheseTests, type LedgerTestBed } from './support/ledger-service';
 
@@ -117,6 +124,43 @@ describe('a payment paid into the business’s own PSP account (the direct model
       pending_centavos: 0,
       reserved_centavos: 0,
     });
+    expect(await booksDisagreements((text) => bed.sql(text))).toEqual([]);
+  });
+
+  test('its dispute (a MED at the business’s own account) blocks and debits nothing of the platform’s', async () => {
+    const businessId = newPublicId('biz');
+    const event = directPaidEvent(businessId, { fee_centavos: 99 });
+    await bed.confirm(event);
+    const now = new Date().toISOString();
+    const disputeId = newPublicId('dsp');
+    const disputeEvent = (status: 'open' | 'lost'): DisputeEventPayload => ({
+      event_id: newPublicId('evt'),
+      business_id: businessId,
+      occurred_at: now,
+      dispute: {
+        dispute_id: disputeId,
+        payment_id: event.payment.payment_id,
+        business_id: businessId,
+        method: 'pix',
+        amount_centavos: 10_000,
+        status,
+        reason: 'MED_FRAUDE',
+        created_at: now,
+        updated_at: now,
+      },
+    });
+
+    await publishAndAwaitHandling(bed.env.config, disputeCreated, disputeEvent('open'));
+    await publishAndAwaitHandling(bed.env.config, disputeClosed, disputeEvent('lost'));
+
+    const journals = await bed.sql<{ cause_key: string }>(
+      `SELECT cause_key FROM journals WHERE business_id = $1 ORDER BY id`,
+      [businessId],
+    );
+    expect(journals).toEqual([{ cause_key: `direct:${event.payment.payment_id}` }]);
+    const balance = await bed.request(getBalance, { business_id: businessId });
+    if (!balance.ok) throw new Error(JSON.stringify(balance.error));
+    expect(balance.result).toMatchObject({ available_centavos: 0, blocked_centavos: 0 });
     expect(await booksDisagreements((text) => bed.sql(text))).toEqual([]);
   });
 });

@@ -1,8 +1,12 @@
 import type { DataSource } from 'typeorm';
 import type { DisputeEventPayload } from '@gateway/contracts';
 import { InvalidMessageError, NotYetError } from '@gateway/messaging';
-import { closedDisputeContradiction, disputeClosedPosting } from '../domain/posting-rules';
-import { closeDispute, lockBalance, lockDispute } from '../persistence';
+import {
+  closedDisputeContradiction,
+  directPaymentCauseKey,
+  disputeClosedPosting,
+} from '../domain/posting-rules';
+import { closeDispute, journalExists, lockBalance, lockDispute } from '../persistence';
 import { recordJournalPosted } from './shared/ledger-metrics';
 import { claimAndWrite } from './shared/write-posting';
 
@@ -22,6 +26,8 @@ export async function postClosedDispute(
   const outcome = dispute.status;
   if (outcome === 'open') throw new Error(`dispute ${dispute.dispute_id}: closed with status open`);
   const posted = await dataSource.transaction(async (manager) => {
+    // The direct model: its opening posted nothing, nor does its end.
+    if (await journalExists(manager, directPaymentCauseKey(dispute.payment_id))) return false;
     const opened = await lockDispute(manager, dispute.dispute_id);
     if (!opened) throw new NotYetError(`dispute ${dispute.dispute_id}: closed before its opening was posted`);
     const contradiction = closedDisputeContradiction(event, opened);
