@@ -305,6 +305,9 @@ describe('the API reference page in a real browser', () => {
       ).body;
     const checkout = await newCheckout();
     const webhook = await client.registerWebhook(apiKey, 'https://loja.example/hooks', ['payment.confirmed']);
+    // A business's own PSP account sends its later PIX charges to that (example) bank: the examples that set, read and
+    // remove one get a business of their own, so the other examples' charges still open at the sandbox's PSP.
+    const direct = await client.createBusiness('Loja com Conta Própria');
     const standIns: Record<string, string> = {
       [exampleId('prod')]: product.product_id,
       [exampleId('biz')]: businessId,
@@ -324,7 +327,9 @@ describe('the API reference page in a real browser', () => {
       product_id: product.product_id,
       slug: checkout.slug,
       webhook_id: webhook.webhook_id,
-      business_id: businessId,
+      business_id: ['setPspAccount', 'getPspAccount', 'removePspAccount'].includes(operationId)
+        ? direct.businessId
+        : businessId,
       funds_id: operationId === 'returnHeldFunds' ? lateToReturn.funds_id : late.funds_id,
       method: 'pix',
       // A key rolls once, and its purpose is set by the operator: a fresh one for each example.
