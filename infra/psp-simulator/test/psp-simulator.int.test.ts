@@ -111,6 +111,18 @@ describe('the API Pix document as a validator', () => {
 });
 
 describe('PSP simulator against API Pix 2.9.0', () => {
+  /** A simulator whose key has a webhook listening, and a cob paid there: the Pix (and its callback) to act on. */
+  async function paidPixWithWebhook() {
+    const { call } = await start();
+    const hook = await receiver();
+    await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
+    await call('PUT', `/cob/${TXID}`, cob);
+    await call('POST', `/cob/pagar/${TXID}`, {});
+    const paid = await waitFor(() => hook.bodies[0], { what: 'the callback of the payment' });
+    const e2eid = (JSON.parse(paid) as { pix: Array<{ endToEndId: string }> }).pix[0]!.endToEndId;
+    return { call, hook, e2eid };
+  }
+
   it('revisao grows on a real change only: not on a loc move alone, nor on a PATCH that changes nothing', async () => {
     const { call } = await start();
     await call('PUT', `/cob/${TXID}`, cob);
@@ -197,13 +209,7 @@ describe('PSP simulator against API Pix 2.9.0', () => {
   });
 
   it('refunds a received Pix (devolução): EM_PROCESSAMENTO, then DEVOLVIDO or NAO_REALIZADO with a callback', async () => {
-    const { call } = await start();
-    const hook = await receiver();
-    await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
-    await call('PUT', `/cob/${TXID}`, cob);
-    await call('POST', `/cob/pagar/${TXID}`, {});
-    const paid = await waitFor(() => hook.bodies[0], { what: 'the callback of the payment' });
-    const e2eid = (JSON.parse(paid) as { pix: Array<{ endToEndId: string }> }).pix[0]!.endToEndId;
+    const { call, hook, e2eid } = await paidPixWithWebhook();
 
     const asked = await call('PUT', `/pix/${e2eid}/devolucao/dev1`, { valor: '4.00' });
     const replay = await call('PUT', `/pix/${e2eid}/devolucao/dev1`, { valor: '4.00' });
@@ -241,13 +247,7 @@ describe('PSP simulator against API Pix 2.9.0', () => {
   });
 
   it('raises a MED (sandbox): a devolução MED_FRAUDE read like any other, ended DEVOLVIDO or NAO_REALIZADO, each with a callback', async () => {
-    const { call } = await start();
-    const hook = await receiver();
-    await call('PUT', `/webhook/${PIX_KEY}`, { webhookUrl: hook.url });
-    await call('PUT', `/cob/${TXID}`, cob);
-    await call('POST', `/cob/pagar/${TXID}`, {});
-    const paid = await waitFor(() => hook.bodies[0], { what: 'the callback of the payment' });
-    const e2eid = (JSON.parse(paid) as { pix: Array<{ endToEndId: string }> }).pix[0]!.endToEndId;
+    const { call, hook, e2eid } = await paidPixWithWebhook();
 
     const raised = await call('PUT', `/pix/${e2eid}/med/med1`, { valor: '4.00' });
     const replay = await call('PUT', `/pix/${e2eid}/med/med1`, { valor: '4.00' });

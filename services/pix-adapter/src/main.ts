@@ -238,10 +238,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     dataSource,
     uow: runtime.unitOfWork('pix-overdue-callback-poll'),
     // The platform's list of received Pix; a charge at a business's own account is re-read alone, at its account.
-    psp: {
-      getCharge: (txid) => accounts.getCharge(txid),
-      receivedPixPage: (inicio, fim, page) => psp.receivedPixPage(inicio, fim, page),
-    },
+    psp: accounts,
     overdueSeconds: config.CALLBACK_OVERDUE_SECONDS,
     recheckSeconds: config.CHARGE_RECHECK_SECONDS,
     requestsPerMinute: config.PSP_POLL_REQUESTS_PER_MINUTE,
