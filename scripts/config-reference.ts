@@ -305,7 +305,7 @@ export const meanings: Record<string, string> = {
     "while a charge has had no callback this long, the PSP's list of received Pix is read",
   CHARGE_RECHECK_SECONDS: 'each open charge is also read alone at the PSP this often, within the budget',
   PSP_POLL_REQUESTS_PER_MINUTE:
-    'requests a minute the overdue-callback pass makes at the PSP, all replicas together',
+    'requests a minute the overdue-callback pass makes at the PSP (its lists, the MED window sweep, charge reads), all replicas together',
   CALLBACK_POLL_INTERVAL_MS: 'how often those reads run',
   DEVOLUCAO_OVERDUE_SECONDS:
     'a devolução still open this long after its last change is read again at the PSP',

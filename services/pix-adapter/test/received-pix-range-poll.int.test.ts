@@ -84,10 +84,11 @@ describe('the overdue-callback pass reads received Pix by period, within a reque
     });
   }
 
-  /** A new budget minute, as if the last one were over. */
-  const nextMinute = () =>
+  /** A new budget minute, as if the last one were over (the sweep of the MED window not due: its own test makes it). */
+  const nextMinute = (sweep: 'not due' | 'as it is' = 'not due') =>
     bed.service.dataSource.query(
-      `UPDATE received_pix_poll SET window_started_at = now() - interval '2 minutes', leased_until = '-infinity'`,
+      `UPDATE received_pix_poll SET window_started_at = now() - interval '2 minutes', leased_until = '-infinity'` +
+        (sweep === 'not due' ? `, med_swept_at = now(), med_sweep_fim = NULL` : ''),
     );
 
   it(`finds the Pix of 3 paid charges among ${OPEN_CHARGES} open ones with one list page and 3 charge reads`, async () => {
@@ -226,10 +227,54 @@ describe('the overdue-callback pass reads received Pix by period, within a reque
     expect(await eventsAbout(bed, txid!)).toEqual(['pix.charge.paid.v1']);
   });
 
+  it('sweeps the MED window within the same budget, going on from its page the next minute over the same period', async () => {
+    await nextMinute();
+    await bed.service.dataSource.query(`UPDATE received_pix_poll SET med_swept_at = '-infinity'`);
+    const windowReads: Array<{ page: number; fim: number }> = [];
+    const psp = {
+      getCharge: (txid: string) => payer.getCharge(txid),
+      receivedPixPage: async (inicio: Date, fim: Date, page: number): Promise<ListPage<ListedPix>> => {
+        // The MED window is 80 days long; the period since the last read is minutes.
+        if (fim.getTime() - inicio.getTime() < 30 * 24 * 3600 * 1000) return { items: [], pages: 1 };
+        windowReads.push({ page, fim: fim.getTime() });
+        return { items: [], pages: 3 };
+      },
+    };
+    const poll = pass(2, psp);
+    const sweep = async () =>
+      (
+        (await bed.service.dataSource.query(
+          `SELECT med_sweep_page AS page, med_sweep_fim IS NULL AS idle, med_swept_at > now() - interval '1 minute'
+                  AS swept FROM received_pix_poll`,
+        )) as Array<{ page: number; idle: boolean; swept: boolean }>
+      )[0];
+
+    await poll.runOnce();
+    expect(poll.lastPassRequests).toBe(2);
+    expect(await sweep()).toEqual({ page: 1, idle: false, swept: false });
+    await nextMinute('as it is');
+    await poll.runOnce();
+    await nextMinute('as it is');
+    await poll.runOnce();
+
+    expect(windowReads.map((read) => read.page)).toEqual([0, 1, 2]);
+    expect(new Set(windowReads.map((read) => read.fim)).size).toBe(1);
+    expect(await sweep()).toEqual({ page: 0, idle: true, swept: true });
+    // Done: not due again for a quarter of an hour.
+    await nextMinute('as it is');
+    await poll.runOnce();
+    expect(windowReads).toHaveLength(3);
+  });
+
   it("a pass whose lease ran out and was taken moves neither the mark nor the other pass's lease", async () => {
     await nextMinute();
     const manager = bed.service.dataSource.manager;
-    const options = { leaseSeconds: 60, requestsPerMinute: 10, overdueSeconds: 60 };
+    const options = {
+      leaseSeconds: 60,
+      requestsPerMinute: 10,
+      overdueSeconds: 60,
+      medSweepEverySeconds: 900,
+    };
     const stale = await leaseReceivedPixPoll(manager, {
       ...options,
       owner: '00000000-0000-4000-8000-000000000001',

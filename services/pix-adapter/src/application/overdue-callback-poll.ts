@@ -11,8 +11,12 @@ import {
   activeChargesWithNewPix,
   leaseReceivedPixPoll,
   releaseReceivedPixPoll,
+  type MedSweepOutcome,
+  type MedSweepProgress,
 } from '../persistence/received-pix-poll-store';
+import { MED_SWEEP_EVERY_MS, MED_WINDOW_DAYS } from '../domain/med';
 import { applyListedPix } from './shared/record-received-pix';
+import { reportListedMeds } from './shared/follow-med';
 import { notePspKnowledgeOfCharge, type UnknownChargeDeps } from './shared/charge-unknown-at-psp';
 
 export interface OverdueCallbackPollOptions extends BatchTaskOptions, UnknownChargeDeps {
@@ -40,13 +44,18 @@ export const LIST_OVERLAP_MS = 120_000;
  */
 const LEASE_SECONDS = 120;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /**
  * The PSP's callback is only a trigger and may never come. While charges are still active past `overdueSeconds`, the
  * pass reads the PSP's list of received Pix for the period since the last read (`GET /pix?inicio=&fim=`, a page of up
  * to 1,000 per request), whatever the number of open charges; only a charge the list shows with a Pix not applied yet
  * is read again (`GET /cob/{txid}`, whose Pix are applied exactly as a callback's would be, its payer included).
  * What is left of the minute's budget re-reads charges alone, oldest check first, each at most once per
- * `recheckSeconds`, which finds a charge the PSP no longer knows or removed. One replica holds the pass at a time, so
+ * `recheckSeconds`, which finds a charge the PSP no longer knows or removed. Every `MED_SWEEP_EVERY_MS`, before the
+ * re-reads, the pass also lists the Pix of the whole MED window (80 days) for a MED whose first callback was lost,
+ * page by page within the same budget: a sweep the budget cuts short goes on from its page the next minute, over the
+ * same period. One replica holds the pass at a time, so
  * the budget is the deployment's; no transaction waits on the PSP, and a charge's expiry stays the expiry sweeper's
  * (which reads each charge when its window ends, so a Pix the list missed is found then).
  */
@@ -67,6 +76,7 @@ export class OverdueCallbackPoll extends BatchTask {
       leaseSeconds: LEASE_SECONDS,
       requestsPerMinute,
       overdueSeconds,
+      medSweepEverySeconds: MED_SWEEP_EVERY_MS / 1000,
     });
     if (!lease) {
       this.lastPassRequests = 0;
@@ -76,6 +86,7 @@ export class OverdueCallbackPoll extends BatchTask {
     let requests = 0;
     let rechecked = 0;
     let polledUntil: Date | null = null;
+    let medSweep: MedSweepOutcome = 'untouched';
     // A request the budget and the lease allow, counted; 0 when the pass must stop asking the PSP.
     const spend = () =>
       requests < lease.budget && Date.now() - startedAt < (LEASE_SECONDS * 1000) / 2 ? (requests += 1) : 0;
@@ -94,9 +105,10 @@ export class OverdueCallbackPoll extends BatchTask {
           polledUntil = lease.now;
         });
       }
+      if (lease.medSweep) medSweep = await this.sweepMedWindow(lease.medSweep, spend);
       rechecked = await this.recheckCharges(lease.budget - requests, spend);
     } finally {
-      await releaseReceivedPixPoll(dataSource.manager, { owner, requests, polledUntil });
+      await releaseReceivedPixPoll(dataSource.manager, { owner, requests, polledUntil, medSweep });
       this.lastPassRequests = requests;
     }
     return rechecked;
@@ -130,6 +142,27 @@ export class OverdueCallbackPoll extends BatchTask {
       if (page + 1 >= read.pages) return listed;
     }
     return 'incomplete';
+  }
+
+  /**
+   * Lists the Pix of the MED window ending at the sweep's `fim` from its next page, reporting every MED on a charge of
+   * ours; answers 'done' once the last page is read, else the page to go on from (the budget ran out, the PSP failed).
+   */
+  private async sweepMedWindow(sweep: MedSweepProgress, spend: () => number): Promise<MedSweepOutcome> {
+    const { psp, logger } = this.options;
+    const inicio = new Date(sweep.fim.getTime() - MED_WINDOW_DAYS * DAY_MS);
+    for (let page = sweep.nextPage; page < LIST_MAX_PAGES; page += 1) {
+      if (!spend()) return { fim: sweep.fim, nextPage: page };
+      const read = await psp.receivedPixPage(inicio, sweep.fim, page).catch((err: unknown) => {
+        logger.warn({ err: String(err), page }, 'the Pix of the MED window could not be listed now');
+        return null;
+      });
+      if (read === null) return { fim: sweep.fim, nextPage: page };
+      const reported = await reportListedMeds(this.options, read.items);
+      if (reported > 0) logger.info({ reported, page }, 'MED found by the sweep of the MED window');
+      if (page + 1 >= read.pages) return 'done';
+    }
+    return 'done';
   }
 
   /** Re-reads charges alone, those whose last check is oldest first, `count` at most; resolves how many. */

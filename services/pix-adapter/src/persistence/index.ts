@@ -14,6 +14,7 @@ import { FundsReturns1764401100001 } from './migrations/1764401100001-funds-retu
 import { MedDevolucoes1764402600002 } from './migrations/1764402600002-med-devolucoes';
 import { ReceivedPixPoll1764402800300 } from './migrations/1764402800300-received-pix-poll';
 import { PspAccounts1764402900000 } from './migrations/1764402900000-psp-accounts';
+import { MedSweepProgress1764402900100 } from './migrations/1764402900100-med-sweep-progress';
 
 export { ChargeEntity, PayoutEntity, PixRefundEntity, PspAccountEntity };
 export type { ChargeStatus } from './charge.entity';
@@ -36,5 +37,6 @@ export const pixAdapterDatabase = {
     MedDevolucoes1764402600002,
     ReceivedPixPoll1764402800300,
     PspAccounts1764402900000,
+    MedSweepProgress1764402900100,
   ],
 };

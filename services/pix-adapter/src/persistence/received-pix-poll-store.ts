@@ -12,7 +12,18 @@ export interface ReceivedPixPollLease {
   oldestActive: Date | null;
   /** The database's clock, which every period is read against. */
   now: Date;
+  /** Where the sweep of the MED window stands: null when none is under way and none is due. */
+  medSweep: MedSweepProgress | null;
 }
+
+/** A sweep of the MED window: the end of its period (fixed while it lasts, so its pages stay put) and its next page. */
+export interface MedSweepProgress {
+  fim: Date;
+  nextPage: number;
+}
+
+/** What a pass did of the MED sweep: left where it was, stopped at a page, or read the whole window. */
+export type MedSweepOutcome = 'untouched' | 'done' | MedSweepProgress;
 
 /**
  * Takes the pass for `leaseSeconds` when no replica holds it (answers null otherwise), opening a new budget minute when
@@ -20,7 +31,14 @@ export interface ReceivedPixPollLease {
  */
 export async function leaseReceivedPixPoll(
   manager: EntityManager,
-  options: { owner: string; leaseSeconds: number; requestsPerMinute: number; overdueSeconds: number },
+  options: {
+    owner: string;
+    leaseSeconds: number;
+    requestsPerMinute: number;
+    overdueSeconds: number;
+    /** A new sweep of the MED window is due this long after the last one read it whole. */
+    medSweepEverySeconds: number;
+  },
 ): Promise<ReceivedPixPollLease | null> {
   const [rows]: [
     Array<{
@@ -29,6 +47,9 @@ export async function leaseReceivedPixPoll(
       now: Date;
       oldest_active: Date | null;
       oldest_overdue: Date | null;
+      med_sweep_fim: Date | null;
+      med_sweep_page: number;
+      med_sweep_due: boolean;
     }>,
     number,
   ] = await manager.query(
@@ -39,12 +60,13 @@ export async function leaseReceivedPixPoll(
             window_requests = CASE WHEN window_started_at <= now() - interval '1 minute'
                                    THEN 0 ELSE window_requests END
       WHERE id = 1 AND leased_until <= now()
-      RETURNING polled_until, window_requests, now() AS now,
+      RETURNING polled_until, window_requests, now() AS now, med_sweep_fim, med_sweep_page,
+        med_swept_at <= now() - $4 * interval '1 second' AS med_sweep_due,
         (SELECT min(created_at) FROM charges WHERE status = 'active' AND expires_at > now()) AS oldest_active,
         (SELECT min(created_at) FROM charges
           WHERE status = 'active' AND expires_at > now() AND created_at <= now() - $2 * interval '1 second')
           AS oldest_overdue`,
-    [options.leaseSeconds, options.overdueSeconds, options.owner],
+    [options.leaseSeconds, options.overdueSeconds, options.owner, options.medSweepEverySeconds],
   );
   const [row] = rows;
   if (row === undefined) return null;
@@ -54,25 +76,45 @@ export async function leaseReceivedPixPoll(
     oldestOverdue: row.oldest_overdue,
     oldestActive: row.oldest_active,
     now: row.now,
+    medSweep:
+      row.med_sweep_fim !== null
+        ? { fim: row.med_sweep_fim, nextPage: row.med_sweep_page }
+        : row.med_sweep_due
+          ? { fim: row.now, nextPage: 0 }
+          : null,
   };
 }
 
 /**
  * Gives the pass back: the requests it made count against this minute (whoever holds the pass now), and, only if this
- * pass still held it, the list is read up to `polledUntil` and the pass is free.
+ * pass still held it, the list is read up to `polledUntil`, the MED sweep's progress is kept, and the pass is free.
  */
 export async function releaseReceivedPixPoll(
   manager: EntityManager,
-  outcome: { owner: string; requests: number; polledUntil: Date | null },
+  outcome: { owner: string; requests: number; polledUntil: Date | null; medSweep?: MedSweepOutcome },
 ): Promise<void> {
+  const sweep = outcome.medSweep ?? 'untouched';
+  const progress = typeof sweep === 'object' ? sweep : null;
   await manager.query(
     `UPDATE received_pix_poll
         SET window_requests = window_requests + $1,
             polled_until = CASE WHEN leased_by = $3 THEN COALESCE($2, polled_until) ELSE polled_until END,
+            med_sweep_fim = CASE WHEN leased_by IS DISTINCT FROM $3::uuid OR $4::text = 'untouched' THEN med_sweep_fim
+                                 WHEN $4::text = 'done' THEN NULL ELSE $5::timestamptz END,
+            med_sweep_page = CASE WHEN leased_by IS DISTINCT FROM $3::uuid OR $4::text = 'untouched' THEN med_sweep_page
+                                  WHEN $4::text = 'done' THEN 0 ELSE $6::integer END,
+            med_swept_at = CASE WHEN leased_by = $3 AND $4::text = 'done' THEN now() ELSE med_swept_at END,
             leased_until = CASE WHEN leased_by = $3 THEN '-infinity' ELSE leased_until END,
             leased_by = CASE WHEN leased_by = $3 THEN NULL ELSE leased_by END
       WHERE id = 1`,
-    [outcome.requests, outcome.polledUntil, outcome.owner],
+    [
+      outcome.requests,
+      outcome.polledUntil,
+      outcome.owner,
+      progress ? 'progress' : sweep,
+      progress?.fim ?? null,
+      progress?.nextPage ?? 0,
+    ],
   );
 }
 

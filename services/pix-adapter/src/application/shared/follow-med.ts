@@ -1,8 +1,11 @@
 import { medNatures, pixMedReported, type MedNature, type PixMedReported } from '@gateway/contracts';
+import type { DataSource } from 'typeorm';
 import type { Transaction, UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
 import { pixAmountToCentavos } from '../../domain/amount';
 import { recordMedStatus } from '../../persistence/med-store';
+import { ChargeEntity } from '../../persistence';
+import type { ListedPix } from '../../clients/psp/pix-lists';
 import type { ApiPixClient } from '../../clients/psp/api-pix-client';
 import type { PixDevolucao } from '../../clients/psp/devolucao';
 
@@ -77,4 +80,25 @@ export async function followMed(
       { payment_id: paymentId, devolucao_id: devolucaoId, status: devolucao.status },
       'MED devolução reported',
     );
+}
+
+/**
+ * Applies every MED devolução the PSP lists on a Pix of a charge of ours (a page of `GET /pix`), as its callback would
+ * have: one already known with the same status changes nothing. Answers how many were reported.
+ */
+export async function reportListedMeds(
+  deps: { dataSource: DataSource; uow: UnitOfWork },
+  listed: readonly ListedPix[],
+): Promise<number> {
+  let reported = 0;
+  for (const pix of listed) {
+    const meds = pix.devolucoes.filter(isMedDevolucao);
+    if (meds.length === 0 || pix.txid === null) continue;
+    const charge = await deps.dataSource.manager.findOneBy(ChargeEntity, { txid: pix.txid });
+    if (!charge) continue;
+    for (const med of meds)
+      if (await deps.uow.run({}, (tx) => applyMedDevolucao(tx, charge.paymentId, pix.endToEndId, med)))
+        reported += 1;
+  }
+  return reported;
 }
