@@ -62,7 +62,8 @@ export const invariantNames = {
   noUnsent: 'no unsent outbox row',
   no500: 'no 500 seen by any client (nor any request given up)',
   validAnswered: 'every valid request answered with success (201/202) once faults pass',
-  shortRetries: 'no client retried longer than the faults in its way plus 15 s',
+  shortRetries:
+    'no client retried longer than the faults in its way (and in the way of the work it waits for) plus 15 s',
   recovered: 'the stack is ready again after every fault',
 } as const;
 
@@ -693,7 +694,9 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
     {
       name: invariantNames.shortRetries,
       violations: load.retried.flatMap((r) => {
-        const allowedMs = timeline.clientFaultMs(r.startedAt, r.endedAt) + RETRY_ALLOWANCE_MS;
+        const allowedMs =
+          timeline.clientFaultMs(Math.min(r.waitsSince ?? r.startedAt, r.startedAt), r.endedAt) +
+          RETRY_ALLOWANCE_MS;
         const waitedMs = r.endedAt - r.startedAt;
         return waitedMs <= allowedMs
           ? []

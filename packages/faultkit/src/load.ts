@@ -90,6 +90,11 @@ export interface AttemptRecord {
 export interface RetriedRequest {
   request: string;
   startedAt: number;
+  /**
+   * When the work the request waits for began, if earlier (a refund waits for its payment to be posted, which began
+   * when the payment was asked to be paid): the faults since then are in its way too.
+   */
+  waitsSince?: number;
   endedAt: number;
   attempts: number;
   /** The answer of the last attempt that failed. */
@@ -260,7 +265,8 @@ export class LoadGenerator {
       ...(amountCentavos === null ? {} : { amount: amountCentavos }),
       ...(n % 4 === 0 ? { reason: FAILING_REFUND_REASON } : {}),
     };
-    const answer = await this.post(payment.business, path, body, idempotencyKey);
+    // The refund waits for the ledger to post its payment, under way since the payment was asked to be paid.
+    const answer = await this.post(payment.business, path, body, idempotencyKey, payment.paidRequestedAt);
     if (answer?.status === 201) {
       const refundId = String(answer.json.refund_id);
       const { business, paymentId } = payment;
@@ -534,13 +540,21 @@ export class LoadGenerator {
     path: string,
     body: unknown,
     idempotencyKey: string,
+    waitsSince?: number,
   ): Promise<{ status: number; json: Record<string, unknown>; attempts: number } | undefined> {
     const started = Date.now();
     const request = `POST ${path} (${who === 'operator' ? 'operator' : who.label}, key ${idempotencyKey})`;
     let lastFault = '';
     const ended = (attempts: number) => {
       if (attempts > 1)
-        this.retried.push({ request, startedAt: started, endedAt: Date.now(), attempts, lastFault });
+        this.retried.push({
+          request,
+          startedAt: started,
+          ...(waitsSince === undefined ? {} : { waitsSince }),
+          endedAt: Date.now(),
+          attempts,
+          lastFault,
+        });
     };
     for (let attempt = 1; ; attempt += 1) {
       if (attempt > 1) this.retries += 1;
