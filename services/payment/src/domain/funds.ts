@@ -2,6 +2,7 @@ import {
   MANUAL_RETURN,
   OPERATOR_RETURN,
   type CryptoInstructions,
+  type FundsReturnRequested,
   type OperatorReceivedFundsItem,
   type PaymentMethod,
   type PaymentPayer,
@@ -265,6 +266,27 @@ export function returnedByOperatorAlready(
 /** The id of the operator's `attempt`-th return of the funds through the rail (the rail derives its own from it). */
 export function operatorReturnId(fundsId: string, attempt: number): string {
   return `${fundsId}.return.${attempt}`;
+}
+
+/** What the rail is asked to carry out for the operator's return `returnId` of the funds (the same when asked again). */
+export function operatorReturnRequest(
+  funds: Pick<
+    StoredReceivedFunds & { paymentId: string },
+    'fundsId' | 'paymentId' | 'rail' | 'railReference' | 'instruction' | 'amountCentavos' | 'amountBaseUnits'
+  >,
+  returnId: string,
+  reason: string | null,
+): FundsReturnRequested {
+  return {
+    return_id: returnId,
+    funds_id: funds.fundsId,
+    payment_id: funds.paymentId,
+    rail_reference: funds.railReference,
+    instruction: funds.instruction === '' ? null : funds.instruction,
+    amount_centavos: funds.rail === 'pix' ? funds.amountCentavos : null,
+    amount_base_units: funds.rail === 'pix' ? null : funds.amountBaseUnits,
+    reason,
+  };
 }
 
 /**

@@ -24,6 +24,7 @@ import { OperatorReturns1764401100000 } from './migrations/1764401100000-operato
 import { Disputes1764402600000 } from './migrations/1764402600000-disputes';
 import { PaymentDescription1764402800100 } from './migrations/1764402800100-payment-description';
 import { PaymentCustody1764402900001 } from './migrations/1764402900001-payment-custody';
+import { OperatorReturnAskedAt1764402900200 } from './migrations/1764402900200-operator-return-asked-at';
 
 export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -59,5 +60,6 @@ export const paymentDatabase = {
     Disputes1764402600000,
     PaymentDescription1764402800100,
     PaymentCustody1764402900001,
+    OperatorReturnAskedAt1764402900200,
   ],
 };

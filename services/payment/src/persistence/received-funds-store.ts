@@ -190,17 +190,42 @@ export async function markFundsReturningByOperator(
   manager: EntityManager,
   funds: Pick<ReceivedFundsEntity, 'fundsId' | 'railReference' | 'instruction' | 'returnAttempts'>,
   returnId: string,
+  reason: string | null,
 ): Promise<ReceivedFundsEntity | null> {
   await lockInstructionMoney(manager, funds);
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE received_funds
-        SET returned_by = $2, return_id = $3, return_attempts = return_attempts + 1, return_failure_reason = NULL
+        SET returned_by = $2, return_id = $3, return_attempts = return_attempts + 1, return_failure_reason = NULL,
+            return_asked_at = now(), return_reason = $5
       WHERE funds_id = $1 AND return_attempts = $4 AND returned_by IS NULL AND assigned_at IS NULL
         AND kind <> 'unreadable' AND NOT ${sameMoneyReturnedElsewhere('received_funds')}
       RETURNING id`,
-    [funds.fundsId, OPERATOR_RETURN, returnId, funds.returnAttempts],
+    [funds.fundsId, OPERATOR_RETURN, returnId, funds.returnAttempts, reason],
   );
   return rows.length > 0 ? manager.findOneByOrFail(ReceivedFundsEntity, { fundsId: funds.fundsId }) : null;
+}
+
+/**
+ * Up to `limit` operator returns still in flight `afterSeconds` after their rail was last asked, each marked asked now
+ * (replicas skip the ones another is taking): the returns to ask of their rail again.
+ */
+export async function claimStaleOperatorReturns(
+  manager: EntityManager,
+  afterSeconds: number,
+  limit: number,
+): Promise<ReceivedFundsEntity[]> {
+  const [rows]: [Array<{ funds_id: string }>, number] = await manager.query(
+    `WITH stale AS (
+       SELECT id FROM received_funds
+        WHERE returned_by = $3 AND returned_at IS NULL AND return_id IS NOT NULL
+          AND coalesce(return_asked_at, '-infinity') < now() - make_interval(secs => $1)
+        ORDER BY return_asked_at NULLS FIRST LIMIT $2 FOR UPDATE SKIP LOCKED)
+     UPDATE received_funds SET return_asked_at = now() FROM stale
+      WHERE received_funds.id = stale.id RETURNING received_funds.funds_id`,
+    [afterSeconds, limit, OPERATOR_RETURN],
+  );
+  if (rows.length === 0) return [];
+  return manager.find(ReceivedFundsEntity, { where: rows.map((row) => ({ fundsId: row.funds_id })) });
 }
 
 /**

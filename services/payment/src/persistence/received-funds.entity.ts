@@ -89,4 +89,12 @@ export class ReceivedFundsEntity implements StoredReceivedFunds {
   /** Why the operator's latest return failed at the rail (the funds are held again); null otherwise. */
   @Column({ type: 'text', name: 'return_failure_reason', nullable: true })
   returnFailureReason!: string | null;
+
+  /** When the rail was last asked to carry out the operator's return in flight. */
+  @Column({ type: 'timestamptz', name: 'return_asked_at', nullable: true })
+  returnAskedAt!: Date | null;
+
+  /** The operator's reason for the return in flight (the devolução's descricao). */
+  @Column({ type: 'text', name: 'return_reason', nullable: true })
+  returnReason!: string | null;
 }

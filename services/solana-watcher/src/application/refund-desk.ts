@@ -103,8 +103,19 @@ export class RefundDesk {
     );
   }
 
+  /**
+   * Takes a recorded refund on from where it stands. One that ended is reported again: asked for again, it is the
+   * payment service's resend of a refund it still holds pending, whose first report was lost on the way (it settles a
+   * refund once, so a report it had received changes nothing).
+   */
   private async proceed(recorded: CryptoRefundEntity, context: MessageContext): Promise<void> {
     let refund = recorded;
+    if (refund.status === 'succeeded' || refund.status === 'failed') {
+      await this.uow.run(this.origin(context), async (tx) => {
+        await this.report(tx, refund);
+      });
+      return;
+    }
     if (refund.status === 'pending') refund = await this.submit(refund, context);
     if (refund.status === 'submitted') await this.follow(refund, context);
   }

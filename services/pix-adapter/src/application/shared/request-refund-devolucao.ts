@@ -4,7 +4,13 @@ import { pspFailure } from '../../clients/psp/psp-failure';
 import type { PixDevolucao } from '../../clients/psp/devolucao';
 import { devolucaoIdOf } from '../../domain/devolucao-id';
 import { PixRefundEntity } from '../../persistence';
-import { applyDevolucao, originOf, settlePixRefund, type RefundDeps } from './settle-pix-refund';
+import {
+  applyDevolucao,
+  originOf,
+  reportSettledRefundAgain,
+  settlePixRefund,
+  type RefundDeps,
+} from './settle-pix-refund';
 
 /**
  * Asks the PSP for the refund's devolução outside any transaction (a replay meets the same devolução, its id being
@@ -50,8 +56,10 @@ export function devolucaoIdFor(id: string): string {
 
 /**
  * Carries a devolução out, once per id: the row stored for `refundId` (any redelivery, under any message id, finds
- * it), else the one `record` stores; then, unless the PSP holds it already or it ended, it is asked for outside any
- * transaction. A PSP that cannot be reached is thrown as unavailable, so the broker tries the message again later.
+ * it), else the one `record` stores; then it is asked for outside any transaction. Asked again (a redelivery, or the
+ * payment service's resend of a refund it still holds pending): one the PSP holds is left to its callback and the
+ * devolução poll, one that ended is reported again (its first report may be what was lost). A PSP that cannot be
+ * reached is thrown as unavailable, so the broker tries the message again later.
  */
 export async function carryOutDevolucao(
   deps: RefundDeps,
@@ -60,7 +68,9 @@ export async function carryOutDevolucao(
 ): Promise<void> {
   const known = await deps.dataSource.manager.findOneBy(PixRefundEntity, { refundId });
   const refund = known ?? (await record());
-  // processing: the PSP holds the devolução and its callback or the poll settles it; final: settled already.
+  if (refund.status === 'succeeded' || refund.status === 'failed')
+    return reportSettledRefundAgain(deps, { ...refund, status: refund.status });
+  // processing: the PSP holds the devolução, and its callback or the devolução poll settles it.
   if (refund.status !== 'requested') return;
   await requestRefundDevolucao(deps, refund).catch((err: unknown) => pspFailure(err));
 }

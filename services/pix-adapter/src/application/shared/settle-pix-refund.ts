@@ -42,14 +42,7 @@ export async function settlePixRefund(
     { refundId },
     { status: settlement.outcome, failureReason, updatedAt: new Date() },
   );
-  const outcome = {
-    outcome: settlement.outcome,
-    external_id: settlement.externalId,
-    failure_reason: failureReason,
-  };
-  if (refund.fundsId === null)
-    await tx.emit(pixRefundSettled, { refund_id: refundId, payment_id: refund.paymentId, ...outcome });
-  else await tx.emit(pixFundsReturnSettled, { return_id: refundId, funds_id: refund.fundsId, ...outcome });
+  await reportSettlement(tx, refund, { ...settlement, failureReason });
   refundsSettled.inc({ outcome: settlement.outcome });
   logger.info(
     {
@@ -61,6 +54,45 @@ export async function settlePixRefund(
     'PIX refund settled',
   );
   return true;
+}
+
+/** pix.refund.settled.v1 (pix.funds-return.settled.v1 for the operator's return of held funds) with the outcome. */
+async function reportSettlement(
+  tx: Transaction,
+  refund: Pick<PixRefundEntity, 'refundId' | 'paymentId' | 'fundsId'>,
+  settlement: { outcome: 'succeeded' | 'failed'; externalId: string | null; failureReason: string | null },
+): Promise<void> {
+  const outcome = {
+    outcome: settlement.outcome,
+    external_id: settlement.externalId,
+    failure_reason: settlement.failureReason,
+  };
+  if (refund.fundsId === null)
+    await tx.emit(pixRefundSettled, { refund_id: refund.refundId, payment_id: refund.paymentId, ...outcome });
+  else
+    await tx.emit(pixFundsReturnSettled, {
+      return_id: refund.refundId,
+      funds_id: refund.fundsId,
+      ...outcome,
+    });
+}
+
+/**
+ * Tells the payment service again how a settled refund ended, when it asks for the refund again (its resend of a
+ * refund it still holds pending: the first report was lost on the way). The payment service settles a refund once,
+ * so a report it had received changes nothing. A succeeded devolução's id at the PSP is the refund's own.
+ */
+export function reportSettledRefundAgain(
+  deps: Pick<RefundDeps, 'uow'>,
+  refund: PixRefundEntity & { status: 'succeeded' | 'failed' },
+): Promise<void> {
+  return deps.uow.run(originOf(refund), (tx) =>
+    reportSettlement(tx, refund, {
+      outcome: refund.status,
+      externalId: refund.status === 'succeeded' ? refund.devolucaoId : null,
+      failureReason: refund.failureReason,
+    }),
+  );
 }
 
 /**
