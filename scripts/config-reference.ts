@@ -339,8 +339,20 @@ export const meanings: Record<string, string> = {
   UNREADABLE_RETRY_MS:
     'how soon a transaction the watcher could not read is read again (longer after each try, up to 60 tries)',
   PAYMENT_WINDOW_SECONDS: 'how long a buyer has to pay a crypto payment',
+  REFUND_SIGNER:
+    'what signs crypto refunds as `RECEIVING_WALLET`: `env` (`REFUND_SIGNER_SECRET_KEY`), `keypair-file` (`REFUND_SIGNER_KEYPAIR_FILE`) or `vault-transit` (a HashiCorp Vault Transit ed25519 key, `VAULT_*`); see docs/operating.md#the-refund-signer',
   REFUND_SIGNER_SECRET_KEY:
-    'base58 64-byte secret key of `RECEIVING_WALLET`, read by the default signer of crypto refunds (a KMS or HSM adapter can take its place), never logged; must match the wallet',
+    'with `REFUND_SIGNER=env`: base58 64-byte secret key of `RECEIVING_WALLET`, never logged; must match the wallet; must be unset with another signer',
+  REFUND_SIGNER_KEYPAIR_FILE:
+    'with `REFUND_SIGNER=keypair-file`: path of the Solana keypair file (`solana-keygen new -o`, a JSON array of 64 numbers) of `RECEIVING_WALLET`, e.g. on a secret volume; read and checked at start',
+  VAULT_ADDR: "with `REFUND_SIGNER=vault-transit`: Vault's address (`https://vault.internal:8200`)",
+  VAULT_TOKEN:
+    'with `REFUND_SIGNER=vault-transit`: the Vault token (`X-Vault-Token`), allowed to read the key and sign with it; never logged',
+  VAULT_NAMESPACE:
+    'with `REFUND_SIGNER=vault-transit`: the Vault Enterprise namespace of the mount (`X-Vault-Namespace`)',
+  VAULT_TRANSIT_MOUNT: 'with `REFUND_SIGNER=vault-transit`: where the Transit secrets engine is mounted',
+  VAULT_TRANSIT_KEY:
+    "with `REFUND_SIGNER=vault-transit`: the name of the `ed25519` Transit key holding `RECEIVING_WALLET`'s key (not derived)",
   SOLANA_MAX_COMPUTE_UNIT_PRICE:
     "the highest compute-unit price (micro-lamports) a refund or return offers; each starts at recent blocks' 75th percentile and is raised while it does not land",
   FEE_PAYER_LOW_BALANCE_SOL:
@@ -415,7 +427,7 @@ export const meanings: Record<string, string> = {
 
 interface Described {
   type: string;
-  flags?: { default?: unknown; presence?: string; only?: boolean };
+  flags?: { default?: unknown; presence?: string; only?: boolean; result?: string };
   rules?: Array<{ name: string; args?: Record<string, unknown> }>;
   allow?: unknown[];
   invalid?: unknown[];
@@ -512,7 +524,35 @@ interface Row {
   accepted: string;
 }
 
+/**
+ * A variable read only when another one has some values (the refund signer's variables, by REFUND_SIGNER): its row is
+ * the row of the branch that reads it (the other is stripped), its rule saying when.
+ */
+function chosenRow(name: string, d: Described): Row | null {
+  const stripped = (branch?: Described) => branch?.flags?.result === 'strip';
+  const choice = (d.whens ?? []).find(
+    (when) => when.ref?.path.join('.') !== 'APP_ENV' && (stripped(when.then) || stripped(when.otherwise)),
+  );
+  if (!choice?.ref) return null;
+  const values = (choice.is?.allow ?? [])
+    .filter((value) => typeof value !== 'object')
+    .map((value) => `\`${String(value)}\``)
+    .join(', ');
+  const readsThen = !stripped(choice.then);
+  const branch = readsThen ? choice.then : choice.otherwise;
+  if (!branch) return null;
+  const inner = row(name, branch);
+  const variable = `\`${choice.ref.path.join('.')}\``;
+  const condition = readsThen ? `with ${variable} ${values}` : `unless ${variable} is ${values}`;
+  let rule = `${condition}: ${inner.production}`;
+  if (inner.production === 'no') rule = 'no';
+  else if (inner.production === '**always**') rule = `**${condition}**`;
+  return { ...inner, production: rule };
+}
+
 function row(name: string, d: Described): Row {
+  const chosen = chosenRow(name, d);
+  if (chosen) return chosen;
   let sandbox: unknown = d.flags?.default;
   let production: unknown = d.flags?.default;
   let required = false;

@@ -15,6 +15,7 @@ import {
   type ServiceConfig,
 } from '@gateway/config';
 import { tokenDecimals, tokens, type Token } from '@gateway/contracts';
+import { KeypairFileUnusable, readKeypairFile } from './clients/keypair-file';
 import { decodeBase58 } from './domain/base58';
 
 export interface SolanaWatcherConfig extends ServiceConfig {
@@ -58,11 +59,29 @@ export interface SolanaWatcherConfig extends ServiceConfig {
   UNREADABLE_RETRY_MS: number;
   PAYMENT_WINDOW_SECONDS: number;
   /**
-   * base58 64-byte secret key of RECEIVING_WALLET: it signs refunds (the token transfer back, its fee, the buyer's token
-   * account when it has none), through the environment-key adapter of the signer port. Required in production; never
-   * logged.
+   * What signs refunds (the token transfer back, its fee, the buyer's token account when it has none) as
+   * RECEIVING_WALLET, through the signer port: `env` (REFUND_SIGNER_SECRET_KEY, the default), `keypair-file`
+   * (REFUND_SIGNER_KEYPAIR_FILE) or `vault-transit` (an ed25519 key of HashiCorp Vault's Transit engine: VAULT_*).
+   * Whichever it is must be RECEIVING_WALLET's key; docs/adr/0037-refund-signer-choice.md.
    */
-  REFUND_SIGNER_SECRET_KEY: string;
+  REFUND_SIGNER: RefundSignerKind;
+  /**
+   * `env` signer: base58 64-byte secret key of RECEIVING_WALLET. Required in production; never logged; must be unset
+   * with another signer.
+   */
+  REFUND_SIGNER_SECRET_KEY?: string;
+  /** `keypair-file` signer: path of a Solana keypair file (`solana-keygen new -o`), e.g. a mounted secret volume. */
+  REFUND_SIGNER_KEYPAIR_FILE?: string;
+  /** `vault-transit` signer: Vault's address, e.g. https://vault.internal:8200. */
+  VAULT_ADDR?: string;
+  /** `vault-transit` signer: the Vault token (X-Vault-Token); a secret, never logged. */
+  VAULT_TOKEN?: string;
+  /** `vault-transit` signer: the Vault Enterprise namespace of the mount (X-Vault-Namespace), if any. */
+  VAULT_NAMESPACE?: string;
+  /** `vault-transit` signer: where the Transit engine is mounted (default `transit`). */
+  VAULT_TRANSIT_MOUNT: string;
+  /** `vault-transit` signer: the name of the `ed25519` Transit key. */
+  VAULT_TRANSIT_KEY?: string;
   /**
    * The highest compute-unit price, in micro-lamports, a refund or return transaction offers. Each starts at what
    * recent blocks paid (their 75th percentile) and is re-signed higher while it does not land, never above this.
@@ -84,6 +103,21 @@ export interface SolanaWatcherConfig extends ServiceConfig {
 export const SANDBOX_RECEIVING_WALLET = 'FZgM9J2ArLxEEAMH711E3Bj1LpSKZVb3zvckbfKg5XiY';
 export const SANDBOX_REFUND_SIGNER_SECRET_KEY =
   'S8cHp3s11DwjcSTdNGGt6LobsNyTJJtMrzg6nbiY3s88wvgYZhpPJK9SSWPeydGj6QSnTtXU2ncqXAR7iDS3RGC';
+
+export const refundSignerKinds = ['env', 'keypair-file', 'vault-transit'] as const;
+export type RefundSignerKind = (typeof refundSignerKinds)[number];
+
+/** Required with the `kind` signer, dropped with the others. */
+function forSigner(kind: RefundSignerKind, schema: Joi.Schema): Joi.Schema {
+  return Joi.any().when('REFUND_SIGNER', { is: kind, then: schema.required(), otherwise: Joi.any().strip() });
+}
+
+/** A Vault path of one segment (a key name) or several (a mount, a namespace); no segment starts with a dot. */
+const vaultPath = (segments: 'one' | 'several') =>
+  Joi.string().pattern(
+    segments === 'one' ? /^[\w-][\w.-]*$/ : /^[\w-][\w.-]*(\/[\w-][\w.-]*)*$/,
+    'Vault path',
+  );
 
 const FIXED_RATE = new RegExp(`^(${tokens.join('|')})=(\\d+(?:\\.\\d+)?)$`);
 
@@ -144,7 +178,28 @@ const schema = serviceSchema<SolanaWatcherConfig>({
   POLL_INTERVAL_MS: Joi.number().integer().min(10).default(1_000),
   UNREADABLE_RETRY_MS: Joi.number().integer().min(10).default(60_000),
   PAYMENT_WINDOW_SECONDS: Joi.number().integer().min(1).default(DEFAULT_PAYMENT_WINDOW_SECONDS.crypto),
-  REFUND_SIGNER_SECRET_KEY: secret(SANDBOX_REFUND_SIGNER_SECRET_KEY, solanaSecretKey),
+  REFUND_SIGNER: Joi.string()
+    .valid(...refundSignerKinds)
+    .default('env'),
+  REFUND_SIGNER_SECRET_KEY: Joi.any().when('REFUND_SIGNER', {
+    is: Joi.valid('keypair-file', 'vault-transit'),
+    // Another signer was chosen so that no key sits in the environment: one left there is refused (blank is unset).
+    then: Joi.string().allow('').valid('').strip().messages({
+      'any.only': '{{#label}} must be unset unless REFUND_SIGNER is env',
+    }),
+    otherwise: secret(SANDBOX_REFUND_SIGNER_SECRET_KEY, solanaSecretKey),
+  }),
+  REFUND_SIGNER_KEYPAIR_FILE: forSigner('keypair-file', Joi.string()),
+  VAULT_ADDR: forSigner('vault-transit', Joi.string().uri({ scheme: ['http', 'https'] })),
+  VAULT_TOKEN: forSigner('vault-transit', Joi.string()),
+  VAULT_NAMESPACE: Joi.any().when('REFUND_SIGNER', {
+    is: 'vault-transit',
+    // As Vault's docs write it, `ns1/ns2/`: the trailing slash is dropped.
+    then: vaultPath('several').replace(/\/+$/, '').optional(),
+    otherwise: Joi.any().strip(),
+  }),
+  VAULT_TRANSIT_MOUNT: vaultPath('several').default('transit'),
+  VAULT_TRANSIT_KEY: forSigner('vault-transit', vaultPath('one')),
   // 1,000,000 µL × the 90,000 units of a one-recipient refund: at most 0.00009 SOL of priority fee.
   SOLANA_MAX_COMPUTE_UNIT_PRICE: Joi.number().integer().min(0).max(100_000_000).default(1_000_000),
   FEE_PAYER_LOW_BALANCE_SOL: Joi.number().min(0).default(0.1),
@@ -164,18 +219,31 @@ export const solanaWatcherVariables = variableNames(schema);
 
 export function loadSolanaWatcherConfig(env: NodeJS.ProcessEnv = process.env): SolanaWatcherConfig {
   const config = loadConfig(schema, env);
-  // A signer of another wallet could never move the receiving wallet's tokens: every refund would fail.
-  if (signerPublicKey(config.REFUND_SIGNER_SECRET_KEY) !== config.RECEIVING_WALLET)
-    throw new ConfigError(
-      ['REFUND_SIGNER_SECRET_KEY'],
-      '"REFUND_SIGNER_SECRET_KEY" is not the secret key of RECEIVING_WALLET',
-    );
+  // A signer of another wallet could never move the receiving wallet's tokens: every refund would fail. Vault's key
+  // is checked the same way once it is read, at start (clients/refund-signer.ts).
+  if (config.REFUND_SIGNER === 'env') {
+    if (signerPublicKey(decodeBase58(config.REFUND_SIGNER_SECRET_KEY!)) !== config.RECEIVING_WALLET)
+      throw new ConfigError(
+        ['REFUND_SIGNER_SECRET_KEY'],
+        '"REFUND_SIGNER_SECRET_KEY" is not the secret key of RECEIVING_WALLET',
+      );
+  } else if (config.REFUND_SIGNER === 'keypair-file') {
+    const variable = 'REFUND_SIGNER_KEYPAIR_FILE';
+    let secretKey: Uint8Array;
+    try {
+      secretKey = readKeypairFile(config.REFUND_SIGNER_KEYPAIR_FILE!);
+    } catch (err) {
+      if (!(err instanceof KeypairFileUnusable)) throw err;
+      throw new ConfigError([variable], `"${variable}": ${err.message}`);
+    }
+    if (signerPublicKey(secretKey) !== config.RECEIVING_WALLET)
+      throw new ConfigError([variable], `"${variable}" is not the keypair of RECEIVING_WALLET`);
+  }
   return config;
 }
 
 /** The public key a 64-byte secret key signs for; null when it is no consistent ed25519 key pair. */
-function signerPublicKey(secretKeyBase58: string): string | null {
-  const bytes = decodeBase58(secretKeyBase58);
+function signerPublicKey(bytes: Uint8Array | null): string | null {
   if (bytes?.length !== 64) return null;
   try {
     return Keypair.fromSecretKey(bytes).publicKey.toBase58();

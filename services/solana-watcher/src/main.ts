@@ -10,7 +10,7 @@ import {
   paymentCancelled,
   simulateCryptoOutcome,
 } from '@gateway/contracts';
-import { loadOrExit } from '@gateway/config';
+import { exitOnConfigError, loadOrExit } from '@gateway/config';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from './config';
@@ -21,13 +21,12 @@ import { ArrivalQuotes } from './clients/arrival-quotes';
 import { QuoteDesk } from './clients/quote-desk';
 import { RefundDesk } from './application/refund-desk';
 import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-sources';
-import { EnvironmentKeySigner } from './clients/environment-key-signer';
 import { RefundChain } from './clients/refund-chain';
+import { openRefundSigner } from './clients/refund-signer';
 import { RequestPacer } from './clients/request-pacer';
 import { DEFAULT_RETRY_POLICY } from './clients/retry-fetch';
 import { sandboxWallet } from './clients/sandbox-wallet';
 import { createRpcConnection } from './clients/solana-rpc';
-import { decodeBase58 } from './domain/base58';
 import { FixedRateProvider, type PriceProvider } from './domain/quote';
 import { changeRequestAmount } from './application/change-request-amount';
 import { openTransferRequest } from './application/open-transfer-request';
@@ -45,6 +44,9 @@ function priceProviders(config: SolanaWatcherConfig): PriceProvider[] {
 }
 
 export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<ServiceRuntime> {
+  // First: until the signer REFUND_SIGNER chose can sign for RECEIVING_WALLET (Vault's key read), nothing runs and
+  // /healthz is not served (docs/operating.md#the-refund-signer).
+  const refundSigner = await openRefundSigner(config, createLogger('solana-watcher', config.LOG_LEVEL));
   const runtime = await openServiceRuntime({ service: 'solana-watcher', config, ...solanaWatcherDatabase });
   const pacer = new RequestPacer(config.SOLANA_RPC_REQUESTS_PER_SECOND);
   const connection = createRpcConnection(config.SOLANA_RPC_URL, DEFAULT_RETRY_POLICY, pacer);
@@ -98,9 +100,6 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     recipient: config.RECEIVING_WALLET,
     confirmationGraceMs: config.CONFIRMATION_GRACE_MS,
   };
-  // The signer port: the environment's key (the config checked it is RECEIVING_WALLET's 64-byte key) unless a KMS or
-  // HSM adapter is composed here instead (docs/operating.md#the-refund-signer).
-  const refundSigner = new EnvironmentKeySigner(decodeBase58(config.REFUND_SIGNER_SECRET_KEY)!);
   const refundChain = new RefundChain(connection, refundSigner, config.SOLANA_MAX_COMPUTE_UNIT_PRICE);
   const refunds = new RefundDesk(dataSource, runtime.unitOfWork(cryptoRefundRequested.name), refundChain);
   const feePayer = new FeePayerBalanceWatch(
@@ -140,5 +139,9 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
 
 if (require.main === module) {
   const config = loadOrExit(loadSolanaWatcherConfig);
-  runUntilSignal(() => startSolanaWatcher(config), createLogger('solana-watcher', config.LOG_LEVEL));
+  // A signer Vault refuses (its token, its key) exits 78 naming the variable, as a bad configuration does.
+  runUntilSignal(
+    () => startSolanaWatcher(config).catch(exitOnConfigError),
+    createLogger('solana-watcher', config.LOG_LEVEL),
+  );
 }

@@ -1,4 +1,7 @@
 import { Keypair } from '@solana/web3.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { developmentValues, refusedVariables, without } from '@gateway/testkit';
 import {
   SANDBOX_RECEIVING_WALLET,
@@ -124,5 +127,178 @@ describe('solana-watcher config', () => {
     expect(() => loadSolanaWatcherConfig({ APP_ENV: 'sandbox', FIXED_RATES: 'usdc=0.19,btc=1' })).toThrow(
       /FIXED_RATES/,
     );
+  });
+
+  describe('REFUND_SIGNER: which signer signs refunds', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'watcher-config-'));
+    let files = 0;
+    /** A file holding `text`; its path. */
+    const file = (text: string): string => {
+      const path = join(directory, `keypair-${++files}.json`);
+      writeFileSync(path, text);
+      return path;
+    };
+    const keypairFile = (bytes: Uint8Array) => file(JSON.stringify(Array.from(bytes)));
+    const { REFUND_SIGNER_SECRET_KEY: _envKey, ...withoutKey } = production;
+    const vault = {
+      REFUND_SIGNER: 'vault-transit',
+      VAULT_ADDR: 'https://vault.internal:8200',
+      VAULT_TOKEN: 'hvs.CAESIJ-not-a-real-token-but-a-secret',
+      VAULT_TRANSIT_KEY: 'receiving-wallet',
+    };
+    /** The message of the ConfigError `load` throws. */
+    const messageOf = (load: () => unknown): string => {
+      try {
+        load();
+      } catch (err) {
+        return String(err);
+      }
+      throw new Error('loaded');
+    };
+
+    it('is env by default, as before: the environment key', () => {
+      expect(loadSolanaWatcherConfig(production)).toMatchObject({ REFUND_SIGNER: 'env' });
+    });
+
+    it('refuses a signer it does not know', () => {
+      expect(
+        refusedVariables(() => loadSolanaWatcherConfig({ ...production, REFUND_SIGNER: 'kms' })),
+      ).toEqual(['REFUND_SIGNER']);
+    });
+
+    it("keypair-file: loads a solana-keygen file of RECEIVING_WALLET's key pair, and needs no key in the environment", () => {
+      const path = keypairFile(receivingWallet.secretKey);
+      const config = loadSolanaWatcherConfig({
+        ...withoutKey,
+        REFUND_SIGNER: 'keypair-file',
+        REFUND_SIGNER_KEYPAIR_FILE: path,
+      });
+      expect(config).toMatchObject({ REFUND_SIGNER: 'keypair-file', REFUND_SIGNER_KEYPAIR_FILE: path });
+      expect(config.REFUND_SIGNER_SECRET_KEY).toBeUndefined();
+      expect(JSON.stringify(config)).not.toContain(encodeBase58(receivingWallet.secretKey));
+    });
+
+    it('keypair-file: in production and in the sandbox alike the file is required, no sandbox key taken instead', () => {
+      for (const env of [{ ...withoutKey }, { APP_ENV: 'sandbox' }])
+        expect(
+          refusedVariables(() => loadSolanaWatcherConfig({ ...env, REFUND_SIGNER: 'keypair-file' })),
+        ).toEqual(['REFUND_SIGNER_KEYPAIR_FILE']);
+    });
+
+    it.each([
+      ['a file that cannot be read', () => join(directory, 'absent.json'), /cannot be read \(ENOENT\)/],
+      [
+        'a file that is not JSON',
+        () => file(encodeBase58(receivingWallet.secretKey)),
+        /not a Solana keypair/,
+      ],
+      [
+        'an array of 63 numbers',
+        () => keypairFile(receivingWallet.secretKey.subarray(0, 63)),
+        /not a Solana keypair/,
+      ],
+      [
+        'a number out of byte range',
+        () => file(JSON.stringify([...Array.from(receivingWallet.secretKey).slice(0, 63), 256])),
+        /not a Solana keypair/,
+      ],
+      [
+        'the key pair of another wallet',
+        () => keypairFile(Keypair.generate().secretKey),
+        /not the keypair of/,
+      ],
+      [
+        'a key pair whose halves do not match',
+        () => {
+          const secret = Uint8Array.from(receivingWallet.secretKey);
+          secret[63] = secret[63]! ^ 1;
+          return keypairFile(secret);
+        },
+        /not the keypair of/,
+      ],
+    ])(
+      'keypair-file: %s is refused at start, naming the variable and never printing the key',
+      (_case, path, reason) => {
+        const env = { ...withoutKey, REFUND_SIGNER: 'keypair-file', REFUND_SIGNER_KEYPAIR_FILE: path() };
+        expect(refusedVariables(() => loadSolanaWatcherConfig(env))).toEqual(['REFUND_SIGNER_KEYPAIR_FILE']);
+        const message = messageOf(() => loadSolanaWatcherConfig(env));
+        expect(message).toMatch(reason);
+        const seed = receivingWallet.secretKey.subarray(0, 32);
+        for (const bytes of [receivingWallet.secretKey, seed])
+          for (const form of [
+            encodeBase58(bytes),
+            Array.from(bytes).join(','),
+            Buffer.from(bytes).toString('base64'),
+          ])
+            expect(message).not.toContain(form);
+      },
+    );
+
+    it('vault-transit: loads with its address, token and key; the mount defaults to transit, the namespace is optional', () => {
+      expect(loadSolanaWatcherConfig({ ...withoutKey, ...vault })).toMatchObject({
+        ...vault,
+        VAULT_TRANSIT_MOUNT: 'transit',
+      });
+      expect(
+        loadSolanaWatcherConfig({
+          ...withoutKey,
+          ...vault,
+          VAULT_NAMESPACE: 'payments/solana',
+          VAULT_TRANSIT_MOUNT: 'solana-transit',
+        }),
+      ).toMatchObject({ VAULT_NAMESPACE: 'payments/solana', VAULT_TRANSIT_MOUNT: 'solana-transit' });
+    });
+
+    it('vault-transit: in production and in the sandbox alike each of its variables is required', () => {
+      for (const env of [{ ...withoutKey }, { APP_ENV: 'sandbox' }])
+        expect(
+          refusedVariables(() => loadSolanaWatcherConfig({ ...env, REFUND_SIGNER: 'vault-transit' })),
+        ).toEqual(['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY']);
+      for (const name of ['VAULT_ADDR', 'VAULT_TOKEN', 'VAULT_TRANSIT_KEY'])
+        expect(
+          refusedVariables(() => loadSolanaWatcherConfig(without({ ...withoutKey, ...vault }, name))),
+        ).toEqual([name]);
+    });
+
+    it('vault-transit: a malformed address, key name or mount is refused without printing the token', () => {
+      const env = {
+        ...withoutKey,
+        ...vault,
+        VAULT_ADDR: `vault.internal:8200/${vault.VAULT_TOKEN}`,
+        VAULT_TRANSIT_KEY: 'a/b',
+        VAULT_TRANSIT_MOUNT: '../sys',
+      };
+      expect(refusedVariables(() => loadSolanaWatcherConfig(env))).toEqual([
+        'VAULT_ADDR',
+        'VAULT_TRANSIT_KEY',
+        'VAULT_TRANSIT_MOUNT',
+      ]);
+      expect(messageOf(() => loadSolanaWatcherConfig(env))).not.toContain(vault.VAULT_TOKEN);
+    });
+
+    it.each(['keypair-file', 'vault-transit'])(
+      'with %s, a secret key left in REFUND_SIGNER_SECRET_KEY is refused (blank counts as unset)',
+      (kind) => {
+        const env = {
+          ...production,
+          ...(kind === 'vault-transit'
+            ? vault
+            : { REFUND_SIGNER: kind, REFUND_SIGNER_KEYPAIR_FILE: keypairFile(receivingWallet.secretKey) }),
+        };
+        expect(refusedVariables(() => loadSolanaWatcherConfig(env))).toEqual(['REFUND_SIGNER_SECRET_KEY']);
+        expect(messageOf(() => loadSolanaWatcherConfig(env))).not.toContain(
+          production.REFUND_SIGNER_SECRET_KEY,
+        );
+        expect(
+          refusedVariables(() => loadSolanaWatcherConfig({ ...env, REFUND_SIGNER_SECRET_KEY: '' })),
+        ).toEqual([]);
+      },
+    );
+
+    it("with env, the other signers' variables are dropped", () => {
+      const config = loadSolanaWatcherConfig({ ...production, ...vault, REFUND_SIGNER: 'env' });
+      expect(config).not.toHaveProperty('VAULT_TOKEN');
+      expect(config).not.toHaveProperty('VAULT_ADDR');
+    });
   });
 });

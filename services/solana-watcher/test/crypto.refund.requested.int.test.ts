@@ -13,7 +13,8 @@ import {
 import { createEnvelope, type MessageContext } from '@gateway/messaging';
 import { aRefundRequest, waitFor } from '@gateway/testkit';
 import { payTransferRequest } from './support/localnet';
-import { WatcherHarness } from './support/watcher';
+import { startVaultTransit, type VaultTransitStandIn } from './support/vault-transit';
+import { WatcherHarness, type HarnessOptions } from './support/watcher';
 
 interface RefundRow {
   refund_id: string;
@@ -32,8 +33,8 @@ interface AttemptRow {
 }
 
 /** Shared by the describes below: the harness of each, and what a stand-in payment service received. */
-function refundsBench() {
-  const harness = WatcherHarness.forTheseTests();
+function refundsBench(options: HarnessOptions = {}) {
+  const harness = WatcherHarness.forTheseTests(options);
   const settled: Array<Envelope<RefundSettled>> = [];
 
   beforeAll(async () => {
@@ -451,5 +452,43 @@ describe('crypto.refund.requested.v1 across restarts and a node dropping transac
     expect(settled.external_id).not.toBe(stored.signature);
     expect(await bench.status(stored.signature!)).toBeNull();
     expect(await harness.tokenBalance(payer())).toBe(before + BigInt(paid.amount_base_units));
+  });
+});
+
+describe('crypto.refund.requested.v1 signed through Vault Transit (REFUND_SIGNER=vault-transit)', () => {
+  const wallet = Keypair.generate();
+  // Filled in before the harness starts (hooks run in order): the stand-in's address and token are known only then.
+  const env: Record<string, string> = {};
+  let vault: VaultTransitStandIn;
+  beforeAll(async () => {
+    vault = await startVaultTransit();
+    vault.addKey('receiving-wallet', [wallet]);
+    Object.assign(env, {
+      REFUND_SIGNER: 'vault-transit',
+      REFUND_SIGNER_SECRET_KEY: '',
+      VAULT_ADDR: vault.url,
+      VAULT_TOKEN: vault.token,
+      VAULT_TRANSIT_KEY: 'receiving-wallet',
+    });
+  });
+  afterAll(() => vault.close());
+  const bench = refundsBench({ receivingWallet: wallet, env });
+  const { harness } = bench;
+
+  test('while Vault is unavailable the refund is tried again, never failed; once it answers the refund pays', async () => {
+    const paid = await harness.paidRequest();
+    vault.sealed = true;
+    const envelope = bench.request(paid.payment_id, 10_000);
+    await harness.client.publishEnvelope(envelope, {});
+    const signRequests = () =>
+      vault.requests.filter((request) => request.path.startsWith('transit/sign/')).length;
+    // Asked, refused (503), and asked again on a later delivery.
+    await waitFor(() => signRequests() >= 2, { timeoutMs: 20_000, what: 'a second signing attempt' });
+    expect(bench.settledOf(envelope.payload.refund_id)).toEqual([]);
+    expect(await bench.row(envelope.payload.refund_id)).toMatchObject({ status: 'pending', signature: null });
+    vault.sealed = false;
+    const settled = await bench.settlement(envelope.payload.refund_id, 30_000);
+    expect(settled).toMatchObject({ outcome: 'succeeded', failure_reason: null });
+    expect(await bench.status(settled.external_id!)).toMatchObject({ err: null });
   });
 });

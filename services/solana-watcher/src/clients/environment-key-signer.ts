@@ -12,8 +12,8 @@ export class SignerKeyInvalid extends Error {
 }
 
 /**
- * The default signer: the receiving wallet's 64-byte secret key from the environment (REFUND_SIGNER_SECRET_KEY),
- * held as a node KeyObject (which prints no key material) in a private field. Printing, logging or serialising the
+ * The signer of a key the process holds: the receiving wallet's 64-byte secret key from the environment
+ * (REFUND_SIGNER_SECRET_KEY, the default) or from a keypair file (REFUND_SIGNER_KEYPAIR_FILE), held as a node KeyObject (which prints no key material) in a private field. Printing, logging or serialising the
  * signer shows its public key only.
  */
 export class EnvironmentKeySigner implements TransactionSigner {

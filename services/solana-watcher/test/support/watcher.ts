@@ -41,6 +41,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Runs on the local chain before the watcher starts (e.g. creates a mint the watcher is configured with). */
   seed?: (localnet: Localnet) => void;
+  /** The receiving wallet's key pair (a fresh one unless given), e.g. one a test's Vault stand-in holds. */
+  receivingWallet?: Keypair;
 }
 
 /** The watcher's EURC made a Token-2022 mint on the local chain, the payer funded with it and the wallet's account made. */
@@ -125,7 +127,7 @@ export class WatcherHarness {
 
   private async start(options: HarnessOptions): Promise<void> {
     const payer = Keypair.generate();
-    const receivingWallet = Keypair.generate();
+    const receivingWallet = options.receivingWallet ?? Keypair.generate();
     this.bed = await serviceTestBed('solana-watcher', async (env, cleanup) => {
       this.localnet = await startLocalnet({
         port: 0,
