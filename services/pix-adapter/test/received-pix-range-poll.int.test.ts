@@ -3,7 +3,9 @@ import { type RunningPspSimulator } from '@gateway/psp-simulator';
 import { OverdueCallbackPoll } from '../src/application/overdue-callback-poll';
 import { type ListPage, type ListedPix } from '../src/clients/psp/pix-lists';
 import { leaseReceivedPixPoll, releaseReceivedPixPoll } from '../src/persistence/received-pix-poll-store';
-import { type ApiPixClient } from '../src/clients/psp/api-pix-client';
+import { SANDBOX_PSP_CLIENT } from '@gateway/config';
+import { ApiPixClient } from '../src/clients/psp/api-pix-client';
+import { takeFromBudget } from '../src/clients/psp/request-budget';
 import {
   type AdapterBed,
   chargeBecomes,
@@ -145,6 +147,38 @@ describe('the overdue-callback pass reads received Pix by period, within a reque
     for (const txid of txids) expect(await eventsAbout(bed, txid)).toEqual(['pix.charge.paid.v1']);
   });
 
+  it('counts every HTTP request against the budget, a call’s retries after a 429 included', async () => {
+    await nextMinute();
+    // Enough 429s that the client would retry past the budget if its retries were free.
+    psp.faults.inject({ fault: { kind: 'rate-limit' }, count: 20, method: 'GET', path: /\/pix$/ });
+    // The adapter's own kind of client: it retries a 429 (up to 5 times, backing off as the PSP asks).
+    const retrying = new ApiPixClient(
+      {
+        baseUrl: psp.url,
+        pathPrefix: '/v2',
+        oauthTokenUrl: `${psp.url}/oauth/token`,
+        clientId: SANDBOX_PSP_CLIENT.id,
+        clientSecret: SANDBOX_PSP_CLIENT.secret,
+        timeoutMs: 2000,
+        maxRetries: 5,
+      },
+      { retryBaseDelayMs: 10, retryMaxDelayMs: 20 },
+    );
+    try {
+      await retrying.getCharge((await openCharge(bed)).txid); // its token, fetched outside the pass
+      const before = requestsAtPsp().lists;
+      const poll = pass(3, retrying);
+
+      await poll.runOnce();
+
+      expect(requestsAtPsp().lists - before).toBe(3);
+      expect(poll.lastPassRequests).toBe(3);
+    } finally {
+      psp.faults.clear();
+      await retrying.close();
+    }
+  });
+
   it('runs on one replica at a time: a second pass while the first holds it asks the PSP nothing', async () => {
     const [txid] = await paidWithoutCallback(1);
     await nextMinute();
@@ -173,6 +207,8 @@ describe('the overdue-callback pass reads received Pix by period, within a reque
       psp: {
         getCharge,
         receivedPixPage: async (_inicio: Date, _fim: Date, page: number): Promise<ListPage<ListedPix>> => {
+          // One HTTP request, as the real client's would be.
+          takeFromBudget();
           pagesAsked.push(page);
           return { items: page === pages - 1 ? pix : [], pages };
         },
@@ -234,6 +270,7 @@ describe('the overdue-callback pass reads received Pix by period, within a reque
     const psp = {
       getCharge: (txid: string) => payer.getCharge(txid),
       receivedPixPage: async (inicio: Date, fim: Date, page: number): Promise<ListPage<ListedPix>> => {
+        takeFromBudget();
         // The MED window is 80 days long; the period since the last read is minutes.
         if (fim.getTime() - inicio.getTime() < 30 * 24 * 3600 * 1000) return { items: [], pages: 1 };
         windowReads.push({ page, fim: fim.getTime() });

@@ -6,6 +6,7 @@ import { inSpan, tracerOf } from '@gateway/observability';
 import { readCob } from '../clients/psp/read-cob';
 import type { ApiPixClient } from '../clients/psp/api-pix-client';
 import { LIST_MAX_PAGES } from '../clients/psp/pix-lists';
+import { RequestBudget, withinBudget } from '../clients/psp/request-budget';
 import { claimOverdueCharges } from '../persistence/charge-store';
 import {
   activeChargesWithNewPix,
@@ -82,32 +83,34 @@ export class OverdueCallbackPoll extends BatchTask {
       this.lastPassRequests = 0;
       return 0;
     }
-    const startedAt = Date.now();
-    let requests = 0;
+    // Every HTTP request the pass causes counts (a call's retries and a new token too); none after half the lease.
+    const budget = new RequestBudget(lease.budget, Date.now() + (LEASE_SECONDS * 1000) / 2);
     let rechecked = 0;
     let polledUntil: Date | null = null;
     let medSweep: MedSweepOutcome = 'untouched';
-    // A request the budget and the lease allow, counted; 0 when the pass must stop asking the PSP.
-    const spend = () =>
-      requests < lease.budget && Date.now() - startedAt < (LEASE_SECONDS * 1000) / 2 ? (requests += 1) : 0;
+    // Whether the pass may start another call; a call the budget runs out in the middle of fails, as unavailable.
+    const spend = () => budget.left > 0;
     try {
-      if (lease.oldestOverdue !== null && lease.oldestActive !== null) {
-        await inSpan(tracer, 'pix received list poll', {}, async () => {
-          // No Pix for an active charge is older than the oldest one (less the clocks' disagreement).
-          const since =
-            Math.max(lease.oldestActive!.getTime(), lease.polledUntil?.getTime() ?? 0) - LIST_OVERLAP_MS;
-          const listed = await this.readList(new Date(since), lease.now, spend);
-          if (listed === 'incomplete') return;
-          for (const txid of await activeChargesWithNewPix(dataSource.manager, listed)) {
-            if (!spend() || !(await this.readCharge(txid))) return;
-          }
-          // Only a period read whole, and every charge it showed new money for read and applied, moves the mark on.
-          polledUntil = lease.now;
-        });
-      }
-      if (lease.medSweep) medSweep = await this.sweepMedWindow(lease.medSweep, spend);
-      rechecked = await this.recheckCharges(lease.budget - requests, spend);
+      await withinBudget(budget, async () => {
+        if (lease.oldestOverdue !== null && lease.oldestActive !== null) {
+          await inSpan(tracer, 'pix received list poll', {}, async () => {
+            // No Pix for an active charge is older than the oldest one (less the clocks' disagreement).
+            const since =
+              Math.max(lease.oldestActive!.getTime(), lease.polledUntil?.getTime() ?? 0) - LIST_OVERLAP_MS;
+            const listed = await this.readList(new Date(since), lease.now, spend);
+            if (listed === 'incomplete') return;
+            for (const txid of await activeChargesWithNewPix(dataSource.manager, listed)) {
+              if (!spend() || !(await this.readCharge(txid))) return;
+            }
+            // Only a period read whole, and every charge it showed new money for read and applied, moves the mark on.
+            polledUntil = lease.now;
+          });
+        }
+        if (lease.medSweep) medSweep = await this.sweepMedWindow(lease.medSweep, spend);
+        rechecked = await this.recheckCharges(budget.left, spend);
+      });
     } finally {
+      const requests = budget.used;
       await releaseReceivedPixPoll(dataSource.manager, { owner, requests, polledUntil, medSweep });
       this.lastPassRequests = requests;
     }
@@ -121,7 +124,7 @@ export class OverdueCallbackPoll extends BatchTask {
   private async readList(
     inicio: Date,
     fim: Date,
-    spend: () => number,
+    spend: () => boolean,
   ): Promise<Array<{ endToEndId: string; txid: string }> | 'incomplete'> {
     const listed: Array<{ endToEndId: string; txid: string }> = [];
     for (let page = 0; page < LIST_MAX_PAGES; page += 1) {
@@ -148,7 +151,7 @@ export class OverdueCallbackPoll extends BatchTask {
    * Lists the Pix of the MED window ending at the sweep's `fim` from its next page, reporting every MED on a charge of
    * ours; answers 'done' once the last page is read, else the page to go on from (the budget ran out, the PSP failed).
    */
-  private async sweepMedWindow(sweep: MedSweepProgress, spend: () => number): Promise<MedSweepOutcome> {
+  private async sweepMedWindow(sweep: MedSweepProgress, spend: () => boolean): Promise<MedSweepOutcome> {
     const { psp, logger } = this.options;
     const inicio = new Date(sweep.fim.getTime() - MED_WINDOW_DAYS * DAY_MS);
     for (let page = sweep.nextPage; page < LIST_MAX_PAGES; page += 1) {
@@ -166,7 +169,7 @@ export class OverdueCallbackPoll extends BatchTask {
   }
 
   /** Re-reads charges alone, those whose last check is oldest first, `count` at most; resolves how many. */
-  private async recheckCharges(count: number, spend: () => number): Promise<number> {
+  private async recheckCharges(count: number, spend: () => boolean): Promise<number> {
     if (count <= 0) return 0;
     const due = await claimOverdueCharges(
       this.options.dataSource.manager,

@@ -1,6 +1,7 @@
 import { type Dispatcher, request } from 'undici';
 import { histogram, inOutgoingCall, tracerOf } from '@gateway/observability';
 import { PspError } from './psp-error';
+import { takeFromBudget } from './request-budget';
 
 const tracer = tracerOf('pix-adapter:psp');
 
@@ -76,6 +77,8 @@ export async function sendAuthorized(
 }
 
 async function exchange(dispatcher: Dispatcher, call: HttpCall): Promise<HttpReply> {
+  // A budgeted task (the overdue-callback pass) counts every request it causes, retries and tokens included.
+  takeFromBudget();
   const timer = pspRequests.startTimer({ operation: call.operation });
   try {
     const response = await request(call.url, {
