@@ -300,6 +300,8 @@ export const meanings: Record<string, string> = {
   CALLBACK_TLS_KEY: 'path of the PEM key of that certificate',
   CALLBACK_CLIENT_CA:
     "path of the PEM CA whose client certificates the callback listener requires, refusing any other connection (the PSP's, e.g. Efí's); needs `CALLBACK_TLS_CERT`",
+  CALLBACK_MTLS_AT_INGRESS:
+    "the ingress in front of the callback listener requires the PSP's client certificate itself; without it, a profile whose PSP calls back over mutual TLS (`efi`) needs `CALLBACK_CLIENT_CA` in production",
   EXPIRY_SWEEP_INTERVAL_MS: 'how often charges past their window are closed',
   CALLBACK_OVERDUE_SECONDS:
     "while a charge has had no callback this long, the PSP's list of received Pix is read",

@@ -174,7 +174,7 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     }
   });
 
-  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, rail errors, stuck payments, unreadable transactions, payout outcome conflicts', () => {
+  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, rail errors, stuck payments, unreadable transactions, payout outcome conflicts, MEDs without a dispute', () => {
     const alerts = groups.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined);
     const recorded = new Map(
       groups
@@ -196,6 +196,7 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     expect(alertOn('payment_stuck_payment_oldest_seconds')).toEqual(['PaymentsStuckOpen']);
     expect(alertOn('solana_watcher_transactions_unread')).toEqual(['SolanaTransactionsUnread']);
     expect(alertOn('ledger_payout_outcome_conflicts_total')).toEqual(['PayoutOutcomeConflict']);
+    expect(alertOn('payment_disputes_total')).toEqual(['MedWithoutDispute']);
     expect(alerts.find((rule) => rule.alert === 'MessagesParked')?.expr).toMatch(/> 0$/);
   });
 });

@@ -194,3 +194,8 @@ export function profilesSending(setting: PspProfileOwnSetting): PspProfileName[]
 export const PROFILES_WITHOUT_SECRET: readonly PspProfileName[] = PSP_PROFILE_NAMES.filter(
   (name) => PSP_PROFILES[name].tokenRequest === 'client-id-only',
 );
+
+/** The profiles whose PSP calls the webhook back over mutual TLS, refusing a receiver that does not ask for its certificate. */
+export function profilesCallingBackOverMtls(): PspProfileName[] {
+  return PSP_PROFILE_NAMES.filter((name) => PSP_PROFILES[name].callbackMtls);
+}

@@ -2,6 +2,7 @@ import {
   PROFILES_WITHOUT_SECRET,
   PSP_PROFILE_NAMES,
   type PspProfileName,
+  profilesCallingBackOverMtls,
   profilesSending,
 } from '@gateway/contracts';
 import {
@@ -64,6 +65,7 @@ export interface PixAdapterConfig extends ServiceConfig {
   CALLBACK_TLS_KEY?: string;
   /** PEM file of the CA whose client certificates the callback listener requires (the PSP's, e.g. Efí's); needs TLS. */
   CALLBACK_CLIENT_CA?: string;
+  CALLBACK_MTLS_AT_INGRESS: boolean;
   EXPIRY_SWEEP_INTERVAL_MS: number;
   /** While a charge is still unpaid this long after it was opened (its callback may be lost), the PSP's list of received Pix is read by period for it. */
   CALLBACK_OVERDUE_SECONDS: number;
@@ -143,7 +145,19 @@ const schema = serviceSchema<PixAdapterConfig>({
   CALLBACK_TOKEN: secret('sandbox-callback-token', Joi.string().min(16)),
   CALLBACK_TLS_CERT: Joi.string(),
   CALLBACK_TLS_KEY: Joi.string(),
-  CALLBACK_CLIENT_CA: Joi.string(),
+  // A PSP that calls back over mutual TLS (Efí) needs the listener to ask for its certificate, unless the ingress in
+  // front of it does (CALLBACK_MTLS_AT_INGRESS): production never starts a listener such a PSP would refuse.
+  CALLBACK_CLIENT_CA: Joi.string().when('APP_ENV', {
+    is: 'production',
+    then: Joi.when('PSP_PROFILE', {
+      is: Joi.valid(...profilesCallingBackOverMtls()),
+      then: Joi.when('CALLBACK_MTLS_AT_INGRESS', {
+        is: Joi.boolean().valid(true).required(),
+        otherwise: Joi.required(),
+      }),
+    }),
+  }),
+  CALLBACK_MTLS_AT_INGRESS: Joi.boolean().default(false),
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
   CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
   CHARGE_RECHECK_SECONDS: Joi.number().integer().min(1).default(300),

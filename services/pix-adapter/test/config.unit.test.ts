@@ -53,6 +53,27 @@ describe('pix-adapter config', () => {
     expect(developmentValues(config, ['METRICS_HOST', 'CALLBACK_HOST'])).toEqual({});
   });
 
+  test('in production, a profile whose PSP calls back over mutual TLS needs the listener (or the ingress) to ask for its certificate', () => {
+    const efi = { ...production, PSP_PROFILE: 'efi' };
+    expect(refusedVariables(() => loadPixAdapterConfig(efi))).toEqual(['CALLBACK_CLIENT_CA']);
+    expect(
+      loadPixAdapterConfig({
+        ...efi,
+        CALLBACK_TLS_CERT: '/etc/gateway/callback.crt',
+        CALLBACK_TLS_KEY: '/etc/gateway/callback.key',
+        CALLBACK_CLIENT_CA: '/etc/gateway/efi-ca.crt',
+      }).CALLBACK_CLIENT_CA,
+    ).toBe('/etc/gateway/efi-ca.crt');
+    expect(loadPixAdapterConfig({ ...efi, CALLBACK_MTLS_AT_INGRESS: 'true' }).CALLBACK_MTLS_AT_INGRESS).toBe(
+      true,
+    );
+    // A PSP that calls back without it, and the sandbox, need neither.
+    expect(loadPixAdapterConfig(production).CALLBACK_MTLS_AT_INGRESS).toBe(false);
+    expect(
+      loadPixAdapterConfig({ APP_ENV: 'sandbox', PSP_PROFILE: 'efi' }).CALLBACK_CLIENT_CA,
+    ).toBeUndefined();
+  });
+
   test('the callback listener and the metrics listener take a bind host by the same rule', () => {
     const hosts = { CALLBACK_HOST: 'not a host!', METRICS_HOST: 'not a host!' };
     expect(refusedVariables(() => loadPixAdapterConfig({ APP_ENV: 'sandbox', ...hosts }))).toEqual(
