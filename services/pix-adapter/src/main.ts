@@ -50,6 +50,7 @@ import { PspAccounts } from './clients/psp/psp-accounts';
 import { AccountWebhooks } from './application/account-webhooks';
 import { accountsInForce } from './persistence/psp-account-store';
 import type { PspAccountEntity } from './persistence';
+import { accountCallbackToken } from './domain/psp-account';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */
@@ -157,7 +158,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const accountWebhooks = new AccountWebhooks({
     accounts,
     callbackUrlOf: (accountId) =>
-      `${publicBase}/webhook/accounts/${accountId}?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`,
+      `${publicBase}/webhook/accounts/${accountId}?token=${accountCallbackToken(config.CALLBACK_TOKEN, accountId)}`,
     logger,
   });
   await accountWebhooks.registerAll(await accountsInForce(dataSource.manager));

@@ -18,6 +18,7 @@ import {
   startAdapterAgainstSandboxPsp,
   type AdapterAgainstSandboxPsp,
 } from './support/adapter';
+import { accountCallbackToken } from '../src/domain/psp-account';
 
 /** The business's own bank: a second PSP, with books, credentials and a receiving key of its own. */
 const BUSINESS_PSP = {
@@ -175,5 +176,23 @@ describe('charges of a business with its own PSP account go to that account, and
       charge.txid,
     ])) as Array<{ status: string }>;
     expect(stored?.status).toBe('active');
+  });
+
+  test("a business's account path takes that account's own token: neither the platform's token nor another account's", async () => {
+    const { bed } = adapter;
+    const { accountId } = await businessWithOwnAccount();
+    const { accountId: otherAccountId } = await businessWithOwnAccount();
+    const platformToken = new URL(bed.service.callbackUrl).searchParams.get('token')!;
+    const base = new URL(bed.service.callbackUrl).origin;
+    const post = (token: string) =>
+      fetch(`${base}/webhook/accounts/${accountId}/pix?token=${encodeURIComponent(token)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pix: [] }),
+      }).then((answer) => answer.status);
+
+    expect(await post(platformToken)).toBe(401);
+    expect(await post(accountCallbackToken(platformToken, otherAccountId))).toBe(401);
+    expect(await post(accountCallbackToken(platformToken, accountId))).toBe(200);
   });
 });

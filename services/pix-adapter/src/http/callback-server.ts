@@ -10,6 +10,7 @@ import type { Logger } from '@gateway/observability';
 import { parsePspCallback } from '../clients/psp/callback';
 import { checkTlsMaterial, readPemFile } from '../clients/psp/client-certificate';
 import type { CallbackProcessor } from '../application/callback-processor';
+import { accountCallbackToken } from '../domain/psp-account';
 
 /**
  * The listener's own TLS (PEM strings): it then serves HTTPS. With `clientCa` it requires a client certificate issued
@@ -81,7 +82,8 @@ function tokenMatcher(expected: string): (given: unknown) => boolean {
 
 /**
  * Receives the PSP's PIX callbacks at `/webhook` and `/webhook/pix`: Pix received and, on the same webhook of the
- * payer key, Pix sent (payouts). The token authenticates the caller; with `tls.clientCa` the PSP's client certificate
+ * payer key, Pix sent (payouts); a business's own account at `/webhook/accounts/{id}`, with that account's token
+ * (`accountCallbackToken`). The token authenticates the caller; with `tls.clientCa` the PSP's client certificate
  * must also be one its CA issued (otherwise mTLS at the ingress adds it). It answers 200 once every item is recorded, or 503
  * when the PSP could not be asked, so the PSP sends the callback again.
  */
@@ -92,6 +94,13 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
   app.disable('x-powered-by');
   const authenticated = (req: express.Request, _res: express.Response, next: express.NextFunction) =>
     next(tokenMatches(req.query.token) ? undefined : new AppError('UNAUTHORIZED'));
+  // A business's own account calls back with its account's token, never the platform's.
+  const accountAuthenticated = (req: express.Request, _res: express.Response, next: express.NextFunction) =>
+    next(
+      tokenMatcher(accountCallbackToken(options.token, String(req.params.accountId)))(req.query.token)
+        ? undefined
+        : new AppError('UNAUTHORIZED'),
+    );
   const receive = (accountOf: (req: express.Request) => string | null) =>
     asyncHandler(async (req, res) => {
       const { items, rejected } = parsePspCallback(req.body);
@@ -120,7 +129,7 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
   // A business's own PSP account calls back on a path of its own (the webhook registered when the account was set).
   app.post(
     ['/webhook/accounts/:accountId', '/webhook/accounts/:accountId/pix'],
-    authenticated,
+    accountAuthenticated,
     (req, _res, next) =>
       next(pspAccountId.validate(req.params.accountId).error ? new AppError('NOT_FOUND') : undefined),
     body,
