@@ -116,6 +116,9 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
     },
     unverified: {
       callbackMtls: 'whether BB calls back over mutual TLS: not found in what could be read (assumed not)',
+      extraQuery:
+        'the sandbox parameter: third-party BB clients send `gw-app-key` instead in production; which one a production ' +
+        'application key takes was not confirmed in BB’s own documentation',
     },
   },
   itau: {
@@ -145,7 +148,9 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       tokenRequest:
         "read in a client library (Sicoob's portal, developers.sicoob.com.br, asks for an account): it sends no secret, " +
         'but whether Sicoob refuses a token request that carries one is not known, so the simulator does not',
-      extraHeaders: "read in a client library, not in Sicoob's own documentation",
+      extraHeaders:
+        "read in a client library, not in Sicoob's own documentation; other clients send the client id as `client_id` " +
+        'too, which Sicoob may also expect',
     },
   },
   inter: {
@@ -160,7 +165,12 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
     },
     unverified: {
       tokenRequest: "Inter's own portal (developers.inter.co) could not be read: read in a client library",
-      extraHeaders: "Inter's own portal (developers.inter.co) could not be read: read in a client library",
+      extraHeaders:
+        "Inter's own portal (developers.inter.co) could not be read: read in a client library; it may be optional for " +
+        'a client with a single account, which the simulator does not model (it always asks for it)',
+      callbackMtls:
+        "whether Inter calls back over mutual TLS: Inter's credential bundle is said to ship a webhook CA, not " +
+        'confirmed in what could be read (assumed not)',
     },
   },
   santander: {
