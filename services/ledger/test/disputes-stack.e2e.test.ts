@@ -4,7 +4,9 @@ import { balanceThroughApi, businessWithMoney, type CentavosBalance } from './su
 /**
  * Disputes (MED) through the whole stack: the sandbox has the PSP simulator raise a MED on a paid PIX payment through
  * its real callback; the PIX adapter reports it, the payment service opens the dispute, the ledger blocks its amount,
- * the merchant reads it and gets its webhooks; its end (lost: debited, won: released) follows the same way.
+ * the merchant reads it and gets its webhooks; its end (lost: debited, won: released) follows the same way. Its
+ * defence is refused here (the stack's PSP, API Pix alone, takes none; the Efí mode's is tested with the whole PIX
+ * adapter, services/pix-adapter/test/psp-profiles-adapter.int.test.ts), as are a closed one and another business's.
  */
 describe('disputes (MED) end to end', () => {
   let the: StackWithWebhookReceiver;
@@ -55,6 +57,7 @@ describe('disputes (MED) end to end', () => {
       amount_brl: 40,
       status: 'open',
       reason: 'MED_FRAUDE',
+      defence_submitted_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -66,10 +69,65 @@ describe('disputes (MED) end to end', () => {
     expect(read).toMatchObject({ status: 200, body: opened });
     expect((await receiver.delivered('dispute.created', opened.dispute_id)).data).toEqual(opened);
 
+    // A defence: the stack's PSP (API Pix as the Central Bank specifies it) takes none through its API.
+    const defence = (
+      text: unknown,
+      key = apiKey,
+      id = opened.dispute_id,
+      headers: Record<string, string> = {},
+    ) => client.api(key, 'POST', `/v1/disputes/${id}/defence`, { text }, headers);
+    const refused = await defence('Pedido entregue ao titular.', apiKey, opened.dispute_id, {
+      'Idempotency-Key': `defence-${opened.dispute_id}`,
+    });
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { error: { code: 'DEFENCE_NOT_SUPPORTED', message: expect.any(String) } },
+    });
+    const replayed = await defence('Pedido entregue ao titular.', apiKey, opened.dispute_id, {
+      'Idempotency-Key': `defence-${opened.dispute_id}`,
+    });
+    expect(replayed).toEqual(refused);
+    // Another business's dispute is none of its business; an id that cannot be one is not found either.
+    const other = await client.createBusiness('Loja Vizinha');
+    expect(await defence('Não é minha.', other.apiKey)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND' } },
+    });
+    expect(await defence('Id inválido.', apiKey, 'dsp_$$$')).toMatchObject({ status: 404 });
+    // Hostile bodies: the contract's error shape, never a 5xx, and nothing reaches the PSP.
+    const hostile = await Promise.all(
+      [undefined, '', '   ', 42, ['a'], { text: 'x' }, 'a\u0000b', 'x'.repeat(1001)].map((text) =>
+        defence(text),
+      ),
+    );
+    for (const answer of hostile)
+      expect(answer).toMatchObject({
+        status: 422,
+        body: {
+          error: { code: expect.stringMatching(/^(MISSING|INVALID)_FIELDS$/), message: expect.any(String) },
+        },
+      });
+    const raw = (body: string) =>
+      fetch(`${the.stack.gatewayUrl}/v1/disputes/${opened.dispute_id}/defence`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body,
+      }).then(async (response) => ({ status: response.status, body: await response.json() }));
+    expect(await raw('{"text":')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_JSON' } } });
+    expect(await raw(JSON.stringify({ text: 'x'.repeat(70_000) }))).toMatchObject({
+      status: 413,
+      body: { error: { code: 'PAYLOAD_TOO_LARGE' } },
+    });
+
     // Lost: the money went back to the payer, out of the blocked balance.
     await simulate({ outcome: 'dispute_lost' });
     const lost = await disputeBecomes('lost');
     expect(lost.dispute_id).toBe(opened.dispute_id);
+    // A closed dispute takes no defence.
+    expect(await defence('Tarde demais.')).toMatchObject({
+      status: 422,
+      body: { error: { code: 'INVALID_STATUS' } },
+    });
     await balanceBecomes({ available: 6000, blocked: 0 }, 'the lost R$ 40,00 debited');
     expect((await receiver.delivered('dispute.closed', opened.dispute_id)).data).toMatchObject({
       status: 'lost',

@@ -20,7 +20,7 @@ const defences = counter(
 
 /**
  * Sends the business's defence of its open, undefended dispute to the rail that holds it (the PIX adapter, which sends
- * it to the PSP), then records when (docs/adr/0033-med-disputes.md#the-defence). The rail is called outside any
+ * it to the PSP), then records when (docs/adr/0033-med-disputes.md#decision). The rail is called outside any
  * transaction, under an id that follows from this command's, so a redelivery reaches it as the same call; what follows
  * commits with the inbox row, so a redelivered command answers the first result. Another business's dispute is
  * NOT_FOUND; a closed or already defended one INVALID_STATUS; the rail's refusals pass through as they are.

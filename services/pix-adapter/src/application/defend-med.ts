@@ -29,7 +29,7 @@ const notSupported = () =>
 
 /**
  * Sends the business's defence of a MED to the PSP account the Pix was paid into, through its profile's `medDefence`
- * (docs/adr/0033-med-disputes.md#the-defence). The PSP is called outside any transaction; the answer commits with the
+ * (docs/adr/0033-med-disputes.md#decision). The PSP is called outside any transaction; the answer commits with the
  * inbox row, so a redelivered command answers it without calling the PSP again. A MED this adapter does not know is
  * NOT_FOUND, one already ended INVALID_STATUS; a profile without `medDefence` DEFENCE_NOT_SUPPORTED; a PSP that lists
  * no infraction for the Pix, or refuses the defence, INVALID_STATUS; a PSP out of reach SERVICE_UNAVAILABLE.

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { schemaOf } from '@gateway/persistence';
 
 /**
- * When the business's defence of a dispute reached the PSP (docs/adr/0033-med-disputes.md#the-defence): set once, while
+ * When the business's defence of a dispute reached the PSP (docs/adr/0033-med-disputes.md#decision): set once, while
  * the dispute is open, never cleared. A closed dispute is frozen as before (its final-row guard).
  */
 export class DisputeDefence1764403000000 implements MigrationInterface {
