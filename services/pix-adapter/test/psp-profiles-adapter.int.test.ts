@@ -34,7 +34,7 @@ beforeAll(() => {
 afterAll(() => pki.remove());
 
 /** The whole adapter, configured for `name`, against the simulator in that bank's mode. */
-function startAdapterFor(name: PspProfileName): Promise<{ bed: AdapterBed }> {
+function startAdapterFor(name: PspProfileName): ReturnType<typeof startAdapterAgainstSandboxPsp> {
   const profile = PSP_PROFILES[name];
   return startAdapterAgainstSandboxPsp(
     `psp-profile-${name}`,
@@ -105,16 +105,32 @@ describe("a MED's defence through the whole adapter (pix.med.defence.submit.v1)"
     med: { payment_id: string; end_to_end_id: string; devolucao_id: string },
   ) => bed.request(submitPixMedDefence, { ...med, text: 'Pedido entregue ao titular.' }, { timeoutMs: 8000 });
 
-  it('Efí: sent to the PSP as a defence of its infraction; sent again, the same answer', async () => {
-    const { bed } = await startAdapterFor('efi');
+  it('Efí: sent to the PSP as a defence of its infraction; sent again, the same answer; refused once the MED ended', async () => {
+    const { bed, psp } = await startAdapterFor('efi');
     try {
       const med = await disputedPayment(bed);
+      // The PSP out of reach: unavailable (the caller retries), never a refusal.
+      psp.faults.inject({ fault: { kind: 'server-error', status: 503 }, count: 20, path: /\/gn\/infracoes/ });
+      expect(await defend(bed, med)).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+      psp.faults.clear();
       expect(await defend(bed, med)).toEqual({ ok: true, result: { submitted: true } });
       expect(await defend(bed, med)).toEqual({ ok: true, result: { submitted: true } });
       expect(await defend(bed, { ...med, devolucao_id: 'unknown0med' })).toMatchObject({
         ok: false,
         error: { code: 'NOT_FOUND' },
       });
+      expect(await simulateOutcome(bed, med.payment_id, 'dispute_lost')).toMatchObject({ ok: true });
+      await waitFor(
+        async () => {
+          const [row]: Array<{ status: string }> = await bed.service.dataSource.query(
+            'SELECT status FROM med_devolucoes WHERE payment_id = $1',
+            [med.payment_id],
+          );
+          return row?.status === 'DEVOLVIDO' || undefined;
+        },
+        { what: 'the MED ended', timeoutMs: 10_000 },
+      );
+      expect(await defend(bed, med)).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
     } finally {
       await bed.close();
     }
