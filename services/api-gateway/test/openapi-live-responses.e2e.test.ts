@@ -93,7 +93,7 @@ describe('the gateway serves exactly the routes its OpenAPI document lists', () 
 /**
  * Operations the stack cannot answer successfully, each answered here all the same (its refusal checked): a dispute's
  * defence needs a PSP that takes one (Efí's infractions), and the stack's PSP is the baseline's. Its success is checked
- * with the Efí mode through the whole PIX adapter (services/pix-adapter/test/psp-profiles-adapter.int.test.ts).
+ * through the whole stack with a business whose own PSP account is at Efí (services/ledger/test/disputes-stack.e2e.test.ts).
  */
 const SUCCEEDS_ELSEWHERE = new Set(['POST /v1/disputes/{dispute_id}/defence']);
 

@@ -1,12 +1,20 @@
-import { startStackWithWebhookReceiver, waitFor, type StackWithWebhookReceiver } from '@gateway/testkit';
+import { randomUUID } from 'node:crypto';
+import { createPspSimulator } from '@gateway/psp-simulator';
+import {
+  createTestDatabase,
+  startStackWithWebhookReceiver,
+  testLogger,
+  waitFor,
+  type StackWithWebhookReceiver,
+} from '@gateway/testkit';
 import { balanceThroughApi, businessWithMoney, type CentavosBalance } from './support/stack-books';
 
 /**
  * Disputes (MED) through the whole stack: the sandbox has the PSP simulator raise a MED on a paid PIX payment through
  * its real callback; the PIX adapter reports it, the payment service opens the dispute, the ledger blocks its amount,
  * the merchant reads it and gets its webhooks; its end (lost: debited, won: released) follows the same way. Its
- * defence is refused here (the stack's PSP, API Pix alone, takes none; the Efí mode's is tested with the whole PIX
- * adapter, services/pix-adapter/test/psp-profiles-adapter.int.test.ts), as are a closed one and another business's.
+ * defence is refused at the stack's PSP (API Pix alone takes none), for a closed dispute and another business's, and
+ * reaches Efí's infraction for a business whose own PSP account is at Efí.
  */
 describe('disputes (MED) end to end', () => {
   let the: StackWithWebhookReceiver;
@@ -154,4 +162,111 @@ describe('disputes (MED) end to end', () => {
       expect.arrayContaining(['dispute', 'dispute_won']),
     );
   }, 150_000);
+
+  test("a business whose own PSP account is at Efí defends its dispute through the API; Efí's infraction has it", async () => {
+    const { client, stack } = the;
+    // Efí, as the simulator's Efí mode, on books of its own: the business's own PSP account.
+    const books = await createTestDatabase();
+    const pixKey = randomUUID();
+    const credentials = { clientId: 'loja-na-efi', clientSecret: 'segredo-da-loja-na-efi' };
+    const efi = await createPspSimulator({
+      databaseUrl: books.url,
+      ...credentials,
+      pixKey,
+      profile: 'efi',
+      logger: testLogger('efi'),
+    }).start(0);
+    try {
+      const business = await client.createBusiness('Loja na Efí', {
+        pix: { percent_bps: 0, fixed_centavos: 0 },
+      });
+      const account = await client.admin('PUT', `/admin/v1/businesses/${business.businessId}/psp-account`, {
+        profile: 'efi',
+        base_url: `${efi.url}/v2`,
+        oauth_token_url: `${efi.url}/oauth/token`,
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+        pix_key: pixKey,
+      });
+      const efiCall = async (path: string) => {
+        const token = await fetch(`${efi.url}/oauth/token`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ grant_type: 'client_credentials' }),
+        }).then(async (response) => ((await response.json()) as { access_token: string }).access_token);
+        const response = await fetch(`${efi.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        return (await response.json()) as Record<string, unknown>;
+      };
+      const period = `inicio=${new Date(Date.now() - 3_600_000).toISOString()}&fim=${new Date(Date.now() + 3_600_000).toISOString()}`;
+      // Efí calls back over mutual TLS only, which the local stack's listener does not serve: the test calls the
+      // adapter's listener for it, with what Efí lists (the callback is only a trigger: the adapter re-reads at Efí).
+      const callBack = async () => {
+        const { pix } = await efiCall(`/v2/pix?${period}`);
+        const answer = await fetch(
+          `${stack.callbackUrl}/webhook/accounts/${account.account_id as string}/pix?token=${SANDBOX_CALLBACK_TOKEN}`,
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pix }) },
+        );
+        expect(answer.status).toBe(200);
+      };
+
+      const payment = await client.createPayment(business.apiKey, { payment_method: 'pix', amount: 5000 });
+      const paymentId = payment.payment_id as string;
+      await client.payInSandbox(business.apiKey, paymentId);
+      await callBack();
+      await client.paymentIn(business.apiKey, paymentId, 'paid', 30_000);
+      const disputed = await client.api(
+        business.apiKey,
+        'POST',
+        `/v1/sandbox/payments/${paymentId}/simulate`,
+        {
+          outcome: 'disputed',
+        },
+      );
+      expect(disputed.status).toBe(202);
+      await callBack();
+      const opened = await waitFor(
+        async () => {
+          const { body } = await client.api(business.apiKey, 'GET', '/v1/disputes');
+          return (body.data as Array<{ dispute_id: string; status: string }>)[0];
+        },
+        { timeoutMs: 30_000, intervalMs: 200, what: 'the dispute at Efí' },
+      );
+
+      const defended = await client.api(
+        business.apiKey,
+        'POST',
+        `/v1/disputes/${opened.dispute_id}/defence`,
+        {
+          text: 'Pedido 1234 entregue ao titular; comprovante assinado.',
+        },
+      );
+      expect(defended).toMatchObject({
+        status: 200,
+        body: { dispute_id: opened.dispute_id, status: 'open', defence_submitted_at: expect.any(String) },
+      });
+      const read = await client.api(business.apiKey, 'GET', `/v1/disputes/${opened.dispute_id}`);
+      expect(read.body).toEqual(defended.body);
+      const again = await client.api(business.apiKey, 'POST', `/v1/disputes/${opened.dispute_id}/defence`, {
+        text: 'Outra vez.',
+      });
+      expect(again).toMatchObject({ status: 422, body: { error: { code: 'INVALID_STATUS' } } });
+      const { infracoes } = await efiCall(`/v2/gn/infracoes?${period}`);
+      expect(infracoes).toEqual([
+        expect.objectContaining({
+          status: 'EM_DEFESA',
+          analise: 'negado',
+          defesa: 'Pedido 1234 entregue ao titular; comprovante assinado.',
+        }),
+      ]);
+    } finally {
+      await efi.close();
+      await books.drop();
+    }
+  }, 150_000);
 });
+
+/** The PIX adapter's callback token in the sandbox, as the launched stack runs it (its default). */
+const SANDBOX_CALLBACK_TOKEN = 'sandbox-callback-token';
