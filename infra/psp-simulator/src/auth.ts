@@ -15,7 +15,8 @@ export { type ClientCredentials };
 
 /**
  * The API Pix scopes of the operations the simulator serves (`securitySchemes.OAuth2`), then Efí's for its envio de
- * Pix and balance (https://dev.efipay.com.br/docs/api-pix/credenciais/).
+ * Pix and balance (https://dev.efipay.com.br/docs/api-pix/credenciais/) and its MED infractions (its SDKs'
+ * `medList` / `medDefense`, docs/psp-profiles.md).
  */
 export const API_PIX_SCOPES = [
   'cob.write',
@@ -29,6 +30,8 @@ export const API_PIX_SCOPES = [
   'pix.send',
   'gn.pix.send.read',
   'gn.balance.read',
+  'gn.infractions.read',
+  'gn.infractions.write',
 ] as const;
 export type ApiPixScope = (typeof API_PIX_SCOPES)[number];
 

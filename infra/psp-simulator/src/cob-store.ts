@@ -6,6 +6,7 @@ import { PspEnvioCallbacks1764400000000 } from './persistence/migrations/1764400
 import { PspTarifas1764401200100 } from './persistence/migrations/1764401200100-psp-tarifas';
 import { PspMed1764402600001 } from './persistence/migrations/1764402600001-psp-med';
 import { PspCobDevedor1764402800200 } from './persistence/migrations/1764402800200-psp-cob-devedor';
+import { PspInfracoes1764403000100 } from './persistence/migrations/1764403000100-psp-infracoes';
 import { accountBalance } from './envio-store';
 
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
@@ -22,6 +23,7 @@ export const pspDatabase = {
     PspTarifas1764401200100,
     PspMed1764402600001,
     PspCobDevedor1764402800200,
+    PspInfracoes1764403000100,
   ],
 };
 

@@ -7,6 +7,7 @@ import { type EnvioNotifier } from './envio-notifier';
 import { type EnvioRules } from './envio-rules';
 import { type EnvioStore } from './envio-store';
 import { type FaultInjector } from './faults';
+import { type InfracaoStore } from './infracao-store';
 import { type PayloadSigner } from './payload-signer';
 import { type WebhookProbeTls } from './psp-profile';
 import { type SettlementTimers } from './settlement-timers';
@@ -31,6 +32,8 @@ export interface SimulatorContext {
   settings: SimulatorSettings;
   logger: Logger;
   store: CobStore;
+  /** The MED infractions of the account, kept in the Efí mode (its `medDefence`). */
+  infracoes: InfracaoStore;
   /** The Pix the account sends, and its balance. */
   envios: EnvioStore;
   /** Sandbox rules failing chosen envios (tests). */

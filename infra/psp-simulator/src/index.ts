@@ -14,10 +14,12 @@ import { DEFAULT_ENVIO_CALLBACK_DELAYS_MS, EnvioNotifier } from './envio-notifie
 import { EnvioRules } from './envio-rules';
 import { EnvioStore } from './envio-store';
 import { FaultInjector } from './faults';
+import { InfracaoStore } from './infracao-store';
 import { PayloadSigner } from './payload-signer';
 import { type ProfileValues, requireProfileExtras } from './psp-profile';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
+import { infracaoRouter } from './routes/infracao';
 import { envioCallback, envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
 import { locationRouter, payloadRouter } from './routes/location';
 import { pixRouter, settleWhenDue } from './routes/pix';
@@ -130,6 +132,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     },
     logger,
     store,
+    infracoes: new InfracaoStore(),
     envios,
     envioRules: new EnvioRules(),
     settlements: new SettlementTimers(logger),
@@ -163,6 +166,8 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   app.use(payloadRouter(context));
   // Efí's own operations (envio de Pix, balance) live beside API Pix, at their own paths.
   app.use(envioRouter(context, tokens));
+  // Efí's MED infractions, beside them (at banks without them, unknown paths).
+  app.use(infracaoRouter(context));
   app.use(
     pathPrefix,
     // The client id is a value every bank knows (Sicoob wants it as a header).
@@ -194,6 +199,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       const database = await openServiceDatabase({ url: options.databaseUrl, ...pspDatabase, poolSize: 5 });
       try {
         context.store.open(database);
+        context.infracoes.open(database);
         context.envios.open(database);
         await context.store.openAccount(options.pixKey, options.clientId, SANDBOX_CNPJ);
         // What was in processing when it last stopped settles now, or when due.

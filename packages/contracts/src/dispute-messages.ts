@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import { businessId, centavos, isoDate, paymentId, publicId } from './common';
+import { MED_DEFENCE_MAX_LENGTH } from './psp-profiles';
 import { centavosToBrl } from './money';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 import type { Dispute } from './public-api';
@@ -32,6 +33,11 @@ export interface DisputeRecord {
   status: DisputeStatus;
   /** The PSP's word for it (the devolução's nature or the notice's reason). */
   reason: string | null;
+  /**
+   * When the business's defence reached the PSP (POST /v1/disputes/{id}/defence); null until then. Absent from the
+   * events of disputes recorded before defences were taken.
+   */
+  defence_submitted_at?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -43,6 +49,7 @@ const disputeRecordSchema = Joi.object<DisputeRecord>({
   amount_centavos: centavos.min(1).required(),
   status: Joi.valid(...disputeStatuses).required(),
   reason: Joi.string().max(500).allow(null).required(),
+  defence_submitted_at: isoDate.allow(null),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });
@@ -79,6 +86,7 @@ export function publicDisputeRecord(record: DisputeRecord): Dispute {
     amount_brl: centavosToBrl(record.amount_centavos),
     status: record.status,
     reason: record.reason,
+    defence_submitted_at: record.defence_submitted_at ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };
@@ -106,4 +114,65 @@ export const listDisputes = defineCommand<ListDisputes, Page<DisputeRecord>>(
   Joi.object({ business_id: businessId.required(), limit: pageLimit, starting_after: disputeId.allow(null) }),
   pageSchema(disputeRecordSchema),
   ['INVALID_FIELDS'],
+);
+
+/**
+ * A business's defence of a dispute: text with something to say, no NUL character (no PSP's books, nor PostgreSQL,
+ * keep one), at most what every PSP that takes a defence takes (MED_DEFENCE_MAX_LENGTH).
+ */
+export const disputeDefenceText = Joi.string()
+  .min(1)
+  .max(MED_DEFENCE_MAX_LENGTH)
+  .pattern(/^[^\0]*$/, 'no NUL character')
+  .pattern(/\S/, 'something to say');
+
+/**
+ * Submits the business's defence of its open dispute to the PSP that holds the MED (docs/adr/0033-med-disputes.md):
+ * NOT_FOUND for another business's dispute, INVALID_STATUS for one closed or already defended,
+ * DEFENCE_NOT_SUPPORTED when the PSP takes no defence through its API. Answers the dispute, `defence_submitted_at` set.
+ */
+export interface SubmitDisputeDefence {
+  business_id: string;
+  dispute_id: string;
+  text: string;
+}
+export const submitDisputeDefence = defineCommand<SubmitDisputeDefence, DisputeRecord>(
+  'dispute.defence.submit.v1',
+  'payment',
+  Joi.object({
+    business_id: businessId.required(),
+    dispute_id: disputeId.required(),
+    text: disputeDefenceText.required(),
+  }),
+  disputeRecordSchema,
+  ['NOT_FOUND', 'INVALID_STATUS', 'DEFENCE_NOT_SUPPORTED'],
+);
+
+/**
+ * Asks the PIX adapter to send a defence of the MED devolução `devolucao_id` of the Pix `end_to_end_id` to the PSP
+ * account that Pix was paid into, through its profile's `medDefence`: DEFENCE_NOT_SUPPORTED when the profile has none,
+ * INVALID_STATUS when the PSP has no open infraction for the Pix (or refuses the defence), NOT_FOUND for a MED the
+ * adapter does not know. A repeat, after the PSP took the defence, answers the same.
+ */
+export interface SubmitPixMedDefence {
+  payment_id: string;
+  end_to_end_id: string;
+  devolucao_id: string;
+  text: string;
+}
+export const submitPixMedDefence = defineCommand<SubmitPixMedDefence, { submitted: true }>(
+  'pix.med.defence.submit.v1',
+  'pix-adapter',
+  Joi.object({
+    payment_id: paymentId.required(),
+    end_to_end_id: Joi.string()
+      .pattern(/^[a-zA-Z0-9]{32}$/)
+      .required(),
+    devolucao_id: Joi.string()
+      .pattern(/^[a-zA-Z0-9]{1,35}$/)
+      .required(),
+    text: disputeDefenceText.required(),
+  }),
+  Joi.object({ submitted: Joi.valid(true).required() }),
+  ['NOT_FOUND', 'INVALID_STATUS', 'DEFENCE_NOT_SUPPORTED'],
 );

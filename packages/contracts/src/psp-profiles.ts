@@ -31,6 +31,19 @@ export type PspProfileSetting = 'developerAppKey' | 'accountNumber' | 'clientId'
 /** The settings only some profiles need, which the configuration then requires. */
 export type PspProfileOwnSetting = Exclude<PspProfileSetting, 'clientId'>;
 
+/**
+ * How a receiving PSP takes the receiver's defence against a MED (the payer's bank's infraction notice), when it takes
+ * one through its API: API Pix itself has no such operation.
+ * - `api: 'efi-infracoes'`: Efí's `GET /v2/gn/infracoes` (the account's infractions in a period, scope
+ *   `gn.infractions.read`) and `POST /v2/gn/infracoes/:idInfracao/defesa` `{analise, justificativa}` (scope
+ *   `gn.infractions.write`);
+ * - `maxTextLength`: the longest `justificativa` (characters) the PSP takes.
+ */
+export interface PspMedDefence {
+  api: 'efi-infracoes';
+  maxTextLength: number;
+}
+
 /** The fields in which a profile may differ from the baseline; each difference has a source or an `unverified` entry. */
 export const PSP_PROFILE_DIFFERENCES = [
   'tokenRequest',
@@ -39,6 +52,7 @@ export const PSP_PROFILE_DIFFERENCES = [
   'extraHeaders',
   'extraQuery',
   'callbackMtls',
+  'medDefence',
 ] as const;
 export type PspProfileDifference = (typeof PSP_PROFILE_DIFFERENCES)[number];
 
@@ -59,6 +73,8 @@ export interface PspProfile {
    * a connection without one: the callback listener must require it (`CALLBACK_CLIENT_CA`).
    */
   callbackMtls: boolean;
+  /** How the PSP takes a defence against a MED through its API; null: it takes none (the merchant cannot defend). */
+  medDefence: PspMedDefence | null;
   /** Where each difference from the baseline was read (the baseline's own: `API_PIX_BASELINE_SOURCE`). */
   sources: Readonly<Partial<Record<PspProfileDifference, readonly string[]>>>;
   /** What could not be checked against the bank's own documentation, by field (said in the docs, never guessed). */
@@ -76,10 +92,17 @@ export const PSP_BASELINE: Readonly<Pick<PspProfile, PspProfileDifference>> = {
   extraHeaders: {},
   extraQuery: {},
   callbackMtls: false,
+  medDefence: null,
 };
 
 const EFI_WEBHOOKS = 'https://dev.efipay.com.br/docs/api-pix/webhooks/';
 const EFI_NODE_SDK_TOKEN = 'https://github.com/efipay/sdk-node-apis-efi/blob/HEAD/src/wrapper.ts';
+const EFI_NODE_SDK_ENDPOINTS =
+  'https://github.com/efipay/sdk-node-apis-efi/blob/HEAD/src/constants/endpoints.ts';
+const EFI_PHP_SDK_ENDPOINTS =
+  'https://github.com/efipay/sdk-php-apis-efi/blob/HEAD/src/Efi/Endpoints/Pix.php';
+const EFI_MED_DEFENCE_EXAMPLE =
+  'https://github.com/efipay/sdk-typescript-apis-efi/blob/HEAD/examples/exclusives/med/medDefense.ts';
 const SICOOB_API = 'https://github.com/SharpSistemas/SicoobAPI';
 
 export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
@@ -96,11 +119,18 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
     title: 'Efí (formerly Gerencianet)',
     tokenBody: 'json',
     callbackMtls: true,
+    medDefence: { api: 'efi-infracoes', maxTextLength: 1000 },
     sources: {
       tokenBody: [EFI_NODE_SDK_TOKEN, 'https://dev.efipay.com.br/docs/api-pix/credenciais/'],
       callbackMtls: [EFI_WEBHOOKS, 'https://github.com/efipay/mtls-webhook'],
+      medDefence: [EFI_NODE_SDK_ENDPOINTS, EFI_PHP_SDK_ENDPOINTS, EFI_MED_DEFENCE_EXAMPLE],
     },
-    unverified: {},
+    unverified: {
+      medDefence:
+        "the paths, scopes and the body's fields (`analise`, `justificativa`) are read in Efí's SDKs; the longest " +
+        "`justificativa` (1000 assumed), the values of `analise` besides `aceito` (`negado` assumed), the infraction's " +
+        'fields and statuses, the answer and the errors were not found in what could be read',
+    },
   },
   bb: {
     ...PSP_BASELINE,
@@ -205,7 +235,20 @@ export const PROFILES_WITHOUT_SECRET: readonly PspProfileName[] = PSP_PROFILE_NA
   (name) => PSP_PROFILES[name].tokenRequest === 'client-id-only',
 );
 
+<<<<<<< HEAD
 /** The profiles whose PSP calls the webhook back over mutual TLS, refusing a receiver that does not ask for its certificate. */
 export function profilesCallingBackOverMtls(): PspProfileName[] {
   return PSP_PROFILE_NAMES.filter((name) => PSP_PROFILES[name].callbackMtls);
 }
+=======
+/**
+ * The longest defence the gateway takes for a dispute (POST /v1/disputes/{id}/defence): what every PSP that takes one
+ * takes, so a defence the API accepts is never refused for its length by the business's PSP.
+ */
+export const MED_DEFENCE_MAX_LENGTH: number = Math.min(
+  ...PSP_PROFILE_NAMES.flatMap((name) => {
+    const defence = PSP_PROFILES[name].medDefence;
+    return defence === null ? [] : [defence.maxTextLength];
+  }),
+);
+>>>>>>> med-defence

@@ -26,6 +26,10 @@ export const errorCatalog = {
     status: 422,
     message: 'Nenhuma conta Pix de saque está cadastrada para esta empresa.',
   },
+  DEFENCE_NOT_SUPPORTED: {
+    status: 422,
+    message: 'O provedor PIX desta disputa não recebe defesa pela API.',
+  },
   IDEMPOTENCY_CONFLICT: {
     status: 409,
     message: 'A chave de idempotência já foi usada com um corpo de requisição diferente.',

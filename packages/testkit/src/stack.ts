@@ -32,6 +32,8 @@ export interface RunningStack {
   /** The merchant dashboard the launcher runs (its sign-up open: the stack is a sandbox). */
   dashboardUrl: string;
   pspUrl: string;
+  /** The PIX adapter's callback listener (`/webhook`, `/webhook/accounts/{id}`), as a PSP calls it. */
+  callbackUrl: string;
   solanaRpcUrl: string;
   /** The sandbox mail catcher's web inbox and REST API (`GET /email`): every mail the dashboard sent. */
   mailCatcherUrl: string;
@@ -231,6 +233,7 @@ async function startStackOnce(
     gatewayUrl,
     dashboardUrl,
     pspUrl: `http://127.0.0.1:${pspPort}`,
+    callbackUrl: `http://127.0.0.1:${callbackPort}`,
     solanaRpcUrl: `http://127.0.0.1:${rpcPort}`,
     mailCatcherUrl: `http://127.0.0.1:${mailWebPort}`,
     mailCatcherSmtpUrl: `smtp://127.0.0.1:${smtpPort}`,

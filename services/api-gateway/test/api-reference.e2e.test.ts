@@ -254,6 +254,21 @@ describe('the API reference page in a real browser', () => {
     const paid = await pix();
     await client.payInSandbox(apiKey, paid.payment_id);
     await client.paymentIn(apiKey, paid.payment_id, 'paid');
+    // A dispute (a MED the sandbox's PSP raises on a paid payment of its own) for the defence's example. The stack's
+    // PSP (API Pix alone) takes no defence, so that example is refused as documented, DEFENCE_NOT_SUPPORTED; it
+    // succeeds where the business's PSP is Efí (services/ledger/test/disputes-stack.e2e.test.ts).
+    const disputedPayment = await pix();
+    await client.payInSandbox(apiKey, disputedPayment.payment_id);
+    await client.paymentIn(apiKey, disputedPayment.payment_id, 'paid');
+    await client.api(apiKey, 'POST', `/v1/sandbox/payments/${disputedPayment.payment_id}/simulate`, {
+      outcome: 'disputed',
+    });
+    const dispute = await waitFor(
+      async () =>
+        (await client.api(apiKey, 'GET', '/v1/disputes')).body.data?.[0] as
+          { dispute_id: string } | undefined,
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the dispute to defend' },
+    );
     // Money to pay out, and the account it goes to: the payout examples take R$ 50, then all that is left.
     await client.admin('PUT', `/admin/v1/businesses/${businessId}/payout-account`, {
       pix_key: '12345678000195',
@@ -325,6 +340,7 @@ describe('the API reference page in a real browser', () => {
           ? ((await newCheckout()).checkout_id as string)
           : checkout.checkout_id,
       product_id: product.product_id,
+      dispute_id: dispute.dispute_id,
       slug: checkout.slug,
       webhook_id: webhook.webhook_id,
       business_id: ['setPspAccount', 'getPspAccount', 'removePspAccount'].includes(operationId)
@@ -378,7 +394,14 @@ describe('the API reference page in a real browser', () => {
         );
       }
     }
-    expect(answers.filter((line) => !/ -> 2\d\d$/.test(line))).toEqual([]);
+    expect(
+      answers.filter(
+        (line) =>
+          !/ -> 2\d\d$/.test(line) &&
+          !/^submitDisputeDefence [\s\S]* -> 422 [\s\S]*"DEFENCE_NOT_SUPPORTED"/.test(line),
+      ),
+    ).toEqual([]);
+    expect(answers.filter((line) => line.startsWith('submitDisputeDefence '))).not.toEqual([]);
     // Every example body and every prefilled parameter was sent.
     expect(answers.length).toBeGreaterThanOrEqual(prefills.flatMap((prefill) => prefill.bodies).length);
     expect(errors).toEqual([]);

@@ -12,6 +12,7 @@ import {
   getDispute,
   getRefund,
   listDisputes,
+  submitDisputeDefence,
   listRefunds,
   pixRefundSettled,
   createPayment,
@@ -56,6 +57,7 @@ import { recordRailOutcome } from './application/record-rail-outcome';
 import { keepUnappliedTransfer } from './application/keep-unapplied-transfer';
 import { settleRefund } from './application/settle-refund';
 import { recordMedDispute } from './application/record-med-dispute';
+import { defendDispute } from './application/defend-dispute';
 import { cryptoRequestClosure, cryptoSettledFunds, pixChargeClosure, pixChargePaidFunds } from './clients';
 import { handleGetPayment } from './handlers/payment.get.v1';
 import { handleListPayments } from './handlers/payment.list.v1';
@@ -126,6 +128,9 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(listRefunds, handleListRefunds(dataSource))
     .handle(getDispute, handleGetDispute(dataSource))
     .handle(listDisputes, handleListDisputes(dataSource))
+    .handle(submitDisputeDefence, (command, context) =>
+      defendDispute({ dataSource, uow: uow(submitDisputeDefence), rails }, command, context),
+    )
     // The rails' outcomes: each decided under the payment's row lock.
     .handle(pixChargePaid, (event, context) =>
       recordRailOutcome(uow(pixChargePaid), { funds: [pixChargePaidFunds(event)], closure: null }, context),

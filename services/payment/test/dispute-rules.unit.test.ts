@@ -1,4 +1,4 @@
-import { decideMed, disputableCentavos, medOutcome } from '../src/domain/dispute';
+import { decideMed, defenceRefusal, disputableCentavos, medOutcome } from '../src/domain/dispute';
 import { decideRefund } from '../src/domain/refund';
 
 describe('dispute rules (MED)', () => {
@@ -29,5 +29,12 @@ describe('dispute rules (MED)', () => {
     const paid = { ...payment, status: 'paid' as const, paidAt: new Date() };
     expect(decideRefund(paid, null, null, new Date())).toEqual({ ok: true, amountCentavos: 5000 });
     expect(decideRefund(paid, 5001, null, new Date())).toMatchObject({ ok: false, code: 'INVALID_AMOUNT' });
+  });
+
+  test('only an open dispute takes a defence, and only once', () => {
+    expect(defenceRefusal({ status: 'open', defenceSubmittedAt: null })).toBeNull();
+    expect(defenceRefusal({ status: 'open', defenceSubmittedAt: new Date() })).toMatch(/já foi enviada/);
+    for (const status of ['won', 'lost'] as const)
+      expect(defenceRefusal({ status, defenceSubmittedAt: null })).toMatch(new RegExp(status));
   });
 });

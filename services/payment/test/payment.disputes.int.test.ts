@@ -5,6 +5,7 @@ import {
   newPublicId,
   pixMedReported,
   pixRefundSettled,
+  submitDisputeDefence,
   type DisputeRecord,
   type PixMedReported,
 } from '@gateway/contracts';
@@ -99,6 +100,75 @@ describe('disputes (MED): opened and closed from the PIX adapter’s reports, on
     expect(await disputesOf(businessId)).toEqual([
       expect.objectContaining({ dispute_id: opened!.dispute_id, status: 'lost' }),
     ]);
+  });
+
+  test('a defence goes to the rail once and is recorded; refused for another business, twice, closed, or where the rail takes none', async () => {
+    const businessId = await h.newBusiness();
+    const paymentId = await h.paidPixPayment(businessId, 10000);
+    const med = aMed(paymentId, { amount_centavos: 3000 });
+    await report(med);
+    const [opened] = await disputesOf(businessId);
+    const command = { business_id: businessId, dispute_id: opened!.dispute_id, text: 'Pedido entregue.' };
+    const defend = (overrides: Partial<typeof command> = {}, messageId?: string) =>
+      h.request(submitDisputeDefence, { ...command, ...overrides }, messageId ? { messageId } : {});
+
+    // The rail's refusal passes through; a rail that does not answer is unavailable; neither records anything.
+    h.rails.refusal = 'DEFENCE_NOT_SUPPORTED';
+    try {
+      expect(await defend()).toMatchObject({ ok: false, error: { code: 'DEFENCE_NOT_SUPPORTED' } });
+    } finally {
+      h.rails.refusal = undefined;
+    }
+    h.rails.silent = true;
+    try {
+      expect(await defend()).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    } finally {
+      h.rails.silent = false;
+    }
+    expect((await disputesOf(businessId))[0]!.defence_submitted_at).toBeNull();
+
+    const messageId = newPublicId('msg');
+    const first = await defend({}, messageId);
+    expect(first).toMatchObject({
+      ok: true,
+      result: { dispute_id: opened!.dispute_id, status: 'open', defence_submitted_at: expect.any(String) },
+    });
+    // The same command again (a redelivery) answers the same, without asking the rail again.
+    const calls = h.rails.callsOf('pix.med.defence.submit.v1').length;
+    expect(await defend({}, messageId)).toEqual(first);
+    expect(h.rails.callsOf('pix.med.defence.submit.v1')).toHaveLength(calls);
+    expect(h.rails.callsOf('pix.med.defence.submit.v1').at(-1)!.payload).toEqual({
+      payment_id: paymentId,
+      end_to_end_id: med.end_to_end_id,
+      devolucao_id: med.devolucao_id,
+      text: 'Pedido entregue.',
+    });
+    expect((await disputesOf(businessId))[0]).toEqual(first.ok && first.result);
+    // Another defence is refused; so is another business's, and a closed dispute's.
+    expect(await defend()).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+    expect(await defend({ business_id: await h.newBusiness() })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    const other = aMed(paymentId, { amount_centavos: 1000 });
+    await report(other);
+    await report({ ...other, status: 'NAO_REALIZADO' });
+    const won = (await disputesOf(businessId)).find((dispute) => dispute.status === 'won')!;
+    expect(await defend({ dispute_id: won.dispute_id })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_STATUS' },
+    });
+    // The database keeps a defence once, and only on an open dispute.
+    await expect(
+      h.service.dataSource.query(`UPDATE disputes SET defence_submitted_at = NULL WHERE id = $1`, [
+        opened!.dispute_id,
+      ]),
+    ).rejects.toThrow(/stays submitted/);
+    await expect(
+      h.service.dataSource.query(`UPDATE disputes SET defence_submitted_at = now() WHERE id = $1`, [
+        won.dispute_id,
+      ]),
+    ).rejects.toThrow();
   });
 
   test('NAO_REALIZADO wins the dispute and frees its amount; a MED first seen final opens and closes at once', async () => {

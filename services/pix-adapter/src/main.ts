@@ -10,6 +10,7 @@ import {
   pixRefundRequested,
   pixFundsReturnRequested,
   simulatePixOutcome,
+  submitPixMedDefence,
   setPspAccount as setPspAccountCommand,
   getPspAccount,
   removePspAccount as removePspAccountCommand,
@@ -34,6 +35,7 @@ import { registerPspWebhook } from './application/register-psp-webhook';
 import { openCharge } from './application/open-charge';
 import { changeChargeAmount } from './application/change-charge-amount';
 import { simulateChargeOutcome } from './application/simulate-charge-outcome';
+import { defendMed } from './application/defend-med';
 import { requestRefund } from './application/request-refund';
 import { requestFundsReturn } from './application/request-funds-return';
 import { handleChargeStatus } from './handlers/pix.charge.status.v1';
@@ -202,6 +204,13 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     .handle(openPixCharge, (command, context) => openCharge(openDeps, command, context))
     .handle(changePixChargeAmount, (command, context) => changeChargeAmount(changeDeps, command, context))
     .handle(simulatePixOutcome, (command, context) => simulateChargeOutcome(simulateDeps, command, context))
+    .handle(submitPixMedDefence, (command, context) =>
+      defendMed(
+        { dataSource, uow: runtime.unitOfWork(submitPixMedDefence.name), psp: accounts },
+        command,
+        context,
+      ),
+    )
     .handle(
       getPixChargeStatus,
       handleChargeStatus({

@@ -1,9 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PSP_PROFILE_NAMES, PSP_PROFILES, type PspProfileName } from '@gateway/contracts';
+import {
+  PSP_PROFILE_NAMES,
+  PSP_PROFILES,
+  submitPixMedDefence,
+  type PspProfileName,
+} from '@gateway/contracts';
 import { SANDBOX_PIX_KEY, SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { createPspSimulator } from '@gateway/psp-simulator';
-import { type TestPki, createTestPki, testLogger } from '@gateway/testkit';
+import { type TestPki, createTestPki, testLogger, waitFor } from '@gateway/testkit';
 import {
   type AdapterBed,
   chargeBecomes,
@@ -29,7 +34,7 @@ beforeAll(() => {
 afterAll(() => pki.remove());
 
 /** The whole adapter, configured for `name`, against the simulator in that bank's mode. */
-function startAdapterFor(name: PspProfileName): Promise<{ bed: AdapterBed }> {
+function startAdapterFor(name: PspProfileName): ReturnType<typeof startAdapterAgainstSandboxPsp> {
   const profile = PSP_PROFILES[name];
   return startAdapterAgainstSandboxPsp(
     `psp-profile-${name}`,
@@ -70,6 +75,72 @@ describe.each(PSP_PROFILE_NAMES)('the whole adapter with PSP_PROFILE=%s', (name)
       expect(opened.copia_e_cola).toMatch(/^000201/);
       expect(await simulateOutcome(bed, opened.payment_id, 'paid')).toMatchObject({ ok: true });
       await chargeBecomes(bed, opened.txid, 'paid');
+    } finally {
+      await bed.close();
+    }
+  });
+});
+
+describe("a MED's defence through the whole adapter (pix.med.defence.submit.v1)", () => {
+  /** A charge paid, then a MED raised on its Pix by the sandbox and come in by callback: the command's MED. */
+  async function disputedPayment(bed: AdapterBed) {
+    const opened = await openCharge(bed);
+    expect(await simulateOutcome(bed, opened.payment_id, 'paid')).toMatchObject({ ok: true });
+    await chargeBecomes(bed, opened.txid, 'paid');
+    expect(await simulateOutcome(bed, opened.payment_id, 'disputed')).toMatchObject({ ok: true });
+    return waitFor(
+      async () => {
+        const rows: Array<{ end_to_end_id: string; devolucao_id: string }> =
+          await bed.service.dataSource.query(
+            'SELECT end_to_end_id, devolucao_id FROM med_devolucoes WHERE payment_id = $1',
+            [opened.payment_id],
+          );
+        return rows[0] && { payment_id: opened.payment_id, ...rows[0] };
+      },
+      { what: 'the MED to come in', timeoutMs: 10_000 },
+    );
+  }
+  const defend = (
+    bed: AdapterBed,
+    med: { payment_id: string; end_to_end_id: string; devolucao_id: string },
+  ) => bed.request(submitPixMedDefence, { ...med, text: 'Pedido entregue ao titular.' }, { timeoutMs: 8000 });
+
+  it('Efí: sent to the PSP as a defence of its infraction; sent again, the same answer; refused once the MED ended', async () => {
+    const { bed, psp } = await startAdapterFor('efi');
+    try {
+      const med = await disputedPayment(bed);
+      // The PSP out of reach: unavailable (the caller retries), never a refusal.
+      psp.faults.inject({ fault: { kind: 'server-error', status: 503 }, count: 20, path: /\/gn\/infracoes/ });
+      expect(await defend(bed, med)).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+      psp.faults.clear();
+      expect(await defend(bed, med)).toEqual({ ok: true, result: { submitted: true } });
+      expect(await defend(bed, med)).toEqual({ ok: true, result: { submitted: true } });
+      expect(await defend(bed, { ...med, devolucao_id: 'unknown0med' })).toMatchObject({
+        ok: false,
+        error: { code: 'NOT_FOUND' },
+      });
+      expect(await simulateOutcome(bed, med.payment_id, 'dispute_lost')).toMatchObject({ ok: true });
+      await waitFor(
+        async () => {
+          const [row]: Array<{ status: string }> = await bed.service.dataSource.query(
+            'SELECT status FROM med_devolucoes WHERE payment_id = $1',
+            [med.payment_id],
+          );
+          return row?.status === 'DEVOLVIDO' || undefined;
+        },
+        { what: 'the MED ended', timeoutMs: 10_000 },
+      );
+      expect(await defend(bed, med)).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+    } finally {
+      await bed.close();
+    }
+  });
+
+  it('the baseline (API Pix alone): DEFENCE_NOT_SUPPORTED', async () => {
+    const { bed } = await startAdapterFor('bcb');
+    try {
+      const med = await disputedPayment(bed);
+      expect(await defend(bed, med)).toMatchObject({ ok: false, error: { code: 'DEFENCE_NOT_SUPPORTED' } });
     } finally {
       await bed.close();
     }

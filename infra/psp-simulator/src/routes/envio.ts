@@ -460,7 +460,7 @@ interface JsonInvalidoItem {
   mensagem: string;
 }
 
-function sendJsonInvalido(res: Response, erros: JsonInvalidoItem[]): void {
+export function sendJsonInvalido(res: Response, erros: JsonInvalidoItem[]): void {
   sendEfiError(res, 400, 'json_invalido', 'Valores ou tipos de campo inválidos', erros);
 }
 
@@ -476,7 +476,7 @@ export function sendEfiError(
 }
 
 /** A body that is no JSON, too large, or a path that cannot be decoded: `json_invalido`; anything else a 500. */
-function efiErrorHandler(context: SimulatorContext): ErrorRequestHandler {
+export function efiErrorHandler(context: SimulatorContext): ErrorRequestHandler {
   return (error: { type?: string; status?: number }, req: Request, res: Response, _next) => {
     if (error.status !== undefined && error.status >= 400 && error.status < 500) {
       sendJsonInvalido(res, [

@@ -76,6 +76,7 @@ function payerReport(body: PaymentBody): PayerReport {
  * - `PUT {prefix}/pix/:e2eid/med/:id` `{valor?, natureza?}`: the payer's bank raises a MED on a received Pix (default:
  *   its whole amount, `MED_FRAUDE`): a devolução of that nature, EM_PROCESSAMENTO, read like any other
  *   (`GET /pix/:e2eid/devolucao/:id`); the callback follows with the Pix and its devoluções. A replay answers the same.
+ *   In the Efí mode the MED also opens an infraction (`routes/infracao.ts`), ended with the MED.
  * - `POST {prefix}/pix/:e2eid/med/:id/concluir` `{status}`: the MED ends: DEVOLVIDO (the money went back to the payer)
  *   or NAO_REALIZADO (found for the receiver); the callback follows.
  */
@@ -149,6 +150,17 @@ export function sandboxRouter(context: SimulatorContext): Router {
         sendProblem(res, 400, 'PixDevolucaoInvalida', 'Devolução inválida.', detail);
         return;
       }
+      // Efí also opens an infraction for the MED, which the receiver may defend (`GET /v2/gn/infracoes`).
+      if (settings.profile.medDefence !== null)
+        await context.infracoes.raise(
+          {
+            chave: pix.chave,
+            endToEndId: pix.endToEndId,
+            devolucaoId: id,
+            valorCentavos: toCentavos(devolucao.valor),
+          },
+          now,
+        );
       await callBackWithPix(context, (await store.getPix(pix.endToEndId))!);
       res.status(201).json(devolucao);
     }),
@@ -183,7 +195,10 @@ export function sandboxRouter(context: SimulatorContext): Router {
         );
         return;
       }
-      if (settled !== undefined) await callBackWithPix(context, settled);
+      if (settled !== undefined) {
+        await context.infracoes.end(pix.endToEndId, id, body.status === 'DEVOLVIDO', new Date());
+        await callBackWithPix(context, settled);
+      }
       res.json(ended);
     }),
   );

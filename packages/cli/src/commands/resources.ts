@@ -29,7 +29,7 @@ const GROUPS = {
   events: 'the events of the last 30 days, as webhooks receive them',
   balance: "the business's balance and the balance transactions that explain it",
   payouts: "pay out available money to the business's payout account, and follow the payouts",
-  disputes: 'disputes (the PIX MED) opened against paid payments, and how they ended',
+  disputes: 'disputes (the PIX MED) opened against paid payments, how they ended, and your defence',
 };
 
 /** The answers shown otherwise than as a record or a page: a webhook's deliveries, with their count of attempts. */

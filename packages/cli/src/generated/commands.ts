@@ -189,6 +189,18 @@ export const generatedCommands = {
     query: {},
     fields: {},
   },
+  submitDisputeDefence: {
+    command: 'disputes defend',
+    description: 'send your defence of an open dispute (MED) to the PSP, where it takes one',
+    area: 'api',
+    sdk: 'disputes.defend',
+    method: 'POST',
+    path: '/v1/disputes/{dispute_id}/defence',
+    params: ['dispute_id'],
+    query: {},
+    body: { text: { required: true, type: 'string' } },
+    fields: { text: { value: 'text', description: 'the defence (up to 1000 characters)' } },
+  },
   simulatePayment: {
     command: 'payments simulate',
     description:

@@ -433,6 +433,8 @@ export interface Dispute {
   status: 'open' | 'won' | 'lost';
   /** The nature the PSP gave it (`MED_FRAUDE`, `MED_OPERACIONAL`) or its reason. */
   reason: string | null;
+  /** When the business's defence reached the PSP (POST /v1/disputes/{dispute_id}/defence); null until then. */
+  defence_submitted_at?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -1049,6 +1051,10 @@ export type StartCheckoutSessionRequest =
       currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
     };
 
+export interface SubmitDisputeDefenceRequest {
+  text: string;
+}
+
 export interface UpdateCheckoutRequest {
   title?: string | null;
   return_url?: string;
@@ -1255,6 +1261,11 @@ export interface OperationTypes {
   };
   /** GET /v1/disputes/{dispute_id} */
   getDispute: {
+    answer: Dispute;
+  };
+  /** POST /v1/disputes/{dispute_id}/defence */
+  submitDisputeDefence: {
+    body: SubmitDisputeDefenceRequest;
     answer: Dispute;
   };
   /** POST /v1/sandbox/payments/{payment_id}/simulate */

@@ -51,6 +51,11 @@ export function gatewayNamespaces<WebhooksDeliveries, StatementsGet>(
       list: operation.list('listDisputes', (item) => item.dispute_id),
       /** Needs the API key scope `payments:read`. */
       get: operation.plain('getDispute'),
+      /**
+       * Sends the business's defence of an open dispute to the PSP.
+       * Needs the API key scope `payments:write`.
+       */
+      defend: operation.withBody('submitDisputeDefence'),
     },
     sandbox: {
       /**

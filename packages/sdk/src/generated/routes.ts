@@ -14,6 +14,7 @@ export const generatedRoutes = {
   listRefunds: { method: 'GET', path: '/v1/payments/{payment_id}/refunds' },
   listDisputes: { method: 'GET', path: '/v1/disputes' },
   getDispute: { method: 'GET', path: '/v1/disputes/{dispute_id}' },
+  submitDisputeDefence: { method: 'POST', path: '/v1/disputes/{dispute_id}/defence' },
   simulatePayment: { method: 'POST', path: '/v1/sandbox/payments/{payment_id}/simulate' },
   createCheckout: { method: 'POST', path: '/v1/checkouts' },
   getCheckout: { method: 'GET', path: '/v1/checkouts/{checkout_id}' },

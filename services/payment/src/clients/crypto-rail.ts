@@ -113,5 +113,11 @@ export function cryptoRail(caller: RailCaller): Rail {
           cryptoRequestClosure(paymentId, { reference: request.reference, ...request.closure }),
       };
     },
+
+    // A token transfer has no dispute mechanism (MED is PIX's): nothing takes a defence.
+    defendDispute: () =>
+      Promise.reject(
+        new CommandError('DEFENCE_NOT_SUPPORTED', 'Não há como enviar defesa de uma disputa deste método.'),
+      ),
   };
 }

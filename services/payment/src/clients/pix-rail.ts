@@ -6,6 +6,7 @@ import {
   getPixChargeStatus,
   openPixCharge,
   simulatePixOutcome,
+  submitPixMedDefence,
   type PixChargeClosed,
   type PixChargePaid,
   type PixReceivedOnCharge,
@@ -94,6 +95,16 @@ export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
         funds: charge.pix.map((pix) => pixFunds(paymentId, pix)),
         closure: charge.closure && pixChargeClosure(paymentId, charge.closure),
       };
+    },
+
+    async defendDispute(dispute, text, context) {
+      const [endToEndId = '', devolucaoId = ''] = dispute.externalId.split('/');
+      await caller.call(
+        submitPixMedDefence,
+        { payment_id: dispute.paymentId, end_to_end_id: endToEndId, devolucao_id: devolucaoId, text },
+        context,
+        'defence',
+      );
     },
   };
 }

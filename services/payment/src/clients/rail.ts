@@ -113,4 +113,16 @@ export interface Rail {
   ): Promise<{ accepted: true }>;
   /** Asks the rail (reconciliation). */
   report(paymentId: string): Promise<RailReport>;
+  /**
+   * Sends the business's defence of a dispute to where the dispute was raised (the PSP holding a MED), refused
+   * DEFENCE_NOT_SUPPORTED where there is nowhere to send it.
+   */
+  defendDispute(dispute: DisputeToDefend, text: string, context: MessageContext): Promise<void>;
+}
+
+/** The dispute a defence is for, as the rail knows it: the payment, and the rail's own id of the dispute. */
+export interface DisputeToDefend {
+  paymentId: string;
+  /** A PIX MED devolução: `<endToEndId>/<devolução id>`. */
+  externalId: string;
 }

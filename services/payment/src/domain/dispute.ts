@@ -10,6 +10,7 @@ export interface StoredDispute {
   amountCentavos: number;
   status: DisputeStatus;
   reason: string | null;
+  defenceSubmittedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -67,7 +68,19 @@ export function toDisputeRecord(dispute: StoredDispute): DisputeRecord {
     amount_centavos: dispute.amountCentavos,
     status: dispute.status,
     reason: dispute.reason,
+    defence_submitted_at: dispute.defenceSubmittedAt?.toISOString() ?? null,
     created_at: dispute.createdAt.toISOString(),
     updated_at: dispute.updatedAt.toISOString(),
   };
+}
+
+/**
+ * Why a dispute takes no defence now, or null when it takes one: only an open dispute, and only once (a defence sent
+ * is with the PSP; a second would not replace it).
+ */
+export function defenceRefusal(dispute: Pick<StoredDispute, 'status' | 'defenceSubmittedAt'>): string | null {
+  if (dispute.status !== 'open') return `Operação não permitida: a disputa está ${dispute.status}.`;
+  if (dispute.defenceSubmittedAt !== null)
+    return 'Operação não permitida: a defesa desta disputa já foi enviada.';
+  return null;
 }

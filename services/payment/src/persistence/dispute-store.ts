@@ -27,7 +27,7 @@ export function listDisputesOf(
 /** Records an open dispute and holds its amount on its payment in one step (the payment's CHECK bounds it). */
 export async function insertOpenDispute(
   manager: EntityManager,
-  dispute: Omit<DisputeEntity, 'status' | 'createdAt' | 'updatedAt'>,
+  dispute: Omit<DisputeEntity, 'status' | 'defenceSubmittedAt' | 'createdAt' | 'updatedAt'>,
   now: Date,
 ): Promise<DisputeEntity> {
   await manager.query(`UPDATE payments SET disputed_centavos = disputed_centavos + $2 WHERE id = $1`, [
@@ -37,6 +37,7 @@ export async function insertOpenDispute(
   const entity = manager.create(DisputeEntity, {
     ...dispute,
     status: 'open',
+    defenceSubmittedAt: null,
     createdAt: now,
     updatedAt: now,
   });
@@ -65,4 +66,26 @@ export async function closeDispute(
       dispute.amountCentavos,
     ]);
   return { ...dispute, status: outcome, updatedAt: now };
+}
+
+/**
+ * Records that the dispute's defence reached the PSP, if it is still open and undefended: the dispute as it now stands,
+ * or null when it was closed or defended meanwhile.
+ */
+export async function markDefenceSubmitted(
+  manager: EntityManager,
+  disputeId: string,
+  now: Date,
+): Promise<DisputeEntity | null> {
+  const result = await manager
+    .createQueryBuilder()
+    .update(DisputeEntity)
+    .set({ defenceSubmittedAt: now, updatedAt: now })
+    .where('id = :id AND status = :status AND defence_submitted_at IS NULL', {
+      id: disputeId,
+      status: 'open',
+    })
+    .execute();
+  if (!result.affected) return null;
+  return manager.findOneByOrFail(DisputeEntity, { id: disputeId });
 }

@@ -30,6 +30,10 @@ export class DisputeEntity {
   @Column({ type: 'text', nullable: true })
   reason!: string | null;
 
+  /** When the business's defence reached the PSP (migration 1764403000000); null until then. */
+  @Column({ type: 'timestamptz', name: 'defence_submitted_at', nullable: true })
+  defenceSubmittedAt!: Date | null;
+
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 

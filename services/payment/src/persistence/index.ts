@@ -22,6 +22,7 @@ import { RefundIntents1764400700000 } from './migrations/1764400700000-refund-in
 import { ReceivedFundsArrivalQuote1764401000000 } from './migrations/1764401000000-received-funds-arrival-quote';
 import { OperatorReturns1764401100000 } from './migrations/1764401100000-operator-returns';
 import { Disputes1764402600000 } from './migrations/1764402600000-disputes';
+import { DisputeDefence1764403000000 } from './migrations/1764403000000-dispute-defence';
 import { PaymentDescription1764402800100 } from './migrations/1764402800100-payment-description';
 import { PaymentCustody1764402900001 } from './migrations/1764402900001-payment-custody';
 import { OperatorReturnAskedAt1764402900200 } from './migrations/1764402900200-operator-return-asked-at';
@@ -61,5 +62,6 @@ export const paymentDatabase = {
     PaymentDescription1764402800100,
     PaymentCustody1764402900001,
     OperatorReturnAskedAt1764402900200,
+    DisputeDefence1764403000000,
   ],
 };

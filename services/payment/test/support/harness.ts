@@ -14,6 +14,7 @@ import {
   openPixCharge,
   simulateCryptoOutcome,
   simulatePixOutcome,
+  submitPixMedDefence,
   newPublicId,
   pixChargePaid,
   setFeeRule,
@@ -139,6 +140,10 @@ export class FakeRails {
       .handle(openPixCharge, this.answer(slow(pixCharge)))
       .handle(changePixChargeAmount, this.answer(slow(pixCharge)))
       .handle(simulatePixOutcome, this.answer(accepted))
+      .handle(
+        submitPixMedDefence,
+        this.answer(() => ({ submitted: true as const })),
+      )
       .handle(getPixChargeStatus, status(openCharge))
       .consume();
     await this.broker

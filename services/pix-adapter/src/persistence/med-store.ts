@@ -69,3 +69,18 @@ export function claimOverdueMeds(
     limit,
   );
 }
+
+/** A MED devolução of a payment's Pix, with when it appeared (its infraction is looked up from then). */
+export async function medOfPayment(
+  manager: EntityManager,
+  paymentId: string,
+  endToEndId: string,
+  devolucaoId: string,
+): Promise<(MedDevolucaoRow & { created_at: Date }) | null> {
+  const rows: Array<MedDevolucaoRow & { created_at: Date }> = await manager.query(
+    `SELECT end_to_end_id, devolucao_id, payment_id, status, created_at FROM med_devolucoes
+      WHERE payment_id = $1 AND end_to_end_id = $2 AND devolucao_id = $3`,
+    [paymentId, endToEndId, devolucaoId],
+  );
+  return rows[0] ?? null;
+}

@@ -207,6 +207,11 @@ export const dispute = Joi.object({
   reason: nullableText.description(
     'The nature the PSP gave it (`MED_FRAUDE`, `MED_OPERACIONAL`) or its reason.',
   ),
+  defence_submitted_at: isoDate
+    .allow(null)
+    .description(
+      "When the business's defence reached the PSP (POST /v1/disputes/{dispute_id}/defence); null until then.",
+    ),
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 }).id('Dispute');

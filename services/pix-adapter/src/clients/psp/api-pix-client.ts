@@ -21,7 +21,16 @@ import {
 } from './pix-lists';
 import { sendAuthorized } from './http';
 import { ClientCredentialsToken } from './oauth-token';
-import { PspError, pspErrorFromResponse } from './psp-error';
+import {
+  CONTESTED,
+  MED_DEFENCE_SCOPES,
+  type Infracao,
+  acceptAnyAnswer,
+  infractionOf,
+  isDefended,
+  validateInfracoesPage,
+} from './infracao';
+import { PspError, isPspRefusal, pspErrorFromResponse } from './psp-error';
 import { type RetryPolicy, withRetry } from './retry';
 
 export interface ApiPixClientConfig {
@@ -137,9 +146,20 @@ export function pspSession(
   };
 }
 
+/** Where a MED's defence went: to the PSP (now or before), nowhere (the profile takes none, the PSP lists no infraction). */
+export type MedDefenceOutcome = 'submitted' | 'unsupported' | 'no_infraction';
+
+/** The connection and token a call is sent with. */
+interface CallSession {
+  dispatcher: Dispatcher;
+  token: ClientCredentialsToken;
+}
+
 export class ApiPixClient {
   private readonly dispatcher: Dispatcher;
   private readonly token: ClientCredentialsToken;
+  /** The infractions' own token (their scopes, asked for only by a profile that takes defences), built on first use. */
+  private medSession?: CallSession;
   private readonly retryPolicy: RetryPolicy;
   private readonly extras: PspCallExtras;
 
@@ -369,8 +389,67 @@ export class ApiPixClient {
     await this.call('sandbox.med-end', 'POST', `${this.medPath(endToEndId, id)}/concluir`, { status }, [200]);
   }
 
+  /**
+   * Defends the MED on a received Pix through the profile's `medDefence` (Efí's infractions, `infracao.ts`): the
+   * Pix's infraction is looked up among the account's since `since`, then contested with `text`. A profile without
+   * `medDefence` is `unsupported`, without asking the PSP; a Pix with no infraction open is `no_infraction`; an
+   * infraction already defended (a retry whose first answer was lost) is `submitted`. A refusal of the defence is read
+   * back the same way before it is thrown.
+   */
+  async defendMed(endToEndId: string, text: string, since: Date): Promise<MedDefenceOutcome> {
+    if (!this.config.profile?.medDefence) return 'unsupported';
+    const infracao = infractionOf(await this.listInfracoes(since), endToEndId);
+    if (!infracao) return 'no_infraction';
+    if (isDefended(infracao)) return 'submitted';
+    try {
+      await this.callFor(
+        'med.defence',
+        acceptAnyAnswer,
+        'POST',
+        `/gn/infracoes/${encodeURIComponent(infracao.idInfracao)}/defesa`,
+        { analise: CONTESTED, justificativa: text },
+        [200, 201],
+        this.med(),
+      );
+    } catch (error) {
+      if (!(error instanceof PspError) || !isPspRefusal(error)) throw error;
+      const now = infractionOf(await this.listInfracoes(since), endToEndId);
+      if (now && isDefended(now)) return 'submitted';
+      throw error;
+    }
+    return 'submitted';
+  }
+
+  /** `GET /gn/infracoes?inicio=&fim=` (Efí): the account's infractions from `since` to now, every page. */
+  private listInfracoes(since: Date): Promise<Infracao[]> {
+    const until = new Date();
+    return readAllPages((page) =>
+      this.callFor(
+        'med.infractions',
+        validateInfracoesPage,
+        'GET',
+        `/gn/infracoes?${listQuery(since, until, page)}`,
+        undefined,
+        [200],
+        this.med(),
+      ),
+    );
+  }
+
+  private med(): CallSession {
+    if (!this.medSession) {
+      const { dispatcher, token } = pspSession(
+        { ...this.config, scope: MED_DEFENCE_SCOPES },
+        this.deps,
+        MED_DEFENCE_SCOPES,
+      );
+      this.medSession = { dispatcher, token };
+    }
+    return this.medSession;
+  }
+
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await Promise.all([this.dispatcher.close(), this.medSession?.dispatcher.close()]);
   }
 
   /**
@@ -410,8 +489,9 @@ export class ApiPixClient {
     path: Path,
     body: unknown,
     ok: number[],
+    session?: CallSession,
   ): Promise<T> {
-    const checked = validate(await this.call(operation, method, path, body, ok));
+    const checked = validate(await this.call(operation, method, path, body, ok, session));
     if ('reason' in checked)
       throw new PspError(
         'unavailable',
@@ -428,9 +508,10 @@ export class ApiPixClient {
     path: Path,
     body: unknown,
     ok: number[],
+    session: CallSession = { dispatcher: this.dispatcher, token: this.token },
   ): Promise<unknown> {
     return withRetry(this.retryPolicy, async () => {
-      const reply = await sendAuthorized(this.dispatcher, this.token, {
+      const reply = await sendAuthorized(session.dispatcher, session.token, {
         operation,
         method,
         url: withQuery(`${this.config.baseUrl}${this.config.pathPrefix}${path}`, this.extras.query),

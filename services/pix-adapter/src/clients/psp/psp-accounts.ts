@@ -128,6 +128,11 @@ export class PspAccounts {
     return (await this.forEndToEndId(args[0])).sandboxEndMed(...args);
   }
 
+  /** The defence of a MED, at the account the Pix was paid into: its profile decides whether it takes one. */
+  async defendMed(...args: Parameters<ApiPixClient['defendMed']>): ReturnType<ApiPixClient['defendMed']> {
+    return (await this.forEndToEndId(args[0])).defendMed(...args);
+  }
+
   /**
    * The platform account's Pix received in a period, every page. The lists are read at the platform's account only: a
    * business's own account is followed charge by charge (its callbacks, and re-reads of its open charges).
