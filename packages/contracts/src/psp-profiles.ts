@@ -235,12 +235,11 @@ export const PROFILES_WITHOUT_SECRET: readonly PspProfileName[] = PSP_PROFILE_NA
   (name) => PSP_PROFILES[name].tokenRequest === 'client-id-only',
 );
 
-<<<<<<< HEAD
 /** The profiles whose PSP calls the webhook back over mutual TLS, refusing a receiver that does not ask for its certificate. */
 export function profilesCallingBackOverMtls(): PspProfileName[] {
   return PSP_PROFILE_NAMES.filter((name) => PSP_PROFILES[name].callbackMtls);
 }
-=======
+
 /**
  * The longest defence the gateway takes for a dispute (POST /v1/disputes/{id}/defence): what every PSP that takes one
  * takes, so a defence the API accepts is never refused for its length by the business's PSP.
@@ -251,4 +250,3 @@ export const MED_DEFENCE_MAX_LENGTH: number = Math.min(
     return defence === null ? [] : [defence.maxTextLength];
   }),
 );
->>>>>>> med-defence
