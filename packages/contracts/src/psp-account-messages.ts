@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import Joi from 'joi';
 import { defineCommand } from './message';
 import { businessId, isoDate } from './common';
@@ -156,3 +157,12 @@ export const removePspAccount = defineCommand<PspAccountOf, { removed: true }>(
   Joi.object({ removed: Joi.valid(true).required() }),
   ['NOT_FOUND', 'INVALID_STATUS'],
 );
+
+/**
+ * The token a business's own PSP account calls back with: derived from the platform's callback token and the account,
+ * so a business that reads its webhook's URL back from its own PSP learns its own account's token only, never the
+ * platform's nor another account's.
+ */
+export function accountCallbackToken(platformToken: string, accountId: string): string {
+  return createHmac('sha256', platformToken).update(`psp-account-callback:${accountId}`).digest('base64url');
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createPspSimulator } from '@gateway/psp-simulator';
+import { accountCallbackToken } from '@gateway/contracts';
 import {
   createTestDatabase,
   startStackWithWebhookReceiver,
@@ -206,7 +207,7 @@ describe('disputes (MED) end to end', () => {
       const callBack = async () => {
         const { pix } = await efiCall(`/v2/pix?${period}`);
         const answer = await fetch(
-          `${stack.callbackUrl}/webhook/accounts/${account.account_id as string}/pix?token=${SANDBOX_CALLBACK_TOKEN}`,
+          `${stack.callbackUrl}/webhook/accounts/${account.account_id as string}/pix?token=${accountCallbackToken(SANDBOX_CALLBACK_TOKEN, account.account_id as string)}`,
           { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pix }) },
         );
         expect(answer.status).toBe(200);

@@ -1,6 +1,7 @@
 // First: tracing must start before the modules it instruments are loaded.
 import './telemetry';
 import {
+  accountCallbackToken,
   changePixChargeAmount,
   getPixChargeStatus,
   getPspStatement,
@@ -52,7 +53,6 @@ import { PspAccounts } from './clients/psp/psp-accounts';
 import { AccountWebhooks } from './application/account-webhooks';
 import { accountsInForce } from './persistence/psp-account-store';
 import type { PspAccountEntity } from './persistence';
-import { accountCallbackToken } from './domain/psp-account';
 
 export interface PixAdapter extends ServiceRuntime {
   /** The URL registered at the PSP for callbacks (token included: never log it). */

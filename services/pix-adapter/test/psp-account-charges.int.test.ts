@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  accountCallbackToken,
   newPublicId,
   pixRefundRequested,
   removePspAccount,
@@ -18,7 +19,6 @@ import {
   startAdapterAgainstSandboxPsp,
   type AdapterAgainstSandboxPsp,
 } from './support/adapter';
-import { accountCallbackToken } from '../src/domain/psp-account';
 
 /** The business's own bank: a second PSP, with books, credentials and a receiving key of its own. */
 const BUSINESS_PSP = {

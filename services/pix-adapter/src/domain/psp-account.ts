@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import type { PspAccountView } from '@gateway/contracts';
 
 /** A client id as answered: its first four characters, the rest hidden (a short one wholly). */
@@ -30,13 +29,4 @@ export function pspAccountView(account: {
     has_client_certificate: account.certificateSealed !== null,
     updated_at: account.updatedAt.toISOString(),
   };
-}
-
-/**
- * The token a business's own PSP account calls back with: derived from the platform's callback token and the account,
- * so a business that reads its webhook's URL back from its own PSP learns its own account's token only, never the
- * platform's nor another account's.
- */
-export function accountCallbackToken(platformToken: string, accountId: string): string {
-  return createHmac('sha256', platformToken).update(`psp-account-callback:${accountId}`).digest('base64url');
 }

@@ -3,14 +3,13 @@ import { type Server, createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { pspAccountId } from '@gateway/contracts';
+import { accountCallbackToken, pspAccountId } from '@gateway/contracts';
 import { AppError, asyncHandler, errorMiddleware, notFoundHandler } from '@gateway/http-errors';
 import { gracefulHttpStop } from '@gateway/service-runtime';
 import type { Logger } from '@gateway/observability';
 import { parsePspCallback } from '../clients/psp/callback';
 import { checkTlsMaterial, readPemFile } from '../clients/psp/client-certificate';
 import type { CallbackProcessor } from '../application/callback-processor';
-import { accountCallbackToken } from '../domain/psp-account';
 
 /**
  * The listener's own TLS (PEM strings): it then serves HTTPS. With `clientCa` it requires a client certificate issued
