@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import { businessId, centavos, isoDate, paymentId, publicId } from './common';
 import { MED_DEFENCE_MAX_LENGTH } from './psp-profiles';
+import { medDevolucaoKeys } from './pix-messages';
 import { centavosToBrl } from './money';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 import type { Dispute } from './public-api';
@@ -164,13 +165,7 @@ export const submitPixMedDefence = defineCommand<SubmitPixMedDefence, { submitte
   'pix.med.defence.submit.v1',
   'pix-adapter',
   Joi.object({
-    payment_id: paymentId.required(),
-    end_to_end_id: Joi.string()
-      .pattern(/^[a-zA-Z0-9]{32}$/)
-      .required(),
-    devolucao_id: Joi.string()
-      .pattern(/^[a-zA-Z0-9]{1,35}$/)
-      .required(),
+    ...medDevolucaoKeys,
     text: disputeDefenceText.required(),
   }),
   Joi.object({ submitted: Joi.valid(true).required() }),

@@ -211,16 +211,20 @@ export interface PixMedReported {
   /** The PSP's `motivo`, when it gave one. */
   motivo: string | null;
 }
+/** A MED devolução of a payment's Pix, as the PSP names it: its endToEndId and the devolução's id. */
+export const medDevolucaoKeys = {
+  payment_id: paymentId.required(),
+  end_to_end_id: Joi.string()
+    .pattern(/^[a-zA-Z0-9]{32}$/)
+    .required(),
+  devolucao_id: Joi.string()
+    .pattern(/^[a-zA-Z0-9]{1,35}$/)
+    .required(),
+};
 export const pixMedReported = defineEvent<PixMedReported>(
   'pix.med.reported.v1',
   Joi.object({
-    payment_id: paymentId.required(),
-    end_to_end_id: Joi.string()
-      .pattern(/^[a-zA-Z0-9]{32}$/)
-      .required(),
-    devolucao_id: Joi.string()
-      .pattern(/^[a-zA-Z0-9]{1,35}$/)
-      .required(),
+    ...medDevolucaoKeys,
     amount_centavos: centavos.min(1).required(),
     natureza: Joi.valid(...medNatures).required(),
     status: Joi.valid('EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO').required(),

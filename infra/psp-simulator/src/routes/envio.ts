@@ -8,7 +8,14 @@ import { type SimulatorContext } from '../context';
 import { DEFAULT_ENVIO_FAILURE } from '../envio-rules';
 import { type Favorecido, type StoredEnvio } from '../envio-store';
 import { sendProblem } from '../problem';
-import { freeText, listParameters, pixAmount, readListQuery, validateBody } from './validation';
+import {
+  freeText,
+  listParameters,
+  pixAmount,
+  readListQuery,
+  validateBody,
+  type ListQuery,
+} from './validation';
 
 const ID_ENVIO = /^[a-zA-Z0-9]{1,35}$/;
 const END_TO_END_ID = /^E[a-zA-Z0-9]{31}$/;
@@ -120,17 +127,7 @@ export function envioRouter(context: SimulatorContext, tokens: TokenIssuer): Rou
     '/v2/gn/pix/enviados',
     TokenIssuer.requireScope('gn.pix.send.read'),
     asyncHandler(async (req, res) => {
-      // Efí's own form for a query outside its schema, as for a body.
-      const query = readListQuery(res, req.query, (violacoes) =>
-        sendJsonInvalido(
-          res,
-          violacoes.map((violacao) => ({
-            chave: 'query',
-            caminho: `.query.${violacao.propriedade}`,
-            mensagem: violacao.razao,
-          })),
-        ),
-      );
+      const query = readEfiListQuery(res, req.query);
       if (!query) return;
       const { envios, total } = await context.envios.listSent(
         context.settings.pixKey,
@@ -458,6 +455,20 @@ interface JsonInvalidoItem {
   chave: string;
   caminho: string;
   mensagem: string;
+}
+
+/** A period list's query (`inicio`, `fim`, `paginacao`), refused in Efí's own form, as a body outside its schema is. */
+export function readEfiListQuery(res: Response, query: unknown): ListQuery | undefined {
+  return readListQuery(res, query, (violacoes) =>
+    sendJsonInvalido(
+      res,
+      violacoes.map((violacao) => ({
+        chave: 'query',
+        caminho: `.query.${violacao.propriedade}`,
+        mensagem: violacao.razao,
+      })),
+    ),
+  );
 }
 
 export function sendJsonInvalido(res: Response, erros: JsonInvalidoItem[]): void {

@@ -5,8 +5,8 @@ import { TokenIssuer } from '../auth';
 import { toPixAmount } from '../cob-store';
 import { type SimulatorContext } from '../context';
 import { type StoredInfracao } from '../infracao-store';
-import { efiErrorHandler, sendEfiError, sendJsonInvalido } from './envio';
-import { freeText, listParameters, readListQuery } from './validation';
+import { efiErrorHandler, readEfiListQuery, sendEfiError, sendJsonInvalido } from './envio';
+import { freeText, listParameters } from './validation';
 
 interface DefesaBody {
   analise: string;
@@ -37,16 +37,7 @@ export function infracaoRouter(context: SimulatorContext): Router {
     '/v2/gn/infracoes',
     TokenIssuer.requireScope('gn.infractions.read'),
     asyncHandler(async (req, res) => {
-      const query = readListQuery(res, req.query, (violacoes) =>
-        sendJsonInvalido(
-          res,
-          violacoes.map((violacao) => ({
-            chave: 'query',
-            caminho: `.query.${violacao.propriedade}`,
-            mensagem: violacao.razao,
-          })),
-        ),
-      );
+      const query = readEfiListQuery(res, req.query);
       if (!query) return;
       const { infracoes, total } = await context.infracoes.list(
         context.settings.pixKey,
