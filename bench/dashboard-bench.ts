@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import type { Page, Response } from 'playwright-core';
-import { startStack, type RunningStack } from '@gateway/testkit';
+import { benchDatabasePool, startStack, type RunningStack } from '@gateway/testkit';
 import { launchBrowser } from '@gateway/dashboard/test/support/browser';
 import { signUp, uniqueEmail } from '@gateway/dashboard/test/support/accounts';
 import { apiCall, inParallel } from './lib/accounts';
@@ -154,7 +154,10 @@ function renderMarkdown(report: {
 async function main(): Promise<void> {
   const started = new Date();
   // The business's key makes every payment of the setup: its per-minute limit is lifted for the bench only.
-  const stack: RunningStack = await startStack({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  const stack: RunningStack = await startStack({
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...benchDatabasePool({ smoke }),
+  });
   /**
    * A setup request, sent again under the same Idempotency-Key when the gateway answers that it is busy (a 503 when the
    * machine is loaded): the setup is not what is measured.

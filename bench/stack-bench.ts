@@ -15,7 +15,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { serviceNames } from '@gateway/contracts';
-import { createTestPki, letTimePass, startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import {
+  benchDatabasePool,
+  createTestPki,
+  letTimePass,
+  startStack,
+  waitFor,
+  type RunningStack,
+} from '@gateway/testkit';
 import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount } from './lib/accounts';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
@@ -40,7 +47,8 @@ const { values: flags } = parseArgs({
     'lag-payments': { type: 'string' },
     keys: { type: 'string' },
     out: { type: 'string' },
-    // Every service's consumer prefetch and database pool (BROKER_PREFETCH, DATABASE_POOL_SIZE); their defaults unset.
+    // Every service's consumer prefetch and database pool (BROKER_PREFETCH, DATABASE_POOL_SIZE); unset: the production
+    // defaults (a smoke run: the test stacks' smaller pool).
     prefetch: { type: 'string' },
     pool: { type: 'string' },
   },
@@ -119,7 +127,7 @@ async function main(): Promise<void> {
     ADMIN_RATE_LIMIT_PER_MINUTE: '1000000',
     NODE_EXTRA_CA_CERTS: pki.caPath,
     ...(flags.prefetch === undefined ? {} : { BROKER_PREFETCH: flags.prefetch }),
-    ...(flags.pool === undefined ? {} : { DATABASE_POOL_SIZE: flags.pool }),
+    ...benchDatabasePool({ smoke, pool: flags.pool }),
     ...(replicas > 1
       ? { STACK_REPLICAS: `payment=${replicas},pix-adapter=${replicas},webhook-dispatcher=${replicas}` }
       : {}),

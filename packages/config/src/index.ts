@@ -96,6 +96,8 @@ export const bindHost = Joi.string().hostname();
  * (Kubernetes terminationGracePeriodSeconds, compose stop_grace_period) must exceed it.
  */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+/** Each service process's database connections at most, unless DATABASE_POOL_SIZE says otherwise. */
+export const DEFAULT_DATABASE_POOL_SIZE = 10;
 
 /**
  * Refuses a stop bound (SHUTDOWN_TIMEOUT_MS, its default included) that is not longer than `waitVariable`, the longest
@@ -142,7 +144,7 @@ export const commonEnv = {
   // Measured with the stack bench (docs/benchmarks.md#consumer-prefetch-and-database-pool-sizes): more of either only
   // queues work on 2 cores.
   BROKER_PREFETCH: Joi.number().integer().min(1).max(1000).default(16),
-  DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(200).default(10),
+  DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(200).default(DEFAULT_DATABASE_POOL_SIZE),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(1000).max(600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
 };
 

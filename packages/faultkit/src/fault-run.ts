@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_DATABASE_POOL_SIZE } from '@gateway/config';
 import {
   startHttpProxy,
   createTestPki,
@@ -133,6 +134,8 @@ export class FaultRun {
           // A refund or an operator's return whose request or outcome a fault lost is asked of its rail again within
           // the run's settling time.
           REFUND_RESEND_AFTER_SECONDS: '20',
+          // The production pool: the fault suite runs alone (one jest worker), and its timings were measured with it.
+          DATABASE_POOL_SIZE: String(DEFAULT_DATABASE_POOL_SIZE),
         },
         {
           databaseUrlForServices: (url) => proxy.urlFor(url),

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launcherMetricsPortVariable } from '@gateway/config';
+import { DEFAULT_DATABASE_POOL_SIZE, launcherMetricsPortVariable } from '@gateway/config';
 import { serviceNames, type ServiceName } from '@gateway/contracts';
 import { isolatedEnvironment, type IsolatedEnvironment, waitFor } from '@gateway/testkit-core';
 import { deleteBrokerNames } from './broker-cleanup';
@@ -123,6 +123,23 @@ class StackStartError extends Error {
   }
 }
 
+/**
+ * Each process's database pool in a test stack. A stack runs about ten processes with a pool each, and the other jest
+ * worker may run a stack or several service replicas at the same time, all against one PostgreSQL whose default
+ * max_connections is 100: with the production pool (10) a loaded stack alone held 69 connections, and CI once ran out
+ * ("sorry, too many clients already"). A test that needs the production pool passes DATABASE_POOL_SIZE itself.
+ */
+export const TEST_STACK_POOL_SIZE = 4;
+
+/**
+ * The pool a bench's stack runs with: the one asked for, else the production default for a measured run (its figures
+ * are the production configuration's), else the test default for a smoke run among the other tests.
+ */
+export function benchDatabasePool(run: { smoke: boolean; pool?: string }): { DATABASE_POOL_SIZE?: string } {
+  if (run.pool !== undefined) return { DATABASE_POOL_SIZE: run.pool };
+  return run.smoke ? {} : { DATABASE_POOL_SIZE: String(DEFAULT_DATABASE_POOL_SIZE) };
+}
+
 /** How often a stack start is tried when a port it was given was taken meanwhile. */
 const PORT_RACE_ATTEMPTS = 3;
 
@@ -165,6 +182,7 @@ async function startStackOnce(
     RATE_LIMIT_PER_MINUTE: '100000',
     PROCESS_TABLE_FILE: processTableFile,
     SHUTDOWN_TIMEOUT_MS: String(STACK_SHUTDOWN_TIMEOUT_MS),
+    DATABASE_POOL_SIZE: String(TEST_STACK_POOL_SIZE),
     ...(options.pspUrlForServices
       ? { PSP_BASE_URL: options.pspUrlForServices(`http://127.0.0.1:${pspPort}`) }
       : {}),

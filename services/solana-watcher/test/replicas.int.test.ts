@@ -5,7 +5,7 @@ import { WatcherHarness } from './support/watcher';
 
 describe('several watcher replicas on one database', () => {
   let harness: WatcherHarness;
-  let replica: ServiceRuntime;
+  let replica: ServiceRuntime | undefined;
 
   beforeAll(async () => {
     harness = await WatcherHarness.start();
@@ -13,7 +13,7 @@ describe('several watcher replicas on one database', () => {
   });
 
   afterAll(async () => {
-    await replica.stop();
+    await replica?.stop();
     await harness.close();
   });
 
