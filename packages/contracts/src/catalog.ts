@@ -1,4 +1,4 @@
-import type { MessageDefinition } from './message';
+import { splitName, type MessageDefinition } from './message';
 import * as events from './events';
 import * as payment from './payment-commands';
 import * as pix from './pix-messages';
@@ -51,4 +51,13 @@ export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
 
 export function findMessage(name: string): MessageDefinition<unknown> | undefined {
   return catalog.get(name);
+}
+
+/** The versions of a message type this release knows (`payment.confirmed` -> [1]), oldest first. */
+export function knownVersionsOf(type: string): number[] {
+  return [...catalog.keys()]
+    .map(splitName)
+    .filter((known) => known.type === type)
+    .map((known) => known.version)
+    .sort((a, b) => a - b);
 }

@@ -6,7 +6,7 @@ import { contextFromHeaders, counter, inSpan, runInContext, type Logger } from '
 import type { BrokerConnection } from './connection';
 import { describeFailure, safeAck, type DeliveryOutcomes } from './delivery-outcome';
 import { parseEnvelope } from './envelope';
-import { CommandError, InvalidMessageError } from './errors';
+import { CommandError, NewerMessageError } from './errors';
 import { failureKind } from './failure-kind';
 import { RETRY_FAILURES } from './message-headers';
 import { messageAttributes, messagingTracer } from './message-spans';
@@ -237,7 +237,15 @@ export class Consumers {
     try {
       envelope = parseEnvelope(msg.content);
     } catch (err) {
-      await this.outcomes.refuse(channel, queue, msg, err);
+      if (err instanceof NewerMessageError)
+        await this.leaveToNewerRelease(
+          channel,
+          queue,
+          msg,
+          err,
+          msg.properties.replyTo ? err.deadline : undefined,
+        );
+      else await this.outcomes.refuse(channel, queue, msg, err);
       return;
     }
     const deadline = msg.properties.replyTo && envelope.deadline ? Date.parse(envelope.deadline) : undefined;
@@ -253,13 +261,14 @@ export class Consumers {
     }
     const handler = registration.handlers.get(envelope.name);
     if (!handler) {
-      await this.outcomes.refuse(
+      // A message this release knows but this service does not handle: a newer release's replicas, bound to the same
+      // queue during a rolling upgrade, handle it.
+      await this.leaveToNewerRelease(
         channel,
         queue,
         msg,
-        new InvalidMessageError(`no handler for ${envelope.name}`),
-        { code: 'INTERNAL_ERROR', message: 'Erro interno do servidor.' },
-        true,
+        new NewerMessageError(`no handler for ${envelope.name} in this release`),
+        deadline,
       );
       return;
     }
@@ -288,6 +297,25 @@ export class Consumers {
       { kind: SpanKind.CONSUMER, attributes },
       (span) => this.process(channel, queue, msg, handler, context, deadline, span),
     );
+  }
+
+  /**
+   * A message for a newer release (docs/adr/0038-message-compatibility.md): retried later, when one of that release's
+   * replicas may take it; a caller waiting for a command gets SERVICE_UNAVAILABLE once it would wait no longer.
+   */
+  private async leaveToNewerRelease(
+    channel: Channel,
+    queue: string,
+    msg: ConsumeMessage,
+    err: NewerMessageError,
+    deadline: number | undefined,
+  ): Promise<void> {
+    messagesFailed.inc({ queue, kind: 'transient' });
+    await this.outcomes.retryLater(channel, queue, msg, err, {
+      unknownFailure: false,
+      attemptMs: 0,
+      deadline: deadline ?? 0,
+    });
   }
 
   /** Runs the handler, then answers, acks, retries later or parks, as its outcome says. */

@@ -2,11 +2,19 @@ import { randomUUID } from 'node:crypto';
 import {
   envelopeSchema,
   findMessage,
+  knownVersionsOf,
   splitName,
   type Envelope,
   type MessageDefinition,
 } from '@gateway/contracts';
-import { InvalidMessageError } from './errors';
+import { InvalidMessageError, NewerMessageError } from './errors';
+
+/**
+ * How every message is checked, going out and coming in: a tolerant reader (docs/adr/0038-message-compatibility.md).
+ * Fields its contract does not name are accepted and kept, so a newer release may add fields to a message while the
+ * older one's replicas still run, and a payload forwarded whole passes them on; what the contract names must match.
+ */
+const MESSAGE_CHECK = { abortEarly: false, convert: false, allowUnknown: true } as const;
 
 export interface MessageOrigin {
   /** The business flow this message belongs to (an HTTP request id, say); new flows start a new one. */
@@ -25,7 +33,7 @@ export function createEnvelope<P>(
   payload: P,
   origin: MessageOrigin = {},
 ): Envelope<P> {
-  const { value, error } = definition.schema.validate(payload, { abortEarly: false, convert: false });
+  const { value, error } = definition.schema.validate(payload, MESSAGE_CHECK);
   if (error) throw new InvalidMessageError(`${definition.name}: ${error.message}`);
   const id = origin.messageId ?? randomUUID();
   const { type, version } = splitName(definition.name);
@@ -50,11 +58,20 @@ export function parseEnvelope(body: Buffer): Envelope {
   } catch {
     throw new InvalidMessageError('body is not JSON');
   }
-  const envelope = envelopeSchema.validate(raw, { allowUnknown: false });
+  const envelope = envelopeSchema.validate(raw, MESSAGE_CHECK);
   if (envelope.error) throw new InvalidMessageError(`bad envelope: ${envelope.error.message}`);
   const definition = findMessage(envelope.value.name);
-  if (!definition) throw new InvalidMessageError(`unknown message type ${envelope.value.name}`);
-  const payload = definition.schema.validate(envelope.value.payload, { abortEarly: false, convert: false });
+  if (!definition) {
+    const { type, version } = splitName(envelope.value.name);
+    const newest = knownVersionsOf(type).at(-1);
+    if (newest !== undefined && version > newest)
+      throw new NewerMessageError(
+        `${envelope.value.name} is newer than this release reads (${type} up to v${newest})`,
+        envelope.value.deadline === undefined ? undefined : Date.parse(envelope.value.deadline),
+      );
+    throw new InvalidMessageError(`unknown message type ${envelope.value.name}`);
+  }
+  const payload = definition.schema.validate(envelope.value.payload, MESSAGE_CHECK);
   if (payload.error) throw new InvalidMessageError(`${definition.name}: ${payload.error.message}`);
   return { ...envelope.value, payload: payload.value };
 }

@@ -39,6 +39,23 @@ export class InvalidMessageError extends Error {
 }
 
 /**
+ * A message of a newer release than this process: a version of a message type newer than any this process reads, or a
+ * message its service handles only in a newer release. During a rolling upgrade the replicas of the new release share
+ * the queue, so it is retried later (transient, like NotYetError) for one of them to take; parked only if none comes
+ * within the retry window (an upgrade rolled back), and never refused as bad data.
+ */
+export class NewerMessageError extends Error {
+  constructor(
+    message: string,
+    /** A command's caller's deadline (epoch ms), when the envelope says it. */
+    readonly deadline?: number,
+  ) {
+    super(message);
+    this.name = 'NewerMessageError';
+  }
+}
+
+/**
  * What this message needs has not been handled yet: another message it follows (usually of another queue, or of the
  * same producer delivered out of order) is still on its way. Transient: retried with backoff for the whole retry
  * window like an outage, never counted as a bug's failure, and parked only if what it waits for never comes.

@@ -3,6 +3,7 @@ import {
   BrokerUnavailableError,
   CommandError,
   InvalidMessageError,
+  NewerMessageError,
   NotYetError,
   RpcTimeoutError,
 } from './errors';
@@ -95,6 +96,8 @@ export function failureKind(err: unknown): FailureKind {
   if (err instanceof BrokerUnavailableError || err instanceof RpcTimeoutError) return 'transient';
   // What the message follows is on its way: waiting for it is no bug, however many tries it takes.
   if (err instanceof NotYetError) return 'transient';
+  // A newer release's message: one of its replicas reads it.
+  if (err instanceof NewerMessageError) return 'transient';
   if (
     err instanceof Error &&
     (PERMANENT_ERROR_NAMES.has(err.name) || (err as { isJoi?: unknown }).isJoi === true)

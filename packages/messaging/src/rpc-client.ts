@@ -139,7 +139,8 @@ export class RpcClient {
     const answer = await reply;
     if (!answer) throw new RpcTimeoutError(definition.name, sending.timeoutMs);
     if (answer.ok) {
-      const checked = definition.resultSchema.validate(answer.result, { convert: false });
+      // A tolerant reader, like every message's (envelope.ts): a newer release's handler may answer more fields.
+      const checked = definition.resultSchema.validate(answer.result, { convert: false, allowUnknown: true });
       if (checked.error)
         throw new InvalidMessageError(`reply to ${definition.name}: ${checked.error.message}`);
     }
@@ -183,7 +184,7 @@ export class RpcClient {
     } catch {
       parsed = undefined;
     }
-    const checked = replySchema.validate(parsed);
+    const checked = replySchema.validate(parsed, { allowUnknown: true });
     entry.resolve(
       checked.error
         ? { ok: false, error: { code: 'INTERNAL_ERROR', message: 'malformed reply' } }

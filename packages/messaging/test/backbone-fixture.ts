@@ -1,3 +1,4 @@
+import amqp from 'amqplib';
 import { randomBytes } from 'node:crypto';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import {
@@ -162,4 +163,21 @@ export async function openBackbone(): Promise<Backbone> {
 /** A fresh backbone (`openBackbone`) for each test of the enclosing describe, closed after it. */
 export function backboneForEachTest(): Backbone {
   return startedForEachTest(openBackbone);
+}
+
+/** Takes every message parked now from a queue's parking queue (`checkout.events`, say). */
+export async function takeParked(backbone: Backbone, queue: string): Promise<amqp.GetMessage[]> {
+  const model = await amqp.connect(infrastructureUrls().amqpUrl);
+  try {
+    const channel = await model.createChannel();
+    const messages: amqp.GetMessage[] = [];
+    for (;;) {
+      const msg = await channel.get(`${backbone.prefix}${queue}.parking`, { noAck: true });
+      if (!msg) break;
+      messages.push(msg);
+    }
+    return messages;
+  } finally {
+    await model.close();
+  }
 }

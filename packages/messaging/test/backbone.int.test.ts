@@ -1,4 +1,4 @@
-import amqp from 'amqplib';
+import type amqp from 'amqplib';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { PaymentEventPayload } from '@gateway/contracts';
@@ -13,6 +13,7 @@ import {
 } from '../src';
 import {
   backboneForEachTest,
+  takeParked,
   customerCreated,
   customerPayload,
   eventPayload,
@@ -51,22 +52,6 @@ async function emitThroughOutbox(backbone: Backbone, uow: UnitOfWork, count: num
     ids.push(envelope.id);
   }
   return ids;
-}
-
-async function parked(backbone: Backbone, queue: string): Promise<amqp.GetMessage[]> {
-  const model = await amqp.connect(infrastructureUrls().amqpUrl);
-  try {
-    const channel = await model.createChannel();
-    const messages: amqp.GetMessage[] = [];
-    for (;;) {
-      const msg = await channel.get(`${backbone.prefix}${queue}.parking`, { noAck: true });
-      if (!msg) break;
-      messages.push(msg);
-    }
-    return messages;
-  } finally {
-    await model.close();
-  }
 }
 
 describe('messaging backbone against the real broker', () => {
@@ -179,7 +164,7 @@ describe('messaging backbone against the real broker', () => {
     const parkedMessages: amqp.GetMessage[] = [];
     await waitFor(
       async () => {
-        parkedMessages.push(...(await parked(backbone, 'checkout.events')));
+        parkedMessages.push(...(await takeParked(backbone, 'checkout.events')));
         return parkedMessages.length === 2;
       },
       { timeoutMs: 20_000, what: 'two parked messages' },
