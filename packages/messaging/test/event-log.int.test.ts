@@ -48,7 +48,7 @@ describe('a service event log (its outbox in position order)', () => {
     const second = await read(first.next_position);
     const third = await read(second.next_position);
 
-    const ids = (page: typeof first) => page.entries.map((e) => (e.payload as PaymentEventPayload).event_id);
+    const ids = (page: typeof first) => page.entries.map((e) => String(e.payload.event_id));
     expect({ first: ids(first), more: first.has_more }).toEqual({
       first: [created[0]!.event_id],
       more: true,

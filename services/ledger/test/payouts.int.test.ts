@@ -233,9 +233,9 @@ describe('payouts in the ledger', () => {
   });
 
   test("the ledger's event log answers its payouts' events after a position, in order, the other messages passed over", async () => {
-    const [{ position: start }] = await bed.sql<{ position: string }>(
-      `SELECT COALESCE(max(seq), 0)::text AS position FROM outbox`,
-    );
+    const start = (
+      await bed.sql<{ position: string }>(`SELECT COALESCE(max(seq), 0)::text AS position FROM outbox`)
+    )[0]!.position;
     const businessId = await businessWith(10_000);
     const paid = await ok(bed.request(createPayout, { business_id: businessId, amount_centavos: 1_000 }));
     const failed = await ok(bed.request(createPayout, { business_id: businessId, amount_centavos: 2_000 }));
@@ -244,7 +244,7 @@ describe('payouts in the ledger', () => {
 
     const page = await ok(
       bed.request(readLedgerEventLog, {
-        after_position: start!,
+        after_position: start,
         limit: 1000,
         settled_seconds: 0,
         names: [payoutPaid.name, payoutFailed.name],
