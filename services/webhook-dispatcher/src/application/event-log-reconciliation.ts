@@ -79,7 +79,10 @@ export class EventLogReconciliation extends PeriodicWorker {
   override async stop(): Promise<void> {
     await super.stop();
     for (const { command } of publicEventLogs)
-      await releaseEventLog(this.options.dataSource.manager, command.name, this.options.workerId);
+      // A database out of reach keeps the lease until it runs out: another replica goes on a little later.
+      await releaseEventLog(this.options.dataSource.manager, command.name, this.options.workerId).catch(
+        () => undefined,
+      );
   }
 
   /** One page of each log this replica holds; asks for another pass at once while a log has more. */
