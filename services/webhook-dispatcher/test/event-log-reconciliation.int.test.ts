@@ -95,7 +95,7 @@ describe('the dispatcher reads the owners event logs for what the broker did not
     ]);
     const event = aPaymentEvent({ business_id: businessId, status: 'paid' });
     // Pages of two: the event sits on the second page, behind other messages of the log.
-    log.append('payment.created.v1', aPaymentEvent());
+    log.append('payment.created.v1', { ...aPaymentEvent() });
     log.append('pix.charge.open.v1', { payment_id: newPublicId('pay') });
     const entry = log.append(paymentConfirmed.name, { ...event });
     await startDispatcher(newPublicId('w'));
