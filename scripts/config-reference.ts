@@ -374,7 +374,12 @@ export const meanings: Record<string, string> = {
   WEBHOOK_MAX_CONCURRENCY_PER_ENDPOINT: 'attempts in flight per endpoint origin',
   DELIVERY_POLL_INTERVAL_MS: 'how often due deliveries are claimed',
   DELIVERY_LEASE_MS: 'how long a claim lasts (longer than an attempt)',
-  WORKER_ID: "the claims' owner",
+  WORKER_ID: "the claims' owner (and of the event logs' lease)",
+  EVENT_LOG_RECONCILE_INTERVAL_MS:
+    "how often one replica reads the payment service's and the ledger's event logs for events the broker lost",
+  EVENT_LOG_PAGE_SIZE: 'entries one read of an event log asks for',
+  EVENT_LOG_SETTLE_SECONDS:
+    'how old an event log entry must be before the reading moves past it (longer than a transaction lasts)',
   // PSP simulator
   MAIL_CATCHER_HOST: "the address the mail catcher's SMTP and web listeners bind to",
   MAIL_CATCHER_SMTP_PORT: 'the SMTP port it accepts mail on (`npm start` points the dashboard here)',

@@ -8,6 +8,7 @@ import * as customer from './customer-commands';
 import * as webhook from './webhook-commands';
 import * as refund from './refund-messages';
 import * as publicEvents from './event-commands';
+import * as eventLog from './event-log-commands';
 import * as ledger from './ledger-messages';
 import * as payout from './payout-messages';
 import * as suspense from './suspense-messages';
@@ -35,6 +36,7 @@ export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
     webhook,
     refund,
     publicEvents,
+    eventLog,
     ledger,
     payout,
     suspense,

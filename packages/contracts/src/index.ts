@@ -13,6 +13,7 @@ export * from './customer-commands';
 export * from './webhook-commands';
 export * from './refund-messages';
 export * from './event-commands';
+export * from './event-log-commands';
 export * from './ledger-messages';
 export * from './payout-messages';
 export * from './suspense-messages';

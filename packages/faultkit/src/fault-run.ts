@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DATABASE_POOL_SIZE } from '@gateway/config';
+import { webhookEventNames } from '@gateway/contracts';
 import {
   startHttpProxy,
   createTestPki,
@@ -208,6 +209,7 @@ export class FaultRun {
       invariantNames.paid,
       invariantNames.oneConfirmation,
       invariantNames.delivered,
+      invariantNames.everyChangeDelivered,
       invariantNames.noUnsent,
       invariantNames.oneJournal,
       invariantNames.onePayoutJournal,
@@ -337,13 +339,12 @@ async function openBusiness(
     holder_document: cnpj,
   });
   const path = `/hooks/${label}`;
+  // Every public event: each state change of the load's payments, refunds and payouts must reach it.
+  const events = [...webhookEventNames];
   const webhook = await call(
     '/v1/webhook',
     { 'x-api-key': business.apiKey },
-    {
-      url: receiver.url(path),
-      events: ['payment.confirmed'],
-    },
+    { url: receiver.url(path), events },
   );
-  return { business, path, secret: webhook.secret! };
+  return { business, path, secret: webhook.secret!, events };
 }

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import amqp from 'amqplib';
 import { Client } from 'pg';
 import { DEFAULT_PAYMENT_WINDOW_SECONDS } from '@gateway/config';
-import { openPaymentStatuses } from '@gateway/contracts';
+import { openPaymentStatuses, publicEventLogs } from '@gateway/contracts';
 import type { CreatedPayment, LoadGenerator, LoadBusiness } from './load';
 import type { PrivateBroker } from './private-broker';
 import type { FaultTimeline } from './timeline';
@@ -13,6 +13,8 @@ export interface LoadWebhook {
   business: LoadBusiness;
   path: string;
   secret: string;
+  /** The public events it is subscribed to (`payment.confirmed`, `payout.paid`...). */
+  events: readonly string[];
 }
 
 /** Beyond the faults it met, how long a client may need to get through (a restart, pools reconnecting). */
@@ -29,6 +31,9 @@ export const invariantNames = {
   unpaidOpen: 'every payment not asked to be paid is still open',
   oneConfirmation: 'exactly one payment.confirmed event per paid payment',
   delivered: 'every payment.confirmed delivered at least once to its own business',
+  everyChangeDelivered:
+    "every state change has its delivery: each public event of the load's payments, refunds and payouts (in the " +
+    "payment service's and the ledger's event logs) accepted at least once by every webhook subscribed to it",
   signed: 'every delivery correctly signed, to its own business only',
   oneJournal: 'exactly one ledger journal (and balance transaction) per paid payment, none for another',
   onePayoutJournal:
@@ -139,6 +144,16 @@ interface BookRow {
   pending: string | null;
 }
 
+/** A public event as its owner's event log (outbox) holds it. */
+interface PublicEventRow {
+  event_id: string;
+  type: string;
+  business_id: string;
+  /** The payment, refund or payout it is about. */
+  subject: string;
+  log: string;
+}
+
 interface ConfirmedEventRow {
   event_id: string;
   payment_id: string;
@@ -150,6 +165,7 @@ interface Observed {
   payments: Map<string, PaymentRow>;
   duplicateKeys: Array<{ load_key: string; ids: string[] }>;
   confirmedEvents: ConfirmedEventRow[];
+  publicEvents: PublicEventRow[];
   unsentOutboxRows: Array<{ schema: string; name: string; count: string }>;
   parkedQueues: Array<{ name: string; messages: number }>;
   /** Journals (through their balance transactions) of type payment, by payment id. */
@@ -237,6 +253,21 @@ async function observe(sources: InvariantSources): Promise<Observed> {
               envelope->'payload'->>'business_id' AS business_id
          FROM payment.outbox WHERE envelope->>'type' = 'payment.confirmed'`,
     );
+    const publicEvents: PublicEventRow[] = [];
+    for (const { command, events } of publicEventLogs) {
+      const logged = await client.query<PublicEventRow>(
+        `SELECT envelope->'payload'->>'event_id' AS event_id, envelope->>'type' AS type,
+                envelope->'payload'->>'business_id' AS business_id,
+                COALESCE(envelope->'payload'->'payment'->>'payment_id', envelope->'payload'->'refund'->>'refund_id',
+                         envelope->'payload'->'payout'->>'payout_id', envelope->'payload'->'dispute'->>'dispute_id')
+                  AS subject,
+                $3::text AS log
+           FROM "${command.handledBy.replace(/-/g, '_')}".outbox
+          WHERE name = ANY($1) AND envelope->'payload'->>'business_id' = ANY($2)`,
+        [events.map((event) => event.name), businessIds, command.handledBy],
+      );
+      publicEvents.push(...logged.rows);
+    }
     const outboxSchemas = await client.query<{ table_schema: string }>(
       `SELECT table_schema FROM information_schema.tables WHERE table_name = 'outbox'`,
     );
@@ -332,6 +363,7 @@ async function observe(sources: InvariantSources): Promise<Observed> {
       payments: new Map(payments.rows.map((row) => [row.id, row])),
       duplicateKeys: duplicateKeys.rows,
       confirmedEvents: confirmedEvents.rows,
+      publicEvents,
       unsentOutboxRows,
       parkedQueues,
       paymentJournals: new Map(paymentJournals.rows.map((row) => [row.payment_id, Number(row.journals)])),
@@ -350,11 +382,11 @@ async function observe(sources: InvariantSources): Promise<Observed> {
 const signatureOf = (secret: string, body: string): string =>
   createHmac('sha256', secret).update(body).digest('hex');
 
-/** The fields of a delivery's body the checks read (`{ id, type, business_id, data: { payment_id } }`). */
+/** The fields of a delivery's body the checks read (`{ id, type, business_id, data: { payment_id | payout_id } }`). */
 interface DeliveryBody {
   id?: unknown;
   business_id?: unknown;
-  data?: { payment_id?: unknown };
+  data?: { payment_id?: unknown; payout_id?: unknown };
 }
 
 const bodyOf = (delivery: ReceivedDelivery): DeliveryBody => {
@@ -474,6 +506,23 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
         }),
     },
     {
+      // The broker's road and the dispatcher's reading of the owners' event logs together: a lost message still
+      // arrives (docs/adr/0040-webhook-event-log-reconciliation.md).
+      name: invariantNames.everyChangeDelivered,
+      violations: observed.publicEvents.flatMap((e) =>
+        webhooks
+          .filter((w) => w.business.businessId === e.business_id && w.events.includes(e.type))
+          .filter((w) => !acceptedEvents.has(`${w.path} ${e.event_id}`))
+          .map((w) => {
+            const created = createdById.get(e.subject);
+            return (
+              `${e.event_id} (${e.type} of ${e.subject}, in the ${e.log} log) never accepted by ${w.path}` +
+              (created ? `; ${around(created)}` : '')
+            );
+          }),
+      ),
+    },
+    {
       name: invariantNames.signed,
       violations: receiver.deliveries.flatMap((d) => {
         const webhook = webhookByPath.get(d.path);
@@ -482,13 +531,20 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
         const problems: string[] = [];
         if (d.headers['x-service-signature'] !== signatureOf(webhook.secret, d.body))
           problems.push(`${String(body.id)} to ${d.path}: x-service-signature does not match`);
-        const paymentBusiness = observed.payments.get(String(body.data?.payment_id))?.business_id;
+        // What the event is about: a payment (its own events, its refunds') or a payout.
+        const [subject, owner] =
+          body.data?.payout_id === undefined
+            ? [
+                `payment ${String(body.data?.payment_id)}`,
+                observed.payments.get(String(body.data?.payment_id)),
+              ]
+            : [`payout ${String(body.data.payout_id)}`, payoutsById.get(String(body.data.payout_id))];
         if (
           body.business_id !== webhook.business.businessId ||
-          paymentBusiness !== webhook.business.businessId
+          owner?.business_id !== webhook.business.businessId
         )
           problems.push(
-            `${String(body.id)} (payment ${String(body.data?.payment_id)} of ${paymentBusiness}) ` +
+            `${String(body.id)} (${subject} of ${owner?.business_id}) ` +
               `sent to ${d.path} of ${webhook.business.businessId}`,
           );
         return problems;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
-import type { MessageDefinition, Reply } from '@gateway/contracts';
+import type { MessageDefinition, Reply, ServiceName } from '@gateway/contracts';
 import { createEnvelope, TopologyNames } from '@gateway/messaging';
 
 /** RabbitMQ's direct reply-to: answers come back on the channel that published, no queue to declare. */
@@ -11,13 +11,18 @@ const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
  * once the consuming service has finished handling this very delivery: a consumer answers every message that carries
  * a reply address, events included, after its handler. A test uses it before asserting that a delivery (a duplicate, a
  * redelivery) changed nothing, where no row would show that it was handled. The first answer counts, so the event must
- * reach one consuming queue in the test; a refusal, or no answer within `timeoutMs`, fails.
+ * reach one consuming queue in the test (or be given to one service's events queue alone, `toService`, as a broker
+ * redelivers it to that queue); a refusal, or no answer within `timeoutMs`, fails.
  */
 export async function publishAndAwaitHandling<P>(
   config: { AMQP_URL: string; AMQP_PREFIX: string },
   definition: MessageDefinition<P>,
   payload: P,
-  { messageId, timeoutMs = 10_000 }: { messageId?: string; timeoutMs?: number } = {},
+  {
+    messageId,
+    timeoutMs = 10_000,
+    toService,
+  }: { messageId?: string; timeoutMs?: number; toService?: ServiceName } = {},
 ): Promise<unknown> {
   const envelope = createEnvelope(definition, payload, { messageId });
   const correlationId = randomUUID();
@@ -34,9 +39,11 @@ export async function publishAndAwaitHandling<P>(
       },
       { noAck: true },
     );
+    const names = new TopologyNames(config.AMQP_PREFIX);
+    // The default exchange routes by queue name: the one service's queue, whatever it is bound to.
     channel.publish(
-      new TopologyNames(config.AMQP_PREFIX).eventsExchange,
-      definition.name,
+      toService ? '' : names.eventsExchange,
+      toService ? names.eventQueue(toService) : definition.name,
       Buffer.from(JSON.stringify(envelope)),
       {
         contentType: 'application/json',
@@ -61,4 +68,32 @@ export async function publishAndAwaitHandling<P>(
   } finally {
     await model.close();
   }
+}
+
+/**
+ * Removes the binding of `definition` to `service`'s events queue, as a binding missing (or a message dropped on its
+ * way) would: the broker drops what is published meanwhile for that service. Resolves the function that binds it again.
+ */
+export async function withoutEventBinding(
+  config: { AMQP_URL: string; AMQP_PREFIX: string },
+  service: ServiceName,
+  definition: MessageDefinition<unknown>,
+): Promise<() => Promise<void>> {
+  const names = new TopologyNames(config.AMQP_PREFIX);
+  const binding = [names.eventQueue(service), names.eventsExchange, definition.name] as const;
+  const model = await amqp.connect(config.AMQP_URL);
+  try {
+    const channel = await model.createChannel();
+    await channel.unbindQueue(...binding);
+  } finally {
+    await model.close();
+  }
+  return async () => {
+    const again = await amqp.connect(config.AMQP_URL);
+    try {
+      await (await again.createChannel()).bindQueue(...binding);
+    } finally {
+      await again.close();
+    }
+  };
 }

@@ -25,8 +25,10 @@ import {
   runReconciliation,
   refundFailed,
   releaseReservation,
+  readLedgerEventLog,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
+import { readEventLog } from '@gateway/messaging';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { loadLedgerConfig, type LedgerConfig } from './config';
@@ -115,6 +117,8 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(getBalance, handleGetBalance(dataSource))
     .handle(listBalanceTransactions, handleListBalanceTransactions(dataSource))
     .handle(getStatementSummary, handleGetStatementSummary(dataSource))
+    // Its payouts' events in outbox order, for the webhook dispatcher to find what the broker lost (docs/adr/0040).
+    .handle(readLedgerEventLog, (request) => readEventLog(dataSource, request))
     // Each journal is keyed by its event's id: a redelivered or replayed event posts nothing twice. Payments that
     // arrive together are posted together, each message acked once its own posting is committed.
     .handle(paymentConfirmed, async (event) => {

@@ -4,6 +4,9 @@ import {
   getPayout,
   listPayouts,
   newPublicId,
+  payoutFailed,
+  payoutPaid,
+  readLedgerEventLog,
   setPayoutAccount,
   type Balance,
   type PayoutRecord,
@@ -227,6 +230,38 @@ describe('payouts in the ledger', () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.envelope.payload).toMatchObject({ business_id: businessId, payout: read });
     await expectBooksConsistent(bed);
+  });
+
+  test("the ledger's event log answers its payouts' events after a position, in order, the other messages passed over", async () => {
+    const start = (
+      await bed.sql<{ position: string }>(`SELECT COALESCE(max(seq), 0)::text AS position FROM outbox`)
+    )[0]!.position;
+    const businessId = await businessWith(10_000);
+    const paid = await ok(bed.request(createPayout, { business_id: businessId, amount_centavos: 1_000 }));
+    const failed = await ok(bed.request(createPayout, { business_id: businessId, amount_centavos: 2_000 }));
+    await bed.payoutSettled(settled(paid.payout_id, 'paid'), newPublicId('msg'));
+    await bed.payoutSettled(settled(failed.payout_id, 'failed'), newPublicId('msg'));
+
+    const page = await ok(
+      bed.request(readLedgerEventLog, {
+        after_position: start,
+        limit: 1000,
+        settled_seconds: 0,
+        names: [payoutPaid.name, payoutFailed.name],
+      }),
+    );
+
+    const mine = page.entries.filter((entry) => entry.payload.business_id === businessId);
+    expect(mine.map((entry) => [entry.name, (entry.payload.payout as PayoutRecord).payout_id])).toEqual([
+      [payoutPaid.name, paid.payout_id],
+      [payoutFailed.name, failed.payout_id],
+    ]);
+    // The payouts' requests to the PIX adapter and the journals' events are in the same outbox: none is answered.
+    expect(new Set(page.entries.map((entry) => entry.name))).toEqual(
+      new Set([payoutPaid.name, payoutFailed.name]),
+    );
+    expect(BigInt(mine[0]!.position)).toBeLessThan(BigInt(mine[1]!.position));
+    expect(page.has_more).toBe(false);
   });
 
   test('failed: the amount is available again, no balance transaction, payout.failed; a later "paid" changes nothing', async () => {

@@ -28,10 +28,12 @@ import {
   pixChargePaid,
   pixMedReported,
   setFeeRule,
+  readPaymentEventLog,
   simulatePayment,
   updatePayment,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
+import { readEventLog } from '@gateway/messaging';
 import { createLogger } from '@gateway/observability';
 import { openServiceRuntime, runUntilSignal, type ServiceRuntime } from '@gateway/service-runtime';
 import { defaultFeeRules, loadPaymentConfig, type PaymentConfig } from './config';
@@ -106,6 +108,8 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handlers('payment')
     .handle(createPayment, (command, context) => createPaymentOnRail(createDeps, command, context))
     .handle(getPayment, handleGetPayment(dataSource))
+    // Its events in outbox order, for the webhook dispatcher to find what the broker lost (docs/adr/0040).
+    .handle(readPaymentEventLog, (request) => readEventLog(dataSource, request))
     .handle(updatePayment, (command, context) => changeOpenPayment(updateDeps, command, context))
     .handle(simulatePayment, (command, context) => simulateRailOutcome(simulateDeps, command, context))
     .handle(setFeeRule, (rule, context) => replaceFeeRule(uow(setFeeRule), rule, context))

@@ -7,6 +7,8 @@ import {
   getRefund,
   listRefunds,
   newPublicId,
+  paymentCreated,
+  readPaymentEventLog,
   setFeeRule,
   simulatePayment,
   updatePayment,
@@ -258,6 +260,53 @@ describe('payment service commands', () => {
     });
   });
 
+  describe('payment.event-log.read.v1', () => {
+    /** The log's last position now: a test reads only what it causes after it. */
+    const lastPosition = async (): Promise<string> =>
+      (await h.service.dataSource.query(`SELECT COALESCE(max(seq), 0)::text AS position FROM outbox`))[0]
+        .position;
+    const readAfter = (after_position: string, messageId?: string) =>
+      h.request(
+        readPaymentEventLog,
+        { after_position, limit: 100, settled_seconds: 0, names: [paymentCreated.name] },
+        { messageId },
+      );
+
+    test('answers the payment events committed after a position, in order, and a repeated read alike', async () => {
+      const start = await lastPosition();
+      const businessId = await h.newBusiness();
+      const first = await h.createPayment(businessId);
+      const second = await h.createPayment(businessId);
+      const messageId = newPublicId('cmd');
+
+      const reply = await readAfter(start, messageId);
+      const again = await readAfter(start, messageId);
+
+      if (!reply.ok) throw new Error(`refused: ${reply.error.code}`);
+      const mine = reply.result.entries.filter(
+        (entry) => (entry.payload as { business_id: string }).business_id === businessId,
+      );
+      expect(mine.map((entry) => [entry.name, (entry.payload as any).payment.payment_id])).toEqual([
+        [paymentCreated.name, first.payment.payment_id],
+        [paymentCreated.name, second.payment.payment_id],
+      ]);
+      expect(BigInt(reply.result.next_position)).toBeGreaterThanOrEqual(BigInt(mine[1]!.position));
+      expect(again).toEqual(reply);
+    });
+
+    test('a page of a bad shape is refused as a poison message: parked, never retried', async () => {
+      const { messageId, parked } = await h.publishPoisoned(
+        'commands',
+        readPaymentEventLog,
+        { after_position: '0', limit: 10, settled_seconds: 0, names: [] },
+        { limit: 'many' },
+      );
+      expect(parked).toEqual([
+        expect.objectContaining({ messageId, reason: expect.stringContaining('limit') }),
+      ]);
+    });
+  });
+
   const commands = [
     poisonCase(createPayment, aCreatePayment(newPublicId('biz'))),
     poisonCase(getPayment, { business_id: newPublicId('biz'), payment_id: 'pay_x' }),
@@ -313,8 +362,9 @@ describe('payment service commands', () => {
       h.request(getPayment, { business_id: businessId, payment_id: paymentId }),
       h.request(updatePayment, { business_id: businessId, payment_id: paymentId, metadata: '{}' }),
       h.request(setFeeRule, { business_id: businessId, method: 'pix', percent_bps: 1, fixed_centavos: 1 }),
+      h.request(readPaymentEventLog, { after_position: '0', limit: 1, settled_seconds: 0, names: [] }),
     ]);
-    expect(replies.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(replies.map((r) => r.ok)).toEqual([true, true, true, true]);
     const simulated = await h.request(simulatePayment, {
       business_id: businessId,
       payment_id: paymentId,

@@ -9,6 +9,7 @@ import {
   variableNames,
   type ServiceConfig,
 } from '@gateway/config';
+import { EVENT_LOG_PAGE_MAX } from '@gateway/contracts';
 import { parseSealingKey } from '@gateway/persistence';
 import { parseRetrySchedule } from './domain/retry-schedule';
 
@@ -23,6 +24,9 @@ export interface WebhookDispatcherConfig extends ServiceConfig {
   DELIVERY_POLL_INTERVAL_MS: number;
   DELIVERY_LEASE_MS: number;
   WORKER_ID: string;
+  EVENT_LOG_RECONCILE_INTERVAL_MS: number;
+  EVENT_LOG_PAGE_SIZE: number;
+  EVENT_LOG_SETTLE_SECONDS: number;
 }
 
 const DEVELOPMENT_SECRET_KEY = Buffer.from('dev-only-webhook-secret-key-32b!').toString('base64');
@@ -51,6 +55,12 @@ const schema = serviceSchema<WebhookDispatcherConfig>({
   // A lease shorter than one attempt would let another replica send the same attempt while it is in flight.
   DELIVERY_LEASE_MS: Joi.number().integer().greater(Joi.ref('WEBHOOK_TIMEOUT_MS')).default(60_000),
   WORKER_ID: Joi.string().max(200).default(`${hostname()}:${process.pid}`),
+  // The reconciliation with the owners' event logs (docs/adr/0040-webhook-event-log-reconciliation.md): how often a
+  // pass reads each log, how many entries a read asks for, and how old an entry must be before the position moves
+  // past it (longer than any transaction that writes an event lasts).
+  EVENT_LOG_RECONCILE_INTERVAL_MS: Joi.number().integer().min(100).max(3_600_000).default(10_000),
+  EVENT_LOG_PAGE_SIZE: Joi.number().integer().min(1).max(EVENT_LOG_PAGE_MAX).default(200),
+  EVENT_LOG_SETTLE_SECONDS: Joi.number().min(0).max(3600).default(30),
 });
 
 /** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */

@@ -40,6 +40,7 @@ import { handleDisputeEvent } from './handlers/dispute-events.v1';
 import { handleGetEvent } from './handlers/event.get.v1';
 import { handleListEvents } from './handlers/event.list.v1';
 import { eventPurge } from './application/event-purge';
+import { EventLogReconciliation } from './application/event-log-reconciliation';
 
 export interface WebhookDispatcherDependencies {
   /** Tests only: a PEM CA trusted instead of Node's store. Operators add a CA with NODE_EXTRA_CA_CERTS. */
@@ -54,6 +55,8 @@ const MAX_IN_FLIGHT = 64;
  * waits for the next claim (measured: docs/benchmarks.md#the-webhook-dispatcher-claims-ahead), few enough to leave most slots to other webhooks.
  */
 const CLAIM_AHEAD_PER_SLOT = 4;
+/** How long one read of an owner's event log waits for its answer: a page is one indexed range of the outbox. */
+const EVENT_LOG_READ_TIMEOUT_MS = 5_000;
 
 export async function startWebhookDispatcher(
   config: WebhookDispatcherConfig,
@@ -145,6 +148,19 @@ export async function startWebhookDispatcher(
   const purge = eventPurge(runtime.dataSource, { logger: runtime.logger });
   purge.start();
   runtime.onStop('event-purge', () => purge.stop());
+  const reconciliation = new EventLogReconciliation({
+    dataSource: runtime.dataSource,
+    ask: (definition, payload, options) => runtime.broker.call(definition, payload, options),
+    workerId: config.WORKER_ID,
+    intervalMs: config.EVENT_LOG_RECONCILE_INTERVAL_MS,
+    pageSize: config.EVENT_LOG_PAGE_SIZE,
+    settledSeconds: config.EVENT_LOG_SETTLE_SECONDS,
+    readTimeoutMs: EVENT_LOG_READ_TIMEOUT_MS,
+    onDeliveriesCreated: nudgeWorker,
+    logger: runtime.logger,
+  });
+  reconciliation.start();
+  runtime.onStop('event-log-reconciliation', () => reconciliation.stop());
   return runtime;
 }
 

@@ -6,11 +6,15 @@ import { insertDelivery, insertEvent, webhooksSubscribedTo } from '../persistenc
 
 /**
  * Records a public event once, by its id: kept for the events API, and a pending delivery, due now, for each active
- * webhook of its business subscribed to it then, in one transaction; resolves how many deliveries. The body is
+ * webhook of its business subscribed to it then, in one transaction; resolves whether it was new and how many
+ * deliveries it made. The body is
  * serialized here, once: the API returns and every delivery sends those bytes. A redelivery or an outbox replay of
  * the same event finds it stored and adds nothing.
  */
-export async function recordPublicEvent(dataSource: DataSource, event: WebhookEvent): Promise<number> {
+export async function recordPublicEvent(
+  dataSource: DataSource,
+  event: WebhookEvent,
+): Promise<{ recorded: boolean; deliveries: number }> {
   const body = serializeDeliveryBody(event).toString('utf8');
   const type = event.type as WebhookEventName;
   return dataSource.transaction(async (manager) => {
@@ -18,7 +22,7 @@ export async function recordPublicEvent(dataSource: DataSource, event: WebhookEv
     const traceContext = activeTraceHeaders();
     const paymentId = paymentOfEvent(event);
     if (!(await insertEvent(manager, { id: event.id, businessId: event.businessId, type, paymentId, body })))
-      return 0;
+      return { recorded: false, deliveries: 0 };
     let deliveries = 0;
     for (const webhook of await webhooksSubscribedTo(manager, event.businessId, type)) {
       const inserted = await insertDelivery(manager, {
@@ -31,6 +35,6 @@ export async function recordPublicEvent(dataSource: DataSource, event: WebhookEv
       });
       if (inserted) deliveries += 1;
     }
-    return deliveries;
+    return { recorded: true, deliveries };
   });
 }

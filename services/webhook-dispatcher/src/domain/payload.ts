@@ -3,6 +3,11 @@ import {
   publicPaymentRecord,
   publicPayoutRecord,
   publicRefundRecord,
+  publicDisputeEvents,
+  publicPaymentEvents,
+  publicPayoutEvents,
+  publicRefundEvents,
+  splitName,
   type Dispute,
   type DisputeEventPayload,
   type Payment,
@@ -81,6 +86,26 @@ export function disputeWebhookEvent(type: WebhookEventName, event: DisputeEventP
     businessId: event.business_id,
     data: publicDisputeRecord(event.dispute),
   };
+}
+
+/** Each family of public domain events with the webhook event it becomes. */
+const publicEventFamilies: ReadonlyArray<{
+  events: ReadonlyArray<{ name: string }>;
+  webhookEvent: (type: WebhookEventName, payload: never) => WebhookEvent;
+}> = [
+  { events: publicPaymentEvents, webhookEvent: paymentWebhookEvent },
+  { events: publicRefundEvents, webhookEvent: refundWebhookEvent },
+  { events: publicPayoutEvents, webhookEvent: payoutWebhookEvent },
+  { events: publicDisputeEvents, webhookEvent: disputeWebhookEvent },
+];
+
+/**
+ * The webhook event of a public domain event known by its versioned name and a payload valid for it (as an event
+ * log answers it); undefined for a message no webhook receives.
+ */
+export function webhookEventOfMessage(name: string, payload: unknown): WebhookEvent | undefined {
+  const family = publicEventFamilies.find((f) => f.events.some((event) => event.name === name));
+  return family?.webhookEvent(splitName(name).type as WebhookEventName, payload as never);
 }
 
 export interface SignedHeadersInput {

@@ -8,7 +8,7 @@ import { disputeWebhookEvent } from '../domain/payload';
 export function handleDisputeEvent(dataSource: DataSource, onDeliveriesCreated: () => void) {
   return async (event: DisputeEventPayload, context: MessageContext): Promise<void> => {
     const type = splitName(context.envelope.name).type as WebhookEventName;
-    const deliveries = await recordPublicEvent(dataSource, disputeWebhookEvent(type, event));
+    const { deliveries } = await recordPublicEvent(dataSource, disputeWebhookEvent(type, event));
     if (deliveries > 0) onDeliveriesCreated();
   };
 }

@@ -11,7 +11,7 @@ import { paymentWebhookEvent } from '../domain/payload';
 export function handlePaymentEvent(dataSource: DataSource, onDeliveriesCreated: () => void) {
   return async (event: PaymentEventPayload, context: MessageContext): Promise<void> => {
     const type = splitName(context.envelope.name).type as WebhookEventName;
-    const deliveries = await recordPublicEvent(dataSource, paymentWebhookEvent(type, event));
+    const { deliveries } = await recordPublicEvent(dataSource, paymentWebhookEvent(type, event));
     if (deliveries > 0) onDeliveriesCreated();
   };
 }

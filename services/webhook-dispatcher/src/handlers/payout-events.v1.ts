@@ -8,7 +8,7 @@ import { payoutWebhookEvent } from '../domain/payload';
 export function handlePayoutEvent(dataSource: DataSource, onDeliveriesCreated: () => void) {
   return async (event: PayoutEventPayload, context: MessageContext): Promise<void> => {
     const type = splitName(context.envelope.name).type as WebhookEventName;
-    const deliveries = await recordPublicEvent(dataSource, payoutWebhookEvent(type, event));
+    const { deliveries } = await recordPublicEvent(dataSource, payoutWebhookEvent(type, event));
     if (deliveries > 0) onDeliveriesCreated();
   };
 }

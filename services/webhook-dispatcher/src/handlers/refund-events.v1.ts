@@ -8,7 +8,7 @@ import { refundWebhookEvent } from '../domain/payload';
 export function handleRefundEvent(dataSource: DataSource, onDeliveriesCreated: () => void) {
   return async (event: RefundEventPayload, context: MessageContext): Promise<void> => {
     const type = splitName(context.envelope.name).type as WebhookEventName;
-    const deliveries = await recordPublicEvent(dataSource, refundWebhookEvent(type, event));
+    const { deliveries } = await recordPublicEvent(dataSource, refundWebhookEvent(type, event));
     if (deliveries > 0) onDeliveriesCreated();
   };
 }

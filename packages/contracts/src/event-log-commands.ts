@@ -1,0 +1,101 @@
+import Joi from 'joi';
+import { defineCommand, type CommandDefinition, type EventDefinition, type ServiceName } from './message';
+import { isoDate } from './common';
+import { publicPaymentEvents } from './events';
+import { publicRefundEvents } from './refund-messages';
+import { publicDisputeEvents } from './dispute-messages';
+import { publicPayoutEvents } from './payout-messages';
+
+/**
+ * A service's event log: the events it emitted, in the order of their outbox positions (docs/adr/0040). A reader
+ * that missed a message on the broker reads it here, from the last position it holds, page by page.
+ */
+
+/** An outbox position: a positive bigint, as decimal digits ('0' before the first). */
+const position = Joi.string().pattern(/^(0|[1-9][0-9]{0,18})$/);
+
+/** Most entries one page holds. */
+export const EVENT_LOG_PAGE_MAX = 1000;
+
+export interface ReadEventLog {
+  /** The last position the reader holds: entries after it are answered. */
+  after_position: string;
+  limit: number;
+  /**
+   * Only entries recorded at least this long ago (by the owner's clock) are answered, and none after an entry too
+   * young: a position taken by a transaction still open is not visible yet, and must not be stepped over.
+   */
+  settled_seconds: number;
+  /** Only events of these names are answered (the positions of the others are passed over all the same). */
+  names: string[];
+}
+
+export interface EventLogEntry {
+  position: string;
+  /** The event's versioned name (`payment.confirmed.v1`). */
+  name: string;
+  /** The event's payload as it was published: the reader validates it against that event's contract. */
+  payload: Record<string, unknown>;
+  recorded_at: string;
+}
+
+export interface EventLogPage {
+  entries: EventLogEntry[];
+  /** Where the next page starts: past every settled position read, the named events' or not. */
+  next_position: string;
+  /** More settled entries wait after `next_position`. */
+  has_more: boolean;
+}
+
+const readEventLogSchema = Joi.object<ReadEventLog>({
+  after_position: position.required(),
+  limit: Joi.number().integer().min(1).max(EVENT_LOG_PAGE_MAX).required(),
+  settled_seconds: Joi.number().min(0).max(86_400).required(),
+  names: Joi.array().items(Joi.string().max(200)).max(100).required(),
+});
+
+const eventLogPageSchema = Joi.object<EventLogPage>({
+  entries: Joi.array()
+    .items(
+      Joi.object<EventLogEntry>({
+        position: position.required(),
+        name: Joi.string().required(),
+        payload: Joi.object().unknown(true).required(),
+        recorded_at: isoDate.required(),
+      }),
+    )
+    .required(),
+  next_position: position.required(),
+  has_more: Joi.boolean().required(),
+});
+
+function eventLogCommand(service: ServiceName): CommandDefinition<ReadEventLog, EventLogPage> {
+  return defineCommand<ReadEventLog, EventLogPage>(
+    `${service}.event-log.read.v1`,
+    service,
+    readEventLogSchema,
+    eventLogPageSchema,
+    [],
+  );
+}
+
+/** The payment service's log: its payments', refunds' and disputes' events. */
+export const readPaymentEventLog = eventLogCommand('payment');
+/** The ledger's log: its payouts' events. */
+export const readLedgerEventLog = eventLogCommand('ledger');
+
+/** Which log holds each public event: every event a webhook can receive is in exactly one. */
+export const publicEventLogs: ReadonlyArray<{
+  command: CommandDefinition<ReadEventLog, EventLogPage>;
+  events: ReadonlyArray<EventDefinition<unknown>>;
+}> = [
+  {
+    command: readPaymentEventLog,
+    events: [
+      ...publicPaymentEvents,
+      ...publicRefundEvents,
+      ...publicDisputeEvents,
+    ] as EventDefinition<unknown>[],
+  },
+  { command: readLedgerEventLog, events: publicPayoutEvents as EventDefinition<unknown>[] },
+];

@@ -1,0 +1,163 @@
+import type { DataSource } from 'typeorm';
+import {
+  publicEventLogs,
+  type CommandDefinition,
+  type EventDefinition,
+  type EventLogPage,
+  type ReadEventLog,
+} from '@gateway/contracts';
+import { PeriodicWorker, type CallOptions } from '@gateway/messaging';
+import { counter, type Logger } from '@gateway/observability';
+import { webhookEventOfMessage } from '../domain/payload';
+import { advanceEventLog, claimEventLog, releaseEventLog } from '../persistence';
+import { recordPublicEvent } from './record-public-event';
+
+const recoveredEvents = counter(
+  'webhook_event_log_recovered_events_total',
+  'Events the reconciliation found in their owner event log before the broker brought them (lost or late on the broker), by log',
+  ['log'],
+);
+const readFailures = counter(
+  'webhook_event_log_read_failures_total',
+  'Passes of the reconciliation that could not read or record an owner event log (retried at the next pass), by log',
+  ['log'],
+);
+const unreadableEntries = counter(
+  'webhook_event_log_unreadable_entries_total',
+  'Event log entries whose payload does not fit their event contract: passed over, for an operator to look into',
+  ['log'],
+);
+for (const { command } of publicEventLogs) {
+  // Served at zero from the start, so the first increase is one Prometheus sees.
+  recoveredEvents.inc({ log: command.name }, 0);
+  readFailures.inc({ log: command.name }, 0);
+  unreadableEntries.inc({ log: command.name }, 0);
+}
+
+export type AskCommand = <P, R>(
+  definition: CommandDefinition<P, R>,
+  payload: P,
+  options: CallOptions,
+) => Promise<R>;
+
+export interface EventLogReconciliationOptions {
+  dataSource: DataSource;
+  /** Sends a command over the broker and answers its result (`broker.call`). */
+  ask: AskCommand;
+  /** Written as the owner of the logs' leases. */
+  workerId: string;
+  intervalMs: number;
+  /** Entries one read asks for. */
+  pageSize: number;
+  /** Entries younger than this are left for a later pass (an earlier position may still commit). */
+  settledSeconds: number;
+  /** How long one read waits for its owner's answer. */
+  readTimeoutMs: number;
+  /** Called when a pass made deliveries (the worker sends them without waiting for its poll). */
+  onDeliveriesCreated: () => void;
+  logger: Logger;
+}
+
+/**
+ * The second road every public event takes to its webhooks: one replica at a time (a lease per log) reads the event
+ * log of each owner (the payment service's payments, refunds and disputes, the ledger's payouts) in position order
+ * from where it stopped, and records each event as the broker's handlers do. An event the broker brought already is
+ * found by its id and adds nothing; one the broker lost (a binding missing, a dead-lettered retry dropped) is recorded
+ * now, with one delivery per subscribed webhook. The position moves only past what the owner answered as settled, so
+ * an event whose position commits late is read all the same (docs/adr/0040-webhook-event-log-reconciliation.md).
+ */
+export class EventLogReconciliation extends PeriodicWorker {
+  /** A lease outlasts a pass (a read, its recording) by far, and a dead replica's is taken over within seconds. */
+  private readonly leaseMs: number;
+
+  constructor(private readonly options: EventLogReconciliationOptions) {
+    super({ name: 'event-log-reconciliation', intervalMs: options.intervalMs, logger: options.logger });
+    this.leaseMs = 3 * options.intervalMs + 2 * options.readTimeoutMs;
+  }
+
+  /** Stops after the pass in progress and gives the leases up, so another replica goes on at once. */
+  override async stop(): Promise<void> {
+    await super.stop();
+    for (const { command } of publicEventLogs)
+      // A database out of reach keeps the lease until it runs out: another replica goes on a little later.
+      await releaseEventLog(this.options.dataSource.manager, command.name, this.options.workerId).catch(
+        () => undefined,
+      );
+  }
+
+  /** One page of each log this replica holds; asks for another pass at once while a log has more. */
+  protected override async pass(): Promise<boolean> {
+    let more = false;
+    for (const log of publicEventLogs) {
+      try {
+        more = (await this.readPage(log.command, log.events)) || more;
+      } catch (err) {
+        readFailures.inc({ log: log.command.name });
+        this.options.logger.warn(
+          { log: log.command.name, err: String(err) },
+          'event log reconciliation pass failed, will retry',
+        );
+      }
+    }
+    return more && this.isRunning;
+  }
+
+  /** Records one page of `command`'s log and saves the position after it; true when more is settled after it. */
+  private async readPage(
+    command: CommandDefinition<ReadEventLog, EventLogPage>,
+    events: ReadonlyArray<EventDefinition<unknown>>,
+  ): Promise<boolean> {
+    const { dataSource, workerId } = this.options;
+    const position = await claimEventLog(dataSource.manager, command.name, workerId, this.leaseMs);
+    if (position === null) return false;
+    const page = await this.options.ask(
+      command,
+      {
+        after_position: position,
+        limit: this.options.pageSize,
+        settled_seconds: this.options.settledSeconds,
+        names: events.map((event) => event.name),
+      },
+      { timeoutMs: this.options.readTimeoutMs },
+    );
+    let deliveries = 0;
+    for (const entry of page.entries) {
+      const definition = events.find((event) => event.name === entry.name);
+      // Tolerant of fields a newer owner added; anything else wrong stays wrong at every read, so it is passed over.
+      const fits = definition?.schema.validate(entry.payload, { allowUnknown: true, convert: false });
+      const event = fits && !fits.error ? webhookEventOfMessage(entry.name, entry.payload) : undefined;
+      if (!event) {
+        unreadableEntries.inc({ log: command.name });
+        this.options.logger.error(
+          { log: command.name, position: entry.position, name: entry.name, err: String(fits?.error) },
+          'event log entry does not fit its contract, passed over',
+        );
+        continue;
+      }
+      const recorded = await recordPublicEvent(dataSource, event);
+      if (recorded.recorded) {
+        recoveredEvents.inc({ log: command.name });
+        // The broker lost the event, or is later than the settling time: either way, worth an operator's look.
+        this.options.logger.warn(
+          {
+            log: command.name,
+            position: entry.position,
+            event_id: event.id,
+            deliveries: recorded.deliveries,
+          },
+          'event recorded from its owner log: the broker had not brought it',
+        );
+      }
+      deliveries += recorded.deliveries;
+    }
+    if (deliveries > 0) this.options.onDeliveriesCreated();
+    const held = await advanceEventLog(
+      dataSource.manager,
+      command.name,
+      workerId,
+      page.next_position,
+      this.leaseMs,
+    );
+    return held && page.has_more;
+  }
+}

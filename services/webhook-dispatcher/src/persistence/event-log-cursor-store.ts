@@ -1,0 +1,50 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * Takes (or keeps) the lease on a log for `leaseMs` and answers its position; null while another replica's lease
+ * runs. A replica that died leaves its lease to run out, then any replica takes the log from where it was saved.
+ */
+export async function claimEventLog(
+  manager: EntityManager,
+  log: string,
+  owner: string,
+  leaseMs: number,
+): Promise<string | null> {
+  await manager.query(`INSERT INTO event_log_cursors (log) VALUES ($1) ON CONFLICT (log) DO NOTHING`, [log]);
+  const [rows]: [Array<{ position: string }>, number] = await manager.query(
+    `UPDATE event_log_cursors SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
+      WHERE log = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())
+      RETURNING position::text AS position`,
+    [log, owner, leaseMs / 1000],
+  );
+  return rows[0]?.position ?? null;
+}
+
+/**
+ * Moves the log's position forward (never back) and renews the lease; false when the lease is no longer this
+ * owner's (it ran out and another replica took it), which then saves nothing.
+ */
+export async function advanceEventLog(
+  manager: EntityManager,
+  log: string,
+  owner: string,
+  position: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const [rows]: [unknown[], number] = await manager.query(
+    `UPDATE event_log_cursors
+        SET position = GREATEST(position, $3::bigint), updated_at = now(),
+            lease_expires_at = now() + make_interval(secs => $4)
+      WHERE log = $1 AND lease_owner = $2 RETURNING log`,
+    [log, owner, position, leaseMs / 1000],
+  );
+  return rows.length > 0;
+}
+
+/** Gives the lease up (a stopping replica), so another replica reads the log without waiting for it to run out. */
+export async function releaseEventLog(manager: EntityManager, log: string, owner: string): Promise<void> {
+  await manager.query(
+    `UPDATE event_log_cursors SET lease_owner = NULL, lease_expires_at = NULL WHERE log = $1 AND lease_owner = $2`,
+    [log, owner],
+  );
+}

@@ -1,0 +1,22 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** How far the reconciliation has read one owner's event log, and which replica reads it (migration 1764403100000). */
+@Entity({ name: 'event_log_cursors' })
+export class EventLogCursorEntity {
+  /** The log's command (`payment.event-log.read.v1`). */
+  @PrimaryColumn({ type: 'text' })
+  log!: string;
+
+  /** The last position read: every settled entry up to it has been recorded. */
+  @Column({ type: 'bigint' })
+  position!: string;
+
+  @Column({ type: 'text', name: 'lease_owner', nullable: true })
+  leaseOwner!: string | null;
+
+  @Column({ type: 'timestamptz', name: 'lease_expires_at', nullable: true })
+  leaseExpiresAt!: Date | null;
+
+  @Column({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt!: Date;
+}
