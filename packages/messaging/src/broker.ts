@@ -28,6 +28,12 @@ export interface BrokerOptions extends ConnectionOptions {
   maxDeliveries?: number;
   /** When failed messages are tried again, and for how long (defaults: DEFAULT_RETRY_SCHEDULE). */
   retry?: Partial<RetrySchedule>;
+  /**
+   * true (every service): `handlers(service).consume()` throws unless the events it registers bound handlers for are
+   * exactly the service's `eventSubscriptions`, so the declaration every process binds from cannot drift from the
+   * handlers. false (tests' stand-ins, which handle what they need): extra bindings are added to the declared ones.
+   */
+  exactSubscriptions?: boolean;
 }
 
 /**
@@ -80,28 +86,18 @@ export class Broker {
     return this.connection.connected;
   }
 
-  /** Declares (idempotently, now and after every reconnect) the commands queue of a service. */
-  declareCommandQueue(service: ServiceName): Promise<void> {
-    return this.topology.declareCommandQueue(service);
-  }
-
-  /** Declares (idempotently, now and after every reconnect) the events queue of a service, bound to nothing more. */
-  declareEventQueue(service: ServiceName): Promise<void> {
-    return this.topology.declareEventQueue(service, []);
-  }
-
   /**
    * The messages `service` handles, registered one by one with their definitions (`handle(definition, handler)`),
-   * then consumed together (`consume()`): its queues, and the events its queue is bound to, follow from them.
+   * then consumed together (`consume()`). Its queues and their bindings were declared with the whole topology when
+   * this broker connected; a stand-in's extra event bindings are added then.
    */
   handlers(service: ServiceName): ServiceHandlers {
-    return new ServiceHandlers(service, {
+    return new ServiceHandlers(service, this.options.exactSubscriptions === true, {
       consumeCommands: async (owner: ServiceName, handlers: HandlerTable) => {
-        await this.declareCommandQueue(owner);
         await this.consumers.add(this.names.commandQueue(owner), handlers);
       },
       consumeEvents: async (owner: ServiceName, bindings: readonly string[], handlers: HandlerTable) => {
-        await this.topology.declareEventQueue(owner, bindings);
+        await this.topology.bindEvents(owner, bindings);
         await this.consumers.add(this.names.eventQueue(owner), handlers);
       },
     });

@@ -1,4 +1,10 @@
-import type { CommandDefinition, EventDefinition, MessageDefinition, ServiceName } from '@gateway/contracts';
+import {
+  subscribedEventNames,
+  type CommandDefinition,
+  type EventDefinition,
+  type MessageDefinition,
+  type ServiceName,
+} from '@gateway/contracts';
 import type { HandlerTable, MessageContext } from './consumer';
 
 /** A command's handler: its payload in, its reply's result out, both as its definition types them. */
@@ -24,8 +30,10 @@ export interface QueueConsumers {
 /**
  * The messages one service handles, each registered once with its definition from `@gateway/contracts`:
  * `handle(definition, handler)` types the handler's payload (and a command's result) by the definition, so a handler
- * that does not fit its message does not compile. `consume()` then declares the service's queues and starts consuming
- * them: the commands queue when it handles commands, the events queue bound to the names of the events it handles.
+ * that does not fit its message does not compile. `consume()` then starts consuming the service's queues (declared with
+ * the whole topology when the process connected): the commands queue when it handles commands, the events queue when it
+ * handles events. That queue is bound to the service's `eventSubscriptions` (@gateway/contracts) by every process;
+ * a service checks that its bound handlers are exactly those at `consume()`, a test's stand-in adds its own bindings.
  */
 export class ServiceHandlers {
   private readonly commands = new Map<
@@ -41,6 +49,8 @@ export class ServiceHandlers {
 
   constructor(
     readonly service: ServiceName,
+    /** Whether the bound events must be exactly the service's `eventSubscriptions` (BrokerOptions.exactSubscriptions). */
+    private readonly exactSubscriptions: boolean,
     private readonly queues: QueueConsumers,
   ) {}
 
@@ -66,11 +76,25 @@ export class ServiceHandlers {
     return this;
   }
 
-  /** Declares the service's queues (bound as its event handlers say) and consumes them, now and after reconnects. */
+  /** Consumes the service's queues (binding events a stand-in handles besides its declared ones), now and after reconnects. */
   async consume(): Promise<void> {
     if (this.consumed) throw new Error(`${this.service}: consume() called twice`);
     this.consumed = true;
+    if (this.exactSubscriptions) this.checkSubscriptions();
     if (this.commands.size > 0) await this.queues.consumeCommands(this.service, this.commands);
     if (this.events.size > 0) await this.queues.consumeEvents(this.service, this.bindings, this.events);
+  }
+
+  /** Throws unless the events bound here are exactly those `eventSubscriptions` declares for the service. */
+  private checkSubscriptions(): void {
+    const declared = subscribedEventNames(this.service);
+    const unhandled = declared.filter((name) => !this.bindings.includes(name));
+    const undeclared = this.bindings.filter((name) => !declared.includes(name));
+    if (unhandled.length === 0 && undeclared.length === 0) return;
+    throw new Error(
+      `${this.service}: its event handlers and its eventSubscriptions (@gateway/contracts) disagree:` +
+        (unhandled.length > 0 ? ` declared without a handler: ${unhandled.join(', ')};` : '') +
+        (undeclared.length > 0 ? ` handled but not declared: ${undeclared.join(', ')};` : ''),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import amqp, { type Channel } from 'amqplib';
-import { findMessage, serviceNames, type ServiceName } from '@gateway/contracts';
+import { findMessage, serviceNames, subscribedEventNames, type ServiceName } from '@gateway/contracts';
 import type { BrokerConnection } from './connection';
 import { RETRY_QUEUE } from './message-headers';
 
@@ -65,32 +65,38 @@ export interface TopologyOptions {
 }
 
 /**
- * The exchanges and queues a process uses, declared idempotently now and after every reconnect: the commands, events,
- * dead-letter and retry exchanges, the delay queues, and each consumer queue with its parking queue and bindings.
+ * The whole topology of the stack, declared idempotently by every process now and after every reconnect: the commands,
+ * events, dead-letter and retry exchanges, the delay queues, every service's commands and events queue with its parking
+ * queue, and every event binding of `eventSubscriptions` (@gateway/contracts). Whichever process starts first, an
+ * event it publishes reaches the queue of every service that consumes it, even one that has never run. A consumer may
+ * add bindings of its own (tests' stand-ins); they are declared again after every reconnect too.
  */
 export class BrokerTopology {
-  private readonly commandQueues = new Set<ServiceName>();
-  private readonly eventBindings = new Map<ServiceName, Set<string>>();
+  private readonly extraBindings = new Map<ServiceName, Set<string>>();
 
   constructor(
     private readonly connection: BrokerConnection,
     private readonly options: TopologyOptions,
   ) {}
 
-  /** Declares (idempotently, now and after every reconnect) the commands queue of a service. */
-  async declareCommandQueue(service: ServiceName): Promise<void> {
-    this.commandQueues.add(service);
+  /**
+   * Binds a service's events queue to these event names besides those its subscriptions declare (now and after every
+   * reconnect); the names its subscriptions declare are bound already.
+   */
+  async bindEvents(service: ServiceName, names: readonly string[]): Promise<void> {
+    const declared = new Set(subscribedEventNames(service));
+    const extra = names.filter((name) => !declared.has(name));
+    if (extra.length === 0) return;
+    const bindings = this.extraBindings.get(service) ?? new Set<string>();
+    for (const name of extra) bindings.add(name);
+    this.extraBindings.set(service, bindings);
     const channel = this.connection.publishChannel;
     if (channel) await this.declareAll(channel);
   }
 
-  /** Declares a service's events queue, bound to these event names besides those it was bound to before. */
-  async declareEventQueue(service: ServiceName, names: readonly string[]): Promise<void> {
-    const bindings = this.eventBindings.get(service) ?? new Set<string>();
-    for (const name of names) bindings.add(name);
-    this.eventBindings.set(service, bindings);
-    const channel = this.connection.publishChannel;
-    if (channel) await this.declareAll(channel);
+  /** The event names each service's events queue is bound to: its subscriptions, then bindings added here. */
+  private eventBindings(service: ServiceName): string[] {
+    return [...new Set([...subscribedEventNames(service), ...(this.extraBindings.get(service) ?? [])])];
   }
 
   /** Declares everything on `channel` (part of readying a new connection). */
@@ -113,15 +119,16 @@ export class BrokerTopology {
         },
       });
     }
-    for (const service of this.commandQueues) {
+    for (const service of serviceNames) {
       const queue = names.commandQueue(service);
       await this.declareConsumerQueue(channel, queue);
       await channel.bindQueue(queue, names.commandsExchange, service);
     }
-    for (const [service, bindings] of this.eventBindings) {
+    for (const service of serviceNames) {
       const queue = names.eventQueue(service);
       await this.declareConsumerQueue(channel, queue);
-      for (const name of bindings) await channel.bindQueue(queue, names.eventsExchange, name);
+      for (const name of this.eventBindings(service))
+        await channel.bindQueue(queue, names.eventsExchange, name);
     }
   }
 
@@ -131,11 +138,7 @@ export class BrokerTopology {
     const model = await amqp.connect(url, { noDelay: true });
     try {
       const channel = await model.createChannel();
-      const queues = [
-        ...[...this.commandQueues].map((s) => names.commandQueue(s)),
-        ...[...this.eventBindings.keys()].map((s) => names.eventQueue(s)),
-      ];
-      for (const queue of queues) {
+      for (const queue of names.consumerQueues(serviceNames)) {
         await channel.deleteQueue(queue);
         await channel.deleteQueue(names.parkingQueue(queue));
       }

@@ -131,6 +131,7 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
     connectionName: `${options.service}:${process.pid}`,
     logger,
     prefetch: options.config.BROKER_PREFETCH,
+    exactSubscriptions: true,
     retry:
       options.config.BROKER_RETRY_MAX_MS === undefined
         ? undefined
