@@ -48,6 +48,7 @@ describe('the RabbitMQ definitions on a real broker', () => {
       prefix,
       connectionName: 'deploy-definitions-test',
       logger: testLogger(),
+      wholeTopology: true,
     });
     // Connecting declares the whole topology: every queue, with the same arguments, and every event binding.
     await broker.close();
@@ -104,6 +105,7 @@ describe('the RabbitMQ definitions on a real broker', () => {
         prefix: alone,
         connectionName: 'deploy-definitions-test-alone',
         logger: testLogger(),
+        wholeTopology: true,
       });
       await broker.close();
       expect(await eventRouting(alone)).toEqual(declaredRouting());

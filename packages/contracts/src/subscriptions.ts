@@ -30,7 +30,7 @@ import { payoutRequested, pixPayoutSettled, publicPayoutEvents } from './payout-
 import { disputeClosed, disputeCreated, publicDisputeEvents } from './dispute-messages';
 
 /**
- * The events each service's events queue is bound to: the one declaration of who consumes which event. Every process
+ * The events each service's events queue is bound to: the one declaration of who consumes which event. Every service
  * declares the whole of it when it connects (so an event published before its consumer ever ran waits in that
  * consumer's queue), the deployment's RabbitMQ definitions are generated from it, and a service refuses to start when
  * the events it registers handlers for (bound) are not exactly its list here.

@@ -29,9 +29,16 @@ export interface BrokerOptions extends ConnectionOptions {
   /** When failed messages are tried again, and for how long (defaults: DEFAULT_RETRY_SCHEDULE). */
   retry?: Partial<RetrySchedule>;
   /**
+   * true (every service of the stack: the service runtime sets it): declares the whole topology when it connects and
+   * after every reconnect (every service's queues and every event binding of `eventSubscriptions`), so no event is
+   * dropped for want of a consumer that has not started yet. false (tests' stand-ins and tools): only the queues
+   * consumed here, bound to the events their handlers name.
+   */
+  wholeTopology?: boolean;
+  /**
    * true (every service): `handlers(service).consume()` throws unless the events it registers bound handlers for are
-   * exactly the service's `eventSubscriptions`, so the declaration every process binds from cannot drift from the
-   * handlers. false (tests' stand-ins, which handle what they need): extra bindings are added to the declared ones.
+   * exactly the service's `eventSubscriptions`, so the declaration the stack binds from cannot drift from the
+   * handlers. false (tests' stand-ins): a service binds whatever events it handles.
    */
   exactSubscriptions?: boolean;
 }
@@ -67,6 +74,7 @@ export class Broker {
       names,
       retryTiersMs: retrySchedule.tiersMs,
       maxDeliveries,
+      wholeTopology: options.wholeTopology === true,
     });
     this.publisher = new Publisher(this.connection, names);
     this.rpc = new RpcClient(this.connection, names);
@@ -86,18 +94,29 @@ export class Broker {
     return this.connection.connected;
   }
 
+  /** Declares (idempotently, now and after every reconnect) the commands queue of a service. */
+  declareCommandQueue(service: ServiceName): Promise<void> {
+    return this.topology.declareCommandQueue(service);
+  }
+
+  /** Declares (idempotently, now and after every reconnect) the events queue of a service, bound to nothing more. */
+  declareEventQueue(service: ServiceName): Promise<void> {
+    return this.topology.declareEventQueue(service, []);
+  }
+
   /**
    * The messages `service` handles, registered one by one with their definitions (`handle(definition, handler)`),
-   * then consumed together (`consume()`). Its queues and their bindings were declared with the whole topology when
-   * this broker connected; a stand-in's extra event bindings are added then.
+   * then consumed together (`consume()`): its queues, and the events its queue is bound to, follow from them (and,
+   * with `wholeTopology`, from its `eventSubscriptions`, declared when this broker connected).
    */
   handlers(service: ServiceName): ServiceHandlers {
     return new ServiceHandlers(service, this.options.exactSubscriptions === true, {
       consumeCommands: async (owner: ServiceName, handlers: HandlerTable) => {
+        await this.declareCommandQueue(owner);
         await this.consumers.add(this.names.commandQueue(owner), handlers);
       },
       consumeEvents: async (owner: ServiceName, bindings: readonly string[], handlers: HandlerTable) => {
-        await this.topology.bindEvents(owner, bindings);
+        await this.topology.declareEventQueue(owner, bindings);
         await this.consumers.add(this.names.eventQueue(owner), handlers);
       },
     });

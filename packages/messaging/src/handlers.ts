@@ -30,10 +30,10 @@ export interface QueueConsumers {
 /**
  * The messages one service handles, each registered once with its definition from `@gateway/contracts`:
  * `handle(definition, handler)` types the handler's payload (and a command's result) by the definition, so a handler
- * that does not fit its message does not compile. `consume()` then starts consuming the service's queues (declared with
- * the whole topology when the process connected): the commands queue when it handles commands, the events queue when it
- * handles events. That queue is bound to the service's `eventSubscriptions` (@gateway/contracts) by every process;
- * a service checks that its bound handlers are exactly those at `consume()`, a test's stand-in adds its own bindings.
+ * that does not fit its message does not compile. `consume()` then declares the service's queues and starts consuming
+ * them: the commands queue when it handles commands, the events queue bound to the names of the events it handles.
+ * A service of the stack (`exactSubscriptions`) must bind exactly the events its `eventSubscriptions` (@gateway/contracts)
+ * declare, which every service declares for every other when it connects; `consume()` refuses anything else.
  */
 export class ServiceHandlers {
   private readonly commands = new Map<
@@ -76,7 +76,7 @@ export class ServiceHandlers {
     return this;
   }
 
-  /** Consumes the service's queues (binding events a stand-in handles besides its declared ones), now and after reconnects. */
+  /** Declares the service's queues (bound as its event handlers say) and consumes them, now and after reconnects. */
   async consume(): Promise<void> {
     if (this.consumed) throw new Error(`${this.service}: consume() called twice`);
     this.consumed = true;

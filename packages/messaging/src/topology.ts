@@ -62,41 +62,56 @@ export interface TopologyOptions {
   retryTiersMs: readonly number[];
   /** The queues' `x-delivery-limit` is one more: the backstop for consumers that crash on a message. */
   maxDeliveries: number;
+  /** Whether to declare the whole topology of the stack, not only the queues consumed here (BrokerOptions). */
+  wholeTopology: boolean;
 }
 
 /**
- * The whole topology of the stack, declared idempotently by every process now and after every reconnect: the commands,
- * events, dead-letter and retry exchanges, the delay queues, every service's commands and events queue with its parking
- * queue, and every event binding of `eventSubscriptions` (@gateway/contracts). Whichever process starts first, an
- * event it publishes reaches the queue of every service that consumes it, even one that has never run. A consumer may
- * add bindings of its own (tests' stand-ins); they are declared again after every reconnect too.
+ * The exchanges and queues a process declares, idempotently, now and after every reconnect: the commands, events,
+ * dead-letter and retry exchanges, the delay queues, and consumer queues with their parking queues and bindings. A
+ * service of the stack declares them all (`wholeTopology`): every service's commands and events queue, and every event
+ * binding of `eventSubscriptions` (@gateway/contracts), so whichever process starts first, an event it publishes
+ * reaches the queue of every service that consumes it, even one that has never run. Otherwise (tests' stand-ins) only
+ * the queues consumed here, bound to the events their handlers name, are declared.
  */
 export class BrokerTopology {
-  private readonly extraBindings = new Map<ServiceName, Set<string>>();
+  private readonly commandQueues = new Set<ServiceName>();
+  /** The events queues consumed here, with the event names their handlers bound (besides any declared ones). */
+  private readonly eventBindings = new Map<ServiceName, Set<string>>();
 
   constructor(
     private readonly connection: BrokerConnection,
     private readonly options: TopologyOptions,
   ) {}
 
-  /**
-   * Binds a service's events queue to these event names besides those its subscriptions declare (now and after every
-   * reconnect); the names its subscriptions declare are bound already.
-   */
-  async bindEvents(service: ServiceName, names: readonly string[]): Promise<void> {
-    const declared = new Set(subscribedEventNames(service));
-    const extra = names.filter((name) => !declared.has(name));
-    if (extra.length === 0) return;
-    const bindings = this.extraBindings.get(service) ?? new Set<string>();
-    for (const name of extra) bindings.add(name);
-    this.extraBindings.set(service, bindings);
+  /** Declares (idempotently, now and after every reconnect) the commands queue of a service. */
+  async declareCommandQueue(service: ServiceName): Promise<void> {
+    this.commandQueues.add(service);
     const channel = this.connection.publishChannel;
     if (channel) await this.declareAll(channel);
   }
 
-  /** The event names each service's events queue is bound to: its subscriptions, then bindings added here. */
-  private eventBindings(service: ServiceName): string[] {
-    return [...new Set([...subscribedEventNames(service), ...(this.extraBindings.get(service) ?? [])])];
+  /** Declares a service's events queue, bound to these event names besides those it was bound to before. */
+  async declareEventQueue(service: ServiceName, names: readonly string[]): Promise<void> {
+    const bindings = this.eventBindings.get(service) ?? new Set<string>();
+    for (const name of names) bindings.add(name);
+    this.eventBindings.set(service, bindings);
+    const channel = this.connection.publishChannel;
+    if (channel) await this.declareAll(channel);
+  }
+
+  /** The services whose commands queue is declared here. */
+  private commandServices(): readonly ServiceName[] {
+    return this.options.wholeTopology ? serviceNames : [...this.commandQueues];
+  }
+
+  /** The services whose events queue is declared here, each with the event names it is bound to. */
+  private eventServices(): Array<[ServiceName, string[]]> {
+    const services = this.options.wholeTopology ? serviceNames : [...this.eventBindings.keys()];
+    return services.map((service) => {
+      const declared = this.options.wholeTopology ? subscribedEventNames(service) : [];
+      return [service, [...new Set([...declared, ...(this.eventBindings.get(service) ?? [])])]];
+    });
   }
 
   /** Declares everything on `channel` (part of readying a new connection). */
@@ -119,16 +134,15 @@ export class BrokerTopology {
         },
       });
     }
-    for (const service of serviceNames) {
+    for (const service of this.commandServices()) {
       const queue = names.commandQueue(service);
       await this.declareConsumerQueue(channel, queue);
       await channel.bindQueue(queue, names.commandsExchange, service);
     }
-    for (const service of serviceNames) {
+    for (const [service, bindings] of this.eventServices()) {
       const queue = names.eventQueue(service);
       await this.declareConsumerQueue(channel, queue);
-      for (const name of this.eventBindings(service))
-        await channel.bindQueue(queue, names.eventsExchange, name);
+      for (const name of bindings) await channel.bindQueue(queue, names.eventsExchange, name);
     }
   }
 
@@ -138,7 +152,11 @@ export class BrokerTopology {
     const model = await amqp.connect(url, { noDelay: true });
     try {
       const channel = await model.createChannel();
-      for (const queue of names.consumerQueues(serviceNames)) {
+      const queues = [
+        ...this.commandServices().map((service) => names.commandQueue(service)),
+        ...this.eventServices().map(([service]) => names.eventQueue(service)),
+      ];
+      for (const queue of queues) {
         await channel.deleteQueue(queue);
         await channel.deleteQueue(names.parkingQueue(queue));
       }

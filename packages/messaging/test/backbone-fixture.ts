@@ -98,6 +98,8 @@ export interface Backbone {
       retry?: Partial<RetrySchedule>;
       prefetch?: number;
       url?: string;
+      /** As a service's broker: the whole topology of the stack declared when it connects. */
+      wholeTopology?: boolean;
       /** As a service's broker: its event handlers must be its `eventSubscriptions` exactly. */
       exactSubscriptions?: boolean;
     },
@@ -132,6 +134,7 @@ export async function openBackbone(): Promise<Backbone> {
         prefetch: options.prefetch,
         retry: { ...FAST_RETRY, ...options.retry },
         maxReconnectDelayMs: 500,
+        wholeTopology: options.wholeTopology,
         exactSubscriptions: options.exactSubscriptions,
       });
       brokers.push(broker);

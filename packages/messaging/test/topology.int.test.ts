@@ -4,10 +4,13 @@ import { infrastructureUrls, waitFor } from '@gateway/testkit-core';
 import type { Broker } from '../src';
 import { backboneForEachTest, eventPayload, type Backbone } from './backbone-fixture';
 
+/** Connects as a service of the stack does: the whole topology declared, its handlers held to its subscriptions. */
+const asAService = { wholeTopology: true, exactSubscriptions: true };
+
 /** Starts a checkout-like consumer as a service does: handlers for exactly its declared events, then consuming. */
 async function startCheckout(backbone: Backbone): Promise<Envelope[]> {
   const handled: Envelope[] = [];
-  const broker = await backbone.connectBroker('checkout', { exactSubscriptions: true });
+  const broker = await backbone.connectBroker('checkout', asAService);
   const handlers = broker.handlers('checkout');
   for (const event of eventSubscriptions.checkout)
     handlers.handle(event, async (_payload, context) => void handled.push(context.envelope));
@@ -25,11 +28,11 @@ async function publishWhenConnected(broker: Broker, amountCentavos: number): Pro
   );
 }
 
-describe('every process declares the whole topology, so no event waits for its consumer to bind it', () => {
+describe('every service declares the whole topology, so no event waits for its consumer to bind it', () => {
   const backbone = backboneForEachTest();
 
   test('an event published before its consumer ever started is handled once it starts', async () => {
-    const publisher = await backbone.connectBroker('payment');
+    const publisher = await backbone.connectBroker('payment', asAService);
     const sent = await publisher.publish(paymentConfirmed, eventPayload(700));
 
     const handled = await startCheckout(backbone);
@@ -39,7 +42,7 @@ describe('every process declares the whole topology, so no event waits for its c
   });
 
   test('after a reconnect the whole topology is declared again: a lost consumer queue is back, bound', async () => {
-    const publisher = await backbone.connectBroker('payment');
+    const publisher = await backbone.connectBroker('payment', asAService);
     const queue = `${backbone.prefix}checkout.events`;
     const model = await amqp.connect(infrastructureUrls().amqpUrl, { noDelay: true });
     try {

@@ -7,9 +7,7 @@ import {
   NotYetError,
   RpcTimeoutError,
   UnitOfWork,
-  consumerQueueNames,
   type Broker,
-  type ParkedQueue,
 } from '../src';
 import {
   backboneForEachTest,
@@ -37,9 +35,6 @@ async function metricSample(name: string, labels: Record<string, string>) {
 async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
   return (await metricSample(name, labels))?.value ?? 0;
 }
-
-/** The queues of a listing or re-drive that hold (or moved) messages: every parking queue of the stack exists. */
-const nonEmpty = (queues: ParkedQueue[]): ParkedQueue[] => queues.filter((queue) => queue.parked > 0);
 
 /** How many messages the parking queue of `queue` (named without prefix) holds. */
 async function parkedIn(broker: Broker, queue: string): Promise<number | undefined> {
@@ -266,7 +261,7 @@ describe('an RPC command is never retried past the wait of its caller', () => {
     const stale = customerPayload();
     const queue = `${backbone.prefix}customer.commands`;
     const expiredBefore = await metricValue('broker_commands_expired_total', { queue });
-    // The queue is there before anyone consumes it: every process declares the whole topology when it connects.
+    await server.declareCommandQueue('customer');
     await expect(client.request(sampleCommand, stale, { timeoutMs: 200 })).rejects.toBeInstanceOf(
       RpcTimeoutError,
     );
@@ -322,9 +317,7 @@ describe('parked messages are listed and re-driven by an operator', () => {
     await waitFor(async () => (await parkedIn(operator, 'checkout.events')) === 2, {
       what: 'two parked events',
     });
-    const listed = await operator.listParked();
-    expect(listed.map((parked) => parked.queue)).toEqual(consumerQueueNames);
-    expect(nonEmpty(listed)).toEqual([{ queue: 'checkout.events', parked: 2 }]);
+    expect(await operator.listParked()).toEqual([{ queue: 'checkout.events', parked: 2 }]);
     // An operator's listing (the gateway's admin API) reports no series of its own: the consuming service does.
     expect(await metricSample('broker_parked_messages', { queue })).toBeUndefined();
     await broker.measureParked('checkout');
@@ -348,8 +341,7 @@ describe('parked messages are listed and re-driven by an operator', () => {
     expect(firstAttempts.length).toBeGreaterThan(2);
     expect(firstAttempts.slice(-2)).toEqual([firstAttempts.length - 1, 1]);
     expect(attempts.get(second.id)).toEqual([1, 1]);
-    expect(await operator.listParked()).toContainEqual({ queue: 'checkout.events', parked: 0 });
-    expect(nonEmpty(await operator.listParked())).toEqual([]);
+    expect(await operator.listParked()).toEqual([{ queue: 'checkout.events', parked: 0 }]);
     expect(await metricValue('broker_messages_redriven_total', { queue })).toBe(redrivenBefore + 2);
     await broker.measureParked('checkout');
     expect(await metricValue('broker_parked_messages', { queue })).toBe(0);
@@ -371,9 +363,9 @@ describe('parked messages are listed and re-driven by an operator', () => {
       what: 'five parked events',
     });
 
-    expect(await operator.redriveParked('payment.events')).toEqual([{ queue: 'payment.events', parked: 0 }]);
+    expect(await operator.redriveParked('payment.events')).toEqual([]);
     expect(await operator.redriveParked('no-such.queue')).toEqual([]);
-    expect(nonEmpty(await operator.redriveParked())).toEqual([{ queue: 'checkout.events', parked: 5 }]);
+    expect(await operator.redriveParked()).toEqual([{ queue: 'checkout.events', parked: 5 }]);
 
     await waitFor(async () => (await parkedIn(operator, 'checkout.events')) === 5, {
       what: 'the five events parked again',

@@ -1,4 +1,3 @@
-import amqp from 'amqplib';
 import {
   eventSubscriptions,
   getBalance,
@@ -6,8 +5,14 @@ import {
   paymentConfirmed,
   serviceNames,
 } from '@gateway/contracts';
-import { TopologyNames } from '@gateway/messaging';
-import { aPaymentEvent, connectTestClient, waitFor, type IsolatedEnvironment } from '@gateway/testkit';
+import { Broker, TopologyNames } from '@gateway/messaging';
+import {
+  aPaymentEvent,
+  messagesWaitingIn,
+  testLogger,
+  waitFor,
+  type IsolatedEnvironment,
+} from '@gateway/testkit';
 import { ledgerServiceForTheseTests } from './support/ledger-service';
 
 const businessId = newPublicId('biz');
@@ -19,25 +24,26 @@ const payment = aPaymentEvent({
 });
 /** The services that consume `payment.confirmed.v1`, as the one declaration says. */
 const consumers = serviceNames.filter((service) => eventSubscriptions[service].includes(paymentConfirmed));
-const heldBeforeStart = new Map<string, number>();
+const heldBeforeStart = new Map<string, number | undefined>();
 
 /**
  * On a broker prefix where no ledger ever ran: the payment service (a process of its own) connects and publishes a
  * confirmed payment, and is gone; then the ledger starts for the first time.
  */
 async function paymentPublishesFirst(env: IsolatedEnvironment): Promise<void> {
-  const publisher = await connectTestClient(env.config, 'early-payment-service');
+  // As the payment service's runtime connects: declaring the whole topology of the stack.
+  const publisher = await Broker.connect({
+    url: env.config.AMQP_URL,
+    prefix: env.config.AMQP_PREFIX,
+    connectionName: 'early-payment-service',
+    logger: testLogger('early-payment-service'),
+    wholeTopology: true,
+  });
   await publisher.publish(paymentConfirmed, payment);
   await publisher.close();
   const names = new TopologyNames(env.config.AMQP_PREFIX);
-  const model = await amqp.connect(env.config.AMQP_URL, { noDelay: true });
-  try {
-    const channel = await model.createChannel();
-    for (const service of consumers)
-      heldBeforeStart.set(service, (await channel.checkQueue(names.eventQueue(service))).messageCount);
-  } finally {
-    await model.close();
-  }
+  for (const service of consumers)
+    heldBeforeStart.set(service, await messagesWaitingIn(names.eventQueue(service)));
 }
 
 describe('an event published before its consumer ever started', () => {
