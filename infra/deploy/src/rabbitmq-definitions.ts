@@ -1,4 +1,4 @@
-import { serviceNames } from '@gateway/contracts';
+import { serviceNames, subscribedEventNames } from '@gateway/contracts';
 import { DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
 
 /**
@@ -54,9 +54,10 @@ function escapeRegExp(text: string): string {
  * What the services declare when they start (packages/messaging topology.ts `declareAll`), as definitions applied at
  * deploy: the vhost, the four exchanges, the delay queues of the retry schedule, every queue a service may consume from
  * (`TopologyNames.consumerQueues(serviceNames)`) with its parking queue, their dead-letter and retry bindings, the
- * commands bindings, and a policy that keeps the delivery limit and dead-lettering on the consumer queues should one
- * ever be declared without its arguments (arguments win over a policy; both say the same here). Each service binds its
- * events queue to the event names it handles when it starts: those lists are the services' own, not repeated here.
+ * commands bindings, every event binding of `eventSubscriptions` (@gateway/contracts, the declaration every service
+ * binds from when it connects), and a policy that keeps the delivery limit and dead-lettering on the consumer queues
+ * should one ever be declared without its arguments (arguments win over a policy; both say the same here). An event
+ * published before its consumer's first start waits in that consumer's queue.
  */
 export function rabbitmqDefinitions(options: { vhost: string; prefix: string }): RabbitmqDefinitions {
   const { vhost, prefix } = options;
@@ -119,6 +120,11 @@ export function rabbitmqDefinitions(options: { vhost: string; prefix: string }):
     ],
     bindings: [
       ...serviceNames.map((service) => binding(names.commandsExchange, names.commandQueue(service), service)),
+      ...serviceNames.flatMap((service) =>
+        subscribedEventNames(service).map((event) =>
+          binding(names.eventsExchange, names.eventQueue(service), event),
+        ),
+      ),
       ...consumerQueues.flatMap((name) => [
         binding(names.deadLetterExchange, names.parkingQueue(name), name),
         binding(names.retryExchange, name, '', { 'x-match': 'all', 'retry-queue': name }),

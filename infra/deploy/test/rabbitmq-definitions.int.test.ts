@@ -1,5 +1,5 @@
 import amqp, { type ChannelModel } from 'amqplib';
-import { serviceNames } from '@gateway/contracts';
+import { serviceNames, subscribedEventNames } from '@gateway/contracts';
 import { Broker, DEFAULT_RETRY_SCHEDULE, TopologyNames } from '@gateway/messaging';
 import { deleteBrokerNames, infrastructureUrls, testLogger, uniquePrefix, waitFor } from '@gateway/testkit';
 import { rabbitmqDefinitions } from '../src/rabbitmq-definitions';
@@ -48,17 +48,70 @@ describe('the RabbitMQ definitions on a real broker', () => {
       prefix,
       connectionName: 'deploy-definitions-test',
       logger: testLogger(),
+      wholeTopology: true,
     });
-    try {
-      for (const service of serviceNames) {
-        await broker.declareCommandQueue(service);
-        await broker.declareEventQueue(service);
-      }
-    } finally {
-      await broker.close();
-    }
+    // Connecting declares the whole topology: every queue, with the same arguments, and every event binding.
+    await broker.close();
     // And the other way round: the definitions applied again (every deploy) over what the services declared.
     await expect(declareDefinitions(model, definitions)).resolves.toBeUndefined();
+  });
+
+  /**
+   * Publishes every event some service subscribes to (and one nobody does) to the events exchange of `routedPrefix`,
+   * then takes what reached each service's events queue: which event names each service would receive.
+   */
+  async function eventRouting(routedPrefix: string): Promise<Record<string, string[]>> {
+    const routed = new TopologyNames(routedPrefix);
+    const events = [...new Set(serviceNames.flatMap((service) => subscribedEventNames(service)))];
+    const channel = await model.createConfirmChannel();
+    for (const name of [...events, 'nobody.subscribes.v1'])
+      channel.publish(routed.eventsExchange, name, Buffer.from(name));
+    await channel.waitForConfirms();
+    const expected = serviceNames.reduce((sum, service) => sum + subscribedEventNames(service).length, 0);
+    const received: Record<string, string[]> = Object.fromEntries(
+      serviceNames.map((service) => [service, []]),
+    );
+    let count = 0;
+    await waitFor(
+      async () => {
+        for (const service of serviceNames)
+          for (;;) {
+            const message = await channel.get(routed.eventQueue(service), { noAck: true });
+            if (!message) break;
+            received[service]!.push(message.content.toString());
+            count += 1;
+          }
+        return count >= expected;
+      },
+      { what: `${expected} event copies in the events queues` },
+    );
+    await channel.close();
+    return Object.fromEntries(Object.entries(received).map(([service, names]) => [service, names.sort()]));
+  }
+
+  const declaredRouting = () =>
+    Object.fromEntries(serviceNames.map((service) => [service, subscribedEventNames(service).sort()]));
+
+  test('before any service ever ran, the definitions route every event to the queue of each service that consumes it', async () => {
+    await declareDefinitions(model, definitions);
+    expect(await eventRouting(prefix)).toEqual(declaredRouting());
+  });
+
+  test('a service connecting alone to an empty broker binds the same events to the same queues', async () => {
+    const alone = uniquePrefix('deploy-alone');
+    try {
+      const broker = await Broker.connect({
+        url: infrastructureUrls().amqpUrl,
+        prefix: alone,
+        connectionName: 'deploy-definitions-test-alone',
+        logger: testLogger(),
+        wholeTopology: true,
+      });
+      await broker.close();
+      expect(await eventRouting(alone)).toEqual(declaredRouting());
+    } finally {
+      await deleteBrokerNames(alone);
+    }
   });
 
   test('a command reaches its service, a dead-lettered message its parking queue, a retry its queue', async () => {

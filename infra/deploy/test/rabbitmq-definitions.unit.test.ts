@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { serviceNames } from '@gateway/contracts';
+import { serviceNames, subscribedEventNames } from '@gateway/contracts';
 import { DEFAULT_RETRY_SCHEDULE, TopologyNames, consumerQueueNames } from '@gateway/messaging';
 import { DELIVERY_LIMIT, rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
 import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
@@ -67,6 +67,18 @@ describe('infra/rabbitmq/definitions.json', () => {
     ]);
     for (const service of serviceNames)
       expectBinding(names.commandsExchange, names.commandQueue(service), service);
+  });
+
+  test("binds each service's events queue to exactly the events its eventSubscriptions declare, and nothing else", () => {
+    const eventBindings = file.bindings
+      .filter((b) => b.source === names.eventsExchange)
+      .map((b) => [b.destination, b.routing_key]);
+    const declared = serviceNames.flatMap((service) =>
+      subscribedEventNames(service).map((event) => [names.eventQueue(service), event]),
+    );
+    expect(eventBindings.sort()).toEqual(declared.sort());
+    expect(subscribedEventNames('webhook-dispatcher')).toContain('payment.confirmed.v1');
+    expect(eventBindings).toContainEqual([names.eventQueue('ledger'), 'payment.confirmed.v1']);
   });
 
   test('the quorum-queue policy covers exactly the consumer queues, with their delivery limit and dead-lettering', () => {

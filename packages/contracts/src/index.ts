@@ -23,6 +23,7 @@ export * from './reservation-messages';
 export * from './adjustment-messages';
 export * from './public-api';
 export { catalog, findMessage, knownVersionsOf } from './catalog';
+export { eventSubscriptions, subscribedEventNames } from './subscriptions';
 export * from './ids';
 export * from './money';
 export * from './psp-profiles';

@@ -28,6 +28,19 @@ export interface BrokerOptions extends ConnectionOptions {
   maxDeliveries?: number;
   /** When failed messages are tried again, and for how long (defaults: DEFAULT_RETRY_SCHEDULE). */
   retry?: Partial<RetrySchedule>;
+  /**
+   * true (every service of the stack: the service runtime sets it): declares the whole topology when it connects and
+   * after every reconnect (every service's queues and every event binding of `eventSubscriptions`), so no event is
+   * dropped for want of a consumer that has not started yet. false (tests' stand-ins and tools): only the queues
+   * consumed here, bound to the events their handlers name.
+   */
+  wholeTopology?: boolean;
+  /**
+   * true (every service): `handlers(service).consume()` throws unless the events it registers bound handlers for are
+   * exactly the service's `eventSubscriptions`, so the declaration the stack binds from cannot drift from the
+   * handlers. false (tests' stand-ins): a service binds whatever events it handles.
+   */
+  exactSubscriptions?: boolean;
 }
 
 /**
@@ -61,6 +74,7 @@ export class Broker {
       names,
       retryTiersMs: retrySchedule.tiersMs,
       maxDeliveries,
+      wholeTopology: options.wholeTopology === true,
     });
     this.publisher = new Publisher(this.connection, names);
     this.rpc = new RpcClient(this.connection, names);
@@ -92,10 +106,11 @@ export class Broker {
 
   /**
    * The messages `service` handles, registered one by one with their definitions (`handle(definition, handler)`),
-   * then consumed together (`consume()`): its queues, and the events its queue is bound to, follow from them.
+   * then consumed together (`consume()`): its queues, and the events its queue is bound to, follow from them (and,
+   * with `wholeTopology`, from its `eventSubscriptions`, declared when this broker connected).
    */
   handlers(service: ServiceName): ServiceHandlers {
-    return new ServiceHandlers(service, {
+    return new ServiceHandlers(service, this.options.exactSubscriptions === true, {
       consumeCommands: async (owner: ServiceName, handlers: HandlerTable) => {
         await this.declareCommandQueue(owner);
         await this.consumers.add(this.names.commandQueue(owner), handlers);

@@ -1,4 +1,10 @@
-import type { CommandDefinition, EventDefinition, MessageDefinition, ServiceName } from '@gateway/contracts';
+import {
+  subscribedEventNames,
+  type CommandDefinition,
+  type EventDefinition,
+  type MessageDefinition,
+  type ServiceName,
+} from '@gateway/contracts';
 import type { HandlerTable, MessageContext } from './consumer';
 
 /** A command's handler: its payload in, its reply's result out, both as its definition types them. */
@@ -26,6 +32,8 @@ export interface QueueConsumers {
  * `handle(definition, handler)` types the handler's payload (and a command's result) by the definition, so a handler
  * that does not fit its message does not compile. `consume()` then declares the service's queues and starts consuming
  * them: the commands queue when it handles commands, the events queue bound to the names of the events it handles.
+ * A service of the stack (`exactSubscriptions`) must bind exactly the events its `eventSubscriptions` (@gateway/contracts)
+ * declare, which every service declares for every other when it connects; `consume()` refuses anything else.
  */
 export class ServiceHandlers {
   private readonly commands = new Map<
@@ -41,6 +49,8 @@ export class ServiceHandlers {
 
   constructor(
     readonly service: ServiceName,
+    /** Whether the bound events must be exactly the service's `eventSubscriptions` (BrokerOptions.exactSubscriptions). */
+    private readonly exactSubscriptions: boolean,
     private readonly queues: QueueConsumers,
   ) {}
 
@@ -70,7 +80,21 @@ export class ServiceHandlers {
   async consume(): Promise<void> {
     if (this.consumed) throw new Error(`${this.service}: consume() called twice`);
     this.consumed = true;
+    if (this.exactSubscriptions) this.checkSubscriptions();
     if (this.commands.size > 0) await this.queues.consumeCommands(this.service, this.commands);
     if (this.events.size > 0) await this.queues.consumeEvents(this.service, this.bindings, this.events);
+  }
+
+  /** Throws unless the events bound here are exactly those `eventSubscriptions` declares for the service. */
+  private checkSubscriptions(): void {
+    const declared = subscribedEventNames(this.service);
+    const unhandled = declared.filter((name) => !this.bindings.includes(name));
+    const undeclared = this.bindings.filter((name) => !declared.includes(name));
+    if (unhandled.length === 0 && undeclared.length === 0) return;
+    throw new Error(
+      `${this.service}: its event handlers and its eventSubscriptions (@gateway/contracts) disagree:` +
+        (unhandled.length > 0 ? ` declared without a handler: ${unhandled.join(', ')};` : '') +
+        (undeclared.length > 0 ? ` handled but not declared: ${undeclared.join(', ')};` : ''),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import amqp, { type Channel } from 'amqplib';
-import { findMessage, serviceNames, type ServiceName } from '@gateway/contracts';
+import { findMessage, serviceNames, subscribedEventNames, type ServiceName } from '@gateway/contracts';
 import type { BrokerConnection } from './connection';
 import { RETRY_QUEUE } from './message-headers';
 
@@ -62,14 +62,21 @@ export interface TopologyOptions {
   retryTiersMs: readonly number[];
   /** The queues' `x-delivery-limit` is one more: the backstop for consumers that crash on a message. */
   maxDeliveries: number;
+  /** Whether to declare the whole topology of the stack, not only the queues consumed here (BrokerOptions). */
+  wholeTopology: boolean;
 }
 
 /**
- * The exchanges and queues a process uses, declared idempotently now and after every reconnect: the commands, events,
- * dead-letter and retry exchanges, the delay queues, and each consumer queue with its parking queue and bindings.
+ * The exchanges and queues a process declares, idempotently, now and after every reconnect: the commands, events,
+ * dead-letter and retry exchanges, the delay queues, and consumer queues with their parking queues and bindings. A
+ * service of the stack declares them all (`wholeTopology`): every service's commands and events queue, and every event
+ * binding of `eventSubscriptions` (@gateway/contracts), so whichever process starts first, an event it publishes
+ * reaches the queue of every service that consumes it, even one that has never run. Otherwise (tests' stand-ins) only
+ * the queues consumed here, bound to the events their handlers name, are declared.
  */
 export class BrokerTopology {
   private readonly commandQueues = new Set<ServiceName>();
+  /** The events queues consumed here, with the event names their handlers bound (besides any declared ones). */
   private readonly eventBindings = new Map<ServiceName, Set<string>>();
 
   constructor(
@@ -93,6 +100,20 @@ export class BrokerTopology {
     if (channel) await this.declareAll(channel);
   }
 
+  /** The services whose commands queue is declared here. */
+  private commandServices(): readonly ServiceName[] {
+    return this.options.wholeTopology ? serviceNames : [...this.commandQueues];
+  }
+
+  /** The services whose events queue is declared here, each with the event names it is bound to. */
+  private eventServices(): Array<[ServiceName, string[]]> {
+    const services = this.options.wholeTopology ? serviceNames : [...this.eventBindings.keys()];
+    return services.map((service) => {
+      const declared = this.options.wholeTopology ? subscribedEventNames(service) : [];
+      return [service, [...new Set([...declared, ...(this.eventBindings.get(service) ?? [])])]];
+    });
+  }
+
   /** Declares everything on `channel` (part of readying a new connection). */
   async declareAll(channel: Channel): Promise<void> {
     const { names } = this.options;
@@ -113,12 +134,12 @@ export class BrokerTopology {
         },
       });
     }
-    for (const service of this.commandQueues) {
+    for (const service of this.commandServices()) {
       const queue = names.commandQueue(service);
       await this.declareConsumerQueue(channel, queue);
       await channel.bindQueue(queue, names.commandsExchange, service);
     }
-    for (const [service, bindings] of this.eventBindings) {
+    for (const [service, bindings] of this.eventServices()) {
       const queue = names.eventQueue(service);
       await this.declareConsumerQueue(channel, queue);
       for (const name of bindings) await channel.bindQueue(queue, names.eventsExchange, name);
@@ -132,8 +153,8 @@ export class BrokerTopology {
     try {
       const channel = await model.createChannel();
       const queues = [
-        ...[...this.commandQueues].map((s) => names.commandQueue(s)),
-        ...[...this.eventBindings.keys()].map((s) => names.eventQueue(s)),
+        ...this.commandServices().map((service) => names.commandQueue(service)),
+        ...this.eventServices().map(([service]) => names.eventQueue(service)),
       ];
       for (const queue of queues) {
         await channel.deleteQueue(queue);

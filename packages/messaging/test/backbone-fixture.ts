@@ -94,7 +94,16 @@ export interface Backbone {
   dataSource: DataSource;
   connectBroker(
     name: string,
-    options?: { maxDeliveries?: number; retry?: Partial<RetrySchedule>; prefetch?: number; url?: string },
+    options?: {
+      maxDeliveries?: number;
+      retry?: Partial<RetrySchedule>;
+      prefetch?: number;
+      url?: string;
+      /** As a service's broker: the whole topology of the stack declared when it connects. */
+      wholeTopology?: boolean;
+      /** As a service's broker: its event handlers must be its `eventSubscriptions` exactly. */
+      exactSubscriptions?: boolean;
+    },
   ): Promise<Broker>;
   relay(broker: Broker, uow: UnitOfWork, options?: Partial<OutboxRelayOptions>): OutboxRelay;
   effects(consumer: string): Promise<Map<string, number>>;
@@ -126,6 +135,8 @@ export async function openBackbone(): Promise<Backbone> {
         prefetch: options.prefetch,
         retry: { ...FAST_RETRY, ...options.retry },
         maxReconnectDelayMs: 500,
+        wholeTopology: options.wholeTopology,
+        exactSubscriptions: options.exactSubscriptions,
       });
       brokers.push(broker);
       return broker;

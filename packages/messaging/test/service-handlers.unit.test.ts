@@ -1,8 +1,12 @@
 import {
   createCustomer,
+  eventSubscriptions,
   getPayment,
+  paymentCancelled,
   paymentConfirmed,
   paymentCreated,
+  paymentExpired,
+  paymentFailed,
   type Customer,
   type ServiceName,
 } from '@gateway/contracts';
@@ -10,9 +14,9 @@ import { ServiceHandlers } from '../src/handlers';
 import type { HandlerTable } from '../src/consumer';
 
 /** What the broker was asked to consume, by queue. */
-function consumedBy(service: ServiceName) {
+function consumedBy(service: ServiceName, exactSubscriptions = false) {
   const consumed: { commands?: string[]; events?: { bindings: string[]; handled: string[] } } = {};
-  const handlers = new ServiceHandlers(service, {
+  const handlers = new ServiceHandlers(service, exactSubscriptions, {
     async consumeCommands(_owner, table: HandlerTable) {
       consumed.commands = [...table.keys()];
     },
@@ -72,5 +76,31 @@ describe('a service registers each message it handles once, with its definition'
     fresh('checkout').handle(paymentConfirmed, async (event) => void event.email);
     // @ts-expect-error: an event's handler answers nothing.
     fresh('checkout').handle(paymentConfirmed, async () => aCustomer());
+  });
+});
+
+describe('a service (exactSubscriptions) handles exactly the events its eventSubscriptions declare', () => {
+  const checkoutEvents = [paymentConfirmed, paymentExpired, paymentFailed, paymentCancelled];
+
+  it('starts when its bound handlers are its declared events (an unbound handler aside)', async () => {
+    expect(eventSubscriptions.checkout).toEqual(checkoutEvents);
+    const { handlers, consumed } = consumedBy('checkout', true);
+    for (const event of checkoutEvents) handlers.handle(event, async () => undefined);
+    await handlers.handle(paymentCreated, async () => undefined, { bind: false }).consume();
+    expect(consumed.events?.bindings).toEqual(checkoutEvents.map((event) => event.name));
+  });
+
+  it('refuses to start with a declared event it has no handler for, or a bound handler nobody declared', async () => {
+    const missing = consumedBy('checkout', true);
+    for (const event of checkoutEvents.slice(1)) missing.handlers.handle(event, async () => undefined);
+    await expect(missing.handlers.consume()).rejects.toThrow(
+      'checkout: its event handlers and its eventSubscriptions (@gateway/contracts) disagree: declared without a handler: payment.confirmed.v1;',
+    );
+    expect(missing.consumed).toEqual({});
+
+    const extra = consumedBy('customer', true);
+    await expect(extra.handlers.handle(paymentConfirmed, async () => undefined).consume()).rejects.toThrow(
+      'handled but not declared: payment.confirmed.v1;',
+    );
   });
 });

@@ -55,6 +55,11 @@ export interface ServiceRuntimeOptions {
    */
   checkDatabase?: (dataSource: DataSource) => Promise<void>;
   logger?: Logger;
+  /**
+   * Whether the events the service binds handlers to must be exactly its `eventSubscriptions` (BrokerOptions
+   * `exactSubscriptions`). Every service: true, the default; false only for a test's sample service.
+   */
+  exactSubscriptions?: boolean;
 }
 
 /** What a running service holds: its database, its broker connection, its outbox relay. */
@@ -131,6 +136,8 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
     connectionName: `${options.service}:${process.pid}`,
     logger,
     prefetch: options.config.BROKER_PREFETCH,
+    wholeTopology: true,
+    exactSubscriptions: options.exactSubscriptions ?? true,
     retry:
       options.config.BROKER_RETRY_MAX_MS === undefined
         ? undefined

@@ -98,6 +98,8 @@ describe('a service stopping: its work in flight is finished, handed back or pub
       entities: [],
       migrations: [],
       logger,
+      // A sample service: it handles a sample event, not the checkout service's subscriptions.
+      exactSubscriptions: false,
     });
     runtimes.push(runtime);
     if (handler)

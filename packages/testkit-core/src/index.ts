@@ -5,6 +5,7 @@ export * from './builders';
 export { recordingLogger, testLogger } from './logger';
 export * from './service-env';
 export * from './parking';
+export * from './queues';
 export * from './test-pki';
 export * from './measure';
 export * from './config-checks';

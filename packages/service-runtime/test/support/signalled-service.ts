@@ -33,6 +33,8 @@ runUntilSignal(async () => {
     entities: [],
     migrations: [],
     logger,
+    // A sample service: it handles a sample event, not the checkout service's subscriptions.
+    exactSubscriptions: false,
   });
   await runtime.broker
     .handlers('checkout')

@@ -4,6 +4,7 @@ import {
   publishAndAwaitHandling,
   serviceTestBed,
   startedForTheseTests,
+  type IsolatedEnvironment,
   type ServiceTestBed,
 } from '@gateway/testkit';
 import { DataSource } from 'typeorm';
@@ -31,7 +32,7 @@ export interface LedgerTestBed extends ServiceTestBed<LedgerService> {
  * The ledger service started in-process on its own database and broker prefix, with a client broker, before the
  * enclosing describe's tests and closed after them. `settings` overrides its own variables (settlement delays and
  * sweep interval, the reconciliation's rail timeout; no delay and a 100 ms sweep unless told, reconciliation on demand
- * only).
+ * only). `beforeStart` runs on the bed's environment before the ledger first starts there.
  */
 export function ledgerServiceForTheseTests(
   label: string,
@@ -46,11 +47,13 @@ export function ledgerServiceForTheseTests(
       | 'RESERVATION_SWEEP_INTERVAL_MS'
     >
   > = {},
+  beforeStart: (env: IsolatedEnvironment) => Promise<void> = async () => undefined,
 ): LedgerTestBed {
   return startedForTheseTests(async () => {
     let ledgerConfig: LedgerConfig | undefined;
     let owner: DataSource | undefined;
     const bed = await serviceTestBed(label, async (env, cleanup) => {
+      await beforeStart(env);
       ledgerConfig = {
         ...env.config,
         SETTLEMENT_DELAY_PIX: 0,
