@@ -99,3 +99,38 @@ export function compatibilityBreaks(released: MessageShapes, current: MessageSha
   }
   return breaks;
 }
+
+/** A change a release ships knowingly, with why and what a rolling upgrade from the released one meets. */
+export interface AcceptedBreak {
+  /** The start of the sentence `compatibilityBreaks` says (`event.list.v1 type: changed`). */
+  break: string;
+  why: string;
+}
+
+/** What `released-messages.json` holds: the released shapes and the breaks accepted since that release. */
+export interface ReleasedMessages {
+  released_at_commit: string;
+  accepted_breaks: AcceptedBreak[];
+  messages: MessageShapes;
+}
+
+/** The breaks no accepted one covers; none is what the release check wants. */
+export function unacceptedBreaks(released: ReleasedMessages, current: MessageShapes): string[] {
+  return compatibilityBreaks(released.messages, current).filter(
+    (line) => !released.accepted_breaks.some((accepted) => line.startsWith(accepted.break)),
+  );
+}
+
+/**
+ * `released-messages.json` for a release, one line per field, so its review reads as a list of field contracts. A new
+ * release starts with no accepted break: it is the new baseline.
+ */
+export function renderReleasedMessages(commit: string, shapes: MessageShapes): string {
+  const messages = Object.entries(shapes).map(([name, fields]) => {
+    const lines = Object.entries(fields).map(
+      ([path, field]) => `      ${JSON.stringify(path)}: ${JSON.stringify(field)}`,
+    );
+    return `    ${JSON.stringify(name)}: {\n${lines.join(',\n')}\n    }`;
+  });
+  return `{\n  "released_at_commit": ${JSON.stringify(commit)},\n  "accepted_breaks": [],\n  "messages": {\n${messages.join(',\n')}\n  }\n}\n`;
+}
