@@ -11,6 +11,12 @@ export function poisonedEnvelope<P>(
   payload: P,
   poison: Record<string, unknown>,
 ): Envelope<unknown> {
+  // Readers pass over fields a contract does not name (docs/adr/0038-message-compatibility.md): a poison there would
+  // be read, never refused, and the test waiting for its parking would only time out.
+  const named = Object.keys((definition.schema.describe() as { keys?: object }).keys ?? {});
+  const unnamed = Object.keys(poison).filter((key) => !named.includes(key));
+  if (unnamed.length > 0)
+    throw new Error(`${definition.name} names no ${unnamed.join(', ')}: poison a field its contract names`);
   const envelope = createEnvelope(definition, payload);
   return { ...envelope, payload: { ...envelope.payload, ...poison } };
 }

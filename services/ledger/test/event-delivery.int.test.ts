@@ -47,7 +47,9 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
     'a poison %s is parked and posts nothing; the events behind it are posted',
     async (_name, definition, payload) => {
       const before = await journals();
-      const envelope = poisonedEnvelope(definition, payload, { business_id: 42 });
+      // A field its contract names, retyped (a payout's settlement names no business).
+      const poison = 'business_id' in payload ? { business_id: 42 } : { payout_id: 42 };
+      const envelope = poisonedEnvelope(definition, payload, poison);
       const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'events', envelope);
       expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: definition.name })]);
       expect(await journals()).toBe(before);
@@ -135,7 +137,8 @@ describe('the events the ledger consumes: poison messages and a lost broker conn
     }),
     poisonCase(releaseReservation, { reservation_id: newPublicId('ref') }),
   ])('a poison %s command is parked and reserves nothing', async (_name, definition, payload) => {
-    const envelope = poisonedEnvelope(definition, payload, { amount_centavos: 'all of it' });
+    const poison = 'amount_centavos' in payload ? { amount_centavos: 'all of it' } : { reservation_id: 42 };
+    const envelope = poisonedEnvelope(definition, payload, poison);
     const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'commands', envelope);
     expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: definition.name })]);
     expect(

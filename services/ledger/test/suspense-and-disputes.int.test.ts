@@ -547,7 +547,8 @@ describe('the ledger books money in suspense and disputes, once each', () => {
       const journals = async () =>
         Number((await bed.sql<{ n: string }>(`SELECT count(*) AS n FROM journals`))[0]!.n);
       const before = await journals();
-      const envelope = poisonedEnvelope(definition, payload, { money_key: 42, dispute: 'x' });
+      const poison = 'money_key' in payload ? { money_key: 42 } : { dispute: 'x' };
+      const envelope = poisonedEnvelope(definition, payload, poison);
       const parked = await publishAndAwaitParking(bed.client, bed.env.config, 'ledger', 'events', envelope);
       expect(parked).toEqual([expect.objectContaining({ messageId: envelope.id, type: definition.name })]);
       expect(await journals()).toBe(before);

@@ -337,11 +337,11 @@ describe('payment service commands', () => {
   test.each(commands)(
     'a poison %s message is parked and answered instead of being retried',
     async (_name, definition, payload) => {
-      const { messageId, parked } = await h.publishPoisoned('commands', definition, payload, {
-        business_id: 42,
-      });
+      // A field its contract names, retyped: readers pass over the fields a contract does not name.
+      const field = 'business_id' in payload ? 'business_id' : 'payment_id';
+      const { messageId, parked } = await h.publishPoisoned('commands', definition, payload, { [field]: 42 });
       expect(parked).toEqual([
-        expect.objectContaining({ messageId, reason: expect.stringContaining('business_id') }),
+        expect.objectContaining({ messageId, reason: expect.stringContaining(field) }),
       ]);
     },
   );
