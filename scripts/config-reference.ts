@@ -424,6 +424,12 @@ export const meanings: Record<string, string> = {
   RABBITMQ_WAIT_SECONDS: 'how long to wait for a broker still starting before failing',
   'RabbitMQ definitions: the wait step/RABBITMQ_WAIT_SECONDS':
     'how long to wait for the definitions before failing (the kubelet restarts the init container)',
+  RABBITMQ_CLUSTER_NODES:
+    'the nodes the cluster must run before the queues are declared, so each quorum queue has a member on each (`3` for the clusters of docker-compose.yml and infra/k8s)',
+  'RabbitMQ definitions: the apply step/AMQP_URLS':
+    "the services' own `AMQP_URLS` (a cluster's nodes, one user and vhost at each): as `AMQP_URL`, from its first address",
+  'RabbitMQ definitions: the wait step/AMQP_URLS':
+    "the services' own `AMQP_URLS`, to log in with (each node in turn)",
   'RabbitMQ definitions: the apply step/AMQP_URL':
     "the services' own `AMQP_URL`: its user is let into its vhost, and a vhost the file does not declare is refused",
   'RabbitMQ definitions: the wait step/AMQP_URL': "the services' own `AMQP_URL`, to log in with",
