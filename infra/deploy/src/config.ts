@@ -15,6 +15,8 @@ export interface ApplyDefinitionsConfig {
    * file, and its vhost must be one the file declares. With AMQP_URLS (a cluster's nodes), its first address.
    */
   AMQP_URL?: string;
+  /** The services' own AMQP_URLS, when they name a cluster's nodes (one user and vhost at each). */
+  AMQP_URLS?: string[];
   /** More users (comma-separated) given configure, write and read on every vhost of the file. */
   RABBITMQ_APP_USERS: string[];
   /** How long a broker still starting (connection refused, 5xx) is waited for before the step fails. */
