@@ -161,7 +161,9 @@ export const meanings: Record<string, string> = {
   LOG_LEVEL: 'pino level',
   DATABASE_URL:
     'the PostgreSQL database (created if missing in sandbox); each service keeps its own schema in it',
-  AMQP_URL: 'the RabbitMQ broker',
+  AMQP_URL: 'the RabbitMQ broker, one address (or set `AMQP_URLS` instead, never both)',
+  AMQP_URLS:
+    "a RabbitMQ cluster's nodes, comma-separated `amqp://`/`amqps://` URLs: each process starts at a random one and moves to the next when its node goes away ([cluster and failover](operating.md#a-rabbitmq-cluster-and-failover))",
   AMQP_PREFIX: 'a prefix on every exchange and queue name (tests isolate with it)',
   BROKER_RETRY_MAX_MS:
     'how long a transiently failing message is retried with backoff before it is parked (unset: one hour)',
@@ -427,6 +429,12 @@ export const meanings: Record<string, string> = {
   RABBITMQ_WAIT_SECONDS: 'how long to wait for a broker still starting before failing',
   'RabbitMQ definitions: the wait step/RABBITMQ_WAIT_SECONDS':
     'how long to wait for the definitions before failing (the kubelet restarts the init container)',
+  RABBITMQ_CLUSTER_NODES:
+    'the nodes the cluster must run before the queues are declared, so each quorum queue has a member on each (`3` for the clusters of docker-compose.yml and infra/k8s)',
+  'RabbitMQ definitions: the apply step/AMQP_URLS':
+    "the services' own `AMQP_URLS` (a cluster's nodes, one user and vhost at each): as `AMQP_URL`, from its first address",
+  'RabbitMQ definitions: the wait step/AMQP_URLS':
+    "the services' own `AMQP_URLS`, to log in with (each node in turn)",
   'RabbitMQ definitions: the apply step/AMQP_URL':
     "the services' own `AMQP_URL`: its user is let into its vhost, and a vhost the file does not declare is refused",
   'RabbitMQ definitions: the wait step/AMQP_URL': "the services' own `AMQP_URL`, to log in with",
@@ -565,7 +573,9 @@ function row(name: string, d: Described): Row {
   let required = false;
   let refusesSandboxValue = false;
   let productionOnly = false;
-  for (const when of d.whens ?? []) {
+  // A rule that depends on another variable first (AMQP_URL unless AMQP_URLS is set) keeps its APP_ENV rule inside.
+  const whens = (d.whens ?? []).flatMap((when) => [when, ...(when.otherwise?.whens ?? [])]);
+  for (const when of whens) {
     const onProduction =
       when.ref?.path.join('.') === 'APP_ENV' && (when.is?.allow ?? []).includes('production');
     if (!onProduction) continue;

@@ -61,6 +61,37 @@ export async function applyRabbitmqDefinitions(
     }
   }
 
+  /** Waits until the cluster runs `RABBITMQ_CLUSTER_NODES` nodes: a quorum queue gets its members when declared. */
+  async function awaitNodes(): Promise<void> {
+    for (;;) {
+      let problem: string;
+      try {
+        const response = await fetch(`${config.RABBITMQ_MANAGEMENT_URL}/api/nodes`, {
+          headers: { authorization },
+          signal: AbortSignal.timeout(10_000),
+        });
+        if (response.status >= 400 && response.status < 500)
+          throw new RefusedError(
+            `GET /api/nodes: ${response.status} ${(await response.text()).slice(0, 500)}`,
+          );
+        const nodes = response.ok ? ((await response.json()) as Array<{ running?: boolean }>) : [];
+        const running = nodes.filter((node) => node.running === true).length;
+        if (running >= config.RABBITMQ_CLUSTER_NODES) return;
+        problem = response.ok
+          ? `${running} of ${config.RABBITMQ_CLUSTER_NODES} nodes running`
+          : `${response.status}`;
+      } catch (err) {
+        if (err instanceof RefusedError) throw err;
+        problem = err instanceof Error ? err.message : String(err);
+      }
+      if (Date.now() + RETRY_DELAY_MS > deadline)
+        throw new Error(`GET /api/nodes: no cluster within ${config.RABBITMQ_WAIT_SECONDS} s (${problem})`);
+      logger.info({ problem }, 'cluster not formed yet, waiting');
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+    }
+  }
+
+  if (config.RABBITMQ_CLUSTER_NODES > 1) await awaitNodes();
   await send('POST', '/api/definitions', definitions);
   logger.info({ file: config.RABBITMQ_DEFINITIONS_FILE, vhosts }, 'definitions applied');
   for (const vhost of vhosts)

@@ -49,8 +49,10 @@ export async function waitForRabbitmqDefinitions(
   const exchanges = definitions.exchanges.filter((e) => e.vhost === vhost).map((e) => e.name);
   const queues = definitions.queues.filter((q) => q.vhost === vhost).map((q) => q.name);
   const deadline = Date.now() + config.RABBITMQ_WAIT_SECONDS * 1000;
-  for (;;) {
-    const problem = await missing(config.AMQP_URL, exchanges, queues);
+  // A cluster's nodes in turn: one that is down or still starting does not hold the service.
+  const urls = config.AMQP_URLS ?? [config.AMQP_URL];
+  for (let attempt = 0; ; attempt += 1) {
+    const problem = await missing(urls[attempt % urls.length]!, exchanges, queues);
     if (problem === undefined) {
       logger.info(
         { vhost, exchanges: exchanges.length, queues: queues.length },

@@ -35,7 +35,9 @@ import { observabilityServices } from './support/observability';
 
 const compose = composeFile();
 const processes = [...stackServices, ...standIns];
-const infrastructure = ['postgres', 'redis', 'rabbitmq'];
+const infrastructure = ['postgres', 'redis', 'rabbitmq', 'rabbitmq-2', 'rabbitmq-3'];
+/** The bundled RabbitMQ cluster's nodes. */
+const rabbitmqNodes = ['rabbitmq', 'rabbitmq-2', 'rabbitmq-3'];
 /** `docker compose --env-file infra/compose/sandbox.env --profile sandbox up`. */
 const sandbox = readEnvFile(sandboxEnvFile);
 
@@ -52,6 +54,7 @@ function productionEnv(): Env {
     LEDGER_DATABASE_PASSWORD: randomBytes(16).toString('hex'),
     RABBITMQ_USER: 'gateway',
     RABBITMQ_PASSWORD: randomBytes(16).toString('hex'),
+    RABBITMQ_ERLANG_COOKIE: randomBytes(32).toString('hex'),
     PSP_BASE_URL: settings.PSP_BASE_URL!,
     CALLBACK_PUBLIC_URL: settings.CALLBACK_PUBLIC_URL!,
     SOLANA_RPC_URL: secrets.SOLANA_RPC_URL!,
@@ -210,7 +213,7 @@ describe('docker-compose.yml', () => {
     for (const { name } of messageServices)
       expect(service(name).depends_on).toMatchObject({
         postgres: { condition: 'service_healthy' },
-        rabbitmq: { condition: 'service_healthy' },
+        ...Object.fromEntries(rabbitmqNodes.map((node) => [node, { condition: 'service_healthy' }])),
         [definitionsStep.name]: { condition: 'service_completed_successfully' },
       });
     for (const { name } of messageServices.filter((s) => s.name !== 'api-gateway'))
@@ -258,13 +261,20 @@ describe('docker-compose.yml', () => {
             }
           : { DATABASE_URL: 'postgres://postgres:postgres@postgres:5432/gateway' }),
         ...(messageServices.some((s) => s.name === name)
-          ? { AMQP_URL: 'amqp://guest:guest@rabbitmq:5672/gateway' }
+          ? {
+              AMQP_URLS: rabbitmqNodes.map((node) => `amqp://guest:guest@${node}:5672/gateway`).join(','),
+            }
           : {}),
       });
     // The dashboard reaches the gateway by its service name, on the port the gateway listens on.
     expect(env('dashboard').GATEWAY_URL).toBe(`http://api-gateway:${env('api-gateway').PORT}`);
     expect(env('postgres')).toEqual({ POSTGRES_PASSWORD: 'postgres', POSTGRES_DB: 'gateway' });
-    expect(env('rabbitmq')).toEqual({ RABBITMQ_DEFAULT_USER: 'guest', RABBITMQ_DEFAULT_PASS: 'guest' });
+    for (const node of rabbitmqNodes)
+      expect(env(node)).toEqual({
+        RABBITMQ_DEFAULT_USER: 'guest',
+        RABBITMQ_DEFAULT_PASS: 'guest',
+        RABBITMQ_ERLANG_COOKIE: sandbox.RABBITMQ_ERLANG_COOKIE,
+      });
     const step = env(definitionsStep.name);
     expect(step).toMatchObject({
       RABBITMQ_MANAGEMENT_USERNAME: 'guest',
@@ -343,7 +353,10 @@ describe('docker-compose.yml', () => {
   test('in production every variable a service requires is set here or passed through from the environment', () => {
     for (const process of stackServices) {
       const given = Object.keys(service(process.name).environment ?? {});
-      const missing = productionRequired(process).filter((name) => !given.includes(name));
+      // The cluster's nodes (AMQP_URLS) stand for the broker's one address.
+      const missing = productionRequired(process).filter(
+        (name) => !given.includes(name) && !(name === 'AMQP_URL' && given.includes('AMQP_URLS')),
+      );
       expect({ name: process.name, missing }).toEqual({ name: process.name, missing: [] });
     }
   });
@@ -358,14 +371,18 @@ describe('docker-compose.yml', () => {
     for (const shell of [sandbox, productionEnv()]) {
       for (const { name } of messageServices) {
         const env = composeEnvironment(service(name), shell);
-        expect(new URL(env.AMQP_URL!).pathname).toBe(`/${DEPLOYED_TOPOLOGY.vhost}`);
+        // One address per node of the cluster, each with the vhost of the definitions.
+        const urls = env.AMQP_URLS!.split(',');
+        expect(urls.map((url) => new URL(url).hostname)).toEqual(rabbitmqNodes);
+        for (const url of urls) expect(new URL(url).pathname).toBe(`/${DEPLOYED_TOPOLOGY.vhost}`);
         expect(env.AMQP_PREFIX ?? '').toBe(DEPLOYED_TOPOLOGY.prefix);
       }
-      const servicesUrl = composeEnvironment(service('payment'), shell).AMQP_URL!;
+      const servicesUrls = composeEnvironment(service('payment'), shell).AMQP_URLS!;
       const step = composeEnvironment(service(definitionsStep.name), shell);
-      // The very URL the services use: the step lets its user into its vhost.
-      expect(step.AMQP_URL).toBe(servicesUrl);
-      expect(grantedUsers(definitionsStep.load(step))).toEqual([amqpUser(servicesUrl)]);
+      // The very URLs the services use: the step lets their user into their vhost, once the three nodes run.
+      expect(step.AMQP_URLS).toBe(servicesUrls);
+      expect(grantedUsers(definitionsStep.load(step))).toEqual([amqpUser(servicesUrls.split(',')[0]!)]);
+      expect(definitionsStep.load(step).RABBITMQ_CLUSTER_NODES).toBe(rabbitmqNodes.length);
     }
   });
 });

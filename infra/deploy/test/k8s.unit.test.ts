@@ -70,10 +70,14 @@ interface Workload extends K8sObject {
 const objects = k8sObjects();
 const ofKind = <T extends K8sObject>(kind: string) =>
   objects.filter(({ object }) => object.kind === kind).map(({ object }) => object as T);
+/** The RabbitMQ cluster's own objects (rabbitmq.yaml, its Secret): checked by their own test, not as a service's. */
+const ofBroker = (object: K8sObject) => object.metadata.labels?.['app.kubernetes.io/name'] === 'rabbitmq';
+const ofServices = <T extends K8sObject>(kind: string) =>
+  ofKind<T>(kind).filter((object) => !ofBroker(object));
 const deployments = ofKind<Workload>('Deployment');
 const jobs = ofKind<Workload>('Job');
-const configMaps = ofKind<K8sObject & { data: Env }>('ConfigMap');
-const secrets = ofKind<K8sObject & { stringData: Env }>('Secret');
+const configMaps = ofServices<K8sObject & { data: Env }>('ConfigMap');
+const secrets = ofServices<K8sObject & { stringData: Env }>('Secret');
 
 function deployment(name: string): Workload {
   const found = deployments.find((d) => d.metadata.name === name);
@@ -245,7 +249,7 @@ describe('infra/k8s', () => {
         expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
           ['node', '--import', 'tsx', migrate],
         ]);
-        expect(containerEnv(main, filled).AMQP_URL).toBeUndefined();
+        expect(containerEnv(main, filled).AMQP_URLS).toBeUndefined();
         continue;
       }
       // Init containers run one after the other, all before the service: its schema, then the broker's definitions.
@@ -255,13 +259,13 @@ describe('infra/k8s', () => {
       ]);
       for (const file of [service.entry, migrate, definitionsWait.entry])
         expect(existsSync(join(repoRoot, file))).toBe(true);
-      // The wait logs in as the service: the very AMQP_URL the service gets, from the same Secret key.
+      // The wait logs in as the service: the very AMQP_URLS the service gets, from the same Secret key.
       const wait = spec.template.spec.initContainers![1]!;
-      expect(containerEnv(wait, filled).AMQP_URL).toBe(containerEnv(main, filled).AMQP_URL);
-      expect(containerSources(wait).find((source) => source.as === 'AMQP_URL')).toEqual({
+      expect(containerEnv(wait, filled).AMQP_URLS).toBe(containerEnv(main, filled).AMQP_URLS);
+      expect(containerSources(wait).find((source) => source.as === 'AMQP_URLS')).toEqual({
         name: 'gateway-common-secrets',
-        key: 'AMQP_URL',
-        as: 'AMQP_URL',
+        key: 'AMQP_URLS',
+        as: 'AMQP_URLS',
       });
       expect(amqpVhost(definitionsWait.load(containerEnv(wait, filled)).AMQP_URL)).toBe(
         DEPLOYED_TOPOLOGY.vhost,
@@ -329,7 +333,10 @@ describe('infra/k8s', () => {
   test('every Deployment gets every variable its service requires in production, and APP_ENV=production', () => {
     for (const service of stackServices) {
       const env = containerEnv(mainContainer(deployment(service.name)));
-      const missing = productionRequired(service).filter((name) => !(name in env));
+      // The broker's nodes (AMQP_URLS) stand for its one address.
+      const missing = productionRequired(service).filter(
+        (name) => !(name in env) && !(name === 'AMQP_URL' && 'AMQP_URLS' in env),
+      );
       expect({ service: service.name, missing }).toEqual({ service: service.name, missing: [] });
       expect(env.APP_ENV).toBe('production');
     }
@@ -512,9 +519,9 @@ describe('infra/k8s', () => {
   });
 
   test('the Services reach the ports the processes serve: the API, the PSP callbacks and the dashboard', () => {
-    const services = ofKind<K8sObject & { spec: { selector: Env; ports: Array<{ targetPort: string }> } }>(
-      'Service',
-    );
+    const services = ofServices<
+      K8sObject & { spec: { selector: Env; ports: Array<{ targetPort: string }> } }
+    >('Service');
     const secretValues = filledIn();
     const served = (name: string, port: number) => {
       const container = mainContainer(deployment(name));
@@ -543,27 +550,88 @@ describe('infra/k8s', () => {
     }
   });
 
-  test('the RabbitMQ definitions Job applies the file in the image, to the vhost and user of AMQP_URL', () => {
+  test('the RabbitMQ definitions Job applies the file in the image, to the vhost and user of AMQP_URLS', () => {
     const job = jobs.find((j) => j.metadata.name === definitionsStep.name)!;
     const container = mainContainer(job);
     expect(container.command).toEqual(['node', '--import', 'tsx', definitionsStep.entry]);
     // The user comes from the services' own Secret key, not from a second copy of it.
-    expect(containerSources(container).find((source) => source.as === 'AMQP_URL')).toEqual({
+    expect(containerSources(container).find((source) => source.as === 'AMQP_URLS')).toEqual({
       name: 'gateway-common-secrets',
-      key: 'AMQP_URL',
-      as: 'AMQP_URL',
+      key: 'AMQP_URLS',
+      as: 'AMQP_URLS',
     });
     expect(container.env?.map(({ name }) => name)).not.toContain('RABBITMQ_APP_USERS');
     const filled = filledIn();
     const env = containerEnv(container, filled);
-    const servicesUrl = containerEnv(mainContainer(deployment('payment')), filled).AMQP_URL!;
+    const servicesUrls = containerEnv(mainContainer(deployment('payment')), filled).AMQP_URLS!;
+    const servicesUrl = servicesUrls.split(',')[0]!;
     expect(grantedUsers(definitionsStep.load(env))).toEqual([amqpUser(servicesUrl)]);
     expect(amqpVhost(servicesUrl)).toBe(DEPLOYED_TOPOLOGY.vhost);
+    // The queues are declared once the three nodes run: each quorum queue then has a member on each.
+    expect(definitionsStep.load(env).RABBITMQ_CLUSTER_NODES).toBe(3);
     for (const service of messageServices) {
       const serviceEnv = containerEnv(mainContainer(deployment(service.name)), filled);
-      expect(serviceEnv.AMQP_URL).toBe(servicesUrl);
+      expect(serviceEnv.AMQP_URLS).toBe(servicesUrls);
       expect(serviceEnv.AMQP_PREFIX ?? '').toBe(DEPLOYED_TOPOLOGY.prefix);
     }
+  });
+
+  test('RabbitMQ is a cluster of three nodes formed by peer discovery, one down at a time, the services given each', () => {
+    type StatefulSet = Workload & {
+      spec: { serviceName: string; podManagementPolicy?: string; volumeClaimTemplates?: unknown[] };
+    };
+    const [statefulSet, ...others] = ofKind<StatefulSet>('StatefulSet');
+    expect(others).toEqual([]);
+    expect(statefulSet!.spec.replicas).toBe(3);
+    expect(statefulSet!.spec.podManagementPolicy).toBe('Parallel');
+    expect(statefulSet!.spec.volumeClaimTemplates).toHaveLength(1);
+    const headless = ofKind<K8sObject & { spec: { clusterIP?: string; publishNotReadyAddresses?: boolean } }>(
+      'Service',
+    ).find((service) => service.metadata.name === statefulSet!.spec.serviceName)!;
+    expect(headless.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
+    // Peer discovery by the Kubernetes API, through that Service; the nodes named after their pods in it.
+    const config = ofKind<K8sObject & { data: Env }>('ConfigMap').find(
+      (c) => c.metadata.name === 'rabbitmq-config',
+    )!;
+    expect(config.data['enabled_plugins']).toContain('rabbitmq_peer_discovery_k8s');
+    const conf = Object.fromEntries(
+      config.data['rabbitmq.conf']!.split('\n')
+        .filter((line) => /^[a-z]/.test(line))
+        .map((line) => line.split(/\s*=\s*/) as [string, string]),
+    );
+    expect(conf).toMatchObject({
+      'cluster_formation.peer_discovery_backend': 'rabbit_peer_discovery_k8s',
+      'cluster_formation.k8s.service_name': headless.metadata.name,
+      'cluster_formation.k8s.address_type': 'hostname',
+    });
+    const container = mainContainer(statefulSet!);
+    const env = Object.fromEntries((container.env ?? []).map((v) => [v.name, v]));
+    expect(env.RABBITMQ_NODENAME!.value).toBe(
+      `rabbit@$(POD_NAME)${conf['cluster_formation.k8s.hostname_suffix']}`,
+    );
+    // Every key of its Secret is read, the cookie among them.
+    const secret = ofKind<K8sObject & { stringData: Env }>('Secret').find(
+      (s) => s.metadata.name === 'rabbitmq-secrets',
+    )!;
+    const read = containerSources(container)
+      .filter((source) => source.name === secret.metadata.name)
+      .map((source) => source.key);
+    expect(read.sort()).toEqual(Object.keys(secret.stringData).sort());
+    expect(Object.values(secret.stringData)).toEqual(Object.keys(secret.stringData).map(() => ''));
+    // One node down at a time: each quorum queue keeps two of its three members.
+    const budget = ofKind<K8sObject & { spec: { maxUnavailable?: number; selector: { matchLabels: Env } } }>(
+      'PodDisruptionBudget',
+    ).find((b) => selects(b.spec.selector.matchLabels, statefulSet!.spec.template.metadata.labels))!;
+    expect(budget.spec.maxUnavailable).toBe(1);
+    // The services' AMQP_URLS, as the Secret's comment shows it, names each pod of the StatefulSet once.
+    const example = /# REPLACE_ME: (amqp:\/\/\S+)$/m.exec(
+      readFileSync(join(k8sDir, 'secrets.example.yaml'), 'utf8'),
+    )![1]!;
+    const hosts = example.split(',').map((url) => new URL(url).hostname);
+    expect(hosts).toEqual(
+      [0, 1, 2].map((n) => `${statefulSet!.metadata.name}-${n}.${headless.metadata.name}`),
+    );
+    expect(() => definitionsWait.load({ AMQP_URLS: example })).not.toThrow();
   });
 
   test('the ingress guidance on the api-gateway Service names every public path the gateway serves, no probe', () => {

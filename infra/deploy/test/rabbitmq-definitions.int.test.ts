@@ -44,7 +44,7 @@ describe('the RabbitMQ definitions on a real broker', () => {
   test('the services declare their topology on top of them: same queues, same arguments', async () => {
     await declareDefinitions(model, definitions);
     const broker = await Broker.connect({
-      url: infrastructureUrls().amqpUrl,
+      urls: [infrastructureUrls().amqpUrl],
       prefix,
       connectionName: 'deploy-definitions-test',
       logger: testLogger(),

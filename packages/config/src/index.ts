@@ -120,6 +120,39 @@ export function requireStopOutlasts<T extends { SHUTDOWN_TIMEOUT_MS?: number }>(
   return config;
 }
 
+const amqpUrl = Joi.string().uri({ scheme: ['amqp', 'amqps'] });
+
+/**
+ * The broker's addresses, comma-separated (a cluster's nodes): loaded as a list of URLs, each an amqp:// or amqps://
+ * URL, none twice. AMQP_URL is the one-address form; `brokerUrls` reads whichever is set.
+ */
+const amqpUrlList = Joi.any()
+  .custom((value: unknown, helpers) => {
+    if (typeof value !== 'string') return helpers.error('amqpUrls.list');
+    const urls = value
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url !== '');
+    if (urls.length === 0 || new Set(urls).size !== urls.length) return helpers.error('amqpUrls.list');
+    if (urls.some((url) => amqpUrl.validate(url).error !== undefined)) return helpers.error('amqpUrls.list');
+    return urls;
+  })
+  .messages({
+    'amqpUrls.list':
+      '{{#label}} must list the broker nodes as amqp:// or amqps:// URLs, comma-separated, none twice',
+  })
+  .optional();
+
+/**
+ * The broker addresses a loaded config names: AMQP_URLS, or AMQP_URL as a list of one. A connection starts at one of
+ * them and moves to another when its node goes away.
+ */
+export function brokerUrls(config: { AMQP_URL?: string; AMQP_URLS?: readonly string[] }): string[] {
+  if (config.AMQP_URLS && config.AMQP_URLS.length > 0) return [...config.AMQP_URLS];
+  if (config.AMQP_URL) return [config.AMQP_URL];
+  throw new ConfigError(['AMQP_URL'], 'neither "AMQP_URL" nor "AMQP_URLS" is set');
+}
+
 /** Env vars common to every service. `APP_ENV` defaults to production: a forgotten variable never opens the sandbox. */
 export const commonEnv = {
   NODE_ENV: Joi.string().valid('development', 'test', 'production').default('development'),
@@ -129,10 +162,12 @@ export const commonEnv = {
     Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
     'postgres://postgres@127.0.0.1:5432/gateway',
   ),
-  AMQP_URL: sandboxDefault(
-    Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
-    'amqp://guest:guest@127.0.0.1:5672',
-  ),
+  AMQP_URL: amqpUrl.when('AMQP_URLS', {
+    is: Joi.exist(),
+    then: Joi.forbidden().messages({ 'any.unknown': '{{#label}} and "AMQP_URLS" are both set: keep one' }),
+    otherwise: sandboxDefault(Joi.any(), 'amqp://guest:guest@127.0.0.1:5672'),
+  }),
+  AMQP_URLS: amqpUrlList,
   AMQP_PREFIX: Joi.string().allow('').default(''),
   REDIS_URL: sandboxDefault(Joi.string().uri({ scheme: ['redis', 'rediss'] }), 'redis://127.0.0.1:6379'),
   REDIS_PREFIX: Joi.string().allow('').default(''),
@@ -157,6 +192,7 @@ export const serviceEnv = {
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   DATABASE_URL: commonEnv.DATABASE_URL,
   AMQP_URL: commonEnv.AMQP_URL,
+  AMQP_URLS: commonEnv.AMQP_URLS,
   AMQP_PREFIX: commonEnv.AMQP_PREFIX,
   BROKER_RETRY_MAX_MS: commonEnv.BROKER_RETRY_MAX_MS,
   BROKER_PREFETCH: commonEnv.BROKER_PREFETCH,
@@ -170,7 +206,10 @@ export interface ServiceEnv extends Partial<TelemetryConfig> {
   APP_ENV: 'sandbox' | 'production';
   LOG_LEVEL: string;
   DATABASE_URL: string;
-  AMQP_URL: string;
+  /** The broker, one address (unset when AMQP_URLS lists several: read both through `brokerUrls`). */
+  AMQP_URL?: string;
+  /** The broker's nodes (a cluster), as AMQP_URLS lists them. */
+  AMQP_URLS?: string[];
   AMQP_PREFIX: string;
   /** How long a message failing transiently is retried before it is parked (default: one hour). */
   BROKER_RETRY_MAX_MS?: number;

@@ -1,4 +1,5 @@
 import {
+  brokerUrls,
   type ConfigError,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   Joi,
@@ -45,6 +46,40 @@ describe('the block every service reads', () => {
     expect(loadConfig(shared, production)).toMatchObject({ APP_ENV: 'production', ...production });
   });
 
+  test("a cluster's nodes go in AMQP_URLS instead of AMQP_URL, read as one list either way", () => {
+    const database = { DATABASE_URL: 'postgres://gateway:pw@db.internal:5432/gateway' };
+    const cluster = loadConfig(shared, {
+      ...database,
+      AMQP_URLS: 'amqps://gateway:pw@mq-0.internal:5671, amqps://gateway:pw@mq-1.internal:5671',
+    });
+    expect(cluster.AMQP_URL).toBeUndefined();
+    expect(brokerUrls(cluster)).toEqual([
+      'amqps://gateway:pw@mq-0.internal:5671',
+      'amqps://gateway:pw@mq-1.internal:5671',
+    ]);
+    const single = loadConfig(shared, { ...database, AMQP_URL: 'amqps://gateway:pw@mq.internal:5671' });
+    expect(brokerUrls(single)).toEqual(['amqps://gateway:pw@mq.internal:5671']);
+    expect(brokerUrls(loadConfig(shared, { APP_ENV: 'sandbox' }))).toEqual([
+      'amqp://guest:guest@127.0.0.1:5672',
+    ]);
+  });
+
+  test.each([
+    [
+      'a list with an address that is not amqp',
+      { AMQP_URLS: 'amqp://a:pw@mq-0:5672,http://mq-1' },
+      'AMQP_URLS',
+    ],
+    ['the same node twice', { AMQP_URLS: 'amqp://a:pw@mq-0:5672,amqp://a:pw@mq-0:5672' }, 'AMQP_URLS'],
+    ['an empty list', { AMQP_URLS: ' , ' }, 'AMQP_URLS'],
+    ['both variables', { AMQP_URLS: 'amqp://a:pw@mq-0:5672', AMQP_URL: 'amqp://a:pw@mq-0:5672' }, 'AMQP_URL'],
+  ])('refuses %s, naming the variable and hiding the value', (_case, env, variable) => {
+    const all = { APP_ENV: 'sandbox', ...env };
+    expect(refused(all)).toEqual([variable]);
+    expect(() => loadConfig(shared, all)).toThrow(/AMQP_URL/);
+    expect(() => loadConfig(shared, all)).not.toThrow(/pw@/);
+  });
+
   test('names the shared variables, tracing (OTEL_*) and the stop bound among them', () => {
     expect(variableNames(Joi.object(serviceEnv))).toEqual(
       expect.arrayContaining([
@@ -52,6 +87,7 @@ describe('the block every service reads', () => {
         'LOG_LEVEL',
         'DATABASE_URL',
         'AMQP_URL',
+        'AMQP_URLS',
         'AMQP_PREFIX',
         'BROKER_RETRY_MAX_MS',
         'BROKER_PREFETCH',

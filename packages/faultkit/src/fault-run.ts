@@ -60,6 +60,11 @@ export interface FaultRunOptions {
   settleTimeoutMs: number;
   /** Pause after the stack is ready again, before the next fault. */
   gapMs: number;
+  /**
+   * The private broker's nodes: 1 (the default) or a cluster, whose every address the services get in AMQP_URLS (its
+   * quorum queues then have a member on each node).
+   */
+  brokerNodes?: number;
   log: (line: string) => void;
 }
 
@@ -102,7 +107,7 @@ export class FaultRun {
   ) {}
 
   static async start(options: FaultRunOptions): Promise<FaultRun> {
-    const broker = await PrivateBroker.start();
+    const broker = await PrivateBroker.start({ nodes: options.brokerNodes ?? 1 });
     const redis = await PrivateRedis.start().catch(async (err: unknown) => {
       await broker.stop();
       throw err;
@@ -116,10 +121,12 @@ export class FaultRun {
     const psp = await startHttpProxy(() => pspUrl);
     let stack: RunningStack | undefined;
     try {
-      options.log(`private RabbitMQ ${broker.node} (${broker.url}), Redis ${redis.url}; starting the stack`);
+      options.log(
+        `private RabbitMQ ${broker.nodes.map((node) => `${node.node} (${node.url})`).join(', ')}, Redis ${redis.url}; starting the stack`,
+      );
       stack = await startStack(
         {
-          AMQP_URL: broker.url,
+          ...(broker.nodes.length > 1 ? { AMQP_URLS: broker.urls.join(',') } : { AMQP_URL: broker.url }),
           REDIS_URL: redis.url,
           NODE_EXTRA_CA_CERTS: pki.caPath,
           RESTART_EXITED_AFTER_MS: String(faultRunTiming.restartAfterMs),

@@ -257,6 +257,31 @@ export const brokerRestart = (downMs: number): Fault => ({
   inject: ({ broker }) => broker.restart(downMs),
 });
 
+/**
+ * For a private broker that is a cluster: `count` faults, each killing (SIGKILL) the running node that leads the
+ * busiest queues and that no fault before it killed, holding it down `ms` and starting it again. One node is down at a
+ * time: a quorum queue of three members keeps its majority, where two nodes down would be the whole broker's outage
+ * (brokerRestart).
+ */
+export function brokerLeaderNodesDown(ms: number, count: number): Fault[] {
+  const killed = new Set<string>();
+  return Array.from({ length: count }, (_, n) => ({
+    name: `RabbitMQ node leading the busiest queues${n > 0 ? ' (another one)' : ''} killed, ${ms / 1000} s down, started again`,
+    reachesClients: true,
+    inject: async ({ broker }) => {
+      const index = await broker.busiestLeader(killed);
+      const node = broker.nodes[index]!.node;
+      killed.add(node);
+      await broker.killNode(index);
+      try {
+        await letTimePass(ms);
+      } finally {
+        await broker.startNode(index);
+      }
+    },
+  }));
+}
+
 /** pg_terminate_backend of one service's connections, and its new ones refused for `ms`; the others go on. */
 export const databaseCutOff = (service: GatewayService, ms: number): Fault => ({
   name: `pg_terminate_backend of ${service}'s connections, new ones refused for ${ms / 1000} s`,

@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   const prefix = uniquePrefix('bench');
   const url = infrastructureUrls().amqpUrl;
   const connect = (name: string) =>
-    Broker.connect({ url, prefix, connectionName: name, logger: testLogger(name) });
+    Broker.connect({ urls: [url], prefix, connectionName: name, logger: testLogger(name) });
   const server = await connect('bench-server');
   const client = await connect('bench-client');
   await server

@@ -90,6 +90,11 @@ export class Broker {
     return broker;
   }
 
+  /** The address of the broker node the connection is on now (one of `urls`), undefined while there is none. */
+  get nodeUrl(): string | undefined {
+    return this.connection.url;
+  }
+
   get connected(): boolean {
     return this.connection.connected;
   }
@@ -222,6 +227,6 @@ export class Broker {
 
   /** Deletes every queue and exchange this broker declared (test clean-up). */
   deleteDeclaredTopology(): Promise<void> {
-    return this.topology.deleteDeclared(this.options.url);
+    return this.topology.deleteDeclared(this.connection.url ?? this.options.urls[0]!);
   }
 }

@@ -4,7 +4,11 @@ import type { Logger } from '@gateway/observability';
 import { BrokerUnavailableError } from './errors';
 
 export interface ConnectionOptions {
-  url: string;
+  /**
+   * The broker's addresses: one node, or the nodes of a cluster (AMQP_URLS). Each connection goes to one of them; when
+   * its node goes away, the next one is tried.
+   */
+  urls: readonly string[];
   /** Shown in the RabbitMQ management UI and `rabbitmqctl list_connections`. */
   connectionName: string;
   logger: Logger;
@@ -22,9 +26,16 @@ export type ConnectionSetUp = (model: ChannelModel, publishChannel: ConfirmChann
  * The connection to RabbitMQ and its confirm channel (publishes, RPC requests and replies), healing itself: a lost
  * connection is opened again with jittered backoff and readied by `setUp` before it counts as connected. While there
  * is none, `model` and `publishChannel` are undefined and what needs them fails fast.
+ *
+ * With several addresses (a cluster's nodes), the first connection starts at a random one, so a fleet of processes
+ * spreads over the nodes; each attempt tries every address in turn before it backs off, and a lost connection starts
+ * again at the address after the one it had, so the node that went away is tried last.
  */
 export class BrokerConnection {
   private current?: ChannelModel;
+  private currentUrl?: string;
+  /** The address the next attempt starts at. */
+  private nextAddress: number;
   private confirmChannel?: ConfirmChannel;
   private readonly connectedWaiters: Array<() => void> = [];
   private closing = false;
@@ -34,7 +45,10 @@ export class BrokerConnection {
   constructor(
     private readonly options: ConnectionOptions,
     private readonly setUp: ConnectionSetUp,
-  ) {}
+  ) {
+    if (options.urls.length === 0) throw new Error('BrokerConnection needs at least one broker address');
+    this.nextAddress = Math.floor(Math.random() * options.urls.length);
+  }
 
   /** Connects (retrying with backoff until it succeeds or `disconnect` is called). */
   async open(): Promise<void> {
@@ -49,6 +63,11 @@ export class BrokerConnection {
 
   get publishChannel(): ConfirmChannel | undefined {
     return this.confirmChannel;
+  }
+
+  /** The address of the node this connection is on (undefined while there is none). */
+  get url(): string | undefined {
+    return this.currentUrl;
   }
 
   get connected(): boolean {
@@ -81,8 +100,7 @@ export class BrokerConnection {
     this.closing = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const model = this.current;
-    this.current = undefined;
-    this.confirmChannel = undefined;
+    this.forget();
     await model?.close().catch(() => undefined);
   }
 
@@ -109,8 +127,27 @@ export class BrokerConnection {
     }, delayMs);
   }
 
+  /** One attempt: each address in turn from `nextAddress`, until one is connected and readied. */
   private async connectOnce(): Promise<void> {
-    const url = new URL(this.options.url);
+    const { urls } = this.options;
+    const failures: string[] = [];
+    for (let tried = 0; tried < urls.length; tried += 1) {
+      const index = this.nextAddress;
+      this.nextAddress = (index + 1) % urls.length;
+      try {
+        await this.connectTo(urls[index]!);
+        // The next connection (after this one is lost) starts at the following node.
+        return;
+      } catch (err) {
+        if (this.closing) throw err;
+        failures.push(urls.length > 1 ? `${redacted(urls[index]!)}: ${String(err)}` : String(err));
+      }
+    }
+    throw new Error(failures.join('; '));
+  }
+
+  private async connectTo(address: string): Promise<void> {
+    const url = new URL(address);
     if (!url.searchParams.has('heartbeat')) url.searchParams.set('heartbeat', '10');
     const model = await amqp.connect(url.toString(), {
       noDelay: true,
@@ -127,24 +164,40 @@ export class BrokerConnection {
       publishChannel.on('close', () => model.close().catch(() => undefined));
       await this.setUp(model, publishChannel);
       this.current = model;
+      this.currentUrl = address;
       this.confirmChannel = publishChannel;
     } catch (err) {
       await model.close().catch(() => undefined);
       throw err;
     }
     this.reconnectAttempt = 0;
-    this.options.logger.info({ connection: this.options.connectionName }, 'broker connected');
+    this.options.logger.info(
+      { connection: this.options.connectionName, broker: redacted(address) },
+      'broker connected',
+    );
     for (const resolve of this.connectedWaiters.splice(0)) resolve();
   }
 
   private onDisconnected(model: ChannelModel): void {
     if (this.current !== model && this.current !== undefined) return;
-    this.current = undefined;
-    this.confirmChannel = undefined;
+    const lost = this.currentUrl;
+    this.forget();
     if (this.closing) return;
-    this.options.logger.warn('broker connection lost, reconnecting');
+    this.options.logger.warn({ broker: lost && redacted(lost) }, 'broker connection lost, reconnecting');
     this.scheduleConnect(100);
   }
+
+  private forget(): void {
+    this.current = undefined;
+    this.currentUrl = undefined;
+    this.confirmChannel = undefined;
+  }
+}
+
+/** A broker address as logs show it: host and port, without the credentials. */
+function redacted(address: string): string {
+  const url = new URL(address);
+  return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
 /** Runs `use` on a channel of its own (an error, such as a missing queue, closes only that channel), then closes it. */

@@ -172,7 +172,16 @@ export class Consumers {
     this.channels.push(channel);
     await channel.prefetch(this.options.prefetch);
     const onMessage = (msg: ConsumeMessage | null): void => {
-      if (!msg) return;
+      if (!msg) {
+        // The broker cancelled this consumer (its queue deleted, or moved away in a cluster): nothing would come any
+        // more, so the connection starts over and subscribes again (closing the channel closes it, see above).
+        this.options.logger.warn(
+          { queue: registration.queue },
+          'consumer cancelled by the broker, resubscribing',
+        );
+        void channel.close().catch(() => undefined);
+        return;
+      }
       const work = this.handleDelivery(channel, registration, msg).finally(() => this.inFlight.delete(work));
       const delivered = {
         queue: registration.queue,

@@ -127,7 +127,7 @@ export async function openBackbone(): Promise<Backbone> {
     dataSource,
     async connectBroker(name, options = {}) {
       const broker = await Broker.connect({
-        url: options.url ?? infrastructureUrls().amqpUrl,
+        urls: [options.url ?? infrastructureUrls().amqpUrl],
         prefix,
         connectionName: name,
         logger: testLogger(name),

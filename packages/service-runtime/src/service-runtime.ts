@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ServiceName } from '@gateway/contracts';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type MetricsEnv, type ServiceEnv } from '@gateway/config';
+import { brokerUrls, DEFAULT_SHUTDOWN_TIMEOUT_MS, type MetricsEnv, type ServiceEnv } from '@gateway/config';
 import { createLogger, flushTelemetry, metricsRegistry, type Logger } from '@gateway/observability';
 import {
   Broker,
@@ -23,6 +23,7 @@ export type RuntimeConfig = Pick<
   ServiceEnv,
   | 'DATABASE_URL'
   | 'AMQP_URL'
+  | 'AMQP_URLS'
   | 'AMQP_PREFIX'
   | 'LOG_LEVEL'
   | 'BROKER_RETRY_MAX_MS'
@@ -131,7 +132,7 @@ export async function openServiceRuntime(options: ServiceRuntimeOptions): Promis
       throw err;
     });
   const broker = await Broker.connect({
-    url: options.config.AMQP_URL,
+    urls: brokerUrls(options.config),
     prefix: options.config.AMQP_PREFIX,
     connectionName: `${options.service}:${process.pid}`,
     logger,

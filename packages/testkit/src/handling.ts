@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
+import { brokerUrls } from '@gateway/config';
 import type { MessageDefinition, Reply, ServiceName } from '@gateway/contracts';
 import { createEnvelope, TopologyNames } from '@gateway/messaging';
 
@@ -15,7 +16,7 @@ const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
  * redelivers it to that queue); a refusal, or no answer within `timeoutMs`, fails.
  */
 export async function publishAndAwaitHandling<P>(
-  config: { AMQP_URL: string; AMQP_PREFIX: string },
+  config: { AMQP_URL?: string; AMQP_URLS?: string[]; AMQP_PREFIX: string },
   definition: MessageDefinition<P>,
   payload: P,
   {
@@ -26,7 +27,7 @@ export async function publishAndAwaitHandling<P>(
 ): Promise<unknown> {
   const envelope = createEnvelope(definition, payload, { messageId });
   const correlationId = randomUUID();
-  const model = await amqp.connect(config.AMQP_URL);
+  const model = await amqp.connect(brokerUrls(config)[0]!);
   try {
     const channel = await model.createChannel();
     let answered: (body: string) => void = () => undefined;

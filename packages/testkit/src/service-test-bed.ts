@@ -1,14 +1,15 @@
 import type { CommandDefinition, Reply } from '@gateway/contracts';
+import { brokerUrls } from '@gateway/config';
 import { Broker } from '@gateway/messaging';
 import { testLogger, isolatedEnvironment, type IsolatedEnvironment, waitFor } from '@gateway/testkit-core';
 
 /** A client broker on a config's prefix, talking to the services there as the other services would. */
 export function connectTestClient(
-  config: { AMQP_URL: string; AMQP_PREFIX: string },
+  config: { AMQP_URL?: string; AMQP_URLS?: string[]; AMQP_PREFIX: string },
   connectionName: string,
 ): Promise<Broker> {
   return Broker.connect({
-    url: config.AMQP_URL,
+    urls: brokerUrls(config),
     prefix: config.AMQP_PREFIX,
     connectionName,
     logger: testLogger(connectionName),

@@ -188,6 +188,8 @@ async function startStackOnce(
       : {}),
     ...extraEnv,
   };
+  // A cluster's addresses (AMQP_URLS) replace the one broker address of the test environment: a service refuses both.
+  if (extraEnv.AMQP_URLS) delete launcherEnv.AMQP_URL;
   const logs: string[] = [];
   // Its own process group, so a launcher that does not stop in time is killed with every process it started.
   const launcher = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/stack.ts')], {

@@ -188,7 +188,13 @@ export function madeUpSecrets(): Env {
   return {
     DATABASE_URL: `postgres://gateway:${password()}@postgres.internal:5432/gateway`,
     MIGRATION_DATABASE_URL: `postgres://ledger_owner:${password()}@postgres.internal:5432/gateway`,
-    AMQP_URL: `amqp://gateway:${password()}@rabbitmq.internal:5672/gateway`,
+    AMQP_URLS: ((secret) =>
+      [0, 1, 2].map((n) => `amqp://gateway:${secret}@rabbitmq-${n}.rabbitmq-nodes:5672/gateway`).join(','))(
+      password(),
+    ),
+    RABBITMQ_ERLANG_COOKIE: randomBytes(32).toString('hex'),
+    RABBITMQ_DEFAULT_USER: 'admin',
+    RABBITMQ_DEFAULT_PASS: password(),
     REDIS_URL: `redis://:${password()}@redis.internal:6379`,
     SOLANA_RPC_URL: `https://solana-mainnet.rpc-provider.test/${randomBytes(8).toString('hex')}`,
     ADMIN_TOKEN: randomBytes(32).toString('hex'),

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const inbox = new UnitOfWork(dataSource, 'checkout');
   // Same delivery limit and delay queues as the test's brokers: queue arguments must match on every declaration.
   const broker = await Broker.connect({
-    url: amqpUrl,
+    urls: [amqpUrl],
     prefix,
     connectionName: 'dying-consumer',
     logger: testLogger(),
