@@ -101,7 +101,7 @@ describe('the RabbitMQ definitions on a real broker', () => {
     const alone = uniquePrefix('deploy-alone');
     try {
       const broker = await Broker.connect({
-        url: infrastructureUrls().amqpUrl,
+        urls: [infrastructureUrls().amqpUrl],
         prefix: alone,
         connectionName: 'deploy-definitions-test-alone',
         logger: testLogger(),

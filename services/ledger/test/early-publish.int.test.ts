@@ -33,7 +33,7 @@ const heldBeforeStart = new Map<string, number | undefined>();
 async function paymentPublishesFirst(env: IsolatedEnvironment): Promise<void> {
   // As the payment service's runtime connects: declaring the whole topology of the stack.
   const publisher = await Broker.connect({
-    url: env.config.AMQP_URL,
+    urls: [env.config.AMQP_URL],
     prefix: env.config.AMQP_PREFIX,
     connectionName: 'early-payment-service',
     logger: testLogger('early-payment-service'),
