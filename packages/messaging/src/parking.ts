@@ -1,5 +1,5 @@
 import type { ChannelModel } from 'amqplib';
-import { serviceNames, type ServiceName } from '@gateway/contracts';
+import { catalog, serviceNames, subscribedEventNames, type ServiceName } from '@gateway/contracts';
 import { counter, gauge, type Logger } from '@gateway/observability';
 import { withChannel, type BrokerConnection } from './connection';
 import {
@@ -11,6 +11,11 @@ import {
   withoutBrokerHeaders,
 } from './message-headers';
 import type { TopologyNames } from './topology';
+
+/** Whether any command of the catalogue is handled by `service` (the gateway handles none). */
+function handlesCommands(service: ServiceName): boolean {
+  return [...catalog.values()].some((definition) => definition.handledBy === service);
+}
 
 /** A parking queue and how many messages it holds. */
 export interface ParkedQueue {
@@ -73,8 +78,16 @@ export class Parking {
    * one series per queue, labelled with the service that owns it.
    */
   async measureParked(service: ServiceName): Promise<void> {
+    // Every process declares every queue (ADR 0039); a service reports only those it has messages for.
+    const consumed = new Set(
+      [
+        handlesCommands(service) && this.options.names.commandQueue(service),
+        subscribedEventNames(service).length > 0 && this.options.names.eventQueue(service),
+      ].filter((queue): queue is string => queue !== false),
+    );
     for (const { queue, parked } of await this.listParked([service]))
-      parkedNow.set({ queue: this.options.names.prefix + queue }, parked);
+      if (consumed.has(this.options.names.prefix + queue))
+        parkedNow.set({ queue: this.options.names.prefix + queue }, parked);
   }
 
   /** Sets `broker_retry_backlog_messages`: how many failed messages each delay queue holds now. */
