@@ -66,6 +66,23 @@ export interface FaultRunOptions {
    */
   brokerNodes?: number;
   log: (line: string) => void;
+  /** How the stack is started, where a run differs from the others (the rolling upgrade's). */
+  stack?: {
+    /** The checkout whose launcher and services run the stack (default: this one). */
+    root?: string;
+    /** Launcher variables over the run's own. */
+    env?: Record<string, string>;
+    /**
+     * The clients (and the run's own checks) reach the gateway through a balancer that can be pointed at another
+     * gateway process (`targets.gatewayBalancer`), as a Kubernetes Service follows its pods.
+     */
+    balancedGateway?: boolean;
+    /**
+     * The events the businesses' webhooks subscribe to (default: every public event of this release); a stack of an
+     * older release is subscribed to the events it knows.
+     */
+    webhookEvents?: readonly string[];
+  };
 }
 
 export interface FaultRunResult {
@@ -119,6 +136,8 @@ export class FaultRun {
     // The PSP simulator's port is chosen as the stack starts: the proxy reads it at each request.
     let pspUrl = '';
     const psp = await startHttpProxy(() => pspUrl);
+    let gatewayUrl = '';
+    const balancer = options.stack?.balancedGateway ? await startHttpProxy(() => gatewayUrl) : undefined;
     let stack: RunningStack | undefined;
     try {
       options.log(
@@ -144,6 +163,7 @@ export class FaultRun {
           REFUND_RESEND_AFTER_SECONDS: '20',
           // The production pool: the fault suite runs alone (one jest worker), and its timings were measured with it.
           DATABASE_POOL_SIZE: String(DEFAULT_DATABASE_POOL_SIZE),
+          ...options.stack?.env,
         },
         {
           databaseUrlForServices: (url) => proxy.urlFor(url),
@@ -151,10 +171,15 @@ export class FaultRun {
             pspUrl = url;
             return psp.url;
           },
+          root: options.stack?.root,
         },
       );
+      gatewayUrl = stack.gatewayUrl;
+      if (balancer) stack = { ...stack, gatewayUrl: balancer.url };
       const webhooks = await Promise.all(
-        ['loja-a', 'loja-b'].map((label) => openBusiness(stack!, receiver, label)),
+        ['loja-a', 'loja-b'].map((label) =>
+          openBusiness(stack!, receiver, label, options.stack?.webhookEvents ?? webhookEventNames),
+        ),
       );
       const load = new LoadGenerator(
         stack.gatewayUrl,
@@ -163,11 +188,25 @@ export class FaultRun {
         { adminToken: stack.adminToken, pspUrl: stack.pspUrl, databaseUrl: stack.env.database.url },
       );
       const database = new DatabaseFaults(stack.env.database.url, proxy);
-      const targets = { stack, broker, redis, receiver, database, proxy, psp, load };
+      const gatewayBalancer = balancer && {
+        url: balancer.url,
+        pointAt: (url: string) => {
+          gatewayUrl = url;
+        },
+        close: () => balancer.close(),
+      };
+      const targets = { stack, broker, redis, receiver, database, proxy, psp, load, gatewayBalancer };
       return new FaultRun(options, pki, targets, load, webhooks);
     } catch (err) {
       await stack?.stop();
-      await Promise.all([receiver.stop(), proxy.stop(), psp.close(), redis.stop(), broker.stop()]);
+      await Promise.all([
+        receiver.stop(),
+        proxy.stop(),
+        psp.close(),
+        balancer?.close(),
+        redis.stop(),
+        broker.stop(),
+      ]);
       pki.remove();
       throw err;
     }
@@ -290,6 +329,7 @@ export class FaultRun {
       this.targets.receiver.stop(),
       this.targets.proxy.stop(),
       this.targets.psp.close(),
+      this.targets.gatewayBalancer?.close(),
       this.targets.redis.stop(),
       this.targets.broker.stop(),
     ]);
@@ -321,6 +361,7 @@ async function openBusiness(
   stack: RunningStack,
   receiver: WebhookReceiver,
   label: string,
+  subscribed: readonly string[],
 ): Promise<LoadWebhook> {
   const call = async (path: string, auth: Record<string, string>, body: unknown) => {
     const response = await fetch(`${stack.gatewayUrl}${path}`, {
@@ -347,7 +388,7 @@ async function openBusiness(
   });
   const path = `/hooks/${label}`;
   // Every public event: each state change of the load's payments, refunds and payouts must reach it.
-  const events = [...webhookEventNames];
+  const events = [...subscribed];
   const webhook = await call(
     '/v1/webhook',
     { 'x-api-key': business.apiKey },

@@ -27,6 +27,15 @@ export interface FaultTargets {
   receiver: WebhookReceiver;
   /** The traffic, so a fault can strike while requests are under way. */
   load: LoadGenerator;
+  /** In front of the gateway when the run asked for it (`stack.balancedGateway`): `stack.gatewayUrl` is its URL. */
+  gatewayBalancer?: GatewayBalancer;
+}
+
+/** A load balancer in front of the gateway, sending each new request to the gateway process it is pointed at. */
+export interface GatewayBalancer {
+  url: string;
+  pointAt(gatewayUrl: string): void;
+  close(): Promise<void>;
 }
 
 /** One fault: `inject` breaks something, holds it, and gives it back (a killed process is restarted by the launcher). */

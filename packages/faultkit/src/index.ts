@@ -6,4 +6,5 @@ export * from './invariants';
 export * from './load';
 export * from './private-broker';
 export * from './private-redis';
+export * from './rolling-upgrade';
 export * from './timeline';

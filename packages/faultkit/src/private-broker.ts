@@ -212,6 +212,29 @@ export class PrivateBroker {
     return rows(out, 2).map(([name, messages]) => ({ name: name!, messages: Number(messages) }));
   }
 
+  /**
+   * How many consumers the connections named `connectionName` (a service names its connections `<service>:<pid>`)
+   * have on this broker now.
+   */
+  async consumersOf(connectionName: string): Promise<number> {
+    const node = this.running();
+    const json = async (...args: string[]) =>
+      JSON.parse((await node.ctl(...args, '--formatter', 'json')) || '[]') as Array<Record<string, unknown>>;
+    const connections = new Set(
+      (await json('list_connections', 'pid', 'client_properties'))
+        // The client's properties read as [name, type, value] triples.
+        .filter((c) =>
+          (c.client_properties as unknown[][]).some(
+            ([name, , value]) => name === 'connection_name' && value === connectionName,
+          ),
+        )
+        .map((c) => String(c.pid)),
+    );
+    return (await json('list_channels', 'connection', 'consumer_count'))
+      .filter((c) => connections.has(String(c.connection)))
+      .reduce((sum, c) => sum + Number(c.consumer_count), 0);
+  }
+
   /** Each queue's leader node (quorum queues) and depth. */
   async queueLeaders(): Promise<QueueLeader[]> {
     const out = await this.running().ctl(

@@ -82,6 +82,11 @@ export interface StackOptions {
   databaseUrlForServices?: (directUrl: string) => string;
   /** The URL the PIX adapter gets for the PSP simulator (e.g. through a proxy), from its direct URL. */
   pspUrlForServices?: (directUrl: string) => string;
+  /**
+   * The checkout whose launcher (and so whose services) runs the stack: this one unless set (the rolling-upgrade test
+   * starts the last released commit's, checked out from git).
+   */
+  root?: string;
 }
 
 /** How long a stopping launcher gets before its whole process group is killed. */
@@ -192,12 +197,17 @@ async function startStackOnce(
   if (extraEnv.AMQP_URLS) delete launcherEnv.AMQP_URL;
   const logs: string[] = [];
   // Its own process group, so a launcher that does not stop in time is killed with every process it started.
-  const launcher = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'scripts/stack.ts')], {
-    cwd: root,
-    env: launcherEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const launcherRoot = options.root ?? root;
+  const launcher = spawn(
+    join(launcherRoot, 'node_modules/.bin/tsx'),
+    [join(launcherRoot, 'scripts/stack.ts')],
+    {
+      cwd: launcherRoot,
+      env: launcherEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   const record = (chunk: Buffer) => logs.push(chunk.toString());
   launcher.stdout.on('data', record);
   launcher.stderr.on('data', record);

@@ -1,5 +1,13 @@
 import { FaultRun, invariantNames, type Fault, type FaultRunOptions, type FaultRunResult } from '../../src';
 
+/** What a suite prepares before its run starts (options it adds) and takes down around its stop. */
+export interface FaultRunLifecycle {
+  beforeStart?: (log: (line: string) => void) => Promise<Partial<Omit<FaultRunOptions, 'log'>>>;
+  /** Before the stack stops (its database dropped, its broker stopped). */
+  beforeStop?: () => Promise<void>;
+  afterStop?: () => Promise<void>;
+}
+
 /**
  * One fault run as a jest suite: the stack under steady load while `faults` are injected in turn, then one test per
  * invariant (nothing lost, duplicated, stuck, parked or unsent, no 500 seen by a client) and one that the load flowed.
@@ -7,24 +15,29 @@ import { FaultRun, invariantNames, type Fault, type FaultRunOptions, type FaultR
  */
 export function describeFaultRun(
   options: Omit<FaultRunOptions, 'log'>,
-  faults: () => Fault[],
+  faults: (run: FaultRun) => Fault[],
   expected: { minimumPayments: number; brokerRetries: boolean },
+  around: FaultRunLifecycle = {},
 ): { run: () => FaultRun; result: () => FaultRunResult } {
   const { minimumPayments } = expected;
   let run: FaultRun | undefined;
   let result: FaultRunResult;
 
   beforeAll(async () => {
-    run = await FaultRun.start({ ...options, log: (line) => process.stderr.write(`[faults] ${line}\n`) });
+    const log = (line: string) => process.stderr.write(`[faults] ${line}\n`);
+    const prepared = (await around.beforeStart?.(log)) ?? {};
+    run = await FaultRun.start({ ...options, ...prepared, log });
     await run.startLoad();
-    for (const fault of faults()) await run.inject(fault);
+    for (const fault of faults(run)) await run.inject(fault);
     result = await run.finish();
     console.log(result.text);
   }, 20 * 60_000);
 
   afterAll(async () => {
+    await around.beforeStop?.();
     await run?.stop();
-  }, 60_000);
+    await around.afterStop?.();
+  }, 90_000);
 
   test.each(Object.values(invariantNames))('%s', (name) => {
     const invariant = result.report.invariants.find((i) => i.name === name);
