@@ -10,8 +10,7 @@ const nullableText = Joi.string().max(2000).allow(null).required();
 const customerSchema = Joi.object<Customer>({
   customer_id: Joi.string().required(),
   business_id: businessId.required(),
-  // Added within v1 (issue 31): optional, so a customer service of the release before, which does not answer it, is read.
-  name: Joi.string().allow(null).default(null),
+  name: Joi.string().allow(null).required(),
   email: Joi.string().allow(null).required(),
   phone_number: Joi.string().allow(null).required(),
   document_number: Joi.string().allow(null).required(),
@@ -24,8 +23,7 @@ export const createCustomer = defineCommand<CreateCustomer, Customer>(
   'customer',
   Joi.object({
     business_id: businessId.required(),
-    // Added within v1 (issue 31): optional, so a gateway of the release before, which does not send it, is served.
-    name: boundedText('name').allow(null).default(null),
+    name: boundedText('name').allow(null).required(),
     email: boundedText('email').allow(null).required(),
     phone_number: boundedText('phone_number').allow(null).required(),
     document_number: boundedText('document_number').allow(null).required(),
