@@ -3,6 +3,9 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from 'amqp
 import type { Logger } from '@gateway/observability';
 import { BrokerUnavailableError } from './errors';
 
+/** How long one broker address is tried before the next (the TCP connection and the AMQP handshake's start). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export interface ConnectionOptions {
   /**
    * The broker's addresses: one node, or the nodes of a cluster (AMQP_URLS). Each connection goes to one of them; when
@@ -151,6 +154,9 @@ export class BrokerConnection {
     if (!url.searchParams.has('heartbeat')) url.searchParams.set('heartbeat', '10');
     const model = await amqp.connect(url.toString(), {
       noDelay: true,
+      // A node whose machine is gone does not refuse, it stays silent: without a bound, trying it would wait for the
+      // operating system's TCP timeout (minutes) before the next address is tried.
+      timeout: CONNECT_TIMEOUT_MS,
       clientProperties: { connection_name: this.options.connectionName },
     });
     try {
