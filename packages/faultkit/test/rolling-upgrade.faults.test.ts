@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ReleasedMessages } from '@gateway/contracts';
+import { serviceNames, type ReleasedMessages } from '@gateway/contracts';
 import { checkOutRelease, RollingUpgrade, type CheckedOutRelease } from '../src';
 import { describeFaultRun } from './support/fault-run-suite';
 
@@ -19,18 +19,8 @@ const releasedCommit =
 /** The release before runs two payment replicas: its queues are shared by replicas of both releases for a while. */
 const RELEASED_REPLICAS = 'payment=2';
 
-/** The order of upgrade docs/deploying.md gives: the gateway first, then the others (here the dashboard next). */
-const UPGRADE_ORDER = [
-  'api-gateway',
-  'dashboard',
-  'payment',
-  'pix-adapter',
-  'solana-watcher',
-  'checkout',
-  'customer',
-  'webhook-dispatcher',
-  'ledger',
-];
+/** The gateway first (it faces the clients), then the dashboard, then every service behind them. */
+const UPGRADE_ORDER = ['api-gateway', 'dashboard', ...serviceNames.filter((name) => name !== 'api-gateway')];
 
 /**
  * Never restart a replaced process (the release before's launcher would otherwise start it again): a delay past the
@@ -85,18 +75,8 @@ describe(`a rolling upgrade from the released ${releasedCommit.slice(0, 7)} to t
     console.log(
       `replaced:\n${upgrade.replaced.map((r) => `  ${r.name} exited (${r.exit}) ${r.tookMs} ms after its successor started`).join('\n')}`,
     );
-    const every = [
-      'api-gateway',
-      'dashboard',
-      'payment',
-      'payment#2',
-      'pix-adapter',
-      'solana-watcher',
-      'checkout',
-      'customer',
-      'webhook-dispatcher',
-      'ledger',
-    ];
+    // Every process of the released stack: one of each service, and the second payment replica.
+    const every = [...UPGRADE_ORDER, 'payment#2'];
     expect(upgrade.replaced.map((r) => r.name).sort()).toEqual(every.sort());
     expect(upgrade.replaced.filter((r) => r.exit !== '0')).toEqual([]);
     // The release before's launcher runs none of them anymore.

@@ -17,6 +17,7 @@ import {
   infrastructureUrls,
   startedForEachTest,
   type TestDatabase,
+  waitFor,
 } from '@gateway/testkit-core';
 import Joi from 'joi';
 import {
@@ -191,4 +192,19 @@ export async function takeParked(backbone: Backbone, queue: string): Promise<amq
   } finally {
     await model.close();
   }
+}
+
+/** Waits until `count` messages have been parked from a queue (`checkout.events`, say) and answers them. */
+export async function awaitParked(
+  backbone: Backbone,
+  queue: string,
+  count: number,
+  options: { timeoutMs: number; what: string },
+): Promise<amqp.GetMessage[]> {
+  const parked: amqp.GetMessage[] = [];
+  await waitFor(async () => {
+    parked.push(...(await takeParked(backbone, queue)));
+    return parked.length === count;
+  }, options);
+  return parked;
 }

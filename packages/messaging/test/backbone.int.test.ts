@@ -1,4 +1,3 @@
-import type amqp from 'amqplib';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { PaymentEventPayload } from '@gateway/contracts';
@@ -13,7 +12,7 @@ import {
 } from '../src';
 import {
   backboneForEachTest,
-  takeParked,
+  awaitParked,
   customerCreated,
   customerPayload,
   eventPayload,
@@ -161,14 +160,10 @@ describe('messaging backbone against the real broker', () => {
     await broker.publishEnvelope(createEnvelope(unknownButWellFormed, { n: 1 }), {});
 
     await waitFor(() => handled.length === 5, { timeoutMs: 20_000, what: 'the messages behind the poison' });
-    const parkedMessages: amqp.GetMessage[] = [];
-    await waitFor(
-      async () => {
-        parkedMessages.push(...(await takeParked(backbone, 'checkout.events')));
-        return parkedMessages.length === 2;
-      },
-      { timeoutMs: 20_000, what: 'two parked messages' },
-    );
+    const parkedMessages = await awaitParked(backbone, 'checkout.events', 2, {
+      timeoutMs: 20_000,
+      what: 'two parked messages',
+    });
     expect(poisonAttempts).toBe(3);
     const reasons = parkedMessages.map((m) => String(m.properties.headers?.['x-parked-reason']));
     expect(reasons).toEqual(

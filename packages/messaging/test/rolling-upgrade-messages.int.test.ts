@@ -2,7 +2,7 @@ import amqp from 'amqplib';
 import { paymentConfirmed, type PaymentEventPayload } from '@gateway/contracts';
 import { infrastructureUrls, waitFor } from '@gateway/testkit-core';
 import { createEnvelope } from '../src';
-import { backboneForEachTest, eventPayload, sampleEvent, takeParked } from './backbone-fixture';
+import { awaitParked, backboneForEachTest, eventPayload, sampleEvent, takeParked } from './backbone-fixture';
 
 /** Publishes a body as it is, straight into a queue (a producer of another release, as the broker sees it). */
 async function publishRaw(queue: string, body: unknown): Promise<void> {
@@ -75,14 +75,10 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
       ...envelope,
       payload: { ...envelope.payload, payment: { ...envelope.payload.payment, amount_centavos: '100' } },
     });
-    const parked: amqp.GetMessage[] = [];
-    await waitFor(
-      async () => {
-        parked.push(...(await takeParked(backbone, 'checkout.events')));
-        return parked.length === 1;
-      },
-      { timeoutMs: 15_000, what: 'the retyped message parked' },
-    );
+    const parked = await awaitParked(backbone, 'checkout.events', 1, {
+      timeoutMs: 15_000,
+      what: 'the retyped message parked',
+    });
     expect(String(parked[0]!.properties.headers?.['x-parked-reason'])).toContain('amount_centavos');
     expect(handled).toBe(0);
   });
@@ -102,14 +98,10 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
       version: 2,
     });
 
-    const parked: amqp.GetMessage[] = [];
-    await waitFor(
-      async () => {
-        parked.push(...(await takeParked(backbone, 'checkout.events')));
-        return parked.length === 1;
-      },
-      { timeoutMs: 20_000, what: 'the newer message parked after the retry window' },
-    );
+    const parked = await awaitParked(backbone, 'checkout.events', 1, {
+      timeoutMs: 20_000,
+      what: 'the newer message parked after the retry window',
+    });
     const headers = parked[0]!.properties.headers ?? {};
     expect(String(headers['x-parked-reason'])).toContain(
       'payment.created.v2 is newer than this release reads (payment.created up to v1)',
