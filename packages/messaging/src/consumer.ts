@@ -6,7 +6,7 @@ import { contextFromHeaders, counter, inSpan, runInContext, type Logger } from '
 import type { BrokerConnection } from './connection';
 import { describeFailure, safeAck, type DeliveryOutcomes } from './delivery-outcome';
 import { parseEnvelope } from './envelope';
-import { CommandError, NewerMessageError } from './errors';
+import { CommandError, NewerMessageError, UnknownMessageError } from './errors';
 import { failureKind } from './failure-kind';
 import { RETRY_FAILURES } from './message-headers';
 import { messageAttributes, messagingTracer } from './message-spans';
@@ -60,6 +60,22 @@ const commandsExpired = counter(
   'RPC commands not run because their caller had stopped waiting before they were delivered',
   ['queue'],
 );
+
+/**
+ * Whether a message this release cannot read belongs to a newer one (docs/adr/0038-message-compatibility.md): a newer
+ * version of a known type, or a type this release has never heard of arriving on a queue whose handlers do not claim
+ * it (a newer release bound it there). A type the queue's own handlers name but no contract knows is this release's
+ * own bad data, and is refused.
+ */
+function forNewerRelease(err: unknown, registration: ConsumerRegistration): NewerMessageError | undefined {
+  if (err instanceof NewerMessageError) return err;
+  if (err instanceof UnknownMessageError && !registration.handlers.has(err.messageName))
+    return new NewerMessageError(
+      `${err.messageName} is a message type this release does not know`,
+      err.deadline,
+    );
+  return undefined;
+}
 
 /** How long a stop watches for deliveries that come after the consumers' cancel-ok, once nothing is being handled. */
 const LATE_DELIVERY_WAIT_MS = 100;
@@ -246,13 +262,14 @@ export class Consumers {
     try {
       envelope = parseEnvelope(msg.content);
     } catch (err) {
-      if (err instanceof NewerMessageError)
+      const newer = forNewerRelease(err, registration);
+      if (newer)
         await this.leaveToNewerRelease(
           channel,
           queue,
           msg,
-          err,
-          msg.properties.replyTo ? err.deadline : undefined,
+          newer,
+          msg.properties.replyTo ? newer.deadline : undefined,
         );
       else await this.outcomes.refuse(channel, queue, msg, err);
       return;

@@ -7,7 +7,7 @@ import {
   type Envelope,
   type MessageDefinition,
 } from '@gateway/contracts';
-import { InvalidMessageError, NewerMessageError } from './errors';
+import { InvalidMessageError, NewerMessageError, UnknownMessageError } from './errors';
 
 /**
  * How every message is checked, going out and coming in: a tolerant reader (docs/adr/0038-message-compatibility.md).
@@ -64,12 +64,13 @@ export function parseEnvelope(body: Buffer): Envelope {
   if (!definition) {
     const { type, version } = splitName(envelope.value.name);
     const newest = knownVersionsOf(type).at(-1);
+    const deadline = envelope.value.deadline === undefined ? undefined : Date.parse(envelope.value.deadline);
     if (newest !== undefined && version > newest)
       throw new NewerMessageError(
         `${envelope.value.name} is newer than this release reads (${type} up to v${newest})`,
-        envelope.value.deadline === undefined ? undefined : Date.parse(envelope.value.deadline),
+        deadline,
       );
-    throw new InvalidMessageError(`unknown message type ${envelope.value.name}`);
+    throw new UnknownMessageError(envelope.value.name, deadline);
   }
   const payload = definition.schema.validate(envelope.value.payload, MESSAGE_CHECK);
   if (payload.error) throw new InvalidMessageError(`${definition.name}: ${payload.error.message}`);

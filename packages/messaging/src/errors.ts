@@ -39,6 +39,22 @@ export class InvalidMessageError extends Error {
 }
 
 /**
+ * A well-formed message whose type no contract of this release names. Bad data if this service handles that name (its
+ * own release wrote a message it cannot read); otherwise a newer release's type, bound to a shared queue by that
+ * release's topology, and left for its replicas like a NewerMessageError (docs/adr/0038-message-compatibility.md).
+ */
+export class UnknownMessageError extends InvalidMessageError {
+  constructor(
+    readonly messageName: string,
+    /** A command's caller's deadline (epoch ms), when the envelope says it. */
+    readonly deadline?: number,
+  ) {
+    super(`unknown message type ${messageName}`);
+    this.name = 'UnknownMessageError';
+  }
+}
+
+/**
  * A message of a newer release than this process: a version of a message type newer than any this process reads, or a
  * message its service handles only in a newer release. During a rolling upgrade the replicas of the new release share
  * the queue, so it is retried later (transient, like NotYetError) for one of them to take; parked only if none comes
