@@ -88,7 +88,7 @@ export class BrokerTopology {
   async declareCommandQueue(service: ServiceName): Promise<void> {
     this.commandQueues.add(service);
     const channel = this.connection.publishChannel;
-    if (channel) await this.declareAll(channel);
+    if (channel) await this.declareCommandQueueOn(channel, service);
   }
 
   /** Declares a service's events queue, bound to these event names besides those it was bound to before. */
@@ -96,8 +96,9 @@ export class BrokerTopology {
     const bindings = this.eventBindings.get(service) ?? new Set<string>();
     for (const name of names) bindings.add(name);
     this.eventBindings.set(service, bindings);
+    // The connection's readying declared everything known then (declareAll); only this queue and its bindings are new.
     const channel = this.connection.publishChannel;
-    if (channel) await this.declareAll(channel);
+    if (channel) await this.declareEventQueueOn(channel, service, this.bindingsOf(service));
   }
 
   /** The services whose commands queue is declared here. */
@@ -108,10 +109,13 @@ export class BrokerTopology {
   /** The services whose events queue is declared here, each with the event names it is bound to. */
   private eventServices(): Array<[ServiceName, string[]]> {
     const services = this.options.wholeTopology ? serviceNames : [...this.eventBindings.keys()];
-    return services.map((service) => {
-      const declared = this.options.wholeTopology ? subscribedEventNames(service) : [];
-      return [service, [...new Set([...declared, ...(this.eventBindings.get(service) ?? [])])]];
-    });
+    return services.map((service) => [service, this.bindingsOf(service)]);
+  }
+
+  /** The event names a service's events queue is bound to: its declared subscriptions and what its handlers bound. */
+  private bindingsOf(service: ServiceName): string[] {
+    const declared = this.options.wholeTopology ? subscribedEventNames(service) : [];
+    return [...new Set([...declared, ...(this.eventBindings.get(service) ?? [])])];
   }
 
   /** Declares everything on `channel` (part of readying a new connection). */
@@ -134,16 +138,27 @@ export class BrokerTopology {
         },
       });
     }
-    for (const service of this.commandServices()) {
-      const queue = names.commandQueue(service);
-      await this.declareConsumerQueue(channel, queue);
-      await channel.bindQueue(queue, names.commandsExchange, service);
-    }
-    for (const [service, bindings] of this.eventServices()) {
-      const queue = names.eventQueue(service);
-      await this.declareConsumerQueue(channel, queue);
-      for (const name of bindings) await channel.bindQueue(queue, names.eventsExchange, name);
-    }
+    for (const service of this.commandServices()) await this.declareCommandQueueOn(channel, service);
+    for (const [service, bindings] of this.eventServices())
+      await this.declareEventQueueOn(channel, service, bindings);
+  }
+
+  private async declareCommandQueueOn(channel: Channel, service: ServiceName): Promise<void> {
+    const { names } = this.options;
+    const queue = names.commandQueue(service);
+    await this.declareConsumerQueue(channel, queue);
+    await channel.bindQueue(queue, names.commandsExchange, service);
+  }
+
+  private async declareEventQueueOn(
+    channel: Channel,
+    service: ServiceName,
+    bindings: readonly string[],
+  ): Promise<void> {
+    const { names } = this.options;
+    const queue = names.eventQueue(service);
+    await this.declareConsumerQueue(channel, queue);
+    for (const name of bindings) await channel.bindQueue(queue, names.eventsExchange, name);
   }
 
   /** Deletes every queue and exchange declared here, over a connection of its own (test clean-up). */
