@@ -83,66 +83,49 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
     expect(handled).toBe(0);
   });
 
-  test('a newer version of a known message is retried for a newer replica, and parked only when none came in the retry window', async () => {
-    const retryForMs = 3000;
-    const broker = await backbone.connectBroker('older-release', { retry: { retryForMs } });
-    await broker
-      .handlers('checkout')
-      .handle(sampleEvent, async () => undefined)
-      .consume();
-    const envelope = createEnvelope(sampleEvent, eventPayload(200));
-    const sentAt = Date.now();
-    await publishRaw(`${backbone.prefix}checkout.events`, {
-      ...envelope,
-      name: 'payment.created.v2',
-      version: 2,
-    });
+  test.each([
+    {
+      what: 'a newer version of a known message',
+      as: { name: 'payment.created.v2', version: 2 },
+      reason: 'payment.created.v2 is newer than this release reads (payment.created up to v1)',
+    },
+    {
+      // A newer release's new event type, which its topology binds to the queue both releases consume.
+      what: 'a message type this release has never heard of, on a queue whose handlers do not claim it,',
+      as: { name: 'payment.rescheduled.v1', type: 'payment.rescheduled' },
+      reason: 'payment.rescheduled.v1 is a message type this release does not know',
+    },
+  ])(
+    '$what is retried for a newer replica, and parked only when none came in the retry window',
+    async ({ as, reason }) => {
+      const retryForMs = 3000;
+      const broker = await backbone.connectBroker('older-release', { retry: { retryForMs } });
+      let handled = 0;
+      await broker
+        .handlers('checkout')
+        .handle(sampleEvent, async () => {
+          handled += 1;
+        })
+        .consume();
+      const sentAt = Date.now();
+      await publishRaw(`${backbone.prefix}checkout.events`, {
+        ...createEnvelope(sampleEvent, eventPayload(200)),
+        ...as,
+      });
+      await broker.publish(sampleEvent, eventPayload(201));
 
-    const parked = await awaitParked(backbone, 'checkout.events', 1, {
-      timeoutMs: 20_000,
-      what: 'the newer message parked after the retry window',
-    });
-    const headers = parked[0]!.properties.headers ?? {};
-    expect(String(headers['x-parked-reason'])).toContain(
-      'payment.created.v2 is newer than this release reads (payment.created up to v1)',
-    );
-    expect(Number(headers['x-retry-failures'])).toBeGreaterThan(1);
-    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(retryForMs);
-  });
-
-  test('a message type this release has never heard of, on a queue whose handlers do not claim it, is retried for a newer replica too', async () => {
-    const retryForMs = 3000;
-    const broker = await backbone.connectBroker('older-release', { retry: { retryForMs } });
-    let handled = 0;
-    await broker
-      .handlers('checkout')
-      .handle(sampleEvent, async () => {
-        handled += 1;
-      })
-      .consume();
-    // A newer release's new event type, which its topology binds to the queue both releases consume.
-    const envelope = createEnvelope(sampleEvent, eventPayload(250));
-    const sentAt = Date.now();
-    await publishRaw(`${backbone.prefix}checkout.events`, {
-      ...envelope,
-      name: 'payment.rescheduled.v1',
-      type: 'payment.rescheduled',
-    });
-    await broker.publish(sampleEvent, eventPayload(251));
-
-    await waitFor(() => handled === 1, { timeoutMs: 15_000, what: 'the known event behind it handled' });
-    const parked = await awaitParked(backbone, 'checkout.events', 1, {
-      timeoutMs: 20_000,
-      what: 'the unknown type parked after the retry window',
-    });
-    const headers = parked[0]!.properties.headers ?? {};
-    expect(String(headers['x-parked-reason'])).toContain(
-      'payment.rescheduled.v1 is a message type this release does not know',
-    );
-    expect(Number(headers['x-retry-failures'])).toBeGreaterThan(1);
-    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(retryForMs);
-    expect(handled).toBe(1);
-  });
+      await waitFor(() => handled === 1, { timeoutMs: 15_000, what: 'the known event behind it handled' });
+      const parked = await awaitParked(backbone, 'checkout.events', 1, {
+        timeoutMs: 20_000,
+        what: 'the message parked after the retry window',
+      });
+      const headers = parked[0]!.properties.headers ?? {};
+      expect(String(headers['x-parked-reason'])).toContain(reason);
+      expect(Number(headers['x-retry-failures'])).toBeGreaterThan(1);
+      expect(Date.now() - sentAt).toBeGreaterThanOrEqual(retryForMs);
+      expect(handled).toBe(1);
+    },
+  );
 
   test('an event only the newer release handles is left by the older replicas for the newer ones sharing the queue', async () => {
     const older = await backbone.connectBroker('older-replica');
