@@ -381,7 +381,9 @@ export const meanings: Record<string, string> = {
     "how often one replica reads the payment service's and the ledger's event logs for events the broker lost",
   EVENT_LOG_PAGE_SIZE: 'entries one read of an event log asks for',
   EVENT_LOG_SETTLE_SECONDS:
-    'how old an event log entry must be before the reading moves past it (longer than a transaction lasts)',
+    'how old an event log entry must be before the reading moves past it (a margin: the owner also holds back entries an open transaction could precede)',
+  EVENT_LOG_READ_TIMEOUT_MS:
+    "how long one read of an event log waits for its owner's answer; a replica whose read fails gives the log's lease up",
   // PSP simulator
   MAIL_CATCHER_HOST: "the address the mail catcher's SMTP and web listeners bind to",
   MAIL_CATCHER_SMTP_PORT: 'the SMTP port it accepts mail on (`npm start` points the dashboard here)',

@@ -174,7 +174,7 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     }
   });
 
-  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, rail errors, stuck payments, unreadable transactions, payout outcome conflicts, MEDs without a dispute', () => {
+  test('the alerts the platform team asked for are there: service down, parked messages, outbox age, webhook failures, webhook event logs behind or failing, rail errors, stuck payments, unreadable transactions, payout outcome conflicts, MEDs without a dispute', () => {
     const alerts = groups.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined);
     const recorded = new Map(
       groups
@@ -191,6 +191,8 @@ describe('infra/observability: alert rules (the checks promtool check rules make
     expect(alertOn('broker_parked_messages')).toEqual(['MessagesParked']);
     expect(alertOn('outbox_oldest_unpublished_age_seconds')).toEqual(['OutboxOldestUnsentTooOld']);
     expect(alertOn('webhook_delivery_attempts_total')).toEqual(['WebhookFailureRatioHigh']);
+    expect(alertOn('webhook_event_log_lag_seconds')).toEqual(['WebhookEventLogBehind']);
+    expect(alertOn('webhook_event_log_read_failures_total')).toEqual(['WebhookEventLogReadsFailing']);
     expect(alertOn('pix_psp_request_duration_seconds_count')).toEqual(['PspErrorRatioHigh']);
     expect(alertOn('solana_watcher_rpc_request_duration_seconds_count')).toEqual(['SolanaRpcErrorRatioHigh']);
     expect(alertOn('payment_stuck_payment_oldest_seconds')).toEqual(['PaymentsStuckOpen']);

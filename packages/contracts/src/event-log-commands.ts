@@ -14,6 +14,12 @@ import { publicPayoutEvents } from './payout-messages';
 /** An outbox position: a positive bigint, as decimal digits ('0' before the first). */
 const position = Joi.string().pattern(/^(0|[1-9][0-9]{0,18})$/);
 
+/**
+ * Asks for every event of the log, whatever its name: a reader that meets a name it does not know (a newer release
+ * emits it) can stop there instead of being moved past it. Sent with the names the reader knows, for an older owner.
+ */
+export const EVERY_EVENT_NAME = '*';
+
 /** Most entries one page holds. */
 export const EVENT_LOG_PAGE_MAX = 1000;
 
@@ -23,10 +29,14 @@ export interface ReadEventLog {
   limit: number;
   /**
    * Only entries recorded at least this long ago (by the owner's clock) are answered, and none after an entry too
-   * young: a position taken by a transaction still open is not visible yet, and must not be stepped over.
+   * young. Whatever this is, the owner answers nothing at or after an entry an open transaction could still precede
+   * (a position taken by a transaction still open is not visible yet, and must not be stepped over).
    */
   settled_seconds: number;
-  /** Only events of these names are answered (the positions of the others are passed over all the same). */
+  /**
+   * Only events of these names are answered (the positions of the others are passed over all the same); every event
+   * when the names hold `EVERY_EVENT_NAME` (an owner older than that answers the other names it holds only).
+   */
   names: string[];
 }
 

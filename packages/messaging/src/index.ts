@@ -6,6 +6,7 @@ export { consumerQueueNames, TopologyNames } from './topology';
 export * from './unit-of-work';
 export * from './outbox-relay';
 export * from './outbox-inbox-migration';
+export * from './event-log-migration';
 export * from './event-log';
 export * from './page-reply';
 export * from './periodic-task';

@@ -22,6 +22,8 @@ import {
 import Joi from 'joi';
 import {
   Broker,
+  addOutboxInsertedAt,
+  dropOutboxInsertedAt,
   outboxInboxMigrations,
   OutboxRelay,
   type OutboxRelayOptions,
@@ -37,6 +39,16 @@ class EffectsTable1732300000001 implements MigrationInterface {
   }
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE ${schemaOf(queryRunner)}.effects`);
+  }
+}
+
+/** The event log's column, as the services that serve one add it (the payment service, the ledger). */
+class OutboxInsertedAt1732300000002 implements MigrationInterface {
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await addOutboxInsertedAt(queryRunner);
+  }
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await dropOutboxInsertedAt(queryRunner);
   }
 }
 
@@ -118,7 +130,7 @@ export async function openBackbone(): Promise<Backbone> {
     url: database.url,
     schema: 'backbone',
     entities: [],
-    migrations: [...outboxInboxMigrations, EffectsTable1732300000001],
+    migrations: [...outboxInboxMigrations, EffectsTable1732300000001, OutboxInsertedAt1732300000002],
   });
   const brokers: Broker[] = [];
   const relays: OutboxRelay[] = [];

@@ -1,4 +1,9 @@
-import { paymentConfirmed, paymentCreated, type PaymentEventPayload } from '@gateway/contracts';
+import {
+  EVERY_EVENT_NAME,
+  paymentConfirmed,
+  paymentCreated,
+  type PaymentEventPayload,
+} from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit-core';
 import { readEventLog, UnitOfWork } from '../src';
 import { eventPayload, openBackbone, type Backbone } from './backbone-fixture';
@@ -62,46 +67,103 @@ describe('a service event log (its outbox in position order)', () => {
     expect(BigInt(first.entries[0]!.position)).toBeGreaterThan(BigInt(start));
   });
 
-  test('a position taken by a transaction that commits after a later one is not stepped over', async () => {
+  /**
+   * Holds a transaction open after it emitted `early` (its position comes before everything emitted meanwhile), with
+   * its rows dated `backdate` earlier (as if it had been open that long); answers how to commit it.
+   */
+  const heldOpen = async (early: PaymentEventPayload, backdate = '0 seconds') => {
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let inserted!: () => void;
+    const rowInserted = new Promise<void>((resolve) => (inserted = resolve));
+    const committed = uow.run({}, async (tx) => {
+      const envelope = await tx.emit(paymentCreated, early);
+      await tx.manager.query(
+        `UPDATE outbox SET created_at = created_at - $2::interval WHERE message_id = $1`,
+        [envelope.id, backdate],
+      );
+      inserted();
+      await held;
+    });
+    await rowInserted;
+    return async () => {
+      commit();
+      await committed;
+    };
+  };
+
+  const readAfter = (after: string, settledSeconds: number) =>
+    readEventLog(backbone.dataSource, {
+      after_position: after,
+      limit: 10,
+      settled_seconds: settledSeconds,
+      names: [paymentCreated.name],
+    });
+
+  test('a position taken by a transaction still open is not stepped over, whatever the settling time', async () => {
     const start = await lastPosition();
     const early = eventPayload(201);
-    const late = eventPayload(202);
-    let commitEarly!: () => void;
-    const earlyHeld = new Promise<void>((resolve) => (commitEarly = resolve));
-    let earlyInserted!: () => void;
-    const earlyRowInserted = new Promise<void>((resolve) => (earlyInserted = resolve));
-    // The early event takes its position first, and its transaction stays open while the later one commits.
-    const earlyCommitted = uow.run({}, async (tx) => {
-      await tx.emit(paymentCreated, early);
-      earlyInserted();
-      await earlyHeld;
-    });
-    await earlyRowInserted;
-    await emitted([late]);
-    const read = (settledSeconds: number) =>
-      readEventLog(backbone.dataSource, {
-        after_position: start,
-        limit: 10,
-        settled_seconds: settledSeconds,
-        names: [paymentCreated.name],
-      });
+    const late = [eventPayload(202), eventPayload(203)];
+    // The early event takes its position first, and its transaction stays open while the later ones commit.
+    const commitEarly = await heldOpen(early);
+    await emitted([late[0]!]);
+    await emitted([late[1]!]);
 
-    // Read without settling, the later event alone is visible: a reader moving past it would lose the early one.
-    const unsettled = await read(0);
-    // Read with a settling time, nothing is answered and the position stays while the later event is young.
-    const settling = await read(3);
-    commitEarly();
-    await earlyCommitted;
+    // Nothing is answered while the early transaction is open: not without settling, not with a settling time.
+    const unsettled = await readAfter(start, 0);
+    const settling = await readAfter(start, 3);
+    await commitEarly();
     const settled = await waitFor(
       async () => {
-        const page = await read(3);
+        const page = await readAfter(start, 0);
         return page.entries.length > 0 ? page : undefined;
       },
-      { what: 'both events to settle' },
+      { what: 'the three events to be answered' },
     );
 
-    expect(unsettled.entries.map((e) => e.payload)).toEqual([late]);
+    expect(unsettled).toEqual({ entries: [], next_position: start, has_more: false });
     expect(settling).toEqual({ entries: [], next_position: start, has_more: false });
-    expect(settled.entries.map((e) => e.payload)).toEqual([early, late]);
+    expect(settled.entries.map((e) => e.payload)).toEqual([early, ...late]);
+  });
+
+  test('a transaction open longer than the settling time still holds the log at its position', async () => {
+    const start = await lastPosition();
+    const early = eventPayload(301);
+    const late = eventPayload(302);
+    // Dated an hour back, as if both transactions had been open that long: older than any settling time.
+    const commitEarly = await heldOpen(early, '1 hour');
+    const [lateId] = await emitted([late]);
+    await backbone.dataSource.query(
+      `UPDATE outbox SET created_at = created_at - interval '1 hour' WHERE message_id = $1`,
+      [lateId],
+    );
+
+    const whileOpen = await readAfter(start, 30);
+    await commitEarly();
+    const afterCommit = await waitFor(
+      async () => {
+        const page = await readAfter(start, 30);
+        return page.entries.length > 0 ? page : undefined;
+      },
+      { what: 'both events to be answered' },
+    );
+
+    expect(whileOpen).toEqual({ entries: [], next_position: start, has_more: false });
+    expect(afterCommit.entries.map((e) => e.payload)).toEqual([early, late]);
+  });
+
+  test('answers every name when asked for every name', async () => {
+    const start = await lastPosition();
+    await emitted([eventPayload(401)]);
+    await emitted([eventPayload(402)], true);
+
+    const page = await readEventLog(backbone.dataSource, {
+      after_position: start,
+      limit: 10,
+      settled_seconds: 0,
+      names: [paymentCreated.name, EVERY_EVENT_NAME],
+    });
+
+    expect(page.entries.map((e) => e.name)).toEqual([paymentCreated.name, paymentConfirmed.name]);
   });
 });

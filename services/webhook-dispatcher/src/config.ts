@@ -27,6 +27,7 @@ export interface WebhookDispatcherConfig extends ServiceConfig {
   EVENT_LOG_RECONCILE_INTERVAL_MS: number;
   EVENT_LOG_PAGE_SIZE: number;
   EVENT_LOG_SETTLE_SECONDS: number;
+  EVENT_LOG_READ_TIMEOUT_MS: number;
 }
 
 const DEVELOPMENT_SECRET_KEY = Buffer.from('dev-only-webhook-secret-key-32b!').toString('base64');
@@ -57,10 +58,13 @@ const schema = serviceSchema<WebhookDispatcherConfig>({
   WORKER_ID: Joi.string().max(200).default(`${hostname()}:${process.pid}`),
   // The reconciliation with the owners' event logs (docs/adr/0040-webhook-event-log-reconciliation.md): how often a
   // pass reads each log, how many entries a read asks for, and how old an entry must be before the position moves
-  // past it (longer than any transaction that writes an event lasts).
+  // past it (a margin: the owner holds back what an open transaction could precede).
   EVENT_LOG_RECONCILE_INTERVAL_MS: Joi.number().integer().min(100).max(3_600_000).default(10_000),
   EVENT_LOG_PAGE_SIZE: Joi.number().integer().min(1).max(EVENT_LOG_PAGE_MAX).default(200),
   EVENT_LOG_SETTLE_SECONDS: Joi.number().min(0).max(3600).default(30),
+  // How long one read of an owner's event log waits for its answer (a page is one indexed range of the outbox); a
+  // replica whose read fails gives the log's lease up for another.
+  EVENT_LOG_READ_TIMEOUT_MS: Joi.number().integer().min(10).max(60_000).default(5_000),
 });
 
 /** The schema itself, from which docs/configuration.md is generated (scripts/config-reference.ts). */

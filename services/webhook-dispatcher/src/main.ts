@@ -55,8 +55,6 @@ const MAX_IN_FLIGHT = 64;
  * waits for the next claim (measured: docs/benchmarks.md#the-webhook-dispatcher-claims-ahead), few enough to leave most slots to other webhooks.
  */
 const CLAIM_AHEAD_PER_SLOT = 4;
-/** How long one read of an owner's event log waits for its answer: a page is one indexed range of the outbox. */
-const EVENT_LOG_READ_TIMEOUT_MS = 5_000;
 
 export async function startWebhookDispatcher(
   config: WebhookDispatcherConfig,
@@ -155,7 +153,7 @@ export async function startWebhookDispatcher(
     intervalMs: config.EVENT_LOG_RECONCILE_INTERVAL_MS,
     pageSize: config.EVENT_LOG_PAGE_SIZE,
     settledSeconds: config.EVENT_LOG_SETTLE_SECONDS,
-    readTimeoutMs: EVENT_LOG_READ_TIMEOUT_MS,
+    readTimeoutMs: config.EVENT_LOG_READ_TIMEOUT_MS,
     onDeliveriesCreated: nudgeWorker,
     logger: runtime.logger,
   });

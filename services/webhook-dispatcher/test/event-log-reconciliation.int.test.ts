@@ -1,4 +1,5 @@
 import {
+  EVERY_EVENT_NAME,
   newPublicId,
   paymentConfirmed,
   readLedgerEventLog,
@@ -7,6 +8,7 @@ import {
   type EventLogPage,
   type ReadEventLog,
 } from '@gateway/contracts';
+import { metricsRegistry } from '@gateway/observability';
 import type { ServiceRuntime } from '@gateway/service-runtime';
 import { aPaymentEvent, waitFor } from '@gateway/testkit';
 import { answers } from './support/receiver';
@@ -14,10 +16,13 @@ import { Harness } from './support/harness';
 
 /**
  * The payment service's event log as its command answers it, scripted by the tests (its own answers are tested with
- * the payment service): entries after the position asked, of the names asked, a page at a time.
+ * the payment service): entries after the position asked, of the names asked (every name with `EVERY_EVENT_NAME`), a
+ * page at a time, each read counted, after `delayMs`.
  */
 class ScriptedLog {
   readonly entries: EventLogEntry[] = [];
+  readonly requests: ReadEventLog[] = [];
+  delayMs = 0;
   private next = 1;
 
   append(name: string, payload: Record<string, unknown>): EventLogEntry {
@@ -30,7 +35,9 @@ class ScriptedLog {
     const after = this.entries.filter((entry) => BigInt(entry.position) > BigInt(request.after_position));
     const read = after.slice(0, request.limit);
     return {
-      entries: read.filter((entry) => request.names.includes(entry.name)),
+      entries: read.filter(
+        (entry) => request.names.includes(EVERY_EVENT_NAME) || request.names.includes(entry.name),
+      ),
       next_position: read.at(-1)?.position ?? request.after_position,
       has_more: after.length > request.limit,
     };
@@ -45,7 +52,11 @@ describe('the dispatcher reads the owners event logs for what the broker did not
     harness = await Harness.create('event-log');
     await harness.client
       .handlers('payment')
-      .handle(readPaymentEventLog, async (request) => log.page(request))
+      .handle(readPaymentEventLog, async (request) => {
+        log.requests.push(request);
+        if (log.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, log.delayMs));
+        return log.page(request);
+      })
       .consume();
     await harness.client
       .handlers('ledger')
@@ -79,6 +90,23 @@ describe('the dispatcher reads the owners event logs for what the broker did not
     waitFor(async () => BigInt((await cursor())?.position ?? '0') >= BigInt(position), {
       what: `the log read past ${position}`,
     });
+
+  /** The value of one of the reconciliation's metrics for the payment service's log (the dispatchers run here). */
+  const metricOfPaymentLog = async (name: string): Promise<number> => {
+    const { values } = await metricsRegistry.getSingleMetric(name)!.get();
+    return values.find((value) => value.labels.log === readPaymentEventLog.name)?.value ?? 0;
+  };
+
+  /** Waits until the payment log has been read `reads` more times after the position `after`. */
+  const readAgainAfter = async (after: string, reads: number): Promise<void> => {
+    const seen = log.requests.filter((request) => request.after_position === after).length;
+    await waitFor(
+      () => log.requests.filter((request) => request.after_position === after).length >= seen + reads,
+      {
+        what: `${reads} more reads after ${after}`,
+      },
+    );
+  };
 
   const deliveriesOf = async (eventId: string): Promise<number> =>
     (
@@ -168,5 +196,74 @@ describe('the dispatcher reads the owners event logs for what the broker did not
     expect(BigInt(kept)).toBeLessThan(BigInt(entry.position));
     expect((await cursor())?.lease_owner).toBe(holder === 'replica-a' ? 'replica-b' : 'replica-a');
     expect(await deliveriesOf(event.event_id)).toBe(1);
+  });
+
+  test('a replica whose reads fail gives the lease up: another takes the log over and reads it', async () => {
+    const failuresBefore = await metricOfPaymentLog('webhook_event_log_read_failures_total');
+    // Replica a waits 50 ms for an answer that takes 300: every read it makes fails.
+    log.delayMs = 300;
+    try {
+      const failing = await harness.startDispatcher({
+        WORKER_ID: 'replica-failing',
+        EVENT_LOG_RECONCILE_INTERVAL_MS: '100',
+        EVENT_LOG_READ_TIMEOUT_MS: '50',
+      });
+      await waitFor(
+        async () => (await metricOfPaymentLog('webhook_event_log_read_failures_total')) >= failuresBefore + 2,
+        { what: 'reads failing' },
+      );
+      const { businessId, path } = await harness.businessWithEndpoint('failing-reads', answers.status(200));
+      const event = aPaymentEvent({ business_id: businessId, status: 'paid' });
+      const entry = log.append(paymentConfirmed.name, { ...event });
+      await startDispatcher('replica-healthy');
+
+      await waitFor(() => harness.receiver.hitsTo(path).length > 0, {
+        what: 'the delivery by the healthy replica',
+      });
+      await readPast(entry.position);
+
+      expect(harness.running).toContain(failing);
+      expect(await deliveriesOf(event.event_id)).toBe(1);
+    } finally {
+      log.delayMs = 0;
+    }
+  });
+
+  test('an entry of a name this release does not know stops the reading there, until a newer release reads it', async () => {
+    await startDispatcher(newPublicId('w'));
+    const { businessId, path } = await harness.businessWithEndpoint('newer-name', answers.status(200));
+    const before = log.append('payment.created.v1', { ...aPaymentEvent() });
+    const newer = log.append('payment.confirmed.v99', { ...aPaymentEvent({ business_id: businessId }) });
+    const event = aPaymentEvent({ business_id: businessId, status: 'paid' });
+    const after = log.append(paymentConfirmed.name, { ...event });
+
+    await readPast(before.position);
+    await readAgainAfter(before.position, 3);
+    // Caught up an hour ago: the lag grows while the reading waits.
+    await harness.query(
+      `UPDATE event_log_cursors SET caught_up_at = now() - interval '1 hour' WHERE log = $1`,
+      [readPaymentEventLog.name],
+    );
+    await waitFor(async () => (await metricOfPaymentLog('webhook_event_log_lag_seconds')) >= 3600, {
+      what: 'the lag reported',
+    });
+    const waiting = await metricOfPaymentLog('webhook_event_log_waiting_for_newer_release');
+    const stoppedAt = (await cursor())!.position;
+    const delivered = await deliveriesOf(event.event_id);
+    // A replica of the newer release reads it (here: it becomes a name this release knows) and goes on past it.
+    log.entries[log.entries.indexOf(newer)] = { ...newer, name: 'payment.created.v1' };
+    await readPast(after.position);
+    await waitFor(() => harness.receiver.hitsTo(path).length > 0, { what: 'the delivery after it' });
+    await waitFor(async () => (await metricOfPaymentLog('webhook_event_log_lag_seconds')) < 60, {
+      what: 'the lag back to none',
+    });
+
+    expect({ stoppedAt, delivered, waiting }).toEqual({
+      stoppedAt: before.position,
+      delivered: 0,
+      waiting: 1,
+    });
+    expect(await deliveriesOf(event.event_id)).toBe(1);
+    expect(await metricOfPaymentLog('webhook_event_log_waiting_for_newer_release')).toBe(0);
   });
 });

@@ -17,6 +17,7 @@ import { BalanceTransactionsKeptAsPosted1764401300100 } from './migrations/17644
 import { BalancesTiedToEntries1764401300200 } from './migrations/1764401300200-balances-tied-to-entries';
 import { BalancesAndSettlementsKept1764401500000 } from './migrations/1764401500000-balances-and-settlements-kept';
 import { RuntimeRole1764402000000 } from './migrations/1764402000000-runtime-role';
+import { LedgerOutboxInsertedAt1764403200300 } from './migrations/1764403200300-outbox-inserted-at';
 
 export {
   BalanceEntity,
@@ -60,5 +61,6 @@ export const ledgerDatabase = {
     BalancesTiedToEntries1764401300200,
     BalancesAndSettlementsKept1764401500000,
     RuntimeRole1764402000000,
+    LedgerOutboxInsertedAt1764403200300,
   ],
 };

@@ -26,6 +26,7 @@ import { DisputeDefence1764403000000 } from './migrations/1764403000000-dispute-
 import { PaymentDescription1764402800100 } from './migrations/1764402800100-payment-description';
 import { PaymentCustody1764402900001 } from './migrations/1764402900001-payment-custody';
 import { OperatorReturnAskedAt1764402900200 } from './migrations/1764402900200-operator-return-asked-at';
+import { PaymentOutboxInsertedAt1764403200200 } from './migrations/1764403200200-outbox-inserted-at';
 
 export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -63,5 +64,6 @@ export const paymentDatabase = {
     PaymentCustody1764402900001,
     OperatorReturnAskedAt1764402900200,
     DisputeDefence1764403000000,
+    PaymentOutboxInsertedAt1764403200200,
   ],
 };

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import {
+  EVERY_EVENT_NAME,
+  findMessage,
   publicEventLogs,
   type CommandDefinition,
   type EventDefinition,
@@ -7,9 +9,9 @@ import {
   type ReadEventLog,
 } from '@gateway/contracts';
 import { PeriodicWorker, type CallOptions } from '@gateway/messaging';
-import { counter, type Logger } from '@gateway/observability';
+import { counter, gauge, type Logger } from '@gateway/observability';
 import { webhookEventOfMessage } from '../domain/payload';
-import { advanceEventLog, claimEventLog, releaseEventLog } from '../persistence';
+import { advanceEventLog, claimEventLog, eventLogLags, releaseEventLog } from '../persistence';
 import { recordPublicEvent } from './record-public-event';
 
 const recoveredEvents = counter(
@@ -19,7 +21,17 @@ const recoveredEvents = counter(
 );
 const readFailures = counter(
   'webhook_event_log_read_failures_total',
-  'Passes of the reconciliation that could not read or record an owner event log (retried at the next pass), by log',
+  'Passes of the reconciliation that could not read or record an owner event log (the lease is given up, another replica or a later pass goes on), by log',
+  ['log'],
+);
+const lagSeconds = gauge(
+  'webhook_event_log_lag_seconds',
+  'Seconds since the reconciliation last reached the end of an owner event log (its newest settled entry), by log: how far behind it can be',
+  ['log'],
+);
+const waitingForNewerRelease = gauge(
+  'webhook_event_log_waiting_for_newer_release',
+  '1 while the reconciliation is stopped at an entry of a name this release does not know, left for a newer replica, by log',
   ['log'],
 );
 const unreadableEntries = counter(
@@ -32,6 +44,8 @@ for (const { command } of publicEventLogs) {
   recoveredEvents.inc({ log: command.name }, 0);
   readFailures.inc({ log: command.name }, 0);
   unreadableEntries.inc({ log: command.name }, 0);
+  lagSeconds.set({ log: command.name }, 0);
+  waitingForNewerRelease.set({ log: command.name }, 0);
 }
 
 export type AskCommand = <P, R>(
@@ -69,6 +83,8 @@ export interface EventLogReconciliationOptions {
 export class EventLogReconciliation extends PeriodicWorker {
   /** A lease outlasts a pass (a read, its recording) by far, and a dead replica's is taken over within seconds. */
   private readonly leaseMs: number;
+  /** Until when this replica leaves a log to the others after a pass on it failed, by log. */
+  private readonly leftUntil = new Map<string, number>();
 
   constructor(private readonly options: EventLogReconciliationOptions) {
     super({ name: 'event-log-reconciliation', intervalMs: options.intervalMs, logger: options.logger });
@@ -89,17 +105,36 @@ export class EventLogReconciliation extends PeriodicWorker {
   protected override async pass(): Promise<boolean> {
     let more = false;
     for (const log of publicEventLogs) {
+      const name = log.command.name;
+      if ((this.leftUntil.get(name) ?? 0) > Date.now()) continue;
       try {
         more = (await this.readPage(log.command, log.events)) || more;
       } catch (err) {
-        readFailures.inc({ log: log.command.name });
+        readFailures.inc({ log: name });
         this.options.logger.warn(
-          { log: log.command.name, err: String(err) },
-          'event log reconciliation pass failed, will retry',
+          { log: name, err: String(err) },
+          'event log reconciliation pass failed: lease given up, will retry',
+        );
+        // The lease is renewed only by a pass that succeeds: a replica that fails (its broker link, its database)
+        // gives the log up and sits out two intervals, so every other replica gets a pass at it first.
+        this.leftUntil.set(name, Date.now() + 2 * this.options.intervalMs);
+        await releaseEventLog(this.options.dataSource.manager, name, this.options.workerId).catch(
+          () => undefined,
         );
       }
     }
+    await this.reportLags();
     return more && this.isRunning;
+  }
+
+  /** Every replica reports the lag of every log from the shared cursors, whichever holds the lease. */
+  private async reportLags(): Promise<void> {
+    try {
+      for (const { log, seconds } of await eventLogLags(this.options.dataSource.manager))
+        lagSeconds.set({ log }, Math.max(0, seconds));
+    } catch {
+      // The database is out of reach: the pass's own failure is counted, the lag is reported at the next pass.
+    }
   }
 
   /** Records one page of `command`'s log and saves the position after it; true when more is settled after it. */
@@ -109,27 +144,44 @@ export class EventLogReconciliation extends PeriodicWorker {
   ): Promise<boolean> {
     const { dataSource, workerId } = this.options;
     const position = await claimEventLog(dataSource.manager, command.name, workerId, this.leaseMs);
-    if (position === null) return false;
+    if (position === null) {
+      waitingForNewerRelease.set({ log: command.name }, 0);
+      return false;
+    }
     const page = await this.options.ask(
       command,
       {
         after_position: position,
         limit: this.options.pageSize,
         settled_seconds: this.options.settledSeconds,
-        names: events.map((event) => event.name),
+        // Every entry, so one of a name this release does not know is seen instead of passed over by the owner; the
+        // names themselves for an owner older than that, which answers them alone (as before).
+        names: [...events.map((event) => event.name), EVERY_EVENT_NAME],
       },
       { timeoutMs: this.options.readTimeoutMs },
     );
     let deliveries = 0;
+    // The last position handled; where the page stops if it holds an entry this release cannot handle.
+    let handled = position;
+    let unknown: EventLogPage['entries'][number] | undefined;
     for (const entry of page.entries) {
+      if (!findMessage(entry.name)) {
+        // A newer release emits it (a new event, a new version of one): it may be a public event, so it is not
+        // passed over but left, with everything after it, for a replica of that release.
+        unknown = entry;
+        break;
+      }
+      handled = entry.position;
       const definition = events.find((event) => event.name === entry.name);
+      // An event of this release that no webhook receives (the owner's internal events).
+      if (!definition) continue;
       // Tolerant of fields a newer owner added; anything else wrong stays wrong at every read, so it is passed over.
-      const fits = definition?.schema.validate(entry.payload, { allowUnknown: true, convert: false });
-      const event = fits && !fits.error ? webhookEventOfMessage(entry.name, entry.payload) : undefined;
+      const fits = definition.schema.validate(entry.payload, { allowUnknown: true, convert: false });
+      const event = !fits.error ? webhookEventOfMessage(entry.name, entry.payload) : undefined;
       if (!event) {
         unreadableEntries.inc({ log: command.name });
         this.options.logger.error(
-          { log: command.name, position: entry.position, name: entry.name, err: String(fits?.error) },
+          { log: command.name, position: entry.position, name: entry.name, err: String(fits.error) },
           'event log entry does not fit its contract, passed over',
         );
         continue;
@@ -151,13 +203,25 @@ export class EventLogReconciliation extends PeriodicWorker {
       deliveries += recorded.deliveries;
     }
     if (deliveries > 0) this.options.onDeliveriesCreated();
+    waitingForNewerRelease.set({ log: command.name }, unknown ? 1 : 0);
+    if (unknown)
+      this.options.logger.warn(
+        { log: command.name, position: unknown.position, name: unknown.name },
+        'event log entry of a name this release does not know: waiting for a newer replica to read it',
+      );
     const held = await advanceEventLog(
       dataSource.manager,
       command.name,
       workerId,
-      page.next_position,
+      unknown ? handled : page.next_position,
       this.leaseMs,
+      !unknown && !page.has_more,
     );
-    return held && page.has_more;
+    if (unknown) {
+      // Given up, and left alone for two intervals, so a replica of the newer release (rolling out) takes it.
+      this.leftUntil.set(command.name, Date.now() + 2 * this.options.intervalMs);
+      await releaseEventLog(dataSource.manager, command.name, workerId);
+    }
+    return held && page.has_more && !unknown;
   }
 }

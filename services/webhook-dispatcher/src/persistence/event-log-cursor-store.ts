@@ -21,8 +21,10 @@ export async function claimEventLog(
 }
 
 /**
- * Moves the log's position forward (never back) and renews the lease; false when the lease is no longer this
- * owner's (it ran out and another replica took it), which then saves nothing.
+ * Moves the log's position forward (never back) and renews the lease, after a pass that read and recorded its page
+ * (a pass that failed renews nothing and gives the lease up, see `releaseEventLog`); `caughtUp` when the page reached
+ * the end of what the owner answered as settled. False when the lease is no longer this owner's (it ran out and
+ * another replica took it), which then saves nothing.
  */
 export async function advanceEventLog(
   manager: EntityManager,
@@ -30,13 +32,15 @@ export async function advanceEventLog(
   owner: string,
   position: string,
   leaseMs: number,
+  caughtUp: boolean,
 ): Promise<boolean> {
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE event_log_cursors
         SET position = GREATEST(position, $3::bigint), updated_at = now(),
-            lease_expires_at = now() + make_interval(secs => $4)
+            lease_expires_at = now() + make_interval(secs => $4),
+            caught_up_at = CASE WHEN $5::boolean THEN now() ELSE caught_up_at END
       WHERE log = $1 AND lease_owner = $2 RETURNING log`,
-    [log, owner, position, leaseMs / 1000],
+    [log, owner, position, leaseMs / 1000, caughtUp],
   );
   return rows.length > 0;
 }
@@ -47,4 +51,12 @@ export async function releaseEventLog(manager: EntityManager, log: string, owner
     `UPDATE event_log_cursors SET lease_owner = NULL, lease_expires_at = NULL WHERE log = $1 AND lease_owner = $2`,
     [log, owner],
   );
+}
+
+/** Seconds since each log's position last reached the end of what its owner answered as settled, by log. */
+export async function eventLogLags(manager: EntityManager): Promise<Array<{ log: string; seconds: number }>> {
+  const rows: Array<{ log: string; seconds: number }> = await manager.query(
+    `SELECT log, EXTRACT(EPOCH FROM now() - caught_up_at)::float8 AS seconds FROM event_log_cursors`,
+  );
+  return rows;
 }

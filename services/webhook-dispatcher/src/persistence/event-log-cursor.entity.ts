@@ -17,6 +17,10 @@ export class EventLogCursorEntity {
   @Column({ type: 'timestamptz', name: 'lease_expires_at', nullable: true })
   leaseExpiresAt!: Date | null;
 
+  /** When the position last reached the end of what the owner answered as settled (migration 1764403200100). */
+  @Column({ type: 'timestamptz', name: 'caught_up_at' })
+  caughtUpAt!: Date;
+
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt!: Date;
 }

@@ -10,6 +10,7 @@ import { Events1732400130000 } from './migrations/1732400130000-events';
 import { DeliveryTraceContext1732400173000 } from './migrations/1732400173000-delivery-trace-context';
 import { EventsByPayment1764402100000 } from './migrations/1764402100000-events-by-payment';
 import { EventLogCursors1764403100000 } from './migrations/1764403100000-event-log-cursors';
+import { EventLogCaughtUp1764403200100 } from './migrations/1764403200100-event-log-caught-up';
 
 export {
   DeliveryAttemptEntity,
@@ -36,5 +37,6 @@ export const webhookDispatcherDatabase = {
     DeliveryTraceContext1732400173000,
     EventsByPayment1764402100000,
     EventLogCursors1764403100000,
+    EventLogCaughtUp1764403200100,
   ],
 };
