@@ -1,5 +1,7 @@
 import { type HttpProxy, letTimePass, waitFor } from '@gateway/testkit-core';
+import { eventSubscriptions } from '@gateway/contracts';
 import {
+  eventQueueOf,
   jsonLogLines,
   metricsServices,
   type LoggedMessage,
@@ -7,6 +9,7 @@ import {
   type ReceiverMode,
   type RunningStack,
   type WebhookReceiver,
+  withoutEventBindings,
 } from '@gateway/testkit';
 import type { DatabaseFaults } from './database-faults';
 import type { DatabaseProxy } from './database-proxy';
@@ -269,27 +272,117 @@ export const brokerRestart = (downMs: number): Fault => ({
 /**
  * For a private broker that is a cluster: `count` faults, each killing (SIGKILL) the running node that leads the
  * busiest queues and that no fault before it killed, holding it down `ms` and starting it again. One node is down at a
- * time: a quorum queue of three members keeps its majority, where two nodes down would be the whole broker's outage
- * (brokerRestart).
+ * time: a quorum queue of three members keeps its majority (brokerMajorityDown takes it away).
  */
 export function brokerLeaderNodesDown(ms: number, count: number): Fault[] {
   const killed = new Set<string>();
   return Array.from({ length: count }, (_, n) => ({
     name: `RabbitMQ node leading the busiest queues${n > 0 ? ' (another one)' : ''} killed, ${ms / 1000} s down, started again`,
     reachesClients: true,
-    inject: async ({ broker }) => {
-      const index = await broker.busiestLeader(killed);
-      const node = broker.nodes[index]!.node;
-      killed.add(node);
-      await broker.killNode(index);
-      try {
-        await letTimePass(ms);
-      } finally {
-        await broker.startNode(index);
-      }
-    },
+    inject: ({ broker }) => nodesDown(broker, 1, ms, killed),
   }));
 }
+
+/**
+ * For a private broker of three nodes: the node leading the busiest queues and the next busiest killed together, so
+ * every quorum queue has lost its majority for `ms` (no message taken or given until one comes back); then both are
+ * started again.
+ */
+export const brokerMajorityDown = (ms: number): Fault => ({
+  name: `two RabbitMQ nodes of three (the busiest queues' leaders) killed at once, ${ms / 1000} s down, started again`,
+  reachesClients: true,
+  inject: ({ broker }) => nodesDown(broker, 2, ms),
+});
+
+/** Kills the `count` running nodes leading the busiest queues (none of `except`, which gains them), all at once. */
+async function nodesDown(
+  broker: PrivateBroker,
+  count: number,
+  ms: number,
+  except = new Set<string>(),
+): Promise<void> {
+  const chosen: number[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const index = await broker.busiestLeader(except);
+    except.add(broker.nodes[index]!.node);
+    chosen.push(index);
+  }
+  await Promise.all(chosen.map((index) => broker.killNode(index)));
+  try {
+    await letTimePass(ms);
+  } finally {
+    await Promise.all(chosen.map((index) => broker.startNode(index)));
+  }
+}
+
+/**
+ * The events on their way to `service` lost in the broker for `ms`: its events queue's bindings removed, so the
+ * broker drops every event published meanwhile for it (as a message lost in a crash or a binding gone would be), then
+ * bound again.
+ */
+export const eventsLostOnTheWayTo = (service: MetricsService, ms: number): Fault => ({
+  name: `every event on its way to ${service} dropped by the broker for ${ms / 1000} s (its bindings removed)`,
+  reachesClients: false,
+  inject: async ({ stack, broker }) => {
+    const bindAgain = await withoutEventBindings(
+      { AMQP_URL: broker.url, AMQP_PREFIX: stack.env.config.AMQP_PREFIX },
+      service,
+      eventSubscriptions[service],
+    );
+    try {
+      await letTimePass(ms);
+    } finally {
+      await bindAgain();
+    }
+  },
+});
+
+/** What a consumer's first start found waiting in its events queue. */
+export interface FirstStart {
+  service: MetricsService;
+  /** Messages in its events queue, none of them ever consumed, as it started. */
+  waiting: number;
+  startedAt: number;
+}
+
+/**
+ * Early publish: `service` as before its first start. Its process is frozen and its connections closed (its consumers
+ * gone), its events queue deleted (the broker forgets it and its bindings), and the payment service killed: its start
+ * declares the whole topology, as a producer deployed before a new consumer does. The load's events then wait in the
+ * queue declared for `service`, `minimumWaiting` of them at least; then the frozen process is killed and the launcher
+ * starts `service` anew, which must handle every one of them. What it found goes to `starts`.
+ */
+export const firstStartAfterEvents = (
+  service: MetricsService,
+  minimumWaiting: number,
+  starts: FirstStart[],
+): Fault => ({
+  name: `${service} as before its first start (queue deleted, the topology declared again by the payment service's start) while events are published, then started`,
+  reachesClients: true,
+  inject: async ({ stack, broker }) => {
+    const pid = stack.pidOf(service);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await broker.closeConnectionsOf(`${service}:${pid}`);
+      const queue = eventQueueOf(stack.env.config.AMQP_PREFIX, service);
+      await broker.deleteQueue(queue);
+      const payment = stack.pidOf('payment');
+      process.kill(payment, 'SIGKILL');
+      await waitUntilBack(stack, 'payment', payment);
+      const waiting = await waitFor(
+        async () => {
+          const depth = (await broker.queueDepths()).find((q) => q.name === queue)?.messages ?? 0;
+          return depth >= minimumWaiting ? depth : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500, what: `${minimumWaiting} events waiting for ${service}` },
+      );
+      starts.push({ service, waiting, startedAt: Date.now() });
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+    await waitUntilBack(stack, service, pid);
+  },
+});
 
 /** pg_terminate_backend of one service's connections, and its new ones refused for `ms`; the others go on. */
 export const databaseCutOff = (service: GatewayService, ms: number): Fault => ({

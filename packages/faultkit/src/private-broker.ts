@@ -217,22 +217,49 @@ export class PrivateBroker {
    * have on this broker now.
    */
   async consumersOf(connectionName: string): Promise<number> {
-    const node = this.running();
-    const json = async (...args: string[]) =>
-      JSON.parse((await node.ctl(...args, '--formatter', 'json')) || '[]') as Array<Record<string, unknown>>;
-    const connections = new Set(
-      (await json('list_connections', 'pid', 'client_properties'))
-        // The client's properties read as [name, type, value] triples.
-        .filter((c) =>
-          (c.client_properties as unknown[][]).some(
-            ([name, , value]) => name === 'connection_name' && value === connectionName,
-          ),
-        )
-        .map((c) => String(c.pid)),
+    const connections = new Set(await this.connectionsNamed(connectionName));
+    const out = await this.running().ctl(
+      'list_channels',
+      'connection',
+      'consumer_count',
+      '--quiet',
+      '--no-table-headers',
     );
-    return (await json('list_channels', 'connection', 'consumer_count'))
-      .filter((c) => connections.has(String(c.connection)))
-      .reduce((sum, c) => sum + Number(c.consumer_count), 0);
+    return rows(out, 2)
+      .filter(([connection]) => connections.has(connection!))
+      .reduce((sum, [, consumers]) => sum + Number(consumers), 0);
+  }
+
+  /**
+   * Closes, from the broker's side, every connection named `connectionName`: its consumers are gone and what they had
+   * not acked goes back to its queue, as when the process behind them is gone.
+   */
+  async closeConnectionsOf(connectionName: string): Promise<number> {
+    const connections = await this.connectionsNamed(connectionName);
+    for (const pid of connections)
+      await this.running().ctl('close_connection', pid, 'closed by the fault suite');
+    return connections.length;
+  }
+
+  /** Deletes a queue, whatever it holds: the broker forgets it and its bindings as if nobody had declared them. */
+  async deleteQueue(name: string): Promise<void> {
+    await this.running().ctl('delete_queue', name);
+  }
+
+  /** The broker's pids (`<node.1.2.3>`, as close_connection takes them) of the connections named `connectionName`. */
+  private async connectionsNamed(connectionName: string): Promise<string[]> {
+    const out = await this.running().ctl(
+      'list_connections',
+      'pid',
+      'client_properties',
+      '--quiet',
+      '--no-table-headers',
+    );
+    // A line: the pid, a tab, the client's properties as Erlang terms ({"connection_name","<service>:<pid>"}, ...).
+    return out
+      .split('\n')
+      .filter((line) => line.includes(`{"connection_name","${connectionName}"}`))
+      .map((line) => line.split('\t')[0]!);
   }
 
   /** Each queue's leader node (quorum queues) and depth. */

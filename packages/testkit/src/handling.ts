@@ -71,28 +71,45 @@ export async function publishAndAwaitHandling<P>(
   }
 }
 
+/** The queue `service`'s events wait in, under the broker prefix `prefix`. */
+export function eventQueueOf(prefix: string, service: ServiceName): string {
+  return new TopologyNames(prefix).eventQueue(service);
+}
+
 /**
  * Removes the binding of `definition` to `service`'s events queue, as a binding missing (or a message dropped on its
  * way) would: the broker drops what is published meanwhile for that service. Resolves the function that binds it again.
  */
-export async function withoutEventBinding(
+export function withoutEventBinding(
   config: { AMQP_URL: string; AMQP_PREFIX: string },
   service: ServiceName,
   definition: MessageDefinition<unknown>,
 ): Promise<() => Promise<void>> {
+  return withoutEventBindings(config, service, [definition]);
+}
+
+/** withoutEventBinding for several events at once: `service` hears none of them until bound again. */
+export async function withoutEventBindings(
+  config: { AMQP_URL: string; AMQP_PREFIX: string },
+  service: ServiceName,
+  definitions: ReadonlyArray<MessageDefinition<unknown>>,
+): Promise<() => Promise<void>> {
   const names = new TopologyNames(config.AMQP_PREFIX);
-  const binding = [names.eventQueue(service), names.eventsExchange, definition.name] as const;
+  const bindings = definitions.map(
+    (definition) => [names.eventQueue(service), names.eventsExchange, definition.name] as const,
+  );
   const model = await amqp.connect(config.AMQP_URL);
   try {
     const channel = await model.createChannel();
-    await channel.unbindQueue(...binding);
+    for (const binding of bindings) await channel.unbindQueue(...binding);
   } finally {
     await model.close();
   }
   return async () => {
     const again = await amqp.connect(config.AMQP_URL);
     try {
-      await (await again.createChannel()).bindQueue(...binding);
+      const channel = await again.createChannel();
+      for (const binding of bindings) await channel.bindQueue(...binding);
     } finally {
       await again.close();
     }

@@ -1,4 +1,11 @@
-import { FaultRun, invariantNames, type Fault, type FaultRunOptions, type FaultRunResult } from '../../src';
+import {
+  FaultRun,
+  invariantNames,
+  type Fault,
+  type FaultRunOptions,
+  type FaultRunResult,
+  type AttemptRecord,
+} from '../../src';
 
 /** What a suite prepares before its run starts (options it adds) and takes down around its stop. */
 export interface FaultRunLifecycle {
@@ -68,4 +75,11 @@ export function describeFaultRun(
     });
 
   return { run: () => run!, result: () => result };
+}
+
+/** The run's client attempts that ended in anything but a success, a 4xx or a 503: another 5xx, a reset, a refusal. */
+export function onlyServiceUnavailable(run: FaultRun): AttemptRecord[] {
+  return run.targets.load.attempts.filter(
+    (a) => typeof a.outcome !== 'number' || (a.outcome >= 500 && a.outcome !== 503),
+  );
 }
