@@ -15,7 +15,8 @@ import { publicPayoutEvents } from './payout-messages';
 const position = Joi.string().pattern(/^(0|[1-9][0-9]{0,18})$/);
 
 /**
- * Asks for every event of the log, whatever its name: a reader that meets a name it does not know (a newer release
+ * Asks for every public event of the log, whatever its name: the owner answers each event a webhook may receive in its
+ * release (never its internal events or commands), so a reader that meets a name it does not know (a newer release
  * emits it) can stop there instead of being moved past it. Sent with the names the reader knows, for an older owner.
  */
 export const EVERY_EVENT_NAME = '*';
@@ -34,8 +35,9 @@ export interface ReadEventLog {
    */
   settled_seconds: number;
   /**
-   * Only events of these names are answered (the positions of the others are passed over all the same); every event
-   * when the names hold `EVERY_EVENT_NAME` (an owner older than that answers the other names it holds only).
+   * Only events of these names are answered (the positions of the others are passed over all the same), and every
+   * public event of the owner's release when the names hold `EVERY_EVENT_NAME` (an owner older than that answers the
+   * other names it holds only).
    */
   names: string[];
 }
@@ -55,6 +57,12 @@ export interface EventLogPage {
   next_position: string;
   /** More settled entries wait after `next_position`. */
   has_more: boolean;
+  /**
+   * When the first entry after `next_position` that is not answerable yet was recorded (too young, or behind a
+   * transaction still open); absent when none waits. How far behind a reader that read everything answered still is:
+   * a log held back by a transaction left open shows as a lag that grows (an owner older than this field sends none).
+   */
+  held_since?: string;
 }
 
 const readEventLogSchema = Joi.object<ReadEventLog>({
@@ -77,6 +85,7 @@ const eventLogPageSchema = Joi.object<EventLogPage>({
     .required(),
   next_position: position.required(),
   has_more: Joi.boolean().required(),
+  held_since: isoDate,
 });
 
 function eventLogCommand(service: ServiceName): CommandDefinition<ReadEventLog, EventLogPage> {
@@ -93,6 +102,13 @@ function eventLogCommand(service: ServiceName): CommandDefinition<ReadEventLog, 
 export const readPaymentEventLog = eventLogCommand('payment');
 /** The ledger's log: its payouts' events. */
 export const readLedgerEventLog = eventLogCommand('ledger');
+
+/** The names of the public events a log holds (what an owner answers for `EVERY_EVENT_NAME`). */
+export function publicEventNamesOf(command: CommandDefinition<ReadEventLog, EventLogPage>): string[] {
+  return (publicEventLogs.find((log) => log.command.name === command.name)?.events ?? []).map(
+    (event) => event.name,
+  );
+}
 
 /** Which log holds each public event: every event a webhook can receive is in exactly one. */
 export const publicEventLogs: ReadonlyArray<{

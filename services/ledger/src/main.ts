@@ -118,7 +118,7 @@ export async function startLedgerService(config: LedgerConfig): Promise<LedgerSe
     .handle(listBalanceTransactions, handleListBalanceTransactions(dataSource))
     .handle(getStatementSummary, handleGetStatementSummary(dataSource))
     // Its payouts' events in outbox order, for the webhook dispatcher to find what the broker lost (docs/adr/0040).
-    .handle(readLedgerEventLog, (request) => readEventLog(dataSource, request))
+    .handle(readLedgerEventLog, (request) => readEventLog(dataSource, request, readLedgerEventLog))
     // Each journal is keyed by its event's id: a redelivered or replayed event posts nothing twice. Payments that
     // arrive together are posted together, each message acked once its own posting is committed.
     .handle(paymentConfirmed, async (event) => {

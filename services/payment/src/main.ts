@@ -109,7 +109,7 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(createPayment, (command, context) => createPaymentOnRail(createDeps, command, context))
     .handle(getPayment, handleGetPayment(dataSource))
     // Its events in outbox order, for the webhook dispatcher to find what the broker lost (docs/adr/0040).
-    .handle(readPaymentEventLog, (request) => readEventLog(dataSource, request))
+    .handle(readPaymentEventLog, (request) => readEventLog(dataSource, request, readPaymentEventLog))
     .handle(updatePayment, (command, context) => changeOpenPayment(updateDeps, command, context))
     .handle(simulatePayment, (command, context) => simulateRailOutcome(simulateDeps, command, context))
     .handle(setFeeRule, (rule, context) => replaceFeeRule(uow(setFeeRule), rule, context))

@@ -23,6 +23,8 @@ class ScriptedLog {
   readonly entries: EventLogEntry[] = [];
   readonly requests: ReadEventLog[] = [];
   delayMs = 0;
+  /** When the first entry it holds back was recorded (as an owner with a transaction left open answers). */
+  heldSince: string | undefined;
   private next = 1;
 
   append(name: string, payload: Record<string, unknown>): EventLogEntry {
@@ -40,6 +42,7 @@ class ScriptedLog {
       ),
       next_position: read.at(-1)?.position ?? request.after_position,
       has_more: after.length > request.limit,
+      ...(this.heldSince ? { held_since: this.heldSince } : {}),
     };
   }
 }
@@ -265,5 +268,25 @@ describe('the dispatcher reads the owners event logs for what the broker did not
     });
     expect(await deliveriesOf(event.event_id)).toBe(1);
     expect(await metricOfPaymentLog('webhook_event_log_waiting_for_newer_release')).toBe(0);
+  });
+
+  test('a log its owner holds back (a transaction left open) shows as a lag that grows, and none once it is released', async () => {
+    await startDispatcher(newPublicId('w'));
+    const { businessId, path } = await harness.businessWithEndpoint('held-back', answers.status(200));
+    const event = aPaymentEvent({ business_id: businessId, status: 'paid' });
+    log.heldSince = new Date(Date.now() - 3_600_000).toISOString();
+    const last = log.append(paymentConfirmed.name, { ...event });
+
+    // Everything answered is read; what the owner holds back was recorded an hour ago.
+    await readPast(last.position);
+    await waitFor(async () => (await metricOfPaymentLog('webhook_event_log_lag_seconds')) >= 3600, {
+      what: 'the lag of the held-back log reported',
+    });
+    log.heldSince = undefined;
+    await waitFor(async () => (await metricOfPaymentLog('webhook_event_log_lag_seconds')) < 60, {
+      what: 'the lag back to none once the owner holds nothing back',
+    });
+    await waitFor(() => harness.receiver.hitsTo(path).length > 0, { what: 'the event delivered' });
+    expect(await deliveriesOf(event.event_id)).toBe(1);
   });
 });

@@ -26,7 +26,7 @@ const readFailures = counter(
 );
 const lagSeconds = gauge(
   'webhook_event_log_lag_seconds',
-  'Seconds since the reconciliation last reached the end of an owner event log (its newest settled entry), by log: how far behind it can be',
+  'How far behind the reconciliation of an owner event log is, by log: the age of the first entry the owner still holds back once all it answered is read, else the time since it last read to the end',
   ['log'],
 );
 const waitingForNewerRelease = gauge(
@@ -215,7 +215,8 @@ export class EventLogReconciliation extends PeriodicWorker {
       workerId,
       unknown ? handled : page.next_position,
       this.leaseMs,
-      !unknown && !page.has_more,
+      // Read to the end of what the owner answered: caught up with everything recorded before what it still holds back.
+      !unknown && !page.has_more ? (page.held_since ?? 'now') : undefined,
     );
     if (unknown) {
       // Given up, and left alone for two intervals, so a replica of the newer release (rolling out) takes it.

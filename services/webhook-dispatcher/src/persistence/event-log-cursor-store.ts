@@ -22,9 +22,11 @@ export async function claimEventLog(
 
 /**
  * Moves the log's position forward (never back) and renews the lease, after a pass that read and recorded its page
- * (a pass that failed renews nothing and gives the lease up, see `releaseEventLog`); `caughtUp` when the page reached
- * the end of what the owner answered as settled. False when the lease is no longer this owner's (it ran out and
- * another replica took it), which then saves nothing.
+ * (a pass that failed gives the lease up, see `releaseEventLog`). `caughtUpTo`, when the page reached the end of what
+ * the owner answered: the reader has read everything recorded before that instant (when the first entry the owner
+ * still holds back was recorded, or 'now' when it holds none back), so a log held back by a transaction left open
+ * shows as a lag that grows. False when the lease is no longer this owner's (it ran out and another replica took it),
+ * which then saves nothing.
  */
 export async function advanceEventLog(
   manager: EntityManager,
@@ -32,15 +34,17 @@ export async function advanceEventLog(
   owner: string,
   position: string,
   leaseMs: number,
-  caughtUp: boolean,
+  caughtUpTo: string | 'now' | undefined,
 ): Promise<boolean> {
   const [rows]: [unknown[], number] = await manager.query(
     `UPDATE event_log_cursors
         SET position = GREATEST(position, $3::bigint), updated_at = now(),
             lease_expires_at = now() + make_interval(secs => $4),
-            caught_up_at = CASE WHEN $5::boolean THEN now() ELSE caught_up_at END
+            caught_up_at = CASE WHEN $5::text IS NULL THEN caught_up_at
+                                WHEN $5::text = 'now' THEN now()
+                                ELSE LEAST(now(), $5::timestamptz) END
       WHERE log = $1 AND lease_owner = $2 RETURNING log`,
-    [log, owner, position, leaseMs / 1000, caughtUp],
+    [log, owner, position, leaseMs / 1000, caughtUpTo ?? null],
   );
   return rows.length > 0;
 }
@@ -53,7 +57,7 @@ export async function releaseEventLog(manager: EntityManager, log: string, owner
   );
 }
 
-/** Seconds since each log's position last reached the end of what its owner answered as settled, by log. */
+/** Seconds each log's reader is behind: since what it has read everything recorded before (`advanceEventLog`). */
 export async function eventLogLags(manager: EntityManager): Promise<Array<{ log: string; seconds: number }>> {
   const rows: Array<{ log: string; seconds: number }> = await manager.query(
     `SELECT log, EXTRACT(EPOCH FROM now() - caught_up_at)::float8 AS seconds FROM event_log_cursors`,
