@@ -188,12 +188,19 @@ async function pathKeyProxy(
         return;
       }
       const path = req.url.slice(keyPath.length) || '/';
-      const answer = await fetch(`http://127.0.0.1:${targetPort}${path}`, {
+      const exchange = await fetch(`http://127.0.0.1:${targetPort}${path}`, {
         method: req.method,
         headers: forwardable(req.headers),
         body: req.method === 'GET' || req.method === 'DELETE' ? undefined : Buffer.concat(chunks),
-      });
-      const body = Buffer.from(await answer.arrayBuffer());
+      })
+        .then(async (answer) => ({ answer, body: Buffer.from(await answer.arrayBuffer()) }))
+        .catch(() => undefined);
+      if (!exchange) {
+        // The stand-in behind it is gone (it stops before the services do): a gateway in front answers 502.
+        res.writeHead(502).end();
+        return;
+      }
+      const { answer, body } = exchange;
       seen(path, req.headers, { status: answer.status, body });
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
       res.end(body);
