@@ -22,6 +22,19 @@ async function publishRaw(queue: string, body: unknown): Promise<void> {
 describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility.md)', () => {
   const backbone = backboneForEachTest();
 
+  /** An older release's checkout consumer of the sample event, counting what it handled. */
+  const countingCheckout = async (name: string, retry?: { retryForMs: number }) => {
+    const broker = await backbone.connectBroker(name, retry ? { retry } : {});
+    let count = 0;
+    await broker
+      .handlers('checkout')
+      .handle(sampleEvent, async () => {
+        count += 1;
+      })
+      .consume();
+    return { broker, handled: () => count };
+  };
+
   test('fields a contract does not name are read past, and a payload forwarded whole passes them on', async () => {
     const broker = await backbone.connectBroker('tolerant');
     const forwarded: Array<Record<string, unknown>> = [];
@@ -62,14 +75,7 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
   });
 
   test('a field the contract names is still checked: a retyped one is parked at once as bad data', async () => {
-    const broker = await backbone.connectBroker('strict-where-named');
-    let handled = 0;
-    await broker
-      .handlers('checkout')
-      .handle(sampleEvent, async () => {
-        handled += 1;
-      })
-      .consume();
+    const { handled } = await countingCheckout('strict-where-named');
     const envelope = createEnvelope(sampleEvent, eventPayload(100));
     await publishRaw(`${backbone.prefix}checkout.events`, {
       ...envelope,
@@ -80,7 +86,7 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
       what: 'the retyped message parked',
     });
     expect(String(parked[0]!.properties.headers?.['x-parked-reason'])).toContain('amount_centavos');
-    expect(handled).toBe(0);
+    expect(handled()).toBe(0);
   });
 
   test.each([
@@ -99,14 +105,7 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
     '$what is retried for a newer replica, and parked only when none came in the retry window',
     async ({ as, reason }) => {
       const retryForMs = 3000;
-      const broker = await backbone.connectBroker('older-release', { retry: { retryForMs } });
-      let handled = 0;
-      await broker
-        .handlers('checkout')
-        .handle(sampleEvent, async () => {
-          handled += 1;
-        })
-        .consume();
+      const { broker, handled } = await countingCheckout('older-release', { retryForMs });
       const sentAt = Date.now();
       await publishRaw(`${backbone.prefix}checkout.events`, {
         ...createEnvelope(sampleEvent, eventPayload(200)),
@@ -114,7 +113,7 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
       });
       await broker.publish(sampleEvent, eventPayload(201));
 
-      await waitFor(() => handled === 1, { timeoutMs: 15_000, what: 'the known event behind it handled' });
+      await waitFor(() => handled() === 1, { timeoutMs: 15_000, what: 'the known event behind it handled' });
       const parked = await awaitParked(backbone, 'checkout.events', 1, {
         timeoutMs: 20_000,
         what: 'the message parked after the retry window',
@@ -123,7 +122,7 @@ describe('messages during a rolling upgrade (docs/adr/0038-message-compatibility
       expect(String(headers['x-parked-reason'])).toContain(reason);
       expect(Number(headers['x-retry-failures'])).toBeGreaterThan(1);
       expect(Date.now() - sentAt).toBeGreaterThanOrEqual(retryForMs);
-      expect(handled).toBe(1);
+      expect(handled()).toBe(1);
     },
   );
 
