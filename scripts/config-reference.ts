@@ -208,6 +208,8 @@ export const meanings: Record<string, string> = {
   IDEMPOTENCY_PURGE_INTERVAL_MS: 'how often expired idempotency records are deleted',
   PUBLIC_BASE_URL: 'the public URL checkout links use (unset in sandbox: `http://localhost:$PORT`)',
   TRUST_PROXY: 'proxy hops to trust for the client IP',
+  PAYMENT_COPY_MAX_AGE_MS:
+    'a payment copy older than this is read again from the payment service before a read is answered from it: the bound on staleness when an event is lost (docs/adr/0042)',
   // dashboard
   DASHBOARD_PORT: 'the HTTP port of the merchant dashboard and its probes (`npm start`: 3080)',
   GATEWAY_URL:

@@ -214,8 +214,16 @@ describe('metrics of the whole stack', () => {
       ]),
     );
     expect(value(payment, 'broker_parked_messages')).toBe(0);
-    // Each service reports the parking queues of what it consumes, the gateway none (it consumes no queue of its own).
-    expect(series(gateway, 'broker_parked_messages')).toEqual([]);
+    // Each service reports the parking queues of what it consumes: the gateway its events queue (its payment copies).
+    expect(series(gateway, 'broker_parked_messages').map((sample) => sample.labels.queue)).toEqual([
+      expect.stringMatching(/\.api-gateway\.events$/),
+    ]);
+    // The paid payments were read until paid (paymentIn), from the copies and from the payment service, and the
+    // payment events of the run reached the copies.
+    expect(value(gateway, 'gateway_payment_reads_total', { answered_from: 'copy' })).toBeGreaterThan(0);
+    expect(value(gateway, 'gateway_payment_copy_lag_seconds_count')).toBeGreaterThanOrEqual(
+      paymentIds.length,
+    );
     expect(
       series(pix, 'broker_parked_messages').filter(
         (sample) => !/pix-adapter\.\w+$/.test(sample.labels.queue!),

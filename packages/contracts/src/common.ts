@@ -199,6 +199,17 @@ export interface PaymentRecord {
    * the platform's account holds it. Never in the public `Payment`.
    */
   custody?: PaymentCustody;
+  /**
+   * Internal: how many times the payment has changed since it was made (1 when made). A copy of the payment kept
+   * elsewhere (the gateway's read model) takes a record only over an older one; additive: absent in records written
+   * before it was carried. Never in the public `Payment`.
+   */
+  version?: number;
+  /**
+   * Internal: what refunds not failed hold of the payment (in flight and succeeded), so more than `refunded_centavos`
+   * while a refund is in flight; additive like `version`. Never in the public `Payment`.
+   */
+  refund_reserved_centavos?: number;
   created_at: string;
   updated_at: string;
 }
@@ -227,6 +238,8 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   token: Joi.valid(...tokens).allow(null),
   amount_base_units: baseUnits.allow(null),
   custody: Joi.valid(...paymentCustodies),
+  version: Joi.number().integer().min(0),
+  refund_reserved_centavos: centavos,
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 });

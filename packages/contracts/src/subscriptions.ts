@@ -36,7 +36,9 @@ import { disputeClosed, disputeCreated, publicDisputeEvents } from './dispute-me
  * the events it registers handlers for (bound) are not exactly its list here.
  */
 export const eventSubscriptions: Readonly<Record<ServiceName, readonly EventDefinition<unknown>[]>> = {
-  'api-gateway': [],
+  // The gateway's payment copies (reads answered without a hop): every change a payment event carries, and the
+  // refunds that change what a payment says it returned.
+  'api-gateway': [...publicPaymentEvents, refundSucceeded],
   payment: [
     pixChargePaid,
     pixChargeClosed,

@@ -40,6 +40,11 @@ export interface ApiGatewayConfig extends ServiceEnv {
   /** How often expired idempotency records are deleted. */
   IDEMPOTENCY_PURGE_INTERVAL_MS: number;
   PUBLIC_BASE_URL: string;
+  /**
+   * A payment copy stored longer ago than this is read again from the payment service before it is answered: the
+   * bound on how stale a read can be when an event is lost (while events flow, a copy trails by their lag).
+   */
+  PAYMENT_COPY_MAX_AGE_MS: number;
   /** Express `trust proxy`: `false` (default), `true`, a hop count, or a list of addresses/subnets. */
   TRUST_PROXY: boolean | number | string;
 }
@@ -74,6 +79,7 @@ export const apiGatewaySchema = serviceSchema<ApiGatewayConfig>(
       (parent: { PORT: number }) => `http://localhost:${parent.PORT}`,
     ),
     TRUST_PROXY: trustProxy,
+    PAYMENT_COPY_MAX_AGE_MS: Joi.number().integer().min(0).max(3_600_000).default(30_000),
   },
   // It serves /metrics on its API port.
   { metricsListener: false },

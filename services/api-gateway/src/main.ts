@@ -3,6 +3,15 @@ import './telemetry';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOrExit } from '@gateway/config';
+import {
+  paymentCancelled,
+  paymentConfirmed,
+  paymentCreated,
+  paymentExpired,
+  paymentFailed,
+  refundSucceeded,
+  type PaymentEventPayload,
+} from '@gateway/contracts';
 import { createLogger } from '@gateway/observability';
 import {
   gracefulHttpStop,
@@ -16,6 +25,8 @@ import { idempotencyPurge } from './application/idempotency-purge';
 import { answerClientError } from './http/client-error';
 import { apiGatewayDatabase } from './persistence';
 import { createRedisClient, whenReady } from './clients/redis';
+import { applyPaymentEvent } from './application/apply-payment-event';
+import { outdatePaymentCopy } from './application/outdate-payment-copy';
 
 export interface RunningApiGateway {
   /** Where it listens, e.g. `http://127.0.0.1:3000`. */
@@ -39,11 +50,25 @@ const CONNECTION_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, ke
  */
 export async function startApiGateway(config: ApiGatewayConfig): Promise<RunningApiGateway> {
   const runtime = await openServiceRuntime({ service: 'api-gateway', config, ...apiGatewayDatabase });
+  const { dataSource } = runtime;
+  // The payment copies reads are answered from (docs/adr/0042-gateway-payment-read-model.md).
+  const keepCopy = (event: PaymentEventPayload) => applyPaymentEvent(dataSource, event);
+  await runtime.broker
+    .handlers('api-gateway')
+    .handle(paymentCreated, keepCopy)
+    .handle(paymentConfirmed, keepCopy)
+    .handle(paymentExpired, keepCopy)
+    .handle(paymentFailed, keepCopy)
+    .handle(paymentCancelled, keepCopy)
+    .handle(refundSucceeded, (event) =>
+      outdatePaymentCopy(dataSource, event.business_id, event.refund.payment_id),
+    )
+    .consume();
   const redis = createRedisClient(config.REDIS_URL, runtime.logger);
   await whenReady(redis, REDIS_STARTUP_WAIT_MS);
   const app = createApp({
     config,
-    dataSource: runtime.dataSource,
+    dataSource,
     broker: runtime.broker,
     redis,
     logger: runtime.logger,

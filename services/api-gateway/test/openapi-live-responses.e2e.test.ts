@@ -56,6 +56,7 @@ function appOf(environment: ApiGatewayConfig['APP_ENV']) {
       IDEMPOTENCY_PURGE_INTERVAL_MS: 60_000,
       PUBLIC_BASE_URL: 'https://pay.example.com',
       TRUST_PROXY: false,
+      PAYMENT_COPY_MAX_AGE_MS: 30_000,
     },
     dataSource: {} as DataSource,
     broker: {} as Broker,

@@ -53,6 +53,7 @@ export function createApp(deps: AppDependencies): Express {
     config,
     dataSource: deps.dataSource,
     redis: deps.redis,
+    paymentReads: { dataSource: deps.dataSource, maxAgeMs: config.PAYMENT_COPY_MAX_AGE_MS, logger },
     // The document of this very app (the sandbox routes only where they are mounted).
     document: buildOpenApiDocument({
       environment: config.APP_ENV,

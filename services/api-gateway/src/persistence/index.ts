@@ -7,10 +7,12 @@ import { IdempotencyClaims1732400005000 } from './migrations/1732400005000-idemp
 import { IdempotencyLeases1732400010000 } from './migrations/1732400010000-idempotency-leases';
 import { ApiKeyScopesAndExpiry1764400900000 } from './migrations/1764400900000-api-key-scopes-and-expiry';
 import { ApiKeyPurpose1764402400000 } from './migrations/1764402400000-api-key-purpose';
+import { PaymentReadModel1764403200400 } from './migrations/1764403200400-payment-read-model';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
 export * from './identity-store';
 export * from './idempotency-store';
+export * from './payment-copy-store';
 
 export const apiGatewayDatabase = {
   schema: 'api_gateway',
@@ -22,5 +24,6 @@ export const apiGatewayDatabase = {
     IdempotencyLeases1732400010000,
     ApiKeyScopesAndExpiry1764400900000,
     ApiKeyPurpose1764402400000,
+    PaymentReadModel1764403200400,
   ],
 };

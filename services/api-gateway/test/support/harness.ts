@@ -110,6 +110,7 @@ export function gatewayConfig(env: IsolatedEnvironment, overrides: Partial<ApiGa
     IDEMPOTENCY_PURGE_INTERVAL_MS: 60_000,
     PUBLIC_BASE_URL: 'https://pay.example.com',
     TRUST_PROXY: false,
+    PAYMENT_COPY_MAX_AGE_MS: 30_000,
     ...overrides,
   };
   return config;

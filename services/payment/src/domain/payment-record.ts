@@ -30,6 +30,8 @@ export interface StoredPayment {
   customerId: string | null;
   /** What succeeded refunds returned. */
   refundedCentavos: number;
+  /** What refunds not failed hold (in flight and succeeded). */
+  refundReservedCentavos: number;
   /** Snapshot of what the payer was last shown: PIX code/QR or crypto link/QR. */
   instructions: PixInstructions | CryptoInstructions | null;
   /** Who holds the money paid: `direct` when it went into the business's own PSP account. */
@@ -40,6 +42,8 @@ export interface StoredPayment {
   payerAddress: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** How many times it has changed (every stored change adds one). */
+  version: number;
 }
 
 export function toRecord(payment: StoredPayment): PaymentRecord {
@@ -68,6 +72,9 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
       : {}),
     // Internal (the ledger books only the fee of money paid into the business's own account); carried only then.
     ...(payment.custody === 'direct' ? { custody: payment.custody } : {}),
+    // Internal: copies kept elsewhere take a record only over an older one.
+    version: payment.version,
+    refund_reserved_centavos: payment.refundReservedCentavos,
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };

@@ -75,7 +75,7 @@ export async function markRefundSettled(
   if (!changed) return null;
   await manager.query(
     settled.outcome === 'succeeded'
-      ? `UPDATE payments SET refunded_centavos = refunded_centavos + $2, updated_at = now() WHERE id = $1`
+      ? `UPDATE payments SET refunded_centavos = refunded_centavos + $2, updated_at = now(), version = version + 1 WHERE id = $1`
       : `UPDATE payments SET refund_reserved_centavos = refund_reserved_centavos - $2 WHERE id = $1`,
     [changed.payment_id, changed.amount_centavos],
   );

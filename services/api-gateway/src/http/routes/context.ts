@@ -4,6 +4,7 @@ import type { Broker } from '@gateway/messaging';
 import type { ApiGatewayConfig } from '../../config';
 import type { CommandSender } from '../commands';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
+import type { ReadPaymentDeps } from '../../application/read-payment';
 
 /**
  * What route modules need: the command channel, the businesses and API keys the gateway keeps, the config, the
@@ -17,6 +18,8 @@ export interface RouteContext {
   config: ApiGatewayConfig;
   dataSource: DataSource;
   redis: Redis;
+  /** The gateway's payment copies, which payment reads are answered from. */
+  paymentReads: ReadPaymentDeps;
   /** This gateway's OpenAPI document (served at /openapi.json, rendered at /docs). */
   document: Record<string, unknown> & { info: { title: string } };
 }

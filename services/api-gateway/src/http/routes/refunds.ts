@@ -13,6 +13,7 @@ import { AppError } from '@gateway/http-errors';
 import { defineOperation, json, pageOf, type Tag } from '../operation';
 import * as answers from '../openapi/response-schemas';
 import { amountField, pageQuery } from '../validation';
+import { outdatePaymentCopy } from '../../application/outdate-payment-copy';
 
 export const createRefundBody = Joi.object({
   amount: amountField.allow(null),
@@ -70,7 +71,9 @@ export const refundOperations = [
     },
     sdk: { method: 'refunds.create' },
     answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
-    handle: async ({ params, body, businessId, send }) => {
+    handle: async ({ params, body, businessId, send }, { paymentReads }) => {
+      // The payment's copy is read again until the refund settles (docs/adr/0042).
+      await outdatePaymentCopy(paymentReads.dataSource, businessId, params.payment_id);
       const refund = await send(createRefund, {
         business_id: businessId,
         payment_id: params.payment_id,
