@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { defineCommand } from './message';
+import { defineCommand, defineEvent } from './message';
 import {
   amountCentavos,
   baseUnits,
@@ -75,6 +75,29 @@ const paymentViewSchema = Joi.object<PaymentView>({
   pix: pixInstructionsSchema,
   crypto: cryptoInstructionsSchema,
 });
+
+/**
+ * Internal: a change of an open payment (its amount, its metadata) that no public event announces, with the payment as
+ * it now stands and its instructions; emitted with the change, so the gateway's copy follows a change whose answer never
+ * reached it (docs/adr/0042-gateway-payment-read-model.md). Never delivered to a webhook.
+ */
+export interface PaymentChanged extends PaymentView {
+  event_id: string;
+  business_id: string;
+  occurred_at: string;
+}
+
+export const paymentChanged = defineEvent(
+  'payment.changed.v1',
+  Joi.object<PaymentChanged>({
+    event_id: publicId('evt').required(),
+    business_id: businessId.required(),
+    occurred_at: isoDate.required(),
+    payment: paymentRecordSchema.required(),
+    pix: pixInstructionsSchema,
+    crypto: cryptoInstructionsSchema,
+  }),
+);
 
 export interface CreatePayment {
   business_id: string;

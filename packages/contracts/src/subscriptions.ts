@@ -6,6 +6,7 @@ import {
   paymentFailed,
   publicPaymentEvents,
 } from './events';
+import { paymentChanged } from './payment-commands';
 import { pixChargeClosed, pixChargePaid, pixMedReported } from './pix-messages';
 import { cryptoRequestClosed, cryptoRequestSettled, cryptoTransferUnapplied } from './crypto-messages';
 import {
@@ -38,7 +39,7 @@ import { disputeClosed, disputeCreated, publicDisputeEvents } from './dispute-me
 export const eventSubscriptions: Readonly<Record<ServiceName, readonly EventDefinition<unknown>[]>> = {
   // The gateway's payment copies (reads answered without a hop): every change a payment event carries, and the
   // refunds that change what a payment says it returned.
-  'api-gateway': [...publicPaymentEvents, refundSucceeded],
+  'api-gateway': [...publicPaymentEvents, paymentChanged, refundSucceeded],
   payment: [
     pixChargePaid,
     pixChargeClosed,

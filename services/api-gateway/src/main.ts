@@ -9,7 +9,9 @@ import {
   paymentCreated,
   paymentExpired,
   paymentFailed,
+  paymentChanged,
   refundSucceeded,
+  type PaymentChanged,
   type PaymentEventPayload,
 } from '@gateway/contracts';
 import { createLogger } from '@gateway/observability';
@@ -27,6 +29,8 @@ import { apiGatewayDatabase } from './persistence';
 import { createRedisClient, whenReady } from './clients/redis';
 import { applyPaymentEvent } from './application/apply-payment-event';
 import { outdatePaymentCopy } from './application/outdate-payment-copy';
+import type { PaymentCopies } from './application/shared/payment-copies';
+import { EventFeedHealth } from './domain/event-feed-health';
 
 export interface RunningApiGateway {
   /** Where it listens, e.g. `http://127.0.0.1:3000`. */
@@ -36,6 +40,12 @@ export interface RunningApiGateway {
 }
 
 const REDIS_STARTUP_WAIT_MS = 3000;
+
+/**
+ * The copy of an open payment is answered only while the payment events reach the gateway within this long of when they
+ * occurred (the webhook dispatcher and the checkout service get them at the same time; docs/adr/0042).
+ */
+const PAYMENT_EVENTS_MAX_LAG_MS = 1000;
 
 /**
  * A slow client holds no connection long: its headers within 10 s, its whole request (a small JSON body) within 30 s.
@@ -52,7 +62,13 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
   const runtime = await openServiceRuntime({ service: 'api-gateway', config, ...apiGatewayDatabase });
   const { dataSource } = runtime;
   // The payment copies reads are answered from (docs/adr/0042-gateway-payment-read-model.md).
-  const keepCopy = (event: PaymentEventPayload) => applyPaymentEvent(dataSource, event);
+  const paymentCopies: PaymentCopies = {
+    dataSource,
+    maxAgeMs: config.PAYMENT_COPY_MAX_AGE_MS,
+    feed: new EventFeedHealth(PAYMENT_EVENTS_MAX_LAG_MS, config.PAYMENT_COPY_MAX_AGE_MS),
+    logger: runtime.logger,
+  };
+  const keepCopy = (event: PaymentEventPayload | PaymentChanged) => applyPaymentEvent(paymentCopies, event);
   await runtime.broker
     .handlers('api-gateway')
     .handle(paymentCreated, keepCopy)
@@ -60,8 +76,9 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
     .handle(paymentExpired, keepCopy)
     .handle(paymentFailed, keepCopy)
     .handle(paymentCancelled, keepCopy)
+    .handle(paymentChanged, keepCopy)
     .handle(refundSucceeded, (event) =>
-      outdatePaymentCopy(dataSource, event.business_id, event.refund.payment_id),
+      outdatePaymentCopy(paymentCopies, event.business_id, event.refund.payment_id),
     )
     .consume();
   const redis = createRedisClient(config.REDIS_URL, runtime.logger);
@@ -69,6 +86,7 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
   const app = createApp({
     config,
     dataSource,
+    paymentCopies,
     broker: runtime.broker,
     redis,
     logger: runtime.logger,

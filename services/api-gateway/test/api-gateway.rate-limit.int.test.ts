@@ -6,6 +6,7 @@ import { aPaymentRecord, testLogger } from '@gateway/testkit';
 import { createApp } from '../src/http/app';
 import { createRedisClient } from '../src/clients/redis';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
+import { EventFeedHealth } from '../src/domain/event-feed-health';
 
 async function closedPort(): Promise<number> {
   const server: Server = createServer();
@@ -228,6 +229,12 @@ describe('api gateway: rate limit', () => {
       broker: h.gateway.runtime.broker,
       redis: deadRedis,
       logger,
+      paymentCopies: {
+        dataSource: h.gateway.runtime.dataSource,
+        maxAgeMs: h.config.PAYMENT_COPY_MAX_AGE_MS,
+        feed: new EventFeedHealth(1000, h.config.PAYMENT_COPY_MAX_AGE_MS),
+        logger,
+      },
     });
     const server = app.listen(0);
     try {

@@ -21,6 +21,7 @@ import {
   validateOpenApiDocument,
   type ResponseCheck,
 } from './support/openapi';
+import { EventFeedHealth } from '../src/domain/event-feed-health';
 
 type Json = Record<string, any>;
 type Credentials = 'merchant' | 'other-merchant' | 'operator' | 'none';
@@ -62,6 +63,12 @@ function appOf(environment: ApiGatewayConfig['APP_ENV']) {
     broker: {} as Broker,
     redis,
     logger: testLogger('openapi'),
+    paymentCopies: {
+      dataSource: {} as DataSource,
+      maxAgeMs: 30_000,
+      feed: new EventFeedHealth(1000, 30_000),
+      logger: testLogger('openapi'),
+    },
   });
   redis.disconnect();
   return app;

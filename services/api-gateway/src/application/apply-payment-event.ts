@@ -1,21 +1,39 @@
-import type { DataSource } from 'typeorm';
-import type { PaymentEventPayload } from '@gateway/contracts';
+import type { PaymentChanged, PaymentEventPayload } from '@gateway/contracts';
 import { histogram } from '@gateway/observability';
 import { storePaymentCopy } from '../persistence';
+import type { PaymentCopies } from './shared/payment-copies';
 
 const copyLag = histogram(
   'gateway_payment_copy_lag_seconds',
-  'From a payment event (its occurred_at, the payment service clock) to its record in the gateway copy: how stale a read answered from the copy can be while events flow',
+  'From a payment event (its occurred_at, the payment service clock) to its record stored in the gateway copy: how far a read answered from a copy trails the payment service while events flow',
   [],
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
 );
 
 /**
- * A `payment.*` event carries the payment's record as it changed: it becomes the gateway's copy unless the copy holds
- * that version or a newer one already (events and replies arrive in any order). Its instructions are kept (an event
- * carries none), and a stale mark too (only a reply or a read clears it).
+ * A `payment.*` event (or the internal `payment.changed`) carries the payment's record as it changed: it becomes the
+ * gateway's copy unless the copy holds a newer version already (events and replies arrive in any order), known true as
+ * of when the event occurred. Instructions are kept when the event carries none. A record without a version marks the
+ * copy instead (a payment service of an earlier release). Whether the events keep up is recorded for the reads.
  */
-export async function applyPaymentEvent(dataSource: DataSource, event: PaymentEventPayload): Promise<void> {
-  await storePaymentCopy(dataSource.manager, event.payment, null, false);
-  copyLag.observe(Math.max(0, (Date.now() - Date.parse(event.occurred_at)) / 1000));
+export async function applyPaymentEvent(
+  copies: PaymentCopies,
+  event: PaymentEventPayload | PaymentChanged,
+): Promise<void> {
+  const instructions = 'pix' in event || 'crypto' in event ? (event.pix ?? event.crypto ?? null) : null;
+  try {
+    await storePaymentCopy(
+      copies.dataSource.manager,
+      event.payment,
+      instructions,
+      event.occurred_at,
+      copies.maxAgeMs,
+    );
+  } catch (err) {
+    copies.feed.failed(Date.now());
+    throw err;
+  }
+  const lagMs = Math.max(0, Date.now() - Date.parse(event.occurred_at));
+  copies.feed.applied(lagMs);
+  if (event.payment.version !== undefined) copyLag.observe(lagMs / 1000);
 }

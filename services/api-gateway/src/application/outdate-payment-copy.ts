@@ -1,19 +1,19 @@
-import type { DataSource } from 'typeorm';
 import { markPaymentCopyStale } from '../persistence';
+import type { PaymentCopies } from './shared/payment-copies';
 
 /**
- * Marks the gateway's copy of a payment stale, so that the next read of it goes to the payment service (whose answer
- * becomes the copy again):
+ * Marks the gateway's copy of a payment, so that reads go to the payment service until the copy holds a newer version
+ * (or for `maxAgeMs` at most):
  *
- * - before a change is sent (PATCH, cancel): until the change's answer is stored, a read never answers what was there
- *   before a change that was answered, even if its answer never reaches the copy (the gateway stopped, the reply
- *   timed out). A failure here fails the change before it is sent;
- * - when an event says the payment changed without carrying its record (`refund.succeeded`: what refunds returned).
+ * - before a change is sent (PATCH, cancel, a refund): until the change's answer or its event is stored, a read never
+ *   answers what was there before a change that was answered. A failure here fails the change before it is sent;
+ * - when an event says the payment changed without carrying its record (`refund.succeeded`), or carries a record
+ *   without a version (a payment service of an earlier release).
  */
 export async function outdatePaymentCopy(
-  dataSource: DataSource,
+  copies: PaymentCopies,
   businessId: string,
   paymentId: string,
 ): Promise<void> {
-  await markPaymentCopyStale(dataSource.manager, businessId, paymentId);
+  await markPaymentCopyStale(copies.dataSource.manager, businessId, paymentId, copies.maxAgeMs);
 }

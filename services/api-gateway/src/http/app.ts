@@ -21,6 +21,7 @@ import { requireAdmin } from './admin-token';
 import { mountTable, type AreaStack, type PathScope } from './mount';
 import { buildOpenApiDocument, servedOperations } from './openapi';
 import type { RouteContext } from './routes/context';
+import type { PaymentCopies } from '../application/shared/payment-copies';
 import { hostedCheckoutScope } from './routes/hosted-checkout';
 
 export interface AppDependencies {
@@ -29,6 +30,8 @@ export interface AppDependencies {
   broker: Broker;
   redis: Redis;
   logger: Logger;
+  /** The payment copies reads are answered from, shared with the handlers of the events that feed them. */
+  paymentCopies: PaymentCopies;
 }
 
 /** How long a repeat of an in-flight idempotent request waits for the first one's answer. */
@@ -53,7 +56,7 @@ export function createApp(deps: AppDependencies): Express {
     config,
     dataSource: deps.dataSource,
     redis: deps.redis,
-    paymentReads: { dataSource: deps.dataSource, maxAgeMs: config.PAYMENT_COPY_MAX_AGE_MS, logger },
+    paymentCopies: deps.paymentCopies,
     // The document of this very app (the sandbox routes only where they are mounted).
     document: buildOpenApiDocument({
       environment: config.APP_ENV,

@@ -4,37 +4,40 @@ import type { CryptoInstructions, PaymentRecord, PixInstructions } from '@gatewa
 /** The gateway's copy of a payment (docs/adr/0042-gateway-payment-read-model.md). */
 export interface PaymentCopy {
   record: PaymentRecord;
-  /** The rail instructions the last reply carried (events carry none); null when no reply brought any. */
+  /** The rail instructions the last reply or change carried (outcome events carry none); null when none did. */
   instructions: PixInstructions | CryptoInstructions | null;
-  /** Marked to be read again before it is answered (a change is on its way, or one was announced without its record). */
+  /** A change is in flight (or was announced without its record) and the copy does not hold its version yet. */
   stale: boolean;
-  /** How long ago the payment service last sent it, by the database's clock. */
+  /** How long ago the copy was known true (a read's answer: when stored; an event: when it occurred). */
   ageMs: number;
 }
 
 /**
  * Stores what the payment service sent of a payment, only over an older copy (a lower `version`) or the same one:
- * events and replies arrive in any order, and a copy never goes back. `fresh` (a reply, a read of the payment service)
- * says the record is the payment as it stands now: it clears a stale mark, which an event of a version already held
- * does not, even of a newer version (the change that marked it may not be the one it brings). Instructions absent from what is sent are kept. A
- * record without a version (from a release before it was carried) is not stored.
+ * events and replies arrive in any order, twice, from any replica, and a copy never goes back. Instructions absent
+ * from what is sent are kept. `asOf`: when the record was true, an event's `occurred_at` (a late event is not made
+ * younger than it is); a reply or a read is true now. A record without a version (from a payment service of a release
+ * before it was carried) is not stored: the copy is marked instead, so a read asks the payment service.
  */
 export async function storePaymentCopy(
   manager: EntityManager,
   record: PaymentRecord,
   instructions: PixInstructions | CryptoInstructions | null,
-  fresh: boolean,
+  asOf: string | null,
+  markFor: number,
 ): Promise<void> {
-  if (record.version === undefined) return;
+  if (record.version === undefined) {
+    await markPaymentCopyStale(manager, record.business_id, record.payment_id, markFor);
+    return;
+  }
   await manager.query(
-    `INSERT INTO payment_copies AS copy (payment_id, business_id, version, record, instructions, stale, stored_at)
-     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, false, now())
+    `INSERT INTO payment_copies AS copy (payment_id, business_id, version, record, instructions, stored_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, LEAST(now(), COALESCE($6::timestamptz, now())))
      ON CONFLICT (payment_id) DO UPDATE
        SET version = EXCLUDED.version,
            record = EXCLUDED.record,
            instructions = COALESCE(EXCLUDED.instructions, copy.instructions),
-           stale = copy.stale AND NOT $6,
-           stored_at = CASE WHEN $6 OR copy.version < EXCLUDED.version THEN EXCLUDED.stored_at ELSE copy.stored_at END
+           stored_at = GREATEST(copy.stored_at, EXCLUDED.stored_at)
      WHERE copy.version <= EXCLUDED.version`,
     [
       record.payment_id,
@@ -42,21 +45,28 @@ export async function storePaymentCopy(
       record.version,
       JSON.stringify(record),
       instructions === null ? null : JSON.stringify(instructions),
-      fresh,
+      asOf,
     ],
   );
 }
 
-/** Marks the copy of the business's payment to be read again before it is answered (none is made when there is none). */
+/**
+ * Marks the copy of the business's payment (none is made when there is none): it is not answered until it holds a
+ * version newer than the one it holds now (the change's answer, or its event), or for `forMs` at most (a change that
+ * failed or never committed, an answer and an event both lost).
+ */
 export async function markPaymentCopyStale(
   manager: EntityManager,
   businessId: string,
   paymentId: string,
+  forMs: number,
 ): Promise<void> {
-  await manager.query(`UPDATE payment_copies SET stale = true WHERE payment_id = $1 AND business_id = $2`, [
-    paymentId,
-    businessId,
-  ]);
+  await manager.query(
+    `UPDATE payment_copies
+        SET stale_below = GREATEST(stale_below, version + 1), stale_until = now() + make_interval(secs => $3)
+      WHERE payment_id = $1 AND business_id = $2`,
+    [paymentId, businessId, forMs / 1000],
+  );
 }
 
 /** The copy of the business's payment, if the gateway holds one. */
@@ -71,7 +81,8 @@ export async function findPaymentCopy(
     stale: boolean;
     age_ms: number;
   }> = await manager.query(
-    `SELECT record, instructions, stale, (EXTRACT(EPOCH FROM now() - stored_at) * 1000)::float8 AS age_ms
+    `SELECT record, instructions, (version < stale_below AND stale_until > now()) AS stale,
+            (EXTRACT(EPOCH FROM now() - stored_at) * 1000)::float8 AS age_ms
        FROM payment_copies WHERE payment_id = $1 AND business_id = $2`,
     [paymentId, businessId],
   );

@@ -22,7 +22,7 @@ export async function insertRefund(
   refund: Omit<RefundEntity, 'status' | 'failureReason' | 'externalId' | 'createdAt' | 'updatedAt'>,
 ): Promise<RefundEntity> {
   await manager.query(
-    `UPDATE payments SET refund_reserved_centavos = refund_reserved_centavos + $2 WHERE id = $1`,
+    `UPDATE payments SET refund_reserved_centavos = refund_reserved_centavos + $2, version = version + 1 WHERE id = $1`,
     [refund.paymentId, refund.amountCentavos],
   );
   const now = new Date();
@@ -76,7 +76,7 @@ export async function markRefundSettled(
   await manager.query(
     settled.outcome === 'succeeded'
       ? `UPDATE payments SET refunded_centavos = refunded_centavos + $2, updated_at = now(), version = version + 1 WHERE id = $1`
-      : `UPDATE payments SET refund_reserved_centavos = refund_reserved_centavos - $2 WHERE id = $1`,
+      : `UPDATE payments SET refund_reserved_centavos = refund_reserved_centavos - $2, version = version + 1 WHERE id = $1`,
     [changed.payment_id, changed.amount_centavos],
   );
   await settleFundsOfRefund(

@@ -4,7 +4,7 @@ import type { Broker } from '@gateway/messaging';
 import type { ApiGatewayConfig } from '../../config';
 import type { CommandSender } from '../commands';
 import type { IdentityDeps } from '../../application/authenticate-api-key';
-import type { ReadPaymentDeps } from '../../application/read-payment';
+import type { PaymentCopies } from '../../application/shared/payment-copies';
 
 /**
  * What route modules need: the command channel, the businesses and API keys the gateway keeps, the config, the
@@ -19,7 +19,7 @@ export interface RouteContext {
   dataSource: DataSource;
   redis: Redis;
   /** The gateway's payment copies, which payment reads are answered from. */
-  paymentReads: ReadPaymentDeps;
+  paymentCopies: PaymentCopies;
   /** This gateway's OpenAPI document (served at /openapi.json, rendered at /docs). */
   document: Record<string, unknown> & { info: { title: string } };
 }

@@ -44,6 +44,9 @@ import {
   type Tag,
 } from '../operation';
 import { pixCode, cryptoInstructions } from '../openapi/response-schemas';
+import { keepPaymentCopy } from '../../application/keep-payment-copy';
+import { outdatePaymentCopy } from '../../application/outdate-payment-copy';
+import type { PaymentCopies } from '../../application/shared/payment-copies';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
 
@@ -157,10 +160,13 @@ function sessionStatus(res: Response, status: CheckoutSessionStatus['status'], r
 async function cancelSessionPayment(
   session: CheckoutSessionStatus,
   send: OperationInput<never, unknown, unknown>['send'],
+  paymentCopies: PaymentCopies,
 ): Promise<CheckoutSessionStatus['status']> {
   const ids = { business_id: session.business_id, payment_id: session.payment_id };
   try {
-    await send(cancelPayment, ids);
+    // As the API's own cancel: the merchant's next read of the payment sees it (docs/adr/0042).
+    await outdatePaymentCopy(paymentCopies, session.business_id, session.payment_id);
+    await keepPaymentCopy(paymentCopies, await send(cancelPayment, ids));
     return 'cancelled';
   } catch (err) {
     if (!(err instanceof AppError && err.code === 'INVALID_STATUS')) throw err;
@@ -316,10 +322,10 @@ export const checkoutSessionOperations = [
     params: { slug, session_id: 'sess' },
     commands: [getCheckoutSessionStatus, cancelPayment, getPayment],
     answers: [json(200, 'The status the payment ended in.', checkoutSessionStatus)],
-    handle: async ({ params, res, send }) => {
+    handle: async ({ params, res, send }, { paymentCopies }) => {
       const session = await send(getCheckoutSessionStatus, params);
       if (session.status !== 'initiated') return sessionStatus(res, session.status, session.return_url);
-      return sessionStatus(res, await cancelSessionPayment(session, send), null);
+      return sessionStatus(res, await cancelSessionPayment(session, send, paymentCopies), null);
     },
   }),
 ];

@@ -202,7 +202,7 @@ export const paymentOperations = [
     },
     sdk: { method: 'payments.create' },
     answers: [json(201, 'The payment, with what the payer needs.', paymentCreated)],
-    handle: async ({ body, res, send }, { paymentReads }) => {
+    handle: async ({ body, res, send }, { paymentCopies }) => {
       const identity = identityOf(res);
       // The customer must be the business's own: another business's (or none) is NOT_FOUND, before anything is made.
       const customer = body.customer_id
@@ -222,7 +222,7 @@ export const paymentOperations = [
         debtor: customer && chargeDebtorOf(customer),
       });
       // Before the answer: a read right after it is answered from the copy and sees the payment.
-      await keepPaymentCopy(paymentReads.dataSource, view, paymentReads.logger);
+      await keepPaymentCopy(paymentCopies, view);
       return paymentCreatedResponse(view);
     },
   }),
@@ -242,9 +242,9 @@ export const paymentOperations = [
     cli: { command: 'payments get', description: 'read a payment' },
     sdk: { method: 'payments.get' },
     answers: [json(200, 'The payment.', paymentDetails)],
-    handle: async ({ params, businessId, send }, { paymentReads }) => {
+    handle: async ({ params, businessId, send }, { paymentCopies }) => {
       // From the gateway's copy; from the payment service when the copy cannot answer (docs/adr/0042).
-      const view = await readPayment(paymentReads, businessId, params.payment_id, () =>
+      const view = await readPayment(paymentCopies, businessId, params.payment_id, () =>
         send(getPayment, { business_id: businessId, payment_id: params.payment_id }),
       );
       // Never leak another business's payment, whatever the payment service answers.
@@ -317,14 +317,14 @@ export const paymentOperations = [
     },
     sdk: { method: 'payments.update' },
     answers: [json(200, 'The payment with its new amounts.', paymentUpdated)],
-    handle: async ({ params, body, businessId, send }, { paymentReads }) => {
+    handle: async ({ params, body, businessId, send }, { paymentCopies }) => {
       const command: UpdatePayment = { business_id: businessId, payment_id: params.payment_id };
       if (body.amount !== undefined) command.amount_centavos = body.amount;
       if (body.metadata !== undefined) command.metadata = body.metadata;
-      await outdatePaymentCopy(paymentReads.dataSource, businessId, params.payment_id);
+      await outdatePaymentCopy(paymentCopies, businessId, params.payment_id);
       const view = await send(updatePayment, command);
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      await keepPaymentCopy(paymentReads.dataSource, view, paymentReads.logger);
+      await keepPaymentCopy(paymentCopies, view);
       return paymentUpdatedResponse(view, body.amount !== undefined);
     },
   }),
@@ -344,11 +344,11 @@ export const paymentOperations = [
     cli: { command: 'payments cancel', description: 'cancel an open payment' },
     sdk: { method: 'payments.cancel' },
     answers: [json(200, 'The payment, status `cancelled`.', paymentRecord)],
-    handle: async ({ params, businessId, send }, { paymentReads }) => {
-      await outdatePaymentCopy(paymentReads.dataSource, businessId, params.payment_id);
+    handle: async ({ params, businessId, send }, { paymentCopies }) => {
+      await outdatePaymentCopy(paymentCopies, businessId, params.payment_id);
       const view = await send(cancelPayment, { business_id: businessId, payment_id: params.payment_id });
       if (view.payment.business_id !== businessId) throw new AppError('NOT_FOUND');
-      await keepPaymentCopy(paymentReads.dataSource, view, paymentReads.logger);
+      await keepPaymentCopy(paymentCopies, view);
       return publicPaymentRecord(view.payment);
     },
   }),

@@ -71,9 +71,9 @@ export const refundOperations = [
     },
     sdk: { method: 'refunds.create' },
     answers: [json(201, 'The refund, status `pending` until its rail settles it.', answers.refund)],
-    handle: async ({ params, body, businessId, send }, { paymentReads }) => {
+    handle: async ({ params, body, businessId, send }, { paymentCopies }) => {
       // The payment's copy is read again until the refund settles (docs/adr/0042).
-      await outdatePaymentCopy(paymentReads.dataSource, businessId, params.payment_id);
+      await outdatePaymentCopy(paymentCopies, businessId, params.payment_id);
       const refund = await send(createRefund, {
         business_id: businessId,
         payment_id: params.payment_id,

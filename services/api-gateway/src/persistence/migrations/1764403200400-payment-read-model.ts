@@ -18,8 +18,9 @@ export class PaymentReadModel1764403200400 implements MigrationInterface {
         version integer NOT NULL CHECK (version >= 0),
         record jsonb NOT NULL,
         instructions jsonb,
-        stale boolean NOT NULL DEFAULT false,
-        stored_at timestamptz NOT NULL DEFAULT now()
+        stored_at timestamptz NOT NULL DEFAULT now(),
+        stale_below integer NOT NULL DEFAULT 0,
+        stale_until timestamptz
       )`);
   }
 
