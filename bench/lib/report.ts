@@ -123,8 +123,10 @@ export function targets(report: BenchReport): TargetCheck[] {
       figure,
       target: `≥ ${fixed(minimum, 1)}x`,
       value:
-        `${fixed(r, 2)}x (${fixed(ours?.figures.throughput ?? 0)} vs ${fixed(theirs?.figures.throughput ?? 0)} ` +
-        `requests/s), ${ours?.figures.errors ?? '?'} errors`,
+        ours && theirs
+          ? `${fixed(r, 2)}x (${fixed(ours.figures.throughput)} vs ${fixed(theirs.figures.throughput)} requests/s), ` +
+            `${ours.figures.errors} errors`
+          : `not measured (no ${ours ? yardstick : 'ours'} phase)`,
       met,
       ...(met
         ? {}

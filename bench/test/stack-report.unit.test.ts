@@ -1,3 +1,4 @@
+import { normalizeReport, renderComparison } from '../lib/compare';
 import {
   profileOf,
   renderMarkdown,
@@ -145,7 +146,12 @@ describe('the stack bench report', () => {
 
   it('names an unmeasured figure instead of inventing one', () => {
     const checks = targets(reportOf([phaseOf(pix, 'ours', 90, stackCpu)]));
-    expect(checks[1]).toMatchObject({ met: false, gap: 'not measured', profile: 'not measured' });
+    expect(checks[1]).toMatchObject({
+      value: 'not measured (no same-work phase)',
+      met: false,
+      gap: 'not measured',
+      profile: 'not measured',
+    });
     expect(checks[3]).toMatchObject({ value: '?', met: false, gap: 'not measured' });
   });
 
@@ -153,5 +159,39 @@ describe('the stack bench report', () => {
     expect(profileOf({ 'load generator': 9, naive: 8, 'same-work': 7, payment: 1 }, 2)).toBe(
       'payment 1.00 (total 25.00 ms)',
     );
+  });
+
+  it('compares two runs: each target before and after, every phase, the CPU per create by process', () => {
+    const after = reportOf(
+      [
+        phaseOf(pix, 'naive', 120, { naive: 5.7 }),
+        phaseOf(pix, 'same-work', 90, { 'same-work': 6.5 }),
+        phaseOf(pix, 'ours', 120, { ...stackCpu, 'pix-adapter': 1.6 }),
+        phaseOf(get, 'naive', 3000, { naive: 0.2 }),
+        phaseOf(get, 'ours', 1500, { payment: 0.5 }),
+        phaseOf(at50, 'ours', 50, stackCpu, { p99: 22 }),
+      ],
+      45,
+    );
+    const markdown = renderComparison(missing, after, 'QR once per charge');
+    expect(markdown).toContain('# QR once per charge');
+    expect(markdown).toContain(
+      '| PIX create throughput, ratio to the naive server (zero errors) | ≥ 1.0x | 0.72x (93.9 vs 130.6 requests/s), 0 errors | 1.00x (120.0 vs 120.0 requests/s), 0 errors | yes |',
+    );
+    expect(markdown).toContain('| PIX create p99 at 50 requests/s | < 25 ms | 37.4 ms | 22 ms | yes |');
+    expect(markdown).toContain('| POST /v1/payments pix | ours | 93.9 | 120.0 (+28 %) | 20 | 20 |');
+    expect(markdown).toContain('| pix-adapter (ms) | 3.20 | 1.60 (-50 %) |');
+    expect(markdown).toContain('| CPU, every process (ms) | 15.00 | 13.40 (-11 %) |');
+    expect(markdown).toContain('| event lag p50 / p99 (ms) | 20 / 56 | 20 / 45 |');
+  });
+
+  it('reads a result from before the yardsticks: its baseline is the naive server', () => {
+    const old = reportOf([
+      { ...phaseOf(pix, 'naive', 189.4, { baseline: 5.67 }), system: 'baseline' as SystemName },
+      phaseOf(pix, 'ours', 144.4, stackCpu),
+    ]);
+    const read = normalizeReport(old);
+    expect(read.phases[0]).toMatchObject({ system: 'naive', cpuMsPerRequest: { naive: 5.67 } });
+    expect(targets(read)[0]!.value).toBe('0.76x (144.4 vs 189.4 requests/s), 0 errors');
   });
 });
