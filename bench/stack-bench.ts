@@ -87,13 +87,34 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 /** Other sessions' statistics reach pg_stat_database about once a second: a count read this long after is whole. */
 const STATISTICS_FLUSH_MS = 1200;
 
+/**
+ * A client of the bench's own (counts, checks), connected. PostgreSQL is shared with whatever else runs on the machine
+ * and may be at max_connections for a moment ("too many clients", 53300): that is tried again, for up to a minute,
+ * rather than losing the run.
+ */
+async function connected(databaseUrl: string): Promise<pg.Client> {
+  return waitFor(
+    async () => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      try {
+        await client.connect();
+        return client;
+      } catch (err) {
+        await client.end().catch(() => undefined);
+        if ((err as { code?: string }).code === '53300') return undefined;
+        throw err;
+      }
+    },
+    { timeoutMs: 60_000, intervalMs: 250, what: 'a connection to PostgreSQL (too many clients)' },
+  );
+}
+
 /** Transactions committed or rolled back so far in these databases, together. */
 async function transactions(databaseUrls: readonly string[]): Promise<number> {
   await letTimePass(STATISTICS_FLUSH_MS);
   let total = 0;
   for (const databaseUrl of databaseUrls) {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
+    const client = await connected(databaseUrl);
     try {
       const { rows } = await client.query<{ n: string }>(
         `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
@@ -549,8 +570,7 @@ function dispatcherPids(stack: RunningStack): number[] {
 }
 
 async function paidCount(databaseUrl: string, ids: readonly string[]): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connected(databaseUrl);
   try {
     const { rows } = await client.query<{ n: string }>(
       `SELECT count(*) AS n FROM payment.payments WHERE id = ANY($1) AND status = 'paid'`,
@@ -584,8 +604,7 @@ async function settle(groups: readonly ProcessGroup[]): Promise<void> {
 
 /** How many of these payments the payment service stores, how many it stores in all, and how many of `paid` are paid. */
 async function storedPayments(databaseUrl: string, answered: readonly string[], paid: readonly string[]) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connected(databaseUrl);
   try {
     const count = async (sql: string, params: unknown[] = []) =>
       Number((await client.query<{ n: string }>(sql, params)).rows[0]!.n);
@@ -606,8 +625,7 @@ async function storedPayments(databaseUrl: string, answered: readonly string[], 
 
 /** How many of these payments the same-work server stores, and how many outbox rows it holds for them. */
 async function sameWorkPayments(databaseUrl: string, ids: readonly string[]) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connected(databaseUrl);
   try {
     const count = async (sql: string) => Number((await client.query<{ n: string }>(sql, [ids])).rows[0]!.n);
     return {
