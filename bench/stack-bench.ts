@@ -42,6 +42,7 @@ import {
   createPix,
   pay,
   Receivers,
+  simulateRetries,
   subscribe,
   waitForDeliveries,
   type PixPayment,
@@ -464,6 +465,7 @@ async function run(
       p99: pct(lags, 99),
       max: lags.at(-1) ?? 0,
       cpuMsPerPayment: lagCpu,
+      simulateRetries: simulateRetries.count,
     },
     webhookRates: [
       {

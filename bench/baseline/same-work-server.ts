@@ -30,7 +30,9 @@ const env = (name: string): string => {
   return value;
 };
 const port = Number(process.env.BASELINE_PORT ?? 4901);
-const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL });
+// Idle connections are closed after a second: PostgreSQL is shared with the stack under test (and, on a shared machine,
+// with other runs), and a yardstick idling through the stack's phases should hold none of its max_connections.
+const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL, idleTimeoutMillis: 1000 });
 const psp = {
   url: env('PSP_URL'),
   tokenUrl: env('PSP_TOKEN_URL'),

@@ -15,7 +15,9 @@ import QRCode from 'qrcode';
 import { staticBrCode } from './br-code';
 
 const port = Number(process.env.BASELINE_PORT ?? 4900);
-const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL });
+// Idle connections are closed after a second: PostgreSQL is shared with the stack under test (and, on a shared machine,
+// with other runs), and a yardstick idling through the stack's phases should hold none of its max_connections.
+const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL, idleTimeoutMillis: 1000 });
 
 const baselineSchemaSql = `
   CREATE TABLE IF NOT EXISTS baseline_businesses (

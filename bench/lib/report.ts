@@ -47,6 +47,8 @@ export interface BenchReport {
     p50: number;
     p99: number;
     max: number;
+    /** Simulate requests of the whole run answered 503 and asked again (the lag counts from the first ask). */
+    simulateRetries?: number;
     /** Every process's CPU over the lag phase, per payment paid (from the simulate request to its webhook). */
     cpuMsPerPayment?: Record<string, number>;
   };
@@ -297,6 +299,9 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `Event lag over ${report.eventLag.payments} payments paid at ${report.eventLag.payRate}/s (simulate request sent → signed ` +
       `\`payment.confirmed\` received over HTTPS): p50 ${report.eventLag.p50} ms, p99 ${report.eventLag.p99} ms, max ${report.eventLag.max} ms.` +
+      (report.eventLag.simulateRetries
+        ? ` ${report.eventLag.simulateRetries} simulate requests of the run were answered 503 and asked again.`
+        : '') +
       (report.eventLag.cpuMsPerPayment
         ? ` CPU per payment paid over the phase: ${profileOf(report.eventLag.cpuMsPerPayment)}.`
         : ''),
