@@ -1,7 +1,9 @@
 /**
- * `pnpm bench:stack`: the whole stack against the one-process baseline (bench/baseline), side by side in one run, on
- * this machine (load generator included). Prints a Markdown table of every figure with its target and its ratio to
- * the baseline, and writes it with the raw figures as JSON under bench/results/ (or `--out`).
+ * `pnpm bench:stack`: the whole stack against two one-process yardsticks (bench/baseline), side by side in one run, on
+ * this machine (load generator included): the naive server a platform team would write first, and the same-work server
+ * (the same shape doing the stack's real work: the cob at the PSP, an idempotency key and an outbox row). Prints a
+ * Markdown table of every figure with its target and its ratios to both, and writes it with the raw figures as JSON
+ * under bench/results/ (or `--out`).
  *
  *   pnpm bench:stack                 full run (about 5 minutes)
  *   pnpm bench:stack --replicas 2    the same with two replicas of payment, pix-adapter and webhook-dispatcher
@@ -14,6 +16,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { SANDBOX_PIX_KEY, SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { serviceNames } from '@gateway/contracts';
 import {
   benchDatabasePool,
@@ -27,12 +30,19 @@ import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount 
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
 import { cpuPerRequest, sampleCpu, type ProcessGroup } from './lib/process-cpu';
-import { renderMarkdown, type BenchReport, type PhaseResult, type WebhookRate } from './lib/report';
+import {
+  renderMarkdown,
+  type BenchReport,
+  type PhaseResult,
+  type SystemName,
+  type WebhookRate,
+} from './lib/report';
 import {
   confirmedDeliveries,
   createPix,
   pay,
   Receivers,
+  simulateRetries,
   subscribe,
   waitForDeliveries,
   type PixPayment,
@@ -78,19 +88,44 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 /** Other sessions' statistics reach pg_stat_database about once a second: a count read this long after is whole. */
 const STATISTICS_FLUSH_MS = 1200;
 
-/** Transactions committed or rolled back in a database so far. */
-async function transactions(databaseUrl: string): Promise<number> {
+/**
+ * A client of the bench's own (counts, checks), connected. PostgreSQL is shared with whatever else runs on the machine
+ * and may be at max_connections for a moment ("too many clients", 53300): that is tried again, for up to a minute,
+ * rather than losing the run.
+ */
+async function connected(databaseUrl: string): Promise<pg.Client> {
+  return waitFor(
+    async () => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      try {
+        await client.connect();
+        return client;
+      } catch (err) {
+        await client.end().catch(() => undefined);
+        if ((err as { code?: string }).code === '53300') return undefined;
+        throw err;
+      }
+    },
+    { timeoutMs: 60_000, intervalMs: 250, what: 'a connection to PostgreSQL (too many clients)' },
+  );
+}
+
+/** Transactions committed or rolled back so far in these databases, together. */
+async function transactions(databaseUrls: readonly string[]): Promise<number> {
   await letTimePass(STATISTICS_FLUSH_MS);
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
-    );
-    return Number(rows[0]!.n);
-  } finally {
-    await client.end();
+  let total = 0;
+  for (const databaseUrl of databaseUrls) {
+    const client = await connected(databaseUrl);
+    try {
+      const { rows } = await client.query<{ n: string }>(
+        `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      total += Number(rows[0]!.n);
+    } finally {
+      await client.end();
+    }
   }
+  return total;
 }
 
 /** broker_messages_published_total of every process, by kind (summed over processes). */
@@ -109,10 +144,19 @@ async function publishes(stack: RunningStack): Promise<Record<string, number>> {
 }
 
 interface System {
-  name: 'ours' | 'baseline';
+  name: SystemName;
   url: string;
-  databaseUrl: string;
+  /** Where its transactions are counted: its own database, and the stack's for the PSP simulator's books it causes. */
+  databaseUrls: string[];
 }
+
+/**
+ * Where the same-work server registers its cobs: the PSP simulator the stack runs, reached as the stack's pix-adapter
+ * reaches it (plain HTTP on 127.0.0.1, the sandbox client's OAuth credentials, API Pix under `/v2`).
+ */
+const SAME_WORK_PSP =
+  "the stack's own PSP simulator, as the pix-adapter reaches it (HTTP on 127.0.0.1, no mTLS in the sandbox, " +
+  'OAuth client credentials, `PUT /v2/cob/{txid}`)';
 
 async function main(): Promise<void> {
   const started = new Date();
@@ -132,10 +176,18 @@ async function main(): Promise<void> {
       ? { STACK_REPLICAS: `payment=${replicas},pix-adapter=${replicas},webhook-dispatcher=${replicas}` }
       : {}),
   });
-  let baseline: BaselineProcess | undefined;
+  let naive: BaselineProcess | undefined;
+  let sameWork: BaselineProcess | undefined;
   try {
-    baseline = await startBaseline();
-    const report = await run(stack, baseline, receivers, started);
+    naive = await startBaseline('naive');
+    sameWork = await startBaseline('same-work', {
+      PSP_URL: `${stack.pspUrl}/v2`,
+      PSP_TOKEN_URL: `${stack.pspUrl}/oauth/token`,
+      PSP_CLIENT_ID: SANDBOX_PSP_CLIENT.id,
+      PSP_CLIENT_SECRET: SANDBOX_PSP_CLIENT.secret,
+      PSP_PIX_KEY: SANDBOX_PIX_KEY,
+    });
+    const report = await run(stack, { naive, sameWork }, receivers, started);
     const stamp = started.toISOString().replace(/[:.]/g, '-');
     const suffix = replicas > 1 ? `-replicas-${replicas}` : '';
     mkdirSync(outDir, { recursive: true });
@@ -146,7 +198,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${markdown}\nresults written to ${outDir}\n`);
     if (report.invariants.some((invariant) => !invariant.held)) process.exitCode = 1;
   } finally {
-    await baseline?.stop();
+    await naive?.stop();
+    await sameWork?.stop();
     await stack.stop();
     await receivers.stop();
     pki.remove();
@@ -155,7 +208,7 @@ async function main(): Promise<void> {
 
 async function run(
   stack: RunningStack,
-  baseline: BaselineProcess,
+  yardsticks: { naive: BaselineProcess; sameWork: BaselineProcess },
   receivers: Receivers,
   started: Date,
 ): Promise<BenchReport> {
@@ -173,7 +226,8 @@ async function run(
       }
     return [
       ...groups,
-      { name: 'baseline', pid: baseline.pid },
+      { name: 'naive', pid: yardsticks.naive.pid },
+      { name: 'same-work', pid: yardsticks.sameWork.pid },
       { name: 'postgresql', comm: 'postgres' },
       { name: 'rabbitmq', comm: 'beam.smp' },
       { name: 'redis', comm: 'redis-server' },
@@ -181,8 +235,17 @@ async function run(
     ];
   };
   const groups = processTable();
-  const ours: System = { name: 'ours', url: stack.gatewayUrl, databaseUrl: stack.env.database.url };
-  const theirs: System = { name: 'baseline', url: baseline.url, databaseUrl: baseline.databaseUrl };
+  const ours: System = { name: 'ours', url: stack.gatewayUrl, databaseUrls: [stack.env.database.url] };
+  const naive: System = {
+    name: 'naive',
+    url: yardsticks.naive.url,
+    databaseUrls: [yardsticks.naive.databaseUrl],
+  };
+  const sameWork: System = {
+    name: 'same-work',
+    url: yardsticks.sameWork.url,
+    databaseUrls: [yardsticks.sameWork.databaseUrl, stack.env.database.url],
+  };
 
   // Separate businesses for the load, the paid payments and the fan-out, so no key goes over its 60 a minute.
   const lagAccountCount = Math.ceil(((lagPayments + burstPayments) * 2) / 45);
@@ -197,9 +260,11 @@ async function run(
   const lagAccounts = allAccounts.slice(keyCount, keyCount + lagAccountCount);
   const fanAccounts = allAccounts.slice(keyCount + lagAccountCount);
   const stackKeys = accounts.map((a) => a.apiKey);
-  const baselineKeys = await openBaselineAccounts(baseline.databaseUrl, 50);
+  const naiveKeys = await openBaselineAccounts(yardsticks.naive.databaseUrl, 50);
+  const sameWorkKeys = await openBaselineAccounts(yardsticks.sameWork.databaseUrl, 50);
   const phases: PhaseResult[] = [];
   const createdIds: string[] = [];
+  const sameWorkIds: string[] = [];
 
   const measure = async (
     name: string,
@@ -212,17 +277,19 @@ async function run(
     );
     await settle(groups);
     const sent = system === ours ? await publishes(stack) : {};
-    const xactsBefore = await transactions(system.databaseUrl);
+    const xactsBefore = await transactions(system.databaseUrls);
     const cpuBefore = sampleCpu(groups);
     const figures = await load(system.url, target, shape);
     const cpuAfter = sampleCpu(groups);
-    const xacts = (await transactions(system.databaseUrl)) - xactsBefore;
+    const xacts = (await transactions(system.databaseUrls)) - xactsBefore;
     const sentAfter = system === ours ? await publishes(stack) : {};
     const n = Math.max(1, figures.requests);
     const published = Object.fromEntries(
       Object.entries(sentAfter).map(([kind, count]) => [kind, (count - (sent[kind] ?? 0)) / n]),
     );
     if (system === ours && target.method === 'POST') createdIds.push(...figures.created.map((c) => c.id));
+    if (system === sameWork && target.method === 'POST')
+      sameWorkIds.push(...figures.created.map((c) => c.id));
     phases.push({
       name,
       system: system.name,
@@ -250,11 +317,18 @@ async function run(
   };
   const closed = { connections, seconds };
   const warmUp = { connections, seconds: smoke ? 1 : 3 };
-  await load(baseline.url, creates(pixBody, baselineKeys), warmUp);
+  await load(naive.url, creates(pixBody, naiveKeys), warmUp);
+  await load(sameWork.url, creates(pixBody, sameWorkKeys), warmUp);
   const warm = await load(stack.gatewayUrl, creates(pixBody, stackKeys), warmUp);
   createdIds.push(...warm.created.map((c) => c.id));
 
-  const basePix = await measure('POST /v1/payments pix', theirs, creates(pixBody, baselineKeys), closed);
+  const naivePix = await measure('POST /v1/payments pix', naive, creates(pixBody, naiveKeys), closed);
+  const sameWorkPix = await measure(
+    'POST /v1/payments pix',
+    sameWork,
+    creates(pixBody, sameWorkKeys),
+    closed,
+  );
   const ourPix = await measure('POST /v1/payments pix', ours, creates(pixBody, stackKeys), closed);
   await measure('POST /v1/payments crypto', ours, creates(cryptoBody, stackKeys), closed);
 
@@ -270,20 +344,23 @@ async function run(
     const entries = [...pairs].slice(0, keys.length);
     return { keys: entries.map(([i]) => keys[i]!), paths: entries.map(([, id]) => `/v1/payments/${id}`) };
   };
-  const baseGets = readable(basePix, baselineKeys);
-  const ourGets = readable(ourPix, stackKeys);
-  await measure('GET /v1/payments/{id}', theirs, reads(baseGets), closed);
-  await measure('GET /v1/payments/{id}', ours, reads(ourGets), closed);
+  await measure('GET /v1/payments/{id}', naive, reads(readable(naivePix, naiveKeys)), closed);
+  await measure('GET /v1/payments/{id}', sameWork, reads(readable(sameWorkPix, sameWorkKeys)), closed);
+  await measure('GET /v1/payments/{id}', ours, reads(readable(ourPix, stackKeys)), closed);
 
   for (const rate of [20, 50]) {
     const shape = { connections: 0, seconds, rate };
     await measure(`POST /v1/payments pix at ${rate}/s`, ours, creates(pixBody, stackKeys), shape);
   }
-  await measure('POST /v1/payments pix at 50/s', theirs, creates(pixBody, baselineKeys), {
-    connections: 0,
-    seconds,
-    rate: 50,
-  });
+  for (const [yardstick, keys] of [
+    [naive, naiveKeys],
+    [sameWork, sameWorkKeys],
+  ] as const)
+    await measure('POST /v1/payments pix at 50/s', yardstick, creates(pixBody, keys), {
+      connections: 0,
+      seconds,
+      rate: 50,
+    });
 
   // Event lag: payments paid at a steady rate, each timed from the simulate request to its signed webhook.
   log(`event lag over ${lagPayments} payments`);
@@ -297,6 +374,8 @@ async function run(
   const askedAt = new Map<string, number>();
   // A steady 20 payments/s, well under saturation: the lag of an event, not of a queue the load built up.
   const payRate = smoke ? 10 : 20;
+  await settle(groups);
+  const lagCpuBefore = sampleCpu(groups);
   const lagStart = Date.now();
   // Open loop: payment i is asked for at i / payRate seconds, whatever the answers before it took.
   await Promise.all(
@@ -309,6 +388,7 @@ async function run(
   const lagConfirmed = () =>
     new Set(confirmedDeliveries(receivers, (p) => secrets.get(p)).map((d) => d.paymentId)).size;
   await waitForDeliveries(receivers, lagPaymentsMade.length, lagConfirmed, 120_000);
+  const lagCpu = cpuPerRequest(lagCpuBefore, sampleCpu(groups), lagPaymentsMade.length);
   const firstArrival = new Map<string, number>();
   for (const delivery of confirmedDeliveries(receivers, (p) => secrets.get(p)))
     if (!firstArrival.has(delivery.paymentId)) firstArrival.set(delivery.paymentId, delivery.at);
@@ -361,6 +441,8 @@ async function run(
     paid.map((p) => p.paymentId),
   );
   const distinctAnswered = new Set(allIds).size;
+  const sameWorkStored = await sameWorkPayments(yardsticks.sameWork.databaseUrl, sameWorkIds);
+  const sameWorkDistinct = new Set(sameWorkIds).size;
 
   return {
     command: `pnpm bench:stack ${process.argv.slice(2).join(' ')}`.trim(),
@@ -374,6 +456,7 @@ async function run(
     },
     replicas,
     keys: keyCount,
+    sameWorkPsp: SAME_WORK_PSP,
     phases,
     eventLag: {
       payments: lags.length,
@@ -381,6 +464,8 @@ async function run(
       p50: pct(lags, 50),
       p99: pct(lags, 99),
       max: lags.at(-1) ?? 0,
+      cpuMsPerPayment: lagCpu,
+      simulateRetries: simulateRetries.count,
     },
     webhookRates: [
       {
@@ -399,6 +484,11 @@ async function run(
         name: 'every 201 names a distinct payment, stored once',
         held: stored.answered === distinctAnswered,
         detail: `${distinctAnswered} distinct payment_ids answered, ${stored.answered} of them stored`,
+      },
+      {
+        name: 'same-work server: every 201 names a distinct payment, stored once with its outbox row',
+        held: sameWorkStored.payments === sameWorkDistinct && sameWorkStored.outbox === sameWorkDistinct,
+        detail: `${sameWorkDistinct} distinct payment_ids answered, ${sameWorkStored.payments} stored, ${sameWorkStored.outbox} outbox rows`,
       },
       {
         name: 'no request made two payments',
@@ -482,8 +572,7 @@ function dispatcherPids(stack: RunningStack): number[] {
 }
 
 async function paidCount(databaseUrl: string, ids: readonly string[]): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connected(databaseUrl);
   try {
     const { rows } = await client.query<{ n: string }>(
       `SELECT count(*) AS n FROM payment.payments WHERE id = ANY($1) AND status = 'paid'`,
@@ -517,8 +606,7 @@ async function settle(groups: readonly ProcessGroup[]): Promise<void> {
 
 /** How many of these payments the payment service stores, how many it stores in all, and how many of `paid` are paid. */
 async function storedPayments(databaseUrl: string, answered: readonly string[], paid: readonly string[]) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connected(databaseUrl);
   try {
     const count = async (sql: string, params: unknown[] = []) =>
       Number((await client.query<{ n: string }>(sql, params)).rows[0]!.n);
@@ -531,6 +619,20 @@ async function storedPayments(databaseUrl: string, answered: readonly string[], 
       paid: await count(`SELECT count(*) AS n FROM payment.payments WHERE id = ANY($1) AND status = 'paid'`, [
         paid,
       ]),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/** How many of these payments the same-work server stores, and how many outbox rows it holds for them. */
+async function sameWorkPayments(databaseUrl: string, ids: readonly string[]) {
+  const client = await connected(databaseUrl);
+  try {
+    const count = async (sql: string) => Number((await client.query<{ n: string }>(sql, [ids])).rows[0]!.n);
+    return {
+      payments: await count(`SELECT count(*) AS n FROM baseline_payments WHERE id = ANY($1)`),
+      outbox: await count(`SELECT count(*) AS n FROM baseline_outbox WHERE aggregate_id = ANY($1)`),
     };
   } finally {
     await client.end();

@@ -1,8 +1,9 @@
 /**
- * The monolith a platform team would write first, the yardstick of `pnpm bench:stack`: one express process over one
- * pg pool, doing a PIX create the obvious way (API key lookup, joi validation, fee, BR Code, `qrcode.toDataURL` with
+ * The naive yardstick of `pnpm bench:stack`, the monolith a platform team would write first: one express process over
+ * one pg pool, doing a PIX create the obvious way (API key lookup, joi validation, fee, BR Code, `qrcode.toDataURL` with
  * its defaults, one INSERT) and a GET the obvious way (one SELECT scoped to the key's business). No broker, no outbox,
- * no PSP: what it saves is exactly what our architecture must pay for.
+ * no PSP: what it saves is exactly what our architecture must pay for. `same-work-server.ts` is the other yardstick,
+ * the same shape doing the same real work as the stack (the cob at the PSP, idempotency key and outbox row).
  *
  * Run by the bench as its own process: `BASELINE_PORT`, `BASELINE_DATABASE_URL`. It creates its tables if missing.
  */
@@ -11,9 +12,12 @@ import express from 'express';
 import Joi from 'joi';
 import pg from 'pg';
 import QRCode from 'qrcode';
+import { staticBrCode } from './br-code';
 
 const port = Number(process.env.BASELINE_PORT ?? 4900);
-const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL });
+// Idle connections are closed after a second: PostgreSQL is shared with the stack under test (and, on a shared machine,
+// with other runs), and a yardstick idling through the stack's phases should hold none of its max_connections.
+const pool = new pg.Pool({ connectionString: process.env.BASELINE_DATABASE_URL, idleTimeoutMillis: 1000 });
 
 const baselineSchemaSql = `
   CREATE TABLE IF NOT EXISTS baseline_businesses (
@@ -30,36 +34,6 @@ const createBody = Joi.object({
   currency: Joi.string().valid('BRL', 'brl').default('BRL'),
   metadata: Joi.string().max(4000),
 });
-
-function emv(id: string, value: string): string {
-  return `${id}${String(value.length).padStart(2, '0')}${value}`;
-}
-
-function crc16(text: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
-
-/** A static-amount PIX BR Code (EMV MPM) for a random txid, the way the Central Bank's manual spells it. */
-function brCode(merchantName: string, amountCentavos: number, txid: string): string {
-  const payload =
-    emv('00', '01') +
-    emv('26', emv('00', 'br.gov.bcb.pix') + emv('01', 'pix@baseline.example')) +
-    emv('52', '0000') +
-    emv('53', '986') +
-    emv('54', (amountCentavos / 100).toFixed(2)) +
-    emv('58', 'BR') +
-    emv('59', merchantName.slice(0, 25)) +
-    emv('60', 'SAO PAULO') +
-    emv('62', emv('05', txid)) +
-    '6304';
-  return payload + crc16(payload);
-}
 
 interface Business {
   id: string;
@@ -91,7 +65,7 @@ app.post('/v1/payments', async (req, res, next) => {
     const amount = value.amount as number;
     const fee = Math.round((amount * business.fee_percent_bps) / 10_000) + business.fee_fixed_centavos;
     const id = `pay_${randomUUID().replace(/-/g, '')}`;
-    const code = brCode(business.name, amount, id.slice(4, 29));
+    const code = staticBrCode(business.name, amount, id.slice(4, 29));
     const qr = await QRCode.toDataURL(code);
     const expiresAt = new Date(Date.now() + 3_600_000);
     await pool.query(

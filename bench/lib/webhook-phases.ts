@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { waitFor, WebhookReceiver } from '@gateway/testkit';
+import { letTimePass, waitFor, WebhookReceiver } from '@gateway/testkit';
 import { apiCall, inParallel, type StackAccount } from './accounts';
 
 /**
@@ -99,19 +99,36 @@ export function createPix(
   });
 }
 
-/** Asks the sandbox to pay the payment for real (the PSP simulator pays the charge); returns when it was asked. */
+/** How many simulate requests were answered 503 and asked again (reported with the figures they delay). */
+export const simulateRetries = { count: 0 };
+
+/**
+ * Asks the sandbox to pay the payment for real (the PSP simulator pays the charge); returns when it was first asked.
+ * A 503 (the stack could not answer in time: on a shared machine, PostgreSQL out of connections for a moment) is
+ * asked again, up to five times, and counted in `simulateRetries`; the lag still runs from the first ask.
+ */
 export async function pay(gatewayUrl: string, payment: PixPayment): Promise<number> {
   const askedAt = Date.now();
-  await apiCall(
-    gatewayUrl,
-    payment.account.apiKey,
-    'POST',
-    `/v1/sandbox/payments/${payment.paymentId}/simulate`,
-    {
-      outcome: 'paid',
-    },
-  );
-  return askedAt;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await apiCall(
+        gatewayUrl,
+        payment.account.apiKey,
+        'POST',
+        `/v1/sandbox/payments/${payment.paymentId}/simulate`,
+        {
+          outcome: 'paid',
+        },
+      );
+      return askedAt;
+    } catch (err) {
+      // An earlier ask that was answered 503 may have gone through after all: the payment is paid, or being paid.
+      if (attempt > 1 && err instanceof Error && err.message.includes(': 409 ')) return askedAt;
+      if (attempt >= 5 || !(err instanceof Error) || !err.message.includes(': 503 ')) throw err;
+      simulateRetries.count += 1;
+      await letTimePass(200 * attempt);
+    }
+  }
 }
 
 /** Waits until every payment has a payment.confirmed at every path it should reach. */

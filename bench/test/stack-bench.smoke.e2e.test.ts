@@ -11,7 +11,7 @@ describe('pnpm bench:stack --smoke', () => {
   const out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('runs every phase against the stack and the baseline and writes the table and the figures', async () => {
+  it('runs every phase against the stack and both yardsticks and writes the table and the figures', async () => {
     const { stdout } = await run(
       join(root, 'node_modules/.bin/tsx'),
       [join(root, 'bench/stack-bench.ts'), '--smoke', '--out', out],
@@ -27,7 +27,12 @@ describe('pnpm bench:stack --smoke', () => {
       expect(stdout).toContain(heading);
     const json = readdirSync(out).find((name) => name.endsWith('.json'))!;
     const report = JSON.parse(readFileSync(join(out, json), 'utf8')) as {
-      phases: Array<{ name: string; system: string; figures: { requests: number }; cpuMsPerRequest: object }>;
+      phases: Array<{
+        name: string;
+        system: string;
+        figures: { requests: number; statuses: Record<string, number> };
+        cpuMsPerRequest: object;
+      }>;
       eventLag: { payments: number };
       webhookRates: Array<{ deliveries: number }>;
       invariants: Array<{ name: string; held: boolean }>;
@@ -35,21 +40,42 @@ describe('pnpm bench:stack --smoke', () => {
     const phases = report.phases.map((p) => `${p.system} ${p.name}`);
     expect(phases).toEqual(
       expect.arrayContaining([
-        'baseline POST /v1/payments pix',
+        'naive POST /v1/payments pix',
+        'same-work POST /v1/payments pix',
         'ours POST /v1/payments pix',
         'ours POST /v1/payments crypto',
-        'baseline GET /v1/payments/{id}',
+        'naive GET /v1/payments/{id}',
+        'same-work GET /v1/payments/{id}',
         'ours GET /v1/payments/{id}',
         'ours POST /v1/payments pix at 50/s',
+        'naive POST /v1/payments pix at 50/s',
+        'same-work POST /v1/payments pix at 50/s',
       ]),
     );
     expect(report.phases.every((p) => p.figures.requests > 0)).toBe(true);
     expect(Object.keys(report.phases[0]!.cpuMsPerRequest)).toEqual(
-      expect.arrayContaining(['api-gateway', 'payment', 'pix-adapter', 'baseline', 'postgresql', 'rabbitmq']),
+      expect.arrayContaining([
+        'api-gateway',
+        'payment',
+        'pix-adapter',
+        'naive',
+        'same-work',
+        'psp-simulator',
+        'postgresql',
+        'rabbitmq',
+      ]),
     );
+    // The same-work server registers its cobs at the stack's PSP simulator: it and the simulator both work for it.
+    const sameWorkPix = report.phases.find(
+      (p) => p.system === 'same-work' && p.name === 'POST /v1/payments pix',
+    )!;
+    expect(Object.keys(sameWorkPix.figures.statuses)).toEqual(['201']);
     expect(report.eventLag.payments).toBeGreaterThan(0);
     expect(report.webhookRates.every((w) => w.deliveries > 0)).toBe(true);
     expect(report.invariants.filter((i) => !i.held)).toEqual([]);
-    expect(readFileSync(join(out, 'latest.md'), 'utf8')).toContain('## Targets');
+    const latest = readFileSync(join(out, 'latest.md'), 'utf8');
+    expect(latest).toContain('## Targets');
+    expect(latest).toContain('| Ratio to naive | Ratio to same-work |');
+    expect(latest).toContain('PIX create throughput, ratio to the same-work server');
   }, 300_000);
 });
