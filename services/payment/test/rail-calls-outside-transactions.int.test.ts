@@ -95,7 +95,8 @@ describe('payment service with slow rails: no transaction is held across a rail 
       [paymentId],
     );
     expect(row).toEqual({ version: 2, amount: 6666 });
-    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1']);
+    // One change, announced once (to the gateway's payment copies).
+    expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.changed.v1']);
   });
 
   test('a payment paid while its amount change waited on the rail stays paid with its amount; the change is refused', async () => {
