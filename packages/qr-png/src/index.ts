@@ -32,19 +32,24 @@ export function qrPng(text: string, options: QrPngOptions = {}): Buffer {
   const size = modules.size;
   const pixels = (size + 2 * margin) * scale;
   const rowBytes = Math.ceil(pixels / 8);
-  // Each scanline: filter type 0, then the packed bits (1 = white, 0 = black).
-  const raw = Buffer.alloc((rowBytes + 1) * pixels, 0xff);
-  for (let y = 0; y < pixels; y += 1) {
-    const rowStart = y * (rowBytes + 1);
-    raw[rowStart] = 0;
-    const moduleY = Math.floor(y / scale) - margin;
-    if (moduleY < 0 || moduleY >= size) continue;
-    for (let x = 0; x < pixels; x += 1) {
-      const moduleX = Math.floor(x / scale) - margin;
-      if (moduleX < 0 || moduleX >= size || !modules.get(moduleY, moduleX)) continue;
-      const byteIndex = rowStart + 1 + (x >> 3);
-      raw[byteIndex] = raw[byteIndex]! & ~(0x80 >> (x & 7));
+  // Each scanline: filter type 0, then the packed bits (1 = white, 0 = black). The `scale` scanlines of one module
+  // row are the same bytes: each is drawn once and copied, so the cost goes with the modules, not with the pixels.
+  const lineBytes = rowBytes + 1;
+  const raw = Buffer.alloc(lineBytes * pixels, 0xff);
+  for (let y = 0; y < pixels; y += 1) raw[y * lineBytes] = 0;
+  for (let moduleY = 0; moduleY < size; moduleY += 1) {
+    const firstLine = (moduleY + margin) * scale;
+    const rowStart = firstLine * lineBytes;
+    for (let moduleX = 0; moduleX < size; moduleX += 1) {
+      if (!modules.get(moduleY, moduleX)) continue;
+      const left = (moduleX + margin) * scale;
+      for (let x = left; x < left + scale; x += 1) {
+        const byteIndex = rowStart + 1 + (x >> 3);
+        raw[byteIndex] = raw[byteIndex]! & ~(0x80 >> (x & 7));
+      }
     }
+    for (let line = 1; line < scale; line += 1)
+      raw.copy(raw, rowStart + line * lineBytes, rowStart, rowStart + lineBytes);
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(pixels, 0);

@@ -4,7 +4,6 @@ import { openSecret, sealSecret } from '@gateway/persistence';
 import { digestsEqual } from '../domain/api-key';
 import { idempotentCommandId, requestHash } from '../domain/request-fingerprint';
 import {
-  deleteExpiredKey,
   findIdempotencyKey,
   insertClaim,
   markClaimRetryable,
@@ -65,13 +64,13 @@ const LEASE_RENEWAL_MS = 1000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The first request with a key claims it (INSERT ... ON CONFLICT DO NOTHING) under a lease it renews while it runs,
- * and its answer is stored (sealed: it may carry a secret) before it is sent; a repeat with the same body gets that
- * answer byte for byte; a racing repeat waits for it (`in_progress` once `waitLimitMs` passed), or takes the claim
- * over once its lease ran out (the holder died). A different body is a conflict. A 5xx answer makes the claim
- * retryable: the same body runs again under the same claim (so with the same downstream command id, applied once),
- * a different body is still a conflict. After 24 h the record expires: the key may be claimed afresh, which is a new
- * claim and so a new command.
+ * The first request with a key claims it (one INSERT, which replaces a record that has expired) under a lease it
+ * renews while it runs, and its answer is stored (sealed: it may carry a secret) before it is sent; a repeat with the
+ * same body gets that answer byte for byte; a racing repeat waits for it (`in_progress` once `waitLimitMs` passed),
+ * or takes the claim over once its lease ran out (the holder died). A different body is a conflict. A 5xx answer
+ * makes the claim retryable: the same body runs again under the same claim (so with the same downstream command id,
+ * applied once), a different body is still a conflict. After 24 h the record expires: the key may be claimed afresh,
+ * which is a new claim and so a new command.
  */
 export async function claimIdempotencyKey(
   deps: IdempotencyDeps,
@@ -83,7 +82,6 @@ export async function claimIdempotencyKey(
   const deadline = Date.now() + deps.waitLimitMs;
   const claimRequest = { businessId, key, requestHash: hash, leaseSeconds: LEASE_SECONDS };
   for (;;) {
-    await deleteExpiredKey(dataSource.manager, businessId, key);
     const claimId =
       (await insertClaim(dataSource.manager, claimRequest)) ??
       // A retry after a 5xx, or the takeover of an attempt whose lease ran out, continues the same claim.

@@ -16,24 +16,20 @@ export interface ClaimRequest {
   leaseSeconds: number;
 }
 
-/** Deletes the key's record if it has expired (24 h after its claim). */
-export async function deleteExpiredKey(
-  manager: EntityManager,
-  businessId: string,
-  key: string,
-): Promise<void> {
-  await manager.query(
-    `DELETE FROM idempotency_keys WHERE business_id = $1 AND key = $2 AND expires_at <= now()`,
-    [businessId, key],
-  );
-}
-
-/** A new claim of a key without a record, leased for `leaseSeconds`: its id, or undefined when the key has one. */
+/**
+ * A new claim of the key, leased for `leaseSeconds`: its id, or undefined when the key has a record that has not
+ * expired. A record that has expired (24 h after its claim) is replaced by the new claim, in the same statement, as
+ * if it had been deleted first: a new claim id, no answer.
+ */
 export async function insertClaim(manager: EntityManager, claim: ClaimRequest): Promise<string | undefined> {
   const inserted: Array<{ claim_id: string }> = await manager.query(
-    `INSERT INTO idempotency_keys (business_id, key, request_hash, state, lease_expires_at, expires_at)
+    `INSERT INTO idempotency_keys AS held (business_id, key, request_hash, state, lease_expires_at, expires_at)
      VALUES ($1, $2, $3, 'in_progress', now() + make_interval(secs => $4), now() + interval '24 hours')
-     ON CONFLICT (business_id, key) DO NOTHING
+     ON CONFLICT (business_id, key) DO UPDATE
+        SET claim_id = gen_random_uuid(), request_hash = EXCLUDED.request_hash, state = EXCLUDED.state,
+            response_status = NULL, response_sealed = NULL, lease_expires_at = EXCLUDED.lease_expires_at,
+            created_at = now(), expires_at = EXCLUDED.expires_at
+      WHERE held.expires_at <= now()
      RETURNING claim_id`,
     [claim.businessId, claim.key, claim.requestHash, claim.leaseSeconds],
   );

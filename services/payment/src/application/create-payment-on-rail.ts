@@ -27,16 +27,22 @@ export async function createPaymentOnRail(
   command: CreatePayment,
   context: MessageContext,
 ): Promise<PaymentView> {
-  const rule = await businessFeeRule(
+  // The reservation reads the business's fee rule in the same round trip; a business without one for the method gets
+  // the default (stored as its own) or a refusal, before the rail is asked anything.
+  const { paymentId, created, feeRule } = await reservePaymentId(
     deps.dataSource.manager,
-    deps.defaultFees,
-    command.business_id,
-    command.method,
+    context.envelope.id,
+    {
+      businessId: command.business_id,
+      method: command.method,
+    },
   );
+  const rule =
+    feeRule ??
+    (await businessFeeRule(deps.dataSource.manager, deps.defaultFees, command.business_id, command.method));
   if (!rule) throw noFeeRule(command.method);
   const rail = deps.rails.of(command.method);
   rail.checkCreate(command);
-  const { paymentId, created } = await reservePaymentId(deps.dataSource.manager, context.envelope.id);
   // Created already: the inbox answers a redelivery (or refuses a replay) without asking the rail again.
   const opened = created
     ? null

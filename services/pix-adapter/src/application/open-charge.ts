@@ -8,6 +8,7 @@ import { devedorOf } from '../domain/devedor';
 import { generateTxid } from '../domain/txid';
 import { ChargeEntity } from '../persistence';
 import { insertChargeOnce } from '../persistence/charge-store';
+import { newChargeFacts } from '../persistence/psp-account-store';
 import type { PspAccounts } from '../clients/psp/psp-accounts';
 import { pspFailure } from '../clients/psp/psp-failure';
 import { PspError } from '../clients/psp/psp-error';
@@ -17,7 +18,7 @@ export interface OpenChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
   /** Where the business's charges are opened: its own PSP account, or the platform's. */
-  psp: Pick<PspAccounts, 'forNewCharge'>;
+  psp: Pick<PspAccounts, 'chargeAccountOf'>;
   /** The platform's receiving key (PIX_KEY). */
   pixKey: string;
   merchantCity: string;
@@ -46,10 +47,16 @@ export async function openCharge(
   command: OpenPixCharge,
   context: MessageContext,
 ): Promise<PixCharge> {
-  const existing = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId: command.payment_id });
-  if (existing) return deps.uow.once(context, async () => toPixCharge(existing));
+  // Whether the payment has a charge already and where a new one would go: one round trip for both.
+  const facts = await newChargeFacts(deps.dataSource.manager, command.business_id, command.payment_id);
+  if (facts.chargeExists) {
+    const existing = await deps.dataSource.manager.findOneByOrFail(ChargeEntity, {
+      paymentId: command.payment_id,
+    });
+    return deps.uow.once(context, async () => toPixCharge(existing));
+  }
   const txid = txidOfPayment(command.payment_id);
-  const account = await deps.psp.forNewCharge(command.business_id);
+  const account = deps.psp.chargeAccountOf(facts.account);
   const request = {
     expiracaoSeconds: command.expires_in_seconds,
     valorCentavos: command.amount_centavos,

@@ -7,9 +7,20 @@ export function lockCharge(manager: EntityManager, txid: string): Promise<Charge
   return manager.findOne(ChargeEntity, { where: { txid }, lock: { mode: 'pessimistic_write' } });
 }
 
-/** Inserts the charge unless its payment (or txid) has one already; the stored one is returned either way. */
+/**
+ * Inserts the charge unless its payment (or txid) has one already; the stored one is returned either way. The entity
+ * names every column, so a charge inserted is the one given: only one that was there already is read.
+ */
 export async function insertChargeOnce(manager: EntityManager, charge: ChargeEntity): Promise<ChargeEntity> {
-  await manager.createQueryBuilder().insert().into(ChargeEntity).values(charge).orIgnore().execute();
+  const inserted = await manager
+    .createQueryBuilder()
+    .insert()
+    .into(ChargeEntity)
+    .values(charge)
+    .orIgnore()
+    .returning('txid')
+    .execute();
+  if (inserted.raw.length > 0) return charge;
   return manager.findOneByOrFail(ChargeEntity, { paymentId: charge.paymentId });
 }
 

@@ -9,6 +9,42 @@ export function accountInForce(manager: EntityManager, businessId: string): Prom
     .getOne();
 }
 
+/** What opening a charge reads first: where the business's charges go, and whether the payment has one already. */
+export interface NewChargeFacts {
+  /** The business's account in force; null: none (or no business), the platform's. */
+  account: PspAccountEntity | null;
+  /** The payment has a charge already (a redelivery, or a retry under a new message id). */
+  chargeExists: boolean;
+}
+
+/** The facts a new charge starts from, in one round trip (what `accountInForce` and a charge lookup would answer). */
+export async function newChargeFacts(
+  manager: EntityManager,
+  businessId: string | undefined,
+  paymentId: string,
+): Promise<NewChargeFacts> {
+  const { columns } = manager.connection.getMetadata(PspAccountEntity);
+  const rows: Array<Record<string, unknown>> = await manager.query(
+    `SELECT EXISTS (SELECT 1 FROM charges WHERE payment_id = $1) AS charge_exists,
+            ${columns.map((column) => `a.${column.databaseName} AS "account.${column.propertyName}"`).join(', ')}
+       FROM (SELECT 1) AS one
+       LEFT JOIN psp_accounts a ON a.business_id = $2 AND a.retired_at IS NULL`,
+    [paymentId, businessId ?? null],
+  );
+  const row = rows[0];
+  if (!row) throw new Error('new charge facts returned no row');
+  const account =
+    row['account.accountId'] === null
+      ? null
+      : manager.create(
+          PspAccountEntity,
+          Object.fromEntries(
+            columns.map((column) => [column.propertyName, row[`account.${column.propertyName}`]]),
+          ),
+        );
+  return { account, chargeExists: row.charge_exists === true };
+}
+
 /** The business's account in force, locked until the transaction ends. */
 export function lockAccountInForce(
   manager: EntityManager,

@@ -3,11 +3,7 @@ import { openSecret } from '@gateway/persistence';
 import type { Logger } from '@gateway/observability';
 import { PSP_PROFILES } from '../../domain/psp-profiles';
 import { PspAccountEntity } from '../../persistence';
-import {
-  accountIdOfCharge,
-  accountIdOfReceivedPix,
-  accountInForce,
-} from '../../persistence/psp-account-store';
+import { accountIdOfCharge, accountIdOfReceivedPix } from '../../persistence/psp-account-store';
 import { ApiPixClient, type DevolucaoInput } from './api-pix-client';
 import type { Cob } from './cob';
 import type { PixDevolucao } from './devolucao';
@@ -50,9 +46,8 @@ export class PspAccounts {
     return this.deps.platform;
   }
 
-  /** The account a new charge of the business is opened at. */
-  async forNewCharge(businessId: string | undefined): Promise<ChargeAccount> {
-    const account = businessId ? await accountInForce(this.deps.dataSource.manager, businessId) : null;
+  /** The account a new charge of the business is opened at, given its account in force as read (null: none). */
+  chargeAccountOf(account: PspAccountEntity | null): ChargeAccount {
     if (!account) return { accountId: null, pixKey: null, client: this.deps.platform };
     return { accountId: account.accountId, pixKey: account.pixKey, client: this.clientOf(account) };
   }
