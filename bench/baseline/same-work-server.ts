@@ -18,11 +18,11 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import express from 'express';
-import Joi from 'joi';
 import pg from 'pg';
 import QRCode from 'qrcode';
 import { Agent, request } from 'undici';
 import { dynamicBrCode, pspCodeHolds } from './br-code';
+import { checkedCreate, servePaymentReads } from './yardstick-common';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -57,30 +57,6 @@ const schemaSql = `
   CREATE TABLE IF NOT EXISTS baseline_outbox (
     id uuid PRIMARY KEY, aggregate_id text NOT NULL, type text NOT NULL, payload jsonb NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz);`;
-
-const createBody = Joi.object({
-  payment_method: Joi.string().valid('pix').required(),
-  amount: Joi.number().integer().min(100).max(10_000_000_000).required(),
-  currency: Joi.string().valid('BRL', 'brl').default('BRL'),
-  metadata: Joi.string().max(4000),
-});
-
-interface Business {
-  id: string;
-  name: string;
-  fee_percent_bps: number;
-  fee_fixed_centavos: number;
-}
-
-async function businessOf(apiKey: string | undefined): Promise<Business | undefined> {
-  if (!apiKey) return undefined;
-  const hash = createHash('sha256').update(apiKey).digest('hex');
-  const { rows } = await pool.query<Business>(
-    'SELECT id, name, fee_percent_bps, fee_fixed_centavos FROM baseline_businesses WHERE api_key_hash = $1',
-    [hash],
-  );
-  return rows[0];
-}
 
 /** The PSP's OAuth2 client-credentials token, cached until shortly before it expires and shared by concurrent calls. */
 let token: { value: string; refreshAt: number } | undefined;
@@ -196,11 +172,9 @@ app.use(express.json({ limit: '64kb' }));
 
 app.post('/v1/payments', async (req, res, next) => {
   try {
-    const business = await businessOf(req.header('x-api-key'));
-    if (!business) return void res.status(401).json({ error: { code: 'UNAUTHORIZED' } });
-    const { value, error } = createBody.validate(req.body);
-    if (error)
-      return void res.status(422).json({ error: { code: 'MISSING_FIELDS', message: error.message } });
+    const checked = await checkedCreate(pool, req, res);
+    if (!checked) return;
+    const { business, value } = checked;
     const given = req.header('idempotency-key');
     if (given !== undefined) {
       const earlier = await paymentOfKey(business.id, given);
@@ -278,34 +252,7 @@ app.post('/v1/payments', async (req, res, next) => {
   }
 });
 
-app.get('/v1/payments/:id', async (req, res, next) => {
-  try {
-    const business = await businessOf(req.header('x-api-key'));
-    if (!business) return void res.status(401).json({ error: { code: 'UNAUTHORIZED' } });
-    const { rows } = await pool.query(
-      `SELECT id, business_id, method, status, amount_centavos, txid, created_at
-       FROM baseline_payments WHERE id = $1 AND business_id = $2`,
-      [req.params.id, business.id],
-    );
-    const row = rows[0];
-    if (!row) return void res.status(404).json({ error: { code: 'NOT_FOUND' } });
-    res.json({
-      payment_id: row.id,
-      transaction_id: row.id,
-      business_id: row.business_id,
-      method: row.method,
-      status: row.status,
-      amount_brl: Number(row.amount_centavos) / 100,
-      external_id: row.txid,
-      failure_code: null,
-      failure_reason: null,
-      created_at: row.created_at,
-      updated_at: row.created_at,
-    });
-  } catch (err) {
-    next(err);
-  }
-});
+servePaymentReads(app, pool, (row) => String(row.txid));
 
 async function main(): Promise<void> {
   await pool.query(schemaSql);

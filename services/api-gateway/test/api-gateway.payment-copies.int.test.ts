@@ -127,15 +127,7 @@ describe('api gateway: payment reads from its copies', () => {
     expect(asked()).toBe(before + 1);
     // Its event brings version 3 to the copy: reads are answered from it again.
     await h.fakes.broker.publish(paymentChanged, { ...eventOf(truth.payment), pix });
-    await waitFor(
-      async () => {
-        const copy = await query(`SELECT version FROM payment_copies WHERE payment_id = $1`, [
-          truth.payment.payment_id,
-        ]);
-        return copy.rows[0]?.version === 3 ? true : undefined;
-      },
-      { timeoutMs: 10_000, what: 'the change event applied' },
-    );
+    await copyReaches(3, 'the change event applied');
     before = asked();
     expect((await get()).body.amount_brl).toBe(7.77);
     expect(asked()).toBe(before);
@@ -226,20 +218,24 @@ describe('api gateway: payment reads from its copies', () => {
       paymentConfirmed,
       eventOf(record({ status: 'paid', version: 2 }), new Date(Date.now() - 60_000)),
     );
-    await waitFor(
-      async () => {
-        const copy = await query(`SELECT version FROM payment_copies WHERE payment_id = $1`, [
-          truth.payment.payment_id,
-        ]);
-        return copy.rows[0]?.version === 2 ? true : undefined;
-      },
-      { timeoutMs: 10_000, what: 'the late event applied' },
-    );
+    await copyReaches(2, 'the late event applied');
     truth = { payment: record({ status: 'paid', version: 2 }) };
     const again = asked();
     await get();
     expect(asked()).toBe(again + 1);
   });
+
+  /** Waits for the copy of `truth`'s payment to hold `version` (an event applied). */
+  const copyReaches = (version: number, what: string) =>
+    waitFor(
+      async () => {
+        const copy = await query(`SELECT version FROM payment_copies WHERE payment_id = $1`, [
+          truth.payment.payment_id,
+        ]);
+        return copy.rows[0]?.version === version ? true : undefined;
+      },
+      { timeoutMs: 10_000, what },
+    );
 
   const query = async (sql: string, parameters: unknown[]) => ({
     rows: (await h.gateway.runtime.dataSource.query(sql, parameters)) as Array<Record<string, any>>,
