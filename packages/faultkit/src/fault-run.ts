@@ -269,6 +269,12 @@ export class FaultRun {
     ];
     const settled = await waitFor(
       async () => {
+        // Nothing left in flight: a message waiting in a delay queue (a retry of up to two minutes after an outage,
+        // say a late PIX's funds) would reach the books only after the books were compared with the rails.
+        const inFlight = (await this.targets.broker.queueDepths()).filter(
+          (queue) => !queue.name.endsWith('.parking') && queue.messages > 0,
+        );
+        if (inFlight.length > 0) return undefined;
         const report = await checkInvariants(sources);
         return report.invariants.every((i) => !settling.includes(i.name) || i.violations.length === 0)
           ? report
