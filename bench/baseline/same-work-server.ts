@@ -22,7 +22,7 @@ import pg from 'pg';
 import QRCode from 'qrcode';
 import { Agent, request } from 'undici';
 import { dynamicBrCode, pspCodeHolds } from './br-code';
-import { checkedCreate, servePaymentReads } from './yardstick-common';
+import { checkedCreate, feeOf, servePaymentReads } from './yardstick-common';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -182,8 +182,8 @@ app.post('/v1/payments', async (req, res, next) => {
         return void res.status(201).set('idempotent-replayed', 'true').json(createdAnswer(earlier));
     }
     const idempotencyKey = given ?? randomUUID();
-    const amount = value.amount as number;
-    const fee = Math.round((amount * business.fee_percent_bps) / 10_000) + business.fee_fixed_centavos;
+    const amount = value.amount;
+    const fee = feeOf(business, amount);
     const id = `pay_${randomUUID().replace(/-/g, '')}`;
     const cob = await putCob(txidOf(business.id, given), amount);
     const location = cob.loc?.location ?? cob.location;

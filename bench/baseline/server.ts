@@ -12,7 +12,7 @@ import express from 'express';
 import pg from 'pg';
 import QRCode from 'qrcode';
 import { staticBrCode } from './br-code';
-import { checkedCreate, servePaymentReads } from './yardstick-common';
+import { checkedCreate, feeOf, servePaymentReads } from './yardstick-common';
 
 const port = Number(process.env.BASELINE_PORT ?? 4900);
 // Idle connections are closed after a second: PostgreSQL is shared with the stack under test (and, on a shared machine,
@@ -36,8 +36,8 @@ app.post('/v1/payments', async (req, res, next) => {
     const checked = await checkedCreate(pool, req, res);
     if (!checked) return;
     const { business, value } = checked;
-    const amount = value.amount as number;
-    const fee = Math.round((amount * business.fee_percent_bps) / 10_000) + business.fee_fixed_centavos;
+    const amount = value.amount;
+    const fee = feeOf(business, amount);
     const id = `pay_${randomUUID().replace(/-/g, '')}`;
     const code = staticBrCode(business.name, amount, id.slice(4, 29));
     const qr = await QRCode.toDataURL(code);

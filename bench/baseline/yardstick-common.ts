@@ -31,6 +31,10 @@ export async function businessOf(pool: pg.Pool, apiKey: string | undefined): Pro
   return rows[0];
 }
 
+/** The business's fee on `amount` centavos, by its percent and fixed rule. */
+export const feeOf = (business: Business, amount: number): number =>
+  Math.round((amount * business.fee_percent_bps) / 10_000) + business.fee_fixed_centavos;
+
 /** The business and the checked body of a create; undefined once it has answered 401 or 422 itself. */
 export async function checkedCreate(
   pool: pg.Pool,

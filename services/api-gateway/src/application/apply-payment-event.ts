@@ -1,7 +1,6 @@
 import type { PaymentChanged, PaymentEventPayload } from '@gateway/contracts';
 import { histogram } from '@gateway/observability';
-import { storePaymentCopy } from '../persistence';
-import type { PaymentCopies } from './shared/payment-copies';
+import { copyRecord, type PaymentCopies } from './shared/payment-copies';
 
 const copyLag = histogram(
   'gateway_payment_copy_lag_seconds',
@@ -20,15 +19,10 @@ export async function applyPaymentEvent(
   copies: PaymentCopies,
   event: PaymentEventPayload | PaymentChanged,
 ): Promise<void> {
-  const instructions = 'pix' in event || 'crypto' in event ? (event.pix ?? event.crypto ?? null) : null;
+  // Only `payment.changed` carries instructions; the outcome events carry none.
+  const { pix, crypto } = event as Partial<PaymentChanged>;
   try {
-    await storePaymentCopy(
-      copies.dataSource.manager,
-      event.payment,
-      instructions,
-      event.occurred_at,
-      copies.maxAgeMs,
-    );
+    await copyRecord(copies, event.payment, pix ?? crypto ?? null, event.occurred_at);
   } catch (err) {
     copies.feed.failed(Date.now());
     throw err;

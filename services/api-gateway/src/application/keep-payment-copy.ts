@@ -1,6 +1,5 @@
 import type { PaymentView } from '@gateway/contracts';
-import { storePaymentCopy } from '../persistence';
-import type { PaymentCopies } from './shared/payment-copies';
+import { copyRecord, type PaymentCopies } from './shared/payment-copies';
 
 /**
  * Keeps what the payment service just answered (a create, a change, a cancel, a read) as the gateway's copy, so that
@@ -10,13 +9,7 @@ import type { PaymentCopies } from './shared/payment-copies';
  */
 export async function keepPaymentCopy(copies: PaymentCopies, view: PaymentView): Promise<void> {
   try {
-    await storePaymentCopy(
-      copies.dataSource.manager,
-      view.payment,
-      view.pix ?? view.crypto ?? null,
-      null,
-      copies.maxAgeMs,
-    );
+    await copyRecord(copies, view.payment, view.pix ?? view.crypto ?? null, null);
   } catch (err) {
     copies.logger.warn({ payment_id: view.payment.payment_id, err: String(err) }, 'payment copy not stored');
   }

@@ -16,20 +16,14 @@ export interface PaymentCopy {
  * Stores what the payment service sent of a payment, only over an older copy (a lower `version`) or the same one:
  * events and replies arrive in any order, twice, from any replica, and a copy never goes back. Instructions absent
  * from what is sent are kept. `asOf`: when the record was true, an event's `occurred_at` (a late event is not made
- * younger than it is); a reply or a read is true now. A record without a version (from a payment service of a release
- * before it was carried) is not stored: the copy is marked instead, so a read asks the payment service.
+ * younger than it is); a reply or a read is true now (null). The record must carry its version.
  */
 export async function storePaymentCopy(
   manager: EntityManager,
   record: PaymentRecord,
   instructions: PixInstructions | CryptoInstructions | null,
   asOf: string | null,
-  markFor: number,
 ): Promise<void> {
-  if (record.version === undefined) {
-    await markPaymentCopyStale(manager, record.business_id, record.payment_id, markFor);
-    return;
-  }
   await manager.query(
     `INSERT INTO payment_copies AS copy (payment_id, business_id, version, record, instructions, stored_at)
      VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, LEAST(now(), COALESCE($6::timestamptz, now())))

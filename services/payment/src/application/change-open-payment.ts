@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { newPublicId, paymentChanged, type PaymentView, type UpdatePayment } from '@gateway/contracts';
+import type { PaymentView, UpdatePayment } from '@gateway/contracts';
 import { CommandError, type MessageContext, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import type { RailAmountChange, Rails } from '../clients';
 import { computeFee } from '../domain/fee';
@@ -19,6 +19,7 @@ import {
   type PaymentEntity,
 } from '../persistence';
 import { keepReceivedFunds } from './shared/received-funds-events';
+import { emitPaymentChanged } from './shared/payment-events';
 
 export interface UpdatePaymentDeps {
   dataSource: DataSource;
@@ -122,17 +123,6 @@ async function commit(
   payment.version += 1;
   if (!(await saveOpenPaymentChange(tx.manager, payment, payment.version - 1)))
     throw new CommandError('INVALID_STATUS', invalidStatusMessage(payment.status));
-  // No public event announces it: the gateway's copy learns it from this one even if the answer never reaches it.
-  const eventId = newPublicId('evt');
-  await tx.emit(
-    paymentChanged,
-    {
-      ...toView(payment),
-      event_id: eventId,
-      business_id: payment.businessId,
-      occurred_at: new Date().toISOString(),
-    },
-    { messageId: eventId },
-  );
+  await emitPaymentChanged(tx, payment);
   return toView(payment, rails.of(payment.method).reshowsInstructions || amountChange !== null);
 }

@@ -1,6 +1,6 @@
-import { newPublicId } from '@gateway/contracts';
+import { newPublicId, paymentChanged } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
-import { toRecord } from '../../domain/payment-record';
+import { toRecord, toView } from '../../domain/payment-record';
 import { eventNameFor, paymentEvents, type PaymentEventName } from '../../domain/payment-status';
 import { moveToFinalStatus, type FinalTransition, type PaymentEntity } from '../../persistence';
 import { recordPaymentEvent } from './payment-metrics';
@@ -14,18 +14,28 @@ export async function emitPaymentEvent(
   event: PaymentEventName,
   payment: PaymentEntity,
 ): Promise<void> {
-  const eventId = newPublicId('evt');
-  await tx.emit(
-    paymentEvents[event],
-    {
-      event_id: eventId,
-      business_id: payment.businessId,
-      occurred_at: new Date().toISOString(),
-      payment: toRecord(payment),
-    },
-    { messageId: eventId },
-  );
+  await tx.emit(paymentEvents[event], ...eventOf(payment, { payment: toRecord(payment) }));
   tx.afterCommit(() => recordPaymentEvent(event, payment));
+}
+
+/**
+ * Writes the internal `payment.changed.v1` for an open payment's change (amount, metadata) into the outbox of `tx`: no
+ * public event announces it, and the gateway's copy learns it from this one even if the change's answer never reaches it.
+ */
+export async function emitPaymentChanged(tx: Transaction, payment: PaymentEntity): Promise<void> {
+  await tx.emit(paymentChanged, ...eventOf(payment, toView(payment)));
+}
+
+/** A payment event's payload (its id, business and time around `body`) and the outbox options keyed by its id. */
+function eventOf<B>(payment: PaymentEntity, body: B) {
+  const eventId = newPublicId('evt');
+  const payload = {
+    event_id: eventId,
+    business_id: payment.businessId,
+    occurred_at: new Date().toISOString(),
+    ...body,
+  };
+  return [payload, { messageId: eventId }] as const;
 }
 
 /**
