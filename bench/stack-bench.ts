@@ -347,6 +347,15 @@ async function run(
   await measure('GET /v1/payments/{id}', naive, reads(readable(naivePix, naiveKeys)), closed);
   await measure('GET /v1/payments/{id}', sameWork, reads(readable(sameWorkPix, sameWorkKeys)), closed);
   await measure('GET /v1/payments/{id}', ours, reads(readable(ourPix, stackKeys)), closed);
+  // A list: the key's business's ten newest payments.
+  const lists = (keys: readonly string[]): Target => ({
+    method: 'GET',
+    path: () => '/v1/payments?limit=10',
+    apiKeys: keys,
+  });
+  await measure('GET /v1/payments', naive, lists(naiveKeys), closed);
+  await measure('GET /v1/payments', sameWork, lists(sameWorkKeys), closed);
+  await measure('GET /v1/payments', ours, lists(stackKeys), closed);
 
   for (const rate of [20, 50]) {
     const shape = { connections: 0, seconds, rate };

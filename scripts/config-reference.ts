@@ -209,7 +209,9 @@ export const meanings: Record<string, string> = {
   PUBLIC_BASE_URL: 'the public URL checkout links use (unset in sandbox: `http://localhost:$PORT`)',
   TRUST_PROXY: 'proxy hops to trust for the client IP',
   PAYMENT_COPY_MAX_AGE_MS:
-    'a payment copy older than this is read again from the payment service before a read is answered from it: the bound on staleness when an event is lost (docs/adr/0042)',
+    'a payment copy known true longer ago than this (by itself, and by the change feed) is read again from the payment service, and lists go to it once the change feed was last read to its end longer ago than this (docs/adr/0042, 0043)',
+  PAYMENT_COPY_CATCH_UP_INTERVAL_MS:
+    "how often each gateway replica reads the payment service's change feed into its payment copies: the bound on how late a lost event's change reaches them (docs/adr/0043)",
   // dashboard
   DASHBOARD_PORT: 'the HTTP port of the merchant dashboard and its probes (`npm start`: 3080)',
   GATEWAY_URL:

@@ -22,7 +22,7 @@ import pg from 'pg';
 import QRCode from 'qrcode';
 import { Agent, request } from 'undici';
 import { dynamicBrCode, pspCodeHolds } from './br-code';
-import { checkedCreate, feeOf, servePaymentReads } from './yardstick-common';
+import { checkedCreate, feeOf, listIndexSql, servePaymentReads } from './yardstick-common';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -54,6 +54,7 @@ const schemaSql = `
     fee_centavos bigint NOT NULL, txid text NOT NULL UNIQUE, location text NOT NULL, br_code text NOT NULL,
     qr_code text NOT NULL, metadata text, expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
     UNIQUE (business_id, idempotency_key));
+  ${listIndexSql}
   CREATE TABLE IF NOT EXISTS baseline_outbox (
     id uuid PRIMARY KEY, aggregate_id text NOT NULL, type text NOT NULL, payload jsonb NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz);`;

@@ -12,7 +12,7 @@ import express from 'express';
 import pg from 'pg';
 import QRCode from 'qrcode';
 import { staticBrCode } from './br-code';
-import { checkedCreate, feeOf, servePaymentReads } from './yardstick-common';
+import { checkedCreate, feeOf, listIndexSql, servePaymentReads } from './yardstick-common';
 
 const port = Number(process.env.BASELINE_PORT ?? 4900);
 // Idle connections are closed after a second: PostgreSQL is shared with the stack under test (and, on a shared machine,
@@ -26,7 +26,8 @@ const baselineSchemaSql = `
   CREATE TABLE IF NOT EXISTS baseline_payments (
     id text PRIMARY KEY, business_id uuid NOT NULL REFERENCES baseline_businesses (id), method text NOT NULL,
     status text NOT NULL, amount_centavos bigint NOT NULL, fee_centavos bigint NOT NULL, br_code text NOT NULL,
-    qr_code text NOT NULL, metadata text, expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL DEFAULT now());`;
+    qr_code text NOT NULL, metadata text, expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+  ${listIndexSql}`;
 
 const app = express();
 app.use(express.json({ limit: '64kb' }));

@@ -48,12 +48,32 @@ export async function checkedCreate(
   return { business, value };
 }
 
-/** GET /v1/payments/:id, one select; `externalIdOf` says what the server stored as the charge's id. */
+/** The index a list of a business's payments, newest first, reads (both servers' schemas). */
+export const listIndexSql =
+  'CREATE INDEX IF NOT EXISTS baseline_payments_listed ON baseline_payments (business_id, created_at DESC, id DESC);';
+
+/**
+ * GET /v1/payments/:id, one select, and GET /v1/payments (the business's newest first, `limit` of them, 10 unless
+ * given), one select; `externalIdOf` says what the server stored as the charge's id.
+ */
 export function servePaymentReads(
   app: Express,
   pool: pg.Pool,
   externalIdOf: (row: { id: string; [column: string]: unknown }) => string,
 ): void {
+  const shown = (row: { id: string; [column: string]: unknown }) => ({
+    payment_id: row.id,
+    transaction_id: row.id,
+    business_id: row.business_id,
+    method: row.method,
+    status: row.status,
+    amount_brl: Number(row.amount_centavos) / 100,
+    external_id: externalIdOf(row),
+    failure_code: null,
+    failure_reason: null,
+    created_at: row.created_at,
+    updated_at: row.created_at,
+  });
   app.get('/v1/payments/:id', async (req, res, next) => {
     try {
       const business = await businessOf(pool, req.header('x-api-key'));
@@ -64,19 +84,21 @@ export function servePaymentReads(
       );
       const row = rows[0];
       if (!row) return void res.status(404).json({ error: { code: 'NOT_FOUND' } });
-      res.json({
-        payment_id: row.id,
-        transaction_id: row.id,
-        business_id: row.business_id,
-        method: row.method,
-        status: row.status,
-        amount_brl: Number(row.amount_centavos) / 100,
-        external_id: externalIdOf(row),
-        failure_code: null,
-        failure_reason: null,
-        created_at: row.created_at,
-        updated_at: row.created_at,
-      });
+      res.json(shown(row));
+    } catch (err) {
+      next(err);
+    }
+  });
+  app.get('/v1/payments', async (req, res, next) => {
+    try {
+      const business = await businessOf(pool, req.header('x-api-key'));
+      if (!business) return void res.status(401).json({ error: { code: 'UNAUTHORIZED' } });
+      const limit = Math.min(Math.max(Number(req.query.limit ?? 10) || 10, 1), 100);
+      const { rows } = await pool.query(
+        `SELECT * FROM baseline_payments WHERE business_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [business.id, limit + 1],
+      );
+      res.json({ data: rows.slice(0, limit).map(shown), has_more: rows.length > limit });
     } catch (err) {
       next(err);
     }

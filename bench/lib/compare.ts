@@ -14,6 +14,7 @@ function change(before: number | undefined, after: number | undefined, digits = 
 
 const PIX = 'POST /v1/payments pix';
 const GET = 'GET /v1/payments/{id}';
+const LIST = 'GET /v1/payments';
 const AT50 = 'POST /v1/payments pix at 50/s';
 
 /**
@@ -82,6 +83,7 @@ export function renderComparison(
     ),
     `| database transactions | ${change(ourBefore?.transactionsPerRequest, ourAfter?.transactionsPerRequest, 2)} |`,
     `| CPU per read, every process (ms) | ${change(cpuOf(before, GET), cpuOf(after, GET), 2)} |`,
+    `| CPU per list of 10, every process (ms) | ${change(cpuOf(before, LIST), cpuOf(after, LIST), 2)} |`,
     `| p99 at 50/s (ms) | ${change(phase(before, AT50, 'ours')?.figures.p99, phase(after, AT50, 'ours')?.figures.p99)} |`,
     `| event lag p50 / p99 (ms) | ${before.eventLag.p50} / ${before.eventLag.p99} | ${after.eventLag.p50} / ${after.eventLag.p99} |`,
     '',

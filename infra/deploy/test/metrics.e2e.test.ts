@@ -224,6 +224,8 @@ describe('metrics of the whole stack', () => {
     expect(value(gateway, 'gateway_payment_copy_lag_seconds_count')).toBeGreaterThanOrEqual(
       paymentIds.length,
     );
+    // The gateway reads the payment change feed to its end every second (its lists come from the copies).
+    expect(value(gateway, 'gateway_payment_change_feed_age_seconds')).toBeLessThan(10);
     expect(
       series(pix, 'broker_parked_messages').filter(
         (sample) => !/pix-adapter\.\w+$/.test(sample.labels.queue!),

@@ -335,6 +335,53 @@ export const listPayments = defineCommand<ListPayments, Page<PaymentRecord>>(
   ['INVALID_FIELDS'],
 );
 
+/**
+ * Internal: where a reader of the payment change feed stands. `xid` is a PostgreSQL transaction id (decimal digits)
+ * and `payment_id` the last payment read at it; the feed goes on after that pair.
+ */
+export interface PaymentChangeCursor {
+  xid: string;
+  payment_id: string;
+}
+/** Internal: the next payments changed after `after`, in the order their changes committed, at most `limit`. */
+export interface ReadPaymentChanges {
+  after: PaymentChangeCursor;
+  limit: number;
+}
+/**
+ * Internal: a page of the payment change feed. Every payment (any business) whose last change comes after the cursor,
+ * as it stands now, with its instructions; `last` is the cursor of the last one (null when none); `settled_below`: every
+ * transaction with a lower id had finished when the page was read, so a reader that has stored every page from `xid`
+ * up to here may start its next pass at it and miss nothing (docs/adr/0043-payment-lists-from-the-change-feed.md).
+ */
+export interface PaymentChangesPage {
+  payments: PaymentView[];
+  last: PaymentChangeCursor | null;
+  settled_below: string;
+  has_more: boolean;
+}
+const transactionId = Joi.string().pattern(/^\d{1,20}$/);
+const changeCursorSchema = Joi.object<PaymentChangeCursor>({
+  xid: transactionId.required(),
+  payment_id: Joi.string().max(64).allow('').required(),
+});
+/** Internal (the gateway's read model): the payment change feed, in the order changes commit. */
+export const readPaymentChanges = defineCommand<ReadPaymentChanges, PaymentChangesPage>(
+  'payment.changes.v1',
+  'payment',
+  Joi.object({
+    after: changeCursorSchema.required(),
+    limit: Joi.number().integer().min(1).max(500).required(),
+  }),
+  Joi.object<PaymentChangesPage>({
+    payments: Joi.array().items(paymentViewSchema).required(),
+    last: changeCursorSchema.allow(null).required(),
+    settled_below: transactionId.required(),
+    has_more: Joi.boolean().required(),
+  }),
+  [],
+);
+
 export interface UpdatePayment {
   business_id: string;
   payment_id: string;

@@ -41,10 +41,17 @@ export interface ApiGatewayConfig extends ServiceEnv {
   IDEMPOTENCY_PURGE_INTERVAL_MS: number;
   PUBLIC_BASE_URL: string;
   /**
-   * A payment copy stored longer ago than this is read again from the payment service before it is answered: the
-   * bound on how stale a read can be when an event is lost (while events flow, a copy trails by their lag).
+   * A payment copy known true longer ago than this (stored, or proved complete by the change feed since) is read again
+   * from the payment service before it is answered, and lists go to the payment service once the change feed was last
+   * read to its end longer ago than this: the bound on staleness when events and the feed are both lost (while events
+   * flow, a copy trails by their lag; while the feed is read, by its interval).
    */
   PAYMENT_COPY_MAX_AGE_MS: number;
+  /**
+   * How often each replica reads the payment service's change feed into its payment copies: how stale a payment list
+   * from the copies can be while the events are lost (docs/adr/0043-payment-lists-from-the-change-feed.md).
+   */
+  PAYMENT_COPY_CATCH_UP_INTERVAL_MS: number;
   /** Express `trust proxy`: `false` (default), `true`, a hop count, or a list of addresses/subnets. */
   TRUST_PROXY: boolean | number | string;
 }
@@ -80,6 +87,7 @@ export const apiGatewaySchema = serviceSchema<ApiGatewayConfig>(
     ),
     TRUST_PROXY: trustProxy,
     PAYMENT_COPY_MAX_AGE_MS: Joi.number().integer().min(0).max(3_600_000).default(30_000),
+    PAYMENT_COPY_CATCH_UP_INTERVAL_MS: Joi.number().integer().min(50).max(600_000).default(1000),
   },
   // It serves /metrics on its API port.
   { metricsListener: false },

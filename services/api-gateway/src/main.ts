@@ -11,6 +11,7 @@ import {
   paymentFailed,
   paymentChanged,
   refundSucceeded,
+  readPaymentChanges,
   type PaymentChanged,
   type PaymentEventPayload,
 } from '@gateway/contracts';
@@ -31,6 +32,8 @@ import { applyPaymentEvent } from './application/apply-payment-event';
 import { outdatePaymentCopy } from './application/outdate-payment-copy';
 import type { PaymentCopies } from './application/shared/payment-copies';
 import { EventFeedHealth } from './domain/event-feed-health';
+import { ChangeFeedWatermark } from './domain/change-feed-watermark';
+import { paymentCopyCatchUp } from './application/payment-copy-catch-up';
 
 export interface RunningApiGateway {
   /** Where it listens, e.g. `http://127.0.0.1:3000`. */
@@ -40,6 +43,9 @@ export interface RunningApiGateway {
 }
 
 const REDIS_STARTUP_WAIT_MS = 3000;
+
+/** A read of the payment change feed waits this long for its page (a pass that fails is tried again next interval). */
+const CHANGE_FEED_TIMEOUT_MS = 5000;
 
 /**
  * The copy of an open payment is answered only while the payment events reach the gateway within this long of when they
@@ -66,6 +72,7 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
     dataSource,
     maxAgeMs: config.PAYMENT_COPY_MAX_AGE_MS,
     feed: new EventFeedHealth(PAYMENT_EVENTS_MAX_LAG_MS, config.PAYMENT_COPY_MAX_AGE_MS),
+    changeFeed: new ChangeFeedWatermark(),
     logger: runtime.logger,
   };
   const keepCopy = (event: PaymentEventPayload | PaymentChanged) => applyPaymentEvent(paymentCopies, event);
@@ -100,9 +107,16 @@ export async function startApiGateway(config: ApiGatewayConfig): Promise<Running
   });
   const purge = idempotencyPurge(runtime.dataSource, runtime.logger, config.IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.start();
+  const catchUp = paymentCopyCatchUp(
+    paymentCopies,
+    (query) => runtime.broker.call(readPaymentChanges, query, { timeoutMs: CHANGE_FEED_TIMEOUT_MS }),
+    config.PAYMENT_COPY_CATCH_UP_INTERVAL_MS,
+  );
+  catchUp.start();
   // Requests in flight get their answers (the broker stays open for their replies) before Redis goes.
   runtime.onStop('http-listener', stopServing);
   runtime.onStop('idempotency-purge', () => purge.stop());
+  runtime.onStop('payment-copy-catch-up', () => catchUp.stop());
   runtime.onClose('redis', async () => redis.disconnect());
   const { port } = server.address() as AddressInfo;
   runtime.logger.info({ port }, 'api gateway listening');

@@ -7,6 +7,7 @@ import { createApp } from '../src/http/app';
 import { createRedisClient } from '../src/clients/redis';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness';
 import { EventFeedHealth } from '../src/domain/event-feed-health';
+import { ChangeFeedWatermark } from '../src/domain/change-feed-watermark';
 
 async function closedPort(): Promise<number> {
   const server: Server = createServer();
@@ -233,6 +234,7 @@ describe('api gateway: rate limit', () => {
         dataSource: h.gateway.runtime.dataSource,
         maxAgeMs: h.config.PAYMENT_COPY_MAX_AGE_MS,
         feed: new EventFeedHealth(1000, h.config.PAYMENT_COPY_MAX_AGE_MS),
+        changeFeed: new ChangeFeedWatermark(),
         logger,
       },
     });

@@ -22,6 +22,7 @@ import {
   type ResponseCheck,
 } from './support/openapi';
 import { EventFeedHealth } from '../src/domain/event-feed-health';
+import { ChangeFeedWatermark } from '../src/domain/change-feed-watermark';
 
 type Json = Record<string, any>;
 type Credentials = 'merchant' | 'other-merchant' | 'operator' | 'none';
@@ -58,6 +59,7 @@ function appOf(environment: ApiGatewayConfig['APP_ENV']) {
       PUBLIC_BASE_URL: 'https://pay.example.com',
       TRUST_PROXY: false,
       PAYMENT_COPY_MAX_AGE_MS: 30_000,
+      PAYMENT_COPY_CATCH_UP_INTERVAL_MS: 1000,
     },
     dataSource: {} as DataSource,
     broker: {} as Broker,
@@ -67,6 +69,7 @@ function appOf(environment: ApiGatewayConfig['APP_ENV']) {
       dataSource: {} as DataSource,
       maxAgeMs: 30_000,
       feed: new EventFeedHealth(1000, 30_000),
+      changeFeed: new ChangeFeedWatermark(),
       logger: testLogger('openapi'),
     },
   });

@@ -6,8 +6,9 @@ jest.setTimeout(120_000);
 /**
  * Payment reads answered by the gateway from its own copies (docs/adr/0042-gateway-payment-read-model.md), through
  * the public API of the whole stack: a read right after a write sees it, an outcome arrives by its event, the payment
- * service is off the read path (frozen, reads still answer), a lost copy is made again, and a copy that missed an event
- * is no staler than PAYMENT_COPY_MAX_AGE_MS.
+ * service is off the read path (frozen, reads and lists still answer), a lost copy is made again, a copy that missed a
+ * change is set right by the change feed (docs/adr/0043-payment-lists-from-the-change-feed.md), and lists from the
+ * copies are the payment service's.
  */
 describe('payment reads from the gateway copy', () => {
   const live = stackWithMerchantForTheseTests({
@@ -120,34 +121,77 @@ describe('payment reads from the gateway copy', () => {
     expect(again.body).toEqual(read.body);
   });
 
-  test('a copy that missed an event is answered only until it is PAYMENT_COPY_MAX_AGE_MS old', async () => {
+  test('a copy that missed a change is set right when the change feed reads the payment again', async () => {
     const created = await newPix();
     await live.client.payInSandbox(live.apiKey, created.payment_id);
     await live.client.paymentIn(live.apiKey, created.payment_id, 'paid');
-    // As if payment.confirmed had been lost: the copy still says processing, stored just now.
+    // As if payment.confirmed had been lost and the feed had passed the payment by: the copy still says processing.
     await database.query(
       `UPDATE api_gateway.payment_copies
-          SET record = record || '{"status": "processing"}'::jsonb, version = version - 1, stored_at = now()
+          SET record = record || '{"status": "processing"}'::jsonb, status = 'processing', version = version - 1
         WHERE payment_id = $1`,
       [created.payment_id],
     );
-    expect((await api('GET', `/v1/payments/${created.payment_id}`)).body.status).toBe('processing');
-    // Past the bound (30 s by default), the copy is read again.
-    await database.query(
-      `UPDATE api_gateway.payment_copies SET stored_at = now() - interval '31 seconds' WHERE payment_id = $1`,
-      [created.payment_id],
-    );
-    expect((await api('GET', `/v1/payments/${created.payment_id}`)).body.status).toBe('paid');
-    const copy = await waitFor(
+    // The position lost: the feed is read again from its start, and the copies with it.
+    await database.query(`DELETE FROM api_gateway.payment_copy_feed`);
+    await waitFor(
       async () => {
         const { rows } = await database.query(
           `SELECT record->>'status' AS status FROM api_gateway.payment_copies WHERE payment_id = $1`,
           [created.payment_id],
         );
-        return rows[0]?.status === 'paid' ? rows[0] : undefined;
+        return rows[0]?.status === 'paid' ? true : undefined;
       },
-      { timeoutMs: 5_000, what: 'the copy made again' },
+      { timeoutMs: 15_000, what: 'the copy set right by the change feed' },
     );
-    expect(copy).toEqual({ status: 'paid' });
+    expect((await api('GET', `/v1/payments/${created.payment_id}`)).body.status).toBe('paid');
+  });
+
+  test("a payment is listed at once after its create, lists are the payment service's, and answered with it frozen", async () => {
+    const shop = await live.client.createBusiness('Loja Listada', {
+      pix: { percent_bps: 100, fixed_centavos: 0 },
+    });
+    const listOf = (query = '') => live.client.api(shop.apiKey, 'GET', `/v1/payments${query}`);
+    const made: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const created = await live.client.createPayment(shop.apiKey, {
+        payment_method: 'pix',
+        amount: 1000 + i,
+      });
+      made.unshift(created.payment_id);
+      const listed = await listOf();
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.map((p: { payment_id: string }) => p.payment_id)).toEqual(made);
+    }
+    await live.client.payInSandbox(shop.apiKey, made[1]!);
+    await live.client.paymentIn(shop.apiKey, made[1]!, 'paid');
+    expect((await live.client.api(shop.apiKey, 'POST', `/v1/payments/${made[2]}/cancel`)).status).toBe(200);
+    // What the payment service holds, in its order.
+    const owned = async (status?: string) => {
+      const { rows } = await database.query(
+        `SELECT id FROM payment.payments WHERE business_id = $1 AND ($2::text IS NULL OR status = $2)
+          ORDER BY created_at DESC, id DESC`,
+        [shop.businessId, status ?? null],
+      );
+      return rows.map((row: { id: string }) => row.id);
+    };
+    const ids = (page: Awaited<ReturnType<typeof listOf>>): string[] =>
+      page.body.data.map((payment: { payment_id: string }) => payment.payment_id);
+    await waitFor(async () => (ids(await listOf('?status=paid'))[0] === made[1] ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the paid payment in the list',
+    });
+    const answers = await withPaymentServiceFrozen(async () => ({
+      all: await listOf(),
+      paid: await listOf('?status=paid'),
+      cancelled: await listOf('?status=cancelled'),
+      page: await listOf(`?limit=2&starting_after=${made[0]}`),
+    }));
+    expect(ids(answers.all)).toEqual(await owned());
+    expect(ids(answers.paid)).toEqual(await owned('paid'));
+    expect(ids(answers.cancelled)).toEqual(await owned('cancelled'));
+    expect(ids(answers.page)).toEqual(made.slice(1, 3));
+    expect(answers.page.body.has_more).toBe(true);
+    expect(answers.all.body.data[1]).toMatchObject({ payment_id: made[1], status: 'paid' });
   });
 });

@@ -21,6 +21,7 @@ import {
   cryptoTransferUnapplied,
   getPayment,
   listPayments,
+  readPaymentChanges,
   listAllReceivedFunds,
   listReceivedFunds,
   returnReceivedFunds,
@@ -63,6 +64,7 @@ import { defendDispute } from './application/defend-dispute';
 import { cryptoRequestClosure, cryptoSettledFunds, pixChargeClosure, pixChargePaidFunds } from './clients';
 import { handleGetPayment } from './handlers/payment.get.v1';
 import { handleListPayments } from './handlers/payment.list.v1';
+import { handleReadPaymentChanges } from './handlers/payment.changes.v1';
 import { handleListAllReceivedFunds } from './handlers/payment.received-funds.list-all.v1';
 import { handleListReceivedFunds } from './handlers/payment.received-funds.list.v1';
 import { handleGetRefund } from './handlers/refund.get.v1';
@@ -125,6 +127,7 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
       sendHeldFundsBack({ uow: uow(returnHeldFunds), rails }, command, context),
     )
     .handle(listPayments, handleListPayments(dataSource))
+    .handle(readPaymentChanges, handleReadPaymentChanges(dataSource))
     .handle(cancelPayment, (command, context) => cancelOpenPayment(uow(cancelPayment), command, context))
     .handle(createRefund, (command, context) => openRefund(refundDeps, command, context))
     .handle(checkRefundReservation, (command) => confirmOrGiveUpRefund(dataSource, command))

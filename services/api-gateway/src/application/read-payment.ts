@@ -1,8 +1,8 @@
-import { openPaymentStatuses, type PaymentView } from '@gateway/contracts';
+import type { PaymentView } from '@gateway/contracts';
 import { counter } from '@gateway/observability';
-import { findPaymentCopy, type PaymentCopy } from '../persistence';
+import { findPaymentCopy } from '../persistence';
 import { keepPaymentCopy } from './keep-payment-copy';
-import type { PaymentCopies } from './shared/payment-copies';
+import { copyAnswers, isOpen, type PaymentCopies } from './shared/payment-copies';
 
 const reads = counter(
   'gateway_payment_reads_total',
@@ -16,9 +16,10 @@ reads.inc({ answered_from: 'payment_service' }, 0);
  * Answers a read of one of the business's payments from the gateway's copy (docs/adr/0042-gateway-payment-read-model.md),
  * and from the payment service (`readFromOwner`, whose answer becomes the copy) when the copy cannot answer or cannot
  * be read (the gateway's database away): none is held (another business's payment, one not seen yet, a copy lost), a
- * change or a refund of the payment is in flight, the copy is older than `maxAgeMs`, or the payment is open and either
- * the events lag behind (the copy could trail a webhook already sent) or the copy lacks the instructions to show again
- * (a payment made by the checkout service, whose event carries none).
+ * change or a refund of the payment is in flight, the copy is older than `maxAgeMs` (and so is the change feed's last
+ * read to its end), or the payment is open and either the events lag behind (the copy could trail a webhook already
+ * sent) or the copy lacks the instructions to show again (a payment made by the checkout service, whose event carries
+ * none).
  */
 export async function readPayment(
   copies: PaymentCopies,
@@ -27,7 +28,7 @@ export async function readPayment(
   readFromOwner: () => Promise<PaymentView>,
 ): Promise<PaymentView> {
   const copy = await findPaymentCopy(copies.dataSource.manager, businessId, paymentId).catch(() => null);
-  if (copy && answerable(copy, copies)) {
+  if (copy && copyAnswers(copies, copy, Date.now()) && (copy.instructions !== null || !isOpen(copy.record))) {
     reads.inc({ answered_from: 'copy' });
     return copy.instructions === null
       ? { payment: copy.record }
@@ -37,12 +38,4 @@ export async function readPayment(
   const view = await readFromOwner();
   if (view.payment.business_id === businessId) await keepPaymentCopy(copies, view);
   return view;
-}
-
-function answerable(copy: PaymentCopy, copies: PaymentCopies): boolean {
-  if (copy.stale || copy.ageMs > copies.maxAgeMs) return false;
-  // A refund in flight changes what the payment says it returned, with no payment event: read until it settles.
-  if ((copy.record.refund_reserved_centavos ?? 0) !== (copy.record.refunded_centavos ?? 0)) return false;
-  if (!(openPaymentStatuses as readonly string[]).includes(copy.record.status)) return true;
-  return copy.instructions !== null && copies.feed.keepingUp(Date.now());
 }

@@ -8,6 +8,7 @@ import { IdempotencyLeases1732400010000 } from './migrations/1732400010000-idemp
 import { ApiKeyScopesAndExpiry1764400900000 } from './migrations/1764400900000-api-key-scopes-and-expiry';
 import { ApiKeyPurpose1764402400000 } from './migrations/1764402400000-api-key-purpose';
 import { PaymentReadModel1764403200400 } from './migrations/1764403200400-payment-read-model';
+import { PaymentCopyLists1764403200420 } from './migrations/1764403200420-payment-copy-lists';
 
 export { ApiKeyEntity, BusinessEntity, IdempotencyKeyEntity };
 export * from './identity-store';
@@ -25,5 +26,6 @@ export const apiGatewayDatabase = {
     ApiKeyScopesAndExpiry1764400900000,
     ApiKeyPurpose1764402400000,
     PaymentReadModel1764403200400,
+    PaymentCopyLists1764403200420,
   ],
 };

@@ -12,36 +12,51 @@ export interface PaymentCopy {
   ageMs: number;
 }
 
+/** What the payment service sent of one payment, to be stored as its copy (see `storePaymentCopies`). */
+export interface SentPayment {
+  record: PaymentRecord;
+  instructions: PixInstructions | CryptoInstructions | null;
+  /**
+   * When the record was true: an event's `occurred_at` (a late event is not made younger than it is); null for a reply,
+   * a read or the change feed, true now.
+   */
+  asOf: string | null;
+}
+
 /**
- * Stores what the payment service sent of a payment, only over an older copy (a lower `version`) or the same one:
- * events and replies arrive in any order, twice, from any replica, and a copy never goes back. Instructions absent
- * from what is sent are kept. `asOf`: when the record was true, an event's `occurred_at` (a late event is not made
- * younger than it is); a reply or a read is true now (null). The record must carry its version.
+ * Stores what the payment service sent of payments, each only over an older copy (a lower `version`) or the same one:
+ * events, replies and the change feed arrive in any order, twice, from any replica, and a copy never goes back.
+ * Instructions absent from what is sent are kept. Every record must carry its version.
  */
-export async function storePaymentCopy(
+export async function storePaymentCopies(
   manager: EntityManager,
-  record: PaymentRecord,
-  instructions: PixInstructions | CryptoInstructions | null,
-  asOf: string | null,
+  sent: readonly SentPayment[],
 ): Promise<void> {
+  if (sent.length === 0) return;
   await manager.query(
+    // The listed columns (created_at, status, method) are set from the record by the table's trigger.
     `INSERT INTO payment_copies AS copy (payment_id, business_id, version, record, instructions, stored_at)
-     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, LEAST(now(), COALESCE($6::timestamptz, now())))
+     SELECT sent.record->>'payment_id', sent.record->>'business_id', (sent.record->>'version')::integer, sent.record,
+            sent.instructions, LEAST(now(), COALESCE(sent.as_of, now()))
+       FROM jsonb_to_recordset($1::jsonb) AS sent(record jsonb, instructions jsonb, as_of timestamptz)
      ON CONFLICT (payment_id) DO UPDATE
        SET version = EXCLUDED.version,
            record = EXCLUDED.record,
            instructions = COALESCE(EXCLUDED.instructions, copy.instructions),
            stored_at = GREATEST(copy.stored_at, EXCLUDED.stored_at)
      WHERE copy.version <= EXCLUDED.version`,
-    [
-      record.payment_id,
-      record.business_id,
-      record.version,
-      JSON.stringify(record),
-      instructions === null ? null : JSON.stringify(instructions),
-      asOf,
-    ],
+    [JSON.stringify(sent.map(({ record, instructions, asOf }) => ({ record, instructions, as_of: asOf })))],
   );
+}
+
+/** One payment's `storePaymentCopies`. */
+export function storePaymentCopy(
+  manager: EntityManager,
+  record: PaymentRecord,
+  instructions: PixInstructions | CryptoInstructions | null,
+  asOf: string | null,
+): Promise<void> {
+  return storePaymentCopies(manager, [{ record, instructions, asOf }]);
 }
 
 /**
@@ -84,4 +99,83 @@ export async function findPaymentCopy(
   return row
     ? { record: row.record, instructions: row.instructions, stale: row.stale, ageMs: row.age_ms }
     : null;
+}
+
+/** What a list of the business's payments is narrowed by (the payment service's filters). */
+export interface PaymentCopyFilters {
+  status?: string;
+  method?: string;
+  /** ISO-8601 date-times: created at or after, created before. */
+  createdGte?: string;
+  createdLt?: string;
+}
+
+/**
+ * A page of the copies of the business's payments, newest first (creation time, then id: the payment service's order),
+ * after the payment `startingAfter` (any of its copies, even one the filters leave out); undefined when the business
+ * has no copy of that id. Each copy says whether a change of it is in flight.
+ */
+export async function listPaymentCopies(
+  manager: EntityManager,
+  businessId: string,
+  filters: PaymentCopyFilters,
+  page: { limit: number; startingAfter: string | null },
+): Promise<{ rows: Array<{ record: PaymentRecord; stale: boolean }>; hasMore: boolean } | undefined> {
+  const conditions = ['listed.business_id = $1'];
+  const parameters: unknown[] = [businessId];
+  const condition = (sql: (placeholder: string) => string, value: unknown) => {
+    parameters.push(value);
+    conditions.push(sql(`$${parameters.length}`));
+  };
+  if (filters.status !== undefined) condition((p) => `listed.status = ${p}`, filters.status);
+  if (filters.method !== undefined) condition((p) => `listed.method = ${p}`, filters.method);
+  if (filters.createdGte !== undefined)
+    condition((p) => `listed.created_at >= ${p}::timestamptz`, filters.createdGte);
+  if (filters.createdLt !== undefined)
+    condition((p) => `listed.created_at < ${p}::timestamptz`, filters.createdLt);
+  if (page.startingAfter !== null) {
+    const known: unknown[] = await manager.query(
+      'SELECT 1 FROM payment_copies WHERE payment_id = $1 AND business_id = $2',
+      [page.startingAfter, businessId],
+    );
+    if (known.length === 0) return undefined;
+    condition(
+      (p) => `(listed.created_at, listed.payment_id) <
+        (SELECT created_at, payment_id FROM payment_copies WHERE payment_id = ${p})`,
+      page.startingAfter,
+    );
+  }
+  parameters.push(page.limit + 1);
+  const rows: Array<{ record: PaymentRecord; stale: boolean }> = await manager.query(
+    `SELECT record, (version < stale_below AND stale_until > now()) AS stale
+       FROM payment_copies listed
+      WHERE ${conditions.join(' AND ')}
+      ORDER BY listed.created_at DESC, listed.payment_id DESC
+      LIMIT $${parameters.length}`,
+    parameters,
+  );
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
+
+/**
+ * Where the copies stand in the payment service's change feed: every change by a transaction below this id is in
+ * them. '0' (read the feed from its start: a rebuild) when none is recorded, or when the copies are gone while a
+ * position is (the table emptied): a position is only true of the copies it was recorded with.
+ */
+export async function readCopyFeedPosition(manager: EntityManager): Promise<string> {
+  const rows: Array<{ settled_below: string }> = await manager.query(
+    `SELECT settled_below::text AS settled_below FROM payment_copy_feed
+      WHERE EXISTS (SELECT 1 FROM payment_copies)`,
+  );
+  return rows[0]?.settled_below ?? '0';
+}
+
+/** Records that every change below `settledBelow` is in the copies; a position never moves back. */
+export async function moveCopyFeedPosition(manager: EntityManager, settledBelow: string): Promise<void> {
+  await manager.query(
+    `INSERT INTO payment_copy_feed AS feed (id, settled_below) VALUES (true, $1::xid8)
+     ON CONFLICT (id) DO UPDATE SET settled_below = EXCLUDED.settled_below, moved_at = now()
+      WHERE feed.settled_below < EXCLUDED.settled_below`,
+    [settledBelow],
+  );
 }

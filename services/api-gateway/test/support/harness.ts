@@ -111,6 +111,7 @@ export function gatewayConfig(env: IsolatedEnvironment, overrides: Partial<ApiGa
     PUBLIC_BASE_URL: 'https://pay.example.com',
     TRUST_PROXY: false,
     PAYMENT_COPY_MAX_AGE_MS: 30_000,
+    PAYMENT_COPY_CATCH_UP_INTERVAL_MS: 1000,
     ...overrides,
   };
   return config;

@@ -27,6 +27,7 @@ import { PaymentDescription1764402800100 } from './migrations/1764402800100-paym
 import { PaymentCustody1764402900001 } from './migrations/1764402900001-payment-custody';
 import { OperatorReturnAskedAt1764402900200 } from './migrations/1764402900200-operator-return-asked-at';
 import { PaymentOutboxInsertedAt1764403200200 } from './migrations/1764403200200-outbox-inserted-at';
+import { PaymentChangeFeed1764403200410 } from './migrations/1764403200410-payment-change-feed';
 
 export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -65,5 +66,6 @@ export const paymentDatabase = {
     OperatorReturnAskedAt1764402900200,
     DisputeDefence1764403000000,
     PaymentOutboxInsertedAt1764403200200,
+    PaymentChangeFeed1764403200410,
   ],
 };

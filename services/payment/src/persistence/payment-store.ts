@@ -420,3 +420,46 @@ export function countStuckPayments(
     [OPEN_STATUSES],
   );
 }
+
+/** A page of the payment change feed (docs/adr/0043-payment-lists-from-the-change-feed.md). */
+export interface PaymentChanges {
+  payments: PaymentEntity[];
+  /** The transaction id and payment id of the last payment of the page; null when the page is empty. */
+  last: { xid: string; paymentId: string } | null;
+  /** Every transaction with a lower id had ended before the page was read. */
+  settledBelow: string;
+  hasMore: boolean;
+}
+
+/**
+ * Every payment whose last write comes after (`xid`, `paymentId`) in write-transaction order, as it stands now, at
+ * most `limit`. The settling point is read first, so it never runs ahead of what the page shows: a transaction below
+ * it had ended then, and whatever it wrote is visible to the read that follows (or was overwritten by a later
+ * transaction, which sorts after it).
+ */
+export async function readPaymentChanges(
+  manager: EntityManager,
+  after: { xid: string; paymentId: string },
+  limit: number,
+): Promise<PaymentChanges> {
+  const settled: Array<{ settled_below: string }> = await manager.query(
+    `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS settled_below`,
+  );
+  const settledBelow = settled[0]!.settled_below;
+  const { entities, raw } = await manager
+    .createQueryBuilder(PaymentEntity, 'changed')
+    .addSelect('changed.changed_xid::text', 'changed_xid_text')
+    .where('(changed.changed_xid, changed.id) > (CAST(:xid AS xid8), :paymentId)', after)
+    .orderBy('changed.changed_xid', 'ASC')
+    .addOrderBy('changed.id', 'ASC')
+    .limit(limit + 1)
+    .getRawAndEntities<{ changed_xid_text: string }>();
+  const payments = entities.slice(0, limit);
+  const lastRaw = raw[payments.length - 1];
+  return {
+    payments,
+    last: lastRaw ? { xid: lastRaw.changed_xid_text, paymentId: payments.at(-1)!.id } : null,
+    settledBelow,
+    hasMore: entities.length > limit,
+  };
+}

@@ -28,6 +28,7 @@ import { chargeDebtorOf } from '../../domain/charge-debtor';
 import { keepPaymentCopy } from '../../application/keep-payment-copy';
 import { outdatePaymentCopy } from '../../application/outdate-payment-copy';
 import { readPayment } from '../../application/read-payment';
+import { readPaymentList } from '../../application/read-payment-list';
 import {
   paymentCreatedResponse,
   paymentDetailsResponse,
@@ -273,13 +274,11 @@ export const paymentOperations = [
     },
     sdk: { method: 'payments.list' },
     answers: [json(200, 'A page of payments.', pageSchema(paymentRecord))],
-    handle: async ({ query, businessId, send }) => {
+    handle: async ({ query, businessId, send }, { paymentCopies }) => {
       // Only the filters given are in the checked query (unknown parameters are dropped).
-      const page = await send(listPayments, {
-        ...query,
-        business_id: businessId,
-        starting_after: query.starting_after ?? null,
-      });
+      const listed = { ...query, business_id: businessId, starting_after: query.starting_after ?? null };
+      // From the gateway's copies; from the payment service when they cannot answer (docs/adr/0043).
+      const page = await readPaymentList(paymentCopies, listed, () => send(listPayments, listed));
       // Never list another business's payment, whatever the payment service answers.
       if (page.data.some((payment) => payment.business_id !== businessId))
         throw new AppError('INTERNAL_ERROR');
