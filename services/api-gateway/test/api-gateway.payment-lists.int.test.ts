@@ -198,6 +198,66 @@ describe('api gateway: payment lists from its copies', () => {
     await listedFromCopies(`?${window}`, expected);
   });
 
+  test('a backlog longer than a page, all of one transaction, is read to its end and listed whole', async () => {
+    const day = '2026-11-08';
+    const backlog = Array.from({ length: 1200 }, (_, i) =>
+      mine({ created_at: new Date(Date.parse(`${day}T00:00:00.000Z`) + i * 1000).toISOString() }),
+    );
+    // Written by one transaction, as the migration stamps every payment it finds (0).
+    for (const record of backlog) write(record, 0n);
+    await h.gateway.runtime.dataSource.query('DELETE FROM payment_copy_feed');
+    const window = `created_gte=${day}T00:00:00.000Z&created_lt=${day}T23:59:59.999Z`;
+    const newest = backlog.map((record) => record.payment_id).reverse();
+    await listedFromCopies(`?${window}&limit=100`, newest.slice(0, 100));
+    const before = askedToList();
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page = await list(`?${window}&limit=100${cursor ? `&starting_after=${cursor}` : ''}`);
+      listed.push(...ids(page.body));
+      if (!page.body.has_more) break;
+      cursor = listed.at(-1)!;
+    }
+    expect(listed).toEqual(newest);
+    expect(askedToList()).toBe(before);
+  });
+
+  test('a feed that went back (its database restored) makes the copies forget what it no longer has', async () => {
+    const window = `created_gte=${encodeURIComponent('2026-11-09T00:00:00.000Z')}&created_lt=${encodeURIComponent('2026-11-10T00:00:00.000Z')}`;
+    const record = mine({ created_at: '2026-11-09T10:00:00.000Z', status: 'pending' });
+    write({ ...record, status: 'paid', version: 2 });
+    await listedFromCopies(`?${window}&status=paid`, [record.payment_id]);
+    // Restored to before the payment was paid: lower transaction ids, the payment at its first version.
+    feed = feed
+      .filter((entry) => entry.record.payment_id !== record.payment_id)
+      .map((entry) => ({ ...entry, xid: 1n }));
+    xid = 2n;
+    write(record);
+    await listedFromCopies(`?${window}&status=pending`, [record.payment_id]);
+    expect(ids((await list(`?${window}&status=paid`)).body)).toEqual([]);
+  });
+
+  test("a list by status goes to the payment service while a change of any of the business's payments is in flight", async () => {
+    const window = `created_gte=${encodeURIComponent('2026-11-11T00:00:00.000Z')}&created_lt=${encodeURIComponent('2026-11-12T00:00:00.000Z')}`;
+    const [first, second] = [10, 11].map((hour) =>
+      mine({ created_at: `2026-11-11T${hour}:00:00.000Z`, status: 'pending' }),
+    );
+    write(first!);
+    write(second!);
+    await listedFromCopies(`?${window}&status=pending`, [second!.payment_id, first!.payment_id]);
+    // A cancel of the first is in flight (its copy marked before the command is sent).
+    await h.gateway.runtime.dataSource.query(
+      `UPDATE payment_copies SET stale_below = version + 1, stale_until = now() + interval '1 minute' WHERE payment_id = $1`,
+      [first!.payment_id],
+    );
+    const before = askedToList();
+    await list(`?${window}&status=pending&limit=1`);
+    expect(askedToList()).toBe(before + 1);
+    // Unfiltered, the page without the marked copy is still the copies' to answer.
+    expect(ids((await list(`?${window}&limit=1`)).body)).toEqual([second!.payment_id]);
+    expect(askedToList()).toBe(before + 1);
+  });
+
   test('while the feed cannot be read, lists go to the payment service once its last read is older than the maximum age', async () => {
     const record = mine({ created_at: '2026-11-06T10:00:00.000Z' });
     write(record);

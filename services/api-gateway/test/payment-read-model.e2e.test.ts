@@ -133,7 +133,9 @@ describe('payment reads from the gateway copy', () => {
       [created.payment_id],
     );
     // The position lost: the feed is read again from its start, and the copies with it.
-    await database.query(`DELETE FROM api_gateway.payment_copy_feed`);
+    await database.query(
+      `UPDATE api_gateway.payment_copy_feed SET settled_below = '0', generation = generation + 1`,
+    );
     await waitFor(
       async () => {
         const { rows } = await database.query(

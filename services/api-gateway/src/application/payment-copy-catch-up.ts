@@ -1,25 +1,45 @@
 import type { PaymentChangeCursor, PaymentChangesPage, ReadPaymentChanges } from '@gateway/contracts';
 import { PeriodicTask } from '@gateway/messaging';
 import { gauge } from '@gateway/observability';
-import { moveCopyFeedPosition, readCopyFeedPosition, storePaymentCopies } from '../persistence';
+import {
+  type CopyFeedPosition,
+  forgetPaymentCopies,
+  moveCopyFeedPosition,
+  readCopyFeedPosition,
+  storePaymentCopies,
+} from '../persistence';
 import type { PaymentCopies } from './shared/payment-copies';
 
 const feedAge = gauge(
   'gateway_payment_change_feed_age_seconds',
-  "How long ago this replica last read the payment service's change feed to its end: the bound on how stale a list from the copies can be (lists go to the payment service past PAYMENT_COPY_MAX_AGE_MS)",
+  "How long ago this replica last read the payment service's change feed to its end in one page: the bound on how stale a list from the copies can be (lists go to the payment service past PAYMENT_COPY_MAX_AGE_MS)",
 );
 
-/** Payments a page of the feed carries at most, and pages one pass reads before it records where it is. */
+/** Payments a page of the feed carries at most, and pages one pass reads before it lets the task breathe. */
 const PAGE_SIZE = 500;
 const PAGES_PER_PASS = 20;
 
+/** A read of the feed from a recorded position to its end, which may take several passes (a rebuild). */
+interface Scan {
+  /** The recorded position it started from. */
+  from: CopyFeedPosition;
+  /** The last payment read: the next page starts after it. */
+  after: PaymentChangeCursor;
+  /** The lowest settling point of its pages: where the next scan may start once this one reaches the end. */
+  settledBelow: bigint | null;
+}
+
 /**
  * Keeps the gateway's payment copies complete (docs/adr/0043-payment-lists-from-the-change-feed.md): every
- * `intervalMs`, reads the payment service's change feed from the recorded position, stores every payment it answers
- * (a copy only ever moves to a newer version), then records the position the next pass starts from. A pass that read
- * the feed to its end in one page moves the change-feed watermark. With no position recorded (a new gateway, or the
- * copies lost) the feed is read from its start: the copies rebuild, `PAGES_PER_PASS` pages a pass, one pass after the
- * other. Every replica reads it; their positions only move forward and twice is once.
+ * `intervalMs`, reads the payment service's change feed from the recorded position to its end, stores every payment it
+ * answers (a copy only ever moves to a newer version), and records where the next read starts: the lowest settling
+ * point of its pages (never the last payment read: a transaction with a lower id may still commit). A read to the end
+ * in one page moves the change-feed watermark. A longer read (a rebuild, a backlog) goes on `PAGES_PER_PASS` pages a
+ * pass, one pass after the other, from where it stopped, and records its position only at the end. With no position
+ * recorded (a new gateway, a rebuild asked for, copies deleted) the feed is read from its start. A feed that answers
+ * a settling point below the recorded position has gone back (its database restored or moved): the copies may hold
+ * versions it no longer has, so they are forgotten and rebuilt. Every replica reads the feed; positions only move
+ * forward and twice is once.
  */
 export function paymentCopyCatchUp(
   copies: PaymentCopies,
@@ -27,15 +47,32 @@ export function paymentCopyCatchUp(
   intervalMs: number,
 ): PeriodicTask {
   const { manager } = copies.dataSource;
+  let scan: Scan | null = null;
   const pass = async (): Promise<boolean> => {
     const from = await readCopyFeedPosition(manager);
-    // From the start: copies may be missing until the pass that reads the feed to its end in one page.
-    if (from === '0') copies.changeFeed.rebuilding();
+    // A scan in progress goes on unless the recorded position moved under it (a rebuild asked for, another replica).
+    const startsHere =
+      scan === null ||
+      scan.from.settledBelow !== from.settledBelow ||
+      scan.from.generation !== from.generation;
+    if (startsHere) scan = { from, after: { xid: from.settledBelow, payment_id: '' }, settledBelow: null };
+    // From the start: copies may be missing until a read to the end in one page.
+    if (from.settledBelow === '0') copies.changeFeed.rebuilding();
     const askedAt = Date.now();
-    let after: PaymentChangeCursor = { xid: from, payment_id: '' };
-    let settledBelow: bigint | null = null;
-    for (let pages = 1; ; pages += 1) {
-      const page = await readChanges({ after, limit: PAGE_SIZE });
+    const current = scan as Scan;
+    for (let pages = 1; pages <= PAGES_PER_PASS; pages += 1) {
+      const page = await readChanges({ after: current.after, limit: PAGE_SIZE });
+      const settled = BigInt(page.settled_below);
+      if (settled < BigInt(from.settledBelow)) {
+        copies.logger.error(
+          { position: from.settledBelow, settled_below: page.settled_below },
+          'the payment change feed went back: its database was restored or moved; the payment copies are rebuilt',
+        );
+        await forgetPaymentCopies(manager);
+        copies.changeFeed.rebuilding();
+        scan = null;
+        return true;
+      }
       await storePaymentCopies(
         manager,
         page.payments
@@ -45,22 +82,19 @@ export function paymentCopyCatchUp(
             instructions: view[view.payment.method] ?? null,
             asOf: null,
           })),
+        from.generation,
       );
-      const settled = BigInt(page.settled_below);
-      if (settledBelow === null || settled < settledBelow) settledBelow = settled;
-      if (page.last) after = page.last;
+      if (current.settledBelow === null || settled < current.settledBelow) current.settledBelow = settled;
+      if (page.last) current.after = page.last;
       if (!page.has_more) {
-        await moveCopyFeedPosition(manager, String(settledBelow));
-        if (pages === 1) copies.changeFeed.caughtUp(askedAt);
-        return pages > 1;
-      }
-      if (pages === PAGES_PER_PASS) {
-        // Not at the end: what was read stands below the last payment read, and below every page's settling point.
-        const lastRead = BigInt(after.xid);
-        await moveCopyFeedPosition(manager, String(lastRead < settledBelow ? lastRead : settledBelow));
-        return true;
+        await moveCopyFeedPosition(manager, from, String(current.settledBelow));
+        // Only a read to the end in one page proves completeness as of when it asked (docs/adr/0043).
+        if (startsHere && pages === 1) copies.changeFeed.caughtUp(askedAt);
+        scan = null;
+        return false;
       }
     }
+    return true;
   };
   return new PeriodicTask(
     async () => {

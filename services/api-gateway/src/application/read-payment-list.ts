@@ -1,6 +1,6 @@
 import { pageRequest, type ListPayments, type Page, type PaymentRecord } from '@gateway/contracts';
 import { counter } from '@gateway/observability';
-import { listPaymentCopies } from '../persistence';
+import { anyPaymentCopyMarked, listPaymentCopies } from '../persistence';
 import { copyAnswers, type PaymentCopies } from './shared/payment-copies';
 
 const lists = counter(
@@ -17,7 +17,9 @@ lists.inc({ answered_from: 'payment_service' }, 0);
  * cannot: the change feed was not read to its end within `maxAgeMs` (a copy might be missing or old), the cursor is
  * no copy of the business's (a payment made a moment ago elsewhere, or none: the payment service refuses it), the
  * gateway's database cannot be read, or a copy on the page cannot answer for its payment (a change or refund in
- * flight, an open payment while the events lag).
+ * flight, an open payment while the events lag). A status moves, so a list filtered by status is answered from the
+ * copies only while the events keep up and no change of any of the business's payments is in flight: a payment the
+ * filter should now take in (or leave out) may be on no page the copies would show.
  */
 export async function readPaymentList(
   copies: PaymentCopies,
@@ -25,7 +27,7 @@ export async function readPaymentList(
   listFromOwner: () => Promise<Page<PaymentRecord>>,
 ): Promise<Page<PaymentRecord>> {
   const now = Date.now();
-  if (copies.changeFeed.ageMs(now) <= copies.maxAgeMs) {
+  if (copies.changeFeed.ageMs(now) <= copies.maxAgeMs && (await statusFilterAnswerable(copies, query, now))) {
     const page = await listPaymentCopies(
       copies.dataSource.manager,
       query.business_id,
@@ -45,4 +47,10 @@ export async function readPaymentList(
   }
   lists.inc({ answered_from: 'payment_service' });
   return listFromOwner();
+}
+
+async function statusFilterAnswerable(copies: PaymentCopies, query: ListPayments, now: number): Promise<boolean> {
+  if (query.status === undefined) return true;
+  if (!copies.feed.keepingUp(now)) return false;
+  return !(await anyPaymentCopyMarked(copies.dataSource.manager, query.business_id).catch(() => true));
 }

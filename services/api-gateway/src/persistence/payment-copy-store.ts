@@ -26,11 +26,13 @@ export interface SentPayment {
 /**
  * Stores what the payment service sent of payments, each only over an older copy (a lower `version`) or the same one:
  * events, replies and the change feed arrive in any order, twice, from any replica, and a copy never goes back.
- * Instructions absent from what is sent are kept. Every record must carry its version.
+ * Instructions absent from what is sent are kept. Every record must carry its version. `ofGeneration`: a change feed
+ * read's generation (see `readCopyFeedPosition`): nothing is stored once the copies were deleted since it began.
  */
 export async function storePaymentCopies(
   manager: EntityManager,
   sent: readonly SentPayment[],
+  ofGeneration?: string,
 ): Promise<void> {
   if (sent.length === 0) return;
   await manager.query(
@@ -39,13 +41,18 @@ export async function storePaymentCopies(
      SELECT sent.record->>'payment_id', sent.record->>'business_id', (sent.record->>'version')::integer, sent.record,
             sent.instructions, LEAST(now(), COALESCE(sent.as_of, now()))
        FROM jsonb_to_recordset($1::jsonb) AS sent(record jsonb, instructions jsonb, as_of timestamptz)
+      WHERE $2::bigint IS NULL OR EXISTS (SELECT 1 FROM payment_copy_feed WHERE generation = $2::bigint)
      ON CONFLICT (payment_id) DO UPDATE
        SET version = EXCLUDED.version,
            record = EXCLUDED.record,
            instructions = COALESCE(EXCLUDED.instructions, copy.instructions),
            stored_at = GREATEST(copy.stored_at, EXCLUDED.stored_at)
      WHERE copy.version <= EXCLUDED.version`,
-    [JSON.stringify(sent.map(({ record, instructions, asOf }) => ({ record, instructions, as_of: asOf })))],
+    [
+      JSON.stringify(sent.map(({ record, instructions, asOf }) => ({ record, instructions, as_of: asOf }))),
+      // A read of the change feed stores only into the generation it began in (copies deleted since: not over them).
+      ofGeneration === undefined || ofGeneration === '0' ? null : ofGeneration,
+    ],
   );
 }
 
@@ -157,25 +164,58 @@ export async function listPaymentCopies(
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
-/**
- * Where the copies stand in the payment service's change feed: every change by a transaction below this id is in
- * them. '0' (read the feed from its start: a rebuild) when none is recorded, or when the copies are gone while a
- * position is (the table emptied): a position is only true of the copies it was recorded with.
- */
-export async function readCopyFeedPosition(manager: EntityManager): Promise<string> {
-  const rows: Array<{ settled_below: string }> = await manager.query(
-    `SELECT settled_below::text AS settled_below FROM payment_copy_feed
-      WHERE EXISTS (SELECT 1 FROM payment_copies)`,
+/** Whether a change of one of the business's payments is in flight (its copy marked, see `markPaymentCopyStale`). */
+export async function anyPaymentCopyMarked(manager: EntityManager, businessId: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM payment_copies
+      WHERE business_id = $1 AND version < stale_below AND stale_until > now() LIMIT 1`,
+    [businessId],
   );
-  return rows[0]?.settled_below ?? '0';
+  return rows.length > 0;
 }
 
-/** Records that every change below `settledBelow` is in the copies; a position never moves back. */
-export async function moveCopyFeedPosition(manager: EntityManager, settledBelow: string): Promise<void> {
-  await manager.query(
-    `INSERT INTO payment_copy_feed AS feed (id, settled_below) VALUES (true, $1::xid8)
-     ON CONFLICT (id) DO UPDATE SET settled_below = EXCLUDED.settled_below, moved_at = now()
-      WHERE feed.settled_below < EXCLUDED.settled_below`,
-    [settledBelow],
+/** Where the copies stand in the payment service's change feed (docs/adr/0043-payment-lists-from-the-change-feed.md). */
+export interface CopyFeedPosition {
+  /** Every change by a transaction below this id is in the copies ('0': read the feed from its start, a rebuild). */
+  settledBelow: string;
+  /** Moves on each time the copies are deleted: a position read in an older one is not recorded. */
+  generation: string;
+}
+
+/** The recorded position ('0' and generation '0' when its row is gone: read from the start). */
+export async function readCopyFeedPosition(manager: EntityManager): Promise<CopyFeedPosition> {
+  const rows: Array<{ settled_below: string; generation: string }> = await manager.query(
+    `SELECT settled_below::text AS settled_below, generation::text AS generation FROM payment_copy_feed`,
   );
+  const row = rows[0];
+  return row
+    ? { settledBelow: row.settled_below, generation: row.generation }
+    : { settledBelow: '0', generation: '0' };
+}
+
+/**
+ * Records that every change below `settledBelow` is in the copies, for a read begun at `from`: only while the
+ * copies are still of that read's generation (not deleted since), and never moving a position back.
+ */
+export async function moveCopyFeedPosition(
+  manager: EntityManager,
+  from: CopyFeedPosition,
+  settledBelow: string,
+): Promise<void> {
+  if (from.generation === '0')
+    await manager.query(
+      `INSERT INTO payment_copy_feed (id, settled_below) VALUES (true, $1::xid8) ON CONFLICT (id) DO NOTHING`,
+      [settledBelow],
+    );
+  else
+    await manager.query(
+      `UPDATE payment_copy_feed SET settled_below = GREATEST(settled_below, $1::xid8), moved_at = now()
+        WHERE generation = $2`,
+      [settledBelow, from.generation],
+    );
+}
+
+/** Deletes every copy (the table's trigger sends the position back to the feed's start): they are rebuilt. */
+export async function forgetPaymentCopies(manager: EntityManager): Promise<void> {
+  await manager.query('TRUNCATE payment_copies');
 }

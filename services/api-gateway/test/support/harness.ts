@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { catalog, type CommandDefinition, type ServiceName } from '@gateway/contracts';
+import { catalog, readPaymentChanges, type CommandDefinition, type ServiceName } from '@gateway/contracts';
 import { CommandError, type Broker, type MessageContext } from '@gateway/messaging';
 import { serviceTestBed, startedForTheseTests, type IsolatedEnvironment } from '@gateway/testkit';
 import type { ApiGatewayConfig } from '../../src/config';
@@ -52,7 +52,8 @@ export class FakeServices {
   }
 
   private async dispatch(name: string, payload: unknown, context: MessageContext): Promise<unknown> {
-    this.received.push({ name, payload, messageId: context.envelope.id });
+    // The gateway's background reads of the payment change feed are no request's doing: not recorded.
+    if (name !== readPaymentChanges.name) this.received.push({ name, payload, messageId: context.envelope.id });
     const handler = this.handlers.get(name);
     if (!handler) throw new CommandError('INTERNAL_ERROR', `no fake answer for ${name}`);
     return handler(payload, context);
@@ -111,7 +112,8 @@ export function gatewayConfig(env: IsolatedEnvironment, overrides: Partial<ApiGa
     PUBLIC_BASE_URL: 'https://pay.example.com',
     TRUST_PROXY: false,
     PAYMENT_COPY_MAX_AGE_MS: 30_000,
-    PAYMENT_COPY_CATCH_UP_INTERVAL_MS: 1000,
+    // The fakes serve no change feed unless a test does (which sets its own interval): one failing read a minute.
+    PAYMENT_COPY_CATCH_UP_INTERVAL_MS: 60_000,
     ...overrides,
   };
   return config;

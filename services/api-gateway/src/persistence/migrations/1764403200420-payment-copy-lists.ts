@@ -33,17 +33,38 @@ export class PaymentCopyLists1764403200420 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX payment_copies_listed ON ${s}.payment_copies (business_id, created_at DESC, payment_id DESC)`,
     );
+    // Copies marked while a change is in flight, found fast (a list filtered by status looks for any of the business's).
+    await queryRunner.query(
+      `CREATE INDEX payment_copies_marked ON ${s}.payment_copies (business_id) WHERE version < stale_below`,
+    );
     await queryRunner.query(`
       CREATE TABLE ${s}.payment_copy_feed (
         id boolean PRIMARY KEY DEFAULT true CHECK (id),
-        settled_below xid8 NOT NULL,
+        settled_below xid8 NOT NULL DEFAULT '0',
+        generation bigint NOT NULL DEFAULT 1,
         moved_at timestamptz NOT NULL DEFAULT now()
       )`);
+    await queryRunner.query(`INSERT INTO ${s}.payment_copy_feed (id) VALUES (true)`);
+    // A position is true only of the copies it was recorded with: copies deleted (an operator, a restore, a feed that
+    // went back), it goes back to the feed's start, and the generation moves on, so a read begun before never records
+    // its position over the rebuild.
+    await queryRunner.query(`
+      CREATE FUNCTION ${s}.forget_payment_copy_feed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE ${s}.payment_copy_feed SET settled_below = '0', generation = generation + 1, moved_at = now();
+        RETURN NULL;
+      END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER payment_copies_deleted AFTER DELETE OR TRUNCATE ON ${s}.payment_copies
+      FOR EACH STATEMENT EXECUTE FUNCTION ${s}.forget_payment_copy_feed()`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const s = schemaOf(queryRunner);
+    await queryRunner.query(`DROP TRIGGER payment_copies_deleted ON ${s}.payment_copies`);
+    await queryRunner.query(`DROP FUNCTION ${s}.forget_payment_copy_feed()`);
     await queryRunner.query(`DROP TABLE ${s}.payment_copy_feed`);
+    await queryRunner.query(`DROP INDEX ${s}.payment_copies_marked`);
     await queryRunner.query(`DROP INDEX ${s}.payment_copies_listed`);
     await queryRunner.query(`DROP TRIGGER payment_copies_listed ON ${s}.payment_copies`);
     await queryRunner.query(`DROP FUNCTION ${s}.list_payment_copy()`);
