@@ -49,7 +49,11 @@ export async function readPaymentList(
   return listFromOwner();
 }
 
-async function statusFilterAnswerable(copies: PaymentCopies, query: ListPayments, now: number): Promise<boolean> {
+async function statusFilterAnswerable(
+  copies: PaymentCopies,
+  query: ListPayments,
+  now: number,
+): Promise<boolean> {
   if (query.status === undefined) return true;
   if (!copies.feed.keepingUp(now)) return false;
   return !(await anyPaymentCopyMarked(copies.dataSource.manager, query.business_id).catch(() => true));

@@ -53,7 +53,8 @@ export class FakeServices {
 
   private async dispatch(name: string, payload: unknown, context: MessageContext): Promise<unknown> {
     // The gateway's background reads of the payment change feed are no request's doing: not recorded.
-    if (name !== readPaymentChanges.name) this.received.push({ name, payload, messageId: context.envelope.id });
+    if (name !== readPaymentChanges.name)
+      this.received.push({ name, payload, messageId: context.envelope.id });
     const handler = this.handlers.get(name);
     if (!handler) throw new CommandError('INTERNAL_ERROR', `no fake answer for ${name}`);
     return handler(payload, context);
