@@ -45,7 +45,7 @@ export interface RunningApiGateway {
 const REDIS_STARTUP_WAIT_MS = 3000;
 
 /** A read of the payment change feed waits this long for its page (a pass that fails is tried again next interval). */
-const CHANGE_FEED_TIMEOUT_MS = 5000;
+const CHANGE_FEED_TIMEOUT_MS = 2000;
 
 /**
  * The copy of an open payment is answered only while the payment events reach the gateway within this long of when they
