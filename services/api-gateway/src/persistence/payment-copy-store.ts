@@ -27,7 +27,9 @@ export interface SentPayment {
  * Stores what the payment service sent of payments, each only over an older copy (a lower `version`) or the same one:
  * events, replies and the change feed arrive in any order, twice, from any replica, and a copy never goes back.
  * Instructions absent from what is sent are kept. Every record must carry its version. `ofGeneration`: a change feed
- * read's generation (see `readCopyFeedPosition`): nothing is stored once the copies were deleted since it began.
+ * read's generation (see `readCopyFeedPosition`): nothing is stored once the copies were deleted since it began, and
+ * a copy the feed sends again at the same version (every payment the gateway made or saw an event of) is left as it is
+ * unless it lacks instructions: no rewrite of a row that would not change.
  */
 export async function storePaymentCopies(
   manager: EntityManager,
@@ -47,7 +49,8 @@ export async function storePaymentCopies(
            record = EXCLUDED.record,
            instructions = COALESCE(EXCLUDED.instructions, copy.instructions),
            stored_at = GREATEST(copy.stored_at, EXCLUDED.stored_at)
-     WHERE copy.version <= EXCLUDED.version`,
+     WHERE copy.version < EXCLUDED.version
+        OR (copy.version = EXCLUDED.version AND ($2::bigint IS NULL OR copy.instructions IS NULL))`,
     [
       JSON.stringify(sent.map(({ record, instructions, asOf }) => ({ record, instructions, as_of: asOf }))),
       // A read of the change feed stores only into the generation it began in (copies deleted since: not over them).
@@ -209,8 +212,8 @@ export async function moveCopyFeedPosition(
     );
   else
     await manager.query(
-      `UPDATE payment_copy_feed SET settled_below = GREATEST(settled_below, $1::xid8), moved_at = now()
-        WHERE generation = $2`,
+      `UPDATE payment_copy_feed SET settled_below = $1::xid8, moved_at = now()
+        WHERE generation = $2 AND settled_below < $1::xid8`,
       [settledBelow, from.generation],
     );
 }
