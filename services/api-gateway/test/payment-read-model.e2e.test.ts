@@ -134,7 +134,8 @@ describe('payment reads from the gateway copy', () => {
     );
     // The position lost: the feed is read again from its start, and the copies with it.
     await database.query(
-      `UPDATE api_gateway.payment_copy_feed SET settled_below = '0', generation = generation + 1`,
+      `UPDATE api_gateway.payment_copy_feed
+          SET settled_below = '0', generation = nextval('api_gateway.payment_copy_feed_generation')`,
     );
     await waitFor(
       async () => {

@@ -61,6 +61,8 @@ export function paymentCopyCatchUp(
     const askedAt = Date.now();
     const current = scan as Scan;
     for (let pages = 1; pages <= PAGES_PER_PASS; pages += 1) {
+      // A stop asked for waits for one page, not a rebuild's twenty.
+      if (pages > 1 && !task.isRunning) return false;
       const page = await readChanges({ after: current.after, limit: PAGE_SIZE });
       const settled = BigInt(page.settled_below);
       if (settled < BigInt(from.settledBelow)) {
@@ -68,8 +70,8 @@ export function paymentCopyCatchUp(
           { position: from.settledBelow, settled_below: page.settled_below },
           'the payment change feed went back: its database was restored or moved; the payment copies are rebuilt',
         );
-        await forgetPaymentCopies(manager);
         copies.changeFeed.rebuilding();
+        await forgetPaymentCopies(manager);
         scan = null;
         return true;
       }
@@ -87,16 +89,17 @@ export function paymentCopyCatchUp(
       if (current.settledBelow === null || settled < current.settledBelow) current.settledBelow = settled;
       if (page.last) current.after = page.last;
       if (!page.has_more) {
-        await moveCopyFeedPosition(manager, from, String(current.settledBelow));
-        // Only a read to the end in one page proves completeness as of when it asked (docs/adr/0043).
-        if (startsHere && pages === 1) copies.changeFeed.caughtUp(askedAt);
+        const held = await moveCopyFeedPosition(manager, from, String(current.settledBelow));
+        // Only a read to the end in one page, stored into copies not deleted since, proves completeness as of when it
+        // asked (docs/adr/0043).
+        if (held && startsHere && pages === 1) copies.changeFeed.caughtUp(askedAt);
         scan = null;
         return false;
       }
     }
     return true;
   };
-  return new PeriodicTask(
+  const task: PeriodicTask = new PeriodicTask(
     async () => {
       try {
         return await pass();
@@ -106,4 +109,5 @@ export function paymentCopyCatchUp(
     },
     { name: 'payment-copy-catch-up', intervalMs, logger: copies.logger },
   );
+  return task;
 }

@@ -29,7 +29,8 @@ export interface SentPayment {
  * Instructions absent from what is sent are kept. Every record must carry its version. `ofGeneration`: a change feed
  * read's generation (see `readCopyFeedPosition`): nothing is stored once the copies were deleted since it began, and
  * a copy the feed sends again at the same version (every payment the gateway made or saw an event of) is left as it is
- * unless it lacks instructions: no rewrite of a row that would not change.
+ * unless it lacks instructions or differs (a payment mended by hand keeps its version): no rewrite of a row that would
+ * not change.
  */
 export async function storePaymentCopies(
   manager: EntityManager,
@@ -50,11 +51,12 @@ export async function storePaymentCopies(
            instructions = COALESCE(EXCLUDED.instructions, copy.instructions),
            stored_at = GREATEST(copy.stored_at, EXCLUDED.stored_at)
      WHERE copy.version < EXCLUDED.version
-        OR (copy.version = EXCLUDED.version AND ($2::bigint IS NULL OR copy.instructions IS NULL))`,
+        OR (copy.version = EXCLUDED.version
+            AND ($2::bigint IS NULL OR copy.instructions IS NULL OR copy.record IS DISTINCT FROM EXCLUDED.record))`,
     [
       JSON.stringify(sent.map(({ record, instructions, asOf }) => ({ record, instructions, as_of: asOf }))),
       // A read of the change feed stores only into the generation it began in (copies deleted since: not over them).
-      ofGeneration === undefined || ofGeneration === '0' ? null : ofGeneration,
+      ofGeneration ?? null,
     ],
   );
 }
@@ -181,44 +183,50 @@ export async function anyPaymentCopyMarked(manager: EntityManager, businessId: s
 export interface CopyFeedPosition {
   /** Every change by a transaction below this id is in the copies ('0': read the feed from its start, a rebuild). */
   settledBelow: string;
-  /** Moves on each time the copies are deleted: a position read in an older one is not recorded. */
+  /** Moves on each time the copies are deleted: a read begun in an older one neither stores nor records. */
   generation: string;
 }
 
-/** The recorded position ('0' and generation '0' when its row is gone: read from the start). */
+/** The recorded position; a row deleted is made again at the feed's start, in a new generation. */
 export async function readCopyFeedPosition(manager: EntityManager): Promise<CopyFeedPosition> {
-  const rows: Array<{ settled_below: string; generation: string }> = await manager.query(
-    `SELECT settled_below::text AS settled_below, generation::text AS generation FROM payment_copy_feed`,
-  );
-  const row = rows[0];
-  return row
-    ? { settledBelow: row.settled_below, generation: row.generation }
-    : { settledBelow: '0', generation: '0' };
+  const read = async () =>
+    (await manager.query(
+      `SELECT settled_below::text AS settled_below, generation::text AS generation FROM payment_copy_feed`,
+    )) as Array<{ settled_below: string; generation: string }>;
+  let [row] = await read();
+  if (!row) {
+    await manager.query(`INSERT INTO payment_copy_feed (id) VALUES (true) ON CONFLICT (id) DO NOTHING`);
+    [row] = await read();
+  }
+  return { settledBelow: row!.settled_below, generation: row!.generation };
 }
 
 /**
- * Records that every change below `settledBelow` is in the copies, for a read begun at `from`: only while the
- * copies are still of that read's generation (not deleted since), and never moving a position back.
+ * Records that every change below `settledBelow` is in the copies, for a read begun at `from`, only while the copies
+ * are still of that read's generation (not deleted since), never moving a position back. Whether they still were: a
+ * read whose copies were deleted meanwhile proves nothing.
  */
 export async function moveCopyFeedPosition(
   manager: EntityManager,
   from: CopyFeedPosition,
   settledBelow: string,
-): Promise<void> {
-  if (from.generation === '0')
-    await manager.query(
-      `INSERT INTO payment_copy_feed (id, settled_below) VALUES (true, $1::xid8) ON CONFLICT (id) DO NOTHING`,
-      [settledBelow],
-    );
-  else
-    await manager.query(
-      `UPDATE payment_copy_feed SET settled_below = $1::xid8, moved_at = now()
-        WHERE generation = $2 AND settled_below < $1::xid8`,
-      [settledBelow, from.generation],
-    );
+): Promise<boolean> {
+  const rows: Array<{ held: boolean }> = await manager.query(
+    `WITH moved AS (
+       UPDATE payment_copy_feed SET settled_below = $1::xid8, moved_at = now()
+        WHERE generation = $2 AND settled_below < $1::xid8
+       RETURNING 1)
+     SELECT EXISTS (SELECT 1 FROM payment_copy_feed WHERE generation = $2) AS held`,
+    [settledBelow, from.generation],
+  );
+  return rows[0]?.held === true;
 }
 
 /** Deletes every copy (the table's trigger sends the position back to the feed's start): they are rebuilt. */
 export async function forgetPaymentCopies(manager: EntityManager): Promise<void> {
-  await manager.query('TRUNCATE payment_copies');
+  await manager.transaction(async (transaction) => {
+    // Not behind a long read of the table for long: the next pass tries again.
+    await transaction.query(`SET LOCAL lock_timeout = '5s'`);
+    await transaction.query('TRUNCATE payment_copies');
+  });
 }

@@ -3,8 +3,8 @@ import { schemaOf } from '@gateway/persistence';
 
 /**
  * Payment lists from the gateway's copies (docs/adr/0043-payment-lists-from-the-change-feed.md): each copy keeps the
- * columns a list is filtered and ordered by (set from its record by the database), and `payment_copy_feed` holds where the gateway stands in the payment
- * service's change feed (one row; none means "read the feed from its start", which is how the copies rebuild).
+ * columns a list is filtered and ordered by (set from its record by the database), and `payment_copy_feed` holds where
+ * the gateway stands in the payment service's change feed (one row: the position and the copies' generation).
  */
 export class PaymentCopyLists1764403200420 implements MigrationInterface {
   name = 'PaymentCopyLists1764403200420';
@@ -37,21 +37,25 @@ export class PaymentCopyLists1764403200420 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX payment_copies_marked ON ${s}.payment_copies (business_id) WHERE version < stale_below`,
     );
+    // Generations come from a sequence: a row deleted and made again never takes one a read in progress holds.
+    await queryRunner.query(`CREATE SEQUENCE ${s}.payment_copy_feed_generation`);
     await queryRunner.query(`
       CREATE TABLE ${s}.payment_copy_feed (
         id boolean PRIMARY KEY DEFAULT true CHECK (id),
         settled_below xid8 NOT NULL DEFAULT '0',
-        generation bigint NOT NULL DEFAULT 1,
+        generation bigint NOT NULL DEFAULT nextval('${s}.payment_copy_feed_generation'),
         moved_at timestamptz NOT NULL DEFAULT now()
       )`);
     await queryRunner.query(`INSERT INTO ${s}.payment_copy_feed (id) VALUES (true)`);
     // A position is true only of the copies it was recorded with: copies deleted (an operator, a restore, a feed that
-    // went back), it goes back to the feed's start, and the generation moves on, so a read begun before never records
-    // its position over the rebuild.
+    // went back), it goes back to the feed's start, and the generation moves on, so a read begun before neither stores
+    // into the rebuild nor records its position over it. The row is made again if it was deleted.
     await queryRunner.query(`
       CREATE FUNCTION ${s}.forget_payment_copy_feed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        UPDATE ${s}.payment_copy_feed SET settled_below = '0', generation = generation + 1, moved_at = now();
+        INSERT INTO ${s}.payment_copy_feed AS feed (id) VALUES (true)
+        ON CONFLICT (id) DO UPDATE
+          SET settled_below = '0', generation = nextval('${s}.payment_copy_feed_generation'), moved_at = now();
         RETURN NULL;
       END $$`);
     await queryRunner.query(`
@@ -64,6 +68,7 @@ export class PaymentCopyLists1764403200420 implements MigrationInterface {
     await queryRunner.query(`DROP TRIGGER payment_copies_deleted ON ${s}.payment_copies`);
     await queryRunner.query(`DROP FUNCTION ${s}.forget_payment_copy_feed()`);
     await queryRunner.query(`DROP TABLE ${s}.payment_copy_feed`);
+    await queryRunner.query(`DROP SEQUENCE ${s}.payment_copy_feed_generation`);
     await queryRunner.query(`DROP INDEX ${s}.payment_copies_marked`);
     await queryRunner.query(`DROP INDEX ${s}.payment_copies_listed`);
     await queryRunner.query(`DROP TRIGGER payment_copies_listed ON ${s}.payment_copies`);
