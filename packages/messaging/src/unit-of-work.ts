@@ -35,13 +35,14 @@ export class UnitOfWork {
 
   /** Runs `work` in a transaction; messages emitted inside are caused by, and correlated with, `origin`. */
   async run<T>(origin: MessageOrigin, work: (tx: Transaction) => Promise<T>): Promise<T> {
-    let emitted = 0;
+    const emitted: OutboxRow[] = [];
     const committed: Array<() => void> = [];
     const result = await this.dataSource.transaction(async (manager) => {
-      const tx = this.transaction(manager, origin, () => (emitted += 1), committed);
-      return work(tx);
+      const value = await work(this.transaction(manager, origin, emitted, committed));
+      if (emitted.length > 0) await manager.query(insertOutboxRows(1), outboxColumns(emitted));
+      return value;
     });
-    if (emitted > 0) this.notify();
+    if (emitted.length > 0) this.notify();
     for (const effect of committed) effect();
     return result;
   }
@@ -56,7 +57,7 @@ export class UnitOfWork {
   ): Promise<T> {
     const { envelope } = context;
     const origin = { correlationId: envelope.correlation_id, causationId: envelope.id };
-    let emitted = 0;
+    const emitted: OutboxRow[] = [];
     const committed: Array<() => void> = [];
     const outcome = await this.dataSource.transaction(async (manager) => {
       const inserted: Array<unknown> = await manager.query(
@@ -64,15 +65,20 @@ export class UnitOfWork {
         [this.consumer, envelope.id],
       );
       if (inserted.length === 0) return (await this.stored<T>(manager, envelope.id))?.value as T;
-      const value = await work(this.transaction(manager, origin, () => (emitted += 1), committed));
-      await manager.query(`UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2`, [
-        this.consumer,
-        envelope.id,
-        JSON.stringify({ value: value ?? null }),
-      ]);
+      const value = await work(this.transaction(manager, origin, emitted, committed));
+      const answer = [this.consumer, envelope.id, JSON.stringify({ value: value ?? null })];
+      // The answer and the messages emitted go in one statement: one round trip, however many were emitted.
+      if (emitted.length === 0)
+        await manager.query(`UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2`, answer);
+      else
+        await manager.query(
+          `WITH answered AS (UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2)
+           ${insertOutboxRows(4)}`,
+          [...answer, ...outboxColumns(emitted)],
+        );
       return value;
     });
-    if (emitted > 0) this.notify();
+    if (emitted.length > 0) this.notify();
     for (const effect of committed) effect();
     return outcome;
   }
@@ -123,7 +129,7 @@ export class UnitOfWork {
   private transaction(
     manager: EntityManager,
     origin: MessageOrigin,
-    onEmit: () => void,
+    emitted: OutboxRow[],
     committed: Array<() => void>,
   ): Transaction {
     return {
@@ -133,12 +139,15 @@ export class UnitOfWork {
       },
       emit: async (definition, payload, messageOrigin) => {
         const envelope = createEnvelope(definition, payload, { ...origin, ...messageOrigin });
-        // The trace active now goes with the row: the relay's publish span continues it, however often it retries.
-        await manager.query(
-          `INSERT INTO outbox (message_id, name, envelope, headers) VALUES ($1, $2, $3, $4)`,
-          [envelope.id, envelope.name, JSON.stringify(envelope), JSON.stringify(activeTraceHeaders() ?? {})],
-        );
-        onEmit();
+        // Written to the outbox when the work is done, in emit order, by the statement that ends it (see `run` and
+        // `once`). The trace active now goes with the row: the relay's publish span continues it, however often it
+        // retries.
+        emitted.push({
+          messageId: envelope.id,
+          name: envelope.name,
+          envelope: JSON.stringify(envelope),
+          headers: JSON.stringify(activeTraceHeaders() ?? {}),
+        });
         return envelope;
       },
     };
@@ -147,4 +156,31 @@ export class UnitOfWork {
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+/** A message emitted in a unit of work, as its outbox row stores it. */
+interface OutboxRow {
+  messageId: string;
+  name: string;
+  envelope: string;
+  headers: string;
+}
+
+/**
+ * Inserts every row emitted, in emit order (the arrays are read in step, and `seq` follows the order of the rows), from
+ * the four arrays of `outboxColumns` at parameters `$first` onwards.
+ */
+function insertOutboxRows(first: number): string {
+  const [ids, names, envelopes, headers] = [first, first + 1, first + 2, first + 3];
+  return `INSERT INTO outbox (message_id, name, envelope, headers)
+    SELECT * FROM unnest($${ids}::text[], $${names}::text[], $${envelopes}::jsonb[], $${headers}::jsonb[])`;
+}
+
+function outboxColumns(rows: readonly OutboxRow[]): [string[], string[], string[], string[]] {
+  return [
+    rows.map((row) => row.messageId),
+    rows.map((row) => row.name),
+    rows.map((row) => row.envelope),
+    rows.map((row) => row.headers),
+  ];
 }

@@ -6,7 +6,7 @@ import {
   type PaymentEventPayload,
 } from '@gateway/contracts';
 import { waitFor } from '@gateway/testkit-core';
-import { readEventLog, UnitOfWork } from '../src';
+import { createEnvelope, readEventLog, UnitOfWork } from '../src';
 import { eventPayload, openBackbone, unknownButWellFormed, type Backbone } from './backbone-fixture';
 
 describe('a service event log (its outbox in position order)', () => {
@@ -71,16 +71,21 @@ describe('a service event log (its outbox in position order)', () => {
    * Holds a transaction open after it emitted `early` (its position comes before everything emitted meanwhile), with
    * its rows dated `backdate` earlier (as if it had been open that long); answers how to commit it.
    */
+  /**
+   * A transaction that has written its outbox row (taking its position) and stays open until the returned function
+   * is called. The unit of work writes its rows at the end of its work, right before it commits; this holds a
+   * transaction in that moment, as a slow commit would.
+   */
   const heldOpen = async (early: PaymentEventPayload, backdate = '0 seconds') => {
     let commit!: () => void;
     const held = new Promise<void>((resolve) => (commit = resolve));
     let inserted!: () => void;
     const rowInserted = new Promise<void>((resolve) => (inserted = resolve));
-    const committed = uow.run({}, async (tx) => {
-      const envelope = await tx.emit(paymentCreated, early);
-      await tx.manager.query(
-        `UPDATE outbox SET created_at = created_at - $2::interval WHERE message_id = $1`,
-        [envelope.id, backdate],
+    const committed = backbone.dataSource.transaction(async (manager) => {
+      const envelope = createEnvelope(paymentCreated, early);
+      await manager.query(
+        `INSERT INTO outbox (message_id, name, envelope, created_at) VALUES ($1, $2, $3, now() - $4::interval)`,
+        [envelope.id, envelope.name, JSON.stringify(envelope), backdate],
       );
       inserted();
       await held;

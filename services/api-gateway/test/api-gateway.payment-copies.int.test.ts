@@ -90,6 +90,43 @@ describe('api gateway: payment reads from its copies', () => {
     expect(asked()).toBe(before);
   });
 
+  test("an event of the version the copy holds rewrites it only when it is later: then it renews the copy's age", async () => {
+    await get();
+    const copyRow = async () =>
+      (
+        await query(`SELECT xmin::text AS xmin, stored_at FROM payment_copies WHERE payment_id = $1`, [
+          truth.payment.payment_id,
+        ])
+      ).rows[0] as { xmin: string; stored_at: Date };
+    const applied = async (payment: PaymentRecord) => {
+      const marker = aPaymentRecord({ business_id: h.merchant.business_id, version: 1 });
+      await h.fakes.broker.publish(paymentCreated, eventOf(payment, new Date(Date.now() - 60_000)));
+      // Handled after it (one queue, in order): a marker event of another payment.
+      await h.fakes.broker.publish(paymentCreated, eventOf(marker));
+      await waitFor(
+        async () =>
+          (await query(`SELECT 1 FROM payment_copies WHERE payment_id = $1`, [marker.payment_id])).rows
+            .length > 0 || undefined,
+        { timeoutMs: 10_000, what: 'the marker event applied' },
+      );
+    };
+    const stored = await copyRow();
+
+    // The create's event, older than the answer the copy was made from: the row is not written again.
+    await applied(truth.payment);
+    expect(await copyRow()).toEqual(stored);
+
+    // The same version known true later than the copy: its age starts again.
+    await h.fakes.broker.publish(paymentChanged, { ...eventOf(truth.payment), pix });
+    await waitFor(async () => ((await copyRow()).stored_at > stored.stored_at ? true : undefined), {
+      timeoutMs: 10_000,
+      what: 'the copy known true as of the later event',
+    });
+    const before = asked();
+    expect((await get()).body.payment_id).toBe(truth.payment.payment_id);
+    expect(asked()).toBe(before);
+  });
+
   test('a change is read back from its answer; a change whose answer is lost is read from the payment service until its event comes', async () => {
     await get();
     h.fakes.on(updatePayment, async (command) => {

@@ -173,7 +173,6 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
 
   const openDeps = {
     dataSource,
-    uow: runtime.unitOfWork(openPixCharge.name),
     psp: accounts,
     pixKey: config.PIX_KEY,
     merchantCity: config.MERCHANT_CITY,

@@ -206,6 +206,39 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
     expect(harness.receiver.hitsTo(path)).toHaveLength(1);
   });
 
+  test('a business with many webhooks gets one delivery at each for an event, however it is delivered again', async () => {
+    const businessId = newPublicId('biz');
+    // More webhooks than the delivery ids the dispatcher makes ahead for one event, plus one subscribed elsewhere.
+    const paths = Array.from({ length: 9 }, (_, i) => uniquePath(`many-${i}`));
+    for (const path of paths)
+      await harness.createWebhook(businessId, harness.receiver.route(path, answers.status(200)));
+    await harness.createWebhook(
+      businessId,
+      harness.receiver.route(uniquePath('many-other'), answers.status(200)),
+      ['payment.expired'],
+    );
+    const envelope = createEnvelope(paymentCreated, aPaymentEvent({ business_id: businessId }));
+
+    await Promise.all([
+      harness.deliverPaymentEvent(paymentCreated, envelope.payload, envelope.id),
+      harness.deliverPaymentEvent(paymentCreated, envelope.payload),
+    ]);
+    await harness.deliverPaymentEvent(paymentCreated, envelope.payload);
+
+    const deliveries = await harness.query<{ id: string; webhook_id: string }>(
+      'SELECT id, webhook_id FROM deliveries WHERE event_id = $1',
+      [envelope.payload.event_id],
+    );
+    expect(deliveries).toHaveLength(paths.length);
+    expect(new Set(deliveries.map((delivery) => delivery.webhook_id)).size).toBe(paths.length);
+    expect(new Set(deliveries.map((delivery) => delivery.id)).size).toBe(paths.length);
+    for (const delivery of deliveries) expect(delivery.id).toMatch(/^dlv_[A-Za-z0-9_-]{24}$/);
+    await waitFor(() => paths.every((path) => harness.receiver.hitsTo(path).length > 0), {
+      what: 'every webhook called',
+    });
+    for (const path of paths) expect(harness.receiver.hitsTo(path)).toHaveLength(1);
+  });
+
   test('a poison payment event is parked instead of being retried forever, and later events still flow', async () => {
     const { businessId, path } = await harness.businessWithEndpoint('after-poison', answers.status(200));
     const envelope = createEnvelope(paymentConfirmed, aPaymentEvent({ business_id: businessId }));

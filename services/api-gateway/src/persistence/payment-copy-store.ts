@@ -30,7 +30,9 @@ export interface SentPayment {
  * read's generation (see `readCopyFeedPosition`): nothing is stored once the copies were deleted since it began, and
  * a copy the feed sends again at the same version (every payment the gateway made or saw an event of) is left as it is
  * unless it lacks instructions or differs (a payment mended by hand keeps its version): no rewrite of a row that would
- * not change.
+ * not change. Any other store of the same version rewrites the copy only when that changes it: a record that differs,
+ * instructions it lacked or that differ, or a later time it is known true as of. The event of a payment just created
+ * (older than the create's answer, which the gateway stored) so costs a lookup, not a second row.
  */
 export async function storePaymentCopies(
   manager: EntityManager,
@@ -52,7 +54,12 @@ export async function storePaymentCopies(
            stored_at = GREATEST(copy.stored_at, EXCLUDED.stored_at)
      WHERE copy.version < EXCLUDED.version
         OR (copy.version = EXCLUDED.version
-            AND ($2::bigint IS NULL OR copy.instructions IS NULL OR copy.record IS DISTINCT FROM EXCLUDED.record))`,
+            AND (copy.record IS DISTINCT FROM EXCLUDED.record
+                 OR ($2::bigint IS NOT NULL AND copy.instructions IS NULL)
+                 OR ($2::bigint IS NULL
+                     AND (EXCLUDED.stored_at > copy.stored_at
+                          OR (EXCLUDED.instructions IS NOT NULL
+                              AND EXCLUDED.instructions IS DISTINCT FROM copy.instructions)))))`,
     [
       JSON.stringify(sent.map(({ record, instructions, asOf }) => ({ record, instructions, as_of: asOf }))),
       // A read of the change feed stores only into the generation it began in (copies deleted since: not over them).

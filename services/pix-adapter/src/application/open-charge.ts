@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { OpenPixCharge, PixCharge } from '@gateway/contracts';
-import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import type { MessageContext } from '@gateway/messaging';
 import { activeTraceHeaders } from '@gateway/observability';
 import { toPixCharge } from '../domain/charge-view';
 import { devedorOf } from '../domain/devedor';
@@ -16,7 +16,6 @@ import { makeChargeCode } from './shared/make-charge-code';
 
 export interface OpenChargeDeps {
   dataSource: DataSource;
-  uow: UnitOfWork;
   /** Where the business's charges are opened: its own PSP account, or the platform's. */
   psp: Pick<PspAccounts, 'chargeAccountOf'>;
   /** The platform's receiving key (PIX_KEY). */
@@ -39,8 +38,9 @@ export function txidOfPayment(paymentId: string): string {
 
 /**
  * Registers a cob at the PSP and stores it with its code and QR. The PSP is called outside any transaction (a slow
- * PSP holds no connection); the charge is then stored in a short one, once per payment: a payment that already has a
- * charge gets that one back, never a second cob.
+ * PSP holds no connection); the charge is then stored by one statement, once per payment (its payment id is unique):
+ * a payment that already has a charge gets that one back, never a second cob. That makes the command idempotent by
+ * the payment, whatever its message id, so it keeps no inbox row: a redelivery finds the charge and answers it.
  */
 export async function openCharge(
   deps: OpenChargeDeps,
@@ -49,12 +49,10 @@ export async function openCharge(
 ): Promise<PixCharge> {
   // Whether the payment has a charge already and where a new one would go: one round trip for both.
   const facts = await newChargeFacts(deps.dataSource.manager, command.business_id, command.payment_id);
-  if (facts.chargeExists) {
-    const existing = await deps.dataSource.manager.findOneByOrFail(ChargeEntity, {
-      paymentId: command.payment_id,
-    });
-    return deps.uow.once(context, async () => toPixCharge(existing));
-  }
+  if (facts.chargeExists)
+    return toPixCharge(
+      await deps.dataSource.manager.findOneByOrFail(ChargeEntity, { paymentId: command.payment_id }),
+    );
   const txid = txidOfPayment(command.payment_id);
   const account = deps.psp.chargeAccountOf(facts.account);
   const request = {
@@ -83,30 +81,28 @@ export async function openCharge(
     .catch((err: unknown) => pspFailure(err));
   const merchant = { name: command.business_name, city: deps.merchantCity };
   const code = await makeChargeCode(cob, merchant, context.logger).catch((err: unknown) => pspFailure(err));
-  return deps.uow.once(context, async (tx) => {
-    const now = new Date();
-    // A concurrent delivery stored it first: same txid, same cob; that row is the answer.
-    const charge = await insertChargeOnce(tx.manager, {
-      txid,
-      paymentId: command.payment_id,
-      amountCentavos: command.amount_centavos,
-      status: 'active',
-      revisao: cob.revisao,
-      location: code.location,
-      merchantName: merchant.name,
-      copiaECola: code.copiaECola,
-      qrCode: code.qrCode,
-      expiresAt: new Date(Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000),
-      paidEndToEndId: null,
-      traceContext: activeTraceHeaders(),
-      pspAccountId: account.accountId,
-      createdAt: now,
-      updatedAt: now,
-    });
-    context.logger.info(
-      { txid, payment_id: command.payment_id, psp_account_id: account.accountId },
-      'PIX charge opened',
-    );
-    return toPixCharge(charge);
+  const now = new Date();
+  // A concurrent delivery stored it first: same txid, same cob; that row is the answer.
+  const charge = await insertChargeOnce(deps.dataSource.manager, {
+    txid,
+    paymentId: command.payment_id,
+    amountCentavos: command.amount_centavos,
+    status: 'active',
+    revisao: cob.revisao,
+    location: code.location,
+    merchantName: merchant.name,
+    copiaECola: code.copiaECola,
+    qrCode: code.qrCode,
+    expiresAt: new Date(Date.parse(cob.calendario.criacao) + cob.calendario.expiracao * 1000),
+    paidEndToEndId: null,
+    traceContext: activeTraceHeaders(),
+    pspAccountId: account.accountId,
+    createdAt: now,
+    updatedAt: now,
   });
+  context.logger.info(
+    { txid, payment_id: command.payment_id, psp_account_id: account.accountId },
+    'PIX charge opened',
+  );
+  return toPixCharge(charge);
 }

@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import type { WebhookEventName } from '@gateway/contracts';
 import type { TraceHeaders } from '@gateway/observability';
 import type { DeliveryStatus } from './delivery.entity';
 
@@ -42,16 +41,6 @@ export interface StoredAttempt {
   latencyMs: number;
   responseBody: string | null;
   error: string | null;
-}
-
-export interface NewDelivery {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  eventType: WebhookEventName;
-  body: string;
-  /** The trace the event came in (the payment's): each attempt is a span in it. */
-  traceContext: TraceHeaders | null;
 }
 
 /** A delivery as the deliveries list shows it, with its attempts, oldest first. */
@@ -196,25 +185,6 @@ export async function cancelPendingDeliveries(manager: EntityManager, webhookId:
       WHERE webhook_id = $1 AND status = 'pending'`,
     [webhookId],
   );
-}
-
-/** Stores a pending delivery, due now; false when the event has one for this webhook already. */
-export async function insertDelivery(manager: EntityManager, delivery: NewDelivery): Promise<boolean> {
-  const inserted: unknown[] = await manager.query(
-    `INSERT INTO deliveries
-       (id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, trace_context)
-     VALUES ($1, $2, $3, $4, $5, 'pending', 0, now(), $6)
-     ON CONFLICT ON CONSTRAINT deliveries_one_per_event DO NOTHING RETURNING id`,
-    [
-      delivery.id,
-      delivery.webhookId,
-      delivery.eventId,
-      delivery.eventType,
-      delivery.body,
-      delivery.traceContext,
-    ],
-  );
-  return inserted.length > 0;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { WebhookEventName } from '@gateway/contracts';
+import type { TraceHeaders } from '@gateway/observability';
 import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
 import { EventEntity } from './event.entity';
 
@@ -12,14 +13,58 @@ export interface NewEvent {
   body: string;
 }
 
-/** Stores the event; false when it is stored already (a redelivery, an outbox replay), which stores nothing. */
-export async function insertEvent(manager: EntityManager, event: NewEvent): Promise<boolean> {
-  const stored: unknown[] = await manager.query(
-    `INSERT INTO events (id, business_id, type, payment_id, created_at, body) VALUES ($1, $2, $3, $4, now(), $5)
-     ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [event.id, event.businessId, event.type, event.paymentId, event.body],
+/** What storing an event with its deliveries did. */
+export interface RecordedEvent {
+  /** False when it was stored already (a redelivery, an outbox replay): nothing was stored. */
+  recorded: boolean;
+  /** Deliveries stored: one per active webhook of its business subscribed to its type. */
+  deliveries: number;
+  /** Active webhooks subscribed to it; when more than the ids given, nothing was stored (ask again with enough). */
+  subscribed: number;
+}
+
+/**
+ * Stores the event and a pending delivery, due now, for each active webhook of its business subscribed to its type,
+ * in one statement (one round trip, atomic without a transaction): a stored event never lacks its deliveries. The
+ * deliveries take their ids from `deliveryIds` in order; a business with more subscribed webhooks than ids stores
+ * nothing and answers how many it has. Nothing is stored for an event stored already.
+ */
+export async function insertEventWithDeliveries(
+  manager: EntityManager,
+  event: NewEvent,
+  deliveries: { ids: readonly string[]; traceContext: TraceHeaders | null },
+): Promise<RecordedEvent> {
+  const [row]: Array<{ subscribed: number; recorded: number; deliveries: number }> = await manager.query(
+    `WITH subscribed AS (
+       SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhooks
+        WHERE business_id = $2::text AND status = 'active' AND deleted_at IS NULL AND $3::text = ANY(events)
+     ), fits AS (
+       SELECT count(*) <= cardinality($6::text[]) AS ok, count(*)::int AS subscribed FROM subscribed
+     ), event AS (
+       INSERT INTO events (id, business_id, type, payment_id, created_at, body)
+       SELECT $1::text, $2::text, $3::text, $4::text, now(), $5::text FROM fits WHERE fits.ok
+       ON CONFLICT (id) DO NOTHING RETURNING id
+     ), delivered AS (
+       INSERT INTO deliveries
+         (id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, trace_context)
+       SELECT ($6::text[])[subscribed.n], subscribed.id, event.id, $3::text, $5::text, 'pending', 0, now(), $7::jsonb
+         FROM subscribed CROSS JOIN event
+       ON CONFLICT ON CONSTRAINT deliveries_one_per_event DO NOTHING RETURNING id
+     )
+     SELECT fits.subscribed, (SELECT count(*) FROM event)::int AS recorded,
+            (SELECT count(*) FROM delivered)::int AS deliveries
+       FROM fits`,
+    [
+      event.id,
+      event.businessId,
+      event.type,
+      event.paymentId,
+      event.body,
+      deliveries.ids,
+      deliveries.traceContext,
+    ],
   );
-  return stored.length > 0;
+  return { recorded: row!.recorded > 0, deliveries: row!.deliveries, subscribed: row!.subscribed };
 }
 
 /** The business's events stored since `since`, the last stored first, optionally of one type and of one payment. */

@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import type { WebhookEventName } from '@gateway/contracts';
 import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
 import { WebhookEntity } from './webhook.entity';
 
@@ -36,19 +35,6 @@ export function getWebhook(manager: EntityManager, webhookId: string): Promise<W
 /** The webhook by id, whoever's, locked for update until the caller's transaction ends. */
 export function lockWebhook(manager: EntityManager, webhookId: string): Promise<WebhookEntity | null> {
   return manager.findOne(WebhookEntity, { where: { id: webhookId }, lock: { mode: 'pessimistic_write' } });
-}
-
-/** The active, not deleted webhooks of the business subscribed to `type`. */
-export async function webhooksSubscribedTo(
-  manager: EntityManager,
-  businessId: string,
-  type: WebhookEventName,
-): Promise<Array<{ id: string }>> {
-  return manager.query(
-    `SELECT id FROM webhooks
-      WHERE business_id = $1 AND status = 'active' AND deleted_at IS NULL AND $2 = ANY(events)`,
-    [businessId, type],
-  );
 }
 
 export async function insertWebhook(manager: EntityManager, webhook: NewWebhook): Promise<void> {
