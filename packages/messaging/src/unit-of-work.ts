@@ -35,14 +35,14 @@ export class UnitOfWork {
 
   /** Runs `work` in a transaction; messages emitted inside are caused by, and correlated with, `origin`. */
   async run<T>(origin: MessageOrigin, work: (tx: Transaction) => Promise<T>): Promise<T> {
-    const emitted: OutboxRow[] = [];
+    const emitted = new Emitted();
     const committed: Array<() => void> = [];
     const result = await this.dataSource.transaction(async (manager) => {
-      const value = await work(this.transaction(manager, origin, emitted, committed));
-      if (emitted.length > 0) await manager.query(insertOutboxRows(1), outboxColumns(emitted));
+      const value = await emitted.during(() => work(this.transaction(manager, origin, emitted, committed)));
+      if (emitted.rows.length > 0) await manager.query(insertOutboxRows(1), outboxColumns(emitted.rows));
       return value;
     });
-    if (emitted.length > 0) this.notify();
+    if (emitted.rows.length > 0) this.notify();
     for (const effect of committed) effect();
     return result;
   }
@@ -57,7 +57,7 @@ export class UnitOfWork {
   ): Promise<T> {
     const { envelope } = context;
     const origin = { correlationId: envelope.correlation_id, causationId: envelope.id };
-    const emitted: OutboxRow[] = [];
+    const emitted = new Emitted();
     const committed: Array<() => void> = [];
     const outcome = await this.dataSource.transaction(async (manager) => {
       const inserted: Array<unknown> = await manager.query(
@@ -65,20 +65,20 @@ export class UnitOfWork {
         [this.consumer, envelope.id],
       );
       if (inserted.length === 0) return (await this.stored<T>(manager, envelope.id))?.value as T;
-      const value = await work(this.transaction(manager, origin, emitted, committed));
+      const value = await emitted.during(() => work(this.transaction(manager, origin, emitted, committed)));
       const answer = [this.consumer, envelope.id, JSON.stringify({ value: value ?? null })];
       // The answer and the messages emitted go in one statement: one round trip, however many were emitted.
-      if (emitted.length === 0)
+      if (emitted.rows.length === 0)
         await manager.query(`UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2`, answer);
       else
         await manager.query(
           `WITH answered AS (UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2)
            ${insertOutboxRows(4)}`,
-          [...answer, ...outboxColumns(emitted)],
+          [...answer, ...outboxColumns(emitted.rows)],
         );
       return value;
     });
-    if (emitted.length > 0) this.notify();
+    if (emitted.rows.length > 0) this.notify();
     for (const effect of committed) effect();
     return outcome;
   }
@@ -129,7 +129,7 @@ export class UnitOfWork {
   private transaction(
     manager: EntityManager,
     origin: MessageOrigin,
-    emitted: OutboxRow[],
+    emitted: Emitted,
     committed: Array<() => void>,
   ): Transaction {
     return {
@@ -142,7 +142,7 @@ export class UnitOfWork {
         // Written to the outbox when the work is done, in emit order, by the statement that ends it (see `run` and
         // `once`). The trace active now goes with the row: the relay's publish span continues it, however often it
         // retries.
-        emitted.push({
+        emitted.add({
           messageId: envelope.id,
           name: envelope.name,
           envelope: JSON.stringify(envelope),
@@ -166,6 +166,27 @@ interface OutboxRow {
   headers: string;
 }
 
+/** The messages a unit of work emits while its work runs; the statement that ends the work writes them. */
+class Emitted {
+  readonly rows: OutboxRow[] = [];
+  private ended = false;
+
+  /** Runs the work; an emit after it ended (one not awaited inside it) throws instead of being lost. */
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } finally {
+      this.ended = true;
+    }
+  }
+
+  add(row: OutboxRow): void {
+    if (this.ended)
+      throw new Error(`${row.name} emitted after its unit of work ended: await every emit inside the work`);
+    this.rows.push(row);
+  }
+}
+
 /**
  * Inserts every row emitted, in emit order (the arrays are read in step, and `seq` follows the order of the rows), from
  * the four arrays of `outboxColumns` at parameters `$first` onwards.
@@ -173,7 +194,10 @@ interface OutboxRow {
 function insertOutboxRows(first: number): string {
   const [ids, names, envelopes, headers] = [first, first + 1, first + 2, first + 3];
   return `INSERT INTO outbox (message_id, name, envelope, headers)
-    SELECT * FROM unnest($${ids}::text[], $${names}::text[], $${envelopes}::jsonb[], $${headers}::jsonb[])`;
+    SELECT message_id, name, envelope, headers
+      FROM unnest($${ids}::text[], $${names}::text[], $${envelopes}::jsonb[], $${headers}::jsonb[])
+           WITH ORDINALITY AS emitted (message_id, name, envelope, headers, n)
+     ORDER BY n`;
 }
 
 function outboxColumns(rows: readonly OutboxRow[]): [string[], string[], string[], string[]] {

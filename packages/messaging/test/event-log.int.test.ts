@@ -68,13 +68,10 @@ describe('a service event log (its outbox in position order)', () => {
   });
 
   /**
-   * Holds a transaction open after it emitted `early` (its position comes before everything emitted meanwhile), with
-   * its rows dated `backdate` earlier (as if it had been open that long); answers how to commit it.
-   */
-  /**
-   * A transaction that has written its outbox row (taking its position) and stays open until the returned function
-   * is called. The unit of work writes its rows at the end of its work, right before it commits; this holds a
-   * transaction in that moment, as a slow commit would.
+   * Holds a transaction open after it wrote `early`'s outbox row (its position comes before everything emitted
+   * meanwhile), the row dated `backdate` earlier (as if it had been open that long); answers how to commit it. The unit
+   * of work writes its rows at the end of its work, right before it commits: this holds a transaction in that moment,
+   * as a slow commit would.
    */
   const heldOpen = async (early: PaymentEventPayload, backdate = '0 seconds') => {
     let commit!: () => void;

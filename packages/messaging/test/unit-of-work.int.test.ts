@@ -62,4 +62,27 @@ describe('unit of work: effects after commit', () => {
     expect(runs).toBe(1);
     expect(await effectRows(envelope.id)).toHaveLength(1);
   });
+
+  test("a message emitted after its work ended throws instead of being lost; those emitted inside are written in order with the inbox's answer", async () => {
+    const envelope = createEnvelope(sampleEvent, eventPayload(4300));
+    let kept!: Transaction;
+    const emittedIds = await uow.once({ envelope }, async (tx) => {
+      kept = tx;
+      const ids: string[] = [];
+      for (let n = 0; n < 3; n += 1) ids.push((await tx.emit(sampleEvent, eventPayload(4301 + n))).id);
+      return ids;
+    });
+    await expect(kept.emit(sampleEvent, eventPayload(4309))).rejects.toThrow(/after its unit of work ended/);
+
+    const rows: Array<{ message_id: string }> = await backbone.dataSource.query(
+      `SELECT message_id FROM outbox WHERE message_id = ANY($1) ORDER BY seq`,
+      [emittedIds],
+    );
+    expect(rows.map((row) => row.message_id)).toEqual(emittedIds);
+    const [answer]: Array<{ result: unknown }> = await backbone.dataSource.query(
+      `SELECT result FROM inbox WHERE consumer = 'after-commit' AND message_id = $1`,
+      [envelope.id],
+    );
+    expect(answer!.result).toEqual({ value: emittedIds });
+  });
 });

@@ -12,6 +12,7 @@ import {
 import { CommandError } from '@gateway/messaging';
 import { aPaymentRecord, aPixInstructions, waitFor } from '@gateway/testkit';
 import { EventFeedHealth } from '../src/domain/event-feed-health';
+import { storePaymentCopy } from '../src/persistence';
 import { harnessWithMerchantForTheseTests } from './support/harness';
 
 /**
@@ -90,7 +91,7 @@ describe('api gateway: payment reads from its copies', () => {
     expect(asked()).toBe(before);
   });
 
-  test("an event of the version the copy holds rewrites it only when it is later: then it renews the copy's age", async () => {
+  test("a store of the version the copy holds rewrites it only when it is later: then it renews the copy's age", async () => {
     await get();
     const copyRow = async () =>
       (
@@ -98,25 +99,17 @@ describe('api gateway: payment reads from its copies', () => {
           truth.payment.payment_id,
         ])
       ).rows[0] as { xmin: string; stored_at: Date };
-    const applied = async (payment: PaymentRecord) => {
-      const marker = aPaymentRecord({ business_id: h.merchant.business_id, version: 1 });
-      await h.fakes.broker.publish(paymentCreated, eventOf(payment, new Date(Date.now() - 60_000)));
-      // Handled after it (one queue, in order): a marker event of another payment.
-      await h.fakes.broker.publish(paymentCreated, eventOf(marker));
-      await waitFor(
-        async () =>
-          (await query(`SELECT 1 FROM payment_copies WHERE payment_id = $1`, [marker.payment_id])).rows
-            .length > 0 || undefined,
-        { timeoutMs: 10_000, what: 'the marker event applied' },
-      );
-    };
     const stored = await copyRow();
 
-    // The create's event, older than the answer the copy was made from: the row is not written again.
-    await applied(truth.payment);
+    // The create's event, older than the answer the copy was made from, with or without the same instructions: the
+    // row is not written again.
+    const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
+    const { manager } = h.gateway.runtime.dataSource;
+    await storePaymentCopy(manager, truth.payment, null, aMinuteAgo);
+    await storePaymentCopy(manager, truth.payment, pix, aMinuteAgo);
     expect(await copyRow()).toEqual(stored);
 
-    // The same version known true later than the copy: its age starts again.
+    // The same version known true later than the copy, by its event: its age starts again.
     await h.fakes.broker.publish(paymentChanged, { ...eventOf(truth.payment), pix });
     await waitFor(async () => ((await copyRow()).stored_at > stored.stored_at ? true : undefined), {
       timeoutMs: 10_000,

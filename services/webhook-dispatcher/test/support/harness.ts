@@ -155,7 +155,7 @@ export class Harness {
     return publishAndAwaitHandling(this.env.config, definition, payload, { messageId });
   }
 
-  /** Whether the dispatcher has kept the event; its deliveries, if any, were made in the same transaction. */
+  /** Whether the dispatcher has kept the event; its deliveries, if any, were made by the same statement. */
   async eventKept(eventId: string): Promise<boolean> {
     return (await this.query('SELECT 1 FROM events WHERE id = $1', [eventId])).length > 0;
   }
