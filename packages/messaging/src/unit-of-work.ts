@@ -66,16 +66,17 @@ export class UnitOfWork {
       );
       if (inserted.length === 0) return (await this.stored<T>(manager, envelope.id))?.value as T;
       const value = await emitted.during(() => work(this.transaction(manager, origin, emitted, committed)));
-      const answer = [this.consumer, envelope.id, JSON.stringify({ value: value ?? null })];
-      // The answer and the messages emitted go in one statement: one round trip, however many were emitted.
-      if (emitted.rows.length === 0)
-        await manager.query(`UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2`, answer);
-      else
-        await manager.query(
-          `WITH answered AS (UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2)
-           ${insertOutboxRows(4)}`,
-          [...answer, ...outboxColumns(emitted.rows)],
-        );
+      // The answer and the messages emitted (none, or many) go in one statement: one round trip.
+      await manager.query(
+        `WITH answered AS (UPDATE inbox SET result = $3 WHERE consumer = $1 AND message_id = $2)
+         ${insertOutboxRows(4)}`,
+        [
+          this.consumer,
+          envelope.id,
+          JSON.stringify({ value: value ?? null }),
+          ...outboxColumns(emitted.rows),
+        ],
+      );
       return value;
     });
     if (emitted.rows.length > 0) this.notify();

@@ -26,7 +26,7 @@ export interface RecordedEvent {
 /**
  * Stores the event and a pending delivery, due now, for each active webhook of its business subscribed to its type,
  * in one statement (one round trip, atomic without a transaction): a stored event never lacks its deliveries. The
- * deliveries take their ids from `deliveryIds` in order; a business with more subscribed webhooks than ids stores
+ * deliveries take their ids from `deliveries.ids` in order; a business with more subscribed webhooks than ids stores
  * nothing and answers how many it has. Nothing is stored for an event stored already.
  */
 export async function insertEventWithDeliveries(
