@@ -6,8 +6,8 @@ import { startStack, takeEveryParkedMessage, type RunningStack } from '@gateway/
 
 /**
  * Hostile input against the whole stack (every process, as `npm start` runs it), only through public HTTP: every
- * class of bad input on every route, one file per route family (`hostile-input.*.e2e.test.ts`), each with a stack of
- * its own started by `hostileStackForThisFile()`. Each refusal must be a 4xx in the contract's shape with the right
+ * class of bad input on every route, one module per route family (`test/hostile-input/`), all run on one stack by
+ * `hostile-input.e2e.test.ts` through `hostileStackForThisFile()`. Each refusal must be a 4xx in the contract's shape with the right
  * code, answered in under a second, and must leave no parked message behind; afterwards the stack must still answer
  * a normal request quickly, no service may have failed a message and no process may have logged an error.
  */
@@ -165,7 +165,7 @@ export interface HostileStack {
 
 /**
  * The file's stack, started (rate limits out of the way) before its tests, with businesses A and B set up; after the
- * tests, before it stops, the stack is checked as the plain-HTTP file's last tests check theirs: since the setup, no
+ * tests, before it stops, the stack is checked as the any-route family's last tests check theirs: since the setup, no
  * service failed a message and no process logged an error, and nothing is parked. A failed check fails the file.
  */
 export function hostileStackForThisFile(): HostileStack {

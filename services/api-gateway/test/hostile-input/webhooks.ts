@@ -3,15 +3,14 @@ import {
   expectError,
   hostileBodyTests,
   hostileQueryTests,
-  hostileStackForThisFile,
   otherBusinessTests,
   pathIdTests,
   unservedMethodTests,
-} from './support/hostile-input';
+  type HostileStack,
+} from '../support/hostile-input';
 
 /** Hostile input on the webhook and event routes. */
-describe('hostile input through the whole stack', () => {
-  const h = hostileStackForThisFile();
+export function webhookRoutes(h: HostileStack): void {
   const { a, hit, asA } = h;
 
   describe('path ids that cannot exist are NOT_FOUND at once, on every route', () => {
@@ -104,4 +103,4 @@ describe('hostile input through the whole stack', () => {
       ['a nested limit', () => `/v1/webhook/${a.webhookId}/deliveries?limit[a][b][c][d][e][f]=1`],
     ]);
   });
-});
+}

@@ -2,14 +2,13 @@ import fc from 'fast-check';
 import {
   expectError,
   hostileQueryTests,
-  hostileStackForThisFile,
   hostileString,
   unservedMethodTests,
-} from './support/hostile-input';
+  type HostileStack,
+} from '../support/hostile-input';
 
 /** Hostile input on the balance, balance transaction and statement routes, through the whole stack and the ledger. */
-describe('hostile input through the whole stack: the books', () => {
-  const h = hostileStackForThisFile();
+export function booksRoutes(h: HostileStack): void {
   const { hit, asA } = h;
 
   describe('methods a route does not serve are NOT_FOUND (an unknown route), on every route', () => {
@@ -55,4 +54,4 @@ describe('hostile input through the whole stack: the books', () => {
   });
 
   test('nothing was parked', h.nothingParked);
-});
+}

@@ -4,21 +4,20 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from '@gateway/http-errors';
 import {
   expectError,
-  hostileStackForThisFile,
   nestedObject,
   parseJson,
   unservedMethodTests,
   withJson,
   type Answer,
-} from './support/hostile-input';
+  type HostileStack,
+} from '../support/hostile-input';
 
 /**
  * Hostile HTTP on any route: the process routes, unknown paths, headers and credentials, requests node itself cannot
  * parse, and a burst of hostile requests; then the stack is still fast, no service failed a message and no process
  * logged an error.
  */
-describe('hostile input through the whole stack', () => {
-  const h = hostileStackForThisFile();
+export function anyRoute(h: HostileStack): void {
   const { a, hit, asA, asAdmin } = h;
 
   describe('methods a route does not serve are NOT_FOUND (an unknown route), on every route', () => {
@@ -220,4 +219,4 @@ describe('hostile input through the whole stack', () => {
   test('no process logged an error for any of it: hostile input is never a defect with a stack trace', () => {
     expect(h.errorLinesSinceSetup()).toEqual([]);
   });
-});
+}

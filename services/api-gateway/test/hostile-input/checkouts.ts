@@ -8,18 +8,17 @@ import {
   hostileBodyTests,
   hostileIds,
   hostileQueryTests,
-  hostileStackForThisFile,
   hostileString,
   otherBusinessTests,
   pathIdTests,
   percentEncoded,
   unservedMethodTests,
   withJson,
-} from './support/hostile-input';
+  type HostileStack,
+} from '../support/hostile-input';
 
 /** Hostile input on the checkout routes: checkouts, the hosted checkout (/c/...) and customers. */
-describe('hostile input through the whole stack', () => {
-  const h = hostileStackForThisFile();
+export function checkoutRoutes(h: HostileStack): void {
   const { a, hit, asA } = h;
 
   describe('path ids that cannot exist are NOT_FOUND at once, on every route', () => {
@@ -339,4 +338,4 @@ describe('hostile input through the whole stack', () => {
       );
     });
   });
-});
+}

@@ -4,19 +4,18 @@ import {
   expectError,
   hostileBodyTests,
   hostileQueryTests,
-  hostileStackForThisFile,
   hostileString,
   otherBusinessTests,
   pathIdTests,
   unservedMethodTests,
   withJson,
-} from './support/hostile-input';
+  type HostileStack,
+} from '../support/hostile-input';
 
 const CPF = '52998224725';
 
 /** Hostile input on the payout routes and the operator's payout account, through the whole stack and the ledger. */
-describe('hostile input through the whole stack: payouts', () => {
-  const h = hostileStackForThisFile();
+export function payoutRoutes(h: HostileStack): void {
   const { hit, asA, asAdmin } = h;
   const account = JSON.stringify({ pix_key: CPF, pix_key_type: 'cpf', holder_document: CPF });
   const accountPath = () => `/admin/v1/businesses/${h.a.businessId}/payout-account`;
@@ -147,4 +146,4 @@ describe('hostile input through the whole stack: payouts', () => {
   });
 
   test('nothing was parked', h.nothingParked);
-});
+}

@@ -7,7 +7,6 @@ import {
   FAST_MS,
   hostileBodyTests,
   hostileQueryTests,
-  hostileStackForThisFile,
   hostileString,
   nestedObject,
   otherBusinessTests,
@@ -15,11 +14,11 @@ import {
   percentEncoded,
   unservedMethodTests,
   withJson,
-} from './support/hostile-input';
+  type HostileStack,
+} from '../support/hostile-input';
 
 /** Hostile input on the payment routes: payments, the sandbox's simulation, cancels, refunds and received funds. */
-describe('hostile input through the whole stack', () => {
-  const h = hostileStackForThisFile();
+export function paymentRoutes(h: HostileStack): void {
   const { a, hit, asA, asAdmin } = h;
 
   describe('path ids that cannot exist are NOT_FOUND at once, on every route', () => {
@@ -356,4 +355,4 @@ describe('hostile input through the whole stack', () => {
 
     test('nothing was parked', h.nothingParked);
   });
-});
+}

@@ -3,15 +3,14 @@ import {
   expectError,
   hostileBodyTests,
   hostileIds,
-  hostileStackForThisFile,
   unservedMethodTests,
   withJson,
   type ServedRoute,
-} from './support/hostile-input';
+  type HostileStack,
+} from '../support/hostile-input';
 
 /** Hostile input on the operator's routes (/admin/v1/...). */
-describe('hostile input through the whole stack', () => {
-  const h = hostileStackForThisFile();
+export function operatorRoutes(h: HostileStack): void {
   const { a, hit, asAdmin } = h;
 
   /** Every admin route with the methods it serves. */
@@ -182,4 +181,4 @@ describe('hostile input through the whole stack', () => {
 
     test('nothing was parked', h.nothingParked);
   });
-});
+}
