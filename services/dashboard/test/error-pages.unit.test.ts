@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { GatewayConnectionError, GatewayError } from '@gateway/sdk';
 import { testLogger } from '@gateway/testkit';
+import { GatewayAdmin, OperatorApiError } from '../src/clients/gateway-admin';
 import { dashboardErrorHandler } from '../src/http/error-handler';
 
 // The views are ES modules jest does not load (the e2e tests render them in a browser): the page is sent as its title
@@ -37,6 +38,9 @@ describe('the error pages', () => {
     app.get('/muitas', failWith(gatewayError(429, 'RATE_LIMITED')));
     app.get('/fora', failWith(new GatewayConnectionError('down', null, { cause: new Error('x') })));
     app.get('/quebrado', failWith(new Error('bug')));
+    app.get('/operador-muitas', failWith(new OperatorApiError(429, 'RATE_LIMITED', 'Muitas requisições')));
+    app.get('/operador-fora', failWith(new OperatorApiError(503, 'SERVICE_UNAVAILABLE', 'fora')));
+    app.get('/operador-quebrado', failWith(new OperatorApiError(500, 'INTERNAL_ERROR', 'bug')));
     app.use(dashboardErrorHandler(testLogger('dashboard-errors')));
     server = createServer(app).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -73,6 +77,34 @@ describe('the error pages', () => {
     expect(await page('/quebrado')).toEqual({
       status: 500,
       text: expect.stringContaining('Algo deu errado'),
+    });
+  });
+
+  test("the operator API's too many requests and absence get the same pages as the public API's, not a 500", async () => {
+    expect(await page('/operador-muitas')).toEqual({
+      status: 429,
+      text: expect.stringContaining('Muitas requisições'),
+    });
+    expect(await page('/operador-fora')).toEqual({
+      status: 503,
+      text: expect.stringContaining('Serviço indisponível'),
+    });
+    expect(await page('/operador-quebrado')).toEqual({
+      status: 500,
+      text: expect.stringContaining('Algo deu errado'),
+    });
+  });
+
+  test('an operator API that does not answer (nothing listening) is its 503, not a bare network error', async () => {
+    const closed = createServer().listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => closed.once('listening', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const admin = new GatewayAdmin(`http://127.0.0.1:${port}`, 'token-de-teste', 2000);
+    await expect(admin.listParkedMessages()).rejects.toMatchObject({
+      name: 'OperatorApiError',
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
     });
   });
 });

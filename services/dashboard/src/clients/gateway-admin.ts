@@ -130,6 +130,13 @@ export class GatewayAdmin {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
+    }).catch((err: unknown) => {
+      // Refused, reset or past the timeout: the gateway is away, as a 503 of its own would say.
+      throw new OperatorApiError(
+        503,
+        'SERVICE_UNAVAILABLE',
+        `operator API did not answer: ${(err as Error).message}`,
+      );
     });
     const answer = (await response.json().catch(() => ({}))) as {
       error?: { code?: string; message?: string };

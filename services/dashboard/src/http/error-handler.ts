@@ -1,13 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayConnectionError, isGatewayError } from '@gateway/sdk';
 import type { Logger } from '@gateway/observability';
+import { OperatorApiError } from '../clients/gateway-admin';
 import { sendPage } from './respond';
 import { errorPage } from './views/other';
 
 /**
  * What a page answers for an error no route handled: the gateway's not found, refusal of the key (FORBIDDEN: a
- * restricted key, a scope the key lacks), too many requests and absence each as their own page; anything else is
- * logged and answered 500.
+ * restricted key, a scope the key lacks), too many requests and absence each as their own page, whether its public API
+ * or its operator API answered them; anything else is logged and answered 500.
  */
 export function dashboardErrorHandler(logger: Logger) {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
@@ -20,13 +21,14 @@ export function dashboardErrorHandler(logger: Logger) {
         403,
         errorPage(viewer, 'Sem permissão', 'O gateway não permite esta ação para esta empresa.'),
       );
-    if (err instanceof GatewayConnectionError)
+    const operatorStatus = err instanceof OperatorApiError ? err.status : undefined;
+    if (err instanceof GatewayConnectionError || operatorStatus === 503)
       return sendPage(
         res,
         503,
         errorPage(viewer, 'Serviço indisponível', 'O gateway não respondeu. Tente de novo em instantes.'),
       );
-    if (isGatewayError(err) && err.status === 429)
+    if ((isGatewayError(err) && err.status === 429) || operatorStatus === 429)
       return sendPage(
         res,
         429,
