@@ -203,7 +203,8 @@ export const meanings: Record<string, string> = {
   DASHBOARD_RATE_LIMIT_PER_MINUTE:
     "requests per rolling minute of a key the operator API marked as the merchant dashboard's (instead of RATE_LIMIT_PER_MINUTE)",
   CHECKOUT_RATE_LIMIT_PER_MINUTE: 'hosted checkout requests per buyer IP per minute',
-  ADMIN_RATE_LIMIT_PER_MINUTE: 'operator API requests per caller IP per minute',
+  ADMIN_RATE_LIMIT_PER_MINUTE:
+    "operator API requests per caller IP per minute; the dashboard's sign-ups, key pages and console count against it from one address, so a busy dashboard needs more",
   IDEMPOTENCY_RESPONSE_KEY: 'AES-256-GCM key (base64 of 32 bytes) sealing stored idempotent answers',
   IDEMPOTENCY_PURGE_INTERVAL_MS: 'how often expired idempotency records are deleted',
   PUBLIC_BASE_URL: 'the public URL checkout links use (unset in sandbox: `http://localhost:$PORT`)',

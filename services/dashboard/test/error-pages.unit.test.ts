@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { GatewayConnectionError, GatewayError } from '@gateway/sdk';
 import { testLogger } from '@gateway/testkit';
-import { GatewayAdmin, OperatorApiError } from '../src/clients/gateway-admin';
+import { GatewayAdmin, isOperatorRefusal, OperatorApiError } from '../src/clients/gateway-admin';
 import { dashboardErrorHandler } from '../src/http/error-handler';
 
 // The views are ES modules jest does not load (the e2e tests render them in a browser): the page is sent as its title
@@ -105,6 +105,14 @@ describe('the error pages', () => {
       name: 'OperatorApiError',
       status: 503,
       code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('ECONNREFUSED'),
     });
+  });
+
+  test("a form shows the operator API's refusal in its words, but not its too many requests, not found or absence", () => {
+    const refusal = (status: number) => isOperatorRefusal(new OperatorApiError(status, 'CODE', 'palavras'));
+    expect([400, 409, 422].map(refusal)).toEqual([true, true, true]);
+    expect([404, 429, 500, 503].map(refusal)).toEqual([false, false, false, false]);
+    expect(isOperatorRefusal(new Error('palavras'))).toBe(false);
   });
 });

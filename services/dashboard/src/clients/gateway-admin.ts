@@ -17,6 +17,20 @@ export class OperatorApiError extends Error {
 }
 
 /**
+ * The operator API refused what was asked (a 4xx other than not found and too many requests), in words a form can show;
+ * a 429 is the "Muitas requisições" page like any other, and a 404 is the caller's to name.
+ */
+export function isOperatorRefusal(err: unknown): err is OperatorApiError {
+  return (
+    err instanceof OperatorApiError &&
+    err.status >= 400 &&
+    err.status < 500 &&
+    err.status !== 404 &&
+    err.status !== 429
+  );
+}
+
+/**
  * The gateway's operator API (/admin/v1), the operations the dashboard needs of it: a business with its first key
  * (sign-up), a business's keys, a further key, a roll, a revocation, its payout account; and for the operator console
  * the businesses, their fee rules, the parked messages and the reconciliation runs. The token goes in the
@@ -131,11 +145,13 @@ export class GatewayAdmin {
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     }).catch((err: unknown) => {
-      // Refused, reset or past the timeout: the gateway is away, as a 503 of its own would say.
+      // Refused, reset or past the timeout: the gateway is away, as a 503 of its own would say. The cause (ECONNREFUSED,
+      // ENOTFOUND, a timeout) stays in the message, which the error page's log line carries.
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new OperatorApiError(
         503,
         'SERVICE_UNAVAILABLE',
-        `operator API did not answer: ${(err as Error).message}`,
+        `operator API did not answer: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`,
       );
     });
     const answer = (await response.json().catch(() => ({}))) as {

@@ -22,12 +22,15 @@ export function dashboardErrorHandler(logger: Logger) {
         errorPage(viewer, 'Sem permissão', 'O gateway não permite esta ação para esta empresa.'),
       );
     const operatorStatus = err instanceof OperatorApiError ? err.status : undefined;
-    if (err instanceof GatewayConnectionError || operatorStatus === 503)
+    if (err instanceof GatewayConnectionError || operatorStatus === 503) {
+      // Logged (message only): a wrong gateway address or a gateway down shows here first.
+      logger.warn({ err: { message: (err as Error).message } }, 'gateway did not answer');
       return sendPage(
         res,
         503,
         errorPage(viewer, 'Serviço indisponível', 'O gateway não respondeu. Tente de novo em instantes.'),
       );
+    }
     if ((isGatewayError(err) && err.status === 429) || operatorStatus === 429)
       return sendPage(
         res,

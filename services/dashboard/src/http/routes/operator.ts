@@ -7,7 +7,7 @@ import type { AccountMailDeps } from '../../application/shared/account-mail';
 import { startTotpEnrolment } from '../../application/start-totp-enrolment';
 import { confirmTotpEnrolment } from '../../application/confirm-totp-enrolment';
 import type { SecondFactorDeps } from '../../application/verify-second-factor';
-import { OperatorApiError, type GatewayAdmin } from '../../clients/gateway-admin';
+import { isOperatorRefusal, OperatorApiError, type GatewayAdmin } from '../../clients/gateway-admin';
 import { MailNotSent } from '../../clients/mailer';
 import { hashToken, isTokenShaped } from '../../domain/one-time-token';
 import { feeRuleText, readFeeRuleForm } from '../../domain/operator-rules';
@@ -122,8 +122,7 @@ async function refusedByOperatorApi<T>(
   try {
     return { ok: await action() };
   } catch (err) {
-    if (err instanceof OperatorApiError && err.status >= 400 && err.status < 500 && err.status !== 404)
-      return { refused: { status: err.status, message: err.message } };
+    if (isOperatorRefusal(err)) return { refused: { status: err.status, message: err.message } };
     throw err;
   }
 }
