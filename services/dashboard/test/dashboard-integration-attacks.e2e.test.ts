@@ -2,15 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
-import { stackClient, type RunningStack, type StackClient } from '@gateway/testkit';
-import { hashPassword } from '../../src/domain/password';
-import type { Role } from '../../src/domain/roles';
-import { dashboardDatabase, insertMembership, insertUser } from '../../src/persistence';
-import { csrfTokenOf, PASSWORD, signIn, signUp, uniqueEmail } from '../support/accounts';
-import type { BrowserStack } from '../support/browser-stack';
+import { startStack, stackClient, type RunningStack, type StackClient } from '@gateway/testkit';
+import { hashPassword } from '../src/domain/password';
+import type { Role } from '../src/domain/roles';
+import { dashboardDatabase, insertMembership, insertUser } from '../src/persistence';
+import { launchBrowser } from './support/browser';
+import { csrfTokenOf, PASSWORD, signIn, signUp, uniqueEmail } from './support/accounts';
+
+jest.setTimeout(120_000);
 
 /** The integration pages (webhooks, customers, checkouts, a payment's cancel) against what an attacker tries. */
-export function integrationPagesUnderAttack(shared: BrowserStack): void {
+describe('the dashboard’s integration pages under attack', () => {
   let stack: RunningStack;
   let client: StackClient;
   let browser: Browser;
@@ -74,9 +76,9 @@ export function integrationPagesUnderAttack(shared: BrowserStack): void {
   };
 
   beforeAll(async () => {
-    stack = shared.stack;
+    stack = await startStack();
     client = stackClient(stack);
-    browser = shared.browser;
+    browser = await launchBrowser();
     database = await openServiceDatabase({ url: stack.env.database.url, ...dashboardDatabase });
     const a = await newPage();
     mine.key = await signUp(a.page, stack.dashboardUrl, { company: 'Loja A', email: mine.email });
@@ -100,6 +102,8 @@ export function integrationPagesUnderAttack(shared: BrowserStack): void {
 
   afterAll(async () => {
     await database?.destroy();
+    await browser?.close();
+    await stack?.stop();
   }, 60_000);
 
   /** A's webhook, checkout and payment as they were made. */
@@ -326,4 +330,4 @@ export function integrationPagesUnderAttack(shared: BrowserStack): void {
     }
     await context.close();
   });
-}
+});

@@ -1,19 +1,20 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
-import { waitFor, type RunningStack } from '@gateway/testkit';
-import { totpCodeAt } from '../../src/domain/second-factor';
-import { dashboardDatabase, findUserByEmail, InvitationEntity } from '../../src/persistence';
-import { seriousViolations } from '../support/browser';
-import { csrfTokenOf, PASSWORD, signIn, signUp, uniqueEmail } from '../support/accounts';
-import { linkIn, mailsTo, waitForMail } from '../support/mail';
-import type { BrowserStack } from '../support/browser-stack';
+import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
+import { totpCodeAt } from '../src/domain/second-factor';
+import { dashboardDatabase, findUserByEmail, InvitationEntity } from '../src/persistence';
+import { launchBrowser, seriousViolations } from './support/browser';
+import { csrfTokenOf, PASSWORD, signIn, signUp, uniqueEmail } from './support/accounts';
+import { linkIn, mailsTo, waitForMail } from './support/mail';
+
+jest.setTimeout(120_000);
 
 /**
  * People, e-mail and the audit log, in Chromium against the whole stack: every mail is read from the mail catcher the
  * launcher runs, as the dashboard sent it over SMTP. Then what an attacker tries against them.
  */
-export function peopleAndTheAuditLog(shared: BrowserStack): void {
+describe('the dashboard’s people: verification, reset, invitations, the audit log', () => {
   let stack: RunningStack;
   let browser: Browser;
   let database: DataSource;
@@ -68,14 +69,16 @@ export function peopleAndTheAuditLog(shared: BrowserStack): void {
   };
 
   beforeAll(async () => {
-    stack = shared.stack;
-    browser = shared.browser;
+    stack = await startStack();
+    browser = await launchBrowser();
     database = await openServiceDatabase({ url: stack.env.database.url, ...dashboardDatabase });
     owner.page = (await newPage()).page;
   }, 150_000);
 
   afterAll(async () => {
     await database?.destroy();
+    await browser?.close();
+    await stack?.stop();
   }, 60_000);
 
   test('sign-up mails a verification link; confirming on its page verifies the address, once', async () => {
@@ -401,4 +404,4 @@ export function peopleAndTheAuditLog(shared: BrowserStack): void {
     await page.getByRole('alert').filter({ hasText: 'Conta bloqueada temporariamente' }).waitFor();
     await context.close();
   });
-}
+});

@@ -2,14 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
-import { stackClient, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
-import { hashPassword } from '../../src/domain/password';
-import { dashboardDatabase, insertMembership, insertUser } from '../../src/persistence';
-import { csrfTokenOf, PASSWORD, sessionCookie, signIn, signUp, uniqueEmail } from '../support/accounts';
-import type { BrowserStack } from '../support/browser-stack';
+import { startStack, stackClient, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
+import { hashPassword } from '../src/domain/password';
+import { dashboardDatabase, insertMembership, insertUser } from '../src/persistence';
+import { launchBrowser } from './support/browser';
+import { csrfTokenOf, PASSWORD, sessionCookie, signIn, signUp, uniqueEmail } from './support/accounts';
+
+jest.setTimeout(120_000);
 
 /** What an attacker tries against the dashboard, each refused by the server whatever the page showed. */
-export function underAttack(shared: BrowserStack): void {
+describe('the merchant dashboard under attack', () => {
   let stack: RunningStack;
   let client: StackClient;
   let browser: Browser;
@@ -39,9 +41,9 @@ export function underAttack(shared: BrowserStack): void {
   };
 
   beforeAll(async () => {
-    stack = shared.stack;
+    stack = await startStack();
     client = stackClient(stack);
-    browser = shared.browser;
+    browser = await launchBrowser();
     database = await openServiceDatabase({ url: stack.env.database.url, ...dashboardDatabase });
     const a = await newPage();
     owner.key = await signUp(a.page, stack.dashboardUrl, { company: 'Loja A', email: owner.email });
@@ -59,6 +61,8 @@ export function underAttack(shared: BrowserStack): void {
 
   afterAll(async () => {
     await database?.destroy();
+    await browser?.close();
+    await stack?.stop();
   }, 60_000);
 
   test('the session cookie is HttpOnly and SameSite=Lax, and a new id is issued at sign-in (no fixation)', async () => {
@@ -233,4 +237,4 @@ export function underAttack(shared: BrowserStack): void {
     expect(payment.body.refunded_amount_brl).toBe(0);
     await context.close();
   });
-}
+});
