@@ -38,7 +38,7 @@ describe('the error pages', () => {
     app.get('/muitas', failWith(gatewayError(429, 'RATE_LIMITED')));
     app.get('/fora', failWith(new GatewayConnectionError('down', null, { cause: new Error('x') })));
     app.get('/quebrado', failWith(new Error('bug')));
-    app.get('/operador-muitas', failWith(new OperatorApiError(429, 'RATE_LIMITED', 'Muitas requisições')));
+    app.get('/operador-muitas', failWith(new OperatorApiError(429, 'RATE_LIMITED', 'limite por endereço')));
     app.get('/operador-fora', failWith(new OperatorApiError(503, 'SERVICE_UNAVAILABLE', 'fora')));
     app.get('/operador-quebrado', failWith(new OperatorApiError(500, 'INTERNAL_ERROR', 'bug')));
     app.use(dashboardErrorHandler(testLogger('dashboard-errors')));
