@@ -20,6 +20,7 @@ import {
   loadConfig,
   variableNames,
 } from '../packages/config/src';
+import { compiledEntry } from '../infra/deploy/tools/build';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
 import { readEnvironment as readCliEnvironment } from '../packages/cli/src/config';
 import { ensureListenTls } from '../packages/cli/src/listen-tls';
@@ -98,6 +99,12 @@ interface LauncherSettings {
    */
   LOG_FORMAT?: 'pretty' | 'json';
   /**
+   * What the processes run: `source`, the TypeScript through the tsx loader (no build step, for development), or
+   * `compiled`, the files `pnpm build` writes (`<package>/dist/main.js`, run by node with no loader: what the images
+   * ship, and what the test stacks run).
+   */
+  STACK_BUILD: 'source' | 'compiled';
+  /**
    * Where the demo business (ids, API key) and this start's gateway URL are remembered, for the next start and for the
    * README's commands in another terminal (default `.run/demo-business.json`, ignored by git).
    */
@@ -149,6 +156,7 @@ const launcherSchema = Joi.object<LauncherSettings & { METRICS_PORT?: never; OTE
   DEMO_BUSINESS: Joi.boolean().default(true),
   DEMO_BUSINESS_FILE: Joi.string().default(join(root, '.run/demo-business.json')),
   LOG_FORMAT: Joi.string().valid('pretty', 'json').optional(),
+  STACK_BUILD: Joi.string().valid('source', 'compiled').default('source'),
   RESTART_EXITED_AFTER_MS: Joi.number().integer().min(0).optional(),
   SHUTDOWN_TIMEOUT_MS: commonEnv.SHUTDOWN_TIMEOUT_MS,
   PROCESS_TABLE_FILE: Joi.string().optional(),
@@ -190,7 +198,8 @@ const mailCatcherUrl = `http://127.0.0.1:${settings.MAIL_CATCHER_WEB_PORT}`;
 
 interface ProcessSpec {
   name: string;
-  entry: string;
+  /** Its package, from the repository's root: it runs `src/main.ts`, or `dist/main.js` compiled. */
+  packageDir: string;
   sandboxOnly?: boolean;
   /** The variables its config reads: it gets these from the launcher's environment, and no other config variable. */
   variables: string[];
@@ -258,7 +267,7 @@ function listenCaForTheDispatcher(): Record<string, string> {
 const processes: ProcessSpec[] = [
   {
     name: 'psp-simulator',
-    entry: 'infra/psp-simulator/src/main.ts',
+    packageDir: 'infra/psp-simulator',
     sandboxOnly: true,
     variables: pspSimulatorVariables,
     load: loadPspSimulatorConfig,
@@ -275,7 +284,7 @@ const processes: ProcessSpec[] = [
   },
   {
     name: 'solana-localnet',
-    entry: 'infra/solana-localnet/src/main.ts',
+    packageDir: 'infra/solana-localnet',
     sandboxOnly: true,
     variables: solanaLocalnetVariables,
     load: loadSolanaLocalnetConfig,
@@ -288,7 +297,7 @@ const processes: ProcessSpec[] = [
   },
   {
     name: 'mail-catcher',
-    entry: 'infra/mail-catcher/src/main.ts',
+    packageDir: 'infra/mail-catcher',
     sandboxOnly: true,
     variables: mailCatcherVariables,
     load: loadMailCatcherConfig,
@@ -301,7 +310,7 @@ const processes: ProcessSpec[] = [
   // The gateway last: it is ready once every other service consumes its commands.
   ...[...workers, 'api-gateway' as const].map((name): ProcessSpec => ({
     name,
-    entry: `services/${name}/src/main.ts`,
+    packageDir: `services/${name}`,
     variables: serviceVariables[name],
     load: serviceLoaders[name],
     defaults:
@@ -316,7 +325,7 @@ const processes: ProcessSpec[] = [
   // The merchant dashboard, acting through the APIs of the gateway started here.
   {
     name: 'dashboard',
-    entry: 'services/dashboard/src/main.ts',
+    packageDir: 'services/dashboard',
     variables: dashboardVariables,
     load: loadDashboardConfig,
     // In the sandbox its links name the address it is started on, and its mails go to the catcher started here.
@@ -448,8 +457,12 @@ function lineFormatter(colorize: boolean): (line: string) => string[] {
 }
 
 function start(spec: ProcessSpec, index: number): void {
-  // tsx as a loader of node itself, not its CLI: one process per service, so a signal reaches the service itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, spec.entry)], {
+  // Node itself runs each service (tsx as a loader, not its CLI): one process per service, so a signal reaches it.
+  const args =
+    settings.STACK_BUILD === 'compiled'
+      ? ['--enable-source-maps', join(root, compiledEntry(spec.packageDir))]
+      : ['--import', 'tsx', join(root, spec.packageDir, 'src', 'main.ts')];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: processEnvironment(spec),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -694,9 +707,24 @@ function checkConfiguration(): void {
   process.exit(78);
 }
 
+/** A compiled start needs `pnpm build` first: the launcher names what is missing rather than starting half a stack. */
+function checkCompiledFiles(): void {
+  if (settings.STACK_BUILD !== 'compiled') return;
+  const missing = processes
+    .filter((p) => sandbox || !p.sandboxOnly)
+    .map((p) => compiledEntry(p.packageDir))
+    .filter((file) => !existsSync(join(root, file)));
+  if (missing.length === 0) return;
+  process.stderr.write(
+    `STACK_BUILD=compiled runs what \`pnpm build\` writes, and it is missing: ${missing.join(', ')}\n`,
+  );
+  process.exit(78);
+}
+
 async function main(): Promise<void> {
   checkConfiguration();
   if (checkOnly) return;
+  checkCompiledFiles();
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
   const wanted = processes.filter((p) => sandbox || !p.sandboxOnly).flatMap(replicasOf);

@@ -1,5 +1,5 @@
 import { Joi, brokerUrls, commonEnv, ConfigError, loadConfig, variableNames } from '@gateway/config';
-import { DEFINITIONS_FILE } from './write-rabbitmq-definitions';
+import { DEFINITIONS_FILE } from './deployed-definitions';
 
 /** The settings of the deploy step that applies infra/rabbitmq/definitions.json through the management API. */
 export interface ApplyDefinitionsConfig {

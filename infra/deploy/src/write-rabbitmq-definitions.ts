@@ -7,13 +7,8 @@
  * the topology and those settings disagree.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from './deployed-definitions';
 import { rabbitmqDefinitions } from './rabbitmq-definitions';
-
-/** The vhost the deployments' AMQP_URL names and their AMQP_PREFIX (none: the vhost is the stack's own). */
-export const DEPLOYED_TOPOLOGY = { vhost: 'gateway', prefix: '' };
-
-export const DEFINITIONS_FILE = join(__dirname, '../../rabbitmq/definitions.json');
 
 if (require.main === module) {
   writeFileSync(DEFINITIONS_FILE, `${JSON.stringify(rabbitmqDefinitions(DEPLOYED_TOPOLOGY), null, 2)}\n`);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { refusedVariables, testLogger } from '@gateway/testkit';
 import { applyRabbitmqDefinitions } from '../src/apply-rabbitmq-definitions';
 import { loadApplyDefinitionsConfig } from '../src/config';
-import { DEFINITIONS_FILE } from '../src/write-rabbitmq-definitions';
+import { DEFINITIONS_FILE } from '../src/deployed-definitions';
 
 interface Received {
   method: string;

@@ -9,7 +9,7 @@ import { readConfig as readLocalnetConfig } from '@gateway/solana-localnet/src/c
 import { SANDBOX_RECEIVING_WALLET } from '@gateway/solana-watcher/src/config';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, grantedUsers } from '../src/config';
-import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
+import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
 import {
   MissingVariableError,
   composeEnvironment,
@@ -140,7 +140,7 @@ describe('docker-compose.yml', () => {
       .map(([name, { build }]) => ({ name, entry: build?.args?.ENTRY }))
       .filter(({ entry }) => entry?.startsWith('services/'));
     expect(running.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
-      [...deployedServiceNames].sort().map((name) => ({ name, entry: `services/${name}/src/main.ts` })),
+      [...deployedServiceNames].sort().map((name) => ({ name, entry: `services/${name}/dist/main.js` })),
     );
     expect(stackServices.map(({ name }) => name)).toEqual([...deployedServiceNames]);
   });

@@ -4,7 +4,7 @@ import { operations } from '@gateway/api-gateway/src/http/openapi';
 import { deployedServiceNames } from '@gateway/contracts';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, amqpVhost, grantedUsers } from '../src/config';
-import { DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
+import { DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
 import {
   definitionsStep,
   definitionsWait,
@@ -181,7 +181,8 @@ function processOf(
   container: Container,
   service: Pick<(typeof stackServices)[number], 'name' | 'variables' | 'load'>,
 ) {
-  const entry = container.command?.[3];
+  // `node --enable-source-maps <compiled file>`: the file is the last word.
+  const entry = container.command?.at(-1);
   if (entry === definitionsWait.entry) return definitionsWait;
   if (entry === definitionsStep.entry) return definitionsStep;
   return service;
@@ -240,22 +241,22 @@ describe('infra/k8s', () => {
     for (const service of stackServices) {
       const { spec } = deployment(service.name);
       const main = mainContainer(deployment(service.name));
-      expect(main.command).toEqual(['node', '--import', 'tsx', service.entry]);
-      const migrate = `services/${service.name}/src/migrate.ts`;
+      expect(main.command).toEqual(['node', '--enable-source-maps', service.entry]);
+      const migrate = `services/${service.name}/dist/migrate.js`;
       // The migrations load the service's own config: the same variables as the service.
       expect(spec.template.spec.initContainers![0]!.envFrom).toEqual(main.envFrom);
       // The dashboard owns no queue: its schema, and nothing of the broker.
       if (!messageServices.some(({ name }) => name === service.name)) {
         expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
-          ['node', '--import', 'tsx', migrate],
+          ['node', '--enable-source-maps', migrate],
         ]);
         expect(containerEnv(main, filled).AMQP_URLS).toBeUndefined();
         continue;
       }
       // Init containers run one after the other, all before the service: its schema, then the broker's definitions.
       expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
-        ['node', '--import', 'tsx', migrate],
-        ['node', '--import', 'tsx', definitionsWait.entry],
+        ['node', '--enable-source-maps', migrate],
+        ['node', '--enable-source-maps', definitionsWait.entry],
       ]);
       for (const file of [service.entry, migrate, definitionsWait.entry])
         expect(existsSync(join(repoRoot, file))).toBe(true);
@@ -553,7 +554,7 @@ describe('infra/k8s', () => {
   test('the RabbitMQ definitions Job applies the file in the image, to the vhost and user of AMQP_URLS', () => {
     const job = jobs.find((j) => j.metadata.name === definitionsStep.name)!;
     const container = mainContainer(job);
-    expect(container.command).toEqual(['node', '--import', 'tsx', definitionsStep.entry]);
+    expect(container.command).toEqual(['node', '--enable-source-maps', definitionsStep.entry]);
     // The user comes from the services' own Secret key, not from a second copy of it.
     expect(containerSources(container).find((source) => source.as === 'AMQP_URLS')).toEqual({
       name: 'gateway-common-secrets',

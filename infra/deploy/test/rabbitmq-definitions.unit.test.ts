@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { serviceNames, subscribedEventNames } from '@gateway/contracts';
 import { DEFAULT_RETRY_SCHEDULE, TopologyNames, consumerQueueNames } from '@gateway/messaging';
 import { DELIVERY_LIMIT, rabbitmqDefinitions, type RabbitmqDefinitions } from '../src/rabbitmq-definitions';
-import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/write-rabbitmq-definitions';
+import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
 
 const file = JSON.parse(readFileSync(DEFINITIONS_FILE, 'utf8')) as RabbitmqDefinitions;
 const { prefix, vhost } = DEPLOYED_TOPOLOGY;

@@ -223,7 +223,7 @@ export class RollingUpgrade {
     };
   }
 
-  /** Starts this release's `service` as the launcher does, its output in the stack's logs under `name'`. */
+  /** Starts this release's `service` compiled, as the test stacks' launcher does, its output in the stack's logs under `name'`. */
   private spawnCurrent(
     stack: RunningStack,
     name: string,
@@ -232,7 +232,7 @@ export class RollingUpgrade {
   ): ChildProcess {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(currentRoot, `services/${service}/src/main.ts`)],
+      ['--enable-source-maps', join(currentRoot, `services/${service}/dist/main.js`)],
       { cwd: currentRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const shown = `${name}'`;

@@ -1,10 +1,19 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { dockerAvailable } from './infrastructure';
 
+const root = join(__dirname, '../../..');
+
 /**
- * Jest global setup: with a Docker engine, start throwaway Postgres, Redis and RabbitMQ containers and point every
+ * Jest global setup: compiles the stack's processes (`pnpm build`), which the test stacks run, so a run never starts a
+ * stale build; then, with a Docker engine, starts throwaway Postgres, Redis and RabbitMQ containers and points every
  * test worker at them; without one, the tests use this machine's local services (the CI case here).
  */
 export default async function globalSetup(): Promise<void> {
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'infra/deploy/tools/build.ts')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (!dockerAvailable() || process.env.TEST_DATABASE_URL) return;
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const { RedisContainer } = await import('@testcontainers/redis');

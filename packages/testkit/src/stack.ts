@@ -180,6 +180,8 @@ async function startStackOnce(
       metricsServices.map((service, i) => [launcherMetricsPortVariable(service), String(metricsPorts[i])]),
     ),
     DEMO_BUSINESS: 'false',
+    // What ships: the files `pnpm build` writes, which jest's global setup builds before any test starts.
+    STACK_BUILD: 'compiled',
     // The processes' lines as they write them: tests parse them (jsonLogLines).
     LOG_FORMAT: 'json',
     POLL_INTERVAL_MS: '300',

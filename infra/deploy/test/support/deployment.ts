@@ -70,7 +70,7 @@ function worker(
 ): StackProcess {
   return {
     name,
-    entry: `services/${name}/src/main.ts`,
+    entry: `services/${name}/dist/main.js`,
     variables,
     load,
     healthPort: (env) => metricsPort(load(env)),
@@ -85,7 +85,7 @@ function worker(
 export const stackServices: StackProcess[] = [
   {
     name: 'api-gateway',
-    entry: 'services/api-gateway/src/main.ts',
+    entry: 'services/api-gateway/dist/main.js',
     variables: apiGatewayVariables,
     load: loadApiGatewayConfig,
     healthPort: (env) => loadApiGatewayConfig(env).PORT,
@@ -106,7 +106,7 @@ export const stackServices: StackProcess[] = [
   worker('ledger', ledgerVariables, loadLedgerConfig),
   {
     name: 'dashboard',
-    entry: 'services/dashboard/src/main.ts',
+    entry: 'services/dashboard/dist/main.js',
     variables: dashboardVariables,
     load: loadDashboardConfig,
     healthPort: (env) => loadDashboardConfig(env).DASHBOARD_PORT,
@@ -129,7 +129,7 @@ export const messageServices: StackProcess[] = stackServices.filter((service) =>
 export const standIns: StackProcess[] = [
   {
     name: 'psp-simulator',
-    entry: 'infra/psp-simulator/src/main.ts',
+    entry: 'infra/psp-simulator/dist/main.js',
     variables: pspSimulatorVariables,
     load: loadPspSimulatorConfig,
     healthPort: (env) => loadPspSimulatorConfig(env).PSP_SIMULATOR_PORT,
@@ -137,7 +137,7 @@ export const standIns: StackProcess[] = [
   },
   {
     name: 'solana-localnet',
-    entry: 'infra/solana-localnet/src/main.ts',
+    entry: 'infra/solana-localnet/dist/main.js',
     variables: solanaLocalnetVariables,
     load: readLocalnetConfig,
     healthPort: (env) => readLocalnetConfig(env).port,
@@ -146,7 +146,7 @@ export const standIns: StackProcess[] = [
   {
     // The dashboard's SMTP relay in the sandbox: its web inbox (and REST API) is probed for health.
     name: 'mail-catcher',
-    entry: 'infra/mail-catcher/src/main.ts',
+    entry: 'infra/mail-catcher/dist/main.js',
     variables: mailCatcherVariables,
     load: loadMailCatcherConfig,
     healthPort: (env) => loadMailCatcherConfig(env).MAIL_CATCHER_WEB_PORT,
@@ -160,7 +160,7 @@ export const standIns: StackProcess[] = [
 /** The deploy step that applies the RabbitMQ definitions (a one-shot: no port, no health endpoint). */
 export const definitionsStep = {
   name: 'rabbitmq-definitions',
-  entry: 'infra/deploy/src/apply-rabbitmq-definitions.ts',
+  entry: 'infra/deploy/dist/apply-rabbitmq-definitions.js',
   variables: applyDefinitionsVariables,
   load: loadApplyDefinitionsConfig,
 };
@@ -168,7 +168,7 @@ export const definitionsStep = {
 /** The init container of every Deployment that holds the service until the RabbitMQ definitions are on the broker. */
 export const definitionsWait = {
   name: 'wait-for-rabbitmq-definitions',
-  entry: 'infra/deploy/src/wait-for-rabbitmq-definitions.ts',
+  entry: 'infra/deploy/dist/wait-for-rabbitmq-definitions.js',
   variables: waitForDefinitionsVariables,
   load: loadWaitForDefinitionsConfig,
 };

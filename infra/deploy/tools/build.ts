@@ -1,0 +1,209 @@
+/**
+ * `pnpm build`: compiles each entry file of the stack (every process's `src/main.ts`, each service's `src/migrate.ts`,
+ * the deployment's broker steps) to one JavaScript file, `<package>/dist/<entry>.js` with its source map, which
+ * `node --enable-source-maps <package>/dist/<entry>.js` runs with no loader (ADR 0045). It takes about a second.
+ *
+ * - The workspace's own packages (`@gateway/*`) are compiled into the file; third-party packages stay `require`s, so
+ *   OpenTelemetry's instrumentation still finds pg, express, amqplib and ioredis as it patches them, and packages that
+ *   read their own files (swagger-ui-dist, maildev) find them. Each such package must be a dependency of the process's
+ *   own package: the build refuses one that is not, because an image holding only that package's production
+ *   dependencies would not have it.
+ * - A folder named `assets` beside a source file is read at run time through `__dirname`: it is copied to
+ *   `dist/assets`, where the compiled file's `__dirname` finds it. Two assets of one name would overwrite each other:
+ *   the build refuses them.
+ *
+ * Each file is replaced by a rename, so a stack starting while another run builds never reads half a file.
+ */
+import { build, type Plugin } from 'esbuild';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { builtinModules } from 'node:module';
+
+const root = join(__dirname, '../../..');
+
+/** The stack's processes the launcher starts and the images run: each package's `src/main.ts`. */
+const processPackages = [
+  'services/api-gateway',
+  'services/payment',
+  'services/pix-adapter',
+  'services/solana-watcher',
+  'services/checkout',
+  'services/customer',
+  'services/webhook-dispatcher',
+  'services/ledger',
+  'services/dashboard',
+  'infra/psp-simulator',
+  'infra/solana-localnet',
+  'infra/mail-catcher',
+];
+
+/**
+ * What is compiled, per package: the names of its entry files under `src/`, each to `dist/<name>.js`. Every process
+ * runs `main`, a service's migrations run `migrate` (a Kubernetes init container), and the deployment's broker steps
+ * are the deploy package's.
+ */
+export const compiledEntries: Record<string, string[]> = {
+  ...Object.fromEntries(
+    processPackages.map((dir) => [
+      dir,
+      existsSync(join(root, dir, 'src', 'migrate.ts')) ? ['main', 'migrate'] : ['main'],
+    ]),
+  ),
+  'infra/deploy': ['apply-rabbitmq-definitions', 'wait-for-rabbitmq-definitions'],
+};
+
+/** Where an entry's compiled file is, from the repository's root: `compiledEntry('services/payment')`. */
+export function compiledEntry(packageDir: string, name = 'main'): string {
+  return join(packageDir, 'dist', `${name}.js`);
+}
+
+/** The package a bare import names: `@scope/name` or `name`, without a subpath. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/**
+ * Keeps third-party packages out of the file, and records those the process's package does not declare: Node would
+ * find them from the compiled file only by chance (pnpm gives a package only its own dependencies).
+ */
+function externalThirdParty(packageDir: string, undeclared: Map<string, string>): Plugin {
+  const manifest = JSON.parse(readFileSync(resolve(root, packageDir, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  const declared = new Set(Object.keys(manifest.dependencies ?? {}));
+  const builtins = new Set(builtinModules);
+  return {
+    name: 'external-third-party',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => {
+        const name = packageName(args.path);
+        if (args.path.startsWith('node:') || builtins.has(name)) return { external: true };
+        if (name.startsWith('@gateway/')) return undefined;
+        if (!declared.has(name) && !undeclared.has(name)) undeclared.set(name, relative(root, args.importer));
+        return { external: true };
+      });
+    },
+  };
+}
+
+/**
+ * In one compiled file every module's `module` is the file's own, so a module's `if (require.main === module)` (a
+ * script's "run me when started") would run inside every process that imports it: only an entry may hold one.
+ */
+function entryGuardsOnlyInEntries(entries: Set<string>): Plugin {
+  return {
+    name: 'entry-guards-only-in-entries',
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (entries.has(args.path)) return undefined;
+        if (!/require\.main\s*===?\s*module/.test(readFileSync(args.path, 'utf8'))) return undefined;
+        return {
+          errors: [
+            {
+              text: `${relative(root, args.path)} runs itself when require.main === module, and is imported by an entry: move what it exports to a module of its own`,
+            },
+          ],
+        };
+      });
+    },
+  };
+}
+
+/** Every `assets` folder under a source tree. */
+function assetFolders(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (!statSync(path).isDirectory()) return [];
+    return entry === 'assets' ? [path] : assetFolders(path);
+  });
+}
+
+/**
+ * Writes a file by a rename: a stack starting while another run builds (two jest runs at once) reads the old file or
+ * the new one, never half of one.
+ */
+function replaceFile(path: string, contents: Uint8Array | string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, path);
+}
+
+/** Copies the package's asset folders into `outDir/assets`, refusing two files of one name. */
+function copyAssets(packageDir: string, outDir: string): void {
+  const seen = new Map<string, string>();
+  for (const folder of assetFolders(resolve(root, packageDir, 'src'))) {
+    for (const file of readdirSync(folder)) {
+      const other = seen.get(file);
+      if (other)
+        throw new Error(
+          `${packageDir}: two assets named ${file} (${other} and ${folder}) would share dist/assets`,
+        );
+      seen.set(file, folder);
+      replaceFile(join(outDir, 'assets', file), readFileSync(join(folder, file)));
+    }
+  }
+}
+
+/**
+ * Compiles a package's entries (`src/<name>.ts`) into `outDir`: the package's folder from the repository's root, or an
+ * absolute path.
+ */
+export async function compilePackage(packageDir: string, names: string[], outDir: string): Promise<void> {
+  const undeclared = new Map<string, string>();
+  const entryPoints = names.map((name) => resolve(root, packageDir, 'src', `${name}.ts`));
+  const { outputFiles } = await build({
+    write: false,
+    entryPoints,
+    outdir: outDir,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // As tsx runs the sources: class and function names kept (errors and entities are told apart by them).
+    keepNames: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'warning',
+    // `require.resolve('./main')` in telemetry.ts asks whether this file is the entry: in the compiled file it names
+    // the compiled file itself, which is what the check wants.
+    logOverride: { 'require-resolve-not-external': 'silent' },
+    plugins: [externalThirdParty(packageDir, undeclared), entryGuardsOnlyInEntries(new Set(entryPoints))],
+  });
+  if (undeclared.size > 0) {
+    throw new Error(
+      `${packageDir}/package.json must declare what its compiled files require: ${[...undeclared].map(([name, importer]) => `${name} (imported by ${importer})`).join(', ')}`,
+    );
+  }
+  for (const file of outputFiles) replaceFile(file.path, file.contents);
+  copyAssets(packageDir, outDir);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  await Promise.all(
+    Object.entries(compiledEntries).map(([packageDir, names]) =>
+      compilePackage(packageDir, names, join(root, packageDir, 'dist')),
+    ),
+  );
+  const files = Object.values(compiledEntries).flat().length;
+  // eslint-disable-next-line no-console -- the command's one line of output
+  console.log(`${files} entry files compiled into each package's dist/ in ${Date.now() - started} ms`);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    // eslint-disable-next-line no-console -- what the build refused, for the person who ran it
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}
