@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +14,17 @@ import { repoRoot, workspacePackages } from './support/workspace';
  */
 
 const run = promisify(execFile);
+
+/** The run stage's install, word by word, as the Dockerfile writes it: `pnpm install --frozen-lockfile --prod ...`. */
+function imageInstall(): string[] {
+  const dockerfile = readFileSync(join(repoRoot, 'infra/docker/Dockerfile'), 'utf8');
+  const runStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const line = runStage.split('\n').find((text) => text.startsWith('RUN pnpm install'))!;
+  return line
+    .slice('RUN '.length)
+    .split(/\s+/)
+    .map((word) => word.replace(/^"(.*)"$/, '$1'));
+}
 
 /** Every compiled file, from the repository's root. */
 const compiledFiles = Object.entries(compiledEntries).flatMap(([dir, names]) =>
@@ -34,7 +45,7 @@ describe('the compiled entries, as an image holds them', () => {
       mkdirSync(join(image, folder), { recursive: true });
       cpSync(join(repoRoot, folder, 'package.json'), join(image, folder, 'package.json'));
     }
-    await run('pnpm', ['install', '--frozen-lockfile', '--prod', '--offline'], {
+    await run('pnpm', [...imageInstall().slice(1), '--offline'], {
       cwd: image,
       env: { ...process.env, CI: 'true' },
     });
@@ -48,16 +59,31 @@ describe('the compiled entries, as an image holds them', () => {
     await env?.database.drop();
   });
 
-  test('no development tool is installed: tsx cannot be found', async () => {
-    await expect(run(process.execPath, ['-e', "require.resolve('tsx')"], { cwd: image })).rejects.toThrow(
-      /Cannot find module 'tsx'/,
-    );
+  test('the image installs production dependencies only: no loader, compiler or test tool anywhere', () => {
+    expect(imageInstall().slice(0, 4)).toEqual(['pnpm', 'install', '--frozen-lockfile', '--prod']);
+    const installed = readdirSync(join(image, 'node_modules/.pnpm'));
+    expect(installed.length).toBeGreaterThan(100);
+    // (typescript itself is there: @solana/web3.js's own dependencies name it as a peer, which pnpm installs; nothing
+    // loads it.)
+    for (const tool of [
+      'tsx',
+      'esbuild',
+      'ts-node',
+      'jest',
+      '@swc+core',
+      'testcontainers',
+      'playwright-core',
+    ])
+      expect({ tool, installed: installed.filter((dir) => dir.startsWith(`${tool}@`)) }).toEqual({
+        tool,
+        installed: [],
+      });
   });
 
   test('every process and broker step loads with plain node, finding each package it requires', async () => {
     // Loaded, not started: a process starts only as node's entry (`require.main === module`). Some libraries keep a
     // timer from their first load (metrics), so the probe exits by itself once the file is loaded.
-    const loadable = compiledFiles.filter(({ name }) => name !== 'migrate');
+    const loadable = compiledFiles.filter(({ name }) => name !== 'migrate' && !name.startsWith('commands/'));
     expect(loadable.length).toBeGreaterThanOrEqual(14);
     for (const { file } of loadable) {
       const { stdout, stderr } = await run(
@@ -87,6 +113,21 @@ describe('the compiled entries, as an image holds them', () => {
       expect({ dir, done }).toEqual({ dir, done: 'migrated' });
     }
   }, 120_000);
+
+  test("the dashboard's compiled operator:invite runs in the image, and without an address says how to call it", async () => {
+    expect(compiledFiles.map(({ file }) => file)).toContain(
+      'services/dashboard/dist/commands/operator-invite.js',
+    );
+    const failed = await run(process.execPath, ['services/dashboard/dist/commands/operator-invite.js'], {
+      cwd: image,
+      env: { PATH: process.env.PATH },
+    }).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toMatch(/usage: .*operator:invite <email>/);
+  });
 
   test('a stack trace from a compiled file names the TypeScript source and line', async () => {
     const script =
@@ -133,6 +174,27 @@ describe('the build refuses what would break a compiled file', () => {
     await expect(compilePackage(dir, ['main'], join(dir, 'dist'))).rejects.toThrow(
       /script\.ts runs itself when require\.main === module/,
     );
+  });
+
+  test('an entry imported by another entry, whose guard would start that process inside the other', async () => {
+    write('src/main.ts', "export const port = 1;\nif (require.main === module) console.log('serving');\n");
+    write('src/migrate.ts', "import { port } from './main';\nconsole.log(port);\n");
+    await expect(compilePackage(dir, ['main', 'migrate'], join(dir, 'dist'))).rejects.toThrow(
+      /main\.ts runs itself when require\.main === module/,
+    );
+  });
+
+  test("decorators compile as the workspace's (TypeORM's legacy ones), wherever the package is", async () => {
+    // A legacy property decorator is called with the prototype and the property's name as the class is defined; a
+    // standard one would get no target and a context object instead.
+    write(
+      'src/main.ts',
+      'export const seen: unknown[] = [];\nfunction column(target: object, key: string) { seen.push(typeof target, key); }\nexport class Payment { @column amount!: number; }\n',
+    );
+    await compilePackage(dir, ['main'], join(dir, 'dist'));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the file just compiled
+    const compiled = require(join(dir, 'dist/main.js')) as { seen: unknown[] };
+    expect(compiled.seen).toEqual(['object', 'amount']);
   });
 
   test('two assets of one name, which would share dist/assets', async () => {

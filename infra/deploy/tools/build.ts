@@ -21,6 +21,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -47,15 +48,27 @@ const processPackages = [
 
 /**
  * What is compiled, per package: the names of its entry files under `src/`, each to `dist/<name>.js`. Every process
- * runs `main`, a service's migrations run `migrate` (a Kubernetes init container), and the deployment's broker steps
- * are the deploy package's.
+ * runs `main`; a service's migrations run `migrate` (a Kubernetes init container); its further commands are
+ * `commands/<name>` (the dashboard's `operator:invite`, run in its pod); the deployment's broker steps are the deploy
+ * package's.
  */
 export const compiledEntries: Record<string, string[]> = {
   ...Object.fromEntries(
-    processPackages.map((dir) => [
-      dir,
-      existsSync(join(root, dir, 'src', 'migrate.ts')) ? ['main', 'migrate'] : ['main'],
-    ]),
+    processPackages.map((dir) => {
+      const commands = join(root, dir, 'src', 'commands');
+      return [
+        dir,
+        [
+          'main',
+          ...(existsSync(join(root, dir, 'src', 'migrate.ts')) ? ['migrate'] : []),
+          ...(existsSync(commands)
+            ? readdirSync(commands)
+                .filter((file) => file.endsWith('.ts'))
+                .map((file) => `commands/${file.slice(0, -'.ts'.length)}`)
+            : []),
+        ],
+      ];
+    }),
   ),
   'infra/deploy': ['apply-rabbitmq-definitions', 'wait-for-rabbitmq-definitions'],
 };
@@ -138,8 +151,8 @@ function replaceFile(path: string, contents: Uint8Array | string): void {
   renameSync(temporary, path);
 }
 
-/** Copies the package's asset folders into `outDir/assets`, refusing two files of one name. */
-function copyAssets(packageDir: string, outDir: string): void {
+/** Copies the package's asset folders into `outDir/assets`, refusing two files of one name; returns what it wrote. */
+function copyAssets(packageDir: string, outDir: string): string[] {
   const seen = new Map<string, string>();
   for (const folder of assetFolders(resolve(root, packageDir, 'src'))) {
     for (const file of readdirSync(folder)) {
@@ -152,40 +165,62 @@ function copyAssets(packageDir: string, outDir: string): void {
       replaceFile(join(outDir, 'assets', file), readFileSync(join(folder, file)));
     }
   }
+  return [...seen.keys()].map((file) => join(outDir, 'assets', file));
+}
+
+/** Every file under a folder, recursively (none when it does not exist). */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
 }
 
 /**
- * Compiles a package's entries (`src/<name>.ts`) into `outDir`: the package's folder from the repository's root, or an
- * absolute path.
+ * Compiles a package's entries (`src/<name>.ts`) into `outDir`, each into a file of its own (`<name>.js`), and removes
+ * what an earlier build left there that this one did not write (an entry or asset since removed). `packageDir` is the
+ * package's folder from the repository's root, or an absolute path.
  */
 export async function compilePackage(packageDir: string, names: string[], outDir: string): Promise<void> {
   const undeclared = new Map<string, string>();
-  const entryPoints = names.map((name) => resolve(root, packageDir, 'src', `${name}.ts`));
-  const { outputFiles } = await build({
-    write: false,
-    entryPoints,
-    outdir: outDir,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    // As tsx runs the sources: class and function names kept (errors and entities are told apart by them).
-    keepNames: true,
-    sourcemap: 'linked',
-    sourcesContent: false,
-    logLevel: 'warning',
-    // `require.resolve('./main')` in telemetry.ts asks whether this file is the entry: in the compiled file it names
-    // the compiled file itself, which is what the check wants.
-    logOverride: { 'require-resolve-not-external': 'silent' },
-    plugins: [externalThirdParty(packageDir, undeclared), entryGuardsOnlyInEntries(new Set(entryPoints))],
-  });
+  const written = new Set<string>();
+  for (const name of names) {
+    const entryPoint = resolve(root, packageDir, 'src', `${name}.ts`);
+    const { outputFiles } = await build({
+      write: false,
+      entryPoints: [entryPoint],
+      outfile: join(outDir, `${name}.js`),
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      // The workspace's compiler options whatever the folder (the image's build stage, a package outside the tree):
+      // without them esbuild would compile TypeORM's decorators as the standard ones, which TypeORM cannot take.
+      tsconfig: join(root, 'tsconfig.base.json'),
+      // As tsx runs the sources: class and function names kept (errors and entities are told apart by them).
+      keepNames: true,
+      sourcemap: 'linked',
+      sourcesContent: false,
+      logLevel: 'warning',
+      // `require.resolve('./main')` in telemetry.ts asks whether this file is the entry: in the compiled file it names
+      // the compiled file itself, which is what the check wants.
+      logOverride: { 'require-resolve-not-external': 'silent' },
+      // Each entry alone: a guard in `main.ts` imported by `migrate.ts` would start the service in the migrations.
+      plugins: [externalThirdParty(packageDir, undeclared), entryGuardsOnlyInEntries(new Set([entryPoint]))],
+    });
+    for (const file of outputFiles) written.add(file.path);
+    if (undeclared.size === 0) for (const file of outputFiles) replaceFile(file.path, file.contents);
+  }
   if (undeclared.size > 0) {
     throw new Error(
       `${packageDir}/package.json must declare what its compiled files require: ${[...undeclared].map(([name, importer]) => `${name} (imported by ${importer})`).join(', ')}`,
     );
   }
-  for (const file of outputFiles) replaceFile(file.path, file.contents);
-  copyAssets(packageDir, outDir);
+  for (const file of copyAssets(packageDir, outDir)) written.add(file);
+  // Another build's file in the middle of its rename (`.tmp`) is left to it.
+  for (const file of filesUnder(outDir))
+    if (!written.has(file) && !file.endsWith('.tmp')) rmSync(file, { force: true });
 }
 
 async function main(): Promise<void> {

@@ -61,6 +61,11 @@ export async function checkOutRelease(
       );
       await install();
     });
+    // A release that compiles its processes (`pnpm build`, ADR 0045) runs them compiled, as the test stacks do.
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
+    if (manifest.scripts?.build) await run('pnpm', ['build'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
     // Read by that release's own code (its contracts name no type from anywhere else).
     const { stdout } = await run(
       join(root, 'node_modules/.bin/tsx'),
@@ -100,7 +105,7 @@ export interface ReplacedReplica {
   tookMs: number;
 }
 
-/** How long a new replica gets to be ready (a cold tsx start on a loaded machine, migrations included). */
+/** How long a new replica gets to be ready (a cold start on a loaded machine, migrations included). */
 const READY_TIMEOUT_MS = 120_000;
 /** A replica of the release before still running this long after SIGTERM has not stopped by itself. */
 const EXIT_TIMEOUT_MS = STACK_SHUTDOWN_TIMEOUT_MS + 10_000;

@@ -1,8 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { ensureStackCompiled } from './compiled-stack';
 import { dockerAvailable } from './infrastructure';
-
-const root = join(__dirname, '../../..');
 
 /**
  * Jest global setup: compiles the stack's processes (`pnpm build`), which the test stacks run, so a run never starts a
@@ -10,10 +7,7 @@ const root = join(__dirname, '../../..');
  * test worker at them; without one, the tests use this machine's local services (the CI case here).
  */
 export default async function globalSetup(): Promise<void> {
-  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'infra/deploy/tools/build.ts')], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  ensureStackCompiled();
   if (!dockerAvailable() || process.env.TEST_DATABASE_URL) return;
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const { RedisContainer } = await import('@testcontainers/redis');

@@ -19,3 +19,4 @@ export * from './service-schema';
 export * from './started-for-tests';
 export * from './after-each-test';
 export * from './psp-sandbox';
+export * from './compiled-stack';

@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DATABASE_POOL_SIZE, launcherMetricsPortVariable } from '@gateway/config';
 import { serviceNames, type ServiceName } from '@gateway/contracts';
-import { isolatedEnvironment, type IsolatedEnvironment, waitFor } from '@gateway/testkit-core';
+import {
+  ensureStackCompiled,
+  isolatedEnvironment,
+  type IsolatedEnvironment,
+  waitFor,
+} from '@gateway/testkit-core';
 import { deleteBrokerNames } from './broker-cleanup';
 
 const root = join(__dirname, '../../..');
@@ -152,6 +157,8 @@ async function startStackOnce(
   extraEnv: Record<string, string>,
   options: StackOptions,
 ): Promise<RunningStack> {
+  // A release checked out elsewhere (options.root) was built where it was checked out.
+  if (!options.root && (extraEnv.STACK_BUILD ?? 'compiled') === 'compiled') ensureStackCompiled();
   const env = await isolatedEnvironment('e2e');
   const runDir = mkdtempSync(join(tmpdir(), 'stack-'));
   const processTableFile = join(runDir, 'processes.json');
@@ -180,7 +187,7 @@ async function startStackOnce(
       metricsServices.map((service, i) => [launcherMetricsPortVariable(service), String(metricsPorts[i])]),
     ),
     DEMO_BUSINESS: 'false',
-    // What ships: the files `pnpm build` writes, which jest's global setup builds before any test starts.
+    // What ships: the files `pnpm build` writes (built by this run before its first stack: ensureStackCompiled).
     STACK_BUILD: 'compiled',
     // The processes' lines as they write them: tests parse them (jsonLogLines).
     LOG_FORMAT: 'json',
