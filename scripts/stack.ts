@@ -20,7 +20,7 @@ import {
   loadConfig,
   variableNames,
 } from '../packages/config/src';
-import { compiledEntry } from '../infra/deploy/tools/build';
+import { compiledEntry } from '../infra/deploy/tools/compiled-entries';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
 import { readEnvironment as readCliEnvironment } from '../packages/cli/src/config';
 import { ensureListenTls } from '../packages/cli/src/listen-tls';

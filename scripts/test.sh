@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-tools.sh --with-browser
 bash scripts/ensure-infra.sh
 pnpm run check
+# Known advisories of the production dependencies, where the registry answers (docs/dependencies.md).
+pnpm advisories
 pnpm exec jest --ci "$@"

@@ -124,6 +124,10 @@ describe("a process's bill of materials (CycloneDX)", () => {
       expect(bom.components.map((c) => c.name)).toContain(name);
     for (const name of ['tsx', 'esbuild', 'jest', 'typescript', '@gateway/testkit'])
       expect(bom.components.map((c) => c.name)).not.toContain(name);
+    // The workspace's libraries are inside the compiled file: listed with their version, as no npm package.
+    const library = bom.components.find(({ name }) => name === '@gateway/messaging')!;
+    expect(library).toMatchObject({ version: '0.1.0', description: 'compiled into the process' });
+    expect(library.purl).toBeUndefined();
   });
 
   test('says who depends on whom: the service on its direct dependencies, pg on pg-protocol', () => {

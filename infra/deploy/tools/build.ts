@@ -27,56 +27,11 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { builtinModules } from 'node:module';
+import { compiledEntries } from './compiled-entries';
+
+export { compiledEntries, compiledEntry } from './compiled-entries';
 
 const root = join(__dirname, '../../..');
-
-/** The stack's processes the launcher starts and the images run: each package's `src/main.ts`. */
-const processPackages = [
-  'services/api-gateway',
-  'services/payment',
-  'services/pix-adapter',
-  'services/solana-watcher',
-  'services/checkout',
-  'services/customer',
-  'services/webhook-dispatcher',
-  'services/ledger',
-  'services/dashboard',
-  'infra/psp-simulator',
-  'infra/solana-localnet',
-  'infra/mail-catcher',
-];
-
-/**
- * What is compiled, per package: the names of its entry files under `src/`, each to `dist/<name>.js`. Every process
- * runs `main`; a service's migrations run `migrate` (a Kubernetes init container); its further commands are
- * `commands/<name>` (the dashboard's `operator:invite`, run in its pod); the deployment's broker steps are the deploy
- * package's.
- */
-export const compiledEntries: Record<string, string[]> = {
-  ...Object.fromEntries(
-    processPackages.map((dir) => {
-      const commands = join(root, dir, 'src', 'commands');
-      return [
-        dir,
-        [
-          'main',
-          ...(existsSync(join(root, dir, 'src', 'migrate.ts')) ? ['migrate'] : []),
-          ...(existsSync(commands)
-            ? readdirSync(commands)
-                .filter((file) => file.endsWith('.ts'))
-                .map((file) => `commands/${file.slice(0, -'.ts'.length)}`)
-            : []),
-        ],
-      ];
-    }),
-  ),
-  'infra/deploy': ['apply-rabbitmq-definitions', 'wait-for-rabbitmq-definitions'],
-};
-
-/** Where an entry's compiled file is, from the repository's root: `compiledEntry('services/payment')`. */
-export function compiledEntry(packageDir: string, name = 'main'): string {
-  return join(packageDir, 'dist', `${name}.js`);
-}
 
 /** The package a bare import names: `@scope/name` or `name`, without a subpath. */
 function packageName(specifier: string): string {
@@ -168,14 +123,19 @@ function copyAssets(packageDir: string, outDir: string): string[] {
   return [...seen.keys()].map((file) => join(outDir, 'assets', file));
 }
 
-/** Every file under a folder, recursively (none when it does not exist). */
-function filesUnder(dir: string): string[] {
+/** Every file under a folder, recursively, with its age; a file another build renames away meanwhile is passed by. */
+function filesUnder(dir: string): Array<{ path: string; ageMs: number }> {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((entry) => {
     const path = join(dir, entry);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (!stats) return [];
+    return stats.isDirectory() ? filesUnder(path) : [{ path, ageMs: Date.now() - stats.mtimeMs }];
   });
 }
+
+/** Past this age a `.tmp` file is a crashed build's, not another build's in the middle of its rename. */
+const ABANDONED_TEMPORARY_MS = 60_000;
 
 /**
  * Compiles a package's entries (`src/<name>.ts`) into `outDir`, each into a file of its own (`<name>.js`), and removes
@@ -218,9 +178,11 @@ export async function compilePackage(packageDir: string, names: string[], outDir
     );
   }
   for (const file of copyAssets(packageDir, outDir)) written.add(file);
-  // Another build's file in the middle of its rename (`.tmp`) is left to it.
-  for (const file of filesUnder(outDir))
-    if (!written.has(file) && !file.endsWith('.tmp')) rmSync(file, { force: true });
+  // Another build's file in the middle of its rename (a fresh `.tmp`) is left to it.
+  for (const { path, ageMs } of filesUnder(outDir)) {
+    const temporary = path.endsWith('.tmp');
+    if (!written.has(path) && (!temporary || ageMs > ABANDONED_TEMPORARY_MS)) rmSync(path, { force: true });
+  }
 }
 
 async function main(): Promise<void> {

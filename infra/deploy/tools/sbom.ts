@@ -16,7 +16,7 @@ import { compiledEntries } from './build';
 const root = join(__dirname, '../../..');
 
 /** One node of `pnpm list --json --depth Infinity`. */
-interface Listed {
+export interface Listed {
   version: string;
   path: string;
   resolved?: string;
@@ -63,6 +63,25 @@ export function billOfMaterials(project: ListedProject): Models.Bom {
   const components = new Map<string, Models.Component>();
   /** The component of a listed package, made once however many depend on it; its own dependencies recorded. */
   const visit = (name: string, listed: Listed): Models.Component => {
+    // A workspace library (`link:`) is compiled into the process's file: listed as part of it, with its version and no
+    // package URL (it is no npm package). What it requires is the process's own dependencies (the build checks it),
+    // which are listed there; the image installs nothing of its own.
+    if (listed.version.startsWith('link:')) {
+      const { version } = JSON.parse(readFileSync(join(listed.path, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      const ref = `${name}@${version}`;
+      const component =
+        components.get(ref) ??
+        new Models.Component(Enums.ComponentType.Library, name, {
+          version,
+          bomRef: ref,
+          description: 'compiled into the process',
+        });
+      if (!components.has(ref)) bom.components.add(component);
+      components.set(ref, component);
+      return component;
+    }
     const ref = `${name}@${listed.version}`;
     const known = components.get(ref);
     if (known) return known;

@@ -8,11 +8,12 @@ const BUILT_BY_THIS_RUN = 'GATEWAY_STACK_BUILT_BY_THIS_RUN';
 
 /**
  * Compiles the stack's processes (`pnpm build`, about a second) unless this run already did: jest's global setup builds
- * once for every worker (they inherit its environment), and a bench or a soak run builds before its first stack. So a
- * test stack never runs a build older than the sources it is tested against.
+ * for every worker (they inherit its environment; `always`, as it runs again before each run of `jest --watch`), and a
+ * bench or a soak run builds before its first stack. So a test stack never runs a build older than the sources it is
+ * tested against.
  */
-export function ensureStackCompiled(): void {
-  if (process.env[BUILT_BY_THIS_RUN] === '1') return;
+export function ensureStackCompiled(always = false): void {
+  if (!always && process.env[BUILT_BY_THIS_RUN] === '1') return;
   execFileSync(process.execPath, ['--import', 'tsx', join(root, 'infra/deploy/tools/build.ts')], {
     cwd: root,
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -7,7 +7,7 @@ import { dockerAvailable } from './infrastructure';
  * test worker at them; without one, the tests use this machine's local services (the CI case here).
  */
 export default async function globalSetup(): Promise<void> {
-  ensureStackCompiled();
+  ensureStackCompiled(true);
   if (!dockerAvailable() || process.env.TEST_DATABASE_URL) return;
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const { RedisContainer } = await import('@testcontainers/redis');
