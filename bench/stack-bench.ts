@@ -29,7 +29,7 @@ import {
 import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount } from './lib/accounts';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
-import { cpuPerRequest, sampleCpu, type ProcessGroup } from './lib/process-cpu';
+import { cpuPerRequest, sampleCpu, sampleMemory, type ProcessGroup } from './lib/process-cpu';
 import {
   renderMarkdown,
   type BenchReport,
@@ -235,6 +235,10 @@ async function run(
     ];
   };
   const groups = processTable();
+  // The services' resident memory once the started stack has settled, before any load (the budget's idle figure).
+  const services = groups.filter((group) => (serviceNames as readonly string[]).includes(group.name));
+  await settle(groups);
+  const idleMemory = sampleMemory(services);
   const ours: System = { name: 'ours', url: stack.gatewayUrl, databaseUrls: [stack.env.database.url] };
   const naive: System = {
     name: 'naive',
@@ -467,6 +471,12 @@ async function run(
     keys: keyCount,
     sameWorkPsp: SAME_WORK_PSP,
     phases,
+    memoryMiB: {
+      idle: Object.fromEntries(Object.entries(idleMemory).map(([name, { rss }]) => [name, rss])),
+      peak: Object.fromEntries(
+        Object.entries(sampleMemory(services)).map(([name, { peak }]) => [name, peak]),
+      ),
+    },
     eventLag: {
       payments: lags.length,
       payRate,

@@ -68,3 +68,34 @@ export function cpuPerRequest(
   }
   return perRequest;
 }
+
+/** A process's resident memory now and its peak since it started (VmRSS and VmHWM of /proc/<pid>/status), in MiB. */
+function readMemory(pid: number): { rssMiB: number; peakMiB: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+  } catch {
+    return undefined; // gone
+  }
+}
+
+/**
+ * Resident memory by group, in MiB: now (`rss`) and the peak since each process started (`peak`), the largest of a
+ * group's replicas (a budget is per process). Groups named by command (PostgreSQL's backends) are left out.
+ */
+export function sampleMemory(groups: readonly ProcessGroup[]): Record<string, { rss: number; peak: number }> {
+  const sample: Record<string, { rss: number; peak: number }> = {};
+  for (const group of groups) {
+    if (!('pid' in group)) continue;
+    const memory = readMemory(group.pid);
+    if (!memory) continue;
+    const known = sample[group.name];
+    sample[group.name] = {
+      rss: Math.max(known?.rss ?? 0, Math.round(memory.rssMiB)),
+      peak: Math.max(known?.peak ?? 0, Math.round(memory.peakMiB)),
+    };
+  }
+  return sample;
+}

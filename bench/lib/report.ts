@@ -54,7 +54,16 @@ export interface BenchReport {
   };
   webhookRates: Array<WebhookRate & { endpoints: number; label: string }>;
   invariants: Array<{ name: string; held: boolean; detail: string }>;
+  /**
+   * Each service's resident memory in MiB (the largest of its replicas): idle once the stack settled before the load,
+   * and its peak over the whole run (the kernel's high-water mark), under the bench's load.
+   */
+  memoryMiB?: { idle: Record<string, number>; peak: Record<string, number> };
 }
+
+/** The memory budget per service process (issue 35): idle, and at its peak under the bench's load. */
+const IDLE_MEMORY_BUDGET_MIB = 80;
+const PEAK_MEMORY_BUDGET_MIB = 150;
 
 const fixed = (n: number, digits = 1) => n.toFixed(digits);
 
@@ -166,6 +175,26 @@ export function targets(report: BenchReport): TargetCheck[] {
     };
   };
   const ourCpu = ourPix ? totalCpu(ourPix.cpuMsPerRequest) : undefined;
+  const memoryTarget = (figure: string, budget: number, byService?: Record<string, number>): TargetCheck => {
+    const [largest, mib] = Object.entries(byService ?? {}).sort((a, b) => b[1] - a[1])[0] ?? [];
+    const met = mib !== undefined && mib <= budget;
+    const listed = Object.entries(byService ?? {})
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, value]) => `${name} ${value}`)
+      .join(', ');
+    return {
+      figure,
+      target: `≤ ${budget} MiB`,
+      value: mib === undefined ? '?' : `${mib} MiB (${largest})`,
+      met,
+      ...(met
+        ? {}
+        : {
+            gap: mib === undefined ? 'not measured' : `${mib - budget} MiB over`,
+            profile: mib === undefined ? 'not measured' : `resident MiB by service: ${listed}`,
+          }),
+    };
+  };
   return [
     ratioTarget(
       'PIX create throughput, ratio to the naive server (zero errors)',
@@ -210,6 +239,16 @@ export function targets(report: BenchReport): TargetCheck[] {
       ),
       ...(ourCpu === undefined ? {} : { value: `${fixed(ourCpu, 2)} ms` }),
     },
+    memoryTarget(
+      'resident memory of each service, idle (the largest)',
+      IDLE_MEMORY_BUDGET_MIB,
+      report.memoryMiB?.idle,
+    ),
+    memoryTarget(
+      "resident memory of each service at its peak under the bench's load (the largest)",
+      PEAK_MEMORY_BUDGET_MIB,
+      report.memoryMiB?.peak,
+    ),
   ];
 }
 
@@ -313,6 +352,19 @@ export function renderMarkdown(report: BenchReport): string {
         `| ${w.label} | ${w.deliveries} | ${fixed(w.perSecond, 0)} | ${biggestCosts(w.cpuMsPerDelivery)} |`,
     ),
     '',
+    ...(report.memoryMiB
+      ? [
+          '## Memory (resident MiB per process, the largest of its replicas)',
+          '',
+          '| Service | Idle, before the load | Peak, over the run |',
+          '|---|---|---|',
+          ...Object.keys(report.memoryMiB.idle).map(
+            (name) =>
+              `| ${name} | ${report.memoryMiB!.idle[name]} | ${report.memoryMiB!.peak[name] ?? '?'} |`,
+          ),
+          '',
+        ]
+      : []),
     '## Invariants',
     '',
     '| Invariant | Held | Detail |',

@@ -1,3 +1,4 @@
+import { serviceNames } from '@gateway/contracts';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +39,7 @@ describe('pnpm bench:stack --smoke', () => {
       eventLag: { payments: number };
       webhookRates: Array<{ deliveries: number }>;
       invariants: Array<{ name: string; held: boolean }>;
+      memoryMiB?: { idle: Record<string, number>; peak: Record<string, number> };
     };
     const phases = report.phases.map((p) => `${p.system} ${p.name}`);
     expect(phases).toEqual(
@@ -75,6 +77,11 @@ describe('pnpm bench:stack --smoke', () => {
     expect(report.eventLag.payments).toBeGreaterThan(0);
     expect(report.webhookRates.every((w) => w.deliveries > 0)).toBe(true);
     expect(report.invariants.filter((i) => !i.held)).toEqual([]);
+    // Every service's resident memory, idle and at its peak, in MiB (the budget's figures).
+    for (const name of serviceNames) {
+      expect(report.memoryMiB!.idle[name]).toBeGreaterThan(20);
+      expect(report.memoryMiB!.peak[name]).toBeGreaterThanOrEqual(report.memoryMiB!.idle[name]!);
+    }
     const latest = readFileSync(join(out, 'latest.md'), 'utf8');
     expect(latest).toContain('## Targets');
     expect(latest).toContain('| Ratio to naive | Ratio to same-work |');

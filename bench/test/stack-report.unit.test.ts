@@ -90,7 +90,21 @@ describe('the stack bench report', () => {
       ['< 25 ms', '37.4 ms', false, '12.4 ms over'],
       ['< 50 ms', '56 ms', false, '6.0 ms over'],
       ['≤ 6 ms', '15.00 ms', false, '9.0 ms over'],
+      ['≤ 80 MiB', '?', false, 'not measured'],
+      ['≤ 150 MiB', '?', false, 'not measured'],
     ]);
+  });
+
+  it("checks each service's memory against the budget: the largest idle and peak, and every service in the profile", () => {
+    const measured: BenchReport = {
+      ...missing,
+      memoryMiB: { idle: { payment: 117, ledger: 76 }, peak: { payment: 140, ledger: 98 } },
+    };
+    const [idle, peak] = targets(measured).slice(-2);
+    expect(idle).toMatchObject({ value: '117 MiB (payment)', met: false, gap: '37 MiB over' });
+    expect(idle!.profile).toBe('resident MiB by service: payment 117, ledger 76');
+    expect(peak).toMatchObject({ target: '≤ 150 MiB', value: '140 MiB (payment)', met: true });
+    expect(renderMarkdown(measured)).toContain('| payment | 117 | 140 |');
   });
 
   it('says for each missed target what the profile shows: the biggest processes of the stack, then the total', () => {
@@ -116,16 +130,19 @@ describe('the stack bench report', () => {
   });
 
   it('leaves the gap and the profile out of a target met, and errors miss a throughput target', () => {
-    const met = reportOf([
-      phaseOf(pix, 'naive', 100, { naive: 5 }),
-      phaseOf(pix, 'same-work', 70, { 'same-work': 6 }),
-      phaseOf(pix, 'ours', 140, { payment: 2, postgresql: 1 }),
-      phaseOf(get, 'naive', 1000, { naive: 0.2 }),
-      phaseOf(get, 'ours', 1200, { payment: 0.2 }, { errors: 3 }),
-      phaseOf(at50, 'ours', 50, { payment: 2 }, { p99: 12 }),
-    ]);
+    const met: BenchReport = {
+      ...reportOf([
+        phaseOf(pix, 'naive', 100, { naive: 5 }),
+        phaseOf(pix, 'same-work', 70, { 'same-work': 6 }),
+        phaseOf(pix, 'ours', 140, { payment: 2, postgresql: 1 }),
+        phaseOf(get, 'naive', 1000, { naive: 0.2 }),
+        phaseOf(get, 'ours', 1200, { payment: 0.2 }, { errors: 3 }),
+        phaseOf(at50, 'ours', 50, { payment: 2 }, { p99: 12 }),
+      ]),
+      memoryMiB: { idle: { payment: 70 }, peak: { payment: 120 } },
+    };
     const checks = targets(met);
-    expect(checks.map((c) => c.met)).toEqual([true, true, false, true, true, true]);
+    expect(checks.map((c) => c.met)).toEqual([true, true, false, true, true, true, true, true]);
     expect(checks[2]!.gap).toBe('3 errors');
     expect(checks.filter((c) => c.met).every((c) => c.gap === undefined && c.profile === undefined)).toBe(
       true,
