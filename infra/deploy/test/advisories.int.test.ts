@@ -52,7 +52,8 @@ describe('known advisories of the production dependencies', () => {
   let packages: Record<string, string[]>;
   let pg: string;
   beforeAll(async () => {
-    packages = installedVersions([(await listProduction('services/payment')).dependencies]);
+    const [payment] = await listProduction(['services/payment']);
+    packages = installedVersions([payment!.dependencies]);
     pg = packages.pg![0]!;
   }, 60_000);
 

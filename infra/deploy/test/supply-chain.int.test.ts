@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import satisfies from 'spdx-satisfies';
 import { compiledEntries } from '../tools/build';
-import { billOfMaterials, listProduction, serialize } from '../tools/sbom';
+import { billOfMaterials, listProduction, packageFilters, serialize } from '../tools/sbom';
 import { repoRoot } from './support/workspace';
 
 /**
@@ -36,10 +36,7 @@ function allowed(expression: string): boolean {
 
 /** Each shipped package's production dependencies, by the licence pnpm reads from each. */
 async function shippedLicences(): Promise<Record<string, Licensed[]>> {
-  const filters = Object.keys(compiledEntries).flatMap((dir) => [
-    '--filter',
-    (JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as { name: string }).name,
-  ]);
+  const filters = packageFilters(Object.keys(compiledEntries));
   const { stdout } = await promisify(execFile)('pnpm', [...filters, 'licenses', 'list', '--prod', '--json'], {
     cwd: repoRoot,
     maxBuffer: 64 * 1024 * 1024,
@@ -104,7 +101,8 @@ describe("a process's bill of materials (CycloneDX)", () => {
     dependencies: Array<{ ref: string; dependsOn?: string[] }>;
   };
   beforeAll(async () => {
-    text = serialize(billOfMaterials(await listProduction('services/payment')));
+    const [payment] = await listProduction(['services/payment']);
+    text = serialize(billOfMaterials(payment!));
     bom = JSON.parse(text) as typeof bom;
   }, 60_000);
 

@@ -118,9 +118,7 @@ async function main(): Promise<void> {
   const policy = JSON.parse(
     readFileSync(join(root, 'infra/deploy/advisory-policy.json'), 'utf8'),
   ) as AdvisoryPolicy;
-  const trees = await Promise.all(
-    Object.keys(compiledEntries).map(async (dir) => (await listProduction(dir)).dependencies),
-  );
+  const trees = (await listProduction(Object.keys(compiledEntries))).map((project) => project.dependencies);
   const registry = process.env.npm_config_registry || 'https://registry.npmjs.org/';
   const outcome = await checkAdvisories(registry, installedVersions(trees), policy);
   /* eslint-disable no-console -- the command's report */

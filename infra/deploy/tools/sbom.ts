@@ -108,14 +108,22 @@ export function billOfMaterials(project: ListedProject): Models.Bom {
   return bom;
 }
 
-/** The package's production dependency tree, from what pnpm installed (the lockfile's versions). */
-export async function listProduction(packageDir: string): Promise<ListedProject> {
-  const { stdout } = await promisify(execFile)('pnpm', ['list', '--prod', '--depth', 'Infinity', '--json'], {
-    cwd: resolve(root, packageDir),
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  const [project] = JSON.parse(stdout) as ListedProject[];
-  return project!;
+/** pnpm's `--filter` arguments selecting these packages (folders from the repository's root). */
+export function packageFilters(packageDirs: readonly string[]): string[] {
+  return packageDirs.flatMap((dir) => ['--filter', `./${dir}`]);
+}
+
+/**
+ * Each package's production dependency tree, from what pnpm installed (the lockfile's versions), in one `pnpm list`
+ * for all of them.
+ */
+export async function listProduction(packageDirs: readonly string[]): Promise<ListedProject[]> {
+  const { stdout } = await promisify(execFile)(
+    'pnpm',
+    [...packageFilters(packageDirs), 'list', '--prod', '--depth', 'Infinity', '--json'],
+    { cwd: root, maxBuffer: 256 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as ListedProject[];
 }
 
 /** The bill of materials as CycloneDX 1.6 JSON, its lists sorted so the same tree always gives the same text. */
@@ -127,8 +135,7 @@ export function serialize(bom: Models.Bom): string {
 async function main(): Promise<void> {
   const folder = resolve(process.argv[2] ?? join(root, 'artifacts/sbom'));
   mkdirSync(folder, { recursive: true });
-  for (const packageDir of Object.keys(compiledEntries)) {
-    const project = await listProduction(packageDir);
+  for (const project of await listProduction(Object.keys(compiledEntries))) {
     const file = join(folder, `${project.name.replace(/^@gateway\//, '')}.cdx.json`);
     writeFileSync(file, `${serialize(billOfMaterials(project))}\n`);
   }
