@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { SANDBOX_PIX_KEY, SANDBOX_PSP_CLIENT } from '@gateway/config';
-import { serviceNames } from '@gateway/contracts';
+import { serviceNames, webServiceNames } from '@gateway/contracts';
 import {
   benchDatabasePool,
   createTestPki,
@@ -30,6 +30,7 @@ import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount 
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
 import { cpuPerRequest, sampleCpu, sampleMemory, type ProcessGroup } from './lib/process-cpu';
+import { startToReady } from './lib/start-to-ready';
 import {
   renderMarkdown,
   type BenchReport,
@@ -74,6 +75,10 @@ const lagPayments = Number(flags['lag-payments'] ?? (smoke ? 10 : 1000));
 const keyCount = Number(flags.keys ?? (smoke ? 20 : 500));
 const fanOut = smoke ? 5 : 100;
 const burstPayments = smoke ? 10 : 400;
+/** Each service is started this many times beside the stack for its start-to-ready figure (the median is kept). */
+const startsPerService = smoke ? 1 : 5;
+/** Every service process of the stack: the broker's services and the dashboard. */
+const everyService: readonly string[] = [...serviceNames, ...webServiceNames];
 /** The fan-out's endpoints belong to businesses of this many each: every payment reaches all of its business's. */
 const ENDPOINTS_PER_FAN_BUSINESS = 10;
 if (![1, 2].includes(replicas) || !(seconds > 0) || !(connections > 0) || !(lagPayments > 0)) {
@@ -213,7 +218,7 @@ async function run(
   started: Date,
 ): Promise<BenchReport> {
   const processTable = (): ProcessGroup[] => {
-    const all = [...serviceNames, 'psp-simulator', 'solana-localnet'];
+    const all = [...everyService, 'psp-simulator', 'solana-localnet'];
     const groups: ProcessGroup[] = [];
     for (const name of all)
       for (let replica = 1; replica <= replicas; replica++) {
@@ -236,7 +241,7 @@ async function run(
   };
   const groups = processTable();
   // The services' resident memory once the started stack has settled, before any load (the budget's idle figure).
-  const services = groups.filter((group) => (serviceNames as readonly string[]).includes(group.name));
+  const services = groups.filter((group) => everyService.includes(group.name));
   await settle(groups);
   const idleMemory = sampleMemory(services);
   const ours: System = { name: 'ours', url: stack.gatewayUrl, databaseUrls: [stack.env.database.url] };
@@ -456,6 +461,11 @@ async function run(
   const distinctAnswered = new Set(allIds).size;
   const sameWorkStored = await sameWorkPayments(yardsticks.sameWork.databaseUrl, sameWorkIds);
   const sameWorkDistinct = new Set(sameWorkIds).size;
+  // The peaks before the start-up phase: a starting replica's memory is its own, not the running one's.
+  const peakMemory = sampleMemory(services);
+  await settle(groups);
+  log(`timing each service from start to ready (${startsPerService} starts each)`);
+  const startToReadyMs = await startToReady(stack, everyService, startsPerService);
 
   return {
     command: `pnpm bench:stack ${process.argv.slice(2).join(' ')}`.trim(),
@@ -473,10 +483,9 @@ async function run(
     phases,
     memoryMiB: {
       idle: Object.fromEntries(Object.entries(idleMemory).map(([name, { rss }]) => [name, rss])),
-      peak: Object.fromEntries(
-        Object.entries(sampleMemory(services)).map(([name, { peak }]) => [name, peak]),
-      ),
+      peak: Object.fromEntries(Object.entries(peakMemory).map(([name, { peak }]) => [name, peak])),
     },
+    startToReadyMs,
     eventLag: {
       payments: lags.length,
       payRate,

@@ -92,19 +92,29 @@ describe('the stack bench report', () => {
       ['≤ 6 ms', '15.00 ms', false, '9.0 ms over'],
       ['≤ 80 MiB', '?', false, 'not measured'],
       ['≤ 150 MiB', '?', false, 'not measured'],
+      ['≤ 1500 ms', '?', false, 'not measured'],
     ]);
   });
 
-  it("checks each service's memory against the budget: the largest idle and peak, and every service in the profile", () => {
+  it("checks each service's memory and start-up against the budget: the largest, and every service in the profile", () => {
     const measured: BenchReport = {
       ...missing,
       memoryMiB: { idle: { payment: 117, ledger: 76 }, peak: { payment: 140, ledger: 98 } },
+      startToReadyMs: { payment: 1320, ledger: 1710 },
     };
-    const [idle, peak] = targets(measured).slice(-2);
+    const [idle, peak, ready] = targets(measured).slice(-3);
     expect(idle).toMatchObject({ value: '117 MiB (payment)', met: false, gap: '37 MiB over' });
     expect(idle!.profile).toBe('resident MiB by service: payment 117, ledger 76');
     expect(peak).toMatchObject({ target: '≤ 150 MiB', value: '140 MiB (payment)', met: true });
-    expect(renderMarkdown(measured)).toContain('| payment | 117 | 140 |');
+    expect(ready).toMatchObject({
+      target: '≤ 1500 ms',
+      value: '1710 ms (ledger)',
+      met: false,
+      gap: '210 ms over',
+    });
+    expect(ready!.profile).toBe('ms to ready by service: ledger 1710, payment 1320');
+    expect(renderMarkdown(measured)).toContain('| payment | 117 | 140 | 1320 |');
+    expect(renderMarkdown(measured)).toContain('| ledger | 76 | 98 | 1710 |');
   });
 
   it('says for each missed target what the profile shows: the biggest processes of the stack, then the total', () => {
@@ -140,9 +150,10 @@ describe('the stack bench report', () => {
         phaseOf(at50, 'ours', 50, { payment: 2 }, { p99: 12 }),
       ]),
       memoryMiB: { idle: { payment: 70 }, peak: { payment: 120 } },
+      startToReadyMs: { payment: 900 },
     };
     const checks = targets(met);
-    expect(checks.map((c) => c.met)).toEqual([true, true, false, true, true, true, true, true]);
+    expect(checks.map((c) => c.met)).toEqual([true, true, false, true, true, true, true, true, true]);
     expect(checks[2]!.gap).toBe('3 errors');
     expect(checks.filter((c) => c.met).every((c) => c.gap === undefined && c.profile === undefined)).toBe(
       true,

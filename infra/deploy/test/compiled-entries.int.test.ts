@@ -1,126 +1,324 @@
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { isolatedEnvironment, type IsolatedEnvironment } from '@gateway/testkit';
-import { compiledEntries, compiledEntry, compilePackage } from '../tools/build';
-import { repoRoot, workspacePackages } from './support/workspace';
+import { compiledEntries, compilePackage } from '../tools/build';
+import { imagePackage, readDockerfile, type ImageStage } from './support/dockerfile';
+import { readManifest, repoRoot, workspacePackages } from './support/workspace';
 
 /**
- * What the images run: the compiled files (`pnpm build`, which jest's global setup ran before this file), under plain
- * node, beside production dependencies only. The stack's own end-to-end files run these same files (the test stacks
- * start with STACK_BUILD=compiled).
+ * What the images hold and run, made outside Docker: the Dockerfile's own build-stage commands (the bills of
+ * materials, then each package's `pnpm deploy --prod` with its compiled files beside it), run here, give each target the
+ * folder its COPY takes; each image's processes then run from it under plain node, with the image's environment. The
+ * compiled files are the ones jest's global setup built; the stack's end-to-end files run these same files (the test
+ * stacks start with STACK_BUILD=compiled).
  */
 
 const run = promisify(execFile);
+const dockerfile = readDockerfile();
 
-/** The run stage's install, word by word, as the Dockerfile writes it: `pnpm install --frozen-lockfile --prod ...`. */
-function imageInstall(): string[] {
-  const dockerfile = readFileSync(join(repoRoot, 'infra/docker/Dockerfile'), 'utf8');
-  const runStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-  const line = runStage.split('\n').find((text) => text.startsWith('RUN pnpm install'))!;
-  return line
-    .slice('RUN '.length)
-    .split(/\s+/)
-    .map((word) => word.replace(/^"(.*)"$/, '$1'));
+/**
+ * A build-stage command as the Dockerfile writes it, its folders moved into `scratch`: the workspace (/app) and what the
+ * deploys write (/deploy, /out). Any other absolute path fails the test rather than reach this machine's own root.
+ */
+function inScratch(command: string, scratch: string): string {
+  const mapped = command.replace(/(?<=^|[\s"'])\/(app|deploy|out)(?=[/\s"']|$)/g, (_match, folder: string) =>
+    join(scratch, folder),
+  );
+  const unmapped = /(?:^|[\s"'])(\/[^\s"']*)/.exec(mapped.split(scratch).join('SCRATCH'));
+  if (unmapped)
+    throw new Error(`the build stage uses ${unmapped[1]}, which this test does not map: ${command}`);
+  return mapped;
 }
 
-/** Every compiled file, from the repository's root. */
-const compiledFiles = Object.entries(compiledEntries).flatMap(([dir, names]) =>
-  names.map((name) => ({ dir, name, file: compiledEntry(dir, name) })),
-);
+/** Runs `task` on each item, at most `width` at a time (two cores: two deploys at once). */
+async function inTurns<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+    }),
+  );
+}
 
-describe('the compiled entries, as an image holds them', () => {
-  let image: string;
+/** Every file under a folder (symbolic links as files), relative to it, sorted; `skip` names folders left out. */
+function filesUnder(dir: string, skip: (path: string) => boolean = () => false, base = dir): string[] {
+  return readdirSync(dir)
+    .flatMap((entry) => {
+      const path = join(dir, entry);
+      if (skip(path)) return [];
+      return lstatSync(path).isDirectory() ? filesUnder(path, skip, base) : [relative(base, path)];
+    })
+    .sort();
+}
+
+/** The packages a node_modules folder links at its top (what its package depends on directly). */
+function directDependencies(modules: string): string[] {
+  return readdirSync(modules)
+    .filter((entry) => !entry.startsWith('.'))
+    .flatMap((entry) =>
+      entry.startsWith('@') ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`) : [entry],
+    )
+    .sort();
+}
+
+/** `name@version` of every package pnpm installed in a node_modules folder (its own store, `.pnpm`). */
+function installedPackages(modules: string): string[] {
+  const store = join(modules, '.pnpm');
+  return readdirSync(store)
+    .filter((key) => key !== 'node_modules' && lstatSync(join(store, key)).isDirectory())
+    .flatMap((key) => {
+      // Each entry holds its package as a folder, beside links to that package's own dependencies.
+      const found = directDependencies(join(store, key, 'node_modules')).filter(
+        (name) => !lstatSync(join(store, key, 'node_modules', name)).isSymbolicLink(),
+      );
+      return found.map((name) => {
+        const { version } = JSON.parse(
+          readFileSync(join(store, key, 'node_modules', name, 'package.json'), 'utf8'),
+        ) as { version: string };
+        return `${name}@${version}`;
+      });
+    })
+    .sort();
+}
+
+/** A port free on the loopback now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** An image made here: its target, its root (the folder its COPY takes), and its process's folder in that root. */
+interface Image {
+  target: ImageStage;
+  /** The package it holds, from the repository's root (`services/payment`). */
+  folder: string;
+  root: string;
+  /** Its working directory, in `root`. */
+  workdir: string;
+  /** The environment its processes get: the image's own, and a PATH to find node. */
+  env: Record<string, string>;
+}
+
+describe('the compiled entries, as each image holds them', () => {
+  let scratch: string;
+  let images: Image[];
   let env: IsolatedEnvironment;
+  const image = (target: string) => images.find((made) => made.target.name === target)!;
 
   beforeAll(async () => {
-    // The workspace's manifests and lockfile, installed without development dependencies (as the image's run stage
-    // does), then the compiled files: no TypeScript, no loader, no test tool beside them.
-    image = mkdtempSync(join(tmpdir(), 'gateway-image-'));
+    scratch = mkdtempSync(join(tmpdir(), 'gateway-images-'));
+    const workspace = join(scratch, 'app');
+    const build = dockerfile.stage('build');
+    // The build stage's workspace after `pnpm build`, as far as the deploys read it: the manifests, the lockfile and
+    // each compiled package's dist/. (Sources are left out: the loop keeps only package.json and node_modules of what a
+    // deploy copies.)
     for (const file of ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc'])
-      cpSync(join(repoRoot, file), join(image, file));
+      cpSync(join(repoRoot, file), join(workspace, file));
     for (const { folder } of workspacePackages()) {
-      mkdirSync(join(image, folder), { recursive: true });
-      cpSync(join(repoRoot, folder, 'package.json'), join(image, folder, 'package.json'));
+      mkdirSync(join(workspace, folder), { recursive: true });
+      cpSync(join(repoRoot, folder, 'package.json'), join(workspace, folder, 'package.json'));
+      if (compiledEntries[folder])
+        cpSync(join(repoRoot, folder, 'dist'), join(workspace, folder, 'dist'), { recursive: true });
     }
-    await run('pnpm', [...imageInstall().slice(1), '--offline'], {
-      cwd: image,
-      env: { ...process.env, CI: 'true' },
+    // The bills of materials, by the build stage's own command, read from this repository's frozen install as the
+    // stage reads them from its own.
+    const sbom = build.runs
+      .flatMap((command) => command.split('&&').map((step) => step.trim()))
+      .find((step) => step.startsWith('pnpm sbom '))!;
+    const [, , folder] = inScratch(sbom, scratch).split(/\s+/);
+    await run('pnpm', ['sbom', folder!], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+    // The deploys: the stage's loop, run for one folder at a time (two at once) in the workspace.
+    const loop = /^(.*?)for dir in ([^;]+); do (.*) done$/s.exec(
+      build.runs.find((r) => / deploy --prod /.test(r))!,
+    )!;
+    const [, before, globs, body] = loop as unknown as [string, string, string, string];
+    const folders = globs
+      .split(/\s+/)
+      .flatMap((glob) =>
+        readdirSync(join(workspace, dirname(glob))).map((name) => `${dirname(glob)}/${name}`),
+      );
+    await inTurns(folders, 2, async (dir) => {
+      await run('sh', ['-c', inScratch(`${before}for dir in ${dir}; do ${body} done`, scratch)], {
+        cwd: workspace,
+        env: { ...process.env, CI: 'true' },
+        maxBuffer: 64 * 1024 * 1024,
+      });
     });
-    for (const { dir } of compiledFiles)
-      cpSync(join(repoRoot, dir, 'dist'), join(image, dir, 'dist'), { recursive: true });
+    // Each target's image: the folder it copies from the build stage, and what it copies from the build context.
+    images = dockerfile.targets.map((target) => {
+      const [fromBuild, ...others] = target.copies.filter((copy) => copy.from !== undefined);
+      if (!fromBuild || others.length > 0 || fromBuild.destination !== '/')
+        throw new Error(`${target.name}: not one COPY of its folder from the build stage to /`);
+      const root = inScratch(fromBuild.sources[0]!, scratch);
+      for (const copy of target.copies.filter((step) => step.from === undefined))
+        for (const source of copy.sources) cpSync(join(repoRoot, source), join(root, copy.destination));
+      const folder = imagePackage(target)!;
+      return {
+        target,
+        folder,
+        root,
+        workdir: join(root, target.workdir!),
+        env: { PATH: process.env.PATH!, ...target.env },
+      };
+    });
     env = await isolatedEnvironment('image');
-  }, 120_000);
+  }, 600_000);
 
   afterAll(async () => {
-    rmSync(image, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
     await env?.database.drop();
   });
 
-  test('the image installs production dependencies only: no loader, compiler or test tool anywhere', () => {
-    expect(imageInstall().slice(0, 4)).toEqual(['pnpm', 'install', '--frozen-lockfile', '--prod']);
-    const installed = readdirSync(join(image, 'node_modules/.pnpm'));
-    expect(installed.length).toBeGreaterThan(100);
-    // (typescript itself is there: @solana/web3.js's own dependencies name it as a peer, which pnpm installs; nothing
+  test('each image holds its own package alone: its manifest, its production dependencies, its compiled files, its bill of materials', () => {
+    expect(images.map(({ target }) => target.name).sort()).toEqual(
+      dockerfile.targets.map(({ name }) => name).sort(),
+    );
+    for (const { target, folder, root, workdir } of images) {
+      const name = basename(folder);
+      expect({ target: target.name, root: readdirSync(root) }).toEqual({
+        target: target.name,
+        root: ['app'],
+      });
+      // Under /app: the package's folder at its repository path, its bill of materials, and what the target copies
+      // from the context (the definitions file of the deploy steps), nothing else.
+      expect({
+        target: target.name,
+        files: filesUnder(join(root, 'app'), (path) => path === workdir),
+      }).toEqual({
+        target: target.name,
+        files: [
+          `sbom/${name}.cdx.json`,
+          ...target.copies
+            .filter((copy) => copy.from === undefined)
+            .map((copy) => relative('/app', copy.destination)),
+        ].sort(),
+      });
+      expect({ target: target.name, top: readdirSync(workdir).sort() }).toEqual({
+        target: target.name,
+        top: ['dist', 'node_modules', 'package.json'],
+      });
+      expect(filesUnder(join(workdir, 'dist'))).toEqual(filesUnder(join(repoRoot, folder, 'dist')));
+    }
+  });
+
+  test("each image's node_modules links exactly its package's production dependencies, no development one", () => {
+    const differences = images.flatMap(({ target, folder, workdir }) => {
+      const linked = directDependencies(join(workdir, 'node_modules'));
+      const declared = Object.keys(readManifest(folder).dependencies ?? {});
+      const missing = declared.filter((name) => !linked.includes(name));
+      const extra = linked.filter((name) => !declared.includes(name));
+      return missing.length + extra.length > 0 ? [{ target: target.name, missing, extra }] : [];
+    });
+    // (`pnpm deploy --prod` leaves out a dependency that its package also lists among its devDependencies.)
+    expect(differences).toEqual([]);
+  });
+
+  test('no image holds a loader, compiler or test tool', () => {
+    // (typescript itself may be there: packages under @solana/web3.js name it as a peer, which pnpm installs; nothing
     // loads it.)
-    for (const tool of [
+    const tools = [
       'tsx',
       'esbuild',
       'ts-node',
+      '@swc/core',
+      '@swc/jest',
       'jest',
-      '@swc+core',
       'testcontainers',
       'playwright-core',
-    ])
-      expect({ tool, installed: installed.filter((dir) => dir.startsWith(`${tool}@`)) }).toEqual({
-        tool,
-        installed: [],
-      });
+    ];
+    const workspaceTools = ['@gateway/testkit', '@gateway/testkit-core', '@gateway/faultkit', '@gateway/cli'];
+    for (const { target, workdir } of images) {
+      const installed = installedPackages(join(workdir, 'node_modules'));
+      expect(installed.length).toBeGreaterThan(20);
+      const found = installed.filter((pkg) =>
+        [...tools, ...workspaceTools].some((tool) => pkg.startsWith(`${tool}@`)),
+      );
+      expect({ target: target.name, found }).toEqual({ target: target.name, found: [] });
+    }
   });
 
-  test('every process and broker step loads with plain node, finding each package it requires', async () => {
+  test('each image holds the versions its bill of materials lists (the lockfile)', () => {
+    for (const { target, folder, root, workdir } of images) {
+      const bom = JSON.parse(
+        readFileSync(join(root, 'app/sbom', `${basename(folder)}.cdx.json`), 'utf8'),
+      ) as {
+        metadata: { component: { name: string } };
+        components: Array<{ name: string; version: string }>;
+      };
+      expect(bom.metadata.component.name).toBe(readManifest(folder).name);
+      const listed = new Set(bom.components.map(({ name, version }) => `${name}@${version}`));
+      // The workspace's libraries are compiled into the files (the deploy copies their manifests too).
+      const unlisted = installedPackages(join(workdir, 'node_modules')).filter(
+        (pkg) => !pkg.startsWith('@gateway/') && !listed.has(pkg),
+      );
+      expect({ target: target.name, unlisted }).toEqual({ target: target.name, unlisted: [] });
+    }
+  });
+
+  test('every process and deploy step loads with plain node in its image, from its working directory', async () => {
     // Loaded, not started: a process starts only as node's entry (`require.main === module`). Some libraries keep a
     // timer from their first load (metrics), so the probe exits by itself once the file is loaded.
-    const loadable = compiledFiles.filter(({ name }) => name !== 'migrate' && !name.startsWith('commands/'));
-    expect(loadable.length).toBeGreaterThanOrEqual(14);
-    for (const { file } of loadable) {
-      const { stdout, stderr } = await run(
-        process.execPath,
-        ['-e', `require(${JSON.stringify(`./${file}`)}); process.exit(0)`],
-        {
-          cwd: image,
-        },
-      );
-      expect({ file, stdout, stderr }).toEqual({ file, stdout: '', stderr: '' });
-    }
-  }, 60_000);
-
-  test("every service's compiled migrations create its schema (as its Kubernetes init container runs them)", async () => {
-    const migrations = compiledFiles.filter(({ name }) => name === 'migrate');
-    expect(migrations.map(({ dir }) => dir)).toEqual(
-      expect.arrayContaining(['services/payment', 'services/api-gateway', 'services/dashboard']),
+    const loads = images.flatMap(({ target, folder, workdir, env: imageEnv }) =>
+      compiledEntries[folder]!.filter((name) => name !== 'migrate' && !name.startsWith('commands/')).map(
+        (name) => ({ target: target.name, name, workdir, imageEnv }),
+      ),
     );
-    for (const { dir, file } of migrations) {
-      const done = await run(process.execPath, ['--enable-source-maps', file], {
-        cwd: image,
-        env: { PATH: process.env.PATH, ...env.config },
+    expect(loads.length).toBeGreaterThanOrEqual(14);
+    const failed: Array<{ target: string; name: string; output: string }> = [];
+    for (const { target, name, workdir, imageEnv } of loads) {
+      const output = await run(
+        process.execPath,
+        ['-e', `require(${JSON.stringify(`./dist/${name}.js`)}); process.exit(0)`],
+        { cwd: workdir, env: imageEnv },
+      ).then(
+        ({ stdout, stderr }) => stdout + stderr,
+        (err: { stderr?: string }) => err.stderr ?? String(err),
+      );
+      if (output !== '') failed.push({ target, name, output });
+    }
+    expect(failed).toEqual([]);
+  }, 120_000);
+
+  test("every service's compiled migrations create its schema in its own image (as its Kubernetes init container runs them)", async () => {
+    const migrating = images.filter(({ folder }) => compiledEntries[folder]!.includes('migrate'));
+    expect(migrating.map(({ target }) => target.name)).toEqual(
+      expect.arrayContaining(['payment', 'api-gateway', 'dashboard']),
+    );
+    for (const { target, workdir, env: imageEnv } of migrating) {
+      const done = await run(process.execPath, ['dist/migrate.js'], {
+        cwd: workdir,
+        env: { ...imageEnv, ...env.config },
       }).then(
         () => 'migrated',
         (err: { stderr?: string }) => `failed: ${err.stderr ?? ''}`,
       );
-      expect({ dir, done }).toEqual({ dir, done: 'migrated' });
+      expect({ target: target.name, done }).toEqual({ target: target.name, done: 'migrated' });
     }
-  }, 120_000);
+  }, 180_000);
 
-  test("the dashboard's compiled operator:invite runs in the image, and without an address says how to call it", async () => {
-    expect(compiledFiles.map(({ file }) => file)).toContain(
-      'services/dashboard/dist/commands/operator-invite.js',
-    );
-    const failed = await run(process.execPath, ['services/dashboard/dist/commands/operator-invite.js'], {
-      cwd: image,
-      env: { PATH: process.env.PATH },
+  test("the dashboard's compiled operator:invite runs in its image, and without an address says how to call it", async () => {
+    const { workdir, env: imageEnv } = image('dashboard');
+    expect(existsSync(join(workdir, 'dist/commands/operator-invite.js'))).toBe(true);
+    const failed = await run(process.execPath, ['dist/commands/operator-invite.js'], {
+      cwd: workdir,
+      env: imageEnv,
     }).then(
       () => undefined,
       (err: { code?: number; stderr?: string }) => err,
@@ -129,14 +327,83 @@ describe('the compiled entries, as an image holds them', () => {
     expect(failed?.stderr).toMatch(/usage: .*operator:invite <email>/);
   });
 
-  test('a stack trace from a compiled file names the TypeScript source and line', async () => {
+  test('a stack trace from a compiled file names the TypeScript source and line, with no flag to node', async () => {
+    const { workdir, env: imageEnv } = image('customer');
     const script =
-      "require('./services/customer/dist/main.js').startCustomerService(null).catch((err) => console.log(err.stack))";
-    const { stdout } = await run(process.execPath, ['--enable-source-maps', '-e', script], { cwd: image });
+      "require('./dist/main.js').startCustomerService(null).catch((err) => console.log(err.stack))";
+    const { stdout } = await run(process.execPath, ['-e', script], { cwd: workdir, env: imageEnv });
     expect(stdout).toMatch(/TypeError/);
     expect(stdout).toMatch(/packages\/service-runtime\/src\/service-runtime\.ts:\d+:\d+/);
     expect(stdout).toMatch(/services\/customer\/src\/main\.ts:\d+:\d+/);
   });
+
+  test("a service runs as its image's command, as PID 1 on a read-only root with /tmp writable: healthy by the image's own check, and stopped by SIGTERM", async () => {
+    const { target, root, workdir } = image('customer');
+    const check = target.healthcheck;
+    if (check === undefined || check === 'NONE') throw new Error('customer: no health check');
+    // The container's environment: the image's, then the deployment's (its database, broker and a port of its own).
+    const port = await freePort();
+    const containerEnv = {
+      PATH: process.env.PATH!,
+      ...target.env,
+      ...env.config,
+      METRICS_PORT: String(port),
+    };
+    const healthy = () =>
+      run(check.test.words[0]!, check.test.words.slice(1), { env: containerEnv, timeout: 5000 }).then(
+        () => true,
+        () => false,
+      );
+    expect(await healthy()).toBe(false);
+
+    // A PID namespace of its own (node is its PID 1) and a mount namespace in which the scratch folder is /tmp
+    // (writable) while the rest of the file system, and the image's own folder, are read-only, as a container with
+    // readOnlyRootFilesystem and a /tmp volume. The image's command, run from its working directory.
+    const inTmp = (path: string) => join('/tmp', relative(scratch, path));
+    const script = [
+      'set -e',
+      `mount --bind '${scratch}' /tmp`,
+      'mount -o remount,bind,ro /',
+      `mount --bind '${inTmp(root)}' '${inTmp(root)}'`,
+      `mount -o remount,bind,ro '${inTmp(root)}'`,
+      `if touch '${inTmp(workdir)}/written' 2>/dev/null || touch /written 2>/dev/null; then exit 90; fi`,
+      `touch /tmp/written`,
+      `cd '${inTmp(workdir)}'`,
+      `exec ${target.cmd!.words.map((word) => `'${word}'`).join(' ')}`,
+    ].join('\n');
+    const container = spawn('unshare', ['--pid', '--fork', '--mount', '--kill-child', 'sh', '-c', script], {
+      env: containerEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    container.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => container.on('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!(await healthy())) {
+        if (Date.now() > deadline || container.exitCode !== null)
+          throw new Error(`not healthy (exit ${container.exitCode}): ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      // The process unshare forked: node itself, PID 1 of its namespace.
+      const [pid] = readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8')
+        .trim()
+        .split(' ');
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      expect(/^NSpid:\s+\d+\s+(\d+)$/m.exec(status)?.[1]).toBe('1');
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 2)).toEqual(target.cmd!.words);
+      // As `docker stop` and the kubelet do: SIGTERM to PID 1, which ignores any signal it has no handler for.
+      process.kill(Number(pid), 'SIGTERM');
+      const code = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000)),
+      ]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(existsSync(join(scratch, 'written'))).toBe(true);
+    } finally {
+      if (container.exitCode === null) container.kill('SIGKILL');
+    }
+  }, 120_000);
 });
 
 describe('the build refuses what would break a compiled file', () => {
@@ -148,7 +415,10 @@ describe('the build refuses what would break a compiled file', () => {
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'gateway-build-'));
-    write('package.json', JSON.stringify({ name: 'probe', dependencies: { joi: '^17.13.3' } }));
+    write(
+      'package.json',
+      JSON.stringify({ name: 'probe', dependencies: { joi: '^17.13.3', 'source-map-support': '^0.5.21' } }),
+    );
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -158,6 +428,32 @@ describe('the build refuses what would break a compiled file', () => {
     const compiled = readFileSync(join(dir, 'dist/main.js'), 'utf8');
     expect(compiled).toMatch(/require\("joi"\)/);
     expect(compiled).toMatch(/sourceMappingURL=main\.js\.map/);
+  });
+
+  test("a thrown error's stack names the TypeScript file, line and column under plain node", async () => {
+    write(
+      'src/main.ts',
+      'export function f(): void {\n  const x = 1;\n  throw new Error(`boom ${x}`);\n}\nf();\n',
+    );
+    await compilePackage(dir, ['main'], join(dir, 'dist'));
+    // The probe's package has no node_modules of its own: source-map-support from the deploy package's.
+    const failed = await run(process.execPath, [join(dir, 'dist/main.js')], {
+      env: { PATH: process.env.PATH, NODE_PATH: join(repoRoot, 'infra/deploy/node_modules') },
+    }).then(
+      () => undefined,
+      (err: { stderr?: string }) => err,
+    );
+    expect(failed?.stderr).toMatch(
+      /Error: boom 1\n\s+at f \(.*src\/main\.ts:3:9\)\n\s+at .*src\/main\.ts:5:1\)/,
+    );
+  });
+
+  test('a package that does not declare source-map-support, which every compiled file requires first', async () => {
+    write('package.json', JSON.stringify({ name: 'probe', dependencies: { joi: '^17.13.3' } }));
+    write('src/main.ts', 'export {};\n');
+    await expect(compilePackage(dir, ['main'], join(dir, 'dist'))).rejects.toThrow(
+      /must declare what its compiled files require: source-map-support \(imported by the compiled file itself\)/,
+    );
   });
 
   test('a third-party package the package does not declare (an image would not hold it)', async () => {

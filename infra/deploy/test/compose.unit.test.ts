@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join, posix, relative } from 'node:path';
 import { deployedServiceNames } from '@gateway/contracts';
 import { loadPixAdapterConfig } from '@gateway/pix-adapter/src/config';
 import { loadMailCatcherConfig } from '@gateway/mail-catcher/src/config';
@@ -10,6 +10,7 @@ import { SANDBOX_RECEIVING_WALLET } from '@gateway/solana-watcher/src/config';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, grantedUsers } from '../src/config';
 import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
+import { compiledEntries, compiledEntry } from '../tools/compiled-entries';
 import {
   MissingVariableError,
   composeEnvironment,
@@ -31,9 +32,19 @@ import {
   type ComposeService,
   type Env,
 } from './support/deployment';
+import {
+  commandFile,
+  imageName,
+  imagePackage,
+  probedAddress,
+  readDockerfile,
+  type ImageStage,
+} from './support/dockerfile';
 import { observabilityServices } from './support/observability';
+import { readManifest } from './support/workspace';
 
 const compose = composeFile();
+const dockerfile = readDockerfile();
 const processes = [...stackServices, ...standIns];
 const infrastructure = ['postgres', 'redis', 'rabbitmq', 'rabbitmq-2', 'rabbitmq-3'];
 /** The bundled RabbitMQ cluster's nodes. */
@@ -137,25 +148,40 @@ describe('docker-compose.yml', () => {
 
   test('runs exactly the services of the one list (contracts `deployedServiceNames`), each under its own name', () => {
     const running = Object.entries(compose.services)
-      .map(([name, { build }]) => ({ name, entry: build?.args?.ENTRY }))
-      .filter(({ entry }) => entry?.startsWith('services/'));
+      .filter(([, { build }]) => build?.target !== undefined)
+      .map(([name, { build }]) => ({
+        name,
+        target: build!.target!,
+        runs: imagePackage(dockerfile.stage(build!.target!)),
+      }))
+      .filter(({ runs }) => runs?.startsWith('services/'));
     expect(running.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
-      [...deployedServiceNames].sort().map((name) => ({ name, entry: `services/${name}/dist/main.js` })),
+      [...deployedServiceNames].sort().map((name) => ({ name, target: name, runs: `services/${name}` })),
     );
     expect(stackServices.map(({ name }) => name)).toEqual([...deployedServiceNames]);
   });
 
-  test('runs every process of the stack from the one image, each with its own entry point', () => {
+  test("builds every process of the stack as its own image, from its Dockerfile target, which runs the process's entry", () => {
     for (const { name, entry } of [...processes, definitionsStep]) {
-      const { build } = service(name);
-      expect({ name, dockerfile: build?.dockerfile, entry: build?.args?.ENTRY }).toEqual({
+      const { build, image, command, entrypoint } = service(name);
+      expect({ name, build, image }).toEqual({
         name,
-        dockerfile: 'infra/docker/Dockerfile',
-        entry,
+        build: { context: '.', dockerfile: 'infra/docker/Dockerfile', target: name },
+        image: imageName(name),
       });
+      // The image's own command runs: nothing here replaces it.
+      expect({ name, command, entrypoint }).toEqual({ name, command: undefined, entrypoint: undefined });
+      const target = dockerfile.stage(name);
+      expect({ name, runs: commandFile(target, target.cmd?.words) }).toEqual({ name, runs: entry });
       expect(existsSync(join(repoRoot, entry))).toBe(true);
     }
-    expect(existsSync(join(repoRoot, 'infra/docker/Dockerfile'))).toBe(true);
+  });
+
+  test('every container of ours runs on a read-only root file system, with a tmpfs on /tmp (as in Kubernetes)', () => {
+    for (const { name } of [...processes, definitionsStep]) {
+      const { read_only, tmpfs } = service(name);
+      expect({ name, read_only, tmpfs }).toEqual({ name, read_only: true, tmpfs: ['/tmp'] });
+    }
   });
 
   test('the sandbox stand-ins, and only they, are in the `sandbox` profile, the observability tools in theirs; what needs them starts without them', () => {
@@ -184,13 +210,18 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('the one image has node and every file its containers run (the definitions file included)', () => {
-    const dockerfile = readFileSync(join(repoRoot, 'infra/docker/Dockerfile'), 'utf8');
-    expect(dockerfile).toMatch(/^FROM node:20/m);
-    for (const folder of ['packages', 'services', 'infra'])
-      expect(dockerfile).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
+  test("the deploy steps' image holds the definitions file where the compiled steps look for it", () => {
+    const steps = dockerfile.stage(definitionsStep.name);
+    const file = relative(repoRoot, DEFINITIONS_FILE);
+    // DEFINITIONS_FILE is the same path from the package's src/ (here) as from its dist/ (in the image).
+    const sought = posix.resolve(
+      steps.workdir!,
+      'dist',
+      relative(join(repoRoot, 'infra/deploy/src'), DEFINITIONS_FILE),
+    );
+    expect(sought).toBe(posix.join('/app', file));
+    expect(steps.copies).toContainEqual({ from: undefined, sources: [file], destination: sought });
     expect(existsSync(DEFINITIONS_FILE)).toBe(true);
-    expect(DEFINITIONS_FILE.startsWith(join(repoRoot, 'infra/'))).toBe(true);
   });
 
   test('health checks run what their image has: node in ours (it has no curl), the tools of the official ones', () => {
@@ -384,5 +415,131 @@ describe('docker-compose.yml', () => {
       expect(grantedUsers(definitionsStep.load(step))).toEqual([amqpUser(servicesUrls.split(',')[0]!)]);
       expect(definitionsStep.load(step).RABBITMQ_CLUSTER_NODES).toBe(rabbitmqNodes.length);
     }
+  });
+});
+
+describe('infra/docker/Dockerfile: one lean image per process', () => {
+  const targets = dockerfile.targets;
+  /** The long-running processes, each with its target. */
+  const served = processes.map((process) => ({ process, target: dockerfile.stage(process.name) }));
+  /** A process's config as its image alone gives it (in the sandbox, whose defaults need no secret). */
+  const imageConfigEnv = (target: ImageStage, env = target.env): Env => ({ APP_ENV: 'sandbox', ...env });
+
+  test("passes the Dockerfile language server's checks (instructions, flags, durations, arguments)", () => {
+    expect(dockerfile.problems).toEqual([]);
+  });
+
+  test('has one target per process and one for the deploy steps, each named after it, and no other', () => {
+    expect(targets.map(({ name }) => name).sort()).toEqual(
+      [...processes, definitionsStep].map(({ name }) => name).sort(),
+    );
+  });
+
+  test("every image is node's slim image, the build's own node, running as the user node in production", () => {
+    const build = dockerfile.stage('build');
+    expect(build.baseImage).toMatch(/^node:20\.\d+-bookworm-slim$/);
+    for (const target of targets)
+      expect({
+        target: target.name,
+        baseImage: target.baseImage,
+        user: target.user,
+        NODE_ENV: target.env.NODE_ENV,
+        NODE_OPTIONS: target.env.NODE_OPTIONS,
+      }).toEqual({
+        target: target.name,
+        baseImage: build.baseImage,
+        // The official node images' unprivileged user, uid 1000: the manifests' runAsUser.
+        user: 'node',
+        NODE_ENV: 'production',
+        // Node's own defaults, as the launcher and the bench run the compiled processes (ADR 0046).
+        NODE_OPTIONS: undefined,
+      });
+  });
+
+  test('every image runs node itself as its process (exec form: PID 1, sent the SIGTERM), on a file the build produces', () => {
+    for (const target of targets) {
+      const folder = imagePackage(target)!;
+      expect({ target: target.name, entrypoint: target.entrypoint, form: target.cmd?.form }).toEqual({
+        target: target.name,
+        entrypoint: undefined,
+        form: 'exec',
+      });
+      expect(target.stopSignal ?? 'SIGTERM').toBe('SIGTERM');
+      const file = commandFile(target, target.cmd!.words);
+      const entry = (compiledEntries[folder] ?? []).find((name) => compiledEntry(folder, name) === file);
+      expect({ target: target.name, file, compiled: entry !== undefined }).toEqual({
+        target: target.name,
+        file: expect.any(String),
+        compiled: true,
+      });
+    }
+  });
+
+  test("every image holds its own package alone, at its repository path: the build stage's deploy of it", () => {
+    const build = dockerfile.stage('build');
+    const deploys = build.runs.find((run) => / deploy --prod /.test(run)) ?? '';
+    // Each compiled package, deployed with its production dependencies only, its compiled files and its bill of
+    // materials beside it; compiled-entries.int.test.ts runs these very commands.
+    const loop = /for dir in ([^;]+); do/.exec(deploys)?.[1]?.split(/\s+/) ?? [];
+    expect(deploys).toContain('pnpm --filter "./$dir" deploy --prod');
+    expect(deploys).toContain('cp -R "$dir/dist" "/out/$name/app/$dir/dist"');
+    expect(deploys).toContain('cp "/app/sbom/$name.cdx.json" "/out/$name/app/sbom/"');
+    expect(build.runs.some((run) => run.includes('pnpm sbom /app/sbom'))).toBe(true);
+    for (const target of targets) {
+      const folder = imagePackage(target)!;
+      expect({ target: target.name, compiled: Object.keys(compiledEntries).includes(folder) }).toEqual({
+        target: target.name,
+        compiled: true,
+      });
+      expect(loop.some((glob) => glob === `${posix.dirname(folder)}/*`)).toBe(true);
+      expect({
+        target: target.name,
+        fromBuild: target.copies.filter((copy) => copy.from !== undefined),
+      }).toEqual({
+        target: target.name,
+        fromBuild: [{ from: 'build', sources: [`/out/${basename(folder)}`], destination: '/' }],
+      });
+    }
+  });
+
+  test('every package an image deploys lists each production dependency once: `pnpm deploy --prod` drops one also among its devDependencies', () => {
+    const twice = targets.flatMap((target) => {
+      const folder = imagePackage(target)!;
+      const { dependencies = {}, devDependencies = {} } = readManifest(folder);
+      const both = Object.keys(dependencies).filter((name) => name in devDependencies);
+      return both.length > 0 ? [{ package: folder, both }] : [];
+    });
+    expect(twice).toEqual([]);
+  });
+
+  test('every long-running image checks its health where its process serves it, on whatever port it is given', () => {
+    for (const { process, target } of served) {
+      const check = target.healthcheck;
+      expect({ target: target.name, declared: check !== undefined && check !== 'NONE' }).toEqual({
+        target: target.name,
+        declared: true,
+      });
+      if (check === undefined || check === 'NONE') continue;
+      expect(Object.keys(check.options).sort()).toEqual(['interval', 'retries', 'start-period', 'timeout']);
+      const port = process.healthPort(imageConfigEnv(target));
+      const probe = probedAddress(check.test, target.env);
+      expect({ target: target.name, probe }).toEqual({
+        target: target.name,
+        probe: expect.objectContaining({ host: '127.0.0.1', port }),
+      });
+      // The services serve /healthz (the gateway's /readyz would fail for one back-end's outage); the stand-ins, none.
+      if (stackServices.includes(process)) expect(probe).toMatchObject({ kind: 'http', path: '/healthz' });
+      // The image sets the variable its process listens by; given another port, the check follows it.
+      const variable = Object.keys(target.env).find((name) => target.env[name] === String(port));
+      expect({ target: target.name, variable: Boolean(variable) }).toEqual({
+        target: target.name,
+        variable: true,
+      });
+      const moved = { ...target.env, [variable!]: String(port + 1) };
+      expect(process.healthPort(imageConfigEnv(target, moved))).toBe(port + 1);
+      expect(probedAddress(check.test, moved).port).toBe(port + 1);
+    }
+    // The deploy steps are one-shots, listening on nothing.
+    expect(dockerfile.stage(definitionsStep.name).healthcheck).toBe('NONE');
   });
 });

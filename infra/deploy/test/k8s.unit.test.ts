@@ -5,6 +5,7 @@ import { deployedServiceNames } from '@gateway/contracts';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, amqpVhost, grantedUsers } from '../src/config';
 import { DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
+import { compiledEntries, compiledEntry } from '../tools/compiled-entries';
 import {
   definitionsStep,
   definitionsWait,
@@ -22,6 +23,7 @@ import {
   type Env,
   type K8sObject,
 } from './support/deployment';
+import { commandFile, imageName, imagePackage, readDockerfile, targetOfImage } from './support/dockerfile';
 
 interface EnvFromSource {
   configMapRef?: { name: string };
@@ -52,12 +54,14 @@ interface Container {
   resources?: { requests?: { cpu?: string; memory?: string }; limits?: { memory?: string } };
   securityContext?: Record<string, unknown>;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
 }
 interface PodSpec {
   initContainers?: Container[];
   containers: Container[];
   securityContext?: Record<string, unknown>;
   terminationGracePeriodSeconds?: number;
+  volumes?: Array<{ name: string; emptyDir?: Record<string, unknown> }>;
 }
 interface Workload extends K8sObject {
   spec: {
@@ -68,6 +72,7 @@ interface Workload extends K8sObject {
 }
 
 const objects = k8sObjects();
+const dockerfile = readDockerfile();
 const ofKind = <T extends K8sObject>(kind: string) =>
   objects.filter(({ object }) => object.kind === kind).map(({ object }) => object as T);
 /** The RabbitMQ cluster's own objects (rabbitmq.yaml, its Secret): checked by their own test, not as a service's. */
@@ -176,17 +181,36 @@ function containerSources(container: Container): Array<{ name: string; key?: str
   ];
 }
 
-/** The process a container runs, by its command: the service, its migrations (the same config), or a deploy step. */
+/**
+ * What a container runs: the Dockerfile target its image is built from, and the file it runs in that image (from the
+ * repository's root), by its own command or else its image's (`node dist/main.js` in /app/services/payment:
+ * `services/payment/dist/main.js`).
+ */
+function runs(container: Container): { target?: string; file?: string } {
+  const target = targetOfImage(container.image);
+  const stage = target ? dockerfile.stage(target) : undefined;
+  if (!stage) return { target };
+  const words = container.command ?? (stage.cmd?.form === 'exec' ? stage.cmd.words : undefined);
+  return { target, file: commandFile(stage, words) };
+}
+
+/** The process a container runs, by its file: the service, its migrations (the same config), or a deploy step. */
 function processOf(
   container: Container,
   service: Pick<(typeof stackServices)[number], 'name' | 'variables' | 'load'>,
 ) {
-  // `node --enable-source-maps <compiled file>`: the file is the last word.
-  const entry = container.command?.at(-1);
-  if (entry === definitionsWait.entry) return definitionsWait;
-  if (entry === definitionsStep.entry) return definitionsStep;
+  const { file } = runs(container);
+  if (file === definitionsWait.entry) return definitionsWait;
+  if (file === definitionsStep.entry) return definitionsStep;
   return service;
 }
+
+/** Every container of every Deployment and Job, init containers included, with its workload's name. */
+const allContainers = [...deployments, ...jobs].flatMap((workload) =>
+  [...(workload.spec.template.spec.initContainers ?? []), ...workload.spec.template.spec.containers].map(
+    (container) => ({ workload: workload.metadata.name, container }),
+  ),
+);
 
 function probePort(container: Container, probe: Probe | undefined): number | undefined {
   const port = probe?.httpGet?.port;
@@ -216,19 +240,39 @@ describe('infra/k8s', () => {
     }
   });
 
-  test('the kustomization applies every manifest but the example Secrets, in one namespace, with the one image', () => {
+  test('the kustomization applies every manifest but the example Secrets, in one namespace, with every image of ours', () => {
     const { resources, namespace, images } = kustomization();
     const files = [...new Set(objects.map(({ file }) => file))];
     expect([...resources].sort()).toEqual(files.filter((file) => file !== 'secrets.example.yaml'));
     for (const resource of resources) expect(existsSync(join(k8sDir, resource))).toBe(true);
     for (const { object } of objects)
       expect(object.metadata.namespace ?? object.metadata.name).toBe(namespace);
-    const containerImages = [...deployments, ...jobs].flatMap((w) =>
-      [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers].map(
-        (c) => c.image,
-      ),
-    );
-    expect([...new Set(containerImages)]).toEqual(images.map((image) => image.name));
+    const containerImages = [...new Set(allContainers.map(({ container }) => container.image))].sort();
+    expect(images.map((image) => image.name).sort()).toEqual(containerImages);
+    // Each pushed under its own name, all with one tag: the definitions Job and the services of one build.
+    for (const { name, newName } of images) expect(newName?.endsWith(`/${name}`)).toBe(true);
+    expect(new Set(images.map(({ newTag }) => newTag)).size).toBe(1);
+  });
+
+  test("every container's image is one of the Dockerfile's targets, and what it runs is a file that image holds", () => {
+    for (const { workload, container } of allContainers) {
+      const { target, file } = runs(container);
+      expect({ workload, container: container.name, built: target !== undefined }).toEqual({
+        workload,
+        container: container.name,
+        built: true,
+      });
+      const folder = imagePackage(dockerfile.stage(target!))!;
+      // A compiled entry of the image's own package (the image holds no other package's files), built here.
+      const compiled = (compiledEntries[folder] ?? []).map((name) => compiledEntry(folder, name));
+      expect({ workload, container: container.name, file, compiled: compiled.includes(file!) }).toEqual({
+        workload,
+        container: container.name,
+        file: expect.any(String),
+        compiled: true,
+      });
+      expect(existsSync(join(repoRoot, file!))).toBe(true);
+    }
   });
 
   test('the Deployments are exactly the services of the one list (contracts `deployedServiceNames`)', () => {
@@ -241,22 +285,25 @@ describe('infra/k8s', () => {
     for (const service of stackServices) {
       const { spec } = deployment(service.name);
       const main = mainContainer(deployment(service.name));
-      expect(main.command).toEqual(['node', '--enable-source-maps', service.entry]);
+      // Its own image, running the service's entry point (the image's command).
+      expect(main.image).toBe(imageName(service.name));
+      expect(runs(main)).toEqual({ target: service.name, file: service.entry });
       const migrate = `services/${service.name}/dist/migrate.js`;
       // The migrations load the service's own config: the same variables as the service.
       expect(spec.template.spec.initContainers![0]!.envFrom).toEqual(main.envFrom);
       // The dashboard owns no queue: its schema, and nothing of the broker.
       if (!messageServices.some(({ name }) => name === service.name)) {
-        expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
-          ['node', '--enable-source-maps', migrate],
+        expect(spec.template.spec.initContainers?.map(runs)).toEqual([
+          { target: service.name, file: migrate },
         ]);
         expect(containerEnv(main, filled).AMQP_URLS).toBeUndefined();
         continue;
       }
-      // Init containers run one after the other, all before the service: its schema, then the broker's definitions.
-      expect(spec.template.spec.initContainers?.map((c) => c.command)).toEqual([
-        ['node', '--enable-source-maps', migrate],
-        ['node', '--enable-source-maps', definitionsWait.entry],
+      // Init containers run one after the other, all before the service: its schema, from its own image, then the
+      // broker's definitions, from the deploy steps' image.
+      expect(spec.template.spec.initContainers?.map(runs)).toEqual([
+        { target: service.name, file: migrate },
+        { target: definitionsStep.name, file: definitionsWait.entry },
       ]);
       for (const file of [service.entry, migrate, definitionsWait.entry])
         expect(existsSync(join(repoRoot, file))).toBe(true);
@@ -505,7 +552,12 @@ describe('infra/k8s', () => {
     for (const workload of [...deployments, ...jobs]) {
       const pod = workload.spec.template.spec;
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      // Only /tmp takes writes: a volume of the pod's own, on every container.
+      expect(pod.volumes).toContainEqual({ name: 'tmp', emptyDir: {} });
       for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+        // uid 1000 is the user `node` of the official node images, the user the image runs as.
+        expect(dockerfile.stage(targetOfImage(container.image)!).user).toBe('node');
+        expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
         expect(container.resources).toMatchObject({
           requests: { cpu: expect.any(String), memory: expect.any(String) },
           limits: { memory: expect.any(String) },
@@ -554,7 +606,8 @@ describe('infra/k8s', () => {
   test('the RabbitMQ definitions Job applies the file in the image, to the vhost and user of AMQP_URLS', () => {
     const job = jobs.find((j) => j.metadata.name === definitionsStep.name)!;
     const container = mainContainer(job);
-    expect(container.command).toEqual(['node', '--enable-source-maps', definitionsStep.entry]);
+    expect(container.image).toBe(imageName(definitionsStep.name));
+    expect(runs(container)).toEqual({ target: definitionsStep.name, file: definitionsStep.entry });
     // The user comes from the services' own Secret key, not from a second copy of it.
     expect(containerSources(container).find((source) => source.as === 'AMQP_URLS')).toEqual({
       name: 'gateway-common-secrets',

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { serviceNames } from '@gateway/contracts';
-import { STACK_SHUTDOWN_TIMEOUT_MS, freePort, type RunningStack } from '@gateway/testkit';
+import { STACK_SHUTDOWN_TIMEOUT_MS, anotherReplica, type RunningStack } from '@gateway/testkit';
 import { waitFor } from '@gateway/testkit-core';
-import type { Fault, FaultTargets } from './faults';
+import type { Fault } from './faults';
 
 const run = promisify(execFile);
 
@@ -139,7 +139,7 @@ export class RollingUpgrade {
         const { stack } = targets;
         const oldPid = stack.pidOf(name);
         const startedAt = Date.now();
-        const { env, readyUrl, consumesLike } = await this.environmentReplacing(targets, name, oldPid);
+        const { env, readyUrl, consumes: consumesLike } = await anotherReplica(stack, name);
         const child = this.spawnCurrent(stack, name, service, env);
         await waitFor(
           async () => {
@@ -186,48 +186,6 @@ export class RollingUpgrade {
     );
   }
 
-  /**
-   * The environment the replaced process was started with (its launcher's choice of variables), with new ports for
-   * what it listens on: two processes cannot share one. Where the new one is asked whether it is ready.
-   */
-  private async environmentReplacing(
-    targets: FaultTargets,
-    name: string,
-    oldPid: number,
-  ): Promise<{ env: Record<string, string>; readyUrl: string; consumesLike: boolean }> {
-    const env = Object.fromEntries(
-      readFileSync(`/proc/${oldPid}/environ`, 'utf8')
-        .split('\0')
-        .filter((entry) => entry.includes('='))
-        .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
-    ) as Record<string, string>;
-    const port = await freePort();
-    const local = (p: number) => `http://127.0.0.1:${p}`;
-    const service = name.split('#')[0]!;
-    if (service === 'api-gateway')
-      return { env: { ...env, PORT: String(port) }, readyUrl: `${local(port)}/readyz`, consumesLike: false };
-    if (service === 'dashboard')
-      return {
-        // Its launcher gave it the gateway's own address: the new one goes through the balancer.
-        env: { ...env, DASHBOARD_PORT: String(port), GATEWAY_URL: targets.stack.gatewayUrl },
-        readyUrl: `${local(port)}/readyz`,
-        consumesLike: false,
-      };
-    // The PSP calls back the URL the last PIX adapter started registered: the new one's own listener.
-    const callback = service === 'pix-adapter' ? await freePort() : undefined;
-    return {
-      env: {
-        ...env,
-        METRICS_PORT: String(port),
-        ...(callback === undefined
-          ? {}
-          : { CALLBACK_PORT: String(callback), CALLBACK_PUBLIC_URL: local(callback) }),
-      },
-      readyUrl: `${local(port)}/healthz`,
-      consumesLike: true,
-    };
-  }
-
   /** Starts this release's `service` compiled, as the test stacks' launcher does, its output in the stack's logs under `name'`. */
   private spawnCurrent(
     stack: RunningStack,
@@ -235,11 +193,11 @@ export class RollingUpgrade {
     service: string,
     env: Record<string, string>,
   ): ChildProcess {
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', join(currentRoot, `services/${service}/dist/main.js`)],
-      { cwd: currentRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [join(currentRoot, `services/${service}/dist/main.js`)], {
+      cwd: currentRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const shown = `${name}'`;
     for (const stream of [child.stdout, child.stderr]) {
       let buffered = '';

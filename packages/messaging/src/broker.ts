@@ -1,6 +1,6 @@
 import type { CommandDefinition, Envelope, MessageDefinition, Reply, ServiceName } from '@gateway/contracts';
 import type { TraceHeaders } from '@gateway/observability';
-import { BrokerConnection, withChannel, type ConnectionOptions } from './connection';
+import { BrokerConnection, type ConnectionOptions } from './connection';
 import { Consumers, type HandlerTable, type MessageInFlight } from './consumer';
 import { DeliveryOutcomes } from './delivery-outcome';
 import type { MessageOrigin } from './envelope';
@@ -153,13 +153,14 @@ export class Broker {
 
   /** How many consumers a service's commands queue has now (readiness: is anyone serving it?). */
   async commandConsumers(service: ServiceName): Promise<number> {
-    return withChannel(this.connection.requireModel(), async (channel) => {
-      try {
+    // Every process declared every command queue as it connected (ADR 0039): checked on a channel kept open.
+    try {
+      return await this.connection.inspect('readiness', async (channel) => {
         return (await channel.checkQueue(this.names.commandQueue(service))).consumerCount;
-      } catch {
-        return 0;
-      }
-    });
+      });
+    } catch {
+      return 0;
+    }
   }
 
   /** The parking queues of `services` (all by default), with how many messages each holds (Parking.listParked). */

@@ -40,6 +40,8 @@ export class BrokerConnection {
   /** The address the next attempt starts at. */
   private nextAddress: number;
   private confirmChannel?: ConfirmChannel;
+  /** The channels kept open for `inspect`, by use, on the connection now. */
+  private readonly inspectionChannels = new Map<string, Promise<Channel>>();
   private readonly connectedWaiters: Array<() => void> = [];
   private closing = false;
   private reconnectAttempt = 0;
@@ -81,6 +83,33 @@ export class BrokerConnection {
   requireModel(): ChannelModel {
     if (!this.current) throw new BrokerUnavailableError();
     return this.current;
+  }
+
+  /**
+   * Runs `use` on a channel kept open for that `purpose` (the readiness check, the gauges), opened on first use and
+   * again after it closes. A check that runs every few seconds would otherwise open and close a channel each time,
+   * and amqplib records a stack trace at every close, which the first time maps through the whole compiled file's
+   * source map (ADR 0046). For checks of queues that exist (the process declared them): a failure such as a missing
+   * queue closes the channel, and whatever else used it at that moment fails too (`withChannel` isolates each use).
+   */
+  async inspect<T>(purpose: string, use: (channel: Channel) => Promise<T>): Promise<T> {
+    const model = this.requireModel();
+    let opened = this.inspectionChannels.get(purpose);
+    if (!opened) {
+      const opening = model.createChannel().then((channel) => {
+        channel.on('error', () => undefined);
+        channel.once('close', () => {
+          if (this.inspectionChannels.get(purpose) === opening) this.inspectionChannels.delete(purpose);
+        });
+        return channel;
+      });
+      opening.catch(() => {
+        if (this.inspectionChannels.get(purpose) === opening) this.inspectionChannels.delete(purpose);
+      });
+      this.inspectionChannels.set(purpose, opening);
+      opened = opening;
+    }
+    return use(await opened);
   }
 
   /**
@@ -194,6 +223,7 @@ export class BrokerConnection {
   }
 
   private forget(): void {
+    this.inspectionChannels.clear();
     this.current = undefined;
     this.currentUrl = undefined;
     this.confirmChannel = undefined;

@@ -85,14 +85,22 @@ export class Parking {
         subscribedEventNames(service).length > 0 && this.options.names.eventQueue(service),
       ].filter((queue): queue is string => queue !== false),
     );
-    for (const { queue, parked } of await this.listParked([service]))
-      if (consumed.has(this.options.names.prefix + queue))
-        parkedNow.set({ queue: this.options.names.prefix + queue }, parked);
+    // A service declared those queues and their parking queues as it connected (ADR 0039): checked on a channel kept
+    // open. One not declared under this prefix (a client that declares only what it consumes) is left out.
+    for (const queue of consumed) {
+      const parked = await this.connection
+        .inspect('gauges', (channel) => channel.checkQueue(this.options.names.parkingQueue(queue)))
+        .then(
+          ({ messageCount }) => messageCount,
+          () => undefined,
+        );
+      if (parked !== undefined) parkedNow.set({ queue }, parked);
+    }
   }
 
   /** Sets `broker_retry_backlog_messages`: how many failed messages each delay queue holds now. */
   async measureRetryBacklog(): Promise<void> {
-    await withChannel(this.connection.requireModel(), async (channel) => {
+    await this.connection.inspect('gauges', async (channel) => {
       for (const delayMs of this.options.retryTiersMs) {
         const queue = this.options.names.delayQueue(delayMs);
         retryBacklog.set({ queue }, (await channel.checkQueue(queue)).messageCount);

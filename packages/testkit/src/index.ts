@@ -9,3 +9,4 @@ export * from './webhook-receiver';
 export * from './stack-with-webhook-receiver';
 export * from './service-stop';
 export * from './poison';
+export * from './replica';

@@ -64,9 +64,16 @@ async function reportedDifferences(metricsUrl: string): Promise<Record<string, n
 }
 
 describe('every ledger replica reports the newest reconciliation run, whichever replica ran it', () => {
+  const replicas: Array<{ process: LoggingProcess; metricsUrl: string }> = [];
+  // Declared before the bed, so it runs before the bed's (jest runs afterAll hooks in the order they were declared):
+  // a replica still connected when the bed deletes its broker names would declare them again, and they would outlive
+  // the file on the shared broker.
+  afterAll(async () => {
+    for (const { process: replica } of replicas) replica.child.kill('SIGTERM');
+    await Promise.all(replicas.map(({ process: replica }) => replica.exited));
+  });
   // Migrates the schema and stores the runs, as another replica would.
   const bed = ledgerServiceForTheseTests('ledger-gauges');
-  const replicas: Array<{ process: LoggingProcess; metricsUrl: string }> = [];
 
   beforeAll(async () => {
     for (let i = 0; i < 2; i += 1) {
@@ -92,11 +99,6 @@ describe('every ledger replica reports the newest reconciliation run, whichever 
         { timeoutMs: 60_000, intervalMs: 250, what: 'a ledger replica to serve its metrics' },
       );
   }, 90_000);
-
-  afterAll(async () => {
-    for (const { process: replica } of replicas) replica.child.kill('SIGTERM');
-    await Promise.all(replicas.map(({ process: replica }) => replica.exited));
-  });
 
   const bothReport = (expected: Record<string, number>) =>
     waitFor(

@@ -14,7 +14,14 @@ describe('the same transaction seen by two watcher replicas at once', () => {
   // A second watcher process on the same database, broker and chain, as a deployment with two replicas runs.
   const replica = startedForTheseTests(async () => {
     const runtime = await startSolanaWatcher(harness.config);
-    return Object.assign(runtime, { close: () => runtime.stop() });
+    // Closed after the harness (jest runs afterAll hooks in the order they were declared), which deleted the broker
+    // names while this replica still ran and could declare them again: deleted again once nothing is connected.
+    return Object.assign(runtime, {
+      close: async () => {
+        await runtime.stop();
+        await runtime.broker.deleteDeclaredTopology();
+      },
+    });
   });
 
   test(`credits its payment exactly once, ${TRIES} times over`, async () => {

@@ -48,7 +48,7 @@ export type Env = Record<string, string>;
 /** A process of the stack: what its config reads, how it loads, and where it then listens. */
 export interface StackProcess {
   name: string;
-  /** The file its container runs (the compose ENTRY, the Kubernetes command). */
+  /** The file its image runs, from the repository's root (its Dockerfile target's command). */
   entry: string;
   variables: readonly string[];
   load(env: Env): unknown;
@@ -232,8 +232,11 @@ export function composeFile(): ComposeFile {
 }
 
 export interface ComposeService {
-  build?: { context: string; dockerfile: string; args?: Record<string, string> };
+  build?: { context: string; dockerfile: string; target?: string; args?: Record<string, string> };
   image?: string;
+  read_only?: boolean;
+  tmpfs?: string[] | string;
+  entrypoint?: string[] | string;
   command?: string[] | string;
   volumes?: string[];
   profiles?: string[];
@@ -347,7 +350,11 @@ export function k8sObjects(): Array<{ file: string; object: K8sObject }> {
     );
 }
 
-export function kustomization(): { resources: string[]; namespace: string; images: Array<{ name: string }> } {
+export function kustomization(): {
+  resources: string[];
+  namespace: string;
+  images: Array<{ name: string; newName?: string; newTag?: string }>;
+} {
   return parse(readFileSync(join(k8sDir, 'kustomization.yaml'), 'utf8')) as ReturnType<typeof kustomization>;
 }
 

@@ -49,6 +49,7 @@ export function createApp(deps: AppDependencies): Express {
     cache: new ApiKeyCache(deps.redis, config.REDIS_PREFIX, logger),
     environment: config.APP_ENV,
   };
+  let document: ReturnType<RouteContext['openApiDocument']> | undefined;
   const context: RouteContext = {
     commands: new CommandSender(deps.broker, config.RPC_TIMEOUT_MS),
     broker: deps.broker,
@@ -57,16 +58,17 @@ export function createApp(deps: AppDependencies): Express {
     dataSource: deps.dataSource,
     redis: deps.redis,
     paymentCopies: deps.paymentCopies,
-    // The document of this very app (the sandbox routes only where they are mounted).
-    document: buildOpenApiDocument({
-      environment: config.APP_ENV,
-      rateLimits: {
-        api: config.RATE_LIMIT_PER_MINUTE,
-        dashboard: config.DASHBOARD_RATE_LIMIT_PER_MINUTE,
-        admin: config.ADMIN_RATE_LIMIT_PER_MINUTE,
-        checkout: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
-      },
-    }),
+    // The document of this very app (the sandbox routes only where they are mounted), built when first asked for.
+    openApiDocument: () =>
+      (document ??= buildOpenApiDocument({
+        environment: config.APP_ENV,
+        rateLimits: {
+          api: config.RATE_LIMIT_PER_MINUTE,
+          dashboard: config.DASHBOARD_RATE_LIMIT_PER_MINUTE,
+          admin: config.ADMIN_RATE_LIMIT_PER_MINUTE,
+          checkout: config.CHECKOUT_RATE_LIMIT_PER_MINUTE,
+        },
+      })),
   };
   const limiter = (name: string, perMinute: number) =>
     createRateLimiter(deps.redis, { keyPrefix: `${config.REDIS_PREFIX}rl:${name}`, perMinute });

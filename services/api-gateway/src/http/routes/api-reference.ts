@@ -23,11 +23,12 @@ const securityHeaders = (res: Response) =>
     'Referrer-Policy': 'no-referrer',
   });
 
-type ServedDocument = RouteContext['document'];
+type ServedDocument = ReturnType<RouteContext['openApiDocument']>;
 
 /** The document's text and its reference page, computed once per document. */
 const served = new WeakMap<ServedDocument, { body: string; page: string }>();
-function servedOf({ document, config }: RouteContext): { body: string; page: string } {
+function servedOf({ openApiDocument, config }: RouteContext): { body: string; page: string } {
+  const document = openApiDocument();
   let texts = served.get(document);
   if (!texts) {
     texts = {

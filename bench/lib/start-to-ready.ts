@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { anotherReplica, waitFor, type RunningStack } from '@gateway/testkit';
+
+const root = join(__dirname, '../..');
+
+/** How often a starting replica's readiness probe is asked: the figure is this coarse at most. */
+const PROBE_EVERY_MS = 20;
+
+/**
+ * Each service's time from start to ready, in ms, the median of `starts` starts: one more replica of it at a time,
+ * started compiled beside the running stack with the environment the launcher gave the running one (as an orchestrator
+ * scales out: new ports, the same database, broker and V8 options), timed from node's spawn to its readiness probe's
+ * first 200, then stopped with SIGTERM before the next. Each start finds its schema migrated already, as every start
+ * but a release's first does.
+ */
+export async function startToReady(
+  stack: RunningStack,
+  services: readonly string[],
+  starts: number,
+): Promise<Record<string, number>> {
+  const figures: Record<string, number> = {};
+  for (const service of services) {
+    const times: number[] = [];
+    for (let i = 0; i < starts; i++) times.push(await timeOneStart(stack, service));
+    times.sort((a, b) => a - b);
+    figures[service] = Math.round(times[Math.floor(times.length / 2)]!);
+  }
+  return figures;
+}
+
+async function timeOneStart(stack: RunningStack, service: string): Promise<number> {
+  const { env, readyUrl } = await anotherReplica(stack, service);
+  const started = performance.now();
+  // What `pnpm build` writes for the service (the bench builds before its stack starts), as the fault suite starts it.
+  const child = spawn(process.execPath, [join(root, 'services', service, 'dist', 'main.js')], {
+    cwd: root,
+    env,
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    return await waitFor(
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${service} exited (${child.exitCode ?? child.signalCode}) as it started`);
+        const ok = await fetch(readyUrl)
+          .then((r) => r.ok)
+          .catch(() => false);
+        return ok ? performance.now() - started : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: PROBE_EVERY_MS, what: `a new ${service} to be ready` },
+    );
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
