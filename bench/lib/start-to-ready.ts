@@ -13,7 +13,9 @@ const PROBE_EVERY_MS = 20;
  * started compiled beside the running stack with the environment the launcher gave the running one (as an orchestrator
  * scales out: new ports, the same database, broker and V8 options), timed from node's spawn to its readiness probe's
  * first 200, then stopped with SIGTERM before the next. Each start finds its schema migrated already, as every start
- * but a release's first does.
+ * but a release's first does; a Kubernetes pod also runs its init containers first (migrations, the wait for the
+ * broker's definitions), which this does not count. Run last: a PIX adapter replica registers its own callback URL
+ * at the PSP as it starts, so the PSP's callbacks go to a stopped listener afterwards.
  */
 export async function startToReady(
   stack: RunningStack,
@@ -37,14 +39,19 @@ async function timeOneStart(stack: RunningStack, service: string): Promise<numbe
   const child = spawn(process.execPath, [join(root, 'services', service, 'dist', 'main.js')], {
     cwd: root,
     env,
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // The end of what it printed on stderr, to say why a start failed.
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     return await waitFor(
       async () => {
         if (child.exitCode !== null || child.signalCode !== null)
-          throw new Error(`${service} exited (${child.exitCode ?? child.signalCode}) as it started`);
+          throw new Error(
+            `${service} exited (${child.exitCode ?? child.signalCode}) as it started: ${stderr}`,
+          );
         const ok = await fetch(readyUrl)
           .then((r) => r.ok)
           .catch(() => false);

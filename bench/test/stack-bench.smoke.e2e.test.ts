@@ -80,12 +80,11 @@ describe('pnpm bench:stack --smoke', () => {
     expect(report.invariants.filter((i) => !i.held)).toEqual([]);
     const latest = readFileSync(join(out, 'latest.md'), 'utf8');
     // Every service's resident memory, idle and at its peak, in MiB, and its time from start to ready (the budget's
-    // figures): a start takes a node process's own start at least, and is far inside the minute it is given.
+    // figures): a start takes a node process's own start at least.
     for (const name of [...serviceNames, ...webServiceNames]) {
       expect(report.memoryMiB!.idle[name]).toBeGreaterThan(20);
       expect(report.memoryMiB!.peak[name]).toBeGreaterThanOrEqual(report.memoryMiB!.idle[name]!);
       expect(report.startToReadyMs![name]).toBeGreaterThan(30);
-      expect(report.startToReadyMs![name]).toBeLessThan(60_000);
     }
     expect(latest).toContain('| Start to ready |');
     expect(latest).toContain('## Targets');

@@ -14,14 +14,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { isolatedEnvironment, type IsolatedEnvironment } from '@gateway/testkit';
+import { deleteBrokerNames, isolatedEnvironment, type IsolatedEnvironment } from '@gateway/testkit';
 import { compiledEntries, compilePackage } from '../tools/build';
 import { imagePackage, readDockerfile, type ImageStage } from './support/dockerfile';
 import { readManifest, repoRoot, workspacePackages } from './support/workspace';
 
 /**
  * What the images hold and run, made outside Docker: the Dockerfile's own build-stage commands (the bills of
- * materials, then each package's `pnpm deploy --prod` with its compiled files beside it), run here, give each target the
+ * materials, then each package's frozen production install with its compiled files beside it), run here, give each target the
  * folder its COPY takes; each image's processes then run from it under plain node, with the image's environment. The
  * compiled files are the ones jest's global setup built; the stack's end-to-end files run these same files (the test
  * stacks start with STACK_BUILD=compiled).
@@ -146,7 +146,7 @@ describe('the compiled entries, as each image holds them', () => {
     await run('pnpm', ['sbom', folder!], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
     // The deploys: the stage's loop, run for one folder at a time (two at once) in the workspace.
     const loop = /^(.*?)for dir in ([^;]+); do (.*) done$/s.exec(
-      build.runs.find((r) => / deploy --prod /.test(r))!,
+      build.runs.find((r) => / --filter "\.\/\$dir"/.test(r))!,
     )!;
     const [, before, globs, body] = loop as unknown as [string, string, string, string];
     const folders = globs
@@ -182,8 +182,10 @@ describe('the compiled entries, as each image holds them', () => {
   }, 600_000);
 
   afterAll(async () => {
+    // The service run as PID 1 declared the whole broker topology under this prefix (it has exited: its test awaits it).
+    if (env) await deleteBrokerNames(env.config.AMQP_PREFIX).catch(() => undefined);
+    await env?.database.drop().catch(() => undefined);
     rmSync(scratch, { recursive: true, force: true });
-    await env?.database.drop();
   });
 
   test('each image holds its own package alone: its manifest, its production dependencies, its compiled files, its bill of materials', () => {
@@ -196,11 +198,16 @@ describe('the compiled entries, as each image holds them', () => {
         target: target.name,
         root: ['app'],
       });
-      // Under /app: the package's folder at its repository path, its bill of materials, and what the target copies
-      // from the context (the definitions file of the deploy steps), nothing else.
+      // Under /app: the package's folder at its repository path, the installed packages its links reach
+      // (node_modules/.pnpm), its bill of materials, and what the target copies from the context (the definitions file
+      // of the deploy steps), nothing else: no other package's folder, no workspace manifest or lockfile.
+      expect(readdirSync(join(root, 'app', 'node_modules'))).toContain('.pnpm');
       expect({
         target: target.name,
-        files: filesUnder(join(root, 'app'), (path) => path === workdir),
+        files: filesUnder(
+          join(root, 'app'),
+          (path) => path === workdir || path === join(root, 'app', 'node_modules'),
+        ),
       }).toEqual({
         target: target.name,
         files: [
@@ -221,12 +228,14 @@ describe('the compiled entries, as each image holds them', () => {
   test("each image's node_modules links exactly its package's production dependencies, no development one", () => {
     const differences = images.flatMap(({ target, folder, workdir }) => {
       const linked = directDependencies(join(workdir, 'node_modules'));
-      const declared = Object.keys(readManifest(folder).dependencies ?? {});
+      // The workspace's libraries are compiled into the files: their links are removed, so no source of theirs ships.
+      const declared = Object.keys(readManifest(folder).dependencies ?? {}).filter(
+        (name) => !name.startsWith('@gateway/'),
+      );
       const missing = declared.filter((name) => !linked.includes(name));
       const extra = linked.filter((name) => !declared.includes(name));
       return missing.length + extra.length > 0 ? [{ target: target.name, missing, extra }] : [];
     });
-    // (`pnpm deploy --prod` leaves out a dependency that its package also lists among its devDependencies.)
     expect(differences).toEqual([]);
   });
 
@@ -244,8 +253,8 @@ describe('the compiled entries, as each image holds them', () => {
       'playwright-core',
     ];
     const workspaceTools = ['@gateway/testkit', '@gateway/testkit-core', '@gateway/faultkit', '@gateway/cli'];
-    for (const { target, workdir } of images) {
-      const installed = installedPackages(join(workdir, 'node_modules'));
+    for (const { target, root } of images) {
+      const installed = installedPackages(join(root, 'app', 'node_modules'));
       expect(installed.length).toBeGreaterThan(20);
       const found = installed.filter((pkg) =>
         [...tools, ...workspaceTools].some((tool) => pkg.startsWith(`${tool}@`)),
@@ -255,7 +264,7 @@ describe('the compiled entries, as each image holds them', () => {
   });
 
   test('each image holds the versions its bill of materials lists (the lockfile)', () => {
-    for (const { target, folder, root, workdir } of images) {
+    for (const { target, folder, root } of images) {
       const bom = JSON.parse(
         readFileSync(join(root, 'app/sbom', `${basename(folder)}.cdx.json`), 'utf8'),
       ) as {
@@ -264,10 +273,7 @@ describe('the compiled entries, as each image holds them', () => {
       };
       expect(bom.metadata.component.name).toBe(readManifest(folder).name);
       const listed = new Set(bom.components.map(({ name, version }) => `${name}@${version}`));
-      // The workspace's libraries are compiled into the files (the deploy copies their manifests too).
-      const unlisted = installedPackages(join(workdir, 'node_modules')).filter(
-        (pkg) => !pkg.startsWith('@gateway/') && !listed.has(pkg),
-      );
+      const unlisted = installedPackages(join(root, 'app', 'node_modules')).filter((pkg) => !listed.has(pkg));
       expect({ target: target.name, unlisted }).toEqual({ target: target.name, unlisted: [] });
     }
   });
@@ -401,7 +407,10 @@ describe('the compiled entries, as each image holds them', () => {
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       expect(existsSync(join(scratch, 'written'))).toBe(true);
     } finally {
-      if (container.exitCode === null) container.kill('SIGKILL');
+      if (container.exitCode === null) {
+        container.kill('SIGKILL');
+        await exited;
+      }
     }
   }, 120_000);
 });

@@ -475,15 +475,17 @@ describe('infra/docker/Dockerfile: one lean image per process', () => {
     }
   });
 
-  test("every image holds its own package alone, at its repository path: the build stage's deploy of it", () => {
+  test("every image holds its own package alone, at its repository path: the build stage's install of it", () => {
     const build = dockerfile.stage('build');
-    const deploys = build.runs.find((run) => / deploy --prod /.test(run)) ?? '';
-    // Each compiled package, deployed with its production dependencies only, its compiled files and its bill of
-    // materials beside it; compiled-entries.int.test.ts runs these very commands.
-    const loop = /for dir in ([^;]+); do/.exec(deploys)?.[1]?.split(/\s+/) ?? [];
-    expect(deploys).toContain('pnpm --filter "./$dir" deploy --prod');
-    expect(deploys).toContain('cp -R "$dir/dist" "/out/$name/app/$dir/dist"');
-    expect(deploys).toContain('cp "/app/sbom/$name.cdx.json" "/out/$name/app/sbom/"');
+    const installs = build.runs.find((run) => / --filter "\.\/\$dir"/.test(run)) ?? '';
+    // Each compiled package, installed from the lockfile alone (frozen, offline, production dependencies only) in a
+    // copy of the workspace's manifests, its compiled files and its bill of materials beside it;
+    // compiled-entries.int.test.ts runs these very commands.
+    const loop = /for dir in ([^;]+); do/.exec(installs)?.[1]?.split(/\s+/) ?? [];
+    expect(installs).toContain('pnpm install --frozen-lockfile --offline --prod --filter "./$dir"');
+    expect(installs).not.toMatch(/ deploy /);
+    expect(installs).toContain('cp -R "$dir/dist" "/out/$name/app/$dir/dist"');
+    expect(installs).toContain('cp "/app/sbom/$name.cdx.json" "/out/$name/app/sbom/"');
     expect(build.runs.some((run) => run.includes('pnpm sbom /app/sbom'))).toBe(true);
     for (const target of targets) {
       const folder = imagePackage(target)!;
@@ -502,7 +504,7 @@ describe('infra/docker/Dockerfile: one lean image per process', () => {
     }
   });
 
-  test('every package an image deploys lists each production dependency once: `pnpm deploy --prod` drops one also among its devDependencies', () => {
+  test('every package an image installs lists each production dependency once (one also among its devDependencies is ambiguous: pnpm deploy drops it)', () => {
     const twice = targets.flatMap((target) => {
       const folder = imagePackage(target)!;
       const { dependencies = {}, devDependencies = {} } = readManifest(folder);

@@ -14,7 +14,7 @@
  *
  * - Stack traces name the TypeScript: each file starts by installing source-map-support, which reads a file's source
  *   map the first time a stack trace passes through that file. Node's own `--enable-source-maps` reads the map of every
- *   file as it loads it, TypeORM's and OpenTelemetry's thousands included: 13 MiB more of every process, measured
+ *   file as it loads it, TypeORM's and OpenTelemetry's thousands included: 8 to 32 MiB more of each service, measured
  *   (ADR 0046).
  *
  * Each file is replaced by a rename, so a stack starting while another run builds never reads half a file.
@@ -40,8 +40,9 @@ const root = join(__dirname, '../../..');
 
 /** What each compiled file runs first (see above); its package must declare it, as any other third-party import. */
 const SOURCE_MAPS_PACKAGE = 'source-map-support';
-// Uncaught exceptions stay node's (printed through the mapped stack, exit code 1): the package's own handler would
-// replace the services' last-resort logging.
+// 'use strict' first: esbuild writes the directive at the top of each file (the workspace compiles strict), and after
+// another statement it would be a plain string. Uncaught exceptions are left to node (printed with the mapped stack,
+// exit code 1, as without the package): the package's own handler would print and exit itself.
 const SOURCE_MAPS_BANNER = `'use strict';\nrequire('${SOURCE_MAPS_PACKAGE}').install({ environment: 'node', handleUncaughtExceptions: false });`;
 
 /** The package a bare import names: `@scope/name` or `name`, without a subpath. */

@@ -153,9 +153,10 @@ export class Broker {
 
   /** How many consumers a service's commands queue has now (readiness: is anyone serving it?). */
   async commandConsumers(service: ServiceName): Promise<number> {
-    // Every process declared every command queue as it connected (ADR 0039): checked on a channel kept open.
+    // Every process declared every command queue as it connected (ADR 0039): checked on a channel kept open, one per
+    // service, so a queue gone (which closes its channel) or a call stuck on one queue says nothing of the others.
     try {
-      return await this.connection.inspect('readiness', async (channel) => {
+      return await this.connection.inspect(`readiness:${service}`, async (channel) => {
         return (await channel.checkQueue(this.names.commandQueue(service))).consumerCount;
       });
     } catch {

@@ -52,21 +52,32 @@ describe('the readiness check and the gauges, every few seconds, on channels kep
     expect(await channelsOf(name)).toBe(afterFirst);
   });
 
-  test('a queue gone closes the readiness channel: that check says 0, and the next ones answer again', async () => {
+  test("a queue gone closes only its own service's readiness channel: checks at the same moment of the others answer, and its next ones open another", async () => {
     const broker = await backbone.connectBroker(`inspect-gone-${backbone.prefix}`, asAService);
     expect(await broker.commandConsumers('customer')).toBe(0);
+    expect(await broker.commandConsumers('payment')).toBe(0);
     const model = await amqp.connect(infrastructureUrls().amqpUrl, { noDelay: true });
     try {
       await (await model.createChannel()).deleteQueue(`${backbone.prefix}customer.commands`);
     } finally {
       await model.close();
     }
-    // The 404 closes the kept channel; the next check opens another.
-    expect(await broker.commandConsumers('customer')).toBe(0);
-    expect(await broker.commandConsumers('payment')).toBe(0);
     await consumeCommandsOf(`${backbone.prefix}payment.commands`, async () => {
-      expect(await broker.commandConsumers('payment')).toBe(1);
+      // As the gateway's /readyz asks: every service at once. The missing queue's 404 closes its channel only.
+      for (let round = 0; round < 5; round++) {
+        const [customer, payment] = await Promise.all([
+          broker.commandConsumers('customer'),
+          broker.commandConsumers('payment'),
+        ]);
+        expect({ round, customer, payment }).toEqual({ round, customer: 0, payment: 1 });
+      }
     });
+    // The queue back (a service declares it again as it reconnects): its check answers on a new channel.
+    const again = await backbone.connectBroker('customer', asAService);
+    await consumeCommandsOf(`${backbone.prefix}customer.commands`, async () => {
+      expect(await broker.commandConsumers('customer')).toBe(1);
+    });
+    await again.close();
   });
 });
 
