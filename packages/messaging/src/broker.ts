@@ -227,8 +227,11 @@ export class Broker {
     this.connection.dropForTesting();
   }
 
-  /** Deletes every queue and exchange this broker declared (test clean-up). */
-  deleteDeclaredTopology(): Promise<void> {
-    return this.topology.deleteDeclared(this.connection.url ?? this.options.urls[0]!);
+  /**
+   * Deletes every queue and exchange this broker declared (test clean-up), through `url` when given (a broker that
+   * reached the node through a proxy, since closed), else its own node's.
+   */
+  deleteDeclaredTopology(url?: string): Promise<void> {
+    return this.topology.deleteDeclared(url ?? this.connection.url ?? this.options.urls[0]!);
   }
 }

@@ -177,7 +177,8 @@ export async function openBackbone(): Promise<Backbone> {
       // Every broker closed before any name is deleted: a connected broker whose consumer's queue is deleted declares
       // its topology again, and the test's queues would outlive it on the shared broker.
       for (const broker of brokers) await broker.close();
-      for (const broker of brokers) await broker.deleteDeclaredTopology();
+      // On the node itself: a test's broker may have reached it through a proxy the test has closed.
+      for (const broker of brokers) await broker.deleteDeclaredTopology(infrastructureUrls().amqpUrl);
       await dataSource.destroy();
       await database.drop();
     },
