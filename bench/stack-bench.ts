@@ -483,7 +483,14 @@ async function run(
     phases,
     memoryMiB: {
       idle: Object.fromEntries(Object.entries(idleMemory).map(([name, { rss }]) => [name, rss])),
-      peak: Object.fromEntries(Object.entries(peakMemory).map(([name, { peak }]) => [name, peak])),
+      // At least what the idle sample saw: the kernel raises its high-water mark lazily (not when pages are reclaimed
+      // from the process), and on this machine a later VmHWM was once a MiB under an earlier VmRSS.
+      peak: Object.fromEntries(
+        Object.entries(peakMemory).map(([name, { peak }]) => [
+          name,
+          Math.max(peak, idleMemory[name]?.rss ?? 0),
+        ]),
+      ),
     },
     startToReadyMs,
     eventLag: {
