@@ -28,7 +28,7 @@ import {
 } from '@gateway/testkit';
 import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount } from './lib/accounts';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
-import { load, type LoadFigures, type LoadShape, type Target } from './lib/load';
+import { load, percentile, type LoadFigures, type LoadShape, type Target } from './lib/load';
 import { cpuPerRequest, sampleCpu, sampleMemory, type ProcessGroup } from './lib/process-cpu';
 import { startToReady } from './lib/start-to-ready';
 import {
@@ -496,8 +496,8 @@ async function run(
     eventLag: {
       payments: lags.length,
       payRate,
-      p50: pct(lags, 50),
-      p99: pct(lags, 99),
+      p50: percentile(lags, 50),
+      p99: percentile(lags, 99),
       max: lags.at(-1) ?? 0,
       cpuMsPerPayment: lagCpu,
       simulateRetries: simulateRetries.count,
@@ -672,12 +672,6 @@ async function sameWorkPayments(databaseUrl: string, ids: readonly string[]) {
   } finally {
     await client.end();
   }
-}
-
-function pct(sorted: readonly number[], p: number): number {
-  return sorted.length === 0
-    ? 0
-    : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 main().catch((err: unknown) => {

@@ -50,7 +50,8 @@ function bodyFor(target: Target): string | undefined {
   });
 }
 
-function percentile(sorted: readonly number[], p: number): number {
+/** The `p`th percentile of ascending `sorted` (nearest rank), 0 for none. */
+export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }

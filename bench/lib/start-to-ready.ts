@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { anotherReplica, waitFor, type RunningStack } from '@gateway/testkit';
+import { percentile } from './load';
 
 const root = join(__dirname, '../..');
 
@@ -26,8 +27,12 @@ export async function startToReady(
   for (const service of services) {
     const times: number[] = [];
     for (let i = 0; i < starts; i++) times.push(await timeOneStart(stack, service));
-    times.sort((a, b) => a - b);
-    figures[service] = Math.round(times[Math.floor(times.length / 2)]!);
+    figures[service] = Math.round(
+      percentile(
+        times.sort((a, b) => a - b),
+        50,
+      ),
+    );
   }
   return figures;
 }

@@ -96,16 +96,16 @@ export class BrokerConnection {
     const model = this.requireModel();
     let opened = this.inspectionChannels.get(purpose);
     if (!opened) {
+      // Forgotten once closed (or never opened), unless a newer one took its place.
+      const forget = () => {
+        if (this.inspectionChannels.get(purpose) === opening) this.inspectionChannels.delete(purpose);
+      };
       const opening = model.createChannel().then((channel) => {
         channel.on('error', () => undefined);
-        channel.once('close', () => {
-          if (this.inspectionChannels.get(purpose) === opening) this.inspectionChannels.delete(purpose);
-        });
+        channel.once('close', forget);
         return channel;
       });
-      opening.catch(() => {
-        if (this.inspectionChannels.get(purpose) === opening) this.inspectionChannels.delete(purpose);
-      });
+      opening.catch(forget);
       this.inspectionChannels.set(purpose, opening);
       opened = opening;
     }
