@@ -458,10 +458,10 @@ function lineFormatter(colorize: boolean): (line: string) => string[] {
 
 function start(spec: ProcessSpec, index: number): void {
   // Node itself runs each service (tsx as a loader, not its CLI): one process per service, so a signal reaches it.
-  const compiled = settings.STACK_BUILD === 'compiled';
-  const args = compiled
-    ? [join(root, compiledEntry(spec.packageDir))]
-    : ['--import', 'tsx', join(root, spec.packageDir, 'src', 'main.ts')];
+  const args =
+    settings.STACK_BUILD === 'compiled'
+      ? [join(root, compiledEntry(spec.packageDir))]
+      : ['--import', 'tsx', join(root, spec.packageDir, 'src', 'main.ts')];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: processEnvironment(spec),
