@@ -285,6 +285,10 @@ export const meanings: Record<string, string> = {
   PSP_CLIENT_ID: 'OAuth client id at the PSP',
   PSP_CLIENT_SECRET: 'OAuth client secret at the PSP (not used, nor required, with the `sicoob` profile)',
   PSP_OAUTH_SCOPE: 'scopes asked for (empty: none sent)',
+  PSP_AUTOMATIC_PIX_OAUTH_SCOPE:
+    "scopes of Pix Automático's own token (unset: `rec.* solicrec.* cobr.* payloadlocationrec.* webhookrec.* webhookcobr.*`)",
+  PSP_RECEIVER_ACCOUNT:
+    'the receiving account a Pix Automático cycle names (`cobr.recebedor`), `agencia/conta/tipoConta`; unset: subscriptions refused `AUTOMATIC_PIX_NOT_SUPPORTED`',
   PSP_MTLS_CERT: 'path of the PEM client certificate for mutual TLS, which most PSPs require',
   PSP_MTLS_KEY: 'path of the PEM key of that certificate',
   PSP_MTLS_CA: "path of the PEM CA the PSP's certificate is checked against",
@@ -313,6 +317,8 @@ export const meanings: Record<string, string> = {
   CALLBACK_OVERDUE_SECONDS:
     "while a charge has had no callback this long, the PSP's list of received Pix is read",
   CHARGE_RECHECK_SECONDS: 'each open charge is also read alone at the PSP this often, within the budget',
+  RECURRENCE_RECHECK_SECONDS:
+    'a Pix Automático recurrence pending or active, or an open cycle, unchecked this long is read at the PSP (lost callbacks)',
   PSP_POLL_REQUESTS_PER_MINUTE:
     'requests a minute the overdue-callback pass makes at the PSP (its lists, the MED window sweep, charge reads), all replicas together',
   CALLBACK_POLL_INTERVAL_MS: 'how often those reads run',
@@ -460,7 +466,8 @@ interface Described {
 /** A default as the reference shows it: values made per process (host and pid) as what they are. */
 function shownValue(value: unknown): string {
   if (value === undefined) return '';
-  if (typeof value === 'function') return 'computed at start';
+  // A default made from other settings says how (its `shown`), or that it is made at start.
+  if (typeof value === 'function') return (value as { shown?: string }).shown ?? 'computed at start';
   let text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text === `${hostname()}:${process.pid}`) return '`<host>:<pid>`';
   if (text.startsWith(`${repoRoot}/`)) text = text.slice(repoRoot.length + 1);
@@ -669,7 +676,7 @@ service's schema.
 
 | Variable | Default | Meaning | Read by |
 |---|---|---|---|
-| \`PORT\`, \`DASHBOARD_PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\` | \`3000\`, \`3080\`, \`4010\`, \`8899\` | the gateway's, the dashboard's and the sandbox stand-ins' ports, checked by the rules of the processes that read them before anything starts | \`npm start\` |
+| \`PORT\`, \`DASHBOARD_PORT\`, \`PSP_SIMULATOR_PORT\`, \`SOLANA_LOCALNET_PORT\`, \`MAIL_CATCHER_SMTP_PORT\`, \`MAIL_CATCHER_WEB_PORT\`, \`CALLBACK_PORT\` | \`3000\`, \`3080\`, \`4010\`, \`8899\`, \`1025\`, \`1080\`, \`3101\` | the gateway's, the dashboard's, the sandbox stand-ins' and the PIX adapter's callback listener's ports, checked by the rules of the processes that read them, and checked free (with the metrics ports below, and none given twice), before anything starts | \`npm start\` |
 | \`PAYMENT_METRICS_PORT\`, \`PIX_ADAPTER_METRICS_PORT\`, \`SOLANA_WATCHER_METRICS_PORT\`, \`CHECKOUT_METRICS_PORT\`, \`CUSTOMER_METRICS_PORT\`, \`WEBHOOK_DISPATCHER_METRICS_PORT\`, \`LEDGER_METRICS_PORT\` | \`9101\`–\`9107\` | each service's metrics port (a plain \`METRICS_PORT\` is refused there: seven services cannot share one) | \`npm start\` |
 | \`DEMO_BUSINESS\`, \`DEMO_BUSINESS_FILE\` | \`true\`, \`.run/demo-business.json\` | make the sandbox demo business on first start; where its ids, API key and this start's gateway URL are kept (ignored by git; the walkthrough reads it) | \`npm start\` |
 | \`LOG_FORMAT\` | \`pretty\` in sandbox when the output is a terminal; \`json\` otherwise | how \`npm start\` shows the processes' lines: \`pretty\` (pino-pretty) or \`json\` (as written); see [ADR 0015](adr/0015-pino-pretty-for-local-logs.md) | \`npm start\` |

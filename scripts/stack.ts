@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { prettyFactory } from 'pino-pretty';
@@ -53,7 +53,11 @@ import {
   mailCatcherVariables,
 } from '../infra/mail-catcher/src/config';
 import { loadPaymentConfig, paymentVariables } from '../services/payment/src/config';
-import { loadPixAdapterConfig, pixAdapterVariables } from '../services/pix-adapter/src/config';
+import {
+  DEFAULT_CALLBACK_PORT,
+  loadPixAdapterConfig,
+  pixAdapterVariables,
+} from '../services/pix-adapter/src/config';
 import {
   SANDBOX_RECEIVING_WALLET,
   loadSolanaWatcherConfig,
@@ -174,6 +178,8 @@ const launcherVariables = variableNames(launcherSchema);
  * against this environment, as a start would, and exits without starting anything.
  */
 const checkOnly = process.argv.includes('--check-config');
+/** With `--check-config`, `--check-ports` also checks the ports free (`npm start` does, before it migrates). */
+const checkPorts = process.argv.includes('--check-ports');
 /** The launcher's own bad variables; reported together with every process's before anything starts. */
 const launcherProblem = configProblem(() => loadConfig(launcherSchema, process.env));
 // With bad settings, what they read as (defaults applied) still tells each process's environment for the check.
@@ -352,7 +358,7 @@ const replicaCounts = new Map(
  */
 function replicasOf(spec: ProcessSpec): ProcessSpec[] {
   const count = replicaCounts.get(spec.name) ?? 1;
-  const callbackUrl = `http://127.0.0.1:${process.env.CALLBACK_PORT ?? '3101'}`;
+  const callbackUrl = `http://127.0.0.1:${process.env.CALLBACK_PORT ?? DEFAULT_CALLBACK_PORT}`;
   return Array.from({ length: count }, (_, i) =>
     i === 0
       ? spec
@@ -721,13 +727,87 @@ function checkCompiledFiles(): void {
   process.exit(78);
 }
 
+/**
+ * The fixed ports this start listens on, each with the variable that sets it (the replicas after the first take ports
+ * the OS chooses).
+ */
+function listeningPorts(wanted: ProcessSpec[]): Array<{ variable: string; port: number }> {
+  const running = new Set(wanted.map((p) => p.name));
+  const ports = [
+    { variable: 'PORT', port: settings.PORT },
+    { variable: 'DASHBOARD_PORT', port: settings.DASHBOARD_PORT, of: 'dashboard' },
+    ...workers.map((name) => ({
+      variable: launcherMetricsPortVariable(name),
+      port: settings[launcherMetricsPortVariable(name)]!,
+      of: name,
+    })),
+    {
+      variable: 'CALLBACK_PORT',
+      port: Number(process.env.CALLBACK_PORT ?? DEFAULT_CALLBACK_PORT),
+      of: 'pix-adapter',
+    },
+    { variable: 'PSP_SIMULATOR_PORT', port: settings.PSP_SIMULATOR_PORT, of: 'psp-simulator' },
+    { variable: 'SOLANA_LOCALNET_PORT', port: settings.SOLANA_LOCALNET_PORT, of: 'solana-localnet' },
+    { variable: 'MAIL_CATCHER_SMTP_PORT', port: settings.MAIL_CATCHER_SMTP_PORT, of: 'mail-catcher' },
+    { variable: 'MAIL_CATCHER_WEB_PORT', port: settings.MAIL_CATCHER_WEB_PORT, of: 'mail-catcher' },
+  ];
+  return ports
+    .filter((entry) => !('of' in entry) || running.has(entry.of!))
+    .filter(({ port }) => port !== 0)
+    .map(({ variable, port }) => ({ variable, port }));
+}
+
+/**
+ * Why `port` cannot be listened on (`EADDRINUSE` when something listens on it, on any address: a listener on the
+ * wildcard address conflicts with every one; `EACCES` for a port below 1024 without the right to it), or undefined.
+ */
+function portRefusal(port: number): Promise<string | undefined> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? String(err)));
+    server.listen(port, () => server.close(() => resolve(undefined)));
+  });
+}
+
+/**
+ * Every port this start will listen on is checked free before anything starts: a port another program holds (or one
+ * given to two variables) is named with its variable at once, rather than found a minute later as one process's
+ * crash that stops the stack. (A port taken between this check and the listen still stops it, as before.)
+ */
+async function checkPortsFree(wanted: ProcessSpec[]): Promise<void> {
+  const problems: string[] = [];
+  const given = new Map<number, string>();
+  for (const { variable, port } of listeningPorts(wanted)) {
+    const other = given.get(port);
+    if (other !== undefined) {
+      problems.push(`${variable} and ${other} are both ${port}`);
+      continue;
+    }
+    given.set(port, variable);
+    const refusal = await portRefusal(port);
+    if (refusal === 'EADDRINUSE') problems.push(`port ${port} (${variable}) is taken (EADDRINUSE)`);
+    else if (refusal !== undefined)
+      problems.push(`port ${port} (${variable}) cannot be listened on (${refusal})`);
+  }
+  if (problems.length === 0) return;
+  process.stderr.write(
+    `${problems.join('\n')}\nnothing was started: give each a free port (the README's Quick start lists the port ` +
+      `variables)\n`,
+  );
+  process.exit(78);
+}
+
 async function main(): Promise<void> {
   checkConfiguration();
-  if (checkOnly) return;
+  const wanted = processes.filter((p) => sandbox || !p.sandboxOnly).flatMap(replicasOf);
+  if (checkOnly) {
+    if (checkPorts) await checkPortsFree(wanted);
+    return;
+  }
   checkCompiledFiles();
+  await checkPortsFree(wanted);
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
-  const wanted = processes.filter((p) => sandbox || !p.sandboxOnly).flatMap(replicasOf);
   // The stand-ins first, listening before any service starts: the PIX adapter registers its callback URL at the PSP
   // as it starts, and a PSP not yet listening would leave the first payments without a callback for a retry's while.
   wanted.filter((p) => p.sandboxOnly).forEach(start);

@@ -6,7 +6,10 @@ bash scripts/ensure-tools.sh
 bash scripts/ensure-infra.sh
 # Every service defaults to production (safe by default); `npm start` is the local sandbox unless told otherwise.
 export APP_ENV="${APP_ENV:-sandbox}"
-# Every bad or missing variable of every process at once, before anything (migrations included) uses one.
-pnpm exec tsx scripts/stack.ts --check-config >/dev/null
+# Every bad or missing variable of every process at once, and every port already taken, before anything (migrations
+# included) uses one.
+node --import tsx scripts/stack.ts --check-config --check-ports >/dev/null
 pnpm run migrate
-exec pnpm exec tsx scripts/stack.ts
+# Node itself runs the launcher, with tsx as a loader: tsx's command line would forward Ctrl-C and kill the launcher
+# 60 ms later, before it has stopped the services and said so.
+exec node --import tsx scripts/stack.ts

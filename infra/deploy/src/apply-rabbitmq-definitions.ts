@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { loadOrExit } from '@gateway/config';
 import { createLogger, type Logger } from '@gateway/observability';
 import { amqpVhost, grantedUsers, loadApplyDefinitionsConfig, type ApplyDefinitionsConfig } from './config';
+import { endOnStopSignal } from './stop-signals';
 
 const RETRY_DELAY_MS = 2000;
 
@@ -106,6 +107,7 @@ export async function applyRabbitmqDefinitions(
 }
 
 if (require.main === module) {
+  endOnStopSignal();
   const config = loadOrExit(loadApplyDefinitionsConfig);
   const logger = createLogger('rabbitmq-definitions', config.LOG_LEVEL);
   applyRabbitmqDefinitions(config, logger).then(

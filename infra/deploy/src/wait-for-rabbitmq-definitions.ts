@@ -12,6 +12,7 @@ import { loadOrExit } from '@gateway/config';
 import { createLogger, type Logger } from '@gateway/observability';
 import { amqpVhost, loadWaitForDefinitionsConfig, type WaitForDefinitionsConfig } from './config';
 import type { RabbitmqDefinitions } from './rabbitmq-definitions';
+import { endOnStopSignal } from './stop-signals';
 
 const RETRY_DELAY_MS = 2000;
 
@@ -71,6 +72,7 @@ export async function waitForRabbitmqDefinitions(
 }
 
 if (require.main === module) {
+  endOnStopSignal();
   const config = loadOrExit(loadWaitForDefinitionsConfig);
   const logger = createLogger('wait-for-rabbitmq-definitions', config.LOG_LEVEL);
   waitForRabbitmqDefinitions(config, logger).then(

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -102,6 +102,20 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * The process `unshare --pid --fork` forked for `container`: node itself, PID 1 of its own namespace (checked), running
+ * `command`. Its PID as this machine sees it.
+ */
+function namespacePid1(container: ChildProcess, command: string[]): number {
+  const [pid] = readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8')
+    .trim()
+    .split(' ');
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  expect(/^NSpid:\s+\d+\s+(\d+)$/m.exec(status)?.[1]).toBe('1');
+  expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, command.length)).toEqual(command);
+  return Number(pid);
 }
 
 /** An image made here: its target, its root (the folder its COPY takes), and its process's folder in that root. */
@@ -391,15 +405,9 @@ describe('the compiled entries, as each image holds them', () => {
           throw new Error(`not healthy (exit ${container.exitCode}): ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      // The process unshare forked: node itself, PID 1 of its namespace.
-      const [pid] = readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8')
-        .trim()
-        .split(' ');
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      expect(/^NSpid:\s+\d+\s+(\d+)$/m.exec(status)?.[1]).toBe('1');
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 2)).toEqual(target.cmd!.words);
+      const pid = namespacePid1(container, target.cmd!.words);
       // As `docker stop` and the kubelet do: SIGTERM to PID 1, which ignores any signal it has no handler for.
-      process.kill(Number(pid), 'SIGTERM');
+      process.kill(pid, 'SIGTERM');
       const code = await Promise.race([
         exited,
         new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000)),
@@ -413,6 +421,64 @@ describe('the compiled entries, as each image holds them', () => {
       }
     }
   }, 120_000);
+
+  test("the deploy steps' wait, as PID 1 of a pod's init container, ends at once on SIGTERM rather than hold the pod for its grace period", async () => {
+    const { target, workdir } = image('rabbitmq-definitions');
+    // A vhost the file declares and the broker does not have: the wait retries until its deadline (an hour here).
+    const vhost = `absent-${basename(scratch)}`;
+    const definitions = join(scratch, 'absent-vhost-definitions.json');
+    writeFileSync(
+      definitions,
+      JSON.stringify({
+        vhosts: [{ name: vhost }],
+        exchanges: [{ name: 'events', vhost, type: 'topic', durable: true }],
+        queues: [],
+        bindings: [],
+        policies: [],
+      }),
+    );
+    const command = ['node', 'dist/wait-for-rabbitmq-definitions.js'];
+    const amqpUrl = new URL(env.config.AMQP_URL);
+    amqpUrl.pathname = `/${encodeURIComponent(vhost)}`;
+    const container = spawn('unshare', ['--pid', '--fork', '--kill-child', ...command], {
+      cwd: workdir,
+      env: {
+        PATH: process.env.PATH!,
+        ...target.env,
+        AMQP_URL: amqpUrl.toString(),
+        RABBITMQ_DEFINITIONS_FILE: definitions,
+        RABBITMQ_WAIT_SECONDS: '3600',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    container.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    container.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => container.on('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!output.includes('not in place yet, waiting')) {
+        if (Date.now() > deadline || container.exitCode !== null)
+          throw new Error(`not waiting (exit ${container.exitCode}): ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const pid = namespacePid1(container, command);
+      const sent = Date.now();
+      process.kill(pid, 'SIGTERM');
+      const code = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000)),
+      ]);
+      // unshare --fork answers with its child's code; 143 is a shell's code for a process ended by SIGTERM.
+      expect(code).toBe(143);
+      expect(Date.now() - sent).toBeLessThan(5000);
+    } finally {
+      if (container.exitCode === null) {
+        container.kill('SIGKILL');
+        await exited;
+      }
+    }
+  }, 60_000);
 });
 
 describe('the build refuses what would break a compiled file', () => {

@@ -20,8 +20,16 @@ export class CallbackSender {
 
   /** Fire and forget: the payer's bank does not wait for the receiver's system. `pix` items are API Pix `Pix`. */
   dispatch(webhookUrl: string, pix: Array<Record<string, unknown>>): void {
-    const url = `${webhookUrl.replace(/\/+$/, '')}/pix`;
-    void this.deliver(url, JSON.stringify({ pix }));
+    this.dispatchTo(webhookUrl, 'pix', { pix });
+  }
+
+  /**
+   * Another of API Pix's callbacks (`{webhookUrl}/rec` with `{recs}`, `{webhookUrl}/cobr` with `{cobsr}`), sent as the
+   * `pix` one is: fire and forget, the same retries and the same client certificate.
+   */
+  dispatchTo(webhookUrl: string, path: 'pix' | 'rec' | 'cobr', body: Record<string, unknown>): void {
+    const url = `${webhookUrl.replace(/\/+$/, '')}/${path}`;
+    void this.deliver(url, JSON.stringify(body));
   }
 
   /**

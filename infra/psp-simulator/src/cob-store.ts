@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type EntityManager } from 'typeorm';
+import { BooksWithWebhook, UNIQUE_VIOLATION } from './books';
 import { PspBooks1764380000000 } from './persistence/migrations/1764380000000-psp-books';
 import { PspEnvios1764390000000 } from './persistence/migrations/1764390000000-psp-envios';
 import { PspEnvioCallbacks1764400000000 } from './persistence/migrations/1764400000000-psp-envio-callbacks';
@@ -7,6 +8,11 @@ import { PspTarifas1764401200100 } from './persistence/migrations/1764401200100-
 import { PspMed1764402600001 } from './persistence/migrations/1764402600001-psp-med';
 import { PspCobDevedor1764402800200 } from './persistence/migrations/1764402800200-psp-cob-devedor';
 import { PspInfracoes1764403000100 } from './persistence/migrations/1764403000100-psp-infracoes';
+import { PspCobv1764403200430 } from './persistence/migrations/1764403200430-psp-cobv';
+import { PspRec1764403200500 } from './persistence/migrations/1764403200500-psp-rec';
+import { PspCobr1764403200600 } from './persistence/migrations/1764403200600-psp-cobr';
+import { PspLocRec1764403200700 } from './persistence/migrations/1764403200700-psp-locrec';
+import { PspRecClock1764403200900 } from './persistence/migrations/1764403200900-psp-rec-clock';
 import { accountBalance } from './envio-store';
 
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
@@ -24,6 +30,11 @@ export const pspDatabase = {
     PspMed1764402600001,
     PspCobDevedor1764402800200,
     PspInfracoes1764403000100,
+    PspCobv1764403200430,
+    PspRec1764403200500,
+    PspCobr1764403200600,
+    PspLocRec1764403200700,
+    PspRecClock1764403200900,
   ],
 };
 
@@ -59,6 +70,11 @@ export interface PixRecebido {
    * when this PSP does not say.
    */
   pagador?: unknown;
+  /**
+   * API Pix `componentesValor`: what the amount is made of (`original`, and `multa`, `juros`, `abatimento`,
+   * `desconto` when the Pix paid a cobv), each `{ valor }`; `valor` = original + multa + juros − abatimento − desconto.
+   */
+  componentesValor?: Record<string, { valor: string }>;
   devolucoes: Devolucao[];
 }
 
@@ -73,9 +89,13 @@ export interface StoredLocation {
   /** Scheme-less, as BR Codes carry it: `host/qr/v2/<accessToken>`. */
   location: string;
   criacao: Date;
+  /** The kind of charge it serves (API Pix `tipoCob`): a location made for a cob never serves a cobv, and back. */
+  tipoCob: TipoCob;
   /** The cob currently served at this location, if any. */
   txid?: string;
 }
+
+export type TipoCob = 'cob' | 'cobv';
 
 export interface StoredCob {
   txid: string;
@@ -115,7 +135,7 @@ export type CobChange = Partial<
 export type PaymentRefusal = 'not_active' | 'expired' | 'fixed_amount';
 
 /** Why a revision is refused: the cob left ATIVA meanwhile, or the location asked for cannot serve it. */
-export type RevisionRefusal = 'not_active' | 'no_location' | 'location_taken';
+export type RevisionRefusal = 'not_active' | 'no_location' | 'location_taken' | 'location_kind';
 
 /** Why a devolução is refused. */
 export type DevolucaoRefusal = 'id_reused' | 'exceeds' | 'window_closed';
@@ -127,18 +147,11 @@ export interface IssuedToken {
   expiresAt: Date;
 }
 
-export interface Webhook {
-  webhookUrl: string;
-  criacao: Date;
-}
-
 // BCB rule: a Pix may be refunded within 90 days of its settlement.
 const REFUND_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Efí's reason for a devolução the account's balance cannot cover (its callback example of a refused devolução). */
 export const INSUFFICIENT_BALANCE_REFUSAL = 'Saldo insuficiente para realizar a devolução.';
-// PostgreSQL's unique_violation: a racing request took the same key first.
-const UNIQUE_VIOLATION = '23505';
 
 interface CobRow {
   txid: string;
@@ -150,6 +163,7 @@ interface CobRow {
   access_token: string;
   location: string;
   loc_criacao: Date;
+  loc_tipo_cob: TipoCob;
   valor_original_centavos: string;
   modalidade_alteracao: number;
   chave: string;
@@ -173,7 +187,7 @@ interface DevolucaoRow {
 }
 
 const COB_COLUMNS = `c.txid, c.revisao, c.status, c.criacao, c.expiracao, c.loc_id, l.access_token, l.location,
-  l.criacao AS loc_criacao, c.valor_original_centavos, c.modalidade_alteracao, c.chave, c.solicitacao_pagador,
+  l.criacao AS loc_criacao, l.tipo_cob AS loc_tipo_cob, c.valor_original_centavos, c.modalidade_alteracao, c.chave, c.solicitacao_pagador,
   c.devedor_cpf, c.devedor_cnpj, c.devedor_nome`;
 
 /**
@@ -182,19 +196,9 @@ const COB_COLUMNS = `c.txid, c.revisao, c.status, c.criacao, c.expiracao, c.loc_
  * payment, a revision, a devolução) is taken under a lock on the row it changes, and the schema's constraints hold
  * the rest (one Pix per cob, one cob per location).
  */
-export class CobStore {
-  private database?: DataSource;
-
-  constructor(private readonly ispb: string) {}
-
-  /** The books to work on (opened and migrated by the simulator's start). */
-  open(database: DataSource): void {
-    this.database = database;
-  }
-
-  private get db(): DataSource {
-    if (this.database === undefined) throw new Error('the PSP simulator has not opened its books');
-    return this.database;
+export class CobStore extends BooksWithWebhook {
+  constructor(private readonly ispb: string) {
+    super('webhooks');
   }
 
   /** The account of a Pix key, opened on first start with the client that owns it. */
@@ -223,30 +227,6 @@ export class CobStore {
     return row && { clientId: row.client_id, scopes: row.scopes, expiresAt: row.expires_at };
   }
 
-  async webhook(chave: string): Promise<Webhook | undefined> {
-    const [row] = (await this.db.query('SELECT webhook_url, criacao FROM webhooks WHERE pix_key = $1', [
-      chave,
-    ])) as Array<{ webhook_url: string; criacao: Date }>;
-    return row && { webhookUrl: row.webhook_url, criacao: row.criacao };
-  }
-
-  async registerWebhook(chave: string, webhookUrl: string, now: Date): Promise<void> {
-    await this.db.query(
-      `INSERT INTO webhooks (pix_key, webhook_url, criacao) VALUES ($1, $2, $3)
-       ON CONFLICT (pix_key) DO UPDATE SET webhook_url = EXCLUDED.webhook_url, criacao = EXCLUDED.criacao`,
-      [chave, webhookUrl, now],
-    );
-  }
-
-  /** Answers whether there was one to remove. */
-  async removeWebhook(chave: string): Promise<boolean> {
-    const [, count] = (await this.db.query('DELETE FROM webhooks WHERE pix_key = $1', [chave])) as [
-      unknown,
-      number,
-    ];
-    return count > 0;
-  }
-
   get(txid: string): Promise<StoredCob | undefined> {
     return this.readCob(this.db.manager, txid);
   }
@@ -266,7 +246,9 @@ export class CobStore {
     page: number,
     perPage: number,
   ): Promise<{ pix: PixRecebido[]; total: number }> {
-    const inRange = `p.txid IN (SELECT txid FROM cobs WHERE chave = $1) AND p.horario BETWEEN $2 AND $3`;
+    // A cobr's Pix (Pix Automático) is the account's as a cob's is.
+    const inRange = `p.txid IN (SELECT txid FROM cobs WHERE chave = $1 UNION ALL SELECT txid FROM cobrs WHERE pix_key = $1)
+      AND p.horario BETWEEN $2 AND $3`;
     const [{ total }] = (await this.db.query(`SELECT count(*)::int AS total FROM pix p WHERE ${inRange}`, [
       chave,
       inicio,
@@ -284,25 +266,32 @@ export class CobStore {
   async getLocation(id: number): Promise<StoredLocation | undefined> {
     if (!Number.isSafeInteger(id)) return undefined;
     const [row] = (await this.db.query(
-      `SELECT l.id, l.access_token, l.location, l.criacao, c.txid
+      `SELECT l.id, l.access_token, l.location, l.criacao, l.tipo_cob, c.txid
        FROM locations l LEFT JOIN cobs c ON c.loc_id = l.id WHERE l.id = $1`,
       [id],
-    )) as Array<{ id: string; access_token: string; location: string; criacao: Date; txid: string | null }>;
-    return row && locationOf(row.id, row.access_token, row.location, row.criacao, row.txid);
+    )) as Array<{
+      id: string;
+      access_token: string;
+      location: string;
+      criacao: Date;
+      tipo_cob: TipoCob;
+      txid: string | null;
+    }>;
+    return row && locationOf(row.id, row.access_token, row.location, row.criacao, row.txid, row.tipo_cob);
   }
 
   /** The cob a payer's bank finds at a location URL; none once the cob has moved to another location. */
   async getByAccessToken(accessToken: string): Promise<StoredCob | undefined> {
     const [row] = (await this.db.query(
-      'SELECT c.txid FROM cobs c JOIN locations l ON l.id = c.loc_id WHERE l.access_token = $1',
+      `SELECT c.txid FROM cobs c JOIN locations l ON l.id = c.loc_id WHERE l.access_token = $1 AND c.tipo_cob = 'cob'`,
       [accessToken],
     )) as Array<{ txid: string }>;
     return row && this.get(row.txid);
   }
 
-  /** `POST /loc`: a new location, not yet linked to any cob. */
-  createLocation(locationBase: string, now: Date): Promise<StoredLocation> {
-    return this.insertLocation(this.db.manager, locationBase, now);
+  /** `POST /loc`: a new location for a charge of that kind, not yet linked to any. */
+  createLocation(locationBase: string, now: Date, tipoCob: TipoCob = 'cob'): Promise<StoredLocation> {
+    return this.insertLocation(this.db.manager, locationBase, now, tipoCob);
   }
 
   /** A new cob at a new location; `txid_taken` when that txid already names one (a racing PUT included). */
@@ -347,10 +336,12 @@ export class CobStore {
       let loc = cob.loc;
       if (locId !== undefined && locId !== cob.loc.id) {
         const [target] = (await tx.query(
-          `SELECT l.id, c.txid FROM locations l LEFT JOIN cobs c ON c.loc_id = l.id WHERE l.id = $1 FOR UPDATE OF l`,
+          `SELECT l.id, l.tipo_cob, c.txid FROM locations l LEFT JOIN cobs c ON c.loc_id = l.id WHERE l.id = $1
+           FOR UPDATE OF l`,
           [locId],
-        )) as Array<{ id: string; txid: string | null }>;
+        )) as Array<{ id: string; tipo_cob: TipoCob; txid: string | null }>;
         if (target === undefined) return 'no_location';
+        if (target.tipo_cob !== 'cob') return 'location_kind';
         if (target.txid !== null) return 'location_taken';
         loc = { ...loc, id: locId };
       }
@@ -455,9 +446,12 @@ export class CobStore {
       // The money leaves the account's balance: one that cannot cover it is refused when it settles, as Efí tells it
       // in its callback example (https://dev.efipay.com.br/docs/api-pix/webhooks/). Under the account's lock, which
       // its envios take too, so the two never spend the same money.
+      // The account of the charge the Pix paid: a cob or cobv, or a Pix Automático cycle.
       const [account] = (await tx.query(
-        `SELECT a.pix_key FROM accounts a JOIN cobs c ON c.chave = a.pix_key JOIN pix p ON p.txid = c.txid
-         WHERE p.end_to_end_id = $1 FOR UPDATE OF a`,
+        `SELECT a.pix_key FROM accounts a JOIN pix p ON p.end_to_end_id = $1
+         WHERE a.pix_key IN (SELECT c.chave FROM cobs c WHERE c.txid = p.txid
+                             UNION ALL SELECT r.pix_key FROM cobrs r WHERE r.txid = p.txid)
+         FOR UPDATE OF a`,
         [endToEndId],
       )) as Array<{ pix_key: string }>;
       const natureza = input.natureza ?? 'ORIGINAL';
@@ -530,14 +524,20 @@ export class CobStore {
     return now.getTime() >= cob.criacao.getTime() + cob.expiracao * 1000;
   }
 
-  private async insertLocation(tx: EntityManager, locationBase: string, now: Date): Promise<StoredLocation> {
+  /** A new location; a cobv's lives under `cobv/` (API Pix serves its payload at `GET /cobv/{pixUrlAccessToken}`). */
+  async insertLocation(
+    tx: EntityManager,
+    locationBase: string,
+    now: Date,
+    tipoCob: TipoCob = 'cob',
+  ): Promise<StoredLocation> {
     const accessToken = randomUUID().replace(/-/g, '');
-    const location = `${locationBase}/${accessToken}`;
+    const location = `${locationBase}/${tipoCob === 'cobv' ? 'cobv/' : ''}${accessToken}`;
     const [row] = (await tx.query(
-      'INSERT INTO locations (access_token, location, criacao) VALUES ($1, $2, $3) RETURNING id',
-      [accessToken, location, now],
+      'INSERT INTO locations (access_token, location, criacao, tipo_cob) VALUES ($1, $2, $3, $4) RETURNING id',
+      [accessToken, location, now, tipoCob],
     )) as Array<{ id: string }>;
-    return locationOf(row!.id, accessToken, location, now, null);
+    return locationOf(row!.id, accessToken, location, now, null, tipoCob);
   }
 
   private async readCob(
@@ -546,7 +546,7 @@ export class CobStore {
     { lock = false } = {},
   ): Promise<StoredCob | undefined> {
     const [row] = (await tx.query(
-      `SELECT ${COB_COLUMNS} FROM cobs c JOIN locations l ON l.id = c.loc_id WHERE c.txid = $1
+      `SELECT ${COB_COLUMNS} FROM cobs c JOIN locations l ON l.id = c.loc_id WHERE c.txid = $1 AND c.tipo_cob = 'cob'
        ${lock ? 'FOR UPDATE OF c' : ''}`,
       [txid],
     )) as CobRow[];
@@ -557,7 +557,14 @@ export class CobStore {
       status: row.status,
       criacao: row.criacao,
       expiracao: row.expiracao,
-      loc: locationOf(row.loc_id, row.access_token, row.location, row.loc_criacao, row.txid),
+      loc: locationOf(
+        row.loc_id,
+        row.access_token,
+        row.location,
+        row.loc_criacao,
+        row.txid,
+        row.loc_tipo_cob,
+      ),
       valorOriginal: toPixAmount(Number(row.valor_original_centavos)),
       modalidadeAlteracao: row.modalidade_alteracao === 1 ? 1 : 0,
       chave: row.chave,
@@ -567,7 +574,7 @@ export class CobStore {
     };
   }
 
-  private async readPix(
+  async readPix(
     tx: EntityManager,
     where: string,
     params: unknown[],
@@ -624,21 +631,22 @@ export class CobStore {
    * `E` (endToEndId) or `D` (rtrId) + ISPB (8) + yyyyMMddHHmm (UTC) + 11 random alphanumerics: 32 characters, as
    * SPI mints them.
    */
-  private identifier(kind: 'E' | 'D', now: Date): string {
+  identifier(kind: 'E' | 'D', now: Date): string {
     const stamp = now.toISOString().replace(/\D/g, '').slice(0, 12);
     const suffix = Array.from(randomBytes(11), (byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
     return `${kind}${this.ispb}${stamp}${suffix}`;
   }
 }
 
-function locationOf(
+export function locationOf(
   id: string | number,
   accessToken: string,
   location: string,
   criacao: Date,
   txid: string | null,
+  tipoCob: TipoCob,
 ): StoredLocation {
-  return { id: Number(id), accessToken, location, criacao, ...(txid === null ? {} : { txid }) };
+  return { id: Number(id), accessToken, location, criacao, tipoCob, ...(txid === null ? {} : { txid }) };
 }
 
 function tokenHash(token: string): string {

@@ -1,7 +1,16 @@
 import { type PspProfile } from '@gateway/contracts';
 import { type Logger } from '@gateway/observability';
 import { type CallbackSender } from './callback-sender';
-import { type CobStore, type PixRecebido, type StoredCob, type StoredLocation } from './cob-store';
+import { type SimulatorClock } from './clock';
+import { type AmountDue } from './cobv-amount';
+import { type CobvStore, type StoredCobv } from './cobv-store';
+import {
+  type CobStore,
+  type PixRecebido,
+  type StoredCob,
+  type StoredLocation,
+  toPixAmount,
+} from './cob-store';
 import { dynamicBrCode } from './br-code';
 import { type EnvioNotifier } from './envio-notifier';
 import { type EnvioRules } from './envio-rules';
@@ -9,6 +18,8 @@ import { type EnvioStore } from './envio-store';
 import { type FaultInjector } from './faults';
 import { type InfracaoStore } from './infracao-store';
 import { type PayloadSigner } from './payload-signer';
+import { type RecStore } from './rec-store';
+import { type CobrStore } from './cobr-store';
 import { type WebhookProbeTls } from './psp-profile';
 import { type SettlementTimers } from './settlement-timers';
 
@@ -26,12 +37,22 @@ export interface SimulatorSettings {
   envioSettleMs: number;
   /** The bank it behaves like (docs/psp-profiles.md). */
   profile: PspProfile;
+  /** The receiving account holder as a cobv shows it (API Pix `recebedor`: CNPJ, name and address). */
+  recebedor: { cnpj: string; nome: string; logradouro: string; cidade: string; uf: string; cep: string };
 }
 
 export interface SimulatorContext {
   settings: SimulatorSettings;
   logger: Logger;
   store: CobStore;
+  /** Charges with a due date (`cobv`), in the same books. */
+  cobvs: CobvStore;
+  /** Pix Automático's recurrences and the requests for the payer's authorization, in the same books. */
+  recs: RecStore;
+  /** Their cycles (`cobr`), debited by the sandbox payer's bank on their day. */
+  cobrs: CobrStore;
+  /** The simulator's one source of "now", which tests move forward. */
+  clock: SimulatorClock;
   /** The MED infractions of the account, kept in the Efí mode (its `medDefence`). */
   infracoes: InfracaoStore;
   /** The Pix the account sends, and its balance. */
@@ -93,9 +114,70 @@ export function locationView(loc: StoredLocation): Record<string, unknown> {
   return {
     id: loc.id,
     location: loc.location,
-    tipoCob: 'cob',
+    tipoCob: loc.tipoCob,
     criacao: loc.criacao.toISOString(),
     ...(loc.txid === undefined ? {} : { txid: loc.txid }),
+  };
+}
+
+/** A cobv as API Pix v2 returns it (`CobVCompleta`): `loc` complete, the receiver, and its Pix once paid. */
+export function cobvView(cobv: StoredCobv, settings: SimulatorSettings): Record<string, unknown> {
+  return {
+    calendario: {
+      criacao: cobv.criacao.toISOString(),
+      dataDeVencimento: cobv.dataDeVencimento,
+      validadeAposVencimento: cobv.validadeAposVencimento,
+    },
+    txid: cobv.txid,
+    revisao: cobv.revisao,
+    loc: locationView(cobv.loc),
+    location: cobv.loc.location,
+    status: cobv.status,
+    devedor: cobv.devedor,
+    recebedor: settings.recebedor,
+    valor: { original: cobv.valorOriginal, ...cobv.regras },
+    chave: cobv.chave,
+    ...(cobv.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cobv.solicitacaoPagador }),
+    ...(cobv.infoAdicionais === undefined ? {} : { infoAdicionais: cobv.infoAdicionais }),
+    pixCopiaECola: dynamicBrCode(cobv.loc.location, settings.merchantName, settings.merchantCity),
+    ...(cobv.pix.length === 0 ? {} : { pix: cobv.pix.map(pixView) }),
+  };
+}
+
+/**
+ * What a payer's bank reads at a cobv's location (`CobVPayload`) for the day it means to pay: `valor.final` and the
+ * components that make it up that day (those that are not zero).
+ */
+export function cobvPayload(
+  cobv: StoredCobv,
+  due: AmountDue,
+  settings: SimulatorSettings,
+  now: Date,
+): Record<string, unknown> {
+  const money = (centavos: number) => toPixAmount(centavos);
+  return {
+    txid: cobv.txid,
+    revisao: cobv.revisao,
+    calendario: {
+      criacao: cobv.criacao.toISOString(),
+      apresentacao: now.toISOString(),
+      dataDeVencimento: cobv.dataDeVencimento,
+      validadeAposVencimento: cobv.validadeAposVencimento,
+    },
+    devedor: cobv.devedor,
+    recebedor: settings.recebedor,
+    status: cobv.status,
+    valor: {
+      original: money(due.original),
+      ...(due.multa > 0 ? { multa: money(due.multa) } : {}),
+      ...(due.juros > 0 ? { juros: money(due.juros) } : {}),
+      ...(due.abatimento > 0 ? { abatimento: money(due.abatimento) } : {}),
+      ...(due.desconto > 0 ? { desconto: money(due.desconto) } : {}),
+      final: money(due.final),
+    },
+    chave: cobv.chave,
+    ...(cobv.solicitacaoPagador === undefined ? {} : { solicitacaoPagador: cobv.solicitacaoPagador }),
+    ...(cobv.infoAdicionais === undefined ? {} : { infoAdicionais: cobv.infoAdicionais }),
   };
 }
 

@@ -32,6 +32,8 @@ export class EnvioNotifier {
     private readonly delaysMs: number[],
     private readonly callbackOf: (envio: StoredEnvio) => Record<string, unknown>,
     private readonly logger: Logger,
+    /** The simulator's clock, which dates each attempt in the books. */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   /** Starts telling the webhook of a settled envio (nothing when it is told already or being told). */
@@ -78,9 +80,10 @@ export class EnvioNotifier {
       const accepted =
         webhook !== undefined &&
         (await this.sender.attemptOnce(webhook.webhookUrl, [this.callbackOf(envio)]));
-      // An attempt cut short by a stop is no attempt.
-      if (this.stopping.signal.aborted || this.sender.stopped) return;
-      await this.envios.recordCallbackAttempt(idEnvio, accepted, new Date());
+      // An attempt cut short by a stop is no attempt; one the webhook accepted is recorded whatever came since (the
+      // stop waits for it), or the next start would tell it again.
+      if (!accepted && (this.stopping.signal.aborted || this.sender.stopped)) return;
+      await this.envios.recordCallbackAttempt(idEnvio, accepted, this.now());
       if (accepted) return;
     }
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type EntityManager } from 'typeorm';
+import { Books, UNIQUE_VIOLATION } from './books';
 import { type EnvioFailure } from './envio-rules';
 
 export type EnvioStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
@@ -64,7 +65,6 @@ interface EnvioRow {
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const UNIQUE_VIOLATION = '23505';
 const COLUMNS = `id_envio, end_to_end_id, pagador_chave, valor_centavos, info_pagador, favorecido, status, erro,
   solicitacao, liquidacao, settles_at, notified_at, callback_attempts`;
 
@@ -74,18 +74,9 @@ const COLUMNS = `id_envio, end_to_end_id, pagador_chave, valor_centavos, info_pa
  * envio not refused (an envio leaves the balance when accepted and comes back if it ends NAO_REALIZADO). Envios of one
  * account queue on its row, so two racing ones never spend the same money.
  */
-export class EnvioStore {
-  private database?: DataSource;
-
-  constructor(private readonly ispb: string) {}
-
-  open(database: DataSource): void {
-    this.database = database;
-  }
-
-  private get db(): DataSource {
-    if (this.database === undefined) throw new Error('the PSP simulator has not opened its books');
-    return this.database;
+export class EnvioStore extends Books {
+  constructor(private readonly ispb: string) {
+    super();
   }
 
   /** The account's balance in centavos (Efí `GET /v2/gn/saldo`). */
@@ -264,17 +255,17 @@ function envioOf(row: EnvioRow): StoredEnvio {
 }
 
 /**
- * The balance of the account of `chave`, in centavos, from the books: every Pix received into its cobs, less every
- * devolução and every envio not refused (a devolução the balance could not cover never leaves it), less the tariffs
- * the PSP took.
+ * The balance of the account of `chave`, in centavos, from the books: every Pix received into its charges (cobs and
+ * cobvs, and its Pix Automático cycles), less every devolução and every envio not refused (a devolução the balance
+ * could not cover never leaves it), less the tariffs the PSP took.
  */
 export async function accountBalance(tx: EntityManager, chave: string): Promise<number> {
   const [row] = (await tx.query(
-    `SELECT
-         (SELECT coalesce(sum(p.valor_centavos), 0) FROM pix p JOIN cobs c ON c.txid = p.txid WHERE c.chave = $1)
+    `WITH charges AS (SELECT txid FROM cobs WHERE chave = $1 UNION ALL SELECT txid FROM cobrs WHERE pix_key = $1)
+     SELECT
+         (SELECT coalesce(sum(p.valor_centavos), 0) FROM pix p WHERE p.txid IN (SELECT txid FROM charges))
          - (SELECT coalesce(sum(d.valor_centavos), 0) FROM devolucoes d JOIN pix p ON p.end_to_end_id = d.end_to_end_id
-              JOIN cobs c ON c.txid = p.txid
-              WHERE c.chave = $1 AND d.status <> 'NAO_REALIZADO' AND d.planned_refusal IS NULL)
+              WHERE p.txid IN (SELECT txid FROM charges) AND d.status <> 'NAO_REALIZADO' AND d.planned_refusal IS NULL)
          - (SELECT coalesce(sum(e.valor_centavos), 0) FROM envios e
               WHERE e.pagador_chave = $1 AND e.status <> 'NAO_REALIZADO')
          - (SELECT coalesce(sum(t.valor_centavos), 0) FROM tarifas t WHERE t.chave = $1) AS centavos`,

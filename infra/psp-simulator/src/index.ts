@@ -9,6 +9,8 @@ import { openServiceDatabase } from '@gateway/persistence';
 import { TokenIssuer } from './auth';
 import { CallbackSender, DEFAULT_CALLBACK_DELAYS_MS } from './callback-sender';
 import { CobStore, pspDatabase } from './cob-store';
+import { SimulatorClock } from './clock';
+import { CobvStore } from './cobv-store';
 import { type SimulatorContext } from './context';
 import { DEFAULT_ENVIO_CALLBACK_DELAYS_MS, EnvioNotifier } from './envio-notifier';
 import { EnvioRules } from './envio-rules';
@@ -16,13 +18,18 @@ import { EnvioStore } from './envio-store';
 import { FaultInjector } from './faults';
 import { InfracaoStore } from './infracao-store';
 import { PayloadSigner } from './payload-signer';
+import { RecStore } from './rec-store';
+import { CobrStore } from './cobr-store';
 import { type ProfileValues, requireProfileExtras } from './psp-profile';
 import { sendProblem } from './problem';
 import { cobRouter } from './routes/cob';
+import { clockRouter, cobvPayloadRouter, cobvRouter, cobvSandboxRouter } from './routes/cobv';
 import { infracaoRouter } from './routes/infracao';
 import { envioCallback, envioRouter, envioSandboxRouter, settleEnvioWhenDue } from './routes/envio';
 import { locationRouter, payloadRouter } from './routes/location';
 import { pixRouter, settleWhenDue } from './routes/pix';
+import { expireRecs, locRecRouter, recPayloadRouter, recRouter, recSandboxRouter } from './routes/rec';
+import { cobrRouter, cobrSandboxRouter, runCobrs } from './routes/cobr';
 import { SettlementTimers } from './settlement-timers';
 import { sandboxRouter } from './routes/sandbox';
 import { webhookRouter } from './routes/webhook';
@@ -106,6 +113,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   const pathPrefix = options.pathPrefix ?? '/v2';
   const envios = new EnvioStore(options.payerIspb ?? '99999999');
   const store = new CobStore(options.payerIspb ?? '99999999');
+  const clock = new SimulatorClock();
   const profile = PSP_PROFILES[options.profile ?? 'bcb'];
   const callbackTls = options.callbackTls ?? {};
   const trustReceivers = callbackTls.ca === undefined ? {} : { ca: callbackTls.ca };
@@ -119,11 +127,22 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_DELAYS_MS,
     callbackDispatcher,
   );
+  const merchantName = options.merchantName ?? 'PSP SIMULADOR';
+  const merchantCity = options.merchantCity ?? 'SAO PAULO';
   const context: SimulatorContext = {
     settings: {
       pixKey: options.pixKey,
-      merchantName: options.merchantName ?? 'PSP SIMULADOR',
-      merchantCity: options.merchantCity ?? 'SAO PAULO',
+      merchantName,
+      merchantCity,
+      // A fictitious address of the sandbox account holder, shown as a cobv's `recebedor`.
+      recebedor: {
+        cnpj: SANDBOX_CNPJ,
+        nome: merchantName,
+        logradouro: 'Avenida Paulista, 1000',
+        cidade: merchantCity,
+        uf: 'SP',
+        cep: '01310100',
+      },
       pathPrefix,
       cnpj: SANDBOX_CNPJ,
       devolucaoSettleMs: options.devolucaoSettleMs ?? 200,
@@ -132,10 +151,15 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
     },
     logger,
     store,
+    cobvs: new CobvStore(store),
+    // The receiver's agent in the ids of recurrences: the first 8 characters of the account holder's CNPJ.
+    recs: new RecStore(SANDBOX_CNPJ.slice(0, 8)),
+    cobrs: new CobrStore((now) => store.identifier('E', now), logger),
+    clock,
     infracoes: new InfracaoStore(),
     envios,
     envioRules: new EnvioRules(),
-    settlements: new SettlementTimers(logger),
+    settlements: new SettlementTimers(logger, () => clock.now()),
     callbacks,
     envioNotifier: new EnvioNotifier(
       envios,
@@ -144,6 +168,7 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       options.envioCallbackDelaysMs ?? DEFAULT_ENVIO_CALLBACK_DELAYS_MS,
       envioCallback,
       logger,
+      () => clock.now(),
     ),
     signer: new PayloadSigner(),
     faults: new FaultInjector(),
@@ -164,6 +189,8 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   app.use(context.faults.middleware());
   app.use(tokens.router());
   app.use(payloadRouter(context));
+  app.use(cobvPayloadRouter(context));
+  app.use(recPayloadRouter(context));
   // Efí's own operations (envio de Pix, balance) live beside API Pix, at their own paths.
   app.use(envioRouter(context, tokens));
   // Efí's MED infractions, beside them (at banks without them, unknown paths).
@@ -178,17 +205,31 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
   app.use(
     pathPrefix,
     cobRouter(context),
+    cobvRouter(context),
     locationRouter(context),
     pixRouter(context),
     sandboxRouter(context),
+    cobvSandboxRouter(context),
+    clockRouter(context),
     envioSandboxRouter(context),
     webhookRouter(context),
+    recRouter(context),
+    recSandboxRouter(context),
+    locRecRouter(context),
+    cobrRouter(context),
+    cobrSandboxRouter(context),
   );
   app.use((req, res) =>
     sendProblem(res, 404, 'NaoEncontrado', 'Recurso não encontrado.', `${req.method} ${req.path}`),
   );
   app.use(errorHandler(logger));
 
+  // Moving the clock does what fell due: cycles sent and debited first, then the requests and recurrences that expire
+  // (a recurrence whose last cycle is still open waits for it).
+  clock.onAdvance(async (now) => {
+    await runCobrs(context, now);
+    await expireRecs(context, now);
+  });
   const callbackRunsEnded = () => context.callbacks.runsEnded();
   return {
     app,
@@ -199,6 +240,10 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
       const database = await openServiceDatabase({ url: options.databaseUrl, ...pspDatabase, poolSize: 5 });
       try {
         context.store.open(database);
+        context.cobvs.open(database);
+        context.recs.open(database);
+        context.cobrs.open(database);
+        await context.clock.open(database);
         context.infracoes.open(database);
         context.envios.open(database);
         await context.store.openAccount(options.pixKey, options.clientId, SANDBOX_CNPJ);
@@ -208,6 +253,8 @@ export function createPspSimulator(options: PspSimulatorOptions): PspSimulator {
         for (const envio of await context.envios.inProcessing()) settleEnvioWhenDue(context, envio);
         // The callbacks of sends settled before it stopped and never accepted are sent now.
         await context.envioNotifier.resume(options.pixKey);
+        // Cycles that fell due while it was stopped are debited now (kept in the books, as a bank's schedule is).
+        await runCobrs(context, context.clock.now());
         const server = await listen(app, port, host);
         const { port: boundPort } = server.address() as AddressInfo;
         logger.info({ host, port: boundPort, pathPrefix }, 'psp simulator listening');
@@ -262,6 +309,7 @@ function stopWork(context: SimulatorContext): void {
   context.callbacks.stop();
   void context.envioNotifier.stop();
   context.settlements.stop();
+  context.clock.stop();
 }
 
 function close(server: Server, context: SimulatorContext): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DataSource } from 'typeorm';
+import { Books } from './books';
 
 export type InfracaoStatus = 'ABERTA' | 'EM_DEFESA' | 'ACEITA' | 'REJEITADA';
 
@@ -40,18 +40,7 @@ const COLUMNS =
   'defesa_em, finalizado_em';
 
 /** The MED infractions of the account (Efí mode): raised with each MED, defended by the receiver, ended with the MED. */
-export class InfracaoStore {
-  private database?: DataSource;
-
-  open(database: DataSource): void {
-    this.database = database;
-  }
-
-  private get db(): DataSource {
-    if (this.database === undefined) throw new Error('the PSP simulator has not opened its books');
-    return this.database;
-  }
-
+export class InfracaoStore extends Books {
   /** The infraction of a MED devolução, opened the first time (a replayed MED meets the one it opened). */
   async raise(
     med: { chave: string; endToEndId: string; devolucaoId: string; valorCentavos: number },

@@ -13,11 +13,15 @@ export class SettlementTimers {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
-  constructor(private readonly logger: Logger) {}
+  /** `now` is the simulator's clock: a time in the books is waited for as far ahead of it as it is. */
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /** Runs `settle` at `at`, and again after each failure. `what` names it in the log. */
   schedule(at: Date, settle: () => Promise<void>, what: Record<string, unknown>): void {
-    this.after(Math.max(0, at.getTime() - Date.now()), settle, what, 0);
+    this.after(Math.max(0, at.getTime() - this.now().getTime()), settle, what, 0);
   }
 
   /** Clears every timer; a settlement in flight is not tried again. A restart picks them up from the books. */

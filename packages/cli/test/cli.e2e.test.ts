@@ -154,7 +154,8 @@ describe('the gateway CLI against the whole stack', () => {
     const refused = await cli(['admin', 'show-business', businessId], { ADMIN_TOKEN: 'x'.repeat(40) });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('UNAUTHORIZED (HTTP 401)');
-  }, 90_000);
+    // Fifteen processes of the CLI, one after the other: past 90 s under the suite's load on two cores.
+  }, 180_000);
 
   test('merchant commands create, read and list through the SDK; a gateway error is exit 1 with its code', async () => {
     const created = await json(['payments', 'create', '--amount', '4321']);

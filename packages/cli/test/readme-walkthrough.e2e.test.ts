@@ -20,9 +20,13 @@ function blocksUnder(heading: string, language: string): string[] {
   const level = heading.indexOf(' ');
   const blocks: string[] = [];
   let current: string[] | null = null;
+  // Inside another language's block: its lines (a shell comment's `#`) are no headings.
+  let otherBlock = false;
   for (const line of lines.slice(start + 1)) {
-    if (current === null && /^#+ /.test(line) && line.indexOf(' ') <= level) break;
-    if (current === null && line === `\`\`\`${language}`) current = [];
+    if (otherBlock) otherBlock = line !== '```';
+    else if (current === null && /^#+ /.test(line) && line.indexOf(' ') <= level) break;
+    else if (current === null && line === `\`\`\`${language}`) current = [];
+    else if (current === null && line.startsWith('```')) otherBlock = true;
     else if (current !== null && line === '```') {
       blocks.push(current.join('\n'));
       current = null;
@@ -221,6 +225,29 @@ describe("the README's walkthrough, run as written", () => {
         'the example verifying the payment.confirmed webhook',
       );
       await listen.shows(/payment\.confirmed\s+evt_\S+ → \[204\]/, 'listen relaying the example’s 204');
+    },
+    TEST_TIMEOUT_MS,
+  );
+  test(
+    'the subscription walkthrough runs twelve paid cycles in curl, and the SDK example does the same',
+    async () => {
+      const heading = '### A subscription through twelve paid cycles';
+      const [setup] = blocksUnder('### A payment from creation to webhook', 'bash');
+      const [block, ...others] = blocksUnder(heading, 'bash');
+      expect(others).toEqual([]);
+      const ran = await runScript(`${setup}\n${block}`, env);
+      if (ran.code !== 0)
+        throw new Error(`the curl walkthrough ended with status ${ran.code}:\n${ran.output}`);
+      const cycles = Array.from({ length: 12 }, (_, index) => `${index + 1} paid`);
+      expect(ran.output).toContain(cycles.join('\n'));
+      expect(ran.output).toMatch(/^cancelled$/m);
+
+      const code = readFileSync(join(example, 'subscription.ts'), 'utf8');
+      expect(blocksUnder(heading, 'ts')).toEqual([code.trimEnd()]);
+      const sdk = await runScript(`${setup}\ncd examples/sdk-quickstart && pnpm -s subscription`, env);
+      if (sdk.code !== 0) throw new Error(`the SDK example ended with status ${sdk.code}:\n${sdk.output}`);
+      expect(sdk.output).toMatch(/^show the payer: 000201\S+/m);
+      expect(sdk.output).toMatch(/^12 paid cycles of sub_\S+ active$/m);
     },
     TEST_TIMEOUT_MS,
   );

@@ -17,6 +17,8 @@ import * as reconciliation from './reconciliation-messages';
 import * as reservation from './reservation-messages';
 import * as adjustment from './adjustment-messages';
 import * as pspAccount from './psp-account-messages';
+import * as recurrence from './recurrence-messages';
+import * as subscription from './subscription-commands';
 
 function isDefinition(value: unknown): value is MessageDefinition<unknown> {
   return (
@@ -45,6 +47,8 @@ export const catalog: ReadonlyMap<string, MessageDefinition<unknown>> = new Map(
     reservation,
     adjustment,
     pspAccount,
+    recurrence,
+    subscription,
   ]
     .flatMap((module) => Object.values(module))
     .filter(isDefinition)

@@ -13,6 +13,7 @@ import {
 } from './common';
 import { PAGE_LIMIT_MAX, pageLimit, pageSchema, type Page, type PageQuery } from './pages';
 import type { PaymentView } from './payment-commands';
+import { subscriptionId, subscriptionIntervals, type SubscriptionInterval } from './recurrence-messages';
 import {
   checkoutSessionStatuses,
   paymentMethods,
@@ -31,6 +32,11 @@ export interface Product {
   price_centavos: number;
   /** `inactive`: no new checkout sells it (its existing checkouts are left as they are). */
   status: ProductStatus;
+  /**
+   * Recurring: its checkouts start a subscription billed every `interval` (Pix Automático, journey
+   * `qr_with_first_payment`); null (or absent, from a service before it) for a one-off sale.
+   */
+  interval?: SubscriptionInterval | null;
   created_at: string;
 }
 export const productStatuses = ['active', 'inactive'] as const;
@@ -42,6 +48,7 @@ const productSchema = Joi.object<Product>({
   description: Joi.string().allow(null).required(),
   price_centavos: centavos.required(),
   status: Joi.valid(...productStatuses).required(),
+  interval: Joi.valid(...subscriptionIntervals).allow(null),
   created_at: isoDate.required(),
 });
 
@@ -52,6 +59,8 @@ export interface CreateProduct {
   price_centavos: number;
   /** The merchant's display name, shown as `business_name` on the hosted page of this product's checkouts. */
   business_name?: string;
+  /** Recurring: billed every `interval`; absent or null: a one-off sale. */
+  interval?: SubscriptionInterval | null;
 }
 export const createProduct = defineCommand<CreateProduct, Product>(
   'product.create.v1',
@@ -62,6 +71,7 @@ export const createProduct = defineCommand<CreateProduct, Product>(
     description: boundedText('description').allow(null).required(),
     price_centavos: amountCentavos.required(),
     business_name: businessName,
+    interval: Joi.valid(...subscriptionIntervals).allow(null),
   }),
   productSchema,
   ['MISSING_FIELDS', 'INVALID_FIELDS'],
@@ -251,6 +261,8 @@ export interface CheckoutPage {
   title: string;
   price_centavos: number;
   cancel_url: string;
+  /** The product's: the page sells a subscription of `price_centavos` per interval; null or absent: a one-off sale. */
+  interval?: SubscriptionInterval | null;
 }
 export const getCheckoutPage = defineCommand<{ slug: string }, CheckoutPage>(
   'checkout.page.get.v1',
@@ -265,20 +277,35 @@ export const getCheckoutPage = defineCommand<{ slug: string }, CheckoutPage>(
     title: Joi.string().required(),
     price_centavos: centavos.required(),
     cancel_url: Joi.string().required(),
+    interval: Joi.valid(...subscriptionIntervals).allow(null),
   }),
   ['NOT_FOUND'],
 );
+
+/** Who subscribes on the hosted page of a recurring product: the debtor of the subscription (API Pix's pair). */
+export interface CheckoutBuyer {
+  name: string;
+  /** A CPF, digits with or without punctuation (its check digits are verified where customers are kept). */
+  document: string;
+}
+/** A CPF as a buyer types it: 11 digits, maybe with the usual dots, dash and spaces. */
+const CPF_AS_TYPED = /^[\d.\s-]{11,18}$/;
 
 export interface StartCheckoutSession {
   slug: string;
   business_name: string;
   method: PaymentMethod;
   token: Token | null;
+  /** Required for a recurring product (MISSING_FIELDS without it), ignored for a one-off one. */
+  buyer?: CheckoutBuyer | null;
 }
 export interface StartedCheckoutSession {
   session_id: string;
   status: 'initiated';
+  /** For a recurring product, its subscription's first cycle: its QR code pays it and authorizes the others. */
   payment: PaymentView;
+  /** The subscription a recurring product's session started; absent for a one-off sale. */
+  subscription_id?: string;
 }
 export const startCheckoutSession = defineCommand<StartCheckoutSession, StartedCheckoutSession>(
   'checkout.session.start.v1',
@@ -288,13 +315,28 @@ export const startCheckoutSession = defineCommand<StartCheckoutSession, StartedC
     business_name: Joi.string().required(),
     method: Joi.valid(...paymentMethods).required(),
     token: Joi.valid(...tokens, null).required(),
+    buyer: Joi.object<CheckoutBuyer>({
+      name: boundedText('name').required(),
+      document: Joi.string().pattern(CPF_AS_TYPED).required(),
+    }).allow(null),
   }),
   Joi.object({
     session_id: Joi.string().required(),
     status: Joi.valid('initiated').required(),
     payment: Joi.object().required(),
+    subscription_id: subscriptionId,
   }),
-  ['NOT_FOUND', 'MISSING_FIELDS', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'NO_FEE_RULE', 'IDEMPOTENCY_CONFLICT'],
+  // UNSUPPORTED_PAYMENT_METHOD: crypto for a recurring product (a subscription is paid by Pix Automático only).
+  [
+    'NOT_FOUND',
+    'MISSING_FIELDS',
+    'INVALID_FIELDS',
+    'INVALID_AMOUNT',
+    'NO_FEE_RULE',
+    'IDEMPOTENCY_CONFLICT',
+    'UNSUPPORTED_PAYMENT_METHOD',
+    'AUTOMATIC_PIX_NOT_SUPPORTED',
+  ],
 );
 
 /** `payment_id` and `business_id` are for the gateway (to cancel the session's payment); the page never gets them. */

@@ -160,6 +160,31 @@ export const pixPayerSchema = Joi.object({
 export const solanaAddress = Joi.string().pattern(SOLANA_ADDRESS_PATTERN);
 export const cryptoPayerSchema = Joi.object({ address: solanaAddress.required() });
 
+/**
+ * What a PIX charge with a due date was paid, part by part (API Pix `componentesValor`), in centavos: `original` +
+ * `fine` + `interest` − `reduction` − `discount` is the amount paid.
+ */
+export interface AmountParts {
+  original: number;
+  fine: number;
+  interest: number;
+  reduction: number;
+  discount: number;
+}
+export const amountPartsSchema = Joi.object<AmountParts>({
+  original: centavos.required(),
+  fine: centavos.required(),
+  interest: centavos.required(),
+  reduction: centavos.required(),
+  discount: centavos.required(),
+});
+/** Whether the parts add up to `paid`: original + fine + interest − reduction − discount. */
+export function partsAddUpTo(parts: AmountParts, paid: number): boolean {
+  return parts.original + parts.fine + parts.interest - parts.reduction - parts.discount === paid;
+}
+/** A calendar date, `YYYY-MM-DD`. */
+export const isoCalendarDate = Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/);
+
 /** The payment as GET /v1/payments/{id} returns it, but with money in integer centavos. */
 export interface PaymentRecord {
   payment_id: string;
@@ -181,8 +206,23 @@ export interface PaymentRecord {
   refunded_centavos?: number;
   /** The end of the payment window; additive: absent in records written before it was carried. */
   expires_at?: string | null;
+  /**
+   * A PIX charge with a due date: the due date and the last day it can be paid (`YYYY-MM-DD`, America/Sao_Paulo); null
+   * (or absent) for any other payment, which has `expires_at` instead. Additive.
+   */
+  due_date?: string | null;
+  payable_until?: string | null;
+  /**
+   * A due-date payment once paid: what was paid (it may differ from `amount_centavos`, the original) and its parts;
+   * null (or absent) otherwise. The fee is on what was paid. Additive.
+   */
+  amount_paid_centavos?: number | null;
+  amount_parts?: AmountParts | null;
   /** Who paid, once paid (null when the rail did not say); additive like `expires_at`. */
   payer?: PaymentPayer | null;
+  /** A subscription's cycle: the subscription (`sub_...`) and the cycle's number (1, 2, …); null (or absent) otherwise. Additive. */
+  subscription_id?: string | null;
+  cycle?: number | null;
   /**
    * Internal: a crypto payment's token (null for PIX), which the ledger's holdings are kept in; additive: absent in
    * records written before it was carried. Never in the public `Payment`.
@@ -234,7 +274,13 @@ export const paymentRecordSchema = Joi.object<PaymentRecord>({
   customer_id: customerId.allow(null),
   refunded_centavos: centavos,
   expires_at: isoDate.allow(null),
+  due_date: isoCalendarDate.allow(null),
+  payable_until: isoCalendarDate.allow(null),
+  amount_paid_centavos: centavos.allow(null),
+  amount_parts: amountPartsSchema.allow(null),
   payer: Joi.alternatives().try(pixPayerSchema, cryptoPayerSchema).allow(null),
+  subscription_id: publicId('sub').allow(null),
+  cycle: Joi.number().integer().min(1).allow(null),
   token: Joi.valid(...tokens).allow(null),
   amount_base_units: baseUnits.allow(null),
   custody: Joi.valid(...paymentCustodies),
@@ -257,7 +303,9 @@ export function publicPaymentRecord(record: PaymentRecord): Payment {
     status: record.status,
     amount_brl: centavosToBrl(record.amount_centavos),
     fee_brl: centavosToBrl(record.fee_centavos),
-    net_amount_brl: centavosToBrl(record.amount_centavos - record.fee_centavos),
+    net_amount_brl: centavosToBrl(
+      (record.amount_paid_centavos ?? record.amount_centavos) - record.fee_centavos,
+    ),
     external_id: record.external_id,
     failure_code: record.failure_code,
     failure_reason: record.failure_reason,
@@ -265,8 +313,37 @@ export function publicPaymentRecord(record: PaymentRecord): Payment {
     customer_id: record.customer_id ?? null,
     refunded_amount_brl: centavosToBrl(record.refunded_centavos ?? 0),
     expires_at: record.expires_at ?? null,
+    // A due-date payment's own fields: only on one, so every other payment reads as it always did.
+    ...(record.due_date
+      ? {
+          due_date: record.due_date,
+          payable_until: record.payable_until ?? null,
+          amount_paid:
+            record.amount_paid_centavos == null ? null : centavosToBrl(record.amount_paid_centavos),
+          amount_parts: record.amount_parts ? brlParts(record.amount_parts) : null,
+        }
+      : {}),
     payer: record.payer ?? null,
+    subscription_id: record.subscription_id ?? null,
+    cycle: record.cycle ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
+  };
+}
+
+/** The parts of what was paid, in BRL (the JSON edge). */
+function brlParts(parts: AmountParts): {
+  original: number;
+  fine: number;
+  interest: number;
+  reduction: number;
+  discount: number;
+} {
+  return {
+    original: centavosToBrl(parts.original),
+    fine: centavosToBrl(parts.fine),
+    interest: centavosToBrl(parts.interest),
+    reduction: centavosToBrl(parts.reduction),
+    discount: centavosToBrl(parts.discount),
   };
 }

@@ -4,6 +4,7 @@ import { isoDate } from './common';
 import { publicPaymentEvents } from './events';
 import { publicRefundEvents } from './refund-messages';
 import { publicDisputeEvents } from './dispute-messages';
+import { publicSubscriptionEvents } from './subscription-commands';
 import { publicPayoutEvents } from './payout-messages';
 
 /**
@@ -121,6 +122,7 @@ export const publicEventLogs: ReadonlyArray<{
       ...publicPaymentEvents,
       ...publicRefundEvents,
       ...publicDisputeEvents,
+      ...publicSubscriptionEvents,
     ] as EventDefinition<unknown>[],
   },
   { command: readLedgerEventLog, events: publicPayoutEvents as EventDefinition<unknown>[] },

@@ -63,7 +63,8 @@ export interface EventDefinition<TPayload> extends MessageDefinition<TPayload> {
 
 export type ResultOf<D> = D extends CommandDefinition<unknown, infer R> ? R : never;
 
-const NAME_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+\.v[1-9][0-9]*$/;
+// A segment may hold `_` for public event names that do (`subscription.cycle_retry_scheduled`, ADR 0048).
+const NAME_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+\.v[1-9][0-9]*$/;
 
 function checkName(name: string): void {
   if (!NAME_PATTERN.test(name))

@@ -10,6 +10,7 @@ import {
   chargeDebtorSchema,
   customerId,
   givenId,
+  isoCalendarDate,
   isoDate,
   paymentDescription,
   paymentId,
@@ -31,12 +32,17 @@ import {
   type Token,
 } from './public-api';
 import { pageLimit, pageSchema, type Page, type PageQuery } from './pages';
+import { calendarDate, pixDueSchema, type PixDue } from './pix-due';
 
 /** Rail-specific data returned on create and on an amount change. */
 export interface PixInstructions {
   qr_code: string;
   copia_e_cola: string;
+  /** When the charge can no longer be paid (a due-date charge: the end of `payable_until` in America/Sao_Paulo). */
   expires_at: string;
+  /** A charge with a due date (`cobv`): its due date and last payable day, `YYYY-MM-DD`. Additive: absent otherwise. */
+  due_date?: string;
+  payable_until?: string;
 }
 export interface CryptoInstructions {
   currency: Token;
@@ -59,6 +65,8 @@ export const pixInstructionsSchema = Joi.object<PixInstructions>({
   qr_code: Joi.string().required(),
   copia_e_cola: Joi.string().required(),
   expires_at: isoDate.required(),
+  due_date: isoCalendarDate,
+  payable_until: isoCalendarDate,
 });
 export const cryptoInstructionsSchema = Joi.object<CryptoInstructions>({
   currency: Joi.valid(...tokens).required(),
@@ -112,6 +120,11 @@ export interface CreatePayment {
   description?: string | null;
   /** The customer as a PIX charge's debtor, when the customer can be one (see ChargeDebtor); absent or null: none. */
   debtor?: ChargeDebtor | null;
+  /**
+   * A PIX charge with a due date (`cobv`) and its rules; absent or null: an immediate charge. The gateway has checked
+   * the rules (pixDueProblems) and that `debtor` is given.
+   */
+  due?: PixDue | null;
 }
 export const createPayment = defineCommand<CreatePayment, PaymentView>(
   'payment.create.v1',
@@ -126,6 +139,7 @@ export const createPayment = defineCommand<CreatePayment, PaymentView>(
     customer_id: customerId.allow(null),
     description: paymentDescription.allow(null),
     debtor: chargeDebtorSchema.allow(null),
+    due: pixDueSchema.allow(null),
   }),
   paymentViewSchema,
   [
@@ -135,6 +149,7 @@ export const createPayment = defineCommand<CreatePayment, PaymentView>(
     'UNSUPPORTED_PAYMENT_METHOD',
     'NO_FEE_RULE',
     'IDEMPOTENCY_CONFLICT',
+    'DUE_DATE_NOT_SUPPORTED',
   ],
 );
 
@@ -318,6 +333,8 @@ export interface ListPayments extends PageQuery {
   /** ISO-8601 date-times: created at or after `created_gte`, before `created_lt`. */
   created_gte?: string;
   created_lt?: string;
+  /** Only the cycles of this subscription. */
+  subscription_id?: string;
 }
 export const listPayments = defineCommand<ListPayments, Page<PaymentRecord>>(
   'payment.list.v1',
@@ -330,6 +347,7 @@ export const listPayments = defineCommand<ListPayments, Page<PaymentRecord>>(
     method: Joi.valid(...paymentMethods),
     created_gte: isoDate,
     created_lt: isoDate,
+    subscription_id: publicId('sub'),
   }),
   pageSchema(paymentRecordSchema),
   ['INVALID_FIELDS'],
@@ -439,6 +457,12 @@ export interface SimulatePayment {
   payment_id: string;
   outcome: SimulationOutcome;
   amount_centavos: number | null;
+  /**
+   * `paid` on a PIX payment with a due date: the day (`YYYY-MM-DD`, São Paulo) the sandbox payer pays it, between its
+   * creation and `payable_until`; the PSP simulator charges what is due that day, its clock untouched. Additive: absent
+   * or null, today.
+   */
+  paid_on?: string | null;
 }
 export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }>(
   'payment.simulate.v1',
@@ -448,6 +472,7 @@ export const simulatePayment = defineCommand<SimulatePayment, { accepted: true }
     payment_id: givenId.required(),
     outcome: Joi.valid(...simulationOutcomes).required(),
     amount_centavos: amountCentavos.allow(null).required(),
+    paid_on: calendarDate.allow(null),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),
   ['NOT_FOUND', 'INVALID_FIELDS', 'INVALID_AMOUNT', 'INVALID_STATUS'],

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { defineCommand, defineEvent } from './message';
 import {
+  amountPartsSchema,
   businessId,
   businessName,
   centavos,
@@ -10,9 +11,11 @@ import {
   paymentId,
   pixPayerSchema,
   paymentCustodies,
+  type AmountParts,
   type ChargeDebtor,
   type PaymentCustody,
 } from './common';
+import { calendarDate, pixDueSchema, type PixDue } from './pix-due';
 import type { PixPayer } from './public-api';
 import {
   pixInstructionsSchema,
@@ -33,8 +36,13 @@ export interface OpenPixCharge {
   expires_in_seconds: number;
   /** The cob's `solicitacaoPagador`: what the payer's bank app shows; absent or null: none. */
   description?: string | null;
-  /** The cob's `devedor`; absent or null: a charge anyone may pay without a named debtor. */
+  /** The cob's `devedor`; absent or null: a charge anyone may pay without a named debtor. Required with `due`. */
   debtor?: ChargeDebtor | null;
+  /**
+   * A charge with a due date: opened as a `cobv` with these rules (its window is theirs, `expires_in_seconds` is not
+   * used). Additive: absent or null, an immediate `cob`.
+   */
+  due?: PixDue | null;
 }
 export interface PixCharge extends PixInstructions {
   txid: string;
@@ -56,9 +64,12 @@ export const openPixCharge = defineCommand<OpenPixCharge, PixCharge>(
     expires_in_seconds: Joi.number().integer().min(1).required(),
     description: paymentDescription.allow(null),
     debtor: chargeDebtorSchema.allow(null),
+    due: pixDueSchema.allow(null),
   }),
   pixChargeSchema,
-  [],
+  // A charge with a due date only: rules or a date the PSP refuses (INVALID_FIELDS naming the field), a PSP that opens
+  // none (DUE_DATE_NOT_SUPPORTED).
+  ['INVALID_FIELDS', 'DUE_DATE_NOT_SUPPORTED'],
 );
 
 export interface ChangePixChargeAmount {
@@ -77,6 +88,8 @@ export interface SimulatePixOutcome {
   payment_id: string;
   outcome: SimulationOutcome;
   amount_centavos: number | null;
+  /** `paid` on a charge with a due date: the day it is paid on (see SimulatePayment.paid_on). Additive. */
+  paid_on?: string | null;
 }
 export const simulatePixOutcome = defineCommand<SimulatePixOutcome, { accepted: true }>(
   'pix.charge.simulate.v1',
@@ -85,9 +98,10 @@ export const simulatePixOutcome = defineCommand<SimulatePixOutcome, { accepted: 
     payment_id: paymentId.required(),
     outcome: Joi.valid(...simulationOutcomes).required(),
     amount_centavos: centavos.min(1).allow(null).required(),
+    paid_on: calendarDate.allow(null),
   }),
   Joi.object({ accepted: Joi.valid(true).required() }),
-  ['NOT_FOUND', 'INVALID_STATUS', 'INVALID_AMOUNT'],
+  ['NOT_FOUND', 'INVALID_STATUS', 'INVALID_AMOUNT', 'INVALID_FIELDS'],
 );
 
 export interface PixChargePaid {
@@ -101,6 +115,13 @@ export interface PixChargePaid {
    * null when the PSP did not say. Additive: an event written before it existed has none.
    */
   payer?: PixPayer | null;
+  /**
+   * A Pix into a charge with a due date: its parts (`componentesValor`) when the adapter found that they add up to
+   * `amount_centavos` and that each is within what the charge's rules allow on the day it was paid (it pays the charge,
+   * whatever its amount against the original); null when they do not (a wrong amount: it pays nothing). Absent for an
+   * immediate charge's Pix, and in events written before it existed.
+   */
+  amount_parts?: AmountParts | null;
 }
 export const pixChargePaid = defineEvent<PixChargePaid>(
   'pix.charge.paid.v1',
@@ -111,6 +132,7 @@ export const pixChargePaid = defineEvent<PixChargePaid>(
     amount_centavos: centavos.required(),
     paid_at: isoDate.required(),
     payer: pixPayerSchema.allow(null),
+    amount_parts: amountPartsSchema.allow(null),
   }),
 );
 
@@ -127,11 +149,24 @@ export interface PixChargeClosed {
   reason: 'expired' | 'underpaid' | 'failed';
   detail: string | null;
   /**
+   * Why a `failed` charge failed, when the adapter knows more than the PSP's word: `amount_not_accepted`, a Pix into a
+   * charge with a due date whose parts the adapter did not accept (the PSP concluded the cobv with it, so it can never
+   * be paid again; the Pix is in `received_pix`); `debit_failed`, a Pix Automático cycle whose attempts all failed;
+   * `cycle_cancelled`, a cycle cancelled at the PSP (by the payer, or by its recurrence's end): no failed debit, the
+   * payment is cancelled. Additive: absent or null, a failure as before (and a consumer that
+   * does not know it fails the payment with the reason and detail, as for any `failed`).
+   */
+  cause?: PixChargeClosureCause | null;
+  /**
    * Every PIX the charge took while open that did not pay it. Their pix.charge.paid.v1 events may be handled after
    * this one, so the closure carries them: the payment service records them and decides in one step.
    */
   received_pix: PixReceivedOnCharge[];
 }
+/** The causes a closure may name (`PixChargeClosed.cause`). */
+export const pixChargeClosureCauses = ['amount_not_accepted', 'debit_failed', 'cycle_cancelled'] as const;
+export type PixChargeClosureCause = (typeof pixChargeClosureCauses)[number];
+
 export const pixChargeClosed = defineEvent<PixChargeClosed>(
   'pix.charge.closed.v1',
   Joi.object({
@@ -139,6 +174,7 @@ export const pixChargeClosed = defineEvent<PixChargeClosed>(
     txid: Joi.string().required(),
     reason: Joi.valid('expired', 'underpaid', 'failed').required(),
     detail: Joi.string().allow(null).required(),
+    cause: Joi.valid(...pixChargeClosureCauses).allow(null),
     // Added later: an event written before then has none.
     received_pix: Joi.array()
       .items(
@@ -163,8 +199,8 @@ export interface GetPixChargeStatus {
 export interface PixChargeStatus {
   txid: string;
   status: 'active' | 'paid' | 'expired' | 'failed';
-  pix: Array<PixReceivedOnCharge & Pick<PixChargePaid, 'paid_at' | 'payer'>>;
-  closure: Pick<PixChargeClosed, 'reason' | 'detail' | 'received_pix'> | null;
+  pix: Array<PixReceivedOnCharge & Pick<PixChargePaid, 'paid_at' | 'payer' | 'amount_parts'>>;
+  closure: Pick<PixChargeClosed, 'reason' | 'detail' | 'cause' | 'received_pix'> | null;
 }
 const receivedPixSchema = Joi.object({
   end_to_end_id: Joi.string().required(),
@@ -178,11 +214,18 @@ export const getPixChargeStatus = defineCommand<GetPixChargeStatus, PixChargeSta
     txid: Joi.string().required(),
     status: Joi.valid('active', 'paid', 'expired', 'failed').required(),
     pix: Joi.array()
-      .items(receivedPixSchema.keys({ paid_at: isoDate.required(), payer: pixPayerSchema.allow(null) }))
+      .items(
+        receivedPixSchema.keys({
+          paid_at: isoDate.required(),
+          payer: pixPayerSchema.allow(null),
+          amount_parts: amountPartsSchema.allow(null),
+        }),
+      )
       .required(),
     closure: Joi.object({
       reason: Joi.valid('expired', 'underpaid', 'failed').required(),
       detail: Joi.string().allow(null).required(),
+      cause: Joi.valid(...pixChargeClosureCauses).allow(null),
       received_pix: Joi.array().items(receivedPixSchema).required(),
     })
       .allow(null)

@@ -53,6 +53,8 @@ export const PSP_PROFILE_DIFFERENCES = [
   'extraQuery',
   'callbackMtls',
   'medDefence',
+  'cobv',
+  'automaticPix',
 ] as const;
 export type PspProfileDifference = (typeof PSP_PROFILE_DIFFERENCES)[number];
 
@@ -75,6 +77,17 @@ export interface PspProfile {
   callbackMtls: boolean;
   /** How the PSP takes a defence against a MED through its API; null: it takes none (the merchant cannot defend). */
   medDefence: PspMedDefence | null;
+  /**
+   * The PSP opens charges with a due date (API Pix `PUT/PATCH/GET /cobv`, scopes `cobv.write cobv.read`): false, a
+   * payment with `pix.due` at an account of this profile is refused (422 DUE_DATE_NOT_SUPPORTED) before the PSP is asked.
+   */
+  cobv: boolean;
+  /**
+   * The PSP takes Pix Automático (API Pix `/rec`, `/solicrec`, `/locrec`, `/cobr` and their webhooks, in a token of
+   * their own): false, a subscription at an account of this profile is refused (AUTOMATIC_PIX_NOT_SUPPORTED) before
+   * the PSP is asked.
+   */
+  automaticPix: boolean;
   /** Where each difference from the baseline was read (the baseline's own: `API_PIX_BASELINE_SOURCE`). */
   sources: Readonly<Partial<Record<PspProfileDifference, readonly string[]>>>;
   /** What could not be checked against the bank's own documentation, by field (said in the docs, never guessed). */
@@ -93,7 +106,20 @@ export const PSP_BASELINE: Readonly<Pick<PspProfile, PspProfileDifference>> = {
   extraQuery: {},
   callbackMtls: false,
   medDefence: null,
+  cobv: true,
+  automaticPix: true,
 };
+
+/** Why a profile's `cobv` is as it is where it was not read at the bank itself. */
+const COBV_ASSUMED = (bank: string) =>
+  `whether ${bank} opens charges with a due date (\`/cobv\`) was not confirmed in what could be read: assumed, as API ` +
+  'Pix specifies it; a PSP that answers 404 or 403 to it is a refusal (DUE_DATE_NOT_SUPPORTED), never retried';
+
+/** Why a profile's `automaticPix` is as it is where it was not read at the bank itself. */
+const AUTOMATIC_PIX_ASSUMED = (bank: string) =>
+  `whether ${bank} takes Pix Automático (\`/rec\`, \`/cobr\`) was not confirmed in what could be read: assumed, as ` +
+  'API Pix 2.9.0 specifies it; a PSP that answers `POST /rec` with 404 or 403 is a refusal (AUTOMATIC_PIX_NOT_SUPPORTED), ' +
+  'never retried';
 
 const EFI_WEBHOOKS = 'https://dev.efipay.com.br/docs/api-pix/webhooks/';
 const EFI_NODE_SDK_TOKEN = 'https://github.com/efipay/sdk-node-apis-efi/blob/HEAD/src/wrapper.ts';
@@ -124,12 +150,15 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       tokenBody: [EFI_NODE_SDK_TOKEN, 'https://dev.efipay.com.br/docs/api-pix/credenciais/'],
       callbackMtls: [EFI_WEBHOOKS, 'https://github.com/efipay/mtls-webhook'],
       medDefence: [EFI_NODE_SDK_ENDPOINTS, EFI_PHP_SDK_ENDPOINTS, EFI_MED_DEFENCE_EXAMPLE],
+      // `pixCreateDueCharge` PUT /v2/cobv/:txid, `pixDetailDueCharge`, `pixUpdateDueCharge`.
+      cobv: [EFI_NODE_SDK_ENDPOINTS, EFI_PHP_SDK_ENDPOINTS],
     },
     unverified: {
       medDefence:
         "the paths, scopes and the body's fields (`analise`, `justificativa`) are read in Efí's SDKs; the longest " +
         "`justificativa` (1000 assumed), the values of `analise` besides `aceito` (`negado` assumed), the infraction's " +
         'fields and statuses, the answer and the errors were not found in what could be read',
+      automaticPix: AUTOMATIC_PIX_ASSUMED('Efí'),
     },
   },
   bb: {
@@ -145,6 +174,8 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       ],
     },
     unverified: {
+      cobv: COBV_ASSUMED('Banco do Brasil'),
+      automaticPix: AUTOMATIC_PIX_ASSUMED('Banco do Brasil'),
       callbackMtls: 'whether BB calls back over mutual TLS: not found in what could be read (assumed not)',
       extraQuery:
         'the sandbox parameter: third-party BB clients send `gw-app-key` instead in production; which one a production ' +
@@ -160,6 +191,8 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       tokenRequest: ['https://github.com/emersonjrdev/Lunabe-Store/blob/main/CONFIGURAR_ITAU_PIX.md'],
     },
     unverified: {
+      cobv: COBV_ASSUMED('Itaú'),
+      automaticPix: AUTOMATIC_PIX_ASSUMED('Itaú'),
       tokenRequest:
         "the form-body credentials: seen in client code, not in Itaú's own documentation (its portal asks for an account)",
     },
@@ -175,6 +208,8 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       extraHeaders: [`${SICOOB_API}/blob/HEAD/Sicoob.PIX/SicoobPIX.cs`],
     },
     unverified: {
+      cobv: COBV_ASSUMED('Sicoob'),
+      automaticPix: AUTOMATIC_PIX_ASSUMED('Sicoob'),
       tokenRequest:
         "read in a client library (Sicoob's portal, developers.sicoob.com.br, asks for an account): it sends no secret, " +
         'but whether Sicoob refuses a token request that carries one is not known, so the simulator does not',
@@ -194,6 +229,8 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       extraHeaders: ['https://github.com/raniellyferreira/interbank-go'],
     },
     unverified: {
+      cobv: COBV_ASSUMED('Banco Inter'),
+      automaticPix: AUTOMATIC_PIX_ASSUMED('Banco Inter'),
       tokenRequest: "Inter's own portal (developers.inter.co) could not be read: read in a client library",
       extraHeaders:
         "Inter's own portal (developers.inter.co) could not be read: read in a client library; it may be optional for " +
@@ -214,6 +251,8 @@ export const PSP_PROFILES: Readonly<Record<PspProfileName, PspProfile>> = {
       tokenQuery: ['https://github.com/erickafram/wifitocantins/blob/main/teste_variacao_santander.sh'],
     },
     unverified: {
+      cobv: COBV_ASSUMED('Santander'),
+      automaticPix: AUTOMATIC_PIX_ASSUMED('Santander'),
       tokenRequest:
         "Santander's own documentation could not be read: read in client code that tried both styles",
       tokenQuery:

@@ -64,6 +64,11 @@ export const webhookEventNames = [
   'payout.failed',
   'dispute.created',
   'dispute.closed',
+  'subscription.created',
+  'subscription.activated',
+  'subscription.cancelled',
+  'subscription.expired',
+  'subscription.cycle_retry_scheduled',
 ] as const;
 export type WebhookEventName = (typeof webhookEventNames)[number];
 
@@ -86,6 +91,10 @@ export type Refund = HttpApi.Refund;
 export type Payout = HttpApi.Payout;
 /** A dispute (MED) of a PIX payment (GET /v1/disputes/{dispute_id}, lists, and the `data` of `dispute.*` events). */
 export type Dispute = HttpApi.Dispute;
+/** A subscription (GET /v1/subscriptions/{subscription_id}, lists, and the `data` of `subscription.*` events). */
+export type Subscription = HttpApi.Subscription;
+/** The `data` of `subscription.cycle_retry_scheduled`: the subscription and the cycle's failed attempt. */
+export type SubscriptionCycleRetry = HttpApi.SubscriptionCycleRetry;
 export type Customer = HttpApi.Customer;
 export type CheckoutSession = HttpApi.CheckoutWithSessions['sessions'][number];
 export type Webhook = HttpApi.Webhook;

@@ -29,6 +29,8 @@ import {
 } from './suspense-messages';
 import { payoutRequested, pixPayoutSettled, publicPayoutEvents } from './payout-messages';
 import { disputeClosed, disputeCreated, publicDisputeEvents } from './dispute-messages';
+import { pixCycleAttemptFailed, pixRecurrenceChanged } from './recurrence-messages';
+import { publicSubscriptionEvents } from './subscription-commands';
 
 /**
  * The events each service's events queue is bound to: the one declaration of who consumes which event. Every service
@@ -51,6 +53,8 @@ export const eventSubscriptions: Readonly<Record<ServiceName, readonly EventDefi
     pixMedReported,
     pixFundsReturnSettled,
     cryptoFundsReturnSettled,
+    pixRecurrenceChanged,
+    pixCycleAttemptFailed,
   ],
   'pix-adapter': [paymentCancelled, pixRefundRequested, pixFundsReturnRequested, payoutRequested],
   'solana-watcher': [paymentCancelled, cryptoRefundRequested, cryptoFundsReturnRequested],
@@ -61,6 +65,7 @@ export const eventSubscriptions: Readonly<Record<ServiceName, readonly EventDefi
     ...publicRefundEvents,
     ...publicPayoutEvents,
     ...publicDisputeEvents,
+    ...publicSubscriptionEvents,
   ],
   ledger: [
     paymentConfirmed,

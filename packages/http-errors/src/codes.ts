@@ -30,6 +30,19 @@ export const errorCatalog = {
     status: 422,
     message: 'O provedor PIX desta disputa não recebe defesa pela API.',
   },
+  CUSTOMER_DOCUMENT_REQUIRED: {
+    status: 422,
+    message:
+      'Uma cobrança com vencimento exige um cliente com nome e CPF ou CNPJ válido (o devedor da cobrança).',
+  },
+  DUE_DATE_NOT_SUPPORTED: {
+    status: 422,
+    message: 'O provedor PIX desta conta não abre cobranças com vencimento (cobv) pela API.',
+  },
+  AUTOMATIC_PIX_NOT_SUPPORTED: {
+    status: 422,
+    message: 'O provedor PIX desta conta não oferece Pix Automático (recorrências) pela API.',
+  },
   IDEMPOTENCY_CONFLICT: {
     status: 409,
     message: 'A chave de idempotência já foi usada com um corpo de requisição diferente.',

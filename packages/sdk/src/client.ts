@@ -62,6 +62,7 @@ export class Gateway implements Namespaces {
   readonly payments: Namespaces['payments'];
   readonly refunds: Namespaces['refunds'];
   readonly disputes: Namespaces['disputes'];
+  readonly subscriptions: Namespaces['subscriptions'];
   readonly customers: Namespaces['customers'];
   readonly checkouts: Namespaces['checkouts'];
   readonly products: Namespaces['products'];
@@ -91,6 +92,7 @@ export class Gateway implements Namespaces {
     this.payments = namespaces.payments;
     this.refunds = namespaces.refunds;
     this.disputes = namespaces.disputes;
+    this.subscriptions = namespaces.subscriptions;
     this.customers = namespaces.customers;
     this.checkouts = namespaces.checkouts;
     this.products = namespaces.products;

@@ -74,9 +74,12 @@ export async function serviceTestBed<S extends TestedService>(
     async close() {
       await bed.service.stop();
       for (const client of clients) await client.close();
-      // Only once nothing is connected: a publisher meeting a deleted exchange would reconnect and redeclare it.
-      for (const broker of [bed.service.broker, ...clients]) await broker.deleteDeclaredTopology();
+      // What `start` set up around the service (another service, a rail) stops too, before any name is deleted.
       for (const step of afterStop) await step();
+      // Only once nothing is connected: a publisher or consumer meeting a deleted name would redeclare it. On the node
+      // itself, since a proxy the service reached it through may be closed by now.
+      for (const broker of [bed.service.broker, ...clients])
+        await broker.deleteDeclaredTopology(env.config.AMQP_URL);
       await env.database.drop();
     },
   };

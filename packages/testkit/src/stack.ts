@@ -207,16 +207,14 @@ async function startStackOnce(
   const logs: string[] = [];
   // Its own process group, so a launcher that does not stop in time is killed with every process it started.
   const launcherRoot = options.root ?? root;
-  const launcher = spawn(
-    join(launcherRoot, 'node_modules/.bin/tsx'),
-    [join(launcherRoot, 'scripts/stack.ts')],
-    {
-      cwd: launcherRoot,
-      env: launcherEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    },
-  );
+  // As `npm start` runs it: node itself with tsx as a loader, so the stop's signal reaches the launcher (tsx's command
+  // line would kill it 60 ms after passing the signal on, before it had stopped anything).
+  const launcher = spawn(process.execPath, ['--import', 'tsx', join(launcherRoot, 'scripts/stack.ts')], {
+    cwd: launcherRoot,
+    env: launcherEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const record = (chunk: Buffer) => logs.push(chunk.toString());
   launcher.stdout.on('data', record);
   launcher.stderr.on('data', record);

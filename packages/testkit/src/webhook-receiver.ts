@@ -41,7 +41,8 @@ export class WebhookReceiver {
   }
 
   /**
-   * The first event of `type` about `id` (its refund_id, payout_id or dispute_id, else its payment_id), once it is
+   * The first event of `type` about `id` (its refund_id, payout_id or dispute_id, else its payment_id, else its
+   * subscription_id), once it is
    * delivered.
    */
   delivered(type: string, id: string, timeoutMs = 30_000): Promise<{ type: string; data: JsonBody }> {
@@ -53,7 +54,8 @@ export class WebhookReceiver {
             (event.data.refund_id ??
               event.data.payout_id ??
               event.data.dispute_id ??
-              event.data.payment_id) === id,
+              event.data.payment_id ??
+              event.data.subscription_id) === id,
         ),
       { timeoutMs, what: `the ${type} webhook of ${id}` },
     );

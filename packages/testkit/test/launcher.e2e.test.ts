@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsonLogLines, metricsServices, stackClient, startStack, waitFor, type RunningStack } from '../src';
@@ -108,7 +109,16 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     expect(created.body.pix?.copia_e_cola).toContain('6009Sao Paulo');
   });
 
-  test('stopping it stops every process it started', async () => {
+  test('stopping it (SIGTERM, handled as Ctrl-C is) stops every process it started, each cleanly (exit 0)', async () => {
+    const names = [
+      'api-gateway',
+      'dashboard',
+      'psp-simulator',
+      'solana-localnet',
+      'mail-catcher',
+      ...metricsServices,
+    ];
+    const pids = names.map((name) => stack.pidOf(name));
     const urls = [
       `${stack.gatewayUrl}/healthz`,
       stack.pspUrl,
@@ -118,6 +128,47 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     expect(await Promise.all(urls.map(answers))).toEqual(urls.map(() => true));
     await stack.stop();
     expect(await Promise.all(urls.map(answers))).toEqual(urls.map(() => false));
+    // Each said so as it went: the launcher was there to stop them (not killed with its group).
+    expect(names.map((name, i) => ({ name, exit: stack.exitOf(pids[i]!) }))).toEqual(
+      names.map((name) => ({ name, exit: '0' })),
+    );
+  }, 60_000);
+});
+
+describe('the launcher checks the ports it will listen on before starting anything', () => {
+  /** Why a start with `env` failed (the launcher's last lines), or undefined when it started. */
+  const failedStart = (env: Record<string, string>) =>
+    startStack(env).then(
+      async (stack) => {
+        await stack.stop();
+        return undefined;
+      },
+      (err: Error) => err.message,
+    );
+
+  test('a port another program holds is named with its variable, and nothing starts (status 78)', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const failed = await failedStart({ PORT: String(port) });
+      expect(failed).toContain('the launcher exited (78)');
+      expect(failed).toContain(`port ${port} (PORT) is taken (EADDRINUSE)`);
+      expect(failed).toContain('nothing was started');
+      expect(failed).not.toMatch(/^\S+ \| /m);
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
+
+  test('one port given to two variables is refused, naming both', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    await new Promise((resolve) => holder.close(resolve));
+    const failed = await failedStart({ PORT: String(port), DASHBOARD_PORT: String(port) });
+    expect(failed).toContain(`DASHBOARD_PORT and PORT are both ${port}`);
+    expect(failed).not.toMatch(/^\S+ \| /m);
   }, 60_000);
 });
 

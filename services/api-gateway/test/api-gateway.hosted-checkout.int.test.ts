@@ -150,6 +150,7 @@ describe('api gateway: hosted checkout pages', () => {
       business_name: 'Estúdio Som & Cia',
       method: 'pix',
       token: null,
+      buyer: null,
     });
   });
 

@@ -237,6 +237,9 @@ describe('api gateway: payments', () => {
       refunded_amount_brl: 10.1,
       expires_at: expiresAt,
       payer,
+      // A payment of no subscription says so.
+      subscription_id: null,
+      cycle: null,
       created_at: record.created_at,
       updated_at: record.updated_at,
     });

@@ -28,8 +28,15 @@ describe('api gateway: /v1/products and PATCH /v1/checkouts/{id}', () => {
     created_at: '2026-11-29T10:00:00.000Z',
     ...overrides,
   });
-  /** The public answer: the price in BRL only, never the centavos it is kept in. */
-  const answered = ({ price_centavos, ...stored }: Product) => ({ ...stored, price: price_centavos / 100 });
+  /**
+   * The public answer: the price in BRL only, never the centavos it is kept in; `interval` null for a one-off product
+   * (and from a checkout service older than recurring products, which sends none).
+   */
+  const answered = ({ price_centavos, ...stored }: Product) => ({
+    interval: null,
+    ...stored,
+    price: price_centavos / 100,
+  });
 
   test('POST /v1/products creates the caller’s product, price in centavos, answered in BRL too', async () => {
     h.fakes.on(createProduct, async (command: CreateProduct) =>
@@ -49,6 +56,7 @@ describe('api gateway: /v1/products and PATCH /v1/checkouts/{id}', () => {
       name: 'Caneca',
       description: null,
       price_centavos: 3500,
+      interval: null,
     });
   });
 

@@ -185,6 +185,121 @@ describe('hosted checkout in a real browser', () => {
     await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
   }, 90_000);
 
+  test('a recurring product sells a subscription: name and CPF asked (bad ones refused), one QR code pays the first cycle and the subscription is active', async () => {
+    const product = await call('/v1/products', {
+      method: 'POST',
+      body: { name: 'Clube do Açaí', price: 4990, interval: 'monthly' },
+    });
+    expect(product).toMatchObject({ interval: 'monthly', price: 49.9 });
+    const checkout = await call('/v1/checkouts', {
+      method: 'POST',
+      body: {
+        product_id: product.product_id,
+        title: 'Clube do Açaí',
+        return_url: `${shopUrl}/obrigado`,
+        cancel_url: `${shopUrl}/carrinho`,
+      },
+    });
+    const sessionsUrl = `${stack.gatewayUrl}/c/${checkout.slug}/sessions`;
+    const page = await phonePage();
+    await page.goto(`${stack.gatewayUrl}/c/${checkout.slug}`);
+    expect({
+      badge: await page.locator('#subscription-badge').textContent(),
+      price: await page.locator('#price').textContent(),
+      per: await page.locator('#price-interval').textContent(),
+      crypto: await page.locator('button[data-method="crypto"]').count(),
+    }).toEqual({
+      badge: 'Assinatura mensal',
+      price: expect.stringContaining('49,90'),
+      per: 'por mês',
+      crypto: 0,
+    });
+    await page.screenshot({ path: join(artifacts, 'subscription-1-buyer.png'), fullPage: true });
+
+    const buyerError = async () => {
+      await page.locator('#status[data-tone="error"]').waitFor();
+      const shown = {
+        state: await page.locator('#checkout').getAttribute('data-state'),
+        status: await page.locator('#status').textContent(),
+      };
+      await page
+        .locator('#status')
+        .evaluate((node: { removeAttribute(name: string): void }) => node.removeAttribute('data-tone'));
+      return shown;
+    };
+    const refused = { state: 'choose', status: 'Confira seu nome e CPF e tente novamente.' };
+    // No name: the page refuses before asking.
+    await page.fill('#buyer-document', '529.982.247-25');
+    await page.click('#pay-pix');
+    await expect(buyerError()).resolves.toEqual(refused);
+    // Wrong check digits: the server refuses (the customer service's check), and the page says so.
+    await page.fill('#buyer-name', 'Maria da Silva');
+    await page.fill('#buyer-document', '529.982.247-26');
+    const wrongDigits = page.waitForResponse((response) => response.url() === sessionsUrl);
+    await page.click('#pay-pix');
+    expect((await wrongDigits).status()).toBe(422);
+    await expect(buyerError()).resolves.toEqual(refused);
+    // The page's own call, sent as anyone could: the contract's error shape, never a 5xx.
+    const answers = await Promise.all(
+      [
+        { method: 'pix', name: 'Maria\u0000 da Silva', document: '52998224725' },
+        { method: 'pix', name: '   ', document: '52998224725' },
+        { method: 'pix', document: '52998224725' },
+        { method: 'pix', name: 'Maria da Silva', document: '5299822\u000047' },
+        { method: 'crypto', currency: 'USDC', name: 'Maria da Silva', document: '52998224725' },
+      ].map(async (data) => {
+        const response = await page.request.post(sessionsUrl, { data });
+        return [response.status(), ((await response.json()) as { error: { code: string } }).error.code];
+      }),
+    );
+    expect(answers).toEqual([
+      [422, 'INVALID_FIELDS'],
+      [422, 'INVALID_FIELDS'],
+      [422, 'MISSING_FIELDS'],
+      [422, 'INVALID_FIELDS'],
+      [422, 'UNSUPPORTED_PAYMENT_METHOD'],
+    ]);
+
+    await page.fill('#buyer-document', '529.982.247-25');
+    await page.click('#pay-pix');
+    await page.locator('#qr-code[src^="data:image/png;base64,"]').waitFor();
+    await expect(page.locator('#copia-e-cola').inputValue()).resolves.toMatch(/^000201/);
+    await expect(page.locator('#change-method').isVisible()).resolves.toBe(false);
+    await page.screenshot({ path: join(artifacts, 'subscription-2-qr-code.png'), fullPage: true });
+
+    const session = (await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' })).sessions[0];
+    const subscriptions = await call('/v1/subscriptions', { method: 'GET' });
+    const subscription = subscriptions.data.find(
+      (candidate: { first_payment_id: string | null }) => candidate.first_payment_id === session.payment_id,
+    );
+    expect(subscription).toMatchObject({
+      status: 'pending_authorization',
+      amount_brl: 49.9,
+      interval: 'monthly',
+      authorization: { journey: 'qr_with_first_payment' },
+    });
+    const customer = await call(`/v1/customers/${subscription.customer_id}`, { method: 'GET' });
+    expect(customer).toMatchObject({ name: 'Maria da Silva', document_number: '52998224725' });
+
+    // The payer's bank reads the QR code: the first cycle is paid and the rest authorized.
+    await call(`/v1/sandbox/subscriptions/${subscription.subscription_id}/simulate`, {
+      method: 'POST',
+      body: { outcome: 'authorize' },
+    });
+    await page.locator('#checkout[data-state="paid"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await page.waitForURL(`${shopUrl}/obrigado`, { timeout: 30_000 });
+    await waitFor(
+      async () =>
+        (await call(`/v1/subscriptions/${subscription.subscription_id}`, { method: 'GET' })).status ===
+        'active',
+      { what: 'the subscription active' },
+    );
+    const after = await call(`/v1/checkouts/${checkout.checkout_id}`, { method: 'GET' });
+    expect(after.sessions).toEqual([
+      expect.objectContaining({ payment_id: session.payment_id, status: 'paid' }),
+    ]);
+  }, 120_000);
+
   test('an unknown checkout link shows a proper 404 page', async () => {
     const page = await phonePage();
     const response = await page.goto(`${stack.gatewayUrl}/c/nao-existe-${Date.now()}`);

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { webhookEventNames } from '@gateway/contracts';
+import { dateOfDay, saoPauloDay, webhookEventNames } from '@gateway/contracts';
 import type { Broker } from '@gateway/messaging';
 import {
   startStackWithWebhookReceiver,
@@ -348,6 +348,53 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       422,
       call('POST', `/v1/disputes/${dispute.dispute_id}/defence`, { body: { text: 'Pedido entregue.' } }),
     );
+    // A subscription (Pix Automático) of a customer with a name and a CPF: made, read, listed, driven in the sandbox
+    // (authorized, its clock moved past cycle 1's send day) and cancelled.
+    const inDays = (days: number) => dateOfDay(saoPauloDay(new Date()) + days);
+    const subscriber = await expectStatus(
+      201,
+      call('POST', '/v1/customers', { body: { name: 'Maria Souza', document_number: '529.982.247-25' } }),
+    );
+    const subscription = await expectStatus(
+      201,
+      call('POST', '/v1/subscriptions', {
+        body: {
+          customer_id: subscriber.customer_id,
+          amount: 9990,
+          interval: 'monthly',
+          start_date: inDays(10),
+          authorization: { journey: 'qr' },
+        },
+      }),
+    );
+    await expectStatus(200, call('GET', '/v1/subscriptions?limit=5'));
+    await expectStatus(200, call('GET', `/v1/subscriptions/${subscription.subscription_id}`));
+    await expectStatus(
+      202,
+      call('POST', `/v1/sandbox/subscriptions/${subscription.subscription_id}/simulate`, {
+        body: { outcome: 'authorize' },
+      }),
+    );
+    await waitFor(
+      async () =>
+        (await call('GET', `/v1/subscriptions/${subscription.subscription_id}`)).body.status === 'active' ||
+        undefined,
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the subscription authorized' },
+    );
+    // Answered at once (202); the clock moves in the background.
+    await expectStatus(
+      202,
+      call('POST', `/v1/sandbox/subscriptions/${subscription.subscription_id}/advance`, {
+        body: { to: inDays(4) },
+      }),
+    );
+    await waitFor(
+      async () =>
+        (await call('GET', `/v1/subscriptions/${subscription.subscription_id}`)).body.current_date ===
+          inDays(4) || undefined,
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the subscription clock moved' },
+    );
+    await expectStatus(200, call('POST', `/v1/subscriptions/${subscription.subscription_id}/cancel`));
     // The books (the ledger service): the paid payment's balance transaction, the balance, this month's statement; the
     // other business sees none of it.
     const posted = await waitFor(

@@ -34,6 +34,7 @@ describe('products and checkouts', () => {
           name: 'Curso de Violão',
           description: 'Doze aulas gravadas',
           price_centavos: 4990,
+          interval: null,
           status: 'active',
           created_at: expect.any(String),
         },
@@ -235,6 +236,7 @@ describe('products and checkouts', () => {
           product_description: null,
           title: 'Oferta Relâmpago',
           price_centavos: 4990,
+          interval: null,
           cancel_url: checkout.cancel_url,
         },
       });

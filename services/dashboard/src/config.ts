@@ -82,9 +82,12 @@ const schema = Joi.object<DashboardConfig>({
     .default(15 * 60),
   LOGIN_ATTEMPTS_PER_MINUTE: Joi.number().integer().min(1).default(30),
   // Never taken from a request's Host header: a forged one would mail people links to someone else's site.
+  // In the sandbox, the address it listens on locally (DASHBOARD_PORT's).
   DASHBOARD_PUBLIC_URL: sandboxDefault(
     Joi.string().uri({ scheme: ['http', 'https'] }),
-    'http://127.0.0.1:3080',
+    Object.assign((parent: { DASHBOARD_PORT: number }) => `http://127.0.0.1:${parent.DASHBOARD_PORT}`, {
+      shown: '`http://127.0.0.1:<DASHBOARD_PORT>`',
+    }),
   ),
   // The sandbox's mail catcher (`npm start` runs it); production names its own relay, which may hold a password.
   SMTP_URL: sandboxDefault(Joi.string().uri({ scheme: ['smtp', 'smtps'] }), 'smtp://127.0.0.1:1025'),

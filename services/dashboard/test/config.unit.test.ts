@@ -47,6 +47,18 @@ describe('the dashboard config', () => {
       SMTP_URL: 'smtp://127.0.0.1:1025',
       DASHBOARD_PUBLIC_URL: 'http://127.0.0.1:3080',
     });
+    // On another port, its links follow it (a local start given DASHBOARD_PORT); a public address said is kept.
+    expect(loadDashboardConfig({ APP_ENV: 'sandbox', DASHBOARD_PORT: '3381' })).toMatchObject({
+      DASHBOARD_PORT: 3381,
+      DASHBOARD_PUBLIC_URL: 'http://127.0.0.1:3381',
+    });
+    expect(
+      loadDashboardConfig({
+        APP_ENV: 'sandbox',
+        DASHBOARD_PORT: '3381',
+        DASHBOARD_PUBLIC_URL: 'https://painel.example.com',
+      }).DASHBOARD_PUBLIC_URL,
+    ).toBe('https://painel.example.com');
     // Mail goes only over SMTP: no other scheme is taken.
     expect(
       refusedVariables(() =>

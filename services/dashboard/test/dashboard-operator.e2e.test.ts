@@ -87,7 +87,7 @@ describe('the operator console', () => {
   }, 60_000);
 
   /** The dashboard's `operator:invite` command, run as an operator of the platform runs it. */
-  const inviteCommand = (email: string) =>
+  const inviteCommand = (email: string, env: Record<string, string> = {}) =>
     promisify(execFile)(
       join(root, '../../node_modules/.bin/tsx'),
       ['src/commands/operator-invite.ts', email],
@@ -103,11 +103,28 @@ describe('the operator console', () => {
           REDIS_PREFIX: stack.env.config.REDIS_PREFIX,
           SMTP_URL: stack.mailCatcherSmtpUrl,
           DASHBOARD_PUBLIC_URL: stack.dashboardUrl,
+          ...env,
         },
       },
     );
 
   test('the first operator is invited by the command, sets a password, and must enrol a second factor first', async () => {
+    // With no relay where SMTP_URL points, one line says so (without the URL's credentials), and running it again
+    // once mail can be sent mails the link.
+    const unsent = await inviteCommand(first.email, {
+      SMTP_URL: 'smtp://mailer:s3cret@127.0.0.1:9',
+    }).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(unsent?.code).toBe(1);
+    expect(unsent?.stderr).toMatch(
+      new RegExp(
+        `^${first.email}: invited, but mail not sent: .*\\(SMTP_URL at 127\\.0\\.0\\.1:9\\); once mail`,
+      ),
+    );
+    expect(unsent?.stderr).not.toContain('s3cret');
+    expect(unsent?.stderr?.trim().split('\n')).toHaveLength(1);
     const { stdout } = await inviteCommand(first.email);
     expect(stdout).toContain(`invitation mailed to ${first.email}`);
     // A business's account is nobody's operator: the command refuses its address.

@@ -1,5 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
-import { startStack, stackClient, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
+import {
+  daysAfter,
+  pspToday,
+  startStack,
+  stackClient,
+  waitFor,
+  type RunningStack,
+  type StackClient,
+} from '@gateway/testkit';
 import { launchBrowser, screenshot, seriousViolations } from './support/browser';
 import { signUp, uniqueEmail } from './support/accounts';
 
@@ -164,6 +172,68 @@ describe('the merchant dashboard, as a person uses it', () => {
     expect(row).toContain('R$ 25,00');
     expect(row).toContain('Retido');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test('a due-date payment paid early shows its due date, what was paid and why; refunds are of what was paid', async () => {
+    const customer = await client.api(apiKey, 'POST', '/v1/customers', {
+      name: 'Francisco da Silva',
+      document_number: '123.456.789-09',
+    });
+    const today = await pspToday(stack.pspUrl);
+    const created = await client.api(apiKey, 'POST', '/v1/payments', {
+      payment_method: 'pix',
+      amount: 45_000,
+      customer_id: customer.body.customer_id,
+      pix: {
+        due: {
+          date: daysAfter(today, 20),
+          payable_days_after: 10,
+          discount: { until: [{ date: daysAfter(today, 5), amount: 2000 }] },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const dueId = created.body.payment_id as string;
+    const day = (date: string) => date.split('-').reverse().join('/');
+    await page.goto(`${stack.dashboardUrl}/pagamentos/${dueId}`);
+    expect(await page.getByTestId('vencimento').textContent()).toBe(day(daysAfter(today, 20)));
+    expect(await page.getByTestId('pagavel-ate').textContent()).toBe(day(created.body.payable_until));
+    expect(await page.getByTestId('valor-pago').count()).toBe(0);
+
+    // Paid early: R$ 430,00 of R$ 450,00.
+    await client.payInSandbox(apiKey, dueId);
+    await waitFor(
+      async () => {
+        await page.goto(`${stack.dashboardUrl}/pagamentos/${dueId}`);
+        return (await page.getByTestId('situacao').textContent()) === 'Pago';
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the due-date payment shown paid' },
+    );
+    expect(await page.getByTestId('valor-pago').textContent()).toBe('R$ 430,00');
+    expect(await page.getByTestId('composicao').textContent()).toBe(
+      'original R$ 450,00 · multa R$ 0,00 · juros R$ 0,00 · abatimento R$ 0,00 · desconto R$ 20,00',
+    );
+    // The fee and the net add up to what was paid, not to the original.
+    const centavos = async (testId: string) =>
+      Number((await page.getByTestId(testId).textContent())!.replace(/[^\d]/g, ''));
+    expect((await centavos('tarifa')) + (await centavos('liquido'))).toBe(43_000);
+    // The form offers what was paid, at most.
+    expect(await page.getByLabel(/Valor do reembolso/).inputValue()).toBe('430,00');
+    expect(await page.locator('label[for="valor"]').textContent()).toContain('até R$ 430,00');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Refunding the whole of what was paid is the whole refund.
+    await page.getByRole('button', { name: 'Reembolsar' }).click();
+    await page.getByText('Reembolso solicitado.').waitFor();
+    await waitFor(
+      async () => {
+        await page.goto(`${stack.dashboardUrl}/pagamentos/${dueId}`);
+        return (await page.getByTestId('situacao').textContent()) === 'Reembolsado';
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the due-date payment shown refunded' },
+    );
+    // Nothing left to offer.
+    expect(await page.getByLabel(/Valor do reembolso/).count()).toBe(0);
   });
 
   test('Saldo shows the balance and its transactions', async () => {

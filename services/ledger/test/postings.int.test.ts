@@ -66,6 +66,18 @@ describe('the ledger posts money events once', () => {
     await expectBooksConsistent(bed);
   });
 
+  test("a subscription's paid cycle is a confirmed payment like any: credited its net once", async () => {
+    const businessId = newPublicId('biz');
+    const event = paidEvent(businessId, { subscription_id: newPublicId('sub'), cycle: 3 });
+    await bed.confirm(event);
+    await bed.confirm(event);
+    expect(await journalsCausedBy(bed, event.event_id)).toBe(1);
+    await waitFor(async () => (await balanceOf(bed, businessId)).available_centavos === 9_801 || undefined, {
+      what: 'the cycle credited',
+    });
+    await expectBooksConsistent(bed);
+  });
+
   test('a crypto payment is held in its token account at cost; an old record without a token in tokens:unknown', async () => {
     const businessId = newPublicId('biz');
     const usdc = paidEvent(businessId, {

@@ -32,6 +32,14 @@ import {
   readPaymentEventLog,
   simulatePayment,
   updatePayment,
+  advanceSubscriptionClock as advanceSubscription,
+  cancelSubscription,
+  createSubscription,
+  getSubscription,
+  listSubscriptions,
+  pixCycleAttemptFailed,
+  pixRecurrenceChanged,
+  simulateSubscription,
 } from '@gateway/contracts';
 import { loadOrExit } from '@gateway/config';
 import { readEventLog } from '@gateway/messaging';
@@ -71,9 +79,19 @@ import { handleGetRefund } from './handlers/refund.get.v1';
 import { handleListRefunds } from './handlers/refund.list.v1';
 import { handleGetDispute } from './handlers/dispute.get.v1';
 import { handleListDisputes } from './handlers/dispute.list.v1';
+import { handleGetSubscription } from './handlers/subscription.get.v1';
+import { handleListSubscriptions } from './handlers/subscription.list.v1';
+import { startSubscription } from './application/start-subscription';
+import { cancelRunningSubscription } from './application/cancel-running-subscription';
+import { applyRecurrenceChange } from './application/apply-recurrence-change';
+import { announceCycleRetry } from './application/announce-cycle-retry';
+import { advanceSubscriptionClock } from './application/advance-subscription-clock';
+import { simulatePayerBank } from './application/simulate-payer-bank';
+import { CycleScheduler } from './application/cycle-scheduler';
 
 export interface PaymentService extends ServiceRuntime {
   reconciliation: PaymentReconciliation;
+  cycleScheduler: CycleScheduler;
 }
 
 export async function startPaymentService(config: PaymentConfig): Promise<PaymentService> {
@@ -106,6 +124,15 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     intentGivesUpAfterMs: 2 * (config.REFUND_POSTING_WAIT_MS + config.LEDGER_RPC_TIMEOUT_MS) + 5000,
   };
   const simulateDeps = { dataSource, uow: uow(simulatePayment), rails, appEnv: config.APP_ENV };
+  // Subscriptions: the scheduler and the sandbox's advance open cycles through the same step.
+  const dueCycles = {
+    dataSource,
+    uow: runtime.unitOfWork('cycle-scheduler'),
+    rails,
+    defaultFees,
+    logger: runtime.logger,
+  };
+  const cycleScheduler = new CycleScheduler(dueCycles, config.RECONCILE_INTERVAL_SECONDS * 1000);
   await broker
     .handlers('payment')
     .handle(createPayment, (command, context) => createPaymentOnRail(createDeps, command, context))
@@ -178,6 +205,42 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(cryptoFundsReturnSettled, (event, context) =>
       settleOperatorReturn(uow(cryptoFundsReturnSettled), event, context),
     )
+    // Subscriptions (Pix Automático): the payment service owns them and their cycles; the PIX adapter the recurrence.
+    .handle(createSubscription, (command, context) =>
+      startSubscription(
+        {
+          dataSource,
+          uow: uow(createSubscription),
+          rails,
+          defaultFees,
+          pixExpiresInSeconds: config.PIX_EXPIRES_IN_SECONDS,
+          appEnv: config.APP_ENV,
+        },
+        command,
+        context,
+      ),
+    )
+    .handle(getSubscription, handleGetSubscription(dataSource))
+    .handle(listSubscriptions, handleListSubscriptions(dataSource))
+    .handle(cancelSubscription, (command, context) =>
+      cancelRunningSubscription({ dataSource, uow: uow(cancelSubscription), rails }, command, context),
+    )
+    .handle(simulateSubscription, (command, context) =>
+      simulatePayerBank(
+        { dataSource, uow: uow(simulateSubscription), rails, appEnv: config.APP_ENV },
+        command,
+        context,
+      ),
+    )
+    .handle(advanceSubscription, (command) =>
+      advanceSubscriptionClock({ ...dueCycles, appEnv: config.APP_ENV }, command),
+    )
+    .handle(pixRecurrenceChanged, (event, context) =>
+      applyRecurrenceChange(uow(pixRecurrenceChanged), event, context),
+    )
+    .handle(pixCycleAttemptFailed, (event, context) =>
+      announceCycleRetry(uow(pixCycleAttemptFailed), event, context),
+    )
     .consume();
   const purge = createReservationPurge(dataSource, {
     retentionHours: config.CREATE_RESERVATION_RETENTION_HOURS,
@@ -211,7 +274,9 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
   });
   resend.start();
   runtime.onStop('refund-resend', () => resend.stop());
-  return Object.assign(runtime, { reconciliation });
+  cycleScheduler.start();
+  runtime.onStop('cycle-scheduler', () => cycleScheduler.stop());
+  return Object.assign(runtime, { reconciliation, cycleScheduler });
 }
 
 if (require.main === module) {

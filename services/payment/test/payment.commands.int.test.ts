@@ -76,14 +76,29 @@ describe('payment service commands', () => {
       expect(await countPayments(businessId)).toBe(1);
     });
 
-    test('a rail refusing for good gives INTERNAL_ERROR at once, not a SERVICE_UNAVAILABLE to retry for ever', async () => {
+    test('a rail refusing with a code its command does not declare gives INTERNAL_ERROR at once, not a SERVICE_UNAVAILABLE to retry for ever', async () => {
       const businessId = await h.newBusiness();
-      h.rails.refusal = 'INVALID_FIELDS';
+      h.rails.refusal = 'INVALID_STATUS';
       try {
         const started = Date.now();
         const reply = await h.request(createPayment, aCreatePayment(businessId));
         expect(reply).toEqual({ ok: false, error: expect.objectContaining({ code: 'INTERNAL_ERROR' }) });
         expect(Date.now() - started).toBeLessThan(1000);
+        expect(await countPayments(businessId)).toBe(0);
+      } finally {
+        h.rails.refusal = undefined;
+      }
+    });
+
+    test('a refusal the rail command declares (a due date the PSP refuses) reaches the caller as it is, nothing created', async () => {
+      const businessId = await h.newBusiness();
+      h.rails.refusal = 'INVALID_FIELDS';
+      try {
+        const reply = await h.request(createPayment, aCreatePayment(businessId));
+        expect(reply).toEqual({
+          ok: false,
+          error: { code: 'INVALID_FIELDS', message: 'Recusado pelo provedor.' },
+        });
         expect(await countPayments(businessId)).toBe(0);
       } finally {
         h.rails.refusal = undefined;

@@ -40,6 +40,13 @@ export interface PixAdapterConfig extends ServiceConfig {
   PSP_CLIENT_SECRET?: string;
   /** OAuth scopes to ask for; unset: those of the operations the adapter calls; empty: none (the PSP's default). */
   PSP_OAUTH_SCOPE?: string;
+  /** Pix Automático's own token's scopes; unset: `API_PIX_AUTOMATIC_SCOPES` (rec, solicrec, cobr, locrec, webhooks). */
+  PSP_AUTOMATIC_PIX_OAUTH_SCOPE?: string;
+  /**
+   * The receiving account a Pix Automático cycle (`cobr`) names as its `recebedor`: `agencia/conta/tipoConta`
+   * (`0001/1234567/CORRENTE`); unset: cycles are refused (AUTOMATIC_PIX_NOT_SUPPORTED). The sandbox's by default.
+   */
+  PSP_RECEIVER_ACCOUNT?: string;
   /** PEM file paths of the client certificate most PSPs require (mTLS); optional in sandbox. */
   PSP_MTLS_CERT?: string;
   PSP_MTLS_KEY?: string;
@@ -71,6 +78,8 @@ export interface PixAdapterConfig extends ServiceConfig {
   CALLBACK_OVERDUE_SECONDS: number;
   /** Each open charge is also read alone this long after it was opened, and again as long after (is it still known at the PSP?), with what the request budget leaves. */
   CHARGE_RECHECK_SECONDS: number;
+  /** A Pix Automático recurrence pending or active, or an open cycle, unchecked this long is read at the PSP. */
+  RECURRENCE_RECHECK_SECONDS: number;
   /** The most requests the overdue-callback pass makes at the PSP per minute, all replicas together: the list of received Pix first, then re-reads of charges. */
   PSP_POLL_REQUESTS_PER_MINUTE: number;
   /** Pause between passes of the overdue-callback polls (charges, devoluções and payouts). */
@@ -94,6 +103,9 @@ export interface PixAdapterConfig extends ServiceConfig {
 const DEVELOPMENT_PSP_ACCOUNT_SEALING_KEY = Buffer.from('dev-only-psp-account-sealing-32b').toString(
   'base64',
 );
+
+/** Where the PSP's callbacks are taken when CALLBACK_PORT is unset (the launcher checks it free too). */
+export const DEFAULT_CALLBACK_PORT = 3101;
 
 const schema = serviceSchema<PixAdapterConfig>({
   PSP_PROFILE: Joi.string()
@@ -127,6 +139,12 @@ const schema = serviceSchema<PixAdapterConfig>({
   PSP_OAUTH_SCOPE: Joi.string()
     .allow('')
     .pattern(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/),
+  PSP_AUTOMATIC_PIX_OAUTH_SCOPE: Joi.string().pattern(
+    /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+  ),
+  PSP_RECEIVER_ACCOUNT: Joi.string()
+    .pattern(/^(\d{1,4})?\/[0-9A-Za-z-]{1,20}\/(CORRENTE|POUPANCA|PAGAMENTO)$/)
+    .when('APP_ENV', { is: 'sandbox', then: Joi.optional().default('0001/1234567/CORRENTE') }),
   PSP_MTLS_CERT: Joi.string(),
   PSP_MTLS_KEY: Joi.string(),
   PSP_MTLS_CA: Joi.string(),
@@ -137,7 +155,7 @@ const schema = serviceSchema<PixAdapterConfig>({
   PIX_KEY: sandboxOnly(pixKey, SANDBOX_PIX_KEY),
   MERCHANT_CITY: sandboxDefault(pixMerchantCity, 'SAO PAULO'),
   CALLBACK_HOST: bindHost.default('127.0.0.1'),
-  CALLBACK_PORT: Joi.number().port().default(3101),
+  CALLBACK_PORT: Joi.number().port().default(DEFAULT_CALLBACK_PORT),
   // In production the PSP must reach it from outside: the bound address never is that.
   CALLBACK_PUBLIC_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
@@ -161,6 +179,7 @@ const schema = serviceSchema<PixAdapterConfig>({
   EXPIRY_SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(5000),
   CALLBACK_OVERDUE_SECONDS: Joi.number().integer().min(1).default(60),
   CHARGE_RECHECK_SECONDS: Joi.number().integer().min(1).default(300),
+  RECURRENCE_RECHECK_SECONDS: Joi.number().integer().min(1).default(600),
   PSP_POLL_REQUESTS_PER_MINUTE: Joi.number().integer().min(1).default(300),
   CALLBACK_POLL_INTERVAL_MS: Joi.number().integer().min(50).default(15000),
   DEVOLUCAO_OVERDUE_SECONDS: Joi.number().integer().min(1).default(30),

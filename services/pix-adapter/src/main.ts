@@ -15,6 +15,11 @@ import {
   setPspAccount as setPspAccountCommand,
   getPspAccount,
   removePspAccount as removePspAccountCommand,
+  openPixRecurrence,
+  cancelPixRecurrence,
+  openPixCycle,
+  simulatePixRecurrence,
+  advancePixRecurrenceClock,
 } from '@gateway/contracts';
 import { parseSealingKey } from '@gateway/persistence';
 import { loadOrExit } from '@gateway/config';
@@ -32,7 +37,13 @@ import { PSP_PROFILES } from './domain/psp-profiles';
 import { ExpirySweeper } from './application/expiry-sweeper';
 import { OverdueCallbackPoll } from './application/overdue-callback-poll';
 import { OverdueDevolucaoPoll } from './application/overdue-devolucao-poll';
-import { registerPspWebhook } from './application/register-psp-webhook';
+import { registerPspWebhook, registerRecurrenceWebhooks } from './application/register-psp-webhook';
+import { openRecurrence } from './application/open-recurrence';
+import { RecurrenceCallbacks, RecurrencePoll } from './application/follow-recurrence';
+import { advanceRecurrenceClock } from './application/advance-recurrence-clock';
+import { cancelRecurrence } from './application/cancel-recurrence';
+import { openCycle } from './application/open-cycle';
+import { simulateRecurrence } from './application/simulate-recurrence';
 import { openCharge } from './application/open-charge';
 import { changeChargeAmount } from './application/change-charge-amount';
 import { simulateChargeOutcome } from './application/simulate-charge-outcome';
@@ -61,6 +72,7 @@ export interface PixAdapter extends ServiceRuntime {
   overdueCallbackPoll: OverdueCallbackPoll;
   overdueDevolucaoPoll: OverdueDevolucaoPoll;
   overduePayoutPoll: OverduePayoutPoll;
+  recurrencePoll: RecurrencePoll;
 }
 
 function mutualTls(config: PixAdapterConfig): ApiPixClientConfig['mTLS'] {
@@ -91,6 +103,9 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     // Sicoob's profile sends no secret: none is configured.
     clientSecret: config.PSP_CLIENT_SECRET ?? '',
     ...(config.PSP_OAUTH_SCOPE === undefined ? {} : { scope: config.PSP_OAUTH_SCOPE }),
+    ...(config.PSP_AUTOMATIC_PIX_OAUTH_SCOPE === undefined
+      ? {}
+      : { automaticPixScope: config.PSP_AUTOMATIC_PIX_OAUTH_SCOPE }),
     mTLS,
     profile: PSP_PROFILES[config.PSP_PROFILE],
     profileSettings: {
@@ -141,6 +156,13 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     psp: accounts,
     logger,
   });
+  const followDeps = {
+    dataSource,
+    uow: runtime.unitOfWork('pix-recurrence'),
+    psp: accounts,
+    logger,
+    appEnv: config.APP_ENV,
+  };
   const server = await startCallbackServer({
     host: config.CALLBACK_HOST,
     port: config.CALLBACK_PORT,
@@ -148,6 +170,7 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     tls: callbackTls,
     processor,
     sentPix: (body) => settleReportedPayouts(payoutDeps, payoutPort.learnFromCallback(body)),
+    recurrences: new RecurrenceCallbacks(followDeps),
     logger,
   });
   runtime.onStop('callback-listener', () => server.close());
@@ -156,6 +179,18 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   const callbackUrl = `${publicBase}/webhook?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
   const registration = await registerPspWebhook(psp, config.PIX_KEY, callbackUrl, logger);
   runtime.onStop('webhook-registration', () => registration.stop());
+  // Pix Automático's callbacks, where the PSP's profile takes it.
+  if (psp.opensRecurrences()) {
+    const recurrenceUrl = (path: string) =>
+      `${publicBase}/webhook/${path}?token=${encodeURIComponent(config.CALLBACK_TOKEN)}`;
+    const recRegistration = await registerRecurrenceWebhooks(
+      psp,
+      recurrenceUrl('rec'),
+      recurrenceUrl('cobr'),
+      logger,
+    );
+    runtime.onStop('recurrence-webhook-registration', () => recRegistration.stop());
+  }
   // Each business's own account calls back on a path of its own, registered when the account is set (and at start).
   const accountWebhooks = new AccountWebhooks({
     accounts,
@@ -190,6 +225,13 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     appEnv: config.APP_ENV,
     onExpiryMoved: () => sweeper.nudge(),
   };
+  const recurrenceDeps = { ...openDeps, receiverAccount: config.PSP_RECEIVER_ACCOUNT };
+  const simulateRecurrenceDeps = {
+    dataSource,
+    uow: runtime.unitOfWork(simulatePixRecurrence.name),
+    psp: accounts,
+    appEnv: config.APP_ENV,
+  };
   const refundDeps = { dataSource, uow: runtime.unitOfWork(pixRefundRequested.name), psp: accounts, logger };
   const fundsReturnDeps = { ...refundDeps, uow: runtime.unitOfWork(pixFundsReturnRequested.name) };
   const setAccountDeps = {
@@ -203,6 +245,13 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
     .handle(openPixCharge, (command, context) => openCharge(openDeps, command, context))
     .handle(changePixChargeAmount, (command, context) => changeChargeAmount(changeDeps, command, context))
     .handle(simulatePixOutcome, (command, context) => simulateChargeOutcome(simulateDeps, command, context))
+    .handle(openPixRecurrence, (command, context) => openRecurrence(recurrenceDeps, command, context))
+    .handle(cancelPixRecurrence, (command, context) => cancelRecurrence(followDeps, command, context))
+    .handle(openPixCycle, (command, context) => openCycle(recurrenceDeps, command, context))
+    .handle(simulatePixRecurrence, (command, context) =>
+      simulateRecurrence(simulateRecurrenceDeps, command, context),
+    )
+    .handle(advancePixRecurrenceClock, (command) => advanceRecurrenceClock(followDeps, command))
     .handle(submitPixMedDefence, (command, context) =>
       defendMed(
         { dataSource, uow: runtime.unitOfWork(submitPixMedDefence.name), psp: accounts },
@@ -274,7 +323,16 @@ export async function startPixAdapter(config: PixAdapterConfig): Promise<PixAdap
   });
   overduePayoutPoll.start();
   runtime.onStop('overdue-payout-poll', () => overduePayoutPoll.stop());
+  const recurrencePoll = new RecurrencePoll({
+    ...followDeps,
+    uow: runtime.unitOfWork('pix-recurrence-poll'),
+    recheckSeconds: config.RECURRENCE_RECHECK_SECONDS,
+    intervalMs: config.CALLBACK_POLL_INTERVAL_MS,
+  });
+  recurrencePoll.start();
+  runtime.onStop('recurrence-poll', () => recurrencePoll.stop());
   return Object.assign(runtime, {
+    recurrencePoll,
     callbackUrl,
     sweeper,
     overdueCallbackPoll,

@@ -10,9 +10,11 @@ import { pspBooksForThisFile } from '@gateway/psp-simulator/test/support/books';
 import { verifyPspBrCode } from '../src/domain/br-code';
 import { generateTxid } from '../src/domain/txid';
 import {
+  API_PIX_DUE_SCOPES,
+  API_PIX_SCOPES,
+  ApiPixClient,
   type ApiPixClientConfig,
   type ApiPixClientDeps,
-  ApiPixClient,
 } from '../src/clients/psp/api-pix-client';
 import { parsePspCallback } from '../src/clients/psp/callback';
 import { cobLocation } from '../src/clients/psp/cob';
@@ -233,6 +235,45 @@ describe('ApiPixClient against the PSP simulator', () => {
     expect(new URLSearchParams(tokenRequests[0]).get('scope')).toBe(
       'cob.write cob.read payloadlocation.write webhook.write pix.write pix.read',
     );
+  });
+
+  it('asks for the due-date scopes in a token of their own: a PSP that never granted them still opens immediate charges', async () => {
+    const psp = await startSimulator();
+    const scopesAsked: string[] = [];
+    let grantsDueDates = false;
+    const recording = express();
+    recording.use('/oauth/token', express.text({ type: () => true }), (req, res, next) => {
+      const scope = new URLSearchParams(String(req.body)).get('scope') ?? '';
+      scopesAsked.push(scope);
+      // An OAuth server refuses a token asking for a scope the application was not granted (RFC 6749 5.2).
+      if (!grantsDueDates && scope.split(' ').includes('cobv.write')) {
+        res.status(400).json({ error: 'invalid_scope' });
+        return;
+      }
+      req.body = Object.fromEntries(new URLSearchParams(String(req.body)));
+      next();
+    });
+    recording.use((req, res) => psp.app(req, res));
+    const client = clientFor(await listen(createServer(recording)));
+    const dueCharge = {
+      calendario: {
+        dataDeVencimento: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+        validadeAposVencimento: 30,
+      },
+      valor: { original: '10.00' },
+      chave: psp.pixKey,
+      devedor: { cpf: '12345678909', nome: 'Fulano de Tal' },
+    };
+
+    expect(await client.createCharge(newTxid(), charge(psp.pixKey))).toMatchObject({ status: 'ATIVA' });
+    await expect(client.createDueCharge(newTxid(), dueCharge)).rejects.toBeInstanceOf(Error);
+    // Immediate charges go on with their own token, whatever became of the due-date one.
+    expect(await client.createCharge(newTxid(), charge(psp.pixKey))).toMatchObject({ status: 'ATIVA' });
+    grantsDueDates = true;
+    expect(await client.createDueCharge(newTxid(), dueCharge)).toMatchObject({ status: 'ATIVA' });
+    expect(new Set(scopesAsked)).toEqual(new Set([API_PIX_SCOPES, API_PIX_DUE_SCOPES]));
+    expect(API_PIX_SCOPES.split(' ')).not.toContain('cobv.write');
+    expect(API_PIX_DUE_SCOPES.split(' ')).toEqual(expect.arrayContaining(['cobv.write', 'cobv.read']));
   });
 
   it('revises the amount with PATCH, bumping revisao, and GET shows the revision', async () => {

@@ -194,6 +194,72 @@ describe('PIX adapter against the PSP simulator', () => {
       expect(received).toEqual([{ outcome: 'applied' }]);
     });
 
+    /** The PSP pays, but however often the adapter asks, no answer comes back: the command fails, nothing is kept. */
+    async function payWithEveryAnswerLost(paymentId: string, amount: number | null, messageId: string) {
+      psp.faults.inject({
+        fault: { kind: 'lost-answer' },
+        count: 50,
+        method: 'POST',
+        path: /\/cob\/pagar\//,
+      });
+      try {
+        const first = await simulateOutcome(bed, paymentId, 'paid', amount, { messageId, timeoutMs: 30_000 });
+        expect(first).toEqual({ ok: false, error: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }) });
+      } finally {
+        psp.faults.clear();
+      }
+    }
+
+    test('a simulate that made the PSP pay but was never answered is accepted when sent again, and pays once', async () => {
+      const command = anOpenPixCharge({ amount_centavos: 2500 });
+      const opened = await openCharge(bed, command);
+      const messageId = newPublicId('cmd');
+      // The charge is held so the PSP's callback cannot close it yet: the retry meets a charge still active here and
+      // a cob the PSP concluded, which refuses the amount change that comes first for another amount.
+      const holder = bed.service.dataSource.createQueryRunner();
+      await holder.connect();
+      await holder.startTransaction();
+      try {
+        await holder.query('SELECT 1 FROM charges WHERE txid = $1 FOR UPDATE', [opened.txid]);
+        await payWithEveryAnswerLost(command.payment_id, 2600, messageId);
+        expect(await simulateOutcome(bed, command.payment_id, 'paid', 2600, { messageId })).toEqual({
+          ok: true,
+          result: { accepted: true },
+        });
+      } finally {
+        await holder.rollbackTransaction();
+        await holder.release();
+      }
+      const received = () =>
+        bed.service.dataSource.query('SELECT outcome FROM callbacks_received WHERE txid = $1', [opened.txid]);
+      // More than the charge's amount: the adapter records the Pix for the payment service to settle (wrong_amount).
+      await waitFor(async () => ((await received()).length > 0 ? true : undefined), {
+        what: "the PSP's callback (retried: its first attempt waited on the held charge)",
+        timeoutMs: 25_000,
+      });
+      expect(await received()).toEqual([{ outcome: 'wrong_amount' }]);
+      expect((await payer.getCharge(opened.txid)).pix).toHaveLength(1);
+      // Its answer is kept now: sent once more, the same answer.
+      expect(await simulateOutcome(bed, command.payment_id, 'paid', 2600, { messageId })).toEqual({
+        ok: true,
+        result: { accepted: true },
+      });
+      expect((await payer.getCharge(opened.txid)).pix).toHaveLength(1);
+    });
+
+    test('a simulate answered with nothing kept, once the PSP callback closed the charge, is accepted when sent again', async () => {
+      const command = anOpenPixCharge({ amount_centavos: 2500 });
+      const opened = await openCharge(bed, command);
+      const messageId = newPublicId('cmd');
+      await payWithEveryAnswerLost(command.payment_id, null, messageId);
+      await chargeBecomes(bed, opened.txid, 'paid');
+      expect(await simulateOutcome(bed, command.payment_id, 'paid', null, { messageId })).toEqual({
+        ok: true,
+        result: { accepted: true },
+      });
+      expect((await payer.getCharge(opened.txid)).pix).toHaveLength(1);
+    });
+
     test('expired lets the sweeper close the charge; a PIX paid afterwards is kept in late_payments', async () => {
       const command = anOpenPixCharge();
       const opened = await openCharge(bed, command);

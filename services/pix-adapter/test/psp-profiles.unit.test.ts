@@ -14,6 +14,7 @@ import {
   tokenRequestParts,
   withQuery,
 } from '../src/domain/psp-profiles';
+import { ApiPixClient } from '../src/clients/psp/api-pix-client';
 
 const credentials = { clientId: 'id:with colon', clientSecret: 's3cr&t' };
 
@@ -49,6 +50,31 @@ describe('PSP profiles', () => {
       'tokenRequest',
       'extraHeaders',
     ]);
+  });
+
+  it('says of every profile whether it opens charges with a due date (cobv): read at the bank, or said unverified', () => {
+    expect(PSP_BASELINE.cobv).toBe(true);
+    expect(PSP_PROFILES.efi.sources.cobv?.length).toBeGreaterThan(0);
+    for (const name of PSP_PROFILE_NAMES.filter((other) => other !== 'bcb' && other !== 'efi')) {
+      expect({ name, cobv: PSP_PROFILES[name].cobv }).toEqual({ name, cobv: true });
+      expect({ name, unverified: PSP_PROFILES[name].unverified.cobv }).toEqual({
+        name,
+        unverified: expect.any(String),
+      });
+    }
+    // A profile that opens none: a difference from the baseline, which needs its source or an unverified entry.
+    expect(undocumented({ ...PSP_PROFILES.bcb, cobv: false })).toEqual(['cobv']);
+    expect(
+      new ApiPixClient({
+        baseUrl: 'https://psp.invalid',
+        oauthTokenUrl: 'https://psp.invalid/oauth/token',
+        pathPrefix: '/v2',
+        timeoutMs: 1000,
+        maxRetries: 0,
+        ...credentials,
+        profile: { ...PSP_PROFILES.bcb, cobv: false },
+      }).opensDueCharges(),
+    ).toBe(false);
   });
 
   it("encodes the token request's body as a form, or as JSON for a bank that reads JSON", () => {

@@ -10,6 +10,7 @@ import {
   publicPaymentEvents,
   publicPayoutEvents,
   publicDisputeEvents,
+  publicSubscriptionEvents,
   publicRefundEvents,
   getEvent,
   listEvents,
@@ -37,6 +38,7 @@ import { handlePaymentEvent } from './handlers/payment-events.v1';
 import { handleRefundEvent } from './handlers/refund-events.v1';
 import { handlePayoutEvent } from './handlers/payout-events.v1';
 import { handleDisputeEvent } from './handlers/dispute-events.v1';
+import { handleSubscriptionEvent } from './handlers/subscription-events.v1';
 import { handleGetEvent } from './handlers/event.get.v1';
 import { handleListEvents } from './handlers/event.list.v1';
 import { eventPurge } from './application/event-purge';
@@ -110,6 +112,7 @@ export async function startWebhookDispatcher(
   const refundEvent = handleRefundEvent(runtime.dataSource, nudgeWorker);
   const payoutEvent = handlePayoutEvent(runtime.dataSource, nudgeWorker);
   const disputeEvent = handleDisputeEvent(runtime.dataSource, nudgeWorker);
+  const subscriptionEvent = handleSubscriptionEvent(runtime.dataSource, nudgeWorker);
   const handlers = runtime.broker
     .handlers('webhook-dispatcher')
     .handle(
@@ -142,6 +145,8 @@ export async function startWebhookDispatcher(
   for (const event of publicRefundEvents) handlers.handle(event, refundEvent);
   for (const event of publicPayoutEvents) handlers.handle(event, payoutEvent);
   for (const event of publicDisputeEvents) handlers.handle(event, disputeEvent);
+  for (const event of publicSubscriptionEvents)
+    handlers.handle(event as (typeof publicSubscriptionEvents)[0], subscriptionEvent);
   await handlers.consume();
   const purge = eventPurge(runtime.dataSource, { logger: runtime.logger });
   purge.start();

@@ -132,6 +132,8 @@ describe('webhook HTTP sender against local HTTPS receivers', () => {
         refunded_amount_brl: 0,
         expires_at: new Date().toISOString(),
         payer: null,
+        subscription_id: null,
+        cycle: null,
         created_at: new Date().toISOString(),
         updated_at: new Date().toISOString(),
       },

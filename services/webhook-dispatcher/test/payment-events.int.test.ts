@@ -72,6 +72,8 @@ describe('payment.*.v1 events become signed webhook deliveries', () => {
         refunded_amount_brl: 0,
         expires_at: null,
         payer: null,
+        subscription_id: null,
+        cycle: null,
         created_at: payload.payment.created_at,
         updated_at: payload.payment.updated_at,
       },

@@ -111,7 +111,7 @@ export function cobRouter(context: SimulatorContext): Router {
       };
       // A txid names one cob for good: a PUT that meets one, even a replay of the same request whose answer was lost,
       // is refused with a 400 problem as PSPs do (the document lists no 409); the client reads the cob back.
-      const created = await store.create(requested, locationBase(req.get('host')), new Date());
+      const created = await store.create(requested, locationBase(req.get('host')), context.clock.now());
       if (created === 'txid_taken') {
         sendProblem(
           res,
@@ -215,6 +215,7 @@ function refuseRevision(res: Response, status: string): void {
 const LOCATION_REFUSALS: Record<Exclude<RevisionRefusal, 'not_active'>, (id: number) => string> = {
   no_location: (id) => `Nenhuma location com id ${id}.`,
   location_taken: (id) => `A location ${id} já está vinculada a outra cobrança.`,
+  location_kind: (id) => `A location ${id} é de uma cobrança com vencimento (tipoCob cobv).`,
 };
 
 /** The debtor a validated body names: its CPF, or else its CNPJ, with the name. */

@@ -83,7 +83,7 @@ export function envioRouter(context: SimulatorContext, tokens: TokenIssuer): Rou
           'webhook_nao_encontrado',
           'A chave do pagador não tem webhook associado, necessário para o envio de Pix',
         );
-      const now = new Date();
+      const now = context.clock.now();
       const envio = await context.envios.request(
         {
           idEnvio,
@@ -237,7 +237,7 @@ export function envioSandboxRouter(context: SimulatorContext): Router {
         prefix: 'tarifa',
       });
       if (!body) return;
-      const cobradaEm = new Date();
+      const cobradaEm = context.clock.now();
       await context.envios.chargeTariff(
         context.settings.pixKey,
         toCentavos(body.valor),
@@ -270,7 +270,7 @@ export function settleEnvioWhenDue(
 }
 
 async function settle(context: SimulatorContext, idEnvio: string): Promise<void> {
-  const envio = await context.envios.settle(idEnvio, new Date());
+  const envio = await context.envios.settle(idEnvio, context.clock.now());
   if (envio === undefined) return;
   context.envioNotifier.notify(envio.idEnvio);
 }

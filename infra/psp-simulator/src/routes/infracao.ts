@@ -71,7 +71,7 @@ export function infracaoRouter(context: SimulatorContext): Router {
         context.settings.pixKey,
         req.params.idInfracao ?? '',
         body,
-        new Date(),
+        context.clock.now(),
       );
       // The names and words of both refusals are the simulator's (Efí's were not found).
       if (defended === 'not_found')

@@ -7,9 +7,9 @@ import { JWKS_PATH } from '../payload-signer';
 import { sendProblem } from '../problem';
 import { validateBody } from './validation';
 
-// The simulator only keeps immediate charges, so `cob` is the only location type it hands out.
-const locationSchema = Joi.object<{ tipoCob: 'cob' }>({
-  tipoCob: Joi.string().valid('cob').required(),
+// `PayloadLocationSolicitada`: a location for an immediate charge (`cob`) or for one with a due date (`cobv`).
+const locationSchema = Joi.object<{ tipoCob: 'cob' | 'cobv' }>({
+  tipoCob: Joi.string().valid('cob', 'cobv').required(),
 }).unknown(true);
 
 /**
@@ -35,7 +35,7 @@ export function payloadRouter(context: SimulatorContext): Router {
         return;
       }
       const jws = await context.signer.sign(
-        cobPayload(cob, new Date()),
+        cobPayload(cob, context.clock.now()),
         `http://${req.get('host')}${JWKS_PATH}`,
       );
       res.type('application/jose').send(jws);
@@ -57,7 +57,11 @@ export function locationRouter(context: SimulatorContext): Router {
         prefix: 'loc',
       });
       if (!body) return;
-      const loc = await context.store.createLocation(locationBase(req.get('host')), new Date());
+      const loc = await context.store.createLocation(
+        locationBase(req.get('host')),
+        context.clock.now(),
+        body.tipoCob,
+      );
       res.status(201).json(locationView(loc));
     }),
   );

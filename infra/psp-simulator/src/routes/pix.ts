@@ -86,7 +86,7 @@ export function pixRouter(context: SimulatorContext): Router {
         sendProblem(res, 400, 'PixDevolucaoInvalida', 'Devolução inválida.', razao, [{ razao, propriedade }]);
       if (toCentavos(body.valor) === 0)
         return refuse('O valor da devolução não pode ser zero.', 'devolucao.valor');
-      const now = new Date();
+      const now = context.clock.now();
       const settlesAt = new Date(now.getTime() + context.settings.devolucaoSettleMs);
       const devolucao = await context.store.requestDevolucao(pix.endToEndId, { id, ...body }, now, settlesAt);
       if (typeof devolucao === 'string') return refuse(...DEVOLUCAO_REFUSALS[devolucao](id));
@@ -134,7 +134,7 @@ async function settle(
     devolucao.descricao === FAILING_DEVOLUCAO_DESCRICAO
       ? 'Devolução recusada pela regra de sandbox simulate:fail.'
       : undefined;
-  const pix = await context.store.settle(devolucao.endToEndId, devolucao.id, refusal, new Date());
+  const pix = await context.store.settle(devolucao.endToEndId, devolucao.id, refusal, context.clock.now());
   if (pix !== undefined) await callBackWithPix(context, pix);
 }
 

@@ -7,6 +7,7 @@ import { sendProblem } from '../problem';
 import { findCob } from './cob';
 import { callBackWithPix, findPix, readDevolucaoId } from './pix';
 import { pixAmount, validateBody } from './validation';
+import { approveByCharge } from './rec';
 
 /**
  * The payer the sandbox pays as unless told otherwise: a fictitious person whose CPF (123.456.789-09) is valid in
@@ -99,7 +100,7 @@ export function sandboxRouter(context: SimulatorContext): Router {
       const paid = await store.receive(
         cob.txid,
         body.valor === undefined ? undefined : toCentavos(body.valor),
-        new Date(),
+        context.clock.now(),
         payerReport(body),
       );
       if (typeof paid === 'string') {
@@ -111,6 +112,8 @@ export function sandboxRouter(context: SimulatorContext): Router {
       }
       const webhook = await store.webhook(cob.chave);
       if (webhook !== undefined) context.callbacks.dispatch(webhook.webhookUrl, [pixView(paid.pix)]);
+      // Journey 3 of Pix Automático: this payment also authorizes the recurrence that names the cob.
+      await approveByCharge(context, cob.txid, paid.pix);
       res.json(cobView(paid.cob, settings));
     }),
   );
@@ -138,7 +141,7 @@ export function sandboxRouter(context: SimulatorContext): Router {
       const id = pix && readDevolucaoId(req, res);
       const body = id && validateBody(res, medSchema, req.body, MED_PROBLEM);
       if (!pix || !id || !body) return;
-      const now = new Date();
+      const now = context.clock.now();
       const devolucao = await store.requestDevolucao(
         pix.endToEndId,
         { id, valor: body.valor ?? pix.valor, natureza: body.natureza ?? 'MED_FRAUDE' },
@@ -181,7 +184,7 @@ export function sandboxRouter(context: SimulatorContext): Router {
         return;
       }
       const refusal = body.status === 'NAO_REALIZADO' ? MED_NOT_UPHELD : undefined;
-      const settled = await store.settle(pix.endToEndId, id, refusal, new Date());
+      const settled = await store.settle(pix.endToEndId, id, refusal, context.clock.now());
       const current = settled ?? (await store.getPix(pix.endToEndId))!;
       const ended = current.devolucoes.find((devolucao) => devolucao.id === id)!;
       // A replay (the same end, its answer lost) answers the same; another end than the one it had is refused.
@@ -196,7 +199,7 @@ export function sandboxRouter(context: SimulatorContext): Router {
         return;
       }
       if (settled !== undefined) {
-        await context.infracoes.end(pix.endToEndId, id, body.status === 'DEVOLVIDO', new Date());
+        await context.infracoes.end(pix.endToEndId, id, body.status === 'DEVOLVIDO', context.clock.now());
         await callBackWithPix(context, settled);
       }
       res.json(ended);

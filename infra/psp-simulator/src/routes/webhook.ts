@@ -1,13 +1,14 @@
-import express, { type Router } from 'express';
+import express, { type Response, type Router } from 'express';
 import Joi from 'joi';
 import { asyncHandler } from '@gateway/http-errors';
 import { TokenIssuer } from '../auth';
 import { type SimulatorContext } from '../context';
-import { sendProblem } from '../problem';
+import { type ProblemName, sendProblem } from '../problem';
 import { type WebhookProbe, probeWebhook } from '../psp-profile';
 import { validateBody } from './validation';
 
-const webhookSchema = Joi.object<{ webhookUrl: string }>({
+/** The body of a webhook's registration (`PUT /webhook/{chave}`, `/webhookrec`, `/webhookcobr`). */
+export const webhookSchema = Joi.object<{ webhookUrl: string }>({
   webhookUrl: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .required(),
@@ -45,15 +46,8 @@ export function webhookRouter(context: SimulatorContext): Router {
         );
         return;
       }
-      // Efí first calls the URL without a client certificate and registers it only if that call is refused.
-      if (context.settings.profile.callbackMtls) {
-        const probe = await probeWebhook(body.webhookUrl, context.webhookProbe);
-        if (probe !== 'requires-certificate') {
-          sendProblem(res, 400, 'WebhookOperacaoInvalida', 'Webhook inválido.', PROBE_REFUSALS[probe]);
-          return;
-        }
-      }
-      await context.store.registerWebhook(chave, body.webhookUrl, new Date());
+      if (!(await webhookUrlAccepted(res, context, body.webhookUrl, 'WebhookOperacaoInvalida'))) return;
+      await context.store.registerWebhook(chave, body.webhookUrl, context.clock.now());
       // The document's 200 carries no body.
       res.status(200).end();
     }),
@@ -85,4 +79,22 @@ export function webhookRouter(context: SimulatorContext): Router {
   );
 
   return router;
+}
+
+/**
+ * Whether a webhook's URL may be registered. Where the PSP's profile calls back over mutual TLS, the URL is first
+ * called without a client certificate, as Efí does, and registered only if that call is refused; otherwise the
+ * operation's `problem` (400) is answered, saying why, and false.
+ */
+export async function webhookUrlAccepted(
+  res: Response,
+  context: SimulatorContext,
+  webhookUrl: string,
+  problem: ProblemName,
+): Promise<boolean> {
+  if (!context.settings.profile.callbackMtls) return true;
+  const probe = await probeWebhook(webhookUrl, context.webhookProbe);
+  if (probe === 'requires-certificate') return true;
+  sendProblem(res, 400, problem, 'Webhook inválido.', PROBE_REFUSALS[probe]);
+  return false;
 }

@@ -63,6 +63,8 @@ export class ApiPixSpec {
     };
     anchorPatterns(document);
     locationsWithoutScheme(document);
+    documentErrata(document as unknown as { components: { schemas: Record<string, Schema> } });
+    recErrata(document as unknown as ErrataDocument);
     return new ApiPixSpec(document);
   }
 
@@ -72,9 +74,12 @@ export class ApiPixSpec {
     return (operation?.security ?? []).flatMap((requirement) => requirement.OAuth2 ?? []);
   }
 
-  /** A request to `path` (relative to the API Pix base, e.g. `/cob/abc...`) with its JSON body text. */
-  validateRequest(method: string, path: string, body: string): Violations {
-    const { operation, pathItem, params, template } = this.operation(method, path);
+  /**
+   * A request to `path` (relative to the API Pix base, e.g. `/cob/abc...`) with its JSON body text. `template` names
+   * the document's path when two read alike (`/cobv/{txid}` and the payload location `/cobv/{pixUrlAccessToken}`).
+   */
+  validateRequest(method: string, path: string, body: string, pathTemplate?: string): Violations {
+    const { operation, pathItem, params, template } = this.operation(method, path, pathTemplate);
     if (!operation || !pathItem) return [`${method} ${path}: no such operation in API Pix`];
     const violations: Violations = [];
     for (const parameter of [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]) {
@@ -94,8 +99,8 @@ export class ApiPixSpec {
   }
 
   /** An answer to `method path`: its status must be one the operation lists, its body that status's schema. */
-  validateResponse(method: string, path: string, reply: RecordedReply): Violations {
-    const { operation, template } = this.operation(method, path);
+  validateResponse(method: string, path: string, reply: RecordedReply, pathTemplate?: string): Violations {
+    const { operation, template } = this.operation(method, path, pathTemplate);
     if (!operation) return [`${method} ${path}: no such operation in API Pix`];
     const response = operation.responses[String(reply.status)] ?? operation.responses.default;
     if (!response)
@@ -119,8 +124,29 @@ export class ApiPixSpec {
     return this.check(schema, parseJson(body), 'callback POST {webhookUrl}/pix');
   }
 
-  private operation(method: string, path: string) {
-    const match = this.templates.find(({ pattern }) => pattern.test(path));
+  /** A recurrence callback body (`POST {webhookUrl}/rec`), per the `rec` callback of `PUT /webhookrec`. */
+  validateRecCallback(body: string): Violations {
+    const put = this.document.paths['/webhookrec']?.put as Operation;
+    const callback = put.callbacks?.rec?.['{$request.body#/webhookUrl}/rec']?.post;
+    const schema = callback?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) return ['the document has no rec callback schema'];
+    return this.check(schema, parseJson(body), 'callback POST {webhookUrl}/rec');
+  }
+
+  /** A cycle callback body (`POST {webhookUrl}/cobr`), per the `cobr` callback of `PUT /webhookcobr`. */
+  validateCobrCallback(body: string): Violations {
+    const put = this.document.paths['/webhookcobr']?.put as Operation;
+    const callback = put.callbacks?.cobr?.['{$request.body#/webhookUrl}/cobr']?.post;
+    const schema = callback?.requestBody?.content?.['application/json']?.schema;
+    if (!schema) return ['the document has no cobr callback schema'];
+    return this.check(schema, parseJson(body), 'callback POST {webhookUrl}/cobr');
+  }
+
+  private operation(method: string, path: string, pathTemplate?: string) {
+    const match = this.templates.find(
+      (candidate) =>
+        candidate.pattern.test(path) && (pathTemplate === undefined || candidate.template === pathTemplate),
+    );
     if (!match) return { template: path, params: {} as Record<string, string> };
     const pathItem = this.document.paths[match.template]!;
     const operation = pathItem[method.toLowerCase()] as Operation | undefined;
@@ -174,6 +200,112 @@ function locationsWithoutScheme(node: unknown, seen = new Set<unknown>()): void 
   const location = (record.properties as Record<string, { format?: unknown }> | undefined)?.location;
   if (location?.format === 'uri') location.format = 'uri-reference';
   for (const value of Object.values(record)) locationsWithoutScheme(value, seen);
+}
+
+/**
+ * Four places where the document's schemas contradict their own properties, text and examples, and would refuse
+ * every faithful answer (two of them also loosen what immediate charges are checked against: the list of `GET /cob`,
+ * `CobsConsultadas`, and `GET /pix`, which lists the Pix of both kinds):
+ * - `DadosRecebedor` (a cobv's `recebedor`) lists `logradouro`, `cidade`, `uf` and `cep` as required at the level of
+ *   the charge itself, beside `recebedor`, while its `recebedor` requires them again and every example of the
+ *   document (`cobResponse4`, `cobPayload2`) carries them inside `recebedor` only: required there alone.
+ * - `CobVValor.desconto` is `oneOf` a form with `descontoDataFixa` (not required) and a form with `valorPerc`; a
+ *   per-day discount (modalidades 3 to 6, `valorPerc`) matches both, so `oneOf` refuses it, though the document's
+ *   `CobVOperacaoInvalida` text asks for exactly that form: the first form requires its `descontoDataFixa`.
+ * - `CobsVConsultadas` (and `CobsConsultadas`) require each listed charge to carry `idCob`, a property the document
+ *   defines nowhere and its example (`getCobsV1`) does not carry: not required.
+ * - `PixConsultados` (`GET /pix`) requires `cobs`, while the list it defines (and its example `getPix1`) is `pix`:
+ *   `pix` required instead.
+ */
+function documentErrata(document: { components: { schemas: Record<string, Schema> } }): void {
+  const schemas = document.components.schemas;
+  delete schemas.DadosRecebedor!.required;
+  const desconto = (schemas.CobVValor!.properties as Record<string, Schema>).desconto!;
+  (desconto.oneOf as Schema[])[0]!.required = ['descontoDataFixa'];
+  for (const list of ['CobsVConsultadas', 'CobsConsultadas']) {
+    const items = ((schemas[list]!.properties as Record<string, Schema>).cobs!.items as Schema)
+      .allOf as Schema[];
+    for (const part of items)
+      if (Array.isArray(part.required))
+        part.required = (part.required as string[]).filter((name) => name !== 'idCob');
+  }
+  schemas.PixConsultados!.required = ['parametros', 'pix'];
+}
+
+interface ErrataDocument {
+  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+/**
+ * Ten more, in Pix Automático's part of the document (recurrences, the requests for their authorization, their cycles), each
+ * contradicting the document's own properties, text or examples:
+ * - `RecBase` requires `idRec` and `retentativa`. `retentativa` is defined nowhere (the property is
+ *   `politicaRetentativa`, which `RecConfiguracao` already requires), and `idRec` is minted by the PSP: the request
+ *   examples `recBody1` and `recBody2` carry neither, and `POST /rec` (`RecSolicitada`, built on `RecBase`) could never
+ *   be valid. Required there: `calendario` and `vinculo`; the answers built on it (`RecGerada`, `RecCompleta`,
+ *   `RecCompletaPesquisada`) require `idRec` themselves, as do `RecPayload` and `RecNotification`.
+ * - `DadosPagadorRec` requires `ispbParticipante` and one of `cpf` / `cnpj` on the recurrence itself, while it defines
+ *   them inside `pagador`, where every example carries them (`recResponse3`, `recResponse4`, `getRec1`): required in
+ *   `pagador`.
+ * - `SolicRecBase` requires `pagador`, a property it does not define and none of its examples carries
+ *   (`solicRecBody1`, `solicRecResponse1` to `3`), and `SolicRecCompleta` requires `rec` while it defines, and its
+ *   examples carry, `recPayload`: `pagador` not required, `recPayload` required in place of `rec`.
+ * - `RecNotification` requires `atualizacao"` (a stray quote in `["idRec","status",atualizacao"]`): `atualizacao`.
+ * - `RecEncerramento.encerramento` is `oneOf` a form with `rejeicao` and a form with `cancelamento`, neither required:
+ *   every object matches both, so `oneOf` refuses every ended recurrence, the document's own `recResponse5`
+ *   (`cancelamento`) included: each form requires its own property.
+ * - `RecRevisada.vinculo.devedor` (`PATCH /rec/{idRec}`) is `oneOf` two forms that are the same (`{nome}`, one titled
+ *   Pessoa Física, the other Pessoa Jurídica): every debtor matches both, so `oneOf` refuses the document's own
+ *   `recBody3`: `anyOf`.
+ * - `GET /rec` and `GET /rec/{idRec}` list no 400 answer, while the error section gives both `RecConsultaInvalida`
+ *   (HTTP 400) with their violations: a 400 `Problema` added; and `GET /cobr`, the same for `CobRConsultaInvalida`.
+ * - `PixAutomatico.valor` (a cycle's Pix) is a string (`\d{1,10}\.\d{2}`, "Valor do Pix.") that must also match
+ *   `anyOf` the objects `PixValorOriginal`, `PixValorJuros`...: no value is both, so no cycle's Pix could be valid.
+ *   Those objects are what `Pix.componentesValor` holds; on `valor`, dropped.
+ * - `PayloadLocationRecGerada` (`POST /locrec`) requires `tipo`, a property it does not define (`POST /locrec` takes
+ *   no body to name one) and its examples `payloadLocationRecResponse1`/`2` do not carry: not required. `GET /locrec`
+ *   lists no 400 answer though the error section gives it `PayloadLocationRecConsultaInvalida` (400): added.
+ * - `CobRAtualizacao.encerramento` (a cycle's), like the recurrence's, is `oneOf` a `cancelamento` form and a
+ *   `rejeicao` form with neither required, so every cancelled cycle (the document's `cobRResponse4`) fails: each
+ *   form requires its own property.
+ */
+function recErrata(document: ErrataDocument): void {
+  const schemas = document.components.schemas;
+  schemas.RecBase!.required = ['calendario', 'vinculo'];
+  // Only the request (RecSolicitada) goes without the PSP's id: every answer still carries it.
+  for (const answer of ['RecGerada', 'RecCompleta', 'RecCompletaPesquisada'])
+    schemas[answer]!.required = [...((schemas[answer]!.required as string[] | undefined) ?? []), 'idRec'];
+  const pagadorRec = schemas.DadosPagadorRec!;
+  const pagador = (pagadorRec.properties as Record<string, Schema>).pagador!;
+  pagador.required = ['ispbParticipante'];
+  pagador.oneOf = pagadorRec.oneOf;
+  delete pagadorRec.required;
+  delete pagadorRec.oneOf;
+  schemas.SolicRecBase!.required = ['calendario', 'idRec', 'destinatario'];
+  schemas.SolicRecCompleta!.required = ['recPayload'];
+  schemas.RecNotification!.required = ['idRec', 'status', 'atualizacao'];
+  const encerramento = (schemas.RecEncerramento!.properties as Record<string, Schema>).encerramento!;
+  const [rejeicao, cancelamento] = encerramento.oneOf as Schema[];
+  rejeicao!.required = ['rejeicao'];
+  cancelamento!.required = ['cancelamento'];
+  for (const part of schemas.RecRevisada!.allOf as Schema[]) {
+    const vinculo = (part.properties as Record<string, Schema> | undefined)?.vinculo;
+    const devedor = (vinculo?.properties as Record<string, Schema> | undefined)?.devedor;
+    if (devedor?.oneOf !== undefined) {
+      devedor.anyOf = devedor.oneOf;
+      delete devedor.oneOf;
+    }
+  }
+  const cobrEncerramento = (schemas.CobRAtualizacao!.properties as Record<string, Schema>).encerramento!;
+  const [cobrCancelamento, cobrRejeicao] = cobrEncerramento.oneOf as Schema[];
+  cobrCancelamento!.required = ['cancelamento'];
+  cobrRejeicao!.required = ['rejeicao'];
+  delete ((schemas.PixAutomatico!.properties as Record<string, Schema>).valor as Schema).anyOf;
+  schemas.PayloadLocationRecGerada!.required = ['id', 'location', 'criacao'];
+  const problem = { content: { 'application/problem+json': { schema: schemas.Problema } } };
+  for (const path of ['/rec', '/rec/{idRec}', '/cobr', '/locrec'])
+    document.paths[path]!.get!.responses['400'] = problem;
 }
 
 function parseJson(text: string): unknown {

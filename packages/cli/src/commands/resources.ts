@@ -30,6 +30,8 @@ const GROUPS = {
   balance: "the business's balance and the balance transactions that explain it",
   payouts: "pay out available money to the business's payout account, and follow the payouts",
   disputes: 'disputes (the PIX MED) opened against paid payments, how they ended, and your defence',
+  subscriptions:
+    'recurring PIX billing (Pix Automático): create, read, list and cancel subscriptions; sandbox clock',
 };
 
 /** The answers shown otherwise than as a record or a page: a webhook's deliveries, with their count of attempts. */

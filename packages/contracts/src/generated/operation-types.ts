@@ -45,6 +45,23 @@ export interface AdjustmentRequest {
   reason: string;
 }
 
+export interface AdvanceSubscriptionClockRequest {
+  to: string;
+}
+
+export interface AmountParts {
+  /** BRL (integer centavos / 100). */
+  original: number;
+  /** BRL (integer centavos / 100). */
+  fine: number;
+  /** BRL (integer centavos / 100). */
+  interest: number;
+  /** BRL (integer centavos / 100). */
+  reduction: number;
+  /** BRL (integer centavos / 100). */
+  discount: number;
+}
+
 export interface ApiKeyIssued {
   business_id: string;
   /** Shown once: store it now. */
@@ -243,6 +260,8 @@ export interface Checkout {
 
 export interface CheckoutSessionStarted {
   session_id: string;
+  /** A recurring product's session: the subscription it started (its first cycle is `payment`). */
+  subscription_id?: string;
   status: 'initiated';
   payment: {
     method: 'pix' | 'crypto';
@@ -316,6 +335,8 @@ export interface CreateOwnProductRequest {
   name: string;
   price: number;
   description?: string | null;
+  /** Recurring: its checkouts sell a subscription of `price` every `interval` (Pix Automático: the buyer gives a name and CPF, and one QR code pays the first cycle and authorizes the rest). Null or absent: a one-off sale. */
+  interval?: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly' | null;
 }
 
 export type CreatePaymentRequest =
@@ -328,6 +349,61 @@ export type CreatePaymentRequest =
       description?: string | null;
       customer_id?: string | null;
       crypto?: unknown;
+      pix?: {
+        /** A charge with a due date (API Pix `cobv`; docs/payments.md#pix-charges-with-a-due-date): money in integer centavos, percentages in basis points. Needs `customer_id`, a customer with a name and a valid CPF or CNPJ. */
+        due?: {
+          date: string;
+          payable_days_after?: number;
+          fine?:
+            | {
+                amount: number;
+              }
+            | {
+                percent_bps: number;
+              };
+          interest?:
+            | {
+                amount: number;
+                days?: 'calendar' | 'business';
+              }
+            | {
+                percent_bps: number;
+                per: 'day' | 'month' | 'year';
+                days?: 'calendar' | 'business';
+              };
+          reduction?:
+            | {
+                amount: number;
+              }
+            | {
+                percent_bps: number;
+              };
+          discount?:
+            | {
+                until: (
+                  | {
+                      amount: number;
+                      date: string;
+                    }
+                  | {
+                      percent_bps: number;
+                      date: string;
+                    }
+                )[];
+              }
+            | {
+                per_day_early:
+                  | {
+                      amount: number;
+                      days?: 'calendar' | 'business';
+                    }
+                  | {
+                      percent_bps: number;
+                      days?: 'calendar' | 'business';
+                    };
+              };
+        };
+      };
     }
   | {
       payment_method: 'crypto';
@@ -341,6 +417,61 @@ export type CreatePaymentRequest =
         currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
         network: 'solana';
       };
+      pix?: {
+        /** A charge with a due date (API Pix `cobv`; docs/payments.md#pix-charges-with-a-due-date): money in integer centavos, percentages in basis points. Needs `customer_id`, a customer with a name and a valid CPF or CNPJ. */
+        due?: {
+          date: string;
+          payable_days_after?: number;
+          fine?:
+            | {
+                amount: number;
+              }
+            | {
+                percent_bps: number;
+              };
+          interest?:
+            | {
+                amount: number;
+                days?: 'calendar' | 'business';
+              }
+            | {
+                percent_bps: number;
+                per: 'day' | 'month' | 'year';
+                days?: 'calendar' | 'business';
+              };
+          reduction?:
+            | {
+                amount: number;
+              }
+            | {
+                percent_bps: number;
+              };
+          discount?:
+            | {
+                until: (
+                  | {
+                      amount: number;
+                      date: string;
+                    }
+                  | {
+                      percent_bps: number;
+                      date: string;
+                    }
+                )[];
+              }
+            | {
+                per_day_early:
+                  | {
+                      amount: number;
+                      days?: 'calendar' | 'business';
+                    }
+                  | {
+                      percent_bps: number;
+                      days?: 'calendar' | 'business';
+                    };
+              };
+        };
+      };
     };
 
 export interface CreatePayoutRequest {
@@ -351,11 +482,40 @@ export interface CreateProductRequest {
   name: string;
   price: number;
   description?: string | null;
+  /** Recurring: its checkouts sell a subscription of `price` every `interval` (Pix Automático: the buyer gives a name and CPF, and one QR code pays the first cycle and authorizes the rest). Null or absent: a one-off sale. */
+  interval?: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly' | null;
 }
 
 export interface CreateRefundRequest {
   amount?: number | null;
   reason?: string | null;
+}
+
+export interface CreateSubscriptionRequest {
+  customer_id: string;
+  /** A fixed amount per cycle, integer centavos (API Pix `valorRec`). */
+  amount?: number;
+  /** Instead of `amount`: the amount varies per cycle, at least this (integer centavos, `valorMinimoRecebedor`). */
+  minimum_amount?: number;
+  interval: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+  /** The first cycle's due date (`YYYY-MM-DD`, America/Sao_Paulo): not before today; for `push` and `qr`, at least 3 days ahead (BCB: a cycle is sent 2 to 10 days before it is due). */
+  start_date: string;
+  /** No cycle falls after it; absent or null: until cancelled. */
+  end_date?: string | null;
+  description?: string | null;
+  /** `three_in_seven_days`: a failed debit is tried again up to 3 times within 7 days. Default `none`. */
+  retry_policy?: 'none' | 'three_in_seven_days';
+  authorization: {
+    journey: 'push' | 'qr' | 'qr_with_first_payment';
+    /** `push` only (required there): the payer's bank account. */
+    payer_account?: {
+      ispb: string;
+      branch: string | null;
+      account: string;
+    };
+  };
+  /** Serialized JSON text with the caller's own data. */
+  metadata?: string | null;
 }
 
 export interface CreateWebhookRequest {
@@ -372,6 +532,11 @@ export interface CreateWebhookRequest {
     | 'payout.failed'
     | 'dispute.created'
     | 'dispute.closed'
+    | 'subscription.created'
+    | 'subscription.activated'
+    | 'subscription.cancelled'
+    | 'subscription.expired'
+    | 'subscription.cycle_retry_scheduled'
   )[];
 }
 
@@ -471,7 +636,12 @@ export interface Event {
     | 'payout.paid'
     | 'payout.failed'
     | 'dispute.created'
-    | 'dispute.closed';
+    | 'dispute.closed'
+    | 'subscription.created'
+    | 'subscription.activated'
+    | 'subscription.cancelled'
+    | 'subscription.expired'
+    | 'subscription.cycle_retry_scheduled';
   created_at: string;
   business_id: string;
   data: EventPayment | EventRefund | Payout;
@@ -488,7 +658,7 @@ export interface EventPayment {
   amount_brl: number;
   /** The gateway's fee for this payment. */
   fee_brl?: number;
-  /** What the business receives: `amount_brl - fee_brl`. */
+  /** What the business receives: `amount_brl - fee_brl` (`amount_paid - fee_brl` once a due-date charge is paid). */
   net_amount_brl?: number;
   /** The PSP txid (PIX) or the reference public key (crypto). */
   external_id: string | null;
@@ -499,8 +669,20 @@ export interface EventPayment {
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;
-  /** When the payment window ends (the PIX charge's, or the crypto request's). */
+  /** When the payment window ends (the PIX charge's, or the crypto request's); null for a PIX charge with a due date. */
   expires_at?: string | null;
+  /** A PIX charge with a due date (`pix.due`): its due date (`YYYY-MM-DD`, America/Sao_Paulo). Only on one. */
+  due_date?: string;
+  /** A PIX charge with a due date: the last day it can be paid (the due date and `payable_days_after`, each moved to a business day); it expires after it. Only on one. */
+  payable_until?: string | null;
+  /** A PIX charge with a due date, once paid: what was paid (with fine and interest, less reduction and discount; `amount_brl` stays the original); null until then. Only on one. */
+  amount_paid?: number | null;
+  /** A PIX charge with a due date, once paid: why `amount_paid` differs from the original (API Pix `componentesValor`): original + fine + interest − reduction − discount. Only on one. */
+  amount_parts?: AmountParts | null;
+  /** A subscription's cycle: the subscription (`sub_...`); null for any other payment. */
+  subscription_id: string | null;
+  /** A subscription's cycle: its number (1, 2, …); null for any other payment. */
+  cycle: number | null;
   /** Who paid: null until `paid`, and null when the rail did not say. */
   payer?: PixPayer | CryptoPayer | null;
   created_at: string;
@@ -565,6 +747,8 @@ export interface OperatorProduct {
   price: number;
   /** `inactive`: no new checkout may sell it (its existing checkouts are left as they are). */
   status: 'active' | 'inactive';
+  /** Recurring: its checkouts sell a subscription of `price` every `interval` (Pix Automático: the buyer gives a name and CPF, and one QR code pays the first cycle and authorizes the rest). Null or absent: a one-off sale. */
+  interval: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly' | null;
   created_at: string;
   price_centavos: number;
 }
@@ -627,7 +811,7 @@ export interface Payment {
   amount_brl: number;
   /** The gateway's fee for this payment. */
   fee_brl: number;
-  /** What the business receives: `amount_brl - fee_brl`. */
+  /** What the business receives: `amount_brl - fee_brl` (`amount_paid - fee_brl` once a due-date charge is paid). */
   net_amount_brl: number;
   /** The PSP txid (PIX) or the reference public key (crypto). */
   external_id: string | null;
@@ -638,8 +822,20 @@ export interface Payment {
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;
-  /** When the payment window ends (the PIX charge's, or the crypto request's). */
+  /** When the payment window ends (the PIX charge's, or the crypto request's); null for a PIX charge with a due date. */
   expires_at: string | null;
+  /** A PIX charge with a due date (`pix.due`): its due date (`YYYY-MM-DD`, America/Sao_Paulo). Only on one. */
+  due_date?: string;
+  /** A PIX charge with a due date: the last day it can be paid (the due date and `payable_days_after`, each moved to a business day); it expires after it. Only on one. */
+  payable_until?: string | null;
+  /** A PIX charge with a due date, once paid: what was paid (with fine and interest, less reduction and discount; `amount_brl` stays the original); null until then. Only on one. */
+  amount_paid?: number | null;
+  /** A PIX charge with a due date, once paid: why `amount_paid` differs from the original (API Pix `componentesValor`): original + fine + interest − reduction − discount. Only on one. */
+  amount_parts?: AmountParts | null;
+  /** A subscription's cycle: the subscription (`sub_...`); null for any other payment. */
+  subscription_id: string | null;
+  /** A subscription's cycle: its number (1, 2, …); null for any other payment. */
+  cycle: number | null;
   /** Who paid: null until `paid`, and null when the rail did not say. */
   payer: PixPayer | CryptoPayer | null;
   created_at: string;
@@ -684,7 +880,7 @@ export interface PaymentDetails {
   amount_brl: number;
   /** The gateway's fee for this payment. */
   fee_brl: number;
-  /** What the business receives: `amount_brl - fee_brl`. */
+  /** What the business receives: `amount_brl - fee_brl` (`amount_paid - fee_brl` once a due-date charge is paid). */
   net_amount_brl: number;
   /** The PSP txid (PIX) or the reference public key (crypto). */
   external_id: string | null;
@@ -695,8 +891,20 @@ export interface PaymentDetails {
   customer_id: string | null;
   /** BRL (integer centavos / 100). */
   refunded_amount_brl: number;
-  /** When the payment window ends (the PIX charge's, or the crypto request's). */
+  /** When the payment window ends (the PIX charge's, or the crypto request's); null for a PIX charge with a due date. */
   expires_at: string | null;
+  /** A PIX charge with a due date (`pix.due`): its due date (`YYYY-MM-DD`, America/Sao_Paulo). Only on one. */
+  due_date?: string;
+  /** A PIX charge with a due date: the last day it can be paid (the due date and `payable_days_after`, each moved to a business day); it expires after it. Only on one. */
+  payable_until?: string | null;
+  /** A PIX charge with a due date, once paid: what was paid (with fine and interest, less reduction and discount; `amount_brl` stays the original); null until then. Only on one. */
+  amount_paid?: number | null;
+  /** A PIX charge with a due date, once paid: why `amount_paid` differs from the original (API Pix `componentesValor`): original + fine + interest − reduction − discount. Only on one. */
+  amount_parts?: AmountParts | null;
+  /** A subscription's cycle: the subscription (`sub_...`); null for any other payment. */
+  subscription_id: string | null;
+  /** A subscription's cycle: its number (1, 2, …); null for any other payment. */
+  cycle: number | null;
   /** Who paid: null until `paid`, and null when the rail did not say. */
   payer: PixPayer | CryptoPayer | null;
   created_at: string;
@@ -796,6 +1004,23 @@ export interface PixCode {
   copia_e_cola: string;
 }
 
+export interface PixDueDatePaymentCreated {
+  payment_id: string;
+  /** BRL (integer centavos / 100). */
+  amount: number;
+  /** BRL (integer centavos / 100). */
+  fee_brl: number;
+  /** BRL (integer centavos / 100). */
+  net_amount_brl: number;
+  status: 'pending' | 'processing' | 'paid' | 'failed' | 'expired' | 'cancelled';
+  customer_id: string;
+  /** The due date (`pix.due.date`). */
+  due_date: string;
+  /** The last day it can be paid, in America/Sao_Paulo: it expires after it. */
+  payable_until: string;
+  pix: PixCode;
+}
+
 /** PIX: the payer's name and document as the PSP reported them; null where it did not. */
 export interface PixPayer {
   name: string | null;
@@ -826,6 +1051,8 @@ export interface Product {
   price: number;
   /** `inactive`: no new checkout may sell it (its existing checkouts are left as they are). */
   status: 'active' | 'inactive';
+  /** Recurring: its checkouts sell a subscription of `price` every `interval` (Pix Automático: the buyer gives a name and CPF, and one QR code pays the first cycle and authorizes the rest). Null or absent: a one-off sale. */
+  interval: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly' | null;
   created_at: string;
 }
 
@@ -1035,6 +1262,11 @@ export interface RollApiKeyRequest {
 export interface SimulatePaymentRequest {
   outcome: 'paid' | 'failed' | 'expired' | 'disputed' | 'dispute_won' | 'dispute_lost';
   amount?: number | null;
+  paid_on?: string | null;
+}
+
+export interface SimulateSubscriptionRequest {
+  outcome: 'authorize' | 'reject' | 'payer_cancel' | 'fail_next_cycle' | 'pay_next_cycle';
 }
 
 export interface SimulationAccepted {
@@ -1045,14 +1277,150 @@ export type StartCheckoutSessionRequest =
   | {
       method: 'pix';
       currency?: unknown;
+      /** A recurring product's subscriber: the buyer's name (required there). */
+      name?: string;
+      /** A recurring product's subscriber: the buyer's CPF, check digits verified (required there). */
+      document?: string;
     }
   | {
       method: 'crypto';
       currency: 'usdc' | 'usdt' | 'eurc' | 'USDC' | 'USDT' | 'EURC';
+      /** A recurring product's subscriber: the buyer's name (required there). */
+      name?: string;
+      /** A recurring product's subscriber: the buyer's CPF, check digits verified (required there). */
+      document?: string;
     };
 
 export interface SubmitDisputeDefenceRequest {
   text: string;
+}
+
+export interface Subscription {
+  subscription_id: string;
+  customer_id: string;
+  /** `pending_authorization` until the payer authorizes it in their bank app, `active` then, until `cancelled` or `expired` (an authorization nobody gave in time, or past `end_date`). */
+  status: 'pending_authorization' | 'active' | 'cancelled' | 'expired';
+  /** The fixed amount of each cycle; null when it varies. */
+  amount_brl: number | null;
+  /** With a varying amount, the least a cycle asks (what each cycle charges today); null otherwise. */
+  minimum_amount_brl: number | null;
+  interval: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+  /** The first cycle's due date (America/Sao_Paulo). */
+  start_date: string;
+  /** No cycle falls after it; null: until cancelled. */
+  end_date: string | null;
+  description: string | null;
+  retry_policy: 'none' | 'three_in_seven_days';
+  authorization: SubscriptionAuthorization;
+  /** `qr_with_first_payment`: cycle 1, the payment the same QR code pays. */
+  first_payment_id: string | null;
+  next_cycle: number | null;
+  next_due_date: string | null;
+  /** The subscription's today: São Paulo's; in the sandbox its own clock (`advance` moves it). */
+  current_date: string;
+  cancelled_by: 'merchant' | 'payer' | 'psp' | null;
+  cancellation_reason: 'requested' | 'authorization_rejected' | null;
+  metadata: string | null;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SubscriptionActivatedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'subscription.activated';
+  created_at: string;
+  business_id: string;
+  data: Subscription;
+}
+
+export interface SubscriptionAuthorization {
+  journey: 'push' | 'qr' | 'qr_with_first_payment';
+  /** `qr`, `qr_with_first_payment`: the QR code to read. */
+  qr_code: string | null;
+  copia_e_cola: string | null;
+  /** Until when the payer may authorize with it. */
+  expires_at: string | null;
+}
+
+export interface SubscriptionCancelledEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'subscription.cancelled';
+  created_at: string;
+  business_id: string;
+  data: Subscription;
+}
+
+export interface SubscriptionCreatedEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'subscription.created';
+  created_at: string;
+  business_id: string;
+  data: Subscription;
+}
+
+export interface SubscriptionCycleRetry {
+  subscription_id: string;
+  customer_id: string;
+  /** `pending_authorization` until the payer authorizes it in their bank app, `active` then, until `cancelled` or `expired` (an authorization nobody gave in time, or past `end_date`). */
+  status: 'pending_authorization' | 'active' | 'cancelled' | 'expired';
+  /** The fixed amount of each cycle; null when it varies. */
+  amount_brl: number | null;
+  /** With a varying amount, the least a cycle asks (what each cycle charges today); null otherwise. */
+  minimum_amount_brl: number | null;
+  interval: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
+  /** The first cycle's due date (America/Sao_Paulo). */
+  start_date: string;
+  /** No cycle falls after it; null: until cancelled. */
+  end_date: string | null;
+  description: string | null;
+  retry_policy: 'none' | 'three_in_seven_days';
+  authorization: SubscriptionAuthorization;
+  /** `qr_with_first_payment`: cycle 1, the payment the same QR code pays. */
+  first_payment_id: string | null;
+  next_cycle: number | null;
+  next_due_date: string | null;
+  /** The subscription's today: São Paulo's; in the sandbox its own clock (`advance` moves it). */
+  current_date: string;
+  cancelled_by: 'merchant' | 'payer' | 'psp' | null;
+  cancellation_reason: 'requested' | 'authorization_rejected' | null;
+  metadata: string | null;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+  retry: {
+    payment_id: string;
+    cycle: number;
+    attempt: number;
+    /** The payer's bank's reason (`AM04`: no funds). */
+    reason_code: string | null;
+    next_attempt_on: string;
+  };
+}
+
+export interface SubscriptionCycleRetryScheduledEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'subscription.cycle_retry_scheduled';
+  created_at: string;
+  business_id: string;
+  data: SubscriptionCycleRetry;
+}
+
+export interface SubscriptionExpiredEvent {
+  /** Also the `webhook-id` header of its deliveries: dedupe on it. */
+  id: string;
+  type: 'subscription.expired';
+  created_at: string;
+  business_id: string;
+  data: Subscription;
+}
+
+export interface SubscriptionSimulationAccepted {
+  accepted: true;
 }
 
 export interface UpdateCheckoutRequest {
@@ -1091,6 +1459,11 @@ export interface Webhook {
     | 'payout.failed'
     | 'dispute.created'
     | 'dispute.closed'
+    | 'subscription.created'
+    | 'subscription.activated'
+    | 'subscription.cancelled'
+    | 'subscription.expired'
+    | 'subscription.cycle_retry_scheduled'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -1156,6 +1529,11 @@ export interface WebhookWithSecret {
     | 'payout.failed'
     | 'dispute.created'
     | 'dispute.closed'
+    | 'subscription.created'
+    | 'subscription.activated'
+    | 'subscription.cancelled'
+    | 'subscription.expired'
+    | 'subscription.cycle_retry_scheduled'
   )[];
   status: 'active' | 'inactive';
   created_at: string;
@@ -1176,6 +1554,11 @@ export type DeliveredEvent =
   | PayoutFailedEvent
   | DisputeCreatedEvent
   | DisputeClosedEvent
+  | SubscriptionCreatedEvent
+  | SubscriptionActivatedEvent
+  | SubscriptionCancelledEvent
+  | SubscriptionExpiredEvent
+  | SubscriptionCycleRetryScheduledEvent
   | WebhookTestEvent;
 
 /** Each JSON operation (public API, sandbox, operator API, hosted checkout) by its operation id: what its handler takes and answers. */
@@ -1183,7 +1566,7 @@ export interface OperationTypes {
   /** POST /v1/payments */
   createPayment: {
     body: CreatePaymentRequest;
-    answer: PixPaymentCreated | CryptoPaymentCreated;
+    answer: PixPaymentCreated | PixDueDatePaymentCreated | CryptoPaymentCreated;
   };
   /** GET /v1/payments/{payment_id} */
   getPayment: {
@@ -1198,6 +1581,8 @@ export interface OperationTypes {
       method?: 'pix' | 'crypto';
       created_gte?: string;
       created_lt?: string;
+      /** Only this subscription's cycles. */
+      subscription_id?: string;
     };
     answer: {
       data: Payment[];
@@ -1268,10 +1653,46 @@ export interface OperationTypes {
     body: SubmitDisputeDefenceRequest;
     answer: Dispute;
   };
+  /** POST /v1/subscriptions */
+  createSubscription: {
+    body: CreateSubscriptionRequest;
+    answer: Subscription;
+  };
+  /** GET /v1/subscriptions */
+  listSubscriptions: {
+    query: {
+      limit: number;
+      starting_after?: string;
+      status?: 'pending_authorization' | 'active' | 'cancelled' | 'expired';
+      customer_id?: string;
+    };
+    answer: {
+      data: Subscription[];
+      has_more: boolean;
+    };
+  };
+  /** GET /v1/subscriptions/{subscription_id} */
+  getSubscription: {
+    answer: Subscription;
+  };
+  /** POST /v1/subscriptions/{subscription_id}/cancel */
+  cancelSubscription: {
+    answer: Subscription;
+  };
   /** POST /v1/sandbox/payments/{payment_id}/simulate */
   simulatePayment: {
     body: SimulatePaymentRequest;
     answer: SimulationAccepted;
+  };
+  /** POST /v1/sandbox/subscriptions/{subscription_id}/simulate */
+  simulateSubscription: {
+    body: SimulateSubscriptionRequest;
+    answer: SubscriptionSimulationAccepted;
+  };
+  /** POST /v1/sandbox/subscriptions/{subscription_id}/advance */
+  advanceSubscriptionClock: {
+    body: AdvanceSubscriptionClockRequest;
+    answer: Subscription;
   };
   /** POST /v1/checkouts */
   createCheckout: {
@@ -1422,7 +1843,12 @@ export interface OperationTypes {
         | 'payout.paid'
         | 'payout.failed'
         | 'dispute.created'
-        | 'dispute.closed';
+        | 'dispute.closed'
+        | 'subscription.created'
+        | 'subscription.activated'
+        | 'subscription.cancelled'
+        | 'subscription.expired'
+        | 'subscription.cycle_retry_scheduled';
       /** Only this payment's events: its own and its refunds'. */
       payment_id?: string;
     };

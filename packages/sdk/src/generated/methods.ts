@@ -57,12 +57,38 @@ export function gatewayNamespaces<WebhooksDeliveries, StatementsGet>(
        */
       defend: operation.withBody('submitDisputeDefence'),
     },
+    subscriptions: {
+      /**
+       * Creates a subscription (Pix Automático).
+       * Needs the API key scope `payments:write`.
+       */
+      create: operation.withBody('createSubscription'),
+      /**
+       * The business's subscriptions, newest first.
+       * Needs the API key scope `payments:read`.
+       */
+      list: operation.list('listSubscriptions', (item) => item.subscription_id),
+      /** Needs the API key scope `payments:read`. */
+      get: operation.plain('getSubscription'),
+      /** Needs the API key scope `payments:write`. */
+      cancel: operation.plain('cancelSubscription'),
+    },
     sandbox: {
       /**
        * Drives a sandbox payment through its rail: the PSP simulator pays, the local chain transfers, or the clock.
        * Needs the API key scope `payments:write`.
        */
       simulate: operation.withBody('simulatePayment'),
+      /**
+       * Has the sandbox payer's bank act on a subscription, for real at the PSP simulator.
+       * Needs the API key scope `payments:write`.
+       */
+      simulateSubscription: operation.withBody('simulateSubscription'),
+      /**
+       * Moves a sandbox subscription's clock forward, opening and debiting the cycles that fall due.
+       * Needs the API key scope `payments:write`.
+       */
+      advanceSubscription: operation.withBody('advanceSubscriptionClock'),
     },
     checkouts: {
       /** Needs the API key scope `checkouts:write`. */

@@ -27,7 +27,12 @@ export async function readPaymentList(
   listFromOwner: () => Promise<Page<PaymentRecord>>,
 ): Promise<Page<PaymentRecord>> {
   const now = Date.now();
-  if (copies.changeFeed.ageMs(now) <= copies.maxAgeMs && (await statusFilterAnswerable(copies, query, now))) {
+  // A subscription's cycles are listed by the payment service: the copies keep no subscription to filter by.
+  if (
+    query.subscription_id === undefined &&
+    copies.changeFeed.ageMs(now) <= copies.maxAgeMs &&
+    (await statusFilterAnswerable(copies, query, now))
+  ) {
     const page = await listPaymentCopies(
       copies.dataSource.manager,
       query.business_id,

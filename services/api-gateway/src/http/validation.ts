@@ -96,6 +96,7 @@ export type PathIdPrefix =
   | 'cust'
   | 'ref'
   | 'dsp'
+  | 'sub'
   | 'evt'
   | 'biz'
   | 'dlv'

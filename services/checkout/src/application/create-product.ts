@@ -19,6 +19,7 @@ export function createProduct(
         description: command.description,
         priceCentavos: command.price_centavos,
         status: 'active',
+        interval: command.interval ?? null,
       }),
     ),
   );

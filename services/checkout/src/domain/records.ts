@@ -1,4 +1,10 @@
-import type { Checkout, CheckoutSession, Product, ProductStatus } from '@gateway/contracts';
+import type {
+  Checkout,
+  CheckoutSession,
+  Product,
+  ProductStatus,
+  SubscriptionInterval,
+} from '@gateway/contracts';
 
 /** A product as this service stores it (the entity has this shape). */
 export interface StoredProduct {
@@ -11,6 +17,8 @@ export interface StoredProduct {
   priceCentavos: number;
   /** `inactive`: sold by no new checkout. */
   status: ProductStatus;
+  /** Recurring: sold as a subscription billed every `interval`; null: a one-off sale. */
+  interval: SubscriptionInterval | null;
   createdAt: Date;
 }
 
@@ -45,6 +53,7 @@ export function toProduct(product: StoredProduct): Product {
     description: product.description,
     price_centavos: product.priceCentavos,
     status: product.status,
+    interval: product.interval,
     created_at: product.createdAt.toISOString(),
   };
 }

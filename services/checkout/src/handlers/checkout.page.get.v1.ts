@@ -19,6 +19,7 @@ export function handleGetCheckoutPage(dataSource: DataSource) {
       title: checkout.title ?? product.name,
       price_centavos: product.priceCentavos,
       cancel_url: checkout.cancelUrl,
+      interval: product.interval,
     };
   };
 }

@@ -5,6 +5,7 @@ import { Checkouts1732300004000 } from './migrations/1732300004000-checkouts';
 import { CheckoutPages1732400070000 } from './migrations/1732400070000-checkout-pages';
 import { SessionCancelled1732400140000 } from './migrations/1732400140000-session-cancelled';
 import { ProductStatus1764402300000 } from './migrations/1764402300000-product-status';
+import { RecurringProducts1764403201000 } from './migrations/1764403201000-recurring-products';
 
 export { CheckoutEntity, ProductEntity, SessionEntity };
 export * from './checkout-store';
@@ -19,5 +20,6 @@ export const checkoutDatabase = {
     CheckoutPages1732400070000,
     SessionCancelled1732400140000,
     ProductStatus1764402300000,
+    RecurringProducts1764403201000,
   ],
 };

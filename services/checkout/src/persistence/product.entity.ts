@@ -1,4 +1,4 @@
-import type { ProductStatus } from '@gateway/contracts';
+import type { ProductStatus, SubscriptionInterval } from '@gateway/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'products' })
@@ -25,6 +25,10 @@ export class ProductEntity {
   /** `inactive`: sold by no new checkout. */
   @Column({ type: 'text', default: 'active' })
   status!: ProductStatus;
+
+  /** Recurring: its checkouts start a subscription billed every `interval`; null: a one-off sale. */
+  @Column({ type: 'text', nullable: true })
+  interval!: SubscriptionInterval | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

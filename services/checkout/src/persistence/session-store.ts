@@ -27,7 +27,7 @@ export function findSessionOfCheckout(
 /** Inserts a new session (its creation time is the database's). */
 export async function insertSession(
   manager: EntityManager,
-  session: Pick<SessionEntity, 'id' | 'checkoutId' | 'paymentId' | 'status'>,
+  session: Pick<SessionEntity, 'id' | 'checkoutId' | 'paymentId' | 'subscriptionId' | 'status'>,
 ): Promise<void> {
   await manager.insert(SessionEntity, manager.create(SessionEntity, session));
 }

@@ -12,6 +12,10 @@ export class SessionEntity {
   @Column({ type: 'text', name: 'payment_id' })
   paymentId!: string;
 
+  /** A recurring product's session: the subscription it started (`paymentId` is its first cycle's payment). */
+  @Column({ type: 'text', name: 'subscription_id', nullable: true })
+  subscriptionId!: string | null;
+
   @Column({ type: 'text' })
   status!: SessionStatus;
 

@@ -1,7 +1,14 @@
 import {
   createCheckout,
+  createCustomer,
   createPayment,
   createProduct,
+  createSubscription,
+  getPayment,
+  type CreateCustomer,
+  type CreateSubscription,
+  type Customer,
+  type SubscriptionRecord,
   newPublicId,
   startCheckoutSession,
   type Checkout,
@@ -55,6 +62,8 @@ export function checkoutServiceForTheseTests(label: string): CheckoutTestBed {
 export interface CheckoutWithPayments extends CheckoutTestBed {
   /** The stand-in for the payment service. */
   payments: FakePaymentService;
+  /** The stand-in for the customer service. */
+  customers: FakeCustomerService;
   /** Sends checkout.session.start.v1 (under `messageId` when given) and answers the reply. */
   startSession(command: StartCheckoutSession, messageId?: string): Promise<Reply<StartedCheckoutSession>>;
 }
@@ -64,8 +73,10 @@ export function checkoutWithPaymentsForTheseTests(label: string): CheckoutWithPa
   return startedForTheseTests(async () => {
     const bed = await checkoutTestBed(label);
     const payments = await FakePaymentService.start(await bed.connect('fake-payment-service'));
+    const customers = await FakeCustomerService.start(await bed.connect('fake-customer-service'));
     return Object.assign(bed, {
       payments,
+      customers,
       startSession: (command: StartCheckoutSession, messageId?: string) =>
         bed.request(startCheckoutSession, command, { messageId }),
     });
@@ -96,6 +107,17 @@ export function checkoutCommand(product: Product, overrides: Partial<CreateCheck
   };
 }
 
+/** A buyer's start of a subscription on a recurring product's page: a valid CPF, typed with punctuation. */
+export function subscriptionStartCommand(
+  checkout: Checkout,
+  overrides: Partial<StartCheckoutSession> = {},
+): StartCheckoutSession {
+  return sessionStartCommand(checkout, {
+    buyer: { name: 'Maria da Silva', document: '529.982.247-25' },
+    ...overrides,
+  });
+}
+
 /** A buyer's start of a PIX session on the checkout's page. */
 export function sessionStartCommand(
   checkout: Checkout,
@@ -123,11 +145,18 @@ export async function createTestCheckout(
   return reply.result;
 }
 
-/** A stand-in for the payment service: answers payment.create.v1 with contract-valid views, like its inbox would. */
+/**
+ * A stand-in for the payment service: answers payment.create.v1 and subscription.create.v1 (journey 3: its first
+ * cycle's payment, readable by payment.get.v1) with contract-valid records, like its inbox would.
+ */
 export class FakePaymentService {
   /** Every payment.create.v1 delivery, by message id. */
   readonly requests = new Map<string, CreatePayment[]>();
+  /** Every subscription.create.v1 delivery, by message id. */
+  readonly subscriptionRequests = new Map<string, CreateSubscription[]>();
   private readonly answered = new Map<string, PaymentView>();
+  private readonly subscriptions = new Map<string, SubscriptionRecord>();
+  private readonly payments = new Map<string, PaymentView>();
   private readonly refusals = new Map<string, CommandError>();
   private readonly slowBusinesses = new Set<string>();
 
@@ -139,6 +168,13 @@ export class FakePaymentService {
     await fake.broker
       .handlers('payment')
       .handle(createPayment, (command, context) => fake.create(command, context))
+      .handle(createSubscription, (command, context) => fake.subscribe(command, context))
+      .handle(getPayment, (query) => {
+        const view = fake.payments.get(query.payment_id);
+        if (!view || view.payment.business_id !== query.business_id)
+          throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
+        return Promise.resolve(view);
+      })
       .consume();
     return fake;
   }
@@ -160,6 +196,58 @@ export class FakePaymentService {
     return [...this.requests.entries()]
       .filter(([, requests]) => requests.some((request) => request.business_id === businessId))
       .map(([id]) => id);
+  }
+
+  subscriptionRequestsFor(businessId: string): CreateSubscription[] {
+    return [...this.subscriptionRequests.values()]
+      .flat()
+      .filter((request) => request.business_id === businessId);
+  }
+
+  private async subscribe(command: CreateSubscription, context: MessageContext): Promise<SubscriptionRecord> {
+    const id = context.envelope.id;
+    this.subscriptionRequests.set(id, [...(this.subscriptionRequests.get(id) ?? []), command]);
+    const refusal = this.refusals.get(command.business_id);
+    if (refusal) throw refusal;
+    const known = this.subscriptions.get(id);
+    if (known) return known;
+    const firstCycle = paymentView({
+      business_id: command.business_id,
+      business_name: command.business_name,
+      method: 'pix',
+      amount_centavos: command.amount_centavos!,
+      metadata: null,
+      token: null,
+    });
+    this.payments.set(firstCycle.payment.payment_id, firstCycle);
+    const now = new Date().toISOString();
+    const record: SubscriptionRecord = {
+      subscription_id: newPublicId('sub'),
+      business_id: command.business_id,
+      customer_id: command.customer_id,
+      status: 'pending_authorization',
+      amount_centavos: command.amount_centavos,
+      minimum_amount_centavos: null,
+      interval: command.interval,
+      start_date: command.start_date,
+      end_date: command.end_date,
+      description: command.description,
+      retry_policy: command.retry_policy,
+      journey: command.journey,
+      metadata: command.metadata,
+      authorization: firstCycle.pix!,
+      first_payment_id: firstCycle.payment.payment_id,
+      next_cycle: 2,
+      next_due_date: null,
+      current_date: command.start_date,
+      cancelled_by: null,
+      cancellation_reason: null,
+      ended_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.subscriptions.set(id, record);
+    return record;
   }
 
   private async create(command: CreatePayment, context: MessageContext): Promise<PaymentView> {
@@ -189,4 +277,49 @@ function paymentView(command: CreatePayment): PaymentView {
   return command.method === 'pix'
     ? { payment, pix: aPixInstructions({ expires_at: expiresAt }) }
     : { payment, crypto: aCryptoInstructions({ currency: command.token ?? 'usdc', expires_at: expiresAt }) };
+}
+
+/**
+ * A stand-in for the customer service: answers customer.create.v1 once per message id, like its inbox would; a
+ * document it is told to refuse is INVALID_FIELDS, as one with wrong check digits is there.
+ */
+export class FakeCustomerService {
+  /** Every customer.create.v1 delivery, by message id. */
+  readonly requests = new Map<string, CreateCustomer[]>();
+  private readonly answered = new Map<string, Customer>();
+  private readonly refusedDocuments = new Set<string>();
+
+  private constructor(readonly broker: Broker) {}
+
+  static async start(broker: Broker): Promise<FakeCustomerService> {
+    const fake = new FakeCustomerService(broker);
+    await fake.broker
+      .handlers('customer')
+      .handle(createCustomer, (command, context) => fake.create(command, context))
+      .consume();
+    return fake;
+  }
+
+  refuseDocument(document: string): void {
+    this.refusedDocuments.add(document);
+  }
+
+  requestsFor(businessId: string): CreateCustomer[] {
+    return [...this.requests.values()].flat().filter((request) => request.business_id === businessId);
+  }
+
+  private create(command: CreateCustomer, context: MessageContext): Promise<Customer> {
+    const id = context.envelope.id;
+    this.requests.set(id, [...(this.requests.get(id) ?? []), command]);
+    if (command.document_number && this.refusedDocuments.has(command.document_number))
+      return Promise.reject(new CommandError('INVALID_FIELDS', 'Campos inválidos: document_number.'));
+    const customer = this.answered.get(id) ?? {
+      ...command,
+      customer_id: newPublicId('cust'),
+      document_number: command.document_number?.replace(/\D/g, '') ?? null,
+      created_at: new Date().toISOString(),
+    };
+    this.answered.set(id, customer);
+    return Promise.resolve(customer);
+  }
 }

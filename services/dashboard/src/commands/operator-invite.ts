@@ -1,7 +1,7 @@
 import { loadOrExit } from '@gateway/config';
 import { openServiceDatabase } from '@gateway/persistence';
 import { inviteOperator } from '../application/invite-operator';
-import { Mailer } from '../clients/mailer';
+import { MailNotSent, Mailer } from '../clients/mailer';
 import { loadDashboardConfig } from '../config';
 import { isEmail, normaliseEmail } from '../domain/sign-up-form';
 import { dashboardDatabase } from '../persistence';
@@ -34,6 +34,14 @@ async function main(): Promise<void> {
       );
       process.exitCode = 1;
     } else process.stdout.write(`invitation mailed to ${email}\n`);
+  } catch (err) {
+    if (!(err instanceof MailNotSent)) throw err;
+    // One line that says what to fix; the relay's address without its credentials.
+    process.stderr.write(
+      `${email}: invited, but ${err.message} (SMTP_URL at ${new URL(config.SMTP_URL).host}); once mail can be ` +
+        'sent, run the command again: it mails a new link\n',
+    );
+    process.exitCode = 1;
   } finally {
     mailer.close();
     await dataSource.destroy();

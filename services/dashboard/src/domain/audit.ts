@@ -19,6 +19,7 @@ export const auditActionLabels = {
   refund_requested: 'Reembolso pedido',
   payment_simulated: 'Pagamento simulado (sandbox)',
   payment_cancelled: 'Pagamento cancelado',
+  subscription_cancelled: 'Assinatura cancelada',
   webhook_created: 'Endpoint de webhook criado',
   webhook_deleted: 'Endpoint de webhook excluído',
   webhook_secret_rotated: 'Segredo de webhook trocado',

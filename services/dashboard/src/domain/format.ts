@@ -47,6 +47,9 @@ export function formatDateTime(iso: string, timeZone: string): string {
   return `${part('day')}/${part('month')}/${part('year')} ${part('hour')}:${part('minute')}`;
 }
 
+/** A calendar day (`YYYY-MM-DD`, as the API gives due dates) as a person in Brazil reads it: `29/11/2026`. */
+export const formatDay = (date: string): string => date.split('-').reverse().join('/');
+
 /** Whether `timeZone` is one this runtime knows (an IANA name). */
 export function isTimeZone(timeZone: string): boolean {
   try {

@@ -20,6 +20,7 @@ import { checkoutRoutes } from './routes/checkouts';
 import { customerRoutes } from './routes/customers';
 import { paymentRoutes } from './routes/payments';
 import { payoutRoutes } from './routes/payouts';
+import { subscriptionRoutes } from './routes/subscriptions';
 import { securityRoutes, signInCodeRoutes } from './routes/second-factor';
 import { sectionRoutes } from './routes/sections';
 import { accountRoutes } from './routes/account';
@@ -180,6 +181,7 @@ export function createDashboardApp(deps: DashboardAppDeps): express.Express {
   signedIn.use(requireMember(members));
   signedIn.use(
     paymentRoutes(deps.dataSource),
+    subscriptionRoutes(deps.dataSource),
     keyRoutes(deps.admin, deps.dataSource),
     sectionRoutes(),
     teamRoutes(deps.dataSource, { mail, attempts, attemptsPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE }),

@@ -113,12 +113,13 @@ const methodLabel = (method: PaymentMethod, token: string | null | undefined): s
   method === 'pix' ? 'PIX' : `cripto (${token ? token.toUpperCase() : 'token desconhecido'})`;
 
 /**
- * A paid payment (gross G, fee F, net N = G - F): the platform now holds G (`cash_psp`, or the token at the locked
+ * A paid payment (gross G: what was paid, its amount but for a due-date payment's; fee F, net N = G - F): the platform now holds G (`cash_psp`, or the token at the locked
  * quote's BRL cost), owes the business N, pending until the method's settlement delay is over, and earned F.
  */
 export function paymentConfirmedPosting(event: PaymentEventPayload, delays: SettlementDelays): Posting {
   const { payment } = event;
-  const gross = payment.amount_centavos;
+  // A due-date payment credits what was paid (a fine more, a discount less than its amount; docs/adr/0048).
+  const gross = payment.amount_paid_centavos ?? payment.amount_centavos;
   const fee = payment.fee_centavos;
   const net = gross - fee;
   const paidAt = new Date(event.occurred_at);

@@ -4,7 +4,7 @@ import { CommandError, type MessageContext, type Transaction, type UnitOfWork } 
 import type { RailAmountChange, Rails } from '../clients';
 import { computeFee } from '../domain/fee';
 import { fundsRecord } from '../domain/funds';
-import { toView } from '../domain/payment-record';
+import { isDueDatePayment, toView } from '../domain/payment-record';
 import { invalidStatusMessage, isOpen } from '../domain/payment-status';
 import {
   amountChangeCommitted,
@@ -57,6 +57,13 @@ export async function changeOpenPayment(
     !(await amountChangeCommitted(deps.dataSource.manager, current.id, messageId));
   if (!changesAmount) return deps.uow.once(context, (tx) => commit(tx, command, context, deps.rails, null));
   if (!isOpen(current.status)) throw new CommandError('INVALID_STATUS', invalidStatusMessage(current.status));
+  // A due-date charge's amount is the base of its rules, which the payer may have read already: it does not change
+  // (cancel it and create another).
+  if (isDueDatePayment(current))
+    throw new CommandError(
+      'INVALID_FIELDS',
+      'O valor de um pagamento com vencimento não muda: cancele-o e crie outro. Campos inválidos: amount.',
+    );
   const rule = await feeRuleOf(deps, current);
   const amount = command.amount_centavos as number;
   if (!(await claimAmountChange(deps.dataSource.manager, current, messageId, deps.amountChangeClaimMs))) {

@@ -55,6 +55,7 @@ export async function createPaymentOnRail(
           token: command.token,
           description: command.description ?? null,
           debtor: command.debtor ?? null,
+          due: command.due ?? null,
         },
         context,
       );
@@ -93,6 +94,8 @@ export async function createPaymentOnRail(
       createdAt: now,
       updatedAt: now,
       version: 1,
+      // A due-date payment keeps the terms it was created under: its fee is computed again on what is paid.
+      ...(command.due ? { feePercentBps: rule.percentBps, feeFixedCentavos: rule.fixedCentavos } : {}),
     });
     if (!payment) throw alreadyCreated(paymentId);
     await emitPaymentEvent(tx, 'created', payment);

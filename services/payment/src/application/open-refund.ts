@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { CreateRefund, RefundRecord } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import type { LedgerReservations, Rails } from '../clients';
+import { paidCentavosOf } from '../domain/payment-record';
 import { completesRefunds, decideRefund, refundRequest, toRefundRecord } from '../domain/refund';
 import {
   findPayment,
@@ -122,7 +123,7 @@ export async function openRefund(
         returnedFundsId: excess?.funds_id ?? null,
       });
       await markIntentOpened(tx.manager, refundId);
-      await tx.emit(rail.refundRequested, refundRequest(refund, payment.amountCentavos, excess));
+      await tx.emit(rail.refundRequested, refundRequest(refund, paidCentavosOf(payment), excess));
       tx.afterCommit(() => recordRefund(refund.method, 'requested'));
       return toRefundRecord(refund);
     });

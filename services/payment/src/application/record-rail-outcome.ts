@@ -1,3 +1,4 @@
+import type { AmountParts } from '@gateway/contracts';
 import type { MessageContext, Transaction, UnitOfWork } from '@gateway/messaging';
 import type { Logger } from '@gateway/observability';
 import type { RailReport } from '../clients';
@@ -8,6 +9,8 @@ import {
   type FundsReceived,
   type RailClosure,
 } from '../domain/funds';
+import { computeFee } from '../domain/fee';
+import { isDueDatePayment } from '../domain/payment-record';
 import { isOpen } from '../domain/payment-status';
 import {
   hasReceivedFunds,
@@ -64,10 +67,27 @@ async function applyToLocked(
     return;
   const decision = decideFunds(
     funds,
-    payment && { isOpen: isOpen(payment.status), amountCentavos: payment.amountCentavos },
+    payment && {
+      isOpen: isOpen(payment.status),
+      amountCentavos: payment.amountCentavos,
+      dueDate: isDueDatePayment(payment),
+    },
   );
   if (decision.kind === 'late' || !payment) {
     await recordLateFunds(tx, logger, fundsRecord(funds, 'late'), payment);
+    return;
+  }
+  if (decision.kind === 'not-accepted') {
+    if (await keepReceivedFunds(tx, fundsRecord(funds, decision.as), payment))
+      logger.warn(
+        {
+          payment_id: payment.id,
+          rail: funds.rail,
+          received: funds.received.toString(),
+          kept_as: decision.as,
+        },
+        'funds not accepted for a due-date payment: held',
+      );
     return;
   }
   if (decision.kind === 'partial') {
@@ -82,11 +102,32 @@ async function applyToLocked(
     status: 'paid',
     transactionId: funds.reference,
     payer: funds.payer,
+    ...(decision.parts ? { paid: duePaymentPaid(payment, funds.received, decision.parts) } : {}),
   });
   if (paid) Object.assign(payment, paid);
   await forgetUnreadableFunds(tx.manager, payment.id, funds.reference);
   if (decision.excess > 0n)
     await keepReceivedFunds(tx, fundsRecord(funds, 'excess', decision.excess), payment);
+}
+
+/**
+ * A due-date payment paid `received` made of `parts`: its fee on what was paid (docs/adr/0048), under the terms it was
+ * created with (its fee as created, when it has none: a payment made before they were kept).
+ */
+function duePaymentPaid(
+  payment: PaymentEntity,
+  received: bigint,
+  parts: AmountParts,
+): { parts: AmountParts; amountCentavos: number; feeCentavos: number } {
+  const amountCentavos = Number(received);
+  const feeCentavos =
+    payment.feePercentBps == null || payment.feeFixedCentavos == null
+      ? Math.min(payment.feeCentavos, amountCentavos)
+      : computeFee(amountCentavos, {
+          percentBps: payment.feePercentBps,
+          fixedCentavos: payment.feeFixedCentavos,
+        }).feeCentavos;
+  return { parts, amountCentavos, feeCentavos };
 }
 
 /**
@@ -101,5 +142,13 @@ async function applyRailClosure(tx: Transaction, closure: RailClosure, logger: L
     return;
   }
   const partial = await hasReceivedFunds(tx.manager, payment.id, 'partial');
-  await transitionPayment(tx, payment.id, decideClosure(closure.ending, partial, closure.detail));
+  // A due-date payment's window that passed after a Pix it did not accept (held as partial, or as excess when it was
+  // more) ends as that: never UNDERPAID for money that may have been more.
+  const ending =
+    closure.ending === 'window-passed' &&
+    isDueDatePayment(payment) &&
+    (partial || (await hasReceivedFunds(tx.manager, payment.id, 'excess')))
+      ? 'amount-not-accepted'
+      : closure.ending;
+  await transitionPayment(tx, payment.id, decideClosure(ending, partial, closure.detail));
 }

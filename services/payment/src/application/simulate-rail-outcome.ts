@@ -35,6 +35,12 @@ export async function simulateRailOutcome(
   if (!payment) throw new CommandError('NOT_FOUND', 'Pagamento não encontrado.');
   // A dispute (MED) is raised on a paid PIX payment: the rail's simulator decides whether one is open to end.
   const disputing = disputeSimulations.has(command.outcome);
+  // A day to pay on is a due-date charge's (the PIX adapter checks it against the charge's window).
+  if (command.paid_on && (payment.method !== 'pix' || command.outcome !== 'paid'))
+    throw new CommandError(
+      'INVALID_FIELDS',
+      'Campos inválidos: paid_on (só para pagar uma cobrança PIX com vencimento, outcome paid).',
+    );
   if (disputing && payment.method !== 'pix')
     throw new CommandError('INVALID_FIELDS', 'Campos inválidos: outcome (disputas existem só em PIX).');
   if (disputing ? payment.status !== 'paid' : !isOpen(payment.status)) {
@@ -42,8 +48,15 @@ export async function simulateRailOutcome(
     throw new CommandError('INVALID_STATUS', invalidStatusMessage(payment.status));
   }
   await deps.uow.recordAttempt(context);
-  const answer = await deps.rails
-    .of(payment.method)
-    .simulate(payment.id, { outcome: command.outcome, amount_centavos: command.amount_centavos }, context);
+  const answer = await deps.rails.of(payment.method).simulate(
+    payment.id,
+    {
+      outcome: command.outcome,
+      amount_centavos: command.amount_centavos,
+      // Only when given: a rail's command without it is the one it always was.
+      ...(command.paid_on ? { paid_on: command.paid_on } : {}),
+    },
+    context,
+  );
   return deps.uow.once(context, async () => answer);
 }

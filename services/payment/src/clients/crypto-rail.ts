@@ -68,6 +68,8 @@ export function cryptoRail(caller: RailCaller): Rail {
     checkCreate(command) {
       if (command.token === null)
         throw new CommandError('MISSING_FIELDS', 'Campos obrigatórios ausentes: crypto.currency.');
+      // A due date is a kind of PIX charge (cobv); no crypto request has one.
+      if (command.due) throw new CommandError('INVALID_FIELDS', 'Campos inválidos: pix.due.');
     },
 
     async open(payment, context) {

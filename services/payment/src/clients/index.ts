@@ -4,15 +4,19 @@ import { cryptoRail } from './crypto-rail';
 import { pixRail } from './pix-rail';
 import type { Rail } from './rail';
 import { RailCaller } from './rail-caller';
+import { PixRecurrences } from './pix-recurrences';
 
 export * from './rail';
 export { LedgerReservations, type LedgerOptions } from './ledger';
 export { cryptoRequestClosure, cryptoSettledFunds } from './crypto-rail';
 export { pixChargeClosure, pixChargePaidFunds } from './pix-rail';
+export { PixRecurrences } from './pix-recurrences';
 
 /** Every rail a payment can use, by method: the one place that knows which rail serves which method. */
 export class Rails {
   private readonly byMethod: Record<PaymentMethod, Rail>;
+  /** Pix Automático's recurrences and cycles, at the PIX adapter. */
+  readonly recurrences: PixRecurrences;
 
   constructor(broker: Broker, options: { timeoutMs: number; pixExpiresInSeconds: number }) {
     const caller = new RailCaller(broker, options.timeoutMs);
@@ -20,6 +24,7 @@ export class Rails {
       pix: pixRail(caller, options.pixExpiresInSeconds),
       crypto: cryptoRail(caller),
     };
+    this.recurrences = new PixRecurrences(caller);
   }
 
   of(method: PaymentMethod): Rail {

@@ -11,6 +11,7 @@ import {
   type PixChargePaid,
   type PixReceivedOnCharge,
 } from '@gateway/contracts';
+import { CommandError } from '@gateway/messaging';
 import type { FundsReceived, RailClosure } from '../domain/funds';
 import { paymentToOpen, railClosure, type Rail } from './rail';
 import type { RailCaller } from './rail-caller';
@@ -18,14 +19,18 @@ import type { RailCaller } from './rail-caller';
 /** A PIX on the payment's charge: measured against the payment's amount, which the charge asks as it is. */
 export function pixFunds(
   paymentId: string,
-  pix: PixReceivedOnCharge & Pick<PixChargePaid, 'payer'>,
+  pix: PixReceivedOnCharge & Pick<PixChargePaid, 'payer' | 'amount_parts'>,
 ): FundsReceived {
   return {
     paymentId,
     rail: 'pix',
     reference: pix.end_to_end_id,
     received: BigInt(pix.amount_centavos),
-    against: { kind: 'payment-amount' },
+    // A due-date charge's Pix says whether it pays it (its parts, or null); any other is measured against the amount.
+    against:
+      pix.amount_parts === undefined
+        ? { kind: 'payment-amount' }
+        : { kind: 'due-charge', parts: pix.amount_parts },
     payer: pix.payer ?? null,
   };
 }
@@ -38,17 +43,21 @@ export function pixChargePaidFunds(paid: PixChargePaid): FundsReceived {
 /** pix.charge.closed.v1 (or the closure a status read reports) as a rail closure. */
 export function pixChargeClosure(
   paymentId: string,
-  closed: Pick<PixChargeClosed, 'reason' | 'detail' | 'received_pix'>,
+  closed: Pick<PixChargeClosed, 'reason' | 'detail' | 'cause' | 'received_pix'>,
 ): RailClosure {
   return railClosure(
     paymentId,
     closed.reason,
     closed.detail,
     closed.received_pix.map((pix) => pixFunds(paymentId, pix)),
+    closed.cause ?? null,
   );
 }
 
-/** PIX through the PIX adapter: an immediate charge (cob) whose BR Code the payer scans. */
+/**
+ * PIX through the PIX adapter: an immediate charge (cob) whose BR Code the payer scans, or a charge with a due date
+ * (cobv) when the payment has one.
+ */
 export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
   return {
     method: 'pix',
@@ -69,8 +78,17 @@ export function pixRail(caller: RailCaller, expiresInSeconds: number): Rail {
         // Only what there is: an opening without them is the message it always was.
         ...(payment.description ? { description: payment.description } : {}),
         ...(payment.debtor ? { debtor: payment.debtor } : {}),
+        ...(payment.due ? { due: payment.due } : {}),
       };
       const { txid, custody, ...instructions } = await caller.call(openPixCharge, opening, context, 'open');
+      // A due date asked for and none answered: a PIX adapter older than due dates ignored the field and opened an
+      // immediate charge. Never a payment without the due date it was asked with: the create fails (retried once every
+      // adapter knows due dates), and the cob it opened expires unanswered.
+      if (payment.due && (!instructions.due_date || !instructions.payable_until))
+        throw new CommandError(
+          'SERVICE_UNAVAILABLE',
+          'A cobrança com vencimento não pôde ser aberta. Tente novamente.',
+        );
       return { externalId: txid, instructions, custody: custody ?? 'platform' };
     },
 

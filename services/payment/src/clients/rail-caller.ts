@@ -26,6 +26,11 @@ export class RailCaller {
     });
   }
 
+  /** As `call`, under a message id the caller derives itself (a step no incoming command names: a scheduler's). */
+  callAs<P, R>(definition: CommandDefinition<P, R>, payload: P, messageId: string): Promise<R> {
+    return this.broker.call(definition, payload, { timeoutMs: this.timeoutMs, messageId });
+  }
+
   /** Asks a rail a question (a status read): nothing to deduplicate, so every call is a new message. */
   ask<P, R>(definition: CommandDefinition<P, R>, payload: P): Promise<R> {
     return this.broker.call(definition, payload, { timeoutMs: this.timeoutMs });

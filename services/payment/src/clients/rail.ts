@@ -7,6 +7,7 @@ import type {
   PaymentCustody,
   PaymentMethod,
   PaymentStatus,
+  PixChargeClosureCause,
   PixInstructions,
   SimulatePayment,
 } from '@gateway/contracts';
@@ -22,8 +23,19 @@ export function railClosure(
   reason: 'expired' | 'underpaid' | 'failed',
   detail: string | null,
   funds: FundsReceived[],
+  cause: PixChargeClosureCause | null = null,
 ): RailClosure {
-  return { paymentId, ending: reason === 'failed' ? 'refused' : 'window-passed', detail, funds };
+  const ending =
+    reason !== 'failed'
+      ? 'window-passed'
+      : cause === 'amount_not_accepted'
+        ? 'amount-not-accepted'
+        : cause === 'debit_failed'
+          ? 'debit-failed'
+          : cause === 'cycle_cancelled'
+            ? 'cycle-cancelled'
+            : 'refused';
+  return { paymentId, ending, detail, funds };
 }
 
 /** What the payer is shown to pay on a rail. */
@@ -41,6 +53,8 @@ export interface RailPayment {
   description?: string | null;
   /** Who a PIX charge is addressed to, when its customer can be named (only when it is opened). */
   debtor?: CreatePayment['debtor'];
+  /** A PIX charge with a due date: its rules (only when it is opened). */
+  due?: CreatePayment['due'];
 }
 
 /** What every rail is told of a payment it opens; each rail adds its own terms (a PIX's expiry, a crypto token). */
@@ -57,7 +71,7 @@ export function paymentToOpen(payment: RailPayment): {
 }
 
 /** The outcome a sandbox simulation asks the rail to make happen. */
-export type SimulatedOutcome = Pick<SimulatePayment, 'outcome' | 'amount_centavos'>;
+export type SimulatedOutcome = Pick<SimulatePayment, 'outcome' | 'amount_centavos' | 'paid_on'>;
 
 /** What a rail made for a payment: its reference at the rail and the instructions to show. */
 export interface RailOpening {

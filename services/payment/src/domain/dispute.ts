@@ -53,10 +53,16 @@ export function decideMed(
  */
 export function disputableCentavos(payment: {
   amountCentavos: number;
+  /** A due-date payment's amount paid, which is what can go back (absent or null: the amount). */
+  amountPaidCentavos?: number | null;
   refundReservedCentavos: number;
   disputedCentavos: number;
 }): number {
-  return payment.amountCentavos - payment.refundReservedCentavos - payment.disputedCentavos;
+  return (
+    (payment.amountPaidCentavos ?? payment.amountCentavos) -
+    payment.refundReservedCentavos -
+    payment.disputedCentavos
+  );
 }
 
 export function toDisputeRecord(dispute: StoredDispute): DisputeRecord {

@@ -1,5 +1,7 @@
 import {
   MANUAL_RETURN,
+  partsAddUpTo,
+  type AmountParts,
   OPERATOR_RETURN,
   type CryptoInstructions,
   type FundsReturnRequested,
@@ -27,7 +29,15 @@ export interface FundsReceived {
    * rail's own price in its unit (crypto: base units at the request's quote), or nothing when the rail already
    * counted it short of its price (what an unpaid crypto window collected).
    */
-  against: { kind: 'payment-amount' } | { kind: 'price'; units: bigint } | { kind: 'counted-short' };
+  against:
+    | { kind: 'payment-amount' }
+    | { kind: 'price'; units: bigint }
+    | { kind: 'counted-short' }
+    /**
+     * A Pix into a charge with a due date, which its rail judged: `parts` when they pay the charge (whatever the
+     * amount against the original: a fine, a discount), null when they do not (a wrong amount, paying nothing).
+     */
+    | { kind: 'due-charge'; parts: AmountParts | null };
   /** Who sent it, when the rail said (stored with the payment these funds pay). */
   payer?: PaymentPayer | null;
 }
@@ -66,7 +76,15 @@ export function fundsRecord<K extends ReceivedFundsKind>(
 }
 
 /** What funds do to their payment, decided before any write. `excess` is in the funds' unit. */
-export type FundsDecision = { kind: 'paid'; excess: bigint } | { kind: 'partial' } | { kind: 'late' };
+export type FundsDecision =
+  | { kind: 'paid'; excess: bigint; parts?: AmountParts }
+  | { kind: 'partial' }
+  | { kind: 'late' }
+  /**
+   * A due-date payment's Pix that does not pay it (its rail did not accept its parts): held as it is, `excess` when it
+   * was the original or more (never counted as an underpayment), `partial` when less.
+   */
+  | { kind: 'not-accepted'; as: 'partial' | 'excess' };
 
 /**
  * The one place that decides whether money pays a payment: the full amount (or more) pays an open payment, less is
@@ -74,10 +92,26 @@ export type FundsDecision = { kind: 'paid'; excess: bigint } | { kind: 'partial'
  */
 export function decideFunds(
   funds: FundsReceived,
-  payment: { isOpen: boolean; amountCentavos: number } | null,
+  payment: { isOpen: boolean; amountCentavos: number; dueDate?: boolean } | null,
 ): FundsDecision {
   if (!payment?.isOpen) return { kind: 'late' };
+  // A due-date payment is paid only by a Pix its rail judged (with its parts); one reported without a judgement (a
+  // closure's list of what did not pay it) never pays it, whatever its amount against the original.
+  const notAccepted = (): FundsDecision => ({
+    kind: 'not-accepted',
+    as: funds.received < BigInt(payment.amountCentavos) ? 'partial' : 'excess',
+  });
+  if (payment.dueDate && funds.against.kind === 'payment-amount') return notAccepted();
   if (funds.against.kind === 'counted-short') return { kind: 'partial' };
+  if (funds.against.kind === 'due-charge') {
+    const { parts } = funds.against;
+    // What the rail found paying: its original must be this payment's amount and its parts add up to what came in.
+    const pays =
+      parts !== null &&
+      parts.original === payment.amountCentavos &&
+      partsAddUpTo(parts, Number(funds.received));
+    return pays ? { kind: 'paid', excess: 0n, parts } : notAccepted();
+  }
   const expected = funds.against.kind === 'price' ? funds.against.units : BigInt(payment.amountCentavos);
   if (funds.received < expected) return { kind: 'partial' };
   return { kind: 'paid', excess: funds.received - expected };
@@ -86,7 +120,12 @@ export function decideFunds(
 /** A rail's window closed without the payment paid: it passed, or the rail refused the payment. */
 export interface RailClosure {
   paymentId: string;
-  ending: 'window-passed' | 'refused';
+  /**
+   * `amount-not-accepted`: the rail closed a due-date charge that took a Pix it did not accept (it can never pay);
+   * `debit-failed`: a subscription cycle's automatic debit failed its last attempt (Pix Automático);
+   * `cycle-cancelled`: the payer cancelled the cycle, or its recurrence ended, before it was debited.
+   */
+  ending: 'window-passed' | 'refused' | 'amount-not-accepted' | 'debit-failed' | 'cycle-cancelled';
   /** The rail's word for a refusal. */
   detail: string | null;
   /** Funds the rail took during the window, each decided like any other before the closure is. */
@@ -94,7 +133,7 @@ export interface RailClosure {
 }
 
 export interface ClosureOutcome {
-  status: 'expired' | 'failed';
+  status: 'expired' | 'failed' | 'cancelled';
   failureCode: string | null;
   failureReason: string | null;
 }
@@ -116,6 +155,23 @@ export function decideClosure(
     };
   }
   if (ending === 'window-passed') return { status: 'expired', failureCode: null, failureReason: null };
+  // The payer cancelled the cycle (or the recurrence ended) before its debit: nothing failed, it is not to be paid.
+  if (ending === 'cycle-cancelled') return { status: 'cancelled', failureCode: null, failureReason: null };
+  if (ending === 'amount-not-accepted')
+    return {
+      status: 'failed',
+      failureCode: 'AMOUNT_NOT_ACCEPTED',
+      failureReason:
+        'O Pix recebido não corresponde às regras da cobrança com vencimento (multa, juros, abatimento ou desconto) e a cobrança não pode mais ser paga; o valor fica retido para devolução.',
+    };
+  if (ending === 'debit-failed')
+    return {
+      status: 'failed',
+      failureCode: 'AUTOMATIC_DEBIT_FAILED',
+      failureReason: detail
+        ? `O débito automático do ciclo não foi feito após a última tentativa: ${detail}.`
+        : 'O débito automático do ciclo não foi feito após a última tentativa.',
+    };
   return {
     status: 'failed',
     failureCode: 'RAIL_FAILED',

@@ -1,4 +1,5 @@
 import type {
+  AmountParts,
   CryptoInstructions,
   PaymentCustody,
   PaymentMethod,
@@ -44,6 +45,45 @@ export interface StoredPayment {
   updatedAt: Date;
   /** How many times it has changed (every stored change adds one). */
   version: number;
+  /** A subscription's cycle: its subscription and number; null for any other payment. */
+  subscriptionId?: string | null;
+  cycle?: number | null;
+  /** A due-date payment: the fee terms it was created under (its fee is computed again on what is paid). */
+  feePercentBps?: number | null;
+  feeFixedCentavos?: number | null;
+  /** A due-date payment once paid: what was paid and its parts. */
+  amountPaidCentavos?: number | null;
+  paidOriginalCentavos?: number | null;
+  paidFineCentavos?: number | null;
+  paidInterestCentavos?: number | null;
+  paidReductionCentavos?: number | null;
+  paidDiscountCentavos?: number | null;
+}
+
+/** What a due-date payment was paid, part by part; null before it is paid and for any other payment. */
+export function amountPartsOf(payment: StoredPayment): AmountParts | null {
+  if (payment.amountPaidCentavos == null) return null;
+  return {
+    original: payment.paidOriginalCentavos ?? 0,
+    fine: payment.paidFineCentavos ?? 0,
+    interest: payment.paidInterestCentavos ?? 0,
+    reduction: payment.paidReductionCentavos ?? 0,
+    discount: payment.paidDiscountCentavos ?? 0,
+  };
+}
+
+/** Whether it is a PIX payment with a due date (its charge a cobv): its instructions carry the due date. */
+export function isDueDatePayment(payment: Pick<StoredPayment, 'instructions'>): boolean {
+  return (
+    payment.instructions !== null && 'due_date' in payment.instructions && !!payment.instructions.due_date
+  );
+}
+
+/** What the payment's refunds and disputes may take back: what was paid (a due-date payment's may differ). */
+export function paidCentavosOf(
+  payment: Pick<StoredPayment, 'amountCentavos' | 'amountPaidCentavos'>,
+): number {
+  return payment.amountPaidCentavos ?? payment.amountCentavos;
 }
 
 export function toRecord(payment: StoredPayment): PaymentRecord {
@@ -62,8 +102,12 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     ...(payment.description === null ? {} : { description: payment.description }),
     customer_id: payment.customerId,
     refunded_centavos: payment.refundedCentavos,
-    expires_at: payment.instructions?.expires_at ?? null,
+    ...dueDateFields(payment),
     payer: payerOf(payment),
+    // A subscription's cycle names it; any other payment reads as it always did.
+    ...(payment.subscriptionId
+      ? { subscription_id: payment.subscriptionId, cycle: payment.cycle ?? null }
+      : {}),
     // Internal (the ledger's token holdings); carried for crypto only, so a PIX record is as it was.
     ...(payment.token === null ? {} : { token: payment.token }),
     // Internal too (the ledger counts its token holdings in base units): the amount the payer was asked for.
@@ -77,6 +121,28 @@ export function toRecord(payment: StoredPayment): PaymentRecord {
     refund_reserved_centavos: payment.refundReservedCentavos,
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * A due-date payment has `due_date` and `payable_until` where any other has `expires_at` (docs/adr/0048), and once paid
+ * what was paid and its parts; a payment of any other kind reads as it always did.
+ */
+function dueDateFields(
+  payment: StoredPayment,
+): Pick<
+  PaymentRecord,
+  'expires_at' | 'due_date' | 'payable_until' | 'amount_paid_centavos' | 'amount_parts'
+> {
+  const instructions = payment.instructions;
+  if (!instructions || !('due_date' in instructions) || !instructions.due_date)
+    return { expires_at: instructions?.expires_at ?? null };
+  return {
+    expires_at: null,
+    due_date: instructions.due_date,
+    payable_until: instructions.payable_until ?? null,
+    amount_paid_centavos: payment.amountPaidCentavos ?? null,
+    amount_parts: amountPartsOf(payment),
   };
 }
 

@@ -18,6 +18,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface RefundablePayment {
   status: PaymentStatus;
   amountCentavos: number;
+  /** A due-date payment's amount paid: what its refunds return at most (absent or null: the amount). */
+  amountPaidCentavos?: number | null;
   /** Refunds not failed: what is no longer refundable. */
   refundReservedCentavos: number;
   /** Disputes (MED) not won: money the payer's bank claims back already. */
@@ -68,7 +70,9 @@ export function decideRefund(
  * and the excess goes back once, either so or by hand (never both: the database keeps it).
  */
 export function completesRefunds(payment: RefundablePayment, amountCentavos: number): boolean {
-  return payment.refundReservedCentavos + amountCentavos === payment.amountCentavos;
+  return (
+    payment.refundReservedCentavos + amountCentavos === (payment.amountPaidCentavos ?? payment.amountCentavos)
+  );
 }
 
 /** What the rail is asked to carry out for a refund, the same on its first request and on every resend. */

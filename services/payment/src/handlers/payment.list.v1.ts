@@ -5,8 +5,8 @@ import { toRecord } from '../domain/payment-record';
 import { listPaymentsOf } from '../persistence';
 
 /**
- * Lists the calling business's payments, newest first, a page at a time, narrowed by status, method and creation
- * time. `starting_after` may be any of the business's payments, even one the filters leave out now (paid since the
+ * Lists the calling business's payments, newest first, a page at a time, narrowed by status, method, creation
+ * time and subscription. `starting_after` may be any of the business's payments, even one the filters leave out now (paid since the
  * last page): it marks a position. Another business's payment, or none, is refused.
  */
 export function handleListPayments(dataSource: DataSource) {
@@ -19,6 +19,7 @@ export function handleListPayments(dataSource: DataSource) {
         method: query.method,
         createdGte: query.created_gte === undefined ? undefined : new Date(query.created_gte),
         createdLt: query.created_lt === undefined ? undefined : new Date(query.created_lt),
+        subscriptionId: query.subscription_id,
       },
       pageRequest(query),
     );

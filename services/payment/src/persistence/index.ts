@@ -3,6 +3,7 @@ import { PaymentEntity } from './payment.entity';
 import { ReceivedFundsEntity } from './received-funds.entity';
 import { RefundEntity } from './refund.entity';
 import { DisputeEntity } from './dispute.entity';
+import { SubscriptionEntity } from './subscription.entity';
 import { Payments1732300002000 } from './migrations/1732300002000-payments';
 import { ReceivedFundsOncePerTransfer1732400002000 } from './migrations/1732400002000-received-funds-once-per-transfer';
 import { FinalPaymentsFrozen1732400001000 } from './migrations/1732400001000-final-payments-frozen';
@@ -28,8 +29,10 @@ import { PaymentCustody1764402900001 } from './migrations/1764402900001-payment-
 import { OperatorReturnAskedAt1764402900200 } from './migrations/1764402900200-operator-return-asked-at';
 import { PaymentOutboxInsertedAt1764403200200 } from './migrations/1764403200200-outbox-inserted-at';
 import { PaymentChangeFeed1764403200410 } from './migrations/1764403200410-payment-change-feed';
+import { DueDatePayments1764403200810 } from './migrations/1764403200810-due-date-payments';
+import { Subscriptions1764403200910 } from './migrations/1764403200910-subscriptions';
 
-export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity };
+export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity, SubscriptionEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
 export * from './create-reservation-store';
 export * from './payment-store';
@@ -37,10 +40,18 @@ export * from './refund-store';
 export * from './dispute-store';
 export * from './refund-request-store';
 export * from './received-funds-store';
+export * from './subscription-store';
 
 export const paymentDatabase = {
   schema: 'payment',
-  entities: [PaymentEntity, FeeRuleEntity, ReceivedFundsEntity, RefundEntity, DisputeEntity],
+  entities: [
+    PaymentEntity,
+    FeeRuleEntity,
+    ReceivedFundsEntity,
+    RefundEntity,
+    DisputeEntity,
+    SubscriptionEntity,
+  ],
   migrations: [
     Payments1732300002000,
     FinalPaymentsFrozen1732400001000,
@@ -67,5 +78,7 @@ export const paymentDatabase = {
     DisputeDefence1764403000000,
     PaymentOutboxInsertedAt1764403200200,
     PaymentChangeFeed1764403200410,
+    DueDatePayments1764403200810,
+    Subscriptions1764403200910,
   ],
 };

@@ -1,6 +1,7 @@
 import { In, type EntityManager } from 'typeorm';
 import {
   MANUAL_RETURN,
+  type AmountParts,
   type FeeRule,
   type PaymentMethod,
   type PaymentPayer,
@@ -100,6 +101,8 @@ export interface FinalTransition {
   failureReason?: string | null;
   /** Who paid, as the rail reported it (a move to `paid` only). */
   payer?: PaymentPayer | null;
+  /** A due-date payment's move to `paid`: what was paid, its parts, and the fee on it. */
+  paid?: { parts: AmountParts; amountCentavos: number; feeCentavos: number };
 }
 
 /**
@@ -112,6 +115,7 @@ export async function moveToFinalStatus(
   change: FinalTransition,
 ): Promise<PaymentEntity | null> {
   const payer = payerColumns(change.status === 'paid' ? change.payer : null);
+  const paid = change.status === 'paid' ? change.paid : undefined;
   const updated: [Array<{ id: string }>, number] = await manager.query(
     `UPDATE payments
         SET status = $2,
@@ -122,6 +126,13 @@ export async function moveToFinalStatus(
             payer_name = $7,
             payer_document_masked = $8,
             payer_address = $9,
+            fee_centavos = COALESCE($10, fee_centavos),
+            amount_paid_centavos = $11,
+            paid_original_centavos = $12,
+            paid_fine_centavos = $13,
+            paid_interest_centavos = $14,
+            paid_reduction_centavos = $15,
+            paid_discount_centavos = $16,
             updated_at = now(),
             version = version + 1
       WHERE id = $1 AND status = ANY($6::text[])
@@ -136,6 +147,13 @@ export async function moveToFinalStatus(
       payer.payerName,
       payer.payerDocumentMasked,
       payer.payerAddress,
+      paid?.feeCentavos ?? null,
+      paid?.amountCentavos ?? null,
+      paid?.parts.original ?? null,
+      paid?.parts.fine ?? null,
+      paid?.parts.interest ?? null,
+      paid?.parts.reduction ?? null,
+      paid?.parts.discount ?? null,
     ],
   );
   if (updated[1] === 0) return null;
@@ -203,6 +221,7 @@ export interface PaymentFilters {
   method?: PaymentEntity['method'];
   createdGte?: Date;
   createdLt?: Date;
+  subscriptionId?: string;
 }
 
 /**
@@ -215,12 +234,13 @@ export function listPaymentsOf(
   filters: PaymentFilters,
   page: PageRequest,
 ): Promise<Page<PaymentEntity> | undefined> {
-  const { status, method, createdGte, createdLt } = filters;
+  const { status, method, createdGte, createdLt, subscriptionId } = filters;
   return newestCreatedPage(manager, PaymentEntity, { business_id: businessId }, page, (payments) => {
     if (status) payments.andWhere('listed.status = :status', { status });
     if (method) payments.andWhere('listed.method = :method', { method });
     if (createdGte) payments.andWhere('listed.created_at >= :gte', { gte: createdGte });
     if (createdLt) payments.andWhere('listed.created_at < :lt', { lt: createdLt });
+    if (subscriptionId) payments.andWhere('listed.subscription_id = :subscriptionId', { subscriptionId });
   });
 }
 

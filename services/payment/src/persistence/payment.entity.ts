@@ -90,6 +90,39 @@ export class PaymentEntity implements StoredPayment {
   @Column({ type: 'text', name: 'payer_address', nullable: true })
   payerAddress!: string | null;
 
+  /** A due-date payment: the fee terms it was created under, its fee computed again on what is paid. */
+  @Column({ type: 'integer', name: 'fee_percent_bps', nullable: true })
+  feePercentBps?: number | null;
+
+  @Column({ type: 'bigint', name: 'fee_fixed_centavos', nullable: true, transformer: bigintAsNumber })
+  feeFixedCentavos?: number | null;
+
+  /** A due-date payment once paid: what was paid, and its parts (original + fine + interest − reduction − discount). */
+  @Column({ type: 'bigint', name: 'amount_paid_centavos', nullable: true, transformer: bigintAsNumber })
+  amountPaidCentavos?: number | null;
+
+  @Column({ type: 'bigint', name: 'paid_original_centavos', nullable: true, transformer: bigintAsNumber })
+  paidOriginalCentavos?: number | null;
+
+  @Column({ type: 'bigint', name: 'paid_fine_centavos', nullable: true, transformer: bigintAsNumber })
+  paidFineCentavos?: number | null;
+
+  @Column({ type: 'bigint', name: 'paid_interest_centavos', nullable: true, transformer: bigintAsNumber })
+  paidInterestCentavos?: number | null;
+
+  @Column({ type: 'bigint', name: 'paid_reduction_centavos', nullable: true, transformer: bigintAsNumber })
+  paidReductionCentavos?: number | null;
+
+  @Column({ type: 'bigint', name: 'paid_discount_centavos', nullable: true, transformer: bigintAsNumber })
+  paidDiscountCentavos?: number | null;
+
+  /** A subscription's cycle: the subscription and the cycle's number (unique together). */
+  @Column({ type: 'text', name: 'subscription_id', nullable: true })
+  subscriptionId?: string | null;
+
+  @Column({ type: 'integer', nullable: true })
+  cycle?: number | null;
+
   @Column({ type: 'jsonb', nullable: true })
   instructions!: PixInstructions | CryptoInstructions | null;
 

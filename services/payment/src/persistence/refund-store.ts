@@ -129,7 +129,7 @@ export async function claimStalePendingRefunds(
      UPDATE refunds SET updated_at = now() FROM stale, payments
       WHERE refunds.id = stale.id AND payments.id = refunds.payment_id
      RETURNING refunds.id, refunds.payment_id, refunds.method, refunds.amount_centavos,
-               payments.amount_centavos AS payment_amount_centavos, refunds.reason, refunds.returned_funds_id,
+               COALESCE(payments.amount_paid_centavos, payments.amount_centavos) AS payment_amount_centavos, refunds.reason, refunds.returned_funds_id,
                (SELECT amount_centavos FROM received_funds WHERE funds_id = refunds.returned_funds_id)
                  AS excess_centavos,
                (SELECT amount_base_units FROM received_funds WHERE funds_id = refunds.returned_funds_id)

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import {
+  advancePixRecurrenceClock,
+  cancelPixRecurrence,
+  openPixCycle,
+  openPixRecurrence,
+  simulatePixRecurrence,
+  type OpenPixRecurrence,
   changeCryptoRequestAmount,
   changePixChargeAmount,
   createPayment,
@@ -12,6 +18,7 @@ import {
   getPixChargeStatus,
   openCryptoRequest,
   openPixCharge,
+  type PixDue,
   simulateCryptoOutcome,
   simulatePixOutcome,
   submitPixMedDefence,
@@ -71,6 +78,12 @@ export class FakeRails {
   readonly statuses = new Map<string, PixChargeStatus | CryptoRequestStatus>();
   /** What the watcher answers the replaced request had received, on a crypto amount change. */
   receivedBeforeAmountChange = '0';
+  /** Plays a PIX adapter older than due dates: it ignores `due` and opens an immediate charge. */
+  ignoresDue = false;
+  /** A code the adapter refuses a recurrence's cancel with (the PSP ended it already), when set. */
+  recurrenceCancelRefusal: ErrorCode | undefined;
+  /** Subscriptions whose cycles the adapter refuses to open (a cycle it can never send). */
+  readonly cycleOpenRefusals = new Set<string>();
   readonly calls: RailCall[] = [];
   /** Each crypto payment's current reference, so an amount change can name the one it replaces. */
   private readonly references = new Map<string, string>();
@@ -80,11 +93,24 @@ export class FakeRails {
   constructor(readonly broker: Broker) {}
 
   async start(): Promise<void> {
-    const pixCharge = (): PixCharge => ({
+    // A charge with a due date answers its due date and last payable day (here the due date plus its days after,
+    // unmoved: the adapter's calendar is its own tests' business).
+    const pixCharge = (payload: RailCommand & { due?: PixDue | null }): PixCharge => ({
       txid: randomBytes(16).toString('hex'),
       qr_code: 'data:image/png;base64,AAAA',
       copia_e_cola: `00020101021226${(this.revision += 1)}`,
       expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      ...(payload.due && !this.ignoresDue
+        ? {
+            due_date: payload.due.date,
+            payable_until: new Date(
+              Date.parse(`${payload.due.date}T00:00:00Z`) +
+                (payload.due.payable_days_after ?? 30) * 86_400_000,
+            )
+              .toISOString()
+              .slice(0, 10),
+          }
+        : {}),
     });
     const cryptoRequest = (): CryptoRequest => ({
       reference: randomBytes(16).toString('hex'),
@@ -135,6 +161,26 @@ export class FakeRails {
         if (this.delayMs > 0) await letTimePass(this.delayMs);
         return make(payload);
       };
+    // Pix Automático: the recurrence, its cycles' cobr (txid derived from the cycle's payment, as the adapter's is), and
+    // the sandbox's payer bank and clock, answered as the adapter answers them.
+    const recurrence = async (opening: OpenPixRecurrence) => {
+      if (this.delayMs > 0) await letTimePass(this.delayMs);
+      const qr = opening.journey === 'push' ? null : pixCharge({ payment_id: opening.subscription_id });
+      return {
+        recurrence_id: `RR${randomBytes(14).toString('hex')}`,
+        authorization: qr && {
+          qr_code: qr.qr_code,
+          copia_e_cola: qr.copia_e_cola,
+          expires_at: qr.expires_at,
+        },
+        first_payment_txid: opening.first_payment ? randomBytes(16).toString('hex') : null,
+      };
+    };
+    const cancelled = () => {
+      if (this.recurrenceCancelRefusal)
+        throw new CommandError(this.recurrenceCancelRefusal, 'Recorrência já encerrada.');
+      return { cancelled: true as const };
+    };
     await this.broker
       .handlers('pix-adapter')
       .handle(openPixCharge, this.answer(slow(pixCharge)))
@@ -145,6 +191,21 @@ export class FakeRails {
         this.answer(() => ({ submitted: true as const })),
       )
       .handle(getPixChargeStatus, status(openCharge))
+      .handle(openPixRecurrence, this.answer(recurrence))
+      .handle(cancelPixRecurrence, this.answer(cancelled))
+      .handle(
+        openPixCycle,
+        this.answer((cycle: RailCommand & { subscription_id: string }) => {
+          if (this.cycleOpenRefusals.has(cycle.subscription_id))
+            throw new CommandError('INVALID_FIELDS', 'Ciclo recusado.');
+          return { txid: `cobr${cycle.payment_id.replace(/[^A-Za-z0-9]/g, '')}` };
+        }),
+      )
+      .handle(simulatePixRecurrence, this.answer(accepted))
+      .handle(
+        advancePixRecurrenceClock,
+        this.answer((advance: { to: string }) => ({ today: advance.to })),
+      )
       .consume();
     await this.broker
       .handlers('solana-watcher')
@@ -159,10 +220,10 @@ export class FakeRails {
     return this.calls.filter((call) => call.name === name);
   }
 
-  private answer<R>(make: (payload: RailCommand) => R | Promise<R>) {
-    return async (payload: RailCommand, context: MessageContext): Promise<R> => {
+  private answer<R, P extends object = RailCommand>(make: (payload: P) => R | Promise<R>) {
+    return async (payload: P, context: MessageContext): Promise<R> => {
       const { id, name } = context.envelope;
-      this.calls.push({ name, messageId: id, payload, at: Date.now() });
+      this.calls.push({ name, messageId: id, payload: payload as Record<string, unknown>, at: Date.now() });
       // The reply arrives after the payment service gave up waiting for it.
       if (this.silent) await letTimePass(RAIL_TIMEOUT_MS + 500);
       if (this.refusal) throw new CommandError(this.refusal, 'Recusado pelo provedor.');

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ChangePixChargeAmount, PixCharge } from '@gateway/contracts';
-import type { MessageContext, UnitOfWork } from '@gateway/messaging';
+import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import { toPixCharge } from '../domain/charge-view';
 import { lockCharge } from '../persistence/charge-store';
 import type { PspAccounts } from '../clients/psp/psp-accounts';
@@ -31,6 +31,13 @@ export async function changeChargeAmount(
   // Nothing to change (or a redelivery of a change already stored): the inbox answers.
   if (charge.amountCentavos === command.amount_centavos)
     return deps.uow.once(context, async () => toPixCharge(charge));
+  // The payment service never asks it of a charge with a due date (its amount is part of rules the payer may have
+  // read already); refused here too, before anything reaches the PSP.
+  if (charge.due !== null)
+    throw new CommandError('INVALID_STATUS', 'O valor de uma cobrança com vencimento não muda.');
+  // Nor of a Pix Automático cycle (its cobr is debited as it was sent to the payer's bank).
+  if (charge.kind === 'cobr')
+    throw new CommandError('INVALID_STATUS', 'O valor de um ciclo de Pix Automático não muda.');
   const psp = await deps.psp.forTxid(charge.txid);
   const location = await psp.createLocation().catch((err: unknown) => pspFailure(err));
   const cob = await psp

@@ -12,8 +12,11 @@ import { applyListedPix } from './shared/record-received-pix';
 export interface RemoveCancelledChargeDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
-  psp: ChargePsp;
+  psp: Pick<ChargePsp, 'removeCharge'>;
 }
+
+/** What the removal needs of its message, when a message asks for it (a recurrence's end asks without one). */
+type RemovalContext = Pick<MessageContext, 'logger'> & { envelope?: MessageContext['envelope'] };
 
 const removalsRefused = counter(
   'pix_charge_removals_refused_total',
@@ -31,7 +34,7 @@ const removalsRefused = counter(
 export async function removeCancelledCharge(
   deps: RemoveCancelledChargeDeps,
   paymentId: string,
-  context: MessageContext,
+  context: RemovalContext,
 ): Promise<void> {
   const charge = await deps.dataSource.manager.findOneBy(ChargeEntity, { paymentId });
   if (!charge || charge.status !== 'active') {
@@ -44,7 +47,9 @@ export async function removeCancelledCharge(
   const cob = await removeAtPsp(deps.psp, charge.txid, context);
   if (cob === 'refused') return;
   const { envelope, logger } = context;
-  await deps.uow.run({ correlationId: envelope.correlation_id, causationId: envelope.id }, async (tx) => {
+  const ids =
+    envelope === undefined ? {} : { correlationId: envelope.correlation_id, causationId: envelope.id };
+  await deps.uow.run(ids, async (tx) => {
     if (cob !== 'missing') await applyListedPix(tx, cob, 'poll', logger);
     const removed = await endActiveCharge(tx.manager, charge.txid, 'cancelled');
     logger.info(
@@ -60,9 +65,9 @@ export async function removeCancelledCharge(
 }
 
 async function removeAtPsp(
-  psp: ChargePsp,
+  psp: Pick<ChargePsp, 'removeCharge'>,
   txid: string,
-  context: MessageContext,
+  context: RemovalContext,
 ): Promise<Cob | 'missing' | 'refused'> {
   try {
     return await psp.removeCharge(txid);

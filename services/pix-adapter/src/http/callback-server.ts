@@ -10,6 +10,7 @@ import type { Logger } from '@gateway/observability';
 import { parsePspCallback } from '../clients/psp/callback';
 import { checkTlsMaterial, readPemFile } from '../clients/psp/client-certificate';
 import type { CallbackProcessor } from '../application/callback-processor';
+import type { RecurrenceCallbacks } from '../application/follow-recurrence';
 
 /**
  * The listener's own TLS (PEM strings): it then serves HTTPS. With `clientCa` it requires a client certificate issued
@@ -58,6 +59,8 @@ export interface CallbackServerOptions {
   processor: CallbackProcessor;
   /** Handles the Pix the account sent that a callback tells of (Efí `gnExtras.idEnvio`), beside received Pix. */
   sentPix: (body: unknown) => Promise<void>;
+  /** Pix Automático's callbacks (`/webhook/rec`, `/webhook/cobr`), at the platform's account. */
+  recurrences?: RecurrenceCallbacks;
   logger: Logger;
 }
 
@@ -69,14 +72,16 @@ export interface RunningCallbackServer {
 }
 
 /**
- * Constant-time comparison of the `token` query parameter. PSPs that append `/pix` to the registered URL textually
- * (rather than to its path) turn `?token=abc` into `?token=abc/pix`, so that suffix is not part of the token.
+ * Constant-time comparison of the `token` query parameter. PSPs that append `/pix` (or `/rec`, `/cobr`) to the
+ * registered URL textually (rather than to its path) turn `?token=abc` into `?token=abc/pix`, so that suffix is not
+ * part of the token.
  */
 function tokenMatcher(expected: string): (given: unknown) => boolean {
   const digest = (text: string) => createHash('sha256').update(text).digest();
   const expectedDigest = digest(expected);
   return (given) =>
-    typeof given === 'string' && timingSafeEqual(digest(given.replace(/\/pix$/, '')), expectedDigest);
+    typeof given === 'string' &&
+    timingSafeEqual(digest(given.replace(/\/(pix|rec|cobr)$/, '')), expectedDigest);
 }
 
 /**
@@ -125,6 +130,32 @@ export function startCallbackServer(options: CallbackServerOptions): Promise<Run
     body,
     receive(() => null),
   );
+  // Pix Automático: the recurrences' callbacks (`{webhookrec}/rec`) and the cycles' (`{webhookcobr}/cobr`), the
+  // suffix appended to the path or, by PSPs that append it textually, to the token.
+  const { recurrences } = options;
+  if (recurrences) {
+    const follow = (handle: (body: unknown) => Promise<number>) =>
+      asyncHandler(async (req, res) => {
+        try {
+          res.status(200).json({ received: await handle(req.body) });
+        } catch (err) {
+          logger.warn({ err }, 'Pix Automático callback not processed, asking the PSP to send it again');
+          throw new AppError('SERVICE_UNAVAILABLE');
+        }
+      });
+    app.post(
+      ['/webhook/rec', '/webhook/rec/rec'],
+      authenticated,
+      body,
+      follow((received) => recurrences.recs(received, null)),
+    );
+    app.post(
+      ['/webhook/cobr', '/webhook/cobr/cobr'],
+      authenticated,
+      body,
+      follow((received) => recurrences.cobrs(received, null)),
+    );
+  }
   // A business's own PSP account calls back on a path of its own (the webhook registered when the account was set).
   app.post(
     ['/webhook/accounts/:accountId', '/webhook/accounts/:accountId/pix'],

@@ -1,7 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { PixDue } from '@gateway/contracts';
 import type { TraceHeaders } from '@gateway/observability';
 
 /** `cancelled`: the payment was cancelled and its cob removed at the PSP. */
+/** The API Pix resource a charge is. */
+export type ChargeKind = 'cob' | 'cobv' | 'cobr';
+
 export type ChargeStatus = 'active' | 'paid' | 'expired' | 'failed' | 'cancelled';
 
 const bigintAsNumber = {
@@ -52,6 +56,24 @@ export class ChargeEntity {
   /** The business's own PSP account the cob was opened at; null: the platform's. Every later call goes there. */
   @Column({ type: 'text', name: 'psp_account_id', nullable: true })
   pspAccountId!: string | null;
+
+  /** A charge with a due date (a `cobv`): the rules it was opened with; null: an immediate charge (a `cob`). */
+  @Column({ type: 'jsonb', nullable: true })
+  due!: PixDue | null;
+
+  /** `cob`, `cobv` (with `due`) or `cobr` (a Pix Automático cycle, with its subscription and number). */
+  @Column({ type: 'text', default: 'cob' })
+  kind!: ChargeKind;
+
+  @Column({ type: 'text', name: 'subscription_id', nullable: true })
+  subscriptionId!: string | null;
+
+  @Column({ type: 'integer', nullable: true })
+  cycle!: number | null;
+
+  /** A cycle's failed attempts already reported (pix.cycle.attempt-failed.v1). */
+  @Column({ type: 'integer', name: 'attempts_reported', default: 0 })
+  attemptsReported!: number;
 
   @Column({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

@@ -2,6 +2,7 @@ import { ChargeEntity } from './charge.entity';
 import { PixRefundEntity } from './pix-refund.entity';
 import { PayoutEntity } from './payout.entity';
 import { PspAccountEntity } from './psp-account.entity';
+import { RecurrenceEntity } from './recurrence.entity';
 import { Charges1732300003000 } from './migrations/1732300003000-charges';
 import { FinalChargesFrozen1732400007000 } from './migrations/1732400007000-final-charges-frozen';
 import { ChargeCheckLeases1732400031000 } from './migrations/1732400031000-charge-check-leases';
@@ -15,15 +16,18 @@ import { MedDevolucoes1764402600002 } from './migrations/1764402600002-med-devol
 import { ReceivedPixPoll1764402800300 } from './migrations/1764402800300-received-pix-poll';
 import { PspAccounts1764402900000 } from './migrations/1764402900000-psp-accounts';
 import { MedSweepProgress1764402900100 } from './migrations/1764402900100-med-sweep-progress';
+import { DueDateCharges1764403200800 } from './migrations/1764403200800-due-date-charges';
+import { AutomaticPix1764403200950 } from './migrations/1764403200950-automatic-pix';
 
-export { ChargeEntity, PayoutEntity, PixRefundEntity, PspAccountEntity };
+export { ChargeEntity, PayoutEntity, PixRefundEntity, PspAccountEntity, RecurrenceEntity };
+export type { RecStatus } from './recurrence.entity';
 export type { ChargeStatus } from './charge.entity';
 export type { PixRefundStatus } from './pix-refund.entity';
 export type { PayoutStatus, ReportedSendFailure } from './payout.entity';
 
 export const pixAdapterDatabase = {
   schema: 'pix_adapter',
-  entities: [ChargeEntity, PixRefundEntity, PayoutEntity, PspAccountEntity],
+  entities: [ChargeEntity, PixRefundEntity, PayoutEntity, PspAccountEntity, RecurrenceEntity],
   migrations: [
     Charges1732300003000,
     FinalChargesFrozen1732400007000,
@@ -38,5 +42,7 @@ export const pixAdapterDatabase = {
     ReceivedPixPoll1764402800300,
     PspAccounts1764402900000,
     MedSweepProgress1764402900100,
+    DueDateCharges1764403200800,
+    AutomaticPix1764403200950,
   ],
 };

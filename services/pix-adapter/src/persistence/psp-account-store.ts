@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { PspAccountEntity } from './psp-account.entity';
+import type { ChargeKind } from './charge.entity';
 
 /** The business's PSP account in force; null when it uses the platform's. */
 export function accountInForce(manager: EntityManager, businessId: string): Promise<PspAccountEntity | null> {
@@ -81,6 +82,18 @@ export async function accountIdOfCharge(manager: EntityManager, txid: string): P
     [txid],
   );
   return rows[0]?.psp_account_id ?? null;
+}
+
+/** Where a charge lives and what it is: its account (null: the platform's) and its kind (`cob`, `cobv`, `cobr`). */
+export async function routeOfCharge(
+  manager: EntityManager,
+  txid: string,
+): Promise<{ accountId: string | null; kind: ChargeKind }> {
+  const rows: Array<{ psp_account_id: string | null; kind: ChargeKind }> = await manager.query(
+    'SELECT psp_account_id, kind FROM charges WHERE txid = $1',
+    [txid],
+  );
+  return { accountId: rows[0]?.psp_account_id ?? null, kind: rows[0]?.kind ?? 'cob' };
 }
 
 /** The account a Pix received on one of our charges was paid into; null: the platform's (or a Pix of no charge). */

@@ -7,7 +7,13 @@ import {
   publicPaymentEvents,
   publicPayoutEvents,
   publicRefundEvents,
+  publicSubscriptionEventData,
+  publicSubscriptionEvents,
   splitName,
+  type CycleRetry,
+  type Subscription,
+  type SubscriptionCycleRetry,
+  type SubscriptionEventPayload,
   type Dispute,
   type DisputeEventPayload,
   type Payment,
@@ -35,7 +41,7 @@ export interface WebhookEvent {
   /** ISO 8601. */
   createdAt: string;
   businessId: string;
-  data: Payment | Refund | Payout | Dispute | WebhookTestData;
+  data: Payment | Refund | Payout | Dispute | Subscription | SubscriptionCycleRetry | WebhookTestData;
 }
 
 /** The payment an event is about: a payment's own, or its refund's or dispute's; null for a payout's or a test's. */
@@ -88,6 +94,20 @@ export function disputeWebhookEvent(type: WebhookEventName, event: DisputeEventP
   };
 }
 
+/** The webhook event for a `subscription.*.v1` event: `data` is the subscription (with the retry, for a retry). */
+export function subscriptionWebhookEvent(
+  type: WebhookEventName,
+  event: SubscriptionEventPayload & { retry?: CycleRetry },
+): WebhookEvent {
+  return {
+    id: event.event_id,
+    type,
+    createdAt: event.occurred_at,
+    businessId: event.business_id,
+    data: publicSubscriptionEventData(event),
+  };
+}
+
 /** Each family of public domain events with the webhook event it becomes. */
 const publicEventFamilies: ReadonlyArray<{
   events: ReadonlyArray<{ name: string }>;
@@ -97,6 +117,7 @@ const publicEventFamilies: ReadonlyArray<{
   { events: publicRefundEvents, webhookEvent: refundWebhookEvent },
   { events: publicPayoutEvents, webhookEvent: payoutWebhookEvent },
   { events: publicDisputeEvents, webhookEvent: disputeWebhookEvent },
+  { events: publicSubscriptionEvents, webhookEvent: subscriptionWebhookEvent },
 ];
 
 /**

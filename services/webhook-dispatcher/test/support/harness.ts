@@ -94,8 +94,9 @@ export class Harness {
 
   async close(): Promise<void> {
     await this.stopDispatchers();
-    await this.declaredBy?.broker.deleteDeclaredTopology();
+    // The client first: it answers as the payment service and the ledger, and would declare their queues again.
     await this.client.close();
+    await this.declaredBy?.broker.deleteDeclaredTopology(this.env.config.AMQP_URL);
     await this.pool.end();
     await this.receiver.stop();
     await this.env.database.drop();

@@ -1,3 +1,4 @@
+import type { SubscriptionInterval } from '@gateway/contracts';
 import { escapeHtml } from './escape-html';
 import { formatBrl } from './format-brl';
 import { renderDocument } from './layout';
@@ -12,6 +13,8 @@ export interface CheckoutPageView {
   productDescription?: string | null;
   title: string;
   priceCentavos: number;
+  /** A recurring product: the page sells a subscription of `priceCentavos` per interval; null: a one-off sale. */
+  interval?: SubscriptionInterval | null;
   cancelUrl: string;
   rails: { pix: boolean; crypto: readonly Stablecoin[] };
   /** URL path the gateway serves `checkout.css` and `checkout.js` from, e.g. `/c/assets`. */
@@ -24,6 +27,15 @@ const STABLECOIN_HINTS: Readonly<Record<Stablecoin, string>> = {
   USDC: 'Dólar digital (Circle) na rede Solana',
   USDT: 'Dólar digital (Tether) na rede Solana',
   EURC: 'Euro digital (Circle) na rede Solana',
+};
+
+/** How the page says "per interval" (`R$ 49,90 por mês`) and names the subscription. */
+const INTERVAL_TEXT: Readonly<Record<SubscriptionInterval, { per: string; plan: string }>> = {
+  weekly: { per: 'por semana', plan: 'Assinatura semanal' },
+  monthly: { per: 'por mês', plan: 'Assinatura mensal' },
+  quarterly: { per: 'por trimestre', plan: 'Assinatura trimestral' },
+  semiannual: { per: 'por semestre', plan: 'Assinatura semestral' },
+  yearly: { per: 'por ano', plan: 'Assinatura anual' },
 };
 
 const LOCK_ICON =
@@ -47,8 +59,8 @@ export function renderCheckoutPage(view: CheckoutPageView): string {
     : '';
   const bodyHtml = `<main class="checkout" id="checkout" data-state="choose" data-sessions-url="${escapeHtml(sessionsUrl)}">
 ${sandboxBanner}${renderSummary(view)}
-${renderChoice(methodChoices(view.rails))}
-${renderPayment()}
+${renderChoice(methodChoices(view.rails, Boolean(view.interval)), Boolean(view.interval))}
+${renderPayment(Boolean(view.interval))}
 <p id="status" class="status" role="status" aria-live="polite"></p>
 <button type="button" id="retry" class="button button-primary" hidden>Tentar novamente</button>
 ${renderFooter(view.cancelUrl)}
@@ -74,17 +86,30 @@ function renderSummary(view: CheckoutPageView): string {
 <section class="summary" aria-labelledby="checkout-title">
 <h1 id="checkout-title">${escapeHtml(view.title)}</h1>
 <p class="product-name">${escapeHtml(view.productName)}</p>${description}
-<p class="price"><span class="price-label">Total</span> <strong id="price">${escapeHtml(formatBrl(view.priceCentavos))}</strong></p>
+${renderPrice(view)}
 </section>`;
 }
 
-function methodChoices(rails: CheckoutPageView['rails']): MethodChoice[] {
+function renderPrice(view: CheckoutPageView): string {
+  const price = escapeHtml(formatBrl(view.priceCentavos));
+  if (!view.interval) {
+    return `<p class="price"><span class="price-label">Total</span> <strong id="price">${price}</strong></p>`;
+  }
+  const text = INTERVAL_TEXT[view.interval];
+  return `<p id="subscription-badge" class="subscription-badge">${escapeHtml(text.plan)}</p>
+<p class="price"><span class="price-label">Assinatura</span> <strong id="price">${price}</strong> <span id="price-interval" class="price-interval">${escapeHtml(text.per)}</span></p>
+<p class="subscription-note">Cobrança automática pelo Pix Automático: ao pagar o primeiro valor você autoriza as próximas cobranças, e pode cancelar quando quiser pelo app do seu banco.</p>`;
+}
+
+function methodChoices(rails: CheckoutPageView['rails'], subscription: boolean): MethodChoice[] {
   const pix: MethodChoice[] = rails.pix
     ? [
         {
           id: 'pay-pix',
-          name: 'PIX',
-          hint: 'Aprovação na hora pelo app do seu banco',
+          name: subscription ? 'Assinar com PIX' : 'PIX',
+          hint: subscription
+            ? 'Um QR code paga a primeira cobrança e autoriza as próximas'
+            : 'Aprovação na hora pelo app do seu banco',
           badge: 'PIX',
           dataAttributes: 'data-method="pix"',
         },
@@ -100,7 +125,17 @@ function methodChoices(rails: CheckoutPageView['rails']): MethodChoice[] {
   return [...pix, ...crypto];
 }
 
-function renderChoice(choices: readonly MethodChoice[]): string {
+/** A subscription's debtor: the buyer's name and CPF (API Pix's pair), checked again by the server. */
+const BUYER_FIELDS = `<fieldset id="buyer" class="buyer">
+<legend>Seus dados</legend>
+<label class="field-label" for="buyer-name">Nome completo</label>
+<input id="buyer-name" class="field" name="name" type="text" autocomplete="name" maxlength="200" required>
+<label class="field-label" for="buyer-document">CPF</label>
+<input id="buyer-document" class="field" name="document" type="text" inputmode="numeric" autocomplete="off" maxlength="14" placeholder="000.000.000-00" required>
+</fieldset>`;
+
+function renderChoice(choices: readonly MethodChoice[], subscription: boolean): string {
+  const buyer = subscription ? `${BUYER_FIELDS}\n` : '';
   const content =
     choices.length === 0
       ? '<p class="empty">Nenhuma forma de pagamento está disponível no momento.</p>'
@@ -108,8 +143,8 @@ function renderChoice(choices: readonly MethodChoice[]): string {
 ${choices.map(renderMethodButton).join('\n')}
 </ul>`;
   return `<section id="choose" class="step" aria-labelledby="choose-title">
-<h2 id="choose-title" tabindex="-1">Como você quer pagar?</h2>
-${content}
+<h2 id="choose-title" tabindex="-1">${subscription ? 'Assine' : 'Como você quer pagar?'}</h2>
+${buyer}${content}
 </section>`;
 }
 
@@ -120,7 +155,9 @@ function renderMethodButton(choice: MethodChoice): string {
 </button></li>`;
 }
 
-function renderPayment(): string {
+function renderPayment(subscription: boolean): string {
+  // A subscription's first cycle is not cancelled from the page (the payer cancels the subscription in their bank app).
+  const changeMethod = subscription ? ' hidden' : '';
   return `<section id="pay" class="step" aria-labelledby="pay-title" hidden>
 <h2 id="pay-title" tabindex="-1">Pague com PIX</h2>
 <p id="pay-instructions" class="instructions"></p>
@@ -134,7 +171,7 @@ function renderPayment(): string {
 </div>
 <p id="copy-feedback" class="copy-feedback" aria-live="polite"></p>
 <p class="expiry">Expira em <span id="countdown" class="countdown" role="timer" aria-live="off">--:--</span></p>
-<button type="button" id="change-method" class="link-button"><span aria-hidden="true">←</span> Escolher outra forma de pagamento</button>
+<button type="button" id="change-method" class="link-button"${changeMethod}><span aria-hidden="true">←</span> Escolher outra forma de pagamento</button>
 </section>`;
 }
 

@@ -16,6 +16,11 @@ import { productOperations } from '../routes/products';
 import { reconciliationOperations } from '../routes/reconciliations';
 import { refundOperations, refundsTag } from '../routes/refunds';
 import { suspenseOperations } from '../routes/suspense';
+import {
+  subscriptionOperations,
+  subscriptionSandboxOperations,
+  subscriptionsTag,
+} from '../routes/subscriptions';
 import { webhookOperations, webhooksTag } from '../routes/webhooks';
 
 export { exampleId };
@@ -31,7 +36,9 @@ export const operations: OperationSpec[] = [
   ...paymentOperations,
   ...refundOperations,
   ...disputeOperations,
+  ...subscriptionOperations,
   ...sandboxOperations,
+  ...subscriptionSandboxOperations,
   ...checkoutOperations,
   ...productOperations,
   ...customerOperations,
@@ -53,6 +60,7 @@ export const tags: Tag[] = [
   paymentsTag,
   refundsTag,
   disputesTag,
+  subscriptionsTag,
   checkoutsTag,
   customersTag,
   webhooksTag,

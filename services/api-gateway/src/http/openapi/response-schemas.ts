@@ -24,6 +24,13 @@ import {
   receivedFundsKinds,
   receivedFundsStatuses,
   refundStatuses,
+  authorizationJourneys,
+  subscriptionCancellationReasons,
+  subscriptionCancellers,
+  subscriptionId,
+  subscriptionIntervals,
+  subscriptionRetryPolicies,
+  subscriptionStatuses,
 } from '@gateway/contracts';
 
 // The answer schemas several parts of the gateway share: the payment and refund records (their routes, and the events
@@ -55,6 +62,9 @@ export const cryptoInstructions = Joi.object({
   expires_at: isoDate.required(),
 }).id('CryptoPaymentInstructions');
 
+/** A calendar day, `YYYY-MM-DD`. */
+export const calendarDay = Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/);
+
 export const paymentRecord = Joi.object({
   payment_id: paymentId.required(),
   transaction_id: nullableText.description(
@@ -69,7 +79,11 @@ export const paymentRecord = Joi.object({
     .required(),
   amount_brl: brl.required(),
   fee_brl: brl.required().description("The gateway's fee for this payment."),
-  net_amount_brl: brl.required().description('What the business receives: `amount_brl - fee_brl`.'),
+  net_amount_brl: brl
+    .required()
+    .description(
+      'What the business receives: `amount_brl - fee_brl` (`amount_paid - fee_brl` once a due-date charge is paid).',
+    ),
   external_id: nullableText.description('The PSP txid (PIX) or the reference public key (crypto).'),
   failure_code: nullableText,
   failure_reason: nullableText,
@@ -84,7 +98,49 @@ export const paymentRecord = Joi.object({
   expires_at: isoDate
     .allow(null)
     .required()
-    .description("When the payment window ends (the PIX charge's, or the crypto request's)."),
+    .description(
+      "When the payment window ends (the PIX charge's, or the crypto request's); null for a PIX charge with a due date.",
+    ),
+  due_date: calendarDay.description(
+    'A PIX charge with a due date (`pix.due`): its due date (`YYYY-MM-DD`, America/Sao_Paulo). Only on one.',
+  ),
+  payable_until: calendarDay
+    .allow(null)
+    .description(
+      'A PIX charge with a due date: the last day it can be paid (the due date and `payable_days_after`, each ' +
+        'moved to a business day); it expires after it. Only on one.',
+    ),
+  amount_paid: brl
+    .allow(null)
+    .description(
+      'A PIX charge with a due date, once paid: what was paid (with fine and interest, less reduction and discount; ' +
+        '`amount_brl` stays the original); null until then. Only on one.',
+    ),
+  amount_parts: Joi.alternatives()
+    .try(
+      Joi.object({
+        original: brl.required(),
+        fine: brl.required(),
+        interest: brl.required(),
+        reduction: brl.required(),
+        discount: brl.required(),
+      }).id('AmountParts'),
+      Joi.valid(null),
+    )
+    .description(
+      'A PIX charge with a due date, once paid: why `amount_paid` differs from the original (API Pix ' +
+        '`componentesValor`): original + fine + interest − reduction − discount. Only on one.',
+    ),
+  subscription_id: subscriptionId
+    .allow(null)
+    .required()
+    .description("A subscription's cycle: the subscription (`sub_...`); null for any other payment."),
+  cycle: Joi.number()
+    .integer()
+    .min(1)
+    .allow(null)
+    .required()
+    .description("A subscription's cycle: its number (1, 2, …); null for any other payment."),
   payer: Joi.alternatives()
     .try(
       Joi.object({
@@ -215,6 +271,85 @@ export const dispute = Joi.object({
   created_at: isoDate.required(),
   updated_at: isoDate.required(),
 }).id('Dispute');
+
+/** A subscription (Pix Automático): GET /v1/subscriptions/{id}, lists, and the `data` of `subscription.*` events. */
+export const subscription = Joi.object({
+  subscription_id: subscriptionId.required(),
+  customer_id: customerId.required(),
+  status: Joi.string()
+    .valid(...subscriptionStatuses)
+    .required()
+    .description(
+      '`pending_authorization` until the payer authorizes it in their bank app, `active` then, until `cancelled` ' +
+        'or `expired` (an authorization nobody gave in time, or past `end_date`).',
+    ),
+  amount_brl: brl.allow(null).required().description('The fixed amount of each cycle; null when it varies.'),
+  minimum_amount_brl: brl
+    .allow(null)
+    .required()
+    .description(
+      'With a varying amount, the least a cycle asks (what each cycle charges today); null otherwise.',
+    ),
+  interval: Joi.string()
+    .valid(...subscriptionIntervals)
+    .required(),
+  start_date: calendarDay.required().description("The first cycle's due date (America/Sao_Paulo)."),
+  end_date: calendarDay.allow(null).required().description('No cycle falls after it; null: until cancelled.'),
+  description: paymentDescription.allow(null).required(),
+  retry_policy: Joi.string()
+    .valid(...subscriptionRetryPolicies)
+    .required(),
+  authorization: Joi.object({
+    journey: Joi.string()
+      .valid(...authorizationJourneys)
+      .required(),
+    qr_code: Joi.string()
+      .allow(null)
+      .required()
+      .description('`qr`, `qr_with_first_payment`: the QR code to read.'),
+    copia_e_cola: Joi.string().allow(null).required(),
+    expires_at: isoDate.allow(null).required().description('Until when the payer may authorize with it.'),
+  })
+    .required()
+    .id('SubscriptionAuthorization'),
+  first_payment_id: paymentId
+    .allow(null)
+    .required()
+    .description('`qr_with_first_payment`: cycle 1, the payment the same QR code pays.'),
+  next_cycle: Joi.number().integer().min(1).allow(null).required(),
+  next_due_date: calendarDay.allow(null).required(),
+  current_date: calendarDay
+    .required()
+    .description("The subscription's today: São Paulo's; in the sandbox its own clock (`advance` moves it)."),
+  cancelled_by: Joi.string()
+    .valid(...subscriptionCancellers)
+    .allow(null)
+    .required(),
+  cancellation_reason: Joi.string()
+    .valid(...subscriptionCancellationReasons)
+    .allow(null)
+    .required(),
+  metadata: Joi.string().allow(null).required(),
+  ended_at: isoDate.allow(null).required(),
+  created_at: isoDate.required(),
+  updated_at: isoDate.required(),
+}).id('Subscription');
+
+/** `subscription.cycle_retry_scheduled`'s `data`: the subscription, and the cycle's failed attempt and its retry. */
+export const subscriptionCycleRetry = subscription
+  .keys({
+    retry: Joi.object({
+      payment_id: paymentId.required(),
+      cycle: Joi.number().integer().min(1).required(),
+      attempt: Joi.number().integer().min(1).required(),
+      reason_code: Joi.string()
+        .allow(null)
+        .required()
+        .description("The payer's bank's reason (`AM04`: no funds)."),
+      next_attempt_on: calendarDay.required(),
+    }).required(),
+  })
+  .id('SubscriptionCycleRetry');
 
 /** An event as GET /v1/events returns it and a webhook receives it: `data` is the payment or the refund record. */
 export function eventOf(type: Joi.Schema, data: Joi.Schema): Joi.ObjectSchema {

@@ -5,12 +5,23 @@ import {
   publicPaymentEvents,
   publicPayoutEvents,
   publicRefundEvents,
+  publicSubscriptionEvents,
+  subscriptionCycleRetryScheduled,
   splitName,
   webhookEventNames,
   type MessageDefinition,
 } from '@gateway/contracts';
 import { pascalCase, type JsonSchema, type SchemaComponents } from './json-schema';
-import { dispute, eventOf, eventPayment, eventRefund, payout, webhookTestData } from './response-schemas';
+import {
+  dispute,
+  eventOf,
+  eventPayment,
+  eventRefund,
+  payout,
+  subscription,
+  subscriptionCycleRetry,
+  webhookTestData,
+} from './response-schemas';
 
 /**
  * The event the dispatcher sends for POST /v1/webhook/{webhook_id}/test. It is the dispatcher's own type, outside the
@@ -29,6 +40,8 @@ function dataOfEvents(): Map<string, Joi.Schema> {
   for (const type of typesOf(publicRefundEvents)) data.set(type, eventRefund);
   for (const type of typesOf(publicPayoutEvents)) data.set(type, payout);
   for (const type of typesOf(publicDisputeEvents)) data.set(type, dispute);
+  for (const type of typesOf(publicSubscriptionEvents)) data.set(type, subscription);
+  data.set(splitName(subscriptionCycleRetryScheduled.name).type, subscriptionCycleRetry);
   const undescribed = webhookEventNames.filter((name) => !data.has(name));
   if (undescribed.length > 0)
     throw new Error(`events without a described payload: ${undescribed.join(', ')}`);

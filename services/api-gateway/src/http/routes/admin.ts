@@ -770,6 +770,7 @@ export const adminOperations = [
         name: body.name,
         description: body.description ?? null,
         price_centavos: body.price,
+        interval: body.interval ?? null,
       });
       return operatorProduct(product);
     },

@@ -15,11 +15,12 @@ import {
   type PaymentView,
   type Token,
   isoDate,
+  boundedText,
   sessionId,
   paymentMethods,
   checkoutSessionStatuses,
 } from '@gateway/contracts';
-import { AppError, errorMiddleware, toAppError } from '@gateway/http-errors';
+import { AppError, errorMiddleware, missingFields, toAppError } from '@gateway/http-errors';
 import type { Logger } from '@gateway/observability';
 import {
   CHECKOUT_CONTENT_SECURITY_POLICY,
@@ -52,6 +53,9 @@ import type { PaymentCopies } from '../../application/shared/payment-copies';
 
 const checkoutSessionStarted = Joi.object({
   session_id: sessionId.required(),
+  subscription_id: Joi.string().description(
+    "A recurring product's session: the subscription it started (its first cycle is `payment`).",
+  ),
   status: startCheckoutSession.resultSchema.extract('status'),
   payment: Joi.object({
     method: Joi.string()
@@ -101,6 +105,14 @@ const tokenNames = [...tokens, ...tokens.map((token) => token.toUpperCase())];
 export const startSessionBody = Joi.object({
   method: Joi.string().valid('pix', 'crypto').required(),
   currency: Joi.any(),
+  name: boundedText('name').description(
+    "A recurring product's subscriber: the buyer's name (required there).",
+  ),
+  document: Joi.string()
+    .max(20)
+    .description(
+      "A recurring product's subscriber: the buyer's CPF, check digits verified (required there).",
+    ),
 }).when(Joi.object({ method: Joi.valid('crypto').required() }).unknown(), {
   then: Joi.object({
     currency: Joi.string()
@@ -108,6 +120,13 @@ export const startSessionBody = Joi.object({
       .required(),
   }),
 });
+
+/** A recurring product's buyer, who subscribes: both fields are required (the customer service validates them). */
+function subscriber(body: { name?: string; document?: string }) {
+  const missing = (['name', 'document'] as const).filter((field) => !body[field]);
+  if (missing.length > 0) throw missingFields([...missing]);
+  return { name: body.name!, document: body.document! };
+}
 
 /** What `checkout.js` reads from a started session (see assets/checkout.js). */
 function sessionPayment(view: PaymentView): AnswerOf<'startCheckoutSession'>['payment'] {
@@ -241,8 +260,10 @@ export const checkoutPageOperations: OperationSpec[] = [
         productDescription: page.product_description,
         title: page.title,
         priceCentavos: page.price_centavos,
+        interval: page.interval ?? null,
         cancelUrl: page.cancel_url,
-        rails: { pix: true, crypto: ['USDC', 'USDT', 'EURC'] },
+        // A subscription is paid by Pix Automático only.
+        rails: { pix: true, crypto: page.interval ? [] : ['USDC', 'USDT', 'EURC'] },
         assetBase: ASSET_BASE,
         sandbox: config.APP_ENV !== 'production',
       });
@@ -266,6 +287,10 @@ export const checkoutSessionOperations = [
       codes: { paymentMethod: 'method' },
       examples: {
         pix: { summary: 'PIX', value: { method: 'pix' } },
+        subscription: {
+          summary: "A recurring product's subscription",
+          value: { method: 'pix', name: 'Maria Silva', document: '529.982.247-25' },
+        },
         usdc: { summary: 'USDC on Solana', value: { method: 'crypto', currency: 'USDC' } },
       },
     },
@@ -280,10 +305,12 @@ export const checkoutSessionOperations = [
         business_name: await businessName(identity, page.business_id, page.business_name),
         method: body.method,
         token: body.method === 'crypto' ? ((body.currency ?? '').toLowerCase() as Token) : null,
+        buyer: page.interval ? subscriber(body) : null,
       });
       res.set('Cache-Control', 'no-store');
       return {
         session_id: session.session_id,
+        ...(session.subscription_id ? { subscription_id: session.subscription_id } : {}),
         status: session.status,
         payment: sessionPayment(session.payment as PaymentView),
       };

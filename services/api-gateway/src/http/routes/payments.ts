@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import {
+  calendarDate,
   cancelPayment,
   createPayment,
   customerId,
@@ -8,6 +9,9 @@ import {
   isoDate,
   listPayments,
   pageSchema,
+  pixDueProblems,
+  pixDueSchema,
+  saoPauloDay,
   listReceivedFunds,
   paymentDescription,
   paymentId,
@@ -18,12 +22,13 @@ import {
   returnReceivedFunds,
   simulatePayment,
   simulationOutcomes,
+  subscriptionId,
   tokens,
   updatePayment,
   type Token,
   type UpdatePayment,
 } from '@gateway/contracts';
-import { AppError } from '@gateway/http-errors';
+import { AppError, invalidFields, missingFields } from '@gateway/http-errors';
 import { chargeDebtorOf } from '../../domain/charge-debtor';
 import { keepPaymentCopy } from '../../application/keep-payment-copy';
 import { outdatePaymentCopy } from '../../application/outdate-payment-copy';
@@ -36,8 +41,15 @@ import {
   receivedFundsResponse,
 } from '../payment-responses';
 import { identityOf } from '../identity';
-import { defineOperation, json, only, pageOf, type Tag } from '../operation';
-import { brl, pixCode, cryptoInstructions, paymentRecord, receivedFunds } from '../openapi/response-schemas';
+import { defineOperation, exampleId, json, only, pageOf, type Tag } from '../operation';
+import {
+  brl,
+  calendarDay,
+  pixCode,
+  cryptoInstructions,
+  paymentRecord,
+  receivedFunds,
+} from '../openapi/response-schemas';
 import { amountField, jsonText, pageQuery } from '../validation';
 
 // The answers only this family gives (shared ones: openapi/response-schemas.ts).
@@ -60,6 +72,15 @@ const paymentCreated = Joi.alternatives()
       expires_at: isoDate.required(),
       pix: pixCode.required(),
     }).id('PixPaymentCreated'),
+    Joi.object({
+      ...paymentAmounts,
+      customer_id: customerId.required(),
+      due_date: calendarDay.required().description('The due date (`pix.due.date`).'),
+      payable_until: calendarDay
+        .required()
+        .description('The last day it can be paid, in America/Sao_Paulo: it expires after it.'),
+      pix: pixCode.required(),
+    }).id('PixDueDatePaymentCreated'),
     Joi.object({
       ...paymentAmounts,
       customer_id: customerId.allow(null).required(),
@@ -101,6 +122,12 @@ export const createPaymentBody = Joi.object({
   description: paymentDescription.allow(null),
   customer_id: customerId.allow(null),
   crypto: Joi.any(),
+  pix: Joi.object({
+    due: pixDueSchema.description(
+      'A charge with a due date (API Pix `cobv`; docs/payments.md#pix-charges-with-a-due-date): money in integer ' +
+        'centavos, percentages in basis points. Needs `customer_id`, a customer with a name and a valid CPF or CNPJ.',
+    ),
+  }),
 }).when(Joi.object({ payment_method: Joi.valid('crypto').required() }).unknown(), {
   then: Joi.object({
     crypto: Joi.object({
@@ -123,6 +150,7 @@ export const simulateBody = Joi.object({
     .valid(...simulationOutcomes)
     .required(),
   amount: amountField.allow(null),
+  paid_on: calendarDate.allow(null),
 });
 
 /** A page of payments and the filters of docs/api.md#lists-and-pagination. */
@@ -131,6 +159,7 @@ export const paymentsPage = pageQuery(paymentId).keys({
   method: Joi.string().valid(...paymentMethods),
   created_gte: isoDate,
   created_lt: isoDate,
+  subscription_id: subscriptionId.description("Only this subscription's cycles."),
 });
 
 export const receivedFundsPage = pageQuery(receivedFundsId);
@@ -152,8 +181,10 @@ export const paymentOperations = [
     scope: 'payments:write',
     summary: 'Create a payment (PIX or stablecoin)',
     description:
-      'PIX: status `processing`, a dynamic BR Code and its QR code, `expires_at` at the top. Crypto: status ' +
-      '`pending`, a Solana Pay link and its QR code, 30 minutes to pay (inside `crypto`).',
+      'PIX: status `processing`, a dynamic BR Code and its QR code, `expires_at` at the top. With `pix.due`, a charge ' +
+      'with a due date (API Pix `cobv`): `due_date` and `payable_until` instead of `expires_at`; it needs ' +
+      '`customer_id`, a customer with a name and a valid CPF or CNPJ (`422 CUSTOMER_DOCUMENT_REQUIRED` otherwise). ' +
+      'Crypto: status `pending`, a Solana Pay link and its QR code, 30 minutes to pay (inside `crypto`).',
     body: {
       name: 'CreatePaymentRequest',
       schema: createPaymentBody,
@@ -167,6 +198,25 @@ export const paymentOperations = [
             currency: 'BRL',
             description: 'Pedido 1001',
             metadata: '{"order_id":"1001"}',
+          },
+        },
+        due: {
+          summary:
+            'PIX with a due date, R$ 450,00, fine 2 %, interest 1 % a month, R$ 20,00 off until 5 February',
+          value: {
+            payment_method: 'pix',
+            amount: 45000,
+            customer_id: exampleId('cust'),
+            description: 'Mensalidade de fevereiro',
+            pix: {
+              due: {
+                date: '2030-02-11',
+                payable_days_after: 30,
+                fine: { percent_bps: 200 },
+                interest: { percent_bps: 100, per: 'month', days: 'calendar' },
+                discount: { until: [{ date: '2030-02-05', amount: 2000 }] },
+              },
+            },
           },
         },
         usdc: {
@@ -199,16 +249,30 @@ export const paymentOperations = [
         },
         metadata: { value: 'json', description: 'your own data, as JSON text' },
         currency: { skip: true },
+        // A due date's rules are an object of objects: through the SDK or the API, not as flags.
+        pix: { skip: true },
       },
     },
     sdk: { method: 'payments.create' },
     answers: [json(201, 'The payment, with what the payer needs.', paymentCreated)],
     handle: async ({ body, res, send }, { paymentCopies }) => {
       const identity = identityOf(res);
+      // A PIX charge's options on a crypto payment are a mistake, not something to drop in silence.
+      if (body.payment_method === 'crypto' && body.pix !== undefined) throw invalidFields(['pix']);
+      const due = body.payment_method === 'pix' ? (body.pix?.due ?? null) : null;
+      // A due date's rules as API Pix would refuse them, before anything is asked of anyone.
+      if (due) {
+        if (!body.customer_id) throw missingFields(['customer_id']);
+        const problems = pixDueProblems(due, body.amount, saoPauloDay(new Date()));
+        if (problems.length > 0) throw invalidFields(problems);
+      }
       // The customer must be the business's own: another business's (or none) is NOT_FOUND, before anything is made.
       const customer = body.customer_id
         ? await send(getCustomer, { business_id: identity.businessId, customer_id: body.customer_id })
         : null;
+      const debtor = customer && chargeDebtorOf(customer);
+      // A cobv names its debtor (API Pix requires one): a customer without a name and a valid CPF/CNPJ cannot be it.
+      if (due && !debtor) throw new AppError('CUSTOMER_DOCUMENT_REQUIRED');
       const view = await send(createPayment, {
         business_id: identity.businessId,
         business_name: identity.businessName,
@@ -220,11 +284,13 @@ export const paymentOperations = [
         token: body.payment_method === 'crypto' ? (body.crypto.currency.toLowerCase() as Token) : null,
         customer_id: body.customer_id ?? null,
         description: body.description ?? null,
-        debtor: customer && chargeDebtorOf(customer),
+        debtor,
+        ...(due ? { due } : {}),
       });
       // Before the answer: a read right after it is answered from the copy and sees the payment.
+      const answer = paymentCreatedResponse(view, due !== null);
       await keepPaymentCopy(paymentCopies, view);
-      return paymentCreatedResponse(view);
+      return answer;
     },
   }),
   defineOperation({
@@ -281,6 +347,13 @@ export const paymentOperations = [
       const page = await readPaymentList(paymentCopies, listed, () => send(listPayments, listed));
       // Never list another business's payment, whatever the payment service answers.
       if (page.data.some((payment) => payment.business_id !== businessId))
+        throw new AppError('INTERNAL_ERROR');
+      // Nor another subscription's cycle, nor a payment of none: a payment service older than subscriptions ignores the
+      // filter (messages take fields they do not know), and its whole list must not pass for one subscription's.
+      if (
+        query.subscription_id !== undefined &&
+        page.data.some((payment) => payment.subscription_id !== query.subscription_id)
+      )
         throw new AppError('INTERNAL_ERROR');
       return { data: page.data.map(publicPaymentRecord), has_more: page.has_more };
     },
@@ -434,7 +507,10 @@ export const sandboxOperations = [
       "`paid` makes the PSP simulator pay the charge (calling the PIX adapter's webhook as a real PSP does) or a " +
       'funded test wallet send the transfer on the local chain; `amount` pays part of it. On a paid PIX payment, ' +
       '`disputed` has the PSP simulator raise a MED (its devolução and callback; `amount` disputes part of it), ' +
-      'then `dispute_won` or `dispute_lost` ends the open one. Sandbox only.',
+      'then `dispute_won` or `dispute_lost` ends the open one. A PIX payment with a due date is paid what is due on the ' +
+      'day: `paid_on` (`YYYY-MM-DD`, between its creation and `payable_until`) pays it as of that day, late with its ' +
+      'fine and interest or early with its discount, without moving any clock (`INVALID_FIELDS` for any other ' +
+      'payment or a day outside that window). Sandbox only.',
     body: {
       name: 'SimulatePaymentRequest',
       schema: simulateBody,
@@ -456,6 +532,7 @@ export const sandboxOperations = [
       fields: {
         outcome: { description: 'what happens' },
         amount: { value: 'centavos', description: 'a partial payment (or dispute) of this amount' },
+        paid_on: { value: 'date', description: 'a due-date payment paid as of this day (YYYY-MM-DD)' },
       },
     },
     sdk: {
@@ -470,6 +547,7 @@ export const sandboxOperations = [
         payment_id: params.payment_id,
         outcome: body.outcome,
         amount_centavos: body.amount ?? null,
+        ...(body.paid_on ? { paid_on: body.paid_on } : {}),
       }),
   }),
 ];

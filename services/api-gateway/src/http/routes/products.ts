@@ -10,6 +10,7 @@ import {
   productName,
   productStatuses,
   publicId,
+  subscriptionIntervals,
   createProduct,
   updateProduct,
   type Product,
@@ -20,10 +21,20 @@ import { amountField, pageQuery } from '../validation';
 
 // A product is what a checkout sells: the operator API and the public API create it alike (same body, same record).
 
+/** A recurring product's interval; null: a one-off sale. Fixed at creation (a subscription keeps the interval it had). */
+const productInterval = Joi.string()
+  .valid(...subscriptionIntervals)
+  .allow(null)
+  .description(
+    'Recurring: its checkouts sell a subscription of `price` every `interval` (Pix Automático: the buyer gives a ' +
+      'name and CPF, and one QR code pays the first cycle and authorizes the rest). Null or absent: a one-off sale.',
+  );
+
 export const productBody = Joi.object({
   name: productName.required(),
   price: amountField.required(),
   description: boundedText('description').allow(null),
+  interval: productInterval,
 });
 
 export const productChanges = Joi.object({
@@ -43,6 +54,7 @@ export const productRecord = Joi.object({
     .valid(...productStatuses)
     .required()
     .description('`inactive`: no new checkout may sell it (its existing checkouts are left as they are).'),
+  interval: productInterval.required(),
   created_at: isoDate.required(),
 }).id('Product');
 
@@ -59,6 +71,7 @@ export const publicProduct = (product: Product) => ({
   description: product.description,
   price: centavosToBrl(product.price_centavos),
   status: product.status,
+  interval: product.interval ?? null,
   created_at: product.created_at,
 });
 
@@ -85,7 +98,16 @@ export const productOperations = [
       name: 'CreateOwnProductRequest',
       schema: productBody,
       codes: { amount: ['price'] },
-      examples: only('A product', { name: 'Camiseta', price: 7990, description: 'Algodão orgânico' }),
+      examples: {
+        oneOff: {
+          summary: 'A product',
+          value: { name: 'Camiseta', price: 7990, description: 'Algodão orgânico' },
+        },
+        recurring: {
+          summary: 'A monthly subscription',
+          value: { name: 'Clube do café', price: 4990, interval: 'monthly' },
+        },
+      },
     },
     commands: [createProduct],
     errors: ['INVALID_AMOUNT'],
@@ -103,6 +125,7 @@ export const productOperations = [
           name: body.name,
           description: body.description ?? null,
           price_centavos: body.price,
+          interval: body.interval ?? null,
         }),
       ),
   }),

@@ -4,6 +4,7 @@ import { html, type Markup } from './html';
 /** The sections of the signed-in app, in the navigation's order. */
 export const sections = [
   { path: '/pagamentos', label: 'Pagamentos' },
+  { path: '/assinaturas', label: 'Assinaturas' },
   { path: '/saldo', label: 'Saldo' },
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/chaves', label: 'Chaves de API' },
@@ -104,6 +105,19 @@ export function publicPage(title: string, content: Markup): Markup {
 }
 
 /** A message the page leads with: an error (announced at once) or a notice. */
+/** A list's "Situação" filter: every status by its label, the one the list is narrowed to selected. */
+export function statusFilter(labels: Record<string, string>, selected: string | undefined): Markup {
+  return html`<div class="field">
+    <label for="status">Situação</label>
+    <select id="status" name="status">
+      <option value="">Todas</option>
+      ${Object.entries(labels).map(
+        ([value, label]) => html`<option value=${value} selected=${selected === value}>${label}</option>`,
+      )}
+    </select>
+  </div>`;
+}
+
 export function alert(kind: 'error' | 'notice', text: string | null | undefined): Markup | null {
   if (!text) return null;
   return kind === 'error'

@@ -1,7 +1,7 @@
 import type { Payment, PaymentDetails, ReceivedFunds, Refund } from '@gateway/sdk';
 import type { TimelineEntry } from '../../application/payment-timeline';
-import { formatBrl, formatDateTime } from '../../domain/format';
-import { alert, appPage, csrfField, type Viewer } from './layout';
+import { formatBrl, formatDateTime, formatDay } from '../../domain/format';
+import { alert, appPage, csrfField, statusFilter, type Viewer } from './layout';
 import { html, type Markup } from './html';
 import { dataTable } from './table';
 
@@ -34,15 +34,39 @@ export const eventLabels: Record<TimelineEntry['type'], string> = {
   'payout.failed': 'Saque falhou',
   'dispute.created': 'Disputa (MED) aberta',
   'dispute.closed': 'Disputa (MED) encerrada',
+  'subscription.created': 'Assinatura criada',
+  'subscription.activated': 'Assinatura autorizada',
+  'subscription.cancelled': 'Assinatura cancelada',
+  'subscription.expired': 'Assinatura expirada',
+  'subscription.cycle_retry_scheduled': 'Nova tentativa de débito agendada',
 };
 
-/** The status a person reads: a paid payment refunded in whole or in part says so. */
+/**
+ * What was paid: the amount, or for a charge with a due date paid with a fine, interest, a reduction or a discount,
+ * `amount_paid` (what refunds, the fee and the net are on).
+ */
+export function paidAmount(payment: Pick<Payment, 'amount_brl' | 'amount_paid'>): number {
+  return payment.amount_paid ?? payment.amount_brl;
+}
+
+/** The status a person reads: a paid payment refunded in whole or in part (of what was paid) says so. */
 export function paymentStatusText(
-  payment: Pick<Payment, 'status' | 'amount_brl' | 'refunded_amount_brl'>,
+  payment: Pick<Payment, 'status' | 'amount_brl' | 'amount_paid' | 'refunded_amount_brl'>,
 ): string {
   if (payment.status === 'paid' && payment.refunded_amount_brl > 0)
-    return payment.refunded_amount_brl >= payment.amount_brl ? 'Reembolsado' : 'Reembolsado em parte';
+    return payment.refunded_amount_brl >= paidAmount(payment) ? 'Reembolsado' : 'Reembolsado em parte';
   return paymentStatusLabels[payment.status];
+}
+
+/** What a due-date charge's amount paid is made of, in the order API Pix adds them. */
+function amountPartsText(parts: NonNullable<Payment['amount_parts']>): string {
+  return [
+    `original ${formatBrl(parts.original)}`,
+    `multa ${formatBrl(parts.fine)}`,
+    `juros ${formatBrl(parts.interest)}`,
+    `abatimento ${formatBrl(parts.reduction)}`,
+    `desconto ${formatBrl(parts.discount)}`,
+  ].join(' · ');
 }
 
 /** The list's filters: a status, a method, and the days (the business's) from and to, both included. */
@@ -80,16 +104,7 @@ export function paymentsPage(
     'Pagamentos',
     html`${alert('error', options.error)}
       <form method="get" action="/pagamentos" class="filters" role="search">
-        <div class="field">
-          <label for="status">Situação</label>
-          <select id="status" name="status">
-            <option value="">Todas</option>
-            ${Object.entries(paymentStatusLabels).map(
-              ([value, label]) =>
-                html`<option value=${value} selected=${filters.status === value}>${label}</option>`,
-            )}
-          </select>
-        </div>
+        ${statusFilter(paymentStatusLabels, filters.status)}
         <div class="field">
           <label for="metodo">Método</label>
           <select id="metodo" name="metodo">
@@ -175,7 +190,7 @@ export function paymentPage(
   },
 ): Markup {
   const { payment, timeZone } = options;
-  const refundable = Math.round((payment.amount_brl - payment.refunded_amount_brl) * 100) / 100;
+  const refundable = Math.round((paidAmount(payment) - payment.refunded_amount_brl) * 100) / 100;
   const row = (label: string, value: unknown) =>
     html`<div>
       <dt>${label}</dt>
@@ -189,8 +204,14 @@ export function paymentPage(
       <p><a href="/pagamentos">Voltar aos pagamentos</a></p>
       <dl class="details">
         ${row('Situação', html`<span class=${`status status-${payment.status}`} data-testid="situacao">${paymentStatusText(payment)}</span>`)}
-        ${row('Valor', formatBrl(payment.amount_brl))} ${row('Tarifa', formatBrl(payment.fee_brl))}
-        ${row('Líquido', formatBrl(payment.net_amount_brl))}
+        ${row('Valor', formatBrl(payment.amount_brl))}
+        ${payment.subscription_id ? row('Assinatura', html`<a href=${`/assinaturas/${encodeURIComponent(payment.subscription_id)}`} data-testid="assinatura">Assinatura <code>${payment.subscription_id}</code>, ciclo ${payment.cycle}</a>`) : null}
+        ${payment.due_date ? row('Vencimento', html`<span data-testid="vencimento">${formatDay(payment.due_date)}</span>`) : null}
+        ${payment.payable_until ? row('Pagável até', html`<span data-testid="pagavel-ate">${formatDay(payment.payable_until)}</span>`) : null}
+        ${payment.amount_paid != null ? row('Valor pago', html`<span data-testid="valor-pago">${formatBrl(payment.amount_paid)}</span>`) : null}
+        ${payment.amount_parts ? row('Composição', html`<span data-testid="composicao">${amountPartsText(payment.amount_parts)}</span>`) : null}
+        ${row('Tarifa', html`<span data-testid="tarifa">${formatBrl(payment.fee_brl)}</span>`)}
+        ${row('Líquido', html`<span data-testid="liquido">${formatBrl(payment.net_amount_brl)}</span>`)}
         ${row('Reembolsado', formatBrl(payment.refunded_amount_brl))}
         ${row('Método', methodLabels[payment.method])} ${row('Cliente', payment.customer_id ?? '—')}
         ${row('Criado em', formatDateTime(payment.created_at, timeZone))}

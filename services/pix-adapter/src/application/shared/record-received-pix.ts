@@ -1,22 +1,25 @@
 import type { EntityManager } from 'typeorm';
-import { pixChargePaid } from '@gateway/contracts';
+import { pixChargeClosed, pixChargePaid, type AmountParts } from '@gateway/contracts';
 import type { Transaction } from '@gateway/messaging';
 import { counter, inStoredTrace, tracerOf, type Logger } from '@gateway/observability';
 import { pixAmountToCentavos } from '../../domain/amount';
 import { pixPayerOf } from '../../domain/payer';
+import { componentesOf } from '../../domain/due-charge';
 import {
+  effectOfReceivedDuePix,
   effectOfReceivedPix,
   type ConfirmedPix,
   type ReceivedPixOutcome,
   type ReceivedPixSource,
 } from '../../domain/received-pix';
 import type { ChargeEntity } from '../../persistence';
-import { lockCharge, markChargePaid } from '../../persistence/charge-store';
+import { endActiveCharge, lockCharge, markChargePaid } from '../../persistence/charge-store';
 import {
   claimReceivedPix,
   recordDuplicatePix,
   recordLatePayment,
   recordUnverifiedCallback,
+  unpaidPixOf,
 } from '../../persistence/received-pix-store';
 import type { PspCallbackItem } from '../../clients/psp/callback';
 import type { Cob, PixRecebido } from '../../clients/psp/cob';
@@ -71,7 +74,10 @@ async function applyToCharge(
   source: ReceivedPixSource,
   logger: Logger,
 ): Promise<ReceivedPixOutcome> {
-  const effect = effectOfReceivedPix(charge, pix.valorCentavos, cobConcluded);
+  const judged = charge.due
+    ? effectOfReceivedDuePix({ ...charge, due: charge.due }, pix, cobConcluded)
+    : { effect: effectOfReceivedPix(charge, pix.valorCentavos, cobConcluded), reason: null };
+  const effect = judged.effect;
   const outcome = (await claimReceivedPix(tx.manager, pix, effect, source)) ? effect : 'duplicate';
   receivedPix.inc({ outcome, source });
   if (outcome === 'duplicate') {
@@ -96,7 +102,12 @@ async function applyToCharge(
     );
   } else {
     logger.warn(
-      { txid: pix.txid, expected: charge.amountCentavos, received: pix.valorCentavos },
+      {
+        txid: pix.txid,
+        expected: charge.amountCentavos,
+        received: pix.valorCentavos,
+        ...(judged.reason === null ? {} : { reason: judged.reason, parts: pix.parts }),
+      },
       'PIX with a different amount: recorded, charge not paid',
     );
   }
@@ -107,8 +118,33 @@ async function applyToCharge(
     amount_centavos: pix.valorCentavos,
     paid_at: paidAt.toISOString(),
     payer: pix.payer,
+    // A charge with a due date: the parts that pay it, null for a Pix that does not (the payment service never
+    // measures it against the original). An immediate charge's Pix says nothing, as it always did.
+    ...(charge.due ? { amount_parts: dueChargeParts(charge, pix, outcome) } : {}),
   });
+  // A cobv the PSP concluded with a Pix we did not accept can never be paid again: the charge fails now, rather than
+  // staying open (and then `underpaid`) until its window ends. The Pix goes with the closure, held for the operator.
+  if (charge.due && outcome === 'wrong_amount' && cobConcluded) await closeNotAccepted(tx, charge, logger);
   return outcome;
+}
+
+/** The closure's detail of a due-date charge whose concluding Pix was not accepted. */
+export const AMOUNT_NOT_ACCEPTED_DETAIL = 'valor do Pix fora das regras da cobrança com vencimento';
+
+async function closeNotAccepted(tx: Transaction, charge: ChargeEntity, logger: Logger): Promise<void> {
+  if ((await endActiveCharge(tx.manager, charge.txid, 'failed')) === 0) return;
+  await tx.emit(pixChargeClosed, {
+    payment_id: charge.paymentId,
+    txid: charge.txid,
+    reason: 'failed',
+    detail: AMOUNT_NOT_ACCEPTED_DETAIL,
+    cause: 'amount_not_accepted',
+    received_pix: await unpaidPixOf(tx.manager, charge.txid),
+  });
+  logger.warn(
+    { txid: charge.txid, payment_id: charge.paymentId },
+    'due-date charge failed: the PSP concluded its cobv with a Pix whose amount was not accepted',
+  );
 }
 
 /** Applies every PIX the PSP lists on the cob (each once, see applyConfirmedPix), as read outside the transaction. */
@@ -122,6 +158,15 @@ export async function applyListedPix(
     await applyConfirmedPix(tx, confirmedPix(cob, pix), cob.status === 'CONCLUIDA', source, logger);
 }
 
+/** The parts a Pix into a charge with a due date reports: those that paid it, none for one that did not. */
+export function dueChargeParts(
+  charge: Pick<ChargeEntity, 'due'>,
+  pix: Pick<ConfirmedPix, 'parts'>,
+  outcome: ReceivedPixOutcome,
+): AmountParts | null {
+  return charge.due && outcome === 'applied' ? pix.parts : null;
+}
+
 /** A PIX the cob lists, with the amount the PSP states for it. */
 export function confirmedPix(cob: Cob, listed: PixRecebido): ConfirmedPix {
   return {
@@ -130,5 +175,6 @@ export function confirmedPix(cob: Cob, listed: PixRecebido): ConfirmedPix {
     valorCentavos: pixAmountToCentavos(listed.valor),
     horario: listed.horario,
     payer: pixPayerOf(listed.pagador),
+    parts: listed.componentesValor === undefined ? null : componentesOf(listed.componentesValor),
   };
 }

@@ -9,8 +9,21 @@ import {
   profileCallExtras,
   withQuery,
 } from '../../domain/psp-profiles';
-import { type Checked, type Cob, type PixLocation, validateCob, validateLocation } from './cob';
+import { type Checked, type Cob, type PixLocation, validateCob, validateCobv, validateLocation } from './cob';
+import type { CobvValor } from '../../domain/due-charge';
 import { type PixDevolucao, validateDevolucao } from './devolucao';
+import {
+  type Cobr,
+  type Rec,
+  type RecLocation,
+  type SolicRec,
+  cobOfCobr,
+  validateCobr,
+  validateRec,
+  validateRecList,
+  validateRecLocation,
+  validateSolicRec,
+} from './rec';
 import {
   type ListPage,
   type ListedPix,
@@ -43,6 +56,8 @@ export interface ApiPixClientConfig {
   clientSecret: string;
   /** OAuth scopes asked for (space-separated); default `API_PIX_SCOPES`, empty for none. */
   scope?: string;
+  /** The scopes of Pix Automático's own token (`PSP_AUTOMATIC_PIX_OAUTH_SCOPE`); default `API_PIX_AUTOMATIC_SCOPES`. */
+  automaticPixScope?: string;
   /** Client certificate most PSPs require: PEM strings, or a PKCS#12 (.p12/.pfx) file's bytes and its passphrase. */
   mTLS?: ClientCertificate;
   /** How this PSP differs from the API Pix baseline (`PSP_PROFILE`); default `bcb`, the baseline itself. */
@@ -82,16 +97,70 @@ export interface CreateChargeInput {
   devedor?: Devedor;
 }
 
+/** What a charge with a due date (`PUT /cobv/{txid}`) is opened with. */
+export interface CreateDueChargeInput {
+  calendario: { dataDeVencimento: string; validadeAposVencimento: number };
+  valor: CobvValor;
+  chave: string;
+  solicitacaoPagador?: string;
+  /** Required by API Pix for a cobv. */
+  devedor: Devedor;
+}
+
 /** API Pix `devedor` of a cob: a person (`cpf`) or a company (`cnpj`), and the name. */
 export type Devedor = { cpf: string; nome: string } | { cnpj: string; nome: string };
 
 type Path = `/${string}`;
 
 /**
- * The scopes API Pix ties to the operations this client calls (`PUT/PATCH/GET /cob`, `POST /loc`, `PUT /webhook`,
- * `PUT/GET /pix/{e2eid}/devolucao/{id}`).
+ * The scopes API Pix ties to the operations this client calls for immediate charges (`PUT/PATCH/GET /cob`, `POST /loc`,
+ * `PUT /webhook`, `PUT/GET /pix/{e2eid}/devolucao/{id}`).
  */
 export const API_PIX_SCOPES = 'cob.write cob.read payloadlocation.write webhook.write pix.write pix.read';
+
+/**
+ * The scopes of charges with a due date (`PUT/PATCH/GET /cobv`), asked for in a token of their own, on the first
+ * due-date call: a PSP application that was never granted them (an OAuth server refuses a token asking for a scope it
+ * does not grant, RFC 6749 section 5.2 `invalid_scope`) still opens every immediate charge, as before due dates.
+ */
+export const API_PIX_DUE_SCOPES = `${API_PIX_SCOPES} cobv.write cobv.read`;
+
+/**
+ * The scopes of Pix Automático (`/rec`, `/solicrec`, `/locrec`, `/cobr`, `/webhookrec`, `/webhookcobr`), asked for in a
+ * token of their own on the first recurrence call, as the due-date charges' are: a PSP application never granted them
+ * still opens every other charge.
+ */
+export const API_PIX_AUTOMATIC_SCOPES =
+  'rec.write rec.read solicrec.write solicrec.read cobr.write cobr.read payloadlocationrec.write ' +
+  'payloadlocationrec.read webhookrec.write webhookrec.read webhookcobr.write webhookcobr.read';
+
+/** What `POST /rec` is sent (API Pix `RecSolicitada`). */
+export interface CreateRecInput {
+  vinculo: { objeto?: string; contrato: string; devedor: Devedor };
+  calendario: { dataInicial: string; dataFinal?: string; periodicidade: string };
+  valor?: { valorRec: string } | { valorMinimoRecebedor: string };
+  politicaRetentativa: 'NAO_PERMITE' | 'PERMITE_3R_7D';
+  loc?: number;
+  ativacao?: { dadosJornada: { txid: string } };
+}
+
+/** What `POST /solicrec` is sent (API Pix `SolicRecSolicitada`). */
+export interface CreateSolicRecInput {
+  idRec: string;
+  calendario: { dataExpiracaoSolicitacao: string };
+  destinatario: { conta: string; ispbParticipante: string; agencia?: string; cpf?: string; cnpj?: string };
+}
+
+/** What `PUT /cobr/{txid}` is sent (API Pix `CobRSolicitada`). */
+export interface CreateCobrInput {
+  idRec: string;
+  infoAdicional?: string;
+  calendario: { dataDeVencimento: string };
+  valor: { original: string };
+  /** Required by `CobRBase`: whether the debit moves to the next business day when the due date is none. */
+  ajusteDiaUtil: boolean;
+  recebedor: { agencia?: string; conta: string; tipoConta: string };
+}
 
 /** Client of the BCB "API Pix" v2 cob, loc, pix (devolução) and webhook endpoints of a receiving PSP. */
 /**
@@ -160,6 +229,10 @@ export class ApiPixClient {
   private readonly token: ClientCredentialsToken;
   /** The infractions' own token (their scopes, asked for only by a profile that takes defences), built on first use. */
   private medSession?: CallSession;
+  /** The due-date charges' own token (`API_PIX_DUE_SCOPES`, unless the configuration names the scopes), on first use. */
+  private dueSession?: CallSession;
+  /** Pix Automático's own token (`API_PIX_AUTOMATIC_SCOPES`, unless configured otherwise), on first use. */
+  private recSession?: CallSession;
   private readonly retryPolicy: RetryPolicy;
   private readonly extras: PspCallExtras;
 
@@ -216,6 +289,125 @@ export class ApiPixClient {
         error.extra,
       );
     }
+  }
+
+  /**
+   * `PUT /cobv/{txid}`: a charge with a due date. A PUT of the same cobv again answers it as it is (API Pix: a PUT
+   * states the cobv anew), so a retry after a lost answer meets the one it made; a different one under the same txid
+   * is refused as a conflict, read back as for a cob.
+   */
+  createDueCharge(txid: string, input: CreateDueChargeInput): Promise<Cob> {
+    return maskingPixKey(input.chave, async () => {
+      try {
+        return await this.callForCobv(
+          'cobv.create',
+          'PUT',
+          `/cobv/${encodeURIComponent(txid)}`,
+          input,
+          [200, 201],
+        );
+      } catch (error) {
+        if (!(error instanceof PspError) || error.kind === 'unavailable' || error.kind === 'unauthorized')
+          throw error;
+        const existing = await this.getDueCharge(txid).catch((readError: unknown) => {
+          if (readError instanceof PspError && readError.kind === 'not_found') throw error;
+          throw readError;
+        });
+        if (existing.status === 'ATIVA' && sameDueCharge(existing, input)) return existing;
+        if (error.kind !== 'invalid') throw error;
+        throw new PspError(
+          'conflict',
+          error.status,
+          `txid ${txid} already holds a different charge`,
+          error.extra,
+        );
+      }
+    });
+  }
+
+  /** Whether this PSP's profile opens charges with a due date (`cobv`; the baseline's API Pix does). */
+  opensDueCharges(): boolean {
+    return (this.config.profile ?? PSP_PROFILES.bcb).cobv;
+  }
+
+  /**
+   * `GET /cobv/{txid}`: the charge with a due date as the PSP has it now, with every Pix it took. A Pix listed without
+   * its `componentesValor` (a PSP that states them only on the Pix itself) is completed from `GET /pix/{e2eid}` before
+   * anything judges it; one that has none there either stays without (a wrong amount).
+   */
+  async getDueCharge(txid: string): Promise<Cob> {
+    const cobv = await this.callForCobv(
+      'cobv.get',
+      'GET',
+      `/cobv/${encodeURIComponent(txid)}`,
+      undefined,
+      [200],
+    );
+    if (!cobv.pix?.some((pix) => pix.componentesValor === undefined)) return cobv;
+    const pix = [];
+    for (const listed of cobv.pix) {
+      if (listed.componentesValor !== undefined) pix.push(listed);
+      else {
+        const { componentesValor } = await this.getReceivedPix(listed.endToEndId);
+        pix.push(componentesValor === undefined ? listed : { ...listed, componentesValor });
+      }
+    }
+    return { ...cobv, pix };
+  }
+
+  /**
+   * `PATCH /cobv/{txid}` `{status: REMOVIDA_PELO_USUARIO_RECEBEDOR}`; a refusal reads the cobv back, as `removeCharge`
+   * does for a cob.
+   */
+  async removeDueCharge(txid: string): Promise<Cob> {
+    try {
+      return await this.callForCobv(
+        'cobv.remove',
+        'PATCH',
+        `/cobv/${encodeURIComponent(txid)}`,
+        { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' },
+        [200],
+      );
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
+      const current = await this.getDueCharge(txid);
+      if (current.status === 'ATIVA') throw error;
+      return current;
+    }
+  }
+
+  /**
+   * Sandbox only (PSP simulator): the payer pays the cobv what is due on the simulator's date, or on `paidOn`
+   * (`YYYY-MM-DD`: the Pix is dated that day, the simulator's clock untouched); a refusal reads it back (one CONCLUIDA
+   * was paid by a first attempt whose answer was lost).
+   */
+  async sandboxPayDue(txid: string, paidOn: string | null = null): Promise<void> {
+    try {
+      const body = paidOn === null ? {} : { data: paidOn };
+      await this.call(
+        'sandbox.pay-due',
+        'POST',
+        `/cobv/pagar/${encodeURIComponent(txid)}`,
+        body,
+        [200],
+        this.due(),
+      );
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
+      if ((await this.getDueCharge(txid)).status !== 'CONCLUIDA') throw error;
+    }
+  }
+
+  /** Sandbox only (PSP simulator): the PSP removes the cobv (status REMOVIDA_PELO_PSP). */
+  async sandboxRemoveDue(txid: string): Promise<void> {
+    await this.call(
+      'sandbox.remove-due',
+      'POST',
+      `/cobv/${encodeURIComponent(txid)}/remover`,
+      {},
+      [200],
+      this.due(),
+    );
   }
 
   /**
@@ -448,8 +640,280 @@ export class ApiPixClient {
     return this.medSession;
   }
 
+  private due(): CallSession {
+    if (!this.dueSession) {
+      const { dispatcher, token } = pspSession(this.config, this.deps, API_PIX_DUE_SCOPES);
+      this.dueSession = { dispatcher, token };
+    }
+    return this.dueSession;
+  }
+
+  private rec(): CallSession {
+    if (!this.recSession) {
+      const scope = this.config.automaticPixScope ?? API_PIX_AUTOMATIC_SCOPES;
+      const { dispatcher, token } = pspSession({ ...this.config, scope }, this.deps, scope);
+      this.recSession = { dispatcher, token };
+    }
+    return this.recSession;
+  }
+
+  // --- Pix Automático ---------------------------------------------------------------------------------------------
+
+  /** Whether this PSP's profile takes Pix Automático (`/rec`, `/cobr`; the baseline's API Pix does). */
+  opensRecurrences(): boolean {
+    return (this.config.profile ?? PSP_PROFILES.bcb).automaticPix;
+  }
+
+  /** `POST /rec`: the PSP names the recurrence (`idRec`); not idempotent, so its caller records the attempt first. */
+  createRecurrence(input: CreateRecInput): Promise<Rec> {
+    return this.callFor('rec.create', validateRec, 'POST', '/rec', input, [200, 201], this.rec());
+  }
+
+  /** `GET /rec/{idRec}`, with `txid` the QR code that also pays that charge (journey 3). */
+  getRecurrence(idRec: string, txid?: string): Promise<Rec> {
+    const query = txid === undefined ? '' : `?txid=${encodeURIComponent(txid)}`;
+    return this.callFor(
+      'rec.get',
+      validateRec,
+      'GET',
+      `/rec/${encodeURIComponent(idRec)}${query}`,
+      undefined,
+      [200],
+      this.rec(),
+    );
+  }
+
+  /** `GET /rec?inicio&fim&cpf|cnpj`: the recurrences of a payer created in the period (one page, the most a PSP lists). */
+  async listRecurrences(
+    inicio: Date,
+    fim: Date,
+    devedor: { cpf: string } | { cnpj: string },
+  ): Promise<Rec[]> {
+    const query = new URLSearchParams({
+      ...Object.fromEntries(new URLSearchParams(listQuery(inicio, fim, 0))),
+      ...devedor,
+    });
+    const page = await this.callFor(
+      'rec.list',
+      validateRecList,
+      'GET',
+      `/rec?${query.toString()}`,
+      undefined,
+      [200],
+      this.rec(),
+    );
+    return page.recs;
+  }
+
+  /** `PATCH /rec/{idRec}` `{status: CANCELADA}`; a refusal is thrown as it is (its caller reads the recurrence). */
+  cancelRecurrence(idRec: string): Promise<Rec> {
+    return this.callFor(
+      'rec.cancel',
+      validateRec,
+      'PATCH',
+      `/rec/${encodeURIComponent(idRec)}`,
+      { status: 'CANCELADA' },
+      [200],
+      this.rec(),
+    );
+  }
+
+  /** `POST /solicrec`: the payer's bank is asked for their authorization (journey 1). */
+  requestRecurrenceAuthorization(input: CreateSolicRecInput): Promise<SolicRec> {
+    return this.callFor(
+      'solicrec.create',
+      validateSolicRec,
+      'POST',
+      '/solicrec',
+      input,
+      [200, 201],
+      this.rec(),
+    );
+  }
+
+  /** `POST /locrec`: a payload location for a recurrence's QR code (journeys 2 and 3). */
+  createRecurrenceLocation(): Promise<RecLocation> {
+    return this.callFor('locrec.create', validateRecLocation, 'POST', '/locrec', {}, [200, 201], this.rec());
+  }
+
+  /**
+   * `PUT /cobr/{txid}`: a cycle. A PUT whose answer was lost may have created it: a refusal reads the cobr back, and
+   * the same recurrence, due date and amount under the txid is ours.
+   */
+  async createCycle(txid: string, input: CreateCobrInput): Promise<Cobr> {
+    const path: Path = `/cobr/${encodeURIComponent(txid)}`;
+    try {
+      return await this.callFor('cobr.create', validateCobr, 'PUT', path, input, [200, 201], this.rec());
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind === 'unavailable' || error.kind === 'unauthorized')
+        throw error;
+      const existing = await this.getCycle(txid).catch((readError: unknown) => {
+        if (readError instanceof PspError && readError.kind === 'not_found') throw error;
+        throw readError;
+      });
+      const same =
+        existing.idRec === input.idRec &&
+        existing.calendario.dataDeVencimento === input.calendario.dataDeVencimento &&
+        existing.valor.original === input.valor.original;
+      if (same) return existing;
+      throw error;
+    }
+  }
+
+  getCycle(txid: string): Promise<Cobr> {
+    return this.callFor(
+      'cobr.get',
+      validateCobr,
+      'GET',
+      `/cobr/${encodeURIComponent(txid)}`,
+      undefined,
+      [200],
+      this.rec(),
+    );
+  }
+
+  /** A cycle read as the charge it is (`cobOfCobr`). */
+  async getCycleAsCharge(txid: string): Promise<Cob> {
+    return cobOfCobr(await this.getCycle(txid));
+  }
+
+  /**
+   * `PATCH /cobr/{txid}` `{status: CANCELADA}`; a refusal reads it back: a cobr no longer open is answered as it is
+   * (cancelled by a first attempt, or debited meanwhile), one still open (the day of its debit: too late) is refused.
+   */
+  async cancelCycle(txid: string): Promise<Cob> {
+    try {
+      return cobOfCobr(
+        await this.callFor(
+          'cobr.cancel',
+          validateCobr,
+          'PATCH',
+          `/cobr/${encodeURIComponent(txid)}`,
+          { status: 'CANCELADA' },
+          [200],
+          this.rec(),
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof PspError) || error.kind !== 'invalid') throw error;
+      const current = await this.getCycleAsCharge(txid);
+      if (current.status === 'ATIVA') throw error;
+      return current;
+    }
+  }
+
+  /** `POST /cobr/{txid}/retentativa/{data}`: a new attempt on `data` (PERMITE_3R_7D). */
+  retryCycle(txid: string, data: string): Promise<Cobr> {
+    return this.callFor(
+      'cobr.retry',
+      validateCobr,
+      'POST',
+      `/cobr/${encodeURIComponent(txid)}/retentativa/${encodeURIComponent(data)}`,
+      // The operation takes no body.
+      undefined,
+      [200, 201],
+      this.rec(),
+    );
+  }
+
+  /** `PUT /webhookrec` and `PUT /webhookcobr`: where the PSP tells of recurrences (`/rec`) and cycles (`/cobr`). */
+  async registerRecurrenceWebhooks(recUrl: string, cobrUrl: string): Promise<void> {
+    await this.call(
+      'webhookrec.register',
+      'PUT',
+      '/webhookrec',
+      { webhookUrl: recUrl },
+      [200, 201, 204],
+      this.rec(),
+    );
+    await this.call(
+      'webhookcobr.register',
+      'PUT',
+      '/webhookcobr',
+      { webhookUrl: cobrUrl },
+      [200, 201, 204],
+      this.rec(),
+    );
+  }
+
+  /**
+   * Sandbox only (PSP simulator): the payer's bank answers the request for authorization (journey 1), or the QR code
+   * of the recurrence's location it read (journey 2).
+   */
+  async sandboxAnswerAuthorization(
+    asked: { idSolicRec: string } | { locId: number },
+    accept: boolean,
+  ): Promise<void> {
+    const action = accept ? 'aceitar' : 'rejeitar';
+    const [kind, id] =
+      'idSolicRec' in asked ? ['solicrec', asked.idSolicRec] : ['locrec', String(asked.locId)];
+    await this.call(
+      `sandbox.${kind}-${action}`,
+      'POST',
+      `/sandbox/${kind}/${encodeURIComponent(id)}/${action}`,
+      {},
+      [200],
+      this.rec(),
+    );
+  }
+
+  /** Sandbox only (PSP simulator): the payer cancels the approved recurrence. */
+  async sandboxPayerCancel(idRec: string): Promise<void> {
+    await this.call(
+      'sandbox.rec-cancel',
+      'POST',
+      `/sandbox/rec/${encodeURIComponent(idRec)}/cancelar`,
+      {},
+      [200],
+      this.rec(),
+    );
+  }
+
+  /** Sandbox only (PSP simulator): the next attempt of the recurrence's next cycle fails. */
+  async sandboxFailNextCycle(idRec: string): Promise<void> {
+    await this.call(
+      'sandbox.rec-fail-next',
+      'POST',
+      `/sandbox/rec/${encodeURIComponent(idRec)}/falhar-proxima`,
+      {},
+      [200],
+      this.rec(),
+    );
+  }
+
+  /** Sandbox only (PSP simulator): the recurrence's own clock's today (`GET /sandbox/rec/{idRec}/relogio`). */
+  async sandboxRecurrenceToday(idRec: string): Promise<string> {
+    const body = await this.call(
+      'sandbox.rec-clock',
+      'GET',
+      `/sandbox/rec/${encodeURIComponent(idRec)}/relogio`,
+      undefined,
+      [200],
+      this.rec(),
+    );
+    return todayIn(body);
+  }
+
+  /** Sandbox only (PSP simulator): the recurrence's own clock moves to `ate`; answers its new today. */
+  async sandboxAdvanceRecurrence(idRec: string, ate: string): Promise<string> {
+    const body = await this.call(
+      'sandbox.rec-advance',
+      'POST',
+      `/sandbox/rec/${encodeURIComponent(idRec)}/relogio/avancar`,
+      { ate },
+      [200],
+      this.rec(),
+    );
+    return todayIn(body);
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.dispatcher.close(), this.medSession?.dispatcher.close()]);
+    await Promise.all([
+      this.dispatcher.close(),
+      this.medSession?.dispatcher.close(),
+      this.dueSession?.dispatcher.close(),
+      this.recSession?.dispatcher.close(),
+    ]);
   }
 
   /**
@@ -479,6 +943,16 @@ export class ApiPixClient {
     ok: number[],
   ): Promise<Cob> {
     return this.callFor(operation, validateCob, method, path, body, ok);
+  }
+
+  private callForCobv(
+    operation: string,
+    method: Dispatcher.HttpMethod,
+    path: Path,
+    body: unknown,
+    ok: number[],
+  ): Promise<Cob> {
+    return this.callFor(operation, validateCobv, method, path, body, ok, this.due());
   }
 
   /** A call whose answer is checked before anything relies on it; an unusable one counts as PSP unavailability. */
@@ -527,6 +1001,14 @@ export class ApiPixClient {
   }
 }
 
+/** The `hoje` of the simulator's answer about a recurrence's clock. */
+function todayIn(body: unknown): string {
+  const hoje = (body as { hoje?: unknown } | null)?.hoje;
+  if (typeof hoje !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(hoje))
+    throw new PspError('unavailable', null, 'PSP sent no hoje for the recurrence clock');
+  return hoje;
+}
+
 /** Runs a call about the Pix key `chave`: a PspError it throws shows the key masked (it reaches logs). */
 async function maskingPixKey<T>(chave: string, call: () => Promise<T>): Promise<T> {
   try {
@@ -534,4 +1016,57 @@ async function maskingPixKey<T>(chave: string, call: () => Promise<T>): Promise<
   } catch (error) {
     throw error instanceof PspError ? error.withPixKeyMasked(chave) : error;
   }
+}
+
+/** API Pix `valorPerc` or `original` as a number of hundredths ("2.0" and "2.00" are one value). */
+const hundredths = (value: unknown): number | null =>
+  typeof value === 'string' && /^\d+(\.\d{1,2})?$/.test(value) ? Math.round(Number(value) * 100) : null;
+
+/** A cobv's rules and debtor as comparable values: every part the PSP echoes of what we sent. */
+function dueChargeTerms(body: {
+  calendario: object;
+  valor: object;
+  chave: string;
+  devedor?: unknown;
+  solicitacaoPagador?: string;
+}): string {
+  const calendario = body.calendario as { dataDeVencimento?: string; validadeAposVencimento?: number };
+  const valor = body.valor as Record<string, unknown>;
+  const rule = (name: string) => {
+    const given = valor[name] as
+      | {
+          modalidade?: number;
+          valorPerc?: string;
+          descontoDataFixa?: Array<{ data: string; valorPerc: string }>;
+        }
+      | undefined;
+    if (!given) return null;
+    return {
+      modalidade: Number(given.modalidade),
+      valorPerc: given.valorPerc === undefined ? null : hundredths(given.valorPerc),
+      datas: (given.descontoDataFixa ?? []).map((tier) => [tier.data, hundredths(tier.valorPerc)]),
+    };
+  };
+  const devedor = (body.devedor ?? {}) as { cpf?: string; cnpj?: string; nome?: string };
+  return JSON.stringify({
+    vencimento: calendario.dataDeVencimento,
+    // API Pix's own default when a PSP leaves it out of its answer.
+    validade: calendario.validadeAposVencimento ?? 30,
+    original: hundredths(valor.original),
+    multa: rule('multa'),
+    juros: rule('juros'),
+    abatimento: rule('abatimento'),
+    desconto: rule('desconto'),
+    chave: body.chave,
+    devedor: [devedor.cpf ?? null, devedor.cnpj ?? null, devedor.nome?.trim() ?? null],
+    solicitacaoPagador: body.solicitacaoPagador ?? null,
+  });
+}
+
+/**
+ * Whether the cobv the PSP has under our txid is the one we asked for: the whole body we send (the due date and days
+ * after it, the original and every rule, the key, the debtor, the payer's message), not only its amount and date.
+ */
+export function sameDueCharge(existing: Cob, input: CreateDueChargeInput): boolean {
+  return dueChargeTerms(existing) === dueChargeTerms(input);
 }

@@ -11,6 +11,11 @@ export interface PixRecebido {
   horario: string;
   /** Who paid, at PSPs that report it (`{ cpf | cnpj, nome }`); read by domain/payer.ts, never trusted as shaped. */
   pagador?: unknown;
+  /**
+   * What the amount is made of (API Pix `componentesValor`; a cobv's Pix lists it): `original` and, when they count,
+   * `multa`, `juros`, `abatimento`, `desconto`, each `{ valor }`. Read by `componentesOf`, never trusted as shaped.
+   */
+  componentesValor?: unknown;
 }
 
 /** The API Pix v2 `cob` (immediate charge) fields this service relies on; PSPs may send more. */
@@ -18,7 +23,13 @@ export interface Cob {
   txid: string;
   revisao: number;
   status: CobStatus;
-  calendario: { criacao: string; expiracao: number };
+  /** A cob has `expiracao`; a cobv (charge with a due date) `dataDeVencimento` and `validadeAposVencimento`. */
+  calendario: {
+    criacao: string;
+    expiracao?: number;
+    dataDeVencimento?: string;
+    validadeAposVencimento?: number;
+  };
   /** v2.0 PSPs send `location` top level, later ones `loc.location`; read it through `cobLocation`. */
   location?: string;
   loc?: { id?: number; location: string; tipoCob?: string };
@@ -42,17 +53,11 @@ export const pixRecebidoKeys = {
   horario: Joi.string().isoDate().required(),
 };
 
-const cobSchema = Joi.object<Cob>({
+const cobFields = {
   txid: Joi.string().required(),
   revisao: Joi.number().integer().min(0).required(),
   status: Joi.string()
     .valid('ATIVA', 'CONCLUIDA', 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'REMOVIDA_PELO_PSP')
-    .required(),
-  calendario: Joi.object({
-    criacao: Joi.string().isoDate().required(),
-    expiracao: Joi.number().integer().min(0).required(),
-  })
-    .unknown(true)
     .required(),
   location: Joi.string(),
   loc: Joi.object({ id: Joi.number(), location: Joi.string().required(), tipoCob: Joi.string() }).unknown(
@@ -63,6 +68,28 @@ const cobSchema = Joi.object<Cob>({
   solicitacaoPagador: Joi.string(),
   pixCopiaECola: Joi.string(),
   pix: Joi.array().items(Joi.object(pixRecebidoKeys).unknown(true)),
+};
+const cobSchema = Joi.object<Cob>({
+  ...cobFields,
+  calendario: Joi.object({
+    criacao: Joi.string().isoDate().required(),
+    expiracao: Joi.number().integer().min(0).required(),
+  })
+    .unknown(true)
+    .required(),
+}).unknown(true);
+/** A cobv (API Pix `CobVCompleta`): a cob's fields, with a due date in its calendar instead of an expiry. */
+const cobvSchema = Joi.object<Cob>({
+  ...cobFields,
+  calendario: Joi.object({
+    criacao: Joi.string().isoDate().required(),
+    dataDeVencimento: Joi.string()
+      .pattern(/^\d{4}-\d{2}-\d{2}$/)
+      .required(),
+    validadeAposVencimento: Joi.number().integer().min(0),
+  })
+    .unknown(true)
+    .required(),
 }).unknown(true);
 
 /** An API Pix v2 payload location (`POST /loc`), to which a cob is moved with `loc.id`. */
@@ -77,7 +104,7 @@ export interface PixLocation {
 const locationSchema = Joi.object<PixLocation>({
   id: Joi.number().integer().min(1).required(),
   location: Joi.string().required(),
-  tipoCob: Joi.string().valid('cob').required(),
+  tipoCob: Joi.string().valid('cob', 'cobv').required(),
   criacao: Joi.string().isoDate().required(),
 }).unknown(true);
 
@@ -88,12 +115,17 @@ export function validateCob(body: unknown): Checked<Cob> {
   return check(cobSchema, body);
 }
 
+/** Checks a cobv received from the PSP before anything relies on its fields. */
+export function validateCobv(body: unknown): Checked<Cob> {
+  return check(cobvSchema, body);
+}
+
 /** Checks a location received from the PSP before a cob is moved to it. */
 export function validateLocation(body: unknown): Checked<PixLocation> {
   return check(locationSchema, body);
 }
 
-function check<T>(schema: Joi.ObjectSchema<T>, body: unknown): Checked<T> {
+export function check<T>(schema: Joi.ObjectSchema<T>, body: unknown): Checked<T> {
   const { value, error } = schema.validate(body, { abortEarly: false, convert: false });
   return error ? { reason: error.message } : { value };
 }

@@ -19,6 +19,8 @@ export interface ListedPix {
   valor: string;
   horario: string;
   devolucoes: PixDevolucao[];
+  /** What its amount is made of (API Pix `componentesValor`), when the PSP lists it; read by `componentesOf`. */
+  componentesValor?: unknown;
 }
 
 export interface ListedSentPix {
@@ -84,6 +86,7 @@ interface RawReceivedPix {
   valor: string;
   horario: string;
   devolucoes?: PixDevolucao[];
+  componentesValor?: unknown;
 }
 
 const listedPix = (raw: RawReceivedPix): ListedPix => ({
@@ -92,6 +95,7 @@ const listedPix = (raw: RawReceivedPix): ListedPix => ({
   valor: raw.valor,
   horario: raw.horario,
   devolucoes: raw.devolucoes ?? [],
+  ...(raw.componentesValor === undefined ? {} : { componentesValor: raw.componentesValor }),
 });
 
 export function validateReceivedPage(body: unknown): Checked<ListPage<ListedPix>> {

@@ -3,7 +3,12 @@ import { openSecret } from '@gateway/persistence';
 import type { Logger } from '@gateway/observability';
 import { PSP_PROFILES } from '../../domain/psp-profiles';
 import { PspAccountEntity } from '../../persistence';
-import { accountIdOfCharge, accountIdOfReceivedPix } from '../../persistence/psp-account-store';
+import type { ChargeKind } from '../../persistence/charge.entity';
+import {
+  accountIdOfCharge,
+  accountIdOfReceivedPix,
+  routeOfCharge,
+} from '../../persistence/psp-account-store';
 import { ApiPixClient, type DevolucaoInput } from './api-pix-client';
 import type { Cob } from './cob';
 import type { PixDevolucao } from './devolucao';
@@ -69,8 +74,17 @@ export class PspAccounts {
     return this.forAccount(await accountIdOfReceivedPix(this.deps.dataSource.manager, endToEndId));
   }
 
+  /** The client of the charge's account, and what the charge is (`cob`, `cobv`, `cobr`: each read at its own path). */
+  private async routeOf(txid: string): Promise<{ client: ApiPixClient; kind: ChargeKind }> {
+    const route = await routeOfCharge(this.deps.dataSource.manager, txid);
+    return { client: await this.forAccount(route.accountId), kind: route.kind };
+  }
+
+  /** The charge as the PSP has it now: a `cob`, a `cobv` for a charge with a due date, a `cobr` seen as a charge. */
   async getCharge(txid: string): Promise<Cob> {
-    return (await this.forTxid(txid)).getCharge(txid);
+    const { client, kind } = await this.routeOf(txid);
+    if (kind === 'cobr') return client.getCycleAsCharge(txid);
+    return kind === 'cobv' ? client.getDueCharge(txid) : client.getCharge(txid);
   }
 
   async createLocationFor(txid: string): ReturnType<ApiPixClient['createLocation']> {
@@ -85,16 +99,22 @@ export class PspAccounts {
     return (await this.forTxid(txid)).letPayerChooseAmount(txid, valorCentavos);
   }
 
+  /** Withdraws the charge: a cob or cobv removed, a cycle's cobr cancelled (refused on the day of its debit). */
   async removeCharge(txid: string): Promise<Cob> {
-    return (await this.forTxid(txid)).removeCharge(txid);
+    const { client, kind } = await this.routeOf(txid);
+    if (kind === 'cobr') return client.cancelCycle(txid);
+    return kind === 'cobv' ? client.removeDueCharge(txid) : client.removeCharge(txid);
   }
 
-  async sandboxPay(txid: string, valorCentavos: number | null): Promise<void> {
-    return (await this.forTxid(txid)).sandboxPay(txid, valorCentavos);
+  /** Sandbox: a payer pays the charge (a cobv: what is due on the simulator's date, `valorCentavos` not used). */
+  async sandboxPay(txid: string, valorCentavos: number | null, paidOn: string | null = null): Promise<void> {
+    const { client, kind } = await this.routeOf(txid);
+    return kind === 'cobv' ? client.sandboxPayDue(txid, paidOn) : client.sandboxPay(txid, valorCentavos);
   }
 
   async sandboxRemove(txid: string): Promise<void> {
-    return (await this.forTxid(txid)).sandboxRemove(txid);
+    const { client, kind } = await this.routeOf(txid);
+    return kind === 'cobv' ? client.sandboxRemoveDue(txid) : client.sandboxRemove(txid);
   }
 
   async requestDevolucao(endToEndId: string, id: string, input: DevolucaoInput): Promise<PixDevolucao> {
@@ -198,7 +218,6 @@ export type ChargePsp = Pick<
   | 'updateChargeAmount'
   | 'letPayerChooseAmount'
   | 'removeCharge'
-  | 'sandboxPay'
   | 'sandboxRemove'
   | 'requestDevolucao'
   | 'getDevolucao'
@@ -207,4 +226,7 @@ export type ChargePsp = Pick<
   | 'sandboxEndMed'
   | 'listReceivedPix'
   | 'receivedPixPage'
->;
+> & {
+  /** The sandbox payer pays the charge; a due-date one what is due today, or on `paidOn`. */
+  sandboxPay(txid: string, valorCentavos: number | null, paidOn?: string | null): Promise<void>;
+};

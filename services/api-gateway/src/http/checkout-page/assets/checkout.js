@@ -39,7 +39,11 @@
     changeMethod: byId('change-method'),
     // Absent when the checkout's cancel url is not http(s).
     cancelLink: byId('cancel-link'),
+    // Present for a recurring product: the subscriber's name and CPF.
+    buyerName: byId('buyer-name'),
+    buyerDocument: byId('buyer-document'),
   };
+  var BUYER_ERROR = 'Confira seu nome e CPF e tente novamente.';
   var methodButtons = Array.prototype.slice.call(root.querySelectorAll('button[data-method]'));
 
   /** The session being paid; replaced on retry so timers of an old session stop acting. */
@@ -78,6 +82,16 @@
   function startSession(method, currency) {
     var body = { method: method };
     if (currency) body.currency = currency;
+    if (el.buyerName) {
+      body.name = el.buyerName.value.trim();
+      body.document = el.buyerDocument.value.trim();
+      // A first check here; the server verifies the CPF's check digits and the name.
+      if (!body.name || body.document.replace(/\D/g, '').length !== 11) {
+        showStatus(BUYER_ERROR, 'error');
+        (body.name ? el.buyerDocument : el.buyerName).focus();
+        return;
+      }
+    }
     setBusy(true);
     setState('loading');
     showStatus('Gerando pagamento…');
@@ -116,6 +130,8 @@
   }
 
   function errorMessage(data) {
+    var code = data.error && data.error.code;
+    if (el.buyerName && (code === 'INVALID_FIELDS' || code === 'MISSING_FIELDS')) return BUYER_ERROR;
     return (data.error && data.error.message) || 'Algo deu errado ao iniciar o pagamento. Tente novamente.';
   }
 
@@ -126,9 +142,12 @@
     current = { id: session.session_id, expiresAt: Date.parse(payment.expires_at), done: false };
 
     el.payTitle.textContent = isPix ? 'Pague com PIX' : 'Pague com ' + details.currency;
-    el.instructions.textContent = isPix
-      ? 'Abra o app do seu banco, escolha pagar com PIX e leia o QR code ou use o código copia e cola.'
-      : 'Leia o QR code com uma carteira Solana compatível (Solana Pay) ou abra o link na sua carteira.';
+    el.instructions.textContent = session.subscription_id
+      ? 'Abra o app do seu banco e leia o QR code ou use o código copia e cola: o pagamento da primeira cobrança ' +
+        'autoriza as próximas pelo Pix Automático.'
+      : isPix
+        ? 'Abra o app do seu banco, escolha pagar com PIX e leia o QR code ou use o código copia e cola.'
+        : 'Leia o QR code com uma carteira Solana compatível (Solana Pay) ou abra o link na sua carteira.';
     if (details.qr_code) el.qr.src = details.qr_code;
     el.qr.alt = isPix ? 'QR code do PIX' : 'QR code do pagamento em ' + details.currency;
     el.codeLabel.textContent = isPix ? 'PIX copia e cola' : 'Link de pagamento (Solana Pay)';

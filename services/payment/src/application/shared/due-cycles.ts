@@ -1,0 +1,183 @@
+import type { DataSource } from 'typeorm';
+import { CommandError, type Transaction, type UnitOfWork } from '@gateway/messaging';
+import type { Logger } from '@gateway/observability';
+import type { Rails } from '../../clients';
+import {
+  cycleAfter,
+  cyclePaymentId,
+  cycleSendDay,
+  cycleSendDeadline,
+  todayOf,
+} from '../../domain/subscription';
+import {
+  backOffCycleOpen,
+  findSubscription,
+  lockSubscription,
+  saveSubscription,
+  type SubscriptionEntity,
+} from '../../persistence';
+import { businessFeeRule, type DefaultFees } from './fee-rules';
+import { emitSubscriptionEvent, wallToday } from './subscription-events';
+import { transitionPayment } from './payment-events';
+import { cancelCyclesNotYetDue, cycleAmountOf, insertCyclePayment } from './subscription-cycles';
+
+export interface DueCyclesDeps {
+  dataSource: DataSource;
+  uow: UnitOfWork;
+  rails: Rails;
+  defaultFees: DefaultFees;
+  logger: Logger;
+}
+
+/**
+ * Does what is due on an active subscription's today (its own clock in the sandbox): opens each cycle whose send day
+ * has come, in order, and expires it once past its `end_date` with no cycle left. A cycle is opened at the adapter
+ * first (`pix.cycle.open.v1`, outside any transaction, its message id and `cobr` txid derived from the cycle's payment
+ * id, itself derived from the pair), then its payment is inserted under the subscription's row lock only if the
+ * subscription still waits for that very cycle: two passes racing (two replicas, a scheduler and an advance) ask the
+ * adapter the same question and make one payment. A cycle whose sending window has passed (it would reach the PSP
+ * less than 2 days before its due date) is never sent: its payment is recorded `failed` `CYCLE_NOT_SENT` and the
+ * subscription goes on to the next cycle. Answers how many cycles it moved past (opened or not sent); stops at the
+ * first refusal (logged; the subscription backs off, tried again on a later pass).
+ */
+export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string): Promise<number> {
+  let opened = 0;
+  for (;;) {
+    const subscription = await findSubscription(deps.dataSource.manager, subscriptionId);
+    if (!subscription || subscription.status !== 'active') return opened;
+    const today = todayOf(subscription, wallToday());
+    const { nextCycle: cycle, nextDueDate: dueDate } = subscription;
+    if (cycle === null || dueDate === null) {
+      if (subscription.endDate !== null && subscription.endDate < today) await expire(deps, subscriptionId);
+      return opened;
+    }
+    if (cycleSendDay(dueDate) > today) return opened;
+    if (cycleSendDeadline(dueDate) < today) {
+      if (!(await recordCycleNotSent(deps, subscriptionId, cycle))) return opened;
+      opened += 1;
+      continue;
+    }
+    const paymentId = cyclePaymentId(subscription.id, cycle);
+    const feeRule = await businessFeeRule(
+      deps.dataSource.manager,
+      deps.defaultFees,
+      subscription.businessId,
+      'pix',
+    );
+    let txid: string;
+    try {
+      if (!feeRule) throw new CommandError('NO_FEE_RULE', 'Sem regra de tarifa para pix.');
+      ({ txid } = await deps.rails.recurrences.openCycle({
+        subscription_id: subscription.id,
+        payment_id: paymentId,
+        cycle,
+        amount_centavos: cycleAmountOf(subscription),
+        due_date: dueDate,
+        description: subscription.description,
+      }));
+      // Sandbox: the payer's bank is to fail this cycle's debit (simulate fail_next_cycle, kept until a cycle opens).
+      if (subscription.failNextCycle)
+        await deps.rails.recurrences.simulate(subscription.id, 'fail_next_cycle', `cycle-fail:${paymentId}`);
+    } catch (error) {
+      deps.logger.warn(
+        { subscription_id: subscription.id, cycle, err: error },
+        'cycle not opened; tried again after a back-off',
+      );
+      await backOffCycleOpen(deps.dataSource.manager, subscription.id, cycle);
+      return opened;
+    }
+    const made = await deps.uow.run({}, async (tx) => {
+      const locked = await lockSubscription(tx.manager, subscriptionId);
+      if (!locked || locked.status !== 'active' || locked.nextCycle !== cycle) return false;
+      await insertCyclePayment(tx, locked, cycle, {
+        externalId: txid,
+        instructions: null,
+        feeRule: feeRule!,
+      });
+      await moveToNextCycle(tx.manager, locked, cycle);
+      return true;
+    });
+    if (!made) return opened;
+    opened += 1;
+  }
+}
+
+/** The subscription waits for the cycle after `cycle` now, its open's back-off (and a fail_next_cycle) cleared. */
+async function moveToNextCycle(
+  manager: Transaction['manager'],
+  locked: SubscriptionEntity,
+  cycle: number,
+): Promise<void> {
+  const next = cycleAfter(locked, cycle);
+  locked.nextCycle = next?.cycle ?? null;
+  locked.nextDueDate = next?.dueDate ?? null;
+  locked.failNextCycle = false;
+  locked.cycleOpenFailures = 0;
+  locked.cycleOpenRetryAt = null;
+  await saveSubscription(manager, locked);
+}
+
+/**
+ * Cycle `cycle` can no longer be sent (its window closed: the scheduler could not open it in time, or the payer
+ * authorized too late for it): its payment is recorded as never sent, `failed` with `CYCLE_NOT_SENT`
+ * (`payment.created` then `payment.failed`, as any cycle the merchant follows), with no `cobr` at the adapter, and the
+ * subscription waits for the next cycle. False when the subscription moved on meanwhile (another pass did it).
+ */
+async function recordCycleNotSent(
+  deps: DueCyclesDeps,
+  subscriptionId: string,
+  cycle: number,
+): Promise<boolean> {
+  return deps.uow.run({}, async (tx) => {
+    const locked = await lockSubscription(tx.manager, subscriptionId);
+    if (!locked || locked.status !== 'active' || locked.nextCycle !== cycle) return false;
+    const payment = await insertCyclePayment(tx, locked, cycle, {
+      externalId: null,
+      instructions: null,
+      // Nothing is charged, so no fee.
+      feeRule: { percentBps: 0, fixedCentavos: 0 },
+    });
+    if (payment)
+      await transitionPayment(tx, payment.id, {
+        status: 'failed',
+        failureCode: 'CYCLE_NOT_SENT',
+        failureReason: 'O ciclo não foi enviado ao PSP até 2 dias antes do vencimento e não será cobrado.',
+      });
+    deps.logger.warn({ subscription_id: subscriptionId, cycle }, 'cycle past its sending window: not sent');
+    await moveToNextCycle(tx.manager, locked, cycle);
+    return true;
+  });
+}
+
+/** Past its `end_date` with no cycle left: `expired`, with `subscription.expired`, under its row lock. */
+async function expire(deps: DueCyclesDeps, subscriptionId: string): Promise<void> {
+  await deps.uow.run({}, async (tx) => {
+    const subscription = await lockSubscription(tx.manager, subscriptionId);
+    if (!subscription || subscription.status !== 'active' || subscription.nextCycle !== null) return;
+    subscription.status = 'expired';
+    subscription.endedAt = new Date();
+    await saveSubscription(tx.manager, subscription);
+    await emitSubscriptionEvent(tx, 'expired', subscription);
+  });
+}
+
+/**
+ * A journey-3 subscription whose QR code expired unpaid (and so unauthorized): `expired`, with `subscription.expired`,
+ * and its first payment cancelled with it (the adapter removes its `cob`), under its row lock; nothing when it moved
+ * meanwhile (authorized, or ended by the PSP's event). Without this it would wait, pending, until its `start_date`.
+ */
+export async function expireLapsedAuthorization(deps: DueCyclesDeps, subscriptionId: string): Promise<void> {
+  await deps.uow.run({}, async (tx) => {
+    const subscription = await lockSubscription(tx.manager, subscriptionId);
+    if (!subscription || subscription.status !== 'pending_authorization') return;
+    const expiresAt = subscription.authorization?.expires_at;
+    if (!expiresAt || new Date(expiresAt).getTime() >= Date.now()) return;
+    subscription.status = 'expired';
+    subscription.endedAt = new Date();
+    subscription.nextCycle = null;
+    subscription.nextDueDate = null;
+    await saveSubscription(tx.manager, subscription);
+    await emitSubscriptionEvent(tx, 'expired', subscription);
+    await cancelCyclesNotYetDue(tx, subscription, todayOf(subscription, wallToday()));
+  });
+}

@@ -1,0 +1,236 @@
+import type { EntityManager } from 'typeorm';
+import type { SubscriptionStatus } from '@gateway/contracts';
+import { newestCreatedPage, type Page, type PageRequest } from '@gateway/persistence';
+import { OPEN_STATUSES } from '../domain/payment-status';
+import { CYCLE_SEND_DAYS_BEFORE_DUE } from '@gateway/contracts';
+import { PaymentEntity } from './payment.entity';
+import { SubscriptionEntity } from './subscription.entity';
+
+/** Inserts a new subscription, never over one: null (and nothing written) when one with its id exists already. */
+export async function insertSubscription(
+  manager: EntityManager,
+  subscription: SubscriptionEntity,
+): Promise<SubscriptionEntity | null> {
+  const entity = manager.create(SubscriptionEntity, subscription);
+  const inserted = await manager
+    .createQueryBuilder()
+    .insert()
+    .into(SubscriptionEntity)
+    .values(entity)
+    .orIgnore()
+    .returning('id')
+    .execute();
+  return inserted.raw.length === 0 ? null : entity;
+}
+
+export function findSubscription(
+  manager: EntityManager,
+  subscriptionId: string,
+  businessId?: string,
+): Promise<SubscriptionEntity | null> {
+  return manager.findOneBy(
+    SubscriptionEntity,
+    businessId ? { id: subscriptionId, businessId } : { id: subscriptionId },
+  );
+}
+
+/** The subscription (of `businessId`, when given), locked until the transaction ends: every change of it takes this. */
+export function lockSubscription(
+  manager: EntityManager,
+  subscriptionId: string,
+  businessId?: string,
+): Promise<SubscriptionEntity | null> {
+  return manager.findOne(SubscriptionEntity, {
+    where: businessId ? { id: subscriptionId, businessId } : { id: subscriptionId },
+    lock: { mode: 'pessimistic_write' },
+  });
+}
+
+/** Writes a (locked) subscription's changeable columns as they are on `subscription`. */
+export async function saveSubscription(
+  manager: EntityManager,
+  subscription: SubscriptionEntity,
+): Promise<void> {
+  subscription.updatedAt = new Date();
+  await manager.update(
+    SubscriptionEntity,
+    { id: subscription.id },
+    {
+      status: subscription.status,
+      nextCycle: subscription.nextCycle,
+      nextDueDate: subscription.nextDueDate,
+      clockDate: subscription.clockDate,
+      failNextCycle: subscription.failNextCycle,
+      cycleOpenFailures: subscription.cycleOpenFailures,
+      cycleOpenRetryAt: subscription.cycleOpenRetryAt,
+      cancelledBy: subscription.cancelledBy,
+      cancellationReason: subscription.cancellationReason,
+      pspReasonCode: subscription.pspReasonCode,
+      endedAt: subscription.endedAt,
+      updatedAt: subscription.updatedAt,
+    },
+  );
+}
+
+/** What a list of subscriptions is narrowed to. */
+export interface SubscriptionFilters {
+  status?: SubscriptionStatus;
+  customerId?: string;
+}
+
+/** A page of a business's subscriptions, newest first; undefined when `startingAfter` is not one of its own. */
+export function listSubscriptionsOf(
+  manager: EntityManager,
+  businessId: string,
+  filters: SubscriptionFilters,
+  page: PageRequest,
+): Promise<Page<SubscriptionEntity> | undefined> {
+  return newestCreatedPage(manager, SubscriptionEntity, { business_id: businessId }, page, (list) => {
+    if (filters.status) list.andWhere('listed.status = :status', { status: filters.status });
+    if (filters.customerId) list.andWhere('listed.customer_id = :customer', { customer: filters.customerId });
+  });
+}
+
+/**
+ * Up to `limit` running subscriptions with something due on their today (`wallToday` where they keep no clock of their
+ * own): an active one whose next cycle's send day has come (and that is not backing off a failed open), or one past its
+ * `end_date` with no cycle left (to expire).
+ */
+export async function subscriptionsWithWorkDue(
+  manager: EntityManager,
+  wallToday: string,
+  limit: number,
+): Promise<string[]> {
+  const rows: Array<{ id: string }> = await manager.query(
+    `SELECT id FROM subscriptions
+      WHERE status = 'active'
+        AND ((next_due_date IS NOT NULL AND next_due_date - $2::int <= COALESCE(clock_date, $1::date)
+              AND (cycle_open_retry_at IS NULL OR cycle_open_retry_at <= now()))
+          OR (next_due_date IS NULL AND end_date < COALESCE(clock_date, $1::date)))
+      ORDER BY next_due_date NULLS FIRST LIMIT $3`,
+    [wallToday, CYCLE_SEND_DAYS_BEFORE_DUE, limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Up to `limit` journey-3 subscriptions still `pending_authorization` whose QR code (the authorization and its first
+ * payment) expired: never to be authorized now.
+ */
+export async function subscriptionsWithLapsedAuthorization(
+  manager: EntityManager,
+  limit: number,
+): Promise<string[]> {
+  const rows: Array<{ id: string }> = await manager.query(
+    `SELECT id FROM subscriptions
+      WHERE status = 'pending_authorization' AND journey = 'qr_with_first_payment'
+        AND (authorization_instructions->>'expires_at')::timestamptz < now()
+      ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** The first failed open waits this long before the next; each failure after doubles it, up to the cap. */
+export const CYCLE_OPEN_BACKOFF = { firstMs: 60_000, maxMs: 6 * 3600_000 } as const;
+
+/**
+ * Cycle `cycle`'s open failed (a refusal that may pass): the scheduler leaves the subscription alone for a delay that
+ * grows with each failure in a row (1 min, 2, 4... up to 6 h). Nothing when it moved past that cycle meanwhile.
+ */
+export async function backOffCycleOpen(
+  manager: EntityManager,
+  subscriptionId: string,
+  cycle: number,
+): Promise<void> {
+  await manager.query(
+    `UPDATE subscriptions
+        SET cycle_open_failures = cycle_open_failures + 1,
+            cycle_open_retry_at = now() + LEAST($3::bigint, $4::bigint * power(2, LEAST(cycle_open_failures, 30))::bigint)
+              * interval '1 millisecond'
+      WHERE id = $1 AND next_cycle = $2 AND status = 'active'`,
+    [subscriptionId, cycle, CYCLE_OPEN_BACKOFF.maxMs, CYCLE_OPEN_BACKOFF.firstMs],
+  );
+}
+
+/**
+ * Sandbox: asks the subscription's clock to move to `to` (a later target kept, never an earlier one); `to` its today
+ * asks for what is due on it.
+ */
+export async function setClockTarget(
+  manager: EntityManager,
+  subscriptionId: string,
+  businessId: string,
+  to: string,
+): Promise<void> {
+  await manager.query(
+    `UPDATE subscriptions SET clock_target = GREATEST(COALESCE(clock_target, $3::date), $3::date), updated_at = now()
+      WHERE id = $1 AND business_id = $2 AND clock_date IS NOT NULL AND clock_date <= $3::date`,
+    [subscriptionId, businessId, to],
+  );
+}
+
+/**
+ * Takes (or renews) the lease on moving a subscription's clock to its target for `leaseMs`, for the runner `owner` (a
+ * token of its own): true when it holds it now (no one else did, another's lapsed, or `renew` and it is still
+ * `owner`'s: a runner whose lease another took over never takes it back), false otherwise or when there is nothing left
+ * to move.
+ */
+export async function claimClockMove(
+  manager: EntityManager,
+  subscriptionId: string,
+  leaseMs: number,
+  owner: string,
+  renew: boolean,
+): Promise<boolean> {
+  const [, count] = (await manager.query(
+    `UPDATE subscriptions
+        SET clock_lease_until = now() + ($2::int * interval '1 millisecond'), clock_lease_owner = $3
+      WHERE id = $1 AND clock_target >= clock_date
+        AND (CASE WHEN $4::boolean THEN clock_lease_owner = $3
+                  ELSE clock_lease_until IS NULL OR clock_lease_until < now() END)`,
+    [subscriptionId, leaseMs, owner, renew],
+  )) as [unknown, number];
+  return count === 1;
+}
+
+/**
+ * The runner `owner` lets the move go (nothing when another took it over): the target is cleared once the clock reached
+ * it, or when `giveUp` (a step that will not pass, such as a cycle the adapter refuses); otherwise it stays for the next
+ * runner (a failure that may pass).
+ */
+export async function endClockMove(
+  manager: EntityManager,
+  subscriptionId: string,
+  owner: string,
+  giveUp: boolean,
+): Promise<void> {
+  await manager.query(
+    `UPDATE subscriptions SET clock_lease_until = NULL, clock_lease_owner = NULL,
+        clock_target = CASE WHEN clock_target <= clock_date OR $3::boolean THEN NULL ELSE clock_target END
+      WHERE id = $1 AND clock_lease_owner = $2`,
+    [subscriptionId, owner, giveUp],
+  );
+}
+
+/** Up to `limit` sandbox subscriptions whose clock has a move asked for that no runner holds. */
+export async function subscriptionsWithClockToMove(manager: EntityManager, limit: number): Promise<string[]> {
+  const rows: Array<{ id: string }> = await manager.query(
+    `SELECT id FROM subscriptions
+      WHERE clock_target >= clock_date AND (clock_lease_until IS NULL OR clock_lease_until < now())
+      ORDER BY updated_at LIMIT $1`,
+    [limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** The subscription's cycles still open (`processing`), oldest first, locked until the transaction ends. */
+export function lockOpenCycles(manager: EntityManager, subscriptionId: string): Promise<PaymentEntity[]> {
+  return manager
+    .createQueryBuilder(PaymentEntity, 'cycle')
+    .where('cycle.subscription_id = :subscriptionId', { subscriptionId })
+    .andWhere('cycle.status IN (:...open)', { open: [...OPEN_STATUSES] })
+    .orderBy('cycle.cycle', 'ASC')
+    .setLock('pessimistic_write')
+    .getMany();
+}
