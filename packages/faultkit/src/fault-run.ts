@@ -266,6 +266,8 @@ export class FaultRun {
       invariantNames.heldFundsSettled,
       invariantNames.oneAdjustment,
       invariantNames.booksBalance,
+      invariantNames.cyclesSettled,
+      invariantNames.atTheirEnd,
     ];
     const settled = await waitFor(
       async () => {

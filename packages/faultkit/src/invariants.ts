@@ -5,6 +5,11 @@ import { DEFAULT_PAYMENT_WINDOW_SECONDS } from '@gateway/config';
 import { openPaymentStatuses, publicEventLogs } from '@gateway/contracts';
 import type { CreatedPayment, LoadGenerator, LoadBusiness } from './load';
 import type { PrivateBroker } from './private-broker';
+import {
+  checkSubscriptions,
+  subscriptionInvariantNames,
+  type SubscriptionFigures,
+} from './subscription-invariants';
 import type { FaultTimeline } from './timeline';
 import type { WebhookReceiver, ReceivedDelivery } from '@gateway/testkit';
 
@@ -70,6 +75,7 @@ export const invariantNames = {
   shortRetries:
     'no client retried longer than the faults in its way (and in the way of the work it waits for) plus 15 s',
   recovered: 'the stack is ready again after every fault',
+  ...subscriptionInvariantNames,
 } as const;
 
 export interface Invariant {
@@ -105,6 +111,8 @@ export interface Figures {
   heldFundsReturned: number;
   heldFundsAssigned: number;
   adjustments: number;
+  /** The load's subscriptions and their cycles. */
+  subscriptions: SubscriptionFigures;
 }
 
 export interface InvariantReport {
@@ -163,6 +171,9 @@ interface ConfirmedEventRow {
 /** What the databases, the broker and the receiver hold about the load: read once per check. */
 interface Observed {
   payments: Map<string, PaymentRow>;
+  subscriptions: Awaited<ReturnType<typeof checkSubscriptions>>;
+  /** The business of each subscription of the load's businesses. */
+  subscriptionOwners: Map<string, { business_id: string }>;
   duplicateKeys: Array<{ load_key: string; ids: string[] }>;
   confirmedEvents: ConfirmedEventRow[];
   publicEvents: PublicEventRow[];
@@ -361,6 +372,15 @@ async function observe(sources: InvariantSources): Promise<Observed> {
     );
     return {
       payments: new Map(payments.rows.map((row) => [row.id, row])),
+      subscriptions: await checkSubscriptions(client, sources.load.subscriptions),
+      subscriptionOwners: new Map(
+        (
+          await client.query<{ id: string; business_id: string }>(
+            'SELECT id, business_id FROM payment.subscriptions WHERE business_id = ANY($1)',
+            [businessIds],
+          )
+        ).rows.map((row) => [row.id, row]),
+      ),
       duplicateKeys: duplicateKeys.rows,
       confirmedEvents: confirmedEvents.rows,
       publicEvents,
@@ -386,7 +406,7 @@ const signatureOf = (secret: string, body: string): string =>
 interface DeliveryBody {
   id?: unknown;
   business_id?: unknown;
-  data?: { payment_id?: unknown; payout_id?: unknown };
+  data?: { payment_id?: unknown; payout_id?: unknown; subscription_id?: unknown };
 }
 
 const bodyOf = (delivery: ReceivedDelivery): DeliveryBody => {
@@ -531,14 +551,19 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
         const problems: string[] = [];
         if (d.headers['x-service-signature'] !== signatureOf(webhook.secret, d.body))
           problems.push(`${String(body.id)} to ${d.path}: x-service-signature does not match`);
-        // What the event is about: a payment (its own events, its refunds') or a payout.
+        // What the event is about: a payment (its own events, its refunds'), a payout or a subscription.
         const [subject, owner] =
-          body.data?.payout_id === undefined
-            ? [
-                `payment ${String(body.data?.payment_id)}`,
-                observed.payments.get(String(body.data?.payment_id)),
-              ]
-            : [`payout ${String(body.data.payout_id)}`, payoutsById.get(String(body.data.payout_id))];
+          body.data?.payout_id !== undefined
+            ? [`payout ${String(body.data.payout_id)}`, payoutsById.get(String(body.data.payout_id))]
+            : body.data?.subscription_id !== undefined && body.data.payment_id === undefined
+              ? [
+                  `subscription ${String(body.data.subscription_id)}`,
+                  observed.subscriptionOwners.get(String(body.data.subscription_id)),
+                ]
+              : [
+                  `payment ${String(body.data?.payment_id)}`,
+                  observed.payments.get(String(body.data?.payment_id)),
+                ];
         if (
           body.business_id !== webhook.business.businessId ||
           owner?.business_id !== webhook.business.businessId
@@ -763,6 +788,7 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
             ];
       }),
     },
+    ...observed.subscriptions.invariants,
   ];
 
   const deliveredPerEvent = new Map<string, number>();
@@ -797,6 +823,7 @@ export async function checkInvariants(sources: InvariantSources): Promise<Invari
       (f) => f.action === 'assign' && heldFundsById.get(f.fundsId)?.status === 'assigned',
     ).length,
     adjustments: load.adjustments.length,
+    subscriptions: observed.subscriptions.figures,
   };
   return { invariants, figures };
 }
@@ -887,6 +914,10 @@ export function formatReport(
     `  refunds created: ${f.refunds}; succeeded ${f.refundsSucceeded}, failed ${f.refundsFailed}; refused for want of balance ${f.refundsRefusedForBalance}`,
     `  money held in suspense: ${f.heldFunds}; returned by the operator through the rail ${f.heldFundsReturned}, assigned ${f.heldFundsAssigned}`,
     `  adjustments made: ${f.adjustments}`,
+    `  subscriptions: ${f.subscriptions.subscriptions}; cycles paid ${f.subscriptions.cyclesPaid}, failed ` +
+      `${f.subscriptions.cyclesFailed}; cancels raced with a debit: cycle paid ${f.subscriptions.racedCancelsPaid}, ` +
+      `debit held as late funds ${f.subscriptions.racedCancelsHeld}, not charged ` +
+      `${f.subscriptions.racedCancelsNotCharged}`,
   );
   return lines.join('\n');
 }

@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { Client } from 'pg';
 import { SANDBOX_PSP_CLIENT } from '@gateway/config';
 import { MIN_AMOUNT_CENTAVOS } from '@gateway/contracts';
-import { letTimePass } from '@gateway/testkit-core';
+import { daysAfter, letTimePass, pspToday } from '@gateway/testkit-core';
 
 export interface LoadBusiness {
   label: string;
@@ -70,6 +70,24 @@ export interface CreatedRefund {
   createdAt: number;
 }
 
+/** A subscription the gateway answered 201 for, and what the load did with it. */
+export interface CreatedSubscription {
+  idempotencyKey: string;
+  business: LoadBusiness;
+  subscriptionId: string;
+  amountCentavos: number;
+  retryPolicy: 'none' | 'three_in_seven_days';
+  createdAt: number;
+  /** The sandbox authorization was accepted (202). */
+  authorizeRequested: boolean;
+  /** The last day its clock was asked to move to (202). */
+  advancedTo?: string;
+  /** The cycle whose debit the load asked the payer's bank to fail. */
+  failedCycle?: number;
+  /** A merchant's cancel (answered 200) sent together with a move of the clock past the next cycle's due date. */
+  cancelledDuringDebit?: number;
+}
+
 /** A request and what went wrong with it. */
 export interface ClientFailure {
   at: number;
@@ -127,6 +145,15 @@ export interface LoadOptions {
   suspenseEvery?: number;
   /** Every how many payments a client also has the operator credit a business (an adjustment); default 8. */
   adjustmentEvery?: number;
+  /**
+   * Clients that each make subscriptions one after another (default 0; needs the operator's PSP URL): a monthly
+   * subscription by Pix Automático authorized by the sandbox payer's bank, its clock moved through
+   * `cyclesPerSubscription` due dates (one debit failed on request), then, every other one, a merchant's cancel sent
+   * together with a move over the next due date.
+   */
+  subscriptionClients?: number;
+  /** Cycles each subscription of the load is moved through before its cancel race; default 3. */
+  cyclesPerSubscription?: number;
 }
 
 /** A refund with this reason fails at the PSP simulator (its devolução ends NAO_REALIZADO). */
@@ -140,6 +167,16 @@ const MAX_PAYOUT_CENTAVOS = 5_000;
 
 /** How long a client waits for money it paid aside to be held (or a payment to expire) before it moves on. */
 const HELD_FUNDS_WAIT_MS = 30_000;
+
+/** How long a subscription client waits for its subscription to be active, or its clock at the day asked. */
+const SUBSCRIPTION_STEP_MS = 60_000;
+
+/** The sandbox payer of the load's subscriptions: a valid CPF and the account their bank debits. */
+const SUBSCRIBER = {
+  name: 'Assinante da Carga',
+  document_number: '52998224725',
+  payer_account: { ispb: '60701190', branch: '0001', account: '123456' },
+};
 
 /** The excess of an overpaid PIX, and the adjustments, are small amounts. */
 const MAX_SMALL_CENTAVOS = 3_000;
@@ -168,6 +205,9 @@ export class LoadGenerator {
   /** Held funds the operator returned or assigned (its answer was 200). */
   readonly settledHeldFunds: SettledHeldFunds[] = [];
   readonly adjustments: CreatedAdjustment[] = [];
+  readonly subscriptions: CreatedSubscription[] = [];
+  /** Every subscription id a 201 named, per idempotency key. */
+  readonly subscriptionIdsByKey = new Map<string, Set<string>>();
   /** Every adjustment id a 201 named, per idempotency key. */
   readonly adjustmentIdsByKey = new Map<string, Set<string>>();
   /** PIX payments asked to be paid and not refunded yet, the oldest first. */
@@ -192,6 +232,7 @@ export class LoadGenerator {
   private refundSequence = 0;
   private suspenseSequence = 0;
   private adjustmentSequence = 0;
+  private subscriptionSequence = 0;
 
   constructor(
     private readonly gatewayUrl: string,
@@ -204,6 +245,9 @@ export class LoadGenerator {
   start(): void {
     this.running = true;
     for (let i = 0; i < this.options.clients; i += 1) this.loops.push(this.client());
+    if (this.operator)
+      for (let i = 0; i < (this.options.subscriptionClients ?? 0); i += 1)
+        this.loops.push(this.subscriptionClient());
   }
 
   /** Stops starting new payments and waits for the ones under way. */
@@ -220,6 +264,145 @@ export class LoadGenerator {
       if (this.operator && round % (this.options.suspenseEvery ?? 6) === 0) await this.oneHeldFunds();
       if (this.operator && round % (this.options.adjustmentEvery ?? 8) === 0) await this.oneAdjustment();
       await letTimePass(this.options.pauseMs);
+    }
+  }
+
+  private async subscriptionClient(): Promise<void> {
+    while (this.running) {
+      await this.oneSubscription();
+      await letTimePass(this.options.pauseMs);
+    }
+  }
+
+  /**
+   * One subscription's life: created for a new customer, authorized by the sandbox payer's bank, its clock moved over
+   * each cycle's due date in turn (the second cycle's debit failed on request: retried under `three_in_seven_days`,
+   * failed under `none`); then, every other one, a cancel sent together with a move over the next due date, so the
+   * debit and the cancel race. Every POST under its own Idempotency-Key, retried through faults as any other.
+   */
+  private async oneSubscription(): Promise<void> {
+    const n = (this.subscriptionSequence += 1);
+    const business = this.businesses[n % this.businesses.length]!;
+    const idempotencyKey = `load-${this.run}-subscription-${n}`;
+    const customer = await this.post(
+      business,
+      '/v1/customers',
+      { name: SUBSCRIBER.name, document_number: SUBSCRIBER.document_number },
+      `${idempotencyKey}-customer`,
+    );
+    if (customer?.status !== 201) {
+      if (customer) this.unexpectedAnswer('POST /v1/customers', customer);
+      return;
+    }
+    const today = await this.eventually(
+      () => pspToday(this.operator!.pspUrl).catch(() => undefined),
+      SUBSCRIPTION_STEP_MS,
+    );
+    if (!today) return;
+    const retryPolicy = n % 2 === 0 ? 'three_in_seven_days' : 'none';
+    const amountCentavos = randomInt(MIN_AMOUNT_CENTAVOS, 50_000);
+    const body = {
+      customer_id: customer.json.customer_id,
+      amount: amountCentavos,
+      interval: 'monthly',
+      // Past the 3 days a push journey needs, with a day to spare should São Paulo's day turn meanwhile.
+      start_date: daysAfter(today, 4),
+      retry_policy: retryPolicy,
+      authorization: { journey: 'push', payer_account: SUBSCRIBER.payer_account },
+    };
+    const created = await this.post(business, '/v1/subscriptions', body, idempotencyKey);
+    if (created?.status !== 201) {
+      if (created) this.unexpectedAnswer('POST /v1/subscriptions', created);
+      return;
+    }
+    const subscriptionId = String(created.json.subscription_id);
+    const ids = this.subscriptionIdsByKey.get(idempotencyKey) ?? new Set<string>();
+    this.subscriptionIdsByKey.set(idempotencyKey, ids.add(subscriptionId));
+    const subscription: CreatedSubscription = {
+      idempotencyKey,
+      business,
+      subscriptionId,
+      amountCentavos,
+      retryPolicy,
+      createdAt: Date.now(),
+      authorizeRequested: false,
+    };
+    this.subscriptions.push(subscription);
+    const path = `/v1/subscriptions/${subscriptionId}`;
+    const sandbox = `/v1/sandbox/subscriptions/${subscriptionId}`;
+    const authorized = await this.post(
+      business,
+      `${sandbox}/simulate`,
+      { outcome: 'authorize' },
+      `${idempotencyKey}-authorize`,
+    );
+    if (authorized?.status !== 202 && !doneBefore(authorized)) {
+      if (authorized) this.unexpectedAnswer(`POST ${sandbox}/simulate`, authorized);
+      return;
+    }
+    subscription.authorizeRequested = true;
+    const readWhen = (ready: (read: Record<string, unknown>) => boolean) =>
+      this.eventually(async () => {
+        const read = await this.read(business, path);
+        return read && ready(read) ? read : undefined;
+      }, SUBSCRIPTION_STEP_MS);
+    let read = await readWhen((s) => s.status === 'active');
+    const cycles = this.options.cyclesPerSubscription ?? 3;
+    // Every other pair of subscriptions races a cancel with a debit: both retry policies do.
+    const races = Math.floor(n / 2) % 2 === 1;
+    for (let cycle = 1; read && cycle <= cycles + (races ? 1 : 0); cycle += 1) {
+      const due = String(read.next_due_date);
+      const race = cycle > cycles;
+      if (cycle === 2) {
+        const failed = await this.post(
+          business,
+          `${sandbox}/simulate`,
+          { outcome: 'fail_next_cycle' },
+          `${idempotencyKey}-fail-${cycle}`,
+        );
+        if (failed?.status !== 202) {
+          if (failed) this.unexpectedAnswer(`POST ${sandbox}/simulate`, failed);
+          return;
+        }
+        subscription.failedCycle = cycle;
+      }
+      if (race) {
+        // The cycle opened first (its send day, 7 days before it is due), so the cancel races its debit at the PSP.
+        const sendDay = daysAfter(due, -7);
+        const opened = await this.post(
+          business,
+          `${sandbox}/advance`,
+          { to: sendDay },
+          `${idempotencyKey}-advance-${cycle}-open`,
+        );
+        if (opened?.status !== 202) {
+          if (opened) this.unexpectedAnswer(`POST ${sandbox}/advance`, opened);
+          return;
+        }
+        subscription.advancedTo = sendDay;
+        if (!(await readWhen((s) => s.current_date === sendDay))) return;
+      }
+      // Past the due date and, for a failed debit, its retries (the next day's at the latest in the sandbox).
+      const to = daysAfter(due, race ? 1 : 3);
+      const advance = this.post(business, `${sandbox}/advance`, { to }, `${idempotencyKey}-advance-${cycle}`);
+      // The cancel a moment after the move starts (0 to 1.5 s): sometimes before the debit, sometimes after it.
+      const cancel = race
+        ? letTimePass(randomInt(0, 1_500)).then(() =>
+            this.post(business, `${path}/cancel`, {}, `${idempotencyKey}-cancel`),
+          )
+        : Promise.resolve(undefined);
+      const [advanced, cancelled] = await Promise.all([advance, cancel]);
+      if (advanced?.status !== 202) {
+        if (advanced) this.unexpectedAnswer(`POST ${sandbox}/advance`, advanced);
+        return;
+      }
+      subscription.advancedTo = to;
+      if (race) {
+        if (cancelled?.status === 200 || doneBefore(cancelled)) subscription.cancelledDuringDebit = cycle;
+        else if (cancelled) this.unexpectedAnswer(`POST ${path}/cancel`, cancelled);
+        return;
+      }
+      read = await readWhen((s) => s.current_date === to);
     }
   }
 
@@ -377,11 +560,7 @@ export class LoadGenerator {
     const operatorPath = `/admin/v1/received-funds/${fundsId}/${action}`;
     const answer = await this.post('operator', operatorPath, {}, `${payment.idempotencyKey}-${action}`);
     // An assignment asked again after an attempt whose answer was lost finds the funds assigned already.
-    const assignedBefore =
-      action === 'assign' &&
-      answer?.status === 422 &&
-      answer.attempts > 1 &&
-      (answer.json.error as { code?: unknown } | undefined)?.code === 'INVALID_STATUS';
+    const assignedBefore = action === 'assign' && doneBefore(answer);
     if (answer?.status === 200 || assignedBefore)
       this.settledHeldFunds.push({ fundsId, payment, action, at: Date.now() });
     else if (answer) this.unexpectedAnswer(`POST ${operatorPath}`, answer);
@@ -617,6 +796,20 @@ export class LoadGenerator {
       await letTimePass(Math.min(retryAfterMs ?? backoff, MAX_BACKOFF_MS));
     }
   }
+}
+
+/**
+ * A state change asked again after an attempt that made it but whose answer a fault lost (a 503 releases the key, so
+ * the retry runs again): the change is found made (`422 INVALID_STATUS`).
+ */
+function doneBefore(
+  answer: { status: number; json: Record<string, unknown>; attempts: number } | undefined,
+): boolean {
+  return (
+    answer?.status === 422 &&
+    answer.attempts > 1 &&
+    (answer.json.error as { code?: unknown } | undefined)?.code === 'INVALID_STATUS'
+  );
 }
 
 /** What a request does: creates a payment (or a payout), or asks the sandbox to pay one. */

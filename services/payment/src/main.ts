@@ -85,7 +85,7 @@ import { startSubscription } from './application/start-subscription';
 import { cancelRunningSubscription } from './application/cancel-running-subscription';
 import { applyRecurrenceChange } from './application/apply-recurrence-change';
 import { announceCycleRetry } from './application/announce-cycle-retry';
-import { advanceSubscriptionClock } from './application/advance-subscription-clock';
+import { advanceSubscriptionClock, resumeClockMove } from './application/advance-subscription-clock';
 import { simulatePayerBank } from './application/simulate-payer-bank';
 import { CycleScheduler } from './application/cycle-scheduler';
 
@@ -235,9 +235,10 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(advanceSubscription, (command) =>
       advanceSubscriptionClock({ ...dueCycles, appEnv: config.APP_ENV }, command),
     )
-    .handle(pixRecurrenceChanged, (event, context) =>
-      applyRecurrenceChange(uow(pixRecurrenceChanged), event, context),
-    )
+    .handle(pixRecurrenceChanged, async (event, context) => {
+      if (await applyRecurrenceChange(uow(pixRecurrenceChanged), event, context))
+        resumeClockMove(dueCycles, event.subscription_id);
+    })
     .handle(pixCycleAttemptFailed, (event, context) =>
       announceCycleRetry(uow(pixCycleAttemptFailed), event, context),
     )

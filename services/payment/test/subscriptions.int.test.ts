@@ -506,6 +506,85 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
       expect((await read(businessId, subscription.subscription_id)).current_date).toBe(inDays(40));
     });
 
+    /** The clock, the target still asked for, and whether a runner holds the move, as stored. */
+    const clockOf = async (id: string) =>
+      (
+        (await h.service.dataSource.query(
+          `SELECT clock_date::text AS clock, clock_target::text AS target, clock_lease_until IS NOT NULL AS held,
+                  cycle_open_failures AS failures
+             FROM subscriptions WHERE id = $1`,
+          [id],
+        )) as Array<{ clock: string; target: string | null; held: boolean; failures: number }>
+      )[0]!;
+
+    test("a move asked before the payer's answer arrived waits at cycle 1's send day, and goes on once it is authorized", async () => {
+      const businessId = await h.newBusiness();
+      // The payer has answered at their bank, but the event saying so is still on its way.
+      const subscription = await subscribe(businessId, { start_date: inDays(10) });
+      const id = subscription.subscription_id;
+      const asked = await h.request(advanceSubscriptionClock, {
+        business_id: businessId,
+        subscription_id: id,
+        to: inDays(45),
+      });
+      expect(asked.ok).toBe(true);
+      // Past cycle 1's send day unauthorized, every cycle on the way would be past its window: never sent.
+      const waiting = await waitFor(async () => {
+        const clock = await clockOf(id);
+        return clock.clock === inDays(3) && !clock.held ? clock : undefined;
+      });
+      expect(waiting.target).toBe(inDays(45));
+      expect(await cyclesOf(businessId, id)).toEqual([]);
+      await h.waitForHandled([await h.publishEvent(pixRecurrenceChanged, changed(subscription))]);
+      const moved = await waitFor(async () => {
+        const current = await read(businessId, id);
+        return current.current_date === inDays(45) ? current : undefined;
+      });
+      expect(moved.status).toBe('active');
+      const cycles = await cyclesOf(businessId, id);
+      expect(cycles.map((cycle) => [cycle.cycle, cycle.status])).toEqual([
+        [1, 'processing'],
+        [2, 'processing'],
+      ]);
+    });
+
+    test('a cycle the adapter does not open holds the move at its send day; past its back-off the scheduler moves on', async () => {
+      const businessId = await h.newBusiness();
+      const subscription = await activated(businessId, { start_date: inDays(10) });
+      const id = subscription.subscription_id;
+      h.rails.cycleOpenRefusals.add(id);
+      try {
+        const asked = await h.request(advanceSubscriptionClock, {
+          business_id: businessId,
+          subscription_id: id,
+          to: inDays(45),
+        });
+        expect(asked.ok).toBe(true);
+        const held = await waitFor(async () => {
+          const clock = await clockOf(id);
+          return clock.clock === inDays(3) && !clock.held && clock.failures > 0 ? clock : undefined;
+        });
+        // Not given up: the target stays, and the cycle was not passed unsent.
+        expect(held.target).toBe(inDays(45));
+        expect(await cyclesOf(businessId, id)).toEqual([]);
+        // Backing off, the scheduler leaves the move alone.
+        await h.service.cycleScheduler.pass();
+        expect((await clockOf(id)).clock).toBe(inDays(3));
+      } finally {
+        h.rails.cycleOpenRefusals.delete(id);
+      }
+      await h.service.dataSource.query(
+        `UPDATE subscriptions SET cycle_open_retry_at = now() - interval '1 second' WHERE id = $1`,
+        [id],
+      );
+      await h.service.cycleScheduler.pass();
+      expect(await clockOf(id)).toMatchObject({ clock: inDays(45), target: null, held: false, failures: 0 });
+      expect((await cyclesOf(businessId, id)).map((cycle) => [cycle.cycle, cycle.status])).toEqual([
+        [1, 'processing'],
+        [2, 'processing'],
+      ]);
+    });
+
     test("a clock move's lease is renewed and let go only by the runner holding it", async () => {
       const businessId = await h.newBusiness();
       const subscription = await activated(businessId, { start_date: inDays(30) });
@@ -523,7 +602,7 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
       expect(await claimClockMove(manager, id, 60_000, 'runner-b', false)).toBe(true);
       // Runner a wakes up: it can neither renew b's lease nor let it go.
       expect(await claimClockMove(manager, id, 60_000, 'runner-a', true)).toBe(false);
-      await endClockMove(manager, id, 'runner-a', true);
+      await endClockMove(manager, id, 'runner-a');
       const lease = async () =>
         (
           (await manager.query(
@@ -533,7 +612,12 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
         )[0];
       expect(await lease()).toEqual({ owner: 'runner-b', target: true });
       expect(await claimClockMove(manager, id, 60_000, 'runner-b', true)).toBe(true);
-      await endClockMove(manager, id, 'runner-b', true);
+      await endClockMove(manager, id, 'runner-b');
+      // Let go short of its target: the target stays for the next runner.
+      expect(await lease()).toEqual({ owner: null, target: true });
+      await manager.query(`UPDATE subscriptions SET clock_date = clock_target WHERE id = $1`, [id]);
+      expect(await claimClockMove(manager, id, 60_000, 'runner-b', false)).toBe(true);
+      await endClockMove(manager, id, 'runner-b');
       expect(await lease()).toEqual({ owner: null, target: false });
     });
 

@@ -67,6 +67,13 @@ export function describeFaultRun(
     expect(result.report.figures.heldFundsReturned).toBeGreaterThan(0);
     expect(result.report.figures.heldFundsAssigned).toBeGreaterThan(0);
     expect(result.report.figures.adjustments).toBeGreaterThan(0);
+    if (options.load.subscriptionClients) {
+      const { subscriptions } = result.report.figures;
+      expect(subscriptions.cyclesPaid).toBeGreaterThan(0);
+      expect(subscriptions.cyclesFailed).toBeGreaterThan(0);
+      const { racedCancelsPaid, racedCancelsHeld, racedCancelsNotCharged } = subscriptions;
+      expect(racedCancelsPaid + racedCancelsHeld + racedCancelsNotCharged).toBeGreaterThan(0);
+    }
   });
 
   if (expected.brokerRetries)

@@ -54,13 +54,18 @@ export async function advanceSubscriptionClock(
       `Campos inválidos: to. O relógio da assinatura está em ${found.clockDate} e avança no máximo ${MAX_CLOCK_ADVANCE_DAYS} dias (5 anos) por vez.`,
     );
   await setClockTarget(deps.dataSource.manager, found.id, found.businessId, command.to);
-  void moveSubscriptionClock(deps, found.id).catch((err: unknown) =>
-    deps.logger.error(
-      { err, subscriptionId: found.id },
-      'a subscription clock move failed; the scheduler takes it up',
-    ),
-  );
+  resumeClockMove(deps, found.id);
   return toSubscriptionRecord(found, wallToday());
+}
+
+/**
+ * Moves the clock of a subscription whose move waits (asked for, or held up) in the background; a failure is logged,
+ * and the scheduler's next pass takes the move up.
+ */
+export function resumeClockMove(deps: DueCyclesDeps, subscriptionId: string): void {
+  void moveSubscriptionClock(deps, subscriptionId).catch((err: unknown) =>
+    deps.logger.error({ err, subscriptionId }, 'a subscription clock move failed; the scheduler takes it up'),
+  );
 }
 
 /**
@@ -69,14 +74,18 @@ export async function advanceSubscriptionClock(
  * after the recurrence's clock at the PSP was moved there (`pix.recurrence.advance.v1`: the payer's bank debits or
  * fails each due cycle as it passes, its outcome arriving as the usual events); finally both clocks reach the target.
  * One runner at a time holds the move (a lease on the row, renewed at each step); every step is safe to repeat, so a
- * runner that died is taken over where the clock stands. A step that cannot pass (a cycle the adapter refuses) gives
- * the move up (logged): the advance can be asked again.
+ * runner that died is taken over where the clock stands.
+ *
+ * The clock never passes a send day whose cycle is not opened: the move stops there, its target kept, and goes on
+ * later. A subscription still waiting for the payer's answer (an authorization asked of the sandbox payer's bank
+ * arrives as an event a moment later) goes on when the answer comes (`resumeClockMove`); a cycle the adapter did not
+ * open (a fault, a refusal that may pass) once its back-off has passed, by the scheduler. Passing either would make
+ * the cycles on the way unsendable (past their window) for a reason that is not the merchant's.
  */
 export async function moveSubscriptionClock(deps: DueCyclesDeps, subscriptionId: string): Promise<void> {
   const { manager } = deps.dataSource;
   const owner = randomUUID();
   if (!(await claimClockMove(manager, subscriptionId, CLOCK_MOVE_LEASE_MS, owner, false))) return;
-  let giveUp = false;
   try {
     for (;;) {
       const subscription = (await findSubscription(manager, subscriptionId))!;
@@ -89,26 +98,25 @@ export async function moveSubscriptionClock(deps: DueCyclesDeps, subscriptionId:
         await moveClock(deps, subscription.id, stop);
       }
       const opened = await openDueCycles(deps, subscription.id);
-      // Nothing more due on the target day: done. Nothing opened on a send day before it: the adapter refused the
-      // cycle; go no further than it.
+      // Nothing moved and nothing opened: at the target, done; before it, held up at a send day (see above).
       if (stop === clock && opened === 0) {
-        if (clock >= target) break;
-        giveUp = true;
-        deps.logger.warn(
-          { subscriptionId, clock },
-          'a subscription clock move stopped at a cycle that did not open',
-        );
+        if (clock < target)
+          deps.logger.info(
+            { subscriptionId, clock, status: subscription.status },
+            "a subscription clock move waits at a send day: for the payer's answer, or for the cycle to open",
+          );
         break;
       }
       if (!(await claimClockMove(manager, subscriptionId, CLOCK_MOVE_LEASE_MS, owner, true))) return;
     }
   } finally {
-    await endClockMove(manager, subscriptionId, owner, giveUp);
+    await endClockMove(manager, subscriptionId, owner);
   }
 }
 
 /**
- * The next day the clock stops at on its way to `to`: the next cycle's send day (not before today), or `to`.
+ * The next day the clock stops at on its way to `to`: the next cycle's send day (not before today) while the
+ * subscription runs or waits for its authorization, or `to`.
  */
 function nextStop(
   subscription: { status: string; clockDate: string | null; nextDueDate: string | null; startDate: string },
@@ -116,7 +124,8 @@ function nextStop(
 ): string {
   const clock = subscription.clockDate!;
   const candidates = [to];
-  if (subscription.status === 'active' && subscription.nextDueDate !== null) {
+  const waitsForCycles = subscription.status === 'active' || subscription.status === 'pending_authorization';
+  if (waitsForCycles && subscription.nextDueDate !== null) {
     const send = cycleSendDay(subscription.nextDueDate);
     candidates.push(send < clock ? clock : send);
   }

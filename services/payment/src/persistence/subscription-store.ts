@@ -196,28 +196,30 @@ export async function claimClockMove(
 
 /**
  * The runner `owner` lets the move go (nothing when another took it over): the target is cleared once the clock reached
- * it, or when `giveUp` (a step that will not pass, such as a cycle the adapter refuses); otherwise it stays for the next
- * runner (a failure that may pass).
+ * it; otherwise it stays for the next runner (a move held up at a send day goes on later).
  */
 export async function endClockMove(
   manager: EntityManager,
   subscriptionId: string,
   owner: string,
-  giveUp: boolean,
 ): Promise<void> {
   await manager.query(
     `UPDATE subscriptions SET clock_lease_until = NULL, clock_lease_owner = NULL,
-        clock_target = CASE WHEN clock_target <= clock_date OR $3::boolean THEN NULL ELSE clock_target END
+        clock_target = CASE WHEN clock_target <= clock_date THEN NULL ELSE clock_target END
       WHERE id = $1 AND clock_lease_owner = $2`,
-    [subscriptionId, owner, giveUp],
+    [subscriptionId, owner],
   );
 }
 
-/** Up to `limit` sandbox subscriptions whose clock has a move asked for that no runner holds. */
+/**
+ * Up to `limit` sandbox subscriptions whose clock has a move asked for that no runner holds, and whose cycle open is not
+ * backing off (the move waits for it, as the scheduler's own opens do).
+ */
 export async function subscriptionsWithClockToMove(manager: EntityManager, limit: number): Promise<string[]> {
   const rows: Array<{ id: string }> = await manager.query(
     `SELECT id FROM subscriptions
       WHERE clock_target >= clock_date AND (clock_lease_until IS NULL OR clock_lease_until < now())
+        AND (cycle_open_retry_at IS NULL OR cycle_open_retry_at <= now())
       ORDER BY updated_at LIMIT $1`,
     [limit],
   );
