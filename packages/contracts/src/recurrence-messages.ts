@@ -146,11 +146,20 @@ export const openPixRecurrence = defineCommand<OpenPixRecurrence, PixRecurrence>
 export interface CancelPixRecurrence {
   subscription_id: string;
 }
-export const cancelPixRecurrence = defineCommand<CancelPixRecurrence, { cancelled: true }>(
+export interface CancelledPixRecurrence {
+  cancelled: true;
+  kept_payment_ids?: string[];
+}
+export const cancelPixRecurrence = defineCommand<CancelPixRecurrence, CancelledPixRecurrence>(
   'pix.recurrence.cancel.v1',
   'pix-adapter',
   Joi.object({ subscription_id: subscriptionId.required() }),
-  Joi.object({ cancelled: Joi.valid(true).required() }),
+  Joi.object({
+    cancelled: Joi.valid(true).required(),
+    // The cycles the PSP did not cancel (their debit day had come, or they were debited already): their outcome at the
+    // PSP stands and arrives as usual, so they are not cancelled here. Absent from an older adapter.
+    kept_payment_ids: Joi.array().items(Joi.string().max(100)).max(1000),
+  }),
   // Unknown recurrence; one the PSP already ended (rejected, expired, cancelled by the payer: its event tells why).
   ['NOT_FOUND', 'INVALID_STATUS'],
 );

@@ -373,13 +373,16 @@ async function observe(sources: InvariantSources): Promise<Observed> {
     return {
       payments: new Map(payments.rows.map((row) => [row.id, row])),
       subscriptions: await checkSubscriptions(client, sources.load.subscriptions),
+      // Only a load that made subscriptions has any (an older release's payment service has no such table).
       subscriptionOwners: new Map(
-        (
-          await client.query<{ id: string; business_id: string }>(
-            'SELECT id, business_id FROM payment.subscriptions WHERE business_id = ANY($1)',
-            [businessIds],
-          )
-        ).rows.map((row) => [row.id, row]),
+        sources.load.subscriptions.length === 0
+          ? []
+          : (
+              await client.query<{ id: string; business_id: string }>(
+                'SELECT id, business_id FROM payment.subscriptions WHERE business_id = ANY($1)',
+                [businessIds],
+              )
+            ).rows.map((row) => [row.id, row]),
       ),
       duplicateKeys: duplicateKeys.rows,
       confirmedEvents: confirmedEvents.rows,

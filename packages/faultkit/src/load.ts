@@ -168,8 +168,11 @@ const MAX_PAYOUT_CENTAVOS = 5_000;
 /** How long a client waits for money it paid aside to be held (or a payment to expire) before it moves on. */
 const HELD_FUNDS_WAIT_MS = 30_000;
 
-/** How long a subscription client waits for its subscription to be active, or its clock at the day asked. */
-const SUBSCRIPTION_STEP_MS = 60_000;
+/**
+ * How long a subscription client waits for its subscription to be active, or its clock at the day asked: past a cycle
+ * open's first back-off (a minute) and the scheduler's next pass.
+ */
+const SUBSCRIPTION_STEP_MS = 120_000;
 
 /** The sandbox payer of the load's subscriptions: a valid CPF and the account their bank debits. */
 const SUBSCRIBER = {

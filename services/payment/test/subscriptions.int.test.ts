@@ -519,9 +519,15 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
 
     test("a move asked before the payer's answer arrived waits at cycle 1's send day, and goes on once it is authorized", async () => {
       const businessId = await h.newBusiness();
-      // The payer has answered at their bank, but the event saying so is still on its way.
+      // The payer's bank is asked to authorize; the event saying it did is still on its way.
       const subscription = await subscribe(businessId, { start_date: inDays(10) });
       const id = subscription.subscription_id;
+      const authorize = await h.request(simulateSubscription, {
+        business_id: businessId,
+        subscription_id: id,
+        outcome: 'authorize',
+      });
+      expect(authorize.ok).toBe(true);
       const asked = await h.request(advanceSubscriptionClock, {
         business_id: businessId,
         subscription_id: id,
@@ -546,6 +552,39 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
         [1, 'processing'],
         [2, 'processing'],
       ]);
+    });
+
+    test('a pending subscription nobody was asked to answer for moves freely: nobody authorized it in time', async () => {
+      const businessId = await h.newBusiness();
+      const subscription = await subscribe(businessId, { start_date: inDays(10) });
+      const moved = await advance(businessId, subscription.subscription_id, inDays(45));
+      expect(moved).toMatchObject({ current_date: inDays(45), status: 'pending_authorization' });
+      expect(await cyclesOf(businessId, subscription.subscription_id)).toEqual([]);
+    });
+
+    test("a merchant's cancel while a move waits on a cycle's back-off lets the clock move on", async () => {
+      const businessId = await h.newBusiness();
+      const subscription = await activated(businessId, { start_date: inDays(10) });
+      const id = subscription.subscription_id;
+      h.rails.cycleOpenRefusals.add(id);
+      try {
+        await h.request(advanceSubscriptionClock, {
+          business_id: businessId,
+          subscription_id: id,
+          to: inDays(45),
+        });
+        await waitFor(async () => {
+          const clock = await clockOf(id);
+          return clock.clock === inDays(3) && !clock.held && clock.failures > 0 ? clock : undefined;
+        });
+      } finally {
+        h.rails.cycleOpenRefusals.delete(id);
+      }
+      const cancelled = await h.request(cancelSubscription, { business_id: businessId, subscription_id: id });
+      expect(cancelled.ok && cancelled.result.status).toBe('cancelled');
+      // Ended, it has no cycle to open: the scheduler takes the move up at once, back-off or not.
+      await h.service.cycleScheduler.pass();
+      expect(await clockOf(id)).toMatchObject({ clock: inDays(45), target: null, held: false });
     });
 
     test('a cycle the adapter does not open holds the move at its send day; past its back-off the scheduler moves on', async () => {
@@ -934,6 +973,28 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
       await h.waitForHandled([await h.publishEvent(pixChargePaid, aPixChargePaid(cycle!))]);
       expect((await h.readPayment(businessId, cycle!.payment_id)).payment.status).toBe('cancelled');
       expect((await h.receivedFunds(cycle!.payment_id)).map((funds) => funds.kind)).toEqual(['late']);
+    });
+
+    test('a debit the PSP made before the cancel, reported after it, is a paid cycle: the PSP kept the cycle', async () => {
+      const businessId = await h.newBusiness();
+      const subscription = await activated(businessId, { start_date: inDays(20) });
+      await advance(businessId, subscription.subscription_id, inDays(13));
+      const [cycle] = await cyclesOf(businessId, subscription.subscription_id);
+      // Not yet due by this clock, but debited at the PSP (whose clock moved first): its cancel there was refused.
+      h.rails.cyclesKeptAtCancel.add(cycle!.payment_id);
+      try {
+        const cancelled = await h.request(cancelSubscription, {
+          business_id: businessId,
+          subscription_id: subscription.subscription_id,
+        });
+        expect(cancelled.ok && cancelled.result.status).toBe('cancelled');
+      } finally {
+        h.rails.cyclesKeptAtCancel.delete(cycle!.payment_id);
+      }
+      expect((await h.readPayment(businessId, cycle!.payment_id)).payment.status).toBe('processing');
+      await h.waitForHandled([await h.publishEvent(pixChargePaid, aPixChargePaid(cycle!))]);
+      expect((await h.readPayment(businessId, cycle!.payment_id)).payment.status).toBe('paid');
+      expect(await h.receivedFunds(cycle!.payment_id)).toEqual([]);
     });
 
     test('a cancel racing a debit ends in one consistent state', async () => {

@@ -461,14 +461,37 @@ describe('PIX adapter: Pix Automático against the PSP simulator', () => {
     const { command, today } = await anAuthorizedRecurrence();
     const cycle = aCycle(command.subscription_id, daysAfter(today, 5));
     const txid = await openCycle(cycle);
-    expect((await bed.request(cancelPixRecurrence, { subscription_id: command.subscription_id })).ok).toBe(
-      true,
-    );
+    expect(
+      await bed.request(cancelPixRecurrence, { subscription_id: command.subscription_id }),
+    ).toMatchObject({
+      ok: true,
+      result: { cancelled: true, kept_payment_ids: [] },
+    });
     await waitFor(async () => (await cobrAtPsp(txid)).status === 'CANCELADA');
     await chargeBecomes(bed, txid, 'failed');
     // Cancelled, not a failed debit: its own cause, so the payment is cancelled.
     const [closed] = await eventsBecome(bed, 'pix.charge.closed.v1', 'txid', txid, 1);
     expect(closed).toMatchObject({ reason: 'failed', cause: 'cycle_cancelled' });
+  });
+
+  test('a cycle the PSP debited before the merchant cancels is kept: the answer names it, and its debit is paid', async () => {
+    const { command, today, opened } = await anAuthorizedRecurrence();
+    const cycle = aCycle(command.subscription_id, daysAfter(today, 2));
+    const txid = await openCycle(cycle);
+    // The recurrence's clock at the PSP passes the due date first: the payer's bank debits the cycle.
+    const moved = await atPsp(psp.url, 'POST', `/sandbox/rec/${opened.recurrence_id}/relogio/avancar`, {
+      ate: daysAfter(cycle.due_date, 1),
+    });
+    expect(moved.status).toBe(200);
+    await waitFor(async () => (await cobrAtPsp(txid)).status === 'CONCLUIDA');
+    expect(
+      await bed.request(cancelPixRecurrence, { subscription_id: command.subscription_id }),
+    ).toMatchObject({
+      ok: true,
+      result: { cancelled: true, kept_payment_ids: [cycle.payment_id] },
+    });
+    await eventsBecome(bed, 'pix.charge.paid.v1', 'payment_id', cycle.payment_id, 1);
+    expect(await eventsOf(bed, 'pix.charge.closed.v1', 'txid', txid)).toHaveLength(0);
   });
 
   test('a cycle cancelled by its payer’s cancelling the recurrence closes cycle_cancelled', async () => {

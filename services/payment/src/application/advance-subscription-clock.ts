@@ -28,6 +28,12 @@ export const MAX_CLOCK_ADVANCE_DAYS = 5 * 365 + 1;
 export const CLOCK_MOVE_LEASE_MS = 60_000;
 
 /**
+ * How long after the sandbox payer's bank was asked to answer an authorization a move still waits for that answer at a
+ * send day: it comes as an event within seconds; past this, nobody is answering, and the clock moves on.
+ */
+export const PAYER_ANSWER_WAIT_MS = 2 * 60_000;
+
+/**
  * Sandbox only: asks for a subscription's clock to move forward to `to` (never back, never more than
  * `MAX_CLOCK_ADVANCE_DAYS` past the clock: INVALID_FIELDS) and answers at
  * once, as Stripe's test clocks do: the move itself (`moveSubscriptionClock`) runs in the background, started here and
@@ -77,10 +83,11 @@ export function resumeClockMove(deps: DueCyclesDeps, subscriptionId: string): vo
  * runner that died is taken over where the clock stands.
  *
  * The clock never passes a send day whose cycle is not opened: the move stops there, its target kept, and goes on
- * later. A subscription still waiting for the payer's answer (an authorization asked of the sandbox payer's bank
- * arrives as an event a moment later) goes on when the answer comes (`resumeClockMove`); a cycle the adapter did not
- * open (a fault, a refusal that may pass) once its back-off has passed, by the scheduler. Passing either would make
- * the cycles on the way unsendable (past their window) for a reason that is not the merchant's.
+ * later. A subscription whose payer's bank was just asked to answer its authorization (the answer arrives as an event a
+ * moment later) goes on when the answer comes (`resumeClockMove`), or after `PAYER_ANSWER_WAIT_MS` without one; a
+ * cycle the adapter did not open (a fault, a refusal that may pass) once its back-off has passed, by the scheduler.
+ * Passing either would make the cycles on the way unsendable (past their window) for a reason that is not the
+ * merchant's. A subscription nobody was asked to answer for moves freely (nobody authorized it in time).
  */
 export async function moveSubscriptionClock(deps: DueCyclesDeps, subscriptionId: string): Promise<void> {
   const { manager } = deps.dataSource;
@@ -92,7 +99,10 @@ export async function moveSubscriptionClock(deps: DueCyclesDeps, subscriptionId:
       const clock = subscription.clockDate!;
       const target = subscription.clockTarget;
       if (target === null || target < clock) break;
-      const stop = nextStop(subscription, target);
+      // The next cycle's open is backing off (it failed): the scheduler takes the move up once it may try again.
+      if (subscription.status === 'active' && (subscription.cycleOpenRetryAt?.getTime() ?? 0) > Date.now())
+        break;
+      const stop = nextStop(subscription, target, Date.now());
       if (stop > clock) {
         await deps.rails.recurrences.advance(subscription.id, stop);
         await moveClock(deps, subscription.id, stop);
@@ -116,16 +126,26 @@ export async function moveSubscriptionClock(deps: DueCyclesDeps, subscriptionId:
 
 /**
  * The next day the clock stops at on its way to `to`: the next cycle's send day (not before today) while the
- * subscription runs or waits for its authorization, or `to`.
+ * subscription runs, or while the payer's answer to its authorization is on its way (asked of the sandbox payer's bank
+ * less than `PAYER_ANSWER_WAIT_MS` ago); otherwise `to`.
  */
 function nextStop(
-  subscription: { status: string; clockDate: string | null; nextDueDate: string | null; startDate: string },
+  subscription: {
+    status: string;
+    clockDate: string | null;
+    nextDueDate: string | null;
+    payerAnswerAskedAt: Date | null;
+  },
   to: string,
+  now: number,
 ): string {
   const clock = subscription.clockDate!;
   const candidates = [to];
-  const waitsForCycles = subscription.status === 'active' || subscription.status === 'pending_authorization';
-  if (waitsForCycles && subscription.nextDueDate !== null) {
+  const answerOnItsWay =
+    subscription.status === 'pending_authorization' &&
+    subscription.payerAnswerAskedAt !== null &&
+    now - subscription.payerAnswerAskedAt.getTime() < PAYER_ANSWER_WAIT_MS;
+  if ((subscription.status === 'active' || answerOnItsWay) && subscription.nextDueDate !== null) {
     const send = cycleSendDay(subscription.nextDueDate);
     candidates.push(send < clock ? clock : send);
   }

@@ -16,8 +16,10 @@ export interface CancelSubscriptionDeps {
 /**
  * The merchant cancels: the recurrence is cancelled at the PSP first (`pix.recurrence.cancel.v1`, outside any
  * transaction), then, under the subscription's row lock, it becomes `cancelled` (by the merchant) with
- * `subscription.cancelled`, and its open cycle not yet due is cancelled with it. A cycle the PSP debited first is paid
- * and stays so (its confirmation took the payment's lock first); an authorization outcome that ended the subscription
+ * `subscription.cancelled`, and its open cycle not yet due is cancelled with it, unless the PSP did not cancel it (its
+ * debit day had come, or it was debited and its confirmation is on its way: the sandbox clock here lags the PSP's
+ * while it moves): that cycle ends as the PSP says, paid or failed. A cycle confirmed paid first stays so (its
+ * confirmation took the payment's lock first); an authorization outcome that ended the subscription
  * meanwhile (the payer cancelled too) is the end it keeps: the answer shows it. When the PSP answers that the
  * recurrence ended already (INVALID_STATUS: the payer cancelled it, or it was rejected or expired there), the merchant
  * is answered INVALID_STATUS and nothing changes here: the subscription ends as the PSP's event says, never as a
@@ -33,8 +35,9 @@ export async function cancelRunningSubscription(
   const found = await findSubscription(deps.dataSource.manager, command.subscription_id, command.business_id);
   if (!found) throw notFound();
   if (!isRunning(found.status)) throw notRunning(found.status);
+  let keptAtThePsp: string[];
   try {
-    await deps.rails.recurrences.cancel(found.id, context);
+    keptAtThePsp = await deps.rails.recurrences.cancel(found.id, context);
   } catch (error) {
     // The PSP ended it already (the payer cancelled, the authorization was rejected or expired): that is its end, not
     // the merchant's. Nothing is recorded here; the PSP's event, on the way, ends the subscription and says why.
@@ -54,7 +57,7 @@ export async function cancelRunningSubscription(
       subscription.nextDueDate = null;
       await saveSubscription(tx.manager, subscription);
       await emitSubscriptionEvent(tx, 'cancelled', subscription);
-      await cancelCyclesNotYetDue(tx, subscription, today);
+      await cancelCyclesNotYetDue(tx, subscription, today, new Set(keptAtThePsp));
     }
     return toSubscriptionRecord(subscription, wallToday());
   });

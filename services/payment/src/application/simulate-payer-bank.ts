@@ -3,7 +3,13 @@ import type { SimulateSubscription } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
 import type { Rails } from '../clients';
 import { isRunning, todayOf } from '../domain/subscription';
-import { findSubscription, lockOpenCycles, lockSubscription, saveSubscription } from '../persistence';
+import {
+  findSubscription,
+  lockOpenCycles,
+  lockSubscription,
+  markPayerAnswerAsked,
+  saveSubscription,
+} from '../persistence';
 import { wallToday } from './shared/subscription-events';
 import { cycleDueDate } from '../domain/subscription';
 
@@ -49,6 +55,10 @@ export async function simulatePayerBank(
   switch (command.outcome) {
     case 'authorize':
     case 'reject':
+      // A clock move asked next waits at the send day for the answer, on its way as an event (see nextStop).
+      await markPayerAnswerAsked(deps.dataSource.manager, subscription.id);
+      await deps.rails.recurrences.simulate(subscription.id, command.outcome, messageId);
+      return ACCEPTED;
     case 'payer_cancel':
       await deps.rails.recurrences.simulate(subscription.id, command.outcome, messageId);
       return ACCEPTED;

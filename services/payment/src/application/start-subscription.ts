@@ -120,6 +120,7 @@ export async function startSubscription(
       cycleOpenFailures: 0,
       cycleOpenRetryAt: null,
       failNextCycle: false,
+      payerAnswerAskedAt: null,
       cancelledBy: null,
       cancellationReason: null,
       pspReasonCode: null,

@@ -25,13 +25,15 @@ export class PixRecurrences {
     return this.caller.call(openPixRecurrence, recurrence, context, 'open-recurrence');
   }
 
-  async cancel(subscriptionId: string, context: MessageContext): Promise<void> {
-    await this.caller.call(
+  /** Answers the payment ids of the cycles the PSP did not cancel (their outcome there stands; none from an older adapter). */
+  async cancel(subscriptionId: string, context: MessageContext): Promise<string[]> {
+    const answer = await this.caller.call(
       cancelPixRecurrence,
       { subscription_id: subscriptionId },
       context,
       'cancel-recurrence',
     );
+    return answer.kept_payment_ids ?? [];
   }
 
   /** Opens one cycle's `cobr`; its message id is the cycle's own, whoever opens it (a scheduler pass, an advance). */

@@ -61,6 +61,7 @@ export async function saveSubscription(
       nextDueDate: subscription.nextDueDate,
       clockDate: subscription.clockDate,
       failNextCycle: subscription.failNextCycle,
+      payerAnswerAskedAt: subscription.payerAnswerAskedAt,
       cycleOpenFailures: subscription.cycleOpenFailures,
       cycleOpenRetryAt: subscription.cycleOpenRetryAt,
       cancelledBy: subscription.cancelledBy,
@@ -153,6 +154,14 @@ export async function backOffCycleOpen(
   );
 }
 
+/** Sandbox: the payer's bank was asked to answer the authorization now (its answer arrives as an event). */
+export async function markPayerAnswerAsked(manager: EntityManager, subscriptionId: string): Promise<void> {
+  await manager.query(
+    `UPDATE subscriptions SET payer_answer_asked_at = now() WHERE id = $1 AND status = 'pending_authorization'`,
+    [subscriptionId],
+  );
+}
+
 /**
  * Sandbox: asks the subscription's clock to move to `to` (a later target kept, never an earlier one); `to` its today
  * asks for what is due on it.
@@ -203,8 +212,9 @@ export async function endClockMove(
   subscriptionId: string,
   owner: string,
 ): Promise<void> {
+  // updated_at moves too: a move that waits goes behind the others the scheduler takes over (they are taken oldest first).
   await manager.query(
-    `UPDATE subscriptions SET clock_lease_until = NULL, clock_lease_owner = NULL,
+    `UPDATE subscriptions SET clock_lease_until = NULL, clock_lease_owner = NULL, updated_at = now(),
         clock_target = CASE WHEN clock_target <= clock_date THEN NULL ELSE clock_target END
       WHERE id = $1 AND clock_lease_owner = $2`,
     [subscriptionId, owner],
@@ -212,14 +222,15 @@ export async function endClockMove(
 }
 
 /**
- * Up to `limit` sandbox subscriptions whose clock has a move asked for that no runner holds, and whose cycle open is not
- * backing off (the move waits for it, as the scheduler's own opens do).
+ * Up to `limit` sandbox subscriptions whose clock has a move asked for that no runner holds, and, while active, whose
+ * cycle open is not backing off (the move waits for it, as the scheduler's own opens do; an ended one has no cycle to
+ * open).
  */
 export async function subscriptionsWithClockToMove(manager: EntityManager, limit: number): Promise<string[]> {
   const rows: Array<{ id: string }> = await manager.query(
     `SELECT id FROM subscriptions
       WHERE clock_target >= clock_date AND (clock_lease_until IS NULL OR clock_lease_until < now())
-        AND (cycle_open_retry_at IS NULL OR cycle_open_retry_at <= now())
+        AND (status <> 'active' OR cycle_open_retry_at IS NULL OR cycle_open_retry_at <= now())
       ORDER BY updated_at LIMIT $1`,
     [limit],
   );

@@ -110,6 +110,10 @@ export class SubscriptionEntity implements StoredSubscription {
   @Column({ type: 'boolean', name: 'fail_next_cycle' })
   failNextCycle!: boolean;
 
+  /** Sandbox: when the payer's bank was last asked to answer the authorization (simulate authorize or reject). */
+  @Column({ type: 'timestamptz', name: 'payer_answer_asked_at', nullable: true })
+  payerAnswerAskedAt!: Date | null;
+
   @Column({ type: 'text', name: 'cancelled_by', nullable: true })
   cancelledBy!: SubscriptionCanceller | null;
 

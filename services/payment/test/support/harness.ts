@@ -82,6 +82,8 @@ export class FakeRails {
   ignoresDue = false;
   /** A code the adapter refuses a recurrence's cancel with (the PSP ended it already), when set. */
   recurrenceCancelRefusal: ErrorCode | undefined;
+  /** Cycles (payment ids) the PSP does not cancel with their recurrence (debited, or on their debit day). */
+  readonly cyclesKeptAtCancel = new Set<string>();
   /** Subscriptions whose cycles the adapter refuses to open (a cycle it can never send). */
   readonly cycleOpenRefusals = new Set<string>();
   readonly calls: RailCall[] = [];
@@ -179,7 +181,7 @@ export class FakeRails {
     const cancelled = () => {
       if (this.recurrenceCancelRefusal)
         throw new CommandError(this.recurrenceCancelRefusal, 'Recorrência já encerrada.');
-      return { cancelled: true as const };
+      return { cancelled: true as const, kept_payment_ids: [...this.cyclesKeptAtCancel] };
     };
     await this.broker
       .handlers('pix-adapter')

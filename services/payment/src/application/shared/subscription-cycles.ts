@@ -71,7 +71,8 @@ export async function insertCyclePayment(
 
 /**
  * Cancels, in `tx`, the subscription's open cycles not yet due on `today` (`payment.cancelled`: the PIX adapter removes
- * their `cobr`); a cycle due already is the PSP's to debit or fail, and one it debited first is paid, and stays so.
+ * their `cobr`); a cycle due already is the PSP's to debit or fail, and one it debited first is paid, and stays so, as
+ * is one in `keptAtThePsp` (the PSP did not cancel it: its outcome there stands and arrives as usual).
  * Journey 3's first payment is cancelled whatever its due date while still open: it is a plain PIX charge the payer
  * pays by its QR code (never debited by the PSP), and a subscription ended is not to be paid (its `cob` removed); one
  * paid first stays paid.
@@ -80,11 +81,13 @@ export async function cancelCyclesNotYetDue(
   tx: Transaction,
   subscription: SubscriptionEntity,
   today: string,
+  keptAtThePsp: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   for (const payment of await lockOpenCycles(tx.manager, subscription.id)) {
     const firstPayment = payment.id === subscription.firstPaymentId;
     if (!firstPayment && cycleDueDate(subscription.startDate, subscription.interval, payment.cycle!) <= today)
       continue;
+    if (keptAtThePsp.has(payment.id)) continue;
     await transitionPayment(tx, payment.id, { status: 'cancelled' });
   }
 }

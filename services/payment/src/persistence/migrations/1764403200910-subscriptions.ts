@@ -53,6 +53,9 @@ export class Subscriptions1764403200910 implements MigrationInterface {
         cycle_open_retry_at timestamptz,
         -- Sandbox: the next cycle opened is to fail its debit (simulate fail_next_cycle), until pay_next_cycle.
         fail_next_cycle boolean NOT NULL DEFAULT false,
+        -- Sandbox: when the payer's bank was last asked to answer the authorization (simulate authorize or reject): a
+        -- clock move waits a while at a send day for that answer, which arrives as an event.
+        payer_answer_asked_at timestamptz,
         cancelled_by text CHECK (cancelled_by IN ('merchant', 'payer', 'psp')),
         cancellation_reason text CHECK (cancellation_reason IN ('requested', 'authorization_rejected')),
         psp_reason_code text,
