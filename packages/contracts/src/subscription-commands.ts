@@ -86,6 +86,11 @@ export interface SubscriptionRecord {
   /** The next cycle to open and its due date; null when no more cycle falls before `end_date` or it ended. */
   next_cycle: number | null;
   next_due_date: string | null;
+  /**
+   * With a varying amount, what the next cycle asks, as the merchant set it (`subscription.update.v1`); null: its
+   * minimum. Cleared once that cycle opens. Absent from a payment service older than it.
+   */
+  next_cycle_amount_centavos?: number | null;
   /** The subscription's today: São Paulo's in production; in the sandbox its own clock, moved by `advance`. */
   current_date: string;
   cancelled_by: SubscriptionCanceller | null;
@@ -113,6 +118,7 @@ export const subscriptionRecordSchema = Joi.object<SubscriptionRecord>({
   first_payment_id: paymentId.allow(null).required(),
   next_cycle: Joi.number().integer().min(1).allow(null).required(),
   next_due_date: calendarDate.allow(null).required(),
+  next_cycle_amount_centavos: centavos.allow(null),
   current_date: calendarDate.required(),
   cancelled_by: Joi.valid(...subscriptionCancellers)
     .allow(null)
@@ -202,6 +208,22 @@ export const listSubscriptions = defineCommand<ListSubscriptions, Page<Subscript
   }),
   pageSchema(subscriptionRecordSchema),
   ['INVALID_FIELDS'],
+);
+
+/**
+ * The merchant sets what the next cycle of a varying subscription asks (`null`: its minimum again), at least its
+ * minimum, before that cycle opens: a fixed subscription, or an amount under the minimum, is INVALID_FIELDS; one not
+ * `pending_authorization` or `active` (or with no cycle left) INVALID_STATUS.
+ */
+export interface UpdateSubscription extends GetSubscription {
+  next_cycle_amount_centavos: number | null;
+}
+export const updateSubscription = defineCommand<UpdateSubscription, SubscriptionRecord>(
+  'subscription.update.v1',
+  'payment',
+  subscriptionOfBusiness.keys({ next_cycle_amount_centavos: amountCentavos.allow(null).required() }),
+  subscriptionRecordSchema,
+  ['NOT_FOUND', 'INVALID_FIELDS', 'INVALID_STATUS'],
 );
 
 /** The merchant cancels a subscription that is `pending_authorization` or `active`; any other is INVALID_STATUS. */
@@ -325,6 +347,10 @@ export function publicSubscriptionRecord(record: SubscriptionRecord): Subscripti
     first_payment_id: record.first_payment_id,
     next_cycle: record.next_cycle,
     next_due_date: record.next_due_date,
+    next_cycle_amount_brl:
+      record.next_cycle_amount_centavos === undefined || record.next_cycle_amount_centavos === null
+        ? null
+        : centavosToBrl(record.next_cycle_amount_centavos),
     current_date: record.current_date,
     cancelled_by: record.cancelled_by,
     cancellation_reason: record.cancellation_reason,

@@ -332,19 +332,38 @@ describe('the API reference page in a real browser', () => {
     // on a subscription of its own, still waiting for its payer.
     const subscriptionExamples = [
       'getSubscription',
+      'updateSubscription',
       'cancelSubscription',
       'simulateSubscription',
       'advanceSubscriptionClock',
     ];
-    const newSubscription = async () =>
+    const saoPauloDate = (daysAhead: number) =>
+      new Date(Date.now() + daysAhead * 86_400_000).toLocaleDateString('en-CA', {
+        timeZone: 'America/Sao_Paulo',
+      });
+    // The next cycle amount's example sets one on a subscription whose amount varies, its first cycle not yet sent.
+    const newSubscription = async (operationId: string) =>
       (
-        await client.api(apiKey, 'POST', '/v1/subscriptions', {
-          customer_id: debtor.body.customer_id,
-          amount: 9990,
-          interval: 'monthly',
-          start_date: new Date().toLocaleDateString('en-CA', { timeZone: 'America/Sao_Paulo' }),
-          authorization: { journey: 'qr_with_first_payment' },
-        })
+        await client.api(
+          apiKey,
+          'POST',
+          '/v1/subscriptions',
+          operationId === 'updateSubscription'
+            ? {
+                customer_id: debtor.body.customer_id,
+                minimum_amount: 5000,
+                interval: 'monthly',
+                start_date: saoPauloDate(10),
+                authorization: { journey: 'qr' },
+              }
+            : {
+                customer_id: debtor.body.customer_id,
+                amount: 9990,
+                interval: 'monthly',
+                start_date: saoPauloDate(0),
+                authorization: { journey: 'qr_with_first_payment' },
+              },
+        )
       ).body.subscription_id as string;
     const standIns: Record<string, string> = {
       [exampleId('cust')]: debtor.body.customer_id as string,
@@ -372,7 +391,9 @@ describe('the API reference page in a real browser', () => {
         : businessId,
       funds_id: operationId === 'returnHeldFunds' ? lateToReturn.funds_id : late.funds_id,
       method: 'pix',
-      ...(subscriptionExamples.includes(operationId) ? { subscription_id: await newSubscription() } : {}),
+      ...(subscriptionExamples.includes(operationId)
+        ? { subscription_id: await newSubscription(operationId) }
+        : {}),
       // A key rolls once, and its purpose is set by the operator: a fresh one for each example.
       ...(['rollApiKey', 'setApiKeyPurpose'].includes(operationId)
         ? {

@@ -348,8 +348,8 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       422,
       call('POST', `/v1/disputes/${dispute.dispute_id}/defence`, { body: { text: 'Pedido entregue.' } }),
     );
-    // A subscription (Pix Automático) of a customer with a name and a CPF: made, read, listed, driven in the sandbox
-    // (authorized, its clock moved past cycle 1's send day) and cancelled.
+    // A subscription (Pix Automático, its amount varying) of a customer with a name and a CPF: made, read, listed, its
+    // first cycle's amount set, driven in the sandbox (authorized, its clock moved past cycle 1's send day) and cancelled.
     const inDays = (days: number) => dateOfDay(saoPauloDay(new Date()) + days);
     const subscriber = await expectStatus(
       201,
@@ -360,7 +360,7 @@ describe('the whole stack answers as its OpenAPI document says', () => {
       call('POST', '/v1/subscriptions', {
         body: {
           customer_id: subscriber.customer_id,
-          amount: 9990,
+          minimum_amount: 9990,
           interval: 'monthly',
           start_date: inDays(10),
           authorization: { journey: 'qr' },
@@ -369,6 +369,12 @@ describe('the whole stack answers as its OpenAPI document says', () => {
     );
     await expectStatus(200, call('GET', '/v1/subscriptions?limit=5'));
     await expectStatus(200, call('GET', `/v1/subscriptions/${subscription.subscription_id}`));
+    await expectStatus(
+      200,
+      call('PATCH', `/v1/subscriptions/${subscription.subscription_id}`, {
+        body: { next_cycle_amount: 12_000 },
+      }),
+    );
     await expectStatus(
       202,
       call('POST', `/v1/sandbox/subscriptions/${subscription.subscription_id}/simulate`, {

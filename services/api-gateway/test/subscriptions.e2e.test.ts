@@ -208,6 +208,53 @@ describe('subscriptions by Pix Automático, end to end through the public API', 
     ]);
   });
 
+  test("a varying subscription's cycle is debited for the amount the merchant set for it; a fixed one refuses one", async () => {
+    const today = await pspToday(live.stack.pspUrl);
+    const start = daysAfter(today, 10);
+    const varying = await subscribe({
+      minimum_amount: 5_000,
+      interval: 'weekly',
+      start_date: start,
+      authorization: {
+        journey: 'push',
+        payer_account: { ispb: '60701190', branch: '0001', account: '7766' },
+      },
+    });
+    const id = varying.subscription_id as string;
+    expect(varying).toMatchObject({ amount_brl: null, minimum_amount_brl: 50, next_cycle_amount_brl: null });
+    const set = await api('PATCH', `/v1/subscriptions/${id}`, { next_cycle_amount: 18_740 });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ next_cycle: 1, next_cycle_amount_brl: 187.4 });
+    const under = await api('PATCH', `/v1/subscriptions/${id}`, { next_cycle_amount: 4_999 });
+    expect([under.status, under.body.error?.code]).toEqual([422, 'INVALID_FIELDS']);
+    const notAnAmount = await api('PATCH', `/v1/subscriptions/${id}`, { next_cycle_amount: 12.5 });
+    expect([notAnAmount.status, notAnAmount.body.error?.code]).toEqual([422, 'INVALID_AMOUNT']);
+    await api('POST', `/v1/sandbox/subscriptions/${id}/simulate`, { outcome: 'authorize' });
+    await subscriptionIn(id, 'active');
+    // Past cycle 2's due date (and a weekend's or a holiday's move of its debit): cycle 1 debited for what was set,
+    // cycle 2 for the minimum; cycle 3, opened on its send day, asks the minimum too.
+    await advance(id, daysAfter(start, 11));
+    const cycles = await waitFor(async () => {
+      const listed = (await cyclesOf(id)).slice(0, 2);
+      return listed.length === 2 && listed.every((cycle) => cycle.status === 'paid') ? listed : undefined;
+    });
+    expect(cycles.map((cycle) => [cycle.cycle, cycle.amount_brl])).toEqual([
+      [1, 187.4],
+      [2, 50],
+    ]);
+    expect((await cyclesOf(id))[2]).toMatchObject({ cycle: 3, amount_brl: 50 });
+    const fixed = await subscribe({
+      amount: 9_990,
+      interval: 'monthly',
+      start_date: start,
+      authorization: { journey: 'qr' },
+    });
+    const refused = await api('PATCH', `/v1/subscriptions/${fixed.subscription_id as string}`, {
+      next_cycle_amount: 12_000,
+    });
+    expect([refused.status, refused.body.error?.code]).toEqual([422, 'INVALID_FIELDS']);
+  });
+
   test('journey 3: one QR code pays cycle 1 and authorizes the rest', async () => {
     const today = await pspToday(live.stack.pspUrl);
     const subscription = await subscribe({

@@ -34,6 +34,7 @@ import {
   updatePayment,
   advanceSubscriptionClock as advanceSubscription,
   cancelSubscription,
+  updateSubscription as updateSubscriptionCommand,
   createSubscription,
   getSubscription,
   listSubscriptions,
@@ -86,6 +87,7 @@ import { cancelRunningSubscription } from './application/cancel-running-subscrip
 import { applyRecurrenceChange } from './application/apply-recurrence-change';
 import { announceCycleRetry } from './application/announce-cycle-retry';
 import { advanceSubscriptionClock, resumeClockMove } from './application/advance-subscription-clock';
+import { updateSubscription } from './application/update-subscription';
 import { simulatePayerBank } from './application/simulate-payer-bank';
 import { CycleScheduler } from './application/cycle-scheduler';
 
@@ -224,6 +226,9 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     .handle(listSubscriptions, handleListSubscriptions(dataSource))
     .handle(cancelSubscription, (command, context) =>
       cancelRunningSubscription({ dataSource, uow: uow(cancelSubscription), rails }, command, context),
+    )
+    .handle(updateSubscriptionCommand, (command, context) =>
+      updateSubscription(uow(updateSubscriptionCommand), command, context),
     )
     .handle(simulateSubscription, (command, context) =>
       simulatePayerBank(

@@ -12,6 +12,7 @@ import {
   pixRecurrenceChanged,
   saoPauloDay,
   simulateSubscription,
+  updateSubscription,
   type CreateSubscription,
   type PaymentRecord,
   type PixRecurrenceChanged,
@@ -454,6 +455,80 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
       const subscription = await activated(businessId, { start_date: inDays(8) });
       await h.service.cycleScheduler.pass();
       expect(await cyclesOf(businessId, subscription.subscription_id)).toEqual([]);
+    });
+
+    test("a varying subscription's next cycle asks the amount the merchant set, once; the cycle after asks its minimum", async () => {
+      const businessId = await h.newBusiness();
+      const varying = { amount_centavos: null, minimum_amount_centavos: 5_000, interval: 'weekly' as const };
+      const subscription = await activated(businessId, { ...varying, start_date: inDays(10) });
+      const id = subscription.subscription_id;
+      const update = (amount: number | null) =>
+        h.request(updateSubscription, {
+          business_id: businessId,
+          subscription_id: id,
+          next_cycle_amount_centavos: amount,
+        });
+      const set = await update(18_740);
+      expect(set.ok && set.result).toMatchObject({ next_cycle: 1, next_cycle_amount_centavos: 18_740 });
+      const under = await update(4_999);
+      expect(under.ok ? null : [under.error.code, under.error.message.includes('next_cycle_amount')]).toEqual(
+        ['INVALID_FIELDS', true],
+      );
+      // Two cycles opened: the first asks what was set, the second its minimum again.
+      await advance(businessId, id, inDays(11));
+      const cycles = await cyclesOf(businessId, id);
+      expect(cycles.map((cycle) => [cycle.cycle, cycle.amount_centavos])).toEqual([
+        [1, 18_740],
+        [2, 5_000],
+      ]);
+      const opens = h.rails
+        .callsOf('pix.cycle.open.v1')
+        .filter((call) => call.payload.subscription_id === id)
+        .map((call) => [call.payload.cycle, call.payload.amount_centavos]);
+      expect(new Set(opens.map((open) => JSON.stringify(open)))).toEqual(
+        new Set([JSON.stringify([1, 18_740]), JSON.stringify([2, 5_000])]),
+      );
+      expect((await read(businessId, id)).next_cycle_amount_centavos).toBeNull();
+      // Cycle 3's send day has come (7 days before it is due, a week after cycle 2): it is being sent with what it had.
+      await h.service.dataSource.query(`UPDATE subscriptions SET clock_date = $2 WHERE id = $1`, [
+        id,
+        inDays(17),
+      ]);
+      const late = await update(20_000);
+      expect(late.ok ? null : late.error.code).toBe('INVALID_STATUS');
+    });
+
+    test('a next cycle amount is refused for a fixed subscription, an ended one, and another business', async () => {
+      const businessId = await h.newBusiness();
+      const fixed = await activated(businessId, { start_date: inDays(10) });
+      const ask = (subscriptionId: string, business = businessId) =>
+        h.request(updateSubscription, {
+          business_id: business,
+          subscription_id: subscriptionId,
+          next_cycle_amount_centavos: 12_000,
+        });
+      const fixedReply = await ask(fixed.subscription_id);
+      expect(fixedReply.ok ? null : fixedReply.error.code).toBe('INVALID_FIELDS');
+      const varying = await activated(businessId, {
+        amount_centavos: null,
+        minimum_amount_centavos: 5_000,
+        start_date: inDays(10),
+      });
+      const other = await ask(varying.subscription_id, await h.newBusiness());
+      expect(other.ok ? null : other.error.code).toBe('NOT_FOUND');
+      await h.request(cancelSubscription, {
+        business_id: businessId,
+        subscription_id: varying.subscription_id,
+      });
+      const ended = await ask(varying.subscription_id);
+      expect(ended.ok ? null : ended.error.code).toBe('INVALID_STATUS');
+      // The database holds the rule whatever the code does: never under the minimum, never on a fixed subscription.
+      await expect(
+        h.service.dataSource.query(
+          `UPDATE subscriptions SET next_cycle_amount_centavos = 100 WHERE id = $1`,
+          [fixed.subscription_id],
+        ),
+      ).rejects.toThrow(/subscriptions_next_cycle_amount_varying/);
     });
 
     test('monthly due dates follow the start date, clamped to the month (Jan 31 -> Feb 28 -> Mar 31)', async () => {

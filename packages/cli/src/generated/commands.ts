@@ -287,6 +287,18 @@ export const generatedCommands = {
     query: {},
     fields: {},
   },
+  updateSubscription: {
+    command: 'subscriptions update',
+    description: "set a varying subscription's next cycle amount",
+    area: 'api',
+    sdk: 'subscriptions.update',
+    method: 'PATCH',
+    path: '/v1/subscriptions/{subscription_id}',
+    params: ['subscription_id'],
+    query: {},
+    body: { next_cycle_amount: { required: true, type: 'integer' } },
+    fields: { next_cycle_amount: { value: 'centavos', description: 'the next cycle amount in centavos' } },
+  },
   cancelSubscription: {
     command: 'subscriptions cancel',
     description: 'cancel a subscription',

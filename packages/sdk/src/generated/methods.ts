@@ -71,6 +71,8 @@ export function gatewayNamespaces<WebhooksDeliveries, StatementsGet>(
       /** Needs the API key scope `payments:read`. */
       get: operation.plain('getSubscription'),
       /** Needs the API key scope `payments:write`. */
+      update: operation.withBody('updateSubscription'),
+      /** Needs the API key scope `payments:write`. */
       cancel: operation.plain('cancelSubscription'),
     },
     sandbox: {

@@ -18,6 +18,7 @@ export const generatedRoutes = {
   createSubscription: { method: 'POST', path: '/v1/subscriptions' },
   listSubscriptions: { method: 'GET', path: '/v1/subscriptions' },
   getSubscription: { method: 'GET', path: '/v1/subscriptions/{subscription_id}' },
+  updateSubscription: { method: 'PATCH', path: '/v1/subscriptions/{subscription_id}' },
   cancelSubscription: { method: 'POST', path: '/v1/subscriptions/{subscription_id}/cancel' },
   simulatePayment: { method: 'POST', path: '/v1/sandbox/payments/{payment_id}/simulate' },
   simulateSubscription: { method: 'POST', path: '/v1/sandbox/subscriptions/{subscription_id}/simulate' },

@@ -809,7 +809,7 @@ export interface Subscription {
   status: 'pending_authorization' | 'active' | 'cancelled' | 'expired';
   /** The fixed amount of each cycle; null when it varies. */
   amount_brl: number | null;
-  /** With a varying amount, the least a cycle asks (what each cycle charges today); null otherwise. */
+  /** With a varying amount, the least a cycle asks (what a cycle charges unless `next_cycle_amount_brl` says otherwise); null otherwise. */
   minimum_amount_brl: number | null;
   interval: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
   /** The first cycle's due date (America/Sao_Paulo). */
@@ -823,6 +823,8 @@ export interface Subscription {
   first_payment_id: string | null;
   next_cycle: number | null;
   next_due_date: string | null;
+  /** With a varying amount, what the next cycle asks as you set it (`PATCH`); null: its minimum. Cleared once that cycle opens. */
+  next_cycle_amount_brl: number | null;
   /** The subscription's today: São Paulo's; in the sandbox its own clock (`advance` moves it). */
   current_date: string;
   cancelled_by: 'merchant' | 'payer' | 'psp' | null;
@@ -876,7 +878,7 @@ export interface SubscriptionCycleRetry {
   status: 'pending_authorization' | 'active' | 'cancelled' | 'expired';
   /** The fixed amount of each cycle; null when it varies. */
   amount_brl: number | null;
-  /** With a varying amount, the least a cycle asks (what each cycle charges today); null otherwise. */
+  /** With a varying amount, the least a cycle asks (what a cycle charges unless `next_cycle_amount_brl` says otherwise); null otherwise. */
   minimum_amount_brl: number | null;
   interval: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'yearly';
   /** The first cycle's due date (America/Sao_Paulo). */
@@ -890,6 +892,8 @@ export interface SubscriptionCycleRetry {
   first_payment_id: string | null;
   next_cycle: number | null;
   next_due_date: string | null;
+  /** With a varying amount, what the next cycle asks as you set it (`PATCH`); null: its minimum. Cleared once that cycle opens. */
+  next_cycle_amount_brl: number | null;
   /** The subscription's today: São Paulo's; in the sandbox its own clock (`advance` moves it). */
   current_date: string;
   cancelled_by: 'merchant' | 'payer' | 'psp' | null;
@@ -948,6 +952,11 @@ export interface UpdateProductRequest {
   price?: number;
   description?: string | null;
   status?: 'active' | 'inactive';
+}
+
+export interface UpdateSubscriptionRequest {
+  /** A varying subscription's next cycle amount, integer centavos, at least its `minimum_amount`; null: the minimum again. For that one cycle, and only before its send day (7 days before it is due). */
+  next_cycle_amount: number | null;
 }
 
 export interface Webhook {
@@ -1180,6 +1189,11 @@ export interface OperationTypes {
   };
   /** GET /v1/subscriptions/{subscription_id} */
   getSubscription: {
+    answer: Subscription;
+  };
+  /** PATCH /v1/subscriptions/{subscription_id} */
+  updateSubscription: {
+    body: UpdateSubscriptionRequest;
     answer: Subscription;
   };
   /** POST /v1/subscriptions/{subscription_id}/cancel */

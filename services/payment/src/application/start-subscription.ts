@@ -113,6 +113,7 @@ export async function startSubscription(
       firstPaymentId: firstPayment?.payment_id ?? null,
       nextCycle: next?.cycle ?? null,
       nextDueDate: next?.dueDate ?? null,
+      nextCycleAmountCentavos: null,
       clockDate: deps.appEnv === 'sandbox' ? today : null,
       clockTarget: null,
       clockLeaseUntil: null,

@@ -36,6 +36,7 @@ export interface StoredSubscription {
   firstPaymentId: string | null;
   nextCycle: number | null;
   nextDueDate: string | null;
+  nextCycleAmountCentavos: number | null;
   clockDate: string | null;
   cancelledBy: SubscriptionCanceller | null;
   cancellationReason: SubscriptionCancellationReason | null;
@@ -169,6 +170,7 @@ export function toSubscriptionRecord(
     first_payment_id: subscription.firstPaymentId,
     next_cycle: subscription.nextCycle,
     next_due_date: subscription.nextDueDate,
+    next_cycle_amount_centavos: subscription.nextCycleAmountCentavos,
     current_date: todayOf(subscription, wallToday),
     cancelled_by: subscription.cancelledBy,
     cancellation_reason: subscription.cancellationReason,

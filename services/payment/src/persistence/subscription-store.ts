@@ -59,6 +59,7 @@ export async function saveSubscription(
       status: subscription.status,
       nextCycle: subscription.nextCycle,
       nextDueDate: subscription.nextDueDate,
+      nextCycleAmountCentavos: subscription.nextCycleAmountCentavos,
       clockDate: subscription.clockDate,
       failNextCycle: subscription.failNextCycle,
       payerAnswerAskedAt: subscription.payerAnswerAskedAt,

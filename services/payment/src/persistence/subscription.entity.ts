@@ -83,6 +83,10 @@ export class SubscriptionEntity implements StoredSubscription {
   @Column({ type: 'date', name: 'next_due_date', nullable: true })
   nextDueDate!: string | null;
 
+  /** A varying subscription's next cycle amount, as the merchant set it; null: its minimum. */
+  @Column({ type: 'bigint', name: 'next_cycle_amount_centavos', nullable: true, transformer: bigintAsNumber })
+  nextCycleAmountCentavos!: number | null;
+
   /** The sandbox's own clock; null in production (the wall clock's São Paulo day). */
   @Column({ type: 'date', name: 'clock_date', nullable: true })
   clockDate!: string | null;

@@ -288,7 +288,8 @@ export const subscription = Joi.object({
     .allow(null)
     .required()
     .description(
-      'With a varying amount, the least a cycle asks (what each cycle charges today); null otherwise.',
+      'With a varying amount, the least a cycle asks (what a cycle charges unless `next_cycle_amount_brl` says ' +
+        'otherwise); null otherwise.',
     ),
   interval: Joi.string()
     .valid(...subscriptionIntervals)
@@ -318,6 +319,13 @@ export const subscription = Joi.object({
     .description('`qr_with_first_payment`: cycle 1, the payment the same QR code pays.'),
   next_cycle: Joi.number().integer().min(1).allow(null).required(),
   next_due_date: calendarDay.allow(null).required(),
+  next_cycle_amount_brl: brl
+    .allow(null)
+    .required()
+    .description(
+      'With a varying amount, what the next cycle asks as you set it (`PATCH`); null: its minimum. Cleared once that ' +
+        'cycle opens.',
+    ),
   current_date: calendarDay
     .required()
     .description("The subscription's today: São Paulo's; in the sandbox its own clock (`advance` moves it)."),

@@ -23,6 +23,7 @@ import {
   subscriptionRetryPolicies,
   subscriptionSimulations,
   subscriptionStatuses,
+  updateSubscription,
   type SubscriptionRecord,
 } from '@gateway/contracts';
 import { AppError, invalidFields, missingFields } from '@gateway/http-errors';
@@ -82,6 +83,16 @@ export const simulateSubscriptionBody = Joi.object({
 });
 
 export const advanceSubscriptionBody = Joi.object({ to: calendarDate.required() });
+
+export const updateSubscriptionBody = Joi.object({
+  next_cycle_amount: amountField
+    .allow(null)
+    .required()
+    .description(
+      "A varying subscription's next cycle amount, integer centavos, at least its `minimum_amount`; null: the " +
+        'minimum again. For that one cycle, and only before its send day (7 days before it is due).',
+    ),
+});
 
 const simulationAccepted = simulateSubscription.resultSchema.id('SubscriptionSimulationAccepted');
 
@@ -271,6 +282,44 @@ export const subscriptionOperations = [
       const record = await send(getSubscription, {
         business_id: businessId,
         subscription_id: params.subscription_id,
+      });
+      return publicSubscriptionRecord(ownSubscription(record, businessId));
+    },
+  }),
+  defineOperation({
+    method: 'patch',
+    path: '/v1/subscriptions/{subscription_id}',
+    operationId: 'updateSubscription',
+    tag: 'Subscriptions',
+    area: 'api',
+    scope: 'payments:write',
+    summary: "Set a varying subscription's next cycle amount",
+    description:
+      'Only for a subscription made with `minimum_amount` (`INVALID_FIELDS` otherwise, and under the minimum), while ' +
+      '`pending_authorization` or `active` and before the next cycle is sent to the PSP, 7 days before it is due ' +
+      "(`INVALID_STATUS` from then on: it asks what it had). The payer's bank refuses a debit over the maximum the " +
+      'payer authorized.',
+    body: {
+      name: 'UpdateSubscriptionRequest',
+      schema: updateSubscriptionBody,
+      codes: { amount: ['next_cycle_amount'] },
+      examples: { next: { summary: 'The next cycle asks R$ 187,40', value: { next_cycle_amount: 18740 } } },
+    },
+    params: { subscription_id: 'sub' },
+    checks: ['body', 'params'],
+    commands: [updateSubscription],
+    cli: {
+      command: 'subscriptions update',
+      description: "set a varying subscription's next cycle amount",
+      fields: { next_cycle_amount: { value: 'centavos', description: 'the next cycle amount in centavos' } },
+    },
+    sdk: { method: 'subscriptions.update' },
+    answers: [json(200, 'The subscription with its next cycle amount.', subscription)],
+    handle: async ({ params, body, businessId, send }) => {
+      const record = await send(updateSubscription, {
+        business_id: businessId,
+        subscription_id: params.subscription_id,
+        next_cycle_amount_centavos: body.next_cycle_amount,
       });
       return publicSubscriptionRecord(ownSubscription(record, businessId));
     },

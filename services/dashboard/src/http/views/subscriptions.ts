@@ -46,6 +46,12 @@ const cancellationReasonLabels: Record<NonNullable<Subscription['cancellation_re
   authorization_rejected: 'autorização recusada',
 };
 
+/** The next cycle, its due date, and the amount the merchant set for it (a varying subscription), on one line. */
+function nextCycleLine(cycle: number, dueDate: string, amountBrl: number | null): string {
+  const amount = amountBrl === null ? '' : `, valor ${formatBrl(amountBrl)}`;
+  return `Ciclo ${cycle}, vence em ${formatDay(dueDate)}${amount}`;
+}
+
 /** What a cycle charges: the fixed amount, or "at least" the minimum when the amount varies. */
 function amountText(subscription: Pick<Subscription, 'amount_brl' | 'minimum_amount_brl'>): string {
   if (subscription.amount_brl !== null) return formatBrl(subscription.amount_brl);
@@ -203,7 +209,7 @@ export function subscriptionPage(
             ? row(
                 'Próximo ciclo',
                 html`<span data-testid="proximo-ciclo"
-                  >Ciclo ${subscription.next_cycle}, vence em ${formatDay(subscription.next_due_date)}</span
+                  >${nextCycleLine(subscription.next_cycle, subscription.next_due_date, subscription.next_cycle_amount_brl)}</span
                 >`,
               )
             : null

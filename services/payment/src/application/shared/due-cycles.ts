@@ -65,13 +65,16 @@ export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string)
       'pix',
     );
     let txid: string;
+    // The amount the cycle's cobr asks is the payment's: a change set meanwhile (refused from the send day on, see
+    // updateSubscription) does not make them differ.
+    const amountCentavos = cycleAmountOf(subscription);
     try {
       if (!feeRule) throw new CommandError('NO_FEE_RULE', 'Sem regra de tarifa para pix.');
       ({ txid } = await deps.rails.recurrences.openCycle({
         subscription_id: subscription.id,
         payment_id: paymentId,
         cycle,
-        amount_centavos: cycleAmountOf(subscription),
+        amount_centavos: amountCentavos,
         due_date: dueDate,
         description: subscription.description,
       }));
@@ -93,6 +96,7 @@ export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string)
         externalId: txid,
         instructions: null,
         feeRule: feeRule!,
+        amountCentavos,
       });
       await moveToNextCycle(tx.manager, locked, cycle);
       return true;
@@ -111,6 +115,8 @@ async function moveToNextCycle(
   const next = cycleAfter(locked, cycle);
   locked.nextCycle = next?.cycle ?? null;
   locked.nextDueDate = next?.dueDate ?? null;
+  // The amount set for this cycle was its own: the next one asks its minimum unless set again.
+  locked.nextCycleAmountCentavos = null;
   locked.failNextCycle = false;
   locked.cycleOpenFailures = 0;
   locked.cycleOpenRetryAt = null;

@@ -12,11 +12,18 @@ import { emitPaymentEvent, transitionPayment } from './payment-events';
 
 // A subscription's cycles are payments (docs/adr/0048, section 2): what the use cases that make or end them share.
 
-/** What a cycle charges: the fixed amount, or (the amount varying per cycle) the minimum the payer authorized. */
+/**
+ * What a cycle charges: the fixed amount, or (the amount varying per cycle) what the merchant set for the next cycle,
+ * or else the minimum the payer authorized.
+ */
 export function cycleAmountOf(
-  subscription: Pick<SubscriptionEntity, 'amountCentavos' | 'minimumAmountCentavos'>,
+  subscription: Pick<
+    SubscriptionEntity,
+    'amountCentavos' | 'minimumAmountCentavos' | 'nextCycleAmountCentavos'
+  >,
 ) {
-  const amount = subscription.amountCentavos ?? subscription.minimumAmountCentavos;
+  const amount =
+    subscription.amountCentavos ?? subscription.nextCycleAmountCentavos ?? subscription.minimumAmountCentavos;
   if (amount === null) throw new Error('a subscription has an amount or a minimum amount');
   return amount;
 }
@@ -30,9 +37,15 @@ export async function insertCyclePayment(
   tx: Transaction,
   subscription: SubscriptionEntity,
   cycle: number,
-  opened: { externalId: string | null; instructions: PixInstructions | null; feeRule: FeeTerms },
+  opened: {
+    externalId: string | null;
+    instructions: PixInstructions | null;
+    feeRule: FeeTerms;
+    /** What its charge at the PSP asks (default: what the subscription says a cycle charges now). */
+    amountCentavos?: number;
+  },
 ): Promise<PaymentEntity | null> {
-  const amountCentavos = cycleAmountOf(subscription);
+  const amountCentavos = opened.amountCentavos ?? cycleAmountOf(subscription);
   const now = new Date();
   const payment = await insertPayment(tx.manager, {
     id: cyclePaymentId(subscription.id, cycle),

@@ -39,6 +39,8 @@ export class Subscriptions1764403200910 implements MigrationInterface {
         first_payment_id text,
         next_cycle integer CHECK (next_cycle >= 1),
         next_due_date date,
+        -- A varying subscription's next cycle amount, as the merchant set it (null: its minimum).
+        next_cycle_amount_centavos bigint,
         -- The sandbox's own clock (a São Paulo day); null in production, where today is the wall clock's.
         clock_date date,
         -- Sandbox: the day an advance asked for, which the clock is moving to (step by step, in the background); and
@@ -72,7 +74,9 @@ export class Subscriptions1764403200910 implements MigrationInterface {
         CONSTRAINT subscriptions_cancellation_when_cancelled CHECK (
           (status = 'cancelled') = (cancelled_by IS NOT NULL AND cancellation_reason IS NOT NULL)),
         CONSTRAINT subscriptions_ended_at CHECK ((status IN ('cancelled', 'expired')) = (ended_at IS NOT NULL)),
-        CONSTRAINT subscriptions_next_cycle_together CHECK ((next_cycle IS NULL) = (next_due_date IS NULL))
+        CONSTRAINT subscriptions_next_cycle_together CHECK ((next_cycle IS NULL) = (next_due_date IS NULL)),
+        CONSTRAINT subscriptions_next_cycle_amount_varying CHECK (next_cycle_amount_centavos IS NULL OR (
+          minimum_amount_centavos IS NOT NULL AND next_cycle_amount_centavos >= minimum_amount_centavos))
       )`);
     await queryRunner.query(
       `CREATE INDEX subscriptions_page ON ${s}.subscriptions (business_id, created_at DESC, id DESC)`,
