@@ -34,7 +34,14 @@ export async function cancelRunningSubscription(
   if (stored) return stored.value;
   const found = await findSubscription(deps.dataSource.manager, command.subscription_id, command.business_id);
   if (!found) throw notFound();
-  if (!isRunning(found.status)) throw notRunning(found.status);
+  if (!isRunning(found.status)) {
+    // This command delivered again after its first delivery cancelled the recurrence at the PSP and died before its
+    // own commit: the adapter's event of that cancellation (by the merchant) may have ended the subscription first.
+    // The merchant's cancel took effect; its answer is the subscription, never a refusal of the cancel it made.
+    if (context.attempt > 1 && found.status === 'cancelled' && found.cancelledBy === 'merchant')
+      return toSubscriptionRecord(found, wallToday());
+    throw notRunning(found.status);
+  }
   let keptAtThePsp: string[];
   try {
     keptAtThePsp = await deps.rails.recurrences.cancel(found.id, context);
