@@ -38,10 +38,10 @@ export async function startToReady(
 }
 
 async function timeOneStart(stack: RunningStack, service: string): Promise<number> {
-  const { env, readyUrl } = await anotherReplica(stack, service);
+  const { env, readyUrl, nodeFlags } = await anotherReplica(stack, service);
   const started = performance.now();
   // What `pnpm build` writes for the service (the bench builds before its stack starts), as the fault suite starts it.
-  const child = spawn(process.execPath, [join(root, 'services', service, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...nodeFlags, join(root, 'services', service, 'dist', 'main.js')], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],

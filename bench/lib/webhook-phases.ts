@@ -122,8 +122,9 @@ export async function pay(gatewayUrl: string, payment: PixPayment): Promise<numb
       );
       return askedAt;
     } catch (err) {
-      // An earlier ask that was answered 503 may have gone through after all: the payment is paid, or being paid.
-      if (attempt > 1 && err instanceof Error && err.message.includes(': 409 ')) return askedAt;
+      // An earlier ask answered 503 may have gone through after all: the payment is being paid (409) or paid (422).
+      if (attempt > 1 && err instanceof Error && /: (409 |422 .*INVALID_STATUS)/.test(err.message))
+        return askedAt;
       if (attempt >= 5 || !(err instanceof Error) || !err.message.includes(': 503 ')) throw err;
       simulateRetries.count += 1;
       await letTimePass(200 * attempt);

@@ -10,6 +10,7 @@ import { SANDBOX_RECEIVING_WALLET } from '@gateway/solana-watcher/src/config';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, grantedUsers } from '../src/config';
 import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
+import { processNodeFlags } from '@gateway/service-runtime/src/node-flags';
 import { compiledEntries, compiledEntry } from '../tools/compiled-entries';
 import {
   MissingVariableError,
@@ -471,6 +472,17 @@ describe('infra/docker/Dockerfile: one lean image per process', () => {
         target: target.name,
         file: expect.any(String),
         compiled: true,
+      });
+    }
+  });
+
+  test("every long-running process's image runs it with the launcher's V8 heap settings; a one-shot with node's", () => {
+    for (const target of targets) {
+      const words = target.cmd!.words;
+      const oneShot = target.name === 'rabbitmq-definitions';
+      expect({ target: target.name, options: words.slice(1, -1) }).toEqual({
+        target: target.name,
+        options: oneShot ? [] : [...processNodeFlags],
       });
     }
   });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { serviceNames } from '@gateway/contracts';
+import { processNodeFlags } from '@gateway/service-runtime';
 import { STACK_SHUTDOWN_TIMEOUT_MS, anotherReplica, type RunningStack } from '@gateway/testkit';
 import { waitFor } from '@gateway/testkit-core';
 import type { Fault } from './faults';
@@ -193,11 +194,16 @@ export class RollingUpgrade {
     service: string,
     env: Record<string, string>,
   ): ChildProcess {
-    const child = spawn(process.execPath, [join(currentRoot, `services/${service}/dist/main.js`)], {
-      cwd: currentRoot,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // This release's heap settings, not those of the release it replaces (its launcher started the running ones).
+    const child = spawn(
+      process.execPath,
+      [...processNodeFlags, join(currentRoot, `services/${service}/dist/main.js`)],
+      {
+        cwd: currentRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const shown = `${name}'`;
     for (const stream of [child.stdout, child.stderr]) {
       let buffered = '';

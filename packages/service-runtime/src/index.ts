@@ -3,3 +3,4 @@ export * from './shutdown';
 export * from './graceful-http';
 export * from './batch-task';
 export * from './batch-purge';
+export * from './node-flags';

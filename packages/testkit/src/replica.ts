@@ -8,6 +8,8 @@ export interface ReplicaLaunch {
   readyUrl: string;
   /** Whether the new one serves a broker's queues (every service but the gateway and the dashboard). */
   consumes: boolean;
+  /** The node options the running one was started with (its command line between node and its file): its V8 heap's. */
+  nodeFlags: string[];
 }
 
 /**
@@ -24,16 +26,24 @@ export async function anotherReplica(stack: RunningStack, name: string): Promise
       .filter((entry) => entry.includes('='))
       .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
   ) as Record<string, string>;
+  const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const nodeFlags = commandLine.slice(1, -1);
   const port = await freePort();
   const local = (p: number) => `http://127.0.0.1:${p}`;
   const service = name.split('#')[0]!;
   if (service === 'api-gateway')
-    return { env: { ...env, PORT: String(port) }, readyUrl: `${local(port)}/readyz`, consumes: false };
+    return {
+      env: { ...env, PORT: String(port) },
+      readyUrl: `${local(port)}/readyz`,
+      consumes: false,
+      nodeFlags,
+    };
   if (service === 'dashboard')
     return {
       env: { ...env, DASHBOARD_PORT: String(port), GATEWAY_URL: stack.gatewayUrl },
       readyUrl: `${local(port)}/readyz`,
       consumes: false,
+      nodeFlags,
     };
   const callback = service === 'pix-adapter' ? await freePort() : undefined;
   return {
@@ -46,5 +56,6 @@ export async function anotherReplica(stack: RunningStack, name: string): Promise
     },
     readyUrl: `${local(port)}/healthz`,
     consumes: true,
+    nodeFlags,
   };
 }

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processNodeFlags } from '../../service-runtime/src/node-flags';
 import { jsonLogLines, metricsServices, stackClient, startStack, waitFor, type RunningStack } from '../src';
 
 const root = join(__dirname, '../../..');
@@ -107,6 +108,30 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     expect(created).toMatchObject({ status: 201 });
     // EMV field 60 (merchant city), 9 characters, the accent dropped as a BR Code requires.
     expect(created.body.pix?.copia_e_cola).toContain('6009Sao Paulo');
+  });
+
+  test("every process it starts runs with the images' V8 heap settings, in front of its compiled file", () => {
+    const names = [
+      'api-gateway',
+      'dashboard',
+      'psp-simulator',
+      'solana-localnet',
+      'mail-catcher',
+      ...metricsServices,
+    ];
+    const commandLines = names.map((name) => ({
+      name,
+      argv: readFileSync(`/proc/${stack.pidOf(name)}/cmdline`, 'utf8')
+        .split('\0')
+        .filter(Boolean)
+        .slice(1),
+    }));
+    expect(commandLines).toEqual(
+      names.map((name) => ({
+        name,
+        argv: [...processNodeFlags, expect.stringMatching(/\/dist\/main\.js$/)],
+      })),
+    );
   });
 
   test('stopping it (SIGTERM, handled as Ctrl-C is) stops every process it started, each cleanly (exit 0)', async () => {

@@ -222,13 +222,16 @@ export function imagePackage(stage: ImageStage): string | undefined {
 }
 
 /**
- * The file a command runs, from the repository's root, when the command is `node <file>` relative to the image's
+ * The file a command runs, from the repository's root, when the command is `node [--option=value...] <file>` relative to the image's
  * working directory (`services/payment/dist/migrate.js`); undefined otherwise.
  */
 export function commandFile(stage: ImageStage, words: readonly string[] | undefined): string | undefined {
   const folder = imagePackage(stage);
-  if (!folder || !words || words.length !== 2 || words[0] !== 'node') return undefined;
-  return posix.join(folder, words[1]!);
+  if (!folder || !words || words.length < 2 || words[0] !== 'node') return undefined;
+  // node's own options (`--name=value`) come before the file.
+  const options = words.slice(1, -1);
+  if (!options.every((word) => /^--[a-z-]+=\S+$/.test(word))) return undefined;
+  return posix.join(folder, words[words.length - 1]!);
 }
 
 /** Where a health check connects, and for HTTP the path it asks for. */
