@@ -21,6 +21,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { processNodeFlags } from '@gateway/config';
 import { newPublicId, paymentConfirmed, type PaymentEventPayload } from '@gateway/contracts';
 import {
   aPaymentEvent,
@@ -84,7 +85,7 @@ function commit(root: string): string {
   }
 }
 
-/** The ledger as the launcher runs it: its own process, exactly its variables. */
+/** The ledger as the launcher runs it: its own process, exactly its variables, with the images' V8 heap settings. */
 function startLedger(env: IsolatedEnvironment): ChildProcess {
   const vars: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -95,11 +96,15 @@ function startLedger(env: IsolatedEnvironment): ChildProcess {
     ...(flags.prefetch ? { BROKER_PREFETCH: flags.prefetch } : {}),
     ...(flags.pool ? { DATABASE_POOL_SIZE: flags.pool } : {}),
   };
-  return spawn(process.execPath, ['--import', 'tsx', join(ledgerRoot, 'services/ledger/src/main.ts')], {
-    cwd: ledgerRoot,
-    env: vars,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  return spawn(
+    process.execPath,
+    [...processNodeFlags, '--import', 'tsx', join(ledgerRoot, 'services/ledger/src/main.ts')],
+    {
+      cwd: ledgerRoot,
+      env: vars,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
 }
 
 async function stopLedger(child: ChildProcess): Promise<void> {

@@ -11,7 +11,7 @@
  *   pnpm bench:stack --prefetch 64 --pool 20   every service with that consumer prefetch and database pool
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -470,7 +470,11 @@ async function run(
   return {
     command: `pnpm bench:stack ${process.argv.slice(2).join(' ')}`.trim(),
     date: started.toISOString(),
-    commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname }).toString().trim(),
+    commit: checkedOutCommit(),
+    serviceNodeFlags: readFileSync(`/proc/${stack.pidOf('api-gateway')}/cmdline`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .slice(1, -1),
     machine: {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model ?? 'unknown',
@@ -678,3 +682,12 @@ main().catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });
+
+/** The commit checked out, and whether the files differ from it: a run of uncommitted code says so. */
+function checkedOutCommit(): string {
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname }).toString().trim();
+  const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: __dirname })
+    .toString()
+    .trim();
+  return changed ? `${commit}, with uncommitted changes` : commit;
+}

@@ -21,7 +21,7 @@ import {
   variableNames,
 } from '../packages/config/src';
 import { compiledEntry } from '../infra/deploy/tools/compiled-entries';
-import { processNodeFlags } from '../packages/service-runtime/src/node-flags';
+import { processNodeFlags } from '../packages/config/src/node-flags';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
 import { readEnvironment as readCliEnvironment } from '../packages/cli/src/config';
 import { ensureListenTls } from '../packages/cli/src/listen-tls';

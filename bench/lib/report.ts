@@ -35,6 +35,8 @@ export interface BenchReport {
   command: string;
   date: string;
   commit: string;
+  /** The node options the stack's services ran with (the gateway's command line between node and its file). */
+  serviceNodeFlags?: string[];
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string };
   replicas: number;
   keys: number;
@@ -284,7 +286,11 @@ export function renderMarkdown(report: BenchReport): string {
   lines.push(
     `# Stack benchmark — ${report.date}`,
     '',
-    `Command: \`${report.command}\` at commit \`${report.commit}\`; ${report.machine.cpus} × ${report.machine.cpuModel}, ` +
+    `Command: \`${report.command}\` at commit \`${report.commit}\`; ` +
+      (report.serviceNodeFlags
+        ? `services run as \`node ${[...report.serviceNodeFlags, '<file>'].join(' ')}\`; `
+        : '') +
+      `${report.machine.cpus} × ${report.machine.cpuModel}, ` +
       `${report.machine.memoryGiB} GiB, Node ${report.machine.node}; load generator on the same machine; ` +
       `${report.replicas === 1 ? 'one process per service' : `${report.replicas} replicas of payment, pix-adapter and webhook-dispatcher`}; ` +
       `per-key rate limit on (60/min), load spread over ${report.keys} keys. Two one-process yardsticks in the same ` +

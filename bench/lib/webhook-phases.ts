@@ -122,7 +122,8 @@ export async function pay(gatewayUrl: string, payment: PixPayment): Promise<numb
       );
       return askedAt;
     } catch (err) {
-      // An earlier ask answered 503 may have gone through after all: the payment is being paid (409) or paid (422).
+      // An earlier ask answered 503 may have gone through after all: the payment is being paid (409), or is no longer
+      // open (422 INVALID_STATUS, whatever its status: the bench's check that every payment asked is paid decides).
       if (attempt > 1 && err instanceof Error && /: (409 |422 .*INVALID_STATUS)/.test(err.message))
         return askedAt;
       if (attempt >= 5 || !(err instanceof Error) || !err.message.includes(': 503 ')) throw err;

@@ -10,7 +10,7 @@ import { SANDBOX_RECEIVING_WALLET } from '@gateway/solana-watcher/src/config';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, grantedUsers } from '../src/config';
 import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
-import { processNodeFlags } from '@gateway/service-runtime/src/node-flags';
+import { processNodeFlags } from '@gateway/config';
 import { compiledEntries, compiledEntry } from '../tools/compiled-entries';
 import {
   MissingVariableError,
@@ -452,7 +452,7 @@ describe('infra/docker/Dockerfile: one lean image per process', () => {
         // The official node images' unprivileged user, uid 1000: the manifests' runAsUser.
         user: 'node',
         NODE_ENV: 'production',
-        // Node's own defaults, as the launcher and the bench run the compiled processes (ADR 0046).
+        // No NODE_OPTIONS (it would reach the health checks' node too): the V8 heap settings are on the command.
         NODE_OPTIONS: undefined,
       });
   });

@@ -45,6 +45,7 @@ interface Container {
   name: string;
   image: string;
   command?: string[];
+  args?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
   envFrom?: EnvFromSource[];
   env?: EnvVar[];
@@ -183,8 +184,8 @@ function containerSources(container: Container): Array<{ name: string; key?: str
 
 /**
  * What a container runs: the Dockerfile target its image is built from, and the file it runs in that image (from the
- * repository's root), by its own command or else its image's (`node dist/main.js` in /app/services/payment:
- * `services/payment/dist/main.js`).
+ * repository's root), by its own command or else its image's (`node <V8 heap options> dist/main.js` in
+ * /app/services/payment: `services/payment/dist/main.js`).
  */
 function runs(container: Container): { target?: string; file?: string } {
   const target = targetOfImage(container.image);
@@ -546,6 +547,20 @@ describe('infra/k8s', () => {
       expect(covering[0]!.spec.maxUnavailable).toBe(1);
       expect(selects(workload.spec.selector!.matchLabels, workload.spec.template.metadata.labels)).toBe(true);
     }
+  });
+
+  test("every Deployment's process runs its image's own command: no command or args, which would drop its V8 heap settings", () => {
+    const overrides = deployments.map((workload) => {
+      const { command, args } = mainContainer(workload);
+      return { deployment: workload.metadata.name, command, args };
+    });
+    expect(overrides).toEqual(
+      deployments.map((workload) => ({
+        deployment: workload.metadata.name,
+        command: undefined,
+        args: undefined,
+      })),
+    );
   });
 
   test('every container requests CPU and memory, caps memory, and runs unprivileged on a read-only filesystem', () => {

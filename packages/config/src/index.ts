@@ -3,6 +3,7 @@ import { telemetryEnv, type TelemetryConfig } from './telemetry';
 
 export { Joi };
 export * from './telemetry';
+export * from './node-flags';
 
 export class ConfigError extends Error {
   constructor(

@@ -3,4 +3,3 @@ export * from './shutdown';
 export * from './graceful-http';
 export * from './batch-task';
 export * from './batch-purge';
-export * from './node-flags';

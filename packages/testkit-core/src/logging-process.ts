@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { processNodeFlags } from '@gateway/config';
 
 const root = join(__dirname, '../../..');
 
@@ -15,18 +16,22 @@ export interface LoggingProcess {
 
 /**
  * Runs `entry` (a path from the repository root, e.g. `services/api-gateway/src/main.ts`) with `args` under node with
- * tsx as the launcher does, with exactly `env`; its stderr goes to the test's.
+ * tsx and the V8 heap settings, as the launcher does, with exactly `env`; its stderr goes to the test's.
  */
 export function startLoggingProcess(
   entry: string,
   env: Record<string, string>,
   args: string[] = [],
 ): LoggingProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry), ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...processNodeFlags, '--import', 'tsx', join(root, entry), ...args],
+    {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const lines: Array<Record<string, unknown>> = [];
   let partial = '';
   child.stdout!.on('data', (chunk: Buffer) => {

@@ -27,7 +27,8 @@ export async function anotherReplica(stack: RunningStack, name: string): Promise
       .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
   ) as Record<string, string>;
   const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-  const nodeFlags = commandLine.slice(1, -1);
+  // Its node options (`--name=value`), not the loader of a process run from source (`--import tsx`).
+  const nodeFlags = commandLine.slice(1, -1).filter((word) => /^--[a-z-]+=/.test(word));
   const port = await freePort();
   const local = (p: number) => `http://127.0.0.1:${p}`;
   const service = name.split('#')[0]!;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processNodeFlags } from '../../service-runtime/src/node-flags';
+import { processNodeFlags } from '@gateway/config';
 import { jsonLogLines, metricsServices, stackClient, startStack, waitFor, type RunningStack } from '../src';
 
 const root = join(__dirname, '../../..');

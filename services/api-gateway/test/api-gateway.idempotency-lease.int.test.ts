@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
+import { processNodeFlags } from '@gateway/config';
 import { createPayment, newPublicId, type PaymentView } from '@gateway/contracts';
 import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
@@ -31,11 +32,15 @@ async function spawnGateway(config: ApiGatewayConfig): Promise<{ url: string; pr
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   for (const name of apiGatewayVariables)
     if (variables[name] !== undefined) env[name] = String(variables[name]);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'services/api-gateway/src/main.ts')], {
-    cwd: root,
-    env,
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    [...processNodeFlags, '--import', 'tsx', join(root, 'services/api-gateway/src/main.ts')],
+    {
+      cwd: root,
+      env,
+      stdio: 'ignore',
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, {
     timeoutMs: 30_000,
