@@ -60,6 +60,8 @@ const TRANSIENT_DRIVER_MESSAGES = [
   // TypeORM releases a transaction's query runner when its connection fails (the server ended a session idle in
   // transaction), so the transaction's next query says so instead.
   /^Query runner already released/,
+  // The same, from a query runner's manager or repository (seen in the fault suite: the ledger's connections killed).
+  /^Database connection provided by a query runner was already released/,
   /is not currently accepting connections$/, // PostgreSQL 55000: the database closed to connections for now
   /^Stream isn't writeable/, // ioredis: disconnected, with the offline queue off
   /^Connection is closed\.$/, // ioredis

@@ -64,6 +64,7 @@ describe('failure kinds', () => {
     'Channel closed',
     'Channel ended, no reply will be forthcoming',
     'Query runner already released. Cannot run queries anymore.',
+    'Database connection provided by a query runner was already released, cannot continue to use its querying methods anymore.',
   ])('Redis, RabbitMQ or TypeORM losing its connection (%s) is transient', (message) => {
     expect(failureKind(new Error(message))).toBe('transient');
   });
