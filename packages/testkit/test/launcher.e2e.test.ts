@@ -8,6 +8,16 @@ import { jsonLogLines, metricsServices, stackClient, startStack, waitFor, type R
 
 const root = join(__dirname, '../../..');
 
+/** Every process the launcher starts, by its name in the process table. */
+const everyProcess = [
+  'api-gateway',
+  'dashboard',
+  'psp-simulator',
+  'solana-localnet',
+  'mail-catcher',
+  ...metricsServices,
+];
+
 /** Whether anything still accepts connections at `url`. */
 const answers = (url: string): Promise<boolean> =>
   fetch(url, { signal: AbortSignal.timeout(2000) }).then(
@@ -111,15 +121,7 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
   });
 
   test("every process it starts runs with the images' V8 heap settings, in front of its compiled file", () => {
-    const names = [
-      'api-gateway',
-      'dashboard',
-      'psp-simulator',
-      'solana-localnet',
-      'mail-catcher',
-      ...metricsServices,
-    ];
-    const commandLines = names.map((name) => ({
+    const commandLines = everyProcess.map((name) => ({
       name,
       argv: readFileSync(`/proc/${stack.pidOf(name)}/cmdline`, 'utf8')
         .split('\0')
@@ -127,7 +129,7 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
         .slice(1),
     }));
     expect(commandLines).toEqual(
-      names.map((name) => ({
+      everyProcess.map((name) => ({
         name,
         argv: [...processNodeFlags, expect.stringMatching(/\/dist\/main\.js$/)],
       })),
@@ -135,15 +137,7 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
   });
 
   test('stopping it (SIGTERM, handled as Ctrl-C is) stops every process it started, each cleanly (exit 0)', async () => {
-    const names = [
-      'api-gateway',
-      'dashboard',
-      'psp-simulator',
-      'solana-localnet',
-      'mail-catcher',
-      ...metricsServices,
-    ];
-    const pids = names.map((name) => stack.pidOf(name));
+    const pids = everyProcess.map((name) => stack.pidOf(name));
     const urls = [
       `${stack.gatewayUrl}/healthz`,
       stack.pspUrl,
@@ -154,8 +148,8 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
     await stack.stop();
     expect(await Promise.all(urls.map(answers))).toEqual(urls.map(() => false));
     // Each said so as it went: the launcher was there to stop them (not killed with its group).
-    expect(names.map((name, i) => ({ name, exit: stack.exitOf(pids[i]!) }))).toEqual(
-      names.map((name) => ({ name, exit: '0' })),
+    expect(everyProcess.map((name, i) => ({ name, exit: stack.exitOf(pids[i]!) }))).toEqual(
+      everyProcess.map((name) => ({ name, exit: '0' })),
     );
   }, 60_000);
 });
