@@ -105,10 +105,11 @@ describe('the OpenAPI document', () => {
     expect(prefilled).toEqual([]);
   });
 
-  test('refers only into its own components, with no keyword beside a $ref (so the API reference resolves it as OpenAPI 3.0 would)', () => {
+  test('stays within what Swagger UI resolves alike as OpenAPI 3.0 and 3.1 (the API reference resolves it as 3.0)', () => {
     // The API reference page resolves an opened operation with Swagger UI's OpenAPI 3.0 resolver, seconds faster than
-    // its 3.1 one (api-reference.js). The two resolve alike only for references like these: a 3.1 `$ref` may have
-    // sibling keywords, which 3.0 ignores, and 3.1 schemas may be found by `$id`, `$anchor` or `$dynamicRef`.
+    // its 3.1 one (api-reference.js). Where the two differ, this document must not go: a 3.1 `$ref` may have sibling
+    // keywords, which 3.0 ignores, and 3.1 schemas may be found by `$id`, `$anchor` or `$dynamicRef`; the resolvers
+    // merge `allOf` differently; and the 3.1 one alone copies a parameter's or header's `example(s)` into its schema.
     const strays: string[] = [];
     const walk = (node: unknown, at: string): void => {
       if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${at}/${i}`));
@@ -128,8 +129,11 @@ describe('the OpenAPI document', () => {
         const siblings = Object.keys(record).filter((key) => key !== '$ref');
         if (siblings.length > 0) strays.push(`${at}: $ref beside ${siblings.join(', ')}`);
       }
-      for (const keyword of ['$id', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef'])
+      for (const keyword of ['$id', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', 'allOf'])
         if (keyword in record) strays.push(`${at}: ${keyword}`);
+      if (/\/(parameters\/[^/]+|headers\/[^/]+)$/.test(at))
+        for (const keyword of ['example', 'examples'])
+          if (keyword in record) strays.push(`${at}: ${keyword} on a parameter or header`);
       for (const [key, value] of Object.entries(record)) walk(value, `${at}/${key}`);
     };
     walk(document, '#');

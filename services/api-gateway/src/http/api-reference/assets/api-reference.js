@@ -7,9 +7,10 @@
    * Swagger UI resolves an operation's `$ref`s when it is opened. For an OpenAPI 3.1 document it does so with its
    * ApiDOM resolver, which reworks the whole document each time: two to three seconds per operation for ours (about
    * 800 KB), against half a second with its OpenAPI 3.0 resolver (a known upstream issue, swagger-ui #10748). Here both
-   * do the same work: every `$ref` of this document points into `#/components` and has no sibling keywords (the
-   * document's unit tests hold that), the one case where the two versions resolve alike. So the subtree is resolved as
-   * 3.0; the page still renders the document as the 3.1 it is (webhooks, null types, `const`).
+   * give the same result: every `$ref` of this document points into `#/components` with no keyword beside it, and it
+   * has no `allOf` and no example on a parameter or header, where the two would differ (the document's unit tests hold
+   * that; its browser test compares both). So the subtree is resolved as 3.0; the page still renders the document as
+   * the 3.1 it is (webhooks, null types, `const`).
    */
   function resolveSubtreesAsOpenApi30(system) {
     var resolveSubtree = system.fn.resolveSubtree;
