@@ -62,6 +62,16 @@ describe('the OpenAPI document', () => {
     rateLimits: { api: 60, dashboard: 600, admin: 30, checkout: 120 },
   });
 
+  /** What a local `$ref` (`#/a/b~1c`, a JSON Pointer) names in the document; undefined when nothing. */
+  const referenced = (ref: string): Schema | undefined =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce(
+        (from: Schema | undefined, key) => from?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        document as Schema,
+      );
+
   test('states the fields, requirements and enums of every body and query schema the routes validate with', () => {
     for (const op of operations) {
       const documented = document.paths[op.path]?.[op.method];
@@ -90,14 +100,7 @@ describe('the OpenAPI document', () => {
     const prefilled = Object.values(document.paths)
       .flatMap((methods) => Object.values(methods))
       .flatMap((operation) => operation.parameters as Schema[])
-      .map((parameter) =>
-        '$ref' in parameter
-          ? (parameter.$ref as string)
-              .split('/')
-              .slice(1)
-              .reduce((node: Schema, key) => node[key], document)
-          : parameter,
-      )
+      .map((parameter) => ('$ref' in parameter ? referenced(String(parameter.$ref))! : parameter))
       .filter((parameter) => parameter.in !== 'query')
       .filter(
         (parameter) => 'example' in parameter || 'examples' in parameter || 'default' in parameter.schema,
@@ -117,14 +120,7 @@ describe('the OpenAPI document', () => {
       const record = node as Schema;
       if ('$ref' in record) {
         const target = String(record.$ref);
-        const found = target
-          .replace(/^#\//, '')
-          .split('/')
-          .reduce(
-            (from: Schema | undefined, key) => from?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
-            document,
-          );
-        if (!/^#\/components\/[a-zA-Z]+\/[^/]+$/.test(target) || found === undefined)
+        if (!/^#\/components\/[a-zA-Z]+\/[^/]+$/.test(target) || referenced(target) === undefined)
           strays.push(`${at}: $ref ${target}`);
         const siblings = Object.keys(record).filter((key) => key !== '$ref');
         if (siblings.length > 0) strays.push(`${at}: $ref beside ${siblings.join(', ')}`);
