@@ -134,7 +134,11 @@ export async function startPaymentService(config: PaymentConfig): Promise<Paymen
     defaultFees,
     logger: runtime.logger,
   };
-  const cycleScheduler = new CycleScheduler(dueCycles, config.RECONCILE_INTERVAL_SECONDS * 1000);
+  const cycleScheduler = new CycleScheduler(
+    dueCycles,
+    config.RECONCILE_INTERVAL_SECONDS * 1000,
+    3 * config.RAIL_RPC_TIMEOUT_MS,
+  );
   await broker
     .handlers('payment')
     .handle(createPayment, (command, context) => createPaymentOnRail(createDeps, command, context))

@@ -124,6 +124,16 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
     return read(businessId, subscriptionId);
   }
 
+  const clockOf = async (id: string) =>
+    (
+      (await h.service.dataSource.query(
+        `SELECT clock_date::text AS clock, clock_target::text AS target, clock_lease_until IS NOT NULL AS held,
+                cycle_open_failures AS failures
+           FROM subscriptions WHERE id = $1`,
+        [id],
+      )) as Array<{ clock: string; target: string | null; held: boolean; failures: number }>
+    )[0]!;
+
   const outboxNames = async (subscriptionId: string): Promise<string[]> => {
     const rows: Array<{ name: string }> = await h.service.dataSource.query(
       `SELECT name FROM outbox WHERE envelope->'payload'->'subscription'->>'subscription_id' = $1 ORDER BY seq`,
@@ -582,15 +592,6 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
     });
 
     /** The clock, the target still asked for, and whether a runner holds the move, as stored. */
-    const clockOf = async (id: string) =>
-      (
-        (await h.service.dataSource.query(
-          `SELECT clock_date::text AS clock, clock_target::text AS target, clock_lease_until IS NOT NULL AS held,
-                  cycle_open_failures AS failures
-             FROM subscriptions WHERE id = $1`,
-          [id],
-        )) as Array<{ clock: string; target: string | null; held: boolean; failures: number }>
-      )[0]!;
 
     test("a move asked before the payer's answer arrived waits at cycle 1's send day, and goes on once it is authorized", async () => {
       const businessId = await h.newBusiness();
@@ -909,6 +910,128 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
         subscription_id: subscription.subscription_id,
       });
       expect(again.ok ? null : again.error.code).toBe('INVALID_STATUS');
+    });
+
+    test('a cancel landing while a cycle is being opened: the cycle opened at the PSP still has its payment, cancelled with the subscription', async () => {
+      const businessId = await h.newBusiness();
+      const subscription = await activated(businessId, { start_date: inDays(20) });
+      const id = subscription.subscription_id;
+      let cancel: Awaited<ReturnType<typeof h.request>> | undefined;
+      h.rails.whileOpeningCycle = async (subscriptionId) => {
+        if (subscriptionId !== id || cancel) return;
+        cancel = await h.request(cancelSubscription, { business_id: businessId, subscription_id: id });
+      };
+      try {
+        await advance(businessId, id, inDays(13));
+      } finally {
+        h.rails.whileOpeningCycle = undefined;
+      }
+      expect(cancel?.ok && cancel.result).toMatchObject({ status: 'cancelled', cancelled_by: 'merchant' });
+      // The adapter opened cycle 1 (its cobr is at the PSP): its payment is recorded, and cancelled with the
+      // subscription, so the adapter removes the cobr; the subscription stays cancelled, no cycle after it.
+      const opened = h.rails
+        .callsOf('pix.cycle.open.v1')
+        .filter((call) => call.payload.subscription_id === id);
+      expect(opened.map((call) => call.payload.cycle)).toEqual([1]);
+      const cycles = await cyclesOf(businessId, id);
+      expect(cycles.map(({ cycle, status, payment_id }) => ({ cycle, status, payment_id }))).toEqual([
+        { cycle: 1, status: 'cancelled', payment_id: opened[0]!.payload.payment_id },
+      ]);
+      expect(await h.emittedPaymentEvents(cycles[0]!.payment_id)).toEqual([
+        'payment.created.v1',
+        'payment.cancelled.v1',
+      ]);
+      expect(await read(businessId, id)).toMatchObject({ status: 'cancelled', next_cycle: null });
+    });
+
+    describe('a cycle asked of the adapter and never recorded, then the subscription cancelled', () => {
+      /** The cycle asked and not recorded yet, as the subscription's row keeps it. */
+      const openingOf = async (id: string) =>
+        (
+          (await h.service.dataSource.query(
+            `SELECT cycle, amount_centavos::int AS amount FROM subscription_cycle_openings WHERE subscription_id = $1`,
+            [id],
+          )) as Array<{ cycle: number; amount: number }>
+        )[0] ?? null;
+
+      /** Asks to move the clock past cycle 1's send day, with the adapter as `rails` play it, until it was asked. */
+      async function askCycleOne(businessId: string, id: string): Promise<void> {
+        const asked = await h.request(advanceSubscriptionClock, {
+          business_id: businessId,
+          subscription_id: id,
+          to: inDays(13),
+        });
+        expect(asked.ok).toBe(true);
+        await waitFor(async () => ((await clockOf(id)).failures > 0 ? true : undefined), {
+          what: `cycle 1 of ${id} asked, and its ask failed`,
+        });
+        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+        const reply = await h.request(cancelSubscription, { business_id: businessId, subscription_id: id });
+        expect(reply.ok && reply.result).toMatchObject({ status: 'cancelled', cancelled_by: 'merchant' });
+        expect(await cyclesOf(businessId, id)).toEqual([]);
+        // Past the wait for an answer still on its way.
+        await h.service.dataSource.query(
+          `UPDATE subscription_cycle_openings SET asked_at = now() - interval '1 hour' WHERE subscription_id = $1`,
+          [id],
+        );
+      }
+
+      test('its answer lost: the scheduler asks again, and the cobr the adapter opened gets its payment, cancelled', async () => {
+        const businessId = await h.newBusiness();
+        const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
+        h.rails.cycleOpensAnsweredLate.add(id);
+        try {
+          await askCycleOne(businessId, id);
+        } finally {
+          h.rails.cycleOpensAnsweredLate.delete(id);
+        }
+        await h.service.cycleScheduler.pass();
+        const opens = h.rails
+          .callsOf('pix.cycle.open.v1')
+          .filter((call) => call.payload.subscription_id === id);
+        // Asked twice as one message: the adapter's inbox answers the cobr it opened the first time.
+        expect(opens.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(opens.map((call) => call.messageId)).size).toBe(1);
+        const cycles = await cyclesOf(businessId, id);
+        expect(
+          cycles.map(({ cycle, status, amount_centavos, external_id }) => ({
+            cycle,
+            status,
+            amount_centavos,
+            external_id,
+          })),
+        ).toEqual([
+          { cycle: 1, status: 'cancelled', amount_centavos: 9_990, external_id: expect.any(String) },
+        ]);
+        expect(cycles[0]!.payment_id).toBe(opens[0]!.payload.payment_id);
+        expect(await h.emittedPaymentEvents(cycles[0]!.payment_id)).toEqual([
+          'payment.created.v1',
+          'payment.cancelled.v1',
+        ]);
+        expect(await openingOf(id)).toBeNull();
+        // Settled once: the next pass asks nothing more.
+        await h.service.cycleScheduler.pass();
+        expect(
+          h.rails.callsOf('pix.cycle.open.v1').filter((call) => call.payload.subscription_id === id),
+        ).toHaveLength(opens.length);
+      });
+
+      test('the adapter refused it: asked again, it opens none, and the ask is forgotten with no payment', async () => {
+        const businessId = await h.newBusiness();
+        const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
+        h.rails.cycleOpenRefusals.add(id);
+        try {
+          await askCycleOne(businessId, id);
+          await h.service.cycleScheduler.pass();
+        } finally {
+          h.rails.cycleOpenRefusals.delete(id);
+        }
+        expect(
+          h.rails.callsOf('pix.cycle.open.v1').filter((call) => call.payload.subscription_id === id).length,
+        ).toBeGreaterThanOrEqual(2);
+        expect(await cyclesOf(businessId, id)).toEqual([]);
+        expect(await openingOf(id)).toBeNull();
+      });
     });
 
     test('a recurrence the PSP ended already is not cancelled by the merchant: INVALID_STATUS, the PSP event ends it', async () => {

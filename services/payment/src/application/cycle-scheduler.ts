@@ -1,11 +1,17 @@
 import { PeriodicWorker } from '@gateway/messaging';
 import {
   subscriptionsWithClockToMove,
+  subscriptionsWithCycleOpeningLeft,
   subscriptionsWithLapsedAuthorization,
   subscriptionsWithWorkDue,
 } from '../persistence';
 import { moveSubscriptionClock } from './advance-subscription-clock';
-import { expireLapsedAuthorization, openDueCycles, type DueCyclesDeps } from './shared/due-cycles';
+import {
+  expireLapsedAuthorization,
+  openDueCycles,
+  settleCycleOpening,
+  type DueCyclesDeps,
+} from './shared/due-cycles';
 import { wallToday } from './shared/subscription-events';
 
 const BATCH = 50;
@@ -16,13 +22,19 @@ const MAX_BATCHES_PER_PASS = 20;
  * Opens every active subscription's cycles as their send days come (7 days before each due date, inside BCB's window
  * of 10 to 2), expires those past their `end_date` and journey 3's whose QR code expired unauthorized: on the wall clock's São Paulo day in production, on each
  * subscription's own clock in the sandbox (moved by `subscription.advance.v1`, which runs the same step; a move whose
- * runner stopped is taken over here). Safe on any
- * number of replicas at once: each cycle is opened once (see `openDueCycles`).
+ * runner stopped is taken over here), and records the cycles the adapter opened for subscriptions that ended (or moved
+ * on) before their payment was recorded (`settleCycleOpening`). Safe on any number of replicas at once: each cycle is
+ * opened once (see `openDueCycles`).
  */
 export class CycleScheduler extends PeriodicWorker {
+  /**
+   * @param settleOpeningAfterMs how long after its ask a cycle left unrecorded is settled with the adapter: past any
+   * answer still on its way (a few times the rail call's timeout).
+   */
   constructor(
     private readonly deps: DueCyclesDeps,
     intervalMs: number,
+    private readonly settleOpeningAfterMs: number,
   ) {
     super({ name: 'cycle-scheduler', intervalMs, logger: deps.logger });
   }
@@ -32,6 +44,14 @@ export class CycleScheduler extends PeriodicWorker {
     // Sandbox clock moves asked for that no runner holds (the replica that started one stopped): taken over.
     for (const subscriptionId of await subscriptionsWithClockToMove(this.deps.dataSource.manager, BATCH))
       await moveSubscriptionClock(this.deps, subscriptionId);
+    // Cycles asked of the adapter and never recorded, of subscriptions that ended or moved on meanwhile: the cobr the
+    // PSP may hold gets its payment.
+    for (const subscriptionId of await subscriptionsWithCycleOpeningLeft(
+      this.deps.dataSource.manager,
+      this.settleOpeningAfterMs,
+      BATCH,
+    ))
+      await settleCycleOpening(this.deps, subscriptionId);
     // Journey 3's QR codes that expired unpaid: those subscriptions expire (not left pending until their start date).
     for (const subscriptionId of await subscriptionsWithLapsedAuthorization(
       this.deps.dataSource.manager,

@@ -31,6 +31,7 @@ import { PaymentOutboxInsertedAt1764403200200 } from './migrations/1764403200200
 import { PaymentChangeFeed1764403200410 } from './migrations/1764403200410-payment-change-feed';
 import { DueDatePayments1764403200810 } from './migrations/1764403200810-due-date-payments';
 import { Subscriptions1764403200910 } from './migrations/1764403200910-subscriptions';
+import { SubscriptionCycleOpening1764403201050 } from './migrations/1764403201050-subscription-cycle-opening';
 
 export { DisputeEntity, FeeRuleEntity, PaymentEntity, ReceivedFundsEntity, RefundEntity, SubscriptionEntity };
 export type { ReceivedFundsKind } from './received-funds.entity';
@@ -80,5 +81,6 @@ export const paymentDatabase = {
     PaymentChangeFeed1764403200410,
     DueDatePayments1764403200810,
     Subscriptions1764403200910,
+    SubscriptionCycleOpening1764403201050,
   ],
 };

@@ -155,6 +155,87 @@ export async function backOffCycleOpen(
   );
 }
 
+/** A cycle asked of the PIX adapter and not yet recorded as a payment (its `cobr` may be at the PSP already). */
+export interface CycleOpening {
+  cycle: number;
+  amountCentavos: number;
+}
+
+/**
+ * Cycle `cycle` is about to be asked of the PIX adapter for `amountCentavos` (committed before the ask, so a `cobr` the
+ * PSP may hold is never forgotten): false, and nothing written, when the subscription no longer waits for that cycle.
+ */
+export async function markCycleOpening(
+  manager: EntityManager,
+  subscriptionId: string,
+  cycle: number,
+  amountCentavos: number,
+): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `INSERT INTO subscription_cycle_openings (subscription_id, cycle, amount_centavos, asked_at)
+     SELECT id, $2, $3, now() FROM subscriptions WHERE id = $1 AND status = 'active' AND next_cycle = $2
+     ON CONFLICT (subscription_id) DO UPDATE SET cycle = $2, amount_centavos = $3, asked_at = now()
+     RETURNING subscription_id`,
+    [subscriptionId, cycle, amountCentavos],
+  );
+  return rows.length > 0;
+}
+
+/** The cycle of the subscription asked of the adapter and not yet recorded, if any. */
+export async function findCycleOpening(
+  manager: EntityManager,
+  subscriptionId: string,
+): Promise<CycleOpening | null> {
+  const [row] = (await manager.query(
+    `SELECT cycle, amount_centavos::text AS amount FROM subscription_cycle_openings WHERE subscription_id = $1`,
+    [subscriptionId],
+  )) as Array<{ cycle: number; amount: string }>;
+  return row ? { cycle: row.cycle, amountCentavos: Number(row.amount) } : null;
+}
+
+/** Cycle `cycle`'s ask is settled (recorded, or the adapter opened none): it is no longer pending. */
+export async function endCycleOpening(
+  manager: EntityManager,
+  subscriptionId: string,
+  cycle: number,
+): Promise<void> {
+  await manager.query(`DELETE FROM subscription_cycle_openings WHERE subscription_id = $1 AND cycle = $2`, [
+    subscriptionId,
+    cycle,
+  ]);
+}
+
+/** Cycle `cycle`'s ask could not be settled now (no answer): it waits as long again before the next try. */
+export async function postponeCycleOpening(
+  manager: EntityManager,
+  subscriptionId: string,
+  cycle: number,
+): Promise<void> {
+  await manager.query(
+    `UPDATE subscription_cycle_openings SET asked_at = now() WHERE subscription_id = $1 AND cycle = $2`,
+    [subscriptionId, cycle],
+  );
+}
+
+/**
+ * Up to `limit` subscriptions with a cycle asked of the adapter more than `afterMs` ago and never recorded, that no pass
+ * will open any more (the subscription ended, or moved past that cycle): their cycle is to be settled with the adapter.
+ */
+export async function subscriptionsWithCycleOpeningLeft(
+  manager: EntityManager,
+  afterMs: number,
+  limit: number,
+): Promise<string[]> {
+  const rows: Array<{ id: string }> = await manager.query(
+    `SELECT s.id FROM subscription_cycle_openings o JOIN subscriptions s ON s.id = o.subscription_id
+      WHERE o.asked_at < now() - $1::int * interval '1 millisecond'
+        AND (s.status <> 'active' OR s.next_cycle IS DISTINCT FROM o.cycle)
+      ORDER BY o.asked_at LIMIT $2`,
+    [afterMs, limit],
+  );
+  return rows.map((row) => row.id);
+}
+
 /** Sandbox: the payer's bank was asked to answer the authorization now (its answer arrives as an event). */
 export async function markPayerAnswerAsked(manager: EntityManager, subscriptionId: string): Promise<void> {
   await manager.query(

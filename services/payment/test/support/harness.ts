@@ -86,6 +86,10 @@ export class FakeRails {
   readonly cyclesKeptAtCancel = new Set<string>();
   /** Subscriptions whose cycles the adapter refuses to open (a cycle it can never send). */
   readonly cycleOpenRefusals = new Set<string>();
+  /** Subscriptions whose cycles the adapter opens but answers too late: the payment service has given up waiting. */
+  readonly cycleOpensAnsweredLate = new Set<string>();
+  /** Runs once the PSP has a cycle's cobr and before the adapter answers (a cancel landing during the open). */
+  whileOpeningCycle: ((subscriptionId: string) => Promise<void>) | undefined;
   readonly calls: RailCall[] = [];
   /** Each crypto payment's current reference, so an amount change can name the one it replaces. */
   private readonly references = new Map<string, string>();
@@ -198,9 +202,15 @@ export class FakeRails {
       .handle(
         openPixCycle,
         this.answer((cycle: RailCommand & { subscription_id: string }) => {
+          // Refused before anything is kept as the answer (thrown here, not as a promise kept for a retry).
           if (this.cycleOpenRefusals.has(cycle.subscription_id))
             throw new CommandError('INVALID_FIELDS', 'Ciclo recusado.');
-          return { txid: `cobr${cycle.payment_id.replace(/[^A-Za-z0-9]/g, '')}` };
+          const opened = { txid: `cobr${cycle.payment_id.replace(/[^A-Za-z0-9]/g, '')}` };
+          if (this.cycleOpensAnsweredLate.has(cycle.subscription_id))
+            return letTimePass(RAIL_TIMEOUT_MS + 500).then(() => opened);
+          return this.whileOpeningCycle
+            ? this.whileOpeningCycle(cycle.subscription_id).then(() => opened)
+            : opened;
         }),
       )
       .handle(simulatePixRecurrence, this.answer(accepted))

@@ -4,18 +4,25 @@ import type { Logger } from '@gateway/observability';
 import type { Rails } from '../../clients';
 import {
   cycleAfter,
+  cycleDueDate,
   cyclePaymentId,
   cycleSendDay,
   cycleSendDeadline,
+  isRunning,
   todayOf,
 } from '../../domain/subscription';
 import {
   backOffCycleOpen,
+  endCycleOpening,
+  findCycleOpening,
   findSubscription,
   lockSubscription,
+  markCycleOpening,
+  postponeCycleOpening,
   saveSubscription,
   type SubscriptionEntity,
 } from '../../persistence';
+import type { FeeTerms } from '../../domain/fee';
 import { businessFeeRule, type DefaultFees } from './fee-rules';
 import { emitSubscriptionEvent, wallToday } from './subscription-events';
 import { transitionPayment } from './payment-events';
@@ -33,9 +40,11 @@ export interface DueCyclesDeps {
  * Does what is due on an active subscription's today (its own clock in the sandbox): opens each cycle whose send day
  * has come, in order, and expires it once past its `end_date` with no cycle left. A cycle is opened at the adapter
  * first (`pix.cycle.open.v1`, outside any transaction, its message id and `cobr` txid derived from the cycle's payment
- * id, itself derived from the pair), then its payment is inserted under the subscription's row lock only if the
- * subscription still waits for that very cycle: two passes racing (two replicas, a scheduler and an advance) ask the
- * adapter the same question and make one payment. A cycle whose sending window has passed (it would reach the PSP
+ * id, itself derived from the pair), then its payment is inserted under the subscription's row lock (once: the pair
+ * is unique), and the subscription moves on only if it still waits for that very cycle: two passes racing (two
+ * replicas, a scheduler and an advance) ask the adapter the same question and make one payment. A subscription that
+ * ended while its cycle was being opened still gets that cycle's payment, ended as its end ended its other cycles, so
+ * no cobr at the PSP is left without a payment. A cycle whose sending window has passed (it would reach the PSP
  * less than 2 days before its due date) is never sent: its payment is recorded `failed` `CYCLE_NOT_SENT` and the
  * subscription goes on to the next cycle. Answers how many cycles it moved past (opened or not sent); stops at the
  * first refusal (logged; the subscription backs off, tried again on a later pass).
@@ -70,14 +79,10 @@ export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string)
     const amountCentavos = cycleAmountOf(subscription);
     try {
       if (!feeRule) throw new CommandError('NO_FEE_RULE', 'Sem regra de tarifa para pix.');
-      ({ txid } = await deps.rails.recurrences.openCycle({
-        subscription_id: subscription.id,
-        payment_id: paymentId,
-        cycle,
-        amount_centavos: amountCentavos,
-        due_date: dueDate,
-        description: subscription.description,
-      }));
+      // Marked before the ask: from here on its cobr may be at the PSP, whatever becomes of the answer.
+      if (!(await markCycleOpening(deps.dataSource.manager, subscription.id, cycle, amountCentavos)))
+        return opened;
+      ({ txid } = await askCycleOpen(deps, subscription, cycle, amountCentavos));
       // Sandbox: the payer's bank is to fail this cycle's debit (simulate fail_next_cycle, kept until a cycle opens).
       if (subscription.failNextCycle)
         await deps.rails.recurrences.simulate(subscription.id, 'fail_next_cycle', `cycle-fail:${paymentId}`);
@@ -89,21 +94,99 @@ export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string)
       await backOffCycleOpen(deps.dataSource.manager, subscription.id, cycle);
       return opened;
     }
-    const made = await deps.uow.run({}, async (tx) => {
-      const locked = await lockSubscription(tx.manager, subscriptionId);
-      if (!locked || locked.status !== 'active' || locked.nextCycle !== cycle) return false;
-      await insertCyclePayment(tx, locked, cycle, {
-        externalId: txid,
-        instructions: null,
-        feeRule: feeRule!,
-        amountCentavos,
-      });
-      await moveToNextCycle(tx.manager, locked, cycle);
-      return true;
-    });
+    const made = await deps.uow.run({}, (tx) =>
+      recordOpenedCycle(tx, subscriptionId, cycle, { txid, amountCentavos, feeRule: feeRule! }),
+    );
     if (!made) return opened;
     opened += 1;
   }
+}
+
+/** Asks the PIX adapter to open cycle `cycle` (its message id the cycle's own: asked again, the same cobr answers). */
+function askCycleOpen(
+  deps: DueCyclesDeps,
+  subscription: SubscriptionEntity,
+  cycle: number,
+  amountCentavos: number,
+): Promise<{ txid: string }> {
+  return deps.rails.recurrences.openCycle({
+    subscription_id: subscription.id,
+    payment_id: cyclePaymentId(subscription.id, cycle),
+    cycle,
+    amount_centavos: amountCentavos,
+    due_date: cycleDueDate(subscription.startDate, subscription.interval, cycle),
+    description: subscription.description,
+  });
+}
+
+/**
+ * Records cycle `cycle`, which the adapter opened as `txid`, under the subscription's row lock: its payment (once: the
+ * pair is unique, so nothing when another pass recorded it), its ask no longer pending, and the subscription waiting
+ * for the next cycle if it still waited for this one (true). A subscription that ended meanwhile (the merchant's
+ * cancel, the payer's, the PSP's end) still gets the payment, since the cobr is at the PSP and whatever the PSP does
+ * with it (a debit, its end) must land on a payment; it ends as that end's own cycles did: cancelled when not yet due
+ * (the adapter removes its cobr), else left to its outcome at the PSP.
+ */
+async function recordOpenedCycle(
+  tx: Transaction,
+  subscriptionId: string,
+  cycle: number,
+  opened: { txid: string; amountCentavos: number; feeRule: FeeTerms },
+): Promise<boolean> {
+  const locked = await lockSubscription(tx.manager, subscriptionId);
+  if (!locked) return false;
+  const payment = await insertCyclePayment(tx, locked, cycle, {
+    externalId: opened.txid,
+    instructions: null,
+    feeRule: opened.feeRule,
+    amountCentavos: opened.amountCentavos,
+  });
+  await endCycleOpening(tx.manager, subscriptionId, cycle);
+  if (locked.status === 'active' && locked.nextCycle === cycle) {
+    await moveToNextCycle(tx.manager, locked, cycle);
+    return true;
+  }
+  if (payment && !isRunning(locked.status))
+    await cancelCyclesNotYetDue(tx, locked, todayOf(locked, wallToday()));
+  return false;
+}
+
+/**
+ * A cycle asked of the adapter and never recorded, that no pass will open any more (the subscription ended, or moved
+ * past it): the adapter is asked again, under the same message id, and answers the cobr it opened, recorded then as
+ * above; or refuses, having opened none (the recurrence ended), and the ask is forgotten. Anything else (no answer, a
+ * broker down) is tried again on a later pass.
+ */
+export async function settleCycleOpening(deps: DueCyclesDeps, subscriptionId: string): Promise<void> {
+  const { manager } = deps.dataSource;
+  const subscription = await findSubscription(manager, subscriptionId);
+  const opening = await findCycleOpening(manager, subscriptionId);
+  if (!subscription || !opening) return;
+  const { cycle, amountCentavos } = opening;
+  const feeRule = await businessFeeRule(manager, deps.defaultFees, subscription.businessId, 'pix');
+  let txid: string;
+  try {
+    if (!feeRule) throw new Error('no fee rule for pix');
+    ({ txid } = await askCycleOpen(deps, subscription, cycle, amountCentavos));
+  } catch (error) {
+    if (error instanceof CommandError) {
+      deps.logger.info(
+        { subscription_id: subscriptionId, cycle, code: error.code },
+        'a cycle asked and never recorded was not opened by the adapter: nothing to record',
+      );
+      await endCycleOpening(manager, subscriptionId, cycle);
+      return;
+    }
+    deps.logger.warn(
+      { subscription_id: subscriptionId, cycle, err: error },
+      'a cycle asked and never recorded is not settled yet; tried again later',
+    );
+    await postponeCycleOpening(manager, subscriptionId, cycle);
+    return;
+  }
+  await deps.uow.run({}, (tx) =>
+    recordOpenedCycle(tx, subscriptionId, cycle, { txid, amountCentavos, feeRule }),
+  );
 }
 
 /** The subscription waits for the cycle after `cycle` now, its open's back-off (and a fail_next_cycle) cleared. */
