@@ -10,7 +10,12 @@ import { DEFAULT_RPC_MODES, type RpcModes } from './rpc-modes';
 import { FORWARDER_PROGRAM_ID, forwarderProgramElf } from './forwarder-program';
 
 // The wallet that pays on this chain in tests lives in its own package: the watcher's sandbox wallet uses it too.
-export { payTransferRequest, type TransferRequestPayment } from '@gateway/solana-pay-wallet';
+export {
+  payTransferRequest,
+  signTransferRequest,
+  type SignedTransfer,
+  type TransferRequestPayment,
+} from '@gateway/solana-pay-wallet';
 export { Ledger } from './ledger';
 export { Seeder } from './seeding';
 export { STABLECOIN_MINTS, type StablecoinSymbol } from './mints';

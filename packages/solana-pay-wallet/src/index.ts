@@ -13,6 +13,7 @@ import {
   VersionedTransaction,
   type Keypair,
 } from '@solana/web3.js';
+import bs58 from 'bs58';
 
 export interface TransferRequestPayment {
   recipient: PublicKey;
@@ -26,6 +27,22 @@ export interface TransferRequestPayment {
   skipPreflight?: boolean;
 }
 
+/** A payment's transaction, signed and not yet sent: kept before it is sent, it can be sent again as it is. */
+export interface SignedTransfer {
+  signature: string;
+  /** base64 wire bytes. */
+  transaction: string;
+  /** Past this block height its blockhash has expired: unless it landed by then, it never will. */
+  lastValidBlockHeight: number;
+}
+
+/**
+ * What became of a signed transfer: `landed` (confirmed without an error), `failed` (confirmed with one: nothing moved),
+ * `pending` (not confirmed yet, and it still can be), `expired` (unknown to the cluster past its last valid block
+ * height: it never will land).
+ */
+export type TransferFate = 'landed' | 'failed' | 'pending' | 'expired';
+
 /**
  * Pays a Solana Pay SPL transfer request the way a wallet does: create the recipient's associated token account
  * idempotently, an optional memo right before the transfer, and a TransferChecked last, carrying the reference as a
@@ -36,6 +53,17 @@ export async function payTransferRequest(
   payer: Keypair,
   payment: TransferRequestPayment,
 ): Promise<string> {
+  const signed = await signTransferRequest(rpcUrl, payer, payment);
+  await sendSignedTransfer(rpcUrl, signed, { skipPreflight: payment.skipPreflight ?? false });
+  return signed.signature;
+}
+
+/** The transaction that pays a transfer request (see `payTransferRequest`), signed with a recent blockhash. */
+export async function signTransferRequest(
+  rpcUrl: string,
+  payer: Keypair,
+  payment: TransferRequestPayment,
+): Promise<SignedTransfer> {
   const connection = new Connection(rpcUrl, 'confirmed');
   const mintAccount = await connection.getAccountInfo(payment.mint);
   if (!mintAccount) throw new Error(`mint ${payment.mint.toBase58()} not found`);
@@ -67,13 +95,45 @@ export async function payTransferRequest(
     transfer,
   ];
 
-  const options = { skipPreflight: payment.skipPreflight ?? false };
-  const signature =
+  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+  const wire =
     payment.version === 0
-      ? await sendV0(connection, payer, instructions, options)
-      : await connection.sendTransaction(new Transaction().add(...instructions), [payer], options);
-  await waitUntilLanded(connection, signature);
-  return signature;
+      ? signedV0(payer, instructions, blockhash)
+      : signedLegacy(payer, instructions, blockhash, lastValidBlockHeight);
+  const signature = VersionedTransaction.deserialize(wire).signatures[0]!;
+  return {
+    signature: bs58.encode(signature),
+    transaction: Buffer.from(wire).toString('base64'),
+    lastValidBlockHeight,
+  };
+}
+
+/**
+ * Sends a signed transfer as it is and waits until it has landed. Sending the same transaction again cannot pay twice:
+ * the cluster knows it by its signature.
+ */
+export async function sendSignedTransfer(
+  rpcUrl: string,
+  signed: SignedTransfer,
+  options: { skipPreflight: boolean },
+): Promise<void> {
+  const connection = new Connection(rpcUrl, 'confirmed');
+  await connection.sendRawTransaction(Buffer.from(signed.transaction, 'base64'), options);
+  await waitUntilLanded(connection, signed.signature);
+}
+
+/** What became of a signed transfer sent earlier, if it was (see `TransferFate`). */
+export async function fateOfTransfer(rpcUrl: string, signed: SignedTransfer): Promise<TransferFate> {
+  const connection = new Connection(rpcUrl, 'confirmed');
+  const {
+    value: [status],
+  } = await connection.getSignatureStatuses([signed.signature], { searchTransactionHistory: true });
+  if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized')
+    return status.err === null ? 'landed' : 'failed';
+  if (status) return 'pending';
+  // Read after the status: a transaction that landed in between is seen by the next look, never taken for expired.
+  const height = await connection.getBlockHeight('confirmed');
+  return height > signed.lastValidBlockHeight ? 'expired' : 'pending';
 }
 
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -86,13 +146,7 @@ function memoInstruction(memo: string): TransactionInstruction {
   });
 }
 
-async function sendV0(
-  connection: Connection,
-  payer: Keypair,
-  instructions: TransactionInstruction[],
-  options: { skipPreflight: boolean },
-): Promise<string> {
-  const { blockhash } = await connection.getLatestBlockhash();
+function signedV0(payer: Keypair, instructions: TransactionInstruction[], blockhash: string): Uint8Array {
   const message = new TransactionMessage({
     payerKey: payer.publicKey,
     recentBlockhash: blockhash,
@@ -100,7 +154,20 @@ async function sendV0(
   }).compileToV0Message();
   const transaction = new VersionedTransaction(message);
   transaction.sign([payer]);
-  return connection.sendTransaction(transaction, options);
+  return transaction.serialize();
+}
+
+function signedLegacy(
+  payer: Keypair,
+  instructions: TransactionInstruction[],
+  blockhash: string,
+  lastValidBlockHeight: number,
+): Uint8Array {
+  const transaction = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
+    ...instructions,
+  );
+  transaction.sign(payer);
+  return transaction.serialize();
 }
 
 const CONFIRMATION_POLL_MS = 100;

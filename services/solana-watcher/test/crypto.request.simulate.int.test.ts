@@ -87,6 +87,99 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     await harness.waitForTransfers(request.reference, 1);
   });
 
+  /**
+   * The database lost between the wallet's payment and the answer's commit, as in an outage: the trigger fails the
+   * statement that records this command's answer, and only that one.
+   */
+  async function losingTheAnswerTo(messageId: string, work: () => Promise<void>): Promise<void> {
+    const name = `lose_answer_${messageId.replace(/\W/g, '_')}`.toLowerCase();
+    const db = harness.service.dataSource;
+    await db.query(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN RAISE EXCEPTION 'the answer is lost' USING ERRCODE = '23514'; END $$`);
+    await db.query(`CREATE TRIGGER ${name} BEFORE UPDATE ON inbox FOR EACH ROW
+      WHEN (NEW.message_id = '${messageId}' AND NEW.result IS NOT NULL) EXECUTE FUNCTION ${name}()`);
+    try {
+      await work();
+    } finally {
+      await db.query(`DROP TRIGGER ${name} ON inbox`);
+      await db.query(`DROP FUNCTION ${name}()`);
+    }
+  }
+
+  test('a paid simulation whose answer was lost after the wallet paid is accepted when delivered again, though its payment settled the request, and nothing more is paid', async () => {
+    const request = await harness.open();
+    const messageId = newPublicId('cmd');
+    await losingTheAnswerTo(messageId, async () => {
+      const first = await harness.simulate(request.payment_id, 'paid', null, {
+        timeoutMs: 10_000,
+        messageId,
+      });
+      expect(first.ok).toBe(false);
+      await harness.settled(request.payment_id);
+    });
+    const again = await harness.simulate(request.payment_id, 'paid', null, { timeoutMs: 10_000, messageId });
+    expect(again).toEqual({ ok: true, result: { accepted: true } });
+    expect(harness.localnet.ledger.signaturesFor(request.reference)).toHaveLength(1);
+  });
+
+  test('a partial paid simulation whose answer was lost is not paid a second time when delivered again', async () => {
+    const request = await harness.open();
+    const messageId = newPublicId('cmd');
+    await losingTheAnswerTo(messageId, async () => {
+      const first = await harness.simulate(request.payment_id, 'paid', 1_000, {
+        timeoutMs: 10_000,
+        messageId,
+      });
+      expect(first.ok).toBe(false);
+      await harness.waitForTransfers(request.reference, 1);
+    });
+    const again = await harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 10_000, messageId });
+    expect(again).toEqual({ ok: true, result: { accepted: true } });
+    expect(harness.localnet.ledger.signaturesFor(request.reference)).toHaveLength(1);
+    expect(await harness.request(request.reference)).toMatchObject({ status: 'open' });
+  });
+
+  test('two deliveries of the same paid simulation at once pay once between them', async () => {
+    for (let round = 0; round < 5; round++) {
+      const request = await harness.open();
+      const messageId = newPublicId('cmd');
+      const send = () =>
+        harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 15_000, messageId });
+      const answers = await Promise.all([send(), send()]);
+      expect(answers).toEqual([
+        { ok: true, result: { accepted: true } },
+        { ok: true, result: { accepted: true } },
+      ]);
+      expect(harness.localnet.ledger.signaturesFor(request.reference)).toHaveLength(1);
+    }
+  });
+
+  test('a transaction kept for a paid simulation and never sent (the watcher died) is sent as it is by the next delivery', async () => {
+    const request = await harness.open();
+    const messageId = newPublicId('cmd');
+    const kept = await harness.keptUnsent(messageId, request.reference, 1_000_000n);
+    const reply = await harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 10_000, messageId });
+    expect(reply).toEqual({ ok: true, result: { accepted: true } });
+    expect(harness.localnet.ledger.signaturesFor(request.reference)).toEqual([kept.signature]);
+    const [transfer] = await harness.waitForTransfers(request.reference, 1);
+    expect(transfer).toMatchObject({ signature: kept.signature, amount: '1000000' });
+  });
+
+  test('a transaction kept for a paid simulation that expired unsent is replaced, and only the new one pays', async () => {
+    const request = await harness.open();
+    const messageId = newPublicId('cmd');
+    const kept = await harness.keptUnsent(messageId, request.reference, 1_000_000n);
+    harness.localnet.ledger.skipSlots(200);
+    const reply = await harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 10_000, messageId });
+    expect(reply).toEqual({ ok: true, result: { accepted: true } });
+    const signatures = harness.localnet.ledger.signaturesFor(request.reference);
+    expect(signatures).toHaveLength(1);
+    expect(signatures).not.toContain(kept.signature);
+    // R$ 10,00 at the locked 0.18 USDC per BRL
+    const [transfer] = await harness.waitForTransfers(request.reference, 1);
+    expect(transfer).toMatchObject({ amount: '1800000' });
+  });
+
   test('while the test wallet waits on a slow chain, no connection sits idle in a transaction', async () => {
     const request = await harness.open();
     const [{ database }] = await harness.service.dataSource.query('SELECT current_database() AS database');

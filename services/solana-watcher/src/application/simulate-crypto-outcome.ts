@@ -1,10 +1,17 @@
 import type { DataSource } from 'typeorm';
 import { cryptoRequestClosed, type SimulateCryptoOutcome } from '@gateway/contracts';
 import { CommandError, type MessageContext, type UnitOfWork } from '@gateway/messaging';
-import { TestWalletShortOfFunds, type SandboxWallet } from '../clients/sandbox-wallet';
+import type { SignedTransfer, TransferFate } from '@gateway/solana-pay-wallet';
+import { TestWalletShortOfFunds, type SandboxWallet, type WalletPayment } from '../clients/sandbox-wallet';
 import { tokenBaseUnitsForBrl } from '../domain/quote';
 import { parseRatio } from '../domain/rational';
-import { closeOpenRequest, lockRequest, moveRequestWindowEnd } from '../persistence';
+import {
+  closeOpenRequest,
+  findSandboxWalletPayment,
+  keepSandboxWalletPayment,
+  lockRequest,
+  moveRequestWindowEnd,
+} from '../persistence';
 import { openRequestOrRefuse } from './shared/request-refusals';
 
 export interface SimulationDependencies {
@@ -22,39 +29,46 @@ export interface SimulationDependencies {
  * finds it), `expired` moves the window into the past, beyond the confirmation grace (the expiry worker then closes it
  * on its next pass), `failed` closes at once.
  * The wallet pays outside any transaction; what follows commits with the inbox row, so a redelivered command answers
- * the first result without paying again. Without a sandbox wallet (production) every simulation is refused.
+ * the first result without paying again. The wallet's transaction is kept before it is sent (`payOnce`): a delivery of
+ * the same command whose first answer was never recorded (the database lost after the wallet paid) does not pay a
+ * second time, and is accepted even once that first payment has settled the request. Without a sandbox wallet
+ * (production) every simulation is refused.
  */
 export async function simulateCryptoOutcome(
-  { dataSource, uow, wallet, recipient, confirmationGraceMs }: SimulationDependencies,
+  deps: SimulationDependencies,
   command: SimulateCryptoOutcome,
   context: MessageContext,
 ): Promise<{ accepted: true }> {
+  const { dataSource, uow, wallet, recipient, confirmationGraceMs } = deps;
   if (!wallet) throw new CommandError('NOT_FOUND', 'Simulação disponível apenas no sandbox.');
   const stored = await uow.storedResult<{ accepted: true }>(context);
   if (stored) return stored.value;
-  const request = await openRequestOrRefuse(dataSource.manager, command.payment_id);
+  const request = await openRequestOrRefuse(dataSource.manager, command.payment_id).catch(
+    async (err: unknown) => {
+      // This command's own payment, sent by a delivery whose answer was lost, may be what closed the request.
+      if (command.outcome === 'paid' && (await paidByThisCommand(deps, context, wallet))) return undefined;
+      throw err;
+    },
+  );
+  if (!request) return uow.once(context, async () => ({ accepted: true as const }));
   if (command.outcome === 'paid') {
     const amountBaseUnits =
       command.amount_centavos === null
         ? request.amountBaseUnits - request.receivedBaseUnits
         : tokenBaseUnitsForBrl(command.amount_centavos, parseRatio(request.quoteRate), request.decimals);
-    const signature = await wallet
-      .pay({ recipient, mint: request.mint, reference: request.reference, amountBaseUnits })
-      .catch((err: unknown) => {
-        // A permanent refusal, not a passing fault: the same amount would fail the same way again.
-        if (err instanceof TestWalletShortOfFunds) {
-          throw new CommandError(
-            'INVALID_AMOUNT',
-            'A carteira de teste não tem saldo para pagar esse valor.',
-          );
-        }
-        context.logger.warn({ err: String(err) }, 'sandbox wallet could not pay');
-        throw new CommandError(
-          'SERVICE_UNAVAILABLE',
-          'A carteira de teste não conseguiu enviar o pagamento.',
-        );
-      });
-    context.logger.info({ reference: request.reference, signature }, 'simulated payment sent');
+    await payOnce(deps, context, wallet, {
+      recipient,
+      mint: request.mint,
+      reference: request.reference,
+      amountBaseUnits,
+    }).catch((err: unknown) => {
+      // A permanent refusal, not a passing fault: the same amount would fail the same way again.
+      if (err instanceof TestWalletShortOfFunds) {
+        throw new CommandError('INVALID_AMOUNT', 'A carteira de teste não tem saldo para pagar esse valor.');
+      }
+      context.logger.warn({ err: String(err) }, 'sandbox wallet could not pay');
+      throw new CommandError('SERVICE_UNAVAILABLE', 'A carteira de teste não conseguiu enviar o pagamento.');
+    });
   }
   return uow.once(context, async (tx) => {
     if (command.outcome === 'expired') {
@@ -78,4 +92,62 @@ export async function simulateCryptoOutcome(
     }
     return { accepted: true as const };
   });
+}
+
+/** Replacing a transaction that can no longer land, more than this many times in one delivery, is a fault. */
+const MAX_SIGNINGS = 3;
+
+/**
+ * Pays once per command, however often it is delivered: the signed transaction is kept (by message id) before it is
+ * sent. A later delivery finds it: landed, nothing more is paid; still on its way, it is sent again as it is (the
+ * cluster knows it by its signature) and awaited; failed or expired (nothing moved), a new one replaces it. Two
+ * deliveries racing keep one transaction between them, and only that one is sent.
+ */
+async function payOnce(
+  { dataSource }: SimulationDependencies,
+  context: MessageContext,
+  wallet: SandboxWallet,
+  payment: WalletPayment,
+): Promise<void> {
+  const messageId = context.envelope.id;
+  let earlier = await findSandboxWalletPayment(dataSource.manager, messageId);
+  for (let signings = 0; signings < MAX_SIGNINGS; signings++) {
+    if (earlier) {
+      let fate = await wallet.fateOf(earlier);
+      if (fate === 'pending') fate = await sentAgain(wallet, earlier);
+      if (fate === 'landed') return;
+      if (fate === 'pending') throw new Error(`transaction ${earlier.signature} has not landed yet`);
+    }
+    const signed = await wallet.sign(payment);
+    if (await keepSandboxWalletPayment(dataSource.manager, messageId, signed, earlier)) {
+      context.logger.info(
+        { reference: payment.reference, signature: signed.signature },
+        'simulated payment sent',
+      );
+      return wallet.send(signed);
+    }
+    earlier = await findSandboxWalletPayment(dataSource.manager, messageId);
+  }
+  throw new Error(`the test wallet's transaction for ${messageId} was replaced ${MAX_SIGNINGS} times`);
+}
+
+/**
+ * A transaction on its way, sent again as it is and awaited; what became of it then. Sending it again may be refused
+ * (it landed meanwhile, or expired): its fate says which.
+ */
+async function sentAgain(wallet: SandboxWallet, signed: SignedTransfer): Promise<TransferFate> {
+  await wallet.send(signed).catch(() => undefined);
+  return wallet.fateOf(signed);
+}
+
+/** Whether this command's own transaction, kept by an earlier delivery, landed (or is landing). */
+async function paidByThisCommand(
+  { dataSource }: SimulationDependencies,
+  context: MessageContext,
+  wallet: SandboxWallet,
+): Promise<boolean> {
+  const earlier = await findSandboxWalletPayment(dataSource.manager, context.envelope.id);
+  if (!earlier) return false;
+  const fate = await wallet.fateOf(earlier);
+  return fate === 'landed' || fate === 'pending';
 }

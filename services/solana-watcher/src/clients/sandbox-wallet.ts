@@ -1,7 +1,13 @@
 import { getAccount, getAssociatedTokenAddressSync, TokenAccountNotFoundError } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { inOutgoingCall, tracerOf } from '@gateway/observability';
-import { payTransferRequest } from '@gateway/solana-pay-wallet';
+import {
+  fateOfTransfer,
+  sendSignedTransfer,
+  signTransferRequest,
+  type SignedTransfer,
+  type TransferFate,
+} from '@gateway/solana-pay-wallet';
 import { decodeBase58 } from '../domain/base58';
 
 export interface WalletPayment {
@@ -11,9 +17,18 @@ export interface WalletPayment {
   amountBaseUnits: bigint;
 }
 
-/** The funded test wallet that pays simulated sandbox payments on the local chain, as a buyer's wallet would. */
+/**
+ * The funded test wallet that pays simulated sandbox payments on the local chain, as a buyer's wallet would. Signing
+ * and sending are apart, so the signed transaction can be kept before it is sent and looked up (or sent again as it
+ * is) by a later delivery of the same command.
+ */
 export interface SandboxWallet {
-  pay(payment: WalletPayment): Promise<string>;
+  /** The transaction paying `payment`, signed; TestWalletShortOfFunds when the wallet holds less than it pays. */
+  sign(payment: WalletPayment): Promise<SignedTransfer>;
+  /** Sends it as it is and resolves once it has landed. */
+  send(signed: SignedTransfer): Promise<void>;
+  /** What became of a transaction signed earlier. */
+  fateOf(signed: SignedTransfer): Promise<TransferFate>;
 }
 
 /** The test wallet holds less of the token than a payment asks: sending it would fail the same way every time. */
@@ -46,19 +61,23 @@ export function sandboxWallet(rpcUrl: string, secretKeyBase58: string): SandboxW
     );
   };
 
+  // Its RPC calls are spans naming the node's host only, as the watcher's own (a key may be in the URL's path).
+  const rpc = <T>(name: string, call: () => Promise<T>): Promise<T> =>
+    inOutgoingCall(tracer, `Solana RPC sandbox payment ${name}`, rpcUrl, {}, call);
   return {
-    // Its RPC calls are one span naming the node's host only, as the watcher's own (a key may be in the URL's path).
-    pay: (payment) =>
-      inOutgoingCall(tracer, 'Solana RPC sandbox payment', rpcUrl, {}, async () => {
+    sign: (payment) =>
+      rpc('sign', async () => {
         const held = await heldOf(new PublicKey(payment.mint));
         if (held !== undefined && held < payment.amountBaseUnits)
           throw new TestWalletShortOfFunds(held, payment.amountBaseUnits);
-        return payTransferRequest(rpcUrl, payer, {
+        return signTransferRequest(rpcUrl, payer, {
           recipient: new PublicKey(payment.recipient),
           mint: new PublicKey(payment.mint),
           reference: new PublicKey(payment.reference),
           amountBaseUnits: payment.amountBaseUnits,
         });
       }),
+    send: (signed) => rpc('send', () => sendSignedTransfer(rpcUrl, signed, { skipPreflight: false })),
+    fateOf: (signed) => rpc('status', () => fateOfTransfer(rpcUrl, signed)),
   };
 }

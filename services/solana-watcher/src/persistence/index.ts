@@ -13,6 +13,7 @@ import { UnreadableTransactions1732400271000 } from './migrations/1732400271000-
 import { RefundsWithinReceived1732400274000 } from './migrations/1732400274000-refunds-within-received';
 import { FundsReturns1764401100002 } from './migrations/1764401100002-funds-returns';
 import { RefundAttempts1764402700000 } from './migrations/1764402700000-refund-attempts';
+import { SandboxWalletPayments1764403201060 } from './migrations/1764403201060-sandbox-wallet-payments';
 
 export {
   CryptoRefundEntity,
@@ -23,6 +24,7 @@ export {
 };
 export * from './crypto-refund-store';
 export * from './payment-request-store';
+export * from './sandbox-wallet-payment-store';
 export * from './scan-cursor-store';
 export * from './transfer-store';
 export * from './unreadable-transaction-store';
@@ -47,5 +49,6 @@ export const solanaWatcherDatabase = {
     RefundsWithinReceived1732400274000,
     FundsReturns1764401100002,
     RefundAttempts1764402700000,
+    SandboxWalletPayments1764403201060,
   ],
 };

@@ -1,7 +1,9 @@
 export {
   forwarderInstruction,
   payTransferRequest,
+  signTransferRequest,
   startLocalnet,
   type Localnet,
   type RpcModes,
+  type SignedTransfer,
 } from '@gateway/solana-localnet';

@@ -29,7 +29,14 @@ import {
 import { loadSolanaWatcherConfig, type SolanaWatcherConfig } from '../../src/config';
 import { encodeBase58 } from '../../src/domain/base58';
 import { startSolanaWatcher } from '../../src/main';
-import { payTransferRequest, startLocalnet, type Localnet, type RpcModes } from './localnet';
+import {
+  payTransferRequest,
+  signTransferRequest,
+  startLocalnet,
+  type Localnet,
+  type RpcModes,
+  type SignedTransfer,
+} from './localnet';
 
 /** The advisory lock a detection pass holds (one replica scans at a time). */
 const SCAN_LOCK = 'solana_watcher:scan';
@@ -286,6 +293,25 @@ export class WatcherHarness {
       mint: new PublicKey(mint),
       reference: new PublicKey(reference),
     });
+  }
+
+  /**
+   * What the sandbox's test wallet would have kept for a `paid` simulation (by its message id) and died before sending:
+   * a transaction paying the reference, signed and never sent.
+   */
+  async keptUnsent(messageId: string, reference: string, amountBaseUnits: bigint): Promise<SignedTransfer> {
+    const signed = await signTransferRequest(this.localnet.url, this.localnet.payer, {
+      recipient: this.localnet.receivingWallet,
+      amountBaseUnits,
+      mint: new PublicKey(this.localnet.mints.USDC),
+      reference: new PublicKey(reference),
+    });
+    await this.service.dataSource.query(
+      `INSERT INTO sandbox_wallet_payments (message_id, signature, signed_transaction, last_valid_block_height)
+       VALUES ($1, $2, $3, $4)`,
+      [messageId, signed.signature, signed.transaction, signed.lastValidBlockHeight],
+    );
+    return signed;
   }
 
   eventsFor(paymentId: string): Envelope[] {
