@@ -134,6 +134,15 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
       )) as Array<{ clock: string; target: string | null; held: boolean; failures: number }>
     )[0]!;
 
+  /** The cycle asked of the adapter and not recorded yet. */
+  const openingOf = async (id: string) =>
+    (
+      (await h.service.dataSource.query(
+        `SELECT cycle, amount_centavos::int AS amount FROM subscription_cycle_openings WHERE subscription_id = $1`,
+        [id],
+      )) as Array<{ cycle: number; amount: number }>
+    )[0] ?? null;
+
   const outboxNames = async (subscriptionId: string): Promise<string[]> => {
     const rows: Array<{ name: string }> = await h.service.dataSource.query(
       `SELECT name FROM outbox WHERE envelope->'payload'->'subscription'->>'subscription_id' = $1 ORDER BY seq`,
@@ -945,15 +954,6 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
     });
 
     describe('a cycle asked of the adapter and never recorded, then the subscription cancelled', () => {
-      /** The cycle asked and not recorded yet, as the subscription's row keeps it. */
-      const openingOf = async (id: string) =>
-        (
-          (await h.service.dataSource.query(
-            `SELECT cycle, amount_centavos::int AS amount FROM subscription_cycle_openings WHERE subscription_id = $1`,
-            [id],
-          )) as Array<{ cycle: number; amount: number }>
-        )[0] ?? null;
-
       /** Asks to move the clock past cycle 1's send day, with the adapter as `rails` play it, until it was asked. */
       async function askCycleOne(businessId: string, id: string): Promise<void> {
         const asked = await h.request(advanceSubscriptionClock, {
@@ -1031,6 +1031,70 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
         ).toBeGreaterThanOrEqual(2);
         expect(await cyclesOf(businessId, id)).toEqual([]);
         expect(await openingOf(id)).toBeNull();
+      });
+    });
+
+    describe('a cycle asked of the adapter and never recorded, then its sending window passed', () => {
+      /**
+       * Cycle 1 (due in 20 days) asked on its send day and its answer lost; then the subscription's clock is two days
+       * short of the due date, past the last day to send it, and the scheduler passes.
+       */
+      async function askedThenTooLate(businessId: string, id: string): Promise<void> {
+        h.rails.cycleOpensAnsweredLate.add(id);
+        try {
+          const asked = await h.request(advanceSubscriptionClock, {
+            business_id: businessId,
+            subscription_id: id,
+            to: inDays(13),
+          });
+          expect(asked.ok).toBe(true);
+          await waitFor(async () => ((await clockOf(id)).failures > 0 ? true : undefined), {
+            what: `cycle 1 of ${id} asked, and its answer lost`,
+          });
+        } finally {
+          h.rails.cycleOpensAnsweredLate.delete(id);
+        }
+        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+        await h.service.dataSource.query(
+          `UPDATE subscriptions SET clock_date = $2, clock_target = NULL, cycle_open_retry_at = NULL WHERE id = $1`,
+          [id, inDays(19)],
+        );
+        await h.service.cycleScheduler.pass();
+      }
+
+      const opensOf = (id: string) =>
+        h.rails.callsOf('pix.cycle.open.v1').filter((call) => call.payload.subscription_id === id);
+
+      test('the adapter opened it: asked again, its cobr gets its payment, not a CYCLE_NOT_SENT one', async () => {
+        const businessId = await h.newBusiness();
+        const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
+        await askedThenTooLate(businessId, id);
+        const opens = opensOf(id);
+        expect(opens.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(opens.map((call) => call.messageId)).size).toBe(1);
+        const cycles = await cyclesOf(businessId, id);
+        expect(cycles.map(({ cycle, status, external_id }) => ({ cycle, status, external_id }))).toEqual([
+          { cycle: 1, status: 'processing', external_id: expect.any(String) },
+        ]);
+        expect(await openingOf(id)).toBeNull();
+        expect(await read(businessId, id)).toMatchObject({ status: 'active', next_cycle: 2 });
+      });
+
+      test('the adapter opened none (the PSP refuses one this late): recorded as never sent', async () => {
+        const businessId = await h.newBusiness();
+        const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
+        h.rails.cycleOpenRefusals.add(id);
+        try {
+          await askedThenTooLate(businessId, id);
+        } finally {
+          h.rails.cycleOpenRefusals.delete(id);
+        }
+        const cycles = await cyclesOf(businessId, id);
+        expect(cycles.map((cycle) => [cycle.cycle, cycle.status, cycle.failure_code])).toEqual([
+          [1, 'failed', 'CYCLE_NOT_SENT'],
+        ]);
+        expect(await openingOf(id)).toBeNull();
+        expect(await read(businessId, id)).toMatchObject({ status: 'active', next_cycle: 2 });
       });
     });
 

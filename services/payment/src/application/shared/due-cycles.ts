@@ -46,7 +46,8 @@ export interface DueCyclesDeps {
  * ended while its cycle was being opened still gets that cycle's payment, ended as its end ended its other cycles, so
  * no cobr at the PSP is left without a payment. A cycle whose sending window has passed (it would reach the PSP
  * less than 2 days before its due date) is never sent: its payment is recorded `failed` `CYCLE_NOT_SENT` and the
- * subscription goes on to the next cycle. Answers how many cycles it moved past (opened or not sent); stops at the
+ * subscription goes on to the next cycle; unless it was asked of the adapter and its answer never recorded, when the
+ * adapter is asked again first (`settleCycleOpening`), so a cobr it did open gets its payment. Answers how many cycles it moved past (opened or not sent); stops at the
  * first refusal (logged; the subscription backs off, tried again on a later pass).
  */
 export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string): Promise<number> {
@@ -62,6 +63,12 @@ export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string)
     }
     if (cycleSendDay(dueDate) > today) return opened;
     if (cycleSendDeadline(dueDate) < today) {
+      // Asked of the adapter and never recorded, its cobr may be at the PSP: the adapter says which before it is
+      // recorded as never sent (asked again, the PSP refuses a cycle this late, so none is opened now).
+      if ((await findCycleOpening(deps.dataSource.manager, subscriptionId))?.cycle === cycle) {
+        if (!(await settleCycleOpening(deps, subscriptionId))) return opened;
+        continue;
+      }
       if (!(await recordCycleNotSent(deps, subscriptionId, cycle))) return opened;
       opened += 1;
       continue;
@@ -155,13 +162,13 @@ async function recordOpenedCycle(
  * A cycle asked of the adapter and never recorded, that no pass will open any more (the subscription ended, or moved
  * past it): the adapter is asked again, under the same message id, and answers the cobr it opened, recorded then as
  * above; or refuses, having opened none (the recurrence ended), and the ask is forgotten. Anything else (no answer, a
- * broker down) is tried again on a later pass.
+ * broker down) is tried again on a later pass. True once settled (recorded or forgotten), false when postponed.
  */
-export async function settleCycleOpening(deps: DueCyclesDeps, subscriptionId: string): Promise<void> {
+export async function settleCycleOpening(deps: DueCyclesDeps, subscriptionId: string): Promise<boolean> {
   const { manager } = deps.dataSource;
   const subscription = await findSubscription(manager, subscriptionId);
   const opening = await findCycleOpening(manager, subscriptionId);
-  if (!subscription || !opening) return;
+  if (!subscription || !opening) return true;
   const { cycle, amountCentavos } = opening;
   const feeRule = await businessFeeRule(manager, deps.defaultFees, subscription.businessId, 'pix');
   let txid: string;
@@ -175,18 +182,19 @@ export async function settleCycleOpening(deps: DueCyclesDeps, subscriptionId: st
         'a cycle asked and never recorded was not opened by the adapter: nothing to record',
       );
       await endCycleOpening(manager, subscriptionId, cycle);
-      return;
+      return true;
     }
     deps.logger.warn(
       { subscription_id: subscriptionId, cycle, err: error },
       'a cycle asked and never recorded is not settled yet; tried again later',
     );
     await postponeCycleOpening(manager, subscriptionId, cycle);
-    return;
+    return false;
   }
   await deps.uow.run({}, (tx) =>
     recordOpenedCycle(tx, subscriptionId, cycle, { txid, amountCentavos, feeRule }),
   );
+  return true;
 }
 
 /** The subscription waits for the cycle after `cycle` now, its open's back-off (and a fail_next_cycle) cleared. */
