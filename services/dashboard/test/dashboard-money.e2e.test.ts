@@ -5,15 +5,14 @@ import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
 import { startStack, stackClient, waitFor, type RunningStack, type StackClient } from '@gateway/testkit';
 import { hashPassword } from '../src/domain/password';
-import { totpCodeAt } from '../src/domain/second-factor';
 import { dashboardDatabase, insertMembership, insertUser } from '../src/persistence';
 import { launchBrowser, seriousViolations } from './support/browser';
+import { totpCodes } from './support/totp';
 import { csrfTokenOf, PASSWORD, signIn, signUp, uniqueEmail } from './support/accounts';
 
 jest.setTimeout(180_000);
 
 const CNPJ = '12345678000195';
-const STEP_MS = 30_000;
 
 /**
  * The money side of the dashboard in Chromium against the whole stack: the owner enrols a second factor, signs in with
@@ -29,27 +28,9 @@ describe('the dashboard: second factor, payout account, payouts and statements',
   let page: Page;
   const owner = { email: uniqueEmail('dona-saque'), key: '', businessId: '', secret: '' };
   let payoutId = '';
-  /** The last TOTP step a code was used for: the server accepts each step's code once, and only later ones after. */
-  let lastStep = 0;
-
-  /**
-   * A code the server will accept now: of the current step or the next (the server accepts one step either side),
-   * later than the last one used; waits for the next step when both are spent.
-   */
-  const freshCode = async (): Promise<string> => {
-    const step = await waitFor(
-      async () => {
-        const now = Date.now();
-        const current = Math.floor(now / STEP_MS);
-        // The next step's code only well inside the current step, so the server's clock is still within a step of it.
-        const candidates = now % STEP_MS < STEP_MS - 3000 ? [current, current + 1] : [current];
-        return candidates.find((candidate) => candidate > lastStep) ?? false;
-      },
-      { timeoutMs: 40_000, intervalMs: 250, what: 'a TOTP step not used yet' },
-    );
-    lastStep = step;
-    return totpCodeAt(owner.secret, new Date(step * STEP_MS + 1000));
-  };
+  const codeOf = totpCodes();
+  /** A code of the owner's authenticator the server accepts now. */
+  const freshCode = (): Promise<string> => codeOf(owner.secret);
 
   const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
     const created = await browser.newContext({ locale: 'pt-BR', viewport: { width: 1200, height: 900 } });

@@ -4,16 +4,15 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
-import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
-import { totpCodeAt } from '../src/domain/second-factor';
+import { startStack, type RunningStack } from '@gateway/testkit';
 import { dashboardDatabase } from '../src/persistence';
 import { launchBrowser, screenshot, seriousViolations } from './support/browser';
 import { csrfTokenOf, signIn, signUp, uniqueEmail } from './support/accounts';
 import { linkIn, waitForMail } from './support/mail';
+import { totpCodes } from './support/totp';
 
 jest.setTimeout(120_000);
 
-const STEP_MS = 30_000;
 const INVITATION_SUBJECT = 'Convite para operar o gateway';
 const root = join(__dirname, '..');
 
@@ -34,22 +33,8 @@ describe('the operator console', () => {
     businessId: '',
     page: undefined as unknown as Page,
   };
-  let lastStep = 0;
-
   /** A code the server accepts now, of a step later than the last one used (each step's code is accepted once). */
-  const freshCode = async (secret: string): Promise<string> => {
-    const step = await waitFor(
-      async () => {
-        const now = Date.now();
-        const current = Math.floor(now / STEP_MS);
-        const candidates = now % STEP_MS < STEP_MS - 3000 ? [current, current + 1] : [current];
-        return candidates.find((candidate) => candidate > lastStep) ?? false;
-      },
-      { timeoutMs: 40_000, intervalMs: 250, what: 'a TOTP step not used yet' },
-    );
-    lastStep = step;
-    return totpCodeAt(secret, new Date(step * STEP_MS + 1000));
-  };
+  const freshCode = totpCodes();
   const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
     const context = await browser.newContext({ locale: 'pt-BR', viewport: { width: 1200, height: 900 } });
     return { context, page: await context.newPage() };

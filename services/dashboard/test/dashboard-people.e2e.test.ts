@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { openServiceDatabase } from '@gateway/persistence';
-import { startStack, waitFor, type RunningStack } from '@gateway/testkit';
-import { totpCodeAt } from '../src/domain/second-factor';
+import { startStack, type RunningStack } from '@gateway/testkit';
 import { dashboardDatabase, findUserByEmail, InvitationEntity } from '../src/persistence';
 import { launchBrowser, seriousViolations } from './support/browser';
+import { totpCodes } from './support/totp';
 import { csrfTokenOf, PASSWORD, signIn, signUp, uniqueEmail } from './support/accounts';
 import { linkIn, mailsTo, waitForMail } from './support/mail';
 
@@ -299,21 +299,9 @@ describe('the dashboard’s people: verification, reset, invitations, the audit 
 
   test('a person with a second factor gives its code after a password reset and after accepting an invitation with their password', async () => {
     const person = { email: uniqueEmail('totp'), password: 'senha-de-quem-tem-totp-1', secret: '' };
-    let lastStep = 0;
+    const codeOf = totpCodes();
     /** A code of a 30-second step not used yet, well inside it (the server refuses a step's code twice). */
-    const freshCode = async (): Promise<string> => {
-      const step = await waitFor(
-        async () => {
-          const now = Date.now();
-          const current = Math.floor(now / 30_000);
-          const candidates = now % 30_000 < 27_000 ? [current, current + 1] : [current];
-          return candidates.find((candidate) => candidate > lastStep) ?? false;
-        },
-        { timeoutMs: 40_000, intervalMs: 250, what: 'a TOTP step not used yet' },
-      );
-      lastStep = step;
-      return totpCodeAt(person.secret, new Date(step * 30_000 + 1000));
-    };
+    const freshCode = (): Promise<string> => codeOf(person.secret);
     const own = await newPage();
     const { page } = own;
     await signUp(page, stack.dashboardUrl, {
