@@ -953,19 +953,27 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
       expect(await read(businessId, id)).toMatchObject({ status: 'cancelled', next_cycle: null });
     });
 
+    /**
+     * Moves the clock of a subscription whose cycle 1 is due in 20 days past its send day, with the adapter as `rails`
+     * play it, until cycle 1 was asked and its ask failed (refused, or its answer lost), the ask still pending.
+     */
+    async function askedCycleOne(businessId: string, id: string): Promise<void> {
+      const asked = await h.request(advanceSubscriptionClock, {
+        business_id: businessId,
+        subscription_id: id,
+        to: inDays(13),
+      });
+      expect(asked.ok).toBe(true);
+      await waitFor(async () => ((await clockOf(id)).failures > 0 ? true : undefined), {
+        what: `cycle 1 of ${id} asked, and its ask failed`,
+      });
+      expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+    }
+
     describe('a cycle asked of the adapter and never recorded, then the subscription cancelled', () => {
-      /** Asks to move the clock past cycle 1's send day, with the adapter as `rails` play it, until it was asked. */
+      /** Cycle 1 asked and its ask failed (`askedCycleOne`), then the subscription cancelled by the merchant. */
       async function askCycleOne(businessId: string, id: string): Promise<void> {
-        const asked = await h.request(advanceSubscriptionClock, {
-          business_id: businessId,
-          subscription_id: id,
-          to: inDays(13),
-        });
-        expect(asked.ok).toBe(true);
-        await waitFor(async () => ((await clockOf(id)).failures > 0 ? true : undefined), {
-          what: `cycle 1 of ${id} asked, and its ask failed`,
-        });
-        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+        await askedCycleOne(businessId, id);
         const reply = await h.request(cancelSubscription, { business_id: businessId, subscription_id: id });
         expect(reply.ok && reply.result).toMatchObject({ status: 'cancelled', cancelled_by: 'merchant' });
         expect(await cyclesOf(businessId, id)).toEqual([]);
@@ -1042,19 +1050,10 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
       async function askedThenTooLate(businessId: string, id: string): Promise<void> {
         h.rails.cycleOpensAnsweredLate.add(id);
         try {
-          const asked = await h.request(advanceSubscriptionClock, {
-            business_id: businessId,
-            subscription_id: id,
-            to: inDays(13),
-          });
-          expect(asked.ok).toBe(true);
-          await waitFor(async () => ((await clockOf(id)).failures > 0 ? true : undefined), {
-            what: `cycle 1 of ${id} asked, and its answer lost`,
-          });
+          await askedCycleOne(businessId, id);
         } finally {
           h.rails.cycleOpensAnsweredLate.delete(id);
         }
-        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
         await h.service.dataSource.query(
           `UPDATE subscriptions SET clock_date = $2, clock_target = NULL, cycle_open_retry_at = NULL WHERE id = $1`,
           [id, inDays(19)],
