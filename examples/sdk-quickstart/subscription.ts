@@ -17,10 +17,11 @@ const subscription = await gateway.subscriptions.create(
 console.log('show the payer:', subscription.authorization.copia_e_cola);
 const id = subscription.subscription_id;
 await gateway.sandbox.simulateSubscription(id, { outcome: 'authorize' }); // the sandbox payer reads the QR code
-// A year on the subscription's own clock (answered at once, moved in the background): cycles 2 to 12 debited
+// A year on the subscription's own clock (answered at once, moved in the background): cycles 2 to 12 debited;
+// a week past cycle 12's due date, since a debit due on a weekend or a bank holiday is made the next business day
 const yearOn = new Date(`${today}T12:00:00Z`);
 yearOn.setUTCMonth(yearOn.getUTCMonth() + 11);
-yearOn.setUTCDate(yearOn.getUTCDate() + 1);
+yearOn.setUTCDate(yearOn.getUTCDate() + 7);
 await gateway.sandbox.advanceSubscription(id, { to: yearOn.toISOString().slice(0, 10) });
 for (;;) {
   const paid = await gateway.payments.list({ subscription_id: id, status: 'paid', limit: 100 });
