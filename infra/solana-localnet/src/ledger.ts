@@ -390,7 +390,9 @@ export class Ledger {
 
   private rememberBlockhash(): void {
     this.recentBlockhashes.push({ blockhash: this.svm.latestBlockhash(), slot: this.slot });
-    if (this.recentBlockhashes.length > BLOCKHASH_VALIDITY_SLOTS) this.recentBlockhashes.shift();
+    // A blockhash of slot s is valid through block height s + BLOCKHASH_VALIDITY_SLOTS, inclusive, as on a cluster:
+    // the newest and the BLOCKHASH_VALIDITY_SLOTS before it.
+    if (this.recentBlockhashes.length > BLOCKHASH_VALIDITY_SLOTS + 1) this.recentBlockhashes.shift();
   }
 
   private setClock(slot: number, unixTimestamp: number): void {

@@ -77,8 +77,12 @@ describe('local chain sandbox rules', () => {
   test('once slots pass the validity window, a transaction signed before can no longer land', async () => {
     const { wire, blockhash } = await signedTransfer();
     const { lastValidBlockHeight } = await connection.getLatestBlockhash();
-    localnet.ledger.skipSlots(151);
-    expect(await connection.getBlockHeight()).toBeGreaterThan(lastValidBlockHeight);
+    // Valid through its last valid block height, inclusive.
+    localnet.ledger.skipSlots(150);
+    expect(await connection.getBlockHeight()).toBe(lastValidBlockHeight);
+    expect((await connection.isBlockhashValid(blockhash)).value).toBe(true);
+    localnet.ledger.skipSlots(1);
+    expect(await connection.getBlockHeight()).toBe(lastValidBlockHeight + 1);
     expect((await connection.isBlockhashValid(blockhash)).value).toBe(false);
     await expect(connection.sendRawTransaction(wire, { skipPreflight: true })).rejects.toThrow(
       /BlockhashNotFound/,

@@ -27,6 +27,9 @@ export interface TransferRequestPayment {
   skipPreflight?: boolean;
 }
 
+const CONFIRMATION_POLL_MS = 100;
+const CONFIRMATION_ATTEMPTS = 100;
+
 /** A payment's transaction, signed and not yet sent: kept before it is sent, it can be sent again as it is. */
 export interface SignedTransfer {
   signature: string;
@@ -37,11 +40,12 @@ export interface SignedTransfer {
 }
 
 /**
- * What became of a signed transfer: `landed` (confirmed without an error), `failed` (confirmed with one: nothing moved),
- * `pending` (not confirmed yet, and it still can be), `expired` (unknown to the cluster past its last valid block
- * height: it never will land).
+ * What became of a signed transfer: `landed` (confirmed without an error), `failed` (confirmed with one: nothing
+ * moved), `landing` (the cluster has it, not confirmed yet), `unknown` (the cluster does not know it, and its blockhash
+ * is still valid: not sent, dropped, or not there yet), `expired` (unknown past its last valid block height: it never
+ * will land).
  */
-export type TransferFate = 'landed' | 'failed' | 'pending' | 'expired';
+export type TransferFate = 'landed' | 'failed' | 'landing' | 'unknown' | 'expired';
 
 /**
  * Pays a Solana Pay SPL transfer request the way a wallet does: create the recipient's associated token account
@@ -54,7 +58,8 @@ export async function payTransferRequest(
   payment: TransferRequestPayment,
 ): Promise<string> {
   const signed = await signTransferRequest(rpcUrl, payer, payment);
-  await sendSignedTransfer(rpcUrl, signed, { skipPreflight: payment.skipPreflight ?? false });
+  await submitSignedTransfer(rpcUrl, signed, { skipPreflight: payment.skipPreflight ?? false });
+  await waitUntilLanded(new Connection(rpcUrl, 'confirmed'), signed.signature);
   return signed.signature;
 }
 
@@ -109,31 +114,51 @@ export async function signTransferRequest(
 }
 
 /**
- * Sends a signed transfer as it is and waits until it has landed. Sending the same transaction again cannot pay twice:
- * the cluster knows it by its signature.
+ * Sends a signed transfer as it is, without waiting for it. Sending the same transaction again cannot pay twice: the
+ * cluster knows it by its signature (with preflight, one it has already is refused as AlreadyProcessed).
  */
-export async function sendSignedTransfer(
+export async function submitSignedTransfer(
   rpcUrl: string,
   signed: SignedTransfer,
   options: { skipPreflight: boolean },
 ): Promise<void> {
   const connection = new Connection(rpcUrl, 'confirmed');
   await connection.sendRawTransaction(Buffer.from(signed.transaction, 'base64'), options);
-  await waitUntilLanded(connection, signed.signature);
 }
 
-/** What became of a signed transfer sent earlier, if it was (see `TransferFate`). */
+/**
+ * What became of a signed transfer (see `TransferFate`). The block height is read before the status: a blockhash
+ * expired at that height lets nothing land after it, so a transaction unknown to the later status read never will be;
+ * the other way round, one landing between the two reads would be taken for expired. A cluster's node that keeps no
+ * full history may not know an old transaction: this is for the sandbox's local chain, which keeps every one.
+ */
 export async function fateOfTransfer(rpcUrl: string, signed: SignedTransfer): Promise<TransferFate> {
   const connection = new Connection(rpcUrl, 'confirmed');
+  const height = await connection.getBlockHeight('confirmed');
   const {
     value: [status],
   } = await connection.getSignatureStatuses([signed.signature], { searchTransactionHistory: true });
   if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized')
     return status.err === null ? 'landed' : 'failed';
-  if (status) return 'pending';
-  // Read after the status: a transaction that landed in between is seen by the next look, never taken for expired.
-  const height = await connection.getBlockHeight('confirmed');
-  return height > signed.lastValidBlockHeight ? 'expired' : 'pending';
+  if (status) return 'landing';
+  return height > signed.lastValidBlockHeight ? 'expired' : 'unknown';
+}
+
+/**
+ * The fate of a transfer just sent (or on its way), once it is settled: landed, failed or expired; still `landing` or
+ * `unknown` when it took longer than `timeoutMs`.
+ */
+export async function settledFateOf(
+  rpcUrl: string,
+  signed: SignedTransfer,
+  timeoutMs = CONFIRMATION_POLL_MS * CONFIRMATION_ATTEMPTS,
+): Promise<TransferFate> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const fate = await fateOfTransfer(rpcUrl, signed);
+    if ((fate !== 'landing' && fate !== 'unknown') || Date.now() >= deadline) return fate;
+    await new Promise((resolve) => setTimeout(resolve, CONFIRMATION_POLL_MS));
+  }
 }
 
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
@@ -169,9 +194,6 @@ function signedLegacy(
   transaction.sign(payer);
   return transaction.serialize();
 }
-
-const CONFIRMATION_POLL_MS = 100;
-const CONFIRMATION_ATTEMPTS = 100;
 
 /** Polls statuses instead of confirmTransaction, which needs a websocket the local RPC does not serve. */
 async function waitUntilLanded(connection: Connection, signature: string): Promise<void> {

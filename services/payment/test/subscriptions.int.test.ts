@@ -1044,8 +1044,8 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
 
     describe('a cycle asked of the adapter and never recorded, then its sending window passed', () => {
       /**
-       * Cycle 1 (due in 20 days) asked on its send day and its answer lost; then the subscription's clock is two days
-       * short of the due date, past the last day to send it, and the scheduler passes.
+       * Cycle 1 (due in 20 days) asked on its send day and its answer lost; then the subscription's clock is one day
+       * short of the due date, past the last day to send it.
        */
       async function askedThenTooLate(businessId: string, id: string): Promise<void> {
         h.rails.cycleOpensAnsweredLate.add(id);
@@ -1058,7 +1058,6 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
           `UPDATE subscriptions SET clock_date = $2, clock_target = NULL, cycle_open_retry_at = NULL WHERE id = $1`,
           [id, inDays(19)],
         );
-        await h.service.cycleScheduler.pass();
       }
 
       const opensOf = (id: string) =>
@@ -1068,6 +1067,7 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
         const businessId = await h.newBusiness();
         const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
         await askedThenTooLate(businessId, id);
+        await h.service.cycleScheduler.pass();
         const opens = opensOf(id);
         expect(opens.length).toBeGreaterThanOrEqual(2);
         expect(new Set(opens.map((call) => call.messageId)).size).toBe(1);
@@ -1079,12 +1079,41 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
         expect(await read(businessId, id)).toMatchObject({ status: 'active', next_cycle: 2 });
       });
 
+      test('asked again with no answer, or an answer that says nothing of the PSP: nothing is recorded and the ask stays pending until the adapter answers', async () => {
+        const businessId = await h.newBusiness();
+        const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
+        await askedThenTooLate(businessId, id);
+        h.rails.silent = true;
+        try {
+          await h.service.cycleScheduler.pass();
+        } finally {
+          h.rails.silent = false;
+        }
+        expect(await cyclesOf(businessId, id)).toEqual([]);
+        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+        h.rails.refusal = 'INTERNAL_ERROR';
+        try {
+          await h.service.cycleScheduler.pass();
+        } finally {
+          h.rails.refusal = undefined;
+        }
+        expect(await cyclesOf(businessId, id)).toEqual([]);
+        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+        await h.service.cycleScheduler.pass();
+        expect((await cyclesOf(businessId, id)).map(({ cycle, status }) => [cycle, status])).toEqual([
+          [1, 'processing'],
+        ]);
+        expect(await openingOf(id)).toBeNull();
+        expect(await read(businessId, id)).toMatchObject({ status: 'active', next_cycle: 2 });
+      });
+
       test('the adapter opened none (the PSP refuses one this late): recorded as never sent', async () => {
         const businessId = await h.newBusiness();
         const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
         h.rails.cycleOpenRefusals.add(id);
         try {
           await askedThenTooLate(businessId, id);
+          await h.service.cycleScheduler.pass();
         } finally {
           h.rails.cycleOpenRefusals.delete(id);
         }

@@ -139,7 +139,7 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     expect(await harness.request(request.reference)).toMatchObject({ status: 'open' });
   });
 
-  test('two deliveries of the same paid simulation at once pay once between them', async () => {
+  test('two deliveries of the same paid simulation at once are both accepted, and one transfer lands', async () => {
     for (let round = 0; round < 5; round++) {
       const request = await harness.open();
       const messageId = newPublicId('cmd');
@@ -164,6 +164,40 @@ describe('crypto.request.simulate.v1 (sandbox)', () => {
     const [transfer] = await harness.waitForTransfers(request.reference, 1);
     expect(transfer).toMatchObject({ signature: kept.signature, amount: '1000000' });
   });
+
+  test('a transaction kept for a paid simulation and never sent, for a request closed since, is not sent: INVALID_STATUS', async () => {
+    const request = await harness.open();
+    const messageId = newPublicId('cmd');
+    await harness.keptUnsent(messageId, request.reference, 1_000_000n);
+    expect((await harness.simulate(request.payment_id, 'failed')).ok).toBe(true);
+    const reply = await harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 10_000, messageId });
+    expect(reply).toEqual({
+      ok: false,
+      error: { code: 'INVALID_STATUS', message: expect.stringContaining('failed') },
+    });
+    expect(harness.localnet.ledger.signaturesFor(request.reference)).toEqual([]);
+  });
+
+  test('a paid simulation whose transaction the cluster dropped is answered unavailable, and the delivery again sends the same transaction', async () => {
+    const request = await harness.open();
+    const messageId = newPublicId('cmd');
+    harness.localnet.setModes({ dropTransactions: true });
+    let first;
+    try {
+      first = await harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 30_000, messageId });
+    } finally {
+      harness.localnet.setModes({ dropTransactions: false });
+    }
+    expect(first).toEqual({ ok: false, error: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }) });
+    expect(harness.localnet.ledger.signaturesFor(request.reference)).toEqual([]);
+    const [kept] = (await harness.service.dataSource.query(
+      `SELECT signature FROM sandbox_wallet_payments WHERE message_id = $1`,
+      [messageId],
+    )) as Array<{ signature: string }>;
+    const again = await harness.simulate(request.payment_id, 'paid', 1_000, { timeoutMs: 30_000, messageId });
+    expect(again).toEqual({ ok: true, result: { accepted: true } });
+    expect(harness.localnet.ledger.signaturesFor(request.reference)).toEqual([kept!.signature]);
+  }, 60_000);
 
   test('a transaction kept for a paid simulation that expired unsent is replaced, and only the new one pays', async () => {
     const request = await harness.open();

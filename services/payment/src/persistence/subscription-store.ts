@@ -163,7 +163,9 @@ export interface CycleOpening {
 
 /**
  * Cycle `cycle` is about to be asked of the PIX adapter for `amountCentavos` (committed before the ask, so a `cobr` the
- * PSP may hold is never forgotten): false, and nothing written, when the subscription no longer waits for that cycle.
+ * PSP may hold is never forgotten): false, and nothing written, when the subscription no longer waits for that cycle,
+ * or another cycle's ask is still pending (it is settled first). The subscription's row is locked while it is marked,
+ * so a pass recording the cycle as never sent (under that lock) either sees the mark or ran before it and moved on.
  */
 export async function markCycleOpening(
   manager: EntityManager,
@@ -173,8 +175,9 @@ export async function markCycleOpening(
 ): Promise<boolean> {
   const rows: unknown[] = await manager.query(
     `INSERT INTO subscription_cycle_openings (subscription_id, cycle, amount_centavos, asked_at)
-     SELECT id, $2, $3, now() FROM subscriptions WHERE id = $1 AND status = 'active' AND next_cycle = $2
-     ON CONFLICT (subscription_id) DO UPDATE SET cycle = $2, amount_centavos = $3, asked_at = now()
+     SELECT id, $2, $3, now() FROM subscriptions WHERE id = $1 AND status = 'active' AND next_cycle = $2 FOR UPDATE
+     ON CONFLICT (subscription_id) DO UPDATE SET amount_centavos = $3, asked_at = now()
+       WHERE subscription_cycle_openings.cycle = $2
      RETURNING subscription_id`,
     [subscriptionId, cycle, amountCentavos],
   );

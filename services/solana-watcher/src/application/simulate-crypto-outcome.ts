@@ -99,9 +99,11 @@ const MAX_SIGNINGS = 3;
 
 /**
  * Pays once per command, however often it is delivered: the signed transaction is kept (by message id) before it is
- * sent. A later delivery finds it: landed, nothing more is paid; still on its way, it is sent again as it is (the
- * cluster knows it by its signature) and awaited; failed or expired (nothing moved), a new one replaces it. Two
- * deliveries racing keep one transaction between them, and only that one is sent.
+ * sent, then sent and awaited until it is settled. A later delivery finds it: landed, nothing more is paid; landing,
+ * it is awaited; unknown to the cluster (never sent, or dropped) while its blockhash is valid, it is sent again as it is
+ * (the cluster knows it by its signature); failed or expired, nothing moved and a new one replaces it. Two deliveries
+ * racing keep one transaction between them, and only that one is sent. A transaction the cluster refuses at once
+ * (preflight) stays kept: every delivery is refused the same way until its blockhash expires, and a new one is signed.
  */
 async function payOnce(
   { dataSource }: SimulationDependencies,
@@ -113,34 +115,54 @@ async function payOnce(
   let earlier = await findSandboxWalletPayment(dataSource.manager, messageId);
   for (let signings = 0; signings < MAX_SIGNINGS; signings++) {
     if (earlier) {
-      let fate = await wallet.fateOf(earlier);
-      if (fate === 'pending') fate = await sentAgain(wallet, earlier);
-      if (fate === 'landed') return;
-      if (fate === 'pending') throw new Error(`transaction ${earlier.signature} has not landed yet`);
+      const fate = await wallet.fateOf(earlier);
+      const settled =
+        fate === 'unknown'
+          ? await sentAndSettled(wallet, earlier)
+          : fate === 'landing'
+            ? await wallet.settledFateOf(earlier)
+            : fate;
+      if (settled === 'landed') return;
+      if (settled === 'landing' || settled === 'unknown') throw notLandedYet(earlier);
     }
     const signed = await wallet.sign(payment);
-    if (await keepSandboxWalletPayment(dataSource.manager, messageId, signed, earlier)) {
-      context.logger.info(
-        { reference: payment.reference, signature: signed.signature },
-        'simulated payment sent',
-      );
-      return wallet.send(signed);
+    if (!(await keepSandboxWalletPayment(dataSource.manager, messageId, signed, earlier))) {
+      earlier = await findSandboxWalletPayment(dataSource.manager, messageId);
+      continue;
     }
-    earlier = await findSandboxWalletPayment(dataSource.manager, messageId);
+    context.logger.info(
+      { reference: payment.reference, signature: signed.signature },
+      'simulated payment sent',
+    );
+    const fate = await sentAndSettled(wallet, signed);
+    if (fate === 'landed') return;
+    if (fate === 'landing' || fate === 'unknown') throw notLandedYet(signed);
+    // Failed on chain or expired unlanded: nothing moved, and a new one replaces it.
+    earlier = signed;
   }
   throw new Error(`the test wallet's transaction for ${messageId} was replaced ${MAX_SIGNINGS} times`);
 }
 
 /**
- * A transaction on its way, sent again as it is and awaited; what became of it then. Sending it again may be refused
- * (it landed meanwhile, or expired): its fate says which.
+ * Sends a transaction as it is and awaits its settled fate. Sending may be refused because it landed already (another
+ * delivery sent it) or its blockhash expired: its fate says so; any other refusal is the error.
  */
-async function sentAgain(wallet: SandboxWallet, signed: SignedTransfer): Promise<TransferFate> {
-  await wallet.send(signed).catch(() => undefined);
-  return wallet.fateOf(signed);
+async function sentAndSettled(wallet: SandboxWallet, signed: SignedTransfer): Promise<TransferFate> {
+  try {
+    await wallet.send(signed);
+  } catch (err) {
+    if ((await wallet.fateOf(signed)) === 'unknown') throw err;
+  }
+  return wallet.settledFateOf(signed);
 }
 
-/** Whether this command's own transaction, kept by an earlier delivery, landed (or is landing). */
+const notLandedYet = (signed: SignedTransfer): Error =>
+  new Error(`transaction ${signed.signature} has not landed yet`);
+
+/**
+ * Whether this command's own transaction, kept by an earlier delivery, has landed (awaited while landing). One the
+ * cluster does not know is not sent now: the request it would pay is closed.
+ */
 async function paidByThisCommand(
   { dataSource }: SimulationDependencies,
   context: MessageContext,
@@ -149,5 +171,5 @@ async function paidByThisCommand(
   const earlier = await findSandboxWalletPayment(dataSource.manager, context.envelope.id);
   if (!earlier) return false;
   const fate = await wallet.fateOf(earlier);
-  return fate === 'landed' || fate === 'pending';
+  return (fate === 'landing' ? await wallet.settledFateOf(earlier) : fate) === 'landed';
 }

@@ -3,8 +3,9 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js';
 import { inOutgoingCall, tracerOf } from '@gateway/observability';
 import {
   fateOfTransfer,
-  sendSignedTransfer,
+  settledFateOf,
   signTransferRequest,
+  submitSignedTransfer,
   type SignedTransfer,
   type TransferFate,
 } from '@gateway/solana-pay-wallet';
@@ -25,10 +26,12 @@ export interface WalletPayment {
 export interface SandboxWallet {
   /** The transaction paying `payment`, signed; TestWalletShortOfFunds when the wallet holds less than it pays. */
   sign(payment: WalletPayment): Promise<SignedTransfer>;
-  /** Sends it as it is and resolves once it has landed. */
+  /** Sends it as it is (with preflight), without waiting for it. */
   send(signed: SignedTransfer): Promise<void>;
   /** What became of a transaction signed earlier. */
   fateOf(signed: SignedTransfer): Promise<TransferFate>;
+  /** Its fate once settled (landed, failed, expired), or as it stands after about ten seconds. */
+  settledFateOf(signed: SignedTransfer): Promise<TransferFate>;
 }
 
 /** The test wallet holds less of the token than a payment asks: sending it would fail the same way every time. */
@@ -77,7 +80,8 @@ export function sandboxWallet(rpcUrl: string, secretKeyBase58: string): SandboxW
           amountBaseUnits: payment.amountBaseUnits,
         });
       }),
-    send: (signed) => rpc('send', () => sendSignedTransfer(rpcUrl, signed, { skipPreflight: false })),
+    send: (signed) => rpc('send', () => submitSignedTransfer(rpcUrl, signed, { skipPreflight: false })),
     fateOf: (signed) => rpc('status', () => fateOfTransfer(rpcUrl, signed)),
+    settledFateOf: (signed) => rpc('confirmation', () => settledFateOf(rpcUrl, signed)),
   };
 }

@@ -66,7 +66,9 @@ export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string)
       // Asked of the adapter and never recorded, its cobr may be at the PSP: the adapter says which before it is
       // recorded as never sent (asked again, the PSP refuses a cycle this late, so none is opened now).
       if ((await findCycleOpening(deps.dataSource.manager, subscriptionId))?.cycle === cycle) {
-        if (!(await settleCycleOpening(deps, subscriptionId))) return opened;
+        const settled = await settleCycleOpening(deps, subscriptionId);
+        if (settled === 'postponed') return opened;
+        if (settled === 'opened') opened += 1;
         continue;
       }
       if (!(await recordCycleNotSent(deps, subscriptionId, cycle))) return opened;
@@ -162,13 +164,17 @@ async function recordOpenedCycle(
  * A cycle asked of the adapter and never recorded, that no pass will open any more (the subscription ended, or moved
  * past it): the adapter is asked again, under the same message id, and answers the cobr it opened, recorded then as
  * above; or refuses, having opened none (the recurrence ended), and the ask is forgotten. Anything else (no answer, a
- * broker down) is tried again on a later pass. True once settled (recorded or forgotten), false when postponed.
+ * broker down, the PSP down) is tried again on a later pass. Answers `opened` when the cycle was recorded and the
+ * subscription moved past it, `settled` when recorded otherwise or forgotten, `postponed` when left for a later pass.
  */
-export async function settleCycleOpening(deps: DueCyclesDeps, subscriptionId: string): Promise<boolean> {
+export async function settleCycleOpening(
+  deps: DueCyclesDeps,
+  subscriptionId: string,
+): Promise<'opened' | 'settled' | 'postponed'> {
   const { manager } = deps.dataSource;
   const subscription = await findSubscription(manager, subscriptionId);
   const opening = await findCycleOpening(manager, subscriptionId);
-  if (!subscription || !opening) return true;
+  if (!subscription || !opening) return 'settled';
   const { cycle, amountCentavos } = opening;
   const feeRule = await businessFeeRule(manager, deps.defaultFees, subscription.businessId, 'pix');
   let txid: string;
@@ -176,26 +182,39 @@ export async function settleCycleOpening(deps: DueCyclesDeps, subscriptionId: st
     if (!feeRule) throw new Error('no fee rule for pix');
     ({ txid } = await askCycleOpen(deps, subscription, cycle, amountCentavos));
   } catch (error) {
-    if (error instanceof CommandError) {
+    if (error instanceof CommandError && ADAPTER_OPENED_NONE.has(error.code)) {
       deps.logger.info(
         { subscription_id: subscriptionId, cycle, code: error.code },
         'a cycle asked and never recorded was not opened by the adapter: nothing to record',
       );
       await endCycleOpening(manager, subscriptionId, cycle);
-      return true;
+      return 'settled';
     }
     deps.logger.warn(
       { subscription_id: subscriptionId, cycle, err: error },
       'a cycle asked and never recorded is not settled yet; tried again later',
     );
     await postponeCycleOpening(manager, subscriptionId, cycle);
-    return false;
+    return 'postponed';
   }
-  await deps.uow.run({}, (tx) =>
+  const movedOn = await deps.uow.run({}, (tx) =>
     recordOpenedCycle(tx, subscriptionId, cycle, { txid, amountCentavos, feeRule }),
   );
-  return true;
+  return movedOn ? 'opened' : 'settled';
 }
+
+/**
+ * The adapter's refusals of a cycle that say it opened none, and will not: the PSP refused the `cobr` (a date or an
+ * amount, INVALID_FIELDS), the recurrence is not approved (INVALID_STATUS), unknown, or the account's PSP has no Pix
+ * Automático. Anything else (SERVICE_UNAVAILABLE: no answer, the broker or the PSP down; INTERNAL_ERROR) says nothing of
+ * what the PSP holds, so the ask stays pending.
+ */
+const ADAPTER_OPENED_NONE = new Set([
+  'INVALID_FIELDS',
+  'INVALID_STATUS',
+  'NOT_FOUND',
+  'AUTOMATIC_PIX_NOT_SUPPORTED',
+]);
 
 /** The subscription waits for the cycle after `cycle` now, its open's back-off (and a fail_next_cycle) cleared. */
 async function moveToNextCycle(
@@ -228,6 +247,8 @@ async function recordCycleNotSent(
   return deps.uow.run({}, async (tx) => {
     const locked = await lockSubscription(tx.manager, subscriptionId);
     if (!locked || locked.status !== 'active' || locked.nextCycle !== cycle) return false;
+    // Asked of the adapter meanwhile (another pass, on a day it could still be sent): that ask is settled first.
+    if ((await findCycleOpening(tx.manager, subscriptionId))?.cycle === cycle) return false;
     const payment = await insertCyclePayment(tx, locked, cycle, {
       externalId: null,
       instructions: null,
