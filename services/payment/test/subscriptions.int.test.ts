@@ -1083,22 +1083,32 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
         const businessId = await h.newBusiness();
         const id = (await activated(businessId, { start_date: inDays(20) })).subscription_id;
         await askedThenTooLate(businessId, id);
+        /** Nothing recorded, the ask still pending; the back-off it took is cut short for the next pass. */
+        const stillPending = async () => {
+          expect(await cyclesOf(businessId, id)).toEqual([]);
+          expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+          await h.service.dataSource.query(
+            `UPDATE subscriptions SET cycle_open_retry_at = NULL WHERE id = $1`,
+            [id],
+          );
+        };
+        const failuresBefore = (await clockOf(id)).failures;
         h.rails.silent = true;
         try {
           await h.service.cycleScheduler.pass();
         } finally {
           h.rails.silent = false;
         }
-        expect(await cyclesOf(businessId, id)).toEqual([]);
-        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+        expect((await clockOf(id)).failures).toBe(failuresBefore + 1);
+        await stillPending();
         h.rails.refusal = 'INTERNAL_ERROR';
         try {
           await h.service.cycleScheduler.pass();
         } finally {
           h.rails.refusal = undefined;
         }
-        expect(await cyclesOf(businessId, id)).toEqual([]);
-        expect(await openingOf(id)).toEqual({ cycle: 1, amount: 9_990 });
+        expect((await clockOf(id)).failures).toBe(failuresBefore + 2);
+        await stillPending();
         await h.service.cycleScheduler.pass();
         expect((await cyclesOf(businessId, id)).map(({ cycle, status }) => [cycle, status])).toEqual([
           [1, 'processing'],

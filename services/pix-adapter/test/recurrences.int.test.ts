@@ -375,6 +375,33 @@ describe('PIX adapter: Pix Automático against the PSP simulator', () => {
     await expect(move('CANCELADA')).rejects.toThrow(/recurrences_cancelled_by_is_cancelled/);
   });
 
+  test('a cycle whose cobr reached the PSP but whose charge was never recorded is answered with it after the recurrence ended', async () => {
+    const { command, today } = await anAuthorizedRecurrence();
+    const cycle = aCycle(command.subscription_id, daysAfter(today, 5));
+    const txid = await openCycle(cycle);
+    // The first ask's charge lost (the adapter died before its commit), then the merchant cancels.
+    await bed.service.dataSource.query(`DELETE FROM charges WHERE txid = $1`, [txid]);
+    const cancel = await bed.request(cancelPixRecurrence, { subscription_id: command.subscription_id });
+    expect(cancel).toMatchObject({ ok: true, result: { cancelled: true } });
+    // Asked again: the PSP holds the cobr, so it is the cycle's, recorded for its payment.
+    expect(await openCycle(cycle)).toBe(txid);
+    const [charge] = (await bed.service.dataSource.query(
+      `SELECT payment_id, subscription_id, cycle FROM charges WHERE txid = $1`,
+      [txid],
+    )) as Array<{ payment_id: string; subscription_id: string; cycle: number }>;
+    expect(charge).toEqual({
+      payment_id: cycle.payment_id,
+      subscription_id: command.subscription_id,
+      cycle: 1,
+    });
+    // A cycle that never reached the PSP is still refused.
+    const never = await bed.request(
+      openPixCycle,
+      aCycle(command.subscription_id, daysAfter(today, 35), { cycle: 2 }),
+    );
+    expect(never).toMatchObject({ ok: false, error: { code: 'INVALID_STATUS' } });
+  });
+
   test('a cycle of a recurrence not authorized is refused', async () => {
     const command = anOpenRecurrence(daysAfter(await pspToday(psp.url), 3), await pspNow(psp.url));
     await openRecurrence(bed, command);

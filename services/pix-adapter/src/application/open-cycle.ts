@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { dayNumber, saoPauloMidnight, type OpenPixCycle } from '@gateway/contracts';
 import { CommandError, type MessageContext } from '@gateway/messaging';
 import { activeTraceHeaders } from '@gateway/observability';
@@ -25,7 +25,10 @@ const CYCLE_FOLLOWED_DAYS = 10;
 /**
  * Opens a cycle: `PUT /cobr/{txid}` (the txid derived from the subscription and the cycle, so a retried open asks for
  * the same cobr) for the recurrence, stored as a charge of `payment_id` (once per payment), so what follows (its Pix,
- * its cancellation with the payment) is a charge's. The PSP is called outside any transaction.
+ * its cancellation with the payment) is a charge's. The PSP is called outside any transaction. A recurrence no longer
+ * approved opens no cycle; but the cobr of a cycle asked before it ended, whose charge was never recorded, is read
+ * back from the PSP and answered, so that it gets its payment (the payment service asks again for an ask it never
+ * heard back from).
  */
 export async function openCycle(
   deps: OpenCycleDeps,
@@ -40,12 +43,17 @@ export async function openCycle(
     return { txid: existing.txid };
   }
   const recurrence = await openedRecurrence(deps.dataSource, command.subscription_id);
-  if (recurrence.pspStatus !== 'APROVADA')
-    throw invalidStatus(`não está autorizada (${recurrence.pspStatus ?? 'em abertura'})`);
+  const txid = txidOfCycle(command.subscription_id, command.cycle);
+  if (recurrence.pspStatus !== 'APROVADA') {
+    // Asked before the recurrence ended, this cycle's cobr may be at the PSP though its charge was never recorded (the
+    // first ask's answer lost): read back by its txid, it is recorded and answered, so it gets its payment.
+    if (!(await cobrAskedEarlier(deps, recurrence, txid)))
+      throw invalidStatus(`não está autorizada (${recurrence.pspStatus ?? 'em abertura'})`);
+    return recordCycleCharge(manager, command, txid, recurrence.pspAccountId, context);
+  }
   if (deps.receiverAccount === undefined)
     throw automaticPixNotSupported('PSP_RECEIVER_ACCOUNT não configurada');
   const [agencia, conta, tipoConta] = deps.receiverAccount.split('/') as [string, string, string];
-  const txid = txidOfCycle(command.subscription_id, command.cycle);
   const client = await deps.psp.forAccount(recurrence.pspAccountId);
   await client
     .createCycle(txid, {
@@ -61,6 +69,31 @@ export async function openCycle(
       ...(command.description === null ? {} : { infoAdicional: command.description }),
     })
     .catch((err: unknown) => cycleRefusal(err));
+  return recordCycleCharge(manager, command, txid, recurrence.pspAccountId, context);
+}
+
+/** Whether the PSP holds a cobr of this txid for this recurrence (a PSP that cannot answer now fails as usual). */
+async function cobrAskedEarlier(
+  deps: OpenCycleDeps,
+  recurrence: { idRec: string; pspAccountId: string | null },
+  txid: string,
+): Promise<boolean> {
+  const client = await deps.psp.forAccount(recurrence.pspAccountId);
+  const cobr = await client.getCycle(txid).catch((error: unknown) => {
+    if (error instanceof PspError && error.kind === 'not_found') return null;
+    return pspFailure(error);
+  });
+  return cobr?.idRec === recurrence.idRec;
+}
+
+/** The cycle's cobr, at the PSP, recorded as a charge of its payment (once per payment). */
+async function recordCycleCharge(
+  manager: EntityManager,
+  command: OpenPixCycle,
+  txid: string,
+  pspAccountId: string | null,
+  context: MessageContext,
+): Promise<{ txid: string }> {
   const now = new Date();
   await insertChargeOnce(manager, {
     txid,
@@ -76,7 +109,7 @@ export async function openCycle(
     expiresAt: saoPauloMidnight(dayNumber(command.due_date)! + CYCLE_FOLLOWED_DAYS),
     paidEndToEndId: null,
     traceContext: activeTraceHeaders(),
-    pspAccountId: recurrence.pspAccountId,
+    pspAccountId,
     due: null,
     kind: 'cobr',
     subscriptionId: command.subscription_id,

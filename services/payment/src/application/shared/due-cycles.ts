@@ -67,7 +67,11 @@ export async function openDueCycles(deps: DueCyclesDeps, subscriptionId: string)
       // recorded as never sent (asked again, the PSP refuses a cycle this late, so none is opened now).
       if ((await findCycleOpening(deps.dataSource.manager, subscriptionId))?.cycle === cycle) {
         const settled = await settleCycleOpening(deps, subscriptionId);
-        if (settled === 'postponed') return opened;
+        if (settled === 'postponed') {
+          // As a cycle not opened: tried again after a back-off, not on every pass.
+          await backOffCycleOpen(deps.dataSource.manager, subscriptionId, cycle);
+          return opened;
+        }
         if (settled === 'opened') opened += 1;
         continue;
       }
