@@ -160,6 +160,28 @@ describe('settlement decisions under the payment row lock', () => {
       });
     });
 
+    test('the closure of the replaced request, arriving after the change committed, fails the payment at its new amount with the received money recorded once', async () => {
+      h.rails.receivedBeforeAmountChange = '250000';
+      const { businessId, view } = await newCrypto();
+      const reply = await patch(businessId, view.payment.payment_id, 15000);
+      if (!reply.ok) throw new Error(JSON.stringify(reply.error));
+      const closing = await publish(
+        cryptoRequestClosed,
+        aCryptoRequestClosed(view.payment, { reason: 'underpaid', received_base_units: '250000' }),
+      );
+      const failed = await h.waitForPaymentStatus(businessId, view.payment.payment_id, 'failed');
+      expect(failed.payment).toMatchObject({ failure_code: 'UNDERPAID', amount_centavos: 15000 });
+      await h.waitForHandled([closing]);
+      expect(await h.receivedFunds(view.payment.payment_id)).toEqual([
+        { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '250000' },
+      ]);
+      expect(await h.emittedPaymentEvents(view.payment.payment_id)).toEqual([
+        'payment.created.v1',
+        'payment.changed.v1',
+        'payment.failed.v1',
+      ]);
+    });
+
     test('a change racing the closure ends in one final status with the received money recorded once (many tries)', async () => {
       h.rails.receivedBeforeAmountChange = '250000';
       for (let attempt = 0; attempt < 12; attempt += 1) {
@@ -180,7 +202,12 @@ describe('settlement decisions under the payment row lock', () => {
         expect(await h.receivedFunds(paymentId)).toEqual([
           { kind: 'partial', rail_reference: view.payment.external_id, centavos: null, units: '250000' },
         ]);
-        expect(await h.emittedPaymentEvents(paymentId)).toEqual(['payment.created.v1', 'payment.failed.v1']);
+        // A change that won the race was announced before the closure failed the payment.
+        expect(await h.emittedPaymentEvents(paymentId)).toEqual(
+          reply.ok
+            ? ['payment.created.v1', 'payment.changed.v1', 'payment.failed.v1']
+            : ['payment.created.v1', 'payment.failed.v1'],
+        );
       }
     });
   });
