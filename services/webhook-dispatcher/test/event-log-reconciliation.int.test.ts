@@ -201,6 +201,30 @@ describe('the dispatcher reads the owners event logs for what the broker did not
     expect(await deliveriesOf(event.event_id)).toBe(1);
   });
 
+  test('a stop while a read waits for its owner gives the read up at once: no failure counted, the lease given up', async () => {
+    const failuresBefore = await metricOfPaymentLog('webhook_event_log_read_failures_total');
+    // The owner answers in 20 s and the replica would wait 30 s for it.
+    log.delayMs = 20_000;
+    try {
+      const readsBefore = log.requests.length;
+      const replica = await harness.startDispatcher({
+        WORKER_ID: 'replica-stopping',
+        EVENT_LOG_RECONCILE_INTERVAL_MS: '100',
+        EVENT_LOG_READ_TIMEOUT_MS: '30000',
+      });
+      await waitFor(() => log.requests.length > readsBefore, { what: 'a read waiting for its answer' });
+      const startedAt = Date.now();
+      await harness.stopDispatcher(replica);
+      const tookMs = Date.now() - startedAt;
+
+      expect(tookMs).toBeLessThan(10_000);
+      expect(await metricOfPaymentLog('webhook_event_log_read_failures_total')).toBe(failuresBefore);
+      expect((await cursor())?.lease_owner).toBeNull();
+    } finally {
+      log.delayMs = 0;
+    }
+  });
+
   test('a replica whose reads fail gives the lease up: another takes the log over and reads it', async () => {
     const failuresBefore = await metricOfPaymentLog('webhook_event_log_read_failures_total');
     // Replica a waits 50 ms for an answer that takes 300: every read it makes fails.

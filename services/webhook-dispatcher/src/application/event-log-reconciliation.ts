@@ -91,8 +91,16 @@ export class EventLogReconciliation extends PeriodicWorker {
     this.leaseMs = 3 * options.intervalMs + 2 * options.readTimeoutMs;
   }
 
-  /** Stops after the pass in progress and gives the leases up, so another replica goes on at once. */
+  /** Settled when a stop begins: a read still waiting for its owner's answer is given up rather than waited out. */
+  private readonly stopping = new AbortController();
+
+  /**
+   * Stops after the pass in progress, that pass's wait for an owner's answer cut short (the page is read again from
+   * the same position by the next pass, of this replica or another), and gives the leases up, so another replica goes
+   * on at once.
+   */
   override async stop(): Promise<void> {
+    this.stopping.abort();
     await super.stop();
     for (const { command } of publicEventLogs)
       // A database out of reach keeps the lease until it runs out: another replica goes on a little later.
@@ -110,6 +118,8 @@ export class EventLogReconciliation extends PeriodicWorker {
       try {
         more = (await this.readPage(log.command, log.events)) || more;
       } catch (err) {
+        // A read given up by the stop is no failure: the lease is given up by the stop itself.
+        if (this.stopping.signal.aborted) return false;
         readFailures.inc({ log: name });
         this.options.logger.warn(
           { log: name, err: String(err) },
@@ -137,6 +147,18 @@ export class EventLogReconciliation extends PeriodicWorker {
     }
   }
 
+  /** `answer`, unless a stop begins first: then a rejection, and `answer`'s own outcome is ignored. */
+  private unlessStopping<T>(answer: Promise<T>): Promise<T> {
+    const { signal } = this.stopping;
+    answer.catch(() => undefined);
+    if (signal.aborted) return Promise.reject(new Error('stopping'));
+    return new Promise<T>((resolve, reject) => {
+      const onStop = () => reject(new Error('stopping'));
+      signal.addEventListener('abort', onStop, { once: true });
+      answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onStop));
+    });
+  }
+
   /** Records one page of `command`'s log and saves the position after it; true when more is settled after it. */
   private async readPage(
     command: CommandDefinition<ReadEventLog, EventLogPage>,
@@ -148,17 +170,19 @@ export class EventLogReconciliation extends PeriodicWorker {
       waitingForNewerRelease.set({ log: command.name }, 0);
       return false;
     }
-    const page = await this.options.ask(
-      command,
-      {
-        after_position: position,
-        limit: this.options.pageSize,
-        settled_seconds: this.options.settledSeconds,
-        // Every entry, so one of a name this release does not know is seen instead of passed over by the owner; the
-        // names themselves for an owner older than that, which answers them alone (as before).
-        names: [...events.map((event) => event.name), EVERY_EVENT_NAME],
-      },
-      { timeoutMs: this.options.readTimeoutMs },
+    const page = await this.unlessStopping(
+      this.options.ask(
+        command,
+        {
+          after_position: position,
+          limit: this.options.pageSize,
+          settled_seconds: this.options.settledSeconds,
+          // Every entry, so one of a name this release does not know is seen instead of passed over by the owner; the
+          // names themselves for an owner older than that, which answers them alone (as before).
+          names: [...events.map((event) => event.name), EVERY_EVENT_NAME],
+        },
+        { timeoutMs: this.options.readTimeoutMs },
+      ),
     );
     let deliveries = 0;
     // The last position handled; where the page stops if it holds an entry this release cannot handle.
