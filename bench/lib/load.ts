@@ -17,6 +17,11 @@ export interface LoadShape {
   /** Closed loop: connections, each sending its next request when the last one is answered. */
   connections: number;
   seconds: number;
+  /**
+   * Closed loop only: ends once this many requests were answered, whatever the time (`seconds` is then ignored): a
+   * smoke run bounds its work, not its time, so a busy machine's slow first answers still end in figures.
+   */
+  requests?: number;
   /** Open loop instead: requests sent at this fixed rate, whatever the answers (see `openLoop`). */
   rate?: number;
 }
@@ -76,7 +81,7 @@ function closedLoop(baseUrl: string, target: Target, shape: LoadShape): Promise<
       {
         url: baseUrl,
         connections: shape.connections,
-        duration: shape.seconds,
+        ...(shape.requests === undefined ? { duration: shape.seconds } : { amount: shape.requests }),
         timeout: 30,
         requests: [
           {

@@ -330,7 +330,7 @@ export function renderMarkdown(report: BenchReport): string {
   for (const p of report.phases) {
     const load = p.shape.rate
       ? `open loop ${p.shape.rate}/s, ${p.shape.seconds} s`
-      : `${p.shape.connections} connections, ${p.shape.seconds} s`;
+      : `${p.shape.connections} connections, ${p.shape.requests === undefined ? `${p.shape.seconds} s` : `${p.shape.requests} requests`}`;
     const publishes = p.publishesPerRequest
       ? Object.entries(p.publishesPerRequest)
           .filter(([, n]) => n > 0)
