@@ -17,7 +17,7 @@ import {
   type ReceivedFundsItem,
   type RefundRequested,
 } from '@gateway/contracts';
-import { poisonCase, waitFor } from '@gateway/testkit';
+import { poisonCase, untilAnsweredOk, waitFor } from '@gateway/testkit';
 import { paymentServiceForTheseTests } from './support/harness';
 import { aCryptoRequestSettled, aCryptoTransferUnapplied, aPixChargePaid } from './support/rail-events';
 
@@ -571,7 +571,20 @@ describe("the operator's return of held funds through the rail", () => {
     const businessId = await h.newBusiness();
     const { paymentId, excess } = await overpaid(businessId);
     h.service.broker.dropConnectionForTesting();
-    expect(await sendBack(excess.funds_id)).toMatchObject({ ok: true, result: { status: 'returning' } });
+    // Sent again under the same message id until answered: a loaded machine may take longer than one reply's wait to
+    // reconnect, and the inbox runs the command once.
+    const messageId = `reconnect-${excess.funds_id}`;
+    const answered = await untilAnsweredOk(
+      () =>
+        h.request(
+          returnHeldFunds,
+          { funds_id: excess.funds_id, reason: null },
+          { timeoutMs: 1000, messageId },
+        ),
+      'a send-back after reconnect',
+    );
+    expect(answered.result).toMatchObject({ status: 'returning' });
+    expect(await returnRequests(excess.funds_id)).toHaveLength(1);
     await settleReturn((await returnRequests(excess.funds_id))[0]!, 'succeeded', 'sig-after-reconnect');
     expect((await fundsOf(businessId, paymentId))[0]).toMatchObject({ status: 'returned' });
   });
