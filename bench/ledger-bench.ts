@@ -21,7 +21,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { processNodeFlags } from '@gateway/config';
+import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
 import { newPublicId, paymentConfirmed, type PaymentEventPayload } from '@gateway/contracts';
 import {
   aPaymentEvent,
@@ -101,7 +101,7 @@ function startLedger(env: IsolatedEnvironment): ChildProcess {
     [...processNodeFlags, '--import', 'tsx', join(ledgerRoot, 'services/ledger/src/main.ts')],
     {
       cwd: ledgerRoot,
-      env: vars,
+      env: { ...vars, ...processMemoryEnvironment },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );

@@ -10,7 +10,7 @@ import { SANDBOX_RECEIVING_WALLET } from '@gateway/solana-watcher/src/config';
 import { refusedVariables, without } from '@gateway/testkit';
 import { amqpUser, grantedUsers } from '../src/config';
 import { DEFINITIONS_FILE, DEPLOYED_TOPOLOGY } from '../src/deployed-definitions';
-import { processNodeFlags } from '@gateway/config';
+import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
 import { compiledEntries, compiledEntry } from '../tools/compiled-entries';
 import {
   MissingVariableError,
@@ -483,6 +483,15 @@ describe('infra/docker/Dockerfile: one lean image per process', () => {
       expect({ target: target.name, options: words.slice(1, -1) }).toEqual({
         target: target.name,
         options: oneShot ? [] : [...processNodeFlags],
+      });
+    }
+  });
+
+  test("every image's environment holds the launcher's C library settings", () => {
+    for (const target of targets) {
+      expect({ target: target.name, env: target.env }).toEqual({
+        target: target.name,
+        env: expect.objectContaining(processMemoryEnvironment),
       });
     }
   });

@@ -1,13 +1,13 @@
 /**
  * `pnpm build`: compiles each entry file of the stack (every process's `src/main.ts`, each service's `src/migrate.ts`,
  * the deployment's broker steps) to one JavaScript file, `<package>/dist/<entry>.js` with its source map, which
- * `node <package>/dist/<entry>.js` runs with no loader (ADR 0045). It takes about a second.
+ * `node <package>/dist/<entry>.js` runs with no loader (ADR 0045). It takes about 20 s on two cores.
  *
- * - The workspace's own packages (`@gateway/*`) are compiled into the file; third-party packages stay `require`s, so
- *   OpenTelemetry's instrumentation still finds pg, express, amqplib and ioredis as it patches them, and packages that
- *   read their own files (swagger-ui-dist, maildev) find them. Each such package must be a dependency of the process's
- *   own package: the build refuses one that is not, because an image holding only that package's production
- *   dependencies would not have it.
+ * - The workspace's own packages (`@gateway/*`) and third-party packages are compiled into the file, minified (ADR
+ *   0050), but for those KEPT_OUTSIDE names: OpenTelemetry's instrumentation must find pg, express, amqplib and ioredis
+ *   as it patches them, and packages that read their own files (pino, swagger-ui-dist, maildev) must find them. Each
+ *   package the workspace's code imports must be a dependency of the process's own package: the build refuses one that
+ *   is not, because an image holding only that package's production dependencies would not have it.
  * - A folder named `assets` beside a source file is read at run time through `__dirname`: it is copied to
  *   `dist/assets`, where the compiled file's `__dirname` finds it. Two assets of one name would overwrite each other:
  *   the build refuses them.
@@ -30,7 +30,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { builtinModules } from 'node:module';
 import { compiledEntries } from './compiled-entries';
 
@@ -52,25 +52,77 @@ function packageName(specifier: string): string {
 }
 
 /**
- * Keeps third-party packages out of the file, and records those the process's package does not declare: Node would
- * find them from the compiled file only by chance (pnpm gives a package only its own dependencies).
+ * Third-party packages a compiled file leaves as `require`s, with everything they import (ADR 0050); every other
+ * package goes inside the file, minified, which takes about a third of the memory and the time loading them costs as
+ * separate files (TypeORM alone is about 500 files).
+ *
+ * - OpenTelemetry's instrumentations patch pg, express, ioredis, amqplib and undici as they are required: those, and
+ *   OpenTelemetry itself, must be loaded from their packages.
+ * - pino starts its transports from files of its own; swagger-ui-dist serves its files; maildev reads its own; litesvm
+ *   is a native module; source-map-support is what each file runs first.
+ * - The Solana libraries load a native module through `bindings`, which finds it from the requiring file's path.
+ * - app-root-path (TypeORM's) tells the application's folder from its own path as it loads: inside the file it guessed
+ *   from the command line, and a file loaded by `node -e` failed to load. The processes that use TypeORM declare it.
  */
-function externalThirdParty(packageDir: string, undeclared: Map<string, string>): Plugin {
+const KEPT_OUTSIDE = new Set([
+  'pg',
+  'express',
+  'ioredis',
+  'amqplib',
+  'undici',
+  'pino',
+  'swagger-ui-dist',
+  'maildev',
+  'litesvm',
+  SOURCE_MAPS_PACKAGE,
+  '@solana/web3.js',
+  '@solana/spl-token',
+  '@solana/kit',
+  'bs58',
+  'app-root-path',
+]);
+
+/** Whether a package stays a `require` of the compiled file (see KEPT_OUTSIDE). */
+export function keptOutside(name: string): boolean {
+  return KEPT_OUTSIDE.has(name) || name.startsWith('@opentelemetry/');
+}
+
+/** Whether Node would find a package from a folder: a `node_modules/<name>` in it or in a folder above it. */
+function installedFrom(dir: string, name: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, 'node_modules', name))) return true;
+    if (dirname(at) === at) return false;
+  }
+}
+
+/**
+ * Bundles third-party packages except those kept outside, and records a package the workspace's code imports that the
+ * process's package does not declare: Node would find it from the compiled file only by chance (pnpm gives a package
+ * only its own dependencies), and an image holding that package's production dependencies would not have it. A
+ * package a bundled one imports and that is not installed (an optional dependency, a driver TypeORM supports and we do
+ * not use) stays a `require` that fails at run time, as it did from its package.
+ */
+function thirdPartyPackages(packageDir: string, undeclared: Map<string, string>): Plugin {
   const manifest = JSON.parse(readFileSync(resolve(root, packageDir, 'package.json'), 'utf8')) as {
     dependencies?: Record<string, string>;
   };
   const declared = new Set(Object.keys(manifest.dependencies ?? {}));
   const builtins = new Set(builtinModules);
   return {
-    name: 'external-third-party',
+    name: 'third-party-packages',
     setup(pluginBuild) {
       if (!declared.has(SOURCE_MAPS_PACKAGE)) undeclared.set(SOURCE_MAPS_PACKAGE, 'the compiled file itself');
       pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => {
         const name = packageName(args.path);
         if (args.path.startsWith('node:') || builtins.has(name)) return { external: true };
         if (name.startsWith('@gateway/')) return undefined;
-        if (!declared.has(name) && !undeclared.has(name)) undeclared.set(name, relative(root, args.importer));
-        return { external: true };
+        const fromWorkspace = !args.importer.split(sep).includes('node_modules');
+        if (fromWorkspace && !declared.has(name) && !undeclared.has(name))
+          undeclared.set(name, relative(root, args.importer));
+        if (!installedFrom(args.resolveDir, name)) return { external: true };
+        // A package kept outside that this process's package does not declare, imported by a bundled one (TypeORM's
+        // Redis cache in a process without Redis): it could not be required from the compiled file, so it goes inside.
+        return keptOutside(name) && declared.has(name) ? { external: true } : undefined;
       });
     },
   };
@@ -173,6 +225,7 @@ export async function compilePackage(packageDir: string, names: string[], outDir
       tsconfig: join(root, 'tsconfig.base.json'),
       // As tsx runs the sources: class and function names kept (errors and entities are told apart by them).
       keepNames: true,
+      minify: true,
       sourcemap: 'linked',
       sourcesContent: false,
       banner: { js: SOURCE_MAPS_BANNER },
@@ -181,7 +234,7 @@ export async function compilePackage(packageDir: string, names: string[], outDir
       // the compiled file itself, which is what the check wants.
       logOverride: { 'require-resolve-not-external': 'silent' },
       // Each entry alone: a guard in `main.ts` imported by `migrate.ts` would start the service in the migrations.
-      plugins: [externalThirdParty(packageDir, undeclared), entryGuardsOnlyInEntries(new Set([entryPoint]))],
+      plugins: [thirdPartyPackages(packageDir, undeclared), entryGuardsOnlyInEntries(new Set([entryPoint]))],
     });
     for (const file of outputFiles) written.add(file.path);
     if (undeclared.size === 0) for (const file of outputFiles) replaceFile(file.path, file.contents);

@@ -21,3 +21,18 @@
  * so both go on the command line. One-shot commands (migrations, the deploy steps) run with node's defaults.
  */
 export const processNodeFlags: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+
+/**
+ * The C library's memory settings of every long-running process, in its environment (glibc reads them when the
+ * process starts, before node runs). Used by the same starters as processNodeFlags, and set by the images (`ENV`, held
+ * equal to this by a test).
+ *
+ * `MALLOC_TRIM_THRESHOLD_` gives memory freed at the top of the C heap back to the system once more than 128 KiB of it
+ * is free, and fixes the thresholds glibc otherwise raises after a large allocation is freed. V8 allocates its parser's
+ * and compiler's working memory there while a process loads its compiled file (a few MiB for one file of 2 MB), frees
+ * it when done, and with glibc's moving thresholds that memory stayed resident for the process's life: 8 to 10 MiB of
+ * each idle service, measured (ADR 0050).
+ */
+export const processMemoryEnvironment: Readonly<Record<string, string>> = {
+  MALLOC_TRIM_THRESHOLD_: '131072',
+};

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { processNodeFlags } from '@gateway/config';
+import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
 import { serviceNames } from '@gateway/contracts';
 import { STACK_SHUTDOWN_TIMEOUT_MS, anotherReplica, type RunningStack } from '@gateway/testkit';
 import { waitFor } from '@gateway/testkit-core';
@@ -200,7 +200,7 @@ export class RollingUpgrade {
       [...processNodeFlags, join(currentRoot, `services/${service}/dist/main.js`)],
       {
         cwd: currentRoot,
-        env,
+        env: { ...env, ...processMemoryEnvironment },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { processNodeFlags } from '@gateway/config';
+import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
 
 const root = join(__dirname, '../../..');
 
@@ -16,7 +16,8 @@ export interface LoggingProcess {
 
 /**
  * Runs `entry` (a path from the repository root, e.g. `services/api-gateway/src/main.ts`) with `args` under node with
- * tsx and the V8 heap settings, as the launcher does, with exactly `env`; its stderr goes to the test's.
+ * tsx and the V8 heap and C library settings, as the launcher does, with `env` and nothing else; its stderr goes to the
+ * test's.
  */
 export function startLoggingProcess(
   entry: string,
@@ -28,7 +29,7 @@ export function startLoggingProcess(
     [...processNodeFlags, '--import', 'tsx', join(root, entry), ...args],
     {
       cwd: root,
-      env,
+      env: { ...env, ...processMemoryEnvironment },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

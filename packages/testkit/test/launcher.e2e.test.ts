@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processNodeFlags } from '@gateway/config';
+import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
 import { jsonLogLines, metricsServices, stackClient, startStack, waitFor, type RunningStack } from '../src';
 
 const root = join(__dirname, '../../..');
@@ -132,6 +132,24 @@ describe('the launcher npm start runs (scripts/stack.ts)', () => {
       everyProcess.map((name) => ({
         name,
         argv: [...processNodeFlags, expect.stringMatching(/\/dist\/main\.js$/)],
+      })),
+    );
+  });
+
+  test("every process it starts has the images' C library settings in its environment", () => {
+    const settings = everyProcess.map((name) => {
+      const environment = readFileSync(`/proc/${stack.pidOf(name)}/environ`, 'utf8').split('\0');
+      return {
+        name,
+        settings: Object.keys(processMemoryEnvironment).map((variable) =>
+          environment.find((entry) => entry.startsWith(`${variable}=`)),
+        ),
+      };
+    });
+    expect(settings).toEqual(
+      everyProcess.map((name) => ({
+        name,
+        settings: Object.entries(processMemoryEnvironment).map(([variable, value]) => `${variable}=${value}`),
       })),
     );
   });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
-import { processNodeFlags } from '@gateway/config';
+import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
 import { createPayment, newPublicId, type PaymentView } from '@gateway/contracts';
 import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
@@ -29,7 +29,11 @@ const TAKEOVER_BOUND_MS = 8000;
 async function spawnGateway(config: ApiGatewayConfig): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
   const variables = { ...config, PORT: port } as unknown as Record<string, unknown>;
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...processMemoryEnvironment,
+  };
   for (const name of apiGatewayVariables)
     if (variables[name] !== undefined) env[name] = String(variables[name]);
   const child = spawn(
