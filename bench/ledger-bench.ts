@@ -21,7 +21,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
+import { longRunningNode } from '@gateway/config';
 import { newPublicId, paymentConfirmed, type PaymentEventPayload } from '@gateway/contracts';
 import {
   aPaymentEvent,
@@ -96,15 +96,12 @@ function startLedger(env: IsolatedEnvironment): ChildProcess {
     ...(flags.prefetch ? { BROKER_PREFETCH: flags.prefetch } : {}),
     ...(flags.pool ? { DATABASE_POOL_SIZE: flags.pool } : {}),
   };
-  return spawn(
-    process.execPath,
-    [...processNodeFlags, '--import', 'tsx', join(ledgerRoot, 'services/ledger/src/main.ts')],
-    {
-      cwd: ledgerRoot,
-      env: { ...vars, ...processMemoryEnvironment },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  const node = longRunningNode(['--import', 'tsx', join(ledgerRoot, 'services/ledger/src/main.ts')], vars);
+  return spawn(process.execPath, node.args, {
+    cwd: ledgerRoot,
+    env: node.env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function stopLedger(child: ChildProcess): Promise<void> {

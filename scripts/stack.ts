@@ -21,7 +21,7 @@ import {
   variableNames,
 } from '../packages/config/src';
 import { compiledEntry } from '../infra/deploy/tools/compiled-entries';
-import { processMemoryEnvironment, processNodeFlags } from '../packages/config/src/node-flags';
+import { longRunningNode } from '../packages/config/src/node-flags';
 import { serviceNames, type ServiceName } from '../packages/contracts/src';
 import { readEnvironment as readCliEnvironment } from '../packages/cli/src/config';
 import { ensureListenTls } from '../packages/cli/src/listen-tls';
@@ -466,13 +466,15 @@ function lineFormatter(colorize: boolean): (line: string) => string[] {
 function start(spec: ProcessSpec, index: number): void {
   // Node itself runs each service (tsx as a loader, not its CLI): one process per service, so a signal reaches it.
   // With the images' heap and C library settings, compiled or not.
-  const args =
+  const node = longRunningNode(
     settings.STACK_BUILD === 'compiled'
-      ? [...processNodeFlags, join(root, compiledEntry(spec.packageDir))]
-      : [...processNodeFlags, '--import', 'tsx', join(root, spec.packageDir, 'src', 'main.ts')];
-  const child = spawn(process.execPath, args, {
+      ? [join(root, compiledEntry(spec.packageDir))]
+      : ['--import', 'tsx', join(root, spec.packageDir, 'src', 'main.ts')],
+    processEnvironment(spec),
+  );
+  const child = spawn(process.execPath, node.args, {
     cwd: root,
-    env: { ...processEnvironment(spec), ...processMemoryEnvironment },
+    env: node.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const color = colors[index % colors.length]!;

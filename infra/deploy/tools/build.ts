@@ -83,7 +83,7 @@ const KEPT_OUTSIDE = new Set([
 ]);
 
 /** Whether a package stays a `require` of the compiled file (see KEPT_OUTSIDE). */
-export function keptOutside(name: string): boolean {
+function keptOutside(name: string): boolean {
   return KEPT_OUTSIDE.has(name) || name.startsWith('@opentelemetry/');
 }
 

@@ -24,7 +24,7 @@ export const processNodeFlags: readonly string[] = ['--max-semi-space-size=4', '
 
 /**
  * The C library's memory settings of every long-running process, in its environment (glibc reads them when the
- * process starts, before node runs). Used by the same starters as processNodeFlags, and set by the images (`ENV`, held
+ * process starts, before node runs). Given by longRunningNode, with processNodeFlags, and set by the images (`ENV`, held
  * equal to this by a test).
  *
  * `MALLOC_TRIM_THRESHOLD_` gives memory freed at the top of the C heap back to the system once more than 128 KiB of it
@@ -36,3 +36,15 @@ export const processNodeFlags: readonly string[] = ['--max-semi-space-size=4', '
 export const processMemoryEnvironment: Readonly<Record<string, string>> = {
   MALLOC_TRIM_THRESHOLD_: '131072',
 };
+
+/**
+ * The command line (after node itself) and the environment of a long-running process: processNodeFlags before `args`,
+ * processMemoryEnvironment over `env`. Every starter (the launcher, the fault kit, the tests' processes, the benches)
+ * spawns `process.execPath` with these, so a new setting goes here once.
+ */
+export function longRunningNode(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): { args: string[]; env: Record<string, string | undefined> } {
+  return { args: [...processNodeFlags, ...args], env: { ...env, ...processMemoryEnvironment } };
+}

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
+import { longRunningNode } from '@gateway/config';
 import { serviceNames } from '@gateway/contracts';
 import { STACK_SHUTDOWN_TIMEOUT_MS, anotherReplica, type RunningStack } from '@gateway/testkit';
 import { waitFor } from '@gateway/testkit-core';
@@ -195,15 +195,12 @@ export class RollingUpgrade {
     env: Record<string, string>,
   ): ChildProcess {
     // This release's heap settings, not those of the release it replaces (its launcher started the running ones).
-    const child = spawn(
-      process.execPath,
-      [...processNodeFlags, join(currentRoot, `services/${service}/dist/main.js`)],
-      {
-        cwd: currentRoot,
-        env: { ...env, ...processMemoryEnvironment },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const node = longRunningNode([join(currentRoot, `services/${service}/dist/main.js`)], env);
+    const child = spawn(process.execPath, node.args, {
+      cwd: currentRoot,
+      env: node.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const shown = `${name}'`;
     for (const stream of [child.stdout, child.stderr]) {
       let buffered = '';

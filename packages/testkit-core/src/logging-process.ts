@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
+import { longRunningNode } from '@gateway/config';
 
 const root = join(__dirname, '../../..');
 
@@ -24,15 +24,12 @@ export function startLoggingProcess(
   env: Record<string, string>,
   args: string[] = [],
 ): LoggingProcess {
-  const child = spawn(
-    process.execPath,
-    [...processNodeFlags, '--import', 'tsx', join(root, entry), ...args],
-    {
-      cwd: root,
-      env: { ...env, ...processMemoryEnvironment },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const node = longRunningNode(['--import', 'tsx', join(root, entry), ...args], env);
+  const child = spawn(process.execPath, node.args, {
+    cwd: root,
+    env: node.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: Array<Record<string, unknown>> = [];
   let partial = '';
   child.stdout!.on('data', (chunk: Buffer) => {

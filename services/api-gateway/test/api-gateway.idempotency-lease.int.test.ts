@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
-import { processMemoryEnvironment, processNodeFlags } from '@gateway/config';
+import { longRunningNode } from '@gateway/config';
 import { createPayment, newPublicId, type PaymentView } from '@gateway/contracts';
 import type { ServiceRuntime } from '@gateway/service-runtime';
 import {
@@ -29,22 +29,11 @@ const TAKEOVER_BOUND_MS = 8000;
 async function spawnGateway(config: ApiGatewayConfig): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
   const variables = { ...config, PORT: port } as unknown as Record<string, unknown>;
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ...processMemoryEnvironment,
-  };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   for (const name of apiGatewayVariables)
     if (variables[name] !== undefined) env[name] = String(variables[name]);
-  const child = spawn(
-    process.execPath,
-    [...processNodeFlags, '--import', 'tsx', join(root, 'services/api-gateway/src/main.ts')],
-    {
-      cwd: root,
-      env,
-      stdio: 'ignore',
-    },
-  );
+  const node = longRunningNode(['--import', 'tsx', join(root, 'services/api-gateway/src/main.ts')], env);
+  const child = spawn(process.execPath, node.args, { cwd: root, env: node.env, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, {
     timeoutMs: 30_000,
