@@ -742,4 +742,36 @@ describe('infra/k8s', () => {
     });
     expect(tooShort).toEqual([]);
   });
+  test("each service's memory request and limit come from the bench runs the deployment guide names", () => {
+    // The guide's Resources bullet names the stack bench's results it rests on and shows the table this test derives.
+    const guide = readFileSync(join(repoRoot, 'docs/deploying.md'), 'utf8');
+    const bullet = guide.slice(
+      guide.indexOf('- Resources:'),
+      guide.indexOf('\n- ', guide.indexOf('- Resources:') + 1),
+    );
+    const runs = [...bullet.matchAll(/`(bench\/results\/stack-[^`]+\.json)`/g)].map(
+      ([, path]) =>
+        JSON.parse(readFileSync(join(repoRoot, path!), 'utf8')) as {
+          memoryMiB: { idle: Record<string, number>; peak: Record<string, number> };
+        },
+    );
+    expect(runs.length).toBeGreaterThan(0);
+    // The request is the largest peak of those runs plus 15 %, rounded up to 32 MiB; the limit twice the request.
+    const sized = stackServices.map(({ name }) => {
+      const peak = Math.max(...runs.map((run) => run.memoryMiB.peak[name]!));
+      const idle = Math.max(...runs.map((run) => run.memoryMiB.idle[name]!));
+      const request = Math.ceil((peak * 1.15) / 32) * 32;
+      return { name, idle, peak, request: `${request}Mi`, limit: `${request * 2}Mi` };
+    });
+    const deployed = stackServices.map(({ name }) => {
+      const { requests, limits } = mainContainer(deployment(name)).resources ?? {};
+      return { name, request: requests?.memory, limit: limits?.memory };
+    });
+    expect(deployed).toEqual(sized.map(({ name, request, limit }) => ({ name, request, limit })));
+    const tableRows = sized.map(
+      ({ name, idle, peak, request, limit }) => `| ${name} | ${idle} | ${peak} | ${request} | ${limit} |`,
+    );
+    const shown = bullet.split('\n').map((line) => line.trim());
+    expect(tableRows.filter((row) => !shown.includes(row))).toEqual([]);
+  });
 });
