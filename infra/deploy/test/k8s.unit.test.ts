@@ -745,10 +745,8 @@ describe('infra/k8s', () => {
   test("each service's memory request and limit come from the bench runs the deployment guide names", () => {
     // The guide's Resources bullet names the stack bench's results it rests on and shows the table this test derives.
     const guide = readFileSync(join(repoRoot, 'docs/deploying.md'), 'utf8');
-    const bullet = guide.slice(
-      guide.indexOf('- Resources:'),
-      guide.indexOf('\n- ', guide.indexOf('- Resources:') + 1),
-    );
+    const start = guide.indexOf('- Resources:');
+    const bullet = guide.slice(start, guide.indexOf('\n- ', start + 1));
     const runs = [...bullet.matchAll(/`(bench\/results\/stack-[^`]+\.json)`/g)].map(
       ([, path]) =>
         JSON.parse(readFileSync(join(repoRoot, path!), 'utf8')) as {
