@@ -316,6 +316,39 @@ describe('the compiled entries, as each image holds them', () => {
     expect(failed).toEqual([]);
   }, 120_000);
 
+  test("no process makes an Intl formatter as it loads: ICU's data stays out of a process until it formats", async () => {
+    // A time zone's formatter reads about 6.5 MiB of ICU's data, which then stays resident (ADR 0051).
+    const preload = join(scratch, 'intl-formatters-made.js');
+    writeFileSync(
+      preload,
+      [
+        'const made = [];',
+        "for (const name of ['DateTimeFormat', 'NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat', 'ListFormat', 'DisplayNames', 'Segmenter']) {",
+        '  const record = () => made.push(name);',
+        '  Intl[name] = new Proxy(Intl[name], {',
+        '    construct: (target, args, newTarget) => (record(), Reflect.construct(target, args, newTarget)),',
+        '    apply: (target, self, args) => (record(), Reflect.apply(target, self, args)),',
+        '  });',
+        '}',
+        "process.on('exit', () => process.stdout.write(JSON.stringify(made)));",
+        '',
+      ].join('\n'),
+    );
+    const mains = images.filter(({ folder }) => compiledEntries[folder]!.includes('main'));
+    expect(mains.length).toBeGreaterThanOrEqual(9);
+    const made: Array<{ target: string; formatters: string[] }> = [];
+    for (const { target, workdir, env: imageEnv } of mains) {
+      const { stdout } = await run(
+        process.execPath,
+        ['--require', preload, '-e', "require('./dist/main.js'); process.exit(0)"],
+        { cwd: workdir, env: imageEnv },
+      );
+      const formatters = JSON.parse(stdout) as string[];
+      if (formatters.length > 0) made.push({ target: target.name, formatters });
+    }
+    expect(made).toEqual([]);
+  }, 120_000);
+
   test("every service's compiled migrations create its schema in its own image (as its Kubernetes init container runs them)", async () => {
     const migrating = images.filter(({ folder }) => compiledEntries[folder]!.includes('migrate'));
     expect(migrating.map(({ target }) => target.name)).toEqual(
@@ -576,4 +609,48 @@ describe('the build refuses what would break a compiled file', () => {
       /two assets named page\.css/,
     );
   });
+});
+
+describe('a package with a native build and a JavaScript one', () => {
+  // Beside the Solana watcher, so the probe finds its packages as the watcher's compiled file does.
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("compiles in bigint-buffer's JavaScript build: a token account's u64 amount reads back exactly, with no native lookup or warning", async () => {
+    dir = mkdtempSync(join(repoRoot, 'services/solana-watcher/.build-probe-'));
+    const watcher = readManifest('services/solana-watcher').dependencies!;
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'probe',
+        dependencies: {
+          '@solana/spl-token': watcher['@solana/spl-token'],
+          'source-map-support': watcher['source-map-support'],
+        },
+      }),
+    );
+    mkdirSync(join(dir, 'src'));
+    // The largest u64 and one past 2^53: a conversion through a float would lose them.
+    writeFileSync(
+      join(dir, 'src/main.ts'),
+      [
+        "import { AccountLayout } from '@solana/spl-token';",
+        'const data = Buffer.alloc(AccountLayout.span);',
+        'for (const amount of [18446744073709551615n, 9007199254740993n, 0n]) {',
+        '  AccountLayout.encode({ ...AccountLayout.decode(data), amount }, data);',
+        '  process.stdout.write(`${AccountLayout.decode(data).amount}\\n`);',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    await compilePackage(dir, ['main'], join(dir, 'dist'));
+    const compiled = readFileSync(join(dir, 'dist/main.js'), 'utf8');
+    expect(compiled).not.toMatch(/require\("bindings"\)/);
+    expect(compiled).not.toMatch(/require\("@solana\//);
+    const { stdout, stderr } = await run(process.execPath, [join(dir, 'dist/main.js')], {
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+    });
+    expect({ stdout, stderr }).toEqual({ stdout: '18446744073709551615\n9007199254740993\n0\n', stderr: '' });
+  }, 60_000);
 });

@@ -60,7 +60,6 @@ function packageName(specifier: string): string {
  *   OpenTelemetry itself, must be loaded from their packages.
  * - pino starts its transports from files of its own; swagger-ui-dist serves its files; maildev reads its own; litesvm
  *   is a native module; source-map-support is what each file runs first.
- * - The Solana libraries load a native module through `bindings`, which finds it from the requiring file's path.
  * - app-root-path (TypeORM's) tells the application's folder from its own path as it loads: inside the file it guessed
  *   from the command line, and a file loaded by `node -e` failed to load. The processes that use TypeORM declare it.
  */
@@ -75,16 +74,28 @@ const KEPT_OUTSIDE = new Set([
   'maildev',
   'litesvm',
   SOURCE_MAPS_PACKAGE,
-  '@solana/web3.js',
-  '@solana/spl-token',
-  '@solana/kit',
-  'bs58',
   'app-root-path',
 ]);
+
+/**
+ * Packages compiled in from the pure-JavaScript build they publish beside a native one (their `browser` field), and
+ * that build's file in the package:
+ * - bigint-buffer (the Solana token libraries' u64 fields) loads a native module through `bindings`, which looks for it
+ *   from the requiring file's path, a path a compiled file no longer has: it warned and fell back to JavaScript at each
+ *   start. Its JavaScript build reads and writes the same numbers, and leaves out the native `toBigIntLE`, which has a
+ *   published buffer overflow (GHSA-3gc7-fjrx-p6mg). A token amount is 8 bytes: the JavaScript costs nothing we can
+ *   measure (ADR 0051).
+ */
+const PURE_JS_BUILDS: Readonly<Record<string, string>> = { 'bigint-buffer': 'dist/browser.js' };
 
 /** Whether a package stays a `require` of the compiled file (see KEPT_OUTSIDE). */
 function keptOutside(name: string): boolean {
   return KEPT_OUTSIDE.has(name) || name.startsWith('@opentelemetry/');
+}
+
+/** The `package.json` of a package as Node would find it from a folder. */
+function packageJsonOf(name: string, dir: string): string {
+  return require.resolve(`${name}/package.json`, { paths: [dir] });
 }
 
 /** Whether Node would find a package from a folder: a `node_modules/<name>` in it or in a folder above it. */
@@ -116,6 +127,8 @@ function thirdPartyPackages(packageDir: string, undeclared: Map<string, string>)
         const name = packageName(args.path);
         if (args.path.startsWith('node:') || builtins.has(name)) return { external: true };
         if (name.startsWith('@gateway/')) return undefined;
+        const pureJs = PURE_JS_BUILDS[args.path];
+        if (pureJs) return { path: join(dirname(packageJsonOf(name, args.resolveDir)), pureJs) };
         const fromWorkspace = !args.importer.split(sep).includes('node_modules');
         if (fromWorkspace && !declared.has(name) && !undeclared.has(name))
           undeclared.set(name, relative(root, args.importer));

@@ -111,19 +111,24 @@ export function dateOfDay(day: number): string {
 
 /** Due dates are days in this time zone (API Pix's `dataDeVencimento`, and the day a Pix is paid on). */
 export const DUE_DATE_TIME_ZONE = 'America/Sao_Paulo';
-const saoPauloDate = new Intl.DateTimeFormat('en-CA', {
-  timeZone: DUE_DATE_TIME_ZONE,
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-});
+/**
+ * A formatter of São Paulo's wall clock, made at first use and kept. Not made when the module loads: a time zone's
+ * formatter reads about 6.5 MiB of ICU's data, which then stays resident, and most services load this module without
+ * ever asking for a day (ADR 0051).
+ */
+function saoPauloFormat(locale: string, options: Intl.DateTimeFormatOptions): () => Intl.DateTimeFormat {
+  let format: Intl.DateTimeFormat | undefined;
+  return () => (format ??= new Intl.DateTimeFormat(locale, { ...options, timeZone: DUE_DATE_TIME_ZONE }));
+}
+
+const saoPauloDate = saoPauloFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
 
 /**
  * The day an instant falls on in America/Sao_Paulo, by the time zone's own rules (Intl): the day of due dates. No
  * fixed offset: Brazil kept daylight saving time until 2019 and may again.
  */
 export function saoPauloDay(instant: Date): number {
-  return dayNumber(saoPauloDate.format(instant))!;
+  return dayNumber(saoPauloDate().format(instant))!;
 }
 
 /** The instant a day (a day number) begins in America/Sao_Paulo: its midnight, whatever the offset that day. */
@@ -140,8 +145,7 @@ export function saoPauloMidnight(day: number): Date {
   return new Date(guess);
 }
 
-const saoPauloTime = new Intl.DateTimeFormat('en-GB', {
-  timeZone: DUE_DATE_TIME_ZONE,
+const saoPauloTime = saoPauloFormat('en-GB', {
   hourCycle: 'h23',
   hour: '2-digit',
   minute: '2-digit',
@@ -150,7 +154,7 @@ const saoPauloTime = new Intl.DateTimeFormat('en-GB', {
 
 /** Milliseconds since midnight on the wall clock of São Paulo at `instant`. */
 function wallClockMs(instant: Date): number {
-  const [hours, minutes, seconds] = saoPauloTime.format(instant).split(':').map(Number);
+  const [hours, minutes, seconds] = saoPauloTime().format(instant).split(':').map(Number);
   return ((hours! * 60 + minutes!) * 60 + seconds!) * 1000 + instant.getUTCMilliseconds();
 }
 

@@ -19,7 +19,8 @@ export interface FieldCodes {
   paymentMethod?: string;
 }
 
-const AMOUNT_BOUNDS =
+/** Written when first needed: formatBrl reads ICU's locale data, which then stays resident (ADR 0051). */
+const amountBounds = (): string =>
   `O valor deve ser um número inteiro de centavos entre ${MIN_AMOUNT_CENTAVOS} (${formatBrl(MIN_AMOUNT_CENTAVOS)})` +
   ` e ${MAX_AMOUNT_CENTAVOS} (${formatBrl(MAX_AMOUNT_CENTAVOS)}).`;
 
@@ -56,7 +57,7 @@ export function validateBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, code
   if (codes.paymentMethod && invalid.includes(codes.paymentMethod))
     throw new AppError('UNSUPPORTED_PAYMENT_METHOD');
   if (codes.amount?.some((field) => invalid.includes(field)))
-    throw new AppError('INVALID_AMOUNT', AMOUNT_BOUNDS);
+    throw new AppError('INVALID_AMOUNT', amountBounds());
   throw invalidFields(invalid);
 }
 

@@ -1,8 +1,10 @@
 import { centavosToBrl } from '@gateway/contracts';
 
-const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
+/** Made at first use: a formatter reads ICU's locale data, which then stays resident (ADR 0051). */
+let BRL: Intl.NumberFormat | undefined;
 
 /** `123456` -> `R$ 1.234,56`, with an ordinary space (Intl emits a no-break space) so text matches what people type. */
 export function formatBrl(centavos: number): string {
+  BRL ??= new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
   return BRL.format(centavosToBrl(centavos)).replace(/\u00a0/g, ' ');
 }
