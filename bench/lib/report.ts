@@ -58,7 +58,7 @@ export interface BenchReport {
   invariants: Array<{ name: string; held: boolean; detail: string }>;
   /**
    * Each service's resident memory in MiB (the largest of its replicas): idle before the load (the largest read over
-   * 30 s once the quiet stack had been idle 60 s; before 2026-12-04T08:00Z, one read as soon as it was quiet),
+   * 30 s once the quiet stack had been idle 60 s; before commit 0847a0a, one read as soon as it was quiet),
    * and its peak over the whole run (the kernel's high-water mark), under the bench's load.
    */
   memoryMiB?: { idle: Record<string, number>; peak: Record<string, number> };
