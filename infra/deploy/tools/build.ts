@@ -127,7 +127,7 @@ function thirdPartyPackages(packageDir: string, undeclared: Map<string, string>)
         const name = packageName(args.path);
         if (args.path.startsWith('node:') || builtins.has(name)) return { external: true };
         if (name.startsWith('@gateway/')) return undefined;
-        const pureJs = PURE_JS_BUILDS[args.path];
+        const pureJs = Object.hasOwn(PURE_JS_BUILDS, args.path) ? PURE_JS_BUILDS[args.path] : undefined;
         if (pureJs) return { path: join(dirname(packageJsonOf(name, args.resolveDir)), pureJs) };
         const fromWorkspace = !args.importer.split(sep).includes('node_modules');
         if (fromWorkspace && !declared.has(name) && !undeclared.has(name))

@@ -148,8 +148,11 @@ describe("the README's walkthrough, run as written", () => {
       expect(second).toMatch(/^# Terminal 2/);
 
       const listen = terminal(`${setup}\n${first}`);
-      await listen.shows(/Ready\./, 'listen ready');
-      expect(listen.text()).toMatch(/signing secret\s+whsec_/);
+      // "Ready." and the webhook's record are two writes, which may reach the terminal apart: wait for the record.
+      await listen.shows(
+        /Ready\.[^]*signing secret\s+whsec_/,
+        'listen ready, its webhook and signing secret shown',
+      );
       // The launcher made the CA before the dispatcher started: listen made none, and said nothing about one.
       expect(listen.text()).not.toMatch(/local CA/);
 
