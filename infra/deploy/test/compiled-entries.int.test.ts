@@ -316,8 +316,12 @@ describe('the compiled entries, as each image holds them', () => {
     expect(failed).toEqual([]);
   }, 120_000);
 
-  test("no process makes an Intl formatter or a locale call as it loads: ICU's data stays out of a process until it formats", async () => {
-    // A time zone's formatter reads about 6.5 MiB of ICU's data, which then stays resident (ADR 0051).
+  /**
+   * A preload that records each Intl formatter and locale call the process makes, and writes them (a JSON array) to
+   * `INTL_MADE_FILE` as it exits. A time zone's formatter reads about 6.5 MiB of ICU's data, which then stays
+   * resident (ADR 0051).
+   */
+  function intlRecorder(): string {
     const preload = join(scratch, 'intl-formatters-made.js');
     writeFileSync(
       preload,
@@ -335,23 +339,82 @@ describe('the compiled entries, as each image holds them', () => {
         '  const original = owner[name];',
         '  owner[name] = function (...args) { made.push(`${label}.${name}`); return original.apply(this, args); };',
         '}',
-        "process.on('exit', () => process.stdout.write(JSON.stringify(made)));",
+        "process.on('exit', () => require('node:fs').writeFileSync(process.env.INTL_MADE_FILE, JSON.stringify(made)));",
         '',
       ].join('\n'),
     );
+    return preload;
+  }
+
+  test("no process makes an Intl formatter or a locale call as it loads: ICU's data stays out of a process until it formats", async () => {
+    const preload = intlRecorder();
+    const record = join(scratch, 'intl-made-loading.json');
     const mains = images.filter(({ folder }) => compiledEntries[folder]!.includes('main'));
     expect(mains.length).toBeGreaterThanOrEqual(9);
     const made: Array<{ target: string; formatters: string[] }> = [];
     for (const { target, workdir, env: imageEnv } of mains) {
-      const { stdout } = await run(
+      await run(
         process.execPath,
         ['--require', preload, '-e', "require('./dist/main.js'); process.exit(0)"],
-        { cwd: workdir, env: imageEnv },
+        {
+          cwd: workdir,
+          env: { ...imageEnv, INTL_MADE_FILE: record },
+        },
       );
-      const formatters = JSON.parse(stdout) as string[];
+      const formatters = JSON.parse(readFileSync(record, 'utf8')) as string[];
       if (formatters.length > 0) made.push({ target: target.name, formatters });
     }
     expect(made).toEqual([]);
+  }, 120_000);
+
+  test("an idle payment service makes no Intl formatter through its background loops' first passes (the subscription scheduler's included): its idle memory holds no ICU data", async () => {
+    const { workdir, env: imageEnv } = image('payment');
+    const preload = intlRecorder();
+    const record = join(scratch, 'intl-made-idle.json');
+    const port = await freePort();
+    const serviceEnv = { ...imageEnv, ...env.config, METRICS_PORT: String(port), INTL_MADE_FILE: record };
+    await run(process.execPath, ['dist/migrate.js'], { cwd: workdir, env: serviceEnv });
+    const service = spawn(process.execPath, ['--require', preload, 'dist/main.js'], {
+      cwd: workdir,
+      env: serviceEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => service.on('exit', (code) => resolve(code)));
+    try {
+      // Every background loop it runs has finished a pass (its series start at 0 when the loop starts).
+      const passesByTask = async (): Promise<Map<string, number>> => {
+        const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+          (answer) => answer.text(),
+          () => '',
+        );
+        const byTask = new Map<string, number>();
+        for (const [, task, value] of text.matchAll(
+          /^periodic_task_passes_total\{[^}]*task="([^"]+)"[^}]*\} (\d+)/gm,
+        ))
+          byTask.set(task!, (byTask.get(task!) ?? 0) + Number(value));
+        return byTask;
+      };
+      const deadline = Date.now() + 60_000;
+      let passes = await passesByTask();
+      while (!passes.has('cycle-scheduler') || [...passes.values()].some((count) => count === 0)) {
+        if (Date.now() > deadline || service.exitCode !== null)
+          throw new Error(
+            `no pass of every loop (exit ${service.exitCode}): ${JSON.stringify([...passes])} ${stderr}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        passes = await passesByTask();
+      }
+      service.kill('SIGTERM');
+      expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(readFileSync(record, 'utf8'))).toEqual([]);
+    } finally {
+      if (service.exitCode === null) {
+        service.kill('SIGKILL');
+        await exited;
+      }
+    }
   }, 120_000);
 
   test("every service's compiled migrations create its schema in its own image (as its Kubernetes init container runs them)", async () => {

@@ -1,4 +1,4 @@
-import type { Logger } from '@gateway/observability';
+import { counter, type Logger } from '@gateway/observability';
 
 export interface PeriodicTaskOptions {
   /** For logs. */
@@ -11,10 +11,16 @@ export interface PeriodicTaskOptions {
   logger: Logger;
 }
 
+const passes = counter('periodic_task_passes_total', 'Passes of each background loop, by outcome', [
+  'task',
+  'outcome',
+]);
+
 /**
  * A background loop for pollers (outbox relay, expiry sweepers, chain scanner, delivery worker): runs a pass, then
  * waits `intervalMs` unless the pass reports more work or `nudge()` was called meanwhile. A failing pass is logged and
- * retried after the interval, never in a tight loop. `stop()` waits for the pass in progress.
+ * retried after the interval, never in a tight loop. Each pass is counted by its name and outcome
+ * (`periodic_task_passes_total{task,outcome}`). `stop()` waits for the pass in progress.
  */
 export class PeriodicTask {
   private running = false;
@@ -35,6 +41,8 @@ export class PeriodicTask {
   start(): void {
     if (this.running) return;
     this.running = true;
+    // Its series are there from the start (at 0), so a loop that never finishes a pass shows as one.
+    for (const outcome of ['done', 'failed']) passes.inc({ task: this.options.name, outcome }, 0);
     this.loop = this.run();
   }
 
@@ -56,7 +64,9 @@ export class PeriodicTask {
       let more = false;
       try {
         more = (await this.pass()) === true;
+        passes.inc({ task: this.options.name, outcome: 'done' });
       } catch (err) {
+        passes.inc({ task: this.options.name, outcome: 'failed' });
         this.options.logger.warn({ err: String(err), task: this.options.name }, 'periodic task pass failed');
       }
       if (!this.running) break;

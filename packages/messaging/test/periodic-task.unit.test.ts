@@ -1,3 +1,4 @@
+import { metricsRegistry } from '@gateway/observability';
 import { testLogger } from '@gateway/testkit-core';
 import { PeriodicTask } from '../src';
 
@@ -73,5 +74,31 @@ describe('PeriodicTask', () => {
     await stopping;
     expect(finished).toBe(true);
     expect(task.isRunning).toBe(false);
+  });
+
+  test('counts each pass by task and outcome on the metrics an operator scrapes', async () => {
+    const counted = async (task: string, outcome: string): Promise<number> => {
+      const metric = await metricsRegistry.getSingleMetric('periodic_task_passes_total')!.get();
+      return (
+        metric.values.find((value) => value.labels.task === task && value.labels.outcome === outcome)
+          ?.value ?? 0
+      );
+    };
+    let failing = true;
+    const task = new PeriodicTask(
+      async () => {
+        if (failing) throw new Error('database down');
+      },
+      { ...options, name: 'counted-task', intervalMs: 100 },
+    );
+    task.start();
+    await runWhatIsDue();
+    expect([await counted('counted-task', 'done'), await counted('counted-task', 'failed')]).toEqual([0, 1]);
+    failing = false;
+    await jest.advanceTimersByTimeAsync(100);
+    task.nudge();
+    await runWhatIsDue();
+    expect([await counted('counted-task', 'done'), await counted('counted-task', 'failed')]).toEqual([2, 1]);
+    await task.stop();
   });
 });

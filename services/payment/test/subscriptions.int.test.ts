@@ -22,7 +22,7 @@ import { publishAndAwaitHandling, waitFor } from '@gateway/testkit';
 import { cycleDueDate } from '../src/domain/subscription';
 import { claimClockMove, endClockMove } from '../src/persistence';
 import { aPixChargeClosed, aPixChargePaid } from './support/rail-events';
-import { paymentServiceForTheseTests } from './support/harness';
+import { paymentServiceForTheseTests, type Harness } from './support/harness';
 
 const inDays = (days: number) => dateOfDay(saoPauloDay(new Date()) + days);
 
@@ -49,9 +49,8 @@ function aCreateSubscription(
   };
 }
 
-describe('subscriptions (Pix Automático) in the payment service', () => {
-  const h = paymentServiceForTheseTests('payment-subscriptions');
-
+/** The steps the tests take against a payment service: subscribe, authorize, read the subscription and its cycles. */
+function subscriptionSteps(h: Harness) {
   async function subscribe(
     businessId: string,
     overrides: Partial<CreateSubscription> = {},
@@ -98,6 +97,14 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
     if (!reply.ok) throw new Error(JSON.stringify(reply.error));
     return [...reply.result.data].sort((a, b) => a.cycle! - b.cycle!);
   }
+
+  return { subscribe, changed, activated, read, cyclesOf };
+}
+
+describe('subscriptions (Pix Automático) in the payment service', () => {
+  const h = paymentServiceForTheseTests('payment-subscriptions');
+
+  const { subscribe, changed, activated, read, cyclesOf } = subscriptionSteps(h);
 
   async function advance(
     businessId: string,
@@ -1330,5 +1337,33 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
     });
     const cycles = await cyclesOf(businessId, subscription.subscription_id);
     expect(cycles.map((cycle) => cycle.payment_id)).toEqual([subscription.first_payment_id]);
+  });
+});
+
+describe('subscriptions in production: no clock of their own', () => {
+  // Its scheduler's own passes an hour apart (the first at start, before these tests): only the test's pass runs.
+  const h = paymentServiceForTheseTests('payment-subscriptions-production', {
+    APP_ENV: 'production',
+    RECONCILE_INTERVAL_SECONDS: '3600',
+  });
+  const { activated, cyclesOf } = subscriptionSteps(h);
+
+  test("a cycle opens on its send day by São Paulo's day as the database reckons it, not a day early", async () => {
+    const businessId = await h.newBusiness();
+    // Cycle 1 due in 8 days: its send day (7 days before) is tomorrow.
+    const early = await activated(businessId, { start_date: inDays(8), interval: 'weekly' });
+    // Cycle 1 due in 7 days: its send day is today.
+    const due = await activated(businessId, { start_date: inDays(7), interval: 'weekly' });
+    const clocks: Array<{ clock: string | null }> = await h.service.dataSource.query(
+      `SELECT clock_date::text AS clock FROM subscriptions WHERE id = ANY($1)`,
+      [[early.subscription_id, due.subscription_id]],
+    );
+    expect(clocks).toEqual([{ clock: null }, { clock: null }]);
+    expect(await cyclesOf(businessId, due.subscription_id)).toEqual([]);
+    await h.service.cycleScheduler.pass();
+    expect(await cyclesOf(businessId, early.subscription_id)).toEqual([]);
+    expect(
+      (await cyclesOf(businessId, due.subscription_id)).map((cycle) => [cycle.cycle, cycle.status]),
+    ).toEqual([[1, 'processing']]);
   });
 });

@@ -12,7 +12,6 @@ import {
   settleCycleOpening,
   type DueCyclesDeps,
 } from './shared/due-cycles';
-import { wallToday } from './shared/subscription-events';
 
 const BATCH = 50;
 /** A pass stops after this many full batches (the next pass goes on), so it never runs unbounded. */
@@ -20,7 +19,7 @@ const MAX_BATCHES_PER_PASS = 20;
 
 /**
  * Opens every active subscription's cycles as their send days come (7 days before each due date, inside BCB's window
- * of 10 to 2), expires those past their `end_date` and journey 3's whose QR code expired unauthorized: on the wall clock's São Paulo day in production, on each
+ * of 10 to 2), expires those past their `end_date` and journey 3's whose QR code expired unauthorized: on São Paulo's day by the wall clock in production (found by PostgreSQL's reckoning, so an idle pass formats no date), on each
  * subscription's own clock in the sandbox (moved by `subscription.advance.v1`, which runs the same step; a move whose
  * runner stopped is taken over here), and records the cycles the adapter opened for subscriptions that ended (or moved
  * on) before their payment was recorded (`settleCycleOpening`). Safe on any number of replicas at once: each cycle is
@@ -63,7 +62,7 @@ export class CycleScheduler extends PeriodicWorker {
     // A batch of only subscriptions seen already (nothing moved: another replica holds them) ends the pass.
     const seen = new Set<string>();
     for (let batches = 0; batches < MAX_BATCHES_PER_PASS; batches += 1) {
-      const due = await subscriptionsWithWorkDue(this.deps.dataSource.manager, wallToday(), BATCH);
+      const due = await subscriptionsWithWorkDue(this.deps.dataSource.manager, BATCH);
       const fresh = due.filter((subscriptionId) => !seen.has(subscriptionId));
       if (fresh.length === 0) return false;
       for (const subscriptionId of fresh) {
