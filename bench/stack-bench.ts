@@ -30,7 +30,14 @@ import {
 import { inParallel, openBaselineAccounts, openStackAccounts, type StackAccount } from './lib/accounts';
 import { startBaseline, type BaselineProcess } from './lib/baseline-process';
 import { load, percentile, type LoadFigures, type LoadShape, type Target } from './lib/load';
-import { cpuPerRequest, sampleCpu, sampleMemory, type ProcessGroup } from './lib/process-cpu';
+import {
+  cpuPerRequest,
+  mergeLargest,
+  sampleCpu,
+  sampleMemory,
+  type MemorySample,
+  type ProcessGroup,
+} from './lib/process-cpu';
 import { startToReady } from './lib/start-to-ready';
 import {
   renderMarkdown,
@@ -644,16 +651,12 @@ const IDLE_SAMPLE_EVERY_MS = 2_000;
  * next by whether it had run yet. The largest over the window keeps what a process's own timers allocate between two
  * collections (the Solana watcher polls the chain every second). A smoke run reads once, at once.
  */
-async function idleMemoryOf(services: readonly ProcessGroup[]): Promise<ReturnType<typeof sampleMemory>> {
+async function idleMemoryOf(services: readonly ProcessGroup[]): Promise<MemorySample> {
   if (smokeAnswers !== undefined) return sampleMemory(services);
   await letTimePass(IDLE_SETTLE_MS);
-  const largest: ReturnType<typeof sampleMemory> = {};
+  const largest: MemorySample = {};
   for (const end = Date.now() + IDLE_WINDOW_MS; ; await letTimePass(IDLE_SAMPLE_EVERY_MS)) {
-    for (const [name, memory] of Object.entries(sampleMemory(services)))
-      largest[name] = {
-        rss: Math.max(largest[name]?.rss ?? 0, memory.rss),
-        peak: Math.max(largest[name]?.peak ?? 0, memory.peak),
-      };
+    mergeLargest(largest, sampleMemory(services));
     if (Date.now() >= end) return largest;
   }
 }

@@ -85,17 +85,25 @@ function readMemory(pid: number): { rssMiB: number; peakMiB: number } | undefine
  * Resident memory by group, in MiB: now (`rss`) and the peak since each process started (`peak`), the largest of a
  * group's replicas (a budget is per process). Groups named by command (PostgreSQL's backends) are left out.
  */
-export function sampleMemory(groups: readonly ProcessGroup[]): Record<string, { rss: number; peak: number }> {
-  const sample: Record<string, { rss: number; peak: number }> = {};
+export function sampleMemory(groups: readonly ProcessGroup[]): MemorySample {
+  const sample: MemorySample = {};
   for (const group of groups) {
     if (!('pid' in group)) continue;
     const memory = readMemory(group.pid);
     if (!memory) continue;
-    const known = sample[group.name];
-    sample[group.name] = {
-      rss: Math.max(known?.rss ?? 0, Math.round(memory.rssMiB)),
-      peak: Math.max(known?.peak ?? 0, Math.round(memory.peakMiB)),
-    };
+    mergeLargest(sample, {
+      [group.name]: { rss: Math.round(memory.rssMiB), peak: Math.round(memory.peakMiB) },
+    });
   }
   return sample;
+}
+
+/** Resident and peak memory by name, in MiB (of the largest replica when a name has several). */
+export type MemorySample = Record<string, { rss: number; peak: number }>;
+
+/** Keeps in `into` the larger of its figures and `sample`'s, name by name (replicas of one service, samples over time). */
+export function mergeLargest(into: MemorySample, sample: MemorySample): MemorySample {
+  for (const [name, { rss, peak }] of Object.entries(sample))
+    into[name] = { rss: Math.max(into[name]?.rss ?? 0, rss), peak: Math.max(into[name]?.peak ?? 0, peak) };
+  return into;
 }

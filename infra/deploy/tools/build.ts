@@ -86,7 +86,7 @@ const KEPT_OUTSIDE = new Set([
  *   published buffer overflow (GHSA-3gc7-fjrx-p6mg). A token amount is 8 bytes: the JavaScript costs nothing we can
  *   measure (ADR 0051).
  */
-const PURE_JS_BUILDS: Readonly<Record<string, string>> = { 'bigint-buffer': 'dist/browser.js' };
+const PURE_JS_BUILDS: ReadonlyMap<string, string> = new Map([['bigint-buffer', 'dist/browser.js']]);
 
 /** Whether a package stays a `require` of the compiled file (see KEPT_OUTSIDE). */
 function keptOutside(name: string): boolean {
@@ -127,7 +127,7 @@ function thirdPartyPackages(packageDir: string, undeclared: Map<string, string>)
         const name = packageName(args.path);
         if (args.path.startsWith('node:') || builtins.has(name)) return { external: true };
         if (name.startsWith('@gateway/')) return undefined;
-        const pureJs = Object.hasOwn(PURE_JS_BUILDS, args.path) ? PURE_JS_BUILDS[args.path] : undefined;
+        const pureJs = PURE_JS_BUILDS.get(args.path);
         if (pureJs) return { path: join(dirname(packageJsonOf(name, args.resolveDir)), pureJs) };
         const fromWorkspace = !args.importer.split(sep).includes('node_modules');
         if (fromWorkspace && !declared.has(name) && !undeclared.has(name))

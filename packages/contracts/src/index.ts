@@ -7,6 +7,7 @@ export * from './text-fields';
 export * from './events';
 export * from './payment-commands';
 export * from './pix-messages';
+export * from './made-at-first-use';
 export * from './pix-due';
 export * from './recurrence-messages';
 export * from './subscription-commands';

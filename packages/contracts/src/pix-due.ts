@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { MAX_AMOUNT_CENTAVOS } from './common';
+import { madeAtFirstUse } from './made-at-first-use';
 
 // A PIX charge with a due date (API Pix `cobv`; docs/adr/0048-due-date-charges-and-subscriptions.md, section 1): its
 // rules as `POST /v1/payments` takes them under `pix.due` and as the messages carry them, the same shape, since a request
@@ -111,15 +112,9 @@ export function dateOfDay(day: number): string {
 
 /** Due dates are days in this time zone (API Pix's `dataDeVencimento`, and the day a Pix is paid on). */
 export const DUE_DATE_TIME_ZONE = 'America/Sao_Paulo';
-/**
- * A formatter of São Paulo's wall clock, made at first use and kept. Not made when the module loads: a time zone's
- * formatter reads about 6.5 MiB of ICU's data, which then stays resident, and most services load this module without
- * ever asking for a day (ADR 0051).
- */
-function saoPauloFormat(locale: string, options: Intl.DateTimeFormatOptions): () => Intl.DateTimeFormat {
-  let format: Intl.DateTimeFormat | undefined;
-  return () => (format ??= new Intl.DateTimeFormat(locale, { ...options, timeZone: DUE_DATE_TIME_ZONE }));
-}
+/** A formatter of São Paulo's wall clock, made at first use: most services load this module and never ask for a day. */
+const saoPauloFormat = (locale: string, options: Intl.DateTimeFormatOptions): (() => Intl.DateTimeFormat) =>
+  madeAtFirstUse(() => new Intl.DateTimeFormat(locale, { ...options, timeZone: DUE_DATE_TIME_ZONE }));
 
 const saoPauloDate = saoPauloFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
 

@@ -1,0 +1,27 @@
+import { madeAtFirstUse } from '../src';
+
+describe('madeAtFirstUse', () => {
+  test('makes nothing until asked, then makes once and answers the same value every time (falsy ones too)', () => {
+    let made = 0;
+    const zero = madeAtFirstUse(() => {
+      made += 1;
+      return 0;
+    });
+    expect(made).toBe(0);
+    expect([zero(), zero(), zero()]).toEqual([0, 0, 0]);
+    expect(made).toBe(1);
+  });
+
+  test('a make that throws is tried again at the next call', () => {
+    let calls = 0;
+    const flaky = madeAtFirstUse(() => {
+      calls += 1;
+      if (calls === 1) throw new Error('not yet');
+      return 'ready';
+    });
+    expect(() => flaky()).toThrow('not yet');
+    expect(flaky()).toBe('ready');
+    expect(flaky()).toBe('ready');
+    expect(calls).toBe(2);
+  });
+});
