@@ -353,6 +353,7 @@ describe('the compiled entries, as each image holds them', () => {
     expect(mains.length).toBeGreaterThanOrEqual(9);
     const made: Array<{ target: string; formatters: string[] }> = [];
     for (const { target, workdir, env: imageEnv } of mains) {
+      rmSync(record, { force: true });
       await run(
         process.execPath,
         ['--require', preload, '-e', "require('./dist/main.js'); process.exit(0)"],
@@ -367,13 +368,20 @@ describe('the compiled entries, as each image holds them', () => {
     expect(made).toEqual([]);
   }, 120_000);
 
-  test("an idle payment service makes no Intl formatter through its background loops' first passes (the subscription scheduler's included): its idle memory holds no ICU data", async () => {
+  test("an idle payment service makes no Intl formatter or locale call through every background loop's first pass, its subscription scheduler's included", async () => {
     const { workdir, env: imageEnv } = image('payment');
     const preload = intlRecorder();
     const record = join(scratch, 'intl-made-idle.json');
+    // A database and broker names of its own: the migrations test below still creates payment's schema from nothing.
+    const own = await isolatedEnvironment('idle');
     const port = await freePort();
-    const serviceEnv = { ...imageEnv, ...env.config, METRICS_PORT: String(port), INTL_MADE_FILE: record };
-    await run(process.execPath, ['dist/migrate.js'], { cwd: workdir, env: serviceEnv });
+    const serviceEnv = { ...imageEnv, ...own.config, METRICS_PORT: String(port), INTL_MADE_FILE: record };
+    rmSync(record, { force: true });
+    const migrated = run(process.execPath, ['dist/migrate.js'], { cwd: workdir, env: serviceEnv });
+    await migrated.catch(async (err: unknown) => {
+      await own.database.drop().catch(() => undefined);
+      throw err;
+    });
     const service = spawn(process.execPath, ['--require', preload, 'dist/main.js'], {
       cwd: workdir,
       env: serviceEnv,
@@ -383,29 +391,30 @@ describe('the compiled entries, as each image holds them', () => {
     service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => service.on('exit', (code) => resolve(code)));
     try {
-      // Every background loop it runs has finished a pass (its series start at 0 when the loop starts).
-      const passesByTask = async (): Promise<Map<string, number>> => {
+      // Each loop's passes by outcome, from its metrics (the series start at 0 when the loop starts).
+      const passes = async (): Promise<Map<string, { done: number; failed: number }>> => {
         const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
           (answer) => answer.text(),
           () => '',
         );
-        const byTask = new Map<string, number>();
-        for (const [, task, value] of text.matchAll(
-          /^periodic_task_passes_total\{[^}]*task="([^"]+)"[^}]*\} (\d+)/gm,
+        const byTask = new Map<string, { done: number; failed: number }>();
+        for (const [, task, outcome, value] of text.matchAll(
+          /^periodic_task_passes_total\{[^}]*task="([^"]+)",outcome="(done|failed)"[^}]*\} (\d+)/gm,
         ))
-          byTask.set(task!, (byTask.get(task!) ?? 0) + Number(value));
+          byTask.set(task!, { done: 0, failed: 0, ...byTask.get(task!), [outcome!]: Number(value) });
         return byTask;
       };
       const deadline = Date.now() + 60_000;
-      let passes = await passesByTask();
-      while (!passes.has('cycle-scheduler') || [...passes.values()].some((count) => count === 0)) {
+      let seen = await passes();
+      while (!seen.has('cycle-scheduler') || [...seen.values()].some(({ done }) => done === 0)) {
         if (Date.now() > deadline || service.exitCode !== null)
           throw new Error(
-            `no pass of every loop (exit ${service.exitCode}): ${JSON.stringify([...passes])} ${stderr}`,
+            `not every loop passed (exit ${service.exitCode}): ${JSON.stringify([...seen])} ${stderr}`,
           );
         await new Promise((resolve) => setTimeout(resolve, 200));
-        passes = await passesByTask();
+        seen = await passes();
       }
+      expect([...seen].filter(([, { failed }]) => failed > 0)).toEqual([]);
       service.kill('SIGTERM');
       expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
       expect(JSON.parse(readFileSync(record, 'utf8'))).toEqual([]);
@@ -414,6 +423,8 @@ describe('the compiled entries, as each image holds them', () => {
         service.kill('SIGKILL');
         await exited;
       }
+      await deleteBrokerNames(own.config.AMQP_PREFIX).catch(() => undefined);
+      await own.database.drop().catch(() => undefined);
     }
   }, 120_000);
 

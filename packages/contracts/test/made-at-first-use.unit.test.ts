@@ -1,14 +1,14 @@
 import { madeAtFirstUse } from '../src';
 
 describe('madeAtFirstUse', () => {
-  test('makes nothing until asked, then makes once and answers the same value every time (falsy ones too)', () => {
+  test('makes nothing until asked, then makes once and answers the same value every time (undefined too)', () => {
     let made = 0;
-    const zero = madeAtFirstUse(() => {
+    const nothing = madeAtFirstUse(() => {
       made += 1;
-      return 0;
+      return undefined;
     });
     expect(made).toBe(0);
-    expect([zero(), zero(), zero()]).toEqual([0, 0, 0]);
+    expect([nothing(), nothing(), nothing()]).toEqual([undefined, undefined, undefined]);
     expect(made).toBe(1);
   });
 

@@ -76,29 +76,39 @@ describe('PeriodicTask', () => {
     expect(task.isRunning).toBe(false);
   });
 
-  test('counts each pass by task and outcome on the metrics an operator scrapes', async () => {
-    const counted = async (task: string, outcome: string): Promise<number> => {
+  test('counts each pass by task and outcome on the metrics an operator scrapes, both series at 0 from its start', async () => {
+    const series = async (task: string): Promise<Record<string, number>> => {
       const metric = await metricsRegistry.getSingleMetric('periodic_task_passes_total')!.get();
-      return (
-        metric.values.find((value) => value.labels.task === task && value.labels.outcome === outcome)
-          ?.value ?? 0
+      return Object.fromEntries(
+        metric.values
+          .filter((value) => value.labels.task === task)
+          .map((value) => [String(value.labels.outcome), value.value]),
       );
     };
     let failing = true;
+    let release = (): void => undefined;
     const task = new PeriodicTask(
-      async () => {
-        if (failing) throw new Error('database down');
-      },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          release = () => (failing ? reject(new Error('database down')) : resolve());
+        }),
       { ...options, name: 'counted-task', intervalMs: 100 },
     );
+    expect(await series('counted-task')).toEqual({});
     task.start();
     await runWhatIsDue();
-    expect([await counted('counted-task', 'done'), await counted('counted-task', 'failed')]).toEqual([0, 1]);
+    // Started, its first pass still running: both series are there, at 0.
+    expect(await series('counted-task')).toEqual({ done: 0, failed: 0 });
+    release();
+    await runWhatIsDue();
+    expect(await series('counted-task')).toEqual({ done: 0, failed: 1 });
     failing = false;
     await jest.advanceTimersByTimeAsync(100);
-    task.nudge();
+    release();
     await runWhatIsDue();
-    expect([await counted('counted-task', 'done'), await counted('counted-task', 'failed')]).toEqual([2, 1]);
-    await task.stop();
+    expect(await series('counted-task')).toEqual({ done: 1, failed: 1 });
+    const stopped = task.stop();
+    release();
+    await stopped;
   });
 });

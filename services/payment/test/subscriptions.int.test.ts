@@ -1341,14 +1341,12 @@ describe('subscriptions (Pix Automático) in the payment service', () => {
 });
 
 describe('subscriptions in production: no clock of their own', () => {
-  // Its scheduler's own passes an hour apart (the first at start, before these tests): only the test's pass runs.
-  const h = paymentServiceForTheseTests('payment-subscriptions-production', {
-    APP_ENV: 'production',
-    RECONCILE_INTERVAL_SECONDS: '3600',
-  });
+  const h = paymentServiceForTheseTests('payment-subscriptions-production', { APP_ENV: 'production' });
   const { activated, cyclesOf } = subscriptionSteps(h);
 
-  test("a cycle opens on its send day by São Paulo's day as the database reckons it, not a day early", async () => {
+  test("the scheduler finds a cycle on its send day by São Paulo's day as the database reckons it, and opens it; one whose send day is tomorrow waits", async () => {
+    // Its loop stopped (waiting out a pass in progress, the one at start): only the test's passes run.
+    await h.service.cycleScheduler.stop();
     const businessId = await h.newBusiness();
     // Cycle 1 due in 8 days: its send day (7 days before) is tomorrow.
     const early = await activated(businessId, { start_date: inDays(8), interval: 'weekly' });

@@ -19,7 +19,8 @@ const MAX_BATCHES_PER_PASS = 20;
 
 /**
  * Opens every active subscription's cycles as their send days come (7 days before each due date, inside BCB's window
- * of 10 to 2), expires those past their `end_date` and journey 3's whose QR code expired unauthorized: on São Paulo's day by the wall clock in production (found by PostgreSQL's reckoning, so an idle pass formats no date), on each
+ * of 10 to 2), expires those past their `end_date` and journey 3's whose QR code expired unauthorized: on São Paulo's
+ * day by the wall clock in production (found by PostgreSQL's reckoning, so an idle pass formats no date), on each
  * subscription's own clock in the sandbox (moved by `subscription.advance.v1`, which runs the same step; a move whose
  * runner stopped is taken over here), and records the cycles the adapter opened for subscriptions that ended (or moved
  * on) before their payment was recorded (`settleCycleOpening`). Safe on any number of replicas at once: each cycle is

@@ -105,9 +105,9 @@ export async function subscriptionsWithWorkDue(manager: EntityManager, limit: nu
   const rows: Array<{ id: string }> = await manager.query(
     `SELECT id FROM subscriptions
       WHERE status = 'active'
-        AND ((next_due_date IS NOT NULL AND next_due_date - $2::int <= COALESCE(clock_date, (now() AT TIME ZONE $1)::date)
+        AND ((next_due_date IS NOT NULL AND next_due_date - $2::int <= COALESCE(clock_date, (now() AT TIME ZONE $1::text)::date)
               AND (cycle_open_retry_at IS NULL OR cycle_open_retry_at <= now()))
-          OR (next_due_date IS NULL AND end_date < COALESCE(clock_date, (now() AT TIME ZONE $1)::date)))
+          OR (next_due_date IS NULL AND end_date < COALESCE(clock_date, (now() AT TIME ZONE $1::text)::date)))
       ORDER BY next_due_date NULLS FIRST LIMIT $3`,
     [DUE_DATE_TIME_ZONE, CYCLE_SEND_DAYS_BEFORE_DUE, limit],
   );
