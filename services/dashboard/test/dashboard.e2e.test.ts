@@ -125,12 +125,17 @@ describe('the merchant dashboard, as a person uses it', () => {
     await page.getByLabel('Motivo (opcional)').fill('<img src=x onerror="window.__injected=true"> devolvido');
     await page.getByRole('button', { name: 'Reembolsar' }).click();
     await page.getByText('Reembolso solicitado.').waitFor();
+    // The payment reads refunded in part once the refund is asked; its row reads Concluído once the rail settles it,
+    // which may be a page load later.
     await waitFor(
       async () => {
         await page.goto(`${stack.dashboardUrl}/pagamentos/${paymentId}`);
-        return (await page.getByTestId('situacao').textContent()) === 'Reembolsado em parte';
+        return (
+          (await page.getByTestId('situacao').textContent()) === 'Reembolsado em parte' &&
+          (await page.getByRole('row').filter({ hasText: 'Concluído' }).count()) === 1
+        );
       },
-      { timeoutMs: 30_000, intervalMs: 500, what: 'the payment shown refunded' },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the payment shown refunded, its refund settled' },
     );
     expect(await page.getByRole('row').filter({ hasText: 'Concluído' }).textContent()).toContain(
       'R$ 1.000,00',
