@@ -1,4 +1,3 @@
-import { Keypair } from '@solana/web3.js';
 import {
   ConfigError,
   DEFAULT_PAYMENT_WINDOW_SECONDS,
@@ -15,6 +14,7 @@ import {
   type ServiceConfig,
 } from '@gateway/config';
 import { tokenDecimals, tokens, type Token } from '@gateway/contracts';
+import { signerPublicKeyOf } from './clients/environment-key-signer';
 import { KeypairFileUnusable, readKeypairFile } from './clients/keypair-file';
 import { decodeBase58 } from './domain/base58';
 
@@ -222,7 +222,7 @@ export function loadSolanaWatcherConfig(env: NodeJS.ProcessEnv = process.env): S
   // A signer of another wallet could never move the receiving wallet's tokens: every refund would fail. Vault's key
   // is checked the same way once it is read, at start (clients/refund-signer.ts).
   if (config.REFUND_SIGNER === 'env') {
-    if (signerPublicKey(decodeBase58(config.REFUND_SIGNER_SECRET_KEY!)) !== config.RECEIVING_WALLET)
+    if (signerPublicKeyOf(decodeBase58(config.REFUND_SIGNER_SECRET_KEY!)) !== config.RECEIVING_WALLET)
       throw new ConfigError(
         ['REFUND_SIGNER_SECRET_KEY'],
         '"REFUND_SIGNER_SECRET_KEY" is not the secret key of RECEIVING_WALLET',
@@ -236,18 +236,8 @@ export function loadSolanaWatcherConfig(env: NodeJS.ProcessEnv = process.env): S
       if (!(err instanceof KeypairFileUnusable)) throw err;
       throw new ConfigError([variable], `"${variable}": ${err.message}`);
     }
-    if (signerPublicKey(secretKey) !== config.RECEIVING_WALLET)
+    if (signerPublicKeyOf(secretKey) !== config.RECEIVING_WALLET)
       throw new ConfigError([variable], `"${variable}" is not the keypair of RECEIVING_WALLET`);
   }
   return config;
-}
-
-/** The public key a 64-byte secret key signs for; null when it is no consistent ed25519 key pair. */
-function signerPublicKey(bytes: Uint8Array | null): string | null {
-  if (bytes?.length !== 64) return null;
-  try {
-    return Keypair.fromSecretKey(bytes).publicKey.toBase58();
-  } catch {
-    return null;
-  }
 }

@@ -80,6 +80,12 @@ describe('the refund signer port and its environment-key adapter', () => {
     }
     expect(refused).toBeInstanceOf(SignerKeyInvalid);
     expectNoKeyIn(`${String(refused)} ${inspect(refused)}`, wallet.secretKey);
+    // A seed followed by another key's public half would sign for a wallet it does not name.
+    const mismatched = Uint8Array.from([
+      ...wallet.secretKey.subarray(0, 32),
+      ...Keypair.generate().publicKey.toBytes(),
+    ]);
+    expect(() => new EnvironmentKeySigner(mismatched)).toThrow(SignerKeyInvalid);
 
     const chain = new RefundChain(
       new Connection(localnet.url, 'confirmed'),

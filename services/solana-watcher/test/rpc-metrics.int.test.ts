@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { metricsRegistry } from '@gateway/observability';
 import { createRpcConnection } from '../src/clients/solana-rpc';
 import { startLocalnet, type Localnet } from './support/localnet';
@@ -63,5 +63,30 @@ describe('Solana RPC calls are timed by method and outcome', () => {
     }).toEqual({ ok: 1, rpcError: 1, unreachable: 1 });
     // Labelled by method only: no address or signature ever becomes a label value.
     expect([...after.keys()].every((key) => !key.includes(localnet.receivingWallet.toBase58()))).toBe(true);
+  });
+
+  test('a node that takes the request and never answers is given up on after the timeout, as unreachable', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as { port: number };
+      const before = await rpcCalls();
+      const started = Date.now();
+      const call = createRpcConnection(`http://127.0.0.1:${port}`, {
+        ...ONE_ATTEMPT,
+        timeoutMs: 300,
+      }).getSlot();
+      await expect(call).rejects.toThrow(/no answer from the Solana node to getSlot/);
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(290);
+      expect(waited).toBeLessThan(10_000);
+      expect(sockets.length).toBe(1);
+      const after = await rpcCalls();
+      expect((after.get('getSlot unreachable') ?? 0) - (before.get('getSlot unreachable') ?? 0)).toBe(1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });

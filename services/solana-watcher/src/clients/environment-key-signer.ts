@@ -1,4 +1,4 @@
-import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 import { encodeBase58 } from '../domain/base58';
 import type { TransactionSigner } from '../domain/transaction-signer';
@@ -22,18 +22,10 @@ export class EnvironmentKeySigner implements TransactionSigner {
 
   /** `secretKey`: seed (32 bytes) then public key (32 bytes), as Solana wallets store it. */
   constructor(secretKey: Uint8Array) {
-    if (secretKey.length !== 64) throw new SignerKeyInvalid();
-    const seed = secretKey.subarray(0, 32);
-    const publicKey = secretKey.subarray(32);
-    try {
-      this.#key = createPrivateKey({
-        key: { kty: 'OKP', crv: 'Ed25519', d: base64url(seed), x: base64url(publicKey) },
-        format: 'jwk',
-      });
-    } catch {
-      throw new SignerKeyInvalid();
-    }
-    this.publicKey = encodeBase58(publicKey);
+    const key = keyPairOf(secretKey);
+    if (!key) throw new SignerKeyInvalid();
+    this.#key = key;
+    this.publicKey = encodeBase58(secretKey.subarray(32));
   }
 
   sign(message: Uint8Array): Promise<Uint8Array> {
@@ -50,6 +42,32 @@ export class EnvironmentKeySigner implements TransactionSigner {
 
   [inspect.custom](): string {
     return this.toString();
+  }
+}
+
+/**
+ * The public key (base58) a 64-byte secret key signs for: null unless it is an ed25519 seed followed by the public
+ * key that seed makes. Checked with node's own ed25519 (OpenSSL), so loading no JavaScript curve code at start.
+ */
+export function signerPublicKeyOf(secretKey: Uint8Array | null): string | null {
+  return secretKey && keyPairOf(secretKey) ? encodeBase58(secretKey.subarray(32)) : null;
+}
+
+/**
+ * The private key of a seed-then-public-key secret key, or null when it is no consistent key pair. Node takes the
+ * JWK's `x` as given, so the public key the seed makes is compared with it here.
+ */
+function keyPairOf(secretKey: Uint8Array): KeyObject | null {
+  if (secretKey.length !== 64) return null;
+  const x = base64url(secretKey.subarray(32));
+  try {
+    const key = createPrivateKey({
+      key: { kty: 'OKP', crv: 'Ed25519', d: base64url(secretKey.subarray(0, 32)), x },
+      format: 'jwk',
+    });
+    return createPublicKey(key).export({ format: 'jwk' }).x === x ? key : null;
+  } catch {
+    return null;
   }
 }
 

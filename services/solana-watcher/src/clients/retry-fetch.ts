@@ -1,4 +1,5 @@
-import { fetch, type RequestInit, type Response } from 'undici';
+import { STATUS_CODES } from 'node:http';
+import { request } from 'undici';
 import { RequestPacer } from './request-pacer';
 
 export interface RetryPolicy {
@@ -50,16 +51,35 @@ export function rateLimitPauseMs(refusals: number, policy: RetryPolicy, retryAft
   return Math.floor(ceiling / 2 + ((policy.random ?? Math.random)() * ceiling) / 2);
 }
 
+/** What a POST sends: a JSON-RPC body and its headers. */
+export interface HttpPost {
+  body: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** An HTTP answer read in full: the few parts of a fetch Response a JSON-RPC client reads. */
+export interface HttpAnswer {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
 /**
- * fetch paced by `pacer` that waits out 429s (Retry-After honoured, every request of the pacer held back meanwhile)
- * and retries 5xx, network errors and timeouts up to `maxAttempts`; the last failure is returned or thrown as is.
+ * POST paced by `pacer` that waits out 429s (Retry-After honoured, every request of the pacer held back meanwhile)
+ * and retries 5xx, network errors and timeouts (`timeoutMs` for the whole attempt: connection, headers and body) up
+ * to `maxAttempts`; the last failure is returned or thrown as is.
+ *
+ * undici's `request`, not `fetch`: fetch wraps every answer in WHATWG streams, and a client polling a node several
+ * times a second left about 0.2 MiB a second of them to the old generation (docs/adr/0052).
  */
-export async function fetchWithRetry(
+export async function postWithRetry(
   url: string,
-  init: RequestInit,
+  post: HttpPost,
   policy: RetryPolicy,
   pacer: RequestPacer = new RequestPacer(Number.POSITIVE_INFINITY),
-): Promise<Response> {
+): Promise<HttpAnswer> {
   const started = Date.now();
   let refusals = 0;
   for (let attempt = 0; ;) {
@@ -67,24 +87,52 @@ export async function fetchWithRetry(
     const last = attempt + 1 >= policy.maxAttempts;
     let retryAfter: number | null = null;
     try {
-      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(policy.timeoutMs) });
-      if (response.status === 429) {
-        const pause = rateLimitPauseMs(refusals++, policy, retryAfterMs(response.headers.get('retry-after')));
-        if (Date.now() + pause - started > policy.rateLimitedMaxMs) return response;
+      const answer = await postOnce(url, post, policy.timeoutMs);
+      if (answer.status === 429) {
+        const pause = rateLimitPauseMs(refusals++, policy, retryAfterMs(answer.headers.get('retry-after')));
+        if (Date.now() + pause - started > policy.rateLimitedMaxMs) return answer;
         pacer.rateLimited(pause);
-        await response.body?.cancel();
         continue;
       }
-      if (response.status < 500 || last) {
-        if (response.status < 500) pacer.succeeded();
-        return response;
+      if (answer.status < 500 || last) {
+        if (answer.status < 500) pacer.succeeded();
+        return answer;
       }
-      retryAfter = retryAfterMs(response.headers.get('retry-after'));
-      await response.body?.cancel();
+      retryAfter = retryAfterMs(answer.headers.get('retry-after'));
     } catch (err) {
       if (last) throw err;
     }
     await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt, policy, retryAfter)));
     attempt++;
   }
+}
+
+/** One POST, its answer read in full within `timeoutMs`. */
+async function postOnce(url: string, post: HttpPost, timeoutMs: number): Promise<HttpAnswer> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers: post.headers,
+      body: post.body,
+      signal: abort.signal,
+    });
+    const text = await response.body.text();
+    const { statusCode: status, headers } = response;
+    return {
+      status,
+      statusText: STATUS_CODES[status] ?? '',
+      ok: status >= 200 && status < 300,
+      headers: { get: (name) => headerValue(headers[name.toLowerCase()]) },
+      text: () => Promise.resolve(text),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
 }

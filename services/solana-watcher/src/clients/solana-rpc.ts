@@ -1,8 +1,13 @@
 import { Connection, type Commitment, type FetchFn } from '@solana/web3.js';
-import { type RequestInit, type Response } from 'undici';
 import { histogram, inOutgoingCall, tracerOf } from '@gateway/observability';
 import { RequestPacer } from './request-pacer';
-import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RetryPolicy } from './retry-fetch';
+import {
+  DEFAULT_RETRY_POLICY,
+  postWithRetry,
+  type HttpAnswer,
+  type HttpPost,
+  type RetryPolicy,
+} from './retry-fetch';
 
 const rpcRequests = histogram(
   'solana_watcher_rpc_request_duration_seconds',
@@ -23,19 +28,21 @@ export function createRpcConnection(
   pacer: RequestPacer = new RequestPacer(Number.POSITIVE_INFINITY),
   commitment: Commitment = 'confirmed',
 ): Connection {
-  const timedFetch = async (input: unknown, init?: unknown): Promise<Response> => {
-    const request = (init ?? {}) as RequestInit;
-    const method = rpcMethodOf(request.body);
+  const timedFetch = async (input: unknown, init?: unknown): Promise<HttpAnswer> => {
+    const post = postOf(init);
+    const method = rpcMethodOf(post.body);
     const timer = rpcRequests.startTimer({ method });
     const attributes = { 'rpc.system': 'jsonrpc', 'rpc.method': method };
     return inOutgoingCall(tracer, `Solana RPC ${method}`, rpcUrl, attributes, async () => {
       try {
-        const response = await fetchWithRetry(String(input), request, policy, pacer);
+        const response = await postWithRetry(String(input), post, policy, pacer);
         timer({ outcome: await outcomeOf(response) });
         return response;
       } catch (err) {
         timer({ outcome: 'unreachable' });
-        throw err;
+        // web3.js answers its caller only when its fetch throws an Error of its own realm; anything else (a socket's
+        // error under a test runner's realm) would leave the call waiting forever.
+        throw new Error(`no answer from the Solana node to ${method}: ${messageOf(err)}`, { cause: err });
       }
     });
   };
@@ -46,9 +53,17 @@ export function createRpcConnection(
   });
 }
 
+/** The body and headers web3.js hands its fetch (it sends every call as a POST of a JSON string). */
+function postOf(init: unknown): HttpPost {
+  const { body, headers } = (init ?? {}) as { body?: unknown; headers?: unknown };
+  return {
+    body: typeof body === 'string' ? body : '',
+    headers: (headers ?? {}) as Record<string, string>,
+  };
+}
+
 /** The JSON-RPC method a request body calls (`batch` for several at once); a fixed set, fit for a label. */
-function rpcMethodOf(body: RequestInit['body']): string {
-  if (typeof body !== 'string') return 'unknown';
+function rpcMethodOf(body: string): string {
   try {
     const parsed = JSON.parse(body) as { method?: unknown } | unknown[];
     if (Array.isArray(parsed)) return 'batch';
@@ -58,15 +73,19 @@ function rpcMethodOf(body: RequestInit['body']): string {
   }
 }
 
-/** Read from a copy: web3.js reads the response itself. */
-async function outcomeOf(response: Response): Promise<'ok' | 'rpc_error' | 'http_error'> {
+/** The answer is held as text: web3.js reads the same text again. */
+async function outcomeOf(response: HttpAnswer): Promise<'ok' | 'rpc_error' | 'http_error'> {
   if (!response.ok) return 'http_error';
   try {
-    const answer = JSON.parse(await response.clone().text()) as
-      { error?: unknown } | Array<{ error?: unknown }>;
+    const answer = JSON.parse(await response.text()) as { error?: unknown } | Array<{ error?: unknown }>;
     const answers = Array.isArray(answer) ? answer : [answer];
     return answers.some((one) => one?.error !== undefined) ? 'rpc_error' : 'ok';
   } catch {
     return 'rpc_error';
   }
+}
+
+function messageOf(err: unknown): string {
+  const { message, code } = (err ?? {}) as { message?: unknown; code?: unknown };
+  return [code, message].filter((part) => typeof part === 'string' && part !== '').join(' ') || String(err);
 }
