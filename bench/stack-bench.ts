@@ -217,6 +217,12 @@ async function main(): Promise<void> {
     writeFileSync(join(outDir, `latest${suffix}.md`), markdown);
     process.stdout.write(`${markdown}\nresults written to ${outDir}\n`);
     if (report.invariants.some((invariant) => !invariant.held)) process.exitCode = 1;
+  } catch (err) {
+    // What the stack's processes said is what explains a failed phase: kept outside the results.
+    const logFile = join(tmpdir(), `bench-stack-${started.toISOString().replace(/[:.]/g, '-')}.log`);
+    writeFileSync(logFile, stack.logs.join(''));
+    log(`the run failed; the stack's output is in ${logFile}`);
+    throw err;
   } finally {
     await naive?.stop();
     await sameWork?.stop();

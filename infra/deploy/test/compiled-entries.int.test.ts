@@ -118,6 +118,42 @@ function namespacePid1(container: ChildProcess, command: string[]): number {
   return Number(pid);
 }
 
+/** A process started with its output kept (stderr; stdout too with `withStdout`), its exit awaited. */
+interface WatchedChild {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+  /** SIGKILL if it still runs, then its exit: every test's last step. */
+  killIfRunning(): Promise<void>;
+}
+
+function spawnWatched(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; withStdout?: boolean },
+): WatchedChild {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', options.withStdout ? 'pipe' : 'ignore', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout?.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    exited,
+    async killIfRunning() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
 /** An image made here: its target, its root (the folder its COPY takes), and its process's folder in that root. */
 interface Image {
   target: ImageStage;
@@ -382,14 +418,10 @@ describe('the compiled entries, as each image holds them', () => {
       await own.database.drop().catch(() => undefined);
       throw err;
     });
-    const service = spawn(process.execPath, ['--require', preload, 'dist/main.js'], {
+    const service = spawnWatched(process.execPath, ['--require', preload, 'dist/main.js'], {
       cwd: workdir,
       env: serviceEnv,
-      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    let stderr = '';
-    service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => service.on('exit', (code) => resolve(code)));
     try {
       // Each loop's passes by outcome, from its metrics (the series start at 0 when the loop starts).
       const passes = async (): Promise<Map<string, { done: number; failed: number }>> => {
@@ -407,22 +439,19 @@ describe('the compiled entries, as each image holds them', () => {
       const deadline = Date.now() + 60_000;
       let seen = await passes();
       while (!seen.has('cycle-scheduler') || [...seen.values()].some(({ done }) => done === 0)) {
-        if (Date.now() > deadline || service.exitCode !== null)
+        if (Date.now() > deadline || service.child.exitCode !== null)
           throw new Error(
-            `not every loop passed (exit ${service.exitCode}): ${JSON.stringify([...seen])} ${stderr}`,
+            `not every loop passed (exit ${service.child.exitCode}): ${JSON.stringify([...seen])} ${service.output()}`,
           );
         await new Promise((resolve) => setTimeout(resolve, 200));
         seen = await passes();
       }
       expect([...seen].filter(([, { failed }]) => failed > 0)).toEqual([]);
-      service.kill('SIGTERM');
-      expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
+      service.child.kill('SIGTERM');
+      expect({ code: await service.exited, stderr: service.output() }).toEqual({ code: 0, stderr: '' });
       expect(JSON.parse(readFileSync(record, 'utf8'))).toEqual([]);
     } finally {
-      if (service.exitCode === null) {
-        service.kill('SIGKILL');
-        await exited;
-      }
+      await service.killIfRunning();
       await deleteBrokerNames(own.config.AMQP_PREFIX).catch(() => undefined);
       await own.database.drop().catch(() => undefined);
     }
@@ -503,34 +532,31 @@ describe('the compiled entries, as each image holds them', () => {
       `cd '${inTmp(workdir)}'`,
       `exec ${target.cmd!.words.map((word) => `'${word}'`).join(' ')}`,
     ].join('\n');
-    const container = spawn('unshare', ['--pid', '--fork', '--mount', '--kill-child', 'sh', '-c', script], {
-      env: containerEnv,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    container.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => container.on('exit', (code) => resolve(code)));
+    const container = spawnWatched(
+      'unshare',
+      ['--pid', '--fork', '--mount', '--kill-child', 'sh', '-c', script],
+      {
+        env: containerEnv,
+      },
+    );
     try {
       const deadline = Date.now() + 60_000;
       while (!(await healthy())) {
-        if (Date.now() > deadline || container.exitCode !== null)
-          throw new Error(`not healthy (exit ${container.exitCode}): ${stderr}`);
+        if (Date.now() > deadline || container.child.exitCode !== null)
+          throw new Error(`not healthy (exit ${container.child.exitCode}): ${container.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      const pid = namespacePid1(container, target.cmd!.words);
+      const pid = namespacePid1(container.child, target.cmd!.words);
       // As `docker stop` and the kubelet do: SIGTERM to PID 1, which ignores any signal it has no handler for.
       process.kill(pid, 'SIGTERM');
       const code = await Promise.race([
-        exited,
+        container.exited,
         new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000)),
       ]);
-      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect({ code, stderr: container.output() }).toEqual({ code: 0, stderr: '' });
       expect(existsSync(join(scratch, 'written'))).toBe(true);
     } finally {
-      if (container.exitCode === null) {
-        container.kill('SIGKILL');
-        await exited;
-      }
+      await container.killIfRunning();
     }
   }, 120_000);
 
@@ -552,7 +578,7 @@ describe('the compiled entries, as each image holds them', () => {
     const command = ['node', 'dist/wait-for-rabbitmq-definitions.js'];
     const amqpUrl = new URL(env.config.AMQP_URL);
     amqpUrl.pathname = `/${encodeURIComponent(vhost)}`;
-    const container = spawn('unshare', ['--pid', '--fork', '--kill-child', ...command], {
+    const container = spawnWatched('unshare', ['--pid', '--fork', '--kill-child', ...command], {
       cwd: workdir,
       env: {
         PATH: process.env.PATH!,
@@ -561,34 +587,27 @@ describe('the compiled entries, as each image holds them', () => {
         RABBITMQ_DEFINITIONS_FILE: definitions,
         RABBITMQ_WAIT_SECONDS: '3600',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      withStdout: true,
     });
-    let output = '';
-    container.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    container.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => container.on('exit', (code) => resolve(code)));
     try {
       const deadline = Date.now() + 30_000;
-      while (!output.includes('not in place yet, waiting')) {
-        if (Date.now() > deadline || container.exitCode !== null)
-          throw new Error(`not waiting (exit ${container.exitCode}): ${output}`);
+      while (!container.output().includes('not in place yet, waiting')) {
+        if (Date.now() > deadline || container.child.exitCode !== null)
+          throw new Error(`not waiting (exit ${container.child.exitCode}): ${container.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const pid = namespacePid1(container, command);
+      const pid = namespacePid1(container.child, command);
       const sent = Date.now();
       process.kill(pid, 'SIGTERM');
       const code = await Promise.race([
-        exited,
+        container.exited,
         new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000)),
       ]);
       // unshare --fork answers with its child's code; 143 is a shell's code for a process ended by SIGTERM.
       expect(code).toBe(143);
       expect(Date.now() - sent).toBeLessThan(5000);
     } finally {
-      if (container.exitCode === null) {
-        container.kill('SIGKILL');
-        await exited;
-      }
+      await container.killIfRunning();
     }
   }, 60_000);
 });
