@@ -220,8 +220,12 @@ async function main(): Promise<void> {
   } catch (err) {
     // What the stack's processes said is what explains a failed phase: kept outside the results.
     const logFile = join(tmpdir(), `bench-stack-${started.toISOString().replace(/[:.]/g, '-')}.log`);
-    writeFileSync(logFile, stack.logs.join(''));
-    log(`the run failed; the stack's output is in ${logFile}`);
+    try {
+      writeFileSync(logFile, stack.logs.join(''));
+      log(`the run failed; the stack's output is in ${logFile}`);
+    } catch (unwritten) {
+      log(`the run failed; the stack's output could not be kept: ${String(unwritten)}`);
+    }
     throw err;
   } finally {
     await naive?.stop();

@@ -118,7 +118,7 @@ function namespacePid1(container: ChildProcess, command: string[]): number {
   return Number(pid);
 }
 
-/** A process started with its output kept (stderr; stdout too with `withStdout`), its exit awaited. */
+/** A process started with its output kept (stderr; stdout too with `withStdout`), its end (exit and output) awaited. */
 interface WatchedChild {
   child: ChildProcess;
   output(): string;
@@ -141,7 +141,8 @@ function spawnWatched(
   const keep = (chunk: Buffer) => (output += chunk.toString());
   child.stdout?.on('data', keep);
   child.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the output is whole only once the pipes have closed.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     child,
     output: () => output,

@@ -24,7 +24,7 @@ import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-source
 import { RefundChain } from './clients/refund-chain';
 import { openRefundSigner } from './clients/refund-signer';
 import { RequestPacer } from './clients/request-pacer';
-import { DEFAULT_RETRY_POLICY } from './clients/retry-fetch';
+import { DEFAULT_RETRY_POLICY } from './clients/retry-post';
 import { sandboxWallet } from './clients/sandbox-wallet';
 import { createRpcConnection } from './clients/solana-rpc';
 import { FixedRateProvider, type PriceProvider } from './domain/quote';

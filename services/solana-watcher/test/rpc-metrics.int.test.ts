@@ -1,4 +1,6 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { metricsRegistry } from '@gateway/observability';
 import { createRpcConnection } from '../src/clients/solana-rpc';
 import { startLocalnet, type Localnet } from './support/localnet';
@@ -63,6 +65,66 @@ describe('Solana RPC calls are timed by method and outcome', () => {
     }).toEqual({ ok: 1, rpcError: 1, unreachable: 1 });
     // Labelled by method only: no address or signature ever becomes a label value.
     expect([...after.keys()].every((key) => !key.includes(localnet.receivingWallet.toBase58()))).toBe(true);
+  });
+
+  test('a node that sends its headers and then stalls the body is given up on after the timeout too', async () => {
+    const stalled = createHttpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"jsonrpc":"2.0","result":');
+    });
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = stalled.address() as { port: number };
+      const started = Date.now();
+      const call = createRpcConnection(`http://127.0.0.1:${port}`, {
+        ...ONE_ATTEMPT,
+        timeoutMs: 300,
+      }).getSlot();
+      await expect(call).rejects.toThrow(/no answer from the Solana node to getSlot/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      stalled.closeAllConnections();
+      await new Promise<void>((resolve) => stalled.close(() => resolve()));
+    }
+  });
+
+  test('a compressed answer is read, and a redirect to the node is followed with the call', async () => {
+    // Node's HTTP server in front of the localnet, as a provider's proxy: it redirects, then compresses.
+    const front = createHttpServer((request, response) => {
+      if (request.url !== '/rpc') {
+        response.writeHead(308, { location: '/rpc' }).end();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        void fetch(localnet.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.concat(chunks),
+        })
+          .then((answer) => answer.arrayBuffer())
+          .then((answer) => {
+            const asked = String(request.headers['accept-encoding']);
+            const coding = asked.includes('br') ? 'br' : 'gzip';
+            const body =
+              coding === 'br' ? brotliCompressSync(Buffer.from(answer)) : gzipSync(Buffer.from(answer));
+            response
+              .writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding })
+              .end(body);
+          });
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = front.address() as { port: number };
+      const direct = await createRpcConnection(localnet.url, ONE_ATTEMPT).getSlot();
+      const slot = await createRpcConnection(`http://127.0.0.1:${port}/old`, ONE_ATTEMPT).getSlot();
+      expect(slot).toBeGreaterThanOrEqual(direct);
+    } finally {
+      front.closeAllConnections();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    }
   });
 
   test('a node that takes the request and never answers is given up on after the timeout, as unreachable', async () => {

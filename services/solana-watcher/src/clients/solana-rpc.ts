@@ -7,7 +7,7 @@ import {
   type HttpAnswer,
   type HttpPost,
   type RetryPolicy,
-} from './retry-fetch';
+} from './retry-post';
 
 const rpcRequests = histogram(
   'solana_watcher_rpc_request_duration_seconds',
@@ -42,7 +42,7 @@ export function createRpcConnection(
         timer({ outcome: 'unreachable' });
         // web3.js answers its caller only when its fetch throws an Error of its own realm; anything else (a socket's
         // error under a test runner's realm) would leave the call waiting forever.
-        throw new Error(`no answer from the Solana node to ${method}: ${messageOf(err)}`, { cause: err });
+        throw new Error(`no answer from the Solana node to ${method}${codeOf(err)}`, { cause: err });
       }
     });
   };
@@ -50,16 +50,26 @@ export function createRpcConnection(
     commitment,
     fetch: timedFetch as unknown as FetchFn,
     disableRetryOnRateLimit: true,
+    // Its keep-alive agent is for its own fetch; undici's pool keeps the connections.
+    httpAgent: false,
   });
 }
 
-/** The body and headers web3.js hands its fetch (it sends every call as a POST of a JSON string). */
+/**
+ * The body and headers web3.js hands its fetch: it sends every call as a POST of a JSON string with its headers as a
+ * plain object. Anything else is a web3.js this client was not written for, refused rather than sent altered.
+ */
 function postOf(init: unknown): HttpPost {
   const { body, headers } = (init ?? {}) as { body?: unknown; headers?: unknown };
-  return {
-    body: typeof body === 'string' ? body : '',
-    headers: (headers ?? {}) as Record<string, string>,
-  };
+  const plainHeaders =
+    headers === undefined ||
+    (typeof headers === 'object' &&
+      headers !== null &&
+      Object.getPrototypeOf(headers) === Object.prototype &&
+      Object.values(headers).every((value) => typeof value === 'string'));
+  if (typeof body !== 'string' || !plainHeaders)
+    throw new TypeError('a Solana RPC call is a POST of a JSON string with plain headers');
+  return { body, headers: headers as Record<string, string> | undefined };
 }
 
 /** The JSON-RPC method a request body calls (`batch` for several at once); a fixed set, fit for a label. */
@@ -85,7 +95,8 @@ async function outcomeOf(response: HttpAnswer): Promise<'ok' | 'rpc_error' | 'ht
   }
 }
 
-function messageOf(err: unknown): string {
-  const { message, code } = (err ?? {}) as { message?: unknown; code?: unknown };
-  return [code, message].filter((part) => typeof part === 'string' && part !== '').join(' ') || String(err);
+/** The failure's code, when it has one (ECONNREFUSED, UND_ERR_SOCKET…); its message is the cause's, logged with it. */
+function codeOf(err: unknown): string {
+  const { code } = (err ?? {}) as { code?: unknown };
+  return typeof code === 'string' && code !== '' ? ` (${code})` : '';
 }

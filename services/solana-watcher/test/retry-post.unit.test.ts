@@ -1,5 +1,6 @@
 import { RequestPacer } from '../src/clients/request-pacer';
-import { backoffMs, rateLimitPauseMs, retryAfterMs } from '../src/clients/retry-fetch';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { backoffMs, decoded, rateLimitPauseMs, retryAfterMs } from '../src/clients/retry-post';
 
 const POLICY = {
   maxAttempts: 5,
@@ -63,5 +64,22 @@ describe('rate limits', () => {
     now = 100;
     pacer.rateLimited(300);
     expect(await waited()).toBeGreaterThanOrEqual(290);
+  });
+});
+
+describe('an answer in content codings', () => {
+  const json = Buffer.from('{"jsonrpc":"2.0","result":1,"id":"1"}');
+
+  test('is read back from gzip, deflate, br, several in order, or none', () => {
+    expect(decoded(gzipSync(json), 'gzip')).toEqual(json);
+    expect(decoded(deflateSync(json), 'deflate')).toEqual(json);
+    expect(decoded(brotliCompressSync(json), 'br')).toEqual(json);
+    expect(decoded(brotliCompressSync(gzipSync(json)), 'gzip, br')).toEqual(json);
+    expect(decoded(json, null)).toEqual(json);
+    expect(decoded(json, 'identity')).toEqual(json);
+  });
+
+  test('is refused in a coding it did not ask for', () => {
+    expect(() => decoded(json, 'compress')).toThrow(/content coding not asked for: compress/);
   });
 });
