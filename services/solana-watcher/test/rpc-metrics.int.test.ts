@@ -1,5 +1,5 @@
-import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Socket } from 'node:net';
+import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
+import { createServer } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { metricsRegistry } from '@gateway/observability';
 import { createRpcConnection } from '../src/clients/solana-rpc';
@@ -37,6 +37,22 @@ async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** `use` given the URL of an HTTP server answering with `handler` on a free local port; closed after, connections cut. */
+async function whileServing(
+  handler: RequestListener,
+  use: (url: string, server: Server) => Promise<void>,
+): Promise<void> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as { port: number };
+    await use(`http://127.0.0.1:${port}`, server);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 describe('Solana RPC calls are timed by method and outcome', () => {
   let localnet: Localnet;
 
@@ -68,29 +84,21 @@ describe('Solana RPC calls are timed by method and outcome', () => {
   });
 
   test('a node that sends its headers and then stalls the body is given up on after the timeout too', async () => {
-    const stalled = createHttpServer((_request, response) => {
+    const stalled: RequestListener = (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('{"jsonrpc":"2.0","result":');
-    });
-    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = stalled.address() as { port: number };
+    };
+    await whileServing(stalled, async (url) => {
       const started = Date.now();
-      const call = createRpcConnection(`http://127.0.0.1:${port}`, {
-        ...ONE_ATTEMPT,
-        timeoutMs: 300,
-      }).getSlot();
+      const call = createRpcConnection(url, { ...ONE_ATTEMPT, timeoutMs: 300 }).getSlot();
       await expect(call).rejects.toThrow(/no answer from the Solana node to getSlot/);
       expect(Date.now() - started).toBeLessThan(10_000);
-    } finally {
-      stalled.closeAllConnections();
-      await new Promise<void>((resolve) => stalled.close(() => resolve()));
-    }
+    });
   });
 
   test('a compressed answer is read, and a redirect to the node is followed with the call', async () => {
     // Node's HTTP server in front of the localnet, as a provider's proxy: it redirects, then compresses.
-    const front = createHttpServer((request, response) => {
+    const front: RequestListener = (request, response) => {
       if (request.url !== '/rpc') {
         response.writeHead(308, { location: '/rpc' }).end();
         return;
@@ -114,41 +122,32 @@ describe('Solana RPC calls are timed by method and outcome', () => {
               .end(body);
           });
       });
-    });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = front.address() as { port: number };
+    };
+    await whileServing(front, async (url) => {
       const direct = await createRpcConnection(localnet.url, ONE_ATTEMPT).getSlot();
-      const slot = await createRpcConnection(`http://127.0.0.1:${port}/old`, ONE_ATTEMPT).getSlot();
+      const slot = await createRpcConnection(`${url}/old`, ONE_ATTEMPT).getSlot();
       expect(slot).toBeGreaterThanOrEqual(direct);
-    } finally {
-      front.closeAllConnections();
-      await new Promise<void>((resolve) => front.close(() => resolve()));
-    }
+    });
   });
 
   test('a node that takes the request and never answers is given up on after the timeout, as unreachable', async () => {
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => sockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = silent.address() as { port: number };
-      const before = await rpcCalls();
-      const started = Date.now();
-      const call = createRpcConnection(`http://127.0.0.1:${port}`, {
-        ...ONE_ATTEMPT,
-        timeoutMs: 300,
-      }).getSlot();
-      await expect(call).rejects.toThrow(/no answer from the Solana node to getSlot/);
-      const waited = Date.now() - started;
-      expect(waited).toBeGreaterThanOrEqual(290);
-      expect(waited).toBeLessThan(10_000);
-      expect(sockets.length).toBe(1);
-      const after = await rpcCalls();
-      expect((after.get('getSlot unreachable') ?? 0) - (before.get('getSlot unreachable') ?? 0)).toBe(1);
-    } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
+    // Takes each request and never answers it.
+    await whileServing(
+      () => undefined,
+      async (url, server) => {
+        let connections = 0;
+        server.on('connection', () => (connections += 1));
+        const before = await rpcCalls();
+        const started = Date.now();
+        const call = createRpcConnection(url, { ...ONE_ATTEMPT, timeoutMs: 300 }).getSlot();
+        await expect(call).rejects.toThrow(/no answer from the Solana node to getSlot/);
+        const waited = Date.now() - started;
+        expect(waited).toBeGreaterThanOrEqual(290);
+        expect(waited).toBeLessThan(10_000);
+        expect(connections).toBe(1);
+        const after = await rpcCalls();
+        expect((after.get('getSlot unreachable') ?? 0) - (before.get('getSlot unreachable') ?? 0)).toBe(1);
+      },
+    );
   });
 });
