@@ -42,6 +42,11 @@ export interface BenchReport {
   keys: number;
   /** Where the same-work yardstick registers its cobs, e.g. "the stack's own PSP simulator". */
   sameWorkPsp?: string;
+  /**
+   * The server ran without autovacuum and the bench vacuumed and analysed the run's databases before each phase, as
+   * autovacuum would have (undefined in runs before the bench did).
+   */
+  autovacuumStoodIn?: boolean;
   phases: PhaseResult[];
   eventLag: {
     payments: number;
@@ -298,6 +303,13 @@ export function renderMarkdown(report: BenchReport): string {
       'run (express + pg, each its own process and database): **naive** (API key, joi, fee, BR Code, QR, one INSERT; no ' +
       'PSP, no outbox) and **same-work** (the same, plus the cob registered at the PSP with an OAuth token and ' +
       `\`PUT /cob/{txid}\`, its dynamic BR Code, and the payment with its idempotency key and an outbox row in one transaction${report.sameWorkPsp ? `; its PSP: ${report.sameWorkPsp}` : ''}).`,
+    ...(report.autovacuumStoodIn
+      ? [
+          '',
+          "The server's autovacuum is off: before each phase the bench vacuumed and analysed every database of the run " +
+            "itself, as autovacuum keeps a production server's tables.",
+        ]
+      : []),
     '',
     '## Targets',
     '',

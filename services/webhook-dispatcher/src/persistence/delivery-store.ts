@@ -72,28 +72,33 @@ const WEBHOOK_LIVE = `w.status = 'active' AND w.deleted_at IS NULL`;
  * Leases due deliveries of live webhooks, the longest due first (FOR UPDATE SKIP LOCKED, so replicas never claim the
  * same row). The window keeps one busy webhook from filling a whole batch; the outer query re-checks CLAIMABLE on the
  * latest row version, so a row another replica claimed since our snapshot is skipped, never claimed twice.
+ *
+ * The due deliveries are read once, from the `deliveries_due` index, before they meet the webhooks (`due` is
+ * materialised): left to itself, the planner went from each live webhook to the due index, reading every entry of that
+ * index once per webhook (43 ms for a claim that found nothing, with 163 webhooks and 10,200 entries of delivered rows
+ * not yet vacuumed; 1.7 ms this way).
  */
 export async function claimDueDeliveries(
   manager: EntityManager,
   request: ClaimRequest,
 ): Promise<ClaimedDelivery[]> {
   const [claimed] = (await manager.query(
-    `UPDATE deliveries d
+    `WITH due AS MATERIALIZED (
+            SELECT d.id, d.webhook_id, d.next_attempt_at, d.seq FROM deliveries d
+             WHERE ${CLAIMABLE} AND d.webhook_id <> ALL($3::text[]) AND d.id <> ALL($6::text[])),
+          ranked AS (
+            SELECT due.id, row_number() OVER (PARTITION BY due.webhook_id ORDER BY due.next_attempt_at, due.seq) AS rank
+              FROM due JOIN webhooks w ON w.id = due.webhook_id
+             WHERE ${WEBHOOK_LIVE}),
+          claimable AS (
+            SELECT d.id FROM deliveries d
+             WHERE ${CLAIMABLE} AND d.id IN (SELECT ranked.id FROM ranked WHERE ranked.rank <= $4)
+             ORDER BY d.next_attempt_at
+             LIMIT $5
+             FOR UPDATE SKIP LOCKED)
+     UPDATE deliveries d
         SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond', updated_at = now()
-       FROM webhooks w,
-            (SELECT d.id FROM deliveries d
-              WHERE ${CLAIMABLE}
-                AND d.id IN (
-                  SELECT ranked.id FROM (
-                    SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.seq) AS rank
-                      FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                     WHERE ${CLAIMABLE} AND ${WEBHOOK_LIVE} AND d.webhook_id <> ALL($3::text[])
-                       AND d.id <> ALL($6::text[])
-                  ) ranked
-                  WHERE ranked.rank <= $4)
-              ORDER BY d.next_attempt_at
-              LIMIT $5
-              FOR UPDATE SKIP LOCKED) claimable
+       FROM webhooks w, claimable
       WHERE d.id = claimable.id AND w.id = d.webhook_id
       RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempt_count, d.trace_context, w.url,
                 w.secret_sealed,
