@@ -684,11 +684,12 @@ const QUIET_SAMPLE_MS = 500;
 let autovacuumStoodIn = false;
 
 /**
- * Keeps these databases as a production server's autovacuum would, where this server runs without it (returns whether
- * it did): every table vacuumed and analysed. With `autovacuum = off` (this machine's server) the planner plans the
- * stack's tables as the empty ones they were when migrated, however they have grown, and every delivered webhook and
- * published outbox row stays in the partial indexes the pollers scan after every commit: each phase would pay for all
- * the rows of the phases before it (docs/benchmarks.md, "Autovacuum").
+ * Vacuums and analyses these databases where the server runs without autovacuum (returns whether it did). With
+ * `autovacuum = off` (this machine's server) the planner plans the stack's tables as the empty ones they were when
+ * migrated, however they have grown, and every delivered webhook and published outbox row stays in the partial indexes
+ * the pollers scan after every commit: each phase would start on the rows of all the phases before it. Autovacuum
+ * itself would wait until a fifth of a table had changed; this is its effect between phases (docs/benchmarks.md,
+ * "Autovacuum").
  */
 async function vacuumWhereAutovacuumIsOff(databaseUrls: readonly string[]): Promise<boolean> {
   let vacuumed = false;
@@ -712,7 +713,7 @@ async function vacuumWhereAutovacuumIsOff(databaseUrls: readonly string[]): Prom
  * Waits until the machine is quiet (every process of the run together below 0.3 of a core over half a second; idle,
  * the stack's pollers use about 0.2; 30 s at most): a phase never pays for the backlog the one before it left,
  * whichever system it measures. Before that, the run's databases are vacuumed and analysed where the server's
- * autovacuum is off, as it would have done. A smoke run, whose figures are not measurements, does neither.
+ * autovacuum is off. A smoke run, whose figures are not measurements, does neither.
  */
 async function settle(groups: readonly ProcessGroup[], databaseUrls: readonly string[]): Promise<void> {
   if (smokeAnswers !== undefined) return;

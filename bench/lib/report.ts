@@ -307,7 +307,7 @@ export function renderMarkdown(report: BenchReport): string {
       ? [
           '',
           "The server's autovacuum is off: before each phase the bench vacuumed and analysed every database of the run " +
-            "itself, as autovacuum keeps a production server's tables.",
+            'itself, so that no phase starts on the dead rows and empty-table statistics of the phases before it.',
         ]
       : []),
     '',

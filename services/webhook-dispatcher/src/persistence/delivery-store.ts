@@ -69,49 +69,67 @@ const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= now()
 const WEBHOOK_LIVE = `w.status = 'active' AND w.deleted_at IS NULL`;
 
 /**
+ * The claim's first step, a read: the claimable deliveries of live webhooks, ranked per webhook, the few within the
+ * window (`maxPerWebhook`) only, with the webhooks to skip and the deliveries already held taken out. The deliveries
+ * are read and ranked on their own, once; only the rows within the window have their webhook looked up, each by its
+ * key (a subquery, never turned into a join the planner could start from the webhooks). A webhook's deliveries are all
+ * live or all not, so ranking before the liveness check ranks the same rows as after it.
+ */
+const DUE_WITHIN_WINDOW = `
+  SELECT ranked.id FROM (
+    SELECT d.id, d.webhook_id,
+           row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.seq) AS rank
+      FROM deliveries d
+     WHERE ${CLAIMABLE} AND d.webhook_id <> ALL($1::text[]) AND d.id <> ALL($2::text[])
+  ) ranked
+  WHERE ranked.rank <= $3 AND (SELECT ${WEBHOOK_LIVE} FROM webhooks w WHERE w.id = ranked.webhook_id)`;
+
+/**
+ * The claim's second step: of those deliveries, the ones still claimable on their latest row version, the longest due
+ * first, leased (`FOR UPDATE SKIP LOCKED`); a webhook no longer live since the read leases none.
+ */
+const LEASE_CLAIMABLE = `
+  UPDATE deliveries d
+     SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond', updated_at = now()
+    FROM webhooks w,
+         (SELECT d.id FROM deliveries d
+           WHERE d.id = ANY($3::text[]) AND ${CLAIMABLE}
+           ORDER BY d.next_attempt_at
+           LIMIT $4
+           FOR UPDATE SKIP LOCKED) claimable
+   WHERE d.id = claimable.id AND w.id = d.webhook_id AND ${WEBHOOK_LIVE}
+  RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempt_count, d.trace_context, w.url,
+            w.secret_sealed,
+            CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_sealed END AS previous_secret_sealed`;
+
+/**
  * Leases due deliveries of live webhooks, the longest due first (FOR UPDATE SKIP LOCKED, so replicas never claim the
- * same row). The window keeps one busy webhook from filling a whole batch; the outer query re-checks CLAIMABLE on the
- * latest row version, so a row another replica claimed since our snapshot is skipped, never claimed twice.
+ * same row). The window keeps one busy webhook from filling a whole batch: at most `maxPerWebhook` of a webhook's due
+ * deliveries, its longest due, are candidates.
  *
- * The due deliveries are read once, from the `deliveries_due` index, before they meet the webhooks (`due` is
- * materialised): left to itself, the planner went from each live webhook to the due index, reading every entry of that
- * index once per webhook (43 ms for a claim that found nothing, with 163 webhooks and 10,200 entries of delivered rows
- * not yet vacuumed; 1.7 ms this way).
+ * Two statements, no transaction between them: the read (DUE_WITHIN_WINDOW) and the lease (LEASE_CLAIMABLE), which
+ * re-checks CLAIMABLE on each row's latest version, so a row another replica claimed since the read is skipped, never
+ * claimed twice. Each statement has one plan whatever the statistics say (a table that has just grown, a server whose
+ * autovacuum is off; docs/adr/0053-delivery-claim-reads-due-index-once.md). In one statement the planner had gone
+ * from each live webhook to the due index, reading all of it once per webhook (43 ms for a claim that found nothing,
+ * with 163 webhooks and 10,200 entries of delivered rows not yet vacuumed).
  */
 export async function claimDueDeliveries(
   manager: EntityManager,
   request: ClaimRequest,
 ): Promise<ClaimedDelivery[]> {
-  const [claimed] = (await manager.query(
-    `WITH due AS MATERIALIZED (
-            SELECT d.id, d.webhook_id, d.next_attempt_at, d.seq FROM deliveries d
-             WHERE ${CLAIMABLE} AND d.webhook_id <> ALL($3::text[]) AND d.id <> ALL($6::text[])),
-          ranked AS (
-            SELECT due.id, row_number() OVER (PARTITION BY due.webhook_id ORDER BY due.next_attempt_at, due.seq) AS rank
-              FROM due JOIN webhooks w ON w.id = due.webhook_id
-             WHERE ${WEBHOOK_LIVE}),
-          claimable AS (
-            SELECT d.id FROM deliveries d
-             WHERE ${CLAIMABLE} AND d.id IN (SELECT ranked.id FROM ranked WHERE ranked.rank <= $4)
-             ORDER BY d.next_attempt_at
-             LIMIT $5
-             FOR UPDATE SKIP LOCKED)
-     UPDATE deliveries d
-        SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond', updated_at = now()
-       FROM webhooks w, claimable
-      WHERE d.id = claimable.id AND w.id = d.webhook_id
-      RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempt_count, d.trace_context, w.url,
-                w.secret_sealed,
-                CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_sealed END AS previous_secret_sealed`,
-    [
-      request.workerId,
-      request.leaseMs,
-      request.skipWebhooks,
-      request.maxPerWebhook,
-      request.limit,
-      request.held,
-    ],
-  )) as [ClaimedDelivery[], number];
+  const candidates = (await manager.query(DUE_WITHIN_WINDOW, [
+    request.skipWebhooks,
+    request.held,
+    request.maxPerWebhook,
+  ])) as Array<{ id: string }>;
+  if (candidates.length === 0) return [];
+  const [claimed] = (await manager.query(LEASE_CLAIMABLE, [
+    request.workerId,
+    request.leaseMs,
+    candidates.map((candidate) => candidate.id),
+    request.limit,
+  ])) as [ClaimedDelivery[], number];
   return claimed;
 }
 
