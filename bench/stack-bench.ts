@@ -685,11 +685,10 @@ let autovacuumStoodIn = false;
 
 /**
  * Vacuums and analyses these databases where the server runs without autovacuum (returns whether it did). With
- * `autovacuum = off` (this machine's server) the planner plans the stack's tables as the empty ones they were when
- * migrated, however they have grown, and every delivered webhook and published outbox row stays in the partial indexes
- * the pollers scan after every commit: each phase would start on the rows of all the phases before it. Autovacuum
- * itself would wait until a fifth of a table had changed; this is its effect between phases (docs/benchmarks.md,
- * "Autovacuum").
+ * `autovacuum = off` (this machine's server) the planner has no column statistics for the stack's tables, however they
+ * have grown, and every delivered webhook and published outbox row stays in the partial indexes the pollers scan after
+ * every commit: each phase would start on the rows of all the phases before it. Autovacuum itself would wait until a
+ * fifth of a table had changed; this is its effect between phases (docs/benchmarks.md, "Autovacuum").
  */
 async function vacuumWhereAutovacuumIsOff(databaseUrls: readonly string[]): Promise<boolean> {
   let vacuumed = false;
