@@ -265,14 +265,14 @@ async function run(
     ];
   };
   const groups = processTable();
-  const runDatabases = [
-    stack.env.database.url,
-    yardsticks.naive.databaseUrl,
-    yardsticks.sameWork.databaseUrl,
-  ];
+  // The server's setting holds for the whole run: read once, the databases vacuumed before each phase if it is off.
+  const vacuumed =
+    smokeAnswers === undefined && !(await autovacuumIsOn(stack.env.database.url))
+      ? [stack.env.database.url, yardsticks.naive.databaseUrl, yardsticks.sameWork.databaseUrl]
+      : [];
   // The services' resident memory idle, before any load (the budget's idle figure).
   const services = groups.filter((group) => everyService.includes(group.name));
-  await settle(groups, runDatabases);
+  await settle(groups, vacuumed);
   const idleMemory = await idleMemoryOf(services);
   const ours: System = { name: 'ours', url: stack.gatewayUrl, databaseUrls: [stack.env.database.url] };
   const naive: System = {
@@ -314,7 +314,7 @@ async function run(
     log(
       `${name} (${system.name}): ${shape.rate ? `${shape.rate}/s open loop` : `${shape.connections} connections`}, ${shape.requests === undefined ? `${shape.seconds} s` : `${shape.requests} requests`}`,
     );
-    await settle(groups, runDatabases);
+    await settle(groups, vacuumed);
     const sent = system === ours ? await publishes(stack) : {};
     const xactsBefore = await transactions(system.databaseUrls);
     const cpuBefore = sampleCpu(groups);
@@ -422,7 +422,7 @@ async function run(
   const askedAt = new Map<string, number>();
   // A steady 20 payments/s, well under saturation: the lag of an event, not of a queue the load built up.
   const payRate = smoke ? 10 : 20;
-  await settle(groups, runDatabases);
+  await settle(groups, vacuumed);
   const lagCpuBefore = sampleCpu(groups);
   const lagStart = Date.now();
   // Open loop: payment i is asked for at i / payRate seconds, whatever the answers before it took.
@@ -493,7 +493,7 @@ async function run(
   const sameWorkDistinct = new Set(sameWorkIds).size;
   // The peaks before the start-up phase: a starting replica's memory is its own, not the running one's.
   const peakMemory = sampleMemory(services);
-  await settle(groups, runDatabases);
+  await settle(groups, vacuumed);
   log(`timing each service from start to ready (${startsPerService} starts each)`);
   const startToReadyMs = await startToReady(stack, everyService, startsPerService);
 
@@ -514,7 +514,7 @@ async function run(
     replicas,
     keys: keyCount,
     sameWorkPsp: SAME_WORK_PSP,
-    autovacuumStoodIn,
+    autovacuumStoodIn: vacuumed.length > 0,
     phases,
     memoryMiB: {
       idle: Object.fromEntries(Object.entries(idleMemory).map(([name, { rss }]) => [name, rss])),
@@ -680,43 +680,44 @@ async function idleMemoryOf(services: readonly ProcessGroup[]): Promise<MemorySa
 /** The span over which the machine's CPU use is sampled to tell whether it is quiet. */
 const QUIET_SAMPLE_MS = 500;
 
-/** Whether any phase of this run started on databases the bench vacuumed and analysed itself (the report says so). */
-let autovacuumStoodIn = false;
+/** Whether the server runs autovacuum (a server-wide setting). */
+async function autovacuumIsOn(databaseUrl: string): Promise<boolean> {
+  const client = await connected(databaseUrl);
+  try {
+    const { rows } = await client.query<{ autovacuum: string }>(
+      `SELECT current_setting('autovacuum') AS autovacuum`,
+    );
+    return rows[0]!.autovacuum === 'on';
+  } finally {
+    await client.end();
+  }
+}
 
 /**
- * Vacuums and analyses these databases where the server runs without autovacuum (returns whether it did). With
- * `autovacuum = off` (this machine's server) the planner has no column statistics for the stack's tables, however they
- * have grown, and every delivered webhook and published outbox row stays in the partial indexes the pollers scan after
- * every commit: each phase would start on the rows of all the phases before it. Autovacuum itself would wait until a
- * fifth of a table had changed; this is its effect between phases (docs/benchmarks.md, "Autovacuum").
+ * Vacuums and analyses a database, for a server that runs without autovacuum. With `autovacuum = off` (this machine's
+ * server) the planner has no column statistics for the stack's tables, however they have grown, and every delivered
+ * webhook and published outbox row stays in the partial indexes the pollers scan after every commit: each phase would
+ * start on the rows of all the phases before it. Autovacuum itself would wait until a fifth of a table had changed;
+ * this is its effect between phases (docs/benchmarks.md, "Autovacuum").
  */
-async function vacuumWhereAutovacuumIsOff(databaseUrls: readonly string[]): Promise<boolean> {
-  let vacuumed = false;
-  for (const databaseUrl of databaseUrls) {
-    const client = await connected(databaseUrl);
-    try {
-      const { rows } = await client.query<{ autovacuum: string }>(
-        `SELECT current_setting('autovacuum') AS autovacuum`,
-      );
-      if (rows[0]!.autovacuum === 'on') continue;
-      await client.query('VACUUM (ANALYZE)');
-      vacuumed = true;
-    } finally {
-      await client.end();
-    }
+async function vacuumAndAnalyse(databaseUrl: string): Promise<void> {
+  const client = await connected(databaseUrl);
+  try {
+    await client.query('VACUUM (ANALYZE)');
+  } finally {
+    await client.end();
   }
-  return vacuumed;
 }
 
 /**
  * Waits until the machine is quiet (every process of the run together below 0.3 of a core over half a second; idle,
  * the stack's pollers use about 0.2; 30 s at most): a phase never pays for the backlog the one before it left,
- * whichever system it measures. Before that, the run's databases are vacuumed and analysed where the server's
- * autovacuum is off. A smoke run, whose figures are not measurements, does neither.
+ * whichever system it measures. Before that, `vacuumed` (the run's databases where the server's autovacuum is off,
+ * else none) are vacuumed and analysed. A smoke run, whose figures are not measurements, does neither.
  */
-async function settle(groups: readonly ProcessGroup[], databaseUrls: readonly string[]): Promise<void> {
+async function settle(groups: readonly ProcessGroup[], vacuumed: readonly string[]): Promise<void> {
   if (smokeAnswers !== undefined) return;
-  if (await vacuumWhereAutovacuumIsOff(databaseUrls)) autovacuumStoodIn = true;
+  for (const databaseUrl of vacuumed) await vacuumAndAnalyse(databaseUrl);
   const deadline = Date.now() + 30_000;
   const others = groups.filter((group) => group.name !== 'load generator');
   while (Date.now() < deadline) {

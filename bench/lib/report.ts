@@ -43,8 +43,8 @@ export interface BenchReport {
   /** Where the same-work yardstick registers its cobs, e.g. "the stack's own PSP simulator". */
   sameWorkPsp?: string;
   /**
-   * The server ran without autovacuum and the bench vacuumed and analysed the run's databases before each phase, as
-   * autovacuum would have (undefined in runs before the bench did).
+   * The server ran without autovacuum and the bench vacuumed and analysed the run's databases before each phase
+   * (undefined in runs before the bench did).
    */
   autovacuumStoodIn?: boolean;
   phases: PhaseResult[];
@@ -307,7 +307,7 @@ export function renderMarkdown(report: BenchReport): string {
       ? [
           '',
           "The server's autovacuum is off: before each phase the bench vacuumed and analysed every database of the run " +
-            'itself, so that no phase starts on the dead rows and empty-table statistics of the phases before it.',
+            'itself, so that no phase starts on the dead rows and missing statistics of the phases before it.',
         ]
       : []),
     '',

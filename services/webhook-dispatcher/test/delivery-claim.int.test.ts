@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { claimDueDeliveries, type ClaimedDelivery } from '../src/persistence';
 import { Harness } from './support/harness';
 
@@ -19,6 +19,13 @@ describe('claiming due deliveries', () => {
   const WEBHOOKS = 120;
   let harness: Harness;
   let dataSource: DataSource;
+  /** A connection of its own to the dispatcher's tables, as a replica has. */
+  const connect = () =>
+    new DataSource({
+      type: 'postgres',
+      url: harness.env.config.DATABASE_URL,
+      extra: { options: '-c search_path=webhook_dispatcher', max: 1 },
+    }).initialize();
 
   beforeAll(async () => {
     harness = await Harness.create('delivery-claim');
@@ -28,11 +35,7 @@ describe('claiming due deliveries', () => {
     // delivered rows left in the due index.
     await harness.query('ALTER TABLE deliveries SET (autovacuum_enabled = off)');
     await harness.query('ALTER TABLE webhooks SET (autovacuum_enabled = off)');
-    dataSource = await new DataSource({
-      type: 'postgres',
-      url: harness.env.config.DATABASE_URL,
-      extra: { options: '-c search_path=webhook_dispatcher', max: 1 },
-    }).initialize();
+    dataSource = await connect();
     await harness.query(
       `INSERT INTO webhooks (id, business_id, url, events, status, secret_sealed)
        SELECT 'wh_claim_' || i, 'biz_claim_' || i, 'https://receiver.test/' || i, '{payment.created}', 'active', 'sealed'
@@ -62,9 +65,17 @@ describe('claiming due deliveries', () => {
       [label, WEBHOOKS, perWebhook],
     );
 
-  const claim = (options: { skipWebhooks?: string[]; held?: string[]; limit?: number } = {}) =>
-    claimDueDeliveries(dataSource.manager, {
-      workerId: 'claim-test',
+  interface ClaimOptions {
+    skipWebhooks?: string[];
+    held?: string[];
+    limit?: number;
+    workerId?: string;
+    manager?: EntityManager;
+  }
+  /** A claim of at most two deliveries per webhook, by default a batch of 10 on the test's own connection. */
+  const claim = (options: ClaimOptions = {}) =>
+    claimDueDeliveries(options.manager ?? dataSource.manager, {
+      workerId: options.workerId ?? 'claim-test',
       leaseMs: 30_000,
       skipWebhooks: options.skipWebhooks ?? [],
       maxPerWebhook: 2,
@@ -81,14 +92,8 @@ describe('claiming due deliveries', () => {
     const runner = dataSource.createQueryRunner();
     await runner.startTransaction();
     try {
-      await claimDueDeliveries(runner.manager, {
-        workerId: 'claim-test',
-        leaseMs: 30_000,
-        skipWebhooks: [],
-        maxPerWebhook: 2,
-        limit,
-        held: [],
-      });
+      await claim({ manager: runner.manager, limit });
+      // Before the EXPLAINs, which name the deliveries too.
       logQuery.mockRestore();
       const plans: PlanNode[] = [];
       for (const { sql, parameters } of statements) {
@@ -171,19 +176,14 @@ describe('claiming due deliveries', () => {
   test('two claims racing never lease the same delivery', async () => {
     await dueDeliveries('race', 3);
     await harness.query(`UPDATE webhooks SET status = 'inactive' WHERE id = 'wh_claim_7'`);
-    const other = await new DataSource({
-      type: 'postgres',
-      url: harness.env.config.DATABASE_URL,
-      extra: { options: '-c search_path=webhook_dispatcher', max: 1 },
-    }).initialize();
+    const other = await connect();
     try {
       const leased: string[] = [];
-      const request = { leaseMs: 30_000, skipWebhooks: [], maxPerWebhook: 2, limit: 8, held: [] };
       // Until neither finds anything left (each round leases at least one batch: 45 rounds at most).
       for (let round = 0; round < 100; round += 1) {
         const [a, b] = await Promise.all([
-          claimDueDeliveries(dataSource.manager, { ...request, workerId: 'racer-a' }),
-          claimDueDeliveries(other.manager, { ...request, workerId: 'racer-b' }),
+          claim({ workerId: 'racer-a', limit: 8 }),
+          claim({ workerId: 'racer-b', limit: 8, manager: other.manager }),
         ]);
         if (a.length + b.length === 0) break;
         leased.push(...[...a, ...b].map((delivery) => delivery.id));
