@@ -107,7 +107,7 @@ module.exports = {
     {
       name: 'domain-imports-only-pure-modules',
       comment:
-        'domain/ is logic only, so it imports from an allow-list: its own domain/, the contracts, the node built-ins that compute (crypto for hashes, HMACs and constant-time comparison; net for its address parsers, isIP and BlockList) the pure validators customer data needs and the one-time-password arithmetic (otpauth). No framework, no I/O, no other code of ours (persistence, handlers, application, messaging, observability); randomness and the clock are passed in.',
+        'domain/ is logic only, so it imports from an allow-list: its own domain/, the contracts, the node built-ins that compute (crypto for hashes, HMACs and constant-time comparison; net for its address parsers, isIP and BlockList) the pure validators customer data needs, the one-time-password arithmetic (otpauth) and the curve arithmetic of Solana program addresses (@noble/curves). No framework, no I/O, no other code of ours (persistence, handlers, application, messaging, observability); randomness and the clock are passed in.',
       severity: 'error',
       from: { path: '^services/([^/]+)/src/domain/' },
       to: {
@@ -115,8 +115,34 @@ module.exports = {
           '^services/$1/src/domain/',
           '^packages/contracts/src/',
           '^(node:)?(crypto|net)$',
-          'node_modules/(@brazilian-utils/brazilian-utils|libphonenumber-js|otpauth)/',
+          'node_modules/(@brazilian-utils/brazilian-utils|libphonenumber-js|otpauth|@noble/curves)/',
         ],
+      },
+    },
+    {
+      name: 'solana-watcher-reads-without-web3',
+      comment:
+        'The Solana watcher reads the chain with its own client: web3.js, spl-token and the test wallet built on them are imported (as values) only by the three modules that sign and send, which it loads on first use (docs/adr/0054).',
+      severity: 'error',
+      from: {
+        path: '^services/solana-watcher/src/',
+        pathNot:
+          '^services/solana-watcher/src/clients/(refund-chain|sandbox-wallet-chain|web3-connection)[.]ts$',
+      },
+      to: {
+        path: ['node_modules/@solana/(web3[.]js|spl-token)/', '^packages/solana-pay-wallet/'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'solana-watcher-signs-on-first-use',
+      comment:
+        'The modules that bring web3.js into the Solana watcher are imported through import() only, so an idle watcher never initialises it (docs/adr/0054).',
+      severity: 'error',
+      from: { path: '^services/solana-watcher/src/' },
+      to: {
+        path: '^services/solana-watcher/src/clients/(refund-chain|sandbox-wallet-chain|web3-connection)[.]ts$',
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
       },
     },
     {

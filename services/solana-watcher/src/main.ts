@@ -21,12 +21,11 @@ import { ArrivalQuotes } from './clients/arrival-quotes';
 import { QuoteDesk } from './clients/quote-desk';
 import { RefundDesk } from './application/refund-desk';
 import { BinanceTickerProvider, CoinGeckoProvider } from './clients/price-sources';
-import { RefundChain } from './clients/refund-chain';
 import { openRefundSigner } from './clients/refund-signer';
 import { RequestPacer } from './clients/request-pacer';
 import { DEFAULT_RETRY_POLICY } from './clients/retry-post';
-import { sandboxWallet } from './clients/sandbox-wallet';
-import { createRpcConnection } from './clients/solana-rpc';
+import { refundChainOnFirstUse, sandboxWalletOnFirstUse } from './clients/on-first-use';
+import { SolanaRpc } from './clients/solana-rpc';
 import { FixedRateProvider, type PriceProvider } from './domain/quote';
 import { changeRequestAmount } from './application/change-request-amount';
 import { openTransferRequest } from './application/open-transfer-request';
@@ -49,7 +48,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
   const refundSigner = await openRefundSigner(config, createLogger('solana-watcher', config.LOG_LEVEL));
   const runtime = await openServiceRuntime({ service: 'solana-watcher', config, ...solanaWatcherDatabase });
   const pacer = new RequestPacer(config.SOLANA_RPC_REQUESTS_PER_SECOND);
-  const connection = createRpcConnection(config.SOLANA_RPC_URL, DEFAULT_RETRY_POLICY, pacer);
+  const rpc = new SolanaRpc(config.SOLANA_RPC_URL, DEFAULT_RETRY_POLICY, pacer);
   const mints = { usdc: config.MINT_USDC, usdt: config.MINT_USDT, eurc: config.MINT_EURC };
   const quotes = new QuoteDesk(
     priceProviders(config),
@@ -68,11 +67,11 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
   });
   const wallet =
     config.APP_ENV === 'sandbox' && config.SANDBOX_PAYER_SECRET_KEY
-      ? sandboxWallet(config.SOLANA_RPC_URL, config.SANDBOX_PAYER_SECRET_KEY)
+      ? sandboxWalletOnFirstUse(config.SOLANA_RPC_URL, config.SANDBOX_PAYER_SECRET_KEY)
       : null;
   const detector = new PaymentDetector(
     runtime.dataSource,
-    connection,
+    rpc,
     runtime.unitOfWork('solana-watcher.detector'),
     {
       receivingWallet: config.RECEIVING_WALLET,
@@ -100,10 +99,10 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
     recipient: config.RECEIVING_WALLET,
     confirmationGraceMs: config.CONFIRMATION_GRACE_MS,
   };
-  const refundChain = new RefundChain(connection, refundSigner, config.SOLANA_MAX_COMPUTE_UNIT_PRICE);
+  const refundChain = refundChainOnFirstUse(rpc, refundSigner, config.SOLANA_MAX_COMPUTE_UNIT_PRICE);
   const refunds = new RefundDesk(dataSource, runtime.unitOfWork(cryptoRefundRequested.name), refundChain);
   const feePayer = new FeePayerBalanceWatch(
-    refundChain,
+    { feePayerBalance: () => rpc.getBalance(refundSigner.publicKey) },
     { intervalMs: config.FEE_PAYER_BALANCE_INTERVAL_MS, lowBalanceSol: config.FEE_PAYER_LOW_BALANCE_SOL },
     runtime.logger,
   );
@@ -123,7 +122,7 @@ export async function startSolanaWatcher(config: SolanaWatcherConfig): Promise<S
       getWalletBalances,
       handleGetWalletBalances({
         dataSource,
-        connection,
+        connection: rpc,
         receivingWallet: config.RECEIVING_WALLET,
         mints,
         decimals: config.TOKEN_DECIMALS,

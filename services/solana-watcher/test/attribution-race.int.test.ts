@@ -2,7 +2,7 @@ import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { cryptoRequestSettled } from '@gateway/contracts';
 import { createLogger } from '@gateway/observability';
 import { startedForTheseTests } from '@gateway/testkit';
-import { createRpcConnection } from '../src/clients/solana-rpc';
+import { SolanaRpc } from '../src/clients/solana-rpc';
 import { recordTransfers } from '../src/application/record-transfers';
 import { startSolanaWatcher } from '../src/main';
 import { WatcherHarness } from './support/watcher';
@@ -25,7 +25,7 @@ describe('the same transaction seen by two watcher replicas at once', () => {
   });
 
   test(`credits its payment exactly once, ${TRIES} times over`, async () => {
-    const connection = createRpcConnection(harness.localnet.url);
+    const connection = new SolanaRpc(harness.localnet.url);
     const criteria = {
       receivingWallet: harness.localnet.receivingWallet.toBase58(),
       acceptedMints: new Map([[harness.localnet.mints.USDC, TOKEN_PROGRAM_ID.toBase58()]]),

@@ -2,7 +2,8 @@ import { Connection, Keypair, PublicKey, VersionedTransaction } from '@solana/we
 import { inspect } from 'node:util';
 import { recordingLogger } from '@gateway/testkit';
 import { EnvironmentKeySigner, SignerKeyInvalid } from '../src/clients/environment-key-signer';
-import { RefundChain, RefundNotBuildable, type RefundOrder } from '../src/clients/refund-chain';
+import { RefundChain } from '../src/clients/refund-chain';
+import { RefundNotBuildable, type RefundOrder } from '../src/clients/refund-rail';
 import { encodeBase58 } from '../src/domain/base58';
 import { startLocalnet, type Localnet } from './support/localnet';
 

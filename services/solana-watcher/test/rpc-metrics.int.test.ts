@@ -1,17 +1,11 @@
-import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { createServer } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { metricsRegistry } from '@gateway/observability';
-import { createRpcConnection } from '../src/clients/solana-rpc';
+import { SolanaRpc } from '../src/clients/solana-rpc';
+import { createRpcConnection } from '../src/clients/web3-connection';
+import { ONE_ATTEMPT, whileServing } from './support/http-server';
 import { startLocalnet, type Localnet } from './support/localnet';
-
-const ONE_ATTEMPT = {
-  maxAttempts: 1,
-  baseDelayMs: 10,
-  maxDelayMs: 10,
-  timeoutMs: 2_000,
-  rateLimitedMaxMs: 0,
-};
 
 /** `solana_watcher_rpc_request_duration_seconds` counts by "method outcome", as this process's registry has them. */
 async function rpcCalls(): Promise<Map<string, number>> {
@@ -37,22 +31,6 @@ async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-/** `use` given the URL of an HTTP server answering with `handler` on a free local port; closed after, connections cut. */
-async function whileServing(
-  handler: RequestListener,
-  use: (url: string, server: Server) => Promise<void>,
-): Promise<void> {
-  const server = createHttpServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    const { port } = server.address() as { port: number };
-    await use(`http://127.0.0.1:${port}`, server);
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
 describe('Solana RPC calls are timed by method and outcome', () => {
   let localnet: Localnet;
 
@@ -64,13 +42,13 @@ describe('Solana RPC calls are timed by method and outcome', () => {
 
   test('an answer is ok, an error the node answers is rpc_error, a node that does not answer is unreachable', async () => {
     const before = await rpcCalls();
-    await createRpcConnection(localnet.url, ONE_ATTEMPT).getSlot();
+    await new SolanaRpc(localnet.url, ONE_ATTEMPT).getSlot();
     await expect(
-      createRpcConnection(localnet.url, ONE_ATTEMPT).getSignaturesForAddress(localnet.receivingWallet, {
+      new SolanaRpc(localnet.url, ONE_ATTEMPT).getSignaturesForAddress(localnet.receivingWallet.toBase58(), {
         limit: 100_000,
       }),
     ).rejects.toThrow();
-    await expect(createRpcConnection(await closedPortUrl(), ONE_ATTEMPT).getSlot()).rejects.toThrow();
+    await expect(new SolanaRpc(await closedPortUrl(), ONE_ATTEMPT).getSlot()).rejects.toThrow();
 
     const after = await rpcCalls();
     const added = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
@@ -90,7 +68,7 @@ describe('Solana RPC calls are timed by method and outcome', () => {
     };
     await whileServing(stalled, async (url) => {
       const started = Date.now();
-      const call = createRpcConnection(url, { ...ONE_ATTEMPT, timeoutMs: 300 }).getSlot();
+      const call = new SolanaRpc(url, { ...ONE_ATTEMPT, timeoutMs: 300 }).getSlot();
       await expect(call).rejects.toThrow(/no answer from the Solana node to getSlot/);
       expect(Date.now() - started).toBeLessThan(10_000);
     });
@@ -124,8 +102,8 @@ describe('Solana RPC calls are timed by method and outcome', () => {
       });
     };
     await whileServing(front, async (url) => {
-      const direct = await createRpcConnection(localnet.url, ONE_ATTEMPT).getSlot();
-      const slot = await createRpcConnection(`${url}/old`, ONE_ATTEMPT).getSlot();
+      const direct = await new SolanaRpc(localnet.url, ONE_ATTEMPT).getSlot();
+      const slot = await new SolanaRpc(`${url}/old`, ONE_ATTEMPT).getSlot();
       expect(slot).toBeGreaterThanOrEqual(direct);
     });
   });
@@ -139,7 +117,7 @@ describe('Solana RPC calls are timed by method and outcome', () => {
         server.on('connection', () => (connections += 1));
         const before = await rpcCalls();
         const started = Date.now();
-        const call = createRpcConnection(url, { ...ONE_ATTEMPT, timeoutMs: 300 }).getSlot();
+        const call = new SolanaRpc(url, { ...ONE_ATTEMPT, timeoutMs: 300 }).getSlot();
         await expect(call).rejects.toThrow(/no answer from the Solana node to getSlot/);
         const waited = Date.now() - started;
         expect(waited).toBeGreaterThanOrEqual(290);
@@ -149,5 +127,21 @@ describe('Solana RPC calls are timed by method and outcome', () => {
         expect((after.get('getSlot unreachable') ?? 0) - (before.get('getSlot unreachable') ?? 0)).toBe(1);
       },
     );
+  });
+
+  test("web3.js's calls (refunds) go through the same client: paced, retried, timed", async () => {
+    const before = await rpcCalls();
+    const connection = createRpcConnection(new SolanaRpc(localnet.url, ONE_ATTEMPT));
+    const lamports = await connection.getBalance(localnet.receivingWallet);
+    expect(lamports).toBe(await new SolanaRpc(localnet.url).getBalance(localnet.receivingWallet.toBase58()));
+    await expect(
+      createRpcConnection(new SolanaRpc(await closedPortUrl(), ONE_ATTEMPT)).getSlot(),
+    ).rejects.toThrow(/no answer from the Solana node to getSlot/);
+    const after = await rpcCalls();
+    const added = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+    expect({ ok: added('getBalance ok'), unreachable: added('getSlot unreachable') }).toEqual({
+      ok: 2,
+      unreachable: 1,
+    });
   });
 });

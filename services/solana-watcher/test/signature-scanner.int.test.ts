@@ -1,7 +1,7 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { startHttpProxy, type HttpProxy } from '@gateway/testkit';
-import { createRpcConnection } from '../src/clients/solana-rpc';
+import { SolanaRpc } from '../src/clients/solana-rpc';
 import { type ScanCursor } from '../src/clients/signature-scanner';
 import {
   TOKEN_PROGRAM_ID,
@@ -64,7 +64,7 @@ describe('signature scanner against the local chain', () => {
   }
 
   async function scanAndMatch(cursor: ScanCursor, references: PublicKey[], rpcUrl = localnet.url) {
-    const result = await scanAll(createRpcConnection(rpcUrl, FAST_RETRY), receivingAccounts(), cursor);
+    const result = await scanAll(new SolanaRpc(rpcUrl, FAST_RETRY), receivingAccounts(), cursor);
     const transfers = result.transactions.flatMap((scanned) =>
       findTransferInstructions(scanned.transaction, criteria(references)),
     );
@@ -136,7 +136,7 @@ describe('signature scanner against the local chain', () => {
 
     const later = [Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey];
     for (const [index, reference] of later.entries()) await pay(reference, BigInt(index + 1) * 1_000n);
-    const connection = createRpcConnection(localnet.url, FAST_RETRY);
+    const connection = new SolanaRpc(localnet.url, FAST_RETRY);
     const resumed = await scanAll(connection, receivingAccounts(), saved, { pageSize: 2 });
     const transfers = resumed.transactions.flatMap((scanned) =>
       findTransferInstructions(scanned.transaction, criteria([before, ...later])),

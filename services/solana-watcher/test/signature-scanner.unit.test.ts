@@ -1,20 +1,20 @@
-import type { Connection } from '@solana/web3.js';
 import { Keypair } from '@solana/web3.js';
-import { scanAddresses, type ScanPage } from '../src/clients/signature-scanner';
+import { scanAddresses, type ChainReader, type ScanPage } from '../src/clients/signature-scanner';
+import { RpcError, UnexpectedAnswer } from '../src/clients/solana-rpc';
 import { scanAll } from './support/scan';
 
 /** Just the two RPC calls the scanner makes, answering from a fixed chain history. */
 interface Entry {
   signature: string;
   slot: number;
-  /** How getTransaction fails to give a readable answer: a version refused, a shape web3.js cannot parse, no meta. */
+  /** How getTransaction fails to give a readable answer: a version refused, a shape the client cannot read, no meta. */
   unreadable?: 'future-version' | 'unparseable' | 'no-meta';
   confirmationStatus?: 'confirmed' | 'finalized';
   /** getTransaction answers null (a pool node behind the one that listed it). */
   notServed?: boolean;
 }
 
-function fakeConnection(history: Entry[]): Connection {
+function fakeConnection(history: Entry[]): ChainReader {
   return {
     getSignaturesForAddress: async (_address: unknown, options?: { until?: string }) =>
       history
@@ -30,16 +30,16 @@ function fakeConnection(history: Entry[]): Connection {
       const entry = history.find((h) => h.signature === signature)!;
       if (entry.notServed) return null;
       if (entry.unreadable === 'future-version')
-        throw Object.assign(new Error('Transaction version (1) is not supported by the requesting client'), {
-          code: -32015,
-        });
+        throw new RpcError(
+          'getTransaction',
+          -32015,
+          'Transaction version (1) is not supported by the requesting client',
+        );
       if (entry.unreadable === 'unparseable')
-        throw Object.assign(new TypeError('At path: result.transaction.message -- Expected an object'), {
-          name: 'StructError',
-        });
+        throw new UnexpectedAnswer('getTransaction', 'transaction.message.accountKeys');
       return { slot: entry.slot, transaction: {}, meta: entry.unreadable === 'no-meta' ? null : {} };
     },
-  } as unknown as Connection;
+  } as unknown as ChainReader;
 }
 
 describe('scanAddresses', () => {
@@ -65,7 +65,7 @@ describe('scanAddresses', () => {
         address,
         signature: 'odd-shape',
         blockTime: 1_700_000_003,
-        error: expect.stringContaining('Expected'),
+        error: expect.stringContaining('transaction.message.accountKeys'),
       },
       { address, signature: 'no-meta', blockTime: 1_700_000_004, error: expect.stringContaining('metadata') },
     ]);
@@ -77,9 +77,9 @@ describe('scanAddresses', () => {
     const connection = {
       ...fakeConnection([{ signature: 'a', slot: 1 }]),
       getTransaction: async () => {
-        throw Object.assign(new Error('node is behind'), { code: -32005 });
+        throw new RpcError('getTransaction', -32005, 'node is behind');
       },
-    } as unknown as Connection;
+    } as unknown as ChainReader;
     await expect(scanAll(connection, [address], {})).rejects.toThrow('node is behind');
   });
 

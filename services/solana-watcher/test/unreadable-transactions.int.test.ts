@@ -6,7 +6,8 @@ import { waitFor } from '@gateway/testkit';
 import { randomBytes } from 'node:crypto';
 import { testLogger } from '@gateway/testkit';
 import { recordUnreadableTransactions } from '../src/application/record-unreadable-transactions';
-import type { UnreadableTransaction } from '../src/clients/signature-scanner';
+import type { ChainReader, UnreadableTransaction } from '../src/clients/signature-scanner';
+import { SolanaRpc } from '../src/clients/solana-rpc';
 import { encodeBase58 } from '../src/domain/base58';
 import { UnappliedTransfers } from './support/unapplied-transfers';
 import { WatcherHarness } from './support/watcher';
@@ -222,21 +223,21 @@ describe('a transaction the watcher cannot read', () => {
       blockTime: Math.floor(Date.now() / 1000),
       error: 'Transaction version (1) is not supported',
     });
-    const chain = new Connection(url, 'confirmed');
+    const chain = new SolanaRpc(url);
     /** The node, counting the listings asked of it; `failing` answers every listing with an error. */
     const node = (failing = false) => {
       const counted = { listings: 0 };
       const connection = {
-        getSignaturesForAddress: (...args: Parameters<Connection['getSignaturesForAddress']>) => {
+        getSignaturesForAddress: (...args: Parameters<SolanaRpc['getSignaturesForAddress']>) => {
           counted.listings += 1;
           return failing
             ? Promise.reject(new Error('429 Too Many Requests'))
             : chain.getSignaturesForAddress(...args);
         },
-      } as unknown as Connection;
+      } as unknown as ChainReader;
       return { connection, counted };
     };
-    const record = (connection: Connection, signatures: string[]) =>
+    const record = (connection: ChainReader, signatures: string[]) =>
       recordUnreadableTransactions(
         connection,
         harness.service.dataSource,

@@ -1,6 +1,5 @@
 import { PeriodicWorker } from '@gateway/messaging';
 import { gauge, type Logger } from '@gateway/observability';
-import type { RefundChain } from '../clients/refund-chain';
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
 
@@ -19,7 +18,8 @@ const lowBalanceThreshold = gauge(
  */
 export class FeePayerBalanceWatch extends PeriodicWorker {
   constructor(
-    private readonly chain: Pick<RefundChain, 'feePayerBalance'>,
+    /** The fee payer's balance in lamports (the receiving wallet's: `SolanaRpc.getBalance`). */
+    private readonly chain: { feePayerBalance(): Promise<number> },
     private readonly settings: { intervalMs: number; lowBalanceSol: number },
     logger: Logger,
   ) {

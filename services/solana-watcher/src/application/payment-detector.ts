@@ -1,17 +1,17 @@
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey, type Connection } from '@solana/web3.js';
 import type { DataSource } from 'typeorm';
 import type { Token } from '@gateway/contracts';
 import { PeriodicWorker, type Transaction, type UnitOfWork } from '@gateway/messaging';
 import { counter, gauge, inSpan, tracerOf, type Logger } from '@gateway/observability';
 import type { ArrivalQuotes } from '../clients/arrival-quotes';
 import { type RequestPacer } from '../clients/request-pacer';
+import type { SolanaRpc } from '../clients/solana-rpc';
 import {
   scanAddresses,
   type ScanCursor,
   type ScanOutcome,
   type ScanPage,
 } from '../clients/signature-scanner';
+import { associatedTokenAddress } from '../domain/program-address';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../domain/transfer-validation';
 import { openReferences, saveScanCursor, savedScanCursor, whileHoldingScanLock } from '../persistence';
 import { closeExpiredRequests } from './close-expired-requests';
@@ -108,7 +108,7 @@ export class PaymentDetector extends PeriodicWorker {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly connection: Connection,
+    private readonly connection: SolanaRpc,
     private readonly uow: UnitOfWork,
     private readonly settings: DetectorSettings,
     private readonly logger: Logger,
@@ -139,22 +139,16 @@ export class PaymentDetector extends PeriodicWorker {
   private async watchedAccounts(): Promise<WatchedAccounts> {
     if (this.watched) return this.watched;
     const mints = Object.values(this.settings.mints);
-    const infos = await this.connection.getMultipleAccountsInfo(mints.map((mint) => new PublicKey(mint)));
-    const wallet = new PublicKey(this.settings.receivingWallet);
+    const infos = await this.connection.getMultipleAccounts(mints);
     const programs = mints.map((mint, index) => {
-      const owner = infos[index]?.owner.toBase58();
+      const owner = infos[index]?.owner;
       if (owner !== TOKEN_PROGRAM_ID && owner !== TOKEN_2022_PROGRAM_ID)
         throw new Error(`mint ${mint} is not a token mint on this chain (owner ${owner ?? 'none'})`);
       return owner;
     });
     this.watched = {
       accounts: mints.map((mint, index) =>
-        getAssociatedTokenAddressSync(
-          new PublicKey(mint),
-          wallet,
-          false,
-          new PublicKey(programs[index]!),
-        ).toBase58(),
+        associatedTokenAddress(this.settings.receivingWallet, mint, programs[index]!),
       ),
       criteria: {
         receivingWallet: this.settings.receivingWallet,

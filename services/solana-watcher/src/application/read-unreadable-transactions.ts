@@ -1,9 +1,8 @@
-import type { Connection } from '@solana/web3.js';
 import { In, type DataSource } from 'typeorm';
 import type { UnitOfWork } from '@gateway/messaging';
 import { gauge, type Logger } from '@gateway/observability';
 import type { ArrivalQuotes } from '../clients/arrival-quotes';
-import { readTransaction } from '../clients/signature-scanner';
+import { readTransaction, type ChainReader } from '../clients/signature-scanner';
 import {
   countUnread,
   dueUnreadable,
@@ -40,7 +39,7 @@ export function forgetUnreadCount(): void {
  * before the transaction).
  */
 export async function readUnreadableTransactions(
-  connection: Connection,
+  connection: ChainReader,
   dataSource: DataSource,
   uow: UnitOfWork,
   criteria: TransferCriteria,

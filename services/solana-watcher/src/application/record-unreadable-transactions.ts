@@ -1,8 +1,7 @@
-import type { Connection } from '@solana/web3.js';
 import type { DataSource } from 'typeorm';
 import type { UnitOfWork } from '@gateway/messaging';
 import { counter, type Logger } from '@gateway/observability';
-import { listsSignature, type UnreadableTransaction } from '../clients/signature-scanner';
+import { listsSignature, type ChainReader, type UnreadableTransaction } from '../clients/signature-scanner';
 import {
   insertUnreadableOnce,
   lockRequestsByReference,
@@ -31,7 +30,7 @@ const unreadableSeen = counter(
  * those already recorded and the next pass resumes after them.
  */
 export async function recordUnreadableTransactions(
-  connection: Connection,
+  connection: ChainReader,
   dataSource: DataSource,
   uow: UnitOfWork,
   unreadable: readonly UnreadableTransaction[],
@@ -65,7 +64,7 @@ export async function recordUnreadableTransactions(
 }
 
 async function referencesNaming(
-  connection: Connection,
+  connection: ChainReader,
   dataSource: DataSource,
   transaction: UnreadableTransaction,
 ): Promise<string[]> {

@@ -9,10 +9,10 @@ import { CommandError, type MessageContext, type Transaction, type UnitOfWork } 
 import { counter } from '@gateway/observability';
 import {
   RefundNotBuildable,
-  type RefundChain,
   type RefundOrder,
+  type RefundRail,
   type SignedRefund,
-} from '../clients/refund-chain';
+} from '../clients/refund-rail';
 import {
   fateOf,
   planFundsReturn,
@@ -84,7 +84,7 @@ export class RefundDesk {
   constructor(
     private readonly dataSource: DataSource,
     private readonly uow: UnitOfWork,
-    private readonly chain: RefundChain,
+    private readonly chain: RefundRail,
     private readonly settings: RefundDeskSettings = DEFAULT_REFUND_DESK_SETTINGS,
   ) {}
 

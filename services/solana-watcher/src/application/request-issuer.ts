@@ -1,9 +1,10 @@
-import { Keypair } from '@solana/web3.js';
+import { generateKeyPairSync } from 'node:crypto';
 import { qrPngDataUri } from '@gateway/qr-png';
 import type { CryptoRequest, Token } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
 import type { TraceHeaders } from '@gateway/observability';
 import { QuoteUnavailableError, tokenBaseUnitsForBrl, type Stablecoin } from '../domain/quote';
+import { encodeBase58 } from '../domain/base58';
 import { formatRatio } from '../domain/rational';
 import { buildTransferRequestUrl } from '../domain/solana-pay';
 import { PaymentRequestEntity } from '../persistence';
@@ -40,7 +41,7 @@ export class RequestIssuer {
         throw new CommandError('SERVICE_UNAVAILABLE', 'Cotação do token indisponível no momento.');
       throw err;
     });
-    const reference = Keypair.generate().publicKey.toBase58();
+    const reference = newReferenceKey();
     const mint = this.settings.mints[input.token];
     const amount = tokenBaseUnitsForBrl(input.amountCentavos, quote.tokenPerBrl, this.settings.decimals);
     const request = new PaymentRequestEntity();
@@ -87,4 +88,13 @@ export class RequestIssuer {
       expires_at: request.expiresAt.toISOString(),
     };
   }
+}
+
+/**
+ * A fresh reference: the public half of a new ed25519 key pair whose secret is dropped, as Solana Pay's wallets and
+ * libraries make one (a key on the curve nobody holds); node's own key generation, without loading web3.js.
+ */
+export function newReferenceKey(): string {
+  const { x } = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
+  return encodeBase58(Buffer.from(x!, 'base64url'));
 }

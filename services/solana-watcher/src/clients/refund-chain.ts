@@ -17,60 +17,28 @@ import {
   computeUnitLimitFor,
   escalatedComputeUnitPrice,
   priceFromRecentFees,
-  type RefundPayout,
   type SignatureStatusLike,
 } from '../domain/refund';
 import { encodeBase58 } from '../domain/base58';
 import type { TransactionSigner } from '../domain/transaction-signer';
 import { findTransferInstructions } from '../domain/transfer-validation';
+import {
+  RefundNotBuildable,
+  type PreviousAttempt,
+  type RefundOrder,
+  type RefundRail,
+  type SignedRefund,
+} from './refund-rail';
 import { MAX_SUPPORTED_TRANSACTION_VERSION } from './signature-scanner';
 
 const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
-
-/** What one refund transaction pays. */
-export interface RefundOrder {
-  /** The refund (or return) id: it names the refund's guard account, so at most one of its transactions succeeds. */
-  refundId: string;
-  mint: string;
-  decimals: number;
-  recipients: readonly RefundPayout[];
-  /** Written on chain as a memo before the transfers (`refundMemo`). */
-  memo: string | null;
-}
-
-/** A signed refund transaction: stored before it is sent, sent as it is until it lands or can no longer. */
-export interface SignedRefund {
-  signature: string;
-  /** base64 wire bytes. */
-  transaction: string;
-  /** Past this block height its blockhash has expired: unless it landed by then, it never will. */
-  lastValidBlockHeight: number;
-  blockhash: string;
-  /** Micro-lamports per compute unit it offers. */
-  computeUnitPrice: number;
-}
-
-/** The blockhash a new attempt of the same refund keeps, with the price it offered last. */
-export interface PreviousAttempt {
-  blockhash: string;
-  lastValidBlockHeight: number;
-  computeUnitPrice: number;
-}
-
-/** The transaction cannot be made from what the refund pays (too many recipients for one transaction, a bad key). */
-export class RefundNotBuildable extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'RefundNotBuildable';
-  }
-}
 
 /**
  * The chain side of refunds: who paid, signing as the receiving wallet (through its signer), pricing, sending, and
  * reading what became of a transaction. Every method is one or two RPC requests; none retries beyond the
  * connection's own policy.
  */
-export class RefundChain {
+export class RefundChain implements RefundRail {
   private readonly tokenPrograms = new Map<string, PublicKey>();
   private readonly wallet: PublicKey;
   private guardRent?: number;
@@ -196,11 +164,6 @@ export class RefundChain {
       searchTransactionHistory: true,
     });
     return signatures.map((_, index) => value[index] ?? null);
-  }
-
-  /** The fee payer's balance, in lamports. */
-  feePayerBalance(): Promise<number> {
-    return this.connection.getBalance(this.wallet, 'confirmed');
   }
 
   blockHeight(): Promise<number> {

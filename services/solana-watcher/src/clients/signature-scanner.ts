@@ -1,9 +1,8 @@
-import {
-  PublicKey,
-  type ConfirmedSignatureInfo,
-  type Connection,
-  type VersionedTransactionResponse,
-} from '@solana/web3.js';
+import type { FetchedTransaction } from '../domain/transfer-validation';
+import { RpcError, UnexpectedAnswer, type SignatureInfo, type SolanaRpc } from './solana-rpc';
+
+/** What a scan reads of the node (a `SolanaRpc`; tests hand it a node of their own). */
+export type ChainReader = Pick<SolanaRpc, 'getSignaturesForAddress' | 'getTransaction'>;
 
 /** Last processed signature per watched address; the service persists it between scans and restarts. */
 export type ScanCursor = Readonly<Record<string, string>>;
@@ -11,7 +10,7 @@ export type ScanCursor = Readonly<Record<string, string>>;
 export interface ScannedTransaction {
   address: string;
   signature: string;
-  transaction: VersionedTransactionResponse;
+  transaction: FetchedTransaction;
 }
 
 /** A listed transaction the watcher could not read: the node refused its version, or answered a shape we cannot parse. */
@@ -77,21 +76,20 @@ const UNSUPPORTED_TRANSACTION_VERSION = -32015;
 
 /**
  * Why a transaction cannot be read, or null when the failure is of the node or the network (the scan stops and tries
- * again). Unreadable: the node refuses its version (-32015), web3.js cannot parse the answer's shape (its schema
- * check throws a StructError), or the answer has no status metadata, without which the token movements are unknown.
+ * again). Unreadable: the node refuses its version (-32015), its answer is not in the shape the watcher reads
+ * (UnexpectedAnswer), or the answer has no status metadata, without which the token movements are unknown.
  */
 function unreadableBecause(err: unknown): string | null {
-  if (typeof err !== 'object' || err === null) return null;
-  const { code, name, message } = err as { code?: unknown; name?: unknown; message?: unknown };
-  if (code === UNSUPPORTED_TRANSACTION_VERSION || name === 'StructError') return String(message);
+  if (err instanceof RpcError && err.code === UNSUPPORTED_TRANSACTION_VERSION) return err.message;
+  if (err instanceof UnexpectedAnswer) return err.message;
   return null;
 }
 
 /** A transaction as the watcher reads it: its answer, unreadable (and why), or null when not served yet. */
-export type ReadTransaction = VersionedTransactionResponse | { unreadable: string } | null;
+export type ReadTransaction = FetchedTransaction | { unreadable: string } | null;
 
 /** Reads one transaction, telling a transaction the watcher cannot read from a node that failed. */
-export async function readTransaction(connection: Connection, signature: string): Promise<ReadTransaction> {
+export async function readTransaction(connection: ChainReader, signature: string): Promise<ReadTransaction> {
   try {
     const transaction = await fetchTransaction(connection, signature);
     if (transaction && !transaction.meta) return { unreadable: 'the node served it without status metadata' };
@@ -118,7 +116,7 @@ const DEFAULT_PAGE_TRANSACTIONS = 10;
  * Consumers dedupe by signature; a transaction touching several addresses is read once per scan.
  */
 export async function scanAddresses(
-  connection: Connection,
+  connection: ChainReader,
   addresses: readonly string[],
   cursor: ScanCursor,
   onPage: (page: ScanPage) => Promise<void>,
@@ -185,7 +183,7 @@ export async function scanAddresses(
   }
 }
 
-function isFinal(entry: ConfirmedSignatureInfo, finalizedSlot: number | undefined): boolean {
+function isFinal(entry: SignatureInfo, finalizedSlot: number | undefined): boolean {
   return (
     entry.confirmationStatus === 'finalized' || (finalizedSlot !== undefined && entry.slot <= finalizedSlot)
   );
@@ -196,12 +194,12 @@ function isFinal(entry: ConfirmedSignatureInfo, finalizedSlot: number | undefine
  * Agave's page size: how an unreadable transaction is tied to the references it names.
  */
 export async function listsSignature(
-  connection: Connection,
+  connection: ChainReader,
   address: string,
   signature: string,
 ): Promise<boolean> {
   const listed = await connection.getSignaturesForAddress(
-    new PublicKey(address),
+    address,
     { limit: MAX_SIGNATURES_PAGE },
     'confirmed',
   );
@@ -213,16 +211,16 @@ export async function listsSignature(
  * commitment Agave serves this method at, so a payment is seen as soon as the cluster confirmed it.
  */
 async function signaturesSince(
-  connection: Connection,
+  connection: ChainReader,
   address: string,
   until: string | undefined,
   pageSize: number = MAX_SIGNATURES_PAGE,
-): Promise<ConfirmedSignatureInfo[]> {
-  const newestFirst: ConfirmedSignatureInfo[] = [];
+): Promise<SignatureInfo[]> {
+  const newestFirst: SignatureInfo[] = [];
   let before: string | undefined;
   for (;;) {
     const page = await connection.getSignaturesForAddress(
-      new PublicKey(address),
+      address,
       { before, until, limit: pageSize },
       'confirmed',
     );
@@ -240,10 +238,7 @@ async function signaturesSince(
 export const MAX_SUPPORTED_TRANSACTION_VERSION = 0;
 
 /** Read at `confirmed`: a transaction already listed as finalized is served at any commitment. */
-function fetchTransaction(
-  connection: Connection,
-  signature: string,
-): Promise<VersionedTransactionResponse | null> {
+function fetchTransaction(connection: ChainReader, signature: string): Promise<FetchedTransaction | null> {
   return connection.getTransaction(signature, {
     maxSupportedTransactionVersion: MAX_SUPPORTED_TRANSACTION_VERSION,
     commitment: 'confirmed',

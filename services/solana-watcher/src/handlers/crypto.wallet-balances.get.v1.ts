@@ -1,12 +1,12 @@
-import { PublicKey, type Connection } from '@solana/web3.js';
 import type { DataSource } from 'typeorm';
 import { tokens, type GetWalletBalances, type Token, type WalletBalances } from '@gateway/contracts';
 import { CommandError } from '@gateway/messaging';
+import type { SolanaRpc } from '../clients/solana-rpc';
 import { receivedSinceByMint } from '../persistence';
 
 export interface WalletBalancesDeps {
   dataSource: DataSource;
-  connection: Pick<Connection, 'getTokenAccountsByOwner' | 'getTokenAccountBalance'>;
+  connection: Pick<SolanaRpc, 'getTokenAccountsByOwner' | 'getTokenAccountBalance'>;
   receivingWallet: string;
   mints: Record<Token, string>;
   /** What a token has when the wallet holds no account of it yet. */
@@ -21,7 +21,6 @@ export interface WalletBalancesDeps {
  * yet. A chain that cannot be read is SERVICE_UNAVAILABLE: the ledger compares nothing rather than a guess.
  */
 export function handleGetWalletBalances(deps: WalletBalancesDeps) {
-  const owner = new PublicKey(deps.receivingWallet);
   return async (query: GetWalletBalances): Promise<WalletBalances> => {
     const now = deps.now?.() ?? new Date();
     const since = new Date(now.getTime() - (query.recent_seconds ?? 0) * 1000);
@@ -30,15 +29,11 @@ export function handleGetWalletBalances(deps: WalletBalancesDeps) {
       const balances = await Promise.all(
         tokens.map(async (token) => {
           const mint = deps.mints[token];
-          const { value: accounts } = await deps.connection.getTokenAccountsByOwner(
-            owner,
-            { mint: new PublicKey(mint) },
-            'confirmed',
-          );
+          const accounts = await deps.connection.getTokenAccountsByOwner(deps.receivingWallet, mint);
           let baseUnits = 0n;
           let decimals = deps.decimals;
           for (const account of accounts) {
-            const { value } = await deps.connection.getTokenAccountBalance(account.pubkey, 'confirmed');
+            const value = await deps.connection.getTokenAccountBalance(account);
             baseUnits += BigInt(value.amount);
             decimals = value.decimals;
           }

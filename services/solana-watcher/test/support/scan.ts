@@ -1,6 +1,6 @@
-import type { Connection } from '@solana/web3.js';
 import {
   scanAddresses,
+  type ChainReader,
   type ScanCursor,
   type ScanOptions,
   type ScanPage,
@@ -8,7 +8,7 @@ import {
 
 /** A whole scan with its pages collected: what the detector would have saved, page by page. */
 export async function scanAll(
-  connection: Connection,
+  connection: ChainReader,
   addresses: readonly string[],
   cursor: ScanCursor,
   options?: ScanOptions,
