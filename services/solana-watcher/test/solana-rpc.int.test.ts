@@ -176,10 +176,21 @@ describe("the watcher's Solana RPC client reads what web3.js reads, and refuses 
       /postTokenBalances/,
     ],
     [
-      'no inner instructions although it succeeded',
-      (tx) => delete tx.meta.innerInstructions,
-      /innerInstructions/,
+      'no inner instructions although it succeeded (a node not recording them)',
+      (tx) => (tx.meta.innerInstructions = null),
+      /innerInstructions.*extended-tx-metadata-storage/,
     ],
+    [
+      "one instruction's inner instructions listed twice",
+      (tx) => (tx.meta.innerInstructions = [0, 0].map((index) => ({ index, instructions: [] }))),
+      /innerInstructions: an instruction twice/,
+    ],
+    [
+      "an account's token balance listed twice",
+      (tx) => tx.meta.postTokenBalances.push({ ...tx.meta.postTokenBalances[0] }),
+      /postTokenBalances: an account twice/,
+    ],
+    ['a status neither null nor an error', (tx) => (tx.meta.err = false), /meta.err/],
     ['no status in its metadata', (tx) => delete tx.meta.err, /meta/],
     [
       'another transaction than the one asked for',

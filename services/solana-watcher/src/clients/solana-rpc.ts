@@ -120,7 +120,7 @@ export class SolanaRpc {
       throw new RpcError(method, typeof code === 'number' ? code : 0, String(message ?? 'error'));
     }
     if (!('result' in parsed)) throw new Error(`${method}: the node's answer has neither result nor error`);
-    if (parsed.id !== id)
+    if (String(parsed.id) !== String(id))
       throw new Error(`${method}: the node's answer is to another request (id ${String(parsed.id)})`);
     return parsed.result;
   }
@@ -283,6 +283,21 @@ const BASE58 = /^[1-9A-HJ-NP-Za-km-z]*$/;
 type Instruction = NonNullable<FetchedTransaction['transaction']['message']['instructions']>[number];
 type TokenBalanceEntry = NonNullable<NonNullable<FetchedTransaction['meta']>['preTokenBalances']>[number];
 
+/** A transaction's status as the node gives it: null when it succeeded, else its error (a name or an object). */
+function isStatus(err: unknown): boolean {
+  return err === null || typeof err === 'string' || isObject(err);
+}
+
+/**
+ * Why a node leaves out what it did not record: Agave stores inner instructions only with
+ * `--enable-extended-tx-metadata-storage` (docs/deploying.md#the-solana-node).
+ */
+function nodeHint(where: string): string {
+  return where === 'meta.innerInstructions'
+    ? ' (Agave records them with --enable-extended-tx-metadata-storage)'
+    : '';
+}
+
 /**
  * The `json` encoding's transaction, rebuilt from the fields the transfer validation reads, each checked: the
  * signature the one asked for, keys as strings, every index within the transaction's keys (its static keys, then one
@@ -293,6 +308,9 @@ type TokenBalanceEntry = NonNullable<NonNullable<FetchedTransaction['meta']>['pr
  */
 function fetchedTransaction(result: unknown, signature: string): FetchedTransaction {
   const refuse = (what: string) => new UnexpectedAnswer('getTransaction', what);
+  const unique = (values: readonly number[] | undefined, what: string): void => {
+    if (values && new Set(values).size !== values.length) throw refuse(what);
+  };
   if (!isObject(result)) throw refuse('not an object');
   const { slot, blockTime, transaction, meta } = result;
   if (!Number.isSafeInteger(slot)) throw refuse('slot');
@@ -318,7 +336,7 @@ function fetchedTransaction(result: unknown, signature: string): FetchedTransact
     throw refuse('transaction.message.addressTableLookups');
   const named = (kind: 'writableIndexes' | 'readonlyIndexes') =>
     lookups.reduce((count: number, lookup) => count + (lookup as Record<string, unknown[]>)[kind]!.length, 0);
-  if (meta !== null && !(isObject(meta) && 'err' in meta)) throw refuse('meta');
+  if (meta !== null && !(isObject(meta) && 'err' in meta && isStatus(meta.err))) throw refuse('meta.err');
   const loaded = meta?.loadedAddresses ?? { writable: [], readonly: [] };
   if (
     !isObject(loaded) ||
@@ -363,7 +381,8 @@ function fetchedTransaction(result: unknown, signature: string): FetchedTransact
   const succeeded = meta!.err === null;
   const list = <T>(value: unknown, where: string, item: (one: unknown) => T): T[] | null => {
     if (value === undefined || value === null) {
-      if (succeeded) throw refuse(`${where}: not shown for a successful transaction`);
+      if (succeeded)
+        throw refuse(`${where}: not recorded by the node for a successful transaction${nodeHint(where)}`);
       return null;
     }
     if (!Array.isArray(value)) throw refuse(where);
@@ -403,20 +422,36 @@ function fetchedTransaction(result: unknown, signature: string): FetchedTransact
       instructions: entry.instructions.map((one) => instruction(one, 'meta.innerInstructions')),
     };
   });
+  const preTokenBalances = list(
+    meta!.preTokenBalances,
+    'meta.preTokenBalances',
+    tokenBalance('meta.preTokenBalances'),
+  );
+  const postTokenBalances = list(
+    meta!.postTokenBalances,
+    'meta.postTokenBalances',
+    tokenBalance('meta.postTokenBalances'),
+  );
+  // One entry per account and per top-level instruction, as the node writes them: a second would be read or not
+  // depending on which the validation meets first.
+  unique(
+    preTokenBalances?.map((balance) => balance.accountIndex),
+    'meta.preTokenBalances: an account twice',
+  );
+  unique(
+    postTokenBalances?.map((balance) => balance.accountIndex),
+    'meta.postTokenBalances: an account twice',
+  );
+  unique(
+    innerInstructions?.map((entry) => entry.index),
+    'meta.innerInstructions: an instruction twice',
+  );
   return {
     ...base,
     meta: {
       err: meta!.err,
-      preTokenBalances: list(
-        meta!.preTokenBalances,
-        'meta.preTokenBalances',
-        tokenBalance('meta.preTokenBalances'),
-      ),
-      postTokenBalances: list(
-        meta!.postTokenBalances,
-        'meta.postTokenBalances',
-        tokenBalance('meta.postTokenBalances'),
-      ),
+      preTokenBalances,
+      postTokenBalances,
       loadedAddresses: { writable: [...loaded.writable], readonly: [...loaded.readonly] },
       innerInstructions,
     },
